@@ -1,0 +1,41 @@
+#pragma once
+/* Shared internals: error reporting, logging, checked arithmetic, an arena allocator. */
+#include "vkml/vkml.h"
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define VKML_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define VKML_PRINTF(f, a) __attribute__((format(printf, f, a)))
+
+/* Fills err (may be NULL) and returns status, so callers can `return vkml_fail(...)`.
+ * The message is also logged at debug level. */
+vkml_status vkml_fail(vkml_error *err, vkml_status status, const char *fmt, ...) VKML_PRINTF(3, 4);
+/* Prefixes an existing message with more context ("node 'conv1': ..."). */
+void vkml_error_prefix(vkml_error *err, const char *fmt, ...) VKML_PRINTF(2, 3);
+
+void vkml_log(vkml_log_level level, const char *fmt, ...) VKML_PRINTF(2, 3);
+void vkml_log_set_level(vkml_log_level level);
+#define VKML_LOGE(...) vkml_log(VKML_LOG_ERROR, __VA_ARGS__)
+#define VKML_LOGW(...) vkml_log(VKML_LOG_WARN, __VA_ARGS__)
+#define VKML_LOGI(...) vkml_log(VKML_LOG_INFO, __VA_ARGS__)
+#define VKML_LOGD(...) vkml_log(VKML_LOG_DEBUG, __VA_ARGS__)
+
+/* a * b, false on overflow (or a negative operand). */
+bool vkml_mul_size(size_t a, size_t b, size_t *out);
+/* Bytes of a dense tensor; false on overflow, negative dims or unknown dtype. */
+bool vkml_tensor_bytes(vkml_dtype dtype, int rank, const int64_t *dims, size_t *out);
+
+/* Arena: many small allocations freed at once. Not thread-safe. */
+typedef struct vkml_arena vkml_arena;
+vkml_arena *vkml_arena_create(void);
+void vkml_arena_destroy(vkml_arena **arena);
+/* Zeroed, 16-byte aligned; NULL on out of memory. */
+void *vkml_arena_alloc(vkml_arena *arena, size_t size);
+/* count * size, checked; zeroed. */
+void *vkml_arena_calloc(vkml_arena *arena, size_t count, size_t size);
+char *vkml_arena_strdup(vkml_arena *arena, const char *s);
+char *vkml_arena_strndup(vkml_arena *arena, const char *s, size_t n);
+void *vkml_arena_memdup(vkml_arena *arena, const void *p, size_t size);

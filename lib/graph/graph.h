@@ -1,0 +1,158 @@
+#pragma once
+/*
+ * Graph IR: values (typed tensors with shapes) and nodes (op applications).
+ *
+ * A graph owns all its memory through one arena. Constant data (initializers) may point
+ * into the model file's mapping, which the graph also owns (see graph_set_backing).
+ *
+ * Shapes: a value's `rank`/`dims` are what is known. Declared graph inputs keep symbolic
+ * dims as -1 with a name in dim_names; shape inference (graph/infer.c) fills every
+ * value's concrete shape once symbolic dims are bound (a session does this on its own
+ * copy of the values, see graph_values_clone).
+ */
+#include "core/common.h"
+
+/* ONNX AttributeProto.AttributeType values. */
+typedef enum graph_attr_type {
+    GRAPH_ATTR_UNDEFINED = 0,
+    GRAPH_ATTR_FLOAT = 1,
+    GRAPH_ATTR_INT = 2,
+    GRAPH_ATTR_STRING = 3,
+    GRAPH_ATTR_TENSOR = 4,
+    GRAPH_ATTR_GRAPH = 5,
+    GRAPH_ATTR_FLOATS = 6,
+    GRAPH_ATTR_INTS = 7,
+    GRAPH_ATTR_STRINGS = 8,
+    GRAPH_ATTR_TENSORS = 9,
+    GRAPH_ATTR_GRAPHS = 10,
+    GRAPH_ATTR_SPARSE_TENSOR = 11,
+    GRAPH_ATTR_SPARSE_TENSORS = 12,
+    GRAPH_ATTR_TYPE_PROTO = 13,
+    GRAPH_ATTR_TYPE_PROTOS = 14,
+} graph_attr_type;
+
+/* A constant tensor (initializer, Constant value, tensor attribute). Dense, row-major,
+ * little-endian host layout. Strings are not stored as data (data NULL, dtype STRING). */
+typedef struct graph_tensor {
+    const char *name;
+    vkml_dtype dtype;
+    int rank;
+    int64_t dims[VKML_MAX_RANK];
+    const void *data;
+    size_t size; /* bytes at data */
+} graph_tensor;
+
+typedef struct graph_attr {
+    const char *name;
+    graph_attr_type type;
+    float f;
+    int64_t i;
+    const char *s;       /* STRING: bytes (NUL-terminated copy) */
+    size_t s_len;
+    const float *floats; /* FLOATS */
+    const int64_t *ints; /* INTS */
+    const char **strings; /* STRINGS */
+    size_t count;        /* elements of floats/ints/strings/tensors/graphs */
+    graph_tensor *tensor;   /* TENSOR */
+    graph_tensor *tensors;  /* TENSORS */
+    struct graph *graph;    /* GRAPH (subgraph; not executed by the slice's ops) */
+    struct graph **graphs;  /* GRAPHS */
+} graph_attr;
+
+typedef enum graph_value_kind {
+    GRAPH_VALUE_INTERMEDIATE = 0, /* produced by a node */
+    GRAPH_VALUE_INPUT,            /* a graph input the caller feeds */
+    GRAPH_VALUE_CONSTANT,         /* initializer or folded constant: data is set */
+} graph_value_kind;
+
+typedef struct graph_value {
+    const char *name;
+    graph_value_kind kind;
+    bool is_output;      /* a graph output */
+    vkml_dtype dtype;    /* UNDEFINED until known */
+    int rank;            /* -1 until known */
+    int64_t dims[VKML_MAX_RANK];          /* -1: symbolic or unknown */
+    const char *dim_names[VKML_MAX_RANK]; /* symbolic dimension names, else NULL */
+    const void *data;    /* CONSTANT: the values (dense, host layout) */
+    size_t data_size;
+    int producer;        /* node index, -1 for inputs and constants */
+} graph_value;
+
+struct op_def;
+
+typedef struct graph_node {
+    const char *name;    /* "" when the model gives none */
+    const char *op_type;
+    const char *domain;  /* "" for ai.onnx */
+    int opset;           /* the model's opset for this node's domain */
+    int *inputs;         /* value indices; -1 for an omitted optional input */
+    int n_inputs;
+    int *outputs;        /* value indices; -1 for an omitted optional output */
+    int n_outputs;
+    graph_attr *attrs;
+    int n_attrs;
+    const struct op_def *op; /* resolved from the op table at load */
+} graph_node;
+
+typedef struct graph {
+    vkml_arena *arena;
+    graph_value *values;
+    int n_values, cap_values;
+    graph_node *nodes;   /* in topological order after graph_sort */
+    int n_nodes, cap_nodes;
+    int *inputs;         /* graph inputs that are not initializers, in model order */
+    int n_inputs;
+    int *outputs;        /* graph outputs, in model order */
+    int n_outputs;
+    int64_t opset;       /* ai.onnx opset import */
+    /* Keeps constant data alive: called with backing_ctx at graph_destroy. */
+    void (*backing_release)(void *backing_ctx);
+    void *backing_ctx;
+} graph;
+
+graph *graph_create(void);
+void graph_destroy(graph **g);
+void graph_set_backing(graph *g, void (*release)(void *), void *ctx);
+
+/* Adds a value (name copied); returns its index or -1 on out of memory. Names need not be
+ * unique at this point; graph_find_value returns the last one added with a name. */
+int graph_add_value(graph *g, const char *name);
+int graph_find_value(const graph *g, const char *name);
+/* Adds a node with room for the given inputs/outputs/attributes (all set to -1 / zero);
+ * returns its index or -1 on out of memory. */
+int graph_add_node(graph *g, const char *name, const char *op_type, const char *domain,
+                   int n_inputs, int n_outputs, int n_attrs);
+
+/* Orders nodes topologically and sets value producers. Fails (INVALID_MODEL) on a cycle,
+ * a value produced twice, or an input that nothing produces, naming the node. */
+vkml_status graph_sort(graph *g, vkml_error *err);
+
+/* Attribute lookup; NULL when absent. */
+const graph_attr *graph_node_attr(const graph_node *n, const char *name);
+int64_t graph_attr_int(const graph_node *n, const char *name, int64_t fallback);
+float graph_attr_float(const graph_node *n, const char *name, float fallback);
+/* NUL-terminated string or fallback. */
+const char *graph_attr_string(const graph_node *n, const char *name, const char *fallback);
+/* Pointer to the ints and their count; NULL (count 0) when absent. */
+const int64_t *graph_attr_ints(const graph_node *n, const char *name, size_t *count);
+const float *graph_attr_floats(const graph_node *n, const char *name, size_t *count);
+
+/* Input/output value of a node, NULL for an omitted optional one or out of range. */
+graph_value *graph_node_input(graph_value *values, const graph_node *n, int i);
+graph_value *graph_node_output(graph_value *values, const graph_node *n, int i);
+
+/* Human-readable node label for messages: "node 'name' (Conv)" or "node #3 (Conv)". */
+const char *graph_node_label(const graph *g, int node, char *buf, size_t size);
+
+/* A shape as text, "[1,3,?,224]", into buf. */
+const char *graph_shape_string(int rank, const int64_t *dims, char *buf, size_t size);
+
+/* Copies the value array (for a session binding its own shapes); free() the result.
+ * Names and constant data are shared with the graph. */
+graph_value *graph_values_clone(const graph *g);
+
+/* Shape and type inference over all nodes in order (graph/infer.c): binds every symbolic
+ * or unknown input dim to `symbolic_value`, then calls each node's op shape function.
+ * Writes dtype/rank/dims of every value in `values` (a clone of g->values). */
+vkml_status graph_infer(const graph *g, graph_value *values, int64_t symbolic_value,
+                        vkml_error *err);

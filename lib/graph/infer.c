@@ -1,0 +1,56 @@
+#include "graph/graph.h"
+#include "ops/op.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* Graph inputs get their declared shape with symbolic/unknown dims bound; everything
+ * produced by a node is recomputed by its op's shape function, in topological order. */
+vkml_status graph_infer(const graph *g, graph_value *values, int64_t symbolic_value,
+                        vkml_error *err)
+{
+    char label[300], shape[160];
+    for (int i = 0; i < g->n_values; i++) {
+        graph_value *v = &values[i];
+        if (v->kind == GRAPH_VALUE_INPUT) {
+            if (v->rank < 0)
+                return vkml_fail(err, VKML_ERROR_UNSUPPORTED,
+                                 "graph input '%s' has no declared shape", v->name);
+            for (int d = 0; d < v->rank; d++)
+                if (v->dims[d] < 0)
+                    v->dims[d] = symbolic_value;
+        } else if (v->kind == GRAPH_VALUE_INTERMEDIATE && v->producer >= 0) {
+            v->rank = -1;
+            v->dtype = VKML_DTYPE_UNDEFINED;
+        }
+    }
+    for (int i = 0; i < g->n_nodes; i++) {
+        const graph_node *n = &g->nodes[i];
+        if (!n->op)
+            return vkml_fail(err, VKML_ERROR_UNSUPPORTED, "%s: operator not implemented",
+                             graph_node_label(g, i, label, sizeof(label)));
+        vkml_status st = n->op->infer(values, n, err);
+        if (st != VKML_OK) {
+            vkml_error_prefix(err, "%s", graph_node_label(g, i, label, sizeof(label)));
+            return st;
+        }
+        for (int o = 0; o < n->n_outputs; o++) {
+            const graph_value *out = graph_node_output(values, n, o);
+            size_t bytes;
+            if (!out)
+                continue;
+            if (out->rank < 0 || out->dtype == VKML_DTYPE_UNDEFINED)
+                return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
+                                 "%s: shape inference left output '%s' without a shape",
+                                 graph_node_label(g, i, label, sizeof(label)), out->name);
+            if (out->dtype != VKML_DTYPE_STRING &&
+                !vkml_tensor_bytes(out->dtype, out->rank, out->dims, &bytes))
+                return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
+                                 "%s: output '%s' has an impossible shape %s",
+                                 graph_node_label(g, i, label, sizeof(label)), out->name,
+                                 graph_shape_string(out->rank, out->dims, shape,
+                                                    sizeof(shape)));
+        }
+    }
+    return VKML_OK;
+}

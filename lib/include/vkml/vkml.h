@@ -1,0 +1,283 @@
+/*
+ * libvkml: run ONNX models on Vulkan compute devices (and the CPU).
+ *
+ * Flow: create a context (finds the devices), load a model (file or memory), create a
+ * session of the model on a device (plans and records the work once), run the session
+ * as often as needed with host tensors, destroy everything.
+ *
+ * Errors: every call that can fail returns a vkml_status and, when given a vkml_error,
+ * fills it with a message that says what went wrong and where (file, node name).
+ * Destroy calls take T ** and set it to NULL; passing a pointer to NULL is allowed.
+ */
+#ifndef VKML_VKML_H
+#define VKML_VKML_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(VKML_BUILDING_LIBRARY)
+#define VKML_API __attribute__((visibility("default")))
+#else
+#define VKML_API
+#endif
+
+/* Highest tensor rank the library handles. */
+#define VKML_MAX_RANK 8
+
+typedef enum vkml_status {
+    VKML_OK = 0,
+    VKML_ERROR_INVALID_ARGUMENT, /* the caller passed something wrong */
+    VKML_ERROR_IO,               /* a file could not be opened or read */
+    VKML_ERROR_INVALID_MODEL,    /* the model file is malformed or inconsistent */
+    VKML_ERROR_UNSUPPORTED,      /* valid ONNX that vkml does not implement */
+    VKML_ERROR_OUT_OF_MEMORY,    /* host or device memory exhausted */
+    VKML_ERROR_DEVICE,           /* a Vulkan call failed */
+    VKML_ERROR_DEVICE_LOST,      /* the device was lost; sessions on it are dead */
+} vkml_status;
+
+/* Filled by failing calls. Plain data: keep it on the stack. */
+typedef struct vkml_error {
+    vkml_status status;
+    char message[1024];
+} vkml_error;
+
+/* Element types; the values are ONNX's TensorProto.DataType. */
+typedef enum vkml_dtype {
+    VKML_DTYPE_UNDEFINED = 0,
+    VKML_DTYPE_FLOAT = 1,
+    VKML_DTYPE_UINT8 = 2,
+    VKML_DTYPE_INT8 = 3,
+    VKML_DTYPE_UINT16 = 4,
+    VKML_DTYPE_INT16 = 5,
+    VKML_DTYPE_INT32 = 6,
+    VKML_DTYPE_INT64 = 7,
+    VKML_DTYPE_STRING = 8,
+    VKML_DTYPE_BOOL = 9,
+    VKML_DTYPE_FLOAT16 = 10,
+    VKML_DTYPE_DOUBLE = 11,
+    VKML_DTYPE_UINT32 = 12,
+    VKML_DTYPE_UINT64 = 13,
+    VKML_DTYPE_BFLOAT16 = 16,
+} vkml_dtype;
+
+/* Thread-safe. Name as ONNX spells it ("float", "int64", ...); "undefined" if unknown. */
+VKML_API const char *vkml_dtype_name(vkml_dtype dtype);
+/* Thread-safe. Bytes per element; 0 for unknown types and strings. */
+VKML_API size_t vkml_dtype_size(vkml_dtype dtype);
+/* Thread-safe. Short English name of a status ("invalid model", ...). */
+VKML_API const char *vkml_status_name(vkml_status status);
+
+/* Declared type and shape of a model input or output. A dimension is -1 when symbolic
+ * (its name is then in dim_names) or unknown (dim_names entry NULL). rank is -1 when the
+ * model does not declare a shape. */
+typedef struct vkml_tensor_info {
+    const char *name;
+    vkml_dtype dtype;
+    int rank;
+    int64_t dims[VKML_MAX_RANK];
+    const char *dim_names[VKML_MAX_RANK];
+} vkml_tensor_info;
+
+/* A host tensor: dense, row-major. `data` is owned by whoever filled it. */
+typedef struct vkml_tensor {
+    vkml_dtype dtype;
+    int rank;
+    int64_t dims[VKML_MAX_RANK];
+    void *data;
+    size_t size; /* bytes available at data */
+} vkml_tensor;
+
+/* Thread-safe. Number of elements (1 for rank 0); 0 on overflow or negative dims. */
+VKML_API size_t vkml_tensor_element_count(int rank, const int64_t *dims);
+
+/* Thread-safe. Reads a serialized ONNX TensorProto (.pb file as in the ONNX test data).
+ * On success `out` holds malloc'ed data (free with vkml_tensor_release) and, when `name`
+ * is not NULL, *name a malloc'ed copy of the tensor's name (free() it). */
+VKML_API vkml_status vkml_tensor_read_file(const char *path, vkml_tensor *out, char **name,
+                                           vkml_error *err);
+/* Same, from memory. */
+VKML_API vkml_status vkml_tensor_read_memory(const void *bytes, size_t size, vkml_tensor *out,
+                                             char **name, vkml_error *err);
+/* Frees data of a tensor filled by vkml_tensor_read_*; sets data to NULL. */
+VKML_API void vkml_tensor_release(vkml_tensor *tensor);
+
+/* ------------------------------------------------------------------------------------- */
+/* Context and devices                                                                    */
+
+typedef struct vkml_context vkml_context;
+
+/* The CPU device's index in every device call. GPUs are 0, 1, ... */
+#define VKML_DEVICE_CPU (-1)
+/* Session default: the first discrete/integrated GPU, else any Vulkan device (lavapipe),
+ * else the CPU. */
+#define VKML_DEVICE_DEFAULT (-2)
+
+typedef enum vkml_device_type {
+    VKML_DEVICE_TYPE_CPU = 0,            /* vkml's own C kernels */
+    VKML_DEVICE_TYPE_DISCRETE_GPU,
+    VKML_DEVICE_TYPE_INTEGRATED_GPU,
+    VKML_DEVICE_TYPE_VIRTUAL_GPU,
+    VKML_DEVICE_TYPE_VULKAN_CPU,         /* a Vulkan device on the CPU, e.g. Mesa lavapipe */
+    VKML_DEVICE_TYPE_OTHER,
+} vkml_device_type;
+
+typedef struct vkml_device_info {
+    int index;                 /* VKML_DEVICE_CPU or the GPU index */
+    char name[256];
+    char vendor[64];           /* "NVIDIA", "AMD", "Intel", "Mesa", "vkml", ... */
+    uint32_t vendor_id;        /* PCI vendor id; 0 for the CPU device */
+    vkml_device_type type;
+    uint64_t memory_bytes;     /* device-local memory (host RAM for CPU devices) */
+    uint32_t api_version;      /* Vulkan API version; 0 for the CPU device */
+} vkml_device_info;
+
+/* Thread-safe. Short name of a device type ("discrete GPU", ...). */
+VKML_API const char *vkml_device_type_name(vkml_device_type type);
+
+typedef enum vkml_log_level {
+    VKML_LOG_ERROR = 0,
+    VKML_LOG_WARN,
+    VKML_LOG_INFO,
+    VKML_LOG_DEBUG,
+} vkml_log_level;
+
+typedef struct vkml_context_params {
+    /* Skip Vulkan entirely: only the CPU device exists. */
+    bool disable_vulkan;
+    /* Enable the Khronos validation layer when it is installed (for development). */
+    bool validation;
+    /* Log messages up to this level go to stderr (default VKML_LOG_WARN; the environment
+     * variable VKML_LOG=error|warn|info|debug overrides). */
+    vkml_log_level log_level;
+    bool log_level_set; /* false: use the default above */
+} vkml_context_params;
+
+/* Thread-safe. Finds every Vulkan physical device with a compute queue. params may be
+ * NULL. A machine without Vulkan is not an error: the context then has only the CPU. */
+VKML_API vkml_status vkml_context_create(const vkml_context_params *params,
+                                         vkml_context **out, vkml_error *err);
+/* Not thread-safe against other calls on the same context; destroy its sessions first. */
+VKML_API void vkml_context_destroy(vkml_context **ctx);
+/* Thread-safe. Number of Vulkan (GPU) devices; the CPU is not counted. */
+VKML_API int vkml_context_device_count(const vkml_context *ctx);
+/* Thread-safe. index: VKML_DEVICE_CPU or 0 .. count-1. */
+VKML_API vkml_status vkml_context_device_info(const vkml_context *ctx, int index,
+                                              vkml_device_info *info, vkml_error *err);
+/* Thread-safe. The device VKML_DEVICE_DEFAULT resolves to. */
+VKML_API int vkml_context_default_device(const vkml_context *ctx);
+/* Thread-safe. Parses "cpu", "default" or a GPU index ("0", "1", ...) into a device
+ * index; checks that it exists. */
+VKML_API vkml_status vkml_context_parse_device(const vkml_context *ctx, const char *text,
+                                               int *index, vkml_error *err);
+
+/* ------------------------------------------------------------------------------------- */
+/* Models                                                                                 */
+
+typedef struct vkml_model vkml_model;
+
+/* Thread-safe. Loads an ONNX model file (memory-mapped; external data files are resolved
+ * relative to the model's folder). Checks opsets, ops and attributes against what vkml
+ * implements: an unknown op is VKML_ERROR_UNSUPPORTED naming the node. */
+VKML_API vkml_status vkml_model_load_file(const char *path, vkml_model **out, vkml_error *err);
+/* Thread-safe. Same from memory; the bytes are copied. External data is resolved relative
+ * to base_dir (NULL: external data is refused). */
+VKML_API vkml_status vkml_model_load_memory(const void *bytes, size_t size, const char *base_dir,
+                                            vkml_model **out, vkml_error *err);
+/* Models are reference counted; sessions hold a reference, so a model may be destroyed
+ * while its sessions live. Thread-safe. */
+VKML_API void vkml_model_destroy(vkml_model **model);
+
+/* Thread-safe (a model is immutable after load). */
+VKML_API size_t vkml_model_input_count(const vkml_model *model);
+VKML_API size_t vkml_model_output_count(const vkml_model *model);
+/* The returned pointers live as long as the model. NULL when index is out of range. */
+VKML_API const vkml_tensor_info *vkml_model_input(const vkml_model *model, size_t index);
+VKML_API const vkml_tensor_info *vkml_model_output(const vkml_model *model, size_t index);
+/* Opset of the default ONNX domain the model imports. */
+VKML_API int64_t vkml_model_opset(const vkml_model *model);
+
+typedef struct vkml_node_info {
+    const char *name;    /* may be "" */
+    const char *op_type;
+    const char *domain;  /* "" for the default ONNX domain */
+} vkml_node_info;
+
+VKML_API size_t vkml_model_node_count(const vkml_model *model);
+VKML_API vkml_status vkml_model_node(const vkml_model *model, size_t index, vkml_node_info *info,
+                                     vkml_error *err);
+
+/* Thread-safe. Whether `device` can run node `index` of the model with the shapes it has
+ * when every symbolic dimension is 1. When it cannot, `why` (if not NULL) says why. */
+VKML_API bool vkml_context_device_supports_node(vkml_context *ctx, int device,
+                                                const vkml_model *model, size_t index,
+                                                char *why, size_t why_size);
+
+/* ------------------------------------------------------------------------------------- */
+/* Operators (the op table)                                                               */
+
+typedef struct vkml_op_info {
+    const char *name;     /* ONNX op type */
+    const char *domain;   /* "" for ai.onnx */
+    int since_version;    /* oldest opset implemented */
+    int last_version;     /* newest opset implemented */
+    bool cpu;             /* has a CPU kernel */
+    bool gpu;             /* has a Vulkan kernel */
+    const char *dtypes;   /* element types implemented, e.g. "float" */
+} vkml_op_info;
+
+/* Thread-safe. The operators vkml implements, in table order. */
+VKML_API size_t vkml_op_count(void);
+VKML_API const vkml_op_info *vkml_op(size_t index);
+
+/* ------------------------------------------------------------------------------------- */
+/* Sessions                                                                               */
+
+typedef struct vkml_session vkml_session;
+
+typedef struct vkml_session_params {
+    /* VKML_DEVICE_DEFAULT, VKML_DEVICE_CPU or a GPU index. Nodes the device cannot run go
+     * to the CPU device, with transfers in between. */
+    int device;
+    /* Value given to every symbolic dimension (e.g. the batch size); 0 means 1. */
+    int64_t symbolic_dim_value;
+} vkml_session_params;
+
+/* Thread-safe. Plans the model for the device and records its work once. The context
+ * must outlive the session. params may be NULL (default device). */
+VKML_API vkml_status vkml_session_create(vkml_context *ctx, vkml_model *model,
+                                         const vkml_session_params *params,
+                                         vkml_session **out, vkml_error *err);
+VKML_API void vkml_session_destroy(vkml_session **session);
+
+/* Thread-safe. Concrete input/output types and shapes of the session. */
+VKML_API size_t vkml_session_input_count(const vkml_session *session);
+VKML_API size_t vkml_session_output_count(const vkml_session *session);
+VKML_API const vkml_tensor_info *vkml_session_input(const vkml_session *session, size_t index);
+VKML_API const vkml_tensor_info *vkml_session_output(const vkml_session *session, size_t index);
+/* The device the session was planned on (after VKML_DEVICE_DEFAULT is resolved). */
+VKML_API int vkml_session_device(const vkml_session *session);
+
+/* Runs the model once. inputs[i] matches vkml_session_input(i) (dtype, shape; size at
+ * least the tensor's bytes). outputs[i] must have dtype, rank and dims set as
+ * vkml_session_output(i) says and data with room for them; the call fills the data.
+ * Not thread-safe on one session: use one session per thread (sessions are cheap to run
+ * side by side, even on one device). */
+VKML_API vkml_status vkml_session_run(vkml_session *session, const vkml_tensor *inputs,
+                                      size_t n_inputs, vkml_tensor *outputs, size_t n_outputs,
+                                      vkml_error *err);
+
+/* Convenience: fills `tensor` with dtype/rank/dims of the session's output `index` and a
+ * malloc'ed buffer of the right size (free with vkml_tensor_release). */
+VKML_API vkml_status vkml_session_alloc_output(const vkml_session *session, size_t index,
+                                               vkml_tensor *tensor, vkml_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* VKML_VKML_H */

@@ -1,0 +1,29 @@
+/* TEMPORARY stubs so the tree links while the op families are written. Each owner deletes
+ * the lines of the functions it implements; this file goes away when empty. */
+#include "ops/op_decls.h"
+
+#define INFER_STUB(fn) vkml_status fn(graph_value *v, const graph_node *n, vkml_error *e) \
+    { (void)v; return vkml_fail(e, VKML_ERROR_UNSUPPORTED, "%s: not implemented yet", n->op_type); }
+#define CPU_STUB(fn) vkml_status fn(const op_cpu_args *a, vkml_error *e) \
+    { return vkml_fail(e, VKML_ERROR_UNSUPPORTED, "%s: no CPU kernel yet", a->node->op_type); }
+#define GPU_STUB(fn) VKML_GPU_DECL(fn) { (void)rec; (void)values; \
+    return vkml_fail(err, VKML_ERROR_UNSUPPORTED, "%s: no GPU kernel yet", node->op_type); }
+#define GPU_SUPPORTS_STUB(fn) VKML_GPU_SUPPORTS_DECL(fn) { (void)values; (void)node; (void)caps; \
+    if (why_size) snprintf(why, why_size, "not implemented yet"); return false; }
+
+#include <stdio.h>
+
+/* ops helper: */
+INFER_STUB(eltwise_binary_infer) INFER_STUB(eltwise_unary_infer) INFER_STUB(conv_infer)
+INFER_STUB(pool_infer) INFER_STUB(global_pool_infer) INFER_STUB(gemm_infer)
+INFER_STUB(matmul_infer) INFER_STUB(softmax_infer) INFER_STUB(constant_infer)
+INFER_STUB(flatten_infer) INFER_STUB(identity_infer) INFER_STUB(reshape_infer)
+CPU_STUB(cpu_eltwise_binary) CPU_STUB(cpu_eltwise_unary) CPU_STUB(cpu_conv) CPU_STUB(cpu_pool)
+CPU_STUB(cpu_global_pool) CPU_STUB(cpu_gemm) CPU_STUB(cpu_matmul) CPU_STUB(cpu_softmax)
+CPU_STUB(cpu_constant) CPU_STUB(cpu_copy)
+/* vulkan helper: */
+GPU_STUB(gpu_eltwise_binary) GPU_STUB(gpu_eltwise_unary) GPU_SUPPORTS_STUB(gpu_eltwise_supports)
+GPU_STUB(gpu_conv) GPU_SUPPORTS_STUB(gpu_conv_supports) GPU_STUB(gpu_pool) GPU_STUB(gpu_global_pool)
+GPU_SUPPORTS_STUB(gpu_pool_supports) GPU_STUB(gpu_gemm) GPU_SUPPORTS_STUB(gpu_gemm_supports)
+GPU_STUB(gpu_matmul) GPU_SUPPORTS_STUB(gpu_matmul_supports) GPU_STUB(gpu_softmax)
+GPU_SUPPORTS_STUB(gpu_softmax_supports) GPU_STUB(gpu_copy) GPU_SUPPORTS_STUB(gpu_copy_supports)
