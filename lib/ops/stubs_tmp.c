@@ -13,7 +13,7 @@
 
 #include <stdio.h>
 
-/* ops helper: */
+/* ops: */
 INFER_STUB(eltwise_binary_infer) INFER_STUB(eltwise_unary_infer) INFER_STUB(conv_infer)
 INFER_STUB(pool_infer) INFER_STUB(global_pool_infer) INFER_STUB(gemm_infer)
 INFER_STUB(matmul_infer) INFER_STUB(softmax_infer) INFER_STUB(constant_infer)
@@ -21,9 +21,3 @@ INFER_STUB(flatten_infer) INFER_STUB(identity_infer) INFER_STUB(reshape_infer)
 CPU_STUB(cpu_eltwise_binary) CPU_STUB(cpu_eltwise_unary) CPU_STUB(cpu_conv) CPU_STUB(cpu_pool)
 CPU_STUB(cpu_global_pool) CPU_STUB(cpu_gemm) CPU_STUB(cpu_matmul) CPU_STUB(cpu_softmax)
 CPU_STUB(cpu_constant) CPU_STUB(cpu_copy)
-/* vulkan helper: */
-GPU_STUB(gpu_eltwise_binary) GPU_STUB(gpu_eltwise_unary) GPU_SUPPORTS_STUB(gpu_eltwise_supports)
-GPU_STUB(gpu_conv) GPU_SUPPORTS_STUB(gpu_conv_supports) GPU_STUB(gpu_pool) GPU_STUB(gpu_global_pool)
-GPU_SUPPORTS_STUB(gpu_pool_supports) GPU_STUB(gpu_gemm) GPU_SUPPORTS_STUB(gpu_gemm_supports)
-GPU_STUB(gpu_matmul) GPU_SUPPORTS_STUB(gpu_matmul_supports) GPU_STUB(gpu_softmax)
-GPU_SUPPORTS_STUB(gpu_softmax_supports) GPU_STUB(gpu_copy) GPU_SUPPORTS_STUB(gpu_copy_supports)
