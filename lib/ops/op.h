@@ -76,3 +76,15 @@ void op_set_output(graph_value *values, const graph_node *n, int i, vkml_dtype d
  * node when the input is not a constant. */
 vkml_status op_const_ints(const graph_value *values, const graph_node *n, int i,
                           int64_t *out, size_t max, size_t *count, vkml_error *err);
+/* Element strides of a dense tensor (rank, dims) read at the broadcast shape
+ * (out_rank, out_dims), right-aligned: 0 where the tensor has size 1 or lacks the dim. */
+void op_broadcast_strides(int rank, const int64_t *dims, int out_rank, const int64_t *out_dims,
+                          int64_t *strides);
+/* Fails (UNSUPPORTED, naming input i and its dtype) unless input i's dtype is one of the
+ * `n_allowed` in `allowed`. */
+vkml_status op_require_dtype(const graph_value *values, const graph_node *n, int i,
+                             const vkml_dtype *allowed, size_t n_allowed, vkml_error *err);
+/* Fails (INVALID_MODEL) unless the node has between min and max inputs and at least
+ * min_outputs outputs present at index 0. */
+vkml_status op_require_counts(const graph_node *n, int min_inputs, int max_inputs,
+                              int min_outputs, vkml_error *err);

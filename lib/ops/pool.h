@@ -1,0 +1,26 @@
+#pragma once
+/* MaxPool/AveragePool and the global pools: attribute parsing shared by the shape
+ * functions, the CPU kernels and the Vulkan lowerings. Layout X [N, C, D1..Dn]. */
+#include "ops/window.h"
+
+typedef struct pool_params {
+    bool is_max;            /* MaxPool, else AveragePool */
+    int64_t batch, channels;
+    window_params win;
+    bool ceil_mode;
+    bool count_include_pad; /* AveragePool: padded elements count in the divisor */
+    int storage_order;      /* MaxPool Indices: 0 row-major, 1 column-major */
+    bool has_indices;       /* MaxPool output 1 (int64) requested */
+} pool_params;
+
+vkml_status pool_params_parse(const graph_value *values, const graph_node *node,
+                              pool_params *p, vkml_error *err);
+
+typedef struct global_pool_params {
+    bool is_max;            /* GlobalMaxPool, else GlobalAveragePool */
+    int64_t batch, channels;
+    int64_t spatial_size;   /* elements per (n, c) plane */
+} global_pool_params;
+
+vkml_status global_pool_params_parse(const graph_value *values, const graph_node *node,
+                                     global_pool_params *p, vkml_error *err);
