@@ -1,0 +1,157 @@
+#include "plan/context.h"
+#include "onnx/model.h"
+#include "plan/plan.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int pick_default_device(vk_context *vk)
+{
+    int n = vk_context_device_count(vk);
+    for (int i = 0; i < n; i++) {
+        vkml_device_type t = vk_context_device(vk, i)->info.type;
+        if (t == VKML_DEVICE_TYPE_DISCRETE_GPU || t == VKML_DEVICE_TYPE_INTEGRATED_GPU)
+            return i;
+    }
+    return n > 0 ? 0 : VKML_DEVICE_CPU;
+}
+
+vkml_status vkml_context_create(const vkml_context_params *params, vkml_context **out,
+                                vkml_error *err)
+{
+    static const vkml_context_params defaults = {0};
+    if (!out)
+        return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT, "vkml_context_create: out is NULL");
+    *out = NULL;
+    if (!params)
+        params = &defaults;
+    if (params->log_level_set)
+        vkml_log_set_level(params->log_level);
+    vkml_context *ctx = calloc(1, sizeof(*ctx));
+    if (!ctx)
+        return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory creating a context");
+    ctx->cpu = cpu_device_create();
+    if (!ctx->cpu) {
+        free(ctx);
+        return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory creating the CPU device");
+    }
+    if (!params->disable_vulkan) {
+        vkml_status st = vk_context_create(params, &ctx->vk, err);
+        if (st != VKML_OK) {
+            vkml_context_destroy(&ctx);
+            return st;
+        }
+    }
+    ctx->default_device = ctx->vk ? pick_default_device(ctx->vk) : VKML_DEVICE_CPU;
+    *out = ctx;
+    return VKML_OK;
+}
+
+void vkml_context_destroy(vkml_context **ctxp)
+{
+    if (!ctxp || !*ctxp)
+        return;
+    vkml_context *ctx = *ctxp;
+    vk_context_destroy(&ctx->vk);
+    if (ctx->cpu)
+        ctx->cpu->cls->destroy(ctx->cpu);
+    free(ctx);
+    *ctxp = NULL;
+}
+
+int vkml_context_device_count(const vkml_context *ctx)
+{
+    return ctx && ctx->vk ? vk_context_device_count(ctx->vk) : 0;
+}
+
+int vkml_context_default_device(const vkml_context *ctx)
+{
+    return ctx ? ctx->default_device : VKML_DEVICE_CPU;
+}
+
+device *context_device(vkml_context *ctx, int index)
+{
+    if (index == VKML_DEVICE_DEFAULT)
+        index = ctx->default_device;
+    if (index == VKML_DEVICE_CPU)
+        return ctx->cpu;
+    if (index < 0 || index >= vkml_context_device_count(ctx))
+        return NULL;
+    return vk_context_device(ctx->vk, index);
+}
+
+vkml_status vkml_context_device_info(const vkml_context *ctx, int index, vkml_device_info *info,
+                                     vkml_error *err)
+{
+    if (!ctx || !info)
+        return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT, "vkml_context_device_info: NULL argument");
+    device *dev = context_device((vkml_context *)ctx, index);
+    if (!dev)
+        return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT,
+                         "no device %d (this machine has %d Vulkan device(s) and the CPU)", index,
+                         vkml_context_device_count(ctx));
+    *info = dev->info;
+    return VKML_OK;
+}
+
+const char *vkml_device_type_name(vkml_device_type type)
+{
+    switch (type) {
+    case VKML_DEVICE_TYPE_CPU: return "CPU";
+    case VKML_DEVICE_TYPE_DISCRETE_GPU: return "discrete GPU";
+    case VKML_DEVICE_TYPE_INTEGRATED_GPU: return "integrated GPU";
+    case VKML_DEVICE_TYPE_VIRTUAL_GPU: return "virtual GPU";
+    case VKML_DEVICE_TYPE_VULKAN_CPU: return "Vulkan on CPU";
+    case VKML_DEVICE_TYPE_OTHER: return "other";
+    }
+    return "unknown";
+}
+
+vkml_status vkml_context_parse_device(const vkml_context *ctx, const char *text, int *index,
+                                      vkml_error *err)
+{
+    if (!ctx || !text || !index)
+        return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT, "vkml_context_parse_device: NULL argument");
+    if (strcmp(text, "cpu") == 0) {
+        *index = VKML_DEVICE_CPU;
+        return VKML_OK;
+    }
+    if (strcmp(text, "default") == 0) {
+        *index = ctx->default_device;
+        return VKML_OK;
+    }
+    char *end;
+    errno = 0;
+    long value = strtol(text, &end, 10);
+    if (errno || end == text || *end || value < 0 || value >= vkml_context_device_count(ctx))
+        return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT,
+                         "unknown device '%s': use 'cpu', 'default' or a GPU index from 0 to %d",
+                         text, vkml_context_device_count(ctx) - 1);
+    *index = (int)value;
+    return VKML_OK;
+}
+
+bool vkml_context_device_supports_node(vkml_context *ctx, int index, const vkml_model *model,
+                                       size_t node, char *why, size_t why_size)
+{
+    if (why_size)
+        why[0] = '\0';
+    device *dev = ctx ? context_device(ctx, index) : NULL;
+    if (!dev || !model || node >= (size_t)model->graph->n_nodes) {
+        if (why_size)
+            snprintf(why, why_size, "no such device or node");
+        return false;
+    }
+    const graph *g = model->graph;
+    graph_value *values = graph_values_clone(g);
+    vkml_error err = {0};
+    bool ok = values && graph_infer(g, values, 1, &err) == VKML_OK;
+    if (!ok && why_size)
+        snprintf(why, why_size, "%s", values ? err.message : "out of memory");
+    if (ok)
+        ok = dev->cls->supports_node(dev, values, &g->nodes[node], why, why_size);
+    free(values);
+    return ok;
+}

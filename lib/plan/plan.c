@@ -1,0 +1,309 @@
+#include "plan/plan.h"
+#include "ops/op.h"
+#include "plan/fold.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Adds x to a small set held in arr[0..*n) (capacity is the caller's worry). */
+static void set_add(int *arr, int *n, int x)
+{
+    for (int i = 0; i < *n; i++)
+        if (arr[i] == x)
+            return;
+    arr[(*n)++] = x;
+}
+
+static int slot_of(plan *p, device *dev)
+{
+    for (int s = 0; s < p->n_devices; s++)
+        if (p->devices[s].dev == dev)
+            return s;
+    p->devices[p->n_devices].dev = dev;
+    return p->n_devices++;
+}
+
+static vkml_status place_nodes(plan *p, device *primary, device *cpu, const bool *folded,
+                               vkml_error *err)
+{
+    const graph *g = p->graph;
+    char label[300], why_primary[256] = "", why_cpu[256] = "";
+    slot_of(p, primary);
+    for (int i = 0; i < g->n_nodes; i++) {
+        const graph_node *n = &g->nodes[i];
+        p->node_slot[i] = -1;
+        if (folded[i])
+            continue;
+        if (primary->cls->supports_node(primary, p->values, n, why_primary,
+                                        sizeof(why_primary))) {
+            p->node_slot[i] = 0;
+        } else if (primary != cpu &&
+                   cpu->cls->supports_node(cpu, p->values, n, why_cpu, sizeof(why_cpu))) {
+            VKML_LOGI("%s runs on the CPU: %s", graph_node_label(g, i, label, sizeof(label)),
+                      why_primary);
+            p->node_slot[i] = slot_of(p, cpu);
+        } else {
+            return vkml_fail(err, VKML_ERROR_UNSUPPORTED, "%s: no device can run it (%s: %s%s%s)",
+                             graph_node_label(g, i, label, sizeof(label)), primary->info.name,
+                             why_primary, primary != cpu ? "; CPU: " : "",
+                             primary != cpu ? why_cpu : "");
+        }
+    }
+    return VKML_OK;
+}
+
+/* Consecutive nodes (in topological order) on one device form a chunk. */
+static vkml_status build_chunks(plan *p, vkml_error *err)
+{
+    const graph *g = p->graph;
+    p->chunks = vkml_arena_calloc(p->arena, (size_t)g->n_nodes + 1, sizeof(plan_chunk));
+    if (!p->chunks)
+        return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory planning chunks");
+    plan_chunk *cur = NULL;
+    for (int i = 0; i < g->n_nodes; i++) {
+        int slot = p->node_slot[i];
+        if (slot < 0)
+            continue;
+        if (!cur || cur->slot != slot) {
+            cur = &p->chunks[p->n_chunks++];
+            cur->slot = slot;
+            cur->local_index = p->devices[slot].n_chunks++;
+            cur->nodes = vkml_arena_calloc(p->arena, (size_t)g->n_nodes, sizeof(int));
+            if (!cur->nodes)
+                return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory planning chunks");
+        }
+        cur->nodes[cur->n_nodes++] = i;
+    }
+    return VKML_OK;
+}
+
+static vkml_status alloc_value_plans(plan *p, vkml_error *err)
+{
+    int n_values = p->graph->n_values;
+    for (int s = 0; s < p->n_devices; s++) {
+        plan_device *d = &p->devices[s];
+        d->value_plans = vkml_arena_calloc(p->arena, (size_t)n_values + 1,
+                                           sizeof(device_value_plan));
+        if (!d->value_plans)
+            return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory planning values");
+        for (int v = 0; v < n_values; v++) {
+            d->value_plans[v].alias_of = -1;
+            d->value_plans[v].constant =
+                p->values[v].kind == GRAPH_VALUE_CONSTANT ? p->values[v].data : NULL;
+        }
+    }
+    return VKML_OK;
+}
+
+/* Where each chunk's inputs come from: predecessors, and transfers for values produced on
+ * another device (done once per device, by the first chunk there that reads the value). */
+static vkml_status link_chunks(plan *p, vkml_error *err)
+{
+    const graph *g = p->graph;
+    int n_values = g->n_values;
+    int *chunk_of_node = calloc((size_t)g->n_nodes + 1, sizeof(int));
+    int *first_reader = calloc((size_t)n_values * PLAN_MAX_DEVICES + 1, sizeof(int));
+    if (!chunk_of_node || !first_reader) {
+        free(chunk_of_node);
+        free(first_reader);
+        return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory planning transfers");
+    }
+    for (int v = 0; v < n_values * PLAN_MAX_DEVICES; v++)
+        first_reader[v] = -1;
+    for (int c = 0; c < p->n_chunks; c++)
+        for (int k = 0; k < p->chunks[c].n_nodes; k++)
+            chunk_of_node[p->chunks[c].nodes[k]] = c;
+
+    vkml_status status = VKML_OK;
+    for (int c = 0; c < p->n_chunks && status == VKML_OK; c++) {
+        plan_chunk *chunk = &p->chunks[c];
+        size_t cap = 1;
+        for (int k = 0; k < chunk->n_nodes; k++)
+            cap += (size_t)g->nodes[chunk->nodes[k]].n_inputs;
+        chunk->preds = vkml_arena_calloc(p->arena, cap, sizeof(int));
+        chunk->transfers = vkml_arena_calloc(p->arena, cap, sizeof(int));
+        if (!chunk->preds || !chunk->transfers) {
+            status = vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory planning chunks");
+            break;
+        }
+        device_value_plan *plans = p->devices[chunk->slot].value_plans;
+        for (int k = 0; k < chunk->n_nodes; k++) {
+            const graph_node *n = &g->nodes[chunk->nodes[k]];
+            for (int o = 0; o < n->n_outputs; o++)
+                if (n->outputs[o] >= 0)
+                    plans[n->outputs[o]].used = true;
+            for (int i = 0; i < n->n_inputs; i++) {
+                int v = n->inputs[i];
+                if (v < 0)
+                    continue;
+                plans[v].used = true;
+                int producer = p->values[v].producer;
+                if (p->values[v].kind != GRAPH_VALUE_INTERMEDIATE || producer < 0)
+                    continue;
+                int from = chunk_of_node[producer];
+                if (from == c)
+                    continue;
+                set_add(chunk->preds, &chunk->n_preds, from);
+                int home = p->value_home[v];
+                if (home == chunk->slot)
+                    continue;
+                int *first = &first_reader[v * PLAN_MAX_DEVICES + chunk->slot];
+                if (*first < 0) {
+                    *first = c;
+                    set_add(chunk->transfers, &chunk->n_transfers, v);
+                    plans[v].host_access = true;
+                    p->devices[home].value_plans[v].host_access = true;
+                } else if (*first != c) {
+                    set_add(chunk->preds, &chunk->n_preds, *first);
+                }
+            }
+        }
+    }
+    free(chunk_of_node);
+    free(first_reader);
+    return status;
+}
+
+/* Graph inputs and outputs are host-visible where they live; OP_ALIAS outputs share their
+ * input's memory on the same device. */
+static void mark_io_and_aliases(plan *p)
+{
+    const graph *g = p->graph;
+    for (int s = 0; s < p->n_devices; s++) {
+        device_value_plan *plans = p->devices[s].value_plans;
+        for (int v = 0; v < g->n_values; v++) {
+            const graph_value *val = &p->values[v];
+            if (!plans[v].used)
+                continue;
+            if (val->kind == GRAPH_VALUE_INPUT || (val->is_output && p->value_home[v] == s))
+                plans[v].host_access = true;
+        }
+        for (int i = 0; i < g->n_nodes; i++) {
+            const graph_node *n = &g->nodes[i];
+            if (p->node_slot[i] != s || !(n->op->flags & OP_ALIAS) || n->n_inputs < 1 ||
+                n->n_outputs < 1 || n->inputs[0] < 0 || n->outputs[0] < 0)
+                continue;
+            int root = n->inputs[0];
+            while (plans[root].alias_of >= 0)
+                root = plans[root].alias_of;
+            if (p->values[root].kind == GRAPH_VALUE_CONSTANT)
+                continue;
+            plans[n->outputs[0]].alias_of = root;
+        }
+        /* An alias that the host touches makes its root host-visible. */
+        for (int v = 0; v < g->n_values; v++)
+            if (plans[v].alias_of >= 0 && plans[v].host_access)
+                plans[plans[v].alias_of].host_access = true;
+    }
+}
+
+static vkml_status create_device_sessions(plan *p, vkml_error *err)
+{
+    for (int s = 0; s < p->n_devices; s++) {
+        plan_device *d = &p->devices[s];
+        d->chunk_descs = vkml_arena_calloc(p->arena, (size_t)d->n_chunks + 1,
+                                           sizeof(device_chunk_desc));
+        if (!d->chunk_descs)
+            return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory planning devices");
+    }
+    for (int c = 0; c < p->n_chunks; c++) {
+        plan_chunk *chunk = &p->chunks[c];
+        device_chunk_desc *desc = &p->devices[chunk->slot].chunk_descs[chunk->local_index];
+        desc->nodes = chunk->nodes;
+        desc->n_nodes = chunk->n_nodes;
+    }
+    for (int s = 0; s < p->n_devices; s++) {
+        plan_device *d = &p->devices[s];
+        device_session_desc desc = {
+            .graph = p->graph,
+            .values = p->values,
+            .value_plans = d->value_plans,
+            .chunks = d->chunk_descs,
+            .n_chunks = d->n_chunks,
+        };
+        vkml_status st = d->dev->cls->session_create(d->dev, &desc, &d->session, err);
+        if (st != VKML_OK) {
+            vkml_error_prefix(err, "preparing the model on %s", d->dev->info.name);
+            return st;
+        }
+    }
+    return VKML_OK;
+}
+
+vkml_status plan_create(const graph *g, device *primary, device *cpu, int64_t symbolic_value,
+                        plan **out, vkml_error *err)
+{
+    vkml_status st = VKML_ERROR_OUT_OF_MEMORY;
+    plan *p = calloc(1, sizeof(plan));
+    bool *folded = calloc((size_t)g->n_nodes + 1, sizeof(bool));
+    if (!p || !folded || !(p->arena = vkml_arena_create())) {
+        free(folded);
+        free(p);
+        return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory creating a plan");
+    }
+    p->graph = g;
+    p->values = graph_values_clone(g);
+    p->node_slot = vkml_arena_calloc(p->arena, (size_t)g->n_nodes + 1, sizeof(int));
+    p->value_home = vkml_arena_calloc(p->arena, (size_t)g->n_values + 1, sizeof(int));
+    if (!p->values || !p->node_slot || !p->value_home) {
+        vkml_fail(err, st, "out of memory creating a plan");
+        goto fail;
+    }
+    if ((st = graph_infer(g, p->values, symbolic_value, err)) != VKML_OK ||
+        (st = plan_fold_constants(p->arena, g, p->values, folded, err)) != VKML_OK ||
+        (st = place_nodes(p, primary, cpu, folded, err)) != VKML_OK)
+        goto fail;
+    for (int v = 0; v < g->n_values; v++) {
+        int producer = p->values[v].producer;
+        p->value_home[v] = p->values[v].kind == GRAPH_VALUE_INTERMEDIATE && producer >= 0
+                               ? p->node_slot[producer]
+                               : -1;
+    }
+    if ((st = build_chunks(p, err)) != VKML_OK || (st = alloc_value_plans(p, err)) != VKML_OK ||
+        (st = link_chunks(p, err)) != VKML_OK)
+        goto fail;
+    mark_io_and_aliases(p);
+    if ((st = create_device_sessions(p, err)) != VKML_OK)
+        goto fail;
+    free(folded);
+    *out = p;
+    return VKML_OK;
+fail:
+    free(folded);
+    plan_destroy(&p);
+    return st;
+}
+
+void plan_destroy(plan **pp)
+{
+    if (!pp || !*pp)
+        return;
+    plan *p = *pp;
+    for (int s = 0; s < p->n_devices; s++)
+        if (p->devices[s].session)
+            p->devices[s].dev->cls->session_destroy(&p->devices[s].session);
+    free(p->values);
+    vkml_arena_destroy(&p->arena);
+    free(p);
+    *pp = NULL;
+}
+
+void *plan_value_ptr(plan *p, int slot, int value)
+{
+    plan_device *d = &p->devices[slot];
+    return d->dev->cls->value_host_ptr(d->session, value);
+}
+
+vkml_status plan_run_chunk(plan *p, int c, vkml_error *err)
+{
+    const plan_chunk *chunk = &p->chunks[c];
+    for (int t = 0; t < chunk->n_transfers; t++) {
+        int v = chunk->transfers[t];
+        size_t bytes = 0;
+        vkml_tensor_bytes(p->values[v].dtype, p->values[v].rank, p->values[v].dims, &bytes);
+        memcpy(plan_value_ptr(p, chunk->slot, v), plan_value_ptr(p, p->value_home[v], v), bytes);
+    }
+    plan_device *d = &p->devices[chunk->slot];
+    return d->dev->cls->run_chunk(d->session, chunk->local_index, err);
+}

@@ -1,0 +1,59 @@
+#pragma once
+/*
+ * The plan of one session: concrete shapes, folded constants, node placement, chunks
+ * (runs of consecutive nodes on one device) with their dependencies and the transfers
+ * they need, and one device_session per device used.
+ *
+ * Placement (this slice): each node goes to the session's device when that device
+ * supports it, else to the CPU device. Values live where they are produced; a consumer
+ * on another device gets its own copy through a transfer (a host copy between the two
+ * devices' host-visible memory) done by the first chunk on that device that reads it.
+ */
+#include "plan/device.h"
+
+/* Device slots of a plan: the session's device, then the CPU when it is a fallback. */
+#define PLAN_MAX_DEVICES 2
+
+typedef struct plan_chunk {
+    int slot;        /* device slot */
+    int local_index; /* chunk index within its device session */
+    int *nodes;
+    int n_nodes;
+    int *preds;      /* chunks that must finish first */
+    int n_preds;
+    int *transfers;  /* values copied in from their home device before the chunk runs */
+    int n_transfers;
+} plan_chunk;
+
+typedef struct plan_device {
+    device *dev;
+    device_value_plan *value_plans; /* one per value */
+    device_chunk_desc *chunk_descs;
+    int n_chunks;
+    device_session *session;
+} plan_device;
+
+typedef struct plan {
+    vkml_arena *arena;         /* every array below, and folded constant data */
+    const graph *graph;
+    graph_value *values;       /* session copy of the values: shapes bound, constants folded */
+    int *node_slot;            /* per node: device slot, -1 when folded into a constant */
+    int *value_home;           /* per value: slot of its producer; -1 inputs and constants */
+    plan_device devices[PLAN_MAX_DEVICES];
+    int n_devices;
+    plan_chunk *chunks;
+    int n_chunks;
+} plan;
+
+/* Binds symbolic dims, infers shapes, folds constants, places nodes on `primary` (falling
+ * back to `cpu`), and creates the device sessions (which record their work). */
+vkml_status plan_create(const graph *g, device *primary, device *cpu, int64_t symbolic_value,
+                        plan **out, vkml_error *err);
+void plan_destroy(plan **p);
+
+/* Runs one chunk: its transfers in, then the device's program. Thread-safe for
+ * different chunks (the scheduler calls it from several threads). */
+vkml_status plan_run_chunk(plan *p, int chunk, vkml_error *err);
+
+/* Host pointer of value v on device slot `slot` (must be host_access there). */
+void *plan_value_ptr(plan *p, int slot, int value);

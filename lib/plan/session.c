@@ -1,0 +1,249 @@
+/* vkml_session: a model planned on a device, run with host tensors. */
+#include "onnx/model.h"
+#include "plan/context.h"
+#include "plan/plan.h"
+#include "sched/sched.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct vkml_session {
+    vkml_context *ctx;
+    vkml_model *model; /* a reference */
+    int device;
+    plan *plan;
+    sched_graph *sched;
+    vkml_tensor_info *inputs, *outputs;
+    size_t n_inputs, n_outputs;
+};
+
+static vkml_status run_chunk_task(void *ctx, int chunk, vkml_error *err)
+{
+    return plan_run_chunk(ctx, chunk, err);
+}
+
+static vkml_status make_scheduler(vkml_session *s, vkml_error *err)
+{
+    plan *p = s->plan;
+    const int **preds = calloc((size_t)p->n_chunks + 1, sizeof(int *));
+    int *n_preds = calloc((size_t)p->n_chunks + 1, sizeof(int));
+    if (!preds || !n_preds) {
+        free(preds);
+        free(n_preds);
+        return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory creating the scheduler");
+    }
+    for (int c = 0; c < p->n_chunks; c++) {
+        preds[c] = p->chunks[c].preds;
+        n_preds[c] = p->chunks[c].n_preds;
+    }
+    vkml_status st = sched_graph_create(p->n_chunks, preds, n_preds, run_chunk_task, p,
+                                        &s->sched, err);
+    free(preds);
+    free(n_preds);
+    return st;
+}
+
+static vkml_tensor_info *make_infos(const plan *p, const int *ids, size_t n)
+{
+    vkml_tensor_info *infos = calloc(n + 1, sizeof(vkml_tensor_info));
+    for (size_t i = 0; infos && i < n; i++) {
+        const graph_value *v = &p->values[ids[i]];
+        infos[i].name = v->name;
+        infos[i].dtype = v->dtype;
+        infos[i].rank = v->rank;
+        for (int d = 0; d < v->rank && d < VKML_MAX_RANK; d++)
+            infos[i].dims[d] = v->dims[d];
+    }
+    return infos;
+}
+
+vkml_status vkml_session_create(vkml_context *ctx, vkml_model *model,
+                                const vkml_session_params *params, vkml_session **out,
+                                vkml_error *err)
+{
+    if (!ctx || !model || !out)
+        return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT, "vkml_session_create: NULL argument");
+    *out = NULL;
+    int index = params ? params->device : VKML_DEVICE_DEFAULT;
+    int64_t symbolic = params && params->symbolic_dim_value > 0 ? params->symbolic_dim_value : 1;
+    if (index == VKML_DEVICE_DEFAULT)
+        index = ctx->default_device;
+    device *dev = context_device(ctx, index);
+    if (!dev)
+        return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT,
+                         "no device %d (this machine has %d Vulkan device(s) and the CPU)", index,
+                         vkml_context_device_count(ctx));
+    vkml_session *s = calloc(1, sizeof(*s));
+    if (!s)
+        return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory creating a session");
+    s->ctx = ctx;
+    s->device = index;
+    s->model = model_ref(model);
+    const graph *g = model->graph;
+    vkml_status st = plan_create(g, dev, ctx->cpu, symbolic, &s->plan, err);
+    if (st == VKML_OK)
+        st = make_scheduler(s, err);
+    if (st == VKML_OK) {
+        s->n_inputs = (size_t)g->n_inputs;
+        s->n_outputs = (size_t)g->n_outputs;
+        s->inputs = make_infos(s->plan, g->inputs, s->n_inputs);
+        s->outputs = make_infos(s->plan, g->outputs, s->n_outputs);
+        if (!s->inputs || !s->outputs)
+            st = vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory creating a session");
+    }
+    if (st != VKML_OK) {
+        vkml_session_destroy(&s);
+        return st;
+    }
+    *out = s;
+    return VKML_OK;
+}
+
+void vkml_session_destroy(vkml_session **sp)
+{
+    if (!sp || !*sp)
+        return;
+    vkml_session *s = *sp;
+    sched_graph_destroy(&s->sched);
+    plan_destroy(&s->plan);
+    model_unref(s->model);
+    free(s->inputs);
+    free(s->outputs);
+    free(s);
+    *sp = NULL;
+}
+
+size_t vkml_session_input_count(const vkml_session *s)
+{
+    return s ? s->n_inputs : 0;
+}
+
+size_t vkml_session_output_count(const vkml_session *s)
+{
+    return s ? s->n_outputs : 0;
+}
+
+const vkml_tensor_info *vkml_session_input(const vkml_session *s, size_t i)
+{
+    return s && i < s->n_inputs ? &s->inputs[i] : NULL;
+}
+
+const vkml_tensor_info *vkml_session_output(const vkml_session *s, size_t i)
+{
+    return s && i < s->n_outputs ? &s->outputs[i] : NULL;
+}
+
+int vkml_session_device(const vkml_session *s)
+{
+    return s ? s->device : VKML_DEVICE_CPU;
+}
+
+/* Checks a caller tensor against the session's info; what is "input"/"output". */
+static vkml_status check_tensor(const vkml_tensor_info *info, const vkml_tensor *t,
+                                const char *what, size_t index, size_t *bytes, vkml_error *err)
+{
+    char want[160], got[160];
+    if (t->dtype != info->dtype)
+        return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT, "%s %zu ('%s'): dtype %s, expected %s",
+                         what, index, info->name, vkml_dtype_name(t->dtype),
+                         vkml_dtype_name(info->dtype));
+    bool same = t->rank == info->rank;
+    for (int d = 0; same && d < info->rank; d++)
+        same = t->dims[d] == info->dims[d];
+    if (!same)
+        return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT, "%s %zu ('%s'): shape %s, expected %s",
+                         what, index, info->name,
+                         graph_shape_string(t->rank, t->dims, got, sizeof(got)),
+                         graph_shape_string(info->rank, info->dims, want, sizeof(want)));
+    if (!vkml_tensor_bytes(info->dtype, info->rank, info->dims, bytes))
+        return vkml_fail(err, VKML_ERROR_UNSUPPORTED, "%s %zu ('%s'): dtype %s has no fixed size",
+                         what, index, info->name, vkml_dtype_name(info->dtype));
+    if ((*bytes && !t->data) || t->size < *bytes)
+        return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT,
+                         "%s %zu ('%s'): %zu bytes given, %zu needed", what, index, info->name,
+                         t->data ? t->size : 0, *bytes);
+    return VKML_OK;
+}
+
+static vkml_status copy_inputs(vkml_session *s, const vkml_tensor *inputs, vkml_error *err)
+{
+    plan *p = s->plan;
+    for (size_t i = 0; i < s->n_inputs; i++) {
+        size_t bytes;
+        vkml_status st = check_tensor(&s->inputs[i], &inputs[i], "input", i, &bytes, err);
+        if (st != VKML_OK)
+            return st;
+        int v = p->graph->inputs[i];
+        for (int slot = 0; slot < p->n_devices; slot++)
+            if (p->devices[slot].value_plans[v].used)
+                memcpy(plan_value_ptr(p, slot, v), inputs[i].data, bytes);
+    }
+    return VKML_OK;
+}
+
+static vkml_status copy_outputs(vkml_session *s, const vkml_tensor *inputs, vkml_tensor *outputs,
+                                vkml_error *err)
+{
+    plan *p = s->plan;
+    for (size_t i = 0; i < s->n_outputs; i++) {
+        size_t bytes;
+        vkml_status st = check_tensor(&s->outputs[i], &outputs[i], "output", i, &bytes, err);
+        if (st != VKML_OK)
+            return st;
+        int v = p->graph->outputs[i];
+        const graph_value *val = &p->values[v];
+        const void *src;
+        if (val->kind == GRAPH_VALUE_CONSTANT) {
+            src = val->data;
+        } else if (val->kind == GRAPH_VALUE_INPUT) {
+            int k = 0;
+            while (p->graph->inputs[k] != v)
+                k++;
+            src = inputs[k].data;
+        } else {
+            src = plan_value_ptr(p, p->value_home[v], v);
+        }
+        memcpy(outputs[i].data, src, bytes);
+    }
+    return VKML_OK;
+}
+
+vkml_status vkml_session_run(vkml_session *s, const vkml_tensor *inputs, size_t n_inputs,
+                             vkml_tensor *outputs, size_t n_outputs, vkml_error *err)
+{
+    if (!s || (n_inputs && !inputs) || (n_outputs && !outputs))
+        return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT, "vkml_session_run: NULL argument");
+    if (n_inputs != s->n_inputs || n_outputs != s->n_outputs)
+        return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT,
+                         "vkml_session_run: %zu inputs and %zu outputs given, the model has %zu "
+                         "and %zu", n_inputs, n_outputs, s->n_inputs, s->n_outputs);
+    vkml_status st = copy_inputs(s, inputs, err);
+    if (st == VKML_OK)
+        st = sched_graph_run(s->sched, err);
+    if (st == VKML_OK)
+        st = copy_outputs(s, inputs, outputs, err);
+    return st;
+}
+
+vkml_status vkml_session_alloc_output(const vkml_session *s, size_t index, vkml_tensor *t,
+                                      vkml_error *err)
+{
+    if (!s || !t || index >= s->n_outputs)
+        return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT,
+                         "vkml_session_alloc_output: bad session, tensor or index");
+    const vkml_tensor_info *info = &s->outputs[index];
+    memset(t, 0, sizeof(*t));
+    size_t bytes;
+    if (!vkml_tensor_bytes(info->dtype, info->rank, info->dims, &bytes))
+        return vkml_fail(err, VKML_ERROR_UNSUPPORTED, "output '%s' has no fixed size", info->name);
+    t->dtype = info->dtype;
+    t->rank = info->rank;
+    memcpy(t->dims, info->dims, sizeof(t->dims));
+    t->data = malloc(bytes ? bytes : 1);
+    if (!t->data)
+        return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory for output '%s' (%zu bytes)",
+                         info->name, bytes);
+    t->size = bytes;
+    return VKML_OK;
+}
