@@ -2,7 +2,7 @@
  * the lines of the functions it implements; this file goes away when empty. */
 #include "ops/op_decls.h"
 
-#define INFER_STUB(fn) vkml_status fn(graph_value *v, const graph_node *n, vkml_error *e) \
+#define vkml_status fn(graph_value *v, const graph_node *n, vkml_error *e) \
     { (void)v; return vkml_fail(e, VKML_ERROR_UNSUPPORTED, "%s: not implemented yet", n->op_type); }
 #define CPU_STUB(fn) vkml_status fn(const op_cpu_args *a, vkml_error *e) \
     { return vkml_fail(e, VKML_ERROR_UNSUPPORTED, "%s: no CPU kernel yet", a->node->op_type); }
@@ -14,10 +14,6 @@
 #include <stdio.h>
 
 /* ops: */
-INFER_STUB(eltwise_binary_infer) INFER_STUB(eltwise_unary_infer) INFER_STUB(conv_infer)
-INFER_STUB(pool_infer) INFER_STUB(global_pool_infer) INFER_STUB(gemm_infer)
-INFER_STUB(matmul_infer) INFER_STUB(softmax_infer) INFER_STUB(constant_infer)
-INFER_STUB(flatten_infer) INFER_STUB(identity_infer) INFER_STUB(reshape_infer)
 CPU_STUB(cpu_eltwise_binary) CPU_STUB(cpu_eltwise_unary) CPU_STUB(cpu_conv) CPU_STUB(cpu_pool)
 CPU_STUB(cpu_global_pool) CPU_STUB(cpu_gemm) CPU_STUB(cpu_matmul) CPU_STUB(cpu_softmax)
 CPU_STUB(cpu_constant) CPU_STUB(cpu_copy)

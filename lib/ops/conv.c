@@ -1,0 +1,93 @@
+#include "ops/conv.h"
+#include "ops/op_decls.h"
+
+static const vkml_dtype conv_dtypes[] = {VKML_DTYPE_FLOAT};
+
+static vkml_status check_inputs(const graph_value *values, const graph_node *node,
+                                vkml_error *err)
+{
+    vkml_status st;
+    if ((st = op_require_counts(node, 2, 3, 1, err)))
+        return st;
+    for (int i = 0; i < node->n_inputs; i++) {
+        if (i == 2 && node->inputs[i] < 0)
+            continue;
+        if ((st = op_require_input(values, node, i, err)) ||
+            (st = op_require_dtype(values, node, i, conv_dtypes, 1, err)))
+            return st;
+    }
+    return VKML_OK;
+}
+
+/* kernel_shape when given must match W's spatial dims. */
+static vkml_status read_kernel(const graph_node *node, const graph_value *w, int spatial,
+                               int64_t *kernel, vkml_error *err)
+{
+    size_t count;
+    const int64_t *ks = graph_attr_ints(node, "kernel_shape", &count);
+    for (int d = 0; d < spatial; d++) {
+        kernel[d] = w->dims[2 + d];
+        if (ks && (count != (size_t)spatial || ks[d] != kernel[d]))
+            return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
+                             "attribute 'kernel_shape' does not match the weight '%s'",
+                             w->name);
+    }
+    return VKML_OK;
+}
+
+vkml_status conv_params_parse(const graph_value *values, const graph_node *node,
+                              conv_params *p, vkml_error *err)
+{
+    vkml_status st = check_inputs(values, node, err);
+    if (st)
+        return st;
+    const graph_value *x = &values[node->inputs[0]];
+    const graph_value *w = &values[node->inputs[1]];
+    if (x->rank < 3)
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "input '%s' has rank %d, Conv needs "
+                         "at least 3 (N, C, spatial...)", x->name, x->rank);
+    if (w->rank != x->rank)
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "weight '%s' has rank %d, the input "
+                         "'%s' rank %d", w->name, w->rank, x->name, x->rank);
+    p->batch = x->dims[0];
+    p->in_channels = x->dims[1];
+    p->out_channels = w->dims[0];
+    p->group = graph_attr_int(node, "group", 1);
+    if (p->group < 1 || p->in_channels % p->group || p->out_channels % p->group)
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
+                         "group %lld does not divide input channels %lld and output "
+                         "channels %lld", (long long)p->group, (long long)p->in_channels,
+                         (long long)p->out_channels);
+    if (w->dims[1] * p->group != p->in_channels)
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
+                         "input '%s' has %lld channels, the weight '%s' expects %lld "
+                         "(%lld per group x %lld groups)", x->name, (long long)p->in_channels,
+                         w->name, (long long)(w->dims[1] * p->group), (long long)w->dims[1],
+                         (long long)p->group);
+    p->has_bias = node->n_inputs > 2 && node->inputs[2] >= 0;
+    if (p->has_bias) {
+        const graph_value *b = &values[node->inputs[2]];
+        if (b->rank != 1 || b->dims[0] != p->out_channels)
+            return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
+                             "bias '%s' must have shape [%lld]", b->name,
+                             (long long)p->out_channels);
+    }
+    int spatial = x->rank - 2;
+    int64_t kernel[OP_MAX_SPATIAL];
+    if ((st = read_kernel(node, w, spatial, kernel, err)))
+        return st;
+    return window_params_parse(node, spatial, x->dims + 2, kernel, false, true, &p->win, err);
+}
+
+vkml_status conv_infer(graph_value *values, const graph_node *node, vkml_error *err)
+{
+    conv_params p;
+    vkml_status st = conv_params_parse(values, node, &p, err);
+    if (st)
+        return st;
+    int64_t dims[VKML_MAX_RANK] = {p.batch, p.out_channels};
+    for (int d = 0; d < p.win.spatial; d++)
+        dims[2 + d] = p.win.out[d];
+    op_set_output(values, node, 0, VKML_DTYPE_FLOAT, 2 + p.win.spatial, dims);
+    return VKML_OK;
+}

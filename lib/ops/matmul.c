@@ -1,0 +1,159 @@
+#include "ops/matmul.h"
+#include "ops/op_decls.h"
+
+#include <string.h>
+
+static const vkml_dtype matmul_dtypes[] = {VKML_DTYPE_FLOAT};
+
+/* Inputs [first, first + count) present, known and float. */
+static vkml_status check_inputs(const graph_value *values, const graph_node *node, int count,
+                                vkml_error *err)
+{
+    vkml_status st;
+    for (int i = 0; i < count; i++)
+        if ((st = op_require_input(values, node, i, err)) ||
+            (st = op_require_dtype(values, node, i, matmul_dtypes, 1, err)))
+            return st;
+    return VKML_OK;
+}
+
+/* Batch dims of an operand (all but the last two; none for 1-D or 2-D). */
+static int batch_rank(const graph_value *v)
+{
+    return v->rank > 2 ? v->rank - 2 : 0;
+}
+
+vkml_status matmul_params_parse(const graph_value *values, const graph_node *node,
+                                matmul_params *p, vkml_error *err)
+{
+    char sa[160], sb[160];
+    vkml_status st;
+    if ((st = op_require_counts(node, 2, 2, 1, err)) ||
+        (st = check_inputs(values, node, 2, err)))
+        return st;
+    const graph_value *a = &values[node->inputs[0]], *b = &values[node->inputs[1]];
+    if (a->rank < 1 || b->rank < 1)
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "MatMul operands must have rank >= 1");
+    memset(p, 0, sizeof(*p));
+    p->m = a->rank == 1 ? 1 : a->dims[a->rank - 2];
+    p->k = a->dims[a->rank - 1];
+    int64_t kb = b->rank == 1 ? b->dims[0] : b->dims[b->rank - 2];
+    p->n = b->rank == 1 ? 1 : b->dims[b->rank - 1];
+    if (kb != p->k)
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
+                         "MatMul inner dimensions differ: %s x %s",
+                         graph_shape_string(a->rank, a->dims, sa, sizeof(sa)),
+                         graph_shape_string(b->rank, b->dims, sb, sizeof(sb)));
+    int ra = batch_rank(a), rb = batch_rank(b);
+    if ((st = op_broadcast(node, ra, a->dims, rb, b->dims, &p->batch_rank, p->batch_dims, err)))
+        return st;
+    op_broadcast_strides(ra, a->dims, p->batch_rank, p->batch_dims, p->a_batch_strides);
+    op_broadcast_strides(rb, b->dims, p->batch_rank, p->batch_dims, p->b_batch_strides);
+    p->batch_count = 1;
+    for (int d = 0; d < p->batch_rank; d++) {
+        p->a_batch_strides[d] *= p->m * p->k;
+        p->b_batch_strides[d] *= p->k * p->n;
+        p->batch_count *= p->batch_dims[d];
+    }
+    return VKML_OK;
+}
+
+void matmul_batch_offsets(const matmul_params *p, int64_t index, int64_t *a_off,
+                          int64_t *b_off)
+{
+    int64_t ao = 0, bo = 0;
+    for (int d = p->batch_rank - 1; d >= 0; d--) {
+        int64_t i = index % p->batch_dims[d];
+        index /= p->batch_dims[d];
+        ao += i * p->a_batch_strides[d];
+        bo += i * p->b_batch_strides[d];
+    }
+    *a_off = ao;
+    *b_off = bo;
+}
+
+vkml_status matmul_infer(graph_value *values, const graph_node *node, vkml_error *err)
+{
+    matmul_params p;
+    vkml_status st = matmul_params_parse(values, node, &p, err);
+    if (st)
+        return st;
+    const graph_value *a = &values[node->inputs[0]], *b = &values[node->inputs[1]];
+    int64_t dims[VKML_MAX_RANK + 2];
+    int rank = p.batch_rank;
+    memcpy(dims, p.batch_dims, sizeof(int64_t) * (size_t)rank);
+    if (a->rank > 1)
+        dims[rank++] = p.m;
+    if (b->rank > 1)
+        dims[rank++] = p.n;
+    op_set_output(values, node, 0, VKML_DTYPE_FLOAT, rank, dims);
+    return VKML_OK;
+}
+
+/* C broadcasts unidirectionally to [m, n]. */
+static vkml_status gemm_parse_c(const graph_value *c, gemm_params *p, vkml_error *err)
+{
+    char sc[160];
+    int64_t out[2] = {p->m, p->n}, strides[2];
+    bool ok = c->rank <= 2;
+    for (int d = 0; ok && d < c->rank; d++) {
+        int64_t have = c->dims[d], want = out[2 - c->rank + d];
+        ok = have == want || have == 1;
+    }
+    if (!ok)
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
+                         "Gemm input C '%s' %s does not broadcast to [%lld,%lld]", c->name,
+                         graph_shape_string(c->rank, c->dims, sc, sizeof(sc)),
+                         (long long)p->m, (long long)p->n);
+    op_broadcast_strides(c->rank, c->dims, 2, out, strides);
+    p->c_stride_m = strides[0];
+    p->c_stride_n = strides[1];
+    return VKML_OK;
+}
+
+vkml_status gemm_params_parse(const graph_value *values, const graph_node *node,
+                              gemm_params *p, vkml_error *err)
+{
+    char sa[160], sb[160];
+    vkml_status st;
+    /* C is optional from opset 11. */
+    if ((st = op_require_counts(node, node->opset >= 11 ? 2 : 3, 3, 1, err)) ||
+        (st = check_inputs(values, node, 2, err)))
+        return st;
+    memset(p, 0, sizeof(*p));
+    p->has_c = node->n_inputs > 2 && node->inputs[2] >= 0;
+    if (p->has_c && (st = check_inputs(values, node, 3, err)))
+        return st;
+    const graph_value *a = &values[node->inputs[0]], *b = &values[node->inputs[1]];
+    if (a->rank != 2 || b->rank != 2)
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "Gemm inputs A and B must be 2-D, "
+                         "not %s and %s", graph_shape_string(a->rank, a->dims, sa, sizeof(sa)),
+                         graph_shape_string(b->rank, b->dims, sb, sizeof(sb)));
+    p->trans_a = graph_attr_int(node, "transA", 0) != 0;
+    p->trans_b = graph_attr_int(node, "transB", 0) != 0;
+    p->alpha = graph_attr_float(node, "alpha", 1.0f);
+    p->beta = graph_attr_float(node, "beta", 1.0f);
+    p->m = a->dims[p->trans_a ? 1 : 0];
+    p->k = a->dims[p->trans_a ? 0 : 1];
+    int64_t kb = b->dims[p->trans_b ? 1 : 0];
+    p->n = b->dims[p->trans_b ? 0 : 1];
+    if (kb != p->k)
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
+                         "Gemm inner dimensions differ: A %s%s x B %s%s",
+                         graph_shape_string(a->rank, a->dims, sa, sizeof(sa)),
+                         p->trans_a ? "^T" : "",
+                         graph_shape_string(b->rank, b->dims, sb, sizeof(sb)),
+                         p->trans_b ? "^T" : "");
+    return p->has_c ? gemm_parse_c(&values[node->inputs[2]], p, err) : VKML_OK;
+}
+
+vkml_status gemm_infer(graph_value *values, const graph_node *node, vkml_error *err)
+{
+    gemm_params p;
+    vkml_status st = gemm_params_parse(values, node, &p, err);
+    if (st)
+        return st;
+    int64_t dims[2] = {p.m, p.n};
+    op_set_output(values, node, 0, VKML_DTYPE_FLOAT, 2, dims);
+    return VKML_OK;
+}

@@ -1,0 +1,112 @@
+#include "ops/pool.h"
+#include "ops/op_decls.h"
+
+#include <string.h>
+
+static const vkml_dtype pool_dtypes[] = {VKML_DTYPE_FLOAT};
+
+/* One float input of rank >= 3 (N, C, spatial...). */
+static vkml_status check_input(const graph_value *values, const graph_node *node,
+                               vkml_error *err)
+{
+    vkml_status st;
+    if ((st = op_require_counts(node, 1, 1, 1, err)) ||
+        (st = op_require_input(values, node, 0, err)) ||
+        (st = op_require_dtype(values, node, 0, pool_dtypes, 1, err)))
+        return st;
+    const graph_value *x = &values[node->inputs[0]];
+    if (x->rank < 3)
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "input '%s' has rank %d, %s needs at "
+                         "least 3 (N, C, spatial...)", x->name, x->rank, node->op_type);
+    return VKML_OK;
+}
+
+static vkml_status read_kernel_shape(const graph_node *node, int spatial, int64_t *kernel,
+                                     vkml_error *err)
+{
+    size_t count;
+    const int64_t *ks = graph_attr_ints(node, "kernel_shape", &count);
+    if (!ks)
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "attribute 'kernel_shape' is required");
+    if (count != (size_t)spatial)
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "attribute 'kernel_shape' has %zu "
+                         "values for %d spatial dims", count, spatial);
+    memcpy(kernel, ks, sizeof(int64_t) * count);
+    return VKML_OK;
+}
+
+vkml_status pool_params_parse(const graph_value *values, const graph_node *node,
+                              pool_params *p, vkml_error *err)
+{
+    vkml_status st = check_input(values, node, err);
+    if (st)
+        return st;
+    const graph_value *x = &values[node->inputs[0]];
+    int spatial = x->rank - 2;
+    int64_t kernel[OP_MAX_SPATIAL];
+    if ((st = read_kernel_shape(node, spatial, kernel, err)))
+        return st;
+    memset(p, 0, sizeof(*p));
+    p->is_max = strcmp(node->op_type, "MaxPool") == 0;
+    p->batch = x->dims[0];
+    p->channels = x->dims[1];
+    p->ceil_mode = graph_attr_int(node, "ceil_mode", 0) != 0;
+    p->count_include_pad = graph_attr_int(node, "count_include_pad", 0) != 0;
+    p->storage_order = (int)graph_attr_int(node, "storage_order", 0);
+    if (p->storage_order != 0 && p->storage_order != 1)
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "attribute 'storage_order' must be 0 "
+                         "or 1, not %d", p->storage_order);
+    p->has_indices = p->is_max && node->n_outputs > 1 && node->outputs[1] >= 0;
+    if (!p->is_max && node->n_outputs > 1 && node->outputs[1] >= 0)
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "AveragePool has one output");
+    /* dilations: MaxPool since opset 10, AveragePool since opset 19. */
+    bool dilations = node->opset >= (p->is_max ? 10 : 19);
+    return window_params_parse(node, spatial, x->dims + 2, kernel, p->ceil_mode, dilations,
+                               &p->win, err);
+}
+
+vkml_status pool_infer(graph_value *values, const graph_node *node, vkml_error *err)
+{
+    pool_params p;
+    vkml_status st = pool_params_parse(values, node, &p, err);
+    if (st)
+        return st;
+    int64_t dims[VKML_MAX_RANK] = {p.batch, p.channels};
+    for (int d = 0; d < p.win.spatial; d++)
+        dims[2 + d] = p.win.out[d];
+    op_set_output(values, node, 0, VKML_DTYPE_FLOAT, 2 + p.win.spatial, dims);
+    if (p.has_indices)
+        op_set_output(values, node, 1, VKML_DTYPE_INT64, 2 + p.win.spatial, dims);
+    return VKML_OK;
+}
+
+vkml_status global_pool_params_parse(const graph_value *values, const graph_node *node,
+                                     global_pool_params *p, vkml_error *err)
+{
+    vkml_status st = check_input(values, node, err);
+    if (st)
+        return st;
+    const graph_value *x = &values[node->inputs[0]];
+    p->is_max = strcmp(node->op_type, "GlobalMaxPool") == 0;
+    p->batch = x->dims[0];
+    p->channels = x->dims[1];
+    p->spatial_size = (int64_t)vkml_tensor_element_count(x->rank - 2, x->dims + 2);
+    if (p->spatial_size < 1)
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "input '%s' has an empty spatial grid",
+                         x->name);
+    return VKML_OK;
+}
+
+vkml_status global_pool_infer(graph_value *values, const graph_node *node, vkml_error *err)
+{
+    global_pool_params p;
+    vkml_status st = global_pool_params_parse(values, node, &p, err);
+    if (st)
+        return st;
+    const graph_value *x = &values[node->inputs[0]];
+    int64_t dims[VKML_MAX_RANK];
+    for (int d = 0; d < x->rank; d++)
+        dims[d] = d < 2 ? x->dims[d] : 1;
+    op_set_output(values, node, 0, VKML_DTYPE_FLOAT, x->rank, dims);
+    return VKML_OK;
+}
