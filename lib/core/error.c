@@ -28,8 +28,16 @@ void vkml_error_prefix(vkml_error *err, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(prefix, sizeof(prefix), fmt, ap);
     va_end(ap);
+    /* prefix + ": " + message, cut to the buffer; built by hand so the compiler sees the
+     * truncation is meant. */
     char joined[sizeof(err->message)];
-    snprintf(joined, sizeof(joined), "%s: %s", prefix, err->message);
+    size_t used = strnlen(prefix, sizeof(joined) - 3);
+    memcpy(joined, prefix, used);
+    memcpy(joined + used, ": ", 2);
+    used += 2;
+    size_t rest = strnlen(err->message, sizeof(joined) - used - 1);
+    memcpy(joined + used, err->message, rest);
+    joined[used + rest] = '\0';
     memcpy(err->message, joined, sizeof(joined));
 }
 
