@@ -57,3 +57,6 @@ vkml_status plan_run_chunk(plan *p, int chunk, vkml_error *err);
 
 /* Host pointer of value v on device slot `slot` (must be host_access there). */
 void *plan_value_ptr(plan *p, int slot, int value);
+
+/* The plan behind a session (for tests and tools inside the library). */
+const plan *session_plan(const vkml_session *s);

@@ -247,3 +247,8 @@ vkml_status vkml_session_alloc_output(const vkml_session *s, size_t index, vkml_
     t->size = bytes;
     return VKML_OK;
 }
+
+const plan *session_plan(const vkml_session *s)
+{
+    return s ? s->plan : NULL;
+}

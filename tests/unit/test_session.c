@@ -1,0 +1,209 @@
+/* Sessions: a model whose nodes the GPU cannot all run is split over the Vulkan device
+ * and the CPU with transfers between them and gives the CPU-only answer; API misuse gives
+ * INVALID_ARGUMENT with a message, never a crash. */
+#include "onnx/model.h"
+#include "ops/op.h"
+#include "plan/plan.h"
+#include "testutil.h"
+
+static int add_value(graph *g, const char *name, vkml_dtype dtype, int rank, const int64_t *dims)
+{
+    int v = graph_add_value(g, name);
+    g->values[v].dtype = dtype;
+    g->values[v].rank = rank;
+    memcpy(g->values[v].dims, dims, sizeof(int64_t) * (size_t)rank);
+    return v;
+}
+
+static int add_constant(graph *g, const char *name, int rank, const int64_t *dims, uint64_t *seed)
+{
+    int v = add_value(g, name, VKML_DTYPE_FLOAT, rank, dims);
+    size_t n = vkml_tensor_element_count(rank, dims);
+    float *data = vkml_arena_calloc(g->arena, n, sizeof(float));
+    for (size_t i = 0; i < n; i++)
+        data[i] = test_randf(seed, -1, 1);
+    g->values[v].kind = GRAPH_VALUE_CONSTANT;
+    g->values[v].data = data;
+    g->values[v].data_size = n * sizeof(float);
+    return v;
+}
+
+static int add_node(graph *g, const char *op, int in0, int in1, int out)
+{
+    int n = graph_add_node(g, op, op, "", in1 >= 0 ? 2 : 1, 1, 0);
+    g->nodes[n].inputs[0] = in0;
+    if (in1 >= 0)
+        g->nodes[n].inputs[1] = in1;
+    g->nodes[n].outputs[0] = out;
+    g->nodes[n].opset = 13;
+    return n;
+}
+
+/* X[1,2,3,4,5] -> Conv 3-D (no GPU kernel: CPU) -> Relu -> Flatten -> MatMul -> Y, and
+ * the Relu output is a graph output too. */
+static vkml_model *make_split_model(void)
+{
+    uint64_t seed = 42;
+    graph *g = graph_create();
+    int x = add_value(g, "X", VKML_DTYPE_FLOAT, 5, (int64_t[]){1, 2, 3, 4, 5});
+    g->values[x].kind = GRAPH_VALUE_INPUT;
+    int w = add_constant(g, "W", 5, (int64_t[]){3, 2, 2, 2, 2}, &seed);
+    int conv = graph_add_value(g, "conv");
+    int relu = graph_add_value(g, "relu");
+    int flat = graph_add_value(g, "flat");
+    int m = add_constant(g, "M", 2, (int64_t[]){3 * 2 * 3 * 4, 7}, &seed);
+    int y = graph_add_value(g, "Y");
+    add_node(g, "Conv", x, w, conv);
+    add_node(g, "Relu", conv, -1, relu);
+    add_node(g, "Flatten", relu, -1, flat);
+    add_node(g, "MatMul", flat, m, y);
+    g->values[relu].is_output = true;
+    g->values[y].is_output = true;
+    g->inputs = vkml_arena_calloc(g->arena, 1, sizeof(int));
+    g->inputs[g->n_inputs++] = x;
+    g->outputs = vkml_arena_calloc(g->arena, 2, sizeof(int));
+    g->outputs[g->n_outputs++] = y;
+    g->outputs[g->n_outputs++] = relu;
+    g->opset = 13;
+    vkml_error err = {0};
+    CHECK_OK(graph_sort(g, &err), &err);
+    vkml_model *model = NULL;
+    CHECK_OK(model_from_graph(g, &model, &err), &err);
+    return model;
+}
+
+static void run(vkml_context *ctx, vkml_model *model, int device, vkml_tensor *outs,
+                const plan **plan_out, vkml_session **keep)
+{
+    vkml_error err = {0};
+    vkml_session *s = NULL;
+    vkml_session_params params = {.device = device};
+    CHECK_OK(vkml_session_create(ctx, model, &params, &s, &err), &err);
+    if (!s)
+        return;
+    float x[120];
+    uint64_t seed = 7;
+    for (int i = 0; i < 120; i++)
+        x[i] = test_randf(&seed, -1, 1);
+    vkml_tensor in = {.dtype = VKML_DTYPE_FLOAT, .rank = 5, .dims = {1, 2, 3, 4, 5}, .data = x,
+                      .size = sizeof(x)};
+    for (int o = 0; o < 2; o++) {
+        CHECK_OK(vkml_session_alloc_output(s, (size_t)o, &outs[o], &err), &err);
+        for (size_t i = 0; i < outs[o].size / 4; i++)
+            ((float *)outs[o].data)[i] = NAN;
+    }
+    /* Twice: the second run re-submits the recorded work. */
+    CHECK_OK(vkml_session_run(s, &in, 1, outs, 2, &err), &err);
+    CHECK_OK(vkml_session_run(s, &in, 1, outs, 2, &err), &err);
+    *plan_out = session_plan(s);
+    *keep = s;
+}
+
+static void test_split_matches_cpu(vkml_context *ctx)
+{
+    vkml_model *model = make_split_model();
+    if (!model)
+        return;
+    vkml_tensor cpu_out[2] = {0}, gpu_out[2] = {0};
+    const plan *cpu_plan = NULL, *gpu_plan = NULL;
+    vkml_session *cpu_s = NULL, *gpu_s = NULL;
+    run(ctx, model, VKML_DEVICE_CPU, cpu_out, &cpu_plan, &cpu_s);
+    run(ctx, model, 0, gpu_out, &gpu_plan, &gpu_s);
+    if (cpu_plan && gpu_plan) {
+        CHECK(cpu_plan->n_devices == 1 && cpu_plan->n_chunks == 1,
+              "CPU plan: %d devices, %d chunks", cpu_plan->n_devices, cpu_plan->n_chunks);
+        CHECK(gpu_plan->n_devices == 2 && gpu_plan->n_chunks == 2,
+              "split plan: %d devices, %d chunks (want the Conv on the CPU, the rest on the GPU)",
+              gpu_plan->n_devices, gpu_plan->n_chunks);
+        for (int o = 0; o < 2; o++) {
+            const float *a = cpu_out[o].data, *b = gpu_out[o].data;
+            size_t n = cpu_out[o].size / 4;
+            double max_err = 0, max_ref = 1e-6;
+            for (size_t i = 0; i < n; i++) {
+                double d = fabs((double)a[i] - b[i]);
+                max_err = d > max_err || isnan(d) ? d : max_err;
+                max_ref = fabs(a[i]) > max_ref ? fabs(a[i]) : max_ref;
+            }
+            CHECK(!isnan(max_err) && max_err / max_ref < 1e-5,
+                  "output %d: normalised error %g between CPU and split plan", o,
+                  max_err / max_ref);
+        }
+    }
+    for (int o = 0; o < 2; o++) {
+        vkml_tensor_release(&cpu_out[o]);
+        vkml_tensor_release(&gpu_out[o]);
+    }
+    vkml_session_destroy(&cpu_s);
+    vkml_session_destroy(&gpu_s);
+    vkml_model_destroy(&model);
+}
+
+static void test_misuse(vkml_context *ctx)
+{
+    vkml_model *model = make_split_model();
+    vkml_session *s = NULL;
+    vkml_error err = {0};
+    vkml_session_params params = {.device = VKML_DEVICE_CPU};
+    CHECK_OK(vkml_session_create(ctx, model, &params, &s, &err), &err);
+    /* The session holds its own reference: the model may go first. */
+    vkml_model_destroy(&model);
+    if (!s)
+        return;
+    float x[120] = {0}, y[7], r[72];
+    vkml_tensor in = {.dtype = VKML_DTYPE_FLOAT, .rank = 5, .dims = {1, 2, 3, 4, 5}, .data = x,
+                      .size = sizeof(x)};
+    vkml_tensor outs[2] = {
+        {.dtype = VKML_DTYPE_FLOAT, .rank = 2, .dims = {1, 7}, .data = y, .size = sizeof(y)},
+        {.dtype = VKML_DTYPE_FLOAT, .rank = 5, .dims = {1, 3, 2, 3, 4}, .data = r, .size = sizeof(r)},
+    };
+    CHECK_OK(vkml_session_run(s, &in, 1, outs, 2, &err), &err);
+    struct {
+        const char *what, *expect;
+        vkml_tensor in;
+        size_t n_in;
+    } cases[] = {
+        {"wrong input count", "inputs", in, 0},
+        {"wrong dtype", "dtype", {.dtype = VKML_DTYPE_INT32, .rank = 5, .dims = {1, 2, 3, 4, 5},
+                                  .data = x, .size = sizeof(x)}, 1},
+        {"wrong shape", "shape", {.dtype = VKML_DTYPE_FLOAT, .rank = 4, .dims = {1, 2, 3, 4},
+                                  .data = x, .size = sizeof(x)}, 1},
+        {"too small", "bytes", {.dtype = VKML_DTYPE_FLOAT, .rank = 5, .dims = {1, 2, 3, 4, 5},
+                                .data = x, .size = 10}, 1},
+        {"NULL data", "bytes", {.dtype = VKML_DTYPE_FLOAT, .rank = 5, .dims = {1, 2, 3, 4, 5},
+                                .data = NULL, .size = sizeof(x)}, 1},
+    };
+    for (size_t i = 0; i < VKML_ARRAY_SIZE(cases); i++) {
+        memset(&err, 0, sizeof(err));
+        vkml_status st = vkml_session_run(s, &cases[i].in, cases[i].n_in, outs, 2, &err);
+        CHECK(st == VKML_ERROR_INVALID_ARGUMENT, "%s: status %s", cases[i].what,
+              vkml_status_name(st));
+        CHECK(strstr(err.message, cases[i].expect) != NULL, "%s: message '%s' lacks '%s'",
+              cases[i].what, err.message, cases[i].expect);
+    }
+    CHECK(vkml_session_run(NULL, &in, 1, outs, 2, &err) == VKML_ERROR_INVALID_ARGUMENT,
+          "NULL session");
+    vkml_session *none = NULL;
+    vkml_session_destroy(&none);
+    vkml_session_destroy(&s);
+    CHECK(s == NULL, "destroy clears the handle");
+    params.device = 99;
+    model = make_split_model();
+    CHECK(vkml_session_create(ctx, model, &params, &s, &err) == VKML_ERROR_INVALID_ARGUMENT &&
+              strstr(err.message, "no device 99"),
+          "device 99: %s", err.message);
+    vkml_model_destroy(&model);
+}
+
+int main(void)
+{
+    vkml_context *ctx = NULL;
+    vkml_error err = {0};
+    CHECK_OK(vkml_context_create(NULL, &ctx, &err), &err);
+    if (!ctx)
+        return test_finish("test_session");
+    test_misuse(ctx);
+    test_require_vulkan(ctx);
+    test_split_matches_cpu(ctx);
+    vkml_context_destroy(&ctx);
+    return test_finish("test_session");
+}
