@@ -1,0 +1,103 @@
+/* Conv on the CPU: per image and group, im2col then one matrix product. */
+#include "cpu/cpu_kernels.h"
+#include "ops/conv.h"
+#include "ops/op_decls.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Input spatial coordinates of kernel position k for output position o; false when one
+ * falls in the padding. *off is the row-major offset inside the input plane. */
+static bool window_input(const window_params *w, const int64_t *o, const int64_t *k,
+                         int64_t *off)
+{
+    int64_t at = 0;
+    for (int d = 0; d < w->spatial; d++) {
+        int64_t pos = o[d] * w->strides[d] - w->pads_begin[d] + k[d] * w->dilations[d];
+        if (pos < 0 || pos >= w->in[d])
+            return false;
+        at = at * w->in[d] + pos;
+    }
+    *off = at;
+    return true;
+}
+
+/* col[(c * ksize + kp) * osize + o] = x[c] at kernel position kp of output o (0 in the
+ * padding), for the `channels` input planes at x. */
+static void im2col(const window_params *w, int64_t channels, const float *x, float *col)
+{
+    int64_t ksize = window_kernel_size(w), osize = window_out_size(w);
+    int64_t isize = window_in_size(w);
+    for (int64_t kp = 0; kp < ksize; kp++) {
+        int64_t k[OP_MAX_SPATIAL], o[OP_MAX_SPATIAL] = {0};
+        cpu_index_from_linear(kp, w->kernel, w->spatial, k);
+        for (int64_t i = 0; i < osize; i++) {
+            int64_t off;
+            bool inside = window_input(w, o, k, &off);
+            for (int64_t c = 0; c < channels; c++)
+                col[(c * ksize + kp) * osize + i] = inside ? x[c * isize + off] : 0.0f;
+            cpu_index_next(o, w->out, w->spatial);
+        }
+    }
+}
+
+/* A 1x1 kernel with stride 1 and no padding reads the input as it is. */
+static bool is_pointwise(const window_params *w)
+{
+    for (int d = 0; d < w->spatial; d++)
+        if (w->kernel[d] != 1 || w->strides[d] != 1 || w->pads_begin[d] || w->pads_end[d])
+            return false;
+    return true;
+}
+
+static void add_bias(const conv_params *p, const float *bias, float *y)
+{
+    int64_t osize = window_out_size(&p->win);
+    for (int64_t n = 0; n < p->batch; n++)
+        for (int64_t m = 0; m < p->out_channels; m++) {
+            float *row = y + (n * p->out_channels + m) * osize;
+            for (int64_t i = 0; i < osize; i++)
+                row[i] += bias[m];
+        }
+}
+
+vkml_status cpu_conv(const op_cpu_args *args, vkml_error *err)
+{
+    conv_params p;
+    vkml_status st = conv_params_parse(args->values, args->node, &p, err);
+    if (st)
+        return st;
+    const window_params *w = &p.win;
+    int64_t cg = p.in_channels / p.group, mg = p.out_channels / p.group;
+    int64_t ksize = window_kernel_size(w), osize = window_out_size(w);
+    int64_t isize = window_in_size(w);
+    bool pointwise = is_pointwise(w);
+    float *col = NULL;
+    if (!pointwise) {
+        size_t bytes;
+        if (!vkml_mul_size((size_t)(cg * ksize), (size_t)osize * sizeof(float), &bytes) ||
+            !(col = malloc(bytes)))
+            return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "Conv: no memory for a %lld x %lld "
+                             "im2col buffer", (long long)(cg * ksize), (long long)osize);
+    }
+    const float *x = args->in[0], *weights = args->in[1];
+    float *y = args->out[0];
+    for (int64_t n = 0; n < p.batch; n++) {
+        for (int64_t g = 0; g < p.group; g++) {
+            const float *xg = x + (n * p.in_channels + g * cg) * isize;
+            if (!pointwise)
+                im2col(w, cg, xg, col);
+            cpu_sgemm_args gemm = {
+                .m = mg, .n = osize, .k = cg * ksize,
+                .a = weights + g * mg * cg * ksize, .a_row = cg * ksize, .a_col = 1,
+                .b = pointwise ? xg : col, .b_row = osize, .b_col = 1,
+                .y = y + (n * p.out_channels + g * mg) * osize,
+            };
+            cpu_sgemm(&gemm);
+        }
+    }
+    free(col);
+    if (p.has_bias)
+        add_bias(&p, args->in[2], y);
+    return VKML_OK;
+}

@@ -1,0 +1,293 @@
+/*
+ * The CPU device: runs every node through its op's C kernel (lib/cpu/<family>.c) on host
+ * memory. Each session owns one 64-byte aligned buffer per value it computes; constants
+ * are used in place and aliases share their source's buffer.
+ */
+#include "cpu/cpu_kernels.h"
+#include "plan/device.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define CPU_ALIGNMENT 64 /* bytes; cache line and widest SIMD load */
+
+typedef struct cpu_node_io {
+    const void **in;
+    void **out;
+} cpu_node_io;
+
+typedef struct cpu_chunk {
+    int *nodes;
+    int n_nodes;
+} cpu_chunk;
+
+struct device_session {
+    const graph *graph;
+    graph_value *values;   /* copy of the desc's values (concrete shapes) */
+    int n_values;
+    void **ptrs;           /* per value: its bytes, or NULL when unused */
+    bool *owned;           /* per value: ptrs[i] was allocated here */
+    cpu_node_io *io;       /* per graph node: input/output pointers (bound once) */
+    cpu_chunk *chunks;
+    int n_chunks;
+};
+
+/* Whether a dtype name appears in an op's dtype list ("float,int32", or "all"). */
+static bool dtype_listed(const char *list, vkml_dtype dtype)
+{
+    if (vkml_dtype_size(dtype) == 0)
+        return false;
+    if (strcmp(list, "all") == 0)
+        return true;
+    const char *name = vkml_dtype_name(dtype);
+    size_t len = strlen(name);
+    for (const char *p = list; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+        if (strncmp(p, name, len) == 0 && (p[len] == ',' || p[len] == '\0'))
+            return true;
+    return false;
+}
+
+static bool cpu_supports_node(device *dev, const graph_value *values, const graph_node *node,
+                              char *why, size_t why_size)
+{
+    (void)dev;
+    const struct op_def *op = node->op;
+    if (!op || !op->cpu) {
+        snprintf(why, why_size, "%s has no CPU kernel", node->op_type);
+        return false;
+    }
+    for (int i = 0; i < node->n_inputs; i++) {
+        const graph_value *v = node->inputs[i] >= 0 ? &values[node->inputs[i]] : NULL;
+        if (v && !dtype_listed(op->dtypes, v->dtype)) {
+            snprintf(why, why_size, "%s: the CPU kernel lacks dtype %s (input '%s')",
+                     node->op_type, vkml_dtype_name(v->dtype), v->name);
+            return false;
+        }
+    }
+    return true;
+}
+
+static void *aligned_buffer(size_t bytes)
+{
+    size_t rounded = (bytes + CPU_ALIGNMENT - 1) / CPU_ALIGNMENT * CPU_ALIGNMENT;
+    return aligned_alloc(CPU_ALIGNMENT, rounded ? rounded : CPU_ALIGNMENT);
+}
+
+static void cpu_session_destroy(device_session **dsp)
+{
+    if (!dsp || !*dsp)
+        return;
+    device_session *ds = *dsp;
+    for (int i = 0; ds->ptrs && i < ds->n_values; i++)
+        if (ds->owned[i])
+            free(ds->ptrs[i]);
+    for (int i = 0; ds->io && i < ds->graph->n_nodes; i++) {
+        free(ds->io[i].in);
+        free(ds->io[i].out);
+    }
+    for (int c = 0; ds->chunks && c < ds->n_chunks; c++)
+        free(ds->chunks[c].nodes);
+    free(ds->chunks);
+    free(ds->io);
+    free(ds->owned);
+    free(ds->ptrs);
+    free(ds->values);
+    free(ds);
+    *dsp = NULL;
+}
+
+/* Constants in place, computed values in their own buffers; aliases afterwards. */
+static vkml_status bind_values(device_session *ds, const device_value_plan *plans,
+                               vkml_error *err)
+{
+    char shape[160];
+    for (int i = 0; i < ds->n_values; i++) {
+        const graph_value *v = &ds->values[i];
+        size_t bytes;
+        if (!plans[i].used || plans[i].alias_of >= 0)
+            continue;
+        if (plans[i].constant) {
+            ds->ptrs[i] = (void *)plans[i].constant;
+            continue;
+        }
+        if (!vkml_tensor_bytes(v->dtype, v->rank, v->dims, &bytes))
+            return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT, "CPU device: value '%s' (%s, "
+                             "%s) has no size", v->name, vkml_dtype_name(v->dtype),
+                             graph_shape_string(v->rank, v->dims, shape, sizeof(shape)));
+        if (!(ds->ptrs[i] = aligned_buffer(bytes)))
+            return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "CPU device: no memory for value "
+                             "'%s' (%zu bytes)", v->name, bytes);
+        ds->owned[i] = true;
+    }
+    for (int i = 0; i < ds->n_values; i++) {
+        int src = i, hops = 0;
+        if (!plans[i].used || plans[i].alias_of < 0)
+            continue;
+        while (plans[src].alias_of >= 0 && hops++ <= ds->n_values)
+            src = plans[src].alias_of;
+        if (!ds->ptrs[src])
+            return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT, "CPU device: value '%s' aliases "
+                             "'%s', which has no memory here", ds->values[i].name,
+                             ds->values[src].name);
+        ds->ptrs[i] = ds->ptrs[src];
+    }
+    return VKML_OK;
+}
+
+/* Each node's input/output pointer arrays, bound once (memory never moves). */
+static vkml_status bind_node(device_session *ds, int index, vkml_error *err)
+{
+    const graph_node *n = &ds->graph->nodes[index];
+    cpu_node_io *io = &ds->io[index];
+    io->in = calloc((size_t)n->n_inputs + 1, sizeof(void *));
+    io->out = calloc((size_t)n->n_outputs + 1, sizeof(void *));
+    if (!io->in || !io->out)
+        return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "CPU device: out of memory");
+    for (int i = 0; i < n->n_inputs; i++)
+        io->in[i] = n->inputs[i] >= 0 ? ds->ptrs[n->inputs[i]] : NULL;
+    for (int i = 0; i < n->n_outputs; i++)
+        io->out[i] = n->outputs[i] >= 0 ? ds->ptrs[n->outputs[i]] : NULL;
+    return VKML_OK;
+}
+
+static vkml_status copy_chunks(device_session *ds, const device_session_desc *desc,
+                               vkml_error *err)
+{
+    ds->chunks = calloc((size_t)desc->n_chunks + 1, sizeof(cpu_chunk));
+    if (!ds->chunks)
+        return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "CPU device: out of memory");
+    ds->n_chunks = desc->n_chunks;
+    for (int c = 0; c < desc->n_chunks; c++) {
+        const device_chunk_desc *src = &desc->chunks[c];
+        cpu_chunk *dst = &ds->chunks[c];
+        dst->nodes = malloc(sizeof(int) * ((size_t)src->n_nodes + 1));
+        if (!dst->nodes)
+            return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "CPU device: out of memory");
+        memcpy(dst->nodes, src->nodes, sizeof(int) * (size_t)src->n_nodes);
+        dst->n_nodes = src->n_nodes;
+        for (int k = 0; k < src->n_nodes; k++) {
+            if (src->nodes[k] < 0 || src->nodes[k] >= ds->graph->n_nodes)
+                return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT, "CPU device: chunk %d names "
+                                 "node %d of %d", c, src->nodes[k], ds->graph->n_nodes);
+            vkml_status st = bind_node(ds, src->nodes[k], err);
+            if (st)
+                return st;
+        }
+    }
+    return VKML_OK;
+}
+
+static vkml_status cpu_session_create(device *dev, const device_session_desc *desc,
+                                      device_session **out, vkml_error *err)
+{
+    (void)dev;
+    const graph *g = desc->graph;
+    device_session *ds = calloc(1, sizeof(*ds));
+    if (!ds)
+        return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "CPU device: out of memory");
+    ds->graph = g;
+    ds->n_values = g->n_values;
+    ds->values = malloc(sizeof(graph_value) * ((size_t)g->n_values + 1));
+    ds->ptrs = calloc((size_t)g->n_values + 1, sizeof(void *));
+    ds->owned = calloc((size_t)g->n_values + 1, sizeof(bool));
+    ds->io = calloc((size_t)g->n_nodes + 1, sizeof(cpu_node_io));
+    vkml_status st = VKML_OK;
+    if (!ds->values || !ds->ptrs || !ds->owned || !ds->io)
+        st = vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "CPU device: out of memory");
+    if (!st) {
+        memcpy(ds->values, desc->values, sizeof(graph_value) * (size_t)g->n_values);
+        st = bind_values(ds, desc->value_plans, err);
+    }
+    if (!st)
+        st = copy_chunks(ds, desc, err);
+    if (st) {
+        cpu_session_destroy(&ds);
+        return st;
+    }
+    *out = ds;
+    return VKML_OK;
+}
+
+static void *cpu_value_host_ptr(device_session *ds, int value)
+{
+    return value >= 0 && value < ds->n_values ? ds->ptrs[value] : NULL;
+}
+
+static vkml_status cpu_run_chunk(device_session *ds, int chunk, vkml_error *err)
+{
+    char label[300];
+    if (chunk < 0 || chunk >= ds->n_chunks)
+        return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT, "CPU device: no chunk %d", chunk);
+    const cpu_chunk *c = &ds->chunks[chunk];
+    for (int k = 0; k < c->n_nodes; k++) {
+        int index = c->nodes[k];
+        const graph_node *n = &ds->graph->nodes[index];
+        op_cpu_args args = {.values = ds->values, .node = n, .in = ds->io[index].in,
+                            .out = ds->io[index].out};
+        vkml_status st = n->op && n->op->cpu
+                             ? n->op->cpu(&args, err)
+                             : vkml_fail(err, VKML_ERROR_UNSUPPORTED, "no CPU kernel");
+        if (st) {
+            vkml_error_prefix(err, "%s", graph_node_label(ds->graph, index, label,
+                                                          sizeof(label)));
+            return st;
+        }
+    }
+    return VKML_OK;
+}
+
+static void cpu_destroy(device *dev)
+{
+    free(dev);
+}
+
+static const device_class cpu_device_class = {
+    .name = "cpu",
+    .supports_node = cpu_supports_node,
+    .session_create = cpu_session_create,
+    .value_host_ptr = cpu_value_host_ptr,
+    .run_chunk = cpu_run_chunk,
+    .session_destroy = cpu_session_destroy,
+    .destroy = cpu_destroy,
+};
+
+/* "model name : Intel(R) ..." from /proc/cpuinfo, or "CPU". */
+static void cpu_model_name(char *buf, size_t size)
+{
+    char line[512];
+    snprintf(buf, size, "CPU");
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (!f)
+        return;
+    while (fgets(line, sizeof(line), f)) {
+        char *colon = strchr(line, ':');
+        if (strncmp(line, "model name", 10) != 0 || !colon)
+            continue;
+        colon += 1 + strspn(colon + 1, " \t");
+        colon[strcspn(colon, "\n")] = '\0';
+        if (*colon)
+            snprintf(buf, size, "%s", colon);
+        break;
+    }
+    fclose(f);
+}
+
+device *cpu_device_create(void)
+{
+    device *dev = calloc(1, sizeof(*dev));
+    if (!dev)
+        return NULL;
+    char model[160];
+    cpu_model_name(model, sizeof(model));
+    dev->cls = &cpu_device_class;
+    dev->info.index = VKML_DEVICE_CPU;
+    snprintf(dev->info.name, sizeof(dev->info.name), "%s (vkml C kernels, %d thread%s)", model,
+             cpu_thread_count(), cpu_thread_count() == 1 ? "" : "s");
+    snprintf(dev->info.vendor, sizeof(dev->info.vendor), "vkml");
+    dev->info.type = VKML_DEVICE_TYPE_CPU;
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    dev->info.memory_bytes = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : 0;
+    return dev;
+}

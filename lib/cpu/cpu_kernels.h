@@ -1,0 +1,45 @@
+#pragma once
+/* Helpers shared by the CPU kernels (lib/cpu/). */
+#include "ops/op.h"
+
+/* Runs fn(ctx, begin, end) over [0, count) split into ranges, on several threads when
+ * the work (count * cost_per_item, in rough flops) is large enough to pay for it. Returns
+ * after every range has run. fn must not fail. */
+typedef void (*cpu_range_fn)(void *ctx, int64_t begin, int64_t end);
+void cpu_parallel_for(int64_t count, double cost_per_item, cpu_range_fn fn, void *ctx);
+/* Threads cpu_parallel_for may use (the caller included). */
+int cpu_thread_count(void);
+
+/* Y[m, n] (dense, row stride n) = sum_k A(i, k) * B(k, j), with A(i, k) at
+ * a[i * a_row + k * a_col] and B(k, j) at b[k * b_row + j * b_col]. Overwrites Y. */
+typedef struct cpu_sgemm_args {
+    int64_t m, n, k;
+    const float *a;
+    int64_t a_row, a_col;
+    const float *b;
+    int64_t b_row, b_col;
+    float *y;
+} cpu_sgemm_args;
+void cpu_sgemm(const cpu_sgemm_args *g);
+
+/* Bytes of output `i` of the node (0 when absent). */
+size_t cpu_output_bytes(const op_cpu_args *args, int i);
+
+/* N-d index helpers (row-major, last dim fastest). */
+static inline void cpu_index_from_linear(int64_t linear, const int64_t *dims, int rank,
+                                         int64_t *idx)
+{
+    for (int d = rank - 1; d >= 0; d--) {
+        idx[d] = linear % dims[d];
+        linear /= dims[d];
+    }
+}
+
+static inline void cpu_index_next(int64_t *idx, const int64_t *dims, int rank)
+{
+    for (int d = rank - 1; d >= 0; d--) {
+        if (++idx[d] < dims[d])
+            return;
+        idx[d] = 0;
+    }
+}
