@@ -1,0 +1,53 @@
+/* Vulkan lowering of Conv (1-D and 2-D, groups, strides, pads, dilations, bias). */
+#include "ops/conv.h"
+#include "ops/op_decls.h"
+#include "vulkan/ops_window.h"
+
+typedef struct conv_push {
+    vk_window_push win;
+    uint32_t count;
+    uint32_t in_channels, out_channels;
+    uint32_t group_in_channels, group_out_channels;
+    uint32_t has_bias;
+} conv_push;
+
+VKML_GPU_SUPPORTS_DECL(gpu_conv_supports)
+{
+    vkml_error err;
+    conv_params p;
+    if (conv_params_parse(values, node, &p, &err) != VKML_OK)
+        return vk_parse_failed(&err, why, why_size);
+    if (!vk_window_supported(&p.win, "Conv", why, why_size))
+        return false;
+    return vk_check_tensors(values, node, caps, false, why, why_size);
+}
+
+VKML_GPU_DECL(gpu_conv)
+{
+    conv_params p;
+    vkml_status st = conv_params_parse(values, node, &p, err);
+    if (st != VKML_OK)
+        return st;
+    uint32_t pad_end[2];
+    conv_push pc = {
+        .in_channels = vk_u32(p.in_channels),
+        .out_channels = vk_u32(p.out_channels),
+        .group_in_channels = vk_u32(p.in_channels / p.group),
+        .group_out_channels = vk_u32(p.out_channels / p.group),
+        .has_bias = p.has_bias,
+    };
+    vk_window_push_fill(&p.win, &pc.win, pad_end);
+    int64_t count = p.batch * p.out_channels * window_out_size(&p.win);
+    pc.count = vk_u32(count);
+    int w = node->inputs[1];
+    vk_dispatch d = {
+        .kernel = VK_KERNEL_CONV2D,
+        /* Without bias, binding 2 gets W: never read, but every binding needs a buffer. */
+        .bind = {node->inputs[0], w, p.has_bias ? node->inputs[2] : w, node->outputs[0]},
+        .write_mask = 1u << 3,
+        .push = &pc,
+        .push_size = sizeof(pc),
+    };
+    vk_groups_1d(vk_rec_caps(rec), (uint64_t)count, d.groups);
+    return vk_rec_dispatch(rec, &d, err);
+}

@@ -1,0 +1,43 @@
+/* Vulkan lowering of the copy ops (Reshape, Flatten, Identity): nothing when the session
+ * gave output and input the same memory (an alias), else a word copy. */
+#include "ops/op_decls.h"
+#include "vulkan/vk_ops.h"
+
+typedef struct copy_push {
+    uint32_t count;
+} copy_push;
+
+VKML_GPU_SUPPORTS_DECL(gpu_copy_supports)
+{
+    const graph_value *in = graph_node_input((graph_value *)values, node, 0);
+    const graph_value *out = graph_node_output((graph_value *)values, node, 0);
+    if (!in || !out)
+        return vk_unsupported(why, why_size, "%s without input or output", node->op_type);
+    size_t bytes;
+    if (!vkml_tensor_bytes(out->dtype, out->rank, out->dims, &bytes))
+        return vk_unsupported(why, why_size, "'%s' has no concrete size", out->name);
+    if (bytes > caps->max_storage_buffer_range)
+        return vk_unsupported(why, why_size, "'%s' is over the storage buffer range", out->name);
+    return true;
+}
+
+VKML_GPU_DECL(gpu_copy)
+{
+    int in = node->inputs[0], out = node->outputs[0];
+    if (vk_rec_same_memory(rec, in, out))
+        return VKML_OK;
+    const graph_value *v = &values[out];
+    size_t bytes;
+    if (!vkml_tensor_bytes(v->dtype, v->rank, v->dims, &bytes))
+        return vkml_fail(err, VKML_ERROR_UNSUPPORTED, "'%s' has no concrete size", v->name);
+    copy_push pc = {.count = (uint32_t)((bytes + 3) / 4)};
+    vk_dispatch d = {
+        .kernel = VK_KERNEL_COPY,
+        .bind = {in, out},
+        .write_mask = 1u << 1,
+        .push = &pc,
+        .push_size = sizeof(pc),
+    };
+    vk_groups_1d(vk_rec_caps(rec), pc.count, d.groups);
+    return vk_rec_dispatch(rec, &d, err);
+}

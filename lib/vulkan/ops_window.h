@@ -1,0 +1,19 @@
+#pragma once
+/* The 2-D window geometry push block shared by conv2d.comp and pool2d.comp
+ * (shaders/common/window.glsl); 1-D windows map to H = 1. */
+#include "ops/window.h"
+#include "vulkan/vk_ops.h"
+
+typedef struct vk_window_push {
+    uint32_t in_h, in_w;
+    uint32_t out_h, out_w;
+    uint32_t k_h, k_w;
+    uint32_t stride_h, stride_w;
+    uint32_t pad_h, pad_w;
+    uint32_t dil_h, dil_w;
+} vk_window_push;
+
+/* Fills the push block from a 1-D or 2-D window; pad_end receives the end pads (h, w). */
+void vk_window_push_fill(const window_params *w, vk_window_push *out, uint32_t pad_end[2]);
+/* Refuses windows of more than 2 spatial dims. */
+bool vk_window_supported(const window_params *w, const char *op, char *why, size_t why_size);

@@ -1,0 +1,38 @@
+#pragma once
+/* Shared by the Vulkan layer: Vulkan headers, the VK() error macro, tunables. */
+#include "core/common.h"
+
+#include <vulkan/vulkan.h>
+
+/* Turns a failed VkResult into a vkml status and message naming the call, file and line:
+ * DEVICE_LOST -> VKML_ERROR_DEVICE_LOST, out of host/device memory ->
+ * VKML_ERROR_OUT_OF_MEMORY, anything else VKML_ERROR_DEVICE. Also logs it. */
+vkml_status vk_result_fail(vkml_error *err, VkResult result, const char *call, const char *file,
+                           int line);
+const char *vk_result_name(VkResult result);
+
+/* Runs a Vulkan call; on failure sets `status` (a vkml_status in scope), fills `err` and
+ * jumps to the function's `cleanup` label. */
+#define VK(call)                                                                    \
+    do {                                                                            \
+        VkResult vk_result_ = (call);                                               \
+        if (vk_result_ != VK_SUCCESS) {                                             \
+            status = vk_result_fail(err, vk_result_, #call, __FILE__, __LINE__);    \
+            goto cleanup;                                                           \
+        }                                                                           \
+    } while (0)
+
+/* Like VK() for a vkml call that returns a status. */
+#define VKML_TRY(call)                                                              \
+    do {                                                                            \
+        status = (call);                                                            \
+        if (status != VKML_OK)                                                      \
+            goto cleanup;                                                           \
+    } while (0)
+
+/* Storage buffer bindings per kernel (set 0, bindings 0..VK_MAX_BINDINGS-1). */
+#define VK_MAX_BINDINGS 4
+/* Push constant bytes every pipeline layout declares (Vulkan's guaranteed minimum). */
+#define VK_PUSH_CONSTANT_BYTES 128
+/* Invocations per workgroup of the 1-D kernels (WG_SIZE in shaders/common/index.glsl). */
+#define VK_WG_SIZE_1D 64

@@ -1,0 +1,185 @@
+/* The Vulkan instance and one vk_device per physical device with a compute queue. */
+#include "vulkan/vk_device.h"
+#include "vulkan/vk_memory.h"
+#include "vulkan/vk_pipeline.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define VALIDATION_LAYER "VK_LAYER_KHRONOS_validation"
+
+struct vk_context {
+    VkInstance instance;
+    vk_device **devices;
+    int n_devices;
+};
+
+static bool layer_available(const char *name)
+{
+    uint32_t n = 0;
+    if (vkEnumerateInstanceLayerProperties(&n, NULL) != VK_SUCCESS || n == 0)
+        return false;
+    VkLayerProperties *layers = calloc(n, sizeof(*layers));
+    bool found = false;
+    if (layers && vkEnumerateInstanceLayerProperties(&n, layers) == VK_SUCCESS) {
+        for (uint32_t i = 0; i < n && !found; i++)
+            found = strcmp(layers[i].layerName, name) == 0;
+    }
+    free(layers);
+    return found;
+}
+
+/* No loader or no driver is not an error: the context simply has no Vulkan device. */
+static VkResult create_instance(const vkml_context_params *params, VkInstance *out)
+{
+    const char *layers[] = {VALIDATION_LAYER};
+    bool validation = params && params->validation;
+    if (validation && !layer_available(VALIDATION_LAYER)) {
+        VKML_LOGW("Vulkan: validation requested but %s is not installed", VALIDATION_LAYER);
+        validation = false;
+    }
+    VkApplicationInfo app = {
+        .sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
+        .pApplicationName = "vkml",
+        .pEngineName = "vkml",
+        .apiVersion = VK_API_VERSION_1_2,
+    };
+    VkInstanceCreateInfo ici = {
+        .sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
+        .pApplicationInfo = &app,
+        .enabledLayerCount = validation ? 1 : 0,
+        .ppEnabledLayerNames = layers,
+    };
+    return vkCreateInstance(&ici, NULL, out);
+}
+
+vkml_status vk_device_open(vk_device *vd, vkml_error *err)
+{
+    vkml_status status = VKML_OK;
+    float priority = 1.0f;
+    VkDeviceQueueCreateInfo qci = {
+        .sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
+        .queueFamilyIndex = vd->queue_family,
+        .queueCount = 1,
+        .pQueuePriorities = &priority,
+    };
+    VkDeviceCreateInfo dci = {
+        .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
+        .queueCreateInfoCount = 1,
+        .pQueueCreateInfos = &qci,
+    };
+    VK(vkCreateDevice(vd->phys, &dci, NULL, &vd->dev));
+    vkGetDeviceQueue(vd->dev, vd->queue_family, 0, &vd->queue);
+    pthread_mutex_init(&vd->queue_lock, NULL);
+    vd->queue_lock_init = true;
+    VKML_TRY(vk_allocator_create(vd, &vd->alloc, err));
+    VKML_TRY(vk_pipelines_create(vd, &vd->pipes, err));
+cleanup:
+    if (status != VKML_OK)
+        vkml_error_prefix(err, "opening Vulkan device '%s'", vd->base.info.name);
+    return status;
+}
+
+void vk_device_close(vk_device *vd)
+{
+    if (!vd)
+        return;
+    if (vd->dev)
+        vkDeviceWaitIdle(vd->dev);
+    vk_pipelines_destroy(&vd->pipes);
+    vk_allocator_destroy(&vd->alloc);
+    if (vd->queue_lock_init)
+        pthread_mutex_destroy(&vd->queue_lock);
+    if (vd->dev)
+        vkDestroyDevice(vd->dev, NULL);
+    free(vd);
+}
+
+/* Probes and opens one physical device; a device that cannot be opened is skipped with
+ * a warning, so one broken driver does not hide the others. */
+static void add_device(vk_context *vk, VkPhysicalDevice phys)
+{
+    vk_device *vd = calloc(1, sizeof(*vd));
+    if (!vd)
+        return;
+    vd->base.cls = &vk_device_class;
+    if (!vk_probe_device(phys, vk->n_devices, vd)) {
+        free(vd);
+        return;
+    }
+    vkml_error err = {0};
+    if (vk_device_open(vd, &err) != VKML_OK) {
+        VKML_LOGW("skipping Vulkan device: %s", err.message);
+        vk_device_close(vd);
+        return;
+    }
+    vk->devices[vk->n_devices++] = vd;
+}
+
+static vkml_status enumerate_devices(vk_context *vk, vkml_error *err)
+{
+    vkml_status status = VKML_OK;
+    uint32_t n = 0;
+    VkPhysicalDevice *phys = NULL;
+    VK(vkEnumeratePhysicalDevices(vk->instance, &n, NULL));
+    phys = calloc(n ? n : 1, sizeof(*phys));
+    vk->devices = calloc(n ? n : 1, sizeof(*vk->devices));
+    if (!phys || !vk->devices) {
+        status = vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "Vulkan: out of host memory");
+        goto cleanup;
+    }
+    VK(vkEnumeratePhysicalDevices(vk->instance, &n, phys));
+    for (uint32_t i = 0; i < n; i++)
+        add_device(vk, phys[i]);
+cleanup:
+    free(phys);
+    return status;
+}
+
+vkml_status vk_context_create(const vkml_context_params *params, vk_context **out,
+                              vkml_error *err)
+{
+    vk_context *vk = calloc(1, sizeof(*vk));
+    if (!vk)
+        return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "Vulkan: out of host memory");
+    *out = vk;
+    if (params && params->disable_vulkan)
+        return VKML_OK;
+    VkResult r = create_instance(params, &vk->instance);
+    if (r != VK_SUCCESS) {
+        VKML_LOGI("Vulkan: no instance (%s): only the CPU device is available",
+                  vk_result_name(r));
+        vk->instance = VK_NULL_HANDLE;
+        return VKML_OK;
+    }
+    vkml_status status = enumerate_devices(vk, err);
+    if (status != VKML_OK)
+        vk_context_destroy(out);
+    return status;
+}
+
+void vk_context_destroy(vk_context **pvk)
+{
+    vk_context *vk = pvk ? *pvk : NULL;
+    if (!vk)
+        return;
+    for (int i = 0; i < vk->n_devices; i++)
+        vk_device_close(vk->devices[i]);
+    free(vk->devices);
+    if (vk->instance)
+        vkDestroyInstance(vk->instance, NULL);
+    free(vk);
+    *pvk = NULL;
+}
+
+int vk_context_device_count(const vk_context *vk)
+{
+    return vk ? vk->n_devices : 0;
+}
+
+device *vk_context_device(vk_context *vk, int index)
+{
+    if (!vk || index < 0 || index >= vk->n_devices)
+        return NULL;
+    return &vk->devices[index]->base;
+}

@@ -1,0 +1,44 @@
+#pragma once
+/* One Vulkan device: a physical device, its VkDevice and compute queue, its memory
+ * allocator and pipeline cache. Created by the context (vk_context.c); implements the
+ * device interface of lib/plan/device.h (vk_device.c, vk_session.c). */
+#include "plan/device.h"
+#include "vulkan/vk_ops.h"
+
+#include <pthread.h>
+
+typedef struct vk_allocator vk_allocator;
+typedef struct vk_pipelines vk_pipelines;
+
+typedef struct vk_device {
+    device base; /* first: the planner sees a device */
+    VkPhysicalDevice phys;
+    VkDevice dev;
+    VkQueue queue;
+    uint32_t queue_family;
+    pthread_mutex_t queue_lock; /* vkQueueSubmit needs external sync of the queue */
+    bool queue_lock_init;
+    VkPhysicalDeviceProperties props;
+    VkPhysicalDeviceMemoryProperties mem_props;
+    struct gpu_caps caps;
+    vk_allocator *alloc;
+    vk_pipelines *pipes;
+} vk_device;
+
+extern const device_class vk_device_class;
+
+/* vk_probe.c: fills base.info and caps from the physical device; picks the queue family
+ * (compute-only preferred). false when the device has no compute queue. */
+bool vk_probe_device(VkPhysicalDevice phys, int index, vk_device *vd);
+
+/* vk_context.c: creates the VkDevice, queue, allocator and pipelines of a probed device. */
+vkml_status vk_device_open(vk_device *vd, vkml_error *err);
+/* Frees everything vk_device_open made and the vk_device itself. */
+void vk_device_close(vk_device *vd);
+
+/* vk_session.c */
+vkml_status vk_session_create(device *dev, const device_session_desc *desc,
+                              device_session **out, vkml_error *err);
+void *vk_session_host_ptr(device_session *ds, int value);
+vkml_status vk_session_run(device_session *ds, int chunk, vkml_error *err);
+void vk_session_destroy(device_session **ds);

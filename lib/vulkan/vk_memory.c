@@ -1,0 +1,272 @@
+#include "vulkan/vk_memory.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Free ranges of a block, sorted by offset, merged with their neighbours. */
+typedef struct vk_range {
+    VkDeviceSize offset, size;
+} vk_range;
+
+struct vk_block {
+    vk_block *next;
+    vk_mem_kind kind;
+    VkDeviceMemory memory;
+    VkBuffer buffer;
+    VkDeviceSize size;
+    void *map;
+    vk_range *free_ranges;
+    int n_free, cap_free;
+};
+
+struct vk_allocator {
+    vk_device *vd;
+    pthread_mutex_t lock;
+    vk_block *blocks;
+    VkDeviceSize alignment;
+};
+
+static const VkBufferUsageFlags buffer_usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
+                                               VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+                                               VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+
+static VkDeviceSize align_up(VkDeviceSize v, VkDeviceSize a)
+{
+    return (v + a - 1) / a * a;
+}
+
+vkml_status vk_allocator_create(vk_device *vd, vk_allocator **out, vkml_error *err)
+{
+    vk_allocator *a = calloc(1, sizeof(*a));
+    if (!a)
+        return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "Vulkan allocator: out of host memory");
+    a->vd = vd;
+    pthread_mutex_init(&a->lock, NULL);
+    /* 16 bytes at least (vec4 loads), the storage offset alignment, and the atom size so
+     * that ranges of host memory never share a non-coherent atom. */
+    VkDeviceSize align = 16;
+    const VkPhysicalDeviceLimits *lim = &vd->props.limits;
+    if (lim->minStorageBufferOffsetAlignment > align)
+        align = lim->minStorageBufferOffsetAlignment;
+    if (lim->nonCoherentAtomSize > align)
+        align = lim->nonCoherentAtomSize;
+    a->alignment = align;
+    *out = a;
+    return VKML_OK;
+}
+
+/* Index of the best memory type for kind among type_bits, or -1. */
+static int pick_memory_type(const VkPhysicalDeviceMemoryProperties *mp, uint32_t type_bits,
+                            vk_mem_kind kind)
+{
+    VkMemoryPropertyFlags need = 0, want = VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
+    if (kind == VK_MEM_HOST) {
+        need = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+        /* Cached host memory: the host reads outputs back, and uncached (BAR) reads are
+         * very slow on discrete GPUs. */
+        want = VK_MEMORY_PROPERTY_HOST_CACHED_BIT;
+    }
+    int fallback = -1;
+    for (uint32_t i = 0; i < mp->memoryTypeCount; i++) {
+        VkMemoryPropertyFlags f = mp->memoryTypes[i].propertyFlags;
+        if (!(type_bits & (1u << i)) || (f & need) != need)
+            continue;
+        if ((f & want) == want)
+            return (int)i;
+        if (fallback < 0)
+            fallback = (int)i;
+    }
+    return fallback;
+}
+
+static void block_destroy(vk_allocator *a, vk_block *b)
+{
+    VkDevice dev = a->vd->dev;
+    if (b->map)
+        vkUnmapMemory(dev, b->memory);
+    vkDestroyBuffer(dev, b->buffer, NULL);
+    vkFreeMemory(dev, b->memory, NULL);
+    free(b->free_ranges);
+    free(b);
+}
+
+static vkml_status block_create(vk_allocator *a, vk_mem_kind kind, VkDeviceSize size,
+                                vk_block **out, vkml_error *err)
+{
+    vkml_status status = VKML_OK;
+    VkDevice dev = a->vd->dev;
+    vk_block *b = calloc(1, sizeof(*b));
+    if (!b || !(b->free_ranges = malloc(4 * sizeof(vk_range)))) {
+        free(b);
+        return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "Vulkan allocator: out of host memory");
+    }
+    b->kind = kind;
+    b->size = size;
+    b->cap_free = 4;
+    b->n_free = 1;
+    b->free_ranges[0] = (vk_range){0, size};
+
+    VkBufferCreateInfo bci = {
+        .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
+        .size = size,
+        .usage = buffer_usage,
+        .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
+    };
+    VK(vkCreateBuffer(dev, &bci, NULL, &b->buffer));
+    VkMemoryRequirements req;
+    vkGetBufferMemoryRequirements(dev, b->buffer, &req);
+    int type = pick_memory_type(&a->vd->mem_props, req.memoryTypeBits, kind);
+    if (type < 0) {
+        status = vkml_fail(err, VKML_ERROR_DEVICE, "Vulkan device '%s' has no %s memory type",
+                           a->vd->base.info.name,
+                           kind == VK_MEM_HOST ? "host-visible coherent" : "usable");
+        goto cleanup;
+    }
+    VkMemoryAllocateInfo mai = {
+        .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+        .allocationSize = req.size,
+        .memoryTypeIndex = (uint32_t)type,
+    };
+    VK(vkAllocateMemory(dev, &mai, NULL, &b->memory));
+    VK(vkBindBufferMemory(dev, b->buffer, b->memory, 0));
+    VkMemoryPropertyFlags flags = a->vd->mem_props.memoryTypes[type].propertyFlags;
+    if (flags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT)
+        VK(vkMapMemory(dev, b->memory, 0, VK_WHOLE_SIZE, 0, &b->map));
+    *out = b;
+    return VKML_OK;
+cleanup:
+    if (status == VKML_ERROR_OUT_OF_MEMORY)
+        vkml_error_prefix(err, "allocating %llu MiB of %s memory on '%s'",
+                          (unsigned long long)(size >> 20),
+                          kind == VK_MEM_HOST ? "host-visible" : "device",
+                          a->vd->base.info.name);
+    block_destroy(a, b);
+    return status;
+}
+
+/* First fit in b; false when no free range is large enough. */
+static bool block_take(vk_block *b, VkDeviceSize size, VkDeviceSize *offset)
+{
+    for (int i = 0; i < b->n_free; i++) {
+        vk_range *r = &b->free_ranges[i];
+        if (r->size < size)
+            continue;
+        *offset = r->offset;
+        r->offset += size;
+        r->size -= size;
+        if (r->size == 0) {
+            memmove(r, r + 1, (size_t)(b->n_free - i - 1) * sizeof(*r));
+            b->n_free--;
+        }
+        return true;
+    }
+    return false;
+}
+
+/* Returns a range to b, merging it with adjacent free ranges. false on out of memory
+ * (the range is then leaked until the block goes). */
+static bool block_give(vk_block *b, VkDeviceSize offset, VkDeviceSize size)
+{
+    int i = 0;
+    while (i < b->n_free && b->free_ranges[i].offset < offset)
+        i++;
+    bool merge_prev = i > 0 &&
+                      b->free_ranges[i - 1].offset + b->free_ranges[i - 1].size == offset;
+    bool merge_next = i < b->n_free && offset + size == b->free_ranges[i].offset;
+    if (merge_prev && merge_next) {
+        b->free_ranges[i - 1].size += size + b->free_ranges[i].size;
+        memmove(&b->free_ranges[i], &b->free_ranges[i + 1],
+                (size_t)(b->n_free - i - 1) * sizeof(vk_range));
+        b->n_free--;
+    } else if (merge_prev) {
+        b->free_ranges[i - 1].size += size;
+    } else if (merge_next) {
+        b->free_ranges[i].offset = offset;
+        b->free_ranges[i].size += size;
+    } else {
+        if (b->n_free == b->cap_free) {
+            vk_range *grown = realloc(b->free_ranges, 2 * (size_t)b->cap_free * sizeof(vk_range));
+            if (!grown)
+                return false;
+            b->free_ranges = grown;
+            b->cap_free *= 2;
+        }
+        memmove(&b->free_ranges[i + 1], &b->free_ranges[i],
+                (size_t)(b->n_free - i) * sizeof(vk_range));
+        b->free_ranges[i] = (vk_range){offset, size};
+        b->n_free++;
+    }
+    return true;
+}
+
+static void fill_mem(vk_block *b, VkDeviceSize offset, VkDeviceSize size, vk_mem *out)
+{
+    *out = (vk_mem){
+        .buffer = b->buffer,
+        .offset = offset,
+        .size = size,
+        .map = b->map ? (char *)b->map + offset : NULL,
+        .block = b,
+    };
+}
+
+vkml_status vk_mem_alloc(vk_allocator *a, vk_mem_kind kind, VkDeviceSize size, vk_mem *out,
+                         vkml_error *err)
+{
+    VkDeviceSize rounded = align_up(size ? size : 1, a->alignment);
+    vkml_status status = VKML_OK;
+    VkDeviceSize offset;
+    pthread_mutex_lock(&a->lock);
+    for (vk_block *b = a->blocks; b; b = b->next) {
+        if (b->kind == kind && block_take(b, rounded, &offset)) {
+            fill_mem(b, offset, size, out);
+            goto done;
+        }
+    }
+    vk_block *b = NULL;
+    status = block_create(a, kind, rounded > VK_BLOCK_BYTES ? rounded : VK_BLOCK_BYTES, &b, err);
+    if (status == VKML_OK) {
+        b->next = a->blocks;
+        a->blocks = b;
+        block_take(b, rounded, &offset);
+        fill_mem(b, offset, size, out);
+    }
+done:
+    pthread_mutex_unlock(&a->lock);
+    return status;
+}
+
+void vk_mem_free(vk_allocator *a, vk_mem *mem)
+{
+    vk_block *b = mem->block;
+    if (!b)
+        return;
+    VkDeviceSize rounded = align_up(mem->size ? mem->size : 1, a->alignment);
+    pthread_mutex_lock(&a->lock);
+    block_give(b, mem->offset, rounded);
+    if (b->n_free == 1 && b->free_ranges[0].size == b->size) {
+        vk_block **link = &a->blocks;
+        while (*link != b)
+            link = &(*link)->next;
+        *link = b->next;
+        block_destroy(a, b);
+    }
+    pthread_mutex_unlock(&a->lock);
+    memset(mem, 0, sizeof(*mem));
+}
+
+void vk_allocator_destroy(vk_allocator **alloc)
+{
+    vk_allocator *a = alloc ? *alloc : NULL;
+    if (!a)
+        return;
+    while (a->blocks) {
+        vk_block *b = a->blocks;
+        a->blocks = b->next;
+        VKML_LOGW("Vulkan allocator: a block was still in use at device close");
+        block_destroy(a, b);
+    }
+    pthread_mutex_destroy(&a->lock);
+    free(a);
+    *alloc = NULL;
+}

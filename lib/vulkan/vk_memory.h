@@ -1,0 +1,37 @@
+#pragma once
+/*
+ * Device memory sub-allocator. Memory comes in big blocks (VK_BLOCK_BYTES) of one memory
+ * type, each bound to one VkBuffer that spans it; a tensor gets an aligned range of a
+ * block, so a session costs a handful of vkAllocateMemory calls, not one per tensor.
+ * A request larger than a block gets a block of its own. Empty blocks are freed.
+ *
+ * Thread-safe (one mutex per allocator).
+ */
+#include "vulkan/vk_device.h"
+
+/* Default block size, bytes. */
+#define VK_BLOCK_BYTES (64ull << 20)
+
+typedef enum vk_mem_kind {
+    VK_MEM_DEVICE, /* intermediates, weights: device-local where the device has it */
+    VK_MEM_HOST,   /* host_access values, staging: host-visible, coherent, mapped */
+} vk_mem_kind;
+
+typedef struct vk_block vk_block;
+
+/* One range of a block. */
+typedef struct vk_mem {
+    VkBuffer buffer;
+    VkDeviceSize offset, size;
+    void *map; /* host pointer when the block is mapped, else NULL */
+    vk_block *block;
+} vk_mem;
+
+vkml_status vk_allocator_create(vk_device *vd, vk_allocator **out, vkml_error *err);
+/* All ranges must have been freed. */
+void vk_allocator_destroy(vk_allocator **alloc);
+
+vkml_status vk_mem_alloc(vk_allocator *alloc, vk_mem_kind kind, VkDeviceSize size, vk_mem *out,
+                         vkml_error *err);
+/* Accepts a zeroed vk_mem (nothing allocated). */
+void vk_mem_free(vk_allocator *alloc, vk_mem *mem);

@@ -1,0 +1,65 @@
+#pragma once
+/*
+ * What the GPU lowerings (lib/vulkan/ops_*.c) see: the device capabilities and the
+ * recorder. A lowering turns one graph node into dispatches of embedded kernels; the
+ * recorder binds values to their memory, inserts barriers where dispatches depend on
+ * each other, and records the command buffer when the chunk is complete.
+ *
+ * Thread safety: a recorder belongs to the thread recording one chunk.
+ */
+#include "ops/op.h"
+#include "vulkan/vk_common.h"
+
+#include "vk_kernels.h"
+
+/* What a device offers; lowerings choose kernels and refuse nodes by it. */
+struct gpu_caps {
+    uint32_t subgroup_size;
+    uint32_t max_workgroup_invocations;
+    uint32_t max_workgroup_size[3];
+    uint32_t max_workgroup_count[3];
+    uint32_t max_push_constants;       /* bytes */
+    uint32_t max_shared_memory;        /* bytes per workgroup */
+    uint64_t max_storage_buffer_range; /* bytes one binding may cover */
+    uint64_t storage_offset_alignment; /* bytes */
+    bool fp16;                         /* shaderFloat16 and 16-bit storage buffers */
+    bool cooperative_matrix;           /* reserved for tensor-core kernels (not built yet) */
+    uint64_t memory_budget;            /* bytes of device-local memory vkml may use */
+};
+
+typedef struct gpu_recorder gpu_recorder;
+
+/* One kernel dispatch. bind[i] is the value (index into the session's values) bound at
+ * binding i; write_mask bit i says binding i is written. The push constants are copied. */
+typedef struct vk_dispatch {
+    vk_kernel_id kernel;
+    int bind[VK_MAX_BINDINGS];
+    unsigned write_mask;
+    const void *push;
+    uint32_t push_size;
+    uint32_t groups[3];
+} vk_dispatch;
+
+const struct gpu_caps *vk_rec_caps(const gpu_recorder *rec);
+vkml_status vk_rec_dispatch(gpu_recorder *rec, const vk_dispatch *d, vkml_error *err);
+/* Whether two values share the same memory (an alias: a copy between them is a no-op). */
+bool vk_rec_same_memory(const gpu_recorder *rec, int a, int b);
+
+/* Workgroup counts for `invocations` threads of a 1-D kernel (VK_WG_SIZE_1D per group),
+ * spread over x and y so that x stays under the device limit. */
+void vk_groups_1d(const struct gpu_caps *caps, uint64_t invocations, uint32_t groups[3]);
+
+/* Helpers for gpu_supports functions (ops_util.c): fill why and return false. */
+bool vk_unsupported(char *why, size_t why_size, const char *fmt, ...) VKML_PRINTF(3, 4);
+/* Every present input and output is float (or, with any_dtype, has a known dtype) and
+ * fits one storage binding and 32-bit indexing. */
+bool vk_check_tensors(const graph_value *values, const graph_node *node,
+                      const struct gpu_caps *caps, bool any_dtype, char *why, size_t why_size);
+/* uint32 value of a size the supports check already bounded. */
+static inline uint32_t vk_u32(int64_t v)
+{
+    return (uint32_t)v;
+}
+
+/* For gpu_supports: a params parse failed; its message becomes why. */
+bool vk_parse_failed(const vkml_error *err, char *why, size_t why_size);

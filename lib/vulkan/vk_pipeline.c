@@ -1,0 +1,103 @@
+#include "vulkan/vk_pipeline.h"
+
+#include <stdlib.h>
+
+vkml_status vk_pipelines_create(vk_device *vd, vk_pipelines **out, vkml_error *err)
+{
+    vkml_status status = VKML_OK;
+    vk_pipelines *p = calloc(1, sizeof(*p));
+    if (!p)
+        return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "Vulkan pipelines: out of host memory");
+    p->dev = vd->dev;
+    pthread_mutex_init(&p->lock, NULL);
+
+    VkDescriptorSetLayoutBinding bindings[VK_MAX_BINDINGS];
+    for (uint32_t i = 0; i < VK_MAX_BINDINGS; i++) {
+        bindings[i] = (VkDescriptorSetLayoutBinding){
+            .binding = i,
+            .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+            .descriptorCount = 1,
+            .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT,
+        };
+    }
+    VkDescriptorSetLayoutCreateInfo dci = {
+        .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
+        .bindingCount = VK_MAX_BINDINGS,
+        .pBindings = bindings,
+    };
+    VK(vkCreateDescriptorSetLayout(p->dev, &dci, NULL, &p->set_layout));
+    VkPushConstantRange range = {
+        .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT,
+        .size = VK_PUSH_CONSTANT_BYTES,
+    };
+    VkPipelineLayoutCreateInfo lci = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
+        .setLayoutCount = 1,
+        .pSetLayouts = &p->set_layout,
+        .pushConstantRangeCount = 1,
+        .pPushConstantRanges = &range,
+    };
+    VK(vkCreatePipelineLayout(p->dev, &lci, NULL, &p->layout));
+    VkPipelineCacheCreateInfo cci = {.sType = VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO};
+    VK(vkCreatePipelineCache(p->dev, &cci, NULL, &p->cache));
+    *out = p;
+    return VKML_OK;
+cleanup:
+    vk_pipelines_destroy(&p);
+    return status;
+}
+
+void vk_pipelines_destroy(vk_pipelines **pp)
+{
+    vk_pipelines *p = pp ? *pp : NULL;
+    if (!p)
+        return;
+    for (int i = 0; i < VK_KERNEL_COUNT; i++)
+        vkDestroyPipeline(p->dev, p->pipelines[i], NULL);
+    vkDestroyPipelineCache(p->dev, p->cache, NULL);
+    vkDestroyPipelineLayout(p->dev, p->layout, NULL);
+    vkDestroyDescriptorSetLayout(p->dev, p->set_layout, NULL);
+    pthread_mutex_destroy(&p->lock);
+    free(p);
+    *pp = NULL;
+}
+
+static vkml_status create_pipeline(vk_pipelines *p, vk_kernel_id kernel, vkml_error *err)
+{
+    vkml_status status = VKML_OK;
+    VkShaderModule module = VK_NULL_HANDLE;
+    VkShaderModuleCreateInfo mci = {
+        .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
+        .codeSize = vk_kernels[kernel].size,
+        .pCode = vk_kernels[kernel].code,
+    };
+    VK(vkCreateShaderModule(p->dev, &mci, NULL, &module));
+    VkComputePipelineCreateInfo pci = {
+        .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
+        .stage = {
+            .sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+            .stage = VK_SHADER_STAGE_COMPUTE_BIT,
+            .module = module,
+            .pName = "main",
+        },
+        .layout = p->layout,
+    };
+    VK(vkCreateComputePipelines(p->dev, p->cache, 1, &pci, NULL, &p->pipelines[kernel]));
+cleanup:
+    if (status != VKML_OK)
+        vkml_error_prefix(err, "creating the pipeline of kernel '%s'", vk_kernels[kernel].name);
+    vkDestroyShaderModule(p->dev, module, NULL);
+    return status;
+}
+
+vkml_status vk_pipeline_get(vk_pipelines *p, vk_kernel_id kernel, VkPipeline *out,
+                            vkml_error *err)
+{
+    vkml_status status = VKML_OK;
+    pthread_mutex_lock(&p->lock);
+    if (!p->pipelines[kernel])
+        status = create_pipeline(p, kernel, err);
+    *out = p->pipelines[kernel];
+    pthread_mutex_unlock(&p->lock);
+    return status;
+}

@@ -1,0 +1,139 @@
+/* Reads what a physical device is and offers: vkml_device_info and gpu_caps. */
+#include "vulkan/vk_device.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Share of device-local memory vkml plans to use (no VK_EXT_memory_budget query yet). */
+#define VK_MEMORY_BUDGET_PERCENT 95
+
+static const char *vendor_name(uint32_t id)
+{
+    switch (id) {
+    case 0x10de: return "NVIDIA";
+    case 0x1002: return "AMD";
+    case 0x1022: return "AMD";
+    case 0x8086: return "Intel";
+    case 0x13b5: return "ARM";
+    case 0x5143: return "Qualcomm";
+    case 0x1010: return "ImgTec";
+    case 0x106b: return "Apple";
+    case 0x10005: return "Mesa";
+    case 0x10002: return "VeriSilicon";
+    default: return "unknown";
+    }
+}
+
+static vkml_device_type device_type(VkPhysicalDeviceType t)
+{
+    switch (t) {
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return VKML_DEVICE_TYPE_DISCRETE_GPU;
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return VKML_DEVICE_TYPE_INTEGRATED_GPU;
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return VKML_DEVICE_TYPE_VIRTUAL_GPU;
+    case VK_PHYSICAL_DEVICE_TYPE_CPU: return VKML_DEVICE_TYPE_VULKAN_CPU;
+    default: return VKML_DEVICE_TYPE_OTHER;
+    }
+}
+
+/* A compute-only family (async compute on discrete GPUs) when there is one, else the
+ * first family with compute. -1 when none. */
+static int pick_queue_family(VkPhysicalDevice phys)
+{
+    uint32_t n = 0;
+    vkGetPhysicalDeviceQueueFamilyProperties(phys, &n, NULL);
+    VkQueueFamilyProperties *fam = calloc(n ? n : 1, sizeof(*fam));
+    if (!fam)
+        return -1;
+    vkGetPhysicalDeviceQueueFamilyProperties(phys, &n, fam);
+    int any = -1, compute_only = -1;
+    for (uint32_t i = 0; i < n; i++) {
+        VkQueueFlags f = fam[i].queueFlags;
+        if (!(f & VK_QUEUE_COMPUTE_BIT) || fam[i].queueCount == 0)
+            continue;
+        if (any < 0)
+            any = (int)i;
+        if (!(f & VK_QUEUE_GRAPHICS_BIT) && compute_only < 0)
+            compute_only = (int)i;
+    }
+    free(fam);
+    return compute_only >= 0 ? compute_only : any;
+}
+
+static uint64_t device_local_bytes(const VkPhysicalDeviceMemoryProperties *mp)
+{
+    uint64_t best = 0;
+    for (uint32_t i = 0; i < mp->memoryHeapCount; i++) {
+        if ((mp->memoryHeaps[i].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT) &&
+            mp->memoryHeaps[i].size > best)
+            best = mp->memoryHeaps[i].size;
+    }
+    return best;
+}
+
+static void probe_caps(vk_device *vd)
+{
+    const VkPhysicalDeviceLimits *lim = &vd->props.limits;
+    struct gpu_caps *c = &vd->caps;
+    c->max_workgroup_invocations = lim->maxComputeWorkGroupInvocations;
+    for (int i = 0; i < 3; i++) {
+        c->max_workgroup_size[i] = lim->maxComputeWorkGroupSize[i];
+        c->max_workgroup_count[i] = lim->maxComputeWorkGroupCount[i];
+    }
+    c->max_push_constants = lim->maxPushConstantsSize;
+    c->max_shared_memory = lim->maxComputeSharedMemorySize;
+    c->max_storage_buffer_range = lim->maxStorageBufferRange;
+    c->storage_offset_alignment = lim->minStorageBufferOffsetAlignment;
+    c->memory_budget = vd->base.info.memory_bytes / 100 * VK_MEMORY_BUDGET_PERCENT;
+
+    VkPhysicalDeviceSubgroupProperties sub = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES,
+    };
+    VkPhysicalDeviceProperties2 p2 = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
+        .pNext = &sub,
+    };
+    VkPhysicalDeviceShaderFloat16Int8Features f16 = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES,
+    };
+    VkPhysicalDevice16BitStorageFeatures s16 = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES,
+        .pNext = &f16,
+    };
+    VkPhysicalDeviceFeatures2 f2 = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
+        .pNext = &s16,
+    };
+    /* The *2 queries are core in 1.1; vkml's kernels target 1.1 anyway. */
+    if (vd->props.apiVersion >= VK_API_VERSION_1_1) {
+        vkGetPhysicalDeviceProperties2(vd->phys, &p2);
+        c->subgroup_size = sub.subgroupSize;
+        if (vd->props.apiVersion >= VK_API_VERSION_1_2) {
+            vkGetPhysicalDeviceFeatures2(vd->phys, &f2);
+            c->fp16 = f16.shaderFloat16 && s16.storageBuffer16BitAccess;
+        }
+    }
+    c->cooperative_matrix = false;
+}
+
+bool vk_probe_device(VkPhysicalDevice phys, int index, vk_device *vd)
+{
+    vd->phys = phys;
+    vkGetPhysicalDeviceProperties(phys, &vd->props);
+    vkGetPhysicalDeviceMemoryProperties(phys, &vd->mem_props);
+    int family = pick_queue_family(phys);
+    if (family < 0 || vd->props.apiVersion < VK_API_VERSION_1_1)
+        return false;
+    vd->queue_family = (uint32_t)family;
+
+    vkml_device_info *info = &vd->base.info;
+    info->index = index;
+    snprintf(info->name, sizeof(info->name), "%s", vd->props.deviceName);
+    snprintf(info->vendor, sizeof(info->vendor), "%s", vendor_name(vd->props.vendorID));
+    info->vendor_id = vd->props.vendorID;
+    info->type = device_type(vd->props.deviceType);
+    info->memory_bytes = device_local_bytes(&vd->mem_props);
+    info->api_version = vd->props.apiVersion;
+    probe_caps(vd);
+    return true;
+}

@@ -1,0 +1,257 @@
+#include "vulkan/vk_record.h"
+#include "vulkan/vk_pipeline.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct rec_dispatch {
+    vk_kernel_id kernel;
+    int n_bindings;
+    VkDescriptorBufferInfo buf[VK_MAX_BINDINGS];
+    unsigned write_mask;
+    uint32_t push[VK_PUSH_CONSTANT_BYTES / 4];
+    uint32_t push_size;
+    uint32_t groups[3];
+} rec_dispatch;
+
+/* A range touched since the last barrier. */
+typedef struct rec_access {
+    VkBuffer buffer;
+    VkDeviceSize offset, size;
+    bool write;
+} rec_access;
+
+struct gpu_recorder {
+    vk_device *vd;
+    const vk_mem *values;
+    int n_values;
+    rec_dispatch *dispatches;
+    int n_dispatches, cap_dispatches;
+    rec_access *pending; /* since the last barrier */
+    int n_pending;
+};
+
+vkml_status vk_rec_create(vk_device *vd, const vk_mem *values, int n_values,
+                          gpu_recorder **out, vkml_error *err)
+{
+    gpu_recorder *rec = calloc(1, sizeof(*rec));
+    if (!rec)
+        return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "Vulkan recorder: out of host memory");
+    rec->vd = vd;
+    rec->values = values;
+    rec->n_values = n_values;
+    *out = rec;
+    return VKML_OK;
+}
+
+void vk_rec_destroy(gpu_recorder **prec)
+{
+    gpu_recorder *rec = prec ? *prec : NULL;
+    if (!rec)
+        return;
+    free(rec->dispatches);
+    free(rec->pending);
+    free(rec);
+    *prec = NULL;
+}
+
+const struct gpu_caps *vk_rec_caps(const gpu_recorder *rec)
+{
+    return &rec->vd->caps;
+}
+
+bool vk_rec_same_memory(const gpu_recorder *rec, int a, int b)
+{
+    const vk_mem *ma = &rec->values[a], *mb = &rec->values[b];
+    return ma->buffer == mb->buffer && ma->offset == mb->offset;
+}
+
+void vk_groups_1d(const struct gpu_caps *caps, uint64_t invocations, uint32_t groups[3])
+{
+    uint64_t total = (invocations + VK_WG_SIZE_1D - 1) / VK_WG_SIZE_1D;
+    uint64_t max_x = caps->max_workgroup_count[0] ? caps->max_workgroup_count[0] : 65535;
+    uint64_t x = total < max_x ? total : max_x;
+    if (x == 0)
+        x = 1;
+    groups[0] = (uint32_t)x;
+    groups[1] = (uint32_t)((total + x - 1) / x);
+    groups[2] = 1;
+}
+
+static vkml_status bind_value(gpu_recorder *rec, int value, VkDescriptorBufferInfo *out,
+                              vkml_error *err)
+{
+    if (value < 0 || value >= rec->n_values || !rec->values[value].buffer)
+        return vkml_fail(err, VKML_ERROR_DEVICE,
+                         "Vulkan recorder: value %d has no memory on this device", value);
+    const vk_mem *m = &rec->values[value];
+    /* Whole 32-bit words: kernels that move raw words round up; the allocator's
+     * alignment guarantees the room. */
+    VkDeviceSize range = ((m->size ? m->size : 1) + 3) / 4 * 4;
+    *out = (VkDescriptorBufferInfo){.buffer = m->buffer, .offset = m->offset, .range = range};
+    return VKML_OK;
+}
+
+vkml_status vk_rec_dispatch(gpu_recorder *rec, const vk_dispatch *d, vkml_error *err)
+{
+    if (d->push_size > VK_PUSH_CONSTANT_BYTES || d->kernel >= VK_KERNEL_COUNT)
+        return vkml_fail(err, VKML_ERROR_DEVICE, "Vulkan recorder: bad dispatch of kernel %d",
+                         (int)d->kernel);
+    if (d->groups[0] == 0 || d->groups[1] == 0 || d->groups[2] == 0)
+        return VKML_OK; /* nothing to do (an empty tensor) */
+    if (rec->n_dispatches == rec->cap_dispatches) {
+        int cap = rec->cap_dispatches ? 2 * rec->cap_dispatches : 16;
+        rec_dispatch *grown = realloc(rec->dispatches, (size_t)cap * sizeof(*grown));
+        if (!grown)
+            return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "Vulkan recorder: out of host memory");
+        rec->dispatches = grown;
+        rec->cap_dispatches = cap;
+    }
+    rec_dispatch *r = &rec->dispatches[rec->n_dispatches];
+    memset(r, 0, sizeof(*r));
+    r->kernel = d->kernel;
+    r->n_bindings = vk_kernels[d->kernel].n_bindings;
+    for (int i = 0; i < r->n_bindings; i++) {
+        vkml_status st = bind_value(rec, d->bind[i], &r->buf[i], err);
+        if (st != VKML_OK)
+            return st;
+    }
+    r->write_mask = d->write_mask;
+    memcpy(r->push, d->push, d->push_size);
+    r->push_size = d->push_size;
+    memcpy(r->groups, d->groups, sizeof(r->groups));
+    rec->n_dispatches++;
+    return VKML_OK;
+}
+
+static bool overlaps(const rec_access *a, const VkDescriptorBufferInfo *b)
+{
+    return a->buffer == b->buffer && a->offset < b->offset + b->range &&
+           b->offset < a->offset + a->size;
+}
+
+/* Whether dispatch r conflicts with an access since the last barrier. */
+static bool needs_barrier(const gpu_recorder *rec, const rec_dispatch *r)
+{
+    for (int i = 0; i < r->n_bindings; i++) {
+        bool writes = r->write_mask & (1u << i);
+        for (int j = 0; j < rec->n_pending; j++) {
+            const rec_access *p = &rec->pending[j];
+            if ((writes || p->write) && overlaps(p, &r->buf[i]))
+                return true;
+        }
+    }
+    return false;
+}
+
+static vkml_status note_accesses(gpu_recorder *rec, const rec_dispatch *r, vkml_error *err)
+{
+    rec_access *grown = realloc(rec->pending,
+                                (size_t)(rec->n_pending + r->n_bindings) * sizeof(*grown));
+    if (!grown)
+        return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "Vulkan recorder: out of host memory");
+    rec->pending = grown;
+    for (int i = 0; i < r->n_bindings; i++) {
+        rec->pending[rec->n_pending++] = (rec_access){
+            .buffer = r->buf[i].buffer,
+            .offset = r->buf[i].offset,
+            .size = r->buf[i].range,
+            .write = (r->write_mask & (1u << i)) != 0,
+        };
+    }
+    return VKML_OK;
+}
+
+static void compute_barrier(VkCommandBuffer cmd)
+{
+    VkMemoryBarrier mb = {
+        .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+        .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_SHADER_READ_BIT,
+        .dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT,
+    };
+    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                         VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
+}
+
+static vkml_status create_pool(gpu_recorder *rec, VkDescriptorPool *pool, vkml_error *err)
+{
+    vkml_status status = VKML_OK;
+    /* Each set takes all VK_MAX_BINDINGS descriptors of the shared layout. */
+    VkDescriptorPoolSize size = {
+        .type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+        .descriptorCount = (uint32_t)rec->n_dispatches * VK_MAX_BINDINGS,
+    };
+    VkDescriptorPoolCreateInfo pci = {
+        .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
+        .maxSets = (uint32_t)rec->n_dispatches,
+        .poolSizeCount = 1,
+        .pPoolSizes = &size,
+    };
+    VK(vkCreateDescriptorPool(rec->vd->dev, &pci, NULL, pool));
+cleanup:
+    return status;
+}
+
+static vkml_status record_one(gpu_recorder *rec, VkCommandBuffer cmd, VkDescriptorPool pool,
+                              const rec_dispatch *r, vkml_error *err)
+{
+    vkml_status status = VKML_OK;
+    vk_pipelines *pipes = rec->vd->pipes;
+    VkPipeline pipeline;
+    VKML_TRY(vk_pipeline_get(pipes, r->kernel, &pipeline, err));
+    VkDescriptorSet set;
+    VkDescriptorSetAllocateInfo ai = {
+        .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
+        .descriptorPool = pool,
+        .descriptorSetCount = 1,
+        .pSetLayouts = &pipes->set_layout,
+    };
+    VK(vkAllocateDescriptorSets(rec->vd->dev, &ai, &set));
+    VkWriteDescriptorSet writes[VK_MAX_BINDINGS];
+    for (int i = 0; i < r->n_bindings; i++) {
+        writes[i] = (VkWriteDescriptorSet){
+            .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+            .dstSet = set,
+            .dstBinding = (uint32_t)i,
+            .descriptorCount = 1,
+            .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+            .pBufferInfo = &r->buf[i],
+        };
+    }
+    vkUpdateDescriptorSets(rec->vd->dev, (uint32_t)r->n_bindings, writes, 0, NULL);
+    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
+    vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipes->layout, 0, 1, &set, 0,
+                            NULL);
+    if (r->push_size)
+        vkCmdPushConstants(cmd, pipes->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, r->push_size,
+                           r->push);
+    vkCmdDispatch(cmd, r->groups[0], r->groups[1], r->groups[2]);
+cleanup:
+    return status;
+}
+
+vkml_status vk_rec_finish(gpu_recorder *rec, VkCommandBuffer cmd, VkDescriptorPool *pool,
+                          int *barriers, vkml_error *err)
+{
+    vkml_status status = VKML_OK;
+    int n_barriers = 0;
+    *pool = VK_NULL_HANDLE;
+    if (rec->n_dispatches == 0)
+        goto cleanup;
+    VKML_TRY(create_pool(rec, pool, err));
+    rec->n_pending = 0;
+    for (int i = 0; i < rec->n_dispatches; i++) {
+        const rec_dispatch *r = &rec->dispatches[i];
+        if (needs_barrier(rec, r)) {
+            compute_barrier(cmd);
+            n_barriers++;
+            rec->n_pending = 0;
+        }
+        VKML_TRY(note_accesses(rec, r, err));
+        VKML_TRY(record_one(rec, cmd, *pool, r, err));
+    }
+cleanup:
+    if (barriers)
+        *barriers = n_barriers;
+    return status;
+}

@@ -1,0 +1,17 @@
+#pragma once
+/* Host -> device uploads through staging memory, for memory the host cannot map. */
+#include "vulkan/vk_memory.h"
+
+typedef struct vk_upload_item {
+    const void *src;
+    size_t size;
+    const vk_mem *dst;
+} vk_upload_item;
+
+/* Copies every item (one command buffer from `pool`, one submit) and waits for it. */
+vkml_status vk_upload(vk_device *vd, VkCommandPool pool, const vk_upload_item *items, int n,
+                      vkml_error *err);
+
+/* Submits one command buffer to the device's queue (serialised by its mutex) and waits
+ * for `fence`, then resets it. */
+vkml_status vk_submit_wait(vk_device *vd, VkCommandBuffer cmd, VkFence fence, vkml_error *err);

@@ -1,0 +1,32 @@
+#version 450
+// Global max/average pooling: one invocation per (n, c) plane of `size` elements.
+// -D IS_MAX: 1 max, 0 average.
+#include "index.glsl"
+#include "buffers.glsl"
+
+DECLARE_IN(0, x)
+DECLARE_OUT(1, y)
+
+layout(push_constant) uniform Params {
+    uint planes;
+    uint size;
+} p;
+
+void main()
+{
+    uint i = flat_index();
+    if (i >= p.planes)
+        return;
+    uint base = i * p.size;
+#if IS_MAX
+    float acc = -1.0 / 0.0;
+    for (uint j = 0; j < p.size; j++)
+        acc = max(acc, x[base + j]);
+    y[i] = acc;
+#else
+    float acc = 0.0;
+    for (uint j = 0; j < p.size; j++)
+        acc += x[base + j];
+    y[i] = acc / float(p.size);
+#endif
+}

@@ -1,0 +1,75 @@
+#version 450
+// Batched matrix product, tiled through shared memory. Serves MatMul and Gemm:
+//   Y[b, m, n] = alpha * sum_k A[b, m, k] * B[b, k, n] + beta * C[m, n]
+// Element (m, k) of A is at a_batch + m * a_sm + k * a_sk (strides express Gemm's
+// transposes), likewise B and C (C strides 0 where broadcast). Y is dense [batch, M, N].
+// Batch b = gl_WorkGroupID.z is split over up to MAX_BATCH_RANK broadcast dims.
+#include "buffers.glsl"
+
+#define TILE 16
+#define ROWS_PER_THREAD 2
+#define MAX_BATCH_RANK 4
+layout(local_size_x = TILE, local_size_y = TILE / ROWS_PER_THREAD, local_size_z = 1) in;
+
+DECLARE_IN(0, a)
+DECLARE_IN(1, b)
+DECLARE_IN(2, c)
+DECLARE_OUT(3, y)
+
+layout(push_constant) uniform Params {
+    uint m, n, k;
+    uint a_sm, a_sk, b_sk, b_sn, c_sm, c_sn;
+    float alpha, beta;
+    uint has_c;
+    uint batch_rank;
+    uint batch_dims[MAX_BATCH_RANK];
+    uint a_batch_strides[MAX_BATCH_RANK];
+    uint b_batch_strides[MAX_BATCH_RANK];
+} p;
+
+shared float tile_a[TILE][TILE + 1];
+shared float tile_b[TILE][TILE + 1];
+
+void main()
+{
+    uint batch = gl_WorkGroupID.z, rem = batch, a_base = 0, b_base = 0;
+    for (int d = int(p.batch_rank) - 1; d >= 0; d--) {
+        uint idx = rem % p.batch_dims[d];
+        rem /= p.batch_dims[d];
+        a_base += idx * p.a_batch_strides[d];
+        b_base += idx * p.b_batch_strides[d];
+    }
+    uint tx = gl_LocalInvocationID.x, ty = gl_LocalInvocationID.y;
+    uint row0 = gl_WorkGroupID.y * TILE, col0 = gl_WorkGroupID.x * TILE;
+    float acc[ROWS_PER_THREAD];
+    for (uint r = 0; r < ROWS_PER_THREAD; r++)
+        acc[r] = 0.0;
+
+    for (uint k0 = 0; k0 < p.k; k0 += TILE) {
+        for (uint r = 0; r < ROWS_PER_THREAD; r++) {
+            uint ly = ty + r * (TILE / ROWS_PER_THREAD);
+            uint am = row0 + ly, ak = k0 + tx;
+            tile_a[ly][tx] = (am < p.m && ak < p.k) ? a[a_base + am * p.a_sm + ak * p.a_sk] : 0.0;
+            uint bk = k0 + ly, bn = col0 + tx;
+            tile_b[ly][tx] = (bk < p.k && bn < p.n) ? b[b_base + bk * p.b_sk + bn * p.b_sn] : 0.0;
+        }
+        barrier();
+        for (uint kk = 0; kk < TILE; kk++) {
+            float bv = tile_b[kk][tx];
+            for (uint r = 0; r < ROWS_PER_THREAD; r++)
+                acc[r] += tile_a[ty + r * (TILE / ROWS_PER_THREAD)][kk] * bv;
+        }
+        barrier();
+    }
+
+    uint col = col0 + tx;
+    for (uint r = 0; r < ROWS_PER_THREAD; r++) {
+        uint row = row0 + ty + r * (TILE / ROWS_PER_THREAD);
+        if (row >= p.m || col >= p.n)
+            continue;
+        float v = p.alpha * acc[r];
+        if (p.has_c != 0)
+            v += p.beta * c[row * p.c_sm + col * p.c_sn];
+        y[(batch * p.m + row) * p.n + col] = v;
+    }
+}
