@@ -1,0 +1,496 @@
+/**
+ * SECTION:element-vkmlinfer
+ * @title: vkmlinfer
+ *
+ * Runs an ONNX model with libvkml (Vulkan compute, or vkml's CPU device) on every video
+ * frame and attaches the model's outputs to the frame as a #GstVkmlTensorMeta. The
+ * video passes through unchanged.
+ *
+ * Each frame is converted to the model's single image input: bilinear resize to its
+ * height and width, RGB channel order (gray is replicated to 3 channels, RGB becomes
+ * luma for 1-channel models), 8-bit values divided by 255 (so 0..1), NCHW or NHWC as
+ * the model's input shape says.
+ *
+ * ## Example launch line
+ * |[
+ * gst-launch-1.0 videotestsrc pattern=red num-buffers=10 ! \
+ *     video/x-raw,format=RGB,width=320,height=240 ! \
+ *     vkmlinfer model=color.onnx ! vkmlclassify labels=color-labels.txt print=true ! \
+ *     fakesink
+ * ]|
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstvkmlinfer.h"
+#include "gstvkmlconvert.h"
+#include "gstvkmltensormeta.h"
+
+#include <gst/video/video.h>
+#include <vkml/vkml.h>
+
+GST_DEBUG_CATEGORY_STATIC (gst_vkml_infer_debug);
+#define GST_CAT_DEFAULT gst_vkml_infer_debug
+
+#define DEFAULT_MODEL NULL
+#define DEFAULT_DEVICE VKML_DEVICE_DEFAULT
+
+enum
+{
+  PROP_0,
+  PROP_MODEL,
+  PROP_DEVICE,
+};
+
+struct _GstVkmlInfer
+{
+  GstBaseTransform parent;
+
+  /* properties, under the object lock */
+  gchar *model_path;
+  gint device;
+
+  /* from start() to stop() */
+  vkml_context *ctx;
+  vkml_model *model;
+  vkml_session *session;
+  gsize n_outputs;
+  vkml_tensor *outputs;         /* shapes set once; data points into out_maps */
+  GstBufferPool **out_pools;    /* one per output: the tensors go downstream */
+  GstBuffer **out_bufs;         /* this frame's output buffers */
+  GstMapInfo *out_maps;
+
+  /* from set_caps() */
+  GstVkmlConverter *conv;
+  GstVideoInfo vinfo;
+  vkml_tensor input;            /* data: g_malloc'ed, reused every frame */
+};
+
+#define VIDEO_CAPS GST_VIDEO_CAPS_MAKE ("{ GRAY8, RGB, BGR, RGBA, BGRA, RGBx, BGRx }")
+
+static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
+    GST_PAD_SINK,
+    GST_PAD_ALWAYS,
+    GST_STATIC_CAPS (VIDEO_CAPS));
+
+static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
+    GST_PAD_SRC,
+    GST_PAD_ALWAYS,
+    GST_STATIC_CAPS (VIDEO_CAPS));
+
+#define gst_vkml_infer_parent_class parent_class
+G_DEFINE_TYPE (GstVkmlInfer, gst_vkml_infer, GST_TYPE_BASE_TRANSFORM);
+GST_ELEMENT_REGISTER_DEFINE (vkmlinfer, "vkmlinfer", GST_RANK_NONE,
+    GST_TYPE_VKML_INFER);
+
+static void gst_vkml_infer_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec);
+static void gst_vkml_infer_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec);
+static void gst_vkml_infer_finalize (GObject * object);
+static gboolean gst_vkml_infer_start (GstBaseTransform * trans);
+static gboolean gst_vkml_infer_stop (GstBaseTransform * trans);
+static gboolean gst_vkml_infer_set_caps (GstBaseTransform * trans,
+    GstCaps * incaps, GstCaps * outcaps);
+static GstFlowReturn gst_vkml_infer_transform_ip (GstBaseTransform * trans,
+    GstBuffer * buf);
+
+static void
+gst_vkml_infer_class_init (GstVkmlInferClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+
+  gobject_class->set_property = gst_vkml_infer_set_property;
+  gobject_class->get_property = gst_vkml_infer_get_property;
+  gobject_class->finalize = gst_vkml_infer_finalize;
+
+  g_object_class_install_property (gobject_class, PROP_MODEL,
+      g_param_spec_string ("model", "Model",
+          "Path of the ONNX model file to run (required)", DEFAULT_MODEL,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_DEVICE,
+      g_param_spec_int ("device", "Device",
+          "Device to run the model on: -2 = default (the first GPU, else a "
+          "Vulkan CPU device such as lavapipe, else vkml's CPU device), "
+          "-1 = vkml's CPU device, 0, 1, ... = Vulkan device index "
+          "(see `vkml devices`)", VKML_DEVICE_DEFAULT, G_MAXINT, DEFAULT_DEVICE,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+
+  gst_element_class_add_static_pad_template (element_class, &sink_template);
+  gst_element_class_add_static_pad_template (element_class, &src_template);
+  gst_element_class_set_static_metadata (element_class,
+      "vkml inference", "Filter/Effect/Video",
+      "Runs an ONNX model on video frames with libvkml (Vulkan) and attaches "
+      "the output tensors as GstVkmlTensorMeta", "vkml developers");
+
+  trans_class->start = GST_DEBUG_FUNCPTR (gst_vkml_infer_start);
+  trans_class->stop = GST_DEBUG_FUNCPTR (gst_vkml_infer_stop);
+  trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_vkml_infer_set_caps);
+  trans_class->transform_ip = GST_DEBUG_FUNCPTR (gst_vkml_infer_transform_ip);
+
+  GST_DEBUG_CATEGORY_INIT (gst_vkml_infer_debug, "vkmlinfer", 0,
+      "vkml inference element");
+}
+
+static void
+gst_vkml_infer_init (GstVkmlInfer * self)
+{
+  self->model_path = g_strdup (DEFAULT_MODEL);
+  self->device = DEFAULT_DEVICE;
+  /* The video is never modified; buffers are only made writable for the meta. */
+  gst_base_transform_set_in_place (GST_BASE_TRANSFORM (self), TRUE);
+  gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (self), FALSE);
+}
+
+static void
+gst_vkml_infer_finalize (GObject * object)
+{
+  GstVkmlInfer *self = GST_VKML_INFER (object);
+
+  g_free (self->model_path);
+  G_OBJECT_CLASS (parent_class)->finalize (object);
+}
+
+static void
+gst_vkml_infer_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstVkmlInfer *self = GST_VKML_INFER (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_MODEL:
+      g_free (self->model_path);
+      self->model_path = g_value_dup_string (value);
+      break;
+    case PROP_DEVICE:
+      self->device = g_value_get_int (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_vkml_infer_get_property (GObject * object, guint prop_id, GValue * value,
+    GParamSpec * pspec)
+{
+  GstVkmlInfer *self = GST_VKML_INFER (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_MODEL:
+      g_value_set_string (value, self->model_path);
+      break;
+    case PROP_DEVICE:
+      g_value_set_int (value, self->device);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+/* Frees everything start() and set_caps() made; safe on a partly started element. */
+static void
+gst_vkml_infer_teardown (GstVkmlInfer * self)
+{
+  gsize i;
+
+  for (i = 0; i < self->n_outputs; i++) {
+    if (self->out_pools && self->out_pools[i]) {
+      gst_buffer_pool_set_active (self->out_pools[i], FALSE);
+      gst_object_unref (self->out_pools[i]);
+    }
+  }
+  g_clear_pointer (&self->out_pools, g_free);
+  g_clear_pointer (&self->out_bufs, g_free);
+  g_clear_pointer (&self->out_maps, g_free);
+  g_clear_pointer (&self->outputs, g_free);
+  self->n_outputs = 0;
+  g_clear_pointer (&self->conv, gst_vkml_converter_free);
+  g_clear_pointer (&self->input.data, g_free);
+  vkml_session_destroy (&self->session);
+  vkml_model_destroy (&self->model);
+  vkml_context_destroy (&self->ctx);
+}
+
+static GstBufferPool *
+make_output_pool (gsize size)
+{
+  GstBufferPool *pool = gst_buffer_pool_new ();
+  GstStructure *config = gst_buffer_pool_get_config (pool);
+
+  gst_buffer_pool_config_set_params (config, NULL, (guint) MAX (size, 1), 0, 0);
+  if (!gst_buffer_pool_set_config (pool, config)
+      || !gst_buffer_pool_set_active (pool, TRUE)) {
+    gst_object_unref (pool);
+    return NULL;
+  }
+  return pool;
+}
+
+/* Output shapes and one buffer pool per output. */
+static gboolean
+gst_vkml_infer_prepare_outputs (GstVkmlInfer * self)
+{
+  gsize i, n = vkml_session_output_count (self->session);
+
+  self->outputs = g_new0 (vkml_tensor, n);
+  self->out_pools = g_new0 (GstBufferPool *, n);
+  self->out_bufs = g_new0 (GstBuffer *, n);
+  self->out_maps = g_new0 (GstMapInfo, n);
+  self->n_outputs = n;
+  for (i = 0; i < n; i++) {
+    const vkml_tensor_info *info = vkml_session_output (self->session, i);
+    vkml_tensor *t = &self->outputs[i];
+    gsize count;
+
+    t->dtype = info->dtype;
+    t->rank = info->rank;
+    memcpy (t->dims, info->dims, sizeof (t->dims));
+    count = vkml_tensor_element_count (info->rank, info->dims);
+    t->size = count * vkml_dtype_size (info->dtype);
+    if ((count && !t->size) || t->size > G_MAXUINT) {
+      GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
+          ("Output '%s' of the model has type %s or a size vkmlinfer cannot "
+              "hold.", info->name, vkml_dtype_name (info->dtype)), (NULL));
+      return FALSE;
+    }
+    self->out_pools[i] = make_output_pool (t->size);
+    if (!self->out_pools[i]) {
+      GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+          ("Could not allocate buffers for output '%s'.", info->name), (NULL));
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
+static gboolean
+gst_vkml_infer_load (GstVkmlInfer * self, const gchar * path, gint device)
+{
+  vkml_session_params params = {.device = device };
+  vkml_error err = { 0 };
+  vkml_status st;
+
+  if (vkml_context_create (NULL, &self->ctx, &err) != VKML_OK) {
+    GST_ELEMENT_ERROR (self, LIBRARY, INIT,
+        ("Could not initialise libvkml: %s", err.message), (NULL));
+    return FALSE;
+  }
+  st = vkml_model_load_file (path, &self->model, &err);
+  if (st == VKML_ERROR_IO) {
+    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
+        ("Could not read the model file \"%s\": %s", path, err.message),
+        ("Check the 'model' property."));
+    return FALSE;
+  } else if (st != VKML_OK) {
+    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
+        ("Could not load the model \"%s\" (%s): %s", path,
+            vkml_status_name (st), err.message), (NULL));
+    return FALSE;
+  }
+  if (vkml_session_create (self->ctx, self->model, &params, &self->session,
+          &err) != VKML_OK) {
+    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
+        ("Could not prepare the model \"%s\" on device %d: %s", path, device,
+            err.message), ("Try another 'device' (-1 is the CPU)."));
+    return FALSE;
+  }
+  GST_INFO_OBJECT (self, "model %s on device %d", path,
+      vkml_session_device (self->session));
+  return TRUE;
+}
+
+static gboolean
+gst_vkml_infer_start (GstBaseTransform * trans)
+{
+  GstVkmlInfer *self = GST_VKML_INFER (trans);
+  gchar *path;
+  gint device;
+  gboolean ok;
+
+  GST_OBJECT_LOCK (self);
+  path = g_strdup (self->model_path);
+  device = self->device;
+  GST_OBJECT_UNLOCK (self);
+
+  if (!path || !*path) {
+    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND, ("No model set."),
+        ("Set the 'model' property to an ONNX file."));
+    g_free (path);
+    return FALSE;
+  }
+  ok = gst_vkml_infer_load (self, path, device)
+      && gst_vkml_infer_prepare_outputs (self);
+  g_free (path);
+  if (!ok)
+    gst_vkml_infer_teardown (self);
+  return ok;
+}
+
+static gboolean
+gst_vkml_infer_stop (GstBaseTransform * trans)
+{
+  gst_vkml_infer_teardown (GST_VKML_INFER (trans));
+  return TRUE;
+}
+
+/* Why the model cannot take this video, or NULL when it can (then *shape is set). */
+static gchar *
+gst_vkml_infer_check_input (GstVkmlInfer * self, GstVkmlImageShape * shape)
+{
+  gsize n = vkml_model_input_count (self->model);
+  gchar *why = NULL;
+
+  if (n != 1)
+    return g_strdup_printf ("the model has %" G_GSIZE_FORMAT " inputs; "
+        "vkmlinfer feeds exactly one image input", n);
+  if (!gst_vkml_image_shape_from_info (vkml_model_input (self->model, 0),
+          shape, &why))
+    return why;
+  return NULL;
+}
+
+static void
+gst_vkml_infer_set_input_tensor (GstVkmlInfer * self,
+    const GstVkmlImageShape * shape)
+{
+  vkml_tensor *in = &self->input;
+  gint64 c = shape->channels, h = shape->height, w = shape->width;
+  gint64 nchw[4] = { 1, c, h, w }, nhwc[4] = { 1, h, w, c };
+
+  in->dtype = VKML_DTYPE_FLOAT;
+  in->rank = 4;
+  memcpy (in->dims, shape->layout == GST_VKML_LAYOUT_NCHW ? nchw : nhwc,
+      sizeof (nchw));
+  in->size = gst_vkml_converter_output_count (self->conv) * sizeof (gfloat);
+  g_free (in->data);
+  in->data = g_malloc (in->size);
+}
+
+static gboolean
+gst_vkml_infer_set_caps (GstBaseTransform * trans, GstCaps * incaps,
+    G_GNUC_UNUSED GstCaps * outcaps)
+{
+  GstVkmlInfer *self = GST_VKML_INFER (trans);
+  GstVkmlImageShape shape;
+  GstVkmlConverter *conv = NULL;
+  gchar *why = NULL;
+
+  if (!gst_video_info_from_caps (&self->vinfo, incaps))
+    why = g_strdup ("the caps are not valid video caps");
+  if (!why)
+    why = gst_vkml_infer_check_input (self, &shape);
+  if (!why)
+    conv = gst_vkml_converter_new (&self->vinfo, &shape, &why);
+  if (!conv) {
+    const vkml_tensor_info *info = vkml_model_input (self->model, 0);
+    gchar *input = info ? gst_vkml_tensor_info_to_string (info) :
+        g_strdup ("(none)");
+
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+        ("The model's input %s cannot take video %" GST_PTR_FORMAT ": %s.",
+            input, incaps, why),
+        ("vkmlinfer feeds float NCHW [1,C,H,W] or NHWC [1,H,W,C] inputs, "
+            "C = 1 or 3."));
+    g_free (input);
+    g_free (why);
+    return FALSE;
+  }
+  gst_vkml_converter_free (self->conv);
+  self->conv = conv;
+  gst_vkml_infer_set_input_tensor (self, &shape);
+  GST_DEBUG_OBJECT (self, "input %s, %ux%u, %u channel(s)",
+      shape.layout == GST_VKML_LAYOUT_NCHW ? "NCHW" : "NHWC", shape.width,
+      shape.height, shape.channels);
+  return TRUE;
+}
+
+/* Takes this frame's output buffers from the pools, mapped for writing. */
+static gboolean
+gst_vkml_infer_acquire_outputs (GstVkmlInfer * self)
+{
+  gsize i;
+
+  for (i = 0; i < self->n_outputs; i++) {
+    if (gst_buffer_pool_acquire_buffer (self->out_pools[i], &self->out_bufs[i],
+            NULL) != GST_FLOW_OK)
+      return FALSE;
+    if (!gst_buffer_map (self->out_bufs[i], &self->out_maps[i], GST_MAP_WRITE)) {
+      gst_clear_buffer (&self->out_bufs[i]);
+      return FALSE;
+    }
+    self->outputs[i].data = self->out_maps[i].data;
+  }
+  return TRUE;
+}
+
+/* Unmaps the output buffers; when @meta is set, hands them to it. Drops them all. */
+static void
+gst_vkml_infer_release_outputs (GstVkmlInfer * self, GstVkmlTensorMeta * meta)
+{
+  gsize i;
+
+  for (i = 0; i < self->n_outputs && self->out_bufs[i]; i++) {
+    const vkml_tensor_info *info = vkml_session_output (self->session, i);
+
+    gst_buffer_unmap (self->out_bufs[i], &self->out_maps[i]);
+    self->outputs[i].data = NULL;
+    if (meta)
+      gst_vkml_tensor_meta_add (meta, info->name, info->dtype,
+          (guint) info->rank, self->outputs[i].dims, self->out_bufs[i]);
+    gst_clear_buffer (&self->out_bufs[i]);
+  }
+}
+
+static gboolean
+gst_vkml_infer_convert (GstVkmlInfer * self, GstBuffer * buf)
+{
+  GstVideoFrame frame;
+
+  if (!gst_video_frame_map (&frame, &self->vinfo, buf, GST_MAP_READ))
+    return FALSE;
+  gst_vkml_converter_run (self->conv, &frame, self->input.data);
+  gst_video_frame_unmap (&frame);
+  return TRUE;
+}
+
+static GstFlowReturn
+gst_vkml_infer_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
+{
+  GstVkmlInfer *self = GST_VKML_INFER (trans);
+  vkml_error err = { 0 };
+
+  if (!self->conv)
+    return GST_FLOW_NOT_NEGOTIATED;
+  if (!gst_vkml_infer_convert (self, buf)) {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not map a video frame."),
+        (NULL));
+    return GST_FLOW_ERROR;
+  }
+  if (!gst_vkml_infer_acquire_outputs (self)) {
+    gst_vkml_infer_release_outputs (self, NULL);
+    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+        ("Could not get buffers for the model's outputs."), (NULL));
+    return GST_FLOW_ERROR;
+  }
+  if (vkml_session_run (self->session, &self->input, 1, self->outputs,
+          self->n_outputs, &err) != VKML_OK) {
+    gst_vkml_infer_release_outputs (self, NULL);
+    GST_ELEMENT_ERROR (self, LIBRARY, FAILED,
+        ("Running the model failed: %s", err.message), (NULL));
+    return GST_FLOW_ERROR;
+  }
+  gst_vkml_infer_release_outputs (self, gst_buffer_add_vkml_tensor_meta (buf));
+  return GST_FLOW_OK;
+}

@@ -1,0 +1,191 @@
+/* GstVkmlTensorMeta: see gstvkmltensormeta.h. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstvkmltensormeta.h"
+
+#include <string.h>
+
+GST_DEBUG_CATEGORY_STATIC (gst_vkml_tensor_meta_debug);
+#define GST_CAT_DEFAULT gst_vkml_tensor_meta_debug
+
+GType
+gst_vkml_tensor_meta_api_get_type (void)
+{
+  static GType type = 0;
+  /* No tags: the tensors describe the whole buffer, not its memory layout, so elements
+   * that rescale or convert video may keep them. */
+  static const gchar *tags[] = { NULL };
+
+  if (g_once_init_enter (&type)) {
+    GType t = gst_meta_api_type_register ("GstVkmlTensorMetaAPI", tags);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+static gboolean
+gst_vkml_tensor_meta_init (GstMeta * meta, G_GNUC_UNUSED gpointer params,
+    G_GNUC_UNUSED GstBuffer * buffer)
+{
+  GstVkmlTensorMeta *tmeta = (GstVkmlTensorMeta *) meta;
+
+  tmeta->n_tensors = 0;
+  tmeta->tensors = NULL;
+  return TRUE;
+}
+
+static void
+gst_vkml_tensor_meta_free (GstMeta * meta, G_GNUC_UNUSED GstBuffer * buffer)
+{
+  GstVkmlTensorMeta *tmeta = (GstVkmlTensorMeta *) meta;
+  guint i;
+
+  for (i = 0; i < tmeta->n_tensors; i++) {
+    g_free (tmeta->tensors[i].name);
+    gst_buffer_unref (tmeta->tensors[i].data);
+  }
+  g_free (tmeta->tensors);
+  tmeta->tensors = NULL;
+  tmeta->n_tensors = 0;
+}
+
+/* Copies share the (read-only) tensor data buffers; other transforms drop the meta. */
+static gboolean
+gst_vkml_tensor_meta_transform (GstBuffer * dest, GstMeta * meta,
+    G_GNUC_UNUSED GstBuffer * buffer, GQuark type,
+    G_GNUC_UNUSED gpointer data)
+{
+  GstVkmlTensorMeta *src = (GstVkmlTensorMeta *) meta;
+  GstVkmlTensorMeta *dst;
+  guint i;
+
+  if (!GST_META_TRANSFORM_IS_COPY (type))
+    return FALSE;
+
+  dst = gst_buffer_add_vkml_tensor_meta (dest);
+  if (!dst)
+    return FALSE;
+  for (i = 0; i < src->n_tensors; i++) {
+    const GstVkmlTensor *t = &src->tensors[i];
+
+    if (!gst_vkml_tensor_meta_add (dst, t->name, t->dtype, t->rank, t->dims,
+            t->data))
+      return FALSE;
+  }
+  return TRUE;
+}
+
+const GstMetaInfo *
+gst_vkml_tensor_meta_get_info (void)
+{
+  static const GstMetaInfo *info = NULL;
+
+  if (g_once_init_enter ((GstMetaInfo **) & info)) {
+    const GstMetaInfo *mi = gst_meta_register (GST_VKML_TENSOR_META_API_TYPE,
+        "GstVkmlTensorMeta", sizeof (GstVkmlTensorMeta),
+        gst_vkml_tensor_meta_init, gst_vkml_tensor_meta_free,
+        gst_vkml_tensor_meta_transform);
+
+    GST_DEBUG_CATEGORY_INIT (gst_vkml_tensor_meta_debug, "vkmltensormeta", 0,
+        "vkml tensor metadata");
+    g_once_init_leave ((GstMetaInfo **) & info, (GstMetaInfo *) mi);
+  }
+  return info;
+}
+
+GstVkmlTensorMeta *
+gst_buffer_add_vkml_tensor_meta (GstBuffer * buffer)
+{
+  g_return_val_if_fail (GST_IS_BUFFER (buffer), NULL);
+
+  return (GstVkmlTensorMeta *) gst_buffer_add_meta (buffer,
+      GST_VKML_TENSOR_META_INFO, NULL);
+}
+
+static gsize
+element_count (guint rank, const gint64 * dims)
+{
+  gsize n = 1;
+  guint i;
+
+  for (i = 0; i < rank; i++) {
+    if (dims[i] < 0 || (dims[i] > 0 && n > G_MAXSIZE / (gsize) dims[i]))
+      return G_MAXSIZE;
+    n *= (gsize) dims[i];
+  }
+  return n;
+}
+
+GstVkmlTensor *
+gst_vkml_tensor_meta_add (GstVkmlTensorMeta * meta, const gchar * name,
+    vkml_dtype dtype, guint rank, const gint64 * dims, GstBuffer * data)
+{
+  GstVkmlTensor *t;
+  gsize count, esize;
+
+  g_return_val_if_fail (meta != NULL, NULL);
+  g_return_val_if_fail (GST_IS_BUFFER (data), NULL);
+  g_return_val_if_fail (rank == 0 || dims != NULL, NULL);
+
+  if (rank > GST_VKML_TENSOR_MAX_RANK) {
+    GST_WARNING ("tensor '%s' has rank %u, more than %d", GST_STR_NULL (name),
+        rank, GST_VKML_TENSOR_MAX_RANK);
+    return NULL;
+  }
+  count = element_count (rank, dims);
+  esize = vkml_dtype_size (dtype);
+  if (count == G_MAXSIZE || (esize && count > gst_buffer_get_size (data) / esize)) {
+    GST_WARNING ("tensor '%s': %" G_GSIZE_FORMAT " bytes of data for %"
+        G_GSIZE_FORMAT " elements of %s", GST_STR_NULL (name),
+        gst_buffer_get_size (data), count, vkml_dtype_name (dtype));
+    return NULL;
+  }
+
+  meta->tensors = g_renew (GstVkmlTensor, meta->tensors, meta->n_tensors + 1);
+  t = &meta->tensors[meta->n_tensors++];
+  memset (t, 0, sizeof (*t));
+  t->name = g_strdup (name ? name : "");
+  t->dtype = dtype;
+  t->rank = rank;
+  if (rank)
+    memcpy (t->dims, dims, rank * sizeof (gint64));
+  t->data = gst_buffer_ref (data);
+  return t;
+}
+
+const GstVkmlTensor *
+gst_vkml_tensor_meta_get_by_name (const GstVkmlTensorMeta * meta,
+    const gchar * name)
+{
+  guint i;
+
+  g_return_val_if_fail (meta != NULL, NULL);
+  g_return_val_if_fail (name != NULL, NULL);
+
+  for (i = 0; i < meta->n_tensors; i++) {
+    if (g_strcmp0 (meta->tensors[i].name, name) == 0)
+      return &meta->tensors[i];
+  }
+  return NULL;
+}
+
+const GstVkmlTensor *
+gst_vkml_tensor_meta_get (const GstVkmlTensorMeta * meta, guint index)
+{
+  g_return_val_if_fail (meta != NULL, NULL);
+
+  return index < meta->n_tensors ? &meta->tensors[index] : NULL;
+}
+
+gsize
+gst_vkml_tensor_element_count (const GstVkmlTensor * tensor)
+{
+  gsize n;
+
+  g_return_val_if_fail (tensor != NULL, 0);
+
+  n = element_count (tensor->rank, tensor->dims);
+  return n == G_MAXSIZE ? 0 : n;
+}

@@ -1,0 +1,87 @@
+/* GstVkmlTensorMeta: the output tensors of a model, attached to the buffer they were
+ * computed from.
+ *
+ * Installed with the plugin (gstreamer-1.0/gst/vkml/gstvkmltensormeta.h) so that
+ * applications can read the tensors; the meta is registered under vkml's own names
+ * ("GstVkmlTensorMetaAPI" / "GstVkmlTensorMeta"), not GStreamer's "GstTensorMeta", whose
+ * layout differs between GStreamer versions.
+ *
+ * The meta and its GType/GstMetaInfo getters are thread-safe to call; one meta is not
+ * thread-safe to modify from several threads (as with every GstMeta, modify it only while
+ * the buffer is writable). */
+#ifndef __GST_VKML_TENSOR_META_H__
+#define __GST_VKML_TENSOR_META_H__
+
+#include <gst/gst.h>
+#include <vkml/vkml.h>
+
+G_BEGIN_DECLS
+
+/* Highest rank a tensor of the meta may have (same as libvkml's). */
+#define GST_VKML_TENSOR_MAX_RANK VKML_MAX_RANK
+
+/**
+ * GstVkmlTensor:
+ * @name: the model's name for the tensor (e.g. "probabilities")
+ * @dtype: element type; values are libvkml's vkml_dtype (ONNX TensorProto.DataType)
+ * @rank: number of dimensions (0 .. GST_VKML_TENSOR_MAX_RANK)
+ * @dims: the dimensions, outermost first; dense row-major layout
+ * @data: the elements, host memory, native endianness (the meta holds a reference);
+ *   treat it as read-only: it may be shared with copies of the buffer
+ */
+typedef struct _GstVkmlTensor
+{
+  gchar *name;
+  vkml_dtype dtype;
+  guint rank;
+  gint64 dims[GST_VKML_TENSOR_MAX_RANK];
+  GstBuffer *data;
+} GstVkmlTensor;
+
+/**
+ * GstVkmlTensorMeta:
+ * @meta: parent
+ * @n_tensors: number of tensors
+ * @tensors: the tensors, in the model's output order
+ */
+typedef struct _GstVkmlTensorMeta
+{
+  GstMeta meta;
+  guint n_tensors;
+  GstVkmlTensor *tensors;
+} GstVkmlTensorMeta;
+
+GType gst_vkml_tensor_meta_api_get_type (void);
+#define GST_VKML_TENSOR_META_API_TYPE (gst_vkml_tensor_meta_api_get_type ())
+
+const GstMetaInfo *gst_vkml_tensor_meta_get_info (void);
+#define GST_VKML_TENSOR_META_INFO (gst_vkml_tensor_meta_get_info ())
+
+/* The first GstVkmlTensorMeta of @buffer, or NULL. */
+#define gst_buffer_get_vkml_tensor_meta(buffer) \
+  ((GstVkmlTensorMeta *) gst_buffer_get_meta ((buffer), GST_VKML_TENSOR_META_API_TYPE))
+
+/* Adds an empty meta to a writable @buffer; fill it with gst_vkml_tensor_meta_add. */
+GstVkmlTensorMeta *gst_buffer_add_vkml_tensor_meta (GstBuffer * buffer);
+
+/* Appends a tensor. @data holds at least the tensor's bytes; the meta takes a new
+ * reference to it (transfer none). Returns the new tensor, or NULL (and logs why) when
+ * @rank is too high or @data is too small. */
+GstVkmlTensor *gst_vkml_tensor_meta_add (GstVkmlTensorMeta * meta,
+    const gchar * name, vkml_dtype dtype, guint rank, const gint64 * dims,
+    GstBuffer * data);
+
+/* The tensor called @name, or NULL. */
+const GstVkmlTensor *gst_vkml_tensor_meta_get_by_name (const GstVkmlTensorMeta *
+    meta, const gchar * name);
+
+/* Tensor number @index, or NULL when out of range. */
+const GstVkmlTensor *gst_vkml_tensor_meta_get (const GstVkmlTensorMeta * meta,
+    guint index);
+
+/* Number of elements of @tensor (1 for rank 0; 0 for negative dims or overflow). */
+gsize gst_vkml_tensor_element_count (const GstVkmlTensor * tensor);
+
+G_END_DECLS
+
+#endif /* __GST_VKML_TENSOR_META_H__ */

@@ -1,0 +1,389 @@
+/* vkmlinfer and vkmlclassify in GstHarness: results against libvkml, errors, the demo
+ * model. The elements are registered statically from the test's own copy of them. */
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <gst/video/video.h>
+
+#include "gstvkmlclassify.h"
+#include "gstvkmlinfer.h"
+#include "gstvkmltensormeta.h"
+#include "testutil.h"
+
+#include <string.h>
+
+static gchar *mnist_path;
+static gchar *color_path;
+static gchar *labels_path;
+static gchar *vector_path;
+
+/* Exits through test_missing (skip, or failure when CI=true) without a Vulkan
+ * device: the element's default device must be a GPU here (lavapipe in CI). */
+static void
+require_vulkan (void)
+{
+  vkml_context *ctx = NULL;
+  vkml_error err = { 0 };
+
+  if (vkml_context_create (NULL, &ctx, &err) != VKML_OK) {
+    fprintf (stderr, "vkml_context_create: %s\n", err.message);
+    exit (1);
+  }
+  test_require_vulkan (ctx);
+  vkml_context_destroy (&ctx);
+}
+
+/* Finds the models: mnist-8 in the corpus (missing: skip, or fail when CI=true), the
+ * models the build made under VKML_BUILD_ROOT. */
+static void
+find_models (void)
+{
+  const gchar *build = g_getenv ("VKML_BUILD_ROOT");
+  char buf[4096];
+
+  (void) test_failures;         /* testutil.h's counter; GstCheck counts here */
+  mnist_path = g_strdup (test_corpus_path (buf, sizeof (buf),
+          "models/mnist-8/model.onnx"));
+  if (!g_file_test (mnist_path, G_FILE_TEST_EXISTS))
+    test_missing (mnist_path);
+  fail_unless (build != NULL, "VKML_BUILD_ROOT is not set: run through meson test");
+  color_path = g_build_filename (build, "pipelines", "color.onnx", NULL);
+  labels_path = g_build_filename (build, "pipelines", "color-labels.txt", NULL);
+  vector_path = g_build_filename (build, "tests", "gst", "color-vector.onnx",
+      NULL);
+}
+
+static void
+register_elements (void)
+{
+  fail_unless (GST_ELEMENT_REGISTER (vkmlinfer, NULL));
+  fail_unless (GST_ELEMENT_REGISTER (vkmlclassify, NULL));
+}
+
+/* A harness around @launch whose messages go to a bus (returned in *bus). */
+static GstHarness *
+harness_with_bus (const gchar * launch, GstBus ** bus)
+{
+  GstHarness *h = gst_harness_new_parse (launch);
+
+  *bus = gst_bus_new ();
+  gst_element_set_bus (h->element, *bus);
+  return h;
+}
+
+static GstBuffer *
+solid_frame (GstVideoFormat format, guint width, guint height, guint8 r,
+    guint8 g, guint8 b)
+{
+  GstVideoInfo vinfo;
+  GstVideoFrame frame;
+  GstBuffer *buf;
+  guint x, y;
+
+  gst_video_info_set_format (&vinfo, format, width, height);
+  buf = gst_buffer_new_allocate (NULL, GST_VIDEO_INFO_SIZE (&vinfo), NULL);
+  fail_unless (gst_video_frame_map (&frame, &vinfo, buf, GST_MAP_WRITE));
+  for (y = 0; y < height; y++) {
+    guint8 *row = (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&frame, 0) +
+        y * GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0);
+
+    for (x = 0; x < width; x++) {
+      guint8 *px = row + x * GST_VIDEO_FRAME_COMP_PSTRIDE (&frame, 0);
+
+      if (GST_VIDEO_INFO_IS_GRAY (&vinfo)) {
+        px[0] = r;
+        continue;
+      }
+      px[GST_VIDEO_FRAME_COMP_POFFSET (&frame, 0)] = r;
+      px[GST_VIDEO_FRAME_COMP_POFFSET (&frame, 1)] = g;
+      px[GST_VIDEO_FRAME_COMP_POFFSET (&frame, 2)] = b;
+    }
+  }
+  gst_video_frame_unmap (&frame);
+  return buf;
+}
+
+/* libvkml's own answer for mnist-8 on @pixels (28x28) as pixel / 255. */
+static void
+mnist_reference (const guint8 * pixels, gfloat * out10)
+{
+  vkml_context *ctx = NULL;
+  vkml_model *model = NULL;
+  vkml_session *session = NULL;
+  vkml_error err = { 0 };
+  gfloat in[28 * 28];
+  vkml_tensor input = {.dtype = VKML_DTYPE_FLOAT,.rank = 4,
+    .dims = {1, 1, 28, 28},.data = in,.size = sizeof (in)
+  };
+  vkml_tensor output = {.dtype = VKML_DTYPE_FLOAT,.rank = 2,.dims = {1, 10},
+    .data = out10,.size = 10 * sizeof (gfloat)
+  };
+  guint i;
+
+  for (i = 0; i < 28 * 28; i++)
+    in[i] = pixels[i] / 255.0f;
+  fail_unless (vkml_context_create (NULL, &ctx, &err) == VKML_OK, "%s",
+      err.message);
+  fail_unless (vkml_model_load_file (mnist_path, &model, &err) == VKML_OK,
+      "%s", err.message);
+  fail_unless (vkml_session_create (ctx, model, NULL, &session,
+          &err) == VKML_OK, "%s", err.message);
+  fail_unless (vkml_session_run (session, &input, 1, &output, 1,
+          &err) == VKML_OK, "%s", err.message);
+  vkml_session_destroy (&session);
+  vkml_model_destroy (&model);
+  vkml_context_destroy (&ctx);
+}
+
+/* A GRAY8 28x28 frame through mnist-8 gives one [1,10] float tensor equal to libvkml's
+ * result for pixel / 255, and the video is unchanged. */
+GST_START_TEST (test_mnist_matches_libvkml)
+{
+  GstHarness *h;
+  GstBuffer *in, *out;
+  GstVkmlTensorMeta *meta;
+  const GstVkmlTensor *t;
+  GstMapInfo map;
+  guint8 pixels[28 * 28];
+  gfloat want[10], got[10];
+  gchar *launch;
+  guint i;
+
+  for (i = 0; i < 28 * 28; i++)
+    pixels[i] = (guint8) ((i % 28) * 9 + (i / 28) * 5);
+  mnist_reference (pixels, want);
+
+  launch = g_strdup_printf ("vkmlinfer model=\"%s\"", mnist_path);
+  h = gst_harness_new_parse (launch);
+  g_free (launch);
+  gst_harness_set_src_caps_str (h,
+      "video/x-raw,format=GRAY8,width=28,height=28,framerate=30/1");
+  in = gst_buffer_new_memdup (pixels, sizeof (pixels));
+  out = gst_harness_push_and_pull (h, in);
+  fail_unless (out != NULL);
+
+  fail_unless (gst_buffer_memcmp (out, 0, pixels, sizeof (pixels)) == 0);
+  meta = gst_buffer_get_vkml_tensor_meta (out);
+  fail_unless (meta != NULL);
+  fail_unless_equals_int (meta->n_tensors, 1);
+  t = gst_vkml_tensor_meta_get (meta, 0);
+  fail_unless_equals_int (t->dtype, VKML_DTYPE_FLOAT);
+  fail_unless_equals_int (t->rank, 2);
+  fail_unless_equals_int64 (t->dims[0], 1);
+  fail_unless_equals_int64 (t->dims[1], 10);
+  fail_unless (t->name && t->name[0], "the tensor has no name");
+  fail_unless (gst_buffer_map (t->data, &map, GST_MAP_READ));
+  fail_unless (map.size >= sizeof (got));
+  memcpy (got, map.data, sizeof (got));
+  gst_buffer_unmap (t->data, &map);
+  for (i = 0; i < 10; i++)
+    fail_unless (fabsf (got[i] - want[i]) <= 1e-5f * MAX (1.0f,
+            fabsf (want[i])), "logit %u: element %f, libvkml %f", i, got[i],
+        want[i]);
+
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* Sets @element to PAUSED, expects the state change to fail with an error of
+ * @domain/@code whose text contains @needle; returns the element to NULL. */
+static void
+expect_start_error (GstElement * element, GQuark domain, gint code,
+    const gchar * needle)
+{
+  GstBus *bus = gst_bus_new ();
+  GstMessage *msg;
+  GError *error = NULL;
+
+  gst_element_set_bus (element, bus);
+  fail_unless_equals_int (gst_element_set_state (element, GST_STATE_PAUSED),
+      GST_STATE_CHANGE_FAILURE);
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL, "no error message");
+  gst_message_parse_error (msg, &error, NULL);
+  fail_unless (error->domain == domain && error->code == code,
+      "error %s %d: %s", g_quark_to_string (error->domain), error->code,
+      error->message);
+  fail_unless (strstr (error->message, needle) != NULL,
+      "'%s' does not mention '%s'", error->message, needle);
+  g_error_free (error);
+  gst_message_unref (msg);
+  fail_unless_equals_int (gst_element_set_state (element, GST_STATE_NULL),
+      GST_STATE_CHANGE_SUCCESS);
+  gst_element_set_bus (element, NULL);
+  gst_object_unref (bus);
+}
+
+/* A missing model file: a RESOURCE/NOT_FOUND error naming the file; PAUSED fails. */
+GST_START_TEST (test_bad_model_path)
+{
+  GstElement *e = gst_element_factory_make ("vkmlinfer", NULL);
+
+  g_object_set (e, "model", "/nonexistent/vkml/model.onnx", NULL);
+  expect_start_error (e, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND,
+      "/nonexistent/vkml/model.onnx");
+  gst_object_unref (e);
+}
+
+GST_END_TEST;
+
+/* No model property at all: an error that says to set it. */
+GST_START_TEST (test_no_model)
+{
+  GstElement *e = gst_element_factory_make ("vkmlinfer", NULL);
+
+  expect_start_error (e, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND,
+      "No model");
+  gst_object_unref (e);
+}
+
+GST_END_TEST;
+
+/* A file that is not ONNX (the labels text): a LIBRARY/SETTINGS error naming it. */
+GST_START_TEST (test_not_a_model)
+{
+  GstElement *e = gst_element_factory_make ("vkmlinfer", NULL);
+
+  g_object_set (e, "model", labels_path, NULL);
+  expect_start_error (e, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS,
+      labels_path);
+  gst_object_unref (e);
+}
+
+GST_END_TEST;
+
+/* A model whose input is no image ([1,3]): CORE/NEGOTIATION naming the input shape. */
+GST_START_TEST (test_caps_model_cannot_take)
+{
+  GstHarness *h;
+  GstBus *bus;
+  GstMessage *msg;
+  GError *error = NULL;
+  gchar *launch = g_strdup_printf ("vkmlinfer model=\"%s\"", vector_path);
+
+  h = harness_with_bus (launch, &bus);
+  g_free (launch);
+  gst_harness_set_src_caps_str (h,
+      "video/x-raw,format=RGB,width=64,height=64,framerate=30/1");
+  fail_unless_equals_int (gst_harness_push (h, solid_frame
+          (GST_VIDEO_FORMAT_RGB, 64, 64, 255, 0, 0)), GST_FLOW_NOT_NEGOTIATED);
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL, "no error message");
+  gst_message_parse_error (msg, &error, NULL);
+  fail_unless (g_error_matches (error, GST_CORE_ERROR,
+          GST_CORE_ERROR_NEGOTIATION), "%s", error->message);
+  fail_unless (strstr (error->message, "[1,3]") != NULL, "%s", error->message);
+  fail_unless (strstr (error->message, "RGB") != NULL, "%s", error->message);
+  g_error_free (error);
+  gst_message_unref (msg);
+  gst_harness_teardown (h);
+  gst_object_unref (bus);
+}
+
+GST_END_TEST;
+
+/* Pushes one solid frame and returns the vkml-classification message it caused. */
+static const GstStructure *
+classify_one (GstHarness * h, GstBus * bus, GstVideoFormat format, guint8 r,
+    guint8 g, guint8 b, GstMessage ** msg)
+{
+  GstBuffer *out;
+
+  out = gst_harness_push_and_pull (h, solid_frame (format, 320, 240, r, g, b));
+  fail_unless (out != NULL);
+  fail_unless (gst_buffer_get_vkml_tensor_meta (out) != NULL);
+  gst_buffer_unref (out);
+  *msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ELEMENT);
+  fail_unless (*msg != NULL, "no element message");
+  fail_unless (gst_message_has_name (*msg, "vkml-classification"));
+  return gst_message_get_structure (*msg);
+}
+
+/* Checks a stream of solid colours of @format gets the right labels. */
+static void
+check_colours (GstVideoFormat format)
+{
+  static const struct
+  {
+    guint8 r, g, b;
+    const gchar *label;
+    gint index;
+  } cases[] = {
+    {255, 0, 0, "red", 0}, {0, 255, 0, "green", 1}, {0, 0, 255, "blue", 2},
+    {255, 255, 255, "white", 6}, {0, 0, 0, "black", 7},
+  };
+  GstHarness *h;
+  GstBus *bus;
+  gchar *launch, *caps;
+  guint i;
+
+  launch = g_strdup_printf ("vkmlinfer model=\"%s\" ! vkmlclassify labels=\"%s\"",
+      color_path, labels_path);
+  h = harness_with_bus (launch, &bus);
+  g_free (launch);
+  caps = g_strdup_printf ("video/x-raw,format=%s,width=320,height=240,"
+      "framerate=30/1", gst_video_format_to_string (format));
+  gst_harness_set_src_caps_str (h, caps);
+  g_free (caps);
+  for (i = 0; i < G_N_ELEMENTS (cases); i++) {
+    GstMessage *msg;
+    const GstStructure *s = classify_one (h, bus, format, cases[i].r,
+        cases[i].g, cases[i].b, &msg);
+    guint64 frame = G_MAXUINT64;
+    gint index = -1;
+    gfloat score = 0;
+
+    fail_unless (gst_structure_get_uint64 (s, "frame", &frame));
+    fail_unless_equals_uint64 (frame, i);
+    fail_unless (gst_structure_get_int (s, "index", &index));
+    fail_unless_equals_int (index, cases[i].index);
+    fail_unless_equals_string (gst_structure_get_string (s, "label"),
+        cases[i].label);
+    fail_unless (gst_structure_get (s, "score", G_TYPE_FLOAT, &score, NULL));
+    fail_unless (score > 0.99f, "%s scored %f", cases[i].label, score);
+    gst_message_unref (msg);
+  }
+  gst_harness_teardown (h);
+  gst_object_unref (bus);
+}
+
+/* The demo model: solid red/green/blue/white/black RGB frames get those labels. */
+GST_START_TEST (test_demo_model_rgb)
+{
+  check_colours (GST_VIDEO_FORMAT_RGB);
+}
+
+GST_END_TEST;
+
+/* Same through BGRx: channel order and padding bytes handled. */
+GST_START_TEST (test_demo_model_bgrx)
+{
+  check_colours (GST_VIDEO_FORMAT_BGRx);
+}
+
+GST_END_TEST;
+
+static Suite *
+vkmlinfer_suite (void)
+{
+  Suite *s = suite_create ("vkmlinfer");
+  TCase *tc = tcase_create ("general");
+
+  find_models ();
+  require_vulkan ();
+  suite_add_tcase (s, tc);
+  /* lavapipe runs mnist in well under a second; room for slow CI machines */
+  tcase_set_timeout (tc, 120);
+  tcase_add_checked_fixture (tc, register_elements, NULL);
+  tcase_add_test (tc, test_mnist_matches_libvkml);
+  tcase_add_test (tc, test_bad_model_path);
+  tcase_add_test (tc, test_no_model);
+  tcase_add_test (tc, test_not_a_model);
+  tcase_add_test (tc, test_caps_model_cannot_take);
+  tcase_add_test (tc, test_demo_model_rgb);
+  tcase_add_test (tc, test_demo_model_bgrx);
+  return s;
+}
+
+GST_CHECK_MAIN (vkmlinfer);
