@@ -1,0 +1,55 @@
+#!/bin/sh
+# `vkml run` on mnist-8 with each test set's input, on the CPU and on Vulkan device 0:
+# the 10 printed values match output_0.pb (read by `vkml show`) and the argmax is the
+# digit the reference gives (2, 0, 9). Also --repeat prints latencies, and a missing
+# input is zero-filled with a note.
+. "$(dirname "$0")/common.sh"
+dir="$(corpus)/models/mnist-8"
+
+# values_close GOT WANT: the "values:" lines agree within 1e-4 relative (+1e-3 absolute;
+# the values are printed with 7 significant digits).
+values_close() {
+    awk 'FNR == NR && /^  values:/ { for (i = 2; i <= 11; i++) g[i] = $i; next }
+         /^  values:/ { for (i = 2; i <= 11; i++) { d = g[i] - $i; if (d < 0) d = -d;
+                        w = $i < 0 ? -$i : $i; if (g[i] == "" || d > 1e-3 + 1e-4 * w) bad++ }
+                        seen = 1 }
+         END { exit (seen && !bad) ? 0 : 1 }' "$1" "$2"
+}
+
+check_device() {
+    dev=$1
+    set -- 2 0 9
+    for n in 0 1 2; do
+        want=$1
+        shift
+        set_dir="$dir/test_data_set_$n"
+        if ! "$VKML" run "$dir/model.onnx" --device "$dev" --input "Input3=$set_dir/input_0.pb" \
+            > "$TMP/run" 2> "$TMP/err"; then
+            fail "run on $dev set $n exited $?: $(cat "$TMP/err")"
+            continue
+        fi
+        cat "$TMP/run"
+        "$VKML" show "$set_dir/output_0.pb" > "$TMP/show" || fail "show output_0.pb failed"
+        expect_grep "$TMP/run" '^Plus214_Output_0: float \[1,10\]$' "output line ($dev, set $n)"
+        expect_grep "$TMP/run" "^  argmax: $want " "argmax $want ($dev, set $n)"
+        expect_grep "$TMP/show" "^  argmax: $want " "reference argmax $want (set $n)"
+        values_close "$TMP/run" "$TMP/show" || fail "values differ ($dev, set $n)"
+    done
+}
+
+check_device cpu
+
+# Positional input, --repeat: median and p99 latency lines.
+"$VKML" run "$dir/model.onnx" --device cpu --input "$dir/test_data_set_0/input_0.pb" \
+    --repeat 5 > "$TMP/rep" 2> "$TMP/err" || fail "run --repeat exited $?: $(cat "$TMP/err")"
+expect_grep "$TMP/rep" '^latency: median [0-9.]+ ms, p99 [0-9.]+ ms over 5 runs$' "latency line"
+expect_grep "$TMP/rep" '^  argmax: 2 ' "argmax with a positional input"
+
+# No input: zeros, said on stderr.
+"$VKML" run "$dir/model.onnx" --device cpu > "$TMP/zero" 2> "$TMP/err" ||
+    fail "run without input exited $?: $(cat "$TMP/err")"
+expect_grep "$TMP/err" "^vkml: note: input 'Input3' not given: filled with zeros" "zero-fill note"
+
+require_vulkan
+check_device 0
+finish

@@ -1,0 +1,203 @@
+/* `vkml inspect MODEL`: opset, inputs, outputs, the ops used and which device runs them. */
+#include "cli_util.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int inspect_main(int argc, char **argv);
+
+const cli_command cli_cmd_inspect = {
+    .name = "inspect",
+    .summary = "show a model's inputs, outputs, ops and which devices run them",
+    .usage = "usage: vkml inspect MODEL\n"
+             "       vkml inspect --ops        (same as `vkml ops`)\n"
+             "Prints the opset, the inputs and outputs (name, dtype, shape; symbolic\n"
+             "dimensions by name), each op type with its node count and, per device,\n"
+             "whether it runs there (yes, no, or k/n nodes), then why for each 'no'.\n",
+    .main = inspect_main,
+};
+
+/* Devices shown as columns: the CPU and the first GPUs. */
+#define INSPECT_MAX_DEVICES 9
+
+typedef struct op_usage {
+    const char *domain;
+    const char *op_type;
+    size_t count;
+    size_t supported[INSPECT_MAX_DEVICES];
+} op_usage;
+
+typedef struct inspect_state {
+    vkml_context *ctx;
+    const vkml_model *model;
+    int devices[INSPECT_MAX_DEVICES];
+    int n_devices;
+    op_usage *ops;
+    size_t n_ops;
+} inspect_state;
+
+static void print_values_list(const char *title, const vkml_model *model, bool inputs)
+{
+    size_t n = inputs ? vkml_model_input_count(model) : vkml_model_output_count(model);
+    printf("%s (%zu):\n", title, n);
+    for (size_t i = 0; i < n; i++) {
+        const vkml_tensor_info *info = inputs ? vkml_model_input(model, i)
+                                              : vkml_model_output(model, i);
+        char shape[256];
+        printf("  %-24s %-8s %s\n", info->name, vkml_dtype_name(info->dtype),
+               cli_format_info_shape(info, shape, sizeof(shape)));
+    }
+}
+
+static op_usage *find_or_add_op(inspect_state *s, const vkml_node_info *node)
+{
+    for (size_t i = 0; i < s->n_ops; i++) {
+        if (strcmp(s->ops[i].op_type, node->op_type) == 0 &&
+            strcmp(s->ops[i].domain, node->domain) == 0)
+            return &s->ops[i];
+    }
+    op_usage *grown = realloc(s->ops, (s->n_ops + 1) * sizeof(*grown));
+    if (!grown)
+        return NULL;
+    s->ops = grown;
+    op_usage *u = &s->ops[s->n_ops++];
+    memset(u, 0, sizeof(*u));
+    u->domain = node->domain;
+    u->op_type = node->op_type;
+    return u;
+}
+
+/* Counts the nodes per op type and which devices support each. */
+static int collect_ops(inspect_state *s)
+{
+    size_t n = vkml_model_node_count(s->model);
+    for (size_t i = 0; i < n; i++) {
+        vkml_node_info node;
+        vkml_error err = {0};
+        vkml_status st = vkml_model_node(s->model, i, &node, &err);
+        if (st != VKML_OK)
+            return cli_error_vkml("reading the nodes", st, &err);
+        op_usage *u = find_or_add_op(s, &node);
+        if (!u)
+            return cli_error("out of memory");
+        u->count++;
+        for (int d = 0; d < s->n_devices; d++)
+            u->supported[d] += vkml_context_device_supports_node(s->ctx, s->devices[d],
+                                                                 s->model, i, NULL, 0);
+    }
+    return CLI_EXIT_OK;
+}
+
+static int compare_ops(const void *a, const void *b)
+{
+    const op_usage *x = a, *y = b;
+    int c = strcmp(x->domain, y->domain);
+    return c ? c : strcmp(x->op_type, y->op_type);
+}
+
+static void print_op_row(const inspect_state *s, const op_usage *u)
+{
+    char name[128], cell[32];
+    snprintf(name, sizeof(name), "%s%s%s", u->domain, u->domain[0] ? "." : "", u->op_type);
+    printf("  %-24s %5zu", name, u->count);
+    for (int d = 0; d < s->n_devices; d++) {
+        if (u->supported[d] == u->count)
+            snprintf(cell, sizeof(cell), "yes");
+        else if (u->supported[d] == 0)
+            snprintf(cell, sizeof(cell), "no");
+        else
+            snprintf(cell, sizeof(cell), "%zu/%zu", u->supported[d], u->count);
+        printf(d + 1 < s->n_devices ? "  %-5s" : "  %s", cell);
+    }
+    printf("\n");
+}
+
+static void print_ops_table(inspect_state *s)
+{
+    char label[16];
+    qsort(s->ops, s->n_ops, sizeof(*s->ops), compare_ops);
+    printf("ops (%zu types, %zu nodes):\n", s->n_ops, vkml_model_node_count(s->model));
+    printf("  %-24s %5s", "op", "count");
+    for (int d = 0; d < s->n_devices; d++)
+        printf(d + 1 < s->n_devices ? "  %-5s" : "  %s",
+               cli_device_label(s->devices[d], label, sizeof(label)));
+    printf("\n");
+    for (size_t i = 0; i < s->n_ops; i++)
+        print_op_row(s, &s->ops[i]);
+}
+
+/* One line per (node, device) that cannot run, with the library's reason. */
+static void print_unsupported(const inspect_state *s)
+{
+    bool header = false;
+    char label[16];
+    for (size_t i = 0; i < vkml_model_node_count(s->model); i++) {
+        vkml_node_info node;
+        vkml_error err = {0};
+        if (vkml_model_node(s->model, i, &node, &err) != VKML_OK)
+            continue;
+        for (int d = 0; d < s->n_devices; d++) {
+            char why[512] = "";
+            if (vkml_context_device_supports_node(s->ctx, s->devices[d], s->model, i, why,
+                                                  sizeof(why)))
+                continue;
+            if (!header)
+                printf("not supported:\n");
+            header = true;
+            printf("  node %zu %s '%s' on %s: %s\n", i, node.op_type, node.name,
+                   cli_device_label(s->devices[d], label, sizeof(label)),
+                   why[0] ? why : "(no reason given)");
+        }
+    }
+}
+
+static int inspect_model(vkml_context *ctx, const char *path)
+{
+    vkml_model *model = NULL;
+    vkml_error err = {0};
+    vkml_status st = vkml_model_load_file(path, &model, &err);
+    if (st != VKML_OK)
+        return cli_error_vkml(path, st, &err);
+    inspect_state s = {.ctx = ctx, .model = model};
+    int n_gpus = vkml_context_device_count(ctx);
+    s.devices[s.n_devices++] = VKML_DEVICE_CPU;
+    for (int i = 0; i < n_gpus && s.n_devices < INSPECT_MAX_DEVICES; i++)
+        s.devices[s.n_devices++] = i;
+
+    printf("model: %s\nopset: %lld\n", path, (long long)vkml_model_opset(model));
+    print_values_list("inputs", model, true);
+    print_values_list("outputs", model, false);
+    int rc = collect_ops(&s);
+    if (rc == CLI_EXIT_OK) {
+        print_ops_table(&s);
+        print_unsupported(&s);
+    }
+    free(s.ops);
+    vkml_model_destroy(&model);
+    return rc;
+}
+
+static int inspect_main(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"help", no_argument, NULL, 'h'}, {"ops", no_argument, NULL, 'o'}, {0}};
+    int c;
+    while ((c = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
+        if (c == 'h')
+            return cli_usage(&cli_cmd_inspect);
+        if (c == 'o') {
+            optind = 0; /* GNU getopt: start over for the other command */
+            return cli_cmd_ops.main(1, (char *[]){"ops", NULL});
+        }
+        return cli_option_error(&cli_cmd_inspect, c, argv);
+    }
+    if (argc - optind != 1)
+        return cli_usage_error(&cli_cmd_inspect, "expected one MODEL argument");
+    vkml_context *ctx = cli_context_create();
+    if (!ctx)
+        return CLI_EXIT_FAILURE;
+    int rc = inspect_model(ctx, argv[optind]);
+    vkml_context_destroy(&ctx);
+    return rc;
+}

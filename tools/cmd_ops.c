@@ -1,0 +1,77 @@
+/* `vkml ops`: the op table of the library (vkml_op_count/vkml_op), as text or Markdown.
+ * docs/ops.md is this command's --markdown output (tools/gen-ops-doc.sh). */
+#include "cli_util.h"
+
+#include <getopt.h>
+
+static int ops_main(int argc, char **argv);
+
+const cli_command cli_cmd_ops = {
+    .name = "ops",
+    .summary = "list the operators vkml implements (--markdown for docs/ops.md)",
+    .usage = "usage: vkml ops [--markdown]\n"
+             "Lists the op table: op, domain, opset range, element types, and whether a\n"
+             "CPU and a Vulkan (GPU) kernel exist. --markdown prints docs/ops.md.\n",
+    .main = ops_main,
+};
+
+static const char *domain_name(const vkml_op_info *op)
+{
+    return op->domain[0] ? op->domain : "ai.onnx";
+}
+
+static void print_text(void)
+{
+    printf("%-24s %-10s %-8s %-4s %-4s %s\n", "op", "domain", "opsets", "cpu", "gpu", "dtypes");
+    for (size_t i = 0; i < vkml_op_count(); i++) {
+        const vkml_op_info *op = vkml_op(i);
+        char opsets[32];
+        snprintf(opsets, sizeof(opsets), "%d-%d", op->since_version, op->last_version);
+        printf("%-24s %-10s %-8s %-4s %-4s %s\n", op->name, domain_name(op), opsets,
+               op->cpu ? "yes" : "no", op->gpu ? "yes" : "no", op->dtypes);
+    }
+    printf("%zu ops\n", vkml_op_count());
+}
+
+static void print_markdown(void)
+{
+    size_t n_gpu = 0;
+    for (size_t i = 0; i < vkml_op_count(); i++)
+        n_gpu += vkml_op(i)->gpu;
+    printf("# Supported operators\n\n"
+           "Generated from the op table (`lib/ops/op_list.h`) by `tools/gen-ops-doc.sh`\n"
+           "(`vkml ops --markdown`); the test `cli-ops-doc` fails when this file is out of\n"
+           "date. Ops without a Vulkan kernel run on the CPU device inside a GPU session.\n\n"
+           "%zu operators, %zu with a Vulkan kernel.\n\n", vkml_op_count(), n_gpu);
+    printf("| Op | Domain | Opsets | Element types | CPU | Vulkan |\n");
+    printf("|----|--------|--------|---------------|-----|--------|\n");
+    for (size_t i = 0; i < vkml_op_count(); i++) {
+        const vkml_op_info *op = vkml_op(i);
+        printf("| %s | %s | %d-%d | %s | %s | %s |\n", op->name, domain_name(op),
+               op->since_version, op->last_version, op->dtypes, op->cpu ? "yes" : "no",
+               op->gpu ? "yes" : "no");
+    }
+}
+
+static int ops_main(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"help", no_argument, NULL, 'h'}, {"markdown", no_argument, NULL, 'm'}, {0}};
+    bool markdown = false;
+    int c;
+    while ((c = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
+        if (c == 'h')
+            return cli_usage(&cli_cmd_ops);
+        if (c == 'm')
+            markdown = true;
+        else
+            return cli_option_error(&cli_cmd_ops, c, argv);
+    }
+    if (optind != argc)
+        return cli_usage_error(&cli_cmd_ops, "unexpected argument '%s'", argv[optind]);
+    if (markdown)
+        print_markdown();
+    else
+        print_text();
+    return CLI_EXIT_OK;
+}

@@ -1,0 +1,288 @@
+/* `vkml run MODEL`: runs a model once (or N times, timed) and prints its outputs. */
+#include "cli_util.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int run_main(int argc, char **argv);
+
+const cli_command cli_cmd_run = {
+    .name = "run",
+    .summary = "run a model on a device and print its outputs (and latency)",
+    .usage = "usage: vkml run MODEL [--device D] [--input [NAME=]FILE.pb ...] [--repeat N]\n"
+             "                      [--values N]\n"
+             "  --device D       cpu, default or a GPU index (0, 1, ...); default: default\n"
+             "  --input NAME=F   input NAME from the TensorProto file F; without NAME= the\n"
+             "                   files fill the model's inputs in order. Inputs not given\n"
+             "                   are zeros (a note on stderr says which).\n"
+             "  --repeat N       after one warm-up run, run N times and print the median\n"
+             "                   and p99 latency in ms\n"
+             "  --values N       print the first N values of each output (default 10)\n",
+    .main = run_main,
+};
+
+#define RUN_MAX_INPUT_ARGS 64
+
+typedef struct run_options {
+    const char *model_path;
+    const char *device;
+    const char *input_args[RUN_MAX_INPUT_ARGS];
+    int n_input_args;
+    long repeat;
+    long values;
+} run_options;
+
+/* The model's input tensors: given ones read from files, the others zeros. */
+typedef struct run_inputs {
+    vkml_tensor *tensors;
+    bool *from_file; /* data from vkml_tensor_read_file (else malloc'ed here) */
+    size_t count;
+} run_inputs;
+
+static int parse_options(int argc, char **argv, run_options *o)
+{
+    static const struct option opts[] = {
+        {"help", no_argument, NULL, 'h'},         {"device", required_argument, NULL, 'd'},
+        {"input", required_argument, NULL, 'i'},  {"repeat", required_argument, NULL, 'r'},
+        {"values", required_argument, NULL, 'v'}, {0}};
+    *o = (run_options){.values = 10};
+    int c;
+    while ((c = getopt_long(argc, argv, ":hd:i:r:v:", opts, NULL)) != -1) {
+        switch (c) {
+        case 'h': cli_usage(&cli_cmd_run); return -1;
+        case 'd': o->device = optarg; break;
+        case 'i':
+            if (o->n_input_args == RUN_MAX_INPUT_ARGS)
+                return cli_usage_error(&cli_cmd_run, "too many --input options");
+            o->input_args[o->n_input_args++] = optarg;
+            break;
+        case 'r':
+            if (!cli_parse_count(optarg, &o->repeat))
+                return cli_usage_error(&cli_cmd_run, "--repeat needs a count >= 1");
+            break;
+        case 'v':
+            if (!cli_parse_count(optarg, &o->values))
+                return cli_usage_error(&cli_cmd_run, "--values needs a count >= 1");
+            break;
+        default: return cli_option_error(&cli_cmd_run, c, argv);
+        }
+    }
+    if (argc - optind != 1)
+        return cli_usage_error(&cli_cmd_run, "expected one MODEL argument");
+    o->model_path = argv[optind];
+    return CLI_EXIT_OK;
+}
+
+static long find_input(const vkml_model *model, const char *name, size_t len)
+{
+    for (size_t i = 0; i < vkml_model_input_count(model); i++) {
+        const char *n = vkml_model_input(model, i)->name;
+        if (strlen(n) == len && strncmp(n, name, len) == 0)
+            return (long)i;
+    }
+    return -1;
+}
+
+/* "NAME=FILE" when NAME is an input of the model, else FILE for the next free input. */
+static int place_input_arg(const vkml_model *model, run_inputs *in, const char *arg,
+                           size_t *next_positional)
+{
+    const char *eq = strchr(arg, '=');
+    long index = eq ? find_input(model, arg, (size_t)(eq - arg)) : -1;
+    const char *path = index >= 0 ? eq + 1 : arg;
+    if (index < 0 && eq && access(arg, F_OK) != 0)
+        return cli_error("--input %s: the model has no input named '%.*s'", arg,
+                         (int)(eq - arg), arg);
+    if (index < 0) {
+        while (*next_positional < in->count && in->from_file[*next_positional])
+            (*next_positional)++;
+        if (*next_positional == in->count)
+            return cli_error("--input %s: the model has only %zu input(s)", arg, in->count);
+        index = (long)*next_positional;
+    }
+    if (in->from_file[index])
+        return cli_error("--input %s: input '%s' given twice", arg,
+                         vkml_model_input(model, (size_t)index)->name);
+    vkml_error err = {0};
+    vkml_status st = vkml_tensor_read_file(path, &in->tensors[index], NULL, &err);
+    if (st != VKML_OK)
+        return cli_error_vkml(path, st, &err);
+    in->from_file[index] = true;
+    return CLI_EXIT_OK;
+}
+
+static int read_inputs(const vkml_model *model, const run_options *o, run_inputs *in)
+{
+    in->count = vkml_model_input_count(model);
+    in->tensors = calloc(in->count + 1, sizeof(*in->tensors));
+    in->from_file = calloc(in->count + 1, sizeof(*in->from_file));
+    if (!in->tensors || !in->from_file)
+        return cli_error("out of memory");
+    size_t next = 0;
+    for (int i = 0; i < o->n_input_args; i++) {
+        int rc = place_input_arg(model, in, o->input_args[i], &next);
+        if (rc != CLI_EXIT_OK)
+            return rc;
+    }
+    return CLI_EXIT_OK;
+}
+
+/* Zeros for each input not given; checks the given ones against the session. */
+static int complete_inputs(const vkml_session *session, run_inputs *in)
+{
+    if (vkml_session_input_count(session) != in->count)
+        return cli_error("the session has %zu inputs, the model %zu",
+                         vkml_session_input_count(session), in->count);
+    for (size_t i = 0; i < in->count; i++) {
+        const vkml_tensor_info *info = vkml_session_input(session, i);
+        char msg[512], shape[160];
+        if (in->from_file[i]) {
+            if (!cli_tensor_matches_info(&in->tensors[i], info, msg, sizeof(msg)))
+                return cli_error("%s", msg);
+            continue;
+        }
+        vkml_tensor *t = &in->tensors[i];
+        *t = (vkml_tensor){.dtype = info->dtype, .rank = info->rank};
+        memcpy(t->dims, info->dims, sizeof(t->dims));
+        t->size = vkml_tensor_element_count(t->rank, t->dims) * vkml_dtype_size(t->dtype);
+        t->data = calloc(1, t->size ? t->size : 1);
+        if (!t->data)
+            return cli_error("out of memory for input '%s'", info->name);
+        cli_note("input '%s' not given: filled with zeros, %s %s", info->name,
+                 vkml_dtype_name(info->dtype), cli_format_info_shape(info, shape, sizeof(shape)));
+    }
+    return CLI_EXIT_OK;
+}
+
+static void free_inputs(run_inputs *in)
+{
+    for (size_t i = 0; in->tensors && i < in->count; i++) {
+        if (in->from_file[i])
+            vkml_tensor_release(&in->tensors[i]);
+        else
+            free(in->tensors[i].data);
+    }
+    free(in->tensors);
+    free(in->from_file);
+}
+
+typedef struct run_state {
+    vkml_session *session;
+    run_inputs in;
+    vkml_tensor *outputs;
+    size_t n_outputs;
+} run_state;
+
+static int run_once(run_state *s)
+{
+    vkml_error err = {0};
+    vkml_status st = vkml_session_run(s->session, s->in.tensors, s->in.count, s->outputs,
+                                      s->n_outputs, &err);
+    return st == VKML_OK ? CLI_EXIT_OK : cli_error_vkml("run", st, &err);
+}
+
+static int run_timed(run_state *s, long repeat)
+{
+    double *ms = calloc((size_t)repeat, sizeof(*ms));
+    if (!ms)
+        return cli_error("out of memory");
+    int rc = run_once(s); /* warm-up */
+    for (long i = 0; rc == CLI_EXIT_OK && i < repeat; i++) {
+        double t0 = cli_now_ms();
+        rc = run_once(s);
+        ms[i] = cli_now_ms() - t0;
+    }
+    if (rc == CLI_EXIT_OK) {
+        double median = cli_quantile(ms, (size_t)repeat, 0.5);
+        double p99 = cli_quantile(ms, (size_t)repeat, 0.99);
+        printf("latency: median %.3f ms, p99 %.3f ms over %ld runs\n", median, p99, repeat);
+    }
+    free(ms);
+    return rc;
+}
+
+static int alloc_outputs(run_state *s)
+{
+    s->n_outputs = vkml_session_output_count(s->session);
+    s->outputs = calloc(s->n_outputs + 1, sizeof(*s->outputs));
+    if (!s->outputs)
+        return cli_error("out of memory");
+    for (size_t i = 0; i < s->n_outputs; i++) {
+        vkml_error err = {0};
+        vkml_status st = vkml_session_alloc_output(s->session, i, &s->outputs[i], &err);
+        if (st != VKML_OK)
+            return cli_error_vkml("allocating outputs", st, &err);
+    }
+    return CLI_EXIT_OK;
+}
+
+static void print_device(vkml_context *ctx, int device)
+{
+    vkml_device_info info;
+    vkml_error err = {0};
+    char label[16];
+    if (vkml_context_device_info(ctx, device, &info, &err) == VKML_OK)
+        printf("device: %s (%s)\n", cli_device_label(device, label, sizeof(label)), info.name);
+}
+
+static int run_session(vkml_context *ctx, vkml_model *model, int device, const run_options *o,
+                       run_state *s)
+{
+    int rc = read_inputs(model, o, &s->in);
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    vkml_session_params params = {
+        .device = device,
+        .symbolic_dim_value = cli_symbolic_value(model, s->in.tensors, s->in.count),
+    };
+    vkml_error err = {0};
+    vkml_status st = vkml_session_create(ctx, model, &params, &s->session, &err);
+    if (st != VKML_OK)
+        return cli_error_vkml("creating the session", st, &err);
+    print_device(ctx, vkml_session_device(s->session));
+    if ((rc = complete_inputs(s->session, &s->in)) != CLI_EXIT_OK ||
+        (rc = alloc_outputs(s)) != CLI_EXIT_OK)
+        return rc;
+    rc = o->repeat ? run_timed(s, o->repeat) : run_once(s);
+    for (size_t i = 0; rc == CLI_EXIT_OK && i < s->n_outputs; i++)
+        cli_print_tensor(vkml_session_output(s->session, i)->name, &s->outputs[i],
+                         (size_t)o->values);
+    return rc;
+}
+
+static int run_model(vkml_context *ctx, const run_options *o)
+{
+    int device;
+    if (!cli_device_parse(ctx, o->device, &device))
+        return CLI_EXIT_FAILURE;
+    vkml_model *model = NULL;
+    vkml_error err = {0};
+    vkml_status st = vkml_model_load_file(o->model_path, &model, &err);
+    if (st != VKML_OK)
+        return cli_error_vkml(o->model_path, st, &err);
+    run_state s = {0};
+    int rc = run_session(ctx, model, device, o, &s);
+    for (size_t i = 0; s.outputs && i < s.n_outputs; i++)
+        vkml_tensor_release(&s.outputs[i]);
+    free(s.outputs);
+    free_inputs(&s.in);
+    vkml_session_destroy(&s.session);
+    vkml_model_destroy(&model);
+    return rc;
+}
+
+static int run_main(int argc, char **argv)
+{
+    run_options o;
+    int rc = parse_options(argc, argv, &o);
+    if (rc != CLI_EXIT_OK)
+        return rc < 0 ? CLI_EXIT_OK : rc;
+    vkml_context *ctx = cli_context_create();
+    if (!ctx)
+        return CLI_EXIT_FAILURE;
+    rc = run_model(ctx, &o);
+    vkml_context_destroy(&ctx);
+    return rc;
+}

@@ -1,0 +1,228 @@
+/* One conformance test: load model.onnx, create a session, and for each
+ * test_data_set_N/ run input_K.pb through it and compare with output_K.pb. */
+#include "conformance.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* Most data sets and tensors per data set looked for. */
+#define CONF_MAX_SETS 64
+#define CONF_MAX_TENSORS 64
+
+typedef struct conf_case {
+    vkml_context *ctx;
+    int device;
+    const conf_test *test;
+    conf_result *res;
+    vkml_model *model;
+    vkml_session *session;
+    int64_t session_sym; /* symbolic_dim_value of the session */
+} conf_case;
+
+/* A data set's files, read. */
+typedef struct conf_set {
+    vkml_tensor inputs[CONF_MAX_TENSORS];
+    vkml_tensor expected[CONF_MAX_TENSORS];
+    vkml_tensor outputs[CONF_MAX_TENSORS];
+    size_t n_inputs, n_expected, n_outputs;
+} conf_set;
+
+__attribute__((format(printf, 3, 4)))
+static void set_result(conf_result *res, conf_status status, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(res->reason, sizeof(res->reason), fmt, ap);
+    va_end(ap);
+    res->status = status;
+    for (char *c = res->reason; *c; c++) /* one line per test */
+        if (*c == '\n' || *c == '\r')
+            *c = ' ';
+}
+
+static bool file_exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+/* Number of consecutive files (or folders) fmt % 0, 1, ... under dir. */
+static size_t count_numbered(const char *dir, const char *fmt, size_t max)
+{
+    size_t n = 0;
+    for (; n < max; n++) {
+        char name[64], path[4096];
+        snprintf(name, sizeof(name), fmt, n);
+        snprintf(path, sizeof(path), "%s/%s", dir, name);
+        if (!file_exists(path))
+            break;
+    }
+    return n;
+}
+
+static conf_status status_of(vkml_status st)
+{
+    return st == VKML_ERROR_UNSUPPORTED ? CONF_UNSUPPORTED : CONF_ERROR;
+}
+
+static bool create_session(conf_case *c, int64_t sym)
+{
+    if (c->session && c->session_sym == sym)
+        return true;
+    vkml_session_destroy(&c->session);
+    vkml_session_params params = {.device = c->device, .symbolic_dim_value = sym};
+    vkml_error err = {0};
+    vkml_status st = vkml_session_create(c->ctx, c->model, &params, &c->session, &err);
+    if (st != VKML_OK) {
+        set_result(c->res, status_of(st), "session: %s", err.message);
+        return false;
+    }
+    c->session_sym = sym;
+    return true;
+}
+
+/* Reads set_dir/prefix_K.pb for K < n into tensors. */
+static bool read_tensors(conf_case *c, const char *set_dir, const char *prefix, size_t n,
+                         vkml_tensor *tensors)
+{
+    for (size_t k = 0; k < n; k++) {
+        char path[4096];
+        vkml_error err = {0};
+        snprintf(path, sizeof(path), "%s/%s_%zu.pb", set_dir, prefix, k);
+        vkml_status st = vkml_tensor_read_file(path, &tensors[k], NULL, &err);
+        if (st != VKML_OK) {
+            /* Unsupported ops win over unreadable data (sequences, optionals). */
+            if (!c->session && !create_session(c, 0))
+                return false;
+            const char *set = strrchr(set_dir, '/');
+            set_result(c->res, CONF_ERROR, "%s/%s_%zu.pb: %s", set ? set + 1 : set_dir, prefix,
+                       k, err.message);
+            return false;
+        }
+    }
+    return true;
+}
+
+static bool check_inputs(conf_case *c, conf_set *s)
+{
+    size_t want = vkml_session_input_count(c->session);
+    if (s->n_inputs != want) {
+        set_result(c->res, CONF_ERROR, "%zu input files, the session has %zu inputs",
+                   s->n_inputs, want);
+        return false;
+    }
+    for (size_t i = 0; i < want; i++) {
+        char msg[512];
+        if (!cli_tensor_matches_info(&s->inputs[i], vkml_session_input(c->session, i), msg,
+                                     sizeof(msg))) {
+            set_result(c->res, CONF_ERROR, "%s", msg);
+            return false;
+        }
+    }
+    return true;
+}
+
+static bool run_set(conf_case *c, conf_set *s)
+{
+    s->n_outputs = vkml_session_output_count(c->session);
+    if (s->n_outputs != s->n_expected || s->n_outputs > CONF_MAX_TENSORS) {
+        set_result(c->res, CONF_ERROR, "%zu output files, the session has %zu outputs",
+                   s->n_expected, s->n_outputs);
+        s->n_outputs = 0;
+        return false;
+    }
+    vkml_error err = {0};
+    for (size_t i = 0; i < s->n_outputs; i++) {
+        vkml_status st = vkml_session_alloc_output(c->session, i, &s->outputs[i], &err);
+        if (st != VKML_OK) {
+            set_result(c->res, CONF_ERROR, "output %zu: %s", i, err.message);
+            return false;
+        }
+    }
+    vkml_status st = vkml_session_run(c->session, s->inputs, s->n_inputs, s->outputs,
+                                      s->n_outputs, &err);
+    if (st != VKML_OK) {
+        set_result(c->res, CONF_ERROR, "run: %s", err.message);
+        return false;
+    }
+    return true;
+}
+
+static bool compare_set(conf_case *c, conf_set *s, const char *set_name)
+{
+    for (size_t i = 0; i < s->n_outputs; i++) {
+        char why[900];
+        const char *name = vkml_session_output(c->session, i)->name;
+        int r = conf_compare(name, &s->outputs[i], &s->expected[i], why, sizeof(why));
+        if (r != 0) {
+            set_result(c->res, r > 0 ? CONF_FAIL : CONF_ERROR, "%s: %s", set_name, why);
+            return false;
+        }
+    }
+    return true;
+}
+
+static void free_set(conf_set *s)
+{
+    for (size_t i = 0; i < CONF_MAX_TENSORS; i++) {
+        vkml_tensor_release(&s->inputs[i]);
+        vkml_tensor_release(&s->expected[i]);
+        vkml_tensor_release(&s->outputs[i]);
+    }
+}
+
+static bool run_data_set(conf_case *c, size_t index)
+{
+    char set_dir[4096], set_name[48];
+    snprintf(set_name, sizeof(set_name), "test_data_set_%zu", index);
+    snprintf(set_dir, sizeof(set_dir), "%s/%s", c->test->dir, set_name);
+    conf_set *s = calloc(1, sizeof(*s));
+    if (!s) {
+        set_result(c->res, CONF_ERROR, "out of memory");
+        return false;
+    }
+    s->n_inputs = count_numbered(set_dir, "input_%zu.pb", CONF_MAX_TENSORS);
+    s->n_expected = count_numbered(set_dir, "output_%zu.pb", CONF_MAX_TENSORS);
+    bool ok = read_tensors(c, set_dir, "input", s->n_inputs, s->inputs) &&
+              create_session(c, cli_symbolic_value(c->model, s->inputs, s->n_inputs)) &&
+              read_tensors(c, set_dir, "output", s->n_expected, s->expected) &&
+              check_inputs(c, s) && run_set(c, s) && compare_set(c, s, set_name);
+    free_set(s);
+    free(s);
+    return ok;
+}
+
+static void run_loaded(conf_case *c)
+{
+    size_t n_sets = count_numbered(c->test->dir, "test_data_set_%zu", CONF_MAX_SETS);
+    if (n_sets == 0) {
+        /* Still say UNSUPPORTED when the session says so. */
+        if (create_session(c, 0))
+            set_result(c->res, CONF_ERROR, "no test_data_set_0 folder");
+        return;
+    }
+    for (size_t i = 0; i < n_sets; i++) {
+        if (!run_data_set(c, i))
+            return;
+    }
+    set_result(c->res, CONF_PASS, "%s", "");
+}
+
+void conf_run_test(vkml_context *ctx, int device, const conf_test *test, conf_result *res)
+{
+    double t0 = cli_now_ms();
+    conf_case c = {.ctx = ctx, .device = device, .test = test, .res = res};
+    char path[4096];
+    vkml_error err = {0};
+    snprintf(path, sizeof(path), "%s/model.onnx", test->dir);
+    vkml_status st = vkml_model_load_file(path, &c.model, &err);
+    if (st != VKML_OK)
+        set_result(res, status_of(st), "%s", err.message);
+    else
+        run_loaded(&c);
+    vkml_session_destroy(&c.session);
+    vkml_model_destroy(&c.model);
+    res->ms = cli_now_ms() - t0;
+}

@@ -1,0 +1,221 @@
+/* Runs the conformance tests, in this process or in worker processes.
+ *
+ * Isolated mode: a forked worker opens its own context (no Vulkan state crosses a fork)
+ * and runs the tests from a start index on, writing one fixed-size record per test into a
+ * pipe. When the pipe closes early the worker crashed: the test it was on becomes ERROR
+ * "crashed (signal N)" and a new worker starts at the next test. A test that takes longer
+ * than the timeout has its worker killed and becomes ERROR "timed out". */
+#include "conformance.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* What a worker writes per test; index -1 is the header (device opened or not).
+ * Smaller than PIPE_BUF, so each write is atomic. */
+typedef struct conf_record {
+    int32_t index;
+    int32_t ok; /* header: device opened */
+    conf_result res;
+    char device_label[16];
+    char device_name[256];
+} conf_record;
+
+_Static_assert(sizeof(conf_record) <= 4096, "a record must fit in one pipe write");
+
+vkml_context *conf_open_device(conf_run_params *p, int *device, char *msg, size_t msg_size)
+{
+    vkml_context *ctx = NULL;
+    vkml_error err = {0};
+    vkml_status st = vkml_context_create(NULL, &ctx, &err);
+    if (st == VKML_OK)
+        st = vkml_context_parse_device(ctx, p->device ? p->device : "default", device, &err);
+    if (st != VKML_OK) {
+        snprintf(msg, msg_size, "%s", err.message[0] ? err.message : vkml_status_name(st));
+        vkml_context_destroy(&ctx);
+        return NULL;
+    }
+    /* "default" resolves to a real device so that the report names it. */
+    if (*device == VKML_DEVICE_DEFAULT)
+        *device = vkml_context_default_device(ctx);
+    vkml_device_info info;
+    cli_device_label(*device, p->device_label, sizeof(p->device_label));
+    if (vkml_context_device_info(ctx, *device, &info, &err) == VKML_OK)
+        snprintf(p->device_name, sizeof(p->device_name), "%s", info.name);
+    return ctx;
+}
+
+static bool run_in_process(conf_run_params *p)
+{
+    int device;
+    char msg[1024];
+    vkml_context *ctx = conf_open_device(p, &device, msg, sizeof(msg));
+    if (!ctx) {
+        cli_error("--device %s: %s", p->device ? p->device : "default", msg);
+        return false;
+    }
+    for (size_t i = 0; i < p->count; i++) {
+        conf_result res = {0};
+        conf_run_test(ctx, device, &p->tests[i], &res);
+        p->report(i, &res, p->user);
+    }
+    vkml_context_destroy(&ctx);
+    return true;
+}
+
+static bool write_record(int fd, const conf_record *r)
+{
+    const char *b = (const char *)r;
+    size_t left = sizeof(*r);
+    while (left) {
+        ssize_t n = write(fd, b, left);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return false;
+        b += n;
+        left -= (size_t)n;
+    }
+    return true;
+}
+
+/* 1: a record, 0: end of file, -1: timeout (or a read error). */
+static int read_record(int fd, conf_record *r, int timeout_ms)
+{
+    char *b = (char *)r;
+    size_t got = 0;
+    while (got < sizeof(*r)) {
+        struct pollfd pfd = {.fd = fd, .events = POLLIN};
+        int pr = poll(&pfd, 1, timeout_ms);
+        if (pr < 0 && errno == EINTR)
+            continue;
+        if (pr <= 0)
+            return -1;
+        ssize_t n = read(fd, b + got, sizeof(*r) - got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return -1;
+        if (n == 0)
+            return got ? -1 : 0;
+        got += (size_t)n;
+    }
+    return 1;
+}
+
+static void worker_main(conf_run_params *p, size_t start, int fd)
+{
+    conf_record r = {.index = -1};
+    int device;
+    vkml_context *ctx = conf_open_device(p, &device, r.res.reason, sizeof(r.res.reason));
+    r.ok = ctx != NULL;
+    memcpy(r.device_label, p->device_label, sizeof(r.device_label));
+    memcpy(r.device_name, p->device_name, sizeof(r.device_name));
+    if (!write_record(fd, &r) || !ctx)
+        _exit(1);
+    for (size_t i = start; i < p->count; i++) {
+        memset(&r, 0, sizeof(r));
+        r.index = (int32_t)i;
+        conf_run_test(ctx, device, &p->tests[i], &r.res);
+        if (!write_record(fd, &r))
+            _exit(1);
+    }
+    vkml_context_destroy(&ctx);
+    _exit(0);
+}
+
+/* Why the worker ended (after its pipe closed or it was killed). */
+static void worker_end_reason(pid_t pid, bool killed, double timeout_s, conf_result *res)
+{
+    int ws = 0;
+    while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
+        ;
+    res->status = CONF_ERROR;
+    if (killed)
+        snprintf(res->reason, sizeof(res->reason), "timed out after %g s", timeout_s);
+    else if (WIFSIGNALED(ws))
+        snprintf(res->reason, sizeof(res->reason), "crashed (signal %d, %s)", WTERMSIG(ws),
+                 strsignal(WTERMSIG(ws)));
+    else
+        snprintf(res->reason, sizeof(res->reason), "worker exited with status %d",
+                 WIFEXITED(ws) ? WEXITSTATUS(ws) : -1);
+}
+
+/* Starts a worker at test *next and reads its records until it ends; *next moves past
+ * every test reported. false when the worker could not open the device. */
+static bool run_worker(conf_run_params *p, size_t *next, bool first)
+{
+    int fds[2];
+    if (pipe(fds) != 0) {
+        cli_error("pipe: %s", strerror(errno));
+        return false;
+    }
+    fflush(stdout); /* or the child's copy of the buffers would print twice */
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid < 0) {
+        cli_error("fork: %s", strerror(errno));
+        close(fds[0]);
+        close(fds[1]);
+        return false;
+    }
+    if (pid == 0) {
+        close(fds[0]);
+        worker_main(p, *next, fds[1]);
+    }
+    close(fds[1]);
+    conf_record r;
+    int timeout_ms = (int)(p->timeout_s * 1000);
+    bool killed = false, ok = true;
+    double t0 = cli_now_ms();
+    int got = read_record(fds[0], &r, timeout_ms);
+    if (got == 1 && r.index == -1) {
+        ok = r.ok;
+        if (!ok)
+            cli_error("--device %s: %s", p->device ? p->device : "default", r.res.reason);
+        if (first) {
+            memcpy(p->device_label, r.device_label, sizeof(p->device_label));
+            memcpy(p->device_name, r.device_name, sizeof(p->device_name));
+        }
+        while (ok && (got = read_record(fds[0], &r, timeout_ms)) == 1) {
+            p->report((size_t)r.index, &r.res, p->user);
+            *next = (size_t)r.index + 1;
+            t0 = cli_now_ms();
+        }
+    }
+    if (ok && got < 0) {
+        kill(pid, SIGKILL);
+        killed = true;
+    }
+    close(fds[0]);
+    conf_result res = {0};
+    worker_end_reason(pid, killed, p->timeout_s, &res);
+    if (ok && *next < p->count) {
+        res.ms = cli_now_ms() - t0;
+        p->report(*next, &res, p->user);
+        (*next)++;
+    }
+    return ok;
+}
+
+static bool run_isolated(conf_run_params *p)
+{
+    size_t next = 0;
+    bool first = true;
+    while (next < p->count) {
+        if (!run_worker(p, &next, first))
+            return false;
+        first = false;
+    }
+    return true;
+}
+
+bool conf_run_all(conf_run_params *p)
+{
+    signal(SIGPIPE, SIG_IGN);
+    return p->isolate ? run_isolated(p) : run_in_process(p);
+}
