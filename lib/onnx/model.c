@@ -1,0 +1,199 @@
+/* vkml_model: op resolution over a loaded graph, and the public model API. */
+#include "onnx/model.h"
+#include "onnx/onnx_file.h"
+#include "ops/op.h"
+
+#include <libgen.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Checks node `i` against the op table and records its op. */
+static vkml_status resolve_node(graph *g, int i, vkml_error *err)
+{
+    graph_node *n = &g->nodes[i];
+    char label[300];
+    graph_node_label(g, i, label, sizeof(label));
+    const op_def *op = op_find(n->domain, n->op_type);
+    if (!op)
+        return vkml_fail(err, VKML_ERROR_UNSUPPORTED,
+                         "%s: operator %s%s%s is not implemented by vkml", label,
+                         n->domain[0] ? n->domain : "", n->domain[0] ? "." : "", n->op_type);
+    bool default_domain = !n->domain[0];
+    if (n->opset <= 0 && default_domain)
+        n->opset = g->opset > 0 ? (int)g->opset : 0;
+    if (n->opset <= 0)
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
+                         "%s: the model imports no opset for domain '%s'", label,
+                         default_domain ? "ai.onnx" : n->domain);
+    if (n->opset < op->since_version)
+        return vkml_fail(err, VKML_ERROR_UNSUPPORTED,
+                         "%s: opset %d uses an older version of %s than vkml implements "
+                         "(versions %d to %d)", label, n->opset, op->name, op->since_version,
+                         op->last_version);
+    n->op = op;
+    return VKML_OK;
+}
+
+static vkml_tensor_info *tensor_infos(graph *g, const int *values, int count)
+{
+    vkml_tensor_info *infos = vkml_arena_calloc(g->arena, (size_t)count + 1,
+                                                sizeof(vkml_tensor_info));
+    for (int i = 0; infos && i < count; i++) {
+        const graph_value *v = &g->values[values[i]];
+        vkml_tensor_info *info = &infos[i];
+        info->name = v->name;
+        info->dtype = v->dtype;
+        info->rank = v->rank;
+        for (int d = 0; d < VKML_MAX_RANK; d++) {
+            info->dims[d] = d < v->rank ? v->dims[d] : 0;
+            info->dim_names[d] = d < v->rank ? v->dim_names[d] : NULL;
+        }
+    }
+    return infos;
+}
+
+vkml_status model_from_graph(graph *g, vkml_model **out, vkml_error *err)
+{
+    *out = NULL;
+    if (!g)
+        return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT, "model_from_graph: no graph");
+    vkml_status st = VKML_OK;
+    for (int i = 0; st == VKML_OK && i < g->n_nodes; i++)
+        st = resolve_node(g, i, err);
+    vkml_model *m = NULL;
+    if (st == VKML_OK) {
+        m = calloc(1, sizeof(*m));
+        if (m) {
+            m->inputs = tensor_infos(g, g->inputs, g->n_inputs);
+            m->outputs = tensor_infos(g, g->outputs, g->n_outputs);
+        }
+        if (!m || !m->inputs || !m->outputs)
+            st = vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory building the model");
+    }
+    if (st != VKML_OK) {
+        free(m);
+        graph_destroy(&g);
+        return st;
+    }
+    atomic_init(&m->refs, 1);
+    m->graph = g;
+    m->n_inputs = (size_t)g->n_inputs;
+    m->n_outputs = (size_t)g->n_outputs;
+    *out = m;
+    return VKML_OK;
+}
+
+vkml_model *model_ref(vkml_model *m)
+{
+    if (m)
+        atomic_fetch_add_explicit(&m->refs, 1, memory_order_relaxed);
+    return m;
+}
+
+void model_unref(vkml_model *m)
+{
+    if (!m)
+        return;
+    /* acq_rel: the last owner sees every other owner's use of the model complete. */
+    if (atomic_fetch_sub_explicit(&m->refs, 1, memory_order_acq_rel) != 1)
+        return;
+    graph_destroy(&m->graph);
+    free(m);
+}
+
+static vkml_status load(const void *bytes, size_t size, const char *base_dir, vkml_model **out,
+                        vkml_error *err)
+{
+    graph *g;
+    vkml_status st = onnx_load_graph(bytes, size, base_dir, true, &g, err);
+    if (st != VKML_OK)
+        return st;
+    return model_from_graph(g, out, err);
+}
+
+vkml_status vkml_model_load_file(const char *path, vkml_model **out, vkml_error *err)
+{
+    if (!out)
+        return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT, "vkml_model_load_file: out is NULL");
+    *out = NULL;
+    if (!path || !path[0])
+        return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT, "vkml_model_load_file: no path");
+    char *dir_copy = strdup(path);
+    if (!dir_copy)
+        return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "model '%s': out of memory", path);
+    onnx_mapping map;
+    vkml_status st = onnx_map_file(path, &map, err);
+    if (st == VKML_OK && map.size == 0)
+        st = vkml_fail(err, VKML_ERROR_INVALID_MODEL, "the file is empty");
+    if (st == VKML_OK)
+        st = load(map.data, map.size, dirname(dir_copy), out, err);
+    /* Nothing of the graph points into the mapping (see onnx_load.c). */
+    onnx_unmap(&map);
+    free(dir_copy);
+    if (st != VKML_OK && st != VKML_ERROR_IO)
+        vkml_error_prefix(err, "model '%s'", path);
+    return st;
+}
+
+vkml_status vkml_model_load_memory(const void *bytes, size_t size, const char *base_dir,
+                                   vkml_model **out, vkml_error *err)
+{
+    if (!out)
+        return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT, "vkml_model_load_memory: out is NULL");
+    *out = NULL;
+    if (!bytes && size)
+        return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT, "vkml_model_load_memory: no bytes");
+    /* The loader never keeps pointers into `bytes`, so they need no copy. */
+    return load(bytes, size, base_dir, out, err);
+}
+
+void vkml_model_destroy(vkml_model **model)
+{
+    if (!model)
+        return;
+    model_unref(*model);
+    *model = NULL;
+}
+
+size_t vkml_model_input_count(const vkml_model *model)
+{
+    return model ? model->n_inputs : 0;
+}
+
+size_t vkml_model_output_count(const vkml_model *model)
+{
+    return model ? model->n_outputs : 0;
+}
+
+const vkml_tensor_info *vkml_model_input(const vkml_model *model, size_t index)
+{
+    return model && index < model->n_inputs ? &model->inputs[index] : NULL;
+}
+
+const vkml_tensor_info *vkml_model_output(const vkml_model *model, size_t index)
+{
+    return model && index < model->n_outputs ? &model->outputs[index] : NULL;
+}
+
+int64_t vkml_model_opset(const vkml_model *model)
+{
+    return model ? model->graph->opset : 0;
+}
+
+size_t vkml_model_node_count(const vkml_model *model)
+{
+    return model ? (size_t)model->graph->n_nodes : 0;
+}
+
+vkml_status vkml_model_node(const vkml_model *model, size_t index, vkml_node_info *info,
+                            vkml_error *err)
+{
+    if (!model || !info || index >= (size_t)model->graph->n_nodes)
+        return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT,
+                         "vkml_model_node: no node %zu in the model", index);
+    const graph_node *n = &model->graph->nodes[index];
+    info->name = n->name;
+    info->op_type = n->op_type;
+    info->domain = n->domain;
+    return VKML_OK;
+}

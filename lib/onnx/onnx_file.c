@@ -1,0 +1,160 @@
+#include "onnx/onnx_file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Opens a regular file read-only and returns its size. */
+static vkml_status open_regular(const char *path, const char *what, int *fd_out, size_t *size,
+                                vkml_error *err)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return vkml_fail(err, VKML_ERROR_IO, "%s '%s': cannot open: %s", what, path,
+                         strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return vkml_fail(err, VKML_ERROR_IO, "%s '%s': not a regular file", what, path);
+    }
+    if ((uint64_t)st.st_size > SIZE_MAX) {
+        close(fd);
+        return vkml_fail(err, VKML_ERROR_IO, "%s '%s': too large", what, path);
+    }
+    *fd_out = fd;
+    *size = (size_t)st.st_size;
+    return VKML_OK;
+}
+
+vkml_status onnx_map_file(const char *path, onnx_mapping *map, vkml_error *err)
+{
+    map->data = NULL;
+    map->size = 0;
+    int fd;
+    size_t size;
+    vkml_status st = open_regular(path, "file", &fd, &size, err);
+    if (st != VKML_OK)
+        return st;
+    if (size > 0) {
+        void *p = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (p == MAP_FAILED) {
+            close(fd);
+            return vkml_fail(err, VKML_ERROR_IO, "file '%s': cannot map: %s", path,
+                             strerror(errno));
+        }
+        map->data = p;
+        map->size = size;
+    }
+    close(fd);
+    return VKML_OK;
+}
+
+void onnx_unmap(onnx_mapping *map)
+{
+    if (map->data)
+        munmap(map->data, map->size);
+    map->data = NULL;
+    map->size = 0;
+}
+
+/* Refuses locations that name something outside the folder by their spelling alone. */
+static bool location_is_relative_inside(const char *location)
+{
+    if (!location[0] || location[0] == '/')
+        return false;
+    const char *p = location;
+    while (*p) {
+        size_t len = strcspn(p, "/");
+        if (len == 2 && p[0] == '.' && p[1] == '.')
+            return false;
+        p += len;
+        if (*p == '/')
+            p++;
+    }
+    return true;
+}
+
+/* Resolves base_dir/location with every symlink followed; it must lie inside base_dir. */
+static vkml_status resolve_inside(const char *base_dir, const char *location, char *resolved,
+                                  const char *what, vkml_error *err)
+{
+    char base_real[PATH_MAX], joined[PATH_MAX];
+    if (!location_is_relative_inside(location))
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
+                         "%s: external data location '%s' is not a relative path inside the "
+                         "model's folder", what, location);
+    if (!realpath(base_dir, base_real))
+        return vkml_fail(err, VKML_ERROR_IO, "%s: model folder '%s': %s", what, base_dir,
+                         strerror(errno));
+    if ((size_t)snprintf(joined, sizeof(joined), "%s/%s", base_real, location) >= sizeof(joined))
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "%s: external data path too long", what);
+    if (!realpath(joined, resolved))
+        return vkml_fail(err, VKML_ERROR_IO, "%s: external data file '%s': %s", what, joined,
+                         strerror(errno));
+    size_t base_len = strlen(base_real);
+    bool inside = strncmp(resolved, base_real, base_len) == 0 &&
+                  (resolved[base_len] == '/' || (base_len == 1 && base_real[0] == '/'));
+    if (!inside)
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
+                         "%s: external data location '%s' leads outside the model's folder "
+                         "(to '%s')", what, location, resolved);
+    return VKML_OK;
+}
+
+static vkml_status read_range(int fd, uint64_t offset, void *dst, size_t size, const char *what,
+                              vkml_error *err)
+{
+    size_t done = 0;
+    while (done < size) {
+        ssize_t n = pread(fd, (char *)dst + done, size - done, (off_t)(offset + done));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return vkml_fail(err, VKML_ERROR_IO, "%s: reading external data failed: %s", what,
+                             n < 0 ? strerror(errno) : "unexpected end of file");
+        done += (size_t)n;
+    }
+    return VKML_OK;
+}
+
+vkml_status onnx_read_external(const char *base_dir, const onnx_external_ref *ref, void *dst,
+                               size_t size, const char *what, vkml_error *err)
+{
+    if (!base_dir)
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
+                         "%s: uses external data ('%s') but the model was loaded from memory "
+                         "without a base folder", what, ref->location);
+    char resolved[PATH_MAX];
+    vkml_status st = resolve_inside(base_dir, ref->location, resolved, what, err);
+    if (st != VKML_OK)
+        return st;
+    int fd;
+    size_t file_size;
+    st = open_regular(resolved, "external data file", &fd, &file_size, err);
+    if (st != VKML_OK) {
+        vkml_error_prefix(err, "%s", what);
+        return st;
+    }
+    uint64_t length = ref->has_length ? ref->length : 0;
+    if (!ref->has_length && ref->offset <= file_size)
+        length = file_size - ref->offset;
+    if (ref->offset > file_size || length > file_size - ref->offset)
+        st = vkml_fail(err, VKML_ERROR_INVALID_MODEL,
+                       "%s: external data range [%llu, +%llu) lies past the end of '%s' (%zu "
+                       "bytes)", what, (unsigned long long)ref->offset,
+                       (unsigned long long)length, ref->location, file_size);
+    else if (length != size)
+        st = vkml_fail(err, VKML_ERROR_INVALID_MODEL,
+                       "%s: external data holds %llu bytes, its shape needs %zu", what,
+                       (unsigned long long)length, size);
+    else
+        st = read_range(fd, ref->offset, dst, size, what, err);
+    close(fd);
+    return st;
+}

@@ -1,0 +1,26 @@
+#pragma once
+/* Internals of the ONNX loader shared by onnx_load.c (graphs) and onnx_attr.c
+ * (attributes, which recurse into subgraphs). */
+#include "onnx/onnx_tensor.h"
+
+typedef struct onnx_opset {
+    const char *domain; /* "" for ai.onnx */
+    int64_t version;
+} onnx_opset;
+
+typedef struct onnx_loader {
+    const char *base_dir;
+    onnx_backing *backing;   /* of the top graph: keeps buffers and subgraphs */
+    onnx_opset *opsets;      /* the model's imports */
+    size_t n_opsets;
+} onnx_loader;
+
+/* Fills `g` (empty) from a GraphProto: initializers, inputs, nodes, outputs. A subgraph
+ * may read names of enclosing graphs: those become inputs that are not listed in
+ * g->inputs. The caller sorts the graph. */
+vkml_status onnx_load_graph_body(const onnx_loader *L, Onnx__GraphProto *gp, graph *g,
+                                 bool subgraph, vkml_error *err);
+
+/* Decodes one attribute into `out` (arena of g); `where` names the node. */
+vkml_status onnx_load_attr(const onnx_loader *L, graph *g, Onnx__AttributeProto *ap,
+                           const char *where, graph_attr *out, vkml_error *err);

@@ -1,0 +1,38 @@
+#pragma once
+/* TensorProto -> dense host tensor, shared by initializers, tensor attributes and .pb
+ * files. */
+#include "graph/graph.h"
+#include "onnx/onnx.pb-c.h"
+
+/* What a graph keeps alive besides its arena: buffers taken over from protobuf-c and
+ * subgraphs. Released in reverse order by onnx_backing_release (a graph backing). */
+typedef struct onnx_keep {
+    void (*release)(void *ctx);
+    void *ctx;
+} onnx_keep;
+
+typedef struct onnx_backing {
+    onnx_keep *items;
+    size_t count, capacity;
+} onnx_backing;
+
+/* Adds an item; on out of memory releases it at once and returns false. */
+bool onnx_backing_add(onnx_backing *b, void (*release)(void *), void *ctx);
+/* Releases every item and the backing itself (a malloc'ed onnx_backing). */
+void onnx_backing_release(void *backing);
+
+typedef struct onnx_tensor_ctx {
+    vkml_arena *arena;      /* names and converted data */
+    const char *base_dir;   /* resolves external data; NULL refuses it */
+    onnx_backing *backing;  /* takes over large raw_data buffers; NULL: they are copied */
+} onnx_tensor_ctx;
+
+/* ONNX element type -> vkml dtype: VKML_ERROR_UNSUPPORTED for valid ONNX types vkml lacks
+ * (complex, float8, int4, ...), VKML_ERROR_INVALID_MODEL for unknown values. */
+vkml_status onnx_dtype(int32_t elem_type, const char *what, vkml_dtype *out, vkml_error *err);
+
+/* Decodes `tp` into `out` (name, dtype, shape, data in host layout). String tensors get
+ * data NULL. Every size is checked; errors start with `what`. May take over tp's raw_data
+ * buffer (it is then cleared in tp). */
+vkml_status onnx_tensor_decode(const onnx_tensor_ctx *ctx, Onnx__TensorProto *tp,
+                               const char *what, graph_tensor *out, vkml_error *err);
