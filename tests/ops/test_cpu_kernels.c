@@ -1,0 +1,481 @@
+/* The CPU kernels on hand-computed cases: each builds a one-node graph in code, runs shape
+ * inference and the op's CPU kernel, and checks shapes and values; plus shape errors and
+ * the CPU device running a small chain. */
+#include "ops/op.h"
+#include "plan/device.h"
+#include "testutil.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_IO 4
+
+typedef struct tspec {
+    const char *name;
+    vkml_dtype dtype;
+    int rank;
+    int64_t dims[VKML_MAX_RANK];
+    const void *data;
+    bool constant; /* an initializer (shape functions may read it) */
+} tspec;
+
+/* What a run produced: output shapes and malloc'ed data. */
+typedef struct tresult {
+    vkml_status status;
+    vkml_error err;
+    graph_value out[MAX_IO];
+    void *data[MAX_IO];
+    int n_out;
+} tresult;
+
+#define A_INT(n, v) ((graph_attr){.name = (n), .type = GRAPH_ATTR_INT, .i = (v)})
+#define A_FLOAT(n, v) ((graph_attr){.name = (n), .type = GRAPH_ATTR_FLOAT, .f = (v)})
+#define A_STR(n, v) ((graph_attr){.name = (n), .type = GRAPH_ATTR_STRING, .s = (v), .s_len = strlen(v)})
+#define A_INTS(n, ...)                                                                      \
+    ((graph_attr){.name = (n), .type = GRAPH_ATTR_INTS, .ints = (const int64_t[]){__VA_ARGS__}, \
+                  .count = sizeof((int64_t[]){__VA_ARGS__}) / sizeof(int64_t)})
+#define A_FLOATS(n, ...)                                                                    \
+    ((graph_attr){.name = (n), .type = GRAPH_ATTR_FLOATS, .floats = (const float[]){__VA_ARGS__}, \
+                  .count = sizeof((float[]){__VA_ARGS__}) / sizeof(float)})
+
+static int add_tensor(graph *g, const tspec *t)
+{
+    int v = graph_add_value(g, t->name);
+    graph_value *val = &g->values[v];
+    val->kind = t->constant ? GRAPH_VALUE_CONSTANT : GRAPH_VALUE_INPUT;
+    val->dtype = t->dtype;
+    val->rank = t->rank;
+    memcpy(val->dims, t->dims, sizeof(t->dims));
+    if (t->constant) {
+        val->data = t->data;
+        vkml_tensor_bytes(t->dtype, t->rank, t->dims, &val->data_size);
+    }
+    return v;
+}
+
+/* Builds node "n0" (op_type at opset) over the inputs (name NULL: omitted optional input),
+ * infers shapes and runs the CPU kernel. */
+static tresult run_node(const char *op_type, int opset, const tspec *ins, int n_in, int n_out,
+                        const graph_attr *attrs, int n_attrs)
+{
+    tresult r = {.n_out = n_out};
+    graph *g = graph_create();
+    int node = graph_add_node(g, "n0", op_type, "", n_in, n_out, n_attrs);
+    for (int i = 0; i < n_in; i++)
+        g->nodes[node].inputs[i] = ins[i].name ? add_tensor(g, &ins[i]) : -1;
+    for (int i = 0; i < n_out; i++) {
+        char name[16];
+        snprintf(name, sizeof(name), "y%d", i);
+        g->nodes[node].outputs[i] = graph_add_value(g, name);
+    }
+    for (int i = 0; i < n_attrs; i++)
+        g->nodes[node].attrs[i] = attrs[i];
+    g->nodes[node].opset = opset;
+    g->nodes[node].op = op_find("", op_type);
+    graph_value *values = NULL;
+    if ((r.status = graph_sort(g, &r.err)))
+        goto done;
+    values = graph_values_clone(g);
+    if ((r.status = graph_infer(g, values, 1, &r.err)))
+        goto done;
+    const graph_node *n = &g->nodes[0];
+    const void *in[MAX_IO] = {0};
+    for (int i = 0; i < n_in; i++)
+        in[i] = ins[i].data;
+    for (int i = 0; i < n_out; i++) {
+        size_t bytes = 0;
+        r.out[i] = values[n->outputs[i]];
+        vkml_tensor_bytes(r.out[i].dtype, r.out[i].rank, r.out[i].dims, &bytes);
+        r.data[i] = malloc(bytes + 1);
+        memset(r.data[i], 0xcd, bytes + 1); /* poison: a kernel must write every element */
+    }
+    op_cpu_args args = {.values = values, .node = n, .in = in, .out = r.data};
+    r.status = n->op->cpu(&args, &r.err);
+done:
+    free(values);
+    graph_destroy(&g);
+    return r;
+}
+
+static void result_free(tresult *r)
+{
+    for (int i = 0; i < r->n_out; i++)
+        free(r->data[i]);
+}
+
+static void check_shape(const char *what, const graph_value *v, int rank, const int64_t *dims)
+{
+    char got[160], want[160];
+    bool same = v->rank == rank;
+    for (int d = 0; same && d < rank; d++)
+        same = v->dims[d] == dims[d];
+    CHECK(same, "%s: shape %s, expected %s", what, graph_shape_string(v->rank, v->dims, got,
+          sizeof(got)), graph_shape_string(rank, dims, want, sizeof(want)));
+}
+
+static void check_floats(const char *what, const float *got, const float *want, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        bool ok = isnan(want[i]) ? isnan(got[i])
+                                 : fabsf(got[i] - want[i]) <= 1e-5f + 1e-5f * fabsf(want[i]);
+        CHECK(ok, "%s[%zu] = %.7g, expected %.7g", what, i, got[i], want[i]);
+        if (!ok)
+            return;
+    }
+}
+
+/* Runs a float op expected to succeed and checks output 0's shape and values. */
+#define EXPECT_F32(what, r, rank_, dims_, ...)                                              \
+    do {                                                                                    \
+        const float want_[] = {__VA_ARGS__};                                                \
+        CHECK((r).status == VKML_OK, "%s: %s", what, (r).err.message);                     \
+        if ((r).status == VKML_OK) {                                                        \
+            check_shape(what, &(r).out[0], rank_, (const int64_t[])dims_);                  \
+            check_floats(what, (r).data[0], want_, VKML_ARRAY_SIZE(want_));                 \
+        }                                                                                   \
+    } while (0)
+#define DIMS(...) {__VA_ARGS__}
+
+static void check_error(const char *what, const tresult *r, vkml_status want,
+                        const char *needle)
+{
+    CHECK(r->status == want, "%s: status %s, expected %s (%s)", what,
+          vkml_status_name(r->status), vkml_status_name(want), r->err.message);
+    CHECK(strstr(r->err.message, "n0") && strstr(r->err.message, needle),
+          "%s: message '%s' should name the node and '%s'", what, r->err.message, needle);
+}
+
+static float *iota(float *buf, size_t n, float start, float step)
+{
+    for (size_t i = 0; i < n; i++)
+        buf[i] = start + step * (float)i;
+    return buf;
+}
+
+static void test_elementwise(void)
+{
+    float a[6], b[3] = {10, 20, 30};
+    iota(a, 6, 1, 1);
+    tspec ins[] = {{"a", VKML_DTYPE_FLOAT, 2, {2, 3}, a, false}, {"b", VKML_DTYPE_FLOAT, 1, {3}, b, false}};
+    tresult r = run_node("Add", 14, ins, 2, 1, NULL, 0);
+    EXPECT_F32("Add [2,3]+[3]", r, 2, DIMS(2, 3), 11, 22, 33, 14, 25, 36);
+    result_free(&r);
+
+    float col[2] = {1, 2}, row[3] = {10, 20, 30};
+    tspec outer[] = {{"a", VKML_DTYPE_FLOAT, 2, {2, 1}, col, false}, {"b", VKML_DTYPE_FLOAT, 2, {1, 3}, row, false}};
+    r = run_node("Sub", 14, outer, 2, 1, NULL, 0);
+    EXPECT_F32("Sub [2,1]-[1,3]", r, 2, DIMS(2, 3), -9, -19, -29, -8, -18, -28);
+    result_free(&r);
+    r = run_node("Mul", 7, outer, 2, 1, NULL, 0);
+    EXPECT_F32("Mul [2,1]*[1,3]", r, 2, DIMS(2, 3), 10, 20, 30, 20, 40, 60);
+    result_free(&r);
+
+    int32_t ia[4] = {7, -7, 9, -1}, ib[1] = {2};
+    tspec idiv[] = {{"a", VKML_DTYPE_INT32, 1, {4}, ia, false}, {"b", VKML_DTYPE_INT32, 0, {0}, ib, false}};
+    r = run_node("Div", 14, idiv, 2, 1, NULL, 0);
+    CHECK(r.status == VKML_OK, "int32 Div: %s", r.err.message);
+    if (!r.status) {
+        const int32_t *y = r.data[0];
+        CHECK(y[0] == 3 && y[1] == -3 && y[2] == 4 && y[3] == 0,
+              "int32 Div truncates: %d %d %d %d", y[0], y[1], y[2], y[3]);
+    }
+    result_free(&r);
+
+    int64_t la[2] = {INT64_C(5000000000), -3}, lb[2] = {1, 4};
+    tspec lsub[] = {{"a", VKML_DTYPE_INT64, 1, {2}, la, false}, {"b", VKML_DTYPE_INT64, 1, {2}, lb, false}};
+    r = run_node("Sub", 14, lsub, 2, 1, NULL, 0);
+    CHECK(!r.status && ((int64_t *)r.data[0])[0] == INT64_C(4999999999) &&
+              ((int64_t *)r.data[0])[1] == -7, "int64 Sub");
+    result_free(&r);
+
+    float u[4] = {-2, 0, 0.5f, 3};
+    tspec un[] = {{"x", VKML_DTYPE_FLOAT, 1, {4}, u, false}};
+    r = run_node("Relu", 14, un, 1, 1, NULL, 0);
+    EXPECT_F32("Relu", r, 1, DIMS(4), 0, 0, 0.5f, 3);
+    result_free(&r);
+    r = run_node("Sigmoid", 13, un, 1, 1, NULL, 0);
+    EXPECT_F32("Sigmoid", r, 1, DIMS(4), 0.11920292f, 0.5f, 0.62245933f, 0.95257413f);
+    result_free(&r);
+    r = run_node("Tanh", 13, un, 1, 1, NULL, 0);
+    EXPECT_F32("Tanh", r, 1, DIMS(4), -0.96402758f, 0, 0.46211716f, 0.99505475f);
+    result_free(&r);
+}
+
+static void test_elementwise_errors(void)
+{
+    float a[6] = {0}, b[2] = {0};
+    tspec bad[] = {{"a", VKML_DTYPE_FLOAT, 2, {2, 3}, a, false}, {"b", VKML_DTYPE_FLOAT, 1, {2}, b, false}};
+    tresult r = run_node("Add", 14, bad, 2, 1, NULL, 0);
+    check_error("Add [2,3]+[2]", &r, VKML_ERROR_INVALID_MODEL, "broadcast");
+    result_free(&r);
+    double d[2] = {0};
+    tspec dbl[] = {{"a", VKML_DTYPE_DOUBLE, 1, {2}, d, false}, {"b", VKML_DTYPE_DOUBLE, 1, {2}, d, false}};
+    r = run_node("Mul", 14, dbl, 2, 1, NULL, 0);
+    check_error("Mul double", &r, VKML_ERROR_UNSUPPORTED, "double");
+    result_free(&r);
+}
+
+static void test_conv(void)
+{
+    float x[50], w[18], b[2] = {0.5f, -1.0f};
+    iota(x, 50, 0, 0.1f);
+    iota(w, 18, -2.25f, 0.25f);
+    tspec ins[] = {{"x", VKML_DTYPE_FLOAT, 4, {1, 2, 5, 5}, x, false},
+                   {"w", VKML_DTYPE_FLOAT, 4, {2, 1, 3, 3}, w, true},
+                   {"b", VKML_DTYPE_FLOAT, 1, {2}, b, true}};
+    graph_attr attrs[] = {A_INTS("pads", 1, 0, 1, 2), A_INTS("strides", 2, 1),
+                          A_INTS("dilations", 1, 2), A_INT("group", 2)};
+    tresult r = run_node("Conv", 11, ins, 3, 1, attrs, 4);
+    EXPECT_F32("Conv 2-D pads/strides/dilations/group", r, 4, DIMS(1, 2, 3, 3),
+               -1.1f, -0.875f, -1.275f, -10.45f, -7.825f, -8.65f, -17.75f, -12.725f, -13.425f,
+               24.1f, 14.175f, 14.675f, 34.85f, 20.0f, 20.525f, 16.45f, 8.325f, 8.525f);
+    result_free(&r);
+
+    float x1[5] = {1, 2, 3, 4, 5}, w1[3] = {1, 0, -1};
+    tspec ins1[] = {{"x", VKML_DTYPE_FLOAT, 3, {1, 1, 5}, x1, false},
+                    {"w", VKML_DTYPE_FLOAT, 3, {1, 1, 3}, w1, true}};
+    graph_attr same[] = {A_STR("auto_pad", "SAME_UPPER"), A_INTS("strides", 2)};
+    r = run_node("Conv", 11, ins1, 2, 1, same, 2);
+    EXPECT_F32("Conv 1-D SAME_UPPER stride 2", r, 3, DIMS(1, 1, 3), -2, -2, 4);
+    result_free(&r);
+    graph_attr valid[] = {A_STR("auto_pad", "VALID"), A_INTS("kernel_shape", 3)};
+    r = run_node("Conv", 1, ins1, 2, 1, valid, 2);
+    EXPECT_F32("Conv 1-D VALID", r, 3, DIMS(1, 1, 3), -2, -2, -2);
+    result_free(&r);
+
+    float x3[8], w3[8];
+    iota(x3, 8, 1, 0);
+    iota(w3, 8, 1, 1);
+    tspec ins3[] = {{"x", VKML_DTYPE_FLOAT, 5, {1, 1, 2, 2, 2}, x3, false},
+                    {"w", VKML_DTYPE_FLOAT, 5, {1, 1, 2, 2, 2}, w3, true}};
+    r = run_node("Conv", 22, ins3, 2, 1, NULL, 0);
+    EXPECT_F32("Conv 3-D", r, 5, DIMS(1, 1, 1, 1, 1), 36);
+    result_free(&r);
+
+    float xbad[75] = {0}, wbad[36] = {0};
+    tspec bad[] = {{"x", VKML_DTYPE_FLOAT, 4, {1, 3, 5, 5}, xbad, false},
+                   {"w", VKML_DTYPE_FLOAT, 4, {2, 2, 3, 3}, wbad, true}};
+    r = run_node("Conv", 11, bad, 2, 1, NULL, 0);
+    check_error("Conv channel mismatch", &r, VKML_ERROR_INVALID_MODEL, "channels");
+    result_free(&r);
+}
+
+static void test_pool(void)
+{
+    float x[16];
+    iota(x, 16, 1, 1);
+    tspec ins[] = {{"x", VKML_DTYPE_FLOAT, 4, {1, 1, 4, 4}, x, false}};
+    graph_attr ceil[] = {A_INTS("kernel_shape", 3, 3), A_INTS("strides", 2, 2),
+                         A_INT("ceil_mode", 1), A_INT("storage_order", 1)};
+    tresult r = run_node("MaxPool", 12, ins, 1, 2, ceil, 4);
+    EXPECT_F32("MaxPool ceil_mode", r, 4, DIMS(1, 1, 2, 2), 11, 12, 15, 16);
+    if (!r.status) {
+        const int64_t *idx = r.data[1];
+        CHECK(r.out[1].dtype == VKML_DTYPE_INT64 && idx[0] == 10 && idx[1] == 14 &&
+                  idx[2] == 11 && idx[3] == 15,
+              "MaxPool column-major indices %lld %lld %lld %lld", (long long)idx[0],
+              (long long)idx[1], (long long)idx[2], (long long)idx[3]);
+    }
+    result_free(&r);
+    r = run_node("MaxPool", 12, ins, 1, 1, ceil, 2);
+    EXPECT_F32("MaxPool floor", r, 4, DIMS(1, 1, 1, 1), 11);
+    result_free(&r);
+
+    float x3[9];
+    iota(x3, 9, 1, 1);
+    tspec ins3[] = {{"x", VKML_DTYPE_FLOAT, 4, {1, 1, 3, 3}, x3, false}};
+    graph_attr incl[] = {A_INTS("kernel_shape", 2, 2), A_INTS("pads", 1, 1, 1, 1),
+                         A_INT("count_include_pad", 1)};
+    r = run_node("AveragePool", 11, ins3, 1, 1, incl, 3);
+    EXPECT_F32("AveragePool count_include_pad", r, 4, DIMS(1, 1, 4, 4),
+               0.25f, 0.75f, 1.25f, 0.75f, 1.25f, 3, 4, 2.25f,
+               2.75f, 6, 7, 3.75f, 1.75f, 3.75f, 4.25f, 2.25f);
+    result_free(&r);
+    r = run_node("AveragePool", 11, ins3, 1, 1, incl, 2);
+    EXPECT_F32("AveragePool exclude pad", r, 4, DIMS(1, 1, 4, 4),
+               1, 1.5f, 2.5f, 3, 2.5f, 3, 4, 4.5f, 5.5f, 6, 7, 7.5f, 7, 7.5f, 8.5f, 9);
+    result_free(&r);
+
+    float x1[5] = {1, 2, 3, 4, 5};
+    tspec ins1[] = {{"x", VKML_DTYPE_FLOAT, 3, {1, 1, 5}, x1, false}};
+    graph_attr ceil1[] = {A_INTS("kernel_shape", 2), A_INTS("strides", 2), A_INT("ceil_mode", 1),
+                          A_INT("count_include_pad", 1)};
+    r = run_node("AveragePool", 11, ins1, 1, 1, ceil1, 4);
+    EXPECT_F32("AveragePool 1-D ceil_mode", r, 3, DIMS(1, 1, 3), 1.5f, 3.5f, 5);
+    result_free(&r);
+    graph_attr dil[] = {A_INTS("kernel_shape", 2), A_INTS("dilations", 2)};
+    r = run_node("AveragePool", 19, ins1, 1, 1, dil, 2);
+    EXPECT_F32("AveragePool dilations (opset 19)", r, 3, DIMS(1, 1, 3), 2, 3, 4);
+    result_free(&r);
+    r = run_node("AveragePool", 11, ins1, 1, 1, dil, 2);
+    check_error("AveragePool dilations at opset 11", &r, VKML_ERROR_INVALID_MODEL, "dilations");
+    result_free(&r);
+
+    float g[8] = {1, 2, 3, 6, -1, -2, -3, -4};
+    tspec gin[] = {{"x", VKML_DTYPE_FLOAT, 4, {1, 2, 2, 2}, g, false}};
+    r = run_node("GlobalAveragePool", 1, gin, 1, 1, NULL, 0);
+    EXPECT_F32("GlobalAveragePool", r, 4, DIMS(1, 2, 1, 1), 3, -2.5f);
+    result_free(&r);
+    r = run_node("GlobalMaxPool", 1, gin, 1, 1, NULL, 0);
+    EXPECT_F32("GlobalMaxPool", r, 4, DIMS(1, 2, 1, 1), 6, -1);
+    result_free(&r);
+}
+
+static void test_matmul(void)
+{
+    float v1[3] = {1, 2, 3}, v2[3] = {4, 5, 6}, m32[6] = {1, 2, 3, 4, 5, 6};
+    tspec vv[] = {{"a", VKML_DTYPE_FLOAT, 1, {3}, v1, false}, {"b", VKML_DTYPE_FLOAT, 1, {3}, v2, false}};
+    tresult r = run_node("MatMul", 13, vv, 2, 1, NULL, 0);
+    EXPECT_F32("MatMul 1-D x 1-D", r, 0, DIMS(0), 32);
+    result_free(&r);
+    tspec vm[] = {{"a", VKML_DTYPE_FLOAT, 1, {3}, v1, false}, {"b", VKML_DTYPE_FLOAT, 2, {3, 2}, m32, false}};
+    r = run_node("MatMul", 13, vm, 2, 1, NULL, 0);
+    EXPECT_F32("MatMul 1-D x 2-D", r, 1, DIMS(2), 22, 28);
+    result_free(&r);
+    tspec mv[] = {{"a", VKML_DTYPE_FLOAT, 2, {2, 3}, m32, false}, {"b", VKML_DTYPE_FLOAT, 1, {3}, v1, false}};
+    r = run_node("MatMul", 13, mv, 2, 1, NULL, 0);
+    EXPECT_F32("MatMul 2-D x 1-D", r, 1, DIMS(2), 14, 32);
+    result_free(&r);
+
+    float a[8], b[12];
+    iota(a, 8, 0, 1);
+    iota(b, 12, -5, 1);
+    tspec bat[] = {{"a", VKML_DTYPE_FLOAT, 4, {2, 1, 2, 2}, a, false},
+                   {"b", VKML_DTYPE_FLOAT, 3, {3, 2, 2}, b, false}};
+    r = run_node("MatMul", 13, bat, 2, 1, NULL, 0);
+    EXPECT_F32("MatMul batch broadcast", r, 4, DIMS(2, 3, 2, 2), -3, -2, -19, -14, 1, 2, 1, 6,
+               5, 6, 21, 26, -35, -26, -51, -38, 1, 10, 1, 14, 37, 46, 53, 66);
+    result_free(&r);
+
+    float ga[6], gb[12], gc[4] = {1, 2, 3, 4};
+    iota(ga, 6, 0, 1);
+    iota(gb, 12, -6, 1);
+    tspec gin[] = {{"a", VKML_DTYPE_FLOAT, 2, {3, 2}, ga, false}, {"b", VKML_DTYPE_FLOAT, 2, {4, 3}, gb, false},
+                   {"c", VKML_DTYPE_FLOAT, 1, {4}, gc, false}};
+    graph_attr gat[] = {A_INT("transA", 1), A_INT("transB", 1), A_FLOAT("alpha", 0.5f),
+                        A_FLOAT("beta", 2.0f)};
+    r = run_node("Gemm", 13, gin, 3, 1, gat, 4);
+    EXPECT_F32("Gemm transA transB alpha beta", r, 2, DIMS(2, 4), -11, 0, 11, 22, -18.5f, -3,
+               12.5f, 28);
+    result_free(&r);
+    r = run_node("Gemm", 13, gin, 2, 1, gat, 3);
+    EXPECT_F32("Gemm without C", r, 2, DIMS(2, 4), -13, -4, 5, 14, -20.5f, -7, 6.5f, 20);
+    result_free(&r);
+}
+
+static void test_softmax(void)
+{
+    float x[8] = {0, 1, 2, 3, 1, 1, 0, -1};
+    tspec in[] = {{"x", VKML_DTYPE_FLOAT, 3, {2, 2, 2}, x, false}};
+    graph_attr axis0[] = {A_INT("axis", 0)};
+    tresult r = run_node("Softmax", 13, in, 1, 1, axis0, 1);
+    EXPECT_F32("Softmax-13 axis 0", r, 3, DIMS(2, 2, 2), 0.26894142f, 0.5f, 0.88079708f,
+               0.98201379f, 0.73105858f, 0.5f, 0.11920292f, 0.01798621f);
+    result_free(&r);
+    r = run_node("Softmax", 13, in, 1, 1, NULL, 0);
+    EXPECT_F32("Softmax-13 default axis -1", r, 3, DIMS(2, 2, 2), 0.26894142f, 0.73105858f,
+               0.26894142f, 0.73105858f, 0.5f, 0.5f, 0.73105858f, 0.26894142f);
+    result_free(&r);
+    r = run_node("Softmax", 11, in, 1, 1, NULL, 0);
+    EXPECT_F32("Softmax-11 default axis 1 (2-D coercion)", r, 3, DIMS(2, 2, 2), 0.0320586f,
+               0.08714432f, 0.23688282f, 0.64391426f, 0.3994863f, 0.3994863f, 0.1469628f,
+               0.05406459f);
+    result_free(&r);
+    r = run_node("Softmax", 11, in, 1, 1, axis0, 1);
+    EXPECT_F32("Softmax-11 axis 0 (whole tensor)", r, 3, DIMS(2, 2, 2), 0.02631765f,
+               0.07153878f, 0.19446257f, 0.52860407f, 0.07153878f, 0.07153878f, 0.02631765f,
+               0.00968172f);
+    result_free(&r);
+}
+
+static void test_reshape_flatten(void)
+{
+    float x[24];
+    iota(x, 24, 0, 1);
+    int64_t shape[2] = {0, -1};
+    tspec in[] = {{"x", VKML_DTYPE_FLOAT, 3, {2, 3, 4}, x, false},
+                  {"s", VKML_DTYPE_INT64, 1, {2}, shape, true}};
+    tresult r = run_node("Reshape", 13, in, 2, 1, NULL, 0);
+    EXPECT_F32("Reshape [0,-1]", r, 2, DIMS(2, 12), 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,
+               13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23);
+    result_free(&r);
+
+    int64_t zshape[2] = {3, 0};
+    tspec zin[] = {{"x", VKML_DTYPE_FLOAT, 2, {0, 3}, x, false},
+                   {"s", VKML_DTYPE_INT64, 1, {2}, zshape, true}};
+    graph_attr allowzero[] = {A_INT("allowzero", 1)};
+    r = run_node("Reshape", 14, zin, 2, 1, allowzero, 1);
+    CHECK(r.status == VKML_OK, "Reshape allowzero: %s", r.err.message);
+    if (!r.status)
+        check_shape("Reshape allowzero", &r.out[0], 2, (const int64_t[]){3, 0});
+    result_free(&r);
+    r = run_node("Reshape", 14, zin, 2, 1, NULL, 0);
+    check_error("Reshape 0 copies a dim without allowzero", &r, VKML_ERROR_INVALID_MODEL,
+                "reshape");
+    result_free(&r);
+
+    int64_t bad[2] = {5, -1}, two[2] = {-1, -1};
+    tspec badin[] = {in[0], {"s", VKML_DTYPE_INT64, 1, {2}, bad, true}};
+    r = run_node("Reshape", 13, badin, 2, 1, NULL, 0);
+    check_error("Reshape 24 elements to [5,-1]", &r, VKML_ERROR_INVALID_MODEL, "reshape");
+    result_free(&r);
+    badin[1].data = two;
+    r = run_node("Reshape", 13, badin, 2, 1, NULL, 0);
+    check_error("Reshape two -1", &r, VKML_ERROR_INVALID_MODEL, "-1");
+    result_free(&r);
+
+    graph_attr neg[] = {A_INT("axis", -1)};
+    r = run_node("Flatten", 13, in, 1, 1, neg, 1);
+    EXPECT_F32("Flatten axis -1", r, 2, DIMS(6, 4), 0, 1, 2, 3, 4, 5, 6, 7);
+    result_free(&r);
+    graph_attr zero[] = {A_INT("axis", 0)};
+    r = run_node("Flatten", 13, in, 1, 1, zero, 1);
+    EXPECT_F32("Flatten axis 0", r, 2, DIMS(1, 24), 0, 1, 2);
+    result_free(&r);
+    r = run_node("Flatten", 9, in, 1, 1, neg, 1);
+    check_error("Flatten axis -1 at opset 9", &r, VKML_ERROR_INVALID_MODEL, "axis");
+    result_free(&r);
+    r = run_node("Identity", 16, in, 1, 1, NULL, 0);
+    EXPECT_F32("Identity", r, 3, DIMS(2, 3, 4), 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14,
+               15, 16, 17, 18, 19, 20, 21, 22, 23);
+    result_free(&r);
+}
+
+static void test_constant(void)
+{
+    graph_attr floats[] = {A_FLOATS("value_floats", 1.5f, -2, 4)};
+    tresult r = run_node("Constant", 13, NULL, 0, 1, floats, 1);
+    EXPECT_F32("Constant value_floats", r, 1, DIMS(3), 1.5f, -2, 4);
+    CHECK(r.out[0].data != NULL, "Constant output keeps its data for later shape functions");
+    result_free(&r);
+    graph_attr one[] = {A_INT("value_int", 42)};
+    r = run_node("Constant", 13, NULL, 0, 1, one, 1);
+    CHECK(!r.status && r.out[0].rank == 0 && r.out[0].dtype == VKML_DTYPE_INT64 &&
+              *(int64_t *)r.data[0] == 42, "Constant value_int: %s", r.err.message);
+    result_free(&r);
+    float t[2] = {7, 8};
+    graph_tensor tensor = {.dtype = VKML_DTYPE_FLOAT, .rank = 2, .dims = {1, 2}, .data = t,
+                           .size = sizeof(t)};
+    graph_attr value[] = {{.name = "value", .type = GRAPH_ATTR_TENSOR, .tensor = &tensor}};
+    r = run_node("Constant", 13, NULL, 0, 1, value, 1);
+    EXPECT_F32("Constant value", r, 2, DIMS(1, 2), 7, 8);
+    result_free(&r);
+    graph_attr str[] = {A_STR("value_string", "hi")};
+    r = run_node("Constant", 13, NULL, 0, 1, str, 1);
+    check_error("Constant value_string", &r, VKML_ERROR_UNSUPPORTED, "value_string");
+    result_free(&r);
+}
+
+int main(void)
+{
+    test_elementwise();
+    test_elementwise_errors();
+    test_conv();
+    test_pool();
+    test_matmul();
+    test_softmax();
+    test_reshape_flatten();
+    test_constant();
+    return test_finish("test_cpu_kernels");
+}
