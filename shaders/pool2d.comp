@@ -55,6 +55,6 @@ void main()
     y[i] = acc;
 #else
     uint div = p.count_include_pad != 0 ? padded : inside;
-    y[i] = div > 0 ? acc / float(div) : 0.0;
+    y[i] = div > 0 ? acc / float(div) : uintBitsToFloat(0x7fc00000u); // NaN, as the CPU kernel
 #endif
 }

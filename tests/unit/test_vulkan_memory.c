@@ -1,0 +1,97 @@
+/* The Vulkan sub-allocator and uploads: aligned, disjoint ranges carved from few blocks;
+ * freed ranges merge and empty blocks go back; blocks larger than the default for large
+ * requests; a staging upload lands in device memory. */
+#include "vulkan/vk_memory.h"
+#include "vulkan/vk_transfer.h"
+#include "testutil.h"
+
+#define N_RANGES 200
+
+static void test_ranges(vk_device *vd)
+{
+    vkml_error err = {0};
+    vk_mem mem[N_RANGES];
+    for (int i = 0; i < N_RANGES; i++) {
+        /* Odd sizes: 1 .. ~100 KiB. */
+        size_t size = 1 + (size_t)i * 517;
+        CHECK_OK(vk_mem_alloc(vd->alloc, i % 2 ? VK_MEM_HOST : VK_MEM_DEVICE, size, &mem[i],
+                              &err), &err);
+        CHECK(mem[i].size == size, "range %d has size %llu", i, (unsigned long long)mem[i].size);
+        CHECK(mem[i].offset % vd->props.limits.minStorageBufferOffsetAlignment == 0,
+              "range %d at offset %llu is not aligned", i, (unsigned long long)mem[i].offset);
+        CHECK(i % 2 == 0 || mem[i].map, "host range %d is not mapped", i);
+    }
+    int overlaps = 0, buffers = 0;
+    for (int i = 0; i < N_RANGES; i++) {
+        bool new_buffer = true;
+        for (int j = 0; j < i; j++) {
+            new_buffer = new_buffer && mem[j].buffer != mem[i].buffer;
+            overlaps += mem[j].buffer == mem[i].buffer && mem[j].offset < mem[i].offset + mem[i].size &&
+                        mem[i].offset < mem[j].offset + mem[j].size;
+        }
+        buffers += new_buffer;
+    }
+    CHECK(overlaps == 0, "%d overlapping ranges", overlaps);
+    /* ~10 MiB in total: one block per kind. */
+    CHECK(buffers == 2, "%d blocks for %d small ranges, expected 2", buffers, N_RANGES);
+    /* Free every other one, then everything: the blocks must merge back and go. */
+    for (int i = 0; i < N_RANGES; i += 2)
+        vk_mem_free(vd->alloc, &mem[i]);
+    vk_mem again;
+    CHECK_OK(vk_mem_alloc(vd->alloc, VK_MEM_DEVICE, 4096, &again, &err), &err);
+    for (int i = 1; i < N_RANGES; i += 2)
+        vk_mem_free(vd->alloc, &mem[i]);
+    vk_mem_free(vd->alloc, &again);
+    CHECK(again.buffer == VK_NULL_HANDLE, "vk_mem_free did not clear the range");
+}
+
+static void test_large_and_upload(vk_device *vd, VkCommandPool pool)
+{
+    vkml_error err = {0};
+    vk_mem big, dst;
+    VkDeviceSize big_size = VK_BLOCK_BYTES + 12345;
+    CHECK_OK(vk_mem_alloc(vd->alloc, VK_MEM_DEVICE, big_size, &big, &err), &err);
+    CHECK(big.size == big_size, "large range has the wrong size");
+    vk_mem_free(vd->alloc, &big);
+
+    float src[1000];
+    for (int i = 0; i < 1000; i++)
+        src[i] = (float)i * 0.5f;
+    CHECK_OK(vk_mem_alloc(vd->alloc, VK_MEM_DEVICE, sizeof(src), &dst, &err), &err);
+    vk_upload_item item = {src, sizeof(src), &dst};
+    CHECK_OK(vk_upload(vd, pool, &item, 1, &err), &err);
+    if (dst.map) /* lavapipe: device memory is mapped too, so the copy can be checked */
+        CHECK(memcmp(dst.map, src, sizeof(src)) == 0, "uploaded bytes differ");
+    vk_mem_free(vd->alloc, &dst);
+}
+
+int main(void)
+{
+    vk_context *vk = NULL;
+    vkml_error err = {0};
+    CHECK_OK(vk_context_create(NULL, &vk, &err), &err);
+    if (vk_context_device_count(vk) < 1) {
+        vk_context_destroy(&vk);
+        test_missing("a Vulkan device (install mesa-vulkan-drivers for lavapipe)");
+    }
+    vk_device *vd = (vk_device *)vk_context_device(vk, 0);
+    CHECK(vd->base.info.memory_bytes > 0, "device reports no device-local memory");
+    CHECK(vd->base.info.api_version >= VK_API_VERSION_1_1, "API version below 1.1");
+    CHECK(strcmp(vd->base.info.vendor, "unknown") != 0 || vd->base.info.vendor_id > 0x10000,
+          "vendor 0x%x has no name", vd->base.info.vendor_id);
+    CHECK(vd->caps.subgroup_size > 0, "no subgroup size");
+    printf("device %s, vendor %s, %llu MiB\n", vd->base.info.name, vd->base.info.vendor,
+           (unsigned long long)(vd->base.info.memory_bytes >> 20));
+    test_ranges(vd);
+    VkCommandPool pool;
+    VkCommandPoolCreateInfo pci = {
+        .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+        .queueFamilyIndex = vd->queue_family,
+    };
+    CHECK(vkCreateCommandPool(vd->dev, &pci, NULL, &pool) == VK_SUCCESS, "command pool");
+    test_large_and_upload(vd, pool);
+    vkDestroyCommandPool(vd->dev, pool, NULL);
+    vk_context_destroy(&vk);
+    CHECK(vk == NULL, "vk_context_destroy did not clear the pointer");
+    return test_finish("test_vulkan_memory");
+}
