@@ -56,27 +56,42 @@ static int64_t storage_index(const window_params *w, int64_t off, int storage_or
     return col;
 }
 
-vkml_status cpu_pool(const op_cpu_args *args, vkml_error *err)
-{
+typedef struct pool_job {
     pool_params p;
-    vkml_status st = pool_params_parse(args->values, args->node, &p, err);
-    if (st)
-        return st;
-    const window_params *w = &p.win;
+    const float *x;
+    float *y;
+    int64_t *indices; /* MaxPool's optional output */
+} pool_job;
+
+/* Planes (n, c) in [begin, end). */
+static void pool_planes(void *ctx, int64_t begin, int64_t end)
+{
+    const pool_job *job = ctx;
+    const window_params *w = &job->p.win;
     int64_t isize = window_in_size(w), osize = window_out_size(w);
-    const float *x = args->in[0];
-    float *y = args->out[0];
-    int64_t *indices = p.has_indices ? args->out[1] : NULL;
-    for (int64_t plane = 0; plane < p.batch * p.channels; plane++) {
+    for (int64_t plane = begin; plane < end; plane++) {
         int64_t o[OP_MAX_SPATIAL] = {0};
         for (int64_t i = 0; i < osize; i++, cpu_index_next(o, w->out, w->spatial)) {
-            window_result r = pool_window(&p, x + plane * isize, o);
-            y[plane * osize + i] = r.value;
-            if (indices)
-                indices[plane * osize + i] =
-                    plane * isize + storage_index(w, r.argmax, p.storage_order);
+            window_result r = pool_window(&job->p, job->x + plane * isize, o);
+            job->y[plane * osize + i] = r.value;
+            if (job->indices)
+                job->indices[plane * osize + i] =
+                    plane * isize + storage_index(w, r.argmax, job->p.storage_order);
         }
     }
+}
+
+vkml_status cpu_pool(const op_cpu_args *args, vkml_error *err)
+{
+    pool_job job;
+    vkml_status st = pool_params_parse(args->values, args->node, &job.p, err);
+    if (st)
+        return st;
+    job.x = args->in[0];
+    job.y = args->out[0];
+    job.indices = job.p.has_indices ? args->out[1] : NULL;
+    double cost = (double)window_out_size(&job.p.win) * (double)window_kernel_size(&job.p.win);
+    cpu_parallel_for(job.p.batch * job.p.channels, cost, pool_planes, &job);
     return VKML_OK;
 }
 

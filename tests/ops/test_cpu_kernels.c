@@ -467,6 +467,66 @@ static void test_constant(void)
     result_free(&r);
 }
 
+/* Odd, larger shapes (large enough for the kernels to split work over threads) against
+ * naive loops written here. */
+static void test_large_against_naive(void)
+{
+    enum { M = 67, K = 130, N = 71 };
+    uint64_t seed = 0x9e3779b97f4a7c15ull;
+    float *a = malloc(sizeof(float) * M * K), *b = malloc(sizeof(float) * K * N);
+    float *want = malloc(sizeof(float) * M * N);
+    for (int i = 0; i < M * K; i++)
+        a[i] = test_randf(&seed, -1, 1);
+    for (int i = 0; i < K * N; i++)
+        b[i] = test_randf(&seed, -1, 1);
+    for (int i = 0; i < M; i++)
+        for (int j = 0; j < N; j++) {
+            double acc = 0;
+            for (int k = 0; k < K; k++)
+                acc += (double)a[i * K + k] * b[k * N + j];
+            want[i * N + j] = (float)acc;
+        }
+    tspec mm[] = {{"a", VKML_DTYPE_FLOAT, 2, {M, K}, a, false},
+                  {"b", VKML_DTYPE_FLOAT, 2, {K, N}, b, false}};
+    tresult r = run_node("MatMul", 13, mm, 2, 1, NULL, 0);
+    CHECK(r.status == VKML_OK, "MatMul %dx%dx%d: %s", M, K, N, r.err.message);
+    if (!r.status)
+        check_floats("MatMul 67x130x71", r.data[0], want, M * N);
+    result_free(&r);
+
+    /* Depthwise 3x3, pads 1: one output channel per group, so Y is split by columns. */
+    enum { C = 2, H = 131, W = 129 };
+    float *x = realloc(a, sizeof(float) * C * H * W), w[C * 9];
+    float *yw = realloc(want, sizeof(float) * C * H * W);
+    for (int i = 0; i < C * H * W; i++)
+        x[i] = test_randf(&seed, -1, 1);
+    for (int i = 0; i < C * 9; i++)
+        w[i] = test_randf(&seed, -1, 1);
+    for (int c = 0; c < C; c++)
+        for (int i = 0; i < H; i++)
+            for (int j = 0; j < W; j++) {
+                double acc = 0;
+                for (int ki = 0; ki < 3; ki++)
+                    for (int kj = 0; kj < 3; kj++) {
+                        int yi = i + ki - 1, xj = j + kj - 1;
+                        if (yi >= 0 && yi < H && xj >= 0 && xj < W)
+                            acc += (double)x[(c * H + yi) * W + xj] * w[c * 9 + ki * 3 + kj];
+                    }
+                yw[(c * H + i) * W + j] = (float)acc;
+            }
+    tspec cv[] = {{"x", VKML_DTYPE_FLOAT, 4, {1, C, H, W}, x, false},
+                  {"w", VKML_DTYPE_FLOAT, 4, {C, 1, 3, 3}, w, true}};
+    graph_attr attrs[] = {A_INTS("pads", 1, 1, 1, 1), A_INT("group", C)};
+    r = run_node("Conv", 11, cv, 2, 1, attrs, 2);
+    CHECK(r.status == VKML_OK, "depthwise Conv: %s", r.err.message);
+    if (!r.status)
+        check_floats("depthwise Conv 2x131x129", r.data[0], yw, C * H * W);
+    result_free(&r);
+    free(x);
+    free(b);
+    free(yw);
+}
+
 int main(void)
 {
     test_elementwise();
@@ -477,5 +537,6 @@ int main(void)
     test_softmax();
     test_reshape_flatten();
     test_constant();
+    test_large_against_naive();
     return test_finish("test_cpu_kernels");
 }
