@@ -122,16 +122,16 @@ vkml_status vkml_model_load_file(const char *path, vkml_model **out, vkml_error 
     if (!dir_copy)
         return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "model '%s': out of memory", path);
     onnx_mapping map;
-    vkml_status st = onnx_map_file(path, &map, err);
-    if (st == VKML_OK && map.size == 0)
-        st = vkml_fail(err, VKML_ERROR_INVALID_MODEL, "the file is empty");
-    if (st == VKML_OK)
-        st = load(map.data, map.size, dirname(dir_copy), out, err);
+    vkml_status st = onnx_map_file(path, &map, err); /* its errors name the path */
+    if (st == VKML_OK) {
+        st = map.size ? load(map.data, map.size, dirname(dir_copy), out, err)
+                      : vkml_fail(err, VKML_ERROR_INVALID_MODEL, "the file is empty");
+        if (st != VKML_OK)
+            vkml_error_prefix(err, "model '%s'", path);
+    }
     /* Nothing of the graph points into the mapping (see onnx_load.c). */
     onnx_unmap(&map);
     free(dir_copy);
-    if (st != VKML_OK && st != VKML_ERROR_IO)
-        vkml_error_prefix(err, "model '%s'", path);
     return st;
 }
 

@@ -92,11 +92,15 @@ static vkml_status decode_shape(const Onnx__TensorProto *tp, const char *what, g
         return vkml_fail(err, VKML_ERROR_UNSUPPORTED, "%s: rank %zu exceeds vkml's maximum of %d",
                          what, tp->n_dims, VKML_MAX_RANK);
     out->rank = (int)tp->n_dims;
-    for (size_t i = 0; i < tp->n_dims; i++)
+    for (size_t i = 0; i < tp->n_dims; i++) {
         out->dims[i] = tp->dims[i];
+        if (out->dims[i] < 0)
+            return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "%s: dimension %zu is %lld", what, i,
+                             (long long)out->dims[i]);
+    }
     char shape[160];
     if (!element_count(out->rank, out->dims, count))
-        return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "%s: invalid shape %s", what,
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "%s: shape %s is too large", what,
                          graph_shape_string(out->rank, out->dims, shape, sizeof(shape)));
     return VKML_OK;
 }
