@@ -107,6 +107,18 @@ static int read_record(int fd, conf_record *r, int timeout_ms)
     return 1;
 }
 
+/* Test hooks for tests/cli: a worker crashes (SIGSEGV) or hangs on the tests whose name
+ * contains $VKML_CLI_TEST_CRASH or $VKML_CLI_TEST_HANG, to show both become ERROR. */
+static void test_hooks(const conf_test *test)
+{
+    const char *crash = getenv("VKML_CLI_TEST_CRASH");
+    const char *hang = getenv("VKML_CLI_TEST_HANG");
+    if (crash && crash[0] && strstr(test->name, crash))
+        raise(SIGSEGV);
+    if (hang && hang[0] && strstr(test->name, hang))
+        pause();
+}
+
 static void worker_main(conf_run_params *p, size_t start, int fd)
 {
     conf_record r = {.index = -1};
@@ -120,6 +132,7 @@ static void worker_main(conf_run_params *p, size_t start, int fd)
     for (size_t i = start; i < p->count; i++) {
         memset(&r, 0, sizeof(r));
         r.index = (int32_t)i;
+        test_hooks(&p->tests[i]);
         conf_run_test(ctx, device, &p->tests[i], &r.res);
         if (!write_record(fd, &r))
             _exit(1);

@@ -55,4 +55,17 @@ tail -n 1 "$TMP/out" | grep -qx 'conformance: 1 pass, 1 fail, 0 unsupported, 2 e
     fail "--filter relu exited $?"
 expect_grep "$TMP/out" '^PASS test_relu$' "--filter relu"
 grep -q 'test_add' "$TMP/out" && fail "--filter relu ran test_add"
+# Isolation: a test that crashes its worker or hangs becomes ERROR, the others still run
+# (the test hooks in tools/conf_isolate.c make the worker crash or hang on purpose).
+VKML_CLI_TEST_CRASH=test_relu VKML_CLI_TEST_HANG=test_add "$VKML" conformance \
+    --device "$dev" --timeout 2 "$node/test_add" "$node/test_relu" "$node/test_matmul_2d" \
+    "$node/test_abs" > "$TMP/out" 2> "$TMP/err"
+rc=$?
+cat "$TMP/out"
+[ "$rc" = 1 ] || fail "exit $rc after a crash and a hang, expected 1"
+expect_grep "$TMP/out" '^ERROR test_relu crashed \(signal 11' "a crash is ERROR"
+expect_grep "$TMP/out" '^ERROR test_add timed out after 2 s$' "a hang is ERROR"
+expect_grep "$TMP/out" '^PASS test_matmul_2d$' "the tests after a crash still run"
+tail -n 1 "$TMP/out" | grep -qx 'conformance: 1 pass, 0 fail, 1 unsupported, 2 error, 4 total' ||
+    fail "totals line: $(tail -n 1 "$TMP/out")"
 finish
