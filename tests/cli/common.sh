@@ -23,12 +23,13 @@ fail() {
     failures=$((failures + 1))
 }
 
-# The corpus folder, or exit through missing().
-corpus() {
+# Sets CORPUS to the corpus folder, or exits through missing(). Call it as a command,
+# not in $(...): exit in a subshell would not end the test.
+need_corpus() {
     if [ -z "${VKML_CORPUS:-}" ] || [ ! -d "$VKML_CORPUS" ]; then
         missing "the test corpus (\$VKML_CORPUS)"
     fi
-    echo "$VKML_CORPUS"
+    CORPUS=$VKML_CORPUS
 }
 
 # Exits through missing() when `vkml devices` lists no Vulkan device 0.

@@ -4,8 +4,9 @@
 # must give FAIL (wrong expected output) and ERROR (no data set; garbage model), the
 # totals line, the exit status and the JSON report. $2: the device (cpu or 0).
 . "$(dirname "$0")/common.sh"
+need_corpus
 dev=${2:?usage: $0 VKML DEVICE}
-node="$(corpus)/onnx-node"
+node="$CORPUS/onnx-node"
 [ "$dev" = cpu ] || require_vulkan
 
 pass="test_add test_conv_with_strides_padding test_matmul_2d test_maxpool_2d_default

@@ -2,8 +2,9 @@
 # The whole ONNX node test folder on one device ($2: cpu or 0): no FAIL and no ERROR,
 # everything passes or is honestly unsupported. Prints the totals and the time taken.
 . "$(dirname "$0")/common.sh"
+need_corpus
 dev=${2:?usage: $0 VKML DEVICE}
-node="$(corpus)/onnx-node"
+node="$CORPUS/onnx-node"
 [ "$dev" = cpu ] || require_vulkan
 
 start=$(date +%s)

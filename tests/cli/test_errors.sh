@@ -19,16 +19,6 @@ expect_error "missing tensor file" 1 "$VKML" show "$TMP/missing.pb"
 expect_error "missing conformance dir" 1 "$VKML" conformance "$TMP/nothing-here"
 mkdir "$TMP/empty"
 expect_error "conformance dir without tests" 1 "$VKML" conformance "$TMP/empty"
-expect_error "unknown device" 1 "$VKML" conformance --device 99 "$(corpus)/onnx-node/test_add"
-
-model="$(corpus)/models/mnist-8/model.onnx"
-expect_error "unknown device" 1 "$VKML" run "$model" --device 99
-expect_error "no such input name" 1 "$VKML" run "$model" --device cpu --input nope=x.pb
-expect_error "too many inputs" 1 "$VKML" run "$model" --device cpu \
-    --input "$(corpus)/models/mnist-8/test_data_set_0/input_0.pb" \
-    --input "$(corpus)/models/mnist-8/test_data_set_1/input_0.pb"
-expect_error "wrong input shape" 1 "$VKML" run "$model" --device cpu \
-    --input "$(corpus)/models/mnist-8/test_data_set_0/output_0.pb"
 
 for cmd in devices inspect ops run show conformance; do
     "$VKML" "$cmd" --help > "$TMP/out" 2>&1 || fail "$cmd --help exited $?"
@@ -36,4 +26,16 @@ for cmd in devices inspect ops run show conformance; do
 done
 "$VKML" --help > "$TMP/out" || fail "--help exited $?"
 grep -q '^  conformance ' "$TMP/out" || fail "--help does not list the commands"
+
+# With the corpus: errors on a real model and test folder.
+need_corpus
+expect_error "unknown device" 1 "$VKML" conformance --device 99 "$CORPUS/onnx-node/test_add"
+model="$CORPUS/models/mnist-8/model.onnx"
+expect_error "unknown device" 1 "$VKML" run "$model" --device 99
+expect_error "no such input name" 1 "$VKML" run "$model" --device cpu --input nope=x.pb
+expect_error "too many inputs" 1 "$VKML" run "$model" --device cpu \
+    --input "$CORPUS/models/mnist-8/test_data_set_0/input_0.pb" \
+    --input "$CORPUS/models/mnist-8/test_data_set_1/input_0.pb"
+expect_error "wrong input shape" 1 "$VKML" run "$model" --device cpu \
+    --input "$CORPUS/models/mnist-8/test_data_set_0/output_0.pb"
 finish

@@ -2,7 +2,8 @@
 # `vkml inspect` on mnist-8: opset, input/output with shapes, the 6 op types with counts,
 # and a support column per device; `vkml ops` lists the op table.
 . "$(dirname "$0")/common.sh"
-model="$(corpus)/models/mnist-8/model.onnx"
+need_corpus
+model="$CORPUS/models/mnist-8/model.onnx"
 
 "$VKML" inspect "$model" > "$TMP/out" 2> "$TMP/err" || fail "inspect exited $?: $(cat "$TMP/err")"
 cat "$TMP/out"

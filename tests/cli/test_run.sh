@@ -4,7 +4,8 @@
 # digit the reference gives (2, 0, 9). Also --repeat prints latencies, and a missing
 # input is zero-filled with a note.
 . "$(dirname "$0")/common.sh"
-dir="$(corpus)/models/mnist-8"
+need_corpus
+dir="$CORPUS/models/mnist-8"
 
 # values_close GOT WANT: the "values:" lines agree within 1e-4 relative (+1e-3 absolute;
 # the values are printed with 7 significant digits).
