@@ -160,31 +160,61 @@ static vkml_status load_initializers(body *b, Onnx__GraphProto *gp, vkml_error *
     return VKML_OK;
 }
 
-/* IR < 4 lists initializers among the inputs too: those stay constants. */
-static vkml_status load_inputs(body *b, Onnx__GraphProto *gp, vkml_error *err)
+/* Adds one graph input. IR < 4 lists initializers among the inputs too: those stay
+ * constants (*v stays -1: not an input). */
+static vkml_status add_input(body *b, const Onnx__ValueInfoProto *vi, const char *what, int *v,
+                             vkml_error *err)
+{
+    int found = map_find(&b->names, b->g, vi->name);
+    if (found >= 0 && b->g->values[found].kind == GRAPH_VALUE_CONSTANT)
+        return VKML_OK;
+    if (found >= 0)
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "%s is listed twice", what);
+    if ((*v = map_add_value(&b->names, b->g, vi->name)) < 0)
+        return oom(err, what);
+    b->g->values[*v].kind = GRAPH_VALUE_INPUT;
+    return apply_type(b, vi, *v, what, err);
+}
+
+/* Marks one graph output; its declared type is kept on values nodes produce. */
+static vkml_status add_output(body *b, const Onnx__ValueInfoProto *vi, const char *what, int *v,
+                              vkml_error *err)
+{
+    *v = map_find(&b->names, b->g, vi->name);
+    if (*v < 0 && !b->subgraph)
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
+                         "%s is not produced by any node, nor an input or initializer", what);
+    if (*v < 0 && (*v = map_add_value(&b->names, b->g, vi->name)) < 0)
+        return oom(err, what);
+    b->g->values[*v].is_output = true;
+    if (b->g->values[*v].kind != GRAPH_VALUE_INTERMEDIATE)
+        return VKML_OK;
+    return apply_type(b, vi, *v, what, err);
+}
+
+typedef vkml_status (*add_info_fn)(body *b, const Onnx__ValueInfoProto *vi, const char *what,
+                                   int *v, vkml_error *err);
+
+/* Graph inputs or outputs into *list (value indices, in model order). */
+static vkml_status load_infos(body *b, Onnx__ValueInfoProto **infos, size_t count,
+                              const char *kind, add_info_fn add, int **list, int *n_list,
+                              vkml_error *err)
 {
     char what[300];
-    b->g->inputs = vkml_arena_calloc(b->g->arena, gp->n_input + 1, sizeof(int));
-    if (!b->g->inputs)
-        return oom(err, "graph inputs");
-    for (size_t i = 0; i < gp->n_input; i++) {
-        const Onnx__ValueInfoProto *vi = gp->input[i];
+    *list = vkml_arena_calloc(b->g->arena, count + 1, sizeof(int));
+    if (!*list)
+        return oom(err, kind);
+    for (size_t i = 0; i < count; i++) {
+        const Onnx__ValueInfoProto *vi = infos[i];
         if (!vi->name || !vi->name[0])
-            return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "graph input #%zu has no name", i);
-        snprintf(what, sizeof(what), "graph input '%s'", vi->name);
-        int v = map_find(&b->names, b->g, vi->name);
-        if (v >= 0 && b->g->values[v].kind == GRAPH_VALUE_CONSTANT)
-            continue;
-        if (v >= 0)
-            return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "%s is listed twice", what);
-        v = map_add_value(&b->names, b->g, vi->name);
-        if (v < 0)
-            return oom(err, what);
-        b->g->values[v].kind = GRAPH_VALUE_INPUT;
-        b->g->inputs[b->g->n_inputs++] = v;
-        vkml_status st = apply_type(b, vi, v, what, err);
+            return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "graph %s #%zu has no name", kind, i);
+        snprintf(what, sizeof(what), "graph %s '%s'", kind, vi->name);
+        int v = -1;
+        vkml_status st = add(b, vi, what, &v, err);
         if (st != VKML_OK)
             return st;
+        if (v >= 0)
+            (*list)[(*n_list)++] = v;
     }
     return VKML_OK;
 }
@@ -250,34 +280,6 @@ static vkml_status load_node(body *b, Onnx__NodeProto *np, size_t index, vkml_er
     return st;
 }
 
-static vkml_status load_outputs(body *b, Onnx__GraphProto *gp, vkml_error *err)
-{
-    char what[300];
-    b->g->outputs = vkml_arena_calloc(b->g->arena, gp->n_output + 1, sizeof(int));
-    if (!b->g->outputs)
-        return oom(err, "graph outputs");
-    for (size_t i = 0; i < gp->n_output; i++) {
-        const Onnx__ValueInfoProto *vi = gp->output[i];
-        if (!vi->name || !vi->name[0])
-            return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "graph output #%zu has no name", i);
-        snprintf(what, sizeof(what), "graph output '%s'", vi->name);
-        int v = map_find(&b->names, b->g, vi->name);
-        if (v < 0 && !b->subgraph)
-            return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
-                             "%s is not produced by any node, nor an input or initializer", what);
-        if (v < 0 && (v = map_add_value(&b->names, b->g, vi->name)) < 0)
-            return oom(err, what);
-        b->g->values[v].is_output = true;
-        b->g->outputs[b->g->n_outputs++] = v;
-        if (b->g->values[v].kind == GRAPH_VALUE_INTERMEDIATE) {
-            vkml_status st = apply_type(b, vi, v, what, err);
-            if (st != VKML_OK)
-                return st;
-        }
-    }
-    return VKML_OK;
-}
-
 /* In a subgraph, names nothing in it produces come from enclosing graphs. */
 static void mark_outer_names(graph *g)
 {
@@ -303,11 +305,13 @@ vkml_status onnx_load_graph_body(const onnx_loader *L, Onnx__GraphProto *gp, gra
         return oom(err, "graph");
     vkml_status st = load_initializers(&b, gp, err);
     if (st == VKML_OK)
-        st = load_inputs(&b, gp, err);
+        st = load_infos(&b, gp->input, gp->n_input, "input", add_input, &g->inputs,
+                        &g->n_inputs, err);
     for (size_t i = 0; st == VKML_OK && i < gp->n_node; i++)
         st = load_node(&b, gp->node[i], i, err);
     if (st == VKML_OK)
-        st = load_outputs(&b, gp, err);
+        st = load_infos(&b, gp->output, gp->n_output, "output", add_output, &g->outputs,
+                        &g->n_outputs, err);
     if (st == VKML_OK && subgraph)
         mark_outer_names(g);
     free(b.names.slots);

@@ -49,6 +49,7 @@ vkml_status onnx_dtype(int32_t elem_type, const char *what, vkml_dtype *out, vkm
         [14] = "complex64", [15] = "complex128", [17] = "float8e4m3fn",
         [18] = "float8e4m3fnuz", [19] = "float8e5m2", [20] = "float8e5m2fnuz",
         [21] = "uint4", [22] = "int4", [23] = "float4e2m1", [24] = "float8e8m0",
+        [25] = "uint2", [26] = "int2",
     };
     if (elem_type > 0 && vkml_dtype_size((vkml_dtype)elem_type) > 0) {
         *out = (vkml_dtype)elem_type;
@@ -63,6 +64,9 @@ vkml_status onnx_dtype(int32_t elem_type, const char *what, vkml_dtype *out, vkm
         return vkml_fail(err, VKML_ERROR_UNSUPPORTED,
                          "%s: element type %s is not supported by vkml", what,
                          unsupported[elem_type]);
+    if (elem_type > 0) /* a type from a newer ONNX than vkml knows */
+        return vkml_fail(err, VKML_ERROR_UNSUPPORTED,
+                         "%s: element type %d is not supported by vkml", what, (int)elem_type);
     return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "%s: invalid element type %d", what,
                      (int)elem_type);
 }
