@@ -73,6 +73,15 @@ harness_with_bus (const gchar * launch, GstBus ** bus)
   return h;
 }
 
+static void
+teardown_with_bus (GstHarness * h, GstBus * bus)
+{
+  gst_element_set_bus (h->element, NULL);
+  gst_bus_set_flushing (bus, TRUE);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+}
+
 static GstBuffer *
 solid_frame (GstVideoFormat format, guint width, guint height, guint8 r,
     guint8 g, guint8 b)
@@ -280,8 +289,7 @@ GST_START_TEST (test_caps_model_cannot_take)
   fail_unless (strstr (error->message, "RGB") != NULL, "%s", error->message);
   g_error_free (error);
   gst_message_unref (msg);
-  gst_harness_teardown (h);
-  gst_object_unref (bus);
+  teardown_with_bus (h, bus);
 }
 
 GST_END_TEST;
@@ -347,8 +355,7 @@ check_colours (GstVideoFormat format)
     fail_unless (score > 0.99f, "%s scored %f", cases[i].label, score);
     gst_message_unref (msg);
   }
-  gst_harness_teardown (h);
-  gst_object_unref (bus);
+  teardown_with_bus (h, bus);
 }
 
 /* The demo model: solid red/green/blue/white/black RGB frames get those labels. */
