@@ -8,52 +8,57 @@
 
 /* Integer division truncating toward zero like C; x / 0 gives 0 and MIN / -1 wraps,
  * instead of trapping (ONNX leaves both undefined). */
-#define INT_DIV(T, UT, a, b) ((b) == 0 ? (T)0 : (b) == -1 ? (T)(0 - (UT)(a)) : (T)((a) / (b)))
+#define SDIV(T, UT, a, b) ((b) == 0 ? (T)0 : (b) == -1 ? (T)(0 - (UT)(a)) : (T)((a) / (b)))
+#define FDIV(T, UT, a, b) ((a) / (b))
 
-#define BINARY_LOOP(T, EXPR)                                                                 \
+#define BINARY_LOOP(EXPR)                                                                    \
     for (int64_t j = 0; j < inner; j++) {                                                    \
         T a = pa[j * sa], b = pb[j * sb];                                                    \
         py[j] = (EXPR);                                                                      \
     }
 
-/* One innermost row of the broadcast: inner elements at strides sa/sb. Integer sums and
- * products go through the unsigned type UT so overflow wraps instead of being undefined. */
-#define DEFINE_BINARY_ROW(name, T, UT, DIV_EXPR)                                             \
-    static void name(eltwise_op op, const T *pa, int64_t sa, const T *pb, int64_t sb, T *py,  \
-                     int64_t inner)                                                          \
+/* One innermost row of the broadcast: `inner` elements at strides sa/sb from element
+ * offsets a_off/b_off, written densely at y_off. Integer sums and products go through the
+ * unsigned type UT so overflow wraps instead of being undefined. */
+#define DEFINE_BINARY_ROW(name, T_, UT_, DIV)                                                \
+    static void name(eltwise_op op, const void *va, int64_t sa, const void *vb, int64_t sb,  \
+                     void *vy, const int64_t *off, int64_t inner)                            \
     {                                                                                        \
+        typedef T_ T;                                                                        \
+        typedef UT_ UT;                                                                      \
+        const T *pa = (const T *)va + off[0], *pb = (const T *)vb + off[1];                  \
+        T *py = (T *)vy + off[2];                                                            \
         switch (op) {                                                                        \
-        case ELTWISE_ADD: BINARY_LOOP(T, (T)((UT)a + (UT)b)) break;                                       \
-        case ELTWISE_SUB: BINARY_LOOP(T, (T)((UT)a - (UT)b)) break;                                       \
-        case ELTWISE_MUL: BINARY_LOOP(T, (T)((UT)a * (UT)b)) break;                                       \
-        case ELTWISE_DIV: BINARY_LOOP(T, DIV_EXPR) break;                                    \
+        case ELTWISE_ADD: BINARY_LOOP((T)((UT)a + (UT)b)) break;                             \
+        case ELTWISE_SUB: BINARY_LOOP((T)((UT)a - (UT)b)) break;                             \
+        case ELTWISE_MUL: BINARY_LOOP((T)((UT)a * (UT)b)) break;                             \
+        case ELTWISE_DIV: BINARY_LOOP(DIV(T, UT, a, b)) break;                               \
         default: break;                                                                      \
         }                                                                                    \
     }
 
-DEFINE_BINARY_ROW(row_f32, float, float, a / b)
-DEFINE_BINARY_ROW(row_i32, int32_t, uint32_t, INT_DIV(int32_t, uint32_t, a, b))
-DEFINE_BINARY_ROW(row_i64, int64_t, uint64_t, INT_DIV(int64_t, uint64_t, a, b))
+DEFINE_BINARY_ROW(row_f32, float, float, FDIV)
+DEFINE_BINARY_ROW(row_i32, int32_t, uint32_t, SDIV)
+DEFINE_BINARY_ROW(row_i64, int64_t, uint64_t, SDIV)
 
-static void binary_row(const eltwise_params *p, const char *a, const char *b, char *y,
-                       int64_t a_off, int64_t b_off, int64_t y_off, int64_t inner)
+typedef void (*binary_row_fn)(eltwise_op op, const void *a, int64_t sa, const void *b,
+                              int64_t sb, void *y, const int64_t *off, int64_t inner);
+
+static const struct {
+    vkml_dtype dtype;
+    binary_row_fn row;
+} binary_rows[] = {
+    {VKML_DTYPE_FLOAT, row_f32},
+    {VKML_DTYPE_INT32, row_i32},
+    {VKML_DTYPE_INT64, row_i64},
+};
+
+static binary_row_fn binary_row_for(vkml_dtype dtype)
 {
-    int64_t sa = p->rank ? p->a_strides[p->rank - 1] : 0;
-    int64_t sb = p->rank ? p->b_strides[p->rank - 1] : 0;
-    switch (p->dtype) {
-    case VKML_DTYPE_FLOAT:
-        row_f32(p->op, (const float *)a + a_off, sa, (const float *)b + b_off, sb,
-                (float *)y + y_off, inner);
-        break;
-    case VKML_DTYPE_INT32:
-        row_i32(p->op, (const int32_t *)a + a_off, sa, (const int32_t *)b + b_off, sb,
-                (int32_t *)y + y_off, inner);
-        break;
-    default:
-        row_i64(p->op, (const int64_t *)a + a_off, sa, (const int64_t *)b + b_off, sb,
-                (int64_t *)y + y_off, inner);
-        break;
-    }
+    for (size_t i = 0; i < VKML_ARRAY_SIZE(binary_rows); i++)
+        if (binary_rows[i].dtype == dtype)
+            return binary_rows[i].row;
+    return NULL;
 }
 
 vkml_status cpu_eltwise_binary(const op_cpu_args *args, vkml_error *err)
@@ -64,18 +69,24 @@ vkml_status cpu_eltwise_binary(const op_cpu_args *args, vkml_error *err)
         return st;
     if (p.count == 0)
         return VKML_OK;
+    binary_row_fn row = binary_row_for(p.dtype);
+    if (!row)
+        return vkml_fail(err, VKML_ERROR_UNSUPPORTED, "%s: no CPU kernel for dtype %s",
+                         args->node->op_type, vkml_dtype_name(p.dtype));
     int64_t inner = p.rank ? p.dims[p.rank - 1] : 1;
+    int64_t sa = p.rank ? p.a_strides[p.rank - 1] : 0;
+    int64_t sb = p.rank ? p.b_strides[p.rank - 1] : 0;
     int64_t rows = (int64_t)p.count / inner;
     for (int64_t r = 0; r < rows; r++) {
         /* Offsets of row r: walk the outer dims of the output index. */
-        int64_t rest = r, a_off = 0, b_off = 0;
+        int64_t rest = r, off[3] = {0, 0, r * inner};
         for (int d = p.rank - 2; d >= 0; d--) {
             int64_t i = rest % p.dims[d];
             rest /= p.dims[d];
-            a_off += i * p.a_strides[d];
-            b_off += i * p.b_strides[d];
+            off[0] += i * p.a_strides[d];
+            off[1] += i * p.b_strides[d];
         }
-        binary_row(&p, args->in[0], args->in[1], args->out[0], a_off, b_off, r * inner, inner);
+        row(p.op, args->in[0], sa, args->in[1], sb, args->out[0], off, inner);
     }
     return VKML_OK;
 }

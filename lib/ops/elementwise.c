@@ -26,8 +26,10 @@ static vkml_status check_inputs(const graph_value *values, const graph_node *nod
         return st;
     for (int i = 0; i < count; i++)
         if ((st = op_require_input(values, node, i, err)) ||
-            (st = op_require_dtype(values, node, i, binary ? binary_dtypes : unary_dtypes,
-                                   binary ? 3 : 1, err)))
+            (st = binary ? op_require_dtype(values, node, i, binary_dtypes,
+                                            VKML_ARRAY_SIZE(binary_dtypes), err)
+                         : op_require_dtype(values, node, i, unary_dtypes,
+                                            VKML_ARRAY_SIZE(unary_dtypes), err)))
             return st;
     if (binary && values[node->inputs[0]].dtype != values[node->inputs[1]].dtype)
         return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "%s inputs have different dtypes %s "

@@ -189,6 +189,17 @@ static void test_elementwise(void)
               ((int64_t *)r.data[0])[1] == -7, "int64 Sub");
     result_free(&r);
 
+    int32_t wa[2] = {INT32_MAX, INT32_MIN}, wb[2] = {2, -1};
+    tspec wrap[] = {{"a", VKML_DTYPE_INT32, 1, {2}, wa, false}, {"b", VKML_DTYPE_INT32, 1, {2}, wb, false}};
+    r = run_node("Mul", 14, wrap, 2, 1, NULL, 0);
+    CHECK(!r.status && ((int32_t *)r.data[0])[0] == -2 && ((int32_t *)r.data[0])[1] == INT32_MIN,
+          "int32 Mul wraps: %s", r.err.message);
+    result_free(&r);
+    r = run_node("Div", 14, wrap, 2, 1, NULL, 0);
+    CHECK(!r.status && ((int32_t *)r.data[0])[0] == INT32_MAX / 2 &&
+              ((int32_t *)r.data[0])[1] == INT32_MIN, "int32 MIN / -1 wraps: %s", r.err.message);
+    result_free(&r);
+
     float u[4] = {-2, 0, 0.5f, 3};
     tspec un[] = {{"x", VKML_DTYPE_FLOAT, 1, {4}, u, false}};
     r = run_node("Relu", 14, un, 1, 1, NULL, 0);
@@ -213,6 +224,9 @@ static void test_elementwise_errors(void)
     tspec dbl[] = {{"a", VKML_DTYPE_DOUBLE, 1, {2}, d, false}, {"b", VKML_DTYPE_DOUBLE, 1, {2}, d, false}};
     r = run_node("Mul", 14, dbl, 2, 1, NULL, 0);
     check_error("Mul double", &r, VKML_ERROR_UNSUPPORTED, "double");
+    result_free(&r);
+    r = run_node("Relu", 14, dbl, 1, 1, NULL, 0);
+    check_error("Relu double", &r, VKML_ERROR_UNSUPPORTED, "double");
     result_free(&r);
 }
 
