@@ -23,6 +23,10 @@ void model_unref(vkml_model *m);
 
 /* Decodes an ONNX ModelProto into a graph (lib/onnx/onnx_load.c). `base_dir` resolves
  * external data (NULL refuses it). The bytes must stay valid until the graph is destroyed
- * unless `copy_constants` is true. */
+ * unless `copy_constants` is true. (Today's loader never keeps pointers into the bytes:
+ * protobuf-c copies byte fields, and the graph adopts those copies. The flag stays for a
+ * zero-copy decoder.) Errors: VKML_ERROR_INVALID_MODEL for malformed or inconsistent
+ * models, VKML_ERROR_UNSUPPORTED for valid ONNX vkml lacks (element types, opset newer
+ * than VKML_MAX_OPSET, segmented or sparse initializers), each naming what and where. */
 vkml_status onnx_load_graph(const void *bytes, size_t size, const char *base_dir,
                             bool copy_constants, graph **out, vkml_error *err);

@@ -130,6 +130,9 @@ static void test_missing_and_empty(void)
         unlink(empty);
     }
     CHECK(vkml_model_load_file("/tmp", &m, &err) == VKML_ERROR_IO, "a folder is no model");
+    vkml_tensor t;
+    CHECK(vkml_tensor_read_file(missing, &t, NULL, &err) == VKML_ERROR_IO &&
+          strstr(err.message, missing), "missing .pb: %s", err.message);
     CHECK(vkml_model_load_memory("", 0, NULL, &m, &err) == VKML_ERROR_INVALID_MODEL,
           "no bytes");
     CHECK(vkml_model_load_file(NULL, &m, &err) == VKML_ERROR_INVALID_ARGUMENT, "NULL path");
