@@ -1,6 +1,6 @@
 /* Conv on the CPU: per image and group, im2col then one matrix product. */
-#include "cpu/cpu_kernels.h"
 #include "ops/conv.h"
+#include "cpu/cpu_kernels.h"
 #include "ops/op_decls.h"
 
 #include <stdlib.h>
@@ -8,8 +8,7 @@
 
 /* Input spatial coordinates of kernel position k for output position o; false when one
  * falls in the padding. *off is the row-major offset inside the input plane. */
-static bool window_input(const window_params *w, const int64_t *o, const int64_t *k,
-                         int64_t *off)
+static bool window_input(const window_params *w, const int64_t *o, const int64_t *k, int64_t *off)
 {
     int64_t at = 0;
     for (int d = 0; d < w->spatial; d++) {
@@ -77,8 +76,10 @@ vkml_status cpu_conv(const op_cpu_args *args, vkml_error *err)
         size_t bytes;
         if (!vkml_mul_size((size_t)(cg * ksize), (size_t)osize * sizeof(float), &bytes) ||
             !(col = malloc(bytes)))
-            return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "Conv: no memory for a %lld x %lld "
-                             "im2col buffer", (long long)(cg * ksize), (long long)osize);
+            return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY,
+                             "Conv: no memory for a %lld x %lld "
+                             "im2col buffer",
+                             (long long)(cg * ksize), (long long)osize);
     }
     const float *x = args->in[0], *weights = args->in[1];
     float *y = args->out[0];
@@ -88,9 +89,15 @@ vkml_status cpu_conv(const op_cpu_args *args, vkml_error *err)
             if (!pointwise)
                 im2col(w, cg, xg, col);
             cpu_sgemm_args gemm = {
-                .m = mg, .n = osize, .k = cg * ksize,
-                .a = weights + g * mg * cg * ksize, .a_row = cg * ksize, .a_col = 1,
-                .b = pointwise ? xg : col, .b_row = osize, .b_col = 1,
+                .m = mg,
+                .n = osize,
+                .k = cg * ksize,
+                .a = weights + g * mg * cg * ksize,
+                .a_row = cg * ksize,
+                .a_col = 1,
+                .b = pointwise ? xg : col,
+                .b_row = osize,
+                .b_col = 1,
                 .y = y + (n * p.out_channels + g * mg) * osize,
             };
             cpu_sgemm(&gemm);

@@ -25,11 +25,11 @@ typedef struct cpu_chunk {
 
 struct device_session {
     const graph *graph;
-    graph_value *values;   /* copy of the desc's values (concrete shapes) */
+    graph_value *values; /* copy of the desc's values (concrete shapes) */
     int n_values;
-    void **ptrs;           /* per value: its bytes, or NULL when unused */
-    bool *owned;           /* per value: ptrs[i] was allocated here */
-    cpu_node_io *io;       /* per graph node: input/output pointers (bound once) */
+    void **ptrs;     /* per value: its bytes, or NULL when unused */
+    bool *owned;     /* per value: ptrs[i] was allocated here */
+    cpu_node_io *io; /* per graph node: input/output pointers (bound once) */
     cpu_chunk *chunks;
     int n_chunks;
 };
@@ -61,8 +61,8 @@ static bool cpu_supports_node(device *dev, const graph_value *values, const grap
     for (int i = 0; i < node->n_inputs; i++) {
         const graph_value *v = node->inputs[i] >= 0 ? &values[node->inputs[i]] : NULL;
         if (v && !dtype_listed(op->dtypes, v->dtype)) {
-            snprintf(why, why_size, "%s: the CPU kernel lacks dtype %s (input '%s')",
-                     node->op_type, vkml_dtype_name(v->dtype), v->name);
+            snprintf(why, why_size, "%s: the CPU kernel lacks dtype %s (input '%s')", node->op_type,
+                     vkml_dtype_name(v->dtype), v->name);
             return false;
         }
     }
@@ -99,8 +99,7 @@ static void cpu_session_destroy(device_session **dsp)
 }
 
 /* Constants in place, computed values in their own buffers; aliases afterwards. */
-static vkml_status bind_values(device_session *ds, const device_value_plan *plans,
-                               vkml_error *err)
+static vkml_status bind_values(device_session *ds, const device_value_plan *plans, vkml_error *err)
 {
     char shape[160];
     for (int i = 0; i < ds->n_values; i++) {
@@ -113,12 +112,16 @@ static vkml_status bind_values(device_session *ds, const device_value_plan *plan
             continue;
         }
         if (!vkml_tensor_bytes(v->dtype, v->rank, v->dims, &bytes))
-            return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT, "CPU device: value '%s' (%s, "
-                             "%s) has no size", v->name, vkml_dtype_name(v->dtype),
+            return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT,
+                             "CPU device: value '%s' (%s, "
+                             "%s) has no size",
+                             v->name, vkml_dtype_name(v->dtype),
                              graph_shape_string(v->rank, v->dims, shape, sizeof(shape)));
         if (!(ds->ptrs[i] = aligned_buffer(bytes)))
-            return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "CPU device: no memory for value "
-                             "'%s' (%zu bytes)", v->name, bytes);
+            return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY,
+                             "CPU device: no memory for value "
+                             "'%s' (%zu bytes)",
+                             v->name, bytes);
         ds->owned[i] = true;
     }
     for (int i = 0; i < ds->n_values; i++) {
@@ -128,9 +131,10 @@ static vkml_status bind_values(device_session *ds, const device_value_plan *plan
         while (plans[src].alias_of >= 0 && hops++ <= ds->n_values)
             src = plans[src].alias_of;
         if (!ds->ptrs[src])
-            return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT, "CPU device: value '%s' aliases "
-                             "'%s', which has no memory here", ds->values[i].name,
-                             ds->values[src].name);
+            return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT,
+                             "CPU device: value '%s' aliases "
+                             "'%s', which has no memory here",
+                             ds->values[i].name, ds->values[src].name);
         ds->ptrs[i] = ds->ptrs[src];
     }
     return VKML_OK;
@@ -152,8 +156,7 @@ static vkml_status bind_node(device_session *ds, int index, vkml_error *err)
     return VKML_OK;
 }
 
-static vkml_status copy_chunks(device_session *ds, const device_session_desc *desc,
-                               vkml_error *err)
+static vkml_status copy_chunks(device_session *ds, const device_session_desc *desc, vkml_error *err)
 {
     ds->chunks = calloc((size_t)desc->n_chunks + 1, sizeof(cpu_chunk));
     if (!ds->chunks)
@@ -169,8 +172,10 @@ static vkml_status copy_chunks(device_session *ds, const device_session_desc *de
         dst->n_nodes = src->n_nodes;
         for (int k = 0; k < src->n_nodes; k++) {
             if (src->nodes[k] < 0 || src->nodes[k] >= ds->graph->n_nodes)
-                return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT, "CPU device: chunk %d names "
-                                 "node %d of %d", c, src->nodes[k], ds->graph->n_nodes);
+                return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT,
+                                 "CPU device: chunk %d names "
+                                 "node %d of %d",
+                                 c, src->nodes[k], ds->graph->n_nodes);
             vkml_status st = bind_node(ds, src->nodes[k], err);
             if (st)
                 return st;
@@ -224,14 +229,13 @@ static vkml_status cpu_run_chunk(device_session *ds, int chunk, vkml_error *err)
     for (int k = 0; k < c->n_nodes; k++) {
         int index = c->nodes[k];
         const graph_node *n = &ds->graph->nodes[index];
-        op_cpu_args args = {.values = ds->values, .node = n, .in = ds->io[index].in,
-                            .out = ds->io[index].out};
+        op_cpu_args args = {
+            .values = ds->values, .node = n, .in = ds->io[index].in, .out = ds->io[index].out};
         vkml_status st = n->op && n->op->cpu
                              ? n->op->cpu(&args, err)
                              : vkml_fail(err, VKML_ERROR_UNSUPPORTED, "no CPU kernel");
         if (st) {
-            vkml_error_prefix(err, "%s", graph_node_label(ds->graph, index, label,
-                                                          sizeof(label)));
+            vkml_error_prefix(err, "%s", graph_node_label(ds->graph, index, label, sizeof(label)));
             return st;
         }
     }

@@ -1,6 +1,5 @@
 #include "cpu/cpu_kernels.h"
 
-
 size_t cpu_output_bytes(const op_cpu_args *args, int i)
 {
     const graph_value *v = graph_node_output((graph_value *)args->values, args->node, i);
@@ -14,8 +13,7 @@ size_t cpu_output_bytes(const op_cpu_args *args, int i)
 #define SGEMM_COL_BLOCK 64
 
 /* Y[i0..i1, j0..j1]: i-k-j order so the inner loop streams rows of B and Y. */
-static void sgemm_block(const cpu_sgemm_args *g, int64_t i0, int64_t i1, int64_t j0,
-                        int64_t j1)
+static void sgemm_block(const cpu_sgemm_args *g, int64_t i0, int64_t i1, int64_t j0, int64_t j1)
 {
     for (int64_t i = i0; i < i1; i++) {
         float *y = g->y + i * g->n;
@@ -57,7 +55,7 @@ void cpu_sgemm(const cpu_sgemm_args *g)
         cpu_parallel_for(g->m, flops_per_row, sgemm_rows, (void *)g);
     } else {
         int64_t blocks = (g->n + SGEMM_COL_BLOCK - 1) / SGEMM_COL_BLOCK;
-        cpu_parallel_for(blocks, 2.0 * (double)g->m * (double)g->k * SGEMM_COL_BLOCK,
-                         sgemm_cols, (void *)g);
+        cpu_parallel_for(blocks, 2.0 * (double)g->m * (double)g->k * SGEMM_COL_BLOCK, sgemm_cols,
+                         (void *)g);
     }
 }

@@ -1,7 +1,7 @@
 /* Elementwise CPU kernels: binary ops with numpy broadcasting (float, int32, int64) and
  * float activations. */
-#include "cpu/cpu_kernels.h"
 #include "ops/elementwise.h"
+#include "cpu/cpu_kernels.h"
 #include "ops/op_decls.h"
 
 #include <math.h>
@@ -11,38 +11,38 @@
 #define SDIV(T, UT, a, b) ((b) == 0 ? (T)0 : (b) == -1 ? (T)(0 - (UT)(a)) : (T)((a) / (b)))
 #define FDIV(T, UT, a, b) ((a) / (b))
 
-#define BINARY_LOOP(EXPR)                                                                    \
-    for (int64_t j = 0; j < inner; j++) {                                                    \
-        T a = pa[j * sa], b = pb[j * sb];                                                    \
-        py[j] = (EXPR);                                                                      \
+#define BINARY_LOOP(EXPR)                                                                          \
+    for (int64_t j = 0; j < inner; j++) {                                                          \
+        T a = pa[j * sa], b = pb[j * sb];                                                          \
+        py[j] = (EXPR);                                                                            \
     }
 
-/* One innermost row of the broadcast: `inner` elements at strides sa/sb from element
- * offsets a_off/b_off, written densely at y_off. Integer sums and products go through the
+/* One innermost row of the broadcast: `inner` elements at strides sa/sb from the element
+ * offsets off[0] (a) and off[1] (b), written densely from off[2] (y). Integer sums and products go through the
  * unsigned type UT so overflow wraps instead of being undefined. */
-#define DEFINE_BINARY_ROW(name, T_, UT_, DIV)                                                \
-    static void name(eltwise_op op, const void *va, int64_t sa, const void *vb, int64_t sb,  \
-                     void *vy, const int64_t *off, int64_t inner)                            \
-    {                                                                                        \
-        typedef T_ T;                                                                        \
-        typedef UT_ UT;                                                                      \
-        const T *pa = (const T *)va + off[0], *pb = (const T *)vb + off[1];                  \
-        T *py = (T *)vy + off[2];                                                            \
-        switch (op) {                                                                        \
-        case ELTWISE_ADD: BINARY_LOOP((T)((UT)a + (UT)b)) break;                             \
-        case ELTWISE_SUB: BINARY_LOOP((T)((UT)a - (UT)b)) break;                             \
-        case ELTWISE_MUL: BINARY_LOOP((T)((UT)a * (UT)b)) break;                             \
-        case ELTWISE_DIV: BINARY_LOOP(DIV(T, UT, a, b)) break;                               \
-        default: break;                                                                      \
-        }                                                                                    \
+#define DEFINE_BINARY_ROW(name, T_, UT_, DIV)                                                      \
+    static void name(eltwise_op op, const void *va, int64_t sa, const void *vb, int64_t sb,        \
+                     void *vy, const int64_t *off, int64_t inner)                                  \
+    {                                                                                              \
+        typedef T_ T;                                                                              \
+        typedef UT_ UT;                                                                            \
+        const T *pa = (const T *)va + off[0], *pb = (const T *)vb + off[1];                        \
+        T *py = (T *)vy + off[2];                                                                  \
+        switch (op) {                                                                              \
+        case ELTWISE_ADD: BINARY_LOOP((T)((UT)a + (UT)b)) break;                                   \
+        case ELTWISE_SUB: BINARY_LOOP((T)((UT)a - (UT)b)) break;                                   \
+        case ELTWISE_MUL: BINARY_LOOP((T)((UT)a * (UT)b)) break;                                   \
+        case ELTWISE_DIV: BINARY_LOOP(DIV(T, UT, a, b)) break;                                     \
+        default: break;                                                                            \
+        }                                                                                          \
     }
 
 DEFINE_BINARY_ROW(row_f32, float, float, FDIV)
 DEFINE_BINARY_ROW(row_i32, int32_t, uint32_t, SDIV)
 DEFINE_BINARY_ROW(row_i64, int64_t, uint64_t, SDIV)
 
-typedef void (*binary_row_fn)(eltwise_op op, const void *a, int64_t sa, const void *b,
-                              int64_t sb, void *y, const int64_t *off, int64_t inner);
+typedef void (*binary_row_fn)(eltwise_op op, const void *a, int64_t sa, const void *b, int64_t sb,
+                              void *y, const int64_t *off, int64_t inner);
 
 static const struct {
     vkml_dtype dtype;

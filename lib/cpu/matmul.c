@@ -1,6 +1,6 @@
 /* MatMul and Gemm on the CPU, through cpu_sgemm. */
-#include "cpu/cpu_kernels.h"
 #include "ops/matmul.h"
+#include "cpu/cpu_kernels.h"
 #include "ops/op_decls.h"
 
 vkml_status cpu_matmul(const op_cpu_args *args, vkml_error *err)
@@ -15,9 +15,15 @@ vkml_status cpu_matmul(const op_cpu_args *args, vkml_error *err)
         int64_t a_off, b_off;
         matmul_batch_offsets(&p, i, &a_off, &b_off);
         cpu_sgemm_args g = {
-            .m = p.m, .n = p.n, .k = p.k,
-            .a = a + a_off, .a_row = p.k, .a_col = 1,
-            .b = b + b_off, .b_row = p.n, .b_col = 1,
+            .m = p.m,
+            .n = p.n,
+            .k = p.k,
+            .a = a + a_off,
+            .a_row = p.k,
+            .a_col = 1,
+            .b = b + b_off,
+            .b_row = p.n,
+            .b_col = 1,
             .y = y + i * p.m * p.n,
         };
         cpu_sgemm(&g);
@@ -34,9 +40,15 @@ vkml_status cpu_gemm(const op_cpu_args *args, vkml_error *err)
     float *y = args->out[0];
     /* A stored [m, k] or, transposed, [k, m]; B stored [k, n] or [n, k]. */
     cpu_sgemm_args g = {
-        .m = p.m, .n = p.n, .k = p.k,
-        .a = args->in[0], .a_row = p.trans_a ? 1 : p.k, .a_col = p.trans_a ? p.m : 1,
-        .b = args->in[1], .b_row = p.trans_b ? 1 : p.n, .b_col = p.trans_b ? p.k : 1,
+        .m = p.m,
+        .n = p.n,
+        .k = p.k,
+        .a = args->in[0],
+        .a_row = p.trans_a ? 1 : p.k,
+        .a_col = p.trans_a ? p.m : 1,
+        .b = args->in[1],
+        .b_row = p.trans_b ? 1 : p.n,
+        .b_col = p.trans_b ? p.k : 1,
         .y = y,
     };
     cpu_sgemm(&g);

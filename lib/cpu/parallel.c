@@ -22,9 +22,9 @@
 #define CPU_RANGES_PER_THREAD 4
 
 typedef struct parallel_job {
-    atomic_int refs;       /* the caller plus one per submitted helper */
-    atomic_llong next;     /* next range to claim */
-    atomic_llong done;     /* ranges finished */
+    atomic_int refs;   /* the caller plus one per submitted helper */
+    atomic_llong next; /* next range to claim */
+    atomic_llong done; /* ranges finished */
     int64_t n_ranges, count;
     cpu_range_fn fn;
     void *ctx;

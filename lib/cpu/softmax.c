@@ -1,7 +1,7 @@
 /* Softmax on the CPU: max-subtracted exponentials, normalised per (outer, inner). */
+#include "ops/softmax.h"
 #include "cpu/cpu_kernels.h"
 #include "ops/op_decls.h"
-#include "ops/softmax.h"
 
 #include <math.h>
 

@@ -3,8 +3,7 @@
 
 static const vkml_dtype conv_dtypes[] = {VKML_DTYPE_FLOAT};
 
-static vkml_status check_inputs(const graph_value *values, const graph_node *node,
-                                vkml_error *err)
+static vkml_status check_inputs(const graph_value *values, const graph_node *node, vkml_error *err)
 {
     vkml_status st;
     if ((st = op_require_counts(node, 2, 3, 1, err)))
@@ -29,26 +28,26 @@ static vkml_status read_kernel(const graph_node *node, const graph_value *w, int
         kernel[d] = w->dims[2 + d];
         if (ks && (count != (size_t)spatial || ks[d] != kernel[d]))
             return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
-                             "attribute 'kernel_shape' does not match the weight '%s'",
-                             w->name);
+                             "attribute 'kernel_shape' does not match the weight '%s'", w->name);
     }
     return VKML_OK;
 }
 
-vkml_status conv_params_parse(const graph_value *values, const graph_node *node,
-                              conv_params *p, vkml_error *err)
+vkml_status conv_params_parse(const graph_value *values, const graph_node *node, conv_params *p,
+                              vkml_error *err)
 {
     vkml_status st = check_inputs(values, node, err);
     if (st)
         return st;
     const graph_value *x = &values[node->inputs[0]];
     const graph_value *w = &values[node->inputs[1]];
-    if (x->rank < 3)
-        return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "input '%s' has rank %d, Conv needs "
-                         "at least 3 (N, C, spatial...)", x->name, x->rank);
+    if ((st = window_check_input(x, node->op_type, err)))
+        return st;
     if (w->rank != x->rank)
-        return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "weight '%s' has rank %d, the input "
-                         "'%s' rank %d", w->name, w->rank, x->name, x->rank);
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
+                         "weight '%s' has rank %d, the input "
+                         "'%s' rank %d",
+                         w->name, w->rank, x->name, x->rank);
     p->batch = x->dims[0];
     p->in_channels = x->dims[1];
     p->out_channels = w->dims[0];
@@ -56,21 +55,22 @@ vkml_status conv_params_parse(const graph_value *values, const graph_node *node,
     if (p->group < 1 || p->in_channels % p->group || p->out_channels % p->group)
         return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
                          "group %lld does not divide input channels %lld and output "
-                         "channels %lld", (long long)p->group, (long long)p->in_channels,
+                         "channels %lld",
+                         (long long)p->group, (long long)p->in_channels,
                          (long long)p->out_channels);
     if (w->dims[1] * p->group != p->in_channels)
         return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
                          "input '%s' has %lld channels, the weight '%s' expects %lld "
-                         "(%lld per group x %lld groups)", x->name, (long long)p->in_channels,
-                         w->name, (long long)(w->dims[1] * p->group), (long long)w->dims[1],
+                         "(%lld per group x %lld groups)",
+                         x->name, (long long)p->in_channels, w->name,
+                         (long long)(w->dims[1] * p->group), (long long)w->dims[1],
                          (long long)p->group);
     p->has_bias = node->n_inputs > 2 && node->inputs[2] >= 0;
     if (p->has_bias) {
         const graph_value *b = &values[node->inputs[2]];
         if (b->rank != 1 || b->dims[0] != p->out_channels)
-            return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
-                             "bias '%s' must have shape [%lld]", b->name,
-                             (long long)p->out_channels);
+            return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "bias '%s' must have shape [%lld]",
+                             b->name, (long long)p->out_channels);
     }
     int spatial = x->rank - 2;
     int64_t kernel[OP_MAX_SPATIAL];
@@ -85,9 +85,8 @@ vkml_status conv_infer(graph_value *values, const graph_node *node, vkml_error *
     vkml_status st = conv_params_parse(values, node, &p, err);
     if (st)
         return st;
-    int64_t dims[VKML_MAX_RANK] = {p.batch, p.out_channels};
-    for (int d = 0; d < p.win.spatial; d++)
-        dims[2 + d] = p.win.out[d];
-    op_set_output(values, node, 0, VKML_DTYPE_FLOAT, 2 + p.win.spatial, dims);
+    int64_t dims[VKML_MAX_RANK];
+    int rank = window_output_dims(&p.win, p.batch, p.out_channels, dims);
+    op_set_output(values, node, 0, VKML_DTYPE_FLOAT, rank, dims);
     return VKML_OK;
 }

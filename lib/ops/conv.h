@@ -5,15 +5,15 @@
 #include "ops/window.h"
 
 typedef struct conv_params {
-    int64_t batch;          /* N */
-    int64_t in_channels;    /* C */
-    int64_t out_channels;   /* M */
+    int64_t batch;        /* N */
+    int64_t in_channels;  /* C */
+    int64_t out_channels; /* M */
     int64_t group;
-    window_params win;      /* kernel from kernel_shape or W, pads resolved */
-    bool has_bias;          /* input 2 present */
+    window_params win; /* kernel from kernel_shape or W, pads resolved */
+    bool has_bias;     /* input 2 present */
 } conv_params;
 
 /* Checks the node's inputs (dtypes float, ranks, channels against group) and attributes;
  * fills p. INVALID_MODEL for malformed nodes, UNSUPPORTED for what vkml lacks. */
-vkml_status conv_params_parse(const graph_value *values, const graph_node *node,
-                              conv_params *p, vkml_error *err);
+vkml_status conv_params_parse(const graph_value *values, const graph_node *node, conv_params *p,
+                              vkml_error *err);

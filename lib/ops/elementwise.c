@@ -8,9 +8,9 @@ static const struct {
     eltwise_op op;
     bool binary;
 } eltwise_ops[] = {
-    {"Add", ELTWISE_ADD, true},        {"Sub", ELTWISE_SUB, true},
-    {"Mul", ELTWISE_MUL, true},        {"Div", ELTWISE_DIV, true},
-    {"Relu", ELTWISE_RELU, false},     {"Sigmoid", ELTWISE_SIGMOID, false},
+    {"Add", ELTWISE_ADD, true},    {"Sub", ELTWISE_SUB, true},
+    {"Mul", ELTWISE_MUL, true},    {"Div", ELTWISE_DIV, true},
+    {"Relu", ELTWISE_RELU, false}, {"Sigmoid", ELTWISE_SIGMOID, false},
     {"Tanh", ELTWISE_TANH, false},
 };
 
@@ -32,9 +32,10 @@ static vkml_status check_inputs(const graph_value *values, const graph_node *nod
                                             VKML_ARRAY_SIZE(unary_dtypes), err)))
             return st;
     if (binary && values[node->inputs[0]].dtype != values[node->inputs[1]].dtype)
-        return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "%s inputs have different dtypes %s "
-                         "and %s", node->op_type,
-                         vkml_dtype_name(values[node->inputs[0]].dtype),
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
+                         "%s inputs have different dtypes %s "
+                         "and %s",
+                         node->op_type, vkml_dtype_name(values[node->inputs[0]].dtype),
                          vkml_dtype_name(values[node->inputs[1]].dtype));
     return VKML_OK;
 }
@@ -63,8 +64,7 @@ vkml_status eltwise_params_parse(const graph_value *values, const graph_node *no
     if (p->binary) {
         const graph_value *b = &values[node->inputs[1]];
         /* Opset < 7 had a `broadcast` attribute; the table starts at 7 (numpy rules). */
-        if ((st = op_broadcast(node, a->rank, a->dims, b->rank, b->dims, &p->rank, p->dims,
-                               err)))
+        if ((st = op_broadcast(node, a->rank, a->dims, b->rank, b->dims, &p->rank, p->dims, err)))
             return st;
         op_broadcast_strides(b->rank, b->dims, p->rank, p->dims, p->b_strides);
     } else {

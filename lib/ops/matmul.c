@@ -23,13 +23,12 @@ static int batch_rank(const graph_value *v)
     return v->rank > 2 ? v->rank - 2 : 0;
 }
 
-vkml_status matmul_params_parse(const graph_value *values, const graph_node *node,
-                                matmul_params *p, vkml_error *err)
+vkml_status matmul_params_parse(const graph_value *values, const graph_node *node, matmul_params *p,
+                                vkml_error *err)
 {
     char sa[160], sb[160];
     vkml_status st;
-    if ((st = op_require_counts(node, 2, 2, 1, err)) ||
-        (st = check_inputs(values, node, 2, err)))
+    if ((st = op_require_counts(node, 2, 2, 1, err)) || (st = check_inputs(values, node, 2, err)))
         return st;
     const graph_value *a = &values[node->inputs[0]], *b = &values[node->inputs[1]];
     if (a->rank < 1 || b->rank < 1)
@@ -40,8 +39,7 @@ vkml_status matmul_params_parse(const graph_value *values, const graph_node *nod
     int64_t kb = b->rank == 1 ? b->dims[0] : b->dims[b->rank - 2];
     p->n = b->rank == 1 ? 1 : b->dims[b->rank - 1];
     if (kb != p->k)
-        return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
-                         "MatMul inner dimensions differ: %s x %s",
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "MatMul inner dimensions differ: %s x %s",
                          graph_shape_string(a->rank, a->dims, sa, sizeof(sa)),
                          graph_shape_string(b->rank, b->dims, sb, sizeof(sb)));
     int ra = batch_rank(a), rb = batch_rank(b);
@@ -58,8 +56,7 @@ vkml_status matmul_params_parse(const graph_value *values, const graph_node *nod
     return VKML_OK;
 }
 
-void matmul_batch_offsets(const matmul_params *p, int64_t index, int64_t *a_off,
-                          int64_t *b_off)
+void matmul_batch_offsets(const matmul_params *p, int64_t index, int64_t *a_off, int64_t *b_off)
 {
     int64_t ao = 0, bo = 0;
     for (int d = p->batch_rank - 1; d >= 0; d--) {
@@ -103,16 +100,16 @@ static vkml_status gemm_parse_c(const graph_value *c, gemm_params *p, vkml_error
     if (!ok)
         return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
                          "Gemm input C '%s' %s does not broadcast to [%lld,%lld]", c->name,
-                         graph_shape_string(c->rank, c->dims, sc, sizeof(sc)),
-                         (long long)p->m, (long long)p->n);
+                         graph_shape_string(c->rank, c->dims, sc, sizeof(sc)), (long long)p->m,
+                         (long long)p->n);
     op_broadcast_strides(c->rank, c->dims, 2, out, strides);
     p->c_stride_m = strides[0];
     p->c_stride_n = strides[1];
     return VKML_OK;
 }
 
-vkml_status gemm_params_parse(const graph_value *values, const graph_node *node,
-                              gemm_params *p, vkml_error *err)
+vkml_status gemm_params_parse(const graph_value *values, const graph_node *node, gemm_params *p,
+                              vkml_error *err)
 {
     char sa[160], sb[160];
     vkml_status st;
@@ -126,8 +123,10 @@ vkml_status gemm_params_parse(const graph_value *values, const graph_node *node,
         return st;
     const graph_value *a = &values[node->inputs[0]], *b = &values[node->inputs[1]];
     if (a->rank != 2 || b->rank != 2)
-        return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "Gemm inputs A and B must be 2-D, "
-                         "not %s and %s", graph_shape_string(a->rank, a->dims, sa, sizeof(sa)),
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
+                         "Gemm inputs A and B must be 2-D, "
+                         "not %s and %s",
+                         graph_shape_string(a->rank, a->dims, sa, sizeof(sa)),
                          graph_shape_string(b->rank, b->dims, sb, sizeof(sb)));
     p->trans_a = graph_attr_int(node, "transA", 0) != 0;
     p->trans_b = graph_attr_int(node, "transB", 0) != 0;
@@ -138,12 +137,10 @@ vkml_status gemm_params_parse(const graph_value *values, const graph_node *node,
     int64_t kb = b->dims[p->trans_b ? 1 : 0];
     p->n = b->dims[p->trans_b ? 0 : 1];
     if (kb != p->k)
-        return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
-                         "Gemm inner dimensions differ: A %s%s x B %s%s",
-                         graph_shape_string(a->rank, a->dims, sa, sizeof(sa)),
-                         p->trans_a ? "^T" : "",
-                         graph_shape_string(b->rank, b->dims, sb, sizeof(sb)),
-                         p->trans_b ? "^T" : "");
+        return vkml_fail(
+            err, VKML_ERROR_INVALID_MODEL, "Gemm inner dimensions differ: A %s%s x B %s%s",
+            graph_shape_string(a->rank, a->dims, sa, sizeof(sa)), p->trans_a ? "^T" : "",
+            graph_shape_string(b->rank, b->dims, sb, sizeof(sb)), p->trans_b ? "^T" : "");
     return p->has_c ? gemm_parse_c(&values[node->inputs[2]], p, err) : VKML_OK;
 }
 

@@ -4,30 +4,29 @@
 #include "graph/graph.h"
 
 typedef struct matmul_params {
-    int64_t m, n, k;        /* A is [.., m, k], B [.., k, n] after 1-D promotion */
-    int batch_rank;         /* output batch dims (broadcast of both) */
+    int64_t m, n, k; /* A is [.., m, k], B [.., k, n] after 1-D promotion */
+    int batch_rank;  /* output batch dims (broadcast of both) */
     int64_t batch_dims[VKML_MAX_RANK];
     /* Element offset step of A's/B's matrix per batch dim; 0 where that operand is
      * broadcast. The output is dense: batch i starts at i * m * n. */
     int64_t a_batch_strides[VKML_MAX_RANK];
     int64_t b_batch_strides[VKML_MAX_RANK];
-    int64_t batch_count;    /* product of batch_dims (1 when none) */
+    int64_t batch_count; /* product of batch_dims (1 when none) */
 } matmul_params;
 
-vkml_status matmul_params_parse(const graph_value *values, const graph_node *node,
-                                matmul_params *p, vkml_error *err);
+vkml_status matmul_params_parse(const graph_value *values, const graph_node *node, matmul_params *p,
+                                vkml_error *err);
 /* Element offsets of batch `index`'s A and B matrices (index < batch_count). */
-void matmul_batch_offsets(const matmul_params *p, int64_t index, int64_t *a_off,
-                          int64_t *b_off);
+void matmul_batch_offsets(const matmul_params *p, int64_t index, int64_t *a_off, int64_t *b_off);
 
 typedef struct gemm_params {
-    int64_t m, n, k;        /* Y [m, n] = alpha * op(A) [m, k] * op(B) [k, n] + beta * C */
-    bool trans_a, trans_b;  /* A stored [k, m] / B stored [n, k] */
+    int64_t m, n, k;       /* Y [m, n] = alpha * op(A) [m, k] * op(B) [k, n] + beta * C */
+    bool trans_a, trans_b; /* A stored [k, m] / B stored [n, k] */
     float alpha, beta;
-    bool has_c;             /* input 2 present */
+    bool has_c; /* input 2 present */
     /* Element strides of C per output row / column; 0 where C is broadcast. */
     int64_t c_stride_m, c_stride_n;
 } gemm_params;
 
-vkml_status gemm_params_parse(const graph_value *values, const graph_node *node,
-                              gemm_params *p, vkml_error *err);
+vkml_status gemm_params_parse(const graph_value *values, const graph_node *node, gemm_params *p,
+                              vkml_error *err);

@@ -6,19 +6,14 @@
 static const vkml_dtype pool_dtypes[] = {VKML_DTYPE_FLOAT};
 
 /* One float input of rank >= 3 (N, C, spatial...). */
-static vkml_status check_input(const graph_value *values, const graph_node *node,
-                               vkml_error *err)
+static vkml_status check_input(const graph_value *values, const graph_node *node, vkml_error *err)
 {
     vkml_status st;
     if ((st = op_require_counts(node, 1, 1, 1, err)) ||
         (st = op_require_input(values, node, 0, err)) ||
         (st = op_require_dtype(values, node, 0, pool_dtypes, 1, err)))
         return st;
-    const graph_value *x = &values[node->inputs[0]];
-    if (x->rank < 3)
-        return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "input '%s' has rank %d, %s needs at "
-                         "least 3 (N, C, spatial...)", x->name, x->rank, node->op_type);
-    return VKML_OK;
+    return window_check_input(&values[node->inputs[0]], node->op_type, err);
 }
 
 static vkml_status read_kernel_shape(const graph_node *node, int spatial, int64_t *kernel,
@@ -29,14 +24,16 @@ static vkml_status read_kernel_shape(const graph_node *node, int spatial, int64_
     if (!ks)
         return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "attribute 'kernel_shape' is required");
     if (count != (size_t)spatial)
-        return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "attribute 'kernel_shape' has %zu "
-                         "values for %d spatial dims", count, spatial);
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
+                         "attribute 'kernel_shape' has %zu "
+                         "values for %d spatial dims",
+                         count, spatial);
     memcpy(kernel, ks, sizeof(int64_t) * count);
     return VKML_OK;
 }
 
-vkml_status pool_params_parse(const graph_value *values, const graph_node *node,
-                              pool_params *p, vkml_error *err)
+vkml_status pool_params_parse(const graph_value *values, const graph_node *node, pool_params *p,
+                              vkml_error *err)
 {
     vkml_status st = check_input(values, node, err);
     if (st)
@@ -54,15 +51,17 @@ vkml_status pool_params_parse(const graph_value *values, const graph_node *node,
     p->count_include_pad = graph_attr_int(node, "count_include_pad", 0) != 0;
     p->storage_order = (int)graph_attr_int(node, "storage_order", 0);
     if (p->storage_order != 0 && p->storage_order != 1)
-        return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "attribute 'storage_order' must be 0 "
-                         "or 1, not %d", p->storage_order);
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
+                         "attribute 'storage_order' must be 0 "
+                         "or 1, not %d",
+                         p->storage_order);
     p->has_indices = p->is_max && node->n_outputs > 1 && node->outputs[1] >= 0;
     if (!p->is_max && node->n_outputs > 1 && node->outputs[1] >= 0)
         return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "AveragePool has one output");
     /* dilations: MaxPool since opset 10, AveragePool since opset 19. */
     bool dilations = node->opset >= (p->is_max ? 10 : 19);
-    return window_params_parse(node, spatial, x->dims + 2, kernel, p->ceil_mode, dilations,
-                               &p->win, err);
+    return window_params_parse(node, spatial, x->dims + 2, kernel, p->ceil_mode, dilations, &p->win,
+                               err);
 }
 
 vkml_status pool_infer(graph_value *values, const graph_node *node, vkml_error *err)
@@ -71,12 +70,11 @@ vkml_status pool_infer(graph_value *values, const graph_node *node, vkml_error *
     vkml_status st = pool_params_parse(values, node, &p, err);
     if (st)
         return st;
-    int64_t dims[VKML_MAX_RANK] = {p.batch, p.channels};
-    for (int d = 0; d < p.win.spatial; d++)
-        dims[2 + d] = p.win.out[d];
-    op_set_output(values, node, 0, VKML_DTYPE_FLOAT, 2 + p.win.spatial, dims);
+    int64_t dims[VKML_MAX_RANK];
+    int rank = window_output_dims(&p.win, p.batch, p.channels, dims);
+    op_set_output(values, node, 0, VKML_DTYPE_FLOAT, rank, dims);
     if (p.has_indices)
-        op_set_output(values, node, 1, VKML_DTYPE_INT64, 2 + p.win.spatial, dims);
+        op_set_output(values, node, 1, VKML_DTYPE_INT64, rank, dims);
     return VKML_OK;
 }
 

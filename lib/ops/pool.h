@@ -4,7 +4,7 @@
 #include "ops/window.h"
 
 typedef struct pool_params {
-    bool is_max;            /* MaxPool, else AveragePool */
+    bool is_max; /* MaxPool, else AveragePool */
     int64_t batch, channels;
     window_params win;
     bool ceil_mode;
@@ -13,13 +13,13 @@ typedef struct pool_params {
     bool has_indices;       /* MaxPool output 1 (int64) requested */
 } pool_params;
 
-vkml_status pool_params_parse(const graph_value *values, const graph_node *node,
-                              pool_params *p, vkml_error *err);
+vkml_status pool_params_parse(const graph_value *values, const graph_node *node, pool_params *p,
+                              vkml_error *err);
 
 typedef struct global_pool_params {
-    bool is_max;            /* GlobalMaxPool, else GlobalAveragePool */
+    bool is_max; /* GlobalMaxPool, else GlobalAveragePool */
     int64_t batch, channels;
-    int64_t spatial_size;   /* elements per (n, c) plane */
+    int64_t spatial_size; /* elements per (n, c) plane */
 } global_pool_params;
 
 vkml_status global_pool_params_parse(const graph_value *values, const graph_node *node,

@@ -14,8 +14,10 @@ static vkml_status check_data_input(const graph_value *values, const graph_node 
         return st;
     const graph_value *x = &values[node->inputs[0]];
     if (vkml_dtype_size(x->dtype) == 0)
-        return vkml_fail(err, VKML_ERROR_UNSUPPORTED, "%s: dtype %s of input 0 '%s' is not "
-                         "supported", node->op_type, vkml_dtype_name(x->dtype), x->name);
+        return vkml_fail(err, VKML_ERROR_UNSUPPORTED,
+                         "%s: dtype %s of input 0 '%s' is not "
+                         "supported",
+                         node->op_type, vkml_dtype_name(x->dtype), x->name);
     return VKML_OK;
 }
 
@@ -33,8 +35,7 @@ static void set_alias_output(graph_value *values, const graph_node *node, int ra
 vkml_status identity_infer(graph_value *values, const graph_node *node, vkml_error *err)
 {
     vkml_status st;
-    if ((st = op_require_counts(node, 1, 1, 1, err)) ||
-        (st = check_data_input(values, node, err)))
+    if ((st = op_require_counts(node, 1, 1, 1, err)) || (st = check_data_input(values, node, err)))
         return st;
     const graph_value *x = &values[node->inputs[0]];
     set_alias_output(values, node, x->rank, x->dims);
@@ -44,8 +45,7 @@ vkml_status identity_infer(graph_value *values, const graph_node *node, vkml_err
 vkml_status flatten_infer(graph_value *values, const graph_node *node, vkml_error *err)
 {
     vkml_status st;
-    if ((st = op_require_counts(node, 1, 1, 1, err)) ||
-        (st = check_data_input(values, node, err)))
+    if ((st = op_require_counts(node, 1, 1, 1, err)) || (st = check_data_input(values, node, err)))
         return st;
     const graph_value *x = &values[node->inputs[0]];
     int64_t axis = graph_attr_int(node, "axis", 1);
@@ -75,8 +75,10 @@ static vkml_status reshape_resolve(const graph_value *x, int64_t *shape, size_t 
     for (size_t d = 0; d < rank; d++) {
         if (shape[d] == 0 && !allowzero) {
             if ((int)d >= x->rank)
-                return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "shape value 0 at index %zu "
-                                 "has no input dimension to copy", d);
+                return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
+                                 "shape value 0 at index %zu "
+                                 "has no input dimension to copy",
+                                 d);
             shape[d] = x->dims[d];
         }
         if (shape[d] == -1) {
@@ -93,8 +95,7 @@ static vkml_status reshape_resolve(const graph_value *x, int64_t *shape, size_t 
     size_t total = vkml_tensor_element_count(x->rank, x->dims);
     if (infer_at >= 0 && known != 0 && total % known == 0)
         shape[infer_at] = (int64_t)(total / known);
-    if ((infer_at >= 0 && (known == 0 || total % known != 0)) ||
-        (infer_at < 0 && known != total))
+    if ((infer_at >= 0 && (known == 0 || total % known != 0)) || (infer_at < 0 && known != total))
         return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
                          "cannot reshape '%s' %s (%zu elements) to %s", x->name,
                          graph_shape_string(x->rank, x->dims, sx, sizeof(sx)), total,
@@ -126,8 +127,8 @@ vkml_status reshape_infer(graph_value *values, const graph_node *node, vkml_erro
 }
 
 /* value_float(s)/value_int(s): the data is the attribute's own storage (graph arena). */
-static void constant_from_attr(const graph_attr *a, vkml_dtype *dtype, int *rank,
-                               int64_t *dims, const void **data, size_t *size)
+static void constant_from_attr(const graph_attr *a, vkml_dtype *dtype, int *rank, int64_t *dims,
+                               const void **data, size_t *size)
 {
     bool is_float = a->type == GRAPH_ATTR_FLOAT || a->type == GRAPH_ATTR_FLOATS;
     bool scalar = a->type == GRAPH_ATTR_FLOAT || a->type == GRAPH_ATTR_INT;
@@ -151,8 +152,7 @@ static const struct {
 };
 
 /* The one value attribute of a Constant node. */
-static vkml_status constant_attr(const graph_node *node, const graph_attr **out,
-                                 vkml_error *err)
+static vkml_status constant_attr(const graph_node *node, const graph_attr **out, vkml_error *err)
 {
     *out = NULL;
     for (int i = 0; i < node->n_attrs; i++) {
@@ -161,17 +161,23 @@ static vkml_status constant_attr(const graph_node *node, const graph_attr **out,
         for (size_t k = 0; k < VKML_ARRAY_SIZE(constant_attrs); k++) {
             if (a->name && strcmp(a->name, constant_attrs[k].name) == 0) {
                 if (a->type != constant_attrs[k].type)
-                    return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "attribute '%s' has the "
-                                     "wrong type", a->name);
+                    return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
+                                     "attribute '%s' has the "
+                                     "wrong type",
+                                     a->name);
                 known = true;
             }
         }
         if (!known)
-            return vkml_fail(err, VKML_ERROR_UNSUPPORTED, "Constant attribute '%s' is not "
-                             "supported", a->name ? a->name : "?");
+            return vkml_fail(err, VKML_ERROR_UNSUPPORTED,
+                             "Constant attribute '%s' is not "
+                             "supported",
+                             a->name ? a->name : "?");
         if (*out)
-            return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "Constant has more than one value "
-                             "attribute ('%s' and '%s')", (*out)->name, a->name);
+            return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
+                             "Constant has more than one value "
+                             "attribute ('%s' and '%s')",
+                             (*out)->name, a->name);
         *out = a;
     }
     if (!*out)
@@ -194,11 +200,15 @@ vkml_status constant_infer(graph_value *values, const graph_node *node, vkml_err
         const graph_tensor *t = a->tensor;
         size_t bytes;
         if (!t || vkml_dtype_size(t->dtype) == 0 || !t->data)
-            return vkml_fail(err, VKML_ERROR_UNSUPPORTED, "Constant 'value' of dtype %s is "
-                             "not supported", t ? vkml_dtype_name(t->dtype) : "?");
+            return vkml_fail(err, VKML_ERROR_UNSUPPORTED,
+                             "Constant 'value' of dtype %s is "
+                             "not supported",
+                             t ? vkml_dtype_name(t->dtype) : "?");
         if (!vkml_tensor_bytes(t->dtype, t->rank, t->dims, &bytes) || bytes > t->size)
-            return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "Constant 'value' has %zu bytes, "
-                             "too few for its shape", t->size);
+            return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
+                             "Constant 'value' has %zu bytes, "
+                             "too few for its shape",
+                             t->size);
         dtype = t->dtype;
         rank = t->rank;
         memcpy(dims, t->dims, sizeof(int64_t) * (size_t)rank);

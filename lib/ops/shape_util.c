@@ -5,28 +5,26 @@
 #include <stdio.h>
 #include <string.h>
 
-vkml_status op_require_counts(const graph_node *n, int min_inputs, int max_inputs,
-                              int min_outputs, vkml_error *err)
+vkml_status op_require_counts(const graph_node *n, int min_inputs, int max_inputs, int min_outputs,
+                              vkml_error *err)
 {
     if (n->n_inputs < min_inputs || n->n_inputs > max_inputs)
         return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "%s takes %d to %d inputs, not %d",
                          n->op_type, min_inputs, max_inputs, n->n_inputs);
     if (n->n_outputs < min_outputs)
-        return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "%s needs %d output(s), has %d",
-                         n->op_type, min_outputs, n->n_outputs);
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "%s needs %d output(s), has %d", n->op_type,
+                         min_outputs, n->n_outputs);
     for (int i = 0; i < min_outputs; i++)
         if (n->outputs[i] < 0)
-            return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "%s output %d is missing",
-                             n->op_type, i);
+            return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "%s output %d is missing", n->op_type,
+                             i);
     return VKML_OK;
 }
 
-vkml_status op_require_input(const graph_value *values, const graph_node *n, int i,
-                             vkml_error *err)
+vkml_status op_require_input(const graph_value *values, const graph_node *n, int i, vkml_error *err)
 {
     if (i >= n->n_inputs || n->inputs[i] < 0)
-        return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "%s input %d is missing", n->op_type,
-                         i);
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "%s input %d is missing", n->op_type, i);
     const graph_value *v = &values[n->inputs[i]];
     if (v->rank < 0 || v->rank > VKML_MAX_RANK)
         return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "input %d '%s' has no known shape", i,
@@ -62,9 +60,8 @@ vkml_status op_broadcast(const graph_node *n, int rank_a, const int64_t *a, int 
         int ia = d - (rank - rank_a), ib = d - (rank - rank_b);
         int64_t da = ia >= 0 ? a[ia] : 1, db = ib >= 0 ? b[ib] : 1;
         if (da != db && da != 1 && db != 1)
-            return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
-                             "%s: shapes %s and %s do not broadcast", n->op_type,
-                             graph_shape_string(rank_a, a, sa, sizeof(sa)),
+            return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "%s: shapes %s and %s do not broadcast",
+                             n->op_type, graph_shape_string(rank_a, a, sa, sizeof(sa)),
                              graph_shape_string(rank_b, b, sb, sizeof(sb)));
         dims[d] = da == 1 ? db : da;
     }
@@ -102,8 +99,8 @@ void op_set_output(graph_value *values, const graph_node *n, int i, vkml_dtype d
     }
 }
 
-vkml_status op_const_ints(const graph_value *values, const graph_node *n, int i,
-                          int64_t *out, size_t max, size_t *count, vkml_error *err)
+vkml_status op_const_ints(const graph_value *values, const graph_node *n, int i, int64_t *out,
+                          size_t max, size_t *count, vkml_error *err)
 {
     const graph_value *v = graph_node_input((graph_value *)values, n, i);
     if (!v)
@@ -111,21 +108,26 @@ vkml_status op_const_ints(const graph_value *values, const graph_node *n, int i,
     if (!v->data)
         return vkml_fail(err, VKML_ERROR_UNSUPPORTED,
                          "%s input %d '%s' must be a constant (computed shapes are not "
-                         "supported)", n->op_type, i, v->name);
+                         "supported)",
+                         n->op_type, i, v->name);
     if (v->dtype != VKML_DTYPE_INT64 && v->dtype != VKML_DTYPE_INT32)
         return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "%s input %d '%s' must be int64, not %s",
                          n->op_type, i, v->name, vkml_dtype_name(v->dtype));
     if (v->rank > 1)
-        return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "%s input %d '%s' must be 1-D",
-                         n->op_type, i, v->name);
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "%s input %d '%s' must be 1-D", n->op_type,
+                         i, v->name);
     size_t elems = vkml_tensor_element_count(v->rank, v->dims);
     size_t esize = vkml_dtype_size(v->dtype);
     if (v->rank < 0 || elems * esize > v->data_size)
-        return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "%s input %d '%s' has %zu bytes of data, "
-                         "too few for its shape", n->op_type, i, v->name, v->data_size);
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
+                         "%s input %d '%s' has %zu bytes of data, "
+                         "too few for its shape",
+                         n->op_type, i, v->name, v->data_size);
     if (elems > max)
-        return vkml_fail(err, VKML_ERROR_UNSUPPORTED, "%s input %d '%s' has %zu values, more "
-                         "than the %zu supported", n->op_type, i, v->name, elems, max);
+        return vkml_fail(err, VKML_ERROR_UNSUPPORTED,
+                         "%s input %d '%s' has %zu values, more "
+                         "than the %zu supported",
+                         n->op_type, i, v->name, elems, max);
     for (size_t k = 0; k < elems; k++) {
         if (v->dtype == VKML_DTYPE_INT64) {
             int64_t x;

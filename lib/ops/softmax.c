@@ -23,8 +23,7 @@ vkml_status softmax_params_parse(const graph_value *values, const graph_node *no
     bool coerce_2d = node->opset < 13;
     int64_t axis = graph_attr_int(node, "axis", coerce_2d ? 1 : -1);
     if (x->rank < 1)
-        return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "input '%s' must have rank >= 1",
-                         x->name);
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "input '%s' must have rank >= 1", x->name);
     if (axis < -x->rank || axis >= x->rank)
         return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
                          "attribute 'axis' %lld is out of range for rank %d", (long long)axis,

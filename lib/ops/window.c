@@ -21,8 +21,8 @@ static vkml_status read_ints(const graph_node *n, const char *name, size_t want,
     for (size_t i = 0; i < want; i++) {
         if (v[i] < min)
             return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
-                             "attribute '%s' value %lld is below %lld", name,
-                             (long long)v[i], (long long)min);
+                             "attribute '%s' value %lld is below %lld", name, (long long)v[i],
+                             (long long)min);
         out[i] = v[i];
     }
     return VKML_OK;
@@ -79,12 +79,13 @@ vkml_status window_params_parse(const graph_node *node, int spatial, const int64
     bool upper = strcmp(auto_pad, "SAME_UPPER") == 0;
     bool lower = strcmp(auto_pad, "SAME_LOWER") == 0;
     if (!notset && !valid && !upper && !lower)
-        return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "attribute 'auto_pad' value '%s' is "
-                         "not NOTSET, VALID, SAME_UPPER or SAME_LOWER", auto_pad);
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
+                         "attribute 'auto_pad' value '%s' is "
+                         "not NOTSET, VALID, SAME_UPPER or SAME_LOWER",
+                         auto_pad);
     if (!notset && graph_node_attr(node, "pads"))
         return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
-                         "attributes 'pads' and 'auto_pad' %s cannot be used together",
-                         auto_pad);
+                         "attributes 'pads' and 'auto_pad' %s cannot be used together", auto_pad);
     for (int d = 0; d < spatial; d++) {
         if (!allow_dilations && w->dilations[d] != 1)
             return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
@@ -106,9 +107,8 @@ vkml_status window_params_parse(const graph_node *node, int spatial, const int64
             return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
                              "window %lld (dilation %lld) does not fit spatial dim %d of "
                              "size %lld with pads %lld+%lld",
-                             (long long)kernel[d], (long long)w->dilations[d], d,
-                             (long long)in[d], (long long)w->pads_begin[d],
-                             (long long)w->pads_end[d]);
+                             (long long)kernel[d], (long long)w->dilations[d], d, (long long)in[d],
+                             (long long)w->pads_begin[d], (long long)w->pads_end[d]);
     }
     return VKML_OK;
 }
@@ -134,4 +134,23 @@ int64_t window_out_size(const window_params *w)
 int64_t window_in_size(const window_params *w)
 {
     return product(w->in, w->spatial);
+}
+
+vkml_status window_check_input(const graph_value *x, const char *op_type, vkml_error *err)
+{
+    if (x->rank < 3)
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
+                         "input '%s' has rank %d, %s needs at "
+                         "least 3 (N, C, spatial...)",
+                         x->name, x->rank, op_type);
+    return VKML_OK;
+}
+
+int window_output_dims(const window_params *w, int64_t n, int64_t c, int64_t *dims)
+{
+    dims[0] = n;
+    dims[1] = c;
+    for (int d = 0; d < w->spatial; d++)
+        dims[2 + d] = w->out[d];
+    return 2 + w->spatial;
 }

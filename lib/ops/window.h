@@ -10,13 +10,13 @@
 #define OP_MAX_SPATIAL (VKML_MAX_RANK - 2)
 
 typedef struct window_params {
-    int spatial;                          /* number of spatial dims, 1..OP_MAX_SPATIAL */
-    int64_t in[OP_MAX_SPATIAL];           /* input spatial size */
-    int64_t out[OP_MAX_SPATIAL];          /* output spatial size */
+    int spatial;                 /* number of spatial dims, 1..OP_MAX_SPATIAL */
+    int64_t in[OP_MAX_SPATIAL];  /* input spatial size */
+    int64_t out[OP_MAX_SPATIAL]; /* output spatial size */
     int64_t kernel[OP_MAX_SPATIAL];
     int64_t strides[OP_MAX_SPATIAL];
     int64_t dilations[OP_MAX_SPATIAL];
-    int64_t pads_begin[OP_MAX_SPATIAL];   /* after auto_pad resolution */
+    int64_t pads_begin[OP_MAX_SPATIAL]; /* after auto_pad resolution */
     int64_t pads_end[OP_MAX_SPATIAL];
 } window_params;
 
@@ -34,3 +34,8 @@ int64_t window_kernel_size(const window_params *w);
 int64_t window_out_size(const window_params *w);
 /* Elements of the input spatial grid (product of in). */
 int64_t window_in_size(const window_params *w);
+
+/* Fails (INVALID_MODEL) unless x has rank >= 3 (N, C, spatial...) for op `op_type`. */
+vkml_status window_check_input(const graph_value *x, const char *op_type, vkml_error *err);
+/* Output shape [n, c, out...] of a window op; returns its rank. */
+int window_output_dims(const window_params *w, int64_t n, int64_t c, int64_t *dims);

@@ -31,12 +31,17 @@ typedef struct tresult {
 
 #define A_INT(n, v) ((graph_attr){.name = (n), .type = GRAPH_ATTR_INT, .i = (v)})
 #define A_FLOAT(n, v) ((graph_attr){.name = (n), .type = GRAPH_ATTR_FLOAT, .f = (v)})
-#define A_STR(n, v) ((graph_attr){.name = (n), .type = GRAPH_ATTR_STRING, .s = (v), .s_len = strlen(v)})
-#define A_INTS(n, ...)                                                                      \
-    ((graph_attr){.name = (n), .type = GRAPH_ATTR_INTS, .ints = (const int64_t[]){__VA_ARGS__}, \
+#define A_STR(n, v)                                                                                \
+    ((graph_attr){.name = (n), .type = GRAPH_ATTR_STRING, .s = (v), .s_len = strlen(v)})
+#define A_INTS(n, ...)                                                                             \
+    ((graph_attr){.name = (n),                                                                     \
+                  .type = GRAPH_ATTR_INTS,                                                         \
+                  .ints = (const int64_t[]){__VA_ARGS__},                                          \
                   .count = sizeof((int64_t[]){__VA_ARGS__}) / sizeof(int64_t)})
-#define A_FLOATS(n, ...)                                                                    \
-    ((graph_attr){.name = (n), .type = GRAPH_ATTR_FLOATS, .floats = (const float[]){__VA_ARGS__}, \
+#define A_FLOATS(n, ...)                                                                           \
+    ((graph_attr){.name = (n),                                                                     \
+                  .type = GRAPH_ATTR_FLOATS,                                                       \
+                  .floats = (const float[]){__VA_ARGS__},                                          \
                   .count = sizeof((float[]){__VA_ARGS__}) / sizeof(float)})
 
 static int add_tensor(graph *g, const tspec *t)
@@ -110,8 +115,9 @@ static void check_shape(const char *what, const graph_value *v, int rank, const 
     bool same = v->rank == rank;
     for (int d = 0; same && d < rank; d++)
         same = v->dims[d] == dims[d];
-    CHECK(same, "%s: shape %s, expected %s", what, graph_shape_string(v->rank, v->dims, got,
-          sizeof(got)), graph_shape_string(rank, dims, want, sizeof(want)));
+    CHECK(same, "%s: shape %s, expected %s", what,
+          graph_shape_string(v->rank, v->dims, got, sizeof(got)),
+          graph_shape_string(rank, dims, want, sizeof(want)));
 }
 
 static void check_floats(const char *what, const float *got, const float *want, size_t n)
@@ -126,22 +132,24 @@ static void check_floats(const char *what, const float *got, const float *want, 
 }
 
 /* Runs a float op expected to succeed and checks output 0's shape and values. */
-#define EXPECT_F32(what, r, rank_, dims_, ...)                                              \
-    do {                                                                                    \
-        const float want_[] = {__VA_ARGS__};                                                \
-        CHECK((r).status == VKML_OK, "%s: %s", what, (r).err.message);                     \
-        if ((r).status == VKML_OK) {                                                        \
-            check_shape(what, &(r).out[0], rank_, (const int64_t[])dims_);                  \
-            check_floats(what, (r).data[0], want_, VKML_ARRAY_SIZE(want_));                 \
-        }                                                                                   \
+#define EXPECT_F32(what, r, rank_, dims_, ...)                                                     \
+    do {                                                                                           \
+        const float want_[] = {__VA_ARGS__};                                                       \
+        CHECK((r).status == VKML_OK, "%s: %s", what, (r).err.message);                             \
+        if ((r).status == VKML_OK) {                                                               \
+            check_shape(what, &(r).out[0], rank_, (const int64_t[])dims_);                         \
+            check_floats(what, (r).data[0], want_, VKML_ARRAY_SIZE(want_));                        \
+        }                                                                                          \
     } while (0)
-#define DIMS(...) {__VA_ARGS__}
+#define DIMS(...)                                                                                  \
+    {                                                                                              \
+        __VA_ARGS__                                                                                \
+    }
 
-static void check_error(const char *what, const tresult *r, vkml_status want,
-                        const char *needle)
+static void check_error(const char *what, const tresult *r, vkml_status want, const char *needle)
 {
-    CHECK(r->status == want, "%s: status %s, expected %s (%s)", what,
-          vkml_status_name(r->status), vkml_status_name(want), r->err.message);
+    CHECK(r->status == want, "%s: status %s, expected %s (%s)", what, vkml_status_name(r->status),
+          vkml_status_name(want), r->err.message);
     CHECK(strstr(r->err.message, "n0") && strstr(r->err.message, needle),
           "%s: message '%s' should name the node and '%s'", what, r->err.message, needle);
 }
@@ -157,13 +165,15 @@ static void test_elementwise(void)
 {
     float a[6], b[3] = {10, 20, 30};
     iota(a, 6, 1, 1);
-    tspec ins[] = {{"a", VKML_DTYPE_FLOAT, 2, {2, 3}, a, false}, {"b", VKML_DTYPE_FLOAT, 1, {3}, b, false}};
+    tspec ins[] = {{"a", VKML_DTYPE_FLOAT, 2, {2, 3}, a, false},
+                   {"b", VKML_DTYPE_FLOAT, 1, {3}, b, false}};
     tresult r = run_node("Add", 14, ins, 2, 1, NULL, 0);
     EXPECT_F32("Add [2,3]+[3]", r, 2, DIMS(2, 3), 11, 22, 33, 14, 25, 36);
     result_free(&r);
 
     float col[2] = {1, 2}, row[3] = {10, 20, 30};
-    tspec outer[] = {{"a", VKML_DTYPE_FLOAT, 2, {2, 1}, col, false}, {"b", VKML_DTYPE_FLOAT, 2, {1, 3}, row, false}};
+    tspec outer[] = {{"a", VKML_DTYPE_FLOAT, 2, {2, 1}, col, false},
+                     {"b", VKML_DTYPE_FLOAT, 2, {1, 3}, row, false}};
     r = run_node("Sub", 14, outer, 2, 1, NULL, 0);
     EXPECT_F32("Sub [2,1]-[1,3]", r, 2, DIMS(2, 3), -9, -19, -29, -8, -18, -28);
     result_free(&r);
@@ -172,32 +182,37 @@ static void test_elementwise(void)
     result_free(&r);
 
     int32_t ia[4] = {7, -7, 9, -1}, ib[1] = {2};
-    tspec idiv[] = {{"a", VKML_DTYPE_INT32, 1, {4}, ia, false}, {"b", VKML_DTYPE_INT32, 0, {0}, ib, false}};
+    tspec idiv[] = {{"a", VKML_DTYPE_INT32, 1, {4}, ia, false},
+                    {"b", VKML_DTYPE_INT32, 0, {0}, ib, false}};
     r = run_node("Div", 14, idiv, 2, 1, NULL, 0);
     CHECK(r.status == VKML_OK, "int32 Div: %s", r.err.message);
     if (!r.status) {
         const int32_t *y = r.data[0];
-        CHECK(y[0] == 3 && y[1] == -3 && y[2] == 4 && y[3] == 0,
-              "int32 Div truncates: %d %d %d %d", y[0], y[1], y[2], y[3]);
+        CHECK(y[0] == 3 && y[1] == -3 && y[2] == 4 && y[3] == 0, "int32 Div truncates: %d %d %d %d",
+              y[0], y[1], y[2], y[3]);
     }
     result_free(&r);
 
     int64_t la[2] = {INT64_C(5000000000), -3}, lb[2] = {1, 4};
-    tspec lsub[] = {{"a", VKML_DTYPE_INT64, 1, {2}, la, false}, {"b", VKML_DTYPE_INT64, 1, {2}, lb, false}};
+    tspec lsub[] = {{"a", VKML_DTYPE_INT64, 1, {2}, la, false},
+                    {"b", VKML_DTYPE_INT64, 1, {2}, lb, false}};
     r = run_node("Sub", 14, lsub, 2, 1, NULL, 0);
     CHECK(!r.status && ((int64_t *)r.data[0])[0] == INT64_C(4999999999) &&
-              ((int64_t *)r.data[0])[1] == -7, "int64 Sub");
+              ((int64_t *)r.data[0])[1] == -7,
+          "int64 Sub");
     result_free(&r);
 
     int32_t wa[2] = {INT32_MAX, INT32_MIN}, wb[2] = {2, -1};
-    tspec wrap[] = {{"a", VKML_DTYPE_INT32, 1, {2}, wa, false}, {"b", VKML_DTYPE_INT32, 1, {2}, wb, false}};
+    tspec wrap[] = {{"a", VKML_DTYPE_INT32, 1, {2}, wa, false},
+                    {"b", VKML_DTYPE_INT32, 1, {2}, wb, false}};
     r = run_node("Mul", 14, wrap, 2, 1, NULL, 0);
     CHECK(!r.status && ((int32_t *)r.data[0])[0] == -2 && ((int32_t *)r.data[0])[1] == INT32_MIN,
           "int32 Mul wraps: %s", r.err.message);
     result_free(&r);
     r = run_node("Div", 14, wrap, 2, 1, NULL, 0);
     CHECK(!r.status && ((int32_t *)r.data[0])[0] == INT32_MAX / 2 &&
-              ((int32_t *)r.data[0])[1] == INT32_MIN, "int32 MIN / -1 wraps: %s", r.err.message);
+              ((int32_t *)r.data[0])[1] == INT32_MIN,
+          "int32 MIN / -1 wraps: %s", r.err.message);
     result_free(&r);
 
     float u[4] = {-2, 0, 0.5f, 3};
@@ -216,12 +231,14 @@ static void test_elementwise(void)
 static void test_elementwise_errors(void)
 {
     float a[6] = {0}, b[2] = {0};
-    tspec bad[] = {{"a", VKML_DTYPE_FLOAT, 2, {2, 3}, a, false}, {"b", VKML_DTYPE_FLOAT, 1, {2}, b, false}};
+    tspec bad[] = {{"a", VKML_DTYPE_FLOAT, 2, {2, 3}, a, false},
+                   {"b", VKML_DTYPE_FLOAT, 1, {2}, b, false}};
     tresult r = run_node("Add", 14, bad, 2, 1, NULL, 0);
     check_error("Add [2,3]+[2]", &r, VKML_ERROR_INVALID_MODEL, "broadcast");
     result_free(&r);
     double d[2] = {0};
-    tspec dbl[] = {{"a", VKML_DTYPE_DOUBLE, 1, {2}, d, false}, {"b", VKML_DTYPE_DOUBLE, 1, {2}, d, false}};
+    tspec dbl[] = {{"a", VKML_DTYPE_DOUBLE, 1, {2}, d, false},
+                   {"b", VKML_DTYPE_DOUBLE, 1, {2}, d, false}};
     r = run_node("Mul", 14, dbl, 2, 1, NULL, 0);
     check_error("Mul double", &r, VKML_ERROR_UNSUPPORTED, "double");
     result_free(&r);
@@ -241,9 +258,9 @@ static void test_conv(void)
     graph_attr attrs[] = {A_INTS("pads", 1, 0, 1, 2), A_INTS("strides", 2, 1),
                           A_INTS("dilations", 1, 2), A_INT("group", 2)};
     tresult r = run_node("Conv", 11, ins, 3, 1, attrs, 4);
-    EXPECT_F32("Conv 2-D pads/strides/dilations/group", r, 4, DIMS(1, 2, 3, 3),
-               -1.1f, -0.875f, -1.275f, -10.45f, -7.825f, -8.65f, -17.75f, -12.725f, -13.425f,
-               24.1f, 14.175f, 14.675f, 34.85f, 20.0f, 20.525f, 16.45f, 8.325f, 8.525f);
+    EXPECT_F32("Conv 2-D pads/strides/dilations/group", r, 4, DIMS(1, 2, 3, 3), -1.1f, -0.875f,
+               -1.275f, -10.45f, -7.825f, -8.65f, -17.75f, -12.725f, -13.425f, 24.1f, 14.175f,
+               14.675f, 34.85f, 20.0f, 20.525f, 16.45f, 8.325f, 8.525f);
     result_free(&r);
 
     float x1[5] = {1, 2, 3, 4, 5}, w1[3] = {1, 0, -1};
@@ -286,8 +303,8 @@ static void test_pool(void)
     EXPECT_F32("MaxPool ceil_mode", r, 4, DIMS(1, 1, 2, 2), 11, 12, 15, 16);
     if (!r.status) {
         const int64_t *idx = r.data[1];
-        CHECK(r.out[1].dtype == VKML_DTYPE_INT64 && idx[0] == 10 && idx[1] == 14 &&
-                  idx[2] == 11 && idx[3] == 15,
+        CHECK(r.out[1].dtype == VKML_DTYPE_INT64 && idx[0] == 10 && idx[1] == 14 && idx[2] == 11 &&
+                  idx[3] == 15,
               "MaxPool column-major indices %lld %lld %lld %lld", (long long)idx[0],
               (long long)idx[1], (long long)idx[2], (long long)idx[3]);
     }
@@ -302,13 +319,12 @@ static void test_pool(void)
     graph_attr incl[] = {A_INTS("kernel_shape", 2, 2), A_INTS("pads", 1, 1, 1, 1),
                          A_INT("count_include_pad", 1)};
     r = run_node("AveragePool", 11, ins3, 1, 1, incl, 3);
-    EXPECT_F32("AveragePool count_include_pad", r, 4, DIMS(1, 1, 4, 4),
-               0.25f, 0.75f, 1.25f, 0.75f, 1.25f, 3, 4, 2.25f,
-               2.75f, 6, 7, 3.75f, 1.75f, 3.75f, 4.25f, 2.25f);
+    EXPECT_F32("AveragePool count_include_pad", r, 4, DIMS(1, 1, 4, 4), 0.25f, 0.75f, 1.25f, 0.75f,
+               1.25f, 3, 4, 2.25f, 2.75f, 6, 7, 3.75f, 1.75f, 3.75f, 4.25f, 2.25f);
     result_free(&r);
     r = run_node("AveragePool", 11, ins3, 1, 1, incl, 2);
-    EXPECT_F32("AveragePool exclude pad", r, 4, DIMS(1, 1, 4, 4),
-               1, 1.5f, 2.5f, 3, 2.5f, 3, 4, 4.5f, 5.5f, 6, 7, 7.5f, 7, 7.5f, 8.5f, 9);
+    EXPECT_F32("AveragePool exclude pad", r, 4, DIMS(1, 1, 4, 4), 1, 1.5f, 2.5f, 3, 2.5f, 3, 4,
+               4.5f, 5.5f, 6, 7, 7.5f, 7, 7.5f, 8.5f, 9);
     result_free(&r);
 
     float x1[5] = {1, 2, 3, 4, 5};
@@ -339,15 +355,18 @@ static void test_pool(void)
 static void test_matmul(void)
 {
     float v1[3] = {1, 2, 3}, v2[3] = {4, 5, 6}, m32[6] = {1, 2, 3, 4, 5, 6};
-    tspec vv[] = {{"a", VKML_DTYPE_FLOAT, 1, {3}, v1, false}, {"b", VKML_DTYPE_FLOAT, 1, {3}, v2, false}};
+    tspec vv[] = {{"a", VKML_DTYPE_FLOAT, 1, {3}, v1, false},
+                  {"b", VKML_DTYPE_FLOAT, 1, {3}, v2, false}};
     tresult r = run_node("MatMul", 13, vv, 2, 1, NULL, 0);
     EXPECT_F32("MatMul 1-D x 1-D", r, 0, DIMS(0), 32);
     result_free(&r);
-    tspec vm[] = {{"a", VKML_DTYPE_FLOAT, 1, {3}, v1, false}, {"b", VKML_DTYPE_FLOAT, 2, {3, 2}, m32, false}};
+    tspec vm[] = {{"a", VKML_DTYPE_FLOAT, 1, {3}, v1, false},
+                  {"b", VKML_DTYPE_FLOAT, 2, {3, 2}, m32, false}};
     r = run_node("MatMul", 13, vm, 2, 1, NULL, 0);
     EXPECT_F32("MatMul 1-D x 2-D", r, 1, DIMS(2), 22, 28);
     result_free(&r);
-    tspec mv[] = {{"a", VKML_DTYPE_FLOAT, 2, {2, 3}, m32, false}, {"b", VKML_DTYPE_FLOAT, 1, {3}, v1, false}};
+    tspec mv[] = {{"a", VKML_DTYPE_FLOAT, 2, {2, 3}, m32, false},
+                  {"b", VKML_DTYPE_FLOAT, 1, {3}, v1, false}};
     r = run_node("MatMul", 13, mv, 2, 1, NULL, 0);
     EXPECT_F32("MatMul 2-D x 1-D", r, 1, DIMS(2), 14, 32);
     result_free(&r);
@@ -358,20 +377,21 @@ static void test_matmul(void)
     tspec bat[] = {{"a", VKML_DTYPE_FLOAT, 4, {2, 1, 2, 2}, a, false},
                    {"b", VKML_DTYPE_FLOAT, 3, {3, 2, 2}, b, false}};
     r = run_node("MatMul", 13, bat, 2, 1, NULL, 0);
-    EXPECT_F32("MatMul batch broadcast", r, 4, DIMS(2, 3, 2, 2), -3, -2, -19, -14, 1, 2, 1, 6,
-               5, 6, 21, 26, -35, -26, -51, -38, 1, 10, 1, 14, 37, 46, 53, 66);
+    EXPECT_F32("MatMul batch broadcast", r, 4, DIMS(2, 3, 2, 2), -3, -2, -19, -14, 1, 2, 1, 6, 5, 6,
+               21, 26, -35, -26, -51, -38, 1, 10, 1, 14, 37, 46, 53, 66);
     result_free(&r);
 
     float ga[6], gb[12], gc[4] = {1, 2, 3, 4};
     iota(ga, 6, 0, 1);
     iota(gb, 12, -6, 1);
-    tspec gin[] = {{"a", VKML_DTYPE_FLOAT, 2, {3, 2}, ga, false}, {"b", VKML_DTYPE_FLOAT, 2, {4, 3}, gb, false},
+    tspec gin[] = {{"a", VKML_DTYPE_FLOAT, 2, {3, 2}, ga, false},
+                   {"b", VKML_DTYPE_FLOAT, 2, {4, 3}, gb, false},
                    {"c", VKML_DTYPE_FLOAT, 1, {4}, gc, false}};
     graph_attr gat[] = {A_INT("transA", 1), A_INT("transB", 1), A_FLOAT("alpha", 0.5f),
                         A_FLOAT("beta", 2.0f)};
     r = run_node("Gemm", 13, gin, 3, 1, gat, 4);
-    EXPECT_F32("Gemm transA transB alpha beta", r, 2, DIMS(2, 4), -11, 0, 11, 22, -18.5f, -3,
-               12.5f, 28);
+    EXPECT_F32("Gemm transA transB alpha beta", r, 2, DIMS(2, 4), -11, 0, 11, 22, -18.5f, -3, 12.5f,
+               28);
     result_free(&r);
     r = run_node("Gemm", 13, gin, 2, 1, gat, 3);
     EXPECT_F32("Gemm without C", r, 2, DIMS(2, 4), -13, -4, 5, 14, -20.5f, -7, 6.5f, 20);
@@ -397,9 +417,8 @@ static void test_softmax(void)
                0.05406459f);
     result_free(&r);
     r = run_node("Softmax", 11, in, 1, 1, axis0, 1);
-    EXPECT_F32("Softmax-11 axis 0 (whole tensor)", r, 3, DIMS(2, 2, 2), 0.02631765f,
-               0.07153878f, 0.19446257f, 0.52860407f, 0.07153878f, 0.07153878f, 0.02631765f,
-               0.00968172f);
+    EXPECT_F32("Softmax-11 axis 0 (whole tensor)", r, 3, DIMS(2, 2, 2), 0.02631765f, 0.07153878f,
+               0.19446257f, 0.52860407f, 0.07153878f, 0.07153878f, 0.02631765f, 0.00968172f);
     result_free(&r);
 }
 
@@ -411,8 +430,8 @@ static void test_reshape_flatten(void)
     tspec in[] = {{"x", VKML_DTYPE_FLOAT, 3, {2, 3, 4}, x, false},
                   {"s", VKML_DTYPE_INT64, 1, {2}, shape, true}};
     tresult r = run_node("Reshape", 13, in, 2, 1, NULL, 0);
-    EXPECT_F32("Reshape [0,-1]", r, 2, DIMS(2, 12), 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,
-               13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23);
+    EXPECT_F32("Reshape [0,-1]", r, 2, DIMS(2, 12), 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13,
+               14, 15, 16, 17, 18, 19, 20, 21, 22, 23);
     result_free(&r);
 
     int64_t zshape[2] = {3, 0};
@@ -466,11 +485,12 @@ static void test_constant(void)
     graph_attr one[] = {A_INT("value_int", 42)};
     r = run_node("Constant", 13, NULL, 0, 1, one, 1);
     CHECK(!r.status && r.out[0].rank == 0 && r.out[0].dtype == VKML_DTYPE_INT64 &&
-              *(int64_t *)r.data[0] == 42, "Constant value_int: %s", r.err.message);
+              *(int64_t *)r.data[0] == 42,
+          "Constant value_int: %s", r.err.message);
     result_free(&r);
     float t[2] = {7, 8};
-    graph_tensor tensor = {.dtype = VKML_DTYPE_FLOAT, .rank = 2, .dims = {1, 2}, .data = t,
-                           .size = sizeof(t)};
+    graph_tensor tensor = {
+        .dtype = VKML_DTYPE_FLOAT, .rank = 2, .dims = {1, 2}, .data = t, .size = sizeof(t)};
     graph_attr value[] = {{.name = "value", .type = GRAPH_ATTR_TENSOR, .tensor = &tensor}};
     r = run_node("Constant", 13, NULL, 0, 1, value, 1);
     EXPECT_F32("Constant value", r, 2, DIMS(1, 2), 7, 8);
