@@ -14,7 +14,8 @@
 static vkml_status open_regular(const char *path, const char *what, int *fd_out, size_t *size,
                                 vkml_error *err)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: opening a FIFO must not hang; it is then refused as not a regular file. */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0)
         return vkml_fail(err, VKML_ERROR_IO, "%s '%s': cannot open: %s", what, path,
                          strerror(errno));

@@ -130,6 +130,16 @@ static void test_missing_and_empty(void)
         unlink(empty);
     }
     CHECK(vkml_model_load_file("/tmp", &m, &err) == VKML_ERROR_IO, "a folder is no model");
+    char fifo[] = "/tmp/vkml-fifo-XXXXXX";
+    int fd_fifo = mkstemp(fifo);
+    if (fd_fifo >= 0) {
+        close(fd_fifo);
+        unlink(fifo);
+        CHECK(mkfifo(fifo, 0600) == 0, "mkfifo");
+        CHECK(vkml_model_load_file(fifo, &m, &err) == VKML_ERROR_IO && strstr(err.message, fifo),
+              "a FIFO is refused without hanging: %s", err.message);
+        unlink(fifo);
+    }
     vkml_tensor t;
     CHECK(vkml_tensor_read_file(missing, &t, NULL, &err) == VKML_ERROR_IO &&
           strstr(err.message, missing), "missing .pb: %s", err.message);
