@@ -40,14 +40,8 @@ VKML_GPU_DECL(gpu_conv)
     int64_t count = p.batch * p.out_channels * window_out_size(&p.win);
     pc.count = vk_u32(count);
     int w = node->inputs[1];
-    vk_dispatch d = {
-        .kernel = VK_KERNEL_CONV2D,
-        /* Without bias, binding 2 gets W: never read, but every binding needs a buffer. */
-        .bind = {node->inputs[0], w, p.has_bias ? node->inputs[2] : w, node->outputs[0]},
-        .write_mask = 1u << 3,
-        .push = &pc,
-        .push_size = sizeof(pc),
-    };
-    vk_groups_1d(vk_rec_caps(rec), (uint64_t)count, d.groups);
-    return vk_rec_dispatch(rec, &d, err);
+    /* Without bias, binding 2 gets W: never read, but every binding needs a buffer. */
+    int bind[] = {node->inputs[0], w, p.has_bias ? node->inputs[2] : w, node->outputs[0]};
+    return vk_rec_kernel_1d(rec, VK_KERNEL_CONV2D, bind, &pc, sizeof(pc), (uint64_t)count,
+                            err);
 }

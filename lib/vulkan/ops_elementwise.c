@@ -51,15 +51,8 @@ VKML_GPU_DECL(gpu_eltwise_binary)
         pc.a_strides[d] = vk_u32(p.a_strides[d]);
         pc.b_strides[d] = vk_u32(p.b_strides[d]);
     }
-    vk_dispatch d = {
-        .kernel = eltwise_kernel(p.op),
-        .bind = {node->inputs[0], node->inputs[1], node->outputs[0]},
-        .write_mask = 1u << 2,
-        .push = &pc,
-        .push_size = sizeof(pc),
-    };
-    vk_groups_1d(vk_rec_caps(rec), p.count, d.groups);
-    return vk_rec_dispatch(rec, &d, err);
+    int bind[] = {node->inputs[0], node->inputs[1], node->outputs[0]};
+    return vk_rec_kernel_1d(rec, eltwise_kernel(p.op), bind, &pc, sizeof(pc), p.count, err);
 }
 
 VKML_GPU_DECL(gpu_eltwise_unary)
@@ -69,13 +62,6 @@ VKML_GPU_DECL(gpu_eltwise_unary)
     if (st != VKML_OK)
         return st;
     unary_push pc = {.count = vk_u32((int64_t)p.count)};
-    vk_dispatch d = {
-        .kernel = eltwise_kernel(p.op),
-        .bind = {node->inputs[0], node->outputs[0]},
-        .write_mask = 1u << 1,
-        .push = &pc,
-        .push_size = sizeof(pc),
-    };
-    vk_groups_1d(vk_rec_caps(rec), p.count, d.groups);
-    return vk_rec_dispatch(rec, &d, err);
+    int bind[] = {node->inputs[0], node->outputs[0]};
+    return vk_rec_kernel_1d(rec, eltwise_kernel(p.op), bind, &pc, sizeof(pc), p.count, err);
 }

@@ -40,6 +40,18 @@ static bool groups_fit(const struct gpu_caps *caps, int64_t m, int64_t n, int64_
     return true;
 }
 
+/* Y = node output 0 from inputs 0 and 1 and, c >= 0, the value c. */
+static vkml_status record_matmul(gpu_recorder *rec, const matmul_push *pc, const graph_node *node,
+                                 int c, int64_t batch, vkml_error *err)
+{
+    int a = node->inputs[0];
+    /* Without C, binding 2 gets A: never read, but every binding needs a buffer. */
+    int bind[] = {a, node->inputs[1], c >= 0 ? c : a, node->outputs[0]};
+    uint32_t groups[3];
+    matmul_groups(pc->m, pc->n, batch, groups);
+    return vk_rec_kernel(rec, VK_KERNEL_MATMUL, bind, pc, sizeof(*pc), groups, err);
+}
+
 VKML_GPU_SUPPORTS_DECL(gpu_matmul_supports)
 {
     vkml_error err;
@@ -82,16 +94,7 @@ VKML_GPU_DECL(gpu_matmul)
         pc.a_batch_strides[d] = vk_u32(p.a_batch_strides[d]);
         pc.b_batch_strides[d] = vk_u32(p.b_batch_strides[d]);
     }
-    int a = node->inputs[0];
-    vk_dispatch d = {
-        .kernel = VK_KERNEL_MATMUL,
-        .bind = {a, node->inputs[1], a, node->outputs[0]}, /* binding 2 (C) unread */
-        .write_mask = 1u << 3,
-        .push = &pc,
-        .push_size = sizeof(pc),
-    };
-    matmul_groups(p.m, p.n, p.batch_count, d.groups);
-    return vk_rec_dispatch(rec, &d, err);
+    return record_matmul(rec, &pc, node, -1, p.batch_count, err);
 }
 
 VKML_GPU_DECL(gpu_gemm)
@@ -113,14 +116,5 @@ VKML_GPU_DECL(gpu_gemm)
         .beta = p.beta,
         .has_c = p.has_c,
     };
-    int a = node->inputs[0];
-    vk_dispatch d = {
-        .kernel = VK_KERNEL_MATMUL,
-        .bind = {a, node->inputs[1], p.has_c ? node->inputs[2] : a, node->outputs[0]},
-        .write_mask = 1u << 3,
-        .push = &pc,
-        .push_size = sizeof(pc),
-    };
-    matmul_groups(p.m, p.n, 1, d.groups);
-    return vk_rec_dispatch(rec, &d, err);
+    return record_matmul(rec, &pc, node, p.has_c ? node->inputs[2] : -1, 1, err);
 }

@@ -53,15 +53,8 @@ VKML_GPU_DECL(gpu_pool)
     pc.pad_end_w = pad_end[1];
     int64_t count = p.batch * p.channels * window_out_size(&p.win);
     pc.count = vk_u32(count);
-    vk_dispatch d = {
-        .kernel = p.is_max ? VK_KERNEL_MAXPOOL2D : VK_KERNEL_AVGPOOL2D,
-        .bind = {node->inputs[0], node->outputs[0]},
-        .write_mask = 1u << 1,
-        .push = &pc,
-        .push_size = sizeof(pc),
-    };
-    vk_groups_1d(vk_rec_caps(rec), (uint64_t)count, d.groups);
-    return vk_rec_dispatch(rec, &d, err);
+    int bind[] = {node->inputs[0], node->outputs[0]};
+    return vk_rec_kernel_1d(rec, p.is_max ? VK_KERNEL_MAXPOOL2D : VK_KERNEL_AVGPOOL2D, bind, &pc, sizeof(pc), (uint64_t)count, err);
 }
 
 VKML_GPU_DECL(gpu_global_pool)
@@ -74,13 +67,6 @@ VKML_GPU_DECL(gpu_global_pool)
         .planes = vk_u32(p.batch * p.channels),
         .size = vk_u32(p.spatial_size),
     };
-    vk_dispatch d = {
-        .kernel = p.is_max ? VK_KERNEL_GLOBAL_MAXPOOL : VK_KERNEL_GLOBAL_AVGPOOL,
-        .bind = {node->inputs[0], node->outputs[0]},
-        .write_mask = 1u << 1,
-        .push = &pc,
-        .push_size = sizeof(pc),
-    };
-    vk_groups_1d(vk_rec_caps(rec), pc.planes, d.groups);
-    return vk_rec_dispatch(rec, &d, err);
+    int bind[] = {node->inputs[0], node->outputs[0]};
+    return vk_rec_kernel_1d(rec, p.is_max ? VK_KERNEL_GLOBAL_MAXPOOL : VK_KERNEL_GLOBAL_AVGPOOL, bind, &pc, sizeof(pc), pc.planes, err);
 }

@@ -31,13 +31,6 @@ VKML_GPU_DECL(gpu_copy)
     if (!vkml_tensor_bytes(v->dtype, v->rank, v->dims, &bytes))
         return vkml_fail(err, VKML_ERROR_UNSUPPORTED, "'%s' has no concrete size", v->name);
     copy_push pc = {.count = (uint32_t)((bytes + 3) / 4)};
-    vk_dispatch d = {
-        .kernel = VK_KERNEL_COPY,
-        .bind = {in, out},
-        .write_mask = 1u << 1,
-        .push = &pc,
-        .push_size = sizeof(pc),
-    };
-    vk_groups_1d(vk_rec_caps(rec), pc.count, d.groups);
-    return vk_rec_dispatch(rec, &d, err);
+    int bind[] = {in, out};
+    return vk_rec_kernel_1d(rec, VK_KERNEL_COPY, bind, &pc, sizeof(pc), pc.count, err);
 }

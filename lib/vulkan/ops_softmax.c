@@ -27,13 +27,6 @@ VKML_GPU_DECL(gpu_softmax)
         .axis_len = vk_u32(p.axis_len),
         .inner = vk_u32(p.inner),
     };
-    vk_dispatch d = {
-        .kernel = VK_KERNEL_SOFTMAX,
-        .bind = {node->inputs[0], node->outputs[0]},
-        .write_mask = 1u << 1,
-        .push = &pc,
-        .push_size = sizeof(pc),
-    };
-    vk_groups_1d(vk_rec_caps(rec), pc.lines, d.groups);
-    return vk_rec_dispatch(rec, &d, err);
+    int bind[] = {node->inputs[0], node->outputs[0]};
+    return vk_rec_kernel_1d(rec, VK_KERNEL_SOFTMAX, bind, &pc, sizeof(pc), pc.lines, err);
 }

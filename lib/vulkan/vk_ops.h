@@ -42,6 +42,15 @@ typedef struct vk_dispatch {
 
 const struct gpu_caps *vk_rec_caps(const gpu_recorder *rec);
 vkml_status vk_rec_dispatch(gpu_recorder *rec, const vk_dispatch *d, vkml_error *err);
+/* Dispatch of a kernel whose last binding is its only output (the common case): bind has
+ * vk_kernels[kernel].n_bindings values. */
+vkml_status vk_rec_kernel(gpu_recorder *rec, vk_kernel_id kernel, const int *bind,
+                          const void *push, uint32_t push_size, const uint32_t groups[3],
+                          vkml_error *err);
+/* Same for a 1-D kernel with `invocations` threads (vk_groups_1d). */
+vkml_status vk_rec_kernel_1d(gpu_recorder *rec, vk_kernel_id kernel, const int *bind,
+                             const void *push, uint32_t push_size, uint64_t invocations,
+                             vkml_error *err);
 /* Whether two values share the same memory (an alias: a copy between them is a no-op). */
 bool vk_rec_same_memory(const gpu_recorder *rec, int a, int b);
 

@@ -124,6 +124,31 @@ vkml_status vk_rec_dispatch(gpu_recorder *rec, const vk_dispatch *d, vkml_error 
     return VKML_OK;
 }
 
+vkml_status vk_rec_kernel(gpu_recorder *rec, vk_kernel_id kernel, const int *bind,
+                          const void *push, uint32_t push_size, const uint32_t groups[3],
+                          vkml_error *err)
+{
+    int n = vk_kernels[kernel].n_bindings;
+    vk_dispatch d = {
+        .kernel = kernel,
+        .write_mask = 1u << (n - 1),
+        .push = push,
+        .push_size = push_size,
+        .groups = {groups[0], groups[1], groups[2]},
+    };
+    memcpy(d.bind, bind, (size_t)n * sizeof(int));
+    return vk_rec_dispatch(rec, &d, err);
+}
+
+vkml_status vk_rec_kernel_1d(gpu_recorder *rec, vk_kernel_id kernel, const int *bind,
+                             const void *push, uint32_t push_size, uint64_t invocations,
+                             vkml_error *err)
+{
+    uint32_t groups[3];
+    vk_groups_1d(&rec->vd->caps, invocations, groups);
+    return vk_rec_kernel(rec, kernel, bind, push, push_size, groups, err);
+}
+
 static bool overlaps(const rec_access *a, const VkDescriptorBufferInfo *b)
 {
     return a->buffer == b->buffer && a->offset < b->offset + b->range &&
