@@ -210,6 +210,16 @@ static void run_loaded(conf_case *c)
     set_result(c->res, CONF_PASS, "%s", "");
 }
 
+/* The loader's message without its "model '<path>': " lead: the test's name says which. */
+static const char *without_model_path(const char *message, const char *path)
+{
+    char lead[4200];
+    int n = snprintf(lead, sizeof(lead), "model '%s': ", path);
+    if (n > 0 && (size_t)n < sizeof(lead) && strncmp(message, lead, (size_t)n) == 0)
+        return message + n;
+    return message;
+}
+
 void conf_run_test(vkml_context *ctx, int device, const conf_test *test, conf_result *res)
 {
     double t0 = cli_now_ms();
@@ -219,7 +229,7 @@ void conf_run_test(vkml_context *ctx, int device, const conf_test *test, conf_re
     snprintf(path, sizeof(path), "%s/model.onnx", test->dir);
     vkml_status st = vkml_model_load_file(path, &c.model, &err);
     if (st != VKML_OK)
-        set_result(res, status_of(st), "%s", err.message);
+        set_result(res, status_of(st), "%s", without_model_path(err.message, path));
     else
         run_loaded(&c);
     vkml_session_destroy(&c.session);

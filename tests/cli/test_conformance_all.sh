@@ -1,14 +1,17 @@
 #!/bin/sh
-# The whole ONNX node test folder on one device ($2: cpu or 0): no FAIL and no ERROR,
-# everything passes or is honestly unsupported. Prints the totals and the time taken.
+# A whole corpus folder on one device: no FAIL and no ERROR, everything passes or is
+# honestly unsupported. Prints the totals and the time taken; the JSON report agrees.
+# $2: the device (cpu or 0); $3: the folder below the corpus (default onnx-node);
+# $4: the least number of tests it must hold (default 1000).
 . "$(dirname "$0")/common.sh"
 need_corpus
-dev=${2:?usage: $0 VKML DEVICE}
-node="$CORPUS/onnx-node"
+dev=${2:?usage: $0 VKML DEVICE [FOLDER [MIN_TESTS]]}
+dir="$CORPUS/${3:-onnx-node}"
+min=${4:-1000}
 [ "$dev" = cpu ] || require_vulkan
 
 start=$(date +%s)
-"$VKML" conformance --device "$dev" --json "$TMP/report.json" "$node" > "$TMP/out" 2> "$TMP/err"
+"$VKML" conformance --device "$dev" --json "$TMP/report.json" "$dir" > "$TMP/out" 2> "$TMP/err"
 rc=$?
 end=$(date +%s)
 grep -E '^(FAIL|ERROR) ' "$TMP/out" >&2
@@ -17,6 +20,17 @@ echo "$totals ($((end - start)) s on device $dev)"
 echo "$totals" | grep -Eq '^conformance: [0-9]+ pass, 0 fail, [0-9]+ unsupported, 0 error, [0-9]+ total$' ||
     fail "FAIL or ERROR tests on device $dev (listed above); stderr tail: $(tail -n 5 "$TMP/err")"
 total=$(echo "$totals" | sed -n 's/.* \([0-9]*\) total$/\1/p')
-[ "${total:-0}" -ge 1000 ] || fail "only ${total:-0} tests found in $node"
+[ "${total:-0}" -ge "$min" ] || fail "only ${total:-0} tests found in $dir, expected $min or more"
 [ "$rc" = 0 ] || fail "exit status $rc"
+# The JSON report parses and has the same totals as the text.
+/usr/bin/python3 - "$TMP/report.json" "$totals" <<'PY' || fail "the JSON report disagrees"
+import json, sys
+r = json.load(open(sys.argv[1]))
+t = r["totals"]
+line = "conformance: %d pass, %d fail, %d unsupported, %d error, %d total" % (
+    t["pass"], t["fail"], t["unsupported"], t["error"], t["total"])
+statuses = [x["status"] for x in r["tests"]]
+assert line == sys.argv[2], (line, sys.argv[2])
+assert len(statuses) == t["total"] and statuses.count("PASS") == t["pass"], t
+PY
 finish
