@@ -65,6 +65,7 @@ struct _GstVkmlInfer
   GstVkmlConverter *conv;
   GstVideoInfo vinfo;
   vkml_tensor input;            /* data: g_malloc'ed, reused every frame */
+  GstCaps *refused_caps;        /* reported once, not again on each retry */
 };
 
 #define VIDEO_CAPS GST_VIDEO_CAPS_MAKE ("{ GRAY8, RGB, BGR, RGBA, BGRA, RGBx, BGRx }")
@@ -218,6 +219,7 @@ gst_vkml_infer_teardown (GstVkmlInfer * self)
   self->n_outputs = 0;
   g_clear_pointer (&self->conv, gst_vkml_converter_free);
   g_clear_pointer (&self->input.data, g_free);
+  gst_clear_caps (&self->refused_caps);
   vkml_session_destroy (&self->session);
   vkml_model_destroy (&self->model);
   vkml_context_destroy (&self->ctx);
@@ -378,6 +380,26 @@ gst_vkml_infer_set_input_tensor (GstVkmlInfer * self,
   in->data = g_malloc (in->size);
 }
 
+/* Posts the negotiation error, once per caps (base transform retries). */
+static void
+gst_vkml_infer_refuse_caps (GstVkmlInfer * self, GstCaps * caps,
+    const gchar * why)
+{
+  const vkml_tensor_info *info = vkml_model_input (self->model, 0);
+  gchar *input;
+
+  if (self->refused_caps && gst_caps_is_equal (caps, self->refused_caps))
+    return;
+  gst_caps_replace (&self->refused_caps, caps);
+  input = info ? gst_vkml_tensor_info_to_string (info) : g_strdup ("(none)");
+  GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+      ("The model's input %s cannot take video %" GST_PTR_FORMAT ": %s.",
+          input, caps, why),
+      ("vkmlinfer feeds float NCHW [1,C,H,W] or NHWC [1,H,W,C] inputs, "
+          "C = 1 or 3."));
+  g_free (input);
+}
+
 static gboolean
 gst_vkml_infer_set_caps (GstBaseTransform * trans, GstCaps * incaps,
     G_GNUC_UNUSED GstCaps * outcaps)
@@ -394,16 +416,7 @@ gst_vkml_infer_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   if (!why)
     conv = gst_vkml_converter_new (&self->vinfo, &shape, &why);
   if (!conv) {
-    const vkml_tensor_info *info = vkml_model_input (self->model, 0);
-    gchar *input = info ? gst_vkml_tensor_info_to_string (info) :
-        g_strdup ("(none)");
-
-    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
-        ("The model's input %s cannot take video %" GST_PTR_FORMAT ": %s.",
-            input, incaps, why),
-        ("vkmlinfer feeds float NCHW [1,C,H,W] or NHWC [1,H,W,C] inputs, "
-            "C = 1 or 3."));
-    g_free (input);
+    gst_vkml_infer_refuse_caps (self, incaps, why);
     g_free (why);
     return FALSE;
   }

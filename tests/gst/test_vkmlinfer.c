@@ -15,6 +15,7 @@ static gchar *mnist_path;
 static gchar *color_path;
 static gchar *labels_path;
 static gchar *vector_path;
+static gchar *unsupported_path;
 
 /* Exits through test_missing (skip, or failure when CI=true) without a Vulkan
  * device: the element's default device must be a GPU here (lavapipe in CI). */
@@ -53,6 +54,8 @@ find_models (void)
   labels_path = g_build_filename (build, "pipelines", "color-labels.txt", NULL);
   vector_path = g_build_filename (build, "tests", "gst", "color-vector.onnx",
       NULL);
+  unsupported_path = g_build_filename (build, "tests", "gst",
+      "unsupported-op.onnx", NULL);
 }
 
 static void
@@ -265,6 +268,32 @@ GST_START_TEST (test_not_a_model)
 
 GST_END_TEST;
 
+/* A model with an op vkml lacks: LIBRARY/SETTINGS naming the node. */
+GST_START_TEST (test_unsupported_op)
+{
+  GstElement *e = gst_element_factory_make ("vkmlinfer", NULL);
+
+  g_object_set (e, "model", unsupported_path, NULL);
+  expect_start_error (e, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS,
+      "mystery_node");
+  gst_object_unref (e);
+}
+
+GST_END_TEST;
+
+/* A GPU index that does not exist: LIBRARY/SETTINGS naming the device. */
+GST_START_TEST (test_bad_device)
+{
+  GstElement *e = gst_element_factory_make ("vkmlinfer", NULL);
+
+  g_object_set (e, "model", color_path, "device", 99, NULL);
+  expect_start_error (e, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS,
+      "device 99");
+  gst_object_unref (e);
+}
+
+GST_END_TEST;
+
 /* A model whose input is no image ([1,3]): CORE/NEGOTIATION naming the input shape. */
 GST_START_TEST (test_caps_model_cannot_take)
 {
@@ -390,6 +419,8 @@ vkmlinfer_suite (void)
   tcase_add_test (tc, test_bad_model_path);
   tcase_add_test (tc, test_no_model);
   tcase_add_test (tc, test_not_a_model);
+  tcase_add_test (tc, test_unsupported_op);
+  tcase_add_test (tc, test_bad_device);
   tcase_add_test (tc, test_caps_model_cannot_take);
   tcase_add_test (tc, test_demo_model_rgb);
   tcase_add_test (tc, test_demo_model_bgrx);
