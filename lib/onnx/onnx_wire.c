@@ -4,6 +4,9 @@
  * before the input is called hostile: real models are mostly tensor bytes. */
 #define ONNX_DECODED_RATIO 32
 #define ONNX_DECODED_SLACK ((size_t)64 << 20)
+/* What protobuf-c spends on an unknown field or a string/bytes element besides its bytes
+ * (a record or pointer, and a heap block). */
+#define ONNX_FIELD_OVERHEAD 64
 
 typedef struct wire_walk {
     size_t decoded;   /* bytes of message structs protobuf-c would allocate */
@@ -50,7 +53,7 @@ static bool walk_bytes_field(wire_walk *w, const ProtobufCFieldDescriptor *field
     const uint8_t *start = *p;
     *p += len;
     if (!field || field->type != PROTOBUF_C_TYPE_MESSAGE)
-        return true;
+        return true; /* accounted for by the caller */
     return walk_message(w, field->descriptor, start, start + len, depth + 1);
 }
 
@@ -61,7 +64,7 @@ static bool walk_message(wire_walk *w, const ProtobufCMessageDescriptor *desc,
         w->problem = "messages are nested too deeply";
         return false;
     }
-    w->decoded += desc->sizeof_message + 16;
+    w->decoded += desc->sizeof_message + ONNX_FIELD_OVERHEAD;
     if (w->decoded > w->budget) {
         w->problem = "it holds far more messages than its size allows";
         return false;
@@ -75,6 +78,9 @@ static bool walk_message(wire_walk *w, const ProtobufCMessageDescriptor *desc,
         const ProtobufCFieldDescriptor *field =
             protobuf_c_message_descriptor_get_field(desc, (unsigned)(tag >> 3));
         bool ok;
+        if (!field || (field->type == PROTOBUF_C_TYPE_STRING ||
+                       field->type == PROTOBUF_C_TYPE_BYTES))
+            w->decoded += ONNX_FIELD_OVERHEAD;
         switch (tag & 7) {
         case WIRE_VARINT: ok = read_varint(&p, end, &ignored); break;
         case WIRE_FIXED64: ok = skip_bytes(&p, end, 8); break;
@@ -85,6 +91,10 @@ static bool walk_message(wire_walk *w, const ProtobufCMessageDescriptor *desc,
         if (!ok) {
             if (!w->problem)
                 w->problem = "a field is malformed or truncated";
+            return false;
+        }
+        if (w->decoded > w->budget) {
+            w->problem = "it holds far more fields than its size allows";
             return false;
         }
     }

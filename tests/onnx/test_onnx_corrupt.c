@@ -100,6 +100,36 @@ static void test_random_bytes(void)
     CHECK(load(KIND_MODEL, field_zero, sizeof(field_zero)) != VKML_OK, "field 0");
 }
 
+/* A graph of a million empty nodes: 2 bytes each on the wire, far more once decoded. */
+static void test_message_flood(void)
+{
+    const size_t nodes = 1u << 20, body = nodes * 2;
+    unsigned char *bytes = malloc(body + 16);
+    if (!bytes)
+        return;
+    size_t n = 0;
+    bytes[n++] = 0x42; /* opset_import { version: 13 } */
+    bytes[n++] = 0x02;
+    bytes[n++] = 0x10;
+    bytes[n++] = 0x0d;
+    bytes[n++] = 0x3a; /* graph, length as a varint */
+    for (size_t len = body; ; len >>= 7) {
+        bytes[n++] = (unsigned char)((len & 0x7f) | (len >= 0x80 ? 0x80 : 0));
+        if (len < 0x80)
+            break;
+    }
+    for (size_t i = 0; i < nodes; i++) { /* node {} */
+        bytes[n++] = 0x0a;
+        bytes[n++] = 0x00;
+    }
+    vkml_model *m = NULL;
+    vkml_error err = {0};
+    CHECK(vkml_model_load_memory(bytes, n, NULL, &m, &err) == VKML_ERROR_INVALID_MODEL &&
+          strstr(err.message, "far more"), "message flood: %s", err.message);
+    vkml_model_destroy(&m);
+    free(bytes);
+}
+
 int main(int argc, char **argv)
 {
     char path[4096];
@@ -133,5 +163,6 @@ int main(int argc, char **argv)
         free(bytes);
     }
     test_random_bytes();
+    test_message_flood();
     return test_finish("test_onnx_corrupt");
 }
