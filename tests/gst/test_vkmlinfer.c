@@ -201,16 +201,18 @@ GST_START_TEST (test_mnist_matches_libvkml)
 
 GST_END_TEST;
 
-/* Sets @element to PAUSED, expects the state change to fail with an error of
- * @domain/@code whose text contains @needle; returns the element to NULL. */
+/* A vkmlinfer with @model (NULL: none) on @device: PAUSED must fail with an error of
+ * @domain/@code whose text contains @needle; the element then goes back to NULL. */
 static void
-expect_start_error (GstElement * element, GQuark domain, gint code,
+expect_start_error (const gchar * model, gint device, GQuark domain, gint code,
     const gchar * needle)
 {
+  GstElement *element = gst_element_factory_make ("vkmlinfer", NULL);
   GstBus *bus = gst_bus_new ();
   GstMessage *msg;
   GError *error = NULL;
 
+  g_object_set (element, "model", model, "device", device, NULL);
   gst_element_set_bus (element, bus);
   fail_unless_equals_int (gst_element_set_state (element, GST_STATE_PAUSED),
       GST_STATE_CHANGE_FAILURE);
@@ -228,17 +230,15 @@ expect_start_error (GstElement * element, GQuark domain, gint code,
       GST_STATE_CHANGE_SUCCESS);
   gst_element_set_bus (element, NULL);
   gst_object_unref (bus);
+  gst_object_unref (element);
 }
 
 /* A missing model file: a RESOURCE/NOT_FOUND error naming the file; PAUSED fails. */
 GST_START_TEST (test_bad_model_path)
 {
-  GstElement *e = gst_element_factory_make ("vkmlinfer", NULL);
-
-  g_object_set (e, "model", "/nonexistent/vkml/model.onnx", NULL);
-  expect_start_error (e, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND,
+  expect_start_error ("/nonexistent/vkml/model.onnx", VKML_DEVICE_DEFAULT,
+      GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND,
       "/nonexistent/vkml/model.onnx");
-  gst_object_unref (e);
 }
 
 GST_END_TEST;
@@ -246,11 +246,8 @@ GST_END_TEST;
 /* No model property at all: an error that says to set it. */
 GST_START_TEST (test_no_model)
 {
-  GstElement *e = gst_element_factory_make ("vkmlinfer", NULL);
-
-  expect_start_error (e, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND,
-      "No model");
-  gst_object_unref (e);
+  expect_start_error (NULL, VKML_DEVICE_DEFAULT, GST_RESOURCE_ERROR,
+      GST_RESOURCE_ERROR_NOT_FOUND, "No model");
 }
 
 GST_END_TEST;
@@ -258,12 +255,8 @@ GST_END_TEST;
 /* A file that is not ONNX (the labels text): a LIBRARY/SETTINGS error naming it. */
 GST_START_TEST (test_not_a_model)
 {
-  GstElement *e = gst_element_factory_make ("vkmlinfer", NULL);
-
-  g_object_set (e, "model", labels_path, NULL);
-  expect_start_error (e, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS,
-      labels_path);
-  gst_object_unref (e);
+  expect_start_error (labels_path, VKML_DEVICE_DEFAULT, GST_LIBRARY_ERROR,
+      GST_LIBRARY_ERROR_SETTINGS, labels_path);
 }
 
 GST_END_TEST;
@@ -271,12 +264,8 @@ GST_END_TEST;
 /* A model with an op vkml lacks: LIBRARY/SETTINGS naming the node. */
 GST_START_TEST (test_unsupported_op)
 {
-  GstElement *e = gst_element_factory_make ("vkmlinfer", NULL);
-
-  g_object_set (e, "model", unsupported_path, NULL);
-  expect_start_error (e, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS,
-      "mystery_node");
-  gst_object_unref (e);
+  expect_start_error (unsupported_path, VKML_DEVICE_DEFAULT, GST_LIBRARY_ERROR,
+      GST_LIBRARY_ERROR_SETTINGS, "mystery_node");
 }
 
 GST_END_TEST;
@@ -284,12 +273,8 @@ GST_END_TEST;
 /* A GPU index that does not exist: LIBRARY/SETTINGS naming the device. */
 GST_START_TEST (test_bad_device)
 {
-  GstElement *e = gst_element_factory_make ("vkmlinfer", NULL);
-
-  g_object_set (e, "model", color_path, "device", 99, NULL);
-  expect_start_error (e, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS,
-      "device 99");
-  gst_object_unref (e);
+  expect_start_error (color_path, 99, GST_LIBRARY_ERROR,
+      GST_LIBRARY_ERROR_SETTINGS, "device 99");
 }
 
 GST_END_TEST;
