@@ -292,6 +292,9 @@ static void test_elementwise(void)
     binary_case("Mul", 4, a, 4, a, -1);
     binary_case("Div", 3, b, 4, a, 0.5f); /* divisor in [0.5, 2) */
     binary_case("Add", 0, a, 4, a, -1);  /* a scalar */
+    /* Over 65535 workgroups of 64: the grid spills into y. */
+    const int64_t big[] = {1, 3, 1201, 1203}, row[] = {1203};
+    binary_case("Add", 4, big, 1, row, -1);
     const char *unary[] = {"Relu", "Sigmoid", "Tanh"};
     for (size_t i = 0; i < VKML_ARRAY_SIZE(unary); i++) {
         test_graph t;
@@ -495,6 +498,79 @@ static void test_chain(bool no_alias)
              BOUND_DOT);
 }
 
+/* Nodes the Vulkan kernels do not handle are refused with a reason (they go to the CPU),
+ * and a session asked to run one anyway fails cleanly. */
+static bool refuses(test_graph *t, const char *expect)
+{
+    vkml_error err = {0};
+    graph *g = t->g;
+    CHECK_OK(graph_sort(g, &err), &err);
+    graph_value *values = graph_values_clone(g);
+    CHECK_OK(graph_infer(g, values, 1, &err), &err);
+    char why[256] = "";
+    bool ok = gpu->cls->supports_node(gpu, values, &g->nodes[0], why, sizeof(why));
+    CHECK(!ok && strstr(why, expect), "%s: expected a refusal naming '%s', got %d '%s'",
+          g->nodes[0].op_type, expect, ok, why);
+    free(values);
+    graph_destroy(&t->g);
+    return !ok;
+}
+
+static void test_refusals(void)
+{
+    test_graph t;
+    const int64_t x3[] = {1, 2, 5, 6, 7}, w3[] = {3, 2, 2, 2, 2};
+    tg_init(&t);
+    int node, in[2] = {tg_tensor(&t, "x", false, 5, x3, -1, 1), tg_tensor(&t, "w", true, 5, w3, -1, 1)};
+    tg_node(&t, "Conv", 11, in, 2, 0, &node);
+    refuses(&t, "spatial dims");
+
+    const int64_t x2[] = {1, 2, 6, 6};
+    tg_init(&t);
+    int x = tg_tensor(&t, "x", false, 4, x2, -1, 1);
+    tg_node(&t, "MaxPool", 12, &x, 1, 1, &node);
+    tg_ints(&t, node, 0, "kernel_shape", 2, (const int64_t[]){2, 2});
+    graph_node *n = &t.g->nodes[node];
+    n->n_outputs = 2; /* room was made for one; the arena gives a fresh array */
+    n->outputs = vkml_arena_calloc(t.g->arena, 2, sizeof(int));
+    n->outputs[0] = graph_add_value(t.g, "y");
+    n->outputs[1] = graph_add_value(t.g, "indices");
+    refuses(&t, "Indices");
+
+    tg_init(&t);
+    int a = tg_tensor(&t, "a", false, 4, x2, -1, 1);
+    t.g->values[a].dtype = VKML_DTYPE_INT32;
+    int ab[2] = {a, a};
+    tg_node(&t, "Add", 14, ab, 2, 0, &node);
+    refuses(&t, "int32");
+
+    /* The session itself refuses to record it, and frees what it made. */
+    tg_init(&t);
+    a = tg_tensor(&t, "a", false, 4, x2, -1, 1);
+    t.g->values[a].dtype = VKML_DTYPE_INT32;
+    int ab2[2] = {a, a};
+    tg_node(&t, "Sub", 14, ab2, 2, 0, &node);
+    vkml_error err = {0};
+    CHECK_OK(graph_sort(t.g, &err), &err);
+    graph_value *values = graph_values_clone(t.g);
+    CHECK_OK(graph_infer(t.g, values, 1, &err), &err);
+    device_value_plan plans[MAX_VALUES];
+    plan_values(&t, values, plans);
+    int nodes[] = {0};
+    device_chunk_desc chunk = {.nodes = nodes, .n_nodes = 1};
+    device_session_desc desc = {.graph = t.g, .values = values, .value_plans = plans,
+                                .chunks = &chunk, .n_chunks = 1};
+    device_session *ds = NULL;
+    /* The lowering itself does not check dtypes (supports_node does); an int32 Sub would
+     * run the float kernel. So feed it a node whose params cannot parse: rank mismatch. */
+    t.g->nodes[0].n_inputs = 1;
+    vkml_status st = gpu->cls->session_create(gpu, &desc, &ds, &err);
+    CHECK(st != VKML_OK && ds == NULL, "session_create accepted a malformed node");
+    CHECK(strstr(err.message, "Sub") != NULL, "error does not name the node: %s", err.message);
+    free(values);
+    graph_destroy(&t.g);
+}
+
 int main(void)
 {
     const char *seed = getenv("VKML_TEST_SEED");
@@ -516,6 +592,7 @@ int main(void)
     test_softmax();
     test_chain(false);
     test_chain(true);
+    test_refusals();
     vk_context_destroy(&vk);
     return test_finish("test_gpu_vs_cpu");
 }
