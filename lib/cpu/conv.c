@@ -21,22 +21,38 @@ static bool window_input(const window_params *w, const int64_t *o, const int64_t
     return true;
 }
 
-/* col[(c * ksize + kp) * osize + o] = x[c] at kernel position kp of output o (0 in the
- * padding), for the `channels` input planes at x. */
-static void im2col(const window_params *w, int64_t channels, const float *x, float *col)
+/* offs[kp * osize + o]: offset in an input plane of kernel position kp for output o, or
+ * -1 in the padding. The same for every image, group and channel. */
+static void window_offsets(const window_params *w, int64_t *offs)
 {
     int64_t ksize = window_kernel_size(w), osize = window_out_size(w);
-    int64_t isize = window_in_size(w);
     for (int64_t kp = 0; kp < ksize; kp++) {
         int64_t k[OP_MAX_SPATIAL], o[OP_MAX_SPATIAL] = {0};
         cpu_index_from_linear(kp, w->kernel, w->spatial, k);
-        for (int64_t i = 0; i < osize; i++) {
+        for (int64_t i = 0; i < osize; i++, cpu_index_next(o, w->out, w->spatial)) {
             int64_t off;
-            bool inside = window_input(w, o, k, &off);
-            for (int64_t c = 0; c < channels; c++)
-                col[(c * ksize + kp) * osize + i] = inside ? x[c * isize + off] : 0.0f;
-            cpu_index_next(o, w->out, w->spatial);
+            offs[kp * osize + i] = window_input(w, o, k, &off) ? off : -1;
         }
+    }
+}
+
+typedef struct im2col_job {
+    const int64_t *offs;
+    int64_t ksize, osize, isize;
+    const float *x; /* the group's first input plane */
+    float *col;     /* [channels * ksize, osize] */
+} im2col_job;
+
+/* Rows (c * ksize + kp) in [begin, end) of the column matrix. */
+static void im2col_rows(void *ctx, int64_t begin, int64_t end)
+{
+    const im2col_job *job = ctx;
+    for (int64_t r = begin; r < end; r++) {
+        const float *plane = job->x + (r / job->ksize) * job->isize;
+        const int64_t *offs = job->offs + (r % job->ksize) * job->osize;
+        float *row = job->col + r * job->osize;
+        for (int64_t i = 0; i < job->osize; i++)
+            row[i] = offs[i] >= 0 ? plane[offs[i]] : 0.0f;
     }
 }
 
@@ -72,22 +88,33 @@ vkml_status cpu_conv(const op_cpu_args *args, vkml_error *err)
     int64_t isize = window_in_size(w);
     bool pointwise = is_pointwise(w);
     float *col = NULL;
+    int64_t *offs = NULL;
     if (!pointwise) {
-        size_t bytes;
+        size_t bytes, offs_bytes;
         if (!vkml_mul_size((size_t)(cg * ksize), (size_t)osize * sizeof(float), &bytes) ||
-            !(col = malloc(bytes)))
+            !vkml_mul_size((size_t)ksize, (size_t)osize * sizeof(int64_t), &offs_bytes) ||
+            !(col = malloc(bytes)) || !(offs = malloc(offs_bytes))) {
+            free(col);
             return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY,
-                             "Conv: no memory for a %lld x %lld "
-                             "im2col buffer",
+                             "Conv: no memory for a %lld x %lld im2col buffer",
                              (long long)(cg * ksize), (long long)osize);
+        }
+        window_offsets(w, offs);
     }
     const float *x = args->in[0], *weights = args->in[1];
     float *y = args->out[0];
     for (int64_t n = 0; n < p.batch; n++) {
         for (int64_t g = 0; g < p.group; g++) {
             const float *xg = x + (n * p.in_channels + g * cg) * isize;
-            if (!pointwise)
-                im2col(w, cg, xg, col);
+            if (!pointwise) {
+                im2col_job job = {.offs = offs,
+                                  .ksize = ksize,
+                                  .osize = osize,
+                                  .isize = isize,
+                                  .x = xg,
+                                  .col = col};
+                cpu_parallel_for(cg * ksize, (double)osize, im2col_rows, &job);
+            }
             cpu_sgemm_args gemm = {
                 .m = mg,
                 .n = osize,
@@ -104,6 +131,7 @@ vkml_status cpu_conv(const op_cpu_args *args, vkml_error *err)
         }
     }
     free(col);
+    free(offs);
     if (p.has_bias)
         add_bias(&p, args->in[2], y);
     return VKML_OK;

@@ -18,8 +18,8 @@
     }
 
 /* One innermost row of the broadcast: `inner` elements at strides sa/sb from the element
- * offsets off[0] (a) and off[1] (b), written densely from off[2] (y). Integer sums and products go through the
- * unsigned type UT so overflow wraps instead of being undefined. */
+ * offsets off[0] (a) and off[1] (b), written densely from off[2] (y). Integer sums and products go
+ * through the unsigned type UT so overflow wraps instead of being undefined. */
 #define DEFINE_BINARY_ROW(name, T_, UT_, DIV)                                                      \
     static void name(eltwise_op op, const void *va, int64_t sa, const void *vb, int64_t sb,        \
                      void *vy, const int64_t *off, int64_t inner)                                  \
@@ -61,6 +61,34 @@ static binary_row_fn binary_row_for(vkml_dtype dtype)
     return NULL;
 }
 
+typedef struct binary_job {
+    const eltwise_params *p;
+    binary_row_fn row;
+    const void *a, *b;
+    void *y;
+} binary_job;
+
+/* Rows [begin, end) of the output's innermost dimension. */
+static void binary_rows_run(void *ctx, int64_t begin, int64_t end)
+{
+    const binary_job *job = ctx;
+    const eltwise_params *p = job->p;
+    int64_t inner = p->rank ? p->dims[p->rank - 1] : 1;
+    int64_t sa = p->rank ? p->a_strides[p->rank - 1] : 0;
+    int64_t sb = p->rank ? p->b_strides[p->rank - 1] : 0;
+    for (int64_t r = begin; r < end; r++) {
+        /* Offsets of row r: walk the outer dims of the output index. */
+        int64_t rest = r, off[3] = {0, 0, r * inner};
+        for (int d = p->rank - 2; d >= 0; d--) {
+            int64_t i = rest % p->dims[d];
+            rest /= p->dims[d];
+            off[0] += i * p->a_strides[d];
+            off[1] += i * p->b_strides[d];
+        }
+        job->row(p->op, job->a, sa, job->b, sb, job->y, off, inner);
+    }
+}
+
 vkml_status cpu_eltwise_binary(const op_cpu_args *args, vkml_error *err)
 {
     eltwise_params p;
@@ -73,21 +101,9 @@ vkml_status cpu_eltwise_binary(const op_cpu_args *args, vkml_error *err)
     if (!row)
         return vkml_fail(err, VKML_ERROR_UNSUPPORTED, "%s: no CPU kernel for dtype %s",
                          args->node->op_type, vkml_dtype_name(p.dtype));
+    binary_job job = {.p = &p, .row = row, .a = args->in[0], .b = args->in[1], .y = args->out[0]};
     int64_t inner = p.rank ? p.dims[p.rank - 1] : 1;
-    int64_t sa = p.rank ? p.a_strides[p.rank - 1] : 0;
-    int64_t sb = p.rank ? p.b_strides[p.rank - 1] : 0;
-    int64_t rows = (int64_t)p.count / inner;
-    for (int64_t r = 0; r < rows; r++) {
-        /* Offsets of row r: walk the outer dims of the output index. */
-        int64_t rest = r, off[3] = {0, 0, r * inner};
-        for (int d = p.rank - 2; d >= 0; d--) {
-            int64_t i = rest % p.dims[d];
-            rest /= p.dims[d];
-            off[0] += i * p.a_strides[d];
-            off[1] += i * p.b_strides[d];
-        }
-        row(p.op, args->in[0], sa, args->in[1], sb, args->out[0], off, inner);
-    }
+    cpu_parallel_for((int64_t)p.count / inner, (double)inner, binary_rows_run, &job);
     return VKML_OK;
 }
 
@@ -101,15 +117,36 @@ static float unary(eltwise_op op, float x)
     }
 }
 
+/* Elements per work item of the unary kernels. */
+#define UNARY_BLOCK 4096
+
+typedef struct unary_job {
+    eltwise_op op;
+    const float *x;
+    float *y;
+    size_t count;
+} unary_job;
+
+static void unary_blocks_run(void *ctx, int64_t begin, int64_t end)
+{
+    const unary_job *job = ctx;
+    size_t stop = (size_t)end * UNARY_BLOCK;
+    if (stop > job->count)
+        stop = job->count;
+    for (size_t i = (size_t)begin * UNARY_BLOCK; i < stop; i++)
+        job->y[i] = unary(job->op, job->x[i]);
+}
+
 vkml_status cpu_eltwise_unary(const op_cpu_args *args, vkml_error *err)
 {
     eltwise_params p;
     vkml_status st = eltwise_params_parse(args->values, args->node, &p, err);
     if (st)
         return st;
-    const float *x = args->in[0];
-    float *y = args->out[0];
-    for (size_t i = 0; i < p.count; i++)
-        y[i] = unary(p.op, x[i]);
+    unary_job job = {.op = p.op, .x = args->in[0], .y = args->out[0], .count = p.count};
+    int64_t blocks = (int64_t)((p.count + UNARY_BLOCK - 1) / UNARY_BLOCK);
+    /* Cost: a few flops per element for Relu, ~20 for exp/tanh. */
+    cpu_parallel_for(blocks, p.op == ELTWISE_RELU ? UNARY_BLOCK : 20.0 * UNARY_BLOCK,
+                     unary_blocks_run, &job);
     return VKML_OK;
 }

@@ -501,6 +501,36 @@ static void test_constant(void)
     result_free(&r);
 }
 
+/* Broadcast Add and Tanh over 301,000 elements (split over threads) against naive loops. */
+static void test_large_elementwise(uint64_t *seed)
+{
+    enum { B = 5, R = 200, C = 301 };
+    float *x = malloc(sizeof(float) * B * R * C), col[R];
+    float *want = malloc(sizeof(float) * B * R * C);
+    for (int i = 0; i < B * R * C; i++)
+        x[i] = test_randf(seed, -3, 3);
+    for (int i = 0; i < R; i++)
+        col[i] = test_randf(seed, -3, 3);
+    for (int i = 0; i < B * R * C; i++)
+        want[i] = x[i] + col[(i / C) % R];
+    tspec add[] = {{"a", VKML_DTYPE_FLOAT, 3, {B, R, C}, x, false},
+                   {"b", VKML_DTYPE_FLOAT, 2, {R, 1}, col, false}};
+    tresult r = run_node("Add", 14, add, 2, 1, NULL, 0);
+    CHECK(r.status == VKML_OK, "large Add: %s", r.err.message);
+    if (!r.status)
+        check_floats("Add [5,200,301]+[200,1]", r.data[0], want, B * R * C);
+    result_free(&r);
+    for (int i = 0; i < B * R * C; i++)
+        want[i] = tanhf(x[i]);
+    r = run_node("Tanh", 13, add, 1, 1, NULL, 0);
+    CHECK(r.status == VKML_OK, "large Tanh: %s", r.err.message);
+    if (!r.status)
+        check_floats("Tanh [5,200,301]", r.data[0], want, B * R * C);
+    result_free(&r);
+    free(x);
+    free(want);
+}
+
 /* Odd, larger shapes (large enough for the kernels to split work over threads) against
  * naive loops written here. */
 static void test_large_against_naive(void)
@@ -559,6 +589,7 @@ static void test_large_against_naive(void)
     free(x);
     free(b);
     free(yw);
+    test_large_elementwise(&seed);
 }
 
 int main(void)
