@@ -118,7 +118,9 @@ bool conf_find_tests(char *const *dirs, size_t n_dirs, char *const *filters, siz
             return false;
         }
         size_t before = s.found;
-        base_name(dirs[i], name, sizeof(name));
+        char *real = realpath(dirs[i], NULL); /* "." is named after the folder */
+        base_name(real ? real : dirs[i], name, sizeof(name));
+        free(real);
         scan(&s, dirs[i], is_test_dir(dirs[i]) ? name : "", 0);
         if (s.oom) {
             cli_error("out of memory listing the tests");
