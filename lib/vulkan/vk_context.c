@@ -63,10 +63,13 @@ vkml_status vk_device_open(vk_device *vd, vkml_error *err)
         .queueCount = 1,
         .pQueuePriorities = &priority,
     };
+    const char *extensions[] = {VK_EXT_MEMORY_BUDGET_EXTENSION_NAME};
     VkDeviceCreateInfo dci = {
         .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
         .queueCreateInfoCount = 1,
         .pQueueCreateInfos = &qci,
+        .enabledExtensionCount = vd->has_memory_budget ? 1 : 0,
+        .ppEnabledExtensionNames = extensions,
     };
     VK(vkCreateDevice(vd->phys, &dci, NULL, &vd->dev));
     vkGetDeviceQueue(vd->dev, vd->queue_family, 0, &vd->queue);

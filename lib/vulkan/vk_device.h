@@ -21,6 +21,7 @@ typedef struct vk_device {
     VkPhysicalDeviceProperties props;
     VkPhysicalDeviceMemoryProperties mem_props;
     struct gpu_caps caps;
+    bool has_memory_budget; /* VK_EXT_memory_budget, enabled on dev */
     vk_allocator *alloc;
     vk_pipelines *pipes;
 } vk_device;

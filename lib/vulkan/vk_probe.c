@@ -5,7 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Share of device-local memory vkml plans to use (no VK_EXT_memory_budget query yet). */
+/* Share of the free device-local memory vkml plans to use (of what VK_EXT_memory_budget
+ * reports free, else of the heap size). */
 #define VK_MEMORY_BUDGET_PERCENT 95
 
 static const char *vendor_name(uint32_t id)
@@ -71,6 +72,47 @@ static uint64_t device_local_bytes(const VkPhysicalDeviceMemoryProperties *mp)
     return best;
 }
 
+static bool has_device_extension(VkPhysicalDevice phys, const char *name)
+{
+    uint32_t n = 0;
+    if (vkEnumerateDeviceExtensionProperties(phys, NULL, &n, NULL) != VK_SUCCESS || n == 0)
+        return false;
+    VkExtensionProperties *ext = calloc(n, sizeof(*ext));
+    bool found = false;
+    if (ext && vkEnumerateDeviceExtensionProperties(phys, NULL, &n, ext) == VK_SUCCESS) {
+        for (uint32_t i = 0; i < n && !found; i++)
+            found = strcmp(ext[i].extensionName, name) == 0;
+    }
+    free(ext);
+    return found;
+}
+
+/* Bytes free in the largest device-local heap, by VK_EXT_memory_budget when the device
+ * has it, else the heap size. */
+static uint64_t free_device_memory(vk_device *vd)
+{
+    if (!vd->has_memory_budget)
+        return vd->base.info.memory_bytes;
+    VkPhysicalDeviceMemoryBudgetPropertiesEXT budget = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MEMORY_BUDGET_PROPERTIES_EXT,
+    };
+    VkPhysicalDeviceMemoryProperties2 mp2 = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MEMORY_PROPERTIES_2,
+        .pNext = &budget,
+    };
+    vkGetPhysicalDeviceMemoryProperties2(vd->phys, &mp2);
+    uint64_t best = 0, best_size = 0;
+    for (uint32_t i = 0; i < mp2.memoryProperties.memoryHeapCount; i++) {
+        const VkMemoryHeap *h = &mp2.memoryProperties.memoryHeaps[i];
+        if (!(h->flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT) || h->size <= best_size)
+            continue;
+        best_size = h->size;
+        best = budget.heapBudget[i] > budget.heapUsage[i]
+                   ? budget.heapBudget[i] - budget.heapUsage[i] : 0;
+    }
+    return best;
+}
+
 static void probe_caps(vk_device *vd)
 {
     const VkPhysicalDeviceLimits *lim = &vd->props.limits;
@@ -84,7 +126,6 @@ static void probe_caps(vk_device *vd)
     c->max_shared_memory = lim->maxComputeSharedMemorySize;
     c->max_storage_buffer_range = lim->maxStorageBufferRange;
     c->storage_offset_alignment = lim->minStorageBufferOffsetAlignment;
-    c->memory_budget = vd->base.info.memory_bytes / 100 * VK_MEMORY_BUDGET_PERCENT;
 
     VkPhysicalDeviceSubgroupProperties sub = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES,
@@ -114,6 +155,8 @@ static void probe_caps(vk_device *vd)
         }
     }
     c->cooperative_matrix = false;
+    vd->has_memory_budget = has_device_extension(vd->phys, VK_EXT_MEMORY_BUDGET_EXTENSION_NAME);
+    c->memory_budget = free_device_memory(vd) / 100 * VK_MEMORY_BUDGET_PERCENT;
 }
 
 bool vk_probe_device(VkPhysicalDevice phys, int index, vk_device *vd)

@@ -80,8 +80,13 @@ int main(void)
     CHECK(strcmp(vd->base.info.vendor, "unknown") != 0 || vd->base.info.vendor_id > 0x10000,
           "vendor 0x%x has no name", vd->base.info.vendor_id);
     CHECK(vd->caps.subgroup_size > 0, "no subgroup size");
-    printf("device %s, vendor %s, %llu MiB\n", vd->base.info.name, vd->base.info.vendor,
-           (unsigned long long)(vd->base.info.memory_bytes >> 20));
+    CHECK(vd->caps.memory_budget > 0 && vd->caps.memory_budget <= vd->base.info.memory_bytes,
+          "memory budget %llu outside (0, %llu]", (unsigned long long)vd->caps.memory_budget,
+          (unsigned long long)vd->base.info.memory_bytes);
+    printf("device %s, vendor %s, %llu MiB, budget %llu MiB (%s)\n", vd->base.info.name,
+           vd->base.info.vendor, (unsigned long long)(vd->base.info.memory_bytes >> 20),
+           (unsigned long long)(vd->caps.memory_budget >> 20),
+           vd->has_memory_budget ? "VK_EXT_memory_budget" : "heap size");
     test_ranges(vd);
     VkCommandPool pool;
     VkCommandPoolCreateInfo pci = {
