@@ -11,8 +11,10 @@ which is largest for the prototype nearest to x (|x|^2 is the same for every k).
 MatMul weight column k is 2 T p_k and the bias is -T |p_k|^2; Softmax turns the logits
 into "probabilities" [1,K]. T (the temperature) makes the answer confident.
 
-With --vector-input the model skips the pooling and takes the mean colour "rgb" float
-[1,3] itself: a model that cannot take video (the GStreamer tests use it).
+With --layout nhwc the input is [1,64,64,3] and the mean is a Reshape to [H*W,3] and a
+MatMul with a row of 1/(H*W): the same classifier for channels-last inputs. With
+--vector-input the model skips the pooling and takes the mean colour "rgb" float [1,3]
+itself: a model that cannot take video. The GStreamer tests use both.
 
 Run with Debian's /usr/bin/python3 (python3-onnx 1.12, numpy).
 """
@@ -44,19 +46,39 @@ def classifier_weights(temperature):
     return w, b
 
 
-def build_model(size, temperature, vector_input):
+def mean_colour_nchw(size):
+    """image [1,3,S,S] -> mean [1,3]."""
+    inp = helper.make_tensor_value_info("image", TensorProto.FLOAT, [1, 3, size, size])
+    nodes = [
+        helper.make_node("GlobalAveragePool", ["image"], ["pooled"], name="mean_colour"),
+        helper.make_node("Flatten", ["pooled"], ["mean"], name="flatten", axis=1),
+    ]
+    return inp, nodes, []
+
+
+def mean_colour_nhwc(size):
+    """image [1,S,S,3] -> pixels [S*S,3] -> (row of 1/(S*S)) x pixels = mean [1,3]."""
+    n = size * size
+    inp = helper.make_tensor_value_info("image", TensorProto.FLOAT, [1, size, size, 3])
+    nodes = [
+        helper.make_node("Reshape", ["image", "pixels_shape"], ["pixels"], name="to_pixels"),
+        helper.make_node("MatMul", ["average_row", "pixels"], ["mean"], name="mean_colour"),
+    ]
+    consts = [
+        numpy_helper.from_array(np.array([n, 3], dtype=np.int64), "pixels_shape"),
+        numpy_helper.from_array(np.full((1, n), 1.0 / n, dtype=np.float32), "average_row"),
+    ]
+    return inp, nodes, consts
+
+
+def build_model(size, temperature, layout, vector_input):
     k = len(PROTOTYPES)
     w, b = classifier_weights(temperature)
-    nodes = []
     if vector_input:
-        inp = helper.make_tensor_value_info("rgb", TensorProto.FLOAT, [1, 3])
+        inp, nodes, consts = helper.make_tensor_value_info("rgb", TensorProto.FLOAT, [1, 3]), [], []
         mean = "rgb"
     else:
-        inp = helper.make_tensor_value_info("image", TensorProto.FLOAT, [1, 3, size, size])
-        nodes += [
-            helper.make_node("GlobalAveragePool", ["image"], ["pooled"], name="mean_colour"),
-            helper.make_node("Flatten", ["pooled"], ["mean"], name="flatten", axis=1),
-        ]
+        inp, nodes, consts = (mean_colour_nhwc if layout == "nhwc" else mean_colour_nchw)(size)
         mean = "mean"
     nodes += [
         helper.make_node("MatMul", [mean, "W"], ["scaled_dot"], name="dot_prototypes"),
@@ -66,7 +88,7 @@ def build_model(size, temperature, vector_input):
     out = helper.make_tensor_value_info("probabilities", TensorProto.FLOAT, [1, k])
     graph = helper.make_graph(
         nodes, "vkml_colour_classifier", [inp], [out],
-        initializer=[numpy_helper.from_array(w, "W"), numpy_helper.from_array(b, "b")])
+        initializer=consts + [numpy_helper.from_array(w, "W"), numpy_helper.from_array(b, "b")])
     model = helper.make_model(graph, producer_name="vkml make_color_model.py",
                               opset_imports=[helper.make_opsetid("", OPSET)])
     model.ir_version = 7  # readable by every ONNX runtime of opset 13's time
@@ -80,11 +102,13 @@ def main():
     ap.add_argument("--labels", help="labels file to write (one per line)")
     ap.add_argument("--size", type=int, default=64, help="input height and width")
     ap.add_argument("--temperature", type=float, default=10.0, help="T in the logits")
+    ap.add_argument("--layout", choices=["nchw", "nhwc"], default="nchw",
+                    help="input layout of the image")
     ap.add_argument("--vector-input", action="store_true",
                     help="take the mean colour [1,3] instead of an image")
     args = ap.parse_args()
 
-    onnx.save(build_model(args.size, args.temperature, args.vector_input), args.output)
+    onnx.save(build_model(args.size, args.temperature, args.layout, args.vector_input), args.output)
     if args.labels:
         with open(args.labels, "w") as f:
             f.write("".join(name + "\n" for name, _ in PROTOTYPES))

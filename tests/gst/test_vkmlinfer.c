@@ -16,6 +16,7 @@ static gchar *color_path;
 static gchar *labels_path;
 static gchar *vector_path;
 static gchar *unsupported_path;
+static gchar *nhwc_path;
 
 /* Exits through test_missing (skip, or failure when CI=true) without a Vulkan
  * device: the element's default device must be a GPU here (lavapipe in CI). */
@@ -56,6 +57,7 @@ find_models (void)
       NULL);
   unsupported_path = g_build_filename (build, "tests", "gst",
       "unsupported-op.onnx", NULL);
+  nhwc_path = g_build_filename (build, "tests", "gst", "color-nhwc.onnx", NULL);
 }
 
 static void
@@ -325,9 +327,9 @@ classify_one (GstHarness * h, GstBus * bus, GstVideoFormat format, guint8 r,
   return gst_message_get_structure (*msg);
 }
 
-/* Checks a stream of solid colours of @format gets the right labels. */
+/* Checks a stream of solid colours of @format through @model gets the right labels. */
 static void
-check_colours (GstVideoFormat format)
+check_colours (const gchar * model, GstVideoFormat format)
 {
   static const struct
   {
@@ -344,7 +346,7 @@ check_colours (GstVideoFormat format)
   guint i;
 
   launch = g_strdup_printf ("vkmlinfer model=\"%s\" ! vkmlclassify labels=\"%s\"",
-      color_path, labels_path);
+      model, labels_path);
   h = harness_with_bus (launch, &bus);
   g_free (launch);
   caps = g_strdup_printf ("video/x-raw,format=%s,width=320,height=240,"
@@ -375,7 +377,7 @@ check_colours (GstVideoFormat format)
 /* The demo model: solid red/green/blue/white/black RGB frames get those labels. */
 GST_START_TEST (test_demo_model_rgb)
 {
-  check_colours (GST_VIDEO_FORMAT_RGB);
+  check_colours (color_path, GST_VIDEO_FORMAT_RGB);
 }
 
 GST_END_TEST;
@@ -383,7 +385,15 @@ GST_END_TEST;
 /* Same through BGRx: channel order and padding bytes handled. */
 GST_START_TEST (test_demo_model_bgrx)
 {
-  check_colours (GST_VIDEO_FORMAT_BGRx);
+  check_colours (color_path, GST_VIDEO_FORMAT_BGRx);
+}
+
+GST_END_TEST;
+
+/* The same classifier with a channels-last input [1,64,64,3], fed RGBA. */
+GST_START_TEST (test_nhwc_model_rgba)
+{
+  check_colours (nhwc_path, GST_VIDEO_FORMAT_RGBA);
 }
 
 GST_END_TEST;
@@ -409,6 +419,7 @@ vkmlinfer_suite (void)
   tcase_add_test (tc, test_caps_model_cannot_take);
   tcase_add_test (tc, test_demo_model_rgb);
   tcase_add_test (tc, test_demo_model_bgrx);
+  tcase_add_test (tc, test_nhwc_model_rgba);
   return s;
 }
 
