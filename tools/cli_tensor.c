@@ -6,7 +6,9 @@
 #include <string.h>
 
 /* Appends to buf at *pos, never past size (the text is cut, still terminated). */
-__attribute__((format(printf, 4, 5)))
+static void append(char *buf, size_t size, size_t *pos, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
 static void append(char *buf, size_t size, size_t *pos, const char *fmt, ...)
 {
     if (*pos >= size)
@@ -109,8 +111,7 @@ void cli_print_values(FILE *f, const vkml_tensor *t, size_t max_values)
         if (t->dtype == VKML_DTYPE_INT64)
             fprintf(f, "%s%lld", i ? " " : "", (long long)((const int64_t *)t->data)[i]);
         else if (t->dtype == VKML_DTYPE_UINT64)
-            fprintf(f, "%s%llu", i ? " " : "",
-                    (unsigned long long)((const uint64_t *)t->data)[i]);
+            fprintf(f, "%s%llu", i ? " " : "", (unsigned long long)((const uint64_t *)t->data)[i]);
         else
             fprintf(f, "%s%.7g", i ? " " : "", v);
     }

@@ -10,20 +10,19 @@ static int conformance_main(int argc, char **argv);
 const cli_command cli_cmd_conformance = {
     .name = "conformance",
     .summary = "run ONNX backend test folders and report PASS/FAIL/UNSUPPORTED/ERROR",
-    .usage =
-        "usage: vkml conformance [--device D] [--json FILE] [--filter SUBSTR]...\n"
-        "                        [--isolate | --no-isolate] [--timeout S] DIR...\n"
-        "Runs every test folder (model.onnx + test_data_set_N/) in or below each DIR\n"
-        "(a DIR may be one test folder), sorted by name, and prints one line per test,\n"
-        "`PASS|FAIL|UNSUPPORTED|ERROR <test> [reason]`, then the totals line.\n"
-        "  --device D      cpu, default or a GPU index (default: default)\n"
-        "  --json FILE     also write the results as JSON\n"
-        "  --filter S      only tests whose name contains S (repeatable: any of them)\n"
-        "  --isolate       run the tests in worker processes: a crash or a hang becomes\n"
-        "                  ERROR (the default when there is more than one test)\n"
-        "  --no-isolate    run every test in this process\n"
-        "  --timeout S     seconds one test may take with --isolate (default 120)\n"
-        "Exit status: 0 when no test FAILed or ERRORed, 1 otherwise, 2 bad arguments.\n",
+    .usage = "usage: vkml conformance [--device D] [--json FILE] [--filter SUBSTR]...\n"
+             "                        [--isolate | --no-isolate] [--timeout S] DIR...\n"
+             "Runs every test folder (model.onnx + test_data_set_N/) in or below each DIR\n"
+             "(a DIR may be one test folder), sorted by name, and prints one line per test,\n"
+             "`PASS|FAIL|UNSUPPORTED|ERROR <test> [reason]`, then the totals line.\n"
+             "  --device D      cpu, default or a GPU index (default: default)\n"
+             "  --json FILE     also write the results as JSON\n"
+             "  --filter S      only tests whose name contains S (repeatable: any of them)\n"
+             "  --isolate       run the tests in worker processes: a crash or a hang becomes\n"
+             "                  ERROR (the default when there is more than one test)\n"
+             "  --no-isolate    run every test in this process\n"
+             "  --timeout S     seconds one test may take with --isolate (default 120)\n"
+             "Exit status: 0 when no test FAILed or ERRORed, 1 otherwise, 2 bad arguments.\n",
     .main = conformance_main,
 };
 
@@ -55,9 +54,9 @@ const char *conf_status_name(conf_status status)
 static int parse_options(int argc, char **argv, conf_options *o)
 {
     static const struct option opts[] = {
-        {"help", no_argument, NULL, 'h'},         {"device", required_argument, NULL, 'd'},
-        {"json", required_argument, NULL, 'j'},   {"filter", required_argument, NULL, 'f'},
-        {"isolate", no_argument, NULL, 'i'},      {"no-isolate", no_argument, NULL, 'n'},
+        {"help", no_argument, NULL, 'h'},          {"device", required_argument, NULL, 'd'},
+        {"json", required_argument, NULL, 'j'},    {"filter", required_argument, NULL, 'f'},
+        {"isolate", no_argument, NULL, 'i'},       {"no-isolate", no_argument, NULL, 'n'},
         {"timeout", required_argument, NULL, 't'}, {0}};
     *o = (conf_options){.isolate = -1, .timeout_s = CONF_DEFAULT_TIMEOUT_S};
     int c;
@@ -134,8 +133,9 @@ static bool write_json(const char *path, const conf_run_params *p, const conf_re
         json_string(f, p->device_label);
         fprintf(f, ", \"ms\": %.3f}", r->results[i].ms);
     }
-    fprintf(f, "\n  ],\n  \"totals\": {\"pass\": %zu, \"fail\": %zu, \"unsupported\": %zu, "
-               "\"error\": %zu, \"total\": %zu}\n}\n",
+    fprintf(f,
+            "\n  ],\n  \"totals\": {\"pass\": %zu, \"fail\": %zu, \"unsupported\": %zu, "
+            "\"error\": %zu, \"total\": %zu}\n}\n",
             r->totals[CONF_PASS], r->totals[CONF_FAIL], r->totals[CONF_UNSUPPORTED],
             r->totals[CONF_ERROR], p->count);
     bool ok = !ferror(f);
@@ -151,9 +151,13 @@ static int run_tests(const conf_options *o, const conf_test_list *list)
     if (!r.results)
         return cli_error("out of memory");
     conf_run_params p = {
-        .device = o->device, .tests = list->tests, .count = list->count,
+        .device = o->device,
+        .tests = list->tests,
+        .count = list->count,
         .isolate = o->isolate < 0 ? list->count > 1 : o->isolate,
-        .timeout_s = (double)o->timeout_s, .report = report_one, .user = &r,
+        .timeout_s = (double)o->timeout_s,
+        .report = report_one,
+        .user = &r,
     };
     double t0 = cli_now_ms();
     bool ran = conf_run_all(&p);

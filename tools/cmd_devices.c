@@ -22,15 +22,13 @@ static void print_device(const vkml_device_info *info, bool is_default)
                  (info->api_version >> 12) & 0x3ff, info->api_version & 0xfff);
     printf("%c %-4s %-40s %-8s %-16s %8llu MiB  %s\n", is_default ? '*' : ' ',
            cli_device_label(info->index, label, sizeof(label)), info->name, info->vendor,
-           vkml_device_type_name(info->type),
-           (unsigned long long)(info->memory_bytes >> 20), api);
+           vkml_device_type_name(info->type), (unsigned long long)(info->memory_bytes >> 20), api);
 }
 
 static int list_devices(vkml_context *ctx)
 {
     int def = vkml_context_default_device(ctx);
-    printf("  %-4s %-40s %-8s %-16s %12s  %s\n", "dev", "name", "vendor", "type", "memory",
-           "api");
+    printf("  %-4s %-40s %-8s %-16s %12s  %s\n", "dev", "name", "vendor", "type", "memory", "api");
     for (int i = VKML_DEVICE_CPU; i < vkml_context_device_count(ctx); i++) {
         vkml_device_info info;
         vkml_error err = {0};

@@ -42,8 +42,8 @@ static void print_values_list(const char *title, const vkml_model *model, bool i
     size_t n = inputs ? vkml_model_input_count(model) : vkml_model_output_count(model);
     printf("%s (%zu):\n", title, n);
     for (size_t i = 0; i < n; i++) {
-        const vkml_tensor_info *info = inputs ? vkml_model_input(model, i)
-                                              : vkml_model_output(model, i);
+        const vkml_tensor_info *info =
+            inputs ? vkml_model_input(model, i) : vkml_model_output(model, i);
         char shape[256];
         printf("  %-24s %-8s %s\n", info->name, vkml_dtype_name(info->dtype),
                cli_format_info_shape(info, shape, sizeof(shape)));
@@ -83,8 +83,8 @@ static int collect_ops(inspect_state *s)
             return cli_error("out of memory");
         u->count++;
         for (int d = 0; d < s->n_devices; d++)
-            u->supported[d] += vkml_context_device_supports_node(s->ctx, s->devices[d],
-                                                                 s->model, i, NULL, 0);
+            u->supported[d] +=
+                vkml_context_device_supports_node(s->ctx, s->devices[d], s->model, i, NULL, 0);
     }
     return CLI_EXIT_OK;
 }

@@ -42,14 +42,14 @@ static void print_markdown(void)
            "Generated from the op table (`lib/ops/op_list.h`) by `tools/gen-ops-doc.sh`\n"
            "(`vkml ops --markdown`); the test `cli-ops-doc` fails when this file is out of\n"
            "date. Ops without a Vulkan kernel run on the CPU device inside a GPU session.\n\n"
-           "%zu operators, %zu with a Vulkan kernel.\n\n", vkml_op_count(), n_gpu);
+           "%zu operators, %zu with a Vulkan kernel.\n\n",
+           vkml_op_count(), n_gpu);
     printf("| Op | Domain | Opsets | Element types | CPU | Vulkan |\n");
     printf("|----|--------|--------|---------------|-----|--------|\n");
     for (size_t i = 0; i < vkml_op_count(); i++) {
         const vkml_op_info *op = vkml_op(i);
-        printf("| %s | %s | %d-%d | %s | %s | %s |\n", op->name, domain_name(op),
-               op->since_version, op->last_version, op->dtypes, op->cpu ? "yes" : "no",
-               op->gpu ? "yes" : "no");
+        printf("| %s | %s | %d-%d | %s | %s | %s |\n", op->name, domain_name(op), op->since_version,
+               op->last_version, op->dtypes, op->cpu ? "yes" : "no", op->gpu ? "yes" : "no");
     }
 }
 

@@ -93,8 +93,8 @@ static int place_input_arg(const vkml_model *model, run_inputs *in, const char *
     long index = eq ? find_input(model, arg, (size_t)(eq - arg)) : -1;
     const char *path = index >= 0 ? eq + 1 : arg;
     if (index < 0 && eq && access(arg, F_OK) != 0)
-        return cli_error("--input %s: the model has no input named '%.*s'", arg,
-                         (int)(eq - arg), arg);
+        return cli_error("--input %s: the model has no input named '%.*s'", arg, (int)(eq - arg),
+                         arg);
     if (index < 0) {
         while (*next_positional < in->count && in->from_file[*next_positional])
             (*next_positional)++;
@@ -178,8 +178,8 @@ typedef struct run_state {
 static int run_once(run_state *s)
 {
     vkml_error err = {0};
-    vkml_status st = vkml_session_run(s->session, s->in.tensors, s->in.count, s->outputs,
-                                      s->n_outputs, &err);
+    vkml_status st =
+        vkml_session_run(s->session, s->in.tensors, s->in.count, s->outputs, s->n_outputs, &err);
     return st == VKML_OK ? CLI_EXIT_OK : cli_error_vkml("run", st, &err);
 }
 

@@ -29,7 +29,9 @@ typedef struct conf_set {
     size_t n_inputs, n_expected, n_outputs;
 } conf_set;
 
-__attribute__((format(printf, 3, 4)))
+static void set_result(conf_result *res, conf_status status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 static void set_result(conf_result *res, conf_status status, const char *fmt, ...)
 {
     va_list ap;
@@ -97,8 +99,8 @@ static bool read_tensors(conf_case *c, const char *set_dir, const char *prefix, 
             if (!c->session && !create_session(c, 0))
                 return false;
             const char *set = strrchr(set_dir, '/');
-            set_result(c->res, CONF_ERROR, "%s/%s_%zu.pb: %s", set ? set + 1 : set_dir, prefix,
-                       k, err.message);
+            set_result(c->res, CONF_ERROR, "%s/%s_%zu.pb: %s", set ? set + 1 : set_dir, prefix, k,
+                       err.message);
             return false;
         }
     }
@@ -109,8 +111,8 @@ static bool check_inputs(conf_case *c, conf_set *s)
 {
     size_t want = vkml_session_input_count(c->session);
     if (s->n_inputs != want) {
-        set_result(c->res, CONF_ERROR, "%zu input files, the session has %zu inputs",
-                   s->n_inputs, want);
+        set_result(c->res, CONF_ERROR, "%zu input files, the session has %zu inputs", s->n_inputs,
+                   want);
         return false;
     }
     for (size_t i = 0; i < want; i++) {
@@ -141,8 +143,8 @@ static bool run_set(conf_case *c, conf_set *s)
             return false;
         }
     }
-    vkml_status st = vkml_session_run(c->session, s->inputs, s->n_inputs, s->outputs,
-                                      s->n_outputs, &err);
+    vkml_status st =
+        vkml_session_run(c->session, s->inputs, s->n_inputs, s->outputs, s->n_outputs, &err);
     if (st != VKML_OK) {
         set_result(c->res, CONF_ERROR, "run: %s", err.message);
         return false;

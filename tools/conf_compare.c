@@ -37,8 +37,8 @@ static bool same_element(const vkml_tensor *got, const vkml_tensor *want, size_t
                   esize) == 0;
 }
 
-static void describe_mismatch(const char *name, const vkml_tensor *got,
-                              const vkml_tensor *want, size_t i, char *why, size_t why_size)
+static void describe_mismatch(const char *name, const vkml_tensor *got, const vkml_tensor *want,
+                              size_t i, char *why, size_t why_size)
 {
     char g[64], w[64];
     if (want->dtype == VKML_DTYPE_INT64 || want->dtype == VKML_DTYPE_UINT64) {

@@ -23,8 +23,8 @@ const char *conf_status_name(conf_status status);
 
 typedef struct conf_result {
     conf_status status;
-    double ms;            /* wall time of the test */
-    char reason[1024];    /* one line; empty for PASS */
+    double ms;         /* wall time of the test */
+    char reason[1024]; /* one line; empty for PASS */
 } conf_result;
 
 typedef struct conf_test {
@@ -51,18 +51,18 @@ void conf_run_test(vkml_context *ctx, int device, const conf_test *test, conf_re
 /* Compares an output with its expected value: 0 equal, 1 mismatch (a FAIL), -1 when the
  * type cannot be compared (an ERROR). why names the output, the first index that differs,
  * the value and the expected value. */
-int conf_compare(const char *name, const vkml_tensor *got, const vkml_tensor *want,
-                 char *why, size_t why_size);
+int conf_compare(const char *name, const vkml_tensor *got, const vkml_tensor *want, char *why,
+                 size_t why_size);
 
 /* Called once per finished test, in list order. */
 typedef void (*conf_report_fn)(size_t index, const conf_result *res, void *user);
 
 typedef struct conf_run_params {
-    const char *device;      /* --device text */
+    const char *device; /* --device text */
     const conf_test *tests;
     size_t count;
-    bool isolate;            /* each test in a worker process (crash and hang safe) */
-    double timeout_s;        /* per test, with isolate */
+    bool isolate;     /* each test in a worker process (crash and hang safe) */
+    double timeout_s; /* per test, with isolate */
     conf_report_fn report;
     void *user;
     /* Filled: the device's label ("cpu", "0") and name. */

@@ -27,8 +27,7 @@ static void test_float_tolerance(void)
     CHECK(compare_floats(5e-8f, 0.0f, why, sizeof(why)) == 0, "5e-8 vs 0: %s", why);
     CHECK(compare_floats(2e-7f, 0.0f, why, sizeof(why)) == 1, "2e-7 vs 0 passed");
     /* Relative to the expected value, not the result. */
-    CHECK(compare_floats(1000.0f, 1001.0005f, why, sizeof(why)) == 0, "1000 vs 1001.0005: %s",
-          why);
+    CHECK(compare_floats(1000.0f, 1001.0005f, why, sizeof(why)) == 0, "1000 vs 1001.0005: %s", why);
     CHECK(compare_floats(1001.0005f, 1000.0f, why, sizeof(why)) == 1, "1001.0005 vs 1000 passed");
     CHECK(compare_floats(NAN, NAN, why, sizeof(why)) == 0, "NaN vs NaN: %s", why);
     CHECK(compare_floats(NAN, 1.0f, why, sizeof(why)) == 1, "NaN vs 1 passed");
