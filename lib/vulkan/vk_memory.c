@@ -270,3 +270,19 @@ void vk_allocator_destroy(vk_allocator **alloc)
     free(a);
     *alloc = NULL;
 }
+
+vk_mem vk_mem_sub(const vk_mem *mem, VkDeviceSize offset, VkDeviceSize size)
+{
+    return (vk_mem){
+        .buffer = mem->buffer,
+        .offset = mem->offset + offset,
+        .size = size,
+        .map = mem->map ? (char *)mem->map + offset : NULL,
+        .block = NULL,
+    };
+}
+
+VkDeviceSize vk_allocator_alignment(const vk_allocator *alloc)
+{
+    return alloc->alignment;
+}

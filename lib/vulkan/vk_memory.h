@@ -33,5 +33,9 @@ void vk_allocator_destroy(vk_allocator **alloc);
 
 vkml_status vk_mem_alloc(vk_allocator *alloc, vk_mem_kind kind, VkDeviceSize size, vk_mem *out,
                          vkml_error *err);
+/* A part of mem (not to be freed on its own). */
+vk_mem vk_mem_sub(const vk_mem *mem, VkDeviceSize offset, VkDeviceSize size);
+/* Alignment of every range's offset, bytes. */
+VkDeviceSize vk_allocator_alignment(const vk_allocator *alloc);
 /* Accepts a zeroed vk_mem (nothing allocated). */
 void vk_mem_free(vk_allocator *alloc, vk_mem *mem);

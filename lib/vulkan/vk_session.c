@@ -1,5 +1,6 @@
 /* A Vulkan device_session: memory for every value the device uses, and one command
  * buffer per chunk, recorded once here and re-submitted by every run. */
+#include "vulkan/vk_mem_plan.h"
 #include "vulkan/vk_record.h"
 #include "vulkan/vk_transfer.h"
 
@@ -17,6 +18,7 @@ struct device_session {
     int n_values;
     vk_mem *mem;   /* per value; aliases copy their root's range */
     bool *owned;   /* mem[i] was allocated for value i (else shared or unused) */
+    vk_mem transients; /* the range shared by transient values (vk_mem_plan.h) */
     VkCommandPool cmd_pool;
     vk_chunk *chunks;
     int n_chunks;
@@ -42,44 +44,100 @@ static int alias_root(const device_session_desc *desc, int v)
     return v;
 }
 
-/* Allocates every root value (host-visible when any of its aliases is host_access) and
- * points aliases at their root's range. */
+/* Per root value: its size, whether the host touches it, whether it holds a constant. */
+typedef struct value_roots {
+    int *root;
+    size_t *bytes;
+    bool *transient;
+    VkDeviceSize *offsets;
+    bool *placed;
+} value_roots;
+
+static vkml_status collect_roots(const device_session_desc *desc, value_roots *r,
+                                 vkml_error *err)
+{
+    int n = desc->graph->n_values;
+    bool *pinned = calloc((size_t)n + 1, sizeof(bool)); /* host-visible or constant */
+    if (!pinned)
+        return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "Vulkan: out of host memory");
+    for (int v = 0; v < n; v++) {
+        const device_value_plan *vp = &desc->value_plans[v];
+        r->root[v] = alias_root(desc, v);
+        if (!vp->used)
+            continue;
+        size_t b;
+        vkml_status st = value_bytes(desc, v, &b, err);
+        if (st != VKML_OK) {
+            free(pinned);
+            return st;
+        }
+        int root = r->root[v];
+        r->bytes[root] = b > r->bytes[root] ? b : r->bytes[root];
+        pinned[root] |= vp->host_access || vp->constant;
+    }
+    for (int v = 0; v < n; v++)
+        r->transient[v] = desc->value_plans[v].used && !pinned[v];
+    free(pinned);
+    return VKML_OK;
+}
+
+static vk_mem_kind root_kind(const device_session_desc *desc, const value_roots *r, int root)
+{
+    for (int v = 0; v < desc->graph->n_values; v++)
+        if (r->root[v] == root && desc->value_plans[v].used && desc->value_plans[v].host_access)
+            return VK_MEM_HOST;
+    return VK_MEM_DEVICE;
+}
+
+/* Allocates every root value: transients share one range by liveness, the others get
+ * their own (host-visible when any of their aliases is host_access); aliases then point
+ * at their root's range. */
 static vkml_status allocate_values(device_session *s, const device_session_desc *desc,
                                    vkml_error *err)
 {
     vkml_status status = VKML_OK;
     int n = s->n_values;
-    bool *host = calloc((size_t)n, sizeof(bool));
-    size_t *bytes = calloc((size_t)n, sizeof(size_t));
-    if (!host || !bytes) {
+    VkDeviceSize total = 0;
+    value_roots r = {
+        .root = calloc((size_t)n + 1, sizeof(int)),
+        .bytes = calloc((size_t)n + 1, sizeof(size_t)),
+        .transient = calloc((size_t)n + 1, sizeof(bool)),
+        .offsets = calloc((size_t)n + 1, sizeof(VkDeviceSize)),
+        .placed = calloc((size_t)n + 1, sizeof(bool)),
+    };
+    if (!r.root || !r.bytes || !r.transient || !r.offsets || !r.placed) {
         status = vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "Vulkan: out of host memory");
         goto cleanup;
     }
+    VKML_TRY(collect_roots(desc, &r, err));
+    VKML_TRY(vk_mem_plan(desc, r.root, r.bytes, r.transient, vk_allocator_alignment(s->vd->alloc),
+                         r.offsets, r.placed, &total, err));
+    if (total)
+        VKML_TRY(vk_mem_alloc(s->vd->alloc, VK_MEM_DEVICE, total, &s->transients, err));
     for (int v = 0; v < n; v++) {
-        if (!desc->value_plans[v].used)
+        if (!desc->value_plans[v].used || r.root[v] != v)
             continue;
-        int root = alias_root(desc, v);
-        size_t b;
-        VKML_TRY(value_bytes(desc, v, &b, err));
-        host[root] |= desc->value_plans[v].host_access;
-        bytes[root] = b > bytes[root] ? b : bytes[root];
-    }
-    for (int v = 0; v < n; v++) {
-        if (!desc->value_plans[v].used || alias_root(desc, v) != v)
+        if (r.placed[v]) {
+            s->mem[v] = vk_mem_sub(&s->transients, r.offsets[v], r.bytes[v]);
             continue;
-        vk_mem_kind kind = host[v] ? VK_MEM_HOST : VK_MEM_DEVICE;
-        VKML_TRY(vk_mem_alloc(s->vd->alloc, kind, bytes[v], &s->mem[v], err));
+        }
+        VKML_TRY(vk_mem_alloc(s->vd->alloc, root_kind(desc, &r, v), r.bytes[v], &s->mem[v], err));
         s->owned[v] = true;
     }
     for (int v = 0; v < n; v++) {
-        if (desc->value_plans[v].used && !s->owned[v])
-            s->mem[v] = s->mem[alias_root(desc, v)];
+        if (desc->value_plans[v].used && r.root[v] != v)
+            s->mem[v] = s->mem[r.root[v]];
     }
+    VKML_LOGD("Vulkan session on '%s': %llu bytes shared by transient values", s->vd->base.info.name,
+              (unsigned long long)total);
 cleanup:
     if (status != VKML_OK)
         vkml_error_prefix(err, "allocating session memory on '%s'", s->vd->base.info.name);
-    free(host);
-    free(bytes);
+    free(r.root);
+    free(r.bytes);
+    free(r.transient);
+    free(r.offsets);
+    free(r.placed);
     return status;
 }
 
@@ -259,6 +317,7 @@ void vk_session_destroy(device_session **ps)
         if (s->owned[v])
             vk_mem_free(s->vd->alloc, &s->mem[v]);
     }
+    vk_mem_free(s->vd->alloc, &s->transients);
     free(s->mem);
     free(s->owned);
     free(s->chunks);

@@ -30,6 +30,7 @@ typedef struct test_graph {
     graph *g;
     float lo[MAX_VALUES], hi[MAX_VALUES]; /* random range per input/constant */
     bool no_alias;                        /* give OP_ALIAS outputs their own memory */
+    bool expect_reuse; /* two intermediates with disjoint lives must share memory */
 } test_graph;
 
 static void tg_init(test_graph *t)
@@ -195,6 +196,25 @@ static double compare(const char *label, const graph_value *v, const float *cpu,
     return max_err / max_ref;
 }
 
+/* Device-only intermediates whose lives do not overlap share memory. Seen through the
+ * host pointers, so only where device memory is mapped (lavapipe); elsewhere not checked. */
+static void check_reuse(const char *label, const graph *g, const graph_value *values,
+                        const device_value_plan *plans, device_session *ds)
+{
+    int shared = 0, mapped = 0;
+    for (int a = 0; a < g->n_values; a++) {
+        void *pa = gpu->cls->value_host_ptr(ds, a);
+        bool transient_a = values[a].kind == GRAPH_VALUE_INTERMEDIATE && !values[a].is_output &&
+                           plans[a].alias_of < 0;
+        mapped += pa != NULL;
+        for (int b = a + 1; b < g->n_values && transient_a && pa; b++)
+            shared += plans[b].alias_of < 0 && values[b].kind == GRAPH_VALUE_INTERMEDIATE &&
+                      gpu->cls->value_host_ptr(ds, b) == pa;
+    }
+    if (mapped == g->n_values)
+        CHECK(shared > 0, "%s: no two intermediates share memory", label);
+}
+
 static void run_gpu_and_compare(const char *label, const test_graph *t, graph_value *values,
                                 void **bufs, double bound)
 {
@@ -213,6 +233,8 @@ static void run_gpu_and_compare(const char *label, const test_graph *t, graph_va
     CHECK_OK(gpu->cls->session_create(gpu, &desc, &ds, &err), &err);
     if (!ds)
         return;
+    if (t->expect_reuse)
+        check_reuse(label, g, values, plans, ds);
     for (int v = 0; v < g->n_values; v++) {
         void *p = gpu->cls->value_host_ptr(ds, v);
         if (values[v].kind == GRAPH_VALUE_INPUT)
@@ -476,6 +498,7 @@ static void test_chain(bool no_alias)
     test_graph t;
     tg_init(&t);
     t.no_alias = no_alias;
+    t.expect_reuse = true;
     const int64_t xd[] = {1, 1, 12, 12}, wd[] = {4, 1, 3, 3}, bd[] = {4}, shape[] = {1, 144},
                   md[] = {144, 10}, ad[] = {1, 10};
     int node, in[3];
