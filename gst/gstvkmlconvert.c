@@ -38,7 +38,8 @@ static gboolean
 dims_fit (const int64_t * dims, int c_axis, int h_axis, int w_axis)
 {
   return (dims[c_axis] == 1 || dims[c_axis] == 3) && dims[h_axis] > 0
-      && dims[w_axis] > 0 && dims[h_axis] <= G_MAXINT && dims[w_axis] <= G_MAXINT;
+      && dims[w_axis] > 0 && dims[h_axis] <= G_MAXINT
+      && dims[w_axis] <= G_MAXINT;
 }
 
 gchar *

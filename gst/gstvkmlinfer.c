@@ -68,7 +68,8 @@ struct _GstVkmlInfer
   GstCaps *refused_caps;        /* reported once, not again on each retry */
 };
 
-#define VIDEO_CAPS GST_VIDEO_CAPS_MAKE ("{ GRAY8, RGB, BGR, RGBA, BGRA, RGBx, BGRx }")
+#define VIDEO_CAPS \
+    GST_VIDEO_CAPS_MAKE ("{ GRAY8, RGB, BGR, RGBA, BGRA, RGBx, BGRx }")
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
     GST_PAD_SINK,
@@ -439,7 +440,8 @@ gst_vkml_infer_acquire_outputs (GstVkmlInfer * self)
     if (gst_buffer_pool_acquire_buffer (self->out_pools[i], &self->out_bufs[i],
             NULL) != GST_FLOW_OK)
       return FALSE;
-    if (!gst_buffer_map (self->out_bufs[i], &self->out_maps[i], GST_MAP_WRITE)) {
+    if (!gst_buffer_map (self->out_bufs[i], &self->out_maps[i],
+            GST_MAP_WRITE)) {
       gst_clear_buffer (&self->out_bufs[i]);
       return FALSE;
     }

@@ -136,7 +136,8 @@ gst_vkml_tensor_meta_add (GstVkmlTensorMeta * meta, const gchar * name,
   }
   count = element_count (rank, dims);
   esize = vkml_dtype_size (dtype);
-  if (count == G_MAXSIZE || (esize && count > gst_buffer_get_size (data) / esize)) {
+  if (count == G_MAXSIZE
+      || (esize && count > gst_buffer_get_size (data) / esize)) {
     GST_WARNING ("tensor '%s': %" G_GSIZE_FORMAT " bytes of data for %"
         G_GSIZE_FORMAT " elements of %s", GST_STR_NULL (name),
         gst_buffer_get_size (data), count, vkml_dtype_name (dtype));
