@@ -12,8 +12,14 @@ size_t cpu_output_bytes(const op_cpu_args *args, int i)
 /* Columns per work item when cpu_sgemm splits Y by columns. */
 #define SGEMM_COL_BLOCK 64
 
-/* Y[i0..i1, j0..j1]: i-k-j order so the inner loop streams rows of B and Y. */
-static void sgemm_block(const cpu_sgemm_args *g, int64_t i0, int64_t i1, int64_t j0, int64_t j1)
+/* Rows of Y computed together (each element of B loaded once feeds them all) and the
+ * column tile they sweep (4 rows x 256 floats of Y stay in L1 while k runs). */
+#define SGEMM_ROWS 4
+#define SGEMM_TILE 256
+
+/* Y[i0..i1, j0..j1] for any B layout: i-k-j order, one row at a time. */
+static void sgemm_rows_generic(const cpu_sgemm_args *g, int64_t i0, int64_t i1, int64_t j0,
+                               int64_t j1)
 {
     for (int64_t i = i0; i < i1; i++) {
         float *y = g->y + i * g->n;
@@ -22,15 +28,44 @@ static void sgemm_block(const cpu_sgemm_args *g, int64_t i0, int64_t i1, int64_t
         for (int64_t k = 0; k < g->k; k++) {
             float a = g->a[i * g->a_row + k * g->a_col];
             const float *b = g->b + k * g->b_row;
-            if (g->b_col == 1) {
-                for (int64_t j = j0; j < j1; j++)
-                    y[j] += a * b[j];
-            } else {
-                for (int64_t j = j0; j < j1; j++)
-                    y[j] += a * b[j * g->b_col];
+            for (int64_t j = j0; j < j1; j++)
+                y[j] += a * b[j * g->b_col];
+        }
+    }
+}
+
+/* Y[i..i+4, j0..j1] with B's rows dense (b_col == 1). */
+static void sgemm_rows4(const cpu_sgemm_args *g, int64_t i, int64_t j0, int64_t j1)
+{
+    float *restrict y0 = g->y + i * g->n, *restrict y1 = y0 + g->n;
+    float *restrict y2 = y1 + g->n, *restrict y3 = y2 + g->n;
+    const float *a = g->a + i * g->a_row;
+    for (int64_t t = j0; t < j1; t += SGEMM_TILE) {
+        int64_t end = t + SGEMM_TILE < j1 ? t + SGEMM_TILE : j1;
+        for (int64_t j = t; j < end; j++)
+            y0[j] = y1[j] = y2[j] = y3[j] = 0.0f;
+        for (int64_t k = 0; k < g->k; k++) {
+            const float *ak = a + k * g->a_col;
+            float a0 = ak[0], a1 = ak[g->a_row], a2 = ak[2 * g->a_row], a3 = ak[3 * g->a_row];
+            const float *restrict b = g->b + k * g->b_row;
+            for (int64_t j = t; j < end; j++) {
+                float bj = b[j];
+                y0[j] += a0 * bj;
+                y1[j] += a1 * bj;
+                y2[j] += a2 * bj;
+                y3[j] += a3 * bj;
             }
         }
     }
+}
+
+static void sgemm_block(const cpu_sgemm_args *g, int64_t i0, int64_t i1, int64_t j0, int64_t j1)
+{
+    int64_t i = i0;
+    if (g->b_col == 1)
+        for (; i + SGEMM_ROWS <= i1; i += SGEMM_ROWS)
+            sgemm_rows4(g, i, j0, j1);
+    sgemm_rows_generic(g, i, i1, j0, j1);
 }
 
 static void sgemm_rows(void *ctx, int64_t begin, int64_t end)
