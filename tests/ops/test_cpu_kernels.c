@@ -501,6 +501,15 @@ static void test_constant(void)
     result_free(&r);
 }
 
+/* Checks a run succeeded with output 0 equal to want[0..n), then frees it. */
+static void check_run(const char *what, tresult *r, const float *want, size_t n)
+{
+    CHECK(r->status == VKML_OK, "%s: %s", what, r->err.message);
+    if (r->status == VKML_OK)
+        check_floats(what, r->data[0], want, n);
+    result_free(r);
+}
+
 /* Broadcast Add and Tanh over 301,000 elements (split over threads) against naive loops. */
 static void test_large_elementwise(uint64_t *seed)
 {
@@ -516,17 +525,11 @@ static void test_large_elementwise(uint64_t *seed)
     tspec add[] = {{"a", VKML_DTYPE_FLOAT, 3, {B, R, C}, x, false},
                    {"b", VKML_DTYPE_FLOAT, 2, {R, 1}, col, false}};
     tresult r = run_node("Add", 14, add, 2, 1, NULL, 0);
-    CHECK(r.status == VKML_OK, "large Add: %s", r.err.message);
-    if (!r.status)
-        check_floats("Add [5,200,301]+[200,1]", r.data[0], want, B * R * C);
-    result_free(&r);
+    check_run("Add [5,200,301]+[200,1]", &r, want, B * R * C);
     for (int i = 0; i < B * R * C; i++)
         want[i] = tanhf(x[i]);
     r = run_node("Tanh", 13, add, 1, 1, NULL, 0);
-    CHECK(r.status == VKML_OK, "large Tanh: %s", r.err.message);
-    if (!r.status)
-        check_floats("Tanh [5,200,301]", r.data[0], want, B * R * C);
-    result_free(&r);
+    check_run("Tanh [5,200,301]", &r, want, B * R * C);
     free(x);
     free(want);
 }
@@ -553,10 +556,7 @@ static void test_large_against_naive(void)
     tspec mm[] = {{"a", VKML_DTYPE_FLOAT, 2, {M, K}, a, false},
                   {"b", VKML_DTYPE_FLOAT, 2, {K, N}, b, false}};
     tresult r = run_node("MatMul", 13, mm, 2, 1, NULL, 0);
-    CHECK(r.status == VKML_OK, "MatMul %dx%dx%d: %s", M, K, N, r.err.message);
-    if (!r.status)
-        check_floats("MatMul 67x130x71", r.data[0], want, M * N);
-    result_free(&r);
+    check_run("MatMul 67x130x71", &r, want, M * N);
 
     /* Depthwise 3x3, pads 1: one output channel per group, so Y is split by columns. */
     enum { C = 2, H = 131, W = 129 };
@@ -582,10 +582,7 @@ static void test_large_against_naive(void)
                   {"w", VKML_DTYPE_FLOAT, 4, {C, 1, 3, 3}, w, true}};
     graph_attr attrs[] = {A_INTS("pads", 1, 1, 1, 1), A_INT("group", C)};
     r = run_node("Conv", 11, cv, 2, 1, attrs, 2);
-    CHECK(r.status == VKML_OK, "depthwise Conv: %s", r.err.message);
-    if (!r.status)
-        check_floats("depthwise Conv 2x131x129", r.data[0], yw, C * H * W);
-    result_free(&r);
+    check_run("depthwise Conv 2x131x129", &r, yw, C * H * W);
     free(x);
     free(b);
     free(yw);
