@@ -101,14 +101,22 @@ void model_unref(vkml_model *m)
     free(m);
 }
 
-static vkml_status load(const void *bytes, size_t size, const char *base_dir, vkml_model **out,
-                        vkml_error *err)
+static vkml_status load(const void *bytes, size_t size, const char *base_dir, bool copy,
+                        vkml_model **out, vkml_error *err, graph **loaded)
 {
     graph *g;
-    vkml_status st = onnx_load_graph(bytes, size, base_dir, true, &g, err);
+    vkml_status st = onnx_load_graph(bytes, size, base_dir, copy, &g, err);
     if (st != VKML_OK)
         return st;
+    if (loaded)
+        *loaded = g;
     return model_from_graph(g, out, err);
+}
+
+static void release_mapping(void *p)
+{
+    onnx_unmap(p);
+    free(p);
 }
 
 vkml_status vkml_model_load_file(const char *path, vkml_model **out, vkml_error *err)
@@ -119,18 +127,27 @@ vkml_status vkml_model_load_file(const char *path, vkml_model **out, vkml_error 
     if (!path || !path[0])
         return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT, "vkml_model_load_file: no path");
     char *dir_copy = strdup(path);
-    if (!dir_copy)
+    onnx_mapping *map = calloc(1, sizeof(*map));
+    if (!dir_copy || !map) {
+        free(dir_copy);
+        free(map);
         return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "model '%s': out of memory", path);
-    onnx_mapping map;
-    vkml_status st = onnx_map_file(path, &map, err); /* its errors name the path */
+    }
+    vkml_status st = onnx_map_file(path, map, err); /* its errors name the path */
+    graph *g = NULL;
     if (st == VKML_OK) {
-        st = map.size ? load(map.data, map.size, dirname(dir_copy), out, err)
-                      : vkml_fail(err, VKML_ERROR_INVALID_MODEL, "the file is empty");
+        /* Constants stay in the mapping where they can: the graph keeps it. */
+        st = map->size ? load(map->data, map->size, dirname(dir_copy), false, out, err, &g)
+                       : vkml_fail(err, VKML_ERROR_INVALID_MODEL, "the file is empty");
         if (st != VKML_OK)
             vkml_error_prefix(err, "model '%s'", path);
     }
-    /* Nothing of the graph points into the mapping (see onnx_load.c). */
-    onnx_unmap(&map);
+    if (st == VKML_OK && !onnx_graph_keep(g, release_mapping, map)) {
+        vkml_model_destroy(out);
+        st = vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "model '%s': out of memory", path);
+    } else if (st != VKML_OK) {
+        release_mapping(map);
+    }
     free(dir_copy);
     return st;
 }
@@ -143,8 +160,8 @@ vkml_status vkml_model_load_memory(const void *bytes, size_t size, const char *b
     *out = NULL;
     if (!bytes && size)
         return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT, "vkml_model_load_memory: no bytes");
-    /* The loader never keeps pointers into `bytes`, so they need no copy. */
-    return load(bytes, size, base_dir, out, err);
+    /* Constants are copied out of `bytes`, so the caller's bytes need no copy. */
+    return load(bytes, size, base_dir, true, out, err, NULL);
 }
 
 void vkml_model_destroy(vkml_model **model)

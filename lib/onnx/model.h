@@ -23,10 +23,13 @@ void model_unref(vkml_model *m);
 
 /* Decodes an ONNX ModelProto into a graph (lib/onnx/onnx_load.c). `base_dir` resolves
  * external data (NULL refuses it). The bytes must stay valid until the graph is destroyed
- * unless `copy_constants` is true. (Today's loader never keeps pointers into the bytes:
- * protobuf-c copies byte fields, and the graph adopts those copies. The flag stays for a
- * zero-copy decoder.) Errors: VKML_ERROR_INVALID_MODEL for malformed or inconsistent
+ * unless `copy_constants` is true (initializers then may point into them; see
+ * onnx_graph_keep). Errors: VKML_ERROR_INVALID_MODEL for malformed or inconsistent
  * models, VKML_ERROR_UNSUPPORTED for valid ONNX vkml lacks (element types, opset newer
  * than VKML_MAX_OPSET, segmented or sparse initializers), each naming what and where. */
 vkml_status onnx_load_graph(const void *bytes, size_t size, const char *base_dir,
                             bool copy_constants, graph **out, vkml_error *err);
+/* Ties release(ctx) to a graph from onnx_load_graph (e.g. the mapping its constants point
+ * into): called when the graph is destroyed. On failure (out of memory, or a graph the
+ * loader did not make) release(ctx) is called at once and false returned. */
+bool onnx_graph_keep(graph *g, void (*release)(void *), void *ctx);

@@ -1,8 +1,9 @@
 /*
- * ModelProto -> graph. Byte fields (raw_data) are copied out of `bytes` by protobuf-c,
- * and large ones are then adopted by the graph rather than copied again, so no constant
- * ever points into `bytes`: the caller may release them as soon as the load returns,
- * whatever copy_constants says.
+ * ModelProto -> graph. The weights (raw_data of the main graph's initializers) never go
+ * through protobuf-c (see onnx_strip.c): with copy_constants false, those aligned for
+ * their type stay where they lie in `bytes`, the others are copied. Other byte fields
+ * (subgraph initializers, tensor attributes) are copied by protobuf-c, and large ones are
+ * then adopted by the graph rather than copied again.
  */
 #include "onnx/model.h"
 #include "onnx/onnx_load.h"
@@ -128,10 +129,15 @@ static vkml_status apply_type(body *b, const Onnx__ValueInfoProto *vi, int v, co
 static vkml_status load_initializers(body *b, Onnx__GraphProto *gp, vkml_error *err)
 {
     onnx_tensor_ctx ctx = {.arena = b->g->arena, .base_dir = b->L->base_dir,
-                           .backing = b->L->backing};
+                           .backing = b->L->backing, .alias_spans = b->L->alias_spans};
+    const onnx_raw_span *spans = b->subgraph ? NULL : b->L->spans;
+    size_t aliased = 0;
     char what[300];
     if (gp->n_sparse_initializer)
         return vkml_fail(err, VKML_ERROR_UNSUPPORTED, "sparse initializers are not supported");
+    if (spans && b->L->n_spans != gp->n_initializer)
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
+                         "the graph's initializers do not match their encoding");
     for (size_t i = 0; i < gp->n_initializer; i++) {
         Onnx__TensorProto *tp = gp->initializer[i];
         if (!tp->name || !tp->name[0])
@@ -140,7 +146,8 @@ static vkml_status load_initializers(body *b, Onnx__GraphProto *gp, vkml_error *
         if (map_find(&b->names, b->g, tp->name) >= 0)
             return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "%s is defined twice", what);
         graph_tensor t;
-        vkml_status st = onnx_tensor_decode(&ctx, tp, what, &t, err);
+        vkml_status st = onnx_tensor_decode_span(&ctx, tp, spans ? &spans[i] : NULL, what, &t,
+                                                 err);
         if (st != VKML_OK)
             return st;
         if (t.dtype == VKML_DTYPE_STRING)
@@ -156,7 +163,10 @@ static vkml_status load_initializers(body *b, Onnx__GraphProto *gp, vkml_error *
         memcpy(val->dims, t.dims, sizeof(val->dims));
         val->data = t.data;
         val->data_size = t.size;
+        aliased += spans && spans[i].present && t.data == spans[i].data;
     }
+    if (spans)
+        VKML_LOGD("%zu of %zu initializers stay in the model's bytes", aliased, gp->n_initializer);
     return VKML_OK;
 }
 
@@ -364,28 +374,46 @@ static vkml_status load_model(onnx_loader *L, graph *g, Onnx__ModelProto *mp, vk
 vkml_status onnx_load_graph(const void *bytes, size_t size, const char *base_dir,
                             bool copy_constants, graph **out, vkml_error *err)
 {
-    (void)copy_constants; /* constants never alias `bytes`: see the top of this file */
     if (!out)
         return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT, "onnx_load_graph: out is NULL");
     *out = NULL;
-    ProtobufCMessage *msg;
-    vkml_status st = onnx_unpack(&onnx__model_proto__descriptor, bytes, size, "model", &msg, err);
+    onnx_stripped stripped;
+    ProtobufCMessage *msg = NULL;
+    vkml_status st = onnx_strip_raw_data(bytes, size, "model", &stripped, err);
     if (st != VKML_OK)
         return st;
+    st = onnx_unpack(&onnx__model_proto__descriptor, stripped.bytes, stripped.size, "model",
+                     &msg, err);
+    if (st != VKML_OK) {
+        onnx_stripped_free(&stripped);
+        return st;
+    }
     graph *g = graph_create();
     onnx_backing *backing = calloc(1, sizeof(onnx_backing));
     if (!g || !backing) {
         free(backing);
         graph_destroy(&g);
         protobuf_c_message_free_unpacked(msg, NULL);
+        onnx_stripped_free(&stripped);
         return oom(err, "model");
     }
     graph_set_backing(g, onnx_backing_release, backing);
-    onnx_loader L = {.base_dir = base_dir, .backing = backing};
+    onnx_loader L = {.base_dir = base_dir, .backing = backing, .spans = stripped.spans,
+                     .n_spans = stripped.n_spans, .alias_spans = !copy_constants};
     st = load_model(&L, g, (Onnx__ModelProto *)msg, err);
     protobuf_c_message_free_unpacked(msg, NULL);
+    onnx_stripped_free(&stripped);
     if (st != VKML_OK)
         graph_destroy(&g);
     *out = g;
     return st;
+}
+
+bool onnx_graph_keep(graph *g, void (*release)(void *), void *ctx)
+{
+    if (!g || g->backing_release != onnx_backing_release) {
+        release(ctx);
+        return false;
+    }
+    return onnx_backing_add(g->backing_ctx, release, ctx);
 }

@@ -13,6 +13,9 @@ typedef struct onnx_loader {
     onnx_backing *backing;   /* of the top graph: keeps buffers and subgraphs */
     onnx_opset *opsets;      /* the model's imports */
     size_t n_opsets;
+    const onnx_raw_span *spans; /* raw_data of the main graph's initializers */
+    size_t n_spans;
+    bool alias_spans;        /* constants may point into the model's bytes */
 } onnx_loader;
 
 /* Fills `g` (empty) from a GraphProto: initializers, inputs, nodes, outputs. A subgraph

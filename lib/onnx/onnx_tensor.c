@@ -188,6 +188,24 @@ static vkml_status decode_raw(const onnx_tensor_ctx *ctx, Onnx__TensorProto *tp,
     return VKML_OK;
 }
 
+/* raw_data left where it lies in the model's bytes (see onnx_strip.c). */
+static vkml_status decode_span(const onnx_tensor_ctx *ctx, const onnx_raw_span *raw,
+                               const char *what, size_t bytes, graph_tensor *out, vkml_error *err)
+{
+    if (raw->len != bytes)
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
+                         "%s: raw_data holds %zu bytes, its shape and type need %zu", what,
+                         raw->len, bytes);
+    if (ctx->alias_spans && (uintptr_t)raw->data % vkml_dtype_size(out->dtype) == 0) {
+        out->data = raw->data;
+        return VKML_OK;
+    }
+    out->data = vkml_arena_memdup(ctx->arena, raw->data, bytes);
+    if (!out->data)
+        return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "%s: out of memory", what);
+    return VKML_OK;
+}
+
 static vkml_status decode_external(const onnx_tensor_ctx *ctx, const Onnx__TensorProto *tp,
                                    const char *what, size_t bytes, graph_tensor *out,
                                    vkml_error *err)
@@ -229,6 +247,13 @@ static vkml_status decode_external(const onnx_tensor_ctx *ctx, const Onnx__Tenso
 vkml_status onnx_tensor_decode(const onnx_tensor_ctx *ctx, Onnx__TensorProto *tp,
                                const char *what, graph_tensor *out, vkml_error *err)
 {
+    return onnx_tensor_decode_span(ctx, tp, NULL, what, out, err);
+}
+
+vkml_status onnx_tensor_decode_span(const onnx_tensor_ctx *ctx, Onnx__TensorProto *tp,
+                                    const onnx_raw_span *raw, const char *what,
+                                    graph_tensor *out, vkml_error *err)
+{
     memset(out, 0, sizeof(*out));
     out->name = vkml_arena_strdup(ctx->arena, tp->name);
     if (!out->name)
@@ -254,6 +279,8 @@ vkml_status onnx_tensor_decode(const onnx_tensor_ctx *ctx, Onnx__TensorProto *tp
     if (tp->has_data_location && tp->data_location != ONNX__TENSOR_PROTO__DATA_LOCATION__DEFAULT)
         return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "%s: invalid data_location %d", what,
                          (int)tp->data_location);
+    if (raw && raw->present)
+        return decode_span(ctx, raw, what, bytes, out, err);
     if (tp->has_raw_data)
         return decode_raw(ctx, tp, what, bytes, out, err);
     return decode_typed(ctx, tp, what, count, bytes, out, err);

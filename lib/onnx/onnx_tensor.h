@@ -2,7 +2,7 @@
 /* TensorProto -> dense host tensor, shared by initializers, tensor attributes and .pb
  * files. */
 #include "graph/graph.h"
-#include "onnx/onnx.pb-c.h"
+#include "onnx/onnx_wire.h"
 
 /* What a graph keeps alive besides its arena: buffers taken over from protobuf-c and
  * subgraphs. Released in reverse order by onnx_backing_release (a graph backing). */
@@ -25,6 +25,8 @@ typedef struct onnx_tensor_ctx {
     vkml_arena *arena;      /* names and converted data */
     const char *base_dir;   /* resolves external data; NULL refuses it */
     onnx_backing *backing;  /* takes over large raw_data buffers; NULL: they are copied */
+    bool alias_spans;       /* data of an onnx_raw_span may be referenced where it lies
+                               (when aligned for its type) instead of copied */
 } onnx_tensor_ctx;
 
 /* ONNX element type -> vkml dtype: VKML_ERROR_UNSUPPORTED for valid ONNX types vkml lacks
@@ -36,3 +38,7 @@ vkml_status onnx_dtype(int32_t elem_type, const char *what, vkml_dtype *out, vkm
  * buffer (it is then cleared in tp). */
 vkml_status onnx_tensor_decode(const onnx_tensor_ctx *ctx, Onnx__TensorProto *tp,
                                const char *what, graph_tensor *out, vkml_error *err);
+/* Same, with the raw_data that onnx_strip_raw_data took out of tp (raw may be NULL). */
+vkml_status onnx_tensor_decode_span(const onnx_tensor_ctx *ctx, Onnx__TensorProto *tp,
+                                    const onnx_raw_span *raw, const char *what,
+                                    graph_tensor *out, vkml_error *err);

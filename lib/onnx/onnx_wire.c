@@ -38,23 +38,30 @@ static bool skip_bytes(const uint8_t **p, const uint8_t *end, uint64_t n)
     return true;
 }
 
-static bool walk_message(wire_walk *w, const ProtobufCMessageDescriptor *desc,
-                         const uint8_t *p, const uint8_t *end, int depth);
-
-/* One length-delimited field: a nested message is walked, anything else skipped. */
-static bool walk_bytes_field(wire_walk *w, const ProtobufCFieldDescriptor *field,
-                             const uint8_t **p, const uint8_t *end, int depth)
+bool onnx_wire_next(const uint8_t **p, const uint8_t *end, onnx_field *f)
 {
-    uint64_t len;
-    if (!read_varint(p, end, &len) || len > (uint64_t)(end - *p)) {
-        w->problem = "a field runs past the end of the data (truncated file?)";
+    uint64_t tag, len;
+    f->start = *p;
+    if (!read_varint(p, end, &tag) || (tag >> 3) == 0 || (tag >> 3) > UINT32_MAX)
         return false;
+    f->number = (uint32_t)(tag >> 3);
+    f->wire = (int)(tag & 7);
+    bool ok;
+    switch (f->wire) {
+    case WIRE_VARINT: ok = read_varint(p, end, &len); break;
+    case WIRE_FIXED64: ok = skip_bytes(p, end, 8); break;
+    case WIRE_FIXED32: ok = skip_bytes(p, end, 4); break;
+    case WIRE_BYTES:
+        ok = read_varint(p, end, &len);
+        f->value = *p;
+        ok = ok && skip_bytes(p, end, len);
+        break;
+    default: ok = false; break;
     }
-    const uint8_t *start = *p;
-    *p += len;
-    if (!field || field->type != PROTOBUF_C_TYPE_MESSAGE)
-        return true; /* accounted for by the caller */
-    return walk_message(w, field->descriptor, start, start + len, depth + 1);
+    if (f->wire != WIRE_BYTES)
+        f->value = f->start;
+    f->end = *p;
+    return ok;
 }
 
 static bool walk_message(wire_walk *w, const ProtobufCMessageDescriptor *desc,
@@ -65,38 +72,23 @@ static bool walk_message(wire_walk *w, const ProtobufCMessageDescriptor *desc,
         return false;
     }
     w->decoded += desc->sizeof_message + ONNX_FIELD_OVERHEAD;
-    if (w->decoded > w->budget) {
-        w->problem = "it holds far more messages than its size allows";
-        return false;
-    }
     while (p < end) {
-        uint64_t tag, ignored;
-        if (!read_varint(&p, end, &tag) || (tag >> 3) == 0 || (tag >> 3) > UINT32_MAX) {
-            w->problem = "a field tag is malformed";
+        onnx_field f;
+        if (!onnx_wire_next(&p, end, &f)) {
+            w->problem = "a field is malformed or runs past the end of the data (truncated?)";
             return false;
         }
         const ProtobufCFieldDescriptor *field =
-            protobuf_c_message_descriptor_get_field(desc, (unsigned)(tag >> 3));
-        bool ok;
-        if (!field || (field->type == PROTOBUF_C_TYPE_STRING ||
-                       field->type == PROTOBUF_C_TYPE_BYTES))
+            protobuf_c_message_descriptor_get_field(desc, f.number);
+        if (!field || field->type == PROTOBUF_C_TYPE_STRING || field->type == PROTOBUF_C_TYPE_BYTES)
             w->decoded += ONNX_FIELD_OVERHEAD;
-        switch (tag & 7) {
-        case WIRE_VARINT: ok = read_varint(&p, end, &ignored); break;
-        case WIRE_FIXED64: ok = skip_bytes(&p, end, 8); break;
-        case WIRE_FIXED32: ok = skip_bytes(&p, end, 4); break;
-        case WIRE_BYTES: ok = walk_bytes_field(w, field, &p, end, depth); break;
-        default: ok = false; break;
-        }
-        if (!ok) {
-            if (!w->problem)
-                w->problem = "a field is malformed or truncated";
-            return false;
-        }
         if (w->decoded > w->budget) {
             w->problem = "it holds far more fields than its size allows";
             return false;
         }
+        if (f.wire == WIRE_BYTES && field && field->type == PROTOBUF_C_TYPE_MESSAGE &&
+            !walk_message(w, field->descriptor, f.value, f.end, depth + 1))
+            return false;
     }
     return true;
 }

@@ -108,6 +108,42 @@ static void test_typed(void)
     graph_destroy(&g);
 }
 
+/* With copy_constants false, raw initializers stay in the caller's bytes exactly when they
+ * are aligned for their type; with it true, never. Tried at every shift of the bytes. */
+static void test_aliasing(void)
+{
+    char path[4096];
+    FILE *f = fopen(model_path(path, sizeof(path), "typed.onnx"), "rb");
+    static unsigned char file[1 << 16];
+    size_t size = f ? fread(file, 1, sizeof(file), f) : 0;
+    if (f)
+        fclose(f);
+    CHECK(size > 0 && size < sizeof(file), "typed.onnx: %zu bytes", size);
+    static _Alignas(64) unsigned char buf[(1 << 16) + 64];
+    int aliased = 0, copied = 0;
+    for (int copy = 0; copy <= 1; copy++) {
+        for (size_t shift = 0; shift < 8; shift++) {
+            memcpy(buf + shift, file, size);
+            graph *g = NULL;
+            vkml_error err = {0};
+            CHECK_OK(onnx_load_graph(buf + shift, size, NULL, copy, &g, &err), &err);
+            const graph_value *v = g ? constant(g, "raw_big") : NULL;
+            if (!v)
+                continue;
+            const unsigned char *p = v->data;
+            bool inside = p >= buf && p < buf + sizeof(buf);
+            CHECK(!inside || (!copy && (uintptr_t)p % 4 == 0), "copy %d shift %zu: %p aliases",
+                  copy, shift, (const void *)p);
+            aliased += inside;
+            copied += !inside;
+            memset(buf, 0, sizeof(buf)); /* copies must not depend on the bytes */
+            CHECK(((const float *)v->data)[2047] == (inside ? 0.0f : 2047.0f), "raw_big values");
+            graph_destroy(&g);
+        }
+    }
+    CHECK(aliased == 2 && copied == 14, "%d aliased, %d copied", aliased, copied);
+}
+
 static const graph_attr *attr(const graph_node *n, const char *name, graph_attr_type type)
 {
     const graph_attr *a = graph_node_attr(n, name);
@@ -306,6 +342,7 @@ int main(int argc, char **argv)
     }
     models_dir = argv[1];
     test_typed();
+    test_aliasing();
     test_attrs();
     test_symbolic();
     test_external();
