@@ -45,6 +45,22 @@ static void test_ranges(vk_device *vd)
     CHECK(again.buffer == VK_NULL_HANDLE, "vk_mem_free did not clear the range");
 }
 
+/* A request far beyond the device: VKML_ERROR_OUT_OF_MEMORY with a message, no crash. */
+static void test_too_large(vk_device *vd)
+{
+    vkml_error err = {0};
+    vk_mem huge = {0};
+    VkDeviceSize size = vd->base.info.memory_bytes * 64;
+    vkml_status st = vk_mem_alloc(vd->alloc, VK_MEM_DEVICE, size, &huge, &err);
+    CHECK(st == VKML_ERROR_OUT_OF_MEMORY || st == VKML_ERROR_DEVICE,
+          "allocating %llu bytes: %s", (unsigned long long)size, vkml_status_name(st));
+    CHECK(strstr(err.message, vd->base.info.name) || st == VKML_ERROR_DEVICE,
+          "message does not name the device: %s", err.message);
+    printf("too large: %s: %s\n", vkml_status_name(st), err.message);
+    if (st == VKML_OK)
+        vk_mem_free(vd->alloc, &huge);
+}
+
 static void test_large_and_upload(vk_device *vd, VkCommandPool pool)
 {
     vkml_error err = {0};
@@ -88,6 +104,7 @@ int main(void)
            (unsigned long long)(vd->caps.memory_budget >> 20),
            vd->has_memory_budget ? "VK_EXT_memory_budget" : "heap size");
     test_ranges(vd);
+    test_too_large(vd);
     VkCommandPool pool;
     VkCommandPoolCreateInfo pci = {
         .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
