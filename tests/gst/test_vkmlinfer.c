@@ -203,22 +203,15 @@ GST_START_TEST (test_mnist_matches_libvkml)
 
 GST_END_TEST;
 
-/* A vkmlinfer with @model (NULL: none) on @device: PAUSED must fail with an error of
- * @domain/@code whose text contains @needle; the element then goes back to NULL. */
-static void
-expect_start_error (const gchar * model, gint device, GQuark domain, gint code,
-    const gchar * needle)
+/* Pops the error message from @bus, checks its domain and code and that its text
+ * mentions @needle; returns the text (g_free it). */
+static gchar *
+expect_error (GstBus * bus, GQuark domain, gint code, const gchar * needle)
 {
-  GstElement *element = gst_element_factory_make ("vkmlinfer", NULL);
-  GstBus *bus = gst_bus_new ();
-  GstMessage *msg;
+  GstMessage *msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
   GError *error = NULL;
+  gchar *text;
 
-  g_object_set (element, "model", model, "device", device, NULL);
-  gst_element_set_bus (element, bus);
-  fail_unless_equals_int (gst_element_set_state (element, GST_STATE_PAUSED),
-      GST_STATE_CHANGE_FAILURE);
-  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
   fail_unless (msg != NULL, "no error message");
   gst_message_parse_error (msg, &error, NULL);
   fail_unless (error->domain == domain && error->code == code,
@@ -226,8 +219,24 @@ expect_start_error (const gchar * model, gint device, GQuark domain, gint code,
       error->message);
   fail_unless (strstr (error->message, needle) != NULL,
       "'%s' does not mention '%s'", error->message, needle);
+  text = g_strdup (error->message);
   g_error_free (error);
   gst_message_unref (msg);
+  return text;
+}
+
+/* @element (taken) must fail to go to PAUSED with the error described as in
+ * expect_error; then it goes back to NULL and is freed. */
+static void
+expect_start_error (GstElement * element, GQuark domain, gint code,
+    const gchar * needle)
+{
+  GstBus *bus = gst_bus_new ();
+
+  gst_element_set_bus (element, bus);
+  fail_unless_equals_int (gst_element_set_state (element, GST_STATE_PAUSED),
+      GST_STATE_CHANGE_FAILURE);
+  g_free (expect_error (bus, domain, code, needle));
   fail_unless_equals_int (gst_element_set_state (element, GST_STATE_NULL),
       GST_STATE_CHANGE_SUCCESS);
   gst_element_set_bus (element, NULL);
@@ -235,11 +244,21 @@ expect_start_error (const gchar * model, gint device, GQuark domain, gint code,
   gst_object_unref (element);
 }
 
+/* A vkmlinfer with @model (NULL: none) on @device. */
+static GstElement *
+infer_with (const gchar * model, gint device)
+{
+  GstElement *e = gst_element_factory_make ("vkmlinfer", NULL);
+
+  g_object_set (e, "model", model, "device", device, NULL);
+  return e;
+}
+
 /* A missing model file: a RESOURCE/NOT_FOUND error naming the file; PAUSED fails. */
 GST_START_TEST (test_bad_model_path)
 {
-  expect_start_error ("/nonexistent/vkml/model.onnx", VKML_DEVICE_DEFAULT,
-      GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND,
+  expect_start_error (infer_with ("/nonexistent/vkml/model.onnx",
+          VKML_DEVICE_DEFAULT), GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND,
       "/nonexistent/vkml/model.onnx");
 }
 
@@ -248,7 +267,7 @@ GST_END_TEST;
 /* No model property at all: an error that says to set it. */
 GST_START_TEST (test_no_model)
 {
-  expect_start_error (NULL, VKML_DEVICE_DEFAULT, GST_RESOURCE_ERROR,
+  expect_start_error (infer_with (NULL, VKML_DEVICE_DEFAULT), GST_RESOURCE_ERROR,
       GST_RESOURCE_ERROR_NOT_FOUND, "No model");
 }
 
@@ -257,8 +276,8 @@ GST_END_TEST;
 /* A file that is not ONNX (the labels text): a LIBRARY/SETTINGS error naming it. */
 GST_START_TEST (test_not_a_model)
 {
-  expect_start_error (labels_path, VKML_DEVICE_DEFAULT, GST_LIBRARY_ERROR,
-      GST_LIBRARY_ERROR_SETTINGS, labels_path);
+  expect_start_error (infer_with (labels_path, VKML_DEVICE_DEFAULT),
+      GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS, labels_path);
 }
 
 GST_END_TEST;
@@ -266,8 +285,8 @@ GST_END_TEST;
 /* A model with an op vkml lacks: LIBRARY/SETTINGS naming the node. */
 GST_START_TEST (test_unsupported_op)
 {
-  expect_start_error (unsupported_path, VKML_DEVICE_DEFAULT, GST_LIBRARY_ERROR,
-      GST_LIBRARY_ERROR_SETTINGS, "mystery_node");
+  expect_start_error (infer_with (unsupported_path, VKML_DEVICE_DEFAULT),
+      GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS, "mystery_node");
 }
 
 GST_END_TEST;
@@ -275,20 +294,20 @@ GST_END_TEST;
 /* A GPU index that does not exist: LIBRARY/SETTINGS naming the device. */
 GST_START_TEST (test_bad_device)
 {
-  expect_start_error (color_path, 99, GST_LIBRARY_ERROR,
+  expect_start_error (infer_with (color_path, 99), GST_LIBRARY_ERROR,
       GST_LIBRARY_ERROR_SETTINGS, "device 99");
 }
 
 GST_END_TEST;
 
-/* A model whose input is no image ([1,3]): CORE/NEGOTIATION naming the input shape. */
+/* A model whose input is no image ([1,3]): CORE/NEGOTIATION naming the input shape
+ * and the caps. */
 GST_START_TEST (test_caps_model_cannot_take)
 {
   GstHarness *h;
   GstBus *bus;
-  GstMessage *msg;
-  GError *error = NULL;
   gchar *launch = g_strdup_printf ("vkmlinfer model=\"%s\"", vector_path);
+  gchar *text;
 
   h = harness_with_bus (launch, &bus);
   g_free (launch);
@@ -296,15 +315,10 @@ GST_START_TEST (test_caps_model_cannot_take)
       "video/x-raw,format=RGB,width=64,height=64,framerate=30/1");
   fail_unless_equals_int (gst_harness_push (h, solid_frame
           (GST_VIDEO_FORMAT_RGB, 64, 64, 255, 0, 0)), GST_FLOW_NOT_NEGOTIATED);
-  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
-  fail_unless (msg != NULL, "no error message");
-  gst_message_parse_error (msg, &error, NULL);
-  fail_unless (g_error_matches (error, GST_CORE_ERROR,
-          GST_CORE_ERROR_NEGOTIATION), "%s", error->message);
-  fail_unless (strstr (error->message, "[1,3]") != NULL, "%s", error->message);
-  fail_unless (strstr (error->message, "RGB") != NULL, "%s", error->message);
-  g_error_free (error);
-  gst_message_unref (msg);
+  text = expect_error (bus, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
+      "'rgb' [1,3] float");
+  fail_unless (strstr (text, "RGB") != NULL, "%s", text);
+  g_free (text);
   teardown_with_bus (h, bus);
 }
 
@@ -398,6 +412,60 @@ GST_START_TEST (test_nhwc_model_rgba)
 
 GST_END_TEST;
 
+/* vkmlclassify tensor=NAME without labels: the label is the class index. */
+GST_START_TEST (test_classify_tensor_by_name)
+{
+  GstHarness *h;
+  GstBus *bus;
+  GstMessage *msg;
+  gchar *launch = g_strdup_printf ("vkmlinfer model=\"%s\" ! "
+      "vkmlclassify tensor=probabilities", color_path);
+
+  h = harness_with_bus (launch, &bus);
+  g_free (launch);
+  gst_harness_set_src_caps_str (h,
+      "video/x-raw,format=RGB,width=320,height=240,framerate=30/1");
+  fail_unless_equals_string (gst_structure_get_string (classify_one (h, bus,
+              GST_VIDEO_FORMAT_RGB, 0, 0, 255, &msg), "label"), "2");
+  gst_message_unref (msg);
+  teardown_with_bus (h, bus);
+}
+
+GST_END_TEST;
+
+/* vkmlclassify tensor=NAME that the model lacks: a STREAM/FORMAT error, flow error. */
+GST_START_TEST (test_classify_unknown_tensor)
+{
+  GstHarness *h;
+  GstBus *bus;
+  gchar *launch = g_strdup_printf ("vkmlinfer model=\"%s\" ! "
+      "vkmlclassify tensor=nope", color_path);
+
+  h = harness_with_bus (launch, &bus);
+  g_free (launch);
+  gst_harness_set_src_caps_str (h,
+      "video/x-raw,format=RGB,width=320,height=240,framerate=30/1");
+  fail_unless_equals_int (gst_harness_push (h, solid_frame
+          (GST_VIDEO_FORMAT_RGB, 320, 240, 255, 0, 0)), GST_FLOW_ERROR);
+  g_free (expect_error (bus, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+          "no such output tensor"));
+  teardown_with_bus (h, bus);
+}
+
+GST_END_TEST;
+
+/* A labels file that does not exist: RESOURCE/NOT_FOUND at start. */
+GST_START_TEST (test_classify_missing_labels)
+{
+  GstElement *e = gst_element_factory_make ("vkmlclassify", NULL);
+
+  g_object_set (e, "labels", "/nonexistent/labels.txt", NULL);
+  expect_start_error (e, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND,
+      "/nonexistent/labels.txt");
+}
+
+GST_END_TEST;
+
 static Suite *
 vkmlinfer_suite (void)
 {
@@ -420,6 +488,9 @@ vkmlinfer_suite (void)
   tcase_add_test (tc, test_demo_model_rgb);
   tcase_add_test (tc, test_demo_model_bgrx);
   tcase_add_test (tc, test_nhwc_model_rgba);
+  tcase_add_test (tc, test_classify_tensor_by_name);
+  tcase_add_test (tc, test_classify_unknown_tensor);
+  tcase_add_test (tc, test_classify_missing_labels);
   return s;
 }
 
