@@ -51,6 +51,9 @@ vkml_status conv_params_parse(const graph_value *values, const graph_node *node,
     p->batch = x->dims[0];
     p->in_channels = x->dims[1];
     p->out_channels = w->dims[0];
+    static const op_attr_spec specs[] = {{"group", GRAPH_ATTR_INT}};
+    if ((st = op_check_attr_types(node, specs, VKML_ARRAY_SIZE(specs), err)))
+        return st;
     p->group = graph_attr_int(node, "group", 1);
     if (p->group < 1 || p->in_channels % p->group || p->out_channels % p->group)
         return vkml_fail(err, VKML_ERROR_INVALID_MODEL,

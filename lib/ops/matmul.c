@@ -128,6 +128,12 @@ vkml_status gemm_params_parse(const graph_value *values, const graph_node *node,
                          "not %s and %s",
                          graph_shape_string(a->rank, a->dims, sa, sizeof(sa)),
                          graph_shape_string(b->rank, b->dims, sb, sizeof(sb)));
+    static const op_attr_spec specs[] = {{"transA", GRAPH_ATTR_INT},
+                                         {"transB", GRAPH_ATTR_INT},
+                                         {"alpha", GRAPH_ATTR_FLOAT},
+                                         {"beta", GRAPH_ATTR_FLOAT}};
+    if ((st = op_check_attr_types(node, specs, VKML_ARRAY_SIZE(specs), err)))
+        return st;
     p->trans_a = graph_attr_int(node, "transA", 0) != 0;
     p->trans_b = graph_attr_int(node, "transB", 0) != 0;
     p->alpha = graph_attr_float(node, "alpha", 1.0f);

@@ -88,3 +88,12 @@ vkml_status op_require_dtype(const graph_value *values, const graph_node *n, int
  * min_outputs outputs present at index 0. */
 vkml_status op_require_counts(const graph_node *n, int min_inputs, int max_inputs,
                               int min_outputs, vkml_error *err);
+/* An attribute an op reads, with the type ONNX gives it. */
+typedef struct op_attr_spec {
+    const char *name;
+    graph_attr_type type;
+} op_attr_spec;
+/* Fails (INVALID_MODEL, naming the attribute) when one of the `count` attributes in
+ * `specs` is present on the node with another type. */
+vkml_status op_check_attr_types(const graph_node *n, const op_attr_spec *specs, size_t count,
+                                vkml_error *err);

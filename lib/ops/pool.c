@@ -47,6 +47,11 @@ vkml_status pool_params_parse(const graph_value *values, const graph_node *node,
     p->is_max = strcmp(node->op_type, "MaxPool") == 0;
     p->batch = x->dims[0];
     p->channels = x->dims[1];
+    static const op_attr_spec specs[] = {{"ceil_mode", GRAPH_ATTR_INT},
+                                         {"count_include_pad", GRAPH_ATTR_INT},
+                                         {"storage_order", GRAPH_ATTR_INT}};
+    if ((st = op_check_attr_types(node, specs, VKML_ARRAY_SIZE(specs), err)))
+        return st;
     p->ceil_mode = graph_attr_int(node, "ceil_mode", 0) != 0;
     p->count_include_pad = graph_attr_int(node, "count_include_pad", 0) != 0;
     p->storage_order = (int)graph_attr_int(node, "storage_order", 0);

@@ -48,6 +48,9 @@ vkml_status flatten_infer(graph_value *values, const graph_node *node, vkml_erro
     if ((st = op_require_counts(node, 1, 1, 1, err)) || (st = check_data_input(values, node, err)))
         return st;
     const graph_value *x = &values[node->inputs[0]];
+    static const op_attr_spec specs[] = {{"axis", GRAPH_ATTR_INT}};
+    if ((st = op_check_attr_types(node, specs, VKML_ARRAY_SIZE(specs), err)))
+        return st;
     int64_t axis = graph_attr_int(node, "axis", 1);
     /* Negative axes from opset 11. */
     int64_t lo = node->opset >= 11 ? -x->rank : 0;
@@ -111,6 +114,9 @@ vkml_status reshape_infer(graph_value *values, const graph_node *node, vkml_erro
     if ((st = op_require_counts(node, 2, 2, 1, err)) ||
         (st = check_data_input(values, node, err)) ||
         (st = op_const_ints(values, node, 1, shape, VKML_MAX_RANK, &rank, err)))
+        return st;
+    static const op_attr_spec specs[] = {{"allowzero", GRAPH_ATTR_INT}};
+    if ((st = op_check_attr_types(node, specs, VKML_ARRAY_SIZE(specs), err)))
         return st;
     bool allowzero = node->opset >= 14 && graph_attr_int(node, "allowzero", 0) != 0;
     if (allowzero) {

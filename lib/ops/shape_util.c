@@ -142,3 +142,29 @@ vkml_status op_const_ints(const graph_value *values, const graph_node *n, int i,
     *count = elems;
     return VKML_OK;
 }
+
+static const char *attr_type_name(graph_attr_type type)
+{
+    switch (type) {
+    case GRAPH_ATTR_FLOAT: return "float";
+    case GRAPH_ATTR_INT: return "int";
+    case GRAPH_ATTR_STRING: return "string";
+    case GRAPH_ATTR_TENSOR: return "tensor";
+    case GRAPH_ATTR_FLOATS: return "floats";
+    case GRAPH_ATTR_INTS: return "ints";
+    default: return "other";
+    }
+}
+
+vkml_status op_check_attr_types(const graph_node *n, const op_attr_spec *specs, size_t count,
+                                vkml_error *err)
+{
+    for (size_t i = 0; i < count; i++) {
+        const graph_attr *a = graph_node_attr(n, specs[i].name);
+        if (a && a->type != specs[i].type)
+            return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
+                             "attribute '%s' must be of type %s, not %s", specs[i].name,
+                             attr_type_name(specs[i].type), attr_type_name(a->type));
+    }
+    return VKML_OK;
+}

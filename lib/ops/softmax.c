@@ -20,6 +20,9 @@ vkml_status softmax_params_parse(const graph_value *values, const graph_node *no
         (st = op_require_dtype(values, node, 0, softmax_dtypes, 1, err)))
         return st;
     const graph_value *x = &values[node->inputs[0]];
+    static const op_attr_spec specs[] = {{"axis", GRAPH_ATTR_INT}};
+    if ((st = op_check_attr_types(node, specs, VKML_ARRAY_SIZE(specs), err)))
+        return st;
     bool coerce_2d = node->opset < 13;
     int64_t axis = graph_attr_int(node, "axis", coerce_2d ? 1 : -1);
     if (x->rank < 1)

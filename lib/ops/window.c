@@ -1,6 +1,11 @@
 #include "ops/window.h"
+#include "ops/op.h"
 
 #include <string.h>
+
+/* Largest kernel, stride, dilation, pad or spatial size accepted: keeps every size
+ * computation far from int64 overflow. */
+#define WINDOW_MAX_EXTENT ((int64_t)1 << 31)
 
 /* Reads an INTS attribute of exactly `want` values into out (default when absent). */
 static vkml_status read_ints(const graph_node *n, const char *name, size_t want, int64_t dflt,
@@ -19,6 +24,10 @@ static vkml_status read_ints(const graph_node *n, const char *name, size_t want,
         return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
                          "attribute '%s' has %zu values, expected %zu", name, count, want);
     for (size_t i = 0; i < want; i++) {
+        if (v[i] > WINDOW_MAX_EXTENT)
+            return vkml_fail(err, VKML_ERROR_UNSUPPORTED,
+                             "attribute '%s' value %lld is larger than %lld", name, (long long)v[i],
+                             (long long)WINDOW_MAX_EXTENT);
         if (v[i] < min)
             return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
                              "attribute '%s' value %lld is below %lld", name, (long long)v[i],
@@ -69,7 +78,10 @@ vkml_status window_params_parse(const graph_node *node, int spatial, const int64
                          spatial);
     w->spatial = spatial;
     size_t s = (size_t)spatial;
-    if ((st = read_ints(node, "strides", s, 1, 1, w->strides, err)) ||
+    static const op_attr_spec specs[] = {{"kernel_shape", GRAPH_ATTR_INTS},
+                                         {"auto_pad", GRAPH_ATTR_STRING}};
+    if ((st = op_check_attr_types(node, specs, VKML_ARRAY_SIZE(specs), err)) ||
+        (st = read_ints(node, "strides", s, 1, 1, w->strides, err)) ||
         (st = read_ints(node, "dilations", s, 1, 1, w->dilations, err)) ||
         (st = read_ints(node, "pads", 2 * s, 0, 0, pads, err)))
         return st;
@@ -93,6 +105,12 @@ vkml_status window_params_parse(const graph_node *node, int spatial, const int64
         if (kernel[d] < 1)
             return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "kernel size %lld must be >= 1",
                              (long long)kernel[d]);
+        if (kernel[d] > WINDOW_MAX_EXTENT || in[d] > WINDOW_MAX_EXTENT)
+            return vkml_fail(err, VKML_ERROR_UNSUPPORTED,
+                             "kernel %lld or input size %lld of spatial dim %d is larger "
+                             "than %lld",
+                             (long long)kernel[d], (long long)in[d], d,
+                             (long long)WINDOW_MAX_EXTENT);
         w->in[d] = in[d];
         w->kernel[d] = kernel[d];
         int64_t eff = (kernel[d] - 1) * w->dilations[d] + 1;

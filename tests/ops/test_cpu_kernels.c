@@ -290,6 +290,26 @@ static void test_conv(void)
     r = run_node("Conv", 11, bad, 2, 1, NULL, 0);
     check_error("Conv channel mismatch", &r, VKML_ERROR_INVALID_MODEL, "channels");
     result_free(&r);
+    graph_attr float_group[] = {A_FLOAT("group", 1.0f)};
+    r = run_node("Conv", 11, ins1, 2, 1, float_group, 1);
+    check_error("Conv group of type float", &r, VKML_ERROR_INVALID_MODEL, "group");
+    result_free(&r);
+    graph_attr huge_pads[] = {A_INTS("pads", INT64_MAX, 0)};
+    r = run_node("Conv", 11, ins1, 2, 1, huge_pads, 1);
+    check_error("Conv pads of 2^63-1", &r, VKML_ERROR_UNSUPPORTED, "pads");
+    result_free(&r);
+    graph_attr odd_pads[] = {A_INTS("pads", 1, 1, 1)};
+    r = run_node("Conv", 11, ins1, 2, 1, odd_pads, 1);
+    check_error("Conv pads of 3 values for 1-D", &r, VKML_ERROR_INVALID_MODEL, "pads");
+    result_free(&r);
+    graph_attr both[] = {A_INTS("pads", 1, 1), A_STR("auto_pad", "SAME_UPPER")};
+    r = run_node("Conv", 11, ins1, 2, 1, both, 2);
+    check_error("Conv pads with auto_pad", &r, VKML_ERROR_INVALID_MODEL, "auto_pad");
+    result_free(&r);
+    graph_attr too_big[] = {A_INTS("kernel_shape", 9)};
+    r = run_node("MaxPool", 12, ins1, 1, 1, too_big, 1);
+    check_error("MaxPool kernel larger than its input", &r, VKML_ERROR_INVALID_MODEL, "fit");
+    result_free(&r);
 }
 
 static void test_pool(void)
