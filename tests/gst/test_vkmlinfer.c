@@ -466,6 +466,58 @@ GST_START_TEST (test_classify_missing_labels)
 
 GST_END_TEST;
 
+/* New caps mid-stream (another size and format) take effect on the next frame. */
+GST_START_TEST (test_caps_change)
+{
+  GstHarness *h;
+  GstBus *bus;
+  GstMessage *msg;
+  gchar *launch = g_strdup_printf ("vkmlinfer model=\"%s\" ! "
+      "vkmlclassify labels=\"%s\"", color_path, labels_path);
+  GstBuffer *out;
+
+  h = harness_with_bus (launch, &bus);
+  g_free (launch);
+  gst_harness_set_src_caps_str (h,
+      "video/x-raw,format=RGB,width=320,height=240,framerate=30/1");
+  fail_unless_equals_string (gst_structure_get_string (classify_one (h, bus,
+              GST_VIDEO_FORMAT_RGB, 255, 0, 0, &msg), "label"), "red");
+  gst_message_unref (msg);
+  gst_harness_set_src_caps_str (h,
+      "video/x-raw,format=GRAY8,width=17,height=9,framerate=30/1");
+  out = gst_harness_push_and_pull (h, solid_frame (GST_VIDEO_FORMAT_GRAY8, 17,
+          9, 255, 0, 0));
+  fail_unless (out != NULL);
+  gst_buffer_unref (out);
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ELEMENT);
+  fail_unless (msg != NULL);
+  fail_unless_equals_string (gst_structure_get_string
+      (gst_message_get_structure (msg), "label"), "white");
+  gst_message_unref (msg);
+  teardown_with_bus (h, bus);
+}
+
+GST_END_TEST;
+
+/* start/stop twice (READY <-> PAUSED): the second start works as the first. */
+GST_START_TEST (test_restart)
+{
+  GstElement *e = infer_with (color_path, VKML_DEVICE_DEFAULT);
+  guint i;
+
+  for (i = 0; i < 2; i++) {
+    fail_unless_equals_int (gst_element_set_state (e, GST_STATE_PAUSED),
+        GST_STATE_CHANGE_SUCCESS);
+    fail_unless_equals_int (gst_element_set_state (e, GST_STATE_READY),
+        GST_STATE_CHANGE_SUCCESS);
+  }
+  fail_unless_equals_int (gst_element_set_state (e, GST_STATE_NULL),
+      GST_STATE_CHANGE_SUCCESS);
+  gst_object_unref (e);
+}
+
+GST_END_TEST;
+
 static Suite *
 vkmlinfer_suite (void)
 {
@@ -488,6 +540,8 @@ vkmlinfer_suite (void)
   tcase_add_test (tc, test_demo_model_rgb);
   tcase_add_test (tc, test_demo_model_bgrx);
   tcase_add_test (tc, test_nhwc_model_rgba);
+  tcase_add_test (tc, test_caps_change);
+  tcase_add_test (tc, test_restart);
   tcase_add_test (tc, test_classify_tensor_by_name);
   tcase_add_test (tc, test_classify_unknown_tensor);
   tcase_add_test (tc, test_classify_missing_labels);
