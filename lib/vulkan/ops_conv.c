@@ -3,6 +3,12 @@
 #include "ops/op_decls.h"
 #include "vulkan/ops_window.h"
 
+/* Output channels per group from which the implicit-GEMM kernel (conv2d_gemm.comp, 16x16
+ * tiles over channels x pixels) beats the direct one; below it (depthwise, few channels)
+ * most of a tile would be idle. */
+#define CONV_GEMM_MIN_CHANNELS 8
+#define CONV_GEMM_TILE 16
+
 typedef struct conv_push {
     vk_window_push win;
     uint32_t count;
@@ -10,6 +16,23 @@ typedef struct conv_push {
     uint32_t group_in_channels, group_out_channels;
     uint32_t has_bias;
 } conv_push;
+
+/* Workgroups of conv2d_gemm.comp, or false when the shape suits the direct kernel better
+ * or exceeds the device's workgroup counts. */
+static bool gemm_groups(const conv_params *p, const struct gpu_caps *caps, uint32_t groups[3])
+{
+    int64_t channels = p->out_channels / p->group;
+    int64_t cols = p->batch * window_out_size(&p->win);
+    int64_t gx = (cols + CONV_GEMM_TILE - 1) / CONV_GEMM_TILE;
+    int64_t gy = (channels + CONV_GEMM_TILE - 1) / CONV_GEMM_TILE;
+    if (channels < CONV_GEMM_MIN_CHANNELS || gx > caps->max_workgroup_count[0] ||
+        gy > caps->max_workgroup_count[1] || p->group > caps->max_workgroup_count[2])
+        return false;
+    groups[0] = vk_u32(gx);
+    groups[1] = vk_u32(gy);
+    groups[2] = vk_u32(p->group);
+    return true;
+}
 
 VKML_GPU_SUPPORTS_DECL(gpu_conv_supports)
 {
@@ -42,6 +65,9 @@ VKML_GPU_DECL(gpu_conv)
     int w = node->inputs[1];
     /* Without bias, binding 2 gets W: never read, but every binding needs a buffer. */
     int bind[] = {node->inputs[0], w, p.has_bias ? node->inputs[2] : w, node->outputs[0]};
+    uint32_t groups[3];
+    if (gemm_groups(&p, vk_rec_caps(rec), groups))
+        return vk_rec_kernel(rec, VK_KERNEL_CONV2D_GEMM, bind, &pc, sizeof(pc), groups, err);
     return vk_rec_kernel_1d(rec, VK_KERNEL_CONV2D, bind, &pc, sizeof(pc), (uint64_t)count,
                             err);
 }

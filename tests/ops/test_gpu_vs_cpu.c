@@ -363,6 +363,12 @@ static void test_conv(void)
         {"Conv 2-D 5x5 mnist-like", 4, {1, 1, 28, 28}, {8, 1, 5, 5}, 1, {1, 1},
          {2, 2, 2, 2}, {1, 1}, true},
         {"Conv 1-D stride 2", 3, {3, 4, 17}, {5, 4, 3}, 1, {2}, {1, 1}, {1}, true},
+        /* 8 or more output channels per group: the implicit-GEMM kernel. */
+        {"Conv 2-D gemm strides pads dilations", 4, {2, 5, 13, 11}, {24, 5, 3, 3}, 1, {2, 1},
+         {1, 0, 2, 1}, {1, 2}, true},
+        {"Conv 2-D gemm group 2 no bias", 4, {1, 6, 9, 10}, {34, 3, 3, 2}, 2, {1, 2},
+         {1, 1, 1, 1}, {1, 1}, false},
+        {"Conv 1-D gemm", 3, {2, 7, 29}, {9, 7, 5}, 1, {1}, {2, 2}, {2}, true},
     };
     for (size_t i = 0; i < VKML_ARRAY_SIZE(cases); i++)
         run_conv(&cases[i]);
