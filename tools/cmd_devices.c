@@ -2,6 +2,8 @@
 #include "cli_util.h"
 
 #include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
 
 static int devices_main(int argc, char **argv);
 
@@ -14,29 +16,55 @@ const cli_command cli_cmd_devices = {
     .main = devices_main,
 };
 
-static void print_device(const vkml_device_info *info, bool is_default)
+/* Column widths: each column fits its longest entry. */
+typedef struct device_columns {
+    int name;
+    int vendor;
+    int type;
+} device_columns;
+
+static void print_device(const vkml_device_info *info, bool is_default, const device_columns *w)
 {
     char label[16], api[32] = "-";
     if (info->api_version)
         snprintf(api, sizeof(api), "Vulkan %u.%u.%u", info->api_version >> 22,
                  (info->api_version >> 12) & 0x3ff, info->api_version & 0xfff);
-    printf("%c %-4s %-40s %-8s %-16s %8llu MiB  %s\n", is_default ? '*' : ' ',
-           cli_device_label(info->index, label, sizeof(label)), info->name, info->vendor,
-           vkml_device_type_name(info->type), (unsigned long long)(info->memory_bytes >> 20), api);
+    printf("%c %-4s %-*s  %-*s  %-*s  %8llu MiB  %s\n", is_default ? '*' : ' ',
+           cli_device_label(info->index, label, sizeof(label)), w->name, info->name, w->vendor,
+           info->vendor, w->type, vkml_device_type_name(info->type),
+           (unsigned long long)(info->memory_bytes >> 20), api);
+}
+
+static int widest(int width, const char *text)
+{
+    int n = (int)strlen(text);
+    return n > width ? n : width;
 }
 
 static int list_devices(vkml_context *ctx)
 {
-    int def = vkml_context_default_device(ctx);
-    printf("  %-4s %-40s %-8s %-16s %12s  %s\n", "dev", "name", "vendor", "type", "memory", "api");
-    for (int i = VKML_DEVICE_CPU; i < vkml_context_device_count(ctx); i++) {
-        vkml_device_info info;
+    int n = vkml_context_device_count(ctx) + 1; /* the CPU first */
+    vkml_device_info *infos = calloc((size_t)n, sizeof(*infos));
+    if (!infos)
+        return cli_error("out of memory");
+    device_columns w = {.name = 4, .vendor = 6, .type = 4};
+    for (int i = 0; i < n; i++) {
         vkml_error err = {0};
-        vkml_status st = vkml_context_device_info(ctx, i, &info, &err);
-        if (st != VKML_OK)
+        vkml_status st = vkml_context_device_info(ctx, i - 1, &infos[i], &err);
+        if (st != VKML_OK) {
+            free(infos);
             return cli_error_vkml("reading the device list", st, &err);
-        print_device(&info, i == def);
+        }
+        w.name = widest(w.name, infos[i].name);
+        w.vendor = widest(w.vendor, infos[i].vendor);
+        w.type = widest(w.type, vkml_device_type_name(infos[i].type));
     }
+    int def = vkml_context_default_device(ctx);
+    printf("  %-4s %-*s  %-*s  %-*s  %12s  %s\n", "dev", w.name, "name", w.vendor, "vendor", w.type,
+           "type", "memory", "api");
+    for (int i = 0; i < n; i++)
+        print_device(&infos[i], i - 1 == def, &w);
+    free(infos);
     return CLI_EXIT_OK;
 }
 
