@@ -37,8 +37,8 @@ vkml_status onnx_map_file(const char *path, onnx_mapping *map, vkml_error *err)
 {
     map->data = NULL;
     map->size = 0;
-    int fd;
-    size_t size;
+    int fd = -1;
+    size_t size = 0;
     vkml_status st = open_regular(path, "file", &fd, &size, err);
     if (st != VKML_OK)
         return st;
@@ -108,54 +108,89 @@ static vkml_status resolve_inside(const char *base_dir, const char *location, ch
     return VKML_OK;
 }
 
-static vkml_status read_range(int fd, uint64_t offset, void *dst, size_t size, const char *what,
-                              vkml_error *err)
+typedef struct onnx_ext_file {
+    char *path; /* resolved */
+    onnx_mapping map;
+} onnx_ext_file;
+
+/* The mapping of a resolved path, mapped on first use. */
+static vkml_status ext_file(onnx_ext_files *files, const char *resolved, const char *what,
+                            const onnx_mapping **out, vkml_error *err)
 {
-    size_t done = 0;
-    while (done < size) {
-        ssize_t n = pread(fd, (char *)dst + done, size - done, (off_t)(offset + done));
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return vkml_fail(err, VKML_ERROR_IO, "%s: reading external data failed: %s", what,
-                             n < 0 ? strerror(errno) : "unexpected end of file");
-        done += (size_t)n;
+    for (size_t i = 0; i < files->count; i++) {
+        if (strcmp(files->items[i].path, resolved) == 0) {
+            *out = &files->items[i].map;
+            return VKML_OK;
+        }
     }
+    if (files->count == files->capacity) {
+        size_t capacity = files->capacity ? files->capacity * 2 : 4;
+        onnx_ext_file *items = realloc(files->items, capacity * sizeof(*items));
+        if (!items)
+            return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "%s: out of memory", what);
+        files->items = items;
+        files->capacity = capacity;
+    }
+    onnx_ext_file *f = &files->items[files->count];
+    f->path = strdup(resolved);
+    if (!f->path)
+        return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "%s: out of memory", what);
+    vkml_status st = onnx_map_file(resolved, &f->map, err);
+    if (st != VKML_OK) {
+        free(f->path);
+        vkml_error_prefix(err, "%s: external data", what);
+        return st;
+    }
+    files->count++;
+    *out = &f->map;
     return VKML_OK;
 }
 
-vkml_status onnx_read_external(const char *base_dir, const onnx_external_ref *ref, void *dst,
-                               size_t size, const char *what, vkml_error *err)
+static vkml_status check_range(const onnx_external_ref *ref, size_t file_size, size_t size,
+                               const char *what, vkml_error *err)
 {
-    if (!base_dir)
-        return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
-                         "%s: uses external data ('%s') but the model was loaded from memory "
-                         "without a base folder", what, ref->location);
-    char resolved[PATH_MAX];
-    vkml_status st = resolve_inside(base_dir, ref->location, resolved, what, err);
-    if (st != VKML_OK)
-        return st;
-    int fd;
-    size_t file_size;
-    st = open_regular(resolved, "external data file", &fd, &file_size, err);
-    if (st != VKML_OK) {
-        vkml_error_prefix(err, "%s", what);
-        return st;
-    }
     uint64_t length = ref->has_length ? ref->length : 0;
     if (!ref->has_length && ref->offset <= file_size)
         length = file_size - ref->offset;
     if (ref->offset > file_size || length > file_size - ref->offset)
-        st = vkml_fail(err, VKML_ERROR_INVALID_MODEL,
-                       "%s: external data range [%llu, +%llu) lies past the end of '%s' (%zu "
-                       "bytes)", what, (unsigned long long)ref->offset,
-                       (unsigned long long)length, ref->location, file_size);
-    else if (length != size)
-        st = vkml_fail(err, VKML_ERROR_INVALID_MODEL,
-                       "%s: external data holds %llu bytes, its shape needs %zu", what,
-                       (unsigned long long)length, size);
-    else
-        st = read_range(fd, ref->offset, dst, size, what, err);
-    close(fd);
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
+                         "%s: external data range [%llu, +%llu) lies past the end of '%s' (%zu "
+                         "bytes)", what, (unsigned long long)ref->offset,
+                         (unsigned long long)length, ref->location, file_size);
+    if (length != size)
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
+                         "%s: external data holds %llu bytes, its shape needs %zu", what,
+                         (unsigned long long)length, size);
+    return VKML_OK;
+}
+
+vkml_status onnx_external_data(const char *base_dir, onnx_ext_files *files,
+                               const onnx_external_ref *ref, size_t size, const char *what,
+                               const void **data, vkml_error *err)
+{
+    *data = NULL;
+    if (!base_dir || !files)
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
+                         "%s: uses external data ('%s') but the model was loaded from memory "
+                         "without a base folder", what, ref->location);
+    char resolved[PATH_MAX];
+    const onnx_mapping *map = NULL;
+    vkml_status st = resolve_inside(base_dir, ref->location, resolved, what, err);
+    if (st == VKML_OK)
+        st = ext_file(files, resolved, what, &map, err);
+    if (st == VKML_OK)
+        st = check_range(ref, map->size, size, what, err);
+    if (st == VKML_OK && size)
+        *data = (const uint8_t *)map->data + ref->offset;
     return st;
+}
+
+void onnx_ext_files_release(onnx_ext_files *files)
+{
+    for (size_t i = 0; i < files->count; i++) {
+        onnx_unmap(&files->items[i].map);
+        free(files->items[i].path);
+    }
+    free(files->items);
+    memset(files, 0, sizeof(*files));
 }

@@ -20,9 +20,19 @@ typedef struct onnx_external_ref {
     uint64_t length;
 } onnx_external_ref;
 
-/* Reads `size` bytes of external data into dst. The location must stay inside base_dir:
- * absolute paths, `..` components and symlinks leading outside are refused, as are
- * ranges past the end of the file and a length other than `size` (all
- * VKML_ERROR_INVALID_MODEL naming `what`). */
-vkml_status onnx_read_external(const char *base_dir, const onnx_external_ref *ref, void *dst,
-                               size_t size, const char *what, vkml_error *err);
+/* External data files mapped during a load, each once; they stay mapped (constants point
+ * into them) until onnx_ext_files_release. Zero-initialise. */
+typedef struct onnx_ext_files {
+    struct onnx_ext_file *items;
+    size_t count, capacity;
+} onnx_ext_files;
+
+/* Finds `size` bytes of external data: *data points into the file's mapping (NULL when
+ * size is 0). The location must stay inside base_dir: absolute paths, `..` components
+ * and symlinks leading outside are refused, as are ranges past the end of the file and a
+ * length other than `size` (VKML_ERROR_INVALID_MODEL naming `what`). A missing file is
+ * VKML_ERROR_IO. */
+vkml_status onnx_external_data(const char *base_dir, onnx_ext_files *files,
+                               const onnx_external_ref *ref, size_t size, const char *what,
+                               const void **data, vkml_error *err);
+void onnx_ext_files_release(onnx_ext_files *files);

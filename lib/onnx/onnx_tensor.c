@@ -39,6 +39,7 @@ void onnx_backing_release(void *backing)
         onnx_keep *item = &b->items[--b->count];
         item->release(item->ctx);
     }
+    onnx_ext_files_release(&b->files);
     free(b->items);
     free(b);
 }
@@ -237,11 +238,19 @@ static vkml_status decode_external(const onnx_tensor_ctx *ctx, const Onnx__Tenso
     if (!ref.location)
         return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
                          "%s: external data without a location", what);
-    void *data = vkml_arena_alloc(ctx->arena, bytes);
-    if (!data)
+    const void *src;
+    vkml_status st = onnx_external_data(ctx->base_dir, ctx->backing ? &ctx->backing->files : NULL,
+                                        &ref, bytes, what, &src, err);
+    if (st != VKML_OK)
+        return st;
+    /* Aligned data stays in the file's mapping, which the backing keeps. */
+    if (src && (uintptr_t)src % vkml_dtype_size(out->dtype) == 0)
+        out->data = src;
+    else
+        out->data = vkml_arena_memdup(ctx->arena, src ? src : "", bytes);
+    if (!out->data)
         return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "%s: out of memory", what);
-    out->data = data;
-    return onnx_read_external(ctx->base_dir, &ref, data, bytes, what, err);
+    return VKML_OK;
 }
 
 vkml_status onnx_tensor_decode(const onnx_tensor_ctx *ctx, Onnx__TensorProto *tp,

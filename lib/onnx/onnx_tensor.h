@@ -2,10 +2,12 @@
 /* TensorProto -> dense host tensor, shared by initializers, tensor attributes and .pb
  * files. */
 #include "graph/graph.h"
+#include "onnx/onnx_file.h"
 #include "onnx/onnx_wire.h"
 
-/* What a graph keeps alive besides its arena: buffers taken over from protobuf-c and
- * subgraphs. Released in reverse order by onnx_backing_release (a graph backing). */
+/* What a graph keeps alive besides its arena: buffers taken over from protobuf-c,
+ * subgraphs, the model's mapping and external data files. Items are released in reverse
+ * order, then the files, by onnx_backing_release (a graph backing). */
 typedef struct onnx_keep {
     void (*release)(void *ctx);
     void *ctx;
@@ -14,6 +16,7 @@ typedef struct onnx_keep {
 typedef struct onnx_backing {
     onnx_keep *items;
     size_t count, capacity;
+    onnx_ext_files files;
 } onnx_backing;
 
 /* Adds an item; on out of memory releases it at once and returns false. */
@@ -24,7 +27,8 @@ void onnx_backing_release(void *backing);
 typedef struct onnx_tensor_ctx {
     vkml_arena *arena;      /* names and converted data */
     const char *base_dir;   /* resolves external data; NULL refuses it */
-    onnx_backing *backing;  /* takes over large raw_data buffers; NULL: they are copied */
+    onnx_backing *backing;  /* takes over large raw_data buffers (NULL: they are copied)
+                               and keeps external data files mapped (NULL: refused) */
     bool alias_spans;       /* data of an onnx_raw_span may be referenced where it lies
                                (when aligned for its type) instead of copied */
 } onnx_tensor_ctx;

@@ -119,8 +119,11 @@ def external_models():
         os.remove(link)
     os.symlink("../outside.bin", link)
     os.makedirs(os.path.join(ext, "sub"), exist_ok=True)
+    with open(os.path.join(ext, "odd.bin"), "wb") as f:
+        f.write(b"\0" + np.array([7.5], np.float32).tobytes())
     good = [external_tensor("w3", [3], "weights.bin", 16, 12),
-            external_tensor("w2", [2], "./weights.bin", 28)]
+            external_tensor("w2", [2], "./weights.bin", 28),
+            external_tensor("odd", [1], "odd.bin", 1, 4)]
     save(identity_model(good), "ext/model.onnx")
     bad = {
         "parent": external_tensor("w", [2], "../outside.bin", 0, 8),

@@ -245,6 +245,14 @@ static void test_external(void)
         const int64_t d3[] = {3}, d2[] = {2};
         check_const(g, "w3", VKML_DTYPE_FLOAT, 1, d3, w3, sizeof(w3));
         check_const(g, "w2", VKML_DTYPE_FLOAT, 1, d2, w2, sizeof(w2));
+        const float odd = 7.5f;
+        const int64_t d1[] = {1};
+        check_const(g, "odd", VKML_DTYPE_FLOAT, 1, d1, &odd, sizeof(odd));
+        /* Aligned data stays in the page-aligned mapping (offset 28: no arena block is
+         * at 12 mod 16); misaligned data is copied. */
+        const graph_value *w2v = constant(g, "w2"), *oddv = constant(g, "odd");
+        CHECK(w2v && (uintptr_t)w2v->data % 4096 == 28, "w2 lies in the mapping");
+        CHECK(oddv && (uintptr_t)oddv->data % 4 == 0, "odd is copied to aligned memory");
         graph_destroy(&g);
     }
     /* The public file loader resolves relative to the model's folder, wherever we are. */
