@@ -35,6 +35,8 @@ void cli_note(const char *fmt, ...)
 int cli_error_vkml(const char *what, vkml_status status, const vkml_error *err)
 {
     const char *msg = err && err->message[0] ? err->message : vkml_status_name(status);
+    if (strstr(msg, what)) /* the library's message already names it (a file, mostly) */
+        return cli_error("%s", msg);
     return cli_error("%s: %s", what, msg);
 }
 

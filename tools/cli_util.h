@@ -29,7 +29,8 @@ extern const cli_command cli_cmd_conformance;
 
 /* Prints "vkml: error: <message>" on stderr; returns CLI_EXIT_FAILURE. */
 int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Same for a failed library call: the message of `err` (or the status name). */
+/* Same for a failed library call: "<what>: <message of err>" (or the status name); just
+ * the message when it already contains `what`. */
 int cli_error_vkml(const char *what, vkml_status status, const vkml_error *err);
 /* Prints "vkml: error: <message>" and the command's usage on stderr; returns
  * CLI_EXIT_USAGE. */
