@@ -95,6 +95,8 @@ static gboolean gst_vkml_infer_start (GstBaseTransform * trans);
 static gboolean gst_vkml_infer_stop (GstBaseTransform * trans);
 static gboolean gst_vkml_infer_set_caps (GstBaseTransform * trans,
     GstCaps * incaps, GstCaps * outcaps);
+static gboolean gst_vkml_infer_propose_allocation (GstBaseTransform * trans,
+    GstQuery * decide_query, GstQuery * query);
 static GstFlowReturn gst_vkml_infer_transform_ip (GstBaseTransform * trans,
     GstBuffer * buf);
 
@@ -133,6 +135,8 @@ gst_vkml_infer_class_init (GstVkmlInferClass * klass)
   trans_class->start = GST_DEBUG_FUNCPTR (gst_vkml_infer_start);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_vkml_infer_stop);
   trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_vkml_infer_set_caps);
+  trans_class->propose_allocation =
+      GST_DEBUG_FUNCPTR (gst_vkml_infer_propose_allocation);
   trans_class->transform_ip = GST_DEBUG_FUNCPTR (gst_vkml_infer_transform_ip);
 
   GST_DEBUG_CATEGORY_INIT (gst_vkml_infer_debug, "vkmlinfer", 0,
@@ -408,14 +412,15 @@ gst_vkml_infer_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   GstVkmlInfer *self = GST_VKML_INFER (trans);
   GstVkmlImageShape shape;
   GstVkmlConverter *conv = NULL;
+  GstVideoInfo vinfo;
   gchar *why = NULL;
 
-  if (!gst_video_info_from_caps (&self->vinfo, incaps))
+  if (!gst_video_info_from_caps (&vinfo, incaps))
     why = g_strdup ("the caps are not valid video caps");
   if (!why)
     why = gst_vkml_infer_check_input (self, &shape);
   if (!why)
-    conv = gst_vkml_converter_new (&self->vinfo, &shape, &why);
+    conv = gst_vkml_converter_new (&vinfo, &shape, &why);
   if (!conv) {
     gst_vkml_infer_refuse_caps (self, incaps, why);
     g_free (why);
@@ -423,10 +428,25 @@ gst_vkml_infer_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   }
   gst_vkml_converter_free (self->conv);
   self->conv = conv;
+  self->vinfo = vinfo;
   gst_vkml_infer_set_input_tensor (self, &shape);
   GST_DEBUG_OBJECT (self, "input %s, %ux%u, %u channel(s)",
       shape.layout == GST_VKML_LAYOUT_NCHW ? "NCHW" : "NHWC", shape.width,
       shape.height, shape.channels);
+  return TRUE;
+}
+
+/* Upstream may hand over frames with padded strides: they are read through their
+ * GstVideoMeta. */
+static gboolean
+gst_vkml_infer_propose_allocation (GstBaseTransform * trans,
+    GstQuery * decide_query, GstQuery * query)
+{
+  if (!GST_BASE_TRANSFORM_CLASS (parent_class)->propose_allocation (trans,
+          decide_query, query))
+    return FALSE;
+  if (!gst_query_find_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL))
+    gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
   return TRUE;
 }
 

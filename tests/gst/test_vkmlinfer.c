@@ -499,6 +499,53 @@ GST_START_TEST (test_caps_change)
 
 GST_END_TEST;
 
+/* A frame with a GstVideoMeta of padded stride (64 bytes for 10 RGB pixels, padding
+ * bytes 255) is read through its stride: pure red, not a mix with the padding. */
+GST_START_TEST (test_video_meta_stride)
+{
+  gint stride[GST_VIDEO_MAX_PLANES] = { 64 };
+  gsize offset[GST_VIDEO_MAX_PLANES] = { 0 };
+  GstHarness *h;
+  GstBus *bus;
+  GstMessage *msg;
+  GstBuffer *in, *out;
+  GstMapInfo map;
+  gchar *launch = g_strdup_printf ("vkmlinfer model=\"%s\" ! "
+      "vkmlclassify labels=\"%s\"", color_path, labels_path);
+  gfloat score = 0;
+  guint x, y;
+
+  h = harness_with_bus (launch, &bus);
+  g_free (launch);
+  gst_harness_set_src_caps_str (h,
+      "video/x-raw,format=RGB,width=10,height=10,framerate=30/1");
+  in = gst_buffer_new_allocate (NULL, 64 * 10, NULL);
+  fail_unless (gst_buffer_map (in, &map, GST_MAP_WRITE));
+  memset (map.data, 255, map.size);
+  for (y = 0; y < 10; y++)
+    for (x = 0; x < 10; x++) {
+      map.data[y * 64 + x * 3 + 1] = 0;
+      map.data[y * 64 + x * 3 + 2] = 0;
+    }
+  gst_buffer_unmap (in, &map);
+  gst_buffer_add_video_meta_full (in, GST_VIDEO_FRAME_FLAG_NONE,
+      GST_VIDEO_FORMAT_RGB, 10, 10, 1, offset, stride);
+  out = gst_harness_push_and_pull (h, in);
+  fail_unless (out != NULL);
+  gst_buffer_unref (out);
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ELEMENT);
+  fail_unless (msg != NULL);
+  fail_unless_equals_string (gst_structure_get_string
+      (gst_message_get_structure (msg), "label"), "red");
+  fail_unless (gst_structure_get (gst_message_get_structure (msg), "score",
+          G_TYPE_FLOAT, &score, NULL));
+  fail_unless (score > 0.999f, "red scored %f: padding was read", score);
+  gst_message_unref (msg);
+  teardown_with_bus (h, bus);
+}
+
+GST_END_TEST;
+
 /* start/stop twice (READY <-> PAUSED): the second start works as the first. */
 GST_START_TEST (test_restart)
 {
@@ -541,6 +588,7 @@ vkmlinfer_suite (void)
   tcase_add_test (tc, test_demo_model_bgrx);
   tcase_add_test (tc, test_nhwc_model_rgba);
   tcase_add_test (tc, test_caps_change);
+  tcase_add_test (tc, test_video_meta_stride);
   tcase_add_test (tc, test_restart);
   tcase_add_test (tc, test_classify_tensor_by_name);
   tcase_add_test (tc, test_classify_unknown_tensor);
