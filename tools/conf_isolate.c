@@ -158,14 +158,14 @@ static void worker_end_reason(pid_t pid, bool killed, double timeout_s, conf_res
                  WIFEXITED(ws) ? WEXITSTATUS(ws) : -1);
 }
 
-/* Starts a worker at test *next and reads its records until it ends; *next moves past
- * every test reported. false when the worker could not open the device. */
-static bool run_worker(conf_run_params *p, size_t *next, bool first)
+/* Forks a worker that runs the tests from `start` on; returns its pid (-1 on failure) and
+ * the read end of its pipe in *fd. */
+static pid_t start_worker(conf_run_params *p, size_t start, int *fd)
 {
     int fds[2];
     if (pipe(fds) != 0) {
         cli_error("pipe: %s", strerror(errno));
-        return false;
+        return -1;
     }
     fflush(stdout); /* or the child's copy of the buffers would print twice */
     fflush(stderr);
@@ -174,37 +174,59 @@ static bool run_worker(conf_run_params *p, size_t *next, bool first)
         cli_error("fork: %s", strerror(errno));
         close(fds[0]);
         close(fds[1]);
-        return false;
+        return -1;
     }
     if (pid == 0) {
         close(fds[0]);
-        worker_main(p, *next, fds[1]);
+        worker_main(p, start, fds[1]);
     }
     close(fds[1]);
-    conf_record r;
+    *fd = fds[0];
+    return pid;
+}
+
+/* Reports each record until the pipe ends (0) or a test takes too long (-1). */
+static int read_results(conf_run_params *p, int fd, size_t *next, double *t0)
+{
     int timeout_ms = (int)(p->timeout_s * 1000);
-    bool killed = false, ok = true;
+    conf_record r;
+    int got;
+    while ((got = read_record(fd, &r, timeout_ms)) == 1) {
+        if (r.index < 0 || (size_t)r.index >= p->count)
+            return -1;
+        p->report((size_t)r.index, &r.res, p->user);
+        *next = (size_t)r.index + 1;
+        *t0 = cli_now_ms();
+    }
+    return got;
+}
+
+/* Starts a worker at test *next and reads its records until it ends; *next moves past
+ * every test reported, and past the one it was on when it crashed or hung. false when
+ * the worker could not open the device. */
+static bool run_worker(conf_run_params *p, size_t *next, bool first)
+{
+    int fd;
+    pid_t pid = start_worker(p, *next, &fd);
+    if (pid < 0)
+        return false;
     double t0 = cli_now_ms();
-    int got = read_record(fds[0], &r, timeout_ms);
-    if (got == 1 && r.index == -1) {
-        ok = r.ok;
-        if (!ok)
-            cli_error("--device %s: %s", p->device ? p->device : "default", r.res.reason);
+    conf_record r;
+    int got = read_record(fd, &r, (int)(p->timeout_s * 1000));
+    bool ok = got != 1 || r.index != -1 || r.ok;
+    if (got == 1 && r.index == -1 && !r.ok)
+        cli_error("--device %s: %s", p->device ? p->device : "default", r.res.reason);
+    if (got == 1 && r.index == -1 && r.ok) {
         if (first) {
             memcpy(p->device_label, r.device_label, sizeof(p->device_label));
             memcpy(p->device_name, r.device_name, sizeof(p->device_name));
         }
-        while (ok && (got = read_record(fds[0], &r, timeout_ms)) == 1) {
-            p->report((size_t)r.index, &r.res, p->user);
-            *next = (size_t)r.index + 1;
-            t0 = cli_now_ms();
-        }
+        got = read_results(p, fd, next, &t0);
     }
-    if (ok && got < 0) {
+    bool killed = ok && got < 0;
+    if (killed)
         kill(pid, SIGKILL);
-        killed = true;
-    }
-    close(fds[0]);
+    close(fd);
     conf_result res = {0};
     worker_end_reason(pid, killed, p->timeout_s, &res);
     if (ok && *next < p->count) {
