@@ -1,5 +1,5 @@
-/* Elementwise CPU kernels: binary ops with numpy broadcasting (float, int32, int64) and
- * float activations. */
+/* Elementwise CPU kernels: binary ops with numpy broadcasting (float, double and every
+ * integer type) and float activations. */
 #include "ops/elementwise.h"
 #include "cpu/cpu_kernels.h"
 #include "ops/op_decls.h"
@@ -9,6 +9,7 @@
 /* Integer division truncating toward zero like C; x / 0 gives 0 and MIN / -1 wraps,
  * instead of trapping (ONNX leaves both undefined). */
 #define SDIV(T, UT, a, b) ((b) == 0 ? (T)0 : (b) == -1 ? (T)(0 - (UT)(a)) : (T)((a) / (b)))
+#define UDIV(T, UT, a, b) ((b) == 0 ? (T)0 : (T)((a) / (b)))
 #define FDIV(T, UT, a, b) ((a) / (b))
 
 #define BINARY_LOOP(EXPR)                                                                          \
@@ -18,8 +19,9 @@
     }
 
 /* One innermost row of the broadcast: `inner` elements at strides sa/sb from the element
- * offsets off[0] (a) and off[1] (b), written densely from off[2] (y). Integer sums and products go
- * through the unsigned type UT so overflow wraps instead of being undefined. */
+ * offsets off[0] (a) and off[1] (b), written densely from off[2] (y). Integer sums and
+ * products go through the unsigned type UT (at least 32 bits, so nothing is promoted to
+ * int) so overflow wraps instead of being undefined. */
 #define DEFINE_BINARY_ROW(name, T_, UT_, DIV)                                                      \
     static void name(eltwise_op op, const void *va, int64_t sa, const void *vb, int64_t sb,        \
                      void *vy, const int64_t *off, int64_t inner)                                  \
@@ -38,8 +40,15 @@
     }
 
 DEFINE_BINARY_ROW(row_f32, float, float, FDIV)
+DEFINE_BINARY_ROW(row_f64, double, double, FDIV)
+DEFINE_BINARY_ROW(row_i8, int8_t, uint32_t, SDIV)
+DEFINE_BINARY_ROW(row_i16, int16_t, uint32_t, SDIV)
 DEFINE_BINARY_ROW(row_i32, int32_t, uint32_t, SDIV)
 DEFINE_BINARY_ROW(row_i64, int64_t, uint64_t, SDIV)
+DEFINE_BINARY_ROW(row_u8, uint8_t, uint32_t, UDIV)
+DEFINE_BINARY_ROW(row_u16, uint16_t, uint32_t, UDIV)
+DEFINE_BINARY_ROW(row_u32, uint32_t, uint32_t, UDIV)
+DEFINE_BINARY_ROW(row_u64, uint64_t, uint64_t, UDIV)
 
 typedef void (*binary_row_fn)(eltwise_op op, const void *a, int64_t sa, const void *b, int64_t sb,
                               void *y, const int64_t *off, int64_t inner);
@@ -48,9 +57,10 @@ static const struct {
     vkml_dtype dtype;
     binary_row_fn row;
 } binary_rows[] = {
-    {VKML_DTYPE_FLOAT, row_f32},
-    {VKML_DTYPE_INT32, row_i32},
-    {VKML_DTYPE_INT64, row_i64},
+    {VKML_DTYPE_FLOAT, row_f32},  {VKML_DTYPE_DOUBLE, row_f64}, {VKML_DTYPE_INT8, row_i8},
+    {VKML_DTYPE_INT16, row_i16},  {VKML_DTYPE_INT32, row_i32},  {VKML_DTYPE_INT64, row_i64},
+    {VKML_DTYPE_UINT8, row_u8},   {VKML_DTYPE_UINT16, row_u16}, {VKML_DTYPE_UINT32, row_u32},
+    {VKML_DTYPE_UINT64, row_u64},
 };
 
 static binary_row_fn binary_row_for(vkml_dtype dtype)

@@ -14,7 +14,10 @@ static const struct {
     {"Tanh", ELTWISE_TANH, false},
 };
 
-static const vkml_dtype binary_dtypes[] = {VKML_DTYPE_FLOAT, VKML_DTYPE_INT32, VKML_DTYPE_INT64};
+static const vkml_dtype binary_dtypes[] = {
+    VKML_DTYPE_FLOAT, VKML_DTYPE_DOUBLE, VKML_DTYPE_INT8,   VKML_DTYPE_INT16,  VKML_DTYPE_INT32,
+    VKML_DTYPE_INT64, VKML_DTYPE_UINT8,  VKML_DTYPE_UINT16, VKML_DTYPE_UINT32, VKML_DTYPE_UINT64,
+};
 static const vkml_dtype unary_dtypes[] = {VKML_DTYPE_FLOAT};
 
 static vkml_status check_inputs(const graph_value *values, const graph_node *node, bool binary,

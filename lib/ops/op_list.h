@@ -6,10 +6,10 @@
  * lib/vulkan/ops_<family>.c. Keep the list sorted by family, then name.
  */
 /* elementwise (ops/elementwise.c, cpu/elementwise.c, vulkan/ops_elementwise.c) */
-OP(Add, "", 7, 14, "float,int32,int64", 0, eltwise_binary_infer, cpu_eltwise_binary, gpu_eltwise_binary, gpu_eltwise_supports)
-OP(Sub, "", 7, 14, "float,int32,int64", 0, eltwise_binary_infer, cpu_eltwise_binary, gpu_eltwise_binary, gpu_eltwise_supports)
-OP(Mul, "", 7, 14, "float,int32,int64", 0, eltwise_binary_infer, cpu_eltwise_binary, gpu_eltwise_binary, gpu_eltwise_supports)
-OP(Div, "", 7, 14, "float,int32,int64", 0, eltwise_binary_infer, cpu_eltwise_binary, gpu_eltwise_binary, gpu_eltwise_supports)
+OP(Add, "", 7, 14, "float,double,int8,int16,int32,int64,uint8,uint16,uint32,uint64", 0, eltwise_binary_infer, cpu_eltwise_binary, gpu_eltwise_binary, gpu_eltwise_supports)
+OP(Sub, "", 7, 14, "float,double,int8,int16,int32,int64,uint8,uint16,uint32,uint64", 0, eltwise_binary_infer, cpu_eltwise_binary, gpu_eltwise_binary, gpu_eltwise_supports)
+OP(Mul, "", 7, 14, "float,double,int8,int16,int32,int64,uint8,uint16,uint32,uint64", 0, eltwise_binary_infer, cpu_eltwise_binary, gpu_eltwise_binary, gpu_eltwise_supports)
+OP(Div, "", 7, 14, "float,double,int8,int16,int32,int64,uint8,uint16,uint32,uint64", 0, eltwise_binary_infer, cpu_eltwise_binary, gpu_eltwise_binary, gpu_eltwise_supports)
 OP(Relu, "", 6, 14, "float", 0, eltwise_unary_infer, cpu_eltwise_unary, gpu_eltwise_unary, gpu_eltwise_supports)
 OP(Sigmoid, "", 6, 13, "float", 0, eltwise_unary_infer, cpu_eltwise_unary, gpu_eltwise_unary, gpu_eltwise_supports)
 OP(Tanh, "", 6, 13, "float", 0, eltwise_unary_infer, cpu_eltwise_unary, gpu_eltwise_unary, gpu_eltwise_supports)

@@ -215,6 +215,40 @@ static void test_elementwise(void)
           "int32 MIN / -1 wraps: %s", r.err.message);
     result_free(&r);
 
+    uint8_t ua[2] = {200, 7}, ub[2] = {100, 2};
+    tspec u8[] = {{"a", VKML_DTYPE_UINT8, 1, {2}, ua, false},
+                  {"b", VKML_DTYPE_UINT8, 1, {2}, ub, false}};
+    r = run_node("Add", 14, u8, 2, 1, NULL, 0);
+    CHECK(!r.status && ((uint8_t *)r.data[0])[0] == 44 && ((uint8_t *)r.data[0])[1] == 9,
+          "uint8 Add wraps: %s", r.err.message);
+    result_free(&r);
+    int16_t sa[2] = {300, -7}, sb[2] = {300, 2};
+    tspec s16[] = {{"a", VKML_DTYPE_INT16, 1, {2}, sa, false},
+                   {"b", VKML_DTYPE_INT16, 1, {2}, sb, false}};
+    r = run_node("Mul", 14, s16, 2, 1, NULL, 0);
+    CHECK(!r.status && ((int16_t *)r.data[0])[0] == 24464 && ((int16_t *)r.data[0])[1] == -14,
+          "int16 Mul wraps: %s", r.err.message);
+    result_free(&r);
+    r = run_node("Div", 14, s16, 2, 1, NULL, 0);
+    CHECK(!r.status && ((int16_t *)r.data[0])[0] == 1 && ((int16_t *)r.data[0])[1] == -3,
+          "int16 Div truncates: %s", r.err.message);
+    result_free(&r);
+    uint32_t qa[2] = {5, UINT32_MAX}, qb[2] = {UINT32_MAX, 2};
+    tspec u32[] = {{"a", VKML_DTYPE_UINT32, 1, {2}, qa, false},
+                   {"b", VKML_DTYPE_UINT32, 1, {2}, qb, false}};
+    r = run_node("Div", 14, u32, 2, 1, NULL, 0);
+    CHECK(!r.status && ((uint32_t *)r.data[0])[0] == 0 &&
+              ((uint32_t *)r.data[0])[1] == UINT32_MAX / 2,
+          "uint32 Div (a divisor of all ones is not -1): %s", r.err.message);
+    result_free(&r);
+    double da[2] = {1, -3}, db[1] = {0.5};
+    tspec f64[] = {{"a", VKML_DTYPE_DOUBLE, 1, {2}, da, false},
+                   {"b", VKML_DTYPE_DOUBLE, 0, {0}, db, false}};
+    r = run_node("Sub", 14, f64, 2, 1, NULL, 0);
+    CHECK(!r.status && ((double *)r.data[0])[0] == 0.5 && ((double *)r.data[0])[1] == -3.5,
+          "double Sub: %s", r.err.message);
+    result_free(&r);
+
     float u[4] = {-2, 0, 0.5f, 3};
     tspec un[] = {{"x", VKML_DTYPE_FLOAT, 1, {4}, u, false}};
     r = run_node("Relu", 14, un, 1, 1, NULL, 0);
@@ -239,8 +273,11 @@ static void test_elementwise_errors(void)
     double d[2] = {0};
     tspec dbl[] = {{"a", VKML_DTYPE_DOUBLE, 1, {2}, d, false},
                    {"b", VKML_DTYPE_DOUBLE, 1, {2}, d, false}};
-    r = run_node("Mul", 14, dbl, 2, 1, NULL, 0);
-    check_error("Mul double", &r, VKML_ERROR_UNSUPPORTED, "double");
+    uint16_t h[2] = {0};
+    tspec half[] = {{"a", VKML_DTYPE_FLOAT16, 1, {2}, h, false},
+                    {"b", VKML_DTYPE_FLOAT16, 1, {2}, h, false}};
+    r = run_node("Mul", 14, half, 2, 1, NULL, 0);
+    check_error("Mul float16", &r, VKML_ERROR_UNSUPPORTED, "float16");
     result_free(&r);
     r = run_node("Relu", 14, dbl, 1, 1, NULL, 0);
     check_error("Relu double", &r, VKML_ERROR_UNSUPPORTED, "double");
