@@ -156,3 +156,6 @@ graph_value *graph_values_clone(const graph *g);
  * Writes dtype/rank/dims of every value in `values` (a clone of g->values). */
 vkml_status graph_infer(const graph *g, graph_value *values, int64_t symbolic_value,
                         vkml_error *err);
+/* The same over the first n_nodes nodes only (shapes of what they produce). */
+vkml_status graph_infer_nodes(const graph *g, graph_value *values, int64_t symbolic_value,
+                              int n_nodes, vkml_error *err);

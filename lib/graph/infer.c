@@ -9,6 +9,12 @@
 vkml_status graph_infer(const graph *g, graph_value *values, int64_t symbolic_value,
                         vkml_error *err)
 {
+    return graph_infer_nodes(g, values, symbolic_value, g->n_nodes, err);
+}
+
+vkml_status graph_infer_nodes(const graph *g, graph_value *values, int64_t symbolic_value,
+                              int n_nodes, vkml_error *err)
+{
     char label[300], shape[160];
     for (int i = 0; i < g->n_values; i++) {
         graph_value *v = &values[i];
@@ -24,11 +30,12 @@ vkml_status graph_infer(const graph *g, graph_value *values, int64_t symbolic_va
             v->dtype = VKML_DTYPE_UNDEFINED;
         }
     }
-    for (int i = 0; i < g->n_nodes; i++) {
+    for (int i = 0; i < n_nodes && i < g->n_nodes; i++) {
         const graph_node *n = &g->nodes[i];
         if (!n->op)
-            return vkml_fail(err, VKML_ERROR_UNSUPPORTED, "%s: operator not implemented",
-                             graph_node_label(g, i, label, sizeof(label)));
+            return vkml_fail(err, VKML_ERROR_UNSUPPORTED,
+                             "%s: the operator is not implemented by vkml at opset %d",
+                             graph_node_label(g, i, label, sizeof(label)), n->opset);
         vkml_status st = n->op->infer(values, n, err);
         if (st != VKML_OK) {
             vkml_error_prefix(err, "%s", graph_node_label(g, i, label, sizeof(label)));

@@ -54,12 +54,21 @@ static vkml_tensor_info *tensor_infos(graph *g, const int *values, int count)
 
 vkml_status model_from_graph(graph *g, vkml_model **out, vkml_error *err)
 {
+    return model_wrap_graph(g, false, out, err);
+}
+
+vkml_status model_wrap_graph(graph *g, bool allow_unsupported, vkml_model **out,
+                             vkml_error *err)
+{
     *out = NULL;
     if (!g)
         return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT, "model_from_graph: no graph");
     vkml_status st = VKML_OK;
-    for (int i = 0; st == VKML_OK && i < g->n_nodes; i++)
+    for (int i = 0; st == VKML_OK && i < g->n_nodes; i++) {
         st = resolve_node(g, i, err);
+        if (st == VKML_ERROR_UNSUPPORTED && allow_unsupported)
+            st = VKML_OK; /* op stays NULL: sessions refuse the node by name */
+    }
     vkml_model *m = NULL;
     if (st == VKML_OK) {
         m = calloc(1, sizeof(*m));
@@ -102,7 +111,8 @@ void model_unref(vkml_model *m)
 }
 
 static vkml_status load(const void *bytes, size_t size, const char *base_dir, bool copy,
-                        vkml_model **out, vkml_error *err, graph **loaded)
+                        bool allow_unsupported, vkml_model **out, vkml_error *err,
+                        graph **loaded)
 {
     graph *g;
     vkml_status st = onnx_load_graph(bytes, size, base_dir, copy, &g, err);
@@ -110,7 +120,7 @@ static vkml_status load(const void *bytes, size_t size, const char *base_dir, bo
         return st;
     if (loaded)
         *loaded = g;
-    return model_from_graph(g, out, err);
+    return model_wrap_graph(g, allow_unsupported, out, err);
 }
 
 static void release_mapping(void *p)
@@ -119,7 +129,8 @@ static void release_mapping(void *p)
     free(p);
 }
 
-vkml_status vkml_model_load_file(const char *path, vkml_model **out, vkml_error *err)
+static vkml_status load_file(const char *path, bool allow_unsupported, vkml_model **out,
+                             vkml_error *err)
 {
     if (!out)
         return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT, "vkml_model_load_file: out is NULL");
@@ -137,7 +148,8 @@ vkml_status vkml_model_load_file(const char *path, vkml_model **out, vkml_error 
     graph *g = NULL;
     if (st == VKML_OK) {
         /* Constants stay in the mapping where they can: the graph keeps it. */
-        st = map->size ? load(map->data, map->size, dirname(dir_copy), false, out, err, &g)
+        st = map->size ? load(map->data, map->size, dirname(dir_copy), false,
+                                      allow_unsupported, out, err, &g)
                        : vkml_fail(err, VKML_ERROR_INVALID_MODEL, "the file is empty");
         if (st != VKML_OK)
             vkml_error_prefix(err, "model '%s'", path);
@@ -152,8 +164,8 @@ vkml_status vkml_model_load_file(const char *path, vkml_model **out, vkml_error 
     return st;
 }
 
-vkml_status vkml_model_load_memory(const void *bytes, size_t size, const char *base_dir,
-                                   vkml_model **out, vkml_error *err)
+static vkml_status load_memory(const void *bytes, size_t size, const char *base_dir,
+                               bool allow_unsupported, vkml_model **out, vkml_error *err)
 {
     if (!out)
         return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT, "vkml_model_load_memory: out is NULL");
@@ -161,7 +173,31 @@ vkml_status vkml_model_load_memory(const void *bytes, size_t size, const char *b
     if (!bytes && size)
         return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT, "vkml_model_load_memory: no bytes");
     /* Constants are copied out of `bytes`, so the caller's bytes need no copy. */
-    return load(bytes, size, base_dir, true, out, err, NULL);
+    return load(bytes, size, base_dir, true, allow_unsupported, out, err, NULL);
+}
+
+vkml_status vkml_model_load(const vkml_model_params *params, vkml_model **out, vkml_error *err)
+{
+    if (!params)
+        return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT, "vkml_model_load: params is NULL");
+    if (params->path && params->bytes)
+        return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT,
+                         "vkml_model_load: give a path or bytes, not both");
+    if (params->path)
+        return load_file(params->path, params->allow_unsupported, out, err);
+    return load_memory(params->bytes, params->size, params->base_dir, params->allow_unsupported,
+                       out, err);
+}
+
+vkml_status vkml_model_load_file(const char *path, vkml_model **out, vkml_error *err)
+{
+    return load_file(path, false, out, err);
+}
+
+vkml_status vkml_model_load_memory(const void *bytes, size_t size, const char *base_dir,
+                                   vkml_model **out, vkml_error *err)
+{
+    return load_memory(bytes, size, base_dir, false, out, err);
 }
 
 void vkml_model_destroy(vkml_model **model)
@@ -212,5 +248,7 @@ vkml_status vkml_model_node(const vkml_model *model, size_t index, vkml_node_inf
     info->name = n->name;
     info->op_type = n->op_type;
     info->domain = n->domain;
+    info->opset = n->opset;
+    info->implemented = n->op != NULL;
     return VKML_OK;
 }

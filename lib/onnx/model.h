@@ -17,6 +17,9 @@ struct vkml_model {
  * outside the implemented range) and builds the input/output infos. Used by the loader and
  * by tests that build graphs in code. */
 vkml_status model_from_graph(graph *g, vkml_model **out, vkml_error *err);
+/* Same; with allow_unsupported, nodes whose op is missing keep op NULL instead of failing. */
+vkml_status model_wrap_graph(graph *g, bool allow_unsupported, vkml_model **out,
+                             vkml_error *err);
 /* Reference counting; model_unref destroys at zero. Thread-safe. */
 vkml_model *model_ref(vkml_model *m);
 void model_unref(vkml_model *m);

@@ -145,13 +145,21 @@ bool vkml_context_device_supports_node(vkml_context *ctx, int index, const vkml_
         return false;
     }
     const graph *g = model->graph;
+    const graph_node *n = &g->nodes[node];
+    if (!n->op) {
+        if (why_size)
+            snprintf(why, why_size, "vkml does not implement %s at opset %d", n->op_type,
+                     n->opset);
+        return false;
+    }
+    /* Shapes of everything up to and including this node (later nodes do not matter). */
     graph_value *values = graph_values_clone(g);
     vkml_error err = {0};
-    bool ok = values && graph_infer(g, values, 1, &err) == VKML_OK;
+    bool ok = values && graph_infer_nodes(g, values, 1, (int)node + 1, &err) == VKML_OK;
     if (!ok && why_size)
-        snprintf(why, why_size, "%s", values ? err.message : "out of memory");
+        snprintf(why, why_size, "shapes unknown: %s", values ? err.message : "out of memory");
     if (ok)
-        ok = dev->cls->supports_node(dev, values, &g->nodes[node], why, why_size);
+        ok = dev->cls->supports_node(dev, values, n, why, why_size);
     free(values);
     return ok;
 }

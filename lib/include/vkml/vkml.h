@@ -180,6 +180,24 @@ VKML_API vkml_status vkml_context_parse_device(const vkml_context *ctx, const ch
 
 typedef struct vkml_model vkml_model;
 
+typedef struct vkml_model_params {
+    /* A model file (external data resolved relative to its folder), or: */
+    const char *path;
+    /* a model in memory (copied; external data resolved relative to base_dir, refused when
+     * base_dir is NULL). */
+    const void *bytes;
+    size_t size;
+    const char *base_dir;
+    /* Load even when some nodes use operators (or opsets) vkml does not implement, to
+     * inspect the model: such nodes have vkml_node_info.implemented false, and sessions of
+     * the model fail naming the first of them. */
+    bool allow_unsupported;
+} vkml_model_params;
+
+/* Thread-safe. Loads a model as params say (see the two shorthands below). */
+VKML_API vkml_status vkml_model_load(const vkml_model_params *params, vkml_model **out,
+                                     vkml_error *err);
+
 /* Thread-safe. Loads an ONNX model file (memory-mapped; external data files are resolved
  * relative to the model's folder). Checks opsets, ops and attributes against what vkml
  * implements: an unknown op is VKML_ERROR_UNSUPPORTED naming the node. */
@@ -205,6 +223,8 @@ typedef struct vkml_node_info {
     const char *name;    /* may be "" */
     const char *op_type;
     const char *domain;  /* "" for the default ONNX domain */
+    int opset;           /* the model's opset for that domain */
+    bool implemented;    /* vkml has the operator at that opset (see allow_unsupported) */
 } vkml_node_info;
 
 VKML_API size_t vkml_model_node_count(const vkml_model *model);
