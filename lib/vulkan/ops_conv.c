@@ -25,8 +25,9 @@ static bool gemm_groups(const conv_params *p, const struct gpu_caps *caps, uint3
     int64_t cols = p->batch * window_out_size(&p->win);
     int64_t gx = (cols + CONV_GEMM_TILE - 1) / CONV_GEMM_TILE;
     int64_t gy = (channels + CONV_GEMM_TILE - 1) / CONV_GEMM_TILE;
-    if (channels < CONV_GEMM_MIN_CHANNELS || gx > caps->max_workgroup_count[0] ||
-        gy > caps->max_workgroup_count[1] || p->group > caps->max_workgroup_count[2])
+    if (!caps->prefer_tiled || channels < CONV_GEMM_MIN_CHANNELS ||
+        gx > caps->max_workgroup_count[0] || gy > caps->max_workgroup_count[1] ||
+        p->group > caps->max_workgroup_count[2])
         return false;
     groups[0] = vk_u32(gx);
     groups[1] = vk_u32(gy);

@@ -48,6 +48,11 @@ static vkml_status record_matmul(gpu_recorder *rec, const matmul_push *pc, const
     /* Without C, binding 2 gets A: never read, but every binding needs a buffer. */
     int bind[] = {a, node->inputs[1], c >= 0 ? c : a, node->outputs[0]};
     uint32_t groups[3];
+    if (!vk_rec_caps(rec)->prefer_tiled) {
+        vk_groups_1d(vk_rec_caps(rec), (uint64_t)pc->m * pc->n, groups);
+        groups[2] = vk_u32(batch);
+        return vk_rec_kernel(rec, VK_KERNEL_MATMUL_DIRECT, bind, pc, sizeof(*pc), groups, err);
+    }
     matmul_groups(pc->m, pc->n, batch, groups);
     return vk_rec_kernel(rec, VK_KERNEL_MATMUL, bind, pc, sizeof(*pc), groups, err);
 }

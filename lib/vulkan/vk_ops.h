@@ -24,6 +24,9 @@ struct gpu_caps {
     uint64_t storage_offset_alignment; /* bytes */
     bool fp16;                         /* shaderFloat16 and 16-bit storage buffers */
     bool cooperative_matrix;           /* reserved for tensor-core kernels (not built yet) */
+    /* Shared-memory tiled kernels pay off (GPUs). False on CPU implementations (lavapipe),
+     * where workgroup barriers are costly: plain per-output kernels run faster there. */
+    bool prefer_tiled;
     uint64_t memory_budget;            /* bytes of device-local memory vkml may use */
 };
 

@@ -155,6 +155,7 @@ static void probe_caps(vk_device *vd)
         }
     }
     c->cooperative_matrix = false;
+    c->prefer_tiled = vd->props.deviceType != VK_PHYSICAL_DEVICE_TYPE_CPU;
     vd->has_memory_budget = has_device_extension(vd->phys, VK_EXT_MEMORY_BUDGET_EXTENSION_NAME);
     c->memory_budget = free_device_memory(vd) / 100 * VK_MEMORY_BUDGET_PERCENT;
 }

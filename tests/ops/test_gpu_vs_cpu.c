@@ -10,6 +10,7 @@
 #include "ops/op.h"
 #include "plan/device.h"
 #include "testutil.h"
+#include "vulkan/vk_device.h"
 
 #include <time.h>
 
@@ -363,12 +364,12 @@ static void test_conv(void)
         {"Conv 2-D 5x5 mnist-like", 4, {1, 1, 28, 28}, {8, 1, 5, 5}, 1, {1, 1},
          {2, 2, 2, 2}, {1, 1}, true},
         {"Conv 1-D stride 2", 3, {3, 4, 17}, {5, 4, 3}, 1, {2}, {1, 1}, {1}, true},
-        /* 8 or more output channels per group: the implicit-GEMM kernel. */
-        {"Conv 2-D gemm strides pads dilations", 4, {2, 5, 13, 11}, {24, 5, 3, 3}, 1, {2, 1},
+        /* 8 or more output channels per group: the implicit GEMM, where tiles pay off. */
+        {"Conv 2-D 24 channels strides pads dilations", 4, {2, 5, 13, 11}, {24, 5, 3, 3}, 1, {2, 1},
          {1, 0, 2, 1}, {1, 2}, true},
-        {"Conv 2-D gemm group 2 no bias", 4, {1, 6, 9, 10}, {34, 3, 3, 2}, 2, {1, 2},
+        {"Conv 2-D 17 channels/group no bias", 4, {1, 6, 9, 10}, {34, 3, 3, 2}, 2, {1, 2},
          {1, 1, 1, 1}, {1, 1}, false},
-        {"Conv 1-D gemm", 3, {2, 7, 29}, {9, 7, 5}, 1, {1}, {2, 2}, {2}, true},
+        {"Conv 1-D 9 channels", 3, {2, 7, 29}, {9, 7, 5}, 1, {1}, {2, 2}, {2}, true},
     };
     for (size_t i = 0; i < VKML_ARRAY_SIZE(cases); i++)
         run_conv(&cases[i]);
@@ -615,9 +616,16 @@ int main(void)
     gpu = vk_context_device(vk, 0);
     printf("device: %s (%s)\n", gpu->info.name, gpu->info.vendor);
     test_elementwise();
-    test_conv();
+    /* Conv and the matrix products have a tiled (GPU) and a plain (CPU device) variant,
+     * chosen by caps: run both, whatever the device prefers. */
+    struct gpu_caps *caps = &((vk_device *)gpu)->caps;
+    for (int variant = 0; variant < 2; variant++) {
+        printf("-- %s kernels\n", caps->prefer_tiled ? "tiled" : "plain");
+        test_conv();
+        test_matmul();
+        caps->prefer_tiled = !caps->prefer_tiled;
+    }
     test_pool();
-    test_matmul();
     test_softmax();
     test_chain(false);
     test_chain(true);
