@@ -55,6 +55,58 @@ static vkml_status find_op(const graph_node *node, eltwise_params *p, vkml_error
     return vkml_fail(err, VKML_ERROR_UNSUPPORTED, "%s is not an elementwise op", node->op_type);
 }
 
+/* Opsets 1-6 have no numpy broadcasting: without attribute broadcast=1 the shapes must be
+ * equal; with it, B's dims line up with A's from `axis` (default: A's trailing dims).
+ * Writes B's dims padded with 1s to A's rank. */
+static vkml_status legacy_b_dims(const graph_node *node, const graph_value *a, const graph_value *b,
+                                 int64_t *dims, vkml_error *err)
+{
+    static const op_attr_spec specs[] = {{"broadcast", GRAPH_ATTR_INT}, {"axis", GRAPH_ATTR_INT}};
+    vkml_status st = op_check_attr_types(node, specs, VKML_ARRAY_SIZE(specs), err);
+    if (st)
+        return st;
+    bool broadcast = graph_attr_int(node, "broadcast", 0) != 0;
+    int64_t axis = broadcast ? graph_attr_int(node, "axis", a->rank - b->rank) : 0;
+    if (!broadcast && b->rank != a->rank)
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
+                         "%s at opset %d without broadcast=1 needs inputs of one shape",
+                         node->op_type, node->opset);
+    if (axis < 0 || axis + b->rank > a->rank)
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
+                         "attribute 'axis' %lld does not fit input B of rank %d into A of rank %d",
+                         (long long)axis, b->rank, a->rank);
+    for (int d = 0; d < a->rank; d++)
+        dims[d] = d >= axis && d < axis + b->rank ? b->dims[d - axis] : 1;
+    return VKML_OK;
+}
+
+/* Output shape and strides of a binary op: numpy broadcasting from opset 7, A's shape
+ * with B broadcast onto it before. */
+static vkml_status binary_shape(const graph_value *values, const graph_node *node,
+                                eltwise_params *p, vkml_error *err)
+{
+    char sa[160], sb[160];
+    const graph_value *a = &values[node->inputs[0]], *b = &values[node->inputs[1]];
+    int b_rank = b->rank;
+    int64_t b_dims[VKML_MAX_RANK];
+    vkml_status st;
+    memcpy(b_dims, b->dims, sizeof(b_dims));
+    if (node->opset < 7) {
+        b_rank = a->rank;
+        if ((st = legacy_b_dims(node, a, b, b_dims, err)))
+            return st;
+    }
+    if ((st = op_broadcast(node, a->rank, a->dims, b_rank, b_dims, &p->rank, p->dims, err)))
+        return st;
+    if (node->opset < 7 && memcmp(p->dims, a->dims, sizeof(int64_t) * (size_t)a->rank) != 0)
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
+                         "%s at opset %d: B %s does not broadcast onto A %s", node->op_type,
+                         node->opset, graph_shape_string(b->rank, b->dims, sb, sizeof(sb)),
+                         graph_shape_string(a->rank, a->dims, sa, sizeof(sa)));
+    op_broadcast_strides(b_rank, b_dims, p->rank, p->dims, p->b_strides);
+    return VKML_OK;
+}
+
 vkml_status eltwise_params_parse(const graph_value *values, const graph_node *node,
                                  eltwise_params *p, vkml_error *err)
 {
@@ -65,11 +117,8 @@ vkml_status eltwise_params_parse(const graph_value *values, const graph_node *no
     const graph_value *a = &values[node->inputs[0]];
     p->dtype = a->dtype;
     if (p->binary) {
-        const graph_value *b = &values[node->inputs[1]];
-        /* Opset < 7 had a `broadcast` attribute; the table starts at 7 (numpy rules). */
-        if ((st = op_broadcast(node, a->rank, a->dims, b->rank, b->dims, &p->rank, p->dims, err)))
+        if ((st = binary_shape(values, node, p, err)))
             return st;
-        op_broadcast_strides(b->rank, b->dims, p->rank, p->dims, p->b_strides);
     } else {
         p->rank = a->rank;
         memcpy(p->dims, a->dims, sizeof(int64_t) * (size_t)a->rank);

@@ -128,7 +128,9 @@ vkml_status gemm_params_parse(const graph_value *values, const graph_node *node,
                          "not %s and %s",
                          graph_shape_string(a->rank, a->dims, sa, sizeof(sa)),
                          graph_shape_string(b->rank, b->dims, sb, sizeof(sb)));
-    static const op_attr_spec specs[] = {{"transA", GRAPH_ATTR_INT},
+    /* broadcast (opsets 1-6): C broadcasts unidirectionally either way here. */
+    static const op_attr_spec specs[] = {{"broadcast", GRAPH_ATTR_INT},
+                                         {"transA", GRAPH_ATTR_INT},
                                          {"transB", GRAPH_ATTR_INT},
                                          {"alpha", GRAPH_ATTR_FLOAT},
                                          {"beta", GRAPH_ATTR_FLOAT}};

@@ -6,22 +6,22 @@
  * lib/vulkan/ops_<family>.c. Keep the list sorted by family, then name.
  */
 /* elementwise (ops/elementwise.c, cpu/elementwise.c, vulkan/ops_elementwise.c) */
-OP(Add, "", 7, 14, "float,double,int8,int16,int32,int64,uint8,uint16,uint32,uint64", 0, eltwise_binary_infer, cpu_eltwise_binary, gpu_eltwise_binary, gpu_eltwise_supports)
-OP(Sub, "", 7, 14, "float,double,int8,int16,int32,int64,uint8,uint16,uint32,uint64", 0, eltwise_binary_infer, cpu_eltwise_binary, gpu_eltwise_binary, gpu_eltwise_supports)
-OP(Mul, "", 7, 14, "float,double,int8,int16,int32,int64,uint8,uint16,uint32,uint64", 0, eltwise_binary_infer, cpu_eltwise_binary, gpu_eltwise_binary, gpu_eltwise_supports)
-OP(Div, "", 7, 14, "float,double,int8,int16,int32,int64,uint8,uint16,uint32,uint64", 0, eltwise_binary_infer, cpu_eltwise_binary, gpu_eltwise_binary, gpu_eltwise_supports)
+OP(Add, "", 1, 14, "float,double,int8,int16,int32,int64,uint8,uint16,uint32,uint64", 0, eltwise_binary_infer, cpu_eltwise_binary, gpu_eltwise_binary, gpu_eltwise_supports)
+OP(Sub, "", 1, 14, "float,double,int8,int16,int32,int64,uint8,uint16,uint32,uint64", 0, eltwise_binary_infer, cpu_eltwise_binary, gpu_eltwise_binary, gpu_eltwise_supports)
+OP(Mul, "", 1, 14, "float,double,int8,int16,int32,int64,uint8,uint16,uint32,uint64", 0, eltwise_binary_infer, cpu_eltwise_binary, gpu_eltwise_binary, gpu_eltwise_supports)
+OP(Div, "", 1, 14, "float,double,int8,int16,int32,int64,uint8,uint16,uint32,uint64", 0, eltwise_binary_infer, cpu_eltwise_binary, gpu_eltwise_binary, gpu_eltwise_supports)
 OP(Relu, "", 6, 14, "float", 0, eltwise_unary_infer, cpu_eltwise_unary, gpu_eltwise_unary, gpu_eltwise_supports)
 OP(Sigmoid, "", 6, 13, "float", 0, eltwise_unary_infer, cpu_eltwise_unary, gpu_eltwise_unary, gpu_eltwise_supports)
 OP(Tanh, "", 6, 13, "float", 0, eltwise_unary_infer, cpu_eltwise_unary, gpu_eltwise_unary, gpu_eltwise_supports)
 /* convolution (ops/conv.c, cpu/conv.c, vulkan/ops_conv.c) */
 OP(Conv, "", 1, 22, "float", 0, conv_infer, cpu_conv, gpu_conv, gpu_conv_supports)
 /* pooling (ops/pool.c, cpu/pool.c, vulkan/ops_pool.c) */
-OP(AveragePool, "", 7, 22, "float", 0, pool_infer, cpu_pool, gpu_pool, gpu_pool_supports)
+OP(AveragePool, "", 1, 22, "float", 0, pool_infer, cpu_pool, gpu_pool, gpu_pool_supports)
 OP(GlobalAveragePool, "", 1, 22, "float", 0, global_pool_infer, cpu_global_pool, gpu_global_pool, gpu_pool_supports)
 OP(GlobalMaxPool, "", 1, 22, "float", 0, global_pool_infer, cpu_global_pool, gpu_global_pool, gpu_pool_supports)
 OP(MaxPool, "", 1, 22, "float", 0, pool_infer, cpu_pool, gpu_pool, gpu_pool_supports)
 /* matrix products (ops/matmul.c, cpu/matmul.c, vulkan/ops_matmul.c) */
-OP(Gemm, "", 7, 13, "float", 0, gemm_infer, cpu_gemm, gpu_gemm, gpu_gemm_supports)
+OP(Gemm, "", 1, 13, "float", 0, gemm_infer, cpu_gemm, gpu_gemm, gpu_gemm_supports)
 OP(MatMul, "", 1, 13, "float", 0, matmul_infer, cpu_matmul, gpu_matmul, gpu_matmul_supports)
 /* normalisation (ops/softmax.c, cpu/softmax.c, vulkan/ops_softmax.c) */
 OP(Softmax, "", 1, 13, "float", 0, softmax_infer, cpu_softmax, gpu_softmax, gpu_softmax_supports)

@@ -262,6 +262,32 @@ static void test_elementwise(void)
     result_free(&r);
 }
 
+/* Opsets 1-6: B broadcasts onto A from attribute axis, only with broadcast=1. */
+static void test_elementwise_legacy(void)
+{
+    float a[12], b[3] = {100, 200, 300};
+    iota(a, 12, 0, 1);
+    tspec ins[] = {{"a", VKML_DTYPE_FLOAT, 3, {2, 3, 2}, a, false},
+                   {"b", VKML_DTYPE_FLOAT, 1, {3}, b, false}};
+    graph_attr axis1[] = {A_INT("broadcast", 1), A_INT("axis", 1)};
+    tresult r = run_node("Add", 6, ins, 2, 1, axis1, 2);
+    EXPECT_F32("Add-6 broadcast axis 1", r, 3, DIMS(2, 3, 2), 100, 101, 202, 203, 304, 305, 106,
+               107, 208, 209, 310, 311);
+    result_free(&r);
+    r = run_node("Add", 6, ins, 2, 1, NULL, 0);
+    check_error("Add-6 without broadcast", &r, VKML_ERROR_INVALID_MODEL, "broadcast");
+    result_free(&r);
+    graph_attr trailing[] = {A_INT("broadcast", 1)};
+    r = run_node("Add", 6, ins, 2, 1, trailing, 1);
+    check_error("Add-6 [3] onto trailing dim 2", &r, VKML_ERROR_INVALID_MODEL, "broadcast");
+    result_free(&r);
+    float b2[2] = {10, 20};
+    tspec tail[] = {ins[0], {"b", VKML_DTYPE_FLOAT, 1, {2}, b2, false}};
+    r = run_node("Sub", 6, tail, 2, 1, trailing, 1);
+    EXPECT_F32("Sub-6 trailing", r, 3, DIMS(2, 3, 2), -10, -19, -8, -17, -6, -15);
+    result_free(&r);
+}
+
 static void test_elementwise_errors(void)
 {
     float a[6] = {0}, b[2] = {0};
@@ -649,6 +675,7 @@ static void test_large_against_naive(void)
 int main(void)
 {
     test_elementwise();
+    test_elementwise_legacy();
     test_elementwise_errors();
     test_conv();
     test_pool();
