@@ -343,3 +343,15 @@ graph_value *graph_values_clone(const graph *g)
         memcpy(copy, g->values, sizeof(graph_value) * (size_t)g->n_values);
     return copy;
 }
+
+void graph_value_info(const graph_value *v, vkml_tensor_info *info)
+{
+    memset(info, 0, sizeof(*info));
+    info->name = v->name;
+    info->dtype = v->dtype;
+    info->rank = v->rank;
+    for (int d = 0; d < v->rank && d < VKML_MAX_RANK; d++) {
+        info->dims[d] = v->dims[d];
+        info->dim_names[d] = v->dim_names[d];
+    }
+}

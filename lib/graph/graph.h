@@ -147,6 +147,9 @@ const char *graph_node_label(const graph *g, int node, char *buf, size_t size);
 /* A shape as text, "[1,3,?,224]", into buf. */
 const char *graph_shape_string(int rank, const int64_t *dims, char *buf, size_t size);
 
+/* The public view of a value (name, dtype, shape, symbolic dim names); names are shared. */
+void graph_value_info(const graph_value *v, vkml_tensor_info *info);
+
 /* Copies the value array (for a session binding its own shapes); free() the result.
  * Names and constant data are shared with the graph. */
 graph_value *graph_values_clone(const graph *g);

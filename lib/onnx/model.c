@@ -38,17 +38,8 @@ static vkml_tensor_info *tensor_infos(graph *g, const int *values, int count)
 {
     vkml_tensor_info *infos = vkml_arena_calloc(g->arena, (size_t)count + 1,
                                                 sizeof(vkml_tensor_info));
-    for (int i = 0; infos && i < count; i++) {
-        const graph_value *v = &g->values[values[i]];
-        vkml_tensor_info *info = &infos[i];
-        info->name = v->name;
-        info->dtype = v->dtype;
-        info->rank = v->rank;
-        for (int d = 0; d < VKML_MAX_RANK; d++) {
-            info->dims[d] = d < v->rank ? v->dims[d] : 0;
-            info->dim_names[d] = d < v->rank ? v->dim_names[d] : NULL;
-        }
-    }
+    for (int i = 0; infos && i < count; i++)
+        graph_value_info(&g->values[values[i]], &infos[i]);
     return infos;
 }
 

@@ -48,12 +48,9 @@ static vkml_tensor_info *make_infos(const plan *p, const int *ids, size_t n)
 {
     vkml_tensor_info *infos = calloc(n + 1, sizeof(vkml_tensor_info));
     for (size_t i = 0; infos && i < n; i++) {
-        const graph_value *v = &p->values[ids[i]];
-        infos[i].name = v->name;
-        infos[i].dtype = v->dtype;
-        infos[i].rank = v->rank;
-        for (int d = 0; d < v->rank && d < VKML_MAX_RANK; d++)
-            infos[i].dims[d] = v->dims[d];
+        graph_value_info(&p->values[ids[i]], &infos[i]);
+        /* A session's shapes are concrete: no symbolic names. */
+        memset(infos[i].dim_names, 0, sizeof(infos[i].dim_names));
     }
     return infos;
 }
