@@ -215,7 +215,7 @@ vkml_status vk_mem_alloc(vk_allocator *a, vk_mem_kind kind, VkDeviceSize size, v
 {
     VkDeviceSize rounded = align_up(size ? size : 1, a->alignment);
     vkml_status status = VKML_OK;
-    VkDeviceSize offset;
+    VkDeviceSize offset = 0;
     pthread_mutex_lock(&a->lock);
     for (vk_block *b = a->blocks; b; b = b->next) {
         if (b->kind == kind && block_take(b, rounded, &offset)) {
