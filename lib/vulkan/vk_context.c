@@ -3,10 +3,16 @@
 #include "vulkan/vk_memory.h"
 #include "vulkan/vk_pipeline.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define VALIDATION_LAYER "VK_LAYER_KHRONOS_validation"
+/* For testing multi-device code on one GPU (or lavapipe): the environment variable
+ * VKML_VK_LOGICAL_DEVICES=N opens every physical device as N logical devices, each with
+ * its own VkDevice, queue and memory. Default 1; at most VK_MAX_LOGICAL_DEVICES. */
+#define VK_LOGICAL_DEVICES_ENV "VKML_VK_LOGICAL_DEVICES"
+#define VK_MAX_LOGICAL_DEVICES 16
 
 struct vk_context {
     VkInstance instance;
@@ -98,9 +104,21 @@ void vk_device_close(vk_device *vd)
     free(vd);
 }
 
-/* Probes and opens one physical device; a device that cannot be opened is skipped with
- * a warning, so one broken driver does not hide the others. */
-static void add_device(vk_context *vk, VkPhysicalDevice phys)
+static int logical_devices_per_gpu(void)
+{
+    const char *env = getenv(VK_LOGICAL_DEVICES_ENV);
+    int n = env ? atoi(env) : 1;
+    if (n < 1 || n > VK_MAX_LOGICAL_DEVICES) {
+        VKML_LOGW("%s=%s ignored (1 to %d)", VK_LOGICAL_DEVICES_ENV, env, VK_MAX_LOGICAL_DEVICES);
+        n = 1;
+    }
+    return n;
+}
+
+/* Probes and opens one physical device as logical device `copy` (0 .. n-1); a device that
+ * cannot be opened is skipped with a warning, so one broken driver does not hide the
+ * others. */
+static void add_device(vk_context *vk, VkPhysicalDevice phys, int copy, int copies)
 {
     vk_device *vd = calloc(1, sizeof(*vd));
     if (!vd)
@@ -109,6 +127,11 @@ static void add_device(vk_context *vk, VkPhysicalDevice phys)
     if (!vk_probe_device(phys, vk->n_devices, vd)) {
         free(vd);
         return;
+    }
+    if (copies > 1) {
+        size_t len = strlen(vd->base.info.name);
+        snprintf(vd->base.info.name + len, sizeof(vd->base.info.name) - len, " (logical %d/%d)",
+                 copy + 1, copies);
     }
     vkml_error err = {0};
     if (vk_device_open(vd, &err) != VKML_OK) {
@@ -125,15 +148,17 @@ static vkml_status enumerate_devices(vk_context *vk, vkml_error *err)
     uint32_t n = 0;
     VkPhysicalDevice *phys = NULL;
     VK(vkEnumeratePhysicalDevices(vk->instance, &n, NULL));
+    int copies = logical_devices_per_gpu();
     phys = calloc(n ? n : 1, sizeof(*phys));
-    vk->devices = calloc(n ? n : 1, sizeof(*vk->devices));
+    vk->devices = calloc(n ? (size_t)n * (size_t)copies : 1, sizeof(*vk->devices));
     if (!phys || !vk->devices) {
         status = vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "Vulkan: out of host memory");
         goto cleanup;
     }
     VK(vkEnumeratePhysicalDevices(vk->instance, &n, phys));
     for (uint32_t i = 0; i < n; i++)
-        add_device(vk, phys[i]);
+        for (int c = 0; c < copies; c++)
+            add_device(vk, phys[i], c, copies);
 cleanup:
     free(phys);
     return status;

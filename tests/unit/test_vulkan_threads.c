@@ -1,6 +1,7 @@
-/* Several sessions on one Vulkan device, run from several threads at once (the queue is
- * shared; submits are serialised by the device): every run gives the same answer as a
- * lone run, bit for bit. Uses mnist-8 from the corpus. */
+/* Several sessions on Vulkan devices, run from several threads at once: two sessions per
+ * logical device (VKML_VK_LOGICAL_DEVICES=2 opens each physical device twice, so the
+ * queue of one is shared and submits are serialised, and two devices run side by side):
+ * every run gives the same answer as a lone run, bit for bit. Uses mnist-8. */
 #include "testutil.h"
 
 #include <pthread.h>
@@ -42,21 +43,24 @@ int main(void)
     vkml_tensor input = {0};
     const char *dir = test_corpus_dir();
     (void)dir;
+    setenv("VKML_VK_LOGICAL_DEVICES", "2", 1);
     CHECK_OK(vkml_context_create(NULL, &ctx, &err), &err);
     if (!ctx)
         return test_finish("test_vulkan_threads");
     test_require_vulkan(ctx);
+    int n_devices = vkml_context_device_count(ctx);
+    CHECK(n_devices % 2 == 0, "%d devices with 2 logical devices per GPU", n_devices);
     CHECK_OK(vkml_model_load_file(test_corpus_path(path, sizeof(path), "models/mnist-8/model.onnx"),
                                   &model, &err), &err);
     CHECK_OK(vkml_tensor_read_file(test_corpus_path(path, sizeof(path),
                                                     "models/mnist-8/test_data_set_1/input_0.pb"),
                                    &input, NULL, &err), &err);
-    vkml_session_params params = {.device = 0};
     worker workers[N_THREADS] = {0};
     float expected[N_OUT];
     vkml_tensor t = {.dtype = VKML_DTYPE_FLOAT, .rank = 2, .dims = {1, N_OUT}, .data = expected,
                      .size = sizeof(expected)};
     for (int i = 0; model && input.data && i < N_THREADS; i++) {
+        vkml_session_params params = {.device = i % 2};
         CHECK_OK(vkml_session_create(ctx, model, &params, &workers[i].session, &err), &err);
         workers[i].input = &input;
         workers[i].expected = expected;
@@ -72,7 +76,8 @@ int main(void)
             CHECK(workers[i].mismatches == 0, "thread %d: %d of %d runs differ from a lone run",
                   i, workers[i].mismatches, N_RUNS);
         }
-        printf("%d threads x %d runs on device 0: all equal to a lone run\n", N_THREADS, N_RUNS);
+        printf("%d threads x %d runs on devices 0 and 1: all equal to a lone run\n", N_THREADS,
+               N_RUNS);
     }
     for (int i = 0; i < N_THREADS; i++)
         vkml_session_destroy(&workers[i].session);
