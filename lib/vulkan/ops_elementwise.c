@@ -28,6 +28,29 @@ static vk_kernel_id eltwise_kernel(eltwise_op op)
     return VK_KERNEL_COUNT;
 }
 
+/* Merges adjacent output dims that both inputs walk as one (an outer dim whose stride is
+ * the inner stride times the inner size, for a and b) and drops size-1 dims, so that
+ * same-shape operands become one flat loop. Fills the push block; returns its rank. */
+static int collapse_dims(const eltwise_params *p, binary_push *pc)
+{
+    int rank = 0;
+    for (int d = 0; d < p->rank; d++) {
+        uint32_t n = vk_u32(p->dims[d]), sa = vk_u32(p->a_strides[d]),
+                 sb = vk_u32(p->b_strides[d]);
+        if (n == 1)
+            continue;
+        if (rank > 0 && pc->a_strides[rank - 1] == sa * n && pc->b_strides[rank - 1] == sb * n) {
+            pc->dims[rank - 1] *= n;
+        } else {
+            pc->dims[rank] = n;
+            rank++;
+        }
+        pc->a_strides[rank - 1] = sa;
+        pc->b_strides[rank - 1] = sb;
+    }
+    return rank;
+}
+
 VKML_GPU_SUPPORTS_DECL(gpu_eltwise_supports)
 {
     vkml_error err;
@@ -45,12 +68,8 @@ VKML_GPU_DECL(gpu_eltwise_binary)
     vkml_status st = eltwise_params_parse(values, node, &p, err);
     if (st != VKML_OK)
         return st;
-    binary_push pc = {.count = vk_u32((int64_t)p.count), .rank = (uint32_t)p.rank};
-    for (int d = 0; d < p.rank; d++) {
-        pc.dims[d] = vk_u32(p.dims[d]);
-        pc.a_strides[d] = vk_u32(p.a_strides[d]);
-        pc.b_strides[d] = vk_u32(p.b_strides[d]);
-    }
+    binary_push pc = {.count = vk_u32((int64_t)p.count)};
+    pc.rank = (uint32_t)collapse_dims(&p, &pc);
     int bind[] = {node->inputs[0], node->inputs[1], node->outputs[0]};
     return vk_rec_kernel_1d(rec, eltwise_kernel(p.op), bind, &pc, sizeof(pc), p.count, err);
 }

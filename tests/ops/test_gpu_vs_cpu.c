@@ -315,6 +315,10 @@ static void test_elementwise(void)
     binary_case("Mul", 4, a, 4, a, -1);
     binary_case("Div", 3, b, 4, a, 0.5f); /* divisor in [0.5, 2) */
     binary_case("Add", 0, a, 4, a, -1);  /* a scalar */
+    const int64_t e[] = {2, 3, 1, 4, 1, 5}, f[] = {3, 2, 4, 3, 1}, g[] = {5, 1, 11, 13},
+                  h[] = {7, 1, 1};
+    binary_case("Mul", 6, e, 5, f, -1);
+    binary_case("Sub", 4, g, 3, h, -1);
     /* Over 65535 workgroups of 64: the grid spills into y. */
     const int64_t big[] = {1, 3, 1201, 1203}, row[] = {1203};
     binary_case("Add", 4, big, 1, row, -1);
