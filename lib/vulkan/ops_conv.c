@@ -69,6 +69,5 @@ VKML_GPU_DECL(gpu_conv)
     uint32_t groups[3];
     if (gemm_groups(&p, vk_rec_caps(rec), groups))
         return vk_rec_kernel(rec, VK_KERNEL_CONV2D_GEMM, bind, &pc, sizeof(pc), groups, err);
-    return vk_rec_kernel_1d(rec, VK_KERNEL_CONV2D, bind, &pc, sizeof(pc), (uint64_t)count,
-                            err);
+    return vk_rec_kernel_1d(rec, VK_KERNEL_CONV2D, bind, &pc, sizeof(pc), (uint64_t)count, err);
 }

@@ -35,8 +35,7 @@ static int collapse_dims(const eltwise_params *p, binary_push *pc)
 {
     int rank = 0;
     for (int d = 0; d < p->rank; d++) {
-        uint32_t n = vk_u32(p->dims[d]), sa = vk_u32(p->a_strides[d]),
-                 sb = vk_u32(p->b_strides[d]);
+        uint32_t n = vk_u32(p->dims[d]), sa = vk_u32(p->a_strides[d]), sb = vk_u32(p->b_strides[d]);
         if (n == 1)
             continue;
         if (rank > 0 && pc->a_strides[rank - 1] == sa * n && pc->b_strides[rank - 1] == sb * n) {

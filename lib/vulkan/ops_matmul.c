@@ -26,16 +26,17 @@ static void matmul_groups(int64_t m, int64_t n, int64_t batch, uint32_t groups[3
     groups[2] = vk_u32(batch);
 }
 
-static bool groups_fit(const struct gpu_caps *caps, int64_t m, int64_t n, int64_t batch,
-                       char *why, size_t why_size)
+static bool groups_fit(const struct gpu_caps *caps, int64_t m, int64_t n, int64_t batch, char *why,
+                       size_t why_size)
 {
     uint32_t g[3];
     matmul_groups(m, n, batch, g);
     for (int i = 0; i < 3; i++) {
         if (g[i] > caps->max_workgroup_count[i])
-            return vk_unsupported(why, why_size, "matrix product of %lld x %lld x %lld batches "
-                                  "exceeds the device's workgroup counts", (long long)m,
-                                  (long long)n, (long long)batch);
+            return vk_unsupported(why, why_size,
+                                  "matrix product of %lld x %lld x %lld batches "
+                                  "exceeds the device's workgroup counts",
+                                  (long long)m, (long long)n, (long long)batch);
     }
     return true;
 }
@@ -64,8 +65,10 @@ VKML_GPU_SUPPORTS_DECL(gpu_matmul_supports)
     if (matmul_params_parse(values, node, &p, &err) != VKML_OK)
         return vk_parse_failed(&err, why, why_size);
     if (p.batch_rank > MATMUL_MAX_BATCH_RANK)
-        return vk_unsupported(why, why_size, "MatMul with %d batch dims: the Vulkan kernel "
-                              "handles %d", p.batch_rank, MATMUL_MAX_BATCH_RANK);
+        return vk_unsupported(why, why_size,
+                              "MatMul with %d batch dims: the Vulkan kernel "
+                              "handles %d",
+                              p.batch_rank, MATMUL_MAX_BATCH_RANK);
     if (!groups_fit(caps, p.m, p.n, p.batch_count, why, why_size))
         return false;
     return vk_check_tensors(values, node, caps, false, why, why_size);
@@ -89,8 +92,13 @@ VKML_GPU_DECL(gpu_matmul)
     if (st != VKML_OK)
         return st;
     matmul_push pc = {
-        .m = vk_u32(p.m), .n = vk_u32(p.n), .k = vk_u32(p.k),
-        .a_sm = vk_u32(p.k), .a_sk = 1, .b_sk = vk_u32(p.n), .b_sn = 1,
+        .m = vk_u32(p.m),
+        .n = vk_u32(p.n),
+        .k = vk_u32(p.k),
+        .a_sm = vk_u32(p.k),
+        .a_sk = 1,
+        .b_sk = vk_u32(p.n),
+        .b_sn = 1,
         .alpha = 1.0f,
         .batch_rank = (uint32_t)p.batch_rank,
     };
@@ -109,7 +117,9 @@ VKML_GPU_DECL(gpu_gemm)
     if (st != VKML_OK)
         return st;
     matmul_push pc = {
-        .m = vk_u32(p.m), .n = vk_u32(p.n), .k = vk_u32(p.k),
+        .m = vk_u32(p.m),
+        .n = vk_u32(p.n),
+        .k = vk_u32(p.k),
         /* A is stored [m, k], or [k, m] with transA; B [k, n], or [n, k] with transB. */
         .a_sm = p.trans_a ? 1 : vk_u32(p.k),
         .a_sk = p.trans_a ? vk_u32(p.m) : 1,

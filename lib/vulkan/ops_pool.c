@@ -54,7 +54,8 @@ VKML_GPU_DECL(gpu_pool)
     int64_t count = p.batch * p.channels * window_out_size(&p.win);
     pc.count = vk_u32(count);
     int bind[] = {node->inputs[0], node->outputs[0]};
-    return vk_rec_kernel_1d(rec, p.is_max ? VK_KERNEL_MAXPOOL2D : VK_KERNEL_AVGPOOL2D, bind, &pc, sizeof(pc), (uint64_t)count, err);
+    return vk_rec_kernel_1d(rec, p.is_max ? VK_KERNEL_MAXPOOL2D : VK_KERNEL_AVGPOOL2D, bind, &pc,
+                            sizeof(pc), (uint64_t)count, err);
 }
 
 VKML_GPU_DECL(gpu_global_pool)
@@ -68,5 +69,6 @@ VKML_GPU_DECL(gpu_global_pool)
         .size = vk_u32(p.spatial_size),
     };
     int bind[] = {node->inputs[0], node->outputs[0]};
-    return vk_rec_kernel_1d(rec, p.is_max ? VK_KERNEL_GLOBAL_MAXPOOL : VK_KERNEL_GLOBAL_AVGPOOL, bind, &pc, sizeof(pc), pc.planes, err);
+    return vk_rec_kernel_1d(rec, p.is_max ? VK_KERNEL_GLOBAL_MAXPOOL : VK_KERNEL_GLOBAL_AVGPOOL,
+                            bind, &pc, sizeof(pc), pc.planes, err);
 }

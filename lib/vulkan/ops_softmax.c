@@ -3,6 +3,9 @@
 #include "ops/softmax.h"
 #include "vulkan/vk_ops.h"
 
+/* Rows at least this long get a workgroup each (softmax_rows.comp) on GPUs. */
+#define SOFTMAX_ROWS_MIN_LEN 32
+
 typedef struct softmax_push {
     uint32_t lines, axis_len, inner;
 } softmax_push;
@@ -28,5 +31,12 @@ VKML_GPU_DECL(gpu_softmax)
         .inner = vk_u32(p.inner),
     };
     int bind[] = {node->inputs[0], node->outputs[0]};
+    const struct gpu_caps *caps = vk_rec_caps(rec);
+    if (caps->prefer_tiled && p.inner == 1 && p.axis_len >= SOFTMAX_ROWS_MIN_LEN) {
+        /* One workgroup per row: vk_groups_1d counts groups of VK_WG_SIZE_1D threads. */
+        uint32_t groups[3];
+        vk_groups_1d(caps, (uint64_t)pc.lines * VK_WG_SIZE_1D, groups);
+        return vk_rec_kernel(rec, VK_KERNEL_SOFTMAX_ROWS, bind, &pc, sizeof(pc), groups, err);
+    }
     return vk_rec_kernel_1d(rec, VK_KERNEL_SOFTMAX, bind, &pc, sizeof(pc), pc.lines, err);
 }

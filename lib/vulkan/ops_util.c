@@ -14,12 +14,12 @@ bool vk_unsupported(char *why, size_t why_size, const char *fmt, ...)
     return false;
 }
 
-static bool check_one(const graph_value *v, const struct gpu_caps *caps, bool any_dtype,
-                      char *why, size_t why_size)
+static bool check_one(const graph_value *v, const struct gpu_caps *caps, bool any_dtype, char *why,
+                      size_t why_size)
 {
     if (!any_dtype && v->dtype != VKML_DTYPE_FLOAT)
-        return vk_unsupported(why, why_size, "'%s' is %s; the Vulkan kernels take float",
-                              v->name, vkml_dtype_name(v->dtype));
+        return vk_unsupported(why, why_size, "'%s' is %s; the Vulkan kernels take float", v->name,
+                              vkml_dtype_name(v->dtype));
     size_t bytes;
     if (!vkml_tensor_bytes(v->dtype, v->rank, v->dims, &bytes))
         return vk_unsupported(why, why_size, "'%s' has no concrete size", v->name);

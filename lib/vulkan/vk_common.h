@@ -13,21 +13,21 @@ const char *vk_result_name(VkResult result);
 
 /* Runs a Vulkan call; on failure sets `status` (a vkml_status in scope), fills `err` and
  * jumps to the function's `cleanup` label. */
-#define VK(call)                                                                    \
-    do {                                                                            \
-        VkResult vk_result_ = (call);                                               \
-        if (vk_result_ != VK_SUCCESS) {                                             \
-            status = vk_result_fail(err, vk_result_, #call, __FILE__, __LINE__);    \
-            goto cleanup;                                                           \
-        }                                                                           \
+#define VK(call)                                                                                   \
+    do {                                                                                           \
+        VkResult vk_result_ = (call);                                                              \
+        if (vk_result_ != VK_SUCCESS) {                                                            \
+            status = vk_result_fail(err, vk_result_, #call, __FILE__, __LINE__);                   \
+            goto cleanup;                                                                          \
+        }                                                                                          \
     } while (0)
 
 /* Like VK() for a vkml call that returns a status. */
-#define VKML_TRY(call)                                                              \
-    do {                                                                            \
-        status = (call);                                                            \
-        if (status != VKML_OK)                                                      \
-            goto cleanup;                                                           \
+#define VKML_TRY(call)                                                                             \
+    do {                                                                                           \
+        status = (call);                                                                           \
+        if (status != VKML_OK)                                                                     \
+            goto cleanup;                                                                          \
     } while (0)
 
 /* Storage buffer bindings per kernel (set 0, bindings 0..VK_MAX_BINDINGS-1). */

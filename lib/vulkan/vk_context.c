@@ -164,8 +164,7 @@ cleanup:
     return status;
 }
 
-vkml_status vk_context_create(const vkml_context_params *params, vk_context **out,
-                              vkml_error *err)
+vkml_status vk_context_create(const vkml_context_params *params, vk_context **out, vkml_error *err)
 {
     vk_context *vk = calloc(1, sizeof(*vk));
     if (!vk)
@@ -175,8 +174,7 @@ vkml_status vk_context_create(const vkml_context_params *params, vk_context **ou
         return VKML_OK;
     VkResult r = create_instance(params, &vk->instance);
     if (r != VK_SUCCESS) {
-        VKML_LOGI("Vulkan: no instance (%s): only the CPU device is available",
-                  vk_result_name(r));
+        VKML_LOGI("Vulkan: no instance (%s): only the CPU device is available", vk_result_name(r));
         vk->instance = VK_NULL_HANDLE;
         return VKML_OK;
     }

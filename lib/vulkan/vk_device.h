@@ -38,8 +38,8 @@ vkml_status vk_device_open(vk_device *vd, vkml_error *err);
 void vk_device_close(vk_device *vd);
 
 /* vk_session.c */
-vkml_status vk_session_create(device *dev, const device_session_desc *desc,
-                              device_session **out, vkml_error *err);
+vkml_status vk_session_create(device *dev, const device_session_desc *desc, device_session **out,
+                              vkml_error *err);
 void *vk_session_host_ptr(device_session *ds, int value);
 vkml_status vk_session_run(device_session *ds, int chunk, vkml_error *err);
 void vk_session_destroy(device_session **ds);

@@ -4,7 +4,7 @@
 
 typedef struct life {
     int root;
-    int chunk;      /* -1: not seen yet; -2: seen in several chunks */
+    int chunk; /* -1: not seen yet; -2: seen in several chunks */
     int first, last;
     VkDeviceSize size, offset;
 } life;

@@ -138,8 +138,7 @@ cleanup:
     if (status == VKML_ERROR_OUT_OF_MEMORY)
         vkml_error_prefix(err, "allocating %llu MiB of %s memory on '%s'",
                           (unsigned long long)(size >> 20),
-                          kind == VK_MEM_HOST ? "host-visible" : "device",
-                          a->vd->base.info.name);
+                          kind == VK_MEM_HOST ? "host-visible" : "device", a->vd->base.info.name);
     block_destroy(a, b);
     return status;
 }
@@ -170,8 +169,7 @@ static bool block_give(vk_block *b, VkDeviceSize offset, VkDeviceSize size)
     int i = 0;
     while (i < b->n_free && b->free_ranges[i].offset < offset)
         i++;
-    bool merge_prev = i > 0 &&
-                      b->free_ranges[i - 1].offset + b->free_ranges[i - 1].size == offset;
+    bool merge_prev = i > 0 && b->free_ranges[i - 1].offset + b->free_ranges[i - 1].size == offset;
     bool merge_next = i < b->n_free && offset + size == b->free_ranges[i].offset;
     if (merge_prev && merge_next) {
         b->free_ranges[i - 1].size += size + b->free_ranges[i].size;

@@ -27,7 +27,7 @@ struct gpu_caps {
     /* Shared-memory tiled kernels pay off (GPUs). False on CPU implementations (lavapipe),
      * where workgroup barriers are costly: plain per-output kernels run faster there. */
     bool prefer_tiled;
-    uint64_t memory_budget;            /* bytes of device-local memory vkml may use */
+    uint64_t memory_budget; /* bytes of device-local memory vkml may use */
 };
 
 typedef struct gpu_recorder gpu_recorder;
@@ -47,9 +47,8 @@ const struct gpu_caps *vk_rec_caps(const gpu_recorder *rec);
 vkml_status vk_rec_dispatch(gpu_recorder *rec, const vk_dispatch *d, vkml_error *err);
 /* Dispatch of a kernel whose last binding is its only output (the common case): bind has
  * vk_kernels[kernel].n_bindings values. */
-vkml_status vk_rec_kernel(gpu_recorder *rec, vk_kernel_id kernel, const int *bind,
-                          const void *push, uint32_t push_size, const uint32_t groups[3],
-                          vkml_error *err);
+vkml_status vk_rec_kernel(gpu_recorder *rec, vk_kernel_id kernel, const int *bind, const void *push,
+                          uint32_t push_size, const uint32_t groups[3], vkml_error *err);
 /* Same for a 1-D kernel with `invocations` threads (vk_groups_1d). */
 vkml_status vk_rec_kernel_1d(gpu_recorder *rec, vk_kernel_id kernel, const int *bind,
                              const void *push, uint32_t push_size, uint64_t invocations,

@@ -74,12 +74,13 @@ static vkml_status create_pipeline(vk_pipelines *p, vk_kernel_id kernel, vkml_er
     VK(vkCreateShaderModule(p->dev, &mci, NULL, &module));
     VkComputePipelineCreateInfo pci = {
         .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
-        .stage = {
-            .sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
-            .stage = VK_SHADER_STAGE_COMPUTE_BIT,
-            .module = module,
-            .pName = "main",
-        },
+        .stage =
+            {
+                .sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+                .stage = VK_SHADER_STAGE_COMPUTE_BIT,
+                .module = module,
+                .pName = "main",
+            },
         .layout = p->layout,
     };
     VK(vkCreateComputePipelines(p->dev, p->cache, 1, &pci, NULL, &p->pipelines[kernel]));
@@ -90,8 +91,7 @@ cleanup:
     return status;
 }
 
-vkml_status vk_pipeline_get(vk_pipelines *p, vk_kernel_id kernel, VkPipeline *out,
-                            vkml_error *err)
+vkml_status vk_pipeline_get(vk_pipelines *p, vk_kernel_id kernel, VkPipeline *out, vkml_error *err)
 {
     vkml_status status = VKML_OK;
     pthread_mutex_lock(&p->lock);

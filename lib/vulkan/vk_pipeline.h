@@ -21,5 +21,4 @@ struct vk_pipelines {
 vkml_status vk_pipelines_create(vk_device *vd, vk_pipelines **out, vkml_error *err);
 void vk_pipelines_destroy(vk_pipelines **p);
 /* The pipeline of a kernel, created on first use. */
-vkml_status vk_pipeline_get(vk_pipelines *p, vk_kernel_id kernel, VkPipeline *out,
-                            vkml_error *err);
+vkml_status vk_pipeline_get(vk_pipelines *p, vk_kernel_id kernel, VkPipeline *out, vkml_error *err);

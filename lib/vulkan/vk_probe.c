@@ -108,7 +108,8 @@ static uint64_t free_device_memory(vk_device *vd)
             continue;
         best_size = h->size;
         best = budget.heapBudget[i] > budget.heapUsage[i]
-                   ? budget.heapBudget[i] - budget.heapUsage[i] : 0;
+                   ? budget.heapBudget[i] - budget.heapUsage[i]
+                   : 0;
     }
     return best;
 }

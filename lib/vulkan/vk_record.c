@@ -31,8 +31,8 @@ struct gpu_recorder {
     int n_pending;
 };
 
-vkml_status vk_rec_create(vk_device *vd, const vk_mem *values, int n_values,
-                          gpu_recorder **out, vkml_error *err)
+vkml_status vk_rec_create(vk_device *vd, const vk_mem *values, int n_values, gpu_recorder **out,
+                          vkml_error *err)
 {
     gpu_recorder *rec = calloc(1, sizeof(*rec));
     if (!rec)
@@ -124,9 +124,8 @@ vkml_status vk_rec_dispatch(gpu_recorder *rec, const vk_dispatch *d, vkml_error 
     return VKML_OK;
 }
 
-vkml_status vk_rec_kernel(gpu_recorder *rec, vk_kernel_id kernel, const int *bind,
-                          const void *push, uint32_t push_size, const uint32_t groups[3],
-                          vkml_error *err)
+vkml_status vk_rec_kernel(gpu_recorder *rec, vk_kernel_id kernel, const int *bind, const void *push,
+                          uint32_t push_size, const uint32_t groups[3], vkml_error *err)
 {
     int n = vk_kernels[kernel].n_bindings;
     vk_dispatch d = {
@@ -171,8 +170,8 @@ static bool needs_barrier(const gpu_recorder *rec, const rec_dispatch *r)
 
 static vkml_status note_accesses(gpu_recorder *rec, const rec_dispatch *r, vkml_error *err)
 {
-    rec_access *grown = realloc(rec->pending,
-                                (size_t)(rec->n_pending + r->n_bindings) * sizeof(*grown));
+    rec_access *grown =
+        realloc(rec->pending, (size_t)(rec->n_pending + r->n_bindings) * sizeof(*grown));
     if (!grown)
         return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "Vulkan recorder: out of host memory");
     rec->pending = grown;

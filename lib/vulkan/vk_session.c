@@ -16,16 +16,15 @@ typedef struct vk_chunk {
 struct device_session {
     vk_device *vd;
     int n_values;
-    vk_mem *mem;   /* per value; aliases copy their root's range */
-    bool *owned;   /* mem[i] was allocated for value i (else shared or unused) */
+    vk_mem *mem;       /* per value; aliases copy their root's range */
+    bool *owned;       /* mem[i] was allocated for value i (else shared or unused) */
     vk_mem transients; /* the range shared by transient values (vk_mem_plan.h) */
     VkCommandPool cmd_pool;
     vk_chunk *chunks;
     int n_chunks;
 };
 
-static vkml_status value_bytes(const device_session_desc *desc, int v, size_t *out,
-                               vkml_error *err)
+static vkml_status value_bytes(const device_session_desc *desc, int v, size_t *out, vkml_error *err)
 {
     const graph_value *val = &desc->values[v];
     if (!vkml_tensor_bytes(val->dtype, val->rank, val->dims, out))
@@ -53,8 +52,7 @@ typedef struct value_roots {
     bool *placed;
 } value_roots;
 
-static vkml_status collect_roots(const device_session_desc *desc, value_roots *r,
-                                 vkml_error *err)
+static vkml_status collect_roots(const device_session_desc *desc, value_roots *r, vkml_error *err)
 {
     int n = desc->graph->n_values;
     bool *pinned = calloc((size_t)n + 1, sizeof(bool)); /* host-visible or constant */
@@ -128,8 +126,8 @@ static vkml_status allocate_values(device_session *s, const device_session_desc 
         if (desc->value_plans[v].used && r.root[v] != v)
             s->mem[v] = s->mem[r.root[v]];
     }
-    VKML_LOGD("Vulkan session on '%s': %llu bytes shared by transient values", s->vd->base.info.name,
-              (unsigned long long)total);
+    VKML_LOGD("Vulkan session on '%s': %llu bytes shared by transient values",
+              s->vd->base.info.name, (unsigned long long)total);
 cleanup:
     if (status != VKML_OK)
         vkml_error_prefix(err, "allocating session memory on '%s'", s->vd->base.info.name);
@@ -170,8 +168,8 @@ static void begin_barrier(VkCommandBuffer cmd)
 {
     VkMemoryBarrier mb = {
         .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
-        .srcAccessMask = VK_ACCESS_HOST_WRITE_BIT | VK_ACCESS_SHADER_WRITE_BIT |
-                         VK_ACCESS_TRANSFER_WRITE_BIT,
+        .srcAccessMask =
+            VK_ACCESS_HOST_WRITE_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
         .dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT,
     };
     vkCmdPipelineBarrier(cmd,
@@ -188,8 +186,8 @@ static void end_barrier(VkCommandBuffer cmd)
         .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT,
         .dstAccessMask = VK_ACCESS_HOST_READ_BIT,
     };
-    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_HOST_BIT,
-                         0, 1, &mb, 0, NULL, 0, NULL);
+    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0,
+                         1, &mb, 0, NULL, 0, NULL);
 }
 
 static vkml_status lower_nodes(gpu_recorder *rec, const device_session_desc *desc,
@@ -245,8 +243,8 @@ cleanup:
     return status;
 }
 
-vkml_status vk_session_create(device *dev, const device_session_desc *desc,
-                              device_session **out, vkml_error *err)
+vkml_status vk_session_create(device *dev, const device_session_desc *desc, device_session **out,
+                              vkml_error *err)
 {
     vkml_status status = VKML_OK;
     vk_device *vd = (vk_device *)dev;

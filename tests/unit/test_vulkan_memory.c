@@ -1,9 +1,9 @@
 /* The Vulkan sub-allocator and uploads: aligned, disjoint ranges carved from few blocks;
  * freed ranges merge and empty blocks go back; blocks larger than the default for large
  * requests; a staging upload lands in device memory. */
+#include "testutil.h"
 #include "vulkan/vk_memory.h"
 #include "vulkan/vk_transfer.h"
-#include "testutil.h"
 
 #define N_RANGES 200
 
@@ -14,8 +14,8 @@ static void test_ranges(vk_device *vd)
     for (int i = 0; i < N_RANGES; i++) {
         /* Odd sizes: 1 .. ~100 KiB. */
         size_t size = 1 + (size_t)i * 517;
-        CHECK_OK(vk_mem_alloc(vd->alloc, i % 2 ? VK_MEM_HOST : VK_MEM_DEVICE, size, &mem[i],
-                              &err), &err);
+        CHECK_OK(vk_mem_alloc(vd->alloc, i % 2 ? VK_MEM_HOST : VK_MEM_DEVICE, size, &mem[i], &err),
+                 &err);
         CHECK(mem[i].size == size, "range %d has size %llu", i, (unsigned long long)mem[i].size);
         CHECK(mem[i].offset % vd->props.limits.minStorageBufferOffsetAlignment == 0,
               "range %d at offset %llu is not aligned", i, (unsigned long long)mem[i].offset);
@@ -26,7 +26,8 @@ static void test_ranges(vk_device *vd)
         bool new_buffer = true;
         for (int j = 0; j < i; j++) {
             new_buffer = new_buffer && mem[j].buffer != mem[i].buffer;
-            overlaps += mem[j].buffer == mem[i].buffer && mem[j].offset < mem[i].offset + mem[i].size &&
+            overlaps += mem[j].buffer == mem[i].buffer &&
+                        mem[j].offset < mem[i].offset + mem[i].size &&
                         mem[i].offset < mem[j].offset + mem[j].size;
         }
         buffers += new_buffer;
@@ -52,8 +53,8 @@ static void test_too_large(vk_device *vd)
     vk_mem huge = {0};
     VkDeviceSize size = vd->base.info.memory_bytes * 64;
     vkml_status st = vk_mem_alloc(vd->alloc, VK_MEM_DEVICE, size, &huge, &err);
-    CHECK(st == VKML_ERROR_OUT_OF_MEMORY || st == VKML_ERROR_DEVICE,
-          "allocating %llu bytes: %s", (unsigned long long)size, vkml_status_name(st));
+    CHECK(st == VKML_ERROR_OUT_OF_MEMORY || st == VKML_ERROR_DEVICE, "allocating %llu bytes: %s",
+          (unsigned long long)size, vkml_status_name(st));
     CHECK(strstr(err.message, vd->base.info.name) || st == VKML_ERROR_DEVICE,
           "message does not name the device: %s", err.message);
     printf("too large: %s: %s\n", vkml_status_name(st), err.message);

@@ -21,8 +21,8 @@ static void *work(void *arg)
 {
     worker *w = arg;
     float out[N_OUT];
-    vkml_tensor t = {.dtype = VKML_DTYPE_FLOAT, .rank = 2, .dims = {1, N_OUT}, .data = out,
-                     .size = sizeof(out)};
+    vkml_tensor t = {
+        .dtype = VKML_DTYPE_FLOAT, .rank = 2, .dims = {1, N_OUT}, .data = out, .size = sizeof(out)};
     for (int i = 0; i < N_RUNS; i++) {
         vkml_error err = {0};
         memset(out, 0xff, sizeof(out));
@@ -51,13 +51,18 @@ int main(void)
     int n_devices = vkml_context_device_count(ctx);
     CHECK(n_devices % 2 == 0, "%d devices with 2 logical devices per GPU", n_devices);
     CHECK_OK(vkml_model_load_file(test_corpus_path(path, sizeof(path), "models/mnist-8/model.onnx"),
-                                  &model, &err), &err);
-    CHECK_OK(vkml_tensor_read_file(test_corpus_path(path, sizeof(path),
-                                                    "models/mnist-8/test_data_set_1/input_0.pb"),
-                                   &input, NULL, &err), &err);
+                                  &model, &err),
+             &err);
+    CHECK_OK(vkml_tensor_read_file(
+                 test_corpus_path(path, sizeof(path), "models/mnist-8/test_data_set_1/input_0.pb"),
+                 &input, NULL, &err),
+             &err);
     worker workers[N_THREADS] = {0};
     float expected[N_OUT];
-    vkml_tensor t = {.dtype = VKML_DTYPE_FLOAT, .rank = 2, .dims = {1, N_OUT}, .data = expected,
+    vkml_tensor t = {.dtype = VKML_DTYPE_FLOAT,
+                     .rank = 2,
+                     .dims = {1, N_OUT},
+                     .data = expected,
                      .size = sizeof(expected)};
     for (int i = 0; model && input.data && i < N_THREADS; i++) {
         vkml_session_params params = {.device = i % 2};
@@ -73,8 +78,8 @@ int main(void)
         for (int i = 0; i < N_THREADS; i++) {
             pthread_join(th[i], NULL);
             CHECK(workers[i].failures == 0, "thread %d: %d runs failed", i, workers[i].failures);
-            CHECK(workers[i].mismatches == 0, "thread %d: %d of %d runs differ from a lone run",
-                  i, workers[i].mismatches, N_RUNS);
+            CHECK(workers[i].mismatches == 0, "thread %d: %d of %d runs differ from a lone run", i,
+                  workers[i].mismatches, N_RUNS);
         }
         printf("%d threads x %d runs on devices 0 and 1: all equal to a lone run\n", N_THREADS,
                N_RUNS);
