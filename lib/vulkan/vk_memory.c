@@ -60,12 +60,10 @@ static int pick_memory_type(const VkPhysicalDeviceMemoryProperties *mp, uint32_t
                             vk_mem_kind kind)
 {
     VkMemoryPropertyFlags need = 0, want = VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
-    if (kind == VK_MEM_HOST) {
+    if (kind != VK_MEM_DEVICE)
         need = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
-        /* Cached host memory: the host reads outputs back, and uncached (BAR) reads are
-         * very slow on discrete GPUs. */
+    if (kind == VK_MEM_HOST)
         want = VK_MEMORY_PROPERTY_HOST_CACHED_BIT;
-    }
     int fallback = -1;
     for (uint32_t i = 0; i < mp->memoryTypeCount; i++) {
         VkMemoryPropertyFlags f = mp->memoryTypes[i].propertyFlags;
@@ -119,7 +117,7 @@ static vkml_status block_create(vk_allocator *a, vk_mem_kind kind, VkDeviceSize 
     if (type < 0) {
         status = vkml_fail(err, VKML_ERROR_DEVICE, "Vulkan device '%s' has no %s memory type",
                            a->vd->base.info.name,
-                           kind == VK_MEM_HOST ? "host-visible coherent" : "usable");
+                           kind != VK_MEM_DEVICE ? "host-visible coherent" : "usable");
         goto cleanup;
     }
     VkMemoryAllocateInfo mai = {
@@ -138,7 +136,7 @@ cleanup:
     if (status == VKML_ERROR_OUT_OF_MEMORY)
         vkml_error_prefix(err, "allocating %llu MiB of %s memory on '%s'",
                           (unsigned long long)(size >> 20),
-                          kind == VK_MEM_HOST ? "host-visible" : "device", a->vd->base.info.name);
+                          kind != VK_MEM_DEVICE ? "host-visible" : "device", a->vd->base.info.name);
     block_destroy(a, b);
     return status;
 }
@@ -208,8 +206,8 @@ static void fill_mem(vk_block *b, VkDeviceSize offset, VkDeviceSize size, vk_mem
     };
 }
 
-vkml_status vk_mem_alloc(vk_allocator *a, vk_mem_kind kind, VkDeviceSize size, vk_mem *out,
-                         vkml_error *err)
+static vkml_status mem_alloc(vk_allocator *a, vk_mem_kind kind, VkDeviceSize size, vk_mem *out,
+                             vkml_error *err)
 {
     VkDeviceSize rounded = align_up(size ? size : 1, a->alignment);
     vkml_status status = VKML_OK;
@@ -232,6 +230,19 @@ vkml_status vk_mem_alloc(vk_allocator *a, vk_mem_kind kind, VkDeviceSize size, v
 done:
     pthread_mutex_unlock(&a->lock);
     return status;
+}
+
+vkml_status vk_mem_alloc(vk_allocator *a, vk_mem_kind kind, VkDeviceSize size, vk_mem *out,
+                         vkml_error *err)
+{
+    vkml_status st = mem_alloc(a, kind, size, out, err);
+    /* The host-visible device-local heap may be small (a 256 MiB BAR without resizable
+     * BAR): then upload values live in host memory, as readback values do. */
+    if (st == VKML_ERROR_OUT_OF_MEMORY && kind == VK_MEM_UPLOAD) {
+        VKML_LOGD("Vulkan: host-visible device memory exhausted, using host memory");
+        st = mem_alloc(a, VK_MEM_HOST, size, out, err);
+    }
+    return st;
 }
 
 void vk_mem_free(vk_allocator *a, vk_mem *mem)

@@ -14,7 +14,10 @@
 
 typedef enum vk_mem_kind {
     VK_MEM_DEVICE, /* intermediates, weights: device-local where the device has it */
-    VK_MEM_HOST,   /* host_access values, staging: host-visible, coherent, mapped */
+    VK_MEM_HOST,   /* read back by the host, staging: host-visible, coherent, mapped,
+                      cached where the device has it (host reads of BAR memory crawl) */
+    VK_MEM_UPLOAD, /* written by the host, read by kernels: host-visible, coherent, mapped,
+                      device-local where the device has it (resizable BAR), else as HOST */
 } vk_mem_kind;
 
 typedef struct vk_block vk_block;

@@ -79,12 +79,25 @@ static vkml_status collect_roots(const device_session_desc *desc, value_roots *r
     return VKML_OK;
 }
 
+/* Host-visible memory for roots the host touches: cached host memory when a node of this
+ * device writes the value (the host reads it back), else device-local host-visible
+ * memory where the device has it (the host writes, kernels read it, maybe many times). */
 static vk_mem_kind root_kind(const device_session_desc *desc, const value_roots *r, int root)
 {
+    bool host = false, written = false;
     for (int v = 0; v < desc->graph->n_values; v++)
         if (r->root[v] == root && desc->value_plans[v].used && desc->value_plans[v].host_access)
-            return VK_MEM_HOST;
-    return VK_MEM_DEVICE;
+            host = true;
+    if (!host)
+        return VK_MEM_DEVICE;
+    for (int c = 0; c < desc->n_chunks && !written; c++) {
+        for (int i = 0; i < desc->chunks[c].n_nodes; i++) {
+            const graph_node *node = &desc->graph->nodes[desc->chunks[c].nodes[i]];
+            for (int k = 0; k < node->n_outputs; k++)
+                written |= node->outputs[k] >= 0 && r->root[node->outputs[k]] == root;
+        }
+    }
+    return written ? VK_MEM_HOST : VK_MEM_UPLOAD;
 }
 
 /* Allocates every root value: transients share one range by liveness, the others get

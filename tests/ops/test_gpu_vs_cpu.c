@@ -546,6 +546,8 @@ static void test_matmul(void)
     matmul_case("MatMul batched broadcast", 4, a4, 3, b3);
     const int64_t a2[] = {33, 17}, b2[] = {17, 29};
     matmul_case("MatMul 2-D", 2, a2, 2, b2);
+    const int64_t a5[] = {129, 77}, b5[] = {77, 131}; /* several tiles in every dim */
+    matmul_case("MatMul 2-D 129x77x131", 2, a5, 2, b5);
     const int64_t v[] = {7}, b3b[] = {2, 7, 5};
     matmul_case("MatMul 1-D x batched", 1, v, 3, b3b);
     const int64_t a1[] = {3, 2, 7}, v1[] = {7};
