@@ -14,6 +14,8 @@ summary="$out/summary.txt"
 failures=0
 : > "$summary"
 say() { echo "$*" | tee -a "$summary"; }
+now() { date +%s.%N; }
+since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }'; }
 
 "$vkml" devices > "$out/logs/devices.txt" 2>&1
 cat "$out/logs/devices.txt" >> "$summary"
@@ -24,10 +26,10 @@ say "== C tests"
 # whole corpus: they run in CI, not here.
 for t in $(find "$build/tests" -maxdepth 2 -type f -executable -name 'test_*' ! -name 'test_onnx_*' | sort); do
     name=$(basename "$t")
-    start=$(date +%s.%N)
+    start=$(now)
     if (cd "$(dirname "$t")" && "$t") > "$out/logs/$name.log" 2>&1; then rc=PASS; else
         rc=FAIL; failures=$((failures + 1)); fi
-    say "$rc $name ($(echo "$(date +%s.%N) - $start" | bc | cut -c1-5) s)"
+    say "$rc $name ($(since "$start") s)"
 done
 
 say "== conformance (pass, fail, unsupported, error, total)"
@@ -67,15 +69,15 @@ PY
 
 say "== demo model in gst-launch-1.0 on each Vulkan device (1000 frames 320x240 RGB)"
 for dev in $(seq 0 $((n_gpus - 1))); do
-    start=$(date +%s.%N)
+    start=$(now)
     if gst-launch-1.0 -q videotestsrc pattern=red num-buffers=1000 \
         ! video/x-raw,format=RGB,width=320,height=240 \
         ! vkmlinfer model="$build/pipelines/color.onnx" device="$dev" \
         ! vkmlclassify labels="$build/pipelines/color-labels.txt" print=true \
         ! fakesink > "$out/logs/gst-$dev.txt" 2>&1; then
-        secs=$(echo "$(date +%s.%N) - $start" | bc)
+        secs=$(since "$start")
         right=$(grep -c ': red (' "$out/logs/gst-$dev.txt")
-        say "device $dev: $right/1000 frames 'red', $(echo "1000 / $secs" | bc) frames/s (whole pipeline)"
+        say "device $dev: $right/1000 frames 'red', $(awk -v s="$secs" 'BEGIN { printf "%.0f", 1000 / s }') frames/s (whole pipeline)"
         [ "$right" -eq 1000 ] || failures=$((failures + 1))
     else
         failures=$((failures + 1))
