@@ -22,6 +22,16 @@ const char *vk_result_name(VkResult result);
         }                                                                                          \
     } while (0)
 
+/* VK() for a wrapper of a Vulkan call (vk_fault.h), named in the message as `name`. */
+#define VK_AS(name, call)                                                                          \
+    do {                                                                                           \
+        VkResult vk_result_ = (call);                                                              \
+        if (vk_result_ != VK_SUCCESS) {                                                            \
+            status = vk_result_fail(err, vk_result_, name, __FILE__, __LINE__);                    \
+            goto cleanup;                                                                          \
+        }                                                                                          \
+    } while (0)
+
 /* Like VK() for a vkml call that returns a status. */
 #define VKML_TRY(call)                                                                             \
     do {                                                                                           \

@@ -1,5 +1,7 @@
 /* The Vulkan instance and one vk_device per physical device with a compute queue. */
+#include "vulkan/vk_counts.h"
 #include "vulkan/vk_device.h"
+#include "vulkan/vk_fault.h"
 #include "vulkan/vk_memory.h"
 #include "vulkan/vk_pipeline.h"
 
@@ -15,6 +17,7 @@
 #define VK_MAX_LOGICAL_DEVICES 16
 
 struct vk_context {
+    vk_faults faults; /* test hooks, shared by the devices */
     VkInstance instance;
     vk_device **devices;
     int n_devices;
@@ -56,7 +59,10 @@ static VkResult create_instance(const vkml_context_params *params, VkInstance *o
         .enabledLayerCount = validation ? 1 : 0,
         .ppEnabledLayerNames = layers,
     };
-    return vkCreateInstance(&ici, NULL, out);
+    VkResult r = vkCreateInstance(&ici, NULL, out);
+    if (r == VK_SUCCESS)
+        vk_count_add(VKML_VK_INSTANCE, 1);
+    return r;
 }
 
 vkml_status vk_device_open(vk_device *vd, vkml_error *err)
@@ -77,7 +83,7 @@ vkml_status vk_device_open(vk_device *vd, vkml_error *err)
         .enabledExtensionCount = vd->has_memory_budget ? 1 : 0,
         .ppEnabledExtensionNames = extensions,
     };
-    VK(vkCreateDevice(vd->phys, &dci, NULL, &vd->dev));
+    VK_CREATE(VKML_VK_DEVICE, vkCreateDevice(vd->phys, &dci, NULL, &vd->dev));
     vkGetDeviceQueue(vd->dev, vd->queue_family, 0, &vd->queue);
     pthread_mutex_init(&vd->queue_lock, NULL);
     vd->queue_lock_init = true;
@@ -99,17 +105,22 @@ void vk_device_close(vk_device *vd)
     vk_allocator_destroy(&vd->alloc);
     if (vd->queue_lock_init)
         pthread_mutex_destroy(&vd->queue_lock);
-    if (vd->dev)
+    if (vd->dev) {
         vkDestroyDevice(vd->dev, NULL);
+        vk_count_add(VKML_VK_DEVICE, -1);
+    }
     free(vd);
 }
 
-static int logical_devices_per_gpu(void)
+/* vkml_context_params.logical_devices_per_gpu, overridden by the environment. */
+static int logical_devices_per_gpu(const vkml_context_params *params)
 {
+    int n = params && params->logical_devices_per_gpu > 0 ? params->logical_devices_per_gpu : 1;
     const char *env = getenv(VK_LOGICAL_DEVICES_ENV);
-    int n = env ? atoi(env) : 1;
+    if (env)
+        n = atoi(env);
     if (n < 1 || n > VK_MAX_LOGICAL_DEVICES) {
-        VKML_LOGW("%s=%s ignored (1 to %d)", VK_LOGICAL_DEVICES_ENV, env, VK_MAX_LOGICAL_DEVICES);
+        VKML_LOGW("%d logical devices per GPU ignored (1 to %d)", n, VK_MAX_LOGICAL_DEVICES);
         n = 1;
     }
     return n;
@@ -118,7 +129,8 @@ static int logical_devices_per_gpu(void)
 /* Probes and opens one physical device as logical device `copy` (0 .. n-1); a device that
  * cannot be opened is skipped with a warning, so one broken driver does not hide the
  * others. */
-static void add_device(vk_context *vk, VkPhysicalDevice phys, int copy, int copies)
+static void add_device(vk_context *vk, const vkml_context_params *params, VkPhysicalDevice phys,
+                       int copy, int copies)
 {
     vk_device *vd = calloc(1, sizeof(*vd));
     if (!vd)
@@ -133,6 +145,9 @@ static void add_device(vk_context *vk, VkPhysicalDevice phys, int copy, int copi
         snprintf(vd->base.info.name + len, sizeof(vd->base.info.name) - len, " (logical %d/%d)",
                  copy + 1, copies);
     }
+    vd->faults = &vk->faults;
+    if (params && params->device_memory_limit)
+        vd->caps.memory_budget = params->device_memory_limit;
     vkml_error err = {0};
     if (vk_device_open(vd, &err) != VKML_OK) {
         VKML_LOGW("skipping Vulkan device: %s", err.message);
@@ -142,13 +157,14 @@ static void add_device(vk_context *vk, VkPhysicalDevice phys, int copy, int copi
     vk->devices[vk->n_devices++] = vd;
 }
 
-static vkml_status enumerate_devices(vk_context *vk, vkml_error *err)
+static vkml_status enumerate_devices(vk_context *vk, const vkml_context_params *params,
+                                     vkml_error *err)
 {
     vkml_status status = VKML_OK;
     uint32_t n = 0;
     VkPhysicalDevice *phys = NULL;
     VK(vkEnumeratePhysicalDevices(vk->instance, &n, NULL));
-    int copies = logical_devices_per_gpu();
+    int copies = logical_devices_per_gpu(params);
     phys = calloc(n ? n : 1, sizeof(*phys));
     vk->devices = calloc(n ? (size_t)n * (size_t)copies : 1, sizeof(*vk->devices));
     if (!phys || !vk->devices) {
@@ -158,7 +174,7 @@ static vkml_status enumerate_devices(vk_context *vk, vkml_error *err)
     VK(vkEnumeratePhysicalDevices(vk->instance, &n, phys));
     for (uint32_t i = 0; i < n; i++)
         for (int c = 0; c < copies; c++)
-            add_device(vk, phys[i], c, copies);
+            add_device(vk, params, phys[i], c, copies);
 cleanup:
     free(phys);
     return status;
@@ -170,6 +186,7 @@ vkml_status vk_context_create(const vkml_context_params *params, vk_context **ou
     if (!vk)
         return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "Vulkan: out of host memory");
     *out = vk;
+    vk_faults_init(&vk->faults);
     if (params && params->disable_vulkan)
         return VKML_OK;
     VkResult r = create_instance(params, &vk->instance);
@@ -178,7 +195,7 @@ vkml_status vk_context_create(const vkml_context_params *params, vk_context **ou
         vk->instance = VK_NULL_HANDLE;
         return VKML_OK;
     }
-    vkml_status status = enumerate_devices(vk, err);
+    vkml_status status = enumerate_devices(vk, params, err);
     if (status != VKML_OK)
         vk_context_destroy(out);
     return status;
@@ -192,8 +209,10 @@ void vk_context_destroy(vk_context **pvk)
     for (int i = 0; i < vk->n_devices; i++)
         vk_device_close(vk->devices[i]);
     free(vk->devices);
-    if (vk->instance)
+    if (vk->instance) {
         vkDestroyInstance(vk->instance, NULL);
+        vk_count_add(VKML_VK_INSTANCE, -1);
+    }
     free(vk);
     *pvk = NULL;
 }

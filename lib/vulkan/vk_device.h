@@ -6,8 +6,10 @@
 #include "vulkan/vk_ops.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 
 typedef struct vk_allocator vk_allocator;
+typedef struct vk_faults vk_faults;
 typedef struct vk_pipelines vk_pipelines;
 
 typedef struct vk_device {
@@ -24,6 +26,10 @@ typedef struct vk_device {
     bool has_memory_budget; /* VK_EXT_memory_budget, enabled on dev */
     vk_allocator *alloc;
     vk_pipelines *pipes;
+    vk_faults *faults;       /* test hooks of the context (vk_fault.h) */
+    atomic_long submits;     /* counted for the device-lost hook */
+    atomic_long waits;
+    atomic_bool lost;        /* a submit or wait reported VK_ERROR_DEVICE_LOST */
 } vk_device;
 
 extern const device_class vk_device_class;

@@ -1,4 +1,6 @@
 #include "vulkan/vk_memory.h"
+#include "vulkan/vk_counts.h"
+#include "vulkan/vk_fault.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +16,7 @@ struct vk_block {
     VkDeviceMemory memory;
     VkBuffer buffer;
     VkDeviceSize size;
+    VkDeviceSize memory_bytes; /* of the VkDeviceMemory (counted against the limit) */
     void *map;
     vk_range *free_ranges;
     int n_free, cap_free;
@@ -24,6 +27,8 @@ struct vk_allocator {
     pthread_mutex_t lock;
     vk_block *blocks;
     VkDeviceSize alignment;
+    VkDeviceSize limit; /* bytes of VkDeviceMemory vkml may hold on the device; 0: none */
+    VkDeviceSize used;  /* bytes of VkDeviceMemory held (under lock) */
 };
 
 static const VkBufferUsageFlags buffer_usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
@@ -51,6 +56,7 @@ vkml_status vk_allocator_create(vk_device *vd, vk_allocator **out, vkml_error *e
     if (lim->nonCoherentAtomSize > align)
         align = lim->nonCoherentAtomSize;
     a->alignment = align;
+    a->limit = vd->caps.memory_budget;
     *out = a;
     return VKML_OK;
 }
@@ -82,10 +88,40 @@ static void block_destroy(vk_allocator *a, vk_block *b)
     VkDevice dev = a->vd->dev;
     if (b->map)
         vkUnmapMemory(dev, b->memory);
-    vkDestroyBuffer(dev, b->buffer, NULL);
-    vkFreeMemory(dev, b->memory, NULL);
+    VK_DESTROY(VKML_VK_BUFFER, vkDestroyBuffer, dev, b->buffer);
+    if (b->memory) {
+        vkFreeMemory(dev, b->memory, NULL);
+        vk_count_add(VKML_VK_MEMORY, -1);
+        vk_count_memory_bytes(-(int64_t)b->memory_bytes);
+        a->used -= b->memory_bytes;
+    }
     free(b->free_ranges);
     free(b);
+}
+
+/* VKML_ERROR_OUT_OF_MEMORY naming the device and the bytes when `bytes` more would pass
+ * the device's memory limit. */
+static vkml_status check_limit(vk_allocator *a, VkDeviceSize bytes, vkml_error *err)
+{
+    if (!a->limit || (a->used <= a->limit && bytes <= a->limit - a->used))
+        return VKML_OK;
+    return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY,
+                     "Vulkan device '%s': %llu more bytes would pass its memory limit of %llu "
+                     "bytes (%llu in use)",
+                     a->vd->base.info.name, (unsigned long long)bytes,
+                     (unsigned long long)a->limit, (unsigned long long)a->used);
+}
+
+/* Bytes of a new block for a request of `rounded` bytes: VK_BLOCK_BYTES, or the request
+ * alone when it is larger, or when a whole block would pass the memory limit (a small
+ * limit then still fits what it can). */
+static VkDeviceSize block_bytes(const vk_allocator *a, VkDeviceSize rounded)
+{
+    if (rounded >= VK_BLOCK_BYTES)
+        return rounded;
+    if (a->limit && (a->used > a->limit || a->limit - a->used < VK_BLOCK_BYTES))
+        return rounded;
+    return VK_BLOCK_BYTES;
 }
 
 static vkml_status block_create(vk_allocator *a, vk_mem_kind kind, VkDeviceSize size,
@@ -110,7 +146,7 @@ static vkml_status block_create(vk_allocator *a, vk_mem_kind kind, VkDeviceSize 
         .usage = buffer_usage,
         .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
     };
-    VK(vkCreateBuffer(dev, &bci, NULL, &b->buffer));
+    VK_CREATE(VKML_VK_BUFFER, vkCreateBuffer(dev, &bci, NULL, &b->buffer));
     VkMemoryRequirements req;
     vkGetBufferMemoryRequirements(dev, b->buffer, &req);
     int type = pick_memory_type(&a->vd->mem_props, req.memoryTypeBits, kind);
@@ -125,7 +161,14 @@ static vkml_status block_create(vk_allocator *a, vk_mem_kind kind, VkDeviceSize 
         .allocationSize = req.size,
         .memoryTypeIndex = (uint32_t)type,
     };
-    VK(vkAllocateMemory(dev, &mai, NULL, &b->memory));
+    VKML_TRY(check_limit(a, req.size, err));
+    VkDeviceMemory memory = VK_NULL_HANDLE;
+    VK_AS("vkAllocateMemory", vk_fault_allocate_memory(a->vd, &mai, &memory));
+    b->memory = memory;
+    vk_count_add(VKML_VK_MEMORY, 1);
+    vk_count_memory_bytes((int64_t)req.size);
+    b->memory_bytes = req.size;
+    a->used += req.size;
     VK(vkBindBufferMemory(dev, b->buffer, b->memory, 0));
     VkMemoryPropertyFlags flags = a->vd->mem_props.memoryTypes[type].propertyFlags;
     if (flags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT)
@@ -134,8 +177,8 @@ static vkml_status block_create(vk_allocator *a, vk_mem_kind kind, VkDeviceSize 
     return VKML_OK;
 cleanup:
     if (status == VKML_ERROR_OUT_OF_MEMORY)
-        vkml_error_prefix(err, "allocating %llu MiB of %s memory on '%s'",
-                          (unsigned long long)(size >> 20),
+        vkml_error_prefix(err, "allocating %llu bytes of %s memory on '%s'",
+                          (unsigned long long)size,
                           kind != VK_MEM_DEVICE ? "host-visible" : "device", a->vd->base.info.name);
     block_destroy(a, b);
     return status;
@@ -220,7 +263,7 @@ static vkml_status mem_alloc(vk_allocator *a, vk_mem_kind kind, VkDeviceSize siz
         }
     }
     vk_block *b = NULL;
-    status = block_create(a, kind, rounded > VK_BLOCK_BYTES ? rounded : VK_BLOCK_BYTES, &b, err);
+    status = block_create(a, kind, block_bytes(a, rounded), &b, err);
     if (status == VKML_OK) {
         b->next = a->blocks;
         a->blocks = b;

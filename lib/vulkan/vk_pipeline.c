@@ -1,4 +1,5 @@
 #include "vulkan/vk_pipeline.h"
+#include "vulkan/vk_counts.h"
 
 #include <stdlib.h>
 
@@ -25,7 +26,8 @@ vkml_status vk_pipelines_create(vk_device *vd, vk_pipelines **out, vkml_error *e
         .bindingCount = VK_MAX_BINDINGS,
         .pBindings = bindings,
     };
-    VK(vkCreateDescriptorSetLayout(p->dev, &dci, NULL, &p->set_layout));
+    VK_CREATE(VKML_VK_DESCRIPTOR_SET_LAYOUT,
+              vkCreateDescriptorSetLayout(p->dev, &dci, NULL, &p->set_layout));
     VkPushConstantRange range = {
         .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT,
         .size = VK_PUSH_CONSTANT_BYTES,
@@ -37,9 +39,9 @@ vkml_status vk_pipelines_create(vk_device *vd, vk_pipelines **out, vkml_error *e
         .pushConstantRangeCount = 1,
         .pPushConstantRanges = &range,
     };
-    VK(vkCreatePipelineLayout(p->dev, &lci, NULL, &p->layout));
+    VK_CREATE(VKML_VK_PIPELINE_LAYOUT, vkCreatePipelineLayout(p->dev, &lci, NULL, &p->layout));
     VkPipelineCacheCreateInfo cci = {.sType = VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO};
-    VK(vkCreatePipelineCache(p->dev, &cci, NULL, &p->cache));
+    VK_CREATE(VKML_VK_PIPELINE_CACHE, vkCreatePipelineCache(p->dev, &cci, NULL, &p->cache));
     *out = p;
     return VKML_OK;
 cleanup:
@@ -53,10 +55,11 @@ void vk_pipelines_destroy(vk_pipelines **pp)
     if (!p)
         return;
     for (int i = 0; i < VK_KERNEL_COUNT; i++)
-        vkDestroyPipeline(p->dev, p->pipelines[i], NULL);
-    vkDestroyPipelineCache(p->dev, p->cache, NULL);
-    vkDestroyPipelineLayout(p->dev, p->layout, NULL);
-    vkDestroyDescriptorSetLayout(p->dev, p->set_layout, NULL);
+        VK_DESTROY(VKML_VK_PIPELINE, vkDestroyPipeline, p->dev, p->pipelines[i]);
+    VK_DESTROY(VKML_VK_PIPELINE_CACHE, vkDestroyPipelineCache, p->dev, p->cache);
+    VK_DESTROY(VKML_VK_PIPELINE_LAYOUT, vkDestroyPipelineLayout, p->dev, p->layout);
+    VK_DESTROY(VKML_VK_DESCRIPTOR_SET_LAYOUT, vkDestroyDescriptorSetLayout, p->dev,
+               p->set_layout);
     pthread_mutex_destroy(&p->lock);
     free(p);
     *pp = NULL;
@@ -71,7 +74,7 @@ static vkml_status create_pipeline(vk_pipelines *p, vk_kernel_id kernel, vkml_er
         .codeSize = vk_kernels[kernel].size,
         .pCode = vk_kernels[kernel].code,
     };
-    VK(vkCreateShaderModule(p->dev, &mci, NULL, &module));
+    VK_CREATE(VKML_VK_SHADER_MODULE, vkCreateShaderModule(p->dev, &mci, NULL, &module));
     VkComputePipelineCreateInfo pci = {
         .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
         .stage =
@@ -83,11 +86,12 @@ static vkml_status create_pipeline(vk_pipelines *p, vk_kernel_id kernel, vkml_er
             },
         .layout = p->layout,
     };
-    VK(vkCreateComputePipelines(p->dev, p->cache, 1, &pci, NULL, &p->pipelines[kernel]));
+    VK_CREATE(VKML_VK_PIPELINE,
+              vkCreateComputePipelines(p->dev, p->cache, 1, &pci, NULL, &p->pipelines[kernel]));
 cleanup:
     if (status != VKML_OK)
         vkml_error_prefix(err, "creating the pipeline of kernel '%s'", vk_kernels[kernel].name);
-    vkDestroyShaderModule(p->dev, module, NULL);
+    VK_DESTROY(VKML_VK_SHADER_MODULE, vkDestroyShaderModule, p->dev, module);
     return status;
 }
 

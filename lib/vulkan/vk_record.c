@@ -1,4 +1,5 @@
 #include "vulkan/vk_record.h"
+#include "vulkan/vk_counts.h"
 #include "vulkan/vk_pipeline.h"
 
 #include <stdlib.h>
@@ -211,7 +212,7 @@ static vkml_status create_pool(gpu_recorder *rec, VkDescriptorPool *pool, vkml_e
         .poolSizeCount = 1,
         .pPoolSizes = &size,
     };
-    VK(vkCreateDescriptorPool(rec->vd->dev, &pci, NULL, pool));
+    VK_CREATE(VKML_VK_DESCRIPTOR_POOL, vkCreateDescriptorPool(rec->vd->dev, &pci, NULL, pool));
 cleanup:
     return status;
 }

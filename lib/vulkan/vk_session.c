@@ -1,5 +1,7 @@
 /* A Vulkan device_session: memory for every value the device uses, and one command
  * buffer per chunk, recorded once here and re-submitted by every run. */
+#include "vulkan/vk_counts.h"
+#include "vulkan/vk_fault.h"
 #include "vulkan/vk_mem_plan.h"
 #include "vulkan/vk_record.h"
 #include "vulkan/vk_transfer.h"
@@ -236,9 +238,9 @@ static vkml_status record_chunk(device_session *s, const device_session_desc *de
         .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
         .commandBufferCount = 1,
     };
-    VK(vkAllocateCommandBuffers(dev, &ai, &c->cmd));
+    VK_CREATE(VKML_VK_COMMAND_BUFFER, vkAllocateCommandBuffers(dev, &ai, &c->cmd));
     VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-    VK(vkCreateFence(dev, &fci, NULL, &c->fence));
+    VK_CREATE(VKML_VK_FENCE, vkCreateFence(dev, &fci, NULL, &c->fence));
 
     VKML_TRY(vk_rec_create(s->vd, s->mem, s->n_values, &rec, err));
     VKML_TRY(lower_nodes(rec, desc, &desc->chunks[index], err));
@@ -266,6 +268,7 @@ vkml_status vk_session_create(device *dev, const device_session_desc *desc, devi
     if (!s)
         return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "Vulkan: out of host memory");
     s->vd = vd;
+    VKML_TRY(vk_device_check_lost(vd, err));
     s->n_values = desc->graph->n_values;
     s->n_chunks = desc->n_chunks;
     s->mem = calloc((size_t)s->n_values + 1, sizeof(*s->mem));
@@ -279,7 +282,7 @@ vkml_status vk_session_create(device *dev, const device_session_desc *desc, devi
         .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
         .queueFamilyIndex = vd->queue_family,
     };
-    VK(vkCreateCommandPool(vd->dev, &pci, NULL, &s->cmd_pool));
+    VK_CREATE(VKML_VK_COMMAND_POOL, vkCreateCommandPool(vd->dev, &pci, NULL, &s->cmd_pool));
     VKML_TRY(allocate_values(s, desc, err));
     VKML_TRY(upload_constants(s, desc, err));
     for (int i = 0; i < s->n_chunks; i++)
@@ -320,10 +323,12 @@ void vk_session_destroy(device_session **ps)
     pthread_mutex_unlock(&s->vd->queue_lock);
     for (int i = 0; s->chunks && i < s->n_chunks; i++) {
         vk_chunk *c = &s->chunks[i];
-        vkDestroyFence(dev, c->fence, NULL);
-        vkDestroyDescriptorPool(dev, c->pool, NULL);
+        VK_DESTROY(VKML_VK_FENCE, vkDestroyFence, dev, c->fence);
+        VK_DESTROY(VKML_VK_DESCRIPTOR_POOL, vkDestroyDescriptorPool, dev, c->pool);
+        if (c->cmd) /* freed with the pool below */
+            vk_count_add(VKML_VK_COMMAND_BUFFER, -1);
     }
-    vkDestroyCommandPool(dev, s->cmd_pool, NULL); /* frees the command buffers */
+    VK_DESTROY(VKML_VK_COMMAND_POOL, vkDestroyCommandPool, dev, s->cmd_pool);
     for (int v = 0; s->mem && v < s->n_values; v++) {
         if (s->owned[v])
             vk_mem_free(s->vd->alloc, &s->mem[v]);

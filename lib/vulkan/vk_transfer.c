@@ -1,21 +1,25 @@
 #include "vulkan/vk_transfer.h"
+#include "vulkan/vk_counts.h"
+#include "vulkan/vk_fault.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 vkml_status vk_submit_wait(vk_device *vd, VkCommandBuffer cmd, VkFence fence, vkml_error *err)
 {
-    vkml_status status = VKML_OK;
+    vkml_status status = vk_device_check_lost(vd, err);
+    if (status != VKML_OK)
+        return status;
     VkSubmitInfo si = {
         .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
         .commandBufferCount = 1,
         .pCommandBuffers = &cmd,
     };
     pthread_mutex_lock(&vd->queue_lock);
-    VkResult r = vkQueueSubmit(vd->queue, 1, &si, fence);
+    VkResult r = vk_fault_queue_submit(vd, &si, fence);
     pthread_mutex_unlock(&vd->queue_lock);
-    VK(r);
-    VK(vkWaitForFences(vd->dev, 1, &fence, VK_TRUE, UINT64_MAX));
+    VK_AS("vkQueueSubmit", r);
+    VK_AS("vkWaitForFences", vk_fault_wait_fence(vd, fence));
     VK(vkResetFences(vd->dev, 1, &fence));
 cleanup:
     return status;
@@ -36,7 +40,7 @@ vkml_status vk_upload(vk_device *vd, VkCommandPool pool, const vk_upload_item *i
         .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
         .commandBufferCount = 1,
     };
-    VK(vkAllocateCommandBuffers(vd->dev, &ai, &cmd));
+    VK_CREATE(VKML_VK_COMMAND_BUFFER, vkAllocateCommandBuffers(vd->dev, &ai, &cmd));
     VkCommandBufferBeginInfo bi = {
         .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
         .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT,
@@ -54,12 +58,14 @@ vkml_status vk_upload(vk_device *vd, VkCommandPool pool, const vk_upload_item *i
     }
     VK(vkEndCommandBuffer(cmd));
     VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-    VK(vkCreateFence(vd->dev, &fci, NULL, &fence));
+    VK_CREATE(VKML_VK_FENCE, vkCreateFence(vd->dev, &fci, NULL, &fence));
     VKML_TRY(vk_submit_wait(vd, cmd, fence, err));
 cleanup:
-    vkDestroyFence(vd->dev, fence, NULL);
-    if (cmd)
+    VK_DESTROY(VKML_VK_FENCE, vkDestroyFence, vd->dev, fence);
+    if (cmd) {
         vkFreeCommandBuffers(vd->dev, pool, 1, &cmd);
+        vk_count_add(VKML_VK_COMMAND_BUFFER, -1);
+    }
     for (int i = 0; i < n; i++)
         vk_mem_free(vd->alloc, &staging[i]);
     free(staging);

@@ -155,6 +155,16 @@ typedef struct vkml_context_params {
      * variable VKML_LOG=error|warn|info|debug overrides). */
     vkml_log_level log_level;
     bool log_level_set; /* false: use the default above */
+    /* Bytes vkml may allocate on each Vulkan device (all its memory: weights,
+     * intermediates, host-visible buffers). A session or run that needs more fails with
+     * VKML_ERROR_OUT_OF_MEMORY naming the device and the bytes. 0: 95% of the free
+     * device-local memory VK_EXT_memory_budget reports at context creation (else of the
+     * heap size). */
+    uint64_t device_memory_limit;
+    /* For tests of multi-device code on one GPU (or lavapipe): open every physical device
+     * as this many logical devices (own VkDevice, queue, memory). 0 means 1; at most 16.
+     * The environment variable VKML_VK_LOGICAL_DEVICES=N overrides. */
+    int logical_devices_per_gpu;
 } vkml_context_params;
 
 /* Thread-safe. Finds every Vulkan physical device with a compute queue. params may be
@@ -295,6 +305,41 @@ VKML_API vkml_status vkml_session_run(vkml_session *session, const vkml_tensor *
  * malloc'ed buffer of the right size (free with vkml_tensor_release). */
 VKML_API vkml_status vkml_session_alloc_output(const vkml_session *session, size_t index,
                                                vkml_tensor *tensor, vkml_error *err);
+
+/* ------------------------------------------------------------------------------------- */
+/* Debugging: live Vulkan objects                                                         */
+
+/* Kinds of Vulkan objects vkml creates. Descriptor sets are freed with their pool and
+ * counted with it. */
+typedef enum vkml_vk_object {
+    VKML_VK_INSTANCE = 0,
+    VKML_VK_DEVICE,
+    VKML_VK_MEMORY,          /* vkAllocateMemory allocations */
+    VKML_VK_BUFFER,
+    VKML_VK_SHADER_MODULE,
+    VKML_VK_PIPELINE,
+    VKML_VK_PIPELINE_LAYOUT,
+    VKML_VK_PIPELINE_CACHE,
+    VKML_VK_DESCRIPTOR_SET_LAYOUT,
+    VKML_VK_DESCRIPTOR_POOL,
+    VKML_VK_COMMAND_POOL,
+    VKML_VK_COMMAND_BUFFER,
+    VKML_VK_FENCE,
+    VKML_VK_OBJECT_KINDS
+} vkml_vk_object;
+
+typedef struct vkml_vk_counts {
+    int64_t live[VKML_VK_OBJECT_KINDS]; /* created and not yet destroyed, per kind */
+    int64_t memory_bytes;               /* bytes of the live VKML_VK_MEMORY allocations */
+} vkml_vk_counts;
+
+/* Thread-safe. The Vulkan objects of every context of the process that are alive now
+ * (for leak tests and soak runs: all zero once every context is destroyed). Each number
+ * is read atomically, but not all of them at one instant: read them while no other
+ * thread creates or destroys sessions or contexts. */
+VKML_API void vkml_debug_vk_counts(vkml_vk_counts *out);
+/* Thread-safe. "buffer", "fence", ...; "unknown" for other values. */
+VKML_API const char *vkml_vk_object_name(vkml_vk_object kind);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,44 @@
+#pragma once
+/*
+ * Fault injection for tests, read from the environment at context creation (test hooks,
+ * not a feature: documented in docs/reliability.md "Faults"):
+ *
+ *   VKML_TEST_FAIL_ALLOC=N       the Nth vkAllocateMemory of the context (1-based, counted
+ *                                over all its devices) returns VK_ERROR_OUT_OF_DEVICE_MEMORY
+ *   VKML_TEST_DEVICE_LOST=submit[:N[:D]] | wait[:N[:D]]
+ *                                the Nth vkQueueSubmit (or fence wait) on Vulkan device D
+ *                                (default N 1, D 0) returns VK_ERROR_DEVICE_LOST (a wait
+ *                                first really waits, so no work is left behind)
+ *
+ * And the device-lost state: once a submit or wait reports VK_ERROR_DEVICE_LOST, the
+ * device is marked lost and every later submit, wait and session creation on it fails
+ * at once with VKML_ERROR_DEVICE_LOST.
+ */
+#include "vulkan/vk_device.h"
+
+typedef enum vk_lost_at {
+    VK_LOST_NEVER = 0,
+    VK_LOST_AT_SUBMIT,
+    VK_LOST_AT_WAIT,
+} vk_lost_at;
+
+/* Shared by the devices of one context. */
+typedef struct vk_faults {
+    long fail_alloc_at;  /* 0: off */
+    atomic_long allocs;  /* vkAllocateMemory calls so far */
+    vk_lost_at lost_at;
+    long lost_nth;
+    int lost_device;
+} vk_faults;
+
+/* Parses the environment; logs and ignores malformed values. */
+void vk_faults_init(vk_faults *f);
+
+VkResult vk_fault_allocate_memory(vk_device *vd, const VkMemoryAllocateInfo *info,
+                                  VkDeviceMemory *out);
+/* Caller holds vd->queue_lock. */
+VkResult vk_fault_queue_submit(vk_device *vd, const VkSubmitInfo *si, VkFence fence);
+VkResult vk_fault_wait_fence(vk_device *vd, VkFence fence);
+
+/* VKML_ERROR_DEVICE_LOST naming the device when it was lost before; else VKML_OK. */
+vkml_status vk_device_check_lost(vk_device *vd, vkml_error *err);
