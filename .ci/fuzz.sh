@@ -1,0 +1,98 @@
+#!/bin/sh
+# Builds the libFuzzer targets (clang, ASan + UBSan) into build-fuzz/ and runs each for a
+# bounded time on a fresh copy of the seed corpus. Exits non-zero when any target finds a
+# crash, a leak, a sanitizer report, a timeout or an out-of-memory.
+#   FUZZ_SECONDS  seconds per target (default 60)
+#   FUZZ_JOBS     parallel fuzzing processes per target (default 1)
+#   FUZZ_TARGETS  targets to run (default "fuzz_model fuzz_tensor")
+#   FUZZ_KEEP     a folder: findings and the grown corpora are copied there
+#   VKML_CORPUS   the shared ONNX corpus (default ../shared/corpus beside the tree)
+set -eu
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+seconds=${FUZZ_SECONDS:-60}
+jobs=${FUZZ_JOBS:-1}
+targets=${FUZZ_TARGETS:-"fuzz_model fuzz_tensor"}
+corpus=${VKML_CORPUS:-$root/../shared/corpus}
+build=build-fuzz
+
+if [ ! -f "$build/build.ninja" ]; then
+    CC=clang meson setup "$build" -Dfuzz=true -Dgst=disabled -Db_lundef=false \
+        -Db_sanitize=address,undefined \
+        -Dc_args='-fsanitize=fuzzer-no-link -fno-sanitize-recover=undefined'
+fi
+meson compile -C "$build" tests/fuzz/fuzz_model tests/fuzz/fuzz_tensor onnx-test-models \
+    tools/vkml
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/vkml-fuzz.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+# Seeds: the loader tests' models, mnist-8 and the ONNX node tests of the ops vkml has
+# (read in place and copied into the temp folder, never into the tree).
+mkdir -p "$work/seed_model" "$work/seed_tensor"
+add_seed() { # add_seed FILE DIR: named by content, as libFuzzer names its corpus
+    cp "$1" "$2/$(sha1sum <"$1" | cut -c1-40)"
+}
+find "$build/tests/onnx/models" -name '*.onnx' | while read -r f; do
+    add_seed "$f" "$work/seed_model"
+done
+if [ -d "$corpus/onnx-node" ]; then
+    for op in $("$build/tools/vkml" ops | awk 'NR > 1 && NF > 3 { print tolower($1) }'); do
+        for dir in "$corpus/onnx-node/test_$op" "$corpus/onnx-node/test_${op}_"*; do
+            [ -f "$dir/model.onnx" ] || continue
+            add_seed "$dir/model.onnx" "$work/seed_model"
+            for pb in "$dir"/test_data_set_0/*.pb; do
+                [ -f "$pb" ] && add_seed "$pb" "$work/seed_tensor"
+            done
+        done
+    done
+else
+    echo "fuzz.sh: no corpus at $corpus: seeds from the tests only" >&2
+fi
+if [ -f "$corpus/models/mnist-8/model.onnx" ]; then
+    add_seed "$corpus/models/mnist-8/model.onnx" "$work/seed_model"
+    for pb in "$corpus"/models/mnist-8/test_data_set_*/*.pb; do
+        add_seed "$pb" "$work/seed_tensor"
+    done
+fi
+# Earlier findings (fixed since) seed the search too.
+for f in tests/fuzz/regressions/*; do
+    [ -f "$f" ] || continue
+    case "$f" in
+        *.pb) add_seed "$f" "$work/seed_tensor" ;;
+        *) add_seed "$f" "$work/seed_model" ;;
+    esac
+done
+
+status=0
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+for target in $targets; do
+    kind=${target#fuzz_}
+    mkdir -p "$work/$target/corpus" "$work/$target/findings"
+    seeds=$(ls "$work/seed_$kind" | wc -l)
+    log="$work/$target/log"
+    set +e
+    "$build/tests/fuzz/$target" "$work/$target/corpus" "$work/seed_$kind" \
+        -dict=tests/fuzz/onnx.dict -max_len=65536 -rss_limit_mb=2048 -malloc_limit_mb=8192 -timeout=10 \
+        -max_total_time="$seconds" -jobs="$jobs" -workers="$jobs" -print_final_stats=1 \
+        -artifact_prefix="$work/$target/findings/" >"$log" 2>&1
+    rc=$?
+    set -e
+    [ "$jobs" -gt 1 ] && cat fuzz-*.log >>"$log" 2>/dev/null && rm -f fuzz-*.log
+    runs=$(awk '/stat::number_of_executed_units/ { s += $2 } END { print s + 0 }' "$log")
+    findings=$(ls "$work/$target/findings" | wc -l)
+    echo "$target: $seeds seeds, $runs executions in ${seconds}s x $jobs, $findings findings" \
+        "(exit $rc)"
+    if [ "$rc" -ne 0 ] || [ "$findings" -ne 0 ]; then
+        status=1
+        grep -E -A30 'ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|runtime error' "$log" \
+            | head -80
+        ls -l "$work/$target/findings"
+    fi
+    if [ -n "${FUZZ_KEEP:-}" ]; then
+        mkdir -p "$FUZZ_KEEP/$target"
+        cp -r "$work/$target/findings" "$work/$target/corpus" "$log" "$FUZZ_KEEP/$target/"
+    fi
+done
+exit $status

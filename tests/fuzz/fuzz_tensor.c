@@ -1,0 +1,26 @@
+/* libFuzzer target: bytes -> vkml_tensor_read_memory (a .pb TensorProto) -> release. */
+#include <vkml/vkml.h>
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    vkml_tensor t;
+    char *name = NULL;
+    vkml_error err;
+    if (vkml_tensor_read_memory(data, size, &t, &name, &err) == VKML_OK) {
+        /* Touch every byte: the size the call reports must be really there. */
+        volatile uint8_t sum = 0;
+        for (size_t i = 0; i < t.size; i++)
+            sum ^= ((const uint8_t *)t.data)[i];
+        if (!name || vkml_tensor_element_count(t.rank, t.dims) * vkml_dtype_size(t.dtype) !=
+                         t.size)
+            abort(); /* a success must describe the bytes it returns */
+        (void)sum;
+    }
+    vkml_tensor_release(&t);
+    free(name);
+    return 0;
+}
