@@ -11,6 +11,11 @@
  * luma for 1-channel models), 8-bit values divided by 255 (so 0..1), NCHW or NHWC as
  * the model's input shape says.
  *
+ * The element opens libvkml's devices at its first start and keeps them until it is
+ * freed, so a pipeline that goes to NULL and back only plans its model again. When a
+ * run reports that the device was lost, it posts a RESOURCE/FAILED error naming the
+ * device; the next start then opens the devices anew.
+ *
  * ## Example launch line
  * |[
  * gst-launch-1.0 videotestsrc pattern=red num-buffers=10 ! \
@@ -51,8 +56,11 @@ struct _GstVkmlInfer
   gchar *model_path;
   gint device;
 
-  /* from start() to stop() */
+  /* from the first start() to finalize(), or to the stop() after a device loss */
   vkml_context *ctx;
+  gboolean ctx_lost;
+
+  /* from start() to stop() */
   vkml_model *model;
   vkml_session *session;
   gsize n_outputs;
@@ -158,6 +166,7 @@ gst_vkml_infer_finalize (GObject * object)
 {
   GstVkmlInfer *self = GST_VKML_INFER (object);
 
+  vkml_context_destroy (&self->ctx);
   g_free (self->model_path);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
@@ -205,7 +214,10 @@ gst_vkml_infer_get_property (GObject * object, guint prop_id, GValue * value,
   GST_OBJECT_UNLOCK (self);
 }
 
-/* Frees everything start() and set_caps() made; safe on a partly started element. */
+/* Frees everything start() and set_caps() made; safe on a partly started element. The
+ * context stays for the next start (device discovery and pipeline compilation are the
+ * costly part of a start, and some drivers keep a little memory per Vulkan instance for
+ * good), unless a device was lost: then the next start opens the devices anew. */
 static void
 gst_vkml_infer_teardown (GstVkmlInfer * self)
 {
@@ -227,7 +239,9 @@ gst_vkml_infer_teardown (GstVkmlInfer * self)
   gst_clear_caps (&self->refused_caps);
   vkml_session_destroy (&self->session);
   vkml_model_destroy (&self->model);
-  vkml_context_destroy (&self->ctx);
+  if (self->ctx_lost)
+    vkml_context_destroy (&self->ctx);
+  self->ctx_lost = FALSE;
 }
 
 static GstBufferPool *
@@ -289,7 +303,7 @@ gst_vkml_infer_load (GstVkmlInfer * self, const gchar * path, gint device)
   vkml_error err = { 0 };
   vkml_status st;
 
-  if (vkml_context_create (NULL, &self->ctx, &err) != VKML_OK) {
+  if (!self->ctx && vkml_context_create (NULL, &self->ctx, &err) != VKML_OK) {
     GST_ELEMENT_ERROR (self, LIBRARY, INIT,
         ("Could not initialise libvkml: %s", err.message), (NULL));
     return FALSE;
@@ -500,6 +514,29 @@ gst_vkml_infer_convert (GstVkmlInfer * self, GstBuffer * buf)
   return TRUE;
 }
 
+/* Posts the error of a failed run. A lost device gets its own message naming it: its
+ * sessions are dead, and restarting the pipeline (a new context) is the way back. */
+static void
+gst_vkml_infer_run_failed (GstVkmlInfer * self, const vkml_error * err)
+{
+  vkml_device_info info = { 0 };
+  vkml_error ignored = { 0 };
+
+  if (err->status != VKML_ERROR_DEVICE_LOST) {
+    GST_ELEMENT_ERROR (self, LIBRARY, FAILED,
+        ("Running the model failed: %s", err->message), (NULL));
+    return;
+  }
+  self->ctx_lost = TRUE;
+  vkml_context_device_info (self->ctx, vkml_session_device (self->session),
+      &info, &ignored);
+  GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+      ("The device \"%s\" (device %d) was lost: %s", info.name,
+          vkml_session_device (self->session), err->message),
+      ("Restart the pipeline to open the devices again, or set 'device' to "
+          "another device (-1 is the CPU)."));
+}
+
 static GstFlowReturn
 gst_vkml_infer_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
 {
@@ -522,8 +559,7 @@ gst_vkml_infer_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   if (vkml_session_run (self->session, &self->input, 1, self->outputs,
           self->n_outputs, &err) != VKML_OK) {
     gst_vkml_infer_release_outputs (self, NULL);
-    GST_ELEMENT_ERROR (self, LIBRARY, FAILED,
-        ("Running the model failed: %s", err.message), (NULL));
+    gst_vkml_infer_run_failed (self, &err);
     return GST_FLOW_ERROR;
   }
   gst_vkml_infer_release_outputs (self, gst_buffer_add_vkml_tensor_meta (buf));
