@@ -75,6 +75,17 @@ static void *aligned_buffer(size_t bytes)
     return aligned_alloc(CPU_ALIGNMENT, rounded ? rounded : CPU_ALIGNMENT);
 }
 
+/* Physical memory of the machine: a session that needs more is refused up front rather
+ * than left to overcommit and the OOM killer. */
+static size_t host_memory(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    size_t total;
+    if (pages <= 0 || page <= 0 || !vkml_mul_size((size_t)pages, (size_t)page, &total))
+        return SIZE_MAX;
+    return total;
+}
+
 static void cpu_session_destroy(device_session **dsp)
 {
     if (!dsp || !*dsp)
@@ -102,6 +113,7 @@ static void cpu_session_destroy(device_session **dsp)
 static vkml_status bind_values(device_session *ds, const device_value_plan *plans, vkml_error *err)
 {
     char shape[160];
+    size_t total = 0, limit = host_memory();
     for (int i = 0; i < ds->n_values; i++) {
         const graph_value *v = &ds->values[i];
         size_t bytes;
@@ -117,6 +129,13 @@ static vkml_status bind_values(device_session *ds, const device_value_plan *plan
                              "%s) has no size",
                              v->name, vkml_dtype_name(v->dtype),
                              graph_shape_string(v->rank, v->dims, shape, sizeof(shape)));
+        if (bytes > limit - total)
+            return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY,
+                             "CPU device: value '%s' (%s) needs %zu bytes; with the session's "
+                             "other values that is more than the machine's memory (%zu bytes)",
+                             v->name, graph_shape_string(v->rank, v->dims, shape, sizeof(shape)),
+                             bytes, limit);
+        total += bytes;
         if (!(ds->ptrs[i] = aligned_buffer(bytes)))
             return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY,
                              "CPU device: no memory for value "

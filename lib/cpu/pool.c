@@ -10,34 +10,50 @@ typedef struct window_result {
     int64_t argmax; /* spatial offset of the max in the input plane (row-major) */
 } window_result;
 
+/* Kernel taps [*lo, *hi) of dimension d whose input position lies in [floor, limit): the
+ * window's part inside the input (0, in[d]) or inside input and padding (-pads_begin[d],
+ * in[d] + pads_end[d]). Work is then bounded by the input, not by a kernel that is mostly
+ * padding. */
+static void window_taps(const window_params *w, int d, int64_t o, int64_t floor, int64_t limit,
+                        int64_t *lo, int64_t *hi)
+{
+    int64_t start = o * w->strides[d] - w->pads_begin[d], dil = w->dilations[d];
+    *lo = start >= floor ? 0 : (floor - start + dil - 1) / dil;
+    *hi = start >= limit ? 0 : (limit - 1 - start) / dil + 1;
+    if (*hi > w->kernel[d])
+        *hi = w->kernel[d];
+    if (*lo > *hi)
+        *lo = *hi;
+}
+
 /* Pools one output position o of one plane. */
 static window_result pool_window(const pool_params *p, const float *plane, const int64_t *o)
 {
     const window_params *w = &p->win;
-    int64_t ksize = window_kernel_size(w), k[OP_MAX_SPATIAL] = {0};
+    int64_t lo[OP_MAX_SPATIAL], ext[OP_MAX_SPATIAL], k[OP_MAX_SPATIAL] = {0};
+    int64_t taps = 1;
+    double counted = 1; /* padded windows may count more taps than int64 holds */
+    for (int d = 0; d < w->spatial; d++) {
+        int64_t hi, plo, phi;
+        window_taps(w, d, o[d], 0, w->in[d], &lo[d], &hi);
+        window_taps(w, d, o[d], -w->pads_begin[d], w->in[d] + w->pads_end[d], &plo, &phi);
+        ext[d] = hi - lo[d];
+        taps *= ext[d];
+        counted *= (double)(p->count_include_pad ? phi - plo : ext[d]);
+    }
     window_result r = {.value = p->is_max ? -INFINITY : 0.0f, .argmax = 0};
-    int64_t counted = 0;
-    bool found = false;
-    for (int64_t kp = 0; kp < ksize; kp++, cpu_index_next(k, w->kernel, w->spatial)) {
+    for (int64_t t = 0; t < taps; t++, cpu_index_next(k, ext, w->spatial)) {
         int64_t off = 0;
-        bool inside = true, in_pads = true;
-        for (int d = 0; d < w->spatial; d++) {
-            int64_t pos = o[d] * w->strides[d] - w->pads_begin[d] + k[d] * w->dilations[d];
-            inside = inside && pos >= 0 && pos < w->in[d];
-            in_pads = in_pads && pos < w->in[d] + w->pads_end[d];
-            off = off * w->in[d] + pos;
-        }
-        counted += inside || (p->count_include_pad && in_pads);
-        if (!inside)
-            continue;
+        for (int d = 0; d < w->spatial; d++)
+            off = off * w->in[d] + o[d] * w->strides[d] - w->pads_begin[d] +
+                  (lo[d] + k[d]) * w->dilations[d];
         float v = plane[off];
         if (!p->is_max) {
             r.value += v;
-        } else if (!found || v > r.value) {
+        } else if (t == 0 || v > r.value) {
             r.value = v;
             r.argmax = off;
         }
-        found = true;
     }
     if (!p->is_max)
         r.value = counted ? r.value / (float)counted : NAN;
