@@ -126,8 +126,9 @@ buffer_class (GstBuffer * buf)
 }
 
 /* One cycle: the source shows colour @c, the pipeline goes PLAYING, @frames frames are
- * checked at the sink, then NULL while the source keeps pushing (the sink holds at most
- * two frames, so the streaming thread is inside vkmlinfer or blocked downstream). */
+ * checked at the sink, then NULL while the source keeps pushing (the sink keeps the two
+ * newest frames and drops older ones, so the streaming thread never waits: the stop
+ * finds it in videotestsrc, the converter, a vkml run or the sink). */
 static void
 run_cycle (GstElement * pipeline, GstElement * src, GstAppSink * sink,
     guint cycle, guint c, guint frames)
@@ -169,7 +170,7 @@ GST_START_TEST (test_restart_mid_stream)
   guint cycles = restart_cycles (), warmup = MIN (cycles / 10, 100), cycle;
   gchar *launch = g_strdup_printf ("videotestsrc name=src ! "
       "video/x-raw,format=RGB,width=64,height=64,framerate=30/1 ! "
-      "vkmlinfer model=\"%s\" ! appsink name=sink sync=false max-buffers=2",
+      "vkmlinfer model=\"%s\" ! appsink name=sink sync=false max-buffers=2 drop=true",
       color_path);
   GstElement *pipeline = gst_parse_launch (launch, NULL);
   GstElement *src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
