@@ -44,7 +44,7 @@ bool vkml_mul_size(size_t a, size_t b, size_t *out)
 size_t vkml_tensor_element_count(int rank, const int64_t *dims)
 {
     size_t count = 1;
-    if (rank < 0 || rank > VKML_MAX_RANK)
+    if (rank < 0 || rank > VKML_MAX_RANK || (rank > 0 && !dims))
         return 0;
     for (int i = 0; i < rank; i++) {
         if (dims[i] < 0 || !vkml_mul_size(count, (size_t)dims[i], &count))

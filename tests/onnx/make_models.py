@@ -205,6 +205,44 @@ def bad_models():
         save(m, "bad/%s.onnx" % tag)
 
 
+def hostile_models():
+    """Models that load but must be refused (or not) at session creation, and more that
+    the loader refuses: the bad-input matrix of test_onnx_hostile.c."""
+    f = TensorProto.FLOAT
+    y = helper.make_tensor_value_info("Y", f, None)
+
+    def relu_on(dims):
+        x = helper.make_tensor_value_info("X", f, dims)
+        return model([helper.make_node("Relu", ["X"], ["Y"], name="r")], [x], [y])
+
+    def reshape_to(target):
+        x = helper.make_tensor_value_info("X", f, [2, 3])
+        shape = helper.make_tensor("shape", TensorProto.INT64, [len(target)], target)
+        node = helper.make_node("Reshape", ["X", "shape"], ["Y"], name="rs")
+        return model([node], [x], [y], [shape])
+
+    x1 = helper.make_tensor_value_info("X", f, [1])
+    ident = helper.make_node("Identity", ["X"], ["Y"], name="id")
+    cases = {
+        "input_overflow": relu_on([2**40, 2**40]),
+        "input_petabytes": relu_on([2**20, 2**20, 2**10]),
+        "input_neg_dim": relu_on([1, -3]),
+        "reshape_neg": reshape_to([-5, 2]),
+        "reshape_two_minus_one": reshape_to([-1, -1]),
+        "reshape_absurd": reshape_to([2**62, 4]),
+        "dup_input": model([ident], [x1, x1], [y]),
+        "init_terabytes": identity_model([TensorProto(name="tb", data_type=f,
+                                                      dims=[2**20, 2**20], raw_data=b"\0" * 4)]),
+        "unknown_opset_domain": model([helper.make_node("Relu", ["X"], ["Y"], name="r",
+                                                        domain="com.unknown")], [x1], [y]),
+    }
+    for tag, m in cases.items():
+        save(m, "hostile/%s.onnx" % tag)
+    # External data that claims 4 TiB of a 36-byte file.
+    big = external_tensor("w", [2**20, 2**20], "weights.bin", 0, 4 * 2**40)
+    save(identity_model([big]), "ext/bad_terabytes.onnx")
+
+
 def good_models():
     dims = helper.make_tensor_value_info("X", TensorProto.FLOAT, ["N", 3, None, 5])
     dims.type.tensor_type.shape.dim[2].Clear()
@@ -223,6 +261,7 @@ def good_models():
 
 good_models()
 external_models()
+hostile_models()
 bad_models()
 with open(sys.argv[2], "w") as f:
     f.write("ok\n")
