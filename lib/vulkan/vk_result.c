@@ -43,7 +43,7 @@ vkml_status vk_result_fail(vkml_error *err, VkResult result, const char *call, c
     const char *hint = "";
     if (result == VK_ERROR_DEVICE_LOST) {
         status = VKML_ERROR_DEVICE_LOST;
-        hint = " (the GPU was lost: sessions on it must be recreated)";
+        hint = " (the device was lost: its sessions are dead; a new context opens it anew)";
     } else if (result == VK_ERROR_OUT_OF_DEVICE_MEMORY || result == VK_ERROR_OUT_OF_HOST_MEMORY) {
         status = VKML_ERROR_OUT_OF_MEMORY;
         hint = result == VK_ERROR_OUT_OF_DEVICE_MEMORY ? " (GPU memory exhausted)"
