@@ -1,8 +1,22 @@
 #include "graph/graph.h"
 #include "ops/op.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+
+/* Whether the product of the nonzero dims fits in int64 (ops compute strides from them,
+ * even when another dim is 0). */
+static bool dims_fit(int rank, const int64_t *dims)
+{
+    int64_t product = 1;
+    for (int d = 0; d < rank; d++)
+        if (dims[d] > 1 && product > INT64_MAX / dims[d])
+            return false;
+        else if (dims[d] > 1)
+            product *= dims[d];
+    return true;
+}
 
 /* Graph inputs get their declared shape with symbolic/unknown dims bound; everything
  * produced by a node is recomputed by its op's shape function, in topological order. */
@@ -25,6 +39,10 @@ vkml_status graph_infer_nodes(const graph *g, graph_value *values, int64_t symbo
             for (int d = 0; d < v->rank; d++)
                 if (v->dims[d] < 0)
                     v->dims[d] = symbolic_value;
+            if (!dims_fit(v->rank, v->dims))
+                return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
+                                 "graph input '%s' has an impossible shape %s", v->name,
+                                 graph_shape_string(v->rank, v->dims, shape, sizeof(shape)));
         } else if (v->kind == GRAPH_VALUE_INTERMEDIATE && v->producer >= 0) {
             v->rank = -1;
             v->dtype = VKML_DTYPE_UNDEFINED;

@@ -100,6 +100,8 @@ vkml_status onnx_strip_raw_data(const void *bytes, size_t size, const char *what
                                 onnx_stripped *out, vkml_error *err)
 {
     memset(out, 0, sizeof(*out));
+    if (!bytes || size == 0) /* no pointer arithmetic on NULL below */
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "%s: the data is empty", what);
     stripper s = {.spans = NULL};
     size_t measured = 0;
     /* A re-encoded field is never longer than the original (its tag and length get the
