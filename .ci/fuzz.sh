@@ -74,14 +74,17 @@ for target in $targets; do
     mkdir -p "$work/$target/corpus" "$work/$target/findings"
     seeds=$(ls "$work/seed_$kind" | wc -l)
     log="$work/$target/log"
+    parallel=""
+    [ "$jobs" -gt 1 ] && parallel="-jobs=$jobs -workers=$jobs"
     set +e
-    "$build/tests/fuzz/$target" "$work/$target/corpus" "$work/seed_$kind" \
-        -dict=tests/fuzz/onnx.dict -max_len=65536 -rss_limit_mb=4096 -malloc_limit_mb=131072 -timeout=10 \
-        -max_total_time="$seconds" -jobs="$jobs" -workers="$jobs" -print_final_stats=1 \
-        -artifact_prefix="$work/$target/findings/" >"$log" 2>&1
+    # From the target's folder: with -jobs, libFuzzer writes fuzz-N.log into the cwd.
+    (cd "$work/$target" && "$root/$build/tests/fuzz/$target" corpus "$work/seed_$kind" \
+        -dict="$root/tests/fuzz/onnx.dict" -max_len=65536 -rss_limit_mb=4096 \
+        -malloc_limit_mb=131072 -timeout=10 -max_total_time="$seconds" $parallel \
+        -print_final_stats=1 -artifact_prefix="$work/$target/findings/") >"$log" 2>&1
     rc=$?
     set -e
-    [ "$jobs" -gt 1 ] && cat fuzz-*.log >>"$log" 2>/dev/null && rm -f fuzz-*.log
+    cat "$work/$target"/fuzz-*.log >>"$log" 2>/dev/null || true
     runs=$(awk '/stat::number_of_executed_units/ { s += $2 } END { print s + 0 }' "$log")
     findings=$(ls "$work/$target/findings" | wc -l)
     echo "$target: $seeds seeds, $runs executions in ${seconds}s x $jobs, $findings findings" \
