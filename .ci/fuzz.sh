@@ -9,6 +9,7 @@
 #   VKML_CORPUS   the shared ONNX corpus (default ../shared/corpus beside the tree)
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
+"$root/.ci/deps.sh" # clang and its libFuzzer runtime among the rest
 cd "$root"
 seconds=${FUZZ_SECONDS:-60}
 jobs=${FUZZ_JOBS:-1}
