@@ -5,7 +5,7 @@
 #   FUZZ_SECONDS  seconds per target (default 60)
 #   FUZZ_JOBS     parallel fuzzing processes per target (default 1)
 #   FUZZ_TARGETS  targets to run (default "fuzz_model fuzz_tensor")
-#   FUZZ_KEEP     a folder: findings and the grown corpora are copied there
+#   FUZZ_KEEP     a folder: findings (and slow inputs) and the grown corpora are copied there
 #   VKML_CORPUS   the shared ONNX corpus (default ../shared/corpus beside the tree)
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -81,15 +81,19 @@ for target in $targets; do
     # From the target's folder: with -jobs, libFuzzer writes fuzz-N.log into the cwd.
     (cd "$work/$target" && "$root/$build/tests/fuzz/$target" corpus "$work/seed_$kind" \
         -dict="$root/tests/fuzz/onnx.dict" -max_len=65536 -rss_limit_mb=4096 \
-        -malloc_limit_mb=131072 -timeout=10 -max_total_time="$seconds" $parallel \
+        -malloc_limit_mb=131072 -timeout=30 -max_total_time="$seconds" $parallel \
         -print_final_stats=1 -artifact_prefix="$work/$target/findings/") >"$log" 2>&1
     rc=$?
     set -e
     cat "$work/$target"/fuzz-*.log >>"$log" 2>/dev/null || true
     runs=$(awk '/stat::number_of_executed_units/ { s += $2 } END { print s + 0 }' "$log")
-    findings=$(ls "$work/$target/findings" | wc -l)
-    echo "$target: $seeds seeds, $runs executions in ${seconds}s x $jobs, $findings findings" \
-        "(exit $rc)"
+    # Findings: crashes, leaks, sanitizer reports (crash-*), timeouts, out-of-memory.
+    # slow-unit-* files are inputs over 10 s: heavy but legitimate models under ASan+UBSan
+    # on a busy machine; listed, not failed (a real hang is a timeout at 30 s).
+    findings=$(ls "$work/$target/findings" | grep -cv '^slow-unit-' || true)
+    slow=$(ls "$work/$target/findings" | grep -c '^slow-unit-' || true)
+    echo "$target: $seeds seeds, $runs executions in ${seconds}s x $jobs, $findings findings," \
+        "$slow slow inputs (exit $rc)"
     if [ "$rc" -ne 0 ] || [ "$findings" -ne 0 ]; then
         status=1
         grep -E -A30 'ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|runtime error' "$log" \
