@@ -45,8 +45,32 @@ vkml_status vkml_context_create(const vkml_context_params *params, vkml_context 
         }
     }
     ctx->default_device = ctx->vk ? pick_default_device(ctx->vk) : VKML_DEVICE_CPU;
+    atomic_init(&ctx->refs, 1);
     *out = ctx;
     return VKML_OK;
+}
+
+static void context_free(vkml_context *ctx)
+{
+    vk_context_destroy(&ctx->vk);
+    if (ctx->cpu)
+        ctx->cpu->cls->destroy(ctx->cpu);
+    free(ctx);
+}
+
+vkml_context *context_ref(vkml_context *ctx)
+{
+    /* Relaxed: taking a reference orders nothing; the caller already holds one. */
+    atomic_fetch_add_explicit(&ctx->refs, 1, memory_order_relaxed);
+    return ctx;
+}
+
+void context_unref(vkml_context *ctx)
+{
+    /* acq_rel: whoever drops the last reference sees every other holder's use of the
+     * devices finished before it frees them. */
+    if (ctx && atomic_fetch_sub_explicit(&ctx->refs, 1, memory_order_acq_rel) == 1)
+        context_free(ctx);
 }
 
 void vkml_context_destroy(vkml_context **ctxp)
@@ -54,11 +78,16 @@ void vkml_context_destroy(vkml_context **ctxp)
     if (!ctxp || !*ctxp)
         return;
     vkml_context *ctx = *ctxp;
-    vk_context_destroy(&ctx->vk);
-    if (ctx->cpu)
-        ctx->cpu->cls->destroy(ctx->cpu);
-    free(ctx);
     *ctxp = NULL;
+    /* A half-made context (creation failed) has no sessions and refs 0. */
+    int refs = atomic_load_explicit(&ctx->refs, memory_order_relaxed);
+    if (refs > 1)
+        VKML_LOGW("context destroyed while %d session(s) still use it: its devices stay open "
+                  "until the last of them is destroyed", refs - 1);
+    if (refs == 0)
+        context_free(ctx);
+    else
+        context_unref(ctx);
 }
 
 int vkml_context_device_count(const vkml_context *ctx)

@@ -74,7 +74,7 @@ vkml_status vkml_session_create(vkml_context *ctx, vkml_model *model,
     vkml_session *s = calloc(1, sizeof(*s));
     if (!s)
         return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory creating a session");
-    s->ctx = ctx;
+    s->ctx = context_ref(ctx); /* the devices outlive the session, whatever the caller does */
     s->device = index;
     s->model = model_ref(model);
     const graph *g = model->graph;
@@ -105,6 +105,7 @@ void vkml_session_destroy(vkml_session **sp)
     sched_graph_destroy(&s->sched);
     plan_destroy(&s->plan);
     model_unref(s->model);
+    context_unref(s->ctx);
     free(s->inputs);
     free(s->outputs);
     free(s);

@@ -194,6 +194,51 @@ static void test_misuse(vkml_context *ctx)
     vkml_model_destroy(&model);
 }
 
+/* A context destroyed before its session stays alive for it: the session still runs and
+ * gives the same answer, and destroying the session frees every Vulkan object. */
+static void test_context_outlived_by_session(int device)
+{
+    vkml_context *ctx = NULL;
+    vkml_error err = {0};
+    CHECK_OK(vkml_context_create(NULL, &ctx, &err), &err);
+    vkml_model *model = make_split_model();
+    vkml_session *s = NULL;
+    vkml_session_params params = {.device = device};
+    CHECK_OK(vkml_session_create(ctx, model, &params, &s, &err), &err);
+    vkml_model_destroy(&model);
+    if (!s) {
+        vkml_context_destroy(&ctx);
+        return;
+    }
+    float x[120], y_before[7], y_after[7], r[72];
+    uint64_t seed = 3;
+    for (int i = 0; i < 120; i++)
+        x[i] = test_randf(&seed, -1, 1);
+    vkml_tensor in = {.dtype = VKML_DTYPE_FLOAT, .rank = 5, .dims = {1, 2, 3, 4, 5}, .data = x,
+                      .size = sizeof(x)};
+    vkml_tensor outs[2] = {
+        {.dtype = VKML_DTYPE_FLOAT, .rank = 2, .dims = {1, 7}, .data = y_before,
+         .size = sizeof(y_before)},
+        {.dtype = VKML_DTYPE_FLOAT, .rank = 5, .dims = {1, 3, 2, 3, 4}, .data = r,
+         .size = sizeof(r)},
+    };
+    CHECK_OK(vkml_session_run(s, &in, 1, outs, 2, &err), &err);
+    vkml_context_destroy(&ctx);
+    CHECK(ctx == NULL, "destroy clears the handle");
+    outs[0].data = y_after;
+    for (int i = 0; i < 7; i++)
+        y_after[i] = NAN;
+    CHECK_OK(vkml_session_run(s, &in, 1, outs, 2, &err), &err);
+    CHECK(memcmp(y_before, y_after, sizeof(y_before)) == 0,
+          "device %d: a run after the context's destroy differs", device);
+    vkml_session_destroy(&s);
+    vkml_vk_counts counts;
+    vkml_debug_vk_counts(&counts);
+    for (int k = 0; k < VKML_VK_OBJECT_KINDS; k++)
+        CHECK(counts.live[k] == 0, "device %d: %lld %s(s) alive after the last session",
+              device, (long long)counts.live[k], vkml_vk_object_name((vkml_vk_object)k));
+}
+
 int main(void)
 {
     vkml_context *ctx = NULL;
@@ -205,5 +250,7 @@ int main(void)
     test_require_vulkan(ctx);
     test_split_matches_cpu(ctx);
     vkml_context_destroy(&ctx);
+    test_context_outlived_by_session(VKML_DEVICE_CPU);
+    test_context_outlived_by_session(0);
     return test_finish("test_session");
 }

@@ -171,7 +171,9 @@ typedef struct vkml_context_params {
  * NULL. A machine without Vulkan is not an error: the context then has only the CPU. */
 VKML_API vkml_status vkml_context_create(const vkml_context_params *params,
                                          vkml_context **out, vkml_error *err);
-/* Not thread-safe against other calls on the same context; destroy its sessions first. */
+/* Not thread-safe against other calls on the same context. Sessions keep their context
+ * alive: destroying a context that still has sessions logs a warning, and the context (its
+ * devices) is freed when the last session is destroyed; those sessions keep working. */
 VKML_API void vkml_context_destroy(vkml_context **ctx);
 /* Thread-safe. Number of Vulkan (GPU) devices; the CPU is not counted. */
 VKML_API int vkml_context_device_count(const vkml_context *ctx);
@@ -277,8 +279,9 @@ typedef struct vkml_session_params {
     int64_t symbolic_dim_value;
 } vkml_session_params;
 
-/* Thread-safe. Plans the model for the device and records its work once. The context
- * must outlive the session. params may be NULL (default device). */
+/* Thread-safe. Plans the model for the device and records its work once. The session
+ * holds a reference to the context (see vkml_context_destroy) and to the model. params may
+ * be NULL (default device). */
 VKML_API vkml_status vkml_session_create(vkml_context *ctx, vkml_model *model,
                                          const vkml_session_params *params,
                                          vkml_session **out, vkml_error *err);
