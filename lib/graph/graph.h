@@ -159,6 +159,7 @@ graph_value *graph_values_clone(const graph *g);
  * Writes dtype/rank/dims of every value in `values` (a clone of g->values). */
 vkml_status graph_infer(const graph *g, graph_value *values, int64_t symbolic_value,
                         vkml_error *err);
-/* The same over the first n_nodes nodes only (shapes of what they produce). */
-vkml_status graph_infer_nodes(const graph *g, graph_value *values, int64_t symbolic_value,
-                              int n_nodes, vkml_error *err);
+/* The same, and *n_inferred (when not NULL) is the number of nodes, in order, whose
+ * outputs it could infer: all of them on success, those before the failing one else. */
+vkml_status graph_infer_count(const graph *g, graph_value *values, int64_t symbolic_value,
+                              int *n_inferred, vkml_error *err);

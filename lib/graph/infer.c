@@ -19,15 +19,10 @@ static bool dims_fit(int rank, const int64_t *dims)
 }
 
 /* Graph inputs get their declared shape with symbolic/unknown dims bound; everything
- * produced by a node is recomputed by its op's shape function, in topological order. */
-vkml_status graph_infer(const graph *g, graph_value *values, int64_t symbolic_value,
-                        vkml_error *err)
-{
-    return graph_infer_nodes(g, values, symbolic_value, g->n_nodes, err);
-}
-
-vkml_status graph_infer_nodes(const graph *g, graph_value *values, int64_t symbolic_value,
-                              int n_nodes, vkml_error *err)
+ * produced by a node is recomputed by its op's shape function, in topological order.
+ * *done counts the nodes whose outputs are inferred. */
+static vkml_status infer_all(const graph *g, graph_value *values, int64_t symbolic_value,
+                             int *done, vkml_error *err)
 {
     char label[300], shape[160];
     for (int i = 0; i < g->n_values; i++) {
@@ -48,7 +43,7 @@ vkml_status graph_infer_nodes(const graph *g, graph_value *values, int64_t symbo
             v->dtype = VKML_DTYPE_UNDEFINED;
         }
     }
-    for (int i = 0; i < n_nodes && i < g->n_nodes; i++) {
+    for (int i = 0; i < g->n_nodes; i++, (*done)++) {
         const graph_node *n = &g->nodes[i];
         if (!n->op)
             return vkml_fail(err, VKML_ERROR_UNSUPPORTED,
@@ -78,4 +73,20 @@ vkml_status graph_infer_nodes(const graph *g, graph_value *values, int64_t symbo
         }
     }
     return VKML_OK;
+}
+
+vkml_status graph_infer(const graph *g, graph_value *values, int64_t symbolic_value,
+                        vkml_error *err)
+{
+    return graph_infer_count(g, values, symbolic_value, NULL, err);
+}
+
+vkml_status graph_infer_count(const graph *g, graph_value *values, int64_t symbolic_value,
+                              int *n_inferred, vkml_error *err)
+{
+    int done = 0;
+    vkml_status st = infer_all(g, values, symbolic_value, &done, err);
+    if (n_inferred)
+        *n_inferred = done;
+    return st;
 }

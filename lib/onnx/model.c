@@ -76,6 +76,7 @@ vkml_status model_wrap_graph(graph *g, bool allow_unsupported, vkml_model **out,
         return st;
     }
     atomic_init(&m->refs, 1);
+    atomic_init(&m->probe, NULL);
     m->graph = g;
     m->n_inputs = (size_t)g->n_inputs;
     m->n_outputs = (size_t)g->n_outputs;
@@ -90,6 +91,35 @@ vkml_model *model_ref(vkml_model *m)
     return m;
 }
 
+static void probe_free(model_probe *probe)
+{
+    if (probe) {
+        free(probe->values);
+        free(probe);
+    }
+}
+
+const model_probe *model_get_probe(const vkml_model *cm)
+{
+    vkml_model *m = (vkml_model *)cm; /* the probe is a cache: logically const */
+    /* Acquire pairs with the release of the CAS below: the probe's contents are visible. */
+    model_probe *probe = atomic_load_explicit(&m->probe, memory_order_acquire);
+    if (probe)
+        return probe;
+    model_probe *made = calloc(1, sizeof(*made));
+    if (!made || !(made->values = graph_values_clone(m->graph))) {
+        probe_free(made);
+        return NULL;
+    }
+    graph_infer_count(m->graph, made->values, 1, &made->n_inferred, &made->error);
+    /* Release publishes the probe's contents; acquire on failure reads the winner's. */
+    if (atomic_compare_exchange_strong_explicit(&m->probe, &probe, made, memory_order_acq_rel,
+                                                memory_order_acquire))
+        return made;
+    probe_free(made);
+    return probe;
+}
+
 void model_unref(vkml_model *m)
 {
     if (!m)
@@ -97,6 +127,7 @@ void model_unref(vkml_model *m)
     /* acq_rel: the last owner sees every other owner's use of the model complete. */
     if (atomic_fetch_sub_explicit(&m->refs, 1, memory_order_acq_rel) != 1)
         return;
+    probe_free(atomic_load_explicit(&m->probe, memory_order_relaxed));
     graph_destroy(&m->graph);
     free(m);
 }

@@ -4,8 +4,17 @@
 
 #include <stdatomic.h>
 
+/* The model's shapes with every symbolic dim 1: what questions about single nodes
+ * (vkml_context_device_supports_node) are answered from. Made once, on first use. */
+typedef struct model_probe {
+    graph_value *values; /* a clone of the graph's values, inferred */
+    int n_inferred;      /* nodes (in order) whose outputs are known */
+    vkml_error error;    /* why inference stopped, when n_inferred < the node count */
+} model_probe;
+
 struct vkml_model {
     atomic_int refs;          /* vkml_model_destroy and sessions drop references */
+    _Atomic(model_probe *) probe; /* NULL until model_get_probe first runs */
     graph *graph;             /* owned */
     vkml_tensor_info *inputs; /* declared graph inputs (in graph arena) */
     vkml_tensor_info *outputs;
@@ -20,6 +29,9 @@ vkml_status model_from_graph(graph *g, vkml_model **out, vkml_error *err);
 /* Same; with allow_unsupported, nodes whose op is missing keep op NULL instead of failing. */
 vkml_status model_wrap_graph(graph *g, bool allow_unsupported, vkml_model **out,
                              vkml_error *err);
+/* The probe, made on first use; NULL on out of memory. Thread-safe (racing first calls
+ * each infer, one result is kept). */
+const model_probe *model_get_probe(const vkml_model *m);
 /* Reference counting; model_unref destroys at zero. Thread-safe. */
 vkml_model *model_ref(vkml_model *m);
 void model_unref(vkml_model *m);

@@ -181,14 +181,14 @@ bool vkml_context_device_supports_node(vkml_context *ctx, int index, const vkml_
                      n->opset);
         return false;
     }
-    /* Shapes of everything up to and including this node (later nodes do not matter). */
-    graph_value *values = graph_values_clone(g);
-    vkml_error err = {0};
-    bool ok = values && graph_infer_nodes(g, values, 1, (int)node + 1, &err) == VKML_OK;
-    if (!ok && why_size)
-        snprintf(why, why_size, "shapes unknown: %s", values ? err.message : "out of memory");
-    if (ok)
-        ok = dev->cls->supports_node(dev, values, n, why, why_size);
-    free(values);
-    return ok;
+    /* The node's shapes come from the model's probe (inferred once per model); a node at
+     * or after the one where inference stopped has none. */
+    const model_probe *probe = model_get_probe(model);
+    if (!probe || (int)node >= probe->n_inferred) {
+        if (why_size)
+            snprintf(why, why_size, "shapes unknown: %s",
+                     probe ? probe->error.message : "out of memory");
+        return false;
+    }
+    return dev->cls->supports_node(dev, probe->values, n, why, why_size);
 }
