@@ -10,8 +10,8 @@ const cli_command cli_cmd_ops = {
     .name = "ops",
     .summary = "list the operators vkml implements (--markdown for docs/ops.md)",
     .usage = "usage: vkml ops [--markdown]\n"
-             "Lists the op table: op, domain, opset range, element types, and whether a\n"
-             "CPU and a Vulkan (GPU) kernel exist. --markdown prints docs/ops.md.\n",
+             "Lists the op table: op, domain, opset range, and the element types of its\n"
+             "CPU and Vulkan (GPU) kernels. --markdown prints docs/ops.md.\n",
     .main = ops_main,
 };
 
@@ -22,13 +22,13 @@ static const char *domain_name(const vkml_op_info *op)
 
 static void print_text(void)
 {
-    printf("%-24s %-10s %-8s %-4s %-4s %s\n", "op", "domain", "opsets", "cpu", "gpu", "dtypes");
+    printf("%-24s %-10s %-8s %-40s %s\n", "op", "domain", "opsets", "cpu dtypes", "vulkan dtypes");
     for (size_t i = 0; i < vkml_op_count(); i++) {
         const vkml_op_info *op = vkml_op(i);
         char opsets[32];
         snprintf(opsets, sizeof(opsets), "%d-%d", op->since_version, op->last_version);
-        printf("%-24s %-10s %-8s %-4s %-4s %s\n", op->name, domain_name(op), opsets,
-               op->cpu ? "yes" : "no", op->gpu ? "yes" : "no", op->dtypes);
+        printf("%-24s %-10s %-8s %-40s %s\n", op->name, domain_name(op), opsets,
+               op->cpu ? op->dtypes : "-", op->gpu ? op->gpu_dtypes : "-");
     }
     printf("%zu ops\n", vkml_op_count());
 }
@@ -41,15 +41,17 @@ static void print_markdown(void)
     printf("# Supported operators\n\n"
            "Generated from the op table (`lib/ops/op_list.h`) by `tools/gen-ops-doc.sh`\n"
            "(`vkml ops --markdown`); the test `cli-ops-doc` fails when this file is out of\n"
-           "date. Ops without a Vulkan kernel run on the CPU device inside a GPU session.\n\n"
+           "date. Each device has its own kernel registry (`lib/cpu/cpu_kernel_list.h`,\n"
+           "`lib/vulkan/vk_kernel_list.h`) with the element types it runs; a node whose op\n"
+           "or type a GPU lacks runs on the CPU device inside a GPU session.\n\n"
            "%zu operators, %zu with a Vulkan kernel.\n\n",
            vkml_op_count(), n_gpu);
-    printf("| Op | Domain | Opsets | Element types | CPU | Vulkan |\n");
-    printf("|----|--------|--------|---------------|-----|--------|\n");
+    printf("| Op | Domain | Opsets | CPU | Vulkan |\n");
+    printf("|----|--------|--------|-----|--------|\n");
     for (size_t i = 0; i < vkml_op_count(); i++) {
         const vkml_op_info *op = vkml_op(i);
-        printf("| %s | %s | %d-%d | %s | %s | %s |\n", op->name, domain_name(op), op->since_version,
-               op->last_version, op->dtypes, op->cpu ? "yes" : "no", op->gpu ? "yes" : "no");
+        printf("| %s | %s | %d-%d | %s | %s |\n", op->name, domain_name(op), op->since_version,
+               op->last_version, op->cpu ? op->dtypes : "no", op->gpu ? op->gpu_dtypes : "no");
     }
 }
 

@@ -1,7 +1,6 @@
 /* Conv on the CPU: per image and group, im2col then one matrix product. */
 #include "ops/conv.h"
 #include "cpu/cpu_kernels.h"
-#include "ops/op_decls.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -34,39 +34,11 @@ struct device_session {
     int n_chunks;
 };
 
-/* Whether a dtype name appears in an op's dtype list ("float,int32", or "all"). */
-static bool dtype_listed(const char *list, vkml_dtype dtype)
-{
-    if (vkml_dtype_size(dtype) == 0)
-        return false;
-    if (strcmp(list, "all") == 0)
-        return true;
-    const char *name = vkml_dtype_name(dtype);
-    size_t len = strlen(name);
-    for (const char *p = list; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
-        if (strncmp(p, name, len) == 0 && (p[len] == ',' || p[len] == '\0'))
-            return true;
-    return false;
-}
-
 static bool cpu_supports_node(device *dev, const graph_value *values, const graph_node *node,
                               char *why, size_t why_size)
 {
     (void)dev;
-    const struct op_def *op = node->op;
-    if (!op || !op->cpu) {
-        snprintf(why, why_size, "%s has no CPU kernel", node->op_type);
-        return false;
-    }
-    for (int i = 0; i < node->n_inputs; i++) {
-        const graph_value *v = node->inputs[i] >= 0 ? &values[node->inputs[i]] : NULL;
-        if (v && !dtype_listed(op->dtypes, v->dtype)) {
-            snprintf(why, why_size, "%s: the CPU kernel lacks dtype %s (input '%s')", node->op_type,
-                     vkml_dtype_name(v->dtype), v->name);
-            return false;
-        }
-    }
-    return true;
+    return cpu_kernel_supports(values, node, why, why_size);
 }
 
 static void *aligned_buffer(size_t bytes)
@@ -250,9 +222,7 @@ static vkml_status cpu_run_chunk(device_session *ds, int chunk, vkml_error *err)
         const graph_node *n = &ds->graph->nodes[index];
         op_cpu_args args = {
             .values = ds->values, .node = n, .in = ds->io[index].in, .out = ds->io[index].out};
-        vkml_status st = n->op && n->op->cpu
-                             ? n->op->cpu(&args, err)
-                             : vkml_fail(err, VKML_ERROR_UNSUPPORTED, "no CPU kernel");
+        vkml_status st = cpu_run_node(&args, err);
         if (st) {
             vkml_error_prefix(err, "%s", graph_node_label(ds->graph, index, label, sizeof(label)));
             return st;

@@ -1,6 +1,27 @@
 #pragma once
-/* Helpers shared by the CPU kernels (lib/cpu/). */
+/* The CPU kernels (lib/cpu/): their registry, and helpers they share. */
 #include "ops/op.h"
+
+typedef vkml_status (*cpu_kernel_fn)(const op_cpu_args *args, vkml_error *err);
+
+/* A CPU kernel of the registry (cpu_kernel_list.h). */
+typedef struct cpu_kernel {
+    cpu_kernel_fn fn;
+    uint32_t dtypes; /* DT() mask of the node types it takes */
+} cpu_kernel;
+
+/* The CPU kernel of an op, or NULL (op NULL, or no kernel). */
+const cpu_kernel *cpu_kernel_for(const op_def *op);
+/* Whether the CPU kernel exists and takes the node's type; fills why when not. */
+bool cpu_kernel_supports(const graph_value *values, const graph_node *node, char *why,
+                         size_t why_size);
+/* Runs a node through its CPU kernel (UNSUPPORTED naming the op when it has none). */
+vkml_status cpu_run_node(const op_cpu_args *args, vkml_error *err);
+
+/* Declarations of every kernel the registry names (repeats are harmless). */
+#define CPU_KERNEL(op_, fn_, dtypes_) vkml_status fn_(const op_cpu_args *args, vkml_error *err);
+#include "cpu/cpu_kernel_list.h"
+#undef CPU_KERNEL
 
 /* Runs fn(ctx, begin, end) over [0, count) split into ranges, on several threads when
  * the work (count * cost_per_item, in rough flops) is large enough to pay for it. Returns

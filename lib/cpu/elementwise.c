@@ -2,7 +2,6 @@
  * integer type) and float activations. */
 #include "ops/elementwise.h"
 #include "cpu/cpu_kernels.h"
-#include "ops/op_decls.h"
 
 #include <math.h>
 

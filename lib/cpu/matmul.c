@@ -1,7 +1,6 @@
 /* MatMul and Gemm on the CPU, through cpu_sgemm. */
 #include "ops/matmul.h"
 #include "cpu/cpu_kernels.h"
-#include "ops/op_decls.h"
 
 vkml_status cpu_matmul(const op_cpu_args *args, vkml_error *err)
 {

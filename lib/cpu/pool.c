@@ -1,7 +1,6 @@
 /* MaxPool, AveragePool and the global pools on the CPU. */
 #include "ops/pool.h"
 #include "cpu/cpu_kernels.h"
-#include "ops/op_decls.h"
 
 #include <math.h>
 

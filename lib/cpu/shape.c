@@ -1,7 +1,6 @@
 /* Constant and the copy ops (Identity, Flatten, Reshape) on the CPU. When the device
  * gives an alias the same memory as its input, the copy is skipped. */
 #include "cpu/cpu_kernels.h"
-#include "ops/op_decls.h"
 
 #include <string.h>
 

@@ -1,7 +1,6 @@
 /* Softmax on the CPU: max-subtracted exponentials, normalised per (outer, inner). */
 #include "ops/softmax.h"
 #include "cpu/cpu_kernels.h"
-#include "ops/op_decls.h"
 
 #include <math.h>
 

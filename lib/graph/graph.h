@@ -91,7 +91,8 @@ typedef struct graph_node {
     int n_outputs;
     graph_attr *attrs;
     int n_attrs;
-    const struct op_def *op; /* resolved from the op table at load */
+    const struct op_def *op; /* resolved from the op table at load (op_bind_node) */
+    const void *params;      /* the op's params struct, attributes parsed once at load */
 } graph_node;
 
 typedef struct graph {

@@ -13,25 +13,17 @@ static vkml_status resolve_node(graph *g, int i, vkml_error *err)
     graph_node *n = &g->nodes[i];
     char label[300];
     graph_node_label(g, i, label, sizeof(label));
-    const op_def *op = op_find(n->domain, n->op_type);
-    if (!op)
-        return vkml_fail(err, VKML_ERROR_UNSUPPORTED,
-                         "%s: operator %s%s%s is not implemented by vkml", label,
-                         n->domain[0] ? n->domain : "", n->domain[0] ? "." : "", n->op_type);
     bool default_domain = !n->domain[0];
     if (n->opset <= 0 && default_domain)
         n->opset = g->opset > 0 ? (int)g->opset : 0;
-    if (n->opset <= 0)
+    if (n->opset <= 0 && op_find(n->domain, n->op_type))
         return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
                          "%s: the model imports no opset for domain '%s'", label,
                          default_domain ? "ai.onnx" : n->domain);
-    if (n->opset < op->since_version)
-        return vkml_fail(err, VKML_ERROR_UNSUPPORTED,
-                         "%s: opset %d uses an older version of %s than vkml implements "
-                         "(versions %d to %d)", label, n->opset, op->name, op->since_version,
-                         op->last_version);
-    n->op = op;
-    return VKML_OK;
+    vkml_status st = op_bind_node(g->arena, n, err);
+    if (st != VKML_OK)
+        vkml_error_prefix(err, "%s", label);
+    return st;
 }
 
 static vkml_tensor_info *tensor_infos(graph *g, const int *values, int count)

@@ -1,17 +1,26 @@
 #pragma once
 /*
- * The operator table: one entry per ONNX op vkml implements. The list itself is
- * op_list.h (an X-macro); the registry (op_find), vkml_op_count/vkml_op (which feed
- * `vkml inspect`, the docs table and the conformance report) are all generated from it.
+ * The operator schema: one entry per ONNX op vkml implements. The list itself is
+ * op_list.h (an X-macro); op ids, the registry (op_find), vkml_op_count/vkml_op (which
+ * feed `vkml ops`, the docs table and the conformance report) are generated from it.
  *
- * Each op family has a file here (conv.c, pool.c, ...) with its attribute parsing (a
- * params struct shared by the CPU and GPU kernels) and its shape function. Its CPU kernel
- * is in lib/cpu/, its Vulkan lowering in lib/vulkan/ops_*.c.
+ * Each op family has a file here (conv.c, pool.c, ...) with its params struct, attribute
+ * parser and shape function. Kernels live with their devices, each device keeping a
+ * registry keyed by op id with the dtypes it runs: lib/cpu/cpu_kernel_list.h (C kernels
+ * in lib/cpu/<family>.c) and lib/vulkan/vk_kernel_list.h (lowerings in
+ * lib/vulkan/ops_<family>.c). A new device is a new registry, not a new column here.
  */
 #include "graph/graph.h"
 
 /* Highest ai.onnx opset the loader knows; a model importing a newer one is refused. */
 #define VKML_MAX_OPSET 27
+
+/* Attribute parser: reads the node's attributes once, at model load, into its params
+ * struct (node->params, op_def.params_size bytes, zeroed, in the graph's arena). Shape
+ * functions and every device's kernels read that struct instead of the attributes.
+ * Attributes that later opsets moved to inputs (Clip min/max, Slice starts, ...) are read
+ * from the constant inputs by the shape function. NULL: the op has no attributes. */
+typedef vkml_status (*op_parse_fn)(const graph_node *node, void *params, vkml_error *err);
 
 /* Shape/type function: checks the node's inputs (types, ranks, attributes, constant
  * inputs it needs) and sets dtype/rank/dims of its outputs in `values`. Returns
@@ -26,36 +35,62 @@ typedef struct op_cpu_args {
     const void *const *in;
     void *const *out;
 } op_cpu_args;
-typedef vkml_status (*op_cpu_fn)(const op_cpu_args *args, vkml_error *err);
-
-/* Vulkan lowering: records the node's dispatches (lib/vulkan/vk_ops.h). */
-struct gpu_recorder;
-struct gpu_caps;
-typedef vkml_status (*op_gpu_fn)(struct gpu_recorder *rec, const graph_value *values,
-                                 const graph_node *node, vkml_error *err);
-/* Whether the Vulkan lowering handles this node (dtype, rank, attributes) on a device
- * with these capabilities; fills why when not. */
-typedef bool (*op_gpu_supports_fn)(const graph_value *values, const graph_node *node,
-                                   const struct gpu_caps *caps, char *why, size_t why_size);
 
 enum op_flags {
     /* Output 0 holds input 0's bytes unchanged (Reshape, Flatten, Squeeze, Identity):
      * devices may give it the same memory instead of copying. */
     OP_ALIAS = 1u << 0,
+    /* Kernels' dtype masks are checked against output 0 (Where, ConstantOfShape, Range)
+     * instead of input 0. */
+    OP_TYPE_FROM_OUTPUT = 1u << 1,
 };
 
+/* One id per op of op_list.h: OP_ID_Add, OP_ID_Conv, ...; indexes the device kernel
+ * registries (lib/cpu/cpu_kernel_list.h, lib/vulkan/vk_kernel_list.h). */
+typedef enum op_id {
+#define OP(name_, domain_, since_, last_, flags_, params_, parse_, infer_) OP_ID_##name_,
+#include "ops/op_list.h"
+#undef OP
+    OP_ID_COUNT
+} op_id;
+
+/* The schema of one op: what it is and how its shapes follow; no kernels (each device
+ * keeps its own registry keyed by op_id). */
 typedef struct op_def {
+    op_id id;
     const char *name;
     const char *domain;   /* "" for ai.onnx */
     int since_version;    /* oldest opset implemented */
     int last_version;     /* newest op version implemented (valid up to VKML_MAX_OPSET) */
-    const char *dtypes;   /* for the docs: "float", "float,int32,int64", ... */
     unsigned flags;
+    size_t params_size;   /* bytes of node->params */
+    op_parse_fn parse;
     op_infer_fn infer;
-    op_cpu_fn cpu;
-    op_gpu_fn gpu;                 /* NULL: no Vulkan kernel */
-    op_gpu_supports_fn gpu_supports; /* NULL with gpu set: every node the infer accepts */
 } op_def;
+
+/* For ops without attributes (params column of op_list.h). */
+typedef struct op_no_params {
+    char unused;
+} op_no_params;
+
+/* Bit of a dtype in a kernel's dtype mask; masks for the common sets. */
+#define DT(t) (1u << VKML_DTYPE_##t)
+#define DT_FLOATS (DT(FLOAT) | DT(FLOAT16) | DT(DOUBLE))
+#define DT_SINTS (DT(INT8) | DT(INT16) | DT(INT32) | DT(INT64))
+#define DT_UINTS (DT(UINT8) | DT(UINT16) | DT(UINT32) | DT(UINT64))
+#define DT_INTS (DT_SINTS | DT_UINTS)
+#define DT_NUMERIC (DT_FLOATS | DT_INTS)
+#define DT_ALL (DT_NUMERIC | DT(BOOL) | DT(BFLOAT16))
+/* "float,int32,..." for a mask, into buf. */
+const char *op_dtype_mask_string(uint32_t mask, char *buf, size_t size);
+/* The dtype a kernel's mask is checked against (input 0, or output 0 with
+ * OP_TYPE_FROM_OUTPUT; UNDEFINED when absent). */
+vkml_dtype op_node_type(const graph_value *values, const graph_node *node);
+
+/* Resolves node->op from the table and parses its attributes into node->params (arena
+ * memory). Fails UNSUPPORTED when the op or its opset is not implemented, INVALID_MODEL
+ * when an attribute is bad; the message names the op, not the node (callers prefix it). */
+vkml_status op_bind_node(vkml_arena *arena, graph_node *node, vkml_error *err);
 
 /* The entry for (domain, name), or NULL. domain NULL or "" or "ai.onnx" is ai.onnx. */
 const op_def *op_find(const char *domain, const char *name);

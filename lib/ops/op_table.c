@@ -1,17 +1,18 @@
 #include "ops/op.h"
 #include "ops/op_decls.h"
 
-#include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 
 static const op_def op_table[] = {
-#define OP(name_, domain_, since_, last_, dtypes_, flags_, infer_, cpu_, gpu_, gpu_supports_) \
-    {.name = #name_, .domain = domain_, .since_version = since_, .last_version = last_,     \
-     .dtypes = dtypes_, .flags = flags_, .infer = infer_, .cpu = cpu_, .gpu = gpu_,          \
-     .gpu_supports = gpu_supports_},
+#define OP(name_, domain_, since_, last_, flags_, params_, parse_, infer_)                         \
+    {.id = OP_ID_##name_, .name = #name_, .domain = domain_, .since_version = since_,              \
+     .last_version = last_, .flags = flags_, .params_size = sizeof(params_), .parse = parse_,    \
+     .infer = infer_},
 #include "ops/op_list.h"
 #undef OP
 };
+_Static_assert(VKML_ARRAY_SIZE(op_table) == OP_ID_COUNT, "one table row per op id");
 
 static bool is_default_domain(const char *domain)
 {
@@ -40,36 +41,58 @@ const op_def *op_table_entry(size_t index)
     return index < VKML_ARRAY_SIZE(op_table) ? &op_table[index] : NULL;
 }
 
-/* The public view, filled once from the table (at run time: whether a kernel pointer is
- * NULL is not a constant expression under -fsanitize=undefined). */
-static vkml_op_info op_infos[VKML_ARRAY_SIZE(op_table)];
-static pthread_once_t op_infos_once = PTHREAD_ONCE_INIT;
-
-static void fill_op_infos(void)
+vkml_status op_bind_node(vkml_arena *arena, graph_node *node, vkml_error *err)
 {
-    for (size_t i = 0; i < VKML_ARRAY_SIZE(op_table); i++) {
-        const op_def *op = &op_table[i];
-        op_infos[i] = (vkml_op_info){
-            .name = op->name,
-            .domain = op->domain,
-            .since_version = op->since_version,
-            .last_version = op->last_version,
-            .cpu = op->cpu != NULL,
-            .gpu = op->gpu != NULL,
-            .dtypes = op->dtypes,
-        };
+    const op_def *op = op_find(node->domain, node->op_type);
+    if (!op)
+        return vkml_fail(err, VKML_ERROR_UNSUPPORTED, "operator %s%s%s is not implemented by vkml",
+                         node->domain && node->domain[0] ? node->domain : "",
+                         node->domain && node->domain[0] ? "." : "", node->op_type);
+    if (node->opset < op->since_version)
+        return vkml_fail(err, VKML_ERROR_UNSUPPORTED,
+                         "opset %d uses an older version of %s than vkml implements "
+                         "(versions %d to %d)",
+                         node->opset, op->name, op->since_version, op->last_version);
+    void *params = vkml_arena_alloc(arena, op->params_size);
+    if (!params)
+        return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory for %s's parameters",
+                         op->name);
+    if (op->parse) {
+        vkml_status st = op->parse(node, params, err);
+        if (st != VKML_OK)
+            return st;
     }
+    node->op = op;
+    node->params = params;
+    return VKML_OK;
 }
 
-size_t vkml_op_count(void)
+vkml_dtype op_node_type(const graph_value *values, const graph_node *node)
 {
-    return VKML_ARRAY_SIZE(op_table);
+    bool from_output = node->op && (node->op->flags & OP_TYPE_FROM_OUTPUT);
+    int v = from_output ? (node->n_outputs > 0 ? node->outputs[0] : -1)
+                        : (node->n_inputs > 0 ? node->inputs[0] : -1);
+    return v >= 0 ? values[v].dtype : VKML_DTYPE_UNDEFINED;
 }
 
-const vkml_op_info *vkml_op(size_t index)
+const char *op_dtype_mask_string(uint32_t mask, char *buf, size_t size)
 {
-    if (index >= VKML_ARRAY_SIZE(op_table))
-        return NULL;
-    pthread_once(&op_infos_once, fill_op_infos);
-    return &op_infos[index];
+    static const vkml_dtype order[] = {
+        VKML_DTYPE_FLOAT,  VKML_DTYPE_FLOAT16, VKML_DTYPE_BFLOAT16, VKML_DTYPE_DOUBLE,
+        VKML_DTYPE_INT8,   VKML_DTYPE_INT16,   VKML_DTYPE_INT32,    VKML_DTYPE_INT64,
+        VKML_DTYPE_UINT8,  VKML_DTYPE_UINT16,  VKML_DTYPE_UINT32,   VKML_DTYPE_UINT64,
+        VKML_DTYPE_BOOL,
+    };
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < VKML_ARRAY_SIZE(order); i++) {
+        if (!(mask & (1u << order[i])))
+            continue;
+        int n = snprintf(buf + used, size - used, "%s%s", used ? "," : "",
+                         vkml_dtype_name(order[i]));
+        if (n < 0 || (size_t)n >= size - used)
+            break;
+        used += (size_t)n;
+    }
+    return buf;
 }

@@ -2,6 +2,7 @@
  * time and its outputs become constants (Shape->Gather->Concat->Reshape chains, weight
  * reshapes). Constant nodes are folded by their shape function setting the data. */
 #include "plan/fold.h"
+#include "cpu/cpu_kernels.h"
 
 #include <string.h>
 
@@ -44,7 +45,7 @@ static vkml_status fold_node(vkml_arena *arena, const graph *g, graph_value *val
                              "out of memory folding constant '%s' (%zu bytes)", v->name, bytes);
     }
     op_cpu_args args = {.values = values, .node = n, .in = in, .out = out};
-    vkml_status st = n->op->cpu(&args, err);
+    vkml_status st = cpu_run_node(&args, err);
     if (st != VKML_OK)
         return st;
     for (int o = 0; o < n->n_outputs; o++) {
@@ -72,7 +73,7 @@ vkml_status plan_fold_constants(vkml_arena *arena, const graph *g, graph_value *
                     values[n->outputs[o]].kind = GRAPH_VALUE_CONSTANT;
             continue;
         }
-        if (!all_inputs_constant(values, n) || !n->op || !n->op->cpu)
+        if (!all_inputs_constant(values, n) || !cpu_kernel_for(n->op))
             continue;
         vkml_status st = fold_node(arena, g, values, i, err);
         if (st != VKML_OK) {

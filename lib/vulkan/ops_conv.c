@@ -1,6 +1,5 @@
 /* Vulkan lowering of Conv (1-D and 2-D, groups, strides, pads, dilations, bias). */
 #include "ops/conv.h"
-#include "ops/op_decls.h"
 #include "vulkan/ops_window.h"
 
 /* Output channels per group from which the implicit-GEMM kernel (conv2d_gemm.comp, 16x16
@@ -68,6 +67,6 @@ VKML_GPU_DECL(gpu_conv)
     int bind[] = {node->inputs[0], w, p.has_bias ? node->inputs[2] : w, node->outputs[0]};
     uint32_t groups[3];
     if (gemm_groups(&p, vk_rec_caps(rec), groups))
-        return vk_rec_kernel(rec, VK_KERNEL_CONV2D_GEMM, bind, &pc, sizeof(pc), groups, err);
-    return vk_rec_kernel_1d(rec, VK_KERNEL_CONV2D, bind, &pc, sizeof(pc), (uint64_t)count, err);
+        return vk_rec_kernel(rec, VK_KERNEL_CONV2D_GEMM, VKML_DTYPE_FLOAT, bind, &pc, sizeof(pc), groups, err);
+    return vk_rec_kernel_1d(rec, VK_KERNEL_CONV2D, VKML_DTYPE_FLOAT, bind, &pc, sizeof(pc), (uint64_t)count, err);
 }

@@ -1,18 +1,6 @@
 /* Vulkan lowerings of the elementwise ops (binary with broadcasting, unary). */
 #include "ops/elementwise.h"
-#include "ops/op_decls.h"
 #include "vulkan/vk_ops.h"
-
-typedef struct binary_push {
-    uint32_t count, rank;
-    uint32_t dims[VKML_MAX_RANK];
-    uint32_t a_strides[VKML_MAX_RANK];
-    uint32_t b_strides[VKML_MAX_RANK];
-} binary_push;
-
-typedef struct unary_push {
-    uint32_t count;
-} unary_push;
 
 static vk_kernel_id eltwise_kernel(eltwise_op op)
 {
@@ -70,7 +58,7 @@ VKML_GPU_DECL(gpu_eltwise_binary)
     binary_push pc = {.count = vk_u32((int64_t)p.count)};
     pc.rank = (uint32_t)collapse_dims(&p, &pc);
     int bind[] = {node->inputs[0], node->inputs[1], node->outputs[0]};
-    return vk_rec_kernel_1d(rec, eltwise_kernel(p.op), bind, &pc, sizeof(pc), p.count, err);
+    return vk_rec_kernel_1d(rec, eltwise_kernel(p.op), VKML_DTYPE_FLOAT, bind, &pc, sizeof(pc), p.count, err);
 }
 
 VKML_GPU_DECL(gpu_eltwise_unary)
@@ -81,5 +69,5 @@ VKML_GPU_DECL(gpu_eltwise_unary)
         return st;
     unary_push pc = {.count = vk_u32((int64_t)p.count)};
     int bind[] = {node->inputs[0], node->outputs[0]};
-    return vk_rec_kernel_1d(rec, eltwise_kernel(p.op), bind, &pc, sizeof(pc), p.count, err);
+    return vk_rec_kernel_1d(rec, eltwise_kernel(p.op), VKML_DTYPE_FLOAT, bind, &pc, sizeof(pc), p.count, err);
 }

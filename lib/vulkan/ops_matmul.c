@@ -1,7 +1,6 @@
 /* Vulkan lowerings of MatMul and Gemm: both run matmul.comp, which takes element strides
  * (Gemm's transposes) and broadcast batch strides (MatMul). */
 #include "ops/matmul.h"
-#include "ops/op_decls.h"
 #include "vulkan/vk_ops.h"
 
 /* Tile edge and batch rank of shaders/matmul.comp. */
@@ -52,10 +51,10 @@ static vkml_status record_matmul(gpu_recorder *rec, const matmul_push *pc, const
     if (!vk_rec_caps(rec)->prefer_tiled) {
         vk_groups_1d(vk_rec_caps(rec), (uint64_t)pc->m * pc->n, groups);
         groups[2] = vk_u32(batch);
-        return vk_rec_kernel(rec, VK_KERNEL_MATMUL_DIRECT, bind, pc, sizeof(*pc), groups, err);
+        return vk_rec_kernel(rec, VK_KERNEL_MATMUL_DIRECT, VKML_DTYPE_FLOAT, bind, pc, sizeof(*pc), groups, err);
     }
     matmul_groups(pc->m, pc->n, batch, groups);
-    return vk_rec_kernel(rec, VK_KERNEL_MATMUL, bind, pc, sizeof(*pc), groups, err);
+    return vk_rec_kernel(rec, VK_KERNEL_MATMUL, VKML_DTYPE_FLOAT, bind, pc, sizeof(*pc), groups, err);
 }
 
 VKML_GPU_SUPPORTS_DECL(gpu_matmul_supports)

@@ -1,5 +1,4 @@
 /* Vulkan lowerings of MaxPool/AveragePool (1-D, 2-D) and the global pools. */
-#include "ops/op_decls.h"
 #include "ops/pool.h"
 #include "vulkan/ops_window.h"
 
@@ -54,7 +53,7 @@ VKML_GPU_DECL(gpu_pool)
     int64_t count = p.batch * p.channels * window_out_size(&p.win);
     pc.count = vk_u32(count);
     int bind[] = {node->inputs[0], node->outputs[0]};
-    return vk_rec_kernel_1d(rec, p.is_max ? VK_KERNEL_MAXPOOL2D : VK_KERNEL_AVGPOOL2D, bind, &pc,
+    return vk_rec_kernel_1d(rec, p.is_max ? VK_KERNEL_MAXPOOL2D : VK_KERNEL_AVGPOOL2D, VKML_DTYPE_FLOAT, bind, &pc,
                             sizeof(pc), (uint64_t)count, err);
 }
 
@@ -69,6 +68,6 @@ VKML_GPU_DECL(gpu_global_pool)
         .size = vk_u32(p.spatial_size),
     };
     int bind[] = {node->inputs[0], node->outputs[0]};
-    return vk_rec_kernel_1d(rec, p.is_max ? VK_KERNEL_GLOBAL_MAXPOOL : VK_KERNEL_GLOBAL_AVGPOOL,
+    return vk_rec_kernel_1d(rec, p.is_max ? VK_KERNEL_GLOBAL_MAXPOOL : VK_KERNEL_GLOBAL_AVGPOOL, VKML_DTYPE_FLOAT,
                             bind, &pc, sizeof(pc), pc.planes, err);
 }

@@ -1,11 +1,6 @@
 /* Vulkan lowering of the copy ops (Reshape, Flatten, Identity): nothing when the session
  * gave output and input the same memory (an alias), else a word copy. */
-#include "ops/op_decls.h"
 #include "vulkan/vk_ops.h"
-
-typedef struct copy_push {
-    uint32_t count;
-} copy_push;
 
 VKML_GPU_SUPPORTS_DECL(gpu_copy_supports)
 {
@@ -32,5 +27,5 @@ VKML_GPU_DECL(gpu_copy)
         return vkml_fail(err, VKML_ERROR_UNSUPPORTED, "'%s' has no concrete size", v->name);
     copy_push pc = {.count = (uint32_t)((bytes + 3) / 4)};
     int bind[] = {in, out};
-    return vk_rec_kernel_1d(rec, VK_KERNEL_COPY, bind, &pc, sizeof(pc), pc.count, err);
+    return vk_rec_kernel_1d(rec, VK_KERNEL_COPY, VKML_DTYPE_UINT32, bind, &pc, sizeof(pc), pc.count, err);
 }

@@ -1,5 +1,4 @@
 /* Vulkan lowering of Softmax over an [outer, axis_len, inner] view. */
-#include "ops/op_decls.h"
 #include "ops/softmax.h"
 #include "vulkan/vk_ops.h"
 
@@ -36,7 +35,7 @@ VKML_GPU_DECL(gpu_softmax)
         /* One workgroup per row: vk_groups_1d counts groups of VK_WG_SIZE_1D threads. */
         uint32_t groups[3];
         vk_groups_1d(caps, (uint64_t)pc.lines * VK_WG_SIZE_1D, groups);
-        return vk_rec_kernel(rec, VK_KERNEL_SOFTMAX_ROWS, bind, &pc, sizeof(pc), groups, err);
+        return vk_rec_kernel(rec, VK_KERNEL_SOFTMAX_ROWS, VKML_DTYPE_FLOAT, bind, &pc, sizeof(pc), groups, err);
     }
-    return vk_rec_kernel_1d(rec, VK_KERNEL_SOFTMAX, bind, &pc, sizeof(pc), pc.lines, err);
+    return vk_rec_kernel_1d(rec, VK_KERNEL_SOFTMAX, VKML_DTYPE_FLOAT, bind, &pc, sizeof(pc), pc.lines, err);
 }

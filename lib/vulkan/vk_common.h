@@ -42,7 +42,9 @@ const char *vk_result_name(VkResult result);
 
 /* Storage buffer bindings per kernel (set 0, bindings 0..VK_MAX_BINDINGS-1). */
 #define VK_MAX_BINDINGS 4
-/* Push constant bytes every pipeline layout declares (Vulkan's guaranteed minimum). */
-#define VK_PUSH_CONSTANT_BYTES 128
+/* Push constant bytes a pipeline layout declares: the device's maxPushConstantsSize up to
+ * this (Vulkan guarantees 128; lavapipe and desktop GPUs give 256). vk_push_constant_bytes
+ * says what a device has; a lowering whose block is larger refuses the node. */
+#define VK_PUSH_CONSTANT_MAX 256
 /* Invocations per workgroup of the 1-D kernels (WG_SIZE in shaders/common/index.glsl). */
 #define VK_WG_SIZE_1D 64

@@ -76,8 +76,10 @@ vkml_status vk_device_open(vk_device *vd, vkml_error *err)
         .pQueuePriorities = &priority,
     };
     const char *extensions[] = {VK_EXT_MEMORY_BUDGET_EXTENSION_NAME};
+    bool features2 = vd->props.apiVersion >= VK_API_VERSION_1_2;
     VkDeviceCreateInfo dci = {
         .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
+        .pNext = features2 ? &vd->features2 : NULL,
         .queueCreateInfoCount = 1,
         .pQueueCreateInfos = &qci,
         .enabledExtensionCount = vd->has_memory_budget ? 1 : 0,

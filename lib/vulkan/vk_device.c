@@ -7,12 +7,20 @@ static bool vk_supports_node(device *dev, const graph_value *values, const graph
                              char *why, size_t why_size)
 {
     vk_device *vd = (vk_device *)dev;
-    const op_def *op = node->op;
-    if (!op || !op->gpu)
+    const gpu_kernel *k = vk_kernel_for(node->op);
+    if (!k)
         return vk_unsupported(why, why_size, "%s has no Vulkan kernel", node->op_type);
-    if (!op->gpu_supports)
-        return vk_check_tensors(values, node, &vd->caps, false, why, why_size);
-    return op->gpu_supports(values, node, &vd->caps, why, why_size);
+    vkml_dtype type = op_node_type(values, node);
+    if (type != VKML_DTYPE_UNDEFINED && !(k->dtypes & (1u << type)))
+        return vk_unsupported(why, why_size, "%s: the Vulkan kernel lacks dtype %s",
+                              node->op_type, vkml_dtype_name(type));
+    for (int i = 0; i < node->n_inputs + node->n_outputs; i++) {
+        int v = i < node->n_inputs ? node->inputs[i] : node->outputs[i - node->n_inputs];
+        if (v >= 0 && !vk_dtype_supported(&vd->caps, values[v].dtype))
+            return vk_unsupported(why, why_size, "'%s': this device has no shader support for %s",
+                                  values[v].name, vkml_dtype_name(values[v].dtype));
+    }
+    return k->supports(values, node, &vd->caps, why, why_size);
 }
 
 /* Devices belong to their vk_context (vk_context_destroy closes them). */

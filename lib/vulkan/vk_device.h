@@ -23,6 +23,12 @@ typedef struct vk_device {
     VkPhysicalDeviceProperties props;
     VkPhysicalDeviceMemoryProperties mem_props;
     struct gpu_caps caps;
+    /* The shader features vkml enables (those of caps that are true), as a pNext chain
+     * for vkCreateDevice: features2 -> f16_int8 -> s16 -> s8. */
+    VkPhysicalDeviceFeatures2 features2;
+    VkPhysicalDeviceShaderFloat16Int8Features f16_int8;
+    VkPhysicalDevice16BitStorageFeatures s16;
+    VkPhysicalDevice8BitStorageFeatures s8;
     bool has_memory_budget; /* VK_EXT_memory_budget, enabled on dev */
     vk_allocator *alloc;
     vk_pipelines *pipes;

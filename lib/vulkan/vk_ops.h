@@ -10,6 +10,7 @@
 #include "ops/op.h"
 #include "vulkan/vk_common.h"
 
+#include "push.h"
 #include "vk_kernels.h"
 
 /* What a device offers; lowerings choose kernels and refuse nodes by it. */
@@ -23,6 +24,11 @@ struct gpu_caps {
     uint64_t max_storage_buffer_range; /* bytes one binding may cover */
     uint64_t storage_offset_alignment; /* bytes */
     bool fp16;                         /* shaderFloat16 and 16-bit storage buffers */
+    /* Shader features enabled on the VkDevice; vk_dtype_supported reads them. */
+    bool storage8;  /* storageBuffer8BitAccess + shaderInt8 (int8, uint8, bool) */
+    bool storage16; /* storageBuffer16BitAccess + shaderInt16 (int16, uint16, float16) */
+    bool int64;     /* shaderInt64 */
+    bool float64;   /* shaderFloat64 */
     bool cooperative_matrix;           /* reserved for tensor-core kernels (not built yet) */
     /* Shared-memory tiled kernels pay off (GPUs). False on CPU implementations (lavapipe),
      * where workgroup barriers are costly: plain per-output kernels run faster there. */
@@ -32,10 +38,18 @@ struct gpu_caps {
 
 typedef struct gpu_recorder gpu_recorder;
 
+/* Push-constant bytes the pipelines of a device take (VK_PUSH_CONSTANT_MAX at most). */
+static inline uint32_t vk_push_constant_bytes(const struct gpu_caps *caps)
+{
+    return caps->max_push_constants < VK_PUSH_CONSTANT_MAX ? caps->max_push_constants
+                                                           : VK_PUSH_CONSTANT_MAX;
+}
+
 /* One kernel dispatch. bind[i] is the value (index into the session's values) bound at
  * binding i; write_mask bit i says binding i is written. The push constants are copied. */
 typedef struct vk_dispatch {
     vk_kernel_id kernel;
+    vkml_dtype dtype; /* picks the kernel's variant (UNDEFINED: float) */
     int bind[VK_MAX_BINDINGS];
     unsigned write_mask;
     const void *push;
@@ -47,12 +61,13 @@ const struct gpu_caps *vk_rec_caps(const gpu_recorder *rec);
 vkml_status vk_rec_dispatch(gpu_recorder *rec, const vk_dispatch *d, vkml_error *err);
 /* Dispatch of a kernel whose last binding is its only output (the common case): bind has
  * vk_kernels[kernel].n_bindings values. */
-vkml_status vk_rec_kernel(gpu_recorder *rec, vk_kernel_id kernel, const int *bind, const void *push,
-                          uint32_t push_size, const uint32_t groups[3], vkml_error *err);
+vkml_status vk_rec_kernel(gpu_recorder *rec, vk_kernel_id kernel, vkml_dtype dtype, const int *bind,
+                          const void *push, uint32_t push_size, const uint32_t groups[3],
+                          vkml_error *err);
 /* Same for a 1-D kernel with `invocations` threads (vk_groups_1d). */
-vkml_status vk_rec_kernel_1d(gpu_recorder *rec, vk_kernel_id kernel, const int *bind,
-                             const void *push, uint32_t push_size, uint64_t invocations,
-                             vkml_error *err);
+vkml_status vk_rec_kernel_1d(gpu_recorder *rec, vk_kernel_id kernel, vkml_dtype dtype,
+                             const int *bind, const void *push, uint32_t push_size,
+                             uint64_t invocations, vkml_error *err);
 /* Whether two values share the same memory (an alias: a copy between them is a no-op). */
 bool vk_rec_same_memory(const gpu_recorder *rec, int a, int b);
 
@@ -74,3 +89,33 @@ static inline uint32_t vk_u32(int64_t v)
 
 /* For gpu_supports: a params parse failed; its message becomes why. */
 bool vk_parse_failed(const vkml_error *err, char *why, size_t why_size);
+
+/* The registry (vk_kernel_list.h): signatures, declarations and lookup. */
+#define VKML_GPU_DECL(fn)                                                                          \
+    vkml_status fn(struct gpu_recorder *rec, const graph_value *values, const graph_node *node,   \
+                   vkml_error *err)
+#define VKML_GPU_SUPPORTS_DECL(fn)                                                                 \
+    bool fn(const graph_value *values, const graph_node *node, const struct gpu_caps *caps,       \
+            char *why, size_t why_size)
+typedef VKML_GPU_DECL((*gpu_record_fn));
+typedef VKML_GPU_SUPPORTS_DECL((*gpu_supports_fn));
+#define GPU_KERNEL(op_, record_, supports_, dtypes_)                                               \
+    VKML_GPU_DECL(record_);                                                                        \
+    VKML_GPU_SUPPORTS_DECL(supports_);
+#include "vulkan/vk_kernel_list.h"
+#undef GPU_KERNEL
+/* Every tensor of the node fits a binding (vk_check_tensors with any dtype). */
+VKML_GPU_SUPPORTS_DECL(gpu_supports_any);
+
+typedef struct gpu_kernel {
+    gpu_record_fn record;
+    gpu_supports_fn supports;
+    uint32_t dtypes; /* DT() mask of node types */
+} gpu_kernel;
+
+/* The Vulkan kernel of an op, or NULL. */
+const gpu_kernel *vk_kernel_for(const op_def *op);
+/* Whether the device's shader features cover a dtype in storage buffers (float16: 16-bit
+ * storage; int8/uint8/bool: 8-bit storage; int64/uint64: shaderInt64; double:
+ * shaderFloat64). */
+bool vk_dtype_supported(const struct gpu_caps *caps, vkml_dtype dtype);

@@ -30,7 +30,7 @@ vkml_status vk_pipelines_create(vk_device *vd, vk_pipelines **out, vkml_error *e
               vkCreateDescriptorSetLayout(p->dev, &dci, NULL, &p->set_layout));
     VkPushConstantRange range = {
         .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT,
-        .size = VK_PUSH_CONSTANT_BYTES,
+        .size = vk_push_constant_bytes(&vd->caps),
     };
     VkPipelineLayoutCreateInfo lci = {
         .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
@@ -54,7 +54,7 @@ void vk_pipelines_destroy(vk_pipelines **pp)
     vk_pipelines *p = pp ? *pp : NULL;
     if (!p)
         return;
-    for (int i = 0; i < VK_KERNEL_COUNT; i++)
+    for (int i = 0; i < VK_VARIANT_COUNT; i++)
         VK_DESTROY(VKML_VK_PIPELINE, vkDestroyPipeline, p->dev, p->pipelines[i]);
     VK_DESTROY(VKML_VK_PIPELINE_CACHE, vkDestroyPipelineCache, p->dev, p->cache);
     VK_DESTROY(VKML_VK_PIPELINE_LAYOUT, vkDestroyPipelineLayout, p->dev, p->layout);
@@ -65,14 +65,14 @@ void vk_pipelines_destroy(vk_pipelines **pp)
     *pp = NULL;
 }
 
-static vkml_status create_pipeline(vk_pipelines *p, vk_kernel_id kernel, vkml_error *err)
+static vkml_status create_pipeline(vk_pipelines *p, int kernel, vkml_error *err)
 {
     vkml_status status = VKML_OK;
     VkShaderModule module = VK_NULL_HANDLE;
     VkShaderModuleCreateInfo mci = {
         .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
-        .codeSize = vk_kernels[kernel].size,
-        .pCode = vk_kernels[kernel].code,
+        .codeSize = vk_spirv_table[kernel].size,
+        .pCode = vk_spirv_table[kernel].code,
     };
     VK_CREATE(VKML_VK_SHADER_MODULE, vkCreateShaderModule(p->dev, &mci, NULL, &module));
     VkComputePipelineCreateInfo pci = {
@@ -90,12 +90,12 @@ static vkml_status create_pipeline(vk_pipelines *p, vk_kernel_id kernel, vkml_er
               vkCreateComputePipelines(p->dev, p->cache, 1, &pci, NULL, &p->pipelines[kernel]));
 cleanup:
     if (status != VKML_OK)
-        vkml_error_prefix(err, "creating the pipeline of kernel '%s'", vk_kernels[kernel].name);
+        vkml_error_prefix(err, "creating the pipeline of kernel '%s'", vk_spirv_table[kernel].name);
     VK_DESTROY(VKML_VK_SHADER_MODULE, vkDestroyShaderModule, p->dev, module);
     return status;
 }
 
-vkml_status vk_pipeline_get(vk_pipelines *p, vk_kernel_id kernel, VkPipeline *out, vkml_error *err)
+vkml_status vk_pipeline_get(vk_pipelines *p, int kernel, VkPipeline *out, vkml_error *err)
 {
     vkml_status status = VKML_OK;
     pthread_mutex_lock(&p->lock);

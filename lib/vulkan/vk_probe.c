@@ -135,8 +135,12 @@ static void probe_caps(vk_device *vd)
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
         .pNext = &sub,
     };
+    VkPhysicalDevice8BitStorageFeatures s8 = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES,
+    };
     VkPhysicalDeviceShaderFloat16Int8Features f16 = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES,
+        .pNext = &s8,
     };
     VkPhysicalDevice16BitStorageFeatures s16 = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES,
@@ -153,8 +157,35 @@ static void probe_caps(vk_device *vd)
         if (vd->props.apiVersion >= VK_API_VERSION_1_2) {
             vkGetPhysicalDeviceFeatures2(vd->phys, &f2);
             c->fp16 = f16.shaderFloat16 && s16.storageBuffer16BitAccess;
+            c->storage8 = s8.storageBuffer8BitAccess && f16.shaderInt8;
+            c->storage16 = s16.storageBuffer16BitAccess && f2.features.shaderInt16;
         }
     }
+    c->int64 = f2.features.shaderInt64;
+    c->float64 = f2.features.shaderFloat64;
+    /* What vk_device_open enables: exactly the features caps reports. */
+    vd->s8 = (VkPhysicalDevice8BitStorageFeatures){
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES,
+        .storageBuffer8BitAccess = c->storage8,
+    };
+    vd->s16 = (VkPhysicalDevice16BitStorageFeatures){
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES,
+        .pNext = &vd->s8,
+        .storageBuffer16BitAccess = c->storage16 || c->fp16,
+    };
+    vd->f16_int8 = (VkPhysicalDeviceShaderFloat16Int8Features){
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES,
+        .pNext = &vd->s16,
+        .shaderFloat16 = c->fp16,
+        .shaderInt8 = c->storage8,
+    };
+    vd->features2 = (VkPhysicalDeviceFeatures2){
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
+        .pNext = &vd->f16_int8,
+        .features = {.shaderInt64 = c->int64,
+                     .shaderFloat64 = c->float64,
+                     .shaderInt16 = c->storage16},
+    };
     c->cooperative_matrix = false;
     c->prefer_tiled = vd->props.deviceType != VK_PHYSICAL_DEVICE_TYPE_CPU;
     vd->has_memory_budget = has_device_extension(vd->phys, VK_EXT_MEMORY_BUDGET_EXTENSION_NAME);

@@ -6,11 +6,11 @@
 #include <string.h>
 
 typedef struct rec_dispatch {
-    vk_kernel_id kernel;
+    int variant; /* index into vk_spirv_table */
     int n_bindings;
     VkDescriptorBufferInfo buf[VK_MAX_BINDINGS];
     unsigned write_mask;
-    uint32_t push[VK_PUSH_CONSTANT_BYTES / 4];
+    uint32_t push[VK_PUSH_CONSTANT_MAX / 4];
     uint32_t push_size;
     uint32_t groups[3];
 } rec_dispatch;
@@ -95,9 +95,14 @@ static vkml_status bind_value(gpu_recorder *rec, int value, VkDescriptorBufferIn
 
 vkml_status vk_rec_dispatch(gpu_recorder *rec, const vk_dispatch *d, vkml_error *err)
 {
-    if (d->push_size > VK_PUSH_CONSTANT_BYTES || d->kernel >= VK_KERNEL_COUNT)
+    if (d->push_size > vk_push_constant_bytes(&rec->vd->caps) || d->kernel >= VK_KERNEL_COUNT)
         return vkml_fail(err, VKML_ERROR_DEVICE, "Vulkan recorder: bad dispatch of kernel %d",
                          (int)d->kernel);
+    vkml_dtype dtype = d->dtype == VKML_DTYPE_UNDEFINED ? VKML_DTYPE_FLOAT : d->dtype;
+    int variant = vk_kernel_variant(d->kernel, (int)dtype);
+    if (variant < 0)
+        return vkml_fail(err, VKML_ERROR_UNSUPPORTED, "Vulkan: kernel '%s' has no %s variant",
+                         vk_kernels[d->kernel].name, vkml_dtype_name(dtype));
     if (d->groups[0] == 0 || d->groups[1] == 0 || d->groups[2] == 0)
         return VKML_OK; /* nothing to do (an empty tensor) */
     if (rec->n_dispatches == rec->cap_dispatches) {
@@ -110,7 +115,7 @@ vkml_status vk_rec_dispatch(gpu_recorder *rec, const vk_dispatch *d, vkml_error 
     }
     rec_dispatch *r = &rec->dispatches[rec->n_dispatches];
     memset(r, 0, sizeof(*r));
-    r->kernel = d->kernel;
+    r->variant = variant;
     r->n_bindings = vk_kernels[d->kernel].n_bindings;
     for (int i = 0; i < r->n_bindings; i++) {
         vkml_status st = bind_value(rec, d->bind[i], &r->buf[i], err);
@@ -125,12 +130,14 @@ vkml_status vk_rec_dispatch(gpu_recorder *rec, const vk_dispatch *d, vkml_error 
     return VKML_OK;
 }
 
-vkml_status vk_rec_kernel(gpu_recorder *rec, vk_kernel_id kernel, const int *bind, const void *push,
-                          uint32_t push_size, const uint32_t groups[3], vkml_error *err)
+vkml_status vk_rec_kernel(gpu_recorder *rec, vk_kernel_id kernel, vkml_dtype dtype, const int *bind,
+                          const void *push, uint32_t push_size, const uint32_t groups[3],
+                          vkml_error *err)
 {
     int n = vk_kernels[kernel].n_bindings;
     vk_dispatch d = {
         .kernel = kernel,
+        .dtype = dtype,
         .write_mask = 1u << (n - 1),
         .push = push,
         .push_size = push_size,
@@ -140,13 +147,13 @@ vkml_status vk_rec_kernel(gpu_recorder *rec, vk_kernel_id kernel, const int *bin
     return vk_rec_dispatch(rec, &d, err);
 }
 
-vkml_status vk_rec_kernel_1d(gpu_recorder *rec, vk_kernel_id kernel, const int *bind,
-                             const void *push, uint32_t push_size, uint64_t invocations,
-                             vkml_error *err)
+vkml_status vk_rec_kernel_1d(gpu_recorder *rec, vk_kernel_id kernel, vkml_dtype dtype,
+                             const int *bind, const void *push, uint32_t push_size,
+                             uint64_t invocations, vkml_error *err)
 {
     uint32_t groups[3];
     vk_groups_1d(&rec->vd->caps, invocations, groups);
-    return vk_rec_kernel(rec, kernel, bind, push, push_size, groups, err);
+    return vk_rec_kernel(rec, kernel, dtype, bind, push, push_size, groups, err);
 }
 
 static bool overlaps(const rec_access *a, const VkDescriptorBufferInfo *b)
@@ -223,7 +230,7 @@ static vkml_status record_one(gpu_recorder *rec, VkCommandBuffer cmd, VkDescript
     vkml_status status = VKML_OK;
     vk_pipelines *pipes = rec->vd->pipes;
     VkPipeline pipeline;
-    VKML_TRY(vk_pipeline_get(pipes, r->kernel, &pipeline, err));
+    VKML_TRY(vk_pipeline_get(pipes, r->variant, &pipeline, err));
     VkDescriptorSet set;
     VkDescriptorSetAllocateInfo ai = {
         .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,

@@ -211,8 +211,9 @@ static vkml_status lower_nodes(gpu_recorder *rec, const device_session_desc *des
     for (int i = 0; i < chunk->n_nodes; i++) {
         const graph_node *node = &desc->graph->nodes[chunk->nodes[i]];
         vkml_status st = VKML_ERROR_UNSUPPORTED;
-        if (node->op && node->op->gpu)
-            st = node->op->gpu(rec, desc->values, node, err);
+        const gpu_kernel *k = vk_kernel_for(node->op);
+        if (k)
+            st = k->record(rec, desc->values, node, err);
         else
             vkml_fail(err, st, "no Vulkan kernel");
         if (st != VKML_OK) {

@@ -30,7 +30,7 @@ conformance() {
 "$VKML" ops > "$TMP/ops" || fail "vkml ops exited $?"
 # has_op OP DTYPE: the table lists OP with DTYPE (or "all").
 has_op() {
-    awk -v op="$1" -v dt="$2" '$1 == op { n = split($6, t, ","); for (i = 1; i <= n; i++)
+    awk -v op="$1" -v dt="$2" '$1 == op { n = split($4, t, ","); for (i = 1; i <= n; i++)
         if (t[i] == dt || t[i] == "all") found = 1 } END { exit !found }' "$TMP/ops"
 }
 pass="test_add test_conv_with_strides_padding test_matmul_2d test_maxpool_2d_default

@@ -259,7 +259,8 @@ typedef struct vkml_op_info {
     int last_version;     /* newest opset implemented */
     bool cpu;             /* has a CPU kernel */
     bool gpu;             /* has a Vulkan kernel */
-    const char *dtypes;   /* element types implemented, e.g. "float" */
+    const char *dtypes;   /* element types of the CPU kernel, e.g. "float,int64" */
+    const char *gpu_dtypes; /* element types of the Vulkan kernel ("" without one) */
 } vkml_op_info;
 
 /* Thread-safe. The operators vkml implements, in table order. */

@@ -1,0 +1,33 @@
+/*
+ * The CPU device's kernel registry: one line per op it runs.
+ *   CPU_KERNEL(op, fn, dtypes)
+ * op is a name from lib/ops/op_list.h; fn(const op_cpu_args *, vkml_error *) lives in
+ * lib/cpu/<family>.c; dtypes is the mask (DT(...) bits, lib/ops/op.h) of the node types
+ * it takes (input 0's dtype, or output 0's for OP_TYPE_FROM_OUTPUT ops). The CPU kernels
+ * are the reference every other device is tested against: every op should have one.
+ */
+/* elementwise */
+CPU_KERNEL(Add, cpu_eltwise_binary, DT(FLOAT) | DT(DOUBLE) | DT_INTS)
+CPU_KERNEL(Sub, cpu_eltwise_binary, DT(FLOAT) | DT(DOUBLE) | DT_INTS)
+CPU_KERNEL(Mul, cpu_eltwise_binary, DT(FLOAT) | DT(DOUBLE) | DT_INTS)
+CPU_KERNEL(Div, cpu_eltwise_binary, DT(FLOAT) | DT(DOUBLE) | DT_INTS)
+CPU_KERNEL(Relu, cpu_eltwise_unary, DT(FLOAT))
+CPU_KERNEL(Sigmoid, cpu_eltwise_unary, DT(FLOAT))
+CPU_KERNEL(Tanh, cpu_eltwise_unary, DT(FLOAT))
+/* convolution */
+CPU_KERNEL(Conv, cpu_conv, DT(FLOAT))
+/* pooling */
+CPU_KERNEL(AveragePool, cpu_pool, DT(FLOAT))
+CPU_KERNEL(GlobalAveragePool, cpu_global_pool, DT(FLOAT))
+CPU_KERNEL(GlobalMaxPool, cpu_global_pool, DT(FLOAT))
+CPU_KERNEL(MaxPool, cpu_pool, DT(FLOAT))
+/* matrix products */
+CPU_KERNEL(Gemm, cpu_gemm, DT(FLOAT))
+CPU_KERNEL(MatMul, cpu_matmul, DT(FLOAT))
+/* normalisation */
+CPU_KERNEL(Softmax, cpu_softmax, DT(FLOAT))
+/* shape and copies */
+CPU_KERNEL(Constant, cpu_constant, DT_ALL)
+CPU_KERNEL(Flatten, cpu_copy, DT_ALL)
+CPU_KERNEL(Identity, cpu_copy, DT_ALL)
+CPU_KERNEL(Reshape, cpu_copy, DT_ALL)

@@ -1,0 +1,1 @@
+/* One OP_PARSE_DECL line per attribute parser named in op_list.h (see op_decls.h). */

@@ -1,0 +1,34 @@
+/*
+ * The Vulkan devices' kernel registry: one line per op a Vulkan device runs.
+ *   GPU_KERNEL(op, record, supports, dtypes)
+ * op is a name from lib/ops/op_list.h; record (VKML_GPU_DECL) turns a node into dispatches
+ * and supports (VKML_GPU_SUPPORTS_DECL) answers for the node's attributes and shapes, both
+ * in lib/vulkan/ops_<family>.c (gpu_supports_any when the dtype and size checks are all);
+ * dtypes is the DT() mask of node types (lib/ops/op.h) the kernels are built for. The
+ * device also needs the dtype's shader features (vk_dtype_supported). Ops missing here run
+ * on the CPU device inside a GPU session.
+ */
+/* elementwise */
+GPU_KERNEL(Add, gpu_eltwise_binary, gpu_eltwise_supports, DT(FLOAT))
+GPU_KERNEL(Sub, gpu_eltwise_binary, gpu_eltwise_supports, DT(FLOAT))
+GPU_KERNEL(Mul, gpu_eltwise_binary, gpu_eltwise_supports, DT(FLOAT))
+GPU_KERNEL(Div, gpu_eltwise_binary, gpu_eltwise_supports, DT(FLOAT))
+GPU_KERNEL(Relu, gpu_eltwise_unary, gpu_eltwise_supports, DT(FLOAT))
+GPU_KERNEL(Sigmoid, gpu_eltwise_unary, gpu_eltwise_supports, DT(FLOAT))
+GPU_KERNEL(Tanh, gpu_eltwise_unary, gpu_eltwise_supports, DT(FLOAT))
+/* convolution */
+GPU_KERNEL(Conv, gpu_conv, gpu_conv_supports, DT(FLOAT))
+/* pooling */
+GPU_KERNEL(AveragePool, gpu_pool, gpu_pool_supports, DT(FLOAT))
+GPU_KERNEL(GlobalAveragePool, gpu_global_pool, gpu_pool_supports, DT(FLOAT))
+GPU_KERNEL(GlobalMaxPool, gpu_global_pool, gpu_pool_supports, DT(FLOAT))
+GPU_KERNEL(MaxPool, gpu_pool, gpu_pool_supports, DT(FLOAT))
+/* matrix products */
+GPU_KERNEL(Gemm, gpu_gemm, gpu_gemm_supports, DT(FLOAT))
+GPU_KERNEL(MatMul, gpu_matmul, gpu_matmul_supports, DT(FLOAT))
+/* normalisation */
+GPU_KERNEL(Softmax, gpu_softmax, gpu_softmax_supports, DT(FLOAT))
+/* shape and copies */
+GPU_KERNEL(Flatten, gpu_copy, gpu_copy_supports, DT_ALL)
+GPU_KERNEL(Identity, gpu_copy, gpu_copy_supports, DT_ALL)
+GPU_KERNEL(Reshape, gpu_copy, gpu_copy_supports, DT_ALL)

@@ -1,0 +1,55 @@
+/*
+ * Push-constant layouts shared by C (lib/vulkan/ops_*.c) and GLSL (shaders/ *.comp): one
+ * definition, so the two cannot drift. In C each block is a typedef'd struct; in GLSL
+ * (glslc gets -DVKML_GLSL) a kernel defines PUSH_<NAME> before including this file and
+ * gets that block as `p`. Only 32-bit members (std430 and C agree on their layout).
+ */
+#ifndef VKML_PUSH_H
+#define VKML_PUSH_H
+
+#ifdef VKML_GLSL
+#define VKML_MAX_RANK_PUSH 8
+#define PUSH_BEGIN(name) layout(push_constant) uniform name##_block {
+#define PUSH_U32(f) uint f;
+#define PUSH_U32S(f, n) uint f[n];
+#define PUSH_F32(f) float f;
+#define PUSH_END(name) } p;
+#else
+#include <stdint.h>
+#define VKML_MAX_RANK_PUSH 8
+#define PUSH_BEGIN(name) typedef struct name {
+#define PUSH_U32(f) uint32_t f;
+#define PUSH_U32S(f, n) uint32_t f[n];
+#define PUSH_F32(f) float f;
+#define PUSH_END(name) } name;
+#endif
+
+/* Elementwise unary: count elements, dense. */
+#if !defined(VKML_GLSL) || defined(PUSH_UNARY)
+PUSH_BEGIN(unary_push)
+PUSH_U32(count)
+PUSH_F32(alpha) /* op parameters (LeakyRelu alpha, Clip min, ...) */
+PUSH_F32(beta)
+PUSH_END(unary_push)
+#endif
+
+/* Elementwise binary with broadcasting: output dims (innermost last), element strides of
+ * a and b per output dim (0 where broadcast). */
+#if !defined(VKML_GLSL) || defined(PUSH_BINARY)
+PUSH_BEGIN(binary_push)
+PUSH_U32(count)
+PUSH_U32(rank)
+PUSH_U32S(dims, VKML_MAX_RANK_PUSH)
+PUSH_U32S(a_strides, VKML_MAX_RANK_PUSH)
+PUSH_U32S(b_strides, VKML_MAX_RANK_PUSH)
+PUSH_END(binary_push)
+#endif
+
+/* Dense copy of count 32-bit words. */
+#if !defined(VKML_GLSL) || defined(PUSH_COPY)
+PUSH_BEGIN(copy_push)
+PUSH_U32(count)
+PUSH_END(copy_push)
+#endif
+
+#endif
