@@ -31,3 +31,13 @@ CPU_KERNEL(Constant, cpu_constant, DT_ALL)
 CPU_KERNEL(Flatten, cpu_copy, DT_ALL)
 CPU_KERNEL(Identity, cpu_copy, DT_ALL)
 CPU_KERNEL(Reshape, cpu_copy, DT_ALL)
+/* data movement and shapes (cpu/movement.c, cpu/gather.c) */
+
+/* reductions and normalisation (cpu/reduce.c, cpu/norm.c) */
+
+/* spatial: transposed conv, resize, sampling, detection (cpu/spatial.c, cpu/detect.c) */
+
+/* quantization and integer products (cpu/quant.c, cpu/einsum.c) */
+
+/* logic, comparison, cast and more elementwise (cpu/elementwise.c) */
+

@@ -33,3 +33,13 @@ OP(Constant, "", 1, 21, 0, op_no_params, NULL, constant_infer)
 OP(Flatten, "", 1, 21, OP_ALIAS, op_no_params, NULL, flatten_infer)
 OP(Identity, "", 1, 21, OP_ALIAS, op_no_params, NULL, identity_infer)
 OP(Reshape, "", 5, 21, OP_ALIAS, op_no_params, NULL, reshape_infer)
+/* data movement and shapes (ops/movement.c, ops/gather.c) */
+
+/* reductions and normalisation (ops/reduce.c, ops/norm.c) */
+
+/* spatial: transposed conv, resize, sampling, detection (ops/spatial.c, ops/detect.c) */
+
+/* quantization and integer products (ops/quant.c, ops/einsum.c) */
+
+/* logic, comparison, cast and more elementwise (ops/elementwise.c) */
+

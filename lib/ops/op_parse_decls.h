@@ -1,1 +1,11 @@
 /* One OP_PARSE_DECL line per attribute parser named in op_list.h (see op_decls.h). */
+/* elementwise */
+
+/* data movement and shapes */
+
+/* reductions and normalisation */
+
+/* spatial */
+
+/* quantization */
+

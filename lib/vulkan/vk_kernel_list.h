@@ -32,3 +32,13 @@ GPU_KERNEL(Softmax, gpu_softmax, gpu_softmax_supports, DT(FLOAT))
 GPU_KERNEL(Flatten, gpu_copy, gpu_copy_supports, DT_ALL)
 GPU_KERNEL(Identity, gpu_copy, gpu_copy_supports, DT_ALL)
 GPU_KERNEL(Reshape, gpu_copy, gpu_copy_supports, DT_ALL)
+/* data movement and shapes (vulkan/ops_movement.c, vulkan/ops_gather.c) */
+
+/* reductions and normalisation (vulkan/ops_reduce.c, vulkan/ops_norm.c) */
+
+/* spatial: transposed conv, resize, sampling, detection (vulkan/ops_spatial.c, vulkan/ops_detect.c) */
+
+/* quantization and integer products (vulkan/ops_quant.c, vulkan/ops_einsum.c) */
+
+/* logic, comparison, cast and more elementwise (vulkan/ops_elementwise.c) */
+

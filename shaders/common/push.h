@@ -52,4 +52,14 @@ PUSH_U32(count)
 PUSH_END(copy_push)
 #endif
 
+/* data movement and shapes */
+
+/* reductions and normalisation */
+
+/* spatial */
+
+/* quantization */
+
+/* more elementwise */
+
 #endif
