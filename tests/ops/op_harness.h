@@ -1,0 +1,78 @@
+#pragma once
+/*
+ * The op test harness (tests/ops/op_harness.c): one node, fresh random inputs, run through
+ * the CPU kernel (the reference) and through every Vulkan device of the machine (lavapipe
+ * in CI), each output compared with the CPU's. One test file per op family uses it
+ * (tests/ops/test_ops_<family>.c), looping over dtypes and odd shapes (5x7x11x13).
+ *
+ * Checks, per device: the device accepts the node when the case says it should
+ * (oh_expect_gpu), every output has the CPU's dtype and shape, no NaN/Inf where the CPU
+ * has none, floats within `bound` of the normalised max error
+ *   max|dev - cpu| / max(1, max|cpu|)
+ * and every integer/bool element equal. Device outputs are poisoned before the run.
+ * Optional: expected values for an output (oh_expect), checked against the CPU kernel.
+ *
+ * Usage:
+ *   oh_case *c = oh_new("LeakyRelu", 16);
+ *   oh_input(c, VKML_DTYPE_FLOAT, 4, (int64_t[]){5, 7, 11, 13}, -3, 3);
+ *   oh_attr_float(c, "alpha", 0.1f);
+ *   oh_run(c, "LeakyRelu f32", OH_BOUND_EXACT);  // runs, checks, frees c
+ * A random seed is printed; VKML_TEST_SEED reproduces it. Failures go through CHECK
+ * (testutil.h); main() ends with `return oh_finish();`.
+ */
+#include "core/common.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Normalised error bounds (see above). */
+#define OH_BOUND_EXACT 1e-6          /* one rounding */
+#define OH_BOUND_TRANSCENDENTAL 1e-5 /* exp, log, tanh, erf ... */
+#define OH_BOUND_SUM 1e-5            /* sums in another order */
+#define OH_BOUND_FP16 2e-3           /* float16 storage */
+
+typedef struct oh_case oh_case;
+
+/* Opens the devices once (a missing Vulkan device fails under CI=true, else the GPU part
+ * is skipped with a message) and seeds the generator. Called by oh_new when needed. */
+void oh_init(void);
+/* A case of one node of op `op` (ai.onnx) at `opset`, with one output. */
+oh_case *oh_new(const char *op, int opset);
+/* Appends a graph input of random data: floats uniform in [lo, hi), integers uniform in
+ * [lo, hi] (rounded), bool 0/1. Returns the input's index among the node's inputs. */
+int oh_input(oh_case *c, vkml_dtype dtype, int rank, const int64_t *dims, double lo, double hi);
+/* Appends a constant (initializer) input with the given data (copied; dense, host
+ * layout). */
+int oh_const(oh_case *c, vkml_dtype dtype, int rank, const int64_t *dims, const void *data);
+/* Shorthand: a 1-D int64 constant. */
+int oh_const_i64(oh_case *c, int n, const int64_t *values);
+/* Appends an input of random data that is a constant (initializer) instead of a graph
+ * input (weights). */
+int oh_const_random(oh_case *c, vkml_dtype dtype, int rank, const int64_t *dims, double lo,
+                    double hi);
+/* Appends an omitted optional input (""). */
+void oh_skip_input(oh_case *c);
+/* Gives the node n outputs (default 1); an omitted optional output is made by
+ * oh_skip_output(c, index) after oh_outputs. */
+void oh_outputs(oh_case *c, int n);
+void oh_skip_output(oh_case *c, int index);
+/* Attributes. */
+void oh_attr_int(oh_case *c, const char *name, int64_t v);
+void oh_attr_ints(oh_case *c, const char *name, int n, const int64_t *v);
+void oh_attr_float(oh_case *c, const char *name, float v);
+void oh_attr_floats(oh_case *c, const char *name, int n, const float *v);
+void oh_attr_string(oh_case *c, const char *name, const char *s);
+/* Whether every Vulkan device must accept the node (default true). false: a refusal is
+ * reported (with its reason) but not a failure; an acceptance is still compared. */
+void oh_expect_gpu(oh_case *c, bool expect);
+/* Expected values of output `index` (dtype and shape as the CPU computes them; data
+ * copied): the CPU kernel is checked against them (floats to `bound` as above). */
+void oh_expect(oh_case *c, int index, const void *data);
+/* Expects the CPU's shape function or kernel to fail with this status and a message
+ * containing `text` (bad attributes, shapes, out-of-range indices); the devices are not
+ * run. */
+void oh_expect_error(oh_case *c, vkml_status status, const char *text);
+/* Runs, checks, frees c. Returns whether every check passed. */
+bool oh_run(oh_case *c, const char *label, double bound);
+/* Prints the summary (cases run, GPU refusals); returns the exit status for main(). */
+int oh_finish(void);
