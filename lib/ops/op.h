@@ -43,6 +43,10 @@ enum op_flags {
     /* Kernels' dtype masks are checked against output 0 (Where, ConstantOfShape, Range)
      * instead of input 0. */
     OP_TYPE_FROM_OUTPUT = 1u << 1,
+    /* The outputs depend on the input shapes only, not their data (Shape, Size): the node
+     * is evaluated by its CPU kernel during inference, like a node of constant inputs, so
+     * shape computations (Shape -> Gather -> Concat -> Reshape) fold away per session. */
+    OP_FROM_SHAPES = 1u << 2,
 };
 
 /* One id per op of op_list.h: OP_ID_Add, OP_ID_Conv, ...; indexes the device kernel
