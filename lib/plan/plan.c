@@ -250,9 +250,10 @@ vkml_status plan_create(const graph *g, device *primary, device *cpu, int64_t sy
         vkml_fail(err, st, "out of memory creating a plan");
         goto fail;
     }
-    if ((st = graph_infer(g, p->values, symbolic_value, err)) != VKML_OK ||
-        (st = plan_fold_constants(p->arena, g, p->values, folded, err)) != VKML_OK ||
-        (st = place_nodes(p, primary, cpu, folded, err)) != VKML_OK)
+    if ((st = fold_infer(g, p->values, symbolic_value, p->arena, NULL, err)) != VKML_OK)
+        goto fail;
+    plan_mark_folded(g, p->values, folded);
+    if ((st = place_nodes(p, primary, cpu, folded, err)) != VKML_OK)
         goto fail;
     for (int v = 0; v < g->n_values; v++) {
         int producer = p->values[v].producer;
