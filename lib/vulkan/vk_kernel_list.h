@@ -26,8 +26,6 @@ GPU_KERNEL(MaxPool, gpu_pool, gpu_pool_supports, DT(FLOAT))
 /* matrix products */
 GPU_KERNEL(Gemm, gpu_gemm, gpu_gemm_supports, DT(FLOAT))
 GPU_KERNEL(MatMul, gpu_matmul, gpu_matmul_supports, DT(FLOAT))
-/* normalisation */
-GPU_KERNEL(Softmax, gpu_softmax, gpu_softmax_supports, DT(FLOAT))
 /* shape and copies */
 GPU_KERNEL(Flatten, gpu_copy, gpu_copy_supports, DT_ALL)
 GPU_KERNEL(Identity, gpu_copy, gpu_copy_supports, DT_ALL)
