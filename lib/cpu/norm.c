@@ -78,6 +78,7 @@ static void meanvar_line(const norm_job *j, int64_t line, int64_t base)
         cpu_store_f64(j->invstd_out, g->stat_dtype, line, inv);
 }
 
+/* A zero vector stays zero (ONNX 22's reference). */
 static void lp_line(const norm_job *j, int64_t base)
 {
     int64_t n = j->g->view.count;
@@ -88,7 +89,7 @@ static void lp_line(const norm_job *j, int64_t base)
     }
     norm = j->g->p == 1 ? norm : sqrt(norm);
     for (int64_t r = 0; r < n; r++)
-        line_store(j, base, r, line_load(j, base, r) / norm);
+        line_store(j, base, r, norm > 0.0 ? line_load(j, base, r) / norm : 0.0);
 }
 
 static void norm_lines(void *ctx, int64_t begin, int64_t end)

@@ -155,7 +155,7 @@ vkml_status cpu_reduce(const op_cpu_args *args, vkml_error *err)
 vkml_status cpu_cumsum(const op_cpu_args *args, vkml_error *err)
 {
     scan_geom g;
-    vkml_status st = cumsum_resolve(args->values, args->node, &g, err);
+    vkml_status st = cumsum_resolve(args->values, args->node, args->in[1], &g, err);
     if (st)
         return st;
     const cumsum_params *p = args->node->params;

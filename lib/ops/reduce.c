@@ -210,20 +210,41 @@ vkml_status cumsum_parse(const graph_node *node, void *params, vkml_error *err)
     return st;
 }
 
-vkml_status cumsum_resolve(const graph_value *values, const graph_node *node, scan_geom *g,
-                           vkml_error *err)
+/* CumSum's input 0 and 1 checks, without the axis value. */
+static vkml_status cumsum_check(const graph_value *values, const graph_node *node, vkml_error *err)
+{
+    vkml_status st;
+    if ((st = op_require_counts(node, 2, 2, 1, err)) ||
+        (st = op_require_input(values, node, 0, err)) ||
+        (st = op_require_input(values, node, 1, err)))
+        return st;
+    const graph_value *x = &values[node->inputs[0]], *axis = &values[node->inputs[1]];
+    if (x->rank < 1)
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "CumSum: input '%s' must have rank >= 1",
+                         x->name);
+    if ((axis->dtype != VKML_DTYPE_INT64 && axis->dtype != VKML_DTYPE_INT32) ||
+        vkml_tensor_element_count(axis->rank, axis->dims) != 1)
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
+                         "CumSum: axis '%s' must be one int32 or int64 value", axis->name);
+    return VKML_OK;
+}
+
+vkml_status cumsum_resolve(const graph_value *values, const graph_node *node,
+                           const void *axis_data, scan_geom *g, vkml_error *err)
 {
     vkml_status st;
     int64_t axis;
     int a = 0;
-    if ((st = op_require_counts(node, 2, 2, 1, err)) ||
-        (st = op_require_input(values, node, 0, err)) ||
-        (st = const_scalar(values, node, 1, &axis, err)))
+    if ((st = cumsum_check(values, node, err)))
         return st;
-    const graph_value *x = &values[node->inputs[0]];
-    if (x->rank < 1)
-        return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "CumSum: input '%s' must have rank >= 1",
-                         x->name);
+    const graph_value *x = &values[node->inputs[0]], *av = &values[node->inputs[1]];
+    if (av->data || !axis_data) {
+        if ((st = const_scalar(values, node, 1, &axis, err)))
+            return st;
+    } else {
+        axis = av->dtype == VKML_DTYPE_INT64 ? *(const int64_t *)axis_data
+                                             : *(const int32_t *)axis_data;
+    }
     if ((st = reduce_axis(node, "axis", axis, x->rank, &a, err)))
         return st;
     axis_view(x, a, &g->outer, &g->len, &g->inner);
@@ -232,8 +253,10 @@ vkml_status cumsum_resolve(const graph_value *values, const graph_node *node, sc
 
 vkml_status cumsum_infer(graph_value *values, const graph_node *node, vkml_error *err)
 {
-    scan_geom g;
-    vkml_status st = cumsum_resolve(values, node, &g, err);
+    scan_geom g; /* the axis is checked now when constant, else when the kernel runs */
+    vkml_status st = cumsum_check(values, node, err);
+    if (!st && values[node->inputs[1]].data)
+        st = cumsum_resolve(values, node, NULL, &g, err);
     if (st)
         return st;
     const graph_value *x = &values[node->inputs[0]];

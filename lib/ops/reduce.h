@@ -89,7 +89,8 @@ typedef struct reduce_geom {
 vkml_status reduce_resolve(const graph_value *values, const graph_node *node, reduce_geom *g,
                            vkml_error *err);
 
-/* CumSum: axis from input 1 (constant), the [outer, len, inner] view. */
+/* CumSum: the [outer, len, inner] view around the axis of input 1: its constant data, or
+ * `axis_data` (the run-time value, NULL when not known) when it is not a constant. */
 typedef struct cumsum_params {
     bool exclusive, reverse;
 } cumsum_params;
@@ -98,8 +99,8 @@ typedef struct scan_geom {
     int64_t outer, len, inner;
 } scan_geom;
 
-vkml_status cumsum_resolve(const graph_value *values, const graph_node *node, scan_geom *g,
-                           vkml_error *err);
+vkml_status cumsum_resolve(const graph_value *values, const graph_node *node,
+                           const void *axis_data, scan_geom *g, vkml_error *err);
 
 /* TopK: K from input 1 (constant), along axis. */
 typedef struct topk_params {
