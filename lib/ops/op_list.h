@@ -33,7 +33,35 @@ OP(Constant, "", 1, 21, 0, op_no_params, NULL, constant_infer)
 OP(Flatten, "", 1, 21, OP_ALIAS, op_no_params, NULL, flatten_infer)
 OP(Identity, "", 1, 21, OP_ALIAS, op_no_params, NULL, identity_infer)
 OP(Reshape, "", 5, 21, OP_ALIAS, op_no_params, NULL, reshape_infer)
-/* data movement and shapes (ops/movement.c, ops/gather.c) */
+/* data movement and shapes (ops/movement.c, ops/view.c, ops/pad.c, ops/generate.c,
+ * ops/gather.c) */
+OP(Compress, "", 9, 11, 0, compress_params, compress_parse, compress_infer)
+OP(Concat, "", 4, 13, 0, axis_params, concat_parse, concat_infer)
+OP(ConstantOfShape, "", 9, 25, OP_TYPE_FROM_OUTPUT, constant_of_shape_params,
+   constant_of_shape_parse, constant_of_shape_infer)
+OP(DepthToSpace, "", 1, 13, 0, space_params, space_parse, space_infer)
+OP(Expand, "", 8, 13, 0, op_no_params, NULL, expand_infer)
+OP(EyeLike, "", 9, 22, OP_TYPE_FROM_OUTPUT, eye_like_params, eye_like_parse, eye_like_infer)
+OP(Gather, "", 1, 13, 0, gather_params, gather_parse, gather_infer)
+OP(GatherElements, "", 11, 13, 0, gather_params, gather_parse, gather_elements_infer)
+OP(GatherND, "", 11, 13, 0, gather_params, gather_parse, gather_nd_infer)
+OP(NonZero, "", 9, 13, 0, op_no_params, NULL, nonzero_infer)
+OP(OneHot, "", 9, 11, OP_TYPE_FROM_OUTPUT, axis_params, onehot_parse, onehot_infer)
+OP(Pad, "", 2, 25, 0, pad_params, pad_parse, pad_infer)
+OP(Range, "", 11, 11, OP_TYPE_FROM_OUTPUT, op_no_params, NULL, range_infer)
+OP(Scatter, "", 9, 11, 0, gather_params, gather_parse, gather_elements_infer)
+OP(ScatterElements, "", 11, 18, 0, gather_params, gather_parse, gather_elements_infer)
+OP(ScatterND, "", 11, 18, 0, gather_params, gather_parse, gather_nd_infer)
+OP(Shape, "", 1, 25, OP_FROM_SHAPES, shape_params, shape_parse, shape_infer)
+OP(Size, "", 1, 25, OP_FROM_SHAPES, op_no_params, NULL, size_infer)
+OP(Slice, "", 1, 13, 0, slice_params, slice_parse, slice_infer)
+OP(SpaceToDepth, "", 1, 13, 0, space_params, space_parse, space_infer)
+OP(Split, "", 2, 18, 0, split_params, split_parse, split_infer)
+OP(Squeeze, "", 1, 25, OP_ALIAS, squeeze_params, squeeze_parse, squeeze_infer)
+OP(Tile, "", 6, 13, 0, op_no_params, NULL, tile_infer)
+OP(Transpose, "", 1, 25, 0, transpose_params, transpose_parse, transpose_infer)
+OP(Trilu, "", 14, 14, 0, trilu_params, trilu_parse, trilu_infer)
+OP(Unsqueeze, "", 1, 25, OP_ALIAS, squeeze_params, squeeze_parse, unsqueeze_infer)
 
 /* reductions and normalisation (ops/reduce.c, ops/norm.c) */
 

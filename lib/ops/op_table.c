@@ -1,5 +1,7 @@
 #include "ops/op.h"
 #include "ops/op_decls.h"
+#include "ops/gather.h"   /* data movement */
+#include "ops/movement.h"
 
 #include <stdio.h>
 #include <string.h>
