@@ -88,34 +88,40 @@ vkml_status cpu_onehot(const op_cpu_args *args, vkml_error *err)
     return VKML_OK;
 }
 
-/* Coordinates of the nonzero elements, [rank, count], row-major order. */
+static bool is_nonzero(vkml_dtype t, const char *p)
+{
+    return mv_element_to_double(t, p) != 0; /* NaN is nonzero */
+}
+
+/* Coordinates of the nonzero elements, [rank, count], row-major order; the extent goes to
+ * out_dims (OP_DATA_DEPENDENT). */
 vkml_status cpu_nonzero(const op_cpu_args *args, vkml_error *err)
 {
-    const graph_value *x = input(args, 0), *y = output(args, 0);
+    (void)err;
+    const graph_value *x = input(args, 0);
     size_t es = vkml_dtype_size(x->dtype), n = vkml_tensor_element_count(x->rank, x->dims);
-    int64_t count = y->dims[1], found = 0, idx[VKML_MAX_RANK] = {0};
+    const char *xd = args->in[0];
+    int64_t count = 0, found = 0, idx[VKML_MAX_RANK] = {0};
+    for (size_t i = 0; i < n; i++)
+        count += is_nonzero(x->dtype, xd + i * es);
     int64_t *out = args->out[0];
     for (size_t i = 0; i < n; i++) {
-        if (mv_element_to_double(x->dtype, (const char *)args->in[0] + i * es) != 0) {
-            if (found == count)
-                return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT,
-                                 "NonZero: '%s' has more nonzero elements than the %lld its shape "
-                                 "was planned for",
-                                 x->name, (long long)count);
+        if (is_nonzero(x->dtype, xd + i * es)) {
             for (int d = 0; d < x->rank; d++)
                 out[d * count + found] = idx[d];
             found++;
         }
         cpu_index_next(idx, x->dims, x->rank);
     }
-    if (found != count)
-        return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT,
-                         "NonZero: '%s' has %lld nonzero elements, its shape was planned for %lld",
-                         x->name, (long long)found, (long long)count);
+    if (args->out_dims) {
+        args->out_dims[0][0] = x->rank;
+        args->out_dims[0][1] = count;
+    }
     return VKML_OK;
 }
 
-/* The slices along the axis (or elements of the flattened input) the condition selects. */
+/* The slices along the axis (or elements of the flattened input) the condition selects;
+ * the extent goes to out_dims (OP_DATA_DEPENDENT). */
 vkml_status cpu_compress(const op_cpu_args *args, vkml_error *err)
 {
     const compress_params *p = args->node->params;
@@ -134,11 +140,6 @@ vkml_status cpu_compress(const op_cpu_args *args, vkml_error *err)
     const uint8_t *cond = args->in[1];
     for (int64_t i = 0; i < len; i++)
         kept += cond[i] != 0;
-    if (kept != (p->has_axis ? y->dims[axis] : y->dims[0]))
-        return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT,
-                         "Compress: condition '%s' selects %lld, its shape was planned for another "
-                         "count",
-                         c->name, (long long)kept);
     size_t es = vkml_dtype_size(x->dtype), run = (size_t)inner * es;
     char *out = args->out[0];
     for (int64_t o = 0; o < outer; o++)
@@ -147,5 +148,9 @@ vkml_status cpu_compress(const op_cpu_args *args, vkml_error *err)
                 memcpy(out, (const char *)args->in[0] + (size_t)(o * n + i) * run, run);
                 out += run;
             }
+    if (args->out_dims) {
+        memcpy(args->out_dims[0], y->dims, sizeof(args->out_dims[0]));
+        args->out_dims[0][p->has_axis ? axis : 0] = kept;
+    }
     return VKML_OK;
 }

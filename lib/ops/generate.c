@@ -1,7 +1,8 @@
 /* Ops that generate their output more than they move it: Shape, Size, ConstantOfShape,
  * Trilu, EyeLike (movement steps, see movement.h), and Range, OneHot, NonZero, Compress
- * (their own CPU kernels; the output shapes of Range, NonZero and Compress follow their
- * input data, which must then be constant). */
+ * (their own CPU kernels). Output shapes that follow input data: Range and OneHot need the
+ * inputs that set them constant; NonZero and Compress are OP_DATA_DEPENDENT (a bound from
+ * the shape function, the extent from the kernel). */
 #include "ops/movement.h"
 #include "ops/op_decls.h"
 
@@ -288,26 +289,19 @@ vkml_status onehot_infer(graph_value *values, const graph_node *node, vkml_error
 
 /* NonZero, Compress */
 
+/* The extent is the number of nonzeros: the bound is every element. */
 vkml_status nonzero_infer(graph_value *values, const graph_node *node, vkml_error *err)
 {
     vkml_status st;
     if ((st = op_require_counts(node, 1, 1, 1, err)) || (st = op_require_input(values, node, 0, err)))
         return st;
     const graph_value *x = &values[node->inputs[0]];
-    size_t size = vkml_dtype_size(x->dtype);
-    if (size == 0)
+    if (vkml_dtype_size(x->dtype) == 0)
         return vkml_fail(err, VKML_ERROR_UNSUPPORTED, "NonZero: dtype %s is not supported",
                          vkml_dtype_name(x->dtype));
-    if (!x->data)
-        return vkml_fail(err, VKML_ERROR_UNSUPPORTED,
-                         "NonZero: the output size depends on the data of '%s', which must be a "
-                         "constant",
-                         x->name);
-    size_t count = vkml_tensor_element_count(x->rank, x->dims);
-    int64_t dims[2] = {x->rank, 0};
-    for (size_t i = 0; i < count; i++)
-        dims[1] += mv_element_to_double(x->dtype, (const char *)x->data + i * size) != 0;
+    int64_t dims[2] = {x->rank, (int64_t)vkml_tensor_element_count(x->rank, x->dims)};
     op_set_output(values, node, 0, VKML_DTYPE_INT64, 2, dims);
+    graph_node_output(values, node, 0)->data_dependent = true;
     return VKML_OK;
 }
 
@@ -342,14 +336,9 @@ vkml_status compress_infer(graph_value *values, const graph_node *node, vkml_err
         return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
                          "Compress: condition '%s' must be bool, 1-D, at most %lld long", c->name,
                          (long long)dims[axis]);
-    if (!c->data)
-        return vkml_fail(err, VKML_ERROR_UNSUPPORTED,
-                         "Compress: the output size depends on condition '%s', which must be a "
-                         "constant",
-                         c->name);
-    dims[axis] = 0;
-    for (size_t i = 0; i < n; i++)
-        dims[axis] += ((const uint8_t *)c->data)[i] != 0;
+    /* The extent is the count of true conditions: at most the condition's length. */
+    dims[axis] = (int64_t)n;
     op_set_output(values, node, 0, x->dtype, rank, dims);
+    graph_node_output(values, node, 0)->data_dependent = true;
     return VKML_OK;
 }

@@ -35,7 +35,7 @@ OP(Identity, "", 1, 21, OP_ALIAS, op_no_params, NULL, identity_infer)
 OP(Reshape, "", 5, 21, OP_ALIAS, op_no_params, NULL, reshape_infer)
 /* data movement and shapes (ops/movement.c, ops/view.c, ops/pad.c, ops/generate.c,
  * ops/gather.c) */
-OP(Compress, "", 9, 11, 0, compress_params, compress_parse, compress_infer)
+OP(Compress, "", 9, 11, OP_DATA_DEPENDENT, compress_params, compress_parse, compress_infer)
 OP(Concat, "", 4, 13, 0, axis_params, concat_parse, concat_infer)
 OP(ConstantOfShape, "", 9, 25, OP_TYPE_FROM_OUTPUT, constant_of_shape_params,
    constant_of_shape_parse, constant_of_shape_infer)
@@ -45,7 +45,7 @@ OP(EyeLike, "", 9, 22, OP_TYPE_FROM_OUTPUT, eye_like_params, eye_like_parse, eye
 OP(Gather, "", 1, 13, 0, gather_params, gather_parse, gather_infer)
 OP(GatherElements, "", 11, 13, 0, gather_params, gather_parse, gather_elements_infer)
 OP(GatherND, "", 11, 13, 0, gather_params, gather_parse, gather_nd_infer)
-OP(NonZero, "", 9, 13, 0, op_no_params, NULL, nonzero_infer)
+OP(NonZero, "", 9, 13, OP_DATA_DEPENDENT, op_no_params, NULL, nonzero_infer)
 OP(OneHot, "", 9, 11, OP_TYPE_FROM_OUTPUT, axis_params, onehot_parse, onehot_infer)
 OP(Pad, "", 2, 25, 0, pad_params, pad_parse, pad_infer)
 OP(Range, "", 11, 11, OP_TYPE_FROM_OUTPUT, op_no_params, NULL, range_infer)
