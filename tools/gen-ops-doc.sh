@@ -16,7 +16,7 @@ fi
 tmp="$out.tmp.$$"
 "$vkml" ops --markdown > "$tmp.table"
 /usr/bin/python3 "$root/tools/ops_doc_tests.py" "$tmp.table" "$corpus/onnx-node/TIERS.tsv" \
-    "$root/tests/cli/ratchet/onnx-node.cpu.pass" "$root/tests/cli/ratchet/onnx-node.gpu.pass" \
+    "$root/tests/cli/ratchet/onnx-node.cpu.pass" "$root/tests/cli/ratchet/onnx-node.gpu-resident.pass" \
     > "$tmp"
 rm -f "$tmp.table"
 mv "$tmp" "$out"
