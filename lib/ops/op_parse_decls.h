@@ -8,4 +8,5 @@
 /* spatial */
 
 /* quantization */
+OP_PARSE_DECL(quant_parse);
 
