@@ -9,4 +9,5 @@
 
 /* quantization */
 OP_PARSE_DECL(quant_parse);
+OP_PARSE_DECL(einsum_parse);
 

@@ -1,6 +1,7 @@
 #include "ops/op.h"
 #include "ops/op_decls.h"
 #include "ops/quant.h"
+#include "ops/einsum.h"
 
 #include <stdio.h>
 #include <string.h>
