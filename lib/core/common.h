@@ -33,6 +33,13 @@ uint16_t vkml_float_to_half(float f);
 float vkml_bfloat16_to_float(uint16_t b);
 uint16_t vkml_float_to_bfloat16(float f);
 
+/* float16 / bfloat16 bit patterns <-> float (core/half.c): round to nearest even; inf,
+ * NaN and subnormals kept. */
+float vkml_half_to_float(uint16_t h);
+uint16_t vkml_half_from_float(float f);
+float vkml_bfloat16_to_float(uint16_t b);
+uint16_t vkml_bfloat16_from_float(float f);
+
 /* Arena: many small allocations freed at once. Not thread-safe. */
 typedef struct vkml_arena vkml_arena;
 vkml_arena *vkml_arena_create(void);
