@@ -27,11 +27,6 @@ void vkml_log_set_level(vkml_log_level level);
 bool vkml_mul_size(size_t a, size_t b, size_t *out);
 /* Bytes of a dense tensor; false on overflow, negative dims or unknown dtype. */
 bool vkml_tensor_bytes(vkml_dtype dtype, int rank, const int64_t *dims, size_t *out);
-/* float16 and bfloat16 bits <-> float (round to nearest even; NaN kept, overflow to inf). */
-float vkml_half_to_float(uint16_t h);
-uint16_t vkml_float_to_half(float f);
-float vkml_bfloat16_to_float(uint16_t b);
-uint16_t vkml_float_to_bfloat16(float f);
 
 /* float16 / bfloat16 bit patterns <-> float (core/half.c): round to nearest even; inf,
  * NaN and subnormals kept. */

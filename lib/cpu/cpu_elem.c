@@ -88,10 +88,10 @@ void cpu_store_f64(vkml_dtype dtype, void *data, int64_t i, double v)
         ((double *)data)[i] = v;
         break;
     case VKML_DTYPE_FLOAT16:
-        ((uint16_t *)data)[i] = vkml_float_to_half((float)v);
+        ((uint16_t *)data)[i] = vkml_half_from_float((float)v);
         break;
     case VKML_DTYPE_BFLOAT16:
-        ((uint16_t *)data)[i] = vkml_float_to_bfloat16((float)v);
+        ((uint16_t *)data)[i] = vkml_bfloat16_from_float((float)v);
         break;
     default: {
         /* Out-of-range and NaN conversions are undefined in C: clamp to int64 first. */

@@ -16,9 +16,9 @@ static double quotient(vkml_dtype x_type, double x, vkml_dtype s_type, double s)
         return x / s;
     float q = (float)x / (float)s;
     if (s_type == VKML_DTYPE_FLOAT16)
-        return vkml_half_to_float(vkml_float_to_half(q));
+        return vkml_half_to_float(vkml_half_from_float(q));
     if (s_type == VKML_DTYPE_BFLOAT16)
-        return vkml_bfloat16_to_float(vkml_float_to_bfloat16(q));
+        return vkml_bfloat16_to_float(vkml_bfloat16_from_float(q));
     return q;
 }
 
@@ -145,8 +145,8 @@ static double out_scale(const op_cpu_args *args, const qprod_params *p, int64_t 
     float sy = (float)cpu_load_f64(t, args->in[in->y_scale], quant_vec_index(&p->y_scale, i));
     if (t != VKML_DTYPE_FLOAT16)
         return (double)((sa * sb) / sy);
-    float ab = vkml_half_to_float(vkml_float_to_half(sa * sb));
-    return vkml_half_to_float(vkml_float_to_half(ab / sy));
+    float ab = vkml_half_to_float(vkml_half_from_float(sa * sb));
+    return vkml_half_to_float(vkml_half_from_float(ab / sy));
 }
 
 static void requantize(const op_cpu_args *args, const qprod_params *p, int32_t *acc)
