@@ -38,6 +38,7 @@ CPU_KERNEL(Reshape, cpu_copy, DT_ALL)
 /* spatial: transposed conv, resize, sampling, detection (cpu/spatial.c, cpu/detect.c) */
 
 /* quantization and integer products (cpu/quant.c, cpu/einsum.c) */
+CPU_KERNEL(Attention, cpu_attention, DT(FLOAT) | DT(FLOAT16) | DT(BFLOAT16))
 CPU_KERNEL(ConvInteger, cpu_qproduct, DT(INT8) | DT(UINT8))
 CPU_KERNEL(DequantizeLinear, cpu_dequantize, DT(INT8) | DT(UINT8) | DT(INT16) | DT(UINT16) | DT(INT32))
 CPU_KERNEL(DynamicQuantizeLinear, cpu_dynamic_quantize, DT(FLOAT))

@@ -40,6 +40,7 @@ OP(Reshape, "", 5, 21, OP_ALIAS, op_no_params, NULL, reshape_infer)
 /* spatial: transposed conv, resize, sampling, detection (ops/spatial.c, ops/detect.c) */
 
 /* quantization and integer products (ops/quant.c, ops/einsum.c) */
+OP(Attention, "", 23, 24, 0, attention_params, attention_parse, attention_infer)
 OP(ConvInteger, "", 10, 10, 0, op_no_params, NULL, qprod_infer)
 OP(DequantizeLinear, "", 10, 25, 0, quant_params, quant_parse, dequantize_infer)
 OP(DynamicQuantizeLinear, "", 11, 11, 0, op_no_params, NULL, dynamic_quantize_infer)

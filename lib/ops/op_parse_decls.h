@@ -10,4 +10,5 @@
 /* quantization */
 OP_PARSE_DECL(quant_parse);
 OP_PARSE_DECL(einsum_parse);
+OP_PARSE_DECL(attention_parse);
 

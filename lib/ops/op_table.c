@@ -2,6 +2,7 @@
 #include "ops/op_decls.h"
 #include "ops/quant.h"
 #include "ops/einsum.h"
+#include "ops/attention.h"
 
 #include <stdio.h>
 #include <string.h>
