@@ -39,6 +39,8 @@ GPU_KERNEL(Reshape, gpu_copy, gpu_copy_supports, DT_ALL)
 /* spatial: transposed conv, resize, sampling, detection (vulkan/ops_spatial.c, vulkan/ops_detect.c) */
 
 /* quantization and integer products (vulkan/ops_quant.c, vulkan/ops_einsum.c) */
+GPU_KERNEL(DequantizeLinear, gpu_quant, gpu_quant_supports, DT(INT8) | DT(UINT8) | DT(INT16) | DT(UINT16) | DT(INT32))
+GPU_KERNEL(QuantizeLinear, gpu_quant, gpu_quant_supports, DT(FLOAT))
 
 /* logic, comparison, cast and more elementwise (vulkan/ops_elementwise.c) */
 

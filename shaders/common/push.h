@@ -59,6 +59,22 @@ PUSH_END(copy_push)
 /* spatial */
 
 /* quantization */
+/* QuantizeLinear/DequantizeLinear: element i's scale at quant_scale_index (lib/ops/quant.h);
+ * lo/hi the quantized type's range (saturation, exact in float for 8/16-bit types). */
+#if !defined(VKML_GLSL) || defined(PUSH_QUANT)
+PUSH_BEGIN(quant_push)
+PUSH_U32(count)
+PUSH_U32(inner)
+PUSH_U32(axis_dim)
+PUSH_U32(block)
+PUSH_U32(outer_stride)
+PUSH_U32(axis_stride)
+PUSH_U32(inner_stride)
+PUSH_U32(has_zero)
+PUSH_F32(lo)
+PUSH_F32(hi)
+PUSH_END(quant_push)
+#endif
 
 /* more elementwise */
 
