@@ -24,8 +24,8 @@ GPU_KERNEL(GlobalAveragePool, gpu_global_pool, gpu_pool_supports, DT(FLOAT))
 GPU_KERNEL(GlobalMaxPool, gpu_global_pool, gpu_pool_supports, DT(FLOAT))
 GPU_KERNEL(MaxPool, gpu_pool, gpu_pool_supports, DT(FLOAT))
 /* matrix products */
-GPU_KERNEL(Gemm, gpu_gemm, gpu_gemm_supports, DT(FLOAT))
-GPU_KERNEL(MatMul, gpu_matmul, gpu_matmul_supports, DT(FLOAT))
+GPU_KERNEL(Gemm, gpu_gemm, gpu_gemm_supports, DT_FLOATS | DT(INT32) | DT(UINT32) | DT(INT64) | DT(UINT64))
+GPU_KERNEL(MatMul, gpu_matmul, gpu_matmul_supports, DT_FLOATS | DT(INT32) | DT(UINT32) | DT(INT64) | DT(UINT64))
 /* normalisation */
 GPU_KERNEL(Softmax, gpu_softmax, gpu_softmax_supports, DT(FLOAT))
 /* shape and copies */
