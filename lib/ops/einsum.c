@@ -183,8 +183,10 @@ vkml_status einsum_plan_build(const graph_value *values, const graph_node *node,
             (st = bind_sizes(node, x, labels, plan, t, err)))
             return st;
         n_ell = ell > n_ell ? ell : n_ell;
-        for (int d = 0; d < x->rank; d++)
+        for (int d = 0; d < x->rank; d++) {
             uses[labels[d]]++;
+            plan->used_by[labels[d]] |= (uint8_t)(1u << t);
+        }
     }
     if ((st = p->explicit_output ? explicit_output(node, p, uses, n_ell, plan, err)
                                  : (implicit_output(p, uses, n_ell, plan), VKML_OK)))

@@ -28,6 +28,7 @@ typedef struct einsum_plan {
     int n_labels;
     int64_t size[EINSUM_MAX_LABELS];
     int64_t stride[EINSUM_MAX_INPUTS][EINSUM_MAX_LABELS]; /* 0 where absent or broadcast */
+    uint8_t used_by[EINSUM_MAX_LABELS];                   /* bit t: input t has the label */
     int out_rank;
     uint8_t out[EINSUM_MAX_LABELS]; /* output labels, outermost first */
     int n_sum;
