@@ -1,9 +1,8 @@
-/* Einsum on Vulkan: two-operand equations that are a batched matrix product (each label of
- * size > 1 is a batch label of both operands and the output, a row label of the first, a
- * column label of the second, or one contracted label of both; the output ordered batch
- * labels, row, column) run on the matrix-product kernels, strides taken from the plan, so
- * transposed operands, diagonals and broadcast batches cost nothing. Other equations run
- * on the CPU device. */
+/* Einsum on Vulkan: two-operand equations that are a batched matrix product (output
+ * labels: batch labels, then a row label of one operand and a column label of the other;
+ * at most one contracted label, of both operands) run on the matrix-product kernels with
+ * strides taken from the plan, so transposed operands, diagonals and broadcast batches
+ * cost nothing. Other equations run on the CPU device. */
 #include "ops/einsum.h"
 #include "vulkan/ops_matmul.h"
 
@@ -26,48 +25,43 @@ static int out_labels(const einsum_plan *plan, int *labels)
     return n;
 }
 
+/* The output's last one or two labels, each of one operand only (and not the same one),
+ * are the row and column labels; the rest of the output are batch labels (stride 0 in an
+ * operand without them: a broadcast); labels outside the output are contracted. */
 static bool classify(const einsum_plan *plan, einsum_matmul *mm, char *why, size_t why_size)
 {
     int out[EINSUM_MAX_LABELS], n_out = out_labels(plan, out);
     bool in_out[EINSUM_MAX_LABELS] = {false};
     for (int i = 0; i < n_out; i++)
         in_out[out[i]] = true;
-    int only_a = -1, only_b = -1;
     mm->k = -1;
-    mm->n_batch = 0;
     for (int l = 0; l < EINSUM_MAX_LABELS; l++) {
-        if (!plan->used_by[l] || plan->size[l] <= 1)
+        if (!plan->used_by[l] || plan->size[l] <= 1 || in_out[l])
             continue;
-        bool both = plan->used_by[l] == 3;
-        int *slot = both ? (in_out[l] ? NULL : &mm->k)
-                         : (plan->used_by[l] == 1 ? &only_a : &only_b);
-        if (!both && !in_out[l])
+        if (plan->used_by[l] != 3)
             return vk_unsupported(why, why_size, "Einsum: a label summed over one operand");
-        if (slot && *slot >= 0)
-            return vk_unsupported(why, why_size, "Einsum: more than one row, column or "
-                                                 "contracted label");
-        if (slot)
-            *slot = l;
+        if (mm->k >= 0)
+            return vk_unsupported(why, why_size, "Einsum: more than one contracted label");
+        mm->k = l;
     }
-    /* Output: batch labels, then the two operand-only labels (in either order). */
-    int tail = (only_a >= 0) + (only_b >= 0);
-    for (int i = 0; i < n_out; i++) {
-        int l = out[i];
-        bool is_batch = plan->used_by[l] == 3;
-        if (is_batch != (i < n_out - tail))
-            return vk_unsupported(why, why_size, "Einsum: output not ordered batch, rows, "
-                                                 "columns");
-        if (is_batch && mm->n_batch == MATMUL_MAX_BATCH_RANK)
-            return vk_unsupported(why, why_size, "Einsum: over %d batch labels",
-                                  MATMUL_MAX_BATCH_RANK);
-        if (is_batch)
-            mm->batch[mm->n_batch++] = l;
+    int tail = 0;
+    if (n_out >= 1 && plan->used_by[out[n_out - 1]] != 3) {
+        tail = 1;
+        int prev = n_out >= 2 ? plan->used_by[out[n_out - 2]] : 3;
+        if (prev != 3 && prev != plan->used_by[out[n_out - 1]])
+            tail = 2;
     }
-    bool swapped = tail == 2 ? out[n_out - 2] == only_b : only_b >= 0 && only_a < 0;
+    mm->n_batch = n_out - tail;
+    if (mm->n_batch > MATMUL_MAX_BATCH_RANK)
+        return vk_unsupported(why, why_size, "Einsum: over %d batch labels",
+                              MATMUL_MAX_BATCH_RANK);
+    memcpy(mm->batch, out, sizeof(int) * (size_t)mm->n_batch);
+    int first = tail ? out[n_out - tail] : -1;
+    bool swapped = first >= 0 && plan->used_by[first] == 2;
     mm->a = swapped ? 1 : 0;
     mm->b = swapped ? 0 : 1;
-    mm->m = swapped ? only_b : only_a;
-    mm->n = swapped ? only_a : only_b;
+    mm->m = first;
+    mm->n = tail == 2 ? out[n_out - 1] : -1;
     return true;
 }
 
