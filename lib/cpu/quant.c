@@ -134,8 +134,7 @@ static void matrix_product(const qprod_params *p, const int32_t *a, const int32_
     }
 }
 
-/* The scale of a QLinear product for output element i: a_scale * b_scale / y_scale in
- * the scales' precision, as ONNX's reference computes it. */
+/* The requantization scale of output element i (qprod_multiplier of its three scales). */
 static double out_scale(const op_cpu_args *args, const qprod_params *p, int64_t i)
 {
     const qprod_inputs *in = p->in;
@@ -143,10 +142,7 @@ static double out_scale(const op_cpu_args *args, const qprod_params *p, int64_t 
     float sa = (float)cpu_load_f64(t, args->in[in->a_scale], quant_vec_index(&p->a_scale, i));
     float sb = (float)cpu_load_f64(t, args->in[in->b_scale], quant_vec_index(&p->b_scale, i));
     float sy = (float)cpu_load_f64(t, args->in[in->y_scale], quant_vec_index(&p->y_scale, i));
-    if (t != VKML_DTYPE_FLOAT16)
-        return (double)((sa * sb) / sy);
-    float ab = vkml_half_to_float(vkml_half_from_float(sa * sb));
-    return vkml_half_to_float(vkml_half_from_float(ab / sy));
+    return qprod_multiplier(t, sa, sb, sy);
 }
 
 static void requantize(const op_cpu_args *args, const qprod_params *p, int32_t *acc)

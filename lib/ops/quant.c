@@ -364,3 +364,27 @@ vkml_status qprod_infer(graph_value *values, const graph_node *node, vkml_error 
     op_set_output(values, node, 0, p.y_dtype, rank, dims);
     return VKML_OK;
 }
+
+double qprod_multiplier(vkml_dtype scale_type, float a_scale, float b_scale, float y_scale)
+{
+    if (scale_type != VKML_DTYPE_FLOAT16)
+        return (double)((a_scale * b_scale) / y_scale);
+    float ab = vkml_half_to_float(vkml_half_from_float(a_scale * b_scale));
+    return vkml_half_to_float(vkml_half_from_float(ab / y_scale));
+}
+
+double quant_const_at(const graph_value *v, int64_t i)
+{
+    const void *d = v->data;
+    switch (v->dtype) {
+    case VKML_DTYPE_INT8: return ((const int8_t *)d)[i];
+    case VKML_DTYPE_UINT8: return ((const uint8_t *)d)[i];
+    case VKML_DTYPE_INT16: return ((const int16_t *)d)[i];
+    case VKML_DTYPE_UINT16: return ((const uint16_t *)d)[i];
+    case VKML_DTYPE_INT32: return ((const int32_t *)d)[i];
+    case VKML_DTYPE_FLOAT: return ((const float *)d)[i];
+    case VKML_DTYPE_FLOAT16: return vkml_half_to_float(((const uint16_t *)d)[i]);
+    case VKML_DTYPE_BFLOAT16: return vkml_bfloat16_to_float(((const uint16_t *)d)[i]);
+    default: return 0.0;
+    }
+}

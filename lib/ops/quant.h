@@ -69,3 +69,9 @@ typedef struct qprod_params {
 
 vkml_status qprod_params_parse(const graph_value *values, const graph_node *node,
                                qprod_params *p, vkml_error *err);
+
+/* a_scale * b_scale / y_scale in the scales' precision (float16 scales: each step rounded
+ * to float16), as ONNX's reference requantizes: the CPU and Vulkan kernels share it. */
+double qprod_multiplier(vkml_dtype scale_type, float a_scale, float b_scale, float y_scale);
+/* Element i of a constant tensor of an integer or float dtype, as a double. */
+double quant_const_at(const graph_value *v, int64_t i);

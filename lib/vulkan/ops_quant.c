@@ -63,3 +63,100 @@ VKML_GPU_DECL(gpu_quant)
     return vk_rec_kernel_1d(rec, quantize ? VK_KERNEL_QUANTIZE : VK_KERNEL_DEQUANTIZE, t, bind,
                             &pc, sizeof(pc), (uint64_t)l.count, err);
 }
+
+/* MatMulInteger and QLinearMatMul (shaders/qmatmul.comp): per-tensor zero points and
+ * scales that are constants go in the push block; A's zero point may also be a runtime
+ * scalar (dynamic quantization), bound as a buffer. Anything else runs on the CPU. */
+
+static const graph_value *role_value(const graph_value *values, const graph_node *node, int i)
+{
+    return i >= 0 && i < node->n_inputs && node->inputs[i] >= 0 ? &values[node->inputs[i]]
+                                                                 : NULL;
+}
+
+static bool is_scalar(const graph_value *v)
+{
+    return vkml_tensor_element_count(v->rank, v->dims) == 1;
+}
+
+/* Absent, or a constant scalar (runtime_ok: or any scalar). */
+static bool push_ready(const graph_value *v, bool runtime_ok, const char *what, char *why,
+                       size_t why_size)
+{
+    if (!v || (is_scalar(v) && (v->data || runtime_ok)))
+        return true;
+    return vk_unsupported(why, why_size,
+                          "%s '%s' is not a constant scalar: the Vulkan kernel takes those", what,
+                          v->name);
+}
+
+VKML_GPU_SUPPORTS_DECL(gpu_qmatmul_supports)
+{
+    vkml_error err;
+    qprod_params p;
+    if (qprod_params_parse(values, node, &p, &err) != VKML_OK)
+        return vk_parse_failed(&err, why, why_size);
+    const qprod_inputs *in = p.in;
+    bool qlinear = in->y_scale >= 0;
+    if (p.mm.batch_rank > 4)
+        return vk_unsupported(why, why_size, "%s with %d batch dims: the kernel takes 4",
+                              node->op_type, p.mm.batch_rank);
+    if (qlinear && !caps->float64)
+        return vk_unsupported(why, why_size, "%s requantizes in double: no shaderFloat64",
+                              node->op_type);
+    const int consts[] = {in->b_zero, in->a_scale, in->b_scale, in->y_scale, in->y_zero};
+    for (size_t i = 0; i < VKML_ARRAY_SIZE(consts); i++)
+        if (!push_ready(role_value(values, node, consts[i]), false, "scale or zero point", why,
+                        why_size))
+            return false;
+    return push_ready(role_value(values, node, in->a_zero), true, "zero point", why, why_size) &&
+           vk_check_tensors(values, node, caps, true, why, why_size);
+}
+
+static uint32_t const_bits(const graph_value *v)
+{
+    return v ? (uint32_t)(int32_t)quant_const_at(v, 0) : 0;
+}
+
+VKML_GPU_DECL(gpu_qmatmul)
+{
+    qprod_params p;
+    vkml_status st = qprod_params_parse(values, node, &p, err);
+    if (st != VKML_OK)
+        return st;
+    const qprod_inputs *in = p.in;
+    bool qlinear = in->y_scale >= 0;
+    const graph_value *az = role_value(values, node, in->a_zero);
+    const graph_value *b = role_value(values, node, in->b);
+    qmatmul_push pc = {
+        .count = vk_u32(p.y_count),
+        .m = vk_u32(p.mm.m),
+        .n = vk_u32(p.mm.n),
+        .k = vk_u32(p.mm.k),
+        .batch_rank = (uint32_t)p.mm.batch_rank,
+        .a_zero = az && az->data ? const_bits(az) : 0,
+        .a_zero_in_buffer = az && !az->data,
+        .b_zero = const_bits(role_value(values, node, in->b_zero)),
+        .b_signed = b->dtype == VKML_DTYPE_INT8,
+    };
+    for (int d = 0; d < p.mm.batch_rank; d++) {
+        pc.batch_dims[d] = vk_u32(p.mm.batch_dims[d]);
+        pc.a_batch_strides[d] = vk_u32(p.mm.a_batch_strides[d]);
+        pc.b_batch_strides[d] = vk_u32(p.mm.b_batch_strides[d]);
+    }
+    if (qlinear) {
+        const graph_value *sa = role_value(values, node, in->a_scale);
+        pc.multiplier = (float)qprod_multiplier(
+            sa->dtype, (float)quant_const_at(sa, 0),
+            (float)quant_const_at(role_value(values, node, in->b_scale), 0),
+            (float)quant_const_at(role_value(values, node, in->y_scale), 0));
+        pc.y_zero = const_bits(role_value(values, node, in->y_zero));
+        pc.y_lo = int_limit(p.y_dtype, false);
+        pc.y_hi = int_limit(p.y_dtype, true);
+    }
+    int a = node->inputs[in->a];
+    int bind[] = {a, node->inputs[in->b], pc.a_zero_in_buffer ? node->inputs[in->a_zero] : a,
+                  node->outputs[0]};
+    return vk_rec_kernel_1d(rec, qlinear ? VK_KERNEL_QLINEAR_MATMUL : VK_KERNEL_MATMUL_INTEGER,
+                            values[a].dtype, bind, &pc, sizeof(pc), (uint64_t)p.y_count, err);
+}

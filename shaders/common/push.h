@@ -76,6 +76,29 @@ PUSH_F32(hi)
 PUSH_END(quant_push)
 #endif
 
+/* MatMulInteger/QLinearMatMul (shaders/qmatmul.comp): Y [batch, m, n] dense, A [.., m, k]
+ * and B [.., k, n] at broadcast batch strides; zero points as int32 bits. */
+#if !defined(VKML_GLSL) || defined(PUSH_QMATMUL)
+PUSH_BEGIN(qmatmul_push)
+PUSH_U32(count)
+PUSH_U32(m)
+PUSH_U32(n)
+PUSH_U32(k)
+PUSH_U32(batch_rank)
+PUSH_U32S(batch_dims, 4)
+PUSH_U32S(a_batch_strides, 4)
+PUSH_U32S(b_batch_strides, 4)
+PUSH_U32(a_zero)
+PUSH_U32(a_zero_in_buffer)
+PUSH_U32(b_zero)
+PUSH_U32(b_signed)
+PUSH_U32(y_zero)
+PUSH_F32(multiplier)
+PUSH_F32(y_lo)
+PUSH_F32(y_hi)
+PUSH_END(qmatmul_push)
+#endif
+
 /* more elementwise */
 
 #endif

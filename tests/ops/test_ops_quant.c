@@ -145,8 +145,15 @@ static void test_integer_products(void)
     oh_const(c, VKML_DTYPE_UINT8, 1, (int64_t[]){1}, &az);
     oh_const(c, VKML_DTYPE_UINT8, 1, (int64_t[]){1}, &bz);
     oh_expect(c, 0, y);
-    oh_expect_gpu(c, false);
     oh_run(c, "MatMulInteger known values", OH_BOUND_EXACT);
+
+    /* A's zero point at run time (dynamic quantization), int8 B: on the GPU too. */
+    c = oh_new("MatMulInteger", 10);
+    oh_input(c, VKML_DTYPE_UINT8, 4, (int64_t[]){2, 3, 7, 11}, 0, 255);
+    oh_const_random(c, VKML_DTYPE_INT8, 3, (int64_t[]){3, 11, 13}, -128, 127);
+    oh_input(c, VKML_DTYPE_UINT8, 0, NULL, 0, 255);
+    oh_const_random(c, VKML_DTYPE_INT8, 0, NULL, -128, 127);
+    oh_run(c, "MatMulInteger u8 x i8, runtime zero", OH_BOUND_EXACT);
 
     /* Batched, per-column zero points of B, int8 A. */
     c = oh_new("MatMulInteger", 10);
@@ -170,9 +177,31 @@ static void test_integer_products(void)
         oh_const_random(c, t8[t], 0, NULL, lo + 100, lo + 150);
         oh_const_random(c, VKML_DTYPE_FLOAT, 0, NULL, 0.005, 0.02);
         oh_const_random(c, t8[t], 0, NULL, lo + 100, lo + 150);
-        oh_expect_gpu(c, false);
         oh_run(c, t ? "QLinearMatMul i8" : "QLinearMatMul u8", OH_BOUND_EXACT);
     }
+    /* float16 scales, per-column B scale: the CPU only (a vector scale). */
+    c = oh_new("QLinearMatMul", 21);
+    oh_input(c, VKML_DTYPE_INT8, 2, (int64_t[]){5, 7}, -128, 127);
+    oh_const_random(c, VKML_DTYPE_FLOAT16, 0, NULL, 0.001, 0.01);
+    oh_const_random(c, VKML_DTYPE_INT8, 0, NULL, -10, 10);
+    oh_const_random(c, VKML_DTYPE_INT8, 2, (int64_t[]){7, 3}, -128, 127);
+    oh_const_random(c, VKML_DTYPE_FLOAT16, 1, (int64_t[]){3}, 0.001, 0.01);
+    oh_const_random(c, VKML_DTYPE_INT8, 1, (int64_t[]){3}, -10, 10);
+    oh_const_random(c, VKML_DTYPE_FLOAT16, 0, NULL, 0.005, 0.02);
+    oh_const_random(c, VKML_DTYPE_INT8, 0, NULL, -10, 10);
+    oh_expect_gpu(c, false);
+    oh_run(c, "QLinearMatMul f16 scales per column", OH_BOUND_EXACT);
+    /* float16 per-tensor scales on the GPU. */
+    c = oh_new("QLinearMatMul", 21);
+    oh_input(c, VKML_DTYPE_UINT8, 3, (int64_t[]){3, 5, 7}, 0, 255);
+    oh_const_random(c, VKML_DTYPE_FLOAT16, 0, NULL, 0.001, 0.01);
+    oh_const_random(c, VKML_DTYPE_UINT8, 0, NULL, 120, 130);
+    oh_const_random(c, VKML_DTYPE_UINT8, 2, (int64_t[]){7, 3}, 0, 255);
+    oh_const_random(c, VKML_DTYPE_FLOAT16, 0, NULL, 0.001, 0.01);
+    oh_const_random(c, VKML_DTYPE_UINT8, 0, NULL, 120, 130);
+    oh_const_random(c, VKML_DTYPE_FLOAT16, 0, NULL, 0.005, 0.02);
+    oh_const_random(c, VKML_DTYPE_UINT8, 0, NULL, 120, 130);
+    oh_run(c, "QLinearMatMul f16 scales", OH_BOUND_EXACT);
 
     /* test_convinteger_with_padding: the padding is the zero point (contributes 0). */
     c = oh_new("ConvInteger", 10);
