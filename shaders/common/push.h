@@ -99,6 +99,27 @@ PUSH_F32(y_hi)
 PUSH_END(qmatmul_push)
 #endif
 
+/* Attention (shaders/attention.comp): rows = batch * q_heads * q_len; element strides of
+ * Q, K, V and Y over [batch, head, position]. */
+#if !defined(VKML_GLSL) || defined(PUSH_ATTENTION)
+PUSH_BEGIN(attention_push)
+PUSH_U32(rows)
+PUSH_U32(q_len)
+PUSH_U32(q_heads)
+PUSH_U32(group)
+PUSH_U32(kv_len)
+PUSH_U32(qk_size)
+PUSH_U32(v_size)
+PUSH_U32(is_causal)
+PUSH_F32(scale)
+PUSH_F32(softcap)
+PUSH_U32S(q_strides, 3)
+PUSH_U32S(k_strides, 3)
+PUSH_U32S(v_strides, 3)
+PUSH_U32S(y_strides, 3)
+PUSH_END(attention_push)
+#endif
+
 /* more elementwise */
 
 #endif

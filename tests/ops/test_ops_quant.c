@@ -372,12 +372,29 @@ static void test_attention(void)
     oh_expect_gpu(c, false);
     oh_run(c, "Attention 3-D bool mask scale", OH_BOUND_SUM);
 
+    /* Q, K, V only: on the GPU (online softmax), 4-D and 3-D, GQA, causal, softcap. */
     c = oh_new("Attention", 23);
     oh_input(c, VKML_DTYPE_FLOAT16, 4, (int64_t[]){1, 2, 3, 4}, -1, 1);
     oh_input(c, VKML_DTYPE_FLOAT16, 4, (int64_t[]){1, 2, 5, 4}, -1, 1);
     oh_input(c, VKML_DTYPE_FLOAT16, 4, (int64_t[]){1, 2, 5, 4}, -1, 1);
-    oh_expect_gpu(c, false);
     oh_run(c, "Attention float16", OH_BOUND_FP16);
+
+    c = oh_new("Attention", 23);
+    oh_input(c, VKML_DTYPE_FLOAT, 4, (int64_t[]){2, 6, 11, 8}, -2, 2);
+    oh_input(c, VKML_DTYPE_FLOAT, 4, (int64_t[]){2, 2, 7, 8}, -2, 2);
+    oh_input(c, VKML_DTYPE_FLOAT, 4, (int64_t[]){2, 2, 7, 13}, -2, 2);
+    oh_attr_int(c, "is_causal", 1);
+    oh_attr_float(c, "softcap", 2.0f);
+    oh_run(c, "Attention 4-D GQA causal softcap (q 11 > kv 7)", OH_BOUND_SUM);
+
+    c = oh_new("Attention", 23);
+    oh_input(c, VKML_DTYPE_FLOAT, 3, (int64_t[]){3, 5, 36}, -2, 2);
+    oh_input(c, VKML_DTYPE_FLOAT, 3, (int64_t[]){3, 9, 12}, -2, 2);
+    oh_input(c, VKML_DTYPE_FLOAT, 3, (int64_t[]){3, 9, 14}, -2, 2);
+    oh_attr_int(c, "q_num_heads", 6);
+    oh_attr_int(c, "kv_num_heads", 2);
+    oh_attr_float(c, "scale", 0.3f);
+    oh_run(c, "Attention 3-D GQA scale", OH_BOUND_SUM);
 }
 
 static void expect_error(oh_case *c, vkml_status st, const char *text, const char *label)
