@@ -160,3 +160,33 @@ VKML_GPU_DECL(gpu_qmatmul)
     return vk_rec_kernel_1d(rec, qlinear ? VK_KERNEL_QLINEAR_MATMUL : VK_KERNEL_MATMUL_INTEGER,
                             values[a].dtype, bind, &pc, sizeof(pc), (uint64_t)p.y_count, err);
 }
+
+/* DynamicQuantizeLinear: the range kernel writes outputs 1 (scale) and 2 (zero point),
+ * then the uint8 QuantizeLinear kernel reads them (the recorder puts a barrier between). */
+VKML_GPU_SUPPORTS_DECL(gpu_dynamic_quant_supports)
+{
+    for (int i = 0; i < 3; i++)
+        if (i >= node->n_outputs || node->outputs[i] < 0)
+            return vk_unsupported(why, why_size, "DynamicQuantizeLinear without output %d", i);
+    return vk_check_tensors(values, node, caps, true, why, why_size);
+}
+
+VKML_GPU_DECL(gpu_dynamic_quant)
+{
+    const graph_value *x = &values[node->inputs[0]];
+    int64_t count = (int64_t)vkml_tensor_element_count(x->rank, x->dims);
+    copy_push range = {.count = vk_u32(count)};
+    int range_bind[] = {node->inputs[0], node->outputs[1], node->outputs[2]};
+    vk_dispatch d = {.kernel = VK_KERNEL_DYNQUANT_RANGE, .dtype = VKML_DTYPE_FLOAT,
+                     .bind = {range_bind[0], range_bind[1], range_bind[2], -1},
+                     .write_mask = 6u, .push = &range, .push_size = sizeof(range),
+                     .groups = {1, 1, 1}};
+    vkml_status st = vk_rec_dispatch(rec, &d, err);
+    if (st != VKML_OK)
+        return st;
+    quant_push pc = {.count = vk_u32(count), .inner = 1, .axis_dim = 1, .block = 1,
+                     .has_zero = 1, .lo = 0.0f, .hi = 255.0f};
+    int bind[] = {node->inputs[0], node->outputs[1], node->outputs[2], node->outputs[0]};
+    return vk_rec_kernel_1d(rec, VK_KERNEL_QUANTIZE, VKML_DTYPE_UINT8, bind, &pc, sizeof(pc),
+                            (uint64_t)count, err);
+}

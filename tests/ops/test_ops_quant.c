@@ -129,8 +129,19 @@ static void test_dynamic_quantize(void)
     oh_expect(c, 0, y);
     oh_expect(c, 1, &scale);
     oh_expect(c, 2, &zero);
-    oh_expect_gpu(c, false);
     oh_run(c, "DynamicQuantizeLinear known values", OH_BOUND_EXACT);
+
+    /* Odd shape, all positive (the range still holds 0), and all zero. */
+    const double ranges[][2] = {{-3, 7}, {0.5, 4}, {0, 0}};
+    for (int r = 0; r < 3; r++) {
+        c = oh_new("DynamicQuantizeLinear", 11);
+        oh_input(c, VKML_DTYPE_FLOAT, 4, odd4, ranges[r][0], ranges[r][1]);
+        oh_outputs(c, 3);
+        char label[96];
+        snprintf(label, sizeof(label), "DynamicQuantizeLinear [5,7,11,13] in [%g, %g]",
+                 ranges[r][0], ranges[r][1]);
+        oh_run(c, label, OH_BOUND_EXACT);
+    }
 }
 
 static void test_integer_products(void)
