@@ -1,5 +1,6 @@
-/* Vulkan lowerings of QuantizeLinear and DequantizeLinear (shaders/quant.comp): float x
- * and scale, the zero point and the quantized side of the variant's integer type. */
+/* Vulkan lowerings of QuantizeLinear and DequantizeLinear (shaders/quant.comp): float or
+ * float16 values and scales, the zero point and the quantized side of the variant's
+ * integer type. */
 #include "ops/quant.h"
 #include "vulkan/vk_ops.h"
 
@@ -16,11 +17,13 @@ VKML_GPU_SUPPORTS_DECL(gpu_quant_supports)
         return vk_parse_failed(&err, why, why_size);
     const graph_value *x = &values[node->inputs[0]], *s = &values[node->inputs[1]];
     const graph_value *f = is_quantize(node) ? x : &values[node->outputs[0]];
-    if (f->dtype != VKML_DTYPE_FLOAT || s->dtype != VKML_DTYPE_FLOAT)
+    bool same_float = f->dtype == s->dtype &&
+                      (f->dtype == VKML_DTYPE_FLOAT || f->dtype == VKML_DTYPE_FLOAT16);
+    if (!same_float)
         return vk_unsupported(why, why_size,
-                              "%s: the Vulkan kernel takes float values and scales, not %s "
-                              "and %s", node->op_type, vkml_dtype_name(f->dtype),
-                              vkml_dtype_name(s->dtype));
+                              "%s: the Vulkan kernels take float or float16 values with scales "
+                              "of the same type, not %s and %s", node->op_type,
+                              vkml_dtype_name(f->dtype), vkml_dtype_name(s->dtype));
     return vk_check_tensors(values, node, caps, true, why, why_size);
 }
 
@@ -60,8 +63,10 @@ VKML_GPU_DECL(gpu_quant)
     int quantized = quantize ? node->outputs[0] : node->inputs[0];
     int bind[] = {node->inputs[0], node->inputs[1], has_zero ? node->inputs[2] : quantized,
                   node->outputs[0]};
-    return vk_rec_kernel_1d(rec, quantize ? VK_KERNEL_QUANTIZE : VK_KERNEL_DEQUANTIZE, t, bind,
-                            &pc, sizeof(pc), (uint64_t)l.count, err);
+    bool half = values[node->inputs[1]].dtype == VKML_DTYPE_FLOAT16;
+    vk_kernel_id k = quantize ? (half ? VK_KERNEL_QUANTIZE_HALF : VK_KERNEL_QUANTIZE)
+                              : (half ? VK_KERNEL_DEQUANTIZE_HALF : VK_KERNEL_DEQUANTIZE);
+    return vk_rec_kernel_1d(rec, k, t, bind, &pc, sizeof(pc), (uint64_t)l.count, err);
 }
 
 /* MatMulInteger and QLinearMatMul (shaders/qmatmul.comp): per-tensor zero points and

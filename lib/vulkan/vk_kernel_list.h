@@ -45,7 +45,7 @@ GPU_KERNEL(DynamicQuantizeLinear, gpu_dynamic_quant, gpu_dynamic_quant_supports,
 GPU_KERNEL(Einsum, gpu_einsum, gpu_einsum_supports, DT_FLOATS | DT(INT32) | DT(UINT32) | DT(INT64) | DT(UINT64))
 GPU_KERNEL(MatMulInteger, gpu_qmatmul, gpu_qmatmul_supports, DT(INT8) | DT(UINT8))
 GPU_KERNEL(QLinearMatMul, gpu_qmatmul, gpu_qmatmul_supports, DT(INT8) | DT(UINT8))
-GPU_KERNEL(QuantizeLinear, gpu_quant, gpu_quant_supports, DT(FLOAT))
+GPU_KERNEL(QuantizeLinear, gpu_quant, gpu_quant_supports, DT(FLOAT) | DT(FLOAT16))
 
 /* logic, comparison, cast and more elementwise (vulkan/ops_elementwise.c) */
 

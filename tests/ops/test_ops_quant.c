@@ -77,10 +77,17 @@ static void test_quantize(void)
     /* float16 input: CPU only. */
     c = oh_new("QuantizeLinear", 21);
     oh_input(c, VKML_DTYPE_FLOAT16, 2, (int64_t[]){7, 9}, -100, 100);
+    oh_const_random(c, VKML_DTYPE_FLOAT16, 1, (int64_t[]){9}, 1, 2);
+    oh_const_random(c, VKML_DTYPE_INT8, 1, (int64_t[]){9}, -5, 5);
+    oh_attr_int(c, "axis", -1);
+    oh_run(c, "QuantizeLinear f16 -> i8 per axis", OH_BOUND_EXACT);
+
+    /* float x with a float16 scale: CPU only. */
+    c = oh_new("QuantizeLinear", 21);
+    oh_input(c, VKML_DTYPE_FLOAT, 2, (int64_t[]){7, 9}, -100, 100);
     oh_const_random(c, VKML_DTYPE_FLOAT16, 0, NULL, 1, 2);
-    oh_const_random(c, VKML_DTYPE_INT8, 0, NULL, -5, 5);
     oh_expect_gpu(c, false);
-    oh_run(c, "QuantizeLinear f16 -> i8", OH_BOUND_EXACT);
+    oh_run(c, "QuantizeLinear f32 with f16 scale", OH_BOUND_EXACT);
 }
 
 static void test_dequantize(void)
@@ -115,7 +122,6 @@ static void test_dequantize(void)
     c = oh_new("DequantizeLinear", 21);
     oh_input(c, VKML_DTYPE_INT8, 2, (int64_t[]){7, 9}, -128, 127);
     oh_const_random(c, VKML_DTYPE_FLOAT16, 0, NULL, 0.01, 0.1);
-    oh_expect_gpu(c, false);
     oh_run(c, "DequantizeLinear i8 -> f16", OH_BOUND_FP16);
 }
 
