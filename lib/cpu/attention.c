@@ -1,7 +1,7 @@
 /* Attention on the CPU: present K/V assembled once (past + new, [b, kv_heads, total, size]),
  * then per query row: scores, softcap, bias (mask, causal, padding), softmax, times V. */
 #include "ops/attention.h"
-#include "cpu/cpu_elem.h"
+#include "cpu/cpu_widen.h"
 #include "cpu/cpu_kernels.h"
 
 #include <math.h>

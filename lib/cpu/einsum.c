@@ -43,17 +43,17 @@ static void einsum_range(void *ctx, int64_t begin, int64_t end)
             uint64_t ip = 1;
             for (int t = 0; t < plan->n_inputs; t++) {
                 if (j->is_float)
-                    fp *= cpu_load_f64(j->dtype, j->args->in[t], offs[t]);
+                    fp *= cpu_load_f64(j->args->in[t], j->dtype, offs[t]);
                 else
-                    ip *= (uint64_t)cpu_load_i64(j->dtype, j->args->in[t], offs[t]);
+                    ip *= (uint64_t)cpu_load_i64(j->args->in[t], j->dtype, offs[t]);
             }
             fsum += fp;
             isum += ip;
         }
         if (j->is_float)
-            cpu_store_f64(j->dtype, j->args->out[0], o, fsum);
+            cpu_store_f64(j->args->out[0], j->dtype, o, fsum);
         else
-            cpu_store_i64(j->dtype, j->args->out[0], o, (int64_t)isum);
+            cpu_store_i64(j->args->out[0], j->dtype, o, (int64_t)isum);
     }
 }
 

@@ -2,6 +2,7 @@
  * float copies; the rest go through cpu_matprod. */
 #include "ops/matmul.h"
 #include "cpu/cpu_elem.h"
+#include "cpu/cpu_widen.h"
 #include "cpu/cpu_kernels.h"
 #include "cpu/matprod.h"
 
@@ -57,15 +58,15 @@ static void gemm_epilogue(const gemm_params *p, vkml_dtype dtype, const void *c,
         for (int64_t j = 0; j < p->n; j++) {
             int64_t at = i * p->n + j, ci = i * p->c_stride_m + j * p->c_stride_n;
             if (exact_int) {
-                int64_t v = cpu_load_i64(dtype, y, at);
+                int64_t v = cpu_load_i64(y, dtype, at);
                 if (c && p->beta != 0.0f)
-                    v = (int64_t)((uint64_t)v + (uint64_t)cpu_load_i64(dtype, c, ci));
-                cpu_store_i64(dtype, y, at, v);
+                    v = (int64_t)((uint64_t)v + (uint64_t)cpu_load_i64(c, dtype, ci));
+                cpu_store_i64(y, dtype, at, v);
             } else {
-                double v = p->alpha * cpu_load_f64(dtype, y, at);
+                double v = p->alpha * cpu_load_f64(y, dtype, at);
                 if (c)
-                    v += p->beta * cpu_load_f64(dtype, c, ci);
-                cpu_store_f64(dtype, y, at, v);
+                    v += p->beta * cpu_load_f64(c, dtype, ci);
+                cpu_store_f64(y, dtype, at, v);
             }
         }
 }

@@ -25,8 +25,7 @@ static double quotient(vkml_dtype x_type, double x, vkml_dtype s_type, double s)
 /* rint (ties to even), plus zero point, saturated to the dtype. */
 static int64_t saturate(vkml_dtype t, double v)
 {
-    int64_t lo, hi;
-    cpu_int_range(t, &lo, &hi);
+    int64_t lo = cpu_int_min(t), hi = cpu_int_max(t);
     if (v != v)
         return 0;
     return v <= (double)lo ? lo : v >= (double)hi ? hi : (int64_t)v;
@@ -46,13 +45,13 @@ static void quant_range(void *ctx, int64_t begin, int64_t end)
     void *y = j->args->out[0];
     for (int64_t i = begin; i < end; i++) {
         int64_t si = quant_scale_index(&j->l, i);
-        double scale = cpu_load_f64(j->s_type, s, si);
-        double zero = z ? cpu_load_f64(j->z_type, z, si) : 0.0;
+        double scale = cpu_load_f64(s, j->s_type, si);
+        double zero = z ? cpu_load_f64(z, j->z_type, si) : 0.0;
         if (j->quantize) {
-            double q = nearbyint(quotient(j->x_type, cpu_load_f64(j->x_type, x, i), j->s_type, scale));
-            cpu_store_i64(j->y_type, y, i, saturate(j->y_type, q + zero));
+            double q = nearbyint(quotient(j->x_type, cpu_load_f64(x, j->x_type, i), j->s_type, scale));
+            cpu_store_i64(y, j->y_type, i, saturate(j->y_type, q + zero));
         } else {
-            cpu_store_f64(j->y_type, y, i, (cpu_load_f64(j->x_type, x, i) - zero) * scale);
+            cpu_store_f64(y, j->y_type, i, (cpu_load_f64(x, j->x_type, i) - zero) * scale);
         }
     }
 }
@@ -116,8 +115,8 @@ static int32_t *widen_operand(const op_cpu_args *args, int data, int zero, int64
     const void *z = zero >= 0 && zero < node->n_inputs ? args->in[zero] : NULL;
     int32_t *w = malloc(sizeof(int32_t) * (size_t)(count ? count : 1));
     for (int64_t i = 0; w && i < count; i++)
-        w[i] = (int32_t)(cpu_load_i64(t, args->in[data], i) -
-                         (z ? cpu_load_i64(t, z, quant_vec_index(zv, i)) : 0));
+        w[i] = (int32_t)(cpu_load_i64(args->in[data], t, i) -
+                         (z ? cpu_load_i64(z, t, quant_vec_index(zv, i)) : 0));
     return w;
 }
 
@@ -139,9 +138,9 @@ static double out_scale(const op_cpu_args *args, const qprod_params *p, int64_t 
 {
     const qprod_inputs *in = p->in;
     vkml_dtype t = args->values[args->node->inputs[in->a_scale]].dtype;
-    float sa = (float)cpu_load_f64(t, args->in[in->a_scale], quant_vec_index(&p->a_scale, i));
-    float sb = (float)cpu_load_f64(t, args->in[in->b_scale], quant_vec_index(&p->b_scale, i));
-    float sy = (float)cpu_load_f64(t, args->in[in->y_scale], quant_vec_index(&p->y_scale, i));
+    float sa = (float)cpu_load_f64(args->in[in->a_scale], t, quant_vec_index(&p->a_scale, i));
+    float sb = (float)cpu_load_f64(args->in[in->b_scale], t, quant_vec_index(&p->b_scale, i));
+    float sy = (float)cpu_load_f64(args->in[in->y_scale], t, quant_vec_index(&p->y_scale, i));
     return qprod_multiplier(t, sa, sb, sy);
 }
 
@@ -158,8 +157,8 @@ static void requantize(const op_cpu_args *args, const qprod_params *p, int32_t *
             v += ((const int32_t *)bias)[(i / osize) % p->conv.out_channels];
         double q = nearbyint((double)v * out_scale(args, p, i));
         if (yz)
-            q += (double)cpu_load_i64(p->y_dtype, yz, quant_vec_index(&p->y_zero, i));
-        cpu_store_i64(p->y_dtype, args->out[0], i, saturate(p->y_dtype, q));
+            q += (double)cpu_load_i64(yz, p->y_dtype, quant_vec_index(&p->y_zero, i));
+        cpu_store_i64(args->out[0], p->y_dtype, i, saturate(p->y_dtype, q));
     }
 }
 

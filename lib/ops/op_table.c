@@ -1,5 +1,7 @@
 #include "ops/op.h"
 #include "ops/op_decls.h"
+/* The params structs op_list.h names, one header per family. */
+#include "ops/norm.h" /* and ops/reduce.h */
 #include "ops/quant.h"
 #include "ops/einsum.h"
 #include "ops/attention.h"
