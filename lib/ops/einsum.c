@@ -195,20 +195,20 @@ vkml_status einsum_plan_build(const graph_value *values, const graph_node *node,
         return vkml_fail(err, VKML_ERROR_UNSUPPORTED, "Einsum: output rank %d", plan->out_rank);
     bool in_out[EINSUM_MAX_LABELS] = {false};
     plan->out_count = plan->sum_count = 1;
+    bool overflow = false;
     for (int i = 0; i < plan->out_rank; i++) {
         in_out[plan->out[i]] = true;
-        plan->out_count *= plan->size[plan->out[i]];
+        overflow |= __builtin_mul_overflow(plan->out_count, plan->size[plan->out[i]],
+                                           &plan->out_count);
     }
     for (int l = 0; l < EINSUM_MAX_LABELS; l++)
         if (uses[l] && !in_out[l]) {
             plan->sum[plan->n_sum++] = (uint8_t)l;
-            plan->sum_count *= plan->size[l];
-            if (plan->sum_count > EINSUM_MAX_WORK)
-                break;
+            overflow |= __builtin_mul_overflow(plan->sum_count, plan->size[l], &plan->sum_count);
         }
     int64_t work;
-    if (plan->sum_count > EINSUM_MAX_WORK ||
-        __builtin_mul_overflow(plan->sum_count, plan->out_count, &work) || work > EINSUM_MAX_WORK)
+    if (overflow || __builtin_mul_overflow(plan->sum_count, plan->out_count, &work) ||
+        work > EINSUM_MAX_WORK)
         return vkml_fail(err, VKML_ERROR_UNSUPPORTED,
                          "Einsum: over 2^40 products (%lld outputs x %lld terms each)",
                          (long long)plan->out_count, (long long)plan->sum_count);

@@ -86,11 +86,14 @@ static vkml_status layout_along_axis(const graph_node *node, const quant_params 
         ok = s->rank == 1 && s->dims[0] == x->dims[axis];
         l->axis_stride = 1;
     } else {
+        /* Blocks of at least the axis length are one block: the same index, and no
+         * overflow from an absurd block_size. */
+        int64_t block = p->block_size < l->axis_dim ? p->block_size : l->axis_dim;
         ok = s->rank == x->rank;
         for (int d = 0; ok && d < x->rank; d++)
-            ok = d == axis ? s->dims[d] == (x->dims[d] + p->block_size - 1) / p->block_size
+            ok = d == axis ? s->dims[d] == (x->dims[d] + block - 1) / block
                            : s->dims[d] == x->dims[d];
-        l->block = p->block_size;
+        l->block = block;
         l->inner_stride = 1;
         l->axis_stride = l->inner;
         l->outer_stride = l->inner * (s->rank ? max1(s->dims[axis]) : 1);

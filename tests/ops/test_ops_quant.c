@@ -5,6 +5,7 @@
  */
 #include "op_harness.h"
 
+#include <stdint.h>
 #include <stdio.h>
 
 static const int64_t odd4[] = {5, 7, 11, 13};
@@ -444,6 +445,14 @@ static void test_errors(void)
     oh_const_random(c, VKML_DTYPE_FLOAT, 0, NULL, 1, 2);
     oh_attr_int(c, "block_size", -1);
     expect_error(c, VKML_ERROR_INVALID_MODEL, "block_size -1", "QuantizeLinear block_size -1");
+
+    /* An absurd block size is one block along the axis (no overflow). */
+    c = oh_new("DequantizeLinear", 21);
+    oh_input(c, VKML_DTYPE_INT8, 2, (int64_t[]){3, 4}, -9, 9);
+    oh_const_random(c, VKML_DTYPE_FLOAT, 2, (int64_t[]){3, 1}, 1, 2);
+    oh_attr_int(c, "axis", 1);
+    oh_attr_int(c, "block_size", INT64_MAX);
+    oh_run(c, "DequantizeLinear block_size INT64_MAX", OH_BOUND_EXACT);
 
     c = oh_new("QuantizeLinear", 21);
     oh_input(c, VKML_DTYPE_FLOAT, 1, (int64_t[]){4}, -1, 1);
