@@ -2,6 +2,8 @@
 #include "ops/einsum.h"
 #include "ops/op_decls.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 static int letter_code(char c)
@@ -232,4 +234,59 @@ vkml_status einsum_infer(graph_value *values, const graph_node *node, vkml_error
         dims[i] = plan.size[plan.out[i]];
     op_set_output(values, node, 0, t, plan.out_rank, dims);
     return VKML_OK;
+}
+
+static bool einsum_refuse(char *why, size_t why_size, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, why_size, fmt, ap);
+    va_end(ap);
+    return false;
+}
+
+/* The output labels of size > 1, in order. */
+static int out_labels(const einsum_plan *plan, int *labels)
+{
+    int n = 0;
+    for (int i = 0; i < plan->out_rank; i++)
+        if (plan->size[plan->out[i]] > 1)
+            labels[n++] = plan->out[i];
+    return n;
+}
+
+bool einsum_matmul_form(const einsum_plan *plan, einsum_matmul *mm, char *why, size_t why_size)
+{
+    if (plan->n_inputs != 2)
+        return einsum_refuse(why, why_size, "Einsum of %d operands, not 2", plan->n_inputs);
+    int out[EINSUM_MAX_LABELS], n_out = out_labels(plan, out);
+    bool in_out[EINSUM_MAX_LABELS] = {false};
+    for (int i = 0; i < n_out; i++)
+        in_out[out[i]] = true;
+    mm->k = -1;
+    for (int l = 0; l < EINSUM_MAX_LABELS; l++) {
+        if (!plan->used_by[l] || plan->size[l] <= 1 || in_out[l])
+            continue;
+        if (plan->used_by[l] != 3)
+            return einsum_refuse(why, why_size, "Einsum: a label summed over one operand");
+        if (mm->k >= 0)
+            return einsum_refuse(why, why_size, "Einsum: more than one contracted label");
+        mm->k = l;
+    }
+    int tail = 0;
+    if (n_out >= 1 && plan->used_by[out[n_out - 1]] != 3) {
+        tail = 1;
+        int prev = n_out >= 2 ? plan->used_by[out[n_out - 2]] : 3;
+        if (prev != 3 && prev != plan->used_by[out[n_out - 1]])
+            tail = 2;
+    }
+    mm->n_batch = n_out - tail;
+    memcpy(mm->batch, out, sizeof(int) * (size_t)mm->n_batch);
+    int first = tail ? out[n_out - tail] : -1;
+    bool swapped = first >= 0 && plan->used_by[first] == 2;
+    mm->a = swapped ? 1 : 0;
+    mm->b = swapped ? 0 : 1;
+    mm->m = first;
+    mm->n = tail == 2 ? out[n_out - 1] : -1;
+    return true;
 }

@@ -38,3 +38,18 @@ typedef struct einsum_plan {
 
 vkml_status einsum_plan_build(const graph_value *values, const graph_node *node, einsum_plan *plan,
                               vkml_error *err);
+
+/* A two-operand equation as a batched matrix product Y[batch.., m, n] = sum_k A B: the
+ * output's last one or two labels (each of one operand only, not the same one) are the
+ * row and column labels, the rest of the output batch labels (stride 0 in an operand
+ * without them: a broadcast), and at most one label outside the output, of both operands,
+ * is contracted. Labels of size 1 play no part. */
+typedef struct einsum_matmul {
+    int a, b;    /* the inputs playing A and B (swapped for an output [.., n, m]) */
+    int m, n, k; /* labels, -1 when absent (size 1) */
+    int n_batch;
+    int batch[VKML_MAX_RANK]; /* output order */
+} einsum_matmul;
+
+/* Whether the plan has that form (why says why not). */
+bool einsum_matmul_form(const einsum_plan *plan, einsum_matmul *mm, char *why, size_t why_size);

@@ -1,69 +1,10 @@
-/* Einsum on Vulkan: two-operand equations that are a batched matrix product (output
- * labels: batch labels, then a row label of one operand and a column label of the other;
- * at most one contracted label, of both operands) run on the matrix-product kernels with
- * strides taken from the plan, so transposed operands, diagonals and broadcast batches
- * cost nothing. Other equations run on the CPU device. */
+/* Einsum on Vulkan: equations of matrix-product form (einsum_matmul_form) run on the
+ * matrix-product kernels with strides taken from the plan, so transposed operands,
+ * diagonals and broadcast batches cost nothing. Other equations run on the CPU device. */
 #include "ops/einsum.h"
 #include "vulkan/ops_matmul.h"
 
 #include <string.h>
-
-typedef struct einsum_matmul {
-    int a, b; /* which input plays A and which B (swapped for an output [.., n, m]) */
-    int m, n, k; /* labels, -1 when absent (size 1) */
-    int n_batch;
-    int batch[MATMUL_MAX_BATCH_RANK];
-} einsum_matmul;
-
-/* The output labels of size > 1, in order. */
-static int out_labels(const einsum_plan *plan, int *labels)
-{
-    int n = 0;
-    for (int i = 0; i < plan->out_rank; i++)
-        if (plan->size[plan->out[i]] > 1)
-            labels[n++] = plan->out[i];
-    return n;
-}
-
-/* The output's last one or two labels, each of one operand only (and not the same one),
- * are the row and column labels; the rest of the output are batch labels (stride 0 in an
- * operand without them: a broadcast); labels outside the output are contracted. */
-static bool classify(const einsum_plan *plan, einsum_matmul *mm, char *why, size_t why_size)
-{
-    int out[EINSUM_MAX_LABELS], n_out = out_labels(plan, out);
-    bool in_out[EINSUM_MAX_LABELS] = {false};
-    for (int i = 0; i < n_out; i++)
-        in_out[out[i]] = true;
-    mm->k = -1;
-    for (int l = 0; l < EINSUM_MAX_LABELS; l++) {
-        if (!plan->used_by[l] || plan->size[l] <= 1 || in_out[l])
-            continue;
-        if (plan->used_by[l] != 3)
-            return vk_unsupported(why, why_size, "Einsum: a label summed over one operand");
-        if (mm->k >= 0)
-            return vk_unsupported(why, why_size, "Einsum: more than one contracted label");
-        mm->k = l;
-    }
-    int tail = 0;
-    if (n_out >= 1 && plan->used_by[out[n_out - 1]] != 3) {
-        tail = 1;
-        int prev = n_out >= 2 ? plan->used_by[out[n_out - 2]] : 3;
-        if (prev != 3 && prev != plan->used_by[out[n_out - 1]])
-            tail = 2;
-    }
-    mm->n_batch = n_out - tail;
-    if (mm->n_batch > MATMUL_MAX_BATCH_RANK)
-        return vk_unsupported(why, why_size, "Einsum: over %d batch labels",
-                              MATMUL_MAX_BATCH_RANK);
-    memcpy(mm->batch, out, sizeof(int) * (size_t)mm->n_batch);
-    int first = tail ? out[n_out - tail] : -1;
-    bool swapped = first >= 0 && plan->used_by[first] == 2;
-    mm->a = swapped ? 1 : 0;
-    mm->b = swapped ? 0 : 1;
-    mm->m = first;
-    mm->n = tail == 2 ? out[n_out - 1] : -1;
-    return true;
-}
 
 static int64_t label_size(const einsum_plan *plan, int l)
 {
@@ -108,8 +49,11 @@ VKML_GPU_SUPPORTS_DECL(gpu_einsum_supports)
     if (plan.n_inputs != 2)
         return vk_unsupported(why, why_size, "Einsum of %d operands: the Vulkan kernel takes 2",
                               plan.n_inputs);
-    if (!classify(&plan, &mm, why, why_size))
+    if (!einsum_matmul_form(&plan, &mm, why, why_size))
         return false;
+    if (mm.n_batch > MATMUL_MAX_BATCH_RANK)
+        return vk_unsupported(why, why_size, "Einsum with %d batch labels: the kernel takes %d",
+                              mm.n_batch, MATMUL_MAX_BATCH_RANK);
     matmul_push pc;
     int64_t batch;
     fill_push(&plan, &mm, &pc, &batch);
@@ -125,7 +69,7 @@ VKML_GPU_DECL(gpu_einsum)
     if (st != VKML_OK)
         return st;
     char why[256];
-    if (!classify(&plan, &mm, why, sizeof(why)))
+    if (!einsum_matmul_form(&plan, &mm, why, sizeof(why)))
         return vkml_fail(err, VKML_ERROR_UNSUPPORTED, "%s", why);
     matmul_push pc;
     int64_t batch;

@@ -354,6 +354,17 @@ static void test_einsum(void)
         snprintf(label, sizeof(label), "Einsum %s", e->equation);
         oh_run(c, label, OH_BOUND_SUM);
     }
+    /* Matrix-product form against known values (the CPU's cpu_matprod path), float16. */
+    const uint16_t h1 = 0x3c00, h2 = 0x4000, h3 = 0x4200, h4 = 0x4400;
+    const uint16_t ha[] = {h1, h2, h3, h4}, hb[] = {h1, h1, h2, h2}, hy[] = {0x4200, 0x4600,
+                                                                             0x4700, 0x4b00};
+    c = oh_new("Einsum", 12);
+    oh_const(c, VKML_DTYPE_FLOAT16, 2, (int64_t[]){2, 2}, ha); /* [[1,2],[3,4]] */
+    oh_const(c, VKML_DTYPE_FLOAT16, 2, (int64_t[]){2, 2}, hb); /* [[1,1],[2,2]] */
+    oh_attr_string(c, "equation", "ij,kj->ik");               /* [[3,6],[7,14]] */
+    oh_expect(c, 0, hy);
+    oh_run(c, "Einsum ij,kj->ik float16 known values", OH_BOUND_FP16);
+
     c = oh_new("Einsum", 12);
     oh_input(c, VKML_DTYPE_INT64, 3, (int64_t[]){2, 3, 4}, -9, 9);
     oh_input(c, VKML_DTYPE_INT64, 3, (int64_t[]){2, 4, 5}, -9, 9);
