@@ -8,8 +8,8 @@
 #include <math.h>
 #include <stdlib.h>
 
-/* x / scale as ONNX computes it: in the scale's precision for float x (float16 and
- * bfloat16 quotients rounded to that type), in double for int32 x. */
+/* x / scale as ONNX computes it: in the precision attribute's type, else the scale's,
+ * for float x (float16 and bfloat16 quotients rounded to that type); double for int32 x. */
 static double quotient(vkml_dtype x_type, double x, vkml_dtype s_type, double s)
 {
     if (x_type == VKML_DTYPE_INT32)
@@ -35,6 +35,7 @@ typedef struct quant_job {
     const op_cpu_args *args;
     quant_layout l;
     vkml_dtype x_type, s_type, z_type, y_type;
+    vkml_dtype div_type; /* x / scale is computed in (precision, else the scale's type) */
     bool quantize;
 } quant_job;
 
@@ -48,7 +49,7 @@ static void quant_range(void *ctx, int64_t begin, int64_t end)
         double scale = cpu_load_f64(s, j->s_type, si);
         double zero = z ? cpu_load_f64(z, j->z_type, si) : 0.0;
         if (j->quantize) {
-            double q = nearbyint(quotient(j->x_type, cpu_load_f64(x, j->x_type, i), j->s_type, scale));
+            double q = nearbyint(quotient(j->x_type, cpu_load_f64(x, j->x_type, i), j->div_type, scale));
             cpu_store_i64(y, j->y_type, i, saturate(j->y_type, q + zero));
         } else {
             cpu_store_f64(y, j->y_type, i, (cpu_load_f64(x, j->x_type, i) - zero) * scale);
@@ -65,6 +66,8 @@ static vkml_status quant_run(const op_cpu_args *args, bool quantize, vkml_error 
         return st;
     job.x_type = args->values[node->inputs[0]].dtype;
     job.s_type = args->values[node->inputs[1]].dtype;
+    const quant_params *qp = node->params;
+    job.div_type = qp->precision ? qp->precision : job.s_type;
     job.z_type = args->in[2] ? args->values[node->inputs[2]].dtype : VKML_DTYPE_UNDEFINED;
     job.y_type = args->values[node->outputs[0]].dtype;
     cpu_parallel_for(job.l.count, 8.0, quant_range, &job);

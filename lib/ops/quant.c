@@ -53,6 +53,7 @@ vkml_status quant_parse(const graph_node *node, void *params, vkml_error *err)
     if (precision != 0 && !is_scale_float((vkml_dtype)precision))
         return vkml_fail(err, VKML_ERROR_UNSUPPORTED, "%s: precision %s is not supported",
                          node->op_type, onnx_type_name(precision));
+    p->precision = (vkml_dtype)precision;
     return VKML_OK;
 }
 

@@ -12,6 +12,8 @@ typedef struct quant_params {
     int64_t axis;            /* may be negative; only read for per-axis and blocked scales */
     int64_t block_size;      /* 0: per tensor or per axis */
     vkml_dtype output_dtype; /* attribute output_dtype; UNDEFINED when absent */
+    vkml_dtype precision;    /* attribute precision (QuantizeLinear's division); UNDEFINED:
+                              * the scale's type */
 } quant_params;
 
 /* Where element i of x finds its scale and zero point:

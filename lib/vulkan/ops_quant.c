@@ -24,6 +24,12 @@ VKML_GPU_SUPPORTS_DECL(gpu_quant_supports)
                               "%s: the Vulkan kernels take float or float16 values with scales "
                               "of the same type, not %s and %s", node->op_type,
                               vkml_dtype_name(f->dtype), vkml_dtype_name(s->dtype));
+    const quant_params *qp = node->params;
+    if (is_quantize(node) && qp->precision && qp->precision != s->dtype)
+        return vk_unsupported(why, why_size,
+                              "QuantizeLinear dividing in %s with %s scales: the Vulkan kernels "
+                              "divide in the scale's type", vkml_dtype_name(qp->precision),
+                              vkml_dtype_name(s->dtype));
     return vk_check_tensors(values, node, caps, true, why, why_size);
 }
 

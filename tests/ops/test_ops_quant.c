@@ -83,6 +83,27 @@ static void test_quantize(void)
     oh_attr_int(c, "axis", -1);
     oh_run(c, "QuantizeLinear f16 -> i8 per axis", OH_BOUND_EXACT);
 
+    /* precision float with float16 values: the quotient is not rounded to float16 (CPU). */
+    c = oh_new("QuantizeLinear", 23);
+    oh_input(c, VKML_DTYPE_FLOAT16, 2, (int64_t[]){7, 9}, -100, 100);
+    oh_const_random(c, VKML_DTYPE_FLOAT16, 0, NULL, 1, 2);
+    oh_attr_int(c, "precision", VKML_DTYPE_FLOAT);
+    oh_expect_gpu(c, false);
+    oh_run(c, "QuantizeLinear f16 precision float", OH_BOUND_EXACT);
+
+    /* Older opsets: 10 (per tensor only), 13 (axis). */
+    c = oh_new("QuantizeLinear", 10);
+    oh_input(c, VKML_DTYPE_FLOAT, 3, (int64_t[]){3, 5, 7}, -50, 50);
+    oh_const(c, VKML_DTYPE_FLOAT, 0, NULL, &s);
+    oh_const(c, VKML_DTYPE_UINT8, 0, NULL, &z);
+    oh_run(c, "QuantizeLinear opset 10", OH_BOUND_EXACT);
+    c = oh_new("DequantizeLinear", 13);
+    oh_input(c, VKML_DTYPE_INT8, 3, (int64_t[]){3, 5, 7}, -128, 127);
+    oh_const_random(c, VKML_DTYPE_FLOAT, 1, (int64_t[]){3}, 0.1, 1);
+    oh_const_random(c, VKML_DTYPE_INT8, 1, (int64_t[]){3}, -5, 5);
+    oh_attr_int(c, "axis", 0);
+    oh_run(c, "DequantizeLinear opset 13 axis 0", OH_BOUND_EXACT);
+
     /* float x with a float16 scale: CPU only. */
     c = oh_new("QuantizeLinear", 21);
     oh_input(c, VKML_DTYPE_FLOAT, 2, (int64_t[]){7, 9}, -100, 100);
