@@ -1,8 +1,8 @@
 /* Attention on the CPU: present K/V assembled once (past + new, [b, kv_heads, total, size]),
  * then per query row: scores, softcap, bias (mask, causal, padding), softmax, times V. */
 #include "ops/attention.h"
-#include "cpu/cpu_widen.h"
 #include "cpu/cpu_kernels.h"
+#include "cpu/cpu_widen.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -150,15 +150,15 @@ static vkml_status attention_float(const op_cpu_args *args, vkml_error *err)
     bool ok = vkml_mul_size(rows, T, &score_count) && score_count < ((size_t)1 << 40);
     j.scores = ok ? malloc(sizeof(float) * (score_count ? score_count : 1)) : NULL;
     if (!pk || !pv || !j.scores) {
-        st = vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY,
-                       "Attention: no memory for %zu x %zu scores", rows, T);
+        st = vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "Attention: no memory for %zu x %zu scores",
+                       rows, T);
         goto done;
     }
     const int n_in = args->node->n_inputs;
     assemble_present(&p, n_in > ATT_PAST_K ? args->in[ATT_PAST_K] : NULL, args->in[ATT_K],
                      p.qk_size, pk);
-    assemble_present(&p, n_in > ATT_PAST_V ? args->in[ATT_PAST_V] : NULL, args->in[ATT_V],
-                     p.v_size, pv);
+    assemble_present(&p, n_in > ATT_PAST_V ? args->in[ATT_PAST_V] : NULL, args->in[ATT_V], p.v_size,
+                     pv);
     j.k = pk;
     j.v = pv;
     j.mask = p.has_mask ? args->in[ATT_MASK] : NULL;
@@ -166,8 +166,8 @@ static vkml_status attention_float(const op_cpu_args *args, vkml_error *err)
     j.qk_out = args->node->n_outputs > ATT_QK ? args->out[ATT_QK] : NULL;
     head_strides(&p, p.q_heads, p.q_len, p.qk_size, j.q_strides);
     head_strides(&p, p.q_heads, p.q_len, p.v_size, j.y_strides);
-    cpu_parallel_for((int64_t)rows, 2.0 * (double)T * (double)(p.qk_size + p.v_size + 8),
-                     att_rows, &j);
+    cpu_parallel_for((int64_t)rows, 2.0 * (double)T * (double)(p.qk_size + p.v_size + 8), att_rows,
+                     &j);
 done:
     if (own_k)
         free(pk);

@@ -124,8 +124,8 @@ vkml_status cpu_einsum(const op_cpu_args *args, vkml_error *err)
     if (plan.out_count > 0 && einsum_matmul_form(&plan, &mm, why, sizeof(why)) &&
         (half || cpu_matprod_supports(dtype)))
         return half ? cpu_run_widened(args, einsum_matmul_run, err) : einsum_matmul_run(args, err);
-    einsum_job job = {.args = args, .plan = &plan,
-                      .dtype = args->values[args->node->inputs[0]].dtype};
+    einsum_job job = {
+        .args = args, .plan = &plan, .dtype = args->values[args->node->inputs[0]].dtype};
     job.is_float = cpu_dtype_is_float(job.dtype);
     cpu_parallel_for(plan.out_count, (double)plan.sum_count * plan.n_inputs * 4.0, einsum_range,
                      &job);

@@ -2,8 +2,8 @@
  * float copies; the rest go through cpu_matprod. */
 #include "ops/matmul.h"
 #include "cpu/cpu_elem.h"
-#include "cpu/cpu_widen.h"
 #include "cpu/cpu_kernels.h"
+#include "cpu/cpu_widen.h"
 #include "cpu/matprod.h"
 
 static vkml_dtype node_dtype(const op_cpu_args *args)

@@ -49,7 +49,8 @@ static void quant_range(void *ctx, int64_t begin, int64_t end)
         double scale = cpu_load_f64(s, j->s_type, si);
         double zero = z ? cpu_load_f64(z, j->z_type, si) : 0.0;
         if (j->quantize) {
-            double q = nearbyint(quotient(j->x_type, cpu_load_f64(x, j->x_type, i), j->div_type, scale));
+            double q =
+                nearbyint(quotient(j->x_type, cpu_load_f64(x, j->x_type, i), j->div_type, scale));
             cpu_store_i64(y, j->y_type, i, saturate(j->y_type, q + zero));
         } else {
             cpu_store_f64(y, j->y_type, i, (cpu_load_f64(x, j->x_type, i) - zero) * scale);
@@ -129,9 +130,17 @@ static void matrix_product(const qprod_params *p, const int32_t *a, const int32_
     for (int64_t i = 0; i < mm->batch_count; i++) {
         int64_t a_off, b_off;
         matmul_batch_offsets(mm, i, &a_off, &b_off);
-        cpu_matprod_args g = {.dtype = VKML_DTYPE_INT32, .m = mm->m, .n = mm->n, .k = mm->k,
-                              .a = a + a_off, .a_row = mm->k, .a_col = 1, .b = b + b_off,
-                              .b_row = mm->n, .b_col = 1, .y = y + i * mm->m * mm->n};
+        cpu_matprod_args g = {.dtype = VKML_DTYPE_INT32,
+                              .m = mm->m,
+                              .n = mm->n,
+                              .k = mm->k,
+                              .a = a + a_off,
+                              .a_row = mm->k,
+                              .a_col = 1,
+                              .b = b + b_off,
+                              .b_row = mm->n,
+                              .b_col = 1,
+                              .y = y + i * mm->m * mm->n};
         cpu_matprod(&g);
     }
 }
@@ -150,8 +159,7 @@ static double out_scale(const op_cpu_args *args, const qprod_params *p, int64_t 
 static void requantize(const op_cpu_args *args, const qprod_params *p, int32_t *acc)
 {
     const qprod_inputs *in = p->in;
-    const void *bias = in->bias >= 0 && in->bias < args->node->n_inputs ? args->in[in->bias]
-                                                                        : NULL;
+    const void *bias = in->bias >= 0 && in->bias < args->node->n_inputs ? args->in[in->bias] : NULL;
     const void *yz = args->in[in->y_zero];
     int64_t osize = p->is_conv ? window_out_size(&p->conv.win) : 1;
     for (int64_t i = 0; i < p->y_count; i++) {
@@ -175,8 +183,8 @@ vkml_status cpu_qproduct(const op_cpu_args *args, vkml_error *err)
     bool qlinear = in->y_scale >= 0;
     int32_t *a = widen_operand(args, in->a, in->a_zero, p.a_count, &p.a_zero);
     int32_t *b = widen_operand(args, in->b, in->b_zero, p.b_count, &p.b_zero);
-    int32_t *y = qlinear ? malloc(sizeof(int32_t) * (size_t)(p.y_count ? p.y_count : 1))
-                         : args->out[0];
+    int32_t *y =
+        qlinear ? malloc(sizeof(int32_t) * (size_t)(p.y_count ? p.y_count : 1)) : args->out[0];
     if (!a || !b || !y) {
         st = vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "%s: no memory for int32 operands",
                        args->node->op_type);

@@ -9,9 +9,9 @@ vkml_status attention_parse(const graph_node *node, void *params, vkml_error *er
 {
     attention_params *p = params;
     static const op_attr_spec specs[] = {
-        {"is_causal", GRAPH_ATTR_INT},    {"kv_num_heads", GRAPH_ATTR_INT},
-        {"q_num_heads", GRAPH_ATTR_INT},  {"qk_matmul_output_mode", GRAPH_ATTR_INT},
-        {"scale", GRAPH_ATTR_FLOAT},      {"softcap", GRAPH_ATTR_FLOAT},
+        {"is_causal", GRAPH_ATTR_INT},        {"kv_num_heads", GRAPH_ATTR_INT},
+        {"q_num_heads", GRAPH_ATTR_INT},      {"qk_matmul_output_mode", GRAPH_ATTR_INT},
+        {"scale", GRAPH_ATTR_FLOAT},          {"softcap", GRAPH_ATTR_FLOAT},
         {"softmax_precision", GRAPH_ATTR_INT}};
     vkml_status st = op_check_attr_types(node, specs, VKML_ARRAY_SIZE(specs), err);
     if (st)
@@ -128,12 +128,12 @@ vkml_status attention_plan_build(const graph_value *values, const graph_node *no
         (st = split_heads(node, v, a->kv_num_heads, &kv_heads_v, &v_seq, &p->v_size, err)))
         return st;
     if (k->dims[0] != p->batch || v->dims[0] != p->batch || k_size != p->qk_size ||
-        kv_heads_v != p->kv_heads || v_seq != k_seq || p->kv_heads < 1 ||
-        p->q_heads % p->kv_heads)
+        kv_heads_v != p->kv_heads || v_seq != k_seq || p->kv_heads < 1 || p->q_heads % p->kv_heads)
         return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
                          "Attention: K/V shapes do not fit Q (q heads %lld, kv heads %lld, "
-                         "head sizes %lld and %lld)", (long long)p->q_heads,
-                         (long long)p->kv_heads, (long long)p->qk_size, (long long)k_size);
+                         "head sizes %lld and %lld)",
+                         (long long)p->q_heads, (long long)p->kv_heads, (long long)p->qk_size,
+                         (long long)k_size);
     p->kv_len = k_seq;
     int64_t past_v = 0;
     if ((st = check_past(node, input(values, node, ATT_PAST_K), p->batch, p->kv_heads, p->qk_size,
@@ -146,14 +146,15 @@ vkml_status attention_plan_build(const graph_value *values, const graph_node *no
                          "Attention: past_key and past_value differ in length");
     p->total_len = p->past_len + p->kv_len;
     p->scale = a->scale != 0.0f ? a->scale : 1.0f / sqrtf((float)(p->qk_size ? p->qk_size : 1));
-    const graph_value *mask = input(values, node, ATT_MASK), *nonpad = input(values, node, ATT_NONPAD);
+    const graph_value *mask = input(values, node, ATT_MASK),
+                      *nonpad = input(values, node, ATT_NONPAD);
     if (mask && mask->dtype != VKML_DTYPE_BOOL && mask->dtype != q->dtype)
         return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "Attention: attn_mask '%s' is %s",
                          mask->name, vkml_dtype_name(mask->dtype));
     if (mask && (st = mask_layout(node, mask, p, err)))
         return st;
-    if (nonpad && (nonpad->dtype != VKML_DTYPE_INT64 || nonpad->rank != 1 ||
-                   nonpad->dims[0] != p->batch))
+    if (nonpad &&
+        (nonpad->dtype != VKML_DTYPE_INT64 || nonpad->rank != 1 || nonpad->dims[0] != p->batch))
         return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
                          "Attention: nonpad_kv_seqlen must be int64 [%lld]", (long long)p->batch);
     p->has_nonpad = nonpad != NULL;

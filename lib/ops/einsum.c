@@ -137,8 +137,8 @@ static void implicit_output(const einsum_params *p, const int *uses, int n_ell, 
     (void)p;
 }
 
-static vkml_status explicit_output(const graph_node *node, const einsum_params *p,
-                                   const int *uses, int n_ell, einsum_plan *plan, vkml_error *err)
+static vkml_status explicit_output(const graph_node *node, const einsum_params *p, const int *uses,
+                                   int n_ell, einsum_plan *plan, vkml_error *err)
 {
     for (int i = 0; i < p->out_len; i++) {
         int l = p->out[i];
@@ -153,9 +153,8 @@ static vkml_status explicit_output(const graph_node *node, const einsum_params *
                              l < 26 ? 'A' + l : 'a' + (l - 26));
         for (int j = 0; j < plan->out_rank; j++)
             if (plan->out[j] == l)
-                return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
-                                 "%s: output label '%c' repeated", node->op_type,
-                                 l < 26 ? 'A' + l : 'a' + (l - 26));
+                return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "%s: output label '%c' repeated",
+                                 node->op_type, l < 26 ? 'A' + l : 'a' + (l - 26));
         plan->out[plan->out_rank++] = (uint8_t)l;
     }
     return VKML_OK;
@@ -200,8 +199,8 @@ vkml_status einsum_plan_build(const graph_value *values, const graph_node *node,
     bool overflow = false;
     for (int i = 0; i < plan->out_rank; i++) {
         in_out[plan->out[i]] = true;
-        overflow |= __builtin_mul_overflow(plan->out_count, plan->size[plan->out[i]],
-                                           &plan->out_count);
+        overflow |=
+            __builtin_mul_overflow(plan->out_count, plan->size[plan->out[i]], &plan->out_count);
     }
     for (int l = 0; l < EINSUM_MAX_LABELS; l++)
         if (uses[l] && !in_out[l]) {

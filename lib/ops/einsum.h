@@ -5,8 +5,8 @@
 #include "ops/op.h"
 
 #define EINSUM_MAX_INPUTS 8
-#define EINSUM_LETTERS 52                          /* A-Z then a-z (ASCII order) */
-#define EINSUM_ELLIPSIS 127                        /* in a term: where "..." stands */
+#define EINSUM_LETTERS 52                                  /* A-Z then a-z (ASCII order) */
+#define EINSUM_ELLIPSIS 127                                /* in a term: where "..." stands */
 #define EINSUM_MAX_LABELS (EINSUM_LETTERS + VKML_MAX_RANK) /* letters, then ellipsis dims */
 #define EINSUM_MAX_TERM (VKML_MAX_RANK + 1)
 /* Products (outputs x summed terms) one node may ask for: more is refused. */

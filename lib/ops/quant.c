@@ -8,9 +8,10 @@
 static const char *onnx_type_name(int64_t t)
 {
     static const char *const exotic[] = {
-        [17] = "float8e4m3fn", [18] = "float8e4m3fnuz", [19] = "float8e5m2",
-        [20] = "float8e5m2fnuz", [21] = "uint4", [22] = "int4", [23] = "float4e2m1",
-        [24] = "float8e8m0", [25] = "uint2", [26] = "int2",
+        [17] = "float8e4m3fn",   [18] = "float8e4m3fnuz", [19] = "float8e5m2",
+        [20] = "float8e5m2fnuz", [21] = "uint4",          [22] = "int4",
+        [23] = "float4e2m1",     [24] = "float8e8m0",     [25] = "uint2",
+        [26] = "int2",
     };
     if (t >= 0 && t < (int64_t)VKML_ARRAY_SIZE(exotic) && exotic[t])
         return exotic[t];
@@ -103,13 +104,13 @@ static vkml_status layout_along_axis(const graph_node *node, const quant_params 
         return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
                          "%s: scale %s does not fit input %s along axis %lld (block_size %lld)",
                          node->op_type, graph_shape_string(s->rank, s->dims, ss, sizeof(ss)),
-                         graph_shape_string(x->rank, x->dims, sx, sizeof(sx)),
-                         (long long)axis, (long long)p->block_size);
+                         graph_shape_string(x->rank, x->dims, sx, sizeof(sx)), (long long)axis,
+                         (long long)p->block_size);
     return VKML_OK;
 }
 
-vkml_status quant_layout_parse(const graph_value *values, const graph_node *node,
-                               quant_layout *l, vkml_error *err)
+vkml_status quant_layout_parse(const graph_value *values, const graph_node *node, quant_layout *l,
+                               vkml_error *err)
 {
     const quant_params *p = node->params;
     vkml_status st;
@@ -143,8 +144,8 @@ vkml_status quantize_infer(graph_value *values, const graph_node *node, vkml_err
     if (st)
         return st;
     const graph_value *x = &values[node->inputs[0]], *s = &values[node->inputs[1]];
-    const graph_value *z = node->n_inputs > 2 && node->inputs[2] >= 0 ? &values[node->inputs[2]]
-                                                                       : NULL;
+    const graph_value *z =
+        node->n_inputs > 2 && node->inputs[2] >= 0 ? &values[node->inputs[2]] : NULL;
     static const vkml_dtype x_types[] = {VKML_DTYPE_FLOAT, VKML_DTYPE_FLOAT16, VKML_DTYPE_BFLOAT16,
                                          VKML_DTYPE_INT32};
     if ((st = op_require_dtype(values, node, 0, x_types, VKML_ARRAY_SIZE(x_types), err)))
@@ -229,8 +230,10 @@ static vkml_status vec_parse(const graph_node *node, const graph_value *v, int64
     if (!v || vkml_tensor_element_count(v->rank, v->dims) == 1)
         return VKML_OK;
     if (v->rank != 1 || v->dims[0] != len)
-        return vkml_fail(err, VKML_ERROR_UNSUPPORTED, "%s: %s '%s' of shape %s (vkml takes a "
-                         "scalar or %lld entries)", node->op_type, what, v->name,
+        return vkml_fail(err, VKML_ERROR_UNSUPPORTED,
+                         "%s: %s '%s' of shape %s (vkml takes a "
+                         "scalar or %lld entries)",
+                         node->op_type, what, v->name,
                          graph_shape_string(v->rank, v->dims, sv, sizeof(sv)), (long long)len);
     out->period = max1(period);
     out->len = max1(len);
@@ -266,8 +269,8 @@ static vkml_status check_types(const graph_value *values, const graph_node *node
 }
 
 /* Shapes of a matrix or convolution product; M, N, K and the step of rows/columns. */
-static vkml_status product_shape(const graph_value *values, const graph_node *node,
-                                 qprod_params *p, vkml_error *err)
+static vkml_status product_shape(const graph_value *values, const graph_node *node, qprod_params *p,
+                                 vkml_error *err)
 {
     const qprod_inputs *in = p->in;
     const graph_value *a = role(values, node, in->a), *b = role(values, node, in->b);
@@ -305,30 +308,23 @@ static vkml_status product_shape(const graph_value *values, const graph_node *no
     return vec_parse(node, role(values, node, in->y_scale), m, n, "scale", &p->y_scale, err);
 }
 
-vkml_status qprod_params_parse(const graph_value *values, const graph_node *node,
-                               qprod_params *p, vkml_error *err)
+vkml_status qprod_params_parse(const graph_value *values, const graph_node *node, qprod_params *p,
+                               vkml_error *err)
 {
     memset(p, 0, sizeof(*p));
     switch (node->op->id) {
-    case OP_ID_MatMulInteger:
-        p->in = &matmul_integer_inputs;
-        break;
-    case OP_ID_QLinearMatMul:
-        p->in = &qlinear_matmul_inputs;
-        break;
+    case OP_ID_MatMulInteger: p->in = &matmul_integer_inputs; break;
+    case OP_ID_QLinearMatMul: p->in = &qlinear_matmul_inputs; break;
     case OP_ID_ConvInteger:
         p->in = &conv_integer_inputs;
         p->is_conv = true;
         break;
-    default:
-        p->in = &qlinear_conv_inputs;
-        p->is_conv = true;
+    default: p->in = &qlinear_conv_inputs; p->is_conv = true;
     }
     const qprod_inputs *in = p->in;
     bool qlinear = in->y_scale >= 0;
     vkml_status st;
-    if ((st = op_require_counts(node, qlinear ? 8 : 2, qlinear ? (p->is_conv ? 9 : 8) : 4, 1,
-                                err)))
+    if ((st = op_require_counts(node, qlinear ? 8 : 2, qlinear ? (p->is_conv ? 9 : 8) : 4, 1, err)))
         return st;
     const int required[] = {in->a, in->b, in->a_scale, in->b_scale, in->y_scale};
     for (int i = 0; i < node->n_inputs; i++) {

@@ -30,13 +30,13 @@ typedef struct quant_layout {
 static inline int64_t quant_scale_index(const quant_layout *l, int64_t i)
 {
     int64_t in = i % l->inner, rest = i / l->inner;
-    return (rest / l->axis_dim) * l->outer_stride + ((rest % l->axis_dim) / l->block) * l->axis_stride +
-           in * l->inner_stride;
+    return (rest / l->axis_dim) * l->outer_stride +
+           ((rest % l->axis_dim) / l->block) * l->axis_stride + in * l->inner_stride;
 }
 
 /* The layout of a QuantizeLinear/DequantizeLinear node (x input 0, scale 1, zero point 2). */
-vkml_status quant_layout_parse(const graph_value *values, const graph_node *node,
-                               quant_layout *l, vkml_error *err);
+vkml_status quant_layout_parse(const graph_value *values, const graph_node *node, quant_layout *l,
+                               vkml_error *err);
 
 /* A per-tensor or per-row/per-column vector (scale or zero point) read along a tensor:
  * element i uses entry (i / period) % len; len 1 for per tensor. */
@@ -63,14 +63,14 @@ typedef struct qprod_params {
     matmul_params mm; /* !is_conv: A [.., M, K] x B [.., K, N] */
     conv_params conv; /* is_conv: A = x, B = w */
     int64_t a_count, b_count, y_count;
-    quant_vec a_zero, b_zero;                /* over A's and B's elements */
-    quant_vec a_scale, b_scale, y_scale;     /* over Y's elements */
-    quant_vec y_zero;                        /* over Y's elements */
-    vkml_dtype y_dtype;                      /* int32, or y_zero's type */
+    quant_vec a_zero, b_zero;            /* over A's and B's elements */
+    quant_vec a_scale, b_scale, y_scale; /* over Y's elements */
+    quant_vec y_zero;                    /* over Y's elements */
+    vkml_dtype y_dtype;                  /* int32, or y_zero's type */
 } qprod_params;
 
-vkml_status qprod_params_parse(const graph_value *values, const graph_node *node,
-                               qprod_params *p, vkml_error *err);
+vkml_status qprod_params_parse(const graph_value *values, const graph_node *node, qprod_params *p,
+                               vkml_error *err);
 
 /* a_scale * b_scale / y_scale in the scales' precision (float16 scales: each step rounded
  * to float16), as ONNX's reference requantizes: the CPU and Vulkan kernels share it. */

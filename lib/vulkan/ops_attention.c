@@ -24,7 +24,8 @@ VKML_GPU_SUPPORTS_DECL(gpu_attention_supports)
         if (present(node, i, false))
             return vk_unsupported(why, why_size,
                                   "Attention with input %d (mask, past or padding): the "
-                                  "Vulkan kernel takes Q, K, V only", i);
+                                  "Vulkan kernel takes Q, K, V only",
+                                  i);
     for (int i = ATT_PRESENT_K; i <= ATT_QK; i++)
         if (present(node, i, true))
             return vk_unsupported(why, why_size,
@@ -32,15 +33,14 @@ VKML_GPU_SUPPORTS_DECL(gpu_attention_supports)
     if (p.v_size > ATTENTION_MAX_V_SIZE || p.kv_len < 1)
         return vk_unsupported(why, why_size,
                               "Attention with value heads of %lld and %lld keys: the Vulkan "
-                              "kernel takes 1 to %d and at least one key", (long long)p.v_size,
-                              (long long)p.kv_len, ATTENTION_MAX_V_SIZE);
+                              "kernel takes 1 to %d and at least one key",
+                              (long long)p.v_size, (long long)p.kv_len, ATTENTION_MAX_V_SIZE);
     return vk_check_tensors(values, node, caps, true, why, why_size);
 }
 
 /* Element strides over [batch, head, position] of a 3-D [b, seq, heads * size] or 4-D
  * [b, heads, seq, size] tensor. */
-static void strides(const attention_plan *p, int64_t heads, int64_t seq, int64_t size,
-                    uint32_t *s)
+static void strides(const attention_plan *p, int64_t heads, int64_t seq, int64_t size, uint32_t *s)
 {
     s[0] = vk_u32(heads * seq * size);
     s[1] = vk_u32(p->is_3d ? size : seq * size);
@@ -72,6 +72,6 @@ VKML_GPU_DECL(gpu_attention)
     strides(&p, p.q_heads, p.q_len, p.v_size, pc.y_strides);
     int bind[] = {node->inputs[ATT_Q], node->inputs[ATT_K], node->inputs[ATT_V],
                   node->outputs[ATT_Y]};
-    return vk_rec_kernel_1d(rec, VK_KERNEL_ATTENTION, values[node->inputs[ATT_Q]].dtype, bind,
-                            &pc, sizeof(pc), pc.rows, err);
+    return vk_rec_kernel_1d(rec, VK_KERNEL_ATTENTION, values[node->inputs[ATT_Q]].dtype, bind, &pc,
+                            sizeof(pc), pc.rows, err);
 }

@@ -17,19 +17,19 @@ VKML_GPU_SUPPORTS_DECL(gpu_quant_supports)
         return vk_parse_failed(&err, why, why_size);
     const graph_value *x = &values[node->inputs[0]], *s = &values[node->inputs[1]];
     const graph_value *f = is_quantize(node) ? x : &values[node->outputs[0]];
-    bool same_float = f->dtype == s->dtype &&
-                      (f->dtype == VKML_DTYPE_FLOAT || f->dtype == VKML_DTYPE_FLOAT16);
+    bool same_float =
+        f->dtype == s->dtype && (f->dtype == VKML_DTYPE_FLOAT || f->dtype == VKML_DTYPE_FLOAT16);
     if (!same_float)
         return vk_unsupported(why, why_size,
                               "%s: the Vulkan kernels take float or float16 values with scales "
-                              "of the same type, not %s and %s", node->op_type,
-                              vkml_dtype_name(f->dtype), vkml_dtype_name(s->dtype));
+                              "of the same type, not %s and %s",
+                              node->op_type, vkml_dtype_name(f->dtype), vkml_dtype_name(s->dtype));
     const quant_params *qp = node->params;
     if (is_quantize(node) && qp->precision && qp->precision != s->dtype)
         return vk_unsupported(why, why_size,
                               "QuantizeLinear dividing in %s with %s scales: the Vulkan kernels "
-                              "divide in the scale's type", vkml_dtype_name(qp->precision),
-                              vkml_dtype_name(s->dtype));
+                              "divide in the scale's type",
+                              vkml_dtype_name(qp->precision), vkml_dtype_name(s->dtype));
     return vk_check_tensors(values, node, caps, true, why, why_size);
 }
 
@@ -81,8 +81,7 @@ VKML_GPU_DECL(gpu_quant)
 
 static const graph_value *role_value(const graph_value *values, const graph_node *node, int i)
 {
-    return i >= 0 && i < node->n_inputs && node->inputs[i] >= 0 ? &values[node->inputs[i]]
-                                                                 : NULL;
+    return i >= 0 && i < node->n_inputs && node->inputs[i] >= 0 ? &values[node->inputs[i]] : NULL;
 }
 
 static bool is_scalar(const graph_value *v)
@@ -188,15 +187,23 @@ VKML_GPU_DECL(gpu_dynamic_quant)
     int64_t count = (int64_t)vkml_tensor_element_count(x->rank, x->dims);
     copy_push range = {.count = vk_u32(count)};
     int range_bind[] = {node->inputs[0], node->outputs[1], node->outputs[2]};
-    vk_dispatch d = {.kernel = VK_KERNEL_DYNQUANT_RANGE, .dtype = VKML_DTYPE_FLOAT,
+    vk_dispatch d = {.kernel = VK_KERNEL_DYNQUANT_RANGE,
+                     .dtype = VKML_DTYPE_FLOAT,
                      .bind = {range_bind[0], range_bind[1], range_bind[2], -1},
-                     .write_mask = 6u, .push = &range, .push_size = sizeof(range),
+                     .write_mask = 6u,
+                     .push = &range,
+                     .push_size = sizeof(range),
                      .groups = {1, 1, 1}};
     vkml_status st = vk_rec_dispatch(rec, &d, err);
     if (st != VKML_OK)
         return st;
-    quant_push pc = {.count = vk_u32(count), .inner = 1, .axis_dim = 1, .block = 1,
-                     .has_zero = 1, .lo = 0.0f, .hi = 255.0f};
+    quant_push pc = {.count = vk_u32(count),
+                     .inner = 1,
+                     .axis_dim = 1,
+                     .block = 1,
+                     .has_zero = 1,
+                     .lo = 0.0f,
+                     .hi = 255.0f};
     int bind[] = {node->inputs[0], node->outputs[1], node->outputs[2], node->outputs[0]};
     return vk_rec_kernel_1d(rec, VK_KERNEL_QUANTIZE, VKML_DTYPE_UINT8, bind, &pc, sizeof(pc),
                             (uint64_t)count, err);

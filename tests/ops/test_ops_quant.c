@@ -63,8 +63,8 @@ static void test_quantize(void)
             oh_const_random(c, quant_types[t], sr, sd, 0, 100);
             set_granularity(c, (granularity)g);
             char label[96];
-            snprintf(label, sizeof(label), "QuantizeLinear %s %s",
-                     vkml_dtype_name(quant_types[t]), granularity_name[g]);
+            snprintf(label, sizeof(label), "QuantizeLinear %s %s", vkml_dtype_name(quant_types[t]),
+                     granularity_name[g]);
             oh_run(c, label, OH_BOUND_EXACT);
         }
 
@@ -247,7 +247,7 @@ static void test_integer_products(void)
     const uint8_t x[] = {2, 3, 4, 5, 6, 7, 8, 9, 10}, w[] = {1, 1, 1, 1, 1, 1, 1, 1};
     const uint8_t xz = 1, wz[] = {0, 1};
     const int32_t cy[] = {1, 3, 5, 3, 5, 12, 16, 9, 11, 24, 28, 15, 7, 15, 17, 9,
-                          0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+                          0, 0, 0, 0, 0, 0,  0,  0, 0,  0,  0,  0,  0, 0,  0,  0};
     oh_const(c, VKML_DTYPE_UINT8, 4, (int64_t[]){1, 1, 3, 3}, x);
     oh_const(c, VKML_DTYPE_UINT8, 4, (int64_t[]){2, 1, 2, 2}, w);
     oh_const(c, VKML_DTYPE_UINT8, 0, NULL, &xz);
@@ -279,15 +279,14 @@ static void test_integer_products(void)
 static void test_matrix_products(void)
 {
     const vkml_dtype types[] = {VKML_DTYPE_FLOAT, VKML_DTYPE_FLOAT16, VKML_DTYPE_DOUBLE,
-                                VKML_DTYPE_INT32, VKML_DTYPE_UINT32, VKML_DTYPE_INT64,
+                                VKML_DTYPE_INT32, VKML_DTYPE_UINT32,  VKML_DTYPE_INT64,
                                 VKML_DTYPE_UINT64};
     for (size_t t = 0; t < sizeof(types) / sizeof(types[0]); t++) {
         vkml_dtype dt = types[t];
-        bool is_int = dt != VKML_DTYPE_FLOAT && dt != VKML_DTYPE_FLOAT16 &&
-                      dt != VKML_DTYPE_DOUBLE;
+        bool is_int = dt != VKML_DTYPE_FLOAT && dt != VKML_DTYPE_FLOAT16 && dt != VKML_DTYPE_DOUBLE;
         double lo = is_int ? (dt == VKML_DTYPE_UINT32 || dt == VKML_DTYPE_UINT64 ? 0 : -50) : -1;
-        double hi = is_int ? 50 : 1, bound = dt == VKML_DTYPE_FLOAT16 ? OH_BOUND_FP16
-                                                                     : OH_BOUND_SUM;
+        double hi = is_int ? 50 : 1,
+               bound = dt == VKML_DTYPE_FLOAT16 ? OH_BOUND_FP16 : OH_BOUND_SUM;
         char label[96];
         oh_case *c = oh_new("MatMul", 13);
         oh_input(c, dt, 4, (int64_t[]){3, 1, 7, 11}, lo, hi);
@@ -377,12 +376,12 @@ static void test_einsum(void)
     }
     /* Matrix-product form against known values (the CPU's cpu_matprod path), float16. */
     const uint16_t h1 = 0x3c00, h2 = 0x4000, h3 = 0x4200, h4 = 0x4400;
-    const uint16_t ha[] = {h1, h2, h3, h4}, hb[] = {h1, h1, h2, h2}, hy[] = {0x4200, 0x4600,
-                                                                             0x4700, 0x4b00};
+    const uint16_t ha[] = {h1, h2, h3, h4}, hb[] = {h1, h1, h2, h2},
+                   hy[] = {0x4200, 0x4600, 0x4700, 0x4b00};
     c = oh_new("Einsum", 12);
     oh_const(c, VKML_DTYPE_FLOAT16, 2, (int64_t[]){2, 2}, ha); /* [[1,2],[3,4]] */
     oh_const(c, VKML_DTYPE_FLOAT16, 2, (int64_t[]){2, 2}, hb); /* [[1,1],[2,2]] */
-    oh_attr_string(c, "equation", "ij,kj->ik");               /* [[3,6],[7,14]] */
+    oh_attr_string(c, "equation", "ij,kj->ik");                /* [[3,6],[7,14]] */
     oh_expect(c, 0, hy);
     oh_run(c, "Einsum ij,kj->ik float16 known values", OH_BOUND_FP16);
 
@@ -537,8 +536,7 @@ static void test_errors(void)
     oh_input(c, VKML_DTYPE_FLOAT, 4, (int64_t[]){1, 2, 3, 8}, -1, 1);
     oh_input(c, VKML_DTYPE_FLOAT, 4, (int64_t[]){1, 2, 3, 8}, -1, 1);
     oh_attr_int(c, "qk_matmul_output_mode", 7);
-    expect_error(c, VKML_ERROR_INVALID_MODEL, "qk_matmul_output_mode 7",
-                 "Attention output mode 7");
+    expect_error(c, VKML_ERROR_INVALID_MODEL, "qk_matmul_output_mode 7", "Attention output mode 7");
 
     c = oh_new("Gemm", 13);
     oh_input(c, VKML_DTYPE_INT32, 2, (int64_t[]){3, 4}, -1, 1);
