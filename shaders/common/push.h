@@ -137,6 +137,36 @@ PUSH_F32(y_hi)
 PUSH_END(qmatmul_push)
 #endif
 
+/* ConvInteger/QLinearConv (shaders/qconv2d.comp): the window as window.glsl's Window
+ * (12 words, lib/vulkan/ops_window.h), then the channels and quantization parameters
+ * (zero points as int32 bits). */
+#if !defined(VKML_GLSL) || defined(PUSH_QCONV)
+#ifdef VKML_GLSL
+#define PUSH_WINDOW(f) Window f;
+#else
+#define PUSH_WINDOW(f) uint32_t f[12];
+#endif
+PUSH_BEGIN(qconv_push)
+PUSH_WINDOW(win)
+PUSH_U32(count)
+PUSH_U32(in_channels)
+PUSH_U32(out_channels)
+PUSH_U32(group_in_channels)
+PUSH_U32(group_out_channels)
+PUSH_U32(x_zero)
+PUSH_U32(w_zero)
+PUSH_U32(w_signed)
+PUSH_U32(aux_is_x_zero)
+PUSH_U32(aux_is_w_zero)
+PUSH_U32(has_bias)
+PUSH_U32(y_zero)
+PUSH_F32(multiplier)
+PUSH_F32(y_lo)
+PUSH_F32(y_hi)
+PUSH_END(qconv_push)
+#undef PUSH_WINDOW
+#endif
+
 /* Attention (shaders/attention.comp): rows = batch * q_heads * q_len; element strides of
  * Q, K, V and Y over [batch, head, position]. */
 #if !defined(VKML_GLSL) || defined(PUSH_ATTENTION)

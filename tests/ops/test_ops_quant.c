@@ -254,8 +254,27 @@ static void test_integer_products(void)
     oh_const(c, VKML_DTYPE_UINT8, 1, (int64_t[]){2}, wz);
     oh_attr_ints(c, "pads", 4, (int64_t[]){1, 1, 1, 1});
     oh_expect(c, 0, cy);
-    oh_expect_gpu(c, false);
     oh_run(c, "ConvInteger padded, per-channel zero", OH_BOUND_EXACT);
+
+    /* Run-time input zero point (dynamic quantization), int8 weights, 1-D, dilated. */
+    c = oh_new("ConvInteger", 10);
+    oh_input(c, VKML_DTYPE_UINT8, 3, (int64_t[]){2, 6, 23}, 0, 255);
+    oh_const_random(c, VKML_DTYPE_INT8, 3, (int64_t[]){9, 2, 3}, -128, 127);
+    oh_input(c, VKML_DTYPE_UINT8, 0, NULL, 0, 255);
+    oh_const_random(c, VKML_DTYPE_INT8, 0, NULL, -3, 3);
+    oh_attr_int(c, "group", 3);
+    oh_attr_ints(c, "dilations", 1, (int64_t[]){2});
+    oh_attr_ints(c, "pads", 2, (int64_t[]){2, 1});
+    oh_run(c, "ConvInteger 1-D grouped dilated, run-time zero", OH_BOUND_EXACT);
+
+    /* Both zero points at run time: the CPU only. */
+    c = oh_new("ConvInteger", 10);
+    oh_input(c, VKML_DTYPE_INT8, 4, (int64_t[]){1, 3, 7, 5}, -128, 127);
+    oh_input(c, VKML_DTYPE_INT8, 4, (int64_t[]){4, 3, 3, 3}, -128, 127);
+    oh_input(c, VKML_DTYPE_INT8, 0, NULL, -5, 5);
+    oh_input(c, VKML_DTYPE_INT8, 1, (int64_t[]){4}, -5, 5);
+    oh_expect_gpu(c, false);
+    oh_run(c, "ConvInteger two run-time zero points", OH_BOUND_EXACT);
 
     /* QLinearConv with bias, grouped, strided. */
     c = oh_new("QLinearConv", 10);
@@ -271,8 +290,23 @@ static void test_integer_products(void)
     oh_attr_int(c, "group", 2);
     oh_attr_ints(c, "strides", 2, (int64_t[]){2, 1});
     oh_attr_ints(c, "pads", 4, (int64_t[]){1, 0, 1, 2});
-    oh_expect_gpu(c, false);
+    oh_expect_gpu(c, false); /* per-channel weight scale */
     oh_run(c, "QLinearConv grouped, strided, bias", OH_BOUND_EXACT);
+
+    /* Per-tensor constants: on the GPU too. */
+    c = oh_new("QLinearConv", 10);
+    oh_input(c, VKML_DTYPE_INT8, 4, (int64_t[]){2, 4, 9, 11}, -128, 127);
+    oh_const_random(c, VKML_DTYPE_FLOAT, 0, NULL, 0.01, 0.02);
+    oh_const_random(c, VKML_DTYPE_INT8, 0, NULL, -5, 5);
+    oh_const_random(c, VKML_DTYPE_INT8, 4, (int64_t[]){6, 4, 3, 3}, -127, 127);
+    oh_const_random(c, VKML_DTYPE_FLOAT, 0, NULL, 0.001, 0.01);
+    oh_const_random(c, VKML_DTYPE_INT8, 0, NULL, 0, 0);
+    oh_const_random(c, VKML_DTYPE_FLOAT, 0, NULL, 0.05, 0.1);
+    oh_const_random(c, VKML_DTYPE_INT8, 0, NULL, -5, 5);
+    oh_const_random(c, VKML_DTYPE_INT32, 1, (int64_t[]){6}, -1000, 1000);
+    oh_attr_ints(c, "strides", 2, (int64_t[]){2, 2});
+    oh_attr_ints(c, "pads", 4, (int64_t[]){1, 1, 1, 1});
+    oh_run(c, "QLinearConv i8 per tensor, bias", OH_BOUND_EXACT);
 }
 
 /* MatMul and Gemm in every dtype they take. */
