@@ -48,6 +48,7 @@ void main()
 #if HALF
     q = float(float16_t(q));
 #endif
-    y[i] = T(clamp(roundEven(q) + z, p.lo, p.hi));
+    // NaN quantizes to 0 (as the CPU kernel does); infinities saturate.
+    y[i] = isnan(q) ? T(0) : T(clamp(roundEven(q) + z, p.lo, p.hi));
 #endif
 }

@@ -5,6 +5,7 @@
  */
 #include "op_harness.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -52,6 +53,16 @@ static void test_quantize(void)
     oh_const(c, VKML_DTYPE_UINT8, 0, NULL, &z);
     oh_expect(c, 0, y);
     oh_run(c, "QuantizeLinear u8 known values", OH_BOUND_EXACT);
+
+    /* NaN gives 0, infinities saturate (int8, zero point 3). */
+    c = oh_new("QuantizeLinear", 21);
+    const float special[] = {NAN, INFINITY, -INFINITY, 0.5f, -1e30f};
+    const int8_t z8 = 3, y8[] = {0, 127, -128, 3, -128};
+    oh_const(c, VKML_DTYPE_FLOAT, 1, (int64_t[]){5}, special);
+    oh_const(c, VKML_DTYPE_FLOAT, 0, NULL, &s);
+    oh_const(c, VKML_DTYPE_INT8, 0, NULL, &z8);
+    oh_expect(c, 0, y8);
+    oh_run(c, "QuantizeLinear i8 NaN and infinities", OH_BOUND_EXACT);
 
     for (int g = PER_TENSOR; g <= BLOCKED; g++)
         for (size_t t = 0; t < sizeof(quant_types) / sizeof(quant_types[0]); t++) {
