@@ -167,6 +167,24 @@ PUSH_END(qconv_push)
 #undef PUSH_WINDOW
 #endif
 
+/* Einsum in general form (shaders/einsum.comp): output and summed labels with their
+ * sizes and element strides in A and B (0 where absent). */
+#if !defined(VKML_GLSL) || defined(PUSH_EINSUM)
+PUSH_BEGIN(einsum_push)
+PUSH_U32(count)
+PUSH_U32(out_rank)
+PUSH_U32(n_sum)
+PUSH_U32(sum_count)
+PUSH_U32(two_operands)
+PUSH_U32S(out_dims, 4)
+PUSH_U32S(a_out, 4)
+PUSH_U32S(b_out, 4)
+PUSH_U32S(sum_dims, 4)
+PUSH_U32S(a_sum, 4)
+PUSH_U32S(b_sum, 4)
+PUSH_END(einsum_push)
+#endif
+
 /* Attention (shaders/attention.comp): rows = batch * q_heads * q_len; element strides of
  * Q, K, V and Y over [batch, head, position]. */
 #if !defined(VKML_GLSL) || defined(PUSH_ATTENTION)

@@ -389,7 +389,6 @@ static void test_einsum(void)
     oh_const(c, VKML_DTYPE_DOUBLE, 2, (int64_t[]){2, 3}, x);
     oh_attr_string(c, "equation", "ij->ji");
     oh_expect(c, 0, xt);
-    oh_expect_gpu(c, false);
     oh_run(c, "Einsum ij->ji known values", OH_BOUND_EXACT);
 
     static const einsum_case cases[] = {
@@ -401,8 +400,12 @@ static void test_einsum(void)
         {"ij,j->i", 2, {2, 1}, {{7, 11}, {11}}, true},
         {"i,j->ij", 2, {1, 1}, {{5}, {7}}, true},
         {"ii,ij->ij", 2, {2, 2}, {{5, 5}, {5, 7}}, true},
-        {"...ii->...i", 1, {3}, {{3, 5, 5}}, false},
-        {"ijk->", 1, {3}, {{3, 5, 7}}, false},
+        {"...ii->...i", 1, {3}, {{3, 5, 5}}, true},
+        {"ijk->", 1, {3}, {{3, 5, 7}}, true},
+        {"ijk->kj", 1, {3}, {{3, 5, 7}}, true},
+        {"bij,bij->b", 2, {3, 3}, {{4, 5, 7}, {4, 5, 7}}, true},
+        {"ij,ij->ij", 2, {2, 2}, {{5, 7}, {5, 7}}, true},
+        {"abcd->db", 1, {4}, {{2, 3, 2, 5}}, true},
         {"ij,jk,kl->il", 3, {2, 2}, {{3, 4}, {4, 5}}, false},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -429,6 +432,19 @@ static void test_einsum(void)
     oh_attr_string(c, "equation", "ij,kj->ik");                /* [[3,6],[7,14]] */
     oh_expect(c, 0, hy);
     oh_run(c, "Einsum ij,kj->ik float16 known values", OH_BOUND_FP16);
+
+    c = oh_new("Einsum", 12);
+    oh_input(c, VKML_DTYPE_INT32, 3, (int64_t[]){5, 7, 7}, -9, 9);
+    oh_attr_string(c, "equation", "bii->b");
+    oh_run(c, "Einsum int32 bii->b (trace)", OH_BOUND_EXACT);
+
+    /* Too many terms per output for one GPU invocation: the CPU. */
+    c = oh_new("Einsum", 12);
+    oh_input(c, VKML_DTYPE_FLOAT, 1, (int64_t[]){2000}, -1, 1);
+    oh_input(c, VKML_DTYPE_FLOAT, 1, (int64_t[]){1000}, -1, 1);
+    oh_attr_string(c, "equation", "i,j->");
+    oh_expect_gpu(c, false);
+    oh_run(c, "Einsum i,j-> (2e6 terms)", 1e-4);
 
     c = oh_new("Einsum", 12);
     oh_input(c, VKML_DTYPE_INT64, 3, (int64_t[]){2, 3, 4}, -9, 9);
