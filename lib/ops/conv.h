@@ -17,3 +17,7 @@ typedef struct conv_params {
  * fills p. INVALID_MODEL for malformed nodes, UNSUPPORTED for what vkml lacks. */
 vkml_status conv_params_parse(const graph_value *values, const graph_node *node, conv_params *p,
                               vkml_error *err);
+/* The shape part of conv_params_parse, for ops that lay their inputs out otherwise
+ * (ConvInteger, QLinearConv): x, w and the bias (NULL when absent) of any dtype. */
+vkml_status conv_shape_parse(const graph_node *node, const graph_value *x, const graph_value *w,
+                             const graph_value *bias, conv_params *p, vkml_error *err);

@@ -28,4 +28,7 @@ OP_PARSE_DECL(lrn_parse);
 /* spatial */
 
 /* quantization */
+OP_PARSE_DECL(quant_parse);
+OP_PARSE_DECL(einsum_parse);
+OP_PARSE_DECL(attention_parse);
 
