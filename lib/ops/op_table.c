@@ -1,5 +1,6 @@
 #include "ops/op.h"
 #include "ops/op_decls.h"
+#include "ops/elementwise.h"
 
 #include <stdio.h>
 #include <string.h>

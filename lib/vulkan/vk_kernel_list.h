@@ -9,13 +9,6 @@
  * on the CPU device inside a GPU session.
  */
 /* elementwise */
-GPU_KERNEL(Add, gpu_eltwise_binary, gpu_eltwise_supports, DT(FLOAT))
-GPU_KERNEL(Sub, gpu_eltwise_binary, gpu_eltwise_supports, DT(FLOAT))
-GPU_KERNEL(Mul, gpu_eltwise_binary, gpu_eltwise_supports, DT(FLOAT))
-GPU_KERNEL(Div, gpu_eltwise_binary, gpu_eltwise_supports, DT(FLOAT))
-GPU_KERNEL(Relu, gpu_eltwise_unary, gpu_eltwise_supports, DT(FLOAT))
-GPU_KERNEL(Sigmoid, gpu_eltwise_unary, gpu_eltwise_supports, DT(FLOAT))
-GPU_KERNEL(Tanh, gpu_eltwise_unary, gpu_eltwise_supports, DT(FLOAT))
 /* convolution */
 GPU_KERNEL(Conv, gpu_conv, gpu_conv_supports, DT(FLOAT))
 /* pooling */
