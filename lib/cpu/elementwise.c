@@ -217,20 +217,10 @@ static double op_cost(eltwise_op op)
     }
 }
 
-/* Inputs `k` (a value of the node) and, before them, the output itself (dense) when
- * `with_y`: the later steps of a variadic fold. */
-static void pass_layout(elt_pass *ps, const op_cpu_args *args, int first, int n, bool with_y)
+/* The pass reads inputs first..first+n-1 of the node. */
+static void pass_layout(elt_pass *ps, const op_cpu_args *args, int first, int n)
 {
-    int64_t (*strides)[VKML_MAX_RANK] = with_y ? ps->strides + 1 : ps->strides;
-    eltwise_layout_of(args->values, args->node, first, n, strides, &ps->layout);
-    ps->layout.strides = ps->strides;
-    if (!with_y)
-        return;
-    int64_t step = 1;
-    for (int d = ps->layout.rank - 1; d >= 0; d--) {
-        ps->strides[0][d] = step;
-        step *= ps->layout.dims[d];
-    }
+    eltwise_layout_of(args->values, args->node, first, n, ps->strides, &ps->layout);
 }
 
 /* Min, Max, Sum, Mean: y = x0 op x1, then y = y op xk, then (Mean) y /= n. */
@@ -240,14 +230,14 @@ static void run_variadic(elt_pass *ps, const op_cpu_args *args, double cost)
     eltwise_op op = ps->step.op;
     ps->step.op = node->n_inputs == 1 ? ELT_CAST : op == ELT_MEAN ? ELT_SUM : op;
     ps->step.n_inputs = node->n_inputs == 1 ? 1 : 2;
-    pass_layout(ps, args, 0, ps->step.n_inputs, false);
+    pass_layout(ps, args, 0, ps->step.n_inputs);
     for (int k = 0; k < ps->step.n_inputs; k++)
         pass_input(ps, k, &args->values[node->inputs[k]], args->in[k]);
     pass_run(ps, cost);
     const graph_value *y = &args->values[node->outputs[0]];
     elt_load_fn load_y = io_of(y->dtype)->load[ps->cls];
     for (int k = 2; k < node->n_inputs; k++) {
-        pass_layout(ps, args, k, 1, true);
+        eltwise_layout_fold(args->values, node, k, ps->strides, &ps->layout);
         ps->in[0] = ps->y;
         ps->load[0] = load_y;
         pass_input(ps, 1, &args->values[node->inputs[k]], args->in[k]);
@@ -296,7 +286,7 @@ vkml_status cpu_eltwise(const op_cpu_args *args, vkml_error *err)
         run_variadic(&ps, args, cost);
         return VKML_OK;
     }
-    pass_layout(&ps, args, 0, ps.step.n_inputs, false);
+    pass_layout(&ps, args, 0, ps.step.n_inputs);
     for (int k = 0; k < ps.step.n_inputs; k++) {
         if (node->inputs[k] >= 0)
             pass_input(&ps, k, &values[node->inputs[k]], args->in[k]);

@@ -33,7 +33,7 @@
         const C *lo = s->n_inputs > 1 ? (const C *)xs[1] : NULL;                                   \
         const C *hi = s->n_inputs > 2 ? (const C *)xs[2] : NULL;                                   \
         for (int j = 0; j < n; j++) {                                                              \
-            C v = x0[j], l = lo ? lo[j] : CLIP_LO(v), h = hi ? hi[j] : CLIP_HI(v);                 \
+            C v = x0[j], l = lo ? lo[j] : CLIP_LO, h = hi ? hi[j] : CLIP_HI;                       \
             v = v < l ? l : v; /* then max wins when min > max, like numpy */                      \
             y[j] = v > h ? h : v;                                                                  \
         }                                                                                          \
@@ -117,17 +117,17 @@
     }
 
 /* Clip's bounds when absent: the attributes before opset 11 (infinite by default). */
-#define CLIP_LO(v) ((C)s->p->alpha)
-#define CLIP_HI(v) ((C)s->p->beta)
+#define CLIP_LO ((C)s->p->alpha)
+#define CLIP_HI ((C)s->p->beta)
 #define F32(name) name##f
 #define F64(name) name
 DEFINE_FLOAT_CLASS(compute_f32, float, F32)
 DEFINE_FLOAT_CLASS(compute_f64, double, F64)
 #undef CLIP_LO
 #undef CLIP_HI
-/* Integers: no bound. */
-#define CLIP_LO(v) (v)
-#define CLIP_HI(v) (v)
+/* Integers: the class's range (no bound). */
+#define CLIP_LO ((C)-1 < 0 ? (C)INT64_MIN : (C)0)
+#define CLIP_HI ((C)-1 < 0 ? (C)INT64_MAX : (C)UINT64_MAX)
 
 /* b^e by squaring (at most 64 steps); negative e truncates 1/b^|e| toward zero. */
 #define DEFINE_IPOW(fn, C, UC)                                                                     \

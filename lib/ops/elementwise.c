@@ -397,3 +397,16 @@ void eltwise_layout_of(const graph_value *values, const graph_node *node, int fi
             strides[k][at] = input_stride(values, node, first + k, d);
     }
 }
+
+void eltwise_layout_fold(const graph_value *values, const graph_node *node, int k,
+                         int64_t (*strides)[VKML_MAX_RANK], eltwise_layout *layout)
+{
+    eltwise_layout_of(values, node, k, 1, strides + 1, layout);
+    layout->n_inputs = 2;
+    layout->strides = strides;
+    int64_t step = 1;
+    for (int d = layout->rank - 1; d >= 0; d--) {
+        strides[0][d] = step;
+        step *= layout->dims[d];
+    }
+}

@@ -85,5 +85,10 @@ typedef struct eltwise_layout {
 void eltwise_layout_of(const graph_value *values, const graph_node *node, int first, int n,
                        int64_t (*strides)[VKML_MAX_RANK], eltwise_layout *layout);
 
+/* The layout of a variadic op's later steps, y = y op x_k: strides[0] the output read
+ * densely, strides[1] input k; strides must hold 2 rows. */
+void eltwise_layout_fold(const graph_value *values, const graph_node *node, int k,
+                         int64_t (*strides)[VKML_MAX_RANK], eltwise_layout *layout);
+
 /* Name of an op ("Add"). */
 const char *eltwise_op_name(eltwise_op op);
