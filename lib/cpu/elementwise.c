@@ -2,7 +2,6 @@
  * loaded a block at a time from its dtype into the op's computation class (eltwise_cpu.h),
  * the op runs on the block (eltwise_math.c), and the result is stored to the output's
  * dtype. Variadic ops fold pairwise through the output. */
-#include "core/half.h"
 #include "cpu/cpu_kernels.h"
 #include "cpu/eltwise_cpu.h"
 
@@ -49,8 +48,8 @@ DEFINE_WRAP(uint64_t)
 #define ST_F32(T, v) ((float)(v))
 #define ST_F64(T, v) ((double)(v))
 #define ST_INT(T, v) TO_INT(T, v)
-#define ST_F16(T, v) vkml_float_to_half((float)(v))
-#define ST_BF16(T, v) vkml_float_to_bfloat16((float)(v))
+#define ST_F16(T, v) vkml_half_from_float((float)(v))
+#define ST_BF16(T, v) vkml_bfloat16_from_float((float)(v))
 #define ST_BOOL(T, v) ((uint8_t)((v) != 0))
 
 /* X(dtype, storage type, loader, storer) for every dtype the kernels take. */

@@ -73,6 +73,8 @@ typedef struct graph_value {
     int rank;            /* -1 until known */
     int64_t dims[VKML_MAX_RANK];          /* -1: symbolic or unknown */
     const char *dim_names[VKML_MAX_RANK]; /* symbolic dimension names, else NULL */
+    bool data_dependent; /* dims are an upper bound; the producing kernel sets the extent
+                            (OP_DATA_DEPENDENT ops; cleared when the node folds) */
     const void *data;    /* CONSTANT: the values (dense, host layout) */
     size_t data_size;
     int producer;        /* node index, -1 for inputs and constants */
@@ -155,6 +157,12 @@ void graph_value_info(const graph_value *v, vkml_tensor_info *info);
  * Names and constant data are shared with the graph. */
 graph_value *graph_values_clone(const graph *g);
 
+/* Fusion at load (graph/fuse.c): a BatchNormalization (inference mode, constant float
+ * parameters) whose input is a Conv with constant float weights, read by nothing else,
+ * becomes part of that Conv (weights and bias scaled per output channel). Re-sorts the
+ * graph; *n_fused (may be NULL) counts the folded nodes. */
+vkml_status graph_fuse_conv_batchnorm(graph *g, int *n_fused, vkml_error *err);
+
 /* Shape and type inference over all nodes in order (graph/infer.c): binds every symbolic
  * or unknown input dim to `symbolic_value`, then calls each node's op shape function.
  * Writes dtype/rank/dims of every value in `values` (a clone of g->values). */
@@ -164,3 +172,12 @@ vkml_status graph_infer(const graph *g, graph_value *values, int64_t symbolic_va
  * outputs it could infer: all of them on success, those before the failing one else. */
 vkml_status graph_infer_count(const graph *g, graph_value *values, int64_t symbolic_value,
                               int *n_inferred, vkml_error *err);
+/* The same, calling hook(ctx, values, node) after each node's shapes are inferred and
+ * before the next node's: constant folding during inference (plan/fold.c), so that shape
+ * computations (Shape -> Gather -> Concat -> Reshape) are constants when Reshape's shape
+ * function reads them. A failing hook stops inference with its status. */
+typedef vkml_status (*graph_infer_hook)(void *ctx, graph_value *values, int node,
+                                        vkml_error *err);
+vkml_status graph_infer_hooked(const graph *g, graph_value *values, int64_t symbolic_value,
+                               graph_infer_hook hook, void *hook_ctx, int *n_inferred,
+                               vkml_error *err);

@@ -1,6 +1,8 @@
 #include "ops/op.h"
 #include "ops/op_decls.h"
+/* The params structs op_list.h names, one header per family. */
 #include "ops/elementwise.h"
+#include "ops/norm.h" /* and ops/reduce.h */
 
 #include <stdio.h>
 #include <string.h>

@@ -48,12 +48,16 @@ typedef struct plan {
 /* Binds symbolic dims, infers shapes, folds constants, places nodes on `primary` (falling
  * back to `cpu`), and creates the device sessions (which record their work). */
 vkml_status plan_create(const graph *g, device *primary, device *cpu, int64_t symbolic_value,
-                        plan **out, vkml_error *err);
+                        const vkml_tensor_info *input_shapes, plan **out, vkml_error *err);
 void plan_destroy(plan **p);
 
 /* Runs one chunk: its transfers in, then the device's program. Thread-safe for
  * different chunks (the scheduler calls it from several threads). */
 vkml_status plan_run_chunk(plan *p, int chunk, vkml_error *err);
+
+/* The dims of a value: the bound shape, or for a data_dependent one the extent its
+ * producer gave in the last run. */
+const int64_t *plan_value_dims(plan *p, int value);
 
 /* Host pointer of value v on device slot `slot` (must be host_access there). */
 void *plan_value_ptr(plan *p, int slot, int value);
