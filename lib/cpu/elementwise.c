@@ -270,6 +270,11 @@ vkml_status cpu_eltwise(const op_cpu_args *args, vkml_error *err)
     const graph_node *node = args->node;
     const graph_value *values = args->values;
     const eltwise_params *p = node->params;
+    char why[160];
+    /* Callers may skip the registry's check (tests, tools): the kernels are per class, so
+     * a dtype outside the op's mask would compute nonsense rather than crash; refuse it. */
+    if (!cpu_kernel_supports(values, node, why, sizeof(why)))
+        return vkml_fail(err, VKML_ERROR_UNSUPPORTED, "node '%s': %s", node->name, why);
     vkml_dtype dtype = values[node->inputs[p->op == ELT_WHERE ? 1 : 0]].dtype;
     const graph_value *y = &values[node->outputs[0]];
     if (!io_of(dtype) || !io_of(y->dtype))

@@ -177,9 +177,25 @@ static vkml_status rec_ternary(gpu_recorder *rec, const graph_value *values,
     return vk_rec_kernel_1d(rec, kernel, dtype, bind, &pc, sizeof(pc), l.count, err);
 }
 
+/* Inputs the kernels read (a node changed after inference is refused, not read past). */
+static int inputs_needed(const eltwise_params *p)
+{
+    switch (p->kind) {
+    case ELT_BINARY:
+    case ELT_COMPARE: return 2;
+    default: return p->op == ELT_POW || p->op == ELT_CAST_LIKE ? 2 : p->op == ELT_WHERE ? 3 : 1;
+    }
+}
+
 VKML_GPU_DECL(gpu_eltwise)
 {
     const eltwise_params *p = node->params;
+    if (node->n_inputs < inputs_needed(p) || node->n_outputs < 1 || node->outputs[0] < 0)
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "%s needs %d inputs, has %d",
+                         node->op_type, inputs_needed(p), node->n_inputs);
+    for (int i = 0; i < inputs_needed(p); i++)
+        if (node->inputs[i] < 0)
+            return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "%s input %d is missing", node->op_type, i);
     vkml_dtype dtype;
     vk_kernel_id kernel = pick_kernel(values, node, &dtype);
     const graph_value *y = &values[node->outputs[0]];
