@@ -161,9 +161,18 @@ static vkml_status input_dims(const graph_value *values, const graph_node *node,
     const graph_value *v = &values[node->inputs[i]];
     *rank = v->rank;
     memcpy(dims, v->dims, sizeof(int64_t) * (size_t)v->rank);
-    if (node->opset >= 7 || i != 1 || p->kind != ELT_BINARY)
+    if (node->opset >= 7 || i != 1 || (p->kind != ELT_BINARY && p->op != ELT_POW))
         return VKML_OK;
     const graph_value *a = &values[node->inputs[0]];
+    if (p->op == ELT_PRELU) {
+        /* PRelu before opset 7: one slope, or one per channel (dim 1) as a 1-D tensor. */
+        if (v->rank == 1 && a->rank >= 2 && v->dims[0] == a->dims[1] && v->dims[0] != 1) {
+            *rank = a->rank;
+            for (int d = 0; d < a->rank; d++)
+                dims[d] = d == 1 ? v->dims[0] : 1;
+        }
+        return VKML_OK;
+    }
     int64_t axis = p->legacy_broadcast ? (p->legacy_axis >= 0 ? p->legacy_axis : a->rank - v->rank) : 0;
     if (!p->legacy_broadcast && v->rank != a->rank)
         return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
@@ -179,10 +188,11 @@ static vkml_status input_dims(const graph_value *values, const graph_node *node,
     return VKML_OK;
 }
 
-/* Add/Sub/Mul/Div before opset 7: the output has A's shape. */
+/* Add/Sub/Mul/Div/Pow before opset 7: the output has A's shape. */
 static bool is_legacy_binary(const graph_node *node)
 {
-    return node->opset < 7 && ((const eltwise_params *)node->params)->kind == ELT_BINARY;
+    const eltwise_params *p = node->params;
+    return node->opset < 7 && p->op != ELT_PRELU && (p->kind == ELT_BINARY || p->op == ELT_POW);
 }
 
 /* Broadcast shape of the present inputs first..first+n-1. */
