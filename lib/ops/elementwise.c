@@ -1,149 +1,422 @@
+/* Elementwise ops: attribute parsing (once, at load), shape functions and the broadcast
+ * layout the kernels share. */
 #include "ops/elementwise.h"
 #include "ops/op_decls.h"
 
+#include <math.h>
 #include <string.h>
 
 static const struct {
     const char *name;
-    eltwise_op op;
-    bool binary;
-} eltwise_ops[] = {
-    {"Add", ELTWISE_ADD, true},    {"Sub", ELTWISE_SUB, true},
-    {"Mul", ELTWISE_MUL, true},    {"Div", ELTWISE_DIV, true},
-    {"Relu", ELTWISE_RELU, false}, {"Sigmoid", ELTWISE_SIGMOID, false},
-    {"Tanh", ELTWISE_TANH, false},
+    eltwise_kind kind;
+} eltwise_table[ELT_OP_COUNT] = {
+#define X(id, name, kind) [ELT_##id] = {#name, kind},
+    ELTWISE_OPS(X)
+#undef X
 };
 
-static const vkml_dtype binary_dtypes[] = {
-    VKML_DTYPE_FLOAT, VKML_DTYPE_DOUBLE, VKML_DTYPE_INT8,   VKML_DTYPE_INT16,  VKML_DTYPE_INT32,
-    VKML_DTYPE_INT64, VKML_DTYPE_UINT8,  VKML_DTYPE_UINT16, VKML_DTYPE_UINT32, VKML_DTYPE_UINT64,
-};
-static const vkml_dtype unary_dtypes[] = {VKML_DTYPE_FLOAT};
-
-static vkml_status check_inputs(const graph_value *values, const graph_node *node, bool binary,
-                                vkml_error *err)
+const char *eltwise_op_name(eltwise_op op)
 {
-    vkml_status st;
-    int count = binary ? 2 : 1;
-    if ((st = op_require_counts(node, count, count, 1, err)))
-        return st;
-    for (int i = 0; i < count; i++)
-        if ((st = op_require_input(values, node, i, err)) ||
-            (st = binary ? op_require_dtype(values, node, i, binary_dtypes,
-                                            VKML_ARRAY_SIZE(binary_dtypes), err)
-                         : op_require_dtype(values, node, i, unary_dtypes,
-                                            VKML_ARRAY_SIZE(unary_dtypes), err)))
-            return st;
-    if (binary && values[node->inputs[0]].dtype != values[node->inputs[1]].dtype)
-        return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
-                         "%s inputs have different dtypes %s "
-                         "and %s",
-                         node->op_type, vkml_dtype_name(values[node->inputs[0]].dtype),
-                         vkml_dtype_name(values[node->inputs[1]].dtype));
+    return op < ELT_OP_COUNT ? eltwise_table[op].name : "?";
+}
+
+/* ONNX TensorProto.DataType numbers vkml has no storage for: named in Cast's refusal. */
+static const char *exotic_dtype_name(int64_t to)
+{
+    switch (to) {
+    case 8: return "string";
+    case 14: return "complex64";
+    case 15: return "complex128";
+    case 17: return "float8e4m3fn";
+    case 18: return "float8e4m3fnuz";
+    case 19: return "float8e5m2";
+    case 20: return "float8e5m2fnuz";
+    case 21: return "uint4";
+    case 22: return "int4";
+    case 23: return "float4e2m1";
+    case 24: return "float8e8m0";
+    case 25: return "uint2";
+    case 26: return "int2";
+    default: return NULL;
+    }
+}
+
+static vkml_status parse_cast_to(const graph_node *node, eltwise_params *p, vkml_error *err)
+{
+    if (!graph_node_attr(node, "to"))
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "Cast needs attribute 'to'");
+    int64_t to = graph_attr_int(node, "to", 0);
+    const char *exotic = exotic_dtype_name(to);
+    if (exotic)
+        return vkml_fail(err, VKML_ERROR_UNSUPPORTED, "Cast to %s is not supported", exotic);
+    if (to <= 0 || to > VKML_DTYPE_BFLOAT16 || vkml_dtype_size((vkml_dtype)to) == 0)
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "Cast: attribute 'to' %lld is not a type",
+                         (long long)to);
+    p->to = (vkml_dtype)to;
     return VKML_OK;
 }
 
-static vkml_status find_op(const graph_node *node, eltwise_params *p, vkml_error *err)
+/* A string attribute that must be one of two words; *second says which. */
+static vkml_status parse_choice(const graph_node *node, const char *attr, const char *first,
+                                const char *second_word, bool required, bool *second,
+                                vkml_error *err)
 {
-    for (size_t i = 0; i < VKML_ARRAY_SIZE(eltwise_ops); i++) {
-        if (strcmp(node->op_type, eltwise_ops[i].name) == 0) {
-            p->op = eltwise_ops[i].op;
-            p->binary = eltwise_ops[i].binary;
-            return VKML_OK;
-        }
+    const char *s = graph_attr_string(node, attr, NULL);
+    if (!s && !required) {
+        *second = false;
+        return VKML_OK;
     }
-    return vkml_fail(err, VKML_ERROR_UNSUPPORTED, "%s is not an elementwise op", node->op_type);
+    if (s && (strcmp(s, first) == 0 || strcmp(s, second_word) == 0)) {
+        *second = strcmp(s, second_word) == 0;
+        return VKML_OK;
+    }
+    return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "%s: attribute '%s' must be \"%s\" or \"%s\"%s%s",
+                     node->op_type, attr, first, second_word, s ? ", not " : " (missing)",
+                     s ? s : "");
 }
 
-/* Opsets 1-6 have no numpy broadcasting: without attribute broadcast=1 the shapes must be
- * equal; with it, B's dims line up with A's from `axis` (default: A's trailing dims).
- * Writes B's dims padded with 1s to A's rank. */
-static vkml_status legacy_b_dims(const graph_node *node, const graph_value *a, const graph_value *b,
-                                 int64_t *dims, vkml_error *err)
+/* alpha/beta/gamma with the op's defaults. */
+static void parse_coefficients(const graph_node *node, eltwise_params *p)
 {
-    static const op_attr_spec specs[] = {{"broadcast", GRAPH_ATTR_INT}, {"axis", GRAPH_ATTR_INT}};
+    float alpha = 0, beta = 0, gamma = 0;
+    switch (p->op) {
+    case ELT_LEAKY_RELU: alpha = 0.01f; break;
+    case ELT_ELU:
+    case ELT_CELU:
+    case ELT_THRESHOLDED_RELU: alpha = 1.0f; break;
+    case ELT_SELU: alpha = 1.67326319217681884765625f, gamma = 1.05070102214813232421875f; break;
+    case ELT_HARD_SIGMOID: alpha = 0.2f, beta = 0.5f; break;
+    case ELT_CLIP: alpha = -INFINITY, beta = INFINITY; break;
+    default: break;
+    }
+    p->alpha = graph_attr_float(node, p->op == ELT_CLIP ? "min" : "alpha", alpha);
+    p->beta = graph_attr_float(node, p->op == ELT_CLIP ? "max" : "beta", beta);
+    p->gamma = graph_attr_float(node, "gamma", gamma);
+}
+
+vkml_status eltwise_parse(const graph_node *node, void *params, vkml_error *err)
+{
+    static const op_attr_spec specs[] = {
+        {"alpha", GRAPH_ATTR_FLOAT},        {"beta", GRAPH_ATTR_FLOAT},
+        {"gamma", GRAPH_ATTR_FLOAT},        {"min", GRAPH_ATTR_FLOAT},
+        {"max", GRAPH_ATTR_FLOAT},          {"fmod", GRAPH_ATTR_INT},
+        {"direction", GRAPH_ATTR_STRING},   {"approximate", GRAPH_ATTR_STRING},
+        {"detect_positive", GRAPH_ATTR_INT}, {"detect_negative", GRAPH_ATTR_INT},
+        {"to", GRAPH_ATTR_INT},             {"broadcast", GRAPH_ATTR_INT},
+        {"axis", GRAPH_ATTR_INT},
+    };
+    eltwise_params *p = params;
     vkml_status st = op_check_attr_types(node, specs, VKML_ARRAY_SIZE(specs), err);
     if (st)
         return st;
-    bool broadcast = graph_attr_int(node, "broadcast", 0) != 0;
-    int64_t axis = broadcast ? graph_attr_int(node, "axis", a->rank - b->rank) : 0;
-    if (!broadcast && b->rank != a->rank)
+    p->op = ELT_OP_COUNT;
+    for (int i = 0; i < ELT_OP_COUNT; i++)
+        if (strcmp(node->op_type, eltwise_table[i].name) == 0)
+            p->op = (eltwise_op)i;
+    if (p->op == ELT_OP_COUNT)
+        return vkml_fail(err, VKML_ERROR_UNSUPPORTED, "%s is not an elementwise op", node->op_type);
+    p->kind = eltwise_table[p->op].kind;
+    parse_coefficients(node, p);
+    int64_t fmod = graph_attr_int(node, "fmod", 0);
+    if (fmod != 0 && fmod != 1)
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "Mod: attribute 'fmod' must be 0 or 1, not %lld",
+                         (long long)fmod);
+    p->fmod = fmod == 1;
+    p->detect_pos = graph_attr_int(node, "detect_positive", 1) != 0;
+    p->detect_neg = graph_attr_int(node, "detect_negative", 1) != 0;
+    p->legacy_broadcast = node->opset < 7 && graph_attr_int(node, "broadcast", 0) != 0;
+    p->legacy_axis = graph_attr_int(node, "axis", -1);
+    switch (p->op) {
+    case ELT_BIT_SHIFT:
+        return parse_choice(node, "direction", "RIGHT", "LEFT", true, &p->shift_left, err);
+    case ELT_GELU:
+        return parse_choice(node, "approximate", "none", "tanh", false, &p->gelu_tanh, err);
+    case ELT_CAST: return parse_cast_to(node, p, err);
+    default: return VKML_OK;
+    }
+}
+
+/* Inputs first..first+n-1 present and of one dtype. */
+static vkml_status require_same_dtype(const graph_value *values, const graph_node *node, int first,
+                                      int n, vkml_error *err)
+{
+    vkml_status st;
+    for (int i = first; i < first + n; i++) {
+        if ((st = op_require_input(values, node, i, err)))
+            return st;
+        vkml_dtype a = values[node->inputs[first]].dtype, b = values[node->inputs[i]].dtype;
+        if (a != b)
+            return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "%s inputs %d and %d have different dtypes %s and %s",
+                             node->op_type, first, i, vkml_dtype_name(a), vkml_dtype_name(b));
+    }
+    return VKML_OK;
+}
+
+/* Dims input i is read with: its own, or before opset 7 B lined up with A (broadcast=1,
+ * from `axis`, default A's trailing dims) and padded with 1s to A's rank. */
+static vkml_status input_dims(const graph_value *values, const graph_node *node, int i, int *rank,
+                              int64_t *dims, vkml_error *err)
+{
+    const eltwise_params *p = node->params;
+    const graph_value *v = &values[node->inputs[i]];
+    *rank = v->rank;
+    memcpy(dims, v->dims, sizeof(int64_t) * (size_t)v->rank);
+    if (node->opset >= 7 || i != 1 || (p->kind != ELT_BINARY && p->op != ELT_POW))
+        return VKML_OK;
+    const graph_value *a = &values[node->inputs[0]];
+    if (p->op == ELT_PRELU) {
+        /* PRelu before opset 7: one slope, or one per channel (dim 1) as a 1-D tensor. */
+        if (v->rank == 1 && a->rank >= 2 && v->dims[0] == a->dims[1] && v->dims[0] != 1) {
+            *rank = a->rank;
+            for (int d = 0; d < a->rank; d++)
+                dims[d] = d == 1 ? v->dims[0] : 1;
+        }
+        return VKML_OK;
+    }
+    int64_t axis = p->legacy_broadcast ? (p->legacy_axis >= 0 ? p->legacy_axis : a->rank - v->rank) : 0;
+    if (!p->legacy_broadcast && v->rank != a->rank)
         return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
                          "%s at opset %d without broadcast=1 needs inputs of one shape",
                          node->op_type, node->opset);
-    if (axis < 0 || axis + b->rank > a->rank)
+    if (axis < 0 || axis + v->rank > a->rank)
         return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
                          "attribute 'axis' %lld does not fit input B of rank %d into A of rank %d",
-                         (long long)axis, b->rank, a->rank);
+                         (long long)axis, v->rank, a->rank);
+    *rank = a->rank;
     for (int d = 0; d < a->rank; d++)
-        dims[d] = d >= axis && d < axis + b->rank ? b->dims[d - axis] : 1;
+        dims[d] = d >= axis && d < axis + v->rank ? v->dims[d - axis] : 1;
     return VKML_OK;
 }
 
-/* Output shape and strides of a binary op: numpy broadcasting from opset 7, A's shape
- * with B broadcast onto it before. */
-static vkml_status binary_shape(const graph_value *values, const graph_node *node,
-                                eltwise_params *p, vkml_error *err)
+/* Add/Sub/Mul/Div/Pow before opset 7: the output has A's shape. */
+static bool is_legacy_binary(const graph_node *node)
 {
-    char sa[160], sb[160];
-    const graph_value *a = &values[node->inputs[0]], *b = &values[node->inputs[1]];
-    int b_rank = b->rank;
-    int64_t b_dims[VKML_MAX_RANK];
+    const eltwise_params *p = node->params;
+    return node->opset < 7 && p->op != ELT_PRELU && (p->kind == ELT_BINARY || p->op == ELT_POW);
+}
+
+/* Broadcast shape of the present inputs first..first+n-1. */
+static vkml_status broadcast_shape(const graph_value *values, const graph_node *node, int first,
+                                   int n, int *rank, int64_t *dims, vkml_error *err)
+{
     vkml_status st;
-    memcpy(b_dims, b->dims, sizeof(b_dims));
-    if (node->opset < 7) {
-        b_rank = a->rank;
-        if ((st = legacy_b_dims(node, a, b, b_dims, err)))
+    *rank = 0;
+    for (int i = first; i < first + n; i++) {
+        int r;
+        int64_t d[VKML_MAX_RANK];
+        if (i >= node->n_inputs || node->inputs[i] < 0)
+            continue;
+        if ((st = op_require_input(values, node, i, err)) ||
+            (st = input_dims(values, node, i, &r, d, err)) ||
+            (st = op_broadcast(node, *rank, dims, r, d, rank, dims, err)))
             return st;
     }
-    if ((st = op_broadcast(node, a->rank, a->dims, b_rank, b_dims, &p->rank, p->dims, err)))
-        return st;
-    if (node->opset < 7 && memcmp(p->dims, a->dims, sizeof(int64_t) * (size_t)a->rank) != 0)
-        return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
-                         "%s at opset %d: B %s does not broadcast onto A %s", node->op_type,
-                         node->opset, graph_shape_string(b->rank, b->dims, sb, sizeof(sb)),
-                         graph_shape_string(a->rank, a->dims, sa, sizeof(sa)));
-    op_broadcast_strides(b_rank, b_dims, p->rank, p->dims, p->b_strides);
+    const graph_value *a = &values[node->inputs[first]];
+    if (is_legacy_binary(node) &&
+        (*rank != a->rank || memcmp(dims, a->dims, sizeof(int64_t) * (size_t)*rank)))
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "%s at opset %d: B does not broadcast onto A",
+                         node->op_type, node->opset);
     return VKML_OK;
 }
 
-vkml_status eltwise_params_parse(const graph_value *values, const graph_node *node,
-                                 eltwise_params *p, vkml_error *err)
+static bool is_scalar(const graph_value *v)
 {
-    memset(p, 0, sizeof(*p));
+    return vkml_tensor_element_count(v->rank, v->dims) == 1;
+}
+
+/* Clip from opset 11: optional min and max inputs, one-element tensors of x's dtype. */
+static vkml_status clip_bounds(const graph_value *values, const graph_node *node, vkml_error *err)
+{
     vkml_status st;
-    if ((st = find_op(node, p, err)) || (st = check_inputs(values, node, p->binary, err)))
-        return st;
-    const graph_value *a = &values[node->inputs[0]];
-    p->dtype = a->dtype;
-    if (p->binary) {
-        if ((st = binary_shape(values, node, p, err)))
+    for (int i = 1; i < node->n_inputs; i++) {
+        if (node->inputs[i] < 0)
+            continue;
+        if ((st = require_same_dtype(values, node, 0, 1, err)) ||
+            (st = op_require_input(values, node, i, err)))
             return st;
-    } else {
-        p->rank = a->rank;
-        memcpy(p->dims, a->dims, sizeof(int64_t) * (size_t)a->rank);
+        const graph_value *v = &values[node->inputs[i]];
+        if (v->dtype != values[node->inputs[0]].dtype)
+            return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "Clip: %s is %s, not the input's %s",
+                             i == 1 ? "min" : "max", vkml_dtype_name(v->dtype),
+                             vkml_dtype_name(values[node->inputs[0]].dtype));
+        if (!is_scalar(v))
+            return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "Clip: %s must be a scalar",
+                             i == 1 ? "min" : "max");
     }
-    op_broadcast_strides(a->rank, a->dims, p->rank, p->dims, p->a_strides);
-    p->count = vkml_tensor_element_count(p->rank, p->dims);
     return VKML_OK;
 }
 
-static vkml_status eltwise_infer(graph_value *values, const graph_node *node, vkml_error *err)
+/* A boolean constant input, or `fallback` when absent; UNSUPPORTED when computed. */
+static vkml_status const_bool(const graph_value *values, const graph_node *node, int i,
+                              bool fallback, bool *out, vkml_error *err)
 {
-    eltwise_params p;
-    vkml_status st = eltwise_params_parse(values, node, &p, err);
+    *out = fallback;
+    if (i >= node->n_inputs || node->inputs[i] < 0)
+        return VKML_OK;
+    const graph_value *v = &values[node->inputs[i]];
+    if (!v->data || v->dtype != VKML_DTYPE_BOOL || !is_scalar(v) || v->data_size < 1)
+        return vkml_fail(err, VKML_ERROR_UNSUPPORTED,
+                         "%s: input %d must be a constant bool scalar", node->op_type, i);
+    *out = *(const uint8_t *)v->data != 0;
+    return VKML_OK;
+}
+
+/* Dropout at inference is Identity (with a mask of all true); training mode drops at
+ * random unless the ratio is a constant 0. */
+static vkml_status dropout_check(const graph_value *values, const graph_node *node, vkml_error *err)
+{
+    bool training;
+    vkml_status st = const_bool(values, node, 2, false, &training, err);
+    if (st || !training)
+        return st;
+    const graph_value *r = node->n_inputs > 1 && node->inputs[1] >= 0 ? &values[node->inputs[1]] : NULL;
+    double ratio = 0.5;
+    if (r && r->data && r->data_size >= vkml_dtype_size(r->dtype) && is_scalar(r)) {
+        if (r->dtype == VKML_DTYPE_FLOAT)
+            ratio = *(const float *)r->data;
+        else if (r->dtype == VKML_DTYPE_DOUBLE)
+            ratio = *(const double *)r->data;
+    }
+    if (ratio != 0.0)
+        return vkml_fail(err, VKML_ERROR_UNSUPPORTED,
+                         "Dropout in training mode (random drops) is not supported");
+    return VKML_OK;
+}
+
+/* Checks of the ops with their own typing; sets the output dtype. */
+static vkml_status special_check(const graph_value *values, const graph_node *node,
+                                 vkml_dtype *out, vkml_error *err)
+{
+    const eltwise_params *p = node->params;
+    vkml_status st;
+    *out = values[node->inputs[0]].dtype;
+    switch (p->op) {
+    case ELT_CLIP:
+        return op_require_counts(node, 1, node->opset < 11 ? 1 : 3, 1, err)
+                   ?: clip_bounds(values, node, err);
+    case ELT_POW:
+        return op_require_counts(node, 2, 2, 1, err) ?: op_require_input(values, node, 1, err);
+    case ELT_WHERE:
+        if ((st = op_require_counts(node, 3, 3, 1, err)) ||
+            (st = require_same_dtype(values, node, 1, 2, err)))
+            return st;
+        if (values[node->inputs[0]].dtype != VKML_DTYPE_BOOL)
+            return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "Where: condition is %s, not bool",
+                             vkml_dtype_name(values[node->inputs[0]].dtype));
+        *out = values[node->inputs[1]].dtype;
+        return VKML_OK;
+    case ELT_CAST: *out = p->to; return op_require_counts(node, 1, 1, 1, err);
+    case ELT_CAST_LIKE:
+        if ((st = op_require_counts(node, 2, 2, 1, err)) ||
+            (st = op_require_input(values, node, 1, err)))
+            return st;
+        *out = values[node->inputs[1]].dtype;
+        return VKML_OK;
+    case ELT_DROPOUT:
+        return op_require_counts(node, 1, node->opset < 12 ? 1 : 3, 1, err)
+                   ?: dropout_check(values, node, err);
+    default: return VKML_OK;
+    }
+}
+
+/* Inputs that broadcast into the output (the others are Clip bounds, Dropout's ratio and
+ * mode, CastLike's type donor). */
+static int broadcast_inputs(const graph_node *node)
+{
+    switch (((const eltwise_params *)node->params)->op) {
+    case ELT_CLIP:
+    case ELT_CAST:
+    case ELT_CAST_LIKE:
+    case ELT_DROPOUT: return 1;
+    default: return node->n_inputs;
+    }
+}
+
+vkml_status eltwise_infer(graph_value *values, const graph_node *node, vkml_error *err)
+{
+    const eltwise_params *p = node->params;
+    vkml_status st;
+    vkml_dtype out = VKML_DTYPE_UNDEFINED;
+    switch (p->kind) {
+    case ELT_UNARY:
+    case ELT_PREDICATE: st = op_require_counts(node, 1, 1, 1, err); break;
+    case ELT_BINARY:
+    case ELT_COMPARE: st = op_require_counts(node, 2, 2, 1, err); break;
+    default: st = op_require_counts(node, 1, 1 << 20, 1, err); break;
+    }
+    if (st || (st = op_require_input(values, node, 0, err)))
+        return st;
+    if (p->kind == ELT_SPECIAL)
+        st = special_check(values, node, &out, err);
+    else
+        st = require_same_dtype(values, node, 0, node->n_inputs, err);
     if (st)
         return st;
-    op_set_output(values, node, 0, p.dtype, p.rank, p.dims);
+    if (p->kind != ELT_SPECIAL)
+        out = p->kind == ELT_PREDICATE || p->kind == ELT_COMPARE ? VKML_DTYPE_BOOL
+                                                                   : values[node->inputs[0]].dtype;
+    if (p->op == ELT_MOD && !p->fmod &&
+        (out == VKML_DTYPE_FLOAT || out == VKML_DTYPE_FLOAT16 || out == VKML_DTYPE_DOUBLE ||
+         out == VKML_DTYPE_BFLOAT16))
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "Mod of %s needs fmod=1", vkml_dtype_name(out));
+    int rank;
+    int64_t dims[VKML_MAX_RANK];
+    if ((st = broadcast_shape(values, node, 0, broadcast_inputs(node), &rank, dims, err)))
+        return st;
+    const graph_value *x = &values[node->inputs[0]];
+    if (p->op == ELT_PRELU && (rank != x->rank || memcmp(dims, x->dims, sizeof(int64_t) * (size_t)rank)))
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "PRelu: slope does not broadcast onto X");
+    op_set_output(values, node, 0, out, rank, dims);
+    if (p->op == ELT_DROPOUT)
+        op_set_output(values, node, 1, VKML_DTYPE_BOOL, rank, dims);
     return VKML_OK;
 }
 
-vkml_status eltwise_binary_infer(graph_value *values, const graph_node *node, vkml_error *err)
+/* Element stride of input i along output dim d (0: absent or broadcast). */
+static int64_t input_stride(const graph_value *values, const graph_node *node, int i, int d)
 {
-    return eltwise_infer(values, node, err);
+    const graph_value *y = &values[node->outputs[0]];
+    int64_t dims[VKML_MAX_RANK], strides[VKML_MAX_RANK];
+    int rank;
+    vkml_error ignored;
+    if (i >= node->n_inputs || node->inputs[i] < 0 ||
+        input_dims(values, node, i, &rank, dims, &ignored) != VKML_OK)
+        return 0;
+    op_broadcast_strides(rank, dims, y->rank, y->dims, strides);
+    return strides[d];
 }
 
-vkml_status eltwise_unary_infer(graph_value *values, const graph_node *node, vkml_error *err)
+void eltwise_layout_of(const graph_value *values, const graph_node *node, int first, int n,
+                       int64_t (*strides)[VKML_MAX_RANK], eltwise_layout *layout)
 {
-    return eltwise_infer(values, node, err);
+    const graph_value *y = &values[node->outputs[0]];
+    layout->rank = 0;
+    layout->n_inputs = n;
+    layout->strides = strides;
+    layout->count = vkml_tensor_element_count(y->rank, y->dims);
+    for (int d = 0; d < y->rank; d++) {
+        if (y->dims[d] == 1)
+            continue;
+        int last = layout->rank - 1;
+        bool merge = last >= 0;
+        for (int k = 0; k < n && merge; k++)
+            merge = strides[k][last] == input_stride(values, node, first + k, d) * y->dims[d];
+        int at = merge ? last : layout->rank++;
+        layout->dims[at] = merge ? layout->dims[at] * y->dims[d] : y->dims[d];
+        for (int k = 0; k < n; k++)
+            strides[k][at] = input_stride(values, node, first + k, d);
+    }
+}
+
+void eltwise_layout_fold(const graph_value *values, const graph_node *node, int k,
+                         int64_t (*strides)[VKML_MAX_RANK], eltwise_layout *layout)
+{
+    eltwise_layout_of(values, node, k, 1, strides + 1, layout);
+    layout->n_inputs = 2;
+    layout->strides = strides;
+    int64_t step = 1;
+    for (int d = layout->rank - 1; d >= 0; d--) {
+        strides[0][d] = step;
+        step *= layout->dims[d];
+    }
 }

@@ -3,6 +3,7 @@
 #include "ops/gather.h"   /* data movement */
 #include "ops/movement.h"
 /* The params structs op_list.h names, one header per family. */
+#include "ops/elementwise.h"
 #include "ops/norm.h" /* and ops/reduce.h */
 #include "ops/quant.h"
 #include "ops/einsum.h"

@@ -1,73 +1,227 @@
-/* Vulkan lowerings of the elementwise ops (binary with broadcasting, unary). */
+/* Vulkan lowerings of the elementwise ops: dense unary kernels, broadcasting binary and
+ * ternary kernels (one SPIR-V per op and dtype, shaders/eltwise_*.comp), Cast per
+ * destination type, variadic ops folded pairwise through the output. */
 #include "ops/elementwise.h"
 #include "vulkan/vk_ops.h"
 
-static vk_kernel_id eltwise_kernel(eltwise_op op)
+#define NO_KERNEL VK_KERNEL_COUNT
+
+/* The kernel of an op; ops with a choice (attributes, exponent type) are resolved by
+ * pick_kernel. */
+static const vk_kernel_id op_kernels[ELT_OP_COUNT] = {
+    [ELT_ABS] = VK_KERNEL_U_ABS, [ELT_NEG] = VK_KERNEL_U_NEG, [ELT_EXP] = VK_KERNEL_U_EXP,
+    [ELT_LOG] = VK_KERNEL_U_LOG, [ELT_SQRT] = VK_KERNEL_U_SQRT,
+    [ELT_RECIPROCAL] = VK_KERNEL_U_RECIPROCAL, [ELT_FLOOR] = VK_KERNEL_U_FLOOR,
+    [ELT_CEIL] = VK_KERNEL_U_CEIL, [ELT_ROUND] = VK_KERNEL_U_ROUND, [ELT_SIGN] = VK_KERNEL_U_SIGN,
+    [ELT_ERF] = VK_KERNEL_U_ERF, [ELT_SIN] = VK_KERNEL_U_SIN, [ELT_COS] = VK_KERNEL_U_COS,
+    [ELT_TAN] = VK_KERNEL_U_TAN, [ELT_ASIN] = VK_KERNEL_U_ASIN, [ELT_ACOS] = VK_KERNEL_U_ACOS,
+    [ELT_ATAN] = VK_KERNEL_U_ATAN, [ELT_SINH] = VK_KERNEL_U_SINH, [ELT_COSH] = VK_KERNEL_U_COSH,
+    [ELT_ASINH] = VK_KERNEL_U_ASINH, [ELT_ACOSH] = VK_KERNEL_U_ACOSH,
+    [ELT_ATANH] = VK_KERNEL_U_ATANH, [ELT_SOFTPLUS] = VK_KERNEL_U_SOFTPLUS,
+    [ELT_SOFTSIGN] = VK_KERNEL_U_SOFTSIGN, [ELT_MISH] = VK_KERNEL_U_MISH,
+    [ELT_ELU] = VK_KERNEL_U_ELU, [ELT_SELU] = VK_KERNEL_U_SELU, [ELT_CELU] = VK_KERNEL_U_CELU,
+    [ELT_LEAKY_RELU] = VK_KERNEL_U_LEAKY_RELU,
+    [ELT_THRESHOLDED_RELU] = VK_KERNEL_U_THRESHOLDED_RELU,
+    [ELT_HARD_SIGMOID] = VK_KERNEL_U_HARD_SIGMOID, [ELT_HARD_SWISH] = VK_KERNEL_U_HARD_SWISH,
+    [ELT_GELU] = VK_KERNEL_U_GELU, [ELT_RELU] = VK_KERNEL_U_RELU,
+    [ELT_SIGMOID] = VK_KERNEL_U_SIGMOID, [ELT_TANH] = VK_KERNEL_U_TANH, [ELT_NOT] = VK_KERNEL_U_NOT,
+    [ELT_BITWISE_NOT] = VK_KERNEL_U_BITWISE_NOT, [ELT_IS_NAN] = VK_KERNEL_U_IS_NAN,
+    [ELT_IS_INF] = VK_KERNEL_U_IS_INF, [ELT_ADD] = VK_KERNEL_B_ADD, [ELT_SUB] = VK_KERNEL_B_SUB,
+    [ELT_MUL] = VK_KERNEL_B_MUL, [ELT_DIV] = VK_KERNEL_B_DIV, [ELT_MOD] = VK_KERNEL_B_MOD,
+    [ELT_BIT_SHIFT] = VK_KERNEL_B_SHR, [ELT_BITWISE_AND] = VK_KERNEL_B_BITWISE_AND,
+    [ELT_BITWISE_OR] = VK_KERNEL_B_BITWISE_OR, [ELT_BITWISE_XOR] = VK_KERNEL_B_BITWISE_XOR,
+    [ELT_AND] = VK_KERNEL_B_AND, [ELT_OR] = VK_KERNEL_B_OR, [ELT_XOR] = VK_KERNEL_B_XOR,
+    [ELT_PRELU] = VK_KERNEL_B_PRELU, [ELT_EQUAL] = VK_KERNEL_B_EQUAL, [ELT_LESS] = VK_KERNEL_B_LESS,
+    [ELT_LESS_EQUAL] = VK_KERNEL_B_LESS_EQUAL, [ELT_GREATER] = VK_KERNEL_B_GREATER,
+    [ELT_GREATER_EQUAL] = VK_KERNEL_B_GREATER_EQUAL, [ELT_MIN] = VK_KERNEL_B_MIN,
+    [ELT_MAX] = VK_KERNEL_B_MAX, [ELT_SUM] = VK_KERNEL_B_ADD, [ELT_MEAN] = VK_KERNEL_B_ADD,
+    [ELT_CLIP] = VK_KERNEL_T_CLIP, [ELT_POW] = VK_KERNEL_B_POW, [ELT_WHERE] = VK_KERNEL_T_WHERE,
+    [ELT_CAST] = NO_KERNEL, [ELT_CAST_LIKE] = NO_KERNEL, [ELT_DROPOUT] = VK_KERNEL_COPY,
+};
+
+/* cast_to_<dtype> per destination dtype number. */
+static const vk_kernel_id cast_kernels[VKML_DTYPE_UINT64 + 1] = {
+    [VKML_DTYPE_FLOAT] = VK_KERNEL_CAST_TO_F32,  [VKML_DTYPE_FLOAT16] = VK_KERNEL_CAST_TO_F16,
+    [VKML_DTYPE_DOUBLE] = VK_KERNEL_CAST_TO_F64, [VKML_DTYPE_INT8] = VK_KERNEL_CAST_TO_I8,
+    [VKML_DTYPE_UINT8] = VK_KERNEL_CAST_TO_U8,   [VKML_DTYPE_INT16] = VK_KERNEL_CAST_TO_I16,
+    [VKML_DTYPE_UINT16] = VK_KERNEL_CAST_TO_U16, [VKML_DTYPE_INT32] = VK_KERNEL_CAST_TO_I32,
+    [VKML_DTYPE_UINT32] = VK_KERNEL_CAST_TO_U32, [VKML_DTYPE_INT64] = VK_KERNEL_CAST_TO_I64,
+    [VKML_DTYPE_UINT64] = VK_KERNEL_CAST_TO_U64, [VKML_DTYPE_BOOL] = VK_KERNEL_CAST_TO_BOOL,
+};
+
+static vkml_dtype dtype_of(const graph_value *values, const graph_node *node, int i)
 {
-    switch (op) {
-    case ELTWISE_ADD: return VK_KERNEL_ADD;
-    case ELTWISE_SUB: return VK_KERNEL_SUB;
-    case ELTWISE_MUL: return VK_KERNEL_MUL;
-    case ELTWISE_DIV: return VK_KERNEL_DIV;
-    case ELTWISE_RELU: return VK_KERNEL_RELU;
-    case ELTWISE_SIGMOID: return VK_KERNEL_SIGMOID;
-    case ELTWISE_TANH: return VK_KERNEL_TANH;
-    }
-    return VK_KERNEL_COUNT;
+    return i < node->n_inputs && node->inputs[i] >= 0 ? values[node->inputs[i]].dtype
+                                                      : VKML_DTYPE_UNDEFINED;
 }
 
-/* Merges adjacent output dims that both inputs walk as one (an outer dim whose stride is
- * the inner stride times the inner size, for a and b) and drops size-1 dims, so that
- * same-shape operands become one flat loop. Fills the push block; returns its rank. */
-static int collapse_dims(const eltwise_params *p, binary_push *pc)
+/* The kernel and variant dtype the node runs with (NO_KERNEL when none). */
+static vk_kernel_id pick_kernel(const graph_value *values, const graph_node *node,
+                                vkml_dtype *dtype)
 {
-    int rank = 0;
-    for (int d = 0; d < p->rank; d++) {
-        uint32_t n = vk_u32(p->dims[d]), sa = vk_u32(p->a_strides[d]), sb = vk_u32(p->b_strides[d]);
-        if (n == 1)
-            continue;
-        if (rank > 0 && pc->a_strides[rank - 1] == sa * n && pc->b_strides[rank - 1] == sb * n) {
-            pc->dims[rank - 1] *= n;
-        } else {
-            pc->dims[rank] = n;
-            rank++;
-        }
-        pc->a_strides[rank - 1] = sa;
-        pc->b_strides[rank - 1] = sb;
+    const eltwise_params *p = node->params;
+    *dtype = dtype_of(values, node, p->op == ELT_WHERE ? 1 : 0);
+    vkml_dtype b = dtype_of(values, node, 1);
+    switch (p->op) {
+    case ELT_MOD: return p->fmod ? VK_KERNEL_B_FMOD : VK_KERNEL_B_MOD;
+    case ELT_BIT_SHIFT: return p->shift_left ? VK_KERNEL_B_SHL : VK_KERNEL_B_SHR;
+    case ELT_GELU: return p->gelu_tanh ? VK_KERNEL_U_GELU_TANH : VK_KERNEL_U_GELU;
+    case ELT_CLIP: return node->opset < 11 ? VK_KERNEL_U_CLIP : VK_KERNEL_T_CLIP;
+    case ELT_POW:
+        return b == *dtype                ? VK_KERNEL_B_POW
+               : b == VKML_DTYPE_INT32    ? VK_KERNEL_B_POW_EXP_I32
+               : b == VKML_DTYPE_INT64    ? VK_KERNEL_B_POW_EXP_I64
+                                          : NO_KERNEL;
+    case ELT_CAST:
+    case ELT_CAST_LIKE: {
+        vkml_dtype to = values[node->outputs[0]].dtype;
+        return to <= VKML_DTYPE_UINT64 && cast_kernels[to] ? cast_kernels[to] : NO_KERNEL;
     }
-    return rank;
+    default: return op_kernels[p->op] ? op_kernels[p->op] : NO_KERNEL;
+    }
 }
 
 VKML_GPU_SUPPORTS_DECL(gpu_eltwise_supports)
 {
-    vkml_error err;
-    eltwise_params p;
-    if (eltwise_params_parse(values, node, &p, &err) != VKML_OK)
-        return vk_parse_failed(&err, why, why_size);
-    if (eltwise_kernel(p.op) == VK_KERNEL_COUNT)
-        return vk_unsupported(why, why_size, "no Vulkan kernel for %s", node->op_type);
-    return vk_check_tensors(values, node, caps, false, why, why_size);
+    const eltwise_params *p = node->params;
+    if (!vk_check_tensors(values, node, caps, true, why, why_size))
+        return false;
+    for (int i = 0; i < node->n_inputs + node->n_outputs; i++) {
+        int v = i < node->n_inputs ? node->inputs[i] : node->outputs[i - node->n_inputs];
+        if (v >= 0 && !vk_dtype_supported(caps, values[v].dtype))
+            return vk_unsupported(why, why_size, "the device lacks %s storage for '%s'",
+                                  vkml_dtype_name(values[v].dtype), values[v].name);
+    }
+    vkml_dtype dtype;
+    vk_kernel_id kernel = pick_kernel(values, node, &dtype);
+    if (kernel == NO_KERNEL || (kernel != VK_KERNEL_COPY && vk_kernel_variant(kernel, (int)dtype) < 0))
+        return vk_unsupported(why, why_size, "no Vulkan kernel for %s of %s%s%s", node->op_type,
+                              vkml_dtype_name(dtype), p->op == ELT_POW ? " with exponent " : "",
+                              p->op == ELT_POW ? vkml_dtype_name(dtype_of(values, node, 1)) : "");
+    if (kernel == VK_KERNEL_T_CLIP || kernel == VK_KERNEL_T_WHERE) {
+        int64_t strides[3][VKML_MAX_RANK];
+        eltwise_layout l;
+        eltwise_layout_of(values, node, 0, 3, strides, &l);
+        if (l.rank > VKML_TERNARY_MAX_RANK)
+            return vk_unsupported(why, why_size, "%s of rank %d after merging dims (at most %d)",
+                                  node->op_type, l.rank, VKML_TERNARY_MAX_RANK);
+    }
+    return true;
 }
 
-VKML_GPU_DECL(gpu_eltwise_binary)
+/* Dense unary dispatch x -> y. */
+static vkml_status rec_unary(gpu_recorder *rec, vk_kernel_id kernel, vkml_dtype dtype, int x,
+                             int y, const unary_push *pc, vkml_error *err)
 {
-    eltwise_params p;
-    vkml_status st = eltwise_params_parse(values, node, &p, err);
-    if (st != VKML_OK)
-        return st;
-    binary_push pc = {.count = vk_u32((int64_t)p.count)};
-    pc.rank = (uint32_t)collapse_dims(&p, &pc);
-    int bind[] = {node->inputs[0], node->inputs[1], node->outputs[0]};
-    return vk_rec_kernel_1d(rec, eltwise_kernel(p.op), VKML_DTYPE_FLOAT, bind, &pc, sizeof(pc), p.count, err);
+    int bind[] = {x, y};
+    return vk_rec_kernel_1d(rec, kernel, dtype, bind, pc, sizeof(*pc), pc->count, err);
 }
 
-VKML_GPU_DECL(gpu_eltwise_unary)
+/* Broadcast binary dispatch (a, b) -> y over a layout of two stride rows. */
+static vkml_status rec_binary(gpu_recorder *rec, vk_kernel_id kernel, vkml_dtype dtype, int a,
+                              int b, int y, const eltwise_layout *l, vkml_error *err)
 {
-    eltwise_params p;
-    vkml_status st = eltwise_params_parse(values, node, &p, err);
-    if (st != VKML_OK)
+    binary_push pc = {.count = vk_u32((int64_t)l->count), .rank = (uint32_t)l->rank};
+    for (int d = 0; d < l->rank; d++) {
+        pc.dims[d] = vk_u32(l->dims[d]);
+        pc.a_strides[d] = vk_u32(l->strides[0][d]);
+        pc.b_strides[d] = vk_u32(l->strides[1][d]);
+    }
+    int bind[] = {a, b, y};
+    return vk_rec_kernel_1d(rec, kernel, dtype, bind, &pc, sizeof(pc), l->count, err);
+}
+
+/* Min, Max, Sum, Mean: y = x0 op x1, y = y op xk, then (Mean) y /= n. */
+static vkml_status rec_variadic(gpu_recorder *rec, const graph_value *values,
+                                const graph_node *node, vk_kernel_id kernel, vkml_dtype dtype,
+                                vkml_error *err)
+{
+    const eltwise_params *p = node->params;
+    int64_t strides[2][VKML_MAX_RANK];
+    eltwise_layout l;
+    int y = node->outputs[0];
+    if (node->n_inputs == 1)
+        return gpu_copy(rec, values, node, err);
+    eltwise_layout_of(values, node, 0, 2, strides, &l);
+    vkml_status st = rec_binary(rec, kernel, dtype, node->inputs[0], node->inputs[1], y, &l, err);
+    for (int k = 2; k < node->n_inputs && st == VKML_OK; k++) {
+        eltwise_layout_fold(values, node, k, strides, &l);
+        st = rec_binary(rec, kernel, dtype, y, node->inputs[k], y, &l, err);
+    }
+    if (st != VKML_OK || p->op != ELT_MEAN)
         return st;
-    unary_push pc = {.count = vk_u32((int64_t)p.count)};
-    int bind[] = {node->inputs[0], node->outputs[0]};
-    return vk_rec_kernel_1d(rec, eltwise_kernel(p.op), VKML_DTYPE_FLOAT, bind, &pc, sizeof(pc), p.count, err);
+    unary_push pc = {.count = vk_u32((int64_t)l.count), .alpha = (float)node->n_inputs};
+    return rec_unary(rec, VK_KERNEL_U_DIV_SCALAR, dtype, y, y, &pc, err);
+}
+
+/* Where (condition, x, y) and Clip (x, min, max) from opset 11. */
+static vkml_status rec_ternary(gpu_recorder *rec, const graph_value *values,
+                               const graph_node *node, vk_kernel_id kernel, vkml_dtype dtype,
+                               vkml_error *err)
+{
+    int64_t strides[3][VKML_MAX_RANK];
+    eltwise_layout l;
+    eltwise_layout_of(values, node, 0, 3, strides, &l);
+    ternary_push pc = {.count = vk_u32((int64_t)l.count), .rank = (uint32_t)l.rank};
+    int bind[4] = {node->inputs[0], node->inputs[0], node->inputs[0], node->outputs[0]};
+    for (int k = 1; k < 3; k++)
+        if (k < node->n_inputs && node->inputs[k] >= 0) {
+            bind[k] = node->inputs[k];
+            pc.flags |= 1u << (k - 1);
+        }
+    for (int d = 0; d < l.rank; d++) {
+        pc.dims[d] = vk_u32(l.dims[d]);
+        for (int k = 0; k < 3; k++)
+            pc.strides[k * VKML_TERNARY_MAX_RANK + d] = vk_u32(strides[k][d]);
+    }
+    return vk_rec_kernel_1d(rec, kernel, dtype, bind, &pc, sizeof(pc), l.count, err);
+}
+
+/* Inputs the kernels read (a node changed after inference is refused, not read past). */
+static int inputs_needed(const eltwise_params *p)
+{
+    switch (p->kind) {
+    case ELT_BINARY:
+    case ELT_COMPARE: return 2;
+    default: return p->op == ELT_POW || p->op == ELT_CAST_LIKE ? 2 : p->op == ELT_WHERE ? 3 : 1;
+    }
+}
+
+VKML_GPU_DECL(gpu_eltwise)
+{
+    const eltwise_params *p = node->params;
+    if (node->n_inputs < inputs_needed(p) || node->n_outputs < 1 || node->outputs[0] < 0)
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "%s needs %d inputs, has %d",
+                         node->op_type, inputs_needed(p), node->n_inputs);
+    for (int i = 0; i < inputs_needed(p); i++)
+        if (node->inputs[i] < 0)
+            return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "%s input %d is missing", node->op_type, i);
+    vkml_dtype dtype;
+    vk_kernel_id kernel = pick_kernel(values, node, &dtype);
+    const graph_value *y = &values[node->outputs[0]];
+    size_t count = vkml_tensor_element_count(y->rank, y->dims);
+    if (count == 0)
+        return VKML_OK;
+    unary_push up = {.count = vk_u32((int64_t)count), .alpha = p->alpha, .beta = p->beta,
+                     .gamma = p->gamma};
+    if (p->op == ELT_IS_INF)
+        up.alpha = p->detect_pos, up.beta = p->detect_neg;
+    if (p->op == ELT_DROPOUT) {
+        vkml_status st = gpu_copy(rec, values, node, err);
+        if (st != VKML_OK || node->n_outputs < 2 || node->outputs[1] < 0)
+            return st;
+        return rec_unary(rec, VK_KERNEL_U_TRUE, dtype, node->inputs[0], node->outputs[1], &up, err);
+    }
+    if (p->kind == ELT_VARIADIC)
+        return rec_variadic(rec, values, node, kernel, dtype, err);
+    if (kernel == VK_KERNEL_T_CLIP || kernel == VK_KERNEL_T_WHERE)
+        return rec_ternary(rec, values, node, kernel, dtype, err);
+    if (p->kind == ELT_BINARY || p->kind == ELT_COMPARE || p->op == ELT_POW) {
+        int64_t strides[2][VKML_MAX_RANK];
+        eltwise_layout l;
+        eltwise_layout_of(values, node, 0, 2, strides, &l);
+        return rec_binary(rec, kernel, dtype, node->inputs[0], node->inputs[1], node->outputs[0],
+                          &l, err);
+    }
+    return rec_unary(rec, kernel, dtype, node->inputs[0], node->outputs[0], &up, err);
 }

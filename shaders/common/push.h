@@ -30,6 +30,7 @@ PUSH_BEGIN(unary_push)
 PUSH_U32(count)
 PUSH_F32(alpha) /* op parameters (LeakyRelu alpha, Clip min, ...) */
 PUSH_F32(beta)
+PUSH_F32(gamma)
 PUSH_END(unary_push)
 #endif
 
@@ -273,5 +274,18 @@ PUSH_END(attention_push)
 #endif
 
 /* more elementwise */
+/* Elementwise of three broadcast inputs (Where, Clip): strides[k * 6 + d] is input k's
+ * element stride along output dim d. Rank 6 at most (after merging dims), so that the
+ * block fits Vulkan's guaranteed 128 bytes. */
+#define VKML_TERNARY_MAX_RANK 6
+#if !defined(VKML_GLSL) || defined(PUSH_TERNARY)
+PUSH_BEGIN(ternary_push)
+PUSH_U32(count)
+PUSH_U32(rank)
+PUSH_U32(flags) /* Clip: bit 0 min present, bit 1 max present */
+PUSH_U32S(dims, VKML_TERNARY_MAX_RANK)
+PUSH_U32S(strides, 3 * VKML_TERNARY_MAX_RANK)
+PUSH_END(ternary_push)
+#endif
 
 #endif

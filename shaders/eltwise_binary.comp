@@ -1,0 +1,152 @@
+#version 450
+// Elementwise binary op with numpy broadcasting: y[i] = a[ia] OP b[ib], where ia/ib are
+// the output coordinates dotted with each input's strides (0 where broadcast). The op is
+// one -D OP_<NAME>; OUT_BOOL: y is uint8 0/1 (comparisons); B_I32/B_I64: b (Pow's
+// exponent) is int32/int64 instead of T. Integer x / 0 and x % 0 give 0, MIN / -1 wraps.
+#define PUSH_BINARY
+#include "rank.glsl"
+#include "buffers.glsl"
+#include "push.h"
+#include "eltwise_math.glsl"
+
+#if defined(OUT_BOOL) || defined(DTYPE_BOOL)
+#extension GL_EXT_shader_8bit_storage : require
+#extension GL_EXT_shader_explicit_arithmetic_types_int8 : require
+#endif
+#if defined(B_I64)
+#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+#define B int64_t
+#elif defined(B_I32)
+#define B int
+#else
+#define B T
+#endif
+// Bits of A: shifts by this much or more give 0 (GLSL leaves them undefined).
+#if defined(DTYPE_I64) || defined(DTYPE_U64)
+#define A_BITS 64
+#else
+#define A_BITS 32
+#endif
+#ifdef OUT_BOOL
+#define Y uint8_t
+#else
+#define Y T
+#endif
+
+#include "index.glsl"
+
+DECLARE_IN(0, a)
+DECLARE_IN_OF(B, 1, b)
+DECLARE_OUT_OF(Y, 2, y)
+
+#if !IS_FLOAT
+// b^e by squaring: at most 64 steps; negative e truncates 1/b^|e| toward zero.
+A ipow(A base, A e)
+{
+#if IS_SIGNED
+    if (e < A(0))
+        return base == A(1) ? A(1) : base == A(-1) ? ((e & A(1)) != A(0) ? base : A(1)) : A(0);
+#endif
+    A r = A(1);
+    for (int k = 0; k < 64 && e != A(0); k++) {
+        if ((e & A(1)) != A(0))
+            r *= base;
+        base *= base;
+        e >>= 1;
+    }
+    return r;
+}
+#endif
+
+A op(A x, A z)
+{
+#if defined(OP_ADD)
+    return x + z;
+#elif defined(OP_SUB)
+    return x - z;
+#elif defined(OP_MUL)
+    return x * z;
+#elif defined(OP_DIV) && IS_FLOAT
+    return x / z;
+#elif defined(OP_DIV)
+#if IS_SIGNED
+    if (z == A(-1))
+        return A(0) - x;
+#endif
+    return z == A(0) ? A(0) : x / z;
+#elif defined(OP_FMOD) && IS_FLOAT
+    // C fmod: the sign of the dividend; GLSL mod() floors instead.
+    return x - z * trunc(x / z);
+#elif defined(OP_FMOD) || defined(OP_MOD)
+#if IS_SIGNED
+    if (z == A(-1))
+        return A(0);
+#endif
+    if (z == A(0))
+        return A(0);
+    A r = x % z;
+#if IS_SIGNED && defined(OP_MOD)
+    // Python's %: the sign of the divisor.
+    if (r != A(0) && ((r < A(0)) != (z < A(0))))
+        r += z;
+#endif
+    return r;
+#elif defined(OP_POW) && IS_FLOAT
+    return pow_c(x, z);
+#elif defined(OP_POW)
+    return ipow(x, z);
+#elif defined(OP_SHL)
+    return z >= A(A_BITS) ? A(0) : x << z;
+#elif defined(OP_SHR)
+    return z >= A(A_BITS) ? A(0) : x >> z;
+#elif defined(OP_BITWISE_AND)
+    return x & z;
+#elif defined(OP_BITWISE_OR)
+    return x | z;
+#elif defined(OP_BITWISE_XOR)
+    return x ^ z;
+#elif defined(OP_AND)
+    return x != A(0) && z != A(0) ? A(1) : A(0);
+#elif defined(OP_OR)
+    return x != A(0) || z != A(0) ? A(1) : A(0);
+#elif defined(OP_XOR)
+    return (x != A(0)) != (z != A(0)) ? A(1) : A(0);
+#elif defined(OP_EQUAL)
+    return x == z ? A(1) : A(0);
+#elif defined(OP_LESS)
+    return x < z ? A(1) : A(0);
+#elif defined(OP_LESS_EQUAL)
+    return x <= z ? A(1) : A(0);
+#elif defined(OP_GREATER)
+    return x > z ? A(1) : A(0);
+#elif defined(OP_GREATER_EQUAL)
+    return x >= z ? A(1) : A(0);
+#elif defined(OP_MIN) && IS_FLOAT
+    return isnan(x) || x < z ? x : z;
+#elif defined(OP_MAX) && IS_FLOAT
+    return isnan(x) || x > z ? x : z;
+#elif defined(OP_MIN)
+    return x < z ? x : z;
+#elif defined(OP_MAX)
+    return x > z ? x : z;
+#elif defined(OP_PRELU)
+    return x < A(0) ? x * z : x;
+#else
+#error unknown OP
+#endif
+}
+
+void main()
+{
+    uint i = flat_index();
+    if (i >= p.count)
+        return;
+    uint rem = i, ia = 0, ib = 0;
+    for (int d = int(min(p.rank, MAX_RANK)) - 1; d >= 0; d--) {
+        uint c = rem % p.dims[d];
+        rem /= p.dims[d];
+        ia += c * p.a_strides[d];
+        ib += c * p.b_strides[d];
+    }
+    y[i] = Y(op(A(a[ia]), A(b[ib])));
+}

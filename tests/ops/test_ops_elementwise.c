@@ -1,0 +1,375 @@
+/*
+ * The elementwise family on the op harness (suite 'ops'): every op x every dtype it takes,
+ * on odd broadcast shapes, the Vulkan devices against the CPU kernel; known values where
+ * rounding rules matter (Round half to even, Mod signs, Cast saturation, integer
+ * division by zero); bad attributes and shapes refused with a message naming the reason.
+ */
+#include "op_harness.h"
+
+#include <stdio.h>
+
+static const int64_t shape_a[] = {5, 7, 11, 13}, shape_b[] = {7, 1, 13}, shape_c[] = {5, 1, 11, 1};
+
+static const vkml_dtype floats[] = {VKML_DTYPE_FLOAT, VKML_DTYPE_FLOAT16, VKML_DTYPE_DOUBLE};
+static const vkml_dtype ints[] = {VKML_DTYPE_INT8,  VKML_DTYPE_INT16,  VKML_DTYPE_INT32,
+                                  VKML_DTYPE_INT64, VKML_DTYPE_UINT8,  VKML_DTYPE_UINT16,
+                                  VKML_DTYPE_UINT32, VKML_DTYPE_UINT64};
+
+static double bound_for(vkml_dtype dt, double bound)
+{
+    return dt == VKML_DTYPE_FLOAT16 ? OH_BOUND_FP16 : bound;
+}
+
+static bool is_unsigned(vkml_dtype dt)
+{
+    return dt == VKML_DTYPE_UINT8 || dt == VKML_DTYPE_UINT16 || dt == VKML_DTYPE_UINT32 ||
+           dt == VKML_DTYPE_UINT64 || dt == VKML_DTYPE_BOOL;
+}
+
+typedef struct unary_case {
+    const char *op;
+    int opset;
+    double lo, hi;
+    double bound;
+    bool gpu_f64; /* a double variant exists (GLSL has the builtin) */
+} unary_case;
+
+static void test_unary_floats(void)
+{
+    static const unary_case cases[] = {
+        {"Abs", 13, -5, 5, OH_BOUND_EXACT, true},
+        {"Neg", 13, -5, 5, OH_BOUND_EXACT, true},
+        {"Exp", 13, -10, 10, OH_BOUND_TRANSCENDENTAL, false},
+        {"Log", 13, 0.01, 100, OH_BOUND_TRANSCENDENTAL, false},
+        {"Sqrt", 13, 0, 100, OH_BOUND_EXACT, true},
+        {"Reciprocal", 13, 0.5, 4, OH_BOUND_EXACT, true},
+        {"Floor", 13, -50, 50, OH_BOUND_EXACT, true},
+        {"Ceil", 13, -50, 50, OH_BOUND_EXACT, true},
+        {"Round", 22, -50, 50, OH_BOUND_EXACT, true},
+        {"Sign", 13, -5, 5, OH_BOUND_EXACT, true},
+        {"Erf", 13, -5, 5, OH_BOUND_EXACT, false},
+        {"Sin", 22, -6, 6, OH_BOUND_TRANSCENDENTAL, false},
+        {"Cos", 22, -6, 6, OH_BOUND_TRANSCENDENTAL, false},
+        {"Tan", 22, -1.4, 1.4, OH_BOUND_TRANSCENDENTAL, false},
+        {"Asin", 22, -0.99, 0.99, OH_BOUND_TRANSCENDENTAL, false},
+        {"Acos", 22, -0.99, 0.99, OH_BOUND_TRANSCENDENTAL, false},
+        {"Atan", 22, -10, 10, OH_BOUND_TRANSCENDENTAL, false},
+        {"Sinh", 22, -5, 5, OH_BOUND_TRANSCENDENTAL, false},
+        {"Cosh", 22, -5, 5, OH_BOUND_TRANSCENDENTAL, false},
+        {"Asinh", 22, -10, 10, OH_BOUND_TRANSCENDENTAL, false},
+        {"Acosh", 22, 1, 10, OH_BOUND_TRANSCENDENTAL, false},
+        {"Atanh", 22, -0.99, 0.99, OH_BOUND_TRANSCENDENTAL, false},
+        {"Softplus", 22, -20, 20, OH_BOUND_TRANSCENDENTAL, false},
+        {"Softsign", 22, -20, 20, OH_BOUND_EXACT, true},
+        {"Mish", 22, -20, 20, OH_BOUND_TRANSCENDENTAL, false},
+        {"Elu", 22, -5, 5, OH_BOUND_TRANSCENDENTAL, false},
+        {"Selu", 22, -5, 5, OH_BOUND_TRANSCENDENTAL, false},
+        {"Celu", 12, -5, 5, OH_BOUND_TRANSCENDENTAL, false},
+        {"LeakyRelu", 16, -5, 5, OH_BOUND_EXACT, true},
+        {"ThresholdedRelu", 22, -5, 5, OH_BOUND_EXACT, true},
+        {"HardSigmoid", 22, -5, 5, OH_BOUND_EXACT, true},
+        {"HardSwish", 22, -5, 5, OH_BOUND_EXACT, true},
+        {"Gelu", 20, -5, 5, OH_BOUND_TRANSCENDENTAL, false},
+        {"Relu", 14, -5, 5, OH_BOUND_EXACT, true},
+        {"Sigmoid", 13, -30, 30, OH_BOUND_TRANSCENDENTAL, false},
+        {"Tanh", 13, -10, 10, OH_BOUND_TRANSCENDENTAL, false},
+    };
+    char label[96];
+    for (size_t i = 0; i < VKML_ARRAY_SIZE(cases); i++) {
+        for (size_t t = 0; t < VKML_ARRAY_SIZE(floats); t++) {
+            const unary_case *u = &cases[i];
+            oh_case *c = oh_new(u->op, u->opset);
+            oh_input(c, floats[t], 4, shape_a, u->lo, u->hi);
+            if (floats[t] == VKML_DTYPE_DOUBLE && !u->gpu_f64)
+                oh_expect_gpu(c, false);
+            snprintf(label, sizeof label, "%s %s", u->op, vkml_dtype_name(floats[t]));
+            oh_run(c, label, bound_for(floats[t], u->bound));
+        }
+    }
+    oh_case *c = oh_new("Gelu", 20);
+    oh_input(c, VKML_DTYPE_FLOAT, 4, shape_a, -5, 5);
+    oh_attr_string(c, "approximate", "tanh");
+    oh_run(c, "Gelu tanh f32", OH_BOUND_TRANSCENDENTAL);
+    c = oh_new("LeakyRelu", 16);
+    oh_input(c, VKML_DTYPE_FLOAT, 4, shape_a, -5, 5);
+    oh_attr_float(c, "alpha", 0.3f);
+    oh_run(c, "LeakyRelu alpha 0.3", OH_BOUND_EXACT);
+    c = oh_new("IsNaN", 20);
+    oh_input(c, VKML_DTYPE_FLOAT, 4, shape_a, -5, 5);
+    oh_run(c, "IsNaN f32", OH_BOUND_EXACT);
+}
+
+static void test_unary_ints(void)
+{
+    const char *ops[] = {"Abs", "Neg", "Sign", "Relu", "BitwiseNot"};
+    char label[96];
+    for (size_t i = 0; i < VKML_ARRAY_SIZE(ops); i++)
+        for (size_t t = 0; t < VKML_ARRAY_SIZE(ints); t++) {
+            bool signed_only = i == 1 || i == 3;
+            if (signed_only && is_unsigned(ints[t]))
+                continue;
+            oh_case *c = oh_new(ops[i], 18);
+            oh_input(c, ints[t], 4, shape_a, is_unsigned(ints[t]) ? 0 : -100, 100);
+            snprintf(label, sizeof label, "%s %s", ops[i], vkml_dtype_name(ints[t]));
+            oh_run(c, label, OH_BOUND_EXACT);
+        }
+    oh_case *c = oh_new("Not", 1);
+    oh_input(c, VKML_DTYPE_BOOL, 4, shape_a, 0, 1);
+    oh_run(c, "Not bool", OH_BOUND_EXACT);
+}
+
+/* A binary op on broadcast shapes for one dtype; divisors of floats kept away from 0. */
+static void binary(const char *op, int opset, vkml_dtype dt, const char *attr, int64_t v)
+{
+    char label[96];
+    bool fl = dt == VKML_DTYPE_FLOAT || dt == VKML_DTYPE_FLOAT16 || dt == VKML_DTYPE_DOUBLE;
+    double lo = dt == VKML_DTYPE_BOOL ? 0 : is_unsigned(dt) ? 0 : -20, hi = dt == VKML_DTYPE_BOOL ? 1 : 20;
+    oh_case *c = oh_new(op, opset);
+    oh_input(c, dt, 4, shape_a, lo, hi);
+    if (fl && (op[0] == 'D' || op[0] == 'M'))
+        oh_input(c, dt, 3, shape_b, 0.5, 4);
+    else
+        oh_input(c, dt, 3, shape_b, lo, hi);
+    if (attr)
+        oh_attr_int(c, attr, v);
+    snprintf(label, sizeof label, "%s%s %s", op, attr ? " fmod" : "", vkml_dtype_name(dt));
+    oh_run(c, label, bound_for(dt, OH_BOUND_EXACT));
+}
+
+static void test_binary(void)
+{
+    const char *arith[] = {"Add", "Sub", "Mul", "Div", "Min", "Max", "Equal", "Less",
+                           "LessOrEqual", "Greater", "GreaterOrEqual"};
+    for (size_t i = 0; i < VKML_ARRAY_SIZE(arith); i++) {
+        int opset = i < 4 ? 14 : i < 6 ? 13 : i == 6 ? 19 : 16;
+        for (size_t t = 0; t < VKML_ARRAY_SIZE(floats); t++)
+            binary(arith[i], opset, floats[t], NULL, 0);
+        for (size_t t = 0; t < VKML_ARRAY_SIZE(ints); t++)
+            binary(arith[i], opset, ints[t], NULL, 0);
+    }
+    for (size_t t = 0; t < VKML_ARRAY_SIZE(ints); t++) {
+        binary("Mod", 13, ints[t], NULL, 0);
+        binary("Mod", 13, ints[t], "fmod", 1);
+        binary("BitwiseAnd", 18, ints[t], NULL, 0);
+        binary("BitwiseOr", 18, ints[t], NULL, 0);
+        binary("BitwiseXor", 18, ints[t], NULL, 0);
+    }
+    for (size_t t = 0; t < VKML_ARRAY_SIZE(floats); t++)
+        binary("Mod", 13, floats[t], "fmod", 1);
+    const char *logic[] = {"And", "Or", "Xor", "Equal"};
+    for (size_t i = 0; i < VKML_ARRAY_SIZE(logic); i++)
+        binary(logic[i], i < 3 ? 7 : 19, VKML_DTYPE_BOOL, NULL, 0);
+    for (int left = 0; left < 2; left++)
+        for (size_t t = 4; t < VKML_ARRAY_SIZE(ints); t++) {
+            oh_case *c = oh_new("BitShift", 11);
+            oh_input(c, ints[t], 4, shape_a, 0, 255);
+            oh_input(c, ints[t], 3, shape_b, 0, 70); /* shifts past the width give 0 */
+            oh_attr_string(c, "direction", left ? "LEFT" : "RIGHT");
+            oh_run(c, left ? "BitShift left" : "BitShift right", OH_BOUND_EXACT);
+        }
+    oh_case *c = oh_new("PRelu", 16);
+    oh_input(c, VKML_DTYPE_FLOAT, 4, shape_a, -5, 5);
+    oh_input(c, VKML_DTYPE_FLOAT, 2, (int64_t[]){11, 1}, 0, 1);
+    oh_run(c, "PRelu f32 slope [11,1]", OH_BOUND_EXACT);
+}
+
+static void test_pow(void)
+{
+    oh_case *c = oh_new("Pow", 15);
+    oh_input(c, VKML_DTYPE_FLOAT, 4, shape_a, 0.5, 2);
+    oh_input(c, VKML_DTYPE_FLOAT, 3, shape_b, -3, 3);
+    oh_run(c, "Pow f32", OH_BOUND_TRANSCENDENTAL);
+    c = oh_new("Pow", 15);
+    oh_input(c, VKML_DTYPE_FLOAT, 4, shape_a, -3, 3);
+    oh_input(c, VKML_DTYPE_INT64, 3, shape_b, -3, 3);
+    oh_run(c, "Pow f32 ^ int64 (negative bases)", OH_BOUND_TRANSCENDENTAL);
+    c = oh_new("Pow", 15);
+    oh_input(c, VKML_DTYPE_INT32, 4, shape_a, -5, 5);
+    oh_input(c, VKML_DTYPE_INT32, 3, shape_b, -2, 9);
+    oh_run(c, "Pow int32", OH_BOUND_EXACT);
+}
+
+static void test_variadic(void)
+{
+    const char *ops[] = {"Sum", "Mean", "Min", "Max"};
+    char label[96];
+    for (size_t i = 0; i < VKML_ARRAY_SIZE(ops); i++) {
+        vkml_dtype dts[] = {VKML_DTYPE_FLOAT, VKML_DTYPE_FLOAT16, i < 2 ? VKML_DTYPE_DOUBLE : VKML_DTYPE_INT32};
+        for (size_t t = 0; t < VKML_ARRAY_SIZE(dts); t++) {
+            oh_case *c = oh_new(ops[i], 13);
+            oh_input(c, dts[t], 3, shape_b, -10, 10);
+            oh_input(c, dts[t], 4, shape_a, -10, 10);
+            oh_input(c, dts[t], 4, shape_c, -10, 10);
+            oh_input(c, dts[t], 0, NULL, -10, 10);
+            snprintf(label, sizeof label, "%s of 4 %s", ops[i], vkml_dtype_name(dts[t]));
+            oh_run(c, label, bound_for(dts[t], OH_BOUND_SUM));
+        }
+        oh_case *c = oh_new(ops[i], 13);
+        oh_input(c, VKML_DTYPE_FLOAT, 3, shape_b, -10, 10);
+        oh_run(c, "one input", OH_BOUND_EXACT);
+    }
+}
+
+static void test_clip_where_dropout(void)
+{
+    oh_case *c = oh_new("Clip", 6);
+    oh_input(c, VKML_DTYPE_FLOAT, 4, shape_a, -5, 5);
+    oh_attr_float(c, "min", -1);
+    oh_attr_float(c, "max", 2);
+    oh_run(c, "Clip opset 6 attributes", OH_BOUND_EXACT);
+    for (size_t t = 0; t < VKML_ARRAY_SIZE(ints); t++) {
+        c = oh_new("Clip", 13);
+        oh_input(c, ints[t], 4, shape_a, 0, 100);
+        oh_const_random(c, ints[t], 0, NULL, 10, 20);
+        oh_run(c, "Clip int min only", OH_BOUND_EXACT);
+    }
+    c = oh_new("Clip", 13);
+    oh_input(c, VKML_DTYPE_FLOAT16, 4, shape_a, -5, 5);
+    oh_skip_input(c);
+    oh_const_random(c, VKML_DTYPE_FLOAT16, 0, NULL, 0, 1);
+    oh_run(c, "Clip f16 max only", OH_BOUND_FP16);
+    const vkml_dtype where_types[] = {VKML_DTYPE_FLOAT, VKML_DTYPE_FLOAT16, VKML_DTYPE_INT64,
+                                      VKML_DTYPE_UINT8, VKML_DTYPE_BOOL};
+    for (size_t t = 0; t < VKML_ARRAY_SIZE(where_types); t++) {
+        c = oh_new("Where", 16);
+        oh_input(c, VKML_DTYPE_BOOL, 3, shape_b, 0, 1);
+        oh_input(c, where_types[t], 4, shape_a, 0, 100);
+        oh_input(c, where_types[t], 4, shape_c, 0, 1);
+        oh_run(c, "Where broadcast", OH_BOUND_EXACT);
+    }
+    c = oh_new("Dropout", 13);
+    oh_input(c, VKML_DTYPE_FLOAT, 4, shape_a, -5, 5);
+    oh_outputs(c, 2);
+    oh_run(c, "Dropout with mask", OH_BOUND_EXACT);
+}
+
+static void test_cast(void)
+{
+    const vkml_dtype all[] = {VKML_DTYPE_FLOAT, VKML_DTYPE_FLOAT16, VKML_DTYPE_DOUBLE,
+                              VKML_DTYPE_INT8,  VKML_DTYPE_INT16,   VKML_DTYPE_INT32,
+                              VKML_DTYPE_INT64, VKML_DTYPE_UINT8,   VKML_DTYPE_UINT16,
+                              VKML_DTYPE_UINT32, VKML_DTYPE_UINT64, VKML_DTYPE_BOOL};
+    char label[96];
+    for (size_t s = 0; s < VKML_ARRAY_SIZE(all); s++)
+        for (size_t d = 0; d < VKML_ARRAY_SIZE(all); d++) {
+            oh_case *c = oh_new("Cast", 21);
+            oh_input(c, all[s], 3, shape_b, all[s] == VKML_DTYPE_BOOL ? 0 : is_unsigned(all[s]) ? 0 : -300,
+                     all[s] == VKML_DTYPE_BOOL ? 1 : 300);
+            oh_attr_int(c, "to", all[d]);
+            snprintf(label, sizeof label, "Cast %s to %s", vkml_dtype_name(all[s]), vkml_dtype_name(all[d]));
+            oh_run(c, label, OH_BOUND_FP16);
+        }
+    /* Saturation and truncation, NaN to 0. */
+    oh_case *c = oh_new("Cast", 21);
+    const float x[] = {300.7f, -300.7f, 2.9f, -2.9f, 0.0f / 0.0f};
+    const int8_t y[] = {127, -128, 2, -2, 0};
+    oh_const(c, VKML_DTYPE_FLOAT, 1, (int64_t[]){5}, x);
+    oh_attr_int(c, "to", VKML_DTYPE_INT8);
+    oh_expect(c, 0, y);
+    oh_run(c, "Cast float to int8 saturates", OH_BOUND_EXACT);
+    c = oh_new("CastLike", 21);
+    oh_input(c, VKML_DTYPE_FLOAT, 4, shape_a, -100, 100);
+    oh_input(c, VKML_DTYPE_INT32, 1, (int64_t[]){1}, 0, 1);
+    oh_run(c, "CastLike float to int32", OH_BOUND_EXACT);
+}
+
+static void test_known_values(void)
+{
+    oh_case *c = oh_new("Round", 22);
+    const float r[] = {0.5f, 1.5f, 2.5f, -0.5f, -2.5f, 2.4f}, ry[] = {0, 2, 2, -0.0f, -2, 2};
+    oh_const(c, VKML_DTYPE_FLOAT, 1, (int64_t[]){6}, r);
+    oh_expect(c, 0, ry);
+    oh_run(c, "Round half to even", OH_BOUND_EXACT);
+
+    const int32_t a[] = {7, -7, 7, -7, 5, -2147483647 - 1}, b[] = {3, 3, -3, -3, 0, -1};
+    const int32_t mod[] = {1, 2, -2, -1, 0, 0}, fmod[] = {1, -1, 1, -1, 0, 0};
+    const int32_t div[] = {2, -2, -2, 2, 0, -2147483647 - 1};
+    const char *ops[] = {"Mod", "Mod", "Div"};
+    const int32_t *want[] = {mod, fmod, div};
+    for (int i = 0; i < 3; i++) {
+        c = oh_new(ops[i], 13);
+        oh_const(c, VKML_DTYPE_INT32, 1, (int64_t[]){6}, a);
+        oh_const(c, VKML_DTYPE_INT32, 1, (int64_t[]){6}, b);
+        if (i == 1)
+            oh_attr_int(c, "fmod", 1);
+        oh_expect(c, 0, want[i]);
+        oh_run(c, i == 0 ? "Mod sign of divisor, x%0 = 0" : i == 1 ? "fmod sign of dividend" : "Div by 0 and MIN/-1", OH_BOUND_EXACT);
+    }
+    c = oh_new("Sum", 13);
+    const double s1[] = {1, 2}, s2[] = {10}, s3[] = {100, 200}, sy[] = {111, 212};
+    oh_const(c, VKML_DTYPE_DOUBLE, 1, (int64_t[]){2}, s1);
+    oh_const(c, VKML_DTYPE_DOUBLE, 1, (int64_t[]){1}, s2);
+    oh_const(c, VKML_DTYPE_DOUBLE, 1, (int64_t[]){2}, s3);
+    oh_expect(c, 0, sy);
+    oh_run(c, "Sum of 3 double", OH_BOUND_EXACT);
+}
+
+static void expect_error(oh_case *c, vkml_status st, const char *text, const char *label)
+{
+    oh_expect_error(c, st, text);
+    oh_run(c, label, OH_BOUND_EXACT);
+}
+
+static void test_errors(void)
+{
+    oh_case *c = oh_new("Gelu", 20);
+    oh_input(c, VKML_DTYPE_FLOAT, 1, (int64_t[]){3}, -1, 1);
+    oh_attr_string(c, "approximate", "erf");
+    expect_error(c, VKML_ERROR_INVALID_MODEL, "approximate", "Gelu approximate=erf");
+    c = oh_new("BitShift", 11);
+    oh_input(c, VKML_DTYPE_UINT8, 1, (int64_t[]){3}, 0, 9);
+    oh_input(c, VKML_DTYPE_UINT8, 1, (int64_t[]){3}, 0, 9);
+    expect_error(c, VKML_ERROR_INVALID_MODEL, "direction", "BitShift without direction");
+    c = oh_new("Mod", 13);
+    oh_input(c, VKML_DTYPE_FLOAT, 1, (int64_t[]){3}, 1, 2);
+    oh_input(c, VKML_DTYPE_FLOAT, 1, (int64_t[]){3}, 1, 2);
+    expect_error(c, VKML_ERROR_INVALID_MODEL, "fmod=1", "Mod of floats without fmod");
+    c = oh_new("Mod", 13);
+    oh_input(c, VKML_DTYPE_INT32, 1, (int64_t[]){3}, 1, 2);
+    oh_input(c, VKML_DTYPE_INT32, 1, (int64_t[]){3}, 1, 2);
+    oh_attr_int(c, "fmod", 2);
+    expect_error(c, VKML_ERROR_INVALID_MODEL, "fmod", "Mod fmod=2");
+    c = oh_new("Cast", 21);
+    oh_input(c, VKML_DTYPE_FLOAT, 1, (int64_t[]){3}, 1, 2);
+    oh_attr_int(c, "to", 17);
+    expect_error(c, VKML_ERROR_UNSUPPORTED, "float8e4m3fn", "Cast to float8");
+    c = oh_new("Cast", 21);
+    oh_input(c, VKML_DTYPE_FLOAT, 1, (int64_t[]){3}, 1, 2);
+    oh_attr_int(c, "to", 99);
+    expect_error(c, VKML_ERROR_INVALID_MODEL, "not a type", "Cast to 99");
+    c = oh_new("Where", 16);
+    oh_input(c, VKML_DTYPE_FLOAT, 1, (int64_t[]){3}, 0, 1);
+    oh_input(c, VKML_DTYPE_FLOAT, 1, (int64_t[]){3}, 0, 1);
+    oh_input(c, VKML_DTYPE_FLOAT, 1, (int64_t[]){3}, 0, 1);
+    expect_error(c, VKML_ERROR_INVALID_MODEL, "not bool", "Where of a float condition");
+    c = oh_new("Sum", 13);
+    oh_input(c, VKML_DTYPE_FLOAT, 1, (int64_t[]){3}, 0, 1);
+    oh_input(c, VKML_DTYPE_FLOAT, 1, (int64_t[]){4}, 0, 1);
+    expect_error(c, VKML_ERROR_INVALID_MODEL, "do not broadcast", "Sum of [3] and [4]");
+    c = oh_new("Add", 14);
+    oh_input(c, VKML_DTYPE_FLOAT, 1, (int64_t[]){3}, 0, 1);
+    oh_input(c, VKML_DTYPE_INT32, 1, (int64_t[]){3}, 0, 1);
+    expect_error(c, VKML_ERROR_INVALID_MODEL, "different dtypes", "Add float + int32");
+    c = oh_new("Clip", 13);
+    oh_input(c, VKML_DTYPE_FLOAT, 1, (int64_t[]){3}, 0, 1);
+    oh_input(c, VKML_DTYPE_FLOAT, 1, (int64_t[]){2}, 0, 1);
+    expect_error(c, VKML_ERROR_INVALID_MODEL, "scalar", "Clip of a non-scalar min");
+    c = oh_new("PRelu", 16);
+    oh_input(c, VKML_DTYPE_FLOAT, 1, (int64_t[]){3}, 0, 1);
+    oh_input(c, VKML_DTYPE_FLOAT, 2, (int64_t[]){2, 3}, 0, 1);
+    expect_error(c, VKML_ERROR_INVALID_MODEL, "slope", "PRelu slope larger than X");
+}
+
+int main(void)
+{
+    test_unary_floats();
+    test_unary_ints();
+    test_binary();
+    test_pow();
+    test_variadic();
+    test_clip_where_dropout();
+    test_cast();
+    test_known_values();
+    test_errors();
+    return oh_finish();
+}
