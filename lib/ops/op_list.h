@@ -38,6 +38,8 @@ OP(Reshape, "", 5, 21, OP_ALIAS, op_no_params, NULL, reshape_infer)
 /* reductions and normalisation (ops/reduce.c, ops/norm.c) */
 
 /* spatial: transposed conv, resize, sampling, detection (ops/spatial.c, ops/detect.c) */
+OP(Resize, "", 10, 22, 0, resize_params, resize_parse, resize_infer)
+OP(Upsample, "", 7, 9, 0, resize_params, resize_parse, resize_infer)
 
 /* quantization and integer products (ops/quant.c, ops/einsum.c) */
 

@@ -6,6 +6,7 @@
 /* reductions and normalisation */
 
 /* spatial */
+OP_PARSE_DECL(resize_parse);
 
 /* quantization */
 

@@ -1,5 +1,7 @@
 #include "ops/op.h"
 #include "ops/op_decls.h"
+/* params structs of op_list.h (one line per family header) */
+#include "ops/resize.h" /* spatial */
 
 #include <stdio.h>
 #include <string.h>
