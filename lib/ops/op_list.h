@@ -38,6 +38,7 @@ OP(Reshape, "", 5, 21, OP_ALIAS, op_no_params, NULL, reshape_infer)
 /* reductions and normalisation (ops/reduce.c, ops/norm.c) */
 
 /* spatial: transposed conv, resize, sampling, detection (ops/spatial.c, ops/detect.c) */
+OP(ConvTranspose, "", 1, 22, 0, convtranspose_params, convtranspose_parse, convtranspose_infer)
 OP(Resize, "", 10, 22, 0, resize_params, resize_parse, resize_infer)
 OP(Upsample, "", 7, 9, 0, resize_params, resize_parse, resize_infer)
 

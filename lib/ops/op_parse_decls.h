@@ -7,6 +7,7 @@
 
 /* spatial */
 OP_PARSE_DECL(resize_parse);
+OP_PARSE_DECL(convtranspose_parse);
 
 /* quantization */
 

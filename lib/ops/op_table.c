@@ -1,7 +1,8 @@
 #include "ops/op.h"
 #include "ops/op_decls.h"
 /* params structs of op_list.h (one line per family header) */
-#include "ops/resize.h" /* spatial */
+#include "ops/convtranspose.h" /* spatial */
+#include "ops/resize.h"
 
 #include <stdio.h>
 #include <string.h>
