@@ -39,6 +39,7 @@ OP(Reshape, "", 5, 21, OP_ALIAS, op_no_params, NULL, reshape_infer)
 
 /* spatial: transposed conv, resize, sampling, detection (ops/spatial.c, ops/detect.c) */
 OP(ConvTranspose, "", 1, 22, 0, convtranspose_params, convtranspose_parse, convtranspose_infer)
+OP(GridSample, "", 16, 22, 0, gridsample_params, gridsample_parse, gridsample_infer)
 OP(Resize, "", 10, 22, 0, resize_params, resize_parse, resize_infer)
 OP(Upsample, "", 7, 9, 0, resize_params, resize_parse, resize_infer)
 

@@ -8,6 +8,7 @@
 /* spatial */
 OP_PARSE_DECL(resize_parse);
 OP_PARSE_DECL(convtranspose_parse);
+OP_PARSE_DECL(gridsample_parse);
 
 /* quantization */
 
