@@ -1,4 +1,5 @@
 /* Shapes and values of tensors as the commands print them; symbolic dimensions. */
+#include <stdlib.h>
 #include "cli_util.h"
 
 #include <math.h>
@@ -141,6 +142,19 @@ int64_t cli_symbolic_value(const vkml_model *model, const vkml_tensor *inputs, s
             return 0;
     }
     return value > 0 ? value : 0;
+}
+
+vkml_tensor_info *cli_input_shapes(const vkml_model *model, const vkml_tensor *inputs,
+                                   size_t count)
+{
+    size_t n = vkml_model_input_count(model);
+    vkml_tensor_info *shapes = calloc(n + 1, sizeof(*shapes));
+    for (size_t i = 0; shapes && i < n; i++) {
+        shapes[i] = *vkml_model_input(model, i);
+        if (i < count && inputs[i].rank == shapes[i].rank && inputs[i].data)
+            memcpy(shapes[i].dims, inputs[i].dims, sizeof(shapes[i].dims));
+    }
+    return shapes;
 }
 
 bool cli_tensor_matches_info(const vkml_tensor *t, const vkml_tensor_info *info, char *msg,

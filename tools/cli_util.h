@@ -74,6 +74,11 @@ void cli_print_tensor(const char *name, const vkml_tensor *t, size_t max_values)
  * model input, in order; an entry with data NULL is skipped). 0 when the model has no
  * symbolic input dimension or the inputs disagree; the session then uses its default. */
 int64_t cli_symbolic_value(const vkml_model *model, const vkml_tensor *inputs, size_t count);
+/* One shape per model input for vkml_session_params.input_shapes: the given tensor's dims
+ * where one of the model's rank is given (binding symbolic dims), else the model's.
+ * free() the result; NULL on out of memory. */
+vkml_tensor_info *cli_input_shapes(const vkml_model *model, const vkml_tensor *inputs,
+                                   size_t count);
 
 /* Checks that a host tensor has the dtype and shape a session input wants; fills msg. */
 bool cli_tensor_matches_info(const vkml_tensor *t, const vkml_tensor_info *info, char *msg,

@@ -11,7 +11,8 @@ const cli_command cli_cmd_conformance = {
     .name = "conformance",
     .summary = "run ONNX backend test folders and report PASS/FAIL/UNSUPPORTED/ERROR",
     .usage = "usage: vkml conformance [--device D] [--json FILE] [--filter SUBSTR]...\n"
-             "                        [--isolate | --no-isolate] [--timeout S] DIR...\n"
+             "                        [--isolate | --no-isolate] [--timeout S]\n"
+             "                        [--tolerance default|model|F] DIR...\n"
              "Runs every test folder (model.onnx + test_data_set_N/) in or below each DIR\n"
              "(a DIR may be one test folder), sorted by name, and prints one line per test,\n"
              "`PASS|FAIL|UNSUPPORTED|ERROR <test> [reason]`, then the totals line.\n"
@@ -22,6 +23,11 @@ const cli_command cli_cmd_conformance = {
              "                  ERROR (the default when there is more than one test)\n"
              "  --no-isolate    run every test in this process\n"
              "  --timeout S     seconds one test may take with --isolate (default 120)\n"
+             "  --tolerance R   how outputs are compared: default (ONNX's rule, element by\n"
+             "                  element: |got-want| <= 1e-7 + 1e-3|want|), model (whole\n"
+             "                  models: max |got-want| <= 1e-4 x max |want|, 1e-2 for\n"
+             "                  float16, and the same argmax per row), or a number F: the\n"
+             "                  model rule with F in place of 1e-4 and 1e-2\n"
              "Exit status: 0 when no test FAILed or ERRORed, 1 otherwise, 2 bad arguments.\n",
     .main = conformance_main,
 };
@@ -35,6 +41,7 @@ typedef struct conf_options {
     size_t n_filters;
     int isolate; /* -1: by test count */
     long timeout_s;
+    conf_tolerance tolerance;
     char **dirs;
     size_t n_dirs;
 } conf_options;
@@ -51,13 +58,36 @@ const char *conf_status_name(conf_status status)
     return status < CONF_N_STATUS ? names[status] : "ERROR";
 }
 
+/* "default", "model", or a positive number (the model rule with that factor). */
+static bool parse_tolerance(const char *text, conf_tolerance *out)
+{
+    if (strcmp(text, "default") == 0) {
+        *out = (conf_tolerance){.rule = CONF_RULE_ELEMENT};
+        return true;
+    }
+    if (strcmp(text, "model") == 0) {
+        *out = (conf_tolerance){.rule = CONF_RULE_MODEL};
+        return true;
+    }
+    char *end;
+    double f = strtod(text, &end);
+    if (end == text || *end || !(f > 0 && f < 1))
+        return false;
+    *out = (conf_tolerance){.rule = CONF_RULE_MODEL, .factor = f};
+    return true;
+}
+
 static int parse_options(int argc, char **argv, conf_options *o)
 {
-    static const struct option opts[] = {
-        {"help", no_argument, NULL, 'h'},          {"device", required_argument, NULL, 'd'},
-        {"json", required_argument, NULL, 'j'},    {"filter", required_argument, NULL, 'f'},
-        {"isolate", no_argument, NULL, 'i'},       {"no-isolate", no_argument, NULL, 'n'},
-        {"timeout", required_argument, NULL, 't'}, {0}};
+    static const struct option opts[] = {{"help", no_argument, NULL, 'h'},
+                                         {"device", required_argument, NULL, 'd'},
+                                         {"json", required_argument, NULL, 'j'},
+                                         {"filter", required_argument, NULL, 'f'},
+                                         {"isolate", no_argument, NULL, 'i'},
+                                         {"no-isolate", no_argument, NULL, 'n'},
+                                         {"timeout", required_argument, NULL, 't'},
+                                         {"tolerance", required_argument, NULL, 'T'},
+                                         {0}};
     *o = (conf_options){.isolate = -1, .timeout_s = CONF_DEFAULT_TIMEOUT_S};
     int c;
     while ((c = getopt_long(argc, argv, ":hd:j:f:", opts, NULL)) != -1) {
@@ -75,6 +105,13 @@ static int parse_options(int argc, char **argv, conf_options *o)
         case 't':
             if (!cli_parse_count(optarg, &o->timeout_s))
                 return cli_usage_error(&cli_cmd_conformance, "--timeout needs seconds >= 1");
+            break;
+        case 'T':
+            if (!parse_tolerance(optarg, &o->tolerance))
+                return cli_usage_error(&cli_cmd_conformance,
+                                       "--tolerance needs default, model or a number > 0, "
+                                       "not '%s'",
+                                       optarg);
             break;
         default: return cli_option_error(&cli_cmd_conformance, c, argv);
         }
@@ -190,6 +227,8 @@ static int conformance_main(int argc, char **argv)
         conf_free_tests(&list);
         return cli_error("no test matches the --filter given");
     }
+    for (size_t i = 0; i < list.count; i++)
+        list.tests[i].tolerance = o.tolerance;
     rc = run_tests(&o, &list);
     conf_free_tests(&list);
     return rc;

@@ -233,12 +233,15 @@ static int run_session(vkml_context *ctx, vkml_model *model, int device, const r
     int rc = read_inputs(model, o, &s->in);
     if (rc != CLI_EXIT_OK)
         return rc;
+    vkml_tensor_info *shapes = cli_input_shapes(model, s->in.tensors, s->in.count);
     vkml_session_params params = {
         .device = device,
         .symbolic_dim_value = cli_symbolic_value(model, s->in.tensors, s->in.count),
+        .input_shapes = shapes,
     };
     vkml_error err = {0};
     vkml_status st = vkml_session_create(ctx, model, &params, &s->session, &err);
+    free(shapes);
     if (st != VKML_OK)
         return cli_error_vkml("creating the session", st, &err);
     print_device(ctx, vkml_session_device(s->session));

@@ -7,6 +7,10 @@
 /* ONNX backend-test tolerance: |got - want| <= ATOL + RTOL * |want| (floating types). */
 #define CONF_RTOL 1e-3
 #define CONF_ATOL 1e-7
+/* --tolerance model: the largest error allowed, as a fraction of the output's largest
+ * |expected| value, for float32/float64 outputs and for float16/bfloat16 ones. */
+#define CONF_MODEL_FACTOR 1e-4
+#define CONF_MODEL_FACTOR_HALF 1e-2
 /* Default time one test may take before its worker is killed (seconds). */
 #define CONF_DEFAULT_TIMEOUT_S 120
 
@@ -24,12 +28,24 @@ const char *conf_status_name(conf_status status);
 typedef struct conf_result {
     conf_status status;
     double ms;         /* wall time of the test */
-    char reason[1024]; /* one line; empty for PASS */
+    char reason[1024]; /* one line; for PASS empty or a note (argmax ties) */
 } conf_result;
+
+/* How outputs are compared (--tolerance). */
+typedef enum conf_rule {
+    CONF_RULE_ELEMENT = 0, /* ONNX's backend-test rule, element by element (the default) */
+    CONF_RULE_MODEL,       /* whole models: max error against the output's scale, argmax */
+} conf_rule;
+
+typedef struct conf_tolerance {
+    conf_rule rule;
+    double factor; /* CONF_RULE_MODEL: allowed error / max |expected|; 0: by dtype */
+} conf_tolerance;
 
 typedef struct conf_test {
     char *name; /* the folder's path below the DIR given (its own name for a test DIR) */
     char *dir;  /* the folder holding model.onnx */
+    conf_tolerance tolerance; /* set by the caller after conf_find_tests (zero: default) */
 } conf_test;
 
 typedef struct conf_test_list {
@@ -53,6 +69,18 @@ void conf_run_test(vkml_context *ctx, int device, const conf_test *test, conf_re
  * the value and the expected value. */
 int conf_compare(const char *name, const vkml_tensor *got, const vkml_tensor *want, char *why,
                  size_t why_size);
+/* The model rule, for whole models whose outputs gather many rounding steps: floating
+ * outputs within max |got - want| <= factor * max |want| (at least CONF_ATOL; factor 0
+ * picks CONF_MODEL_FACTOR or, for float16/bfloat16, CONF_MODEL_FACTOR_HALF), NaN and
+ * infinities where the expected value has them; for rank >= 2 and a last dimension > 1,
+ * the same argmax per row (over the last axis) unless the expected values at both argmax
+ * positions are within the allowed error of each other (a tie: counted in a note);
+ * other types exactly. Returns as conf_compare; on 0, why holds the note or "". */
+int conf_compare_model(const char *name, const vkml_tensor *got, const vkml_tensor *want,
+                       double factor, char *why, size_t why_size);
+/* By the test's rule: conf_compare or conf_compare_model (why "" when equal). */
+int conf_compare_with(const conf_tolerance *tol, const char *name, const vkml_tensor *got,
+                      const vkml_tensor *want, char *why, size_t why_size);
 
 /* Called once per finished test, in list order. */
 typedef void (*conf_report_fn)(size_t index, const conf_result *res, void *user);

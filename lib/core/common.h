@@ -28,6 +28,13 @@ bool vkml_mul_size(size_t a, size_t b, size_t *out);
 /* Bytes of a dense tensor; false on overflow, negative dims or unknown dtype. */
 bool vkml_tensor_bytes(vkml_dtype dtype, int rank, const int64_t *dims, size_t *out);
 
+/* float16 / bfloat16 bit patterns <-> float (core/half.c): round to nearest even; inf,
+ * NaN and subnormals kept. */
+float vkml_half_to_float(uint16_t h);
+uint16_t vkml_half_from_float(float f);
+float vkml_bfloat16_to_float(uint16_t b);
+uint16_t vkml_bfloat16_from_float(float f);
+
 /* Arena: many small allocations freed at once. Not thread-safe. */
 typedef struct vkml_arena vkml_arena;
 vkml_arena *vkml_arena_create(void);

@@ -164,3 +164,12 @@ vkml_status graph_infer(const graph *g, graph_value *values, int64_t symbolic_va
  * outputs it could infer: all of them on success, those before the failing one else. */
 vkml_status graph_infer_count(const graph *g, graph_value *values, int64_t symbolic_value,
                               int *n_inferred, vkml_error *err);
+/* The same, calling hook(ctx, values, node) after each node's shapes are inferred and
+ * before the next node's: constant folding during inference (plan/fold.c), so that shape
+ * computations (Shape -> Gather -> Concat -> Reshape) are constants when Reshape's shape
+ * function reads them. A failing hook stops inference with its status. */
+typedef vkml_status (*graph_infer_hook)(void *ctx, graph_value *values, int node,
+                                        vkml_error *err);
+vkml_status graph_infer_hooked(const graph *g, graph_value *values, int64_t symbolic_value,
+                               graph_infer_hook hook, void *hook_ctx, int *n_inferred,
+                               vkml_error *err);

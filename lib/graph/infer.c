@@ -22,7 +22,7 @@ static bool dims_fit(int rank, const int64_t *dims)
  * produced by a node is recomputed by its op's shape function, in topological order.
  * *done counts the nodes whose outputs are inferred. */
 static vkml_status infer_all(const graph *g, graph_value *values, int64_t symbolic_value,
-                             int *done, vkml_error *err)
+                             graph_infer_hook hook, void *hook_ctx, int *done, vkml_error *err)
 {
     char label[300], shape[160];
     for (int i = 0; i < g->n_values; i++) {
@@ -71,6 +71,8 @@ static vkml_status infer_all(const graph *g, graph_value *values, int64_t symbol
                                  graph_shape_string(out->rank, out->dims, shape,
                                                     sizeof(shape)));
         }
+        if (hook && (st = hook(hook_ctx, values, i, err)) != VKML_OK)
+            return st;
     }
     return VKML_OK;
 }
@@ -84,8 +86,15 @@ vkml_status graph_infer(const graph *g, graph_value *values, int64_t symbolic_va
 vkml_status graph_infer_count(const graph *g, graph_value *values, int64_t symbolic_value,
                               int *n_inferred, vkml_error *err)
 {
+    return graph_infer_hooked(g, values, symbolic_value, NULL, NULL, n_inferred, err);
+}
+
+vkml_status graph_infer_hooked(const graph *g, graph_value *values, int64_t symbolic_value,
+                               graph_infer_hook hook, void *hook_ctx, int *n_inferred,
+                               vkml_error *err)
+{
     int done = 0;
-    vkml_status st = infer_all(g, values, symbolic_value, &done, err);
+    vkml_status st = infer_all(g, values, symbolic_value, hook, hook_ctx, &done, err);
     if (n_inferred)
         *n_inferred = done;
     return st;

@@ -2,6 +2,7 @@
 #include "onnx/model.h"
 #include "onnx/onnx_file.h"
 #include "ops/op.h"
+#include "plan/fold.h"
 
 #include <libgen.h>
 #include <stdlib.h>
@@ -86,6 +87,7 @@ vkml_model *model_ref(vkml_model *m)
 static void probe_free(model_probe *probe)
 {
     if (probe) {
+        vkml_arena_destroy(&probe->arena);
         free(probe->values);
         free(probe);
     }
@@ -99,11 +101,12 @@ const model_probe *model_get_probe(const vkml_model *cm)
     if (probe)
         return probe;
     model_probe *made = calloc(1, sizeof(*made));
-    if (!made || !(made->values = graph_values_clone(m->graph))) {
+    if (!made || !(made->values = graph_values_clone(m->graph)) ||
+        !(made->arena = vkml_arena_create())) {
         probe_free(made);
         return NULL;
     }
-    graph_infer_count(m->graph, made->values, 1, &made->n_inferred, &made->error);
+    fold_infer(m->graph, made->values, 1, made->arena, &made->n_inferred, &made->error);
     /* Release publishes the probe's contents; acquire on failure reads the winner's. */
     if (atomic_compare_exchange_strong_explicit(&m->probe, &probe, made, memory_order_acq_rel,
                                                 memory_order_acquire))

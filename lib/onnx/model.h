@@ -7,7 +7,8 @@
 /* The model's shapes with every symbolic dim 1: what questions about single nodes
  * (vkml_context_device_supports_node) are answered from. Made once, on first use. */
 typedef struct model_probe {
-    graph_value *values; /* a clone of the graph's values, inferred */
+    graph_value *values; /* a clone of the graph's values, inferred (constants folded) */
+    vkml_arena *arena;   /* folded constants */
     int n_inferred;      /* nodes (in order) whose outputs are known */
     vkml_error error;    /* why inference stopped, when n_inferred < the node count */
 } model_probe;

@@ -1,13 +1,19 @@
-/* Constant folding: a node whose inputs are all constants runs once on the CPU at plan
- * time and its outputs become constants (Shape->Gather->Concat->Reshape chains, weight
- * reshapes). Constant nodes are folded by their shape function setting the data. */
+/* Constant folding during shape inference: a node whose inputs are all constants (or
+ * whose op reads only input shapes: Shape, Size) runs once on the CPU while the session's
+ * shapes are inferred, and its outputs become constants, so Shape -> Gather -> Concat ->
+ * Reshape chains and weight transforms fold away per session. Constant nodes are folded by
+ * their shape function setting the data. */
 #include "plan/fold.h"
 #include "cpu/cpu_kernels.h"
 
 #include <string.h>
 
-static bool all_inputs_constant(const graph_value *values, const graph_node *n)
+static bool foldable(const graph_value *values, const graph_node *n)
 {
+    if (!cpu_kernel_for(n->op))
+        return false;
+    if (n->op->flags & OP_FROM_SHAPES)
+        return true;
     for (int k = 0; k < n->n_inputs; k++)
         if (n->inputs[k] >= 0 && !values[n->inputs[k]].data)
             return false;
@@ -19,6 +25,19 @@ static bool all_outputs_constant(const graph_value *values, const graph_node *n)
     for (int o = 0; o < n->n_outputs; o++)
         if (n->outputs[o] >= 0 && !values[n->outputs[o]].data)
             return false;
+    return true;
+}
+
+/* Whether every output has a size within FOLD_MAX_OUTPUT_BYTES. */
+static bool small_enough(const graph_value *values, const graph_node *n)
+{
+    for (int o = 0; o < n->n_outputs; o++) {
+        const graph_value *v = n->outputs[o] >= 0 ? &values[n->outputs[o]] : NULL;
+        size_t bytes;
+        if (v && (!vkml_tensor_bytes(v->dtype, v->rank, v->dims, &bytes) ||
+                  bytes > FOLD_MAX_OUTPUT_BYTES))
+            return false;
+    }
     return true;
 }
 
@@ -36,10 +55,8 @@ static vkml_status fold_node(vkml_arena *arena, const graph *g, graph_value *val
         size_t bytes;
         if (!v)
             continue;
-        if (!vkml_tensor_bytes(v->dtype, v->rank, v->dims, &bytes))
-            return vkml_fail(err, VKML_ERROR_UNSUPPORTED, "cannot fold output '%s' of type %s",
-                             v->name, vkml_dtype_name(v->dtype));
-        out[o] = vkml_arena_alloc(arena, bytes);
+        vkml_tensor_bytes(v->dtype, v->rank, v->dims, &bytes);
+        out[o] = vkml_arena_alloc(arena, bytes ? bytes : 1);
         if (!out[o])
             return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY,
                              "out of memory folding constant '%s' (%zu bytes)", v->name, bytes);
@@ -59,28 +76,38 @@ static vkml_status fold_node(vkml_arena *arena, const graph *g, graph_value *val
     return VKML_OK;
 }
 
-vkml_status plan_fold_constants(vkml_arena *arena, const graph *g, graph_value *values,
-                                bool *folded, vkml_error *err)
+typedef struct fold_ctx {
+    const graph *g;
+    vkml_arena *arena;
+} fold_ctx;
+
+static vkml_status fold_hook(void *ctx, graph_value *values, int i, vkml_error *err)
 {
+    const fold_ctx *f = ctx;
+    const graph_node *n = &f->g->nodes[i];
     char label[300];
+    if (all_outputs_constant(values, n) || !foldable(values, n) || !small_enough(values, n))
+        return VKML_OK;
+    vkml_status st = fold_node(f->arena, f->g, values, i, err);
+    if (st != VKML_OK)
+        vkml_error_prefix(err, "folding %s", graph_node_label(f->g, i, label, sizeof(label)));
+    return st;
+}
+
+vkml_status fold_infer(const graph *g, graph_value *values, int64_t symbolic_value,
+                       vkml_arena *arena, int *n_inferred, vkml_error *err)
+{
+    fold_ctx ctx = {.g = g, .arena = arena};
+    return graph_infer_hooked(g, values, symbolic_value, fold_hook, &ctx, n_inferred, err);
+}
+
+void plan_mark_folded(const graph *g, graph_value *values, bool *folded)
+{
     for (int i = 0; i < g->n_nodes; i++) {
         const graph_node *n = &g->nodes[i];
-        folded[i] = false;
-        if (all_outputs_constant(values, n)) {
-            folded[i] = true;
-            for (int o = 0; o < n->n_outputs; o++)
-                if (n->outputs[o] >= 0)
-                    values[n->outputs[o]].kind = GRAPH_VALUE_CONSTANT;
-            continue;
-        }
-        if (!all_inputs_constant(values, n) || !cpu_kernel_for(n->op))
-            continue;
-        vkml_status st = fold_node(arena, g, values, i, err);
-        if (st != VKML_OK) {
-            vkml_error_prefix(err, "folding %s", graph_node_label(g, i, label, sizeof(label)));
-            return st;
-        }
-        folded[i] = true;
+        folded[i] = all_outputs_constant(values, n);
+        for (int o = 0; folded[i] && o < n->n_outputs; o++)
+            if (n->outputs[o] >= 0)
+                values[n->outputs[o]].kind = GRAPH_VALUE_CONSTANT;
     }
-    return VKML_OK;
 }

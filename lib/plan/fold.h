@@ -1,7 +1,17 @@
 #pragma once
 #include "ops/op.h"
 
-/* Folds every node whose inputs are constants (running its CPU kernel once); sets
- * folded[node]. Folded data lives in `arena`. */
-vkml_status plan_fold_constants(vkml_arena *arena, const graph *g, graph_value *values,
-                                bool *folded, vkml_error *err);
+/* Largest output a fold computes at plan time (bytes); a bigger one stays a node that runs
+ * with the model (an Expand of a constant to a huge shape, a hostile ConstantOfShape). */
+#define FOLD_MAX_OUTPUT_BYTES ((size_t)256 << 20)
+
+/* Shape inference with constant folding as it goes (graph_infer_hooked): a node whose
+ * inputs are all constants, or whose op reads only input shapes (OP_FROM_SHAPES: Shape,
+ * Size), runs its CPU kernel once and its outputs become constants for the nodes after it.
+ * Folded data lives in `arena`. */
+vkml_status fold_infer(const graph *g, graph_value *values, int64_t symbolic_value,
+                       vkml_arena *arena, int *n_inferred, vkml_error *err);
+
+/* After fold_infer: folded[node] is whether the node's outputs are all constants (it needs
+ * no device). */
+void plan_mark_folded(const graph *g, graph_value *values, bool *folded);

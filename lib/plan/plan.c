@@ -231,8 +231,29 @@ static vkml_status create_device_sessions(plan *p, vkml_error *err)
     return VKML_OK;
 }
 
+/* Binds graph input i's dims to the caller's shape (symbolic dims only). */
+static vkml_status bind_input_shape(const graph *g, graph_value *values, int i,
+                                    const vkml_tensor_info *shape, vkml_error *err)
+{
+    char want[160], got[160];
+    graph_value *v = &values[g->inputs[i]];
+    bool ok = shape->rank == v->rank;
+    for (int d = 0; ok && d < v->rank; d++)
+        ok = shape->dims[d] >= -1 && (v->dims[d] < 0 || shape->dims[d] == v->dims[d] ||
+                                      shape->dims[d] == -1);
+    if (!ok)
+        return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT,
+                         "input %d ('%s'): shape %s does not fit the model's %s", i, v->name,
+                         graph_shape_string(shape->rank, shape->dims, got, sizeof(got)),
+                         graph_shape_string(v->rank, v->dims, want, sizeof(want)));
+    for (int d = 0; d < v->rank; d++)
+        if (v->dims[d] < 0)
+            v->dims[d] = shape->dims[d];
+    return VKML_OK;
+}
+
 vkml_status plan_create(const graph *g, device *primary, device *cpu, int64_t symbolic_value,
-                        plan **out, vkml_error *err)
+                        const vkml_tensor_info *input_shapes, plan **out, vkml_error *err)
 {
     vkml_status st = VKML_ERROR_OUT_OF_MEMORY;
     plan *p = calloc(1, sizeof(plan));
@@ -250,9 +271,13 @@ vkml_status plan_create(const graph *g, device *primary, device *cpu, int64_t sy
         vkml_fail(err, st, "out of memory creating a plan");
         goto fail;
     }
-    if ((st = graph_infer(g, p->values, symbolic_value, err)) != VKML_OK ||
-        (st = plan_fold_constants(p->arena, g, p->values, folded, err)) != VKML_OK ||
-        (st = place_nodes(p, primary, cpu, folded, err)) != VKML_OK)
+    for (int i = 0; input_shapes && i < g->n_inputs; i++)
+        if ((st = bind_input_shape(g, p->values, i, &input_shapes[i], err)) != VKML_OK)
+            goto fail;
+    if ((st = fold_infer(g, p->values, symbolic_value, p->arena, NULL, err)) != VKML_OK)
+        goto fail;
+    plan_mark_folded(g, p->values, folded);
+    if ((st = place_nodes(p, primary, cpu, folded, err)) != VKML_OK)
         goto fail;
     for (int v = 0; v < g->n_values; v++) {
         int producer = p->values[v].producer;

@@ -12,6 +12,8 @@ struct vkml_session {
     vkml_context *ctx;
     vkml_model *model; /* a reference */
     int device;
+    device *primary;
+    int64_t symbolic;
     plan *plan;
     sched_graph *sched;
     vkml_tensor_info *inputs, *outputs;
@@ -55,6 +57,67 @@ static vkml_tensor_info *make_infos(const plan *p, const int *ids, size_t n)
     return infos;
 }
 
+/* The parts of a session that depend on its input shapes. */
+typedef struct session_shaped {
+    plan *plan;
+    sched_graph *sched;
+    vkml_tensor_info *inputs, *outputs;
+} session_shaped;
+
+static void shaped_free(session_shaped *sh)
+{
+    sched_graph_destroy(&sh->sched);
+    plan_destroy(&sh->plan);
+    free(sh->inputs);
+    free(sh->outputs);
+    memset(sh, 0, sizeof(*sh));
+}
+
+/* Plans the session's model for input shapes (NULL: the model's, symbolic dims bound to
+ * s->symbolic) and swaps the result in; on failure the session is unchanged. */
+static vkml_status session_plan_for(vkml_session *s, const vkml_tensor_info *shapes,
+                                    vkml_error *err)
+{
+    const graph *g = s->model->graph;
+    session_shaped sh = {0};
+    vkml_session tmp = *s;
+    vkml_status st = plan_create(g, s->primary, s->ctx->cpu, s->symbolic, shapes, &sh.plan, err);
+    if (st == VKML_OK) {
+        tmp.plan = sh.plan;
+        st = make_scheduler(&tmp, err);
+        sh.sched = tmp.sched;
+    }
+    if (st == VKML_OK) {
+        sh.inputs = make_infos(sh.plan, g->inputs, (size_t)g->n_inputs);
+        sh.outputs = make_infos(sh.plan, g->outputs, (size_t)g->n_outputs);
+        if (!sh.inputs || !sh.outputs)
+            st = vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory creating a session");
+    }
+    if (st != VKML_OK) {
+        shaped_free(&sh);
+        return st;
+    }
+    session_shaped old = {.plan = s->plan, .sched = s->sched, .inputs = s->inputs,
+                          .outputs = s->outputs};
+    shaped_free(&old);
+    s->plan = sh.plan;
+    s->sched = sh.sched;
+    s->inputs = sh.inputs;
+    s->outputs = sh.outputs;
+    s->n_inputs = (size_t)g->n_inputs;
+    s->n_outputs = (size_t)g->n_outputs;
+    return VKML_OK;
+}
+
+vkml_status vkml_session_set_input_shapes(vkml_session *s, const vkml_tensor_info *shapes,
+                                          vkml_error *err)
+{
+    if (!s || !shapes)
+        return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT,
+                         "vkml_session_set_input_shapes: NULL argument");
+    return session_plan_for(s, shapes, err);
+}
+
 vkml_status vkml_session_create(vkml_context *ctx, vkml_model *model,
                                 const vkml_session_params *params, vkml_session **out,
                                 vkml_error *err)
@@ -77,18 +140,9 @@ vkml_status vkml_session_create(vkml_context *ctx, vkml_model *model,
     s->ctx = context_ref(ctx); /* the devices outlive the session, whatever the caller does */
     s->device = index;
     s->model = model_ref(model);
-    const graph *g = model->graph;
-    vkml_status st = plan_create(g, dev, ctx->cpu, symbolic, &s->plan, err);
-    if (st == VKML_OK)
-        st = make_scheduler(s, err);
-    if (st == VKML_OK) {
-        s->n_inputs = (size_t)g->n_inputs;
-        s->n_outputs = (size_t)g->n_outputs;
-        s->inputs = make_infos(s->plan, g->inputs, s->n_inputs);
-        s->outputs = make_infos(s->plan, g->outputs, s->n_outputs);
-        if (!s->inputs || !s->outputs)
-            st = vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory creating a session");
-    }
+    s->symbolic = symbolic;
+    s->primary = dev;
+    vkml_status st = session_plan_for(s, params ? params->input_shapes : NULL, err);
     if (st != VKML_OK) {
         vkml_session_destroy(&s);
         return st;

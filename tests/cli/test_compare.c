@@ -1,6 +1,8 @@
 /* The conformance comparison rules (tools/conf_compare.c): ONNX's rtol 1e-3 / atol 1e-7
  * for floating types at the boundary, NaN equals NaN, infinities, integers and bools
- * exact, float16/bfloat16 decoded, dtype and shape mismatches, and the FAIL reason. */
+ * exact, float16/bfloat16 decoded, dtype and shape mismatches, and the FAIL reason; then
+ * the model rule (--tolerance model): max error against 1e-4 (float16: 1e-2) x the
+ * largest expected magnitude, argmax per row with ties noted, and its FAIL reasons. */
 #include "conformance.h"
 #include "testutil.h"
 
@@ -102,6 +104,157 @@ static void test_type_and_shape(void)
     CHECK(conf_compare("y", &g, &w, why, sizeof(why)) == -1, "short data not an error");
 }
 
+/* ---- The model rule ---- */
+
+static int compare_model(vkml_dtype dtype, int rank, const int64_t *dims, void *got, void *want,
+                         double factor, char *why, size_t size)
+{
+    vkml_tensor g = {.dtype = dtype, .rank = rank, .data = got};
+    memcpy(g.dims, dims, (size_t)rank * sizeof(dims[0]));
+    g.size = vkml_tensor_element_count(rank, dims) * vkml_dtype_size(dtype);
+    vkml_tensor w = g;
+    w.data = want;
+    return conf_compare_model("y", &g, &w, factor, why, size);
+}
+
+static void test_model_scale(void)
+{
+    char why[512];
+    const int64_t dims[1] = {3};
+    /* Scale 20 (the largest |expected|), so 1e-4 allows 0.002 on every element. */
+    float want[3] = {10, -20, 5}, ok[3] = {10, -20.0019f, 5.0019f}, bad[3] = {10, -19.9979f, 5};
+    CHECK(compare_model(VKML_DTYPE_FLOAT, 1, dims, ok, want, 0, why, sizeof(why)) == 0,
+          "errors of 0.0019 against scale 20: %s", why);
+    CHECK(why[0] == '\0', "a PASS without ties has no note: %s", why);
+    CHECK(compare_model(VKML_DTYPE_FLOAT, 1, dims, bad, want, 0, why, sizeof(why)) == 1,
+          "an error of 0.0021 against scale 20 passed");
+    CHECK(strcmp(why, "output 'y': max abs error 0.0021 at [1] (got -19.9979, expected -20), "
+                      "scale (max |expected|) 20, allowed 0.002 (0.0001 x scale)") == 0,
+          "reason: %s", why);
+    /* A number in place of 1e-4: 0.0021 is inside 2e-4 x 20. */
+    CHECK(compare_model(VKML_DTYPE_FLOAT, 1, dims, bad, want, 2e-4, why, sizeof(why)) == 0,
+          "factor 2e-4: %s", why);
+}
+
+static void test_model_small_values(void)
+{
+    char why[512];
+    const int64_t dims[1] = {2};
+    /* A small logit next to a large one: 50% off element-wise, but 0.0005 is inside
+     * 1e-4 x 100 = 0.01. The element rule fails it, the model rule does not. */
+    float want[2] = {100, 0.001f}, got[2] = {100, 0.0015f};
+    vkml_tensor g = make(VKML_DTYPE_FLOAT, 2, got), w = make(VKML_DTYPE_FLOAT, 2, want);
+    CHECK(conf_compare("y", &g, &w, why, sizeof(why)) == 1, "element rule passed 0.0015 vs 0.001");
+    conf_tolerance model = {.rule = CONF_RULE_MODEL}, element = {0};
+    CHECK(conf_compare_with(&model, "y", &g, &w, why, sizeof(why)) == 0, "model rule: %s", why);
+    CHECK(conf_compare_with(&element, "y", &g, &w, why, sizeof(why)) == 1, "default rule passed");
+    CHECK(compare_model(VKML_DTYPE_FLOAT, 1, dims, got, want, 0, why, sizeof(why)) == 0,
+          "model rule: %s", why);
+    /* An all-zero expected output still allows ONNX's atol, 1e-7. */
+    float zeros[2] = {0, 0}, tiny[2] = {5e-8f, 0}, small[2] = {2e-7f, 0};
+    CHECK(compare_model(VKML_DTYPE_FLOAT, 1, dims, tiny, zeros, 0, why, sizeof(why)) == 0,
+          "5e-8 vs zeros: %s", why);
+    CHECK(compare_model(VKML_DTYPE_FLOAT, 1, dims, small, zeros, 0, why, sizeof(why)) == 1,
+          "2e-7 vs zeros passed");
+    CHECK(strstr(why, "scale (max |expected|) 0, allowed 1e-07"), "reason: %s", why);
+}
+
+static void test_model_half(void)
+{
+    char why[512];
+    const int64_t dims[1] = {2};
+    /* float16 1.0, 2.0: scale 2, 1e-2 allows 0.02. 0x4008 = 2.015625 (inside),
+     * 0x400b = 2.021484 (outside). */
+    uint16_t want[2] = {0x3c00, 0x4000}, ok[2] = {0x3c00, 0x4008}, bad[2] = {0x3c00, 0x400b};
+    CHECK(compare_model(VKML_DTYPE_FLOAT16, 1, dims, ok, want, 0, why, sizeof(why)) == 0,
+          "fp16 2.015625 vs 2: %s", why);
+    CHECK(compare_model(VKML_DTYPE_FLOAT16, 1, dims, bad, want, 0, why, sizeof(why)) == 1,
+          "fp16 2.021484 vs 2 passed");
+    CHECK(strstr(why, "max abs error 0.0215 at [1] (got 2.02148438, expected 2), scale "
+                      "(max |expected|) 2, allowed 0.02 (0.01 x scale)"),
+          "reason: %s", why);
+}
+
+static void test_model_argmax(void)
+{
+    char why[512];
+    const int64_t dims[2] = {2, 3};
+    /* Scale 1, allowed 1e-4. Row 0: expected top values 1 and 0.99995 (a tie); the result
+     * picks the second, every error is within 4e-5: a PASS with a note. */
+    float want[6] = {1.0f, 0.99995f, 0.2f, 0.1f, 0.3f, 0.5f};
+    float tie[6] = {0.99996f, 0.99999f, 0.2f, 0.1f, 0.3f, 0.5f};
+    CHECK(compare_model(VKML_DTYPE_FLOAT, 2, dims, tie, want, 0, why, sizeof(why)) == 0,
+          "argmax tie: %s", why);
+    CHECK(strcmp(why, "output 'y': argmax differs in 1 row(s) where the expected top values "
+                      "are within the allowed 0.0001 (ties)") == 0,
+          "note: %s", why);
+    /* Expected 1 and 0.99985 (1.5e-4 apart): errors of 8e-5 each flip the argmax. Each
+     * element is within the allowed error, the argmax is not. */
+    float want2[6] = {1.0f, 0.99985f, 0.2f, 0.1f, 0.3f, 0.5f};
+    float flip[6] = {0.99992f, 0.99993f, 0.2f, 0.1f, 0.3f, 0.5f};
+    CHECK(compare_model(VKML_DTYPE_FLOAT, 2, dims, flip, want2, 0, why, sizeof(why)) == 1,
+          "argmax 1 for expected 0 passed");
+    CHECK(strcmp(why, "output 'y' row 0 of 2: argmax 1, expected 0 (expected values 1 and "
+                      "0.999849975 differ by more than the allowed 0.0001); max abs error "
+                      "8e-05, scale 1") == 0,
+          "reason: %s", why);
+    /* The same values as one row of rank 1, or as a last dimension of 1: no argmax. */
+    const int64_t flat[1] = {6}, column[2] = {6, 1};
+    CHECK(compare_model(VKML_DTYPE_FLOAT, 1, flat, flip, want2, 0, why, sizeof(why)) == 0,
+          "rank 1 has no argmax check: %s", why);
+    CHECK(compare_model(VKML_DTYPE_FLOAT, 2, column, flip, want2, 0, why, sizeof(why)) == 0,
+          "[6,1] has no argmax check: %s", why);
+    /* Row 1 wrong by far: the max error fails first. */
+    float wrong[6] = {1.0f, 0.99985f, 0.2f, 0.1f, 0.6f, 0.5f};
+    CHECK(compare_model(VKML_DTYPE_FLOAT, 2, dims, wrong, want2, 0, why, sizeof(why)) == 1,
+          "0.6 vs 0.3 passed");
+    CHECK(strstr(why, "max abs error 0.3 at [4]"), "reason: %s", why);
+}
+
+static void test_model_special_values(void)
+{
+    char why[512];
+    const int64_t dims[1] = {2};
+    float want[2] = {NAN, 2}, same[2] = {NAN, 2}, lost[2] = {0, 2};
+    CHECK(compare_model(VKML_DTYPE_FLOAT, 1, dims, same, want, 0, why, sizeof(why)) == 0,
+          "NaN where NaN is expected: %s", why);
+    CHECK(compare_model(VKML_DTYPE_FLOAT, 1, dims, lost, want, 0, why, sizeof(why)) == 1,
+          "0 where NaN is expected passed");
+    CHECK(strstr(why, "max abs error inf at [0] (got 0, expected nan)"), "reason: %s", why);
+    /* Infinities match only themselves and do not count in the scale (2: allowed 2e-4). */
+    float inf_want[2] = {INFINITY, 2}, inf_ok[2] = {INFINITY, 2.00015f};
+    float inf_bad[2] = {1e30f, 2};
+    CHECK(compare_model(VKML_DTYPE_FLOAT, 1, dims, inf_ok, inf_want, 0, why, sizeof(why)) == 0,
+          "inf and 2.00015 vs inf and 2: %s", why);
+    CHECK(compare_model(VKML_DTYPE_FLOAT, 1, dims, inf_bad, inf_want, 0, why, sizeof(why)) == 1,
+          "1e30 vs inf passed");
+    CHECK(strstr(why, "scale (max |expected|) 2,"), "reason: %s", why);
+}
+
+static void test_model_exact_types(void)
+{
+    char why[512];
+    const int64_t dims[2] = {1, 2};
+    /* int64 indices (NMS, ArgMax) and bools stay exact under the model rule. */
+    int64_t want[2] = {3, 7}, got[2] = {3, 8};
+    CHECK(compare_model(VKML_DTYPE_INT64, 2, dims, want, want, 0, why, sizeof(why)) == 0,
+          "equal int64: %s", why);
+    CHECK(compare_model(VKML_DTYPE_INT64, 2, dims, got, want, 0, why, sizeof(why)) == 1,
+          "int64 8 vs 7 passed");
+    CHECK(strcmp(why, "output 'y' [1]: got 8, expected 7") == 0, "reason: %s", why);
+    uint8_t t[2] = {1, 0}, u[2] = {1, 1};
+    CHECK(compare_model(VKML_DTYPE_BOOL, 2, dims, t, u, 0, why, sizeof(why)) == 1,
+          "false vs true passed");
+    /* Dtype and shape as in the default rule. */
+    float f[2] = {0};
+    vkml_tensor g = make(VKML_DTYPE_FLOAT, 2, f), w = make(VKML_DTYPE_FLOAT, 2, f);
+    w.rank = 2;
+    w.dims[0] = 1;
+    w.dims[1] = 2;
+    CHECK(conf_compare_model("y", &g, &w, 0, why, sizeof(why)) == 1, "[2] vs [1,2] passed");
+    CHECK(strcmp(why, "output 'y': shape [2], expected [1,2]") == 0, "reason: %s", why);
+}
+
 int main(void)
 {
     test_float_tolerance();
@@ -109,5 +262,11 @@ int main(void)
     test_integers_and_bools();
     test_half_types();
     test_type_and_shape();
+    test_model_scale();
+    test_model_small_values();
+    test_model_half();
+    test_model_argmax();
+    test_model_special_values();
+    test_model_exact_types();
     return test_finish("test_compare");
 }

@@ -1,6 +1,8 @@
 #!/bin/sh
 # A whole corpus folder on one device: no FAIL and no ERROR, everything passes or is
 # honestly unsupported. Prints the totals and the time taken; the JSON report agrees.
+# Ratchet: every test listed in tests/cli/ratchet/<folder>.<device>.pass (device "cpu" or
+# "gpu") must still pass; tests/cli/update_ratchet.sh rewrites the lists from a run.
 # $2: the device (cpu or 0); $3: the folder below the corpus (default onnx-node);
 # $4: the least number of tests it must hold (default 1000).
 . "$(dirname "$0")/common.sh"
@@ -32,5 +34,22 @@ line = "conformance: %d pass, %d fail, %d unsupported, %d error, %d total" % (
 statuses = [x["status"] for x in r["tests"]]
 assert line == sys.argv[2], (line, sys.argv[2])
 assert len(statuses) == t["total"] and statuses.count("PASS") == t["pass"], t
+PY
+kind=cpu
+[ "$dev" = cpu ] || kind=gpu
+ratchet="${VKML_SOURCE_ROOT:?}/tests/cli/ratchet/${3:-onnx-node}.$kind.pass"
+[ -f "$ratchet" ] || fail "no ratchet file $ratchet"
+/usr/bin/python3 - "$TMP/report.json" "$ratchet" <<'PY' || fail "tests of the ratchet no longer pass (listed above)"
+import json, os, sys
+r = json.load(open(sys.argv[1]))
+status = {os.path.basename(x["test"]): x["status"] for x in r["tests"]}
+want = [l.strip() for l in open(sys.argv[2]) if l.strip() and not l.startswith("#")]
+lost = [t for t in want if status.get(t) != "PASS"]
+gained = [t for t, s in status.items() if s == "PASS" and t not in set(want)]
+for t in lost:
+    print("RATCHET: %s was passing, now %s" % (t, status.get(t, "missing")), file=sys.stderr)
+print("ratchet: %d listed, %d lost, %d newly passing (tests/cli/update_ratchet.sh adds them)"
+      % (len(want), len(lost), len(gained)))
+sys.exit(1 if lost else 0)
 PY
 finish

@@ -237,6 +237,73 @@ static void test_symbolic(void)
     vkml_model_destroy(&m);
 }
 
+/* Runs the symbolic Relu->Relu model on shape `dims` and checks Y = relu(X). */
+static void run_symbolic(vkml_session *s, const int64_t *dims)
+{
+    vkml_error err = {0};
+    const vkml_tensor_info *in = vkml_session_input(s, 0), *out = vkml_session_output(s, 0);
+    CHECK(in->rank == 4 && !memcmp(in->dims, dims, 4 * sizeof(int64_t)), "input shape bound");
+    CHECK(out->rank == 4 && !memcmp(out->dims, dims, 4 * sizeof(int64_t)), "output shape follows");
+    size_t n = vkml_tensor_element_count(4, dims);
+    float *x = malloc(n * sizeof(float));
+    for (size_t i = 0; i < n; i++)
+        x[i] = (float)i - (float)n / 2;
+    vkml_tensor xt = {.dtype = VKML_DTYPE_FLOAT, .rank = 4, .data = x, .size = n * 4};
+    memcpy(xt.dims, dims, sizeof(int64_t) * 4);
+    vkml_tensor outs[2] = {0};
+    CHECK_OK(vkml_session_alloc_output(s, 0, &outs[0], &err), &err);
+    CHECK_OK(vkml_session_alloc_output(s, 1, &outs[1], &err), &err);
+    CHECK_OK(vkml_session_run(s, &xt, 1, outs, 2, &err), &err);
+    const float *y = outs[0].data;
+    for (size_t i = 0; y && i < n; i++)
+        if (y[i] != (x[i] > 0 ? x[i] : 0)) {
+            CHECK(false, "Y[%zu] = %g for X %g", i, y[i], x[i]);
+            break;
+        }
+    free(outs[0].data);
+    free(outs[1].data);
+    free(x);
+}
+
+/* Symbolic dims bound per session (input_shapes), and a new input shape gives a new plan
+ * (vkml_session_set_input_shapes); a shape that contradicts the model is refused and the
+ * session keeps its shapes. */
+static void test_input_shapes(void)
+{
+    char path[4096];
+    vkml_model *m = NULL;
+    vkml_context *ctx = NULL;
+    vkml_session *s = NULL;
+    vkml_error err = {0};
+    CHECK_OK(vkml_model_load_file(model_path(path, sizeof(path), "symbolic.onnx"), &m, &err),
+             &err);
+    CHECK_OK(vkml_context_create(NULL, &ctx, &err), &err);
+    if (!m || !ctx)
+        return;
+    vkml_tensor_info shape = *vkml_model_input(m, 0);
+    const int64_t a[] = {2, 3, 7, 5}, b[] = {4, 3, 2, 5};
+    memcpy(shape.dims, a, sizeof(a));
+    vkml_session_params params = {.device = VKML_DEVICE_CPU, .input_shapes = &shape};
+    CHECK_OK(vkml_session_create(ctx, m, &params, &s, &err), &err);
+    if (s) {
+        run_symbolic(s, a);
+        memcpy(shape.dims, b, sizeof(b));
+        CHECK_OK(vkml_session_set_input_shapes(s, &shape, &err), &err);
+        run_symbolic(s, b);
+        shape.dims[1] = 4; /* the model fixes dim 1 to 3 */
+        vkml_status st = vkml_session_set_input_shapes(s, &shape, &err);
+        CHECK(st == VKML_ERROR_INVALID_ARGUMENT && strstr(err.message, "does not fit"), "%s",
+              err.message);
+        run_symbolic(s, b);
+        shape.rank = 3;
+        st = vkml_session_set_input_shapes(s, &shape, &err);
+        CHECK(st == VKML_ERROR_INVALID_ARGUMENT, "rank 3 accepted: %s", err.message);
+    }
+    vkml_session_destroy(&s);
+    vkml_context_destroy(&ctx);
+    vkml_model_destroy(&m);
+}
+
 static void test_external(void)
 {
     graph *g = load_graph("ext/model.onnx", VKML_OK, NULL);
@@ -353,6 +420,7 @@ int main(int argc, char **argv)
     test_aliasing();
     test_attrs();
     test_symbolic();
+    test_input_shapes();
     test_external();
     test_bad_graphs();
     test_unsupported_ops();

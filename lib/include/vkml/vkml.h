@@ -278,6 +278,11 @@ typedef struct vkml_session_params {
     int device;
     /* Value given to every symbolic dimension (e.g. the batch size); 0 means 1. */
     int64_t symbolic_dim_value;
+    /* NULL, or one shape per model input (vkml_model_input order; rank and dims read):
+     * binds the input's symbolic dims (batch, height, width ...) for this session. Each
+     * rank must match the model's, and fixed dims agree with it. Dims left -1 take
+     * symbolic_dim_value. */
+    const vkml_tensor_info *input_shapes;
 } vkml_session_params;
 
 /* Thread-safe. Plans the model for the device and records its work once. The session
@@ -295,6 +300,13 @@ VKML_API const vkml_tensor_info *vkml_session_input(const vkml_session *session,
 VKML_API const vkml_tensor_info *vkml_session_output(const vkml_session *session, size_t index);
 /* The device the session was planned on (after VKML_DEVICE_DEFAULT is resolved). */
 VKML_API int vkml_session_device(const vkml_session *session);
+/* Not thread-safe with other calls on the same session. Plans the session again for new
+ * input shapes (one per input, as vkml_session_params.input_shapes): shape computations
+ * fold again and the work is recorded again; vkml_session_input/output then describe the
+ * new shapes. On failure the session keeps its previous shapes and plan. */
+VKML_API vkml_status vkml_session_set_input_shapes(vkml_session *session,
+                                                   const vkml_tensor_info *shapes,
+                                                   vkml_error *err);
 
 /* Runs the model once. inputs[i] matches vkml_session_input(i) (dtype, shape; size at
  * least the tensor's bytes). outputs[i] must have dtype, rank and dims set as

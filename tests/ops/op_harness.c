@@ -1,0 +1,497 @@
+/* The op test harness: see op_harness.h. */
+#include "op_harness.h"
+#include "cpu/cpu_kernels.h"
+#include "graph/graph.h"
+#include "ops/op.h"
+#include "plan/device.h"
+#include "testutil.h"
+
+#include <time.h>
+
+#define OH_MAX_INPUTS 16
+#define OH_MAX_OUTPUTS 8
+#define OH_MAX_ATTRS 16
+
+typedef struct oh_input_spec {
+    bool omitted, constant;
+    vkml_dtype dtype;
+    int rank;
+    int64_t dims[VKML_MAX_RANK];
+    void *data; /* filled at add time (random or given) */
+    size_t bytes;
+} oh_input_spec;
+
+struct oh_case {
+    char op[64];
+    int opset;
+    oh_input_spec in[OH_MAX_INPUTS];
+    int n_in;
+    int n_out;
+    bool out_omitted[OH_MAX_OUTPUTS];
+    graph_attr attrs[OH_MAX_ATTRS];
+    int n_attrs;
+    vkml_arena *arena; /* attribute and data storage */
+    bool expect_gpu;
+    void *expected[OH_MAX_OUTPUTS];
+    bool expect_error;
+    vkml_status error_status;
+    char error_text[256];
+};
+
+static struct {
+    bool ready;
+    uint64_t rng;
+    vk_context *vk;
+    int n_gpus;
+    int cases, refusals;
+} oh;
+
+void oh_init(void)
+{
+    if (oh.ready)
+        return;
+    oh.ready = true;
+    const char *seed = getenv("VKML_TEST_SEED");
+    oh.rng = seed ? strtoull(seed, NULL, 0) : (uint64_t)time(NULL) * 2654435761u + 1;
+    printf("seed %llu (VKML_TEST_SEED reproduces it)\n", (unsigned long long)oh.rng);
+    vkml_error err = {0};
+    CHECK_OK(vk_context_create(NULL, &oh.vk, &err), &err);
+    oh.n_gpus = oh.vk ? vk_context_device_count(oh.vk) : 0;
+    if (oh.n_gpus == 0) {
+        if (test_in_ci()) {
+            fprintf(stderr, "FAIL: no Vulkan device and CI=true\n");
+            test_failures++;
+        } else {
+            printf("no Vulkan device: CPU kernels only\n");
+        }
+    }
+}
+
+oh_case *oh_new(const char *op, int opset)
+{
+    oh_init();
+    oh_case *c = calloc(1, sizeof(*c));
+    snprintf(c->op, sizeof(c->op), "%s", op);
+    c->opset = opset;
+    c->n_out = 1;
+    c->expect_gpu = true;
+    c->arena = vkml_arena_create();
+    return c;
+}
+
+static double rand_unit(void)
+{
+    return test_randf(&oh.rng, 0.0f, 1.0f);
+}
+
+/* Writes element i of a dense buffer of dtype from a double. */
+static void store(vkml_dtype dt, void *p, size_t i, double v)
+{
+    switch (dt) {
+    case VKML_DTYPE_FLOAT: ((float *)p)[i] = (float)v; break;
+    case VKML_DTYPE_DOUBLE: ((double *)p)[i] = v; break;
+    case VKML_DTYPE_FLOAT16: ((uint16_t *)p)[i] = vkml_half_from_float((float)v); break;
+    case VKML_DTYPE_BFLOAT16: ((uint16_t *)p)[i] = vkml_bfloat16_from_float((float)v); break;
+    case VKML_DTYPE_INT8: ((int8_t *)p)[i] = (int8_t)v; break;
+    case VKML_DTYPE_UINT8: ((uint8_t *)p)[i] = (uint8_t)v; break;
+    case VKML_DTYPE_BOOL: ((uint8_t *)p)[i] = v != 0; break;
+    case VKML_DTYPE_INT16: ((int16_t *)p)[i] = (int16_t)v; break;
+    case VKML_DTYPE_UINT16: ((uint16_t *)p)[i] = (uint16_t)v; break;
+    case VKML_DTYPE_INT32: ((int32_t *)p)[i] = (int32_t)v; break;
+    case VKML_DTYPE_UINT32: ((uint32_t *)p)[i] = (uint32_t)v; break;
+    case VKML_DTYPE_INT64: ((int64_t *)p)[i] = (int64_t)v; break;
+    case VKML_DTYPE_UINT64: ((uint64_t *)p)[i] = (uint64_t)v; break;
+    default: break;
+    }
+}
+
+/* Element i as a double (exact for every integer the tests use). */
+static double load(vkml_dtype dt, const void *p, size_t i)
+{
+    switch (dt) {
+    case VKML_DTYPE_FLOAT: return ((const float *)p)[i];
+    case VKML_DTYPE_DOUBLE: return ((const double *)p)[i];
+    case VKML_DTYPE_FLOAT16: return vkml_half_to_float(((const uint16_t *)p)[i]);
+    case VKML_DTYPE_BFLOAT16: return vkml_bfloat16_to_float(((const uint16_t *)p)[i]);
+    case VKML_DTYPE_INT8: return ((const int8_t *)p)[i];
+    case VKML_DTYPE_UINT8:
+    case VKML_DTYPE_BOOL: return ((const uint8_t *)p)[i];
+    case VKML_DTYPE_INT16: return ((const int16_t *)p)[i];
+    case VKML_DTYPE_UINT16: return ((const uint16_t *)p)[i];
+    case VKML_DTYPE_INT32: return ((const int32_t *)p)[i];
+    case VKML_DTYPE_UINT32: return ((const uint32_t *)p)[i];
+    case VKML_DTYPE_INT64: return (double)((const int64_t *)p)[i];
+    case VKML_DTYPE_UINT64: return (double)((const uint64_t *)p)[i];
+    default: return 0;
+    }
+}
+
+static bool is_float(vkml_dtype dt)
+{
+    return dt == VKML_DTYPE_FLOAT || dt == VKML_DTYPE_DOUBLE || dt == VKML_DTYPE_FLOAT16 ||
+           dt == VKML_DTYPE_BFLOAT16;
+}
+
+static oh_input_spec *add_spec(oh_case *c, vkml_dtype dtype, int rank, const int64_t *dims)
+{
+    if (c->n_in == OH_MAX_INPUTS || rank < 0 || rank > VKML_MAX_RANK) {
+        CHECK(false, "%s: too many inputs or bad rank", c->op);
+        return NULL;
+    }
+    oh_input_spec *s = &c->in[c->n_in++];
+    s->dtype = dtype;
+    s->rank = rank;
+    if (rank)
+        memcpy(s->dims, dims, sizeof(int64_t) * (size_t)rank);
+    vkml_tensor_bytes(dtype, rank, s->dims, &s->bytes);
+    s->data = vkml_arena_alloc(c->arena, s->bytes ? s->bytes : 1);
+    return s;
+}
+
+static void fill_random(oh_input_spec *s, double lo, double hi)
+{
+    size_t n = vkml_tensor_element_count(s->rank, s->dims);
+    for (size_t i = 0; i < n; i++) {
+        double v = lo + (hi - lo) * rand_unit();
+        if (!is_float(s->dtype))
+            v = s->dtype == VKML_DTYPE_BOOL ? (rand_unit() < 0.5) : floor(lo + (hi - lo + 1) * rand_unit());
+        if (!is_float(s->dtype) && v > hi)
+            v = hi;
+        store(s->dtype, s->data, i, v);
+    }
+}
+
+int oh_input(oh_case *c, vkml_dtype dtype, int rank, const int64_t *dims, double lo, double hi)
+{
+    oh_input_spec *s = add_spec(c, dtype, rank, dims);
+    if (s)
+        fill_random(s, lo, hi);
+    return c->n_in - 1;
+}
+
+int oh_const_random(oh_case *c, vkml_dtype dtype, int rank, const int64_t *dims, double lo,
+                    double hi)
+{
+    int i = oh_input(c, dtype, rank, dims, lo, hi);
+    c->in[i].constant = true;
+    return i;
+}
+
+int oh_const(oh_case *c, vkml_dtype dtype, int rank, const int64_t *dims, const void *data)
+{
+    oh_input_spec *s = add_spec(c, dtype, rank, dims);
+    if (s) {
+        memcpy(s->data, data, s->bytes);
+        s->constant = true;
+    }
+    return c->n_in - 1;
+}
+
+int oh_const_i64(oh_case *c, int n, const int64_t *values)
+{
+    return oh_const(c, VKML_DTYPE_INT64, 1, (int64_t[]){n}, values);
+}
+
+void oh_skip_input(oh_case *c)
+{
+    if (c->n_in < OH_MAX_INPUTS)
+        c->in[c->n_in++].omitted = true;
+}
+
+void oh_outputs(oh_case *c, int n)
+{
+    c->n_out = n < 1 ? 1 : n > OH_MAX_OUTPUTS ? OH_MAX_OUTPUTS : n;
+}
+
+void oh_skip_output(oh_case *c, int index)
+{
+    if (index >= 0 && index < OH_MAX_OUTPUTS)
+        c->out_omitted[index] = true;
+}
+
+static graph_attr *new_attr(oh_case *c, const char *name, graph_attr_type type)
+{
+    if (c->n_attrs == OH_MAX_ATTRS) {
+        CHECK(false, "%s: too many attributes", c->op);
+        static graph_attr spare;
+        return &spare;
+    }
+    graph_attr *a = &c->attrs[c->n_attrs++];
+    memset(a, 0, sizeof(*a));
+    a->name = vkml_arena_strdup(c->arena, name);
+    a->type = type;
+    return a;
+}
+
+void oh_attr_int(oh_case *c, const char *name, int64_t v)
+{
+    new_attr(c, name, GRAPH_ATTR_INT)->i = v;
+}
+
+void oh_attr_ints(oh_case *c, const char *name, int n, const int64_t *v)
+{
+    graph_attr *a = new_attr(c, name, GRAPH_ATTR_INTS);
+    a->ints = vkml_arena_memdup(c->arena, v, sizeof(int64_t) * (size_t)(n ? n : 1));
+    a->count = (size_t)n;
+}
+
+void oh_attr_float(oh_case *c, const char *name, float v)
+{
+    new_attr(c, name, GRAPH_ATTR_FLOAT)->f = v;
+}
+
+void oh_attr_floats(oh_case *c, const char *name, int n, const float *v)
+{
+    graph_attr *a = new_attr(c, name, GRAPH_ATTR_FLOATS);
+    a->floats = vkml_arena_memdup(c->arena, v, sizeof(float) * (size_t)(n ? n : 1));
+    a->count = (size_t)n;
+}
+
+void oh_attr_string(oh_case *c, const char *name, const char *s)
+{
+    graph_attr *a = new_attr(c, name, GRAPH_ATTR_STRING);
+    a->s = vkml_arena_strdup(c->arena, s);
+    a->s_len = strlen(s);
+}
+
+void oh_expect_gpu(oh_case *c, bool expect)
+{
+    c->expect_gpu = expect;
+}
+
+void oh_expect(oh_case *c, int index, const void *data)
+{
+    if (index >= 0 && index < OH_MAX_OUTPUTS)
+        c->expected[index] = (void *)data;
+}
+
+void oh_expect_error(oh_case *c, vkml_status status, const char *text)
+{
+    c->expect_error = true;
+    c->error_status = status;
+    snprintf(c->error_text, sizeof(c->error_text), "%s", text);
+}
+
+/* The one-node graph of the case. */
+static graph *build_graph(const oh_case *c, int *node_out)
+{
+    graph *g = graph_create();
+    int node = graph_add_node(g, "n", c->op, "", c->n_in, c->n_out, c->n_attrs);
+    graph_node *n = &g->nodes[node];
+    n->opset = c->opset;
+    for (int i = 0; i < c->n_in; i++) {
+        const oh_input_spec *s = &c->in[i];
+        if (s->omitted)
+            continue;
+        char name[16];
+        snprintf(name, sizeof(name), "x%d", i);
+        int v = graph_add_value(g, name);
+        graph_value *val = &g->values[v];
+        val->kind = s->constant ? GRAPH_VALUE_CONSTANT : GRAPH_VALUE_INPUT;
+        val->dtype = s->dtype;
+        val->rank = s->rank;
+        memcpy(val->dims, s->dims, sizeof(val->dims));
+        if (s->constant) {
+            val->data = s->data;
+            val->data_size = s->bytes;
+        }
+        g->nodes[node].inputs[i] = v;
+    }
+    for (int o = 0; o < c->n_out; o++) {
+        if (c->out_omitted[o])
+            continue;
+        char name[16];
+        snprintf(name, sizeof(name), "y%d", o);
+        int v = graph_add_value(g, name);
+        g->values[v].is_output = true;
+        g->nodes[node].outputs[o] = v;
+    }
+    for (int a = 0; a < c->n_attrs; a++)
+        g->nodes[node].attrs[a] = c->attrs[a];
+    *node_out = node;
+    return g;
+}
+
+static size_t value_bytes(const graph_value *v)
+{
+    size_t b = 0;
+    vkml_tensor_bytes(v->dtype, v->rank, v->dims, &b);
+    return b;
+}
+
+/* Compares `got` with the reference `want` (same dtype and shape); true when within bound. */
+static bool compare(const char *label, const char *who, const graph_value *v, const void *want,
+                    const void *got, double bound)
+{
+    size_t n = vkml_tensor_element_count(v->rank, v->dims);
+    double max_err = 0, max_ref = 1;
+    size_t bad = 0;
+    for (size_t i = 0; i < n; i++) {
+        double w = load(v->dtype, want, i), g = load(v->dtype, got, i);
+        if (!is_float(v->dtype)) {
+            if (w != g && bad++ == 0)
+                fprintf(stderr, "%s: %s: '%s'[%zu] is %.17g, the CPU says %.17g\n", label, who,
+                        v->name, i, g, w);
+            continue;
+        }
+        if (isnan(w) || isnan(g) || isinf(w) || isinf(g)) {
+            bool same = (isnan(w) && isnan(g)) || w == g;
+            if (!same && bad++ == 0)
+                fprintf(stderr, "%s: %s: '%s'[%zu] is %g, the CPU says %g\n", label, who, v->name,
+                        i, g, w);
+            continue;
+        }
+        double e = fabs(g - w);
+        max_err = e > max_err ? e : max_err;
+        max_ref = fabs(w) > max_ref ? fabs(w) : max_ref;
+    }
+    CHECK(bad == 0, "%s: %s: %zu of %zu elements of '%s' differ", label, who, bad, n, v->name);
+    double rel = max_err / max_ref;
+    CHECK(rel <= bound, "%s: %s: normalised max error %.3g over the bound %.1g", label, who, rel,
+          bound);
+    return bad == 0 && rel <= bound;
+}
+
+static bool check_error(const oh_case *c, const char *label, vkml_status st, const vkml_error *err)
+{
+    CHECK(st == c->error_status && strstr(err->message, c->error_text),
+          "%s: expected %s naming '%s', got %s: %s", label, vkml_status_name(c->error_status),
+          c->error_text, vkml_status_name(st), err->message);
+    return st == c->error_status && strstr(err->message, c->error_text);
+}
+
+static bool run_device(const oh_case *c, const char *label, device *dev, graph *g,
+                       graph_value *values, int node, void **ref, double bound)
+{
+    char why[512] = "";
+    const graph_node *n = &g->nodes[node];
+    if (!dev->cls->supports_node(dev, values, n, why, sizeof(why))) {
+        oh.refusals++;
+        if (c->expect_gpu)
+            CHECK(false, "%s: %s refuses the node: %s", label, dev->info.name, why);
+        else
+            printf("%-48s %s: refused (%s)\n", label, dev->info.name, why);
+        return !c->expect_gpu;
+    }
+    device_value_plan plans[OH_MAX_INPUTS + OH_MAX_OUTPUTS + 1];
+    for (int v = 0; v < g->n_values; v++) {
+        plans[v] = (device_value_plan){.used = true, .alias_of = -1};
+        plans[v].host_access = values[v].kind == GRAPH_VALUE_INPUT || values[v].is_output;
+        if (values[v].kind == GRAPH_VALUE_CONSTANT)
+            plans[v].constant = values[v].data;
+    }
+    if ((n->op->flags & OP_ALIAS) && n->inputs[0] >= 0 && values[n->inputs[0]].kind != GRAPH_VALUE_CONSTANT)
+        plans[n->outputs[0]].alias_of = n->inputs[0];
+    int nodes[] = {node};
+    device_chunk_desc chunk = {.nodes = nodes, .n_nodes = 1};
+    device_session_desc desc = {
+        .graph = g, .values = values, .value_plans = plans, .chunks = &chunk, .n_chunks = 1};
+    device_session *ds = NULL;
+    vkml_error err = {0};
+    vkml_status st = dev->cls->session_create(dev, &desc, &ds, &err);
+    CHECK(st == VKML_OK, "%s: %s: session: %s", label, dev->info.name, err.message);
+    if (st != VKML_OK)
+        return false;
+    bool ok = true;
+    for (int v = 0; v < g->n_values; v++) {
+        void *p = dev->cls->value_host_ptr(ds, v);
+        if (values[v].kind == GRAPH_VALUE_INPUT)
+            memcpy(p, c->in[v < c->n_in ? v : 0].data, value_bytes(&values[v]));
+    }
+    /* Twice: a re-submitted command buffer must give the same answer. */
+    for (int run = 0; run < 2 && ok; run++) {
+        for (int o = 0; o < n->n_outputs; o++)
+            if (n->outputs[o] >= 0 && plans[n->outputs[o]].alias_of < 0)
+                memset(dev->cls->value_host_ptr(ds, n->outputs[o]), 0xff,
+                       value_bytes(&values[n->outputs[o]]));
+        st = dev->cls->run_chunk(ds, 0, &err);
+        CHECK(st == VKML_OK, "%s: %s: run: %s", label, dev->info.name, err.message);
+        ok = st == VKML_OK;
+        for (int o = 0; ok && o < n->n_outputs; o++) {
+            int v = n->outputs[o];
+            if (v >= 0)
+                ok = compare(label, dev->info.name, &values[v], ref[o],
+                             dev->cls->value_host_ptr(ds, v), bound);
+        }
+    }
+    dev->cls->session_destroy(&ds);
+    return ok;
+}
+
+/* Input specs are indexed by node input; graph values by creation order. Maps values
+ * back to specs for run_device's copies. */
+static void reorder_inputs(oh_case *c, graph *g, int node)
+{
+    oh_input_spec by_value[OH_MAX_INPUTS + OH_MAX_OUTPUTS + 1];
+    memset(by_value, 0, sizeof(by_value));
+    for (int i = 0; i < c->n_in; i++)
+        if (g->nodes[node].inputs[i] >= 0)
+            by_value[g->nodes[node].inputs[i]] = c->in[i];
+    memcpy(c->in, by_value, sizeof(c->in));
+}
+
+bool oh_run(oh_case *c, const char *label, double bound)
+{
+    int node;
+    graph *g = build_graph(c, &node);
+    graph_node *n = &g->nodes[node];
+    graph_value *values = NULL;
+    void *ref[OH_MAX_OUTPUTS] = {0};
+    vkml_error err = {0};
+    bool ok = false;
+    oh.cases++;
+    vkml_status st = op_bind_node(g->arena, n, &err);
+    if (st == VKML_OK && (st = graph_sort(g, &err)) == VKML_OK) {
+        n = &g->nodes[node]; /* sorting rebuilds the node array */
+        values = graph_values_clone(g);
+        st = graph_infer(g, values, 1, &err);
+    }
+    const void *in[OH_MAX_INPUTS] = {0};
+    for (int i = 0; st == VKML_OK && i < c->n_in; i++)
+        in[i] = c->in[i].omitted ? NULL : c->in[i].data;
+    for (int o = 0; st == VKML_OK && o < c->n_out; o++) {
+        if (n->outputs[o] < 0)
+            continue;
+        size_t bytes = value_bytes(&values[n->outputs[o]]);
+        ref[o] = malloc(bytes + 1);
+        memset(ref[o], 0xcd, bytes + 1);
+    }
+    if (st == VKML_OK) {
+        op_cpu_args args = {.values = values, .node = n, .in = in, .out = ref};
+        st = cpu_run_node(&args, &err);
+    }
+    if (c->expect_error) {
+        ok = check_error(c, label, st, &err);
+        if (ok)
+            printf("%-48s ok (%s)\n", label, err.message);
+        goto done;
+    }
+    CHECK(st == VKML_OK, "%s: CPU: %s", label, err.message);
+    if (st != VKML_OK)
+        goto done;
+    ok = true;
+    for (int o = 0; o < c->n_out; o++)
+        if (c->expected[o] && n->outputs[o] >= 0)
+            ok &= compare(label, "expected values", &values[n->outputs[o]], c->expected[o], ref[o],
+                          bound);
+    reorder_inputs(c, g, node);
+    for (int d = 0; d < oh.n_gpus; d++)
+        ok &= run_device(c, label, vk_context_device(oh.vk, d), g, values, node, ref, bound);
+    if (ok)
+        printf("%-48s ok\n", label);
+done:
+    for (int o = 0; o < OH_MAX_OUTPUTS; o++)
+        free(ref[o]);
+    free(values);
+    graph_destroy(&g);
+    vkml_arena_destroy(&c->arena);
+    free(c);
+    return ok;
+}
+
+int oh_finish(void)
+{
+    printf("%d cases, %d device refusals\n", oh.cases, oh.refusals);
+    vk_context_destroy(&oh.vk);
+    return test_finish("ops");
+}
