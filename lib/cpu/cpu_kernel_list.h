@@ -38,7 +38,9 @@ CPU_KERNEL(Reshape, cpu_copy, DT_ALL)
 /* spatial: transposed conv, resize, sampling, detection (cpu/spatial.c, cpu/detect.c) */
 CPU_KERNEL(ConvTranspose, cpu_convtranspose, DT(FLOAT))
 CPU_KERNEL(GridSample, cpu_gridsample, DT_FLOATS)
+CPU_KERNEL(NonMaxSuppression, cpu_nms, DT(FLOAT))
 CPU_KERNEL(Resize, cpu_resize, DT_FLOATS | DT(INT8) | DT(UINT8) | DT(INT32) | DT(INT64))
+CPU_KERNEL(RoiAlign, cpu_roialign, DT(FLOAT))
 CPU_KERNEL(Upsample, cpu_resize, DT_FLOATS | DT(INT8) | DT(UINT8) | DT(INT32) | DT(INT64))
 
 /* quantization and integer products (cpu/quant.c, cpu/einsum.c) */

@@ -9,6 +9,8 @@
 OP_PARSE_DECL(resize_parse);
 OP_PARSE_DECL(convtranspose_parse);
 OP_PARSE_DECL(gridsample_parse);
+OP_PARSE_DECL(nms_parse);
+OP_PARSE_DECL(roialign_parse);
 
 /* quantization */
 

@@ -2,6 +2,7 @@
 #include "ops/op_decls.h"
 /* params structs of op_list.h (one line per family header) */
 #include "ops/convtranspose.h" /* spatial */
+#include "ops/detect.h"
 #include "ops/gridsample.h"
 #include "ops/resize.h"
 
