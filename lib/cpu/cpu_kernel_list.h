@@ -17,10 +17,11 @@ CPU_KERNEL(Tanh, cpu_eltwise_unary, DT(FLOAT))
 /* convolution */
 CPU_KERNEL(Conv, cpu_conv, DT(FLOAT))
 /* pooling */
-CPU_KERNEL(AveragePool, cpu_pool, DT(FLOAT))
+CPU_KERNEL(AveragePool, cpu_pool, DT_FLOATS)
 CPU_KERNEL(GlobalAveragePool, cpu_global_pool, DT(FLOAT))
 CPU_KERNEL(GlobalMaxPool, cpu_global_pool, DT(FLOAT))
-CPU_KERNEL(MaxPool, cpu_pool, DT(FLOAT))
+CPU_KERNEL(LpPool, cpu_pool, DT_FLOATS)
+CPU_KERNEL(MaxPool, cpu_pool, DT_FLOATS | DT(INT8) | DT(UINT8))
 /* matrix products */
 CPU_KERNEL(Gemm, cpu_gemm, DT(FLOAT))
 CPU_KERNEL(MatMul, cpu_matmul, DT(FLOAT))

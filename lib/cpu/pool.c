@@ -1,11 +1,12 @@
-/* MaxPool, AveragePool and the global pools on the CPU. */
+/* MaxPool, AveragePool, LpPool and the global pools on the CPU. */
 #include "ops/pool.h"
+#include "cpu/cpu_elem.h"
 #include "cpu/cpu_kernels.h"
 
 #include <math.h>
 
 typedef struct window_result {
-    float value;
+    double value;
     int64_t argmax; /* spatial offset of the max in the input plane (row-major) */
 } window_result;
 
@@ -25,8 +26,9 @@ static void window_taps(const window_params *w, int d, int64_t o, int64_t floor,
         *lo = *hi;
 }
 
-/* Pools one output position o of one plane. */
-static window_result pool_window(const pool_params *p, const float *plane, const int64_t *o)
+/* Pools one output position o of the plane starting at element `plane` of x. */
+static window_result pool_window(const pool_params *p, const void *x, vkml_dtype dtype,
+                                 int64_t plane, const int64_t *o)
 {
     const window_params *w = &p->win;
     int64_t lo[OP_MAX_SPATIAL], ext[OP_MAX_SPATIAL], k[OP_MAX_SPATIAL] = {0};
@@ -40,22 +42,26 @@ static window_result pool_window(const pool_params *p, const float *plane, const
         taps *= ext[d];
         counted *= (double)(p->count_include_pad ? phi - plo : ext[d]);
     }
-    window_result r = {.value = p->is_max ? -INFINITY : 0.0f, .argmax = 0};
+    window_result r = {.value = p->is_max ? -INFINITY : 0.0, .argmax = 0};
     for (int64_t t = 0; t < taps; t++, cpu_index_next(k, ext, w->spatial)) {
         int64_t off = 0;
         for (int d = 0; d < w->spatial; d++)
             off = off * w->in[d] + o[d] * w->strides[d] - w->pads_begin[d] +
                   (lo[d] + k[d]) * w->dilations[d];
-        float v = plane[off];
-        if (!p->is_max) {
+        double v = cpu_elem_load(x, dtype, plane + off);
+        if (p->is_lp) {
+            r.value += pow(fabs(v), p->lp_p);
+        } else if (!p->is_max) {
             r.value += v;
         } else if (t == 0 || v > r.value) {
             r.value = v;
             r.argmax = off;
         }
     }
-    if (!p->is_max)
-        r.value = counted ? r.value / (float)counted : NAN;
+    if (p->is_lp)
+        r.value = pow(r.value, 1.0 / p->lp_p);
+    else if (!p->is_max)
+        r.value = counted ? r.value / counted : NAN;
     return r;
 }
 
@@ -73,8 +79,9 @@ static int64_t storage_index(const window_params *w, int64_t off, int storage_or
 
 typedef struct pool_job {
     pool_params p;
-    const float *x;
-    float *y;
+    const void *x;
+    void *y;
+    vkml_dtype dtype;
     int64_t *indices; /* MaxPool's optional output */
 } pool_job;
 
@@ -87,8 +94,8 @@ static void pool_planes(void *ctx, int64_t begin, int64_t end)
     for (int64_t plane = begin; plane < end; plane++) {
         int64_t o[OP_MAX_SPATIAL] = {0};
         for (int64_t i = 0; i < osize; i++, cpu_index_next(o, w->out, w->spatial)) {
-            window_result r = pool_window(&job->p, job->x + plane * isize, o);
-            job->y[plane * osize + i] = r.value;
+            window_result r = pool_window(&job->p, job->x, job->dtype, plane * isize, o);
+            cpu_elem_store(job->y, job->dtype, plane * osize + i, r.value);
             if (job->indices)
                 job->indices[plane * osize + i] =
                     plane * isize + storage_index(w, r.argmax, job->p.storage_order);
@@ -104,6 +111,7 @@ vkml_status cpu_pool(const op_cpu_args *args, vkml_error *err)
         return st;
     job.x = args->in[0];
     job.y = args->out[0];
+    job.dtype = args->values[args->node->inputs[0]].dtype;
     job.indices = job.p.has_indices ? args->out[1] : NULL;
     double cost = (double)window_out_size(&job.p.win) * (double)window_kernel_size(&job.p.win);
     cpu_parallel_for(job.p.batch * job.p.channels, cost, pool_planes, &job);

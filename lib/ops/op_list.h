@@ -22,6 +22,7 @@ OP(Conv, "", 1, 22, 0, op_no_params, NULL, conv_infer)
 OP(AveragePool, "", 1, 22, 0, op_no_params, NULL, pool_infer)
 OP(GlobalAveragePool, "", 1, 22, 0, op_no_params, NULL, global_pool_infer)
 OP(GlobalMaxPool, "", 1, 22, 0, op_no_params, NULL, global_pool_infer)
+OP(LpPool, "", 2, 22, 0, op_no_params, NULL, pool_infer)
 OP(MaxPool, "", 1, 22, 0, op_no_params, NULL, pool_infer)
 /* matrix products (ops/matmul.c) */
 OP(Gemm, "", 1, 13, 0, op_no_params, NULL, gemm_infer)

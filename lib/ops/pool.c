@@ -3,7 +3,9 @@
 
 #include <string.h>
 
-static const vkml_dtype pool_dtypes[] = {VKML_DTYPE_FLOAT};
+/* MaxPool takes 8-bit integers too (opset 12); the others floats. */
+static const vkml_dtype pool_dtypes[] = {VKML_DTYPE_FLOAT, VKML_DTYPE_FLOAT16, VKML_DTYPE_DOUBLE,
+                                         VKML_DTYPE_INT8, VKML_DTYPE_UINT8};
 
 /* One float input of rank >= 3 (N, C, spatial...). */
 static vkml_status check_input(const graph_value *values, const graph_node *node, vkml_error *err)
@@ -11,7 +13,8 @@ static vkml_status check_input(const graph_value *values, const graph_node *node
     vkml_status st;
     if ((st = op_require_counts(node, 1, 1, 1, err)) ||
         (st = op_require_input(values, node, 0, err)) ||
-        (st = op_require_dtype(values, node, 0, pool_dtypes, 1, err)))
+        (st = op_require_dtype(values, node, 0, pool_dtypes,
+                               strcmp(node->op_type, "MaxPool") == 0 ? 5 : 3, err)))
         return st;
     return window_check_input(&values[node->inputs[0]], node->op_type, err);
 }
@@ -45,15 +48,22 @@ vkml_status pool_params_parse(const graph_value *values, const graph_node *node,
         return st;
     memset(p, 0, sizeof(*p));
     p->is_max = strcmp(node->op_type, "MaxPool") == 0;
+    p->is_lp = strcmp(node->op_type, "LpPool") == 0;
     p->batch = x->dims[0];
     p->channels = x->dims[1];
     static const op_attr_spec specs[] = {{"ceil_mode", GRAPH_ATTR_INT},
                                          {"count_include_pad", GRAPH_ATTR_INT},
-                                         {"storage_order", GRAPH_ATTR_INT}};
+                                         {"storage_order", GRAPH_ATTR_INT},
+                                         {"p", GRAPH_ATTR_INT}};
     if ((st = op_check_attr_types(node, specs, VKML_ARRAY_SIZE(specs), err)))
         return st;
     p->ceil_mode = graph_attr_int(node, "ceil_mode", 0) != 0;
     p->count_include_pad = graph_attr_int(node, "count_include_pad", 0) != 0;
+    int64_t lp = graph_attr_int(node, "p", 2);
+    if (p->is_lp && (lp < 1 || lp > 64))
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "LpPool: p %lld is not in [1, 64]",
+                         (long long)lp);
+    p->lp_p = (float)lp;
     p->storage_order = (int)graph_attr_int(node, "storage_order", 0);
     if (p->storage_order != 0 && p->storage_order != 1)
         return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
@@ -63,8 +73,8 @@ vkml_status pool_params_parse(const graph_value *values, const graph_node *node,
     p->has_indices = p->is_max && node->n_outputs > 1 && node->outputs[1] >= 0;
     if (!p->is_max && node->n_outputs > 1 && node->outputs[1] >= 0)
         return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "AveragePool has one output");
-    /* dilations: MaxPool since opset 10, AveragePool since opset 19. */
-    bool dilations = node->opset >= (p->is_max ? 10 : 19);
+    /* dilations: MaxPool since opset 10, LpPool 18, AveragePool 19. */
+    bool dilations = node->opset >= (p->is_max ? 10 : p->is_lp ? 18 : 19);
     return window_params_parse(node, spatial, x->dims + 2, kernel, p->ceil_mode, dilations, &p->win,
                                err);
 }
@@ -77,7 +87,7 @@ vkml_status pool_infer(graph_value *values, const graph_node *node, vkml_error *
         return st;
     int64_t dims[VKML_MAX_RANK];
     int rank = window_output_dims(&p.win, p.batch, p.channels, dims);
-    op_set_output(values, node, 0, VKML_DTYPE_FLOAT, rank, dims);
+    op_set_output(values, node, 0, values[node->inputs[0]].dtype, rank, dims);
     if (p.has_indices)
         op_set_output(values, node, 1, VKML_DTYPE_INT64, rank, dims);
     return VKML_OK;

@@ -1,10 +1,12 @@
 #pragma once
-/* MaxPool/AveragePool and the global pools: attribute parsing shared by the shape
+/* MaxPool/AveragePool/LpPool and the global pools: attribute parsing shared by the shape
  * functions, the CPU kernels and the Vulkan lowerings. Layout X [N, C, D1..Dn]. */
 #include "ops/window.h"
 
 typedef struct pool_params {
-    bool is_max; /* MaxPool, else AveragePool */
+    bool is_max; /* MaxPool */
+    bool is_lp;  /* LpPool: (sum |x|^p)^(1/p) over the window's part inside the input */
+    float lp_p;  /* LpPool's p */
     int64_t batch, channels;
     window_params win;
     bool ceil_mode;
