@@ -1,7 +1,9 @@
 #version 450
 // 2-D max/average pooling, one invocation per output element of Y [N*C, OH, OW].
 // -D IS_MAX: 1 max, 0 average. Average divisor: the window's elements inside the input,
-// or (count_include_pad) inside the padded input [-pad_begin, in + pad_end).
+// or (count_include_pad) inside the padded input [-pad_begin, in + pad_end). Only the
+// window's taps inside the input are walked (window_taps), as the CPU kernel does: a huge
+// kernel over a small input costs what the input costs.
 #include "index.glsl"
 #include "buffers.glsl"
 #include "window.glsl"
@@ -26,24 +28,23 @@ void main()
     uint plane = i / (p.win.out_w * p.win.out_h);
     int iy0 = int(oy * p.win.stride_h) - int(p.win.pad_h);
     int ix0 = int(ox * p.win.stride_w) - int(p.win.pad_w);
-    int lim_h = int(p.win.in_h + p.pad_end_h), lim_w = int(p.win.in_w + p.pad_end_w);
+    uint ky0, ky1, kx0, kx1, py0, py1, px0, px1;
+    window_taps(iy0, p.win.dil_h, p.win.k_h, 0, int(p.win.in_h), ky0, ky1);
+    window_taps(ix0, p.win.dil_w, p.win.k_w, 0, int(p.win.in_w), kx0, kx1);
+    window_taps(iy0, p.win.dil_h, p.win.k_h, -int(p.win.pad_h), int(p.win.in_h + p.pad_end_h),
+                py0, py1);
+    window_taps(ix0, p.win.dil_w, p.win.k_w, -int(p.win.pad_w), int(p.win.in_w + p.pad_end_w),
+                px0, px1);
 
 #if IS_MAX
-    float acc = -1.0 / 0.0;
+    A acc = A(-1.0 / 0.0);
 #else
-    float acc = 0.0;
+    A acc = A(0.0);
 #endif
-    uint inside = 0, padded = 0;
-    for (uint ky = 0; ky < p.win.k_h; ky++) {
-        int iy = iy0 + int(ky * p.win.dil_h);
-        for (uint kx = 0; kx < p.win.k_w; kx++) {
-            int ix = ix0 + int(kx * p.win.dil_w);
-            if (iy < lim_h && ix < lim_w)
-                padded++;
-            if (iy < 0 || iy >= int(p.win.in_h) || ix < 0 || ix >= int(p.win.in_w))
-                continue;
-            float v = x[(plane * p.win.in_h + uint(iy)) * p.win.in_w + uint(ix)];
-            inside++;
+    for (uint ky = ky0; ky < ky1; ky++) {
+        uint row = (plane * p.win.in_h + uint(iy0 + int(ky * p.win.dil_h))) * p.win.in_w;
+        for (uint kx = kx0; kx < kx1; kx++) {
+            A v = A(x[row + uint(ix0 + int(kx * p.win.dil_w))]);
 #if IS_MAX
             acc = max(acc, v);
 #else
@@ -52,9 +53,11 @@ void main()
         }
     }
 #if IS_MAX
-    y[i] = acc;
+    y[i] = T(acc);
 #else
-    uint div = p.count_include_pad != 0 ? padded : inside;
-    y[i] = div > 0 ? acc / float(div) : uintBitsToFloat(0x7fc00000u); // NaN, as the CPU kernel
+    float inside = float(ky1 - ky0) * float(kx1 - kx0);
+    float padded = float(py1 - py0) * float(px1 - px0);
+    float div = p.count_include_pad != 0 ? padded : inside;
+    y[i] = T(div > 0.0 ? acc / div : uintBitsToFloat(0x7fc00000u)); // NaN, as the CPU kernel
 #endif
 }

@@ -36,7 +36,8 @@ VKML_GPU_SUPPORTS_DECL(gpu_pool_supports)
         return vk_unsupported(why, why_size, "MaxPool's Indices output has no Vulkan kernel");
     if (!vk_window_supported(&p.win, node->op_type, why, why_size))
         return false;
-    return vk_check_tensors(values, node, caps, false, why, why_size);
+    /* dtypes: the registry's mask (float, float16) */
+    return vk_check_tensors(values, node, caps, true, why, why_size);
 }
 
 VKML_GPU_DECL(gpu_pool)
@@ -53,8 +54,9 @@ VKML_GPU_DECL(gpu_pool)
     int64_t count = p.batch * p.channels * window_out_size(&p.win);
     pc.count = vk_u32(count);
     int bind[] = {node->inputs[0], node->outputs[0]};
-    return vk_rec_kernel_1d(rec, p.is_max ? VK_KERNEL_MAXPOOL2D : VK_KERNEL_AVGPOOL2D, VKML_DTYPE_FLOAT, bind, &pc,
-                            sizeof(pc), (uint64_t)count, err);
+    return vk_rec_kernel_1d(rec, p.is_max ? VK_KERNEL_MAXPOOL2D : VK_KERNEL_AVGPOOL2D,
+                            values[node->inputs[0]].dtype, bind, &pc, sizeof(pc),
+                            (uint64_t)count, err);
 }
 
 VKML_GPU_DECL(gpu_global_pool)

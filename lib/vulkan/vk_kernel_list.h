@@ -19,10 +19,10 @@ GPU_KERNEL(Tanh, gpu_eltwise_unary, gpu_eltwise_supports, DT(FLOAT))
 /* convolution */
 GPU_KERNEL(Conv, gpu_conv, gpu_conv_supports, DT(FLOAT))
 /* pooling */
-GPU_KERNEL(AveragePool, gpu_pool, gpu_pool_supports, DT(FLOAT))
+GPU_KERNEL(AveragePool, gpu_pool, gpu_pool_supports, DT(FLOAT) | DT(FLOAT16))
 GPU_KERNEL(GlobalAveragePool, gpu_global_pool, gpu_pool_supports, DT(FLOAT))
 GPU_KERNEL(GlobalMaxPool, gpu_global_pool, gpu_pool_supports, DT(FLOAT))
-GPU_KERNEL(MaxPool, gpu_pool, gpu_pool_supports, DT(FLOAT))
+GPU_KERNEL(MaxPool, gpu_pool, gpu_pool_supports, DT(FLOAT) | DT(FLOAT16))
 /* matrix products */
 GPU_KERNEL(Gemm, gpu_gemm, gpu_gemm_supports, DT(FLOAT))
 GPU_KERNEL(MatMul, gpu_matmul, gpu_matmul_supports, DT(FLOAT))
@@ -37,6 +37,8 @@ GPU_KERNEL(Reshape, gpu_copy, gpu_copy_supports, DT_ALL)
 /* reductions and normalisation (vulkan/ops_reduce.c, vulkan/ops_norm.c) */
 
 /* spatial: transposed conv, resize, sampling, detection (vulkan/ops_spatial.c, vulkan/ops_detect.c) */
+GPU_KERNEL(Resize, gpu_resize, gpu_resize_supports, DT(FLOAT) | DT(FLOAT16))
+GPU_KERNEL(Upsample, gpu_resize, gpu_resize_supports, DT(FLOAT) | DT(FLOAT16))
 
 /* quantization and integer products (vulkan/ops_quant.c, vulkan/ops_einsum.c) */
 

@@ -13,6 +13,7 @@
 #define PUSH_U32(f) uint f;
 #define PUSH_U32S(f, n) uint f[n];
 #define PUSH_F32(f) float f;
+#define PUSH_F32S(f, n) float f[n];
 #define PUSH_END(name) } p;
 #else
 #include <stdint.h>
@@ -21,6 +22,7 @@
 #define PUSH_U32(f) uint32_t f;
 #define PUSH_U32S(f, n) uint32_t f[n];
 #define PUSH_F32(f) float f;
+#define PUSH_F32S(f, n) float f[n];
 #define PUSH_END(name) } name;
 #endif
 
@@ -57,6 +59,26 @@ PUSH_END(copy_push)
 /* reductions and normalisation */
 
 /* spatial */
+/* Resize over 4 dims (leading 1s for lower ranks): output element count, sizes, the
+ * per-axis scale, the reference's float output size (scale * in) and roi, the
+ * ops/resize.h enums, and a bit per axis that maps output index x to input x (1 tap). */
+#if !defined(VKML_GLSL) || defined(PUSH_RESIZE)
+PUSH_BEGIN(resize_push)
+PUSH_U32(count)
+PUSH_U32S(in_dims, 4)
+PUSH_U32S(out_dims, 4)
+PUSH_F32S(scale, 4)
+PUSH_F32S(out_exact, 4)
+PUSH_F32S(roi_start, 4)
+PUSH_F32S(roi_end, 4)
+PUSH_U32(mode)    /* resize_mode */
+PUSH_U32(coord)   /* resize_coord */
+PUSH_U32(nearest) /* resize_nearest */
+PUSH_U32(flags)   /* bits 0-3: identity axes; bit 4: exclude_outside */
+PUSH_F32(cubic_a)
+PUSH_F32(extrapolation)
+PUSH_END(resize_push)
+#endif
 
 /* quantization */
 

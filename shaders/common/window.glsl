@@ -11,4 +11,17 @@ struct Window {
     uint dil_h, dil_w;
 };
 
+// Kernel taps [lo, hi) of one dimension whose position start + t * dil lies in
+// [floor_, limit): the part of the window inside the input (or the padded input), so the
+// work is bounded by the input, not by a kernel that is mostly padding.
+void window_taps(int start, uint dil, uint k, int floor_, int limit, out uint lo, out uint hi)
+{
+    int d = int(dil);
+    int l = start >= floor_ ? 0 : (floor_ - start + d - 1) / d;
+    int h = start >= limit ? 0 : (limit - 1 - start) / d + 1;
+    h = min(h, int(k));
+    lo = uint(min(l, h));
+    hi = uint(h);
+}
+
 #endif
