@@ -37,6 +37,8 @@ GPU_KERNEL(Reshape, gpu_copy, gpu_copy_supports, DT_ALL)
 /* reductions and normalisation (vulkan/ops_reduce.c, vulkan/ops_norm.c) */
 
 /* spatial: transposed conv, resize, sampling, detection (vulkan/ops_spatial.c, vulkan/ops_detect.c) */
+GPU_KERNEL(ConvTranspose, gpu_convtranspose, gpu_convtranspose_supports, DT(FLOAT) | DT(FLOAT16))
+GPU_KERNEL(GridSample, gpu_gridsample, gpu_gridsample_supports, DT(FLOAT) | DT(FLOAT16))
 GPU_KERNEL(Resize, gpu_resize, gpu_resize_supports, DT(FLOAT) | DT(FLOAT16))
 GPU_KERNEL(Upsample, gpu_resize, gpu_resize_supports, DT(FLOAT) | DT(FLOAT16))
 

@@ -80,6 +80,40 @@ PUSH_F32(extrapolation)
 PUSH_END(resize_push)
 #endif
 
+/* ConvTranspose over 3 spatial dims (leading 1s): Y [N, M, O...] from X [N, C, I...] and
+ * W [C, M/group, K...]; pad_begin as int32 bits (negative when output_shape pads out). */
+#if !defined(VKML_GLSL) || defined(PUSH_CONVTRANSPOSE)
+PUSH_BEGIN(convtranspose_push)
+PUSH_U32(count)
+PUSH_U32(in_channels)
+PUSH_U32(out_channels)
+PUSH_U32(group_in)  /* C / group */
+PUSH_U32(group_out) /* M / group */
+PUSH_U32(has_bias)
+PUSH_U32S(in_dims, 3)
+PUSH_U32S(out_dims, 3)
+PUSH_U32S(kernel, 3)
+PUSH_U32S(stride, 3)
+PUSH_U32S(dilation, 3)
+PUSH_U32S(pad_begin, 3)
+PUSH_END(convtranspose_push)
+#endif
+
+/* GridSample over 3 spatial dims (leading 1s): Y [N, C, O...] from X [N, C, I...] and
+ * grid [N, O..., spatial]; the ops/gridsample.h enums. */
+#if !defined(VKML_GLSL) || defined(PUSH_GRIDSAMPLE)
+PUSH_BEGIN(gridsample_push)
+PUSH_U32(count)
+PUSH_U32(channels)
+PUSH_U32(spatial) /* real spatial dims, 1..3 */
+PUSH_U32S(in_dims, 3)
+PUSH_U32S(out_dims, 3)
+PUSH_U32(mode)
+PUSH_U32(padding)
+PUSH_U32(align_corners)
+PUSH_END(gridsample_push)
+#endif
+
 /* quantization */
 
 /* more elementwise */

@@ -9,8 +9,8 @@
 #include <string.h>
 
 /* Whether the Vulkan devices run these nodes yet. */
-#define CONVT_GPU false
-#define GRIDSAMPLE_GPU false
+#define CONVT_GPU true
+#define GRIDSAMPLE_GPU true
 #define MAXPOOL_INDICES_GPU false
 
 static const vkml_dtype float_types[] = {VKML_DTYPE_FLOAT, VKML_DTYPE_FLOAT16};
