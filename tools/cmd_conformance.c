@@ -109,7 +109,7 @@ static int parse_options(int argc, char **argv, conf_options *o)
         case 'T':
             if (!parse_tolerance(optarg, &o->tolerance))
                 return cli_usage_error(&cli_cmd_conformance,
-                                       "--tolerance needs default, model or a number > 0, "
+                                       "--tolerance needs default, model or a number in (0, 1), "
                                        "not '%s'",
                                        optarg);
             break;

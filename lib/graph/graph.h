@@ -73,6 +73,8 @@ typedef struct graph_value {
     int rank;            /* -1 until known */
     int64_t dims[VKML_MAX_RANK];          /* -1: symbolic or unknown */
     const char *dim_names[VKML_MAX_RANK]; /* symbolic dimension names, else NULL */
+    bool data_dependent; /* dims are an upper bound; the producing kernel sets the extent
+                            (OP_DATA_DEPENDENT ops; cleared when the node folds) */
     const void *data;    /* CONSTANT: the values (dense, host layout) */
     size_t data_size;
     int producer;        /* node index, -1 for inputs and constants */

@@ -41,6 +41,7 @@ static vkml_status infer_all(const graph *g, graph_value *values, int64_t symbol
         } else if (v->kind == GRAPH_VALUE_INTERMEDIATE && v->producer >= 0) {
             v->rank = -1;
             v->dtype = VKML_DTYPE_UNDEFINED;
+            v->data_dependent = false;
         }
     }
     for (int i = 0; i < g->n_nodes; i++, (*done)++) {

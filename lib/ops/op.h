@@ -34,6 +34,9 @@ typedef struct op_cpu_args {
     const graph_node *node;
     const void *const *in;
     void *const *out;
+    /* OP_DATA_DEPENDENT nodes only: per output, the dims the kernel produced (it writes
+     * them for each data_dependent output; same rank, each at most the bound). */
+    int64_t (*out_dims)[VKML_MAX_RANK];
 } op_cpu_args;
 
 enum op_flags {
@@ -47,6 +50,12 @@ enum op_flags {
      * is evaluated by its CPU kernel during inference, like a node of constant inputs, so
      * shape computations (Shape -> Gather -> Concat -> Reshape) fold away per session. */
     OP_FROM_SHAPES = 1u << 2,
+    /* Some output's extent depends on the input data (NonZero, NonMaxSuppression): the
+     * shape function gives an upper bound and marks the output data_dependent; the CPU
+     * kernel writes the extent it produced to args->out_dims. Such a node folds when its
+     * inputs are constants; otherwise its output can only be a graph output (a plan
+     * refuses a data-dependent value that feeds another node, naming both). */
+    OP_DATA_DEPENDENT = 1u << 3,
 };
 
 /* One id per op of op_list.h: OP_ID_Add, OP_ID_Conv, ...; indexes the device kernel

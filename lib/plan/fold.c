@@ -61,7 +61,11 @@ static vkml_status fold_node(vkml_arena *arena, const graph *g, graph_value *val
             return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY,
                              "out of memory folding constant '%s' (%zu bytes)", v->name, bytes);
     }
-    op_cpu_args args = {.values = values, .node = n, .in = in, .out = out};
+    int64_t out_dims[n->n_outputs + 1][VKML_MAX_RANK];
+    op_cpu_args args = {.values = values, .node = n, .in = in, .out = out, .out_dims = out_dims};
+    for (int o = 0; o < n->n_outputs; o++)
+        if (n->outputs[o] >= 0)
+            memcpy(out_dims[o], values[n->outputs[o]].dims, sizeof(out_dims[o]));
     vkml_status st = cpu_run_node(&args, err);
     if (st != VKML_OK)
         return st;
@@ -69,6 +73,10 @@ static vkml_status fold_node(vkml_arena *arena, const graph *g, graph_value *val
         graph_value *v = graph_node_output(values, n, o);
         if (!v)
             continue;
+        if (v->data_dependent) { /* the extent is known now: a plain constant */
+            memcpy(v->dims, out_dims[o], sizeof(int64_t) * (size_t)v->rank);
+            v->data_dependent = false;
+        }
         v->kind = GRAPH_VALUE_CONSTANT;
         v->data = out[o];
         vkml_tensor_bytes(v->dtype, v->rank, v->dims, &v->data_size);

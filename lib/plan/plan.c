@@ -35,6 +35,16 @@ static vkml_status place_nodes(plan *p, device *primary, device *cpu, const bool
         p->node_slot[i] = -1;
         if (folded[i])
             continue;
+        for (int k = 0; k < n->n_inputs; k++) {
+            const graph_value *in = n->inputs[k] >= 0 ? &p->values[n->inputs[k]] : NULL;
+            if (in && in->data_dependent)
+                return vkml_fail(err, VKML_ERROR_UNSUPPORTED,
+                                 "%s reads '%s', whose shape depends on the data of its "
+                                 "producer (%s); vkml runs such ops only where they fold to "
+                                 "constants or give graph outputs",
+                                 graph_node_label(g, i, label, sizeof(label)), in->name,
+                                 g->nodes[in->producer].op_type);
+        }
         if (primary->cls->supports_node(primary, p->values, n, why_primary,
                                         sizeof(why_primary))) {
             p->node_slot[i] = 0;
@@ -312,6 +322,17 @@ void plan_destroy(plan **pp)
     vkml_arena_destroy(&p->arena);
     free(p);
     *pp = NULL;
+}
+
+const int64_t *plan_value_dims(plan *p, int value)
+{
+    int slot = p->value_home[value];
+    if (slot < 0 || !p->values[value].data_dependent)
+        return p->values[value].dims;
+    plan_device *d = &p->devices[slot];
+    const int64_t *dims =
+        d->dev->cls->value_dims ? d->dev->cls->value_dims(d->session, value) : NULL;
+    return dims ? dims : p->values[value].dims;
 }
 
 void *plan_value_ptr(plan *p, int slot, int value)

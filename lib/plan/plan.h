@@ -55,6 +55,10 @@ void plan_destroy(plan **p);
  * different chunks (the scheduler calls it from several threads). */
 vkml_status plan_run_chunk(plan *p, int chunk, vkml_error *err);
 
+/* The dims of a value: the bound shape, or for a data_dependent one the extent its
+ * producer gave in the last run. */
+const int64_t *plan_value_dims(plan *p, int value);
+
 /* Host pointer of value v on device slot `slot` (must be host_access there). */
 void *plan_value_ptr(plan *p, int slot, int value);
 

@@ -201,8 +201,11 @@ static vkml_status check_tensor(const vkml_tensor_info *info, const vkml_tensor 
                          what, index, info->name, vkml_dtype_name(t->dtype),
                          vkml_dtype_name(info->dtype));
     bool same = t->rank == info->rank;
+    /* A data-dependent output's dims were set by the last run: any extent within the
+     * bound (the size check below asks room for the bound). */
     for (int d = 0; same && d < info->rank; d++)
-        same = t->dims[d] == info->dims[d];
+        same = t->dims[d] == info->dims[d] || (info->data_dependent && t->dims[d] >= 0 &&
+                                               t->dims[d] <= info->dims[d]);
     if (!same)
         return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT, "%s %zu ('%s'): shape %s, expected %s",
                          what, index, info->name,
@@ -255,6 +258,10 @@ static vkml_status copy_outputs(vkml_session *s, const vkml_tensor *inputs, vkml
             src = inputs[k].data;
         } else {
             src = plan_value_ptr(p, p->value_home[v], v);
+        }
+        if (val->data_dependent) { /* this run's extent, dense */
+            memcpy(outputs[i].dims, plan_value_dims(p, v), sizeof(int64_t) * (size_t)val->rank);
+            vkml_tensor_bytes(val->dtype, val->rank, outputs[i].dims, &bytes);
         }
         memcpy(outputs[i].data, src, bytes);
     }

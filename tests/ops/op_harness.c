@@ -456,9 +456,24 @@ bool oh_run(oh_case *c, const char *label, double bound)
         ref[o] = malloc(bytes + 1);
         memset(ref[o], 0xcd, bytes + 1);
     }
+    int64_t out_dims[OH_MAX_OUTPUTS][VKML_MAX_RANK];
+    for (int o = 0; st == VKML_OK && o < c->n_out; o++)
+        if (n->outputs[o] >= 0)
+            memcpy(out_dims[o], values[n->outputs[o]].dims, sizeof(out_dims[o]));
     if (st == VKML_OK) {
-        op_cpu_args args = {.values = values, .node = n, .in = in, .out = ref};
+        op_cpu_args args = {.values = values, .node = n, .in = in, .out = ref, .out_dims = out_dims};
         st = cpu_run_node(&args, &err);
+    }
+    /* Data-dependent outputs: compare the extent the kernel produced. */
+    for (int o = 0; st == VKML_OK && o < c->n_out; o++) {
+        graph_value *v = n->outputs[o] >= 0 ? &values[n->outputs[o]] : NULL;
+        if (v && v->data_dependent) {
+            for (int d = 0; d < v->rank; d++)
+                CHECK(out_dims[o][d] >= 0 && out_dims[o][d] <= v->dims[d],
+                      "%s: data-dependent dim %d is %lld, over the bound %lld", label, d,
+                      (long long)out_dims[o][d], (long long)v->dims[d]);
+            memcpy(v->dims, out_dims[o], sizeof(int64_t) * (size_t)v->rank);
+        }
     }
     if (c->expect_error) {
         ok = check_error(c, label, st, &err);

@@ -81,6 +81,10 @@ typedef struct vkml_tensor_info {
     int rank;
     int64_t dims[VKML_MAX_RANK];
     const char *dim_names[VKML_MAX_RANK];
+    /* A session output whose extent depends on the data (NonZero, NonMaxSuppression):
+     * dims are the upper bound, and vkml_session_run sets the caller's tensor dims to
+     * what this run produced. */
+    bool data_dependent;
 } vkml_tensor_info;
 
 /* A host tensor: dense, row-major. `data` is owned by whoever filled it. */
@@ -310,7 +314,9 @@ VKML_API vkml_status vkml_session_set_input_shapes(vkml_session *session,
 
 /* Runs the model once. inputs[i] matches vkml_session_input(i) (dtype, shape; size at
  * least the tensor's bytes). outputs[i] must have dtype, rank and dims set as
- * vkml_session_output(i) says and data with room for them; the call fills the data.
+ * vkml_session_output(i) says and data with room for them; the call fills the data. For
+ * a data_dependent output it also sets outputs[i].dims to the extent produced (at most
+ * the declared bound; the data is dense for that shape).
  * Not thread-safe on one session: use one session per thread (sessions are cheap to run
  * side by side, even on one device). */
 VKML_API vkml_status vkml_session_run(vkml_session *session, const vkml_tensor *inputs,

@@ -16,6 +16,7 @@ are imported only when a case has to be written.
 """
 import argparse
 import hashlib
+import io
 import math
 import os
 import shutil
@@ -238,7 +239,8 @@ def face_model(batch):
         def __init__(self, i, o):
             super().__init__()
             self.conv3 = conv_bn_no_relu(i, o // 2)
-            self.conv5_1, self.conv5_2 = conv_bn(i, o // 4, leaky=0.1), conv_bn_no_relu(o // 4, o // 4)
+            self.conv5_1 = conv_bn(i, o // 4, leaky=0.1)
+            self.conv5_2 = conv_bn_no_relu(o // 4, o // 4)
             self.conv7_2 = conv_bn(o // 4, o // 4, leaky=0.1)
             self.conv7_3 = conv_bn_no_relu(o // 4, o // 4)
 
@@ -251,8 +253,9 @@ def face_model(batch):
     class RetinaFace(nn.Module):
         def __init__(self, a=2, c=32):
             super().__init__()
-            self.stage1 = nn.Sequential(conv_bn(3, 8, 2, 0.1), conv_dw(8, 16, 1), conv_dw(16, 32, 2),
-                                        conv_dw(32, 32, 1), conv_dw(32, 64, 2), conv_dw(64, 64, 1))
+            self.stage1 = nn.Sequential(conv_bn(3, 8, 2, 0.1), conv_dw(8, 16, 1),
+                                        conv_dw(16, 32, 2), conv_dw(32, 32, 1),
+                                        conv_dw(32, 64, 2), conv_dw(64, 64, 1))
             self.stage2 = nn.Sequential(conv_dw(64, 128, 2), conv_dw(128, 128, 1))
             self.stage3 = nn.Sequential(conv_dw(128, 256, 2), conv_dw(256, 256, 1))
             leaky = 0.1 if c <= 64 else 0.0
@@ -389,7 +392,8 @@ def bert_model(batch):
         def __init__(self):
             super().__init__()
             self.query, self.key, self.value = (nn.Linear(hidden, hidden) for _ in range(3))
-            self.attn_out, self.attn_norm = nn.Linear(hidden, hidden), nn.LayerNorm(hidden, eps=1e-12)
+            self.attn_out = nn.Linear(hidden, hidden)
+            self.attn_norm = nn.LayerNorm(hidden, eps=1e-12)
             self.inter, self.out = nn.Linear(hidden, hidden * 2), nn.Linear(hidden * 2, hidden)
             self.out_norm = nn.LayerNorm(hidden, eps=1e-12)
 
@@ -421,8 +425,8 @@ def bert_model(batch):
         def forward(self, input_ids, attention_mask):
             b, s = input_ids.shape
             types = torch.zeros_like(input_ids)
-            x = self.word(input_ids) + self.token_type(types) + self.position(self.position_ids[:, :s])
-            x = self.norm(x)
+            positions = self.position(self.position_ids[:, :s])
+            x = self.norm(self.word(input_ids) + self.token_type(types) + positions)
             mask = attention_mask[:, None, None, :].to(torch.bool).expand(b, heads, s, s)
             for layer in self.layers:
                 x = layer(x, mask)
@@ -452,7 +456,8 @@ def torchvision_model(arch, size, **kw):
 
 def segmentation_model(arch, size, **kw):
     def make(batch):
-        model = getattr(torchvision.models.segmentation, arch)(weights=None, weights_backbone=None, **kw)
+        make_model = getattr(torchvision.models.segmentation, arch)
+        model = make_model(weights=None, weights_backbone=None, **kw)
 
         class Out(nn.Module):  # the models return {"out": ...}
             def __init__(self, m):
@@ -471,6 +476,8 @@ def segmentation_model(arch, size, **kw):
 # ---------------------------------------------------------------------------------------
 # The cases.
 
+NO_AUX = {"aux_logits": False, "init_weights": True}
+
 # name: (factory, BatchNormalization kept in the export)
 MODELS = {
     "resnet18": (torchvision_model("resnet18", 64), False),
@@ -481,9 +488,9 @@ MODELS = {
     "squeezenet1_1": (torchvision_model("squeezenet1_1", 64), False),
     "shufflenet_v2_x0_5": (torchvision_model("shufflenet_v2_x0_5", 64), False),
     "densenet121": (torchvision_model("densenet121", 64), False),
-    "googlenet": (torchvision_model("googlenet", 64, aux_logits=False, init_weights=True), False),
+    "googlenet": (torchvision_model("googlenet", 64, **NO_AUX), False),
     # 75x75 is the least input inception_v3's strides allow.
-    "inception_v3": (torchvision_model("inception_v3", 75, aux_logits=False, init_weights=True), False),
+    "inception_v3": (torchvision_model("inception_v3", 75, **NO_AUX), False),
     "efficientnet_b0": (torchvision_model("efficientnet_b0", 64), False),
     "regnet_y_400mf": (torchvision_model("regnet_y_400mf", 64), False),
     # AdaptiveAvgPool2d(6) exports only when 6 divides the feature size: 224 gives 6x6.
@@ -503,7 +510,8 @@ MODELS = {
 # (model, batch, opset, fp16): every model at batch 1, opset 13; more for some.
 CASES = [(m, 1, 13, False) for m in MODELS]
 CASES += [(m, 4, 13, False) for m in ("resnet18", "mobilenet_v2", "yolo")]
-CASES += [(m, 1, op, False) for m in ("resnet18", "mobilenet_v2", "yolo", "bert") for op in (11, 17)]
+CASES += [(m, 1, op, False)
+          for m in ("resnet18", "mobilenet_v2", "yolo", "bert") for op in (11, 17)]
 CASES += [(m, 1, 13, True) for m in ("resnet18", "mobilenet_v2", "yolo")]
 
 
@@ -536,8 +544,6 @@ def randomize_batchnorm(model):
 
 
 def export(model, inputs, input_names, output_names, opset, keep_batchnorm):
-    import io
-
     f = io.BytesIO()
     mode = torch.onnx.TrainingMode.PRESERVE if keep_batchnorm else torch.onnx.TrainingMode.EVAL
     torch.onnx.export(model, tuple(inputs), f, opset_version=opset, input_names=input_names,
@@ -554,7 +560,8 @@ def to_float16(model):
     initializers and Constant values become float16, Cast-to-float becomes Cast-to-float16,
     and value types follow. Nothing is inserted; Resize scales stay float32."""
     g = model.graph
-    keep = {n.input[i] for n in g.node for i in FLOAT32_INPUTS.get(n.op_type, ()) if i < len(n.input)}
+    keep = {n.input[i] for n in g.node
+            for i in FLOAT32_INPUTS.get(n.op_type, ()) if i < len(n.input)}
     FLOAT, HALF = onnx.TensorProto.FLOAT, onnx.TensorProto.FLOAT16
 
     def half(t):
@@ -567,7 +574,8 @@ def to_float16(model):
         if n.output and n.output[0] in keep:
             continue
         for a in n.attribute:
-            if n.op_type in ("Constant", "ConstantOfShape") and a.name == "value" and a.t.data_type == FLOAT:
+            constant = n.op_type in ("Constant", "ConstantOfShape") and a.name == "value"
+            if constant and a.t.data_type == FLOAT:
                 a.t.CopyFrom(half(a.t))
             elif n.op_type == "Constant" and a.name == "value_float":
                 raise ValueError("Constant value_float: not converted")

@@ -87,7 +87,8 @@ def write(ratchet_path, report_paths):
         f.write(HEADER)
         f.write("\t".join(["case"] + [d for d, _ in runs]) + "\n")
         for c in cases:
-            f.write("\t".join([c] + [r[c]["status"] if c in r else "MISSING" for _, r in runs]) + "\n")
+            statuses = [r[c]["status"] if c in r else "MISSING" for _, r in runs]
+            f.write("\t".join([c] + statuses) + "\n")
     for d, r in runs:
         bad = [c for c in r if r[c]["status"] in ("FAIL", "ERROR")]
         if bad:
