@@ -15,10 +15,14 @@ vkml_status cpu_nms(const op_cpu_args *args, vkml_error *err)
     int64_t count = nms_select(args->node->params, &in, args->out[0], y->dims[0]);
     if (count < 0)
         return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "NonMaxSuppression: out of memory");
-    if (count != y->dims[0])
+    if (count > y->dims[0])
         return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT,
-                         "NonMaxSuppression: selected %lld boxes, the plan has room for %lld",
+                         "NonMaxSuppression: selected %lld boxes, the bound is %lld",
                          (long long)count, (long long)y->dims[0]);
+    if (args->out_dims) {
+        args->out_dims[0][0] = count;
+        args->out_dims[0][1] = 3;
+    }
     return VKML_OK;
 }
 

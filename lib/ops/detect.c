@@ -36,10 +36,8 @@ static vkml_status read_scalar(const graph_value *values, const graph_node *node
     const graph_value *v = &values[node->inputs[i]];
     const void *d = data ? data[i] : v->data;
     if (!d)
-        return vkml_fail(err, VKML_ERROR_UNSUPPORTED,
-                         "NonMaxSuppression: input %d '%s' is not a constant: the output size "
-                         "depends on the data, which the planner cannot run yet",
-                         i, v->name);
+        return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT,
+                         "NonMaxSuppression: input %d '%s' has no data", i, v->name);
     if (v->dtype != want || vkml_tensor_element_count(v->rank, v->dims) != 1)
         return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
                          "NonMaxSuppression: input %d '%s' must be one %s", i, v->name,
@@ -49,8 +47,8 @@ static vkml_status read_scalar(const graph_value *values, const graph_node *node
     return VKML_OK;
 }
 
-vkml_status nms_read_inputs(const graph_value *values, const graph_node *node,
-                            const void *const *data, nms_inputs *in, vkml_error *err)
+static vkml_status check_shapes(const graph_value *values, const graph_node *node,
+                                vkml_error *err)
 {
     vkml_status st;
     if ((st = op_require_counts(node, 2, 5, 1, err)) ||
@@ -64,6 +62,16 @@ vkml_status nms_read_inputs(const graph_value *values, const graph_node *node,
                          "NonMaxSuppression: boxes '%s' must be float [B, N, 4] and scores '%s' "
                          "float [B, C, N]",
                          b->name, s->name);
+    return VKML_OK;
+}
+
+vkml_status nms_read_inputs(const graph_value *values, const graph_node *node,
+                            const void *const *data, nms_inputs *in, vkml_error *err)
+{
+    vkml_status st = check_shapes(values, node, err);
+    if (st)
+        return st;
+    const graph_value *b = &values[node->inputs[0]], *s = &values[node->inputs[1]];
     memset(in, 0, sizeof(*in));
     in->batches = b->dims[0];
     in->boxes_per_batch = b->dims[1];
@@ -86,9 +94,8 @@ vkml_status nms_read_inputs(const graph_value *values, const graph_node *node,
     in->score_threshold = (float)v;
     in->has_score_threshold = present;
     if (!in->boxes || !in->scores)
-        return vkml_fail(err, VKML_ERROR_UNSUPPORTED,
-                         "NonMaxSuppression: boxes and scores are not constants: the output "
-                         "size depends on the data, which the planner cannot run yet");
+        return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT,
+                         "NonMaxSuppression: boxes and scores have no data");
     return VKML_OK;
 }
 
@@ -173,16 +180,23 @@ int64_t nms_select(const nms_params *p, const nms_inputs *in, int64_t *out, int6
     return total;
 }
 
+/* The output's bound: every class of every batch keeps at most min(boxes,
+ * max_output_boxes_per_class) boxes (all boxes when that input is not a constant). */
 vkml_status nms_infer(graph_value *values, const graph_node *node, vkml_error *err)
 {
-    nms_inputs in;
-    vkml_status st = nms_read_inputs(values, node, NULL, &in, err);
-    if (st)
+    vkml_status st;
+    if ((st = check_shapes(values, node, err)))
         return st;
-    int64_t count = nms_select(node->params, &in, NULL, 0);
-    if (count < 0)
-        return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "NonMaxSuppression: out of memory");
-    op_set_output(values, node, 0, VKML_DTYPE_INT64, 2, (int64_t[]){count, 3});
+    const graph_value *s = &values[node->inputs[1]];
+    int64_t per_class = s->dims[2];
+    const graph_value *m = graph_node_input(values, node, 2);
+    if (m && m->data && m->dtype == VKML_DTYPE_INT64 && m->data_size >= sizeof(int64_t)) {
+        int64_t max = *(const int64_t *)m->data;
+        per_class = max < 0 ? 0 : max < per_class ? max : per_class;
+    }
+    op_set_output(values, node, 0, VKML_DTYPE_INT64, 2,
+                  (int64_t[]){s->dims[0] * s->dims[1] * per_class, 3});
+    values[node->outputs[0]].data_dependent = true;
     return VKML_OK;
 }
 

@@ -2,9 +2,8 @@
 /*
  * Detection ops: NonMaxSuppression (opsets 10-11) and RoiAlign (10-22).
  *
- * NonMaxSuppression's output count depends on the data: its shape function knows it only
- * when every input is a constant (it runs the selection then, nms_select), otherwise the
- * node is refused as UNSUPPORTED until the planner can run nodes of run-time output size.
+ * NonMaxSuppression's output count depends on the data (OP_DATA_DEPENDENT): its shape
+ * function gives the bound, the CPU kernel the count it selected.
  */
 #include "graph/graph.h"
 
@@ -22,8 +21,7 @@ typedef struct nms_inputs {
     bool has_score_threshold;
 } nms_inputs;
 
-/* Reads the inputs' shapes and scalar values; `data[i]` when given (a kernel's inputs),
- * else the constants of `values` (UNSUPPORTED when one is not constant). */
+/* Reads the inputs' shapes and the data of a kernel's inputs `data`. */
 vkml_status nms_read_inputs(const graph_value *values, const graph_node *node,
                             const void *const *data, nms_inputs *in, vkml_error *err);
 /* Runs the selection: writes up to `max` [batch, class, box] triples to out (NULL: count

@@ -41,7 +41,7 @@ OP(Reshape, "", 5, 21, OP_ALIAS, op_no_params, NULL, reshape_infer)
 /* spatial: transposed conv, resize, sampling, detection (ops/spatial.c, ops/detect.c) */
 OP(ConvTranspose, "", 1, 22, 0, convtranspose_params, convtranspose_parse, convtranspose_infer)
 OP(GridSample, "", 16, 22, 0, gridsample_params, gridsample_parse, gridsample_infer)
-OP(NonMaxSuppression, "", 10, 22, 0, nms_params, nms_parse, nms_infer)
+OP(NonMaxSuppression, "", 10, 22, OP_DATA_DEPENDENT, nms_params, nms_parse, nms_infer)
 OP(Resize, "", 10, 22, 0, resize_params, resize_parse, resize_infer)
 OP(RoiAlign, "", 10, 22, 0, roialign_params, roialign_parse, roialign_infer)
 OP(Upsample, "", 7, 9, 0, resize_params, resize_parse, resize_infer)

@@ -271,10 +271,12 @@ static void test_detect(void)
     oh_run(c, "NonMaxSuppression known values", OH_BOUND_EXACT);
 
     c = oh_new("NonMaxSuppression", 11);
-    oh_input(c, VKML_DTYPE_FLOAT, 3, (int64_t[]){1, 4, 4}, 0, 1);
-    oh_input(c, VKML_DTYPE_FLOAT, 3, (int64_t[]){1, 1, 4}, 0, 1);
-    oh_expect_error(c, VKML_ERROR_UNSUPPORTED, "depends on the data");
-    oh_run(c, "NonMaxSuppression of run-time boxes", OH_BOUND_EXACT);
+    oh_const(c, VKML_DTYPE_FLOAT, 3, (int64_t[]){1, 4, 4}, boxes);
+    oh_const(c, VKML_DTYPE_FLOAT, 3, (int64_t[]){1, 1, 4}, scores);
+    oh_const(c, VKML_DTYPE_INT64, 1, (int64_t[]){1}, (int64_t[]){3});
+    oh_const(c, VKML_DTYPE_FLOAT, 1, (int64_t[]){1}, (float[]){1.5f});
+    oh_expect_error(c, VKML_ERROR_INVALID_ARGUMENT, "iou_threshold");
+    oh_run(c, "NonMaxSuppression iou_threshold out of range", OH_BOUND_EXACT);
 }
 
 static void test_pool(void)
