@@ -1,5 +1,5 @@
 #pragma once
-/* The 2-D window geometry push block shared by conv2d.comp and pool2d.comp
+/* The 2-D window geometry push block of conv2d.comp
  * (shaders/common/window.glsl); 1-D windows map to H = 1. */
 #include "ops/window.h"
 #include "vulkan/vk_ops.h"

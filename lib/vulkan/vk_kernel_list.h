@@ -22,6 +22,7 @@ GPU_KERNEL(Conv, gpu_conv, gpu_conv_supports, DT(FLOAT))
 GPU_KERNEL(AveragePool, gpu_pool, gpu_pool_supports, DT(FLOAT) | DT(FLOAT16))
 GPU_KERNEL(GlobalAveragePool, gpu_global_pool, gpu_pool_supports, DT(FLOAT))
 GPU_KERNEL(GlobalMaxPool, gpu_global_pool, gpu_pool_supports, DT(FLOAT))
+GPU_KERNEL(LpPool, gpu_pool, gpu_pool_supports, DT(FLOAT) | DT(FLOAT16))
 GPU_KERNEL(MaxPool, gpu_pool, gpu_pool_supports, DT(FLOAT) | DT(FLOAT16))
 /* matrix products */
 GPU_KERNEL(Gemm, gpu_gemm, gpu_gemm_supports, DT(FLOAT))

@@ -80,6 +80,24 @@ PUSH_F32(extrapolation)
 PUSH_END(resize_push)
 #endif
 
+/* A sliding window over 3 spatial dims (leading 1s for 1-D and 2-D): the pools
+ * (pool.comp) and depthwise convolution (conv_depthwise.comp). */
+#if !defined(VKML_GLSL) || defined(PUSH_WINDOW3)
+PUSH_BEGIN(window3_push)
+PUSH_U32(count)    /* output elements */
+PUSH_U32(channels) /* C (conv: and M, depthwise) */
+PUSH_U32S(in_dims, 3)
+PUSH_U32S(out_dims, 3)
+PUSH_U32S(kernel, 3)
+PUSH_U32S(stride, 3)
+PUSH_U32S(dilation, 3)
+PUSH_U32S(pad_begin, 3)
+PUSH_U32S(pad_end, 3)
+PUSH_U32(flags) /* pools: bit 0 count_include_pad, bit 1 storage_order; conv: bit 0 bias */
+PUSH_F32(lp_p)  /* LpPool's p */
+PUSH_END(window3_push)
+#endif
+
 /* ConvTranspose over 3 spatial dims (leading 1s): Y [N, M, O...] from X [N, C, I...] and
  * W [C, M/group, K...]; pad_begin as int32 bits (negative when output_shape pads out). */
 #if !defined(VKML_GLSL) || defined(PUSH_CONVTRANSPOSE)

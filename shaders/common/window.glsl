@@ -1,4 +1,5 @@
-// 2-D sliding-window geometry shared by conv2d.comp and pool2d.comp (1-D ops use H = 1).
+// Sliding-window helpers: the 2-D geometry of conv2d.comp (1-D convs use H = 1) and
+// window_taps, shared with pool.comp.
 #ifndef VKML_WINDOW_GLSL
 #define VKML_WINDOW_GLSL
 

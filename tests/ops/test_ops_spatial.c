@@ -11,7 +11,7 @@
 /* Whether the Vulkan devices run these nodes yet. */
 #define CONVT_GPU true
 #define GRIDSAMPLE_GPU true
-#define MAXPOOL_INDICES_GPU false
+#define MAXPOOL_INDICES_GPU true
 
 static const vkml_dtype float_types[] = {VKML_DTYPE_FLOAT, VKML_DTYPE_FLOAT16};
 
@@ -326,8 +326,23 @@ static void test_pool(void)
     oh_attr_ints(c, "kernel_shape", 2, (int64_t[]){2, 2});
     oh_attr_int(c, "p", 2);
     oh_expect(c, 0, (float[]){5});
-    oh_expect_gpu(c, false);
-    oh_run(c, "LpPool p=2 known values", OH_BOUND_EXACT);
+    oh_run(c, "LpPool p=2 known values", OH_BOUND_TRANSCENDENTAL);
+
+    /* 3-D windows with dilations and padding, and LpPool p=3, on every device. */
+    static const char *const ops3d[] = {"MaxPool", "AveragePool", "LpPool"};
+    for (int k = 0; k < 3; k++)
+        for (size_t t = 0; t < 2; t++) {
+            char label[96];
+            c = oh_new(ops3d[k], 19);
+            oh_input(c, float_types[t], 5, (int64_t[]){1, 3, 5, 7, 6}, -1, 1);
+            oh_attr_ints(c, "kernel_shape", 3, (int64_t[]){2, 3, 2});
+            oh_attr_ints(c, "dilations", 3, (int64_t[]){2, 1, 1});
+            oh_attr_ints(c, "pads", 6, (int64_t[]){1, 1, 0, 0, 1, 1});
+            if (k == 2)
+                oh_attr_int(c, "p", 3);
+            snprintf(label, sizeof(label), "%s 3-D %s", ops3d[k], dtype_label(float_types[t]));
+            oh_run(c, label, bound_for(float_types[t], OH_BOUND_TRANSCENDENTAL));
+        }
 
     c = oh_new("MaxPool", 12);
     oh_input(c, VKML_DTYPE_FLOAT, 4, (int64_t[]){1, 1, 4, 4}, -1, 1);
