@@ -15,5 +15,3 @@ typedef struct vk_window_push {
 
 /* Fills the push block from a 1-D or 2-D window; pad_end receives the end pads (h, w). */
 void vk_window_push_fill(const window_params *w, vk_window_push *out, uint32_t pad_end[2]);
-/* Refuses windows of more than 2 spatial dims. */
-bool vk_window_supported(const window_params *w, const char *op, char *why, size_t why_size);

@@ -81,7 +81,7 @@ PUSH_END(resize_push)
 #endif
 
 /* A sliding window over 3 spatial dims (leading 1s for 1-D and 2-D): the pools
- * (pool.comp) and depthwise convolution (conv_depthwise.comp). */
+ * (pool.comp) and the direct convolution (conv_window.comp). */
 #if !defined(VKML_GLSL) || defined(PUSH_WINDOW3)
 PUSH_BEGIN(window3_push)
 PUSH_U32(count)    /* output elements */
@@ -95,6 +95,9 @@ PUSH_U32S(pad_begin, 3)
 PUSH_U32S(pad_end, 3)
 PUSH_U32(flags) /* pools: bit 0 count_include_pad, bit 1 storage_order; conv: bit 0 bias */
 PUSH_F32(lp_p)  /* LpPool's p */
+PUSH_U32(in_channels) /* conv: C */
+PUSH_U32(group_in)    /* conv: C / group */
+PUSH_U32(group_out)   /* conv: M / group */
 PUSH_END(window3_push)
 #endif
 

@@ -279,6 +279,40 @@ static void test_detect(void)
     oh_run(c, "NonMaxSuppression iou_threshold out of range", OH_BOUND_EXACT);
 }
 
+/* Conv on the direct kernels: 3-D, grouped, depthwise (with a channel multiplier). */
+static void run_conv(const char *label, int rank, const int64_t *x_dims, const int64_t *w_dims,
+                     int64_t group, const int64_t *strides, const int64_t *pads,
+                     const int64_t *dilations)
+{
+    int s = rank - 2;
+    oh_case *c = oh_new("Conv", 11);
+    oh_input(c, VKML_DTYPE_FLOAT, rank, x_dims, -1, 1);
+    oh_const_random(c, VKML_DTYPE_FLOAT, rank, w_dims, -1, 1);
+    oh_const_random(c, VKML_DTYPE_FLOAT, 1, (int64_t[]){w_dims[0]}, -1, 1);
+    oh_attr_int(c, "group", group);
+    if (strides)
+        oh_attr_ints(c, "strides", s, strides);
+    if (pads)
+        oh_attr_ints(c, "pads", 2 * s, pads);
+    if (dilations)
+        oh_attr_ints(c, "dilations", s, dilations);
+    oh_run(c, label, OH_BOUND_SUM);
+}
+
+static void test_conv(void)
+{
+    run_conv("Conv depthwise 3x3 stride 2", 4, (int64_t[]){2, 6, 11, 13},
+             (int64_t[]){6, 1, 3, 3}, 6, (int64_t[]){2, 2}, (int64_t[]){1, 1, 1, 1}, NULL);
+    run_conv("Conv depthwise multiplier 2 dilated", 4, (int64_t[]){1, 3, 11, 13},
+             (int64_t[]){6, 1, 3, 2}, 3, NULL, (int64_t[]){2, 0, 2, 1}, (int64_t[]){2, 3});
+    run_conv("Conv grouped 2-D", 4, (int64_t[]){1, 4, 7, 5}, (int64_t[]){6, 2, 2, 3}, 2,
+             (int64_t[]){1, 2}, NULL, NULL);
+    run_conv("Conv 3-D", 5, (int64_t[]){1, 3, 5, 7, 6}, (int64_t[]){4, 3, 3, 2, 3}, 1,
+             (int64_t[]){1, 2, 1}, (int64_t[]){1, 0, 1, 1, 1, 0}, NULL);
+    run_conv("Conv 1-D dilated", 3, (int64_t[]){2, 3, 13}, (int64_t[]){5, 3, 3}, 1, NULL,
+             (int64_t[]){2, 1}, (int64_t[]){3});
+}
+
 static void test_pool(void)
 {
     for (size_t t = 0; t < 2; t++) {
@@ -358,6 +392,7 @@ int main(void)
     test_convtranspose();
     test_gridsample();
     test_detect();
+    test_conv();
     test_pool();
     return oh_finish();
 }
