@@ -22,6 +22,7 @@ CPU_KERNEL(GlobalAveragePool, cpu_global_pool, DT(FLOAT))
 CPU_KERNEL(GlobalMaxPool, cpu_global_pool, DT(FLOAT))
 CPU_KERNEL(LpPool, cpu_pool, DT_FLOATS)
 CPU_KERNEL(MaxPool, cpu_pool, DT_FLOATS | DT(INT8) | DT(UINT8))
+CPU_KERNEL(MaxUnpool, cpu_maxunpool, DT_FLOATS)
 /* matrix products */
 CPU_KERNEL(Gemm, cpu_gemm, DT(FLOAT))
 CPU_KERNEL(MatMul, cpu_matmul, DT(FLOAT))

@@ -4,6 +4,7 @@
 #include "cpu/cpu_kernels.h"
 
 #include <math.h>
+#include <string.h>
 
 typedef struct window_result {
     double value;
@@ -132,6 +133,44 @@ vkml_status cpu_global_pool(const op_cpu_args *args, vkml_error *err)
         for (int64_t i = 0; i < p.spatial_size; i++)
             acc = p.is_max ? (v[i] > acc ? v[i] : acc) : acc + v[i];
         y[plane] = (float)(p.is_max ? acc : acc / (double)p.spatial_size);
+    }
+    return VKML_OK;
+}
+
+/* Offset in the output (dims out) of flat index `at` of the default shape (dims def), or
+ * -1 when it falls outside the output. */
+static int64_t unpool_target(int rank, const int64_t *def, const int64_t *out, int64_t at)
+{
+    int64_t idx[VKML_MAX_RANK], off = 0;
+    cpu_index_from_linear(at, def, rank, idx);
+    for (int d = 0; d < rank; d++) {
+        if (idx[d] >= out[d])
+            return -1;
+        off = off * out[d] + idx[d];
+    }
+    return off;
+}
+
+vkml_status cpu_maxunpool(const op_cpu_args *args, vkml_error *err)
+{
+    const graph_value *x = &args->values[args->node->inputs[0]];
+    const graph_value *y = &args->values[args->node->outputs[0]];
+    int64_t def[VKML_MAX_RANK];
+    unpool_default_dims(args->node->params, x, def);
+    size_t bytes = cpu_output_bytes(args, 0), esize = vkml_dtype_size(x->dtype);
+    int64_t count = (int64_t)vkml_tensor_element_count(x->rank, x->dims);
+    int64_t limit = (int64_t)vkml_tensor_element_count(x->rank, def);
+    const int64_t *idx = args->in[1];
+    memset(args->out[0], 0, bytes);
+    for (int64_t i = 0; i < count; i++) {
+        int64_t to = idx[i] < 0 || idx[i] >= limit ? -1 : unpool_target(x->rank, def, y->dims, idx[i]);
+        if (to < 0)
+            return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT,
+                             "MaxUnpool: index %lld at %lld is out of range [0, %lld) or off the "
+                             "output",
+                             (long long)idx[i], (long long)i, (long long)limit);
+        memcpy((char *)args->out[0] + to * (int64_t)esize,
+               (const char *)args->in[0] + i * (int64_t)esize, esize);
     }
     return VKML_OK;
 }

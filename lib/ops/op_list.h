@@ -24,6 +24,7 @@ OP(GlobalAveragePool, "", 1, 22, 0, op_no_params, NULL, global_pool_infer)
 OP(GlobalMaxPool, "", 1, 22, 0, op_no_params, NULL, global_pool_infer)
 OP(LpPool, "", 2, 22, 0, op_no_params, NULL, pool_infer)
 OP(MaxPool, "", 1, 22, 0, op_no_params, NULL, pool_infer)
+OP(MaxUnpool, "", 9, 22, 0, unpool_params, unpool_parse, unpool_infer)
 /* matrix products (ops/matmul.c) */
 OP(Gemm, "", 1, 13, 0, op_no_params, NULL, gemm_infer)
 OP(MatMul, "", 1, 13, 0, op_no_params, NULL, matmul_infer)

@@ -11,6 +11,7 @@ OP_PARSE_DECL(convtranspose_parse);
 OP_PARSE_DECL(gridsample_parse);
 OP_PARSE_DECL(nms_parse);
 OP_PARSE_DECL(roialign_parse);
+OP_PARSE_DECL(unpool_parse);
 
 /* quantization */
 

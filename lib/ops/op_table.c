@@ -4,6 +4,7 @@
 #include "ops/convtranspose.h" /* spatial */
 #include "ops/detect.h"
 #include "ops/gridsample.h"
+#include "ops/pool.h"
 #include "ops/resize.h"
 
 #include <stdio.h>

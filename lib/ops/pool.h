@@ -26,3 +26,15 @@ typedef struct global_pool_params {
 
 vkml_status global_pool_params_parse(const graph_value *values, const graph_node *node,
                                      global_pool_params *p, vkml_error *err);
+
+/* MaxUnpool: X [N, C, D...] scattered by the flat indices I (MaxPool's Indices) into zeros
+ * of the output shape: the constant output_shape input, else (in - 1) * stride + kernel -
+ * pads per spatial dim. */
+typedef struct unpool_params {
+    int n_kernel, n_strides, n_pads;
+    int64_t kernel[OP_MAX_SPATIAL], strides[OP_MAX_SPATIAL], pads[2 * OP_MAX_SPATIAL];
+} unpool_params;
+
+/* The shape the indices refer to: X's batch and channels, (in - 1) * stride + kernel -
+ * pads per spatial dim. A larger output_shape keeps each element's coordinates. */
+void unpool_default_dims(const unpool_params *p, const graph_value *x, int64_t *dims);

@@ -378,6 +378,23 @@ static void test_pool(void)
             oh_run(c, label, bound_for(float_types[t], OH_BOUND_TRANSCENDENTAL));
         }
 
+    c = oh_new("MaxUnpool", 11);
+    oh_const(c, VKML_DTYPE_FLOAT, 4, (int64_t[]){1, 1, 1, 2}, (float[]){5, 6});
+    oh_const(c, VKML_DTYPE_INT64, 4, (int64_t[]){1, 1, 1, 2}, (int64_t[]){1, 2});
+    oh_attr_ints(c, "kernel_shape", 2, (int64_t[]){2, 2});
+    oh_attr_ints(c, "strides", 2, (int64_t[]){2, 2});
+    oh_expect(c, 0, (float[]){0, 5, 6, 0, 0, 0, 0, 0});
+    oh_expect_gpu(c, false);
+    oh_run(c, "MaxUnpool known values", OH_BOUND_EXACT);
+
+    c = oh_new("MaxUnpool", 11);
+    oh_const(c, VKML_DTYPE_FLOAT, 4, (int64_t[]){1, 1, 1, 2}, (float[]){5, 6});
+    oh_const(c, VKML_DTYPE_INT64, 4, (int64_t[]){1, 1, 1, 2}, (int64_t[]){1, 99});
+    oh_attr_ints(c, "kernel_shape", 2, (int64_t[]){2, 2});
+    oh_attr_ints(c, "strides", 2, (int64_t[]){2, 2});
+    oh_expect_error(c, VKML_ERROR_INVALID_ARGUMENT, "index 99");
+    oh_run(c, "MaxUnpool index out of range", OH_BOUND_EXACT);
+
     c = oh_new("MaxPool", 12);
     oh_input(c, VKML_DTYPE_FLOAT, 4, (int64_t[]){1, 1, 4, 4}, -1, 1);
     oh_attr_ints(c, "kernel_shape", 2, (int64_t[]){9, 9});
