@@ -4,7 +4,8 @@
 # crash, a leak, a sanitizer report, a timeout or an out-of-memory.
 #   FUZZ_SECONDS  seconds per target (default 60)
 #   FUZZ_JOBS     parallel fuzzing processes per target (default 1)
-#   FUZZ_TARGETS  targets to run (default "fuzz_model fuzz_tensor")
+#   FUZZ_TARGETS  targets to run (default "fuzz_model fuzz_model_gpu fuzz_tensor";
+#                 fuzz_model_gpu runs the models on Vulkan device 0, lavapipe in CI)
 #   FUZZ_KEEP     a folder: findings (and slow inputs) and the grown corpora are copied there
 #   VKML_CORPUS   the shared ONNX corpus (default ../shared/corpus beside the tree)
 set -eu
@@ -13,7 +14,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 seconds=${FUZZ_SECONDS:-60}
 jobs=${FUZZ_JOBS:-1}
-targets=${FUZZ_TARGETS:-"fuzz_model fuzz_tensor"}
+targets=${FUZZ_TARGETS:-"fuzz_model fuzz_model_gpu fuzz_tensor"}
 corpus=${VKML_CORPUS:-$root/../shared/corpus}
 build=build-fuzz
 
@@ -22,7 +23,8 @@ if [ ! -f "$build/build.ninja" ]; then
         -Db_sanitize=address,undefined \
         -Dc_args='-fsanitize=fuzzer-no-link -fno-sanitize-recover=undefined'
 fi
-meson compile -C "$build" tests/fuzz/fuzz_model tests/fuzz/fuzz_tensor onnx-test-models \
+meson compile -C "$build" tests/fuzz/fuzz_model tests/fuzz/fuzz_model_gpu tests/fuzz/fuzz_tensor \
+    onnx-test-models \
     tools/vkml
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/vkml-fuzz.XXXXXX")
@@ -67,6 +69,7 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 for target in $targets; do
     kind=${target#fuzz_}
+    kind=${kind%_gpu} # fuzz_model_gpu takes the model seeds
     mkdir -p "$work/$target/corpus" "$work/$target/findings"
     seeds=$(ls "$work/seed_$kind" | wc -l)
     log="$work/$target/log"

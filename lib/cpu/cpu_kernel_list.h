@@ -26,8 +26,6 @@ CPU_KERNEL(MaxUnpool, cpu_maxunpool, DT_FLOATS)
 /* matrix products */
 CPU_KERNEL(Gemm, cpu_gemm, DT(FLOAT))
 CPU_KERNEL(MatMul, cpu_matmul, DT(FLOAT))
-/* normalisation */
-CPU_KERNEL(Softmax, cpu_softmax, DT(FLOAT))
 /* shape and copies */
 CPU_KERNEL(Constant, cpu_constant, DT_ALL)
 CPU_KERNEL(Flatten, cpu_copy, DT_ALL)
@@ -36,6 +34,32 @@ CPU_KERNEL(Reshape, cpu_copy, DT_ALL)
 /* data movement and shapes (cpu/movement.c, cpu/gather.c) */
 
 /* reductions and normalisation (cpu/reduce.c, cpu/norm.c) */
+#define DT_REDUCE (DT_FLOATS | DT(INT32) | DT(INT64) | DT(UINT32))
+#define DT_REDUCE_ORDERED (DT_FLOATS | DT_SINTS | DT(UINT8) | DT(UINT16) | DT(UINT32))
+CPU_KERNEL(ArgMax, cpu_reduce, DT_REDUCE_ORDERED)
+CPU_KERNEL(ArgMin, cpu_reduce, DT_REDUCE_ORDERED)
+CPU_KERNEL(CumSum, cpu_cumsum, DT_REDUCE | DT(UINT64))
+CPU_KERNEL(ReduceL1, cpu_reduce, DT_REDUCE)
+CPU_KERNEL(ReduceL2, cpu_reduce, DT_REDUCE)
+CPU_KERNEL(ReduceLogSum, cpu_reduce, DT_REDUCE)
+CPU_KERNEL(ReduceLogSumExp, cpu_reduce, DT_REDUCE)
+CPU_KERNEL(ReduceMax, cpu_reduce, DT_REDUCE_ORDERED | DT(BOOL))
+CPU_KERNEL(ReduceMean, cpu_reduce, DT_REDUCE)
+CPU_KERNEL(ReduceMin, cpu_reduce, DT_REDUCE_ORDERED | DT(BOOL))
+CPU_KERNEL(ReduceProd, cpu_reduce, DT_REDUCE)
+CPU_KERNEL(ReduceSum, cpu_reduce, DT_REDUCE)
+CPU_KERNEL(ReduceSumSquare, cpu_reduce, DT_REDUCE)
+CPU_KERNEL(TopK, cpu_topk, DT_REDUCE_ORDERED)
+CPU_KERNEL(BatchNormalization, cpu_batchnorm, DT_FLOATS)
+CPU_KERNEL(GroupNormalization, cpu_norm, DT_FLOATS)
+CPU_KERNEL(Hardmax, cpu_norm, DT_FLOATS)
+CPU_KERNEL(InstanceNormalization, cpu_norm, DT_FLOATS)
+CPU_KERNEL(LRN, cpu_lrn, DT_FLOATS)
+CPU_KERNEL(LayerNormalization, cpu_norm, DT_FLOATS)
+CPU_KERNEL(LogSoftmax, cpu_norm, DT_FLOATS)
+CPU_KERNEL(LpNormalization, cpu_norm, DT_FLOATS)
+CPU_KERNEL(MeanVarianceNormalization, cpu_norm, DT_FLOATS)
+CPU_KERNEL(Softmax, cpu_norm, DT_FLOATS)
 
 /* spatial: transposed conv, resize, sampling, detection (cpu/spatial.c, cpu/detect.c) */
 CPU_KERNEL(ConvTranspose, cpu_convtranspose, DT(FLOAT))

@@ -34,7 +34,7 @@ static double sample_plane(const gridsample_job *job, const point_taps *t, int64
             w *= t->w[d][k[d]];
         }
         if (at >= 0)
-            acc += w * cpu_elem_load(job->x, job->dtype, plane * job->in_size + at);
+            acc += w * cpu_load_f64(job->x, job->dtype, plane * job->in_size + at);
         int d = s - 1;
         while (d >= 0 && ++k[d] == t->count[d])
             k[d--] = 0;
@@ -53,7 +53,7 @@ static void gridsample_points(void *ctx, int64_t begin, int64_t end)
         point_taps t;
         for (int d = s - 1; d >= 0; d--) {
             /* grid's last dim lists coordinates innermost spatial dim first */
-            double v = cpu_elem_load(job->grid, job->grid_dtype, pt * s + (s - 1 - d));
+            double v = cpu_load_f64(job->grid, job->grid_dtype, pt * s + (s - 1 - d));
             int64_t idx[GRIDSAMPLE_MAX_TAPS];
             t.count[d] = gridsample_axis_taps(job->p, job->in[d], v, idx, t.w[d]);
             for (int k = 0; k < t.count[d]; k++)
@@ -62,7 +62,7 @@ static void gridsample_points(void *ctx, int64_t begin, int64_t end)
         }
         for (int64_t c = 0; c < job->channels; c++) {
             int64_t plane = n * job->channels + c;
-            cpu_elem_store(job->y, job->dtype, plane * job->out_size + o,
+            cpu_store_f64(job->y, job->dtype, plane * job->out_size + o,
                            sample_plane(job, &t, plane));
         }
     }

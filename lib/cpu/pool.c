@@ -49,7 +49,7 @@ static window_result pool_window(const pool_params *p, const void *x, vkml_dtype
         for (int d = 0; d < w->spatial; d++)
             off = off * w->in[d] + o[d] * w->strides[d] - w->pads_begin[d] +
                   (lo[d] + k[d]) * w->dilations[d];
-        double v = cpu_elem_load(x, dtype, plane + off);
+        double v = cpu_load_f64(x, dtype, plane + off);
         if (p->is_lp) {
             r.value += pow(fabs(v), p->lp_p);
         } else if (!p->is_max) {
@@ -96,7 +96,7 @@ static void pool_planes(void *ctx, int64_t begin, int64_t end)
         int64_t o[OP_MAX_SPATIAL] = {0};
         for (int64_t i = 0; i < osize; i++, cpu_index_next(o, w->out, w->spatial)) {
             window_result r = pool_window(&job->p, job->x, job->dtype, plane * isize, o);
-            cpu_elem_store(job->y, job->dtype, plane * osize + i, r.value);
+            cpu_store_f64(job->y, job->dtype, plane * osize + i, r.value);
             if (job->indices)
                 job->indices[plane * osize + i] =
                     plane * isize + storage_index(w, r.argmax, job->p.storage_order);

@@ -83,7 +83,7 @@ static double sample(const resize_job *job, const int64_t *o)
             at += off[d][k[d]];
             w *= wt[d][k[d]];
         }
-        acc += w * cpu_elem_load(job->x, job->dtype, at);
+        acc += w * cpu_load_f64(job->x, job->dtype, at);
         int d = rank - 1;
         while (d >= 0 && ++k[d] == count[d])
             k[d--] = 0;
@@ -101,7 +101,7 @@ static void resize_rows(void *ctx, int64_t begin, int64_t end)
         cpu_index_from_linear(r * job->row, job->g->out, rank, o);
         for (int64_t i = 0; i < job->row; i++) {
             o[rank - 1] = i;
-            cpu_elem_store(job->y, job->dtype, r * job->row + i, sample(job, o));
+            cpu_store_f64(job->y, job->dtype, r * job->row + i, sample(job, o));
         }
     }
 }
@@ -134,7 +134,7 @@ vkml_status cpu_resize(const op_cpu_args *args, vkml_error *err)
         step *= g.in[d];
     }
     if (ok && g.rank == 0)
-        cpu_elem_store(job.y, job.dtype, 0, cpu_elem_load(job.x, job.dtype, 0));
+        cpu_store_f64(job.y, job.dtype, 0, cpu_load_f64(job.x, job.dtype, 0));
     else if (ok)
         cpu_parallel_for(total / job.row, (double)job.row * 16.0, resize_rows, &job);
     free_tables(&job);

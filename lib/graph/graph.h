@@ -157,6 +157,12 @@ void graph_value_info(const graph_value *v, vkml_tensor_info *info);
  * Names and constant data are shared with the graph. */
 graph_value *graph_values_clone(const graph *g);
 
+/* Fusion at load (graph/fuse.c): a BatchNormalization (inference mode, constant float
+ * parameters) whose input is a Conv with constant float weights, read by nothing else,
+ * becomes part of that Conv (weights and bias scaled per output channel). Re-sorts the
+ * graph; *n_fused (may be NULL) counts the folded nodes. */
+vkml_status graph_fuse_conv_batchnorm(graph *g, int *n_fused, vkml_error *err);
+
 /* Shape and type inference over all nodes in order (graph/infer.c): binds every symbolic
  * or unknown input dim to `symbolic_value`, then calls each node's op shape function.
  * Writes dtype/rank/dims of every value in `values` (a clone of g->values). */

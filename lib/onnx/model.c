@@ -47,7 +47,8 @@ vkml_status model_wrap_graph(graph *g, bool allow_unsupported, vkml_model **out,
     *out = NULL;
     if (!g)
         return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT, "model_from_graph: no graph");
-    vkml_status st = VKML_OK;
+    /* BatchNormalization after Conv becomes part of the Conv's weights. */
+    vkml_status st = graph_fuse_conv_batchnorm(g, NULL, err);
     for (int i = 0; st == VKML_OK && i < g->n_nodes; i++) {
         st = resolve_node(g, i, err);
         if (st == VKML_ERROR_UNSUPPORTED && allow_unsupported)

@@ -28,8 +28,6 @@ OP(MaxUnpool, "", 9, 22, 0, unpool_params, unpool_parse, unpool_infer)
 /* matrix products (ops/matmul.c) */
 OP(Gemm, "", 1, 13, 0, op_no_params, NULL, gemm_infer)
 OP(MatMul, "", 1, 13, 0, op_no_params, NULL, matmul_infer)
-/* normalisation (ops/softmax.c) */
-OP(Softmax, "", 1, 13, 0, op_no_params, NULL, softmax_infer)
 /* shape and copies (ops/shape.c) */
 OP(Constant, "", 1, 21, 0, op_no_params, NULL, constant_infer)
 OP(Flatten, "", 1, 21, OP_ALIAS, op_no_params, NULL, flatten_infer)
@@ -38,6 +36,30 @@ OP(Reshape, "", 5, 21, OP_ALIAS, op_no_params, NULL, reshape_infer)
 /* data movement and shapes (ops/movement.c, ops/gather.c) */
 
 /* reductions and normalisation (ops/reduce.c, ops/norm.c) */
+OP(ArgMax, "", 1, 13, 0, reduce_params, reduce_parse, reduce_infer)
+OP(ArgMin, "", 1, 13, 0, reduce_params, reduce_parse, reduce_infer)
+OP(CumSum, "", 11, 14, 0, cumsum_params, cumsum_parse, cumsum_infer)
+OP(ReduceL1, "", 1, 18, 0, reduce_params, reduce_parse, reduce_infer)
+OP(ReduceL2, "", 1, 18, 0, reduce_params, reduce_parse, reduce_infer)
+OP(ReduceLogSum, "", 1, 18, 0, reduce_params, reduce_parse, reduce_infer)
+OP(ReduceLogSumExp, "", 1, 18, 0, reduce_params, reduce_parse, reduce_infer)
+OP(ReduceMax, "", 1, 20, 0, reduce_params, reduce_parse, reduce_infer)
+OP(ReduceMean, "", 1, 18, 0, reduce_params, reduce_parse, reduce_infer)
+OP(ReduceMin, "", 1, 20, 0, reduce_params, reduce_parse, reduce_infer)
+OP(ReduceProd, "", 1, 18, 0, reduce_params, reduce_parse, reduce_infer)
+OP(ReduceSum, "", 1, 13, 0, reduce_params, reduce_parse, reduce_infer)
+OP(ReduceSumSquare, "", 1, 18, 0, reduce_params, reduce_parse, reduce_infer)
+OP(TopK, "", 10, 24, 0, topk_params, topk_parse, topk_infer)
+OP(BatchNormalization, "", 7, 15, 0, channel_params, batchnorm_parse, channel_infer)
+OP(GroupNormalization, "", 18, 21, 0, norm_params, norm_parse, norm_infer)
+OP(Hardmax, "", 1, 13, 0, norm_params, norm_parse, norm_infer)
+OP(InstanceNormalization, "", 6, 22, 0, norm_params, norm_parse, norm_infer)
+OP(LRN, "", 1, 13, 0, channel_params, lrn_parse, channel_infer)
+OP(LayerNormalization, "", 17, 17, 0, norm_params, norm_parse, norm_infer)
+OP(LogSoftmax, "", 1, 13, 0, norm_params, norm_parse, norm_infer)
+OP(LpNormalization, "", 1, 22, 0, norm_params, norm_parse, norm_infer)
+OP(MeanVarianceNormalization, "", 9, 13, 0, norm_params, norm_parse, norm_infer)
+OP(Softmax, "", 1, 13, 0, norm_params, norm_parse, norm_infer)
 
 /* spatial: transposed conv, resize, sampling, detection (ops/spatial.c, ops/detect.c) */
 OP(ConvTranspose, "", 1, 22, 0, convtranspose_params, convtranspose_parse, convtranspose_infer)

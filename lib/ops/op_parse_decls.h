@@ -4,6 +4,12 @@
 /* data movement and shapes */
 
 /* reductions and normalisation */
+OP_PARSE_DECL(reduce_parse);
+OP_PARSE_DECL(cumsum_parse);
+OP_PARSE_DECL(topk_parse);
+OP_PARSE_DECL(norm_parse);
+OP_PARSE_DECL(batchnorm_parse);
+OP_PARSE_DECL(lrn_parse);
 
 /* spatial */
 OP_PARSE_DECL(resize_parse);

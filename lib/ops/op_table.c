@@ -1,6 +1,7 @@
 #include "ops/op.h"
 #include "ops/op_decls.h"
-/* params structs of op_list.h (one line per family header) */
+/* The params structs op_list.h names, one header per family. */
+#include "ops/norm.h" /* and ops/reduce.h */
 #include "ops/convtranspose.h" /* spatial */
 #include "ops/detect.h"
 #include "ops/gridsample.h"

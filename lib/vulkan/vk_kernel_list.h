@@ -27,8 +27,6 @@ GPU_KERNEL(MaxPool, gpu_pool, gpu_pool_supports, DT(FLOAT) | DT(FLOAT16))
 /* matrix products */
 GPU_KERNEL(Gemm, gpu_gemm, gpu_gemm_supports, DT(FLOAT))
 GPU_KERNEL(MatMul, gpu_matmul, gpu_matmul_supports, DT(FLOAT))
-/* normalisation */
-GPU_KERNEL(Softmax, gpu_softmax, gpu_softmax_supports, DT(FLOAT))
 /* shape and copies */
 GPU_KERNEL(Flatten, gpu_copy, gpu_copy_supports, DT_ALL)
 GPU_KERNEL(Identity, gpu_copy, gpu_copy_supports, DT_ALL)
@@ -36,6 +34,28 @@ GPU_KERNEL(Reshape, gpu_copy, gpu_copy_supports, DT_ALL)
 /* data movement and shapes (vulkan/ops_movement.c, vulkan/ops_gather.c) */
 
 /* reductions and normalisation (vulkan/ops_reduce.c, vulkan/ops_norm.c) */
+#define DT_GPU_REDUCE (DT(FLOAT) | DT(FLOAT16) | DT(INT32) | DT(INT64))
+#define DT_GPU_NORM (DT(FLOAT) | DT(FLOAT16))
+GPU_KERNEL(ArgMax, gpu_reduce, gpu_reduce_supports, DT_GPU_REDUCE)
+GPU_KERNEL(ArgMin, gpu_reduce, gpu_reduce_supports, DT_GPU_REDUCE)
+GPU_KERNEL(ReduceL1, gpu_reduce, gpu_reduce_supports, DT_GPU_NORM)
+GPU_KERNEL(ReduceL2, gpu_reduce, gpu_reduce_supports, DT_GPU_NORM)
+GPU_KERNEL(ReduceLogSum, gpu_reduce, gpu_reduce_supports, DT_GPU_NORM)
+GPU_KERNEL(ReduceLogSumExp, gpu_reduce, gpu_reduce_supports, DT_GPU_NORM)
+GPU_KERNEL(ReduceMax, gpu_reduce, gpu_reduce_supports, DT_GPU_REDUCE)
+GPU_KERNEL(ReduceMean, gpu_reduce, gpu_reduce_supports, DT_GPU_NORM)
+GPU_KERNEL(ReduceMin, gpu_reduce, gpu_reduce_supports, DT_GPU_REDUCE)
+GPU_KERNEL(ReduceProd, gpu_reduce, gpu_reduce_supports, DT_GPU_REDUCE)
+GPU_KERNEL(ReduceSum, gpu_reduce, gpu_reduce_supports, DT_GPU_REDUCE)
+GPU_KERNEL(ReduceSumSquare, gpu_reduce, gpu_reduce_supports, DT_GPU_NORM)
+GPU_KERNEL(GroupNormalization, gpu_norm, gpu_norm_supports, DT_GPU_NORM)
+GPU_KERNEL(Hardmax, gpu_norm, gpu_norm_supports, DT_GPU_NORM)
+GPU_KERNEL(InstanceNormalization, gpu_norm, gpu_norm_supports, DT_GPU_NORM)
+GPU_KERNEL(LayerNormalization, gpu_norm, gpu_norm_supports, DT_GPU_NORM)
+GPU_KERNEL(LogSoftmax, gpu_norm, gpu_norm_supports, DT_GPU_NORM)
+GPU_KERNEL(LpNormalization, gpu_norm, gpu_norm_supports, DT_GPU_NORM)
+GPU_KERNEL(MeanVarianceNormalization, gpu_norm, gpu_norm_supports, DT_GPU_NORM)
+GPU_KERNEL(Softmax, gpu_norm, gpu_norm_supports, DT_GPU_NORM)
 
 /* spatial: transposed conv, resize, sampling, detection (vulkan/ops_spatial.c, vulkan/ops_detect.c) */
 GPU_KERNEL(ConvTranspose, gpu_convtranspose, gpu_convtranspose_supports, DT(FLOAT) | DT(FLOAT16))

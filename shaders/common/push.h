@@ -56,7 +56,45 @@ PUSH_END(copy_push)
 
 /* data movement and shapes */
 
-/* reductions and normalisation */
+/* reductions and normalisation: the reduce_view (lib/ops/reduce.h) of a node, groups of
+ * kept and reduced dims (at most 4 each: REDUCE_MAX_GROUPS), and per kernel family what
+ * else it needs. reduce_view.glsl walks them. */
+#define VKML_REDUCE_VIEW_PUSH                                                                      \
+    PUSH_U32(lines)                                                                                \
+    PUSH_U32(count)                                                                                \
+    PUSH_U32(n_keep)                                                                               \
+    PUSH_U32(n_red)                                                                                \
+    PUSH_U32S(keep_dims, 4)                                                                        \
+    PUSH_U32S(keep_strides, 4)                                                                     \
+    PUSH_U32S(red_dims, 4)                                                                         \
+    PUSH_U32S(red_strides, 4)
+
+/* Reduce*, ArgMax/ArgMin, LayerNormalization's InvStdDev. */
+#if !defined(VKML_GLSL) || defined(PUSH_REDUCE)
+PUSH_BEGIN(reduce_push)
+VKML_REDUCE_VIEW_PUSH
+PUSH_U32(select_last) /* ArgMax/ArgMin: ties go to the last index */
+PUSH_F32(epsilon)     /* InvStdDev */
+PUSH_END(reduce_push)
+#endif
+
+/* Per-line normalisations; parameter (scale/bias) index of element r of line l:
+ * ((l / line_div) % line_mod) * line_mul + (r / r_div) % r_mod. */
+#if !defined(VKML_GLSL) || defined(PUSH_NORM)
+PUSH_BEGIN(norm_push)
+VKML_REDUCE_VIEW_PUSH
+PUSH_U32(line_div)
+PUSH_U32(line_mod)
+PUSH_U32(line_mul)
+PUSH_U32(r_div)
+PUSH_U32(r_mod)
+PUSH_U32(has_scale)
+PUSH_U32(has_bias)
+PUSH_U32(mvn) /* MeanVarianceNormalization: 1 / (sqrt(var) + 1e-9) */
+PUSH_U32(lp)  /* LpNormalization p (1 or 2) */
+PUSH_F32(epsilon)
+PUSH_END(norm_push)
+#endif
 
 /* spatial */
 /* Resize over 4 dims (leading 1s for lower ranks): output element count, sizes, the

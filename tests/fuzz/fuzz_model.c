@@ -1,6 +1,9 @@
 /* libFuzzer target: bytes -> model load -> session on the CPU device (shape inference,
  * constant folding, planning) -> one run on zero inputs when they are small. Any outcome
- * is fine except a crash, a leak, a sanitizer report or a hang. */
+ * is fine except a crash, a leak, a sanitizer report or a hang.
+ * Built a second time with -DFUZZ_VULKAN=1 (fuzz_model_gpu): the session is on Vulkan
+ * device 0 (lavapipe in CI), so the GPU kernels' support checks, recording and shaders
+ * see the same hostile models; nodes the GPU refuses run on the CPU as in real use. */
 #include <vkml/vkml.h>
 
 #include <stdint.h>
@@ -9,11 +12,16 @@
 /* Runs only when the inputs and outputs together stay below this many bytes. */
 #define FUZZ_RUN_MAX_BYTES ((size_t)256 << 10)
 
-static vkml_context *cpu_context(void)
+#ifndef FUZZ_VULKAN
+#define FUZZ_VULKAN 0
+#endif
+
+static vkml_context *fuzz_context(void)
 {
     static vkml_context *ctx;
     if (!ctx) {
-        vkml_context_params params = {.disable_vulkan = true, .log_level = VKML_LOG_ERROR,
+        vkml_context_params params = {.disable_vulkan = !FUZZ_VULKAN,
+                                      .log_level = VKML_LOG_ERROR,
                                       .log_level_set = true};
         vkml_error err;
         if (vkml_context_create(&params, &ctx, &err) != VKML_OK)
@@ -71,9 +79,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     vkml_error err;
     if (vkml_model_load_memory(data, size, NULL, &model, &err) != VKML_OK)
         return 0;
-    vkml_session_params params = {.device = VKML_DEVICE_CPU};
+    vkml_context *ctx = fuzz_context();
+    bool gpu = FUZZ_VULKAN && vkml_context_device_count(ctx) > 0;
+    vkml_session_params params = {.device = gpu ? 0 : VKML_DEVICE_CPU};
     vkml_session *session = NULL;
-    if (vkml_session_create(cpu_context(), model, &params, &session, &err) == VKML_OK)
+    if (vkml_session_create(ctx, model, &params, &session, &err) == VKML_OK)
         run_once(session);
     vkml_session_destroy(&session);
     vkml_model_destroy(&model);

@@ -1,0 +1,53 @@
+/* Vulkan lowerings of the reductions: Reduce* and ArgMax/ArgMin through reduce.comp
+ * (the op a define, a variant per dtype, a workgroup per line for long lines). */
+#include "vulkan/ops_reduce.h"
+
+/* The kernel table lists reduce_<op> and reduce_<op>_rows in reduce_op order. */
+#define REDUCE_KERNEL(op) ((vk_kernel_id)(VK_KERNEL_REDUCE_SUM + 2 * (int)(op)))
+_Static_assert(REDUCE_KERNEL(REDUCE_ARGMIN) == VK_KERNEL_REDUCE_ARGMIN, "reduce kernel order");
+_Static_assert(REDUCE_KERNEL(REDUCE_ARGMIN) + 1 == VK_KERNEL_REDUCE_ARGMIN_ROWS, "reduce rows");
+_Static_assert(REDUCE_KERNEL(REDUCE_ARGMIN) + 2 == VK_KERNEL_REDUCE_INVSTD, "InvStdDev follows");
+
+vkml_status vk_rec_lines(gpu_recorder *rec, vk_kernel_id kernel, vkml_dtype dtype,
+                         const reduce_view *v, const int *bind, const void *push,
+                         uint32_t push_size, vkml_error *err)
+{
+    const struct gpu_caps *caps = vk_rec_caps(rec);
+    if (!vk_reduce_rows(caps, v))
+        return vk_rec_kernel_1d(rec, kernel, dtype, bind, push, push_size, (uint64_t)v->lines, err);
+    /* One workgroup per line: vk_groups_1d counts groups of VK_WG_SIZE_1D threads. */
+    uint32_t groups[3];
+    vk_groups_1d(caps, (uint64_t)v->lines * VK_WG_SIZE_1D, groups);
+    return vk_rec_kernel(rec, (vk_kernel_id)(kernel + 1), dtype, bind, push, push_size, groups, err);
+}
+
+bool vk_reduce_view_ok(const reduce_view *v, char *why, size_t why_size)
+{
+    if (v->lines == 0 || v->count == 0)
+        return vk_unsupported(why, why_size, "empty tensors and empty-set reductions run on the CPU");
+    return true;
+}
+
+VKML_GPU_SUPPORTS_DECL(gpu_reduce_supports)
+{
+    vkml_error err;
+    reduce_geom g;
+    if (reduce_resolve(values, node, &g, &err) != VKML_OK)
+        return vk_parse_failed(&err, why, why_size);
+    return vk_reduce_view_ok(&g.view, why, why_size) &&
+           vk_check_tensors(values, node, caps, true, why, why_size);
+}
+
+VKML_GPU_DECL(gpu_reduce)
+{
+    reduce_geom g;
+    vkml_status st = reduce_resolve(values, node, &g, err);
+    if (st != VKML_OK)
+        return st;
+    const reduce_params *p = node->params;
+    reduce_push pc = {.select_last = p->select_last_index};
+    VK_SET_REDUCE_VIEW(&pc, &g.view);
+    int bind[] = {node->inputs[0], node->outputs[0]};
+    return vk_rec_lines(rec, REDUCE_KERNEL(p->op), values[node->inputs[0]].dtype, &g.view, bind,
+                        &pc, sizeof(pc), err);
+}

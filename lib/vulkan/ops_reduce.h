@@ -1,0 +1,41 @@
+#pragma once
+/* What the Vulkan reductions and normalisations share: the reduce_view in a push block
+ * (the VKML_REDUCE_VIEW_PUSH fields of push.h), and the choice of a workgroup per line. */
+#include "ops/reduce.h"
+#include "vulkan/vk_ops.h"
+
+/* Reduced extent from which a line gets a workgroup (the _rows kernels), and the line
+ * count under which it does even on devices without prefer_tiled (few long lines: one
+ * invocation each would leave the device idle). */
+#define VK_REDUCE_ROWS_MIN_COUNT 64
+#define VK_REDUCE_ROWS_FEW_LINES 256
+
+/* Copies a reduce_view into a push block with the VKML_REDUCE_VIEW_PUSH fields. */
+#define VK_SET_REDUCE_VIEW(pc, v)                                                                  \
+    do {                                                                                           \
+        (pc)->lines = vk_u32((v)->lines);                                                          \
+        (pc)->count = vk_u32((v)->count);                                                          \
+        (pc)->n_keep = (uint32_t)(v)->n_keep;                                                      \
+        (pc)->n_red = (uint32_t)(v)->n_red;                                                        \
+        for (int g_ = 0; g_ < REDUCE_MAX_GROUPS; g_++) {                                           \
+            (pc)->keep_dims[g_] = vk_u32((v)->keep_dims[g_]);                                      \
+            (pc)->keep_strides[g_] = vk_u32((v)->keep_strides[g_]);                                \
+            (pc)->red_dims[g_] = vk_u32((v)->red_dims[g_]);                                        \
+            (pc)->red_strides[g_] = vk_u32((v)->red_strides[g_]);                                  \
+        }                                                                                          \
+    } while (0)
+
+/* Whether a view's lines get a workgroup each on this device. */
+static inline bool vk_reduce_rows(const struct gpu_caps *caps, const reduce_view *v)
+{
+    return v->count >= VK_REDUCE_ROWS_MIN_COUNT &&
+           (caps->prefer_tiled || v->lines < VK_REDUCE_ROWS_FEW_LINES);
+}
+
+/* Records kernel (or its _rows twin, the next kernel id) over the lines of v. */
+vkml_status vk_rec_lines(gpu_recorder *rec, vk_kernel_id kernel, vkml_dtype dtype,
+                         const reduce_view *v, const int *bind, const void *push,
+                         uint32_t push_size, vkml_error *err);
+
+/* Refuses views the kernels do not cover: empty lines or no lines. */
+bool vk_reduce_view_ok(const reduce_view *v, char *why, size_t why_size);
