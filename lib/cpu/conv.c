@@ -75,7 +75,7 @@ static void add_bias(const conv_params *p, const float *bias, float *y)
         }
 }
 
-vkml_status cpu_conv(const op_cpu_args *args, vkml_error *err)
+static vkml_status conv_float(const op_cpu_args *args, vkml_error *err)
 {
     conv_params p;
     vkml_status st = conv_params_parse(args->values, args->node, &p, err);
@@ -134,4 +134,9 @@ vkml_status cpu_conv(const op_cpu_args *args, vkml_error *err)
     if (p.has_bias)
         add_bias(&p, args->in[2], y);
     return VKML_OK;
+}
+
+vkml_status cpu_conv(const op_cpu_args *args, vkml_error *err)
+{
+    return cpu_run_as_float(args, conv_float, err);
 }

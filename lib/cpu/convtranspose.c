@@ -53,7 +53,7 @@ static void landing_offsets(const convtranspose_geometry *g, int64_t ksize, int6
     }
 }
 
-vkml_status cpu_convtranspose(const op_cpu_args *args, vkml_error *err)
+static vkml_status convtranspose_float(const op_cpu_args *args, vkml_error *err)
 {
     convtranspose_geometry g;
     vkml_status st = convtranspose_resolve(args->values, args->node, &g, err);
@@ -105,4 +105,9 @@ vkml_status cpu_convtranspose(const op_cpu_args *args, vkml_error *err)
     free(col);
     free(dest);
     return VKML_OK;
+}
+
+vkml_status cpu_convtranspose(const op_cpu_args *args, vkml_error *err)
+{
+    return cpu_run_as_float(args, convtranspose_float, err);
 }

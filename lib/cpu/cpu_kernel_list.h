@@ -15,7 +15,7 @@ CPU_KERNEL(Relu, cpu_eltwise_unary, DT(FLOAT))
 CPU_KERNEL(Sigmoid, cpu_eltwise_unary, DT(FLOAT))
 CPU_KERNEL(Tanh, cpu_eltwise_unary, DT(FLOAT))
 /* convolution */
-CPU_KERNEL(Conv, cpu_conv, DT(FLOAT))
+CPU_KERNEL(Conv, cpu_conv, DT_FLOATS)
 /* pooling */
 CPU_KERNEL(AveragePool, cpu_pool, DT_FLOATS)
 CPU_KERNEL(GlobalAveragePool, cpu_global_pool, DT(FLOAT))
@@ -62,7 +62,7 @@ CPU_KERNEL(MeanVarianceNormalization, cpu_norm, DT_FLOATS)
 CPU_KERNEL(Softmax, cpu_norm, DT_FLOATS)
 
 /* spatial: transposed conv, resize, sampling, detection (cpu/spatial.c, cpu/detect.c) */
-CPU_KERNEL(ConvTranspose, cpu_convtranspose, DT(FLOAT))
+CPU_KERNEL(ConvTranspose, cpu_convtranspose, DT_FLOATS)
 CPU_KERNEL(GridSample, cpu_gridsample, DT_FLOATS)
 CPU_KERNEL(NonMaxSuppression, cpu_nms, DT(FLOAT))
 CPU_KERNEL(Resize, cpu_resize, DT_FLOATS | DT(INT8) | DT(UINT8) | DT(INT32) | DT(INT64))

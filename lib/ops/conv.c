@@ -1,7 +1,7 @@
 #include "ops/conv.h"
 #include "ops/op_decls.h"
 
-static const vkml_dtype conv_dtypes[] = {VKML_DTYPE_FLOAT};
+static const vkml_dtype conv_dtypes[] = {VKML_DTYPE_FLOAT, VKML_DTYPE_FLOAT16, VKML_DTYPE_DOUBLE};
 
 static vkml_status check_inputs(const graph_value *values, const graph_node *node, vkml_error *err)
 {
@@ -12,7 +12,7 @@ static vkml_status check_inputs(const graph_value *values, const graph_node *nod
         if (i == 2 && node->inputs[i] < 0)
             continue;
         if ((st = op_require_input(values, node, i, err)) ||
-            (st = op_require_dtype(values, node, i, conv_dtypes, 1, err)))
+            (st = op_require_dtype(values, node, i, conv_dtypes, VKML_ARRAY_SIZE(conv_dtypes), err)))
             return st;
     }
     return VKML_OK;
@@ -90,6 +90,6 @@ vkml_status conv_infer(graph_value *values, const graph_node *node, vkml_error *
         return st;
     int64_t dims[VKML_MAX_RANK];
     int rank = window_output_dims(&p.win, p.batch, p.out_channels, dims);
-    op_set_output(values, node, 0, VKML_DTYPE_FLOAT, rank, dims);
+    op_set_output(values, node, 0, values[node->inputs[0]].dtype, rank, dims);
     return VKML_OK;
 }

@@ -17,7 +17,7 @@ GPU_KERNEL(Relu, gpu_eltwise_unary, gpu_eltwise_supports, DT(FLOAT))
 GPU_KERNEL(Sigmoid, gpu_eltwise_unary, gpu_eltwise_supports, DT(FLOAT))
 GPU_KERNEL(Tanh, gpu_eltwise_unary, gpu_eltwise_supports, DT(FLOAT))
 /* convolution */
-GPU_KERNEL(Conv, gpu_conv, gpu_conv_supports, DT(FLOAT))
+GPU_KERNEL(Conv, gpu_conv, gpu_conv_supports, DT(FLOAT) | DT(FLOAT16))
 /* pooling */
 GPU_KERNEL(AveragePool, gpu_pool, gpu_pool_supports, DT(FLOAT) | DT(FLOAT16))
 GPU_KERNEL(GlobalAveragePool, gpu_global_pool, gpu_pool_supports, DT(FLOAT))

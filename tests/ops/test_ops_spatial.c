@@ -182,6 +182,8 @@ static void test_convtranspose(void)
                       (int64_t[]){6, 2, 2, 3}, 3, (int64_t[]){3, 1}, NULL, NULL, CONVT_GPU);
     run_convtranspose("ConvTranspose 1-D", VKML_DTYPE_FLOAT, 3, (int64_t[]){2, 3, 11},
                       (int64_t[]){3, 5, 4}, 1, (int64_t[]){3}, (int64_t[]){1, 2}, NULL, CONVT_GPU);
+    run_convtranspose("ConvTranspose 2-D f16", VKML_DTYPE_FLOAT16, 4, (int64_t[]){1, 3, 5, 7},
+                      (int64_t[]){3, 2, 3, 2}, 1, (int64_t[]){2, 3}, NULL, NULL, CONVT_GPU);
     run_convtranspose("ConvTranspose 3-D", VKML_DTYPE_FLOAT, 5, (int64_t[]){1, 2, 3, 5, 4},
                       (int64_t[]){2, 3, 2, 3, 2}, 1, (int64_t[]){2, 1, 2}, NULL, NULL, CONVT_GPU);
 
@@ -280,15 +282,15 @@ static void test_detect(void)
 }
 
 /* Conv on the direct kernels: 3-D, grouped, depthwise (with a channel multiplier). */
-static void run_conv(const char *label, int rank, const int64_t *x_dims, const int64_t *w_dims,
-                     int64_t group, const int64_t *strides, const int64_t *pads,
-                     const int64_t *dilations)
+static void run_conv(const char *label, vkml_dtype t, int rank, const int64_t *x_dims,
+                     const int64_t *w_dims, int64_t group, const int64_t *strides,
+                     const int64_t *pads, const int64_t *dilations)
 {
     int s = rank - 2;
     oh_case *c = oh_new("Conv", 11);
-    oh_input(c, VKML_DTYPE_FLOAT, rank, x_dims, -1, 1);
-    oh_const_random(c, VKML_DTYPE_FLOAT, rank, w_dims, -1, 1);
-    oh_const_random(c, VKML_DTYPE_FLOAT, 1, (int64_t[]){w_dims[0]}, -1, 1);
+    oh_input(c, t, rank, x_dims, -1, 1);
+    oh_const_random(c, t, rank, w_dims, -1, 1);
+    oh_const_random(c, t, 1, (int64_t[]){w_dims[0]}, -1, 1);
     oh_attr_int(c, "group", group);
     if (strides)
         oh_attr_ints(c, "strides", s, strides);
@@ -296,20 +298,24 @@ static void run_conv(const char *label, int rank, const int64_t *x_dims, const i
         oh_attr_ints(c, "pads", 2 * s, pads);
     if (dilations)
         oh_attr_ints(c, "dilations", s, dilations);
-    oh_run(c, label, OH_BOUND_SUM);
+    oh_run(c, label, bound_for(t, OH_BOUND_SUM));
 }
 
 static void test_conv(void)
 {
-    run_conv("Conv depthwise 3x3 stride 2", 4, (int64_t[]){2, 6, 11, 13},
+    run_conv("Conv depthwise 3x3 stride 2 f16", VKML_DTYPE_FLOAT16, 4, (int64_t[]){1, 8, 9, 7},
+             (int64_t[]){8, 1, 3, 3}, 8, (int64_t[]){2, 2}, (int64_t[]){1, 1, 1, 1}, NULL);
+    run_conv("Conv 2-D f16", VKML_DTYPE_FLOAT16, 4, (int64_t[]){1, 5, 9, 7},
+             (int64_t[]){12, 5, 3, 3}, 1, NULL, (int64_t[]){1, 1, 1, 1}, NULL);
+    run_conv("Conv depthwise 3x3 stride 2", VKML_DTYPE_FLOAT, 4, (int64_t[]){2, 6, 11, 13},
              (int64_t[]){6, 1, 3, 3}, 6, (int64_t[]){2, 2}, (int64_t[]){1, 1, 1, 1}, NULL);
-    run_conv("Conv depthwise multiplier 2 dilated", 4, (int64_t[]){1, 3, 11, 13},
+    run_conv("Conv depthwise multiplier 2 dilated", VKML_DTYPE_FLOAT, 4, (int64_t[]){1, 3, 11, 13},
              (int64_t[]){6, 1, 3, 2}, 3, NULL, (int64_t[]){2, 0, 2, 1}, (int64_t[]){2, 3});
-    run_conv("Conv grouped 2-D", 4, (int64_t[]){1, 4, 7, 5}, (int64_t[]){6, 2, 2, 3}, 2,
+    run_conv("Conv grouped 2-D", VKML_DTYPE_FLOAT, 4, (int64_t[]){1, 4, 7, 5}, (int64_t[]){6, 2, 2, 3}, 2,
              (int64_t[]){1, 2}, NULL, NULL);
-    run_conv("Conv 3-D", 5, (int64_t[]){1, 3, 5, 7, 6}, (int64_t[]){4, 3, 3, 2, 3}, 1,
+    run_conv("Conv 3-D", VKML_DTYPE_FLOAT, 5, (int64_t[]){1, 3, 5, 7, 6}, (int64_t[]){4, 3, 3, 2, 3}, 1,
              (int64_t[]){1, 2, 1}, (int64_t[]){1, 0, 1, 1, 1, 0}, NULL);
-    run_conv("Conv 1-D dilated", 3, (int64_t[]){2, 3, 13}, (int64_t[]){5, 3, 3}, 1, NULL,
+    run_conv("Conv 1-D dilated", VKML_DTYPE_FLOAT, 3, (int64_t[]){2, 3, 13}, (int64_t[]){5, 3, 3}, 1, NULL,
              (int64_t[]){2, 1}, (int64_t[]){3});
 }
 
