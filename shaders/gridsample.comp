@@ -57,6 +57,7 @@ uint axis_taps(int size, float v, out int idx[4], out float w[4])
         else if (p.padding == PAD_REFLECTION)
             c = reflect_into(c, lo, hi);
     }
+    c = clamp(c, -8.0, n + 8.0); // far off the input every tap is a zero: keep int() defined
     if (p.mode == MODE_NEAREST) {
         idx[0] = tap_index(size, lo, hi, int(c));
         w[0] = 1.0;

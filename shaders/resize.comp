@@ -78,7 +78,7 @@ uint axis_taps(uint d, uint o, out int idx[4], out float w[4])
     }
     bool outside;
     float c = coordinate(d, float(o), outside);
-    if (outside)
+    if (outside || isnan(c) || isinf(c))
         return 0;
     float base = c == floor(c) ? c - 1.0 : floor(c), ratio = c - base;
     int last = int(p.in_dims[d]) - 1;

@@ -91,6 +91,9 @@ int gridsample_axis_taps(const gridsample_params *p, int64_t size, double v, int
         else if (p->padding == GRIDSAMPLE_REFLECTION)
             x = reflect(x, lo, hi);
     }
+    /* Far off the input every tap is a zero (or was clamped above): keep the casts below
+     * defined whatever the grid holds. */
+    x = fmin(fmax(x, -8.0), n + 8.0);
     if (p->mode == GRIDSAMPLE_NEAREST) {
         idx[0] = tap_index(p, size, lo, hi, (int64_t)x);
         w[0] = 1.0;

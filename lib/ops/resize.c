@@ -349,7 +349,7 @@ int resize_axis_taps(const resize_params *p, const resize_geometry *g, int d, in
 {
     bool outside;
     double c = axis_coordinate(p, g, d, x, &outside);
-    if (outside)
+    if (outside || !isfinite(c)) /* a NaN roi extrapolates too */
         return 0;
     double base = c == floor(c) ? c - 1 : floor(c), ratio = c - base;
     int64_t last = g->in[d] - 1;

@@ -5,6 +5,7 @@
  */
 #include "op_harness.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -235,6 +236,22 @@ static void test_gridsample(void)
                 run_gridsample(modes[m], paddings[p], a, 2, VKML_DTYPE_FLOAT);
     run_gridsample("linear", "zeros", 0, 2, VKML_DTYPE_FLOAT16);
     run_gridsample("linear", "border", 1, 3, VKML_DTYPE_FLOAT);
+
+    /* Hostile grids: NaN and huge coordinates sample defined points on every device. */
+    static const char *const hostile_pads[] = {"zeros", "border"};
+    for (int m = 0; m < 3; m++)
+        for (int pd = 0; pd < 2; pd++) {
+            char label[96];
+            const float grid[] = {NAN, 0.5f, 1e30f, -1e30f, -1e30f, 0.25f, INFINITY, -INFINITY};
+            oh_case *c = oh_new("GridSample", 22);
+            oh_input(c, VKML_DTYPE_FLOAT, 4, (int64_t[]){1, 2, 5, 4}, -1, 1);
+            oh_const(c, VKML_DTYPE_FLOAT, 4, (int64_t[]){1, 2, 2, 2}, grid);
+            oh_attr_string(c, "mode", modes[m]);
+            oh_attr_string(c, "padding_mode", hostile_pads[pd]);
+            snprintf(label, sizeof(label), "GridSample hostile grid %s %s", modes[m],
+                     hostile_pads[pd]);
+            oh_run(c, label, 1e-5);
+        }
 
     oh_case *c = oh_new("GridSample", 22);
     oh_input(c, VKML_DTYPE_FLOAT, 4, (int64_t[]){1, 1, 4, 4}, -1, 1);
