@@ -7,6 +7,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
+/* Largest integer input a test's session may fix as a constant for planning (elements):
+ * shape-like inputs (axes, K, pads, shape) the node tests feed as graph inputs. */
+#define CONF_MAX_SHAPE_INPUT_ELEMENTS 64
+
 /* Most data sets and tensors per data set looked for. */
 #define CONF_MAX_SETS 64
 #define CONF_MAX_TENSORS 64
@@ -19,6 +23,7 @@ typedef struct conf_case {
     vkml_model *model;
     vkml_session *session;
     int64_t session_sym; /* symbolic_dim_value of the session */
+    bool session_fixed;  /* planned for the data set's shape-like input values */
     char note[512];      /* what a PASS reports (argmax ties under the model rule) */
 } conf_case;
 
@@ -70,20 +75,75 @@ static conf_status status_of(vkml_status st)
     return st == VKML_ERROR_UNSUPPORTED ? CONF_UNSUPPORTED : CONF_ERROR;
 }
 
-static bool create_session(conf_case *c, int64_t sym)
+/* Whether a session creation failed because a shape function needs the value of an input
+ * the test feeds as a graph input (axes, K, shape ...; op_const_ints' message). */
+static bool needs_input_values(vkml_status st, const vkml_error *err)
 {
-    if (c->session && c->session_sym == sym)
+    return st == VKML_ERROR_UNSUPPORTED && strstr(err->message, "must be a constant");
+}
+
+/* The inputs a session may fix for planning: small integer tensors (shape-like data). */
+static vkml_tensor *shape_like_inputs(const vkml_tensor *inputs, size_t n)
+{
+    vkml_tensor *values = calloc(n + 1, sizeof(*values));
+    for (size_t i = 0; values && i < n; i++) {
+        bool ints = inputs[i].dtype == VKML_DTYPE_INT64 || inputs[i].dtype == VKML_DTYPE_INT32;
+        if (ints && vkml_tensor_element_count(inputs[i].rank, inputs[i].dims) <=
+                        CONF_MAX_SHAPE_INPUT_ELEMENTS)
+            values[i] = inputs[i];
+    }
+    return values;
+}
+
+/* Also fixes the input a "must be a constant" message names, whatever its dtype (Resize's
+ * float scales and roi); false when it names none that is not fixed yet. */
+static bool fix_named_input(const conf_case *c, vkml_tensor *values, const vkml_tensor *inputs,
+                            size_t n, const char *message)
+{
+    for (size_t i = 0; i < n; i++) {
+        char quoted[300];
+        snprintf(quoted, sizeof(quoted), "'%s' must be a constant",
+                 vkml_model_input(c->model, i)->name);
+        if (!values[i].data && strstr(message, quoted)) {
+            values[i] = inputs[i];
+            return true;
+        }
+    }
+    return false;
+}
+
+static bool create_session_with(conf_case *c, int64_t sym, const vkml_tensor *inputs,
+                                size_t n_inputs)
+{
+    /* A session fixed to input values is made again for every data set. */
+    if (c->session && c->session_sym == sym && !c->session_fixed)
         return true;
     vkml_session_destroy(&c->session);
     vkml_session_params params = {.device = c->device, .symbolic_dim_value = sym};
     vkml_error err = {0};
     vkml_status st = vkml_session_create(c->ctx, c->model, &params, &c->session, &err);
+    c->session_fixed = false;
+    if (needs_input_values(st, &err) && inputs && n_inputs == vkml_model_input_count(c->model)) {
+        vkml_tensor *values = shape_like_inputs(inputs, n_inputs);
+        params.input_values = values;
+        st = values ? vkml_session_create(c->ctx, c->model, &params, &c->session, &err) : st;
+        while (values && needs_input_values(st, &err) &&
+               fix_named_input(c, values, inputs, n_inputs, err.message))
+            st = vkml_session_create(c->ctx, c->model, &params, &c->session, &err);
+        c->session_fixed = values != NULL;
+        free(values);
+    }
     if (st != VKML_OK) {
         set_result(c->res, status_of(st), "session: %s", err.message);
         return false;
     }
     c->session_sym = sym;
     return true;
+}
+
+static bool create_session(conf_case *c, int64_t sym)
+{
+    return create_session_with(c, sym, NULL, 0);
 }
 
 /* Reads set_dir/prefix_K.pb for K < n into tensors. */
@@ -200,7 +260,8 @@ static bool run_data_set(conf_case *c, size_t index)
     s->n_inputs = count_numbered(set_dir, "input_%zu.pb", CONF_MAX_TENSORS);
     s->n_expected = count_numbered(set_dir, "output_%zu.pb", CONF_MAX_TENSORS);
     bool ok = read_tensors(c, set_dir, "input", s->n_inputs, s->inputs) &&
-              create_session(c, cli_symbolic_value(c->model, s->inputs, s->n_inputs)) &&
+              create_session_with(c, cli_symbolic_value(c->model, s->inputs, s->n_inputs),
+                                  s->inputs, s->n_inputs) &&
               read_tensors(c, set_dir, "output", s->n_expected, s->expected) &&
               check_inputs(c, s) && run_set(c, s) && compare_set(c, s, set_name);
     free_set(s);

@@ -262,8 +262,37 @@ static vkml_status bind_input_shape(const graph *g, graph_value *values, int i,
     return VKML_OK;
 }
 
+/* Graph input i's value, fixed for planning: shape functions and folding see it as a
+ * constant (a copy in the plan's arena). */
+static vkml_status bind_input_value(plan *p, int i, const vkml_tensor *t, vkml_error *err)
+{
+    char want[160], got[160];
+    graph_value *v = &p->values[p->graph->inputs[i]];
+    size_t bytes;
+    bool same = t->dtype == v->dtype && t->rank == v->rank;
+    for (int d = 0; same && d < v->rank; d++)
+        same = t->dims[d] == v->dims[d] || v->dims[d] < 0;
+    if (!same)
+        return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT,
+                         "input %d ('%s'): value of %s %s given, the model takes %s %s", i,
+                         v->name, vkml_dtype_name(t->dtype),
+                         graph_shape_string(t->rank, t->dims, got, sizeof(got)),
+                         vkml_dtype_name(v->dtype),
+                         graph_shape_string(v->rank, v->dims, want, sizeof(want)));
+    if (!vkml_tensor_bytes(t->dtype, t->rank, t->dims, &bytes) || t->size < bytes)
+        return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT, "input %d ('%s'): too few bytes", i,
+                         v->name);
+    memcpy(v->dims, t->dims, sizeof(v->dims));
+    v->data = vkml_arena_memdup(p->arena, t->data, bytes ? bytes : 1);
+    v->data_size = bytes;
+    if (!v->data)
+        return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory for input '%s'", v->name);
+    return VKML_OK;
+}
+
 vkml_status plan_create(const graph *g, device *primary, device *cpu, int64_t symbolic_value,
-                        const vkml_tensor_info *input_shapes, plan **out, vkml_error *err)
+                        const vkml_tensor_info *input_shapes, const vkml_tensor *input_values,
+                        plan **out, vkml_error *err)
 {
     vkml_status st = VKML_ERROR_OUT_OF_MEMORY;
     plan *p = calloc(1, sizeof(plan));
@@ -283,6 +312,9 @@ vkml_status plan_create(const graph *g, device *primary, device *cpu, int64_t sy
     }
     for (int i = 0; input_shapes && i < g->n_inputs; i++)
         if ((st = bind_input_shape(g, p->values, i, &input_shapes[i], err)) != VKML_OK)
+            goto fail;
+    for (int i = 0; input_values && i < g->n_inputs; i++)
+        if (input_values[i].data && (st = bind_input_value(p, i, &input_values[i], err)))
             goto fail;
     if ((st = fold_infer(g, p->values, symbolic_value, p->arena, NULL, err)) != VKML_OK)
         goto fail;

@@ -48,7 +48,8 @@ typedef struct plan {
 /* Binds symbolic dims, infers shapes, folds constants, places nodes on `primary` (falling
  * back to `cpu`), and creates the device sessions (which record their work). */
 vkml_status plan_create(const graph *g, device *primary, device *cpu, int64_t symbolic_value,
-                        const vkml_tensor_info *input_shapes, plan **out, vkml_error *err);
+                        const vkml_tensor_info *input_shapes, const vkml_tensor *input_values,
+                        plan **out, vkml_error *err);
 void plan_destroy(plan **p);
 
 /* Runs one chunk: its transfers in, then the device's program. Thread-safe for

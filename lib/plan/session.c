@@ -14,6 +14,8 @@ struct vkml_session {
     int device;
     device *primary;
     int64_t symbolic;
+    vkml_tensor_info *shapes; /* the input shapes planned for (NULL: the model's) */
+    vkml_tensor *fixed;       /* per input: the value planned for (data NULL: none) */
     plan *plan;
     sched_graph *sched;
     vkml_tensor_info *inputs, *outputs;
@@ -73,15 +75,61 @@ static void shaped_free(session_shaped *sh)
     memset(sh, 0, sizeof(*sh));
 }
 
-/* Plans the session's model for input shapes (NULL: the model's, symbolic dims bound to
- * s->symbolic) and swaps the result in; on failure the session is unchanged. */
+static void free_fixed(vkml_tensor *fixed, size_t n)
+{
+    for (size_t i = 0; fixed && i < n; i++)
+        free(fixed[i].data);
+    free(fixed);
+}
+
+/* Copies of the shapes and fixed values a plan was made for (NULL when not given). */
+static bool copy_plan_inputs(size_t n, const vkml_tensor_info *shapes, const vkml_tensor *values,
+                             vkml_tensor_info **shapes_out, vkml_tensor **values_out)
+{
+    *shapes_out = NULL;
+    *values_out = NULL;
+    if (shapes && !(*shapes_out = calloc(n + 1, sizeof(**shapes_out))))
+        return false;
+    if (shapes)
+        memcpy(*shapes_out, shapes, n * sizeof(*shapes));
+    if (!values)
+        return true;
+    vkml_tensor *copy = calloc(n + 1, sizeof(*copy));
+    for (size_t i = 0; copy && i < n; i++) {
+        size_t bytes;
+        if (!values[i].data || !vkml_tensor_bytes(values[i].dtype, values[i].rank,
+                                                  values[i].dims, &bytes))
+            continue;
+        copy[i] = values[i];
+        copy[i].data = malloc(bytes ? bytes : 1);
+        copy[i].size = bytes;
+        if (!copy[i].data) {
+            free_fixed(copy, n);
+            return false;
+        }
+        memcpy(copy[i].data, values[i].data, bytes < values[i].size ? bytes : values[i].size);
+    }
+    *values_out = copy;
+    return copy != NULL;
+}
+
+/* Plans the session's model for input shapes and fixed input values (NULL: the model's
+ * shapes, symbolic dims bound to s->symbolic; no fixed values) and swaps the result in;
+ * on failure the session is unchanged. */
 static vkml_status session_plan_for(vkml_session *s, const vkml_tensor_info *shapes,
-                                    vkml_error *err)
+                                    const vkml_tensor *values, vkml_error *err)
 {
     const graph *g = s->model->graph;
     session_shaped sh = {0};
     vkml_session tmp = *s;
-    vkml_status st = plan_create(g, s->primary, s->ctx->cpu, s->symbolic, shapes, &sh.plan, err);
+    vkml_tensor_info *shapes_copy;
+    vkml_tensor *values_copy;
+    if (!copy_plan_inputs((size_t)g->n_inputs, shapes, values, &shapes_copy, &values_copy)) {
+        free(shapes_copy);
+        return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory creating a session");
+    }
+    vkml_status st = plan_create(g, s->primary, s->ctx->cpu, s->symbolic, shapes, values,
+                                 &sh.plan, err);
     if (st == VKML_OK) {
         tmp.plan = sh.plan;
         st = make_scheduler(&tmp, err);
@@ -95,8 +143,14 @@ static vkml_status session_plan_for(vkml_session *s, const vkml_tensor_info *sha
     }
     if (st != VKML_OK) {
         shaped_free(&sh);
+        free(shapes_copy);
+        free_fixed(values_copy, (size_t)g->n_inputs);
         return st;
     }
+    free(s->shapes);
+    free_fixed(s->fixed, (size_t)g->n_inputs);
+    s->shapes = shapes_copy;
+    s->fixed = values_copy;
     session_shaped old = {.plan = s->plan, .sched = s->sched, .inputs = s->inputs,
                           .outputs = s->outputs};
     shaped_free(&old);
@@ -115,7 +169,7 @@ vkml_status vkml_session_set_input_shapes(vkml_session *s, const vkml_tensor_inf
     if (!s || !shapes)
         return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT,
                          "vkml_session_set_input_shapes: NULL argument");
-    return session_plan_for(s, shapes, err);
+    return session_plan_for(s, shapes, s->fixed, err);
 }
 
 vkml_status vkml_session_create(vkml_context *ctx, vkml_model *model,
@@ -142,7 +196,8 @@ vkml_status vkml_session_create(vkml_context *ctx, vkml_model *model,
     s->model = model_ref(model);
     s->symbolic = symbolic;
     s->primary = dev;
-    vkml_status st = session_plan_for(s, params ? params->input_shapes : NULL, err);
+    vkml_status st = session_plan_for(s, params ? params->input_shapes : NULL,
+                                      params ? params->input_values : NULL, err);
     if (st != VKML_OK) {
         vkml_session_destroy(&s);
         return st;
@@ -158,6 +213,8 @@ void vkml_session_destroy(vkml_session **sp)
     vkml_session *s = *sp;
     sched_graph_destroy(&s->sched);
     plan_destroy(&s->plan);
+    free(s->shapes);
+    free_fixed(s->fixed, s->model ? (size_t)s->model->graph->n_inputs : 0);
     model_unref(s->model);
     context_unref(s->ctx);
     free(s->inputs);
@@ -268,6 +325,36 @@ static vkml_status copy_outputs(vkml_session *s, const vkml_tensor *inputs, vkml
     return VKML_OK;
 }
 
+/* Whether a run's input equals the value the plan fixed for it. */
+static bool same_value(const vkml_tensor *fixed, const vkml_tensor *t)
+{
+    if (t->dtype != fixed->dtype || t->rank != fixed->rank || !t->data || t->size < fixed->size)
+        return false;
+    for (int d = 0; d < t->rank; d++)
+        if (t->dims[d] != fixed->dims[d])
+            return false;
+    return memcmp(t->data, fixed->data, fixed->size) == 0;
+}
+
+/* A run with other values for the fixed inputs gets a plan for them. */
+static vkml_status replan_for_values(vkml_session *s, const vkml_tensor *inputs, vkml_error *err)
+{
+    bool changed = false;
+    for (size_t i = 0; s->fixed && i < s->n_inputs; i++)
+        changed |= s->fixed[i].data && !same_value(&s->fixed[i], &inputs[i]);
+    if (!changed)
+        return VKML_OK;
+    vkml_tensor *values = calloc(s->n_inputs + 1, sizeof(*values));
+    if (!values)
+        return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory planning again");
+    for (size_t i = 0; i < s->n_inputs; i++)
+        if (s->fixed[i].data)
+            values[i] = inputs[i];
+    vkml_status st = session_plan_for(s, s->shapes, values, err);
+    free(values);
+    return st;
+}
+
 vkml_status vkml_session_run(vkml_session *s, const vkml_tensor *inputs, size_t n_inputs,
                              vkml_tensor *outputs, size_t n_outputs, vkml_error *err)
 {
@@ -277,7 +364,9 @@ vkml_status vkml_session_run(vkml_session *s, const vkml_tensor *inputs, size_t 
         return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT,
                          "vkml_session_run: %zu inputs and %zu outputs given, the model has %zu "
                          "and %zu", n_inputs, n_outputs, s->n_inputs, s->n_outputs);
-    vkml_status st = copy_inputs(s, inputs, err);
+    vkml_status st = replan_for_values(s, inputs, err);
+    if (st == VKML_OK)
+        st = copy_inputs(s, inputs, err);
     if (st == VKML_OK)
         st = sched_graph_run(s->sched, err);
     if (st == VKML_OK)

@@ -287,6 +287,12 @@ typedef struct vkml_session_params {
      * rank must match the model's, and fixed dims agree with it. Dims left -1 take
      * symbolic_dim_value. */
     const vkml_tensor_info *input_shapes;
+    /* NULL, or one tensor per model input; an entry whose data is set fixes that input's
+     * value for planning, so shape functions read it as a constant: an `axes`, `K`,
+     * `shape` or `pads` input fed as a graph input (as the ONNX node tests do) instead of
+     * an initializer. Runs must still pass the input; a run passing other values for it
+     * plans the session again for them (the outputs' shapes may change with them). */
+    const vkml_tensor *input_values;
 } vkml_session_params;
 
 /* Thread-safe. Plans the model for the device and records its work once. The session
