@@ -18,15 +18,28 @@ static vkml_status check_inputs(const graph_value *values, const graph_node *nod
     return VKML_OK;
 }
 
+OP_PARSE_DECL(conv_parse)
+{
+    conv_attrs *a = params;
+    static const op_attr_spec specs[] = {{"group", GRAPH_ATTR_INT}};
+    vkml_status st;
+    if ((st = op_check_attr_types(node, specs, VKML_ARRAY_SIZE(specs), err)) ||
+        (st = window_attrs_parse(node, &a->win, err)))
+        return st;
+    a->group = graph_attr_int(node, "group", 1);
+    if (a->group < 1)
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "group %lld must be >= 1",
+                         (long long)a->group);
+    return VKML_OK;
+}
+
 /* kernel_shape when given must match W's spatial dims. */
-static vkml_status read_kernel(const graph_node *node, const graph_value *w, int spatial,
+static vkml_status read_kernel(const window_attrs *a, const graph_value *w, int spatial,
                                int64_t *kernel, vkml_error *err)
 {
-    size_t count;
-    const int64_t *ks = graph_attr_ints(node, "kernel_shape", &count);
     for (int d = 0; d < spatial; d++) {
         kernel[d] = w->dims[2 + d];
-        if (ks && (count != (size_t)spatial || ks[d] != kernel[d]))
+        if (a->n_kernel && (a->n_kernel != spatial || a->kernel[d] != kernel[d]))
             return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
                              "attribute 'kernel_shape' does not match the weight '%s'", w->name);
     }
@@ -51,10 +64,8 @@ vkml_status conv_params_parse(const graph_value *values, const graph_node *node,
     p->batch = x->dims[0];
     p->in_channels = x->dims[1];
     p->out_channels = w->dims[0];
-    static const op_attr_spec specs[] = {{"group", GRAPH_ATTR_INT}};
-    if ((st = op_check_attr_types(node, specs, VKML_ARRAY_SIZE(specs), err)))
-        return st;
-    p->group = graph_attr_int(node, "group", 1);
+    const conv_attrs *a = node->params;
+    p->group = a->group;
     if (p->group < 1 || p->in_channels % p->group || p->out_channels % p->group)
         return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
                          "group %lld does not divide input channels %lld and output "
@@ -77,9 +88,10 @@ vkml_status conv_params_parse(const graph_value *values, const graph_node *node,
     }
     int spatial = x->rank - 2;
     int64_t kernel[OP_MAX_SPATIAL];
-    if ((st = read_kernel(node, w, spatial, kernel, err)))
+    if ((st = read_kernel(&a->win, w, spatial, kernel, err)))
         return st;
-    return window_params_parse(node, spatial, x->dims + 2, kernel, false, true, &p->win, err);
+    return window_params_parse(&a->win, node->opset, spatial, x->dims + 2, kernel, false, true,
+                               &p->win, err);
 }
 
 vkml_status conv_infer(graph_value *values, const graph_node *node, vkml_error *err)

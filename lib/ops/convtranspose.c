@@ -4,34 +4,9 @@
 
 #include <string.h>
 
-/* Largest kernel, stride, dilation, pad or size accepted: keeps every size computation far
- * from int64 overflow. */
+/* Largest group or size accepted (attribute values: window_read_ints' limit): keeps every
+ * size computation far from int64 overflow. */
 #define CONVT_MAX_EXTENT ((int64_t)1 << 31)
-
-/* An INTS attribute into out (at most max values, each within [min, CONVT_MAX_EXTENT]);
- * *count 0 when absent. */
-static vkml_status read_ints(const graph_node *node, const char *name, int max, int64_t min,
-                             int64_t *out, int *count, vkml_error *err)
-{
-    size_t n;
-    const int64_t *v = graph_attr_ints(node, name, &n);
-    *count = 0;
-    if (!v)
-        return VKML_OK;
-    if (n > (size_t)max)
-        return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
-                         "ConvTranspose: attribute '%s' has %zu values, at most %d", name, n, max);
-    for (size_t i = 0; i < n; i++) {
-        if (v[i] < min || v[i] > CONVT_MAX_EXTENT)
-            return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
-                             "ConvTranspose: attribute '%s' value %lld is out of range [%lld, "
-                             "%lld]",
-                             name, (long long)v[i], (long long)min, (long long)CONVT_MAX_EXTENT);
-        out[i] = v[i];
-    }
-    *count = (int)n;
-    return VKML_OK;
-}
 
 OP_PARSE_DECL(convtranspose_parse)
 {
@@ -39,14 +14,14 @@ OP_PARSE_DECL(convtranspose_parse)
     static const op_attr_spec specs[] = {{"group", GRAPH_ATTR_INT}, {"auto_pad", GRAPH_ATTR_STRING}};
     vkml_status st;
     if ((st = op_check_attr_types(node, specs, VKML_ARRAY_SIZE(specs), err)) ||
-        (st = read_ints(node, "kernel_shape", OP_MAX_SPATIAL, 1, p->kernel, &p->n_kernel, err)) ||
-        (st = read_ints(node, "strides", OP_MAX_SPATIAL, 1, p->strides, &p->n_strides, err)) ||
-        (st = read_ints(node, "dilations", OP_MAX_SPATIAL, 1, p->dilations, &p->n_dilations,
+        (st = window_read_ints(node, "kernel_shape", OP_MAX_SPATIAL, 1, p->kernel, &p->n_kernel, err)) ||
+        (st = window_read_ints(node, "strides", OP_MAX_SPATIAL, 1, p->strides, &p->n_strides, err)) ||
+        (st = window_read_ints(node, "dilations", OP_MAX_SPATIAL, 1, p->dilations, &p->n_dilations,
                         err)) ||
-        (st = read_ints(node, "pads", 2 * OP_MAX_SPATIAL, 0, p->pads, &p->n_pads, err)) ||
-        (st = read_ints(node, "output_padding", OP_MAX_SPATIAL, 0, p->output_padding,
+        (st = window_read_ints(node, "pads", 2 * OP_MAX_SPATIAL, 0, p->pads, &p->n_pads, err)) ||
+        (st = window_read_ints(node, "output_padding", OP_MAX_SPATIAL, 0, p->output_padding,
                         &p->n_output_padding, err)) ||
-        (st = read_ints(node, "output_shape", OP_MAX_SPATIAL + 2, 0, p->output_shape,
+        (st = window_read_ints(node, "output_shape", OP_MAX_SPATIAL + 2, 0, p->output_shape,
                         &p->n_output_shape, err)))
         return st;
     p->group = graph_attr_int(node, "group", 1);

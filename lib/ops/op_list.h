@@ -17,13 +17,13 @@ OP(Relu, "", 6, 14, 0, op_no_params, NULL, eltwise_unary_infer)
 OP(Sigmoid, "", 6, 13, 0, op_no_params, NULL, eltwise_unary_infer)
 OP(Tanh, "", 6, 13, 0, op_no_params, NULL, eltwise_unary_infer)
 /* convolution (ops/conv.c) */
-OP(Conv, "", 1, 22, 0, op_no_params, NULL, conv_infer)
+OP(Conv, "", 1, 22, 0, conv_attrs, conv_parse, conv_infer)
 /* pooling (ops/pool.c) */
-OP(AveragePool, "", 1, 22, 0, op_no_params, NULL, pool_infer)
+OP(AveragePool, "", 1, 22, 0, pool_attrs, pool_parse, pool_infer)
 OP(GlobalAveragePool, "", 1, 22, 0, op_no_params, NULL, global_pool_infer)
 OP(GlobalMaxPool, "", 1, 22, 0, op_no_params, NULL, global_pool_infer)
-OP(LpPool, "", 2, 22, 0, op_no_params, NULL, pool_infer)
-OP(MaxPool, "", 1, 22, 0, op_no_params, NULL, pool_infer)
+OP(LpPool, "", 2, 22, 0, pool_attrs, pool_parse, pool_infer)
+OP(MaxPool, "", 1, 22, 0, pool_attrs, pool_parse, pool_infer)
 OP(MaxUnpool, "", 9, 22, 0, unpool_params, unpool_parse, unpool_infer)
 /* matrix products (ops/matmul.c) */
 OP(Gemm, "", 1, 13, 0, op_no_params, NULL, gemm_infer)

@@ -12,6 +12,8 @@ OP_PARSE_DECL(batchnorm_parse);
 OP_PARSE_DECL(lrn_parse);
 
 /* spatial */
+OP_PARSE_DECL(conv_parse);
+OP_PARSE_DECL(pool_parse);
 OP_PARSE_DECL(resize_parse);
 OP_PARSE_DECL(convtranspose_parse);
 OP_PARSE_DECL(gridsample_parse);

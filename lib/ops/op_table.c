@@ -2,7 +2,8 @@
 #include "ops/op_decls.h"
 /* The params structs op_list.h names, one header per family. */
 #include "ops/norm.h" /* and ops/reduce.h */
-#include "ops/convtranspose.h" /* spatial */
+#include "ops/conv.h" /* spatial */
+#include "ops/convtranspose.h"
 #include "ops/detect.h"
 #include "ops/gridsample.h"
 #include "ops/pool.h"

@@ -3,6 +3,16 @@
  * functions, the CPU kernels and the Vulkan lowerings. Layout X [N, C, D1..Dn]. */
 #include "ops/window.h"
 
+/* The pools' attributes, parsed once at load (pool_parse). */
+typedef struct pool_attrs {
+    window_attrs win;
+    bool is_max, is_lp;
+    bool ceil_mode;
+    bool count_include_pad;
+    int storage_order;
+    float lp_p;
+} pool_attrs;
+
 typedef struct pool_params {
     bool is_max; /* MaxPool */
     bool is_lp;  /* LpPool: (sum |x|^p)^(1/p) over the window's part inside the input */

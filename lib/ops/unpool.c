@@ -3,35 +3,16 @@
 
 #include <string.h>
 
-/* Largest kernel, stride or pad accepted: keeps sizes far from int64 overflow. */
+/* Largest output dim accepted: keeps sizes far from int64 overflow. */
 #define UNPOOL_MAX_EXTENT ((int64_t)1 << 31)
-
-static vkml_status read_ints(const graph_node *node, const char *name, int max, int64_t min,
-                             int64_t *out, int *count, vkml_error *err)
-{
-    size_t n;
-    const int64_t *v = graph_attr_ints(node, name, &n);
-    *count = v ? (int)n : 0;
-    if (v && n > (size_t)max)
-        return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "MaxUnpool: attribute '%s' has %zu values",
-                         name, n);
-    for (size_t i = 0; v && i < n; i++) {
-        if (v[i] < min || v[i] > UNPOOL_MAX_EXTENT)
-            return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
-                             "MaxUnpool: attribute '%s' value %lld is out of range", name,
-                             (long long)v[i]);
-        out[i] = v[i];
-    }
-    return VKML_OK;
-}
 
 OP_PARSE_DECL(unpool_parse)
 {
     unpool_params *p = params;
     vkml_status st;
-    if ((st = read_ints(node, "kernel_shape", OP_MAX_SPATIAL, 1, p->kernel, &p->n_kernel, err)) ||
-        (st = read_ints(node, "strides", OP_MAX_SPATIAL, 1, p->strides, &p->n_strides, err)) ||
-        (st = read_ints(node, "pads", 2 * OP_MAX_SPATIAL, 0, p->pads, &p->n_pads, err)))
+    if ((st = window_read_ints(node, "kernel_shape", OP_MAX_SPATIAL, 1, p->kernel, &p->n_kernel, err)) ||
+        (st = window_read_ints(node, "strides", OP_MAX_SPATIAL, 1, p->strides, &p->n_strides, err)) ||
+        (st = window_read_ints(node, "pads", 2 * OP_MAX_SPATIAL, 0, p->pads, &p->n_pads, err)))
         return st;
     if (!p->n_kernel)
         return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
