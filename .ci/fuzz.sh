@@ -67,6 +67,8 @@ status=0
 # larger than that itself (an error, tested); smaller ones are legitimate models.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+# Mesa lavapipe's own leak (fuzz_model_gpu): the suppressions the sanitizer suite uses.
+export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$root/tests/sanitizers/lsan.supp}
 for target in $targets; do
     kind=${target#fuzz_}
     kind=${kind%_gpu} # fuzz_model_gpu takes the model seeds

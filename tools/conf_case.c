@@ -282,6 +282,12 @@ static void run_loaded(conf_case *c)
         if (!run_data_set(c, i))
             return;
     }
+    size_t on_cpu = 0;
+    vkml_session_node_counts(c->session, NULL, NULL, &on_cpu);
+    c->res->cpu_nodes = (int)on_cpu;
+    if (on_cpu && !c->note[0])
+        snprintf(c->note, sizeof(c->note), "(%zu node%s on the CPU)", on_cpu,
+                 on_cpu == 1 ? "" : "s");
     set_result(c->res, CONF_PASS, "%s", c->note);
 }
 
@@ -299,6 +305,7 @@ void conf_run_test(vkml_context *ctx, int device, const conf_test *test, conf_re
 {
     double t0 = cli_now_ms();
     conf_case c = {.ctx = ctx, .device = device, .test = test, .res = res};
+    res->cpu_nodes = -1;
     char path[4096];
     vkml_error err = {0};
     snprintf(path, sizeof(path), "%s/model.onnx", test->dir);

@@ -28,6 +28,7 @@ const char *conf_status_name(conf_status status);
 typedef struct conf_result {
     conf_status status;
     double ms;         /* wall time of the test */
+    int cpu_nodes;     /* nodes on the CPU fallback of a GPU session (-1: not known) */
     char reason[1024]; /* one line; for PASS empty or a note (argmax ties) */
 } conf_result;
 

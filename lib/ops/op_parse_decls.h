@@ -2,6 +2,20 @@
 /* elementwise */
 
 /* data movement and shapes */
+OP_PARSE_DECL(compress_parse);
+OP_PARSE_DECL(concat_parse);
+OP_PARSE_DECL(constant_of_shape_parse);
+OP_PARSE_DECL(eye_like_parse);
+OP_PARSE_DECL(gather_parse);
+OP_PARSE_DECL(onehot_parse);
+OP_PARSE_DECL(pad_parse);
+OP_PARSE_DECL(shape_parse);
+OP_PARSE_DECL(slice_parse);
+OP_PARSE_DECL(space_parse);
+OP_PARSE_DECL(split_parse);
+OP_PARSE_DECL(squeeze_parse);
+OP_PARSE_DECL(transpose_parse);
+OP_PARSE_DECL(trilu_parse);
 
 /* reductions and normalisation */
 OP_PARSE_DECL(reduce_parse);

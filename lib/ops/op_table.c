@@ -1,5 +1,7 @@
 #include "ops/op.h"
 #include "ops/op_decls.h"
+#include "ops/gather.h"   /* data movement */
+#include "ops/movement.h"
 /* The params structs op_list.h names, one header per family. */
 #include "ops/norm.h" /* and ops/reduce.h */
 #include "ops/conv.h" /* spatial */

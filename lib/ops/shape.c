@@ -1,6 +1,7 @@
 /* Constant, Identity, Flatten, Reshape: ops that only set shapes (their kernels copy bytes
  * or alias them). A constant input's data is passed on to the output so later shape
  * functions and constant folding see it. */
+#include "ops/movement.h"
 #include "ops/op_decls.h"
 
 #include <string.h>
@@ -22,8 +23,8 @@ static vkml_status check_data_input(const graph_value *values, const graph_node 
 }
 
 /* Output 0 gets input 0's dtype, the given shape, and its data when it is constant. */
-static void set_alias_output(graph_value *values, const graph_node *node, int rank,
-                             const int64_t *dims)
+void shape_set_alias_output(graph_value *values, const graph_node *node, int rank,
+                            const int64_t *dims)
 {
     const graph_value *x = &values[node->inputs[0]];
     op_set_output(values, node, 0, x->dtype, rank, dims);
@@ -38,7 +39,7 @@ vkml_status identity_infer(graph_value *values, const graph_node *node, vkml_err
     if ((st = op_require_counts(node, 1, 1, 1, err)) || (st = check_data_input(values, node, err)))
         return st;
     const graph_value *x = &values[node->inputs[0]];
-    set_alias_output(values, node, x->rank, x->dims);
+    shape_set_alias_output(values, node, x->rank, x->dims);
     return VKML_OK;
 }
 
@@ -63,7 +64,7 @@ vkml_status flatten_infer(graph_value *values, const graph_node *node, vkml_erro
     int64_t dims[2] = {1, 1};
     for (int d = 0; d < x->rank; d++)
         dims[d < axis ? 0 : 1] *= x->dims[d];
-    set_alias_output(values, node, 2, dims);
+    shape_set_alias_output(values, node, 2, dims);
     return VKML_OK;
 }
 
@@ -128,7 +129,7 @@ vkml_status reshape_infer(graph_value *values, const graph_node *node, vkml_erro
     }
     if ((st = reshape_resolve(&values[node->inputs[0]], shape, rank, allowzero, err)))
         return st;
-    set_alias_output(values, node, (int)rank, shape);
+    shape_set_alias_output(values, node, (int)rank, shape);
     return VKML_OK;
 }
 

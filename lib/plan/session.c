@@ -396,6 +396,21 @@ vkml_status vkml_session_alloc_output(const vkml_session *s, size_t index, vkml_
     return VKML_OK;
 }
 
+void vkml_session_node_counts(const vkml_session *s, size_t *folded, size_t *on_device,
+                              size_t *on_cpu_fallback)
+{
+    size_t counts[3] = {0, 0, 0}; /* folded, slot 0, other slots */
+    const plan *p = s ? s->plan : NULL;
+    for (int i = 0; p && i < p->graph->n_nodes; i++)
+        counts[p->node_slot[i] < 0 ? 0 : p->node_slot[i] == 0 ? 1 : 2]++;
+    if (folded)
+        *folded = counts[0];
+    if (on_device)
+        *on_device = counts[1];
+    if (on_cpu_fallback)
+        *on_cpu_fallback = counts[2];
+}
+
 const plan *session_plan(const vkml_session *s)
 {
     return s ? s->plan : NULL;

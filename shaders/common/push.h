@@ -54,7 +54,73 @@ PUSH_U32(count)
 PUSH_END(copy_push)
 #endif
 
-/* data movement and shapes */
+/* data movement and shapes (lib/ops/movement.h and gather.h say what the fields mean) */
+
+/* A strided step: dst[dst_offset + sum c_d * dst_strides_d] = src[src_offset + sum c_d *
+ * src_strides_d]; src strides are two's complement (negative for reversed slices). */
+#if !defined(VKML_GLSL) || defined(PUSH_STRIDED)
+PUSH_BEGIN(strided_push)
+PUSH_U32(count)
+PUSH_U32(rank)
+PUSH_U32(src_offset)
+PUSH_U32(dst_offset)
+PUSH_U32S(dims, VKML_MAX_RANK_PUSH)
+PUSH_U32S(src_strides, VKML_MAX_RANK_PUSH)
+PUSH_U32S(dst_strides, VKML_MAX_RANK_PUSH)
+PUSH_END(strided_push)
+#endif
+
+/* A mapped step: dense output of dims, coordinate c - begin (two's complement) mapped into
+ * the dense source src_dims by mode (0 constant, 1 reflect, 2 edge, 3 wrap); value is the
+ * constant element's bytes (hi: the upper 32 bits of 64-bit elements). */
+#if !defined(VKML_GLSL) || defined(PUSH_MAPPED)
+PUSH_BEGIN(mapped_push)
+PUSH_U32(count)
+PUSH_U32(rank)
+PUSH_U32(mode)
+PUSH_U32(value_lo)
+PUSH_U32(value_hi)
+PUSH_U32S(dims, VKML_MAX_RANK_PUSH)
+PUSH_U32S(src_dims, VKML_MAX_RANK_PUSH)
+PUSH_U32S(begin, VKML_MAX_RANK_PUSH)
+PUSH_END(mapped_push)
+#endif
+
+/* A band step over dense [batch, rows, cols]: elements with lo <= col - row <= hi (two's
+ * complement) come from the source (from_src) or are band_value, the others value. */
+#if !defined(VKML_GLSL) || defined(PUSH_BAND)
+PUSH_BEGIN(band_push)
+PUSH_U32(count)
+PUSH_U32(rows)
+PUSH_U32(cols)
+PUSH_U32(lo)
+PUSH_U32(hi)
+PUSH_U32(from_src)
+PUSH_U32(value_lo)
+PUSH_U32(value_hi)
+PUSH_U32(band_value_lo)
+PUSH_U32(band_value_hi)
+PUSH_END(band_push)
+#endif
+
+/* An index step (gather.h): offset = sum c_d * direct_d + sum_t index(row * k + t) *
+ * idx_strides_t, each index in [-idx_bounds_t, idx_bounds_t), int64 (flags bit 0) or int32.
+ * row = i (flags bit 1: the indices have the domain's shape), else the domain is
+ * [outer, rows, inner] and row = c_0 * outer_rows + c_1. Fits 128 bytes: k <= 5. */
+#define VKML_INDEX_MAX_K 5
+#if !defined(VKML_GLSL) || defined(PUSH_INDEX)
+PUSH_BEGIN(index_push)
+PUSH_U32(count)
+PUSH_U32(rank)
+PUSH_U32(k)
+PUSH_U32(flags)
+PUSH_U32(outer_rows)
+PUSH_U32S(dims, VKML_MAX_RANK_PUSH)
+PUSH_U32S(direct, VKML_MAX_RANK_PUSH)
+PUSH_U32S(idx_strides, VKML_INDEX_MAX_K)
+PUSH_U32S(idx_bounds, VKML_INDEX_MAX_K)
+PUSH_END(index_push)
+#endif
 
 /* reductions and normalisation: the reduce_view (lib/ops/reduce.h) of a node, groups of
  * kept and reduced dims (at most 4 each: REDUCE_MAX_GROUPS), and per kernel family what

@@ -12,10 +12,25 @@ for folder in onnx-node onnx-extra; do
         kind=cpu
         [ "$dev" = cpu ] || kind=gpu
         out="$root/tests/cli/ratchet/$folder.$kind.pass"
+        json=$(mktemp)
+        "$vkml" conformance --device "$dev" --json "$json" "$corpus/$folder" > /dev/null 2>&1 || true
         { echo "# Tests of $folder that pass on the $kind device: tests/cli/update_ratchet.sh"
-          "$vkml" conformance --device "$dev" "$corpus/$folder" 2>/dev/null |
-              awk '$1 == "PASS" { n = split($2, p, "/"); print p[n] }' | sort
+          /usr/bin/python3 -c 'import json, os, sys
+for t in json.load(open(sys.argv[1]))["tests"]:
+    if t["status"] == "PASS": print(os.path.basename(t["test"]))' "$json" | sort
         } > "$out"
         echo "update_ratchet: $(grep -vc '^#' "$out") tests in $out"
+        if [ "$kind" = gpu ]; then
+            out="$root/tests/cli/ratchet/$folder.gpu-resident.pass"
+            { echo "# Tests of $folder that pass with every node on Vulkan device 0:" \
+                   "tests/cli/update_ratchet.sh"
+              /usr/bin/python3 -c 'import json, os, sys
+for t in json.load(open(sys.argv[1]))["tests"]:
+    if t["status"] == "PASS" and t["cpu_nodes"] == 0: print(os.path.basename(t["test"]))' \
+                  "$json" | sort
+            } > "$out"
+            echo "update_ratchet: $(grep -vc '^#' "$out") tests in $out"
+        fi
+        rm -f "$json"
     done
 done

@@ -73,6 +73,16 @@ static void run_once(vkml_session *s)
     free(out);
 }
 
+/* The context (and, for Vulkan, the driver's instance) before any input: what it
+ * allocates once is not an input's leak. */
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    (void)argc;
+    (void)argv;
+    fuzz_context();
+    return 0;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     vkml_model *model = NULL;

@@ -1,0 +1,139 @@
+/* The indexing ops on the CPU, through one descriptor (ops/gather.h): every index is
+ * checked first (an index out of range fails the run naming it and its bound), then
+ * gathers copy in parallel and scatters write in order (later updates win, reductions
+ * apply in index order). */
+#include "cpu/cpu_kernels.h"
+#include "ops/gather.h"
+#include "ops/movement.h"
+
+#include <string.h>
+
+typedef struct ix_job {
+    const ix_desc *d;
+    const char *src; /* gather: data; scatter: updates */
+    const void *idx;
+    bool idx64;
+    char *dst;
+    size_t es;
+    vkml_dtype dtype;
+} ix_job;
+
+static int64_t read_index(const ix_job *job, int64_t pos)
+{
+    if (job->idx64)
+        return ((const int64_t *)job->idx)[pos];
+    return ((const int32_t *)job->idx)[pos];
+}
+
+static vkml_status check_indices(const op_cpu_args *args, const ix_job *job, vkml_error *err)
+{
+    const graph_value *idx = &args->values[args->node->inputs[1]];
+    int64_t n = (int64_t)vkml_tensor_element_count(idx->rank, idx->dims);
+    for (int64_t p = 0; p < n; p++) {
+        int64_t v = read_index(job, p), b = job->d->idx_bounds[p % job->d->k];
+        if (v < -b || v >= b)
+            return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT,
+                             "%s: index %lld at position %lld of '%s' is out of range [-%lld, %lld)",
+                             args->node->op_type, (long long)v, (long long)p, idx->name,
+                             (long long)b, (long long)b);
+    }
+    return VKML_OK;
+}
+
+/* Data offset of domain element coords (indices already checked). */
+static int64_t element_offset(const ix_job *job, const int64_t *coords)
+{
+    const ix_desc *d = job->d;
+    int64_t off = 0, row = 0;
+    for (int i = 0; i < d->rank; i++) {
+        off += coords[i] * d->direct[i];
+        row += coords[i] * d->row[i];
+    }
+    for (int t = 0; t < d->k; t++) {
+        int64_t v = read_index(job, row * d->k + t);
+        off += (v < 0 ? v + d->idx_bounds[t] : v) * d->idx_strides[t];
+    }
+    return off;
+}
+
+static void gather_range(void *ctx, int64_t begin, int64_t end)
+{
+    const ix_job *job = ctx;
+    int64_t coords[VKML_MAX_RANK] = {0};
+    cpu_index_from_linear(begin, job->d->dims, job->d->rank, coords);
+    for (int64_t i = begin; i < end; i++) {
+        int64_t off = element_offset(job, coords);
+        memcpy(job->dst + (size_t)i * job->es, job->src + (size_t)off * job->es, job->es);
+        cpu_index_next(coords, job->d->dims, job->d->rank);
+    }
+}
+
+/* dst = dst (op) src for one element of dtype. */
+static void reduce_element(vkml_dtype t, ix_reduction r, void *dst, const void *src, size_t es)
+{
+    bool is_float = t == VKML_DTYPE_FLOAT || t == VKML_DTYPE_DOUBLE || t == VKML_DTYPE_FLOAT16 ||
+                    t == VKML_DTYPE_BFLOAT16;
+    uint64_t bits;
+    if (is_float) {
+        double a = mv_element_to_double(t, dst), b = mv_element_to_double(t, src);
+        double v = r == IX_ADD ? a + b : r == IX_MUL ? a * b : r == IX_MAX ? (a > b ? a : b)
+                                                                            : (a < b ? a : b);
+        bits = mv_element_from_double(t, v);
+    } else if (t == VKML_DTYPE_BOOL) {
+        uint8_t a = *(const uint8_t *)dst, b = *(const uint8_t *)src;
+        bits = r == IX_ADD || r == IX_MAX ? (a | b) : (a & b);
+    } else {
+        uint64_t a = (uint64_t)mv_element_to_int(t, dst), b = (uint64_t)mv_element_to_int(t, src);
+        bool less = t == VKML_DTYPE_UINT64 ? a < b : (int64_t)a < (int64_t)b;
+        bits = r == IX_ADD ? a + b : r == IX_MUL ? a * b : r == IX_MAX ? (less ? b : a)
+                                                                       : (less ? a : b);
+    }
+    memcpy(dst, &bits, es);
+}
+
+static void scatter_all(const ix_job *job)
+{
+    const ix_desc *d = job->d;
+    int64_t coords[VKML_MAX_RANK] = {0};
+    int64_t n = (int64_t)vkml_tensor_element_count(d->rank, d->dims);
+    for (int64_t i = 0; i < n; i++) {
+        char *out = job->dst + (size_t)element_offset(job, coords) * job->es;
+        const char *in = job->src + (size_t)i * job->es;
+        if (d->reduction == IX_NONE)
+            memcpy(out, in, job->es);
+        else
+            reduce_element(job->dtype, d->reduction, out, in, job->es);
+        cpu_index_next(coords, d->dims, d->rank);
+    }
+}
+
+vkml_status cpu_index_op(const op_cpu_args *args, vkml_error *err)
+{
+    ix_desc d;
+    vkml_status st = ix_describe(args->values, args->node, &d, err);
+    if (st)
+        return st;
+    const graph_value *data = &args->values[args->node->inputs[0]];
+    ix_job job = {
+        .d = &d,
+        .src = d.scatter ? args->in[2] : args->in[0],
+        .idx = args->in[1],
+        .idx64 = args->values[args->node->inputs[1]].dtype == VKML_DTYPE_INT64,
+        .dst = args->out[0],
+        .es = vkml_dtype_size(data->dtype),
+        .dtype = data->dtype,
+    };
+    if ((st = check_indices(args, &job, err)))
+        return st;
+    int64_t n = (int64_t)vkml_tensor_element_count(d.rank, d.dims);
+    if (!d.scatter) {
+        if (n)
+            cpu_parallel_for(n, 4.0 + d.rank, gather_range, &job);
+        return VKML_OK;
+    }
+    size_t bytes = cpu_output_bytes(args, 0);
+    if (args->out[0] != args->in[0] && bytes)
+        memmove(args->out[0], args->in[0], bytes);
+    scatter_all(&job);
+    return VKML_OK;
+}
