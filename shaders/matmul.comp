@@ -27,8 +27,23 @@ layout(push_constant) uniform Params {
     uint b_batch_strides[MAX_BATCH_RANK];
 } p;
 
-shared float tile_a[TILE][TILE + 1];
-shared float tile_b[TILE][TILE + 1];
+// alpha * acc + beta * C. Integer variants: the host only sends alpha = beta = 1 (exact).
+T epilogue(A acc, uint row, uint col)
+{
+#if IS_FLOAT
+    A v = A(p.alpha) * acc;
+    if (p.has_c != 0)
+        v += A(p.beta) * A(c[row * p.c_sm + col * p.c_sn]);
+#else
+    A v = acc;
+    if (p.has_c != 0)
+        v += A(c[row * p.c_sm + col * p.c_sn]);
+#endif
+    return T(v);
+}
+
+shared A tile_a[TILE][TILE + 1];
+shared A tile_b[TILE][TILE + 1];
 
 void main()
 {
@@ -41,21 +56,21 @@ void main()
     }
     uint tx = gl_LocalInvocationID.x, ty = gl_LocalInvocationID.y;
     uint row0 = gl_WorkGroupID.y * TILE, col0 = gl_WorkGroupID.x * TILE;
-    float acc[ROWS_PER_THREAD];
+    A acc[ROWS_PER_THREAD];
     for (uint r = 0; r < ROWS_PER_THREAD; r++)
-        acc[r] = 0.0;
+        acc[r] = A(0);
 
     for (uint k0 = 0; k0 < p.k; k0 += TILE) {
         for (uint r = 0; r < ROWS_PER_THREAD; r++) {
             uint ly = ty + r * (TILE / ROWS_PER_THREAD);
             uint am = row0 + ly, ak = k0 + tx;
-            tile_a[ly][tx] = (am < p.m && ak < p.k) ? a[a_base + am * p.a_sm + ak * p.a_sk] : 0.0;
+            tile_a[ly][tx] = (am < p.m && ak < p.k) ? A(a[a_base + am * p.a_sm + ak * p.a_sk]) : A(0);
             uint bk = k0 + ly, bn = col0 + tx;
-            tile_b[ly][tx] = (bk < p.k && bn < p.n) ? b[b_base + bk * p.b_sk + bn * p.b_sn] : 0.0;
+            tile_b[ly][tx] = (bk < p.k && bn < p.n) ? A(b[b_base + bk * p.b_sk + bn * p.b_sn]) : A(0);
         }
         barrier();
         for (uint kk = 0; kk < TILE; kk++) {
-            float bv = tile_b[kk][tx];
+            A bv = tile_b[kk][tx];
             for (uint r = 0; r < ROWS_PER_THREAD; r++)
                 acc[r] += tile_a[ty + r * (TILE / ROWS_PER_THREAD)][kk] * bv;
         }
@@ -67,9 +82,6 @@ void main()
         uint row = row0 + ty + r * (TILE / ROWS_PER_THREAD);
         if (row >= p.m || col >= p.n)
             continue;
-        float v = p.alpha * acc[r];
-        if (p.has_c != 0)
-            v += p.beta * c[row * p.c_sm + col * p.c_sn];
-        y[(batch * p.m + row) * p.n + col] = v;
+        y[(batch * p.m + row) * p.n + col] = epilogue(acc[r], row, col);
     }
 }

@@ -25,6 +25,21 @@ layout(push_constant) uniform Params {
     uint b_batch_strides[MAX_BATCH_RANK];
 } p;
 
+// alpha * acc + beta * C. Integer variants: the host only sends alpha = beta = 1 (exact).
+T epilogue(A acc, uint row, uint col)
+{
+#if IS_FLOAT
+    A v = A(p.alpha) * acc;
+    if (p.has_c != 0)
+        v += A(p.beta) * A(c[row * p.c_sm + col * p.c_sn]);
+#else
+    A v = acc;
+    if (p.has_c != 0)
+        v += A(c[row * p.c_sm + col * p.c_sn]);
+#endif
+    return T(v);
+}
+
 void main()
 {
     uint i = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * WG_SIZE;
@@ -40,11 +55,8 @@ void main()
     uint row = i / p.n, col = i % p.n;
     a_off += row * p.a_sm;
     b_off += col * p.b_sn;
-    float acc = 0.0;
+    A acc = A(0);
     for (uint kk = 0; kk < p.k; kk++)
-        acc += a[a_off + kk * p.a_sk] * b[b_off + kk * p.b_sk];
-    float v = p.alpha * acc;
-    if (p.has_c != 0)
-        v += p.beta * c[row * p.c_sm + col * p.c_sn];
-    y[batch * p.m * p.n + i] = v;
+        acc += A(a[a_off + kk * p.a_sk]) * A(b[b_off + kk * p.b_sk]);
+    y[batch * p.m * p.n + i] = epilogue(acc, row, col);
 }

@@ -1,6 +1,10 @@
-/* Conv on the CPU: per image and group, im2col then one matrix product. */
+/* Conv on the CPU: per image and group, im2col then one matrix product. The same code
+ * serves int32 (ConvInteger, QLinearConv): im2col moves 32-bit words, zero padding is the
+ * same bits in both, and cpu_matprod multiplies either. */
 #include "ops/conv.h"
+#include "cpu/conv_run.h"
 #include "cpu/cpu_kernels.h"
+#include "cpu/matprod.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -38,8 +42,8 @@ static void window_offsets(const window_params *w, int64_t *offs)
 typedef struct im2col_job {
     const int64_t *offs;
     int64_t ksize, osize, isize;
-    const float *x; /* the group's first input plane */
-    float *col;     /* [channels * ksize, osize] */
+    const uint32_t *x; /* the group's first input plane (float or int32 bits) */
+    uint32_t *col;     /* [channels * ksize, osize] */
 } im2col_job;
 
 /* Rows (c * ksize + kp) in [begin, end) of the column matrix. */
@@ -47,11 +51,11 @@ static void im2col_rows(void *ctx, int64_t begin, int64_t end)
 {
     const im2col_job *job = ctx;
     for (int64_t r = begin; r < end; r++) {
-        const float *plane = job->x + (r / job->ksize) * job->isize;
+        const uint32_t *plane = job->x + (r / job->ksize) * job->isize;
         const int64_t *offs = job->offs + (r % job->ksize) * job->osize;
-        float *row = job->col + r * job->osize;
+        uint32_t *row = job->col + r * job->osize;
         for (int64_t i = 0; i < job->osize; i++)
-            row[i] = offs[i] >= 0 ? plane[offs[i]] : 0.0f;
+            row[i] = offs[i] >= 0 ? plane[offs[i]] : 0;
     }
 }
 
@@ -75,36 +79,35 @@ static void add_bias(const conv_params *p, const float *bias, float *y)
         }
 }
 
-static vkml_status conv_float(const op_cpu_args *args, vkml_error *err)
+vkml_status cpu_conv_run(const conv_params *pp, vkml_dtype dtype, const void *xv,
+                         const void *weights_v, void *yv, vkml_error *err)
 {
-    conv_params p;
-    vkml_status st = conv_params_parse(args->values, args->node, &p, err);
-    if (st)
-        return st;
+    const conv_params p = *pp;
     const window_params *w = &p.win;
     int64_t cg = p.in_channels / p.group, mg = p.out_channels / p.group;
     int64_t ksize = window_kernel_size(w), osize = window_out_size(w);
     int64_t isize = window_in_size(w);
     bool pointwise = is_pointwise(w);
-    float *col = NULL;
+    uint32_t *col = NULL;
     int64_t *offs = NULL;
     if (!pointwise) {
         size_t bytes, offs_bytes;
-        if (!vkml_mul_size((size_t)(cg * ksize), (size_t)osize * sizeof(float), &bytes) ||
+        if (!vkml_mul_size((size_t)(cg * ksize), (size_t)osize * sizeof(uint32_t), &bytes) ||
             !vkml_mul_size((size_t)ksize, (size_t)osize * sizeof(int64_t), &offs_bytes) ||
             !(col = malloc(bytes)) || !(offs = malloc(offs_bytes))) {
             free(col);
             return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY,
-                             "Conv: no memory for a %lld x %lld im2col buffer",
+                             "%s: no memory for a %lld x %lld im2col buffer",
+                             dtype == VKML_DTYPE_FLOAT ? "Conv" : "ConvInteger",
                              (long long)(cg * ksize), (long long)osize);
         }
         window_offsets(w, offs);
     }
-    const float *x = args->in[0], *weights = args->in[1];
-    float *y = args->out[0];
+    const uint32_t *x = xv, *weights = weights_v;
+    uint32_t *y = yv;
     for (int64_t n = 0; n < p.batch; n++) {
         for (int64_t g = 0; g < p.group; g++) {
-            const float *xg = x + (n * p.in_channels + g * cg) * isize;
+            const uint32_t *xg = x + (n * p.in_channels + g * cg) * isize;
             if (!pointwise) {
                 im2col_job job = {.offs = offs,
                                   .ksize = ksize,
@@ -114,7 +117,8 @@ static vkml_status conv_float(const op_cpu_args *args, vkml_error *err)
                                   .col = col};
                 cpu_parallel_for(cg * ksize, (double)osize, im2col_rows, &job);
             }
-            cpu_sgemm_args gemm = {
+            cpu_matprod_args gemm = {
+                .dtype = dtype,
                 .m = mg,
                 .n = osize,
                 .k = cg * ksize,
@@ -126,13 +130,23 @@ static vkml_status conv_float(const op_cpu_args *args, vkml_error *err)
                 .b_col = 1,
                 .y = y + (n * p.out_channels + g * mg) * osize,
             };
-            cpu_sgemm(&gemm);
+            cpu_matprod(&gemm);
         }
     }
     free(col);
     free(offs);
+    return VKML_OK;
+}
+
+static vkml_status conv_float(const op_cpu_args *args, vkml_error *err)
+{
+    conv_params p;
+    vkml_status st = conv_params_parse(args->values, args->node, &p, err);
+    if (st || (st = cpu_conv_run(&p, VKML_DTYPE_FLOAT, args->in[0], args->in[1], args->out[0],
+                                 err)))
+        return st;
     if (p.has_bias)
-        add_bias(&p, args->in[2], y);
+        add_bias(&p, args->in[2], args->out[0]);
     return VKML_OK;
 }
 

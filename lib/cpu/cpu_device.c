@@ -30,7 +30,6 @@ struct device_session {
     void **ptrs;     /* per value: its bytes, or NULL when unused */
     bool *owned;     /* per value: ptrs[i] was allocated here */
     cpu_node_io *io; /* per graph node: input/output pointers (bound once) */
-    int64_t (*dims)[VKML_MAX_RANK]; /* per value: the extent of data_dependent values */
     cpu_chunk *chunks;
     int n_chunks;
 };
@@ -75,7 +74,6 @@ static void cpu_session_destroy(device_session **dsp)
         free(ds->chunks[c].nodes);
     free(ds->chunks);
     free(ds->io);
-    free(ds->dims);
     free(ds->owned);
     free(ds->ptrs);
     free(ds->values);
@@ -191,14 +189,11 @@ static vkml_status cpu_session_create(device *dev, const device_session_desc *de
     ds->ptrs = calloc((size_t)g->n_values + 1, sizeof(void *));
     ds->owned = calloc((size_t)g->n_values + 1, sizeof(bool));
     ds->io = calloc((size_t)g->n_nodes + 1, sizeof(cpu_node_io));
-    ds->dims = calloc((size_t)g->n_values + 1, sizeof(*ds->dims));
     vkml_status st = VKML_OK;
-    if (!ds->values || !ds->ptrs || !ds->owned || !ds->io || !ds->dims)
+    if (!ds->values || !ds->ptrs || !ds->owned || !ds->io)
         st = vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "CPU device: out of memory");
     if (!st) {
         memcpy(ds->values, desc->values, sizeof(graph_value) * (size_t)g->n_values);
-        for (int v = 0; v < g->n_values; v++)
-            memcpy(ds->dims[v], ds->values[v].dims, sizeof(ds->dims[v]));
         st = bind_values(ds, desc->value_plans, err);
     }
     if (!st)
@@ -216,13 +211,6 @@ static void *cpu_value_host_ptr(device_session *ds, int value)
     return value >= 0 && value < ds->n_values ? ds->ptrs[value] : NULL;
 }
 
-static const int64_t *cpu_value_dims(device_session *ds, int value)
-{
-    return value >= 0 && value < ds->n_values && ds->values[value].data_dependent
-               ? ds->dims[value]
-               : NULL;
-}
-
 static vkml_status cpu_run_chunk(device_session *ds, int chunk, vkml_error *err)
 {
     char label[300];
@@ -232,19 +220,9 @@ static vkml_status cpu_run_chunk(device_session *ds, int chunk, vkml_error *err)
     for (int k = 0; k < c->n_nodes; k++) {
         int index = c->nodes[k];
         const graph_node *n = &ds->graph->nodes[index];
-        int64_t out_dims[n->n_outputs + 1][VKML_MAX_RANK];
-        op_cpu_args args = {.values = ds->values,
-                            .node = n,
-                            .in = ds->io[index].in,
-                            .out = ds->io[index].out,
-                            .out_dims = out_dims};
-        for (int o = 0; o < n->n_outputs; o++)
-            if (n->outputs[o] >= 0)
-                memcpy(out_dims[o], ds->values[n->outputs[o]].dims, sizeof(out_dims[o]));
+        op_cpu_args args = {
+            .values = ds->values, .node = n, .in = ds->io[index].in, .out = ds->io[index].out};
         vkml_status st = cpu_run_node(&args, err);
-        for (int o = 0; st == VKML_OK && o < n->n_outputs; o++)
-            if (n->outputs[o] >= 0 && ds->values[n->outputs[o]].data_dependent)
-                memcpy(ds->dims[n->outputs[o]], out_dims[o], sizeof(out_dims[o]));
         if (st) {
             vkml_error_prefix(err, "%s", graph_node_label(ds->graph, index, label, sizeof(label)));
             return st;
@@ -263,7 +241,6 @@ static const device_class cpu_device_class = {
     .supports_node = cpu_supports_node,
     .session_create = cpu_session_create,
     .value_host_ptr = cpu_value_host_ptr,
-    .value_dims = cpu_value_dims,
     .run_chunk = cpu_run_chunk,
     .session_destroy = cpu_session_destroy,
     .destroy = cpu_destroy,

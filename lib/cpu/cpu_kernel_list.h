@@ -24,8 +24,8 @@ CPU_KERNEL(LpPool, cpu_pool, DT_FLOATS)
 CPU_KERNEL(MaxPool, cpu_pool, DT_FLOATS | DT(INT8) | DT(UINT8))
 CPU_KERNEL(MaxUnpool, cpu_maxunpool, DT_FLOATS)
 /* matrix products */
-CPU_KERNEL(Gemm, cpu_gemm, DT(FLOAT))
-CPU_KERNEL(MatMul, cpu_matmul, DT(FLOAT))
+CPU_KERNEL(Gemm, cpu_gemm, DT_FLOATS | DT(BFLOAT16) | DT(INT32) | DT(INT64) | DT(UINT32) | DT(UINT64))
+CPU_KERNEL(MatMul, cpu_matmul, DT_FLOATS | DT(BFLOAT16) | DT(INT32) | DT(INT64) | DT(UINT32) | DT(UINT64))
 /* shape and copies */
 CPU_KERNEL(Constant, cpu_constant, DT_ALL)
 CPU_KERNEL(Flatten, cpu_copy, DT_ALL)
@@ -96,6 +96,15 @@ CPU_KERNEL(RoiAlign, cpu_roialign, DT(FLOAT))
 CPU_KERNEL(Upsample, cpu_resize, DT_FLOATS | DT(INT8) | DT(UINT8) | DT(INT32) | DT(INT64))
 
 /* quantization and integer products (cpu/quant.c, cpu/einsum.c) */
+CPU_KERNEL(Attention, cpu_attention, DT(FLOAT) | DT(FLOAT16) | DT(BFLOAT16))
+CPU_KERNEL(ConvInteger, cpu_qproduct, DT(INT8) | DT(UINT8))
+CPU_KERNEL(DequantizeLinear, cpu_dequantize, DT(INT8) | DT(UINT8) | DT(INT16) | DT(UINT16) | DT(INT32))
+CPU_KERNEL(DynamicQuantizeLinear, cpu_dynamic_quantize, DT(FLOAT))
+CPU_KERNEL(Einsum, cpu_einsum, DT_NUMERIC | DT(BFLOAT16))
+CPU_KERNEL(MatMulInteger, cpu_qproduct, DT(INT8) | DT(UINT8))
+CPU_KERNEL(QLinearConv, cpu_qproduct, DT(INT8) | DT(UINT8))
+CPU_KERNEL(QLinearMatMul, cpu_qproduct, DT(INT8) | DT(UINT8))
+CPU_KERNEL(QuantizeLinear, cpu_quantize, DT(FLOAT) | DT(FLOAT16) | DT(BFLOAT16) | DT(INT32))
 
 /* logic, comparison, cast and more elementwise (cpu/elementwise.c) */
 

@@ -52,8 +52,15 @@ vkml_status conv_params_parse(const graph_value *values, const graph_node *node,
     vkml_status st = check_inputs(values, node, err);
     if (st)
         return st;
-    const graph_value *x = &values[node->inputs[0]];
-    const graph_value *w = &values[node->inputs[1]];
+    bool has_bias = node->n_inputs > 2 && node->inputs[2] >= 0;
+    return conv_shape_parse(node, &values[node->inputs[0]], &values[node->inputs[1]],
+                            has_bias ? &values[node->inputs[2]] : NULL, p, err);
+}
+
+vkml_status conv_shape_parse(const graph_node *node, const graph_value *x, const graph_value *w,
+                             const graph_value *bias, conv_params *p, vkml_error *err)
+{
+    vkml_status st;
     if ((st = window_check_input(x, node->op_type, err)))
         return st;
     if (w->rank != x->rank)
@@ -79,9 +86,9 @@ vkml_status conv_params_parse(const graph_value *values, const graph_node *node,
                          x->name, (long long)p->in_channels, w->name,
                          (long long)(w->dims[1] * p->group), (long long)w->dims[1],
                          (long long)p->group);
-    p->has_bias = node->n_inputs > 2 && node->inputs[2] >= 0;
+    p->has_bias = bias != NULL;
     if (p->has_bias) {
-        const graph_value *b = &values[node->inputs[2]];
+        const graph_value *b = bias;
         if (b->rank != 1 || b->dims[0] != p->out_channels)
             return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "bias '%s' must have shape [%lld]",
                              b->name, (long long)p->out_channels);

@@ -24,3 +24,8 @@ typedef struct conv_params {
  * UNSUPPORTED for what vkml lacks. */
 vkml_status conv_params_parse(const graph_value *values, const graph_node *node, conv_params *p,
                               vkml_error *err);
+/* The shape part of conv_params_parse, for ops that lay their inputs out otherwise
+ * (ConvInteger, QLinearConv): x, w and the bias (NULL when absent) of any dtype. The
+ * node's params are conv_attrs (op_list.h gives those ops conv_parse). */
+vkml_status conv_shape_parse(const graph_node *node, const graph_value *x, const graph_value *w,
+                             const graph_value *bias, conv_params *p, vkml_error *err);

@@ -3,17 +3,29 @@
 
 #include <string.h>
 
-static const vkml_dtype matmul_dtypes[] = {VKML_DTYPE_FLOAT};
+/* MatMul (opset 9+) and Gemm (opset 11+; bfloat16 from 13) take these. */
+static const vkml_dtype matmul_dtypes[] = {
+    VKML_DTYPE_FLOAT, VKML_DTYPE_FLOAT16, VKML_DTYPE_DOUBLE, VKML_DTYPE_BFLOAT16,
+    VKML_DTYPE_INT32, VKML_DTYPE_INT64,   VKML_DTYPE_UINT32, VKML_DTYPE_UINT64,
+};
 
-/* Inputs [first, first + count) present, known and float. */
+/* Inputs [0, count) present, known, of one dtype the products take. */
 static vkml_status check_inputs(const graph_value *values, const graph_node *node, int count,
                                 vkml_error *err)
 {
     vkml_status st;
-    for (int i = 0; i < count; i++)
+    for (int i = 0; i < count; i++) {
         if ((st = op_require_input(values, node, i, err)) ||
-            (st = op_require_dtype(values, node, i, matmul_dtypes, 1, err)))
+            (st = op_require_dtype(values, node, i, matmul_dtypes,
+                                   VKML_ARRAY_SIZE(matmul_dtypes), err)))
             return st;
+        const graph_value *v = &values[node->inputs[i]], *a = &values[node->inputs[0]];
+        if (v->dtype != a->dtype)
+            return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
+                             "%s: input %d '%s' is %s, input 0 '%s' %s", node->op_type, i,
+                             v->name, vkml_dtype_name(v->dtype), a->name,
+                             vkml_dtype_name(a->dtype));
+    }
     return VKML_OK;
 }
 
@@ -26,20 +38,27 @@ static int batch_rank(const graph_value *v)
 vkml_status matmul_params_parse(const graph_value *values, const graph_node *node, matmul_params *p,
                                 vkml_error *err)
 {
-    char sa[160], sb[160];
     vkml_status st;
     if ((st = op_require_counts(node, 2, 2, 1, err)) || (st = check_inputs(values, node, 2, err)))
         return st;
-    const graph_value *a = &values[node->inputs[0]], *b = &values[node->inputs[1]];
+    return matmul_shape_parse(node, &values[node->inputs[0]], &values[node->inputs[1]], p, err);
+}
+
+vkml_status matmul_shape_parse(const graph_node *node, const graph_value *a, const graph_value *b,
+                               matmul_params *p, vkml_error *err)
+{
+    char sa[160], sb[160];
+    vkml_status st;
     if (a->rank < 1 || b->rank < 1)
-        return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "MatMul operands must have rank >= 1");
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "%s operands must have rank >= 1",
+                         node->op_type);
     memset(p, 0, sizeof(*p));
     p->m = a->rank == 1 ? 1 : a->dims[a->rank - 2];
     p->k = a->dims[a->rank - 1];
     int64_t kb = b->rank == 1 ? b->dims[0] : b->dims[b->rank - 2];
     p->n = b->rank == 1 ? 1 : b->dims[b->rank - 1];
     if (kb != p->k)
-        return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "MatMul inner dimensions differ: %s x %s",
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "%s inner dimensions differ: %s x %s", node->op_type,
                          graph_shape_string(a->rank, a->dims, sa, sizeof(sa)),
                          graph_shape_string(b->rank, b->dims, sb, sizeof(sb)));
     int ra = batch_rank(a), rb = batch_rank(b);
@@ -76,15 +95,21 @@ vkml_status matmul_infer(graph_value *values, const graph_node *node, vkml_error
     if (st)
         return st;
     const graph_value *a = &values[node->inputs[0]], *b = &values[node->inputs[1]];
-    int64_t dims[VKML_MAX_RANK + 2];
-    int rank = p.batch_rank;
-    memcpy(dims, p.batch_dims, sizeof(int64_t) * (size_t)rank);
-    if (a->rank > 1)
-        dims[rank++] = p.m;
-    if (b->rank > 1)
-        dims[rank++] = p.n;
-    op_set_output(values, node, 0, VKML_DTYPE_FLOAT, rank, dims);
+    matmul_set_output(values, node, &p, a, b, a->dtype);
     return VKML_OK;
+}
+
+void matmul_set_output(graph_value *values, const graph_node *node, const matmul_params *p,
+                       const graph_value *a, const graph_value *b, vkml_dtype dtype)
+{
+    int64_t dims[VKML_MAX_RANK + 2];
+    int rank = p->batch_rank;
+    memcpy(dims, p->batch_dims, sizeof(int64_t) * (size_t)rank);
+    if (a->rank > 1)
+        dims[rank++] = p->m;
+    if (b->rank > 1)
+        dims[rank++] = p->n;
+    op_set_output(values, node, 0, dtype, rank, dims);
 }
 
 /* C broadcasts unidirectionally to [m, n]. */
@@ -159,6 +184,6 @@ vkml_status gemm_infer(graph_value *values, const graph_node *node, vkml_error *
     if (st)
         return st;
     int64_t dims[2] = {p.m, p.n};
-    op_set_output(values, node, 0, VKML_DTYPE_FLOAT, 2, dims);
+    op_set_output(values, node, 0, values[node->inputs[0]].dtype, 2, dims);
     return VKML_OK;
 }

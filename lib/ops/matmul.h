@@ -16,6 +16,13 @@ typedef struct matmul_params {
 
 vkml_status matmul_params_parse(const graph_value *values, const graph_node *node, matmul_params *p,
                                 vkml_error *err);
+/* The shape part of matmul_params_parse, for ops whose operands sit at other inputs
+ * (MatMulInteger, QLinearMatMul): any dtype. */
+vkml_status matmul_shape_parse(const graph_node *node, const graph_value *a, const graph_value *b,
+                               matmul_params *p, vkml_error *err);
+/* Sets output 0 to the product's shape (1-D operands' dims dropped) and dtype. */
+void matmul_set_output(graph_value *values, const graph_node *node, const matmul_params *p,
+                       const graph_value *a, const graph_value *b, vkml_dtype dtype);
 /* Element offsets of batch `index`'s A and B matrices (index < batch_count). */
 void matmul_batch_offsets(const matmul_params *p, int64_t index, int64_t *a_off, int64_t *b_off);
 

@@ -98,6 +98,15 @@ OP(RoiAlign, "", 10, 22, 0, roialign_params, roialign_parse, roialign_infer)
 OP(Upsample, "", 7, 9, 0, resize_params, resize_parse, resize_infer)
 
 /* quantization and integer products (ops/quant.c, ops/einsum.c) */
+OP(Attention, "", 23, 24, 0, attention_params, attention_parse, attention_infer)
+OP(ConvInteger, "", 10, 10, 0, conv_attrs, conv_parse, qprod_infer)
+OP(DequantizeLinear, "", 10, 25, 0, quant_params, quant_parse, dequantize_infer)
+OP(DynamicQuantizeLinear, "", 11, 11, 0, op_no_params, NULL, dynamic_quantize_infer)
+OP(Einsum, "", 12, 12, 0, einsum_params, einsum_parse, einsum_infer)
+OP(MatMulInteger, "", 10, 10, 0, op_no_params, NULL, qprod_infer)
+OP(QLinearConv, "", 10, 10, 0, conv_attrs, conv_parse, qprod_infer)
+OP(QLinearMatMul, "", 10, 21, 0, op_no_params, NULL, qprod_infer)
+OP(QuantizeLinear, "", 10, 25, 0, quant_params, quant_parse, quantize_infer)
 
 /* logic, comparison, cast and more elementwise (ops/elementwise.c) */
 

@@ -36,4 +36,7 @@ OP_PARSE_DECL(roialign_parse);
 OP_PARSE_DECL(unpool_parse);
 
 /* quantization */
+OP_PARSE_DECL(quant_parse);
+OP_PARSE_DECL(einsum_parse);
+OP_PARSE_DECL(attention_parse);
 

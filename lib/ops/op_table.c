@@ -4,6 +4,9 @@
 #include "ops/movement.h"
 /* The params structs op_list.h names, one header per family. */
 #include "ops/norm.h" /* and ops/reduce.h */
+#include "ops/quant.h"
+#include "ops/einsum.h"
+#include "ops/attention.h"
 #include "ops/conv.h" /* spatial */
 #include "ops/convtranspose.h"
 #include "ops/detect.h"

@@ -54,9 +54,6 @@ typedef struct device_class {
                                   device_session **out, vkml_error *err);
     /* Host pointer to a host_access value's bytes (dense, row-major). */
     void *(*value_host_ptr)(device_session *ds, int value);
-    /* The dims a data_dependent value got in the last run (NULL when the device never
-     * produces such values: only the CPU device runs OP_DATA_DEPENDENT ops). */
-    const int64_t *(*value_dims)(device_session *ds, int value);
     /* Executes chunk `chunk` to completion (submit and wait, for Vulkan). */
     vkml_status (*run_chunk)(device_session *ds, int chunk, vkml_error *err);
     void (*session_destroy)(device_session **ds);

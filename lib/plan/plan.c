@@ -1,6 +1,7 @@
 #include "plan/plan.h"
 #include "ops/op.h"
 #include "plan/fold.h"
+#include "plan/tail.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,19 +33,9 @@ static vkml_status place_nodes(plan *p, device *primary, device *cpu, const bool
     slot_of(p, primary);
     for (int i = 0; i < g->n_nodes; i++) {
         const graph_node *n = &g->nodes[i];
-        p->node_slot[i] = -1;
-        if (folded[i])
+        p->node_slot[i] = plan_tail_has_node(p->tail, i) ? PLAN_SLOT_TAIL : -1;
+        if (folded[i] || p->node_slot[i] == PLAN_SLOT_TAIL)
             continue;
-        for (int k = 0; k < n->n_inputs; k++) {
-            const graph_value *in = n->inputs[k] >= 0 ? &p->values[n->inputs[k]] : NULL;
-            if (in && in->data_dependent)
-                return vkml_fail(err, VKML_ERROR_UNSUPPORTED,
-                                 "%s reads '%s', whose shape depends on the data of its "
-                                 "producer (%s); vkml runs such ops only where they fold to "
-                                 "constants or give graph outputs",
-                                 graph_node_label(g, i, label, sizeof(label)), in->name,
-                                 g->nodes[in->producer].op_type);
-        }
         if (primary->cls->supports_node(primary, p->values, n, why_primary,
                                         sizeof(why_primary))) {
             p->node_slot[i] = 0;
@@ -186,7 +177,8 @@ static void mark_io_and_aliases(plan *p)
             const graph_value *val = &p->values[v];
             if (!plans[v].used)
                 continue;
-            if (val->kind == GRAPH_VALUE_INPUT || (val->is_output && p->value_home[v] == s))
+            if (val->kind == GRAPH_VALUE_INPUT ||
+                ((val->is_output || plan_tail_reads(p->tail, v)) && p->value_home[v] == s))
                 plans[v].host_access = true;
         }
         for (int i = 0; i < g->n_nodes; i++) {
@@ -319,7 +311,8 @@ vkml_status plan_create(const graph *g, device *primary, device *cpu, int64_t sy
     if ((st = fold_infer(g, p->values, symbolic_value, p->arena, NULL, err)) != VKML_OK)
         goto fail;
     plan_mark_folded(g, p->values, folded);
-    if ((st = place_nodes(p, primary, cpu, folded, err)) != VKML_OK)
+    if ((st = plan_tail_create(p, folded, &p->tail, err)) != VKML_OK ||
+        (st = place_nodes(p, primary, cpu, folded, err)) != VKML_OK)
         goto fail;
     for (int v = 0; v < g->n_values; v++) {
         int producer = p->values[v].producer;
@@ -347,6 +340,7 @@ void plan_destroy(plan **pp)
     if (!pp || !*pp)
         return;
     plan *p = *pp;
+    plan_tail_destroy(&p->tail);
     for (int s = 0; s < p->n_devices; s++)
         if (p->devices[s].session)
             p->devices[s].dev->cls->session_destroy(&p->devices[s].session);
@@ -354,17 +348,6 @@ void plan_destroy(plan **pp)
     vkml_arena_destroy(&p->arena);
     free(p);
     *pp = NULL;
-}
-
-const int64_t *plan_value_dims(plan *p, int value)
-{
-    int slot = p->value_home[value];
-    if (slot < 0 || !p->values[value].data_dependent)
-        return p->values[value].dims;
-    plan_device *d = &p->devices[slot];
-    const int64_t *dims =
-        d->dev->cls->value_dims ? d->dev->cls->value_dims(d->session, value) : NULL;
-    return dims ? dims : p->values[value].dims;
 }
 
 void *plan_value_ptr(plan *p, int slot, int value)

@@ -37,13 +37,18 @@ typedef struct plan {
     vkml_arena *arena;         /* every array below, and folded constant data */
     const graph *graph;
     graph_value *values;       /* session copy of the values: shapes bound, constants folded */
-    int *node_slot;            /* per node: device slot, -1 when folded into a constant */
+    int *node_slot;            /* per node: device slot, -1 when folded into a constant,
+                                  PLAN_SLOT_TAIL in the dynamic tail */
     int *value_home;           /* per value: slot of its producer; -1 inputs and constants */
     plan_device devices[PLAN_MAX_DEVICES];
     int n_devices;
     plan_chunk *chunks;
     int n_chunks;
+    struct plan_tail *tail;    /* nodes of run-time shapes (plan/tail.h), or NULL */
 } plan;
+
+/* node_slot of a node the dynamic tail runs. */
+#define PLAN_SLOT_TAIL (-2)
 
 /* Binds symbolic dims, infers shapes, folds constants, places nodes on `primary` (falling
  * back to `cpu`), and creates the device sessions (which record their work). */
@@ -55,10 +60,6 @@ void plan_destroy(plan **p);
 /* Runs one chunk: its transfers in, then the device's program. Thread-safe for
  * different chunks (the scheduler calls it from several threads). */
 vkml_status plan_run_chunk(plan *p, int chunk, vkml_error *err);
-
-/* The dims of a value: the bound shape, or for a data_dependent one the extent its
- * producer gave in the last run. */
-const int64_t *plan_value_dims(plan *p, int value);
 
 /* Host pointer of value v on device slot `slot` (must be host_access there). */
 void *plan_value_ptr(plan *p, int slot, int value);

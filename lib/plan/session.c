@@ -2,6 +2,7 @@
 #include "onnx/model.h"
 #include "plan/context.h"
 #include "plan/plan.h"
+#include "plan/tail.h"
 #include "sched/sched.h"
 
 #include <stdio.h>
@@ -313,12 +314,17 @@ static vkml_status copy_outputs(vkml_session *s, const vkml_tensor *inputs, vkml
             while (p->graph->inputs[k] != v)
                 k++;
             src = inputs[k].data;
+        } else if (p->value_home[v] == PLAN_SLOT_TAIL) { /* this run's extent, dense */
+            const int64_t *dims = NULL;
+            src = plan_tail_value(p->tail, v, &dims);
+            size_t room = outputs[i].size;
+            if (!vkml_tensor_bytes(val->dtype, val->rank, dims, &bytes) || bytes > room)
+                return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT,
+                                 "output %zu ('%s'): this run made %zu bytes, more than the "
+                                 "%zu given", i, val->name, bytes, room);
+            memcpy(outputs[i].dims, dims, sizeof(int64_t) * (size_t)val->rank);
         } else {
             src = plan_value_ptr(p, p->value_home[v], v);
-        }
-        if (val->data_dependent) { /* this run's extent, dense */
-            memcpy(outputs[i].dims, plan_value_dims(p, v), sizeof(int64_t) * (size_t)val->rank);
-            vkml_tensor_bytes(val->dtype, val->rank, outputs[i].dims, &bytes);
         }
         memcpy(outputs[i].data, src, bytes);
     }
@@ -369,6 +375,8 @@ vkml_status vkml_session_run(vkml_session *s, const vkml_tensor *inputs, size_t 
         st = copy_inputs(s, inputs, err);
     if (st == VKML_OK)
         st = sched_graph_run(s->sched, err);
+    if (st == VKML_OK && s->plan->tail)
+        st = plan_tail_run(s->plan, s->plan->tail, inputs, err);
     if (st == VKML_OK)
         st = copy_outputs(s, inputs, outputs, err);
     return st;
@@ -401,8 +409,14 @@ void vkml_session_node_counts(const vkml_session *s, size_t *folded, size_t *on_
 {
     size_t counts[3] = {0, 0, 0}; /* folded, slot 0, other slots */
     const plan *p = s ? s->plan : NULL;
-    for (int i = 0; p && i < p->graph->n_nodes; i++)
-        counts[p->node_slot[i] < 0 ? 0 : p->node_slot[i] == 0 ? 1 : 2]++;
+    bool cpu_session = s && s->device == VKML_DEVICE_CPU;
+    for (int i = 0; p && i < p->graph->n_nodes; i++) {
+        int slot = p->node_slot[i];
+        if (slot == PLAN_SLOT_TAIL) /* the dynamic tail runs the CPU kernels */
+            counts[cpu_session ? 1 : 2]++;
+        else
+            counts[slot < 0 ? 0 : slot == 0 ? 1 : 2]++;
+    }
     if (folded)
         *folded = counts[0];
     if (on_device)

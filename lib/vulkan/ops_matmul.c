@@ -1,22 +1,7 @@
 /* Vulkan lowerings of MatMul and Gemm: both run matmul.comp, which takes element strides
  * (Gemm's transposes) and broadcast batch strides (MatMul). */
 #include "ops/matmul.h"
-#include "vulkan/vk_ops.h"
-
-/* Tile edge and batch rank of shaders/matmul.comp. */
-#define MATMUL_TILE 16
-#define MATMUL_MAX_BATCH_RANK 4
-
-typedef struct matmul_push {
-    uint32_t m, n, k;
-    uint32_t a_sm, a_sk, b_sk, b_sn, c_sm, c_sn;
-    float alpha, beta;
-    uint32_t has_c;
-    uint32_t batch_rank;
-    uint32_t batch_dims[MATMUL_MAX_BATCH_RANK];
-    uint32_t a_batch_strides[MATMUL_MAX_BATCH_RANK];
-    uint32_t b_batch_strides[MATMUL_MAX_BATCH_RANK];
-} matmul_push;
+#include "vulkan/ops_matmul.h"
 
 static void matmul_groups(int64_t m, int64_t n, int64_t batch, uint32_t groups[3])
 {
@@ -40,21 +25,31 @@ static bool groups_fit(const struct gpu_caps *caps, int64_t m, int64_t n, int64_
     return true;
 }
 
-/* Y = node output 0 from inputs 0 and 1 and, c >= 0, the value c. */
-static vkml_status record_matmul(gpu_recorder *rec, const matmul_push *pc, const graph_node *node,
-                                 int c, int64_t batch, vkml_error *err)
+vkml_status vk_rec_matmul(gpu_recorder *rec, const matmul_push *pc, vkml_dtype dtype, int a, int b,
+                          int c, int y, int64_t batch, vkml_error *err)
 {
-    int a = node->inputs[0];
     /* Without C, binding 2 gets A: never read, but every binding needs a buffer. */
-    int bind[] = {a, node->inputs[1], c >= 0 ? c : a, node->outputs[0]};
+    int bind[] = {a, b, c >= 0 ? c : a, y};
     uint32_t groups[3];
     if (!vk_rec_caps(rec)->prefer_tiled) {
         vk_groups_1d(vk_rec_caps(rec), (uint64_t)pc->m * pc->n, groups);
         groups[2] = vk_u32(batch);
-        return vk_rec_kernel(rec, VK_KERNEL_MATMUL_DIRECT, VKML_DTYPE_FLOAT, bind, pc, sizeof(*pc), groups, err);
+        return vk_rec_kernel(rec, VK_KERNEL_MATMUL_DIRECT, dtype, bind, pc, sizeof(*pc), groups,
+                             err);
     }
     matmul_groups(pc->m, pc->n, batch, groups);
-    return vk_rec_kernel(rec, VK_KERNEL_MATMUL, VKML_DTYPE_FLOAT, bind, pc, sizeof(*pc), groups, err);
+    return vk_rec_kernel(rec, VK_KERNEL_MATMUL, dtype, bind, pc, sizeof(*pc), groups, err);
+}
+
+bool vk_matmul_fits(const struct gpu_caps *caps, int64_t m, int64_t n, int64_t batch, char *why,
+                    size_t why_size)
+{
+    return groups_fit(caps, m, n, batch, why, why_size);
+}
+
+static vkml_dtype node_dtype(const graph_value *values, const graph_node *node)
+{
+    return values[node->inputs[0]].dtype;
 }
 
 VKML_GPU_SUPPORTS_DECL(gpu_matmul_supports)
@@ -70,7 +65,7 @@ VKML_GPU_SUPPORTS_DECL(gpu_matmul_supports)
                               p.batch_rank, MATMUL_MAX_BATCH_RANK);
     if (!groups_fit(caps, p.m, p.n, p.batch_count, why, why_size))
         return false;
-    return vk_check_tensors(values, node, caps, false, why, why_size);
+    return vk_check_tensors(values, node, caps, true, why, why_size);
 }
 
 VKML_GPU_SUPPORTS_DECL(gpu_gemm_supports)
@@ -81,7 +76,12 @@ VKML_GPU_SUPPORTS_DECL(gpu_gemm_supports)
         return vk_parse_failed(&err, why, why_size);
     if (!groups_fit(caps, p.m, p.n, 1, why, why_size))
         return false;
-    return vk_check_tensors(values, node, caps, false, why, why_size);
+    bool is_int = !(DT_FLOATS & (1u << node_dtype(values, node)));
+    if (is_int && (p.alpha != 1.0f || (p.has_c && p.beta != 1.0f && p.beta != 0.0f)))
+        return vk_unsupported(why, why_size,
+                              "integer Gemm with alpha %g, beta %g: the Vulkan kernel takes 1",
+                              (double)p.alpha, (double)p.beta);
+    return vk_check_tensors(values, node, caps, true, why, why_size);
 }
 
 VKML_GPU_DECL(gpu_matmul)
@@ -106,7 +106,8 @@ VKML_GPU_DECL(gpu_matmul)
         pc.a_batch_strides[d] = vk_u32(p.a_batch_strides[d]);
         pc.b_batch_strides[d] = vk_u32(p.b_batch_strides[d]);
     }
-    return record_matmul(rec, &pc, node, -1, p.batch_count, err);
+    return vk_rec_matmul(rec, &pc, node_dtype(values, node), node->inputs[0], node->inputs[1], -1,
+                         node->outputs[0], p.batch_count, err);
 }
 
 VKML_GPU_DECL(gpu_gemm)
@@ -130,5 +131,10 @@ VKML_GPU_DECL(gpu_gemm)
         .beta = p.beta,
         .has_c = p.has_c,
     };
-    return record_matmul(rec, &pc, node, p.has_c ? node->inputs[2] : -1, 1, err);
+    /* An integer C times beta 0 (the only other beta supports lets through) drops out. */
+    bool is_int = !(DT_FLOATS & (1u << node_dtype(values, node)));
+    if (is_int && p.beta == 0.0f)
+        pc.has_c = 0;
+    return vk_rec_matmul(rec, &pc, node_dtype(values, node), node->inputs[0], node->inputs[1],
+                         pc.has_c ? node->inputs[2] : -1, node->outputs[0], 1, err);
 }

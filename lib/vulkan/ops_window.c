@@ -21,3 +21,13 @@ void vk_window_push_fill(const window_params *w, vk_window_push *out, uint32_t p
     pad_end[0] = h < 0 ? 0 : vk_u32(w->pads_end[h]);
     pad_end[1] = vk_u32(w->pads_end[x]);
 }
+
+bool vk_window_supported(const window_params *w, const char *op, char *why, size_t why_size)
+{
+    if (w->spatial < 1 || w->spatial > 2)
+        return vk_unsupported(why, why_size,
+                              "%s with %d spatial dims: the Vulkan kernel "
+                              "handles 1-D and 2-D",
+                              op, w->spatial);
+    return true;
+}

@@ -25,8 +25,8 @@ GPU_KERNEL(GlobalMaxPool, gpu_global_pool, gpu_pool_supports, DT(FLOAT))
 GPU_KERNEL(LpPool, gpu_pool, gpu_pool_supports, DT(FLOAT) | DT(FLOAT16))
 GPU_KERNEL(MaxPool, gpu_pool, gpu_pool_supports, DT(FLOAT) | DT(FLOAT16))
 /* matrix products */
-GPU_KERNEL(Gemm, gpu_gemm, gpu_gemm_supports, DT(FLOAT))
-GPU_KERNEL(MatMul, gpu_matmul, gpu_matmul_supports, DT(FLOAT))
+GPU_KERNEL(Gemm, gpu_gemm, gpu_gemm_supports, DT_FLOATS | DT(INT32) | DT(UINT32) | DT(INT64) | DT(UINT64))
+GPU_KERNEL(MatMul, gpu_matmul, gpu_matmul_supports, DT_FLOATS | DT(INT32) | DT(UINT32) | DT(INT64) | DT(UINT64))
 /* shape and copies */
 GPU_KERNEL(Flatten, gpu_copy, gpu_copy_supports, DT_ALL)
 GPU_KERNEL(Identity, gpu_copy, gpu_copy_supports, DT_ALL)
@@ -84,6 +84,15 @@ GPU_KERNEL(Resize, gpu_resize, gpu_resize_supports, DT(FLOAT) | DT(FLOAT16))
 GPU_KERNEL(Upsample, gpu_resize, gpu_resize_supports, DT(FLOAT) | DT(FLOAT16))
 
 /* quantization and integer products (vulkan/ops_quant.c, vulkan/ops_einsum.c) */
+GPU_KERNEL(ConvInteger, gpu_qconv, gpu_qconv_supports, DT(INT8) | DT(UINT8))
+GPU_KERNEL(Attention, gpu_attention, gpu_attention_supports, DT(FLOAT) | DT(FLOAT16))
+GPU_KERNEL(DequantizeLinear, gpu_quant, gpu_quant_supports, DT(INT8) | DT(UINT8) | DT(INT16) | DT(UINT16) | DT(INT32))
+GPU_KERNEL(DynamicQuantizeLinear, gpu_dynamic_quant, gpu_dynamic_quant_supports, DT(FLOAT))
+GPU_KERNEL(Einsum, gpu_einsum, gpu_einsum_supports, DT_FLOATS | DT(INT32) | DT(UINT32) | DT(INT64) | DT(UINT64))
+GPU_KERNEL(MatMulInteger, gpu_qmatmul, gpu_qmatmul_supports, DT(INT8) | DT(UINT8))
+GPU_KERNEL(QLinearConv, gpu_qconv, gpu_qconv_supports, DT(INT8) | DT(UINT8))
+GPU_KERNEL(QLinearMatMul, gpu_qmatmul, gpu_qmatmul_supports, DT(INT8) | DT(UINT8))
+GPU_KERNEL(QuantizeLinear, gpu_quant, gpu_quant_supports, DT(FLOAT) | DT(FLOAT16))
 
 /* logic, comparison, cast and more elementwise (vulkan/ops_elementwise.c) */
 

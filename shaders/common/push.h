@@ -240,6 +240,114 @@ PUSH_END(gridsample_push)
 #endif
 
 /* quantization */
+/* QuantizeLinear/DequantizeLinear: element i's scale at quant_scale_index (lib/ops/quant.h);
+ * lo/hi the quantized type's range (saturation, exact in float for 8/16-bit types). */
+#if !defined(VKML_GLSL) || defined(PUSH_QUANT)
+PUSH_BEGIN(quant_push)
+PUSH_U32(count)
+PUSH_U32(inner)
+PUSH_U32(axis_dim)
+PUSH_U32(block)
+PUSH_U32(outer_stride)
+PUSH_U32(axis_stride)
+PUSH_U32(inner_stride)
+PUSH_U32(has_zero)
+PUSH_F32(lo)
+PUSH_F32(hi)
+PUSH_END(quant_push)
+#endif
+
+/* MatMulInteger/QLinearMatMul (shaders/qmatmul.comp): Y [batch, m, n] dense, A [.., m, k]
+ * and B [.., k, n] at broadcast batch strides; zero points as int32 bits. */
+#if !defined(VKML_GLSL) || defined(PUSH_QMATMUL)
+PUSH_BEGIN(qmatmul_push)
+PUSH_U32(count)
+PUSH_U32(m)
+PUSH_U32(n)
+PUSH_U32(k)
+PUSH_U32(batch_rank)
+PUSH_U32S(batch_dims, 4)
+PUSH_U32S(a_batch_strides, 4)
+PUSH_U32S(b_batch_strides, 4)
+PUSH_U32(a_zero)
+PUSH_U32(a_zero_in_buffer)
+PUSH_U32(b_zero)
+PUSH_U32(b_signed)
+PUSH_U32(y_zero)
+PUSH_F32(multiplier)
+PUSH_F32(y_lo)
+PUSH_F32(y_hi)
+PUSH_END(qmatmul_push)
+#endif
+
+/* ConvInteger/QLinearConv (shaders/qconv2d.comp): the window as window.glsl's Window
+ * (12 words, lib/vulkan/ops_window.h), then the channels and quantization parameters
+ * (zero points as int32 bits). */
+#if !defined(VKML_GLSL) || defined(PUSH_QCONV)
+#ifdef VKML_GLSL
+#define PUSH_WINDOW(f) Window f;
+#else
+#define PUSH_WINDOW(f) uint32_t f[12];
+#endif
+PUSH_BEGIN(qconv_push)
+PUSH_WINDOW(win)
+PUSH_U32(count)
+PUSH_U32(in_channels)
+PUSH_U32(out_channels)
+PUSH_U32(group_in_channels)
+PUSH_U32(group_out_channels)
+PUSH_U32(x_zero)
+PUSH_U32(w_zero)
+PUSH_U32(w_signed)
+PUSH_U32(aux_is_x_zero)
+PUSH_U32(aux_is_w_zero)
+PUSH_U32(has_bias)
+PUSH_U32(y_zero)
+PUSH_F32(multiplier)
+PUSH_F32(y_lo)
+PUSH_F32(y_hi)
+PUSH_END(qconv_push)
+#undef PUSH_WINDOW
+#endif
+
+/* Einsum in general form (shaders/einsum.comp): output and summed labels with their
+ * sizes and element strides in A and B (0 where absent). */
+#if !defined(VKML_GLSL) || defined(PUSH_EINSUM)
+PUSH_BEGIN(einsum_push)
+PUSH_U32(count)
+PUSH_U32(out_rank)
+PUSH_U32(n_sum)
+PUSH_U32(sum_count)
+PUSH_U32(two_operands)
+PUSH_U32S(out_dims, 4)
+PUSH_U32S(a_out, 4)
+PUSH_U32S(b_out, 4)
+PUSH_U32S(sum_dims, 4)
+PUSH_U32S(a_sum, 4)
+PUSH_U32S(b_sum, 4)
+PUSH_END(einsum_push)
+#endif
+
+/* Attention (shaders/attention.comp): rows = batch * q_heads * q_len; element strides of
+ * Q, K, V and Y over [batch, head, position]. */
+#if !defined(VKML_GLSL) || defined(PUSH_ATTENTION)
+PUSH_BEGIN(attention_push)
+PUSH_U32(rows)
+PUSH_U32(q_len)
+PUSH_U32(q_heads)
+PUSH_U32(group)
+PUSH_U32(kv_len)
+PUSH_U32(qk_size)
+PUSH_U32(v_size)
+PUSH_U32(is_causal)
+PUSH_F32(scale)
+PUSH_F32(softcap)
+PUSH_U32S(q_strides, 3)
+PUSH_U32S(k_strides, 3)
+PUSH_U32S(v_strides, 3)
+PUSH_U32S(y_strides, 3)
+PUSH_END(attention_push)
+#endif
 
 /* more elementwise */
 

@@ -236,6 +236,17 @@ def hostile_models():
         "unknown_opset_domain": model([helper.make_node("Relu", ["X"], ["Y"], name="r",
                                                         domain="com.unknown")], [x1], [y]),
     }
+    # com.microsoft's quantized ops (ONNX Runtime's contrib domain), imported properly:
+    # refused at load naming the domain and the op.
+    u8 = TensorProto.UINT8
+    ms = helper.make_node("QLinearConv", ["x", "xs", "xz", "w", "ws", "wz", "ys", "yz"], ["Y"],
+                          name="qc", domain="com.microsoft")
+    cases["com_microsoft_qlinear"] = model(
+        [ms], [helper.make_tensor_value_info(n, t, d) for n, t, d in [
+            ("x", u8, [1, 1, 3, 3]), ("xs", f, []), ("xz", u8, []), ("w", u8, [1, 1, 1, 1]),
+            ("ws", f, []), ("wz", u8, []), ("ys", f, []), ("yz", u8, [])]],
+        [helper.make_tensor_value_info("Y", u8, None)])
+    cases["com_microsoft_qlinear"].opset_import.extend([helper.make_opsetid("com.microsoft", 1)])
     for tag, m in cases.items():
         save(m, "hostile/%s.onnx" % tag)
     # External data that claims 4 TiB of a 36-byte file.

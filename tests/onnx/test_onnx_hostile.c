@@ -81,6 +81,8 @@ static void test_matrix(void)
         {"bad/opset_high.onnx", AT_LOAD, VKML_ERROR_UNSUPPORTED, "opset 99"},
         {"bad/no_opset.onnx", AT_LOAD, VKML_ERROR_INVALID_MODEL, "imports no opset"},
         {"hostile/unknown_opset_domain.onnx", AT_LOAD, VKML_ERROR_UNSUPPORTED, "com.unknown.Relu"},
+        {"hostile/com_microsoft_qlinear.onnx", AT_LOAD, VKML_ERROR_UNSUPPORTED,
+         "com.microsoft.QLinearConv"},
         /* external data */
         {"ext/bad_parent.onnx", AT_LOAD, VKML_ERROR_INVALID_MODEL, "'../outside.bin'"},
         {"ext/bad_dotdot.onnx", AT_LOAD, VKML_ERROR_INVALID_MODEL, "inside the model's folder"},

@@ -311,8 +311,8 @@ VKML_API const vkml_tensor_info *vkml_session_output(const vkml_session *session
 /* The device the session was planned on (after VKML_DEVICE_DEFAULT is resolved). */
 VKML_API int vkml_session_device(const vkml_session *session);
 /* Thread-safe. Where the session's nodes run: folded into constants at planning, on the
- * session's device, or on the CPU device as the fallback for nodes the session's device
- * refuses (0 for a CPU session). Any pointer may be NULL. */
+ * session's device, or on the CPU as the fallback for nodes the session's device refuses
+ * and for nodes of data-dependent shapes (0 for a CPU session). Any pointer may be NULL. */
 VKML_API void vkml_session_node_counts(const vkml_session *session, size_t *folded,
                                        size_t *on_device, size_t *on_cpu_fallback);
 /* Not thread-safe with other calls on the same session. Plans the session again for new

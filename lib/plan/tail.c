@@ -1,0 +1,195 @@
+/* The dynamic tail of a plan: see tail.h. */
+#include "plan/tail.h"
+#include "cpu/cpu_kernels.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct plan_tail {
+    const graph *graph;
+    bool *node_in;      /* per node */
+    bool *reads;        /* per value: read by the tail, made by the planned part */
+    int *nodes;         /* tail nodes, in order */
+    int n_nodes;
+    graph_value *values; /* shapes of this run (a copy of the plan's values) */
+    void **bufs;         /* per value the tail makes: its bytes (owned) */
+    size_t *caps;        /* bytes allocated at bufs */
+};
+
+void plan_tail_destroy(plan_tail **tp)
+{
+    plan_tail *t = tp ? *tp : NULL;
+    if (!t)
+        return;
+    for (int v = 0; t->bufs && v < t->graph->n_values; v++)
+        free(t->bufs[v]);
+    free(t->bufs);
+    free(t->caps);
+    free(t->values);
+    free(t->nodes);
+    free(t->reads);
+    free(t->node_in);
+    free(t);
+    *tp = NULL;
+}
+
+static bool reads_tail(const plan_tail *t, const graph *g, const graph_node *n)
+{
+    for (int k = 0; k < n->n_inputs; k++) {
+        int v = n->inputs[k], producer = v >= 0 ? g->values[v].producer : -1;
+        if (producer >= 0 && t->node_in[producer])
+            return true;
+    }
+    return false;
+}
+
+vkml_status plan_tail_create(plan *p, const bool *folded, plan_tail **out, vkml_error *err)
+{
+    const graph *g = p->graph;
+    *out = NULL;
+    plan_tail *t = calloc(1, sizeof(*t));
+    if (!t || !(t->node_in = calloc((size_t)g->n_nodes + 1, sizeof(bool))) ||
+        !(t->nodes = calloc((size_t)g->n_nodes + 1, sizeof(int))) ||
+        !(t->reads = calloc((size_t)g->n_values + 1, sizeof(bool)))) {
+        plan_tail_destroy(&t);
+        return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory planning");
+    }
+    t->graph = g;
+    for (int i = 0; i < g->n_nodes; i++) {
+        const graph_node *n = &g->nodes[i];
+        if (folded[i] || !n->op ||
+            (!(n->op->flags & OP_DATA_DEPENDENT) && !reads_tail(t, g, n)))
+            continue;
+        t->node_in[i] = true;
+        t->nodes[t->n_nodes++] = i;
+        for (int o = 0; o < n->n_outputs; o++)
+            if (n->outputs[o] >= 0)
+                p->values[n->outputs[o]].data_dependent = true;
+    }
+    if (t->n_nodes == 0) {
+        plan_tail_destroy(&t);
+        return VKML_OK;
+    }
+    for (int k = 0; k < t->n_nodes; k++) {
+        const graph_node *n = &g->nodes[t->nodes[k]];
+        for (int i = 0; i < n->n_inputs; i++) {
+            int v = n->inputs[i], producer = v >= 0 ? g->values[v].producer : -1;
+            if (producer >= 0 && !t->node_in[producer] && !folded[producer])
+                t->reads[v] = true;
+        }
+    }
+    t->values = malloc(sizeof(graph_value) * ((size_t)g->n_values + 1));
+    t->bufs = calloc((size_t)g->n_values + 1, sizeof(void *));
+    t->caps = calloc((size_t)g->n_values + 1, sizeof(size_t));
+    if (!t->values || !t->bufs || !t->caps) {
+        plan_tail_destroy(&t);
+        return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory planning");
+    }
+    *out = t;
+    return VKML_OK;
+}
+
+bool plan_tail_has_node(const plan_tail *t, int node)
+{
+    return t && t->node_in[node];
+}
+
+bool plan_tail_reads(const plan_tail *t, int value)
+{
+    return t && t->reads[value];
+}
+
+/* Where an input of a tail node is this run. */
+static const void *input_bytes(plan *p, plan_tail *t, const vkml_tensor *inputs, int v)
+{
+    const graph_value *val = &p->values[v];
+    int producer = val->producer;
+    if (producer >= 0 && t->node_in[producer])
+        return t->bufs[v];
+    if (val->kind == GRAPH_VALUE_CONSTANT)
+        return val->data;
+    if (val->kind == GRAPH_VALUE_INPUT) {
+        for (int k = 0; k < p->graph->n_inputs; k++)
+            if (p->graph->inputs[k] == v)
+                return inputs[k].data;
+        return NULL;
+    }
+    return plan_value_ptr(p, p->value_home[v], v);
+}
+
+/* Output buffers of one node, sized for this run's shapes. */
+static vkml_status size_outputs(plan_tail *t, const graph_node *n, void **out, vkml_error *err)
+{
+    for (int o = 0; o < n->n_outputs; o++) {
+        int v = n->outputs[o];
+        size_t bytes;
+        out[o] = NULL;
+        if (v < 0)
+            continue;
+        const graph_value *val = &t->values[v];
+        if (!vkml_tensor_bytes(val->dtype, val->rank, val->dims, &bytes))
+            return vkml_fail(err, VKML_ERROR_UNSUPPORTED, "'%s' has no size", val->name);
+        if (bytes > t->caps[v] || !t->bufs[v]) {
+            void *grown = realloc(t->bufs[v], bytes ? bytes : 1);
+            if (!grown)
+                return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY,
+                                 "out of memory for '%s' (%zu bytes)", val->name, bytes);
+            t->bufs[v] = grown;
+            t->caps[v] = bytes;
+        }
+        out[o] = t->bufs[v];
+    }
+    return VKML_OK;
+}
+
+static vkml_status run_node(plan *p, plan_tail *t, const vkml_tensor *inputs, int index,
+                            vkml_error *err)
+{
+    const graph_node *n = &p->graph->nodes[index];
+    const void *in[n->n_inputs + 1];
+    void *out[n->n_outputs + 1];
+    int64_t out_dims[n->n_outputs + 1][VKML_MAX_RANK];
+    vkml_status st = n->op->infer(t->values, n, err); /* this run's shapes */
+    if (st == VKML_OK)
+        st = size_outputs(t, n, out, err);
+    if (st != VKML_OK)
+        return st;
+    for (int k = 0; k < n->n_inputs; k++)
+        in[k] = n->inputs[k] >= 0 ? input_bytes(p, t, inputs, n->inputs[k]) : NULL;
+    for (int o = 0; o < n->n_outputs; o++)
+        if (n->outputs[o] >= 0)
+            memcpy(out_dims[o], t->values[n->outputs[o]].dims, sizeof(out_dims[o]));
+    op_cpu_args args = {.values = t->values, .node = n, .in = in, .out = out, .out_dims = out_dims};
+    if ((st = cpu_run_node(&args, err)) != VKML_OK)
+        return st;
+    for (int o = 0; o < n->n_outputs; o++) { /* extents the kernel produced */
+        graph_value *v = n->outputs[o] >= 0 ? &t->values[n->outputs[o]] : NULL;
+        if (v && v->data_dependent)
+            memcpy(v->dims, out_dims[o], sizeof(int64_t) * (size_t)v->rank);
+    }
+    return VKML_OK;
+}
+
+vkml_status plan_tail_run(plan *p, plan_tail *t, const vkml_tensor *inputs, vkml_error *err)
+{
+    char label[300];
+    memcpy(t->values, p->values, sizeof(graph_value) * (size_t)p->graph->n_values);
+    for (int k = 0; k < t->n_nodes; k++) {
+        vkml_status st = run_node(p, t, inputs, t->nodes[k], err);
+        if (st != VKML_OK) {
+            vkml_error_prefix(err, "%s", graph_node_label(p->graph, t->nodes[k], label,
+                                                          sizeof(label)));
+            return st;
+        }
+    }
+    return VKML_OK;
+}
+
+const void *plan_tail_value(const plan_tail *t, int value, const int64_t **dims)
+{
+    int producer = t ? t->graph->values[value].producer : -1;
+    if (producer < 0 || !t->node_in[producer])
+        return NULL;
+    *dims = t->values[value].dims;
+    return t->bufs[value];
+}

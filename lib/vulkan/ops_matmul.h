@@ -1,0 +1,30 @@
+#pragma once
+/* The matrix-product kernels (shaders/matmul.comp, matmul_direct.comp), shared by MatMul,
+ * Gemm and Einsum: Y[b, m, n] = alpha * sum_k A(b, m, k) B(b, k, n) + beta * C(m, n), with
+ * element strides for every operand (transposes, diagonals, broadcast batches). */
+#include "vulkan/vk_ops.h"
+
+/* Tile edge and batch rank of shaders/matmul.comp. */
+#define MATMUL_TILE 16
+#define MATMUL_MAX_BATCH_RANK 4
+
+/* The shaders' push block (declared there too; keep in step). */
+typedef struct matmul_push {
+    uint32_t m, n, k;
+    uint32_t a_sm, a_sk, b_sk, b_sn, c_sm, c_sn;
+    float alpha, beta;
+    uint32_t has_c;
+    uint32_t batch_rank;
+    uint32_t batch_dims[MATMUL_MAX_BATCH_RANK];
+    uint32_t a_batch_strides[MATMUL_MAX_BATCH_RANK];
+    uint32_t b_batch_strides[MATMUL_MAX_BATCH_RANK];
+} matmul_push;
+
+/* Records Y (value y, dense [batch, m, n]) from values a, b and, c >= 0, c; batch is the
+ * product of pc->batch_dims. dtype picks the variant (float, float16, double, int32,
+ * uint32, int64, uint64). */
+vkml_status vk_rec_matmul(gpu_recorder *rec, const matmul_push *pc, vkml_dtype dtype, int a, int b,
+                          int c, int y, int64_t batch, vkml_error *err);
+/* Whether the workgroup grid of an m x n x batch product fits the device. */
+bool vk_matmul_fits(const struct gpu_caps *caps, int64_t m, int64_t n, int64_t batch, char *why,
+                    size_t why_size);

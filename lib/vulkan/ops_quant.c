@@ -1,0 +1,210 @@
+/* Vulkan lowerings of QuantizeLinear and DequantizeLinear (shaders/quant.comp): float or
+ * float16 values and scales, the zero point and the quantized side of the variant's
+ * integer type. */
+#include "ops/quant.h"
+#include "vulkan/vk_ops.h"
+
+static bool is_quantize(const graph_node *node)
+{
+    return node->op->id == OP_ID_QuantizeLinear;
+}
+
+VKML_GPU_SUPPORTS_DECL(gpu_quant_supports)
+{
+    vkml_error err;
+    quant_layout l;
+    if (quant_layout_parse(values, node, &l, &err) != VKML_OK)
+        return vk_parse_failed(&err, why, why_size);
+    const graph_value *x = &values[node->inputs[0]], *s = &values[node->inputs[1]];
+    const graph_value *f = is_quantize(node) ? x : &values[node->outputs[0]];
+    bool same_float =
+        f->dtype == s->dtype && (f->dtype == VKML_DTYPE_FLOAT || f->dtype == VKML_DTYPE_FLOAT16);
+    if (!same_float)
+        return vk_unsupported(why, why_size,
+                              "%s: the Vulkan kernels take float or float16 values with scales "
+                              "of the same type, not %s and %s",
+                              node->op_type, vkml_dtype_name(f->dtype), vkml_dtype_name(s->dtype));
+    const quant_params *qp = node->params;
+    if (is_quantize(node) && qp->precision && qp->precision != s->dtype)
+        return vk_unsupported(why, why_size,
+                              "QuantizeLinear dividing in %s with %s scales: the Vulkan kernels "
+                              "divide in the scale's type",
+                              vkml_dtype_name(qp->precision), vkml_dtype_name(s->dtype));
+    return vk_check_tensors(values, node, caps, true, why, why_size);
+}
+
+static float int_limit(vkml_dtype t, bool high)
+{
+    switch (t) {
+    case VKML_DTYPE_INT8: return high ? 127.0f : -128.0f;
+    case VKML_DTYPE_UINT8: return high ? 255.0f : 0.0f;
+    case VKML_DTYPE_INT16: return high ? 32767.0f : -32768.0f;
+    case VKML_DTYPE_UINT16: return high ? 65535.0f : 0.0f;
+    default: return 0.0f;
+    }
+}
+
+VKML_GPU_DECL(gpu_quant)
+{
+    quant_layout l;
+    vkml_status st = quant_layout_parse(values, node, &l, err);
+    if (st != VKML_OK)
+        return st;
+    bool quantize = is_quantize(node);
+    bool has_zero = node->n_inputs > 2 && node->inputs[2] >= 0;
+    vkml_dtype t = quantize ? values[node->outputs[0]].dtype : values[node->inputs[0]].dtype;
+    quant_push pc = {
+        .count = vk_u32(l.count),
+        .inner = vk_u32(l.inner),
+        .axis_dim = vk_u32(l.axis_dim),
+        .block = vk_u32(l.block),
+        .outer_stride = vk_u32(l.outer_stride),
+        .axis_stride = vk_u32(l.axis_stride),
+        .inner_stride = vk_u32(l.inner_stride),
+        .has_zero = has_zero,
+        .lo = int_limit(t, false),
+        .hi = int_limit(t, true),
+    };
+    /* Without a zero point, binding 2 gets the quantized tensor: never read. */
+    int quantized = quantize ? node->outputs[0] : node->inputs[0];
+    int bind[] = {node->inputs[0], node->inputs[1], has_zero ? node->inputs[2] : quantized,
+                  node->outputs[0]};
+    bool half = values[node->inputs[1]].dtype == VKML_DTYPE_FLOAT16;
+    vk_kernel_id k = quantize ? (half ? VK_KERNEL_QUANTIZE_HALF : VK_KERNEL_QUANTIZE)
+                              : (half ? VK_KERNEL_DEQUANTIZE_HALF : VK_KERNEL_DEQUANTIZE);
+    return vk_rec_kernel_1d(rec, k, t, bind, &pc, sizeof(pc), (uint64_t)l.count, err);
+}
+
+/* MatMulInteger and QLinearMatMul (shaders/qmatmul.comp): per-tensor zero points and
+ * scales that are constants go in the push block; A's zero point may also be a runtime
+ * scalar (dynamic quantization), bound as a buffer. Anything else runs on the CPU. */
+
+static const graph_value *role_value(const graph_value *values, const graph_node *node, int i)
+{
+    return i >= 0 && i < node->n_inputs && node->inputs[i] >= 0 ? &values[node->inputs[i]] : NULL;
+}
+
+static bool is_scalar(const graph_value *v)
+{
+    return vkml_tensor_element_count(v->rank, v->dims) == 1;
+}
+
+/* Absent, or a constant scalar (runtime_ok: or any scalar). */
+static bool push_ready(const graph_value *v, bool runtime_ok, const char *what, char *why,
+                       size_t why_size)
+{
+    if (!v || (is_scalar(v) && (v->data || runtime_ok)))
+        return true;
+    return vk_unsupported(why, why_size,
+                          "%s '%s' is not a constant scalar: the Vulkan kernel takes those", what,
+                          v->name);
+}
+
+VKML_GPU_SUPPORTS_DECL(gpu_qmatmul_supports)
+{
+    vkml_error err;
+    qprod_params p;
+    if (qprod_params_parse(values, node, &p, &err) != VKML_OK)
+        return vk_parse_failed(&err, why, why_size);
+    const qprod_inputs *in = p.in;
+    bool qlinear = in->y_scale >= 0;
+    if (p.mm.batch_rank > 4)
+        return vk_unsupported(why, why_size, "%s with %d batch dims: the kernel takes 4",
+                              node->op_type, p.mm.batch_rank);
+    if (qlinear && !caps->float64)
+        return vk_unsupported(why, why_size, "%s requantizes in double: no shaderFloat64",
+                              node->op_type);
+    const int consts[] = {in->b_zero, in->a_scale, in->b_scale, in->y_scale, in->y_zero};
+    for (size_t i = 0; i < VKML_ARRAY_SIZE(consts); i++)
+        if (!push_ready(role_value(values, node, consts[i]), false, "scale or zero point", why,
+                        why_size))
+            return false;
+    return push_ready(role_value(values, node, in->a_zero), true, "zero point", why, why_size) &&
+           vk_check_tensors(values, node, caps, true, why, why_size);
+}
+
+static uint32_t const_bits(const graph_value *v)
+{
+    return v ? (uint32_t)(int32_t)quant_const_at(v, 0) : 0;
+}
+
+VKML_GPU_DECL(gpu_qmatmul)
+{
+    qprod_params p;
+    vkml_status st = qprod_params_parse(values, node, &p, err);
+    if (st != VKML_OK)
+        return st;
+    const qprod_inputs *in = p.in;
+    bool qlinear = in->y_scale >= 0;
+    const graph_value *az = role_value(values, node, in->a_zero);
+    const graph_value *b = role_value(values, node, in->b);
+    qmatmul_push pc = {
+        .count = vk_u32(p.y_count),
+        .m = vk_u32(p.mm.m),
+        .n = vk_u32(p.mm.n),
+        .k = vk_u32(p.mm.k),
+        .batch_rank = (uint32_t)p.mm.batch_rank,
+        .a_zero = az && az->data ? const_bits(az) : 0,
+        .a_zero_in_buffer = az && !az->data,
+        .b_zero = const_bits(role_value(values, node, in->b_zero)),
+        .b_signed = b->dtype == VKML_DTYPE_INT8,
+    };
+    for (int d = 0; d < p.mm.batch_rank; d++) {
+        pc.batch_dims[d] = vk_u32(p.mm.batch_dims[d]);
+        pc.a_batch_strides[d] = vk_u32(p.mm.a_batch_strides[d]);
+        pc.b_batch_strides[d] = vk_u32(p.mm.b_batch_strides[d]);
+    }
+    if (qlinear) {
+        const graph_value *sa = role_value(values, node, in->a_scale);
+        pc.multiplier = (float)qprod_multiplier(
+            sa->dtype, (float)quant_const_at(sa, 0),
+            (float)quant_const_at(role_value(values, node, in->b_scale), 0),
+            (float)quant_const_at(role_value(values, node, in->y_scale), 0));
+        pc.y_zero = const_bits(role_value(values, node, in->y_zero));
+        pc.y_lo = int_limit(p.y_dtype, false);
+        pc.y_hi = int_limit(p.y_dtype, true);
+    }
+    int a = node->inputs[in->a];
+    int bind[] = {a, node->inputs[in->b], pc.a_zero_in_buffer ? node->inputs[in->a_zero] : a,
+                  node->outputs[0]};
+    return vk_rec_kernel_1d(rec, qlinear ? VK_KERNEL_QLINEAR_MATMUL : VK_KERNEL_MATMUL_INTEGER,
+                            values[a].dtype, bind, &pc, sizeof(pc), (uint64_t)p.y_count, err);
+}
+
+/* DynamicQuantizeLinear: the range kernel writes outputs 1 (scale) and 2 (zero point),
+ * then the uint8 QuantizeLinear kernel reads them (the recorder puts a barrier between). */
+VKML_GPU_SUPPORTS_DECL(gpu_dynamic_quant_supports)
+{
+    for (int i = 0; i < 3; i++)
+        if (i >= node->n_outputs || node->outputs[i] < 0)
+            return vk_unsupported(why, why_size, "DynamicQuantizeLinear without output %d", i);
+    return vk_check_tensors(values, node, caps, true, why, why_size);
+}
+
+VKML_GPU_DECL(gpu_dynamic_quant)
+{
+    const graph_value *x = &values[node->inputs[0]];
+    int64_t count = (int64_t)vkml_tensor_element_count(x->rank, x->dims);
+    copy_push range = {.count = vk_u32(count)};
+    int range_bind[] = {node->inputs[0], node->outputs[1], node->outputs[2]};
+    vk_dispatch d = {.kernel = VK_KERNEL_DYNQUANT_RANGE,
+                     .dtype = VKML_DTYPE_FLOAT,
+                     .bind = {range_bind[0], range_bind[1], range_bind[2], -1},
+                     .write_mask = 6u,
+                     .push = &range,
+                     .push_size = sizeof(range),
+                     .groups = {1, 1, 1}};
+    vkml_status st = vk_rec_dispatch(rec, &d, err);
+    if (st != VKML_OK)
+        return st;
+    quant_push pc = {.count = vk_u32(count),
+                     .inner = 1,
+                     .axis_dim = 1,
+                     .block = 1,
+                     .has_zero = 1,
+                     .lo = 0.0f,
+                     .hi = 255.0f};
+    int bind[] = {node->inputs[0], node->outputs[1], node->outputs[2], node->outputs[0]};
+    return vk_rec_kernel_1d(rec, VK_KERNEL_QUANTIZE, VKML_DTYPE_UINT8, bind, &pc, sizeof(pc),
+                            (uint64_t)count, err);
+}
