@@ -95,6 +95,23 @@ static vkml_tensor *shape_like_inputs(const vkml_tensor *inputs, size_t n)
     return values;
 }
 
+/* Also fixes the input a "must be a constant" message names, whatever its dtype (Resize's
+ * float scales and roi); false when it names none that is not fixed yet. */
+static bool fix_named_input(const conf_case *c, vkml_tensor *values, const vkml_tensor *inputs,
+                            size_t n, const char *message)
+{
+    for (size_t i = 0; i < n; i++) {
+        char quoted[300];
+        snprintf(quoted, sizeof(quoted), "'%s' must be a constant",
+                 vkml_model_input(c->model, i)->name);
+        if (!values[i].data && strstr(message, quoted)) {
+            values[i] = inputs[i];
+            return true;
+        }
+    }
+    return false;
+}
+
 static bool create_session_with(conf_case *c, int64_t sym, const vkml_tensor *inputs,
                                 size_t n_inputs)
 {
@@ -110,6 +127,9 @@ static bool create_session_with(conf_case *c, int64_t sym, const vkml_tensor *in
         vkml_tensor *values = shape_like_inputs(inputs, n_inputs);
         params.input_values = values;
         st = values ? vkml_session_create(c->ctx, c->model, &params, &c->session, &err) : st;
+        while (values && needs_input_values(st, &err) &&
+               fix_named_input(c, values, inputs, n_inputs, err.message))
+            st = vkml_session_create(c->ctx, c->model, &params, &c->session, &err);
         c->session_fixed = values != NULL;
         free(values);
     }

@@ -138,7 +138,7 @@ vkml_status cpu_conv_run(const conv_params *pp, vkml_dtype dtype, const void *xv
     return VKML_OK;
 }
 
-vkml_status cpu_conv(const op_cpu_args *args, vkml_error *err)
+static vkml_status conv_float(const op_cpu_args *args, vkml_error *err)
 {
     conv_params p;
     vkml_status st = conv_params_parse(args->values, args->node, &p, err);
@@ -148,4 +148,9 @@ vkml_status cpu_conv(const op_cpu_args *args, vkml_error *err)
     if (p.has_bias)
         add_bias(&p, args->in[2], args->out[0]);
     return VKML_OK;
+}
+
+vkml_status cpu_conv(const op_cpu_args *args, vkml_error *err)
+{
+    return cpu_run_as_float(args, conv_float, err);
 }

@@ -56,12 +56,14 @@ CPU_KERNEL(Tan, cpu_eltwise, DT_FLOATS | DT(BFLOAT16))
 CPU_KERNEL(Tanh, cpu_eltwise, DT_FLOATS | DT(BFLOAT16))
 CPU_KERNEL(ThresholdedRelu, cpu_eltwise, DT_FLOATS | DT(BFLOAT16))
 /* convolution */
-CPU_KERNEL(Conv, cpu_conv, DT(FLOAT))
+CPU_KERNEL(Conv, cpu_conv, DT_FLOATS)
 /* pooling */
-CPU_KERNEL(AveragePool, cpu_pool, DT(FLOAT))
+CPU_KERNEL(AveragePool, cpu_pool, DT_FLOATS)
 CPU_KERNEL(GlobalAveragePool, cpu_global_pool, DT(FLOAT))
 CPU_KERNEL(GlobalMaxPool, cpu_global_pool, DT(FLOAT))
-CPU_KERNEL(MaxPool, cpu_pool, DT(FLOAT))
+CPU_KERNEL(LpPool, cpu_pool, DT_FLOATS)
+CPU_KERNEL(MaxPool, cpu_pool, DT_FLOATS | DT(INT8) | DT(UINT8))
+CPU_KERNEL(MaxUnpool, cpu_maxunpool, DT_FLOATS)
 /* matrix products */
 CPU_KERNEL(Gemm, cpu_gemm, DT_FLOATS | DT(BFLOAT16) | DT(INT32) | DT(INT64) | DT(UINT32) | DT(UINT64))
 CPU_KERNEL(MatMul, cpu_matmul, DT_FLOATS | DT(BFLOAT16) | DT(INT32) | DT(INT64) | DT(UINT32) | DT(UINT64))
@@ -127,6 +129,12 @@ CPU_KERNEL(MeanVarianceNormalization, cpu_norm, DT_FLOATS)
 CPU_KERNEL(Softmax, cpu_norm, DT_FLOATS)
 
 /* spatial: transposed conv, resize, sampling, detection (cpu/spatial.c, cpu/detect.c) */
+CPU_KERNEL(ConvTranspose, cpu_convtranspose, DT_FLOATS)
+CPU_KERNEL(GridSample, cpu_gridsample, DT_FLOATS)
+CPU_KERNEL(NonMaxSuppression, cpu_nms, DT(FLOAT))
+CPU_KERNEL(Resize, cpu_resize, DT_FLOATS | DT(INT8) | DT(UINT8) | DT(INT32) | DT(INT64))
+CPU_KERNEL(RoiAlign, cpu_roialign, DT(FLOAT))
+CPU_KERNEL(Upsample, cpu_resize, DT_FLOATS | DT(INT8) | DT(UINT8) | DT(INT32) | DT(INT64))
 
 /* quantization and integer products (cpu/quant.c, cpu/einsum.c) */
 CPU_KERNEL(Attention, cpu_attention, DT(FLOAT) | DT(FLOAT16) | DT(BFLOAT16))

@@ -46,6 +46,11 @@ void cpu_sgemm(const cpu_sgemm_args *g);
 /* Bytes of output `i` of the node (0 when absent). */
 size_t cpu_output_bytes(const op_cpu_args *args, int i);
 
+/* Runs a float kernel (cpu_sgemm based: Conv, ConvTranspose) on a node of float16 or
+ * double tensors: every such input is converted to a float copy, the kernel writes float
+ * outputs, which are converted back. A float node runs the kernel as it is. */
+vkml_status cpu_run_as_float(const op_cpu_args *args, cpu_kernel_fn body, vkml_error *err);
+
 /* N-d index helpers (row-major, last dim fastest). */
 static inline void cpu_index_from_linear(int64_t linear, const int64_t *dims, int rank,
                                          int64_t *idx)

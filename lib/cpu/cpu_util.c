@@ -1,4 +1,7 @@
 #include "cpu/cpu_kernels.h"
+#include "cpu/cpu_elem.h"
+
+#include <stdlib.h>
 
 size_t cpu_output_bytes(const op_cpu_args *args, int i)
 {
@@ -93,4 +96,63 @@ void cpu_sgemm(const cpu_sgemm_args *g)
         cpu_parallel_for(blocks, 2.0 * (double)g->m * (double)g->k * SGEMM_COL_BLOCK, sgemm_cols,
                          (void *)g);
     }
+}
+
+static bool is_wide_float(vkml_dtype t)
+{
+    return t == VKML_DTYPE_FLOAT16 || t == VKML_DTYPE_DOUBLE;
+}
+
+static float *float_copy(const graph_value *v, const void *data)
+{
+    size_t n = vkml_tensor_element_count(v->rank, v->dims);
+    float *f = malloc(sizeof(float) * (n ? n : 1));
+    for (size_t i = 0; f && data && i < n; i++)
+        f[i] = (float)cpu_load_f64(data, v->dtype, (int64_t)i);
+    return f;
+}
+
+vkml_status cpu_run_as_float(const op_cpu_args *args, cpu_kernel_fn body, vkml_error *err)
+{
+    const graph_node *n = args->node;
+    if (!is_wide_float(op_node_type(args->values, n)))
+        return body(args, err);
+    int total = n->n_inputs + n->n_outputs;
+    void **buf = calloc((size_t)total + 1, sizeof(void *));
+    const void **in = calloc((size_t)n->n_inputs + 1, sizeof(void *));
+    void **out = calloc((size_t)n->n_outputs + 1, sizeof(void *));
+    bool ok = buf && in && out;
+    for (int i = 0; ok && i < total; i++) {
+        bool is_in = i < n->n_inputs;
+        int v = is_in ? n->inputs[i] : n->outputs[i - n->n_inputs];
+        const void *orig = is_in ? args->in[i] : args->out[i - n->n_inputs];
+        if (v >= 0 && is_wide_float(args->values[v].dtype))
+            ok = (buf[i] = float_copy(&args->values[v], is_in ? orig : NULL)) != NULL;
+        if (is_in)
+            in[i] = buf[i] ? buf[i] : orig;
+        else
+            out[i - n->n_inputs] = buf[i] ? buf[i] : (void *)orig;
+    }
+    vkml_status st = ok ? VKML_OK
+                        : vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY,
+                                    "%s: no memory for float copies", n->op_type);
+    if (!st) {
+        op_cpu_args f = *args;
+        f.in = in;
+        f.out = out;
+        st = body(&f, err);
+    }
+    for (int o = 0; !st && o < n->n_outputs; o++) {
+        const float *src = buf[n->n_inputs + o];
+        const graph_value *v = src ? &args->values[n->outputs[o]] : NULL;
+        size_t count = v ? vkml_tensor_element_count(v->rank, v->dims) : 0;
+        for (size_t k = 0; k < count; k++)
+            cpu_store_f64(args->out[o], v->dtype, (int64_t)k, src[k]);
+    }
+    for (int i = 0; buf && i < total; i++)
+        free(buf[i]);
+    free(buf);
+    free(in);
+    free(out);
+    return st;
 }

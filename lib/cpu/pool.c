@@ -1,11 +1,13 @@
-/* MaxPool, AveragePool and the global pools on the CPU. */
+/* MaxPool, AveragePool, LpPool and the global pools on the CPU. */
 #include "ops/pool.h"
+#include "cpu/cpu_elem.h"
 #include "cpu/cpu_kernels.h"
 
 #include <math.h>
+#include <string.h>
 
 typedef struct window_result {
-    float value;
+    double value;
     int64_t argmax; /* spatial offset of the max in the input plane (row-major) */
 } window_result;
 
@@ -25,8 +27,9 @@ static void window_taps(const window_params *w, int d, int64_t o, int64_t floor,
         *lo = *hi;
 }
 
-/* Pools one output position o of one plane. */
-static window_result pool_window(const pool_params *p, const float *plane, const int64_t *o)
+/* Pools one output position o of the plane starting at element `plane` of x. */
+static window_result pool_window(const pool_params *p, const void *x, vkml_dtype dtype,
+                                 int64_t plane, const int64_t *o)
 {
     const window_params *w = &p->win;
     int64_t lo[OP_MAX_SPATIAL], ext[OP_MAX_SPATIAL], k[OP_MAX_SPATIAL] = {0};
@@ -40,22 +43,26 @@ static window_result pool_window(const pool_params *p, const float *plane, const
         taps *= ext[d];
         counted *= (double)(p->count_include_pad ? phi - plo : ext[d]);
     }
-    window_result r = {.value = p->is_max ? -INFINITY : 0.0f, .argmax = 0};
+    window_result r = {.value = p->is_max ? -INFINITY : 0.0, .argmax = 0};
     for (int64_t t = 0; t < taps; t++, cpu_index_next(k, ext, w->spatial)) {
         int64_t off = 0;
         for (int d = 0; d < w->spatial; d++)
             off = off * w->in[d] + o[d] * w->strides[d] - w->pads_begin[d] +
                   (lo[d] + k[d]) * w->dilations[d];
-        float v = plane[off];
-        if (!p->is_max) {
+        double v = cpu_load_f64(x, dtype, plane + off);
+        if (p->is_lp) {
+            r.value += pow(fabs(v), p->lp_p);
+        } else if (!p->is_max) {
             r.value += v;
         } else if (t == 0 || v > r.value) {
             r.value = v;
             r.argmax = off;
         }
     }
-    if (!p->is_max)
-        r.value = counted ? r.value / (float)counted : NAN;
+    if (p->is_lp)
+        r.value = pow(r.value, 1.0 / p->lp_p);
+    else if (!p->is_max)
+        r.value = counted ? r.value / counted : NAN;
     return r;
 }
 
@@ -73,8 +80,9 @@ static int64_t storage_index(const window_params *w, int64_t off, int storage_or
 
 typedef struct pool_job {
     pool_params p;
-    const float *x;
-    float *y;
+    const void *x;
+    void *y;
+    vkml_dtype dtype;
     int64_t *indices; /* MaxPool's optional output */
 } pool_job;
 
@@ -87,8 +95,8 @@ static void pool_planes(void *ctx, int64_t begin, int64_t end)
     for (int64_t plane = begin; plane < end; plane++) {
         int64_t o[OP_MAX_SPATIAL] = {0};
         for (int64_t i = 0; i < osize; i++, cpu_index_next(o, w->out, w->spatial)) {
-            window_result r = pool_window(&job->p, job->x + plane * isize, o);
-            job->y[plane * osize + i] = r.value;
+            window_result r = pool_window(&job->p, job->x, job->dtype, plane * isize, o);
+            cpu_store_f64(job->y, job->dtype, plane * osize + i, r.value);
             if (job->indices)
                 job->indices[plane * osize + i] =
                     plane * isize + storage_index(w, r.argmax, job->p.storage_order);
@@ -104,6 +112,7 @@ vkml_status cpu_pool(const op_cpu_args *args, vkml_error *err)
         return st;
     job.x = args->in[0];
     job.y = args->out[0];
+    job.dtype = args->values[args->node->inputs[0]].dtype;
     job.indices = job.p.has_indices ? args->out[1] : NULL;
     double cost = (double)window_out_size(&job.p.win) * (double)window_kernel_size(&job.p.win);
     cpu_parallel_for(job.p.batch * job.p.channels, cost, pool_planes, &job);
@@ -124,6 +133,44 @@ vkml_status cpu_global_pool(const op_cpu_args *args, vkml_error *err)
         for (int64_t i = 0; i < p.spatial_size; i++)
             acc = p.is_max ? (v[i] > acc ? v[i] : acc) : acc + v[i];
         y[plane] = (float)(p.is_max ? acc : acc / (double)p.spatial_size);
+    }
+    return VKML_OK;
+}
+
+/* Offset in the output (dims out) of flat index `at` of the default shape (dims def), or
+ * -1 when it falls outside the output. */
+static int64_t unpool_target(int rank, const int64_t *def, const int64_t *out, int64_t at)
+{
+    int64_t idx[VKML_MAX_RANK], off = 0;
+    cpu_index_from_linear(at, def, rank, idx);
+    for (int d = 0; d < rank; d++) {
+        if (idx[d] >= out[d])
+            return -1;
+        off = off * out[d] + idx[d];
+    }
+    return off;
+}
+
+vkml_status cpu_maxunpool(const op_cpu_args *args, vkml_error *err)
+{
+    const graph_value *x = &args->values[args->node->inputs[0]];
+    const graph_value *y = &args->values[args->node->outputs[0]];
+    int64_t def[VKML_MAX_RANK];
+    unpool_default_dims(args->node->params, x, def);
+    size_t bytes = cpu_output_bytes(args, 0), esize = vkml_dtype_size(x->dtype);
+    int64_t count = (int64_t)vkml_tensor_element_count(x->rank, x->dims);
+    int64_t limit = (int64_t)vkml_tensor_element_count(x->rank, def);
+    const int64_t *idx = args->in[1];
+    memset(args->out[0], 0, bytes);
+    for (int64_t i = 0; i < count; i++) {
+        int64_t to = idx[i] < 0 || idx[i] >= limit ? -1 : unpool_target(x->rank, def, y->dims, idx[i]);
+        if (to < 0)
+            return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT,
+                             "MaxUnpool: index %lld at %lld is out of range [0, %lld) or off the "
+                             "output",
+                             (long long)idx[i], (long long)i, (long long)limit);
+        memcpy((char *)args->out[0] + to * (int64_t)esize,
+               (const char *)args->in[0] + i * (int64_t)esize, esize);
     }
     return VKML_OK;
 }

@@ -1,7 +1,7 @@
 #include "ops/conv.h"
 #include "ops/op_decls.h"
 
-static const vkml_dtype conv_dtypes[] = {VKML_DTYPE_FLOAT};
+static const vkml_dtype conv_dtypes[] = {VKML_DTYPE_FLOAT, VKML_DTYPE_FLOAT16, VKML_DTYPE_DOUBLE};
 
 static vkml_status check_inputs(const graph_value *values, const graph_node *node, vkml_error *err)
 {
@@ -12,21 +12,34 @@ static vkml_status check_inputs(const graph_value *values, const graph_node *nod
         if (i == 2 && node->inputs[i] < 0)
             continue;
         if ((st = op_require_input(values, node, i, err)) ||
-            (st = op_require_dtype(values, node, i, conv_dtypes, 1, err)))
+            (st = op_require_dtype(values, node, i, conv_dtypes, VKML_ARRAY_SIZE(conv_dtypes), err)))
             return st;
     }
     return VKML_OK;
 }
 
+OP_PARSE_DECL(conv_parse)
+{
+    conv_attrs *a = params;
+    static const op_attr_spec specs[] = {{"group", GRAPH_ATTR_INT}};
+    vkml_status st;
+    if ((st = op_check_attr_types(node, specs, VKML_ARRAY_SIZE(specs), err)) ||
+        (st = window_attrs_parse(node, &a->win, err)))
+        return st;
+    a->group = graph_attr_int(node, "group", 1);
+    if (a->group < 1)
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "group %lld must be >= 1",
+                         (long long)a->group);
+    return VKML_OK;
+}
+
 /* kernel_shape when given must match W's spatial dims. */
-static vkml_status read_kernel(const graph_node *node, const graph_value *w, int spatial,
+static vkml_status read_kernel(const window_attrs *a, const graph_value *w, int spatial,
                                int64_t *kernel, vkml_error *err)
 {
-    size_t count;
-    const int64_t *ks = graph_attr_ints(node, "kernel_shape", &count);
     for (int d = 0; d < spatial; d++) {
         kernel[d] = w->dims[2 + d];
-        if (ks && (count != (size_t)spatial || ks[d] != kernel[d]))
+        if (a->n_kernel && (a->n_kernel != spatial || a->kernel[d] != kernel[d]))
             return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
                              "attribute 'kernel_shape' does not match the weight '%s'", w->name);
     }
@@ -58,10 +71,8 @@ vkml_status conv_shape_parse(const graph_node *node, const graph_value *x, const
     p->batch = x->dims[0];
     p->in_channels = x->dims[1];
     p->out_channels = w->dims[0];
-    static const op_attr_spec specs[] = {{"group", GRAPH_ATTR_INT}};
-    if ((st = op_check_attr_types(node, specs, VKML_ARRAY_SIZE(specs), err)))
-        return st;
-    p->group = graph_attr_int(node, "group", 1);
+    const conv_attrs *a = node->params;
+    p->group = a->group;
     if (p->group < 1 || p->in_channels % p->group || p->out_channels % p->group)
         return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
                          "group %lld does not divide input channels %lld and output "
@@ -84,9 +95,10 @@ vkml_status conv_shape_parse(const graph_node *node, const graph_value *x, const
     }
     int spatial = x->rank - 2;
     int64_t kernel[OP_MAX_SPATIAL];
-    if ((st = read_kernel(node, w, spatial, kernel, err)))
+    if ((st = read_kernel(&a->win, w, spatial, kernel, err)))
         return st;
-    return window_params_parse(node, spatial, x->dims + 2, kernel, false, true, &p->win, err);
+    return window_params_parse(&a->win, node->opset, spatial, x->dims + 2, kernel, false, true,
+                               &p->win, err);
 }
 
 vkml_status conv_infer(graph_value *values, const graph_node *node, vkml_error *err)
@@ -97,6 +109,6 @@ vkml_status conv_infer(graph_value *values, const graph_node *node, vkml_error *
         return st;
     int64_t dims[VKML_MAX_RANK];
     int rank = window_output_dims(&p.win, p.batch, p.out_channels, dims);
-    op_set_output(values, node, 0, VKML_DTYPE_FLOAT, rank, dims);
+    op_set_output(values, node, 0, values[node->inputs[0]].dtype, rank, dims);
     return VKML_OK;
 }

@@ -4,6 +4,12 @@
  * Y [N, M, O1..On]. */
 #include "ops/window.h"
 
+/* Conv's attributes, parsed once at load (conv_parse). */
+typedef struct conv_attrs {
+    window_attrs win;
+    int64_t group;
+} conv_attrs;
+
 typedef struct conv_params {
     int64_t batch;        /* N */
     int64_t in_channels;  /* C */
@@ -13,11 +19,13 @@ typedef struct conv_params {
     bool has_bias;     /* input 2 present */
 } conv_params;
 
-/* Checks the node's inputs (dtypes float, ranks, channels against group) and attributes;
- * fills p. INVALID_MODEL for malformed nodes, UNSUPPORTED for what vkml lacks. */
+/* Checks the node's inputs (dtypes float, ranks, channels against group) against its
+ * parsed attributes (node->params); fills p. INVALID_MODEL for malformed nodes,
+ * UNSUPPORTED for what vkml lacks. */
 vkml_status conv_params_parse(const graph_value *values, const graph_node *node, conv_params *p,
                               vkml_error *err);
 /* The shape part of conv_params_parse, for ops that lay their inputs out otherwise
- * (ConvInteger, QLinearConv): x, w and the bias (NULL when absent) of any dtype. */
+ * (ConvInteger, QLinearConv): x, w and the bias (NULL when absent) of any dtype. The
+ * node's params are conv_attrs (op_list.h gives those ops conv_parse). */
 vkml_status conv_shape_parse(const graph_node *node, const graph_value *x, const graph_value *w,
                              const graph_value *bias, conv_params *p, vkml_error *err);

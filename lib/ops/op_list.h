@@ -58,12 +58,14 @@ OP(Tan, "", 7, 22, 0, eltwise_params, eltwise_parse, eltwise_infer)
 OP(Tanh, "", 6, 13, 0, eltwise_params, eltwise_parse, eltwise_infer)
 OP(ThresholdedRelu, "", 10, 22, 0, eltwise_params, eltwise_parse, eltwise_infer)
 /* convolution (ops/conv.c) */
-OP(Conv, "", 1, 22, 0, op_no_params, NULL, conv_infer)
+OP(Conv, "", 1, 22, 0, conv_attrs, conv_parse, conv_infer)
 /* pooling (ops/pool.c) */
-OP(AveragePool, "", 1, 22, 0, op_no_params, NULL, pool_infer)
+OP(AveragePool, "", 1, 22, 0, pool_attrs, pool_parse, pool_infer)
 OP(GlobalAveragePool, "", 1, 22, 0, op_no_params, NULL, global_pool_infer)
 OP(GlobalMaxPool, "", 1, 22, 0, op_no_params, NULL, global_pool_infer)
-OP(MaxPool, "", 1, 22, 0, op_no_params, NULL, pool_infer)
+OP(LpPool, "", 2, 22, 0, pool_attrs, pool_parse, pool_infer)
+OP(MaxPool, "", 1, 22, 0, pool_attrs, pool_parse, pool_infer)
+OP(MaxUnpool, "", 9, 22, 0, unpool_params, unpool_parse, unpool_infer)
 /* matrix products (ops/matmul.c) */
 OP(Gemm, "", 1, 13, 0, op_no_params, NULL, gemm_infer)
 OP(MatMul, "", 1, 13, 0, op_no_params, NULL, matmul_infer)
@@ -129,15 +131,21 @@ OP(MeanVarianceNormalization, "", 9, 13, 0, norm_params, norm_parse, norm_infer)
 OP(Softmax, "", 1, 13, 0, norm_params, norm_parse, norm_infer)
 
 /* spatial: transposed conv, resize, sampling, detection (ops/spatial.c, ops/detect.c) */
+OP(ConvTranspose, "", 1, 22, 0, convtranspose_params, convtranspose_parse, convtranspose_infer)
+OP(GridSample, "", 16, 22, 0, gridsample_params, gridsample_parse, gridsample_infer)
+OP(NonMaxSuppression, "", 10, 22, OP_DATA_DEPENDENT, nms_params, nms_parse, nms_infer)
+OP(Resize, "", 10, 22, 0, resize_params, resize_parse, resize_infer)
+OP(RoiAlign, "", 10, 22, 0, roialign_params, roialign_parse, roialign_infer)
+OP(Upsample, "", 7, 9, 0, resize_params, resize_parse, resize_infer)
 
 /* quantization and integer products (ops/quant.c, ops/einsum.c) */
 OP(Attention, "", 23, 24, 0, attention_params, attention_parse, attention_infer)
-OP(ConvInteger, "", 10, 10, 0, op_no_params, NULL, qprod_infer)
+OP(ConvInteger, "", 10, 10, 0, conv_attrs, conv_parse, qprod_infer)
 OP(DequantizeLinear, "", 10, 25, 0, quant_params, quant_parse, dequantize_infer)
 OP(DynamicQuantizeLinear, "", 11, 11, 0, op_no_params, NULL, dynamic_quantize_infer)
 OP(Einsum, "", 12, 12, 0, einsum_params, einsum_parse, einsum_infer)
 OP(MatMulInteger, "", 10, 10, 0, op_no_params, NULL, qprod_infer)
-OP(QLinearConv, "", 10, 10, 0, op_no_params, NULL, qprod_infer)
+OP(QLinearConv, "", 10, 10, 0, conv_attrs, conv_parse, qprod_infer)
 OP(QLinearMatMul, "", 10, 21, 0, op_no_params, NULL, qprod_infer)
 OP(QuantizeLinear, "", 10, 25, 0, quant_params, quant_parse, quantize_infer)
 

@@ -27,6 +27,14 @@ OP_PARSE_DECL(batchnorm_parse);
 OP_PARSE_DECL(lrn_parse);
 
 /* spatial */
+OP_PARSE_DECL(conv_parse);
+OP_PARSE_DECL(pool_parse);
+OP_PARSE_DECL(resize_parse);
+OP_PARSE_DECL(convtranspose_parse);
+OP_PARSE_DECL(gridsample_parse);
+OP_PARSE_DECL(nms_parse);
+OP_PARSE_DECL(roialign_parse);
+OP_PARSE_DECL(unpool_parse);
 
 /* quantization */
 OP_PARSE_DECL(quant_parse);

@@ -8,6 +8,12 @@
 #include "ops/quant.h"
 #include "ops/einsum.h"
 #include "ops/attention.h"
+#include "ops/conv.h" /* spatial */
+#include "ops/convtranspose.h"
+#include "ops/detect.h"
+#include "ops/gridsample.h"
+#include "ops/pool.h"
+#include "ops/resize.h"
 
 #include <stdio.h>
 #include <string.h>

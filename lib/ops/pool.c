@@ -3,7 +3,9 @@
 
 #include <string.h>
 
-static const vkml_dtype pool_dtypes[] = {VKML_DTYPE_FLOAT};
+/* MaxPool takes 8-bit integers too (opset 12); the others floats. */
+static const vkml_dtype pool_dtypes[] = {VKML_DTYPE_FLOAT, VKML_DTYPE_FLOAT16, VKML_DTYPE_DOUBLE,
+                                         VKML_DTYPE_INT8, VKML_DTYPE_UINT8};
 
 /* One float input of rank >= 3 (N, C, spatial...). */
 static vkml_status check_input(const graph_value *values, const graph_node *node, vkml_error *err)
@@ -11,24 +13,41 @@ static vkml_status check_input(const graph_value *values, const graph_node *node
     vkml_status st;
     if ((st = op_require_counts(node, 1, 1, 1, err)) ||
         (st = op_require_input(values, node, 0, err)) ||
-        (st = op_require_dtype(values, node, 0, pool_dtypes, 1, err)))
+        (st = op_require_dtype(values, node, 0, pool_dtypes,
+                               strcmp(node->op_type, "MaxPool") == 0 ? 5 : 3, err)))
         return st;
     return window_check_input(&values[node->inputs[0]], node->op_type, err);
 }
 
-static vkml_status read_kernel_shape(const graph_node *node, int spatial, int64_t *kernel,
-                                     vkml_error *err)
+OP_PARSE_DECL(pool_parse)
 {
-    size_t count;
-    const int64_t *ks = graph_attr_ints(node, "kernel_shape", &count);
-    if (!ks)
+    pool_attrs *a = params;
+    static const op_attr_spec specs[] = {{"ceil_mode", GRAPH_ATTR_INT},
+                                         {"count_include_pad", GRAPH_ATTR_INT},
+                                         {"storage_order", GRAPH_ATTR_INT},
+                                         {"p", GRAPH_ATTR_INT}};
+    vkml_status st;
+    if ((st = op_check_attr_types(node, specs, VKML_ARRAY_SIZE(specs), err)) ||
+        (st = window_attrs_parse(node, &a->win, err)))
+        return st;
+    if (!a->win.n_kernel)
         return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "attribute 'kernel_shape' is required");
-    if (count != (size_t)spatial)
+    a->is_max = strcmp(node->op_type, "MaxPool") == 0;
+    a->is_lp = strcmp(node->op_type, "LpPool") == 0;
+    a->ceil_mode = graph_attr_int(node, "ceil_mode", 0) != 0;
+    a->count_include_pad = graph_attr_int(node, "count_include_pad", 0) != 0;
+    int64_t lp = graph_attr_int(node, "p", 2);
+    if (a->is_lp && (lp < 1 || lp > 64))
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "LpPool: p %lld is not in [1, 64]",
+                         (long long)lp);
+    a->lp_p = (float)lp;
+    int64_t order = graph_attr_int(node, "storage_order", 0);
+    if (order != 0 && order != 1)
         return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
-                         "attribute 'kernel_shape' has %zu "
-                         "values for %d spatial dims",
-                         count, spatial);
-    memcpy(kernel, ks, sizeof(int64_t) * count);
+                         "attribute 'storage_order' must be 0 or 1, not %lld", (long long)order);
+    a->storage_order = (int)order;
+    if (!a->is_max && node->n_outputs > 1 && node->outputs[1] >= 0)
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "%s has one output", node->op_type);
     return VKML_OK;
 }
 
@@ -38,35 +57,27 @@ vkml_status pool_params_parse(const graph_value *values, const graph_node *node,
     vkml_status st = check_input(values, node, err);
     if (st)
         return st;
+    const pool_attrs *a = node->params;
     const graph_value *x = &values[node->inputs[0]];
     int spatial = x->rank - 2;
-    int64_t kernel[OP_MAX_SPATIAL];
-    if ((st = read_kernel_shape(node, spatial, kernel, err)))
-        return st;
+    if (a->win.n_kernel != spatial)
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
+                         "attribute 'kernel_shape' has %d values for %d spatial dims",
+                         a->win.n_kernel, spatial);
     memset(p, 0, sizeof(*p));
-    p->is_max = strcmp(node->op_type, "MaxPool") == 0;
+    p->is_max = a->is_max;
+    p->is_lp = a->is_lp;
     p->batch = x->dims[0];
     p->channels = x->dims[1];
-    static const op_attr_spec specs[] = {{"ceil_mode", GRAPH_ATTR_INT},
-                                         {"count_include_pad", GRAPH_ATTR_INT},
-                                         {"storage_order", GRAPH_ATTR_INT}};
-    if ((st = op_check_attr_types(node, specs, VKML_ARRAY_SIZE(specs), err)))
-        return st;
-    p->ceil_mode = graph_attr_int(node, "ceil_mode", 0) != 0;
-    p->count_include_pad = graph_attr_int(node, "count_include_pad", 0) != 0;
-    p->storage_order = (int)graph_attr_int(node, "storage_order", 0);
-    if (p->storage_order != 0 && p->storage_order != 1)
-        return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
-                         "attribute 'storage_order' must be 0 "
-                         "or 1, not %d",
-                         p->storage_order);
+    p->ceil_mode = a->ceil_mode;
+    p->count_include_pad = a->count_include_pad;
+    p->lp_p = a->lp_p;
+    p->storage_order = a->storage_order;
     p->has_indices = p->is_max && node->n_outputs > 1 && node->outputs[1] >= 0;
-    if (!p->is_max && node->n_outputs > 1 && node->outputs[1] >= 0)
-        return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "AveragePool has one output");
-    /* dilations: MaxPool since opset 10, AveragePool since opset 19. */
-    bool dilations = node->opset >= (p->is_max ? 10 : 19);
-    return window_params_parse(node, spatial, x->dims + 2, kernel, p->ceil_mode, dilations, &p->win,
-                               err);
+    /* dilations: MaxPool since opset 10, LpPool 18, AveragePool 19. */
+    bool dilations = node->opset >= (p->is_max ? 10 : p->is_lp ? 18 : 19);
+    return window_params_parse(&a->win, node->opset, spatial, x->dims + 2, a->win.kernel,
+                               p->ceil_mode, dilations, &p->win, err);
 }
 
 vkml_status pool_infer(graph_value *values, const graph_node *node, vkml_error *err)
@@ -77,7 +88,7 @@ vkml_status pool_infer(graph_value *values, const graph_node *node, vkml_error *
         return st;
     int64_t dims[VKML_MAX_RANK];
     int rank = window_output_dims(&p.win, p.batch, p.channels, dims);
-    op_set_output(values, node, 0, VKML_DTYPE_FLOAT, rank, dims);
+    op_set_output(values, node, 0, values[node->inputs[0]].dtype, rank, dims);
     if (p.has_indices)
         op_set_output(values, node, 1, VKML_DTYPE_INT64, rank, dims);
     return VKML_OK;

@@ -7,23 +7,21 @@
  * computation far from int64 overflow. */
 #define WINDOW_MAX_EXTENT ((int64_t)1 << 31)
 
-/* Reads an INTS attribute of exactly `want` values into out (default when absent). */
-static vkml_status read_ints(const graph_node *n, const char *name, size_t want, int64_t dflt,
-                             int64_t min, int64_t *out, vkml_error *err)
+vkml_status window_read_ints(const graph_node *node, const char *name, int max, int64_t min,
+                             int64_t *out, int *count, vkml_error *err)
 {
-    size_t count;
-    const int64_t *v = graph_attr_ints(n, name, &count);
+    size_t n;
+    const int64_t *v = graph_attr_ints(node, name, &n);
+    *count = 0;
     if (!v) {
-        if (graph_node_attr(n, name))
+        if (graph_node_attr(node, name))
             return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "attribute '%s' must be ints", name);
-        for (size_t i = 0; i < want; i++)
-            out[i] = dflt;
         return VKML_OK;
     }
-    if (count != want)
+    if (n > (size_t)max)
         return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
-                         "attribute '%s' has %zu values, expected %zu", name, count, want);
-    for (size_t i = 0; i < want; i++) {
+                         "attribute '%s' has %zu values, at most %d", name, n, max);
+    for (size_t i = 0; i < n; i++) {
         if (v[i] > WINDOW_MAX_EXTENT)
             return vkml_fail(err, VKML_ERROR_UNSUPPORTED,
                              "attribute '%s' value %lld is larger than %lld", name, (long long)v[i],
@@ -34,6 +32,49 @@ static vkml_status read_ints(const graph_node *n, const char *name, size_t want,
                              (long long)min);
         out[i] = v[i];
     }
+    *count = (int)n;
+    return VKML_OK;
+}
+
+vkml_status window_attrs_parse(const graph_node *node, window_attrs *a, vkml_error *err)
+{
+    static const op_attr_spec specs[] = {{"auto_pad", GRAPH_ATTR_STRING}};
+    static const char *const pads[] = {"NOTSET", "VALID", "SAME_UPPER", "SAME_LOWER"};
+    vkml_status st;
+    int s = OP_MAX_SPATIAL;
+    if ((st = op_check_attr_types(node, specs, VKML_ARRAY_SIZE(specs), err)) ||
+        (st = window_read_ints(node, "kernel_shape", s, 1, a->kernel, &a->n_kernel, err)) ||
+        (st = window_read_ints(node, "strides", s, 1, a->strides, &a->n_strides, err)) ||
+        (st = window_read_ints(node, "dilations", s, 1, a->dilations, &a->n_dilations, err)) ||
+        (st = window_read_ints(node, "pads", 2 * s, 0, a->pads, &a->n_pads, err)))
+        return st;
+    const char *auto_pad = graph_attr_string(node, "auto_pad", "NOTSET");
+    a->auto_pad = WINDOW_NOTSET;
+    for (int i = 1; i < 4; i++)
+        if (strcmp(auto_pad, pads[i]) == 0)
+            a->auto_pad = (window_auto_pad)i;
+    if (a->auto_pad == WINDOW_NOTSET && auto_pad[0] && strcmp(auto_pad, "NOTSET") != 0)
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
+                         "attribute 'auto_pad' value '%s' is "
+                         "not NOTSET, VALID, SAME_UPPER or SAME_LOWER",
+                         auto_pad);
+    return VKML_OK;
+}
+
+/* Counts of the attributes for `spatial` dims: absent or exact. */
+static vkml_status check_counts(const window_attrs *a, int spatial, vkml_error *err)
+{
+    const struct {
+        const char *name;
+        int count, want;
+    } c[] = {{"strides", a->n_strides, spatial},
+             {"dilations", a->n_dilations, spatial},
+             {"pads", a->n_pads, 2 * spatial}};
+    for (size_t i = 0; i < VKML_ARRAY_SIZE(c); i++)
+        if (c[i].count && c[i].count != c[i].want)
+            return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
+                             "attribute '%s' has %d values, expected %d", c[i].name, c[i].count,
+                             c[i].want);
     return VKML_OK;
 }
 
@@ -66,42 +107,34 @@ static void same_pads(window_params *w, int d, int64_t eff, bool upper)
     w->out[d] = out;
 }
 
-vkml_status window_params_parse(const graph_node *node, int spatial, const int64_t *in,
+vkml_status window_params_parse(const window_attrs *a, int opset, int spatial, const int64_t *in,
                                 const int64_t *kernel, bool ceil_mode, bool allow_dilations,
                                 window_params *w, vkml_error *err)
 {
-    vkml_status st;
-    int64_t pads[2 * OP_MAX_SPATIAL];
     memset(w, 0, sizeof(*w));
     if (spatial < 1 || spatial > OP_MAX_SPATIAL)
         return vkml_fail(err, VKML_ERROR_UNSUPPORTED, "%d spatial dimensions are not supported",
                          spatial);
-    w->spatial = spatial;
-    size_t s = (size_t)spatial;
-    static const op_attr_spec specs[] = {{"kernel_shape", GRAPH_ATTR_INTS},
-                                         {"auto_pad", GRAPH_ATTR_STRING}};
-    if ((st = op_check_attr_types(node, specs, VKML_ARRAY_SIZE(specs), err)) ||
-        (st = read_ints(node, "strides", s, 1, 1, w->strides, err)) ||
-        (st = read_ints(node, "dilations", s, 1, 1, w->dilations, err)) ||
-        (st = read_ints(node, "pads", 2 * s, 0, 0, pads, err)))
+    vkml_status st = check_counts(a, spatial, err);
+    if (st)
         return st;
-    const char *auto_pad = graph_attr_string(node, "auto_pad", "NOTSET");
-    bool notset = strcmp(auto_pad, "NOTSET") == 0 || auto_pad[0] == '\0';
-    bool valid = strcmp(auto_pad, "VALID") == 0;
-    bool upper = strcmp(auto_pad, "SAME_UPPER") == 0;
-    bool lower = strcmp(auto_pad, "SAME_LOWER") == 0;
-    if (!notset && !valid && !upper && !lower)
+    w->spatial = spatial;
+    bool valid = a->auto_pad == WINDOW_VALID, upper = a->auto_pad == WINDOW_SAME_UPPER;
+    bool lower = a->auto_pad == WINDOW_SAME_LOWER;
+    if (a->auto_pad != WINDOW_NOTSET && a->n_pads)
         return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
-                         "attribute 'auto_pad' value '%s' is "
-                         "not NOTSET, VALID, SAME_UPPER or SAME_LOWER",
-                         auto_pad);
-    if (!notset && graph_node_attr(node, "pads"))
-        return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
-                         "attributes 'pads' and 'auto_pad' %s cannot be used together", auto_pad);
+                         "attributes 'pads' and 'auto_pad' %s cannot be used together",
+                         upper ? "SAME_UPPER" : lower ? "SAME_LOWER" : "VALID");
+    const int64_t zeros[2 * OP_MAX_SPATIAL] = {0};
+    const int64_t *pads = a->n_pads ? a->pads : zeros;
+    for (int d = 0; d < spatial; d++) {
+        w->strides[d] = a->n_strides ? a->strides[d] : 1;
+        w->dilations[d] = a->n_dilations ? a->dilations[d] : 1;
+    }
     for (int d = 0; d < spatial; d++) {
         if (!allow_dilations && w->dilations[d] != 1)
             return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
-                             "attribute 'dilations' is not defined at opset %d", node->opset);
+                             "attribute 'dilations' is not defined at opset %d", opset);
         if (kernel[d] < 1)
             return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "kernel size %lld must be >= 1",
                              (long long)kernel[d]);

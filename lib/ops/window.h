@@ -20,11 +20,36 @@ typedef struct window_params {
     int64_t pads_end[OP_MAX_SPATIAL];
 } window_params;
 
-/* Reads strides, dilations, pads and auto_pad of `node` for a window of `kernel` over the
- * input spatial sizes `in` (spatial dims). `ceil_mode`: output sizes round up (pooling),
- * dropping a last window that would start in the end padding. `allow_dilations`: false
- * for ops whose opset has no dilations attribute (then it must be absent or all 1). */
-vkml_status window_params_parse(const graph_node *node, int spatial, const int64_t *in,
+typedef enum window_auto_pad {
+    WINDOW_NOTSET,
+    WINDOW_VALID,
+    WINDOW_SAME_UPPER,
+    WINDOW_SAME_LOWER,
+} window_auto_pad;
+
+/* The window attributes of a node, read once at load (window_attrs_parse): values and
+ * counts (0: absent), checked against the spatial rank when the window is resolved. */
+typedef struct window_attrs {
+    int n_kernel, n_strides, n_dilations, n_pads;
+    int64_t kernel[OP_MAX_SPATIAL];
+    int64_t strides[OP_MAX_SPATIAL];
+    int64_t dilations[OP_MAX_SPATIAL];
+    int64_t pads[2 * OP_MAX_SPATIAL];
+    window_auto_pad auto_pad;
+} window_attrs;
+
+/* An INTS attribute into out (at most max values, each at least min; larger than the
+ * extent limit is UNSUPPORTED); *count 0 when absent. */
+vkml_status window_read_ints(const graph_node *node, const char *name, int max, int64_t min,
+                             int64_t *out, int *count, vkml_error *err);
+/* Reads kernel_shape, strides, dilations, pads and auto_pad. */
+vkml_status window_attrs_parse(const graph_node *node, window_attrs *a, vkml_error *err);
+
+/* Resolves the window of `kernel` over the input spatial sizes `in` (spatial dims) from
+ * the parsed attributes. `ceil_mode`: output sizes round up (pooling), dropping a last
+ * window that would start in the end padding. `allow_dilations`: false for ops whose
+ * opset has no dilations attribute (then it must be absent or all 1). */
+vkml_status window_params_parse(const window_attrs *a, int opset, int spatial, const int64_t *in,
                                 const int64_t *kernel, bool ceil_mode, bool allow_dilations,
                                 window_params *w, vkml_error *err);
 

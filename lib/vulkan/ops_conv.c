@@ -1,4 +1,7 @@
-/* Vulkan lowering of Conv (1-D and 2-D, groups, strides, pads, dilations, bias). */
+/* Vulkan lowering of Conv: 1-D to 3-D, groups, strides, pads, dilations, bias. An
+ * implicit GEMM (conv2d_gemm.comp) for 2-D convs with enough channels per group on GPUs;
+ * otherwise the direct kernel over the window's taps inside the input (conv_window.comp),
+ * in its depthwise form when every group has one input channel. */
 #include "ops/conv.h"
 #include "vulkan/ops_window.h"
 
@@ -7,6 +10,7 @@
  * most of a tile would be idle. */
 #define CONV_GEMM_MIN_CHANNELS 8
 #define CONV_GEMM_TILE 16
+#define CONV_GPU_SPATIAL 3
 
 typedef struct conv_push {
     vk_window_push win;
@@ -18,15 +22,16 @@ typedef struct conv_push {
 
 /* Workgroups of conv2d_gemm.comp, or false when the shape suits the direct kernel better
  * or exceeds the device's workgroup counts. */
-static bool gemm_groups(const conv_params *p, const struct gpu_caps *caps, uint32_t groups[3])
+static bool gemm_groups(const conv_params *p, vkml_dtype dtype, const struct gpu_caps *caps,
+                        uint32_t groups[3])
 {
     int64_t channels = p->out_channels / p->group;
     int64_t cols = p->batch * window_out_size(&p->win);
     int64_t gx = (cols + CONV_GEMM_TILE - 1) / CONV_GEMM_TILE;
     int64_t gy = (channels + CONV_GEMM_TILE - 1) / CONV_GEMM_TILE;
-    if (!caps->prefer_tiled || channels < CONV_GEMM_MIN_CHANNELS ||
-        gx > caps->max_workgroup_count[0] || gy > caps->max_workgroup_count[1] ||
-        p->group > caps->max_workgroup_count[2])
+    if (!caps->prefer_tiled || dtype != VKML_DTYPE_FLOAT || p->win.spatial > 2 ||
+        channels < CONV_GEMM_MIN_CHANNELS || gx > caps->max_workgroup_count[0] ||
+        gy > caps->max_workgroup_count[1] || p->group > caps->max_workgroup_count[2])
         return false;
     groups[0] = vk_u32(gx);
     groups[1] = vk_u32(gy);
@@ -40,9 +45,61 @@ VKML_GPU_SUPPORTS_DECL(gpu_conv_supports)
     conv_params p;
     if (conv_params_parse(values, node, &p, &err) != VKML_OK)
         return vk_parse_failed(&err, why, why_size);
-    if (!vk_window_supported(&p.win, "Conv", why, why_size))
-        return false;
-    return vk_check_tensors(values, node, caps, false, why, why_size);
+    if (p.win.spatial > CONV_GPU_SPATIAL)
+        return vk_unsupported(why, why_size, "Conv with %d spatial dims: the Vulkan kernels "
+                              "take 1 to 3", p.win.spatial);
+    for (int d = 0; d < p.win.spatial; d++)
+        if (p.win.pads_begin[d] + p.win.in[d] > INT32_MAX ||
+            (p.win.kernel[d] - 1) * p.win.dilations[d] > INT32_MAX ||
+            p.win.out[d] * p.win.strides[d] > INT32_MAX)
+            return vk_unsupported(why, why_size, "Conv: window beyond the kernels' 32-bit "
+                                  "arithmetic");
+    /* dtypes: the registry's mask (float, float16) */
+    return vk_check_tensors(values, node, caps, true, why, why_size);
+}
+
+static vkml_status record_gemm(gpu_recorder *rec, const conv_params *p, const int *bind,
+                               const uint32_t groups[3], vkml_error *err)
+{
+    uint32_t pad_end[2];
+    conv_push pc = {
+        .in_channels = vk_u32(p->in_channels),
+        .out_channels = vk_u32(p->out_channels),
+        .group_in_channels = vk_u32(p->in_channels / p->group),
+        .group_out_channels = vk_u32(p->out_channels / p->group),
+        .has_bias = p->has_bias,
+    };
+    vk_window_push_fill(&p->win, &pc.win, pad_end);
+    pc.count = vk_u32(p->batch * p->out_channels * window_out_size(&p->win));
+    return vk_rec_kernel(rec, VK_KERNEL_CONV2D_GEMM, VKML_DTYPE_FLOAT, bind, &pc, sizeof(pc),
+                         groups, err);
+}
+
+static vkml_status record_window(gpu_recorder *rec, const conv_params *p, vkml_dtype dtype,
+                                 const int *bind, vkml_error *err)
+{
+    const window_params *w = &p->win;
+    window3_push pc = {.channels = vk_u32(p->out_channels),
+                       .in_channels = vk_u32(p->in_channels),
+                       .group_in = vk_u32(p->in_channels / p->group),
+                       .group_out = vk_u32(p->out_channels / p->group),
+                       .flags = p->has_bias ? 1u : 0u};
+    int lead = CONV_GPU_SPATIAL - w->spatial;
+    uint64_t count = (uint64_t)(p->batch * p->out_channels);
+    for (int d = 0; d < CONV_GPU_SPATIAL; d++) {
+        int s = d - lead;
+        pc.in_dims[d] = s < 0 ? 1 : vk_u32(w->in[s]);
+        pc.out_dims[d] = s < 0 ? 1 : vk_u32(w->out[s]);
+        pc.kernel[d] = s < 0 ? 1 : vk_u32(w->kernel[s]);
+        pc.stride[d] = s < 0 ? 1 : vk_u32(w->strides[s]);
+        pc.dilation[d] = s < 0 ? 1 : vk_u32(w->dilations[s]);
+        pc.pad_begin[d] = s < 0 ? 0 : vk_u32(w->pads_begin[s]);
+        pc.pad_end[d] = s < 0 ? 0 : vk_u32(w->pads_end[s]);
+        count *= pc.out_dims[d];
+    }
+    pc.count = (uint32_t)count;
+    vk_kernel_id kernel = pc.group_in == 1 ? VK_KERNEL_CONV_DEPTHWISE : VK_KERNEL_CONV_WINDOW;
+    return vk_rec_kernel_1d(rec, kernel, dtype, bind, &pc, sizeof(pc), count, err);
 }
 
 VKML_GPU_DECL(gpu_conv)
@@ -51,22 +108,12 @@ VKML_GPU_DECL(gpu_conv)
     vkml_status st = conv_params_parse(values, node, &p, err);
     if (st != VKML_OK)
         return st;
-    uint32_t pad_end[2];
-    conv_push pc = {
-        .in_channels = vk_u32(p.in_channels),
-        .out_channels = vk_u32(p.out_channels),
-        .group_in_channels = vk_u32(p.in_channels / p.group),
-        .group_out_channels = vk_u32(p.out_channels / p.group),
-        .has_bias = p.has_bias,
-    };
-    vk_window_push_fill(&p.win, &pc.win, pad_end);
-    int64_t count = p.batch * p.out_channels * window_out_size(&p.win);
-    pc.count = vk_u32(count);
+    vkml_dtype dtype = values[node->inputs[0]].dtype;
     int w = node->inputs[1];
     /* Without bias, binding 2 gets W: never read, but every binding needs a buffer. */
     int bind[] = {node->inputs[0], w, p.has_bias ? node->inputs[2] : w, node->outputs[0]};
     uint32_t groups[3];
-    if (gemm_groups(&p, vk_rec_caps(rec), groups))
-        return vk_rec_kernel(rec, VK_KERNEL_CONV2D_GEMM, VKML_DTYPE_FLOAT, bind, &pc, sizeof(pc), groups, err);
-    return vk_rec_kernel_1d(rec, VK_KERNEL_CONV2D, VKML_DTYPE_FLOAT, bind, &pc, sizeof(pc), (uint64_t)count, err);
+    if (gemm_groups(&p, dtype, vk_rec_caps(rec), groups))
+        return record_gemm(rec, &p, bind, groups, err);
+    return record_window(rec, &p, dtype, bind, err);
 }

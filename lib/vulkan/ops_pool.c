@@ -1,15 +1,11 @@
-/* Vulkan lowerings of MaxPool/AveragePool (1-D, 2-D) and the global pools. */
+/* Vulkan lowerings of MaxPool (with Indices), AveragePool and LpPool over 1 to 3 spatial
+ * dims (pool.comp), and the global pools. */
 #include "ops/pool.h"
-#include "vulkan/ops_window.h"
+#include "vulkan/vk_ops.h"
 
 #include <string.h>
 
-typedef struct pool_push {
-    vk_window_push win;
-    uint32_t count;
-    uint32_t pad_end_h, pad_end_w;
-    uint32_t count_include_pad;
-} pool_push;
+#define POOL_GPU_SPATIAL 3
 
 typedef struct global_pool_push {
     uint32_t planes, size;
@@ -32,11 +28,26 @@ VKML_GPU_SUPPORTS_DECL(gpu_pool_supports)
     pool_params p;
     if (pool_params_parse(values, node, &p, &err) != VKML_OK)
         return vk_parse_failed(&err, why, why_size);
-    if (p.has_indices)
-        return vk_unsupported(why, why_size, "MaxPool's Indices output has no Vulkan kernel");
-    if (!vk_window_supported(&p.win, node->op_type, why, why_size))
-        return false;
-    return vk_check_tensors(values, node, caps, false, why, why_size);
+    if (p.win.spatial > POOL_GPU_SPATIAL)
+        return vk_unsupported(why, why_size, "%s with %d spatial dims: the Vulkan kernel takes "
+                              "1 to 3", node->op_type, p.win.spatial);
+    for (int d = 0; d < p.win.spatial; d++)
+        if (p.win.pads_begin[d] + p.win.in[d] + p.win.pads_end[d] > INT32_MAX ||
+            (p.win.kernel[d] - 1) * p.win.dilations[d] > INT32_MAX ||
+            p.win.out[d] * p.win.strides[d] > INT32_MAX)
+            return vk_unsupported(why, why_size, "%s: window beyond the kernel's 32-bit "
+                                  "arithmetic", node->op_type);
+    /* dtypes: the registry's mask (float, float16; Indices int64 by the device's features) */
+    return vk_check_tensors(values, node, caps, true, why, why_size);
+}
+
+static vk_kernel_id pool_kernel(const pool_params *p)
+{
+    if (p->is_lp)
+        return VK_KERNEL_LPPOOL;
+    if (!p->is_max)
+        return VK_KERNEL_AVGPOOL;
+    return p->has_indices ? VK_KERNEL_MAXPOOL_INDICES : VK_KERNEL_MAXPOOL;
 }
 
 VKML_GPU_DECL(gpu_pool)
@@ -45,16 +56,33 @@ VKML_GPU_DECL(gpu_pool)
     vkml_status st = pool_params_parse(values, node, &p, err);
     if (st != VKML_OK)
         return st;
-    uint32_t pad_end[2];
-    pool_push pc = {.count_include_pad = p.count_include_pad};
-    vk_window_push_fill(&p.win, &pc.win, pad_end);
-    pc.pad_end_h = pad_end[0];
-    pc.pad_end_w = pad_end[1];
-    int64_t count = p.batch * p.channels * window_out_size(&p.win);
-    pc.count = vk_u32(count);
-    int bind[] = {node->inputs[0], node->outputs[0]};
-    return vk_rec_kernel_1d(rec, p.is_max ? VK_KERNEL_MAXPOOL2D : VK_KERNEL_AVGPOOL2D, VKML_DTYPE_FLOAT, bind, &pc,
-                            sizeof(pc), (uint64_t)count, err);
+    const window_params *w = &p.win;
+    window3_push pc = {.channels = vk_u32(p.channels), .lp_p = p.lp_p,
+                       .flags = (p.count_include_pad ? 1u : 0u) | (p.storage_order ? 2u : 0u)};
+    int lead = POOL_GPU_SPATIAL - w->spatial;
+    uint64_t count = (uint64_t)(p.batch * p.channels);
+    for (int d = 0; d < POOL_GPU_SPATIAL; d++) {
+        int s = d - lead;
+        pc.in_dims[d] = s < 0 ? 1 : vk_u32(w->in[s]);
+        pc.out_dims[d] = s < 0 ? 1 : vk_u32(w->out[s]);
+        pc.kernel[d] = s < 0 ? 1 : vk_u32(w->kernel[s]);
+        pc.stride[d] = s < 0 ? 1 : vk_u32(w->strides[s]);
+        pc.dilation[d] = s < 0 ? 1 : vk_u32(w->dilations[s]);
+        pc.pad_begin[d] = s < 0 ? 0 : vk_u32(w->pads_begin[s]);
+        pc.pad_end[d] = s < 0 ? 0 : vk_u32(w->pads_end[s]);
+        count *= pc.out_dims[d];
+    }
+    pc.count = (uint32_t)count;
+    vk_dispatch dispatch = {
+        .kernel = pool_kernel(&p),
+        .dtype = values[node->inputs[0]].dtype,
+        .bind = {node->inputs[0], node->outputs[0], p.has_indices ? node->outputs[1] : -1},
+        .write_mask = p.has_indices ? 6u : 2u,
+        .push = &pc,
+        .push_size = sizeof(pc),
+    };
+    vk_groups_1d(vk_rec_caps(rec), count, dispatch.groups);
+    return vk_rec_dispatch(rec, &dispatch, err);
 }
 
 VKML_GPU_DECL(gpu_global_pool)

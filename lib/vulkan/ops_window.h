@@ -1,5 +1,5 @@
 #pragma once
-/* The 2-D window geometry push block shared by conv2d.comp and pool2d.comp
+/* The 2-D window geometry push block of conv2d_gemm.comp and qconv2d.comp
  * (shaders/common/window.glsl); 1-D windows map to H = 1. */
 #include "ops/window.h"
 #include "vulkan/vk_ops.h"
@@ -15,5 +15,5 @@ typedef struct vk_window_push {
 
 /* Fills the push block from a 1-D or 2-D window; pad_end receives the end pads (h, w). */
 void vk_window_push_fill(const window_params *w, vk_window_push *out, uint32_t pad_end[2]);
-/* Refuses windows of more than 2 spatial dims. */
+/* Refuses windows of more than 2 spatial dims (the kernels on vk_window_push). */
 bool vk_window_supported(const window_params *w, const char *op, char *why, size_t why_size);

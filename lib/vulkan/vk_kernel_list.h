@@ -58,12 +58,13 @@ GPU_KERNEL(Tan, gpu_eltwise, gpu_eltwise_supports, DT(FLOAT) | DT(FLOAT16))
 GPU_KERNEL(Tanh, gpu_eltwise, gpu_eltwise_supports, DT(FLOAT) | DT(FLOAT16))
 GPU_KERNEL(ThresholdedRelu, gpu_eltwise, gpu_eltwise_supports, DT_FLOATS)
 /* convolution */
-GPU_KERNEL(Conv, gpu_conv, gpu_conv_supports, DT(FLOAT))
+GPU_KERNEL(Conv, gpu_conv, gpu_conv_supports, DT(FLOAT) | DT(FLOAT16))
 /* pooling */
-GPU_KERNEL(AveragePool, gpu_pool, gpu_pool_supports, DT(FLOAT))
+GPU_KERNEL(AveragePool, gpu_pool, gpu_pool_supports, DT(FLOAT) | DT(FLOAT16))
 GPU_KERNEL(GlobalAveragePool, gpu_global_pool, gpu_pool_supports, DT(FLOAT))
 GPU_KERNEL(GlobalMaxPool, gpu_global_pool, gpu_pool_supports, DT(FLOAT))
-GPU_KERNEL(MaxPool, gpu_pool, gpu_pool_supports, DT(FLOAT))
+GPU_KERNEL(LpPool, gpu_pool, gpu_pool_supports, DT(FLOAT) | DT(FLOAT16))
+GPU_KERNEL(MaxPool, gpu_pool, gpu_pool_supports, DT(FLOAT) | DT(FLOAT16))
 /* matrix products */
 GPU_KERNEL(Gemm, gpu_gemm, gpu_gemm_supports, DT_FLOATS | DT(INT32) | DT(UINT32) | DT(INT64) | DT(UINT64))
 GPU_KERNEL(MatMul, gpu_matmul, gpu_matmul_supports, DT_FLOATS | DT(INT32) | DT(UINT32) | DT(INT64) | DT(UINT64))
@@ -118,6 +119,10 @@ GPU_KERNEL(MeanVarianceNormalization, gpu_norm, gpu_norm_supports, DT_GPU_NORM)
 GPU_KERNEL(Softmax, gpu_norm, gpu_norm_supports, DT_GPU_NORM)
 
 /* spatial: transposed conv, resize, sampling, detection (vulkan/ops_spatial.c, vulkan/ops_detect.c) */
+GPU_KERNEL(ConvTranspose, gpu_convtranspose, gpu_convtranspose_supports, DT(FLOAT) | DT(FLOAT16))
+GPU_KERNEL(GridSample, gpu_gridsample, gpu_gridsample_supports, DT(FLOAT) | DT(FLOAT16))
+GPU_KERNEL(Resize, gpu_resize, gpu_resize_supports, DT(FLOAT) | DT(FLOAT16))
+GPU_KERNEL(Upsample, gpu_resize, gpu_resize_supports, DT(FLOAT) | DT(FLOAT16))
 
 /* quantization and integer products (vulkan/ops_quant.c, vulkan/ops_einsum.c) */
 GPU_KERNEL(ConvInteger, gpu_qconv, gpu_qconv_supports, DT(INT8) | DT(UINT8))

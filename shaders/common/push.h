@@ -13,6 +13,7 @@
 #define PUSH_U32(f) uint f;
 #define PUSH_U32S(f, n) uint f[n];
 #define PUSH_F32(f) float f;
+#define PUSH_F32S(f, n) float f[n];
 #define PUSH_END(name) } p;
 #else
 #include <stdint.h>
@@ -21,6 +22,7 @@
 #define PUSH_U32(f) uint32_t f;
 #define PUSH_U32S(f, n) uint32_t f[n];
 #define PUSH_F32(f) float f;
+#define PUSH_F32S(f, n) float f[n];
 #define PUSH_END(name) } name;
 #endif
 
@@ -162,6 +164,81 @@ PUSH_END(norm_push)
 #endif
 
 /* spatial */
+/* Resize over 4 dims (leading 1s for lower ranks): output element count, sizes, the
+ * per-axis scale, the reference's float output size (scale * in) and roi, the
+ * ops/resize.h enums, and a bit per axis that maps output index x to input x (1 tap). */
+#if !defined(VKML_GLSL) || defined(PUSH_RESIZE)
+PUSH_BEGIN(resize_push)
+PUSH_U32(count)
+PUSH_U32S(in_dims, 4)
+PUSH_U32S(out_dims, 4)
+PUSH_F32S(scale, 4)
+PUSH_F32S(out_exact, 4)
+PUSH_F32S(roi_start, 4)
+PUSH_F32S(roi_end, 4)
+PUSH_U32(mode)    /* resize_mode */
+PUSH_U32(coord)   /* resize_coord */
+PUSH_U32(nearest) /* resize_nearest */
+PUSH_U32(flags)   /* bits 0-3: identity axes; bit 4: exclude_outside */
+PUSH_F32(cubic_a)
+PUSH_F32(extrapolation)
+PUSH_END(resize_push)
+#endif
+
+/* A sliding window over 3 spatial dims (leading 1s for 1-D and 2-D): the pools
+ * (pool.comp) and the direct convolution (conv_window.comp). */
+#if !defined(VKML_GLSL) || defined(PUSH_WINDOW3)
+PUSH_BEGIN(window3_push)
+PUSH_U32(count)    /* output elements */
+PUSH_U32(channels) /* C (conv: and M, depthwise) */
+PUSH_U32S(in_dims, 3)
+PUSH_U32S(out_dims, 3)
+PUSH_U32S(kernel, 3)
+PUSH_U32S(stride, 3)
+PUSH_U32S(dilation, 3)
+PUSH_U32S(pad_begin, 3)
+PUSH_U32S(pad_end, 3)
+PUSH_U32(flags) /* pools: bit 0 count_include_pad, bit 1 storage_order; conv: bit 0 bias */
+PUSH_F32(lp_p)  /* LpPool's p */
+PUSH_U32(in_channels) /* conv: C */
+PUSH_U32(group_in)    /* conv: C / group */
+PUSH_U32(group_out)   /* conv: M / group */
+PUSH_END(window3_push)
+#endif
+
+/* ConvTranspose over 3 spatial dims (leading 1s): Y [N, M, O...] from X [N, C, I...] and
+ * W [C, M/group, K...]; pad_begin as int32 bits (negative when output_shape pads out). */
+#if !defined(VKML_GLSL) || defined(PUSH_CONVTRANSPOSE)
+PUSH_BEGIN(convtranspose_push)
+PUSH_U32(count)
+PUSH_U32(in_channels)
+PUSH_U32(out_channels)
+PUSH_U32(group_in)  /* C / group */
+PUSH_U32(group_out) /* M / group */
+PUSH_U32(has_bias)
+PUSH_U32S(in_dims, 3)
+PUSH_U32S(out_dims, 3)
+PUSH_U32S(kernel, 3)
+PUSH_U32S(stride, 3)
+PUSH_U32S(dilation, 3)
+PUSH_U32S(pad_begin, 3)
+PUSH_END(convtranspose_push)
+#endif
+
+/* GridSample over 3 spatial dims (leading 1s): Y [N, C, O...] from X [N, C, I...] and
+ * grid [N, O..., spatial]; the ops/gridsample.h enums. */
+#if !defined(VKML_GLSL) || defined(PUSH_GRIDSAMPLE)
+PUSH_BEGIN(gridsample_push)
+PUSH_U32(count)
+PUSH_U32(channels)
+PUSH_U32(spatial) /* real spatial dims, 1..3 */
+PUSH_U32S(in_dims, 3)
+PUSH_U32S(out_dims, 3)
+PUSH_U32(mode)
+PUSH_U32(padding)
+PUSH_U32(align_corners)
+PUSH_END(gridsample_push)
+#endif
 
 /* quantization */
 /* QuantizeLinear/DequantizeLinear: element i's scale at quant_scale_index (lib/ops/quant.h);

@@ -1,4 +1,5 @@
-// 2-D sliding-window geometry shared by conv2d.comp and pool2d.comp (1-D ops use H = 1).
+// Sliding-window helpers: the 2-D geometry of conv2d.comp (1-D convs use H = 1) and
+// window_taps, shared with pool.comp.
 #ifndef VKML_WINDOW_GLSL
 #define VKML_WINDOW_GLSL
 
@@ -10,5 +11,18 @@ struct Window {
     uint pad_h, pad_w;       // pads at the beginning; the end pads only shape out_h/out_w
     uint dil_h, dil_w;
 };
+
+// Kernel taps [lo, hi) of one dimension whose position start + t * dil lies in
+// [floor_, limit): the part of the window inside the input (or the padded input), so the
+// work is bounded by the input, not by a kernel that is mostly padding.
+void window_taps(int start, uint dil, uint k, int floor_, int limit, out uint lo, out uint hi)
+{
+    int d = int(dil);
+    int l = start >= floor_ ? 0 : (floor_ - start + d - 1) / d;
+    int h = start >= limit ? 0 : (limit - 1 - start) / d + 1;
+    h = min(h, int(k));
+    lo = uint(min(l, h));
+    hi = uint(h);
+}
 
 #endif

@@ -20,7 +20,7 @@ done
 grep -q '^not supported:' "$TMP/out" && fail "mnist-8 nodes reported as not supported"
 
 "$VKML" ops > "$TMP/ops" || fail "vkml ops exited $?"
-expect_grep "$TMP/ops" '^Conv +ai\.onnx +[0-9]+-[0-9]+ +float +(float|-)' "Conv in vkml ops"
+expect_grep "$TMP/ops" '^Conv +ai\.onnx +[0-9]+-[0-9]+ +float[a-z0-9,]* +(float|-)' "Conv in vkml ops"
 expect_grep "$TMP/ops" '^[0-9]+ ops$' "op count line"
 "$VKML" inspect --ops > "$TMP/ops2" || fail "vkml inspect --ops exited $?"
 cmp -s "$TMP/ops" "$TMP/ops2" || fail "inspect --ops differs from ops"

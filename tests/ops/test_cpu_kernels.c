@@ -79,8 +79,12 @@ static tresult run_node(const char *op_type, int opset, const tspec *ins, int n_
         g->nodes[node].attrs[i] = attrs[i];
     g->nodes[node].opset = opset;
     graph_value *values = NULL;
-    if ((r.status = op_bind_node(g->arena, &g->nodes[node], &r.err)) ||
-        (r.status = graph_sort(g, &r.err)))
+    /* Attribute errors come from the parse at load; the loader names the node (model.c). */
+    if ((r.status = op_bind_node(g->arena, &g->nodes[node], &r.err))) {
+        vkml_error_prefix(&r.err, "node 'n0' (%s)", op_type);
+        goto done;
+    }
+    if ((r.status = graph_sort(g, &r.err)))
         goto done;
     values = graph_values_clone(g);
     if ((r.status = graph_infer(g, values, 1, &r.err)))

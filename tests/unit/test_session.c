@@ -39,19 +39,19 @@ static int add_node(graph *g, const char *op, int in0, int in1, int out)
     return n;
 }
 
-/* X[1,2,3,4,5] -> Conv 3-D (no GPU kernel: CPU) -> Relu -> Flatten -> MatMul -> Y, and
+/* X[1,2,3,4,5,2] -> Conv 4-D (no GPU kernel: CPU) -> Relu -> Flatten -> MatMul -> Y, and
  * the Relu output is a graph output too. */
 static vkml_model *make_split_model(void)
 {
     uint64_t seed = 42;
     graph *g = graph_create();
-    int x = add_value(g, "X", VKML_DTYPE_FLOAT, 5, (int64_t[]){1, 2, 3, 4, 5});
+    int x = add_value(g, "X", VKML_DTYPE_FLOAT, 6, (int64_t[]){1, 2, 3, 4, 5, 2});
     g->values[x].kind = GRAPH_VALUE_INPUT;
-    int w = add_constant(g, "W", 5, (int64_t[]){3, 2, 2, 2, 2}, &seed);
+    int w = add_constant(g, "W", 6, (int64_t[]){3, 2, 2, 2, 2, 2}, &seed);
     int conv = graph_add_value(g, "conv");
     int relu = graph_add_value(g, "relu");
     int flat = graph_add_value(g, "flat");
-    int m = add_constant(g, "M", 2, (int64_t[]){3 * 2 * 3 * 4, 7}, &seed);
+    int m = add_constant(g, "M", 2, (int64_t[]){3 * 2 * 3 * 4 * 1, 7}, &seed);
     int y = graph_add_value(g, "Y");
     add_node(g, "Conv", x, w, conv);
     add_node(g, "Relu", conv, -1, relu);
@@ -81,11 +81,11 @@ static void run(vkml_context *ctx, vkml_model *model, int device, vkml_tensor *o
     CHECK_OK(vkml_session_create(ctx, model, &params, &s, &err), &err);
     if (!s)
         return;
-    float x[120];
+    float x[240];
     uint64_t seed = 7;
-    for (int i = 0; i < 120; i++)
+    for (int i = 0; i < 240; i++)
         x[i] = test_randf(&seed, -1, 1);
-    vkml_tensor in = {.dtype = VKML_DTYPE_FLOAT, .rank = 5, .dims = {1, 2, 3, 4, 5}, .data = x,
+    vkml_tensor in = {.dtype = VKML_DTYPE_FLOAT, .rank = 6, .dims = {1, 2, 3, 4, 5, 2}, .data = x,
                       .size = sizeof(x)};
     for (int o = 0; o < 2; o++) {
         CHECK_OK(vkml_session_alloc_output(s, (size_t)o, &outs[o], &err), &err);
@@ -149,12 +149,12 @@ static void test_misuse(vkml_context *ctx)
     vkml_model_destroy(&model);
     if (!s)
         return;
-    float x[120] = {0}, y[7], r[72];
-    vkml_tensor in = {.dtype = VKML_DTYPE_FLOAT, .rank = 5, .dims = {1, 2, 3, 4, 5}, .data = x,
+    float x[240] = {0}, y[7], r[72];
+    vkml_tensor in = {.dtype = VKML_DTYPE_FLOAT, .rank = 6, .dims = {1, 2, 3, 4, 5, 2}, .data = x,
                       .size = sizeof(x)};
     vkml_tensor outs[2] = {
         {.dtype = VKML_DTYPE_FLOAT, .rank = 2, .dims = {1, 7}, .data = y, .size = sizeof(y)},
-        {.dtype = VKML_DTYPE_FLOAT, .rank = 5, .dims = {1, 3, 2, 3, 4}, .data = r, .size = sizeof(r)},
+        {.dtype = VKML_DTYPE_FLOAT, .rank = 6, .dims = {1, 3, 2, 3, 4, 1}, .data = r, .size = sizeof(r)},
     };
     CHECK_OK(vkml_session_run(s, &in, 1, outs, 2, &err), &err);
     struct {
@@ -163,13 +163,13 @@ static void test_misuse(vkml_context *ctx)
         size_t n_in;
     } cases[] = {
         {"wrong input count", "inputs", in, 0},
-        {"wrong dtype", "dtype", {.dtype = VKML_DTYPE_INT32, .rank = 5, .dims = {1, 2, 3, 4, 5},
+        {"wrong dtype", "dtype", {.dtype = VKML_DTYPE_INT32, .rank = 6, .dims = {1, 2, 3, 4, 5, 2},
                                   .data = x, .size = sizeof(x)}, 1},
         {"wrong shape", "shape", {.dtype = VKML_DTYPE_FLOAT, .rank = 4, .dims = {1, 2, 3, 4},
                                   .data = x, .size = sizeof(x)}, 1},
-        {"too small", "bytes", {.dtype = VKML_DTYPE_FLOAT, .rank = 5, .dims = {1, 2, 3, 4, 5},
+        {"too small", "bytes", {.dtype = VKML_DTYPE_FLOAT, .rank = 6, .dims = {1, 2, 3, 4, 5, 2},
                                 .data = x, .size = 10}, 1},
-        {"NULL data", "bytes", {.dtype = VKML_DTYPE_FLOAT, .rank = 5, .dims = {1, 2, 3, 4, 5},
+        {"NULL data", "bytes", {.dtype = VKML_DTYPE_FLOAT, .rank = 6, .dims = {1, 2, 3, 4, 5, 2},
                                 .data = NULL, .size = sizeof(x)}, 1},
     };
     for (size_t i = 0; i < VKML_ARRAY_SIZE(cases); i++) {
@@ -210,16 +210,16 @@ static void test_context_outlived_by_session(int device)
         vkml_context_destroy(&ctx);
         return;
     }
-    float x[120], y_before[7], y_after[7], r[72];
+    float x[240], y_before[7], y_after[7], r[72];
     uint64_t seed = 3;
-    for (int i = 0; i < 120; i++)
+    for (int i = 0; i < 240; i++)
         x[i] = test_randf(&seed, -1, 1);
-    vkml_tensor in = {.dtype = VKML_DTYPE_FLOAT, .rank = 5, .dims = {1, 2, 3, 4, 5}, .data = x,
+    vkml_tensor in = {.dtype = VKML_DTYPE_FLOAT, .rank = 6, .dims = {1, 2, 3, 4, 5, 2}, .data = x,
                       .size = sizeof(x)};
     vkml_tensor outs[2] = {
         {.dtype = VKML_DTYPE_FLOAT, .rank = 2, .dims = {1, 7}, .data = y_before,
          .size = sizeof(y_before)},
-        {.dtype = VKML_DTYPE_FLOAT, .rank = 5, .dims = {1, 3, 2, 3, 4}, .data = r,
+        {.dtype = VKML_DTYPE_FLOAT, .rank = 6, .dims = {1, 3, 2, 3, 4, 1}, .data = r,
          .size = sizeof(r)},
     };
     CHECK_OK(vkml_session_run(s, &in, 1, outs, 2, &err), &err);

@@ -1,0 +1,74 @@
+/* Vulkan lowering of Resize and Upsample (resize.comp): up to 4 dims, nearest/linear/cubic,
+ * every coordinate transform; antialiased downsampling stays on the CPU. */
+#include "ops/resize.h"
+#include "vulkan/vk_ops.h"
+
+#include <string.h>
+
+#define RESIZE_GPU_RANK 4
+
+/* The geometry of the node from its constant inputs. */
+static vkml_status geometry(const graph_value *values, const graph_node *node, resize_geometry *g,
+                            vkml_error *err)
+{
+    const graph_value *x = &values[node->inputs[0]];
+    resize_inputs ri;
+    vkml_status st = resize_read_inputs(values, node, NULL, &ri, err);
+    return st ? st : resize_resolve(node->params, x->rank, x->dims, &ri, g, err);
+}
+
+VKML_GPU_SUPPORTS_DECL(gpu_resize_supports)
+{
+    const resize_params *p = node->params;
+    vkml_error err;
+    resize_geometry g;
+    if (geometry(values, node, &g, &err) != VKML_OK)
+        return vk_parse_failed(&err, why, why_size);
+    if (g.rank > RESIZE_GPU_RANK || g.rank < 1)
+        return vk_unsupported(why, why_size, "%s of rank %d: the Vulkan kernel takes 1 to %d",
+                              node->op_type, g.rank, RESIZE_GPU_RANK);
+    for (int d = 0; d < g.rank; d++)
+        if (p->antialias && p->mode != RESIZE_NEAREST && g.scale[d] < 1.0)
+            return vk_unsupported(why, why_size, "%s: antialiased downsampling runs on the CPU",
+                                  node->op_type);
+    return vk_check_tensors(values, node, caps, true, why, why_size);
+}
+
+/* Whether output index x of axis d reads input x alone. */
+static bool identity_axis(const resize_params *p, const resize_geometry *g, int d)
+{
+    return g->out[d] == g->in[d] && g->scale[d] == 1.0 &&
+           (p->coord != RESIZE_TF_CROP_AND_RESIZE || (g->roi_start[d] == 0 && g->roi_end[d] == 1));
+}
+
+VKML_GPU_DECL(gpu_resize)
+{
+    const resize_params *p = node->params;
+    resize_geometry g;
+    vkml_status st = geometry(values, node, &g, err);
+    if (st != VKML_OK)
+        return st;
+    resize_push pc = {.mode = p->mode, .coord = p->coord, .nearest = p->nearest,
+                      .flags = p->exclude_outside ? 16u : 0u, .cubic_a = p->cubic_a,
+                      .extrapolation = p->extrapolation};
+    int lead = RESIZE_GPU_RANK - g.rank;
+    for (int d = 0; d < RESIZE_GPU_RANK; d++) {
+        int s = d - lead;
+        bool pad = s < 0;
+        pc.in_dims[d] = pad ? 1 : vk_u32(g.in[s]);
+        pc.out_dims[d] = pad ? 1 : vk_u32(g.out[s]);
+        pc.scale[d] = pad ? 1.0f : (float)g.scale[s];
+        pc.out_exact[d] = pad ? 1.0f : (float)g.out_exact[s];
+        pc.roi_start[d] = pad ? 0.0f : (float)g.roi_start[s];
+        pc.roi_end[d] = pad ? 1.0f : (float)g.roi_end[s];
+        if (pad || identity_axis(p, &g, s))
+            pc.flags |= 1u << d;
+    }
+    uint64_t count = vkml_tensor_element_count(g.rank, g.out);
+    pc.count = (uint32_t)count;
+    if (count == 0)
+        return VKML_OK;
+    int bind[] = {node->inputs[0], node->outputs[0]};
+    return vk_rec_kernel_1d(rec, VK_KERNEL_RESIZE, values[node->inputs[0]].dtype, bind, &pc,
+                            sizeof(pc), count, err);
+}

@@ -1,0 +1,60 @@
+#version 450
+// Direct convolution over 1 to 3 spatial dims (leading 1s), any group, one invocation per
+// output element of Y [N, M, O0, O1, O2]; X [N, C, I...], W [M, C/group, K...], B [M]
+// (binding 2, read when flags bit 0). Only the window's taps inside the input are walked.
+// -D DEPTHWISE=1: the kernel for group == C (one input channel per output channel, as in
+// MobileNets): no channel loop, the filter taps of one channel in a row.
+#define PUSH_WINDOW3
+#include "index.glsl"
+#include "buffers.glsl"
+#include "push.h"
+#include "window.glsl"
+
+DECLARE_IN(0, x)
+DECLARE_IN(1, w)
+DECLARE_IN(2, bias)
+DECLARE_OUT(3, y)
+
+void main()
+{
+    uint i = flat_index();
+    if (i >= p.count)
+        return;
+    uint o[3], rest = i;
+    for (int d = 2; d >= 0; d--) {
+        o[d] = rest % p.out_dims[d];
+        rest /= p.out_dims[d];
+    }
+    uint m = rest % p.channels, n = rest / p.channels;
+    int start[3];
+    uint lo[3], hi[3];
+    for (uint d = 0; d < 3; d++) {
+        start[d] = int(o[d] * p.stride[d]) - int(p.pad_begin[d]);
+        window_taps(start[d], p.dilation[d], p.kernel[d], 0, int(p.in_dims[d]), lo[d], hi[d]);
+    }
+    uint isize = p.in_dims[0] * p.in_dims[1] * p.in_dims[2];
+    uint ksize = p.kernel[0] * p.kernel[1] * p.kernel[2];
+    uint c0 = (m / p.group_out) * p.group_in;
+    float acc = (p.flags & 1u) != 0 ? float(bias[m]) : 0.0;
+#if DEPTHWISE
+    const uint channels = 1;
+#else
+    uint channels = p.group_in;
+#endif
+    for (uint c = 0; c < channels; c++) {
+        uint xplane = (n * p.in_channels + c0 + c) * isize;
+        uint wplane = (m * p.group_in + c) * ksize;
+        for (uint k0 = lo[0]; k0 < hi[0]; k0++) {
+            uint i0 = uint(start[0] + int(k0 * p.dilation[0]));
+            for (uint k1 = lo[1]; k1 < hi[1]; k1++) {
+                uint row = (i0 * p.in_dims[1] + uint(start[1] + int(k1 * p.dilation[1]))) *
+                           p.in_dims[2];
+                uint wrow = (k0 * p.kernel[1] + k1) * p.kernel[2];
+                for (uint k2 = lo[2]; k2 < hi[2]; k2++)
+                    acc += float(x[xplane + row + uint(start[2] + int(k2 * p.dilation[2]))]) *
+                           float(w[wplane + wrow + k2]);
+            }
+        }
+    }
+    y[i] = T(acc);
+}

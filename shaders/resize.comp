@@ -1,0 +1,141 @@
+#version 450
+// Resize (nearest, linear, cubic; every coordinate transform; no antialias), one
+// invocation per output element, over 4 dims (leading 1s). The taps of each axis follow
+// ops/resize.h exactly as the CPU computes them (in float here, double there).
+#define PUSH_RESIZE
+#include "index.glsl"
+#include "buffers.glsl"
+#include "push.h"
+
+DECLARE_IN(0, x)
+DECLARE_OUT(1, y)
+
+// resize_mode, resize_coord, resize_nearest of ops/resize.h
+#define MODE_NEAREST 0
+#define MODE_LINEAR 1
+#define COORD_HALF_PIXEL_SYMMETRIC 1
+#define COORD_PYTORCH_HALF_PIXEL 2
+#define COORD_ALIGN_CORNERS 3
+#define COORD_ASYMMETRIC 4
+#define COORD_TF_CROP_AND_RESIZE 5
+#define NEAREST_ROUND_PREFER_CEIL 1
+#define NEAREST_FLOOR 2
+#define NEAREST_CEIL 3
+#define NEAREST_SIMPLE 4
+
+float coordinate(uint d, float o, out bool outside)
+{
+    float in_ = float(p.in_dims[d]), out_ = p.out_exact[d], s = p.scale[d];
+    outside = false;
+    switch (p.coord) {
+    case COORD_ALIGN_CORNERS: return out_ == 1.0 ? 0.0 : o * (in_ - 1.0) / (out_ - 1.0);
+    case COORD_ASYMMETRIC: return o / s;
+    case COORD_PYTORCH_HALF_PIXEL: return out_ == 1.0 ? -0.5 : (o + 0.5) / s - 0.5;
+    case COORD_HALF_PIXEL_SYMMETRIC:
+        return in_ / 2.0 * (1.0 - float(p.out_dims[d]) / out_) + (o + 0.5) / s - 0.5;
+    case COORD_TF_CROP_AND_RESIZE: {
+        float span = p.roi_end[d] - p.roi_start[d];
+        float c = out_ == 1.0 ? span * (in_ - 1.0) / 2.0 : o * span * (in_ - 1.0) / (out_ - 1.0);
+        c += p.roi_start[d] * (in_ - 1.0);
+        outside = c < 0.0 || c > in_ - 1.0;
+        return c;
+    }
+    default: return (o + 0.5) / s - 0.5;
+    }
+}
+
+float cubic(float t)
+{
+    float a = p.cubic_a;
+    t = abs(t);
+    if (t <= 1.0)
+        return ((a + 2.0) * t - (a + 3.0)) * t * t + 1.0;
+    if (t < 2.0)
+        return ((a * t - 5.0 * a) * t + 8.0 * a) * t - 4.0 * a;
+    return 0.0;
+}
+
+uint nearest_tap(uint d, float ratio)
+{
+    if (ratio == 1.0)
+        return 1;
+    switch (p.nearest) {
+    case NEAREST_ROUND_PREFER_CEIL: return ratio >= 0.5 ? 1 : 0;
+    case NEAREST_FLOOR: return 0;
+    case NEAREST_CEIL: return 1;
+    case NEAREST_SIMPLE: return p.scale[d] < 1.0 ? 1 : 0;
+    default: return ratio > 0.5 ? 1 : 0;
+    }
+}
+
+// Taps of axis d for output index o: count (0: extrapolate), element indices, weights.
+uint axis_taps(uint d, uint o, out int idx[4], out float w[4])
+{
+    if ((p.flags & (1u << d)) != 0) {
+        idx[0] = int(o);
+        w[0] = 1.0;
+        return 1;
+    }
+    bool outside;
+    float c = coordinate(d, float(o), outside);
+    if (outside || isnan(c) || isinf(c))
+        return 0;
+    float base = c == floor(c) ? c - 1.0 : floor(c), ratio = c - base;
+    int last = int(p.in_dims[d]) - 1;
+    if (p.mode == MODE_NEAREST) {
+        idx[0] = clamp(int(base) + int(nearest_tap(d, ratio)), 0, last);
+        w[0] = 1.0;
+        return 1;
+    }
+    uint n = p.mode == MODE_LINEAR ? 2 : 4;
+    int start = p.mode == MODE_LINEAR ? 0 : -1;
+    float sum = 0.0;
+    for (uint k = 0; k < n; k++) {
+        int t = start + int(k), i = int(base) + t;
+        float dist = float(t) - ratio;
+        w[k] = p.mode == MODE_LINEAR ? max(0.0, 1.0 - abs(dist)) : cubic(dist);
+        if ((p.flags & 16u) != 0 && (i < 0 || i > last))
+            w[k] = 0.0;
+        idx[k] = clamp(i, 0, last);
+        sum += w[k];
+    }
+    if ((p.flags & 16u) != 0 && sum != 0.0)
+        for (uint k = 0; k < n; k++)
+            w[k] /= sum;
+    return n;
+}
+
+void main()
+{
+    uint i = flat_index();
+    if (i >= p.count)
+        return;
+    uint o[4], rest = i;
+    for (int d = 3; d >= 0; d--) {
+        o[d] = rest % p.out_dims[d];
+        rest /= p.out_dims[d];
+    }
+    int idx[4][4];
+    float w[4][4];
+    uint n[4];
+    for (uint d = 0; d < 4; d++) {
+        n[d] = axis_taps(d, o[d], idx[d], w[d]);
+        if (n[d] == 0) {
+            y[i] = T(p.extrapolation);
+            return;
+        }
+    }
+    float acc = 0.0;
+    for (uint a = 0; a < n[0]; a++)
+        for (uint b = 0; b < n[1]; b++) {
+            uint ab = uint(idx[0][a]) * p.in_dims[1] + uint(idx[1][b]);
+            float wab = w[0][a] * w[1][b];
+            for (uint c = 0; c < n[2]; c++) {
+                uint abc = (ab * p.in_dims[2] + uint(idx[2][c])) * p.in_dims[3];
+                float wabc = wab * w[2][c];
+                for (uint e = 0; e < n[3]; e++)
+                    acc += wabc * w[3][e] * float(x[abc + uint(idx[3][e])]);
+            }
+        }
+    y[i] = T(acc);
+}
