@@ -19,14 +19,14 @@ void main()
         return;
     uint base = i * p.size;
 #if IS_MAX
-    float acc = -1.0 / 0.0;
+    A acc = A(-1.0 / 0.0);
     for (uint j = 0; j < p.size; j++)
-        acc = max(acc, x[base + j]);
-    y[i] = acc;
+        acc = max(acc, A(x[base + j]));
+    y[i] = T(acc);
 #else
-    float acc = 0.0;
+    A acc = A(0.0);
     for (uint j = 0; j < p.size; j++)
-        acc += x[base + j];
-    y[i] = acc / float(p.size);
+        acc += A(x[base + j]);
+    y[i] = T(acc / A(p.size));
 #endif
 }

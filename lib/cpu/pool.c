@@ -119,7 +119,7 @@ vkml_status cpu_pool(const op_cpu_args *args, vkml_error *err)
     return VKML_OK;
 }
 
-vkml_status cpu_global_pool(const op_cpu_args *args, vkml_error *err)
+static vkml_status global_pool_float(const op_cpu_args *args, vkml_error *err)
 {
     global_pool_params p;
     vkml_status st = global_pool_params_parse(args->values, args->node, &p, err);
@@ -135,6 +135,11 @@ vkml_status cpu_global_pool(const op_cpu_args *args, vkml_error *err)
         y[plane] = (float)(p.is_max ? acc : acc / (double)p.spatial_size);
     }
     return VKML_OK;
+}
+
+vkml_status cpu_global_pool(const op_cpu_args *args, vkml_error *err)
+{
+    return cpu_run_as_float(args, global_pool_float, err);
 }
 
 /* Offset in the output (dims out) of flat index `at` of the default shape (dims def), or

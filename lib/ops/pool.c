@@ -121,6 +121,6 @@ vkml_status global_pool_infer(graph_value *values, const graph_node *node, vkml_
     int64_t dims[VKML_MAX_RANK];
     for (int d = 0; d < x->rank; d++)
         dims[d] = d < 2 ? x->dims[d] : 1;
-    op_set_output(values, node, 0, VKML_DTYPE_FLOAT, x->rank, dims);
+    op_set_output(values, node, 0, x->dtype, x->rank, dims);
     return VKML_OK;
 }

@@ -1,6 +1,6 @@
 /* Vulkan lowerings of the per-line normalisations through norm.comp (statistics, then
- * apply, over a reduce_view), and LayerNormalization's Mean/InvStdDev through
- * reduce.comp. */
+ * apply, over a reduce_view), LayerNormalization's Mean/InvStdDev through reduce.comp,
+ * and BatchNormalization through batchnorm.comp (two passes). */
 #include "ops/norm.h"
 #include "vulkan/ops_reduce.h"
 
@@ -78,4 +78,38 @@ VKML_GPU_DECL(gpu_norm)
                            err)))
         return st;
     return record_stats(rec, node, &g, err);
+}
+
+VKML_GPU_SUPPORTS_DECL(gpu_batchnorm_supports)
+{
+    vkml_error err;
+    channel_geom g;
+    if (batchnorm_resolve(values, node, &g, &err) != VKML_OK)
+        return vk_parse_failed(&err, why, why_size);
+    /* dtypes: the registry's mask (float, float16, double by the device's features) */
+    return vk_check_tensors(values, node, caps, true, why, why_size);
+}
+
+VKML_GPU_DECL(gpu_batchnorm)
+{
+    channel_geom g;
+    vkml_status st = batchnorm_resolve(values, node, &g, err);
+    if (st != VKML_OK)
+        return st;
+    const channel_params *p = node->params;
+    batchnorm_push pc = {
+        .count = vk_u32(g.outer * g.channels * g.inner),
+        .channels = vk_u32(g.channels > 0 ? g.channels : 1),
+        .inner = vk_u32(g.inner > 0 ? g.inner : 1),
+        .epsilon = p->epsilon,
+    };
+    const int *in = node->inputs;
+    vkml_dtype t = values[in[0]].dtype;
+    int normalize[] = {in[0], in[3], in[4], node->outputs[0]};
+    int affine[] = {in[1], in[2], node->outputs[0]};
+    st = vk_rec_kernel_1d(rec, VK_KERNEL_BATCHNORM_NORMALIZE, t, normalize, &pc, sizeof(pc),
+                          pc.count, err);
+    return st ? st
+              : vk_rec_kernel_1d(rec, VK_KERNEL_BATCHNORM_AFFINE, t, affine, &pc, sizeof(pc),
+                                 pc.count, err);
 }

@@ -23,7 +23,8 @@ VKML_GPU_SUPPORTS_DECL(gpu_pool_supports)
         global_pool_params gp;
         if (global_pool_params_parse(values, node, &gp, &err) != VKML_OK)
             return vk_parse_failed(&err, why, why_size);
-        return vk_check_tensors(values, node, caps, false, why, why_size);
+        /* dtypes: the registry's mask (float, float16, double by the device's features) */
+        return vk_check_tensors(values, node, caps, true, why, why_size);
     }
     pool_params p;
     if (pool_params_parse(values, node, &p, &err) != VKML_OK)
@@ -96,6 +97,7 @@ VKML_GPU_DECL(gpu_global_pool)
         .size = vk_u32(p.spatial_size),
     };
     int bind[] = {node->inputs[0], node->outputs[0]};
-    return vk_rec_kernel_1d(rec, p.is_max ? VK_KERNEL_GLOBAL_MAXPOOL : VK_KERNEL_GLOBAL_AVGPOOL, VKML_DTYPE_FLOAT,
+    return vk_rec_kernel_1d(rec, p.is_max ? VK_KERNEL_GLOBAL_MAXPOOL : VK_KERNEL_GLOBAL_AVGPOOL,
+                            values[node->inputs[0]].dtype,
                             bind, &pc, sizeof(pc), pc.planes, err);
 }

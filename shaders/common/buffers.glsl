@@ -9,6 +9,9 @@
     layout(std430, set = 0, binding = idx) readonly buffer name##_buf { type name[]; };
 #define DECLARE_OUT_OF(type, idx, name) \
     layout(std430, set = 0, binding = idx) writeonly buffer name##_buf { type name[]; };
+/* Read and written by the same dispatch (a second pass over an output). */
+#define DECLARE_INOUT(idx, name) \
+    layout(std430, set = 0, binding = idx) buffer name##_buf { T name[]; };
 #define DECLARE_IN(idx, name) DECLARE_IN_OF(T, idx, name)
 #define DECLARE_OUT(idx, name) DECLARE_OUT_OF(T, idx, name)
 

@@ -163,6 +163,17 @@ PUSH_F32(epsilon)
 PUSH_END(norm_push)
 #endif
 
+/* BatchNormalization over [outer, channels, inner]: count elements; channel of element i
+ * (i / inner) % channels. */
+#if !defined(VKML_GLSL) || defined(PUSH_BATCHNORM)
+PUSH_BEGIN(batchnorm_push)
+PUSH_U32(count)
+PUSH_U32(channels)
+PUSH_U32(inner)
+PUSH_F32(epsilon)
+PUSH_END(batchnorm_push)
+#endif
+
 /* spatial */
 /* Resize over 4 dims (leading 1s for lower ranks): output element count, sizes, the
  * per-axis scale, the reference's float output size (scale * in) and roi, the

@@ -1,0 +1,101 @@
+/*
+ * Nodes moved onto the GPU for the model zoo and the core tier (suite 'ops'): the global
+ * pools in float16 and double, BatchNormalization standalone (two passes on the GPU),
+ * every Vulkan device against the CPU on odd shapes, and bad input.
+ */
+#include "op_harness.h"
+
+#include <stdio.h>
+
+static const vkml_dtype float_types[] = {VKML_DTYPE_FLOAT, VKML_DTYPE_FLOAT16,
+                                         VKML_DTYPE_DOUBLE};
+
+static const char *dtype_label(vkml_dtype t)
+{
+    return t == VKML_DTYPE_FLOAT16 ? "f16" : t == VKML_DTYPE_DOUBLE ? "f64" : "f32";
+}
+
+static double bound_for(vkml_dtype t, double f32_bound)
+{
+    return t == VKML_DTYPE_FLOAT16 ? OH_BOUND_FP16 : f32_bound;
+}
+
+static void test_global_pool(void)
+{
+    static const char *const ops[] = {"GlobalAveragePool", "GlobalMaxPool"};
+    for (int k = 0; k < 2; k++)
+        for (size_t t = 0; t < 3; t++) {
+            char label[96];
+            oh_case *c = oh_new(ops[k], 13);
+            oh_input(c, float_types[t], 4, (int64_t[]){2, 5, 7, 11}, -2, 2);
+            snprintf(label, sizeof(label), "%s %s", ops[k], dtype_label(float_types[t]));
+            oh_run(c, label, bound_for(float_types[t], OH_BOUND_SUM));
+        }
+    oh_case *c = oh_new("GlobalAveragePool", 13);
+    oh_input(c, VKML_DTYPE_FLOAT16, 3, (int64_t[]){1, 3, 13}, -1, 1);
+    oh_run(c, "GlobalAveragePool 1-D f16", OH_BOUND_FP16);
+
+    c = oh_new("GlobalMaxPool", 13);
+    oh_const(c, VKML_DTYPE_FLOAT, 3, (int64_t[]){1, 2, 3}, (float[]){1, -5, 2, -3, -1, -2});
+    oh_expect(c, 0, (float[]){2, -1});
+    oh_run(c, "GlobalMaxPool known values", OH_BOUND_EXACT);
+}
+
+static void run_batchnorm(const char *label, vkml_dtype t, int rank, const int64_t *dims,
+                          int opset)
+{
+    oh_case *c = oh_new("BatchNormalization", opset);
+    oh_input(c, t, rank, dims, -3, 3);
+    int64_t ch[] = {rank > 1 ? dims[1] : 1};
+    oh_const_random(c, t, 1, ch, 0.5, 2);   /* scale */
+    oh_const_random(c, t, 1, ch, -1, 1);    /* B */
+    oh_const_random(c, t, 1, ch, -0.5, 0.5); /* mean */
+    oh_const_random(c, t, 1, ch, 0.1, 3);   /* var */
+    oh_attr_float(c, "epsilon", 1e-3f);
+    oh_run(c, label, bound_for(t, OH_BOUND_TRANSCENDENTAL));
+}
+
+static void test_batchnorm(void)
+{
+    for (size_t t = 0; t < 3; t++) {
+        char label[96];
+        snprintf(label, sizeof(label), "BatchNormalization 4-D %s", dtype_label(float_types[t]));
+        run_batchnorm(label, float_types[t], 4, (int64_t[]){5, 7, 11, 13}, 15);
+        snprintf(label, sizeof(label), "BatchNormalization 2-D %s", dtype_label(float_types[t]));
+        run_batchnorm(label, float_types[t], 2, (int64_t[]){3, 17}, 9);
+        snprintf(label, sizeof(label), "BatchNormalization 3-D opset 7 %s",
+                 dtype_label(float_types[t]));
+        run_batchnorm(label, float_types[t], 3, (int64_t[]){2, 3, 1}, 7);
+    }
+    oh_case *c = oh_new("BatchNormalization", 15);
+    oh_const(c, VKML_DTYPE_FLOAT, 2, (int64_t[]){2, 2}, (float[]){1, 2, 3, 4});
+    oh_const(c, VKML_DTYPE_FLOAT, 1, (int64_t[]){2}, (float[]){2, 1});
+    oh_const(c, VKML_DTYPE_FLOAT, 1, (int64_t[]){2}, (float[]){0, 10});
+    oh_const(c, VKML_DTYPE_FLOAT, 1, (int64_t[]){2}, (float[]){1, 0});
+    oh_const(c, VKML_DTYPE_FLOAT, 1, (int64_t[]){2}, (float[]){4, 1});
+    oh_attr_float(c, "epsilon", 0);
+    oh_expect(c, 0, (float[]){0, 12, 2, 14});
+    oh_run(c, "BatchNormalization known values", OH_BOUND_EXACT);
+
+    c = oh_new("BatchNormalization", 15);
+    oh_input(c, VKML_DTYPE_FLOAT, 4, (int64_t[]){1, 3, 2, 2}, -1, 1);
+    for (int i = 0; i < 4; i++)
+        oh_const_random(c, VKML_DTYPE_FLOAT, 1, (int64_t[]){4}, 0.5, 1);
+    oh_expect_error(c, VKML_ERROR_INVALID_MODEL, "needs 3 elements");
+    oh_run(c, "BatchNormalization statistics of the wrong size", OH_BOUND_EXACT);
+
+    c = oh_new("BatchNormalization", 15);
+    oh_input(c, VKML_DTYPE_FLOAT, 4, (int64_t[]){1, 3, 2, 2}, -1, 1);
+    for (int i = 0; i < 4; i++)
+        oh_const_random(c, VKML_DTYPE_FLOAT, 1, (int64_t[]){3}, 0.5, 1);
+    oh_attr_int(c, "training_mode", 1);
+    oh_expect_error(c, VKML_ERROR_UNSUPPORTED, "training_mode");
+    oh_run(c, "BatchNormalization training_mode", OH_BOUND_EXACT);
+}
+
+int main(void)
+{
+    test_global_pool();
+    test_batchnorm();
+    return oh_finish();
+}
