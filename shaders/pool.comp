@@ -76,7 +76,11 @@ void main()
 #elif POOL == 2
     acc = pow(acc, 1.0 / p.lp_p);
 #endif
+#if IS_FLOAT
     y[i] = T(acc);
+#else
+    y[i] = T(A(first ? 0.0 : acc)); // MaxPool int8/uint8: exact in float; no taps gives 0, as the CPU
+#endif
 #if WITH_INDICES
     if ((p.flags & 2u) != 0) { // column-major within the plane
         uint b2 = best % p.in_dims[2], b1 = (best / p.in_dims[2]) % p.in_dims[1];

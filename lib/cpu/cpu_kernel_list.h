@@ -60,7 +60,7 @@ CPU_KERNEL(Conv, cpu_conv, DT_FLOATS)
 /* pooling */
 CPU_KERNEL(AveragePool, cpu_pool, DT_FLOATS)
 CPU_KERNEL(GlobalAveragePool, cpu_global_pool, DT_FLOATS)
-CPU_KERNEL(GlobalMaxPool, cpu_global_pool, DT(FLOAT))
+CPU_KERNEL(GlobalMaxPool, cpu_global_pool, DT_FLOATS)
 CPU_KERNEL(LpPool, cpu_pool, DT_FLOATS)
 CPU_KERNEL(MaxPool, cpu_pool, DT_FLOATS | DT(INT8) | DT(UINT8))
 CPU_KERNEL(MaxUnpool, cpu_maxunpool, DT_FLOATS)

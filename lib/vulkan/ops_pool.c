@@ -38,7 +38,8 @@ VKML_GPU_SUPPORTS_DECL(gpu_pool_supports)
             p.win.out[d] * p.win.strides[d] > INT32_MAX)
             return vk_unsupported(why, why_size, "%s: window beyond the kernel's 32-bit "
                                   "arithmetic", node->op_type);
-    /* dtypes: the registry's mask (float, float16; Indices int64 by the device's features) */
+    /* dtypes: the registry's mask (float, float16, MaxPool int8/uint8; Indices int64 by the
+     * device's features) */
     return vk_check_tensors(values, node, caps, true, why, why_size);
 }
 

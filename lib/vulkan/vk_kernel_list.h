@@ -64,7 +64,7 @@ GPU_KERNEL(AveragePool, gpu_pool, gpu_pool_supports, DT(FLOAT) | DT(FLOAT16))
 GPU_KERNEL(GlobalAveragePool, gpu_global_pool, gpu_pool_supports, DT_FLOATS)
 GPU_KERNEL(GlobalMaxPool, gpu_global_pool, gpu_pool_supports, DT_FLOATS)
 GPU_KERNEL(LpPool, gpu_pool, gpu_pool_supports, DT(FLOAT) | DT(FLOAT16))
-GPU_KERNEL(MaxPool, gpu_pool, gpu_pool_supports, DT(FLOAT) | DT(FLOAT16))
+GPU_KERNEL(MaxPool, gpu_pool, gpu_pool_supports, DT(FLOAT) | DT(FLOAT16) | DT(INT8) | DT(UINT8))
 /* matrix products */
 GPU_KERNEL(Gemm, gpu_gemm, gpu_gemm_supports, DT_FLOATS | DT(INT32) | DT(UINT32) | DT(INT64) | DT(UINT64))
 GPU_KERNEL(MatMul, gpu_matmul, gpu_matmul_supports, DT_FLOATS | DT(INT32) | DT(UINT32) | DT(INT64) | DT(UINT64))

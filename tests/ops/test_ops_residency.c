@@ -1,6 +1,6 @@
 /*
  * Nodes moved onto the GPU for the model zoo and the core tier (suite 'ops'): the global
- * pools in float16 and double, BatchNormalization standalone (two passes on the GPU),
+ * pools in float16 and double, MaxPool int8/uint8, BatchNormalization standalone (two passes on the GPU),
  * every Vulkan device against the CPU on odd shapes, and bad input.
  */
 #include "op_harness.h"
@@ -39,6 +39,33 @@ static void test_global_pool(void)
     oh_const(c, VKML_DTYPE_FLOAT, 3, (int64_t[]){1, 2, 3}, (float[]){1, -5, 2, -3, -1, -2});
     oh_expect(c, 0, (float[]){2, -1});
     oh_run(c, "GlobalMaxPool known values", OH_BOUND_EXACT);
+}
+
+/* MaxPool int8/uint8 (exact in the kernel's float arithmetic), with padding and Indices. */
+static void test_maxpool_int(void)
+{
+    static const vkml_dtype types[] = {VKML_DTYPE_INT8, VKML_DTYPE_UINT8};
+    for (size_t t = 0; t < 2; t++)
+        for (int indices = 0; indices < 2; indices++) {
+            char label[96];
+            oh_case *c = oh_new("MaxPool", 12);
+            bool s8 = types[t] == VKML_DTYPE_INT8;
+            oh_input(c, types[t], 4, (int64_t[]){2, 3, 11, 13}, s8 ? -128 : 0, s8 ? 127 : 255);
+            oh_attr_ints(c, "kernel_shape", 2, (int64_t[]){3, 2});
+            oh_attr_ints(c, "strides", 2, (int64_t[]){2, 3});
+            oh_attr_ints(c, "dilations", 2, (int64_t[]){1, 2});
+            oh_attr_ints(c, "pads", 4, (int64_t[]){2, 1, 1, 1});
+            if (indices)
+                oh_outputs(c, 2);
+            snprintf(label, sizeof(label), "MaxPool %s%s", s8 ? "int8" : "uint8",
+                     indices ? " with Indices" : "");
+            oh_run(c, label, OH_BOUND_EXACT);
+        }
+    oh_case *c = oh_new("MaxPool", 12);
+    oh_const(c, VKML_DTYPE_INT8, 4, (int64_t[]){1, 1, 2, 2}, (int8_t[]){-7, -3, -128, 5});
+    oh_attr_ints(c, "kernel_shape", 2, (int64_t[]){2, 1});
+    oh_expect(c, 0, (int8_t[]){-7, 5});
+    oh_run(c, "MaxPool int8 known values", OH_BOUND_EXACT);
 }
 
 static void run_batchnorm(const char *label, vkml_dtype t, int rank, const int64_t *dims,
@@ -96,6 +123,7 @@ static void test_batchnorm(void)
 int main(void)
 {
     test_global_pool();
+    test_maxpool_int();
     test_batchnorm();
     return oh_finish();
 }

@@ -366,7 +366,6 @@ static void test_pool(void)
     c = oh_new("MaxPool", 12);
     oh_input(c, VKML_DTYPE_UINT8, 4, (int64_t[]){1, 2, 5, 7}, 0, 255);
     oh_attr_ints(c, "kernel_shape", 2, (int64_t[]){2, 2});
-    oh_expect_gpu(c, false);
     oh_run(c, "MaxPool uint8", OH_BOUND_EXACT);
 
     c = oh_new("MaxPool", 12);
