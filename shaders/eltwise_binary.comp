@@ -1,8 +1,10 @@
 #version 450
 // Elementwise binary op with numpy broadcasting: y[i] = a[ia] OP b[ib], where ia/ib are
 // the output coordinates dotted with each input's strides (0 where broadcast). The op is
-// one -D OP_<NAME>; OUT_BOOL: y is uint8 0/1 (comparisons); B_I32/B_I64: b (Pow's
-// exponent) is int32/int64 instead of T. Integer x / 0 and x % 0 give 0, MIN / -1 wraps.
+// one -D OP_<NAME>; OUT_BOOL: y is uint8 0/1 (comparisons); B_I32/B_I64/B_U32/B_U64/B_F32/
+// B_F64: b (Pow's exponent) has that type instead of T. Integer x / 0 and x % 0 give 0,
+// MIN / -1 wraps. An integer base with a float exponent takes the exponent truncated and
+// saturated to int64 (NaN 0), as the CPU kernel's int64 class does.
 #define PUSH_BINARY
 #include "rank.glsl"
 #include "buffers.glsl"
@@ -13,13 +15,35 @@
 #extension GL_EXT_shader_8bit_storage : require
 #extension GL_EXT_shader_explicit_arithmetic_types_int8 : require
 #endif
-#if defined(B_I64)
+#if defined(B_I64) || defined(B_U64) || ((defined(B_F32) || defined(B_F64)) && !IS_FLOAT)
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+#endif
+#if defined(B_I64)
 #define B int64_t
+#elif defined(B_U64)
+#define B uint64_t
 #elif defined(B_I32)
 #define B int
+#elif defined(B_U32)
+#define B uint
+#elif defined(B_F32)
+#define B float
+#elif defined(B_F64)
+#define B double
 #else
 #define B T
+#endif
+// Pow's exponent type E and its conversion from B.
+#if (defined(B_F32) || defined(B_F64)) && !IS_FLOAT
+#define E int64_t
+E exponent(B v)
+{
+    return isnan(v) ? E(0) : v <= B(-9.2233720368547758e18) ? E(-9223372036854775807l - 1l)
+         : v >= B(9.2233720368547758e18) ? E(9223372036854775807l) : E(v);
+}
+#else
+#define E A
+#define exponent(v) A(v)
 #endif
 // Bits of A: shifts by this much or more give 0 (GLSL leaves them undefined).
 #if defined(DTYPE_I64) || defined(DTYPE_U64)
@@ -41,15 +65,13 @@ DECLARE_OUT_OF(Y, 2, y)
 
 #if !IS_FLOAT
 // b^e by squaring: at most 64 steps; negative e truncates 1/b^|e| toward zero.
-A ipow(A base, A e)
+A ipow(A base, E e)
 {
-#if IS_SIGNED
-    if (e < A(0))
-        return base == A(1) ? A(1) : base == A(-1) ? ((e & A(1)) != A(0) ? base : A(1)) : A(0);
-#endif
+    if (e < E(0))
+        return base == A(1) ? A(1) : base == A(-1) ? ((e & E(1)) != E(0) ? base : A(1)) : A(0);
     A r = A(1);
-    for (int k = 0; k < 64 && e != A(0); k++) {
-        if ((e & A(1)) != A(0))
+    for (int k = 0; k < 64 && e != E(0); k++) {
+        if ((e & E(1)) != E(0))
             r *= base;
         base *= base;
         e >>= 1;
@@ -58,6 +80,16 @@ A ipow(A base, A e)
 }
 #endif
 
+#if defined(OP_POW)
+A op(A x, E z)
+{
+#if IS_FLOAT
+    return pow_c(x, z);
+#else
+    return ipow(x, z);
+#endif
+}
+#else
 A op(A x, A z)
 {
 #if defined(OP_ADD)
@@ -91,10 +123,6 @@ A op(A x, A z)
         r += z;
 #endif
     return r;
-#elif defined(OP_POW) && IS_FLOAT
-    return pow_c(x, z);
-#elif defined(OP_POW)
-    return ipow(x, z);
 #elif defined(OP_SHL)
     return z >= A(A_BITS) ? A(0) : x << z;
 #elif defined(OP_SHR)
@@ -135,6 +163,7 @@ A op(A x, A z)
 #error unknown OP
 #endif
 }
+#endif
 
 void main()
 {
@@ -148,5 +177,5 @@ void main()
         ia += c * p.a_strides[d];
         ib += c * p.b_strides[d];
     }
-    y[i] = Y(op(A(a[ia]), A(b[ib])));
+    y[i] = Y(op(A(a[ia]), exponent(b[ib])));
 }

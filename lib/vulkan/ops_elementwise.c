@@ -49,6 +49,13 @@ static const vk_kernel_id cast_kernels[VKML_DTYPE_UINT64 + 1] = {
     [VKML_DTYPE_UINT64] = VK_KERNEL_CAST_TO_U64, [VKML_DTYPE_BOOL] = VK_KERNEL_CAST_TO_BOOL,
 };
 
+/* Pow's kernel per exponent dtype when the exponent's type is not the base's. */
+static const vk_kernel_id pow_exponent_kernels[VKML_DTYPE_UINT64 + 1] = {
+    [VKML_DTYPE_INT32] = VK_KERNEL_B_POW_EXP_I32,  [VKML_DTYPE_INT64] = VK_KERNEL_B_POW_EXP_I64,
+    [VKML_DTYPE_UINT32] = VK_KERNEL_B_POW_EXP_U32, [VKML_DTYPE_UINT64] = VK_KERNEL_B_POW_EXP_U64,
+    [VKML_DTYPE_FLOAT] = VK_KERNEL_B_POW_EXP_F32,  [VKML_DTYPE_DOUBLE] = VK_KERNEL_B_POW_EXP_F64,
+};
+
 static vkml_dtype dtype_of(const graph_value *values, const graph_node *node, int i)
 {
     return i < node->n_inputs && node->inputs[i] >= 0 ? values[node->inputs[i]].dtype
@@ -68,10 +75,9 @@ static vk_kernel_id pick_kernel(const graph_value *values, const graph_node *nod
     case ELT_GELU: return p->gelu_tanh ? VK_KERNEL_U_GELU_TANH : VK_KERNEL_U_GELU;
     case ELT_CLIP: return node->opset < 11 ? VK_KERNEL_U_CLIP : VK_KERNEL_T_CLIP;
     case ELT_POW:
-        return b == *dtype                ? VK_KERNEL_B_POW
-               : b == VKML_DTYPE_INT32    ? VK_KERNEL_B_POW_EXP_I32
-               : b == VKML_DTYPE_INT64    ? VK_KERNEL_B_POW_EXP_I64
-                                          : NO_KERNEL;
+        return b == *dtype ? VK_KERNEL_B_POW
+               : b <= VKML_DTYPE_UINT64 && pow_exponent_kernels[b] ? pow_exponent_kernels[b]
+                                                                   : NO_KERNEL;
     case ELT_CAST:
     case ELT_CAST_LIKE: {
         vkml_dtype to = values[node->outputs[0]].dtype;

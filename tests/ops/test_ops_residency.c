@@ -1,10 +1,12 @@
 /*
  * Nodes moved onto the GPU for the model zoo and the core tier (suite 'ops'): the global
- * pools in float16 and double, MaxPool int8/uint8, BatchNormalization standalone (two passes on the GPU),
+ * pools in float16 and double, MaxPool int8/uint8, Pow with mixed types, BatchNormalization
+ * standalone (two passes on the GPU),
  * every Vulkan device against the CPU on odd shapes, and bad input.
  */
 #include "op_harness.h"
 
+#include <math.h>
 #include <stdio.h>
 
 static const vkml_dtype float_types[] = {VKML_DTYPE_FLOAT, VKML_DTYPE_FLOAT16,
@@ -68,6 +70,40 @@ static void test_maxpool_int(void)
     oh_run(c, "MaxPool int8 known values", OH_BOUND_EXACT);
 }
 
+static bool is_float(vkml_dtype t)
+{
+    return t == VKML_DTYPE_FLOAT || t == VKML_DTYPE_FLOAT16 || t == VKML_DTYPE_DOUBLE;
+}
+
+/* Pow with an exponent of another type: every base x exponent pair the GPU takes. */
+static void test_pow_mixed(void)
+{
+    static const vkml_dtype bases[] = {VKML_DTYPE_FLOAT, VKML_DTYPE_FLOAT16, VKML_DTYPE_INT32,
+                                       VKML_DTYPE_INT64};
+    static const vkml_dtype exps[] = {VKML_DTYPE_INT32, VKML_DTYPE_INT64, VKML_DTYPE_UINT32,
+                                      VKML_DTYPE_UINT64, VKML_DTYPE_FLOAT, VKML_DTYPE_DOUBLE};
+    for (size_t i = 0; i < 4; i++)
+        for (size_t j = 0; j < 6; j++) {
+            vkml_dtype b = bases[i], e = exps[j];
+            if (b == e || (!is_float(b) && !is_float(e)))
+                continue;
+            char label[96];
+            oh_case *c = oh_new("Pow", 15);
+            oh_input(c, b, 3, (int64_t[]){5, 7, 11}, is_float(b) ? 0.1 : -4, is_float(b) ? 2 : 4);
+            oh_input(c, e, 2, (int64_t[]){7, 11}, e == VKML_DTYPE_UINT32 || e == VKML_DTYPE_UINT64 ? 0 : -3,
+                     5);
+            snprintf(label, sizeof(label), "Pow %s ^ %s", vkml_dtype_name(b), vkml_dtype_name(e));
+            oh_run(c, label, bound_for(b, OH_BOUND_TRANSCENDENTAL));
+        }
+    /* An integer base with NaN and huge float exponents: truncated and saturated. */
+    oh_case *c = oh_new("Pow", 15);
+    oh_const(c, VKML_DTYPE_INT32, 1, (int64_t[]){5}, (int32_t[]){3, 1, 5, 2, 2});
+    oh_const(c, VKML_DTYPE_FLOAT, 1, (int64_t[]){5},
+             (float[]){2.9f, 1e30f, 3.99f, -1e30f, (float)NAN});
+    oh_expect(c, 0, (int32_t[]){9, 1, 125, 0, 1});
+    oh_run(c, "Pow int32 ^ float, NaN and huge exponents", OH_BOUND_EXACT);
+}
+
 static void run_batchnorm(const char *label, vkml_dtype t, int rank, const int64_t *dims,
                           int opset)
 {
@@ -124,6 +160,7 @@ int main(void)
 {
     test_global_pool();
     test_maxpool_int();
+    test_pow_mixed();
     test_batchnorm();
     return oh_finish();
 }
