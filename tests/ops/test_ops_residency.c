@@ -1,7 +1,7 @@
 /*
  * Nodes moved onto the GPU for the model zoo and the core tier (suite 'ops'): the global
- * pools in float16 and double, MaxPool int8/uint8, Pow with mixed types, BatchNormalization
- * standalone (two passes on the GPU),
+ * pools in float16 and double, MaxPool int8/uint8, Pow with mixed types,
+ * empty-set reductions, BatchNormalization standalone (two passes on the GPU),
  * every Vulkan device against the CPU on odd shapes, and bad input.
  */
 #include "op_harness.h"
@@ -104,6 +104,37 @@ static void test_pow_mixed(void)
     oh_run(c, "Pow int32 ^ float, NaN and huge exponents", OH_BOUND_EXACT);
 }
 
+/* Reductions over an empty set give the op's identity; an empty output records nothing. */
+static void test_reduce_empty(void)
+{
+    static const char *const ops[] = {"ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd",
+                                      "ReduceLogSum", "ReduceLogSumExp", "ReduceMean",
+                                      "ReduceL2", "ReduceSumSquare"};
+    static const vkml_dtype types[] = {VKML_DTYPE_FLOAT, VKML_DTYPE_INT32, VKML_DTYPE_INT64};
+    for (size_t k = 0; k < sizeof(ops) / sizeof(ops[0]); k++)
+        for (size_t t = 0; t < 3; t++) {
+            bool int_ok = k < 4; /* the GPU's integer reductions: Sum, Max, Min, Prod */
+            if (t > 0 && !int_ok)
+                continue;
+            char label[96];
+            oh_case *c = oh_new(ops[k], 18);
+            oh_input(c, types[t], 3, (int64_t[]){3, 0, 5}, -1, 1);
+            oh_const_i64(c, 1, (int64_t[]){1});
+            snprintf(label, sizeof(label), "%s empty set %s", ops[k], vkml_dtype_name(types[t]));
+            oh_run(c, label, OH_BOUND_EXACT);
+        }
+    oh_case *c = oh_new("ReduceSum", 13);
+    oh_input(c, VKML_DTYPE_FLOAT, 3, (int64_t[]){2, 0, 4}, -1, 1);
+    oh_const_i64(c, 1, (int64_t[]){2});
+    oh_run(c, "ReduceSum of an empty tensor over a non-empty axis", OH_BOUND_EXACT);
+
+    c = oh_new("ArgMax", 13);
+    oh_input(c, VKML_DTYPE_FLOAT, 2, (int64_t[]){3, 0}, -1, 1);
+    oh_attr_int(c, "axis", 1);
+    oh_expect_error(c, VKML_ERROR_INVALID_MODEL, "has size 0");
+    oh_run(c, "ArgMax over an empty axis", OH_BOUND_EXACT);
+}
+
 static void run_batchnorm(const char *label, vkml_dtype t, int rank, const int64_t *dims,
                           int opset)
 {
@@ -161,6 +192,7 @@ int main(void)
     test_global_pool();
     test_maxpool_int();
     test_pow_mixed();
+    test_reduce_empty();
     test_batchnorm();
     return oh_finish();
 }
