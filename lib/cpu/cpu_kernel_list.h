@@ -169,3 +169,8 @@ CPU_KERNEL(Or, cpu_eltwise, DT(BOOL))
 CPU_KERNEL(Where, cpu_eltwise, DT_ALL)
 CPU_KERNEL(Xor, cpu_eltwise, DT(BOOL))
 
+
+/* recurrent (cpu/rnn.c) */
+CPU_KERNEL(GRU, cpu_rnn, DT_FLOATS)
+CPU_KERNEL(LSTM, cpu_rnn, DT_FLOATS)
+CPU_KERNEL(RNN, cpu_rnn, DT_FLOATS)

@@ -14,6 +14,7 @@
 #include "ops/gridsample.h"
 #include "ops/pool.h"
 #include "ops/resize.h"
+#include "ops/rnn.h" /* recurrent */
 
 #include <stdio.h>
 #include <string.h>
