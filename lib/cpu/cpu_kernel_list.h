@@ -170,7 +170,8 @@ CPU_KERNEL(Where, cpu_eltwise, DT_ALL)
 CPU_KERNEL(Xor, cpu_eltwise, DT(BOOL))
 
 
-/* recurrent (cpu/rnn.c) */
+/* recurrent and leftovers (cpu/rnn.c, cpu/deformconv.c) */
+CPU_KERNEL(DeformConv, cpu_deformconv, DT_FLOATS)
 CPU_KERNEL(GRU, cpu_rnn, DT_FLOATS)
 CPU_KERNEL(LSTM, cpu_rnn, DT_FLOATS)
 CPU_KERNEL(RNN, cpu_rnn, DT_FLOATS)

@@ -42,5 +42,6 @@ OP_PARSE_DECL(einsum_parse);
 OP_PARSE_DECL(attention_parse);
 
 
-/* recurrent */
+/* recurrent and leftovers */
 OP_PARSE_DECL(rnn_parse);
+OP_PARSE_DECL(deformconv_parse);
