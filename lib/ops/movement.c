@@ -42,19 +42,6 @@ vkml_status mv_ints(const graph_value *values, const graph_node *node, int opset
     return op_const_ints(values, node, input, out, max, count, err);
 }
 
-static vkml_status require_data(const graph_value *values, const graph_node *node, int i,
-                                vkml_error *err)
-{
-    vkml_status st = op_require_input(values, node, i, err);
-    if (st)
-        return st;
-    const graph_value *x = &values[node->inputs[i]];
-    if (vkml_dtype_size(x->dtype) == 0)
-        return vkml_fail(err, VKML_ERROR_UNSUPPORTED, "%s: dtype %s of input %d '%s' is not supported",
-                         node->op_type, vkml_dtype_name(x->dtype), i, x->name);
-    return VKML_OK;
-}
-
 static void dense_strides(int rank, const int64_t *dims, int64_t *strides)
 {
     int64_t s = 1;
@@ -119,7 +106,7 @@ vkml_status transpose_infer(graph_value *values, const graph_node *node, vkml_er
 {
     int perm[VKML_MAX_RANK];
     vkml_status st;
-    if ((st = op_require_counts(node, 1, 1, 1, err)) || (st = require_data(values, node, 0, err)))
+    if ((st = op_require_counts(node, 1, 1, 1, err)) || (st = op_require_data(values, node, 0, err)))
         return st;
     const graph_value *x = &values[node->inputs[0]];
     if ((st = transpose_perm(node, x->rank, perm, err)))
@@ -170,7 +157,7 @@ vkml_status concat_infer(graph_value *values, const graph_node *node, vkml_error
     if ((st = op_require_counts(node, 1, 1 << 20, 1, err)))
         return st;
     for (int i = 0; i < node->n_inputs; i++)
-        if ((st = require_data(values, node, i, err)))
+        if ((st = op_require_data(values, node, i, err)))
             return st;
     const graph_value *x = &values[node->inputs[0]];
     int axis = 0;
@@ -276,7 +263,7 @@ vkml_status split_infer(graph_value *values, const graph_node *node, vkml_error 
 {
     vkml_status st;
     if ((st = op_require_counts(node, 1, 2, node->n_outputs, err)) ||
-        (st = require_data(values, node, 0, err)))
+        (st = op_require_data(values, node, 0, err)))
         return st;
     if (node->n_outputs < 1 || node->n_outputs > 4096)
         return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "Split: %d outputs", node->n_outputs);
@@ -349,7 +336,7 @@ static vkml_status axes_mask(const graph_value *values, const graph_node *node, 
 vkml_status squeeze_infer(graph_value *values, const graph_node *node, vkml_error *err)
 {
     vkml_status st;
-    if ((st = op_require_counts(node, 1, 2, 1, err)) || (st = require_data(values, node, 0, err)))
+    if ((st = op_require_counts(node, 1, 2, 1, err)) || (st = op_require_data(values, node, 0, err)))
         return st;
     const graph_value *x = &values[node->inputs[0]];
     unsigned mask;
@@ -374,7 +361,7 @@ vkml_status squeeze_infer(graph_value *values, const graph_node *node, vkml_erro
 vkml_status unsqueeze_infer(graph_value *values, const graph_node *node, vkml_error *err)
 {
     vkml_status st;
-    if ((st = op_require_counts(node, 1, 2, 1, err)) || (st = require_data(values, node, 0, err)))
+    if ((st = op_require_counts(node, 1, 2, 1, err)) || (st = op_require_data(values, node, 0, err)))
         return st;
     const graph_value *x = &values[node->inputs[0]];
     const squeeze_params *p = node->params;

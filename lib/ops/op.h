@@ -114,6 +114,10 @@ const op_def *op_table_entry(size_t index);
 /* Checks input i exists and has a known shape; message names node and input. */
 vkml_status op_require_input(const graph_value *values, const graph_node *n, int i,
                              vkml_error *err);
+/* op_require_input, and the input's dtype has a byte size (no strings): UNSUPPORTED
+ * naming it otherwise. */
+vkml_status op_require_data(const graph_value *values, const graph_node *n, int i,
+                            vkml_error *err);
 /* Numpy broadcasting of two shapes; fails naming the node when incompatible. */
 vkml_status op_broadcast(const graph_node *n, int rank_a, const int64_t *a, int rank_b,
                          const int64_t *b, int *rank_out, int64_t *out, vkml_error *err);

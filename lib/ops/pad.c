@@ -60,16 +60,6 @@ int64_t mv_element_to_int(vkml_dtype dtype, const void *p)
     }
 }
 
-static vkml_status require_data(const graph_value *values, const graph_node *node,
-                                vkml_error *err)
-{
-    vkml_status st = op_require_input(values, node, 0, err);
-    if (!st && vkml_dtype_size(values[node->inputs[0]].dtype) == 0)
-        return vkml_fail(err, VKML_ERROR_UNSUPPORTED, "%s: dtype %s is not supported",
-                         node->op_type, vkml_dtype_name(values[node->inputs[0]].dtype));
-    return st;
-}
-
 /* Pad */
 
 vkml_status pad_parse(const graph_node *node, void *params, vkml_error *err)
@@ -143,7 +133,7 @@ vkml_status pad_infer(graph_value *values, const graph_node *node, vkml_error *e
     int64_t begin[VKML_MAX_RANK], end[VKML_MAX_RANK], dims[VKML_MAX_RANK];
     if ((st = op_require_counts(node, node->opset < 11 ? 1 : 2, node->opset < 11 ? 1 : 4, 1,
                                 err)) ||
-        (st = require_data(values, node, err)) ||
+        (st = op_require_data(values, node, 0, err)) ||
         (st = pad_amounts(values, node, begin, end, err)))
         return st;
     const graph_value *x = &values[node->inputs[0]];
@@ -184,7 +174,7 @@ vkml_status tile_infer(graph_value *values, const graph_node *node, vkml_error *
     vkml_status st;
     int64_t repeats[VKML_MAX_RANK], dims[VKML_MAX_RANK];
     size_t n;
-    if ((st = op_require_counts(node, 2, 2, 1, err)) || (st = require_data(values, node, err)) ||
+    if ((st = op_require_counts(node, 2, 2, 1, err)) || (st = op_require_data(values, node, 0, err)) ||
         (st = op_const_ints(values, node, 1, repeats, VKML_MAX_RANK, &n, err)))
         return st;
     const graph_value *x = &values[node->inputs[0]];

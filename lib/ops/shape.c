@@ -6,22 +6,6 @@
 
 #include <string.h>
 
-/* Input 0 known, with a dtype that has a byte size (not string). */
-static vkml_status check_data_input(const graph_value *values, const graph_node *node,
-                                    vkml_error *err)
-{
-    vkml_status st = op_require_input(values, node, 0, err);
-    if (st)
-        return st;
-    const graph_value *x = &values[node->inputs[0]];
-    if (vkml_dtype_size(x->dtype) == 0)
-        return vkml_fail(err, VKML_ERROR_UNSUPPORTED,
-                         "%s: dtype %s of input 0 '%s' is not "
-                         "supported",
-                         node->op_type, vkml_dtype_name(x->dtype), x->name);
-    return VKML_OK;
-}
-
 /* Output 0 gets input 0's dtype, the given shape, and its data when it is constant. */
 void shape_set_alias_output(graph_value *values, const graph_node *node, int rank,
                             const int64_t *dims)
@@ -36,7 +20,7 @@ void shape_set_alias_output(graph_value *values, const graph_node *node, int ran
 vkml_status identity_infer(graph_value *values, const graph_node *node, vkml_error *err)
 {
     vkml_status st;
-    if ((st = op_require_counts(node, 1, 1, 1, err)) || (st = check_data_input(values, node, err)))
+    if ((st = op_require_counts(node, 1, 1, 1, err)) || (st = op_require_data(values, node, 0, err)))
         return st;
     const graph_value *x = &values[node->inputs[0]];
     shape_set_alias_output(values, node, x->rank, x->dims);
@@ -46,7 +30,7 @@ vkml_status identity_infer(graph_value *values, const graph_node *node, vkml_err
 vkml_status flatten_infer(graph_value *values, const graph_node *node, vkml_error *err)
 {
     vkml_status st;
-    if ((st = op_require_counts(node, 1, 1, 1, err)) || (st = check_data_input(values, node, err)))
+    if ((st = op_require_counts(node, 1, 1, 1, err)) || (st = op_require_data(values, node, 0, err)))
         return st;
     const graph_value *x = &values[node->inputs[0]];
     static const op_attr_spec specs[] = {{"axis", GRAPH_ATTR_INT}};
@@ -113,7 +97,7 @@ vkml_status reshape_infer(graph_value *values, const graph_node *node, vkml_erro
     int64_t shape[VKML_MAX_RANK];
     size_t rank;
     if ((st = op_require_counts(node, 2, 2, 1, err)) ||
-        (st = check_data_input(values, node, err)) ||
+        (st = op_require_data(values, node, 0, err)) ||
         (st = op_const_ints(values, node, 1, shape, VKML_MAX_RANK, &rank, err)))
         return st;
     static const op_attr_spec specs[] = {{"allowzero", GRAPH_ATTR_INT}};

@@ -39,6 +39,18 @@ vkml_status op_require_input(const graph_value *values, const graph_node *n, int
     return VKML_OK;
 }
 
+vkml_status op_require_data(const graph_value *values, const graph_node *n, int i, vkml_error *err)
+{
+    vkml_status st = op_require_input(values, n, i, err);
+    if (st)
+        return st;
+    const graph_value *x = &values[n->inputs[i]];
+    if (vkml_dtype_size(x->dtype) == 0)
+        return vkml_fail(err, VKML_ERROR_UNSUPPORTED, "%s: dtype %s of input %d '%s' is not supported",
+                         n->op_type, vkml_dtype_name(x->dtype), i, x->name);
+    return VKML_OK;
+}
+
 vkml_status op_require_dtype(const graph_value *values, const graph_node *n, int i,
                              const vkml_dtype *allowed, size_t n_allowed, vkml_error *err)
 {

@@ -14,16 +14,6 @@ static void dense_strides(int rank, const int64_t *dims, int64_t *strides)
     }
 }
 
-static vkml_status require_data(const graph_value *values, const graph_node *node,
-                                vkml_error *err)
-{
-    vkml_status st = op_require_input(values, node, 0, err);
-    if (!st && vkml_dtype_size(values[node->inputs[0]].dtype) == 0)
-        return vkml_fail(err, VKML_ERROR_UNSUPPORTED, "%s: dtype %s is not supported",
-                         node->op_type, vkml_dtype_name(values[node->inputs[0]].dtype));
-    return st;
-}
-
 /* Slice */
 
 vkml_status slice_parse(const graph_node *node, void *params, vkml_error *err)
@@ -107,7 +97,7 @@ vkml_status slice_infer(graph_value *values, const graph_node *node, vkml_error 
     vkml_status st;
     int64_t first[VKML_MAX_RANK], step[VKML_MAX_RANK], count[VKML_MAX_RANK];
     if ((st = op_require_counts(node, node->opset < 10 ? 1 : 3, node->opset < 10 ? 1 : 5, 1, err)) ||
-        (st = require_data(values, node, err)) ||
+        (st = op_require_data(values, node, 0, err)) ||
         (st = slice_resolve(values, node, first, step, count, err)))
         return st;
     const graph_value *x = &values[node->inputs[0]];
@@ -141,7 +131,7 @@ vkml_status expand_infer(graph_value *values, const graph_node *node, vkml_error
     int64_t shape[VKML_MAX_RANK], dims[VKML_MAX_RANK];
     size_t n;
     int rank;
-    if ((st = op_require_counts(node, 2, 2, 1, err)) || (st = require_data(values, node, err)) ||
+    if ((st = op_require_counts(node, 2, 2, 1, err)) || (st = op_require_data(values, node, 0, err)) ||
         (st = op_const_ints(values, node, 1, shape, VKML_MAX_RANK, &n, err)))
         return st;
     for (size_t i = 0; i < n; i++)
@@ -197,7 +187,7 @@ vkml_status space_infer(graph_value *values, const graph_node *node, vkml_error 
 {
     vkml_status st;
     char sx[160];
-    if ((st = op_require_counts(node, 1, 1, 1, err)) || (st = require_data(values, node, err)))
+    if ((st = op_require_counts(node, 1, 1, 1, err)) || (st = op_require_data(values, node, 0, err)))
         return st;
     const graph_value *x = &values[node->inputs[0]];
     int64_t b = ((const space_params *)node->params)->blocksize;

@@ -10,7 +10,6 @@
  * most of a tile would be idle. */
 #define CONV_GEMM_MIN_CHANNELS 8
 #define CONV_GEMM_TILE 16
-#define CONV_GPU_SPATIAL 3
 
 typedef struct conv_push {
     vk_window_push win;
@@ -45,7 +44,7 @@ VKML_GPU_SUPPORTS_DECL(gpu_conv_supports)
     conv_params p;
     if (conv_params_parse(values, node, &p, &err) != VKML_OK)
         return vk_parse_failed(&err, why, why_size);
-    if (p.win.spatial > CONV_GPU_SPATIAL)
+    if (p.win.spatial > VK_WINDOW3_SPATIAL)
         return vk_unsupported(why, why_size, "Conv with %d spatial dims: the Vulkan kernels "
                               "take 1 to 3", p.win.spatial);
     for (int d = 0; d < p.win.spatial; d++)
@@ -84,19 +83,7 @@ static vkml_status record_window(gpu_recorder *rec, const conv_params *p, vkml_d
                        .group_in = vk_u32(p->in_channels / p->group),
                        .group_out = vk_u32(p->out_channels / p->group),
                        .flags = p->has_bias ? 1u : 0u};
-    int lead = CONV_GPU_SPATIAL - w->spatial;
-    uint64_t count = (uint64_t)(p->batch * p->out_channels);
-    for (int d = 0; d < CONV_GPU_SPATIAL; d++) {
-        int s = d - lead;
-        pc.in_dims[d] = s < 0 ? 1 : vk_u32(w->in[s]);
-        pc.out_dims[d] = s < 0 ? 1 : vk_u32(w->out[s]);
-        pc.kernel[d] = s < 0 ? 1 : vk_u32(w->kernel[s]);
-        pc.stride[d] = s < 0 ? 1 : vk_u32(w->strides[s]);
-        pc.dilation[d] = s < 0 ? 1 : vk_u32(w->dilations[s]);
-        pc.pad_begin[d] = s < 0 ? 0 : vk_u32(w->pads_begin[s]);
-        pc.pad_end[d] = s < 0 ? 0 : vk_u32(w->pads_end[s]);
-        count *= pc.out_dims[d];
-    }
+    uint64_t count = vk_window3_fill(w, (uint64_t)(p->batch * p->out_channels), &pc);
     pc.count = (uint32_t)count;
     vk_kernel_id kernel = pc.group_in == 1 ? VK_KERNEL_CONV_DEPTHWISE : VK_KERNEL_CONV_WINDOW;
     return vk_rec_kernel_1d(rec, kernel, dtype, bind, &pc, sizeof(pc), count, err);

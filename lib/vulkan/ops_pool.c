@@ -1,11 +1,10 @@
 /* Vulkan lowerings of MaxPool (with Indices), AveragePool and LpPool over 1 to 3 spatial
  * dims (pool.comp), and the global pools. */
 #include "ops/pool.h"
-#include "vulkan/vk_ops.h"
+#include "vulkan/ops_window.h"
 
 #include <string.h>
 
-#define POOL_GPU_SPATIAL 3
 
 typedef struct global_pool_push {
     uint32_t planes, size;
@@ -29,7 +28,7 @@ VKML_GPU_SUPPORTS_DECL(gpu_pool_supports)
     pool_params p;
     if (pool_params_parse(values, node, &p, &err) != VKML_OK)
         return vk_parse_failed(&err, why, why_size);
-    if (p.win.spatial > POOL_GPU_SPATIAL)
+    if (p.win.spatial > VK_WINDOW3_SPATIAL)
         return vk_unsupported(why, why_size, "%s with %d spatial dims: the Vulkan kernel takes "
                               "1 to 3", node->op_type, p.win.spatial);
     for (int d = 0; d < p.win.spatial; d++)
@@ -61,19 +60,7 @@ VKML_GPU_DECL(gpu_pool)
     const window_params *w = &p.win;
     window3_push pc = {.channels = vk_u32(p.channels), .lp_p = p.lp_p,
                        .flags = (p.count_include_pad ? 1u : 0u) | (p.storage_order ? 2u : 0u)};
-    int lead = POOL_GPU_SPATIAL - w->spatial;
-    uint64_t count = (uint64_t)(p.batch * p.channels);
-    for (int d = 0; d < POOL_GPU_SPATIAL; d++) {
-        int s = d - lead;
-        pc.in_dims[d] = s < 0 ? 1 : vk_u32(w->in[s]);
-        pc.out_dims[d] = s < 0 ? 1 : vk_u32(w->out[s]);
-        pc.kernel[d] = s < 0 ? 1 : vk_u32(w->kernel[s]);
-        pc.stride[d] = s < 0 ? 1 : vk_u32(w->strides[s]);
-        pc.dilation[d] = s < 0 ? 1 : vk_u32(w->dilations[s]);
-        pc.pad_begin[d] = s < 0 ? 0 : vk_u32(w->pads_begin[s]);
-        pc.pad_end[d] = s < 0 ? 0 : vk_u32(w->pads_end[s]);
-        count *= pc.out_dims[d];
-    }
+    uint64_t count = vk_window3_fill(w, (uint64_t)(p.batch * p.channels), &pc);
     pc.count = (uint32_t)count;
     vk_dispatch dispatch = {
         .kernel = pool_kernel(&p),

@@ -1,5 +1,23 @@
 #include "vulkan/ops_window.h"
 
+uint64_t vk_window3_fill(const window_params *w, uint64_t outer, window3_push *pc)
+{
+    int lead = VK_WINDOW3_SPATIAL - w->spatial;
+    uint64_t count = outer;
+    for (int d = 0; d < VK_WINDOW3_SPATIAL; d++) {
+        int s = d - lead;
+        pc->in_dims[d] = s < 0 ? 1 : vk_u32(w->in[s]);
+        pc->out_dims[d] = s < 0 ? 1 : vk_u32(w->out[s]);
+        pc->kernel[d] = s < 0 ? 1 : vk_u32(w->kernel[s]);
+        pc->stride[d] = s < 0 ? 1 : vk_u32(w->strides[s]);
+        pc->dilation[d] = s < 0 ? 1 : vk_u32(w->dilations[s]);
+        pc->pad_begin[d] = s < 0 ? 0 : vk_u32(w->pads_begin[s]);
+        pc->pad_end[d] = s < 0 ? 0 : vk_u32(w->pads_end[s]);
+        count *= pc->out_dims[d];
+    }
+    return count;
+}
+
 void vk_window_push_fill(const window_params *w, vk_window_push *out, uint32_t pad_end[2])
 {
     /* Dimension index of H and W in the window (H absent for 1-D). */
