@@ -2,7 +2,7 @@
 // Cast: y[i] = x[i] converted from T (the variant's dtype) to the destination type of one
 // -D DST_<X>. Floats to integers truncate and saturate (NaN gives 0: out-of-range
 // conversions are undefined in GLSL); integers to narrower integers wrap; anything to
-// bool is x != 0.
+// bool is x != 0. bfloat16 (source variant bf16, DST_BF16) is stored as uint16_t bits.
 #define PUSH_UNARY
 #include "buffers.glsl"
 #include "push.h"
@@ -54,6 +54,8 @@
 #define D_MAX 18446744073709551615ul
 #elif defined(DST_BOOL)
 #define D uint8_t
+#elif defined(DST_BF16)
+#define D uint16_t
 #else
 #error unknown DST
 #endif
@@ -63,9 +65,27 @@
 DECLARE_IN(0, x)
 DECLARE_OUT_OF(D, 1, y)
 
+// bfloat16 <-> float as lib/core/half.c: the high half, rounded to nearest even; NaN stays
+// a (quiet) NaN.
+float bf16_to_float(uint16_t b)
+{
+    return uintBitsToFloat(uint(b) << 16);
+}
+
+uint16_t bf16_from_float(float f)
+{
+    uint u = floatBitsToUint(f);
+    if ((u & 0x7fffffffu) > 0x7f800000u)
+        return uint16_t((u >> 16) | 0x40u);
+    u += 0x7fffu + ((u >> 16) & 1u);
+    return uint16_t(u >> 16);
+}
+
 D convert(A v)
 {
-#if defined(DST_BOOL)
+#if defined(DST_BF16)
+    return bf16_from_float(float(v));
+#elif defined(DST_BOOL)
     return v != A(0) ? D(1) : D(0);
 #elif defined(DST_F16) && !IS_FLOAT
     return D(float(v));
@@ -83,5 +103,9 @@ void main()
     uint i = flat_index();
     if (i >= p.count)
         return;
+#if defined(DTYPE_BF16)
+    y[i] = convert(bf16_to_float(x[i]));
+#else
     y[i] = convert(A(x[i]));
+#endif
 }

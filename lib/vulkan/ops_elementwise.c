@@ -40,13 +40,14 @@ static const vk_kernel_id op_kernels[ELT_OP_COUNT] = {
 };
 
 /* cast_to_<dtype> per destination dtype number. */
-static const vk_kernel_id cast_kernels[VKML_DTYPE_UINT64 + 1] = {
+static const vk_kernel_id cast_kernels[VKML_DTYPE_BFLOAT16 + 1] = {
     [VKML_DTYPE_FLOAT] = VK_KERNEL_CAST_TO_F32,  [VKML_DTYPE_FLOAT16] = VK_KERNEL_CAST_TO_F16,
     [VKML_DTYPE_DOUBLE] = VK_KERNEL_CAST_TO_F64, [VKML_DTYPE_INT8] = VK_KERNEL_CAST_TO_I8,
     [VKML_DTYPE_UINT8] = VK_KERNEL_CAST_TO_U8,   [VKML_DTYPE_INT16] = VK_KERNEL_CAST_TO_I16,
     [VKML_DTYPE_UINT16] = VK_KERNEL_CAST_TO_U16, [VKML_DTYPE_INT32] = VK_KERNEL_CAST_TO_I32,
     [VKML_DTYPE_UINT32] = VK_KERNEL_CAST_TO_U32, [VKML_DTYPE_INT64] = VK_KERNEL_CAST_TO_I64,
     [VKML_DTYPE_UINT64] = VK_KERNEL_CAST_TO_U64, [VKML_DTYPE_BOOL] = VK_KERNEL_CAST_TO_BOOL,
+    [VKML_DTYPE_BFLOAT16] = VK_KERNEL_CAST_TO_BF16,
 };
 
 /* Pow's kernel per exponent dtype when the exponent's type is not the base's. */
@@ -81,7 +82,7 @@ static vk_kernel_id pick_kernel(const graph_value *values, const graph_node *nod
     case ELT_CAST:
     case ELT_CAST_LIKE: {
         vkml_dtype to = values[node->outputs[0]].dtype;
-        return to <= VKML_DTYPE_UINT64 && cast_kernels[to] ? cast_kernels[to] : NO_KERNEL;
+        return to <= VKML_DTYPE_BFLOAT16 && cast_kernels[to] ? cast_kernels[to] : NO_KERNEL;
     }
     default: return op_kernels[p->op] ? op_kernels[p->op] : NO_KERNEL;
     }

@@ -22,6 +22,7 @@ bool vk_dtype_supported(const struct gpu_caps *caps, vkml_dtype dtype)
     case VKML_DTYPE_INT32:
     case VKML_DTYPE_UINT32: return true;
     case VKML_DTYPE_FLOAT16: return caps->fp16;
+    case VKML_DTYPE_BFLOAT16: /* 16-bit storage, float arithmetic (Cast) */
     case VKML_DTYPE_INT16:
     case VKML_DTYPE_UINT16: return caps->storage16;
     case VKML_DTYPE_INT8:

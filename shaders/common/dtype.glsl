@@ -12,7 +12,7 @@
 #if !defined(DTYPE_F32) && !defined(DTYPE_F16) && !defined(DTYPE_F64) && \
     !defined(DTYPE_I8) && !defined(DTYPE_U8) && !defined(DTYPE_I16) && \
     !defined(DTYPE_U16) && !defined(DTYPE_I32) && !defined(DTYPE_U32) && \
-    !defined(DTYPE_I64) && !defined(DTYPE_U64) && !defined(DTYPE_BOOL)
+    !defined(DTYPE_I64) && !defined(DTYPE_U64) && !defined(DTYPE_BOOL) && !defined(DTYPE_BF16)
 #define DTYPE_F32 1
 #endif
 
@@ -20,6 +20,15 @@
 #extension GL_EXT_shader_16bit_storage : require
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
 #define T float16_t
+#define A float
+#define IS_FLOAT 1
+#define IS_SIGNED 1
+#elif defined(DTYPE_BF16)
+// bfloat16: 16-bit storage of a float's high half; a kernel with a bf16 variant converts
+// with bf16_to_float/bf16_from_float (cast.comp), T(a) is not a conversion.
+#extension GL_EXT_shader_16bit_storage : require
+#extension GL_EXT_shader_explicit_arithmetic_types_int16 : require
+#define T uint16_t
 #define A float
 #define IS_FLOAT 1
 #define IS_SIGNED 1

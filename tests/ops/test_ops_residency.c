@@ -1,7 +1,7 @@
 /*
  * Nodes moved onto the GPU for the model zoo and the core tier (suite 'ops'): the global
  * pools in float16 and double, MaxPool int8/uint8, Pow with mixed types,
- * empty-set reductions, BatchNormalization standalone (two passes on the GPU),
+ * empty-set reductions, Cast to/from bfloat16, BatchNormalization standalone (two passes on the GPU),
  * every Vulkan device against the CPU on odd shapes, and bad input.
  */
 #include "op_harness.h"
@@ -135,6 +135,33 @@ static void test_reduce_empty(void)
     oh_run(c, "ArgMax over an empty axis", OH_BOUND_EXACT);
 }
 
+/* Cast to and from bfloat16 (16-bit storage, float arithmetic on the GPU). */
+static void test_cast_bfloat16(void)
+{
+    static const vkml_dtype others[] = {VKML_DTYPE_FLOAT, VKML_DTYPE_FLOAT16, VKML_DTYPE_DOUBLE,
+                                        VKML_DTYPE_INT32, VKML_DTYPE_INT64, VKML_DTYPE_UINT8,
+                                        VKML_DTYPE_BOOL, VKML_DTYPE_BFLOAT16};
+    for (size_t k = 0; k < sizeof(others) / sizeof(others[0]); k++)
+        for (int to_bf16 = 0; to_bf16 < 2; to_bf16++) {
+            vkml_dtype from = to_bf16 ? others[k] : VKML_DTYPE_BFLOAT16;
+            vkml_dtype to = to_bf16 ? VKML_DTYPE_BFLOAT16 : others[k];
+            if (from == to && !to_bf16)
+                continue;
+            char label[96];
+            oh_case *c = oh_new("Cast", 21);
+            oh_input(c, from, 3, (int64_t[]){5, 7, 11}, -300, 300);
+            oh_attr_int(c, "to", to);
+            snprintf(label, sizeof(label), "Cast %s to %s", vkml_dtype_name(from),
+                     vkml_dtype_name(to));
+            oh_run(c, label, OH_BOUND_EXACT);
+        }
+    oh_case *c = oh_new("Cast", 21);
+    oh_const(c, VKML_DTYPE_FLOAT, 1, (int64_t[]){4}, (float[]){1.0f, 1.00390625f, 3.0e38f, -0.0f});
+    oh_attr_int(c, "to", VKML_DTYPE_BFLOAT16);
+    oh_expect(c, 0, (uint16_t[]){0x3f80, 0x3f80, 0x7f62, 0x8000});
+    oh_run(c, "Cast float to bfloat16 known values (ties to even)", OH_BOUND_EXACT);
+}
+
 static void run_batchnorm(const char *label, vkml_dtype t, int rank, const int64_t *dims,
                           int opset)
 {
@@ -193,6 +220,7 @@ int main(void)
     test_maxpool_int();
     test_pow_mixed();
     test_reduce_empty();
+    test_cast_bfloat16();
     test_batchnorm();
     return oh_finish();
 }
