@@ -25,6 +25,9 @@ static vkml_status parse_cast_to(const graph_node *node, eltwise_params *p, vkml
     if (!graph_node_attr(node, "to"))
         return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "Cast needs attribute 'to'");
     int64_t to = graph_attr_int(node, "to", 0);
+    if (to == 14 || to == 15) /* ONNX types vkml has no storage for */
+        return vkml_fail(err, VKML_ERROR_UNSUPPORTED, "Cast to %s is not supported",
+                         to == 14 ? "complex64" : "complex128");
     if (to <= 0 || to > VKML_DTYPE_INT2 || vkml_dtype_bits((vkml_dtype)to) == 0)
         return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "Cast: attribute 'to' %lld is not a type",
                          (long long)to);
