@@ -116,7 +116,7 @@ CPU_KERNEL(ReduceMin, cpu_reduce, DT_REDUCE_ORDERED | DT(BOOL))
 CPU_KERNEL(ReduceProd, cpu_reduce, DT_REDUCE)
 CPU_KERNEL(ReduceSum, cpu_reduce, DT_REDUCE)
 CPU_KERNEL(ReduceSumSquare, cpu_reduce, DT_REDUCE)
-CPU_KERNEL(TopK, cpu_topk, DT_REDUCE_ORDERED)
+CPU_KERNEL(TopK, cpu_topk, DT_NUMERIC)
 CPU_KERNEL(BatchNormalization, cpu_batchnorm, DT_FLOATS)
 CPU_KERNEL(GroupNormalization, cpu_norm, DT_FLOATS)
 CPU_KERNEL(Hardmax, cpu_norm, DT_FLOATS)
@@ -169,3 +169,9 @@ CPU_KERNEL(Or, cpu_eltwise, DT(BOOL))
 CPU_KERNEL(Where, cpu_eltwise, DT_ALL)
 CPU_KERNEL(Xor, cpu_eltwise, DT(BOOL))
 
+
+/* recurrent and leftovers (cpu/rnn.c, cpu/deformconv.c) */
+CPU_KERNEL(DeformConv, cpu_deformconv, DT_FLOATS)
+CPU_KERNEL(GRU, cpu_rnn, DT_FLOATS)
+CPU_KERNEL(LSTM, cpu_rnn, DT_FLOATS)
+CPU_KERNEL(RNN, cpu_rnn, DT_FLOATS)

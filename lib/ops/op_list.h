@@ -171,3 +171,8 @@ OP(Or, "", 7, 7, 0, eltwise_params, eltwise_parse, eltwise_infer)
 OP(Where, "", 9, 16, OP_TYPE_FROM_OUTPUT, eltwise_params, eltwise_parse, eltwise_infer)
 OP(Xor, "", 7, 7, 0, eltwise_params, eltwise_parse, eltwise_infer)
 
+/* recurrent and leftovers (ops/rnn.c, ops/deformconv.c) */
+OP(DeformConv, "", 19, 22, 0, deformconv_attrs, deformconv_parse, deformconv_infer)
+OP(GRU, "", 7, 22, 0, rnn_params, rnn_parse, rnn_infer)
+OP(LSTM, "", 7, 22, 0, rnn_params, rnn_parse, rnn_infer)
+OP(RNN, "", 7, 22, 0, rnn_params, rnn_parse, rnn_infer)

@@ -41,3 +41,7 @@ OP_PARSE_DECL(quant_parse);
 OP_PARSE_DECL(einsum_parse);
 OP_PARSE_DECL(attention_parse);
 
+
+/* recurrent and leftovers */
+OP_PARSE_DECL(rnn_parse);
+OP_PARSE_DECL(deformconv_parse);

@@ -14,6 +14,8 @@
 #include "ops/gridsample.h"
 #include "ops/pool.h"
 #include "ops/resize.h"
+#include "ops/rnn.h" /* recurrent and leftovers */
+#include "ops/deformconv.h"
 
 #include <stdio.h>
 #include <string.h>
