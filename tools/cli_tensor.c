@@ -78,7 +78,7 @@ static double bfloat16_to_double(uint16_t b)
 
 bool cli_tensor_value(const vkml_tensor *t, size_t i, double *out)
 {
-    const void *p = (const char *)t->data + i * vkml_dtype_size(t->dtype);
+    const void *p = (const char *)t->data + i * vkml_dtype_size(t->dtype); /* 0: packed */
     switch (t->dtype) {
     case VKML_DTYPE_FLOAT: *out = *(const float *)p; return true;
     case VKML_DTYPE_DOUBLE: *out = *(const double *)p; return true;
@@ -93,7 +93,7 @@ bool cli_tensor_value(const vkml_tensor *t, size_t i, double *out)
     case VKML_DTYPE_UINT32: *out = *(const uint32_t *)p; return true;
     case VKML_DTYPE_UINT64: *out = (double)*(const uint64_t *)p; return true;
     case VKML_DTYPE_BOOL: *out = *(const uint8_t *)p ? 1.0 : 0.0; return true;
-    default: return false;
+    default: return vkml_dtype_value(t->dtype, t->data, i, out); /* the small types */
     }
 }
 

@@ -146,7 +146,7 @@ static int complete_inputs(const vkml_session *session, run_inputs *in)
         vkml_tensor *t = &in->tensors[i];
         *t = (vkml_tensor){.dtype = info->dtype, .rank = info->rank};
         memcpy(t->dims, info->dims, sizeof(t->dims));
-        t->size = vkml_tensor_element_count(t->rank, t->dims) * vkml_dtype_size(t->dtype);
+        t->size = (vkml_tensor_element_count(t->rank, t->dims) * vkml_dtype_bits(t->dtype) + 7) / 8;
         t->data = calloc(1, t->size ? t->size : 1);
         if (!t->data)
             return cli_error("out of memory for input '%s'", info->name);

@@ -13,6 +13,19 @@ static bool is_floating(vkml_dtype t)
            t == VKML_DTYPE_BFLOAT16;
 }
 
+/* float8, float4 and the packed integers: compared by value, exactly (NaN equals NaN, so
+ * any of a format's NaN patterns matches another). */
+static bool is_small(vkml_dtype t)
+{
+    return t >= VKML_DTYPE_FLOAT8E4M3FN && t <= VKML_DTYPE_INT2;
+}
+
+/* Bytes of n elements (packed types rounded up). */
+static size_t data_bytes(vkml_dtype t, size_t n)
+{
+    return (n * vkml_dtype_bits(t) + 7) / 8;
+}
+
 static bool close_enough(double got, double want)
 {
     if (isnan(got) || isnan(want))
@@ -34,6 +47,11 @@ static bool same_element(const vkml_tensor *got, const vkml_tensor *want, size_t
     }
     if (want->dtype == VKML_DTYPE_BOOL)
         return !((const uint8_t *)got->data)[i] == !((const uint8_t *)want->data)[i];
+    if (is_small(want->dtype)) {
+        vkml_dtype_value(got->dtype, got->data, i, &g);
+        vkml_dtype_value(want->dtype, want->data, i, &w);
+        return g == w || (isnan(g) && isnan(w));
+    }
     return memcmp((const char *)got->data + i * esize, (const char *)want->data + i * esize,
                   esize) == 0;
 }
@@ -82,16 +100,16 @@ static int check_layout(const char *name, const vkml_tensor *got, const vkml_ten
                  cli_format_dims(want->rank, want->dims, ws, sizeof(ws)));
         return 1;
     }
-    size_t esize = vkml_dtype_size(want->dtype);
     size_t n = vkml_tensor_element_count(want->rank, want->dims);
-    if (esize == 0) {
+    size_t bytes = data_bytes(want->dtype, n);
+    if (vkml_dtype_bits(want->dtype) == 0) {
         snprintf(why, why_size, "output '%s': cannot compare %s tensors", name,
                  vkml_dtype_name(want->dtype));
         return -1;
     }
-    if (got->size < n * esize || want->size < n * esize) {
+    if (got->size < bytes || want->size < bytes) {
         snprintf(why, why_size, "output '%s': %zu bytes of data, %zu expected", name,
-                 got->size < want->size ? got->size : want->size, n * esize);
+                 got->size < want->size ? got->size : want->size, bytes);
         return -1;
     }
     return 0;

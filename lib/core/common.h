@@ -35,6 +35,28 @@ uint16_t vkml_half_from_float(float f);
 float vkml_bfloat16_to_float(uint16_t b);
 uint16_t vkml_bfloat16_from_float(float f);
 
+/* Bytes of count elements of dtype, packed types rounded up to whole bytes; false on
+ * overflow or a dtype without storage. */
+bool vkml_dtype_bytes(vkml_dtype dtype, size_t count, size_t *out);
+
+/* The small ONNX types (core/small_float.c). Float8/float4 bit patterns <-> values, round
+ * to nearest even; saturate as Cast's attribute (beyond the largest finite value, infinity
+ * included: that value; otherwise infinity or NaN as the format has). float8e8m0 rounds as
+ * vkml_e8m0_encode's mode. */
+bool vkml_dtype_is_small_float(vkml_dtype dtype);
+double vkml_small_float_decode(vkml_dtype dtype, unsigned bits);
+unsigned vkml_small_float_encode(vkml_dtype dtype, double x, bool saturate);
+typedef enum vkml_e8m0_round { VKML_E8M0_UP, VKML_E8M0_DOWN, VKML_E8M0_NEAREST } vkml_e8m0_round;
+unsigned vkml_e8m0_encode(float x, vkml_e8m0_round mode, bool saturate);
+/* int4/uint4/int2/uint2: value of a bit pattern, its range, and the pattern of v
+ * wrapped to the width (as Cast and C integer conversions do; clamp first to saturate). */
+int64_t vkml_small_int_decode(vkml_dtype dtype, unsigned bits);
+void vkml_small_int_range(vkml_dtype dtype, int64_t *lo, int64_t *hi);
+unsigned vkml_small_int_encode(vkml_dtype dtype, int64_t v);
+/* Element i of a packed array of `bits`-wide elements (4 or 2; low bits first). */
+unsigned vkml_packed_get(const void *data, size_t i, unsigned bits);
+void vkml_packed_set(void *data, size_t i, unsigned bits, unsigned v);
+
 /* Arena: many small allocations freed at once. Not thread-safe. */
 typedef struct vkml_arena vkml_arena;
 vkml_arena *vkml_arena_create(void);

@@ -2,6 +2,7 @@
  * loaded a block at a time from its dtype into the op's computation class (eltwise_cpu.h),
  * the op runs on the block (eltwise_math.c), and the result is stored to the output's
  * dtype. Variadic ops fold pairwise through the output. */
+#include "cpu/cpu_elem.h"
 #include "cpu/cpu_kernels.h"
 #include "cpu/eltwise_cpu.h"
 
@@ -255,6 +256,50 @@ static void run_variadic(elt_pass *ps, const op_cpu_args *args, double cost)
     }
 }
 
+/* The small types (float8, float4, 4- and 2-bit integers) have no class loaders: Cast
+ * converts them element by element. */
+static bool is_small_dtype(vkml_dtype t)
+{
+    return vkml_dtype_is_small_float(t) || cpu_dtype_is_packed_int(t);
+}
+
+/* Element i of x (dtype xt) converted to dtype yt and stored at y[i], as Cast does:
+ * between integers in int64, else through double (exact for every small type); to the
+ * packed integers rounded to nearest even and wrapped, as ONNX's reference does. */
+static void cast_small_one(const void *x, vkml_dtype xt, void *y, vkml_dtype yt, int64_t i,
+                           const eltwise_params *p)
+{
+    bool x_float = cpu_dtype_is_float(xt);
+    if (yt == VKML_DTYPE_FLOAT8E8M0) {
+        cpu_small_set(y, yt, i, vkml_e8m0_encode((float)cpu_load_f64(x, xt, i),
+                                                 (vkml_e8m0_round)p->e8m0_round, !p->no_saturate));
+    } else if (vkml_dtype_is_small_float(yt)) {
+        cpu_store_small_float(y, yt, i, cpu_load_f64(x, xt, i), !p->no_saturate);
+    } else if (cpu_dtype_is_float(yt)) {
+        cpu_store_f64(y, yt, i, cpu_load_f64(x, xt, i));
+    } else if (yt == VKML_DTYPE_BOOL) {
+        cpu_store_i64(y, yt, i, x_float ? cpu_load_f64(x, xt, i) != 0 : cpu_load_i64(x, xt, i) != 0);
+    } else if (!x_float) {
+        cpu_store_i64(y, yt, i, cpu_load_i64(x, xt, i));
+    } else if (cpu_dtype_is_packed_int(yt)) {
+        cpu_store_i64(y, yt, i, cpu_f64_to_i64(nearbyint(cpu_load_f64(x, xt, i))));
+    } else {
+        double v = cpu_load_f64(x, xt, i), lo = (double)cpu_int_min(yt), hi = (double)cpu_int_max(yt);
+        v = v != v ? 0 : v < lo ? lo : v > hi ? hi : v;
+        cpu_store_i64(y, yt, i, (int64_t)v);
+    }
+}
+
+/* Cast/CastLike with a small type on either side. One thread: packed elements share bytes. */
+static void cast_small(const op_cpu_args *args, const eltwise_params *p)
+{
+    const graph_value *x = &args->values[args->node->inputs[0]];
+    const graph_value *y = &args->values[args->node->outputs[0]];
+    int64_t count = (int64_t)vkml_tensor_element_count(x->rank, x->dims);
+    for (int64_t i = 0; i < count; i++)
+        cast_small_one(args->in[0], x->dtype, args->out[0], y->dtype, i, p);
+}
+
 /* Inputs a single pass reads: the broadcast operands, Clip's bounds. */
 static int pass_inputs(const eltwise_params *p, const graph_node *node)
 {
@@ -277,6 +322,12 @@ vkml_status cpu_eltwise(const op_cpu_args *args, vkml_error *err)
         return vkml_fail(err, VKML_ERROR_UNSUPPORTED, "node '%s': %s", node->name, why);
     vkml_dtype dtype = values[node->inputs[p->op == ELT_WHERE ? 1 : 0]].dtype;
     const graph_value *y = &values[node->outputs[0]];
+    if ((p->op == ELT_CAST || p->op == ELT_CAST_LIKE) &&
+        (is_small_dtype(dtype) || is_small_dtype(y->dtype)) && y->dtype != VKML_DTYPE_STRING &&
+        dtype != VKML_DTYPE_STRING) {
+        cast_small(args, p);
+        return VKML_OK;
+    }
     if (!io_of(dtype) || !io_of(y->dtype))
         return vkml_fail(err, VKML_ERROR_UNSUPPORTED, "%s: no CPU kernel from %s to %s",
                          node->op_type, vkml_dtype_name(dtype), vkml_dtype_name(y->dtype));

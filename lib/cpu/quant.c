@@ -37,6 +37,7 @@ typedef struct quant_job {
     vkml_dtype x_type, s_type, z_type, y_type;
     vkml_dtype div_type; /* x / scale is computed in (precision, else the scale's type) */
     bool quantize;
+    bool float_out, saturate; /* quantizing to float8/float4, Cast's saturate rule */
 } quant_job;
 
 static void quant_range(void *ctx, int64_t begin, int64_t end)
@@ -49,9 +50,11 @@ static void quant_range(void *ctx, int64_t begin, int64_t end)
         double scale = cpu_load_f64(s, j->s_type, si);
         double zero = z ? cpu_load_f64(z, j->z_type, si) : 0.0;
         if (j->quantize) {
-            double q =
-                nearbyint(quotient(j->x_type, cpu_load_f64(x, j->x_type, i), j->div_type, scale));
-            cpu_store_i64(y, j->y_type, i, saturate(j->y_type, q + zero));
+            double q = quotient(j->x_type, cpu_load_f64(x, j->x_type, i), j->div_type, scale);
+            if (j->float_out) /* float8, float4: no integer rounding */
+                cpu_store_small_float(y, j->y_type, i, q + zero, j->saturate);
+            else
+                cpu_store_i64(y, j->y_type, i, saturate(j->y_type, nearbyint(q) + zero));
         } else {
             cpu_store_f64(y, j->y_type, i, (cpu_load_f64(x, j->x_type, i) - zero) * scale);
         }
@@ -71,7 +74,12 @@ static vkml_status quant_run(const op_cpu_args *args, bool quantize, vkml_error 
     job.div_type = qp->precision ? qp->precision : job.s_type;
     job.z_type = args->in[2] ? args->values[node->inputs[2]].dtype : VKML_DTYPE_UNDEFINED;
     job.y_type = args->values[node->outputs[0]].dtype;
-    cpu_parallel_for(job.l.count, 8.0, quant_range, &job);
+    job.float_out = vkml_dtype_is_small_float(job.y_type);
+    job.saturate = !qp->no_saturate;
+    if (vkml_dtype_size(job.y_type) == 0) /* packed: neighbours share bytes, one thread */
+        quant_range(&job, 0, job.l.count);
+    else
+        cpu_parallel_for(job.l.count, 8.0, quant_range, &job);
     return VKML_OK;
 }
 

@@ -46,13 +46,8 @@ void onnx_backing_release(void *backing)
 
 vkml_status onnx_dtype(int32_t elem_type, const char *what, vkml_dtype *out, vkml_error *err)
 {
-    static const char *const unsupported[] = {
-        [14] = "complex64", [15] = "complex128", [17] = "float8e4m3fn",
-        [18] = "float8e4m3fnuz", [19] = "float8e5m2", [20] = "float8e5m2fnuz",
-        [21] = "uint4", [22] = "int4", [23] = "float4e2m1", [24] = "float8e8m0",
-        [25] = "uint2", [26] = "int2",
-    };
-    if (elem_type > 0 && vkml_dtype_size((vkml_dtype)elem_type) > 0) {
+    static const char *const unsupported[] = {[14] = "complex64", [15] = "complex128"};
+    if (elem_type > 0 && vkml_dtype_bits((vkml_dtype)elem_type) > 0) {
         *out = (vkml_dtype)elem_type;
         return VKML_OK;
     }
@@ -70,6 +65,13 @@ vkml_status onnx_dtype(int32_t elem_type, const char *what, vkml_dtype *out, vkm
                          "%s: element type %d is not supported by vkml", what, (int)elem_type);
     return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "%s: invalid element type %d", what,
                      (int)elem_type);
+}
+
+/* Bytes an element's address must be a multiple of to be read in place. */
+static size_t dtype_align(vkml_dtype dtype)
+{
+    size_t size = vkml_dtype_size(dtype);
+    return size ? size : 1;
 }
 
 /* Element count of a shape, false on a negative dim or overflow (a zero dim wins). */
@@ -152,15 +154,18 @@ static vkml_status decode_typed(const onnx_tensor_ctx *ctx, const Onnx__TensorPr
                                 vkml_error *err)
 {
     typed_field f = typed_field_of(tp, out->dtype);
-    if (f.count != count)
+    /* Packed types (4- and 2-bit) keep one packed byte per int32_data entry. */
+    bool packed = vkml_dtype_size(out->dtype) == 0;
+    size_t want = packed ? bytes : count;
+    if (f.count != want)
         return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
                          "%s: holds %zu values in %s, its shape needs %zu", what, f.count,
-                         f.field, count);
+                         f.field, want);
     void *data = vkml_arena_alloc(ctx->arena, bytes);
     if (!data)
         return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "%s: out of memory", what);
-    if (count)
-        narrow_copy(data, &f, bytes / count);
+    if (want)
+        narrow_copy(data, &f, bytes / want);
     out->data = data;
     return VKML_OK;
 }
@@ -197,7 +202,7 @@ static vkml_status decode_span(const onnx_tensor_ctx *ctx, const onnx_raw_span *
         return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
                          "%s: raw_data holds %zu bytes, its shape and type need %zu", what,
                          raw->len, bytes);
-    if (ctx->alias_spans && (uintptr_t)raw->data % vkml_dtype_size(out->dtype) == 0) {
+    if (ctx->alias_spans && (uintptr_t)raw->data % dtype_align(out->dtype) == 0) {
         out->data = raw->data;
         return VKML_OK;
     }
@@ -244,7 +249,7 @@ static vkml_status decode_external(const onnx_tensor_ctx *ctx, const Onnx__Tenso
     if (st != VKML_OK)
         return st;
     /* Aligned data stays in the file's mapping, which the backing keeps. */
-    if (src && (uintptr_t)src % vkml_dtype_size(out->dtype) == 0)
+    if (src && (uintptr_t)src % dtype_align(out->dtype) == 0)
         out->data = src;
     else
         out->data = vkml_arena_memdup(ctx->arena, src ? src : "", bytes);
@@ -280,7 +285,7 @@ vkml_status onnx_tensor_decode_span(const onnx_tensor_ctx *ctx, Onnx__TensorProt
                          "%s: segmented tensors are not supported", what);
     if (out->dtype == VKML_DTYPE_STRING)
         return VKML_OK; /* strings carry no host data in vkml */
-    if (!vkml_mul_size(count, vkml_dtype_size(out->dtype), &bytes))
+    if (!vkml_dtype_bytes(out->dtype, count, &bytes))
         return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "%s: size overflows", what);
     out->size = bytes;
     if (tp->has_data_location && tp->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL)

@@ -20,40 +20,41 @@ const char *eltwise_op_name(eltwise_op op)
     return op < ELT_OP_COUNT ? eltwise_table[op].name : "?";
 }
 
-/* ONNX TensorProto.DataType numbers vkml has no storage for: named in Cast's refusal. */
-static const char *exotic_dtype_name(int64_t to)
-{
-    switch (to) {
-    case 8: return "string";
-    case 14: return "complex64";
-    case 15: return "complex128";
-    case 17: return "float8e4m3fn";
-    case 18: return "float8e4m3fnuz";
-    case 19: return "float8e5m2";
-    case 20: return "float8e5m2fnuz";
-    case 21: return "uint4";
-    case 22: return "int4";
-    case 23: return "float4e2m1";
-    case 24: return "float8e8m0";
-    case 25: return "uint2";
-    case 26: return "int2";
-    default: return NULL;
-    }
-}
-
 static vkml_status parse_cast_to(const graph_node *node, eltwise_params *p, vkml_error *err)
 {
     if (!graph_node_attr(node, "to"))
         return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "Cast needs attribute 'to'");
     int64_t to = graph_attr_int(node, "to", 0);
-    const char *exotic = exotic_dtype_name(to);
-    if (exotic)
-        return vkml_fail(err, VKML_ERROR_UNSUPPORTED, "Cast to %s is not supported", exotic);
-    if (to <= 0 || to > VKML_DTYPE_BFLOAT16 || vkml_dtype_size((vkml_dtype)to) == 0)
+    if (to == 14 || to == 15) /* ONNX types vkml has no storage for */
+        return vkml_fail(err, VKML_ERROR_UNSUPPORTED, "Cast to %s is not supported",
+                         to == 14 ? "complex64" : "complex128");
+    if (to <= 0 || to > VKML_DTYPE_INT2 || vkml_dtype_bits((vkml_dtype)to) == 0)
         return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "Cast: attribute 'to' %lld is not a type",
                          (long long)to);
     p->to = (vkml_dtype)to;
     return VKML_OK;
+}
+
+/* Cast/CastLike's saturate (opset 19) and round_mode (opset 24, for float8e8m0). */
+static vkml_status parse_cast_rounding(const graph_node *node, eltwise_params *p, vkml_error *err)
+{
+    int64_t saturate = graph_attr_int(node, "saturate", 1);
+    if (saturate != 0 && saturate != 1)
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
+                         "%s: attribute 'saturate' must be 0 or 1, not %lld", node->op_type,
+                         (long long)saturate);
+    p->no_saturate = saturate == 0;
+    static const char *const modes[] = {[VKML_E8M0_UP] = "up", [VKML_E8M0_DOWN] = "down",
+                                        [VKML_E8M0_NEAREST] = "nearest"};
+    const char *mode = graph_attr_string(node, "round_mode", "up");
+    for (int i = 0; i < (int)VKML_ARRAY_SIZE(modes); i++)
+        if (strcmp(mode, modes[i]) == 0) {
+            p->e8m0_round = i;
+            return p->op == ELT_CAST ? parse_cast_to(node, p, err) : VKML_OK;
+        }
+    return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
+                     "%s: attribute 'round_mode' must be \"up\", \"down\" or \"nearest\", not %s",
+                     node->op_type, mode);
 }
 
 /* A string attribute that must be one of two words; *second says which. */
@@ -103,7 +104,8 @@ vkml_status eltwise_parse(const graph_node *node, void *params, vkml_error *err)
         {"direction", GRAPH_ATTR_STRING},   {"approximate", GRAPH_ATTR_STRING},
         {"detect_positive", GRAPH_ATTR_INT}, {"detect_negative", GRAPH_ATTR_INT},
         {"to", GRAPH_ATTR_INT},             {"broadcast", GRAPH_ATTR_INT},
-        {"axis", GRAPH_ATTR_INT},
+        {"axis", GRAPH_ATTR_INT},           {"saturate", GRAPH_ATTR_INT},
+        {"round_mode", GRAPH_ATTR_STRING},
     };
     eltwise_params *p = params;
     vkml_status st = op_check_attr_types(node, specs, VKML_ARRAY_SIZE(specs), err);
@@ -131,7 +133,8 @@ vkml_status eltwise_parse(const graph_node *node, void *params, vkml_error *err)
         return parse_choice(node, "direction", "RIGHT", "LEFT", true, &p->shift_left, err);
     case ELT_GELU:
         return parse_choice(node, "approximate", "none", "tanh", false, &p->gelu_tanh, err);
-    case ELT_CAST: return parse_cast_to(node, p, err);
+    case ELT_CAST:
+    case ELT_CAST_LIKE: return parse_cast_rounding(node, p, err);
     default: return VKML_OK;
     }
 }

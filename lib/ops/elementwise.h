@@ -64,6 +64,8 @@ typedef struct eltwise_params {
     bool gelu_tanh;     /* Gelu approximate="tanh" */
     bool detect_pos, detect_neg; /* IsInf */
     vkml_dtype to;      /* Cast */
+    bool no_saturate;   /* Cast/CastLike saturate=0: float8 overflow gives inf/NaN */
+    int e8m0_round;     /* Cast/CastLike round_mode to float8e8m0 (vkml_e8m0_round) */
     /* Add/Sub/Mul/Div before opset 7: broadcast=1 lines B up with A from `axis`. */
     bool legacy_broadcast;
     int64_t legacy_axis; /* -1: A's trailing dims */

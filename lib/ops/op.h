@@ -94,6 +94,10 @@ typedef struct op_no_params {
 #define DT_INTS (DT_SINTS | DT_UINTS)
 #define DT_NUMERIC (DT_FLOATS | DT_INTS)
 #define DT_ALL (DT_NUMERIC | DT(BOOL) | DT(BFLOAT16))
+/* The small types: one byte per element (float8) and packed (4- and 2-bit). */
+#define DT_FLOAT8 (DT(FLOAT8E4M3FN) | DT(FLOAT8E4M3FNUZ) | DT(FLOAT8E5M2) | DT(FLOAT8E5M2FNUZ))
+#define DT_PACKED (DT(INT4) | DT(UINT4) | DT(FLOAT4E2M1) | DT(INT2) | DT(UINT2))
+#define DT_SMALL (DT_FLOAT8 | DT(FLOAT8E8M0) | DT_PACKED)
 /* "float,int32,..." for a mask, into buf. */
 const char *op_dtype_mask_string(uint32_t mask, char *buf, size_t size);
 /* The dtype a kernel's mask is checked against (input 0, or output 0 with

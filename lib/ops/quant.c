@@ -4,24 +4,18 @@
 
 #include <string.h>
 
-/* ONNX element types vkml has no dtype for, named in refusals. */
 static const char *onnx_type_name(int64_t t)
 {
-    static const char *const exotic[] = {
-        [17] = "float8e4m3fn",   [18] = "float8e4m3fnuz", [19] = "float8e5m2",
-        [20] = "float8e5m2fnuz", [21] = "uint4",          [22] = "int4",
-        [23] = "float4e2m1",     [24] = "float8e8m0",     [25] = "uint2",
-        [26] = "int2",
-    };
-    if (t >= 0 && t < (int64_t)VKML_ARRAY_SIZE(exotic) && exotic[t])
-        return exotic[t];
     return vkml_dtype_name((vkml_dtype)t);
 }
 
+/* The quantized types: 8- and 16-bit integers, the packed 4- and 2-bit ones, float8 and
+ * float4e2m1 (float8e8m0 is a scale type, not a quantized one). */
 static bool is_quant_int(vkml_dtype t)
 {
     return t == VKML_DTYPE_INT8 || t == VKML_DTYPE_UINT8 || t == VKML_DTYPE_INT16 ||
-           t == VKML_DTYPE_UINT16;
+           t == VKML_DTYPE_UINT16 ||
+           (t > 0 && t < 32 && ((DT_FLOAT8 | DT_PACKED) & (1u << t)));
 }
 
 static bool is_scale_float(vkml_dtype t)
@@ -46,10 +40,16 @@ vkml_status quant_parse(const graph_node *node, void *params, vkml_error *err)
         return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "%s: block_size %lld is negative",
                          node->op_type, (long long)p->block_size);
     int64_t out = graph_attr_int(node, "output_dtype", 0);
-    if (out != 0 && vkml_dtype_size((vkml_dtype)out) == 0)
+    if (out != 0 && (out < 0 || out > VKML_DTYPE_INT2 || vkml_dtype_bits((vkml_dtype)out) == 0))
         return vkml_fail(err, VKML_ERROR_UNSUPPORTED, "%s: output_dtype %s is not supported",
                          node->op_type, onnx_type_name(out));
     p->output_dtype = (vkml_dtype)out;
+    int64_t saturate = graph_attr_int(node, "saturate", 1);
+    if (saturate != 0 && saturate != 1)
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
+                         "%s: attribute 'saturate' must be 0 or 1, not %lld", node->op_type,
+                         (long long)saturate);
+    p->no_saturate = saturate == 0;
     int64_t precision = graph_attr_int(node, "precision", 0);
     if (precision != 0 && !is_scale_float((vkml_dtype)precision))
         return vkml_fail(err, VKML_ERROR_UNSUPPORTED, "%s: precision %s is not supported",
@@ -124,7 +124,10 @@ vkml_status quant_layout_parse(const graph_value *values, const graph_node *node
         if ((st = op_require_input(values, node, 2, err)))
             return st;
         const graph_value *z = &values[node->inputs[2]];
-        if (!same_shape(z, s))
+        /* One element each is per tensor whatever the ranks ([] and [1], as ONNX's tests). */
+        bool both_scalar = vkml_tensor_element_count(z->rank, z->dims) == 1 &&
+                           vkml_tensor_element_count(s->rank, s->dims) == 1;
+        if (!same_shape(z, s) && !both_scalar)
             return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
                              "%s: zero point '%s' and scale '%s' differ in shape", node->op_type,
                              z->name, s->name);

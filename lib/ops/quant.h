@@ -12,6 +12,7 @@ typedef struct quant_params {
     int64_t axis;            /* may be negative; only read for per-axis and blocked scales */
     int64_t block_size;      /* 0: per tensor or per axis */
     vkml_dtype output_dtype; /* attribute output_dtype; UNDEFINED when absent */
+    bool no_saturate;        /* QuantizeLinear saturate=0: float8 overflow gives inf/NaN */
     vkml_dtype precision;    /* attribute precision (QuantizeLinear's division); UNDEFINED:
                               * the scale's type */
 } quant_params;

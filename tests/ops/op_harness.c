@@ -105,7 +105,16 @@ static void store(vkml_dtype dt, void *p, size_t i, double v)
     case VKML_DTYPE_UINT32: ((uint32_t *)p)[i] = (uint32_t)v; break;
     case VKML_DTYPE_INT64: ((int64_t *)p)[i] = (int64_t)v; break;
     case VKML_DTYPE_UINT64: ((uint64_t *)p)[i] = (uint64_t)v; break;
-    default: break;
+    case VKML_DTYPE_INT4: case VKML_DTYPE_UINT4: case VKML_DTYPE_INT2: case VKML_DTYPE_UINT2:
+        vkml_packed_set(p, i, (unsigned)vkml_dtype_bits(dt), vkml_small_int_encode(dt, (int64_t)v));
+        break;
+    case VKML_DTYPE_FLOAT4E2M1:
+        vkml_packed_set(p, i, 4, vkml_small_float_encode(dt, v, true));
+        break;
+    default: /* float8 */
+        if (vkml_dtype_is_small_float(dt))
+            ((uint8_t *)p)[i] = (uint8_t)vkml_small_float_encode(dt, v, true);
+        break;
     }
 }
 
@@ -126,14 +135,18 @@ static double load(vkml_dtype dt, const void *p, size_t i)
     case VKML_DTYPE_UINT32: return ((const uint32_t *)p)[i];
     case VKML_DTYPE_INT64: return (double)((const int64_t *)p)[i];
     case VKML_DTYPE_UINT64: return (double)((const uint64_t *)p)[i];
-    default: return 0;
+    default: { /* the small types */
+        double v = 0;
+        vkml_dtype_value(dt, p, i, &v);
+        return v;
+    }
     }
 }
 
 static bool is_float(vkml_dtype dt)
 {
     return dt == VKML_DTYPE_FLOAT || dt == VKML_DTYPE_DOUBLE || dt == VKML_DTYPE_FLOAT16 ||
-           dt == VKML_DTYPE_BFLOAT16;
+           dt == VKML_DTYPE_BFLOAT16 || vkml_dtype_is_small_float(dt);
 }
 
 static oh_input_spec *add_spec(oh_case *c, vkml_dtype dtype, int rank, const int64_t *dims)

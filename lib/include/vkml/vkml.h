@@ -63,12 +63,29 @@ typedef enum vkml_dtype {
     VKML_DTYPE_UINT32 = 12,
     VKML_DTYPE_UINT64 = 13,
     VKML_DTYPE_BFLOAT16 = 16,
+    VKML_DTYPE_FLOAT8E4M3FN = 17,
+    VKML_DTYPE_FLOAT8E4M3FNUZ = 18,
+    VKML_DTYPE_FLOAT8E5M2 = 19,
+    VKML_DTYPE_FLOAT8E5M2FNUZ = 20,
+    VKML_DTYPE_UINT4 = 21, /* packed two per byte, low nibble first */
+    VKML_DTYPE_INT4 = 22,
+    VKML_DTYPE_FLOAT4E2M1 = 23,
+    VKML_DTYPE_FLOAT8E8M0 = 24,
+    VKML_DTYPE_UINT2 = 25, /* packed four per byte, lowest bits first */
+    VKML_DTYPE_INT2 = 26,
 } vkml_dtype;
 
 /* Thread-safe. Name as ONNX spells it ("float", "int64", ...); "undefined" if unknown. */
 VKML_API const char *vkml_dtype_name(vkml_dtype dtype);
-/* Thread-safe. Bytes per element; 0 for unknown types and strings. */
+/* Thread-safe. Bytes per element; 0 for unknown types, strings and the packed sub-byte
+ * types (int4, uint4, float4e2m1, int2, uint2: see vkml_dtype_bits). */
 VKML_API size_t vkml_dtype_size(vkml_dtype dtype);
+/* Thread-safe. Bits per element (4 or 2 for the packed types); 0 for unknown types and
+ * strings. A tensor of n elements takes (n * bits + 7) / 8 bytes. */
+VKML_API size_t vkml_dtype_bits(vkml_dtype dtype);
+/* Thread-safe. Element i of a dense array of dtype as a double (float8, float4 and the
+ * packed integers included); false for strings and unknown types. */
+VKML_API bool vkml_dtype_value(vkml_dtype dtype, const void *data, size_t i, double *out);
 /* Thread-safe. Short English name of a status ("invalid model", ...). */
 VKML_API const char *vkml_status_name(vkml_status status);
 
