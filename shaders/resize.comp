@@ -1,7 +1,8 @@
 #version 450
-// Resize (nearest, linear, cubic; every coordinate transform; no antialias), one
-// invocation per output element, over 4 dims (leading 1s). The taps of each axis follow
-// ops/resize.h exactly as the CPU computes them (in float here, double there).
+// Resize (nearest, linear, cubic; every coordinate transform; antialiased downsampling up
+// to MAX_TAPS taps per axis), one invocation per output element, over 4 dims (leading 1s).
+// The taps of each axis follow ops/resize.h exactly as the CPU computes them (in float
+// here, double there); their count per axis comes from the host (p.taps).
 #define PUSH_RESIZE
 #include "index.glsl"
 #include "buffers.glsl"
@@ -22,6 +23,7 @@ DECLARE_OUT(1, y)
 #define NEAREST_FLOOR 2
 #define NEAREST_CEIL 3
 #define NEAREST_SIMPLE 4
+#define MAX_TAPS 16 // lib/vulkan/ops_resize.c: RESIZE_GPU_TAPS
 
 float coordinate(uint d, float o, out bool outside)
 {
@@ -69,7 +71,7 @@ uint nearest_tap(uint d, float ratio)
 }
 
 // Taps of axis d for output index o: count (0: extrapolate), element indices, weights.
-uint axis_taps(uint d, uint o, out int idx[4], out float w[4])
+uint axis_taps(uint d, uint o, out int idx[MAX_TAPS], out float w[MAX_TAPS])
 {
     if ((p.flags & (1u << d)) != 0) {
         idx[0] = int(o);
@@ -87,19 +89,20 @@ uint axis_taps(uint d, uint o, out int idx[4], out float w[4])
         w[0] = 1.0;
         return 1;
     }
-    uint n = p.mode == MODE_LINEAR ? 2 : 4;
-    int start = p.mode == MODE_LINEAR ? 0 : -1;
-    float sum = 0.0;
+    uint n = min((p.taps >> (8u * d)) & 255u, uint(MAX_TAPS));
+    int start = 1 - int(n / 2u);
+    bool antialias = (p.flags & 32u) != 0 && p.scale[d] < 1.0;
+    float s = antialias ? p.scale[d] : 1.0, sum = 0.0;
     for (uint k = 0; k < n; k++) {
         int t = start + int(k), i = int(base) + t;
-        float dist = float(t) - ratio;
+        float dist = (float(t) - ratio) * s;
         w[k] = p.mode == MODE_LINEAR ? max(0.0, 1.0 - abs(dist)) : cubic(dist);
         if ((p.flags & 16u) != 0 && (i < 0 || i > last))
             w[k] = 0.0;
         idx[k] = clamp(i, 0, last);
         sum += w[k];
     }
-    if ((p.flags & 16u) != 0 && sum != 0.0)
+    if (((p.flags & 16u) != 0 || antialias) && sum != 0.0)
         for (uint k = 0; k < n; k++)
             w[k] /= sum;
     return n;
@@ -115,8 +118,8 @@ void main()
         o[d] = rest % p.out_dims[d];
         rest /= p.out_dims[d];
     }
-    int idx[4][4];
-    float w[4][4];
+    int idx[4][MAX_TAPS];
+    float w[4][MAX_TAPS];
     uint n[4];
     for (uint d = 0; d < 4; d++) {
         n[d] = axis_taps(d, o[d], idx[d], w[d]);

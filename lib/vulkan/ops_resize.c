@@ -1,11 +1,14 @@
 /* Vulkan lowering of Resize and Upsample (resize.comp): up to 4 dims, nearest/linear/cubic,
- * every coordinate transform; antialiased downsampling stays on the CPU. */
+ * every coordinate transform, antialiased downsampling up to RESIZE_GPU_TAPS taps per axis
+ * and RESIZE_GPU_WORK taps per output element (wider filters run on the CPU). */
 #include "ops/resize.h"
 #include "vulkan/vk_ops.h"
 
 #include <string.h>
 
 #define RESIZE_GPU_RANK 4
+#define RESIZE_GPU_TAPS 16   /* resize.comp: MAX_TAPS */
+#define RESIZE_GPU_WORK 4096 /* taps per output element (product over the axes) */
 
 /* The geometry of the node from its constant inputs. */
 static vkml_status geometry(const graph_value *values, const graph_node *node, resize_geometry *g,
@@ -19,7 +22,6 @@ static vkml_status geometry(const graph_value *values, const graph_node *node, r
 
 VKML_GPU_SUPPORTS_DECL(gpu_resize_supports)
 {
-    const resize_params *p = node->params;
     vkml_error err;
     resize_geometry g;
     if (geometry(values, node, &g, &err) != VKML_OK)
@@ -27,10 +29,17 @@ VKML_GPU_SUPPORTS_DECL(gpu_resize_supports)
     if (g.rank > RESIZE_GPU_RANK || g.rank < 1)
         return vk_unsupported(why, why_size, "%s of rank %d: the Vulkan kernel takes 1 to %d",
                               node->op_type, g.rank, RESIZE_GPU_RANK);
-    for (int d = 0; d < g.rank; d++)
-        if (p->antialias && p->mode != RESIZE_NEAREST && g.scale[d] < 1.0)
-            return vk_unsupported(why, why_size, "%s: antialiased downsampling runs on the CPU",
-                                  node->op_type);
+    int64_t work = 1;
+    for (int d = 0; d < g.rank; d++) {
+        if (g.taps[d] > RESIZE_GPU_TAPS)
+            return vk_unsupported(why, why_size, "%s: axis %d needs %d taps (antialiasing scale "
+                                  "%g); the Vulkan kernel takes %d", node->op_type, d,
+                                  g.taps[d], g.scale[d], RESIZE_GPU_TAPS);
+        work *= g.taps[d];
+    }
+    if (work > RESIZE_GPU_WORK)
+        return vk_unsupported(why, why_size, "%s: %lld taps per output element; the Vulkan "
+                              "kernel takes %d", node->op_type, (long long)work, RESIZE_GPU_WORK);
     return vk_check_tensors(values, node, caps, true, why, why_size);
 }
 
@@ -49,7 +58,8 @@ VKML_GPU_DECL(gpu_resize)
     if (st != VKML_OK)
         return st;
     resize_push pc = {.mode = p->mode, .coord = p->coord, .nearest = p->nearest,
-                      .flags = p->exclude_outside ? 16u : 0u, .cubic_a = p->cubic_a,
+                      .flags = (p->exclude_outside ? 16u : 0u) | (p->antialias ? 32u : 0u),
+                      .cubic_a = p->cubic_a,
                       .extrapolation = p->extrapolation};
     int lead = RESIZE_GPU_RANK - g.rank;
     for (int d = 0; d < RESIZE_GPU_RANK; d++) {
@@ -61,6 +71,7 @@ VKML_GPU_DECL(gpu_resize)
         pc.out_exact[d] = pad ? 1.0f : (float)g.out_exact[s];
         pc.roi_start[d] = pad ? 0.0f : (float)g.roi_start[s];
         pc.roi_end[d] = pad ? 1.0f : (float)g.roi_end[s];
+        pc.taps |= (pad ? 1u : (uint32_t)g.taps[s]) << (8 * d);
         if (pad || identity_axis(p, &g, s))
             pc.flags |= 1u << d;
     }

@@ -190,9 +190,10 @@ PUSH_F32S(roi_end, 4)
 PUSH_U32(mode)    /* resize_mode */
 PUSH_U32(coord)   /* resize_coord */
 PUSH_U32(nearest) /* resize_nearest */
-PUSH_U32(flags)   /* bits 0-3: identity axes; bit 4: exclude_outside */
+PUSH_U32(flags)   /* bits 0-3: identity axes; bit 4: exclude_outside; bit 5: antialias */
 PUSH_F32(cubic_a)
 PUSH_F32(extrapolation)
+PUSH_U32(taps)    /* taps of axis d (resize_geometry.taps) in bits 8d..8d+7 */
 PUSH_END(resize_push)
 #endif
 

@@ -1,7 +1,8 @@
 /*
  * Nodes moved onto the GPU for the model zoo and the core tier (suite 'ops'): the global
  * pools in float16 and double, MaxPool int8/uint8, Pow with mixed types,
- * empty-set reductions, Cast to/from bfloat16, BatchNormalization standalone (two passes on the GPU),
+ * empty-set reductions, Cast to/from bfloat16,
+ * antialiased Resize, BatchNormalization standalone (two passes on the GPU),
  * every Vulkan device against the CPU on odd shapes, and bad input.
  */
 #include "op_harness.h"
@@ -162,6 +163,28 @@ static void test_cast_bfloat16(void)
     oh_run(c, "Cast float to bfloat16 known values (ties to even)", OH_BOUND_EXACT);
 }
 
+/* Antialiased downsampling: up to 16 taps per axis on the GPU, wider filters on the CPU. */
+static void run_resize_antialias(const char *mode, float scale, bool gpu)
+{
+    char label[96];
+    oh_case *c = oh_new("Resize", 18);
+    oh_input(c, VKML_DTYPE_FLOAT, 4, (int64_t[]){1, 2, 41, 9}, -2, 2);
+    oh_skip_input(c);
+    oh_const(c, VKML_DTYPE_FLOAT, 1, (int64_t[]){4}, (float[]){1, 1, scale, 0.5f});
+    oh_attr_string(c, "mode", mode);
+    oh_attr_int(c, "antialias", 1);
+    oh_expect_gpu(c, gpu);
+    snprintf(label, sizeof(label), "Resize %s antialias scale %g", mode, scale);
+    oh_run(c, label, OH_BOUND_SUM);
+}
+
+static void test_resize_antialias(void)
+{
+    run_resize_antialias("linear", 0.3f, true);  /* 8 taps */
+    run_resize_antialias("cubic", 0.25f, true);  /* 16 taps */
+    run_resize_antialias("linear", 0.1f, false); /* 20 taps: the CPU */
+}
+
 static void run_batchnorm(const char *label, vkml_dtype t, int rank, const int64_t *dims,
                           int opset)
 {
@@ -221,6 +244,7 @@ int main(void)
     test_pow_mixed();
     test_reduce_empty();
     test_cast_bfloat16();
+    test_resize_antialias();
     test_batchnorm();
     return oh_finish();
 }

@@ -83,8 +83,10 @@ static void test_resize(void)
         {"cubic", "half_pixel", NULL, 1.5f, 2.0f, 0, 0, false, true, true},
         {"cubic", "asymmetric", NULL, 0.5f, 1.25f, 0, 0, false, false, true},
         {"cubic", "pytorch_half_pixel", NULL, 0, 0, 3, 10, false, false, true},
-        {"linear", "half_pixel", NULL, 0.5f, 0.75f, 0, 0, true, false, false},
-        {"cubic", "half_pixel", NULL, 0.5f, 0.75f, 0, 0, true, false, false},
+        {"linear", "half_pixel", NULL, 0.5f, 0.75f, 0, 0, true, false, true},
+        {"cubic", "half_pixel", NULL, 0.5f, 0.75f, 0, 0, true, false, true},
+        {"linear", "align_corners", NULL, 0.3f, 0.2f, 0, 0, true, false, true},
+        {"cubic", "pytorch_half_pixel", NULL, 0, 0, 2, 3, true, true, true},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
         for (size_t t = 0; t < 2; t++)
