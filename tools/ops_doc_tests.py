@@ -39,7 +39,6 @@ on the CPU:
 | Case | Nodes on the CPU | Why |
 |------|------------------|-----|
 | alexnet_b1_op13 | 1: Gemm `/classifier/classifier.1/Gemm` | its weight `classifier.1.weight` is 150994944 bytes (151 MB), over the device's storage-buffer range (`maxStorageBufferRange`, 128 MiB on lavapipe); a device with a larger range runs it on the GPU |
-| ssd_b1_op13 | 1: TopK `/TopK` | TopK has no Vulkan kernel yet |
 | ssd_b1_op13 | 6: NonMaxSuppression `NonMaxSuppression_82`, then `Gather_84`, `Squeeze_86`, `/Gather_4`, `/Gather_5`, `/Gather_6` | NonMaxSuppression's output count depends on the data; the nodes that read it form the plan's dynamic tail, which runs on the CPU once the count is known |
 """
 

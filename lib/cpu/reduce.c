@@ -209,9 +209,12 @@ static topk_item topk_load(const void *x, vkml_dtype t, int64_t at, int64_t inde
     return item;
 }
 
-/* <0 when x orders before y by value, largest first; 0 on equal values. */
+/* <0 when x orders before y by value, largest first (NaN above every number); 0 on equal
+ * values. */
 static int topk_cmp_values(const topk_item *x, const topk_item *y)
 {
+    if (isnan(x->v) || isnan(y->v))
+        return isnan(x->v) == isnan(y->v) ? 0 : isnan(x->v) ? -1 : 1;
     if (x->v != y->v)
         return x->v > y->v ? -1 : 1;
     if (x->u != y->u)

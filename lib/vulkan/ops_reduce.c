@@ -53,3 +53,47 @@ VKML_GPU_DECL(gpu_reduce)
     return vk_rec_lines(rec, REDUCE_KERNEL(p->op), values[node->inputs[0]].dtype, &g.view, bind,
                         &pc, sizeof(pc), err);
 }
+
+/* TopK: every element loops over its line (topk.comp), so the line is bounded. */
+#define TOPK_GPU_MAX_LEN 16384
+
+VKML_GPU_SUPPORTS_DECL(gpu_topk_supports)
+{
+    vkml_error err;
+    topk_geom g;
+    if (topk_resolve(values, node, &g, &err) != VKML_OK)
+        return vk_parse_failed(&err, why, why_size);
+    if (g.len > TOPK_GPU_MAX_LEN)
+        return vk_unsupported(why, why_size, "TopK along an axis of %lld: the Vulkan kernel "
+                              "takes at most %d", (long long)g.len, TOPK_GPU_MAX_LEN);
+    /* dtypes: the registry's mask; Indices int64 by the device's features */
+    return vk_check_tensors(values, node, caps, true, why, why_size);
+}
+
+VKML_GPU_DECL(gpu_topk)
+{
+    topk_geom g;
+    vkml_status st = topk_resolve(values, node, &g, err);
+    if (st != VKML_OK)
+        return st;
+    const topk_params *p = node->params;
+    topk_push pc = {
+        .count = vk_u32(g.outer * g.len * g.inner),
+        .len = vk_u32(g.len),
+        .inner = vk_u32(g.inner > 0 ? g.inner : 1),
+        .k = vk_u32(g.k),
+        .largest = p->largest ? 1u : 0u,
+    };
+    if (g.k == 0)
+        return VKML_OK;
+    vk_dispatch d = {
+        .kernel = VK_KERNEL_TOPK,
+        .dtype = values[node->inputs[0]].dtype,
+        .bind = {node->inputs[0], node->outputs[0], node->outputs[1]},
+        .write_mask = 6u,
+        .push = &pc,
+        .push_size = sizeof(pc),
+    };
+    vk_groups_1d(vk_rec_caps(rec), pc.count, d.groups);
+    return vk_rec_dispatch(rec, &d, err);
+}

@@ -174,6 +174,17 @@ PUSH_F32(epsilon)
 PUSH_END(batchnorm_push)
 #endif
 
+/* TopK over X as [outer, len, inner]: count elements of X; k; largest 1 or 0. */
+#if !defined(VKML_GLSL) || defined(PUSH_TOPK)
+PUSH_BEGIN(topk_push)
+PUSH_U32(count)
+PUSH_U32(len)
+PUSH_U32(inner)
+PUSH_U32(k)
+PUSH_U32(largest)
+PUSH_END(topk_push)
+#endif
+
 /* spatial */
 /* Resize over 4 dims (leading 1s for lower ranks): output element count, sizes, the
  * per-axis scale, the reference's float output size (scale * in) and roi, the

@@ -2,7 +2,7 @@
  * Nodes moved onto the GPU for the model zoo and the core tier (suite 'ops'): the global
  * pools in float16 and double, MaxPool int8/uint8, Pow with mixed types,
  * empty-set reductions, Cast to/from bfloat16,
- * antialiased Resize, BatchNormalization standalone (two passes on the GPU),
+ * antialiased Resize, TopK, BatchNormalization standalone (two passes on the GPU),
  * every Vulkan device against the CPU on odd shapes, and bad input.
  */
 #include "op_harness.h"
@@ -185,6 +185,49 @@ static void test_resize_antialias(void)
     run_resize_antialias("linear", 0.1f, false); /* 20 taps: the CPU */
 }
 
+/* TopK on the GPU: every element ranks itself in its line (ties by lower index). */
+static void test_topk(void)
+{
+    static const vkml_dtype types[] = {VKML_DTYPE_FLOAT, VKML_DTYPE_FLOAT16, VKML_DTYPE_DOUBLE,
+                                       VKML_DTYPE_INT8, VKML_DTYPE_UINT8, VKML_DTYPE_INT32,
+                                       VKML_DTYPE_UINT32, VKML_DTYPE_INT64, VKML_DTYPE_UINT64};
+    for (size_t t = 0; t < sizeof(types) / sizeof(types[0]); t++)
+        for (int largest = 0; largest < 2; largest++) {
+            char label[96];
+            oh_case *c = oh_new("TopK", 11);
+            /* integers from a small range: many ties */
+            oh_input(c, types[t], 3, (int64_t[]){3, 13, 7}, is_float(types[t]) ? -2 : 0,
+                     is_float(types[t]) ? 2 : 9);
+            oh_const_i64(c, 1, (int64_t[]){5});
+            oh_attr_int(c, "axis", 1);
+            oh_attr_int(c, "largest", largest);
+            oh_outputs(c, 2);
+            snprintf(label, sizeof(label), "TopK %s %s", largest ? "largest" : "smallest",
+                     vkml_dtype_name(types[t]));
+            oh_run(c, label, OH_BOUND_EXACT);
+        }
+    oh_case *c = oh_new("TopK", 11);
+    oh_input(c, VKML_DTYPE_FLOAT, 2, (int64_t[]){2, 20000}, -1, 1);
+    oh_const_i64(c, 1, (int64_t[]){3});
+    oh_outputs(c, 2);
+    oh_expect_gpu(c, false); /* a line over TOPK_GPU_MAX_LEN: the CPU */
+    oh_run(c, "TopK along 20000", OH_BOUND_EXACT);
+
+    c = oh_new("TopK", 11);
+    oh_const(c, VKML_DTYPE_FLOAT, 1, (int64_t[]){5}, (float[]){1, (float)NAN, 3, 3, -1});
+    oh_const_i64(c, 1, (int64_t[]){3});
+    oh_outputs(c, 2);
+    oh_expect(c, 1, (int64_t[]){1, 2, 3});
+    oh_run(c, "TopK NaN above every number, ties by index", OH_BOUND_EXACT);
+
+    c = oh_new("TopK", 11);
+    oh_input(c, VKML_DTYPE_FLOAT, 1, (int64_t[]){4}, -1, 1);
+    oh_const_i64(c, 1, (int64_t[]){5});
+    oh_outputs(c, 2);
+    oh_expect_error(c, VKML_ERROR_INVALID_MODEL, "out of range");
+    oh_run(c, "TopK with K over the axis", OH_BOUND_EXACT);
+}
+
 static void run_batchnorm(const char *label, vkml_dtype t, int rank, const int64_t *dims,
                           int opset)
 {
@@ -245,6 +288,7 @@ int main(void)
     test_reduce_empty();
     test_cast_bfloat16();
     test_resize_antialias();
+    test_topk();
     test_batchnorm();
     return oh_finish();
 }
