@@ -169,3 +169,7 @@ CPU_KERNEL(Or, cpu_eltwise, DT(BOOL))
 CPU_KERNEL(Where, cpu_eltwise, DT_ALL)
 CPU_KERNEL(Xor, cpu_eltwise, DT(BOOL))
 
+
+/* remaining ops: losses, ... (cpu/loss.c) */
+CPU_KERNEL(NegativeLogLikelihoodLoss, cpu_loss, DT_FLOATS)
+CPU_KERNEL(SoftmaxCrossEntropyLoss, cpu_loss, DT_FLOATS)

@@ -171,3 +171,7 @@ OP(Or, "", 7, 7, 0, eltwise_params, eltwise_parse, eltwise_infer)
 OP(Where, "", 9, 16, OP_TYPE_FROM_OUTPUT, eltwise_params, eltwise_parse, eltwise_infer)
 OP(Xor, "", 7, 7, 0, eltwise_params, eltwise_parse, eltwise_infer)
 
+
+/* remaining ops: losses, ... (ops/loss.c, ops/misc.h) */
+OP(NegativeLogLikelihoodLoss, "", 12, 22, 0, loss_params, loss_parse, loss_infer)
+OP(SoftmaxCrossEntropyLoss, "", 12, 13, 0, loss_params, loss_parse, loss_infer)

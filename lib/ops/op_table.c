@@ -14,6 +14,7 @@
 #include "ops/gridsample.h"
 #include "ops/pool.h"
 #include "ops/resize.h"
+#include "ops/misc.h" /* remaining ops */
 
 #include <stdio.h>
 #include <string.h>
