@@ -126,6 +126,7 @@ CPU_KERNEL(LayerNormalization, cpu_norm, DT_FLOATS)
 CPU_KERNEL(LogSoftmax, cpu_norm, DT_FLOATS)
 CPU_KERNEL(LpNormalization, cpu_norm, DT_FLOATS)
 CPU_KERNEL(MeanVarianceNormalization, cpu_norm, DT_FLOATS)
+CPU_KERNEL(RMSNormalization, cpu_norm, DT_FLOATS | DT(BFLOAT16))
 CPU_KERNEL(Softmax, cpu_norm, DT_FLOATS)
 
 /* spatial: transposed conv, resize, sampling, detection (cpu/spatial.c, cpu/detect.c) */

@@ -128,6 +128,7 @@ OP(LayerNormalization, "", 17, 17, 0, norm_params, norm_parse, norm_infer)
 OP(LogSoftmax, "", 1, 13, 0, norm_params, norm_parse, norm_infer)
 OP(LpNormalization, "", 1, 22, 0, norm_params, norm_parse, norm_infer)
 OP(MeanVarianceNormalization, "", 9, 13, 0, norm_params, norm_parse, norm_infer)
+OP(RMSNormalization, "", 23, 23, 0, norm_params, norm_parse, norm_infer)
 OP(Softmax, "", 1, 13, 0, norm_params, norm_parse, norm_infer)
 
 /* spatial: transposed conv, resize, sampling, detection (ops/spatial.c, ops/detect.c) */

@@ -116,6 +116,7 @@ GPU_KERNEL(LayerNormalization, gpu_norm, gpu_norm_supports, DT_GPU_NORM)
 GPU_KERNEL(LogSoftmax, gpu_norm, gpu_norm_supports, DT_GPU_NORM)
 GPU_KERNEL(LpNormalization, gpu_norm, gpu_norm_supports, DT_GPU_NORM)
 GPU_KERNEL(MeanVarianceNormalization, gpu_norm, gpu_norm_supports, DT_GPU_NORM)
+GPU_KERNEL(RMSNormalization, gpu_norm, gpu_norm_supports, DT_GPU_NORM)
 GPU_KERNEL(Softmax, gpu_norm, gpu_norm_supports, DT_GPU_NORM)
 
 /* spatial: transposed conv, resize, sampling, detection (vulkan/ops_spatial.c, vulkan/ops_detect.c) */
