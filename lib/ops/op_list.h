@@ -107,6 +107,7 @@ OP(Unsqueeze, "", 1, 25, OP_ALIAS, squeeze_params, squeeze_parse, unsqueeze_infe
 /* reductions and normalisation (ops/reduce.c, ops/norm.c) */
 OP(ArgMax, "", 1, 13, 0, reduce_params, reduce_parse, reduce_infer)
 OP(ArgMin, "", 1, 13, 0, reduce_params, reduce_parse, reduce_infer)
+OP(CumProd, "", 26, 26, 0, cumsum_params, cumsum_parse, cumsum_infer)
 OP(CumSum, "", 11, 14, 0, cumsum_params, cumsum_parse, cumsum_infer)
 OP(ReduceL1, "", 1, 18, 0, reduce_params, reduce_parse, reduce_infer)
 OP(ReduceL2, "", 1, 18, 0, reduce_params, reduce_parse, reduce_infer)
