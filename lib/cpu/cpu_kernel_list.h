@@ -174,6 +174,11 @@ CPU_KERNEL(Where, cpu_eltwise, DT_ALL)
 CPU_KERNEL(Xor, cpu_eltwise, DT(BOOL))
 
 
-/* remaining ops: losses, ... (cpu/loss.c) */
+/* remaining ops: losses, BitCast, Det, ReverseSequence, RotaryEmbedding (cpu/loss.c,
+ * cpu/misc.c) */
 CPU_KERNEL(NegativeLogLikelihoodLoss, cpu_loss, DT_FLOATS)
 CPU_KERNEL(SoftmaxCrossEntropyLoss, cpu_loss, DT_FLOATS)
+CPU_KERNEL(BitCast, cpu_bitcast, DT_ALL)
+CPU_KERNEL(Det, cpu_det, DT_FLOATS)
+CPU_KERNEL(ReverseSequence, cpu_reverse_sequence, DT_ALL)
+CPU_KERNEL(RotaryEmbedding, cpu_rotary_embedding, DT_FLOATS | DT(BFLOAT16))

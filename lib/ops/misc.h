@@ -28,3 +28,44 @@ typedef struct loss_geom {
 
 vkml_status loss_resolve(const graph_value *values, const graph_node *node, loss_geom *g,
                          vkml_error *err);
+
+/* BitCast: the bytes of input 0 as `to` (same element size). */
+typedef struct bitcast_params {
+    vkml_dtype to;
+} bitcast_params;
+
+/* ReverseSequence. */
+typedef struct revseq_params {
+    int64_t batch_axis, time_axis;
+} revseq_params;
+
+/* ReverseSequence as [outer, time/batch ...]: element (b, t) of the sequence walk. */
+typedef struct revseq_geom {
+    int batch_axis, time_axis;
+    int64_t batch, time;
+} revseq_geom;
+
+vkml_status revseq_resolve(const graph_value *values, const graph_node *node, revseq_geom *g,
+                           vkml_error *err);
+
+/* RotaryEmbedding (opset 23). */
+typedef struct rotary_params {
+    bool interleaved;
+    int64_t rotary_dim; /* 0: head size */
+    int64_t num_heads;  /* 3-D input: heads in the hidden dim */
+} rotary_params;
+
+/* Input as [batch, heads, seq, head] (4-D) or [batch, seq, heads * head] (3-D): element
+ * (b, h, s, d) at b * b_stride + h * h_stride + s * s_stride + d. */
+typedef struct rotary_geom {
+    int64_t batch, heads, seq, head, rot;
+    int64_t b_stride, h_stride, s_stride;
+    int64_t cache_rows; /* rows of cos/sin with position_ids; 0 without */
+} rotary_geom;
+
+vkml_status rotary_resolve(const graph_value *values, const graph_node *node, rotary_geom *g,
+                           vkml_error *err);
+
+/* Det: [..., M, M] as `count` matrices of m x m. */
+vkml_status det_resolve(const graph_value *values, const graph_node *node, int64_t *count,
+                        int64_t *m, vkml_error *err);

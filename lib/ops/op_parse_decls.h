@@ -44,3 +44,6 @@ OP_PARSE_DECL(attention_parse);
 
 /* remaining ops */
 OP_PARSE_DECL(loss_parse);
+OP_PARSE_DECL(bitcast_parse);
+OP_PARSE_DECL(revseq_parse);
+OP_PARSE_DECL(rotary_parse);
