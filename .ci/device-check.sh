@@ -42,6 +42,21 @@ for dev in cpu $(seq 0 $((n_gpus - 1))); do
     done
 done
 
+say "== model zoo (tests/models/zoo/make_zoo.py with this machine's PyTorch; --tolerance model)"
+zoo="$out/zoo-work"
+if python3 tests/models/zoo/make_zoo.py "$zoo" > "$out/logs/zoo-export.txt" 2>&1; then
+    for dev in cpu $(seq 0 $((n_gpus - 1))); do
+        "$vkml" conformance --tolerance model --device "$dev" --json "$out/logs/zoo-$dev.json" \
+            "$zoo" > "$out/logs/zoo-$dev.txt" 2>&1 || failures=$((failures + 1))
+        say "zoo $dev: $(tail -n 1 "$out/logs/zoo-$dev.txt")"
+        grep -vE '^(PASS|conformance)' "$out/logs/zoo-$dev.txt" | head -n 20 | tee -a "$summary"
+    done
+else
+    failures=$((failures + 1))
+    say "zoo export FAILED: $(tail -n 3 "$out/logs/zoo-export.txt")"
+fi
+rm -rf "$zoo"
+
 say "== mnist-8 latency (1000 runs after warm-up; vkml run --repeat)"
 mnist="$corpus/models/mnist-8"
 for dev in cpu $(seq 0 $((n_gpus - 1))); do

@@ -82,7 +82,9 @@ vkml_status nms_read_inputs(const graph_value *values, const graph_node *node,
     bool present;
     if ((st = read_scalar(values, node, data, 2, VKML_DTYPE_INT64, &v, &present, err)))
         return st;
-    in->max_per_class = present ? (v < 0 ? 0 : (int64_t)v) : 0;
+    /* Exporters write INT64_MAX for "no limit": as a double it is 2^63, which no int64
+     * holds (the cast would be undefined); anything that large means every box. */
+    in->max_per_class = !present || v < 0 ? 0 : v >= 0x1p62 ? INT64_MAX : (int64_t)v;
     if ((st = read_scalar(values, node, data, 3, VKML_DTYPE_FLOAT, &v, &present, err)))
         return st;
     in->iou_threshold = present ? (float)v : 0.0f;

@@ -246,6 +246,7 @@ vkml_status batchnorm_parse(const graph_node *node, void *params, vkml_error *er
     static const op_attr_spec specs[] = {{"epsilon", GRAPH_ATTR_FLOAT},
                                          {"momentum", GRAPH_ATTR_FLOAT},
                                          {"training_mode", GRAPH_ATTR_INT},
+                                         {"is_test", GRAPH_ATTR_INT},
                                          {"spatial", GRAPH_ATTR_INT}};
     vkml_status st = op_check_attr_types(node, specs, VKML_ARRAY_SIZE(specs), err);
     if (st)
@@ -254,6 +255,14 @@ vkml_status batchnorm_parse(const graph_node *node, void *params, vkml_error *er
     if (graph_attr_int(node, "training_mode", 0) != 0)
         return vkml_fail(err, VKML_ERROR_UNSUPPORTED,
                          "BatchNormalization: training_mode is not supported (inference only)");
+    /* Opset 6: is_test=0 means training when the statistics outputs are asked for. */
+    bool stats_out = false;
+    for (int o = 1; o < node->n_outputs; o++)
+        stats_out |= node->outputs[o] >= 0;
+    if (node->opset < 7 && graph_attr_int(node, "is_test", 0) == 0 && stats_out)
+        return vkml_fail(err, VKML_ERROR_UNSUPPORTED,
+                         "BatchNormalization: is_test=0 with statistics outputs (training) is "
+                         "not supported (inference only)");
     if (node->opset < 9 && graph_attr_int(node, "spatial", 1) == 0)
         return vkml_fail(err, VKML_ERROR_UNSUPPORTED,
                          "BatchNormalization: spatial=0 (per-activation statistics) is not "

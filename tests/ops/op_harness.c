@@ -33,6 +33,8 @@ struct oh_case {
     vkml_arena *arena; /* attribute and data storage */
     bool expect_gpu;
     void *expected[OH_MAX_OUTPUTS];
+    int expected_rank[OH_MAX_OUTPUTS]; /* -1: not given */
+    int64_t expected_dims[OH_MAX_OUTPUTS][VKML_MAX_RANK];
     bool expect_error;
     vkml_status error_status;
     char error_text[256];
@@ -76,6 +78,8 @@ oh_case *oh_new(const char *op, int opset)
     c->n_out = 1;
     c->expect_gpu = true;
     c->arena = vkml_arena_create();
+    for (int o = 0; o < OH_MAX_OUTPUTS; o++)
+        c->expected_rank[o] = -1;
     return c;
 }
 
@@ -263,6 +267,14 @@ void oh_expect(oh_case *c, int index, const void *data)
 {
     if (index >= 0 && index < OH_MAX_OUTPUTS)
         c->expected[index] = (void *)data;
+}
+
+void oh_expect_dims(oh_case *c, int index, int rank, const int64_t *dims)
+{
+    if (index < 0 || index >= OH_MAX_OUTPUTS || rank < 0 || rank > VKML_MAX_RANK)
+        return;
+    c->expected_rank[index] = rank;
+    memcpy(c->expected_dims[index], dims, sizeof(int64_t) * (size_t)rank);
 }
 
 void oh_expect_error(oh_case *c, vkml_status status, const char *text)
@@ -485,7 +497,19 @@ bool oh_run(oh_case *c, const char *label, double bound)
     if (st != VKML_OK)
         goto done;
     ok = true;
-    for (int o = 0; o < c->n_out; o++)
+    for (int o = 0; o < c->n_out; o++) {
+        const graph_value *v = n->outputs[o] >= 0 ? &values[n->outputs[o]] : NULL;
+        if (!v || c->expected_rank[o] < 0)
+            continue;
+        bool same = v->rank == c->expected_rank[o] &&
+                    !memcmp(v->dims, c->expected_dims[o], sizeof(int64_t) * (size_t)v->rank);
+        char got[160], want[160];
+        CHECK(same, "%s: output %d is %s, expected %s", label, o,
+              graph_shape_string(v->rank, v->dims, got, sizeof(got)),
+              graph_shape_string(c->expected_rank[o], c->expected_dims[o], want, sizeof(want)));
+        ok &= same;
+    }
+    for (int o = 0; ok && o < c->n_out; o++)
         if (c->expected[o] && n->outputs[o] >= 0)
             ok &= compare(label, "expected values", &values[n->outputs[o]], c->expected[o], ref[o],
                           bound);

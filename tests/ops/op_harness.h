@@ -68,6 +68,9 @@ void oh_expect_gpu(oh_case *c, bool expect);
 /* Expected values of output `index` (dtype and shape as the CPU computes them; data
  * copied): the CPU kernel is checked against them (floats to `bound` as above). */
 void oh_expect(oh_case *c, int index, const void *data);
+/* The dims output `index` must have after the CPU run (for data-dependent outputs, whose
+ * extent the kernel sets; checked before oh_expect's values). */
+void oh_expect_dims(oh_case *c, int index, int rank, const int64_t *dims);
 /* Expects the CPU's shape function or kernel to fail with this status and a message
  * containing `text` (bad attributes, shapes, out-of-range indices); the devices are not
  * run. */

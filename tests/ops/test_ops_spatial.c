@@ -289,6 +289,18 @@ static void test_detect(void)
     oh_expect_gpu(c, false);
     oh_run(c, "NonMaxSuppression known values", OH_BOUND_EXACT);
 
+    /* INT64_MAX boxes per class, as exporters write "no limit" (an SSD from torch did):
+     * every box that survives the IoU test, not none. */
+    c = oh_new("NonMaxSuppression", 11);
+    oh_const(c, VKML_DTYPE_FLOAT, 3, (int64_t[]){1, 4, 4}, boxes);
+    oh_const(c, VKML_DTYPE_FLOAT, 3, (int64_t[]){1, 1, 4}, scores);
+    oh_const(c, VKML_DTYPE_INT64, 1, (int64_t[]){1}, (int64_t[]){INT64_MAX});
+    oh_const(c, VKML_DTYPE_FLOAT, 1, (int64_t[]){1}, (float[]){0.5f});
+    oh_expect_dims(c, 0, 2, (int64_t[]){2, 3});
+    oh_expect(c, 0, (int64_t[]){0, 0, 3, 0, 0, 0});
+    oh_expect_gpu(c, false);
+    oh_run(c, "NonMaxSuppression with INT64_MAX boxes per class", OH_BOUND_EXACT);
+
     c = oh_new("NonMaxSuppression", 11);
     oh_const(c, VKML_DTYPE_FLOAT, 3, (int64_t[]){1, 4, 4}, boxes);
     oh_const(c, VKML_DTYPE_FLOAT, 3, (int64_t[]){1, 1, 4}, scores);

@@ -15,6 +15,7 @@ Needs Debian's python3-torch 1.13, python3-torchvision 0.14 and python3-onnx 1.1
 are imported only when a case has to be written.
 """
 import argparse
+import inspect
 import hashlib
 import io
 import math
@@ -548,8 +549,12 @@ def randomize_batchnorm(model):
 def export(model, inputs, input_names, output_names, opset, keep_batchnorm):
     f = io.BytesIO()
     mode = torch.onnx.TrainingMode.PRESERVE if keep_batchnorm else torch.onnx.TrainingMode.EVAL
+    # Newer torch (the GPU machine's 2.x) exports through dynamo by default: ask for the
+    # TorchScript exporter that Debian's 1.13 has, so both make the same kind of graph.
+    extra = {"dynamo": False} if "dynamo" in inspect.signature(torch.onnx.export).parameters else {}
     torch.onnx.export(model, tuple(inputs), f, opset_version=opset, input_names=input_names,
-                      output_names=output_names, do_constant_folding=True, training=mode)
+                      output_names=output_names, do_constant_folding=True, training=mode,
+                      **extra)
     return onnx.load_from_string(f.getvalue())
 
 
