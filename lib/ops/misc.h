@@ -69,3 +69,24 @@ vkml_status rotary_resolve(const graph_value *values, const graph_node *node, ro
 /* Det: [..., M, M] as `count` matrices of m x m. */
 vkml_status det_resolve(const graph_value *values, const graph_node *node, int64_t *count,
                         int64_t *m, vkml_error *err);
+
+/* DFT (opsets 17 and 20). */
+typedef struct dft_params {
+    bool onesided, inverse;
+    int64_t axis; /* attribute before opset 20 */
+} dft_params;
+
+/* x as [outer, len_in, inner, comps_in]; y as [outer, n_out, inner, comps_out]; n the
+ * transform length (dft_length, or len_in; 2 * (len_in - 1) for an inverse one-sided). */
+typedef struct dft_geom {
+    int64_t outer, inner, len_in, n, n_out;
+    int comps_in, comps_out;
+    int rank;
+    int64_t out_dims[VKML_MAX_RANK];
+} dft_geom;
+
+/* axis_data: the axis input's run-time value (opset 20) when it is not a constant, or
+ * NULL; without either the axis is unknown, and only shapes that do not depend on it
+ * resolve (g->outer and g->inner are then 0). */
+vkml_status dft_resolve(const graph_value *values, const graph_node *node, const void *axis_data,
+                        dft_geom *g, vkml_error *err);

@@ -47,3 +47,4 @@ OP_PARSE_DECL(loss_parse);
 OP_PARSE_DECL(bitcast_parse);
 OP_PARSE_DECL(revseq_parse);
 OP_PARSE_DECL(rotary_parse);
+OP_PARSE_DECL(dft_parse);
