@@ -174,7 +174,8 @@ CPU_KERNEL(Where, cpu_eltwise, DT_ALL)
 CPU_KERNEL(Xor, cpu_eltwise, DT(BOOL))
 
 
-/* remaining ops: losses, BitCast, Det, ReverseSequence, RotaryEmbedding, DFT (cpu/loss.c,
+/* remaining ops: losses, BitCast, Det, ReverseSequence, RotaryEmbedding, DFT,
+ * TensorScatter (cpu/loss.c,
  * cpu/misc.c, cpu/signal.c) */
 CPU_KERNEL(NegativeLogLikelihoodLoss, cpu_loss, DT_FLOATS)
 CPU_KERNEL(SoftmaxCrossEntropyLoss, cpu_loss, DT_FLOATS)
@@ -183,3 +184,4 @@ CPU_KERNEL(Det, cpu_det, DT_FLOATS)
 CPU_KERNEL(ReverseSequence, cpu_reverse_sequence, DT_ALL)
 CPU_KERNEL(RotaryEmbedding, cpu_rotary_embedding, DT_FLOATS | DT(BFLOAT16))
 CPU_KERNEL(DFT, cpu_dft, DT_FLOATS)
+CPU_KERNEL(TensorScatter, cpu_tensor_scatter, DT_ALL)

@@ -1,4 +1,5 @@
-/* CPU kernels of the small remaining ops: BitCast, ReverseSequence, RotaryEmbedding, Det.
+/* CPU kernels of the small remaining ops: BitCast, ReverseSequence, RotaryEmbedding, Det,
+ * TensorScatter.
  * Indices read from data (sequence lengths, position ids) are checked at run time. */
 #include "ops/misc.h"
 #include "cpu/cpu_elem.h"
@@ -130,5 +131,37 @@ vkml_status cpu_det(const op_cpu_args *args, vkml_error *err)
         cpu_store_f64(args->out[0], t, i, det_matrix(a, m));
     }
     free(a);
+    return VKML_OK;
+}
+
+vkml_status cpu_tensor_scatter(const op_cpu_args *args, vkml_error *err)
+{
+    tscatter_geom g;
+    vkml_status st = tscatter_resolve(args->values, args->node, &g, err);
+    if (st)
+        return st;
+    const tscatter_params *p = args->node->params;
+    size_t es = vkml_dtype_size(args->values[args->node->inputs[0]].dtype);
+    const int64_t *wi = args->node->n_inputs > 2 && args->node->inputs[2] >= 0 ? args->in[2] : NULL;
+    for (int64_t b = 0; b < g.batch; b++) {
+        int64_t start = wi ? wi[b] : 0;
+        if (start < 0 || start >= (g.max_seq ? g.max_seq : 1) ||
+            (!p->circular && start + g.seq > g.max_seq))
+            return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT,
+                             "TensorScatter: write index %lld of batch %lld with %lld updates "
+                             "does not fit %lld positions", (long long)start, (long long)b,
+                             (long long)g.seq, (long long)g.max_seq);
+    }
+    size_t line = (size_t)g.inner * es;
+    memcpy(args->out[0], args->in[0], cpu_output_bytes(args, 0));
+    char *out = args->out[0];
+    const char *up = args->in[1];
+    for (int64_t b = 0; b < g.batch; b++)
+        for (int64_t o = 0; o < g.outer; o++)
+            for (int64_t s = 0; s < g.seq; s++) {
+                int64_t pos = ((wi ? wi[b] : 0) + s) % g.max_seq;
+                memcpy(out + (size_t)((b * g.outer + o) * g.max_seq + pos) * line,
+                       up + (size_t)((b * g.outer + o) * g.seq + s) * line, line);
+            }
     return VKML_OK;
 }

@@ -1,7 +1,10 @@
-/* Small remaining ops: BitCast, ReverseSequence, RotaryEmbedding, Det (see misc.h). */
+/* Small remaining ops: BitCast, ReverseSequence, RotaryEmbedding, Det, TensorScatter (see
+ * misc.h). */
 #include "ops/misc.h"
 #include "ops/op_decls.h"
 #include "ops/reduce.h" /* reduce_axis */
+
+#include <string.h>
 
 /* BitCast */
 
@@ -209,5 +212,71 @@ vkml_status det_infer(graph_value *values, const graph_node *node, vkml_error *e
         return st;
     const graph_value *x = &values[node->inputs[0]];
     op_set_output(values, node, 0, x->dtype, x->rank - 2, x->dims);
+    return VKML_OK;
+}
+
+/* TensorScatter */
+
+vkml_status tscatter_parse(const graph_node *node, void *params, vkml_error *err)
+{
+    tscatter_params *p = params;
+    static const op_attr_spec specs[] = {{"axis", GRAPH_ATTR_INT}, {"mode", GRAPH_ATTR_STRING}};
+    vkml_status st = op_check_attr_types(node, specs, VKML_ARRAY_SIZE(specs), err);
+    if (st)
+        return st;
+    p->axis = graph_attr_int(node, "axis", -2);
+    const char *mode = graph_attr_string(node, "mode", "linear");
+    p->circular = strcmp(mode, "circular") == 0;
+    if (!p->circular && strcmp(mode, "linear"))
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
+                         "TensorScatter: mode '%s' is not linear or circular", mode);
+    return VKML_OK;
+}
+
+vkml_status tscatter_resolve(const graph_value *values, const graph_node *node,
+                             tscatter_geom *g, vkml_error *err)
+{
+    const tscatter_params *p = node->params;
+    vkml_status st;
+    if ((st = op_require_counts(node, 2, 3, 1, err)) ||
+        (st = op_require_input(values, node, 0, err)) ||
+        (st = op_require_input(values, node, 1, err)))
+        return st;
+    const graph_value *cache = &values[node->inputs[0]], *up = &values[node->inputs[1]];
+    int a = 0;
+    if ((st = reduce_axis(node, "axis", p->axis, cache->rank, &a, err)))
+        return st;
+    if (a == 0)
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "TensorScatter: axis is the batch axis");
+    bool ok = up->rank == cache->rank && up->dtype == cache->dtype;
+    for (int d = 0; ok && d < cache->rank; d++)
+        ok = d == a ? up->dims[d] <= cache->dims[d] : up->dims[d] == cache->dims[d];
+    if (!ok)
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
+                         "TensorScatter: update '%s' must match the cache '%s' but along axis "
+                         "%d, where it may be shorter", up->name, cache->name, a);
+    g->batch = cache->dims[0];
+    g->outer = (int64_t)vkml_tensor_element_count(a - 1, cache->dims + 1);
+    g->max_seq = cache->dims[a];
+    g->seq = up->dims[a];
+    g->inner = (int64_t)vkml_tensor_element_count(cache->rank - a - 1, cache->dims + a + 1);
+    if (node->n_inputs > 2 && node->inputs[2] >= 0) {
+        const graph_value *wi = &values[node->inputs[2]];
+        if (wi->dtype != VKML_DTYPE_INT64 || wi->rank != 1 || wi->dims[0] != g->batch)
+            return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
+                             "TensorScatter: write_indices '%s' must be int64 [%lld]", wi->name,
+                             (long long)g->batch);
+    }
+    return VKML_OK;
+}
+
+vkml_status tscatter_infer(graph_value *values, const graph_node *node, vkml_error *err)
+{
+    tscatter_geom g;
+    vkml_status st = tscatter_resolve(values, node, &g, err);
+    if (st)
+        return st;
+    const graph_value *cache = &values[node->inputs[0]];
+    op_set_output(values, node, 0, cache->dtype, cache->rank, cache->dims);
     return VKML_OK;
 }

@@ -90,3 +90,18 @@ typedef struct dft_geom {
  * resolve (g->outer and g->inner are then 0). */
 vkml_status dft_resolve(const graph_value *values, const graph_node *node, const void *axis_data,
                         dft_geom *g, vkml_error *err);
+
+/* TensorScatter (opset 24): update written into a copy of the cache along axis, from
+ * write_indices[b] on, per batch b. */
+typedef struct tscatter_params {
+    int64_t axis;
+    bool circular;
+} tscatter_params;
+
+/* Cache as [batch, outer, max_seq, inner], update as [batch, outer, seq, inner]. */
+typedef struct tscatter_geom {
+    int64_t batch, outer, max_seq, seq, inner;
+} tscatter_geom;
+
+vkml_status tscatter_resolve(const graph_value *values, const graph_node *node,
+                             tscatter_geom *g, vkml_error *err);

@@ -176,7 +176,8 @@ OP(Where, "", 9, 16, OP_TYPE_FROM_OUTPUT, eltwise_params, eltwise_parse, eltwise
 OP(Xor, "", 7, 7, 0, eltwise_params, eltwise_parse, eltwise_infer)
 
 
-/* remaining ops: losses, BitCast, Det, ReverseSequence, RotaryEmbedding, DFT (ops/loss.c,
+/* remaining ops: losses, BitCast, Det, ReverseSequence, RotaryEmbedding, DFT,
+ * TensorScatter (ops/loss.c,
  * ops/misc.c, ops/signal.c, ops/misc.h) */
 OP(NegativeLogLikelihoodLoss, "", 12, 22, 0, loss_params, loss_parse, loss_infer)
 OP(SoftmaxCrossEntropyLoss, "", 12, 13, 0, loss_params, loss_parse, loss_infer)
@@ -185,3 +186,4 @@ OP(Det, "", 11, 22, 0, op_no_params, NULL, det_infer)
 OP(ReverseSequence, "", 10, 10, 0, revseq_params, revseq_parse, revseq_infer)
 OP(RotaryEmbedding, "", 23, 23, 0, rotary_params, rotary_parse, rotary_infer)
 OP(DFT, "", 17, 20, 0, dft_params, dft_parse, dft_infer)
+OP(TensorScatter, "", 24, 24, 0, tscatter_params, tscatter_parse, tscatter_infer)

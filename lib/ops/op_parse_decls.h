@@ -48,3 +48,4 @@ OP_PARSE_DECL(bitcast_parse);
 OP_PARSE_DECL(revseq_parse);
 OP_PARSE_DECL(rotary_parse);
 OP_PARSE_DECL(dft_parse);
+OP_PARSE_DECL(tscatter_parse);

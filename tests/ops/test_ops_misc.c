@@ -1,6 +1,7 @@
 /*
  * The remaining ops on the op harness: losses, RMSNormalization, CumProd, Shrink, Swish,
- * BitCast, Det, ReverseSequence, RotaryEmbedding, DFT. CPU known values, the Vulkan devices
+ * BitCast, Det, ReverseSequence, RotaryEmbedding, DFT,
+ * TensorScatter. CPU known values, the Vulkan devices
  * against the CPU where they run the op, and bad input.
  */
 #include "op_harness.h"
@@ -275,6 +276,29 @@ static void test_dft(void)
     oh_run(c, "DFT axis out of range", OH_BOUND_EXACT);
 }
 
+static void test_tensor_scatter(void)
+{
+    for (int circular = 0; circular <= 1; circular++) {
+        oh_case *c = oh_new("TensorScatter", 24);
+        const float cache[] = {0, 0, 0, 0, 0, 0, 0, 0}, up[] = {1, 2, 3, 4};
+        const float want[2][8] = {{0, 1, 2, 0, 3, 4, 0, 0}, {2, 0, 0, 1, 0, 0, 3, 4}};
+        oh_const(c, VKML_DTYPE_FLOAT, 2, (int64_t[]){2, 4}, cache);
+        oh_const(c, VKML_DTYPE_FLOAT, 2, (int64_t[]){2, 2}, up);
+        oh_const_i64(c, 2, circular ? (int64_t[]){3, 2} : (int64_t[]){1, 0});
+        oh_attr_int(c, "axis", 1);
+        oh_attr_string(c, "mode", circular ? "circular" : "linear");
+        oh_expect(c, 0, want[circular]);
+        oh_expect_gpu(c, false);
+        oh_run(c, circular ? "TensorScatter circular" : "TensorScatter linear", OH_BOUND_EXACT);
+    }
+    oh_case *c = oh_new("TensorScatter", 24);
+    oh_input(c, VKML_DTYPE_FLOAT, 3, (int64_t[]){2, 4, 3}, -1, 1);
+    oh_input(c, VKML_DTYPE_FLOAT, 3, (int64_t[]){2, 2, 3}, -1, 1);
+    oh_const_i64(c, 2, (int64_t[]){0, 3});
+    oh_expect_error(c, VKML_ERROR_INVALID_ARGUMENT, "does not fit");
+    oh_run(c, "TensorScatter linear write past the end", OH_BOUND_EXACT);
+}
+
 int main(void)
 {
     test_rms_norm();
@@ -284,5 +308,6 @@ int main(void)
     test_small_ops();
     test_rotary();
     test_dft();
+    test_tensor_scatter();
     return oh_finish();
 }
