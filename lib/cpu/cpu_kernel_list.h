@@ -119,7 +119,7 @@ CPU_KERNEL(ReduceMin, cpu_reduce, DT_REDUCE_ORDERED | DT(BOOL))
 CPU_KERNEL(ReduceProd, cpu_reduce, DT_REDUCE)
 CPU_KERNEL(ReduceSum, cpu_reduce, DT_REDUCE)
 CPU_KERNEL(ReduceSumSquare, cpu_reduce, DT_REDUCE)
-CPU_KERNEL(TopK, cpu_topk, DT_REDUCE_ORDERED)
+CPU_KERNEL(TopK, cpu_topk, DT_NUMERIC)
 CPU_KERNEL(BatchNormalization, cpu_batchnorm, DT_FLOATS)
 CPU_KERNEL(GroupNormalization, cpu_norm, DT_FLOATS)
 CPU_KERNEL(Hardmax, cpu_norm, DT_FLOATS)
@@ -175,8 +175,7 @@ CPU_KERNEL(Xor, cpu_eltwise, DT(BOOL))
 
 
 /* remaining ops: losses, BitCast, Det, ReverseSequence, RotaryEmbedding, DFT,
- * TensorScatter (cpu/loss.c,
- * cpu/misc.c, cpu/signal.c) */
+ * TensorScatter (cpu/loss.c, cpu/misc.c, cpu/signal.c) */
 CPU_KERNEL(NegativeLogLikelihoodLoss, cpu_loss, DT_FLOATS)
 CPU_KERNEL(SoftmaxCrossEntropyLoss, cpu_loss, DT_FLOATS)
 CPU_KERNEL(BitCast, cpu_bitcast, DT_ALL)
@@ -185,3 +184,8 @@ CPU_KERNEL(ReverseSequence, cpu_reverse_sequence, DT_ALL)
 CPU_KERNEL(RotaryEmbedding, cpu_rotary_embedding, DT_FLOATS | DT(BFLOAT16))
 CPU_KERNEL(DFT, cpu_dft, DT_FLOATS)
 CPU_KERNEL(TensorScatter, cpu_tensor_scatter, DT_ALL)
+/* recurrent and leftovers (cpu/rnn.c, cpu/deformconv.c) */
+CPU_KERNEL(DeformConv, cpu_deformconv, DT_FLOATS)
+CPU_KERNEL(GRU, cpu_rnn, DT_FLOATS)
+CPU_KERNEL(LSTM, cpu_rnn, DT_FLOATS)
+CPU_KERNEL(RNN, cpu_rnn, DT_FLOATS)

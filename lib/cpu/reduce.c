@@ -192,26 +192,48 @@ vkml_status cpu_cumsum(const op_cpu_args *args, vkml_error *err)
 }
 
 /* TopK: one line's elements sorted by value (largest or smallest first), ties by lower
- * index (a stable order of indices). */
+ * index (a stable order of indices). Floats compare as doubles (v), integers exactly as
+ * an order-preserving uint64 key (u; signed ones with the sign bit flipped). */
 typedef struct topk_item {
     double v;
+    uint64_t u;
     int64_t i;
 } topk_item;
+
+static topk_item topk_load(const void *x, vkml_dtype t, int64_t at, int64_t index)
+{
+    topk_item item = {.i = index};
+    if (cpu_dtype_is_float(t))
+        item.v = cpu_load_f64(x, t, at);
+    else if (t == VKML_DTYPE_UINT64)
+        item.u = (uint64_t)cpu_load_i64(x, t, at);
+    else
+        item.u = (uint64_t)cpu_load_i64(x, t, at) ^ (UINT64_C(1) << 63);
+    return item;
+}
+
+/* <0 when x orders before y by value, largest first; 0 on equal values. */
+static int topk_cmp_values(const topk_item *x, const topk_item *y)
+{
+    if (x->v != y->v)
+        return x->v > y->v ? -1 : 1;
+    if (x->u != y->u)
+        return x->u > y->u ? -1 : 1;
+    return 0;
+}
 
 static int topk_cmp_largest(const void *a, const void *b)
 {
     const topk_item *x = a, *y = b;
-    if (x->v != y->v)
-        return x->v > y->v ? -1 : 1;
-    return x->i < y->i ? -1 : x->i > y->i;
+    int c = topk_cmp_values(x, y);
+    return c ? c : x->i < y->i ? -1 : x->i > y->i;
 }
 
 static int topk_cmp_smallest(const void *a, const void *b)
 {
     const topk_item *x = a, *y = b;
-    if (x->v != y->v)
-        return x->v < y->v ? -1 : 1;
-    return x->i < y->i ? -1 : x->i > y->i;
+    int c = -topk_cmp_values(x, y);
+    return c ? c : x->i < y->i ? -1 : x->i > y->i;
 }
 
 vkml_status cpu_topk(const op_cpu_args *args, vkml_error *err)
@@ -229,7 +251,7 @@ vkml_status cpu_topk(const op_cpu_args *args, vkml_error *err)
     for (int64_t o = 0; o < g.outer; o++) {
         for (int64_t i = 0; i < g.inner; i++) {
             for (int64_t a = 0; a < g.len; a++)
-                items[a] = (topk_item){cpu_load_f64(args->in[0], t, (o * g.len + a) * g.inner + i), a};
+                items[a] = topk_load(args->in[0], t, (o * g.len + a) * g.inner + i, a);
             qsort(items, (size_t)g.len, sizeof(*items),
                   p->largest ? topk_cmp_largest : topk_cmp_smallest);
             for (int64_t k = 0; k < g.k; k++) {

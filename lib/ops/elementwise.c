@@ -261,9 +261,12 @@ static vkml_status const_bool(const graph_value *values, const graph_node *node,
     if (i >= node->n_inputs || node->inputs[i] < 0)
         return VKML_OK;
     const graph_value *v = &values[node->inputs[i]];
-    if (!v->data || v->dtype != VKML_DTYPE_BOOL || !is_scalar(v) || v->data_size < 1)
-        return vkml_fail(err, VKML_ERROR_UNSUPPORTED,
-                         "%s: input %d must be a constant bool scalar", node->op_type, i);
+    if (!v->data)
+        return vkml_fail(err, VKML_ERROR_UNSUPPORTED, "%s: input %d '%s' must be a constant",
+                         node->op_type, i, v->name);
+    if (v->dtype != VKML_DTYPE_BOOL || !is_scalar(v) || v->data_size < 1)
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "%s: input %d '%s' must be a bool scalar",
+                         node->op_type, i, v->name);
     *out = *(const uint8_t *)v->data != 0;
     return VKML_OK;
 }
@@ -278,15 +281,23 @@ static vkml_status dropout_check(const graph_value *values, const graph_node *no
         return st;
     const graph_value *r = node->n_inputs > 1 && node->inputs[1] >= 0 ? &values[node->inputs[1]] : NULL;
     double ratio = 0.5;
-    if (r && r->data && r->data_size >= vkml_dtype_size(r->dtype) && is_scalar(r)) {
-        if (r->dtype == VKML_DTYPE_FLOAT)
-            ratio = *(const float *)r->data;
-        else if (r->dtype == VKML_DTYPE_DOUBLE)
-            ratio = *(const double *)r->data;
-    }
+    if (r && !r->data)
+        return vkml_fail(err, VKML_ERROR_UNSUPPORTED,
+                         "Dropout in training mode: input 1 '%s' must be a constant", r->name);
+    if (r && (!is_scalar(r) || r->data_size < vkml_dtype_size(r->dtype) ||
+              !(r->dtype == VKML_DTYPE_FLOAT || r->dtype == VKML_DTYPE_DOUBLE ||
+                r->dtype == VKML_DTYPE_FLOAT16)))
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
+                         "Dropout: ratio '%s' must be a float scalar", r->name);
+    if (r)
+        ratio = r->dtype == VKML_DTYPE_FLOAT    ? *(const float *)r->data
+                : r->dtype == VKML_DTYPE_DOUBLE ? *(const double *)r->data
+                                                : vkml_half_to_float(*(const uint16_t *)r->data);
     if (ratio != 0.0)
         return vkml_fail(err, VKML_ERROR_UNSUPPORTED,
-                         "Dropout in training mode (random drops) is not supported");
+                         "Dropout in training mode with ratio %g (random drops) is not supported; "
+                         "only ratio 0 (identity) is",
+                         ratio);
     return VKML_OK;
 }
 
@@ -353,6 +364,12 @@ vkml_status eltwise_infer(graph_value *values, const graph_node *node, vkml_erro
     }
     if (st || (st = op_require_input(values, node, 0, err)))
         return st;
+    /* Strings have no storage in vkml tensors (Equal, Cast and Where allow them). */
+    for (int i = 0; i < node->n_inputs; i++)
+        if (node->inputs[i] >= 0 && values[node->inputs[i]].dtype == VKML_DTYPE_STRING)
+            return vkml_fail(err, VKML_ERROR_UNSUPPORTED,
+                             "%s: input %d '%s' is a string tensor; strings are not supported",
+                             node->op_type, i, values[node->inputs[i]].name);
     if (p->kind == ELT_SPECIAL)
         st = special_check(values, node, &out, err);
     else

@@ -208,8 +208,7 @@ static vkml_status range_count(const graph_value *values, const graph_node *node
                              "Range: start, limit and delta must be scalars of one type");
         if (!(d[i] = v->data))
             return vkml_fail(err, VKML_ERROR_UNSUPPORTED,
-                             "Range: the output size depends on input %d '%s', which must be a "
-                             "constant",
+                             "Range: the output size depends on input %d: '%s' must be a constant",
                              i, v->name);
     }
     vkml_dtype t = values[node->inputs[0]].dtype;
@@ -270,7 +269,7 @@ vkml_status onehot_infer(graph_value *values, const graph_node *node, vkml_error
                          VKML_MAX_RANK);
     if (!depth->data)
         return vkml_fail(err, VKML_ERROR_UNSUPPORTED,
-                         "OneHot: the output size depends on depth '%s', which must be a constant",
+                         "OneHot: the output size depends on depth: '%s' must be a constant",
                          depth->name);
     int64_t n = mv_element_to_int(depth->dtype, depth->data);
     if (n <= 0 || n > INT32_MAX)

@@ -177,8 +177,7 @@ OP(Xor, "", 7, 7, 0, eltwise_params, eltwise_parse, eltwise_infer)
 
 
 /* remaining ops: losses, BitCast, Det, ReverseSequence, RotaryEmbedding, DFT,
- * TensorScatter (ops/loss.c,
- * ops/misc.c, ops/signal.c, ops/misc.h) */
+ * TensorScatter (ops/loss.c, ops/misc.c, ops/signal.c, ops/misc.h) */
 OP(NegativeLogLikelihoodLoss, "", 12, 22, 0, loss_params, loss_parse, loss_infer)
 OP(SoftmaxCrossEntropyLoss, "", 12, 13, 0, loss_params, loss_parse, loss_infer)
 OP(BitCast, "", 26, 26, OP_TYPE_FROM_OUTPUT, bitcast_params, bitcast_parse, bitcast_infer)
@@ -187,3 +186,8 @@ OP(ReverseSequence, "", 10, 10, 0, revseq_params, revseq_parse, revseq_infer)
 OP(RotaryEmbedding, "", 23, 23, 0, rotary_params, rotary_parse, rotary_infer)
 OP(DFT, "", 17, 20, 0, dft_params, dft_parse, dft_infer)
 OP(TensorScatter, "", 24, 24, 0, tscatter_params, tscatter_parse, tscatter_infer)
+/* recurrent and leftovers (ops/rnn.c, ops/deformconv.c) */
+OP(DeformConv, "", 19, 22, 0, deformconv_attrs, deformconv_parse, deformconv_infer)
+OP(GRU, "", 7, 22, 0, rnn_params, rnn_parse, rnn_infer)
+OP(LSTM, "", 7, 22, 0, rnn_params, rnn_parse, rnn_infer)
+OP(RNN, "", 7, 22, 0, rnn_params, rnn_parse, rnn_infer)

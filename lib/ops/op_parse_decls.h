@@ -49,3 +49,6 @@ OP_PARSE_DECL(revseq_parse);
 OP_PARSE_DECL(rotary_parse);
 OP_PARSE_DECL(dft_parse);
 OP_PARSE_DECL(tscatter_parse);
+/* recurrent and leftovers */
+OP_PARSE_DECL(rnn_parse);
+OP_PARSE_DECL(deformconv_parse);

@@ -15,6 +15,8 @@
 #include "ops/pool.h"
 #include "ops/resize.h"
 #include "ops/misc.h" /* remaining ops */
+#include "ops/rnn.h" /* recurrent and leftovers */
+#include "ops/deformconv.h"
 
 #include <stdio.h>
 #include <string.h>
