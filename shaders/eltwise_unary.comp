@@ -102,6 +102,10 @@ A f(A v)
     return 0.5 * v * (1.0 + erf_approx(v * 0.70710678118654752));
 #elif defined(OP_GELU_TANH)
     return 0.5 * v * (1.0 + tanh_f(0.79788456080286536 * (v + 0.044715 * v * v * v)));
+#elif defined(OP_SHRINK)
+    return v < -al ? v + be : v > al ? v - be : A(0);
+#elif defined(OP_SWISH)
+    return v / (A(1) + exp(-al * v));
 #elif defined(OP_SIGMOID)
     // exp of a non-positive argument only: no overflow for large |v|.
     A e = exp(-abs(v));

@@ -2,7 +2,8 @@
 // The per-line normalisations: statistics over a line of the reduction view
 // (reduce_view.glsl), then every element of the line rewritten in place of where it was
 // read. NORM: 0 Softmax, 1 LogSoftmax, 2 Hardmax, 3 mean/variance (Layer, Instance,
-// Group, MeanVariance: y = (x - mean) * inv * scale + bias), 7 Lp (lib/ops/norm.h).
+// Group, MeanVariance, RMS with mean 0: y = (x - mean) * inv * scale + bias), 7 Lp
+// (lib/ops/norm.h).
 // Computed in float. Bindings: x, scale, bias (x again when absent), y.
 #define PUSH_NORM
 #include "push.h"
@@ -76,7 +77,7 @@ void main()
         store(base, r, r == best_idx ? 1.0 : 0.0);
 #elif NORM == 3
     float n = float(p.count);
-    float mean = line_sum(base, 0.0, SUM_PLAIN) / n;
+    float mean = p.rms != 0 ? 0.0 : line_sum(base, 0.0, SUM_PLAIN) / n;
     float var = line_sum(base, mean, SUM_SQUARE) / n;
     float inv = p.mvn != 0 ? 1.0 / (sqrt(var) + 1e-9) : inversesqrt(var + p.epsilon);
     for (uint r = lane(); r < p.count; r += LANES) {

@@ -97,6 +97,8 @@
                 LOOP((C)0.5 * a * (1 + F(erf)(a * (C)0.7071067811865476)))                         \
             break;                                                                                 \
         case ELT_RELU: LOOP(a < 0 ? 0 : a) break;                                                  \
+        case ELT_SHRINK: LOOP(a < -al ? a + be : a > al ? a - be : 0) break;                      \
+        case ELT_SWISH: LOOP(a / (1 + F(exp)(-al * a))) break;                                    \
         case ELT_SIGMOID: LOOP(a >= 0 ? 1 / (1 + F(exp)(-a)) : F(exp)(a) / (1 + F(exp)(a))) break; \
         case ELT_TANH: LOOP(F(tanh)(a)) break;                                                     \
         case ELT_IS_NAN: LOOP(a != a) break;                                                       \

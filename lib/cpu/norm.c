@@ -1,5 +1,5 @@
 /* CPU normalisations: per line of a reduce_view, statistics then apply (Softmax,
- * LogSoftmax, Hardmax, Layer/Instance/Group/MeanVariance/Lp normalisation); per element
+ * LogSoftmax, Hardmax, Layer/Instance/Group/MeanVariance/Lp/RMS normalisation); per element
  * BatchNormalization and LRN. Computed in double whatever the storage type. */
 #include "ops/norm.h"
 #include "cpu/cpu_elem.h"
@@ -48,13 +48,14 @@ static void softmax_line(const norm_job *j, int64_t base)
     }
 }
 
-/* Layer/Instance/Group/MeanVariance: mean, variance (two passes), then scale and bias. */
+/* Layer/Instance/Group/MeanVariance: mean, variance (two passes), then scale and bias;
+ * RMS: the same with the mean taken as 0. */
 static void meanvar_line(const norm_job *j, int64_t line, int64_t base)
 {
     const norm_geom *g = j->g;
     int64_t n = g->view.count;
     double mean = 0.0, var = 0.0;
-    for (int64_t r = 0; r < n; r++)
+    for (int64_t r = 0; r < n && g->op != NORM_RMS; r++)
         mean += line_load(j, base, r);
     mean /= (double)n;
     for (int64_t r = 0; r < n; r++) {

@@ -152,6 +152,13 @@ vkml_status cpu_reduce(const op_cpu_args *args, vkml_error *err)
     return VKML_OK;
 }
 
+/* One step of a running sum or product (integers wrap, as unsigned). */
+static inline void scan_step(bool product, double *accf, int64_t *acci, double xf, int64_t xi)
+{
+    *accf = product ? *accf * xf : *accf + xf;
+    *acci = (int64_t)(product ? (uint64_t)*acci * (uint64_t)xi : (uint64_t)*acci + (uint64_t)xi);
+}
+
 vkml_status cpu_cumsum(const op_cpu_args *args, vkml_error *err)
 {
     scan_geom g;
@@ -163,25 +170,21 @@ vkml_status cpu_cumsum(const op_cpu_args *args, vkml_error *err)
     bool is_float = cpu_dtype_is_float(t);
     for (int64_t o = 0; o < g.outer; o++) {
         for (int64_t i = 0; i < g.inner; i++) {
-            double accf = 0.0;
-            int64_t acci = 0;
+            double accf = p->product ? 1.0 : 0.0;
+            int64_t acci = p->product ? 1 : 0;
             for (int64_t s = 0; s < g.len; s++) {
                 int64_t a = p->reverse ? g.len - 1 - s : s;
                 int64_t off = (o * g.len + a) * g.inner + i;
                 double xf = is_float ? cpu_load_f64(args->in[0], t, off) : 0.0;
                 int64_t xi = is_float ? 0 : cpu_load_i64(args->in[0], t, off);
-                if (!p->exclusive) {
-                    accf += xf;
-                    acci = (int64_t)((uint64_t)acci + (uint64_t)xi);
-                }
+                if (!p->exclusive)
+                    scan_step(p->product, &accf, &acci, xf, xi);
                 if (is_float)
                     cpu_store_f64(args->out[0], t, off, accf);
                 else
                     cpu_store_i64(args->out[0], t, off, acci);
-                if (p->exclusive) {
-                    accf += xf;
-                    acci = (int64_t)((uint64_t)acci + (uint64_t)xi);
-                }
+                if (p->exclusive)
+                    scan_step(p->product, &accf, &acci, xf, xi);
             }
         }
     }

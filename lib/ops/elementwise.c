@@ -84,14 +84,20 @@ static void parse_coefficients(const graph_node *node, eltwise_params *p)
     case ELT_LEAKY_RELU: alpha = 0.01f; break;
     case ELT_ELU:
     case ELT_CELU:
-    case ELT_THRESHOLDED_RELU: alpha = 1.0f; break;
+    case ELT_THRESHOLDED_RELU:
+    case ELT_SWISH: alpha = 1.0f; break;
+    case ELT_SHRINK: alpha = 0.5f; break;
     case ELT_SELU: alpha = 1.67326319217681884765625f, gamma = 1.05070102214813232421875f; break;
     case ELT_HARD_SIGMOID: alpha = 0.2f, beta = 0.5f; break;
     case ELT_CLIP: alpha = -INFINITY, beta = INFINITY; break;
     default: break;
     }
-    p->alpha = graph_attr_float(node, p->op == ELT_CLIP ? "min" : "alpha", alpha);
-    p->beta = graph_attr_float(node, p->op == ELT_CLIP ? "max" : "beta", beta);
+    p->alpha = graph_attr_float(node, p->op == ELT_CLIP    ? "min"
+                                      : p->op == ELT_SHRINK ? "lambd"
+                                                            : "alpha", alpha);
+    p->beta = graph_attr_float(node, p->op == ELT_CLIP    ? "max"
+                                     : p->op == ELT_SHRINK ? "bias"
+                                                           : "beta", beta);
     p->gamma = graph_attr_float(node, "gamma", gamma);
 }
 
@@ -106,6 +112,7 @@ vkml_status eltwise_parse(const graph_node *node, void *params, vkml_error *err)
         {"to", GRAPH_ATTR_INT},             {"broadcast", GRAPH_ATTR_INT},
         {"axis", GRAPH_ATTR_INT},           {"saturate", GRAPH_ATTR_INT},
         {"round_mode", GRAPH_ATTR_STRING},
+        {"lambd", GRAPH_ATTR_FLOAT},          {"bias", GRAPH_ATTR_FLOAT},
     };
     eltwise_params *p = params;
     vkml_status st = op_check_attr_types(node, specs, VKML_ARRAY_SIZE(specs), err);

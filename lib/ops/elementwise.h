@@ -43,7 +43,8 @@ typedef enum eltwise_kind {
     X(GREATER_EQUAL, GreaterOrEqual, ELT_COMPARE) X(MIN, Min, ELT_VARIADIC)                       \
     X(MAX, Max, ELT_VARIADIC) X(SUM, Sum, ELT_VARIADIC) X(MEAN, Mean, ELT_VARIADIC)               \
     X(CLIP, Clip, ELT_SPECIAL) X(POW, Pow, ELT_SPECIAL) X(WHERE, Where, ELT_SPECIAL)              \
-    X(CAST, Cast, ELT_SPECIAL) X(CAST_LIKE, CastLike, ELT_SPECIAL) X(DROPOUT, Dropout, ELT_SPECIAL)
+    X(CAST, Cast, ELT_SPECIAL) X(CAST_LIKE, CastLike, ELT_SPECIAL) X(DROPOUT, Dropout, ELT_SPECIAL) \
+    X(SHRINK, Shrink, ELT_UNARY) X(SWISH, Swish, ELT_UNARY)
 
 typedef enum eltwise_op {
 #define X(id, name, kind) ELT_##id,
@@ -57,7 +58,7 @@ typedef struct eltwise_params {
     eltwise_op op;
     eltwise_kind kind;
     /* alpha/beta/gamma of the activations (LeakyRelu, Elu, Selu, Celu, HardSigmoid,
-     * ThresholdedRelu), min/max of Clip before opset 11. */
+     * ThresholdedRelu, Swish), min/max of Clip before opset 11, lambd/bias of Shrink. */
     float alpha, beta, gamma;
     bool fmod;          /* Mod: C fmod (sign of the dividend) instead of Python's % */
     bool shift_left;    /* BitShift direction */

@@ -16,6 +16,7 @@ static const struct {
     {"GroupNormalization", NORM_GROUP},
     {"MeanVarianceNormalization", NORM_MVN},
     {"LpNormalization", NORM_LP},
+    {"RMSNormalization", NORM_RMS},
 };
 
 vkml_status norm_parse(const graph_node *node, void *params, vkml_error *err)
@@ -68,6 +69,24 @@ static uint32_t trailing_mask(int axis, int rank)
     return (uint32_t)((1u << rank) - (1u << axis));
 }
 
+/* Whether v's dims, leading 1s dropped, are the trailing dims of input 0 (a scale that
+ * broadcasts over the normalised dims as a repeating suffix). */
+static bool trailing_shape(const graph_value *values, const graph_node *node,
+                           const graph_value *v)
+{
+    const graph_value *x = &values[node->inputs[0]];
+    int lead = 0;
+    while (lead < v->rank && v->dims[lead] == 1)
+        lead++;
+    int k = v->rank - lead;
+    if (k > x->rank)
+        return false;
+    for (int d = 0; d < k; d++)
+        if (v->dims[lead + d] != x->dims[x->rank - k + d])
+            return false;
+    return true;
+}
+
 /* Inputs 1 and 2 (scale, bias; bias optional when `bias_optional`) hold `count`
  * elements each (LayerNormalization also takes one, broadcast). */
 static vkml_status check_params(const graph_value *values, const graph_node *node, int64_t count,
@@ -82,9 +101,13 @@ static vkml_status check_params(const graph_value *values, const graph_node *nod
             return st;
         const graph_value *v = &values[node->inputs[i]];
         int64_t n = (int64_t)vkml_tensor_element_count(v->rank, v->dims);
-        if (n == 1 && g->op == NORM_LAYER)
-            g->r_mod = 1;
-        else if (n != count)
+        bool layer_like = g->op == NORM_LAYER || g->op == NORM_RMS;
+        if (layer_like && n != count && trailing_shape(values, node, v)) {
+            if (i == 2 && g->r_mod != (n ? n : 1))
+                return vkml_fail(err, VKML_ERROR_UNSUPPORTED,
+                                 "%s: scale and bias broadcast differently", node->op_type);
+            g->r_mod = n ? n : 1;
+        } else if (n != count)
             return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
                              "%s: input %d '%s' has %lld elements, needs %lld", node->op_type, i,
                              v->name, (long long)n, (long long)count);
@@ -169,9 +192,10 @@ static vkml_status norm_view(const graph_value *values, const graph_node *node,
     if ((st = reduce_axis(node, "axis", p->axis, rank, &a, err)))
         return st;
     bool coerce_2d = p->op <= NORM_HARDMAX && node->opset < 13;
-    mask = (coerce_2d || p->op == NORM_LAYER) ? trailing_mask(a, rank) : 1u << a;
+    bool layer_like = p->op == NORM_LAYER || p->op == NORM_RMS;
+    mask = (coerce_2d || layer_like) ? trailing_mask(a, rank) : 1u << a;
     reduce_view_init(rank, x->dims, mask, &g->view);
-    if (p->op != NORM_LAYER)
+    if (!layer_like)
         return VKML_OK;
     g->stat_rank = rank;
     for (int d = 0; d < rank; d++)
@@ -186,7 +210,7 @@ vkml_status norm_resolve(const graph_value *values, const graph_node *node, norm
     const norm_params *p = node->params;
     static const int max_inputs[] = {
         [NORM_SOFTMAX] = 1, [NORM_LOG_SOFTMAX] = 1, [NORM_HARDMAX] = 1, [NORM_LAYER] = 3,
-        [NORM_INSTANCE] = 3, [NORM_GROUP] = 3, [NORM_MVN] = 1, [NORM_LP] = 1,
+        [NORM_INSTANCE] = 3, [NORM_GROUP] = 3, [NORM_MVN] = 1, [NORM_LP] = 1, [NORM_RMS] = 2,
     };
     int max_in = max_inputs[p->op];
     vkml_status st;

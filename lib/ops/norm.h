@@ -1,7 +1,8 @@
 #pragma once
 /*
  * Normalisations: Softmax, LogSoftmax, Hardmax, LayerNormalization,
- * InstanceNormalization, GroupNormalization, MeanVarianceNormalization, LpNormalization
+ * InstanceNormalization, GroupNormalization, MeanVarianceNormalization, LpNormalization,
+ * RMSNormalization
  * (each "per line of a reduce_view: statistics, then apply"), and BatchNormalization and
  * LRN (per element, no reduction).
  */
@@ -16,6 +17,7 @@ typedef enum norm_op {
     NORM_GROUP,    /* same, per (n, group) */
     NORM_MVN,      /* y = (x - mean) / (sqrt(var) + 1e-9) */
     NORM_LP,       /* y = x / ||x||_p, p 1 or 2 */
+    NORM_RMS,      /* y = x / sqrt(mean(x^2) + eps) * scale */
 } norm_op;
 
 /* Attributes (parsed once). */

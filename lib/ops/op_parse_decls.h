@@ -42,6 +42,13 @@ OP_PARSE_DECL(einsum_parse);
 OP_PARSE_DECL(attention_parse);
 
 
+/* remaining ops */
+OP_PARSE_DECL(loss_parse);
+OP_PARSE_DECL(bitcast_parse);
+OP_PARSE_DECL(revseq_parse);
+OP_PARSE_DECL(rotary_parse);
+OP_PARSE_DECL(dft_parse);
+OP_PARSE_DECL(tscatter_parse);
 /* recurrent and leftovers */
 OP_PARSE_DECL(rnn_parse);
 OP_PARSE_DECL(deformconv_parse);

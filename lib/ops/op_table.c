@@ -14,6 +14,7 @@
 #include "ops/gridsample.h"
 #include "ops/pool.h"
 #include "ops/resize.h"
+#include "ops/misc.h" /* remaining ops */
 #include "ops/rnn.h" /* recurrent and leftovers */
 #include "ops/deformconv.h"
 

@@ -207,6 +207,7 @@ vkml_status cumsum_parse(const graph_node *node, void *params, vkml_error *err)
     vkml_status st = op_check_attr_types(node, specs, VKML_ARRAY_SIZE(specs), err);
     p->exclusive = graph_attr_int(node, "exclusive", 0) != 0;
     p->reverse = graph_attr_int(node, "reverse", 0) != 0;
+    p->product = strcmp(node->op_type, "CumProd") == 0;
     return st;
 }
 
@@ -220,12 +221,13 @@ static vkml_status cumsum_check(const graph_value *values, const graph_node *nod
         return st;
     const graph_value *x = &values[node->inputs[0]], *axis = &values[node->inputs[1]];
     if (x->rank < 1)
-        return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "CumSum: input '%s' must have rank >= 1",
-                         x->name);
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "%s: input '%s' must have rank >= 1",
+                         node->op_type, x->name);
     if ((axis->dtype != VKML_DTYPE_INT64 && axis->dtype != VKML_DTYPE_INT32) ||
         vkml_tensor_element_count(axis->rank, axis->dims) != 1)
         return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
-                         "CumSum: axis '%s' must be one int32 or int64 value", axis->name);
+                         "%s: axis '%s' must be one int32 or int64 value", node->op_type,
+                         axis->name);
     return VKML_OK;
 }
 

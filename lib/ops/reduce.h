@@ -89,10 +89,11 @@ typedef struct reduce_geom {
 vkml_status reduce_resolve(const graph_value *values, const graph_node *node, reduce_geom *g,
                            vkml_error *err);
 
-/* CumSum: the [outer, len, inner] view around the axis of input 1: its constant data, or
+/* CumSum, CumProd: the [outer, len, inner] view around the axis of input 1: its constant data, or
  * `axis_data` (the run-time value, NULL when not known) when it is not a constant. */
 typedef struct cumsum_params {
     bool exclusive, reverse;
+    bool product; /* CumProd */
 } cumsum_params;
 
 typedef struct scan_geom {

@@ -37,6 +37,7 @@ static const vk_kernel_id op_kernels[ELT_OP_COUNT] = {
     [ELT_MAX] = VK_KERNEL_B_MAX, [ELT_SUM] = VK_KERNEL_B_ADD, [ELT_MEAN] = VK_KERNEL_B_ADD,
     [ELT_CLIP] = VK_KERNEL_T_CLIP, [ELT_POW] = VK_KERNEL_B_POW, [ELT_WHERE] = VK_KERNEL_T_WHERE,
     [ELT_CAST] = NO_KERNEL, [ELT_CAST_LIKE] = NO_KERNEL, [ELT_DROPOUT] = VK_KERNEL_COPY,
+    [ELT_SHRINK] = VK_KERNEL_U_SHRINK, [ELT_SWISH] = VK_KERNEL_U_SWISH,
 };
 
 /* cast_to_<dtype> per destination dtype number. */

@@ -67,6 +67,7 @@ VKML_GPU_DECL(gpu_norm)
         .has_scale = g.param_count > 0,
         .has_bias = g.param_count > 0 && node->n_inputs > 2 && node->inputs[2] >= 0,
         .mvn = g.op == NORM_MVN,
+        .rms = g.op == NORM_RMS,
         .lp = (uint32_t)g.p,
         .epsilon = g.epsilon,
     };

@@ -159,6 +159,7 @@ PUSH_U32(has_scale)
 PUSH_U32(has_bias)
 PUSH_U32(mvn) /* MeanVarianceNormalization: 1 / (sqrt(var) + 1e-9) */
 PUSH_U32(lp)  /* LpNormalization p (1 or 2) */
+PUSH_U32(rms) /* RMSNormalization: the mean taken as 0 */
 PUSH_F32(epsilon)
 PUSH_END(norm_push)
 #endif
