@@ -107,16 +107,30 @@ A op(A x, A z)
 #endif
     return z == A(0) ? A(0) : x / z;
 #elif defined(OP_FMOD) && IS_FLOAT
-    // C fmod: the sign of the dividend; GLSL mod() floors instead.
-    return x - z * trunc(x / z);
+    // C fmod: the sign of the dividend; GLSL mod() floors instead. The quotient from a
+    // GPU's division may be off by one ulp (Vulkan allows 2.5), so trunc() may be one off:
+    // the remainder, exact by fma, is brought back into (-|z|, |z|) with x's sign.
+    A q = trunc(x / z), az = abs(z);
+    A r = fma(-z, q, x);
+    if (abs(r) >= az)
+        r -= sign(r) * az;
+    if (r != A(0) && sign(r) != sign(x))
+        r += sign(x) * az;
+    return r;
 #elif defined(OP_FMOD) || defined(OP_MOD)
-#if IS_SIGNED
-    if (z == A(-1))
-        return A(0);
-#endif
     if (z == A(0))
         return A(0);
+#if IS_SIGNED
+    // GLSL leaves % undefined for negative operands (NVIDIA and lavapipe differ): the
+    // remainder of the magnitudes, unsigned so that the most negative value has one, with
+    // the dividend's sign (C's %).
+    UA ux = x < A(0) ? UA(0) - UA(x) : UA(x), uz = z < A(0) ? UA(0) - UA(z) : UA(z);
+    A r = A(ux % uz);
+    if (x < A(0))
+        r = -r;
+#else
     A r = x % z;
+#endif
 #if IS_SIGNED && defined(OP_MOD)
     // Python's %: the sign of the divisor.
     if (r != A(0) && ((r < A(0)) != (z < A(0))))

@@ -3,6 +3,7 @@
 //   T      the storage type of the tensors in buffers (DECLARE_IN/DECLARE_OUT)
 //   A      the arithmetic type values are computed in (float for float16, int/uint for
 //          8- and 16-bit integers)
+//   UA     for integer types: the unsigned type of A (magnitudes, wrapping arithmetic)
 //   IS_FLOAT, IS_SIGNED  1 or 0
 // and the GLSL extensions that type needs. The device features behind them are checked
 // on the C side (vk_dtype_supported) before a variant is chosen.
@@ -42,6 +43,7 @@
 #extension GL_EXT_shader_explicit_arithmetic_types_int8 : require
 #define T int8_t
 #define A int
+#define UA uint
 #define IS_FLOAT 0
 #define IS_SIGNED 1
 #elif defined(DTYPE_U8) || defined(DTYPE_BOOL)
@@ -49,6 +51,7 @@
 #extension GL_EXT_shader_explicit_arithmetic_types_int8 : require
 #define T uint8_t
 #define A uint
+#define UA uint
 #define IS_FLOAT 0
 #define IS_SIGNED 0
 #elif defined(DTYPE_I16)
@@ -56,6 +59,7 @@
 #extension GL_EXT_shader_explicit_arithmetic_types_int16 : require
 #define T int16_t
 #define A int
+#define UA uint
 #define IS_FLOAT 0
 #define IS_SIGNED 1
 #elif defined(DTYPE_U16)
@@ -63,28 +67,33 @@
 #extension GL_EXT_shader_explicit_arithmetic_types_int16 : require
 #define T uint16_t
 #define A uint
+#define UA uint
 #define IS_FLOAT 0
 #define IS_SIGNED 0
 #elif defined(DTYPE_I32)
 #define T int
 #define A int
+#define UA uint
 #define IS_FLOAT 0
 #define IS_SIGNED 1
 #elif defined(DTYPE_U32)
 #define T uint
 #define A uint
+#define UA uint
 #define IS_FLOAT 0
 #define IS_SIGNED 0
 #elif defined(DTYPE_I64)
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 #define T int64_t
 #define A int64_t
+#define UA uint64_t
 #define IS_FLOAT 0
 #define IS_SIGNED 1
 #elif defined(DTYPE_U64)
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 #define T uint64_t
 #define A uint64_t
+#define UA uint64_t
 #define IS_FLOAT 0
 #define IS_SIGNED 0
 #else
