@@ -3,11 +3,13 @@
 // 0) and writes the uint8 quantization parameters:
 //   scale = (max - min) / 255 (1/255 for an all-zero range), zero = rint(clamp(-min / scale))
 // The second step is quant.comp's uint8 QuantizeLinear with this scale and zero point.
+// Both divisions are correctly rounded (div_rn) in float, as the CPU kernel computes them.
 #extension GL_EXT_shader_8bit_storage : require
 #extension GL_EXT_shader_explicit_arithmetic_types_int8 : require
 #define PUSH_COPY
 #include "buffers.glsl"
 #include "push.h"
+#include "div_rn.glsl"
 
 #define RANGE_WG 256
 layout(local_size_x = RANGE_WG, local_size_y = 1, local_size_z = 1) in;
@@ -40,8 +42,8 @@ void main()
     if (tid == 0) {
         lo = lo_part[0];
         hi = hi_part[0];
-        precise float s = (hi > lo ? hi - lo : 1.0) / 255.0;
-        precise float z = roundEven(clamp(0.0 - lo / s, 0.0, 255.0));
+        precise float s = div_rn(hi > lo ? hi - lo : 1.0, 255.0);
+        precise float z = roundEven(clamp(0.0 - div_rn(lo, s), 0.0, 255.0));
         scale[0] = s;
         zero[0] = uint8_t(uint(z));
     }

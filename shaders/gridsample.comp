@@ -6,6 +6,7 @@
 #include "index.glsl"
 #include "buffers.glsl"
 #include "push.h"
+#include "div_rn.glsl"
 
 DECLARE_IN(0, x)
 DECLARE_IN(1, grid)
@@ -24,7 +25,7 @@ float reflect_into(float v, float lo, float hi)
         return lo;
     if (v < lo || v > hi) {
         float dx = v < lo ? lo - v : v - hi;
-        float n = floor(dx / range), r = dx - n * range;
+        precise float n = floor(div_rn(dx, range)), r = dx - n * range;
         bool even = mod(n, 2.0) == 0.0;
         v = (v < lo) == even ? lo + r : hi - r;
     }

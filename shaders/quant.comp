@@ -4,7 +4,8 @@
 // y[i] = (x[i] - zero) * scale, x and zero of type T, y float. Scale and zero point of
 // element i at quant_scale_index (lib/ops/quant.h): per tensor, per axis or blocked.
 // -DHALF=1: the float side and the scale are float16 (the quotient rounded to float16, as
-// ONNX divides in the scale's precision); else float.
+// ONNX divides in the scale's precision); else float. The quotient is correctly rounded
+// (div_rn), as the CPU's is, so roundEven sees the same value on every GPU.
 #if HALF
 #extension GL_EXT_shader_16bit_storage : require
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
@@ -16,6 +17,7 @@
 #include "index.glsl"
 #include "buffers.glsl"
 #include "push.h"
+#include "div_rn.glsl"
 
 #if DEQUANT
 DECLARE_IN(0, x)
@@ -44,7 +46,7 @@ void main()
 #if DEQUANT
     y[i] = F((float(A(x[i])) - z) * float(scale[s]));
 #else
-    precise float q = float(x[i]) / float(scale[s]);
+    precise float q = div_rn(float(x[i]), float(scale[s]));
 #if HALF
     q = float(float16_t(q));
 #endif

@@ -1,12 +1,22 @@
 #version 450
 // Resize (nearest, linear, cubic; every coordinate transform; antialiased downsampling up
 // to MAX_TAPS taps per axis), one invocation per output element, over 4 dims (leading 1s).
-// The taps of each axis follow ops/resize.h exactly as the CPU computes them (in float
-// here, double there); their count per axis comes from the host (p.taps).
+// The taps of each axis follow ops/resize.h as the CPU computes them, operation for
+// operation (same order, no contraction: `precise`), divisions correctly rounded (div_rn):
+// -DCOORD_DOUBLE=1 (devices with shaderFloat64) in double like the CPU, from the double
+// scales of p.scale64, so coordinates on a rounding boundary land where the CPU's do; else
+// in float. Their count per axis comes from the host (p.taps).
+#ifdef COORD_DOUBLE
+#define DIV_RN_DOUBLE
+#define C double
+#else
+#define C float
+#endif
 #define PUSH_RESIZE
 #include "index.glsl"
 #include "buffers.glsl"
 #include "push.h"
+#include "div_rn.glsl"
 
 DECLARE_IN(0, x)
 DECLARE_OUT(1, y)
@@ -25,24 +35,57 @@ DECLARE_OUT(1, y)
 #define NEAREST_SIMPLE 4
 #define MAX_TAPS 16 // lib/vulkan/ops_resize.c: RESIZE_GPU_TAPS
 
-float coordinate(uint d, float o, out bool outside)
+// The scale of axis d (double: the CPU's resize_geometry.scale; float: rounded to float).
+C axis_scale(uint d)
 {
-    float in_ = float(p.in_dims[d]), out_ = p.out_exact[d], s = p.scale[d];
+#ifdef COORD_DOUBLE
+    return packDouble2x32(uvec2(p.scale64[2 * d], p.scale64[2 * d + 1]));
+#else
+    return p.scale[d];
+#endif
+}
+
+// scale * in: the reference's output_width (resize_geometry.out_exact).
+C axis_out_exact(uint d)
+{
+#ifdef COORD_DOUBLE
+    precise double e = axis_scale(d) * double(p.in_dims[d]);
+    return e;
+#else
+    return p.out_exact[d];
+#endif
+}
+
+// axis_coordinate of lib/ops/resize.c, step by step.
+C coordinate(uint d, C o, out bool outside)
+{
+    C in_ = C(p.in_dims[d]), out_ = axis_out_exact(d), s = axis_scale(d);
+    precise C c;
     outside = false;
     switch (p.coord) {
-    case COORD_ALIGN_CORNERS: return out_ == 1.0 ? 0.0 : o * (in_ - 1.0) / (out_ - 1.0);
-    case COORD_ASYMMETRIC: return o / s;
-    case COORD_PYTORCH_HALF_PIXEL: return out_ == 1.0 ? -0.5 : (o + 0.5) / s - 0.5;
-    case COORD_HALF_PIXEL_SYMMETRIC:
-        return in_ / 2.0 * (1.0 - float(p.out_dims[d]) / out_) + (o + 0.5) / s - 0.5;
-    case COORD_TF_CROP_AND_RESIZE: {
-        float span = p.roi_end[d] - p.roi_start[d];
-        float c = out_ == 1.0 ? span * (in_ - 1.0) / 2.0 : o * span * (in_ - 1.0) / (out_ - 1.0);
-        c += p.roi_start[d] * (in_ - 1.0);
-        outside = c < 0.0 || c > in_ - 1.0;
+    case COORD_ALIGN_CORNERS:
+        c = out_ == C(1) ? C(0) : div_rn(o * (in_ - C(1)), out_ - C(1));
+        return c;
+    case COORD_ASYMMETRIC: return div_rn(o, s);
+    case COORD_PYTORCH_HALF_PIXEL:
+        c = out_ == C(1) ? C(-0.5) : div_rn(o + C(0.5), s) - C(0.5);
+        return c;
+    case COORD_HALF_PIXEL_SYMMETRIC: {
+        precise C offset = div_rn(in_, C(2)) * (C(1) - div_rn(C(p.out_dims[d]), out_));
+        c = offset + div_rn(o + C(0.5), s) - C(0.5);
         return c;
     }
-    default: return (o + 0.5) / s - 0.5;
+    case COORD_TF_CROP_AND_RESIZE: {
+        precise C span = C(p.roi_end[d]) - C(p.roi_start[d]);
+        c = out_ == C(1) ? div_rn(span * (in_ - C(1)), C(2))
+                         : div_rn(o * span * (in_ - C(1)), out_ - C(1));
+        c += C(p.roi_start[d]) * (in_ - C(1));
+        outside = c < C(0) || c > in_ - C(1);
+        return c;
+    }
+    default:
+        c = div_rn(o + C(0.5), s) - C(0.5);
+        return c;
     }
 }
 
@@ -57,16 +100,16 @@ float cubic(float t)
     return 0.0;
 }
 
-uint nearest_tap(uint d, float ratio)
+uint nearest_tap(uint d, C ratio)
 {
-    if (ratio == 1.0)
+    if (ratio == C(1))
         return 1;
     switch (p.nearest) {
-    case NEAREST_ROUND_PREFER_CEIL: return ratio >= 0.5 ? 1 : 0;
+    case NEAREST_ROUND_PREFER_CEIL: return ratio >= C(0.5) ? 1 : 0;
     case NEAREST_FLOOR: return 0;
     case NEAREST_CEIL: return 1;
-    case NEAREST_SIMPLE: return p.scale[d] < 1.0 ? 1 : 0;
-    default: return ratio > 0.5 ? 1 : 0;
+    case NEAREST_SIMPLE: return axis_scale(d) < C(1) ? 1 : 0;
+    default: return ratio > C(0.5) ? 1 : 0;
     }
 }
 
@@ -79,20 +122,21 @@ uint axis_taps(uint d, uint o, out int idx[MAX_TAPS], out float w[MAX_TAPS])
         return 1;
     }
     bool outside;
-    float c = coordinate(d, float(o), outside);
+    C c = coordinate(d, C(o), outside);
     if (outside || isnan(c) || isinf(c))
         return 0;
-    float base = c == floor(c) ? c - 1.0 : floor(c), ratio = c - base;
+    precise C base = c == floor(c) ? c - C(1) : floor(c), ratio_c = c - base;
+    float ratio = float(ratio_c); // the weights: float here, double on the CPU
     int last = int(p.in_dims[d]) - 1;
     if (p.mode == MODE_NEAREST) {
-        idx[0] = clamp(int(base) + int(nearest_tap(d, ratio)), 0, last);
+        idx[0] = clamp(int(base) + int(nearest_tap(d, ratio_c)), 0, last);
         w[0] = 1.0;
         return 1;
     }
     uint n = min((p.taps >> (8u * d)) & 255u, uint(MAX_TAPS));
     int start = 1 - int(n / 2u);
-    bool antialias = (p.flags & 32u) != 0 && p.scale[d] < 1.0;
-    float s = antialias ? p.scale[d] : 1.0, sum = 0.0;
+    bool antialias = (p.flags & 32u) != 0 && axis_scale(d) < C(1);
+    float s = antialias ? float(axis_scale(d)) : 1.0, sum = 0.0;
     for (uint k = 0; k < n; k++) {
         int t = start + int(k), i = int(base) + t;
         float dist = (float(t) - ratio) * s;

@@ -1,6 +1,8 @@
 /* Vulkan lowering of the index ops (ops/gather.h): one dispatch of the gather kernel, or a
  * copy of data then one dispatch of the scatter kernel (shaders/index.comp), by element
- * size. Scatters with a reduction run on the CPU: duplicate indices need their updates in
+ * size. Without a reduction, duplicate targets get one of their updates, which one undefined
+ * (as ONNX says; the GPU writes them in parallel, the CPU in order: tests use distinct
+ * targets). Scatters with a reduction run on the CPU: duplicate indices need their updates in
  * order. */
 #include "ops/gather.h"
 #include "vulkan/ops_movement.h"

@@ -1,9 +1,12 @@
 /* Vulkan lowering of Resize and Upsample (resize.comp): up to 4 dims, nearest/linear/cubic,
  * every coordinate transform, antialiased downsampling up to RESIZE_GPU_TAPS taps per axis
- * and RESIZE_GPU_WORK taps per output element (wider filters run on the CPU). */
+ * and RESIZE_GPU_WORK taps per output element (wider filters run on the CPU). Source
+ * coordinates are computed in double, as the CPU does, on devices with shaderFloat64 (and
+ * the push-constant room for the double scales: resize_double), else in float. */
 #include "ops/resize.h"
 #include "vulkan/vk_ops.h"
 
+#include <stddef.h>
 #include <string.h>
 
 #define RESIZE_GPU_RANK 4
@@ -67,7 +70,9 @@ VKML_GPU_DECL(gpu_resize)
         bool pad = s < 0;
         pc.in_dims[d] = pad ? 1 : vk_u32(g.in[s]);
         pc.out_dims[d] = pad ? 1 : vk_u32(g.out[s]);
-        pc.scale[d] = pad ? 1.0f : (float)g.scale[s];
+        double scale = pad ? 1.0 : g.scale[s];
+        pc.scale[d] = (float)scale;
+        memcpy(&pc.scale64[2 * d], &scale, sizeof(scale)); /* low word first (little-endian) */
         pc.out_exact[d] = pad ? 1.0f : (float)g.out_exact[s];
         pc.roi_start[d] = pad ? 0.0f : (float)g.roi_start[s];
         pc.roi_end[d] = pad ? 1.0f : (float)g.roi_end[s];
@@ -75,11 +80,15 @@ VKML_GPU_DECL(gpu_resize)
         if (pad || identity_axis(p, &g, s))
             pc.flags |= 1u << d;
     }
+    /* The double kernel gets the whole block; the float one the bytes before scale64. */
+    const struct gpu_caps *caps = vk_rec_caps(rec);
+    bool coord_double = caps->float64 && vk_push_constant_bytes(caps) >= sizeof(pc);
+    uint32_t push_bytes = coord_double ? sizeof(pc) : offsetof(resize_push, scale64);
     uint64_t count = vkml_tensor_element_count(g.rank, g.out);
     pc.count = (uint32_t)count;
     if (count == 0)
         return VKML_OK;
     int bind[] = {node->inputs[0], node->outputs[0]};
-    return vk_rec_kernel_1d(rec, VK_KERNEL_RESIZE, values[node->inputs[0]].dtype, bind, &pc,
-                            sizeof(pc), count, err);
+    return vk_rec_kernel_1d(rec, coord_double ? VK_KERNEL_RESIZE_DOUBLE : VK_KERNEL_RESIZE,
+                            values[node->inputs[0]].dtype, bind, &pc, push_bytes, count, err);
 }

@@ -37,14 +37,20 @@ static void parse_device_lost(vk_faults *f, const char *env)
     } else if (strncmp(env, "wait", 4) == 0) {
         f->lost_at = VK_LOST_AT_WAIT;
         rest = env + 4;
+    } else if (strncmp(env, "run", 3) == 0) {
+        f->lost_at = VK_LOST_AT_RUN;
+        rest = env + 3;
     }
     if (!rest || !parse_lost_args(rest, f)) {
-        VKML_LOGW("%s=%s ignored: use submit|wait[:N[:DEVICE]]", DEVICE_LOST_ENV, env);
+        VKML_LOGW("%s=%s ignored: use submit|wait|run[:N[:DEVICE]]", DEVICE_LOST_ENV, env);
         f->lost_at = VK_LOST_NEVER;
         return;
     }
     VKML_LOGW("test hook: VK_ERROR_DEVICE_LOST at %s #%ld on Vulkan device %d",
-              f->lost_at == VK_LOST_AT_SUBMIT ? "submit" : "fence wait", f->lost_nth,
+              f->lost_at == VK_LOST_AT_SUBMIT ? "submit"
+              : f->lost_at == VK_LOST_AT_RUN  ? "session run submit"
+                                              : "fence wait",
+              f->lost_nth,
               f->lost_device);
 }
 
@@ -96,9 +102,10 @@ static VkResult mark_lost(vk_device *vd, VkResult r)
     return r;
 }
 
-VkResult vk_fault_queue_submit(vk_device *vd, const VkSubmitInfo *si, VkFence fence)
+VkResult vk_fault_queue_submit(vk_device *vd, const VkSubmitInfo *si, VkFence fence, bool run)
 {
-    if (inject_lost(vd, VK_LOST_AT_SUBMIT, &vd->submits)) {
+    if (inject_lost(vd, VK_LOST_AT_SUBMIT, &vd->submits) ||
+        (run && inject_lost(vd, VK_LOST_AT_RUN, &vd->runs))) {
         VKML_LOGW("test hook: submit on '%s' reports VK_ERROR_DEVICE_LOST", vd->base.info.name);
         return mark_lost(vd, VK_ERROR_DEVICE_LOST);
     }

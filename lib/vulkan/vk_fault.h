@@ -5,10 +5,14 @@
  *
  *   VKML_TEST_FAIL_ALLOC=N       the Nth vkAllocateMemory of the context (1-based, counted
  *                                over all its devices) returns VK_ERROR_OUT_OF_DEVICE_MEMORY
- *   VKML_TEST_DEVICE_LOST=submit[:N[:D]] | wait[:N[:D]]
- *                                the Nth vkQueueSubmit (or fence wait) on Vulkan device D
- *                                (default N 1, D 0) returns VK_ERROR_DEVICE_LOST (a wait
- *                                first really waits, so no work is left behind)
+ *   VKML_TEST_DEVICE_LOST=submit[:N[:D]] | wait[:N[:D]] | run[:N[:D]]
+ *                                the Nth vkQueueSubmit (or fence wait, or submit of a
+ *                                session run) on Vulkan device D (default N 1, D 0) returns
+ *                                VK_ERROR_DEVICE_LOST (a wait first really waits, so no
+ *                                work is left behind). "run" skips the uploads a session's
+ *                                creation submits (discrete GPUs stage their constants;
+ *                                host-visible memory does not), so it hits the same run
+ *                                on every device.
  *
  * And the device-lost state: once a submit or wait reports VK_ERROR_DEVICE_LOST, the
  * device is marked lost and every later submit, wait and session creation on it fails
@@ -20,6 +24,7 @@ typedef enum vk_lost_at {
     VK_LOST_NEVER = 0,
     VK_LOST_AT_SUBMIT,
     VK_LOST_AT_WAIT,
+    VK_LOST_AT_RUN, /* a submit of vk_session_run */
 } vk_lost_at;
 
 /* Shared by the devices of one context. */
@@ -36,8 +41,8 @@ void vk_faults_init(vk_faults *f);
 
 VkResult vk_fault_allocate_memory(vk_device *vd, const VkMemoryAllocateInfo *info,
                                   VkDeviceMemory *out);
-/* Caller holds vd->queue_lock. */
-VkResult vk_fault_queue_submit(vk_device *vd, const VkSubmitInfo *si, VkFence fence);
+/* Caller holds vd->queue_lock. `run`: a session run's submit (vk_submit_wait). */
+VkResult vk_fault_queue_submit(vk_device *vd, const VkSubmitInfo *si, VkFence fence, bool run);
 VkResult vk_fault_wait_fence(vk_device *vd, VkFence fence);
 
 /* VKML_ERROR_DEVICE_LOST naming the device when it was lost before; else VKML_OK. */

@@ -306,7 +306,8 @@ vkml_status vk_session_run(device_session *s, int chunk, vkml_error *err)
 {
     if (chunk < 0 || chunk >= s->n_chunks)
         return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT, "Vulkan: no chunk %d", chunk);
-    vkml_status st = vk_submit_wait(s->vd, s->chunks[chunk].cmd, s->chunks[chunk].fence, err);
+    vkml_status st = vk_submit_wait(s->vd, s->chunks[chunk].cmd, s->chunks[chunk].fence, true,
+                                    err);
     if (st != VKML_OK)
         vkml_error_prefix(err, "running chunk %d on '%s'", chunk, s->vd->base.info.name);
     return st;

@@ -5,7 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-vkml_status vk_submit_wait(vk_device *vd, VkCommandBuffer cmd, VkFence fence, vkml_error *err)
+vkml_status vk_submit_wait(vk_device *vd, VkCommandBuffer cmd, VkFence fence, bool run,
+                           vkml_error *err)
 {
     vkml_status status = vk_device_check_lost(vd, err);
     if (status != VKML_OK)
@@ -16,7 +17,7 @@ vkml_status vk_submit_wait(vk_device *vd, VkCommandBuffer cmd, VkFence fence, vk
         .pCommandBuffers = &cmd,
     };
     pthread_mutex_lock(&vd->queue_lock);
-    VkResult r = vk_fault_queue_submit(vd, &si, fence);
+    VkResult r = vk_fault_queue_submit(vd, &si, fence, run);
     pthread_mutex_unlock(&vd->queue_lock);
     VK_AS("vkQueueSubmit", r);
     VK_AS("vkWaitForFences", vk_fault_wait_fence(vd, fence));
@@ -59,7 +60,7 @@ vkml_status vk_upload(vk_device *vd, VkCommandPool pool, const vk_upload_item *i
     VK(vkEndCommandBuffer(cmd));
     VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
     VK_CREATE(VKML_VK_FENCE, vkCreateFence(vd->dev, &fci, NULL, &fence));
-    VKML_TRY(vk_submit_wait(vd, cmd, fence, err));
+    VKML_TRY(vk_submit_wait(vd, cmd, fence, false, err));
 cleanup:
     VK_DESTROY(VKML_VK_FENCE, vkDestroyFence, vd->dev, fence);
     if (cmd) {

@@ -13,5 +13,7 @@ vkml_status vk_upload(vk_device *vd, VkCommandPool pool, const vk_upload_item *i
                       vkml_error *err);
 
 /* Submits one command buffer to the device's queue (serialised by its mutex) and waits
- * for `fence`, then resets it. */
-vkml_status vk_submit_wait(vk_device *vd, VkCommandBuffer cmd, VkFence fence, vkml_error *err);
+ * for `fence`, then resets it. `run`: the submit runs a session (not an upload of its
+ * creation; the device-lost hook's "run" kind counts these). */
+vkml_status vk_submit_wait(vk_device *vd, VkCommandBuffer cmd, VkFence fence, bool run,
+                           vkml_error *err);

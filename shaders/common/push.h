@@ -206,6 +206,11 @@ PUSH_U32(flags)   /* bits 0-3: identity axes; bit 4: exclude_outside; bit 5: ant
 PUSH_F32(cubic_a)
 PUSH_F32(extrapolation)
 PUSH_U32(taps)    /* taps of axis d (resize_geometry.taps) in bits 8d..8d+7 */
+#if !defined(VKML_GLSL) || defined(COORD_DOUBLE)
+/* The resize_double kernel only (past 128 bytes; the float kernel gets the bytes before):
+ * the double scale of axis d as its low and high words at 2d, 2d + 1. */
+PUSH_U32S(scale64, 8)
+#endif
 PUSH_END(resize_push)
 #endif
 

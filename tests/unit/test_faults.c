@@ -233,7 +233,7 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* The first submit or wait on logical device 0 reports VK_ERROR_DEVICE_LOST: its run
+/* The first submit, wait or run submit on logical device 0 reports VK_ERROR_DEVICE_LOST: its run
  * fails with DEVICE_LOST naming it, later runs and sessions on it fail at once, logical
  * device 1 and the CPU go on. */
 static void test_device_lost(const char *hook)
@@ -299,6 +299,7 @@ int main(void)
     test_device_lost("submit");
     test_device_lost("wait");
     test_device_lost("submit:1:0");
+    test_device_lost("run"); /* the first run on every device, uploads or none */
     if (test_failures)
         fprintf(stderr, "%d check(s) failed\n", test_failures);
     return test_failures ? 1 : 0;
