@@ -65,8 +65,9 @@ void oh_attr_string(oh_case *c, const char *name, const char *s);
 /* Whether every Vulkan device must accept the node (default true). false: a refusal is
  * reported (with its reason) but not a failure; an acceptance is still compared. */
 void oh_expect_gpu(oh_case *c, bool expect);
-/* Expected values of output `index` (dtype and shape as the CPU computes them; data
- * copied): the CPU kernel is checked against them (floats to `bound` as above). */
+/* Expected values of output `index` (dtype and shape as the CPU computes them): the CPU
+ * kernel is checked against them (floats to `bound` as above). The data is read at
+ * oh_run, so it must stay valid until then (not a block-scoped temporary). */
 void oh_expect(oh_case *c, int index, const void *data);
 /* The dims output `index` must have after the CPU run (for data-dependent outputs, whose
  * extent the kernel sets; checked before oh_expect's values). */

@@ -99,12 +99,11 @@ static void loss_case(const char *op, const char *reduction, bool weights, bool 
     if (log_prob)
         oh_outputs(c, 2);
     oh_expect_gpu(c, false);
-    if (error) {
+    float w = (float)want; /* oh_expect keeps the pointer until oh_run */
+    if (error)
         oh_expect_error(c, VKML_ERROR_INVALID_ARGUMENT, error);
-    } else if (want == want) {
-        float w = (float)want;
+    else if (want == want)
         oh_expect(c, 0, &w);
-    }
     oh_run(c, label, OH_BOUND_SUM);
 }
 
