@@ -10,6 +10,10 @@
 #include "buffers.glsl"
 #include "push.h"
 #include "eltwise_math.glsl"
+#ifdef DTYPE_F64
+#define DIV_RN_DOUBLE
+#endif
+#include "div_rn.glsl"
 
 #if defined(OUT_BOOL) || defined(DTYPE_BOOL)
 #extension GL_EXT_shader_8bit_storage : require
@@ -99,7 +103,9 @@ A op(A x, A z)
 #elif defined(OP_MUL)
     return x * z;
 #elif defined(OP_DIV) && IS_FLOAT
-    return x / z;
+    // Correctly rounded, as the CPU divides: a quotient a later Round or Floor reads (the
+    // expanded DynamicQuantizeLinear) must not sit one ulp across the boundary.
+    return div_rn(x, z);
 #elif defined(OP_DIV)
 #if IS_SIGNED
     if (z == A(-1))
