@@ -18,6 +18,7 @@
 #include "buffers.glsl"
 #include "push.h"
 #include "div_rn.glsl"
+#include "half_rte.glsl"
 
 #if DEQUANT
 DECLARE_IN(0, x)
@@ -48,7 +49,7 @@ void main()
 #else
     precise float q = div_rn(float(x[i]), float(scale[s]));
 #if HALF
-    q = float(float16_t(q));
+    q = half_rte(q); /* the quotient in float16, as ONNX and the CPU round it */
 #endif
     // NaN quantizes to 0 (as the CPU kernel does); infinities saturate.
     y[i] = isnan(q) ? T(0) : T(clamp(roundEven(q) + z, p.lo, p.hi));
