@@ -101,14 +101,19 @@ vkml_status conv_shape_parse(const graph_node *node, const graph_value *x, const
                                &p->win, err);
 }
 
+void conv_set_output(graph_value *values, const graph_node *node, const conv_params *p,
+                     vkml_dtype dtype)
+{
+    int64_t dims[VKML_MAX_RANK];
+    int rank = window_output_dims(&p->win, p->batch, p->out_channels, dims);
+    op_set_output(values, node, 0, dtype, rank, dims);
+}
+
 vkml_status conv_infer(graph_value *values, const graph_node *node, vkml_error *err)
 {
     conv_params p;
     vkml_status st = conv_params_parse(values, node, &p, err);
-    if (st)
-        return st;
-    int64_t dims[VKML_MAX_RANK];
-    int rank = window_output_dims(&p.win, p.batch, p.out_channels, dims);
-    op_set_output(values, node, 0, values[node->inputs[0]].dtype, rank, dims);
-    return VKML_OK;
+    if (!st)
+        conv_set_output(values, node, &p, values[node->inputs[0]].dtype);
+    return st;
 }

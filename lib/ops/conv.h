@@ -22,6 +22,9 @@ typedef struct conv_params {
 /* Checks the node's inputs (dtypes float, ranks, channels against group) against its
  * parsed attributes (node->params); fills p. INVALID_MODEL for malformed nodes,
  * UNSUPPORTED for what vkml lacks. */
+/* Sets output 0 of a convolution-shaped node: [N, M, spatial out...] of `dtype`. */
+void conv_set_output(graph_value *values, const graph_node *node, const conv_params *p,
+                     vkml_dtype dtype);
 vkml_status conv_params_parse(const graph_value *values, const graph_node *node, conv_params *p,
                               vkml_error *err);
 /* The shape part of conv_params_parse, for ops that lay their inputs out otherwise

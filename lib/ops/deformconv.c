@@ -84,10 +84,7 @@ vkml_status deformconv_infer(graph_value *values, const graph_node *node, vkml_e
 {
     conv_params p;
     vkml_status st = deformconv_resolve(values, node, &p, err);
-    if (st)
-        return st;
-    int64_t dims[VKML_MAX_RANK];
-    int rank = window_output_dims(&p.win, p.batch, p.out_channels, dims);
-    op_set_output(values, node, 0, values[node->inputs[0]].dtype, rank, dims);
-    return VKML_OK;
+    if (!st)
+        conv_set_output(values, node, &p, values[node->inputs[0]].dtype);
+    return st;
 }

@@ -362,9 +362,7 @@ vkml_status qprod_infer(graph_value *values, const graph_node *node, vkml_error 
                           role(values, node, p.in->b), p.y_dtype);
         return VKML_OK;
     }
-    int64_t dims[VKML_MAX_RANK];
-    int rank = window_output_dims(&p.conv.win, p.conv.batch, p.conv.out_channels, dims);
-    op_set_output(values, node, 0, p.y_dtype, rank, dims);
+    conv_set_output(values, node, &p.conv, p.y_dtype);
     return VKML_OK;
 }
 

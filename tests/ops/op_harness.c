@@ -1,5 +1,6 @@
 /* The op test harness: see op_harness.h. */
 #include "op_harness.h"
+#include "cpu/cpu_elem.h"
 #include "cpu/cpu_kernels.h"
 #include "graph/graph.h"
 #include "ops/op.h"
@@ -88,59 +89,15 @@ static double rand_unit(void)
     return test_randf(&oh.rng, 0.0f, 1.0f);
 }
 
-/* Writes element i of a dense buffer of dtype from a double. */
+/* Element i of a dense buffer as a double and back: the CPU kernels' own accessors. */
 static void store(vkml_dtype dt, void *p, size_t i, double v)
 {
-    switch (dt) {
-    case VKML_DTYPE_FLOAT: ((float *)p)[i] = (float)v; break;
-    case VKML_DTYPE_DOUBLE: ((double *)p)[i] = v; break;
-    case VKML_DTYPE_FLOAT16: ((uint16_t *)p)[i] = vkml_half_from_float((float)v); break;
-    case VKML_DTYPE_BFLOAT16: ((uint16_t *)p)[i] = vkml_bfloat16_from_float((float)v); break;
-    case VKML_DTYPE_INT8: ((int8_t *)p)[i] = (int8_t)v; break;
-    case VKML_DTYPE_UINT8: ((uint8_t *)p)[i] = (uint8_t)v; break;
-    case VKML_DTYPE_BOOL: ((uint8_t *)p)[i] = v != 0; break;
-    case VKML_DTYPE_INT16: ((int16_t *)p)[i] = (int16_t)v; break;
-    case VKML_DTYPE_UINT16: ((uint16_t *)p)[i] = (uint16_t)v; break;
-    case VKML_DTYPE_INT32: ((int32_t *)p)[i] = (int32_t)v; break;
-    case VKML_DTYPE_UINT32: ((uint32_t *)p)[i] = (uint32_t)v; break;
-    case VKML_DTYPE_INT64: ((int64_t *)p)[i] = (int64_t)v; break;
-    case VKML_DTYPE_UINT64: ((uint64_t *)p)[i] = (uint64_t)v; break;
-    case VKML_DTYPE_INT4: case VKML_DTYPE_UINT4: case VKML_DTYPE_INT2: case VKML_DTYPE_UINT2:
-        vkml_packed_set(p, i, (unsigned)vkml_dtype_bits(dt), vkml_small_int_encode(dt, (int64_t)v));
-        break;
-    case VKML_DTYPE_FLOAT4E2M1:
-        vkml_packed_set(p, i, 4, vkml_small_float_encode(dt, v, true));
-        break;
-    default: /* float8 */
-        if (vkml_dtype_is_small_float(dt))
-            ((uint8_t *)p)[i] = (uint8_t)vkml_small_float_encode(dt, v, true);
-        break;
-    }
+    cpu_store_f64(p, dt, (int64_t)i, v);
 }
 
-/* Element i as a double (exact for every integer the tests use). */
 static double load(vkml_dtype dt, const void *p, size_t i)
 {
-    switch (dt) {
-    case VKML_DTYPE_FLOAT: return ((const float *)p)[i];
-    case VKML_DTYPE_DOUBLE: return ((const double *)p)[i];
-    case VKML_DTYPE_FLOAT16: return vkml_half_to_float(((const uint16_t *)p)[i]);
-    case VKML_DTYPE_BFLOAT16: return vkml_bfloat16_to_float(((const uint16_t *)p)[i]);
-    case VKML_DTYPE_INT8: return ((const int8_t *)p)[i];
-    case VKML_DTYPE_UINT8:
-    case VKML_DTYPE_BOOL: return ((const uint8_t *)p)[i];
-    case VKML_DTYPE_INT16: return ((const int16_t *)p)[i];
-    case VKML_DTYPE_UINT16: return ((const uint16_t *)p)[i];
-    case VKML_DTYPE_INT32: return ((const int32_t *)p)[i];
-    case VKML_DTYPE_UINT32: return ((const uint32_t *)p)[i];
-    case VKML_DTYPE_INT64: return (double)((const int64_t *)p)[i];
-    case VKML_DTYPE_UINT64: return (double)((const uint64_t *)p)[i];
-    default: { /* the small types */
-        double v = 0;
-        vkml_dtype_value(dt, p, i, &v);
-        return v;
-    }
-    }
+    return cpu_load_f64(p, dt, (int64_t)i);
 }
 
 static bool is_float(vkml_dtype dt)
