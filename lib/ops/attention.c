@@ -59,13 +59,18 @@ static vkml_status split_heads(const graph_node *node, const graph_value *v, int
     return VKML_OK;
 }
 
-static vkml_status check_past(const graph_node *node, const graph_value *past, int64_t batch,
-                              int64_t heads, int64_t size, int64_t *len, vkml_error *err)
+static vkml_status check_past(const graph_node *node, const graph_value *past, vkml_dtype dtype,
+                              int64_t batch, int64_t heads, int64_t size, int64_t *len,
+                              vkml_error *err)
 {
     if (!past) {
         *len = 0;
         return VKML_OK;
     }
+    if (past->dtype != dtype)
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "%s: past '%s' is %s, Q is %s",
+                         node->op_type, past->name, vkml_dtype_name(past->dtype),
+                         vkml_dtype_name(dtype));
     if (past->rank != 4 || past->dims[0] != batch || past->dims[1] != heads ||
         past->dims[3] != size)
         return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
@@ -136,9 +141,9 @@ vkml_status attention_plan_build(const graph_value *values, const graph_node *no
                          (long long)k_size);
     p->kv_len = k_seq;
     int64_t past_v = 0;
-    if ((st = check_past(node, input(values, node, ATT_PAST_K), p->batch, p->kv_heads, p->qk_size,
+    if ((st = check_past(node, input(values, node, ATT_PAST_K), q->dtype, p->batch, p->kv_heads, p->qk_size,
                          &p->past_len, err)) ||
-        (st = check_past(node, input(values, node, ATT_PAST_V), p->batch, p->kv_heads, p->v_size,
+        (st = check_past(node, input(values, node, ATT_PAST_V), q->dtype, p->batch, p->kv_heads, p->v_size,
                          &past_v, err)))
         return st;
     if (past_v != p->past_len)

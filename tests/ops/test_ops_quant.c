@@ -599,6 +599,16 @@ static void test_errors(void)
     oh_attr_int(c, "qk_matmul_output_mode", 7);
     expect_error(c, VKML_ERROR_INVALID_MODEL, "qk_matmul_output_mode 7", "Attention output mode 7");
 
+    /* A past of another dtype than Q (a fuzzer found the CPU kernel reading past its end). */
+    c = oh_new("Attention", 23);
+    oh_input(c, VKML_DTYPE_FLOAT, 4, (int64_t[]){1, 2, 3, 8}, -1, 1);
+    oh_input(c, VKML_DTYPE_FLOAT, 4, (int64_t[]){1, 2, 3, 8}, -1, 1);
+    oh_input(c, VKML_DTYPE_FLOAT, 4, (int64_t[]){1, 2, 3, 8}, -1, 1);
+    oh_skip_input(c);
+    oh_const_random(c, VKML_DTYPE_UINT8, 4, (int64_t[]){1, 2, 4, 8}, 0, 9);
+    oh_input(c, VKML_DTYPE_FLOAT, 4, (int64_t[]){1, 2, 4, 8}, -1, 1);
+    expect_error(c, VKML_ERROR_INVALID_MODEL, "past 'x4' is uint8", "Attention uint8 past");
+
     c = oh_new("Gemm", 13);
     oh_input(c, VKML_DTYPE_INT32, 2, (int64_t[]){3, 4}, -1, 1);
     oh_input(c, VKML_DTYPE_FLOAT, 2, (int64_t[]){4, 5}, -1, 1);
