@@ -1,8 +1,9 @@
 #version 450
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 // THE reduction kernel: one output per line of the reduction view (reduce_view.glsl),
-// OP one of lib/ops/reduce.h's reduce_op (0 Sum .. 11 ArgMin) or 12, the InvStdDev of
-// LayerNormalization (1 / sqrt(var + epsilon)). Floats accumulate in float, integers in
+// OP one of lib/ops/reduce.h's reduce_op (0 Sum .. 11 ArgMin), 12, the InvStdDev of
+// LayerNormalization (1 / sqrt(var + epsilon)), or 13, the population variance
+// (BatchNormalization's batch statistics in training mode). Floats accumulate in float, integers in
 // their own type (wrapping). ArgMax/ArgMin write int64 indices.
 #define PUSH_REDUCE
 #include "push.h"
@@ -28,6 +29,7 @@
 #define R_ARGMAX 10
 #define R_ARGMIN 11
 #define R_INVSTD 12
+#define R_VAR 13
 
 DECLARE_IN(0, x)
 #if OP == R_ARGMAX || OP == R_ARGMIN
@@ -112,6 +114,8 @@ void main()
 #elif OP == R_INVSTD
     ACC mean = line_sum(base, ACC(0), false) / ACC(p.count);
     ACC v = inversesqrt(line_sum(base, mean, true) / ACC(p.count) + p.epsilon);
+#elif OP == R_VAR
+    ACC v = line_sum(base, line_sum(base, ACC(0), false) / ACC(p.count), true) / ACC(p.count);
 #else
     ACC v = line_sum(base, ACC(0), false);
 #endif

@@ -129,6 +129,30 @@ vkml_status cpu_norm(const op_cpu_args *args, vkml_error *err)
     return VKML_OK;
 }
 
+/* Sum over channel c of f(x) = (x - shift)^power (power 1 or 2), in double. */
+static double channel_sum(const op_cpu_args *args, const channel_geom *g, vkml_dtype t, int64_t c,
+                          double shift, int power)
+{
+    double sum = 0.0;
+    for (int64_t o = 0; o < g->outer; o++) {
+        int64_t base = (o * g->channels + c) * g->inner;
+        for (int64_t i = 0; i < g->inner; i++) {
+            double d = cpu_load_f64(args->in[0], t, base + i) - shift;
+            sum += power == 2 ? d * d : d;
+        }
+    }
+    return sum;
+}
+
+/* Training mode: the batch's mean and population variance of channel c (NaN when empty). */
+static void batch_stats(const op_cpu_args *args, const channel_geom *g, vkml_dtype t, int64_t c,
+                        double *mean, double *var)
+{
+    double n = (double)(g->outer * g->inner);
+    *mean = channel_sum(args, g, t, c, 0.0, 1) / n;
+    *var = channel_sum(args, g, t, c, *mean, 2) / n;
+}
+
 vkml_status cpu_batchnorm(const op_cpu_args *args, vkml_error *err)
 {
     channel_geom g;
@@ -136,11 +160,23 @@ vkml_status cpu_batchnorm(const op_cpu_args *args, vkml_error *err)
     if (st)
         return st;
     const channel_params *p = args->node->params;
-    vkml_dtype t = args->values[args->node->inputs[0]].dtype;
+    const graph_node *n = args->node;
+    vkml_dtype t = args->values[n->inputs[0]].dtype;
     for (int64_t c = 0; c < g.channels; c++) {
-        double a = cpu_load_f64(args->in[1], t, c) /
-                   sqrt(cpu_load_f64(args->in[4], t, c) + p->epsilon);
-        double b = cpu_load_f64(args->in[2], t, c) - cpu_load_f64(args->in[3], t, c) * a;
+        double mean = cpu_load_f64(args->in[3], t, c), var = cpu_load_f64(args->in[4], t, c);
+        if (p->training) {
+            double bmean, bvar;
+            batch_stats(args, &g, t, c, &bmean, &bvar);
+            double m = p->momentum;
+            if (n->n_outputs > 1 && args->out[1])
+                cpu_store_f64(args->out[1], t, c, mean * m + bmean * (1.0 - m));
+            if (n->n_outputs > 2 && args->out[2])
+                cpu_store_f64(args->out[2], t, c, var * m + bvar * (1.0 - m));
+            mean = bmean;
+            var = bvar;
+        }
+        double a = cpu_load_f64(args->in[1], t, c) / sqrt(var + p->epsilon);
+        double b = cpu_load_f64(args->in[2], t, c) - mean * a;
         for (int64_t o = 0; o < g.outer; o++) {
             int64_t base = (o * g.channels + c) * g.inner;
             for (int64_t i = 0; i < g.inner; i++)

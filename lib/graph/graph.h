@@ -95,6 +95,7 @@ typedef struct graph_node {
     int n_attrs;
     const struct op_def *op; /* resolved from the op table at load (op_bind_node) */
     const void *params;      /* the op's params struct, attributes parsed once at load */
+    const char *unsupported; /* op NULL (a model loaded with allow_unsupported): why */
 } graph_node;
 
 typedef struct graph {

@@ -46,6 +46,9 @@ static vkml_status infer_all(const graph *g, graph_value *values, int64_t symbol
     }
     for (int i = 0; i < g->n_nodes; i++, (*done)++) {
         const graph_node *n = &g->nodes[i];
+        if (!n->op && n->unsupported)
+            return vkml_fail(err, VKML_ERROR_UNSUPPORTED, "%s: %s",
+                             graph_node_label(g, i, label, sizeof(label)), n->unsupported);
         if (!n->op)
             return vkml_fail(err, VKML_ERROR_UNSUPPORTED,
                              "%s: the operator is not implemented by vkml at opset %d",

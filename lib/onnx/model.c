@@ -22,6 +22,8 @@ static vkml_status resolve_node(graph *g, int i, vkml_error *err)
                          "%s: the model imports no opset for domain '%s'", label,
                          default_domain ? "ai.onnx" : n->domain);
     vkml_status st = op_bind_node(g->arena, n, err);
+    if (st == VKML_ERROR_UNSUPPORTED && err) /* kept for a model loaded with allow_unsupported */
+        n->unsupported = vkml_arena_strdup(g->arena, err->message);
     if (st != VKML_OK)
         vkml_error_prefix(err, "%s", label);
     return st;
@@ -52,7 +54,7 @@ vkml_status model_wrap_graph(graph *g, bool allow_unsupported, vkml_model **out,
     for (int i = 0; st == VKML_OK && i < g->n_nodes; i++) {
         st = resolve_node(g, i, err);
         if (st == VKML_ERROR_UNSUPPORTED && allow_unsupported)
-            st = VKML_OK; /* op stays NULL: sessions refuse the node by name */
+            st = VKML_OK; /* op stays NULL: sessions refuse the node by name and reason */
     }
     vkml_model *m = NULL;
     if (st == VKML_OK) {

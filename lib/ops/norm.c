@@ -2,6 +2,7 @@
 #include "ops/norm.h"
 #include "ops/op_decls.h"
 
+#include <math.h>
 #include <string.h>
 
 static const struct {
@@ -252,9 +253,15 @@ vkml_status batchnorm_parse(const graph_node *node, void *params, vkml_error *er
     if (st)
         return st;
     p->epsilon = graph_attr_float(node, "epsilon", 1e-5f);
-    if (graph_attr_int(node, "training_mode", 0) != 0)
-        return vkml_fail(err, VKML_ERROR_UNSUPPORTED,
-                         "BatchNormalization: training_mode is not supported (inference only)");
+    p->momentum = graph_attr_float(node, "momentum", 0.9f);
+    int64_t training = graph_attr_int(node, "training_mode", 0);
+    if (training != 0 && training != 1)
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
+                         "BatchNormalization: training_mode %lld is not 0 or 1", (long long)training);
+    p->training = training == 1 && node->opset >= 14;
+    if (p->training && !isfinite(p->momentum))
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "BatchNormalization: momentum %g",
+                         (double)p->momentum);
     /* Opset 6: is_test=0 means training when the statistics outputs are asked for. */
     bool stats_out = false;
     for (int o = 1; o < node->n_outputs; o++)
@@ -284,13 +291,16 @@ vkml_status batchnorm_resolve(const graph_value *values, const graph_node *node,
                               channel_geom *g, vkml_error *err)
 {
     vkml_status st;
+    const channel_params *p = node->params;
+    /* Inference: Y only. Training (opset 14+): Y, running mean, running variance. The
+     * opset 9-13 training outputs (saved mean/variance) are refused. */
     if ((st = op_require_counts(node, 5, 5, 1, err)))
         return st;
-    for (int i = 1; i < node->n_outputs; i++)
+    for (int i = p->training ? 3 : 1; i < node->n_outputs; i++)
         if (node->outputs[i] >= 0)
             return vkml_fail(err, VKML_ERROR_UNSUPPORTED,
                              "BatchNormalization: output %d is a training-mode output (running "
-                             "statistics); only inference is supported", i);
+                             "statistics) outside training_mode (opset 14+)", i);
     for (int i = 0; i < 5; i++)
         if ((st = op_require_input(values, node, i, err)))
             return st;
@@ -358,5 +368,9 @@ vkml_status channel_infer(graph_value *values, const graph_node *node, vkml_erro
         return st;
     const graph_value *x = &values[node->inputs[0]];
     op_set_output(values, node, 0, x->dtype, x->rank, x->dims);
+    int64_t channels[1] = {g.channels};
+    for (int i = 1; is_bn && i < 3 && i < node->n_outputs; i++)
+        if (node->outputs[i] >= 0)
+            op_set_output(values, node, i, x->dtype, 1, channels);
     return VKML_OK;
 }

@@ -55,9 +55,11 @@ static inline int64_t norm_param_index(const norm_geom *g, int64_t line, int64_t
     return ((line / g->line_div) % g->line_mod) * g->line_mul + (r / g->r_div) % g->r_mod;
 }
 
-/* BatchNormalization (inference) and LRN: per element of [outer, channels, inner]. */
+/* BatchNormalization and LRN: per element of [outer, channels, inner]. */
 typedef struct channel_params {
     float epsilon;       /* BatchNormalization */
+    float momentum;      /* BatchNormalization training: running = in * momentum + batch * (1 - momentum) */
+    bool training;       /* BatchNormalization training_mode (opset 14+): batch statistics */
     float alpha, beta, bias;
     int64_t size;        /* LRN window over channels */
 } channel_params;

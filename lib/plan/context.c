@@ -176,7 +176,9 @@ bool vkml_context_device_supports_node(vkml_context *ctx, int index, const vkml_
     const graph *g = model->graph;
     const graph_node *n = &g->nodes[node];
     if (!n->op) {
-        if (why_size)
+        if (why_size && n->unsupported)
+            snprintf(why, why_size, "%s", n->unsupported);
+        else if (why_size)
             snprintf(why, why_size, "vkml does not implement %s at opset %d", n->op_type,
                      n->opset);
         return false;

@@ -1,6 +1,7 @@
 /* Vulkan lowerings of the per-line normalisations through norm.comp (statistics, then
  * apply, over a reduce_view), LayerNormalization's Mean/InvStdDev through reduce.comp,
- * and BatchNormalization through batchnorm.comp (two passes). */
+ * and BatchNormalization through batchnorm.comp (two passes; in training mode the batch
+ * statistics first, through reduce.comp into the running-statistics outputs). */
 #include "ops/norm.h"
 #include "vulkan/ops_reduce.h"
 
@@ -87,6 +88,17 @@ VKML_GPU_SUPPORTS_DECL(gpu_batchnorm_supports)
     channel_geom g;
     if (batchnorm_resolve(values, node, &g, &err) != VKML_OK)
         return vk_parse_failed(&err, why, why_size);
+    const channel_params *p = node->params;
+    if (p->training) {
+        /* The batch statistics go through the running outputs: no scratch buffers. */
+        if (!has_output(node, 1) || !has_output(node, 2))
+            return vk_unsupported(why, why_size,
+                                  "training mode without both running-statistics outputs");
+        if (values[node->inputs[0]].dtype == VKML_DTYPE_DOUBLE)
+            return vk_unsupported(why, why_size, "training mode in double");
+        if (g.outer * g.inner == 0)
+            return vk_unsupported(why, why_size, "training mode on an empty batch");
+    }
     /* dtypes: the registry's mask (float, float16, double by the device's features) */
     return vk_check_tensors(values, node, caps, true, why, why_size);
 }
@@ -103,14 +115,38 @@ VKML_GPU_DECL(gpu_batchnorm)
         .channels = vk_u32(g.channels > 0 ? g.channels : 1),
         .inner = vk_u32(g.inner > 0 ? g.inner : 1),
         .epsilon = p->epsilon,
+        .momentum = p->momentum,
     };
-    const int *in = node->inputs;
+    const int *in = node->inputs, *out = node->outputs;
     vkml_dtype t = values[in[0]].dtype;
-    int normalize[] = {in[0], in[3], in[4], node->outputs[0]};
-    int affine[] = {in[1], in[2], node->outputs[0]};
-    st = vk_rec_kernel_1d(rec, VK_KERNEL_BATCHNORM_NORMALIZE, t, normalize, &pc, sizeof(pc),
-                          pc.count, err);
-    return st ? st
-              : vk_rec_kernel_1d(rec, VK_KERNEL_BATCHNORM_AFFINE, t, affine, &pc, sizeof(pc),
-                                 pc.count, err);
+    int normalize[] = {in[0], in[3], in[4], out[0]};
+    int affine[] = {in[1], in[2], out[0]};
+    if (p->training) { /* batch mean and variance into outputs 1 and 2, used, then blended */
+        const graph_value *x = &values[in[0]];
+        reduce_push rp = {0};
+        reduce_view view;
+        reduce_view_init(x->rank, x->dims, ~(uint32_t)2 & ((1u << x->rank) - 1), &view);
+        VK_SET_REDUCE_VIEW(&rp, &view);
+        int mean_bind[] = {in[0], out[1]}, var_bind[] = {in[0], out[2]};
+        normalize[1] = out[1];
+        normalize[2] = out[2];
+        if ((st = vk_rec_lines(rec, VK_KERNEL_REDUCE_MEAN, t, &view, mean_bind, &rp, sizeof(rp),
+                               err)) ||
+            (st = vk_rec_lines(rec, VK_KERNEL_REDUCE_VAR, t, &view, var_bind, &rp, sizeof(rp), err)))
+            return st;
+    }
+    if ((st = vk_rec_kernel_1d(rec, VK_KERNEL_BATCHNORM_NORMALIZE, t, normalize, &pc, sizeof(pc),
+                               pc.count, err)) ||
+        (st = vk_rec_kernel_1d(rec, VK_KERNEL_BATCHNORM_AFFINE, t, affine, &pc, sizeof(pc),
+                               pc.count, err)))
+        return st;
+    batchnorm_push per_channel = pc; /* one element per channel: the guard's count */
+    per_channel.count = pc.channels;
+    for (int i = 1; p->training && i <= 2; i++) {
+        int running[] = {in[2 + i], out[i]};
+        if ((st = vk_rec_kernel_1d(rec, VK_KERNEL_BATCHNORM_RUNNING, t, running, &per_channel,
+                                   sizeof(pc), (uint64_t)g.channels, err)))
+            return st;
+    }
+    return VKML_OK;
 }

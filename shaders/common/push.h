@@ -165,13 +165,14 @@ PUSH_END(norm_push)
 #endif
 
 /* BatchNormalization over [outer, channels, inner]: count elements; channel of element i
- * (i / inner) % channels. */
+ * (i / inner) % channels; momentum: the running statistics' blend (training mode). */
 #if !defined(VKML_GLSL) || defined(PUSH_BATCHNORM)
 PUSH_BEGIN(batchnorm_push)
 PUSH_U32(count)
 PUSH_U32(channels)
 PUSH_U32(inner)
 PUSH_F32(epsilon)
+PUSH_F32(momentum)
 PUSH_END(batchnorm_push)
 #endif
 

@@ -26,11 +26,11 @@ expect_grep "$TMP/ops" '^[0-9]+ ops$' "op count line"
 cmp -s "$TMP/ops" "$TMP/ops2" || fail "inspect --ops differs from ops"
 # A model with an op vkml lacks is still inspected: the op is listed as unsupported with
 # the reason, and the exit status is 0 (run refuses the same model).
-# (StringNormalizer: strings, which vkml does not take.)
-unsupported="$CORPUS/onnx-node/test_strnormalizer_export_monday_casesensintive_lower/model.onnx"
-"$VKML" inspect "$unsupported" > "$TMP/strnorm" 2> "$TMP/err" || fail "inspect of test_strnormalizer exited $?"
-expect_grep "$TMP/strnorm" '^  StringNormalizer +1 +no( +no)*$' "StringNormalizer row says no"
-expect_grep "$TMP/strnorm" "^  node 0 StringNormalizer '' on cpu: vkml does not implement StringNormalizer at opset" "reason"
+# (STFT, which vkml does not implement.)
+unsupported="$CORPUS/onnx-node/test_stft/model.onnx"
+"$VKML" inspect "$unsupported" > "$TMP/stft" 2> "$TMP/err" || fail "inspect of test_stft exited $?"
+expect_grep "$TMP/stft" '^  STFT +1 +no( +no)*$' "STFT row says no"
+expect_grep "$TMP/stft" "^  node 0 STFT '' on cpu: operator STFT is not implemented by vkml$" "reason"
 expect_error "run of a model with an unsupported op" 1 "$VKML" run "$unsupported"
 
 expect_error "inspect without a model" 2 "$VKML" inspect

@@ -307,8 +307,15 @@ static void test_errors(void)
     oh_input(c, VKML_DTYPE_FLOAT, 2, dims, -1, 1);
     for (int i = 0; i < 4; i++)
         oh_const_random(c, VKML_DTYPE_FLOAT, 1, (int64_t[]){3}, 0.5, 1);
-    oh_attr_int(c, "training_mode", 1);
-    expect_error(c, VKML_ERROR_UNSUPPORTED, "training_mode", "BatchNormalization training");
+    oh_attr_int(c, "training_mode", 2);
+    expect_error(c, VKML_ERROR_INVALID_MODEL, "training_mode 2", "BatchNormalization training 2");
+
+    c = oh_new("BatchNormalization", 12); /* opset 9-13 training outputs: refused */
+    oh_input(c, VKML_DTYPE_FLOAT, 2, dims, -1, 1);
+    for (int i = 0; i < 4; i++)
+        oh_const_random(c, VKML_DTYPE_FLOAT, 1, (int64_t[]){3}, 0.5, 1);
+    oh_outputs(c, 3);
+    expect_error(c, VKML_ERROR_UNSUPPORTED, "training-mode output", "BatchNormalization 12 stats");
 
     c = oh_new("LRN", 13);
     oh_input(c, VKML_DTYPE_FLOAT, 2, dims, -1, 1);
