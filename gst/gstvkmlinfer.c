@@ -39,13 +39,15 @@ GST_DEBUG_CATEGORY_STATIC (gst_vkml_infer_debug);
 #define GST_CAT_DEFAULT gst_vkml_infer_debug
 
 #define DEFAULT_MODEL NULL
-#define DEFAULT_DEVICE VKML_DEVICE_DEFAULT
+#define DEFAULT_DEVICE "default"
+#define DEFAULT_BUDGET 0
 
 enum
 {
   PROP_0,
   PROP_MODEL,
   PROP_DEVICE,
+  PROP_BUDGET,
 };
 
 struct _GstVkmlInfer
@@ -54,7 +56,8 @@ struct _GstVkmlInfer
 
   /* properties, under the object lock */
   gchar *model_path;
-  gint device;
+  gchar *device;
+  guint64 budget;
 
   /* from the first start() to finalize(), or to the stop() after a device loss */
   vkml_context *ctx;
@@ -125,12 +128,20 @@ gst_vkml_infer_class_init (GstVkmlInferClass * klass)
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_DEVICE,
-      g_param_spec_int ("device", "Device",
-          "Device to run the model on: -2 = default (the first GPU, else a "
-          "Vulkan CPU device such as lavapipe, else vkml's CPU device), "
-          "-1 = vkml's CPU device, 0, 1, ... = Vulkan device index "
-          "(see `vkml devices`)", VKML_DEVICE_DEFAULT, G_MAXINT, DEFAULT_DEVICE,
-          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+      g_param_spec_string ("device", "Device",
+          "Devices to plan the model over, in order of preference, as "
+          "`vkml run --device` takes them: \"default\" (every GPU, the default "
+          "one first; a model that fits it stays on it), \"all\", \"cpu\" "
+          "(vkml's CPU device), a Vulkan device index (see `vkml devices`) or a "
+          "list such as \"0,1,cpu\"; -1 and -2 are read as cpu and default",
+          DEFAULT_DEVICE, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_BUDGET,
+      g_param_spec_uint64 ("budget", "Budget",
+          "Bytes the model may take on each GPU (weights and tensors); a model "
+          "larger than one GPU's budget is split over the next devices. 0: each "
+          "device's own budget (95% of its free memory)", 0, G_MAXUINT64,
+          DEFAULT_BUDGET, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
@@ -155,7 +166,8 @@ static void
 gst_vkml_infer_init (GstVkmlInfer * self)
 {
   self->model_path = g_strdup (DEFAULT_MODEL);
-  self->device = DEFAULT_DEVICE;
+  self->device = g_strdup (DEFAULT_DEVICE);
+  self->budget = DEFAULT_BUDGET;
   /* The video is never modified; buffers are only made writable for the meta. */
   gst_base_transform_set_in_place (GST_BASE_TRANSFORM (self), TRUE);
   gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (self), FALSE);
@@ -168,6 +180,7 @@ gst_vkml_infer_finalize (GObject * object)
 
   vkml_context_destroy (&self->ctx);
   g_free (self->model_path);
+  g_free (self->device);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
@@ -184,7 +197,11 @@ gst_vkml_infer_set_property (GObject * object, guint prop_id,
       self->model_path = g_value_dup_string (value);
       break;
     case PROP_DEVICE:
-      self->device = g_value_get_int (value);
+      g_free (self->device);
+      self->device = g_value_dup_string (value);
+      break;
+    case PROP_BUDGET:
+      self->budget = g_value_get_uint64 (value);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -205,7 +222,10 @@ gst_vkml_infer_get_property (GObject * object, guint prop_id, GValue * value,
       g_value_set_string (value, self->model_path);
       break;
     case PROP_DEVICE:
-      g_value_set_int (value, self->device);
+      g_value_set_string (value, self->device);
+      break;
+    case PROP_BUDGET:
+      g_value_set_uint64 (value, self->budget);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -296,18 +316,52 @@ gst_vkml_infer_prepare_outputs (GstVkmlInfer * self)
   return TRUE;
 }
 
+/* The session's device set from the 'device' text; FALSE (error posted) when it does not
+ * parse. "default" (or NULL, or -2) leaves the set to libvkml's default. */
 static gboolean
-gst_vkml_infer_load (GstVkmlInfer * self, const gchar * path, gint device)
+gst_vkml_infer_parse_devices (GstVkmlInfer * self, const gchar * text,
+    int *indices, size_t *n)
 {
-  vkml_session_params params = {.device = device };
+  vkml_error err = { 0 };
+
+  *n = 0;
+  if (!text || !*text || g_str_equal (text, "default") || g_str_equal (text, "-2"))
+    return TRUE;
+  if (g_str_equal (text, "-1"))
+    text = "cpu";
+  if (vkml_context_parse_devices (self->ctx, text, indices,
+          VKML_MAX_SESSION_DEVICES, n, &err) != VKML_OK) {
+    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
+        ("Bad 'device' \"%s\": %s", text, err.message),
+        ("Use default, all, cpu, a GPU index from `vkml devices`, or a list "
+            "such as 0,1,cpu."));
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static gboolean
+gst_vkml_infer_load (GstVkmlInfer * self, const gchar * path,
+    const gchar * device, guint64 budget)
+{
+  vkml_session_params params = {.device = VKML_DEVICE_DEFAULT,
+    .device_budget = budget
+  };
+  int indices[VKML_MAX_SESSION_DEVICES];
+  size_t n_devices;
   vkml_error err = { 0 };
   vkml_status st;
+  size_t p;
 
   if (!self->ctx && vkml_context_create (NULL, &self->ctx, &err) != VKML_OK) {
     GST_ELEMENT_ERROR (self, LIBRARY, INIT,
         ("Could not initialise libvkml: %s", err.message), (NULL));
     return FALSE;
   }
+  if (!gst_vkml_infer_parse_devices (self, device, indices, &n_devices))
+    return FALSE;
+  params.devices = n_devices ? indices : NULL;
+  params.n_devices = n_devices;
   st = vkml_model_load_file (path, &self->model, &err);
   if (st == VKML_ERROR_IO) {
     GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
@@ -323,12 +377,30 @@ gst_vkml_infer_load (GstVkmlInfer * self, const gchar * path, gint device)
   if (vkml_session_create (self->ctx, self->model, &params, &self->session,
           &err) != VKML_OK) {
     GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
-        ("Could not prepare the model \"%s\" on device %d: %s", path, device,
-            err.message), ("Try another 'device' (-1 is the CPU)."));
+        ("Could not prepare the model \"%s\" on device %s: %s", path,
+            device ? device : DEFAULT_DEVICE, err.message),
+        ("Try another 'device' (cpu is vkml's CPU device) or 'budget'."));
     return FALSE;
   }
   GST_INFO_OBJECT (self, "model %s on device %d", path,
       vkml_session_device (self->session));
+  /* The plan, for the debug log: which device runs which nodes, what crosses. */
+  for (p = 0; p < vkml_session_plan_part_count (self->session); p++) {
+    vkml_plan_part part;
+
+    if (vkml_session_plan_part (self->session, p, &part))
+      GST_DEBUG_OBJECT (self, "plan: device %d: %" G_GSIZE_FORMAT " nodes (%s .. "
+          "%s), weights %" G_GUINT64_FORMAT " bytes, peak tensors %"
+          G_GUINT64_FORMAT " bytes", part.device, part.n_nodes,
+          part.first_node, part.last_node, part.weight_bytes, part.peak_bytes);
+  }
+  for (p = 0; p < vkml_session_plan_transfer_count (self->session); p++) {
+    vkml_plan_transfer t;
+
+    if (vkml_session_plan_transfer (self->session, p, &t))
+      GST_DEBUG_OBJECT (self, "plan: copy of %s from device %d to %d, %"
+          G_GUINT64_FORMAT " bytes per frame", t.value, t.from, t.to, t.bytes);
+  }
   return TRUE;
 }
 
@@ -336,24 +408,27 @@ static gboolean
 gst_vkml_infer_start (GstBaseTransform * trans)
 {
   GstVkmlInfer *self = GST_VKML_INFER (trans);
-  gchar *path;
-  gint device;
+  gchar *path, *device;
+  guint64 budget;
   gboolean ok;
 
   GST_OBJECT_LOCK (self);
   path = g_strdup (self->model_path);
-  device = self->device;
+  device = g_strdup (self->device);
+  budget = self->budget;
   GST_OBJECT_UNLOCK (self);
 
   if (!path || !*path) {
     GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND, ("No model set."),
         ("Set the 'model' property to an ONNX file."));
     g_free (path);
+    g_free (device);
     return FALSE;
   }
-  ok = gst_vkml_infer_load (self, path, device)
+  ok = gst_vkml_infer_load (self, path, device, budget)
       && gst_vkml_infer_prepare_outputs (self);
   g_free (path);
+  g_free (device);
   if (!ok)
     gst_vkml_infer_teardown (self);
   return ok;

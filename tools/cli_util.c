@@ -107,6 +107,89 @@ const char *cli_device_label(int index, char *buf, size_t size)
     return buf;
 }
 
+bool cli_parse_size(const char *text, uint64_t *out)
+{
+    if (!text || !*text)
+        return false;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(text, &end, 10);
+    if (errno || end == text || text[0] == '-')
+        return false;
+    int shift = 0;
+    switch (*end) {
+    case 'K': case 'k': shift = 10; end++; break;
+    case 'M': case 'm': shift = 20; end++; break;
+    case 'G': case 'g': shift = 30; end++; break;
+    default: break;
+    }
+    if (*end == 'i' || *end == 'B')
+        end += *end == 'i' && end[1] == 'B' ? 2 : 1;
+    if (*end || v == 0 || v > (UINT64_MAX >> shift))
+        return false;
+    *out = (uint64_t)v << shift;
+    return true;
+}
+
+const char *cli_format_bytes(uint64_t b, char *buf, size_t size)
+{
+    if (b >= (1ull << 30))
+        snprintf(buf, size, "%.2f GiB", (double)b / (double)(1ull << 30));
+    else if (b >= (1ull << 20))
+        snprintf(buf, size, "%.2f MiB", (double)b / (double)(1ull << 20));
+    else if (b >= (1ull << 10))
+        snprintf(buf, size, "%.2f KiB", (double)b / (double)(1ull << 10));
+    else
+        snprintf(buf, size, "%llu bytes", (unsigned long long)b);
+    return buf;
+}
+
+bool cli_devices_parse(const vkml_context *ctx, const char *devices, const char *budget,
+                       cli_devices *out)
+{
+    *out = (cli_devices){0};
+    if (budget && !cli_parse_size(budget, &out->budget)) {
+        cli_error("--budget %s: not a size (bytes, or with K, M or G: 256M)", budget);
+        return false;
+    }
+    if (!devices || strcmp(devices, "default") == 0)
+        return true;
+    vkml_error err = {0};
+    vkml_status st = vkml_context_parse_devices(ctx, devices, out->indices,
+                                                VKML_MAX_SESSION_DEVICES, &out->n, &err);
+    if (st != VKML_OK) {
+        cli_error_vkml("--device", st, &err);
+        return false;
+    }
+    return true;
+}
+
+void cli_devices_apply(const cli_devices *d, vkml_session_params *params)
+{
+    params->device = VKML_DEVICE_DEFAULT;
+    params->devices = d->n ? d->indices : NULL;
+    params->n_devices = d->n;
+    params->device_budget = d->budget;
+}
+
+const char *cli_devices_label(const vkml_context *ctx, const cli_devices *d, char *buf,
+                              size_t size)
+{
+    if (!d->n)
+        return cli_device_label(vkml_context_default_device(ctx), buf, size);
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < d->n && used < size; i++) {
+        char one[16];
+        int w = snprintf(buf + used, size - used, "%s%s", i ? "," : "",
+                         cli_device_label(d->indices[i], one, sizeof(one)));
+        if (w < 0)
+            break;
+        used += (size_t)w;
+    }
+    return buf;
+}
+
 double cli_now_ms(void)
 {
     struct timespec ts;

@@ -55,6 +55,29 @@ bool cli_device_parse(const vkml_context *ctx, const char *text, int *index);
 /* "cpu" or the GPU index, into buf. */
 const char *cli_device_label(int index, char *buf, size_t size);
 
+/* A --device set and --budget, as the library takes them (vkml_session_params.devices,
+ * device_budget). n 0: the library's default (every GPU, the default one first). */
+typedef struct cli_devices {
+    int indices[VKML_MAX_SESSION_DEVICES];
+    size_t n;
+    uint64_t budget; /* bytes per GPU; 0: each device's own budget */
+} cli_devices;
+/* Parses --device text (NULL or "default": the library's default; "all", "cpu", "1",
+ * "0,1,cpu") and --budget text (NULL, or a size: "512M", "2G", "65536"). Prints the
+ * error on failure. */
+bool cli_devices_parse(const vkml_context *ctx, const char *devices, const char *budget,
+                       cli_devices *out);
+/* Sets params->devices, n_devices and device_budget (d must outlive the session call). */
+void cli_devices_apply(const cli_devices *d, vkml_session_params *params);
+/* "0", "0,1,cpu"; the default device's label for the default set. */
+const char *cli_devices_label(const vkml_context *ctx, const cli_devices *d, char *buf,
+                              size_t size);
+/* Parses a byte size with an optional K/M/G suffix (powers of 1024); false when it is not
+ * one (or is 0). */
+bool cli_parse_size(const char *text, uint64_t *out);
+/* "1.50 MiB", "812 bytes". */
+const char *cli_format_bytes(uint64_t bytes, char *buf, size_t size);
+
 /* "[1,3,N,224]": symbolic dims by name, unknown ones as "?", "[?]" for unknown rank. */
 const char *cli_format_info_shape(const vkml_tensor_info *info, char *buf, size_t size);
 /* "[1,10]". */

@@ -10,13 +10,16 @@ static int conformance_main(int argc, char **argv);
 const cli_command cli_cmd_conformance = {
     .name = "conformance",
     .summary = "run ONNX backend test folders and report PASS/FAIL/UNSUPPORTED/ERROR",
-    .usage = "usage: vkml conformance [--device D] [--json FILE] [--filter SUBSTR]...\n"
+    .usage = "usage: vkml conformance [--device D] [--budget SIZE] [--json FILE] [--filter S]...\n"
              "                        [--isolate | --no-isolate] [--timeout S]\n"
              "                        [--tolerance default|model|F] DIR...\n"
              "Runs every test folder (model.onnx + test_data_set_N/) in or below each DIR\n"
              "(a DIR may be one test folder), sorted by name, and prints one line per test,\n"
              "`PASS|FAIL|UNSUPPORTED|ERROR <test> [reason]`, then the totals line.\n"
-             "  --device D      cpu, default or a GPU index (default: default)\n"
+             "  --device D      cpu, default, all, a GPU index or a list (0,1,cpu): the\n"
+             "                  devices each test is planned over (default: default)\n"
+             "  --budget SIZE   bytes each test may place on each GPU (512M, 64K): small\n"
+             "                  budgets split the tests' models over the devices\n"
              "  --json FILE     also write the results as JSON\n"
              "  --filter S      only tests whose name contains S (repeatable: any of them)\n"
              "  --isolate       run the tests in worker processes: a crash or a hang becomes\n"
@@ -36,6 +39,7 @@ const cli_command cli_cmd_conformance = {
 
 typedef struct conf_options {
     const char *device;
+    const char *budget;
     const char *json;
     char *filters[CONF_MAX_FILTERS];
     size_t n_filters;
@@ -81,6 +85,7 @@ static int parse_options(int argc, char **argv, conf_options *o)
 {
     static const struct option opts[] = {{"help", no_argument, NULL, 'h'},
                                          {"device", required_argument, NULL, 'd'},
+                                         {"budget", required_argument, NULL, 'b'},
                                          {"json", required_argument, NULL, 'j'},
                                          {"filter", required_argument, NULL, 'f'},
                                          {"isolate", no_argument, NULL, 'i'},
@@ -90,10 +95,11 @@ static int parse_options(int argc, char **argv, conf_options *o)
                                          {0}};
     *o = (conf_options){.isolate = -1, .timeout_s = CONF_DEFAULT_TIMEOUT_S};
     int c;
-    while ((c = getopt_long(argc, argv, ":hd:j:f:", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":hd:b:j:f:", opts, NULL)) != -1) {
         switch (c) {
         case 'h': cli_usage(&cli_cmd_conformance); return -1;
         case 'd': o->device = optarg; break;
+        case 'b': o->budget = optarg; break;
         case 'j': o->json = optarg; break;
         case 'f':
             if (o->n_filters == CONF_MAX_FILTERS)
@@ -190,6 +196,7 @@ static int run_tests(const conf_options *o, const conf_test_list *list)
         return cli_error("out of memory");
     conf_run_params p = {
         .device = o->device,
+        .budget = o->budget,
         .tests = list->tests,
         .count = list->count,
         .isolate = o->isolate < 0 ? list->count > 1 : o->isolate,

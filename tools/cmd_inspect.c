@@ -10,11 +10,16 @@ static int inspect_main(int argc, char **argv);
 const cli_command cli_cmd_inspect = {
     .name = "inspect",
     .summary = "show a model's inputs, outputs, ops and which devices run them",
-    .usage = "usage: vkml inspect MODEL\n"
+    .usage = "usage: vkml inspect MODEL [--plan [--device D] [--budget SIZE]]\n"
              "       vkml inspect --ops        (same as `vkml ops`)\n"
              "Prints the opset, the inputs and outputs (name, dtype, shape; symbolic\n"
              "dimensions by name), each op type with its node count and, per device,\n"
-             "whether it runs there (yes, no, or k/n nodes), then why for each 'no'.\n",
+             "whether it runs there (yes, no, or k/n nodes), then why for each 'no'.\n"
+             "  --plan         also plan a session (symbolic dims 1) and print its\n"
+             "                partition: per device its nodes (count, first .. last),\n"
+             "                weights and peak tensor bytes; every cross-device copy\n"
+             "  --device D     the plan's devices: default, all, cpu, 1, 0,1,cpu (as run)\n"
+             "  --budget SIZE  the plan's bytes per GPU (512M, 2G)\n",
     .main = inspect_main,
 };
 
@@ -152,7 +157,59 @@ static void print_unsupported(const inspect_state *s)
     }
 }
 
-static int inspect_model(vkml_context *ctx, const char *path)
+typedef struct inspect_options {
+    bool plan;
+    const char *device, *budget;
+} inspect_options;
+
+/* The partition of a session planned over the chosen devices. */
+static int print_plan(vkml_context *ctx, const vkml_model *model, const inspect_options *o)
+{
+    cli_devices devices;
+    if (!cli_devices_parse(ctx, o->device, o->budget, &devices))
+        return CLI_EXIT_FAILURE;
+    vkml_session_params params = {0};
+    cli_devices_apply(&devices, &params);
+    vkml_session *session = NULL;
+    vkml_error err = {0};
+    vkml_status st = vkml_session_create(ctx, (vkml_model *)model, &params, &session, &err);
+    if (st != VKML_OK)
+        return cli_error_vkml("planning the session", st, &err);
+    char label[64], w[32], peak[32];
+    printf("plan (devices %s", cli_devices_label(ctx, &devices, label, sizeof(label)));
+    if (devices.budget)
+        printf("; budget %s per GPU", cli_format_bytes(devices.budget, w, sizeof(w)));
+    printf("):\n  %-7s %-44s %6s  %-40s %12s %12s\n", "device", "name", "nodes", "first .. last",
+           "weights", "peak tensors");
+    for (size_t i = 0; i < vkml_session_plan_part_count(session); i++) {
+        vkml_plan_part part;
+        vkml_device_info info = {0};
+        if (!vkml_session_plan_part(session, i, &part))
+            continue;
+        vkml_context_device_info(ctx, part.device, &info, &err);
+        char range[512];
+        snprintf(range, sizeof(range), "%s .. %s", part.first_node, part.last_node);
+        printf("  %-7s %-44.44s %6zu  %-40s %12s %12s\n",
+               cli_device_label(part.device, label, sizeof(label)), info.name, part.n_nodes,
+               part.n_nodes ? range : "-", cli_format_bytes(part.weight_bytes, w, sizeof(w)),
+               cli_format_bytes(part.peak_bytes, peak, sizeof(peak)));
+    }
+    size_t n_transfers = vkml_session_plan_transfer_count(session);
+    printf("transfers per run (%zu):\n", n_transfers);
+    for (size_t i = 0; i < n_transfers; i++) {
+        vkml_plan_transfer t;
+        char from[16], to[16];
+        if (vkml_session_plan_transfer(session, i, &t))
+            printf("  %-40s %4s -> %-4s %12s\n", t.value,
+                   cli_device_label(t.from, from, sizeof(from)),
+                   cli_device_label(t.to, to, sizeof(to)),
+                   cli_format_bytes(t.bytes, w, sizeof(w)));
+    }
+    vkml_session_destroy(&session);
+    return CLI_EXIT_OK;
+}
+
+static int inspect_model(vkml_context *ctx, const char *path, const inspect_options *o)
 {
     vkml_model *model = NULL;
     vkml_error err = {0};
@@ -175,6 +232,8 @@ static int inspect_model(vkml_context *ctx, const char *path)
         print_ops_table(&s);
         print_unsupported(&s);
     }
+    if (rc == CLI_EXIT_OK && o->plan)
+        rc = print_plan(ctx, model, o);
     free(s.ops);
     vkml_model_destroy(&model);
     return rc;
@@ -182,24 +241,34 @@ static int inspect_model(vkml_context *ctx, const char *path)
 
 static int inspect_main(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"help", no_argument, NULL, 'h'}, {"ops", no_argument, NULL, 'o'}, {0}};
+    static const struct option opts[] = {{"help", no_argument, NULL, 'h'},
+                                         {"ops", no_argument, NULL, 'o'},
+                                         {"plan", no_argument, NULL, 'p'},
+                                         {"device", required_argument, NULL, 'd'},
+                                         {"budget", required_argument, NULL, 'b'},
+                                         {0}};
+    inspect_options o = {0};
     int c;
-    while ((c = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
-        if (c == 'h')
-            return cli_usage(&cli_cmd_inspect);
-        if (c == 'o') {
+    while ((c = getopt_long(argc, argv, ":hd:b:", opts, NULL)) != -1) {
+        switch (c) {
+        case 'h': return cli_usage(&cli_cmd_inspect);
+        case 'o':
             optind = 0; /* GNU getopt: start over for the other command */
             return cli_cmd_ops.main(1, (char *[]){"ops", NULL});
+        case 'p': o.plan = true; break;
+        case 'd': o.device = optarg; break;
+        case 'b': o.budget = optarg; break;
+        default: return cli_option_error(&cli_cmd_inspect, c, argv);
         }
-        return cli_option_error(&cli_cmd_inspect, c, argv);
     }
+    if ((o.device || o.budget) && !o.plan)
+        return cli_usage_error(&cli_cmd_inspect, "--device and --budget go with --plan");
     if (argc - optind != 1)
         return cli_usage_error(&cli_cmd_inspect, "expected one MODEL argument");
     vkml_context *ctx = cli_context_create();
     if (!ctx)
         return CLI_EXIT_FAILURE;
-    int rc = inspect_model(ctx, argv[optind]);
+    int rc = inspect_model(ctx, argv[optind], &o);
     vkml_context_destroy(&ctx);
     return rc;
 }

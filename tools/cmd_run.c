@@ -11,9 +11,13 @@ static int run_main(int argc, char **argv);
 const cli_command cli_cmd_run = {
     .name = "run",
     .summary = "run a model on a device and print its outputs (and latency)",
-    .usage = "usage: vkml run MODEL [--device D] [--input [NAME=]FILE.pb ...] [--repeat N]\n"
-             "                      [--values N]\n"
-             "  --device D       cpu, default or a GPU index (0, 1, ...); default: default\n"
+    .usage = "usage: vkml run MODEL [--device D] [--budget SIZE] [--input [NAME=]FILE.pb ...]\n"
+             "                      [--repeat N] [--values N]\n"
+             "  --device D       cpu, default, all, a GPU index (0, 1, ...) or a list\n"
+             "                   (0,1,cpu): the devices the model is planned over, in order\n"
+             "                   of preference; default: every GPU, the default one first\n"
+             "  --budget SIZE    bytes the session may place on each GPU (512M, 2G); more\n"
+             "                   than fits one GPU splits the model over the next ones\n"
              "  --input NAME=F   input NAME from the TensorProto file F; without NAME= the\n"
              "                   files fill the model's inputs in order. Inputs not given\n"
              "                   are zeros (a note on stderr says which).\n"
@@ -28,6 +32,7 @@ const cli_command cli_cmd_run = {
 typedef struct run_options {
     const char *model_path;
     const char *device;
+    const char *budget;
     const char *input_args[RUN_MAX_INPUT_ARGS];
     int n_input_args;
     long repeat;
@@ -46,13 +51,15 @@ static int parse_options(int argc, char **argv, run_options *o)
     static const struct option opts[] = {
         {"help", no_argument, NULL, 'h'},         {"device", required_argument, NULL, 'd'},
         {"input", required_argument, NULL, 'i'},  {"repeat", required_argument, NULL, 'r'},
-        {"values", required_argument, NULL, 'v'}, {0}};
+        {"values", required_argument, NULL, 'v'}, {"budget", required_argument, NULL, 'b'},
+        {0}};
     *o = (run_options){.values = 10};
     int c;
-    while ((c = getopt_long(argc, argv, ":hd:i:r:v:", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":hd:b:i:r:v:", opts, NULL)) != -1) {
         switch (c) {
         case 'h': cli_usage(&cli_cmd_run); return -1;
         case 'd': o->device = optarg; break;
+        case 'b': o->budget = optarg; break;
         case 'i':
             if (o->n_input_args == RUN_MAX_INPUT_ARGS)
                 return cli_usage_error(&cli_cmd_run, "too many --input options");
@@ -227,24 +234,44 @@ static void print_device(vkml_context *ctx, int device)
         printf("device: %s (%s)\n", cli_device_label(device, label, sizeof(label)), info.name);
 }
 
-static int run_session(vkml_context *ctx, vkml_model *model, int device, const run_options *o,
-                       run_state *s)
+/* The plan's parts when the model is split over several devices. */
+static void print_plan(vkml_context *ctx, const vkml_session *session)
+{
+    size_t parts = vkml_session_plan_part_count(session);
+    for (size_t i = 0; parts > 1 && i < parts; i++) {
+        vkml_plan_part part;
+        vkml_device_info info;
+        vkml_error err = {0};
+        char label[16], w[32], peak[32];
+        if (!vkml_session_plan_part(session, i, &part) ||
+            vkml_context_device_info(ctx, part.device, &info, &err) != VKML_OK)
+            continue;
+        printf("plan: %s (%s): %zu nodes, weights %s, peak tensors %s\n",
+               cli_device_label(part.device, label, sizeof(label)), info.name, part.n_nodes,
+               cli_format_bytes(part.weight_bytes, w, sizeof(w)),
+               cli_format_bytes(part.peak_bytes, peak, sizeof(peak)));
+    }
+}
+
+static int run_session(vkml_context *ctx, vkml_model *model, const cli_devices *devices,
+                       const run_options *o, run_state *s)
 {
     int rc = read_inputs(model, o, &s->in);
     if (rc != CLI_EXIT_OK)
         return rc;
     vkml_tensor_info *shapes = cli_input_shapes(model, s->in.tensors, s->in.count);
     vkml_session_params params = {
-        .device = device,
         .symbolic_dim_value = cli_symbolic_value(model, s->in.tensors, s->in.count),
         .input_shapes = shapes,
     };
+    cli_devices_apply(devices, &params);
     vkml_error err = {0};
     vkml_status st = vkml_session_create(ctx, model, &params, &s->session, &err);
     free(shapes);
     if (st != VKML_OK)
         return cli_error_vkml("creating the session", st, &err);
     print_device(ctx, vkml_session_device(s->session));
+    print_plan(ctx, s->session);
     if ((rc = complete_inputs(s->session, &s->in)) != CLI_EXIT_OK ||
         (rc = alloc_outputs(s)) != CLI_EXIT_OK)
         return rc;
@@ -257,8 +284,8 @@ static int run_session(vkml_context *ctx, vkml_model *model, int device, const r
 
 static int run_model(vkml_context *ctx, const run_options *o)
 {
-    int device;
-    if (!cli_device_parse(ctx, o->device, &device))
+    cli_devices devices;
+    if (!cli_devices_parse(ctx, o->device, o->budget, &devices))
         return CLI_EXIT_FAILURE;
     vkml_model *model = NULL;
     vkml_error err = {0};
@@ -266,7 +293,7 @@ static int run_model(vkml_context *ctx, const run_options *o)
     if (st != VKML_OK)
         return cli_error_vkml(o->model_path, st, &err);
     run_state s = {0};
-    int rc = run_session(ctx, model, device, o, &s);
+    int rc = run_session(ctx, model, &devices, o, &s);
     for (size_t i = 0; s.outputs && i < s.n_outputs; i++)
         vkml_tensor_release(&s.outputs[i]);
     free(s.outputs);

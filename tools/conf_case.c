@@ -17,7 +17,7 @@
 
 typedef struct conf_case {
     vkml_context *ctx;
-    int device;
+    const cli_devices *devices;
     const conf_test *test;
     conf_result *res;
     vkml_model *model;
@@ -119,7 +119,8 @@ static bool create_session_with(conf_case *c, int64_t sym, const vkml_tensor *in
     if (c->session && c->session_sym == sym && !c->session_fixed)
         return true;
     vkml_session_destroy(&c->session);
-    vkml_session_params params = {.device = c->device, .symbolic_dim_value = sym};
+    vkml_session_params params = {.symbolic_dim_value = sym};
+    cli_devices_apply(c->devices, &params);
     vkml_error err = {0};
     vkml_status st = vkml_session_create(c->ctx, c->model, &params, &c->session, &err);
     c->session_fixed = false;
@@ -301,10 +302,11 @@ static const char *without_model_path(const char *message, const char *path)
     return message;
 }
 
-void conf_run_test(vkml_context *ctx, int device, const conf_test *test, conf_result *res)
+void conf_run_test(vkml_context *ctx, const cli_devices *devices, const conf_test *test,
+                   conf_result *res)
 {
     double t0 = cli_now_ms();
-    conf_case c = {.ctx = ctx, .device = device, .test = test, .res = res};
+    conf_case c = {.ctx = ctx, .devices = devices, .test = test, .res = res};
     res->cpu_nodes = -1;
     char path[4096];
     vkml_error err = {0};

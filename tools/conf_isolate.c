@@ -21,46 +21,59 @@ typedef struct conf_record {
     int32_t index;
     int32_t ok; /* header: device opened */
     conf_result res;
-    char device_label[16];
+    char device_label[64];
     char device_name[256];
 } conf_record;
 
 _Static_assert(sizeof(conf_record) <= 4096, "a record must fit in one pipe write");
 
-vkml_context *conf_open_device(conf_run_params *p, int *device, char *msg, size_t msg_size)
+vkml_context *conf_open_device(conf_run_params *p, cli_devices *devices, char *msg,
+                               size_t msg_size)
 {
     vkml_context *ctx = NULL;
     vkml_error err = {0};
     vkml_status st = vkml_context_create(NULL, &ctx, &err);
-    if (st == VKML_OK)
-        st = vkml_context_parse_device(ctx, p->device ? p->device : "default", device, &err);
+    if (st != VKML_OK) {
+        snprintf(msg, msg_size, "%s", err.message[0] ? err.message : vkml_status_name(st));
+        return NULL;
+    }
+    /* "default" names the default device, so that the report names a real one. */
+    const char *text = p->device && strcmp(p->device, "default") ? p->device : NULL;
+    *devices = (cli_devices){0};
+    if (p->budget && !cli_parse_size(p->budget, &devices->budget)) {
+        snprintf(msg, msg_size, "--budget %s is not a size", p->budget);
+        vkml_context_destroy(&ctx);
+        return NULL;
+    }
+    if (text)
+        st = vkml_context_parse_devices(ctx, text, devices->indices, VKML_MAX_SESSION_DEVICES,
+                                        &devices->n, &err);
+    else
+        devices->indices[devices->n++] = vkml_context_default_device(ctx);
     if (st != VKML_OK) {
         snprintf(msg, msg_size, "%s", err.message[0] ? err.message : vkml_status_name(st));
         vkml_context_destroy(&ctx);
         return NULL;
     }
-    /* "default" resolves to a real device so that the report names it. */
-    if (*device == VKML_DEVICE_DEFAULT)
-        *device = vkml_context_default_device(ctx);
     vkml_device_info info;
-    cli_device_label(*device, p->device_label, sizeof(p->device_label));
-    if (vkml_context_device_info(ctx, *device, &info, &err) == VKML_OK)
+    cli_devices_label(ctx, devices, p->device_label, sizeof(p->device_label));
+    if (vkml_context_device_info(ctx, devices->indices[0], &info, &err) == VKML_OK)
         snprintf(p->device_name, sizeof(p->device_name), "%s", info.name);
     return ctx;
 }
 
 static bool run_in_process(conf_run_params *p)
 {
-    int device;
+    cli_devices devices;
     char msg[1024];
-    vkml_context *ctx = conf_open_device(p, &device, msg, sizeof(msg));
+    vkml_context *ctx = conf_open_device(p, &devices, msg, sizeof(msg));
     if (!ctx) {
         cli_error("--device %s: %s", p->device ? p->device : "default", msg);
         return false;
     }
     for (size_t i = 0; i < p->count; i++) {
         conf_result res = {0};
-        conf_run_test(ctx, device, &p->tests[i], &res);
+        conf_run_test(ctx, &devices, &p->tests[i], &res);
         p->report(i, &res, p->user);
     }
     vkml_context_destroy(&ctx);
@@ -124,8 +137,8 @@ static void test_hooks(const conf_test *test)
 static void worker_main(conf_run_params *p, size_t start, int fd)
 {
     conf_record r = {.index = -1};
-    int device;
-    vkml_context *ctx = conf_open_device(p, &device, r.res.reason, sizeof(r.res.reason));
+    cli_devices devices;
+    vkml_context *ctx = conf_open_device(p, &devices, r.res.reason, sizeof(r.res.reason));
     r.ok = ctx != NULL;
     memcpy(r.device_label, p->device_label, sizeof(r.device_label));
     memcpy(r.device_name, p->device_name, sizeof(r.device_name));
@@ -135,7 +148,7 @@ static void worker_main(conf_run_params *p, size_t start, int fd)
         memset(&r, 0, sizeof(r));
         r.index = (int32_t)i;
         test_hooks(&p->tests[i]);
-        conf_run_test(ctx, device, &p->tests[i], &r.res);
+        conf_run_test(ctx, &devices, &p->tests[i], &r.res);
         if (!write_record(fd, &r))
             _exit(1);
     }

@@ -63,7 +63,8 @@ bool conf_find_tests(char *const *dirs, size_t n_dirs, char *const *filters, siz
 void conf_free_tests(conf_test_list *list);
 
 /* Runs one test on the device of the context (sessions are destroyed before it returns). */
-void conf_run_test(vkml_context *ctx, int device, const conf_test *test, conf_result *res);
+void conf_run_test(vkml_context *ctx, const cli_devices *devices, const conf_test *test,
+                   conf_result *res);
 
 /* Compares an output with its expected value: 0 equal, 1 mismatch (a FAIL), -1 when the
  * type cannot be compared (an ERROR). why names the output, the first index that differs,
@@ -88,14 +89,15 @@ typedef void (*conf_report_fn)(size_t index, const conf_result *res, void *user)
 
 typedef struct conf_run_params {
     const char *device; /* --device text */
+    const char *budget; /* --budget text */
     const conf_test *tests;
     size_t count;
     bool isolate;     /* each test in a worker process (crash and hang safe) */
     double timeout_s; /* per test, with isolate */
     conf_report_fn report;
     void *user;
-    /* Filled: the device's label ("cpu", "0") and name. */
-    char device_label[16];
+    /* Filled: the devices' label ("cpu", "0", "0,1") and the first one's name. */
+    char device_label[64];
     char device_name[256];
 } conf_run_params;
 
@@ -103,4 +105,5 @@ typedef struct conf_run_params {
  * the device could not be opened. */
 bool conf_run_all(conf_run_params *p);
 /* Opens the context and resolves the device; fills the labels in p. */
-vkml_context *conf_open_device(conf_run_params *p, int *device, char *msg, size_t msg_size);
+vkml_context *conf_open_device(conf_run_params *p, cli_devices *devices, char *msg,
+                               size_t msg_size);

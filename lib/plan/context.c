@@ -162,6 +162,59 @@ vkml_status vkml_context_parse_device(const vkml_context *ctx, const char *text,
     return VKML_OK;
 }
 
+static vkml_status add_device_index(int index, int *indices, size_t cap, size_t *n,
+                                   const char *text, vkml_error *err)
+{
+    for (size_t i = 0; i < *n; i++)
+        if (indices[i] == index)
+            return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT,
+                             "device set '%s' names a device twice", text);
+    if (*n >= cap)
+        return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT,
+                         "device set '%s' has more than %zu devices", text, cap);
+    indices[(*n)++] = index;
+    return VKML_OK;
+}
+
+vkml_status vkml_context_parse_devices(const vkml_context *ctx, const char *text, int *indices,
+                                       size_t cap, size_t *n, vkml_error *err)
+{
+    if (!ctx || !text || !indices || !n)
+        return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT,
+                         "vkml_context_parse_devices: NULL argument");
+    *n = 0;
+    if (strcmp(text, "all") == 0) {
+        int gpus = vkml_context_device_count(ctx);
+        for (int i = 0; i < gpus || (i == 0 && gpus == 0); i++) {
+            vkml_status st = add_device_index(gpus ? i : VKML_DEVICE_CPU, indices, cap, n, text,
+                                              err);
+            if (st)
+                return st;
+        }
+        return VKML_OK;
+    }
+    const char *item = text;
+    for (;;) {
+        const char *comma = strchr(item, ',');
+        size_t len = comma ? (size_t)(comma - item) : strlen(item);
+        char one[32];
+        if (len == 0 || len >= sizeof(one))
+            return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT,
+                             "device set '%s': an empty or overlong entry", text);
+        memcpy(one, item, len);
+        one[len] = '\0';
+        int index;
+        vkml_status st = vkml_context_parse_device(ctx, one, &index, err);
+        if (!st)
+            st = add_device_index(index, indices, cap, n, text, err);
+        if (st)
+            return st;
+        if (!comma)
+            return VKML_OK;
+        item = comma + 1;
+    }
+}
+
 bool vkml_context_device_supports_node(vkml_context *ctx, int index, const vkml_model *model,
                                        size_t node, char *why, size_t why_size)
 {

@@ -64,6 +64,7 @@ typedef struct device_class {
 struct device {
     const device_class *cls;
     vkml_device_info info;
+    uint64_t memory_budget; /* bytes the planner may place on it; 0: no limit (the CPU) */
 };
 
 /* The CPU device (lib/cpu/cpu_device.c). */

@@ -16,44 +16,6 @@ static void set_add(int *arr, int *n, int x)
     arr[(*n)++] = x;
 }
 
-static int slot_of(plan *p, device *dev)
-{
-    for (int s = 0; s < p->n_devices; s++)
-        if (p->devices[s].dev == dev)
-            return s;
-    p->devices[p->n_devices].dev = dev;
-    return p->n_devices++;
-}
-
-static vkml_status place_nodes(plan *p, device *primary, device *cpu, const bool *folded,
-                               vkml_error *err)
-{
-    const graph *g = p->graph;
-    char label[300], why_primary[256] = "", why_cpu[256] = "";
-    slot_of(p, primary);
-    for (int i = 0; i < g->n_nodes; i++) {
-        const graph_node *n = &g->nodes[i];
-        p->node_slot[i] = plan_tail_has_node(p->tail, i) ? PLAN_SLOT_TAIL : -1;
-        if (folded[i] || p->node_slot[i] == PLAN_SLOT_TAIL)
-            continue;
-        if (primary->cls->supports_node(primary, p->values, n, why_primary,
-                                        sizeof(why_primary))) {
-            p->node_slot[i] = 0;
-        } else if (primary != cpu &&
-                   cpu->cls->supports_node(cpu, p->values, n, why_cpu, sizeof(why_cpu))) {
-            VKML_LOGI("%s runs on the CPU: %s", graph_node_label(g, i, label, sizeof(label)),
-                      why_primary);
-            p->node_slot[i] = slot_of(p, cpu);
-        } else {
-            return vkml_fail(err, VKML_ERROR_UNSUPPORTED, "%s: no device can run it (%s: %s%s%s)",
-                             graph_node_label(g, i, label, sizeof(label)), primary->info.name,
-                             why_primary, primary != cpu ? "; CPU: " : "",
-                             primary != cpu ? why_cpu : "");
-        }
-    }
-    return VKML_OK;
-}
-
 /* Consecutive nodes (in topological order) on one device form a chunk. */
 static vkml_status build_chunks(plan *p, vkml_error *err)
 {
@@ -282,7 +244,7 @@ static vkml_status bind_input_value(plan *p, int i, const vkml_tensor *t, vkml_e
     return VKML_OK;
 }
 
-vkml_status plan_create(const graph *g, device *primary, device *cpu, int64_t symbolic_value,
+vkml_status plan_create(const graph *g, const plan_target *target, int64_t symbolic_value,
                         const vkml_tensor_info *input_shapes, const vkml_tensor *input_values,
                         plan **out, vkml_error *err)
 {
@@ -312,7 +274,7 @@ vkml_status plan_create(const graph *g, device *primary, device *cpu, int64_t sy
         goto fail;
     plan_mark_folded(g, p->values, folded);
     if ((st = plan_tail_create(p, folded, &p->tail, err)) != VKML_OK ||
-        (st = place_nodes(p, primary, cpu, folded, err)) != VKML_OK)
+        (st = plan_place_nodes(p, target, folded, err)) != VKML_OK)
         goto fail;
     for (int v = 0; v < g->n_values; v++) {
         int producer = p->values[v].producer;

@@ -4,15 +4,32 @@
  * (runs of consecutive nodes on one device) with their dependencies and the transfers
  * they need, and one device_session per device used.
  *
- * Placement (this slice): each node goes to the session's device when that device
- * supports it, else to the CPU device. Values live where they are produced; a consumer
- * on another device gets its own copy through a transfer (a host copy between the two
- * devices' host-visible memory) done by the first chunk on that device that reads it.
+ * Placement (plan/place.c): greedy in topological order over the session's device set.
+ * Each node goes to the first GPU of the set, from the current one on, that runs it and
+ * still has budget for what it adds (constants and inputs not yet there, its outputs)
+ * over what is live there by a liveness estimate; when a GPU is full the pass moves to
+ * the next and stays there (a chain stays on one device; a model that fits the first GPU
+ * is not split). A node no GPU of the set runs goes to the CPU. A node that some GPU runs
+ * but none has room for refuses the plan with the sizes.
+ *
+ * Values live where they are produced; a consumer on another device gets its own copy
+ * through a transfer (a host copy between the two devices' host-visible memory) done by
+ * the first chunk on that device that reads it.
  */
 #include "plan/device.h"
 
-/* Device slots of a plan: the session's device, then the CPU when it is a fallback. */
-#define PLAN_MAX_DEVICES 2
+/* Device slots of a plan: up to 16 GPUs and the CPU. */
+#define PLAN_MAX_DEVICES 17
+
+/* The devices a plan may use: GPUs in order of preference, and the CPU (the fallback;
+ * the only device when n_gpus is 0). */
+typedef struct plan_target {
+    device *gpus[PLAN_MAX_DEVICES - 1];
+    int gpu_index[PLAN_MAX_DEVICES - 1]; /* their public indices */
+    int n_gpus;
+    device *cpu;
+    uint64_t budget; /* bytes per GPU; 0: each device's own memory_budget */
+} plan_target;
 
 typedef struct plan_chunk {
     int slot;        /* device slot */
@@ -27,6 +44,10 @@ typedef struct plan_chunk {
 
 typedef struct plan_device {
     device *dev;
+    int index;                  /* public device index (VKML_DEVICE_CPU for the CPU) */
+    int n_nodes, first_node, last_node; /* nodes placed here (first/last -1 when none) */
+    uint64_t weight_bytes;      /* constants held here (placement's estimate) */
+    uint64_t peak_bytes;        /* peak of live inputs, intermediates and copies here */
     device_value_plan *value_plans; /* one per value */
     device_chunk_desc *chunk_descs;
     int n_chunks;
@@ -50,12 +71,15 @@ typedef struct plan {
 /* node_slot of a node the dynamic tail runs. */
 #define PLAN_SLOT_TAIL (-2)
 
-/* Binds symbolic dims, infers shapes, folds constants, places nodes on `primary` (falling
- * back to `cpu`), and creates the device sessions (which record their work). */
-vkml_status plan_create(const graph *g, device *primary, device *cpu, int64_t symbolic_value,
+/* Binds symbolic dims, infers shapes, folds constants, places nodes on the target's
+ * devices, and creates the device sessions (which record their work). */
+vkml_status plan_create(const graph *g, const plan_target *target, int64_t symbolic_value,
                         const vkml_tensor_info *input_shapes, const vkml_tensor *input_values,
                         plan **out, vkml_error *err);
 void plan_destroy(plan **p);
+
+/* Sets node_slot of every node and fills devices[] (plan/place.c). */
+vkml_status plan_place_nodes(plan *p, const plan_target *t, const bool *folded, vkml_error *err);
 
 /* Runs one chunk: its transfers in, then the device's program. Thread-safe for
  * different chunks (the scheduler calls it from several threads). */

@@ -12,8 +12,8 @@
 struct vkml_session {
     vkml_context *ctx;
     vkml_model *model; /* a reference */
-    int device;
-    device *primary;
+    int device;          /* the first device of the set */
+    plan_target target;  /* the device set and budget */
     int64_t symbolic;
     vkml_tensor_info *shapes; /* the input shapes planned for (NULL: the model's) */
     vkml_tensor *fixed;       /* per input: the value planned for (data NULL: none) */
@@ -129,7 +129,7 @@ static vkml_status session_plan_for(vkml_session *s, const vkml_tensor_info *sha
         free(shapes_copy);
         return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory creating a session");
     }
-    vkml_status st = plan_create(g, s->primary, s->ctx->cpu, s->symbolic, shapes, values,
+    vkml_status st = plan_create(g, &s->target, s->symbolic, shapes, values,
                                  &sh.plan, err);
     if (st == VKML_OK) {
         tmp.plan = sh.plan;
@@ -173,6 +173,56 @@ vkml_status vkml_session_set_input_shapes(vkml_session *s, const vkml_tensor_inf
     return session_plan_for(s, shapes, s->fixed, err);
 }
 
+/* Adds GPU `index` to the target (the CPU is always there as the fallback). */
+static vkml_status target_add(vkml_context *ctx, plan_target *t, int index, vkml_error *err)
+{
+    if (index == VKML_DEVICE_CPU)
+        return VKML_OK;
+    device *dev = context_device(ctx, index);
+    if (!dev)
+        return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT,
+                         "no device %d (this machine has %d Vulkan device(s) and the CPU)", index,
+                         vkml_context_device_count(ctx));
+    for (int k = 0; k < t->n_gpus; k++)
+        if (t->gpus[k] == dev)
+            return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT,
+                             "device %d is twice in the session's device set", index);
+    if (t->n_gpus >= PLAN_MAX_DEVICES - 1)
+        return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT, "more than %d GPUs in a device set",
+                         PLAN_MAX_DEVICES - 1);
+    t->gpus[t->n_gpus] = dev;
+    t->gpu_index[t->n_gpus++] = index;
+    return VKML_OK;
+}
+
+/* The session's device set from its params: `devices`, else `device` (the default: every
+ * GPU, the default one first). *first: the set's first device. */
+static vkml_status session_target(vkml_context *ctx, const vkml_session_params *params,
+                                  plan_target *t, int *first, vkml_error *err)
+{
+    vkml_status st = VKML_OK;
+    if (params && params->devices && params->n_devices) {
+        if (params->n_devices > VKML_MAX_SESSION_DEVICES)
+            return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT, "%zu devices in a set (at most %d)",
+                             params->n_devices, VKML_MAX_SESSION_DEVICES);
+        for (size_t i = 0; i < params->n_devices && !st; i++)
+            st = target_add(ctx, t, params->devices[i], err);
+    } else {
+        int index = params ? params->device : VKML_DEVICE_DEFAULT;
+        bool every_gpu = index == VKML_DEVICE_DEFAULT;
+        if (every_gpu)
+            index = ctx->default_device;
+        st = target_add(ctx, t, index, err);
+        for (int i = 0; every_gpu && index != VKML_DEVICE_CPU && !st &&
+                        i < vkml_context_device_count(ctx) && t->n_gpus < PLAN_MAX_DEVICES - 1;
+             i++)
+            if (i != index)
+                st = target_add(ctx, t, i, err);
+    }
+    *first = t->n_gpus ? t->gpu_index[0] : VKML_DEVICE_CPU;
+    return st;
+}
+
 vkml_status vkml_session_create(vkml_context *ctx, vkml_model *model,
                                 const vkml_session_params *params, vkml_session **out,
                                 vkml_error *err)
@@ -180,25 +230,22 @@ vkml_status vkml_session_create(vkml_context *ctx, vkml_model *model,
     if (!ctx || !model || !out)
         return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT, "vkml_session_create: NULL argument");
     *out = NULL;
-    int index = params ? params->device : VKML_DEVICE_DEFAULT;
     int64_t symbolic = params && params->symbolic_dim_value > 0 ? params->symbolic_dim_value : 1;
-    if (index == VKML_DEVICE_DEFAULT)
-        index = ctx->default_device;
-    device *dev = context_device(ctx, index);
-    if (!dev)
-        return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT,
-                         "no device %d (this machine has %d Vulkan device(s) and the CPU)", index,
-                         vkml_context_device_count(ctx));
+    plan_target target = {.cpu = ctx->cpu, .budget = params ? params->device_budget : 0};
+    int first = VKML_DEVICE_CPU;
+    vkml_status st = session_target(ctx, params, &target, &first, err);
+    if (st)
+        return st;
     vkml_session *s = calloc(1, sizeof(*s));
     if (!s)
         return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory creating a session");
     s->ctx = context_ref(ctx); /* the devices outlive the session, whatever the caller does */
-    s->device = index;
+    s->device = first;
     s->model = model_ref(model);
     s->symbolic = symbolic;
-    s->primary = dev;
-    vkml_status st = session_plan_for(s, params ? params->input_shapes : NULL,
-                                      params ? params->input_values : NULL, err);
+    s->target = target;
+    st = session_plan_for(s, params ? params->input_shapes : NULL,
+                          params ? params->input_values : NULL, err);
     if (st != VKML_OK) {
         vkml_session_destroy(&s);
         return st;
@@ -414,8 +461,10 @@ void vkml_session_node_counts(const vkml_session *s, size_t *folded, size_t *on_
         int slot = p->node_slot[i];
         if (slot == PLAN_SLOT_TAIL) /* the dynamic tail runs the CPU kernels */
             counts[cpu_session ? 1 : 2]++;
-        else
-            counts[slot < 0 ? 0 : slot == 0 ? 1 : 2]++;
+        else if (slot < 0)
+            counts[0]++;
+        else /* any device of the set, or the CPU as a GPU session's fallback */
+            counts[cpu_session || p->devices[slot].index != VKML_DEVICE_CPU ? 1 : 2]++;
     }
     if (folded)
         *folded = counts[0];

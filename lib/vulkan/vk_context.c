@@ -150,6 +150,7 @@ static void add_device(vk_context *vk, const vkml_context_params *params, VkPhys
     vd->faults = &vk->faults;
     if (params && params->device_memory_limit)
         vd->caps.memory_budget = params->device_memory_limit;
+    vd->base.memory_budget = vd->caps.memory_budget;
     vkml_error err = {0};
     if (vk_device_open(vd, &err) != VKML_OK) {
         VKML_LOGW("skipping Vulkan device: %s", err.message);

@@ -246,7 +246,7 @@ expect_start_error (GstElement * element, GQuark domain, gint code,
 
 /* A vkmlinfer with @model (NULL: none) on @device. */
 static GstElement *
-infer_with (const gchar * model, gint device)
+infer_with (const gchar * model, const gchar * device)
 {
   GstElement *e = gst_element_factory_make ("vkmlinfer", NULL);
 
@@ -258,7 +258,7 @@ infer_with (const gchar * model, gint device)
 GST_START_TEST (test_bad_model_path)
 {
   expect_start_error (infer_with ("/nonexistent/vkml/model.onnx",
-          VKML_DEVICE_DEFAULT), GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND,
+          "default"), GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND,
       "/nonexistent/vkml/model.onnx");
 }
 
@@ -267,7 +267,7 @@ GST_END_TEST;
 /* No model property at all: an error that says to set it. */
 GST_START_TEST (test_no_model)
 {
-  expect_start_error (infer_with (NULL, VKML_DEVICE_DEFAULT), GST_RESOURCE_ERROR,
+  expect_start_error (infer_with (NULL, "default"), GST_RESOURCE_ERROR,
       GST_RESOURCE_ERROR_NOT_FOUND, "No model");
 }
 
@@ -276,7 +276,7 @@ GST_END_TEST;
 /* A file that is not ONNX (the labels text): a LIBRARY/SETTINGS error naming it. */
 GST_START_TEST (test_not_a_model)
 {
-  expect_start_error (infer_with (labels_path, VKML_DEVICE_DEFAULT),
+  expect_start_error (infer_with (labels_path, "default"),
       GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS, labels_path);
 }
 
@@ -285,7 +285,7 @@ GST_END_TEST;
 /* A model with an op vkml lacks: LIBRARY/SETTINGS naming the node. */
 GST_START_TEST (test_unsupported_op)
 {
-  expect_start_error (infer_with (unsupported_path, VKML_DEVICE_DEFAULT),
+  expect_start_error (infer_with (unsupported_path, "default"),
       GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS, "mystery_node");
 }
 
@@ -294,8 +294,10 @@ GST_END_TEST;
 /* A GPU index that does not exist: LIBRARY/SETTINGS naming the device. */
 GST_START_TEST (test_bad_device)
 {
-  expect_start_error (infer_with (color_path, 99), GST_LIBRARY_ERROR,
-      GST_LIBRARY_ERROR_SETTINGS, "device 99");
+  expect_start_error (infer_with (color_path, "99"), GST_LIBRARY_ERROR,
+      GST_LIBRARY_ERROR_SETTINGS, "device '99'");
+  expect_start_error (infer_with (color_path, "0,0"), GST_LIBRARY_ERROR,
+      GST_LIBRARY_ERROR_SETTINGS, "twice");
 }
 
 GST_END_TEST;
@@ -549,7 +551,7 @@ GST_END_TEST;
 /* start/stop twice (READY <-> PAUSED): the second start works as the first. */
 GST_START_TEST (test_restart)
 {
-  GstElement *e = infer_with (color_path, VKML_DEVICE_DEFAULT);
+  GstElement *e = infer_with (color_path, "default");
   guint i;
 
   for (i = 0; i < 2; i++) {

@@ -207,6 +207,13 @@ VKML_API int vkml_context_default_device(const vkml_context *ctx);
  * index; checks that it exists. */
 VKML_API vkml_status vkml_context_parse_device(const vkml_context *ctx, const char *text,
                                                int *index, vkml_error *err);
+/* Thread-safe. Parses a device set for vkml_session_params.devices: "all" (every GPU; the
+ * CPU when there is none), "default", "cpu", a GPU index, or a comma-separated list of
+ * these ("0,1,cpu"), into at most `cap` indices (*n of them); checks that each exists and
+ * none repeats. */
+VKML_API vkml_status vkml_context_parse_devices(const vkml_context *ctx, const char *text,
+                                                int *indices, size_t cap, size_t *n,
+                                                vkml_error *err);
 
 /* ------------------------------------------------------------------------------------- */
 /* Models                                                                                 */
@@ -293,10 +300,27 @@ VKML_API const vkml_op_info *vkml_op(size_t index);
 
 typedef struct vkml_session vkml_session;
 
+/* Most devices one session plans over: 16 GPUs and the CPU. */
+#define VKML_MAX_SESSION_DEVICES 17
+
 typedef struct vkml_session_params {
     /* VKML_DEVICE_DEFAULT, VKML_DEVICE_CPU or a GPU index. Nodes the device cannot run go
-     * to the CPU device, with transfers in between. */
+     * to the CPU device, with transfers in between. VKML_DEVICE_DEFAULT (0 is GPU 0, so
+     * set it explicitly) plans over every GPU, the default one first, as `devices` does:
+     * a model that fits the first GPU stays on it. Ignored when `devices` is set. */
     int device;
+    /* NULL, or n_devices device indices (GPU indices; VKML_DEVICE_CPU) to plan over, in
+     * order of preference (vkml_context_parse_devices reads "all", "0,1,cpu", ...). Nodes
+     * fill the first GPU up to its budget, then the next; nodes no GPU of the set runs go
+     * to the CPU, which is always the fallback (listing it changes nothing unless it is
+     * the only device). At most VKML_MAX_SESSION_DEVICES, no repeats. */
+    const int *devices;
+    size_t n_devices;
+    /* Bytes the session may place on each GPU (constants, inputs, intermediates and
+     * copies, by the planner's liveness estimate); 0: each device's own budget
+     * (vkml_context_params.device_memory_limit, by default 95% of its free memory). A
+     * model that fits no split over the set is refused with the sizes. */
+    uint64_t device_budget;
     /* Value given to every symbolic dimension (e.g. the batch size); 0 means 1. */
     int64_t symbolic_dim_value;
     /* NULL, or one shape per model input (vkml_model_input order; rank and dims read):
@@ -327,8 +351,34 @@ VKML_API const vkml_tensor_info *vkml_session_input(const vkml_session *session,
 VKML_API const vkml_tensor_info *vkml_session_output(const vkml_session *session, size_t index);
 /* The device the session was planned on (after VKML_DEVICE_DEFAULT is resolved). */
 VKML_API int vkml_session_device(const vkml_session *session);
+/* Thread-safe. The session's plan, one part per device it uses (the first device of its
+ * set first; the CPU last when it runs any node): the part's device, its nodes, and the
+ * memory placement estimated there. Strings live as long as the session's current plan
+ * (until vkml_session_set_input_shapes or destroy). */
+typedef struct vkml_plan_part {
+    int device;             /* VKML_DEVICE_CPU or a GPU index */
+    size_t n_nodes;         /* nodes that run there (not folded ones) */
+    const char *first_node; /* first and last of them in execution order (name, or op
+                               type when unnamed); "" when none */
+    const char *last_node;
+    uint64_t weight_bytes;  /* constants held there */
+    uint64_t peak_bytes;    /* peak of live inputs, intermediates and copies there */
+} vkml_plan_part;
+/* A value copied from one device to another on each run. */
+typedef struct vkml_plan_transfer {
+    const char *value;
+    int from, to; /* device indices */
+    uint64_t bytes;
+} vkml_plan_transfer;
+VKML_API size_t vkml_session_plan_part_count(const vkml_session *session);
+/* false when index is out of range. */
+VKML_API bool vkml_session_plan_part(const vkml_session *session, size_t index,
+                                     vkml_plan_part *part);
+VKML_API size_t vkml_session_plan_transfer_count(const vkml_session *session);
+VKML_API bool vkml_session_plan_transfer(const vkml_session *session, size_t index,
+                                         vkml_plan_transfer *transfer);
 /* Thread-safe. Where the session's nodes run: folded into constants at planning, on the
- * session's device, or on the CPU as the fallback for nodes the session's device refuses
+ * session's devices (any of its set), or on the CPU as the fallback for nodes they refuse
  * and for nodes of data-dependent shapes (0 for a CPU session). Any pointer may be NULL. */
 VKML_API void vkml_session_node_counts(const vkml_session *session, size_t *folded,
                                        size_t *on_device, size_t *on_cpu_fallback);

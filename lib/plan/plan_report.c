@@ -1,0 +1,85 @@
+/* The public view of a session's plan (vkml_session_plan_*): its parts per device and the
+ * values copied between devices, read from the plan as placement left it. */
+#include "plan/plan.h"
+
+#include <string.h>
+
+static const char *node_name(const graph *g, int i)
+{
+    if (i < 0)
+        return "";
+    const graph_node *n = &g->nodes[i];
+    return n->name && n->name[0] ? n->name : n->op_type;
+}
+
+size_t vkml_session_plan_part_count(const vkml_session *s)
+{
+    const plan *p = session_plan(s);
+    size_t n = 0;
+    for (int d = 0; p && d < p->n_devices; d++)
+        n += d == 0 || p->devices[d].n_nodes > 0; /* the set's first device is always listed */
+    return n;
+}
+
+bool vkml_session_plan_part(const vkml_session *s, size_t index, vkml_plan_part *part)
+{
+    const plan *p = session_plan(s);
+    for (int d = 0; p && part && d < p->n_devices; d++) {
+        const plan_device *pd = &p->devices[d];
+        if (d > 0 && pd->n_nodes == 0)
+            continue;
+        if (index-- > 0)
+            continue;
+        *part = (vkml_plan_part){
+            .device = pd->index,
+            .n_nodes = (size_t)pd->n_nodes,
+            .first_node = node_name(p->graph, pd->first_node),
+            .last_node = node_name(p->graph, pd->last_node),
+            .weight_bytes = pd->weight_bytes,
+            .peak_bytes = pd->peak_bytes,
+        };
+        return true;
+    }
+    return false;
+}
+
+/* The index-th (chunk, transfer) pair in chunk order; false past the end. */
+static bool nth_transfer(const plan *p, size_t index, int *chunk, int *value)
+{
+    for (int c = 0; p && c < p->n_chunks; c++) {
+        if (index < (size_t)p->chunks[c].n_transfers) {
+            *chunk = c;
+            *value = p->chunks[c].transfers[index];
+            return true;
+        }
+        index -= (size_t)p->chunks[c].n_transfers;
+    }
+    return false;
+}
+
+size_t vkml_session_plan_transfer_count(const vkml_session *s)
+{
+    const plan *p = session_plan(s);
+    size_t n = 0;
+    for (int c = 0; p && c < p->n_chunks; c++)
+        n += (size_t)p->chunks[c].n_transfers;
+    return n;
+}
+
+bool vkml_session_plan_transfer(const vkml_session *s, size_t index, vkml_plan_transfer *t)
+{
+    const plan *p = session_plan(s);
+    int c, v;
+    if (!t || !nth_transfer(p, index, &c, &v))
+        return false;
+    const graph_value *val = &p->values[v];
+    size_t bytes = 0;
+    vkml_tensor_bytes(val->dtype, val->rank, val->dims, &bytes);
+    *t = (vkml_plan_transfer){
+        .value = val->name,
+        .from = p->devices[p->value_home[v]].index,
+        .to = p->devices[p->chunks[c].slot].index,
+        .bytes = bytes,
+    };
+    return true;
+}
