@@ -102,7 +102,11 @@ void cli_print_values(FILE *f, const vkml_tensor *t, size_t max_values)
     size_t n = vkml_tensor_element_count(t->rank, t->dims);
     if (n > max_values)
         n = max_values;
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; t->dtype == VKML_DTYPE_STRING && i < n; i++) {
+        const char *str = ((const char *const *)t->data)[i];
+        fprintf(f, "%s\"%s\"", i ? " " : "", str ? str : "(null)");
+    }
+    for (size_t i = 0; t->dtype != VKML_DTYPE_STRING && i < n; i++) {
         double v;
         if (!cli_tensor_value(t, i, &v)) {
             fprintf(f, "(%s values not printable)", vkml_dtype_name(t->dtype));
@@ -204,6 +208,6 @@ void cli_print_tensor(const char *name, const vkml_tensor *t, size_t max_values)
         cli_print_values(stdout, t, max_values);
     }
     printf(" (%zu of %zu)\n", n < max_values ? n : max_values, n);
-    if (n > 1)
+    if (n > 1 && t->dtype != VKML_DTYPE_STRING)
         print_argmax(stdout, t, n);
 }

@@ -21,6 +21,7 @@ struct vkml_session {
     sched_graph *sched;
     vkml_tensor_info *inputs, *outputs;
     size_t n_inputs, n_outputs;
+    vkml_arena *out_strings; /* the strings of the last run's string outputs */
 };
 
 static vkml_status run_chunk_task(void *ctx, int chunk, vkml_error *err)
@@ -98,8 +99,8 @@ static bool copy_plan_inputs(size_t n, const vkml_tensor_info *shapes, const vkm
     vkml_tensor *copy = calloc(n + 1, sizeof(*copy));
     for (size_t i = 0; copy && i < n; i++) {
         size_t bytes;
-        if (!values[i].data || !vkml_tensor_bytes(values[i].dtype, values[i].rank,
-                                                  values[i].dims, &bytes))
+        if (!values[i].data || values[i].dtype == VKML_DTYPE_STRING || /* never fixed */
+            !vkml_tensor_bytes(values[i].dtype, values[i].rank, values[i].dims, &bytes))
             continue;
         copy[i] = values[i];
         copy[i].data = malloc(bytes ? bytes : 1);
@@ -216,6 +217,7 @@ void vkml_session_destroy(vkml_session **sp)
     plan_destroy(&s->plan);
     free(s->shapes);
     free_fixed(s->fixed, s->model ? (size_t)s->model->graph->n_inputs : 0);
+    vkml_arena_destroy(&s->out_strings);
     model_unref(s->model);
     context_unref(s->ctx);
     free(s->inputs);
@@ -279,12 +281,27 @@ static vkml_status check_tensor(const vkml_tensor_info *info, const vkml_tensor 
     return VKML_OK;
 }
 
+/* A string input's pointers: every one set (kernels read them all). */
+static vkml_status check_strings(const vkml_tensor *t, size_t index, const char *name,
+                                 vkml_error *err)
+{
+    const char *const *strings = t->data;
+    size_t n = vkml_tensor_element_count(t->rank, t->dims);
+    for (size_t k = 0; t->dtype == VKML_DTYPE_STRING && k < n; k++)
+        if (!strings[k])
+            return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT,
+                             "input %zu ('%s'): string %zu is NULL", index, name, k);
+    return VKML_OK;
+}
+
 static vkml_status copy_inputs(vkml_session *s, const vkml_tensor *inputs, vkml_error *err)
 {
     plan *p = s->plan;
     for (size_t i = 0; i < s->n_inputs; i++) {
         size_t bytes;
         vkml_status st = check_tensor(&s->inputs[i], &inputs[i], "input", i, &bytes, err);
+        if (st == VKML_OK)
+            st = check_strings(&inputs[i], i, s->inputs[i].name, err);
         if (st != VKML_OK)
             return st;
         int v = p->graph->inputs[i];
@@ -295,9 +312,24 @@ static vkml_status copy_inputs(vkml_session *s, const vkml_tensor *inputs, vkml_
     return VKML_OK;
 }
 
+/* Points a string output's pointers (copied from where the run made them) at the
+ * session's own copies, which live until the next run: the strings may have been the
+ * caller's inputs, constants or a device's per-run store. */
+static vkml_status own_strings(vkml_session *s, vkml_tensor *t, size_t bytes, vkml_error *err)
+{
+    const char **strings = t->data;
+    for (size_t k = 0; k < bytes / sizeof(char *); k++)
+        if (!(strings[k] = vkml_arena_strdup(s->out_strings, strings[k])))
+            return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory for string outputs");
+    return VKML_OK;
+}
+
 static vkml_status copy_outputs(vkml_session *s, const vkml_tensor *inputs, vkml_tensor *outputs,
                                 vkml_error *err)
 {
+    vkml_arena_destroy(&s->out_strings);
+    if (!(s->out_strings = vkml_arena_create()))
+        return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory for the outputs");
     plan *p = s->plan;
     for (size_t i = 0; i < s->n_outputs; i++) {
         size_t bytes;
@@ -327,6 +359,8 @@ static vkml_status copy_outputs(vkml_session *s, const vkml_tensor *inputs, vkml
             src = plan_value_ptr(p, p->value_home[v], v);
         }
         memcpy(outputs[i].data, src, bytes);
+        if (val->dtype == VKML_DTYPE_STRING && (st = own_strings(s, &outputs[i], bytes, err)))
+            return st;
     }
     return VKML_OK;
 }
