@@ -1,6 +1,6 @@
 /* Shapes and values of tensors as the commands print them; symbolic dimensions. */
-#include <stdlib.h>
 #include "cli_util.h"
+#include <stdlib.h>
 
 #include <math.h>
 #include <stdarg.h>
@@ -148,8 +148,7 @@ int64_t cli_symbolic_value(const vkml_model *model, const vkml_tensor *inputs, s
     return value > 0 ? value : 0;
 }
 
-vkml_tensor_info *cli_input_shapes(const vkml_model *model, const vkml_tensor *inputs,
-                                   size_t count)
+vkml_tensor_info *cli_input_shapes(const vkml_model *model, const vkml_tensor *inputs, size_t count)
 {
     size_t n = vkml_model_input_count(model);
     vkml_tensor_info *shapes = calloc(n + 1, sizeof(*shapes));

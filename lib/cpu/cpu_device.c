@@ -23,7 +23,7 @@ typedef struct cpu_node_io {
 typedef struct cpu_chunk {
     int *nodes;
     int n_nodes;
-    bool makes_strings; /* some node has a string output */
+    bool makes_strings;  /* some node has a string output */
     vkml_arena *strings; /* their strings, this run's */
 } cpu_chunk;
 
@@ -176,8 +176,8 @@ static vkml_status copy_chunks(device_session *ds, const device_session_desc *de
             vkml_status st = bind_node(ds, src->nodes[k], err);
             if (st)
                 return st;
-            dst->makes_strings |= cpu_node_makes_strings(ds->values,
-                                                         &ds->graph->nodes[src->nodes[k]]);
+            dst->makes_strings |=
+                cpu_node_makes_strings(ds->values, &ds->graph->nodes[src->nodes[k]]);
         }
     }
     return VKML_OK;

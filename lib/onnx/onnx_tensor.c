@@ -122,10 +122,8 @@ typedef struct typed_field {
 static typed_field typed_field_of(const Onnx__TensorProto *tp, vkml_dtype dtype)
 {
     switch (dtype) {
-    case VKML_DTYPE_FLOAT:
-        return (typed_field){tp->float_data, tp->n_float_data, 4, "float_data"};
-    case VKML_DTYPE_INT64:
-        return (typed_field){tp->int64_data, tp->n_int64_data, 8, "int64_data"};
+    case VKML_DTYPE_FLOAT: return (typed_field){tp->float_data, tp->n_float_data, 4, "float_data"};
+    case VKML_DTYPE_INT64: return (typed_field){tp->int64_data, tp->n_int64_data, 8, "int64_data"};
     case VKML_DTYPE_DOUBLE:
         return (typed_field){tp->double_data, tp->n_double_data, 8, "double_data"};
     case VKML_DTYPE_UINT32:
@@ -159,8 +157,8 @@ static vkml_status decode_typed(const onnx_tensor_ctx *ctx, const Onnx__TensorPr
     size_t want = packed ? bytes : count;
     if (f.count != want)
         return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
-                         "%s: holds %zu values in %s, its shape needs %zu", what, f.count,
-                         f.field, want);
+                         "%s: holds %zu values in %s, its shape needs %zu", what, f.count, f.field,
+                         want);
     void *data = vkml_arena_alloc(ctx->arena, bytes);
     if (!data)
         return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "%s: out of memory", what);
@@ -170,8 +168,8 @@ static vkml_status decode_typed(const onnx_tensor_ctx *ctx, const Onnx__TensorPr
     return VKML_OK;
 }
 
-static vkml_status decode_raw(const onnx_tensor_ctx *ctx, Onnx__TensorProto *tp,
-                              const char *what, size_t bytes, graph_tensor *out, vkml_error *err)
+static vkml_status decode_raw(const onnx_tensor_ctx *ctx, Onnx__TensorProto *tp, const char *what,
+                              size_t bytes, graph_tensor *out, vkml_error *err)
 {
     if (tp->raw_data.len != bytes)
         return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
@@ -219,8 +217,8 @@ static vkml_status decode_strings(const onnx_tensor_ctx *ctx, const Onnx__Tensor
                                   const char *what, size_t count, graph_tensor *out,
                                   vkml_error *err)
 {
-    if (tp->has_raw_data || (tp->has_data_location &&
-                             tp->data_location != ONNX__TENSOR_PROTO__DATA_LOCATION__DEFAULT))
+    if (tp->has_raw_data ||
+        (tp->has_data_location && tp->data_location != ONNX__TENSOR_PROTO__DATA_LOCATION__DEFAULT))
         return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
                          "%s: a string tensor keeps its values in string_data", what);
     if (tp->n_string_data != count)
@@ -273,8 +271,8 @@ static vkml_status decode_external(const onnx_tensor_ctx *ctx, const Onnx__Tenso
         }
     }
     if (!ref.location)
-        return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
-                         "%s: external data without a location", what);
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "%s: external data without a location",
+                         what);
     const void *src;
     vkml_status st = onnx_external_data(ctx->base_dir, ctx->backing ? &ctx->backing->files : NULL,
                                         &ref, bytes, what, &src, err);
@@ -290,15 +288,15 @@ static vkml_status decode_external(const onnx_tensor_ctx *ctx, const Onnx__Tenso
     return VKML_OK;
 }
 
-vkml_status onnx_tensor_decode(const onnx_tensor_ctx *ctx, Onnx__TensorProto *tp,
-                               const char *what, graph_tensor *out, vkml_error *err)
+vkml_status onnx_tensor_decode(const onnx_tensor_ctx *ctx, Onnx__TensorProto *tp, const char *what,
+                               graph_tensor *out, vkml_error *err)
 {
     return onnx_tensor_decode_span(ctx, tp, NULL, what, out, err);
 }
 
 vkml_status onnx_tensor_decode_span(const onnx_tensor_ctx *ctx, Onnx__TensorProto *tp,
-                                    const onnx_raw_span *raw, const char *what,
-                                    graph_tensor *out, vkml_error *err)
+                                    const onnx_raw_span *raw, const char *what, graph_tensor *out,
+                                    vkml_error *err)
 {
     memset(out, 0, sizeof(*out));
     out->name = vkml_arena_strdup(ctx->arena, tp->name);
@@ -313,8 +311,8 @@ vkml_status onnx_tensor_decode_span(const onnx_tensor_ctx *ctx, Onnx__TensorProt
     if (st != VKML_OK)
         return st;
     if (tp->segment)
-        return vkml_fail(err, VKML_ERROR_UNSUPPORTED,
-                         "%s: segmented tensors are not supported", what);
+        return vkml_fail(err, VKML_ERROR_UNSUPPORTED, "%s: segmented tensors are not supported",
+                         what);
     if (out->dtype == VKML_DTYPE_STRING)
         return decode_strings(ctx, tp, what, count, out, err);
     if (!vkml_dtype_bytes(out->dtype, count, &bytes))

@@ -43,8 +43,8 @@ static vkml_status make_scheduler(vkml_session *s, vkml_error *err)
         preds[c] = p->chunks[c].preds;
         n_preds[c] = p->chunks[c].n_preds;
     }
-    vkml_status st = sched_graph_create(p->n_chunks, preds, n_preds, run_chunk_task, p,
-                                        &s->sched, err);
+    vkml_status st =
+        sched_graph_create(p->n_chunks, preds, n_preds, run_chunk_task, p, &s->sched, err);
     free(preds);
     free(n_preds);
     return st;
@@ -130,8 +130,8 @@ static vkml_status session_plan_for(vkml_session *s, const vkml_tensor_info *sha
         free(shapes_copy);
         return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory creating a session");
     }
-    vkml_status st = plan_create(g, s->primary, s->ctx->cpu, s->symbolic, shapes, values,
-                                 &sh.plan, err);
+    vkml_status st =
+        plan_create(g, s->primary, s->ctx->cpu, s->symbolic, shapes, values, &sh.plan, err);
     if (st == VKML_OK) {
         tmp.plan = sh.plan;
         st = make_scheduler(&tmp, err);
@@ -153,8 +153,8 @@ static vkml_status session_plan_for(vkml_session *s, const vkml_tensor_info *sha
     free_fixed(s->fixed, (size_t)g->n_inputs);
     s->shapes = shapes_copy;
     s->fixed = values_copy;
-    session_shaped old = {.plan = s->plan, .sched = s->sched, .inputs = s->inputs,
-                          .outputs = s->outputs};
+    session_shaped old = {
+        .plan = s->plan, .sched = s->sched, .inputs = s->inputs, .outputs = s->outputs};
     shaped_free(&old);
     s->plan = sh.plan;
     s->sched = sh.sched;
@@ -264,8 +264,8 @@ static vkml_status check_tensor(const vkml_tensor_info *info, const vkml_tensor 
     /* A data-dependent output's dims were set by the last run: any extent within the
      * bound (the size check below asks room for the bound). */
     for (int d = 0; same && d < info->rank; d++)
-        same = t->dims[d] == info->dims[d] || (info->data_dependent && t->dims[d] >= 0 &&
-                                               t->dims[d] <= info->dims[d]);
+        same = t->dims[d] == info->dims[d] ||
+               (info->data_dependent && t->dims[d] >= 0 && t->dims[d] <= info->dims[d]);
     if (!same)
         return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT, "%s %zu ('%s'): shape %s, expected %s",
                          what, index, info->name,
@@ -353,7 +353,8 @@ static vkml_status copy_outputs(vkml_session *s, const vkml_tensor *inputs, vkml
             if (!vkml_tensor_bytes(val->dtype, val->rank, dims, &bytes) || bytes > room)
                 return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT,
                                  "output %zu ('%s'): this run made %zu bytes, more than the "
-                                 "%zu given", i, val->name, bytes, room);
+                                 "%zu given",
+                                 i, val->name, bytes, room);
             memcpy(outputs[i].dims, dims, sizeof(int64_t) * (size_t)val->rank);
         } else {
             src = plan_value_ptr(p, p->value_home[v], v);
@@ -403,7 +404,8 @@ vkml_status vkml_session_run(vkml_session *s, const vkml_tensor *inputs, size_t 
     if (n_inputs != s->n_inputs || n_outputs != s->n_outputs)
         return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT,
                          "vkml_session_run: %zu inputs and %zu outputs given, the model has %zu "
-                         "and %zu", n_inputs, n_outputs, s->n_inputs, s->n_outputs);
+                         "and %zu",
+                         n_inputs, n_outputs, s->n_inputs, s->n_outputs);
     vkml_status st = replan_for_values(s, inputs, err);
     if (st == VKML_OK)
         st = copy_inputs(s, inputs, err);

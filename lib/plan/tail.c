@@ -7,9 +7,9 @@
 
 struct plan_tail {
     const graph *graph;
-    bool *node_in;      /* per node */
-    bool *reads;        /* per value: read by the tail, made by the planned part */
-    int *nodes;         /* tail nodes, in order */
+    bool *node_in; /* per node */
+    bool *reads;   /* per value: read by the tail, made by the planned part */
+    int *nodes;    /* tail nodes, in order */
     int n_nodes;
     graph_value *values; /* shapes of this run (a copy of the plan's values) */
     void **bufs;         /* per value the tail makes: its bytes (owned) */
@@ -59,8 +59,7 @@ vkml_status plan_tail_create(plan *p, const bool *folded, plan_tail **out, vkml_
     t->graph = g;
     for (int i = 0; i < g->n_nodes; i++) {
         const graph_node *n = &g->nodes[i];
-        if (folded[i] || !n->op ||
-            (!(n->op->flags & OP_DATA_DEPENDENT) && !reads_tail(t, g, n)))
+        if (folded[i] || !n->op || (!(n->op->flags & OP_DATA_DEPENDENT) && !reads_tail(t, g, n)))
             continue;
         t->node_in[i] = true;
         t->nodes[t->n_nodes++] = i;
@@ -187,8 +186,8 @@ vkml_status plan_tail_run(plan *p, plan_tail *t, const vkml_tensor *inputs, vkml
     for (int k = 0; k < t->n_nodes; k++) {
         vkml_status st = run_node(p, t, inputs, t->nodes[k], err);
         if (st != VKML_OK) {
-            vkml_error_prefix(err, "%s", graph_node_label(p->graph, t->nodes[k], label,
-                                                          sizeof(label)));
+            vkml_error_prefix(err, "%s",
+                              graph_node_label(p->graph, t->nodes[k], label, sizeof(label)));
             return st;
         }
     }

@@ -26,11 +26,11 @@ expect_grep "$TMP/ops" '^[0-9]+ ops$' "op count line"
 cmp -s "$TMP/ops" "$TMP/ops2" || fail "inspect --ops differs from ops"
 # A model with an op vkml lacks is still inspected: the op is listed as unsupported with
 # the reason, and the exit status is 0 (run refuses the same model).
-# (StringNormalizer: strings, which vkml does not take.)
-unsupported="$CORPUS/onnx-node/test_strnormalizer_export_monday_casesensintive_lower/model.onnx"
-"$VKML" inspect "$unsupported" > "$TMP/strnorm" 2> "$TMP/err" || fail "inspect of test_strnormalizer exited $?"
-expect_grep "$TMP/strnorm" '^  StringNormalizer +1 +no( +no)*$' "StringNormalizer row says no"
-expect_grep "$TMP/strnorm" "^  node 0 StringNormalizer '' on cpu: vkml does not implement StringNormalizer at opset" "reason"
+# (RegexFullMatch: vkml has no regular expressions of RE2's semantics.)
+unsupported="$CORPUS/onnx-node/test_regex_full_match_basic/model.onnx"
+"$VKML" inspect "$unsupported" > "$TMP/regex" 2> "$TMP/err" || fail "inspect of test_regex_full_match exited $?"
+expect_grep "$TMP/regex" '^  RegexFullMatch +1 +no( +no)*$' "RegexFullMatch row says no"
+expect_grep "$TMP/regex" "^  node 0 RegexFullMatch '' on cpu: vkml does not implement RegexFullMatch at opset" "reason"
 expect_error "run of a model with an unsupported op" 1 "$VKML" run "$unsupported"
 
 expect_error "inspect without a model" 2 "$VKML" inspect
