@@ -234,7 +234,8 @@ static vkml_status decode_strings(const onnx_tensor_ctx *ctx, const Onnx__Tensor
             return vkml_fail(err, VKML_ERROR_UNSUPPORTED,
                              "%s: string %zu holds a NUL byte, which vkml's strings cannot", what,
                              i);
-        if (!(strings[i] = vkml_arena_strndup(ctx->arena, (const char *)b->data, b->len)))
+        const char *text = b->len ? (const char *)b->data : ""; /* data may be NULL */
+        if (!(strings[i] = vkml_arena_strndup(ctx->arena, text, b->len)))
             return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "%s: out of memory", what);
     }
     out->data = strings;
