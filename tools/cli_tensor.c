@@ -1,6 +1,6 @@
 /* Shapes and values of tensors as the commands print them; symbolic dimensions. */
-#include <stdlib.h>
 #include "cli_util.h"
+#include <stdlib.h>
 
 #include <math.h>
 #include <stdarg.h>
@@ -102,7 +102,11 @@ void cli_print_values(FILE *f, const vkml_tensor *t, size_t max_values)
     size_t n = vkml_tensor_element_count(t->rank, t->dims);
     if (n > max_values)
         n = max_values;
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; t->dtype == VKML_DTYPE_STRING && i < n; i++) {
+        const char *str = ((const char *const *)t->data)[i];
+        fprintf(f, "%s\"%s\"", i ? " " : "", str ? str : "(null)");
+    }
+    for (size_t i = 0; t->dtype != VKML_DTYPE_STRING && i < n; i++) {
         double v;
         if (!cli_tensor_value(t, i, &v)) {
             fprintf(f, "(%s values not printable)", vkml_dtype_name(t->dtype));
@@ -144,8 +148,7 @@ int64_t cli_symbolic_value(const vkml_model *model, const vkml_tensor *inputs, s
     return value > 0 ? value : 0;
 }
 
-vkml_tensor_info *cli_input_shapes(const vkml_model *model, const vkml_tensor *inputs,
-                                   size_t count)
+vkml_tensor_info *cli_input_shapes(const vkml_model *model, const vkml_tensor *inputs, size_t count)
 {
     size_t n = vkml_model_input_count(model);
     vkml_tensor_info *shapes = calloc(n + 1, sizeof(*shapes));
@@ -204,6 +207,6 @@ void cli_print_tensor(const char *name, const vkml_tensor *t, size_t max_values)
         cli_print_values(stdout, t, max_values);
     }
     printf(" (%zu of %zu)\n", n < max_values ? n : max_values, n);
-    if (n > 1)
+    if (n > 1 && t->dtype != VKML_DTYPE_STRING)
         print_argmax(stdout, t, n);
 }

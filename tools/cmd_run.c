@@ -153,12 +153,17 @@ static int complete_inputs(const vkml_session *session, run_inputs *in)
         vkml_tensor *t = &in->tensors[i];
         *t = (vkml_tensor){.dtype = info->dtype, .rank = info->rank};
         memcpy(t->dims, info->dims, sizeof(t->dims));
-        t->size = (vkml_tensor_element_count(t->rank, t->dims) * vkml_dtype_bits(t->dtype) + 7) / 8;
+        size_t n = vkml_tensor_element_count(t->rank, t->dims);
+        bool strings = t->dtype == VKML_DTYPE_STRING; /* empty strings */
+        t->size = strings ? n * sizeof(char *) : (n * vkml_dtype_bits(t->dtype) + 7) / 8;
         t->data = calloc(1, t->size ? t->size : 1);
         if (!t->data)
             return cli_error("out of memory for input '%s'", info->name);
-        cli_note("input '%s' not given: filled with zeros, %s %s", info->name,
-                 vkml_dtype_name(info->dtype), cli_format_info_shape(info, shape, sizeof(shape)));
+        for (size_t k = 0; strings && k < n; k++)
+            ((const char **)t->data)[k] = "";
+        cli_note("input '%s' not given: filled with %s, %s %s", info->name,
+                 strings ? "empty strings" : "zeros", vkml_dtype_name(info->dtype),
+                 cli_format_info_shape(info, shape, sizeof(shape)));
     }
     return CLI_EXIT_OK;
 }

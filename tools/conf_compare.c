@@ -1,6 +1,6 @@
 /* Output comparison. The default is ONNX's backend-test rule: floating types within
- * |got - want| <= atol + rtol * |want| (NaN equals NaN), integers and bools exactly,
- * dtype and shape equal. The model rule (--tolerance model) bounds the largest error by
+ * |got - want| <= atol + rtol * |want| (NaN equals NaN), integers, bools and strings
+ * exactly, dtype and shape equal. The model rule (--tolerance model) bounds the largest error by
  * the output's scale instead and checks the argmax of each row. */
 #include "conformance.h"
 
@@ -20,10 +20,18 @@ static bool is_small(vkml_dtype t)
     return t >= VKML_DTYPE_FLOAT8E4M3FN && t <= VKML_DTYPE_INT2;
 }
 
-/* Bytes of n elements (packed types rounded up). */
+/* Bytes of n elements (packed types rounded up; strings: their pointers). */
 static size_t data_bytes(vkml_dtype t, size_t n)
 {
+    if (t == VKML_DTYPE_STRING)
+        return n * sizeof(const char *);
     return (n * vkml_dtype_bits(t) + 7) / 8;
+}
+
+static const char *string_at(const vkml_tensor *t, size_t i)
+{
+    const char *s = ((const char *const *)t->data)[i];
+    return s ? s : "(null)";
 }
 
 static bool close_enough(double got, double want)
@@ -47,6 +55,8 @@ static bool same_element(const vkml_tensor *got, const vkml_tensor *want, size_t
     }
     if (want->dtype == VKML_DTYPE_BOOL)
         return !((const uint8_t *)got->data)[i] == !((const uint8_t *)want->data)[i];
+    if (want->dtype == VKML_DTYPE_STRING)
+        return strcmp(string_at(got, i), string_at(want, i)) == 0;
     if (is_small(want->dtype)) {
         vkml_dtype_value(got->dtype, got->data, i, &g);
         vkml_dtype_value(want->dtype, want->data, i, &w);
@@ -60,7 +70,10 @@ static void describe_mismatch(const char *name, const vkml_tensor *got, const vk
                               size_t i, char *why, size_t why_size)
 {
     char g[64], w[64];
-    if (want->dtype == VKML_DTYPE_INT64 || want->dtype == VKML_DTYPE_UINT64) {
+    if (want->dtype == VKML_DTYPE_STRING) {
+        snprintf(g, sizeof(g), "\"%.40s\"", string_at(got, i));
+        snprintf(w, sizeof(w), "\"%.40s\"", string_at(want, i));
+    } else if (want->dtype == VKML_DTYPE_INT64 || want->dtype == VKML_DTYPE_UINT64) {
         snprintf(g, sizeof(g), "%lld", (long long)((const int64_t *)got->data)[i]);
         snprintf(w, sizeof(w), "%lld", (long long)((const int64_t *)want->data)[i]);
     } else {
@@ -102,7 +115,7 @@ static int check_layout(const char *name, const vkml_tensor *got, const vkml_ten
     }
     size_t n = vkml_tensor_element_count(want->rank, want->dims);
     size_t bytes = data_bytes(want->dtype, n);
-    if (vkml_dtype_bits(want->dtype) == 0) {
+    if (vkml_dtype_bits(want->dtype) == 0 && want->dtype != VKML_DTYPE_STRING) {
         snprintf(why, why_size, "output '%s': cannot compare %s tensors", name,
                  vkml_dtype_name(want->dtype));
         return -1;

@@ -25,7 +25,8 @@ void vkml_log_set_level(vkml_log_level level);
 
 /* a * b, false on overflow (or a negative operand). */
 bool vkml_mul_size(size_t a, size_t b, size_t *out);
-/* Bytes of a dense tensor; false on overflow, negative dims or unknown dtype. */
+/* Bytes of a dense tensor (strings: the pointer array, as vkml_dtype_bytes); false on
+ * overflow, negative dims or unknown dtype. */
 bool vkml_tensor_bytes(vkml_dtype dtype, int rank, const int64_t *dims, size_t *out);
 
 /* float16 / bfloat16 bit patterns <-> float (core/half.c): round to nearest even; inf,
@@ -35,8 +36,9 @@ uint16_t vkml_half_from_float(float f);
 float vkml_bfloat16_to_float(uint16_t b);
 uint16_t vkml_bfloat16_from_float(float f);
 
-/* Bytes of count elements of dtype, packed types rounded up to whole bytes; false on
- * overflow or a dtype without storage. */
+/* Bytes of count elements of dtype, packed types rounded up to whole bytes, strings
+ * count * sizeof(const char *) (their pointer array); false on overflow or a dtype
+ * without storage. */
 bool vkml_dtype_bytes(vkml_dtype dtype, size_t count, size_t *out);
 
 /* The small ONNX types (core/small_float.c). Float8/float4 bit patterns <-> values, round

@@ -61,7 +61,9 @@ size_t vkml_dtype_size(vkml_dtype dtype)
 
 bool vkml_dtype_bytes(vkml_dtype dtype, size_t count, size_t *out)
 {
-    size_t bits = vkml_dtype_bits(dtype), total;
+    /* A string tensor's storage is its array of pointers (see vkml_tensor in vkml.h). */
+    size_t bits = dtype == VKML_DTYPE_STRING ? sizeof(const char *) * 8 : vkml_dtype_bits(dtype);
+    size_t total;
     if (bits == 0 || !vkml_mul_size(count, bits, &total))
         return false;
     *out = total / 8 + (total % 8 != 0);

@@ -1,7 +1,9 @@
 /*
  * The CPU device: runs every node through its op's C kernel (lib/cpu/<family>.c) on host
  * memory. Each session owns one 64-byte aligned buffer per value it computes; constants
- * are used in place and aliases share their source's buffer.
+ * are used in place and aliases share their source's buffer. A string value's buffer is
+ * its array of pointers; the strings themselves live in its chunk's string store, emptied
+ * when the chunk runs again (the next run: runs of one session do not overlap).
  */
 #include "cpu/cpu_kernels.h"
 #include "plan/device.h"
@@ -21,6 +23,8 @@ typedef struct cpu_node_io {
 typedef struct cpu_chunk {
     int *nodes;
     int n_nodes;
+    bool makes_strings;  /* some node has a string output */
+    vkml_arena *strings; /* their strings, this run's */
 } cpu_chunk;
 
 struct device_session {
@@ -70,8 +74,10 @@ static void cpu_session_destroy(device_session **dsp)
         free(ds->io[i].in);
         free(ds->io[i].out);
     }
-    for (int c = 0; ds->chunks && c < ds->n_chunks; c++)
+    for (int c = 0; ds->chunks && c < ds->n_chunks; c++) {
         free(ds->chunks[c].nodes);
+        vkml_arena_destroy(&ds->chunks[c].strings);
+    }
     free(ds->chunks);
     free(ds->io);
     free(ds->owned);
@@ -170,6 +176,8 @@ static vkml_status copy_chunks(device_session *ds, const device_session_desc *de
             vkml_status st = bind_node(ds, src->nodes[k], err);
             if (st)
                 return st;
+            dst->makes_strings |=
+                cpu_node_makes_strings(ds->values, &ds->graph->nodes[src->nodes[k]]);
         }
     }
     return VKML_OK;
@@ -216,12 +224,20 @@ static vkml_status cpu_run_chunk(device_session *ds, int chunk, vkml_error *err)
     char label[300];
     if (chunk < 0 || chunk >= ds->n_chunks)
         return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT, "CPU device: no chunk %d", chunk);
-    const cpu_chunk *c = &ds->chunks[chunk];
+    cpu_chunk *c = &ds->chunks[chunk];
+    if (c->makes_strings) { /* last run's strings are read by no one now */
+        vkml_arena_destroy(&c->strings);
+        if (!(c->strings = vkml_arena_create()))
+            return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "CPU device: out of memory");
+    }
     for (int k = 0; k < c->n_nodes; k++) {
         int index = c->nodes[k];
         const graph_node *n = &ds->graph->nodes[index];
-        op_cpu_args args = {
-            .values = ds->values, .node = n, .in = ds->io[index].in, .out = ds->io[index].out};
+        op_cpu_args args = {.values = ds->values,
+                            .node = n,
+                            .in = ds->io[index].in,
+                            .out = ds->io[index].out,
+                            .strings = c->strings};
         vkml_status st = cpu_run_node(&args, err);
         if (st) {
             vkml_error_prefix(err, "%s", graph_node_label(ds->graph, index, label, sizeof(label)));

@@ -189,3 +189,6 @@ CPU_KERNEL(DeformConv, cpu_deformconv, DT_FLOATS)
 CPU_KERNEL(GRU, cpu_rnn, DT_FLOATS)
 CPU_KERNEL(LSTM, cpu_rnn, DT_FLOATS)
 CPU_KERNEL(RNN, cpu_rnn, DT_FLOATS)
+/* strings */
+CPU_KERNEL(StringConcat, cpu_string_concat, DT(STRING))
+CPU_KERNEL(StringNormalizer, cpu_string_normalizer, DT(STRING))

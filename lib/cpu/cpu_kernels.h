@@ -15,6 +15,8 @@ const cpu_kernel *cpu_kernel_for(const op_def *op);
 /* Whether the CPU kernel exists and takes the node's type; fills why when not. */
 bool cpu_kernel_supports(const graph_value *values, const graph_node *node, char *why,
                          size_t why_size);
+/* Whether a node has an output of dtype STRING (its runner must give args->strings). */
+bool cpu_node_makes_strings(const graph_value *values, const graph_node *node);
 /* Runs a node through its CPU kernel (UNSUPPORTED naming the op when it has none). */
 vkml_status cpu_run_node(const op_cpu_args *args, vkml_error *err);
 

@@ -33,11 +33,21 @@ bool cpu_kernel_supports(const graph_value *values, const graph_node *node, char
     return true;
 }
 
+bool cpu_node_makes_strings(const graph_value *values, const graph_node *node)
+{
+    for (int o = 0; o < node->n_outputs; o++)
+        if (node->outputs[o] >= 0 && values[node->outputs[o]].dtype == VKML_DTYPE_STRING)
+            return true;
+    return false;
+}
+
 vkml_status cpu_run_node(const op_cpu_args *args, vkml_error *err)
 {
     const cpu_kernel *k = cpu_kernel_for(args->node->op);
     if (!k)
-        return vkml_fail(err, VKML_ERROR_UNSUPPORTED, "%s has no CPU kernel",
-                         args->node->op_type);
+        return vkml_fail(err, VKML_ERROR_UNSUPPORTED, "%s has no CPU kernel", args->node->op_type);
+    if (!args->strings && cpu_node_makes_strings(args->values, args->node))
+        return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT,
+                         "%s: string outputs, but no store for their strings", args->node->op_type);
     return k->fn(args, err);
 }

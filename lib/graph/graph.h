@@ -32,7 +32,8 @@ typedef enum graph_attr_type {
 } graph_attr_type;
 
 /* A constant tensor (initializer, Constant value, tensor attribute). Dense, row-major,
- * little-endian host layout. Strings are not stored as data (data NULL, dtype STRING). */
+ * little-endian host layout. Strings (dtype STRING): data is an array of `const char *`
+ * (UTF-8, NUL-terminated, in the graph's arena), size the array's bytes. */
 typedef struct graph_tensor {
     const char *name;
     vkml_dtype dtype;
@@ -75,7 +76,8 @@ typedef struct graph_value {
     const char *dim_names[VKML_MAX_RANK]; /* symbolic dimension names, else NULL */
     bool data_dependent; /* dims are an upper bound; the producing kernel sets the extent
                             (OP_DATA_DEPENDENT ops; cleared when the node folds) */
-    const void *data;    /* CONSTANT: the values (dense, host layout) */
+    const void *data;    /* CONSTANT: the values (dense, host layout; strings: an array
+                            of const char *, as graph_tensor) */
     size_t data_size;
     int producer;        /* node index, -1 for inputs and constants */
 } graph_value;

@@ -150,9 +150,6 @@ static vkml_status load_initializers(body *b, Onnx__GraphProto *gp, vkml_error *
                                                  err);
         if (st != VKML_OK)
             return st;
-        if (t.dtype == VKML_DTYPE_STRING)
-            return vkml_fail(err, VKML_ERROR_UNSUPPORTED,
-                             "%s: string tensors are not supported", what);
         int v = map_add_value(&b->names, b->g, tp->name);
         if (v < 0)
             return oom(err, what);

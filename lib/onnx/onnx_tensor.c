@@ -122,10 +122,8 @@ typedef struct typed_field {
 static typed_field typed_field_of(const Onnx__TensorProto *tp, vkml_dtype dtype)
 {
     switch (dtype) {
-    case VKML_DTYPE_FLOAT:
-        return (typed_field){tp->float_data, tp->n_float_data, 4, "float_data"};
-    case VKML_DTYPE_INT64:
-        return (typed_field){tp->int64_data, tp->n_int64_data, 8, "int64_data"};
+    case VKML_DTYPE_FLOAT: return (typed_field){tp->float_data, tp->n_float_data, 4, "float_data"};
+    case VKML_DTYPE_INT64: return (typed_field){tp->int64_data, tp->n_int64_data, 8, "int64_data"};
     case VKML_DTYPE_DOUBLE:
         return (typed_field){tp->double_data, tp->n_double_data, 8, "double_data"};
     case VKML_DTYPE_UINT32:
@@ -159,8 +157,8 @@ static vkml_status decode_typed(const onnx_tensor_ctx *ctx, const Onnx__TensorPr
     size_t want = packed ? bytes : count;
     if (f.count != want)
         return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
-                         "%s: holds %zu values in %s, its shape needs %zu", what, f.count,
-                         f.field, want);
+                         "%s: holds %zu values in %s, its shape needs %zu", what, f.count, f.field,
+                         want);
     void *data = vkml_arena_alloc(ctx->arena, bytes);
     if (!data)
         return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "%s: out of memory", what);
@@ -170,8 +168,8 @@ static vkml_status decode_typed(const onnx_tensor_ctx *ctx, const Onnx__TensorPr
     return VKML_OK;
 }
 
-static vkml_status decode_raw(const onnx_tensor_ctx *ctx, Onnx__TensorProto *tp,
-                              const char *what, size_t bytes, graph_tensor *out, vkml_error *err)
+static vkml_status decode_raw(const onnx_tensor_ctx *ctx, Onnx__TensorProto *tp, const char *what,
+                              size_t bytes, graph_tensor *out, vkml_error *err)
 {
     if (tp->raw_data.len != bytes)
         return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
@@ -212,6 +210,39 @@ static vkml_status decode_span(const onnx_tensor_ctx *ctx, const onnx_raw_span *
     return VKML_OK;
 }
 
+/* string_data: one NUL-terminated copy per element, and the array of their pointers (the
+ * tensor's data, as vkml keeps every string tensor). A string holding a NUL byte is
+ * refused: vkml's strings end at their first NUL. */
+static vkml_status decode_strings(const onnx_tensor_ctx *ctx, const Onnx__TensorProto *tp,
+                                  const char *what, size_t count, graph_tensor *out,
+                                  vkml_error *err)
+{
+    if (tp->has_raw_data ||
+        (tp->has_data_location && tp->data_location != ONNX__TENSOR_PROTO__DATA_LOCATION__DEFAULT))
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
+                         "%s: a string tensor keeps its values in string_data", what);
+    if (tp->n_string_data != count)
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
+                         "%s: holds %zu values in string_data, its shape needs %zu", what,
+                         tp->n_string_data, count);
+    const char **strings = vkml_arena_calloc(ctx->arena, count ? count : 1, sizeof(char *));
+    if (!strings)
+        return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "%s: out of memory", what);
+    for (size_t i = 0; i < count; i++) {
+        const ProtobufCBinaryData *b = &tp->string_data[i];
+        if (b->len && memchr(b->data, '\0', b->len))
+            return vkml_fail(err, VKML_ERROR_UNSUPPORTED,
+                             "%s: string %zu holds a NUL byte, which vkml's strings cannot", what,
+                             i);
+        const char *text = b->len ? (const char *)b->data : ""; /* data may be NULL */
+        if (!(strings[i] = vkml_arena_strndup(ctx->arena, text, b->len)))
+            return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "%s: out of memory", what);
+    }
+    out->data = strings;
+    out->size = count * sizeof(char *);
+    return VKML_OK;
+}
+
 static vkml_status decode_external(const onnx_tensor_ctx *ctx, const Onnx__TensorProto *tp,
                                    const char *what, size_t bytes, graph_tensor *out,
                                    vkml_error *err)
@@ -241,8 +272,8 @@ static vkml_status decode_external(const onnx_tensor_ctx *ctx, const Onnx__Tenso
         }
     }
     if (!ref.location)
-        return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
-                         "%s: external data without a location", what);
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "%s: external data without a location",
+                         what);
     const void *src;
     vkml_status st = onnx_external_data(ctx->base_dir, ctx->backing ? &ctx->backing->files : NULL,
                                         &ref, bytes, what, &src, err);
@@ -258,15 +289,15 @@ static vkml_status decode_external(const onnx_tensor_ctx *ctx, const Onnx__Tenso
     return VKML_OK;
 }
 
-vkml_status onnx_tensor_decode(const onnx_tensor_ctx *ctx, Onnx__TensorProto *tp,
-                               const char *what, graph_tensor *out, vkml_error *err)
+vkml_status onnx_tensor_decode(const onnx_tensor_ctx *ctx, Onnx__TensorProto *tp, const char *what,
+                               graph_tensor *out, vkml_error *err)
 {
     return onnx_tensor_decode_span(ctx, tp, NULL, what, out, err);
 }
 
 vkml_status onnx_tensor_decode_span(const onnx_tensor_ctx *ctx, Onnx__TensorProto *tp,
-                                    const onnx_raw_span *raw, const char *what,
-                                    graph_tensor *out, vkml_error *err)
+                                    const onnx_raw_span *raw, const char *what, graph_tensor *out,
+                                    vkml_error *err)
 {
     memset(out, 0, sizeof(*out));
     out->name = vkml_arena_strdup(ctx->arena, tp->name);
@@ -281,10 +312,10 @@ vkml_status onnx_tensor_decode_span(const onnx_tensor_ctx *ctx, Onnx__TensorProt
     if (st != VKML_OK)
         return st;
     if (tp->segment)
-        return vkml_fail(err, VKML_ERROR_UNSUPPORTED,
-                         "%s: segmented tensors are not supported", what);
+        return vkml_fail(err, VKML_ERROR_UNSUPPORTED, "%s: segmented tensors are not supported",
+                         what);
     if (out->dtype == VKML_DTYPE_STRING)
-        return VKML_OK; /* strings carry no host data in vkml */
+        return decode_strings(ctx, tp, what, count, out, err);
     if (!vkml_dtype_bytes(out->dtype, count, &bytes))
         return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "%s: size overflows", what);
     out->size = bytes;
@@ -303,20 +334,38 @@ vkml_status onnx_tensor_decode_span(const onnx_tensor_ctx *ctx, Onnx__TensorProt
 /* ------------------------------------------------------------------------------------- */
 /* Public .pb reading                                                                     */
 
+/* A string tensor as one malloc'ed block (vkml_tensor_release frees it): the pointer
+ * array, then the strings it points to. */
+static void *strings_block(const graph_tensor *t)
+{
+    size_t n = t->size / sizeof(char *), bytes = t->size;
+    const char *const *src = t->data;
+    for (size_t i = 0; i < n; i++)
+        if (__builtin_add_overflow(bytes, strlen(src[i]) + 1, &bytes))
+            return NULL;
+    char **block = malloc(bytes ? bytes : 1);
+    char *text = block ? (char *)(block + n) : NULL;
+    for (size_t i = 0; block && i < n; i++) {
+        size_t len = strlen(src[i]) + 1;
+        memcpy(text, src[i], len);
+        block[i] = text;
+        text += len;
+    }
+    return block;
+}
+
 static vkml_status tensor_to_public(const graph_tensor *t, vkml_tensor *out, char **name,
                                     vkml_error *err)
 {
-    if (t->dtype == VKML_DTYPE_STRING)
-        return vkml_fail(err, VKML_ERROR_UNSUPPORTED,
-                         "tensor '%s': string tensors are not supported", t->name);
-    void *data = malloc(t->size ? t->size : 1);
+    bool strings = t->dtype == VKML_DTYPE_STRING;
+    void *data = strings ? strings_block(t) : malloc(t->size ? t->size : 1);
     char *copy = name ? strdup(t->name) : NULL;
     if (!data || (name && !copy)) {
         free(data);
         free(copy);
         return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "tensor '%s': out of memory", t->name);
     }
-    if (t->size)
+    if (t->size && !strings)
         memcpy(data, t->data, t->size);
     out->dtype = t->dtype;
     out->rank = t->rank;

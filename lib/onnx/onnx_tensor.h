@@ -38,7 +38,7 @@ typedef struct onnx_tensor_ctx {
 vkml_status onnx_dtype(int32_t elem_type, const char *what, vkml_dtype *out, vkml_error *err);
 
 /* Decodes `tp` into `out` (name, dtype, shape, data in host layout). String tensors get
- * data NULL. Every size is checked; errors start with `what`. May take over tp's raw_data
+ * an array of NUL-terminated string pointers (arena copies) as data. Every size is checked; errors start with `what`. May take over tp's raw_data
  * buffer (it is then cleared in tp). */
 vkml_status onnx_tensor_decode(const onnx_tensor_ctx *ctx, Onnx__TensorProto *tp,
                                const char *what, graph_tensor *out, vkml_error *err);

@@ -37,6 +37,11 @@ typedef struct op_cpu_args {
     /* OP_DATA_DEPENDENT nodes only: per output, the dims the kernel produced (it writes
      * them for each data_dependent output; same rank, each at most the bound). */
     int64_t (*out_dims)[VKML_MAX_RANK];
+    /* Nodes with string outputs only: where the kernel allocates the strings its output
+     * pointer arrays point to. Whoever runs the node keeps them as long as the outputs are
+     * read (the fold arena for constants; a store the CPU device and the dynamic tail
+     * empty at the start of each run). NULL when the node has no string output. */
+    vkml_arena *strings;
 } op_cpu_args;
 
 enum op_flags {

@@ -186,6 +186,9 @@ OP(ReverseSequence, "", 10, 10, 0, revseq_params, revseq_parse, revseq_infer)
 OP(RotaryEmbedding, "", 23, 23, 0, rotary_params, rotary_parse, rotary_infer)
 OP(DFT, "", 17, 20, 0, dft_params, dft_parse, dft_infer)
 OP(TensorScatter, "", 24, 24, 0, tscatter_params, tscatter_parse, tscatter_infer)
+/* strings: CPU device only (ops/text.c) */
+OP(StringConcat, "", 20, 20, 0, op_no_params, NULL, strconcat_infer)
+OP(StringNormalizer, "", 10, 10, OP_DATA_DEPENDENT, strnorm_params, strnorm_parse, strnorm_infer)
 /* recurrent and leftovers (ops/rnn.c, ops/deformconv.c) */
 OP(DeformConv, "", 19, 22, 0, deformconv_attrs, deformconv_parse, deformconv_infer)
 OP(GRU, "", 7, 22, 0, rnn_params, rnn_parse, rnn_infer)

@@ -52,3 +52,6 @@ OP_PARSE_DECL(tscatter_parse);
 /* recurrent and leftovers */
 OP_PARSE_DECL(rnn_parse);
 OP_PARSE_DECL(deformconv_parse);
+
+/* strings */
+OP_PARSE_DECL(strnorm_parse);

@@ -17,6 +17,7 @@
 #include "ops/misc.h" /* remaining ops */
 #include "ops/rnn.h" /* recurrent and leftovers */
 #include "ops/deformconv.h"
+#include "ops/text.h" /* strings */
 
 #include <stdio.h>
 #include <string.h>

@@ -62,7 +62,8 @@ static vkml_status fold_node(vkml_arena *arena, const graph *g, graph_value *val
                              "out of memory folding constant '%s' (%zu bytes)", v->name, bytes);
     }
     int64_t out_dims[n->n_outputs + 1][VKML_MAX_RANK];
-    op_cpu_args args = {.values = values, .node = n, .in = in, .out = out, .out_dims = out_dims};
+    op_cpu_args args = {
+        .values = values, .node = n, .in = in, .out = out, .out_dims = out_dims, .strings = arena};
     for (int o = 0; o < n->n_outputs; o++)
         if (n->outputs[o] >= 0)
             memcpy(out_dims[o], values[n->outputs[o]].dims, sizeof(out_dims[o]));

@@ -267,8 +267,10 @@ vkml_status plan_create(const graph *g, const plan_target *target, int64_t symbo
     for (int i = 0; input_shapes && i < g->n_inputs; i++)
         if ((st = bind_input_shape(g, p->values, i, &input_shapes[i], err)) != VKML_OK)
             goto fail;
+    /* String inputs are never fixed: their pointers are the caller's, for one call. */
     for (int i = 0; input_values && i < g->n_inputs; i++)
-        if (input_values[i].data && (st = bind_input_value(p, i, &input_values[i], err)))
+        if (input_values[i].data && input_values[i].dtype != VKML_DTYPE_STRING &&
+            (st = bind_input_value(p, i, &input_values[i], err)))
             goto fail;
     if ((st = fold_infer(g, p->values, symbolic_value, p->arena, NULL, err)) != VKML_OK)
         goto fail;

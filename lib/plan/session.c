@@ -21,6 +21,7 @@ struct vkml_session {
     sched_graph *sched;
     vkml_tensor_info *inputs, *outputs;
     size_t n_inputs, n_outputs;
+    vkml_arena *out_strings; /* the strings of the last run's string outputs */
 };
 
 static vkml_status run_chunk_task(void *ctx, int chunk, vkml_error *err)
@@ -42,8 +43,8 @@ static vkml_status make_scheduler(vkml_session *s, vkml_error *err)
         preds[c] = p->chunks[c].preds;
         n_preds[c] = p->chunks[c].n_preds;
     }
-    vkml_status st = sched_graph_create(p->n_chunks, preds, n_preds, run_chunk_task, p,
-                                        &s->sched, err);
+    vkml_status st =
+        sched_graph_create(p->n_chunks, preds, n_preds, run_chunk_task, p, &s->sched, err);
     free(preds);
     free(n_preds);
     return st;
@@ -98,8 +99,8 @@ static bool copy_plan_inputs(size_t n, const vkml_tensor_info *shapes, const vkm
     vkml_tensor *copy = calloc(n + 1, sizeof(*copy));
     for (size_t i = 0; copy && i < n; i++) {
         size_t bytes;
-        if (!values[i].data || !vkml_tensor_bytes(values[i].dtype, values[i].rank,
-                                                  values[i].dims, &bytes))
+        if (!values[i].data || values[i].dtype == VKML_DTYPE_STRING || /* never fixed */
+            !vkml_tensor_bytes(values[i].dtype, values[i].rank, values[i].dims, &bytes))
             continue;
         copy[i] = values[i];
         copy[i].data = malloc(bytes ? bytes : 1);
@@ -152,8 +153,8 @@ static vkml_status session_plan_for(vkml_session *s, const vkml_tensor_info *sha
     free_fixed(s->fixed, (size_t)g->n_inputs);
     s->shapes = shapes_copy;
     s->fixed = values_copy;
-    session_shaped old = {.plan = s->plan, .sched = s->sched, .inputs = s->inputs,
-                          .outputs = s->outputs};
+    session_shaped old = {
+        .plan = s->plan, .sched = s->sched, .inputs = s->inputs, .outputs = s->outputs};
     shaped_free(&old);
     s->plan = sh.plan;
     s->sched = sh.sched;
@@ -263,6 +264,7 @@ void vkml_session_destroy(vkml_session **sp)
     plan_destroy(&s->plan);
     free(s->shapes);
     free_fixed(s->fixed, s->model ? (size_t)s->model->graph->n_inputs : 0);
+    vkml_arena_destroy(&s->out_strings);
     model_unref(s->model);
     context_unref(s->ctx);
     free(s->inputs);
@@ -309,8 +311,8 @@ static vkml_status check_tensor(const vkml_tensor_info *info, const vkml_tensor 
     /* A data-dependent output's dims were set by the last run: any extent within the
      * bound (the size check below asks room for the bound). */
     for (int d = 0; same && d < info->rank; d++)
-        same = t->dims[d] == info->dims[d] || (info->data_dependent && t->dims[d] >= 0 &&
-                                               t->dims[d] <= info->dims[d]);
+        same = t->dims[d] == info->dims[d] ||
+               (info->data_dependent && t->dims[d] >= 0 && t->dims[d] <= info->dims[d]);
     if (!same)
         return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT, "%s %zu ('%s'): shape %s, expected %s",
                          what, index, info->name,
@@ -326,12 +328,27 @@ static vkml_status check_tensor(const vkml_tensor_info *info, const vkml_tensor 
     return VKML_OK;
 }
 
+/* A string input's pointers: every one set (kernels read them all). */
+static vkml_status check_strings(const vkml_tensor *t, size_t index, const char *name,
+                                 vkml_error *err)
+{
+    const char *const *strings = t->data;
+    size_t n = vkml_tensor_element_count(t->rank, t->dims);
+    for (size_t k = 0; t->dtype == VKML_DTYPE_STRING && k < n; k++)
+        if (!strings[k])
+            return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT,
+                             "input %zu ('%s'): string %zu is NULL", index, name, k);
+    return VKML_OK;
+}
+
 static vkml_status copy_inputs(vkml_session *s, const vkml_tensor *inputs, vkml_error *err)
 {
     plan *p = s->plan;
     for (size_t i = 0; i < s->n_inputs; i++) {
         size_t bytes;
         vkml_status st = check_tensor(&s->inputs[i], &inputs[i], "input", i, &bytes, err);
+        if (st == VKML_OK)
+            st = check_strings(&inputs[i], i, s->inputs[i].name, err);
         if (st != VKML_OK)
             return st;
         int v = p->graph->inputs[i];
@@ -342,9 +359,24 @@ static vkml_status copy_inputs(vkml_session *s, const vkml_tensor *inputs, vkml_
     return VKML_OK;
 }
 
+/* Points a string output's pointers (copied from where the run made them) at the
+ * session's own copies, which live until the next run: the strings may have been the
+ * caller's inputs, constants or a device's per-run store. */
+static vkml_status own_strings(vkml_session *s, vkml_tensor *t, size_t bytes, vkml_error *err)
+{
+    const char **strings = t->data;
+    for (size_t k = 0; k < bytes / sizeof(char *); k++)
+        if (!(strings[k] = vkml_arena_strdup(s->out_strings, strings[k])))
+            return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory for string outputs");
+    return VKML_OK;
+}
+
 static vkml_status copy_outputs(vkml_session *s, const vkml_tensor *inputs, vkml_tensor *outputs,
                                 vkml_error *err)
 {
+    vkml_arena_destroy(&s->out_strings);
+    if (!(s->out_strings = vkml_arena_create()))
+        return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory for the outputs");
     plan *p = s->plan;
     for (size_t i = 0; i < s->n_outputs; i++) {
         size_t bytes;
@@ -368,12 +400,15 @@ static vkml_status copy_outputs(vkml_session *s, const vkml_tensor *inputs, vkml
             if (!vkml_tensor_bytes(val->dtype, val->rank, dims, &bytes) || bytes > room)
                 return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT,
                                  "output %zu ('%s'): this run made %zu bytes, more than the "
-                                 "%zu given", i, val->name, bytes, room);
+                                 "%zu given",
+                                 i, val->name, bytes, room);
             memcpy(outputs[i].dims, dims, sizeof(int64_t) * (size_t)val->rank);
         } else {
             src = plan_value_ptr(p, p->value_home[v], v);
         }
         memcpy(outputs[i].data, src, bytes);
+        if (val->dtype == VKML_DTYPE_STRING && (st = own_strings(s, &outputs[i], bytes, err)))
+            return st;
     }
     return VKML_OK;
 }
@@ -416,7 +451,8 @@ vkml_status vkml_session_run(vkml_session *s, const vkml_tensor *inputs, size_t 
     if (n_inputs != s->n_inputs || n_outputs != s->n_outputs)
         return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT,
                          "vkml_session_run: %zu inputs and %zu outputs given, the model has %zu "
-                         "and %zu", n_inputs, n_outputs, s->n_inputs, s->n_outputs);
+                         "and %zu",
+                         n_inputs, n_outputs, s->n_inputs, s->n_outputs);
     vkml_status st = replan_for_values(s, inputs, err);
     if (st == VKML_OK)
         st = copy_inputs(s, inputs, err);

@@ -7,13 +7,14 @@
 
 struct plan_tail {
     const graph *graph;
-    bool *node_in;      /* per node */
-    bool *reads;        /* per value: read by the tail, made by the planned part */
-    int *nodes;         /* tail nodes, in order */
+    bool *node_in; /* per node */
+    bool *reads;   /* per value: read by the tail, made by the planned part */
+    int *nodes;    /* tail nodes, in order */
     int n_nodes;
     graph_value *values; /* shapes of this run (a copy of the plan's values) */
     void **bufs;         /* per value the tail makes: its bytes (owned) */
     size_t *caps;        /* bytes allocated at bufs */
+    vkml_arena *strings; /* the strings of this run's string values */
 };
 
 void plan_tail_destroy(plan_tail **tp)
@@ -25,6 +26,7 @@ void plan_tail_destroy(plan_tail **tp)
         free(t->bufs[v]);
     free(t->bufs);
     free(t->caps);
+    vkml_arena_destroy(&t->strings);
     free(t->values);
     free(t->nodes);
     free(t->reads);
@@ -57,8 +59,7 @@ vkml_status plan_tail_create(plan *p, const bool *folded, plan_tail **out, vkml_
     t->graph = g;
     for (int i = 0; i < g->n_nodes; i++) {
         const graph_node *n = &g->nodes[i];
-        if (folded[i] || !n->op ||
-            (!(n->op->flags & OP_DATA_DEPENDENT) && !reads_tail(t, g, n)))
+        if (folded[i] || !n->op || (!(n->op->flags & OP_DATA_DEPENDENT) && !reads_tail(t, g, n)))
             continue;
         t->node_in[i] = true;
         t->nodes[t->n_nodes++] = i;
@@ -159,7 +160,12 @@ static vkml_status run_node(plan *p, plan_tail *t, const vkml_tensor *inputs, in
     for (int o = 0; o < n->n_outputs; o++)
         if (n->outputs[o] >= 0)
             memcpy(out_dims[o], t->values[n->outputs[o]].dims, sizeof(out_dims[o]));
-    op_cpu_args args = {.values = t->values, .node = n, .in = in, .out = out, .out_dims = out_dims};
+    op_cpu_args args = {.values = t->values,
+                        .node = n,
+                        .in = in,
+                        .out = out,
+                        .out_dims = out_dims,
+                        .strings = t->strings};
     if ((st = cpu_run_node(&args, err)) != VKML_OK)
         return st;
     for (int o = 0; o < n->n_outputs; o++) { /* extents the kernel produced */
@@ -174,11 +180,14 @@ vkml_status plan_tail_run(plan *p, plan_tail *t, const vkml_tensor *inputs, vkml
 {
     char label[300];
     memcpy(t->values, p->values, sizeof(graph_value) * (size_t)p->graph->n_values);
+    vkml_arena_destroy(&t->strings); /* the last run's: the caller has its copies */
+    if (!(t->strings = vkml_arena_create()))
+        return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory running the tail");
     for (int k = 0; k < t->n_nodes; k++) {
         vkml_status st = run_node(p, t, inputs, t->nodes[k], err);
         if (st != VKML_OK) {
-            vkml_error_prefix(err, "%s", graph_node_label(p->graph, t->nodes[k], label,
-                                                          sizeof(label)));
+            vkml_error_prefix(err, "%s",
+                              graph_node_label(p->graph, t->nodes[k], label, sizeof(label)));
             return st;
         }
     }

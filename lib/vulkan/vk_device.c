@@ -16,6 +16,9 @@ static bool vk_supports_node(device *dev, const graph_value *values, const graph
                               node->op_type, vkml_dtype_name(type));
     for (int i = 0; i < node->n_inputs + node->n_outputs; i++) {
         int v = i < node->n_inputs ? node->inputs[i] : node->outputs[i - node->n_inputs];
+        if (v >= 0 && values[v].dtype == VKML_DTYPE_STRING) /* pointers to host memory */
+            return vk_unsupported(why, why_size, "'%s': string values live on the CPU device",
+                                  values[v].name);
         if (v >= 0 && !vk_dtype_supported(&vd->caps, values[v].dtype))
             return vk_unsupported(why, why_size, "'%s': this device has no shader support for %s",
                                   values[v].name, vkml_dtype_name(values[v].dtype));

@@ -15,8 +15,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         volatile uint8_t sum = 0;
         for (size_t i = 0; i < t.size; i++)
             sum ^= ((const uint8_t *)t.data)[i];
-        /* Packed 4- and 2-bit types round up to whole bytes. */
-        size_t bits = vkml_tensor_element_count(t.rank, t.dims) * vkml_dtype_bits(t.dtype);
+        /* Packed 4- and 2-bit types round up to whole bytes; strings are an array of
+         * pointers to NUL-terminated strings, each read here to its end. */
+        size_t n = vkml_tensor_element_count(t.rank, t.dims);
+        size_t bits = n * vkml_dtype_bits(t.dtype);
+        if (t.dtype == VKML_DTYPE_STRING) {
+            bits = n * sizeof(const char *) * 8;
+            for (size_t i = 0; t.size == bits / 8 && i < n; i++)
+                sum ^= (uint8_t)strlen(((const char *const *)t.data)[i]);
+        }
         if (!name || (bits + 7) / 8 != t.size)
             abort(); /* a success must describe the bytes it returns */
         (void)sum;

@@ -168,7 +168,8 @@ def bad_models():
     notype = TensorProto(name="notype", dims=[1], raw_data=b"\0" * 4)
     complex64 = TensorProto(name="cplx", data_type=TensorProto.COMPLEX64, dims=[1],
                             raw_data=b"\0" * 8)
-    string = helper.make_tensor("str", TensorProto.STRING, [1], [b"x"])
+    # Strings load; one holding a NUL byte does not (vkml's strings end at their NUL).
+    string = helper.make_tensor("str", TensorProto.STRING, [1], [b"x\x00y"])
     seg = helper.make_tensor("seg", f, [1], [1.0])
     seg.segment.begin, seg.segment.end = 0, 1
     cases = {

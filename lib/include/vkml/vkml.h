@@ -77,8 +77,9 @@ typedef enum vkml_dtype {
 
 /* Thread-safe. Name as ONNX spells it ("float", "int64", ...); "undefined" if unknown. */
 VKML_API const char *vkml_dtype_name(vkml_dtype dtype);
-/* Thread-safe. Bytes per element; 0 for unknown types, strings and the packed sub-byte
- * types (int4, uint4, float4e2m1, int2, uint2: see vkml_dtype_bits). */
+/* Thread-safe. Bytes per element; 0 for unknown types, strings (a string tensor's data
+ * is an array of const char *: see vkml_tensor) and the packed sub-byte types (int4,
+ * uint4, float4e2m1, int2, uint2: see vkml_dtype_bits). */
 VKML_API size_t vkml_dtype_size(vkml_dtype dtype);
 /* Thread-safe. Bits per element (4 or 2 for the packed types); 0 for unknown types and
  * strings. A tensor of n elements takes (n * bits + 7) / 8 bytes. */
@@ -104,7 +105,12 @@ typedef struct vkml_tensor_info {
     bool data_dependent;
 } vkml_tensor_info;
 
-/* A host tensor: dense, row-major. `data` is owned by whoever filled it. */
+/* A host tensor: dense, row-major. `data` is owned by whoever filled it.
+ * Strings (VKML_DTYPE_STRING): `data` is an array of `const char *`, one UTF-8,
+ * NUL-terminated string per element, and `size` the array's bytes (n * sizeof(char *)).
+ * A session reads input strings during vkml_session_run only; it fills an output's array
+ * with pointers to strings it owns, valid until its next run, set_input_shapes or destroy
+ * (as the rest of the session, not thread-safe against those calls). */
 typedef struct vkml_tensor {
     vkml_dtype dtype;
     int rank;
@@ -117,8 +123,9 @@ typedef struct vkml_tensor {
 VKML_API size_t vkml_tensor_element_count(int rank, const int64_t *dims);
 
 /* Thread-safe. Reads a serialized ONNX TensorProto (.pb file as in the ONNX test data).
- * On success `out` holds malloc'ed data (free with vkml_tensor_release) and, when `name`
- * is not NULL, *name a malloc'ed copy of the tensor's name (free() it). */
+ * On success `out` holds malloc'ed data (free with vkml_tensor_release; for strings one
+ * block: the pointer array, then the strings) and, when `name` is not NULL, *name a
+ * malloc'ed copy of the tensor's name (free() it). */
 VKML_API vkml_status vkml_tensor_read_file(const char *path, vkml_tensor *out, char **name,
                                            vkml_error *err);
 /* Same, from memory. */
