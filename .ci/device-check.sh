@@ -51,6 +51,26 @@ if python3 tests/models/zoo/make_zoo.py "$zoo" > "$out/logs/zoo-export.txt" 2>&1
         say "zoo $dev: $(tail -n 1 "$out/logs/zoo-$dev.txt")"
         grep -vE '^(PASS|conformance)' "$out/logs/zoo-$dev.txt" | head -n 20 | tee -a "$summary"
     done
+    # Placement over every GPU (one GPU machine: none to split over): the zoo within a
+    # 160 MiB budget per GPU (the models over it split), and ResNet-50 within 48 MiB.
+    if [ "$n_gpus" -ge 2 ]; then
+        for split in "160M ." "48M resnet50_b1"; do
+            set -- $split
+            "$vkml" conformance --tolerance model --device all --budget "$1" --filter "$2" \
+                "$zoo" > "$out/logs/zoo-split-$1.txt" 2>&1 || failures=$((failures + 1))
+            say "zoo over every GPU, budget $1 (filter $2): $(tail -n 1 "$out/logs/zoo-split-$1.txt")"
+            grep -vE '^(PASS|conformance)' "$out/logs/zoo-split-$1.txt" | head -n 20 | tee -a "$summary"
+        done
+        model=$(find "$zoo" -path '*resnet50_b1_op13*' -name model.onnx | head -n 1)
+        "$vkml" inspect "$model" --plan --device all --budget 48M 2>&1 | sed -n '/^plan/,$p' |
+            tee -a "$summary"
+        for how in "0" "all --budget 48M"; do
+            log="$out/logs/resnet50-$(echo "$how" | tr ' ' '_').txt"
+            "$vkml" run "$model" --device $how --repeat 200 > "$log" 2>&1 ||
+                failures=$((failures + 1))
+            say "resnet50 b1 --device $how: $(grep -i 'median' "$log" | head -n 1)"
+        done
+    fi
 else
     failures=$((failures + 1))
     say "zoo export FAILED: $(tail -n 3 "$out/logs/zoo-export.txt")"
