@@ -52,3 +52,7 @@ OP_PARSE_DECL(tscatter_parse);
 /* recurrent and leftovers */
 OP_PARSE_DECL(rnn_parse);
 OP_PARSE_DECL(deformconv_parse);
+/* sequences */
+OP_PARSE_DECL(concat_from_sequence_parse);
+OP_PARSE_DECL(sequence_empty_parse);
+OP_PARSE_DECL(split_to_sequence_parse);

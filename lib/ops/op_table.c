@@ -17,6 +17,7 @@
 #include "ops/misc.h" /* remaining ops */
 #include "ops/rnn.h" /* recurrent and leftovers */
 #include "ops/deformconv.h"
+#include "ops/sequence.h" /* sequences */
 
 #include <stdio.h>
 #include <string.h>
