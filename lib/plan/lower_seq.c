@@ -29,7 +29,7 @@ typedef struct seq_list {
 typedef struct lower_ctx {
     const graph *src;
     graph *g;          /* being built */
-    vkml_arena *arena; /* folded data */
+    vkml_arena *arena; /* constant data: folded, and the lowering's own */
     seq_list *seqs;    /* per value of src */
     int node;          /* src node being lowered */
 } lower_ctx;
@@ -63,7 +63,7 @@ static int new_value(lower_ctx *c, const char *base, const char *suffix)
 /* A new int64 constant of rank 0 (n 1) or 1; -1 on out of memory. */
 static int new_ints(lower_ctx *c, const char *name, int rank, const int64_t *data, int64_t n)
 {
-    int64_t *copy = vkml_arena_memdup(c->g->arena, data, sizeof(int64_t) * (size_t)(n ? n : 1));
+    int64_t *copy = vkml_arena_memdup(c->arena, data, sizeof(int64_t) * (size_t)(n ? n : 1));
     int v = copy ? new_value(c, name, "") : -1;
     if (v < 0)
         return -1;
@@ -278,7 +278,7 @@ static vkml_status lower_length(lower_ctx *c, const graph_node *n, vkml_error *e
     vkml_status st = seq_input(c, n, 0, &s, err);
     if (st != VKML_OK || n->n_outputs < 1 || n->outputs[0] < 0)
         return st;
-    int64_t *length = vkml_arena_alloc(c->g->arena, sizeof(int64_t));
+    int64_t *length = vkml_arena_alloc(c->arena, sizeof(int64_t));
     if (!length)
         return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory lowering a sequence");
     *length = s.n;

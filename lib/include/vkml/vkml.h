@@ -282,6 +282,9 @@ typedef struct vkml_op_info {
     bool gpu;             /* has a Vulkan kernel */
     const char *dtypes;   /* element types of the CPU kernel, e.g. "float,int64" */
     const char *gpu_dtypes; /* element types of the Vulkan kernel ("" without one) */
+    bool lowered;         /* no kernel, by design: a session rewrites the op into other ops
+                             when it plans the model (the sequence ops), which run where
+                             those ops run */
 } vkml_op_info;
 
 /* Thread-safe. The operators vkml implements, in table order. */
