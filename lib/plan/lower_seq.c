@@ -32,6 +32,8 @@ typedef struct lower_ctx {
     vkml_arena *arena; /* constant data: folded, and the lowering's own */
     seq_list *seqs;    /* per value of src */
     int node;          /* src node being lowered */
+    int n_added;       /* nodes the lowering added (LOWER_SEQ_MAX_ADDED) */
+    int64_t n_items;   /* list entries made, all sequences together (LOWER_SEQ_MAX_ITEMS) */
 } lower_ctx;
 
 bool lower_seq_needed(const graph *g)
@@ -94,6 +96,10 @@ static vkml_status emit(lower_ctx *c, const char *op, const int *inputs, int n_i
                         const int *outputs, int n_out, int64_t axis, vkml_error *err)
 {
     char base[300], name[400];
+    if (++c->n_added > LOWER_SEQ_MAX_ADDED)
+        return vkml_fail(err, VKML_ERROR_UNSUPPORTED,
+                         "lowering the sequences would add more than %d nodes",
+                         LOWER_SEQ_MAX_ADDED);
     snprintf(name, sizeof(name), "%s/%s", node_name(c, base, sizeof(base)), op);
     int k = graph_add_node(c->g, name, op, "", n_in, n_out, axis >= 0 ? 1 : 0);
     if (k < 0)
@@ -192,6 +198,10 @@ static vkml_status set_seq(lower_ctx *c, const graph_node *n, vkml_dtype dtype, 
     if (count > LOWER_SEQ_MAX_ELEMENTS)
         return vkml_fail(err, VKML_ERROR_UNSUPPORTED, "a sequence of %d elements (at most %d)",
                          count, LOWER_SEQ_MAX_ELEMENTS);
+    if ((c->n_items += count) > LOWER_SEQ_MAX_ITEMS)
+        return vkml_fail(err, VKML_ERROR_UNSUPPORTED,
+                         "the sequences of the model hold more than %d elements in all",
+                         LOWER_SEQ_MAX_ITEMS);
     int *copy = vkml_arena_calloc(c->g->arena, (size_t)count + 1, sizeof(int));
     if (!copy)
         return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory lowering a sequence");
@@ -317,10 +327,11 @@ static vkml_status split_sizes(lower_ctx *c, const graph_node *n, int64_t dim, i
         if (chunk <= 0)
             return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "split size %lld is not positive",
                              (long long)chunk);
-        if ((dim + chunk - 1) / chunk > LOWER_SEQ_MAX_ELEMENTS)
+        int64_t chunks = dim / chunk + (dim % chunk != 0);
+        if (chunks > LOWER_SEQ_MAX_ELEMENTS)
             return vkml_fail(err, VKML_ERROR_UNSUPPORTED, "splits %lld into more than %d elements",
                              (long long)dim, LOWER_SEQ_MAX_ELEMENTS);
-        *count = (int)((dim + chunk - 1) / chunk);
+        *count = (int)chunks;
         for (int i = 0; i < *count; i++)
             sizes[i] = dim - chunk * i < chunk ? dim - chunk * i : chunk;
         return VKML_OK;
