@@ -368,6 +368,11 @@ static vkml_status lower_split(lower_ctx *c, const graph_node *n, vkml_error *er
     int axis = 0, count = 0;
     if (st || (st = normal_axis(p->axis, c->g->values[n->inputs[0]].rank, 0, &axis, err)))
         return st;
+    if (c->g->values[n->inputs[0]].data_dependent)
+        return vkml_fail(err, VKML_ERROR_UNSUPPORTED,
+                         "input 0 '%s' has an extent known only at run time, so the number "
+                         "of elements is too",
+                         c->g->values[n->inputs[0]].name);
     vkml_dtype dtype = c->g->values[n->inputs[0]].dtype;
     int64_t sizes[LOWER_SEQ_MAX_ELEMENTS];
     if ((st = split_sizes(c, n, c->g->values[n->inputs[0]].dims[axis], sizes, &count, err)))

@@ -2,7 +2,8 @@
  * of them run on the CPU device and on every Vulkan device with every node on the GPU,
  * checked against values computed here; negative positions, keepdims=0, new_axis=1, split
  * sizes; and the refusals: a position out of range, a position only known at run time, a
- * sequence graph input or output, a sequence read by a tensor op. */
+ * sequence graph input or output, a sequence read by a tensor op, a split of a tensor
+ * whose extent is only known at run time. */
 #include "onnx/model.h"
 #include "testutil.h"
 
@@ -395,6 +396,13 @@ static void test_refusals(vkml_context *ctx)
     NODE(&b, "SequenceAt", "y", "S", "zero");
     output(&b, "y");
     expect_refused(ctx, &b, VKML_ERROR_UNSUPPORTED, "SequenceAt", "sequences as graph inputs");
+
+    b = two_elements();
+    NODE(&b, "NonZero", "nz", "A");
+    node(&b, "SplitToSequence", "parts", 1, (const char *[]){"nz"}, "axis", 1, NULL, 0);
+    NODE(&b, "SequenceLength", "n", "parts");
+    output(&b, "n");
+    expect_refused(ctx, &b, VKML_ERROR_UNSUPPORTED, "SplitToSequence", "only at run time");
 
     b = two_elements();
     NODE(&b, "Identity", "y", "ab");
