@@ -205,7 +205,8 @@ static vkml_status set_seq(lower_ctx *c, const graph_node *n, vkml_dtype dtype, 
     int *copy = vkml_arena_calloc(c->g->arena, (size_t)count + 1, sizeof(int));
     if (!copy)
         return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory lowering a sequence");
-    memcpy(copy, items, sizeof(int) * (size_t)count);
+    if (count)
+        memcpy(copy, items, sizeof(int) * (size_t)count);
     if (n->n_outputs < 1 || n->outputs[0] < 0)
         return VKML_OK; /* nobody reads it */
     c->seqs[n->outputs[0]] = (seq_list){.is_seq = true, .dtype = dtype, .items = copy, .n = count};

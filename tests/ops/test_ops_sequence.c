@@ -200,7 +200,34 @@ static void test_edits(vkml_context *ctx)
                      {VKML_DTYPE_INT64, 0, {0}, &three},
                      {VKML_DTYPE_FLOAT, 2, {5, 3}, concat}};
     run_everywhere(ctx, m, "edits", in, 4, want, 3, NULL);
+    /* The model's own probe lowers too: every node, sequence ops included, is runnable. */
+    for (size_t i = 0; m && i < vkml_model_node_count(m); i++) {
+        char why[512] = "";
+        CHECK(vkml_context_device_supports_node(ctx, VKML_DEVICE_CPU, m, i, why, sizeof(why)),
+              "edits: node %zu: %s", i, why);
+    }
     vkml_model_destroy(&m);
+}
+
+/* The op table lists the sequence ops as lowered (no kernel), and only them. */
+static void test_op_table(void)
+{
+    static const char *seq_ops[] = {"SequenceEmpty",   "SequenceConstruct", "SequenceInsert",
+                                    "SequenceErase",   "SequenceAt",        "SequenceLength",
+                                    "SplitToSequence", "ConcatFromSequence"};
+    size_t found = 0, lowered = 0;
+    for (size_t i = 0; i < vkml_op_count(); i++) {
+        const vkml_op_info *op = vkml_op(i);
+        bool is_seq = false;
+        for (size_t k = 0; k < VKML_ARRAY_SIZE(seq_ops); k++)
+            is_seq |= strcmp(op->name, seq_ops[k]) == 0;
+        found += is_seq;
+        lowered += op->lowered;
+        CHECK(op->lowered == is_seq, "%s: lowered %d", op->name, op->lowered);
+        CHECK(!op->lowered || (!op->cpu && !op->gpu), "%s: lowered, with a kernel", op->name);
+    }
+    CHECK(found == VKML_ARRAY_SIZE(seq_ops) && lowered == found, "%zu sequence ops, %zu lowered",
+          found, lowered);
 }
 
 /* X [3,4] -> SplitToSequence axis 1, keepdims 0: 4 columns of [3]; ConcatFromSequence
@@ -419,6 +446,7 @@ int main(void)
     if (!ctx)
         return 1;
     test_require_vulkan(ctx);
+    test_op_table();
     test_edits(ctx);
     test_split_stack(ctx);
     test_split_sizes(ctx);
