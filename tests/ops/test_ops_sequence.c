@@ -109,7 +109,8 @@ static vkml_model *finish(builder *b, vkml_error *err)
 static vkml_tensor tensor(vkml_dtype dtype, int rank, const int64_t *dims, void *data)
 {
     vkml_tensor t = {.dtype = dtype, .rank = rank, .data = data};
-    memcpy(t.dims, dims, sizeof(int64_t) * (size_t)rank);
+    if (rank > 0)
+        memcpy(t.dims, dims, sizeof(int64_t) * (size_t)rank);
     t.size = vkml_tensor_element_count(rank, dims) * vkml_dtype_size(dtype);
     return t;
 }
