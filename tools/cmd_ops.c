@@ -20,6 +20,13 @@ static const char *domain_name(const vkml_op_info *op)
     return op->domain[0] ? op->domain : "ai.onnx";
 }
 
+/* A kernel column: its dtypes, `none` without a kernel, or what replaces the kernel. */
+static const char *kernel_column(const vkml_op_info *op, bool has, const char *dtypes,
+                                 const char *none)
+{
+    return op->lowered ? "lowered at plan time" : has ? dtypes : none;
+}
+
 static void print_text(void)
 {
     printf("%-24s %-10s %-8s %-40s %s\n", "op", "domain", "opsets", "cpu dtypes", "vulkan dtypes");
@@ -28,30 +35,39 @@ static void print_text(void)
         char opsets[32];
         snprintf(opsets, sizeof(opsets), "%d-%d", op->since_version, op->last_version);
         printf("%-24s %-10s %-8s %-40s %s\n", op->name, domain_name(op), opsets,
-               op->cpu ? op->dtypes : "-", op->gpu ? op->gpu_dtypes : "-");
+               kernel_column(op, op->cpu, op->dtypes, "-"),
+               kernel_column(op, op->gpu, op->gpu_dtypes, "-"));
     }
     printf("%zu ops\n", vkml_op_count());
 }
 
 static void print_markdown(void)
 {
-    size_t n_gpu = 0;
-    for (size_t i = 0; i < vkml_op_count(); i++)
+    size_t n_gpu = 0, n_lowered = 0;
+    for (size_t i = 0; i < vkml_op_count(); i++) {
         n_gpu += vkml_op(i)->gpu;
+        n_lowered += vkml_op(i)->lowered;
+    }
     printf("# Supported operators\n\n"
            "Generated from the op table (`lib/ops/op_list.h`) by `tools/gen-ops-doc.sh`\n"
            "(`vkml ops --markdown`); the test `cli-ops-doc` fails when this file is out of\n"
            "date. Each device has its own kernel registry (`lib/cpu/cpu_kernel_list.h`,\n"
            "`lib/vulkan/vk_kernel_list.h`) with the element types it runs; a node whose op\n"
-           "or type a GPU lacks runs on the CPU device inside a GPU session.\n\n"
-           "%zu operators, %zu with a Vulkan kernel.\n\n",
-           vkml_op_count(), n_gpu);
+           "or type a GPU lacks runs on the CPU device inside a GPU session. An op\n"
+           "\"lowered at plan time\" has no kernel: a session rewrites it into other ops\n"
+           "when it plans the model (the sequence ops become list edits, Identity, Split,\n"
+           "Squeeze, Unsqueeze, Concat and constants; `lib/plan/lower_seq.c`), so it runs\n"
+           "on every device, for the element types of those ops, where its positions are\n"
+           "known at plan time.\n\n"
+           "%zu operators, %zu with a Vulkan kernel, %zu lowered at plan time.\n\n",
+           vkml_op_count(), n_gpu, n_lowered);
     printf("| Op | Domain | Opsets | CPU | Vulkan |\n");
     printf("|----|--------|--------|-----|--------|\n");
     for (size_t i = 0; i < vkml_op_count(); i++) {
         const vkml_op_info *op = vkml_op(i);
         printf("| %s | %s | %d-%d | %s | %s |\n", op->name, domain_name(op), op->since_version,
-               op->last_version, op->cpu ? op->dtypes : "no", op->gpu ? op->gpu_dtypes : "no");
+               op->last_version, kernel_column(op, op->cpu, op->dtypes, "no"),
+               kernel_column(op, op->gpu, op->gpu_dtypes, "no"));
     }
 }
 

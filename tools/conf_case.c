@@ -125,7 +125,10 @@ static bool create_session_with(conf_case *c, int64_t sym, const vkml_tensor *in
     vkml_status st = vkml_session_create(c->ctx, c->model, &params, &c->session, &err);
     c->session_fixed = false;
     if (needs_input_values(st, &err) && inputs && n_inputs == vkml_model_input_count(c->model)) {
+        /* Planned for this data set's values, so for its shapes too (a symbolic dim of 0). */
+        vkml_tensor_info *shapes = cli_input_shapes(c->model, inputs, n_inputs);
         vkml_tensor *values = shape_like_inputs(inputs, n_inputs);
+        params.input_shapes = shapes;
         params.input_values = values;
         st = values ? vkml_session_create(c->ctx, c->model, &params, &c->session, &err) : st;
         while (values && needs_input_values(st, &err) &&
@@ -133,6 +136,7 @@ static bool create_session_with(conf_case *c, int64_t sym, const vkml_tensor *in
             st = vkml_session_create(c->ctx, c->model, &params, &c->session, &err);
         c->session_fixed = values != NULL;
         free(values);
+        free(shapes);
     }
     if (st != VKML_OK) {
         set_result(c->res, status_of(st), "session: %s", err.message);

@@ -78,7 +78,8 @@ char *vkml_arena_strndup(vkml_arena *arena, const char *s, size_t n)
 {
     char *p = vkml_arena_alloc(arena, n + 1);
     if (p) {
-        memcpy(p, s, n);
+        if (n) /* s may be NULL for an empty string (protobuf-c's empty bytes) */
+            memcpy(p, s, n);
         p[n] = '\0';
     }
     return p;

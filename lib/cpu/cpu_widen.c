@@ -46,8 +46,9 @@ vkml_status cpu_run_widened(const op_cpu_args *args,
     for (int i = 0; i < node->n_inputs && !st; i++) {
         int v = node->inputs[i];
         in[i] = args->in[i];
-        if (v >= 0 && args->in[i] && is_half(values[v].dtype)) {
-            if (!(in[i] = widen(&values[v], args->in[i], true)))
+        /* args->values, not the copy: a value read twice (MatMul(x, x)) is widened twice. */
+        if (v >= 0 && args->in[i] && is_half(args->values[v].dtype)) {
+            if (!(in[i] = widen(&args->values[v], args->in[i], true)))
                 st = vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "%s: no memory", node->op_type);
             values[v].dtype = VKML_DTYPE_FLOAT;
         }
@@ -55,8 +56,8 @@ vkml_status cpu_run_widened(const op_cpu_args *args,
     for (int i = 0; i < node->n_outputs && !st; i++) {
         int v = node->outputs[i];
         out[i] = args->out[i];
-        if (v >= 0 && args->out[i] && is_half(values[v].dtype)) {
-            if (!(out[i] = widen(&values[v], NULL, false)))
+        if (v >= 0 && args->out[i] && is_half(args->values[v].dtype)) {
+            if (!(out[i] = widen(&args->values[v], NULL, false)))
                 st = vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "%s: no memory", node->op_type);
             values[v].dtype = VKML_DTYPE_FLOAT;
         }

@@ -331,6 +331,11 @@ vkml_status cpu_eltwise(const op_cpu_args *args, vkml_error *err)
     if (!io_of(dtype) || !io_of(y->dtype))
         return vkml_fail(err, VKML_ERROR_UNSUPPORTED, "%s: no CPU kernel from %s to %s",
                          node->op_type, vkml_dtype_name(dtype), vkml_dtype_name(y->dtype));
+    /* The mask checks one input; another may be of a type no loader reads (Pow's exponent). */
+    for (int k = 0; k < node->n_inputs; k++)
+        if (node->inputs[k] >= 0 && !io_of(values[node->inputs[k]].dtype))
+            return vkml_fail(err, VKML_ERROR_UNSUPPORTED, "%s: no CPU kernel reads input %d (%s)",
+                             node->op_type, k, vkml_dtype_name(values[node->inputs[k]].dtype));
     elt_pass ps = {.cls = class_of(dtype), .y = args->out[0]};
     ps.store = io_of(y->dtype)->store[ps.cls];
     ps.step = (elt_step){.op = p->op, .p = p, .n_inputs = pass_inputs(p, node)};

@@ -184,3 +184,10 @@ typedef vkml_status (*graph_infer_hook)(void *ctx, graph_value *values, int node
 vkml_status graph_infer_hooked(const graph *g, graph_value *values, int64_t symbolic_value,
                                graph_infer_hook hook, void *hook_ctx, int *n_inferred,
                                vkml_error *err);
+/* The two steps of graph_infer, for a pass that builds a graph as it infers it (the
+ * sequence lowering, plan/lower_seq.c): graph_infer_prepare binds every symbolic or unknown
+ * graph input dim to `symbolic_value` and forgets what node outputs held; graph_infer_node
+ * infers node i's outputs (its inputs' shapes known), naming the node when it fails. */
+vkml_status graph_infer_prepare(const graph *g, graph_value *values, int64_t symbolic_value,
+                                vkml_error *err);
+vkml_status graph_infer_node(const graph *g, graph_value *values, int i, vkml_error *err);

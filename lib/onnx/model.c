@@ -3,6 +3,7 @@
 #include "onnx/onnx_file.h"
 #include "ops/op.h"
 #include "plan/fold.h"
+#include "plan/lower_seq.h"
 
 #include <libgen.h>
 #include <stdlib.h>
@@ -96,6 +97,20 @@ static void probe_free(model_probe *probe)
     }
 }
 
+/* Infers the probe's values; a graph with sequence ops is lowered as a session would
+ * (its first values are the model's, same indices), all or nothing. */
+static void probe_infer(const graph *g, model_probe *probe)
+{
+    graph *lowered = NULL;
+    if (!lower_seq_needed(g)) {
+        fold_infer(g, probe->values, 1, probe->arena, &probe->n_inferred, &probe->error);
+    } else if (lower_seq(g, probe->values, 1, probe->arena, &lowered, &probe->error) == VKML_OK) {
+        memcpy(probe->values, lowered->values, sizeof(graph_value) * (size_t)g->n_values);
+        probe->n_inferred = g->n_nodes;
+        graph_destroy(&lowered);
+    }
+}
+
 const model_probe *model_get_probe(const vkml_model *cm)
 {
     vkml_model *m = (vkml_model *)cm; /* the probe is a cache: logically const */
@@ -109,7 +124,7 @@ const model_probe *model_get_probe(const vkml_model *cm)
         probe_free(made);
         return NULL;
     }
-    fold_infer(m->graph, made->values, 1, made->arena, &made->n_inferred, &made->error);
+    probe_infer(m->graph, made);
     /* Release publishes the probe's contents; acquire on failure reads the winner's. */
     if (atomic_compare_exchange_strong_explicit(&m->probe, &probe, made, memory_order_acq_rel,
                                                 memory_order_acquire))

@@ -61,6 +61,10 @@ enum op_flags {
      * inputs are constants; otherwise its output can only be a graph output (a plan
      * refuses a data-dependent value that feeds another node, naming both). */
     OP_DATA_DEPENDENT = 1u << 3,
+    /* No kernel on any device, by design: a plan rewrites the node into other ops before
+     * it places anything (the sequence ops, plan/lower_seq.c). Its shape function only
+     * refuses, for a graph that was not lowered (the model's shape probe). */
+    OP_LOWERED = 1u << 4,
 };
 
 /* One id per op of op_list.h: OP_ID_Add, OP_ID_Conv, ...; indexes the device kernel

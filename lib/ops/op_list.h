@@ -194,3 +194,14 @@ OP(DeformConv, "", 19, 22, 0, deformconv_attrs, deformconv_parse, deformconv_inf
 OP(GRU, "", 7, 22, 0, rnn_params, rnn_parse, rnn_infer)
 OP(LSTM, "", 7, 22, 0, rnn_params, rnn_parse, rnn_infer)
 OP(RNN, "", 7, 22, 0, rnn_params, rnn_parse, rnn_infer)
+/* sequences: lowered to tensor ops at plan time, no kernel (ops/sequence.c,
+ * plan/lower_seq.c) */
+OP(ConcatFromSequence, "", 11, 11, OP_LOWERED, seq_params, concat_from_sequence_parse,
+   sequence_infer)
+OP(SequenceAt, "", 11, 11, OP_LOWERED, op_no_params, NULL, sequence_infer)
+OP(SequenceConstruct, "", 11, 11, OP_LOWERED, op_no_params, NULL, sequence_infer)
+OP(SequenceEmpty, "", 11, 11, OP_LOWERED, seq_params, sequence_empty_parse, sequence_infer)
+OP(SequenceErase, "", 11, 11, OP_LOWERED, op_no_params, NULL, sequence_infer)
+OP(SequenceInsert, "", 11, 11, OP_LOWERED, op_no_params, NULL, sequence_infer)
+OP(SequenceLength, "", 11, 11, OP_LOWERED, op_no_params, NULL, sequence_infer)
+OP(SplitToSequence, "", 11, 11, OP_LOWERED, seq_params, split_to_sequence_parse, sequence_infer)

@@ -55,3 +55,7 @@ OP_PARSE_DECL(deformconv_parse);
 
 /* strings */
 OP_PARSE_DECL(strnorm_parse);
+/* sequences */
+OP_PARSE_DECL(concat_from_sequence_parse);
+OP_PARSE_DECL(sequence_empty_parse);
+OP_PARSE_DECL(split_to_sequence_parse);

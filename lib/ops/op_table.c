@@ -18,6 +18,7 @@
 #include "ops/rnn.h" /* recurrent and leftovers */
 #include "ops/deformconv.h"
 #include "ops/text.h" /* strings */
+#include "ops/sequence.h" /* sequences */
 
 #include <stdio.h>
 #include <string.h>

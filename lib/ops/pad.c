@@ -54,7 +54,11 @@ int64_t mv_element_to_int(vkml_dtype dtype, const void *p)
     case VKML_DTYPE_UINT32: { uint32_t v; memcpy(&v, p, 4); return v; }
     case VKML_DTYPE_INT64: case VKML_DTYPE_UINT64: { int64_t v; memcpy(&v, p, 8); return v; }
     default: {
-        double d = mv_element_to_double(dtype, p);
+        /* Not mv_element_to_double: for a type neither switch names (float8, the packed
+         * types) the two would call each other without end. */
+        double d = 0;
+        if (!vkml_dtype_value(dtype, p, 0, &d))
+            d = 0;
         return isnan(d) ? 0 : d >= 9.2e18 ? INT64_MAX : d <= -9.2e18 ? INT64_MIN : (int64_t)d;
     }
     }

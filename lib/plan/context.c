@@ -1,5 +1,6 @@
 #include "plan/context.h"
 #include "onnx/model.h"
+#include "ops/op.h"
 #include "plan/plan.h"
 
 #include <errno.h>
@@ -245,5 +246,7 @@ bool vkml_context_device_supports_node(vkml_context *ctx, int index, const vkml_
                      probe ? probe->error.message : "out of memory");
         return false;
     }
+    if (n->op->flags & OP_LOWERED) /* it became tensor ops, which the session places */
+        return true;
     return dev->cls->supports_node(dev, probe->values, n, why, why_size);
 }

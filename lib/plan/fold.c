@@ -85,6 +85,19 @@ static vkml_status fold_node(vkml_arena *arena, const graph *g, graph_value *val
     return VKML_OK;
 }
 
+vkml_status fold_if_constant(const graph *g, graph_value *values, int i, vkml_arena *arena,
+                             vkml_error *err)
+{
+    const graph_node *n = &g->nodes[i];
+    char label[300];
+    if (all_outputs_constant(values, n) || !foldable(values, n) || !small_enough(values, n))
+        return VKML_OK;
+    vkml_status st = fold_node(arena, g, values, i, err);
+    if (st != VKML_OK)
+        vkml_error_prefix(err, "folding %s", graph_node_label(g, i, label, sizeof(label)));
+    return st;
+}
+
 typedef struct fold_ctx {
     const graph *g;
     vkml_arena *arena;
@@ -93,14 +106,7 @@ typedef struct fold_ctx {
 static vkml_status fold_hook(void *ctx, graph_value *values, int i, vkml_error *err)
 {
     const fold_ctx *f = ctx;
-    const graph_node *n = &f->g->nodes[i];
-    char label[300];
-    if (all_outputs_constant(values, n) || !foldable(values, n) || !small_enough(values, n))
-        return VKML_OK;
-    vkml_status st = fold_node(f->arena, f->g, values, i, err);
-    if (st != VKML_OK)
-        vkml_error_prefix(err, "folding %s", graph_node_label(f->g, i, label, sizeof(label)));
-    return st;
+    return fold_if_constant(f->g, values, i, f->arena, err);
 }
 
 vkml_status fold_infer(const graph *g, graph_value *values, int64_t symbolic_value,

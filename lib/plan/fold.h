@@ -12,6 +12,11 @@
 vkml_status fold_infer(const graph *g, graph_value *values, int64_t symbolic_value,
                        vkml_arena *arena, int *n_inferred, vkml_error *err);
 
+/* One step of fold_infer, for node i whose shapes are inferred: runs it and makes its
+ * outputs constants when it can fold. */
+vkml_status fold_if_constant(const graph *g, graph_value *values, int i, vkml_arena *arena,
+                             vkml_error *err);
+
 /* After fold_infer: folded[node] is whether the node's outputs are all constants (it needs
  * no device). */
 void plan_mark_folded(const graph *g, graph_value *values, bool *folded);

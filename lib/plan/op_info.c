@@ -28,6 +28,7 @@ static void fill_op_infos(void)
             .gpu = gpu != NULL,
             .dtypes = op_dtypes[i][0],
             .gpu_dtypes = op_dtypes[i][1],
+            .lowered = (op->flags & OP_LOWERED) != 0,
         };
     }
 }

@@ -1,6 +1,7 @@
 #include "plan/plan.h"
 #include "ops/op.h"
 #include "plan/fold.h"
+#include "plan/lower_seq.h"
 #include "plan/tail.h"
 
 #include <stdio.h>
@@ -244,23 +245,39 @@ static vkml_status bind_input_value(plan *p, int i, const vkml_tensor *t, vkml_e
     return VKML_OK;
 }
 
+/* A model with sequence ops gets, for this plan, its own graph with them lowered to tensor
+ * ops (plan/lower_seq.c); its values, inferred and folded as it was built, replace the
+ * plan's. */
+static vkml_status lower_sequences(plan *p, int64_t symbolic_value, vkml_error *err)
+{
+    if (!lower_seq_needed(p->graph))
+        return VKML_OK;
+    vkml_status st = lower_seq(p->graph, p->values, symbolic_value, p->arena, &p->lowered, err);
+    if (st != VKML_OK)
+        return st;
+    graph_value *values = graph_values_clone(p->lowered);
+    if (!values)
+        return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory creating a plan");
+    free(p->values);
+    p->values = values;
+    p->graph = p->lowered;
+    return VKML_OK;
+}
+
 vkml_status plan_create(const graph *g, const plan_target *target, int64_t symbolic_value,
                         const vkml_tensor_info *input_shapes, const vkml_tensor *input_values,
                         plan **out, vkml_error *err)
 {
     vkml_status st = VKML_ERROR_OUT_OF_MEMORY;
     plan *p = calloc(1, sizeof(plan));
-    bool *folded = calloc((size_t)g->n_nodes + 1, sizeof(bool));
-    if (!p || !folded || !(p->arena = vkml_arena_create())) {
-        free(folded);
+    bool *folded = NULL;
+    if (!p || !(p->arena = vkml_arena_create())) {
         free(p);
         return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory creating a plan");
     }
     p->graph = g;
     p->values = graph_values_clone(g);
-    p->node_slot = vkml_arena_calloc(p->arena, (size_t)g->n_nodes + 1, sizeof(int));
-    p->value_home = vkml_arena_calloc(p->arena, (size_t)g->n_values + 1, sizeof(int));
-    if (!p->values || !p->node_slot || !p->value_home) {
+    if (!p->values) {
         vkml_fail(err, st, "out of memory creating a plan");
         goto fail;
     }
@@ -272,6 +289,16 @@ vkml_status plan_create(const graph *g, const plan_target *target, int64_t symbo
         if (input_values[i].data && input_values[i].dtype != VKML_DTYPE_STRING &&
             (st = bind_input_value(p, i, &input_values[i], err)))
             goto fail;
+    if ((st = lower_sequences(p, symbolic_value, err)) != VKML_OK)
+        goto fail;
+    g = p->graph;
+    folded = calloc((size_t)g->n_nodes + 1, sizeof(bool));
+    p->node_slot = vkml_arena_calloc(p->arena, (size_t)g->n_nodes + 1, sizeof(int));
+    p->value_home = vkml_arena_calloc(p->arena, (size_t)g->n_values + 1, sizeof(int));
+    if (!folded || !p->node_slot || !p->value_home) {
+        st = vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory creating a plan");
+        goto fail;
+    }
     if ((st = fold_infer(g, p->values, symbolic_value, p->arena, NULL, err)) != VKML_OK)
         goto fail;
     plan_mark_folded(g, p->values, folded);
@@ -309,6 +336,7 @@ void plan_destroy(plan **pp)
         if (p->devices[s].session)
             p->devices[s].dev->cls->session_destroy(&p->devices[s].session);
     free(p->values);
+    graph_destroy(&p->lowered);
     vkml_arena_destroy(&p->arena);
     free(p);
     *pp = NULL;

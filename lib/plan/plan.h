@@ -56,7 +56,9 @@ typedef struct plan_device {
 
 typedef struct plan {
     vkml_arena *arena;         /* every array below, and folded constant data */
-    const graph *graph;
+    const graph *graph;        /* the model's, or `lowered` */
+    graph *lowered;            /* the plan's own graph when the model has sequence ops
+                                  (plan/lower_seq.h), else NULL */
     graph_value *values;       /* session copy of the values: shapes bound, constants folded */
     int *node_slot;            /* per node: device slot, -1 when folded into a constant,
                                   PLAN_SLOT_TAIL in the dynamic tail */

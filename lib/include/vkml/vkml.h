@@ -279,7 +279,9 @@ VKML_API vkml_status vkml_model_node(const vkml_model *model, size_t index, vkml
                                      vkml_error *err);
 
 /* Thread-safe. Whether `device` can run node `index` of the model with the shapes it has
- * when every symbolic dimension is 1. When it cannot, `why` (if not NULL) says why. */
+ * when every symbolic dimension is 1. When it cannot, `why` (if not NULL) says why. An op
+ * lowered at plan time (vkml_op_info.lowered: the sequence ops) answers true when the
+ * model's sequences lower at those shapes; the session places the ops it becomes. */
 VKML_API bool vkml_context_device_supports_node(vkml_context *ctx, int device,
                                                 const vkml_model *model, size_t index,
                                                 char *why, size_t why_size);
@@ -296,6 +298,9 @@ typedef struct vkml_op_info {
     bool gpu;             /* has a Vulkan kernel */
     const char *dtypes;   /* element types of the CPU kernel, e.g. "float,int64" */
     const char *gpu_dtypes; /* element types of the Vulkan kernel ("" without one) */
+    bool lowered;         /* no kernel, by design: a session rewrites the op into other ops
+                             when it plans the model (the sequence ops), which run where
+                             those ops run */
 } vkml_op_info;
 
 /* Thread-safe. The operators vkml implements, in table order. */
