@@ -58,8 +58,13 @@ static void test_reductions(void)
             /* Interleaved kept/reduced axes (a strided walk), and all axes. */
             reduce_case(ops[i].op, t, 4, dims, 2, (int64_t[]){1, 3}, 1, lo, hi, true);
             reduce_case(ops[i].op, t, 4, dims, 2, (int64_t[]){-4, 2}, 0, lo, hi, true);
+            /* All axes: one output, so a signed sum that cancels to near 0 would make the
+             * normalised error of a reordered sum unbounded (one seed in many on lavapipe);
+             * Sum and Mean of floats take positive inputs there. */
+            bool cancels = !is_int && (strcmp(ops[i].op, "ReduceSum") == 0 ||
+                                       strcmp(ops[i].op, "ReduceMean") == 0);
             if (!prod)
-                reduce_case(ops[i].op, t, 4, dims, 0, NULL, 0, lo, hi, true);
+                reduce_case(ops[i].op, t, 4, dims, 0, NULL, 0, cancels ? 0.5 : lo, hi, true);
         }
     }
     /* Long lines: a workgroup per line (few lines), exact integer sums. */
