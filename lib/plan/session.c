@@ -2,6 +2,7 @@
 #include "onnx/model.h"
 #include "plan/context.h"
 #include "plan/plan.h"
+#include "plan/session.h"
 #include "plan/tail.h"
 #include "sched/sched.h"
 
@@ -9,29 +10,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct vkml_session {
-    vkml_context *ctx;
-    vkml_model *model; /* a reference */
-    int device;          /* the first device of the set */
-    plan_target target;  /* the device set and budget */
-    int64_t symbolic;
-    vkml_tensor_info *shapes; /* the input shapes planned for (NULL: the model's) */
-    vkml_tensor *fixed;       /* per input: the value planned for (data NULL: none) */
-    plan *plan;
-    sched_graph *sched;
-    vkml_tensor_info *inputs, *outputs;
-    size_t n_inputs, n_outputs;
-    vkml_arena *out_strings; /* the strings of the last run's string outputs */
-};
 
 static vkml_status run_chunk_task(void *ctx, int chunk, vkml_error *err)
 {
     return plan_run_chunk(ctx, chunk, err);
 }
 
-static vkml_status make_scheduler(vkml_session *s, vkml_error *err)
+static vkml_status make_scheduler(plan *p, sched_graph **out, vkml_error *err)
 {
-    plan *p = s->plan;
     const int **preds = calloc((size_t)p->n_chunks + 1, sizeof(int *));
     int *n_preds = calloc((size_t)p->n_chunks + 1, sizeof(int));
     if (!preds || !n_preds) {
@@ -44,7 +30,7 @@ static vkml_status make_scheduler(vkml_session *s, vkml_error *err)
         n_preds[c] = p->chunks[c].n_preds;
     }
     vkml_status st =
-        sched_graph_create(p->n_chunks, preds, n_preds, run_chunk_task, p, &s->sched, err);
+        sched_graph_create(p->n_chunks, preds, n_preds, run_chunk_task, p, out, err);
     free(preds);
     free(n_preds);
     return st;
@@ -61,17 +47,19 @@ static vkml_tensor_info *make_infos(const plan *p, const int *ids, size_t n)
     return infos;
 }
 
-/* The parts of a session that depend on its input shapes. */
+/* The parts of a session that depend on its input shapes: a plan and scheduler per lane. */
 typedef struct session_shaped {
-    plan *plan;
-    sched_graph *sched;
+    plan *plans[VKML_MAX_RUNS_IN_FLIGHT];
+    sched_graph *scheds[VKML_MAX_RUNS_IN_FLIGHT];
     vkml_tensor_info *inputs, *outputs;
 } session_shaped;
 
 static void shaped_free(session_shaped *sh)
 {
-    sched_graph_destroy(&sh->sched);
-    plan_destroy(&sh->plan);
+    for (int l = 0; l < VKML_MAX_RUNS_IN_FLIGHT; l++) {
+        sched_graph_destroy(&sh->scheds[l]);
+        plan_destroy(&sh->plans[l]);
+    }
     free(sh->inputs);
     free(sh->outputs);
     memset(sh, 0, sizeof(*sh));
@@ -118,28 +106,27 @@ static bool copy_plan_inputs(size_t n, const vkml_tensor_info *shapes, const vkm
 /* Plans the session's model for input shapes and fixed input values (NULL: the model's
  * shapes, symbolic dims bound to s->symbolic; no fixed values) and swaps the result in;
  * on failure the session is unchanged. */
-static vkml_status session_plan_for(vkml_session *s, const vkml_tensor_info *shapes,
+vkml_status session_plan_for(vkml_session *s, const vkml_tensor_info *shapes,
                                     const vkml_tensor *values, vkml_error *err)
 {
     const graph *g = s->model->graph;
     session_shaped sh = {0};
-    vkml_session tmp = *s;
     vkml_tensor_info *shapes_copy;
     vkml_tensor *values_copy;
     if (!copy_plan_inputs((size_t)g->n_inputs, shapes, values, &shapes_copy, &values_copy)) {
         free(shapes_copy);
         return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory creating a session");
     }
-    vkml_status st = plan_create(g, &s->target, s->symbolic, shapes, values,
-                                 &sh.plan, err);
-    if (st == VKML_OK) {
-        tmp.plan = sh.plan;
-        st = make_scheduler(&tmp, err);
-        sh.sched = tmp.sched;
+    /* One plan per lane: each run in flight has its own intermediates. */
+    vkml_status st = VKML_OK;
+    for (int l = 0; l < s->n_lanes && st == VKML_OK; l++) {
+        st = plan_create(g, &s->target, s->symbolic, shapes, values, &sh.plans[l], err);
+        if (st == VKML_OK)
+            st = make_scheduler(sh.plans[l], &sh.scheds[l], err);
     }
     if (st == VKML_OK) {
-        sh.inputs = make_infos(sh.plan, g->inputs, (size_t)g->n_inputs);
-        sh.outputs = make_infos(sh.plan, g->outputs, (size_t)g->n_outputs);
+        sh.inputs = make_infos(sh.plans[0], g->inputs, (size_t)g->n_inputs);
+        sh.outputs = make_infos(sh.plans[0], g->outputs, (size_t)g->n_outputs);
         if (!sh.inputs || !sh.outputs)
             st = vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory creating a session");
     }
@@ -149,15 +136,20 @@ static vkml_status session_plan_for(vkml_session *s, const vkml_tensor_info *sha
         free_fixed(values_copy, (size_t)g->n_inputs);
         return st;
     }
+    session_drain(s); /* no run may use the old plans any more */
     free(s->shapes);
     free_fixed(s->fixed, (size_t)g->n_inputs);
     s->shapes = shapes_copy;
     s->fixed = values_copy;
-    session_shaped old = {
-        .plan = s->plan, .sched = s->sched, .inputs = s->inputs, .outputs = s->outputs};
+    session_shaped old = {.inputs = s->inputs, .outputs = s->outputs};
+    for (int l = 0; l < s->n_lanes; l++) {
+        old.plans[l] = s->lanes[l].plan;
+        old.scheds[l] = s->lanes[l].sched;
+        s->lanes[l].plan = sh.plans[l];
+        s->lanes[l].sched = sh.scheds[l];
+    }
     shaped_free(&old);
-    s->plan = sh.plan;
-    s->sched = sh.sched;
+    s->plan = sh.plans[0];
     s->inputs = sh.inputs;
     s->outputs = sh.outputs;
     s->n_inputs = (size_t)g->n_inputs;
@@ -245,6 +237,16 @@ vkml_status vkml_session_create(vkml_context *ctx, vkml_model *model,
     s->model = model_ref(model);
     s->symbolic = symbolic;
     s->target = target;
+    int lanes = params && params->runs_in_flight > 0 ? params->runs_in_flight : 1;
+    if (lanes > VKML_MAX_RUNS_IN_FLIGHT) {
+        vkml_session_destroy(&s);
+        return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT, "%d runs in flight (at most %d)",
+                         lanes, VKML_MAX_RUNS_IN_FLIGHT);
+    }
+    if ((st = session_lanes_init(s, lanes, err))) {
+        vkml_session_destroy(&s);
+        return st;
+    }
     st = session_plan_for(s, params ? params->input_shapes : NULL,
                           params ? params->input_values : NULL, err);
     if (st != VKML_OK) {
@@ -260,11 +262,9 @@ void vkml_session_destroy(vkml_session **sp)
     if (!sp || !*sp)
         return;
     vkml_session *s = *sp;
-    sched_graph_destroy(&s->sched);
-    plan_destroy(&s->plan);
+    session_lanes_destroy(s); /* waits for the runs in flight */
     free(s->shapes);
     free_fixed(s->fixed, s->model ? (size_t)s->model->graph->n_inputs : 0);
-    vkml_arena_destroy(&s->out_strings);
     model_unref(s->model);
     context_unref(s->ctx);
     free(s->inputs);
@@ -341,9 +341,10 @@ static vkml_status check_strings(const vkml_tensor *t, size_t index, const char 
     return VKML_OK;
 }
 
-static vkml_status copy_inputs(vkml_session *s, const vkml_tensor *inputs, vkml_error *err)
+vkml_status session_copy_inputs(vkml_session *s, session_lane *l, const vkml_tensor *inputs,
+                                vkml_error *err)
 {
-    plan *p = s->plan;
+    plan *p = l->plan;
     for (size_t i = 0; i < s->n_inputs; i++) {
         size_t bytes;
         vkml_status st = check_tensor(&s->inputs[i], &inputs[i], "input", i, &bytes, err);
@@ -362,22 +363,22 @@ static vkml_status copy_inputs(vkml_session *s, const vkml_tensor *inputs, vkml_
 /* Points a string output's pointers (copied from where the run made them) at the
  * session's own copies, which live until the next run: the strings may have been the
  * caller's inputs, constants or a device's per-run store. */
-static vkml_status own_strings(vkml_session *s, vkml_tensor *t, size_t bytes, vkml_error *err)
+static vkml_status own_strings(session_lane *l, vkml_tensor *t, size_t bytes, vkml_error *err)
 {
     const char **strings = t->data;
     for (size_t k = 0; k < bytes / sizeof(char *); k++)
-        if (!(strings[k] = vkml_arena_strdup(s->out_strings, strings[k])))
+        if (!(strings[k] = vkml_arena_strdup(l->out_strings, strings[k])))
             return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory for string outputs");
     return VKML_OK;
 }
 
-static vkml_status copy_outputs(vkml_session *s, const vkml_tensor *inputs, vkml_tensor *outputs,
-                                vkml_error *err)
+static vkml_status copy_outputs(vkml_session *s, session_lane *l, const vkml_tensor *inputs,
+                                vkml_tensor *outputs, vkml_error *err)
 {
-    vkml_arena_destroy(&s->out_strings);
-    if (!(s->out_strings = vkml_arena_create()))
+    vkml_arena_destroy(&l->out_strings);
+    if (!(l->out_strings = vkml_arena_create()))
         return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory for the outputs");
-    plan *p = s->plan;
+    plan *p = l->plan;
     for (size_t i = 0; i < s->n_outputs; i++) {
         size_t bytes;
         vkml_status st = check_tensor(&s->outputs[i], &outputs[i], "output", i, &bytes, err);
@@ -407,7 +408,7 @@ static vkml_status copy_outputs(vkml_session *s, const vkml_tensor *inputs, vkml
             src = plan_value_ptr(p, p->value_home[v], v);
         }
         memcpy(outputs[i].data, src, bytes);
-        if (val->dtype == VKML_DTYPE_STRING && (st = own_strings(s, &outputs[i], bytes, err)))
+        if (val->dtype == VKML_DTYPE_STRING && (st = own_strings(l, &outputs[i], bytes, err)))
             return st;
     }
     return VKML_OK;
@@ -425,7 +426,7 @@ static bool same_value(const vkml_tensor *fixed, const vkml_tensor *t)
 }
 
 /* A run with other values for the fixed inputs gets a plan for them. */
-static vkml_status replan_for_values(vkml_session *s, const vkml_tensor *inputs, vkml_error *err)
+vkml_status session_replan_for_values(vkml_session *s, const vkml_tensor *inputs, vkml_error *err)
 {
     bool changed = false;
     for (size_t i = 0; s->fixed && i < s->n_inputs; i++)
@@ -443,25 +444,27 @@ static vkml_status replan_for_values(vkml_session *s, const vkml_tensor *inputs,
     return st;
 }
 
-vkml_status vkml_session_run(vkml_session *s, const vkml_tensor *inputs, size_t n_inputs,
-                             vkml_tensor *outputs, size_t n_outputs, vkml_error *err)
+vkml_status session_check_counts(const vkml_session *s, const vkml_tensor *inputs,
+                                 size_t n_inputs, const vkml_tensor *outputs, size_t n_outputs,
+                                 const char *call, vkml_error *err)
 {
     if (!s || (n_inputs && !inputs) || (n_outputs && !outputs))
-        return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT, "vkml_session_run: NULL argument");
+        return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT, "%s: NULL argument", call);
     if (n_inputs != s->n_inputs || n_outputs != s->n_outputs)
         return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT,
-                         "vkml_session_run: %zu inputs and %zu outputs given, the model has %zu "
-                         "and %zu",
+                         "%s: %zu inputs and %zu outputs given, the model has %zu and %zu", call,
                          n_inputs, n_outputs, s->n_inputs, s->n_outputs);
-    vkml_status st = replan_for_values(s, inputs, err);
+    return VKML_OK;
+}
+
+vkml_status session_execute(vkml_session *s, session_lane *l, const vkml_tensor *inputs,
+                            vkml_tensor *outputs, vkml_error *err)
+{
+    vkml_status st = sched_graph_run(l->sched, err);
+    if (st == VKML_OK && l->plan->tail)
+        st = plan_tail_run(l->plan, l->plan->tail, inputs, err);
     if (st == VKML_OK)
-        st = copy_inputs(s, inputs, err);
-    if (st == VKML_OK)
-        st = sched_graph_run(s->sched, err);
-    if (st == VKML_OK && s->plan->tail)
-        st = plan_tail_run(s->plan, s->plan->tail, inputs, err);
-    if (st == VKML_OK)
-        st = copy_outputs(s, inputs, outputs, err);
+        st = copy_outputs(s, l, inputs, outputs, err);
     return st;
 }
 

@@ -312,6 +312,9 @@ VKML_API const vkml_op_info *vkml_op(size_t index);
 
 typedef struct vkml_session vkml_session;
 
+/* Most runs of one session in flight (vkml_session_params.runs_in_flight). */
+#define VKML_MAX_RUNS_IN_FLIGHT 16
+
 /* Most devices one session plans over: 16 GPUs and the CPU. */
 #define VKML_MAX_SESSION_DEVICES 17
 
@@ -333,6 +336,11 @@ typedef struct vkml_session_params {
      * (vkml_context_params.device_memory_limit, by default 95% of its free memory). A
      * model that fits no split over the set is refused with the sizes. */
     uint64_t device_budget;
+    /* Runs of this session that may be in flight at once (vkml_session_submit). Each has
+     * its own copy of the plan: its own intermediates and, in this version, its own copy
+     * of the weights on each device (memory grows with it). 0 means 1; at most
+     * VKML_MAX_RUNS_IN_FLIGHT. */
+    int runs_in_flight;
     /* Value given to every symbolic dimension (e.g. the batch size); 0 means 1. */
     int64_t symbolic_dim_value;
     /* NULL, or one shape per model input (vkml_model_input order; rank and dims read):
@@ -412,6 +420,30 @@ VKML_API vkml_status vkml_session_set_input_shapes(vkml_session *session,
 VKML_API vkml_status vkml_session_run(vkml_session *session, const vkml_tensor *inputs,
                                       size_t n_inputs, vkml_tensor *outputs, size_t n_outputs,
                                       vkml_error *err);
+
+/* Runs without waiting. A run takes the next of the session's runs_in_flight lanes (each
+ * with its own intermediates), waiting first for that lane's previous run to finish; the
+ * inputs are checked and copied to the devices before the call returns, the rest runs on
+ * a thread of the session's. Runs (submitted or vkml_session_run) complete in submission
+ * order: the callback of run N is called, on a vkml thread, only after run N-1's, and a
+ * vkml_session_run returns only after every run submitted before it completed.
+ * The input data (read again by nodes of data-dependent shapes) and the output tensors
+ * (dtype/shape/data as for vkml_session_run) must stay valid until the run completes.
+ * `callback` (may be NULL) gets the run's status and error; it must not call into this
+ * session. With `run` non-NULL the caller waits for it with vkml_run_wait (exactly once,
+ * any thread, also after the session is destroyed); with `run` NULL the run is detached
+ * and frees itself. An error returned here (bad tensors) means the run did not happen.
+ * Not thread-safe on one session (submit, run, set_input_shapes and destroy from one
+ * thread at a time); destroy waits for the runs in flight. */
+typedef struct vkml_run vkml_run;
+typedef void (*vkml_run_callback)(void *user, vkml_status status, const vkml_error *err);
+VKML_API vkml_status vkml_session_submit(vkml_session *session, const vkml_tensor *inputs,
+                                         size_t n_inputs, vkml_tensor *outputs,
+                                         size_t n_outputs, vkml_run_callback callback,
+                                         void *user, vkml_run **run, vkml_error *err);
+/* Waits for a submitted run, returns its status (err filled on failure) and frees it;
+ * sets *run to NULL. Thread-safe for different runs. */
+VKML_API vkml_status vkml_run_wait(vkml_run **run, vkml_error *err);
 
 /* Convenience: fills `tensor` with dtype/rank/dims of the session's output `index` and a
  * malloc'ed buffer of the right size (free with vkml_tensor_release). */

@@ -1,0 +1,77 @@
+#pragma once
+/*
+ * The session's insides, shared by session.c (planning, inputs and outputs) and
+ * session_run.c (runs: in order, several in flight).
+ *
+ * A session has n_lanes lanes (vkml_session_params.runs_in_flight). Each lane is one copy
+ * of the plan (its own device sessions: intermediates, and for now weights) with its
+ * scheduler; run k (in submission order, from 0) uses lane k % n_lanes, once the run
+ * before it on that lane has finished. Runs complete in submission order: a run that
+ * finishes early waits for the one before it before it reports.
+ *
+ * Concurrency table:
+ *   vkml_session_run / vkml_session_submit / set_input_shapes / destroy: one thread at a
+ *     time per session (the caller's promise); they take `mu` for the lane and run state.
+ *   lane threads (started at the first submit): each runs its lane's submitted runs;
+ *     reads `job` under `mu`, touches only its lane's plan while it runs.
+ *   vkml_run_wait: any thread, once per run; a run has its own lock, so it outlives the
+ *     session.
+ */
+#include "plan/plan.h"
+#include "sched/sched.h"
+
+#include <pthread.h>
+
+struct vkml_run;
+
+typedef struct session_lane {
+    plan *plan;
+    sched_graph *sched;
+    vkml_arena *out_strings; /* the strings of this lane's last run's string outputs */
+    /* Under the session's mu: */
+    bool busy;               /* a run holds the lane (inputs copied in, not yet reported) */
+    struct vkml_run *job;    /* a submitted run for the lane thread to execute */
+    pthread_t thread;
+    bool has_thread;
+} session_lane;
+
+struct vkml_session {
+    vkml_context *ctx;
+    vkml_model *model;  /* a reference */
+    int device;         /* the first device of the set */
+    plan_target target; /* the device set and budget */
+    int64_t symbolic;
+    vkml_tensor_info *shapes; /* the input shapes planned for (NULL: the model's) */
+    vkml_tensor *fixed;       /* per input: the value planned for (data NULL: none) */
+    plan *plan;               /* lane 0's: what the plan queries and tools read */
+    vkml_tensor_info *inputs, *outputs;
+    size_t n_inputs, n_outputs;
+    session_lane *lanes;
+    int n_lanes;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;     /* a lane freed, a run reported, a job posted, quit */
+    bool sync_ready;       /* mu and cv initialised */
+    uint64_t submitted;    /* runs begun (their sequence numbers are 0 .. submitted-1) */
+    uint64_t reported;     /* runs reported, in order */
+    bool quit;             /* lane threads exit */
+};
+
+/* session_run.c */
+vkml_status session_lanes_init(vkml_session *s, int n_lanes, vkml_error *err);
+void session_lanes_destroy(vkml_session *s);
+/* Waits until every run begun has been reported. */
+void session_drain(vkml_session *s);
+
+/* session.c */
+vkml_status session_plan_for(vkml_session *s, const vkml_tensor_info *shapes,
+                             const vkml_tensor *values, vkml_error *err);
+vkml_status session_replan_for_values(vkml_session *s, const vkml_tensor *inputs,
+                                      vkml_error *err);
+vkml_status session_check_counts(const vkml_session *s, const vkml_tensor *inputs,
+                                 size_t n_inputs, const vkml_tensor *outputs, size_t n_outputs,
+                                 const char *call, vkml_error *err);
+vkml_status session_copy_inputs(vkml_session *s, session_lane *l, const vkml_tensor *inputs,
+                                vkml_error *err);
+/* The lane's scheduled chunks, its dynamic tail, then the outputs into `outputs`. */
+vkml_status session_execute(vkml_session *s, session_lane *l, const vkml_tensor *inputs,
+                            vkml_tensor *outputs, vkml_error *err);

@@ -1,0 +1,230 @@
+/* Runs in flight: vkml_session_submit with 1, 2 and 4 lanes on the CPU device and on
+ * Vulkan device 0 gives each run the answer a plain vkml_session_run gives for its inputs;
+ * callbacks come in submission order; a vkml_session_run between submits returns after
+ * the runs before it; detached runs complete before destroy returns; a run can be waited
+ * after its session is gone; bad submits are refused without breaking the order. */
+#include "onnx/model.h"
+#include "ops/op.h"
+#include "plan/plan.h"
+#include "testutil.h"
+
+#include <math.h>
+
+#define ROWS 8
+#define WIDTH 32
+#define RUNS 48
+
+static int add_value(graph *g, const char *name, int rank, const int64_t *dims)
+{
+    int v = graph_add_value(g, name);
+    g->values[v].dtype = VKML_DTYPE_FLOAT;
+    g->values[v].rank = rank;
+    memcpy(g->values[v].dims, dims, sizeof(int64_t) * (size_t)rank);
+    return v;
+}
+
+static int add_weight(graph *g, const char *name, uint64_t *seed)
+{
+    int w = add_value(g, name, 2, (int64_t[]){WIDTH, WIDTH});
+    float *data = vkml_arena_calloc(g->arena, WIDTH * WIDTH, sizeof(float));
+    for (int i = 0; i < WIDTH * WIDTH; i++)
+        data[i] = test_randf(seed, -0.5f, 0.5f);
+    g->values[w].kind = GRAPH_VALUE_CONSTANT;
+    g->values[w].data = data;
+    g->values[w].data_size = WIDTH * WIDTH * sizeof(float);
+    return w;
+}
+
+static void add_node(graph *g, const char *op, int in0, int in1, int out)
+{
+    int n = graph_add_node(g, op, op, "", in1 >= 0 ? 2 : 1, 1, 0);
+    g->nodes[n].inputs[0] = in0;
+    if (in1 >= 0)
+        g->nodes[n].inputs[1] = in1;
+    g->nodes[n].outputs[0] = out;
+    g->nodes[n].opset = 13;
+}
+
+/* Y = Relu(X W1) W2 + X. */
+static vkml_model *make_model(void)
+{
+    uint64_t seed = 5;
+    graph *g = graph_create();
+    int64_t act[2] = {ROWS, WIDTH};
+    int x = add_value(g, "X", 2, act);
+    g->values[x].kind = GRAPH_VALUE_INPUT;
+    int w1 = add_weight(g, "W1", &seed), w2 = add_weight(g, "W2", &seed);
+    int h = add_value(g, "h", 2, act), r = add_value(g, "r", 2, act);
+    int m = add_value(g, "m", 2, act), y = add_value(g, "Y", 2, act);
+    add_node(g, "MatMul", x, w1, h);
+    add_node(g, "Relu", h, -1, r);
+    add_node(g, "MatMul", r, w2, m);
+    add_node(g, "Add", m, x, y);
+    g->values[y].is_output = true;
+    g->inputs = vkml_arena_calloc(g->arena, 1, sizeof(int));
+    g->inputs[g->n_inputs++] = x;
+    g->outputs = vkml_arena_calloc(g->arena, 1, sizeof(int));
+    g->outputs[g->n_outputs++] = y;
+    g->opset = 13;
+    vkml_error err = {0};
+    CHECK_OK(graph_sort(g, &err), &err);
+    vkml_model *model = NULL;
+    CHECK_OK(model_from_graph(g, &model, &err), &err);
+    return model;
+}
+
+static float inputs[RUNS][ROWS * WIDTH], expected[RUNS][ROWS * WIDTH], got[RUNS][ROWS * WIDTH];
+
+static vkml_tensor tensor(float *data)
+{
+    return (vkml_tensor){.dtype = VKML_DTYPE_FLOAT, .rank = 2, .dims = {ROWS, WIDTH},
+                         .data = data, .size = ROWS * WIDTH * sizeof(float)};
+}
+
+/* What callbacks saw: written by one callback at a time (they are serialised). */
+typedef struct order_log {
+    int seen[RUNS * 2];
+    int count;
+    int failures;
+} order_log;
+
+typedef struct run_tag {
+    order_log *log;
+    int index;
+} run_tag;
+
+static void on_done(void *user, vkml_status status, const vkml_error *err)
+{
+    run_tag *tag = user;
+    if (status != VKML_OK)
+        tag->log->failures++;
+    (void)err;
+    tag->log->seen[tag->log->count++] = tag->index;
+}
+
+static void expect_outputs(int first, int count, const char *what)
+{
+    for (int r = first; r < first + count; r++) {
+        double max_err = 0;
+        for (int i = 0; i < ROWS * WIDTH; i++)
+            max_err = fmax(max_err, fabs((double)got[r][i] - (double)expected[r][i]));
+        CHECK(max_err == 0, "%s: run %d differs from its plain run by %g", what, r, max_err);
+    }
+}
+
+static void test_device(vkml_context *ctx, vkml_model *model, int device)
+{
+    vkml_error err = {0};
+    vkml_session *ref = NULL;
+    vkml_session_params plain = {.device = device};
+    CHECK_OK(vkml_session_create(ctx, model, &plain, &ref, &err), &err);
+    for (int r = 0; r < RUNS; r++) {
+        vkml_tensor in = tensor(inputs[r]), out = tensor(expected[r]);
+        CHECK_OK(vkml_session_run(ref, &in, 1, &out, 1, &err), &err);
+    }
+    vkml_session_destroy(&ref);
+
+    static const int lanes[] = {1, 2, 4};
+    for (size_t k = 0; k < sizeof(lanes) / sizeof(lanes[0]); k++) {
+        char what[64];
+        snprintf(what, sizeof(what), "device %d, %d in flight", device, lanes[k]);
+        vkml_session_params params = {.device = device, .runs_in_flight = lanes[k]};
+        vkml_session *s = NULL;
+        CHECK_OK(vkml_session_create(ctx, model, &params, &s, &err), &err);
+        order_log log = {0};
+        run_tag tags[RUNS];
+        vkml_tensor ins[RUNS], outs[RUNS];
+        vkml_run *runs[RUNS] = {0};
+        memset(got, 0, sizeof(got));
+        /* Every run submitted, one plain run in the middle. */
+        for (int r = 0; r < RUNS; r++) {
+            ins[r] = tensor(inputs[r]);
+            outs[r] = tensor(got[r]);
+            tags[r] = (run_tag){.log = &log, .index = r};
+            if (r == RUNS / 2) {
+                int before = r;
+                CHECK_OK(vkml_session_run(s, &ins[r], 1, &outs[r], 1, &err), &err);
+                /* Every earlier run has reported (the callbacks run before the count
+                 * moves, and this run reported after them). */
+                CHECK(log.count == before, "%s: %d callbacks before a plain run, %d expected",
+                      what, log.count, before);
+                log.seen[log.count++] = r;
+                continue;
+            }
+            CHECK_OK(vkml_session_submit(s, &ins[r], 1, &outs[r], 1, on_done, &tags[r], &runs[r],
+                                         &err),
+                     &err);
+        }
+        for (int r = 0; r < RUNS; r++)
+            if (runs[r])
+                CHECK_OK(vkml_run_wait(&runs[r], &err), &err);
+        CHECK(log.count == RUNS && log.failures == 0, "%s: %d callbacks, %d failed", what,
+              log.count, log.failures);
+        for (int i = 0; i < log.count; i++)
+            CHECK(log.seen[i] == i, "%s: callback %d was run %d", what, i, log.seen[i]);
+        expect_outputs(0, RUNS, what);
+
+        /* Detached runs: destroy waits for them; every callback came, in order. */
+        order_log detached = {0};
+        memset(got, 0, sizeof(got));
+        for (int r = 0; r < RUNS; r++) {
+            tags[r] = (run_tag){.log = &detached, .index = r};
+            CHECK_OK(vkml_session_submit(s, &ins[r], 1, &outs[r], 1, on_done, &tags[r], NULL,
+                                         &err),
+                     &err);
+        }
+        /* A bad submit (wrong shape) is refused and the order goes on. */
+        vkml_tensor bad = ins[0];
+        bad.dims[0] = ROWS + 1;
+        bad.size = (ROWS + 1) * WIDTH * sizeof(float);
+        float big[(ROWS + 1) * WIDTH] = {0};
+        bad.data = big;
+        vkml_run *none = NULL;
+        vkml_status st = vkml_session_submit(s, &bad, 1, &outs[0], 1, NULL, NULL, &none, &err);
+        CHECK(st == VKML_ERROR_INVALID_ARGUMENT && none == NULL && strstr(err.message, "shape"),
+              "%s: a bad input shape submitted: %s (%s)", what, vkml_status_name(st), err.message);
+        CHECK(vkml_session_submit(s, ins, 2, outs, 1, NULL, NULL, &none, &err) ==
+                  VKML_ERROR_INVALID_ARGUMENT,
+              "%s: two inputs for one", what);
+        /* One more waited run after the refusals, then the session goes with runs pending. */
+        vkml_run *last = NULL;
+        float last_out[ROWS * WIDTH];
+        vkml_tensor last_t = tensor(last_out);
+        CHECK_OK(vkml_session_submit(s, &ins[3], 1, &last_t, 1, NULL, NULL, &last, &err), &err);
+        vkml_session_destroy(&s);
+        CHECK(detached.count == RUNS && detached.failures == 0, "%s: %d detached callbacks", what,
+              detached.count);
+        for (int i = 0; i < detached.count; i++)
+            CHECK(detached.seen[i] == i, "%s: detached callback %d was run %d", what, i,
+                  detached.seen[i]);
+        expect_outputs(0, RUNS, what);
+        CHECK_OK(vkml_run_wait(&last, &err), &err); /* after its session is gone */
+        CHECK(memcmp(last_out, expected[3], sizeof(last_out)) == 0 && last == NULL,
+              "%s: the run waited after destroy", what);
+    }
+}
+
+int main(void)
+{
+    uint64_t seed = 11;
+    for (int r = 0; r < RUNS; r++)
+        for (int i = 0; i < ROWS * WIDTH; i++)
+            inputs[r][i] = test_randf(&seed, -1, 1);
+    vkml_model *model = make_model();
+    vkml_context *ctx = NULL;
+    vkml_error err = {0};
+    CHECK_OK(vkml_context_create(NULL, &ctx, &err), &err);
+    vkml_session *s = NULL;
+    vkml_session_params too_many = {.device = VKML_DEVICE_CPU,
+                                    .runs_in_flight = VKML_MAX_RUNS_IN_FLIGHT + 1};
+    CHECK(vkml_session_create(ctx, model, &too_many, &s, &err) == VKML_ERROR_INVALID_ARGUMENT &&
+              strstr(err.message, "runs in flight") && s == NULL,
+          "17 runs in flight: %s", err.message);
+    CHECK(vkml_run_wait(NULL, &err) == VKML_ERROR_INVALID_ARGUMENT, "waiting NULL");
+    test_device(ctx, model, VKML_DEVICE_CPU);
+    test_require_vulkan(ctx);
+    test_device(ctx, model, 0);
+    vkml_context_destroy(&ctx);
+    vkml_model_destroy(&model);
+    return test_finish("async");
+}
