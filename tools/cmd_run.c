@@ -23,7 +23,9 @@ const cli_command cli_cmd_run = {
              "                   are zeros (a note on stderr says which).\n"
              "  --repeat N       after one warm-up run, run N times and print the median\n"
              "                   and p99 latency in ms\n"
-             "  --values N       print the first N values of each output (default 10)\n",
+             "  --values N       print the first N values of each output (default 10)\n"
+             "  --in-flight K    runs in flight (1 to 16, default 1): with --repeat, also\n"
+             "                   submit N runs keeping K in flight and print runs/s\n",
     .main = run_main,
 };
 
@@ -37,6 +39,7 @@ typedef struct run_options {
     int n_input_args;
     long repeat;
     long values;
+    long in_flight;
 } run_options;
 
 /* The model's input tensors: given ones read from files, the others zeros. */
@@ -52,10 +55,10 @@ static int parse_options(int argc, char **argv, run_options *o)
         {"help", no_argument, NULL, 'h'},         {"device", required_argument, NULL, 'd'},
         {"input", required_argument, NULL, 'i'},  {"repeat", required_argument, NULL, 'r'},
         {"values", required_argument, NULL, 'v'}, {"budget", required_argument, NULL, 'b'},
-        {0}};
-    *o = (run_options){.values = 10};
+        {"in-flight", required_argument, NULL, 'k'}, {0}};
+    *o = (run_options){.values = 10, .in_flight = 1};
     int c;
-    while ((c = getopt_long(argc, argv, ":hd:b:i:r:v:", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":hd:b:i:r:v:k:", opts, NULL)) != -1) {
         switch (c) {
         case 'h': cli_usage(&cli_cmd_run); return -1;
         case 'd': o->device = optarg; break;
@@ -68,6 +71,11 @@ static int parse_options(int argc, char **argv, run_options *o)
         case 'r':
             if (!cli_parse_count(optarg, &o->repeat))
                 return cli_usage_error(&cli_cmd_run, "--repeat needs a count >= 1");
+            break;
+        case 'k':
+            if (!cli_parse_count(optarg, &o->in_flight) || o->in_flight > VKML_MAX_RUNS_IN_FLIGHT)
+                return cli_usage_error(&cli_cmd_run, "--in-flight needs a count from 1 to %d",
+                                       VKML_MAX_RUNS_IN_FLIGHT);
             break;
         case 'v':
             if (!cli_parse_count(optarg, &o->values))
@@ -215,6 +223,48 @@ static int run_timed(run_state *s, long repeat)
     return rc;
 }
 
+/* Throughput: `repeat` runs submitted with `k` in flight, each lane writing its own set
+ * of outputs (run i uses lane i % k, and a lane's runs never overlap). */
+static int run_streamed(run_state *s, long repeat, long k)
+{
+    vkml_tensor *sets = calloc((size_t)k * (s->n_outputs + 1), sizeof(vkml_tensor));
+    vkml_run **runs = calloc((size_t)k, sizeof(vkml_run *));
+    int rc = sets && runs ? CLI_EXIT_OK : cli_error("out of memory");
+    vkml_error err = {0};
+    for (long j = 0; rc == CLI_EXIT_OK && j < k; j++)
+        for (size_t o = 0; o < s->n_outputs; o++) {
+            vkml_status st = vkml_session_alloc_output(s->session, o,
+                                                       &sets[j * (long)s->n_outputs + (long)o], &err);
+            if (st != VKML_OK)
+                rc = cli_error_vkml("allocating outputs", st, &err);
+        }
+    double t0 = cli_now_ms();
+    for (long i = 0; rc == CLI_EXIT_OK && i < repeat; i++) {
+        vkml_run **slot = &runs[i % k];
+        vkml_status st = *slot ? vkml_run_wait(slot, &err) : VKML_OK;
+        if (st == VKML_OK)
+            st = vkml_session_submit(s->session, s->in.tensors, s->in.count,
+                                     &sets[(i % k) * (long)s->n_outputs], s->n_outputs, NULL,
+                                     NULL, slot, &err);
+        if (st != VKML_OK)
+            rc = cli_error_vkml("submitted run", st, &err);
+    }
+    for (long j = 0; runs && j < k; j++) {
+        vkml_status st = runs[j] ? vkml_run_wait(&runs[j], &err) : VKML_OK;
+        if (st != VKML_OK && rc == CLI_EXIT_OK)
+            rc = cli_error_vkml("submitted run", st, &err);
+    }
+    double ms = cli_now_ms() - t0;
+    if (rc == CLI_EXIT_OK)
+        printf("throughput: %.1f runs/s with %ld in flight (%ld runs, %.3f ms each)\n",
+               (double)repeat * 1000.0 / ms, k, repeat, ms / (double)repeat);
+    for (long j = 0; sets && j < k * (long)s->n_outputs; j++)
+        vkml_tensor_release(&sets[j]);
+    free(sets);
+    free(runs);
+    return rc;
+}
+
 static int alloc_outputs(run_state *s)
 {
     s->n_outputs = vkml_session_output_count(s->session);
@@ -268,6 +318,7 @@ static int run_session(vkml_context *ctx, vkml_model *model, const cli_devices *
     vkml_session_params params = {
         .symbolic_dim_value = cli_symbolic_value(model, s->in.tensors, s->in.count),
         .input_shapes = shapes,
+        .runs_in_flight = (int)o->in_flight,
     };
     cli_devices_apply(devices, &params);
     vkml_error err = {0};
@@ -281,6 +332,8 @@ static int run_session(vkml_context *ctx, vkml_model *model, const cli_devices *
         (rc = alloc_outputs(s)) != CLI_EXIT_OK)
         return rc;
     rc = o->repeat ? run_timed(s, o->repeat) : run_once(s);
+    if (rc == CLI_EXIT_OK && o->repeat)
+        rc = run_streamed(s, o->repeat, o->in_flight);
     for (size_t i = 0; rc == CLI_EXIT_OK && i < s->n_outputs; i++)
         cli_print_tensor(vkml_session_output(s->session, i)->name, &s->outputs[i],
                          (size_t)o->values);
