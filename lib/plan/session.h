@@ -4,8 +4,8 @@
  * session_run.c (runs: in order, several in flight).
  *
  * A session has n_lanes lanes (vkml_session_params.runs_in_flight). Each lane is one copy
- * of the plan (its own device sessions: intermediates, and for now weights) with its
- * scheduler; run k (in submission order, from 0) uses lane k % n_lanes, once the run
+ * of the plan (its own device sessions: intermediates; the weights are shared, see
+ * vulkan/vk_consts.h) with its scheduler; run k (in submission order, from 0) uses lane k % n_lanes, once the run
  * before it on that lane has finished. Runs complete in submission order: a run that
  * finishes early waits for the one before it before it reports.
  *

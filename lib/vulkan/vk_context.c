@@ -89,6 +89,8 @@ vkml_status vk_device_open(vk_device *vd, vkml_error *err)
     vkGetDeviceQueue(vd->dev, vd->queue_family, 0, &vd->queue);
     pthread_mutex_init(&vd->queue_lock, NULL);
     vd->queue_lock_init = true;
+    pthread_mutex_init(&vd->consts_lock, NULL);
+    vd->consts_lock_init = true;
     VKML_TRY(vk_allocator_create(vd, &vd->alloc, err));
     VKML_TRY(vk_pipelines_create(vd, &vd->pipes, err));
 cleanup:
@@ -107,6 +109,8 @@ void vk_device_close(vk_device *vd)
     vk_allocator_destroy(&vd->alloc);
     if (vd->queue_lock_init)
         pthread_mutex_destroy(&vd->queue_lock);
+    if (vd->consts_lock_init)
+        pthread_mutex_destroy(&vd->consts_lock);
     if (vd->dev) {
         vkDestroyDevice(vd->dev, NULL);
         vk_count_add(VKML_VK_DEVICE, -1);

@@ -37,6 +37,10 @@ typedef struct vk_device {
     atomic_long waits;
     atomic_long runs;        /* submits of session runs, for the device-lost hook */
     atomic_bool lost;        /* a submit or wait reported VK_ERROR_DEVICE_LOST */
+    /* Constants shared by the device's sessions (vk_consts.h), under consts_lock. */
+    pthread_mutex_t consts_lock;
+    bool consts_lock_init;
+    struct vk_const *consts;
 } vk_device;
 
 extern const device_class vk_device_class;

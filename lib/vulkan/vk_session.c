@@ -1,5 +1,6 @@
 /* A Vulkan device_session: memory for every value the device uses, and one command
  * buffer per chunk, recorded once here and re-submitted by every run. */
+#include "vulkan/vk_consts.h"
 #include "vulkan/vk_counts.h"
 #include "vulkan/vk_fault.h"
 #include "vulkan/vk_mem_plan.h"
@@ -20,6 +21,9 @@ struct device_session {
     int n_values;
     vk_mem *mem;       /* per value; aliases copy their root's range */
     bool *owned;       /* mem[i] was allocated for value i (else shared or unused) */
+    bool *shared;      /* value i is a constant in the device's shared buffers: set once
+                          its reference is held (vk_consts.h) */
+    bool *want_shared; /* value i is to be one (a device-local constant root) */
     vk_mem transients; /* the range shared by transient values (vk_mem_plan.h) */
     VkCommandPool cmd_pool;
     vk_chunk *chunks;
@@ -134,7 +138,12 @@ static vkml_status allocate_values(device_session *s, const device_session_desc 
             s->mem[v] = vk_mem_sub(&s->transients, r.offsets[v], r.bytes[v]);
             continue;
         }
-        VKML_TRY(vk_mem_alloc(s->vd->alloc, root_kind(desc, &r, v), r.bytes[v], &s->mem[v], err));
+        vk_mem_kind kind = root_kind(desc, &r, v);
+        if (desc->value_plans[v].constant && kind == VK_MEM_DEVICE && r.bytes[v] > 0) {
+            s->want_shared[v] = true; /* upload_constants finds or makes its buffer */
+            continue;
+        }
+        VKML_TRY(vk_mem_alloc(s->vd->alloc, kind, r.bytes[v], &s->mem[v], err));
         s->owned[v] = true;
     }
     for (int v = 0; v < n; v++) {
@@ -154,17 +163,38 @@ cleanup:
     return status;
 }
 
-/* Constants: copied straight into mapped memory, else through staging buffers. */
+/* Constants: device-local ones found in (or added to) the device's shared buffers, the
+ * others copied into their own memory; new ones uploaded (mapped: copied straight in,
+ * else through staging buffers). Under consts_lock, so that no session sees a shared
+ * constant before it is uploaded; a failed upload takes its new entries back out. */
 static vkml_status upload_constants(device_session *s, const device_session_desc *desc,
                                     vkml_error *err)
 {
     vkml_status status = VKML_OK;
     vk_upload_item *items = calloc((size_t)s->n_values + 1, sizeof(*items));
+    bool *fresh = calloc((size_t)s->n_values + 1, sizeof(bool));
     int n_items = 0;
-    if (!items)
+    if (!items || !fresh) {
+        free(items);
+        free(fresh);
         return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "Vulkan: out of host memory");
-    for (int v = 0; v < s->n_values; v++) {
+    }
+    vk_device *vd = s->vd;
+    pthread_mutex_lock(&vd->consts_lock);
+    for (int v = 0; v < s->n_values && status == VKML_OK; v++) {
         const device_value_plan *vp = &desc->value_plans[v];
+        if (s->want_shared[v]) {
+            size_t bytes = 0;
+            value_bytes(desc, v, &bytes, err);
+            vk_const *c = vk_const_find(vd, vp->constant, bytes);
+            if (!c && (status = vk_const_add(vd, vp->constant, bytes, &c, err)) != VKML_OK)
+                break;
+            fresh[v] = c->refs == 1;
+            s->shared[v] = true;
+            s->mem[v] = c->mem;
+            if (!fresh[v])
+                continue;
+        }
         if (!vp->used || !vp->constant || s->mem[v].size == 0)
             continue;
         if (s->mem[v].map)
@@ -172,9 +202,16 @@ static vkml_status upload_constants(device_session *s, const device_session_desc
         else
             items[n_items++] = (vk_upload_item){vp->constant, s->mem[v].size, &s->mem[v]};
     }
-    if (n_items)
-        status = vk_upload(s->vd, s->cmd_pool, items, n_items, err);
+    if (status == VKML_OK && n_items)
+        status = vk_upload(vd, s->cmd_pool, items, n_items, err);
+    for (int v = 0; status != VKML_OK && v < s->n_values; v++)
+        if (fresh[v]) { /* never uploaded: out of the cache before anyone sees it */
+            vk_const_release(vd, &s->mem[v]);
+            s->shared[v] = false;
+        }
+    pthread_mutex_unlock(&vd->consts_lock);
     free(items);
+    free(fresh);
     return status;
 }
 
@@ -274,8 +311,10 @@ vkml_status vk_session_create(device *dev, const device_session_desc *desc, devi
     s->n_chunks = desc->n_chunks;
     s->mem = calloc((size_t)s->n_values + 1, sizeof(*s->mem));
     s->owned = calloc((size_t)s->n_values + 1, sizeof(*s->owned));
+    s->shared = calloc((size_t)s->n_values + 1, sizeof(*s->shared));
+    s->want_shared = calloc((size_t)s->n_values + 1, sizeof(*s->want_shared));
     s->chunks = calloc((size_t)s->n_chunks + 1, sizeof(*s->chunks));
-    if (!s->mem || !s->owned || !s->chunks) {
+    if (!s->mem || !s->owned || !s->shared || !s->want_shared || !s->chunks) {
         status = vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "Vulkan: out of host memory");
         goto cleanup;
     }
@@ -335,9 +374,16 @@ void vk_session_destroy(device_session **ps)
         if (s->owned[v])
             vk_mem_free(s->vd->alloc, &s->mem[v]);
     }
+    pthread_mutex_lock(&s->vd->consts_lock);
+    for (int v = 0; s->shared && v < s->n_values; v++)
+        if (s->shared[v])
+            vk_const_release(s->vd, &s->mem[v]);
+    pthread_mutex_unlock(&s->vd->consts_lock);
     vk_mem_free(s->vd->alloc, &s->transients);
     free(s->mem);
     free(s->owned);
+    free(s->shared);
+    free(s->want_shared);
     free(s->chunks);
     free(s);
     *ps = NULL;

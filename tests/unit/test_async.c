@@ -5,7 +5,9 @@
  * after its session is gone; bad submits are refused without breaking the order. */
 #include "onnx/model.h"
 #include "ops/op.h"
+#include "plan/context.h"
 #include "plan/plan.h"
+#include "vulkan/vk_consts.h"
 #include "testutil.h"
 
 #include <math.h>
@@ -110,6 +112,44 @@ static void expect_outputs(int first, int count, const char *what)
             max_err = fmax(max_err, fabs((double)got[r][i] - (double)expected[r][i]));
         CHECK(max_err == 0, "%s: run %d differs from its plain run by %g", what, r, max_err);
     }
+}
+
+/* The shared constants of Vulkan device 0: entries and references held. */
+static void count_consts(vkml_context *ctx, int *entries, int *refs)
+{
+    vk_device *vd = (vk_device *)context_device(ctx, 0);
+    *entries = *refs = 0;
+    pthread_mutex_lock(&vd->consts_lock);
+    for (vk_const *c = vd->consts; c; c = c->next) {
+        (*entries)++;
+        *refs += c->refs;
+    }
+    pthread_mutex_unlock(&vd->consts_lock);
+}
+
+/* Lanes and sessions of one model share its weights on a device: one buffer per weight,
+ * a reference per lane; all gone with the sessions. */
+static void test_shared_weights(vkml_context *ctx, vkml_model *model)
+{
+    vkml_error err = {0};
+    int entries, refs;
+    vkml_session_params params = {.device = 0, .runs_in_flight = 4};
+    vkml_session *a = NULL, *b = NULL;
+    CHECK_OK(vkml_session_create(ctx, model, &params, &a, &err), &err);
+    count_consts(ctx, &entries, &refs);
+    CHECK(entries == 2 && refs == 8, "4 lanes: %d weight buffers, %d references", entries, refs);
+    params.runs_in_flight = 1;
+    CHECK_OK(vkml_session_create(ctx, model, &params, &b, &err), &err);
+    count_consts(ctx, &entries, &refs);
+    CHECK(entries == 2 && refs == 10, "another session: %d buffers, %d references", entries, refs);
+    vkml_tensor in = tensor(inputs[7]), out = tensor(got[7]);
+    CHECK_OK(vkml_session_run(b, &in, 1, &out, 1, &err), &err);
+    vkml_session_destroy(&a);
+    CHECK_OK(vkml_session_run(b, &in, 1, &out, 1, &err), &err);
+    CHECK(memcmp(got[7], expected[7], sizeof(got[7])) == 0, "a run after the other session went");
+    vkml_session_destroy(&b);
+    count_consts(ctx, &entries, &refs);
+    CHECK(entries == 0 && refs == 0, "after the sessions: %d buffers left", entries);
 }
 
 static void test_device(vkml_context *ctx, vkml_model *model, int device)
@@ -224,6 +264,7 @@ int main(void)
     test_device(ctx, model, VKML_DEVICE_CPU);
     test_require_vulkan(ctx);
     test_device(ctx, model, 0);
+    test_shared_weights(ctx, model);
     vkml_context_destroy(&ctx);
     vkml_model_destroy(&model);
     return test_finish("async");

@@ -337,8 +337,8 @@ typedef struct vkml_session_params {
      * model that fits no split over the set is refused with the sizes. */
     uint64_t device_budget;
     /* Runs of this session that may be in flight at once (vkml_session_submit). Each has
-     * its own copy of the plan: its own intermediates and, in this version, its own copy
-     * of the weights on each device (memory grows with it). 0 means 1; at most
+     * its own copy of the plan: its own intermediates (memory grows with it); the weights
+     * are shared (on a GPU, by every session of the model). 0 means 1; at most
      * VKML_MAX_RUNS_IN_FLIGHT. */
     int runs_in_flight;
     /* Value given to every symbolic dimension (e.g. the batch size); 0 means 1. */
