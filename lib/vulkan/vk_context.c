@@ -14,6 +14,7 @@
  * VKML_VK_LOGICAL_DEVICES=N opens every physical device as N logical devices, each with
  * its own VkDevice, queue and memory. Default 1; at most VK_MAX_LOGICAL_DEVICES. */
 #define VK_LOGICAL_DEVICES_ENV "VKML_VK_LOGICAL_DEVICES"
+#define VK_VIRTUAL_DEVICES_ENV "VKML_VIRTUAL_DEVICES" /* the same, by the name issue 7 gives it */
 #define VK_MAX_LOGICAL_DEVICES 16
 
 struct vk_context {
@@ -123,6 +124,8 @@ static int logical_devices_per_gpu(const vkml_context_params *params)
 {
     int n = params && params->logical_devices_per_gpu > 0 ? params->logical_devices_per_gpu : 1;
     const char *env = getenv(VK_LOGICAL_DEVICES_ENV);
+    if (!env)
+        env = getenv(VK_VIRTUAL_DEVICES_ENV);
     if (env)
         n = atoi(env);
     if (n < 1 || n > VK_MAX_LOGICAL_DEVICES) {

@@ -191,7 +191,8 @@ typedef struct vkml_context_params {
     uint64_t device_memory_limit;
     /* For tests of multi-device code on one GPU (or lavapipe): open every physical device
      * as this many logical devices (own VkDevice, queue, memory). 0 means 1; at most 16.
-     * The environment variable VKML_VK_LOGICAL_DEVICES=N overrides. */
+     * The environment variable VKML_VK_LOGICAL_DEVICES=N (or VKML_VIRTUAL_DEVICES=N)
+     * overrides. */
     int logical_devices_per_gpu;
 } vkml_context_params;
 
