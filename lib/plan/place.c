@@ -59,13 +59,13 @@ static uint64_t node_cost(const placer *pl, const graph_node *n, int s, uint64_t
     return total;
 }
 
-/* Places node i on slot s: its values become resident there. */
-static void commit(placer *pl, int i, int s)
+/* Places node i on slot s, which node_cost priced at `cost` (`weights` of it constants):
+ * its values become resident there. */
+static void commit(placer *pl, int i, int s, uint64_t cost, uint64_t weights)
 {
     plan *p = pl->p;
     const graph_node *n = &p->graph->nodes[i];
     plan_device *d = &p->devices[s];
-    uint64_t weights, cost = node_cost(pl, n, s, &weights);
     pl->weights[s] += weights;
     pl->live[s] += cost - weights;
     for (int k = 0; k < n->n_inputs; k++)
@@ -165,7 +165,7 @@ static vkml_status place_node(placer *pl, int i, int *cur, vkml_error *err)
         }
         if (full >= 0)
             *cur = k; /* the earlier GPUs are full: stay on this one */
-        commit(pl, i, s);
+        commit(pl, i, s, need, weights);
         return VKML_OK;
     }
     if (full >= 0)
@@ -177,7 +177,9 @@ static vkml_status place_node(placer *pl, int i, int *cur, vkml_error *err)
     if (t->n_gpus)
         VKML_LOGI("%s runs on the CPU: %s", graph_node_label(p->graph, i, label, sizeof(label)),
                   why);
-    commit(pl, i, slot_of(p, t->cpu, VKML_DEVICE_CPU));
+    int cpu = slot_of(p, t->cpu, VKML_DEVICE_CPU);
+    uint64_t weights, need = node_cost(pl, n, cpu, &weights);
+    commit(pl, i, cpu, need, weights);
     return VKML_OK;
 }
 

@@ -3,12 +3,10 @@
  * callbacks come in submission order; a vkml_session_run between submits returns after
  * the runs before it; detached runs complete before destroy returns; a run can be waited
  * after its session is gone; bad submits are refused without breaking the order. */
-#include "onnx/model.h"
-#include "ops/op.h"
 #include "plan/context.h"
 #include "plan/plan.h"
+#include "test_graph.h"
 #include "vulkan/vk_consts.h"
-#include "testutil.h"
 
 #include <math.h>
 
@@ -16,63 +14,22 @@
 #define WIDTH 32
 #define RUNS 48
 
-static int add_value(graph *g, const char *name, int rank, const int64_t *dims)
-{
-    int v = graph_add_value(g, name);
-    g->values[v].dtype = VKML_DTYPE_FLOAT;
-    g->values[v].rank = rank;
-    memcpy(g->values[v].dims, dims, sizeof(int64_t) * (size_t)rank);
-    return v;
-}
-
-static int add_weight(graph *g, const char *name, uint64_t *seed)
-{
-    int w = add_value(g, name, 2, (int64_t[]){WIDTH, WIDTH});
-    float *data = vkml_arena_calloc(g->arena, WIDTH * WIDTH, sizeof(float));
-    for (int i = 0; i < WIDTH * WIDTH; i++)
-        data[i] = test_randf(seed, -0.5f, 0.5f);
-    g->values[w].kind = GRAPH_VALUE_CONSTANT;
-    g->values[w].data = data;
-    g->values[w].data_size = WIDTH * WIDTH * sizeof(float);
-    return w;
-}
-
-static void add_node(graph *g, const char *op, int in0, int in1, int out)
-{
-    int n = graph_add_node(g, op, op, "", in1 >= 0 ? 2 : 1, 1, 0);
-    g->nodes[n].inputs[0] = in0;
-    if (in1 >= 0)
-        g->nodes[n].inputs[1] = in1;
-    g->nodes[n].outputs[0] = out;
-    g->nodes[n].opset = 13;
-}
-
 /* Y = Relu(X W1) W2 + X. */
 static vkml_model *make_model(void)
 {
     uint64_t seed = 5;
     graph *g = graph_create();
-    int64_t act[2] = {ROWS, WIDTH};
-    int x = add_value(g, "X", 2, act);
-    g->values[x].kind = GRAPH_VALUE_INPUT;
-    int w1 = add_weight(g, "W1", &seed), w2 = add_weight(g, "W2", &seed);
-    int h = add_value(g, "h", 2, act), r = add_value(g, "r", 2, act);
-    int m = add_value(g, "m", 2, act), y = add_value(g, "Y", 2, act);
-    add_node(g, "MatMul", x, w1, h);
-    add_node(g, "Relu", h, -1, r);
-    add_node(g, "MatMul", r, w2, m);
-    add_node(g, "Add", m, x, y);
-    g->values[y].is_output = true;
-    g->inputs = vkml_arena_calloc(g->arena, 1, sizeof(int));
-    g->inputs[g->n_inputs++] = x;
-    g->outputs = vkml_arena_calloc(g->arena, 1, sizeof(int));
-    g->outputs[g->n_outputs++] = y;
-    g->opset = 13;
-    vkml_error err = {0};
-    CHECK_OK(graph_sort(g, &err), &err);
-    vkml_model *model = NULL;
-    CHECK_OK(model_from_graph(g, &model, &err), &err);
-    return model;
+    int64_t act[2] = {ROWS, WIDTH}, wdims[2] = {WIDTH, WIDTH};
+    int x = tg_value(g, "X", VKML_DTYPE_FLOAT, 2, act);
+    int w1 = tg_random_constant(g, "W1", 2, wdims, -0.5f, 0.5f, &seed);
+    int w2 = tg_random_constant(g, "W2", 2, wdims, -0.5f, 0.5f, &seed);
+    int h = tg_value(g, "h", VKML_DTYPE_FLOAT, 2, act), r = tg_value(g, "r", VKML_DTYPE_FLOAT, 2, act);
+    int m = tg_value(g, "m", VKML_DTYPE_FLOAT, 2, act), y = tg_value(g, "Y", VKML_DTYPE_FLOAT, 2, act);
+    tg_node(g, "MatMul", "MatMul", x, w1, h, 13);
+    tg_node(g, "Relu", "Relu", h, -1, r, 13);
+    tg_node(g, "MatMul", "MatMul", r, w2, m, 13);
+    tg_node(g, "Add", "Add", m, x, y, 13);
+    return tg_model(g, &x, 1, &y, 1, 13);
 }
 
 static float inputs[RUNS][ROWS * WIDTH], expected[RUNS][ROWS * WIDTH], got[RUNS][ROWS * WIDTH];

@@ -3,10 +3,8 @@
  * lavapipe devices with budgets that split them, run with 1 to 3 runs in flight from two
  * threads at once (a session each), give the CPU device's answer for every run. Under
  * TSan in CI: the scheduler's counts, the lanes and the transfers race-free. */
-#include "onnx/model.h"
-#include "ops/op.h"
 #include "plan/plan.h"
-#include "testutil.h"
+#include "test_graph.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -17,11 +15,7 @@
 
 static int add_value(graph *g, const char *name)
 {
-    int v = graph_add_value(g, name);
-    g->values[v].dtype = VKML_DTYPE_FLOAT;
-    g->values[v].rank = 1;
-    g->values[v].dims[0] = N;
-    return v;
+    return tg_value(g, name, VKML_DTYPE_FLOAT, 1, (int64_t[]){N});
 }
 
 static uint64_t next(uint64_t *s)
@@ -41,12 +35,9 @@ static vkml_model *random_graph(uint64_t seed, int n_nodes)
     graph *g = graph_create();
     int ids[80], n = 0;
     char name[32];
-    g->inputs = vkml_arena_calloc(g->arena, 2, sizeof(int));
     for (int i = 0; i < 2; i++) {
         snprintf(name, sizeof(name), "in%d", i);
-        ids[n] = add_value(g, name);
-        g->values[ids[n]].kind = GRAPH_VALUE_INPUT;
-        g->inputs[g->n_inputs++] = ids[n++];
+        ids[n++] = add_value(g, name);
     }
     int axis = graph_add_value(g, "axis");
     int64_t *zero = vkml_arena_calloc(g->arena, 1, sizeof(int64_t));
@@ -63,25 +54,11 @@ static vkml_model *random_graph(uint64_t seed, int n_nodes)
         bool two = next(&seed) % 2;
         const char *op = two ? binary[next(&seed) % 4] : unary[next(&seed) % 6];
         bool cumsum = strcmp(op, "CumSum") == 0;
-        int node = graph_add_node(g, name, op, "", two || cumsum ? 2 : 1, 1, 0);
-        g->nodes[node].inputs[0] = a;
-        if (two || cumsum)
-            g->nodes[node].inputs[1] = cumsum ? axis : b;
-        g->nodes[node].outputs[0] = out;
-        g->nodes[node].opset = 14;
+        tg_node(g, name, op, a, cumsum ? axis : two ? b : -1, out, 14);
         ids[n++] = out;
     }
     int other = ids[2 + next(&seed) % (uint64_t)(n - 3)];
-    g->values[ids[n - 1]].is_output = g->values[other].is_output = true;
-    g->outputs = vkml_arena_calloc(g->arena, 2, sizeof(int));
-    g->outputs[g->n_outputs++] = ids[n - 1];
-    g->outputs[g->n_outputs++] = other;
-    g->opset = 14;
-    vkml_error err = {0};
-    CHECK_OK(graph_sort(g, &err), &err);
-    vkml_model *model = NULL;
-    CHECK_OK(model_from_graph(g, &model, &err), &err);
-    return model;
+    return tg_model(g, ids, 2, (int[]){ids[n - 1], other}, 2, 14);
 }
 
 typedef struct job {

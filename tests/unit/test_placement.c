@@ -3,35 +3,14 @@
  * Budgets that force splits give the single-device answer with every part within its
  * budget and the cross-device edges listed; a model that fits one GPU stays on it; a budget
  * under one node's needs is refused with the sizes; device sets parse and are checked. */
-#include "onnx/model.h"
-#include "ops/op.h"
 #include "plan/plan.h"
-#include "testutil.h"
+#include "test_graph.h"
 
 #include <math.h>
 
 #define WIDTH 48
 #define ROWS 6
 #define BLOCKS 12
-
-static int add_value(graph *g, const char *name, int rank, const int64_t *dims)
-{
-    int v = graph_add_value(g, name);
-    g->values[v].dtype = VKML_DTYPE_FLOAT;
-    g->values[v].rank = rank;
-    memcpy(g->values[v].dims, dims, sizeof(int64_t) * (size_t)rank);
-    return v;
-}
-
-static void add_node(graph *g, const char *name, const char *op, int in0, int in1, int out)
-{
-    int n = graph_add_node(g, name, op, "", in1 >= 0 ? 2 : 1, 1, 0);
-    g->nodes[n].inputs[0] = in0;
-    if (in1 >= 0)
-        g->nodes[n].inputs[1] = in1;
-    g->nodes[n].outputs[0] = out;
-    g->nodes[n].opset = 13;
-}
 
 /* X[ROWS, WIDTH] -> BLOCKS x (MatMul W_i, Relu; every third block adds the output of two
  * blocks before) -> Y; block BLOCKS/2's output is a graph output too. */
@@ -40,49 +19,31 @@ static vkml_model *make_chain(void)
     uint64_t seed = 7;
     graph *g = graph_create();
     int64_t act[2] = {ROWS, WIDTH}, wdims[2] = {WIDTH, WIDTH};
-    int h = add_value(g, "X", 2, act);
-    g->values[h].kind = GRAPH_VALUE_INPUT;
+    int x = tg_value(g, "X", VKML_DTYPE_FLOAT, 2, act), h = x;
     int history[BLOCKS + 1], middle = -1;
     history[0] = h;
-    g->inputs = vkml_arena_calloc(g->arena, 1, sizeof(int));
-    g->inputs[g->n_inputs++] = h;
     char name[64];
     for (int b = 0; b < BLOCKS; b++) {
         snprintf(name, sizeof(name), "W%d", b);
-        int w = add_value(g, name, 2, wdims);
-        float *data = vkml_arena_calloc(g->arena, WIDTH * WIDTH, sizeof(float));
-        for (int i = 0; i < WIDTH * WIDTH; i++)
-            data[i] = test_randf(&seed, -0.3f, 0.3f);
-        g->values[w].kind = GRAPH_VALUE_CONSTANT;
-        g->values[w].data = data;
-        g->values[w].data_size = WIDTH * WIDTH * sizeof(float);
+        int w = tg_random_constant(g, name, 2, wdims, -0.3f, 0.3f, &seed);
         snprintf(name, sizeof(name), "mm%d", b);
-        int mm = add_value(g, name, 2, act);
-        add_node(g, name, "MatMul", h, w, mm);
+        int mm = tg_value(g, name, VKML_DTYPE_FLOAT, 2, act);
+        tg_node(g, name, "MatMul", h, w, mm, 13);
         snprintf(name, sizeof(name), "relu%d", b);
-        int r = add_value(g, name, 2, act);
-        add_node(g, name, "Relu", mm, -1, r);
+        int r = tg_value(g, name, VKML_DTYPE_FLOAT, 2, act);
+        tg_node(g, name, "Relu", mm, -1, r, 13);
         h = r;
         if (b % 3 == 2) {
             snprintf(name, sizeof(name), "skip%d", b);
-            int sum = add_value(g, name, 2, act);
-            add_node(g, name, "Add", h, history[b - 1], sum);
+            int sum = tg_value(g, name, VKML_DTYPE_FLOAT, 2, act);
+            tg_node(g, name, "Add", h, history[b - 1], sum, 13);
             h = sum;
         }
         history[b + 1] = h;
         if (b == BLOCKS / 2)
             middle = h;
     }
-    g->values[h].is_output = g->values[middle].is_output = true;
-    g->outputs = vkml_arena_calloc(g->arena, 2, sizeof(int));
-    g->outputs[g->n_outputs++] = h;
-    g->outputs[g->n_outputs++] = middle;
-    g->opset = 13;
-    vkml_error err = {0};
-    CHECK_OK(graph_sort(g, &err), &err);
-    vkml_model *model = NULL;
-    CHECK_OK(model_from_graph(g, &model, &err), &err);
-    return model;
+    return tg_model(g, &x, 1, (int[]){h, middle}, 2, 13);
 }
 
 typedef struct outputs {

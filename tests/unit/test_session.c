@@ -1,43 +1,8 @@
 /* Sessions: a model whose nodes the GPU cannot all run is split over the Vulkan device
  * and the CPU with transfers between them and gives the CPU-only answer; API misuse gives
  * INVALID_ARGUMENT with a message, never a crash. */
-#include "onnx/model.h"
-#include "ops/op.h"
 #include "plan/plan.h"
-#include "testutil.h"
-
-static int add_value(graph *g, const char *name, vkml_dtype dtype, int rank, const int64_t *dims)
-{
-    int v = graph_add_value(g, name);
-    g->values[v].dtype = dtype;
-    g->values[v].rank = rank;
-    memcpy(g->values[v].dims, dims, sizeof(int64_t) * (size_t)rank);
-    return v;
-}
-
-static int add_constant(graph *g, const char *name, int rank, const int64_t *dims, uint64_t *seed)
-{
-    int v = add_value(g, name, VKML_DTYPE_FLOAT, rank, dims);
-    size_t n = vkml_tensor_element_count(rank, dims);
-    float *data = vkml_arena_calloc(g->arena, n, sizeof(float));
-    for (size_t i = 0; i < n; i++)
-        data[i] = test_randf(seed, -1, 1);
-    g->values[v].kind = GRAPH_VALUE_CONSTANT;
-    g->values[v].data = data;
-    g->values[v].data_size = n * sizeof(float);
-    return v;
-}
-
-static int add_node(graph *g, const char *op, int in0, int in1, int out)
-{
-    int n = graph_add_node(g, op, op, "", in1 >= 0 ? 2 : 1, 1, 0);
-    g->nodes[n].inputs[0] = in0;
-    if (in1 >= 0)
-        g->nodes[n].inputs[1] = in1;
-    g->nodes[n].outputs[0] = out;
-    g->nodes[n].opset = 13;
-    return n;
-}
+#include "test_graph.h"
 
 /* X[1,2,3,4,5,2] -> Conv 4-D (no GPU kernel: CPU) -> Relu -> Flatten -> MatMul -> Y, and
  * the Relu output is a graph output too. */
@@ -45,31 +10,18 @@ static vkml_model *make_split_model(void)
 {
     uint64_t seed = 42;
     graph *g = graph_create();
-    int x = add_value(g, "X", VKML_DTYPE_FLOAT, 6, (int64_t[]){1, 2, 3, 4, 5, 2});
-    g->values[x].kind = GRAPH_VALUE_INPUT;
-    int w = add_constant(g, "W", 6, (int64_t[]){3, 2, 2, 2, 2, 2}, &seed);
+    int x = tg_value(g, "X", VKML_DTYPE_FLOAT, 6, (int64_t[]){1, 2, 3, 4, 5, 2});
+    int w = tg_random_constant(g, "W", 6, (int64_t[]){3, 2, 2, 2, 2, 2}, -1, 1, &seed);
     int conv = graph_add_value(g, "conv");
     int relu = graph_add_value(g, "relu");
     int flat = graph_add_value(g, "flat");
-    int m = add_constant(g, "M", 2, (int64_t[]){3 * 2 * 3 * 4 * 1, 7}, &seed);
+    int m = tg_random_constant(g, "M", 2, (int64_t[]){3 * 2 * 3 * 4 * 1, 7}, -1, 1, &seed);
     int y = graph_add_value(g, "Y");
-    add_node(g, "Conv", x, w, conv);
-    add_node(g, "Relu", conv, -1, relu);
-    add_node(g, "Flatten", relu, -1, flat);
-    add_node(g, "MatMul", flat, m, y);
-    g->values[relu].is_output = true;
-    g->values[y].is_output = true;
-    g->inputs = vkml_arena_calloc(g->arena, 1, sizeof(int));
-    g->inputs[g->n_inputs++] = x;
-    g->outputs = vkml_arena_calloc(g->arena, 2, sizeof(int));
-    g->outputs[g->n_outputs++] = y;
-    g->outputs[g->n_outputs++] = relu;
-    g->opset = 13;
-    vkml_error err = {0};
-    CHECK_OK(graph_sort(g, &err), &err);
-    vkml_model *model = NULL;
-    CHECK_OK(model_from_graph(g, &model, &err), &err);
-    return model;
+    tg_node(g, "Conv", "Conv", x, w, conv, 13);
+    tg_node(g, "Relu", "Relu", conv, -1, relu, 13);
+    tg_node(g, "Flatten", "Flatten", relu, -1, flat, 13);
+    tg_node(g, "MatMul", "MatMul", flat, m, y, 13);
+    return tg_model(g, &x, 1, (int[]){y, relu}, 2, 13);
 }
 
 static void run(vkml_context *ctx, vkml_model *model, int device, vkml_tensor *outs,
