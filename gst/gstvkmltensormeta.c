@@ -33,6 +33,9 @@ gst_vkml_tensor_meta_init (GstMeta * meta, G_GNUC_UNUSED gpointer params,
 
   tmeta->n_tensors = 0;
   tmeta->tensors = NULL;
+  tmeta->model_id = NULL;
+  tmeta->has_geometry = FALSE;
+  memset (&tmeta->geometry, 0, sizeof (tmeta->geometry));
   return TRUE;
 }
 
@@ -49,6 +52,7 @@ gst_vkml_tensor_meta_free (GstMeta * meta, G_GNUC_UNUSED GstBuffer * buffer)
   g_free (tmeta->tensors);
   tmeta->tensors = NULL;
   tmeta->n_tensors = 0;
+  g_clear_pointer (&tmeta->model_id, g_free);
 }
 
 /* Copies share the (read-only) tensor data buffers; other transforms drop the meta. */
@@ -74,6 +78,9 @@ gst_vkml_tensor_meta_transform (GstBuffer * dest, GstMeta * meta,
             t->data))
       return FALSE;
   }
+  gst_vkml_tensor_meta_set_model_id (dst, src->model_id);
+  dst->has_geometry = src->has_geometry;
+  dst->geometry = src->geometry;
   return TRUE;
 }
 
@@ -102,6 +109,16 @@ gst_buffer_add_vkml_tensor_meta (GstBuffer * buffer)
 
   return (GstVkmlTensorMeta *) gst_buffer_add_meta (buffer,
       GST_VKML_TENSOR_META_INFO, NULL);
+}
+
+void
+gst_vkml_tensor_meta_set_model_id (GstVkmlTensorMeta * meta,
+    const gchar * model_id)
+{
+  g_return_if_fail (meta != NULL);
+
+  g_free (meta->model_id);
+  meta->model_id = g_strdup (model_id);
 }
 
 static gsize

@@ -39,16 +39,46 @@ typedef struct _GstVkmlTensor
 } GstVkmlTensor;
 
 /**
+ * GstVkmlInputGeometry:
+ * @frame_width: width of the video frame the model's input was made from
+ * @frame_height: its height
+ * @input_width: width of the model's input image
+ * @input_height: its height
+ * @scale_x: model input pixels per frame pixel, horizontally
+ * @scale_y: the same, vertically
+ * @offset_x: model input x of the frame's left edge (letterbox padding; negative
+ *   for a centre crop)
+ * @offset_y: model input y of the frame's top edge
+ *
+ * Maps the model's input image back onto the frame: frame
+ * x = (input x - offset_x) / scale_x, frame y = (input y - offset_y) / scale_y.
+ */
+typedef struct _GstVkmlInputGeometry
+{
+  guint frame_width, frame_height;
+  guint input_width, input_height;
+  gdouble scale_x, scale_y;
+  gdouble offset_x, offset_y;
+} GstVkmlInputGeometry;
+
+/**
  * GstVkmlTensorMeta:
  * @meta: parent
  * @n_tensors: number of tensors
  * @tensors: the tensors, in the model's output order
+ * @model_id: which model and element made the tensors (the element's `model-id`,
+ *   by default its name); NULL when not set. Owned by the meta.
+ * @has_geometry: whether @geometry is set (the tensors came from a video frame)
+ * @geometry: how the model's input image maps onto the frame
  */
 typedef struct _GstVkmlTensorMeta
 {
   GstMeta meta;
   guint n_tensors;
   GstVkmlTensor *tensors;
+  gchar *model_id;
+  gboolean has_geometry;
+  GstVkmlInputGeometry geometry;
 } GstVkmlTensorMeta;
 
 GType gst_vkml_tensor_meta_api_get_type (void);
@@ -70,6 +100,10 @@ GstVkmlTensorMeta *gst_buffer_add_vkml_tensor_meta (GstBuffer * buffer);
 GstVkmlTensor *gst_vkml_tensor_meta_add (GstVkmlTensorMeta * meta,
     const gchar * name, vkml_dtype dtype, guint rank, const gint64 * dims,
     GstBuffer * data);
+
+/* Sets the meta's model_id (copied; NULL clears it). */
+void gst_vkml_tensor_meta_set_model_id (GstVkmlTensorMeta * meta,
+    const gchar * model_id);
 
 /* The tensor called @name, or NULL. */
 const GstVkmlTensor *gst_vkml_tensor_meta_get_by_name (const GstVkmlTensorMeta *
