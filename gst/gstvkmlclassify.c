@@ -3,11 +3,15 @@
  * @title: vkmlclassify
  *
  * Reads a classifier's output tensor from the #GstVkmlTensorMeta that vkmlinfer
- * attached, takes its argmax and posts an element message "vkml-classification" with
- * the fields frame (guint64), timestamp (guint64, the buffer's PTS), label (string),
- * index (gint) and score (gfloat, the tensor's value at the argmax). With print=true it
- * also writes one line per frame to stdout: "frame 3: red (0.98)". Buffers pass through
- * unchanged.
+ * attached (the one of its `model-id`, by default the last one) and takes its `top-k`
+ * best classes scoring at least `threshold`. Each goes on the buffer as a whole-frame
+ * #GstVideoRegionOfInterestMeta (roi_type = the label) with a "classification"
+ * parameter (label, class-id, score), and, with post-messages=true (the default), as
+ * an element message "vkml-classification" with the fields frame (guint64), timestamp
+ * (guint64, the buffer's PTS), label (string), index (gint), score (gfloat, the
+ * tensor's value there) and rank (guint, 0 for the best). With print=true it also
+ * writes one line per result to stdout: "frame 3: red (0.98)". The video is not
+ * touched.
  *
  * ## Example launch line
  * |[
@@ -22,6 +26,7 @@
 #endif
 
 #include "gstvkmlclassify.h"
+#include "gstvkmlresults.h"
 #include "gstvkmltensormeta.h"
 
 #include <stdio.h>
@@ -32,6 +37,10 @@ GST_DEBUG_CATEGORY_STATIC (gst_vkml_classify_debug);
 #define DEFAULT_LABELS NULL
 #define DEFAULT_TENSOR NULL
 #define DEFAULT_PRINT FALSE
+#define DEFAULT_MODEL_ID NULL
+#define DEFAULT_TOP_K 1
+#define DEFAULT_THRESHOLD (-G_MAXFLOAT)
+#define DEFAULT_POST_MESSAGES TRUE
 
 enum
 {
@@ -39,6 +48,10 @@ enum
   PROP_LABELS,
   PROP_TENSOR,
   PROP_PRINT,
+  PROP_MODEL_ID,
+  PROP_TOP_K,
+  PROP_THRESHOLD,
+  PROP_POST_MESSAGES,
 };
 
 struct _GstVkmlClassify
@@ -49,12 +62,20 @@ struct _GstVkmlClassify
   gchar *labels_path;
   gchar *tensor_name;
   gboolean print;
+  gchar *model_id;
+  guint top_k;
+  gfloat threshold;
+  gboolean post_messages;
 
   /* from start() to stop() */
   gchar **labels;               /* NULL when no labels file is set */
   guint n_labels;
   guint64 frames;
   gboolean warned_no_meta;
+  GArray *order;                /* guint class indices, reused per frame */
+
+  /* from set_caps(); 0 when the caps are not video */
+  guint frame_width, frame_height;
 };
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
@@ -79,6 +100,8 @@ static void gst_vkml_classify_get_property (GObject * object, guint prop_id,
 static void gst_vkml_classify_finalize (GObject * object);
 static gboolean gst_vkml_classify_start (GstBaseTransform * trans);
 static gboolean gst_vkml_classify_stop (GstBaseTransform * trans);
+static gboolean gst_vkml_classify_set_caps (GstBaseTransform * trans,
+    GstCaps * incaps, GstCaps * outcaps);
 static GstFlowReturn gst_vkml_classify_transform_ip (GstBaseTransform * trans,
     GstBuffer * buf);
 
@@ -110,17 +133,40 @@ gst_vkml_classify_class_init (GstVkmlClassifyClass * klass)
           "Print one line per frame to stdout, e.g. \"frame 3: red (0.98)\"",
           DEFAULT_PRINT, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (gobject_class, PROP_MODEL_ID,
+      g_param_spec_string ("model-id", "Model id",
+          "Read the tensors of the vkmlinfer with this model-id (default: the "
+          "last tensor meta on the buffer)", DEFAULT_MODEL_ID,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_TOP_K,
+      g_param_spec_uint ("top-k", "Top k",
+          "Report the k best classes per frame, best first", 1, G_MAXINT,
+          DEFAULT_TOP_K, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (gobject_class, PROP_THRESHOLD,
+      g_param_spec_float ("threshold", "Threshold",
+          "Report only classes scoring at least this (default: no threshold)",
+          -G_MAXFLOAT, G_MAXFLOAT, DEFAULT_THRESHOLD, G_PARAM_READWRITE |
+          G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (gobject_class, PROP_POST_MESSAGES,
+      g_param_spec_boolean ("post-messages", "Post messages",
+          "Post a \"vkml-classification\" element message per result",
+          DEFAULT_POST_MESSAGES, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_PLAYING));
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
   gst_element_class_set_static_metadata (element_class,
       "vkml classification decoder", "Filter/Analyzer",
-      "Turns a classifier's output tensor (GstVkmlTensorMeta) into a label per "
-      "frame, posted as a \"vkml-classification\" element message",
+      "Turns a classifier's output tensor (GstVkmlTensorMeta) into labels per "
+      "frame, as GstVideoRegionOfInterestMeta and \"vkml-classification\" "
+      "element messages",
       "vkml developers");
 
   trans_class->start = GST_DEBUG_FUNCPTR (gst_vkml_classify_start);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_vkml_classify_stop);
+  trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_vkml_classify_set_caps);
   trans_class->transform_ip =
       GST_DEBUG_FUNCPTR (gst_vkml_classify_transform_ip);
 
@@ -134,8 +180,12 @@ gst_vkml_classify_init (GstVkmlClassify * self)
   self->labels_path = g_strdup (DEFAULT_LABELS);
   self->tensor_name = g_strdup (DEFAULT_TENSOR);
   self->print = DEFAULT_PRINT;
-  /* Only the metadata is read: buffers go on untouched, writable or not. */
-  gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (self), TRUE);
+  self->model_id = g_strdup (DEFAULT_MODEL_ID);
+  self->top_k = DEFAULT_TOP_K;
+  self->threshold = DEFAULT_THRESHOLD;
+  self->post_messages = DEFAULT_POST_MESSAGES;
+  /* The video is not touched; the buffer is made writable for the ROI metas. */
+  gst_base_transform_set_in_place (GST_BASE_TRANSFORM (self), TRUE);
 }
 
 static void
@@ -145,6 +195,7 @@ gst_vkml_classify_finalize (GObject * object)
 
   g_free (self->labels_path);
   g_free (self->tensor_name);
+  g_free (self->model_id);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
@@ -166,6 +217,19 @@ gst_vkml_classify_set_property (GObject * object, guint prop_id,
       break;
     case PROP_PRINT:
       self->print = g_value_get_boolean (value);
+      break;
+    case PROP_MODEL_ID:
+      g_free (self->model_id);
+      self->model_id = g_value_dup_string (value);
+      break;
+    case PROP_TOP_K:
+      self->top_k = g_value_get_uint (value);
+      break;
+    case PROP_THRESHOLD:
+      self->threshold = g_value_get_float (value);
+      break;
+    case PROP_POST_MESSAGES:
+      self->post_messages = g_value_get_boolean (value);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -191,6 +255,18 @@ gst_vkml_classify_get_property (GObject * object, guint prop_id,
     case PROP_PRINT:
       g_value_set_boolean (value, self->print);
       break;
+    case PROP_MODEL_ID:
+      g_value_set_string (value, self->model_id);
+      break;
+    case PROP_TOP_K:
+      g_value_set_uint (value, self->top_k);
+      break;
+    case PROP_THRESHOLD:
+      g_value_set_float (value, self->threshold);
+      break;
+    case PROP_POST_MESSAGES:
+      g_value_set_boolean (value, self->post_messages);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -198,31 +274,20 @@ gst_vkml_classify_get_property (GObject * object, guint prop_id,
   GST_OBJECT_UNLOCK (self);
 }
 
-/* One label per line; trailing whitespace (and a final empty line) dropped. */
 static gboolean
 gst_vkml_classify_load_labels (GstVkmlClassify * self, const gchar * path)
 {
-  gchar *text = NULL;
   GError *error = NULL;
-  guint n;
 
-  if (!g_file_get_contents (path, &text, NULL, &error)) {
+  self->labels = gst_vkml_labels_load (path, &self->n_labels, &error);
+  if (!self->labels) {
     GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
         ("Could not read the labels file: %s", error->message),
         ("Check the 'labels' property."));
     g_error_free (error);
     return FALSE;
   }
-  self->labels = g_strsplit (text, "\n", -1);
-  g_free (text);
-  for (n = 0; self->labels[n]; n++)
-    g_strchomp (self->labels[n]);
-  if (n > 0 && self->labels[n - 1][0] == '\0') {
-    g_free (self->labels[n - 1]);
-    self->labels[--n] = NULL;
-  }
-  self->n_labels = n;
-  GST_INFO_OBJECT (self, "%u labels from %s", n, path);
+  GST_INFO_OBJECT (self, "%u labels from %s", self->n_labels, path);
   return TRUE;
 }
 
@@ -239,6 +304,7 @@ gst_vkml_classify_start (GstBaseTransform * trans)
 
   self->frames = 0;
   self->warned_no_meta = FALSE;
+  self->order = g_array_new (FALSE, FALSE, sizeof (guint));
   if (path && *path)
     ok = gst_vkml_classify_load_labels (self, path);
   g_free (path);
@@ -252,108 +318,166 @@ gst_vkml_classify_stop (GstBaseTransform * trans)
 
   g_clear_pointer (&self->labels, g_strfreev);
   self->n_labels = 0;
+  g_clear_pointer (&self->order, g_array_unref);
   return TRUE;
 }
 
-/* The tensor to read: by the 'tensor' property, else the first. */
+static gboolean
+gst_vkml_classify_set_caps (GstBaseTransform * trans, GstCaps * incaps,
+    G_GNUC_UNUSED GstCaps * outcaps)
+{
+  GstVkmlClassify *self = GST_VKML_CLASSIFY (trans);
+  GstVideoInfo info;
+
+  self->frame_width = self->frame_height = 0;
+  if (gst_video_info_from_caps (&info, incaps)) {
+    self->frame_width = GST_VIDEO_INFO_WIDTH (&info);
+    self->frame_height = GST_VIDEO_INFO_HEIGHT (&info);
+  }
+  return TRUE;
+}
+
+/* The tensor to read: by the 'tensor' property, else the first. NULL after posting
+ * an error naming the tensor asked for and the ones the meta has. */
 static const GstVkmlTensor *
 gst_vkml_classify_find_tensor (GstVkmlClassify * self,
     const GstVkmlTensorMeta * meta)
 {
   const GstVkmlTensor *t;
+  gchar *name, *have;
 
   GST_OBJECT_LOCK (self);
-  if (self->tensor_name && *self->tensor_name)
-    t = gst_vkml_tensor_meta_get_by_name (meta, self->tensor_name);
+  name = g_strdup (self->tensor_name);
+  GST_OBJECT_UNLOCK (self);
+  if (name && *name)
+    t = gst_vkml_tensor_meta_get_by_name (meta, name);
   else
     t = gst_vkml_tensor_meta_get (meta, 0);
-  GST_OBJECT_UNLOCK (self);
+  if (!t || t->dtype != VKML_DTYPE_FLOAT) {
+    have = gst_vkml_tensor_meta_describe (meta);
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+        ("%s tensor '%s' of model '%s': the model's tensors are %s.",
+            t ? "Cannot classify the non-float" : "There is no",
+            name && *name ? name : (t ? t->name : "(first)"),
+            GST_STR_NULL (meta->model_id), have),
+        ("Set the 'tensor' property to a float output of the model."));
+    g_free (have);
+    t = NULL;
+  }
+  g_free (name);
   return t;
 }
 
-/* Index of the highest of @n floats (the first on ties); -1 when @n is 0. */
-static gint
-argmax (const gfloat * v, gsize n, gfloat * best)
+/* The meta to read, or NULL (with one warning per stream). */
+static GstVkmlTensorMeta *
+gst_vkml_classify_find_meta (GstVkmlClassify * self, GstBuffer * buf)
 {
-  gint idx = -1;
-  gsize i;
+  GstVkmlTensorMeta *meta;
+  gchar *id;
 
-  for (i = 0; i < n && i <= G_MAXINT; i++) {
-    if (idx < 0 || v[i] > *best) {
-      idx = (gint) i;
-      *best = v[i];
-    }
+  GST_OBJECT_LOCK (self);
+  id = g_strdup (self->model_id);
+  GST_OBJECT_UNLOCK (self);
+  meta = gst_buffer_find_vkml_tensor_meta (buf, id);
+  if (!meta && !self->warned_no_meta) {
+    GST_ELEMENT_WARNING (self, STREAM, FORMAT,
+        ("A buffer has no tensors%s%s%s; put vkmlclassify after vkmlinfer.",
+            id ? " of model-id \"" : "", id ? id : "", id ? "\"" : ""),
+        (NULL));
+    self->warned_no_meta = TRUE;
   }
-  return idx;
+  g_free (id);
+  return meta;
+}
+
+static gint
+by_score_desc (gconstpointer a, gconstpointer b, gpointer user_data)
+{
+  const gfloat *v = user_data;
+  gfloat sa = v[*(const guint *) a], sb = v[*(const guint *) b];
+
+  return (sa < sb) - (sa > sb);
+}
+
+/* Fills self->order with the classes of @n scores @v at or over @threshold, best
+ * first (the lower index first on ties), at most @k. */
+static void
+gst_vkml_classify_rank (GstVkmlClassify * self, const gfloat * v, gsize n,
+    gfloat threshold, guint k)
+{
+  guint i;
+
+  g_array_set_size (self->order, 0);
+  for (i = 0; i < n && i <= G_MAXINT; i++) {
+    if (v[i] >= threshold)
+      g_array_append_val (self->order, i);
+  }
+  g_array_sort_with_data (self->order, by_score_desc, (gpointer) v);
+  if (self->order->len > k)
+    g_array_set_size (self->order, k);
 }
 
 static void
 gst_vkml_classify_report (GstVkmlClassify * self, GstBuffer * buf, gint index,
-    gfloat score)
+    gfloat score, guint rank, gboolean post, gboolean print)
 {
-  gchar *fallback = NULL;
-  const gchar *label;
-  gboolean print;
-  GstStructure *s;
+  gchar num[GST_VKML_LABEL_BUF_SIZE];
+  const gchar *label = gst_vkml_label (self->labels, self->n_labels, index,
+      num);
 
-  if (self->labels && (guint) index < self->n_labels)
-    label = self->labels[index];
-  else
-    label = fallback = g_strdup_printf ("%d", index);
+  gst_vkml_attach_classification (buf, label, index, score, self->frame_width,
+      self->frame_height);
+  if (post) {
+    GstStructure *s = gst_structure_new ("vkml-classification",
+        "frame", G_TYPE_UINT64, self->frames,
+        "timestamp", G_TYPE_UINT64, GST_BUFFER_PTS (buf),
+        "label", G_TYPE_STRING, label,
+        "index", G_TYPE_INT, index, "score", G_TYPE_FLOAT, score,
+        "rank", G_TYPE_UINT, rank, NULL);
 
-  s = gst_structure_new ("vkml-classification",
-      "frame", G_TYPE_UINT64, self->frames,
-      "timestamp", G_TYPE_UINT64, GST_BUFFER_PTS (buf),
-      "label", G_TYPE_STRING, label,
-      "index", G_TYPE_INT, index, "score", G_TYPE_FLOAT, score, NULL);
-  gst_element_post_message (GST_ELEMENT (self),
-      gst_message_new_element (GST_OBJECT (self), s));
-
-  GST_OBJECT_LOCK (self);
-  print = self->print;
-  GST_OBJECT_UNLOCK (self);
+    gst_element_post_message (GST_ELEMENT (self),
+        gst_message_new_element (GST_OBJECT (self), s));
+  }
   if (print) {
     g_print ("frame %" G_GUINT64_FORMAT ": %s (%.2f)\n", self->frames, label,
         score);
     fflush (stdout);
   }
-  g_free (fallback);
 }
 
 static GstFlowReturn
 gst_vkml_classify_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
 {
   GstVkmlClassify *self = GST_VKML_CLASSIFY (trans);
-  GstVkmlTensorMeta *meta = gst_buffer_get_vkml_tensor_meta (buf);
+  GstVkmlTensorMeta *meta = gst_vkml_classify_find_meta (self, buf);
   const GstVkmlTensor *t;
+  const gfloat *v;
   GstMapInfo map;
-  gfloat score = 0.0f;
-  gint index;
+  gboolean post, print;
+  gfloat threshold;
+  guint k, i;
 
-  if (!meta) {
-    if (!self->warned_no_meta)
-      GST_ELEMENT_WARNING (self, STREAM, FORMAT,
-          ("A buffer has no tensors; put vkmlclassify after vkmlinfer."),
-          (NULL));
-    self->warned_no_meta = TRUE;
+  if (!meta)
     return GST_FLOW_OK;
-  }
-  t = gst_vkml_classify_find_tensor (self, meta);
-  if (!t || t->dtype != VKML_DTYPE_FLOAT) {
-    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
-        ("%s", t ? "The tensor to classify is not float." :
-            "The model has no such output tensor."),
-        ("Set the 'tensor' property to a float output of the model."));
+  if (!(t = gst_vkml_classify_find_tensor (self, meta)))
     return GST_FLOW_ERROR;
-  }
+  GST_OBJECT_LOCK (self);
+  post = self->post_messages;
+  print = self->print;
+  threshold = self->threshold;
+  k = self->top_k;
+  GST_OBJECT_UNLOCK (self);
   if (!gst_buffer_map (t->data, &map, GST_MAP_READ))
     return GST_FLOW_ERROR;
-  index = argmax ((const gfloat *) map.data, gst_vkml_tensor_element_count (t),
-      &score);
-  gst_buffer_unmap (t->data, &map);
+  v = (const gfloat *) map.data;
+  gst_vkml_classify_rank (self, v, gst_vkml_tensor_element_count (t),
+      threshold, k);
+  for (i = 0; i < self->order->len; i++) {
+    guint c = g_array_index (self->order, guint, i);
 
-  if (index >= 0)
-    gst_vkml_classify_report (self, buf, index, score);
+    gst_vkml_classify_report (self, buf, (gint) c, v[c], i, post, print);
+  }
+  gst_buffer_unmap (t->data, &map);
   self->frames++;
   return GST_FLOW_OK;
 }

@@ -41,6 +41,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_vkml_infer_debug);
 #define DEFAULT_MODEL NULL
 #define DEFAULT_DEVICE "default"
 #define DEFAULT_BUDGET 0
+#define DEFAULT_MODEL_ID NULL   /* the element's name */
 
 enum
 {
@@ -48,6 +49,7 @@ enum
   PROP_MODEL,
   PROP_DEVICE,
   PROP_BUDGET,
+  PROP_MODEL_ID,
 };
 
 struct _GstVkmlInfer
@@ -58,6 +60,7 @@ struct _GstVkmlInfer
   gchar *model_path;
   gchar *device;
   guint64 budget;
+  gchar *model_id;              /* NULL: the element's name */
 
   /* from the first start() to finalize(), or to the stop() after a device loss */
   vkml_context *ctx;
@@ -143,6 +146,12 @@ gst_vkml_infer_class_init (GstVkmlInferClass * klass)
           "device's own budget (95% of its free memory)", 0, G_MAXUINT64,
           DEFAULT_BUDGET, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_MODEL_ID,
+      g_param_spec_string ("model-id", "Model id",
+          "Names the tensors' meta (GstVkmlTensorMeta model_id), so decoders "
+          "downstream pick this model's outputs (default: the element's name)",
+          DEFAULT_MODEL_ID, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
@@ -181,6 +190,7 @@ gst_vkml_infer_finalize (GObject * object)
   vkml_context_destroy (&self->ctx);
   g_free (self->model_path);
   g_free (self->device);
+  g_free (self->model_id);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
@@ -202,6 +212,10 @@ gst_vkml_infer_set_property (GObject * object, guint prop_id,
       break;
     case PROP_BUDGET:
       self->budget = g_value_get_uint64 (value);
+      break;
+    case PROP_MODEL_ID:
+      g_free (self->model_id);
+      self->model_id = g_value_dup_string (value);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -226,6 +240,10 @@ gst_vkml_infer_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_BUDGET:
       g_value_set_uint64 (value, self->budget);
+      break;
+    case PROP_MODEL_ID:
+      g_value_set_string (value, self->model_id && *self->model_id ?
+          self->model_id : GST_OBJECT_NAME (self));
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -616,6 +634,7 @@ static GstFlowReturn
 gst_vkml_infer_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
 {
   GstVkmlInfer *self = GST_VKML_INFER (trans);
+  GstVkmlTensorMeta *meta;
   vkml_error err = { 0 };
 
   if (!self->conv)
@@ -637,6 +656,11 @@ gst_vkml_infer_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
     gst_vkml_infer_run_failed (self, &err);
     return GST_FLOW_ERROR;
   }
-  gst_vkml_infer_release_outputs (self, gst_buffer_add_vkml_tensor_meta (buf));
+  meta = gst_buffer_add_vkml_tensor_meta (buf);
+  gst_vkml_infer_release_outputs (self, meta);
+  GST_OBJECT_LOCK (self);
+  gst_vkml_tensor_meta_set_model_id (meta, self->model_id && *self->model_id ?
+      self->model_id : GST_OBJECT_NAME (self));
+  GST_OBJECT_UNLOCK (self);
   return GST_FLOW_OK;
 }

@@ -207,3 +207,85 @@ gst_vkml_tensor_element_count (const GstVkmlTensor * tensor)
   n = element_count (tensor->rank, tensor->dims);
   return n == G_MAXSIZE ? 0 : n;
 }
+
+typedef struct
+{
+  const gchar *model_id;
+  GstVkmlTensorMeta *found;
+} FindMetaData;
+
+static gboolean
+find_meta_cb (G_GNUC_UNUSED GstBuffer * buffer, GstMeta ** meta,
+    gpointer user_data)
+{
+  FindMetaData *d = user_data;
+  GstVkmlTensorMeta *tmeta = (GstVkmlTensorMeta *) * meta;
+
+  if ((*meta)->info->api != GST_VKML_TENSOR_META_API_TYPE)
+    return TRUE;
+  /* Metas are listed newest first: the first match is the last one added. */
+  if (!d->model_id || !*d->model_id
+      || g_strcmp0 (tmeta->model_id, d->model_id) == 0) {
+    d->found = tmeta;
+    return FALSE;
+  }
+  return TRUE;
+}
+
+GstVkmlTensorMeta *
+gst_buffer_find_vkml_tensor_meta (GstBuffer * buffer, const gchar * model_id)
+{
+  FindMetaData d = { model_id, NULL };
+
+  g_return_val_if_fail (GST_IS_BUFFER (buffer), NULL);
+
+  gst_buffer_foreach_meta (buffer, find_meta_cb, &d);
+  return d.found;
+}
+
+gchar *
+gst_vkml_tensor_meta_describe (const GstVkmlTensorMeta * meta)
+{
+  GString *s = g_string_new (NULL);
+  guint i, d;
+
+  g_return_val_if_fail (meta != NULL, NULL);
+
+  for (i = 0; i < meta->n_tensors; i++) {
+    const GstVkmlTensor *t = &meta->tensors[i];
+
+    g_string_append_printf (s, "%s'%s' [", i ? ", " : "", t->name);
+    for (d = 0; d < t->rank; d++)
+      g_string_append_printf (s, "%s%" G_GINT64_FORMAT, d ? "," : "",
+          t->dims[d]);
+    g_string_append_printf (s, "] %s", vkml_dtype_name (t->dtype));
+  }
+  if (meta->n_tensors == 0)
+    g_string_append (s, "no tensors");
+  return g_string_free (s, FALSE);
+}
+
+const gint64 *
+gst_vkml_tensor_get_dims (const GstVkmlTensor * tensor, guint * n_dims)
+{
+  g_return_val_if_fail (tensor != NULL && n_dims != NULL, NULL);
+
+  *n_dims = tensor->rank;
+  return tensor->dims;
+}
+
+GstBuffer *
+gst_vkml_tensor_get_data (const GstVkmlTensor * tensor)
+{
+  g_return_val_if_fail (tensor != NULL, NULL);
+
+  return tensor->data;
+}
+
+const gchar *
+gst_vkml_tensor_get_dtype_name (const GstVkmlTensor * tensor)
+{
+  g_return_val_if_fail (tensor != NULL, NULL);
+
+  return vkml_dtype_name (tensor->dtype);
+}

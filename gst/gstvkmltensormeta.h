@@ -116,6 +116,52 @@ const GstVkmlTensor *gst_vkml_tensor_meta_get (const GstVkmlTensorMeta * meta,
 /* Number of elements of @tensor (1 for rank 0; 0 for negative dims or overflow). */
 gsize gst_vkml_tensor_element_count (const GstVkmlTensor * tensor);
 
+/**
+ * gst_buffer_find_vkml_tensor_meta:
+ * @buffer: a buffer
+ * @model_id: (nullable): the model_id asked for; NULL or "" for any
+ *
+ * Returns: (transfer none) (nullable): the meta whose model_id is @model_id, or with
+ *   NULL/"" the last meta added to @buffer (the nearest model upstream); NULL if none.
+ */
+GstVkmlTensorMeta *gst_buffer_find_vkml_tensor_meta (GstBuffer * buffer,
+    const gchar * model_id);
+
+/**
+ * gst_vkml_tensor_meta_describe:
+ * @meta: a meta
+ *
+ * Returns: (transfer full): its tensors for messages, e.g.
+ *   "scores [1,3] float, boxes [1,100,4] float" ("no tensors" when empty).
+ */
+gchar *gst_vkml_tensor_meta_describe (const GstVkmlTensorMeta * meta);
+
+/**
+ * gst_vkml_tensor_get_dims:
+ * @tensor: a tensor
+ * @n_dims: (out): its rank
+ *
+ * Returns: (array length=n_dims) (transfer none): its dimensions (for bindings).
+ */
+const gint64 *gst_vkml_tensor_get_dims (const GstVkmlTensor * tensor,
+    guint * n_dims);
+
+/**
+ * gst_vkml_tensor_get_data:
+ * @tensor: a tensor
+ *
+ * Returns: (transfer none): the buffer holding its elements (for bindings).
+ */
+GstBuffer *gst_vkml_tensor_get_data (const GstVkmlTensor * tensor);
+
+/**
+ * gst_vkml_tensor_get_dtype_name:
+ * @tensor: a tensor
+ *
+ * Returns: (transfer none): its element type's ONNX name ("float", "int64", ...).
+ */
+const gchar *gst_vkml_tensor_get_dtype_name (const GstVkmlTensor * tensor);
+
 G_END_DECLS
 
 #endif /* __GST_VKML_TENSOR_META_H__ */

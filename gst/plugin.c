@@ -1,10 +1,12 @@
-/* The vkml GStreamer plugin: vkmlinfer and its decoders. */
+/* The vkml GStreamer plugin: vkmlinfer, its decoders and vkmloverlay. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
 #include "gstvkmlclassify.h"
+#include "gstvkmldetect.h"
 #include "gstvkmlinfer.h"
+#include "gstvkmloverlay.h"
 
 static gboolean
 plugin_init (GstPlugin * plugin)
@@ -13,6 +15,8 @@ plugin_init (GstPlugin * plugin)
 
   ret |= GST_ELEMENT_REGISTER (vkmlinfer, plugin);
   ret |= GST_ELEMENT_REGISTER (vkmlclassify, plugin);
+  ret |= GST_ELEMENT_REGISTER (vkmldetect, plugin);
+  ret |= GST_ELEMENT_REGISTER (vkmloverlay, plugin);
   return ret;
 }
 

@@ -1,0 +1,418 @@
+/**
+ * SECTION:element-vkmldetect
+ * @title: vkmldetect
+ *
+ * Reads a detector's output tensors from the #GstVkmlTensorMeta that vkmlinfer
+ * attached (the one of its `model-id`, by default the last one), decodes them (YOLOv5,
+ * YOLOv8, YOLOX or SSD layouts, `format=auto` picks by the shapes), keeps the boxes
+ * over `score-threshold` of the `classes` asked for, runs greedy per-class NMS and maps
+ * the boxes back to frame pixels through the meta's input geometry (letterbox). Each box
+ * goes on the buffer as a #GstVideoRegionOfInterestMeta whose roi_type is the label,
+ * with a "detection" parameter (label, class-id, score).
+ *
+ * ## Example launch line
+ * |[
+ * gst-launch-1.0 videotestsrc num-buffers=5 ! video/x-raw,format=RGB,width=320,height=240 ! \
+ *     vkmlinfer model=yolov8n.onnx ! vkmldetect labels=coco.txt ! vkmloverlay ! \
+ *     videoconvert ! autovideosink
+ * ]|
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstvkmldetect.h"
+#include "gstvkmldetectdecode.h"
+#include "gstvkmlresults.h"
+
+#include <gst/video/video.h>
+
+GST_DEBUG_CATEGORY_STATIC (gst_vkml_detect_debug);
+#define GST_CAT_DEFAULT gst_vkml_detect_debug
+
+#define DEFAULT_MODEL_ID NULL
+#define DEFAULT_FORMAT GST_VKML_DETECT_FORMAT_AUTO
+#define DEFAULT_SCORE_THRESHOLD 0.25f
+#define DEFAULT_IOU_THRESHOLD 0.45f
+#define DEFAULT_CLASSES NULL
+#define DEFAULT_LABELS NULL
+#define DEFAULT_MAX_DETECTIONS 100
+#define DEFAULT_BACKGROUND_CLASS -1
+
+enum
+{
+  PROP_0,
+  PROP_MODEL_ID,
+  PROP_FORMAT,
+  PROP_SCORE_THRESHOLD,
+  PROP_IOU_THRESHOLD,
+  PROP_CLASSES,
+  PROP_LABELS,
+  PROP_MAX_DETECTIONS,
+  PROP_BACKGROUND_CLASS,
+};
+
+struct _GstVkmlDetect
+{
+  GstBaseTransform parent;
+
+  /* properties, under the object lock */
+  gchar *model_id;
+  GstVkmlDetectFormat format;
+  gfloat score_threshold;
+  gfloat iou_threshold;
+  gchar *classes_text;
+  gchar *labels_path;
+  guint max_detections;
+  gint background_class;
+
+  /* from start() to stop() */
+  GArray *classes;              /* gint; empty: every class */
+  gchar **labels;
+  guint n_labels;
+  GArray *dets;                 /* GstVkmlDetection, reused per frame */
+  gboolean warned_no_meta;
+  gboolean told_format;
+
+  /* from set_caps(); 0 when the caps are not video */
+  guint frame_width, frame_height;
+};
+
+static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
+    GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS_ANY);
+static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
+    GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS_ANY);
+
+#define gst_vkml_detect_parent_class parent_class
+G_DEFINE_TYPE (GstVkmlDetect, gst_vkml_detect, GST_TYPE_BASE_TRANSFORM);
+GST_ELEMENT_REGISTER_DEFINE (vkmldetect, "vkmldetect", GST_RANK_NONE,
+    GST_TYPE_VKML_DETECT);
+
+static void gst_vkml_detect_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec);
+static void gst_vkml_detect_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec);
+static void gst_vkml_detect_finalize (GObject * object);
+static gboolean gst_vkml_detect_start (GstBaseTransform * trans);
+static gboolean gst_vkml_detect_stop (GstBaseTransform * trans);
+static gboolean gst_vkml_detect_set_caps (GstBaseTransform * trans,
+    GstCaps * incaps, GstCaps * outcaps);
+static GstFlowReturn gst_vkml_detect_transform_ip (GstBaseTransform * trans,
+    GstBuffer * buf);
+
+#define PARAM_FLAGS \
+    (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY)
+
+static void
+gst_vkml_detect_class_init (GstVkmlDetectClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+
+  gobject_class->set_property = gst_vkml_detect_set_property;
+  gobject_class->get_property = gst_vkml_detect_get_property;
+  gobject_class->finalize = gst_vkml_detect_finalize;
+
+  g_object_class_install_property (gobject_class, PROP_MODEL_ID,
+      g_param_spec_string ("model-id", "Model id",
+          "Decode the tensors of the vkmlinfer with this model-id (default: "
+          "the last tensor meta on the buffer)", DEFAULT_MODEL_ID,
+          PARAM_FLAGS));
+  g_object_class_install_property (gobject_class, PROP_FORMAT,
+      g_param_spec_enum ("format", "Format",
+          "Layout of the detector's outputs; auto picks by the tensors' shapes "
+          "and says which in an INFO message", GST_TYPE_VKML_DETECT_FORMAT,
+          DEFAULT_FORMAT, PARAM_FLAGS));
+  g_object_class_install_property (gobject_class, PROP_SCORE_THRESHOLD,
+      g_param_spec_float ("score-threshold", "Score threshold",
+          "Keep boxes whose score (objectness x class score for YOLOv5/YOLOX) "
+          "is at least this", 0.0f, 1.0f, DEFAULT_SCORE_THRESHOLD,
+          PARAM_FLAGS));
+  g_object_class_install_property (gobject_class, PROP_IOU_THRESHOLD,
+      g_param_spec_float ("iou-threshold", "IoU threshold",
+          "Non-maximum suppression: drop a box whose intersection over union "
+          "with a better box of its class is above this (1: no NMS)", 0.0f,
+          1.0f, DEFAULT_IOU_THRESHOLD, PARAM_FLAGS));
+  g_object_class_install_property (gobject_class, PROP_CLASSES,
+      g_param_spec_string ("classes", "Classes",
+          "Report only these class indices, e.g. \"0,2\" (default: all)",
+          DEFAULT_CLASSES, PARAM_FLAGS));
+  g_object_class_install_property (gobject_class, PROP_LABELS,
+      g_param_spec_string ("labels", "Labels",
+          "Text file with one label per line, line N naming class N; without "
+          "it the label is the class index", DEFAULT_LABELS, PARAM_FLAGS));
+  g_object_class_install_property (gobject_class, PROP_MAX_DETECTIONS,
+      g_param_spec_uint ("max-detections", "Max detections",
+          "Keep at most this many boxes per frame, the best ones (0: all)", 0,
+          G_MAXUINT, DEFAULT_MAX_DETECTIONS, PARAM_FLAGS));
+  g_object_class_install_property (gobject_class, PROP_BACKGROUND_CLASS,
+      g_param_spec_int ("background-class", "Background class",
+          "Class index never reported (an SSD's background class, often 0); "
+          "-1: none", -1, G_MAXINT, DEFAULT_BACKGROUND_CLASS, PARAM_FLAGS));
+
+  gst_element_class_add_static_pad_template (element_class, &sink_template);
+  gst_element_class_add_static_pad_template (element_class, &src_template);
+  gst_element_class_set_static_metadata (element_class,
+      "vkml detection decoder", "Filter/Analyzer/Video",
+      "Turns a detector's output tensors (GstVkmlTensorMeta) into boxes on the "
+      "frame, as GstVideoRegionOfInterestMeta", "vkml developers");
+
+  trans_class->start = GST_DEBUG_FUNCPTR (gst_vkml_detect_start);
+  trans_class->stop = GST_DEBUG_FUNCPTR (gst_vkml_detect_stop);
+  trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_vkml_detect_set_caps);
+  trans_class->transform_ip = GST_DEBUG_FUNCPTR (gst_vkml_detect_transform_ip);
+
+  GST_DEBUG_CATEGORY_INIT (gst_vkml_detect_debug, "vkmldetect", 0,
+      "vkml detection decoder");
+}
+
+static void
+gst_vkml_detect_init (GstVkmlDetect * self)
+{
+  self->model_id = g_strdup (DEFAULT_MODEL_ID);
+  self->format = DEFAULT_FORMAT;
+  self->score_threshold = DEFAULT_SCORE_THRESHOLD;
+  self->iou_threshold = DEFAULT_IOU_THRESHOLD;
+  self->classes_text = g_strdup (DEFAULT_CLASSES);
+  self->labels_path = g_strdup (DEFAULT_LABELS);
+  self->max_detections = DEFAULT_MAX_DETECTIONS;
+  self->background_class = DEFAULT_BACKGROUND_CLASS;
+  /* The video is not touched; the buffer is made writable for the ROI metas. */
+  gst_base_transform_set_in_place (GST_BASE_TRANSFORM (self), TRUE);
+}
+
+static void
+gst_vkml_detect_finalize (GObject * object)
+{
+  GstVkmlDetect *self = GST_VKML_DETECT (object);
+
+  g_free (self->model_id);
+  g_free (self->classes_text);
+  g_free (self->labels_path);
+  G_OBJECT_CLASS (parent_class)->finalize (object);
+}
+
+static void
+gst_vkml_detect_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstVkmlDetect *self = GST_VKML_DETECT (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_MODEL_ID:
+      g_free (self->model_id);
+      self->model_id = g_value_dup_string (value);
+      break;
+    case PROP_FORMAT:
+      self->format = g_value_get_enum (value);
+      break;
+    case PROP_SCORE_THRESHOLD:
+      self->score_threshold = g_value_get_float (value);
+      break;
+    case PROP_IOU_THRESHOLD:
+      self->iou_threshold = g_value_get_float (value);
+      break;
+    case PROP_CLASSES:
+      g_free (self->classes_text);
+      self->classes_text = g_value_dup_string (value);
+      break;
+    case PROP_LABELS:
+      g_free (self->labels_path);
+      self->labels_path = g_value_dup_string (value);
+      break;
+    case PROP_MAX_DETECTIONS:
+      self->max_detections = g_value_get_uint (value);
+      break;
+    case PROP_BACKGROUND_CLASS:
+      self->background_class = g_value_get_int (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_vkml_detect_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstVkmlDetect *self = GST_VKML_DETECT (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_MODEL_ID:
+      g_value_set_string (value, self->model_id);
+      break;
+    case PROP_FORMAT:
+      g_value_set_enum (value, self->format);
+      break;
+    case PROP_SCORE_THRESHOLD:
+      g_value_set_float (value, self->score_threshold);
+      break;
+    case PROP_IOU_THRESHOLD:
+      g_value_set_float (value, self->iou_threshold);
+      break;
+    case PROP_CLASSES:
+      g_value_set_string (value, self->classes_text);
+      break;
+    case PROP_LABELS:
+      g_value_set_string (value, self->labels_path);
+      break;
+    case PROP_MAX_DETECTIONS:
+      g_value_set_uint (value, self->max_detections);
+      break;
+    case PROP_BACKGROUND_CLASS:
+      g_value_set_int (value, self->background_class);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static gboolean
+gst_vkml_detect_start (GstBaseTransform * trans)
+{
+  GstVkmlDetect *self = GST_VKML_DETECT (trans);
+  gchar *labels, *classes;
+  GError *error = NULL;
+  gboolean ok = TRUE;
+
+  GST_OBJECT_LOCK (self);
+  labels = g_strdup (self->labels_path);
+  classes = g_strdup (self->classes_text);
+  GST_OBJECT_UNLOCK (self);
+
+  self->classes = g_array_new (FALSE, FALSE, sizeof (gint));
+  self->dets = g_array_new (FALSE, FALSE, sizeof (GstVkmlDetection));
+  self->warned_no_meta = FALSE;
+  self->told_format = FALSE;
+  if (!gst_vkml_parse_class_list (classes, self->classes)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
+        ("Bad 'classes' value \"%s\".", classes),
+        ("Give class indices separated by commas, e.g. \"0,2\"."));
+    ok = FALSE;
+  } else if (labels && *labels
+      && !(self->labels = gst_vkml_labels_load (labels, &self->n_labels,
+              &error))) {
+    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
+        ("Could not read the labels file: %s", error->message),
+        ("Check the 'labels' property."));
+    g_error_free (error);
+    ok = FALSE;
+  }
+  g_free (labels);
+  g_free (classes);
+  return ok;
+}
+
+static gboolean
+gst_vkml_detect_stop (GstBaseTransform * trans)
+{
+  GstVkmlDetect *self = GST_VKML_DETECT (trans);
+
+  g_clear_pointer (&self->labels, g_strfreev);
+  self->n_labels = 0;
+  g_clear_pointer (&self->classes, g_array_unref);
+  g_clear_pointer (&self->dets, g_array_unref);
+  return TRUE;
+}
+
+static gboolean
+gst_vkml_detect_set_caps (GstBaseTransform * trans, GstCaps * incaps,
+    G_GNUC_UNUSED GstCaps * outcaps)
+{
+  GstVkmlDetect *self = GST_VKML_DETECT (trans);
+  GstVideoInfo info;
+
+  self->frame_width = self->frame_height = 0;
+  if (gst_video_info_from_caps (&info, incaps)) {
+    self->frame_width = GST_VIDEO_INFO_WIDTH (&info);
+    self->frame_height = GST_VIDEO_INFO_HEIGHT (&info);
+  }
+  return TRUE;
+}
+
+/* The meta to decode, or NULL (with one warning per stream). */
+static GstVkmlTensorMeta *
+gst_vkml_detect_find_meta (GstVkmlDetect * self, GstBuffer * buf)
+{
+  GstVkmlTensorMeta *meta;
+  gchar *id;
+
+  GST_OBJECT_LOCK (self);
+  id = g_strdup (self->model_id);
+  GST_OBJECT_UNLOCK (self);
+  meta = gst_buffer_find_vkml_tensor_meta (buf, id);
+  if (!meta && !self->warned_no_meta) {
+    GST_ELEMENT_WARNING (self, STREAM, FORMAT,
+        ("A buffer has no tensors%s%s%s; put vkmldetect after vkmlinfer.",
+            id ? " of model-id \"" : "", id ? id : "", id ? "\"" : ""),
+        (NULL));
+    self->warned_no_meta = TRUE;
+  }
+  g_free (id);
+  return meta;
+}
+
+static GstFlowReturn
+gst_vkml_detect_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
+{
+  GstVkmlDetect *self = GST_VKML_DETECT (trans);
+  GstVkmlTensorMeta *meta = gst_vkml_detect_find_meta (self, buf);
+  GstVkmlDetectParams p = { 0 };
+  GstVkmlDetectFormat chosen;
+  gfloat iou;
+  guint max, i;
+  gchar *error = NULL;
+
+  if (!meta)
+    return GST_FLOW_OK;
+  GST_OBJECT_LOCK (self);
+  p.format = self->format;
+  p.score_threshold = self->score_threshold;
+  p.background_class = self->background_class;
+  iou = self->iou_threshold;
+  max = self->max_detections;
+  GST_OBJECT_UNLOCK (self);
+  p.classes = (const gint *) self->classes->data;
+  p.n_classes = self->classes->len;
+  /* Without geometry the model's input is taken to be the frame (stretched). */
+  p.input_width = meta->has_geometry ? meta->geometry.input_width :
+      self->frame_width;
+  p.input_height = meta->has_geometry ? meta->geometry.input_height :
+      self->frame_height;
+
+  g_array_set_size (self->dets, 0);
+  if (!gst_vkml_detect_decode (meta, &p, self->dets, &chosen, &error)) {
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("Cannot decode the detector's "
+            "outputs: %s.", error), ("Set 'format' to the detector's layout."));
+    g_free (error);
+    return GST_FLOW_ERROR;
+  }
+  if (!self->told_format) {
+    GST_ELEMENT_INFO (self, STREAM, FORMAT, ("Decoding the tensors as %s.",
+            gst_vkml_detect_format_name (chosen)), (NULL));
+    self->told_format = TRUE;
+  }
+  gst_vkml_detect_nms (self->dets, iou, max);
+  if (self->frame_width && self->frame_height)
+    gst_vkml_detect_map_to_frame (self->dets,
+        meta->has_geometry ? &meta->geometry : NULL, self->frame_width,
+        self->frame_height);
+
+  for (i = 0; i < self->dets->len; i++) {
+    const GstVkmlDetection *d =
+        &g_array_index (self->dets, GstVkmlDetection, i);
+    gchar num[GST_VKML_LABEL_BUF_SIZE];
+
+    gst_vkml_attach_detection (buf, gst_vkml_label (self->labels,
+            self->n_labels, d->class_id, num), d);
+  }
+  GST_LOG_OBJECT (self, "%u boxes", self->dets->len);
+  return GST_FLOW_OK;
+}

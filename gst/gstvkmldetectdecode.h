@@ -1,0 +1,68 @@
+/* Detector output decoding for vkmldetect: tensors -> boxes, NMS, map to the frame.
+ * Plain functions over a GstVkmlTensorMeta, no element, so the unit tests call them
+ * on synthetic tensors. Thread-safe (no shared state). */
+#ifndef __GST_VKML_DETECT_DECODE_H__
+#define __GST_VKML_DETECT_DECODE_H__
+
+#include "gstvkmltensormeta.h"
+
+G_BEGIN_DECLS
+
+typedef enum
+{
+  GST_VKML_DETECT_FORMAT_AUTO,
+  GST_VKML_DETECT_FORMAT_YOLOV5,        /* [1,N,5+C]: cx,cy,w,h, objectness, C scores */
+  GST_VKML_DETECT_FORMAT_YOLOV8,        /* [1,4+C,N]: cx,cy,w,h, C scores; no objectness */
+  GST_VKML_DETECT_FORMAT_YOLOX,         /* [1,N,5+C] raw: grid/stride (8,16,32) decoding */
+  GST_VKML_DETECT_FORMAT_SSD,           /* boxes + scores, or boxes/classes/scores/count */
+} GstVkmlDetectFormat;
+
+GType gst_vkml_detect_format_get_type (void);
+#define GST_TYPE_VKML_DETECT_FORMAT (gst_vkml_detect_format_get_type ())
+
+/* One box: corners (x0,y0) top-left, (x1,y1) bottom-right, in model input pixels after
+ * decoding and in frame pixels after gst_vkml_detect_map_to_frame. */
+typedef struct
+{
+  gfloat x0, y0, x1, y1;
+  gfloat score;
+  gint class_id;
+} GstVkmlDetection;
+
+typedef struct
+{
+  GstVkmlDetectFormat format;
+  gfloat score_threshold;       /* keep scores >= this */
+  gint background_class;        /* SSD scores [1,N,C]: this class is never reported; -1 none */
+  const gint *classes;          /* report only these classes ... */
+  guint n_classes;              /* ... when n_classes > 0 */
+  guint input_width;            /* model input size: SSD's normalised boxes are */
+  guint input_height;           /* scaled by it, YOLOX's grids built over it */
+} GstVkmlDetectParams;
+
+/* Decodes @meta's tensors into @out (GstVkmlDetection, appended), score-thresholded and
+ * class-filtered, before NMS. @chosen gets the format used (auto resolved). On a tensor
+ * layout that does not fit, returns FALSE and sets @error (free with g_free) to a
+ * message naming the tensors expected and the ones the meta has. */
+gboolean gst_vkml_detect_decode (const GstVkmlTensorMeta * meta,
+    const GstVkmlDetectParams * params, GArray * out,
+    GstVkmlDetectFormat * chosen, gchar ** error);
+
+/* Greedy per-class NMS: highest score first; a box whose IoU with a kept box of its
+ * class is above @iou_threshold is dropped. Then keeps the @max_detections best
+ * (0: all). Leaves @dets sorted by score, highest first. */
+void gst_vkml_detect_nms (GArray * dets, gfloat iou_threshold,
+    guint max_detections);
+
+/* Maps model input pixels to frame pixels through @geometry (letterbox or stretch),
+ * or not at all when @geometry is NULL; clips to the @frame_width x @frame_height
+ * frame and drops boxes left empty. */
+void gst_vkml_detect_map_to_frame (GArray * dets,
+    const GstVkmlInputGeometry * geometry, guint frame_width,
+    guint frame_height);
+
+const gchar *gst_vkml_detect_format_name (GstVkmlDetectFormat format);
+
+G_END_DECLS
+
+#endif /* __GST_VKML_DETECT_DECODE_H__ */

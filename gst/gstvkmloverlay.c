@@ -1,0 +1,389 @@
+/**
+ * SECTION:element-vkmloverlay
+ * @title: vkmloverlay
+ *
+ * Draws every #GstVideoRegionOfInterestMeta of a frame onto it, in place: the box as a
+ * 1-3 pixel outline in its class's colour, and its label (the roi_type) on a tag of
+ * that colour above the box. The class is the "class-id" of the ROI's "detection" or
+ * "classification" parameter (vkmldetect, vkmlclassify set it), else a hash of the
+ * label. A "classification" ROI (the whole frame) gets its label at the top-left
+ * corner and no box. Labels are drawn with Pango/Cairo when the plugin was built
+ * with pangocairo; without it only the boxes are drawn.
+ *
+ * ## Example launch line
+ * |[
+ * gst-launch-1.0 videotestsrc num-buffers=5 ! video/x-raw,format=RGB,width=320,height=240 ! \
+ *     vkmlinfer model=detector.onnx ! vkmldetect ! vkmloverlay ! pngenc ! \
+ *     multifilesink location=frame-%02d.png
+ * ]|
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstvkmloverlay.h"
+
+#include <gst/video/video.h>
+
+#ifdef HAVE_PANGOCAIRO
+#include <pango/pangocairo.h>
+#endif
+
+GST_DEBUG_CATEGORY_STATIC (gst_vkml_overlay_debug);
+#define GST_CAT_DEFAULT gst_vkml_overlay_debug
+
+#define DEFAULT_THICKNESS 2
+#define MAX_THICKNESS 3
+#define DEFAULT_DRAW_LABELS TRUE
+#define LABEL_FONT "Sans 9"
+
+enum
+{
+  PROP_0,
+  PROP_THICKNESS,
+  PROP_DRAW_LABELS,
+};
+
+struct _GstVkmlOverlay
+{
+  GstVideoFilter parent;
+
+  /* properties, under the object lock */
+  guint thickness;
+  gboolean draw_labels;
+
+#ifdef HAVE_PANGOCAIRO
+  /* from start() to stop() */
+  PangoFontMap *font_map;
+  PangoContext *pango;
+#endif
+};
+
+#define OVERLAY_CAPS GST_VIDEO_CAPS_MAKE ("{ RGB, BGR, RGBA, BGRA, RGBx, BGRx, " \
+    "xRGB, xBGR, ARGB, ABGR, NV12, I420 }")
+
+static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
+    GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS (OVERLAY_CAPS));
+static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
+    GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (OVERLAY_CAPS));
+
+#define gst_vkml_overlay_parent_class parent_class
+G_DEFINE_TYPE (GstVkmlOverlay, gst_vkml_overlay, GST_TYPE_VIDEO_FILTER);
+GST_ELEMENT_REGISTER_DEFINE (vkmloverlay, "vkmloverlay", GST_RANK_NONE,
+    GST_TYPE_VKML_OVERLAY);
+
+static void gst_vkml_overlay_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec);
+static void gst_vkml_overlay_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec);
+static gboolean gst_vkml_overlay_start (GstBaseTransform * trans);
+static gboolean gst_vkml_overlay_stop (GstBaseTransform * trans);
+static GstFlowReturn gst_vkml_overlay_transform_frame_ip (GstVideoFilter *
+    filter, GstVideoFrame * frame);
+
+static void
+gst_vkml_overlay_class_init (GstVkmlOverlayClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  GstVideoFilterClass *filter_class = GST_VIDEO_FILTER_CLASS (klass);
+
+  gobject_class->set_property = gst_vkml_overlay_set_property;
+  gobject_class->get_property = gst_vkml_overlay_get_property;
+
+  g_object_class_install_property (gobject_class, PROP_THICKNESS,
+      g_param_spec_uint ("thickness", "Thickness",
+          "Width of the box outlines in pixels, drawn inside the box", 1,
+          MAX_THICKNESS, DEFAULT_THICKNESS, G_PARAM_READWRITE |
+          G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (gobject_class, PROP_DRAW_LABELS,
+      g_param_spec_boolean ("draw-labels", "Draw labels",
+          "Draw each box's label above it (needs the plugin built with "
+          "pangocairo)", DEFAULT_DRAW_LABELS, G_PARAM_READWRITE |
+          G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING));
+
+  gst_element_class_add_static_pad_template (element_class, &sink_template);
+  gst_element_class_add_static_pad_template (element_class, &src_template);
+  gst_element_class_set_static_metadata (element_class,
+      "vkml overlay", "Filter/Effect/Video",
+      "Draws the boxes and labels of the frame's GstVideoRegionOfInterestMeta",
+      "vkml developers");
+
+  trans_class->start = GST_DEBUG_FUNCPTR (gst_vkml_overlay_start);
+  trans_class->stop = GST_DEBUG_FUNCPTR (gst_vkml_overlay_stop);
+  filter_class->transform_frame_ip =
+      GST_DEBUG_FUNCPTR (gst_vkml_overlay_transform_frame_ip);
+
+  GST_DEBUG_CATEGORY_INIT (gst_vkml_overlay_debug, "vkmloverlay", 0,
+      "vkml overlay");
+}
+
+static void
+gst_vkml_overlay_init (GstVkmlOverlay * self)
+{
+  self->thickness = DEFAULT_THICKNESS;
+  self->draw_labels = DEFAULT_DRAW_LABELS;
+}
+
+static void
+gst_vkml_overlay_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstVkmlOverlay *self = GST_VKML_OVERLAY (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_THICKNESS:
+      self->thickness = g_value_get_uint (value);
+      break;
+    case PROP_DRAW_LABELS:
+      self->draw_labels = g_value_get_boolean (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_vkml_overlay_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstVkmlOverlay *self = GST_VKML_OVERLAY (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_THICKNESS:
+      g_value_set_uint (value, self->thickness);
+      break;
+    case PROP_DRAW_LABELS:
+      g_value_set_boolean (value, self->draw_labels);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static gboolean
+gst_vkml_overlay_start (G_GNUC_UNUSED GstBaseTransform * trans)
+{
+#ifdef HAVE_PANGOCAIRO
+  GstVkmlOverlay *self = GST_VKML_OVERLAY (trans);
+
+  self->font_map = pango_cairo_font_map_new ();
+  self->pango = pango_font_map_create_context (self->font_map);
+#endif
+  return TRUE;
+}
+
+static gboolean
+gst_vkml_overlay_stop (G_GNUC_UNUSED GstBaseTransform * trans)
+{
+#ifdef HAVE_PANGOCAIRO
+  GstVkmlOverlay *self = GST_VKML_OVERLAY (trans);
+
+  g_clear_object (&self->pango);
+  g_clear_object (&self->font_map);
+#endif
+  return TRUE;
+}
+
+void
+gst_vkml_overlay_class_colour (gint class_id, guint8 rgb[3])
+{
+  /* Distinct, saturated colours (Tableau 10). */
+  static const guint8 palette[][3] = {
+    {31, 119, 180}, {255, 127, 14}, {44, 160, 44}, {214, 39, 40},
+    {148, 103, 189}, {140, 86, 75}, {227, 119, 194}, {127, 127, 127},
+    {188, 189, 34}, {23, 190, 207},
+  };
+  guint i = (guint) ABS (class_id) % G_N_ELEMENTS (palette);
+
+  rgb[0] = palette[i][0];
+  rgb[1] = palette[i][1];
+  rgb[2] = palette[i][2];
+}
+
+/* A colour in the frame's own terms: R,G,B or Y,U,V (BT.601, limited range), as the
+ * values of the frame's components 0, 1 and 2. */
+typedef struct
+{
+  guint8 c[3];
+} Ink;
+
+static Ink
+ink_for (const GstVideoFrame * frame, const guint8 rgb[3])
+{
+  Ink ink = { {rgb[0], rgb[1], rgb[2]} };
+  gint r = rgb[0], g = rgb[1], b = rgb[2];
+
+  if (GST_VIDEO_INFO_IS_YUV (&frame->info)) {
+    ink.c[0] = (guint8) CLAMP ((66 * r + 129 * g + 25 * b + 128) / 256 + 16,
+        0, 255);
+    ink.c[1] = (guint8) CLAMP ((-38 * r - 74 * g + 112 * b + 128) / 256 + 128,
+        0, 255);
+    ink.c[2] = (guint8) CLAMP ((112 * r - 94 * g - 18 * b + 128) / 256 + 128,
+        0, 255);
+  }
+  return ink;
+}
+
+/* Sets pixel (x, y), clipped to the frame; subsampled chroma at (x >> wsub, y >> hsub).
+ * Every listed format has 8-bit components, so one path serves packed and planar. */
+static void
+put_pixel (GstVideoFrame * frame, gint x, gint y, const Ink * ink)
+{
+  const GstVideoFormatInfo *finfo = frame->info.finfo;
+  guint c;
+
+  if (x < 0 || y < 0 || x >= GST_VIDEO_FRAME_WIDTH (frame)
+      || y >= GST_VIDEO_FRAME_HEIGHT (frame))
+    return;
+  for (c = 0; c < 3; c++) {
+    guint cx = (guint) x >> GST_VIDEO_FORMAT_INFO_W_SUB (finfo, c);
+    guint cy = (guint) y >> GST_VIDEO_FORMAT_INFO_H_SUB (finfo, c);
+    guint8 *p = (guint8 *) GST_VIDEO_FRAME_COMP_DATA (frame, c)
+        + cy * GST_VIDEO_FRAME_COMP_STRIDE (frame, c)
+        + cx * GST_VIDEO_FRAME_COMP_PSTRIDE (frame, c);
+
+    *p = ink->c[c];
+  }
+}
+
+static void
+fill_rect (GstVideoFrame * frame, gint x0, gint y0, gint x1, gint y1,
+    const Ink * ink)
+{
+  gint x, y;
+
+  x0 = MAX (x0, 0);
+  y0 = MAX (y0, 0);
+  x1 = MIN (x1, GST_VIDEO_FRAME_WIDTH (frame));
+  y1 = MIN (y1, GST_VIDEO_FRAME_HEIGHT (frame));
+  for (y = y0; y < y1; y++)
+    for (x = x0; x < x1; x++)
+      put_pixel (frame, x, y, ink);
+}
+
+/* The outline of [x, x+w) x [y, y+h), @t pixels wide, inside the box. */
+static void
+draw_box (GstVideoFrame * frame, gint x, gint y, gint w, gint h, gint t,
+    const Ink * ink)
+{
+  t = MIN (t, MIN ((w + 1) / 2, (h + 1) / 2));
+  fill_rect (frame, x, y, x + w, y + t, ink);
+  fill_rect (frame, x, y + h - t, x + w, y + h, ink);
+  fill_rect (frame, x, y + t, x + t, y + h - t, ink);
+  fill_rect (frame, x + w - t, y + t, x + w, y + h - t, ink);
+}
+
+#ifdef HAVE_PANGOCAIRO
+/* The label as white text on a tag of @rgb, its bottom-left at (x, y) (or its top
+ * at 0 when there is no room above). */
+static void
+draw_label (GstVkmlOverlay * self, GstVideoFrame * frame, const gchar * text,
+    gint x, gint y, const guint8 rgb[3])
+{
+  PangoLayout *layout = pango_layout_new (self->pango);
+  PangoFontDescription *font = pango_font_description_from_string (LABEL_FONT);
+  cairo_surface_t *surface;
+  cairo_t *cr;
+  gint tw, th, w, h, i, j, stride;
+  const guint8 *data;
+
+  pango_layout_set_font_description (layout, font);
+  pango_font_description_free (font);
+  pango_layout_set_text (layout, text, -1);
+  pango_layout_get_pixel_size (layout, &tw, &th);
+  w = tw + 4;
+  h = th;
+  surface = cairo_image_surface_create (CAIRO_FORMAT_RGB24, w, h);
+  cr = cairo_create (surface);
+  cairo_set_source_rgb (cr, rgb[0] / 255.0, rgb[1] / 255.0, rgb[2] / 255.0);
+  cairo_paint (cr);
+  cairo_set_source_rgb (cr, 1, 1, 1);
+  cairo_move_to (cr, 2, 0);
+  pango_cairo_show_layout (cr, layout);
+  cairo_destroy (cr);
+  cairo_surface_flush (surface);
+
+  y = y - h >= 0 ? y - h : 0;
+  data = cairo_image_surface_get_data (surface);
+  stride = cairo_image_surface_get_stride (surface);
+  for (j = 0; j < h; j++) {
+    const guint32 *row = (const guint32 *) (data + j * stride);
+
+    for (i = 0; i < w; i++) {
+      guint8 px[3] = { (row[i] >> 16) & 0xff, (row[i] >> 8) & 0xff,
+        row[i] & 0xff
+      };
+      Ink ink = ink_for (frame, px);
+
+      put_pixel (frame, x + i, y + j, &ink);
+    }
+  }
+  cairo_surface_destroy (surface);
+  g_object_unref (layout);
+}
+#endif
+
+/* The class of @roi: "class-id" of its detection/classification param, else a hash
+ * of its label; @whole_frame says whether it is a classification. */
+static gint
+roi_class (GstVideoRegionOfInterestMeta * roi, gboolean * whole_frame)
+{
+  GstStructure *s;
+  gint id;
+
+  *whole_frame = FALSE;
+  s = gst_video_region_of_interest_meta_get_param (roi, "detection");
+  if (!s && (s = gst_video_region_of_interest_meta_get_param (roi,
+              "classification")))
+    *whole_frame = TRUE;
+  if (s && gst_structure_get_int (s, "class-id", &id))
+    return id;
+  return (gint) (g_str_hash (g_quark_to_string (roi->roi_type)) & 0xffff);
+}
+
+static GstFlowReturn
+gst_vkml_overlay_transform_frame_ip (GstVideoFilter * filter,
+    GstVideoFrame * frame)
+{
+  GstVkmlOverlay *self = GST_VKML_OVERLAY (filter);
+  GstVideoRegionOfInterestMeta *roi;
+  gpointer state = NULL;
+  gboolean labels, whole;
+  gint t;
+
+  GST_OBJECT_LOCK (self);
+  t = (gint) self->thickness;
+  labels = self->draw_labels;
+  GST_OBJECT_UNLOCK (self);
+
+  while ((roi = (GstVideoRegionOfInterestMeta *)
+          gst_buffer_iterate_meta_filtered (frame->buffer, &state,
+              GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
+    guint8 rgb[3];
+    Ink ink;
+
+    gst_vkml_overlay_class_colour (roi_class (roi, &whole), rgb);
+    ink = ink_for (frame, rgb);
+    if (!whole)
+      draw_box (frame, (gint) MIN (roi->x, G_MAXINT / 2),
+          (gint) MIN (roi->y, G_MAXINT / 2), (gint) MIN (roi->w, G_MAXINT / 4),
+          (gint) MIN (roi->h, G_MAXINT / 4), t, &ink);
+#ifdef HAVE_PANGOCAIRO
+    if (labels && self->pango)
+      draw_label (self, frame, g_quark_to_string (roi->roi_type),
+          whole ? 0 : (gint) MIN (roi->x, G_MAXINT / 2),
+          whole ? 0 : (gint) MIN (roi->y, G_MAXINT / 2), rgb);
+#else
+    (void) labels;
+#endif
+  }
+  return GST_FLOW_OK;
+}

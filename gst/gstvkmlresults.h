@@ -1,0 +1,42 @@
+/* What the decoders (vkmlclassify, vkmldetect) share: labels files, finding the meta to
+ * decode, and attaching results to buffers as GstVideoRegionOfInterestMeta (and, built
+ * against GStreamer >= 1.24, GstAnalyticsRelationMeta). Thread-safe (no shared state). */
+#ifndef __GST_VKML_RESULTS_H__
+#define __GST_VKML_RESULTS_H__
+
+#include "gstvkmldetectdecode.h"
+#include "gstvkmltensormeta.h"
+
+#include <gst/video/video.h>
+
+G_BEGIN_DECLS
+
+/* Room for a class index written as the label. */
+#define GST_VKML_LABEL_BUF_SIZE 16
+
+/* One label per line (line N names class N); trailing whitespace and a final empty
+ * line dropped. NULL (and @error set) when the file cannot be read. */
+gchar **gst_vkml_labels_load (const gchar * path, guint * n_labels,
+    GError ** error);
+
+/* @labels[@class_id] when there is one, else the index written into @buf. */
+const gchar *gst_vkml_label (gchar ** labels, guint n_labels, gint class_id,
+    gchar buf[GST_VKML_LABEL_BUF_SIZE]);
+
+/* Parses "0,2,5" into @out (gint); FALSE on anything else but digits and commas. */
+gboolean gst_vkml_parse_class_list (const gchar * text, GArray * out);
+
+/* A whole-frame ROI (roi_type = @label) with a "classification" param: label (string),
+ * class-id (gint), score (gfloat). Returns the ROI meta. */
+GstVideoRegionOfInterestMeta *gst_vkml_attach_classification (GstBuffer * buf,
+    const gchar * label, gint class_id, gfloat score, guint frame_width,
+    guint frame_height);
+
+/* The box @d (frame pixels) as an ROI (roi_type = @label) with a "detection" param:
+ * label (string), class-id (gint), score (gfloat). Returns the ROI meta. */
+GstVideoRegionOfInterestMeta *gst_vkml_attach_detection (GstBuffer * buf,
+    const gchar * label, const GstVkmlDetection * d);
+
+G_END_DECLS
+
+#endif /* __GST_VKML_RESULTS_H__ */
