@@ -25,6 +25,9 @@ gst_vkml_tensor_meta_api_get_type (void)
   return type;
 }
 
+/* Source of GstVkmlTensorMeta.seq (a pointer-sized atomic: GLib has no 64-bit add). */
+static gsize meta_seq = 1;
+
 static gboolean
 gst_vkml_tensor_meta_init (GstMeta * meta, G_GNUC_UNUSED gpointer params,
     G_GNUC_UNUSED GstBuffer * buffer)
@@ -36,6 +39,7 @@ gst_vkml_tensor_meta_init (GstMeta * meta, G_GNUC_UNUSED gpointer params,
   tmeta->model_id = NULL;
   tmeta->has_geometry = FALSE;
   memset (&tmeta->geometry, 0, sizeof (tmeta->geometry));
+  tmeta->seq = (guint64) g_atomic_pointer_add (&meta_seq, 1);
   return TRUE;
 }
 
@@ -81,6 +85,7 @@ gst_vkml_tensor_meta_transform (GstBuffer * dest, GstMeta * meta,
   gst_vkml_tensor_meta_set_model_id (dst, src->model_id);
   dst->has_geometry = src->has_geometry;
   dst->geometry = src->geometry;
+  dst->seq = src->seq;
   return TRUE;
 }
 
@@ -223,12 +228,10 @@ find_meta_cb (G_GNUC_UNUSED GstBuffer * buffer, GstMeta ** meta,
 
   if ((*meta)->info->api != GST_VKML_TENSOR_META_API_TYPE)
     return TRUE;
-  /* Metas are listed newest first: the first match is the last one added. */
-  if (!d->model_id || !*d->model_id
-      || g_strcmp0 (tmeta->model_id, d->model_id) == 0) {
+  if ((!d->model_id || !*d->model_id
+          || g_strcmp0 (tmeta->model_id, d->model_id) == 0)
+      && (!d->found || tmeta->seq > d->found->seq))
     d->found = tmeta;
-    return FALSE;
-  }
   return TRUE;
 }
 

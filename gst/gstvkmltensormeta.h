@@ -70,6 +70,9 @@ typedef struct _GstVkmlInputGeometry
  *   by default its name); NULL when not set. Owned by the meta.
  * @has_geometry: whether @geometry is set (the tensors came from a video frame)
  * @geometry: how the model's input image maps onto the frame
+ * @seq: when the meta was made, process-wide and increasing; copies keep it, so the
+ *   newest of several metas is found after buffer copies too (which reverse the
+ *   buffer's meta list)
  */
 typedef struct _GstVkmlTensorMeta
 {
@@ -79,6 +82,7 @@ typedef struct _GstVkmlTensorMeta
   gchar *model_id;
   gboolean has_geometry;
   GstVkmlInputGeometry geometry;
+  guint64 seq;
 } GstVkmlTensorMeta;
 
 GType gst_vkml_tensor_meta_api_get_type (void);
@@ -121,8 +125,9 @@ gsize gst_vkml_tensor_element_count (const GstVkmlTensor * tensor);
  * @buffer: a buffer
  * @model_id: (nullable): the model_id asked for; NULL or "" for any
  *
- * Returns: (transfer none) (nullable): the meta whose model_id is @model_id, or with
- *   NULL/"" the last meta added to @buffer (the nearest model upstream); NULL if none.
+ * Returns: (transfer none) (nullable): the newest meta (highest seq, the nearest
+ *   model upstream) whose model_id is @model_id, or of any model_id with NULL or "";
+ *   NULL if none.
  */
 GstVkmlTensorMeta *gst_buffer_find_vkml_tensor_meta (GstBuffer * buffer,
     const gchar * model_id);

@@ -1,0 +1,168 @@
+/* vkmlclassify on hand-written tensors: the meta of its model-id (default the newest,
+ * also after buffer copies), top-k, threshold, the ROI metas it attaches, and
+ * post-messages. */
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <gst/video/video.h>
+
+#include "gstvkmlclassify.h"
+#include "gstvkmltensormeta.h"
+
+static void
+add_scores (GstBuffer * buf, const gchar * model_id, const gfloat v[4])
+{
+  const gint64 dims[] = { 1, 4 };
+  GstVkmlTensorMeta *meta = gst_buffer_add_vkml_tensor_meta (buf);
+  GstBuffer *data = gst_buffer_new_memdup (v, 4 * sizeof (gfloat));
+
+  gst_vkml_tensor_meta_set_model_id (meta, model_id);
+  fail_unless (gst_vkml_tensor_meta_add (meta, "probabilities",
+          VKML_DTYPE_FLOAT, 2, dims, data) != NULL);
+  gst_buffer_unref (data);
+}
+
+/* A buffer with model "a" (best: class 1, then 3) and, newer, model "b" (class 0). */
+static GstBuffer *
+two_models (void)
+{
+  static const gfloat a[4] = { 0.1f, 0.6f, 0.05f, 0.25f };
+  static const gfloat b[4] = { 0.9f, 0.02f, 0.03f, 0.05f };
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, 320 * 240 * 3, NULL);
+
+  add_scores (buf, "a", a);
+  add_scores (buf, "b", b);
+  return buf;
+}
+
+/* The ROI metas of @buf, in the order they were added, as "label:class-id:score;..." (whole-frame
+ * boxes checked here). */
+static gchar *
+results (GstBuffer * buf)
+{
+  GString *s = g_string_new (NULL);
+  GPtrArray *rois = g_ptr_array_new ();
+  GstVideoRegionOfInterestMeta *roi;
+  gpointer state = NULL;
+  guint i;
+
+  while ((roi = (GstVideoRegionOfInterestMeta *)
+          gst_buffer_iterate_meta_filtered (buf, &state,
+              GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE)))
+    g_ptr_array_add (rois, roi);
+  for (i = 0; i < rois->len; i++) {
+    GstStructure *p;
+    gint id = -1;
+    gfloat score = 0;
+
+    roi = g_ptr_array_index (rois, i);
+    fail_unless (roi->x == 0 && roi->y == 0 && roi->w == 320 && roi->h == 240);
+    p = gst_video_region_of_interest_meta_get_param (roi, "classification");
+    fail_unless (p != NULL);
+    fail_unless (gst_structure_get (p, "class-id", G_TYPE_INT, &id, "score",
+            G_TYPE_FLOAT, &score, NULL));
+    fail_unless_equals_string (gst_structure_get_string (p, "label"),
+        g_quark_to_string (roi->roi_type));
+    g_string_append_printf (s, "%s%s:%d:%.2f", i ? ";" : "",
+        g_quark_to_string (roi->roi_type), id, score);
+  }
+  g_ptr_array_unref (rois);
+  return g_string_free (s, FALSE);
+}
+
+/* Runs @launch on two_models() (or a copy of it, whose metas are new ones) and
+ * returns the results; *n_messages gets the number of element messages. */
+static gchar *
+classify (const gchar * launch, gboolean copy, guint * n_messages)
+{
+  GstHarness *h = gst_harness_new_parse (launch);
+  GstBus *bus = gst_bus_new ();
+  GstBuffer *in = two_models (), *out;
+  GstMessage *msg;
+  gchar *text;
+
+  gst_element_set_bus (h->element, bus);
+  gst_harness_set_src_caps_str (h,
+      "video/x-raw,format=RGB,width=320,height=240,framerate=30/1");
+  if (copy) {
+    GstBuffer *c = gst_buffer_copy (in);
+
+    gst_buffer_unref (in);
+    in = c;
+  }
+  out = gst_harness_push_and_pull (h, in);
+  fail_unless (out != NULL);
+  text = results (out);
+  *n_messages = 0;
+  while ((msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ELEMENT))) {
+    (*n_messages)++;
+    gst_message_unref (msg);
+  }
+  gst_buffer_unref (out);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+  return text;
+}
+
+static void
+check (const gchar * launch, gboolean copy, const gchar * want,
+    guint want_messages)
+{
+  guint n;
+  gchar *got = classify (launch, copy, &n);
+
+  fail_unless_equals_string (got, want);
+  fail_unless_equals_int (n, want_messages);
+  g_free (got);
+}
+
+/* Default: the newest meta (model "b"), its best class, one message; the same after
+ * a buffer copy. model-id=a picks the other. */
+GST_START_TEST (test_model_id)
+{
+  check ("vkmlclassify", FALSE, "0:0:0.90", 1);
+  check ("vkmlclassify", TRUE, "0:0:0.90", 1);
+  check ("vkmlclassify model-id=a", FALSE, "1:1:0.60", 1);
+  check ("vkmlclassify model-id=a", TRUE, "1:1:0.60", 1);
+}
+
+GST_END_TEST;
+
+/* top-k: the k best, best first; threshold cuts; post-messages=false posts none. */
+GST_START_TEST (test_top_k_threshold)
+{
+  check ("vkmlclassify model-id=a top-k=3", FALSE,
+      "1:1:0.60;3:3:0.25;0:0:0.10", 3);
+  check ("vkmlclassify model-id=a top-k=3 threshold=0.2", FALSE,
+      "1:1:0.60;3:3:0.25", 2);
+  check ("vkmlclassify model-id=a top-k=2 post-messages=false", FALSE,
+      "1:1:0.60;3:3:0.25", 0);
+  check ("vkmlclassify model-id=a threshold=0.95", FALSE, "", 0);
+}
+
+GST_END_TEST;
+
+/* A model-id no meta has: buffers pass without results (and no messages). */
+GST_START_TEST (test_unknown_model_id)
+{
+  check ("vkmlclassify model-id=zzz", FALSE, "", 0);
+}
+
+GST_END_TEST;
+
+static Suite *
+vkml_classify_suite (void)
+{
+  Suite *s = suite_create ("vkml_classify");
+  TCase *tc = tcase_create ("general");
+
+  if (!GST_ELEMENT_REGISTER (vkmlclassify, NULL))
+    g_error ("cannot register vkmlclassify");
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_model_id);
+  tcase_add_test (tc, test_top_k_threshold);
+  tcase_add_test (tc, test_unknown_model_id);
+  return s;
+}
+
+GST_CHECK_MAIN (vkml_classify);

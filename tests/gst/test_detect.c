@@ -1,0 +1,481 @@
+/* vkmldetect: the decoders on synthetic tensors with known boxes (YOLOv5, YOLOv8, YOLOX,
+ * both SSD forms, auto), NMS, the class filter, the letterbox map-back, errors, and
+ * the element's ROI metas. No model: the tensors are written by hand. */
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <gst/video/video.h>
+
+#include "gstvkmldetect.h"
+#include "gstvkmldetectdecode.h"
+#include "gstvkmltensormeta.h"
+
+#include <math.h>
+#include <glib/gstdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static void
+add_tensor (GstVkmlTensorMeta * meta, const gchar * name, const gfloat * v,
+    guint rank, const gint64 * dims)
+{
+  gsize n = 1;
+  guint i;
+  GstBuffer *data;
+
+  for (i = 0; i < rank; i++)
+    n *= (gsize) dims[i];
+  data = gst_buffer_new_memdup (v, n * sizeof (gfloat));
+  fail_unless (gst_vkml_tensor_meta_add (meta, name, VKML_DTYPE_FLOAT, rank,
+          dims, data) != NULL);
+  gst_buffer_unref (data);
+}
+
+/* 8 candidates, 2 classes, as YOLOv5 rows cx,cy,w,h,obj,c0,c1: row 0 scores
+ * 0.9 x 0.8 (class 1) at (40,35)-(60,45), row 1 scores 0.09 (under 0.25), row 2
+ * 1.0 x 0.5 (class 0) at (95,70)-(105,90); rows 3..7 are zeros. */
+#define N_ROWS 8
+static const gfloat yolo_rows[N_ROWS][7] = {
+  {50, 40, 20, 10, 0.9f, 0.2f, 0.8f},
+  {10, 10, 4, 4, 0.1f, 0.9f, 0.1f},
+  {100, 80, 10, 20, 1.0f, 0.5f, 0.3f},
+};
+
+static GstBuffer *
+yolov5_buffer (void)
+{
+  const gint64 dims[] = { 1, N_ROWS, 7 };
+  GstBuffer *buf = gst_buffer_new ();
+
+  add_tensor (gst_buffer_add_vkml_tensor_meta (buf), "output0",
+      &yolo_rows[0][0], 3, dims);
+  return buf;
+}
+
+/* The same boxes as YOLOv8 [1,4+2,8] (transposed; no objectness): class scores row 0
+ * (0.2, 0.8), row 1 (0.1, 0.05), row 2 (0.6, 0.3). */
+static GstBuffer *
+yolov8_buffer (void)
+{
+  static const gfloat cls[N_ROWS][2] = { {0.2f, 0.8f}, {0.1f, 0.05f},
+  {0.6f, 0.3f}
+  };
+  const gint64 dims[] = { 1, 6, N_ROWS };
+  gfloat v[6 * N_ROWS] = { 0 };
+  GstBuffer *buf = gst_buffer_new ();
+  guint i, k;
+
+  for (i = 0; i < N_ROWS; i++) {
+    for (k = 0; k < 4; k++)
+      v[k * N_ROWS + i] = yolo_rows[i][k];
+    v[4 * N_ROWS + i] = cls[i][0];
+    v[5 * N_ROWS + i] = cls[i][1];
+  }
+  add_tensor (gst_buffer_add_vkml_tensor_meta (buf), "output0", v, 3, dims);
+  return buf;
+}
+
+static GArray *
+decode (GstBuffer * buf, GstVkmlDetectFormat format, GstVkmlDetectFormat want,
+    const GstVkmlDetectParams * extra)
+{
+  GstVkmlDetectParams p = { format, 0.25f, -1, NULL, 0, 0, 0 };
+  GArray *dets = g_array_new (FALSE, FALSE, sizeof (GstVkmlDetection));
+  GstVkmlDetectFormat chosen = GST_VKML_DETECT_FORMAT_AUTO;
+  gchar *error = NULL;
+
+  if (extra)
+    p = *extra;
+  p.format = format;
+  fail_unless (gst_vkml_detect_decode (gst_buffer_get_vkml_tensor_meta (buf),
+          &p, dets, &chosen, &error), "%s", error);
+  fail_unless_equals_int (chosen, want);
+  gst_buffer_unref (buf);
+  return dets;
+}
+
+static void
+check_det (GArray * dets, guint i, gint class_id, gfloat score, gfloat x0,
+    gfloat y0, gfloat x1, gfloat y1)
+{
+  const GstVkmlDetection *d;
+
+  fail_unless (i < dets->len, "only %u boxes", dets->len);
+  d = &g_array_index (dets, GstVkmlDetection, i);
+  fail_unless_equals_int (d->class_id, class_id);
+  fail_unless (fabsf (d->score - score) < 1e-5f, "score %f, want %f",
+      d->score, score);
+  fail_unless (fabsf (d->x0 - x0) < 1e-3f && fabsf (d->y0 - y0) < 1e-3f
+      && fabsf (d->x1 - x1) < 1e-3f && fabsf (d->y1 - y1) < 1e-3f,
+      "box %u (%f,%f)-(%f,%f), want (%f,%f)-(%f,%f)", i, d->x0, d->y0, d->x1,
+      d->y1, x0, y0, x1, y1);
+}
+
+/* YOLOv5 rows: objectness x class score, centre boxes to corners; auto picks it. */
+GST_START_TEST (test_decode_yolov5)
+{
+  GArray *dets = decode (yolov5_buffer (), GST_VKML_DETECT_FORMAT_AUTO,
+      GST_VKML_DETECT_FORMAT_YOLOV5, NULL);
+
+  fail_unless_equals_int (dets->len, 2);
+  check_det (dets, 0, 1, 0.72f, 40, 35, 60, 45);
+  check_det (dets, 1, 0, 0.5f, 95, 70, 105, 90);
+  g_array_unref (dets);
+}
+
+GST_END_TEST;
+
+/* YOLOv8's transposed [1,4+C,N] with no objectness; auto picks it. */
+GST_START_TEST (test_decode_yolov8)
+{
+  GArray *dets = decode (yolov8_buffer (), GST_VKML_DETECT_FORMAT_AUTO,
+      GST_VKML_DETECT_FORMAT_YOLOV8, NULL);
+
+  fail_unless_equals_int (dets->len, 2);
+  check_det (dets, 0, 1, 0.8f, 40, 35, 60, 45);
+  check_det (dets, 1, 0, 0.6f, 95, 70, 105, 90);
+  g_array_unref (dets);
+}
+
+GST_END_TEST;
+
+/* YOLOX's raw head over a 64x64 input: 8x8 + 4x4 + 2x2 = 84 anchors; anchor 70 is
+ * stride 16, cell (2,1): x = (0.5 + 2) * 16 = 40, y = (0.25 + 1) * 16 = 20,
+ * w = e^ln2 * 16 = 32, h = e^0 * 16 = 16. With and without the input size (a square
+ * input is found from the anchor count). */
+GST_START_TEST (test_decode_yolox_grid)
+{
+  const gint64 dims[] = { 1, 84, 7 };
+  gfloat v[84 * 7] = { 0 };
+  const gfloat hit[7] = { 0.5f, 0.25f, logf (2.0f), 0, 0.9f, 0.0f, 1.0f };
+  guint size;
+
+  memcpy (&v[70 * 7], hit, sizeof (hit));
+  for (size = 0; size <= 64; size += 64) {
+    GstVkmlDetectParams p = { 0, 0.25f, -1, NULL, 0, size, size };
+    GstBuffer *buf = gst_buffer_new ();
+    GArray *dets;
+
+    add_tensor (gst_buffer_add_vkml_tensor_meta (buf), "output", v, 3, dims);
+    dets = decode (buf, GST_VKML_DETECT_FORMAT_YOLOX,
+        GST_VKML_DETECT_FORMAT_YOLOX, &p);
+    fail_unless_equals_int (dets->len, 1);
+    check_det (dets, 0, 1, 0.9f, 24, 12, 56, 28);
+    g_array_unref (dets);
+  }
+}
+
+GST_END_TEST;
+
+/* SSD boxes [1,3,4] (x0,y0,x1,y1 in 0..1) + scores [1,3,3] over a 200x100 input:
+ * with background class 0 its best-scoring box is not reported; without, it is. */
+GST_START_TEST (test_decode_ssd_scores)
+{
+  static const gfloat boxes[] = { 0.1f, 0.2f, 0.3f, 0.4f, 0.5f, 0.5f, 0.9f,
+    0.9f, 0.0f, 0.0f, 0.5f, 1.0f
+  };
+  static const gfloat scores[] = { 0.1f, 0.85f, 0.05f, 0.9f, 0.05f, 0.05f,
+    0.2f, 0.1f, 0.7f
+  };
+  const gint64 bdims[] = { 1, 3, 4 }, sdims[] = { 1, 3, 3 };
+  gint background;
+
+  for (background = -1; background <= 0; background++) {
+    GstVkmlDetectParams p = { 0, 0.25f, background, NULL, 0, 200, 100 };
+    GstBuffer *buf = gst_buffer_new ();
+    GstVkmlTensorMeta *meta = gst_buffer_add_vkml_tensor_meta (buf);
+    GArray *dets;
+
+    add_tensor (meta, "scores", scores, 3, sdims);
+    add_tensor (meta, "boxes", boxes, 3, bdims);
+    dets = decode (buf, GST_VKML_DETECT_FORMAT_AUTO,
+        GST_VKML_DETECT_FORMAT_SSD, &p);
+    if (background < 0) {
+      fail_unless_equals_int (dets->len, 3);
+      check_det (dets, 1, 0, 0.9f, 100, 50, 180, 90);
+      g_array_remove_index (dets, 1);
+    }
+    fail_unless_equals_int (dets->len, 2);
+    check_det (dets, 0, 1, 0.85f, 20, 20, 60, 40);
+    check_det (dets, 1, 2, 0.7f, 0, 0, 100, 100);
+    g_array_unref (dets);
+  }
+}
+
+GST_END_TEST;
+
+/* TF's four outputs: boxes (y0,x0,y1,x1), classes, scores, count = 2: the third entry
+ * (score 0.99) is past the count and ignored. */
+GST_START_TEST (test_decode_ssd_four_outputs)
+{
+  static const gfloat boxes[] = { 0.2f, 0.1f, 0.4f, 0.3f, 0, 0, 1, 1,
+    0, 0, 1, 1
+  };
+  static const gfloat classes[] = { 3, 1, 5 }, scores[] = { 0.9f, 0.3f, 0.99f };
+  static const gfloat count[] = { 2 };
+  const gint64 bdims[] = { 1, 3, 4 }, vdims[] = { 1, 3 }, cdims[] = { 1 };
+  GstVkmlDetectParams p = { 0, 0.25f, -1, NULL, 0, 200, 100 };
+  GstBuffer *buf = gst_buffer_new ();
+  GstVkmlTensorMeta *meta = gst_buffer_add_vkml_tensor_meta (buf);
+  GArray *dets;
+
+  add_tensor (meta, "detection_boxes", boxes, 3, bdims);
+  add_tensor (meta, "detection_classes", classes, 2, vdims);
+  add_tensor (meta, "detection_scores", scores, 2, vdims);
+  add_tensor (meta, "num_detections", count, 1, cdims);
+  dets = decode (buf, GST_VKML_DETECT_FORMAT_SSD, GST_VKML_DETECT_FORMAT_SSD,
+      &p);
+  fail_unless_equals_int (dets->len, 2);
+  check_det (dets, 0, 3, 0.9f, 20, 20, 60, 40);
+  check_det (dets, 1, 1, 0.3f, 0, 0, 200, 100);
+  g_array_unref (dets);
+}
+
+GST_END_TEST;
+
+/* classes=0: row 0's best allowed class is 0 (0.9 x 0.2 = 0.18, under 0.25): gone. */
+GST_START_TEST (test_decode_class_filter)
+{
+  const gint only[] = { 0 };
+  GstVkmlDetectParams p = { 0, 0.25f, -1, only, 1, 0, 0 };
+  GArray *dets = decode (yolov5_buffer (), GST_VKML_DETECT_FORMAT_YOLOV5,
+      GST_VKML_DETECT_FORMAT_YOLOV5, &p);
+
+  fail_unless_equals_int (dets->len, 1);
+  check_det (dets, 0, 0, 0.5f, 95, 70, 105, 90);
+  g_array_unref (dets);
+}
+
+GST_END_TEST;
+
+/* A layout that does not fit: the message names the format and the tensors. */
+GST_START_TEST (test_decode_wrong_layout)
+{
+  const gint64 dims[] = { 1, 10 };
+  const gfloat v[10] = { 0 };
+  GstVkmlDetectParams p = { GST_VKML_DETECT_FORMAT_YOLOV8, 0.25f, -1, NULL, 0,
+    0, 0
+  };
+  GstBuffer *buf = gst_buffer_new ();
+  GArray *dets = g_array_new (FALSE, FALSE, sizeof (GstVkmlDetection));
+  GstVkmlDetectFormat chosen;
+  gchar *error = NULL;
+
+  add_tensor (gst_buffer_add_vkml_tensor_meta (buf), "logits", v, 2, dims);
+  fail_if (gst_vkml_detect_decode (gst_buffer_get_vkml_tensor_meta (buf), &p,
+          dets, &chosen, &error));
+  fail_unless (strstr (error, "yolov8: expected") != NULL, "%s", error);
+  fail_unless (strstr (error, "'logits' [1,10] float") != NULL, "%s", error);
+  g_free (error);
+  p.format = GST_VKML_DETECT_FORMAT_AUTO;
+  fail_if (gst_vkml_detect_decode (gst_buffer_get_vkml_tensor_meta (buf), &p,
+          dets, &chosen, &error));
+  fail_unless (strstr (error, "no known detector layout") != NULL, "%s", error);
+  g_free (error);
+  fail_unless_equals_int (dets->len, 0);
+  g_array_unref (dets);
+  gst_buffer_unref (buf);
+}
+
+GST_END_TEST;
+
+static GArray *
+nms_input (void)
+{
+  const GstVkmlDetection in[] = {
+    {1, 1, 11, 11, 0.8f, 0},    /* IoU 81/119 = 0.68 with the first */
+    {0, 0, 10, 10, 0.9f, 0},
+    {1, 1, 11, 11, 0.7f, 1},    /* same place, other class */
+    {20, 20, 30, 30, 0.6f, 0},
+  };
+  GArray *dets = g_array_new (FALSE, FALSE, sizeof (GstVkmlDetection));
+
+  g_array_append_vals (dets, in, G_N_ELEMENTS (in));
+  return dets;
+}
+
+/* Greedy per class: the 0.8 box goes at IoU threshold 0.45, stays at 0.7; the other
+ * class's box in the same place stays; max-detections keeps the best. */
+GST_START_TEST (test_nms)
+{
+  GArray *dets = nms_input ();
+
+  gst_vkml_detect_nms (dets, 0.45f, 0);
+  fail_unless_equals_int (dets->len, 3);
+  check_det (dets, 0, 0, 0.9f, 0, 0, 10, 10);
+  check_det (dets, 1, 1, 0.7f, 1, 1, 11, 11);
+  check_det (dets, 2, 0, 0.6f, 20, 20, 30, 30);
+  g_array_unref (dets);
+
+  dets = nms_input ();
+  gst_vkml_detect_nms (dets, 0.7f, 0);
+  fail_unless_equals_int (dets->len, 4);
+  check_det (dets, 1, 0, 0.8f, 1, 1, 11, 11);
+  g_array_unref (dets);
+
+  dets = nms_input ();
+  gst_vkml_detect_nms (dets, 0.45f, 2);
+  fail_unless_equals_int (dets->len, 2);
+  check_det (dets, 1, 1, 0.7f, 1, 1, 11, 11);
+  g_array_unref (dets);
+}
+
+GST_END_TEST;
+
+/* A 640x480 frame letterboxed into 320x320: scale 0.5, 40 rows of padding on top. */
+static const GstVkmlInputGeometry letterbox = { 640, 480, 320, 320, 0.5, 0.5,
+  0, 40
+};
+
+/* Input pixels back to frame pixels; clipped at the frame's edge; a box in the
+ * padding is dropped. */
+GST_START_TEST (test_letterbox_map_back)
+{
+  const GstVkmlDetection in[] = {
+    {10, 50, 110, 150, 0.9f, 0},
+    {0, 0, 320, 30, 0.8f, 0},
+    {300, 260, 330, 290, 0.7f, 1},
+  };
+  GArray *dets = g_array_new (FALSE, FALSE, sizeof (GstVkmlDetection));
+
+  g_array_append_vals (dets, in, G_N_ELEMENTS (in));
+  gst_vkml_detect_map_to_frame (dets, &letterbox, 640, 480);
+  fail_unless_equals_int (dets->len, 2);
+  check_det (dets, 0, 0, 0.9f, 20, 20, 220, 220);
+  check_det (dets, 1, 1, 0.7f, 600, 440, 640, 480);
+  g_array_unref (dets);
+}
+
+GST_END_TEST;
+
+static gchar *
+write_labels (void)
+{
+  gchar *path = NULL;
+  gint fd = g_file_open_tmp ("vkml-labels-XXXXXX.txt", &path, NULL);
+
+  fail_unless (fd >= 0);
+  close (fd);
+  fail_unless (g_file_set_contents (path, "person\ncar\n", -1, NULL));
+  return path;
+}
+
+/* The element: the YOLOv5 boxes through the letterbox geometry onto a 640x480 frame,
+ * as ROI metas named by the labels file with a "detection" param. */
+GST_START_TEST (test_element_roi_metas)
+{
+  gchar *labels = write_labels ();
+  gchar *launch = g_strdup_printf ("vkmldetect labels=\"%s\"", labels);
+  GstHarness *h = gst_harness_new_parse (launch);
+  GstBuffer *in = yolov5_buffer (), *out;
+  GstVkmlTensorMeta *meta = gst_buffer_get_vkml_tensor_meta (in);
+  GstVideoRegionOfInterestMeta *roi;
+  GstStructure *s;
+  gpointer state = NULL;
+  gfloat score;
+  gint id;
+
+  meta->has_geometry = TRUE;
+  meta->geometry = letterbox;
+  gst_harness_set_src_caps_str (h,
+      "video/x-raw,format=RGB,width=640,height=480,framerate=30/1");
+  out = gst_harness_push_and_pull (h, in);
+  fail_unless (out != NULL);
+  /* ROI metas in the order added: best score first. */
+  roi = (GstVideoRegionOfInterestMeta *) gst_buffer_iterate_meta_filtered (out,
+      &state, GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE);
+  fail_unless (roi != NULL);
+  fail_unless_equals_string (g_quark_to_string (roi->roi_type), "car");
+  /* (40,35)-(60,45) -> (80,-10)-(120,10), clipped at the top */
+  fail_unless (roi->x == 80 && roi->y == 0 && roi->w == 40 && roi->h == 10,
+      "%u,%u %ux%u", roi->x, roi->y, roi->w, roi->h);
+  roi = (GstVideoRegionOfInterestMeta *) gst_buffer_iterate_meta_filtered (out,
+      &state, GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE);
+  fail_unless (roi != NULL);
+  fail_unless_equals_string (g_quark_to_string (roi->roi_type), "person");
+  fail_unless (roi->x == 190 && roi->y == 60 && roi->w == 20 && roi->h == 40,
+      "%u,%u %ux%u", roi->x, roi->y, roi->w, roi->h);
+  s = gst_video_region_of_interest_meta_get_param (roi, "detection");
+  fail_unless (s != NULL);
+  fail_unless (gst_structure_get (s, "class-id", G_TYPE_INT, &id, "score",
+          G_TYPE_FLOAT, &score, NULL));
+  fail_unless_equals_int (id, 0);
+  fail_unless_equals_float (score, 0.5f);
+  fail_unless (gst_buffer_iterate_meta_filtered (out, &state,
+          GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE) == NULL);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+  g_unlink (labels);
+  g_free (labels);
+  g_free (launch);
+}
+
+GST_END_TEST;
+
+/* model-id picks the meta: the buffer has a detector's and a classifier's; asking for
+ * the classifier's is an error naming its tensors, asking for one that is not there
+ * passes the buffer on without boxes. */
+GST_START_TEST (test_element_model_id)
+{
+  const gint64 dims[] = { 1, 3 };
+  const gfloat v[3] = { 0.1f, 0.2f, 0.7f };
+  GstHarness *h = gst_harness_new_parse ("vkmldetect model-id=det");
+  GstBuffer *in = yolov5_buffer (), *out;
+  GstVkmlTensorMeta *cls;
+
+  gst_vkml_tensor_meta_set_model_id (gst_buffer_get_vkml_tensor_meta (in),
+      "det");
+  cls = gst_buffer_add_vkml_tensor_meta (in);
+  gst_vkml_tensor_meta_set_model_id (cls, "cls");
+  add_tensor (cls, "probabilities", v, 2, dims);
+  gst_harness_set_src_caps_str (h,
+      "video/x-raw,format=RGB,width=640,height=480,framerate=30/1");
+  out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+  fail_unless (out != NULL);
+  fail_unless_equals_int (gst_buffer_get_n_meta (out,
+          GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE), 2);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+
+  h = gst_harness_new_parse ("vkmldetect model-id=other");
+  gst_harness_set_src_caps_str (h,
+      "video/x-raw,format=RGB,width=640,height=480,framerate=30/1");
+  out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+  fail_unless_equals_int (gst_buffer_get_n_meta (out,
+          GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE), 0);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+
+  /* by default the last meta: the classifier's, which is no detector */
+  h = gst_harness_new_parse ("vkmldetect");
+  gst_harness_set_src_caps_str (h,
+      "video/x-raw,format=RGB,width=640,height=480,framerate=30/1");
+  fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_ERROR);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+static Suite *
+vkml_detect_suite (void)
+{
+  Suite *s = suite_create ("vkml_detect");
+  TCase *tc = tcase_create ("general");
+
+  if (!GST_ELEMENT_REGISTER (vkmldetect, NULL))
+    g_error ("cannot register vkmldetect");
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_decode_yolov5);
+  tcase_add_test (tc, test_decode_yolov8);
+  tcase_add_test (tc, test_decode_yolox_grid);
+  tcase_add_test (tc, test_decode_ssd_scores);
+  tcase_add_test (tc, test_decode_ssd_four_outputs);
+  tcase_add_test (tc, test_decode_class_filter);
+  tcase_add_test (tc, test_decode_wrong_layout);
+  tcase_add_test (tc, test_nms);
+  tcase_add_test (tc, test_letterbox_map_back);
+  tcase_add_test (tc, test_element_roi_metas);
+  tcase_add_test (tc, test_element_model_id);
+  return s;
+}
+
+GST_CHECK_MAIN (vkml_detect);
