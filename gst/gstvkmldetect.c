@@ -26,6 +26,7 @@
 #include "gstvkmlresults.h"
 
 #include <gst/video/video.h>
+#include <stdio.h>
 
 GST_DEBUG_CATEGORY_STATIC (gst_vkml_detect_debug);
 #define GST_CAT_DEFAULT gst_vkml_detect_debug
@@ -38,6 +39,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_vkml_detect_debug);
 #define DEFAULT_LABELS NULL
 #define DEFAULT_MAX_DETECTIONS 100
 #define DEFAULT_BACKGROUND_CLASS -1
+#define DEFAULT_PRINT FALSE
 
 enum
 {
@@ -50,6 +52,7 @@ enum
   PROP_LABELS,
   PROP_MAX_DETECTIONS,
   PROP_BACKGROUND_CLASS,
+  PROP_PRINT,
 };
 
 struct _GstVkmlDetect
@@ -65,6 +68,7 @@ struct _GstVkmlDetect
   gchar *labels_path;
   guint max_detections;
   gint background_class;
+  gboolean print;
 
   /* from start() to stop() */
   GArray *classes;              /* gint; empty: every class */
@@ -73,6 +77,7 @@ struct _GstVkmlDetect
   GArray *dets;                 /* GstVkmlDetection, reused per frame */
   gboolean warned_no_meta;
   gboolean told_format;
+  guint64 frames;
 
   /* from set_caps(); 0 when the caps are not video */
   guint frame_width, frame_height;
@@ -150,6 +155,11 @@ gst_vkml_detect_class_init (GstVkmlDetectClass * klass)
       g_param_spec_int ("background-class", "Background class",
           "Class index never reported (an SSD's background class, often 0); "
           "-1: none", -1, G_MAXINT, DEFAULT_BACKGROUND_CLASS, PARAM_FLAGS));
+  g_object_class_install_property (gobject_class, PROP_PRINT,
+      g_param_spec_boolean ("print", "Print",
+          "Print one line per box to stdout, e.g. \"frame 3: car 0.91 at "
+          "10,20 64x48\"", DEFAULT_PRINT, G_PARAM_READWRITE |
+          G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING));
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
@@ -178,6 +188,7 @@ gst_vkml_detect_init (GstVkmlDetect * self)
   self->labels_path = g_strdup (DEFAULT_LABELS);
   self->max_detections = DEFAULT_MAX_DETECTIONS;
   self->background_class = DEFAULT_BACKGROUND_CLASS;
+  self->print = DEFAULT_PRINT;
   /* The video is not touched; the buffer is made writable for the ROI metas. */
   gst_base_transform_set_in_place (GST_BASE_TRANSFORM (self), TRUE);
 }
@@ -228,6 +239,9 @@ gst_vkml_detect_set_property (GObject * object, guint prop_id,
     case PROP_BACKGROUND_CLASS:
       self->background_class = g_value_get_int (value);
       break;
+    case PROP_PRINT:
+      self->print = g_value_get_boolean (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -267,6 +281,9 @@ gst_vkml_detect_get_property (GObject * object, guint prop_id,
     case PROP_BACKGROUND_CLASS:
       g_value_set_int (value, self->background_class);
       break;
+    case PROP_PRINT:
+      g_value_set_boolean (value, self->print);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -291,6 +308,7 @@ gst_vkml_detect_start (GstBaseTransform * trans)
   self->dets = g_array_new (FALSE, FALSE, sizeof (GstVkmlDetection));
   self->warned_no_meta = FALSE;
   self->told_format = FALSE;
+  self->frames = 0;
   if (!gst_vkml_parse_class_list (classes, self->classes)) {
     GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
         ("Bad 'classes' value \"%s\".", classes),
@@ -366,6 +384,7 @@ gst_vkml_detect_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   GstVkmlTensorMeta *meta = gst_vkml_detect_find_meta (self, buf);
   GstVkmlDetectParams p = { 0 };
   GstVkmlDetectFormat chosen;
+  gboolean print;
   gfloat iou;
   guint max, i;
   gchar *error = NULL;
@@ -378,6 +397,7 @@ gst_vkml_detect_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   p.background_class = self->background_class;
   iou = self->iou_threshold;
   max = self->max_detections;
+  print = self->print;
   GST_OBJECT_UNLOCK (self);
   p.classes = (const gint *) self->classes->data;
   p.n_classes = self->classes->len;
@@ -409,10 +429,18 @@ gst_vkml_detect_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
     const GstVkmlDetection *d =
         &g_array_index (self->dets, GstVkmlDetection, i);
     gchar num[GST_VKML_LABEL_BUF_SIZE];
+    const gchar *label = gst_vkml_label (self->labels, self->n_labels,
+        d->class_id, num);
+    GstVideoRegionOfInterestMeta *roi =
+        gst_vkml_attach_detection (buf, label, d);
 
-    gst_vkml_attach_detection (buf, gst_vkml_label (self->labels,
-            self->n_labels, d->class_id, num), d);
+    if (print)
+      g_print ("frame %" G_GUINT64_FORMAT ": %s %.2f at %u,%u %ux%u\n",
+          self->frames, label, d->score, roi->x, roi->y, roi->w, roi->h);
   }
+  if (print)
+    fflush (stdout);
   GST_LOG_OBJECT (self, "%u boxes", self->dets->len);
+  self->frames++;
   return GST_FLOW_OK;
 }
