@@ -662,5 +662,6 @@ gst_vkml_infer_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   gst_vkml_tensor_meta_set_model_id (meta, self->model_id && *self->model_id ?
       self->model_id : GST_OBJECT_NAME (self));
   GST_OBJECT_UNLOCK (self);
+  gst_vkml_tensor_meta_attach_upstream (buf, meta);     /* GStreamer >= 1.26 */
   return GST_FLOW_OK;
 }

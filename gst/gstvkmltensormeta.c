@@ -7,6 +7,11 @@
 
 #include <string.h>
 
+#if defined (HAVE_GST_TENSOR_META) && GST_CHECK_VERSION (1, 26, 0)
+#include <gst/analytics/analytics.h>
+#define VKML_WITH_TENSOR_META 1
+#endif
+
 GST_DEBUG_CATEGORY_STATIC (gst_vkml_tensor_meta_debug);
 #define GST_CAT_DEFAULT gst_vkml_tensor_meta_debug
 
@@ -292,3 +297,83 @@ gst_vkml_tensor_get_dtype_name (const GstVkmlTensor * tensor)
 
   return vkml_dtype_name (tensor->dtype);
 }
+
+#ifdef VKML_WITH_TENSOR_META
+/* GstTensorMeta's name for @dtype; FALSE when it has none. */
+static gboolean
+upstream_dtype (vkml_dtype dtype, GstTensorDataType * out)
+{
+  static const struct
+  {
+    vkml_dtype vkml;
+    GstTensorDataType gst;
+  } map[] = {
+    {VKML_DTYPE_FLOAT, GST_TENSOR_DATA_TYPE_FLOAT32},
+    {VKML_DTYPE_DOUBLE, GST_TENSOR_DATA_TYPE_FLOAT64},
+    {VKML_DTYPE_FLOAT16, GST_TENSOR_DATA_TYPE_FLOAT16},
+    {VKML_DTYPE_BFLOAT16, GST_TENSOR_DATA_TYPE_BFLOAT16},
+    {VKML_DTYPE_INT4, GST_TENSOR_DATA_TYPE_INT4},
+    {VKML_DTYPE_INT8, GST_TENSOR_DATA_TYPE_INT8},
+    {VKML_DTYPE_INT16, GST_TENSOR_DATA_TYPE_INT16},
+    {VKML_DTYPE_INT32, GST_TENSOR_DATA_TYPE_INT32},
+    {VKML_DTYPE_INT64, GST_TENSOR_DATA_TYPE_INT64},
+    {VKML_DTYPE_UINT4, GST_TENSOR_DATA_TYPE_UINT4},
+    {VKML_DTYPE_UINT8, GST_TENSOR_DATA_TYPE_UINT8},
+    {VKML_DTYPE_UINT16, GST_TENSOR_DATA_TYPE_UINT16},
+    {VKML_DTYPE_UINT32, GST_TENSOR_DATA_TYPE_UINT32},
+    {VKML_DTYPE_UINT64, GST_TENSOR_DATA_TYPE_UINT64},
+  };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (map); i++) {
+    if (map[i].vkml == dtype) {
+      *out = map[i].gst;
+      return TRUE;
+    }
+  }
+  return FALSE;
+}
+
+gboolean
+gst_vkml_tensor_meta_attach_upstream (GstBuffer * buffer,
+    const GstVkmlTensorMeta * meta)
+{
+  GstTensor **tensors;
+  GstTensorMeta *tmeta;
+  guint i, n = 0, d;
+
+  /* One GstTensorMeta per buffer: the first model's tensors stay there. */
+  if (gst_buffer_get_tensor_meta (buffer))
+    return FALSE;
+  tensors = g_new0 (GstTensor *, MAX (meta->n_tensors, 1));
+  for (i = 0; i < meta->n_tensors; i++) {
+    const GstVkmlTensor *t = &meta->tensors[i];
+    gsize dims[GST_VKML_TENSOR_MAX_RANK];
+    GstTensorDataType type;
+
+    if (!upstream_dtype (t->dtype, &type))
+      continue;
+    for (d = 0; d < t->rank; d++)
+      dims[d] = (gsize) t->dims[d];
+    tensors[n++] = gst_tensor_new_simple (g_quark_from_string (t->name), type,
+        gst_buffer_ref (t->data), GST_TENSOR_DIM_ORDER_ROW_MAJOR, t->rank,
+        dims);
+  }
+  tmeta = gst_buffer_add_tensor_meta (buffer);
+  if (!tmeta) {
+    for (i = 0; i < n; i++)
+      gst_tensor_free (tensors[i]);
+    g_free (tensors);
+    return FALSE;
+  }
+  gst_tensor_meta_set (tmeta, n, tensors);
+  return TRUE;
+}
+#else
+gboolean
+gst_vkml_tensor_meta_attach_upstream (G_GNUC_UNUSED GstBuffer * buffer,
+    G_GNUC_UNUSED const GstVkmlTensorMeta * meta)
+{
+  return FALSE;
+}
+#endif

@@ -167,6 +167,21 @@ GstBuffer *gst_vkml_tensor_get_data (const GstVkmlTensor * tensor);
  */
 const gchar *gst_vkml_tensor_get_dtype_name (const GstVkmlTensor * tensor);
 
+/**
+ * gst_vkml_tensor_meta_attach_upstream:
+ * @buffer: the writable buffer @meta is on
+ * @meta: a meta
+ *
+ * Built against GStreamer >= 1.26: adds GStreamer's own GstTensorMeta to @buffer with
+ * @meta's tensors (ids = tensor names, row-major, sharing the data buffers), so the
+ * upstream tensor decoders read vkml's outputs. Tensors of a type GstTensorMeta has no
+ * name for (string, bool, float8) are left out.
+ *
+ * Returns: whether a GstTensorMeta was added (always FALSE before 1.26).
+ */
+gboolean gst_vkml_tensor_meta_attach_upstream (GstBuffer * buffer,
+    const GstVkmlTensorMeta * meta);
+
 G_END_DECLS
 
 #endif /* __GST_VKML_TENSOR_META_H__ */
