@@ -65,7 +65,7 @@ typedef struct _GstVkmlInputGeometry
  * GstVkmlTensorMeta:
  * @meta: parent
  * @n_tensors: number of tensors
- * @tensors: the tensors, in the model's output order
+ * @tensors: (array length=n_tensors): the tensors, in the model's output order
  * @model_id: which model and element made the tensors (the element's `model-id`,
  *   by default its name); NULL when not set. Owned by the meta.
  * @has_geometry: whether @geometry is set (the tensors came from a video frame)

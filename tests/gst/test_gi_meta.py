@@ -1,0 +1,71 @@
+#!/usr/bin/python3
+"""GstVkmlTensorMeta from Python through GObject introspection (GstVkml-1.0 typelib).
+
+Runs a red frame through vkmlinfer (the colour model, model-id=colour) into an appsink,
+finds the meta with GstVkml.buffer_find_vkml_tensor_meta, reads its tensor as an array
+and checks it against the probabilities computed here from the model's own weights
+(pipelines/make_color_model.py) with numpy. Exit status 0 on success.
+
+Environment (meson test sets it): VKML_BUILD_ROOT, VKML_SOURCE_ROOT, GI_TYPELIB_PATH,
+GST_PLUGIN_PATH, LD_LIBRARY_PATH.
+"""
+import array
+import os
+import sys
+
+import gi
+import numpy as np
+
+gi.require_version("Gst", "1.0")
+gi.require_version("GstVkml", "1.0")
+from gi.repository import Gst, GstVkml  # noqa: E402
+
+sys.path.insert(0, os.path.join(os.environ["VKML_SOURCE_ROOT"], "pipelines"))
+from make_color_model import PROTOTYPES, classifier_weights  # noqa: E402
+
+
+def expected_probabilities(rgb, temperature=10.0):
+    w, b = classifier_weights(temperature)
+    logits = np.asarray(rgb, dtype=np.float64) @ w + b
+    e = np.exp(logits - logits.max())
+    return e / e.sum()
+
+
+def main():
+    Gst.init(None)
+    model = os.path.join(os.environ["VKML_BUILD_ROOT"], "pipelines", "color.onnx")
+    pipeline = Gst.parse_launch(
+        "videotestsrc pattern=red num-buffers=1 "
+        "! video/x-raw,format=RGB,width=320,height=240 "
+        f"! vkmlinfer model=\"{model}\" model-id=colour ! appsink name=sink")
+    sink = pipeline.get_by_name("sink")
+    pipeline.set_state(Gst.State.PLAYING)
+    sample = sink.emit("pull-sample")
+    if sample is None:
+        msg = pipeline.get_bus().timed_pop_filtered(0, Gst.MessageType.ERROR)
+        print("no sample:", msg.parse_error() if msg else "?")
+        return 1
+    buf = sample.get_buffer()
+
+    meta = GstVkml.buffer_find_vkml_tensor_meta(buf, "colour")
+    assert meta is not None, "no GstVkmlTensorMeta of model-id colour"
+    assert meta.model_id == "colour", meta.model_id
+    assert GstVkml.buffer_find_vkml_tensor_meta(buf, "other") is None
+    assert meta.n_tensors == 1, meta.n_tensors
+    tensor = meta.get(0)
+    assert tensor.name == "probabilities", tensor.name
+    assert list(tensor.get_dims()) == [1, len(PROTOTYPES)], tensor.get_dims()
+    assert tensor.get_dtype_name() == "float"
+    data = tensor.get_data()
+    values = array.array("f", data.extract_dup(0, data.get_size()))
+    got = np.array(values[: len(PROTOTYPES)], dtype=np.float64)
+    want = expected_probabilities((1.0, 0.0, 0.0))
+    print("GstVkml tensor:", meta.describe(), "values", np.round(got, 6).tolist())
+    assert np.allclose(got, want, atol=1e-5), (got, want)
+    assert PROTOTYPES[int(got.argmax())][0] == "red"
+    pipeline.set_state(Gst.State.NULL)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
