@@ -294,10 +294,13 @@ draw_label (GstVkmlOverlay * self, GstVideoFrame * frame, const gchar * text,
   cairo_t *cr;
   gint tw, th, w, h, i, j, stride;
   const guint8 *data;
+  gchar *valid;
 
   pango_layout_set_font_description (layout, font);
   pango_font_description_free (font);
-  pango_layout_set_text (layout, text, -1);
+  valid = g_utf8_make_valid (text, -1);        /* labels files are not checked */
+  pango_layout_set_text (layout, valid, -1);
+  g_free (valid);
   pango_layout_get_pixel_size (layout, &tw, &th);
   w = tw + 4;
   h = th;
