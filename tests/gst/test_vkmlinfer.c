@@ -459,6 +459,43 @@ GST_START_TEST (test_classify_unknown_tensor)
 
 GST_END_TEST;
 
+/* model-id names the meta: the element's name by default, the property when set;
+ * reading the property back gives the same. */
+GST_START_TEST (test_infer_model_id)
+{
+  static const gchar *cases[][2] = {
+    {"vkmlinfer name=det model=\"%s\"", "det"},
+    {"vkmlinfer name=det model-id=colour model=\"%s\"", "colour"},
+  };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (cases); i++) {
+    gchar *launch = g_strdup_printf (cases[i][0], color_path), *id = NULL;
+    GstHarness *h = gst_harness_new_parse (launch);
+    GstElement *infer = gst_bin_get_by_name (GST_BIN (h->element), "det");
+    GstBuffer *out;
+    GstVkmlTensorMeta *meta;
+
+    gst_harness_set_src_caps_str (h,
+        "video/x-raw,format=RGB,width=320,height=240,framerate=30/1");
+    out = gst_harness_push_and_pull (h, solid_frame (GST_VIDEO_FORMAT_RGB, 320,
+            240, 255, 0, 0));
+    fail_unless (out != NULL);
+    meta = gst_buffer_get_vkml_tensor_meta (out);
+    fail_unless (meta != NULL);
+    fail_unless_equals_string (meta->model_id, cases[i][1]);
+    g_object_get (infer, "model-id", &id, NULL);
+    fail_unless_equals_string (id, cases[i][1]);
+    g_free (id);
+    gst_object_unref (infer);
+    gst_buffer_unref (out);
+    gst_harness_teardown (h);
+    g_free (launch);
+  }
+}
+
+GST_END_TEST;
+
 /* A labels file that does not exist: RESOURCE/NOT_FOUND at start. */
 GST_START_TEST (test_classify_missing_labels)
 {
@@ -597,6 +634,7 @@ vkmlinfer_suite (void)
   tcase_add_test (tc, test_restart);
   tcase_add_test (tc, test_classify_tensor_by_name);
   tcase_add_test (tc, test_classify_unknown_tensor);
+  tcase_add_test (tc, test_infer_model_id);
   tcase_add_test (tc, test_classify_missing_labels);
   return s;
 }
