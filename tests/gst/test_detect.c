@@ -455,6 +455,36 @@ GST_START_TEST (test_element_model_id)
 
 GST_END_TEST;
 
+/* format=auto says which format it picked, once, in an INFO message. */
+GST_START_TEST (test_element_says_format)
+{
+  GstHarness *h = gst_harness_new_parse ("vkmldetect");
+  GstBus *bus = gst_bus_new ();
+  GstMessage *msg;
+  GError *error = NULL;
+  guint n = 0;
+
+  gst_element_set_bus (h->element, bus);
+  gst_harness_set_src_caps_str (h,
+      "video/x-raw,format=RGB,width=640,height=480,framerate=30/1");
+  gst_buffer_unref (gst_harness_push_and_pull (h, yolov8_buffer ()));
+  gst_buffer_unref (gst_harness_push_and_pull (h, yolov8_buffer ()));
+  while ((msg = gst_bus_pop_filtered (bus, GST_MESSAGE_INFO))) {
+    gst_message_parse_info (msg, &error, NULL);
+    fail_unless (strstr (error->message, "as yolov8") != NULL, "%s",
+        error->message);
+    g_clear_error (&error);
+    gst_message_unref (msg);
+    n++;
+  }
+  fail_unless_equals_int (n, 1);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 static Suite *
 vkml_detect_suite (void)
 {
@@ -475,6 +505,7 @@ vkml_detect_suite (void)
   tcase_add_test (tc, test_letterbox_map_back);
   tcase_add_test (tc, test_element_roi_metas);
   tcase_add_test (tc, test_element_model_id);
+  tcase_add_test (tc, test_element_says_format);
   return s;
 }
 

@@ -14,7 +14,15 @@ static const struct
 } documented[] = {
   {"vkmlinfer", "model"}, {"vkmlinfer", "device"},
   {"vkmlclassify", "labels"}, {"vkmlclassify", "tensor"},
-  {"vkmlclassify", "print"},
+  {"vkmlclassify", "print"}, {"vkmlclassify", "model-id"},
+  {"vkmlclassify", "top-k"}, {"vkmlclassify", "threshold"},
+  {"vkmlclassify", "post-messages"}, {"vkmlinfer", "model-id"},
+  {"vkmldetect", "model-id"}, {"vkmldetect", "format"},
+  {"vkmldetect", "score-threshold"}, {"vkmldetect", "iou-threshold"},
+  {"vkmldetect", "classes"}, {"vkmldetect", "labels"},
+  {"vkmldetect", "max-detections"}, {"vkmldetect", "background-class"},
+  {"vkmldetect", "print"}, {"vkmloverlay", "thickness"},
+  {"vkmloverlay", "draw-labels"},
 };
 
 static void
@@ -30,7 +38,8 @@ load_plugin (void)
   g_free (path);
 }
 
-/* The plugin file provides vkmlinfer and vkmlclassify, each property with a blurb. */
+/* The plugin file provides vkmlinfer, vkmlclassify, vkmldetect and vkmloverlay, each
+ * property with a blurb. */
 GST_START_TEST (test_plugin_provides_elements)
 {
   guint i;
