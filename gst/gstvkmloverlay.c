@@ -36,6 +36,8 @@ GST_DEBUG_CATEGORY_STATIC (gst_vkml_overlay_debug);
 #define MAX_THICKNESS 3
 #define DEFAULT_DRAW_LABELS TRUE
 #define LABEL_FONT "Sans 9"
+/* Rendered tags kept per (label, colour); the cache is emptied when it reaches this. */
+#define MAX_CACHED_TAGS 256
 
 enum
 {
@@ -56,6 +58,7 @@ struct _GstVkmlOverlay
   /* from start() to stop() */
   PangoFontMap *font_map;
   PangoContext *pango;
+  GHashTable *tags;             /* "R,G,B:label" -> Tag: Pango runs once per label */
 #endif
 };
 
@@ -176,6 +179,7 @@ gst_vkml_overlay_start (G_GNUC_UNUSED GstBaseTransform * trans)
 
   self->font_map = pango_cairo_font_map_new ();
   self->pango = pango_font_map_create_context (self->font_map);
+  self->tags = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
 #endif
   return TRUE;
 }
@@ -188,6 +192,7 @@ gst_vkml_overlay_stop (G_GNUC_UNUSED GstBaseTransform * trans)
 
   g_clear_object (&self->pango);
   g_clear_object (&self->font_map);
+  g_clear_pointer (&self->tags, g_hash_table_unref);
 #endif
   return TRUE;
 }
@@ -215,13 +220,41 @@ typedef struct
   guint8 c[3];
 } Ink;
 
+/* Where components 0, 1 and 2 of a mapped frame are, looked up once per frame. Every
+ * listed format has 8-bit components, so one path serves packed and planar. */
+typedef struct
+{
+  guint8 *data[3];
+  gint stride[3], pstride[3];
+  guint wsub[3], hsub[3];
+  gint width, height;
+  gboolean yuv;
+} Canvas;
+
+static void
+canvas_init (Canvas * cv, GstVideoFrame * frame)
+{
+  guint c;
+
+  for (c = 0; c < 3; c++) {
+    cv->data[c] = GST_VIDEO_FRAME_COMP_DATA (frame, c);
+    cv->stride[c] = GST_VIDEO_FRAME_COMP_STRIDE (frame, c);
+    cv->pstride[c] = GST_VIDEO_FRAME_COMP_PSTRIDE (frame, c);
+    cv->wsub[c] = GST_VIDEO_FORMAT_INFO_W_SUB (frame->info.finfo, c);
+    cv->hsub[c] = GST_VIDEO_FORMAT_INFO_H_SUB (frame->info.finfo, c);
+  }
+  cv->width = GST_VIDEO_FRAME_WIDTH (frame);
+  cv->height = GST_VIDEO_FRAME_HEIGHT (frame);
+  cv->yuv = GST_VIDEO_INFO_IS_YUV (&frame->info);
+}
+
 static Ink
-ink_for (const GstVideoFrame * frame, const guint8 rgb[3])
+ink_for (const Canvas * cv, const guint8 rgb[3])
 {
   Ink ink = { {rgb[0], rgb[1], rgb[2]} };
   gint r = rgb[0], g = rgb[1], b = rgb[2];
 
-  if (GST_VIDEO_INFO_IS_YUV (&frame->info)) {
+  if (cv->yuv) {
     ink.c[0] = (guint8) CLAMP ((66 * r + 129 * g + 25 * b + 128) / 256 + 16,
         0, 255);
     ink.c[1] = (guint8) CLAMP ((-38 * r - 74 * g + 112 * b + 128) / 256 + 128,
@@ -232,79 +265,76 @@ ink_for (const GstVideoFrame * frame, const guint8 rgb[3])
   return ink;
 }
 
-/* Sets pixel (x, y), clipped to the frame; subsampled chroma at (x >> wsub, y >> hsub).
- * Every listed format has 8-bit components, so one path serves packed and planar. */
-static void
-put_pixel (GstVideoFrame * frame, gint x, gint y, const Ink * ink)
+/* Sets pixel (x, y), clipped to the frame; subsampled chroma at (x >> wsub, y >> hsub). */
+static inline void
+put_pixel (const Canvas * cv, gint x, gint y, const Ink * ink)
 {
-  const GstVideoFormatInfo *finfo = frame->info.finfo;
   guint c;
 
-  if (x < 0 || y < 0 || x >= GST_VIDEO_FRAME_WIDTH (frame)
-      || y >= GST_VIDEO_FRAME_HEIGHT (frame))
+  if (x < 0 || y < 0 || x >= cv->width || y >= cv->height)
     return;
-  for (c = 0; c < 3; c++) {
-    guint cx = (guint) x >> GST_VIDEO_FORMAT_INFO_W_SUB (finfo, c);
-    guint cy = (guint) y >> GST_VIDEO_FORMAT_INFO_H_SUB (finfo, c);
-    guint8 *p = (guint8 *) GST_VIDEO_FRAME_COMP_DATA (frame, c)
-        + cy * GST_VIDEO_FRAME_COMP_STRIDE (frame, c)
-        + cx * GST_VIDEO_FRAME_COMP_PSTRIDE (frame, c);
-
-    *p = ink->c[c];
-  }
+  for (c = 0; c < 3; c++)
+    cv->data[c][(gsize) ((guint) y >> cv->hsub[c]) * cv->stride[c]
+        + (gsize) ((guint) x >> cv->wsub[c]) * cv->pstride[c]] = ink->c[c];
 }
 
 static void
-fill_rect (GstVideoFrame * frame, gint x0, gint y0, gint x1, gint y1,
+fill_rect (const Canvas * cv, gint x0, gint y0, gint x1, gint y1,
     const Ink * ink)
 {
   gint x, y;
 
   x0 = MAX (x0, 0);
   y0 = MAX (y0, 0);
-  x1 = MIN (x1, GST_VIDEO_FRAME_WIDTH (frame));
-  y1 = MIN (y1, GST_VIDEO_FRAME_HEIGHT (frame));
+  x1 = MIN (x1, cv->width);
+  y1 = MIN (y1, cv->height);
   for (y = y0; y < y1; y++)
     for (x = x0; x < x1; x++)
-      put_pixel (frame, x, y, ink);
+      put_pixel (cv, x, y, ink);
 }
 
 /* The outline of [x, x+w) x [y, y+h), @t pixels wide, inside the box. */
 static void
-draw_box (GstVideoFrame * frame, gint x, gint y, gint w, gint h, gint t,
+draw_box (const Canvas * cv, gint x, gint y, gint w, gint h, gint t,
     const Ink * ink)
 {
   t = MIN (t, MIN ((w + 1) / 2, (h + 1) / 2));
-  fill_rect (frame, x, y, x + w, y + t, ink);
-  fill_rect (frame, x, y + h - t, x + w, y + h, ink);
-  fill_rect (frame, x, y + t, x + t, y + h - t, ink);
-  fill_rect (frame, x + w - t, y + t, x + w, y + h - t, ink);
+  fill_rect (cv, x, y, x + w, y + t, ink);
+  fill_rect (cv, x, y + h - t, x + w, y + h, ink);
+  fill_rect (cv, x, y + t, x + t, y + h - t, ink);
+  fill_rect (cv, x + w - t, y + t, x + w, y + h - t, ink);
 }
 
 #ifdef HAVE_PANGOCAIRO
-/* The label as white text on a tag of @rgb, its bottom-left at (x, y) (or its top
- * at 0 when there is no room above). */
-static void
-draw_label (GstVkmlOverlay * self, GstVideoFrame * frame, const gchar * text,
-    gint x, gint y, const guint8 rgb[3])
+/* A label rendered once: white text on its class's colour, w x h pixels of R, G, B
+ * (allocated with the struct). */
+typedef struct
+{
+  gint w, h;
+  guint8 rgb[];
+} Tag;
+
+static Tag *
+render_tag (GstVkmlOverlay * self, const gchar * text, const guint8 rgb[3])
 {
   PangoLayout *layout = pango_layout_new (self->pango);
   PangoFontDescription *font = pango_font_description_from_string (LABEL_FONT);
+  gchar *valid = g_utf8_make_valid (text, -1);  /* labels files are not checked */
   cairo_surface_t *surface;
   cairo_t *cr;
-  gint tw, th, w, h, i, j, stride;
+  gint tw, th, i, j, stride;
   const guint8 *data;
-  gchar *valid;
+  Tag *tag;
 
   pango_layout_set_font_description (layout, font);
   pango_font_description_free (font);
-  valid = g_utf8_make_valid (text, -1);        /* labels files are not checked */
   pango_layout_set_text (layout, valid, -1);
   g_free (valid);
   pango_layout_get_pixel_size (layout, &tw, &th);
-  w = tw + 4;
-  h = th;
-  surface = cairo_image_surface_create (CAIRO_FORMAT_RGB24, w, h);
+  tag = g_malloc (sizeof (Tag) + (gsize) (tw + 4) * MAX (th, 1) * 3);
+  tag->w = tw + 4;
+  tag->h = MAX (th, 1);
+  surface = cairo_image_surface_create (CAIRO_FORMAT_RGB24, tag->w, tag->h);
   cr = cairo_create (surface);
   cairo_set_source_rgb (cr, rgb[0] / 255.0, rgb[1] / 255.0, rgb[2] / 255.0);
   cairo_paint (cr);
@@ -313,24 +343,49 @@ draw_label (GstVkmlOverlay * self, GstVideoFrame * frame, const gchar * text,
   pango_cairo_show_layout (cr, layout);
   cairo_destroy (cr);
   cairo_surface_flush (surface);
-
-  y = y - h >= 0 ? y - h : 0;
   data = cairo_image_surface_get_data (surface);
   stride = cairo_image_surface_get_stride (surface);
-  for (j = 0; j < h; j++) {
+  for (j = 0; j < tag->h; j++) {
     const guint32 *row = (const guint32 *) (data + j * stride);
+    guint8 *out = tag->rgb + (gsize) j * tag->w * 3;
 
-    for (i = 0; i < w; i++) {
-      guint8 px[3] = { (row[i] >> 16) & 0xff, (row[i] >> 8) & 0xff,
-        row[i] & 0xff
-      };
-      Ink ink = ink_for (frame, px);
-
-      put_pixel (frame, x + i, y + j, &ink);
+    for (i = 0; i < tag->w; i++) {
+      out[3 * i] = (row[i] >> 16) & 0xff;
+      out[3 * i + 1] = (row[i] >> 8) & 0xff;
+      out[3 * i + 2] = row[i] & 0xff;
     }
   }
   cairo_surface_destroy (surface);
   g_object_unref (layout);
+  return tag;
+}
+
+/* The label's tag, its bottom-left at (x, y) (or its top at 0 when there is no room
+ * above). */
+static void
+draw_label (GstVkmlOverlay * self, const Canvas * cv, const gchar * text,
+    gint x, gint y, const guint8 rgb[3])
+{
+  gchar *key = g_strdup_printf ("%u,%u,%u:%s", rgb[0], rgb[1], rgb[2], text);
+  Tag *tag = g_hash_table_lookup (self->tags, key);
+  gint i, j;
+
+  if (!tag) {
+    if (g_hash_table_size (self->tags) >= MAX_CACHED_TAGS)
+      g_hash_table_remove_all (self->tags);
+    tag = render_tag (self, text, rgb);
+    g_hash_table_insert (self->tags, key, tag);
+  } else {
+    g_free (key);
+  }
+  y = y - tag->h >= 0 ? y - tag->h : 0;
+  for (j = 0; j < tag->h; j++) {
+    for (i = 0; i < tag->w; i++) {
+      Ink ink = ink_for (cv, tag->rgb + ((gsize) j * tag->w + i) * 3);
+
+      put_pixel (cv, x + i, y + j, &ink);
+    }
+  }
 }
 #endif
 
@@ -360,12 +415,14 @@ gst_vkml_overlay_transform_frame_ip (GstVideoFilter * filter,
   GstVideoRegionOfInterestMeta *roi;
   gpointer state = NULL;
   gboolean labels, whole;
+  Canvas cv;
   gint t;
 
   GST_OBJECT_LOCK (self);
   t = (gint) self->thickness;
   labels = self->draw_labels;
   GST_OBJECT_UNLOCK (self);
+  canvas_init (&cv, frame);
 
   while ((roi = (GstVideoRegionOfInterestMeta *)
           gst_buffer_iterate_meta_filtered (frame->buffer, &state,
@@ -374,14 +431,14 @@ gst_vkml_overlay_transform_frame_ip (GstVideoFilter * filter,
     Ink ink;
 
     gst_vkml_overlay_class_colour (roi_class (roi, &whole), rgb);
-    ink = ink_for (frame, rgb);
+    ink = ink_for (&cv, rgb);
     if (!whole)
-      draw_box (frame, (gint) MIN (roi->x, G_MAXINT / 2),
+      draw_box (&cv, (gint) MIN (roi->x, G_MAXINT / 2),
           (gint) MIN (roi->y, G_MAXINT / 2), (gint) MIN (roi->w, G_MAXINT / 4),
           (gint) MIN (roi->h, G_MAXINT / 4), t, &ink);
 #ifdef HAVE_PANGOCAIRO
     if (labels && self->pango)
-      draw_label (self, frame, g_quark_to_string (roi->roi_type),
+      draw_label (self, &cv, g_quark_to_string (roi->roi_type),
           whole ? 0 : (gint) MIN (roi->x, G_MAXINT / 2),
           whole ? 0 : (gint) MIN (roi->y, G_MAXINT / 2), rgb);
 #else
