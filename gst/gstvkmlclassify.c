@@ -308,6 +308,8 @@ gst_vkml_classify_start (GstBaseTransform * trans)
   if (path && *path)
     ok = gst_vkml_classify_load_labels (self, path);
   g_free (path);
+  if (!ok)                      /* a failed start gets no stop() */
+    gst_vkml_classify_stop (trans);
   return ok;
 }
 

@@ -325,6 +325,8 @@ gst_vkml_detect_start (GstBaseTransform * trans)
   }
   g_free (labels);
   g_free (classes);
+  if (!ok)                      /* a failed start gets no stop() */
+    gst_vkml_detect_stop (trans);
   return ok;
 }
 

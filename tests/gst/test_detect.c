@@ -485,6 +485,42 @@ GST_START_TEST (test_element_says_format)
 
 GST_END_TEST;
 
+/* A bad classes value and a missing labels file fail the start with errors that say so
+ * (and, under LeakSanitizer, leave nothing behind). */
+GST_START_TEST (test_element_bad_settings)
+{
+  static const gchar *cases[][3] = {
+    {"classes", "0,x", "Bad 'classes' value \"0,x\""},
+    {"labels", "/nonexistent/labels.txt", "Could not read the labels file"},
+  };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (cases); i++) {
+    GstElement *e = gst_element_factory_make ("vkmldetect", NULL);
+    GstBus *bus = gst_bus_new ();
+    GstMessage *msg;
+    GError *error = NULL;
+
+    gst_element_set_bus (e, bus);
+    g_object_set (e, cases[i][0], cases[i][1], NULL);
+    fail_unless_equals_int (gst_element_set_state (e, GST_STATE_PAUSED),
+        GST_STATE_CHANGE_FAILURE);
+    msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+    fail_unless (msg != NULL);
+    gst_message_parse_error (msg, &error, NULL);
+    fail_unless (strstr (error->message, cases[i][2]) != NULL, "%s",
+        error->message);
+    g_error_free (error);
+    gst_message_unref (msg);
+    gst_element_set_state (e, GST_STATE_NULL);
+    gst_element_set_bus (e, NULL);
+    gst_object_unref (bus);
+    gst_object_unref (e);
+  }
+}
+
+GST_END_TEST;
+
 static Suite *
 vkml_detect_suite (void)
 {
@@ -506,6 +542,7 @@ vkml_detect_suite (void)
   tcase_add_test (tc, test_element_roi_metas);
   tcase_add_test (tc, test_element_model_id);
   tcase_add_test (tc, test_element_says_format);
+  tcase_add_test (tc, test_element_bad_settings);
   return s;
 }
 
