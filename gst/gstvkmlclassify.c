@@ -329,13 +329,8 @@ gst_vkml_classify_set_caps (GstBaseTransform * trans, GstCaps * incaps,
     G_GNUC_UNUSED GstCaps * outcaps)
 {
   GstVkmlClassify *self = GST_VKML_CLASSIFY (trans);
-  GstVideoInfo info;
 
-  self->frame_width = self->frame_height = 0;
-  if (gst_video_info_from_caps (&info, incaps)) {
-    self->frame_width = GST_VIDEO_INFO_WIDTH (&info);
-    self->frame_height = GST_VIDEO_INFO_HEIGHT (&info);
-  }
+  gst_vkml_frame_size (incaps, &self->frame_width, &self->frame_height);
   return TRUE;
 }
 
@@ -368,28 +363,6 @@ gst_vkml_classify_find_tensor (GstVkmlClassify * self,
   }
   g_free (name);
   return t;
-}
-
-/* The meta to read, or NULL (with one warning per stream). */
-static GstVkmlTensorMeta *
-gst_vkml_classify_find_meta (GstVkmlClassify * self, GstBuffer * buf)
-{
-  GstVkmlTensorMeta *meta;
-  gchar *id;
-
-  GST_OBJECT_LOCK (self);
-  id = g_strdup (self->model_id);
-  GST_OBJECT_UNLOCK (self);
-  meta = gst_buffer_find_vkml_tensor_meta (buf, id);
-  if (!meta && !self->warned_no_meta) {
-    GST_ELEMENT_WARNING (self, STREAM, FORMAT,
-        ("A buffer has no tensors%s%s%s; put vkmlclassify after vkmlinfer.",
-            id ? " of model-id \"" : "", id ? id : "", id ? "\"" : ""),
-        (NULL));
-    self->warned_no_meta = TRUE;
-  }
-  g_free (id);
-  return meta;
 }
 
 static gint
@@ -451,7 +424,8 @@ static GstFlowReturn
 gst_vkml_classify_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
 {
   GstVkmlClassify *self = GST_VKML_CLASSIFY (trans);
-  GstVkmlTensorMeta *meta = gst_vkml_classify_find_meta (self, buf);
+  GstVkmlTensorMeta *meta = gst_vkml_decoder_find_meta (GST_ELEMENT (self),
+      buf, &self->model_id, &self->warned_no_meta, "vkmlclassify");
   const GstVkmlTensor *t;
   const gfloat *v;
   GstMapInfo map;

@@ -347,43 +347,17 @@ gst_vkml_detect_set_caps (GstBaseTransform * trans, GstCaps * incaps,
     G_GNUC_UNUSED GstCaps * outcaps)
 {
   GstVkmlDetect *self = GST_VKML_DETECT (trans);
-  GstVideoInfo info;
 
-  self->frame_width = self->frame_height = 0;
-  if (gst_video_info_from_caps (&info, incaps)) {
-    self->frame_width = GST_VIDEO_INFO_WIDTH (&info);
-    self->frame_height = GST_VIDEO_INFO_HEIGHT (&info);
-  }
+  gst_vkml_frame_size (incaps, &self->frame_width, &self->frame_height);
   return TRUE;
-}
-
-/* The meta to decode, or NULL (with one warning per stream). */
-static GstVkmlTensorMeta *
-gst_vkml_detect_find_meta (GstVkmlDetect * self, GstBuffer * buf)
-{
-  GstVkmlTensorMeta *meta;
-  gchar *id;
-
-  GST_OBJECT_LOCK (self);
-  id = g_strdup (self->model_id);
-  GST_OBJECT_UNLOCK (self);
-  meta = gst_buffer_find_vkml_tensor_meta (buf, id);
-  if (!meta && !self->warned_no_meta) {
-    GST_ELEMENT_WARNING (self, STREAM, FORMAT,
-        ("A buffer has no tensors%s%s%s; put vkmldetect after vkmlinfer.",
-            id ? " of model-id \"" : "", id ? id : "", id ? "\"" : ""),
-        (NULL));
-    self->warned_no_meta = TRUE;
-  }
-  g_free (id);
-  return meta;
 }
 
 static GstFlowReturn
 gst_vkml_detect_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
 {
   GstVkmlDetect *self = GST_VKML_DETECT (trans);
-  GstVkmlTensorMeta *meta = gst_vkml_detect_find_meta (self, buf);
+  GstVkmlTensorMeta *meta = gst_vkml_decoder_find_meta (GST_ELEMENT (self),
+      buf, &self->model_id, &self->warned_no_meta, "vkmldetect");
   GstVkmlDetectParams p = { 0 };
   GstVkmlDetectFormat chosen;
   gboolean print;

@@ -42,6 +42,40 @@ gst_vkml_label (gchar ** labels, guint n_labels, gint class_id,
   return buf;
 }
 
+GstVkmlTensorMeta *
+gst_vkml_decoder_find_meta (GstElement * element, GstBuffer * buf,
+    gchar * const *model_id, gboolean * warned, const gchar * element_name)
+{
+  GstVkmlTensorMeta *meta;
+  gchar *id;
+
+  GST_OBJECT_LOCK (element);
+  id = g_strdup (*model_id);
+  GST_OBJECT_UNLOCK (element);
+  meta = gst_buffer_find_vkml_tensor_meta (buf, id);
+  if (!meta && !*warned) {
+    GST_ELEMENT_WARNING (element, STREAM, FORMAT,
+        ("A buffer has no tensors%s%s%s; put %s after vkmlinfer.",
+            id ? " of model-id \"" : "", id ? id : "", id ? "\"" : "",
+            element_name), (NULL));
+    *warned = TRUE;
+  }
+  g_free (id);
+  return meta;
+}
+
+void
+gst_vkml_frame_size (GstCaps * caps, guint * width, guint * height)
+{
+  GstVideoInfo info;
+
+  *width = *height = 0;
+  if (gst_video_info_from_caps (&info, caps)) {
+    *width = GST_VIDEO_INFO_WIDTH (&info);
+    *height = GST_VIDEO_INFO_HEIGHT (&info);
+  }
+}
+
 gboolean
 gst_vkml_parse_class_list (const gchar * text, GArray * out)
 {

@@ -23,6 +23,16 @@ gchar **gst_vkml_labels_load (const gchar * path, guint * n_labels,
 const gchar *gst_vkml_label (gchar ** labels, guint n_labels, gint class_id,
     gchar buf[GST_VKML_LABEL_BUF_SIZE]);
 
+/* The meta of *@model_id (read under @element's object lock; NULL or "": the newest) on
+ * @buf. None: NULL, after one STREAM/FORMAT warning per stream (*@warned) telling to put
+ * @element_name after vkmlinfer. */
+GstVkmlTensorMeta *gst_vkml_decoder_find_meta (GstElement * element,
+    GstBuffer * buf, gchar * const *model_id, gboolean * warned,
+    const gchar * element_name);
+
+/* Width and height of video @caps; 0 x 0 for other caps. */
+void gst_vkml_frame_size (GstCaps * caps, guint * width, guint * height);
+
 /* Parses "0,2,5" into @out (gint); FALSE on anything else but digits and commas. */
 gboolean gst_vkml_parse_class_list (const gchar * text, GArray * out);
 
