@@ -13,13 +13,57 @@
  * ReduceLogSum(Exp), CumSum (values past 65504), and ops with float parameter inputs
  * (Resize, Upsample, Range). */
 static const char *const fp16_ops[] = {
-    "Abs", "Add", "AveragePool", "BatchNormalization", "Clip", "Concat", "Conv",
-    "ConvTranspose", "Div", "Elu", "Erf", "Expand", "Flatten", "Gather", "Gelu", "Gemm",
-    "GlobalAveragePool", "GlobalMaxPool", "HardSigmoid", "HardSwish", "Identity",
-    "LayerNormalization", "LeakyRelu", "MatMul", "Max", "MaxPool", "Min", "Mish", "Mul", "Neg",
-    "Pad", "PRelu", "ReduceMax", "ReduceMean", "ReduceMin", "Relu", "Reshape", "Selu",
-    "Sigmoid", "Slice", "Softmax", "Split", "Sqrt", "Squeeze", "Sub", "Swish", "Tanh", "Tile",
-    "Transpose", "Unsqueeze", "Where",
+    "Abs",
+    "Add",
+    "AveragePool",
+    "BatchNormalization",
+    "Clip",
+    "Concat",
+    "Conv",
+    "ConvTranspose",
+    "Div",
+    "Elu",
+    "Erf",
+    "Expand",
+    "Flatten",
+    "Gather",
+    "Gelu",
+    "Gemm",
+    "GlobalAveragePool",
+    "GlobalMaxPool",
+    "HardSigmoid",
+    "HardSwish",
+    "Identity",
+    "LayerNormalization",
+    "LeakyRelu",
+    "MatMul",
+    "Max",
+    "MaxPool",
+    "Min",
+    "Mish",
+    "Mul",
+    "Neg",
+    "Pad",
+    "PRelu",
+    "ReduceMax",
+    "ReduceMean",
+    "ReduceMin",
+    "Relu",
+    "Reshape",
+    "Selu",
+    "Sigmoid",
+    "Slice",
+    "Softmax",
+    "Split",
+    "Sqrt",
+    "Squeeze",
+    "Sub",
+    "Swish",
+    "Tanh",
+    "Tile",
+    "Transpose",
+    "Unsqueeze",
+    "Where",
 };
 
 /* The Cast opset the inserted nodes claim (Cast-13: `to` only). */
@@ -27,13 +71,13 @@ static const char *const fp16_ops[] = {
 
 typedef struct rewrite {
     const graph *g;
-    graph_value *probe;  /* g's values, types inferred (symbolic dims bound) */
-    bool *folded;        /* per node of g: its outputs are constants */
-    bool *half;          /* per node of g: runs in float16 */
-    graph *ng;           /* the float16 graph; values 0 .. g->n_values-1 are g's */
-    int *as_half;        /* per value of g: its float16 form in ng, -1 not made yet */
-    int *as_float;       /* per value of g: its float32 form in ng, -1 not made yet */
-    int *half_output;    /* per graph output produced in float16: the float16 value */
+    graph_value *probe; /* g's values, types inferred (symbolic dims bound) */
+    bool *folded;       /* per node of g: its outputs are constants */
+    bool *half;         /* per node of g: runs in float16 */
+    graph *ng;          /* the float16 graph; values 0 .. g->n_values-1 are g's */
+    int *as_half;       /* per value of g: its float16 form in ng, -1 not made yet */
+    int *as_float;      /* per value of g: its float32 form in ng, -1 not made yet */
+    int *half_output;   /* per graph output produced in float16: the float16 value */
 } rewrite;
 
 static bool in_fp16_list(const graph_node *n)
@@ -190,7 +234,8 @@ static bool runs_in_half(rewrite *r, device *dev, int i)
         const graph_value *was = &saved[n->n_inputs + o], *now = &r->probe[v];
         vkml_dtype want = was->dtype == VKML_DTYPE_FLOAT ? VKML_DTYPE_FLOAT16 : was->dtype;
         ok = now->dtype == want && now->rank == was->rank &&
-             !memcmp(now->dims, was->dims, sizeof(int64_t) * (size_t)(was->rank > 0 ? was->rank : 0));
+             !memcmp(now->dims, was->dims,
+                     sizeof(int64_t) * (size_t)(was->rank > 0 ? was->rank : 0));
     }
     char why[256];
     if (ok)
@@ -307,20 +352,23 @@ static vkml_status build(rewrite *r, device *dev, int *n_half, vkml_error *err)
     return graph_sort(ng, err);
 }
 
-vkml_status precision_fp16_graph(const graph *g, const plan_target *target,
-                                 int64_t symbolic_value, graph **out, int *n_half,
-                                 vkml_error *err)
+vkml_status precision_fp16_graph(const graph *g, const plan_target *target, int64_t symbolic_value,
+                                 graph **out, int *n_half, vkml_error *err)
 {
     *out = NULL;
     size_t nv = (size_t)g->n_values + 1, nn = (size_t)g->n_nodes + 1;
-    rewrite r = {.g = g, .probe = graph_values_clone(g), .folded = calloc(nn, sizeof(bool)),
-                 .half = calloc(nn, sizeof(bool)), .ng = graph_create(),
-                 .as_half = calloc(nv, sizeof(int)), .as_float = calloc(nv, sizeof(int)),
+    rewrite r = {.g = g,
+                 .probe = graph_values_clone(g),
+                 .folded = calloc(nn, sizeof(bool)),
+                 .half = calloc(nn, sizeof(bool)),
+                 .ng = graph_create(),
+                 .as_half = calloc(nv, sizeof(int)),
+                 .as_float = calloc(nv, sizeof(int)),
                  .half_output = calloc(nv, sizeof(int))};
     vkml_arena *fold_arena = vkml_arena_create();
     vkml_status st = VKML_OK;
-    if (!r.probe || !r.folded || !r.half || !r.ng || !r.as_half || !r.as_float ||
-        !r.half_output || !fold_arena)
+    if (!r.probe || !r.folded || !r.half || !r.ng || !r.as_half || !r.as_float || !r.half_output ||
+        !fold_arena)
         st = vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory for the fp16 graph");
     if (st == VKML_OK && (st = fold_infer(g, r.probe, symbolic_value, fold_arena, NULL, err)))
         vkml_error_prefix(err, "precision fp16: inferring the model's types");
@@ -353,7 +401,7 @@ const char *vkml_precision_name(vkml_precision precision)
 {
     size_t i = (size_t)precision;
     return i < sizeof(precision_names) / sizeof(precision_names[0]) ? precision_names[i]
-                                                                     : "unknown";
+                                                                    : "unknown";
 }
 
 bool vkml_precision_parse(const char *text, vkml_precision *out)

@@ -21,6 +21,5 @@
 /* Builds the float16 graph of `g` for the target's first device (its first GPU, else the
  * CPU). Types are inferred with symbolic dims bound to symbolic_value. *n_half (may be
  * NULL) is the number of nodes that run in float16. graph_destroy the result. */
-vkml_status precision_fp16_graph(const graph *g, const plan_target *target,
-                                 int64_t symbolic_value, graph **out, int *n_half,
-                                 vkml_error *err);
+vkml_status precision_fp16_graph(const graph *g, const plan_target *target, int64_t symbolic_value,
+                                 graph **out, int *n_half, vkml_error *err);

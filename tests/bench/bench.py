@@ -11,6 +11,7 @@ Exit status 1 when a check fails.
 import argparse
 import copy
 import hashlib
+import inspect
 import json
 import os
 import platform
@@ -95,8 +96,11 @@ def export_case(key, small, cache):
     path = os.path.join(folder, "model.onnx")
     with torch.no_grad():
         ref = module(x)
+    # The TorchScript exporter: newer PyTorch defaults to the dynamo one (onnxscript).
+    legacy = ({"dynamo": False} if "dynamo" in inspect.signature(torch.onnx.export).parameters
+              else {})
     torch.onnx.export(module, x, path, opset_version=13, input_names=["input"],
-                      output_names=["output"], do_constant_folding=True)
+                      output_names=["output"], do_constant_folding=True, **legacy)
     save_case(folder, path, x.numpy(), ref.numpy())
     with open(stamp, "w") as f:
         f.write(cache_key(key, small))

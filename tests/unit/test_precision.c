@@ -23,7 +23,9 @@ static float *run(vkml_context *ctx, vkml_model *m, int device, vkml_precision p
         return NULL;
     const vkml_tensor_info *info = vkml_session_input(s, 0);
     CHECK(info->dtype == VKML_DTYPE_FLOAT, "input dtype %s", vkml_dtype_name(info->dtype));
-    vkml_tensor in = {.dtype = VKML_DTYPE_FLOAT, .rank = info->rank, .data = (void *)x,
+    vkml_tensor in = {.dtype = VKML_DTYPE_FLOAT,
+                      .rank = info->rank,
+                      .data = (void *)x,
                       .size = n_x * sizeof(float)};
     memcpy(in.dims, info->dims, sizeof(in.dims));
     size_t n_outputs = vkml_session_output_count(s);
@@ -105,8 +107,7 @@ static void test_mnist(vkml_context *ctx)
     char path[1024];
     vkml_model *m = NULL;
     vkml_error err = {0};
-    CHECK_OK(vkml_model_load_file(test_corpus_path(path, sizeof(path),
-                                                   "models/mnist-8/model.onnx"),
+    CHECK_OK(vkml_model_load_file(test_corpus_path(path, sizeof(path), "models/mnist-8/model.onnx"),
                                   &m, &err),
              &err);
     if (!m)
@@ -233,8 +234,8 @@ static void test_names(vkml_context *ctx)
     vkml_session *s = NULL;
     vkml_error err = {0};
     vkml_session_params params = {.device = VKML_DEVICE_CPU, .precision = (vkml_precision)9};
-    CHECK(vkml_session_create(ctx, m, &params, &s, &err) == VKML_ERROR_INVALID_ARGUMENT &&
-              !s && strstr(err.message, "precision"),
+    CHECK(vkml_session_create(ctx, m, &params, &s, &err) == VKML_ERROR_INVALID_ARGUMENT && !s &&
+              strstr(err.message, "precision"),
           "precision 9: %s", err.message);
     vkml_model_destroy(&m);
 }
