@@ -139,6 +139,7 @@ static int half_constant(rewrite *r, int v)
     *hv = r->g->values[v];
     hv->name = kept;
     hv->dtype = VKML_DTYPE_FLOAT16;
+    hv->is_output = false; /* an initializer that is a graph output keeps its float32 self */
     hv->data = data;
     hv->data_size = vkml_tensor_element_count(src->rank, src->dims) * sizeof(uint16_t);
     return h;
