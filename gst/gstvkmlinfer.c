@@ -42,6 +42,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_vkml_infer_debug);
 #define DEFAULT_DEVICE "default"
 #define DEFAULT_BUDGET 0
 #define DEFAULT_MODEL_ID NULL   /* the element's name */
+#define DEFAULT_PRECISION VKML_PRECISION_FP32
 
 enum
 {
@@ -50,6 +51,7 @@ enum
   PROP_DEVICE,
   PROP_BUDGET,
   PROP_MODEL_ID,
+  PROP_PRECISION,
 };
 
 struct _GstVkmlInfer
@@ -61,6 +63,7 @@ struct _GstVkmlInfer
   gchar *device;
   guint64 budget;
   gchar *model_id;              /* NULL: the element's name */
+  gint precision;               /* a vkml_precision */
 
   /* from the first start() to finalize(), or to the stop() after a device loss */
   vkml_context *ctx;
@@ -94,6 +97,26 @@ static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_PAD_SRC,
     GST_PAD_ALWAYS,
     GST_STATIC_CAPS (VIDEO_CAPS));
+
+#define GST_TYPE_VKML_PRECISION (gst_vkml_precision_get_type ())
+static GType
+gst_vkml_precision_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {VKML_PRECISION_FP32, "float32, exact to ONNX", "fp32"},
+    {VKML_PRECISION_FP32_FAST, "float32, faster math where the device allows",
+        "fp32-fast"},
+    {VKML_PRECISION_FP16, "float16 tensors and weights, float32 accumulation",
+        "fp16"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type, g_enum_register_static ("GstVkmlPrecision",
+            values));
+  return type;
+}
 
 #define gst_vkml_infer_parent_class parent_class
 G_DEFINE_TYPE (GstVkmlInfer, gst_vkml_infer, GST_TYPE_BASE_TRANSFORM);
@@ -152,6 +175,13 @@ gst_vkml_infer_class_init (GstVkmlInferClass * klass)
           "downstream pick this model's outputs (default: the element's name)",
           DEFAULT_MODEL_ID, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_PRECISION,
+      g_param_spec_enum ("precision", "Precision",
+          "Arithmetic of the model: fp32 (exact), fp32-fast, or fp16 (float16 "
+          "tensors and weights, float32 accumulation; outputs stay float32)",
+          GST_TYPE_VKML_PRECISION, DEFAULT_PRECISION,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
@@ -177,6 +207,7 @@ gst_vkml_infer_init (GstVkmlInfer * self)
   self->model_path = g_strdup (DEFAULT_MODEL);
   self->device = g_strdup (DEFAULT_DEVICE);
   self->budget = DEFAULT_BUDGET;
+  self->precision = DEFAULT_PRECISION;
   /* The video is never modified; buffers are only made writable for the meta. */
   gst_base_transform_set_in_place (GST_BASE_TRANSFORM (self), TRUE);
   gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (self), FALSE);
@@ -217,6 +248,9 @@ gst_vkml_infer_set_property (GObject * object, guint prop_id,
       g_free (self->model_id);
       self->model_id = g_value_dup_string (value);
       break;
+    case PROP_PRECISION:
+      self->precision = g_value_get_enum (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -244,6 +278,9 @@ gst_vkml_infer_get_property (GObject * object, guint prop_id, GValue * value,
     case PROP_MODEL_ID:
       g_value_set_string (value, self->model_id && *self->model_id ?
           self->model_id : GST_OBJECT_NAME (self));
+      break;
+    case PROP_PRECISION:
+      g_value_set_enum (value, self->precision);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -378,6 +415,9 @@ gst_vkml_infer_load (GstVkmlInfer * self, const gchar * path,
   }
   if (!gst_vkml_infer_parse_devices (self, device, indices, &n_devices))
     return FALSE;
+  GST_OBJECT_LOCK (self);
+  params.precision = (vkml_precision) self->precision;
+  GST_OBJECT_UNLOCK (self);
   params.devices = n_devices ? indices : NULL;
   params.n_devices = n_devices;
   st = vkml_model_load_file (path, &self->model, &err);

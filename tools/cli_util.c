@@ -170,6 +170,15 @@ void cli_devices_apply(const cli_devices *d, vkml_session_params *params)
     params->devices = d->n ? d->indices : NULL;
     params->n_devices = d->n;
     params->device_budget = d->budget;
+    params->precision = d->precision;
+}
+
+bool cli_precision_parse(const char *text, cli_devices *out)
+{
+    if (!text || vkml_precision_parse(text, &out->precision))
+        return true;
+    cli_error("--precision %s: expected fp32, fp32-fast or fp16", text);
+    return false;
 }
 
 const char *cli_devices_label(const vkml_context *ctx, const cli_devices *d, char *buf,

@@ -12,7 +12,7 @@ const cli_command cli_cmd_conformance = {
     .summary = "run ONNX backend test folders and report PASS/FAIL/UNSUPPORTED/ERROR",
     .usage = "usage: vkml conformance [--device D] [--budget SIZE] [--json FILE] [--filter S]...\n"
              "                        [--isolate | --no-isolate] [--timeout S]\n"
-             "                        [--tolerance default|model|F] DIR...\n"
+             "                        [--tolerance default|model|F] [--precision P] DIR...\n"
              "Runs every test folder (model.onnx + test_data_set_N/) in or below each DIR\n"
              "(a DIR may be one test folder), sorted by name, and prints one line per test,\n"
              "`PASS|FAIL|UNSUPPORTED|ERROR <test> [reason]`, then the totals line.\n"
@@ -20,6 +20,8 @@ const cli_command cli_cmd_conformance = {
              "                  devices each test is planned over (default: default)\n"
              "  --budget SIZE   bytes each test may place on each GPU (512M, 64K): small\n"
              "                  budgets split the tests' models over the devices\n"
+             "  --precision P   fp32 (default), fp32-fast or fp16: the sessions' precision\n"
+             "                  (compare fp16 with --tolerance model)\n"
              "  --json FILE     also write the results as JSON\n"
              "  --filter S      only tests whose name contains S (repeatable: any of them)\n"
              "  --isolate       run the tests in worker processes: a crash or a hang becomes\n"
@@ -40,6 +42,7 @@ const cli_command cli_cmd_conformance = {
 typedef struct conf_options {
     const char *device;
     const char *budget;
+    const char *precision;
     const char *json;
     char *filters[CONF_MAX_FILTERS];
     size_t n_filters;
@@ -92,6 +95,7 @@ static int parse_options(int argc, char **argv, conf_options *o)
                                          {"no-isolate", no_argument, NULL, 'n'},
                                          {"timeout", required_argument, NULL, 't'},
                                          {"tolerance", required_argument, NULL, 'T'},
+                                         {"precision", required_argument, NULL, 'P'},
                                          {0}};
     *o = (conf_options){.isolate = -1, .timeout_s = CONF_DEFAULT_TIMEOUT_S};
     int c;
@@ -100,6 +104,7 @@ static int parse_options(int argc, char **argv, conf_options *o)
         case 'h': cli_usage(&cli_cmd_conformance); return -1;
         case 'd': o->device = optarg; break;
         case 'b': o->budget = optarg; break;
+        case 'P': o->precision = optarg; break;
         case 'j': o->json = optarg; break;
         case 'f':
             if (o->n_filters == CONF_MAX_FILTERS)
@@ -197,6 +202,7 @@ static int run_tests(const conf_options *o, const conf_test_list *list)
     conf_run_params p = {
         .device = o->device,
         .budget = o->budget,
+        .precision = o->precision,
         .tests = list->tests,
         .count = list->count,
         .isolate = o->isolate < 0 ? list->count > 1 : o->isolate,

@@ -10,7 +10,7 @@ static int inspect_main(int argc, char **argv);
 const cli_command cli_cmd_inspect = {
     .name = "inspect",
     .summary = "show a model's inputs, outputs, ops and which devices run them",
-    .usage = "usage: vkml inspect MODEL [--plan [--device D] [--budget SIZE]]\n"
+    .usage = "usage: vkml inspect MODEL [--plan [--device D] [--budget SIZE] [--precision P]]\n"
              "       vkml inspect --ops        (same as `vkml ops`)\n"
              "Prints the opset, the inputs and outputs (name, dtype, shape; symbolic\n"
              "dimensions by name), each op type with its node count and, per device,\n"
@@ -19,7 +19,8 @@ const cli_command cli_cmd_inspect = {
              "                partition: per device its nodes (count, first .. last),\n"
              "                weights and peak tensor bytes; every cross-device copy\n"
              "  --device D     the plan's devices: default, all, cpu, 1, 0,1,cpu (as run)\n"
-             "  --budget SIZE  the plan's bytes per GPU (512M, 2G)\n",
+             "  --budget SIZE  the plan's bytes per GPU (512M, 2G)\n"
+             "  --precision P  the plan's precision: fp32 (default), fp32-fast, fp16\n",
     .main = inspect_main,
 };
 
@@ -159,14 +160,15 @@ static void print_unsupported(const inspect_state *s)
 
 typedef struct inspect_options {
     bool plan;
-    const char *device, *budget;
+    const char *device, *budget, *precision;
 } inspect_options;
 
 /* The partition of a session planned over the chosen devices. */
 static int print_plan(vkml_context *ctx, const vkml_model *model, const inspect_options *o)
 {
     cli_devices devices;
-    if (!cli_devices_parse(ctx, o->device, o->budget, &devices))
+    if (!cli_devices_parse(ctx, o->device, o->budget, &devices) ||
+        !cli_precision_parse(o->precision, &devices))
         return CLI_EXIT_FAILURE;
     vkml_session_params params = {0};
     cli_devices_apply(&devices, &params);
@@ -179,6 +181,8 @@ static int print_plan(vkml_context *ctx, const vkml_model *model, const inspect_
     printf("plan (devices %s", cli_devices_label(ctx, &devices, label, sizeof(label)));
     if (devices.budget)
         printf("; budget %s per GPU", cli_format_bytes(devices.budget, w, sizeof(w)));
+    if (devices.precision != VKML_PRECISION_FP32)
+        printf("; precision %s", vkml_precision_name(devices.precision));
     printf("):\n  %-7s %-44s %6s  %-40s %12s %12s\n", "device", "name", "nodes", "first .. last",
            "weights", "peak tensors");
     for (size_t i = 0; i < vkml_session_plan_part_count(session); i++) {
@@ -246,10 +250,11 @@ static int inspect_main(int argc, char **argv)
                                          {"plan", no_argument, NULL, 'p'},
                                          {"device", required_argument, NULL, 'd'},
                                          {"budget", required_argument, NULL, 'b'},
+                                         {"precision", required_argument, NULL, 'P'},
                                          {0}};
     inspect_options o = {0};
     int c;
-    while ((c = getopt_long(argc, argv, ":hd:b:", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":hd:b:P:", opts, NULL)) != -1) {
         switch (c) {
         case 'h': return cli_usage(&cli_cmd_inspect);
         case 'o':
@@ -258,11 +263,13 @@ static int inspect_main(int argc, char **argv)
         case 'p': o.plan = true; break;
         case 'd': o.device = optarg; break;
         case 'b': o.budget = optarg; break;
+        case 'P': o.precision = optarg; break;
         default: return cli_option_error(&cli_cmd_inspect, c, argv);
         }
     }
-    if ((o.device || o.budget) && !o.plan)
-        return cli_usage_error(&cli_cmd_inspect, "--device and --budget go with --plan");
+    if ((o.device || o.budget || o.precision) && !o.plan)
+        return cli_usage_error(&cli_cmd_inspect,
+                               "--device, --budget and --precision go with --plan");
     if (argc - optind != 1)
         return cli_usage_error(&cli_cmd_inspect, "expected one MODEL argument");
     vkml_context *ctx = cli_context_create();

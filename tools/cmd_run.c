@@ -12,7 +12,7 @@ const cli_command cli_cmd_run = {
     .name = "run",
     .summary = "run a model on a device and print its outputs (and latency)",
     .usage = "usage: vkml run MODEL [--device D] [--budget SIZE] [--input [NAME=]FILE.pb ...]\n"
-             "                      [--repeat N] [--values N]\n"
+             "                      [--repeat N] [--values N] [--precision P] [--save DIR]\n"
              "  --device D       cpu, default, all, a GPU index (0, 1, ...) or a list\n"
              "                   (0,1,cpu): the devices the model is planned over, in order\n"
              "                   of preference; default: every GPU, the default one first\n"
@@ -25,7 +25,11 @@ const cli_command cli_cmd_run = {
              "                   and p99 latency in ms\n"
              "  --values N       print the first N values of each output (default 10)\n"
              "  --in-flight K    runs in flight (1 to 16, default 1): with --repeat, also\n"
-             "                   submit N runs keeping K in flight and print runs/s\n",
+             "                   submit N runs keeping K in flight and print runs/s\n"
+             "  --precision P    fp32 (default), fp32-fast or fp16 (float16 tensors and\n"
+             "                   weights, float32 accumulation; inputs/outputs stay float32)\n"
+             "  --save DIR       also write each output's bytes (dense, row-major) to\n"
+             "                   DIR/output_K.bin (K from 0), for comparison by scripts\n",
     .main = run_main,
 };
 
@@ -35,6 +39,8 @@ typedef struct run_options {
     const char *model_path;
     const char *device;
     const char *budget;
+    const char *precision;
+    const char *save_dir;
     const char *input_args[RUN_MAX_INPUT_ARGS];
     int n_input_args;
     long repeat;
@@ -55,14 +61,17 @@ static int parse_options(int argc, char **argv, run_options *o)
         {"help", no_argument, NULL, 'h'},         {"device", required_argument, NULL, 'd'},
         {"input", required_argument, NULL, 'i'},  {"repeat", required_argument, NULL, 'r'},
         {"values", required_argument, NULL, 'v'}, {"budget", required_argument, NULL, 'b'},
-        {"in-flight", required_argument, NULL, 'k'}, {0}};
+        {"in-flight", required_argument, NULL, 'k'}, {"precision", required_argument, NULL, 'p'},
+        {"save", required_argument, NULL, 's'}, {0}};
     *o = (run_options){.values = 10, .in_flight = 1};
     int c;
-    while ((c = getopt_long(argc, argv, ":hd:b:i:r:v:k:", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":hd:b:i:r:v:k:p:s:", opts, NULL)) != -1) {
         switch (c) {
         case 'h': cli_usage(&cli_cmd_run); return -1;
         case 'd': o->device = optarg; break;
         case 'b': o->budget = optarg; break;
+        case 'p': o->precision = optarg; break;
+        case 's': o->save_dir = optarg; break;
         case 'i':
             if (o->n_input_args == RUN_MAX_INPUT_ARGS)
                 return cli_usage_error(&cli_cmd_run, "too many --input options");
@@ -308,6 +317,24 @@ static void print_plan(vkml_context *ctx, const vkml_session *session)
     }
 }
 
+/* --save: each output's bytes to DIR/output_K.bin. */
+static int save_outputs(const run_state *s, const char *dir)
+{
+    for (size_t i = 0; i < s->n_outputs; i++) {
+        const vkml_tensor *t = &s->outputs[i];
+        size_t bytes = vkml_tensor_element_count(t->rank, t->dims) * vkml_dtype_size(t->dtype);
+        char path[4096];
+        snprintf(path, sizeof(path), "%s/output_%zu.bin", dir, i);
+        FILE *f = fopen(path, "wb");
+        bool ok = f && fwrite(t->data, 1, bytes, f) == bytes;
+        if (f && fclose(f) != 0)
+            ok = false;
+        if (!ok)
+            return cli_error("--save: could not write %s", path);
+    }
+    return CLI_EXIT_OK;
+}
+
 static int run_session(vkml_context *ctx, vkml_model *model, const cli_devices *devices,
                        const run_options *o, run_state *s)
 {
@@ -332,6 +359,8 @@ static int run_session(vkml_context *ctx, vkml_model *model, const cli_devices *
         (rc = alloc_outputs(s)) != CLI_EXIT_OK)
         return rc;
     rc = o->repeat ? run_timed(s, o->repeat) : run_once(s);
+    if (rc == CLI_EXIT_OK && o->save_dir)
+        rc = save_outputs(s, o->save_dir);
     if (rc == CLI_EXIT_OK && o->repeat)
         rc = run_streamed(s, o->repeat, o->in_flight);
     for (size_t i = 0; rc == CLI_EXIT_OK && i < s->n_outputs; i++)
@@ -343,7 +372,8 @@ static int run_session(vkml_context *ctx, vkml_model *model, const cli_devices *
 static int run_model(vkml_context *ctx, const run_options *o)
 {
     cli_devices devices;
-    if (!cli_devices_parse(ctx, o->device, o->budget, &devices))
+    if (!cli_devices_parse(ctx, o->device, o->budget, &devices) ||
+        !cli_precision_parse(o->precision, &devices))
         return CLI_EXIT_FAILURE;
     vkml_model *model = NULL;
     vkml_error err = {0};

@@ -45,6 +45,11 @@ vkml_context *conf_open_device(conf_run_params *p, cli_devices *devices, char *m
         vkml_context_destroy(&ctx);
         return NULL;
     }
+    if (p->precision && !vkml_precision_parse(p->precision, &devices->precision)) {
+        snprintf(msg, msg_size, "--precision %s: expected fp32, fp32-fast or fp16", p->precision);
+        vkml_context_destroy(&ctx);
+        return NULL;
+    }
     if (text)
         st = vkml_context_parse_devices(ctx, text, devices->indices, VKML_MAX_SESSION_DEVICES,
                                         &devices->n, &err);

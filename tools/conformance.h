@@ -90,6 +90,7 @@ typedef void (*conf_report_fn)(size_t index, const conf_result *res, void *user)
 typedef struct conf_run_params {
     const char *device; /* --device text */
     const char *budget; /* --budget text */
+    const char *precision; /* --precision text (NULL: fp32) */
     const conf_test *tests;
     size_t count;
     bool isolate;     /* each test in a worker process (crash and hang safe) */

@@ -2,6 +2,7 @@
 #include "onnx/model.h"
 #include "plan/context.h"
 #include "plan/plan.h"
+#include "plan/precision.h"
 #include "plan/session.h"
 #include "plan/tail.h"
 #include "sched/sched.h"
@@ -109,7 +110,7 @@ static bool copy_plan_inputs(size_t n, const vkml_tensor_info *shapes, const vkm
 vkml_status session_plan_for(vkml_session *s, const vkml_tensor_info *shapes,
                                     const vkml_tensor *values, vkml_error *err)
 {
-    const graph *g = s->model->graph;
+    const graph *g = s->graph;
     session_shaped sh = {0};
     vkml_tensor_info *shapes_copy;
     vkml_tensor *values_copy;
@@ -216,6 +217,24 @@ static vkml_status session_target(vkml_context *ctx, const vkml_session_params *
     return st;
 }
 
+/* The graph the session plans: the model's, or its float16 rewrite. */
+static vkml_status session_use_precision(vkml_session *s, vkml_precision precision,
+                                         vkml_error *err)
+{
+    s->graph = s->model->graph;
+    s->precision = precision;
+    if (precision == VKML_PRECISION_FP32 || precision == VKML_PRECISION_FP32_FAST)
+        return VKML_OK;
+    if (precision != VKML_PRECISION_FP16)
+        return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT, "unknown precision %d",
+                         (int)precision);
+    vkml_status st = precision_fp16_graph(s->model->graph, &s->target, s->symbolic,
+                                          &s->own_graph, NULL, err);
+    if (st == VKML_OK)
+        s->graph = s->own_graph;
+    return st;
+}
+
 vkml_status vkml_session_create(vkml_context *ctx, vkml_model *model,
                                 const vkml_session_params *params, vkml_session **out,
                                 vkml_error *err)
@@ -243,7 +262,9 @@ vkml_status vkml_session_create(vkml_context *ctx, vkml_model *model,
         return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT, "%d runs in flight (at most %d)",
                          lanes, VKML_MAX_RUNS_IN_FLIGHT);
     }
-    if ((st = session_lanes_init(s, lanes, err))) {
+    if ((st = session_use_precision(s, params ? params->precision : VKML_PRECISION_FP32,
+                                    err)) ||
+        (st = session_lanes_init(s, lanes, err))) {
         vkml_session_destroy(&s);
         return st;
     }
@@ -265,6 +286,7 @@ void vkml_session_destroy(vkml_session **sp)
     session_lanes_destroy(s); /* waits for the runs in flight */
     free(s->shapes);
     free_fixed(s->fixed, s->model ? (size_t)s->model->graph->n_inputs : 0);
+    graph_destroy(&s->own_graph);
     model_unref(s->model);
     context_unref(s->ctx);
     free(s->inputs);

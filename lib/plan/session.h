@@ -38,6 +38,9 @@ typedef struct session_lane {
 struct vkml_session {
     vkml_context *ctx;
     vkml_model *model;  /* a reference */
+    const graph *graph; /* what the session plans: the model's, or `own_graph` */
+    graph *own_graph;   /* the session's float16 graph (plan/precision.h), or NULL */
+    vkml_precision precision;
     int device;         /* the first device of the set */
     plan_target target; /* the device set and budget */
     int64_t symbolic;

@@ -203,6 +203,63 @@ GST_START_TEST (test_mnist_matches_libvkml)
 
 GST_END_TEST;
 
+/* precision=fp16 (the default is fp32): the mnist-8 logits stay a float tensor within
+ * 1e-2 x max |logit| of libvkml's float32 result. */
+GST_START_TEST (test_mnist_precision_fp16)
+{
+  GstHarness *h;
+  GstBuffer *out;
+  GstVkmlTensorMeta *meta;
+  const GstVkmlTensor *t;
+  GstMapInfo map;
+  guint8 pixels[28 * 28];
+  gfloat want[10], got[10], scale = 0;
+  gint precision = -1;
+  GstElement *infer;
+  gchar *launch;
+  guint i;
+
+  for (i = 0; i < 28 * 28; i++)
+    pixels[i] = (guint8) ((i % 28) * 7 + (i / 28) * 3);
+  mnist_reference (pixels, want);
+
+  launch = g_strdup_printf ("vkmlinfer name=infer model=\"%s\"", mnist_path);
+  h = gst_harness_new_parse (launch);
+  g_free (launch);
+  infer = gst_bin_get_by_name (GST_BIN (h->element), "infer");
+  fail_unless (infer != NULL);
+  g_object_get (infer, "precision", &precision, NULL);
+  fail_unless_equals_int (precision, VKML_PRECISION_FP32);
+  gst_util_set_object_arg (G_OBJECT (infer), "precision", "fp16");
+  g_object_get (infer, "precision", &precision, NULL);
+  fail_unless_equals_int (precision, VKML_PRECISION_FP16);
+  gst_object_unref (infer);
+  gst_harness_set_src_caps_str (h,
+      "video/x-raw,format=GRAY8,width=28,height=28,framerate=30/1");
+  out = gst_harness_push_and_pull (h, gst_buffer_new_memdup (pixels,
+          sizeof (pixels)));
+  fail_unless (out != NULL);
+  meta = gst_buffer_get_vkml_tensor_meta (out);
+  fail_unless (meta != NULL && meta->n_tensors == 1);
+  t = gst_vkml_tensor_meta_get (meta, 0);
+  fail_unless_equals_int (t->dtype, VKML_DTYPE_FLOAT);
+  fail_unless (gst_buffer_map (t->data, &map, GST_MAP_READ));
+  fail_unless (map.size >= sizeof (got));
+  memcpy (got, map.data, sizeof (got));
+  gst_buffer_unmap (t->data, &map);
+  for (i = 0; i < 10; i++)
+    scale = MAX (scale, fabsf (want[i]));
+  for (i = 0; i < 10; i++)
+    fail_unless (fabsf (got[i] - want[i]) <= 1e-2f * scale,
+        "logit %u: fp16 %f, fp32 %f (max |logit| %f)", i, got[i], want[i],
+        scale);
+
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 /* Pops the error message from @bus, checks its domain and code and that its text
  * mentions @needle; returns the text (g_free it). */
 static gchar *
@@ -620,6 +677,7 @@ vkmlinfer_suite (void)
   tcase_set_timeout (tc, 120);
   tcase_add_checked_fixture (tc, register_elements, NULL);
   tcase_add_test (tc, test_mnist_matches_libvkml);
+  tcase_add_test (tc, test_mnist_precision_fp16);
   tcase_add_test (tc, test_bad_model_path);
   tcase_add_test (tc, test_no_model);
   tcase_add_test (tc, test_not_a_model);

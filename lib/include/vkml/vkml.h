@@ -319,6 +319,21 @@ typedef struct vkml_session vkml_session;
 /* Most devices one session plans over: 16 GPUs and the CPU. */
 #define VKML_MAX_SESSION_DEVICES 17
 
+/* Arithmetic precision of a session (vkml_session_params.precision). */
+typedef enum vkml_precision {
+    VKML_PRECISION_FP32 = 0,  /* float32 storage and math, exact to ONNX semantics */
+    VKML_PRECISION_FP32_FAST, /* float32 where the device may use faster float32-like math;
+                                 today the same kernels as FP32 */
+    VKML_PRECISION_FP16,      /* float16 tensors and weights, float32 accumulation in every
+                                 kernel; ops unsafe in float16 (Exp, Pow, sums) stay float32;
+                                 the session's inputs and outputs stay float32 */
+} vkml_precision;
+
+/* Thread-safe. "fp32", "fp32-fast", "fp16"; "unknown" for other values. */
+VKML_API const char *vkml_precision_name(vkml_precision precision);
+/* Thread-safe. Parses one of the names above; false (and *out unchanged) for others. */
+VKML_API bool vkml_precision_parse(const char *text, vkml_precision *out);
+
 typedef struct vkml_session_params {
     /* VKML_DEVICE_DEFAULT, VKML_DEVICE_CPU or a GPU index. Nodes the device cannot run go
      * to the CPU device, with transfers in between. VKML_DEVICE_DEFAULT (0 is GPU 0, so
@@ -355,6 +370,9 @@ typedef struct vkml_session_params {
      * an initializer. Runs must still pass the input; a run passing other values for it
      * plans the session again for them (the outputs' shapes may change with them). */
     const vkml_tensor *input_values;
+    /* VKML_PRECISION_FP32 (0, the default), FP32_FAST or FP16 (plans a float16 copy of the
+     * model, converted once per session: see docs/api.md). */
+    vkml_precision precision;
 } vkml_session_params;
 
 /* Thread-safe. Plans the model for the device and records its work once. The session

@@ -1,0 +1,416 @@
+/* VKML_PRECISION_FP16: the session's float16 graph (see plan/precision.h). */
+#include "plan/precision.h"
+#include "ops/op.h"
+#include "plan/fold.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Ops that may run in float16: their kernels compute in float32 and their outputs stay
+ * within float16's range for activations of a usual model. Not here on purpose: Exp, Pow,
+ * Log, Reciprocal, Softplus, ReduceSum/ReduceSumSquare/ReduceProd/ReduceL1/ReduceL2/
+ * ReduceLogSum(Exp), CumSum (values past 65504), and ops with float parameter inputs
+ * (Resize, Upsample, Range). */
+static const char *const fp16_ops[] = {
+    "Abs",
+    "Add",
+    "AveragePool",
+    "BatchNormalization",
+    "Clip",
+    "Concat",
+    "Conv",
+    "ConvTranspose",
+    "Div",
+    "Elu",
+    "Erf",
+    "Expand",
+    "Flatten",
+    "Gather",
+    "Gelu",
+    "Gemm",
+    "GlobalAveragePool",
+    "GlobalMaxPool",
+    "HardSigmoid",
+    "HardSwish",
+    "Identity",
+    "LayerNormalization",
+    "LeakyRelu",
+    "MatMul",
+    "Max",
+    "MaxPool",
+    "Min",
+    "Mish",
+    "Mul",
+    "Neg",
+    "Pad",
+    "PRelu",
+    "ReduceMax",
+    "ReduceMean",
+    "ReduceMin",
+    "Relu",
+    "Reshape",
+    "Selu",
+    "Sigmoid",
+    "Slice",
+    "Softmax",
+    "Split",
+    "Sqrt",
+    "Squeeze",
+    "Sub",
+    "Swish",
+    "Tanh",
+    "Tile",
+    "Transpose",
+    "Unsqueeze",
+    "Where",
+};
+
+/* The Cast opset the inserted nodes claim (Cast-13: `to` only). */
+#define PRECISION_CAST_OPSET 13
+
+typedef struct rewrite {
+    const graph *g;
+    graph_value *probe; /* g's values, types inferred (symbolic dims bound) */
+    bool *folded;       /* per node of g: its outputs are constants */
+    bool *half;         /* per node of g: runs in float16 */
+    graph *ng;          /* the float16 graph; values 0 .. g->n_values-1 are g's */
+    int *as_half;       /* per value of g: its float16 form in ng, -1 not made yet */
+    int *as_float;      /* per value of g: its float32 form in ng, -1 not made yet */
+    int *half_output;   /* per graph output produced in float16: the float16 value */
+} rewrite;
+
+static bool in_fp16_list(const graph_node *n)
+{
+    if (!n->op || n->op->domain[0])
+        return false;
+    for (size_t i = 0; i < sizeof(fp16_ops) / sizeof(fp16_ops[0]); i++)
+        if (!strcmp(n->op->name, fp16_ops[i]))
+            return true;
+    return false;
+}
+
+static bool is_float_type(vkml_dtype t)
+{
+    return t == VKML_DTYPE_FLOAT || t == VKML_DTYPE_FLOAT16 || t == VKML_DTYPE_DOUBLE ||
+           t == VKML_DTYPE_BFLOAT16;
+}
+
+/* Whether the node's float tensors are all float32, and it has at least one. */
+static bool all_floats_are_f32(const graph_value *values, const graph_node *n)
+{
+    bool any = false;
+    for (int k = 0; k < n->n_inputs + n->n_outputs; k++) {
+        int v = k < n->n_inputs ? n->inputs[k] : n->outputs[k - n->n_inputs];
+        if (v < 0)
+            continue;
+        if (is_float_type(values[v].dtype) && values[v].dtype != VKML_DTYPE_FLOAT)
+            return false;
+        any |= values[v].dtype == VKML_DTYPE_FLOAT;
+    }
+    return any;
+}
+
+/* value's float32 data as float16, in the arena; NULL when out of memory or malformed. */
+static uint16_t *half_data(vkml_arena *arena, const graph_value *value)
+{
+    size_t n = vkml_tensor_element_count(value->rank, value->dims);
+    if (value->rank < 0 || (n == 0 && value->rank > 0) || n > value->data_size / sizeof(float))
+        return NULL;
+    uint16_t *data = vkml_arena_alloc(arena, n ? n * sizeof(uint16_t) : 1);
+    const float *f = value->data;
+    for (size_t i = 0; data && i < n; i++)
+        data[i] = vkml_half_from_float(f[i]);
+    return data;
+}
+
+/* A float16 copy of initializer v, in ng; -1 when out of memory. */
+static int half_constant(rewrite *r, int v)
+{
+    const graph_value *src = &r->probe[v];
+    char name[512];
+    snprintf(name, sizeof(name), "%s/fp16", src->name);
+    uint16_t *data = half_data(r->ng->arena, src);
+    int h = data ? graph_add_value(r->ng, name) : -1;
+    if (h < 0)
+        return -1;
+    graph_value *hv = &r->ng->values[h];
+    const char *kept = hv->name;
+    *hv = r->g->values[v];
+    hv->name = kept;
+    hv->dtype = VKML_DTYPE_FLOAT16;
+    hv->is_output = false; /* an initializer that is a graph output keeps its float32 self */
+    hv->data = data;
+    hv->data_size = vkml_tensor_element_count(src->rank, src->dims) * sizeof(uint16_t);
+    return h;
+}
+
+/* Appends Cast(from) -> a new value named `name`, to `to`; returns the value or -1. */
+static int add_cast(rewrite *r, int from, const char *name, vkml_dtype to, vkml_error *err)
+{
+    int out = graph_add_value(r->ng, name);
+    int k = out < 0 ? -1 : graph_add_node(r->ng, name, "Cast", "", 1, 1, 1);
+    if (k < 0)
+        return -1;
+    graph_node *n = &r->ng->nodes[k];
+    n->inputs[0] = from;
+    n->outputs[0] = out;
+    n->opset = PRECISION_CAST_OPSET;
+    n->attrs[0] = (graph_attr){.name = "to", .type = GRAPH_ATTR_INT, .i = to};
+    if (op_bind_node(r->ng->arena, n, err) != VKML_OK)
+        return -1;
+    return out;
+}
+
+/* Value v of g as node inputs of the given precision read it in ng (-1: out of memory). */
+static int value_as(rewrite *r, int v, bool want_half, vkml_error *err)
+{
+    const graph_value *pv = &r->probe[v];
+    int producer = pv->producer;
+    bool made_half = producer >= 0 && r->half[producer] && pv->dtype == VKML_DTYPE_FLOAT;
+    if (pv->dtype != VKML_DTYPE_FLOAT || want_half == made_half)
+        return made_half && r->half_output[v] >= 0 ? r->half_output[v] : v;
+    if (!want_half && r->g->values[v].is_output)
+        return v; /* the graph output is the float32 Cast of the float16 value */
+    int *form = want_half ? r->as_half : r->as_float;
+    if (form[v] >= 0)
+        return form[v];
+    char name[512];
+    snprintf(name, sizeof(name), "%s/%s", pv->name, want_half ? "fp16" : "fp32");
+    if (want_half && r->g->values[v].kind == GRAPH_VALUE_CONSTANT)
+        form[v] = half_constant(r, v);
+    else
+        form[v] = add_cast(r, v, name, want_half ? VKML_DTYPE_FLOAT16 : VKML_DTYPE_FLOAT, err);
+    return form[v];
+}
+
+/* Float16 data of a float32 value the probe knows: an initializer's converted copy in ng
+ * (made once), or a folded value's (converted for the probe only). NULL: out of memory. */
+static const void *probe_half_data(rewrite *r, int v)
+{
+    if (r->g->values[v].kind == GRAPH_VALUE_CONSTANT) {
+        int h = r->as_half[v] >= 0 ? r->as_half[v] : (r->as_half[v] = half_constant(r, v));
+        return h >= 0 ? r->ng->values[h].data : NULL;
+    }
+    return half_data(r->ng->arena, &r->probe[v]);
+}
+
+/* Whether node i can run in float16: its shape function gives float16 outputs for float16
+ * inputs (same shapes), and the device runs it so. Leaves the probe values unchanged. */
+static bool runs_in_half(rewrite *r, device *dev, int i)
+{
+    const graph_node *n = &r->g->nodes[i];
+    if (r->folded[i] || !in_fp16_list(n) || !all_floats_are_f32(r->probe, n))
+        return false;
+    int count = n->n_inputs + n->n_outputs;
+    graph_value saved[count + 1];
+    for (int k = 0; k < count; k++) {
+        int v = k < n->n_inputs ? n->inputs[k] : n->outputs[k - n->n_inputs];
+        if (v >= 0)
+            saved[k] = r->probe[v];
+    }
+    /* Float inputs become float16; constant ones with their data converted (an
+     * initializer's copy is the one the float16 graph keeps), as shape functions and
+     * support checks may read it (Clip's bounds, Pad's value). */
+    bool ok = true;
+    for (int k = 0; ok && k < n->n_inputs; k++) {
+        graph_value *in = n->inputs[k] >= 0 ? &r->probe[n->inputs[k]] : NULL;
+        if (!in || in->dtype != VKML_DTYPE_FLOAT)
+            continue;
+        if (in->data) {
+            const void *half = probe_half_data(r, n->inputs[k]);
+            ok = half != NULL;
+            in->data = half;
+            in->data_size /= 2;
+        }
+        in->dtype = VKML_DTYPE_FLOAT16;
+    }
+    vkml_error err = {0};
+    if (ok)
+        ok = n->op->infer(r->probe, n, &err) == VKML_OK;
+    for (int o = 0; ok && o < n->n_outputs; o++) {
+        int v = n->outputs[o];
+        if (v < 0)
+            continue;
+        const graph_value *was = &saved[n->n_inputs + o], *now = &r->probe[v];
+        vkml_dtype want = was->dtype == VKML_DTYPE_FLOAT ? VKML_DTYPE_FLOAT16 : was->dtype;
+        ok = now->dtype == want && now->rank == was->rank &&
+             !memcmp(now->dims, was->dims,
+                     sizeof(int64_t) * (size_t)(was->rank > 0 ? was->rank : 0));
+    }
+    char why[256];
+    if (ok)
+        ok = dev->cls->supports_node(dev, r->probe, n, why, sizeof(why));
+    for (int k = 0; k < count; k++) {
+        int v = k < n->n_inputs ? n->inputs[k] : n->outputs[k - n->n_inputs];
+        if (v >= 0)
+            r->probe[v] = saved[k];
+    }
+    return ok;
+}
+
+/* ng starts with a copy of every value of g, at the same indices. */
+static vkml_status copy_values(rewrite *r, vkml_error *err)
+{
+    for (int v = 0; v < r->g->n_values; v++) {
+        int k = graph_add_value(r->ng, r->g->values[v].name);
+        if (k < 0)
+            return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory for the fp16 graph");
+        const char *kept = r->ng->values[k].name;
+        r->ng->values[k] = r->g->values[v];
+        r->ng->values[k].name = kept;
+        r->ng->values[k].producer = -1;
+        r->as_half[v] = r->as_float[v] = r->half_output[v] = -1;
+    }
+    return VKML_OK;
+}
+
+/* Node i of g into ng, reading each input in its own precision. */
+static vkml_status emit_node(rewrite *r, int i, vkml_error *err)
+{
+    const graph_node *n = &r->g->nodes[i];
+    int k = graph_add_node(r->ng, n->name, n->op_type, n->domain, n->n_inputs, n->n_outputs, 0);
+    if (k < 0)
+        return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory for the fp16 graph");
+    for (int o = 0; o < n->n_outputs; o++) {
+        int v = n->outputs[o];
+        r->ng->nodes[k].outputs[o] = v >= 0 && r->half_output[v] >= 0 ? r->half_output[v] : v;
+    }
+    for (int in = 0; in < n->n_inputs; in++) {
+        int v = n->inputs[in];
+        int mapped = v >= 0 ? value_as(r, v, r->half[i], err) : -1;
+        if (v >= 0 && mapped < 0)
+            return err && err->status ? err->status
+                                      : vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY,
+                                                  "out of memory for the fp16 graph");
+        r->ng->nodes[k].inputs[in] = mapped; /* nodes may have moved: index again */
+    }
+    graph_node *nn = &r->ng->nodes[k];
+    nn->attrs = n->attrs; /* attributes and params stay the model's (the session holds it) */
+    nn->n_attrs = n->n_attrs;
+    nn->opset = n->opset;
+    nn->op = n->op;
+    nn->params = n->params;
+    nn->unsupported = n->unsupported;
+    return VKML_OK;
+}
+
+/* A graph output made in float16 gets a float16 value of its own and a Cast back. */
+static vkml_status split_half_outputs(rewrite *r, vkml_error *err)
+{
+    for (int o = 0; o < r->g->n_outputs; o++) {
+        int v = r->g->outputs[o];
+        int producer = r->probe[v].producer;
+        if (producer < 0 || !r->half[producer] || r->probe[v].dtype != VKML_DTYPE_FLOAT ||
+            r->half_output[v] >= 0)
+            continue;
+        char name[512];
+        snprintf(name, sizeof(name), "%s/fp16", r->g->values[v].name);
+        int h = graph_add_value(r->ng, name);
+        if (h < 0)
+            return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory for the fp16 graph");
+        r->half_output[v] = h;
+        int k = graph_add_node(r->ng, name, "Cast", "", 1, 1, 1);
+        if (k < 0)
+            return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory for the fp16 graph");
+        graph_node *n = &r->ng->nodes[k];
+        n->inputs[0] = h;
+        n->outputs[0] = v;
+        n->opset = PRECISION_CAST_OPSET;
+        n->attrs[0] = (graph_attr){.name = "to", .type = GRAPH_ATTR_INT, .i = VKML_DTYPE_FLOAT};
+        vkml_status st = op_bind_node(r->ng->arena, n, err);
+        if (st != VKML_OK)
+            return st;
+    }
+    return VKML_OK;
+}
+
+static vkml_status build(rewrite *r, device *dev, int *n_half, vkml_error *err)
+{
+    const graph *g = r->g;
+    vkml_status st = copy_values(r, err);
+    int count = 0;
+    for (int i = 0; st == VKML_OK && i < g->n_nodes; i++)
+        count += (r->half[i] = runs_in_half(r, dev, i));
+    if (st == VKML_OK)
+        st = split_half_outputs(r, err);
+    for (int i = 0; st == VKML_OK && i < g->n_nodes; i++)
+        st = emit_node(r, i, err);
+    if (st != VKML_OK)
+        return st;
+    graph *ng = r->ng;
+    ng->inputs = vkml_arena_calloc(ng->arena, (size_t)g->n_inputs + 1, sizeof(int));
+    ng->outputs = vkml_arena_calloc(ng->arena, (size_t)g->n_outputs + 1, sizeof(int));
+    if (!ng->inputs || !ng->outputs)
+        return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory for the fp16 graph");
+    memcpy(ng->inputs, g->inputs, sizeof(int) * (size_t)g->n_inputs);
+    memcpy(ng->outputs, g->outputs, sizeof(int) * (size_t)g->n_outputs);
+    ng->n_inputs = g->n_inputs;
+    ng->n_outputs = g->n_outputs;
+    ng->opset = g->opset;
+    if (n_half)
+        *n_half = count;
+    return graph_sort(ng, err);
+}
+
+vkml_status precision_fp16_graph(const graph *g, const plan_target *target, int64_t symbolic_value,
+                                 graph **out, int *n_half, vkml_error *err)
+{
+    *out = NULL;
+    size_t nv = (size_t)g->n_values + 1, nn = (size_t)g->n_nodes + 1;
+    rewrite r = {.g = g,
+                 .probe = graph_values_clone(g),
+                 .folded = calloc(nn, sizeof(bool)),
+                 .half = calloc(nn, sizeof(bool)),
+                 .ng = graph_create(),
+                 .as_half = calloc(nv, sizeof(int)),
+                 .as_float = calloc(nv, sizeof(int)),
+                 .half_output = calloc(nv, sizeof(int))};
+    vkml_arena *fold_arena = vkml_arena_create();
+    vkml_status st = VKML_OK;
+    if (!r.probe || !r.folded || !r.half || !r.ng || !r.as_half || !r.as_float || !r.half_output ||
+        !fold_arena)
+        st = vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory for the fp16 graph");
+    if (st == VKML_OK && (st = fold_infer(g, r.probe, symbolic_value, fold_arena, NULL, err)))
+        vkml_error_prefix(err, "precision fp16: inferring the model's types");
+    if (st == VKML_OK) {
+        plan_mark_folded(g, r.probe, r.folded);
+        device *dev = target->n_gpus ? target->gpus[0] : target->cpu;
+        st = build(&r, dev, n_half, err);
+    }
+    if (st == VKML_OK)
+        *out = r.ng;
+    else
+        graph_destroy(&r.ng);
+    free(r.probe);
+    free(r.folded);
+    free(r.half);
+    free(r.as_half);
+    free(r.as_float);
+    free(r.half_output);
+    vkml_arena_destroy(&fold_arena);
+    return st;
+}
+
+static const char *const precision_names[] = {
+    [VKML_PRECISION_FP32] = "fp32",
+    [VKML_PRECISION_FP32_FAST] = "fp32-fast",
+    [VKML_PRECISION_FP16] = "fp16",
+};
+
+const char *vkml_precision_name(vkml_precision precision)
+{
+    size_t i = (size_t)precision;
+    return i < sizeof(precision_names) / sizeof(precision_names[0]) ? precision_names[i]
+                                                                    : "unknown";
+}
+
+bool vkml_precision_parse(const char *text, vkml_precision *out)
+{
+    for (size_t i = 0; text && i < sizeof(precision_names) / sizeof(precision_names[0]); i++)
+        if (!strcmp(text, precision_names[i])) {
+            *out = (vkml_precision)i;
+            return true;
+        }
+    return false;
+}

@@ -1,0 +1,25 @@
+#pragma once
+/*
+ * Precision as a plan-time rewrite (vkml_session_params.precision).
+ *
+ * VKML_PRECISION_FP16 gives a session its own copy of the model's graph in which:
+ *   - nodes of the fp16 op list (conv, GEMM, elementwise, pooling, normalisation, data
+ *     movement) whose float32 tensors can all be float16, whose shape function accepts
+ *     that and which the session's first device runs in float16, read and write float16;
+ *   - float32 initializers they read are converted to float16 once, into that graph's
+ *     arena (shared by every lane of the session, freed with it);
+ *   - Casts are inserted wherever a float16 value meets a float32 reader, at the graph's
+ *     inputs and before each graph output, so the caller's tensors stay float32;
+ *   - every other node (Exp, Pow, sums and products whose range overflows float16, ops
+ *     whose float inputs are parameters such as Resize's scales) stays float32.
+ * Every float16 kernel computes in float32 (shaders/common/dtype.glsl: A is float for
+ * DTYPE_F16; lib/cpu/cpu_widen.h on the CPU), so reductions, GEMM and conv accumulate in
+ * float32; only the stored tensors are float16.
+ */
+#include "plan/plan.h"
+
+/* Builds the float16 graph of `g` for the target's first device (its first GPU, else the
+ * CPU). Types are inferred with symbolic dims bound to symbolic_value. *n_half (may be
+ * NULL) is the number of nodes that run in float16. graph_destroy the result. */
+vkml_status precision_fp16_graph(const graph *g, const plan_target *target, int64_t symbolic_value,
+                                 graph **out, int *n_half, vkml_error *err);

@@ -1,0 +1,373 @@
+"""The benchmark harness behind tests/bench/bench.sh (docs/performance.md says how to run
+it and what each column means).
+
+Per model: exports it with the local PyTorch (random weights; cached in --cache), runs
+`vkml run --repeat` at fp32 and fp16, PyTorch (CUDA eager and CUDA graphs at fp32, tf32
+and fp16 when CUDA is there, else CPU eager fp32) and ONNX Runtime CPU (Python
+onnxruntime, else onnxruntime-node through NODE_PATH), checks vkml's outputs against
+PyTorch's float32 output, and prints one markdown table (also written to --out).
+Exit status 1 when a check fails.
+"""
+import argparse
+import copy
+import hashlib
+import inspect
+import json
+import os
+import platform
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOLERANCE = {"fp32": 1e-3, "fp16": 1e-2}  # max |vkml - ref| <= this x max |ref|
+torch = np = None
+
+
+def parse_args():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--vkml", required=True, help="the vkml tool")
+    ap.add_argument("--cache", required=True, help="folder for the exported models")
+    ap.add_argument("--corpus", default=None, help="the corpus (for mnist-8)")
+    ap.add_argument("--out", default=None, help="write the results here (markdown)")
+    ap.add_argument("--device", default="default", help="vkml's --device")
+    ap.add_argument("--small", action="store_true", help="small sizes (lavapipe/CPU)")
+    ap.add_argument("--only", default="", help="comma-separated model keys")
+    ap.add_argument("--repeat", type=int, default=0, help="timed runs (default 200, small 20)")
+    ap.add_argument("--floor", default=None, help="bench_floor, when built")
+    return ap.parse_args()
+
+
+def quantiles(ms):
+    s = sorted(ms)
+    return s[len(s) // 2], s[min(len(s) - 1, int(0.99 * len(s)))]
+
+
+def run_measured(cmd):
+    """Runs cmd; returns (exit status, stdout, stderr, peak RSS in MiB), the RSS measured
+    by bench_rss.py (see there why not here)."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, \
+            tempfile.NamedTemporaryFile(mode="r") as rss:
+        rc = subprocess.call([sys.executable, "-I", "-S", os.path.join(HERE, "bench_rss.py"),
+                              rss.name] + cmd, stdout=out, stderr=err)
+        out.seek(0)
+        err.seek(0)
+        kib = rss.read().strip()
+        return (rc, out.read().decode(errors="replace"), err.read().decode(errors="replace"),
+                int(kib) / 1024.0 if kib else float("nan"))
+
+
+# --- export ---------------------------------------------------------------------------
+
+def cache_key(key, small):
+    src = b"".join(open(os.path.join(HERE, f), "rb").read() for f in ("bench.py", "bench_models.py"))
+    return hashlib.sha256(src + f"{key} {small} {torch.__version__}".encode()).hexdigest()[:16]
+
+
+def save_case(folder, onnx_path, x, ref):
+    from onnx import numpy_helper
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, "input.pb"), "wb") as f:
+        f.write(numpy_helper.from_array(x, "input").SerializeToString())
+    x.astype(np.float32).tofile(os.path.join(folder, "input.bin"))
+    ref.astype(np.float32).tofile(os.path.join(folder, "ref.bin"))
+    meta = {"model": onnx_path, "input_shape": list(x.shape), "ref_shape": list(ref.shape)}
+    with open(os.path.join(folder, "case.json"), "w") as f:
+        json.dump(meta, f)
+
+
+def calibrate_batchnorm(module, shape):
+    """Sets each BatchNorm's running statistics to those of random inputs (train-mode
+    passes, cumulative average), as training would: with the initial ones (mean 0, var 1)
+    activations of a random network shrink layer after layer (MobileNetV2's logits end
+    near 1e-10, below float16's range), which no trained model does."""
+    bns = [m for m in module.modules() if isinstance(m, torch.nn.modules.batchnorm._BatchNorm)]
+    if not bns:
+        return
+    for m in bns:
+        m.reset_running_stats()
+        m.momentum = None
+    module.train()
+    with torch.no_grad():
+        for _ in range(2):
+            module(torch.randn(max(4, shape[0]), *shape[1:]))
+    module.eval()
+
+
+def export_case(key, small, cache):
+    """The case folder of a model (exported once per key): model.onnx, input.pb/.bin,
+    ref.bin (PyTorch float32 on the CPU), case.json; and the module and input."""
+    import bench_models
+    folder = os.path.join(cache, ("small-" if small else "") + key)
+    stamp = os.path.join(folder, "stamp")
+    torch.manual_seed(0)
+    module, shape = bench_models.MODELS[key][1](small)
+    calibrate_batchnorm(module, shape)
+    module.eval()
+    x = torch.randn(*shape)
+    if os.path.exists(stamp) and open(stamp).read() == cache_key(key, small):
+        return folder, module, x
+    shutil.rmtree(folder, ignore_errors=True)
+    os.makedirs(folder)
+    path = os.path.join(folder, "model.onnx")
+    with torch.no_grad():
+        ref = module(x)
+    # The TorchScript exporter: newer PyTorch defaults to the dynamo one (onnxscript).
+    legacy = ({"dynamo": False} if "dynamo" in inspect.signature(torch.onnx.export).parameters
+              else {})
+    torch.onnx.export(module, x, path, opset_version=13, input_names=["input"],
+                      output_names=["output"], do_constant_folding=True, **legacy)
+    save_case(folder, path, x.numpy(), ref.numpy())
+    with open(stamp, "w") as f:
+        f.write(cache_key(key, small))
+    return folder, module, x
+
+
+def mnist_case(corpus, cache):
+    from onnx import numpy_helper, TensorProto
+    src = os.path.join(corpus, "models", "mnist-8")
+    folder = os.path.join(cache, "mnist-8")
+    def load(p):
+        t = TensorProto()
+        t.ParseFromString(open(p, "rb").read())
+        return numpy_helper.to_array(t)
+    x = load(os.path.join(src, "test_data_set_0", "input_0.pb"))
+    ref = load(os.path.join(src, "test_data_set_0", "output_0.pb"))
+    save_case(folder, os.path.join(src, "model.onnx"), x, ref)
+    return folder
+
+
+# --- runners --------------------------------------------------------------------------
+
+def run_vkml(args, folder, precision, repeat):
+    meta = json.load(open(os.path.join(folder, "case.json")))
+    out_dir = tempfile.mkdtemp()
+    cmd = [args.vkml, "run", meta["model"], "--input", os.path.join(folder, "input.pb"),
+           "--repeat", str(repeat), "--precision", precision, "--device", args.device,
+           "--values", "1", "--save", out_dir]
+    rc, out, err, rss = run_measured(cmd)
+    res = {"rss": rss}
+    m = re.search(r"latency: median ([0-9.]+) ms, p99 ([0-9.]+) ms", out)
+    if rc != 0 or not m:
+        res["error"] = (err.strip().splitlines() or ["exit %d" % rc])[-1]
+    else:
+        res["median"], res["p99"] = float(m.group(1)), float(m.group(2))
+        got = np.fromfile(os.path.join(out_dir, "output_0.bin"), dtype=np.float32)
+        ref = np.fromfile(os.path.join(folder, "ref.bin"), dtype=np.float32)
+        if got.size != ref.size:
+            res["check"] = "FAIL (%d values, want %d)" % (got.size, ref.size)
+        else:
+            scale = float(np.max(np.abs(ref))) or 1.0
+            rel = float(np.max(np.abs(got.astype(np.float64) - ref))) / scale
+            ok = np.isfinite(rel) and rel <= TOLERANCE[precision]
+            res["check"] = "%s %.1e" % ("PASS" if ok else "FAIL", rel)
+    shutil.rmtree(out_dir, ignore_errors=True)
+    return res
+
+
+def torch_columns():
+    if torch is not None and torch.cuda.is_available():
+        return [(mode, prec) for prec in ("fp32", "tf32", "fp16") for mode in ("eager", "graph")]
+    return [("cpu", "fp32")] if torch is not None else []
+
+
+def time_torch(module, x, mode, prec, repeat):
+    """Host to host, as vkml run: input to the device, forward, output back."""
+    cuda = mode != "cpu"
+    dev = "cuda" if cuda else "cpu"
+    m = copy.deepcopy(module).to(dev).eval()
+    xin = x.clone()
+    if prec == "fp16":
+        m, xin = m.half(), xin.half()
+    if cuda:
+        torch.backends.cuda.matmul.allow_tf32 = prec == "tf32"
+        torch.backends.cudnn.allow_tf32 = prec == "tf32"
+    with torch.inference_mode():
+        if mode == "graph":
+            static_x = xin.to(dev)
+            s = torch.cuda.Stream()
+            s.wait_stream(torch.cuda.current_stream())
+            with torch.cuda.stream(s):
+                for _ in range(3):
+                    m(static_x)
+            torch.cuda.current_stream().wait_stream(s)
+            g = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(g):
+                static_y = m(static_x)
+
+            def step():
+                static_x.copy_(xin)
+                g.replay()
+                return static_y.float().cpu()
+        else:
+            def step():
+                return m(xin.to(dev)).float().cpu()
+        for _ in range(3):
+            step()
+        ms = []
+        for _ in range(repeat):
+            t0 = time.perf_counter()
+            step()
+            ms.append((time.perf_counter() - t0) * 1e3)
+    return quantiles(ms)
+
+
+def torch_fp16_error(module, x):
+    """PyTorch's own float16 error on the model, as max |fp16 - fp32| / max |fp32|: the
+    scale of error float16 storage brings to this network (random weights amplify it), to
+    read vkml's fp16 check against. CUDA: model.half() on the GPU. CPU: weights, input and
+    every leaf module's output rounded to float16, computed in float32."""
+    m = copy.deepcopy(module).eval()
+    with torch.inference_mode():
+        ref = m(x)
+        if torch.cuda.is_available():
+            got = m.half().cuda()(x.half().cuda()).float().cpu()
+        else:
+            for t in list(m.parameters()) + list(m.buffers()):
+                if t.dtype == torch.float32:
+                    t.copy_(t.half().float())
+            for leaf in m.modules():
+                if not list(leaf.children()):
+                    leaf.register_forward_hook(lambda _m, _i, o: o.half().float())
+            got = m(x.half().float())
+    return float((got - ref).abs().max() / (ref.abs().max() or 1.0))
+
+
+def ort_command():
+    """How to run ONNX Runtime here: python onnxruntime, else onnxruntime-node."""
+    probe = subprocess.run([sys.executable, "-c", "import onnxruntime, numpy"],
+                           capture_output=True)
+    if probe.returncode == 0:
+        return [sys.executable, os.path.join(HERE, "bench_ort.py")], "onnxruntime (Python)"
+    node = shutil.which("node")
+    if node and subprocess.run([node, "-e", "require('onnxruntime-node')"],
+                               capture_output=True).returncode == 0:
+        return [node, os.path.join(HERE, "bench_ort_node.js")], "onnxruntime-node"
+    return None, "not found (no Python onnxruntime; no onnxruntime-node on NODE_PATH)"
+
+
+def run_ort(cmd, folder, repeat):
+    meta = json.load(open(os.path.join(folder, "case.json")))
+    dims = ",".join(str(d) for d in meta["input_shape"])
+    rc, out, err, rss = run_measured(cmd + [meta["model"], os.path.join(folder, "input.bin"),
+                                            dims, str(repeat)])
+    if rc != 0:
+        return {"error": (err.strip().splitlines() or ["exit %d" % rc])[-1], "rss": rss}
+    r = json.loads(out.strip().splitlines()[-1])
+    return {"median": r["median_ms"], "p99": r["p99_ms"], "rss": rss}
+
+
+# --- the table ------------------------------------------------------------------------
+
+def fmt_ms(r):
+    if not r:
+        return "-"
+    if "error" in r:
+        return "error"
+    return "%.3f / %.3f" % (r["median"], r["p99"])
+
+
+def ratio_cell(vk, t):
+    """A median in ms (t: (median, p99) or None) with vkml's median over it."""
+    if not t:
+        return "-"
+    if not vk or "median" not in vk:
+        return "%.3f" % t[0]
+    return "%.3f (%.2fx)" % (t[0], vk["median"] / t[0])
+
+
+def main():
+    global torch, np
+    args = parse_args()
+    sys.path.insert(0, HERE)
+    import numpy
+    np = numpy
+    try:
+        import torch as _torch
+        torch = _torch
+        torch.set_num_threads(min(8, os.cpu_count() or 1))
+    except ImportError:
+        torch = None
+    repeat = args.repeat or (20 if args.small else 200)
+    os.makedirs(args.cache, exist_ok=True)
+    import bench_models
+    keys = ["mnist-8"] + list(bench_models.MODELS)
+    if args.only:
+        want = args.only.split(",")
+        keys = [k for k in keys if k in want]
+    ort_cmd, ort_name = ort_command()
+    tcols = torch_columns()
+    header = ["model", "vkml fp32 ms (med / p99)", "vkml fp16 ms (med / p99)"]
+    header += ["torch %s %s ms (vkml/torch)" % (p, m) for m, p in tcols]
+    header += ["ORT CPU ms (vkml fp32/ORT)", "check fp32", "check fp16",
+               "peak RSS MiB vkml / ORT"]
+    rows, failed = [], False
+    for key in keys:
+        if key == "mnist-8":
+            if not args.corpus:
+                continue
+            folder, module, x = mnist_case(args.corpus, args.cache), None, None
+            label = "mnist-8 (corpus)"
+        else:
+            if torch is None:
+                continue
+            folder, module, x = export_case(key, args.small, args.cache)
+            label = (bench_models.SMALL_LABELS if args.small else
+                     {k: v[0] for k, v in bench_models.MODELS.items()})[key]
+        print("bench: %s" % label, file=sys.stderr)
+        vk = {p: run_vkml(args, folder, p, repeat) for p in ("fp32", "fp16")}
+        cells = [label, fmt_ms(vk["fp32"]), fmt_ms(vk["fp16"])]
+        for mode, prec in tcols:
+            t = time_torch(module, x, mode, prec, repeat) if module is not None else None
+            cells.append(ratio_cell(vk["fp16" if prec == "fp16" else "fp32"], t))
+        ort = run_ort(ort_cmd, folder, repeat) if ort_cmd else None
+        if ort and "error" in ort:
+            cells.append("error: " + ort["error"][:60])
+        else:
+            cells.append(ratio_cell(vk["fp32"], (ort["median"], ort["p99"]) if ort else None))
+        for p in ("fp32", "fp16"):
+            check = vk[p].get("check") or "FAIL (%s)" % vk[p].get("error", "no output")
+            failed |= not check.startswith("PASS")
+            if p == "fp16" and module is not None and "check" in vk[p]:
+                check += " (torch fp16 %.1e)" % torch_fp16_error(module, x)
+            cells.append(check)
+        cells.append("%.0f / %s" % (vk["fp32"]["rss"], "%.0f" % ort["rss"] if ort else "-"))
+        rows.append(cells)
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    table = "\n".join(lines)
+    notes = describe(args, repeat, ort_name)
+    print(table)
+    print("\n".join(notes))
+    if args.out:
+        with open(args.out, "w") as f:
+            f.write("# vkml benchmark (tests/bench/bench.sh)\n\n" + "\n".join(notes) + "\n\n" +
+                    table + "\n")
+    return 1 if failed else 0
+
+
+def describe(args, repeat, ort_name):
+    devices = subprocess.run([args.vkml, "devices"], capture_output=True, text=True).stdout
+    notes = ["- date: %s; host: %s, %d CPUs" % (time.strftime("%Y-%m-%d %H:%M"),
+                                                platform.node(), os.cpu_count() or 0),
+             "- vkml --device %s; %d timed runs after one warm-up; sizes: %s" % (
+                 args.device, repeat, "small (--small)" if args.small else "full"),
+             "- vkml devices: " + "; ".join(l.strip() for l in devices.splitlines() if l.strip())]
+    if torch is not None:
+        gpu = torch.cuda.get_device_name(0) if torch.cuda.is_available() else "no CUDA: CPU eager"
+        notes.append("- PyTorch %s (%s)" % (torch.__version__, gpu))
+    notes.append("- ONNX Runtime: %s" % ort_name)
+    if args.floor and os.access(args.floor, os.X_OK):
+        r = subprocess.run([args.floor], capture_output=True, text=True)
+        notes.append("- raw floor (%s): %s" % (os.path.basename(args.floor),
+                                               " / ".join(r.stdout.strip().splitlines()[-3:])))
+    else:
+        notes.append("- raw floor: tests/bench/bench_floor is not built here: skipped")
+    return notes
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,37 @@
+#!/bin/sh
+# The benchmark harness's one entry point (docs/performance.md, "The benchmark harness").
+#   tests/bench/bench.sh [--build DIR] [--out FILE.md] [--small] [--only KEYS]
+#                        [--device D] [--repeat N]
+# Exports the models with the local PyTorch into DIR/bench-cache (once), runs vkml at fp32
+# and fp16, PyTorch and ONNX Runtime on each, checks vkml's outputs against PyTorch's and
+# prints one table (written to FILE.md too). Exit 1 when a check fails; 77 when no Python
+# with torch, onnx and numpy is found (meson's skip).
+set -u
+src=$(cd "$(dirname "$0")/../.." && pwd)
+build=${VKML_BUILD_ROOT:-$src/build}
+args=""
+while [ $# -gt 0 ]; do
+    case $1 in
+        --build) build=$2; shift 2 ;;
+        *) args="$args $(printf '%s' "$1" | sed "s/'/'\\\\''/g; s/^/'/; s/\$/'/")"; shift ;;
+    esac
+done
+# The first Python that has torch, onnx and numpy: on the GPU machine python3 (PyTorch
+# 2.11, CUDA); here Debian's /usr/bin/python3 (PyTorch 1.13).
+py=""
+for p in ${VKML_BENCH_PYTHON:-} python3 /usr/bin/python3; do
+    if command -v "$p" > /dev/null 2>&1 && "$p" -c 'import torch, onnx, numpy' 2> /dev/null; then
+        py=$p
+        break
+    fi
+done
+if [ -z "$py" ]; then
+    echo "bench.sh: no Python with torch, onnx and numpy (set VKML_BENCH_PYTHON)" >&2
+    [ "${CI:-}" = true ] && exit 1
+    exit 77
+fi
+corpus=${VKML_CORPUS:-$src/../shared/corpus}
+floor=$build/tests/bench/bench_floor
+eval "set -- $args"
+exec "$py" "$src/tests/bench/bench.py" --vkml "$build/tools/vkml" --cache "$build/bench-cache" \
+    --corpus "$corpus" --floor "$floor" "$@"

@@ -1,0 +1,254 @@
+/* Precision as a session parameter: fp16 sessions of mnist-8 and of random conv / gemm /
+ * elementwise graphs against the fp32 session on the CPU device, on the CPU device and on
+ * every Vulkan device. Bound: max |fp16 - fp32| <= 1e-2 x max |fp32| per output. The
+ * outputs stay float32, the fp16 plan really holds float16 tensors, its converted weights
+ * are shared by the lanes, and Exp (unsafe in float16) stays float32. */
+#include "plan/session.h"
+#include "test_graph.h"
+
+#include <math.h>
+
+#define FP16_BOUND 1e-2
+
+/* Runs `m` once at `precision` on `device` with `x` (float32, shape of input 0); returns
+ * output `o`'s values (malloc'ed) and checks its dtype. */
+static float *run(vkml_context *ctx, vkml_model *m, int device, vkml_precision precision,
+                  const float *x, size_t n_x, size_t o, size_t *n_out)
+{
+    vkml_error err = {0};
+    vkml_session *s = NULL;
+    vkml_session_params params = {.device = device, .precision = precision};
+    CHECK_OK(vkml_session_create(ctx, m, &params, &s, &err), &err);
+    if (!s)
+        return NULL;
+    const vkml_tensor_info *info = vkml_session_input(s, 0);
+    CHECK(info->dtype == VKML_DTYPE_FLOAT, "input dtype %s", vkml_dtype_name(info->dtype));
+    vkml_tensor in = {.dtype = VKML_DTYPE_FLOAT,
+                      .rank = info->rank,
+                      .data = (void *)x,
+                      .size = n_x * sizeof(float)};
+    memcpy(in.dims, info->dims, sizeof(in.dims));
+    size_t n_outputs = vkml_session_output_count(s);
+    vkml_tensor out[4] = {0};
+    for (size_t k = 0; k < n_outputs && k < 4; k++) {
+        CHECK(vkml_session_output(s, k)->dtype == VKML_DTYPE_FLOAT,
+              "%s: output %zu is %s, not float", vkml_precision_name(precision), k,
+              vkml_dtype_name(vkml_session_output(s, k)->dtype));
+        CHECK_OK(vkml_session_alloc_output(s, k, &out[k], &err), &err);
+    }
+    CHECK_OK(vkml_session_run(s, &in, 1, out, n_outputs, &err), &err);
+    *n_out = vkml_tensor_element_count(out[o].rank, out[o].dims);
+    for (size_t k = 0; k < n_outputs && k < 4; k++)
+        if (k != o)
+            vkml_tensor_release(&out[k]);
+    vkml_session_destroy(&s);
+    return out[o].data;
+}
+
+/* Float16 values of an fp16 session's plan (nodes that really run in float16), and
+ * whether its lanes share the converted weights. */
+static void check_fp16_plan(vkml_context *ctx, vkml_model *m, int device, const char *what)
+{
+    vkml_error err = {0};
+    vkml_session *s = NULL;
+    vkml_session_params params = {
+        .device = device, .precision = VKML_PRECISION_FP16, .runs_in_flight = 2};
+    CHECK_OK(vkml_session_create(ctx, m, &params, &s, &err), &err);
+    if (!s)
+        return;
+    const plan *p0 = s->lanes[0].plan, *p1 = s->lanes[1].plan;
+    int half_values = 0, half_constants = 0, shared = 0;
+    for (int v = 0; v < p0->graph->n_values; v++) {
+        if (p0->values[v].dtype != VKML_DTYPE_FLOAT16)
+            continue;
+        half_values++;
+        if (s->graph->values[v].kind == GRAPH_VALUE_CONSTANT) {
+            half_constants++;
+            shared += p0->values[v].data == p1->values[v].data;
+        }
+    }
+    CHECK(half_values > 0, "%s, device %d: the fp16 plan has no float16 value", what, device);
+    CHECK(half_constants > 0 && shared == half_constants,
+          "%s, device %d: %d of %d float16 weights shared by the lanes", what, device, shared,
+          half_constants);
+    vkml_session_destroy(&s);
+}
+
+/* fp16 against the fp32 CPU reference on every device; returns the worst normalised error. */
+static double compare(vkml_context *ctx, vkml_model *m, const float *x, size_t n_x, size_t o,
+                      const char *what)
+{
+    size_t n_ref = 0, n = 0;
+    float *ref = run(ctx, m, VKML_DEVICE_CPU, VKML_PRECISION_FP32, x, n_x, o, &n_ref);
+    double worst = 0;
+    for (int d = -1; ref && d < vkml_context_device_count(ctx); d++) {
+        int device = d < 0 ? VKML_DEVICE_CPU : d;
+        float *got = run(ctx, m, device, VKML_PRECISION_FP16, x, n_x, o, &n);
+        double max_ref = 0, max_err = 0;
+        for (size_t i = 0; i < n_ref; i++)
+            max_ref = fmax(max_ref, fabs(ref[i]));
+        for (size_t i = 0; got && n == n_ref && i < n; i++)
+            max_err = isfinite(got[i]) ? fmax(max_err, fabs(got[i] - ref[i])) : INFINITY;
+        CHECK(got && n == n_ref && max_ref > 0 && max_err <= FP16_BOUND * max_ref,
+              "%s, device %d: fp16 max error %.3g > %.0e x max |ref| %.3g", what, device, max_err,
+              FP16_BOUND, max_ref);
+        printf("%s, device %d: fp16 vs fp32 max error %.3g (max |ref| %.3g: %.2e of it)\n", what,
+               device, max_err, max_ref, max_ref > 0 ? max_err / max_ref : 0);
+        worst = fmax(worst, max_ref > 0 ? max_err / max_ref : INFINITY);
+        check_fp16_plan(ctx, m, device, what);
+        free(got);
+    }
+    free(ref);
+    return worst;
+}
+
+static void test_mnist(vkml_context *ctx)
+{
+    char path[1024];
+    vkml_model *m = NULL;
+    vkml_error err = {0};
+    CHECK_OK(vkml_model_load_file(test_corpus_path(path, sizeof(path), "models/mnist-8/model.onnx"),
+                                  &m, &err),
+             &err);
+    if (!m)
+        return;
+    float x[28 * 28];
+    uint64_t seed = 5;
+    for (int i = 0; i < 28 * 28; i++)
+        x[i] = test_randf(&seed, 0, 255); /* mnist-8 takes raw pixel values */
+    compare(ctx, m, x, 28 * 28, 0, "mnist-8");
+    vkml_model_destroy(&m);
+}
+
+/* X[1,C,H,W] -> Conv(W1,B1) -> Relu -> Mul(X2 const) -> Add -> Flatten -> Gemm(W2,B2) ->
+ * Tanh = Y; and Exp(Gemm output / 4) = Z (Exp stays float32). Shapes from the seed. */
+static vkml_model *random_model(uint64_t *seed, int64_t *x_dims)
+{
+    int64_t c = 1 + (int64_t)test_randf(seed, 0, 4), h = 5 + (int64_t)test_randf(seed, 0, 7),
+            w = 5 + (int64_t)test_randf(seed, 0, 9), k = 2 + (int64_t)test_randf(seed, 0, 6),
+            n = 3 + (int64_t)test_randf(seed, 0, 9);
+    int64_t xd[] = {1, c, h, w}, wd[] = {k, c, 3, 3}, bd[] = {k}, yd[] = {1, k, h - 2, w - 2};
+    int64_t fl = k * (h - 2) * (w - 2), w2d[] = {fl, n}, b2d[] = {n}, one[] = {1};
+    memcpy(x_dims, xd, sizeof(xd));
+    graph *g = graph_create();
+    int x = tg_value(g, "X", VKML_DTYPE_FLOAT, 4, xd);
+    int w1 = tg_random_constant(g, "W1", 4, wd, -0.5f, 0.5f, seed);
+    int b1 = tg_random_constant(g, "B1", 1, bd, -0.5f, 0.5f, seed);
+    int scale = tg_random_constant(g, "scale", 4, yd, 0.5f, 1.5f, seed);
+    int w2 = tg_random_constant(g, "W2", 2, w2d, -0.2f, 0.2f, seed);
+    int b2 = tg_random_constant(g, "B2", 1, b2d, -0.2f, 0.2f, seed);
+    int quarter = tg_value(g, "quarter", VKML_DTYPE_FLOAT, 1, one);
+    static const float q = 0.25f;
+    g->values[quarter].kind = GRAPH_VALUE_CONSTANT;
+    g->values[quarter].data = &q;
+    g->values[quarter].data_size = sizeof(q);
+    int conv = graph_add_value(g, "conv"), relu = graph_add_value(g, "relu"),
+        mul = graph_add_value(g, "mul"), add = graph_add_value(g, "add"),
+        flat = graph_add_value(g, "flat"), gemm = graph_add_value(g, "gemm"),
+        y = graph_add_value(g, "Y"), small = graph_add_value(g, "small"),
+        z = graph_add_value(g, "Z");
+    int cn = graph_add_node(g, "conv", "Conv", "", 3, 1, 0);
+    g->nodes[cn].inputs[0] = x;
+    g->nodes[cn].inputs[1] = w1;
+    g->nodes[cn].inputs[2] = b1;
+    g->nodes[cn].outputs[0] = conv;
+    g->nodes[cn].opset = 13;
+    tg_node(g, "relu", "Relu", conv, -1, relu, 13);
+    tg_node(g, "mul", "Mul", relu, scale, mul, 13);
+    tg_node(g, "add", "Add", mul, conv, add, 13);
+    tg_node(g, "flatten", "Flatten", add, -1, flat, 13);
+    int gn = graph_add_node(g, "gemm", "Gemm", "", 3, 1, 0);
+    g->nodes[gn].inputs[0] = flat;
+    g->nodes[gn].inputs[1] = w2;
+    g->nodes[gn].inputs[2] = b2;
+    g->nodes[gn].outputs[0] = gemm;
+    g->nodes[gn].opset = 13;
+    tg_node(g, "tanh", "Tanh", gemm, -1, y, 13);
+    tg_node(g, "scale_down", "Mul", gemm, quarter, small, 13);
+    tg_node(g, "exp", "Exp", small, -1, z, 13);
+    return tg_model(g, (int[]){x}, 1, (int[]){y, z}, 2, 13);
+}
+
+/* The Exp node keeps float32: its inputs and output in the fp16 plan are float. */
+static void check_exp_stays_fp32(vkml_context *ctx, vkml_model *m)
+{
+    vkml_error err = {0};
+    vkml_session *s = NULL;
+    vkml_session_params params = {.device = VKML_DEVICE_CPU, .precision = VKML_PRECISION_FP16};
+    CHECK_OK(vkml_session_create(ctx, m, &params, &s, &err), &err);
+    const plan *p = s ? s->plan : NULL;
+    int exps = 0;
+    for (int i = 0; p && i < p->graph->n_nodes; i++) {
+        const graph_node *n = &p->graph->nodes[i];
+        if (strcmp(n->op_type, "Exp"))
+            continue;
+        exps++;
+        CHECK(p->values[n->inputs[0]].dtype == VKML_DTYPE_FLOAT &&
+                  p->values[n->outputs[0]].dtype == VKML_DTYPE_FLOAT,
+              "Exp runs in %s", vkml_dtype_name(p->values[n->outputs[0]].dtype));
+    }
+    CHECK(exps == 1, "%d Exp nodes in the fp16 plan", exps);
+    vkml_session_destroy(&s);
+}
+
+static void test_random_graphs(vkml_context *ctx)
+{
+    uint64_t seed = 77;
+    for (int t = 0; t < 4; t++) {
+        int64_t xd[4];
+        vkml_model *m = random_model(&seed, xd);
+        if (!m)
+            return;
+        size_t n_x = vkml_tensor_element_count(4, xd);
+        float *x = malloc(n_x * sizeof(float));
+        for (size_t i = 0; i < n_x; i++)
+            x[i] = test_randf(&seed, -1, 1);
+        char what[96];
+        snprintf(what, sizeof(what), "random graph %d [1,%lld,%lld,%lld] Y", t, (long long)xd[1],
+                 (long long)xd[2], (long long)xd[3]);
+        compare(ctx, m, x, n_x, 0, what);
+        snprintf(what, sizeof(what), "random graph %d Z (Exp)", t);
+        compare(ctx, m, x, n_x, 1, what);
+        if (t == 0)
+            check_exp_stays_fp32(ctx, m);
+        free(x);
+        vkml_model_destroy(&m);
+    }
+}
+
+static void test_names(vkml_context *ctx)
+{
+    vkml_precision p = VKML_PRECISION_FP32;
+    CHECK(vkml_precision_parse("fp16", &p) && p == VKML_PRECISION_FP16, "parse fp16");
+    CHECK(vkml_precision_parse("fp32-fast", &p) && p == VKML_PRECISION_FP32_FAST,
+          "parse fp32-fast");
+    CHECK(!vkml_precision_parse("fp8", &p) && p == VKML_PRECISION_FP32_FAST, "fp8 refused");
+    CHECK(!vkml_precision_parse(NULL, &p), "NULL refused");
+    CHECK(!strcmp(vkml_precision_name(VKML_PRECISION_FP32), "fp32") &&
+              !strcmp(vkml_precision_name((vkml_precision)42), "unknown"),
+          "precision names");
+    /* An out-of-range precision is the caller's error, named. */
+    uint64_t seed = 1;
+    int64_t xd[4];
+    vkml_model *m = random_model(&seed, xd);
+    vkml_session *s = NULL;
+    vkml_error err = {0};
+    vkml_session_params params = {.device = VKML_DEVICE_CPU, .precision = (vkml_precision)9};
+    CHECK(vkml_session_create(ctx, m, &params, &s, &err) == VKML_ERROR_INVALID_ARGUMENT && !s &&
+              strstr(err.message, "precision"),
+          "precision 9: %s", err.message);
+    vkml_model_destroy(&m);
+}
+
+int main(void)
+{
+    vkml_context *ctx = NULL;
+    vkml_error err = {0};
+    CHECK_OK(vkml_context_create(NULL, &ctx, &err), &err);
+    test_require_vulkan(ctx);
+    test_names(ctx);
+    test_random_graphs(ctx);
+    test_mnist(ctx);
+    vkml_context_destroy(&ctx);
+    return test_finish("test_precision");
+}
