@@ -31,9 +31,11 @@ float operand(uint k, uint rank)
          : src == FUSED_SRC_INPUT0 ? float(in0[off]) : float(in1[off]);
 }
 
-float fetch(uint ref, uint rank)
+float fetch(uint ref, uint at, uint rank)
 {
-    return ref < FUSED_REF_OPERAND ? regs[ref] : operand(ref - FUSED_REF_OPERAND, rank);
+    return ref < FUSED_REF_OPERAND ? regs[ref]
+         : ref >= FUSED_REF_IMM ? uintBitsToFloat(prog[at + FUSED_INSTR_ALPHA + (ref - FUSED_REF_IMM)])
+         : operand(ref - FUSED_REF_OPERAND, rank);
 }
 
 float sigmoid_f(float v)
@@ -46,6 +48,13 @@ float sigmoid_f(float v)
 float apply(int op, float v, float z, float al, float be, float ga)
 {
     switch (op) {
+    // Mesa lowers a switch to a ladder of ifs: the common ops first.
+    case FUSED_OP_ADD: return v + z;
+    case FUSED_OP_MUL: return v * z;
+    case FUSED_OP_SUB: return v - z;
+    case FUSED_OP_DIV: return div_rn(v, z);
+    case FUSED_OP_RELU: return v < 0.0 ? 0.0 : v;
+    case FUSED_OP_SIGMOID: return sigmoid_f(v);
     case FUSED_OP_ABS: return abs(v);
     case FUSED_OP_NEG: return -v;
     case FUSED_OP_EXP: return exp(v);
@@ -66,15 +75,9 @@ float apply(int op, float v, float z, float al, float be, float ga)
     case FUSED_OP_GELU: return 0.5 * v * (1.0 + erf_approx(v * 0.70710678118654752));
     case FUSED_OP_GELU_TANH:
         return 0.5 * v * (1.0 + tanh_f(0.79788456080286536 * (v + 0.044715 * v * v * v)));
-    case FUSED_OP_RELU: return v < 0.0 ? 0.0 : v;
-    case FUSED_OP_SIGMOID: return sigmoid_f(v);
     case FUSED_OP_TANH: return tanh_f(v);
     case FUSED_OP_MISH: return v * tanh_f(softplus_f(v));
     case FUSED_OP_CLIP: v = v < al ? al : v; return v > be ? be : v;
-    case FUSED_OP_ADD: return v + z;
-    case FUSED_OP_SUB: return v - z;
-    case FUSED_OP_MUL: return v * z;
-    case FUSED_OP_DIV: return div_rn(v, z);
     case FUSED_OP_POW: return pow_c(v, z);
     case FUSED_OP_MIN: return isnan(v) || v < z ? v : z;
     case FUSED_OP_MAX: return isnan(v) || v > z ? v : z;
@@ -100,8 +103,8 @@ void main()
     uint dst = 0;
     for (uint k = 0; k < n_instrs; k++, at += FUSED_INSTR_WORDS) {
         int op = int(prog[at + FUSED_INSTR_OP]);
-        float v = fetch(prog[at + FUSED_INSTR_SRC], rank);
-        float z = op >= FUSED_OP_ADD ? fetch(prog[at + FUSED_INSTR_SRC + 1], rank) : 0.0;
+        float v = fetch(prog[at + FUSED_INSTR_SRC], at, rank);
+        float z = op >= FUSED_OP_ADD ? fetch(prog[at + FUSED_INSTR_SRC + 1], at, rank) : 0.0;
         dst = prog[at + FUSED_INSTR_DST];
         regs[dst] = apply(op, v, z, uintBitsToFloat(prog[at + FUSED_INSTR_ALPHA]),
                           uintBitsToFloat(prog[at + FUSED_INSTR_BETA]),

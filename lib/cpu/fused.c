@@ -36,9 +36,16 @@ static void load_operand(const fused_run *r, uint32_t k, int64_t start, int n, f
         rest /= dims[d];
         off += coords[d] * strides[d];
     }
+    uint32_t src = op[FUSED_OPERAND_SRC];
+    const float *from = src == FUSED_SRC_CONST ? NULL : r->in[src - 1];
+    if (r->rank > 0 && strides[r->rank - 1] == 1 && coords[r->rank - 1] + n <= dims[r->rank - 1]) {
+        /* contiguous along the innermost dim for the whole block */
+        for (int j = 0; j < n; j++)
+            dst[j] = from ? from[off + j] : word_float(r->prog[off + j]);
+        return;
+    }
     for (int j = 0; j < n; j++) {
-        uint32_t src = op[FUSED_OPERAND_SRC];
-        dst[j] = src == FUSED_SRC_CONST ? word_float(r->prog[off]) : r->in[src - 1][off];
+        dst[j] = from ? from[off] : word_float(r->prog[off]);
         /* next element: bump the innermost coordinate, carrying outward */
         for (int d = r->rank - 1; d >= 0; d--) {
             off += strides[d];
@@ -72,6 +79,11 @@ static void run_blocks(void *ctx, int64_t begin, int64_t end)
                 uint32_t ref = ins[FUSED_INSTR_SRC + s];
                 if (ref < FUSED_REF_OPERAND) {
                     xs[s] = regs[ref];
+                } else if (ref >= FUSED_REF_IMM) {
+                    float v = word_float(ins[FUSED_INSTR_ALPHA + (ref - FUSED_REF_IMM)]);
+                    for (int j = 0; j < n; j++)
+                        scratch[s][j] = v;
+                    xs[s] = scratch[s];
                 } else {
                     load_operand(r, ref - FUSED_REF_OPERAND, start, n, scratch[s]);
                     xs[s] = scratch[s];

@@ -293,6 +293,23 @@ static int take_register(fuse_state *s, const graph_node *n, bool *used)
     return -1;
 }
 
+/* How an instruction reads value v as its source i: a register, an immediate (a
+ * one-element constant of a binary op, stored in the instruction) or an operand. */
+static uint32_t source_ref(const fuse_state *s, int v, int i, int n_sources, uint32_t *ins)
+{
+    const graph_value *val = &s->values[v];
+    if (s->reg_of[v] >= 0)
+        return (uint32_t)s->reg_of[v];
+    if (n_sources == 2 && val->kind == GRAPH_VALUE_CONSTANT && val->data && count_of(val) == 1) {
+        memcpy(&ins[FUSED_INSTR_ALPHA + i], val->data, sizeof(float));
+        return FUSED_REF_IMM + (uint32_t)i;
+    }
+    for (int o = 0; o < s->ops.n; o++)
+        if (s->ops.values[o] == v)
+            return FUSED_REF_OPERAND + (uint32_t)o;
+    return FUSED_REF_OPERAND; /* unreachable: every outside source is an operand */
+}
+
 /* The instructions, in node order (members sorted); false when registers run out. */
 static bool write_instrs(fuse_state *s, uint32_t *instrs)
 {
@@ -305,17 +322,11 @@ static bool write_instrs(fuse_state *s, uint32_t *instrs)
         ins[FUSED_INSTR_OP] = f->code;
         for (int i = 0; i < 3; i++)
             ins[FUSED_INSTR_SRC + i] = FUSED_REF_OPERAND;
-        for (int i = 0; i < f->n_operands; i++) {
-            int v = n->inputs[i];
-            for (int o = 0; s->reg_of[v] < 0 && o < s->ops.n; o++)
-                if (s->ops.values[o] == v)
-                    ins[FUSED_INSTR_SRC + i] = FUSED_REF_OPERAND + (uint32_t)o;
-            if (s->reg_of[v] >= 0)
-                ins[FUSED_INSTR_SRC + i] = (uint32_t)s->reg_of[v];
-        }
         ins[FUSED_INSTR_ALPHA] = float_word(f->coef[0]);
         ins[FUSED_INSTR_BETA] = float_word(f->coef[1]);
         ins[FUSED_INSTR_GAMMA] = float_word(f->coef[2]);
+        for (int i = 0; i < f->n_operands; i++)
+            ins[FUSED_INSTR_SRC + i] = source_ref(s, n->inputs[i], i, f->n_operands, ins);
         int r = take_register(s, n, used);
         ok = r >= 0;
         ins[FUSED_INSTR_DST] = (uint32_t)(ok ? r : 0);

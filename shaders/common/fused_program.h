@@ -47,6 +47,9 @@
 #define FUSED_INSTR_WORDS 8
 
 #define FUSED_REF_OPERAND 256u
+/* Source s of a binary op (which takes no parameters) that is a one-element constant: the
+ * float is in word FUSED_INSTR_ALPHA + s of the instruction. */
+#define FUSED_REF_IMM 0xffffff00u
 
 /* Op codes (lib/ops/fused.c maps each to its elementwise op). */
 #define FUSED_OP_IDENTITY 0
