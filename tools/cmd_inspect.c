@@ -10,7 +10,7 @@ static int inspect_main(int argc, char **argv);
 const cli_command cli_cmd_inspect = {
     .name = "inspect",
     .summary = "show a model's inputs, outputs, ops and which devices run them",
-    .usage = "usage: vkml inspect MODEL [--plan [--device D] [--budget SIZE]]\n"
+    .usage = "usage: vkml inspect MODEL [--plan [--device D] [--budget SIZE] [--no-fuse]]\n"
              "       vkml inspect --ops        (same as `vkml ops`)\n"
              "Prints the opset, the inputs and outputs (name, dtype, shape; symbolic\n"
              "dimensions by name), each op type with its node count and, per device,\n"
@@ -19,7 +19,8 @@ const cli_command cli_cmd_inspect = {
              "                partition: per device its nodes (count, first .. last),\n"
              "                weights and peak tensor bytes; every cross-device copy\n"
              "  --device D     the plan's devices: default, all, cpu, 1, 0,1,cpu (as run)\n"
-             "  --budget SIZE  the plan's bytes per GPU (512M, 2G)\n",
+             "  --budget SIZE  the plan's bytes per GPU (512M, 2G)\n"
+             "  --no-fuse      plan without fusing elementwise chains (VKML_NO_FUSE=1)\n",
     .main = inspect_main,
 };
 
@@ -162,6 +163,20 @@ typedef struct inspect_options {
     const char *device, *budget;
 } inspect_options;
 
+/* The plan's fused groups, each one node and one dispatch. */
+static void print_fused(const vkml_session *session)
+{
+    size_t n = vkml_session_plan_fused_count(session);
+    printf("fused groups (%zu):\n", n);
+    for (size_t i = 0; i < n; i++) {
+        vkml_plan_fused f;
+        char dev[16];
+        if (vkml_session_plan_fused(session, i, &f))
+            printf("  %-4s fused: %s (%zu nodes, 1 dispatch) -> %s\n",
+                   cli_device_label(f.device, dev, sizeof(dev)), f.ops, f.n_nodes, f.name);
+    }
+}
+
 /* The partition of a session planned over the chosen devices. */
 static int print_plan(vkml_context *ctx, const vkml_model *model, const inspect_options *o)
 {
@@ -205,6 +220,7 @@ static int print_plan(vkml_context *ctx, const vkml_model *model, const inspect_
                    cli_device_label(t.to, to, sizeof(to)),
                    cli_format_bytes(t.bytes, w, sizeof(w)));
     }
+    print_fused(session);
     vkml_session_destroy(&session);
     return CLI_EXIT_OK;
 }
@@ -246,6 +262,7 @@ static int inspect_main(int argc, char **argv)
                                          {"plan", no_argument, NULL, 'p'},
                                          {"device", required_argument, NULL, 'd'},
                                          {"budget", required_argument, NULL, 'b'},
+                                         {"no-fuse", no_argument, NULL, 'F'},
                                          {0}};
     inspect_options o = {0};
     int c;
@@ -258,6 +275,7 @@ static int inspect_main(int argc, char **argv)
         case 'p': o.plan = true; break;
         case 'd': o.device = optarg; break;
         case 'b': o.budget = optarg; break;
+        case 'F': cli_set_no_fuse(); break;
         default: return cli_option_error(&cli_cmd_inspect, c, argv);
         }
     }

@@ -12,7 +12,7 @@ const cli_command cli_cmd_run = {
     .name = "run",
     .summary = "run a model on a device and print its outputs (and latency)",
     .usage = "usage: vkml run MODEL [--device D] [--budget SIZE] [--input [NAME=]FILE.pb ...]\n"
-             "                      [--repeat N] [--values N]\n"
+             "                      [--repeat N] [--values N] [--no-fuse]\n"
              "  --device D       cpu, default, all, a GPU index (0, 1, ...) or a list\n"
              "                   (0,1,cpu): the devices the model is planned over, in order\n"
              "                   of preference; default: every GPU, the default one first\n"
@@ -25,7 +25,9 @@ const cli_command cli_cmd_run = {
              "                   and p99 latency in ms\n"
              "  --values N       print the first N values of each output (default 10)\n"
              "  --in-flight K    runs in flight (1 to 16, default 1): with --repeat, also\n"
-             "                   submit N runs keeping K in flight and print runs/s\n",
+             "                   submit N runs keeping K in flight and print runs/s\n"
+             "  --no-fuse        run elementwise chains node by node (no fused groups;\n"
+             "                   the same as VKML_NO_FUSE=1)\n",
     .main = run_main,
 };
 
@@ -55,7 +57,8 @@ static int parse_options(int argc, char **argv, run_options *o)
         {"help", no_argument, NULL, 'h'},         {"device", required_argument, NULL, 'd'},
         {"input", required_argument, NULL, 'i'},  {"repeat", required_argument, NULL, 'r'},
         {"values", required_argument, NULL, 'v'}, {"budget", required_argument, NULL, 'b'},
-        {"in-flight", required_argument, NULL, 'k'}, {0}};
+        {"in-flight", required_argument, NULL, 'k'}, {"no-fuse", no_argument, NULL, 'F'},
+        {0}};
     *o = (run_options){.values = 10, .in_flight = 1};
     int c;
     while ((c = getopt_long(argc, argv, ":hd:b:i:r:v:k:", opts, NULL)) != -1) {
@@ -63,6 +66,7 @@ static int parse_options(int argc, char **argv, run_options *o)
         case 'h': cli_usage(&cli_cmd_run); return -1;
         case 'd': o->device = optarg; break;
         case 'b': o->budget = optarg; break;
+        case 'F': cli_set_no_fuse(); break;
         case 'i':
             if (o->n_input_args == RUN_MAX_INPUT_ARGS)
                 return cli_usage_error(&cli_cmd_run, "too many --input options");

@@ -136,6 +136,7 @@ static void mark_tail_nodes(const graph *g, const graph_value *values, bool *tai
     }
 }
 
+/* Adds node q to the group (delta 1) or takes member k out of it (delta -1). */
 static void add_member(fuse_state *s, int q, int delta)
 {
     const graph_node *n = &s->g->nodes[q];
@@ -143,14 +144,28 @@ static void add_member(fuse_state *s, int q, int delta)
         if (n->inputs[i] >= 0)
             s->group_refs[n->inputs[i]] += delta;
     s->in_group[q] = delta > 0;
-    if (delta > 0)
+    if (delta > 0) {
         s->members[s->n_members++] = q;
-    else
-        s->n_members--;
+        return;
+    }
+    int k = 0;
+    while (k < s->n_members && s->members[k] != q)
+        k++;
+    memmove(s->members + k, s->members + k + 1, sizeof(int) * (size_t)(s->n_members - k - 1));
+    s->n_members--;
 }
 
-/* Fills s->ops for the group being grown; false when it needs more than a program holds. */
-static bool collect_operands(fuse_state *s)
+/* Whether the node making value v may still join a group (it is fusable and in none). */
+static bool may_fuse_later(const fuse_state *s, int v)
+{
+    int q = s->values[v].producer;
+    return q >= 0 && s->nodes[q].code != FUSED_OP_COUNT && s->group_of[q] < 0 && !s->in_group[q];
+}
+
+/* Fills s->ops for the group being grown; false when it needs more than a program holds.
+ * Optimistic (while growing): values of nodes that may still join are not counted, so a
+ * diamond can close before its inputs are counted. */
+static bool collect_operands(fuse_state *s, bool optimistic)
 {
     fuse_operands *ops = &s->ops;
     ops->n = ops->n_inputs = 0;
@@ -163,6 +178,8 @@ static bool collect_operands(fuse_state *s)
             if ((producer >= 0 && s->in_group[producer]) || s->mark[v] == s->stamp)
                 continue;
             s->mark[v] = s->stamp;
+            if (optimistic && may_fuse_later(s, v))
+                continue;
             const graph_value *val = &s->values[v];
             size_t floats = (size_t)count_of(val);
             bool embed = val->kind == GRAPH_VALUE_CONSTANT && val->data &&
@@ -175,7 +192,7 @@ static bool collect_operands(fuse_state *s)
             ops->values[ops->n++] = v;
         }
     }
-    return ops->n_inputs > 0;
+    return optimistic || ops->n_inputs > 0;
 }
 
 /* Whether q may join the group of `root` through its output v, read by the group. */
@@ -203,7 +220,7 @@ static void grow_group(fuse_state *s, int root)
                 if (!may_join(s, root, v, q) || s->n_members == FUSE_MAX_NODES)
                     continue;
                 add_member(s, q, 1);
-                if (collect_operands(s)) {
+                if (collect_operands(s, true)) {
                     changed = true;
                     continue;
                 }
@@ -361,7 +378,11 @@ static vkml_status make_program(fuse_state *s, int root, bool *made, vkml_error 
 {
     *made = false;
     qsort(s->members, (size_t)s->n_members, sizeof(int), cmp_int);
-    if (!collect_operands(s))
+    /* Too many inputs after all (nodes counted on did not join): drop members from the
+     * group's start until it fits. */
+    while (!collect_operands(s, false) && s->n_members >= 2)
+        add_member(s, s->members[0], -1);
+    if (s->n_members < 2)
         return VKML_OK;
     const graph_value *y = &s->values[s->g->nodes[root].outputs[0]];
     size_t instrs = FUSED_HDR_WORDS + (size_t)s->ops.n * FUSED_OPERAND_WORDS;
@@ -431,7 +452,9 @@ static vkml_status fused_node(fuse_state *s, const fuse_group *grp, int program,
     inputs[0] = program;
     memcpy(inputs + 1, grp->inputs, sizeof(int) * (size_t)grp->n_inputs);
     outputs[0] = root->outputs[0];
-    *n = (graph_node){.name = root->name, .op_type = "FusedElementwise",
+    /* named after the group's last node (or, unnamed, its output) */
+    const char *name = root->name && root->name[0] ? root->name : y->name;
+    *n = (graph_node){.name = name ? name : "", .op_type = "FusedElementwise",
                       .domain = "vkml.internal", .opset = 1, .inputs = inputs,
                       .n_inputs = 1 + grp->n_inputs, .outputs = outputs, .n_outputs = 1,
                       .op = op_table_entry(OP_ID_FusedElementwise), .params = fp};
