@@ -2,9 +2,9 @@
  * ELT_BLOCK output elements at a time, each instruction through the elementwise kernels'
  * own block math (elt_compute, class float), so a fused group computes exactly what its
  * nodes computed one by one. */
+#include "ops/fused.h"
 #include "cpu/cpu_kernels.h"
 #include "cpu/eltwise_cpu.h"
-#include "ops/fused.h"
 
 #include <string.h>
 
@@ -69,11 +69,13 @@ static void run_blocks(void *ctx, int64_t begin, int64_t end)
             const uint32_t *ins = r->instrs + (size_t)i * FUSED_INSTR_WORDS;
             bool gelu_tanh;
             eltwise_op op = fused_op_eltwise(ins[FUSED_INSTR_OP], &gelu_tanh);
-            eltwise_params p = {.op = op, .gelu_tanh = gelu_tanh,
+            eltwise_params p = {.op = op,
+                                .gelu_tanh = gelu_tanh,
                                 .alpha = word_float(ins[FUSED_INSTR_ALPHA]),
                                 .beta = word_float(ins[FUSED_INSTR_BETA]),
                                 .gamma = word_float(ins[FUSED_INSTR_GAMMA])};
-            elt_step step = {.op = op, .p = &p, .n_inputs = ins[FUSED_INSTR_OP] >= FUSED_OP_ADD ? 2 : 1};
+            elt_step step = {
+                .op = op, .p = &p, .n_inputs = ins[FUSED_INSTR_OP] >= FUSED_OP_ADD ? 2 : 1};
             void *xs[3] = {NULL};
             for (int s = 0; s < step.n_inputs; s++) {
                 uint32_t ref = ins[FUSED_INSTR_SRC + s];

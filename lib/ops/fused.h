@@ -7,17 +7,17 @@
  * holding the same program words (for devices that upload it); inputs 1.. are the
  * non-constant operands (FUSED_SRC_INPUT0, FUSED_SRC_INPUT1); output 0 the group's result.
  */
-#include "ops/elementwise.h"
 #include "fused_program.h"
+#include "ops/elementwise.h"
 
 typedef struct fused_params {
     const uint32_t *words; /* the program */
     size_t n_words;
     int n_instrs, n_operands;
-    int n_nodes;           /* model nodes the group replaces */
-    const char *summary;   /* their ops in order, "Add -> Relu -> Mul" */
-    vkml_dtype dtype;      /* of the output (float) */
-    int rank;              /* output shape, as inferred before fusing */
+    int n_nodes;         /* model nodes the group replaces */
+    const char *summary; /* their ops in order, "Add -> Relu -> Mul" */
+    vkml_dtype dtype;    /* of the output (float) */
+    int rank;            /* output shape, as inferred before fusing */
     int64_t dims[VKML_MAX_RANK];
 } fused_params;
 

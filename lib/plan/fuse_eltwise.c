@@ -42,16 +42,16 @@ typedef struct fuse_group {
 typedef struct fuse_state {
     const graph *g;
     const graph_value *values;
-    vkml_arena *arena;  /* the fused graph's */
-    fuse_node *nodes;   /* per node */
-    int *readers;       /* per value: references by node inputs */
-    int *group_refs;    /* per value: references by the group being grown */
-    int *reg_of;        /* per value: register while a program is built */
-    int *mark;          /* per value: stamp of the last operand count that met it */
+    vkml_arena *arena; /* the fused graph's */
+    fuse_node *nodes;  /* per node */
+    int *readers;      /* per value: references by node inputs */
+    int *group_refs;   /* per value: references by the group being grown */
+    int *reg_of;       /* per value: register while a program is built */
+    int *mark;         /* per value: stamp of the last operand count that met it */
     int stamp;
-    int *group_of;      /* per node: root of its group, -1 */
-    bool *in_group;     /* per node: in the group being grown */
-    int *refused_by;    /* per node: root whose group could not take it */
+    int *group_of;   /* per node: root of its group, -1 */
+    bool *in_group;  /* per node: in the group being grown */
+    int *refused_by; /* per node: root whose group could not take it */
     int *members;
     int n_members;
     fuse_operands ops;
@@ -85,9 +85,9 @@ static fuse_node describe_node(const graph_value *values, const graph_node *n)
         n->outputs[0] < 0 || n->n_inputs < 1)
         return f;
     const eltwise_params *p = n->params;
-    unsigned code = p->op == ELT_CAST ? (p->to == VKML_DTYPE_FLOAT ? FUSED_OP_IDENTITY
-                                                                   : FUSED_OP_COUNT)
-                                      : fused_op_of(p);
+    unsigned code = p->op == ELT_CAST
+                        ? (p->to == VKML_DTYPE_FLOAT ? FUSED_OP_IDENTITY : FUSED_OP_COUNT)
+                        : fused_op_of(p);
     int want = code >= FUSED_OP_ADD && code < FUSED_OP_COUNT ? 2 : 1;
     float coef[3] = {p->alpha, p->beta, p->gamma};
     if (code == FUSED_OP_COUNT || (want == 2 && n->n_inputs != 2) ||
@@ -101,8 +101,8 @@ static fuse_node describe_node(const graph_value *values, const graph_node *n)
         if (n->outputs[o] >= 0)
             return f;
     const graph_value *y = &values[n->outputs[0]];
-    if (y->dtype != VKML_DTYPE_FLOAT || y->kind != GRAPH_VALUE_INTERMEDIATE ||
-        y->data_dependent || y->rank < 0 || y->rank > FUSED_MAX_RANK || count_of(y) == 0 ||
+    if (y->dtype != VKML_DTYPE_FLOAT || y->kind != GRAPH_VALUE_INTERMEDIATE || y->data_dependent ||
+        y->rank < 0 || y->rank > FUSED_MAX_RANK || count_of(y) == 0 ||
         count_of(y) > (int64_t)UINT32_MAX)
         return f;
     for (int i = 0; i < want; i++) {
@@ -199,9 +199,8 @@ static bool collect_operands(fuse_state *s, bool optimistic)
 static bool may_join(const fuse_state *s, int root, int v, int q)
 {
     const graph_value *val = &s->values[v];
-    return q >= 0 && s->nodes[q].code != FUSED_OP_COUNT && s->group_of[q] < 0 &&
-           !s->in_group[q] && s->refused_by[q] != root && !val->is_output &&
-           s->group_refs[v] == s->readers[v] &&
+    return q >= 0 && s->nodes[q].code != FUSED_OP_COUNT && s->group_of[q] < 0 && !s->in_group[q] &&
+           s->refused_by[q] != root && !val->is_output && s->group_refs[v] == s->readers[v] &&
            count_of(val) == count_of(&s->values[s->g->nodes[root].outputs[0]]);
 }
 
@@ -397,8 +396,11 @@ static vkml_status make_program(fuse_state *s, int root, bool *made, vkml_error 
     words[FUSED_HDR_N_INSTRS] = (uint32_t)s->n_members;
     words[FUSED_HDR_N_OPERANDS] = (uint32_t)s->ops.n;
     write_operands(s, y, words, consts);
-    *grp = (fuse_group){.root = root, .words = words, .n_words = n_words,
-                        .n_nodes = s->n_members, .summary = summarize(s)};
+    *grp = (fuse_group){.root = root,
+                        .words = words,
+                        .n_words = n_words,
+                        .n_nodes = s->n_members,
+                        .summary = summarize(s)};
     for (int k = 0; k < s->ops.n; k++)
         if (s->ops.src[k] != FUSED_SRC_CONST)
             grp->inputs[grp->n_inputs++] = s->ops.values[k];
@@ -444,9 +446,13 @@ static vkml_status fused_node(fuse_state *s, const fuse_group *grp, int program,
     if (!fp || !inputs || !outputs || !grp->summary)
         return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory fusing nodes");
     const graph_value *y = &s->values[root->outputs[0]];
-    *fp = (fused_params){.words = grp->words, .n_words = grp->n_words,
-                         .n_instrs = grp->n_nodes, .n_operands = (int)grp->words[FUSED_HDR_N_OPERANDS],
-                         .n_nodes = grp->n_nodes, .summary = grp->summary, .dtype = y->dtype,
+    *fp = (fused_params){.words = grp->words,
+                         .n_words = grp->n_words,
+                         .n_instrs = grp->n_nodes,
+                         .n_operands = (int)grp->words[FUSED_HDR_N_OPERANDS],
+                         .n_nodes = grp->n_nodes,
+                         .summary = grp->summary,
+                         .dtype = y->dtype,
                          .rank = y->rank};
     memcpy(fp->dims, y->dims, sizeof(fp->dims));
     inputs[0] = program;
@@ -454,10 +460,16 @@ static vkml_status fused_node(fuse_state *s, const fuse_group *grp, int program,
     outputs[0] = root->outputs[0];
     /* named after the group's last node (or, unnamed, its output) */
     const char *name = root->name && root->name[0] ? root->name : y->name;
-    *n = (graph_node){.name = name ? name : "", .op_type = "FusedElementwise",
-                      .domain = "vkml.internal", .opset = 1, .inputs = inputs,
-                      .n_inputs = 1 + grp->n_inputs, .outputs = outputs, .n_outputs = 1,
-                      .op = op_table_entry(OP_ID_FusedElementwise), .params = fp};
+    *n = (graph_node){.name = name ? name : "",
+                      .op_type = "FusedElementwise",
+                      .domain = "vkml.internal",
+                      .opset = 1,
+                      .inputs = inputs,
+                      .n_inputs = 1 + grp->n_inputs,
+                      .outputs = outputs,
+                      .n_outputs = 1,
+                      .op = op_table_entry(OP_ID_FusedElementwise),
+                      .params = fp};
     return VKML_OK;
 }
 
@@ -466,11 +478,16 @@ static void program_value(fuse_state *s, const fuse_group *grp, graph_value *v)
 {
     const graph_node *root = &s->g->nodes[grp->root];
     char name[256];
-    snprintf(name, sizeof(name), "%s/fused_program", root->name && root->name[0] ? root->name : "node");
-    *v = (graph_value){.name = vkml_arena_strdup(s->arena, name), .kind = GRAPH_VALUE_CONSTANT,
-                       .dtype = VKML_DTYPE_UINT32, .rank = 1,
-                       .dims = {(int64_t)grp->n_words}, .data = grp->words,
-                       .data_size = grp->n_words * sizeof(uint32_t), .producer = -1};
+    snprintf(name, sizeof(name), "%s/fused_program",
+             root->name && root->name[0] ? root->name : "node");
+    *v = (graph_value){.name = vkml_arena_strdup(s->arena, name),
+                       .kind = GRAPH_VALUE_CONSTANT,
+                       .dtype = VKML_DTYPE_UINT32,
+                       .rank = 1,
+                       .dims = {(int64_t)grp->n_words},
+                       .data = grp->words,
+                       .data_size = grp->n_words * sizeof(uint32_t),
+                       .producer = -1};
 }
 
 /* The plan's graph with each group's nodes replaced by its fused node (at the root). */
@@ -486,7 +503,7 @@ static vkml_status build_graph(fuse_state *s, graph *f, vkml_error *err)
     f->n_values = f->cap_values = n_values;
     f->cap_nodes = g->n_nodes + 1;
     for (int v = 0; v < n_values; v++)
-        f->values[v].producer = -1; /* set again from the nodes below */
+        f->values[v].producer = -1;   /* set again from the nodes below */
     int next_group = s->n_groups - 1; /* groups were found from the last node back */
     for (int i = 0; i < g->n_nodes; i++) {
         if (s->group_of[i] >= 0 && s->group_of[i] != i)

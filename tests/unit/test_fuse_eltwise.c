@@ -22,18 +22,17 @@ typedef struct unary_op {
 } unary_op;
 
 static const unary_op unary_ops[] = {
-    {"Relu", 14},       {"Sigmoid", 13},    {"Tanh", 13},     {"Abs", 13},  {"Neg", 13},
-    {"Erf", 13},        {"Softsign", 1},    {"Softplus", 1},  {"HardSigmoid", 6},
-    {"HardSwish", 14},  {"LeakyRelu", 16},  {"Elu", 6},       {"Selu", 6},  {"Celu", 12},
-    {"Gelu", 20},       {"Mish", 18},
+    {"Relu", 14},       {"Sigmoid", 13},   {"Tanh", 13},      {"Abs", 13},
+    {"Neg", 13},        {"Erf", 13},       {"Softsign", 1},   {"Softplus", 1},
+    {"HardSigmoid", 6}, {"HardSwish", 14}, {"LeakyRelu", 16}, {"Elu", 6},
+    {"Selu", 6},        {"Celu", 12},      {"Gelu", 20},      {"Mish", 18},
 };
 static const char *const binary_ops[] = {"Add", "Sub", "Mul", "Div", "Max", "Min", "PRelu", "Pow"};
 
 /* A side operand: a constant of a random broadcast shape of the output, or input b. */
 static int side_operand(graph *g, int b, const char *op, int step, uint64_t *seed)
 {
-    if (b >= 0 && test_randf(seed, 0, 1) < 0.3f && strcmp(op, "Pow") != 0 &&
-        strcmp(op, "Div") != 0)
+    if (b >= 0 && test_randf(seed, 0, 1) < 0.3f && strcmp(op, "Pow") != 0 && strcmp(op, "Div") != 0)
         return b;
     int rank = (int)test_randf(seed, 0, OUT_RANK + 1);
     int64_t dims[OUT_RANK];
@@ -87,8 +86,7 @@ static void cast_node(graph *g, int in, int out, int step)
 }
 
 /* One random step from prev into a new value; returns it and adds its node count. */
-static int random_step(graph *g, int prev, int b, int step, int room, int *n_nodes,
-                       uint64_t *seed)
+static int random_step(graph *g, int prev, int b, int step, int room, int *n_nodes, uint64_t *seed)
 {
     char name[32];
     snprintf(name, sizeof(name), "t%d", step);
@@ -114,10 +112,12 @@ static int random_step(graph *g, int prev, int b, int step, int room, int *n_nod
     } else {
         const char *op = binary_ops[(int)test_randf(seed, 0, VKML_ARRAY_SIZE(binary_ops))];
         int side = side_operand(g, b, op, step, seed);
-        bool side_first = strcmp(op, "PRelu") != 0 && strcmp(op, "Pow") != 0 &&
-                          test_randf(seed, 0, 1) < 0.3f;
+        bool side_first =
+            strcmp(op, "PRelu") != 0 && strcmp(op, "Pow") != 0 && test_randf(seed, 0, 1) < 0.3f;
         tg_node(g, name, op, side_first ? side : prev, side_first ? prev : side, y,
-                strcmp(op, "PRelu") == 0 ? 16 : strcmp(op, "Pow") == 0 ? 15 : 14);
+                strcmp(op, "PRelu") == 0 ? 16
+                : strcmp(op, "Pow") == 0 ? 15
+                                         : 14);
     }
     return y;
 }
@@ -142,8 +142,7 @@ static vkml_model *random_chain(int length, uint64_t *seed, int *n_nodes, int64_
 /* Runs the model (inputs x, b of random data from input_seed) into out[OUT_COUNT]; returns
  * the session (the caller destroys it). */
 static vkml_session *run_chain(vkml_context *ctx, vkml_model *model, int device, bool no_fuse,
-                               const int64_t *b_dims, int b_rank, uint64_t input_seed,
-                               float *out)
+                               const int64_t *b_dims, int b_rank, uint64_t input_seed, float *out)
 {
     vkml_error err = {0};
     vkml_session *s = NULL;
@@ -158,12 +157,16 @@ static vkml_session *run_chain(vkml_context *ctx, vkml_model *model, int device,
     }
     vkml_tensor in[2] = {
         {.dtype = VKML_DTYPE_FLOAT, .rank = OUT_RANK, .data = x, .size = sizeof(x)},
-        {.dtype = VKML_DTYPE_FLOAT, .rank = b_rank, .data = b,
+        {.dtype = VKML_DTYPE_FLOAT,
+         .rank = b_rank,
+         .data = b,
          .size = sizeof(float) * vkml_tensor_element_count(b_rank, b_dims)},
     };
     memcpy(in[0].dims, out_dims, sizeof(out_dims));
     memcpy(in[1].dims, b_dims, sizeof(int64_t) * (size_t)b_rank);
-    vkml_tensor y = {.dtype = VKML_DTYPE_FLOAT, .rank = OUT_RANK, .data = out,
+    vkml_tensor y = {.dtype = VKML_DTYPE_FLOAT,
+                     .rank = OUT_RANK,
+                     .data = out,
                      .size = sizeof(float) * OUT_COUNT};
     memcpy(y.dims, out_dims, sizeof(out_dims));
     for (int i = 0; i < OUT_COUNT; i++)
@@ -191,8 +194,8 @@ static void check_fused_plan(const vkml_session *s, int n_nodes, int length, int
     vkml_plan_fused f;
     if (want && vkml_session_plan_fused(s, 0, &f))
         CHECK(f.n_nodes == (size_t)n_nodes && f.device == device && f.ops && f.ops[0],
-              "device %d: the group has %zu of %d nodes on device %d", device, f.n_nodes,
-              n_nodes, f.device);
+              "device %d: the group has %zu of %d nodes on device %d", device, f.n_nodes, n_nodes,
+              f.device);
     vkml_plan_part part;
     CHECK(vkml_session_plan_part(s, 0, &part) && part.n_nodes == (want ? 1 : (size_t)n_nodes) &&
               part.n_fused == want && part.n_fused_nodes == (want ? (size_t)n_nodes : 0),
@@ -264,15 +267,15 @@ static void test_thousand_adds(vkml_context *ctx, int device)
         const plan *p = session_plan(s);
         CHECK(p->n_chunks == 1 && p->chunks[0].n_nodes == 1 &&
                   p->graph->nodes[p->chunks[0].nodes[0]].op->id == OP_ID_FusedElementwise,
-              "device %d: 1,000 Adds are one fused node in one chunk (%d chunks, %d nodes)",
-              device, p->n_chunks, p->n_chunks ? p->chunks[0].n_nodes : 0);
+              "device %d: 1,000 Adds are one fused node in one chunk (%d chunks, %d nodes)", device,
+              p->n_chunks, p->n_chunks ? p->chunks[0].n_nodes : 0);
         float in[OUT_COUNT], out[OUT_COUNT];
         for (int i = 0; i < OUT_COUNT; i++)
             in[i] = test_randf(&seed, -1, 1);
-        vkml_tensor ti = {.dtype = VKML_DTYPE_FLOAT, .rank = OUT_RANK, .data = in,
-                          .size = sizeof(in)};
-        vkml_tensor to = {.dtype = VKML_DTYPE_FLOAT, .rank = OUT_RANK, .data = out,
-                          .size = sizeof(out)};
+        vkml_tensor ti = {
+            .dtype = VKML_DTYPE_FLOAT, .rank = OUT_RANK, .data = in, .size = sizeof(in)};
+        vkml_tensor to = {
+            .dtype = VKML_DTYPE_FLOAT, .rank = OUT_RANK, .data = out, .size = sizeof(out)};
         memcpy(ti.dims, out_dims, sizeof(out_dims));
         memcpy(to.dims, out_dims, sizeof(out_dims));
         CHECK_OK(vkml_session_run(s, &ti, 1, &to, 1, &err), &err);
@@ -299,8 +302,8 @@ static void test_boundaries(vkml_context *ctx, int device)
     int s1 = tg_value(g, "s1", VKML_DTYPE_FLOAT, 1, dims);
     int s2 = tg_value(g, "s2", VKML_DTYPE_FLOAT, 1, dims);
     int t = tg_value(g, "t", VKML_DTYPE_FLOAT, 1, dims);
-    tg_node(g, "relu", "Relu", x, -1, r, 14);      /* r: a graph output */
-    tg_node(g, "sig", "Sigmoid", r, -1, s1, 13);   /* s1 read by two nodes */
+    tg_node(g, "relu", "Relu", x, -1, r, 14);    /* r: a graph output */
+    tg_node(g, "sig", "Sigmoid", r, -1, s1, 13); /* s1 read by two nodes */
     tg_node(g, "neg", "Neg", s1, -1, s2, 13);
     tg_node(g, "tanh", "Tanh", s1, -1, t, 13);
     vkml_model *model = tg_model(g, &x, 1, (int[]){r, s2, t}, 3, 14);
@@ -312,12 +315,15 @@ static void test_boundaries(vkml_context *ctx, int device)
         CHECK(vkml_session_plan_fused_count(s) == 0, "device %d: %zu groups across boundaries",
               device, vkml_session_plan_fused_count(s));
         float in[4] = {-1, 0.5f, 2, -3}, out[3][4];
-        vkml_tensor ti = {.dtype = VKML_DTYPE_FLOAT, .rank = 1, .dims = {4}, .data = in,
-                          .size = sizeof(in)};
+        vkml_tensor ti = {
+            .dtype = VKML_DTYPE_FLOAT, .rank = 1, .dims = {4}, .data = in, .size = sizeof(in)};
         vkml_tensor to[3];
         for (int o = 0; o < 3; o++)
-            to[o] = (vkml_tensor){.dtype = VKML_DTYPE_FLOAT, .rank = 1, .dims = {4},
-                                  .data = out[o], .size = sizeof(out[o])};
+            to[o] = (vkml_tensor){.dtype = VKML_DTYPE_FLOAT,
+                                  .rank = 1,
+                                  .dims = {4},
+                                  .data = out[o],
+                                  .size = sizeof(out[o])};
         CHECK_OK(vkml_session_run(s, &ti, 1, to, 3, &err), &err);
         for (int i = 0; i < 4; i++) {
             float relu = in[i] > 0 ? in[i] : 0, sig = 1 / (1 + expf(-relu));
@@ -334,8 +340,8 @@ static void test_boundaries(vkml_context *ctx, int device)
 static void test_mnist(vkml_context *ctx, int device)
 {
     char path[1024];
-    vkml_model_params mp = {.path = test_corpus_path(path, sizeof(path),
-                                                     "models/mnist-8/model.onnx")};
+    vkml_model_params mp = {.path =
+                                test_corpus_path(path, sizeof(path), "models/mnist-8/model.onnx")};
     vkml_model *model = NULL;
     vkml_error err = {0};
     CHECK_OK(vkml_model_load(&mp, &model, &err), &err);
@@ -345,7 +351,10 @@ static void test_mnist(vkml_context *ctx, int device)
     uint64_t seed = 3;
     for (int i = 0; i < 28 * 28; i++)
         in[i] = test_randf(&seed, 0, 255);
-    vkml_tensor ti = {.dtype = VKML_DTYPE_FLOAT, .rank = 4, .dims = {1, 1, 28, 28}, .data = in,
+    vkml_tensor ti = {.dtype = VKML_DTYPE_FLOAT,
+                      .rank = 4,
+                      .dims = {1, 1, 28, 28},
+                      .data = in,
                       .size = sizeof(in)};
     for (int f = 0; f < 2; f++) {
         vkml_session *s = NULL;
@@ -355,7 +364,10 @@ static void test_mnist(vkml_context *ctx, int device)
             continue;
         CHECK(vkml_session_plan_fused_count(s) == (f == 0 ? 2u : 0u),
               "device %d: mnist-8 has %zu fused groups", device, vkml_session_plan_fused_count(s));
-        vkml_tensor to = {.dtype = VKML_DTYPE_FLOAT, .rank = 2, .dims = {1, 10}, .data = out[f],
+        vkml_tensor to = {.dtype = VKML_DTYPE_FLOAT,
+                          .rank = 2,
+                          .dims = {1, 10},
+                          .data = out[f],
                           .size = sizeof(out[f])};
         CHECK_OK(vkml_session_run(s, &ti, 1, &to, 1, &err), &err);
         vkml_session_destroy(&s);
