@@ -225,3 +225,8 @@ double cli_quantile(double *samples, size_t n, double q)
         rank = n;
     return samples[rank - 1];
 }
+
+void cli_set_no_fuse(void)
+{
+    setenv("VKML_NO_FUSE", "1", 1);
+}

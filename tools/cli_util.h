@@ -45,6 +45,9 @@ int cli_usage(const cli_command *cmd);
 void cli_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Parses a positive integer option value into *out; false when it is not one. */
+/* --no-fuse: sessions of this process (and the processes it starts) keep elementwise
+ * chains unfused (sets VKML_NO_FUSE=1). */
+void cli_set_no_fuse(void);
 bool cli_parse_count(const char *text, long *out);
 
 /* Creates the context; prints the error and returns NULL on failure. */

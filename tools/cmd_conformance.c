@@ -12,7 +12,8 @@ const cli_command cli_cmd_conformance = {
     .summary = "run ONNX backend test folders and report PASS/FAIL/UNSUPPORTED/ERROR",
     .usage = "usage: vkml conformance [--device D] [--budget SIZE] [--json FILE] [--filter S]...\n"
              "                        [--isolate | --no-isolate] [--timeout S]\n"
-             "                        [--tolerance default|model|F] [--precision P] DIR...\n"
+             "                        [--tolerance default|model|F] [--precision P] [--no-fuse]\n"
+             "                        DIR...\n"
              "Runs every test folder (model.onnx + test_data_set_N/) in or below each DIR\n"
              "(a DIR may be one test folder), sorted by name, and prints one line per test,\n"
              "`PASS|FAIL|UNSUPPORTED|ERROR <test> [reason]`, then the totals line.\n"
@@ -33,6 +34,7 @@ const cli_command cli_cmd_conformance = {
              "                  models: max |got-want| <= 1e-4 x max |want|, 1e-2 for\n"
              "                  float16, and the same argmax per row), or a number F: the\n"
              "                  model rule with F in place of 1e-4 and 1e-2\n"
+             "  --no-fuse       run elementwise chains node by node (VKML_NO_FUSE=1)\n"
              "Exit status: 0 when no test FAILed or ERRORed, 1 otherwise, 2 bad arguments.\n",
     .main = conformance_main,
 };
@@ -96,6 +98,7 @@ static int parse_options(int argc, char **argv, conf_options *o)
                                          {"timeout", required_argument, NULL, 't'},
                                          {"tolerance", required_argument, NULL, 'T'},
                                          {"precision", required_argument, NULL, 'P'},
+                                         {"no-fuse", no_argument, NULL, 'F'},
                                          {0}};
     *o = (conf_options){.isolate = -1, .timeout_s = CONF_DEFAULT_TIMEOUT_S};
     int c;
@@ -105,6 +108,7 @@ static int parse_options(int argc, char **argv, conf_options *o)
         case 'd': o->device = optarg; break;
         case 'b': o->budget = optarg; break;
         case 'P': o->precision = optarg; break;
+        case 'F': cli_set_no_fuse(); break;
         case 'j': o->json = optarg; break;
         case 'f':
             if (o->n_filters == CONF_MAX_FILTERS)

@@ -10,7 +10,8 @@ static int inspect_main(int argc, char **argv);
 const cli_command cli_cmd_inspect = {
     .name = "inspect",
     .summary = "show a model's inputs, outputs, ops and which devices run them",
-    .usage = "usage: vkml inspect MODEL [--plan [--device D] [--budget SIZE] [--precision P]]\n"
+    .usage = "usage: vkml inspect MODEL [--plan [--device D] [--budget SIZE] [--precision P]\n"
+             "                             [--no-fuse]]\n"
              "       vkml inspect --ops        (same as `vkml ops`)\n"
              "Prints the opset, the inputs and outputs (name, dtype, shape; symbolic\n"
              "dimensions by name), each op type with its node count and, per device,\n"
@@ -20,7 +21,8 @@ const cli_command cli_cmd_inspect = {
              "                weights and peak tensor bytes; every cross-device copy\n"
              "  --device D     the plan's devices: default, all, cpu, 1, 0,1,cpu (as run)\n"
              "  --budget SIZE  the plan's bytes per GPU (512M, 2G)\n"
-             "  --precision P  the plan's precision: fp32 (default), fp32-fast, fp16\n",
+             "  --precision P  the plan's precision: fp32 (default), fp32-fast, fp16\n"
+             "  --no-fuse      plan without fusing elementwise chains (VKML_NO_FUSE=1)\n",
     .main = inspect_main,
 };
 
@@ -163,6 +165,20 @@ typedef struct inspect_options {
     const char *device, *budget, *precision;
 } inspect_options;
 
+/* The plan's fused groups, each one node and one dispatch. */
+static void print_fused(const vkml_session *session)
+{
+    size_t n = vkml_session_plan_fused_count(session);
+    printf("fused groups (%zu):\n", n);
+    for (size_t i = 0; i < n; i++) {
+        vkml_plan_fused f;
+        char dev[16];
+        if (vkml_session_plan_fused(session, i, &f))
+            printf("  %-4s fused: %s (%zu nodes, 1 dispatch) -> %s\n",
+                   cli_device_label(f.device, dev, sizeof(dev)), f.ops, f.n_nodes, f.name);
+    }
+}
+
 /* The partition of a session planned over the chosen devices. */
 static int print_plan(vkml_context *ctx, const vkml_model *model, const inspect_options *o)
 {
@@ -209,6 +225,7 @@ static int print_plan(vkml_context *ctx, const vkml_model *model, const inspect_
                    cli_device_label(t.to, to, sizeof(to)),
                    cli_format_bytes(t.bytes, w, sizeof(w)));
     }
+    print_fused(session);
     vkml_session_destroy(&session);
     return CLI_EXIT_OK;
 }
@@ -251,6 +268,7 @@ static int inspect_main(int argc, char **argv)
                                          {"device", required_argument, NULL, 'd'},
                                          {"budget", required_argument, NULL, 'b'},
                                          {"precision", required_argument, NULL, 'P'},
+                                         {"no-fuse", no_argument, NULL, 'F'},
                                          {0}};
     inspect_options o = {0};
     int c;
@@ -264,6 +282,7 @@ static int inspect_main(int argc, char **argv)
         case 'd': o.device = optarg; break;
         case 'b': o.budget = optarg; break;
         case 'P': o.precision = optarg; break;
+        case 'F': cli_set_no_fuse(); break;
         default: return cli_option_error(&cli_cmd_inspect, c, argv);
         }
     }

@@ -13,6 +13,7 @@ const cli_command cli_cmd_run = {
     .summary = "run a model on a device and print its outputs (and latency)",
     .usage = "usage: vkml run MODEL [--device D] [--budget SIZE] [--input [NAME=]FILE.pb ...]\n"
              "                      [--repeat N] [--values N] [--precision P] [--save DIR]\n"
+             "                      [--no-fuse]\n"
              "  --device D       cpu, default, all, a GPU index (0, 1, ...) or a list\n"
              "                   (0,1,cpu): the devices the model is planned over, in order\n"
              "                   of preference; default: every GPU, the default one first\n"
@@ -29,7 +30,9 @@ const cli_command cli_cmd_run = {
              "  --precision P    fp32 (default), fp32-fast or fp16 (float16 tensors and\n"
              "                   weights, float32 accumulation; inputs/outputs stay float32)\n"
              "  --save DIR       also write each output's bytes (dense, row-major) to\n"
-             "                   DIR/output_K.bin (K from 0), for comparison by scripts\n",
+             "                   DIR/output_K.bin (K from 0), for comparison by scripts\n"
+             "  --no-fuse        run elementwise chains node by node (no fused groups;\n"
+             "                   the same as VKML_NO_FUSE=1)\n",
     .main = run_main,
 };
 
@@ -62,7 +65,8 @@ static int parse_options(int argc, char **argv, run_options *o)
         {"input", required_argument, NULL, 'i'},  {"repeat", required_argument, NULL, 'r'},
         {"values", required_argument, NULL, 'v'}, {"budget", required_argument, NULL, 'b'},
         {"in-flight", required_argument, NULL, 'k'}, {"precision", required_argument, NULL, 'p'},
-        {"save", required_argument, NULL, 's'}, {0}};
+        {"save", required_argument, NULL, 's'},      {"no-fuse", no_argument, NULL, 'F'},
+        {0}};
     *o = (run_options){.values = 10, .in_flight = 1};
     int c;
     while ((c = getopt_long(argc, argv, ":hd:b:i:r:v:k:p:s:", opts, NULL)) != -1) {
@@ -72,6 +76,7 @@ static int parse_options(int argc, char **argv, run_options *o)
         case 'b': o->budget = optarg; break;
         case 'p': o->precision = optarg; break;
         case 's': o->save_dir = optarg; break;
+        case 'F': cli_set_no_fuse(); break;
         case 'i':
             if (o->n_input_args == RUN_MAX_INPUT_ARGS)
                 return cli_usage_error(&cli_cmd_run, "too many --input options");

@@ -65,6 +65,9 @@ enum op_flags {
      * it places anything (the sequence ops, plan/lower_seq.c). Its shape function only
      * refuses, for a graph that was not lowered (the model's shape probe). */
     OP_LOWERED = 1u << 4,
+    /* Made by the planner, never read from a model (FusedElementwise, plan/fuse_eltwise.c):
+     * its parser refuses it in a model, and the public op list leaves it out. */
+    OP_INTERNAL = 1u << 5,
 };
 
 /* One id per op of op_list.h: OP_ID_Add, OP_ID_Conv, ...; indexes the device kernel

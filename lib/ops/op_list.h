@@ -205,3 +205,7 @@ OP(SequenceErase, "", 11, 11, OP_LOWERED, op_no_params, NULL, sequence_infer)
 OP(SequenceInsert, "", 11, 11, OP_LOWERED, op_no_params, NULL, sequence_infer)
 OP(SequenceLength, "", 11, 11, OP_LOWERED, op_no_params, NULL, sequence_infer)
 OP(SplitToSequence, "", 11, 11, OP_LOWERED, seq_params, split_to_sequence_parse, sequence_infer)
+/* made by the planner from groups of elementwise nodes, never read from a model
+ * (ops/fused.c, plan/fuse_eltwise.c) */
+OP(FusedElementwise, "vkml.internal", 1, 1, OP_TYPE_FROM_OUTPUT | OP_INTERNAL, fused_params,
+   fused_parse, fused_infer)

@@ -1,6 +1,7 @@
 /* One OP_PARSE_DECL line per attribute parser named in op_list.h (see op_decls.h). */
 /* elementwise */
 OP_PARSE_DECL(eltwise_parse);
+OP_PARSE_DECL(fused_parse);
 
 /* data movement and shapes */
 OP_PARSE_DECL(compress_parse);

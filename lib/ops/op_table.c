@@ -4,6 +4,7 @@
 #include "ops/movement.h"
 /* The params structs op_list.h names, one header per family. */
 #include "ops/elementwise.h"
+#include "ops/fused.h"
 #include "ops/norm.h" /* and ops/reduce.h */
 #include "ops/quant.h"
 #include "ops/einsum.h"

@@ -1,6 +1,7 @@
 #include "plan/plan.h"
 #include "ops/op.h"
 #include "plan/fold.h"
+#include "plan/fuse_eltwise.h"
 #include "plan/lower_seq.h"
 #include "plan/tail.h"
 
@@ -291,6 +292,9 @@ vkml_status plan_create(const graph *g, const plan_target *target, int64_t symbo
             goto fail;
     if ((st = lower_sequences(p, symbolic_value, err)) != VKML_OK)
         goto fail;
+    if ((st = fold_infer(p->graph, p->values, symbolic_value, p->arena, NULL, err)) != VKML_OK ||
+        (!target->no_fuse && (st = fuse_eltwise(p, err)) != VKML_OK))
+        goto fail;
     g = p->graph;
     folded = calloc((size_t)g->n_nodes + 1, sizeof(bool));
     p->node_slot = vkml_arena_calloc(p->arena, (size_t)g->n_nodes + 1, sizeof(int));
@@ -299,8 +303,6 @@ vkml_status plan_create(const graph *g, const plan_target *target, int64_t symbo
         st = vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory creating a plan");
         goto fail;
     }
-    if ((st = fold_infer(g, p->values, symbolic_value, p->arena, NULL, err)) != VKML_OK)
-        goto fail;
     plan_mark_folded(g, p->values, folded);
     if ((st = plan_tail_create(p, folded, &p->tail, err)) != VKML_OK ||
         (st = plan_place_nodes(p, target, folded, err)) != VKML_OK)
@@ -336,6 +338,7 @@ void plan_destroy(plan **pp)
         if (p->devices[s].session)
             p->devices[s].dev->cls->session_destroy(&p->devices[s].session);
     free(p->values);
+    graph_destroy(&p->fused);
     graph_destroy(&p->lowered);
     vkml_arena_destroy(&p->arena);
     free(p);

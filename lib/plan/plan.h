@@ -29,6 +29,7 @@ typedef struct plan_target {
     int n_gpus;
     device *cpu;
     uint64_t budget; /* bytes per GPU; 0: each device's own memory_budget */
+    bool no_fuse;    /* keep elementwise groups as their nodes (plan/fuse_eltwise.h) */
 } plan_target;
 
 typedef struct plan_chunk {
@@ -59,6 +60,8 @@ typedef struct plan {
     const graph *graph;        /* the model's, or `lowered` */
     graph *lowered;            /* the plan's own graph when the model has sequence ops
                                   (plan/lower_seq.h), else NULL */
+    graph *fused;              /* the plan's own graph when elementwise groups were fused
+                                  (plan/fuse_eltwise.h), else NULL */
     graph_value *values;       /* session copy of the values: shapes bound, constants folded */
     int *node_slot;            /* per node: device slot, -1 when folded into a constant,
                                   PLAN_SLOT_TAIL in the dynamic tail */

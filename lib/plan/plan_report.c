@@ -1,5 +1,6 @@
 /* The public view of a session's plan (vkml_session_plan_*): its parts per device and the
  * values copied between devices, read from the plan as placement left it. */
+#include "ops/fused.h"
 #include "plan/plan.h"
 
 #include <string.h>
@@ -30,6 +31,14 @@ bool vkml_session_plan_part(const vkml_session *s, size_t index, vkml_plan_part 
             continue;
         if (index-- > 0)
             continue;
+        size_t n_fused = 0, n_fused_nodes = 0;
+        for (int i = 0; i < p->graph->n_nodes; i++) {
+            const graph_node *n = &p->graph->nodes[i];
+            if (p->node_slot[i] != d || !n->op || n->op->id != OP_ID_FusedElementwise)
+                continue;
+            n_fused++;
+            n_fused_nodes += (size_t)((const fused_params *)n->params)->n_nodes;
+        }
         *part = (vkml_plan_part){
             .device = pd->index,
             .n_nodes = (size_t)pd->n_nodes,
@@ -37,6 +46,8 @@ bool vkml_session_plan_part(const vkml_session *s, size_t index, vkml_plan_part 
             .last_node = node_name(p->graph, pd->last_node),
             .weight_bytes = pd->weight_bytes,
             .peak_bytes = pd->peak_bytes,
+            .n_fused = n_fused,
+            .n_fused_nodes = n_fused_nodes,
         };
         return true;
     }
@@ -80,6 +91,42 @@ bool vkml_session_plan_transfer(const vkml_session *s, size_t index, vkml_plan_t
         .from = p->devices[p->value_home[v]].index,
         .to = p->devices[p->chunks[c].slot].index,
         .bytes = bytes,
+    };
+    return true;
+}
+
+/* The index-th fused node of the plan (node order), or -1. */
+static int nth_fused(const plan *p, size_t index)
+{
+    for (int i = 0; p && i < p->graph->n_nodes; i++) {
+        const graph_node *n = &p->graph->nodes[i];
+        if (n->op && n->op->id == OP_ID_FusedElementwise && p->node_slot[i] >= 0 && index-- == 0)
+            return i;
+    }
+    return -1;
+}
+
+size_t vkml_session_plan_fused_count(const vkml_session *s)
+{
+    const plan *p = session_plan(s);
+    size_t n = 0;
+    while (nth_fused(p, n) >= 0)
+        n++;
+    return n;
+}
+
+bool vkml_session_plan_fused(const vkml_session *s, size_t index, vkml_plan_fused *fused)
+{
+    const plan *p = session_plan(s);
+    int i = nth_fused(p, index);
+    if (!fused || i < 0)
+        return false;
+    const fused_params *fp = p->graph->nodes[i].params;
+    *fused = (vkml_plan_fused){
+        .device = p->devices[p->node_slot[i]].index,
+        .name = node_name(p->graph, i),
+        .ops = fp->summary,
+        .n_nodes = (size_t)fp->n_nodes,
     };
     return true;
 }

@@ -1,8 +1,10 @@
 /* Benchmark (not a test): K dependent Adds (y = y + c over 1024 floats) as one model, for
  * K = 1 .. 3000, on one device: the median host-to-host latency per K and the slope of a
- * least-squares line through them (the cost of one more dependent op), then runs/s of the
- * K = 100 chain with 1, 2, 4 and 8 runs in flight.
- *   bench_chain [DEVICE] [RUNS]      DEVICE: cpu, 0, 1 ... (default 0); RUNS: per K (200)
+ * least-squares line through them (the cost of one more dependent op), fused (the chain is
+ * one FusedElementwise node: one dispatch) and unfused (one dispatch per Add); then runs/s
+ * of the K = 100 chain with 1, 2, 4 and 8 runs in flight.
+ *   bench_chain [--no-fuse] [DEVICE] [RUNS]   DEVICE: cpu, 0, 1 ... (default 0); RUNS: per
+ *                                             K (200); --no-fuse: the unfused figures only
  * The raw floor to compare with (the same chain as bare dispatches with barriers) is in
  * ../shared/device/README.md: 2.03 us per dispatch on an H200. */
 #include "onnx/model.h"
@@ -70,38 +72,25 @@ static vkml_model *chain(int k)
     return model;
 }
 
-int main(int argc, char **argv)
+/* Median latency per K and the least-squares slope (us per op), fused or not. */
+static int sweep(vkml_context *ctx, int device, int runs, bool no_fuse, double *slope_out)
 {
-    const char *dev_text = argc > 1 ? argv[1] : "0";
-    int runs = argc > 2 ? atoi(argv[2]) : 200;
-    if (runs < 10)
-        runs = 10;
-    vkml_context *ctx = NULL;
-    vkml_error err = {0};
-    int device;
-    if (vkml_context_create(NULL, &ctx, &err) != VKML_OK ||
-        vkml_context_parse_device(ctx, dev_text, &device, &err) != VKML_OK) {
-        fprintf(stderr, "bench_chain: %s\n", err.message);
-        return 1;
-    }
-    vkml_device_info info;
-    vkml_context_device_info(ctx, device, &info, &err);
-    printf("device %s (%s), %d runs per K, chains of Add over %d floats\n", dev_text, info.name,
-           runs, LEN);
     static const int ks[] = {1, 10, 100, 300, 1000, 3000};
     const int n_k = (int)(sizeof(ks) / sizeof(ks[0]));
-    double med[6], sx = 0, sy = 0, sxx = 0, sxy = 0;
-    float in[LEN] = {0}, out[LEN];
+    double sx = 0, sy = 0, sxx = 0, sxy = 0;
+    static float in[LEN], out[LEN];
     vkml_tensor ti = {.dtype = VKML_DTYPE_FLOAT, .rank = 1, .dims = {LEN}, .data = in,
                       .size = sizeof(in)};
     vkml_tensor to = {.dtype = VKML_DTYPE_FLOAT, .rank = 1, .dims = {LEN}, .data = out,
                       .size = sizeof(out)};
+    vkml_error err = {0};
     double *t = calloc((size_t)runs, sizeof(double));
-    printf("%8s %14s\n", "K", "median us");
+    printf("%s:\n%8s %14s\n", no_fuse ? "unfused (one dispatch per Add)" : "fused (one dispatch)",
+           "K", "median us");
     for (int i = 0; i < n_k; i++) {
         vkml_model *model = chain(ks[i]);
         vkml_session *s = NULL;
-        vkml_session_params p = {.device = device};
+        vkml_session_params p = {.device = device, .no_fuse = no_fuse};
         if (vkml_session_create(ctx, model, &p, &s, &err) != VKML_OK) {
             fprintf(stderr, "bench_chain: K %d: %s\n", ks[i], err.message);
             return 1;
@@ -117,12 +106,12 @@ int main(int argc, char **argv)
             t[r] = now_us() - t0;
         }
         qsort(t, (size_t)runs, sizeof(double), cmp_double);
-        med[i] = t[runs / 2];
-        printf("%8d %14.1f\n", ks[i], med[i]);
+        double med = t[runs / 2];
+        printf("%8d %14.1f\n", ks[i], med);
         sx += ks[i];
-        sy += med[i];
+        sy += med;
         sxx += (double)ks[i] * ks[i];
-        sxy += (double)ks[i] * med[i];
+        sxy += (double)ks[i] * med;
         vkml_session_destroy(&s);
         vkml_model_destroy(&model);
     }
@@ -130,12 +119,24 @@ int main(int argc, char **argv)
     double intercept = (sy - slope * sx) / n_k;
     printf("per dependent op: %.3f us (least squares over K); fixed cost %.1f us\n", slope,
            intercept);
+    *slope_out = slope;
+    free(t);
+    return 0;
+}
+
+/* runs/s of the K = 100 chain with 1, 2, 4 and 8 runs in flight. */
+static int in_flight(vkml_context *ctx, int device, int runs, bool no_fuse)
+{
+    static float in[LEN];
+    vkml_tensor ti = {.dtype = VKML_DTYPE_FLOAT, .rank = 1, .dims = {LEN}, .data = in,
+                      .size = sizeof(in)};
+    vkml_error err = {0};
     vkml_model *model = chain(100);
     for (int k = 1; k <= 8; k *= 2) {
         vkml_session *s = NULL;
-        vkml_session_params p = {.device = device, .runs_in_flight = k};
+        vkml_session_params p = {.device = device, .runs_in_flight = k, .no_fuse = no_fuse};
         vkml_run *inflight[8] = {0};
-        float outs[8][LEN];
+        static float outs[8][LEN];
         vkml_tensor o[8];
         if (vkml_session_create(ctx, model, &p, &s, &err) != VKML_OK)
             return 1;
@@ -152,11 +153,41 @@ int main(int argc, char **argv)
             if (inflight[j])
                 vkml_run_wait(&inflight[j], &err);
         double us = now_us() - t0;
-        printf("K 100, %d in flight: %.0f runs/s\n", k, runs * 4 / us * 1e6);
+        printf("K 100%s, %d in flight: %.0f runs/s\n", no_fuse ? " unfused" : "", k,
+               runs * 4 / us * 1e6);
         vkml_session_destroy(&s);
     }
     vkml_model_destroy(&model);
-    free(t);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    bool no_fuse = argc > 1 && strcmp(argv[1], "--no-fuse") == 0;
+    argc -= no_fuse, argv += no_fuse;
+    const char *dev_text = argc > 1 ? argv[1] : "0";
+    int runs = argc > 2 ? atoi(argv[2]) : 200;
+    if (runs < 10)
+        runs = 10;
+    vkml_context *ctx = NULL;
+    vkml_error err = {0};
+    int device;
+    if (vkml_context_create(NULL, &ctx, &err) != VKML_OK ||
+        vkml_context_parse_device(ctx, dev_text, &device, &err) != VKML_OK) {
+        fprintf(stderr, "bench_chain: %s\n", err.message);
+        return 1;
+    }
+    vkml_device_info info;
+    vkml_context_device_info(ctx, device, &info, &err);
+    printf("device %s (%s), %d runs per K, chains of Add over %d floats\n", dev_text, info.name,
+           runs, LEN);
+    double fused = 0, unfused = 0;
+    if ((!no_fuse && sweep(ctx, device, runs, false, &fused)) ||
+        sweep(ctx, device, runs, true, &unfused) || in_flight(ctx, device, runs, no_fuse))
+        return 1;
+    if (!no_fuse)
+        printf("us per op: fused %.4f, unfused %.4f (%.1fx)\n", fused, unfused,
+               fused > 0 ? unfused / fused : 0.0);
     vkml_context_destroy(&ctx);
     return 0;
 }

@@ -373,6 +373,11 @@ typedef struct vkml_session_params {
     /* VKML_PRECISION_FP32 (0, the default), FP32_FAST or FP16 (plans a float16 copy of the
      * model, converted once per session: see docs/api.md). */
     vkml_precision precision;
+    /* Keep elementwise chains as separate nodes (one dispatch each) instead of fusing each
+     * group of float elementwise nodes into one node (one dispatch; see docs/architecture.md
+     * "Fusion"). false (the default) fuses; so does an unset environment: VKML_NO_FUSE=1
+     * turns fusion off for every session. */
+    bool no_fuse;
 } vkml_session_params;
 
 /* Thread-safe. Plans the model for the device and records its work once. The session
@@ -402,7 +407,17 @@ typedef struct vkml_plan_part {
     const char *last_node;
     uint64_t weight_bytes;  /* constants held there */
     uint64_t peak_bytes;    /* peak of live inputs, intermediates and copies there */
+    size_t n_fused;         /* of n_nodes, fused groups (each one dispatch) */
+    size_t n_fused_nodes;   /* model nodes those groups replace */
 } vkml_plan_part;
+/* A group of elementwise nodes the plan runs as one fused node (one dispatch). */
+typedef struct vkml_plan_fused {
+    int device;         /* where it runs */
+    const char *name;   /* the fused node: the name (or op type) of the group's last node */
+    const char *ops;    /* the group's ops in order, "Add -> Relu -> Mul" (long groups
+                           elide the middle: "Add -> Add -> Add -> ... -> Add -> Add") */
+    size_t n_nodes;     /* model nodes it replaces */
+} vkml_plan_fused;
 /* A value copied from one device to another on each run. */
 typedef struct vkml_plan_transfer {
     const char *value;
@@ -413,6 +428,11 @@ VKML_API size_t vkml_session_plan_part_count(const vkml_session *session);
 /* false when index is out of range. */
 VKML_API bool vkml_session_plan_part(const vkml_session *session, size_t index,
                                      vkml_plan_part *part);
+/* Thread-safe. The fused groups of the session's plan, in execution order; false when
+ * index is out of range. */
+VKML_API size_t vkml_session_plan_fused_count(const vkml_session *session);
+VKML_API bool vkml_session_plan_fused(const vkml_session *session, size_t index,
+                                      vkml_plan_fused *fused);
 VKML_API size_t vkml_session_plan_transfer_count(const vkml_session *session);
 VKML_API bool vkml_session_plan_transfer(const vkml_session *session, size_t index,
                                          vkml_plan_transfer *transfer);
