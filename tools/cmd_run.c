@@ -25,7 +25,9 @@ const cli_command cli_cmd_run = {
              "                   and p99 latency in ms\n"
              "  --values N       print the first N values of each output (default 10)\n"
              "  --in-flight K    runs in flight (1 to 16, default 1): with --repeat, also\n"
-             "                   submit N runs keeping K in flight and print runs/s\n",
+             "                   submit N runs keeping K in flight and print runs/s\n"
+             "  --wait-spin US   microseconds a host wait for a GPU polls before it sleeps\n"
+             "                   (0 to 1000000; 0: no polling; default 20)\n",
     .main = run_main,
 };
 
@@ -40,6 +42,7 @@ typedef struct run_options {
     long repeat;
     long values;
     long in_flight;
+    int wait_spin_us; /* vkml_session_params.wait_spin_us: 0 default, -1 no polling */
 } run_options;
 
 /* The model's input tensors: given ones read from files, the others zeros. */
@@ -55,10 +58,11 @@ static int parse_options(int argc, char **argv, run_options *o)
         {"help", no_argument, NULL, 'h'},         {"device", required_argument, NULL, 'd'},
         {"input", required_argument, NULL, 'i'},  {"repeat", required_argument, NULL, 'r'},
         {"values", required_argument, NULL, 'v'}, {"budget", required_argument, NULL, 'b'},
-        {"in-flight", required_argument, NULL, 'k'}, {0}};
+        {"in-flight", required_argument, NULL, 'k'}, {"wait-spin", required_argument, NULL, 's'},
+        {0}};
     *o = (run_options){.values = 10, .in_flight = 1};
     int c;
-    while ((c = getopt_long(argc, argv, ":hd:b:i:r:v:k:", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":hd:b:i:r:v:k:s:", opts, NULL)) != -1) {
         switch (c) {
         case 'h': cli_usage(&cli_cmd_run); return -1;
         case 'd': o->device = optarg; break;
@@ -77,6 +81,15 @@ static int parse_options(int argc, char **argv, run_options *o)
                 return cli_usage_error(&cli_cmd_run, "--in-flight needs a count from 1 to %d",
                                        VKML_MAX_RUNS_IN_FLIGHT);
             break;
+        case 's': {
+            char *end;
+            long us = strtol(optarg, &end, 10);
+            if (end == optarg || *end || us < 0 || us > VKML_MAX_WAIT_SPIN_US)
+                return cli_usage_error(&cli_cmd_run, "--wait-spin needs microseconds from 0 to %d",
+                                       VKML_MAX_WAIT_SPIN_US);
+            o->wait_spin_us = us ? (int)us : -1;
+            break;
+        }
         case 'v':
             if (!cli_parse_count(optarg, &o->values))
                 return cli_usage_error(&cli_cmd_run, "--values needs a count >= 1");
@@ -319,6 +332,7 @@ static int run_session(vkml_context *ctx, vkml_model *model, const cli_devices *
         .symbolic_dim_value = cli_symbolic_value(model, s->in.tensors, s->in.count),
         .input_shapes = shapes,
         .runs_in_flight = (int)o->in_flight,
+        .wait_spin_us = o->wait_spin_us,
     };
     cli_devices_apply(devices, &params);
     vkml_error err = {0};
