@@ -36,7 +36,7 @@ int main(int argc, char **argv)
     printf("%8s %14s\n", "K", "median us");
     for (int i = 0; i < n_k; i++) {
         kx[i] = ks[i];
-        if ((med[i] = bench_chain_latency(ctx, device, ks[i], LEN, runs)) < 0)
+        if ((med[i] = bench_chain_latency(ctx, device, ks[i], LEN, runs, 0)) < 0)
             return 1;
         printf("%8d %14.1f\n", ks[i], med[i]);
     }

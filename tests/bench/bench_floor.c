@@ -6,7 +6,8 @@
  *   3. K dependent trivial dispatches (dst = src + 1 over 1024 floats, ping-pong, a
  *      barrier between) in one command buffer, K = 1 .. 10000: median per K, least-squares
  *      slope (the per-dispatch floor)
- *   4. vkml, a one-node model (one Add) host to host, over floors 1 and 3 at K = 1
+ *   4. vkml, a one-node model (one Add) host to host, over floors 1 and 3 at K = 1, with
+ *      the default wait spin, none, and 100 us
  *   5. vkml, the chained-Add model (bench_util.h) at K = 1 .. 1000, its slope over 3's
  *   bench_floor [DEVICE] [RUNS]      DEVICE: a vkml GPU index (default 0); RUNS (default 300)
  * Medians of RUNS repetitions (fewer for long K). vkml's host-to-host time also copies the
@@ -314,11 +315,15 @@ int main(int argc, char **argv)
     vkFreeCommandBuffers(g.dev, g.pool, 1, &empty);
     close_device(&g);
 
-    double one = bench_chain_latency(ctx, device, 1, LEN, runs);
-    if (one < 0)
-        return 1;
-    printf("4. vkml one-node model, host to host:    %9.2f us = %.2fx floor 1 (empty), "
-           "%.2fx floor 3 at K=1\n", one, one / fence, one / raw[0]);
+    static const int spins[] = {0, -1, 100};
+    static const char *spin_names[] = {"default spin", "no spin", "spin 100 us"};
+    for (int i = 0; i < 3; i++) {
+        double one = bench_chain_latency(ctx, device, 1, LEN, runs, spins[i]);
+        if (one < 0)
+            return 1;
+        printf("4. vkml one-node model, %-12s:   %9.2f us = %.2fx floor 1 (empty), "
+               "%.2fx floor 3 at K=1\n", spin_names[i], one, one / fence, one / raw[0]);
+    }
 
     static const int vks[] = {1, 10, 100, 1000};
     enum { N_VK = 4 };
@@ -326,7 +331,7 @@ int main(int argc, char **argv)
     printf("5. vkml chained Add:\n%8s %14s %14s\n", "K", "median us", "x raw at K");
     for (int i = 0; i < N_VK; i++) {
         vx[i] = vks[i];
-        if ((vk[i] = bench_chain_latency(ctx, device, vks[i], LEN, runs_for(vks[i], runs))) < 0)
+        if ((vk[i] = bench_chain_latency(ctx, device, vks[i], LEN, runs_for(vks[i], runs), 0)) < 0)
             return 1;
         printf("%8d %14.2f %14.2f\n", vks[i], vk[i], vk[i] / raw[i]);
     }

@@ -87,13 +87,15 @@ static inline vkml_model *bench_chain_model(int k, int len)
 }
 
 /* Median host-to-host latency (us) of `runs` runs of the K-Add chain on `device`, after a
- * warm-up run that checks the answer; -1 on failure (printed). */
-static inline double bench_chain_latency(vkml_context *ctx, int device, int k, int len, int runs)
+ * warm-up run that checks the answer; -1 on failure (printed). spin_us: the session's
+ * wait_spin_us (0: default). */
+static inline double bench_chain_latency(vkml_context *ctx, int device, int k, int len, int runs,
+                                         int spin_us)
 {
     vkml_error err = {0};
     vkml_model *model = bench_chain_model(k, len);
     vkml_session *s = NULL;
-    vkml_session_params p = {.device = device};
+    vkml_session_params p = {.device = device, .wait_spin_us = spin_us};
     float *in = calloc((size_t)len, sizeof(float)), *out = calloc((size_t)len, sizeof(float));
     double *t = calloc((size_t)runs, sizeof(double));
     double median = -1;

@@ -2,7 +2,9 @@
  * GPU -> CPU -> GPU (one lavapipe device), and one split GPU -> CPU -> GPU -> GPU over two
  * logical devices, give the CPU device's outputs; the host waits per run (the plan's
  * counter) are exactly one per GPU chunk that has a successor on another device or none:
- * a same-GPU chunk boundary that waited on the host would add one. */
+ * a same-GPU chunk boundary that waited on the host would add one. Device loss injected at
+ * the run's wait or at the second GPU chunk's submit (the first still in the queue) fails
+ * the run naming the device, later runs fail at once, and nothing is left behind. */
 #include "plan/plan.h"
 #include "test_graph.h"
 
@@ -167,6 +169,39 @@ static void test_two_gpus(vkml_context *ctx, vkml_model *model, const float (*in
     CHECK(found, "no budget split the chain over the two logical devices");
 }
 
+/* VKML_TEST_DEVICE_LOST=hook on the one-GPU split (GPU, CPU, GPU chunks). */
+static void test_device_lost(vkml_model *model, const float (*in)[2][N], const char *hook)
+{
+    setenv("VKML_TEST_DEVICE_LOST", hook, 1);
+    vkml_context *ctx = NULL;
+    vkml_error err = {0};
+    CHECK_OK(vkml_context_create(NULL, &ctx, &err), &err);
+    unsetenv("VKML_TEST_DEVICE_LOST");
+    vkml_device_info info;
+    CHECK_OK(vkml_context_device_info(ctx, 0, &info, &err), &err);
+    vkml_session_params params = {.device = 0};
+    vkml_session *s = NULL;
+    CHECK_OK(vkml_session_create(ctx, model, &params, &s, &err), &err);
+    for (int r = 0; s && r < 2; r++) {
+        float got[N];
+        vkml_tensor ins[2], out = {.dtype = VKML_DTYPE_FLOAT, .rank = 1, .dims = {N},
+                                   .data = got, .size = sizeof(got)};
+        for (int i = 0; i < 2; i++)
+            ins[i] = (vkml_tensor){.dtype = VKML_DTYPE_FLOAT, .rank = 1, .dims = {N},
+                                   .data = (void *)in[r][i], .size = sizeof(float) * N};
+        vkml_status st = vkml_session_run(s, ins, 2, &out, 1, &err);
+        CHECK(st == VKML_ERROR_DEVICE_LOST && strstr(err.message, info.name),
+              "%s, run %d: %s: %s", hook, r, vkml_status_name(st), err.message);
+    }
+    vkml_session_destroy(&s);
+    vkml_context_destroy(&ctx);
+    vkml_vk_counts counts;
+    vkml_debug_vk_counts(&counts);
+    for (int k = 0; k < VKML_VK_OBJECT_KINDS; k++)
+        CHECK(counts.live[k] == 0, "%s: %lld live %s after the context", hook,
+              (long long)counts.live[k], vkml_vk_object_name((vkml_vk_object)k));
+}
+
 int main(void)
 {
     vkml_context_params cp = {.logical_devices_per_gpu = 2};
@@ -188,7 +223,9 @@ int main(void)
     vkml_session_destroy(&ref);
     test_one_gpu(ctx, model, (const float (*)[2][N])in, (const float (*)[N])want);
     test_two_gpus(ctx, model, (const float (*)[2][N])in, (const float (*)[N])want);
-    vkml_model_destroy(&model);
     vkml_context_destroy(&ctx);
+    test_device_lost(model, (const float (*)[2][N])in, "wait:1:0");
+    test_device_lost(model, (const float (*)[2][N])in, "run:2:0");
+    vkml_model_destroy(&model);
     return test_finish("test_streams");
 }
