@@ -218,9 +218,11 @@ static void run_task_job(void *arg)
 static void wait_task_job(void *arg)
 {
     sched_task *task = arg;
+    sched_graph *g = task->graph; /* read first: once complete retires the run's last task,
+                                     the caller may destroy the graph */
     int next = -1;
-    complete(task->graph, task, &next);
-    run_chain(task->graph, next);
+    complete(g, task, &next);
+    run_chain(g, next);
 }
 
 /* After a failure: waits (errors ignored) for every task submitted in this run, so that
