@@ -67,6 +67,11 @@ void vk_faults_init(vk_faults *f)
             f->fail_alloc_at = 0;
         }
     }
+    env = getenv("VKML_TEST_NO_TIMELINE");
+    if (env && *env && strcmp(env, "0") != 0) {
+        f->no_timeline = true;
+        VKML_LOGW("test hook: no timeline semaphores (a fence wait per chunk)");
+    }
     env = getenv(DEVICE_LOST_ENV);
     if (env && *env)
         parse_device_lost(f, env);

@@ -15,6 +15,10 @@
  *                                host-visible memory does not), so it hits the same run
  *                                on every device.
  *
+ *   VKML_TEST_NO_TIMELINE=1      devices make no timeline semaphore: session chunks are
+ *                                submitted and fence-waited one by one, as on a device
+ *                                without timeline semaphores (vk_stream.h)
+ *
  * And the device-lost state: once a submit or wait reports VK_ERROR_DEVICE_LOST, the
  * device is marked lost and every later submit, wait and session creation on it fails
  * at once with VKML_ERROR_DEVICE_LOST.
@@ -35,6 +39,7 @@ typedef struct vk_faults {
     vk_lost_at lost_at;
     long lost_nth;
     int lost_device;
+    bool no_timeline;
 } vk_faults;
 
 /* Parses the environment; logs and ignores malformed values. */

@@ -7,7 +7,7 @@
 vkml_status vk_stream_init(vk_device *vd, vkml_error *err)
 {
     vkml_status status = VKML_OK;
-    if (!vd->timeline_features.timelineSemaphore)
+    if (!vd->timeline_features.timelineSemaphore || (vd->faults && vd->faults->no_timeline))
         return VKML_OK;
     VkSemaphoreTypeCreateInfo type = {
         .sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO,
