@@ -27,7 +27,8 @@ const cli_command cli_cmd_run = {
              "  --in-flight K    runs in flight (1 to 16, default 1): with --repeat, also\n"
              "                   submit N runs keeping K in flight and print runs/s\n"
              "  --wait-spin US   microseconds a host wait for a GPU polls before it sleeps\n"
-             "                   (0 to 1000000; 0: no polling; default 20)\n",
+             "                   (0 to 1000000; 0: no polling; default 20 on a GPU, none on\n"
+             "                   lavapipe)\n",
     .main = run_main,
 };
 

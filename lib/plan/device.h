@@ -32,6 +32,9 @@ typedef struct device device;
 typedef struct device_session device_session;
 
 /* What one device must do with one value of the session. */
+/* event_wait's spin_ns when the session sets none: each device picks its own. */
+#define DEVICE_SPIN_DEFAULT UINT64_MAX
+
 /* A point on a device's stream: reached when the work submitted up to it is done. */
 typedef struct device_event {
     device *dev;    /* the device whose stream signals it; NULL: already reached */
@@ -72,8 +75,9 @@ typedef struct device_class {
     /* Starts chunk `chunk`; *done is reached when it has finished. */
     vkml_status (*chunk_submit)(device_session *ds, int chunk, device_event *done,
                                 vkml_error *err);
-    /* Blocks until ev is reached: polls for up to spin_ns nanoseconds, then sleeps in the
-     * driver. Not called for events already reached. */
+    /* Blocks until ev is reached: polls for up to spin_ns nanoseconds (DEVICE_SPIN_DEFAULT:
+     * the device's own default), then sleeps in the driver. Not called for events already
+     * reached. */
     vkml_status (*event_wait)(device_event ev, uint64_t spin_ns, vkml_error *err);
     void (*session_destroy)(device_session **ds);
     void (*destroy)(device *dev);

@@ -70,7 +70,8 @@ typedef struct plan {
     plan_chunk *chunks;
     int n_chunks;
     struct plan_tail *tail;    /* nodes of run-time shapes (plan/tail.h), or NULL */
-    uint64_t wait_spin_ns;     /* host waits poll this long before they sleep */
+    uint64_t wait_spin_ns;     /* host waits poll this long before they sleep (or
+                                  DEVICE_SPIN_DEFAULT) */
     /* Host waits for a device event (a GPU chunk's completion) in this plan's runs so far;
      * tests read it to check that same-device chunk boundaries never wait on the host.
      * Relaxed: a tally that orders nothing. */

@@ -261,13 +261,15 @@ vkml_status vkml_session_create(vkml_context *ctx, vkml_model *model,
     s->model = model_ref(model);
     s->symbolic = symbolic;
     s->target = target;
-    int spin_us = params && params->wait_spin_us ? params->wait_spin_us : VKML_DEFAULT_WAIT_SPIN_US;
+    int spin_us = params ? params->wait_spin_us : 0;
     if (spin_us > VKML_MAX_WAIT_SPIN_US) {
         vkml_session_destroy(&s);
         return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT, "wait_spin_us %d: at most %d", spin_us,
                          VKML_MAX_WAIT_SPIN_US);
     }
-    s->wait_spin_ns = spin_us > 0 ? (uint64_t)spin_us * 1000 : 0;
+    s->wait_spin_ns = spin_us == 0  ? DEVICE_SPIN_DEFAULT
+                      : spin_us > 0 ? (uint64_t)spin_us * 1000
+                                    : 0;
     int lanes = params && params->runs_in_flight > 0 ? params->runs_in_flight : 1;
     if (lanes > VKML_MAX_RUNS_IN_FLIGHT) {
         vkml_session_destroy(&s);

@@ -317,7 +317,8 @@ typedef struct vkml_session vkml_session;
 #define VKML_MAX_RUNS_IN_FLIGHT 16
 
 /* Microseconds a host wait for a GPU polls before it sleeps in the driver, by default
- * (vkml_session_params.wait_spin_us). */
+ * (vkml_session_params.wait_spin_us), on a GPU; a CPU implementation of Vulkan (lavapipe)
+ * does not poll by default. */
 #define VKML_DEFAULT_WAIT_SPIN_US 20
 /* The most vkml_session_params.wait_spin_us takes (one second). */
 #define VKML_MAX_WAIT_SPIN_US 1000000
@@ -363,9 +364,10 @@ typedef struct vkml_session_params {
     const vkml_tensor *input_values;
     /* Microseconds a host wait for a GPU (the run's end, a CPU chunk reading a GPU's
      * output, a copy between devices) polls the GPU's progress before it sleeps in the
-     * driver: polling answers sooner, sleeping frees the core. 0 means
-     * VKML_DEFAULT_WAIT_SPIN_US; negative: no polling; at most VKML_MAX_WAIT_SPIN_US. Chunks
-     * of one GPU never wait on the host between them. */
+     * driver: polling answers sooner, sleeping frees the core. 0 means the device's default
+     * (VKML_DEFAULT_WAIT_SPIN_US on a GPU; none on lavapipe, whose own work needs the core);
+     * negative: no polling; at most VKML_MAX_WAIT_SPIN_US. Chunks of one GPU never wait on
+     * the host between them. */
     int wait_spin_us;
 } vkml_session_params;
 
