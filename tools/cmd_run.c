@@ -32,7 +32,10 @@ const cli_command cli_cmd_run = {
              "  --save DIR       also write each output's bytes (dense, row-major) to\n"
              "                   DIR/output_K.bin (K from 0), for comparison by scripts\n"
              "  --no-fuse        run elementwise chains node by node (no fused groups;\n"
-             "                   the same as VKML_NO_FUSE=1)\n",
+             "                   the same as VKML_NO_FUSE=1)\n"
+             "  --wait-spin US   microseconds a host wait for a GPU polls before it sleeps\n"
+             "                   (0 to 1000000; 0: no polling; default 20 on a GPU, none on\n"
+             "                   lavapipe)\n",
     .main = run_main,
 };
 
@@ -49,6 +52,7 @@ typedef struct run_options {
     long repeat;
     long values;
     long in_flight;
+    int wait_spin_us; /* vkml_session_params.wait_spin_us: 0 default, -1 no polling */
 } run_options;
 
 /* The model's input tensors: given ones read from files, the others zeros. */
@@ -66,10 +70,10 @@ static int parse_options(int argc, char **argv, run_options *o)
         {"values", required_argument, NULL, 'v'}, {"budget", required_argument, NULL, 'b'},
         {"in-flight", required_argument, NULL, 'k'}, {"precision", required_argument, NULL, 'p'},
         {"save", required_argument, NULL, 's'},      {"no-fuse", no_argument, NULL, 'F'},
-        {0}};
+        {"wait-spin", required_argument, NULL, 'w'}, {0}};
     *o = (run_options){.values = 10, .in_flight = 1};
     int c;
-    while ((c = getopt_long(argc, argv, ":hd:b:i:r:v:k:p:s:", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":hd:b:i:r:v:k:p:s:w:", opts, NULL)) != -1) {
         switch (c) {
         case 'h': cli_usage(&cli_cmd_run); return -1;
         case 'd': o->device = optarg; break;
@@ -91,6 +95,15 @@ static int parse_options(int argc, char **argv, run_options *o)
                 return cli_usage_error(&cli_cmd_run, "--in-flight needs a count from 1 to %d",
                                        VKML_MAX_RUNS_IN_FLIGHT);
             break;
+        case 'w': {
+            char *end;
+            long us = strtol(optarg, &end, 10);
+            if (end == optarg || *end || us < 0 || us > VKML_MAX_WAIT_SPIN_US)
+                return cli_usage_error(&cli_cmd_run, "--wait-spin needs microseconds from 0 to %d",
+                                       VKML_MAX_WAIT_SPIN_US);
+            o->wait_spin_us = us ? (int)us : -1;
+            break;
+        }
         case 'v':
             if (!cli_parse_count(optarg, &o->values))
                 return cli_usage_error(&cli_cmd_run, "--values needs a count >= 1");
@@ -351,6 +364,7 @@ static int run_session(vkml_context *ctx, vkml_model *model, const cli_devices *
         .symbolic_dim_value = cli_symbolic_value(model, s->in.tensors, s->in.count),
         .input_shapes = shapes,
         .runs_in_flight = (int)o->in_flight,
+        .wait_spin_us = o->wait_spin_us,
     };
     cli_devices_apply(devices, &params);
     vkml_error err = {0};

@@ -219,9 +219,12 @@ static void *cpu_value_host_ptr(device_session *ds, int value)
     return value >= 0 && value < ds->n_values ? ds->ptrs[value] : NULL;
 }
 
-static vkml_status cpu_run_chunk(device_session *ds, int chunk, vkml_error *err)
+/* Runs the chunk on the caller's thread: done on return (its event is already reached). */
+static vkml_status cpu_chunk_submit(device_session *ds, int chunk, device_event *done,
+                                    vkml_error *err)
 {
     char label[300];
+    *done = (device_event){0};
     if (chunk < 0 || chunk >= ds->n_chunks)
         return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT, "CPU device: no chunk %d", chunk);
     cpu_chunk *c = &ds->chunks[chunk];
@@ -247,6 +250,14 @@ static vkml_status cpu_run_chunk(device_session *ds, int chunk, vkml_error *err)
     return VKML_OK;
 }
 
+static vkml_status cpu_event_wait(device_event ev, uint64_t spin_ns, vkml_error *err)
+{
+    (void)ev;
+    (void)spin_ns;
+    (void)err;
+    return VKML_OK; /* never pending */
+}
+
 static void cpu_destroy(device *dev)
 {
     free(dev);
@@ -257,7 +268,8 @@ static const device_class cpu_device_class = {
     .supports_node = cpu_supports_node,
     .session_create = cpu_session_create,
     .value_host_ptr = cpu_value_host_ptr,
-    .run_chunk = cpu_run_chunk,
+    .chunk_submit = cpu_chunk_submit,
+    .event_wait = cpu_event_wait,
     .session_destroy = cpu_session_destroy,
     .destroy = cpu_destroy,
 };

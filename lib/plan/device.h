@@ -8,12 +8,21 @@
  * device memory of every value the device touches and one prepared program per chunk
  * (a command buffer recorded once, for Vulkan). Running a chunk re-executes that program.
  *
+ * Submission is separate from completion: chunk_submit starts a chunk and returns a
+ * device_event, a value on the device's one stream (its queue's timeline semaphore, for
+ * Vulkan) that is reached once the chunk's work is done; event_wait blocks the host until
+ * then. Chunks of one device_session submitted one after another run in that order and see
+ * each other's writes (queue order and recorded barriers), so a chunk may be submitted
+ * before the same-device chunk it reads from has finished. The CPU device completes a
+ * chunk inside chunk_submit (its event is already reached: value 0).
+ *
  * Thread safety:
  *   supports_node, session_create, session_destroy: any thread, any time (a device is
  *     shared by every session of the context).
- *   run_chunk: different chunks of one device_session may run at the same time on
- *     different threads (the scheduler runs independent chunks in parallel); one chunk
- *     is never run twice at once.
+ *   chunk_submit: different chunks of one device_session may be submitted at the same
+ *     time on different threads (the scheduler runs independent chunks in parallel); one
+ *     chunk is never submitted again before its event was waited for.
+ *   event_wait: any thread, any number at once, for any event of the device.
  *   value_host_ptr: any thread; the memory behind it is only touched by the caller when
  *     no chunk that writes or reads the value is running (the scheduler orders this).
  */
@@ -23,6 +32,15 @@ typedef struct device device;
 typedef struct device_session device_session;
 
 /* What one device must do with one value of the session. */
+/* event_wait's spin_ns when the session sets none: each device picks its own. */
+#define DEVICE_SPIN_DEFAULT UINT64_MAX
+
+/* A point on a device's stream: reached when the work submitted up to it is done. */
+typedef struct device_event {
+    device *dev;    /* the device whose stream signals it; NULL: already reached */
+    uint64_t value; /* 0: already reached */
+} device_event;
+
 typedef struct device_value_plan {
     bool used;          /* a node on this device reads or writes it */
     bool host_access;   /* the host reads/writes it between chunks (graph input, graph
@@ -41,7 +59,7 @@ typedef struct device_session_desc {
     const graph *graph;          /* nodes, attributes */
     const graph_value *values;   /* the session's values, concrete shapes (n = g->n_values) */
     const device_value_plan *value_plans; /* one per value */
-    const device_chunk_desc *chunks;      /* this device's chunks; run_chunk indexes them */
+    const device_chunk_desc *chunks;      /* this device's chunks; chunk_submit indexes them */
     int n_chunks;
 } device_session_desc;
 
@@ -54,8 +72,13 @@ typedef struct device_class {
                                   device_session **out, vkml_error *err);
     /* Host pointer to a host_access value's bytes (dense, row-major). */
     void *(*value_host_ptr)(device_session *ds, int value);
-    /* Executes chunk `chunk` to completion (submit and wait, for Vulkan). */
-    vkml_status (*run_chunk)(device_session *ds, int chunk, vkml_error *err);
+    /* Starts chunk `chunk`; *done is reached when it has finished. */
+    vkml_status (*chunk_submit)(device_session *ds, int chunk, device_event *done,
+                                vkml_error *err);
+    /* Blocks until ev is reached: polls for up to spin_ns nanoseconds (DEVICE_SPIN_DEFAULT:
+     * the device's own default), then sleeps in the driver. Not called for events already
+     * reached. */
+    vkml_status (*event_wait)(device_event ev, uint64_t spin_ns, vkml_error *err);
     void (*session_destroy)(device_session **ds);
     void (*destroy)(device *dev);
 } device_class;
@@ -66,6 +89,17 @@ struct device {
     vkml_device_info info;
     uint64_t memory_budget; /* bytes the planner may place on it; 0: no limit (the CPU) */
 };
+
+/* Runs chunk `chunk` to completion on the caller's thread (submit, then wait). */
+static inline vkml_status device_run_chunk(device *dev, device_session *ds, int chunk,
+                                           vkml_error *err)
+{
+    device_event done = {0};
+    vkml_status st = dev->cls->chunk_submit(ds, chunk, &done, err);
+    if (st == VKML_OK && done.dev && done.value)
+        st = done.dev->cls->event_wait(done, 0, err);
+    return st;
+}
 
 /* The CPU device (lib/cpu/cpu_device.c). */
 device *cpu_device_create(void);

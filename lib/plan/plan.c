@@ -351,7 +351,7 @@ void *plan_value_ptr(plan *p, int slot, int value)
     return d->dev->cls->value_host_ptr(d->session, value);
 }
 
-vkml_status plan_run_chunk(plan *p, int c, vkml_error *err)
+vkml_status plan_submit_chunk(plan *p, int c, device_event *done, vkml_error *err)
 {
     const plan_chunk *chunk = &p->chunks[c];
     for (int t = 0; t < chunk->n_transfers; t++) {
@@ -361,5 +361,19 @@ vkml_status plan_run_chunk(plan *p, int c, vkml_error *err)
         memcpy(plan_value_ptr(p, chunk->slot, v), plan_value_ptr(p, p->value_home[v], v), bytes);
     }
     plan_device *d = &p->devices[chunk->slot];
-    return d->dev->cls->run_chunk(d->session, chunk->local_index, err);
+    return d->dev->cls->chunk_submit(d->session, chunk->local_index, done, err);
+}
+
+vkml_status plan_wait_event(plan *p, device_event ev, vkml_error *err)
+{
+    if (!ev.dev || !ev.value)
+        return VKML_OK;
+    atomic_fetch_add_explicit(&p->host_waits, 1, memory_order_relaxed);
+    return ev.dev->cls->event_wait(ev, p->wait_spin_ns, err);
+}
+
+int plan_chunk_stream(const plan *p, int c)
+{
+    int slot = p->chunks[c].slot;
+    return p->devices[slot].index == VKML_DEVICE_CPU ? -1 : slot;
 }

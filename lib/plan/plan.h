@@ -18,6 +18,8 @@
  */
 #include "plan/device.h"
 
+#include <stdatomic.h>
+
 /* Device slots of a plan: up to 16 GPUs and the CPU. */
 #define PLAN_MAX_DEVICES 17
 
@@ -71,6 +73,12 @@ typedef struct plan {
     plan_chunk *chunks;
     int n_chunks;
     struct plan_tail *tail;    /* nodes of run-time shapes (plan/tail.h), or NULL */
+    uint64_t wait_spin_ns;     /* host waits poll this long before they sleep (or
+                                  DEVICE_SPIN_DEFAULT) */
+    /* Host waits for a device event (a GPU chunk's completion) in this plan's runs so far;
+     * tests read it to check that same-device chunk boundaries never wait on the host.
+     * Relaxed: a tally that orders nothing. */
+    atomic_long host_waits;
 } plan;
 
 /* node_slot of a node the dynamic tail runs. */
@@ -86,9 +94,15 @@ void plan_destroy(plan **p);
 /* Sets node_slot of every node and fills devices[] (plan/place.c). */
 vkml_status plan_place_nodes(plan *p, const plan_target *t, const bool *folded, vkml_error *err);
 
-/* Runs one chunk: its transfers in, then the device's program. Thread-safe for
- * different chunks (the scheduler calls it from several threads). */
-vkml_status plan_run_chunk(plan *p, int chunk, vkml_error *err);
+/* Starts one chunk: its transfers in (host copies: the chunks producing them have
+ * completed), then the device's program; *done is its event. Thread-safe for different
+ * chunks (the scheduler calls it from several threads). */
+vkml_status plan_submit_chunk(plan *p, int chunk, device_event *done, vkml_error *err);
+/* Host wait for a chunk's event (counted in host_waits). Any thread. */
+vkml_status plan_wait_event(plan *p, device_event ev, vkml_error *err);
+/* The scheduler's stream of a chunk: its device slot for a GPU (chunks of one GPU run in
+ * queue order), -1 for the CPU (done when submitted). */
+int plan_chunk_stream(const plan *p, int chunk);
 
 /* Host pointer of value v on device slot `slot` (must be host_access there). */
 void *plan_value_ptr(plan *p, int slot, int value);

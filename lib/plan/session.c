@@ -12,28 +12,50 @@
 #include <string.h>
 
 
-static vkml_status run_chunk_task(void *ctx, int chunk, vkml_error *err)
+static vkml_status submit_chunk_task(void *ctx, int chunk, uint64_t *done, vkml_error *err)
 {
-    return plan_run_chunk(ctx, chunk, err);
+    device_event ev = {0};
+    vkml_status st = plan_submit_chunk(ctx, chunk, &ev, err);
+    *done = ev.dev ? ev.value : 0;
+    return st;
+}
+
+static vkml_status wait_chunk_task(void *ctx, int chunk, uint64_t done, vkml_error *err)
+{
+    plan *p = ctx;
+    device_event ev = {.dev = p->devices[p->chunks[chunk].slot].dev, .value = done};
+    return plan_wait_event(p, ev, err);
 }
 
 static vkml_status make_scheduler(plan *p, sched_graph **out, vkml_error *err)
 {
     const int **preds = calloc((size_t)p->n_chunks + 1, sizeof(int *));
     int *n_preds = calloc((size_t)p->n_chunks + 1, sizeof(int));
-    if (!preds || !n_preds) {
-        free(preds);
-        free(n_preds);
-        return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory creating the scheduler");
+    int *streams = calloc((size_t)p->n_chunks + 1, sizeof(int));
+    vkml_status st = VKML_ERROR_OUT_OF_MEMORY;
+    if (!preds || !n_preds || !streams) {
+        vkml_fail(err, st, "out of memory creating the scheduler");
+        goto done;
     }
     for (int c = 0; c < p->n_chunks; c++) {
         preds[c] = p->chunks[c].preds;
         n_preds[c] = p->chunks[c].n_preds;
+        streams[c] = plan_chunk_stream(p, c);
     }
-    vkml_status st =
-        sched_graph_create(p->n_chunks, preds, n_preds, run_chunk_task, p, out, err);
+    sched_graph_desc desc = {
+        .n_tasks = p->n_chunks,
+        .preds = preds,
+        .n_preds = n_preds,
+        .streams = streams,
+        .submit = submit_chunk_task,
+        .wait = wait_chunk_task,
+        .ctx = p,
+    };
+    st = sched_graph_create(&desc, out, err);
+done:
     free(preds);
     free(n_preds);
+    free(streams);
     return st;
 }
 
@@ -122,8 +144,10 @@ vkml_status session_plan_for(vkml_session *s, const vkml_tensor_info *shapes,
     vkml_status st = VKML_OK;
     for (int l = 0; l < s->n_lanes && st == VKML_OK; l++) {
         st = plan_create(g, &s->target, s->symbolic, shapes, values, &sh.plans[l], err);
-        if (st == VKML_OK)
+        if (st == VKML_OK) {
+            sh.plans[l]->wait_spin_ns = s->wait_spin_ns;
             st = make_scheduler(sh.plans[l], &sh.scheds[l], err);
+        }
     }
     if (st == VKML_OK) {
         sh.inputs = make_infos(sh.plans[0], g->inputs, (size_t)g->n_inputs);
@@ -261,6 +285,15 @@ vkml_status vkml_session_create(vkml_context *ctx, vkml_model *model,
     s->model = model_ref(model);
     s->symbolic = symbolic;
     s->target = target;
+    int spin_us = params ? params->wait_spin_us : 0;
+    if (spin_us > VKML_MAX_WAIT_SPIN_US) {
+        vkml_session_destroy(&s);
+        return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT, "wait_spin_us %d: at most %d", spin_us,
+                         VKML_MAX_WAIT_SPIN_US);
+    }
+    s->wait_spin_ns = spin_us == 0  ? DEVICE_SPIN_DEFAULT
+                      : spin_us > 0 ? (uint64_t)spin_us * 1000
+                                    : 0;
     int lanes = params && params->runs_in_flight > 0 ? params->runs_in_flight : 1;
     if (lanes > VKML_MAX_RUNS_IN_FLIGHT) {
         vkml_session_destroy(&s);

@@ -44,6 +44,7 @@ struct vkml_session {
     int device;         /* the first device of the set */
     plan_target target; /* the device set and budget */
     int64_t symbolic;
+    uint64_t wait_spin_ns; /* vkml_session_params.wait_spin_us in ns, or DEVICE_SPIN_DEFAULT */
     vkml_tensor_info *shapes; /* the input shapes planned for (NULL: the model's) */
     vkml_tensor *fixed;       /* per input: the value planned for (data NULL: none) */
     plan *plan;               /* lane 0's: what the plan queries and tools read */

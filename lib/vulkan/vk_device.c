@@ -37,7 +37,8 @@ const device_class vk_device_class = {
     .supports_node = vk_supports_node,
     .session_create = vk_session_create,
     .value_host_ptr = vk_session_host_ptr,
-    .run_chunk = vk_session_run,
+    .chunk_submit = vk_session_submit,
+    .event_wait = vk_event_wait,
     .session_destroy = vk_session_destroy,
     .destroy = vk_destroy,
 };

@@ -20,15 +20,20 @@ typedef struct vk_device {
     uint32_t queue_family;
     pthread_mutex_t queue_lock; /* vkQueueSubmit needs external sync of the queue */
     bool queue_lock_init;
+    /* The stream (vk_stream.h): signalled by every session chunk's submit; VK_NULL_HANDLE
+     * when the device has no timeline semaphores. */
+    VkSemaphore timeline;
+    uint64_t timeline_last; /* the last value a submit signals; under queue_lock */
     VkPhysicalDeviceProperties props;
     VkPhysicalDeviceMemoryProperties mem_props;
     struct gpu_caps caps;
     /* The shader features vkml enables (those of caps that are true), as a pNext chain
-     * for vkCreateDevice: features2 -> f16_int8 -> s16 -> s8. */
+     * for vkCreateDevice: features2 -> f16_int8 -> s16 -> s8 -> timeline_features. */
     VkPhysicalDeviceFeatures2 features2;
     VkPhysicalDeviceShaderFloat16Int8Features f16_int8;
     VkPhysicalDevice16BitStorageFeatures s16;
     VkPhysicalDevice8BitStorageFeatures s8;
+    VkPhysicalDeviceTimelineSemaphoreFeatures timeline_features;
     bool has_memory_budget; /* VK_EXT_memory_budget, enabled on dev */
     vk_allocator *alloc;
     vk_pipelines *pipes;
@@ -58,5 +63,7 @@ void vk_device_close(vk_device *vd);
 vkml_status vk_session_create(device *dev, const device_session_desc *desc, device_session **out,
                               vkml_error *err);
 void *vk_session_host_ptr(device_session *ds, int value);
-vkml_status vk_session_run(device_session *ds, int chunk, vkml_error *err);
+vkml_status vk_session_submit(device_session *ds, int chunk, device_event *done,
+                              vkml_error *err);
+vkml_status vk_event_wait(device_event ev, uint64_t spin_ns, vkml_error *err);
 void vk_session_destroy(device_session **ds);

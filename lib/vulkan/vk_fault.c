@@ -49,7 +49,7 @@ static void parse_device_lost(vk_faults *f, const char *env)
     VKML_LOGW("test hook: VK_ERROR_DEVICE_LOST at %s #%ld on Vulkan device %d",
               f->lost_at == VK_LOST_AT_SUBMIT ? "submit"
               : f->lost_at == VK_LOST_AT_RUN  ? "session run submit"
-                                              : "fence wait",
+                                              : "wait (fence or timeline)",
               f->lost_nth,
               f->lost_device);
 }
@@ -66,6 +66,11 @@ void vk_faults_init(vk_faults *f)
             VKML_LOGW("%s=%s ignored: use a positive number", FAIL_ALLOC_ENV, env);
             f->fail_alloc_at = 0;
         }
+    }
+    env = getenv("VKML_TEST_NO_TIMELINE");
+    if (env && *env && strcmp(env, "0") != 0) {
+        f->no_timeline = true;
+        VKML_LOGW("test hook: no timeline semaphores (a fence wait per chunk)");
     }
     env = getenv(DEVICE_LOST_ENV);
     if (env && *env)
@@ -112,15 +117,18 @@ VkResult vk_fault_queue_submit(vk_device *vd, const VkSubmitInfo *si, VkFence fe
     return mark_lost(vd, vkQueueSubmit(vd->queue, 1, si, fence));
 }
 
-VkResult vk_fault_wait_fence(vk_device *vd, VkFence fence)
+VkResult vk_fault_after_wait(vk_device *vd, VkResult r)
 {
-    VkResult r = vkWaitForFences(vd->dev, 1, &fence, VK_TRUE, UINT64_MAX);
     if (r == VK_SUCCESS && inject_lost(vd, VK_LOST_AT_WAIT, &vd->waits)) {
-        VKML_LOGW("test hook: fence wait on '%s' reports VK_ERROR_DEVICE_LOST",
-                  vd->base.info.name);
+        VKML_LOGW("test hook: wait on '%s' reports VK_ERROR_DEVICE_LOST", vd->base.info.name);
         r = VK_ERROR_DEVICE_LOST;
     }
     return mark_lost(vd, r);
+}
+
+VkResult vk_fault_wait_fence(vk_device *vd, VkFence fence)
+{
+    return vk_fault_after_wait(vd, vkWaitForFences(vd->dev, 1, &fence, VK_TRUE, UINT64_MAX));
 }
 
 vkml_status vk_device_check_lost(vk_device *vd, vkml_error *err)

@@ -6,13 +6,18 @@
  *   VKML_TEST_FAIL_ALLOC=N       the Nth vkAllocateMemory of the context (1-based, counted
  *                                over all its devices) returns VK_ERROR_OUT_OF_DEVICE_MEMORY
  *   VKML_TEST_DEVICE_LOST=submit[:N[:D]] | wait[:N[:D]] | run[:N[:D]]
- *                                the Nth vkQueueSubmit (or fence wait, or submit of a
+ *                                the Nth vkQueueSubmit (or host wait: a fence wait or a
+ *                                timeline wait of vk_stream_wait, or submit of a
  *                                session run) on Vulkan device D (default N 1, D 0) returns
  *                                VK_ERROR_DEVICE_LOST (a wait first really waits, so no
  *                                work is left behind). "run" skips the uploads a session's
  *                                creation submits (discrete GPUs stage their constants;
  *                                host-visible memory does not), so it hits the same run
  *                                on every device.
+ *
+ *   VKML_TEST_NO_TIMELINE=1      devices make no timeline semaphore: session chunks are
+ *                                submitted and fence-waited one by one, as on a device
+ *                                without timeline semaphores (vk_stream.h)
  *
  * And the device-lost state: once a submit or wait reports VK_ERROR_DEVICE_LOST, the
  * device is marked lost and every later submit, wait and session creation on it fails
@@ -34,6 +39,7 @@ typedef struct vk_faults {
     vk_lost_at lost_at;
     long lost_nth;
     int lost_device;
+    bool no_timeline;
 } vk_faults;
 
 /* Parses the environment; logs and ignores malformed values. */
@@ -44,6 +50,8 @@ VkResult vk_fault_allocate_memory(vk_device *vd, const VkMemoryAllocateInfo *inf
 /* Caller holds vd->queue_lock. `run`: a session run's submit (vk_submit_wait). */
 VkResult vk_fault_queue_submit(vk_device *vd, const VkSubmitInfo *si, VkFence fence, bool run);
 VkResult vk_fault_wait_fence(vk_device *vd, VkFence fence);
+/* The result of a host wait that has returned r, with the "wait" hook applied. */
+VkResult vk_fault_after_wait(vk_device *vd, VkResult r);
 
 /* VKML_ERROR_DEVICE_LOST naming the device when it was lost before; else VKML_OK. */
 vkml_status vk_device_check_lost(vk_device *vd, vkml_error *err);

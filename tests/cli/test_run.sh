@@ -53,4 +53,15 @@ expect_grep "$TMP/err" "^vkml: note: input 'Input3' not given: filled with zeros
 
 require_vulkan
 check_device 0
+
+# --wait-spin: no polling (0) and a long poll give the reference answer; out of range is a
+# usage error.
+for us in 0 500; do
+    "$VKML" run "$dir/model.onnx" --device 0 --wait-spin "$us" \
+        --input "$dir/test_data_set_0/input_0.pb" > "$TMP/spin" 2> "$TMP/err" ||
+        fail "run --wait-spin $us exited $?: $(cat "$TMP/err")"
+    expect_grep "$TMP/spin" '^  argmax: 2 ' "argmax with --wait-spin $us"
+done
+expect_error "--wait-spin -1" 2 "$VKML" run "$dir/model.onnx" --wait-spin -1
+expect_error "--wait-spin 2000000" 2 "$VKML" run "$dir/model.onnx" --wait-spin 2000000
 finish

@@ -386,7 +386,7 @@ static bool run_device(const oh_case *c, const char *label, device *dev, graph *
             if (n->outputs[o] >= 0 && plans[n->outputs[o]].alias_of < 0)
                 memset(dev->cls->value_host_ptr(ds, n->outputs[o]), 0xff,
                        value_bytes(&values[n->outputs[o]]));
-        st = dev->cls->run_chunk(ds, 0, &err);
+        st = device_run_chunk(dev, ds, 0, &err);
         CHECK(st == VKML_OK, "%s: %s: run: %s", label, dev->info.name, err.message);
         ok = st == VKML_OK;
         for (int o = 0; ok && o < n->n_outputs; o++) {

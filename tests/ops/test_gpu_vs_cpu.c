@@ -249,7 +249,7 @@ static void run_gpu_and_compare(const char *label, const test_graph *t, graph_va
     }
     /* Twice: a re-submitted command buffer must give the same answer. */
     for (int run = 0; run < 2; run++) {
-        CHECK_OK(gpu->cls->run_chunk(ds, 0, &err), &err);
+        CHECK_OK(device_run_chunk(gpu, ds, 0, &err), &err);
         for (int v = 0; v < g->n_values; v++) {
             if (!values[v].is_output)
                 continue;

@@ -1,6 +1,9 @@
 /* The scheduler runs every task exactly once, after all its predecessors, on random DAGs,
  * many times over and from several threads at once; a failure skips the descendants of the
- * failing task and is reported. */
+ * failing task and is reported. With streams (simulated GPU queues), a task is submitted
+ * once its same-stream predecessors are submitted and its other predecessors complete, the
+ * host waits only for tasks with a successor on another stream (or none), and every task
+ * has completed when the run returns. */
 #include "sched/sched.h"
 #include "testutil.h"
 
@@ -19,9 +22,10 @@ typedef struct dag {
     int fail_task;                  /* -1: none */
 } dag;
 
-static vkml_status task_fn(void *ctx, int t, vkml_error *err)
+static vkml_status task_fn(void *ctx, int t, uint64_t *done, vkml_error *err)
 {
     dag *d = ctx;
+    *done = 0;
     /* Every predecessor must have finished already. */
     for (int p = 0; p < d->n_preds[t]; p++)
         if (atomic_load(&d->finished_at[d->preds[t][p]]) == 0)
@@ -72,7 +76,9 @@ static void *run_many(void *arg)
     make_dag(d, seed);
     sched_graph *g = NULL;
     vkml_error err = {0};
-    CHECK_OK(sched_graph_create(N_TASKS, d->preds, d->n_preds, task_fn, d, &g, &err), &err);
+    sched_graph_desc desc = {.n_tasks = N_TASKS, .preds = d->preds, .n_preds = d->n_preds,
+                             .submit = task_fn, .ctx = d};
+    CHECK_OK(sched_graph_create(&desc, &g, &err), &err);
     for (int r = 0; g && r < RUNS; r++) {
         reset(d);
         CHECK_OK(sched_graph_run(g, &err), &err);
@@ -92,7 +98,9 @@ static void test_failure_skips_descendants(void)
     d->fail_task = 5;
     sched_graph *g = NULL;
     vkml_error err = {0};
-    CHECK_OK(sched_graph_create(N_TASKS, d->preds, d->n_preds, task_fn, d, &g, &err), &err);
+    sched_graph_desc desc = {.n_tasks = N_TASKS, .preds = d->preds, .n_preds = d->n_preds,
+                             .submit = task_fn, .ctx = d};
+    CHECK_OK(sched_graph_create(&desc, &g, &err), &err);
     for (int r = 0; g && r < 50; r++) {
         reset(d);
         vkml_status st = sched_graph_run(g, &err);
@@ -111,6 +119,105 @@ static void test_failure_skips_descendants(void)
               atomic_load(&d->runs[t]));
     sched_graph_destroy(&g);
     free(d);
+}
+
+/* Simulated streams: 2 queues (streams 0, 1) and synchronous tasks (-1). A queue's tasks
+ * complete in submission order, and only when the host waits for them (the wait marks
+ * every value up to the one waited for complete). */
+#define N_STREAMS 2
+typedef struct stream_dag {
+    dag d;
+    int stream[N_TASKS];
+    bool must_wait[N_TASKS]; /* a successor on another stream, or none */
+    pthread_mutex_t mu;      /* the simulated queues */
+    uint64_t submitted[N_STREAMS], completed[N_STREAMS];
+    uint64_t value[N_TASKS]; /* under mu: the task's value this run, 0 before submit */
+    atomic_int bad_waits;    /* waits for a task whose successors are all in its queue */
+} stream_dag;
+
+static bool task_complete(stream_dag *sd, int t)
+{
+    return sd->stream[t] < 0 ? sd->value[t] != 0 : sd->completed[sd->stream[t]] >= sd->value[t];
+}
+
+static vkml_status stream_submit(void *ctx, int t, uint64_t *done, vkml_error *err)
+{
+    stream_dag *sd = ctx;
+    int s = sd->stream[t];
+    vkml_status st = VKML_OK;
+    pthread_mutex_lock(&sd->mu);
+    for (int p = 0; p < sd->d.n_preds[t] && st == VKML_OK; p++) {
+        int pred = sd->d.preds[t][p];
+        bool ready = sd->value[pred] != 0 && (s >= 0 && sd->stream[pred] == s
+                                                  ? true
+                                                  : task_complete(sd, pred));
+        if (!ready)
+            st = vkml_fail(err, VKML_ERROR_DEVICE, "task %d submitted before predecessor %d was %s",
+                           t, pred, sd->value[pred] ? "complete" : "submitted");
+    }
+    *done = 0;
+    if (st == VKML_OK)
+        sd->value[t] = s < 0 ? 1 : (*done = ++sd->submitted[s]);
+    pthread_mutex_unlock(&sd->mu);
+    if (st == VKML_OK)
+        atomic_fetch_add(&sd->d.runs[t], 1);
+    return st;
+}
+
+static vkml_status stream_wait(void *ctx, int t, uint64_t done, vkml_error *err)
+{
+    stream_dag *sd = ctx;
+    (void)err;
+    if (!sd->must_wait[t])
+        atomic_fetch_add(&sd->bad_waits, 1);
+    pthread_mutex_lock(&sd->mu);
+    int s = sd->stream[t];
+    if (s >= 0 && sd->completed[s] < done)
+        sd->completed[s] = done;
+    pthread_mutex_unlock(&sd->mu);
+    return VKML_OK;
+}
+
+static void test_streams(uint64_t seed)
+{
+    stream_dag *sd = calloc(1, sizeof(*sd));
+    make_dag(&sd->d, seed);
+    pthread_mutex_init(&sd->mu, NULL);
+    for (int t = 0; t < N_TASKS; t++) {
+        sd->stream[t] = (int)(test_randf(&seed, 0, 1) * 3.0f) - 1;
+        sd->stream[t] = sd->stream[t] > 1 ? 1 : sd->stream[t];
+    }
+    int n_succ[N_TASKS] = {0};
+    for (int t = 0; t < N_TASKS; t++)
+        for (int p = 0; p < sd->d.n_preds[t]; p++) {
+            int pred = sd->d.preds[t][p];
+            n_succ[pred]++;
+            sd->must_wait[pred] |= sd->stream[pred] < 0 || sd->stream[pred] != sd->stream[t];
+        }
+    for (int t = 0; t < N_TASKS; t++)
+        sd->must_wait[t] |= n_succ[t] == 0;
+    sched_graph *g = NULL;
+    vkml_error err = {0};
+    sched_graph_desc desc = {.n_tasks = N_TASKS, .preds = sd->d.preds, .n_preds = sd->d.n_preds,
+                             .streams = sd->stream, .submit = stream_submit,
+                             .wait = stream_wait, .ctx = sd};
+    CHECK_OK(sched_graph_create(&desc, &g, &err), &err);
+    for (int r = 0; g && r < 200; r++) {
+        reset(&sd->d);
+        memset(sd->value, 0, sizeof(sd->value));
+        CHECK_OK(sched_graph_run(g, &err), &err);
+        for (int t = 0; t < N_TASKS; t++) {
+            CHECK(atomic_load(&sd->d.runs[t]) == 1, "streams run %d: task %d ran %d times", r,
+                  t, atomic_load(&sd->d.runs[t]));
+            CHECK(task_complete(sd, t), "streams run %d: task %d (stream %d) not complete at "
+                  "the end", r, t, sd->stream[t]);
+        }
+    }
+    CHECK(atomic_load(&sd->bad_waits) == 0, "%d host waits for tasks whose successors are all "
+          "in their own queue", atomic_load(&sd->bad_waits));
+    sched_graph_destroy(&g);
+    pthread_mutex_destroy(&sd->mu);
+    free(sd);
 }
 
 static atomic_int pool_jobs_done;
@@ -140,5 +247,7 @@ int main(void)
     for (int i = 0; i < 4; i++)
         pthread_join(threads[i], NULL);
     test_failure_skips_descendants();
+    for (uint64_t seed = 1; seed <= 8; seed++)
+        test_streams(seed * 7919);
     return test_finish("test_sched");
 }

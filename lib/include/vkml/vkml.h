@@ -316,6 +316,13 @@ typedef struct vkml_session vkml_session;
 /* Most runs of one session in flight (vkml_session_params.runs_in_flight). */
 #define VKML_MAX_RUNS_IN_FLIGHT 16
 
+/* Microseconds a host wait for a GPU polls before it sleeps in the driver, by default
+ * (vkml_session_params.wait_spin_us), on a GPU; a CPU implementation of Vulkan (lavapipe)
+ * does not poll by default. */
+#define VKML_DEFAULT_WAIT_SPIN_US 20
+/* The most vkml_session_params.wait_spin_us takes (one second). */
+#define VKML_MAX_WAIT_SPIN_US 1000000
+
 /* Most devices one session plans over: 16 GPUs and the CPU. */
 #define VKML_MAX_SESSION_DEVICES 17
 
@@ -378,6 +385,13 @@ typedef struct vkml_session_params {
      * "Fusion"). false (the default) fuses; so does an unset environment: VKML_NO_FUSE=1
      * turns fusion off for every session. */
     bool no_fuse;
+    /* Microseconds a host wait for a GPU (the run's end, a CPU chunk reading a GPU's
+     * output, a copy between devices) polls the GPU's progress before it sleeps in the
+     * driver: polling answers sooner, sleeping frees the core. 0 means the device's default
+     * (VKML_DEFAULT_WAIT_SPIN_US on a GPU; none on lavapipe, whose own work needs the core);
+     * negative: no polling; at most VKML_MAX_WAIT_SPIN_US. Chunks of one GPU never wait on
+     * the host between them. */
+    int wait_spin_us;
 } vkml_session_params;
 
 /* Thread-safe. Plans the model for the device and records its work once. The session
@@ -508,6 +522,7 @@ typedef enum vkml_vk_object {
     VKML_VK_COMMAND_POOL,
     VKML_VK_COMMAND_BUFFER,
     VKML_VK_FENCE,
+    VKML_VK_SEMAPHORE,       /* timeline semaphores (one per device) */
     VKML_VK_OBJECT_KINDS
 } vkml_vk_object;
 

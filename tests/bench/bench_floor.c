@@ -1,0 +1,343 @@
+/* Benchmark (not a test): the raw Vulkan floors a vkml run stands on, measured with plain
+ * Vulkan on the same device, then vkml against them:
+ *   1. an empty command buffer: submit + fence wait
+ *   2. the same: submit + timeline semaphore wait, sleeping (vkWaitSemaphores) and polling
+ *      (vkGetSemaphoreCounterValue)
+ *   3. K dependent trivial dispatches (dst = src + 1 over 1024 floats, ping-pong, a
+ *      barrier between) in one command buffer, K = 1 .. 10000: median per K, least-squares
+ *      slope (the per-dispatch floor)
+ *   4. vkml, a one-node model (one Add) host to host, over floors 1 and 3 at K = 1, with
+ *      the default wait spin, none, and 100 us
+ *   5. vkml, the chained-Add model (bench_util.h) at K = 1 .. 1000, its slope over 3's
+ *   bench_floor [DEVICE] [RUNS]      DEVICE: a vkml GPU index (default 0); RUNS (default 300)
+ * Medians of RUNS repetitions (fewer for long K). vkml's host-to-host time also copies the
+ * 4 KiB input in and the output out, which the floors do not. */
+#include "bench_util.h"
+
+#include <string.h>
+#include <vulkan/vulkan.h>
+
+#define LEN 1024
+
+static const uint32_t floor_add_spv[] =
+#include "floor_add.spv.h"
+    ;
+
+#define VKF(call)                                                                                  \
+    do {                                                                                           \
+        VkResult r_ = (call);                                                                      \
+        if (r_ != VK_SUCCESS) {                                                                    \
+            fprintf(stderr, "bench_floor: %s failed (%d) at line %d\n", #call, r_, __LINE__);      \
+            exit(1);                                                                               \
+        }                                                                                          \
+    } while (0)
+
+typedef struct floor_gpu {
+    VkInstance inst;
+    VkPhysicalDevice phys;
+    VkDevice dev;
+    VkQueue queue;
+    VkCommandPool pool;
+    VkFence fence;
+    VkSemaphore timeline;
+    uint64_t timeline_value;
+    VkBuffer buf[2];
+    VkDeviceMemory mem[2];
+    VkDescriptorSetLayout set_layout;
+    VkPipelineLayout layout;
+    VkPipeline pipe;
+    VkDescriptorPool desc_pool;
+    VkDescriptorSet sets[2]; /* 0 -> 1, 1 -> 0 */
+} floor_gpu;
+
+static void open_device(floor_gpu *g, const char *name)
+{
+    VkApplicationInfo app = {.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
+                             .apiVersion = VK_API_VERSION_1_2};
+    VkInstanceCreateInfo ici = {.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
+                                .pApplicationInfo = &app};
+    VKF(vkCreateInstance(&ici, NULL, &g->inst));
+    VkPhysicalDevice phys[32];
+    uint32_t n = 32;
+    VKF(vkEnumeratePhysicalDevices(g->inst, &n, phys));
+    for (uint32_t i = 0; i < n && !g->phys; i++) {
+        VkPhysicalDeviceProperties props;
+        vkGetPhysicalDeviceProperties(phys[i], &props);
+        if (strcmp(props.deviceName, name) == 0)
+            g->phys = phys[i];
+    }
+    if (!g->phys) {
+        fprintf(stderr, "bench_floor: no Vulkan device named '%s'\n", name);
+        exit(1);
+    }
+    VkQueueFamilyProperties fams[16];
+    uint32_t n_fams = 16, family = UINT32_MAX;
+    vkGetPhysicalDeviceQueueFamilyProperties(g->phys, &n_fams, fams);
+    for (uint32_t i = 0; i < n_fams; i++) /* compute-only first, as vkml picks */
+        if ((fams[i].queueFlags & VK_QUEUE_COMPUTE_BIT) &&
+            (family == UINT32_MAX || !(fams[i].queueFlags & VK_QUEUE_GRAPHICS_BIT)))
+            family = i;
+    float prio = 1.0f;
+    VkDeviceQueueCreateInfo qci = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
+                                   .queueFamilyIndex = family, .queueCount = 1,
+                                   .pQueuePriorities = &prio};
+    VkPhysicalDeviceTimelineSemaphoreFeatures tl = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES,
+        .timelineSemaphore = VK_TRUE};
+    VkDeviceCreateInfo dci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, .pNext = &tl,
+                              .queueCreateInfoCount = 1, .pQueueCreateInfos = &qci};
+    VKF(vkCreateDevice(g->phys, &dci, NULL, &g->dev));
+    vkGetDeviceQueue(g->dev, family, 0, &g->queue);
+    VkCommandPoolCreateInfo pci = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+                                   .queueFamilyIndex = family};
+    VKF(vkCreateCommandPool(g->dev, &pci, NULL, &g->pool));
+    VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+    VKF(vkCreateFence(g->dev, &fci, NULL, &g->fence));
+    VkSemaphoreTypeCreateInfo type = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO,
+                                      .semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE};
+    VkSemaphoreCreateInfo sci = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO, .pNext = &type};
+    VKF(vkCreateSemaphore(g->dev, &sci, NULL, &g->timeline));
+}
+
+static void make_buffers(floor_gpu *g)
+{
+    VkPhysicalDeviceMemoryProperties mp;
+    vkGetPhysicalDeviceMemoryProperties(g->phys, &mp);
+    for (int i = 0; i < 2; i++) {
+        VkBufferCreateInfo bci = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
+                                  .size = LEN * sizeof(float),
+                                  .usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT};
+        VKF(vkCreateBuffer(g->dev, &bci, NULL, &g->buf[i]));
+        VkMemoryRequirements req;
+        vkGetBufferMemoryRequirements(g->dev, g->buf[i], &req);
+        uint32_t type = 0;
+        while (type < mp.memoryTypeCount &&
+               (!(req.memoryTypeBits & (1u << type)) ||
+                !(mp.memoryTypes[type].propertyFlags & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT)))
+            type++;
+        VkMemoryAllocateInfo mai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+                                    .allocationSize = req.size, .memoryTypeIndex = type};
+        VKF(vkAllocateMemory(g->dev, &mai, NULL, &g->mem[i]));
+        VKF(vkBindBufferMemory(g->dev, g->buf[i], g->mem[i], 0));
+    }
+}
+
+static void make_pipeline(floor_gpu *g)
+{
+    VkDescriptorSetLayoutBinding b[2] = {
+        {0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, NULL},
+        {1, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, NULL}};
+    VkDescriptorSetLayoutCreateInfo dl = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
+                                          .bindingCount = 2, .pBindings = b};
+    VKF(vkCreateDescriptorSetLayout(g->dev, &dl, NULL, &g->set_layout));
+    VkPushConstantRange pcr = {VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(uint32_t)};
+    VkPipelineLayoutCreateInfo pl = {.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
+                                     .setLayoutCount = 1, .pSetLayouts = &g->set_layout,
+                                     .pushConstantRangeCount = 1, .pPushConstantRanges = &pcr};
+    VKF(vkCreatePipelineLayout(g->dev, &pl, NULL, &g->layout));
+    VkShaderModuleCreateInfo smi = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
+                                    .codeSize = sizeof(floor_add_spv), .pCode = floor_add_spv};
+    VkShaderModule module;
+    VKF(vkCreateShaderModule(g->dev, &smi, NULL, &module));
+    VkComputePipelineCreateInfo cpi = {
+        .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
+        .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+                  .stage = VK_SHADER_STAGE_COMPUTE_BIT, .module = module, .pName = "main"},
+        .layout = g->layout};
+    VKF(vkCreateComputePipelines(g->dev, VK_NULL_HANDLE, 1, &cpi, NULL, &g->pipe));
+    vkDestroyShaderModule(g->dev, module, NULL);
+    VkDescriptorPoolSize ps = {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 4};
+    VkDescriptorPoolCreateInfo dpi = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
+                                      .maxSets = 2, .poolSizeCount = 1, .pPoolSizes = &ps};
+    VKF(vkCreateDescriptorPool(g->dev, &dpi, NULL, &g->desc_pool));
+    VkDescriptorSetLayout layouts[2] = {g->set_layout, g->set_layout};
+    VkDescriptorSetAllocateInfo dai = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
+                                       .descriptorPool = g->desc_pool, .descriptorSetCount = 2,
+                                       .pSetLayouts = layouts};
+    VKF(vkAllocateDescriptorSets(g->dev, &dai, g->sets));
+    for (int s = 0; s < 2; s++) {
+        VkDescriptorBufferInfo bi[2] = {{g->buf[s], 0, VK_WHOLE_SIZE},
+                                        {g->buf[1 - s], 0, VK_WHOLE_SIZE}};
+        VkWriteDescriptorSet w = {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+                                  .dstSet = g->sets[s], .descriptorCount = 2,
+                                  .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                  .pBufferInfo = bi};
+        vkUpdateDescriptorSets(g->dev, 1, &w, 0, NULL);
+    }
+}
+
+/* A command buffer of k dependent dispatches (k = 0: empty). */
+static VkCommandBuffer record(floor_gpu *g, int k)
+{
+    VkCommandBuffer cmd;
+    VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+                                      .commandPool = g->pool,
+                                      .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+                                      .commandBufferCount = 1};
+    VKF(vkAllocateCommandBuffers(g->dev, &ai, &cmd));
+    VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    VKF(vkBeginCommandBuffer(cmd, &bi));
+    uint32_t n = LEN;
+    if (k)
+        vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, g->pipe);
+    for (int i = 0; i < k; i++) {
+        if (i) {
+            VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+                                  .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT,
+                                  .dstAccessMask = VK_ACCESS_SHADER_READ_BIT |
+                                                   VK_ACCESS_SHADER_WRITE_BIT};
+            vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                                 VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &mb, 0, NULL, 0,
+                                 NULL);
+        }
+        vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, g->layout, 0, 1,
+                                &g->sets[i % 2], 0, NULL);
+        vkCmdPushConstants(cmd, g->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(n), &n);
+        vkCmdDispatch(cmd, (LEN + 255) / 256, 1, 1);
+    }
+    VKF(vkEndCommandBuffer(cmd));
+    return cmd;
+}
+
+typedef enum wait_kind { WAIT_FENCE, WAIT_TIMELINE_SLEEP, WAIT_TIMELINE_POLL } wait_kind;
+
+/* One submit of cmd and its host wait, in us. */
+static double submit_wait(floor_gpu *g, VkCommandBuffer cmd, wait_kind kind)
+{
+    uint64_t value = ++g->timeline_value;
+    VkTimelineSemaphoreSubmitInfo tsi = {.sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO,
+                                         .signalSemaphoreValueCount = 1,
+                                         .pSignalSemaphoreValues = &value};
+    bool fence = kind == WAIT_FENCE;
+    VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .pNext = fence ? NULL : &tsi,
+                       .commandBufferCount = 1, .pCommandBuffers = &cmd,
+                       .signalSemaphoreCount = fence ? 0 : 1, .pSignalSemaphores = &g->timeline};
+    if (fence)
+        g->timeline_value--;
+    double t0 = bench_now_us();
+    VKF(vkQueueSubmit(g->queue, 1, &si, fence ? g->fence : VK_NULL_HANDLE));
+    if (fence) {
+        VKF(vkWaitForFences(g->dev, 1, &g->fence, VK_TRUE, UINT64_MAX));
+        VKF(vkResetFences(g->dev, 1, &g->fence));
+    } else if (kind == WAIT_TIMELINE_SLEEP) {
+        VkSemaphoreWaitInfo wi = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO,
+                                  .semaphoreCount = 1, .pSemaphores = &g->timeline,
+                                  .pValues = &value};
+        VKF(vkWaitSemaphores(g->dev, &wi, UINT64_MAX));
+    } else {
+        uint64_t counter = 0;
+        while (counter < value)
+            VKF(vkGetSemaphoreCounterValue(g->dev, g->timeline, &counter));
+    }
+    return bench_now_us() - t0;
+}
+
+static double median_submit_wait(floor_gpu *g, VkCommandBuffer cmd, wait_kind kind, int runs)
+{
+    double *t = calloc((size_t)runs, sizeof(double));
+    submit_wait(g, cmd, kind); /* warm-up */
+    for (int r = 0; r < runs; r++)
+        t[r] = submit_wait(g, cmd, kind);
+    double m = bench_median(t, runs);
+    free(t);
+    return m;
+}
+
+static void close_device(floor_gpu *g)
+{
+    vkDeviceWaitIdle(g->dev);
+    vkDestroyDescriptorPool(g->dev, g->desc_pool, NULL);
+    vkDestroyPipeline(g->dev, g->pipe, NULL);
+    vkDestroyPipelineLayout(g->dev, g->layout, NULL);
+    vkDestroyDescriptorSetLayout(g->dev, g->set_layout, NULL);
+    for (int i = 0; i < 2; i++) {
+        vkDestroyBuffer(g->dev, g->buf[i], NULL);
+        vkFreeMemory(g->dev, g->mem[i], NULL);
+    }
+    vkDestroySemaphore(g->dev, g->timeline, NULL);
+    vkDestroyFence(g->dev, g->fence, NULL);
+    vkDestroyCommandPool(g->dev, g->pool, NULL);
+    vkDestroyDevice(g->dev, NULL);
+    vkDestroyInstance(g->inst, NULL);
+}
+
+/* Repetitions for a K-dispatch measurement: fewer for long command buffers. */
+static int runs_for(int k, int runs)
+{
+    int r = 20000 / k;
+    return r < 5 ? 5 : r > runs ? runs : r;
+}
+
+int main(int argc, char **argv)
+{
+    const char *dev_text = argc > 1 ? argv[1] : "0";
+    int runs = argc > 2 ? atoi(argv[2]) : 300;
+    runs = runs < 10 ? 10 : runs;
+    vkml_context *ctx = NULL;
+    vkml_error err = {0};
+    int device;
+    vkml_device_info info;
+    if (vkml_context_create(NULL, &ctx, &err) != VKML_OK ||
+        vkml_context_parse_device(ctx, dev_text, &device, &err) != VKML_OK ||
+        device == VKML_DEVICE_CPU ||
+        vkml_context_device_info(ctx, device, &info, &err) != VKML_OK) {
+        fprintf(stderr, "bench_floor: a GPU is needed: %s\n", err.message);
+        return 1;
+    }
+    printf("device %s (%s), medians of %d runs\n", dev_text, info.name, runs);
+    floor_gpu g = {0};
+    open_device(&g, info.name);
+    make_buffers(&g);
+    make_pipeline(&g);
+
+    VkCommandBuffer empty = record(&g, 0);
+    double fence = median_submit_wait(&g, empty, WAIT_FENCE, runs);
+    double sleep = median_submit_wait(&g, empty, WAIT_TIMELINE_SLEEP, runs);
+    double poll = median_submit_wait(&g, empty, WAIT_TIMELINE_POLL, runs);
+    printf("1. empty submit + fence wait:            %9.2f us\n", fence);
+    printf("2. empty submit + timeline wait (sleep): %9.2f us\n", sleep);
+    printf("   empty submit + timeline wait (poll):  %9.2f us\n", poll);
+
+    static const int ks[] = {1, 10, 100, 1000, 10000};
+    enum { N_K = 5 };
+    double kx[N_K], raw[N_K], slope, fixed;
+    printf("3. K dependent dispatches, one command buffer, submit + fence wait:\n");
+    printf("%8s %14s %14s\n", "K", "median us", "us/dispatch");
+    for (int i = 0; i < N_K; i++) {
+        VkCommandBuffer cmd = record(&g, ks[i]);
+        kx[i] = ks[i];
+        raw[i] = median_submit_wait(&g, cmd, WAIT_FENCE, runs_for(ks[i], runs));
+        printf("%8d %14.2f %14.3f\n", ks[i], raw[i], raw[i] / ks[i]);
+        vkFreeCommandBuffers(g.dev, g.pool, 1, &cmd);
+    }
+    bench_fit(kx, raw, N_K, &slope, &fixed);
+    printf("   per-dispatch floor %.3f us (least squares), fixed %.2f us\n", slope, fixed);
+    vkFreeCommandBuffers(g.dev, g.pool, 1, &empty);
+    close_device(&g);
+
+    static const int spins[] = {0, -1, 100};
+    static const char *spin_names[] = {"default spin", "no spin", "spin 100 us"};
+    for (int i = 0; i < 3; i++) {
+        double one = bench_chain_latency(ctx, device, 1, LEN, runs, spins[i], true);
+        if (one < 0)
+            return 1;
+        printf("4. vkml one-node model, %-12s:   %9.2f us = %.2fx floor 1 (empty), "
+               "%.2fx floor 3 at K=1\n", spin_names[i], one, one / fence, one / raw[0]);
+    }
+
+    static const int vks[] = {1, 10, 100, 1000};
+    enum { N_VK = 4 };
+    double vx[N_VK], vk[N_VK], vslope, vfixed;
+    printf("5. vkml chained Add:\n%8s %14s %14s\n", "K", "median us", "x raw at K");
+    for (int i = 0; i < N_VK; i++) {
+        vx[i] = vks[i];
+        if ((vk[i] = bench_chain_latency(ctx, device, vks[i], LEN, runs_for(vks[i], runs), 0, true)) < 0)
+            return 1;
+        printf("%8d %14.2f %14.2f\n", vks[i], vk[i], vk[i] / raw[i]);
+    }
+    bench_fit(vx, vk, N_VK, &vslope, &vfixed);
+    printf("   vkml per dependent op %.3f us = %.2fx the per-dispatch floor; fixed %.2f us\n",
+           vslope, vslope / slope, vfixed);
+    vkml_context_destroy(&ctx);
+    return 0;
+}

@@ -1,0 +1,125 @@
+#pragma once
+/* Shared by the benchmarks: a clock, medians, and the chained-Add model. */
+#include "onnx/model.h"
+#include "ops/op.h"
+#include "testutil.h"
+
+#include <time.h>
+
+static inline double bench_now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+static inline int bench_cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Sorts t[0..n) and returns its median. */
+static inline double bench_median(double *t, int n)
+{
+    qsort(t, (size_t)n, sizeof(double), bench_cmp_double);
+    return t[n / 2];
+}
+
+/* Least-squares slope and intercept of y over x. */
+static inline void bench_fit(const double *x, const double *y, int n, double *slope,
+                             double *intercept)
+{
+    double sx = 0, sy = 0, sxx = 0, sxy = 0;
+    for (int i = 0; i < n; i++) {
+        sx += x[i];
+        sy += y[i];
+        sxx += x[i] * x[i];
+        sxy += x[i] * y[i];
+    }
+    *slope = (n * sxy - sx * sy) / (n * sxx - sx * sx);
+    *intercept = (sy - *slope * sx) / n;
+}
+
+/* K dependent Adds, y = y + 1 over `len` floats: input x, output the last y. */
+static inline vkml_model *bench_chain_model(int k, int len)
+{
+    graph *g = graph_create();
+    int x = graph_add_value(g, "x");
+    g->values[x].dtype = VKML_DTYPE_FLOAT;
+    g->values[x].rank = 1;
+    g->values[x].dims[0] = len;
+    g->values[x].kind = GRAPH_VALUE_INPUT;
+    int c = graph_add_value(g, "c");
+    float *one = vkml_arena_calloc(g->arena, 1, sizeof(float));
+    *one = 1.0f;
+    g->values[c] = (graph_value){.name = g->values[c].name, .dtype = VKML_DTYPE_FLOAT, .rank = 0,
+                                 .kind = GRAPH_VALUE_CONSTANT, .data = one,
+                                 .data_size = sizeof(float), .producer = -1};
+    int prev = x;
+    char name[32];
+    for (int i = 0; i < k; i++) {
+        snprintf(name, sizeof(name), "y%d", i);
+        int y = graph_add_value(g, name);
+        g->values[y].dtype = VKML_DTYPE_FLOAT;
+        g->values[y].rank = 1;
+        g->values[y].dims[0] = len;
+        int n = graph_add_node(g, name, "Add", "", 2, 1, 0);
+        g->nodes[n].inputs[0] = prev;
+        g->nodes[n].inputs[1] = c;
+        g->nodes[n].outputs[0] = y;
+        g->nodes[n].opset = 14;
+        prev = y;
+    }
+    g->values[prev].is_output = true;
+    g->inputs = vkml_arena_calloc(g->arena, 1, sizeof(int));
+    g->inputs[g->n_inputs++] = x;
+    g->outputs = vkml_arena_calloc(g->arena, 1, sizeof(int));
+    g->outputs[g->n_outputs++] = prev;
+    g->opset = 14;
+    vkml_error err = {0};
+    vkml_model *model = NULL;
+    if (graph_sort(g, &err) != VKML_OK || model_from_graph(g, &model, &err) != VKML_OK) {
+        fprintf(stderr, "bench: chain model: %s\n", err.message);
+        exit(1);
+    }
+    return model;
+}
+
+/* Median host-to-host latency (us) of `runs` runs of the K-Add chain on `device`, after a
+ * warm-up run that checks the answer; -1 on failure (printed). spin_us: the session's
+ * wait_spin_us (0: default); no_fuse: one dispatch per Add instead of one fused node. */
+static inline double bench_chain_latency(vkml_context *ctx, int device, int k, int len, int runs,
+                                         int spin_us, bool no_fuse)
+{
+    vkml_error err = {0};
+    vkml_model *model = bench_chain_model(k, len);
+    vkml_session *s = NULL;
+    vkml_session_params p = {.device = device, .wait_spin_us = spin_us, .no_fuse = no_fuse};
+    float *in = calloc((size_t)len, sizeof(float)), *out = calloc((size_t)len, sizeof(float));
+    double *t = calloc((size_t)runs, sizeof(double));
+    double median = -1;
+    vkml_tensor ti = {.dtype = VKML_DTYPE_FLOAT, .rank = 1, .dims = {len}, .data = in,
+                      .size = sizeof(float) * (size_t)len};
+    vkml_tensor to = ti;
+    to.data = out;
+    if (!in || !out || !t || vkml_session_create(ctx, model, &p, &s, &err) != VKML_OK ||
+        vkml_session_run(s, &ti, 1, &to, 1, &err) != VKML_OK) {
+        fprintf(stderr, "bench: K %d: %s\n", k, err.message);
+    } else if (out[0] != (float)k) {
+        fprintf(stderr, "bench: K %d gave %g\n", k, (double)out[0]);
+    } else {
+        for (int r = 0; r < runs; r++) {
+            double t0 = bench_now_us();
+            vkml_session_run(s, &ti, 1, &to, 1, &err);
+            t[r] = bench_now_us() - t0;
+        }
+        median = bench_median(t, runs);
+    }
+    vkml_session_destroy(&s);
+    vkml_model_destroy(&model);
+    free(in);
+    free(out);
+    free(t);
+    return median;
+}

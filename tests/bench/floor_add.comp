@@ -1,0 +1,14 @@
+#version 450
+// bench_floor's trivial dependent kernel: dst[i] = src[i] + 1 (the chained Add's work
+// without vkml around it).
+layout(local_size_x = 256) in;
+layout(std430, set = 0, binding = 0) readonly buffer Src { float src[]; };
+layout(std430, set = 0, binding = 1) writeonly buffer Dst { float dst[]; };
+layout(push_constant) uniform Push { uint n; } pc;
+
+void main()
+{
+    uint i = gl_GlobalInvocationID.x;
+    if (i < pc.n)
+        dst[i] = src[i] + 1.0;
+}
