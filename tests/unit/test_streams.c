@@ -5,7 +5,8 @@
  * a same-GPU chunk boundary that waited on the host would add one. Device loss injected at
  * the run's wait or at the second GPU chunk's submit (the first still in the queue) fails
  * the run naming the device, later runs fail at once, and nothing is left behind. Without
- * timeline semaphores (VKML_TEST_NO_TIMELINE) the same split gives the same answers. */
+ * timeline semaphores (VKML_TEST_NO_TIMELINE) the same split gives the same answers.
+ * Fusion is off: the chunk boundaries under test are between single nodes. */
 #include "plan/plan.h"
 #include "test_graph.h"
 
@@ -131,7 +132,7 @@ static void test_one_gpu(vkml_context *ctx, vkml_model *model, const float (*in)
                          const float (*want)[N], bool timeline)
 {
     vkml_error err = {0};
-    vkml_session_params params = {.device = 0};
+    vkml_session_params params = {.device = 0, .no_fuse = true};
     vkml_session *s = NULL;
     CHECK_OK(vkml_session_create(ctx, model, &params, &s, &err), &err);
     const plan *p = session_plan(s);
@@ -157,7 +158,8 @@ static void test_two_gpus(vkml_context *ctx, vkml_model *model, const float (*in
     bool found = false;
     for (int k = 2; k <= 12 && !found; k++) {
         vkml_session_params params = {.devices = all, .n_devices = n_all,
-                                      .device_budget = (uint64_t)k * N * sizeof(float)};
+                                      .device_budget = (uint64_t)k * N * sizeof(float),
+                                      .no_fuse = true};
         vkml_session *s = NULL;
         if (vkml_session_create(ctx, model, &params, &s, &err) != VKML_OK)
             continue; /* too tight for this graph */
@@ -181,7 +183,7 @@ static void test_device_lost(vkml_model *model, const float (*in)[2][N], const c
     unsetenv("VKML_TEST_DEVICE_LOST");
     vkml_device_info info;
     CHECK_OK(vkml_context_device_info(ctx, 0, &info, &err), &err);
-    vkml_session_params params = {.device = 0};
+    vkml_session_params params = {.device = 0, .no_fuse = true};
     vkml_session *s = NULL;
     CHECK_OK(vkml_session_create(ctx, model, &params, &s, &err), &err);
     for (int r = 0; s && r < 2; r++) {
