@@ -1,5 +1,6 @@
 #include "cpu/cpu_kernels.h"
 #include "cpu/cpu_elem.h"
+#include "ops/epilogue.h"
 
 #include <stdlib.h>
 
@@ -155,4 +156,16 @@ vkml_status cpu_run_as_float(const op_cpu_args *args, cpu_kernel_fn body, vkml_e
     free(in);
     free(out);
     return st;
+}
+
+void cpu_apply_epilogue(const op_cpu_args *args)
+{
+    const graph_node *n = args->node;
+    const graph_value *y = graph_node_output((graph_value *)args->values, n, 0);
+    if (!n->epilogue || !y || y->dtype != VKML_DTYPE_FLOAT)
+        return;
+    int r = n->epilogue->residual;
+    const float *residual = r >= 0 && r < n->n_inputs ? args->in[r] : NULL;
+    op_epilogue_apply(n->epilogue, args->out[0], residual,
+                      vkml_tensor_element_count(y->rank, y->dims));
 }

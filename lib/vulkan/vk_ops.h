@@ -20,6 +20,7 @@ struct gpu_caps {
     uint32_t max_workgroup_size[3];
     uint32_t max_workgroup_count[3];
     uint32_t max_push_constants;       /* bytes */
+    uint32_t max_bindings; /* storage buffers a kernel may bind (VK_MAX_BINDINGS at most) */
     uint32_t max_shared_memory;        /* bytes per workgroup */
     uint64_t max_storage_buffer_range; /* bytes one binding may cover */
     uint64_t storage_offset_alignment; /* bytes */
@@ -33,6 +34,9 @@ struct gpu_caps {
     /* Shared-memory tiled kernels pay off (GPUs). False on CPU implementations (lavapipe),
      * where workgroup barriers are costly: plain per-output kernels run faster there. */
     bool prefer_tiled;
+    /* Tests and tests/bench/bench_gemm only: float32 MatMul/Gemm/Conv on the kernels before
+     * gemm_tiled.comp (matmul.comp, conv_window.comp), to compare with. */
+    bool old_gemm;
     uint64_t memory_budget; /* bytes of device-local memory vkml may use */
 };
 
