@@ -28,7 +28,7 @@ static bool gemm_groups(const conv_params *p, vkml_dtype dtype, const struct gpu
 {
     int64_t channels = p->out_channels / p->group;
     int64_t cols = p->batch * window_out_size(&p->win);
-    if (!caps->prefer_tiled || caps->old_gemm || dtype != VKML_DTYPE_FLOAT ||
+    if (!caps->prefer_tiled || caps->gemm_force < 0 || dtype != VKML_DTYPE_FLOAT ||
         p->win.spatial > 2 || channels < CONV_GEMM_MIN_CHANNELS)
         return false;
     return vk_gemm_pick(caps, true, channels, cols, p->group, kernel, groups);

@@ -8,6 +8,7 @@ _Static_assert(GRAPH_EPI_RELU == 1 && GRAPH_EPI_CLIP == 2 && GRAPH_EPI_SIGMOID =
                    GRAPH_EPI_GELU_TANH == 9,
                "graph_epi_act must match shaders/common/epilogue.glsl");
 _Static_assert(sizeof(vk_epilogue_push) == 16, "four 32-bit push members");
+_Static_assert(VK_GEMM_TILES == 4, "gemm_tiles below");
 
 /* The block tiles of shaders/meson.build's gemm_* rows, largest first. */
 static const struct gemm_tile {
@@ -46,10 +47,11 @@ bool vk_gemm_pick(const struct gpu_caps *caps, bool conv, int64_t m, int64_t n, 
                   vk_kernel_id *kernel, uint32_t groups[3])
 {
     int n_tiles = (int)VKML_ARRAY_SIZE(gemm_tiles);
-    for (int t = 0; t < n_tiles; t++) {
+    int forced = caps->gemm_force > 0 && caps->gemm_force <= n_tiles ? caps->gemm_force - 1 : -1;
+    for (int t = forced >= 0 ? forced : 0; t < n_tiles; t++) {
         const struct gemm_tile *g = &gemm_tiles[t];
         int64_t gx = (n + g->bn - 1) / g->bn, gy = (m + g->bm - 1) / g->bm;
-        if (t + 1 < n_tiles && gx * gy * z < VK_GEMM_MIN_GROUPS)
+        if (forced < 0 && t + 1 < n_tiles && gx * gy * z < VK_GEMM_MIN_GROUPS)
             continue;
         if (gx > caps->max_workgroup_count[0] || gy > caps->max_workgroup_count[1] ||
             z > caps->max_workgroup_count[2])

@@ -23,5 +23,7 @@ int vk_epilogue_binding(const graph_node *node, int fallback);
 
 /* The gemm_tiled.comp variant (conv: its implicit-GEMM form) for an m x n product over z
  * batches or groups, and its workgroups; false when the grid exceeds the device's. */
+/* Tiles of gemm_tiled.comp (gpu_caps.gemm_force counts from 1). */
+#define VK_GEMM_TILES 4
 bool vk_gemm_pick(const struct gpu_caps *caps, bool conv, int64_t m, int64_t n, int64_t z,
                   vk_kernel_id *kernel, uint32_t groups[3]);

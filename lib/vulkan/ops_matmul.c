@@ -35,7 +35,7 @@ vkml_status vk_rec_matmul(gpu_recorder *rec, const matmul_push *pc, vkml_dtype d
     uint32_t groups[3];
     const struct gpu_caps *caps = vk_rec_caps(rec);
     vk_kernel_id tiled;
-    if (caps->prefer_tiled && !caps->old_gemm && dtype == VKML_DTYPE_FLOAT &&
+    if (caps->prefer_tiled && caps->gemm_force >= 0 && dtype == VKML_DTYPE_FLOAT &&
         vk_gemm_pick(caps, false, pc->m, pc->n, batch, &tiled, groups))
         return vk_rec_kernel(rec, tiled, dtype, bind, pc, sizeof(*pc), groups, err);
     if (!caps->prefer_tiled) {

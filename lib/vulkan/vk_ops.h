@@ -34,9 +34,10 @@ struct gpu_caps {
     /* Shared-memory tiled kernels pay off (GPUs). False on CPU implementations (lavapipe),
      * where workgroup barriers are costly: plain per-output kernels run faster there. */
     bool prefer_tiled;
-    /* Tests and tests/bench/bench_gemm only: float32 MatMul/Gemm/Conv on the kernels before
-     * gemm_tiled.comp (matmul.comp, conv_window.comp), to compare with. */
-    bool old_gemm;
+    /* Tests and tests/bench/bench_gemm only. 0: float32 MatMul/Gemm/Conv pick their
+     * gemm_tiled.comp tile by shape; t > 0: tile t of lib/vulkan/ops_gemm.c's table (1 the
+     * largest); -1: the kernels before gemm_tiled.comp (matmul.comp, conv_window.comp). */
+    int gemm_force;
     uint64_t memory_budget; /* bytes of device-local memory vkml may use */
 };
 
