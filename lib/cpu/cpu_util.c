@@ -162,7 +162,11 @@ void cpu_apply_epilogue(const op_cpu_args *args)
 {
     const graph_node *n = args->node;
     const graph_value *y = graph_node_output((graph_value *)args->values, n, 0);
-    if (!n->epilogue || !y || y->dtype != VKML_DTYPE_FLOAT)
+    /* Half types reach the kernels as float copies (cpu_run_as_float, cpu_run_widened),
+     * whose values may still say float16. */
+    if (!n->epilogue || !y ||
+        (y->dtype != VKML_DTYPE_FLOAT && y->dtype != VKML_DTYPE_FLOAT16 &&
+         y->dtype != VKML_DTYPE_BFLOAT16))
         return;
     int r = n->epilogue->residual;
     const float *residual = r >= 0 && r < n->n_inputs ? args->in[r] : NULL;

@@ -11,9 +11,18 @@
 #include "testutil.h"
 
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
-#define F32 VKML_DTYPE_FLOAT
+#define F32 dtype
+
+/* The element type of the cases (float32, float16 for a few epilogue cases). */
+static vkml_dtype dtype = VKML_DTYPE_FLOAT;
+
+static double bound(void)
+{
+    return dtype == VKML_DTYPE_FLOAT ? OH_BOUND_SUM : OH_BOUND_FP16;
+}
 
 static uint64_t shape_rng;
 
@@ -33,8 +42,8 @@ static void matmul(const char *tag, int ra, const int64_t *a, int rb, const int6
         oh_input(c, F32, (int)ry, ydims, -1, 1);
     if (e)
         oh_epilogue(c, e);
-    snprintf(label, sizeof(label), "MatMul %s", tag);
-    oh_run(c, label, OH_BOUND_SUM);
+    snprintf(label, sizeof(label), "MatMul %s%s", tag, dtype == VKML_DTYPE_FLOAT ? "" : " f16");
+    oh_run(c, label, bound());
 }
 
 static void matmul_2d(int64_t m, int64_t k, int64_t n)
@@ -68,7 +77,7 @@ static void gemm(int64_t m, int64_t k, int64_t n, int trans_a, int trans_b, int 
     snprintf(label, sizeof(label), "Gemm %lldx%lldx%lld%s%s C%d%s%s", (long long)m, (long long)k,
              (long long)n, trans_a ? " A^T" : "", trans_b ? " B^T" : "", c_rank,
              e ? " +" : "", e ? e->absorbed : "");
-    oh_run(c, label, OH_BOUND_SUM);
+    oh_run(c, label, bound());
 }
 
 typedef struct conv_shape {
@@ -98,8 +107,11 @@ static void conv(const conv_shape *s, bool bias, const graph_epilogue *e)
     snprintf(label, sizeof(label), "Conv %lldx%lldx%lldx%lld M%lld k%lld s%lld p%lld d%lld g%lld%s%s",
              (long long)s->n, (long long)s->c, (long long)s->h, (long long)s->w,
              (long long)s->m, (long long)s->k, (long long)s->stride, (long long)s->pad,
-             (long long)s->dil, (long long)s->group, e ? " +" : "", e ? e->absorbed : "");
-    oh_run(c, label, OH_BOUND_SUM);
+             (long long)s->dil, (long long)s->group, e ? " +" : "",
+             e ? e->absorbed : "");
+    if (dtype != VKML_DTYPE_FLOAT)
+        strncat(label, " f16", sizeof(label) - strlen(label) - 1);
+    oh_run(c, label, bound());
 }
 
 static const conv_shape conv_shapes[] = {
@@ -176,6 +188,15 @@ static void epilogues(void)
                           .absorbed = "Add"};
     conv(&conv_shapes[7], false, &add); /* depthwise: the direct kernel's epilogue */
     conv(&conv_shapes[0], true, &add);
+    /* float16: the CPU runs these on float copies, the GPU on its f16 variants */
+    graph_epilogue relu = {.act = GRAPH_EPI_RELU, .residual = 3, .residual_first = true,
+                           .absorbed = "Add+Relu"};
+    dtype = VKML_DTYPE_FLOAT16;
+    conv(&cs, true, &relu);
+    relu.residual = 2;
+    matmul("Add+Relu", 3, (int64_t[]){2, 33, 21}, 2, (int64_t[]){21, 40}, &relu, 3,
+           (int64_t[]){2, 33, 40});
+    dtype = VKML_DTYPE_FLOAT;
 }
 
 int main(void)
