@@ -168,8 +168,10 @@ void cpu_apply_epilogue(const op_cpu_args *args)
         (y->dtype != VKML_DTYPE_FLOAT && y->dtype != VKML_DTYPE_FLOAT16 &&
          y->dtype != VKML_DTYPE_BFLOAT16))
         return;
-    int r = n->epilogue->residual;
+    int r = n->epilogue->residual, b = n->epilogue->bias;
     const float *residual = r >= 0 && r < n->n_inputs ? args->in[r] : NULL;
-    op_epilogue_apply(n->epilogue, args->out[0], residual,
+    const float *bias = b >= 0 && b < n->n_inputs ? args->in[b] : NULL;
+    size_t n_bias = y->rank > 0 ? (size_t)y->dims[y->rank - 1] : 1;
+    op_epilogue_apply(n->epilogue, args->out[0], bias, n_bias, residual,
                       vkml_tensor_element_count(y->rank, y->dims));
 }

@@ -8,11 +8,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Where a fused residual goes among a producer's inputs (after its optional ones). */
-static int residual_slot(const graph_node *n)
+/* Inputs a producer has of its own, optional ones included (the fused ones come after:
+ * a MatMul's bias, then the residual); -1 for other ops. */
+static int own_inputs(const graph_node *n)
 {
     if (fuse_is_op(n, "Conv") || fuse_is_op(n, "Gemm"))
         return 3;
+    return fuse_is_op(n, "MatMul") ? 2 : -1;
+}
+
+/* Where a fused bias goes: MatMul only (Conv and Gemm have their own). */
+static int bias_slot(const graph_node *n)
+{
     return fuse_is_op(n, "MatMul") ? 2 : -1;
 }
 
@@ -85,14 +92,16 @@ static bool match_act(const fuse_state *s, const graph_node *n, int in, graph_ep
     return true;
 }
 
-/* x * Sigmoid(x) with x = value `in` read by exactly those two nodes: *mul is the Mul. */
-static bool match_silu(const fuse_state *s, int in, int *sig, int *mul)
+/* x * Sigmoid(x) (SiLU) or x * HardSigmoid(x) (HardSwish as opset 13 exports write it) with
+ * x = value `in` read by exactly those two nodes: *sig is the gate, *mul the Mul; e gets
+ * the activation. */
+static bool match_gated(const fuse_state *s, int in, int *sig, int *mul, graph_epilogue *e)
 {
     int a = s->first[in], b = s->second[in];
     if (s->readers[in] != 2 || a < 0 || b < 0)
         return false;
     graph_node *na = &s->g->nodes[a], *nb = &s->g->nodes[b];
-    if (fuse_is_op(nb, "Sigmoid")) {
+    if (fuse_is_op(nb, "Sigmoid") || fuse_is_op(nb, "HardSigmoid")) {
         graph_node *t = na;
         na = nb;
         nb = t;
@@ -100,9 +109,13 @@ static bool match_silu(const fuse_state *s, int in, int *sig, int *mul)
         a = b;
         b = ti;
     }
-    if (!fuse_is_op(na, "Sigmoid") || na->n_inputs != 1 || na->n_outputs != 1 ||
+    bool hard = fuse_is_op(na, "HardSigmoid");
+    if ((!hard && !fuse_is_op(na, "Sigmoid")) || na->n_inputs != 1 || na->n_outputs != 1 ||
         !fuse_is_op(nb, "Mul") || nb->n_inputs != 2 || nb->n_outputs != 1)
         return false;
+    e->act = hard ? GRAPH_EPI_X_HARD_SIGMOID : GRAPH_EPI_SILU;
+    e->alpha = hard ? graph_attr_float(na, "alpha", 0.2f) : 1;
+    e->beta = hard ? graph_attr_float(na, "beta", 0.5f) : 0;
     int sv = na->outputs[0];
     if (sv < 0 || s->readers[sv] != 1 || s->g->values[sv].is_output)
         return false;
@@ -121,6 +134,23 @@ static bool same_shape(const graph_value *a, const graph_value *b)
         if (a->dims[d] < 0 || a->dims[d] != b->dims[d])
             return false;
     return true;
+}
+
+/* Add(in, B) with B a float constant of in's last dim's length ([N] or [1, .., N]): a bias
+ * along the last dim (fused into MatMul). B's value, or -1. */
+static int match_bias(const fuse_state *s, const graph_node *n, int in)
+{
+    if (!fuse_is_op(n, "Add") || n->n_inputs != 2 || n->n_outputs != 1 || n->n_attrs > 0)
+        return -1;
+    int other = n->inputs[0] == in ? n->inputs[1] : n->inputs[1] == in ? n->inputs[0] : -1;
+    if (other < 0 || other == in)
+        return -1;
+    const graph_value *b = &s->shapes[other], *y = &s->shapes[in];
+    if (b->kind != GRAPH_VALUE_CONSTANT || b->dtype != y->dtype || b->rank < 1 ||
+        b->rank > y->rank || y->rank < 1 || b->dims[b->rank - 1] != y->dims[y->rank - 1] ||
+        vkml_tensor_element_count(b->rank, b->dims) != (size_t)y->dims[y->rank - 1])
+        return -1;
+    return other;
 }
 
 /* Add(in, R) with R of in's shape (in both inferences): R's value, or -1. */
@@ -143,17 +173,18 @@ static void append_absorbed(char *buf, size_t size, const char *op)
 
 /* One absorption step after value `out` of producer p: the node that reads it becomes
  * part of e. Returns the new output value, or -1 when nothing matched. */
-static int absorb_next(fuse_state *s, int out, graph_epilogue *e, int *residual, char *absorbed,
-                       size_t size)
+static int absorb_next(fuse_state *s, int p, int out, graph_epilogue *e, int *bias,
+                       int *residual, char *absorbed, size_t size)
 {
     graph *g = s->g;
     if (g->values[out].is_output)
         return -1;
     int sig, mul;
-    if (e->act == GRAPH_EPI_NONE && match_silu(s, out, &sig, &mul)) {
-        e->act = GRAPH_EPI_SILU;
-        e->alpha = 1;
-        append_absorbed(absorbed, size, "Sigmoid+Mul");
+    graph_epilogue gated = *e;
+    if (e->act == GRAPH_EPI_NONE && match_gated(s, out, &sig, &mul, &gated)) {
+        *e = gated;
+        append_absorbed(absorbed, size, g->nodes[sig].op_type);
+        append_absorbed(absorbed, size, "Mul");
         int y = g->nodes[mul].outputs[0];
         remove_node(&g->nodes[sig]);
         remove_node(&g->nodes[mul]);
@@ -165,7 +196,10 @@ static int absorb_next(fuse_state *s, int out, graph_epilogue *e, int *residual,
     graph_node *n = &g->nodes[r];
     graph_epilogue act = *e;
     int other;
-    if (e->act == GRAPH_EPI_NONE && match_act(s, n, out, &act)) {
+    bool first_step = !absorbed[0];
+    if (first_step && bias_slot(&g->nodes[p]) >= 0 && (other = match_bias(s, n, out)) >= 0) {
+        *bias = other; /* before anything else: the product's own bias */
+    } else if (e->act == GRAPH_EPI_NONE && match_act(s, n, out, &act)) {
         *e = act;
     } else if (*residual < 0 && (other = match_residual(s, n, out)) >= 0) {
         *residual = other;
@@ -179,27 +213,31 @@ static int absorb_next(fuse_state *s, int out, graph_epilogue *e, int *residual,
     return y;
 }
 
-/* Gives producer p the epilogue e and, r >= 0, the residual input r; output y. */
-static bool attach(graph *g, int p, const graph_epilogue *e, int r, int y, const char *absorbed)
+/* Gives producer p the epilogue e, b >= 0 the bias input b and r >= 0 the residual input r;
+ * output y. */
+static bool attach(graph *g, int p, const graph_epilogue *e, int b, int r, int y,
+                   const char *absorbed)
 {
     graph_node *n = &g->nodes[p];
     graph_epilogue *ep = vkml_arena_calloc(g->arena, 1, sizeof(*ep));
     if (!ep || !(ep->absorbed = vkml_arena_strdup(g->arena, absorbed)))
         return false;
     *ep = (graph_epilogue){.act = e->act, .alpha = e->alpha, .beta = e->beta,
-                           .residual = -1, .residual_first = e->residual_first,
+                           .bias = -1, .residual = -1, .residual_first = e->residual_first,
                            .absorbed = ep->absorbed};
-    if (r >= 0) {
-        int slot = residual_slot(n);
-        int *inputs = vkml_arena_calloc(g->arena, (size_t)slot + 1, sizeof(int));
+    int own = own_inputs(n), total = own + (b >= 0) + (r >= 0);
+    if (total > own) {
+        int *inputs = vkml_arena_calloc(g->arena, (size_t)total, sizeof(int));
         if (!inputs)
             return false;
-        for (int i = 0; i < slot; i++)
+        for (int i = 0; i < own; i++)
             inputs[i] = i < n->n_inputs ? n->inputs[i] : -1;
-        inputs[slot] = r;
+        if (b >= 0)
+            inputs[ep->bias = own] = b;
+        if (r >= 0)
+            inputs[ep->residual = total - 1] = r;
         n->inputs = inputs;
-        n->n_inputs = slot + 1;
-        ep->residual = slot;
+        n->n_inputs = total;
     }
     n->outputs[0] = y;
     n->epilogue = ep;
@@ -211,25 +249,27 @@ static bool attach(graph *g, int p, const graph_epilogue *e, int r, int y, const
 static int fuse_producer(fuse_state *s, int p)
 {
     graph_node *n = &s->g->nodes[p];
-    if (residual_slot(n) < 0 || n->epilogue || !n->op || n->n_outputs != 1 ||
-        n->outputs[0] < 0 || n->n_inputs > residual_slot(n))
+    if (own_inputs(n) < 0 || n->epilogue || !n->op || n->n_outputs != 1 ||
+        n->outputs[0] < 0 || n->n_inputs > own_inputs(n))
         return 0;
     int out = n->outputs[0];
     vkml_dtype dt = s->shapes[out].dtype;
     if (dt != VKML_DTYPE_FLOAT && dt != VKML_DTYPE_FLOAT16)
         return 0;
-    graph_epilogue e = {.act = GRAPH_EPI_NONE, .residual = -1};
-    int residual = -1, steps = 0, next;
+    graph_epilogue e = {.act = GRAPH_EPI_NONE, .bias = -1, .residual = -1};
+    int bias = -1, residual = -1, steps = 0, next;
     char names[64] = "";
-    /* At most an activation and an Add, in either order. */
-    while (steps < 2 && (next = absorb_next(s, out, &e, &residual, names, sizeof(names))) >= 0) {
+    /* At most a bias (MatMul), then an activation and an Add, in either order. */
+    while (steps < 3 &&
+           (next = absorb_next(s, p, out, &e, &bias, &residual, names, sizeof(names))) >= 0) {
         out = next;
         steps++;
     }
     if (!steps)
         return 0;
-    int nodes = steps + (e.act == GRAPH_EPI_SILU); /* x * Sigmoid(x) is two */
-    return attach(s->g, p, &e, residual, out, names) ? nodes : -1;
+    /* x * Sigmoid(x) and x * HardSigmoid(x) are two nodes */
+    int nodes = steps + (e.act == GRAPH_EPI_SILU || e.act == GRAPH_EPI_X_HARD_SIGMOID);
+    return attach(s->g, p, &e, bias, residual, out, names) ? nodes : -1;
 }
 
 bool graph_fusion_disabled(void)

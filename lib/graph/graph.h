@@ -97,15 +97,19 @@ typedef enum graph_epi_act {
     GRAPH_EPI_SILU = 7,       /* x * sigmoid(x) */
     GRAPH_EPI_GELU = 8,       /* erf form */
     GRAPH_EPI_GELU_TANH = 9,  /* tanh approximation */
+    GRAPH_EPI_X_HARD_SIGMOID = 10, /* x * max(0, min(1, alpha * x + beta)) */
 } graph_epi_act;
 
-/* What a Conv, Gemm or MatMul node absorbed from the nodes after it: its result r
- * (bias included) becomes act(r + R) when residual_first, else act(r) + R, where R is input
- * `residual` (-1: none) of the node's shape. */
+/* What a Conv, Gemm or MatMul node absorbed from the nodes after it: its result r (its own
+ * bias included; MatMul: plus input `bias`, a constant along the last dim) becomes
+ * act(r + R) when residual_first, else act(r) + R, where R is input `residual` (-1: none)
+ * of the node's shape. */
 typedef struct graph_epilogue {
     graph_epi_act act;
     float alpha, beta; /* the activation's parameters (see graph_epi_act) */
-    int residual;      /* index into the node's inputs, -1: none */
+    /* Indices into the node's inputs, after its own (Conv, Gemm: 3, MatMul: 2), -1: none */
+    int bias; /* MatMul only */
+    int residual;
     bool residual_first;
     const char *absorbed; /* the absorbed ops in order, "Add+Relu" */
 } graph_epilogue;
@@ -200,9 +204,10 @@ bool graph_fusion_disabled(void);
 /* Epilogue fusion at load (graph/fuse_epilogue.c): a float Conv, Gemm or MatMul whose
  * output is read by one node and is not a graph output absorbs that node when it is an
  * activation (Relu, Clip with constant bounds, Sigmoid, HardSigmoid, HardSwish, LeakyRelu,
- * Gelu, x * Sigmoid(x)) or an Add of a tensor of the output's shape (the residual, which
- * becomes an input of the node); then the same once more (Add then activation or
- * activation then Add). `shapes` are g's values with shapes inferred (at some binding of
+ * Gelu, x * Sigmoid(x), x * HardSigmoid(x)) or an Add of a tensor of the output's shape (the
+ * residual, which becomes an input of the node); then the same once more (Add then
+ * activation or activation then Add). A MatMul first takes an Add of a constant along its
+ * last dim as its bias. `shapes` are g's values with shapes inferred (at some binding of
  * the symbolic dims; a residual must match the output there and in `shapes2`, a second
  * binding, or NULL). Re-sorts the graph; *n_fused (may be NULL) counts absorbed nodes. */
 vkml_status graph_fuse_epilogues(graph *g, const graph_value *shapes, const graph_value *shapes2,

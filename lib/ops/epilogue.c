@@ -7,7 +7,21 @@
 vkml_status op_epilogue_check(const graph_value *values, const graph_node *node, vkml_error *err)
 {
     char sr[160], sy[160];
-    if (!node->epilogue || node->epilogue->residual < 0)
+    if (!node->epilogue)
+        return VKML_OK;
+    const graph_epilogue *e = node->epilogue;
+    if (e->bias >= 0) {
+        const graph_value *b = e->bias < node->n_inputs && node->inputs[e->bias] >= 0
+                                   ? &values[node->inputs[e->bias]] : NULL;
+        const graph_value *y = &values[node->outputs[0]];
+        if (!b || y->rank < 1 || b->dtype != y->dtype ||
+            vkml_tensor_element_count(b->rank, b->dims) != (size_t)y->dims[y->rank - 1])
+            return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
+                             "%s with fused %s: the bias is not a vector of the output's last "
+                             "dim (VKML_NO_FUSE=1 loads the model unfused)",
+                             node->op_type, e->absorbed);
+    }
+    if (e->residual < 0)
         return VKML_OK;
     int r = op_epilogue_residual(node);
     if (r < 0 || node->n_outputs < 1 || node->outputs[0] < 0)
@@ -48,17 +62,20 @@ float op_epilogue_act(const graph_epilogue *e, float a)
     case GRAPH_EPI_GELU: return 0.5f * a * (1 + erff(a * 0.7071067811865476f));
     case GRAPH_EPI_GELU_TANH:
         return 0.5f * a * (1 + tanhf(0.7978845608028654f * (a + 0.044715f * a * a * a)));
+    case GRAPH_EPI_X_HARD_SIGMOID: return a * fmaxf(0, fminf(1, e->alpha * a + e->beta));
     }
     return a;
 }
 
-void op_epilogue_apply(const graph_epilogue *e, float *y, const float *residual, size_t count)
+void op_epilogue_apply(const graph_epilogue *e, float *y, const float *bias, size_t n_bias,
+                       const float *residual, size_t count)
 {
     if (!e)
         return;
     bool first = residual && e->residual_first, after = residual && !e->residual_first;
     for (size_t i = 0; i < count; i++) {
-        float v = first ? y[i] + residual[i] : y[i];
+        float v = bias && n_bias ? y[i] + bias[i % n_bias] : y[i];
+        v = first ? v + residual[i] : v;
         v = op_epilogue_act(e, v);
         y[i] = after ? v + residual[i] : v;
     }

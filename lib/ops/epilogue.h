@@ -4,10 +4,13 @@
  * CPU kernels apply it with (shaders/common/epilogue.glsl is the GPU's). */
 #include "graph/graph.h"
 
-/* Inputs of the node without a fused residual (the residual is the last input). */
+/* Inputs of the node without the fused ones (a MatMul's bias, a residual: the last). */
 static inline int op_epilogue_base_inputs(const graph_node *n)
 {
-    return n->epilogue && n->epilogue->residual >= 0 ? n->epilogue->residual : n->n_inputs;
+    const graph_epilogue *e = n->epilogue;
+    if (e && e->bias >= 0)
+        return e->bias;
+    return e && e->residual >= 0 ? e->residual : n->n_inputs;
 }
 
 /* The residual's value, or -1. */
@@ -24,6 +27,7 @@ vkml_status op_epilogue_check(const graph_value *values, const graph_node *node,
 /* The activation of e at x. */
 float op_epilogue_act(const graph_epilogue *e, float x);
 
-/* y[i] = the epilogue of y[i] (the node's result, bias included) for i < count, with
- * residual[i] (NULL when e has none). float32. */
-void op_epilogue_apply(const graph_epilogue *e, float *y, const float *residual, size_t count);
+/* y[i] = the epilogue of y[i] (the node's result, its own bias included) for i < count,
+ * with bias[i % n_bias] and residual[i] (NULL when e has none). float32. */
+void op_epilogue_apply(const graph_epilogue *e, float *y, const float *bias, size_t n_bias,
+                       const float *residual, size_t count);

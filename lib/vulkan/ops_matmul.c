@@ -115,13 +115,22 @@ VKML_GPU_DECL(gpu_matmul)
         .batch_rank = (uint32_t)p.batch_rank,
         .epi = vk_epilogue_of(node),
     };
+    /* A fused bias is C broadcast along the rows: Y = A B + 1 * C[col]. */
+    int bias = node->epilogue && node->epilogue->bias >= 0 ? node->inputs[node->epilogue->bias]
+                                                           : -1;
+    if (bias >= 0) {
+        pc.has_c = 1;
+        pc.beta = 1.0f;
+        pc.c_sn = 1;
+    }
     for (int d = 0; d < p.batch_rank; d++) {
         pc.batch_dims[d] = vk_u32(p.batch_dims[d]);
         pc.a_batch_strides[d] = vk_u32(p.a_batch_strides[d]);
         pc.b_batch_strides[d] = vk_u32(p.b_batch_strides[d]);
     }
-    return vk_rec_matmul(rec, &pc, node_dtype(values, node), node->inputs[0], node->inputs[1], -1,
-                         vk_epilogue_binding(node, -1), node->outputs[0], p.batch_count, err);
+    return vk_rec_matmul(rec, &pc, node_dtype(values, node), node->inputs[0], node->inputs[1],
+                         bias, vk_epilogue_binding(node, -1), node->outputs[0], p.batch_count,
+                         err);
 }
 
 VKML_GPU_DECL(gpu_gemm)

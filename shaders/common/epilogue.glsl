@@ -19,6 +19,7 @@
 #define EPI_SILU 7
 #define EPI_GELU 8
 #define EPI_GELU_TANH 9
+#define EPI_X_HARD_SIGMOID 10
 
 float epi_sigmoid(float v)
 {
@@ -39,6 +40,7 @@ float epi_act(float v, uint act, float al, float be)
     case EPI_GELU: return 0.5 * v * (1.0 + erf_approx(v * 0.70710678118654752));
     case EPI_GELU_TANH:
         return 0.5 * v * (1.0 + tanh_f(0.79788456080286536 * (v + 0.044715 * v * v * v)));
+    case EPI_X_HARD_SIGMOID: return v * max(0.0, min(1.0, al * v + be));
     default: return v;
     }
 }

@@ -38,6 +38,8 @@ static void matmul(const char *tag, int ra, const int64_t *a, int rb, const int6
     oh_case *c = oh_new("MatMul", 13);
     oh_input(c, F32, ra, a, -1, 1);
     oh_const_random(c, F32, rb, b, -1, 1);
+    if (e && e->bias >= 0) /* a bias along the last dim */
+        oh_const_random(c, F32, 1, ydims + ry - 1, -1, 1);
     if (e && e->residual >= 0)
         oh_input(c, F32, (int)ry, ydims, -1, 1);
     if (e)
@@ -163,13 +165,23 @@ static void epilogues(void)
         {GRAPH_EPI_SILU, 1, 0, "SiLU"},
         {GRAPH_EPI_GELU, 0, 0, "Gelu"},
         {GRAPH_EPI_GELU_TANH, 0, 0, "Gelu tanh"},
+        {GRAPH_EPI_X_HARD_SIGMOID, 1.0f / 6, 0.5f, "HardSigmoid+Mul"},
     };
     const conv_shape cs = {2, 12, 9, 8, 20, 3, 1, 1, 1, 1};
     for (size_t i = 0; i < VKML_ARRAY_SIZE(acts); i++) {
         graph_epilogue e = {.act = acts[i].act, .alpha = acts[i].alpha, .beta = acts[i].beta,
-                            .residual = -1, .absorbed = acts[i].name};
+                            .bias = -1, .residual = -1, .absorbed = acts[i].name};
         conv(&cs, true, &e);
-        matmul(acts[i].name, 3, (int64_t[]){2, 33, 21}, 2, (int64_t[]){21, 40}, &e, 0, NULL);
+        matmul(acts[i].name, 3, (int64_t[]){2, 33, 21}, 2, (int64_t[]){21, 40}, &e, 3,
+               (int64_t[]){2, 33, 40});
+        graph_epilogue with_bias = e; /* MatMul + Add(bias) + act + Add(residual) */
+        char bname[64];
+        snprintf(bname, sizeof(bname), "Add+%s+Add", acts[i].name);
+        with_bias.bias = 2;
+        with_bias.residual = 3; /* after the bias */
+        with_bias.absorbed = bname;
+        matmul(bname, 3, (int64_t[]){2, 33, 21}, 2, (int64_t[]){21, 40}, &with_bias, 3,
+               (int64_t[]){2, 33, 40});
         char name[64];
         snprintf(name, sizeof(name), "Add+%s", acts[i].name);
         graph_epilogue r = e;
@@ -180,16 +192,16 @@ static void epilogues(void)
         snprintf(name, sizeof(name), "%s+Add", acts[i].name);
         r.residual_first = false;
         gemm(29, 31, 37, 0, 1, i % 2, &r);
-        r.residual = 2;
+        r.residual = 2; /* MatMul's own inputs are 2 */
         matmul(name, 3, (int64_t[]){2, 33, 21}, 2, (int64_t[]){21, 40}, &r, 3,
                (int64_t[]){2, 33, 40});
     }
-    graph_epilogue add = {.act = GRAPH_EPI_NONE, .residual = 3, .residual_first = true,
+    graph_epilogue add = {.act = GRAPH_EPI_NONE, .bias = -1, .residual = 3, .residual_first = true,
                           .absorbed = "Add"};
     conv(&conv_shapes[7], false, &add); /* depthwise: the direct kernel's epilogue */
     conv(&conv_shapes[0], true, &add);
     /* float16: the CPU runs these on float copies, the GPU on its f16 variants */
-    graph_epilogue relu = {.act = GRAPH_EPI_RELU, .residual = 3, .residual_first = true,
+    graph_epilogue relu = {.act = GRAPH_EPI_RELU, .bias = -1, .residual = 3, .residual_first = true,
                            .absorbed = "Add+Relu"};
     dtype = VKML_DTYPE_FLOAT16;
     conv(&cs, true, &relu);

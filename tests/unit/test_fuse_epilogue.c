@@ -1,6 +1,6 @@
 /* Load-time epilogue fusion (graph/fuse_epilogue.c): a graph with each pattern (Conv + Add +
  * Relu, Conv + x*Sigmoid(x) + Add, Conv + Clip, Gemm + HardSwish, MatMul + LeakyRelu + Add,
- * MatMul + Gelu) loads with those nodes absorbed, `fused` naming them, and computes what the
+ * MatMul + Add(bias) + Gelu, Conv + x*HardSigmoid(x)) loads with those nodes absorbed, `fused` naming them, and computes what the
  * unfused graph (VKML_NO_FUSE=1) computes, on the CPU and on every Vulkan device; what must
  * not fuse (a broadcast Add, an output read twice, a graph output) stays. */
 #include "test_graph.h"
@@ -88,9 +88,18 @@ static vkml_model *make_model(bool fuse)
     int lr = node(g, "leaky5", "LeakyRelu", 13, 1, (int[]){t5}, l5, 1);
     g->nodes[lr].attrs[0] = (graph_attr){.name = "alpha", .type = GRAPH_ATTR_FLOAT, .f = 0.2f};
     node(g, "add5", "Add", 13, 2, (int[]){l5, r}, y5, 0);
-    int t6 = val(g, "t6"), y6 = val(g, "Y6");
+    int t6 = val(g, "t6"), b6 = val(g, "b6"), y6 = val(g, "Y6");
+    int bias6 = tg_random_constant(g, "bias6", 1, (int64_t[]){9}, -1, 1, &seed);
     node(g, "mm6", "MatMul", 13, 2, (int[]){z3, wm}, t6, 0);
-    node(g, "gelu6", "Gelu", 20, 1, (int[]){t6}, y6, 0);
+    node(g, "add6", "Add", 13, 2, (int[]){bias6, t6}, b6, 0);
+    node(g, "gelu6", "Gelu", 20, 1, (int[]){b6}, y6, 0);
+    /* 9: Conv + x * HardSigmoid(x) (HardSwish as opset 13 exports write it) */
+    int t9 = val(g, "t9"), h9 = val(g, "h9"), y9 = val(g, "Y9");
+    conv(g, "c9", x, 3, true, t9);
+    int hs = node(g, "hsig9", "HardSigmoid", 13, 1, (int[]){t9}, h9, 2);
+    g->nodes[hs].attrs[0] = (graph_attr){.name = "alpha", .type = GRAPH_ATTR_FLOAT, .f = 1.0f / 6};
+    g->nodes[hs].attrs[1] = (graph_attr){.name = "beta", .type = GRAPH_ATTR_FLOAT, .f = 0.5f};
+    node(g, "mul9", "Mul", 13, 2, (int[]){t9, h9}, y9, 0);
     /* Not fused: an Add that broadcasts S; a Conv output that is also a graph output. */
     int t7 = val(g, "t7"), y7 = val(g, "Y7"), t8 = val(g, "T8"), y8 = val(g, "Y8");
     conv(g, "c7", x, 1, true, t7);
@@ -102,7 +111,7 @@ static vkml_model *make_model(bool fuse)
     else
         setenv("VKML_NO_FUSE", "1", 1);
     vkml_model *m = tg_model(g, (int[]){x, z, z3, r, sc}, 5,
-                             (int[]){y1, y2, y3, y4, y5, y6, y7, y8, t8}, 9, 20);
+                             (int[]){y1, y2, y3, y4, y5, y6, y7, y8, t8, y9}, 10, 20);
     unsetenv("VKML_NO_FUSE");
     return m;
 }
@@ -120,7 +129,7 @@ static const char *fused_of(const vkml_model *m, const char *name)
 }
 
 #define N_IN 5
-#define N_OUT 9
+#define N_OUT 10
 
 static void run(vkml_context *ctx, vkml_model *m, int device, const vkml_tensor *in,
                 vkml_tensor *out)
@@ -148,11 +157,13 @@ int main(void)
         return test_finish("test_fuse_epilogue");
     size_t np = vkml_model_node_count(plain), nf = vkml_model_node_count(fused);
     printf("nodes: %zu unfused, %zu fused\n", np, nf);
-    /* Absorbed: Add Relu, Sigmoid Mul Add, Clip, HardSwish, LeakyRelu Add, Gelu. */
-    CHECK(np - nf == 10, "%zu nodes absorbed, expected 10", np - nf);
+    /* Absorbed: Add Relu, Sigmoid Mul Add, Clip, HardSwish, LeakyRelu Add, Add Gelu,
+     * HardSigmoid Mul. */
+    CHECK(np - nf == 13, "%zu nodes absorbed, expected 13", np - nf);
     static const char *expect[][2] = {
         {"c1", "Add+Relu"}, {"c2", "Sigmoid+Mul+Add"}, {"c3", "Clip"}, {"gemm4", "HardSwish"},
-        {"mm5", "LeakyRelu+Add"}, {"mm6", "Gelu"}, {"c7", ""}, {"c8", ""},
+        {"mm5", "LeakyRelu+Add"}, {"mm6", "Add+Gelu"}, {"c7", ""}, {"c8", ""},
+        {"c9", "HardSigmoid+Mul"},
     };
     for (size_t i = 0; i < VKML_ARRAY_SIZE(expect); i++) {
         const char *got = fused_of(fused, expect[i][0]);
