@@ -272,6 +272,24 @@ static int fuse_producer(fuse_state *s, int p)
     return attach(s->g, p, &e, bias, residual, out, names) ? nodes : -1;
 }
 
+bool graph_epilogue_candidates(const graph *g)
+{
+    static const char *readers[] = {"Relu", "Clip", "Sigmoid", "HardSigmoid", "HardSwish",
+                                    "LeakyRelu", "Gelu", "Add"};
+    for (int i = 0; i < g->n_nodes; i++) {
+        const graph_node *n = &g->nodes[i];
+        for (int k = 0; k < n->n_inputs; k++) {
+            int v = n->inputs[k], p = v >= 0 ? g->values[v].producer : -1;
+            if (p < 0 || own_inputs(&g->nodes[p]) < 0)
+                continue;
+            for (size_t r = 0; r < VKML_ARRAY_SIZE(readers); r++)
+                if (fuse_is_op(n, readers[r]))
+                    return true;
+        }
+    }
+    return false;
+}
+
 bool graph_fusion_disabled(void)
 {
     const char *v = getenv("VKML_NO_FUSE");

@@ -212,6 +212,9 @@ bool graph_fusion_disabled(void);
  * binding, or NULL). Re-sorts the graph; *n_fused (may be NULL) counts absorbed nodes. */
 vkml_status graph_fuse_epilogues(graph *g, const graph_value *shapes, const graph_value *shapes2,
                                  int *n_fused, vkml_error *err);
+/* Whether some node of g reads a Conv, Gemm or MatMul output with an op epilogue fusion
+ * may absorb (a cheap test before inferring shapes for graph_fuse_epilogues). */
+bool graph_epilogue_candidates(const graph *g);
 
 /* Shape and type inference over all nodes in order (graph/infer.c): binds every symbolic
  * or unknown input dim to `symbolic_value`, then calls each node's op shape function.

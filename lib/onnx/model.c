@@ -56,7 +56,7 @@ static bool has_symbolic_inputs(const graph *g)
  * shapes cannot be inferred here, or that has sequence ops, stays unfused. */
 static vkml_status fuse_epilogues(graph *g, vkml_error *err)
 {
-    if (graph_fusion_disabled() || lower_seq_needed(g))
+    if (graph_fusion_disabled() || !graph_epilogue_candidates(g) || lower_seq_needed(g))
         return VKML_OK;
     bool symbolic = has_symbolic_inputs(g);
     vkml_arena *arena = vkml_arena_create();
