@@ -197,7 +197,11 @@ static int absorb_next(fuse_state *s, int p, int out, graph_epilogue *e, int *bi
     graph_epilogue act = *e;
     int other;
     bool first_step = !absorbed[0];
-    if (first_step && bias_slot(&g->nodes[p]) >= 0 && (other = match_bias(s, n, out)) >= 0) {
+    const graph_node *prod = &g->nodes[p];
+    /* A bias runs along B's columns: B must be a matrix (a 1-D B drops that dim). */
+    bool matrix_b = prod->n_inputs > 1 && prod->inputs[1] >= 0 &&
+                    s->shapes[prod->inputs[1]].rank >= 2;
+    if (first_step && bias_slot(prod) >= 0 && matrix_b && (other = match_bias(s, n, out)) >= 0) {
         *bias = other; /* before anything else: the product's own bias */
     } else if (e->act == GRAPH_EPI_NONE && match_act(s, n, out, &act)) {
         *e = act;

@@ -75,6 +75,9 @@ VKML_GPU_SUPPORTS_DECL(gpu_matmul_supports)
                               p.batch_rank, MATMUL_MAX_BATCH_RANK);
     if (!groups_fit(caps, p.m, p.n, p.batch_count, why, why_size))
         return false;
+    if (node->epilogue && node->epilogue->bias >= 0 && values[node->inputs[1]].rank < 2)
+        return vk_unsupported(why, why_size, "MatMul with a fused bias and a 1-D B: the "
+                              "kernels add the bias along B's columns");
     return vk_check_tensors(values, node, caps, true, why, why_size);
 }
 

@@ -100,6 +100,12 @@ static vkml_model *make_model(bool fuse)
     g->nodes[hs].attrs[0] = (graph_attr){.name = "alpha", .type = GRAPH_ATTR_FLOAT, .f = 1.0f / 6};
     g->nodes[hs].attrs[1] = (graph_attr){.name = "beta", .type = GRAPH_ATTR_FLOAT, .f = 0.5f};
     node(g, "mul9", "Mul", 13, 2, (int[]){t9, h9}, y9, 0);
+    /* Not fused: a constant Add after a MatMul by a vector (its last dim is not B's). */
+    int t10 = val(g, "t10"), y10 = val(g, "Y10");
+    int v10 = tg_random_constant(g, "v10", 1, (int64_t[]){12}, -1, 1, &seed);
+    int b10 = tg_random_constant(g, "b10", 1, (int64_t[]){5}, -1, 1, &seed);
+    node(g, "mm10", "MatMul", 13, 2, (int[]){z3, v10}, t10, 0);
+    node(g, "add10", "Add", 13, 2, (int[]){t10, b10}, y10, 0);
     /* Not fused: an Add that broadcasts S; a Conv output that is also a graph output. */
     int t7 = val(g, "t7"), y7 = val(g, "Y7"), t8 = val(g, "T8"), y8 = val(g, "Y8");
     conv(g, "c7", x, 1, true, t7);
@@ -111,7 +117,7 @@ static vkml_model *make_model(bool fuse)
     else
         setenv("VKML_NO_FUSE", "1", 1);
     vkml_model *m = tg_model(g, (int[]){x, z, z3, r, sc}, 5,
-                             (int[]){y1, y2, y3, y4, y5, y6, y7, y8, t8, y9}, 10, 20);
+                             (int[]){y1, y2, y3, y4, y5, y6, y7, y8, t8, y9, y10}, 11, 20);
     unsetenv("VKML_NO_FUSE");
     return m;
 }
@@ -129,7 +135,7 @@ static const char *fused_of(const vkml_model *m, const char *name)
 }
 
 #define N_IN 5
-#define N_OUT 10
+#define N_OUT 11
 
 static void run(vkml_context *ctx, vkml_model *m, int device, const vkml_tensor *in,
                 vkml_tensor *out)
@@ -163,7 +169,7 @@ int main(void)
     static const char *expect[][2] = {
         {"c1", "Add+Relu"}, {"c2", "Sigmoid+Mul+Add"}, {"c3", "Clip"}, {"gemm4", "HardSwish"},
         {"mm5", "LeakyRelu+Add"}, {"mm6", "Add+Gelu"}, {"c7", ""}, {"c8", ""},
-        {"c9", "HardSigmoid+Mul"},
+        {"c9", "HardSigmoid+Mul"}, {"mm10", ""},
     };
     for (size_t i = 0; i < VKML_ARRAY_SIZE(expect); i++) {
         const char *got = fused_of(fused, expect[i][0]);
