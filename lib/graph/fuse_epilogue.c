@@ -84,7 +84,8 @@ static bool match_act(const fuse_state *s, const graph_node *n, int in, graph_ep
         e->act = GRAPH_EPI_CLIP;
         e->alpha = n->opset < 11 ? graph_attr_float(n, "min", -FLT_MAX) : -FLT_MAX;
         e->beta = n->opset < 11 ? graph_attr_float(n, "max", FLT_MAX) : FLT_MAX;
-        if (n->opset >= 11 && (!const_scalar(s, n, 1, &e->alpha) || !const_scalar(s, n, 2, &e->beta)))
+        if (n->opset >= 11 &&
+            (!const_scalar(s, n, 1, &e->alpha) || !const_scalar(s, n, 2, &e->beta)))
             return false;
     } else {
         return false;
@@ -173,8 +174,8 @@ static void append_absorbed(char *buf, size_t size, const char *op)
 
 /* One absorption step after value `out` of producer p: the node that reads it becomes
  * part of e. Returns the new output value, or -1 when nothing matched. */
-static int absorb_next(fuse_state *s, int p, int out, graph_epilogue *e, int *bias,
-                       int *residual, char *absorbed, size_t size)
+static int absorb_next(fuse_state *s, int p, int out, graph_epilogue *e, int *bias, int *residual,
+                       char *absorbed, size_t size)
 {
     graph *g = s->g;
     if (g->values[out].is_output)
@@ -199,8 +200,8 @@ static int absorb_next(fuse_state *s, int p, int out, graph_epilogue *e, int *bi
     bool first_step = !absorbed[0];
     const graph_node *prod = &g->nodes[p];
     /* A bias runs along B's columns: B must be a matrix (a 1-D B drops that dim). */
-    bool matrix_b = prod->n_inputs > 1 && prod->inputs[1] >= 0 &&
-                    s->shapes[prod->inputs[1]].rank >= 2;
+    bool matrix_b =
+        prod->n_inputs > 1 && prod->inputs[1] >= 0 && s->shapes[prod->inputs[1]].rank >= 2;
     if (first_step && bias_slot(prod) >= 0 && matrix_b && (other = match_bias(s, n, out)) >= 0) {
         *bias = other; /* before anything else: the product's own bias */
     } else if (e->act == GRAPH_EPI_NONE && match_act(s, n, out, &act)) {
@@ -226,8 +227,12 @@ static bool attach(graph *g, int p, const graph_epilogue *e, int b, int r, int y
     graph_epilogue *ep = vkml_arena_calloc(g->arena, 1, sizeof(*ep));
     if (!ep || !(ep->absorbed = vkml_arena_strdup(g->arena, absorbed)))
         return false;
-    *ep = (graph_epilogue){.act = e->act, .alpha = e->alpha, .beta = e->beta,
-                           .bias = -1, .residual = -1, .residual_first = e->residual_first,
+    *ep = (graph_epilogue){.act = e->act,
+                           .alpha = e->alpha,
+                           .beta = e->beta,
+                           .bias = -1,
+                           .residual = -1,
+                           .residual_first = e->residual_first,
                            .absorbed = ep->absorbed};
     int own = own_inputs(n), total = own + (b >= 0) + (r >= 0);
     if (total > own) {
@@ -253,8 +258,8 @@ static bool attach(graph *g, int p, const graph_epilogue *e, int b, int r, int y
 static int fuse_producer(fuse_state *s, int p)
 {
     graph_node *n = &s->g->nodes[p];
-    if (own_inputs(n) < 0 || n->epilogue || !n->op || n->n_outputs != 1 ||
-        n->outputs[0] < 0 || n->n_inputs > own_inputs(n))
+    if (own_inputs(n) < 0 || n->epilogue || !n->op || n->n_outputs != 1 || n->outputs[0] < 0 ||
+        n->n_inputs > own_inputs(n))
         return 0;
     int out = n->outputs[0];
     vkml_dtype dt = s->shapes[out].dtype;
@@ -278,8 +283,8 @@ static int fuse_producer(fuse_state *s, int p)
 
 bool graph_epilogue_candidates(const graph *g)
 {
-    static const char *readers[] = {"Relu", "Clip", "Sigmoid", "HardSigmoid", "HardSwish",
-                                    "LeakyRelu", "Gelu", "Add"};
+    static const char *readers[] = {"Relu",      "Clip",      "Sigmoid", "HardSigmoid",
+                                    "HardSwish", "LeakyRelu", "Gelu",    "Add"};
     for (int i = 0; i < g->n_nodes; i++) {
         const graph_node *n = &g->nodes[i];
         for (int k = 0; k < n->n_inputs; k++) {

@@ -12,7 +12,8 @@ vkml_status op_epilogue_check(const graph_value *values, const graph_node *node,
     const graph_epilogue *e = node->epilogue;
     if (e->bias >= 0) {
         const graph_value *b = e->bias < node->n_inputs && node->inputs[e->bias] >= 0
-                                   ? &values[node->inputs[e->bias]] : NULL;
+                                   ? &values[node->inputs[e->bias]]
+                                   : NULL;
         const graph_value *y = &values[node->outputs[0]];
         if (!b || y->rank < 1 || b->dtype != y->dtype ||
             vkml_tensor_element_count(b->rank, b->dims) != (size_t)y->dims[y->rank - 1])
@@ -32,14 +33,13 @@ vkml_status op_epilogue_check(const graph_value *values, const graph_node *node,
     for (int d = 0; same && d < y->rank; d++)
         same = res->dims[d] == y->dims[d];
     if (!same)
-        return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
-                         "%s with fused %s: the residual '%s' %s %s differs from the output %s "
-                         "%s (VKML_NO_FUSE=1 loads the model unfused)",
-                         node->op_type, node->epilogue->absorbed, res->name,
-                         vkml_dtype_name(res->dtype),
-                         graph_shape_string(res->rank, res->dims, sr, sizeof(sr)),
-                         vkml_dtype_name(y->dtype),
-                         graph_shape_string(y->rank, y->dims, sy, sizeof(sy)));
+        return vkml_fail(
+            err, VKML_ERROR_INVALID_MODEL,
+            "%s with fused %s: the residual '%s' %s %s differs from the output %s "
+            "%s (VKML_NO_FUSE=1 loads the model unfused)",
+            node->op_type, node->epilogue->absorbed, res->name, vkml_dtype_name(res->dtype),
+            graph_shape_string(res->rank, res->dims, sr, sizeof(sr)), vkml_dtype_name(y->dtype),
+            graph_shape_string(y->rank, y->dims, sy, sizeof(sy)));
     return VKML_OK;
 }
 
