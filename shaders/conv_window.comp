@@ -13,7 +13,9 @@
 DECLARE_IN(0, x)
 DECLARE_IN(1, w)
 DECLARE_IN(2, bias)
-DECLARE_OUT(3, y)
+DECLARE_IN(3, res) // the fused residual (epilogue.glsl)
+DECLARE_OUT(4, y)
+#include "epilogue.glsl"
 
 void main()
 {
@@ -56,5 +58,5 @@ void main()
             }
         }
     }
-    y[i] = T(acc);
+    y[i] = T(epilogue_apply(acc, i));
 }

@@ -3,7 +3,8 @@
 //   Y[b, m, n] = alpha * sum_k A[b, m, k] * B[b, k, n] + beta * C[m, n]
 // Element (m, k) of A is at a_batch + m * a_sm + k * a_sk (strides express Gemm's
 // transposes), likewise B and C (C strides 0 where broadcast). Y is dense [batch, M, N].
-// Batch b = gl_WorkGroupID.z is split over up to MAX_BATCH_RANK broadcast dims.
+// Batch b = gl_WorkGroupID.z is split over up to MAX_BATCH_RANK broadcast dims. The
+// float32 variant of the tiled path is gemm_tiled.comp; this one serves the other dtypes.
 #include "buffers.glsl"
 
 #define TILE 16
@@ -14,7 +15,8 @@ layout(local_size_x = TILE, local_size_y = TILE / ROWS_PER_THREAD, local_size_z 
 DECLARE_IN(0, a)
 DECLARE_IN(1, b)
 DECLARE_IN(2, c)
-DECLARE_OUT(3, y)
+DECLARE_IN(3, res) // the fused residual (epilogue.glsl)
+DECLARE_OUT(4, y)
 
 layout(push_constant) uniform Params {
     uint m, n, k;
@@ -25,10 +27,15 @@ layout(push_constant) uniform Params {
     uint batch_dims[MAX_BATCH_RANK];
     uint a_batch_strides[MAX_BATCH_RANK];
     uint b_batch_strides[MAX_BATCH_RANK];
+    uint epi_act;
+    float epi_alpha, epi_beta;
+    uint epi_flags;
 } p;
+#include "epilogue.glsl"
 
-// alpha * acc + beta * C. Integer variants: the host only sends alpha = beta = 1 (exact).
-T epilogue(A acc, uint row, uint col)
+// alpha * acc + beta * C, then the fused epilogue (output element at). Integer variants:
+// the host only sends alpha = beta = 1 (exact) and no fused epilogue.
+T epilogue(A acc, uint row, uint col, uint at)
 {
 #if IS_FLOAT
     A v = A(p.alpha) * acc;
@@ -39,7 +46,7 @@ T epilogue(A acc, uint row, uint col)
     if (p.has_c != 0)
         v += A(c[row * p.c_sm + col * p.c_sn]);
 #endif
-    return T(v);
+    return T(epilogue_apply(v, at));
 }
 
 shared A tile_a[TILE][TILE + 1];
@@ -82,6 +89,7 @@ void main()
         uint row = row0 + ty + r * (TILE / ROWS_PER_THREAD);
         if (row >= p.m || col >= p.n)
             continue;
-        y[(batch * p.m + row) * p.n + col] = epilogue(acc[r], row, col);
+        uint at = (batch * p.m + row) * p.n + col;
+        y[at] = epilogue(acc[r], row, col, at);
     }
 }

@@ -12,7 +12,8 @@ layout(local_size_x = WG_SIZE, local_size_y = 1, local_size_z = 1) in;
 DECLARE_IN(0, a)
 DECLARE_IN(1, b)
 DECLARE_IN(2, c)
-DECLARE_OUT(3, y)
+DECLARE_IN(3, res) // the fused residual (epilogue.glsl)
+DECLARE_OUT(4, y)
 
 layout(push_constant) uniform Params {
     uint m, n, k;
@@ -23,10 +24,15 @@ layout(push_constant) uniform Params {
     uint batch_dims[MAX_BATCH_RANK];
     uint a_batch_strides[MAX_BATCH_RANK];
     uint b_batch_strides[MAX_BATCH_RANK];
+    uint epi_act;
+    float epi_alpha, epi_beta;
+    uint epi_flags;
 } p;
+#include "epilogue.glsl"
 
-// alpha * acc + beta * C. Integer variants: the host only sends alpha = beta = 1 (exact).
-T epilogue(A acc, uint row, uint col)
+// alpha * acc + beta * C, then the fused epilogue (output element at). Integer variants:
+// the host only sends alpha = beta = 1 (exact) and no fused epilogue.
+T epilogue(A acc, uint row, uint col, uint at)
 {
 #if IS_FLOAT
     A v = A(p.alpha) * acc;
@@ -37,7 +43,7 @@ T epilogue(A acc, uint row, uint col)
     if (p.has_c != 0)
         v += A(c[row * p.c_sm + col * p.c_sn]);
 #endif
-    return T(v);
+    return T(epilogue_apply(v, at));
 }
 
 void main()
@@ -58,5 +64,5 @@ void main()
     A acc = A(0);
     for (uint kk = 0; kk < p.k; kk++)
         acc += A(a[a_off + kk * p.a_sk]) * A(b[b_off + kk * p.b_sk]);
-    y[batch * p.m * p.n + i] = epilogue(acc, row, col);
+    y[batch * p.m * p.n + i] = epilogue(acc, row, col, batch * p.m * p.n + i);
 }

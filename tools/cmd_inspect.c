@@ -160,13 +160,49 @@ static void print_unsupported(const inspect_state *s)
     }
 }
 
+/* Distinct epilogue fusions (op + what it absorbed) listed; more are counted, not named. */
+#define INSPECT_MAX_FUSIONS 64
+
+/* The nodes that absorbed others at load (graph/fuse_epilogue.c), by kind. */
+static void print_epilogues(const inspect_state *s)
+{
+    struct fusion_kind {
+        const char *op, *fused;
+        size_t count;
+    } kinds[INSPECT_MAX_FUSIONS];
+    size_t n_kinds = 0, total = 0;
+    for (size_t i = 0; i < vkml_model_node_count(s->model); i++) {
+        vkml_node_info node;
+        vkml_error err = {0};
+        if (vkml_model_node(s->model, i, &node, &err) != VKML_OK || !node.fused[0])
+            continue;
+        total++;
+        size_t k = 0;
+        while (k < n_kinds &&
+               (strcmp(kinds[k].op, node.op_type) || strcmp(kinds[k].fused, node.fused)))
+            k++;
+        if (k == n_kinds && n_kinds < INSPECT_MAX_FUSIONS)
+            kinds[n_kinds++] = (struct fusion_kind){node.op_type, node.fused, 0};
+        if (k < n_kinds)
+            kinds[k].count++;
+    }
+    if (!total)
+        return;
+    printf("fused epilogues (%zu nodes; VKML_NO_FUSE=1 loads unfused):\n", total);
+    for (size_t k = 0; k < n_kinds; k++) {
+        char name[160];
+        snprintf(name, sizeof(name), "%s+%s", kinds[k].op, kinds[k].fused);
+        printf("  %-32s %5zu\n", name, kinds[k].count);
+    }
+}
+
 typedef struct inspect_options {
     bool plan;
     const char *device, *budget, *precision;
 } inspect_options;
 
 /* The plan's fused groups, each one node and one dispatch. */
-static void print_fused(const vkml_session *session)
+static void print_fused_groups(const vkml_session *session)
 {
     size_t n = vkml_session_plan_fused_count(session);
     printf("fused groups (%zu):\n", n);
@@ -225,7 +261,7 @@ static int print_plan(vkml_context *ctx, const vkml_model *model, const inspect_
                    cli_device_label(t.to, to, sizeof(to)),
                    cli_format_bytes(t.bytes, w, sizeof(w)));
     }
-    print_fused(session);
+    print_fused_groups(session);
     vkml_session_destroy(&session);
     return CLI_EXIT_OK;
 }
@@ -251,6 +287,7 @@ static int inspect_model(vkml_context *ctx, const char *path, const inspect_opti
     int rc = collect_ops(&s);
     if (rc == CLI_EXIT_OK) {
         print_ops_table(&s);
+        print_epilogues(&s);
         print_unsupported(&s);
     }
     if (rc == CLI_EXIT_OK && o->plan)

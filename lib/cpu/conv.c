@@ -2,6 +2,7 @@
  * serves int32 (ConvInteger, QLinearConv): im2col moves 32-bit words, zero padding is the
  * same bits in both, and cpu_matprod multiplies either. */
 #include "ops/conv.h"
+#include "ops/epilogue.h"
 #include "cpu/conv_run.h"
 #include "cpu/cpu_kernels.h"
 #include "cpu/matprod.h"
@@ -147,6 +148,7 @@ static vkml_status conv_float(const op_cpu_args *args, vkml_error *err)
         return st;
     if (p.has_bias)
         add_bias(&p, args->in[2], args->out[0]);
+    cpu_apply_epilogue(args);
     return VKML_OK;
 }
 

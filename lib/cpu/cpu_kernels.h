@@ -47,6 +47,10 @@ void cpu_sgemm(const cpu_sgemm_args *g);
 
 /* Bytes of output `i` of the node (0 when absent). */
 size_t cpu_output_bytes(const op_cpu_args *args, int i);
+/* Applies the node's fused epilogue (ops/epilogue.h) to output 0 in place: the Conv, Gemm
+ * and MatMul kernels call it last, on float32 buffers (float16 nodes: their float copies).
+ * Nothing without one. */
+void cpu_apply_epilogue(const op_cpu_args *args);
 
 /* Runs a float kernel (cpu_sgemm based: Conv, ConvTranspose) on a node of float16 or
  * double tensors: every such input is converted to a float copy, the kernel writes float

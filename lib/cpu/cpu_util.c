@@ -1,5 +1,6 @@
 #include "cpu/cpu_kernels.h"
 #include "cpu/cpu_elem.h"
+#include "ops/epilogue.h"
 
 #include <stdlib.h>
 
@@ -155,4 +156,22 @@ vkml_status cpu_run_as_float(const op_cpu_args *args, cpu_kernel_fn body, vkml_e
     free(in);
     free(out);
     return st;
+}
+
+void cpu_apply_epilogue(const op_cpu_args *args)
+{
+    const graph_node *n = args->node;
+    const graph_value *y = graph_node_output((graph_value *)args->values, n, 0);
+    /* Half types reach the kernels as float copies (cpu_run_as_float, cpu_run_widened),
+     * whose values may still say float16. */
+    if (!n->epilogue || !y ||
+        (y->dtype != VKML_DTYPE_FLOAT && y->dtype != VKML_DTYPE_FLOAT16 &&
+         y->dtype != VKML_DTYPE_BFLOAT16))
+        return;
+    int r = n->epilogue->residual, b = n->epilogue->bias;
+    const float *residual = r >= 0 && r < n->n_inputs ? args->in[r] : NULL;
+    const float *bias = b >= 0 && b < n->n_inputs ? args->in[b] : NULL;
+    size_t n_bias = y->rank > 0 ? (size_t)y->dims[y->rank - 1] : 1;
+    op_epilogue_apply(n->epilogue, args->out[0], bias, n_bias, residual,
+                      vkml_tensor_element_count(y->rank, y->dims));
 }

@@ -1,6 +1,7 @@
 /* MatMul and Gemm on the CPU, in every dtype: float16/bfloat16 run the float kernels on
  * float copies; the rest go through cpu_matprod. */
 #include "ops/matmul.h"
+#include "ops/epilogue.h"
 #include "cpu/cpu_elem.h"
 #include "cpu/cpu_kernels.h"
 #include "cpu/cpu_widen.h"
@@ -39,6 +40,7 @@ static vkml_status matmul_any(const op_cpu_args *args, vkml_error *err)
         };
         cpu_matprod(&g);
     }
+    cpu_apply_epilogue(args);
     return VKML_OK;
 }
 
@@ -94,6 +96,7 @@ static vkml_status gemm_any(const op_cpu_args *args, vkml_error *err)
     cpu_matprod(&g);
     if (p.has_c || p.alpha != 1.0f)
         gemm_epilogue(&p, g.dtype, p.has_c ? args->in[2] : NULL, args->out[0]);
+    cpu_apply_epilogue(args);
     return VKML_OK;
 }
 

@@ -1,13 +1,12 @@
 /* Load-time fusion passes over a model's graph (shape-independent rewrites). */
-#include "graph/graph.h"
+#include "graph/fuse.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Nodes reading each value (count only). */
-static int *count_readers(const graph *g)
+int *fuse_count_readers(const graph *g)
 {
     int *readers = calloc((size_t)g->n_values + 1, sizeof(int));
     for (int i = 0; readers && i < g->n_nodes; i++)
@@ -29,7 +28,7 @@ static const float *const_vector(const graph *g, int v, int64_t n)
     return val->data;
 }
 
-static bool is_op(const graph_node *n, const char *op)
+bool fuse_is_op(const graph_node *n, const char *op)
 {
     return !n->domain[0] && strcmp(n->op_type, op) == 0;
 }
@@ -115,8 +114,7 @@ static bool fold_one(graph *g, int conv, int bn, const int *readers)
     return true;
 }
 
-/* Drops nodes fold_one emptied (op_type ""), keeping the order. */
-static void compact(graph *g)
+void fuse_compact(graph *g)
 {
     int kept = 0;
     for (int i = 0; i < g->n_nodes; i++)
@@ -128,20 +126,20 @@ static void compact(graph *g)
 vkml_status graph_fuse_conv_batchnorm(graph *g, int *n_fused, vkml_error *err)
 {
     int fused = 0;
-    int *readers = count_readers(g);
+    int *readers = fuse_count_readers(g);
     if (!readers)
         return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory fusing BatchNormalization");
     for (int i = 0; i < g->n_nodes; i++) {
         graph_node *n = &g->nodes[i];
-        if (!is_op(n, "BatchNormalization") || n->n_inputs < 1 || n->inputs[0] < 0)
+        if (!fuse_is_op(n, "BatchNormalization") || n->n_inputs < 1 || n->inputs[0] < 0)
             continue;
         int producer = g->values[n->inputs[0]].producer;
-        if (producer >= 0 && is_op(&g->nodes[producer], "Conv") && fold_one(g, producer, i, readers))
+        if (producer >= 0 && fuse_is_op(&g->nodes[producer], "Conv") && fold_one(g, producer, i, readers))
             fused++;
     }
     free(readers);
     if (fused) {
-        compact(g);
+        fuse_compact(g);
         vkml_status st = graph_sort(g, err);
         if (st != VKML_OK)
             return st;

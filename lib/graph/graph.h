@@ -84,6 +84,36 @@ typedef struct graph_value {
 
 struct op_def;
 
+/* Activations a Conv/Gemm/MatMul epilogue applies (graph/fuse_epilogue.c); the numbers
+ * are shaders/common/epilogue.glsl's EPI_* (lib/vulkan checks they agree). */
+typedef enum graph_epi_act {
+    GRAPH_EPI_NONE = 0,
+    GRAPH_EPI_RELU = 1,
+    GRAPH_EPI_CLIP = 2,         /* alpha = min, beta = max */
+    GRAPH_EPI_SIGMOID = 3,
+    GRAPH_EPI_HARD_SIGMOID = 4, /* max(0, min(1, alpha * x + beta)) */
+    GRAPH_EPI_HARD_SWISH = 5,
+    GRAPH_EPI_LEAKY_RELU = 6, /* alpha */
+    GRAPH_EPI_SILU = 7,       /* x * sigmoid(x) */
+    GRAPH_EPI_GELU = 8,       /* erf form */
+    GRAPH_EPI_GELU_TANH = 9,  /* tanh approximation */
+    GRAPH_EPI_X_HARD_SIGMOID = 10, /* x * max(0, min(1, alpha * x + beta)) */
+} graph_epi_act;
+
+/* What a Conv, Gemm or MatMul node absorbed from the nodes after it: its result r (its own
+ * bias included; MatMul: plus input `bias`, a constant along the last dim) becomes
+ * act(r + R) when residual_first, else act(r) + R, where R is input `residual` (-1: none)
+ * of the node's shape. */
+typedef struct graph_epilogue {
+    graph_epi_act act;
+    float alpha, beta; /* the activation's parameters (see graph_epi_act) */
+    /* Indices into the node's inputs, after its own (Conv, Gemm: 3, MatMul: 2), -1: none */
+    int bias; /* MatMul only */
+    int residual;
+    bool residual_first;
+    const char *absorbed; /* the absorbed ops in order, "Add+Relu" */
+} graph_epilogue;
+
 typedef struct graph_node {
     const char *name;    /* "" when the model gives none */
     const char *op_type;
@@ -98,6 +128,7 @@ typedef struct graph_node {
     const struct op_def *op; /* resolved from the op table at load (op_bind_node) */
     const void *params;      /* the op's params struct, attributes parsed once at load */
     const char *unsupported; /* op NULL (a model loaded with allow_unsupported): why */
+    const graph_epilogue *epilogue; /* fused epilogue (graph/fuse_epilogue.c), or NULL */
 } graph_node;
 
 typedef struct graph {
@@ -165,6 +196,25 @@ graph_value *graph_values_clone(const graph *g);
  * becomes part of that Conv (weights and bias scaled per output channel). Re-sorts the
  * graph; *n_fused (may be NULL) counts the folded nodes. */
 vkml_status graph_fuse_conv_batchnorm(graph *g, int *n_fused, vkml_error *err);
+
+/* Whether load-time fusion is switched off: env VKML_NO_FUSE set to a value other than
+ * "" or "0". The one place that reads the switch. */
+bool graph_fusion_disabled(void);
+
+/* Epilogue fusion at load (graph/fuse_epilogue.c): a float Conv, Gemm or MatMul whose
+ * output is read by one node and is not a graph output absorbs that node when it is an
+ * activation (Relu, Clip with constant bounds, Sigmoid, HardSigmoid, HardSwish, LeakyRelu,
+ * Gelu, x * Sigmoid(x), x * HardSigmoid(x)) or an Add of a tensor of the output's shape (the
+ * residual, which becomes an input of the node); then the same once more (Add then
+ * activation or activation then Add). A MatMul first takes an Add of a constant along its
+ * last dim as its bias. `shapes` are g's values with shapes inferred (at some binding of
+ * the symbolic dims; a residual must match the output there and in `shapes2`, a second
+ * binding, or NULL). Re-sorts the graph; *n_fused (may be NULL) counts absorbed nodes. */
+vkml_status graph_fuse_epilogues(graph *g, const graph_value *shapes, const graph_value *shapes2,
+                                 int *n_fused, vkml_error *err);
+/* Whether some node of g reads a Conv, Gemm or MatMul output with an op epilogue fusion
+ * may absorb (a cheap test before inferring shapes for graph_fuse_epilogues). */
+bool graph_epilogue_candidates(const graph *g);
 
 /* Shape and type inference over all nodes in order (graph/infer.c): binds every symbolic
  * or unknown input dim to `symbolic_value`, then calls each node's op shape function.

@@ -39,6 +39,38 @@ static vkml_tensor_info *tensor_infos(graph *g, const int *values, int count)
     return infos;
 }
 
+/* Whether a graph input has a symbolic or unknown dim. */
+static bool has_symbolic_inputs(const graph *g)
+{
+    for (int i = 0; i < g->n_inputs; i++) {
+        const graph_value *v = &g->values[g->inputs[i]];
+        for (int d = 0; d < v->rank; d++)
+            if (v->dims[d] < 0)
+                return true;
+    }
+    return false;
+}
+
+/* Epilogue fusion (graph_fuse_epilogues) on shapes inferred with every symbolic dim 1, and
+ * again 2 when there are some (a residual must match the output in both). A graph whose
+ * shapes cannot be inferred here, or that has sequence ops, stays unfused. */
+static vkml_status fuse_epilogues(graph *g, vkml_error *err)
+{
+    if (graph_fusion_disabled() || !graph_epilogue_candidates(g) || lower_seq_needed(g))
+        return VKML_OK;
+    bool symbolic = has_symbolic_inputs(g);
+    vkml_arena *arena = vkml_arena_create();
+    graph_value *one = graph_values_clone(g), *two = symbolic ? graph_values_clone(g) : NULL;
+    vkml_error ignored = {0};
+    bool inferred = arena && one && fold_infer(g, one, 1, arena, NULL, &ignored) == VKML_OK &&
+                    (!symbolic || (two && fold_infer(g, two, 2, arena, NULL, &ignored) == VKML_OK));
+    vkml_status st = inferred ? graph_fuse_epilogues(g, one, two, NULL, err) : VKML_OK;
+    free(one);
+    free(two);
+    vkml_arena_destroy(&arena);
+    return st;
+}
+
 vkml_status model_from_graph(graph *g, vkml_model **out, vkml_error *err)
 {
     return model_wrap_graph(g, false, out, err);
@@ -57,6 +89,9 @@ vkml_status model_wrap_graph(graph *g, bool allow_unsupported, vkml_model **out,
         if (st == VKML_ERROR_UNSUPPORTED && allow_unsupported)
             st = VKML_OK; /* op stays NULL: sessions refuse the node by name and reason */
     }
+    /* Activations and residual Adds after Conv, Gemm and MatMul become their epilogues. */
+    if (st == VKML_OK)
+        st = fuse_epilogues(g, err);
     vkml_model *m = NULL;
     if (st == VKML_OK) {
         m = calloc(1, sizeof(*m));
@@ -285,5 +320,6 @@ vkml_status vkml_model_node(const vkml_model *model, size_t index, vkml_node_inf
     info->domain = n->domain;
     info->opset = n->opset;
     info->implemented = n->op != NULL;
+    info->fused = n->epilogue ? n->epilogue->absorbed : "";
     return VKML_OK;
 }

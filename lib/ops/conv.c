@@ -1,4 +1,5 @@
 #include "ops/conv.h"
+#include "ops/epilogue.h"
 #include "ops/op_decls.h"
 
 static const vkml_dtype conv_dtypes[] = {VKML_DTYPE_FLOAT, VKML_DTYPE_FLOAT16, VKML_DTYPE_DOUBLE};
@@ -113,7 +114,8 @@ vkml_status conv_infer(graph_value *values, const graph_node *node, vkml_error *
 {
     conv_params p;
     vkml_status st = conv_params_parse(values, node, &p, err);
-    if (!st)
-        conv_set_output(values, node, &p, values[node->inputs[0]].dtype);
-    return st;
+    if (st)
+        return st;
+    conv_set_output(values, node, &p, values[node->inputs[0]].dtype);
+    return op_epilogue_check(values, node, err);
 }

@@ -1,4 +1,5 @@
 #include "ops/matmul.h"
+#include "ops/epilogue.h"
 #include "ops/op_decls.h"
 
 #include <string.h>
@@ -96,7 +97,7 @@ vkml_status matmul_infer(graph_value *values, const graph_node *node, vkml_error
         return st;
     const graph_value *a = &values[node->inputs[0]], *b = &values[node->inputs[1]];
     matmul_set_output(values, node, &p, a, b, a->dtype);
-    return VKML_OK;
+    return op_epilogue_check(values, node, err);
 }
 
 void matmul_set_output(graph_value *values, const graph_node *node, const matmul_params *p,
@@ -185,5 +186,5 @@ vkml_status gemm_infer(graph_value *values, const graph_node *node, vkml_error *
         return st;
     int64_t dims[2] = {p.m, p.n};
     op_set_output(values, node, 0, values[node->inputs[0]].dtype, 2, dims);
-    return VKML_OK;
+    return op_epilogue_check(values, node, err);
 }

@@ -1,5 +1,6 @@
 /* Helpers shared by the shape functions. Messages name the input or attribute; the
  * caller (graph_infer) prefixes the node's label. */
+#include "ops/epilogue.h"
 #include "ops/op.h"
 
 #include <stdio.h>
@@ -8,9 +9,10 @@
 vkml_status op_require_counts(const graph_node *n, int min_inputs, int max_inputs, int min_outputs,
                               vkml_error *err)
 {
-    if (n->n_inputs < min_inputs || n->n_inputs > max_inputs)
+    int n_inputs = op_epilogue_base_inputs(n); /* a fused residual comes on top */
+    if (n_inputs < min_inputs || n_inputs > max_inputs)
         return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "%s takes %d to %d inputs, not %d",
-                         n->op_type, min_inputs, max_inputs, n->n_inputs);
+                         n->op_type, min_inputs, max_inputs, n_inputs);
     if (n->n_outputs < min_outputs)
         return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "%s needs %d output(s), has %d", n->op_type,
                          min_outputs, n->n_outputs);

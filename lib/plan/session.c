@@ -267,12 +267,9 @@ vkml_status vkml_session_create(vkml_context *ctx, vkml_model *model,
         return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT, "vkml_session_create: NULL argument");
     *out = NULL;
     int64_t symbolic = params && params->symbolic_dim_value > 0 ? params->symbolic_dim_value : 1;
-    const char *no_fuse_env = getenv("VKML_NO_FUSE");
     plan_target target = {.cpu = ctx->cpu,
                           .budget = params ? params->device_budget : 0,
-                          .no_fuse = (params && params->no_fuse) ||
-                                     (no_fuse_env && strcmp(no_fuse_env, "0") != 0 &&
-                                      no_fuse_env[0])};
+                          .no_fuse = (params && params->no_fuse) || graph_fusion_disabled()};
     int first = VKML_DEVICE_CPU;
     vkml_status st = session_target(ctx, params, &target, &first, err);
     if (st)

@@ -1,41 +1,37 @@
-/* Vulkan lowering of Conv: 1-D to 3-D, groups, strides, pads, dilations, bias. An
- * implicit GEMM (conv2d_gemm.comp) for 2-D convs with enough channels per group on GPUs;
- * otherwise the direct kernel over the window's taps inside the input (conv_window.comp),
- * in its depthwise form when every group has one input channel. */
+/* Vulkan lowering of Conv: 1-D to 3-D, groups, strides, pads, dilations, bias and the fused
+ * epilogue. float32 2-D convs with enough channels per group run on GPUs as an implicit
+ * GEMM on gemm_tiled.comp's tiles (conv_gemm_*); the rest on the direct kernel over the
+ * window's taps inside the input (conv_window.comp), in its depthwise form when every
+ * group has one input channel. */
 #include "ops/conv.h"
+#include "vulkan/ops_gemm.h"
 #include "vulkan/ops_window.h"
 
-/* Output channels per group from which the implicit-GEMM kernel (conv2d_gemm.comp, 16x16
- * tiles over channels x pixels) beats the direct one; below it (depthwise, few channels)
- * most of a tile would be idle. */
+/* Output channels per group from which the implicit GEMM beats the direct kernel; below
+ * it (depthwise, few channels) most of a tile's rows would be idle. */
 #define CONV_GEMM_MIN_CHANNELS 8
-#define CONV_GEMM_TILE 16
 
+/* conv_gemm_*'s push block (gemm_tiled.comp with CONV=1). */
 typedef struct conv_push {
     vk_window_push win;
     uint32_t count;
     uint32_t in_channels, out_channels;
     uint32_t group_in_channels, group_out_channels;
     uint32_t has_bias;
+    vk_epilogue_push epi;
 } conv_push;
 
-/* Workgroups of conv2d_gemm.comp, or false when the shape suits the direct kernel better
- * or exceeds the device's workgroup counts. */
+/* The implicit-GEMM kernel and its workgroups, or false when the shape suits the direct
+ * kernel better or exceeds the device's workgroup counts. */
 static bool gemm_groups(const conv_params *p, vkml_dtype dtype, const struct gpu_caps *caps,
-                        uint32_t groups[3])
+                        vk_kernel_id *kernel, uint32_t groups[3])
 {
     int64_t channels = p->out_channels / p->group;
     int64_t cols = p->batch * window_out_size(&p->win);
-    int64_t gx = (cols + CONV_GEMM_TILE - 1) / CONV_GEMM_TILE;
-    int64_t gy = (channels + CONV_GEMM_TILE - 1) / CONV_GEMM_TILE;
-    if (!caps->prefer_tiled || dtype != VKML_DTYPE_FLOAT || p->win.spatial > 2 ||
-        channels < CONV_GEMM_MIN_CHANNELS || gx > caps->max_workgroup_count[0] ||
-        gy > caps->max_workgroup_count[1] || p->group > caps->max_workgroup_count[2])
+    if (!caps->prefer_tiled || caps->gemm_force < 0 || dtype != VKML_DTYPE_FLOAT ||
+        p->win.spatial > 2 || channels < CONV_GEMM_MIN_CHANNELS)
         return false;
-    groups[0] = vk_u32(gx);
-    groups[1] = vk_u32(gy);
-    groups[2] = vk_u32(p->group);
-    return true;
+    return vk_gemm_pick(caps, true, channels, cols, p->group, kernel, groups);
 }
 
 VKML_GPU_SUPPORTS_DECL(gpu_conv_supports)
@@ -53,12 +49,16 @@ VKML_GPU_SUPPORTS_DECL(gpu_conv_supports)
             p.win.out[d] * p.win.strides[d] > INT32_MAX)
             return vk_unsupported(why, why_size, "Conv: window beyond the kernels' 32-bit "
                                   "arithmetic");
+    if (caps->max_bindings < VK_MAX_BINDINGS)
+        return vk_unsupported(why, why_size, "Conv: the kernels bind %d buffers, the device "
+                              "allows %u", VK_MAX_BINDINGS, caps->max_bindings);
     /* dtypes: the registry's mask (float, float16) */
     return vk_check_tensors(values, node, caps, true, why, why_size);
 }
 
-static vkml_status record_gemm(gpu_recorder *rec, const conv_params *p, const int *bind,
-                               const uint32_t groups[3], vkml_error *err)
+static vkml_status record_gemm(gpu_recorder *rec, const graph_node *node, const conv_params *p,
+                               const int *bind, vk_kernel_id kernel, const uint32_t groups[3],
+                               vkml_error *err)
 {
     uint32_t pad_end[2];
     conv_push pc = {
@@ -67,15 +67,15 @@ static vkml_status record_gemm(gpu_recorder *rec, const conv_params *p, const in
         .group_in_channels = vk_u32(p->in_channels / p->group),
         .group_out_channels = vk_u32(p->out_channels / p->group),
         .has_bias = p->has_bias,
+        .epi = vk_epilogue_of(node),
     };
     vk_window_push_fill(&p->win, &pc.win, pad_end);
     pc.count = vk_u32(p->batch * p->out_channels * window_out_size(&p->win));
-    return vk_rec_kernel(rec, VK_KERNEL_CONV2D_GEMM, VKML_DTYPE_FLOAT, bind, &pc, sizeof(pc),
-                         groups, err);
+    return vk_rec_kernel(rec, kernel, VKML_DTYPE_FLOAT, bind, &pc, sizeof(pc), groups, err);
 }
 
-static vkml_status record_window(gpu_recorder *rec, const conv_params *p, vkml_dtype dtype,
-                                 const int *bind, vkml_error *err)
+static vkml_status record_window(gpu_recorder *rec, const graph_node *node, const conv_params *p,
+                                 vkml_dtype dtype, const int *bind, vkml_error *err)
 {
     const window_params *w = &p->win;
     window3_push pc = {.channels = vk_u32(p->out_channels),
@@ -83,6 +83,11 @@ static vkml_status record_window(gpu_recorder *rec, const conv_params *p, vkml_d
                        .group_in = vk_u32(p->in_channels / p->group),
                        .group_out = vk_u32(p->out_channels / p->group),
                        .flags = p->has_bias ? 1u : 0u};
+    vk_epilogue_push epi = vk_epilogue_of(node);
+    pc.epi_act = epi.act;
+    pc.epi_alpha = epi.alpha;
+    pc.epi_beta = epi.beta;
+    pc.epi_flags = epi.flags;
     uint64_t count = vk_window3_fill(w, (uint64_t)(p->batch * p->out_channels), &pc);
     pc.count = (uint32_t)count;
     vk_kernel_id kernel = pc.group_in == 1 ? VK_KERNEL_CONV_DEPTHWISE : VK_KERNEL_CONV_WINDOW;
@@ -97,10 +102,13 @@ VKML_GPU_DECL(gpu_conv)
         return st;
     vkml_dtype dtype = values[node->inputs[0]].dtype;
     int w = node->inputs[1];
-    /* Without bias, binding 2 gets W: never read, but every binding needs a buffer. */
-    int bind[] = {node->inputs[0], w, p.has_bias ? node->inputs[2] : w, node->outputs[0]};
+    /* Without bias or residual, bindings 2 and 3 get W: never read, but every binding needs
+     * a buffer. */
+    int bind[] = {node->inputs[0], w, p.has_bias ? node->inputs[2] : w,
+                  vk_epilogue_binding(node, w), node->outputs[0]};
     uint32_t groups[3];
-    if (gemm_groups(&p, dtype, vk_rec_caps(rec), groups))
-        return record_gemm(rec, &p, bind, groups, err);
-    return record_window(rec, &p, dtype, bind, err);
+    vk_kernel_id kernel;
+    if (gemm_groups(&p, dtype, vk_rec_caps(rec), &kernel, groups))
+        return record_gemm(rec, node, &p, bind, kernel, groups, err);
+    return record_window(rec, node, &p, dtype, bind, err);
 }

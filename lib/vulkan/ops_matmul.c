@@ -1,5 +1,6 @@
-/* Vulkan lowerings of MatMul and Gemm: both run matmul.comp, which takes element strides
- * (Gemm's transposes) and broadcast batch strides (MatMul). */
+/* Vulkan lowerings of MatMul and Gemm: float32 on GPUs runs gemm_tiled.comp, other dtypes
+ * matmul.comp, CPU implementations matmul_direct.comp; all take element strides (Gemm's
+ * transposes), broadcast batch strides (MatMul) and the fused epilogue. */
 #include "ops/matmul.h"
 #include "vulkan/ops_matmul.h"
 
@@ -26,12 +27,18 @@ static bool groups_fit(const struct gpu_caps *caps, int64_t m, int64_t n, int64_
 }
 
 vkml_status vk_rec_matmul(gpu_recorder *rec, const matmul_push *pc, vkml_dtype dtype, int a, int b,
-                          int c, int y, int64_t batch, vkml_error *err)
+                          int c, int res, int y, int64_t batch, vkml_error *err)
 {
-    /* Without C, binding 2 gets A: never read, but every binding needs a buffer. */
-    int bind[] = {a, b, c >= 0 ? c : a, y};
+    /* Without C or a residual, bindings 2 and 3 get A: never read, but every binding needs
+     * a buffer. */
+    int bind[] = {a, b, c >= 0 ? c : a, res >= 0 ? res : a, y};
     uint32_t groups[3];
-    if (!vk_rec_caps(rec)->prefer_tiled) {
+    const struct gpu_caps *caps = vk_rec_caps(rec);
+    vk_kernel_id tiled;
+    if (caps->prefer_tiled && caps->gemm_force >= 0 && dtype == VKML_DTYPE_FLOAT &&
+        vk_gemm_pick(caps, false, pc->m, pc->n, batch, &tiled, groups))
+        return vk_rec_kernel(rec, tiled, dtype, bind, pc, sizeof(*pc), groups, err);
+    if (!caps->prefer_tiled) {
         vk_groups_1d(vk_rec_caps(rec), (uint64_t)pc->m * pc->n, groups);
         groups[2] = vk_u32(batch);
         return vk_rec_kernel(rec, VK_KERNEL_MATMUL_DIRECT, dtype, bind, pc, sizeof(*pc), groups,
@@ -58,6 +65,9 @@ VKML_GPU_SUPPORTS_DECL(gpu_matmul_supports)
     matmul_params p;
     if (matmul_params_parse(values, node, &p, &err) != VKML_OK)
         return vk_parse_failed(&err, why, why_size);
+    if (caps->max_bindings < VK_MAX_BINDINGS)
+        return vk_unsupported(why, why_size, "MatMul: the kernels bind %d buffers, the device "
+                              "allows %u", VK_MAX_BINDINGS, caps->max_bindings);
     if (p.batch_rank > MATMUL_MAX_BATCH_RANK)
         return vk_unsupported(why, why_size,
                               "MatMul with %d batch dims: the Vulkan kernel "
@@ -65,6 +75,9 @@ VKML_GPU_SUPPORTS_DECL(gpu_matmul_supports)
                               p.batch_rank, MATMUL_MAX_BATCH_RANK);
     if (!groups_fit(caps, p.m, p.n, p.batch_count, why, why_size))
         return false;
+    if (node->epilogue && node->epilogue->bias >= 0 && values[node->inputs[1]].rank < 2)
+        return vk_unsupported(why, why_size, "MatMul with a fused bias and a 1-D B: the "
+                              "kernels add the bias along B's columns");
     return vk_check_tensors(values, node, caps, true, why, why_size);
 }
 
@@ -74,6 +87,9 @@ VKML_GPU_SUPPORTS_DECL(gpu_gemm_supports)
     gemm_params p;
     if (gemm_params_parse(values, node, &p, &err) != VKML_OK)
         return vk_parse_failed(&err, why, why_size);
+    if (caps->max_bindings < VK_MAX_BINDINGS)
+        return vk_unsupported(why, why_size, "Gemm: the kernels bind %d buffers, the device "
+                              "allows %u", VK_MAX_BINDINGS, caps->max_bindings);
     if (!groups_fit(caps, p.m, p.n, 1, why, why_size))
         return false;
     bool is_int = !(DT_FLOATS & (1u << node_dtype(values, node)));
@@ -100,14 +116,24 @@ VKML_GPU_DECL(gpu_matmul)
         .b_sn = 1,
         .alpha = 1.0f,
         .batch_rank = (uint32_t)p.batch_rank,
+        .epi = vk_epilogue_of(node),
     };
+    /* A fused bias is C broadcast along the rows: Y = A B + 1 * C[col]. */
+    int bias = node->epilogue && node->epilogue->bias >= 0 ? node->inputs[node->epilogue->bias]
+                                                           : -1;
+    if (bias >= 0) {
+        pc.has_c = 1;
+        pc.beta = 1.0f;
+        pc.c_sn = 1;
+    }
     for (int d = 0; d < p.batch_rank; d++) {
         pc.batch_dims[d] = vk_u32(p.batch_dims[d]);
         pc.a_batch_strides[d] = vk_u32(p.a_batch_strides[d]);
         pc.b_batch_strides[d] = vk_u32(p.b_batch_strides[d]);
     }
-    return vk_rec_matmul(rec, &pc, node_dtype(values, node), node->inputs[0], node->inputs[1], -1,
-                         node->outputs[0], p.batch_count, err);
+    return vk_rec_matmul(rec, &pc, node_dtype(values, node), node->inputs[0], node->inputs[1],
+                         bias, vk_epilogue_binding(node, -1), node->outputs[0], p.batch_count,
+                         err);
 }
 
 VKML_GPU_DECL(gpu_gemm)
@@ -130,11 +156,13 @@ VKML_GPU_DECL(gpu_gemm)
         .alpha = p.alpha,
         .beta = p.beta,
         .has_c = p.has_c,
+        .epi = vk_epilogue_of(node),
     };
     /* An integer C times beta 0 (the only other beta supports lets through) drops out. */
     bool is_int = !(DT_FLOATS & (1u << node_dtype(values, node)));
     if (is_int && p.beta == 0.0f)
         pc.has_c = 0;
     return vk_rec_matmul(rec, &pc, node_dtype(values, node), node->inputs[0], node->inputs[1],
-                         pc.has_c ? node->inputs[2] : -1, node->outputs[0], 1, err);
+                         pc.has_c ? node->inputs[2] : -1, vk_epilogue_binding(node, -1),
+                         node->outputs[0], 1, err);
 }

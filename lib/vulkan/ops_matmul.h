@@ -2,7 +2,7 @@
 /* The matrix-product kernels (shaders/matmul.comp, matmul_direct.comp), shared by MatMul,
  * Gemm and Einsum: Y[b, m, n] = alpha * sum_k A(b, m, k) B(b, k, n) + beta * C(m, n), with
  * element strides for every operand (transposes, diagonals, broadcast batches). */
-#include "vulkan/vk_ops.h"
+#include "vulkan/ops_gemm.h"
 
 /* Tile edge and batch rank of shaders/matmul.comp. */
 #define MATMUL_TILE 16
@@ -18,13 +18,15 @@ typedef struct matmul_push {
     uint32_t batch_dims[MATMUL_MAX_BATCH_RANK];
     uint32_t a_batch_strides[MATMUL_MAX_BATCH_RANK];
     uint32_t b_batch_strides[MATMUL_MAX_BATCH_RANK];
+    vk_epilogue_push epi;
 } matmul_push;
 
-/* Records Y (value y, dense [batch, m, n]) from values a, b and, c >= 0, c; batch is the
- * product of pc->batch_dims. dtype picks the variant (float, float16, double, int32,
- * uint32, int64, uint64). */
+/* Records Y (value y, dense [batch, m, n]) from values a, b and, c >= 0, c, and, res >= 0,
+ * the residual of pc->epi; batch is the product of pc->batch_dims. dtype picks the variant
+ * (float, float16, double, int32, uint32, int64, uint64); float32 on GPUs runs
+ * gemm_tiled.comp. */
 vkml_status vk_rec_matmul(gpu_recorder *rec, const matmul_push *pc, vkml_dtype dtype, int a, int b,
-                          int c, int y, int64_t batch, vkml_error *err);
+                          int c, int res, int y, int64_t batch, vkml_error *err);
 /* Whether the workgroup grid of an m x n x batch product fits the device. */
 bool vk_matmul_fits(const struct gpu_caps *caps, int64_t m, int64_t n, int64_t batch, char *why,
                     size_t why_size);

@@ -1,5 +1,5 @@
 #pragma once
-/* The 2-D window geometry push block of conv2d_gemm.comp and qconv2d.comp
+/* The 2-D window geometry push block of gemm_tiled.comp (CONV=1) and qconv2d.comp
  * (shaders/common/window.glsl); 1-D windows map to H = 1. */
 #include "ops/window.h"
 #include "vulkan/vk_ops.h"

@@ -20,6 +20,7 @@ struct gpu_caps {
     uint32_t max_workgroup_size[3];
     uint32_t max_workgroup_count[3];
     uint32_t max_push_constants;       /* bytes */
+    uint32_t max_bindings; /* storage buffers a kernel may bind (VK_MAX_BINDINGS at most) */
     uint32_t max_shared_memory;        /* bytes per workgroup */
     uint64_t max_storage_buffer_range; /* bytes one binding may cover */
     uint64_t storage_offset_alignment; /* bytes */
@@ -33,6 +34,10 @@ struct gpu_caps {
     /* Shared-memory tiled kernels pay off (GPUs). False on CPU implementations (lavapipe),
      * where workgroup barriers are costly: plain per-output kernels run faster there. */
     bool prefer_tiled;
+    /* Tests and tests/bench/bench_gemm only. 0: float32 MatMul/Gemm/Conv pick their
+     * gemm_tiled.comp tile by shape; t > 0: tile t of lib/vulkan/ops_gemm.c's table (1 the
+     * largest); -1: the kernels before gemm_tiled.comp (matmul.comp, conv_window.comp). */
+    int gemm_force;
     uint64_t memory_budget; /* bytes of device-local memory vkml may use */
 };
 

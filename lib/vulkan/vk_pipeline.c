@@ -23,7 +23,7 @@ vkml_status vk_pipelines_create(vk_device *vd, vk_pipelines **out, vkml_error *e
     }
     VkDescriptorSetLayoutCreateInfo dci = {
         .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
-        .bindingCount = VK_MAX_BINDINGS,
+        .bindingCount = vd->caps.max_bindings,
         .pBindings = bindings,
     };
     VK_CREATE(VKML_VK_DESCRIPTOR_SET_LAYOUT,

@@ -124,6 +124,9 @@ static void probe_caps(vk_device *vd)
         c->max_workgroup_count[i] = lim->maxComputeWorkGroupCount[i];
     }
     c->max_push_constants = lim->maxPushConstantsSize;
+    c->max_bindings = lim->maxPerStageDescriptorStorageBuffers < VK_MAX_BINDINGS
+                          ? lim->maxPerStageDescriptorStorageBuffers
+                          : VK_MAX_BINDINGS;
     c->max_shared_memory = lim->maxComputeSharedMemorySize;
     c->max_storage_buffer_range = lim->maxStorageBufferRange;
     c->storage_offset_alignment = lim->minStorageBufferOffsetAlignment;

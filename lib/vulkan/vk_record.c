@@ -98,6 +98,11 @@ vkml_status vk_rec_dispatch(gpu_recorder *rec, const vk_dispatch *d, vkml_error 
     if (d->push_size > vk_push_constant_bytes(&rec->vd->caps) || d->kernel >= VK_KERNEL_COUNT)
         return vkml_fail(err, VKML_ERROR_DEVICE, "Vulkan recorder: bad dispatch of kernel %d",
                          (int)d->kernel);
+    if ((uint32_t)vk_kernels[d->kernel].n_bindings > rec->vd->caps.max_bindings)
+        return vkml_fail(err, VKML_ERROR_UNSUPPORTED,
+                         "Vulkan: kernel '%s' binds %d buffers, the device allows %u",
+                         vk_kernels[d->kernel].name, vk_kernels[d->kernel].n_bindings,
+                         rec->vd->caps.max_bindings);
     vkml_dtype dtype = d->dtype == VKML_DTYPE_UNDEFINED ? VKML_DTYPE_FLOAT : d->dtype;
     int variant = vk_kernel_variant(d->kernel, (int)dtype);
     if (variant < 0)

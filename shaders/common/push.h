@@ -233,6 +233,10 @@ PUSH_F32(lp_p)  /* LpPool's p */
 PUSH_U32(in_channels) /* conv: C */
 PUSH_U32(group_in)    /* conv: C / group */
 PUSH_U32(group_out)   /* conv: M / group */
+PUSH_U32(epi_act)     /* conv: the fused epilogue (epilogue.glsl) */
+PUSH_F32(epi_alpha)
+PUSH_F32(epi_beta)
+PUSH_U32(epi_flags)
 PUSH_END(window3_push)
 #endif
 

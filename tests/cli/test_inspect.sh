@@ -12,11 +12,17 @@ expect_grep "$TMP/out" '^inputs \(1\):$' "one input"
 expect_grep "$TMP/out" '^  Input3 +float +\[1,1,28,28\]$' "input Input3"
 expect_grep "$TMP/out" '^outputs \(1\):$' "one output"
 expect_grep "$TMP/out" '^  Plus214_Output_0 +float +\[1,10\]$' "output Plus214_Output_0"
-expect_grep "$TMP/out" '^ops \(6 types, 12 nodes\):$' "6 op types, 12 nodes"
+# 12 nodes in the file; the last Add (the bias after MatMul) fuses into the MatMul at load.
+expect_grep "$TMP/out" '^ops \(6 types, 11 nodes\):$' "6 op types, 11 nodes"
 # name, count, then cpu (and gpu 0) support: every mnist-8 node runs everywhere.
-for row in 'Add +3' 'Conv +2' 'MatMul +1' 'MaxPool +2' 'Relu +2' 'Reshape +2'; do
+for row in 'Add +2' 'Conv +2' 'MatMul +1' 'MaxPool +2' 'Relu +2' 'Reshape +2'; do
     expect_grep "$TMP/out" "^  $row +yes( +yes)*\$" "op row $row"
 done
+expect_grep "$TMP/out" '^fused epilogues \(1 nodes; VKML_NO_FUSE=1 loads unfused\):$' "fused list"
+expect_grep "$TMP/out" '^  MatMul\+Add +1$' "MatMul+Add fused"
+VKML_NO_FUSE=1 "$VKML" inspect "$model" > "$TMP/out2" 2> "$TMP/err" || fail "inspect exited $?"
+expect_grep "$TMP/out2" '^ops \(6 types, 12 nodes\):$' "VKML_NO_FUSE=1: 12 nodes"
+grep -q '^fused epilogues' "$TMP/out2" && fail "VKML_NO_FUSE=1 still fused"
 grep -q '^not supported:' "$TMP/out" && fail "mnist-8 nodes reported as not supported"
 
 "$VKML" ops > "$TMP/ops" || fail "vkml ops exited $?"

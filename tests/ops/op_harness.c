@@ -6,6 +6,7 @@
 #include "ops/op.h"
 #include "plan/device.h"
 #include "testutil.h"
+#include "vulkan/vk_device.h"
 
 #include <time.h>
 
@@ -39,6 +40,8 @@ struct oh_case {
     bool expect_error;
     vkml_status error_status;
     char error_text[256];
+    bool has_epilogue;
+    graph_epilogue epilogue;
 };
 
 static struct {
@@ -46,6 +49,7 @@ static struct {
     uint64_t rng;
     vk_context *vk;
     int n_gpus;
+    bool prefer_tiled[8]; /* each device's own choice (first 8 devices) */
     int cases, refusals;
 } oh;
 
@@ -60,6 +64,8 @@ void oh_init(void)
     vkml_error err = {0};
     CHECK_OK(vk_context_create(NULL, &oh.vk, &err), &err);
     oh.n_gpus = oh.vk ? vk_context_device_count(oh.vk) : 0;
+    for (int d = 0; d < oh.n_gpus && d < 8; d++)
+        oh.prefer_tiled[d] = ((vk_device *)vk_context_device(oh.vk, d))->caps.prefer_tiled;
     if (oh.n_gpus == 0) {
         if (test_in_ci()) {
             fprintf(stderr, "FAIL: no Vulkan device and CI=true\n");
@@ -290,6 +296,8 @@ static graph *build_graph(const oh_case *c, int *node_out)
     }
     for (int a = 0; a < c->n_attrs; a++)
         g->nodes[node].attrs[a] = c->attrs[a];
+    if (c->has_epilogue)
+        g->nodes[node].epilogue = &c->epilogue;
     *node_out = node;
     return g;
 }
@@ -496,6 +504,22 @@ done:
     vkml_arena_destroy(&c->arena);
     free(c);
     return ok;
+}
+
+void oh_epilogue(oh_case *c, const graph_epilogue *e)
+{
+    c->has_epilogue = true;
+    c->epilogue = *e;
+}
+
+void oh_gpu_kernels(oh_kernels k, int gemm_force)
+{
+    oh_init();
+    for (int d = 0; d < oh.n_gpus && d < 8; d++) {
+        struct gpu_caps *caps = &((vk_device *)vk_context_device(oh.vk, d))->caps;
+        caps->prefer_tiled = k == OH_KERNELS_DEVICE ? oh.prefer_tiled[d] : k != OH_KERNELS_PLAIN;
+        caps->gemm_force = gemm_force;
+    }
 }
 
 int oh_finish(void)

@@ -21,6 +21,7 @@
  * (testutil.h); main() ends with `return oh_finish();`.
  */
 #include "core/common.h"
+#include "graph/graph.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -76,6 +77,17 @@ void oh_expect_dims(oh_case *c, int index, int rank, const int64_t *dims);
  * containing `text` (bad attributes, shapes, out-of-range indices); the devices are not
  * run. */
 void oh_expect_error(oh_case *c, vkml_status status, const char *text);
+/* Gives the node a fused epilogue (graph_epilogue; copied): the CPU kernel and each device
+ * apply it. Its residual (e->residual) is an input index the case has added. */
+void oh_epilogue(oh_case *c, const graph_epilogue *e);
+/* Which kernels the Vulkan devices use from now on, whatever they prefer (gpu_caps): */
+typedef enum oh_kernels {
+    OH_KERNELS_DEVICE, /* what each device prefers */
+    OH_KERNELS_PLAIN,  /* per-output kernels (prefer_tiled off) */
+    OH_KERNELS_TILED,  /* shared-memory tiles (prefer_tiled on) */
+} oh_kernels;
+/* gemm_force: gpu_caps.gemm_force (0: tile by shape, t > 0: tile t, -1: the old kernels). */
+void oh_gpu_kernels(oh_kernels k, int gemm_force);
 /* Runs, checks, frees c. Returns whether every check passed. */
 bool oh_run(oh_case *c, const char *label, double bound);
 /* Prints the summary (cases run, GPU refusals); returns the exit status for main(). */

@@ -234,6 +234,8 @@ static void test_sets(void)
 
 int main(void)
 {
+    /* Placement of the chain's nodes as built (no epilogue fusion). */
+    setenv("VKML_NO_FUSE", "1", 1);
     vkml_model *model = make_chain();
     vkml_context *ctx = NULL;
     vkml_error err = {0};

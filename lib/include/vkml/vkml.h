@@ -273,6 +273,7 @@ typedef struct vkml_node_info {
     const char *domain;  /* "" for the default ONNX domain */
     int opset;           /* the model's opset for that domain */
     bool implemented;    /* vkml has the operator at that opset (see allow_unsupported) */
+    const char *fused;   /* ops fused into this node as its epilogue ("Add+Relu"), or "" */
 } vkml_node_info;
 
 VKML_API size_t vkml_model_node_count(const vkml_model *model);

@@ -1,0 +1,365 @@
+/* Load-time epilogue fusion (graph.h, graph_fuse_epilogues): a Conv, Gemm or MatMul takes
+ * over the activation and the residual Add after it, so its kernel writes the final value
+ * once instead of three kernels reading and writing it. */
+#include "graph/fuse.h"
+
+#include <float.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Inputs a producer has of its own, optional ones included (the fused ones come after:
+ * a MatMul's bias, then the residual); -1 for other ops. */
+static int own_inputs(const graph_node *n)
+{
+    if (fuse_is_op(n, "Conv") || fuse_is_op(n, "Gemm"))
+        return 3;
+    return fuse_is_op(n, "MatMul") ? 2 : -1;
+}
+
+/* Where a fused bias goes: MatMul only (Conv and Gemm have their own). */
+static int bias_slot(const graph_node *n)
+{
+    return fuse_is_op(n, "MatMul") ? 2 : -1;
+}
+
+typedef struct fuse_state {
+    graph *g;
+    const graph_value *shapes, *shapes2; /* inferred values (shapes2 may be NULL) */
+    const int *readers;                  /* per value: how many node inputs read it */
+    int *first, *second;                 /* per value: the first two reading nodes, or -1 */
+} fuse_state;
+
+static bool removed(const graph_node *n)
+{
+    return !n->op_type[0];
+}
+
+static void remove_node(graph_node *n)
+{
+    n->op_type = "";
+    n->n_inputs = 0;
+    n->n_outputs = 0;
+}
+
+/* A float constant scalar (one element) of the inferred values, into *out. */
+static bool const_scalar(const fuse_state *s, const graph_node *n, int i, float *out)
+{
+    if (i >= n->n_inputs || n->inputs[i] < 0)
+        return true; /* omitted: the default stays */
+    const graph_value *v = &s->shapes[n->inputs[i]];
+    if (v->kind != GRAPH_VALUE_CONSTANT || !v->data || v->dtype != VKML_DTYPE_FLOAT ||
+        vkml_tensor_element_count(v->rank, v->dims) != 1 || v->data_size < sizeof(float))
+        return false;
+    memcpy(out, v->data, sizeof(float));
+    return true;
+}
+
+/* The activation node n (reading value `in` alone) as an epilogue activation. */
+static bool match_act(const fuse_state *s, const graph_node *n, int in, graph_epilogue *e)
+{
+    if (n->n_inputs < 1 || n->inputs[0] != in || n->n_outputs != 1)
+        return false;
+    e->alpha = 0;
+    e->beta = 0;
+    if (fuse_is_op(n, "Relu") && n->n_inputs == 1)
+        e->act = GRAPH_EPI_RELU;
+    else if (fuse_is_op(n, "Sigmoid") && n->n_inputs == 1)
+        e->act = GRAPH_EPI_SIGMOID;
+    else if (fuse_is_op(n, "HardSwish") && n->n_inputs == 1)
+        e->act = GRAPH_EPI_HARD_SWISH;
+    else if (fuse_is_op(n, "LeakyRelu") && n->n_inputs == 1) {
+        e->act = GRAPH_EPI_LEAKY_RELU;
+        e->alpha = graph_attr_float(n, "alpha", 0.01f);
+    } else if (fuse_is_op(n, "HardSigmoid") && n->n_inputs == 1) {
+        e->act = GRAPH_EPI_HARD_SIGMOID;
+        e->alpha = graph_attr_float(n, "alpha", 0.2f);
+        e->beta = graph_attr_float(n, "beta", 0.5f);
+    } else if (fuse_is_op(n, "Gelu") && n->n_inputs == 1) {
+        const char *approx = graph_attr_string(n, "approximate", "none");
+        e->act = strcmp(approx, "tanh") == 0 ? GRAPH_EPI_GELU_TANH : GRAPH_EPI_GELU;
+        if (e->act == GRAPH_EPI_GELU && strcmp(approx, "none") != 0)
+            return false;
+    } else if (fuse_is_op(n, "Clip")) {
+        e->act = GRAPH_EPI_CLIP;
+        e->alpha = n->opset < 11 ? graph_attr_float(n, "min", -FLT_MAX) : -FLT_MAX;
+        e->beta = n->opset < 11 ? graph_attr_float(n, "max", FLT_MAX) : FLT_MAX;
+        if (n->opset >= 11 &&
+            (!const_scalar(s, n, 1, &e->alpha) || !const_scalar(s, n, 2, &e->beta)))
+            return false;
+    } else {
+        return false;
+    }
+    return true;
+}
+
+/* x * Sigmoid(x) (SiLU) or x * HardSigmoid(x) (HardSwish as opset 13 exports write it) with
+ * x = value `in` read by exactly those two nodes: *sig is the gate, *mul the Mul; e gets
+ * the activation. */
+static bool match_gated(const fuse_state *s, int in, int *sig, int *mul, graph_epilogue *e)
+{
+    int a = s->first[in], b = s->second[in];
+    if (s->readers[in] != 2 || a < 0 || b < 0)
+        return false;
+    graph_node *na = &s->g->nodes[a], *nb = &s->g->nodes[b];
+    if (fuse_is_op(nb, "Sigmoid") || fuse_is_op(nb, "HardSigmoid")) {
+        graph_node *t = na;
+        na = nb;
+        nb = t;
+        int ti = a;
+        a = b;
+        b = ti;
+    }
+    bool hard = fuse_is_op(na, "HardSigmoid");
+    if ((!hard && !fuse_is_op(na, "Sigmoid")) || na->n_inputs != 1 || na->n_outputs != 1 ||
+        !fuse_is_op(nb, "Mul") || nb->n_inputs != 2 || nb->n_outputs != 1)
+        return false;
+    e->act = hard ? GRAPH_EPI_X_HARD_SIGMOID : GRAPH_EPI_SILU;
+    e->alpha = hard ? graph_attr_float(na, "alpha", 0.2f) : 1;
+    e->beta = hard ? graph_attr_float(na, "beta", 0.5f) : 0;
+    int sv = na->outputs[0];
+    if (sv < 0 || s->readers[sv] != 1 || s->g->values[sv].is_output)
+        return false;
+    bool pair = (nb->inputs[0] == in && nb->inputs[1] == sv) ||
+                (nb->inputs[1] == in && nb->inputs[0] == sv);
+    *sig = a;
+    *mul = b;
+    return pair;
+}
+
+static bool same_shape(const graph_value *a, const graph_value *b)
+{
+    if (a->dtype != b->dtype || a->rank != b->rank || a->rank < 0)
+        return false;
+    for (int d = 0; d < a->rank; d++)
+        if (a->dims[d] < 0 || a->dims[d] != b->dims[d])
+            return false;
+    return true;
+}
+
+/* Add(in, B) with B a float constant of in's last dim's length ([N] or [1, .., N]): a bias
+ * along the last dim (fused into MatMul). B's value, or -1. */
+static int match_bias(const fuse_state *s, const graph_node *n, int in)
+{
+    if (!fuse_is_op(n, "Add") || n->n_inputs != 2 || n->n_outputs != 1 || n->n_attrs > 0)
+        return -1;
+    int other = n->inputs[0] == in ? n->inputs[1] : n->inputs[1] == in ? n->inputs[0] : -1;
+    if (other < 0 || other == in)
+        return -1;
+    const graph_value *b = &s->shapes[other], *y = &s->shapes[in];
+    if (b->kind != GRAPH_VALUE_CONSTANT || b->dtype != y->dtype || b->rank < 1 ||
+        b->rank > y->rank || y->rank < 1 || b->dims[b->rank - 1] != y->dims[y->rank - 1] ||
+        vkml_tensor_element_count(b->rank, b->dims) != (size_t)y->dims[y->rank - 1])
+        return -1;
+    return other;
+}
+
+/* Add(in, R) with R of in's shape (in both inferences): R's value, or -1. */
+static int match_residual(const fuse_state *s, const graph_node *n, int in)
+{
+    if (!fuse_is_op(n, "Add") || n->n_inputs != 2 || n->n_outputs != 1 || n->n_attrs > 0)
+        return -1;
+    int other = n->inputs[0] == in ? n->inputs[1] : n->inputs[1] == in ? n->inputs[0] : -1;
+    if (other < 0 || other == in || !same_shape(&s->shapes[other], &s->shapes[in]) ||
+        (s->shapes2 && !same_shape(&s->shapes2[other], &s->shapes2[in])))
+        return -1;
+    return other;
+}
+
+static void append_absorbed(char *buf, size_t size, const char *op)
+{
+    size_t len = strlen(buf);
+    snprintf(buf + len, size - len, "%s%s", len ? "+" : "", op);
+}
+
+/* One absorption step after value `out` of producer p: the node that reads it becomes
+ * part of e. Returns the new output value, or -1 when nothing matched. */
+static int absorb_next(fuse_state *s, int p, int out, graph_epilogue *e, int *bias, int *residual,
+                       char *absorbed, size_t size)
+{
+    graph *g = s->g;
+    if (g->values[out].is_output)
+        return -1;
+    int sig, mul;
+    graph_epilogue gated = *e;
+    if (e->act == GRAPH_EPI_NONE && match_gated(s, out, &sig, &mul, &gated)) {
+        *e = gated;
+        append_absorbed(absorbed, size, g->nodes[sig].op_type);
+        append_absorbed(absorbed, size, "Mul");
+        int y = g->nodes[mul].outputs[0];
+        remove_node(&g->nodes[sig]);
+        remove_node(&g->nodes[mul]);
+        return y;
+    }
+    int r = s->first[out];
+    if (s->readers[out] != 1 || r < 0 || removed(&g->nodes[r]))
+        return -1;
+    graph_node *n = &g->nodes[r];
+    graph_epilogue act = *e;
+    int other;
+    bool first_step = !absorbed[0];
+    const graph_node *prod = &g->nodes[p];
+    /* A bias runs along B's columns: B must be a matrix (a 1-D B drops that dim). */
+    bool matrix_b =
+        prod->n_inputs > 1 && prod->inputs[1] >= 0 && s->shapes[prod->inputs[1]].rank >= 2;
+    if (first_step && bias_slot(prod) >= 0 && matrix_b && (other = match_bias(s, n, out)) >= 0) {
+        *bias = other; /* before anything else: the product's own bias */
+    } else if (e->act == GRAPH_EPI_NONE && match_act(s, n, out, &act)) {
+        *e = act;
+    } else if (*residual < 0 && (other = match_residual(s, n, out)) >= 0) {
+        *residual = other;
+        e->residual_first = e->act == GRAPH_EPI_NONE;
+    } else {
+        return -1;
+    }
+    append_absorbed(absorbed, size, n->op_type);
+    int y = n->outputs[0];
+    remove_node(n);
+    return y;
+}
+
+/* Gives producer p the epilogue e, b >= 0 the bias input b and r >= 0 the residual input r;
+ * output y. */
+static bool attach(graph *g, int p, const graph_epilogue *e, int b, int r, int y,
+                   const char *absorbed)
+{
+    graph_node *n = &g->nodes[p];
+    graph_epilogue *ep = vkml_arena_calloc(g->arena, 1, sizeof(*ep));
+    if (!ep || !(ep->absorbed = vkml_arena_strdup(g->arena, absorbed)))
+        return false;
+    *ep = (graph_epilogue){.act = e->act,
+                           .alpha = e->alpha,
+                           .beta = e->beta,
+                           .bias = -1,
+                           .residual = -1,
+                           .residual_first = e->residual_first,
+                           .absorbed = ep->absorbed};
+    int own = own_inputs(n), total = own + (b >= 0) + (r >= 0);
+    if (total > own) {
+        int *inputs = vkml_arena_calloc(g->arena, (size_t)total, sizeof(int));
+        if (!inputs)
+            return false;
+        for (int i = 0; i < own; i++)
+            inputs[i] = i < n->n_inputs ? n->inputs[i] : -1;
+        if (b >= 0)
+            inputs[ep->bias = own] = b;
+        if (r >= 0)
+            inputs[ep->residual = total - 1] = r;
+        n->inputs = inputs;
+        n->n_inputs = total;
+    }
+    n->outputs[0] = y;
+    n->epilogue = ep;
+    return true;
+}
+
+/* Fuses what follows producer p; returns the nodes absorbed (0 or more), -1 on out of
+ * memory. */
+static int fuse_producer(fuse_state *s, int p)
+{
+    graph_node *n = &s->g->nodes[p];
+    if (own_inputs(n) < 0 || n->epilogue || !n->op || n->n_outputs != 1 || n->outputs[0] < 0 ||
+        n->n_inputs > own_inputs(n))
+        return 0;
+    int out = n->outputs[0];
+    vkml_dtype dt = s->shapes[out].dtype;
+    if (dt != VKML_DTYPE_FLOAT && dt != VKML_DTYPE_FLOAT16)
+        return 0;
+    graph_epilogue e = {.act = GRAPH_EPI_NONE, .bias = -1, .residual = -1};
+    int bias = -1, residual = -1, steps = 0, next;
+    char names[64] = "";
+    /* At most a bias (MatMul), then an activation and an Add, in either order. */
+    while (steps < 3 &&
+           (next = absorb_next(s, p, out, &e, &bias, &residual, names, sizeof(names))) >= 0) {
+        out = next;
+        steps++;
+    }
+    if (!steps)
+        return 0;
+    /* x * Sigmoid(x) and x * HardSigmoid(x) are two nodes */
+    int nodes = steps + (e.act == GRAPH_EPI_SILU || e.act == GRAPH_EPI_X_HARD_SIGMOID);
+    return attach(s->g, p, &e, bias, residual, out, names) ? nodes : -1;
+}
+
+bool graph_epilogue_candidates(const graph *g)
+{
+    static const char *readers[] = {"Relu",      "Clip",      "Sigmoid", "HardSigmoid",
+                                    "HardSwish", "LeakyRelu", "Gelu",    "Add"};
+    for (int i = 0; i < g->n_nodes; i++) {
+        const graph_node *n = &g->nodes[i];
+        for (int k = 0; k < n->n_inputs; k++) {
+            int v = n->inputs[k], p = v >= 0 ? g->values[v].producer : -1;
+            if (p < 0 || own_inputs(&g->nodes[p]) < 0)
+                continue;
+            for (size_t r = 0; r < VKML_ARRAY_SIZE(readers); r++)
+                if (fuse_is_op(n, readers[r]))
+                    return true;
+        }
+    }
+    return false;
+}
+
+bool graph_fusion_disabled(void)
+{
+    const char *v = getenv("VKML_NO_FUSE");
+    return v && v[0] && strcmp(v, "0") != 0;
+}
+
+/* The first two readers of every value. */
+static void find_readers(const graph *g, int *first, int *second)
+{
+    for (int v = 0; v < g->n_values; v++)
+        first[v] = second[v] = -1;
+    for (int i = 0; i < g->n_nodes; i++)
+        for (int k = 0; k < g->nodes[i].n_inputs; k++) {
+            int v = g->nodes[i].inputs[k];
+            if (v < 0 || first[v] == i || second[v] == i)
+                continue;
+            if (first[v] < 0)
+                first[v] = i;
+            else if (second[v] < 0)
+                second[v] = i;
+        }
+}
+
+vkml_status graph_fuse_epilogues(graph *g, const graph_value *shapes, const graph_value *shapes2,
+                                 int *n_fused, vkml_error *err)
+{
+    int fused = 0;
+    fuse_state s = {.g = g, .shapes = shapes, .shapes2 = shapes2};
+    int *readers = fuse_count_readers(g);
+    int *first = calloc((size_t)g->n_values + 1, sizeof(int));
+    int *second = calloc((size_t)g->n_values + 1, sizeof(int));
+    vkml_status st = VKML_OK;
+    if (!readers || !first || !second) {
+        st = vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory fusing epilogues");
+        goto done;
+    }
+    find_readers(g, first, second);
+    s.readers = readers;
+    s.first = first;
+    s.second = second;
+    /* Last producer first: of two Convs meeting in an Add, the later one takes the Add
+     * (its kernel runs after the other's, which it then reads). */
+    for (int i = g->n_nodes - 1; i >= 0; i--) {
+        if (removed(&g->nodes[i]))
+            continue;
+        int n = fuse_producer(&s, i);
+        if (n < 0) {
+            st = vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory fusing epilogues");
+            goto done;
+        }
+        fused += n;
+    }
+    if (fused) {
+        fuse_compact(g);
+        st = graph_sort(g, err);
+    }
+done:
+    free(readers);
+    free(first);
+    free(second);
+    if (n_fused)
+        *n_fused = st == VKML_OK ? fused : 0;
+    return st;
+}

@@ -1,0 +1,245 @@
+/*
+ * The matrix-product and convolution kernels (gemm_tiled.comp in each of its tiles, the
+ * older matmul.comp / conv_window.comp, and the plain per-output kernels) against the CPU
+ * kernels, on shapes that end mid-tile (1, primes, non-multiples of every tile), batched
+ * and broadcast MatMul, Gemm's transposes, and convolutions with kernels 1 to 7, strides,
+ * pads, dilations, groups and depthwise; then every fused epilogue (graph_epilogue) on
+ * Conv, Gemm and MatMul, with and without a residual. The CPU applies the epilogue with
+ * op_epilogue_apply; tests/unit/test_fuse.c checks that against the unfused ops.
+ */
+#include "op_harness.h"
+#include "testutil.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define F32 dtype
+
+/* The element type of the cases (float32, float16 for a few epilogue cases). */
+static vkml_dtype dtype = VKML_DTYPE_FLOAT;
+
+static double bound(void)
+{
+    return dtype == VKML_DTYPE_FLOAT ? OH_BOUND_SUM : OH_BOUND_FP16;
+}
+
+static uint64_t shape_rng;
+
+static int64_t rand_dim(int64_t lo, int64_t hi)
+{
+    return lo + (int64_t)test_randf(&shape_rng, 0.0f, (float)(hi - lo + 1) - 0.001f);
+}
+
+static void matmul(const char *tag, int ra, const int64_t *a, int rb, const int64_t *b,
+                   const graph_epilogue *e, int64_t ry, const int64_t *ydims)
+{
+    char label[160];
+    oh_case *c = oh_new("MatMul", 13);
+    oh_input(c, F32, ra, a, -1, 1);
+    oh_const_random(c, F32, rb, b, -1, 1);
+    if (e && e->bias >= 0) /* a bias along the last dim */
+        oh_const_random(c, F32, 1, ydims + ry - 1, -1, 1);
+    if (e && e->residual >= 0)
+        oh_input(c, F32, (int)ry, ydims, -1, 1);
+    if (e)
+        oh_epilogue(c, e);
+    snprintf(label, sizeof(label), "MatMul %s%s", tag, dtype == VKML_DTYPE_FLOAT ? "" : " f16");
+    oh_run(c, label, bound());
+}
+
+static void matmul_2d(int64_t m, int64_t k, int64_t n)
+{
+    char tag[64];
+    snprintf(tag, sizeof(tag), "%lldx%lldx%lld", (long long)m, (long long)k, (long long)n);
+    matmul(tag, 2, (int64_t[]){m, k}, 2, (int64_t[]){k, n}, NULL, 0, NULL);
+}
+
+static void gemm(int64_t m, int64_t k, int64_t n, int trans_a, int trans_b, int c_rank,
+                 const graph_epilogue *e)
+{
+    char label[160];
+    oh_case *c = oh_new("Gemm", 13);
+    oh_input(c, F32, 2, trans_a ? (int64_t[]){k, m} : (int64_t[]){m, k}, -1, 1);
+    oh_const_random(c, F32, 2, trans_b ? (int64_t[]){n, k} : (int64_t[]){k, n}, -1, 1);
+    if (c_rank == 1)
+        oh_const_random(c, F32, 1, (int64_t[]){n}, -1, 1);
+    else if (c_rank == 2)
+        oh_input(c, F32, 2, (int64_t[]){m, 1}, -1, 1);
+    else if (e && e->residual >= 0)
+        oh_skip_input(c);
+    if (e && e->residual >= 0)
+        oh_input(c, F32, 2, (int64_t[]){m, n}, -1, 1);
+    if (e)
+        oh_epilogue(c, e);
+    oh_attr_int(c, "transA", trans_a);
+    oh_attr_int(c, "transB", trans_b);
+    oh_attr_float(c, "alpha", 0.75f);
+    oh_attr_float(c, "beta", 1.25f);
+    snprintf(label, sizeof(label), "Gemm %lldx%lldx%lld%s%s C%d%s%s", (long long)m, (long long)k,
+             (long long)n, trans_a ? " A^T" : "", trans_b ? " B^T" : "", c_rank,
+             e ? " +" : "", e ? e->absorbed : "");
+    oh_run(c, label, bound());
+}
+
+typedef struct conv_shape {
+    int64_t n, c, h, w, m, k, stride, pad, dil, group;
+} conv_shape;
+
+static void conv(const conv_shape *s, bool bias, const graph_epilogue *e)
+{
+    char label[200];
+    oh_case *c = oh_new("Conv", 11);
+    int64_t oh = (s->h + 2 * s->pad - s->dil * (s->k - 1) - 1) / s->stride + 1;
+    int64_t ow = (s->w + 2 * s->pad - s->dil * (s->k - 1) - 1) / s->stride + 1;
+    oh_input(c, F32, 4, (int64_t[]){s->n, s->c, s->h, s->w}, -1, 1);
+    oh_const_random(c, F32, 4, (int64_t[]){s->m, s->c / s->group, s->k, s->k}, -1, 1);
+    if (bias)
+        oh_const_random(c, F32, 1, (int64_t[]){s->m}, -1, 1);
+    else if (e && e->residual >= 0)
+        oh_skip_input(c);
+    if (e && e->residual >= 0)
+        oh_input(c, F32, 4, (int64_t[]){s->n, s->m, oh, ow}, -1, 1);
+    if (e)
+        oh_epilogue(c, e);
+    oh_attr_int(c, "group", s->group);
+    oh_attr_ints(c, "strides", 2, (int64_t[]){s->stride, s->stride});
+    oh_attr_ints(c, "pads", 4, (int64_t[]){s->pad, s->pad, s->pad, s->pad});
+    oh_attr_ints(c, "dilations", 2, (int64_t[]){s->dil, s->dil});
+    snprintf(label, sizeof(label), "Conv %lldx%lldx%lldx%lld M%lld k%lld s%lld p%lld d%lld g%lld%s%s",
+             (long long)s->n, (long long)s->c, (long long)s->h, (long long)s->w,
+             (long long)s->m, (long long)s->k, (long long)s->stride, (long long)s->pad,
+             (long long)s->dil, (long long)s->group, e ? " +" : "",
+             e ? e->absorbed : "");
+    if (dtype != VKML_DTYPE_FLOAT)
+        strncat(label, " f16", sizeof(label) - strlen(label) - 1);
+    oh_run(c, label, bound());
+}
+
+static const conv_shape conv_shapes[] = {
+    {1, 3, 17, 19, 16, 7, 2, 3, 1, 1},  /* a stem: 7x7 stride 2 */
+    {2, 16, 9, 11, 24, 1, 1, 0, 1, 1},  /* pointwise: a plain GEMM */
+    {1, 32, 8, 8, 40, 1, 2, 0, 1, 1},   /* 1x1 stride 2 (ResNet downsample) */
+    {2, 12, 13, 7, 20, 3, 1, 1, 1, 1},  /* 3x3 */
+    {1, 10, 15, 15, 9, 5, 2, 2, 1, 1},  /* 5x5 stride 2 */
+    {1, 8, 12, 12, 16, 3, 1, 2, 2, 1},  /* dilation 2 */
+    {2, 12, 9, 9, 24, 3, 2, 1, 1, 3},   /* groups of 4 -> 8 */
+    {1, 16, 10, 10, 16, 3, 1, 1, 1, 16}, /* depthwise */
+    {1, 130, 6, 6, 131, 3, 1, 1, 1, 1}, /* channels past a 128 tile */
+};
+
+/* One pass over the shapes with the kernels chosen (oh_gpu_kernels); `large` adds the
+ * shapes past a 128 tile in every dim (the slow ones on lavapipe). */
+static void products(bool large)
+{
+    static const int64_t sizes[][3] = {
+        {1, 1, 1}, {1, 7, 1}, {257, 3, 1}, {37, 41, 43}, {129, 17, 65}, {64, 64, 64},
+        {1, 300, 257}, {131, 260, 129}, /* large */
+    };
+    size_t n_sizes = VKML_ARRAY_SIZE(sizes) - (large ? 0 : 2);
+    for (size_t i = 0; i < n_sizes; i++)
+        matmul_2d(sizes[i][0], sizes[i][1], sizes[i][2]);
+    for (int i = 0; i < 3; i++)
+        matmul_2d(rand_dim(1, 150), rand_dim(1, 150), rand_dim(1, 150));
+    matmul("batched broadcast [3,1,35,19] x [4,19,33]", 4, (int64_t[]){3, 1, 35, 19}, 3,
+           (int64_t[]){4, 19, 33}, NULL, 0, NULL);
+    matmul("1-D x batched", 1, (int64_t[]){23}, 3, (int64_t[]){2, 23, 70}, NULL, 0, NULL);
+    for (int t = 0; t < 4; t++)
+        gemm(45, 67, 39, t & 1, t >> 1, t % 3, NULL);
+    for (size_t i = 0; i < VKML_ARRAY_SIZE(conv_shapes) - (large ? 0 : 1); i++)
+        conv(&conv_shapes[i], i % 2 == 0, NULL);
+}
+
+/* Every activation, on Conv (residual before it), Gemm (residual after) and MatMul. */
+static void epilogues(void)
+{
+    static const struct {
+        graph_epi_act act;
+        float alpha, beta;
+        const char *name;
+    } acts[] = {
+        {GRAPH_EPI_RELU, 0, 0, "Relu"},
+        {GRAPH_EPI_CLIP, 0, 6, "Clip"},
+        {GRAPH_EPI_SIGMOID, 0, 0, "Sigmoid"},
+        {GRAPH_EPI_HARD_SIGMOID, 0.2f, 0.5f, "HardSigmoid"},
+        {GRAPH_EPI_HARD_SWISH, 0, 0, "HardSwish"},
+        {GRAPH_EPI_LEAKY_RELU, 0.1f, 0, "LeakyRelu"},
+        {GRAPH_EPI_SILU, 1, 0, "SiLU"},
+        {GRAPH_EPI_GELU, 0, 0, "Gelu"},
+        {GRAPH_EPI_GELU_TANH, 0, 0, "Gelu tanh"},
+        {GRAPH_EPI_X_HARD_SIGMOID, 1.0f / 6, 0.5f, "HardSigmoid+Mul"},
+    };
+    const conv_shape cs = {2, 12, 9, 8, 20, 3, 1, 1, 1, 1};
+    for (size_t i = 0; i < VKML_ARRAY_SIZE(acts); i++) {
+        graph_epilogue e = {.act = acts[i].act, .alpha = acts[i].alpha, .beta = acts[i].beta,
+                            .bias = -1, .residual = -1, .absorbed = acts[i].name};
+        conv(&cs, true, &e);
+        matmul(acts[i].name, 3, (int64_t[]){2, 33, 21}, 2, (int64_t[]){21, 40}, &e, 3,
+               (int64_t[]){2, 33, 40});
+        graph_epilogue with_bias = e; /* MatMul + Add(bias) + act + Add(residual) */
+        char bname[64];
+        snprintf(bname, sizeof(bname), "Add+%s+Add", acts[i].name);
+        with_bias.bias = 2;
+        with_bias.residual = 3; /* after the bias */
+        with_bias.absorbed = bname;
+        matmul(bname, 3, (int64_t[]){2, 33, 21}, 2, (int64_t[]){21, 40}, &with_bias, 3,
+               (int64_t[]){2, 33, 40});
+        char name[64];
+        snprintf(name, sizeof(name), "Add+%s", acts[i].name);
+        graph_epilogue r = e;
+        r.residual = 3;
+        r.residual_first = true;
+        r.absorbed = name;
+        conv(&cs, i % 2 == 0, &r);
+        snprintf(name, sizeof(name), "%s+Add", acts[i].name);
+        r.residual_first = false;
+        gemm(29, 31, 37, 0, 1, i % 2, &r);
+        r.residual = 2; /* MatMul's own inputs are 2 */
+        matmul(name, 3, (int64_t[]){2, 33, 21}, 2, (int64_t[]){21, 40}, &r, 3,
+               (int64_t[]){2, 33, 40});
+    }
+    graph_epilogue add = {.act = GRAPH_EPI_NONE, .bias = -1, .residual = 3, .residual_first = true,
+                          .absorbed = "Add"};
+    conv(&conv_shapes[7], false, &add); /* depthwise: the direct kernel's epilogue */
+    conv(&conv_shapes[0], true, &add);
+    /* float16: the CPU runs these on float copies, the GPU on its f16 variants */
+    graph_epilogue relu = {.act = GRAPH_EPI_RELU, .bias = -1, .residual = 3, .residual_first = true,
+                           .absorbed = "Add+Relu"};
+    dtype = VKML_DTYPE_FLOAT16;
+    conv(&cs, true, &relu);
+    relu.residual = 2;
+    matmul("Add+Relu", 3, (int64_t[]){2, 33, 21}, 2, (int64_t[]){21, 40}, &relu, 3,
+           (int64_t[]){2, 33, 40});
+    dtype = VKML_DTYPE_FLOAT;
+}
+
+int main(void)
+{
+    const char *seed = getenv("VKML_TEST_SEED");
+    shape_rng = seed ? strtoull(seed, NULL, 0) : (uint64_t)time(NULL) * 2654435761u + 7;
+    static const struct {
+        oh_kernels k;
+        int force;
+        const char *name;
+        bool large;
+    } passes[] = {
+        {OH_KERNELS_PLAIN, 0, "plain kernels", false},
+        {OH_KERNELS_TILED, 0, "gemm_tiled.comp, tile by shape", true},
+        {OH_KERNELS_TILED, 1, "gemm_tiled.comp 128x128", true},
+        {OH_KERNELS_TILED, 2, "gemm_tiled.comp 128x64", true},
+        {OH_KERNELS_TILED, 3, "gemm_tiled.comp 64x64", false},
+        {OH_KERNELS_TILED, 4, "gemm_tiled.comp 32x32", false},
+        {OH_KERNELS_TILED, -1, "old tiled kernels", false},
+    };
+    for (size_t p = 0; p < VKML_ARRAY_SIZE(passes); p++) {
+        printf("-- %s\n", passes[p].name);
+        oh_gpu_kernels(passes[p].k, passes[p].force);
+        products(passes[p].large);
+        if (passes[p].force <= 0)
+            epilogues();
+    }
+    oh_gpu_kernels(OH_KERNELS_TILED, 1);
+    epilogues(); /* the largest tile's epilogue too */
+    oh_gpu_kernels(OH_KERNELS_DEVICE, 0);
+    return oh_finish();
+}

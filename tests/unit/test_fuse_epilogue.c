@@ -1,0 +1,229 @@
+/* Load-time epilogue fusion (graph/fuse_epilogue.c): a graph with each pattern (Conv + Add +
+ * Relu, Conv + x*Sigmoid(x) + Add, Conv + Clip, Gemm + HardSwish, MatMul + LeakyRelu + Add,
+ * MatMul + Add(bias) + Gelu, Conv + x*HardSigmoid(x)) loads with those nodes absorbed, `fused` naming them, and computes what the
+ * unfused graph (VKML_NO_FUSE=1) computes, on the CPU and on every Vulkan device; what must
+ * not fuse (a broadcast Add, an output read twice, a graph output) stays. */
+#include "test_graph.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#define C 8
+#define HW 6
+
+static uint64_t seed;
+
+static int node(graph *g, const char *name, const char *op, int opset, int n_in, const int *in,
+                int out, int n_attrs)
+{
+    int n = graph_add_node(g, name, op, "", n_in, 1, n_attrs);
+    memcpy(g->nodes[n].inputs, in, sizeof(int) * (size_t)n_in);
+    g->nodes[n].outputs[0] = out;
+    g->nodes[n].opset = opset;
+    return n;
+}
+
+static int conv(graph *g, const char *name, int x, int k, bool bias, int out)
+{
+    char wn[32];
+    snprintf(wn, sizeof(wn), "%s_w", name);
+    int in[3] = {x, tg_random_constant(g, wn, 4, (int64_t[]){C, C, k, k}, -0.3f, 0.3f, &seed),
+                 -1};
+    if (bias) {
+        snprintf(wn, sizeof(wn), "%s_b", name);
+        in[2] = tg_random_constant(g, wn, 1, (int64_t[]){C}, -0.3f, 0.3f, &seed);
+    }
+    int n = node(g, name, "Conv", 13, bias ? 3 : 2, in, out, 1);
+    int64_t p = k / 2;
+    g->nodes[n].attrs[0] = (graph_attr){
+        .name = "pads", .type = GRAPH_ATTR_INTS, .count = 4,
+        .ints = vkml_arena_memdup(g->arena, (int64_t[]){p, p, p, p}, 4 * sizeof(int64_t))};
+    return n;
+}
+
+static int val(graph *g, const char *name)
+{
+    return graph_add_value(g, name);
+}
+
+/* The graph: inputs X [1,C,HW,HW], Z [5,12], Z3 [2,5,12], R [2,5,9], S [1,C,1,1];
+ * outputs Y1 .. Y6. */
+static vkml_model *make_model(bool fuse)
+{
+    seed = 5;
+    graph *g = graph_create();
+    int x = tg_value(g, "X", VKML_DTYPE_FLOAT, 4, (int64_t[]){1, C, HW, HW});
+    int z = tg_value(g, "Z", VKML_DTYPE_FLOAT, 2, (int64_t[]){5, 12});
+    int z3 = tg_value(g, "Z3", VKML_DTYPE_FLOAT, 3, (int64_t[]){2, 5, 12});
+    int r = tg_value(g, "R", VKML_DTYPE_FLOAT, 3, (int64_t[]){2, 5, 9});
+    int sc = tg_value(g, "S", VKML_DTYPE_FLOAT, 4, (int64_t[]){1, C, 1, 1});
+    /* 1: Conv + Add(X) + Relu */
+    int t1 = val(g, "t1"), a1 = val(g, "a1"), y1 = val(g, "Y1");
+    conv(g, "c1", x, 3, true, t1);
+    node(g, "add1", "Add", 13, 2, (int[]){t1, x}, a1, 0);
+    node(g, "relu1", "Relu", 13, 1, (int[]){a1}, y1, 0);
+    /* 2: Conv + x * Sigmoid(x) + Add(Y1) */
+    int t2 = val(g, "t2"), s2 = val(g, "s2"), m2 = val(g, "m2"), y2 = val(g, "Y2");
+    conv(g, "c2", y1, 1, false, t2);
+    node(g, "sig2", "Sigmoid", 13, 1, (int[]){t2}, s2, 0);
+    node(g, "mul2", "Mul", 13, 2, (int[]){s2, t2}, m2, 0);
+    node(g, "add2", "Add", 13, 2, (int[]){y1, m2}, y2, 0);
+    /* 3: Conv + Clip(0, 6) with constant bounds */
+    int t3 = val(g, "t3"), y3 = val(g, "Y3");
+    conv(g, "c3", y2, 3, true, t3);
+    int lo = tg_random_constant(g, "lo", 0, NULL, 0, 0, &seed);
+    int hi = tg_random_constant(g, "hi", 0, NULL, 0.5f, 0.5f, &seed);
+    node(g, "clip3", "Clip", 13, 3, (int[]){t3, lo, hi}, y3, 0);
+    /* 4: Gemm(transB) + HardSwish */
+    int t4 = val(g, "t4"), y4 = val(g, "Y4");
+    int wg = tg_random_constant(g, "wg", 2, (int64_t[]){7, 12}, -1, 1, &seed);
+    int bg = tg_random_constant(g, "bg", 1, (int64_t[]){7}, -1, 1, &seed);
+    int gn = node(g, "gemm4", "Gemm", 13, 3, (int[]){z, wg, bg}, t4, 1);
+    g->nodes[gn].attrs[0] = (graph_attr){.name = "transB", .type = GRAPH_ATTR_INT, .i = 1};
+    node(g, "hswish4", "HardSwish", 14, 1, (int[]){t4}, y4, 0);
+    /* 5: MatMul + LeakyRelu + Add(R); 6: MatMul + Gelu */
+    int t5 = val(g, "t5"), l5 = val(g, "l5"), y5 = val(g, "Y5");
+    int wm = tg_random_constant(g, "wm", 2, (int64_t[]){12, 9}, -1, 1, &seed);
+    node(g, "mm5", "MatMul", 13, 2, (int[]){z3, wm}, t5, 0);
+    int lr = node(g, "leaky5", "LeakyRelu", 13, 1, (int[]){t5}, l5, 1);
+    g->nodes[lr].attrs[0] = (graph_attr){.name = "alpha", .type = GRAPH_ATTR_FLOAT, .f = 0.2f};
+    node(g, "add5", "Add", 13, 2, (int[]){l5, r}, y5, 0);
+    int t6 = val(g, "t6"), b6 = val(g, "b6"), y6 = val(g, "Y6");
+    int bias6 = tg_random_constant(g, "bias6", 1, (int64_t[]){9}, -1, 1, &seed);
+    node(g, "mm6", "MatMul", 13, 2, (int[]){z3, wm}, t6, 0);
+    node(g, "add6", "Add", 13, 2, (int[]){bias6, t6}, b6, 0);
+    node(g, "gelu6", "Gelu", 20, 1, (int[]){b6}, y6, 0);
+    /* 9: Conv + x * HardSigmoid(x) (HardSwish as opset 13 exports write it) */
+    int t9 = val(g, "t9"), h9 = val(g, "h9"), y9 = val(g, "Y9");
+    conv(g, "c9", x, 3, true, t9);
+    int hs = node(g, "hsig9", "HardSigmoid", 13, 1, (int[]){t9}, h9, 2);
+    g->nodes[hs].attrs[0] = (graph_attr){.name = "alpha", .type = GRAPH_ATTR_FLOAT, .f = 1.0f / 6};
+    g->nodes[hs].attrs[1] = (graph_attr){.name = "beta", .type = GRAPH_ATTR_FLOAT, .f = 0.5f};
+    node(g, "mul9", "Mul", 13, 2, (int[]){t9, h9}, y9, 0);
+    /* Not fused: a constant Add after a MatMul by a vector (its last dim is not B's). */
+    int t10 = val(g, "t10"), y10 = val(g, "Y10");
+    int v10 = tg_random_constant(g, "v10", 1, (int64_t[]){12}, -1, 1, &seed);
+    int b10 = tg_random_constant(g, "b10", 1, (int64_t[]){5}, -1, 1, &seed);
+    node(g, "mm10", "MatMul", 13, 2, (int[]){z3, v10}, t10, 0);
+    node(g, "add10", "Add", 13, 2, (int[]){t10, b10}, y10, 0);
+    /* Not fused: an Add that broadcasts S; a Conv output that is also a graph output. */
+    int t7 = val(g, "t7"), y7 = val(g, "Y7"), t8 = val(g, "T8"), y8 = val(g, "Y8");
+    conv(g, "c7", x, 1, true, t7);
+    node(g, "add7", "Add", 13, 2, (int[]){t7, sc}, y7, 0);
+    conv(g, "c8", x, 1, true, t8);
+    node(g, "relu8", "Relu", 13, 1, (int[]){t8}, y8, 0);
+    if (fuse)
+        unsetenv("VKML_NO_FUSE");
+    else
+        setenv("VKML_NO_FUSE", "1", 1);
+    vkml_model *m = tg_model(g, (int[]){x, z, z3, r, sc}, 5,
+                             (int[]){y1, y2, y3, y4, y5, y6, y7, y8, t8, y9, y10}, 11, 20);
+    unsetenv("VKML_NO_FUSE");
+    return m;
+}
+
+/* The node's `fused` string, by node name ("" when absent or unfused). */
+static const char *fused_of(const vkml_model *m, const char *name)
+{
+    for (size_t i = 0; i < vkml_model_node_count(m); i++) {
+        vkml_node_info info;
+        vkml_error err = {0};
+        if (vkml_model_node(m, i, &info, &err) == VKML_OK && strcmp(info.name, name) == 0)
+            return info.fused;
+    }
+    return "(no such node)";
+}
+
+#define N_IN 5
+#define N_OUT 11
+
+static void run(vkml_context *ctx, vkml_model *m, int device, const vkml_tensor *in,
+                vkml_tensor *out)
+{
+    vkml_error err = {0};
+    vkml_session *s = NULL;
+    vkml_session_params params = {.device = device};
+    CHECK_OK(vkml_session_create(ctx, m, &params, &s, &err), &err);
+    if (!s)
+        return;
+    for (size_t o = 0; o < N_OUT; o++)
+        CHECK_OK(vkml_session_alloc_output(s, o, &out[o], &err), &err);
+    CHECK_OK(vkml_session_run(s, in, N_IN, out, N_OUT, &err), &err);
+    vkml_session_destroy(&s);
+}
+
+int main(void)
+{
+    vkml_context *ctx = NULL;
+    vkml_error err = {0};
+    CHECK_OK(vkml_context_create(NULL, &ctx, &err), &err);
+    test_require_vulkan(ctx);
+    vkml_model *plain = make_model(false), *fused = make_model(true);
+    if (!plain || !fused)
+        return test_finish("test_fuse_epilogue");
+    size_t np = vkml_model_node_count(plain), nf = vkml_model_node_count(fused);
+    printf("nodes: %zu unfused, %zu fused\n", np, nf);
+    /* Absorbed: Add Relu, Sigmoid Mul Add, Clip, HardSwish, LeakyRelu Add, Add Gelu,
+     * HardSigmoid Mul. */
+    CHECK(np - nf == 13, "%zu nodes absorbed, expected 13", np - nf);
+    static const char *expect[][2] = {
+        {"c1", "Add+Relu"}, {"c2", "Sigmoid+Mul+Add"}, {"c3", "Clip"}, {"gemm4", "HardSwish"},
+        {"mm5", "LeakyRelu+Add"}, {"mm6", "Add+Gelu"}, {"c7", ""}, {"c8", ""},
+        {"c9", "HardSigmoid+Mul"}, {"mm10", ""},
+    };
+    for (size_t i = 0; i < VKML_ARRAY_SIZE(expect); i++) {
+        const char *got = fused_of(fused, expect[i][0]);
+        CHECK(strcmp(got, expect[i][1]) == 0, "%s fused '%s', expected '%s'", expect[i][0], got,
+              expect[i][1]);
+        CHECK(strcmp(fused_of(plain, expect[i][0]), "") == 0, "VKML_NO_FUSE=1 fused %s",
+              expect[i][0]);
+    }
+    /* Inputs: random, in [-2, 2). */
+    static const int64_t dims[N_IN][4] = {{1, C, HW, HW}, {5, 12}, {2, 5, 12}, {2, 5, 9},
+                                          {1, C, 1, 1}};
+    static const int ranks[N_IN] = {4, 2, 3, 3, 4};
+    vkml_tensor in[N_IN] = {0};
+    uint64_t s = 9;
+    for (int i = 0; i < N_IN; i++) {
+        size_t n = vkml_tensor_element_count(ranks[i], dims[i]);
+        float *d = malloc(n * sizeof(float));
+        for (size_t k = 0; k < n; k++)
+            d[k] = test_randf(&s, -2, 2);
+        in[i] = (vkml_tensor){.dtype = VKML_DTYPE_FLOAT, .rank = ranks[i], .data = d,
+                              .size = n * sizeof(float)};
+        memcpy(in[i].dims, dims[i], sizeof(int64_t) * (size_t)ranks[i]);
+    }
+    vkml_tensor ref[N_OUT] = {0};
+    run(ctx, plain, VKML_DEVICE_CPU, in, ref);
+    for (int d = -1; d < vkml_context_device_count(ctx); d++) {
+        for (int f = 0; f < 2; f++) {
+            vkml_tensor got[N_OUT] = {0};
+            run(ctx, f ? fused : plain, d < 0 ? VKML_DEVICE_CPU : d, in, got);
+            double worst = 0;
+            for (int o = 0; o < N_OUT; o++) {
+                size_t n = got[o].size / sizeof(float);
+                const float *a = got[o].data, *b = ref[o].data;
+                double scale = 1;
+                for (size_t k = 0; a && b && k < n; k++)
+                    scale = fmax(scale, fabs(b[k]));
+                for (size_t k = 0; a && b && k < n; k++) {
+                    double e = isfinite(a[k]) ? fabs(a[k] - b[k]) / scale : INFINITY;
+                    worst = fmax(worst, e);
+                }
+                CHECK(a && b && got[o].size == ref[o].size, "device %d output %d missing", d, o);
+                free(got[o].data);
+            }
+            printf("device %d %s vs unfused CPU: max normalised error %.2e\n", d,
+                   f ? "fused" : "unfused", worst);
+            CHECK(worst < 1e-5, "device %d %s: error %g", d, f ? "fused" : "unfused", worst);
+        }
+    }
+    for (int o = 0; o < N_OUT; o++)
+        free(ref[o].data);
+    for (int i = 0; i < N_IN; i++)
+        free(in[i].data);
+    vkml_model_destroy(&fused);
+    vkml_model_destroy(&plain);
+    vkml_context_destroy(&ctx);
+    return test_finish("test_fuse_epilogue");
+}
