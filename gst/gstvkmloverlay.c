@@ -177,8 +177,20 @@ gst_vkml_overlay_start (G_GNUC_UNUSED GstBaseTransform * trans)
 #ifdef HAVE_PANGOCAIRO
   GstVkmlOverlay *self = GST_VKML_OVERLAY (trans);
 
+  PangoFontFamily **families = NULL;
+  int n_families = 0;
+
   self->font_map = pango_cairo_font_map_new ();
-  self->pango = pango_font_map_create_context (self->font_map);
+  /* A machine with no font configured (no fontconfig file, no fonts) cannot lay out
+   * text; Pango then fails inside rendering. Draw the boxes alone and say why. */
+  pango_font_map_list_families (self->font_map, &families, &n_families);
+  g_free (families);
+  if (n_families > 0)
+    self->pango = pango_font_map_create_context (self->font_map);
+  else
+    GST_ELEMENT_WARNING (self, RESOURCE, NOT_FOUND,
+        ("no fonts found (fontconfig): labels are not drawn, only the boxes"),
+        (NULL));
   self->tags = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
 #endif
   return TRUE;

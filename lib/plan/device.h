@@ -39,6 +39,8 @@ typedef struct device_session device_session;
 typedef struct device_event {
     device *dev;    /* the device whose stream signals it; NULL: already reached */
     uint64_t value; /* 0: already reached */
+    uint64_t sleep_on; /* the device's own object a blocking wait sleeps on (a VkFence signalled
+                          with `value`, for Vulkan), or 0: the device's default */
 } device_event;
 
 typedef struct device_value_plan {

@@ -292,6 +292,7 @@ static vkml_status emit_node(rewrite *r, int i, vkml_error *err)
     nn->op = n->op;
     nn->params = n->params;
     nn->unsupported = n->unsupported;
+    nn->epilogue = n->epilogue;
     return VKML_OK;
 }
 

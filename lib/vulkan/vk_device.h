@@ -40,6 +40,7 @@ typedef struct vk_device {
     vk_faults *faults;       /* test hooks of the context (vk_fault.h) */
     atomic_long submits;     /* counted for the device-lost hook */
     atomic_long waits;
+    atomic_long run_waits;   /* host waits of session runs, for the device-lost hook */
     atomic_long runs;        /* submits of session runs, for the device-lost hook */
     atomic_bool lost;        /* a submit or wait reported VK_ERROR_DEVICE_LOST */
     /* Constants shared by the device's sessions (vk_consts.h), under consts_lock. */

@@ -37,18 +37,22 @@ static void parse_device_lost(vk_faults *f, const char *env)
     } else if (strncmp(env, "wait", 4) == 0) {
         f->lost_at = VK_LOST_AT_WAIT;
         rest = env + 4;
+    } else if (strncmp(env, "runwait", 7) == 0) {
+        f->lost_at = VK_LOST_AT_RUN_WAIT;
+        rest = env + 7;
     } else if (strncmp(env, "run", 3) == 0) {
         f->lost_at = VK_LOST_AT_RUN;
         rest = env + 3;
     }
     if (!rest || !parse_lost_args(rest, f)) {
-        VKML_LOGW("%s=%s ignored: use submit|wait|run[:N[:DEVICE]]", DEVICE_LOST_ENV, env);
+        VKML_LOGW("%s=%s ignored: use submit|wait|run|runwait[:N[:DEVICE]]", DEVICE_LOST_ENV, env);
         f->lost_at = VK_LOST_NEVER;
         return;
     }
     VKML_LOGW("test hook: VK_ERROR_DEVICE_LOST at %s #%ld on Vulkan device %d",
               f->lost_at == VK_LOST_AT_SUBMIT ? "submit"
               : f->lost_at == VK_LOST_AT_RUN  ? "session run submit"
+              : f->lost_at == VK_LOST_AT_RUN_WAIT ? "session run wait"
                                               : "wait (fence or timeline)",
               f->lost_nth,
               f->lost_device);
@@ -117,18 +121,19 @@ VkResult vk_fault_queue_submit(vk_device *vd, const VkSubmitInfo *si, VkFence fe
     return mark_lost(vd, vkQueueSubmit(vd->queue, 1, si, fence));
 }
 
-VkResult vk_fault_after_wait(vk_device *vd, VkResult r)
+VkResult vk_fault_after_wait(vk_device *vd, VkResult r, bool run)
 {
-    if (r == VK_SUCCESS && inject_lost(vd, VK_LOST_AT_WAIT, &vd->waits)) {
+    if (r == VK_SUCCESS && (inject_lost(vd, VK_LOST_AT_WAIT, &vd->waits) ||
+                            (run && inject_lost(vd, VK_LOST_AT_RUN_WAIT, &vd->run_waits)))) {
         VKML_LOGW("test hook: wait on '%s' reports VK_ERROR_DEVICE_LOST", vd->base.info.name);
         r = VK_ERROR_DEVICE_LOST;
     }
     return mark_lost(vd, r);
 }
 
-VkResult vk_fault_wait_fence(vk_device *vd, VkFence fence)
+VkResult vk_fault_wait_fence(vk_device *vd, VkFence fence, bool run)
 {
-    return vk_fault_after_wait(vd, vkWaitForFences(vd->dev, 1, &fence, VK_TRUE, UINT64_MAX));
+    return vk_fault_after_wait(vd, vkWaitForFences(vd->dev, 1, &fence, VK_TRUE, UINT64_MAX), run);
 }
 
 vkml_status vk_device_check_lost(vk_device *vd, vkml_error *err)

@@ -5,7 +5,7 @@
  *
  *   VKML_TEST_FAIL_ALLOC=N       the Nth vkAllocateMemory of the context (1-based, counted
  *                                over all its devices) returns VK_ERROR_OUT_OF_DEVICE_MEMORY
- *   VKML_TEST_DEVICE_LOST=submit[:N[:D]] | wait[:N[:D]] | run[:N[:D]]
+ *   VKML_TEST_DEVICE_LOST=submit[:N[:D]] | wait[:N[:D]] | run[:N[:D]] | runwait[:N[:D]]
  *                                the Nth vkQueueSubmit (or host wait: a fence wait or a
  *                                timeline wait of vk_stream_wait, or submit of a
  *                                session run) on Vulkan device D (default N 1, D 0) returns
@@ -13,7 +13,8 @@
  *                                work is left behind). "run" skips the uploads a session's
  *                                creation submits (discrete GPUs stage their constants;
  *                                host-visible memory does not), so it hits the same run
- *                                on every device.
+ *                                on every device; "runwait" likewise counts only the host
+ *                                waits of session runs.
  *
  *   VKML_TEST_NO_TIMELINE=1      devices make no timeline semaphore: session chunks are
  *                                submitted and fence-waited one by one, as on a device
@@ -29,7 +30,8 @@ typedef enum vk_lost_at {
     VK_LOST_NEVER = 0,
     VK_LOST_AT_SUBMIT,
     VK_LOST_AT_WAIT,
-    VK_LOST_AT_RUN, /* a submit of vk_session_run */
+    VK_LOST_AT_RUN,      /* a submit of vk_session_run */
+    VK_LOST_AT_RUN_WAIT, /* a host wait of a session run */
 } vk_lost_at;
 
 /* Shared by the devices of one context. */
@@ -49,9 +51,9 @@ VkResult vk_fault_allocate_memory(vk_device *vd, const VkMemoryAllocateInfo *inf
                                   VkDeviceMemory *out);
 /* Caller holds vd->queue_lock. `run`: a session run's submit (vk_submit_wait). */
 VkResult vk_fault_queue_submit(vk_device *vd, const VkSubmitInfo *si, VkFence fence, bool run);
-VkResult vk_fault_wait_fence(vk_device *vd, VkFence fence);
+VkResult vk_fault_wait_fence(vk_device *vd, VkFence fence, bool run);
 /* The result of a host wait that has returned r, with the "wait" hook applied. */
-VkResult vk_fault_after_wait(vk_device *vd, VkResult r);
+VkResult vk_fault_after_wait(vk_device *vd, VkResult r, bool run);
 
 /* VKML_ERROR_DEVICE_LOST naming the device when it was lost before; else VKML_OK. */
 vkml_status vk_device_check_lost(vk_device *vd, vkml_error *err);

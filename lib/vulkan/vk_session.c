@@ -13,7 +13,8 @@
 
 typedef struct vk_chunk {
     VkCommandBuffer cmd;
-    VkFence fence;
+    VkFence fence;      /* signalled with the chunk's timeline value: what host waits sleep on */
+    bool fence_pending; /* submitted since its last reset (only its submitter touches it) */
     VkDescriptorPool pool;
 } vk_chunk;
 
@@ -351,11 +352,25 @@ vkml_status vk_session_submit(device_session *s, int chunk, device_event *done, 
     if (chunk < 0 || chunk >= s->n_chunks)
         return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT, "Vulkan: no chunk %d", chunk);
     vkml_status st;
+    vk_chunk *c = &s->chunks[chunk];
     if (s->vd->timeline) {
         uint64_t value = 0;
-        st = vk_stream_submit(s->vd, s->chunks[chunk].cmd, true, &value, err);
-        if (st == VKML_OK)
-            *done = (device_event){.dev = &s->vd->base, .value = value};
+        /* The chunk's last submit is done (its run waited for a later value of this queue),
+         * but its fence signal may trail the timeline's: wait for it before the reset. */
+        if (c->fence_pending) {
+            VkResult r = vkWaitForFences(s->vd->dev, 1, &c->fence, VK_TRUE, UINT64_MAX);
+            if (r == VK_SUCCESS)
+                r = vkResetFences(s->vd->dev, 1, &c->fence);
+            if (r != VK_SUCCESS)
+                return vk_result_fail(err, r, "vkWaitForFences/vkResetFences", __FILE__, __LINE__);
+            c->fence_pending = false;
+        }
+        st = vk_stream_submit(s->vd, c->cmd, c->fence, true, &value, err);
+        if (st == VKML_OK) {
+            c->fence_pending = true;
+            *done = (device_event){.dev = &s->vd->base, .value = value,
+                                   .sleep_on = (uint64_t)(uintptr_t)c->fence};
+        }
     } else {
         st = vk_submit_wait(s->vd, s->chunks[chunk].cmd, s->chunks[chunk].fence, true, err);
     }
@@ -373,7 +388,7 @@ vkml_status vk_event_wait(device_event ev, uint64_t spin_ns, vkml_error *err)
         spin_ns = vd->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU
                       ? 0
                       : (uint64_t)VKML_DEFAULT_WAIT_SPIN_US * 1000;
-    vkml_status st = vk_stream_wait(vd, ev.value, spin_ns, err);
+    vkml_status st = vk_stream_wait(vd, ev.value, (VkFence)(uintptr_t)ev.sleep_on, spin_ns, err);
     if (st != VKML_OK)
         vkml_error_prefix(err, "waiting for '%s'", vd->base.info.name);
     return st;

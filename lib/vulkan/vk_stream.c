@@ -26,8 +26,8 @@ void vk_stream_destroy(vk_device *vd)
     vd->timeline = VK_NULL_HANDLE;
 }
 
-vkml_status vk_stream_submit(vk_device *vd, VkCommandBuffer cmd, bool run, uint64_t *value,
-                             vkml_error *err)
+vkml_status vk_stream_submit(vk_device *vd, VkCommandBuffer cmd, VkFence fence, bool run,
+                             uint64_t *value, vkml_error *err)
 {
     vkml_status status = vk_device_check_lost(vd, err);
     if (status != VKML_OK)
@@ -48,7 +48,7 @@ vkml_status vk_stream_submit(vk_device *vd, VkCommandBuffer cmd, bool run, uint6
     /* Values rise in submission order; one is taken only by a submit that succeeded. */
     uint64_t next = vd->timeline_last + 1;
     tsi.pSignalSemaphoreValues = &next;
-    VkResult r = vk_fault_queue_submit(vd, &si, VK_NULL_HANDLE, run);
+    VkResult r = vk_fault_queue_submit(vd, &si, fence, run);
     if (r == VK_SUCCESS)
         vd->timeline_last = next;
     pthread_mutex_unlock(&vd->queue_lock);
@@ -83,12 +83,17 @@ static VkResult spin(vk_device *vd, uint64_t value, uint64_t spin_ns)
     }
 }
 
-vkml_status vk_stream_wait(vk_device *vd, uint64_t value, uint64_t spin_ns, vkml_error *err)
+vkml_status vk_stream_wait(vk_device *vd, uint64_t value, VkFence fence, uint64_t spin_ns,
+                           vkml_error *err)
 {
     vkml_status status = vk_device_check_lost(vd, err);
     if (status != VKML_OK)
         return status;
     VkResult r = spin(vd, value, spin_ns);
+    if (r == VK_TIMEOUT && fence != VK_NULL_HANDLE) {
+        VK_AS("vkWaitForFences", vk_fault_wait_fence(vd, fence, true));
+        goto cleanup;
+    }
     if (r == VK_TIMEOUT) {
         VkSemaphoreWaitInfo wi = {
             .sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO,
@@ -98,7 +103,7 @@ vkml_status vk_stream_wait(vk_device *vd, uint64_t value, uint64_t spin_ns, vkml
         };
         r = vkWaitSemaphores(vd->dev, &wi, UINT64_MAX);
     }
-    VK_AS("vkWaitSemaphores", vk_fault_after_wait(vd, r));
+    VK_AS("vkWaitSemaphores", vk_fault_after_wait(vd, r, true));
 cleanup:
     return status;
 }

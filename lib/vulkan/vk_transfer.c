@@ -20,7 +20,7 @@ vkml_status vk_submit_wait(vk_device *vd, VkCommandBuffer cmd, VkFence fence, bo
     VkResult r = vk_fault_queue_submit(vd, &si, fence, run);
     pthread_mutex_unlock(&vd->queue_lock);
     VK_AS("vkQueueSubmit", r);
-    VK_AS("vkWaitForFences", vk_fault_wait_fence(vd, fence));
+    VK_AS("vkWaitForFences", vk_fault_wait_fence(vd, fence, run));
     VK(vkResetFences(vd->dev, 1, &fence));
 cleanup:
     return status;

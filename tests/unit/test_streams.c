@@ -234,7 +234,7 @@ int main(void)
     unsetenv("VKML_TEST_NO_TIMELINE");
     test_one_gpu(ctx, model, (const float (*)[2][N])in, (const float (*)[N])want, false);
     vkml_context_destroy(&ctx);
-    test_device_lost(model, (const float (*)[2][N])in, "wait:1:0");
+    test_device_lost(model, (const float (*)[2][N])in, "runwait:1:0");
     test_device_lost(model, (const float (*)[2][N])in, "run:2:0");
     vkml_model_destroy(&model);
     return test_finish("test_streams");
