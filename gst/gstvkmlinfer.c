@@ -171,8 +171,10 @@ gst_vkml_infer_class_init (GstVkmlInferClass * klass)
   g_object_class_install_property (gobject_class, PROP_DEVICE,
       g_param_spec_string ("device", "Device",
           "Devices to plan the model over, in order of preference, as "
-          "`vkml run --device` takes them: \"default\" (every GPU, the default "
-          "one first; a model that fits it stays on it), \"all\", \"cpu\" "
+          "`vkml run --device` takes them: \"default\" (the fastest: every "
+          "discrete or integrated GPU, the first one first, a model that fits "
+          "it stays on it; with none, vkml's CPU device; lavapipe only by "
+          "index), \"all\", \"cpu\" "
           "(vkml's CPU device), a Vulkan device index (see `vkml devices`) or a "
           "list such as \"0,1,cpu\"; -1 and -2 are read as cpu and default",
           DEFAULT_DEVICE, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
@@ -186,10 +188,11 @@ gst_vkml_infer_class_init (GstVkmlInferClass * klass)
           GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_MAX_IN_FLIGHT,
       g_param_spec_uint ("max-in-flight", "Max in flight",
-          "Frames whose model runs may be in flight at once: frame N+1 is "
-          "taken while N's run goes on; frames leave in order once their run "
-          "is over (or when this many are running, the oldest is waited for). "
-          "1: each frame's run is waited for before it is pushed", 1,
+          "Model runs that may be in flight at once: frame N+1 is converted "
+          "and submitted while N's run goes on, and a task on the src pad "
+          "pushes the frames in arrival order as their runs end; with this "
+          "many runs in flight the next frame waits. 1: each frame is pushed "
+          "before the next is taken", 1,
           VKML_MAX_RUNS_IN_FLIGHT, DEFAULT_MAX_IN_FLIGHT,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
