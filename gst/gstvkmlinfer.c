@@ -78,6 +78,7 @@ struct _GstVkmlInfer
   guint64 latency_last_us;
   guint64 latency_sum_us;
   guint64 latency_reported_us;  /* the run latency the last LATENCY query added */
+  gboolean latency_posted;      /* a LATENCY message went out since that query */
   GstClockTime qos_earliest;    /* running time before which frames are late */
 
   /* from the first start() to finalize(), or to the stop() after a device loss */
@@ -876,13 +877,15 @@ gst_vkml_infer_submit_run (GstVkmlInfer * self, GstVkmlInflightFrame * frame)
   return GST_FLOW_OK;
 }
 
-/* Records a finished run's latency; posts a LATENCY message when the mean run latency
- * moved far from the one the last LATENCY query reported (the pipeline asks again). */
+/* Records a finished run's latency; posts a LATENCY message (once until the next query)
+ * when the mean run latency moved far from the one the last LATENCY query reported (the
+ * pipeline asks again). */
 static void
 gst_vkml_infer_count_run (GstVkmlInfer * self, GstVkmlInflightFrame * frame)
 {
   gint64 done = frame->done_us ? frame->done_us : g_get_monotonic_time ();
   guint64 us = (guint64) MAX (done - frame->submit_us, 0), mean, reported;
+  gboolean post;
 
   GST_OBJECT_LOCK (self);
   self->latency_last_us = us;
@@ -890,8 +893,11 @@ gst_vkml_infer_count_run (GstVkmlInfer * self, GstVkmlInflightFrame * frame)
   self->frames_processed++;
   mean = self->latency_sum_us / self->frames_processed;
   reported = self->latency_reported_us;
+  post = !self->latency_posted
+      && (mean > reported + reported / 2 || mean < reported / 2);
+  self->latency_posted |= post;
   GST_OBJECT_UNLOCK (self);
-  if (mean > reported + reported / 2 || mean < reported / 2)
+  if (post)
     gst_element_post_message (GST_ELEMENT (self),
         gst_message_new_latency (GST_OBJECT (self)));
 }
@@ -1040,6 +1046,7 @@ gst_vkml_infer_added_latency (GstVkmlInfer * self, GstClockTime * min,
   GST_OBJECT_LOCK (self);
   self->latency_reported_us = self->frames_processed ?
       self->latency_sum_us / self->frames_processed : 0;
+  self->latency_posted = FALSE;
   *min = self->latency_reported_us * GST_USECOND;
   *max = *min * self->max_in_flight;
   GST_OBJECT_UNLOCK (self);

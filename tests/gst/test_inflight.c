@@ -244,15 +244,19 @@ GST_START_TEST (test_stop_in_flight)
 GST_END_TEST;
 
 /* LATENCY: upstream's plus the mean run latency (min); upstream's unbounded max stays
- * unbounded (the harness answers no max). */
+ * unbounded (the harness answers no max). The first run posts one LATENCY message (the
+ * latency known so far was 0), the runs after it none until the next query. */
 GST_START_TEST (test_latency_query)
 {
   GstHarness *h = harness ("max-in-flight=3");
   GstQuery *q = gst_query_new_latency ();
+  GstBus *bus = gst_bus_new ();
   GstClockTime min, max, mean;
+  GstMessage *msg;
   gboolean live;
-  guint i;
+  guint i, n_latency = 0;
 
+  gst_element_set_bus (h->element, bus);
   gst_harness_set_upstream_latency (h, 5 * GST_MSECOND);
   for (i = 0; i < 5; i++)
     fail_unless_equals_int (gst_harness_push (h, frame (i)), GST_FLOW_OK);
@@ -265,6 +269,14 @@ GST_START_TEST (test_latency_query)
   fail_unless_equals_uint64 (min, 5 * GST_MSECOND + mean);
   fail_unless_equals_uint64 (max, GST_CLOCK_TIME_NONE);
   gst_query_unref (q);
+  while ((msg = gst_bus_pop_filtered (bus, GST_MESSAGE_LATENCY))) {
+    n_latency++;
+    gst_message_unref (msg);
+  }
+  fail_unless_equals_int (n_latency, 1);
+  gst_element_set_bus (h->element, NULL);
+  gst_bus_set_flushing (bus, TRUE);
+  gst_object_unref (bus);
   gst_harness_teardown (h);
 }
 
