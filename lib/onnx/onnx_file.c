@@ -75,8 +75,8 @@ vkml_status onnx_map_file(const char *path, onnx_mapping *map, vkml_error *err)
             saved = errno;
             munmap(p, size);
             close(fd);
-            return vkml_fail(err, VKML_ERROR_IO, "file '%s': cannot read %zu bytes: %s", path,
-                             size, saved ? strerror(saved) : "it shrank while being read");
+            return vkml_fail(err, VKML_ERROR_IO, "file '%s': cannot read %zu bytes: %s", path, size,
+                             saved ? strerror(saved) : "it shrank while being read");
         }
         mprotect(p, size, PROT_READ); /* the bytes are the model's: nothing writes them */
         map->data = p;

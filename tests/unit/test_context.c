@@ -89,8 +89,10 @@ static void capture_log(void *user, vkml_log_level level, const char *message)
 static void check_log_callback(void)
 {
     log_capture c = {0};
-    vkml_context_params params = {.disable_vulkan = true, .log_level = VKML_LOG_DEBUG,
-                                  .log_level_set = true, .log_callback = capture_log,
+    vkml_context_params params = {.disable_vulkan = true,
+                                  .log_level = VKML_LOG_DEBUG,
+                                  .log_level_set = true,
+                                  .log_callback = capture_log,
                                   .log_user = &c};
     vkml_context *ctx = NULL;
     vkml_model *model = NULL;
@@ -147,9 +149,15 @@ static void run_mnist(vkml_context *ctx, vkml_model *model, int device, float *o
     uint64_t seed = 7;
     for (int i = 0; i < 28 * 28; i++)
         input[i] = test_randf(&seed, 0.0f, 1.0f);
-    vkml_tensor in = {.dtype = VKML_DTYPE_FLOAT, .rank = 4, .dims = {1, 1, 28, 28},
-                      .data = input, .size = sizeof(input)};
-    vkml_tensor o = {.dtype = VKML_DTYPE_FLOAT, .rank = 2, .dims = {1, 10}, .data = out,
+    vkml_tensor in = {.dtype = VKML_DTYPE_FLOAT,
+                      .rank = 4,
+                      .dims = {1, 1, 28, 28},
+                      .data = input,
+                      .size = sizeof(input)};
+    vkml_tensor o = {.dtype = VKML_DTYPE_FLOAT,
+                     .rank = 2,
+                     .dims = {1, 10},
+                     .data = out,
                      .size = 10 * sizeof(float)};
     memset(out, 0, 10 * sizeof(float));
     CHECK_OK(vkml_session_create(ctx, model, &params, &s, &err), &err);
