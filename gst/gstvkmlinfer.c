@@ -67,6 +67,7 @@ struct _GstVkmlInfer
 
   /* properties, under the object lock */
   gchar *model_path;
+  gchar *swap_path;             /* set while running: the model for the next frame */
   gchar *device;
   guint64 budget;
   guint max_in_flight;
@@ -164,11 +165,12 @@ gst_vkml_infer_class_init (GstVkmlInferClass * klass)
 
   g_object_class_install_property (gobject_class, PROP_MODEL,
       g_param_spec_string ("model", "Model",
-          "Path of the ONNX model file to run (required). Read at start; set "
-          "in PAUSED or PLAYING it is refused with a warning (the running "
-          "model stays)", DEFAULT_MODEL,
+          "Path of the ONNX model file to run (required). Set in PAUSED or "
+          "PLAYING, the model is swapped at the next frame (the frames in "
+          "flight finish on the old one); a model that fails to load is "
+          "refused with a warning and the old one stays", DEFAULT_MODEL,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-          GST_PARAM_MUTABLE_READY));
+          GST_PARAM_MUTABLE_PLAYING));
   g_object_class_install_property (gobject_class, PROP_DEVICE,
       g_param_spec_string ("device", "Device",
           "Devices to plan the model over, in order of preference, as "
@@ -272,6 +274,7 @@ gst_vkml_infer_finalize (GObject * object)
   gst_vkml_inflight_finalize (&self->inflight);
   vkml_context_destroy (&self->ctx);
   g_free (self->model_path);
+  g_free (self->swap_path);
   g_free (self->device);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
@@ -281,15 +284,15 @@ gst_vkml_infer_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
   GstVkmlInfer *self = GST_VKML_INFER (object);
-  gboolean model_refused = FALSE;
 
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
     case PROP_MODEL:
-      /* The running model is not swapped under the stream: refused (warning below). */
+      /* While running, the streaming thread swaps at its next frame. */
       if (GST_STATE (self) > GST_STATE_READY
           || GST_STATE_PENDING (self) > GST_STATE_READY) {
-        model_refused = TRUE;
+        g_free (self->swap_path);
+        self->swap_path = g_value_dup_string (value);
         break;
       }
       g_free (self->model_path);
@@ -313,11 +316,6 @@ gst_vkml_infer_set_property (GObject * object, guint prop_id,
       break;
   }
   GST_OBJECT_UNLOCK (self);
-  if (model_refused)
-    GST_ELEMENT_WARNING (self, RESOURCE, SETTINGS,
-        ("The model cannot change while the element runs; it keeps its model."),
-        ("Set 'model' to \"%s\" in the READY or NULL state.",
-            GST_STR_NULL (g_value_get_string (value))));
 }
 
 static void
@@ -363,17 +361,12 @@ gst_vkml_infer_get_property (GObject * object, guint prop_id, GValue * value,
   GST_OBJECT_UNLOCK (self);
 }
 
-/* Frees everything start() and set_caps() made; safe on a partly started element. The
- * context stays for the next start (device discovery and pipeline compilation are the
- * costly part of a start, and some drivers keep a little memory per Vulkan instance for
- * good), unless a device was lost: then the next start opens the devices anew. */
+/* The output shapes and pools of the session. */
 static void
-gst_vkml_infer_teardown (GstVkmlInfer * self)
+gst_vkml_infer_free_outputs (GstVkmlInfer * self)
 {
   gsize i;
 
-  /* The queued frames went when the src pad was deactivated (before this stop). */
-  g_clear_pointer (&self->pending, gst_vkml_inflight_frame_free);
   for (i = 0; i < self->n_outputs; i++) {
     if (self->out_pools && self->out_pools[i]) {
       gst_buffer_pool_set_active (self->out_pools[i], FALSE);
@@ -383,6 +376,24 @@ gst_vkml_infer_teardown (GstVkmlInfer * self)
   g_clear_pointer (&self->out_pools, g_free);
   g_clear_pointer (&self->outputs, g_free);
   self->n_outputs = 0;
+}
+
+/* Frees everything start() and set_caps() made; safe on a partly started element. The
+ * context stays for the next start (device discovery and pipeline compilation are the
+ * costly part of a start, and some drivers keep a little memory per Vulkan instance for
+ * good), unless a device was lost: then the next start opens the devices anew. */
+static void
+gst_vkml_infer_teardown (GstVkmlInfer * self)
+{
+  /* The queued frames went when the src pad was deactivated (before this stop). */
+  g_clear_pointer (&self->pending, gst_vkml_inflight_frame_free);
+  gst_vkml_infer_free_outputs (self);
+  GST_OBJECT_LOCK (self);
+  if (self->swap_path) {        /* set while running, never swapped: the next start's */
+    g_free (self->model_path);
+    self->model_path = g_steal_pointer (&self->swap_path);
+  }
+  GST_OBJECT_UNLOCK (self);
   g_clear_pointer (&self->conv, gst_vkml_converter_free);
   g_clear_pointer (&self->input.data, g_free);
   gst_clear_caps (&self->refused_caps);
@@ -830,16 +841,108 @@ gst_vkml_infer_wants_run (GstVkmlInfer * self, GstBuffer * buf)
   return FALSE;
 }
 
-/* The frame arrives: generate_output queues it. */
+/* The new model and its session, built while the old one still runs; FALSE (a
+ * warning posted, nothing changed) when it cannot be. */
+static gboolean
+gst_vkml_infer_build_swap (GstVkmlInfer * self, const gchar * path,
+    vkml_model ** model, vkml_session ** session)
+{
+  vkml_session_params params = {.device = VKML_DEVICE_DEFAULT,
+    .runs_in_flight = (int) self->session_lanes
+  };
+  int indices[VKML_MAX_SESSION_DEVICES];
+  size_t n = 0;
+  vkml_error err = { 0 };
+  gchar *device;
+  vkml_status st;
+
+  GST_OBJECT_LOCK (self);
+  device = g_strdup (self->device);
+  params.device_budget = self->budget;
+  GST_OBJECT_UNLOCK (self);
+  /* the same text parsed at start: "default" leaves the set to libvkml */
+  st = (!device || g_str_equal (device, "default") || g_str_equal (device, "-2"))
+      ? VKML_OK : vkml_context_parse_devices (self->ctx,
+      g_str_equal (device, "-1") ? "cpu" : device, indices,
+      VKML_MAX_SESSION_DEVICES, &n, &err);
+  params.devices = n ? indices : NULL;
+  params.n_devices = n;
+  if (st == VKML_OK)
+    st = vkml_model_load_file (path, model, &err);
+  if (st == VKML_OK)
+    st = vkml_session_create (self->ctx, *model, &params, session, &err);
+  g_free (device);
+  if (st == VKML_OK)
+    return TRUE;
+  vkml_model_destroy (model);
+  GST_ELEMENT_WARNING (self, RESOURCE, SETTINGS,
+      ("Could not swap to the model \"%s\" (%s): %s; the running model stays.",
+          path, vkml_status_name (st), err.message), (NULL));
+  return FALSE;
+}
+
+/* A 'model' set while running: the frames in flight finish on the old model, then the
+ * new one (built first, so a bad file changes nothing) replaces it. */
+static GstFlowReturn
+gst_vkml_infer_swap_model (GstVkmlInfer * self)
+{
+  GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
+  vkml_model *model = NULL;
+  vkml_session *session = NULL;
+  GstFlowReturn ret;
+  GstCaps *caps;
+  gchar *path;
+  gboolean ok;
+
+  GST_OBJECT_LOCK (self);
+  path = g_steal_pointer (&self->swap_path);
+  GST_OBJECT_UNLOCK (self);
+  if (!path)
+    return GST_FLOW_OK;
+  if (!gst_vkml_infer_build_swap (self, path, &model, &session)) {
+    g_free (path);
+    return GST_FLOW_OK;
+  }
+  ret = gst_vkml_inflight_drain (&self->inflight);
+  if (ret != GST_FLOW_OK) {
+    vkml_session_destroy (&session);
+    vkml_model_destroy (&model);
+    g_free (path);
+    return ret;
+  }
+  gst_vkml_infer_free_outputs (self);
+  vkml_session_destroy (&self->session);
+  vkml_model_destroy (&self->model);
+  self->model = model;
+  self->session = session;
+  GST_INFO_OBJECT (self, "swapped to model %s", path);
+  GST_OBJECT_LOCK (self);
+  g_free (self->model_path);
+  self->model_path = path;
+  GST_OBJECT_UNLOCK (self);
+  if (!gst_vkml_infer_prepare_outputs (self))
+    return GST_FLOW_ERROR;
+  /* the input conversion for the new model's input (a negotiation error if it cannot
+   * take this video) */
+  caps = gst_pad_get_current_caps (GST_BASE_TRANSFORM_SINK_PAD (trans));
+  ok = caps && gst_vkml_infer_set_caps (trans, caps, NULL);
+  gst_clear_caps (&caps);
+  if (!ok)
+    g_clear_pointer (&self->conv, gst_vkml_converter_free);
+  return ok ? GST_FLOW_OK : GST_FLOW_NOT_NEGOTIATED;
+}
+
+/* The frame arrives (after a pending model swap): generate_output queues it. */
 static GstFlowReturn
 gst_vkml_infer_submit_input_buffer (GstBaseTransform * trans,
     G_GNUC_UNUSED gboolean is_discont, GstBuffer * input)
 {
   GstVkmlInfer *self = GST_VKML_INFER (trans);
+  GstFlowReturn ret = gst_vkml_infer_swap_model (self);
 
-  if (!self->conv) {
+  if (ret != GST_FLOW_OK || !self->conv) {
     gst_buffer_unref (input);
-    return GST_FLOW_NOT_NEGOTIATED;
+    return ret != GST_FLOW_OK ? ret : GST_FLOW_NOT_NEGOTIATED;
   }
   g_assert (!self->pending);
   self->pending = gst_vkml_inflight_frame_new (input, self->n_outputs);

@@ -2,8 +2,8 @@
  * class, from its solid colour, tells the frames apart): frames in flight and
  * inference-interval keep order, timestamps and the right meta per frame; a flush in
  * flight drops the held frames; EOS comes after the last frame; the LATENCY answer; QoS
- * skips; the model refused while playing; the model file rewritten under a running
- * element; libvkml's log in the "vkml" debug category. */
+ * skips; the model swapped while playing (or refused when it cannot load); the model
+ * file rewritten under a running element; libvkml's log in the "vkml" debug category. */
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
 #include <gst/video/video.h>
@@ -22,6 +22,7 @@
 #define CAPS "video/x-raw,format=RGB,width=64,height=64,framerate=30/1"
 
 static gchar *color_path;
+static gchar *mnist_path;
 
 /* The colour model's classes (pipelines/make_color_model.py) and their colours. */
 static const struct
@@ -39,6 +40,7 @@ static void
 setup (void)
 {
   const gchar *build = g_getenv ("VKML_BUILD_ROOT");
+  char buf[4096];
   vkml_context *ctx = NULL;
   vkml_error err = { 0 };
 
@@ -48,6 +50,8 @@ setup (void)
     exit (1);
   }
   color_path = g_build_filename (build, "pipelines", "color.onnx", NULL);
+  mnist_path = g_strdup (test_corpus_path (buf, sizeof (buf),
+          "models/mnist-8/model.onnx"));
   if (vkml_context_create (NULL, &ctx, &err) != VKML_OK) {
     fprintf (stderr, "vkml_context_create: %s\n", err.message);
     exit (1);
@@ -306,8 +310,45 @@ GST_START_TEST (test_qos_skip)
 
 GST_END_TEST;
 
-/* Setting 'model' while PLAYING is refused with a warning; the running model stays. */
-GST_START_TEST (test_model_refused_while_playing)
+/* 'model' set while PLAYING: the frames before it finish on the colour model, the
+ * frames after it carry mnist-8's single [1,10] output; none is lost, order and
+ * timestamps kept. */
+GST_START_TEST (test_model_swap)
+{
+  GstHarness *h = harness ("max-in-flight=4");
+  GstVkmlTensorMeta *meta;
+  GstBuffer *out;
+  gchar *model = NULL;
+  guint i;
+
+  for (i = 0; i < 3; i++)
+    fail_unless_equals_int (gst_harness_push (h, frame (i)), GST_FLOW_OK);
+  g_object_set (infer_element (h), "model", mnist_path, NULL);
+  for (i = 3; i < 6; i++)
+    fail_unless_equals_int (gst_harness_push (h, frame (i)), GST_FLOW_OK);
+  for (i = 0; i < 3; i++)
+    pull_frame (h, i, TRUE);
+  for (i = 3; i < 6; i++) {
+    out = gst_harness_pull (h);
+    fail_unless (out != NULL);
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (out), i * FRAME_NS);
+    meta = gst_buffer_get_vkml_tensor_meta (out);
+    fail_unless (meta != NULL && meta->n_tensors == 1);
+    fail_unless (gst_vkml_tensor_meta_get_by_name (meta, "probabilities") == NULL);
+    fail_unless_equals_uint64 (gst_vkml_tensor_element_count
+        (gst_vkml_tensor_meta_get (meta, 0)), 10);
+    gst_buffer_unref (out);
+  }
+  g_object_get (infer_element (h), "model", &model, NULL);
+  fail_unless_equals_string (model, mnist_path);
+  g_free (model);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* A model that cannot load, set while PLAYING: a warning, and the running model stays. */
+GST_START_TEST (test_model_swap_refused)
 {
   GstHarness *h = harness ("");
   GstBus *bus = gst_bus_new ();
@@ -318,14 +359,14 @@ GST_START_TEST (test_model_refused_while_playing)
   fail_unless_equals_int (gst_harness_push (h, frame (0)), GST_FLOW_OK);
   pull_frame (h, 0, TRUE);
   g_object_set (infer_element (h), "model", "/nonexistent/other.onnx", NULL);
+  fail_unless_equals_int (gst_harness_push (h, frame (1)), GST_FLOW_OK);
+  pull_frame (h, 1, TRUE);
   msg = gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING);
   fail_unless (msg != NULL, "no warning");
   gst_message_unref (msg);
   g_object_get (infer_element (h), "model", &model, NULL);
   fail_unless_equals_string (model, color_path);
   g_free (model);
-  fail_unless_equals_int (gst_harness_push (h, frame (1)), GST_FLOW_OK);
-  pull_frame (h, 1, TRUE);
   gst_element_set_bus (h->element, NULL);
   gst_bus_set_flushing (bus, TRUE);
   gst_object_unref (bus);
@@ -434,7 +475,8 @@ inflight_suite (void)
   tcase_add_test (tc, test_stop_in_flight);
   tcase_add_test (tc, test_latency_query);
   tcase_add_test (tc, test_qos_skip);
-  tcase_add_test (tc, test_model_refused_while_playing);
+  tcase_add_test (tc, test_model_swap);
+  tcase_add_test (tc, test_model_swap_refused);
   tcase_add_test (tc, test_model_file_rewritten);
   tcase_add_test (tc, test_library_log_routed);
   return s;
