@@ -11,6 +11,13 @@
  * luma for 1-channel models), 8-bit values divided by 255 (so 0..1), NCHW or NHWC as
  * the model's input shape says.
  *
+ * Runs go in flight (max-in-flight, default 2): each frame is submitted without waiting,
+ * and a task on the src pad pushes the frames in arrival order as their runs end
+ * (gstvkmlinflight.c). Serialized events wait for the frames before them; a flush drops
+ * the held frames. inference-interval runs every Nth frame; frames downstream's QoS
+ * reports late pass without inference. 'model' set while playing swaps at the next
+ * frame.
+ *
  * The element opens libvkml's devices at its first start and keeps them until it is
  * freed, so a pipeline that goes to NULL and back only plans its model again. When a
  * run reports that the device was lost, it posts a RESOURCE/FAILED error naming the
