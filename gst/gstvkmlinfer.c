@@ -11,6 +11,13 @@
  * luma for 1-channel models), 8-bit values divided by 255 (so 0..1), NCHW or NHWC as
  * the model's input shape says.
  *
+ * Runs go in flight (max-in-flight, default 2): each frame is submitted without waiting,
+ * and a task on the src pad pushes the frames in arrival order as their runs end
+ * (gstvkmlinflight.c). Serialized events wait for the frames before them; a flush drops
+ * the held frames. inference-interval runs every Nth frame; frames downstream's QoS
+ * reports late pass without inference. 'model' set while playing swaps at the next
+ * frame.
+ *
  * The element opens libvkml's devices at its first start and keeps them until it is
  * freed, so a pipeline that goes to NULL and back only plans its model again. When a
  * run reports that the device was lost, it posts a RESOURCE/FAILED error naming the
@@ -30,6 +37,7 @@
 
 #include "gstvkmlinfer.h"
 #include "gstvkmlconvert.h"
+#include "gstvkmlinflight.h"
 #include "gstvkmltensormeta.h"
 
 #include <gst/video/video.h>
@@ -37,12 +45,16 @@
 
 GST_DEBUG_CATEGORY_STATIC (gst_vkml_infer_debug);
 #define GST_CAT_DEFAULT gst_vkml_infer_debug
+/* libvkml's own log, routed here through vkml_context_params.log_callback */
+GST_DEBUG_CATEGORY_STATIC (gst_vkml_lib_debug);
 
 #define DEFAULT_MODEL NULL
 #define DEFAULT_DEVICE "default"
 #define DEFAULT_BUDGET 0
 #define DEFAULT_MODEL_ID NULL   /* the element's name */
 #define DEFAULT_PRECISION VKML_PRECISION_FP32
+#define DEFAULT_MAX_IN_FLIGHT 2
+#define DEFAULT_INFERENCE_INTERVAL 1
 
 enum
 {
@@ -52,6 +64,12 @@ enum
   PROP_BUDGET,
   PROP_MODEL_ID,
   PROP_PRECISION,
+  PROP_MAX_IN_FLIGHT,
+  PROP_INFERENCE_INTERVAL,
+  PROP_FRAMES_PROCESSED,
+  PROP_FRAMES_SKIPPED_QOS,
+  PROP_LATENCY_LAST_US,
+  PROP_LATENCY_MEAN_US,
 };
 
 struct _GstVkmlInfer
@@ -60,10 +78,22 @@ struct _GstVkmlInfer
 
   /* properties, under the object lock */
   gchar *model_path;
+  gchar *swap_path;             /* set while running: the model for the next frame */
   gchar *device;
   guint64 budget;
   gchar *model_id;              /* NULL: the element's name */
   gint precision;               /* a vkml_precision */
+  guint max_in_flight;
+  guint interval;
+
+  /* statistics and QoS, under the object lock */
+  guint64 frames_processed;
+  guint64 frames_skipped_qos;
+  guint64 latency_last_us;
+  guint64 latency_sum_us;
+  guint64 latency_reported_us;  /* the run latency the last LATENCY query added */
+  gboolean latency_posted;      /* a LATENCY message went out since that query */
+  GstClockTime qos_earliest;    /* running time before which frames are late */
 
   /* from the first start() to finalize(), or to the stop() after a device loss */
   vkml_context *ctx;
@@ -73,10 +103,16 @@ struct _GstVkmlInfer
   vkml_model *model;
   vkml_session *session;
   gsize n_outputs;
-  vkml_tensor *outputs;         /* shapes set once; data points into out_maps */
+  vkml_tensor *outputs;         /* shapes, set once; each frame copies them */
   GstBufferPool **out_pools;    /* one per output: the tensors go downstream */
-  GstBuffer **out_bufs;         /* this frame's output buffers */
-  GstMapInfo *out_maps;
+  guint session_lanes;          /* the session's runs_in_flight */
+
+  /* frames between arrival and push, and the src pad task (gstvkmlinflight.h) */
+  GstVkmlInflight inflight;
+  GstPadActivateModeFunction base_src_activate;
+  /* streaming thread */
+  GstVkmlInflightFrame *pending;        /* arrived, not yet queued */
+  guint64 frames_seen;          /* for inference-interval */
 
   /* from set_caps() */
   GstVkmlConverter *conv;
@@ -134,8 +170,20 @@ static gboolean gst_vkml_infer_set_caps (GstBaseTransform * trans,
     GstCaps * incaps, GstCaps * outcaps);
 static gboolean gst_vkml_infer_propose_allocation (GstBaseTransform * trans,
     GstQuery * decide_query, GstQuery * query);
-static GstFlowReturn gst_vkml_infer_transform_ip (GstBaseTransform * trans,
-    GstBuffer * buf);
+static GstFlowReturn gst_vkml_infer_submit_input_buffer (GstBaseTransform *
+    trans, gboolean is_discont, GstBuffer * input);
+static GstFlowReturn gst_vkml_infer_generate_output (GstBaseTransform * trans,
+    GstBuffer ** outbuf);
+static gboolean gst_vkml_infer_sink_event (GstBaseTransform * trans,
+    GstEvent * event);
+static gboolean gst_vkml_infer_src_event (GstBaseTransform * trans,
+    GstEvent * event);
+static gboolean gst_vkml_infer_query (GstBaseTransform * trans,
+    GstPadDirection direction, GstQuery * query);
+
+#define STAT_FLAGS (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)
+
+static void gst_vkml_infer_init_inflight (GstVkmlInfer * self);
 
 static void
 gst_vkml_infer_class_init (GstVkmlInferClass * klass)
@@ -150,14 +198,19 @@ gst_vkml_infer_class_init (GstVkmlInferClass * klass)
 
   g_object_class_install_property (gobject_class, PROP_MODEL,
       g_param_spec_string ("model", "Model",
-          "Path of the ONNX model file to run (required)", DEFAULT_MODEL,
+          "Path of the ONNX model file to run (required). Set in PAUSED or "
+          "PLAYING, the model is swapped at the next frame (the frames in "
+          "flight finish on the old one); a model that fails to load is "
+          "refused with a warning and the old one stays", DEFAULT_MODEL,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-          GST_PARAM_MUTABLE_READY));
+          GST_PARAM_MUTABLE_PLAYING));
   g_object_class_install_property (gobject_class, PROP_DEVICE,
       g_param_spec_string ("device", "Device",
           "Devices to plan the model over, in order of preference, as "
-          "`vkml run --device` takes them: \"default\" (every GPU, the default "
-          "one first; a model that fits it stays on it), \"all\", \"cpu\" "
+          "`vkml run --device` takes them: \"default\" (the fastest: every "
+          "discrete or integrated GPU, the first one first, a model that fits "
+          "it stays on it; with none, vkml's CPU device; lavapipe only by "
+          "index), \"all\", \"cpu\" "
           "(vkml's CPU device), a Vulkan device index (see `vkml devices`) or a "
           "list such as \"0,1,cpu\"; -1 and -2 are read as cpu and default",
           DEFAULT_DEVICE, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
@@ -182,6 +235,39 @@ gst_vkml_infer_class_init (GstVkmlInferClass * klass)
           GST_TYPE_VKML_PRECISION, DEFAULT_PRECISION,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_MAX_IN_FLIGHT,
+      g_param_spec_uint ("max-in-flight", "Max in flight",
+          "Model runs that may be in flight at once: frame N+1 is converted "
+          "and submitted while N's run goes on, and a task on the src pad "
+          "pushes the frames in arrival order as their runs end; with this "
+          "many runs in flight the next frame waits. 1: each frame is pushed "
+          "before the next is taken", 1,
+          VKML_MAX_RUNS_IN_FLIGHT, DEFAULT_MAX_IN_FLIGHT,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_INFERENCE_INTERVAL,
+      g_param_spec_uint ("inference-interval", "Inference interval",
+          "Run the model on every Nth frame (the 1st, N+1th, ...); the frames "
+          "between pass unchanged with no meta", 1, G_MAXUINT,
+          DEFAULT_INFERENCE_INTERVAL, G_PARAM_READWRITE |
+          G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (gobject_class, PROP_FRAMES_PROCESSED,
+      g_param_spec_uint64 ("frames-processed", "Frames processed",
+          "Frames the model ran on (they carry the meta) since the element "
+          "was created", 0, G_MAXUINT64, 0, STAT_FLAGS));
+  g_object_class_install_property (gobject_class, PROP_FRAMES_SKIPPED_QOS,
+      g_param_spec_uint64 ("frames-skipped-qos", "Frames skipped for QoS",
+          "Frames that passed without inference because downstream reported "
+          "them late (QoS events; 'qos' property, on by default)", 0,
+          G_MAXUINT64, 0, STAT_FLAGS));
+  g_object_class_install_property (gobject_class, PROP_LATENCY_LAST_US,
+      g_param_spec_uint64 ("latency-last-us", "Last latency",
+          "Microseconds from the last run's submit to its completion", 0,
+          G_MAXUINT64, 0, STAT_FLAGS));
+  g_object_class_install_property (gobject_class, PROP_LATENCY_MEAN_US,
+      g_param_spec_uint64 ("latency-mean-us", "Mean latency",
+          "Mean of latency-last-us over every run so far (0 before the first)",
+          0, G_MAXUINT64, 0, STAT_FLAGS));
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
@@ -195,10 +281,18 @@ gst_vkml_infer_class_init (GstVkmlInferClass * klass)
   trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_vkml_infer_set_caps);
   trans_class->propose_allocation =
       GST_DEBUG_FUNCPTR (gst_vkml_infer_propose_allocation);
-  trans_class->transform_ip = GST_DEBUG_FUNCPTR (gst_vkml_infer_transform_ip);
+  trans_class->submit_input_buffer =
+      GST_DEBUG_FUNCPTR (gst_vkml_infer_submit_input_buffer);
+  trans_class->generate_output =
+      GST_DEBUG_FUNCPTR (gst_vkml_infer_generate_output);
+  trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_vkml_infer_sink_event);
+  trans_class->src_event = GST_DEBUG_FUNCPTR (gst_vkml_infer_src_event);
+  trans_class->query = GST_DEBUG_FUNCPTR (gst_vkml_infer_query);
 
   GST_DEBUG_CATEGORY_INIT (gst_vkml_infer_debug, "vkmlinfer", 0,
       "vkml inference element");
+  GST_DEBUG_CATEGORY_INIT (gst_vkml_lib_debug, "vkml", 0,
+      "libvkml's log (loading, planning, devices)");
 }
 
 static void
@@ -208,6 +302,12 @@ gst_vkml_infer_init (GstVkmlInfer * self)
   self->device = g_strdup (DEFAULT_DEVICE);
   self->budget = DEFAULT_BUDGET;
   self->precision = DEFAULT_PRECISION;
+  self->max_in_flight = DEFAULT_MAX_IN_FLIGHT;
+  self->interval = DEFAULT_INFERENCE_INTERVAL;
+  self->qos_earliest = GST_CLOCK_TIME_NONE;
+  gst_vkml_infer_init_inflight (self);
+  /* Late frames pass without inference (see submit_input_buffer), never dropped. */
+  gst_base_transform_set_qos_enabled (GST_BASE_TRANSFORM (self), TRUE);
   /* The video is never modified; buffers are only made writable for the meta. */
   gst_base_transform_set_in_place (GST_BASE_TRANSFORM (self), TRUE);
   gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (self), FALSE);
@@ -218,8 +318,10 @@ gst_vkml_infer_finalize (GObject * object)
 {
   GstVkmlInfer *self = GST_VKML_INFER (object);
 
+  gst_vkml_inflight_finalize (&self->inflight);
   vkml_context_destroy (&self->ctx);
   g_free (self->model_path);
+  g_free (self->swap_path);
   g_free (self->device);
   g_free (self->model_id);
   G_OBJECT_CLASS (parent_class)->finalize (object);
@@ -234,6 +336,13 @@ gst_vkml_infer_set_property (GObject * object, guint prop_id,
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
     case PROP_MODEL:
+      /* While running, the streaming thread swaps at its next frame. */
+      if (GST_STATE (self) > GST_STATE_READY
+          || GST_STATE_PENDING (self) > GST_STATE_READY) {
+        g_free (self->swap_path);
+        self->swap_path = g_value_dup_string (value);
+        break;
+      }
       g_free (self->model_path);
       self->model_path = g_value_dup_string (value);
       break;
@@ -250,6 +359,12 @@ gst_vkml_infer_set_property (GObject * object, guint prop_id,
       break;
     case PROP_PRECISION:
       self->precision = g_value_get_enum (value);
+      break;
+    case PROP_MAX_IN_FLIGHT:
+      self->max_in_flight = g_value_get_uint (value);
+      break;
+    case PROP_INFERENCE_INTERVAL:
+      self->interval = g_value_get_uint (value);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -282,6 +397,25 @@ gst_vkml_infer_get_property (GObject * object, guint prop_id, GValue * value,
     case PROP_PRECISION:
       g_value_set_enum (value, self->precision);
       break;
+    case PROP_MAX_IN_FLIGHT:
+      g_value_set_uint (value, self->max_in_flight);
+      break;
+    case PROP_INFERENCE_INTERVAL:
+      g_value_set_uint (value, self->interval);
+      break;
+    case PROP_FRAMES_PROCESSED:
+      g_value_set_uint64 (value, self->frames_processed);
+      break;
+    case PROP_FRAMES_SKIPPED_QOS:
+      g_value_set_uint64 (value, self->frames_skipped_qos);
+      break;
+    case PROP_LATENCY_LAST_US:
+      g_value_set_uint64 (value, self->latency_last_us);
+      break;
+    case PROP_LATENCY_MEAN_US:
+      g_value_set_uint64 (value, self->frames_processed ?
+          self->latency_sum_us / self->frames_processed : 0);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -289,12 +423,9 @@ gst_vkml_infer_get_property (GObject * object, guint prop_id, GValue * value,
   GST_OBJECT_UNLOCK (self);
 }
 
-/* Frees everything start() and set_caps() made; safe on a partly started element. The
- * context stays for the next start (device discovery and pipeline compilation are the
- * costly part of a start, and some drivers keep a little memory per Vulkan instance for
- * good), unless a device was lost: then the next start opens the devices anew. */
+/* The output shapes and pools of the session. */
 static void
-gst_vkml_infer_teardown (GstVkmlInfer * self)
+gst_vkml_infer_free_outputs (GstVkmlInfer * self)
 {
   gsize i;
 
@@ -305,10 +436,26 @@ gst_vkml_infer_teardown (GstVkmlInfer * self)
     }
   }
   g_clear_pointer (&self->out_pools, g_free);
-  g_clear_pointer (&self->out_bufs, g_free);
-  g_clear_pointer (&self->out_maps, g_free);
   g_clear_pointer (&self->outputs, g_free);
   self->n_outputs = 0;
+}
+
+/* Frees everything start() and set_caps() made; safe on a partly started element. The
+ * context stays for the next start (device discovery and pipeline compilation are the
+ * costly part of a start, and some drivers keep a little memory per Vulkan instance for
+ * good), unless a device was lost: then the next start opens the devices anew. */
+static void
+gst_vkml_infer_teardown (GstVkmlInfer * self)
+{
+  /* The queued frames went when the src pad was deactivated (before this stop). */
+  g_clear_pointer (&self->pending, gst_vkml_inflight_frame_free);
+  gst_vkml_infer_free_outputs (self);
+  GST_OBJECT_LOCK (self);
+  if (self->swap_path) {        /* set while running, never swapped: the next start's */
+    g_free (self->model_path);
+    self->model_path = g_steal_pointer (&self->swap_path);
+  }
+  GST_OBJECT_UNLOCK (self);
   g_clear_pointer (&self->conv, gst_vkml_converter_free);
   g_clear_pointer (&self->input.data, g_free);
   gst_clear_caps (&self->refused_caps);
@@ -342,8 +489,6 @@ gst_vkml_infer_prepare_outputs (GstVkmlInfer * self)
 
   self->outputs = g_new0 (vkml_tensor, n);
   self->out_pools = g_new0 (GstBufferPool *, n);
-  self->out_bufs = g_new0 (GstBuffer *, n);
-  self->out_maps = g_new0 (GstMapInfo, n);
   self->n_outputs = n;
   for (i = 0; i < n; i++) {
     const vkml_tensor_info *info = vkml_session_output (self->session, i);
@@ -395,12 +540,58 @@ gst_vkml_infer_parse_devices (GstVkmlInfer * self, const gchar * text,
   return TRUE;
 }
 
+/* libvkml's messages into the "vkml" debug category. */
+static void
+gst_vkml_infer_lib_log (G_GNUC_UNUSED void *user, vkml_log_level level,
+    const char *message)
+{
+  static const GstDebugLevel levels[] = {
+    [VKML_LOG_ERROR] = GST_LEVEL_ERROR,
+    [VKML_LOG_WARN] = GST_LEVEL_WARNING,
+    [VKML_LOG_INFO] = GST_LEVEL_INFO,
+    [VKML_LOG_DEBUG] = GST_LEVEL_DEBUG,
+  };
+
+  if ((guint) level < G_N_ELEMENTS (levels))
+    GST_CAT_LEVEL_LOG (gst_vkml_lib_debug, levels[level], NULL, "%s", message);
+}
+
+/* The library's log level from the "vkml" category's threshold (VKML_LOG still wins). */
+static vkml_log_level
+gst_vkml_infer_lib_log_level (void)
+{
+  GstDebugLevel t = gst_debug_category_get_threshold (gst_vkml_lib_debug);
+
+  if (t >= GST_LEVEL_DEBUG)
+    return VKML_LOG_DEBUG;
+  if (t >= GST_LEVEL_INFO)
+    return VKML_LOG_INFO;
+  return t >= GST_LEVEL_WARNING ? VKML_LOG_WARN : VKML_LOG_ERROR;
+}
+
+static gboolean
+gst_vkml_infer_create_context (GstVkmlInfer * self)
+{
+  vkml_context_params params = {.log_callback = gst_vkml_infer_lib_log,
+    .log_level = gst_vkml_infer_lib_log_level (),
+    .log_level_set = TRUE
+  };
+  vkml_error err = { 0 };
+
+  if (vkml_context_create (&params, &self->ctx, &err) != VKML_OK) {
+    GST_ELEMENT_ERROR (self, LIBRARY, INIT,
+        ("Could not initialise libvkml: %s", err.message), (NULL));
+    return FALSE;
+  }
+  return TRUE;
+}
+
 static gboolean
 gst_vkml_infer_load (GstVkmlInfer * self, const gchar * path,
-    const gchar * device, guint64 budget)
+    const gchar * device, guint64 budget, guint lanes)
 {
   vkml_session_params params = {.device = VKML_DEVICE_DEFAULT,
-    .device_budget = budget
+    .device_budget = budget,.runs_in_flight = (int) lanes
   };
   int indices[VKML_MAX_SESSION_DEVICES];
   size_t n_devices;
@@ -408,11 +599,8 @@ gst_vkml_infer_load (GstVkmlInfer * self, const gchar * path,
   vkml_status st;
   size_t p;
 
-  if (!self->ctx && vkml_context_create (NULL, &self->ctx, &err) != VKML_OK) {
-    GST_ELEMENT_ERROR (self, LIBRARY, INIT,
-        ("Could not initialise libvkml: %s", err.message), (NULL));
+  if (!self->ctx && !gst_vkml_infer_create_context (self))
     return FALSE;
-  }
   if (!gst_vkml_infer_parse_devices (self, device, indices, &n_devices))
     return FALSE;
   GST_OBJECT_LOCK (self);
@@ -440,8 +628,9 @@ gst_vkml_infer_load (GstVkmlInfer * self, const gchar * path,
         ("Try another 'device' (cpu is vkml's CPU device) or 'budget'."));
     return FALSE;
   }
-  GST_INFO_OBJECT (self, "model %s on device %d", path,
-      vkml_session_device (self->session));
+  self->session_lanes = lanes;
+  GST_INFO_OBJECT (self, "model %s on device %d, %u run(s) in flight", path,
+      vkml_session_device (self->session), lanes);
   /* The plan, for the debug log: which device runs which nodes, what crosses. */
   for (p = 0; p < vkml_session_plan_part_count (self->session); p++) {
     vkml_plan_part part;
@@ -468,13 +657,17 @@ gst_vkml_infer_start (GstBaseTransform * trans)
   GstVkmlInfer *self = GST_VKML_INFER (trans);
   gchar *path, *device;
   guint64 budget;
+  guint lanes;
   gboolean ok;
 
   GST_OBJECT_LOCK (self);
   path = g_strdup (self->model_path);
   device = g_strdup (self->device);
   budget = self->budget;
+  lanes = self->max_in_flight;
+  self->qos_earliest = GST_CLOCK_TIME_NONE;
   GST_OBJECT_UNLOCK (self);
+  self->frames_seen = 0;
 
   if (!path || !*path) {
     GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND, ("No model set."),
@@ -483,7 +676,7 @@ gst_vkml_infer_start (GstBaseTransform * trans)
     g_free (device);
     return FALSE;
   }
-  ok = gst_vkml_infer_load (self, path, device, budget)
+  ok = gst_vkml_infer_load (self, path, device, budget, lanes)
       && gst_vkml_infer_prepare_outputs (self);
   g_free (path);
   g_free (device);
@@ -597,42 +790,61 @@ gst_vkml_infer_propose_allocation (GstBaseTransform * trans,
   return TRUE;
 }
 
-/* Takes this frame's output buffers from the pools, mapped for writing. */
+/* Takes the frame's output buffers from the pools, mapped for writing. */
 static gboolean
-gst_vkml_infer_acquire_outputs (GstVkmlInfer * self)
+gst_vkml_infer_acquire_outputs (GstVkmlInfer * self,
+    GstVkmlInflightFrame * frame)
 {
   gsize i;
 
   for (i = 0; i < self->n_outputs; i++) {
-    if (gst_buffer_pool_acquire_buffer (self->out_pools[i], &self->out_bufs[i],
-            NULL) != GST_FLOW_OK)
+    frame->outputs[i] = self->outputs[i];
+    if (gst_buffer_pool_acquire_buffer (self->out_pools[i],
+            &frame->out_bufs[i], NULL) != GST_FLOW_OK)
       return FALSE;
-    if (!gst_buffer_map (self->out_bufs[i], &self->out_maps[i],
+    if (!gst_buffer_map (frame->out_bufs[i], &frame->out_maps[i],
             GST_MAP_WRITE)) {
-      gst_clear_buffer (&self->out_bufs[i]);
+      gst_clear_buffer (&frame->out_bufs[i]);
       return FALSE;
     }
-    self->outputs[i].data = self->out_maps[i].data;
+    frame->outputs[i].data = frame->out_maps[i].data;
   }
   return TRUE;
 }
 
-/* Unmaps the output buffers; when @meta is set, hands them to it. Drops them all. */
+/* Unmaps the frame's output buffers and hands them to @meta. */
 static void
-gst_vkml_infer_release_outputs (GstVkmlInfer * self, GstVkmlTensorMeta * meta)
+gst_vkml_infer_release_outputs (GstVkmlInfer * self,
+    GstVkmlInflightFrame * frame, GstVkmlTensorMeta * meta)
 {
   gsize i;
 
-  for (i = 0; i < self->n_outputs && self->out_bufs[i]; i++) {
+  for (i = 0; i < frame->n_outputs && frame->out_bufs[i]; i++) {
     const vkml_tensor_info *info = vkml_session_output (self->session, i);
 
-    gst_buffer_unmap (self->out_bufs[i], &self->out_maps[i]);
-    self->outputs[i].data = NULL;
-    if (meta)
-      gst_vkml_tensor_meta_add (meta, info->name, info->dtype,
-          (guint) info->rank, self->outputs[i].dims, self->out_bufs[i]);
-    gst_clear_buffer (&self->out_bufs[i]);
+    gst_buffer_unmap (frame->out_bufs[i], &frame->out_maps[i]);
+    frame->outputs[i].data = NULL;
+    gst_vkml_tensor_meta_add (meta, info->name, info->dtype,
+        (guint) info->rank, frame->outputs[i].dims, frame->out_bufs[i]);
+    gst_clear_buffer (&frame->out_bufs[i]);
   }
+}
+
+/* The frame's outputs as its buffer's meta, named by model-id (and as GstTensorMeta on
+ * GStreamer >= 1.26). */
+static void
+gst_vkml_infer_attach_meta (GstVkmlInfer * self, GstVkmlInflightFrame * frame)
+{
+  GstVkmlTensorMeta *meta;
+
+  frame->buf = gst_buffer_make_writable (frame->buf);
+  meta = gst_buffer_add_vkml_tensor_meta (frame->buf);
+  gst_vkml_infer_release_outputs (self, frame, meta);
+  GST_OBJECT_LOCK (self);
+  gst_vkml_tensor_meta_set_model_id (meta, self->model_id && *self->model_id ?
+      self->model_id : GST_OBJECT_NAME (self));
+  GST_OBJECT_UNLOCK (self);
+  gst_vkml_tensor_meta_attach_upstream (frame->buf, meta);
 }
 
 static gboolean
@@ -670,38 +882,377 @@ gst_vkml_infer_run_failed (GstVkmlInfer * self, const vkml_error * err)
           "another device (-1 is the CPU)."));
 }
 
+/* Whether downstream's last QoS event makes this frame late (see src_event). */
+static gboolean
+gst_vkml_infer_frame_is_late (GstVkmlInfer * self, GstBuffer * buf)
+{
+  GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
+  GstClockTime running, earliest;
+
+  if (!gst_base_transform_is_qos_enabled (trans)
+      || trans->segment.format != GST_FORMAT_TIME
+      || !GST_BUFFER_PTS_IS_VALID (buf))
+    return FALSE;
+  running = gst_segment_to_running_time (&trans->segment, GST_FORMAT_TIME,
+      GST_BUFFER_PTS (buf));
+  GST_OBJECT_LOCK (self);
+  earliest = self->qos_earliest;
+  GST_OBJECT_UNLOCK (self);
+  return GST_CLOCK_TIME_IS_VALID (running) && GST_CLOCK_TIME_IS_VALID (earliest)
+      && running <= earliest;
+}
+
+/* Whether this frame gets a run: every inference-interval-th frame that is not late. */
+static gboolean
+gst_vkml_infer_wants_run (GstVkmlInfer * self, GstBuffer * buf)
+{
+  guint interval;
+  gboolean due;
+
+  GST_OBJECT_LOCK (self);
+  interval = MAX (self->interval, 1);
+  GST_OBJECT_UNLOCK (self);
+  due = self->frames_seen++ % interval == 0;
+  if (!due || !gst_vkml_infer_frame_is_late (self, buf))
+    return due;
+  GST_OBJECT_LOCK (self);
+  self->frames_skipped_qos++;
+  GST_OBJECT_UNLOCK (self);
+  GST_LOG_OBJECT (self, "frame %" GST_TIME_FORMAT " late: no inference",
+      GST_TIME_ARGS (GST_BUFFER_PTS (buf)));
+  return FALSE;
+}
+
+/* The new model and its session, built while the old one still runs; FALSE (a
+ * warning posted, nothing changed) when it cannot be. */
+static gboolean
+gst_vkml_infer_build_swap (GstVkmlInfer * self, const gchar * path,
+    vkml_model ** model, vkml_session ** session)
+{
+  vkml_session_params params = {.device = VKML_DEVICE_DEFAULT,
+    .runs_in_flight = (int) self->session_lanes
+  };
+  int indices[VKML_MAX_SESSION_DEVICES];
+  size_t n = 0;
+  vkml_error err = { 0 };
+  gchar *device;
+  vkml_status st;
+
+  GST_OBJECT_LOCK (self);
+  device = g_strdup (self->device);
+  params.device_budget = self->budget;
+  params.precision = (vkml_precision) self->precision;
+  GST_OBJECT_UNLOCK (self);
+  /* the same text parsed at start: "default" leaves the set to libvkml */
+  st = (!device || g_str_equal (device, "default") || g_str_equal (device, "-2"))
+      ? VKML_OK : vkml_context_parse_devices (self->ctx,
+      g_str_equal (device, "-1") ? "cpu" : device, indices,
+      VKML_MAX_SESSION_DEVICES, &n, &err);
+  params.devices = n ? indices : NULL;
+  params.n_devices = n;
+  if (st == VKML_OK)
+    st = vkml_model_load_file (path, model, &err);
+  if (st == VKML_OK)
+    st = vkml_session_create (self->ctx, *model, &params, session, &err);
+  g_free (device);
+  if (st == VKML_OK)
+    return TRUE;
+  vkml_model_destroy (model);
+  GST_ELEMENT_WARNING (self, RESOURCE, SETTINGS,
+      ("Could not swap to the model \"%s\" (%s): %s; the running model stays.",
+          path, vkml_status_name (st), err.message), (NULL));
+  return FALSE;
+}
+
+/* A 'model' set while running: the frames in flight finish on the old model, then the
+ * new one (built first, so a bad file changes nothing) replaces it. */
 static GstFlowReturn
-gst_vkml_infer_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
+gst_vkml_infer_swap_model (GstVkmlInfer * self)
+{
+  GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
+  vkml_model *model = NULL;
+  vkml_session *session = NULL;
+  GstFlowReturn ret;
+  GstCaps *caps;
+  gchar *path;
+  gboolean ok;
+
+  GST_OBJECT_LOCK (self);
+  path = g_steal_pointer (&self->swap_path);
+  GST_OBJECT_UNLOCK (self);
+  if (!path)
+    return GST_FLOW_OK;
+  if (!gst_vkml_infer_build_swap (self, path, &model, &session)) {
+    g_free (path);
+    return GST_FLOW_OK;
+  }
+  ret = gst_vkml_inflight_drain (&self->inflight);
+  if (ret != GST_FLOW_OK) {
+    vkml_session_destroy (&session);
+    vkml_model_destroy (&model);
+    g_free (path);
+    return ret;
+  }
+  gst_vkml_infer_free_outputs (self);
+  vkml_session_destroy (&self->session);
+  vkml_model_destroy (&self->model);
+  self->model = model;
+  self->session = session;
+  GST_INFO_OBJECT (self, "swapped to model %s", path);
+  GST_OBJECT_LOCK (self);
+  g_free (self->model_path);
+  self->model_path = path;
+  GST_OBJECT_UNLOCK (self);
+  if (!gst_vkml_infer_prepare_outputs (self))
+    return GST_FLOW_ERROR;
+  /* the input conversion for the new model's input (a negotiation error if it cannot
+   * take this video) */
+  caps = gst_pad_get_current_caps (GST_BASE_TRANSFORM_SINK_PAD (trans));
+  ok = caps && gst_vkml_infer_set_caps (trans, caps, NULL);
+  gst_clear_caps (&caps);
+  if (!ok)
+    g_clear_pointer (&self->conv, gst_vkml_converter_free);
+  return ok ? GST_FLOW_OK : GST_FLOW_NOT_NEGOTIATED;
+}
+
+/* The frame arrives (after a pending model swap): generate_output queues it. */
+static GstFlowReturn
+gst_vkml_infer_submit_input_buffer (GstBaseTransform * trans,
+    G_GNUC_UNUSED gboolean is_discont, GstBuffer * input)
 {
   GstVkmlInfer *self = GST_VKML_INFER (trans);
-  GstVkmlTensorMeta *meta;
+  GstFlowReturn ret = gst_vkml_infer_swap_model (self);
+
+  if (ret != GST_FLOW_OK || !self->conv) {
+    gst_buffer_unref (input);
+    return ret != GST_FLOW_OK ? ret : GST_FLOW_NOT_NEGOTIATED;
+  }
+  g_assert (!self->pending);
+  self->pending = gst_vkml_inflight_frame_new (input, self->n_outputs);
+  self->pending->wants_run = gst_vkml_infer_wants_run (self, input);
+  return GST_FLOW_OK;
+}
+
+/* Converts the frame and submits its run; the frame then owns the input data. */
+static GstFlowReturn
+gst_vkml_infer_submit_run (GstVkmlInfer * self, GstVkmlInflightFrame * frame)
+{
   vkml_error err = { 0 };
 
-  if (!self->conv)
-    return GST_FLOW_NOT_NEGOTIATED;
-  if (!gst_vkml_infer_convert (self, buf)) {
+  if (!gst_vkml_infer_convert (self, frame->buf)) {
     GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not map a video frame."),
         (NULL));
     return GST_FLOW_ERROR;
   }
-  if (!gst_vkml_infer_acquire_outputs (self)) {
-    gst_vkml_infer_release_outputs (self, NULL);
+  if (!gst_vkml_infer_acquire_outputs (self, frame)) {
     GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
         ("Could not get buffers for the model's outputs."), (NULL));
     return GST_FLOW_ERROR;
   }
-  if (vkml_session_run (self->session, &self->input, 1, self->outputs,
-          self->n_outputs, &err) != VKML_OK) {
-    gst_vkml_infer_release_outputs (self, NULL);
+  frame->submit_us = g_get_monotonic_time ();
+  if (vkml_session_submit (self->session, &self->input, 1, frame->outputs,
+          frame->n_outputs, gst_vkml_inflight_frame_completed, frame,
+          &frame->run, &err) != VKML_OK) {
     gst_vkml_infer_run_failed (self, &err);
     return GST_FLOW_ERROR;
   }
-  meta = gst_buffer_add_vkml_tensor_meta (buf);
-  gst_vkml_infer_release_outputs (self, meta);
-  GST_OBJECT_LOCK (self);
-  gst_vkml_tensor_meta_set_model_id (meta, self->model_id && *self->model_id ?
-      self->model_id : GST_OBJECT_NAME (self));
-  GST_OBJECT_UNLOCK (self);
-  gst_vkml_tensor_meta_attach_upstream (buf, meta);     /* GStreamer >= 1.26 */
+  /* The run reads its input until it ends: the frame keeps it, the next frame gets a
+   * new one. */
+  frame->input = self->input.data;
+  self->input.data = g_malloc (self->input.size);
   return GST_FLOW_OK;
+}
+
+/* Records a finished run's latency; posts a LATENCY message (once until the next query)
+ * when the mean run latency moved far from the one the last LATENCY query reported (the
+ * pipeline asks again). */
+static void
+gst_vkml_infer_count_run (GstVkmlInfer * self, GstVkmlInflightFrame * frame)
+{
+  gint64 done = frame->done_us ? frame->done_us : g_get_monotonic_time ();
+  guint64 us = (guint64) MAX (done - frame->submit_us, 0), mean, reported;
+  gboolean post;
+
+  GST_OBJECT_LOCK (self);
+  self->latency_last_us = us;
+  self->latency_sum_us += us;
+  self->frames_processed++;
+  mean = self->latency_sum_us / self->frames_processed;
+  reported = self->latency_reported_us;
+  post = !self->latency_posted
+      && (mean > reported + reported / 2 || mean < reported / 2);
+  self->latency_posted |= post;
+  GST_OBJECT_UNLOCK (self);
+  if (post)
+    gst_element_post_message (GST_ELEMENT (self),
+        gst_message_new_latency (GST_OBJECT (self)));
+}
+
+/* The frame's run is over (or waited for here): its buffer, with the meta, to push.
+ * The src pad task calls it (a GstVkmlInflightFinish). */
+static GstFlowReturn
+gst_vkml_infer_finish_frame (gpointer user, GstVkmlInflightFrame * frame,
+    GstBuffer ** outbuf)
+{
+  GstVkmlInfer *self = user;
+  vkml_error err = { 0 };
+  GstFlowReturn ret = GST_FLOW_OK;
+
+  if (frame->run) {
+    if (vkml_run_wait (&frame->run, &err) != VKML_OK) {
+      gst_vkml_infer_run_failed (self, &err);
+      ret = GST_FLOW_ERROR;
+    } else {
+      gst_vkml_infer_attach_meta (self, frame);
+      gst_vkml_infer_count_run (self, frame);
+    }
+  }
+  if (ret == GST_FLOW_OK) {
+    *outbuf = frame->buf;
+    frame->buf = NULL;
+  }
+  return ret;
+}
+
+/* Queues the arrived frame (with its run submitted, once a lane is free); the src pad
+ * task pushes it. Gives no buffer here. */
+static GstFlowReturn
+gst_vkml_infer_generate_output (GstBaseTransform * trans, GstBuffer ** outbuf)
+{
+  GstVkmlInfer *self = GST_VKML_INFER (trans);
+  GstVkmlInflightFrame *frame = self->pending;
+  GstFlowReturn ret;
+
+  *outbuf = NULL;
+  if (!frame)
+    return GST_FLOW_OK;
+  self->pending = NULL;
+  ret = gst_vkml_inflight_wait_room (&self->inflight, frame->wants_run,
+      self->session_lanes);
+  if (ret == GST_FLOW_OK && frame->wants_run)
+    ret = gst_vkml_infer_submit_run (self, frame);
+  if (ret != GST_FLOW_OK) {
+    gst_vkml_inflight_frame_free (frame);
+    return ret;
+  }
+  ret = gst_vkml_inflight_push (&self->inflight, frame);
+  /* One in flight: the frame is out before the next is taken, and the push's result
+   * goes upstream with this frame. */
+  if (ret == GST_FLOW_OK && self->session_lanes == 1)
+    ret = gst_vkml_inflight_drain (&self->inflight);
+  return ret;
+}
+
+/* Serialized events (EOS, segment, caps, gap ...) go out after the frames before them;
+ * a flush drops the held frames. */
+static gboolean
+gst_vkml_infer_sink_event (GstBaseTransform * trans, GstEvent * event)
+{
+  GstVkmlInfer *self = GST_VKML_INFER (trans);
+  GstEventType type = GST_EVENT_TYPE (event);
+  gboolean ok;
+
+  if (type != GST_EVENT_FLUSH_STOP && GST_EVENT_IS_SERIALIZED (event)) {
+    GstFlowReturn ret = gst_vkml_inflight_drain (&self->inflight);
+
+    if (ret != GST_FLOW_OK)
+      GST_DEBUG_OBJECT (self, "drained before %" GST_PTR_FORMAT ": %s", event,
+          gst_flow_get_name (ret));
+  }
+  ok = GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
+  if (type == GST_EVENT_FLUSH_START) {
+    /* after forwarding it: a push downstream now returns, and the task pauses */
+    gst_vkml_inflight_flush_start (&self->inflight);
+  } else if (type == GST_EVENT_FLUSH_STOP) {
+    gst_vkml_inflight_flush_stop (&self->inflight);
+    g_clear_pointer (&self->pending, gst_vkml_inflight_frame_free);
+    GST_OBJECT_LOCK (self);
+    self->qos_earliest = GST_CLOCK_TIME_NONE;
+    GST_OBJECT_UNLOCK (self);
+  }
+  return ok;
+}
+
+/* The src pad's task lives while the pad is active. */
+static gboolean
+gst_vkml_infer_src_activate_mode (GstPad * pad, GstObject * parent,
+    GstPadMode mode, gboolean active)
+{
+  GstVkmlInfer *self = GST_VKML_INFER (parent);
+
+  if (active)
+    gst_vkml_inflight_flush_stop (&self->inflight);
+  else
+    gst_vkml_inflight_stop (&self->inflight);
+  return self->base_src_activate (pad, parent, mode, active);
+}
+
+static void
+gst_vkml_infer_init_inflight (GstVkmlInfer * self)
+{
+  GstPad *srcpad = GST_BASE_TRANSFORM_SRC_PAD (self);
+
+  gst_vkml_inflight_init (&self->inflight, srcpad, gst_vkml_infer_finish_frame,
+      self);
+  self->base_src_activate = GST_PAD_ACTIVATEMODEFUNC (srcpad);
+  gst_pad_set_activatemode_function (srcpad,
+      GST_DEBUG_FUNCPTR (gst_vkml_infer_src_activate_mode));
+}
+
+/* QoS: a frame whose running time is at or before timestamp + diff of downstream's
+ * last QoS event is late (as GstBaseTransform judges it, which would drop it). */
+static gboolean
+gst_vkml_infer_src_event (GstBaseTransform * trans, GstEvent * event)
+{
+  GstVkmlInfer *self = GST_VKML_INFER (trans);
+
+  if (GST_EVENT_TYPE (event) == GST_EVENT_QOS) {
+    GstClockTimeDiff diff;
+    GstClockTime timestamp;
+
+    gst_event_parse_qos (event, NULL, NULL, &diff, &timestamp);
+    GST_OBJECT_LOCK (self);
+    if (diff >= 0 || (GstClockTime) (-diff) <= timestamp)
+      self->qos_earliest = timestamp + diff;
+    GST_OBJECT_UNLOCK (self);
+  }
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->src_event (trans, event);
+}
+
+/* The latency the element adds: a frame leaves as soon as its run is over, so a frame
+ * takes the mean run latency (measured from submit to completion, with the other runs in
+ * flight; 0 before the first run: the element then posts a LATENCY message). It may
+ * hold up to max-in-flight frames, each that long: the most it can add. */
+static void
+gst_vkml_infer_added_latency (GstVkmlInfer * self, GstClockTime * min,
+    GstClockTime * max)
+{
+  GST_OBJECT_LOCK (self);
+  self->latency_reported_us = self->frames_processed ?
+      self->latency_sum_us / self->frames_processed : 0;
+  self->latency_posted = FALSE;
+  *min = self->latency_reported_us * GST_USECOND;
+  *max = *min * self->max_in_flight;
+  GST_OBJECT_UNLOCK (self);
+}
+
+static gboolean
+gst_vkml_infer_query (GstBaseTransform * trans, GstPadDirection direction,
+    GstQuery * query)
+{
+  GstVkmlInfer *self = GST_VKML_INFER (trans);
+  GstClockTime min, max, our_min, our_max;
+  gboolean live;
+
+  if (!GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction, query))
+    return FALSE;
+  if (direction != GST_PAD_SRC || GST_QUERY_TYPE (query) != GST_QUERY_LATENCY)
+    return TRUE;
+  gst_query_parse_latency (query, &live, &min, &max);
+  gst_vkml_infer_added_latency (self, &our_min, &our_max);
+  GST_DEBUG_OBJECT (self, "adding %" GST_TIME_FORMAT " of latency (at most %"
+      GST_TIME_FORMAT ")", GST_TIME_ARGS (our_min), GST_TIME_ARGS (our_max));
+  gst_query_set_latency (query, live, min + our_min,
+      GST_CLOCK_TIME_IS_VALID (max) ? max + our_max : max);
+  return TRUE;
 }

@@ -190,7 +190,8 @@ static vkml_status target_add(vkml_context *ctx, plan_target *t, int index, vkml
 }
 
 /* The session's device set from its params: `devices`, else `device` (the default: every
- * GPU, the default one first). *first: the set's first device. */
+ * real GPU, the default one first; a Vulkan device on the CPU only when named). *first:
+ * the set's first device. */
 static vkml_status session_target(vkml_context *ctx, const vkml_session_params *params,
                                   plan_target *t, int *first, vkml_error *err)
 {
@@ -210,7 +211,7 @@ static vkml_status session_target(vkml_context *ctx, const vkml_session_params *
         for (int i = 0; every_gpu && index != VKML_DEVICE_CPU && !st &&
                         i < vkml_context_device_count(ctx) && t->n_gpus < PLAN_MAX_DEVICES - 1;
              i++)
-            if (i != index)
+            if (i != index && context_device_is_real_gpu(ctx, i))
                 st = target_add(ctx, t, i, err);
     }
     *first = t->n_gpus ? t->gpu_index[0] : VKML_DEVICE_CPU;

@@ -141,8 +141,9 @@ typedef struct vkml_context vkml_context;
 
 /* The CPU device's index in every device call. GPUs are 0, 1, ... */
 #define VKML_DEVICE_CPU (-1)
-/* Session default: the first discrete/integrated GPU, else any Vulkan device (lavapipe),
- * else the CPU. */
+/* Session default: the fastest device the machine has: the first discrete/integrated GPU,
+ * else vkml's CPU device. A Vulkan device on the CPU (Mesa lavapipe) or a virtual GPU is
+ * used only when named by index. */
 #define VKML_DEVICE_DEFAULT (-2)
 
 typedef enum vkml_device_type {
@@ -174,6 +175,11 @@ typedef enum vkml_log_level {
     VKML_LOG_DEBUG,
 } vkml_log_level;
 
+/* Receives one log message (one line, no trailing newline; `message` lives only during the
+ * call). Called from any vkml thread, possibly several at once unless the library
+ * serialises them (it does: one call at a time); must not call into vkml. */
+typedef void (*vkml_log_callback)(void *user, vkml_log_level level, const char *message);
+
 typedef struct vkml_context_params {
     /* Skip Vulkan entirely: only the CPU device exists. */
     bool disable_vulkan;
@@ -183,6 +189,12 @@ typedef struct vkml_context_params {
      * variable VKML_LOG=error|warn|info|debug overrides). */
     vkml_log_level log_level;
     bool log_level_set; /* false: use the default above */
+    /* NULL, or where log messages (up to the level above) go instead of stderr, with
+     * log_user. The library's log is process-wide, not per context: the callback holds
+     * from this context's creation until the last context created with the same callback
+     * and user is freed (then stderr again); a context with another callback replaces it. */
+    vkml_log_callback log_callback;
+    void *log_user;
     /* Bytes vkml may allocate on each Vulkan device (all its memory: weights,
      * intermediates, host-visible buffers). A session or run that needs more fails with
      * VKML_ERROR_OUT_OF_MEMORY naming the device and the bytes. 0: 95% of the free
@@ -337,7 +349,7 @@ VKML_API bool vkml_precision_parse(const char *text, vkml_precision *out);
 typedef struct vkml_session_params {
     /* VKML_DEVICE_DEFAULT, VKML_DEVICE_CPU or a GPU index. Nodes the device cannot run go
      * to the CPU device, with transfers in between. VKML_DEVICE_DEFAULT (0 is GPU 0, so
-     * set it explicitly) plans over every GPU, the default one first, as `devices` does:
+     * set it explicitly) plans over every real GPU, the default one first, as `devices` does:
      * a model that fits the first GPU stays on it. Ignored when `devices` is set. */
     int device;
     /* NULL, or n_devices device indices (GPU indices; VKML_DEVICE_CPU) to plan over, in
