@@ -6,10 +6,13 @@
  * frame and attaches the model's outputs to the frame as a #GstVkmlTensorMeta. The
  * video passes through unchanged.
  *
- * Each frame is converted to the model's single image input: bilinear resize to its
- * height and width, RGB channel order (gray is replicated to 3 channels, RGB becomes
- * luma for 1-channel models), 8-bit values divided by 255 (so 0..1), NCHW or NHWC as
- * the model's input shape says.
+ * Each frame (NV12, I420, GRAY8 or packed 8-bit RGB, any size and stride, no
+ * videoconvert needed) is turned into the model's single image input by one kernel on
+ * the model's device (libvkml's pre-processing, see docs/element.md): colour
+ * conversion, resize (stretch, letterbox or crop), channel order, (x * scale - mean) /
+ * std, NCHW or NHWC and the input's dtype (float, float16, uint8). Symbolic batch is
+ * bound to 1, symbolic height and width to 'input-size' or the video's size; a new
+ * video size plans the model again.
  *
  * The element opens libvkml's devices at its first start and keeps them until it is
  * freed, so a pipeline that goes to NULL and back only plans its model again. When a
@@ -35,12 +38,22 @@
 #include <gst/video/video.h>
 #include <vkml/vkml.h>
 
+#include <stdio.h>
+#include <string.h>
+
 GST_DEBUG_CATEGORY_STATIC (gst_vkml_infer_debug);
 #define GST_CAT_DEFAULT gst_vkml_infer_debug
 
 #define DEFAULT_MODEL NULL
 #define DEFAULT_DEVICE "default"
 #define DEFAULT_BUDGET 0
+#define DEFAULT_RESIZE VKML_RESIZE_STRETCH
+#define DEFAULT_PAD_VALUE 0.0
+#define DEFAULT_CHANNEL_ORDER 0
+#define DEFAULT_SCALE 0.0
+#define DEFAULT_MEAN "0"
+#define DEFAULT_STD "1"
+#define DEFAULT_INPUT_SIZE NULL
 
 enum
 {
@@ -48,6 +61,13 @@ enum
   PROP_MODEL,
   PROP_DEVICE,
   PROP_BUDGET,
+  PROP_RESIZE,
+  PROP_PAD_VALUE,
+  PROP_CHANNEL_ORDER,
+  PROP_SCALE,
+  PROP_MEAN,
+  PROP_STD,
+  PROP_INPUT_SIZE,
 };
 
 struct _GstVkmlInfer
@@ -58,12 +78,15 @@ struct _GstVkmlInfer
   gchar *model_path;
   gchar *device;
   guint64 budget;
+  GstVkmlPreprocessSettings pre;        /* resize, pad_value, bgr, scale */
+  gchar *mean, *std, *input_size;       /* as set */
 
   /* from the first start() to finalize(), or to the stop() after a device loss */
   vkml_context *ctx;
   gboolean ctx_lost;
 
   /* from start() to stop() */
+  GstVkmlPreprocessSettings pre_now;    /* the properties as start() read them */
   vkml_model *model;
   vkml_session *session;
   gsize n_outputs;
@@ -72,15 +95,19 @@ struct _GstVkmlInfer
   GstBuffer **out_bufs;         /* this frame's output buffers */
   GstMapInfo *out_maps;
 
-  /* from set_caps() */
-  GstVkmlConverter *conv;
+  /* from set_caps(): the session is planned for the video and its pre-processing */
+  gboolean negotiated;
   GstVideoInfo vinfo;
-  vkml_tensor input;            /* data: g_malloc'ed, reused every frame */
+  vkml_preprocess pp;
+  vkml_tensor_info bound;       /* the model input's shape planned for */
+  GstVkmlInputGeometry geometry;
+  vkml_tensor input;            /* the frame's bytes: g_malloc'ed, reused every frame */
   GstCaps *refused_caps;        /* reported once, not again on each retry */
 };
 
 #define VIDEO_CAPS \
-    GST_VIDEO_CAPS_MAKE ("{ GRAY8, RGB, BGR, RGBA, BGRA, RGBx, BGRx }")
+    GST_VIDEO_CAPS_MAKE ("{ NV12, I420, RGB, BGR, RGBA, BGRA, RGBx, BGRx, " \
+        "xRGB, xBGR, ARGB, ABGR, GRAY8 }")
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
     GST_PAD_SINK,
@@ -91,6 +118,41 @@ static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_PAD_SRC,
     GST_PAD_ALWAYS,
     GST_STATIC_CAPS (VIDEO_CAPS));
+
+#define GST_TYPE_VKML_RESIZE (gst_vkml_resize_get_type ())
+static GType
+gst_vkml_resize_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {VKML_RESIZE_STRETCH, "Whole frame onto the whole input", "stretch"},
+    {VKML_RESIZE_LETTERBOX, "Aspect kept, centred, padded with pad-value",
+        "letterbox"},
+    {VKML_RESIZE_CROP, "Aspect kept, centre crop", "crop"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type, g_enum_register_static ("GstVkmlResize", values));
+  return type;
+}
+
+#define GST_TYPE_VKML_CHANNEL_ORDER (gst_vkml_channel_order_get_type ())
+static GType
+gst_vkml_channel_order_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {0, "R, G, B", "rgb"},
+    {1, "B, G, R", "bgr"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type, g_enum_register_static ("GstVkmlChannelOrder",
+            values));
+  return type;
+}
 
 #define gst_vkml_infer_parent_class parent_class
 G_DEFINE_TYPE (GstVkmlInfer, gst_vkml_infer, GST_TYPE_BASE_TRANSFORM);
@@ -143,6 +205,49 @@ gst_vkml_infer_class_init (GstVkmlInferClass * klass)
           "device's own budget (95% of its free memory)", 0, G_MAXUINT64,
           DEFAULT_BUDGET, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_RESIZE,
+      g_param_spec_enum ("resize", "Resize",
+          "How the frame becomes the model's input image: stretch (aspect not "
+          "kept), letterbox (aspect kept, centred, pad-value around) or crop "
+          "(aspect kept, centre crop)", GST_TYPE_VKML_RESIZE, DEFAULT_RESIZE,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_PAD_VALUE,
+      g_param_spec_double ("pad-value", "Pad value",
+          "Pixel value (0..255, before scale/mean/std) of the letterbox border",
+          0.0, 255.0, DEFAULT_PAD_VALUE, G_PARAM_READWRITE |
+          G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_CHANNEL_ORDER,
+      g_param_spec_enum ("channel-order", "Channel order",
+          "Order of the colour channels in the model's input",
+          GST_TYPE_VKML_CHANNEL_ORDER, DEFAULT_CHANNEL_ORDER,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_SCALE,
+      g_param_spec_double ("scale", "Scale",
+          "Factor on the 0..255 pixel values before mean and std: input = "
+          "(pixel * scale - mean) / std. 0: 1/255 for float and float16 inputs, "
+          "1 for uint8 inputs", -G_MAXFLOAT, G_MAXFLOAT, DEFAULT_SCALE,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_MEAN,
+      g_param_spec_string ("mean", "Mean",
+          "Subtracted after scale: one value, or one per channel of the model's "
+          "input order (\"0.485,0.456,0.406\")", DEFAULT_MEAN,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_STD,
+      g_param_spec_string ("std", "Std",
+          "Divides after mean: one value, or one per channel "
+          "(\"0.229,0.224,0.225\"); none may be 0", DEFAULT_STD,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_INPUT_SIZE,
+      g_param_spec_string ("input-size", "Input size",
+          "WxH (e.g. 640x480) for a model whose input height and width are "
+          "symbolic; NULL: the video's size", DEFAULT_INPUT_SIZE,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
@@ -168,6 +273,12 @@ gst_vkml_infer_init (GstVkmlInfer * self)
   self->model_path = g_strdup (DEFAULT_MODEL);
   self->device = g_strdup (DEFAULT_DEVICE);
   self->budget = DEFAULT_BUDGET;
+  self->pre.resize = DEFAULT_RESIZE;
+  self->pre.pad_value = DEFAULT_PAD_VALUE;
+  self->pre.scale = DEFAULT_SCALE;
+  self->pre.std[0] = self->pre.std[1] = self->pre.std[2] = 1.0f;
+  self->mean = g_strdup (DEFAULT_MEAN);
+  self->std = g_strdup (DEFAULT_STD);
   /* The video is never modified; buffers are only made writable for the meta. */
   gst_base_transform_set_in_place (GST_BASE_TRANSFORM (self), TRUE);
   gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (self), FALSE);
@@ -181,6 +292,9 @@ gst_vkml_infer_finalize (GObject * object)
   vkml_context_destroy (&self->ctx);
   g_free (self->model_path);
   g_free (self->device);
+  g_free (self->mean);
+  g_free (self->std);
+  g_free (self->input_size);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
@@ -202,6 +316,30 @@ gst_vkml_infer_set_property (GObject * object, guint prop_id,
       break;
     case PROP_BUDGET:
       self->budget = g_value_get_uint64 (value);
+      break;
+    case PROP_RESIZE:
+      self->pre.resize = g_value_get_enum (value);
+      break;
+    case PROP_PAD_VALUE:
+      self->pre.pad_value = (gfloat) g_value_get_double (value);
+      break;
+    case PROP_CHANNEL_ORDER:
+      self->pre.bgr = g_value_get_enum (value) == 1;
+      break;
+    case PROP_SCALE:
+      self->pre.scale = (gfloat) g_value_get_double (value);
+      break;
+    case PROP_MEAN:
+      g_free (self->mean);
+      self->mean = g_value_dup_string (value);
+      break;
+    case PROP_STD:
+      g_free (self->std);
+      self->std = g_value_dup_string (value);
+      break;
+    case PROP_INPUT_SIZE:
+      g_free (self->input_size);
+      self->input_size = g_value_dup_string (value);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -227,6 +365,27 @@ gst_vkml_infer_get_property (GObject * object, guint prop_id, GValue * value,
     case PROP_BUDGET:
       g_value_set_uint64 (value, self->budget);
       break;
+    case PROP_RESIZE:
+      g_value_set_enum (value, self->pre.resize);
+      break;
+    case PROP_PAD_VALUE:
+      g_value_set_double (value, self->pre.pad_value);
+      break;
+    case PROP_CHANNEL_ORDER:
+      g_value_set_enum (value, self->pre.bgr ? 1 : 0);
+      break;
+    case PROP_SCALE:
+      g_value_set_double (value, self->pre.scale);
+      break;
+    case PROP_MEAN:
+      g_value_set_string (value, self->mean);
+      break;
+    case PROP_STD:
+      g_value_set_string (value, self->std);
+      break;
+    case PROP_INPUT_SIZE:
+      g_value_set_string (value, self->input_size);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -239,7 +398,7 @@ gst_vkml_infer_get_property (GObject * object, guint prop_id, GValue * value,
  * costly part of a start, and some drivers keep a little memory per Vulkan instance for
  * good), unless a device was lost: then the next start opens the devices anew. */
 static void
-gst_vkml_infer_teardown (GstVkmlInfer * self)
+gst_vkml_infer_free_outputs (GstVkmlInfer * self)
 {
   gsize i;
 
@@ -254,7 +413,13 @@ gst_vkml_infer_teardown (GstVkmlInfer * self)
   g_clear_pointer (&self->out_maps, g_free);
   g_clear_pointer (&self->outputs, g_free);
   self->n_outputs = 0;
-  g_clear_pointer (&self->conv, gst_vkml_converter_free);
+}
+
+static void
+gst_vkml_infer_teardown (GstVkmlInfer * self)
+{
+  gst_vkml_infer_free_outputs (self);
+  self->negotiated = FALSE;
   g_clear_pointer (&self->input.data, g_free);
   gst_clear_caps (&self->refused_caps);
   vkml_session_destroy (&self->session);
@@ -342,16 +507,12 @@ gst_vkml_infer_parse_devices (GstVkmlInfer * self, const gchar * text,
 
 static gboolean
 gst_vkml_infer_load (GstVkmlInfer * self, const gchar * path,
-    const gchar * device, guint64 budget)
+    const gchar * device)
 {
-  vkml_session_params params = {.device = VKML_DEVICE_DEFAULT,
-    .device_budget = budget
-  };
   int indices[VKML_MAX_SESSION_DEVICES];
   size_t n_devices;
   vkml_error err = { 0 };
   vkml_status st;
-  size_t p;
 
   if (!self->ctx && vkml_context_create (NULL, &self->ctx, &err) != VKML_OK) {
     GST_ELEMENT_ERROR (self, LIBRARY, INIT,
@@ -360,8 +521,6 @@ gst_vkml_infer_load (GstVkmlInfer * self, const gchar * path,
   }
   if (!gst_vkml_infer_parse_devices (self, device, indices, &n_devices))
     return FALSE;
-  params.devices = n_devices ? indices : NULL;
-  params.n_devices = n_devices;
   st = vkml_model_load_file (path, &self->model, &err);
   if (st == VKML_ERROR_IO) {
     GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
@@ -374,14 +533,42 @@ gst_vkml_infer_load (GstVkmlInfer * self, const gchar * path,
             vkml_status_name (st), err.message), (NULL));
     return FALSE;
   }
-  if (vkml_session_create (self->ctx, self->model, &params, &self->session,
-          &err) != VKML_OK) {
-    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
-        ("Could not prepare the model \"%s\" on device %s: %s", path,
-            device ? device : DEFAULT_DEVICE, err.message),
-        ("Try another 'device' (cpu is vkml's CPU device) or 'budget'."));
-    return FALSE;
+  return TRUE;
+}
+
+/* Plans the model for the negotiated video: its input 0 fed by libvkml's pre-processing
+ * of the frame's bytes (planned again for each new video size or layout). */
+static gboolean
+gst_vkml_infer_create_session (GstVkmlInfer * self, gchar ** why)
+{
+  vkml_session_params params = {.device = VKML_DEVICE_DEFAULT };
+  int indices[VKML_MAX_SESSION_DEVICES];
+  size_t n_devices, p;
+  vkml_error err = { 0 };
+  gchar *path, *device;
+  gboolean ok;
+
+  GST_OBJECT_LOCK (self);
+  path = g_strdup (self->model_path);
+  device = g_strdup (self->device);
+  params.device_budget = self->budget;
+  GST_OBJECT_UNLOCK (self);
+  params.input_shapes = &self->bound;
+  params.preprocess = &self->pp;
+  vkml_session_destroy (&self->session);
+  ok = gst_vkml_infer_parse_devices (self, device, indices, &n_devices);
+  params.devices = n_devices ? indices : NULL;
+  params.n_devices = n_devices;
+  if (ok && vkml_session_create (self->ctx, self->model, &params,
+          &self->session, &err) != VKML_OK) {
+    *why = g_strdup_printf ("could not plan the model \"%s\" on device %s: %s",
+        path, device ? device : DEFAULT_DEVICE, err.message);
+    ok = FALSE;
   }
+  g_free (path);
+  g_free (device);
+  if (!ok)
+    return FALSE;
   GST_INFO_OBJECT (self, "model %s on device %d", path,
       vkml_session_device (self->session));
   /* The plan, for the debug log: which device runs which nodes, what crosses. */
@@ -404,18 +591,58 @@ gst_vkml_infer_load (GstVkmlInfer * self, const gchar * path,
   return TRUE;
 }
 
+/* The pre-processing properties, parsed; FALSE (error posted) when one does not parse. */
+static gboolean
+gst_vkml_infer_read_settings (GstVkmlInfer * self,
+    GstVkmlPreprocessSettings * pre)
+{
+  gchar *why = NULL, *what = NULL;
+  guint w = 0, h = 0;
+  int i;
+
+  GST_OBJECT_LOCK (self);
+  *pre = self->pre;
+  if (!gst_vkml_parse_channel_values (self->mean, pre->mean, &why))
+    what = "mean";
+  else if (!gst_vkml_parse_channel_values (self->std, pre->std, &why))
+    what = "std";
+  for (i = 0; !why && i < 3; i++)
+    if (pre->std[i] == 0.0f) {
+      why = g_strdup ("a std of 0");
+      what = "std";
+    }
+  if (!why && self->input_size && *self->input_size) {
+    gchar end;
+
+    if (sscanf (self->input_size, "%ux%u%c", &w, &h, &end) != 2 || !w || !h
+        || w > VKML_PREPROCESS_MAX_SIDE || h > VKML_PREPROCESS_MAX_SIDE) {
+      why = g_strdup_printf ("\"%s\" is not WxH with sides 1 .. %d",
+          self->input_size, VKML_PREPROCESS_MAX_SIDE);
+      what = "input-size";
+    }
+  }
+  GST_OBJECT_UNLOCK (self);
+  pre->input_width = w;
+  pre->input_height = h;
+  if (why) {
+    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS, ("Bad '%s': %s.", what, why),
+        (NULL));
+    g_free (why);
+    return FALSE;
+  }
+  return TRUE;
+}
+
 static gboolean
 gst_vkml_infer_start (GstBaseTransform * trans)
 {
   GstVkmlInfer *self = GST_VKML_INFER (trans);
   gchar *path, *device;
-  guint64 budget;
   gboolean ok;
 
   GST_OBJECT_LOCK (self);
   path = g_strdup (self->model_path);
   device = g_strdup (self->device);
-  budget = self->budget;
   GST_OBJECT_UNLOCK (self);
 
   if (!path || !*path) {
@@ -425,8 +652,8 @@ gst_vkml_infer_start (GstBaseTransform * trans)
     g_free (device);
     return FALSE;
   }
-  ok = gst_vkml_infer_load (self, path, device, budget)
-      && gst_vkml_infer_prepare_outputs (self);
+  ok = gst_vkml_infer_read_settings (self, &self->pre_now)
+      && gst_vkml_infer_load (self, path, device);
   g_free (path);
   g_free (device);
   if (!ok)
@@ -441,37 +668,24 @@ gst_vkml_infer_stop (GstBaseTransform * trans)
   return TRUE;
 }
 
-/* Why the model cannot take this video, or NULL when it can (then *shape is set). */
+/* Why the model cannot take this video, or NULL when it can: then self->bound, pp,
+ * geometry and the input tensor are set for it. */
 static gchar *
-gst_vkml_infer_check_input (GstVkmlInfer * self, GstVkmlImageShape * shape)
+gst_vkml_infer_check_input (GstVkmlInfer * self, const GstVideoInfo * vinfo,
+    vkml_tensor_info * bound, vkml_preprocess * pp)
 {
   gsize n = vkml_model_input_count (self->model);
+  const vkml_tensor_info *info = vkml_model_input (self->model, 0);
   gchar *why = NULL;
 
   if (n != 1)
     return g_strdup_printf ("the model has %" G_GSIZE_FORMAT " inputs; "
         "vkmlinfer feeds exactly one image input", n);
-  if (!gst_vkml_image_shape_from_info (vkml_model_input (self->model, 0),
-          shape, &why))
+  if (!gst_vkml_bind_image_shape (info, vinfo, &self->pre_now, bound, &why)
+      || !gst_vkml_preprocess_from_video (vinfo, &self->pre_now, info->dtype,
+          pp, &why))
     return why;
   return NULL;
-}
-
-static void
-gst_vkml_infer_set_input_tensor (GstVkmlInfer * self,
-    const GstVkmlImageShape * shape)
-{
-  vkml_tensor *in = &self->input;
-  gint64 c = shape->channels, h = shape->height, w = shape->width;
-  gint64 nchw[4] = { 1, c, h, w }, nhwc[4] = { 1, h, w, c };
-
-  in->dtype = VKML_DTYPE_FLOAT;
-  in->rank = 4;
-  memcpy (in->dims, shape->layout == GST_VKML_LAYOUT_NCHW ? nchw : nhwc,
-      sizeof (nchw));
-  in->size = gst_vkml_converter_output_count (self->conv) * sizeof (gfloat);
-  g_free (in->data);
-  in->data = g_malloc (in->size);
 }
 
 /* Posts the negotiation error, once per caps (base transform retries). */
@@ -489,9 +703,29 @@ gst_vkml_infer_refuse_caps (GstVkmlInfer * self, GstCaps * caps,
   GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
       ("The model's input %s cannot take video %" GST_PTR_FORMAT ": %s.",
           input, caps, why),
-      ("vkmlinfer feeds float NCHW [1,C,H,W] or NHWC [1,H,W,C] inputs, "
-          "C = 1 or 3."));
+      ("vkmlinfer feeds float, float16 or uint8 NCHW [1,C,H,W] or NHWC "
+          "[1,H,W,C] inputs, C = 1 or 3; symbolic height and width take "
+          "'input-size' or the video's size."));
   g_free (input);
+}
+
+static void
+gst_vkml_infer_set_geometry (GstVkmlInfer * self)
+{
+  const vkml_tensor_info *in = &self->bound;
+  gboolean nhwc = !(in->dims[1] == 1 || in->dims[1] == 3);
+  guint iw = (guint) in->dims[nhwc ? 2 : 3], ih = (guint) in->dims[nhwc ? 1 : 2];
+  vkml_preprocess_geometry g;
+
+  vkml_preprocess_get_geometry (&self->pp, iw, ih, &g);
+  self->geometry.frame_width = self->pp.width;
+  self->geometry.frame_height = self->pp.height;
+  self->geometry.input_width = iw;
+  self->geometry.input_height = ih;
+  self->geometry.scale_x = g.scale_x;
+  self->geometry.scale_y = g.scale_y;
+  self->geometry.offset_x = g.offset_x;
+  self->geometry.offset_y = g.offset_y;
 }
 
 static gboolean
@@ -499,29 +733,44 @@ gst_vkml_infer_set_caps (GstBaseTransform * trans, GstCaps * incaps,
     G_GNUC_UNUSED GstCaps * outcaps)
 {
   GstVkmlInfer *self = GST_VKML_INFER (trans);
-  GstVkmlImageShape shape;
-  GstVkmlConverter *conv = NULL;
+  vkml_tensor_info bound;
+  vkml_preprocess pp;
   GstVideoInfo vinfo;
   gchar *why = NULL;
 
   if (!gst_video_info_from_caps (&vinfo, incaps))
     why = g_strdup ("the caps are not valid video caps");
   if (!why)
-    why = gst_vkml_infer_check_input (self, &shape);
-  if (!why)
-    conv = gst_vkml_converter_new (&vinfo, &shape, &why);
-  if (!conv) {
+    why = gst_vkml_infer_check_input (self, &vinfo, &bound, &pp);
+  if (!why && self->negotiated && memcmp (&pp, &self->pp, sizeof (pp)) == 0
+      && memcmp (bound.dims, self->bound.dims, sizeof (bound.dims)) == 0)
+    return TRUE;                /* same plan */
+  if (!why) {
+    self->negotiated = FALSE;
+    self->bound = bound;
+    self->pp = pp;
+    gst_vkml_infer_free_outputs (self);
+    if (gst_vkml_infer_create_session (self, &why)
+        && !gst_vkml_infer_prepare_outputs (self))
+      return FALSE;             /* error posted */
+  }
+  if (why) {
     gst_vkml_infer_refuse_caps (self, incaps, why);
     g_free (why);
     return FALSE;
   }
-  gst_vkml_converter_free (self->conv);
-  self->conv = conv;
   self->vinfo = vinfo;
-  gst_vkml_infer_set_input_tensor (self, &shape);
-  GST_DEBUG_OBJECT (self, "input %s, %ux%u, %u channel(s)",
-      shape.layout == GST_VKML_LAYOUT_NCHW ? "NCHW" : "NHWC", shape.width,
-      shape.height, shape.channels);
+  self->input.dtype = VKML_DTYPE_UINT8;
+  self->input.rank = 1;
+  self->input.dims[0] = (gint64) ((pp.frame_bytes + 3) & ~(guint64) 3);
+  self->input.size = (gsize) self->input.dims[0];
+  g_free (self->input.data);
+  self->input.data = g_malloc0 (self->input.size);
+  gst_vkml_infer_set_geometry (self);
+  self->negotiated = TRUE;
+  GST_DEBUG_OBJECT (self, "video %s %ux%u into input %ux%u",
+      GST_VIDEO_INFO_NAME (&vinfo), pp.width, pp.height,
+      self->geometry.input_width, self->geometry.input_height);
   return TRUE;
 }
 
@@ -580,13 +829,8 @@ gst_vkml_infer_release_outputs (GstVkmlInfer * self, GstVkmlTensorMeta * meta)
 static gboolean
 gst_vkml_infer_convert (GstVkmlInfer * self, GstBuffer * buf)
 {
-  GstVideoFrame frame;
-
-  if (!gst_video_frame_map (&frame, &self->vinfo, buf, GST_MAP_READ))
-    return FALSE;
-  gst_vkml_converter_run (self->conv, &frame, self->input.data);
-  gst_video_frame_unmap (&frame);
-  return TRUE;
+  return gst_vkml_frame_pack (&self->vinfo, buf, self->input.data,
+      self->input.size);
 }
 
 /* Posts the error of a failed run. A lost device gets its own message naming it: its
@@ -618,7 +862,9 @@ gst_vkml_infer_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   GstVkmlInfer *self = GST_VKML_INFER (trans);
   vkml_error err = { 0 };
 
-  if (!self->conv)
+  GstVkmlTensorMeta *meta;
+
+  if (!self->negotiated)
     return GST_FLOW_NOT_NEGOTIATED;
   if (!gst_vkml_infer_convert (self, buf)) {
     GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not map a video frame."),
@@ -637,6 +883,9 @@ gst_vkml_infer_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
     gst_vkml_infer_run_failed (self, &err);
     return GST_FLOW_ERROR;
   }
-  gst_vkml_infer_release_outputs (self, gst_buffer_add_vkml_tensor_meta (buf));
+  meta = gst_buffer_add_vkml_tensor_meta (buf);
+  meta->has_geometry = TRUE;
+  meta->geometry = self->geometry;
+  gst_vkml_infer_release_outputs (self, meta);
   return GST_FLOW_OK;
 }

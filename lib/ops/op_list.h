@@ -205,3 +205,6 @@ OP(SequenceErase, "", 11, 11, OP_LOWERED, op_no_params, NULL, sequence_infer)
 OP(SequenceInsert, "", 11, 11, OP_LOWERED, op_no_params, NULL, sequence_infer)
 OP(SequenceLength, "", 11, 11, OP_LOWERED, op_no_params, NULL, sequence_infer)
 OP(SplitToSequence, "", 11, 11, OP_LOWERED, seq_params, split_to_sequence_parse, sequence_infer)
+/* vkml's own ops, domain com.vkml (ops/preprocess.c) */
+OP(ImagePreprocess, "com.vkml", 1, 1, OP_TYPE_FROM_OUTPUT, preprocess_params, preprocess_parse,
+   preprocess_infer)

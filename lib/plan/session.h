@@ -38,6 +38,8 @@ typedef struct session_lane {
 struct vkml_session {
     vkml_context *ctx;
     vkml_model *model;  /* a reference */
+    graph *pre_graph;   /* with vkml_session_params.preprocess: the model's graph with the
+                           pre-processing in front (plan/session_preprocess.h), else NULL */
     int device;         /* the first device of the set */
     plan_target target; /* the device set and budget */
     int64_t symbolic;

@@ -162,3 +162,6 @@ GPU_KERNEL(Or, gpu_eltwise, gpu_eltwise_supports, DT(BOOL))
 GPU_KERNEL(Where, gpu_eltwise, gpu_eltwise_supports, DT_NUMERIC | DT(BOOL))
 GPU_KERNEL(Xor, gpu_eltwise, gpu_eltwise_supports, DT(BOOL))
 
+/* vkml's own ops (vulkan/ops_preprocess.c) */
+GPU_KERNEL(ImagePreprocess, gpu_image_preprocess, gpu_image_preprocess_supports,
+           DT(FLOAT) | DT(FLOAT16) | DT(UINT8))
