@@ -141,7 +141,8 @@ GST_START_TEST (test_preprocess_from_video)
   vkml_preprocess pp;
   gchar *why = NULL;
 
-  /* NV12 7x5: Y stride 8, 5 rows; UV stride 8 (4 pairs), 3 rows, after 40 bytes */
+  /* NV12 7x5: Y stride 8, rows rounded up to 6 (GStreamer's layout); UV stride 8
+   * (4 pairs), 3 rows, after 48 bytes */
   fail_unless (gst_video_info_set_format (&vinfo, GST_VIDEO_FORMAT_NV12, 7, 5));
   vinfo.colorimetry.matrix = GST_VIDEO_COLOR_MATRIX_BT709;
   vinfo.colorimetry.range = GST_VIDEO_COLOR_RANGE_16_235;
@@ -149,9 +150,9 @@ GST_START_TEST (test_preprocess_from_video)
           &pp, &why), "%s", why);
   fail_unless_equals_int (pp.format, VKML_FRAME_NV12);
   fail_unless_equals_int (pp.plane_strides[0], 8);
-  fail_unless_equals_int (pp.plane_offsets[1], 40);
+  fail_unless_equals_int (pp.plane_offsets[1], 48);
   fail_unless_equals_int (pp.plane_strides[1], 8);
-  fail_unless_equals_int (pp.frame_bytes, 40 + 3 * 8);
+  fail_unless_equals_int (pp.frame_bytes, 48 + 3 * 8);
   fail_unless_equals_int (pp.matrix, VKML_YUV_BT709);
   fail_if (pp.full_range);
   fail_unless_equals_int (pp.resize, VKML_RESIZE_LETTERBOX);
