@@ -34,6 +34,7 @@
 #include "gstvkmlinfer.h"
 #include "gstvkmlconvert.h"
 #include "gstvkmltensormeta.h"
+#include "gstvkmltensorcaps.h"
 
 #include <gst/video/video.h>
 #include <vkml/vkml.h>
@@ -95,8 +96,11 @@ struct _GstVkmlInfer
   GstBuffer **out_bufs;         /* this frame's output buffers */
   GstMapInfo *out_maps;
 
-  /* from set_caps(): the session is planned for the video and its pre-processing */
+  /* from set_caps(): the session is planned for the video and its pre-processing, or
+   * for tensors (tensor_mode: the buffers' memories are the inputs, then the outputs) */
   gboolean negotiated;
+  gboolean tensor_mode;
+  GstCaps *tensor_caps;         /* the tensor caps the session is planned for */
   GstVideoInfo vinfo;
   vkml_preprocess pp;
   vkml_tensor_info bound;       /* the model input's shape planned for */
@@ -112,12 +116,12 @@ struct _GstVkmlInfer
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
     GST_PAD_SINK,
     GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (VIDEO_CAPS));
+    GST_STATIC_CAPS (VIDEO_CAPS "; " GST_VKML_TENSOR_CAPS));
 
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_PAD_SRC,
     GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (VIDEO_CAPS));
+    GST_STATIC_CAPS (VIDEO_CAPS "; " GST_VKML_TENSOR_CAPS));
 
 #define GST_TYPE_VKML_RESIZE (gst_vkml_resize_get_type ())
 static GType
@@ -168,6 +172,8 @@ static gboolean gst_vkml_infer_start (GstBaseTransform * trans);
 static gboolean gst_vkml_infer_stop (GstBaseTransform * trans);
 static gboolean gst_vkml_infer_set_caps (GstBaseTransform * trans,
     GstCaps * incaps, GstCaps * outcaps);
+static GstCaps *gst_vkml_infer_transform_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, GstCaps * filter);
 static gboolean gst_vkml_infer_propose_allocation (GstBaseTransform * trans,
     GstQuery * decide_query, GstQuery * query);
 static GstFlowReturn gst_vkml_infer_transform_ip (GstBaseTransform * trans,
@@ -259,6 +265,8 @@ gst_vkml_infer_class_init (GstVkmlInferClass * klass)
   trans_class->start = GST_DEBUG_FUNCPTR (gst_vkml_infer_start);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_vkml_infer_stop);
   trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_vkml_infer_set_caps);
+  trans_class->transform_caps =
+      GST_DEBUG_FUNCPTR (gst_vkml_infer_transform_caps);
   trans_class->propose_allocation =
       GST_DEBUG_FUNCPTR (gst_vkml_infer_propose_allocation);
   trans_class->transform_ip = GST_DEBUG_FUNCPTR (gst_vkml_infer_transform_ip);
@@ -422,6 +430,7 @@ gst_vkml_infer_teardown (GstVkmlInfer * self)
   self->negotiated = FALSE;
   g_clear_pointer (&self->input.data, g_free);
   gst_clear_caps (&self->refused_caps);
+  gst_clear_caps (&self->tensor_caps);
   vkml_session_destroy (&self->session);
   vkml_model_destroy (&self->model);
   if (self->ctx_lost)
@@ -539,7 +548,8 @@ gst_vkml_infer_load (GstVkmlInfer * self, const gchar * path,
 /* Plans the model for the negotiated video: its input 0 fed by libvkml's pre-processing
  * of the frame's bytes (planned again for each new video size or layout). */
 static gboolean
-gst_vkml_infer_create_session (GstVkmlInfer * self, gchar ** why)
+gst_vkml_infer_create_session (GstVkmlInfer * self,
+    const vkml_tensor_info * shapes, const vkml_preprocess * pp, gchar ** why)
 {
   vkml_session_params params = {.device = VKML_DEVICE_DEFAULT };
   int indices[VKML_MAX_SESSION_DEVICES];
@@ -553,8 +563,8 @@ gst_vkml_infer_create_session (GstVkmlInfer * self, gchar ** why)
   device = g_strdup (self->device);
   params.device_budget = self->budget;
   GST_OBJECT_UNLOCK (self);
-  params.input_shapes = &self->bound;
-  params.preprocess = &self->pp;
+  params.input_shapes = shapes;
+  params.preprocess = pp;
   vkml_session_destroy (&self->session);
   ok = gst_vkml_infer_parse_devices (self, device, indices, &n_devices);
   params.devices = n_devices ? indices : NULL;
@@ -701,7 +711,7 @@ gst_vkml_infer_refuse_caps (GstVkmlInfer * self, GstCaps * caps,
   gst_caps_replace (&self->refused_caps, caps);
   input = info ? gst_vkml_tensor_info_to_string (info) : g_strdup ("(none)");
   GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
-      ("The model's input %s cannot take video %" GST_PTR_FORMAT ": %s.",
+      ("The model's input %s cannot take %" GST_PTR_FORMAT ": %s.",
           input, caps, why),
       ("vkmlinfer feeds float, float16 or uint8 NCHW [1,C,H,W] or NHWC "
           "[1,H,W,C] inputs, C = 1 or 3; symbolic height and width take "
@@ -728,6 +738,99 @@ gst_vkml_infer_set_geometry (GstVkmlInfer * self)
   self->geometry.offset_y = g.offset_y;
 }
 
+/* Tensor caps in (no pre-processing): plans the model for the caps' shapes, unless it
+ * is planned for them already (transform_caps plans, so that the output caps are known
+ * before set_caps). FALSE: refused (error posted). */
+static gboolean
+gst_vkml_infer_plan_tensors (GstVkmlInfer * self, GstCaps * caps)
+{
+  gsize i, n = vkml_model_input_count (self->model);
+  const vkml_tensor_info **model;
+  vkml_tensor_info *shapes;
+  gchar *why = NULL;
+  gboolean ok;
+
+  if (self->tensor_caps && gst_caps_is_equal (caps, self->tensor_caps))
+    return TRUE;
+  model = g_new0 (const vkml_tensor_info *, n + 1);
+  shapes = g_new0 (vkml_tensor_info, n + 1);
+  for (i = 0; i < n; i++)
+    model[i] = vkml_model_input (self->model, i);
+  self->negotiated = FALSE;
+  gst_clear_caps (&self->tensor_caps);
+  gst_vkml_infer_free_outputs (self);
+  ok = gst_vkml_tensor_caps_to_shapes (caps, model, n, shapes, &why)
+      && gst_vkml_infer_create_session (self, shapes, NULL, &why);
+  g_free (model);
+  g_free (shapes);
+  if (!ok) {
+    vkml_session_destroy (&self->session);
+    gst_vkml_infer_refuse_caps (self, caps, why);
+    g_free (why);
+    return FALSE;
+  }
+  if (!gst_vkml_infer_prepare_outputs (self))
+    return FALSE;
+  self->tensor_caps = gst_caps_ref (caps);
+  return TRUE;
+}
+
+static gboolean
+gst_vkml_infer_set_tensor_caps (GstVkmlInfer * self, GstCaps * incaps)
+{
+  if (!gst_vkml_infer_plan_tensors (self, incaps))
+    return FALSE;
+  self->tensor_mode = TRUE;
+  self->negotiated = TRUE;
+  return TRUE;
+}
+
+/* Video caps pass through unchanged; tensor caps in become the model's output tensors
+ * out (and the other way: any tensor caps, the model's input tensors when it is loaded). */
+static GstCaps *
+gst_vkml_infer_transform_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, GstCaps * filter)
+{
+  GstVkmlInfer *self = GST_VKML_INFER (trans);
+  GstCaps *out = gst_caps_new_empty (), *tensors = NULL, *result;
+  guint i;
+
+  for (i = 0; i < gst_caps_get_size (caps); i++) {
+    const GstStructure *s = gst_caps_get_structure (caps, i);
+
+    if (!gst_structure_has_name (s, "other/tensors")) {
+      gst_caps_append_structure_full (out, gst_structure_copy (s),
+          gst_caps_features_copy (gst_caps_get_features (caps, i)));
+      continue;
+    }
+    if (tensors)
+      continue;
+    /* The model's outputs for fixed input tensors; any static tensors else. */
+    if (direction == GST_PAD_SINK && self->model && gst_caps_is_fixed (caps)
+        && gst_vkml_infer_plan_tensors (self, caps)) {
+      gsize n = vkml_session_output_count (self->session), k;
+      vkml_tensor_info *infos = g_new0 (vkml_tensor_info, n + 1);
+      gchar *why = NULL;
+
+      for (k = 0; k < n; k++)
+        infos[k] = *vkml_session_output (self->session, k);
+      tensors = gst_vkml_tensor_caps_from_infos (infos, n, &why);
+      g_free (why);
+      g_free (infos);
+    }
+    if (!tensors)
+      tensors = gst_caps_from_string (GST_VKML_TENSOR_CAPS);
+  }
+  if (tensors)
+    gst_caps_append (out, tensors);
+  if (filter) {
+    result = gst_caps_intersect_full (filter, out, GST_CAPS_INTERSECT_FIRST);
+    gst_caps_unref (out);
+    out = result;
+  }
+  return out;
+}
+
 static gboolean
 gst_vkml_infer_set_caps (GstBaseTransform * trans, GstCaps * incaps,
     G_GNUC_UNUSED GstCaps * outcaps)
@@ -738,6 +841,13 @@ gst_vkml_infer_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   GstVideoInfo vinfo;
   gchar *why = NULL;
 
+  if (gst_vkml_caps_are_tensors (incaps))
+    return gst_vkml_infer_set_tensor_caps (self, incaps);
+  self->tensor_mode = FALSE;
+  if (self->tensor_caps) {      /* the session was planned for tensors */
+    gst_clear_caps (&self->tensor_caps);
+    self->negotiated = FALSE;
+  }
   if (!gst_video_info_from_caps (&vinfo, incaps))
     why = g_strdup ("the caps are not valid video caps");
   if (!why)
@@ -750,7 +860,7 @@ gst_vkml_infer_set_caps (GstBaseTransform * trans, GstCaps * incaps,
     self->bound = bound;
     self->pp = pp;
     gst_vkml_infer_free_outputs (self);
-    if (gst_vkml_infer_create_session (self, &why)
+    if (gst_vkml_infer_create_session (self, &self->bound, &self->pp, &why)
         && !gst_vkml_infer_prepare_outputs (self))
       return FALSE;             /* error posted */
   }
@@ -856,6 +966,73 @@ gst_vkml_infer_run_failed (GstVkmlInfer * self, const vkml_error * err)
           "another device (-1 is the CPU)."));
 }
 
+/* Tensor mode: the buffer's memories are the inputs (one each, in order); they are
+ * replaced by the outputs (and the meta carries them too). */
+static GstFlowReturn
+gst_vkml_infer_run_tensors (GstVkmlInfer * self, GstBuffer * buf)
+{
+  gsize i, n = vkml_session_input_count (self->session);
+  vkml_tensor *inputs = g_new0 (vkml_tensor, n + 1);
+  GstMapInfo *maps = g_new0 (GstMapInfo, n + 1);
+  GstBuffer **outs = g_new0 (GstBuffer *, self->n_outputs + 1);
+  GstFlowReturn ret = GST_FLOW_OK;
+  vkml_error err = { 0 };
+  gsize mapped = 0;
+  vkml_status st;
+
+  if (gst_buffer_n_memory (buf) != n) {
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("A tensor buffer has %u "
+            "memories; the model takes %" G_GSIZE_FORMAT " inputs.",
+            gst_buffer_n_memory (buf), n), (NULL));
+    ret = GST_FLOW_ERROR;
+    goto done;
+  }
+  for (i = 0; i < n; i++, mapped++) {
+    const vkml_tensor_info *info = vkml_session_input (self->session, i);
+
+    if (!gst_buffer_map_range (buf, (guint) i, 1, &maps[i], GST_MAP_READ))
+      break;
+    inputs[i].dtype = info->dtype;
+    inputs[i].rank = info->rank;
+    memcpy (inputs[i].dims, info->dims, sizeof (inputs[i].dims));
+    inputs[i].data = maps[i].data;
+    inputs[i].size = maps[i].size;
+  }
+  if (mapped != n || !gst_vkml_infer_acquire_outputs (self)) {
+    gst_vkml_infer_release_outputs (self, NULL);
+    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+        ("Could not map a tensor buffer or get output buffers."), (NULL));
+    ret = GST_FLOW_ERROR;
+    goto done;
+  }
+  st = vkml_session_run (self->session, inputs, n, self->outputs,
+      self->n_outputs, &err);
+  if (st != VKML_OK) {
+    gst_vkml_infer_release_outputs (self, NULL);
+    gst_vkml_infer_run_failed (self, &err);
+    ret = GST_FLOW_ERROR;
+    goto done;
+  }
+  for (i = 0; i < self->n_outputs; i++)
+    outs[i] = gst_buffer_ref (self->out_bufs[i]);
+  for (i = 0; i < mapped; i++)
+    gst_buffer_unmap (buf, &maps[i]);
+  mapped = 0;
+  gst_vkml_infer_release_outputs (self, gst_buffer_add_vkml_tensor_meta (buf));
+  gst_buffer_remove_all_memory (buf);
+  for (i = 0; i < self->n_outputs; i++) {
+    gst_buffer_append_memory (buf, gst_buffer_get_all_memory (outs[i]));
+    gst_buffer_unref (outs[i]);
+  }
+done:
+  for (i = 0; i < mapped; i++)
+    gst_buffer_unmap (buf, &maps[i]);
+  g_free (inputs);
+  g_free (maps);
+  g_free (outs);
+  return ret;
+}
+
 static GstFlowReturn
 gst_vkml_infer_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
 {
@@ -866,6 +1043,8 @@ gst_vkml_infer_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
 
   if (!self->negotiated)
     return GST_FLOW_NOT_NEGOTIATED;
+  if (self->tensor_mode)
+    return gst_vkml_infer_run_tensors (self, buf);
   if (!gst_vkml_infer_convert (self, buf)) {
     GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not map a video frame."),
         (NULL));

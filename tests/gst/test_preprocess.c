@@ -537,6 +537,69 @@ GST_START_TEST (test_bad_settings)
 
 GST_END_TEST;
 
+/* Tensor caps in (NNStreamer's other/tensors): no pre-processing; the symbolic model
+ * [1,3,h,w] + MaxPool 2x2 is bound from the caps (dimensions 6:4:3:1 is [1,3,4,6]) and
+ * offers its output as other/tensors (3:2:3:1, float32); the output memory is the
+ * max of each 2x2 block of the input. Wrong types are refused at negotiation. */
+GST_START_TEST (test_tensor_caps)
+{
+  gchar *path = model_path ("id-hw-pool.onnx"), *launch;
+  const GstStructure *st;
+  GstHarness *h;
+  GstBuffer *in, *out;
+  GstCaps *caps;
+  GstMapInfo map;
+  gfloat x[3 * 4 * 6], y[3 * 2 * 3];
+  guint i, c, r, k;
+
+  for (i = 0; i < G_N_ELEMENTS (x); i++)
+    x[i] = (gfloat) ((i * 37) % 23) - 11.5f;
+  launch = g_strdup_printf ("vkmlinfer model=\"%s\"", path);
+  h = gst_harness_new_parse (launch);
+  g_free (launch);
+  gst_harness_set_src_caps_str (h, "other/tensors,format=static,num_tensors=1,"
+      "dimensions=6:4:3:1,types=float32,framerate=0/1");
+  in = gst_buffer_new_memdup (x, sizeof (x));
+  out = gst_harness_push_and_pull (h, in);
+  fail_unless (out != NULL);
+  caps = gst_pad_get_current_caps (h->sinkpad);
+  fail_unless (caps != NULL);
+  st = gst_caps_get_structure (caps, 0);
+  fail_unless (gst_structure_has_name (st, "other/tensors"));
+  fail_unless_equals_string (gst_structure_get_string (st, "dimensions"),
+      "3:2:3:1");
+  fail_unless_equals_string (gst_structure_get_string (st, "types"), "float32");
+  gst_caps_unref (caps);
+  fail_unless_equals_int (gst_buffer_n_memory (out), 1);
+  fail_unless (gst_buffer_map (out, &map, GST_MAP_READ));
+  fail_unless_equals_int (map.size, sizeof (y));
+  memcpy (y, map.data, sizeof (y));
+  gst_buffer_unmap (out, &map);
+  for (c = 0; c < 3; c++)
+    for (r = 0; r < 2; r++)
+      for (k = 0; k < 3; k++) {
+        const gfloat *b = x + c * 24 + 2 * r * 6 + 2 * k;
+        gfloat m = MAX (MAX (b[0], b[1]), MAX (b[6], b[7]));
+
+        fail_unless_equals_float (y[(c * 2 + r) * 3 + k], m);
+      }
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+
+  /* uint8 tensors for a float model: not negotiated */
+  launch = g_strdup_printf ("vkmlinfer model=\"%s\"", path);
+  h = gst_harness_new_parse (launch);
+  g_free (launch);
+  gst_harness_set_src_caps_str (h, "other/tensors,format=static,num_tensors=1,"
+      "dimensions=6:4:3:1,types=uint8,framerate=0/1");
+  fail_unless_equals_int (gst_harness_push (h, gst_buffer_new_allocate (NULL,
+              72, NULL)), GST_FLOW_NOT_NEGOTIATED);
+  gst_harness_teardown (h);
+  g_free (path);
+}
+
+GST_END_TEST;
+
 static Suite *
 vkml_preprocess_suite (void)
 {
@@ -564,6 +627,7 @@ vkml_preprocess_suite (void)
   tcase_add_test (tc, test_symbolic_batch);
   tcase_add_test (tc, test_symbolic_height_width);
   tcase_add_test (tc, test_bad_settings);
+  tcase_add_test (tc, test_tensor_caps);
   return s;
 }
 
