@@ -765,6 +765,8 @@ gst_vkml_infer_plan_tensors (GstVkmlInfer * self, GstCaps * caps)
   g_free (shapes);
   if (!ok) {
     vkml_session_destroy (&self->session);
+    if (!why)
+      return FALSE;             /* error posted */
     gst_vkml_infer_refuse_caps (self, caps, why);
     g_free (why);
     return FALSE;
@@ -860,9 +862,12 @@ gst_vkml_infer_set_caps (GstBaseTransform * trans, GstCaps * incaps,
     self->bound = bound;
     self->pp = pp;
     gst_vkml_infer_free_outputs (self);
-    if (gst_vkml_infer_create_session (self, &self->bound, &self->pp, &why)
-        && !gst_vkml_infer_prepare_outputs (self))
+    if (gst_vkml_infer_create_session (self, &self->bound, &self->pp, &why)) {
+      if (!gst_vkml_infer_prepare_outputs (self))
+        return FALSE;           /* error posted */
+    } else if (!why) {
       return FALSE;             /* error posted */
+    }
   }
   if (why) {
     gst_vkml_infer_refuse_caps (self, incaps, why);
