@@ -1,6 +1,6 @@
 #version 450
 // com.vkml.ImagePreprocess: a video frame's bytes into an image input, one invocation per
-// output element. Follows lib/cpu/preprocess.c (the reference) operation for operation, in
+// output pixel (all its channels). Follows lib/cpu/preprocess.c (the reference) operation for operation, in
 // float: map the pixel onto the frame, sample bilinearly, YUV -> RGB, channel order,
 // (v * scale - mean) / std. The frame is read as 32-bit words (its buffer is rounded up to
 // 4 bytes), so no 8-bit storage is needed to read it.
@@ -76,17 +76,10 @@ vec3 frame_rgb(float sx, float sy)
 
 void main()
 {
-    uint i = flat_index();
-    if (i >= p.count)
+    uint pix = flat_index();
+    if (pix >= p.count)
         return;
-    uint W = p.out_width, H = p.out_height, C = p.channels, c, pix;
-    if ((p.flags & 1u) != 0) {
-        c = i % C;
-        pix = i / C;
-    } else {
-        c = i / (W * H);
-        pix = i % (W * H);
-    }
+    uint W = p.out_width, H = p.out_height, C = p.channels;
     int x = int(pix % W), yy = int(pix / W);
     bool inside = x >= int(p.box_x & 0xffffu) && x < int(p.box_x >> 16) &&
                   yy >= int(p.box_y & 0xffffu) && yy < int(p.box_y >> 16);
@@ -98,15 +91,18 @@ void main()
     } else {
         rgb = vec3(p.pad_value);
     }
-    precise float v;
-    if (C == 1)
-        v = 0.299 * rgb.r + 0.587 * rgb.g + 0.114 * rgb.b;
-    else
-        v = rgb[(p.flags & 2u) != 0 ? 2 - c : c];
-    v = (v * p.scale - p.mean[c]) / p.std[c];
+    for (uint c = 0; c < C; c++) {
+        precise float v;
+        if (C == 1)
+            v = 0.299 * rgb.r + 0.587 * rgb.g + 0.114 * rgb.b;
+        else
+            v = rgb[(p.flags & 2u) != 0 ? 2 - c : c];
+        v = (v * p.scale - p.mean[c]) / p.std[c];
+        uint i = (p.flags & 1u) != 0 ? pix * C + c : c * W * H + pix;
 #if IS_FLOAT
-    y[i] = T(v);
+        y[i] = T(v);
 #else
-    y[i] = T(uint(floor(min(max(v, 0.0), 255.0) + 0.5)));
+        y[i] = T(uint(floor(min(max(v, 0.0), 255.0) + 0.5)));
 #endif
+    }
 }

@@ -75,24 +75,30 @@ static void frame_rgb(const frame_reader *r, float sx, float sy, float rgb[3])
     rgb[2] = clamp255(yy + 2.0f * (1.0f - kb) * cb);
 }
 
-vkml_status cpu_image_preprocess(const op_cpu_args *args, vkml_error *err)
-{
-    (void)err;
-    const preprocess_params *p = args->node->params;
-    const vkml_preprocess *f = &p->frame;
-    frame_reader r = {.bytes = args->in[0], .f = f};
+typedef struct rows_job {
+    const preprocess_params *p;
     preprocess_plan plan;
-    preprocess_resolve(p, &plan);
+    frame_reader r;
+    void *out;
+} rows_job;
+
+/* Output rows [begin, end): every pixel's channels, as preprocess.comp does per pixel. */
+static void preprocess_rows(void *ctx, int64_t begin, int64_t end)
+{
+    const rows_job *job = ctx;
+    const preprocess_params *p = job->p;
+    const vkml_preprocess *f = &p->frame;
+    const preprocess_plan *plan = &job->plan;
     size_t hw = (size_t)p->height * (size_t)p->width;
-    for (int y = 0; y < p->height; y++)
+    for (int y = (int)begin; y < (int)end; y++)
         for (int x = 0; x < p->width; x++) {
             float rgb[3];
-            bool inside = x >= plan.box_x0 && x < plan.box_x1 && y >= plan.box_y0 &&
-                          y < plan.box_y1;
+            bool inside = x >= plan->box_x0 && x < plan->box_x1 && y >= plan->box_y0 &&
+                          y < plan->box_y1;
             if (inside) {
-                float sx = ((float)x + 0.5f - plan.offset_x) * plan.inv_scale_x - 0.5f;
-                float sy = ((float)y + 0.5f - plan.offset_y) * plan.inv_scale_y - 0.5f;
-                frame_rgb(&r, sx, sy, rgb);
+                float sx = ((float)x + 0.5f - plan->offset_x) * plan->inv_scale_x - 0.5f;
+                float sy = ((float)y + 0.5f - plan->offset_y) * plan->inv_scale_y - 0.5f;
+                frame_rgb(&job->r, sx, sy, rgb);
             } else {
                 rgb[0] = rgb[1] = rgb[2] = f->pad_value;
             }
@@ -104,12 +110,25 @@ vkml_status cpu_image_preprocess(const op_cpu_args *args, vkml_error *err)
                 size_t i = p->layout == PREPROCESS_NCHW ? (size_t)c * hw + pix
                                                         : pix * (size_t)p->channels + (size_t)c;
                 if (p->dtype == VKML_DTYPE_FLOAT)
-                    ((float *)args->out[0])[i] = v;
+                    ((float *)job->out)[i] = v;
                 else if (p->dtype == VKML_DTYPE_FLOAT16)
-                    ((uint16_t *)args->out[0])[i] = vkml_half_from_float(v);
+                    ((uint16_t *)job->out)[i] = vkml_half_from_float(v);
                 else
-                    ((uint8_t *)args->out[0])[i] = (uint8_t)floorf(fminf(fmaxf(v, 0.0f), 255.0f) + 0.5f);
+                    ((uint8_t *)job->out)[i] =
+                        (uint8_t)floorf(fminf(fmaxf(v, 0.0f), 255.0f) + 0.5f);
             }
         }
+}
+
+/* Rough flops per output pixel (3 bilinear samples, colour, normalisation). */
+#define PREPROCESS_PIXEL_COST 60.0
+
+vkml_status cpu_image_preprocess(const op_cpu_args *args, vkml_error *err)
+{
+    (void)err;
+    rows_job job = {.p = args->node->params, .out = args->out[0]};
+    job.r = (frame_reader){.bytes = args->in[0], .f = &job.p->frame};
+    preprocess_resolve(job.p, &job.plan);
+    cpu_parallel_for(job.p->height, PREPROCESS_PIXEL_COST * job.p->width, preprocess_rows, &job);
     return VKML_OK;
 }

@@ -1,5 +1,5 @@
 /* Vulkan lowering of com.vkml.ImagePreprocess (preprocess.comp), one invocation per output
- * element; the CPU kernel (cpu/preprocess.c) is its reference. */
+ * pixel; the CPU kernel (cpu/preprocess.c) is its reference. */
 #include "ops/preprocess.h"
 #include "vulkan/vk_ops.h"
 
@@ -51,7 +51,7 @@ VKML_GPU_DECL(gpu_image_preprocess)
         pc.mean[c] = f->mean[c];
         pc.std[c] = f->std[c];
     }
-    uint64_t count = (uint64_t)p->channels * (uint64_t)p->height * (uint64_t)p->width;
+    uint64_t count = (uint64_t)p->height * (uint64_t)p->width; /* pixels */
     pc.count = (uint32_t)count;
     int bind[] = {node->inputs[0], node->outputs[0]};
     return vk_rec_kernel_1d(rec, VK_KERNEL_IMAGE_PREPROCESS, p->dtype, bind, &pc, sizeof(pc), count,

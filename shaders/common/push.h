@@ -398,7 +398,7 @@ PUSH_END(ternary_push)
 /* com.vkml.ImagePreprocess (preprocess.comp; lib/vulkan/ops_preprocess.c fills it). */
 #if !defined(VKML_GLSL) || defined(PUSH_PREPROCESS)
 PUSH_BEGIN(preprocess_push)
-PUSH_U32(count)        /* output elements */
+PUSH_U32(count)        /* output pixels */
 PUSH_U32(width)        /* the frame */
 PUSH_U32(height)
 PUSH_U32(format)       /* vkml_frame_format */
