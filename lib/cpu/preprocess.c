@@ -1,7 +1,7 @@
 /* com.vkml.ImagePreprocess on the CPU: the reference of shaders/preprocess.comp, which
  * follows it operation for operation (float arithmetic, same order). */
-#include "cpu/cpu_kernels.h"
 #include "ops/preprocess.h"
+#include "cpu/cpu_kernels.h"
 
 #include <math.h>
 #include <string.h>
@@ -71,7 +71,8 @@ static void frame_rgb(const frame_reader *r, float sx, float sy, float rgb[3])
     float cb = f->full_range ? u - 128.0f : (u - 128.0f) * (255.0f / 224.0f);
     float cr = f->full_range ? v - 128.0f : (v - 128.0f) * (255.0f / 224.0f);
     rgb[0] = clamp255(yy + 2.0f * (1.0f - kr) * cr);
-    rgb[1] = clamp255(yy - (2.0f * kb * (1.0f - kb) / kg) * cb - (2.0f * kr * (1.0f - kr) / kg) * cr);
+    rgb[1] =
+        clamp255(yy - (2.0f * kb * (1.0f - kb) / kg) * cb - (2.0f * kr * (1.0f - kr) / kg) * cr);
     rgb[2] = clamp255(yy + 2.0f * (1.0f - kb) * cb);
 }
 
@@ -93,8 +94,8 @@ static void preprocess_rows(void *ctx, int64_t begin, int64_t end)
     for (int y = (int)begin; y < (int)end; y++)
         for (int x = 0; x < p->width; x++) {
             float rgb[3];
-            bool inside = x >= plan->box_x0 && x < plan->box_x1 && y >= plan->box_y0 &&
-                          y < plan->box_y1;
+            bool inside =
+                x >= plan->box_x0 && x < plan->box_x1 && y >= plan->box_y0 && y < plan->box_y1;
             if (inside) {
                 float sx = ((float)x + 0.5f - plan->offset_x) * plan->inv_scale_x - 0.5f;
                 float sy = ((float)y + 0.5f - plan->offset_y) * plan->inv_scale_y - 0.5f;

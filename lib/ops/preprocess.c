@@ -51,8 +51,8 @@ vkml_status preprocess_check(preprocess_params *p, vkml_error *err)
                          "pre-processing: input image %dx%d (each side 1 .. %d)", p->width,
                          p->height, VKML_PREPROCESS_MAX_SIDE);
     if (p->channels != 1 && p->channels != 3)
-        return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT,
-                         "pre-processing: %d channels (1 or 3)", p->channels);
+        return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT, "pre-processing: %d channels (1 or 3)",
+                         p->channels);
     if (p->layout != PREPROCESS_NCHW && p->layout != PREPROCESS_NHWC)
         return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT, "pre-processing: bad layout %d",
                          (int)p->layout);

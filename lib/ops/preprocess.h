@@ -16,17 +16,17 @@
 typedef enum preprocess_layout { PREPROCESS_NCHW = 0, PREPROCESS_NHWC = 1 } preprocess_layout;
 
 typedef struct preprocess_params {
-    vkml_preprocess frame;    /* scale and std resolved (never 0) */
+    vkml_preprocess frame; /* scale and std resolved (never 0) */
     preprocess_layout layout;
-    int channels;             /* 1 or 3 */
-    int height, width;        /* of the image input */
-    vkml_dtype dtype;         /* float, float16 or uint8 */
+    int channels;      /* 1 or 3 */
+    int height, width; /* of the image input */
+    vkml_dtype dtype;  /* float, float16 or uint8 */
 } preprocess_params;
 
 /* What every device reads per element, from the params (preprocess_resolve). */
 typedef struct preprocess_plan {
-    float inv_scale_x, inv_scale_y; /* frame pixels per input pixel */
-    float offset_x, offset_y;       /* input x, y of the frame's left, top edge */
+    float inv_scale_x, inv_scale_y;     /* frame pixels per input pixel */
+    float offset_x, offset_y;           /* input x, y of the frame's left, top edge */
     int box_x0, box_x1, box_y0, box_y1; /* input pixels holding frame (the rest is pad) */
 } preprocess_plan;
 

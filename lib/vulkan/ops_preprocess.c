@@ -8,8 +8,10 @@ VKML_GPU_SUPPORTS_DECL(gpu_image_preprocess_supports)
     const preprocess_params *p = node->params;
     const graph_value *x = &values[node->inputs[0]];
     if (x->rank != 1 || (uint64_t)x->dims[0] < preprocess_input_bytes(&p->frame))
-        return vk_unsupported(why, why_size, "ImagePreprocess: the frame input '%s' is not "
-                              "rounded up to 4 bytes; the Vulkan kernel reads words", x->name);
+        return vk_unsupported(why, why_size,
+                              "ImagePreprocess: the frame input '%s' is not "
+                              "rounded up to 4 bytes; the Vulkan kernel reads words",
+                              x->name);
     const graph_value *y = &values[node->outputs[0]];
     if (!vk_dtype_supported(caps, y->dtype))
         return vk_unsupported(why, why_size, "ImagePreprocess: the device has no %s storage",

@@ -113,21 +113,31 @@ int main(int argc, char **argv)
         return 1;
     }
     uint64_t y_bytes = (uint64_t)FRAME_W * FRAME_H;
-    vkml_preprocess pp = {.format = VKML_FRAME_NV12, .width = FRAME_W, .height = FRAME_H,
-                          .plane_offsets = {0, y_bytes}, .plane_strides = {FRAME_W, FRAME_W},
-                          .frame_bytes = y_bytes * 3 / 2, .resize = VKML_RESIZE_LETTERBOX,
+    vkml_preprocess pp = {.format = VKML_FRAME_NV12,
+                          .width = FRAME_W,
+                          .height = FRAME_H,
+                          .plane_offsets = {0, y_bytes},
+                          .plane_strides = {FRAME_W, FRAME_W},
+                          .frame_bytes = y_bytes * 3 / 2,
+                          .resize = VKML_RESIZE_LETTERBOX,
                           .pad_value = 114};
     size_t fbytes = (size_t)((pp.frame_bytes + 3) & ~3ull);
     uint8_t *frame = malloc(fbytes);
     uint64_t seed = 1;
     for (size_t i = 0; i < fbytes; i++)
         frame[i] = (uint8_t)test_randf(&seed, 0, 256);
-    vkml_tensor frame_t = {.dtype = VKML_DTYPE_UINT8, .rank = 1, .dims = {(int64_t)fbytes},
-                           .data = frame, .size = fbytes};
+    vkml_tensor frame_t = {.dtype = VKML_DTYPE_UINT8,
+                           .rank = 1,
+                           .dims = {(int64_t)fbytes},
+                           .data = frame,
+                           .size = fbytes};
     size_t n = 3 * SIDE * SIDE;
     float *image = calloc(n, sizeof(float));
-    vkml_tensor image_t = {.dtype = VKML_DTYPE_FLOAT, .rank = 4, .dims = {1, 3, SIDE, SIDE},
-                           .data = image, .size = n * sizeof(float)};
+    vkml_tensor image_t = {.dtype = VKML_DTYPE_FLOAT,
+                           .rank = 4,
+                           .dims = {1, 3, SIDE, SIDE},
+                           .data = image,
+                           .size = n * sizeof(float)};
     vkml_model *pool = model_of("GlobalAveragePool"), *copy = model_of("Identity");
 
     printf("device %d: %s; NV12 %dx%d letterboxed to [1,3,%d,%d] float, median of %d runs\n",

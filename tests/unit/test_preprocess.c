@@ -106,7 +106,7 @@ static void ref_rgb(const frame *f, double x, double y, double rgb[3])
     }
     double kr = p->matrix == VKML_YUV_BT709 ? 0.2126 : 0.299;
     double kb = p->matrix == VKML_YUV_BT709 ? 0.0722 : 0.114;
-    double ey = p->full_range ? Y / 255 : (Y - 16) / 219;         /* 0..1 */
+    double ey = p->full_range ? Y / 255 : (Y - 16) / 219;          /* 0..1 */
     double pb = p->full_range ? (U - 128) / 255 : (U - 128) / 224; /* -0.5..0.5 */
     double pr = p->full_range ? (V - 128) / 255 : (V - 128) / 224;
     double r = ey + 2 * (1 - kr) * pr, b = ey + 2 * (1 - kb) * pb;
@@ -206,15 +206,18 @@ static vkml_tensor run(vkml_context *ctx, vkml_model *model, int device, const f
     if (device != VKML_DEVICE_CPU) {
         size_t fallback = 99, on_device = 0;
         vkml_session_node_counts(s, NULL, &on_device, &fallback);
-        CHECK(fallback == 0 && on_device >= 1,
-              "pre-processing ran on the CPU instead of device %d", device);
+        CHECK(fallback == 0 && on_device >= 1, "pre-processing ran on the CPU instead of device %d",
+              device);
         vkml_plan_part part;
         CHECK(vkml_session_plan_part(s, 0, &part) && part.device == device &&
                   strcmp(part.first_node, "vkml_preprocess") == 0,
               "the plan starts with the pre-processing on device %d", device);
     }
-    vkml_tensor t = {.dtype = VKML_DTYPE_UINT8, .rank = 1, .dims = {in->dims[0]},
-                     .data = f->bytes, .size = (size_t)in->dims[0]};
+    vkml_tensor t = {.dtype = VKML_DTYPE_UINT8,
+                     .rank = 1,
+                     .dims = {in->dims[0]},
+                     .data = f->bytes,
+                     .size = (size_t)in->dims[0]};
     CHECK_OK(vkml_session_alloc_output(s, 0, &out, &err), &err);
     CHECK_OK(vkml_session_run(s, &t, 1, &out, 1, &err), &err);
     vkml_session_destroy(&s);
@@ -239,8 +242,7 @@ static void check_case(vkml_context *ctx, const char *name, frame *f, image im,
     vkml_tensor gpu = run(ctx, model, 0, f, model_dims ? &shape : NULL);
     for (int k = 0; k < 2; k++) {
         const vkml_tensor *t = k ? &gpu : &cpu;
-        CHECK(t->data && vkml_tensor_element_count(t->rank, t->dims) == n, "%s: output size",
-              name);
+        CHECK(t->data && vkml_tensor_element_count(t->rank, t->dims) == n, "%s: output size", name);
         if (!t->data)
             continue;
         CHECK(memcmp(t->dims, dims, sizeof(dims)) == 0, "%s: output dims", name);
@@ -250,14 +252,16 @@ static void check_case(vkml_context *ctx, const char *name, frame *f, image im,
             if (im.dtype == VKML_DTYPE_FLOAT16)
                 tol += 1e-3 * fabs(want[i]);
             if (!(fabs(got - want[i]) <= tol)) {
-                CHECK(0, "%s on %s: element %zu is %g, reference %g", name, k ? "Vulkan" : "CPU",
-                      i, got, want[i]);
+                CHECK(0, "%s on %s: element %zu is %g, reference %g", name, k ? "Vulkan" : "CPU", i,
+                      got, want[i]);
                 bad++;
             }
         }
     }
     if (cpu.data && gpu.data) {
-        double tol = im.dtype == VKML_DTYPE_UINT8 ? 1.0 : im.dtype == VKML_DTYPE_FLOAT16 ? 2e-3 : 1e-4;
+        double tol = im.dtype == VKML_DTYPE_UINT8     ? 1.0
+                     : im.dtype == VKML_DTYPE_FLOAT16 ? 2e-3
+                                                      : 1e-4;
         double worst = 0;
         for (size_t i = 0; i < n; i++)
             worst = fmax(worst, fabs(element(&cpu, i) - element(&gpu, i)));
@@ -315,8 +319,7 @@ int main(void)
     f.pp.matrix = VKML_YUV_BT709;
     f.pp.full_range = true;
     f.pp.resize = VKML_RESIZE_CROP;
-    check_case(ctx, "I420 BT.709 full crop NHWC", &f, (image){1, 3, 7, 7, VKML_DTYPE_FLOAT},
-               NULL);
+    check_case(ctx, "I420 BT.709 full crop NHWC", &f, (image){1, 3, 7, 7, VKML_DTYPE_FLOAT}, NULL);
     /* symbolic batch, height and width, bound by input_shapes */
     const int64_t symbolic[4] = {-1, 3, -1, -1};
     f.pp.resize = VKML_RESIZE_STRETCH;
