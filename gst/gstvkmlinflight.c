@@ -40,12 +40,24 @@ gst_vkml_inflight_frame_new (GstBuffer * buf, gsize n_outputs)
 }
 
 void
+gst_vkml_inflight_frame_unmap_inputs (GstVkmlInflightFrame * frame)
+{
+  gsize i;
+
+  for (i = 0; i < frame->n_inputs; i++)
+    gst_buffer_unmap (frame->buf, &frame->in_maps[i]);
+  frame->n_inputs = 0;
+  g_clear_pointer (&frame->in_maps, g_free);
+}
+
+void
 gst_vkml_inflight_frame_free (GstVkmlInflightFrame * frame)
 {
   gsize i;
 
   if (frame->run)
     vkml_run_wait (&frame->run, NULL);
+  gst_vkml_inflight_frame_unmap_inputs (frame);
   for (i = 0; i < frame->n_outputs; i++) {
     if (!frame->out_bufs[i])
       continue;
@@ -201,6 +213,20 @@ gst_vkml_inflight_drain (GstVkmlInflight * q)
           || q->busy))
     g_cond_wait (&q->cond, &q->lock);
   ret = blocked_flow_locked (q);
+  g_mutex_unlock (&q->lock);
+  return ret;
+}
+
+GstFlowReturn
+gst_vkml_inflight_empty (GstVkmlInflight * q)
+{
+  GstFlowReturn ret = gst_vkml_inflight_drain (q);
+
+  g_mutex_lock (&q->lock);
+  /* not OK: the task is paused or pausing; its frame is done once busy is FALSE */
+  while (q->busy)
+    g_cond_wait (&q->cond, &q->lock);
+  clear_locked (q);
   g_mutex_unlock (&q->lock);
   return ret;
 }

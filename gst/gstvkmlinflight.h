@@ -7,6 +7,8 @@
 #include <gst/gst.h>
 #include <vkml/vkml.h>
 
+#include "gstvkmltensormeta.h"
+
 G_BEGIN_DECLS
 
 /* One frame. Everything but @done_us belongs to whoever holds the frame (the streaming
@@ -17,7 +19,12 @@ typedef struct
   GstBuffer *buf;               /* the frame */
   gboolean wants_run;           /* FALSE: it passes with no run and no meta */
   vkml_run *run;                /* the run, once submitted */
-  gpointer input;               /* the run's input data (g_malloc'ed), kept until it ends */
+  gpointer input;               /* video: the frame's packed bytes (g_malloc'ed), the
+                                 * run's input 0, kept until it ends */
+  gsize n_inputs;               /* tensors: @buf's memories, mapped, are the inputs */
+  GstMapInfo *in_maps;          /* mapped for reading until the run ends */
+  gboolean has_geometry;        /* video: how the model's input maps onto the frame */
+  GstVkmlInputGeometry geometry;
   gsize n_outputs;
   vkml_tensor *outputs;         /* data points into out_maps */
   GstBuffer **out_bufs;         /* the output tensors, mapped for writing */
@@ -28,6 +35,8 @@ typedef struct
 
 GstVkmlInflightFrame *gst_vkml_inflight_frame_new (GstBuffer * buf,
     gsize n_outputs);
+/* Unmaps the tensor inputs (once the run is over). */
+void gst_vkml_inflight_frame_unmap_inputs (GstVkmlInflightFrame * frame);
 /* Waits for the frame's run (if any) and frees it all, the buffer included. */
 void gst_vkml_inflight_frame_free (GstVkmlInflightFrame * frame);
 /* The vkml_run_callback of a frame's run (user: the frame). */
@@ -69,6 +78,10 @@ GstFlowReturn gst_vkml_inflight_push (GstVkmlInflight * q,
 /* Streaming thread. Waits until every queued frame has been pushed (or a flush or a
  * push error ended that); returns the flow as wait_room does. */
 GstFlowReturn gst_vkml_inflight_drain (GstVkmlInflight * q);
+
+/* Streaming thread. Drains; when a flush or a push error ends that first, drops the
+ * frames left (waiting for their runs). On return no frame is held. */
+GstFlowReturn gst_vkml_inflight_empty (GstVkmlInflight * q);
 
 /* FLUSH_START (any thread): refuse frames, wake the waiters, pause the task. */
 void gst_vkml_inflight_flush_start (GstVkmlInflight * q);

@@ -311,8 +311,9 @@ GST_START_TEST (test_qos_skip)
 GST_END_TEST;
 
 /* 'model' set while PLAYING: the frames before it finish on the colour model, the
- * frames after it carry mnist-8's single [1,10] output; none is lost, order and
- * timestamps kept. */
+ * frames after it carry mnist-8's single [1,10] output, its input geometry 28x28 (the
+ * pre-processing planned for the new model and the current caps); none is lost, order
+ * and timestamps kept. */
 GST_START_TEST (test_model_swap)
 {
   GstHarness *h = harness ("max-in-flight=4");
@@ -337,6 +338,10 @@ GST_START_TEST (test_model_swap)
     fail_unless (gst_vkml_tensor_meta_get_by_name (meta, "probabilities") == NULL);
     fail_unless_equals_uint64 (gst_vkml_tensor_element_count
         (gst_vkml_tensor_meta_get (meta, 0)), 10);
+    /* the pre-processing was planned again for mnist-8's [1,1,28,28] input */
+    fail_unless (meta->has_geometry);
+    fail_unless_equals_int (meta->geometry.input_width, 28);
+    fail_unless_equals_int (meta->geometry.input_height, 28);
     gst_buffer_unref (out);
   }
   g_object_get (infer_element (h), "model", &model, NULL);
