@@ -1,6 +1,7 @@
-/* Video frame -> model input tensor, on the CPU: bilinear resize, channel order,
- * u8 -> float in 0..1, NCHW or NHWC. Private to the plugin. Not thread-safe per
- * converter; converters are independent of each other. */
+/* Video frame -> model input: what the element tells libvkml's pre-processing
+ * (vkml_session_params.preprocess, one kernel on the model's device) about the video, the
+ * model's image input shape bound from the video, and the frame's bytes. Private to the
+ * plugin. The functions are thread-safe (no state). */
 #pragma once
 
 #include <gst/video/video.h>
@@ -8,43 +9,43 @@
 
 G_BEGIN_DECLS
 
-typedef enum
-{
-  GST_VKML_LAYOUT_NCHW,
-  GST_VKML_LAYOUT_NHWC,
-} GstVkmlLayout;
-
-/* What an image input of a model looks like. */
+/* The element's pre-processing properties. */
 typedef struct
 {
-  GstVkmlLayout layout;
-  guint channels;               /* 1 (gray) or 3 (RGB) */
-  guint height;
-  guint width;
-} GstVkmlImageShape;
-
-typedef struct _GstVkmlConverter GstVkmlConverter;
-
-/* Reads the layout of a model input: float, rank 4, batch 1, NCHW (dims[1] is 1 or 3)
- * or NHWC (dims[3] is 1 or 3), fixed height and width. NCHW wins when both fit. On
- * failure returns FALSE and a reason in *why (g_free it). */
-gboolean gst_vkml_image_shape_from_info (const vkml_tensor_info * info,
-    GstVkmlImageShape * shape, gchar ** why);
+  vkml_resize_mode resize;
+  gfloat pad_value;             /* 0..255 */
+  gboolean bgr;
+  gfloat scale;                 /* 0: 1/255 for float inputs, 1 for uint8 inputs */
+  gfloat mean[3];
+  gfloat std[3];
+  guint input_width;            /* 0: the model's, else the video's */
+  guint input_height;
+} GstVkmlPreprocessSettings;
 
 /* "[1,3,64,64] float" into a newly allocated string. */
 gchar *gst_vkml_tensor_info_to_string (const vkml_tensor_info * info);
 
-/* A converter from frames described by @vinfo (GRAY8 or packed 8-bit RGB family) to
- * @shape. NULL (and *why set) when the video format cannot be read. */
-GstVkmlConverter *gst_vkml_converter_new (const GstVideoInfo * vinfo,
-    const GstVkmlImageShape * shape, gchar ** why);
-void gst_vkml_converter_free (GstVkmlConverter * conv);
+/* The shape of the model's image input @info to plan for: batch 1, 3 channels where
+ * symbolic, height and width from @s (input-size) or else the video. FALSE (and *why) when
+ * the input is not rank 4. */
+gboolean gst_vkml_bind_image_shape (const vkml_tensor_info * info,
+    const GstVideoInfo * vinfo, const GstVkmlPreprocessSettings * s,
+    vkml_tensor_info * bound, gchar ** why);
 
-/* Number of floats the converter writes. */
-gsize gst_vkml_converter_output_count (const GstVkmlConverter * conv);
+/* The pre-processing of frames of @vinfo (NV12, I420, GRAY8, packed 8-bit RGB family;
+ * planes as @vinfo lays them out) into an input of @dtype. FALSE (and *why) for other
+ * formats. */
+gboolean gst_vkml_preprocess_from_video (const GstVideoInfo * vinfo,
+    const GstVkmlPreprocessSettings * s, vkml_dtype dtype, vkml_preprocess * pp,
+    gchar ** why);
 
-/* Converts a mapped frame into @dst (gst_vkml_converter_output_count floats). */
-void gst_vkml_converter_run (const GstVkmlConverter * conv,
-    const GstVideoFrame * frame, gfloat * dst);
+/* Copies the frame in @buf (any strides, through its GstVideoMeta) into @dst laid out as
+ * @vinfo says (@size >= vinfo's size). */
+gboolean gst_vkml_frame_pack (const GstVideoInfo * vinfo, GstBuffer * buf,
+    guint8 * dst, gsize size);
+
+/* "0.5" or "0.485,0.456,0.406" into 3 values (one value is repeated). */
+gboolean gst_vkml_parse_channel_values (const gchar * text, gfloat out[3],
+    gchar ** why);
 
 G_END_DECLS

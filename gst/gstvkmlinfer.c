@@ -6,10 +6,20 @@
  * frame and attaches the model's outputs to the frame as a #GstVkmlTensorMeta. The
  * video passes through unchanged.
  *
- * Each frame is converted to the model's single image input: bilinear resize to its
- * height and width, RGB channel order (gray is replicated to 3 channels, RGB becomes
- * luma for 1-channel models), 8-bit values divided by 255 (so 0..1), NCHW or NHWC as
- * the model's input shape says.
+ * Each frame (NV12, I420, GRAY8 or packed 8-bit RGB, any size and stride, no
+ * videoconvert needed) is turned into the model's single image input by one kernel on
+ * the model's device (libvkml's pre-processing, see docs/element.md): colour
+ * conversion, resize (stretch, letterbox or crop), channel order, (x * scale - mean) /
+ * std, NCHW or NHWC and the input's dtype (float, float16, uint8). Symbolic batch is
+ * bound to 1, symbolic height and width to 'input-size' or the video's size; a new
+ * video size plans the model again.
+ *
+ * Runs go in flight (max-in-flight, default 2): each frame is submitted without waiting,
+ * and a task on the src pad pushes the frames in arrival order as their runs end
+ * (gstvkmlinflight.c). Serialized events wait for the frames before them; a flush drops
+ * the held frames. inference-interval runs every Nth frame; frames downstream's QoS
+ * reports late pass without inference. 'model' set while playing swaps at the next
+ * frame.
  *
  * The element opens libvkml's devices at its first start and keeps them until it is
  * freed, so a pipeline that goes to NULL and back only plans its model again. When a
@@ -28,14 +38,16 @@
 #include "config.h"
 #endif
 
-#include "gstvkmlinfer.h"
-#include "gstvkmlconvert.h"
+#include "gstvkmlinferpriv.h"
 #include "gstvkmltensormeta.h"
+#include "gstvkmltensorcaps.h"
 
 #include <gst/video/video.h>
 #include <vkml/vkml.h>
 
-GST_DEBUG_CATEGORY_STATIC (gst_vkml_infer_debug);
+#include <string.h>
+
+GST_DEBUG_CATEGORY (gst_vkml_infer_debug);
 #define GST_CAT_DEFAULT gst_vkml_infer_debug
 
 #define DEFAULT_MODEL NULL
@@ -43,6 +55,15 @@ GST_DEBUG_CATEGORY_STATIC (gst_vkml_infer_debug);
 #define DEFAULT_BUDGET 0
 #define DEFAULT_MODEL_ID NULL   /* the element's name */
 #define DEFAULT_PRECISION VKML_PRECISION_FP32
+#define DEFAULT_MAX_IN_FLIGHT 2
+#define DEFAULT_INFERENCE_INTERVAL 1
+#define DEFAULT_RESIZE VKML_RESIZE_STRETCH
+#define DEFAULT_PAD_VALUE 0.0
+#define DEFAULT_CHANNEL_ORDER 0
+#define DEFAULT_SCALE 0.0
+#define DEFAULT_MEAN "0"
+#define DEFAULT_STD "1"
+#define DEFAULT_INPUT_SIZE NULL
 
 enum
 {
@@ -52,71 +73,35 @@ enum
   PROP_BUDGET,
   PROP_MODEL_ID,
   PROP_PRECISION,
+  PROP_MAX_IN_FLIGHT,
+  PROP_INFERENCE_INTERVAL,
+  PROP_FRAMES_PROCESSED,
+  PROP_FRAMES_SKIPPED_QOS,
+  PROP_LATENCY_LAST_US,
+  PROP_LATENCY_MEAN_US,
+  PROP_RESIZE,
+  PROP_PAD_VALUE,
+  PROP_CHANNEL_ORDER,
+  PROP_SCALE,
+  PROP_MEAN,
+  PROP_STD,
+  PROP_INPUT_SIZE,
 };
 
-struct _GstVkmlInfer
-{
-  GstBaseTransform parent;
-
-  /* properties, under the object lock */
-  gchar *model_path;
-  gchar *device;
-  guint64 budget;
-  gchar *model_id;              /* NULL: the element's name */
-  gint precision;               /* a vkml_precision */
-
-  /* from the first start() to finalize(), or to the stop() after a device loss */
-  vkml_context *ctx;
-  gboolean ctx_lost;
-
-  /* from start() to stop() */
-  vkml_model *model;
-  vkml_session *session;
-  gsize n_outputs;
-  vkml_tensor *outputs;         /* shapes set once; data points into out_maps */
-  GstBufferPool **out_pools;    /* one per output: the tensors go downstream */
-  GstBuffer **out_bufs;         /* this frame's output buffers */
-  GstMapInfo *out_maps;
-
-  /* from set_caps() */
-  GstVkmlConverter *conv;
-  GstVideoInfo vinfo;
-  vkml_tensor input;            /* data: g_malloc'ed, reused every frame */
-  GstCaps *refused_caps;        /* reported once, not again on each retry */
-};
 
 #define VIDEO_CAPS \
-    GST_VIDEO_CAPS_MAKE ("{ GRAY8, RGB, BGR, RGBA, BGRA, RGBx, BGRx }")
+    GST_VIDEO_CAPS_MAKE ("{ NV12, I420, RGB, BGR, RGBA, BGRA, RGBx, BGRx, " \
+        "xRGB, xBGR, ARGB, ABGR, GRAY8 }")
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
     GST_PAD_SINK,
     GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (VIDEO_CAPS));
+    GST_STATIC_CAPS (VIDEO_CAPS "; " GST_VKML_TENSOR_CAPS));
 
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_PAD_SRC,
     GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (VIDEO_CAPS));
-
-#define GST_TYPE_VKML_PRECISION (gst_vkml_precision_get_type ())
-static GType
-gst_vkml_precision_get_type (void)
-{
-  static GType type = 0;
-  static const GEnumValue values[] = {
-    {VKML_PRECISION_FP32, "float32, exact to ONNX", "fp32"},
-    {VKML_PRECISION_FP32_FAST, "float32, faster math where the device allows",
-        "fp32-fast"},
-    {VKML_PRECISION_FP16, "float16 tensors and weights, float32 accumulation",
-        "fp16"},
-    {0, NULL, NULL},
-  };
-
-  if (g_once_init_enter (&type))
-    g_once_init_leave (&type, g_enum_register_static ("GstVkmlPrecision",
-            values));
-  return type;
-}
+    GST_STATIC_CAPS (VIDEO_CAPS "; " GST_VKML_TENSOR_CAPS));
 
 #define gst_vkml_infer_parent_class parent_class
 G_DEFINE_TYPE (GstVkmlInfer, gst_vkml_infer, GST_TYPE_BASE_TRANSFORM);
@@ -132,10 +117,13 @@ static gboolean gst_vkml_infer_start (GstBaseTransform * trans);
 static gboolean gst_vkml_infer_stop (GstBaseTransform * trans);
 static gboolean gst_vkml_infer_set_caps (GstBaseTransform * trans,
     GstCaps * incaps, GstCaps * outcaps);
+static GstCaps *gst_vkml_infer_transform_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, GstCaps * filter);
 static gboolean gst_vkml_infer_propose_allocation (GstBaseTransform * trans,
     GstQuery * decide_query, GstQuery * query);
-static GstFlowReturn gst_vkml_infer_transform_ip (GstBaseTransform * trans,
-    GstBuffer * buf);
+
+#define STAT_FLAGS (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)
+
 
 static void
 gst_vkml_infer_class_init (GstVkmlInferClass * klass)
@@ -150,14 +138,19 @@ gst_vkml_infer_class_init (GstVkmlInferClass * klass)
 
   g_object_class_install_property (gobject_class, PROP_MODEL,
       g_param_spec_string ("model", "Model",
-          "Path of the ONNX model file to run (required)", DEFAULT_MODEL,
+          "Path of the ONNX model file to run (required). Set in PAUSED or "
+          "PLAYING, the model is swapped at the next frame (the frames in "
+          "flight finish on the old one); a model that fails to load is "
+          "refused with a warning and the old one stays", DEFAULT_MODEL,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-          GST_PARAM_MUTABLE_READY));
+          GST_PARAM_MUTABLE_PLAYING));
   g_object_class_install_property (gobject_class, PROP_DEVICE,
       g_param_spec_string ("device", "Device",
           "Devices to plan the model over, in order of preference, as "
-          "`vkml run --device` takes them: \"default\" (every GPU, the default "
-          "one first; a model that fits it stays on it), \"all\", \"cpu\" "
+          "`vkml run --device` takes them: \"default\" (the fastest: every "
+          "discrete or integrated GPU, the first one first, a model that fits "
+          "it stays on it; with none, vkml's CPU device; lavapipe only by "
+          "index), \"all\", \"cpu\" "
           "(vkml's CPU device), a Vulkan device index (see `vkml devices`) or a "
           "list such as \"0,1,cpu\"; -1 and -2 are read as cpu and default",
           DEFAULT_DEVICE, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
@@ -182,6 +175,82 @@ gst_vkml_infer_class_init (GstVkmlInferClass * klass)
           GST_TYPE_VKML_PRECISION, DEFAULT_PRECISION,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_MAX_IN_FLIGHT,
+      g_param_spec_uint ("max-in-flight", "Max in flight",
+          "Model runs that may be in flight at once: frame N+1 is converted "
+          "and submitted while N's run goes on, and a task on the src pad "
+          "pushes the frames in arrival order as their runs end; with this "
+          "many runs in flight the next frame waits. 1: each frame is pushed "
+          "before the next is taken", 1,
+          VKML_MAX_RUNS_IN_FLIGHT, DEFAULT_MAX_IN_FLIGHT,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_INFERENCE_INTERVAL,
+      g_param_spec_uint ("inference-interval", "Inference interval",
+          "Run the model on every Nth frame (the 1st, N+1th, ...); the frames "
+          "between pass unchanged with no meta", 1, G_MAXUINT,
+          DEFAULT_INFERENCE_INTERVAL, G_PARAM_READWRITE |
+          G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (gobject_class, PROP_FRAMES_PROCESSED,
+      g_param_spec_uint64 ("frames-processed", "Frames processed",
+          "Frames the model ran on (they carry the meta) since the element "
+          "was created", 0, G_MAXUINT64, 0, STAT_FLAGS));
+  g_object_class_install_property (gobject_class, PROP_FRAMES_SKIPPED_QOS,
+      g_param_spec_uint64 ("frames-skipped-qos", "Frames skipped for QoS",
+          "Frames that passed without inference because downstream reported "
+          "them late (QoS events; 'qos' property, on by default)", 0,
+          G_MAXUINT64, 0, STAT_FLAGS));
+  g_object_class_install_property (gobject_class, PROP_LATENCY_LAST_US,
+      g_param_spec_uint64 ("latency-last-us", "Last latency",
+          "Microseconds from the last run's submit to its completion", 0,
+          G_MAXUINT64, 0, STAT_FLAGS));
+  g_object_class_install_property (gobject_class, PROP_LATENCY_MEAN_US,
+      g_param_spec_uint64 ("latency-mean-us", "Mean latency",
+          "Mean of latency-last-us over every run so far (0 before the first)",
+          0, G_MAXUINT64, 0, STAT_FLAGS));
+  g_object_class_install_property (gobject_class, PROP_RESIZE,
+      g_param_spec_enum ("resize", "Resize",
+          "How the frame becomes the model's input image: stretch (aspect not "
+          "kept), letterbox (aspect kept, centred, pad-value around) or crop "
+          "(aspect kept, centre crop)", GST_TYPE_VKML_RESIZE, DEFAULT_RESIZE,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_PAD_VALUE,
+      g_param_spec_double ("pad-value", "Pad value",
+          "Pixel value (0..255, before scale/mean/std) of the letterbox border",
+          0.0, 255.0, DEFAULT_PAD_VALUE, G_PARAM_READWRITE |
+          G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_CHANNEL_ORDER,
+      g_param_spec_enum ("channel-order", "Channel order",
+          "Order of the colour channels in the model's input",
+          GST_TYPE_VKML_CHANNEL_ORDER, DEFAULT_CHANNEL_ORDER,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_SCALE,
+      g_param_spec_double ("scale", "Scale",
+          "Factor on the 0..255 pixel values before mean and std: input = "
+          "(pixel * scale - mean) / std. 0: 1/255 for float and float16 inputs, "
+          "1 for uint8 inputs", -G_MAXFLOAT, G_MAXFLOAT, DEFAULT_SCALE,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_MEAN,
+      g_param_spec_string ("mean", "Mean",
+          "Subtracted after scale: one value, or one per channel of the model's "
+          "input order (\"0.485,0.456,0.406\")", DEFAULT_MEAN,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_STD,
+      g_param_spec_string ("std", "Std",
+          "Divides after mean: one value, or one per channel "
+          "(\"0.229,0.224,0.225\"); none may be 0", DEFAULT_STD,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_INPUT_SIZE,
+      g_param_spec_string ("input-size", "Input size",
+          "WxH (e.g. 640x480) for a model whose input height and width are "
+          "symbolic; NULL: the video's size", DEFAULT_INPUT_SIZE,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
@@ -193,12 +262,22 @@ gst_vkml_infer_class_init (GstVkmlInferClass * klass)
   trans_class->start = GST_DEBUG_FUNCPTR (gst_vkml_infer_start);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_vkml_infer_stop);
   trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_vkml_infer_set_caps);
+  trans_class->transform_caps =
+      GST_DEBUG_FUNCPTR (gst_vkml_infer_transform_caps);
   trans_class->propose_allocation =
       GST_DEBUG_FUNCPTR (gst_vkml_infer_propose_allocation);
-  trans_class->transform_ip = GST_DEBUG_FUNCPTR (gst_vkml_infer_transform_ip);
+  trans_class->submit_input_buffer =
+      GST_DEBUG_FUNCPTR (gst_vkml_infer_submit_input_buffer);
+  trans_class->generate_output =
+      GST_DEBUG_FUNCPTR (gst_vkml_infer_generate_output);
+  trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_vkml_infer_sink_event);
+  trans_class->src_event = GST_DEBUG_FUNCPTR (gst_vkml_infer_src_event);
+  trans_class->query = GST_DEBUG_FUNCPTR (gst_vkml_infer_query);
 
   GST_DEBUG_CATEGORY_INIT (gst_vkml_infer_debug, "vkmlinfer", 0,
       "vkml inference element");
+  GST_DEBUG_CATEGORY_INIT (gst_vkml_lib_debug, "vkml", 0,
+      "libvkml's log (loading, planning, devices)");
 }
 
 static void
@@ -208,6 +287,19 @@ gst_vkml_infer_init (GstVkmlInfer * self)
   self->device = g_strdup (DEFAULT_DEVICE);
   self->budget = DEFAULT_BUDGET;
   self->precision = DEFAULT_PRECISION;
+  self->max_in_flight = DEFAULT_MAX_IN_FLIGHT;
+  self->interval = DEFAULT_INFERENCE_INTERVAL;
+  self->qos_earliest = GST_CLOCK_TIME_NONE;
+  g_mutex_init (&self->plan_lock);
+  gst_vkml_infer_init_inflight (self);
+  /* Late frames pass without inference (see submit_input_buffer), never dropped. */
+  gst_base_transform_set_qos_enabled (GST_BASE_TRANSFORM (self), TRUE);
+  self->pre.resize = DEFAULT_RESIZE;
+  self->pre.pad_value = DEFAULT_PAD_VALUE;
+  self->pre.scale = DEFAULT_SCALE;
+  self->pre.std[0] = self->pre.std[1] = self->pre.std[2] = 1.0f;
+  self->mean = g_strdup (DEFAULT_MEAN);
+  self->std = g_strdup (DEFAULT_STD);
   /* The video is never modified; buffers are only made writable for the meta. */
   gst_base_transform_set_in_place (GST_BASE_TRANSFORM (self), TRUE);
   gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (self), FALSE);
@@ -218,10 +310,16 @@ gst_vkml_infer_finalize (GObject * object)
 {
   GstVkmlInfer *self = GST_VKML_INFER (object);
 
+  gst_vkml_inflight_finalize (&self->inflight);
+  g_mutex_clear (&self->plan_lock);
   vkml_context_destroy (&self->ctx);
   g_free (self->model_path);
+  g_free (self->swap_path);
   g_free (self->device);
   g_free (self->model_id);
+  g_free (self->mean);
+  g_free (self->std);
+  g_free (self->input_size);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
@@ -234,6 +332,13 @@ gst_vkml_infer_set_property (GObject * object, guint prop_id,
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
     case PROP_MODEL:
+      /* While running, the streaming thread swaps at its next frame. */
+      if (GST_STATE (self) > GST_STATE_READY
+          || GST_STATE_PENDING (self) > GST_STATE_READY) {
+        g_free (self->swap_path);
+        self->swap_path = g_value_dup_string (value);
+        break;
+      }
       g_free (self->model_path);
       self->model_path = g_value_dup_string (value);
       break;
@@ -250,6 +355,36 @@ gst_vkml_infer_set_property (GObject * object, guint prop_id,
       break;
     case PROP_PRECISION:
       self->precision = g_value_get_enum (value);
+      break;
+    case PROP_MAX_IN_FLIGHT:
+      self->max_in_flight = g_value_get_uint (value);
+      break;
+    case PROP_INFERENCE_INTERVAL:
+      self->interval = g_value_get_uint (value);
+      break;
+    case PROP_RESIZE:
+      self->pre.resize = g_value_get_enum (value);
+      break;
+    case PROP_PAD_VALUE:
+      self->pre.pad_value = (gfloat) g_value_get_double (value);
+      break;
+    case PROP_CHANNEL_ORDER:
+      self->pre.bgr = g_value_get_enum (value) == 1;
+      break;
+    case PROP_SCALE:
+      self->pre.scale = (gfloat) g_value_get_double (value);
+      break;
+    case PROP_MEAN:
+      g_free (self->mean);
+      self->mean = g_value_dup_string (value);
+      break;
+    case PROP_STD:
+      g_free (self->std);
+      self->std = g_value_dup_string (value);
+      break;
+    case PROP_INPUT_SIZE:
+      g_free (self->input_size);
+      self->input_size = g_value_dup_string (value);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -282,6 +417,46 @@ gst_vkml_infer_get_property (GObject * object, guint prop_id, GValue * value,
     case PROP_PRECISION:
       g_value_set_enum (value, self->precision);
       break;
+    case PROP_MAX_IN_FLIGHT:
+      g_value_set_uint (value, self->max_in_flight);
+      break;
+    case PROP_INFERENCE_INTERVAL:
+      g_value_set_uint (value, self->interval);
+      break;
+    case PROP_FRAMES_PROCESSED:
+      g_value_set_uint64 (value, self->frames_processed);
+      break;
+    case PROP_FRAMES_SKIPPED_QOS:
+      g_value_set_uint64 (value, self->frames_skipped_qos);
+      break;
+    case PROP_LATENCY_LAST_US:
+      g_value_set_uint64 (value, self->latency_last_us);
+      break;
+    case PROP_LATENCY_MEAN_US:
+      g_value_set_uint64 (value, self->frames_processed ?
+          self->latency_sum_us / self->frames_processed : 0);
+      break;
+    case PROP_RESIZE:
+      g_value_set_enum (value, self->pre.resize);
+      break;
+    case PROP_PAD_VALUE:
+      g_value_set_double (value, self->pre.pad_value);
+      break;
+    case PROP_CHANNEL_ORDER:
+      g_value_set_enum (value, self->pre.bgr ? 1 : 0);
+      break;
+    case PROP_SCALE:
+      g_value_set_double (value, self->pre.scale);
+      break;
+    case PROP_MEAN:
+      g_value_set_string (value, self->mean);
+      break;
+    case PROP_STD:
+      g_value_set_string (value, self->std);
+      break;
+    case PROP_INPUT_SIZE:
+      g_value_set_string (value, self->input_size);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -296,131 +471,33 @@ gst_vkml_infer_get_property (GObject * object, guint prop_id, GValue * value,
 static void
 gst_vkml_infer_teardown (GstVkmlInfer * self)
 {
-  gsize i;
-
-  for (i = 0; i < self->n_outputs; i++) {
-    if (self->out_pools && self->out_pools[i]) {
-      gst_buffer_pool_set_active (self->out_pools[i], FALSE);
-      gst_object_unref (self->out_pools[i]);
-    }
+  /* The queued frames went when the src pad was deactivated (before this stop). */
+  g_clear_pointer (&self->pending, gst_vkml_inflight_frame_free);
+  GST_OBJECT_LOCK (self);
+  if (self->swap_path) {        /* set while running, never swapped: the next start's */
+    g_free (self->model_path);
+    self->model_path = g_steal_pointer (&self->swap_path);
   }
-  g_clear_pointer (&self->out_pools, g_free);
-  g_clear_pointer (&self->out_bufs, g_free);
-  g_clear_pointer (&self->out_maps, g_free);
-  g_clear_pointer (&self->outputs, g_free);
-  self->n_outputs = 0;
-  g_clear_pointer (&self->conv, gst_vkml_converter_free);
-  g_clear_pointer (&self->input.data, g_free);
-  gst_clear_caps (&self->refused_caps);
-  vkml_session_destroy (&self->session);
+  GST_OBJECT_UNLOCK (self);
+  g_mutex_lock (&self->plan_lock);
+  gst_vkml_infer_plan_clear (&self->plan);
+  gst_vkml_infer_plan_clear (&self->probe);
   vkml_model_destroy (&self->model);
+  g_mutex_unlock (&self->plan_lock);
+  gst_vkml_infer_settings_clear (&self->set);
+  gst_clear_caps (&self->refused_caps);
   if (self->ctx_lost)
     vkml_context_destroy (&self->ctx);
   self->ctx_lost = FALSE;
 }
 
-static GstBufferPool *
-make_output_pool (gsize size)
-{
-  GstBufferPool *pool = gst_buffer_pool_new ();
-  GstStructure *config = gst_buffer_pool_get_config (pool);
-
-  gst_buffer_pool_config_set_params (config, NULL, (guint) MAX (size, 1), 0, 0);
-  if (!gst_buffer_pool_set_config (pool, config)
-      || !gst_buffer_pool_set_active (pool, TRUE)) {
-    gst_object_unref (pool);
-    return NULL;
-  }
-  return pool;
-}
-
-/* Output shapes and one buffer pool per output. */
-static gboolean
-gst_vkml_infer_prepare_outputs (GstVkmlInfer * self)
-{
-  gsize i, n = vkml_session_output_count (self->session);
-
-  self->outputs = g_new0 (vkml_tensor, n);
-  self->out_pools = g_new0 (GstBufferPool *, n);
-  self->out_bufs = g_new0 (GstBuffer *, n);
-  self->out_maps = g_new0 (GstMapInfo, n);
-  self->n_outputs = n;
-  for (i = 0; i < n; i++) {
-    const vkml_tensor_info *info = vkml_session_output (self->session, i);
-    vkml_tensor *t = &self->outputs[i];
-    gsize count;
-
-    t->dtype = info->dtype;
-    t->rank = info->rank;
-    memcpy (t->dims, info->dims, sizeof (t->dims));
-    count = vkml_tensor_element_count (info->rank, info->dims);
-    t->size = count * vkml_dtype_size (info->dtype);
-    if ((count && !t->size) || t->size > G_MAXUINT) {
-      GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
-          ("Output '%s' of the model has type %s or a size vkmlinfer cannot "
-              "hold.", info->name, vkml_dtype_name (info->dtype)), (NULL));
-      return FALSE;
-    }
-    self->out_pools[i] = make_output_pool (t->size);
-    if (!self->out_pools[i]) {
-      GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
-          ("Could not allocate buffers for output '%s'.", info->name), (NULL));
-      return FALSE;
-    }
-  }
-  return TRUE;
-}
-
-/* The session's device set from the 'device' text; FALSE (error posted) when it does not
- * parse. "default" (or NULL, or -2) leaves the set to libvkml's default. */
-static gboolean
-gst_vkml_infer_parse_devices (GstVkmlInfer * self, const gchar * text,
-    int *indices, size_t *n)
-{
-  vkml_error err = { 0 };
-
-  *n = 0;
-  if (!text || !*text || g_str_equal (text, "default") || g_str_equal (text, "-2"))
-    return TRUE;
-  if (g_str_equal (text, "-1"))
-    text = "cpu";
-  if (vkml_context_parse_devices (self->ctx, text, indices,
-          VKML_MAX_SESSION_DEVICES, n, &err) != VKML_OK) {
-    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
-        ("Bad 'device' \"%s\": %s", text, err.message),
-        ("Use default, all, cpu, a GPU index from `vkml devices`, or a list "
-            "such as 0,1,cpu."));
-    return FALSE;
-  }
-  return TRUE;
-}
-
 static gboolean
 gst_vkml_infer_load (GstVkmlInfer * self, const gchar * path,
-    const gchar * device, guint64 budget)
+    vkml_model ** model)
 {
-  vkml_session_params params = {.device = VKML_DEVICE_DEFAULT,
-    .device_budget = budget
-  };
-  int indices[VKML_MAX_SESSION_DEVICES];
-  size_t n_devices;
   vkml_error err = { 0 };
-  vkml_status st;
-  size_t p;
+  vkml_status st = vkml_model_load_file (path, model, &err);
 
-  if (!self->ctx && vkml_context_create (NULL, &self->ctx, &err) != VKML_OK) {
-    GST_ELEMENT_ERROR (self, LIBRARY, INIT,
-        ("Could not initialise libvkml: %s", err.message), (NULL));
-    return FALSE;
-  }
-  if (!gst_vkml_infer_parse_devices (self, device, indices, &n_devices))
-    return FALSE;
-  GST_OBJECT_LOCK (self);
-  params.precision = (vkml_precision) self->precision;
-  GST_OBJECT_UNLOCK (self);
-  params.devices = n_devices ? indices : NULL;
-  params.n_devices = n_devices;
-  st = vkml_model_load_file (path, &self->model, &err);
   if (st == VKML_ERROR_IO) {
     GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
         ("Could not read the model file \"%s\": %s", path, err.message),
@@ -432,61 +509,74 @@ gst_vkml_infer_load (GstVkmlInfer * self, const gchar * path,
             vkml_status_name (st), err.message), (NULL));
     return FALSE;
   }
-  if (vkml_session_create (self->ctx, self->model, &params, &self->session,
-          &err) != VKML_OK) {
-    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
-        ("Could not prepare the model \"%s\" on device %s: %s", path,
-            device ? device : DEFAULT_DEVICE, err.message),
-        ("Try another 'device' (cpu is vkml's CPU device) or 'budget'."));
-    return FALSE;
-  }
-  GST_INFO_OBJECT (self, "model %s on device %d", path,
-      vkml_session_device (self->session));
-  /* The plan, for the debug log: which device runs which nodes, what crosses. */
-  for (p = 0; p < vkml_session_plan_part_count (self->session); p++) {
+  return TRUE;
+}
+
+/* The plan, for the debug log: which device runs which nodes, what crosses. */
+static void
+gst_vkml_infer_log_plan (GstVkmlInfer * self)
+{
+  vkml_session *session = self->plan.session;
+  size_t p;
+
+  if (!session)
+    return;
+  GST_INFO_OBJECT (self, "planned for %" GST_PTR_FORMAT ": device %d, %u "
+      "run(s) in flight", self->plan.caps, vkml_session_device (session),
+      self->set.lanes);
+  for (p = 0; p < vkml_session_plan_part_count (session); p++) {
     vkml_plan_part part;
 
-    if (vkml_session_plan_part (self->session, p, &part))
+    if (vkml_session_plan_part (session, p, &part))
       GST_DEBUG_OBJECT (self, "plan: device %d: %" G_GSIZE_FORMAT " nodes (%s .. "
           "%s), weights %" G_GUINT64_FORMAT " bytes, peak tensors %"
           G_GUINT64_FORMAT " bytes", part.device, part.n_nodes,
           part.first_node, part.last_node, part.weight_bytes, part.peak_bytes);
   }
-  for (p = 0; p < vkml_session_plan_transfer_count (self->session); p++) {
+  for (p = 0; p < vkml_session_plan_transfer_count (session); p++) {
     vkml_plan_transfer t;
 
-    if (vkml_session_plan_transfer (self->session, p, &t))
+    if (vkml_session_plan_transfer (session, p, &t))
       GST_DEBUG_OBJECT (self, "plan: copy of %s from device %d to %d, %"
           G_GUINT64_FORMAT " bytes per frame", t.value, t.from, t.to, t.bytes);
   }
-  return TRUE;
 }
 
+/* Reads the properties a run keeps until the next stop, opens the devices (first start)
+ * and loads the model; the session is planned when the caps are known. */
 static gboolean
 gst_vkml_infer_start (GstBaseTransform * trans)
 {
   GstVkmlInfer *self = GST_VKML_INFER (trans);
-  gchar *path, *device;
-  guint64 budget;
+  vkml_model *model = NULL;
+  gchar *path;
   gboolean ok;
 
   GST_OBJECT_LOCK (self);
   path = g_strdup (self->model_path);
-  device = g_strdup (self->device);
-  budget = self->budget;
+  self->set.device = g_strdup (self->device);
+  self->set.budget = self->budget;
+  self->set.precision = (vkml_precision) self->precision;
+  self->set.lanes = self->max_in_flight;
+  self->qos_earliest = GST_CLOCK_TIME_NONE;
   GST_OBJECT_UNLOCK (self);
+  self->frames_seen = 0;
 
   if (!path || !*path) {
     GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND, ("No model set."),
         ("Set the 'model' property to an ONNX file."));
-    g_free (path);
-    g_free (device);
-    return FALSE;
+    ok = FALSE;
+  } else {
+    ok = gst_vkml_infer_read_settings (self, &self->set.pre)
+        && (self->ctx || gst_vkml_infer_create_context (self))
+        && gst_vkml_infer_parse_devices (self, self->set.device,
+        self->set.devices, &self->set.n_devices)
+        && gst_vkml_infer_load (self, path, &model);
   }
-  ok = gst_vkml_infer_load (self, path, device, budget)
-      && gst_vkml_infer_prepare_outputs (self);
   g_free (path);
-  g_free (device);
+  g_mutex_lock (&self->plan_lock);
+  self->model = model;
+  g_mutex_unlock (&self->plan_lock);
   if (!ok)
     gst_vkml_infer_teardown (self);
   return ok;
@@ -497,39 +587,6 @@ gst_vkml_infer_stop (GstBaseTransform * trans)
 {
   gst_vkml_infer_teardown (GST_VKML_INFER (trans));
   return TRUE;
-}
-
-/* Why the model cannot take this video, or NULL when it can (then *shape is set). */
-static gchar *
-gst_vkml_infer_check_input (GstVkmlInfer * self, GstVkmlImageShape * shape)
-{
-  gsize n = vkml_model_input_count (self->model);
-  gchar *why = NULL;
-
-  if (n != 1)
-    return g_strdup_printf ("the model has %" G_GSIZE_FORMAT " inputs; "
-        "vkmlinfer feeds exactly one image input", n);
-  if (!gst_vkml_image_shape_from_info (vkml_model_input (self->model, 0),
-          shape, &why))
-    return why;
-  return NULL;
-}
-
-static void
-gst_vkml_infer_set_input_tensor (GstVkmlInfer * self,
-    const GstVkmlImageShape * shape)
-{
-  vkml_tensor *in = &self->input;
-  gint64 c = shape->channels, h = shape->height, w = shape->width;
-  gint64 nchw[4] = { 1, c, h, w }, nhwc[4] = { 1, h, w, c };
-
-  in->dtype = VKML_DTYPE_FLOAT;
-  in->rank = 4;
-  memcpy (in->dims, shape->layout == GST_VKML_LAYOUT_NCHW ? nchw : nhwc,
-      sizeof (nchw));
-  in->size = gst_vkml_converter_output_count (self->conv) * sizeof (gfloat);
-  g_free (in->data);
-  in->data = g_malloc (in->size);
 }
 
 /* Posts the negotiation error, once per caps (base transform retries). */
@@ -545,41 +602,131 @@ gst_vkml_infer_refuse_caps (GstVkmlInfer * self, GstCaps * caps,
   gst_caps_replace (&self->refused_caps, caps);
   input = info ? gst_vkml_tensor_info_to_string (info) : g_strdup ("(none)");
   GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
-      ("The model's input %s cannot take video %" GST_PTR_FORMAT ": %s.",
+      ("The model's input %s cannot take %" GST_PTR_FORMAT ": %s.",
           input, caps, why),
-      ("vkmlinfer feeds float NCHW [1,C,H,W] or NHWC [1,H,W,C] inputs, "
-          "C = 1 or 3."));
+      ("vkmlinfer feeds float, float16 or uint8 NCHW [1,C,H,W] or NHWC "
+          "[1,H,W,C] inputs, C = 1 or 3; symbolic height and width take "
+          "'input-size' or the video's size."));
   g_free (input);
 }
 
+/* Streaming thread. Makes @plan (and @model, for a swap: NULL keeps the model) the one
+ * frames run on, once no frame in flight holds a run of the old one. */
+static void
+gst_vkml_infer_adopt (GstVkmlInfer * self, GstVkmlInferPlan * plan,
+    vkml_model * model)
+{
+  gst_vkml_inflight_empty (&self->inflight);
+  g_mutex_lock (&self->plan_lock);
+  gst_vkml_infer_plan_clear (&self->plan);
+  self->plan = *plan;
+  memset (plan, 0, sizeof (*plan));
+  if (model) {
+    gst_vkml_infer_plan_clear (&self->probe);
+    vkml_model_destroy (&self->model);
+    self->model = model;
+  }
+  g_mutex_unlock (&self->plan_lock);
+  gst_vkml_infer_log_plan (self);
+}
+
+/* The model's output tensor caps for fixed input tensor caps: from the plan when it is
+ * for them, else from a plan made now and kept for set_caps (so that the output caps are
+ * known before set_caps). NULL when the model cannot take them. */
+static GstCaps *
+gst_vkml_infer_tensor_output_caps (GstVkmlInfer * self, GstCaps * caps)
+{
+  GstCaps *out = NULL;
+  gchar *why = NULL;
+
+  g_mutex_lock (&self->plan_lock);
+  if (!self->model) {
+    /* not started: any tensors */
+  } else if (self->plan.caps && gst_caps_is_equal (caps, self->plan.caps)) {
+    out = gst_vkml_infer_plan_output_caps (&self->plan, &why);
+  } else if ((self->probe.caps && gst_caps_is_equal (caps, self->probe.caps))
+      || gst_vkml_infer_plan_make (&self->probe, self->ctx, self->model,
+          &self->set, caps, &why)) {
+    out = gst_vkml_infer_plan_output_caps (&self->probe, &why);
+  }
+  g_mutex_unlock (&self->plan_lock);
+  if (why)
+    GST_DEBUG_OBJECT (self, "%" GST_PTR_FORMAT ": %s", caps, why);
+  g_free (why);
+  return out;
+}
+
+/* Video caps pass through unchanged; tensor caps in become the model's output tensors
+ * out (and the other way: any tensor caps). */
+static GstCaps *
+gst_vkml_infer_transform_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps, GstCaps * filter)
+{
+  GstVkmlInfer *self = GST_VKML_INFER (trans);
+  GstCaps *out = gst_caps_new_empty (), *tensors = NULL, *result;
+  guint i;
+
+  for (i = 0; i < gst_caps_get_size (caps); i++) {
+    const GstStructure *s = gst_caps_get_structure (caps, i);
+
+    if (!gst_structure_has_name (s, "other/tensors")) {
+      gst_caps_append_structure_full (out, gst_structure_copy (s),
+          gst_caps_features_copy (gst_caps_get_features (caps, i)));
+      continue;
+    }
+    if (tensors)
+      continue;
+    if (direction == GST_PAD_SINK && gst_caps_is_fixed (caps))
+      tensors = gst_vkml_infer_tensor_output_caps (self, caps);
+    if (!tensors)
+      tensors = gst_caps_from_string (GST_VKML_TENSOR_CAPS);
+  }
+  if (tensors)
+    gst_caps_append (out, tensors);
+  if (filter) {
+    result = gst_caps_intersect_full (filter, out, GST_CAPS_INTERSECT_FIRST);
+    gst_caps_unref (out);
+    out = result;
+  }
+  return out;
+}
+
+/* Plans the model for the caps (after the frames before them went out): video through
+ * libvkml's pre-processing, planned again for a new size or layout; tensor caps as the
+ * inputs' shapes. A refusal leaves no plan: frames return NOT_NEGOTIATED. */
 static gboolean
 gst_vkml_infer_set_caps (GstBaseTransform * trans, GstCaps * incaps,
     G_GNUC_UNUSED GstCaps * outcaps)
 {
   GstVkmlInfer *self = GST_VKML_INFER (trans);
-  GstVkmlImageShape shape;
-  GstVkmlConverter *conv = NULL;
-  GstVideoInfo vinfo;
+  GstVkmlInferPlan plan = { 0 };
+  gboolean fits, probed;
   gchar *why = NULL;
 
-  if (!gst_video_info_from_caps (&vinfo, incaps))
-    why = g_strdup ("the caps are not valid video caps");
-  if (!why)
-    why = gst_vkml_infer_check_input (self, &shape);
-  if (!why)
-    conv = gst_vkml_converter_new (&vinfo, &shape, &why);
-  if (!conv) {
+  if (!self->model)
+    return FALSE;
+  g_mutex_lock (&self->plan_lock);
+  fits = gst_vkml_infer_plan_fits (&self->plan, self->model, &self->set,
+      incaps);
+  if (fits)
+    gst_caps_replace (&self->plan.caps, incaps);
+  probed = !fits && self->probe.caps
+      && gst_caps_is_equal (incaps, self->probe.caps);
+  if (probed) {
+    plan = self->probe;
+    memset (&self->probe, 0, sizeof (self->probe));
+  }
+  g_mutex_unlock (&self->plan_lock);
+  if (fits)
+    return TRUE;
+  if (!probed && !gst_vkml_infer_plan_make (&plan, self->ctx, self->model,
+          &self->set, incaps, &why)) {
+    gst_vkml_infer_adopt (self, &plan, NULL);   /* none */
     gst_vkml_infer_refuse_caps (self, incaps, why);
     g_free (why);
     return FALSE;
   }
-  gst_vkml_converter_free (self->conv);
-  self->conv = conv;
-  self->vinfo = vinfo;
-  gst_vkml_infer_set_input_tensor (self, &shape);
-  GST_DEBUG_OBJECT (self, "input %s, %ux%u, %u channel(s)",
-      shape.layout == GST_VKML_LAYOUT_NCHW ? "NCHW" : "NHWC", shape.width,
-      shape.height, shape.channels);
+  gst_vkml_infer_adopt (self, &plan, NULL);
   return TRUE;
 }
 
@@ -597,111 +744,82 @@ gst_vkml_infer_propose_allocation (GstBaseTransform * trans,
   return TRUE;
 }
 
-/* Takes this frame's output buffers from the pools, mapped for writing. */
+/* The swapped-in model planned for the negotiated caps; in tensor mode its outputs must
+ * keep the negotiated output caps. */
 static gboolean
-gst_vkml_infer_acquire_outputs (GstVkmlInfer * self)
+gst_vkml_infer_plan_swap (GstVkmlInfer * self, vkml_model * model,
+    GstVkmlInferPlan * plan, gchar ** why)
 {
-  gsize i;
+  GstCaps *now, *next;
+  gchar *ignored = NULL;
+  gboolean same;
 
-  for (i = 0; i < self->n_outputs; i++) {
-    if (gst_buffer_pool_acquire_buffer (self->out_pools[i], &self->out_bufs[i],
-            NULL) != GST_FLOW_OK)
-      return FALSE;
-    if (!gst_buffer_map (self->out_bufs[i], &self->out_maps[i],
-            GST_MAP_WRITE)) {
-      gst_clear_buffer (&self->out_bufs[i]);
-      return FALSE;
-    }
-    self->outputs[i].data = self->out_maps[i].data;
-  }
-  return TRUE;
-}
-
-/* Unmaps the output buffers; when @meta is set, hands them to it. Drops them all. */
-static void
-gst_vkml_infer_release_outputs (GstVkmlInfer * self, GstVkmlTensorMeta * meta)
-{
-  gsize i;
-
-  for (i = 0; i < self->n_outputs && self->out_bufs[i]; i++) {
-    const vkml_tensor_info *info = vkml_session_output (self->session, i);
-
-    gst_buffer_unmap (self->out_bufs[i], &self->out_maps[i]);
-    self->outputs[i].data = NULL;
-    if (meta)
-      gst_vkml_tensor_meta_add (meta, info->name, info->dtype,
-          (guint) info->rank, self->outputs[i].dims, self->out_bufs[i]);
-    gst_clear_buffer (&self->out_bufs[i]);
-  }
-}
-
-static gboolean
-gst_vkml_infer_convert (GstVkmlInfer * self, GstBuffer * buf)
-{
-  GstVideoFrame frame;
-
-  if (!gst_video_frame_map (&frame, &self->vinfo, buf, GST_MAP_READ))
+  if (!self->plan.caps)
+    return TRUE;                /* not negotiated: set_caps plans it */
+  if (!gst_vkml_infer_plan_make (plan, self->ctx, model, &self->set,
+          self->plan.caps, why))
     return FALSE;
-  gst_vkml_converter_run (self->conv, &frame, self->input.data);
-  gst_video_frame_unmap (&frame);
-  return TRUE;
+  if (!plan->tensor_mode)
+    return TRUE;
+  now = gst_vkml_infer_plan_output_caps (&self->plan, &ignored);
+  g_clear_pointer (&ignored, g_free);
+  next = gst_vkml_infer_plan_output_caps (plan, &ignored);
+  g_free (ignored);
+  same = now && next && gst_caps_is_equal (now, next);
+  gst_clear_caps (&now);
+  gst_clear_caps (&next);
+  if (!same)
+    *why = g_strdup ("its outputs differ from the negotiated tensor caps");
+  return same;
 }
 
-/* Posts the error of a failed run. A lost device gets its own message naming it: its
- * sessions are dead, and restarting the pipeline (a new context) is the way back. */
-static void
-gst_vkml_infer_run_failed (GstVkmlInfer * self, const vkml_error * err)
+/* A 'model' set while running: the new model is loaded and planned for the negotiated
+ * caps first (so a file that does not load, or a model that cannot take these caps,
+ * changes nothing but a warning), then the frames in flight finish on the old one and
+ * the new one replaces it. */
+GstFlowReturn
+gst_vkml_infer_swap_model (GstVkmlInfer * self)
 {
-  vkml_device_info info = { 0 };
-  vkml_error ignored = { 0 };
-
-  if (err->status != VKML_ERROR_DEVICE_LOST) {
-    GST_ELEMENT_ERROR (self, LIBRARY, FAILED,
-        ("Running the model failed: %s", err->message), (NULL));
-    return;
-  }
-  self->ctx_lost = TRUE;
-  vkml_context_device_info (self->ctx, vkml_session_device (self->session),
-      &info, &ignored);
-  GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
-      ("The device \"%s\" (device %d) was lost: %s", info.name,
-          vkml_session_device (self->session), err->message),
-      ("Restart the pipeline to open the devices again, or set 'device' to "
-          "another device (-1 is the CPU)."));
-}
-
-static GstFlowReturn
-gst_vkml_infer_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
-{
-  GstVkmlInfer *self = GST_VKML_INFER (trans);
-  GstVkmlTensorMeta *meta;
+  GstVkmlInferPlan plan = { 0 };
+  vkml_model *model = NULL;
   vkml_error err = { 0 };
+  gchar *path, *why = NULL;
+  GstFlowReturn ret;
+  vkml_status st;
 
-  if (!self->conv)
-    return GST_FLOW_NOT_NEGOTIATED;
-  if (!gst_vkml_infer_convert (self, buf)) {
-    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Could not map a video frame."),
-        (NULL));
-    return GST_FLOW_ERROR;
-  }
-  if (!gst_vkml_infer_acquire_outputs (self)) {
-    gst_vkml_infer_release_outputs (self, NULL);
-    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
-        ("Could not get buffers for the model's outputs."), (NULL));
-    return GST_FLOW_ERROR;
-  }
-  if (vkml_session_run (self->session, &self->input, 1, self->outputs,
-          self->n_outputs, &err) != VKML_OK) {
-    gst_vkml_infer_release_outputs (self, NULL);
-    gst_vkml_infer_run_failed (self, &err);
-    return GST_FLOW_ERROR;
-  }
-  meta = gst_buffer_add_vkml_tensor_meta (buf);
-  gst_vkml_infer_release_outputs (self, meta);
   GST_OBJECT_LOCK (self);
-  gst_vkml_tensor_meta_set_model_id (meta, self->model_id && *self->model_id ?
-      self->model_id : GST_OBJECT_NAME (self));
+  path = g_steal_pointer (&self->swap_path);
   GST_OBJECT_UNLOCK (self);
-  gst_vkml_tensor_meta_attach_upstream (buf, meta);     /* GStreamer >= 1.26 */
+  if (!path)
+    return GST_FLOW_OK;
+  st = vkml_model_load_file (path, &model, &err);
+  if (st != VKML_OK)
+    why = g_strdup_printf ("%s: %s", vkml_status_name (st), err.message);
+  else
+    gst_vkml_infer_plan_swap (self, model, &plan, &why);
+  if (why) {
+    GST_ELEMENT_WARNING (self, RESOURCE, SETTINGS,
+        ("Could not swap to the model \"%s\": %s; the running model stays.",
+            path, why), (NULL));
+    gst_vkml_infer_plan_clear (&plan);
+    vkml_model_destroy (&model);
+    g_free (why);
+    g_free (path);
+    return GST_FLOW_OK;
+  }
+  ret = gst_vkml_inflight_drain (&self->inflight);
+  if (ret != GST_FLOW_OK) {
+    gst_vkml_infer_plan_clear (&plan);
+    vkml_model_destroy (&model);
+    g_free (path);
+    return ret;
+  }
+  gst_vkml_infer_adopt (self, &plan, model);
+  GST_INFO_OBJECT (self, "swapped to model %s", path);
+  GST_OBJECT_LOCK (self);
+  g_free (self->model_path);
+  self->model_path = path;
+  GST_OBJECT_UNLOCK (self);
   return GST_FLOW_OK;
 }
+

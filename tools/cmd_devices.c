@@ -12,7 +12,9 @@ const cli_command cli_cmd_devices = {
     .summary = "list the devices (CPU and Vulkan) and mark the default",
     .usage = "usage: vkml devices\n"
              "Lists every device: index (cpu, 0, 1, ...), name, vendor, type, memory in MiB\n"
-             "and Vulkan API version. '*' marks the device sessions use by default.\n",
+             "and Vulkan API version. '*' marks the device sessions use by default: the first\n"
+             "discrete or integrated GPU, else cpu (lavapipe and other Vulkan devices on the\n"
+             "CPU are used only when named by index); the last line says which and why.\n",
     .main = devices_main,
 };
 
@@ -64,6 +66,11 @@ static int list_devices(vkml_context *ctx)
            "type", "memory", "api");
     for (int i = 0; i < n; i++)
         print_device(&infos[i], i - 1 == def, &w);
+    if (def == VKML_DEVICE_CPU)
+        printf("default: cpu (no discrete or integrated GPU; a Vulkan device on the CPU, such "
+               "as lavapipe, is used only when named by its index)\n");
+    else
+        printf("default: %d (the first discrete or integrated GPU)\n", def);
     free(infos);
     return CLI_EXIT_OK;
 }

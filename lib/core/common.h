@@ -18,6 +18,10 @@ void vkml_error_prefix(vkml_error *err, const char *fmt, ...) VKML_PRINTF(2, 3);
 
 void vkml_log(vkml_log_level level, const char *fmt, ...) VKML_PRINTF(2, 3);
 void vkml_log_set_level(vkml_log_level level);
+/* Routes the log to callback(user, ...) (see vkml_context_params.log_callback); each
+ * set is undone by one unset with the same pair. Thread-safe. */
+void vkml_log_set_callback(vkml_log_callback callback, void *user);
+void vkml_log_unset_callback(vkml_log_callback callback, void *user);
 #define VKML_LOGE(...) vkml_log(VKML_LOG_ERROR, __VA_ARGS__)
 #define VKML_LOGW(...) vkml_log(VKML_LOG_WARN, __VA_ARGS__)
 #define VKML_LOGI(...) vkml_log(VKML_LOG_INFO, __VA_ARGS__)

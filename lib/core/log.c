@@ -28,6 +28,38 @@ void vkml_log_set_level(vkml_log_level level)
         atomic_store_explicit(&log_level, (int)level, memory_order_relaxed);
 }
 
+/* The embedder's sink, or none (stderr). The lock also serialises the callback's calls,
+ * so after an unset returns the callback is never called again with that user. */
+static pthread_mutex_t sink_lock = PTHREAD_MUTEX_INITIALIZER;
+static vkml_log_callback sink_callback;
+static void *sink_user;
+static int sink_refs; /* contexts created with this pair and not freed yet */
+
+void vkml_log_set_callback(vkml_log_callback callback, void *user)
+{
+    if (!callback)
+        return;
+    pthread_mutex_lock(&sink_lock);
+    if (sink_callback == callback && sink_user == user) {
+        sink_refs++;
+    } else {
+        sink_callback = callback;
+        sink_user = user;
+        sink_refs = 1;
+    }
+    pthread_mutex_unlock(&sink_lock);
+}
+
+void vkml_log_unset_callback(vkml_log_callback callback, void *user)
+{
+    pthread_mutex_lock(&sink_lock);
+    if (callback && sink_callback == callback && sink_user == user && --sink_refs == 0) {
+        sink_callback = NULL;
+        sink_user = NULL;
+    }
+    pthread_mutex_unlock(&sink_lock);
+}
+
 void vkml_log(vkml_log_level level, const char *fmt, ...)
 {
     int current = atomic_load_explicit(&log_level, memory_order_relaxed);
@@ -43,5 +75,10 @@ void vkml_log(vkml_log_level level, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(line, sizeof(line), fmt, ap);
     va_end(ap);
-    fprintf(stderr, "vkml %s: %s\n", tags[level], line);
+    pthread_mutex_lock(&sink_lock);
+    if (sink_callback)
+        sink_callback(sink_user, level, line);
+    else
+        fprintf(stderr, "vkml %s: %s\n", tags[level], line);
+    pthread_mutex_unlock(&sink_lock);
 }

@@ -194,3 +194,5 @@ CPU_KERNEL(RNN, cpu_rnn, DT_FLOATS)
 /* strings */
 CPU_KERNEL(StringConcat, cpu_string_concat, DT(STRING))
 CPU_KERNEL(StringNormalizer, cpu_string_normalizer, DT(STRING))
+/* vkml's own ops */
+CPU_KERNEL(ImagePreprocess, cpu_image_preprocess, DT(FLOAT) | DT(FLOAT16) | DT(UINT8))

@@ -33,6 +33,26 @@ static vkml_status open_regular(const char *path, const char *what, int *fd_out,
     return VKML_OK;
 }
 
+/* Reads exactly size bytes from fd into dst; false on an error or a file that shrank. */
+static bool read_all(int fd, uint8_t *dst, size_t size)
+{
+    size_t done = 0;
+    while (done < size) {
+        ssize_t n = read(fd, dst + done, size - done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return false;
+        done += (size_t)n;
+    }
+    return true;
+}
+
+/* The file is read into private anonymous memory, not mapped: constants point into these
+ * bytes for the model's life, and a shared file mapping would let a file rewritten or
+ * truncated in place (`cp new.onnx model.onnx` under a running pipeline) change the
+ * weights or kill the process with SIGBUS. The cost is the file's size in anonymous RSS,
+ * where a mapping's clean pages were reclaimable page cache. */
 vkml_status onnx_map_file(const char *path, onnx_mapping *map, vkml_error *err)
 {
     map->data = NULL;
@@ -43,12 +63,22 @@ vkml_status onnx_map_file(const char *path, onnx_mapping *map, vkml_error *err)
     if (st != VKML_OK)
         return st;
     if (size > 0) {
-        void *p = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+        void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (p == MAP_FAILED) {
             close(fd);
-            return vkml_fail(err, VKML_ERROR_IO, "file '%s': cannot map: %s", path,
-                             strerror(errno));
+            return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "file '%s': no memory for %zu bytes",
+                             path, size);
         }
+        int saved = 0;
+        errno = 0;
+        if (fcntl(fd, F_SETFL, 0) != 0 || !read_all(fd, p, size)) {
+            saved = errno;
+            munmap(p, size);
+            close(fd);
+            return vkml_fail(err, VKML_ERROR_IO, "file '%s': cannot read %zu bytes: %s", path, size,
+                             saved ? strerror(saved) : "it shrank while being read");
+        }
+        mprotect(p, size, PROT_READ); /* the bytes are the model's: nothing writes them */
         map->data = p;
         map->size = size;
     }

@@ -1,5 +1,5 @@
 #pragma once
-/* Files the loader reads: read-only mappings of models and .pb files, and external data
+/* Files the loader reads: private read-only copies of models and .pb files, and external data
  * resolved safely inside the model's folder. */
 #include "core/common.h"
 
@@ -8,7 +8,8 @@ typedef struct onnx_mapping {
     size_t size;
 } onnx_mapping;
 
-/* Maps a regular file read-only. Errors (VKML_ERROR_IO) name the path. */
+/* Reads a regular file into private read-only memory (a copy, so rewriting or truncating
+ * the file later changes nothing loaded). Errors (VKML_ERROR_IO) name the path. */
 vkml_status onnx_map_file(const char *path, onnx_mapping *map, vkml_error *err);
 void onnx_unmap(onnx_mapping *map);
 

@@ -209,3 +209,6 @@ OP(SplitToSequence, "", 11, 11, OP_LOWERED, seq_params, split_to_sequence_parse,
  * (ops/fused.c, plan/fuse_eltwise.c) */
 OP(FusedElementwise, "vkml.internal", 1, 1, OP_TYPE_FROM_OUTPUT | OP_INTERNAL, fused_params,
    fused_parse, fused_infer)
+/* vkml's own ops, domain com.vkml (ops/preprocess.c) */
+OP(ImagePreprocess, "com.vkml", 1, 1, OP_TYPE_FROM_OUTPUT, preprocess_params, preprocess_parse,
+   preprocess_infer)

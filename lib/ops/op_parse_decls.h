@@ -60,3 +60,5 @@ OP_PARSE_DECL(strnorm_parse);
 OP_PARSE_DECL(concat_from_sequence_parse);
 OP_PARSE_DECL(sequence_empty_parse);
 OP_PARSE_DECL(split_to_sequence_parse);
+/* vkml's own ops */
+OP_PARSE_DECL(preprocess_parse);

@@ -20,6 +20,7 @@
 #include "ops/deformconv.h"
 #include "ops/text.h" /* strings */
 #include "ops/sequence.h" /* sequences */
+#include "ops/preprocess.h" /* vkml's own ops */
 
 #include <stdio.h>
 #include <string.h>

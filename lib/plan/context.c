@@ -8,16 +8,25 @@
 #include <stdlib.h>
 #include <string.h>
 
+static bool type_is_real_gpu(vkml_device_type t)
+{
+    return t == VKML_DEVICE_TYPE_DISCRETE_GPU || t == VKML_DEVICE_TYPE_INTEGRATED_GPU;
+}
+
+/* The fastest device the machine has: its first real GPU (discrete or integrated), else
+ * vkml's own CPU device, which runs conv models 8-14x faster than a Vulkan device on the
+ * CPU (lavapipe); such a device, or a virtual one, is used only when asked for. */
 static int pick_default_device(vk_context *vk)
 {
     int n = vk_context_device_count(vk);
     for (int i = 0; i < n; i++) {
-        vkml_device_type t = vk_context_device(vk, i)->info.type;
-        if (t == VKML_DEVICE_TYPE_DISCRETE_GPU || t == VKML_DEVICE_TYPE_INTEGRATED_GPU)
+        if (type_is_real_gpu(vk_context_device(vk, i)->info.type))
             return i;
     }
-    return n > 0 ? 0 : VKML_DEVICE_CPU;
+    return VKML_DEVICE_CPU;
 }
+
+static void context_free(vkml_context *ctx);
 
 vkml_status vkml_context_create(const vkml_context_params *params, vkml_context **out,
                                 vkml_error *err)
@@ -33,9 +42,13 @@ vkml_status vkml_context_create(const vkml_context_params *params, vkml_context 
     vkml_context *ctx = calloc(1, sizeof(*ctx));
     if (!ctx)
         return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory creating a context");
+    /* Before the devices are opened, so that what their discovery logs goes there too. */
+    ctx->log_callback = params->log_callback;
+    ctx->log_user = params->log_user;
+    vkml_log_set_callback(ctx->log_callback, ctx->log_user);
     ctx->cpu = cpu_device_create();
     if (!ctx->cpu) {
-        free(ctx);
+        context_free(ctx);
         return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory creating the CPU device");
     }
     if (!params->disable_vulkan) {
@@ -56,6 +69,7 @@ static void context_free(vkml_context *ctx)
     vk_context_destroy(&ctx->vk);
     if (ctx->cpu)
         ctx->cpu->cls->destroy(ctx->cpu);
+    vkml_log_unset_callback(ctx->log_callback, ctx->log_user);
     free(ctx);
 }
 
@@ -110,6 +124,12 @@ device *context_device(vkml_context *ctx, int index)
     if (index < 0 || index >= vkml_context_device_count(ctx))
         return NULL;
     return vk_context_device(ctx->vk, index);
+}
+
+bool context_device_is_real_gpu(vkml_context *ctx, int index)
+{
+    device *dev = index >= 0 ? context_device(ctx, index) : NULL;
+    return dev && type_is_real_gpu(dev->info.type);
 }
 
 vkml_status vkml_context_device_info(const vkml_context *ctx, int index, vkml_device_info *info,

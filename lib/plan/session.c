@@ -4,6 +4,7 @@
 #include "plan/plan.h"
 #include "plan/precision.h"
 #include "plan/session.h"
+#include "plan/session_preprocess.h"
 #include "plan/tail.h"
 #include "sched/sched.h"
 
@@ -214,7 +215,8 @@ static vkml_status target_add(vkml_context *ctx, plan_target *t, int index, vkml
 }
 
 /* The session's device set from its params: `devices`, else `device` (the default: every
- * GPU, the default one first). *first: the set's first device. */
+ * real GPU, the default one first; a Vulkan device on the CPU only when named). *first:
+ * the set's first device. */
 static vkml_status session_target(vkml_context *ctx, const vkml_session_params *params,
                                   plan_target *t, int *first, vkml_error *err)
 {
@@ -234,7 +236,7 @@ static vkml_status session_target(vkml_context *ctx, const vkml_session_params *
         for (int i = 0; every_gpu && index != VKML_DEVICE_CPU && !st &&
                         i < vkml_context_device_count(ctx) && t->n_gpus < PLAN_MAX_DEVICES - 1;
              i++)
-            if (i != index)
+            if (i != index && context_device_is_real_gpu(ctx, i))
                 st = target_add(ctx, t, i, err);
     }
     *first = t->n_gpus ? t->gpu_index[0] : VKML_DEVICE_CPU;
@@ -257,6 +259,35 @@ static vkml_status session_use_precision(vkml_session *s, vkml_precision precisi
     if (st == VKML_OK)
         s->graph = s->own_graph;
     return st;
+}
+
+/* vkml_session_params.preprocess: the session's graph (after precision) with the
+ * pre-processing in front, which the session then plans, and *shapes (malloc'ed) the
+ * input shapes to plan it for: input 0 the frame's bytes. */
+static vkml_status session_preprocess(vkml_session *s, const vkml_session_params *params,
+                                      vkml_tensor_info **shapes, vkml_error *err)
+{
+    const graph *g = s->graph;
+    if (params->input_values && g->n_inputs > 0 && params->input_values[0].data)
+        return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT,
+                         "pre-processing feeds input 0: it cannot also have a fixed value");
+    vkml_status st = session_preprocess_graph(g, params->preprocess, params->input_shapes,
+                                              s->symbolic, &s->pre_graph, err);
+    if (st)
+        return st;
+    size_t n = (size_t)g->n_inputs;
+    *shapes = calloc(n, sizeof(vkml_tensor_info));
+    if (!*shapes)
+        return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory creating a session");
+    for (size_t i = 0; i < n; i++) {
+        if (params->input_shapes)
+            (*shapes)[i] = params->input_shapes[i];
+        else
+            graph_value_info(&g->values[g->inputs[i]], &(*shapes)[i]);
+    }
+    graph_value_info(&s->pre_graph->values[s->pre_graph->inputs[0]], &(*shapes)[0]);
+    s->graph = s->pre_graph;
+    return VKML_OK;
 }
 
 vkml_status vkml_session_create(vkml_context *ctx, vkml_model *model,
@@ -303,8 +334,13 @@ vkml_status vkml_session_create(vkml_context *ctx, vkml_model *model,
         vkml_session_destroy(&s);
         return st;
     }
-    st = session_plan_for(s, params ? params->input_shapes : NULL,
-                          params ? params->input_values : NULL, err);
+    vkml_tensor_info *pre_shapes = NULL;
+    if (params && params->preprocess)
+        st = session_preprocess(s, params, &pre_shapes, err);
+    if (st == VKML_OK)
+        st = session_plan_for(s, pre_shapes ? pre_shapes : params ? params->input_shapes : NULL,
+                              params ? params->input_values : NULL, err);
+    free(pre_shapes);
     if (st != VKML_OK) {
         vkml_session_destroy(&s);
         return st;
@@ -321,7 +357,8 @@ void vkml_session_destroy(vkml_session **sp)
     session_lanes_destroy(s); /* waits for the runs in flight */
     free(s->shapes);
     free_fixed(s->fixed, s->model ? (size_t)s->model->graph->n_inputs : 0);
-    graph_destroy(&s->own_graph);
+    graph_destroy(&s->pre_graph); /* after the plans of it (the lanes) */
+    graph_destroy(&s->own_graph); /* after pre_graph, which shares its nodes */
     model_unref(s->model);
     context_unref(s->ctx);
     free(s->inputs);

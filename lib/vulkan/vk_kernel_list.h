@@ -164,3 +164,6 @@ GPU_KERNEL(Xor, gpu_eltwise, gpu_eltwise_supports, DT(BOOL))
 /* planner-made groups of float elementwise ops (plan/fuse_eltwise.c) */
 GPU_KERNEL(FusedElementwise, gpu_fused, gpu_fused_supports, DT(FLOAT))
 
+/* vkml's own ops (vulkan/ops_preprocess.c) */
+GPU_KERNEL(ImagePreprocess, gpu_image_preprocess, gpu_image_preprocess_supports,
+           DT(FLOAT) | DT(FLOAT16) | DT(UINT8))

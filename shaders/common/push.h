@@ -399,4 +399,32 @@ PUSH_U32S(strides, 3 * VKML_TERNARY_MAX_RANK)
 PUSH_END(ternary_push)
 #endif
 
+/* com.vkml.ImagePreprocess (preprocess.comp; lib/vulkan/ops_preprocess.c fills it). */
+#if !defined(VKML_GLSL) || defined(PUSH_PREPROCESS)
+PUSH_BEGIN(preprocess_push)
+PUSH_U32(count)        /* output pixels */
+PUSH_U32(width)        /* the frame */
+PUSH_U32(height)
+PUSH_U32(format)       /* vkml_frame_format */
+PUSH_U32(pixel_stride)
+PUSH_U32(rgb_offsets)  /* byte of R, G, B in bits 0-7, 8-15, 16-23 */
+PUSH_U32S(plane_offsets, 3)
+PUSH_U32S(plane_strides, 3)
+PUSH_U32(out_width)
+PUSH_U32(out_height)
+PUSH_U32(channels)
+PUSH_U32(flags)        /* bit 0 NHWC, 1 bgr, 2 full range, 3 BT.709 */
+PUSH_U32(box_x)        /* content columns: x0 in bits 0-15, x1 in 16-31 */
+PUSH_U32(box_y)
+PUSH_F32(inv_scale_x)
+PUSH_F32(inv_scale_y)
+PUSH_F32(offset_x)
+PUSH_F32(offset_y)
+PUSH_F32(pad_value)
+PUSH_F32(scale)
+PUSH_F32S(mean, 3)
+PUSH_F32S(std, 3)
+PUSH_END(preprocess_push)
+#endif
+
 #endif

@@ -9,6 +9,14 @@ expect_grep "$TMP/out" '^[ *] cpu .* CPU .* [0-9]+ MiB +-$' "the CPU device"
 expect_error "devices with an argument" 2 "$VKML" devices extra
 grep -Eq '^[ *] 0 ' "$TMP/out" || missing "a Vulkan device (mesa-vulkan-drivers)"
 expect_grep "$TMP/out" '^[ *] 0 .* [0-9]+ MiB +Vulkan [0-9]+\.[0-9]+\.[0-9]+$' "Vulkan device 0"
-# With a Vulkan device present the default is a GPU, not the CPU.
-expect_grep "$TMP/out" '^\* 0 ' "device 0 is the default"
+# The default is the first discrete or integrated GPU, else the CPU device: a Vulkan
+# device on the CPU (lavapipe) is never the default.
+if grep -Eq '^[ *] +[0-9]+ .* (discrete|integrated) GPU ' "$TMP/out"; then
+    first=$(grep -E '^[ *] +[0-9]+ .* (discrete|integrated) GPU ' "$TMP/out" | head -n 1 | sed -E 's/^[ *] +([0-9]+) .*/\1/')
+    expect_grep "$TMP/out" "^\\* $first " "the first real GPU ($first) is the default"
+    expect_grep "$TMP/out" "^default: $first \\(the first discrete or integrated GPU\\)$" "the reason line"
+else
+    expect_grep "$TMP/out" '^\* cpu ' "the CPU device is the default (no real GPU)"
+    expect_grep "$TMP/out" '^default: cpu \(no discrete or integrated GPU' "the reason line"
+fi
 finish

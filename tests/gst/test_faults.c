@@ -239,7 +239,9 @@ GST_END_TEST;
  * again. */
 GST_START_TEST (test_device_lost_posts_error)
 {
-  gchar *launch = g_strdup_printf ("vkmlinfer model=\"%s\" device=0", color_path);
+  /* max-in-flight=1: the frame's own push reports its failed run */
+  gchar *launch = g_strdup_printf ("vkmlinfer model=\"%s\" device=0 "
+      "max-in-flight=1", color_path);
   GstHarness *h;
   GstBus *bus = gst_bus_new ();
   GstMessage *msg;

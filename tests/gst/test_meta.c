@@ -1,4 +1,4 @@
-/* GstVkmlTensorMeta and the frame -> tensor converter, without a model. */
+/* GstVkmlTensorMeta and the video -> pre-processing description, without a model. */
 #include <gst/check/gstcheck.h>
 #include <gst/video/video.h>
 
@@ -129,128 +129,166 @@ GST_START_TEST (test_meta_rejects_bad_tensor)
 
 GST_END_TEST;
 
-/* Converts @pixels (rows of @stride bytes) of a @format frame with @shape. */
-static void
-convert (GstVideoFormat format, guint width, guint height,
-    const guint8 * pixels, gsize stride, const GstVkmlImageShape * shape,
-    gfloat * out)
+/* What the element tells libvkml about a video: plane offsets and strides as
+ * GstVideoInfo lays them out, component bytes of packed RGB, matrix and range from the
+ * colorimetry, scale by the input's dtype. */
+GST_START_TEST (test_preprocess_from_video)
 {
+  GstVkmlPreprocessSettings s = {.resize = VKML_RESIZE_LETTERBOX,
+    .pad_value = 114,.std = {1, 1, 1}
+  };
   GstVideoInfo vinfo;
-  GstVideoFrame frame;
-  GstVkmlConverter *conv;
-  GstBuffer *buf;
+  vkml_preprocess pp;
   gchar *why = NULL;
-  guint y;
 
-  gst_video_info_set_format (&vinfo, format, width, height);
-  fail_unless_equals_int (GST_VIDEO_INFO_PLANE_STRIDE (&vinfo, 0), stride);
-  buf = gst_buffer_new_allocate (NULL, GST_VIDEO_INFO_SIZE (&vinfo), NULL);
-  fail_unless (gst_video_frame_map (&frame, &vinfo, buf, GST_MAP_WRITE));
-  for (y = 0; y < height; y++)
-    memcpy ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&frame, 0) + y * stride,
-        pixels + y * stride, stride);
-  gst_video_frame_unmap (&frame);
+  /* NV12 7x5: Y stride 8, rows rounded up to 6 (GStreamer's layout); UV stride 8
+   * (4 pairs), 3 rows, after 48 bytes */
+  fail_unless (gst_video_info_set_format (&vinfo, GST_VIDEO_FORMAT_NV12, 7, 5));
+  vinfo.colorimetry.matrix = GST_VIDEO_COLOR_MATRIX_BT709;
+  vinfo.colorimetry.range = GST_VIDEO_COLOR_RANGE_16_235;
+  fail_unless (gst_vkml_preprocess_from_video (&vinfo, &s, VKML_DTYPE_FLOAT,
+          &pp, &why), "%s", why);
+  fail_unless_equals_int (pp.format, VKML_FRAME_NV12);
+  fail_unless_equals_int (pp.plane_strides[0], 8);
+  fail_unless_equals_int (pp.plane_offsets[1], 48);
+  fail_unless_equals_int (pp.plane_strides[1], 8);
+  fail_unless_equals_int (pp.frame_bytes, 48 + 3 * 8);
+  fail_unless_equals_int (pp.matrix, VKML_YUV_BT709);
+  fail_if (pp.full_range);
+  fail_unless_equals_int (pp.resize, VKML_RESIZE_LETTERBOX);
+  fail_unless_equals_float (pp.pad_value, 114.0f);
+  fail_unless_equals_float (pp.scale, 1.0f / 255.0f);
 
-  conv = gst_vkml_converter_new (&vinfo, shape, &why);
-  fail_unless (conv != NULL, "%s", why);
-  fail_unless_equals_int (gst_vkml_converter_output_count (conv),
-      shape->channels * shape->height * shape->width);
-  fail_unless (gst_video_frame_map (&frame, &vinfo, buf, GST_MAP_READ));
-  gst_vkml_converter_run (conv, &frame, out);
-  gst_video_frame_unmap (&frame);
-  gst_vkml_converter_free (conv);
-  gst_buffer_unref (buf);
-}
+  /* xBGR: 4-byte pixels, R at byte 3, G at 2, B at 1; full range BT.601 */
+  fail_unless (gst_video_info_set_format (&vinfo, GST_VIDEO_FORMAT_xBGR, 3, 2));
+  vinfo.colorimetry.matrix = GST_VIDEO_COLOR_MATRIX_BT601;
+  vinfo.colorimetry.range = GST_VIDEO_COLOR_RANGE_0_255;
+  fail_unless (gst_vkml_preprocess_from_video (&vinfo, &s, VKML_DTYPE_UINT8,
+          &pp, &why), "%s", why);
+  fail_unless_equals_int (pp.format, VKML_FRAME_PACKED_RGB);
+  fail_unless_equals_int (pp.pixel_stride, 4);
+  fail_unless_equals_int (pp.rgb_offsets[0], 3);
+  fail_unless_equals_int (pp.rgb_offsets[1], 2);
+  fail_unless_equals_int (pp.rgb_offsets[2], 1);
+  fail_unless_equals_int (pp.matrix, VKML_YUV_BT601);
+  fail_unless (pp.full_range);
+  fail_unless_equals_float (pp.scale, 1.0f);    /* uint8 input: pixel values */
 
-/* BGR at the model's size is copied exactly, reordered to RGB, planar (NCHW). */
-GST_START_TEST (test_convert_bgr_nchw)
-{
-  /* 2x1 BGR, stride 8 (6 bytes of pixels, 2 of padding) */
-  const guint8 px[] = { 10, 20, 30, 40, 50, 60, 0xee, 0xee };
-  const GstVkmlImageShape shape = { GST_VKML_LAYOUT_NCHW, 3, 1, 2 };
-  const gfloat want[] = { 30, 60, 20, 50, 10, 40 };
-  gfloat out[6];
-  guint i;
-
-  convert (GST_VIDEO_FORMAT_BGR, 2, 1, px, 8, &shape, out);
-  for (i = 0; i < 6; i++)
-    fail_unless_equals_float (out[i], want[i] / 255.0f);
-}
-
-GST_END_TEST;
-
-/* RGBx into NHWC keeps pixels interleaved and skips the padding byte. */
-GST_START_TEST (test_convert_rgbx_nhwc)
-{
-  const guint8 px[] = { 1, 2, 3, 99, 4, 5, 6, 99 };
-  const GstVkmlImageShape shape = { GST_VKML_LAYOUT_NHWC, 3, 1, 2 };
-  gfloat out[6];
-  guint i;
-
-  convert (GST_VIDEO_FORMAT_RGBx, 2, 1, px, 8, &shape, out);
-  for (i = 0; i < 6; i++)
-    fail_unless_equals_float (out[i], (i + 1) / 255.0f);
+  /* a format the kernel does not read is refused by name */
+  fail_unless (gst_video_info_set_format (&vinfo, GST_VIDEO_FORMAT_YUY2, 4, 2));
+  fail_if (gst_vkml_preprocess_from_video (&vinfo, &s, VKML_DTYPE_FLOAT, &pp,
+          &why));
+  fail_unless (why && strstr (why, "YUY2"), "%s", why);
+  g_free (why);
 }
 
 GST_END_TEST;
 
-/* Bilinear 3x2 -> 1x1 samples the centre (x = 1, y = 0.5) with half-pixel centres;
- * GRAY8 rows are read through the stride (width 3, stride 4); gray is replicated to
- * 3 channels. */
-GST_START_TEST (test_convert_gray_resize_and_replicate)
-{
-  /* column 1 holds 100 and 200: the sample is their mean */
-  const guint8 px[] = { 0, 100, 255, 0xee, 0, 200, 255, 0xee };
-  const GstVkmlImageShape shape = { GST_VKML_LAYOUT_NCHW, 3, 1, 1 };
-  gfloat out[3];
-  guint c;
-
-  convert (GST_VIDEO_FORMAT_GRAY8, 3, 2, px, 4, &shape, out);
-  for (c = 0; c < 3; c++)
-    fail_unless_equals_float (out[c], 150.0f / 255.0f);
-}
-
-GST_END_TEST;
-
-/* RGB into a 1-channel model becomes BT.601 luma. */
-GST_START_TEST (test_convert_rgb_to_luma)
-{
-  const guint8 px[] = { 255, 0, 0, 0 };
-  const GstVkmlImageShape shape = { GST_VKML_LAYOUT_NCHW, 1, 1, 1 };
-  gfloat out[1];
-
-  convert (GST_VIDEO_FORMAT_RGB, 1, 1, px, 4, &shape, out);
-  fail_unless (fabsf (out[0] - 0.299f) < 1e-6f, "luma of red is %f", out[0]);
-}
-
-GST_END_TEST;
-
-/* Model inputs: NCHW and NHWC found; other shapes refused with a reason. */
-GST_START_TEST (test_image_shape_from_info)
+/* The image input's shape: symbolic batch becomes 1, symbolic H and W the video's or
+ * input-size's; NHWC is found by its channel axis; a fixed size that input-size
+ * contradicts and a rank other than 4 are refused. */
+GST_START_TEST (test_bind_image_shape)
 {
   vkml_tensor_info info = {.name = "x",.dtype = VKML_DTYPE_FLOAT,.rank = 4,
-    .dims = {1, 28, 28, 1}
+    .dims = {-1, 3, -1, -1}
   };
-  GstVkmlImageShape shape;
+  GstVkmlPreprocessSettings s = { 0 };
+  vkml_tensor_info bound;
+  GstVideoInfo vinfo;
   gchar *why = NULL;
 
-  fail_unless (gst_vkml_image_shape_from_info (&info, &shape, &why));
-  fail_unless_equals_int (shape.layout, GST_VKML_LAYOUT_NHWC);
-  fail_unless_equals_int (shape.channels, 1);
-  fail_unless_equals_int (shape.height, 28);
+  fail_unless (gst_video_info_set_format (&vinfo, GST_VIDEO_FORMAT_RGB, 40, 30));
+  fail_unless (gst_vkml_bind_image_shape (&info, &vinfo, &s, &bound, &why));
+  fail_unless_equals_int (bound.dims[0], 1);
+  fail_unless_equals_int (bound.dims[1], 3);
+  fail_unless_equals_int (bound.dims[2], 30);
+  fail_unless_equals_int (bound.dims[3], 40);
+  s.input_width = 16;
+  s.input_height = 8;
+  fail_unless (gst_vkml_bind_image_shape (&info, &vinfo, &s, &bound, &why));
+  fail_unless_equals_int (bound.dims[2], 8);
+  fail_unless_equals_int (bound.dims[3], 16);
+
+  /* NHWC [batch,H,W,1] */
+  info.dims[1] = -1;
+  info.dims[3] = 1;
+  fail_unless (gst_vkml_bind_image_shape (&info, &vinfo, &s, &bound, &why));
+  fail_unless_equals_int (bound.dims[1], 8);
+  fail_unless_equals_int (bound.dims[2], 16);
+  fail_unless_equals_int (bound.dims[3], 1);
+
+  /* fixed 64x64 and input-size 16x8 */
   info.dims[1] = 3;
-  fail_unless (gst_vkml_image_shape_from_info (&info, &shape, &why));
-  fail_unless_equals_int (shape.layout, GST_VKML_LAYOUT_NCHW);
-  info.dims[1] = 5;
-  info.dims[3] = 4;
-  fail_if (gst_vkml_image_shape_from_info (&info, &shape, &why));
-  fail_unless (why != NULL && strstr (why, "NCHW") != NULL);
-  g_free (why);
-  why = NULL;
+  info.dims[2] = info.dims[3] = 64;
+  fail_if (gst_vkml_bind_image_shape (&info, &vinfo, &s, &bound, &why));
+  fail_unless (why && strstr (why, "input-size"), "%s", why);
+  g_clear_pointer (&why, g_free);
   info.rank = 2;
-  fail_if (gst_vkml_image_shape_from_info (&info, &shape, &why));
+  fail_if (gst_vkml_bind_image_shape (&info, &vinfo, &s, &bound, &why));
+  fail_unless (why && strstr (why, "rank 4"), "%s", why);
+  g_free (why);
+}
+
+GST_END_TEST;
+
+/* mean/std text: one value repeated, three values, bad text refused. */
+GST_START_TEST (test_parse_channel_values)
+{
+  gfloat v[3];
+  gchar *why = NULL;
+
+  fail_unless (gst_vkml_parse_channel_values ("0.5", v, &why));
+  fail_unless (v[0] == 0.5f && v[1] == 0.5f && v[2] == 0.5f);
+  fail_unless (gst_vkml_parse_channel_values ("0.485, 0.456,0.406", v, &why));
+  fail_unless (v[0] == 0.485f && v[1] == 0.456f && v[2] == 0.406f);
+  fail_if (gst_vkml_parse_channel_values ("1,2", v, &why));
+  g_clear_pointer (&why, g_free);
+  fail_if (gst_vkml_parse_channel_values ("a,b,c", v, &why));
   fail_unless (why != NULL);
   g_free (why);
+}
+
+GST_END_TEST;
+
+/* A frame with padded rows (a GstVideoMeta stride of 16 for an I420 Y plane of 6) is
+ * packed into GstVideoInfo's layout: every plane's rows land where the info says. */
+GST_START_TEST (test_frame_pack_strides)
+{
+  GstVideoInfo vinfo, padded;
+  GstVideoFrame frame;
+  GstBuffer *buf;
+  gsize offsets[4] = { 0 };
+  gint strides[4] = { 16, 8, 8, 0 };
+  guint8 *packed;
+  guint p, x, y;
+
+  fail_unless (gst_video_info_set_format (&vinfo, GST_VIDEO_FORMAT_I420, 6, 4));
+  offsets[1] = 16 * 4;
+  offsets[2] = offsets[1] + 8 * 2;
+  buf = gst_buffer_new_allocate (NULL, offsets[2] + 8 * 2, NULL);
+  gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE,
+      GST_VIDEO_FORMAT_I420, 6, 4, 3, offsets, strides);
+  padded = vinfo;
+  fail_unless (gst_video_frame_map (&frame, &padded, buf, GST_MAP_WRITE));
+  for (p = 0; p < 3; p++)
+    for (y = 0; y < (p ? 2u : 4u); y++)
+      for (x = 0; x < (p ? 3u : 6u); x++)
+        ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&frame, p))[y *
+            GST_VIDEO_FRAME_PLANE_STRIDE (&frame, p) + x] = 100 * p + 10 * y + x;
+  gst_video_frame_unmap (&frame);
+
+  packed = g_malloc0 (GST_VIDEO_INFO_SIZE (&vinfo));
+  fail_unless (gst_vkml_frame_pack (&vinfo, buf, packed,
+          GST_VIDEO_INFO_SIZE (&vinfo)));
+  fail_if (gst_vkml_frame_pack (&vinfo, buf, packed, 10));
+  for (p = 0; p < 3; p++)
+    for (y = 0; y < (p ? 2u : 4u); y++)
+      for (x = 0; x < (p ? 3u : 6u); x++)
+        fail_unless_equals_int (packed[GST_VIDEO_INFO_PLANE_OFFSET (&vinfo, p) +
+                y * GST_VIDEO_INFO_PLANE_STRIDE (&vinfo, p) + x],
+            100 * p + 10 * y + x);
+  g_free (packed);
+  gst_buffer_unref (buf);
 }
 
 GST_END_TEST;
@@ -266,11 +304,10 @@ vkml_meta_suite (void)
   tcase_add_test (tc, test_meta_survives_copy);
   tcase_add_test (tc, test_meta_names);
   tcase_add_test (tc, test_meta_rejects_bad_tensor);
-  tcase_add_test (tc, test_convert_bgr_nchw);
-  tcase_add_test (tc, test_convert_rgbx_nhwc);
-  tcase_add_test (tc, test_convert_gray_resize_and_replicate);
-  tcase_add_test (tc, test_convert_rgb_to_luma);
-  tcase_add_test (tc, test_image_shape_from_info);
+  tcase_add_test (tc, test_preprocess_from_video);
+  tcase_add_test (tc, test_bind_image_shape);
+  tcase_add_test (tc, test_parse_channel_values);
+  tcase_add_test (tc, test_frame_pack_strides);
   return s;
 }
 

@@ -19,7 +19,8 @@ static gchar *unsupported_path;
 static gchar *nhwc_path;
 
 /* Exits through test_missing (skip, or failure when CI=true) without a Vulkan
- * device: the element's default device must be a GPU here (lavapipe in CI). */
+ * device: the mnist test names device 0 (lavapipe in CI; the default device is vkml's
+ * CPU device where no real GPU exists, so the other tests run there). */
 static void
 require_vulkan (void)
 {
@@ -169,7 +170,8 @@ GST_START_TEST (test_mnist_matches_libvkml)
     pixels[i] = (guint8) ((i % 28) * 9 + (i / 28) * 5);
   mnist_reference (pixels, want);
 
-  launch = g_strdup_printf ("vkmlinfer model=\"%s\"", mnist_path);
+  /* Vulkan device 0 in the element against libvkml's default (the CPU here). */
+  launch = g_strdup_printf ("vkmlinfer model=\"%s\" device=0", mnist_path);
   h = gst_harness_new_parse (launch);
   g_free (launch);
   gst_harness_set_src_caps_str (h,
@@ -493,7 +495,9 @@ GST_START_TEST (test_classify_tensor_by_name)
 GST_END_TEST;
 
 /* vkmlclassify tensor=NAME that the model lacks: a STREAM/FORMAT error naming the
- * tensor asked for and the ones the model has, flow error. */
+ * tensor asked for and the ones the model has, flow error. vkmlinfer's src pad task
+ * pushes the frame: the flow error comes back upstream with the next frame, once a
+ * serialized event has waited for the first to go out. */
 GST_START_TEST (test_classify_unknown_tensor)
 {
   GstHarness *h;
@@ -505,6 +509,10 @@ GST_START_TEST (test_classify_unknown_tensor)
   g_free (launch);
   gst_harness_set_src_caps_str (h,
       "video/x-raw,format=RGB,width=320,height=240,framerate=30/1");
+  gst_harness_push (h, solid_frame (GST_VIDEO_FORMAT_RGB, 320, 240, 255, 0, 0));
+  fail_unless (gst_harness_push_event (h,
+          gst_event_new_custom (GST_EVENT_CUSTOM_DOWNSTREAM,
+              gst_structure_new_empty ("drain"))));
   fail_unless_equals_int (gst_harness_push (h, solid_frame
           (GST_VIDEO_FORMAT_RGB, 320, 240, 255, 0, 0)), GST_FLOW_ERROR);
   text = expect_error (bus, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,

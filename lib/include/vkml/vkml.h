@@ -141,8 +141,9 @@ typedef struct vkml_context vkml_context;
 
 /* The CPU device's index in every device call. GPUs are 0, 1, ... */
 #define VKML_DEVICE_CPU (-1)
-/* Session default: the first discrete/integrated GPU, else any Vulkan device (lavapipe),
- * else the CPU. */
+/* Session default: the fastest device the machine has: the first discrete/integrated GPU,
+ * else vkml's CPU device. A Vulkan device on the CPU (Mesa lavapipe) or a virtual GPU is
+ * used only when named by index. */
 #define VKML_DEVICE_DEFAULT (-2)
 
 typedef enum vkml_device_type {
@@ -174,6 +175,11 @@ typedef enum vkml_log_level {
     VKML_LOG_DEBUG,
 } vkml_log_level;
 
+/* Receives one log message (one line, no trailing newline; `message` lives only during the
+ * call). Called from any vkml thread, possibly several at once unless the library
+ * serialises them (it does: one call at a time); must not call into vkml. */
+typedef void (*vkml_log_callback)(void *user, vkml_log_level level, const char *message);
+
 typedef struct vkml_context_params {
     /* Skip Vulkan entirely: only the CPU device exists. */
     bool disable_vulkan;
@@ -183,6 +189,12 @@ typedef struct vkml_context_params {
      * variable VKML_LOG=error|warn|info|debug overrides). */
     vkml_log_level log_level;
     bool log_level_set; /* false: use the default above */
+    /* NULL, or where log messages (up to the level above) go instead of stderr, with
+     * log_user. The library's log is process-wide, not per context: the callback holds
+     * from this context's creation until the last context created with the same callback
+     * and user is freed (then stderr again); a context with another callback replaces it. */
+    vkml_log_callback log_callback;
+    void *log_user;
     /* Bytes vkml may allocate on each Vulkan device (all its memory: weights,
      * intermediates, host-visible buffers). A session or run that needs more fails with
      * VKML_ERROR_OUT_OF_MEMORY naming the device and the bytes. 0: 95% of the free
@@ -342,10 +354,64 @@ VKML_API const char *vkml_precision_name(vkml_precision precision);
 /* Thread-safe. Parses one of the names above; false (and *out unchanged) for others. */
 VKML_API bool vkml_precision_parse(const char *text, vkml_precision *out);
 
+/* Pre-processing of a video frame into an image input (vkml_session_params.preprocess): one
+ * kernel (op com.vkml.ImagePreprocess, CPU and Vulkan) reads the frame's bytes and writes
+ * the model's input. Order of operations per output pixel: map it onto the frame (resize
+ * mode; outside a letterbox's content: pad_value), sample each plane bilinearly (half-pixel
+ * centres, edges clamped; chroma at half resolution, centred), YUV -> RGB (matrix, range;
+ * clamped to 0..255), channel order, then (v * scale - mean[c]) / std[c] into the input's
+ * dtype (uint8: rounded, clamped to 0..255). Plain data. */
+typedef enum vkml_frame_format {
+    VKML_FRAME_PACKED_RGB = 0, /* 8-bit R, G, B at rgb_offsets of pixels of pixel_stride
+                                  bytes: RGB, BGR, RGBA, BGRx, ARGB, ... */
+    VKML_FRAME_GRAY8,          /* one byte per pixel */
+    VKML_FRAME_NV12,           /* Y plane, then one interleaved U,V plane at half size */
+    VKML_FRAME_I420,           /* Y, U and V planes; U and V at half size */
+} vkml_frame_format;
+
+typedef enum vkml_resize_mode {
+    VKML_RESIZE_STRETCH = 0, /* the whole frame onto the whole input, aspect not kept */
+    VKML_RESIZE_LETTERBOX,   /* aspect kept, centred, the rest pad_value */
+    VKML_RESIZE_CROP,        /* aspect kept, centre crop: the input is all frame */
+} vkml_resize_mode;
+
+typedef enum vkml_yuv_matrix { VKML_YUV_BT601 = 0, VKML_YUV_BT709 } vkml_yuv_matrix;
+
+/* Most pixels per side of a frame or an image input the pre-processing takes. */
+#define VKML_PREPROCESS_MAX_SIDE 16384
+
+typedef struct vkml_preprocess {
+    vkml_frame_format format;
+    uint32_t width, height;     /* the frame, pixels (1 .. VKML_PREPROCESS_MAX_SIDE) */
+    uint32_t pixel_stride;      /* PACKED_RGB: bytes per pixel (1 .. 16) */
+    uint32_t rgb_offsets[3];    /* PACKED_RGB: byte of R, G and B in a pixel */
+    uint64_t plane_offsets[3];  /* byte offset of each plane (Y, U/UV, V) in the frame */
+    uint32_t plane_strides[3];  /* bytes per row of each plane */
+    uint64_t frame_bytes;       /* bytes of the frame (every plane's rows lie within) */
+    vkml_yuv_matrix matrix;     /* NV12/I420 */
+    bool full_range;            /* NV12/I420: 0..255 (else Y 16..235, U, V 16..240) */
+    vkml_resize_mode resize;
+    float pad_value;            /* LETTERBOX: pixel value (0..255) of the border */
+    bool bgr;                   /* channel order B, G, R instead of R, G, B */
+    float scale;                /* 0: 1/255 */
+    float mean[3];              /* per model channel */
+    float std[3];               /* per model channel; 0: 1 */
+} vkml_preprocess;
+
+/* How the input image maps onto the frame: frame x = (input x - offset_x) / scale_x. */
+typedef struct vkml_preprocess_geometry {
+    double scale_x, scale_y;   /* input pixels per frame pixel */
+    double offset_x, offset_y; /* input x, y of the frame's left, top edge */
+} vkml_preprocess_geometry;
+
+/* Thread-safe. The geometry of `pp` onto an input image of input_width x input_height. */
+VKML_API void vkml_preprocess_get_geometry(const vkml_preprocess *pp, uint32_t input_width,
+                                           uint32_t input_height, vkml_preprocess_geometry *out);
+
 typedef struct vkml_session_params {
     /* VKML_DEVICE_DEFAULT, VKML_DEVICE_CPU or a GPU index. Nodes the device cannot run go
      * to the CPU device, with transfers in between. VKML_DEVICE_DEFAULT (0 is GPU 0, so
-     * set it explicitly) plans over every GPU, the default one first, as `devices` does:
+     * set it explicitly) plans over every real GPU, the default one first, as `devices` does:
      * a model that fits the first GPU stays on it. Ignored when `devices` is set. */
     int device;
     /* NULL, or n_devices device indices (GPU indices; VKML_DEVICE_CPU) to plan over, in
@@ -393,6 +459,13 @@ typedef struct vkml_session_params {
      * negative: no polling; at most VKML_MAX_WAIT_SPIN_US. Chunks of one GPU never wait on
      * the host between them. */
     int wait_spin_us;
+    /* NULL, or: the session's input 0 is a video frame's bytes (uint8, rank 1, dims
+     * [frame_bytes rounded up to 4]; pad with anything) that one pre-processing kernel,
+     * on the session's first device, turns into the model's input 0 (float, float16 or
+     * uint8; rank 4, batch 1, NCHW [1,C,H,W] or NHWC [1,H,W,C] with C 1 or 3, H and W
+     * fixed or bound by input_shapes[0]). input_shapes[0], when given, is the model's
+     * input 0 shape. Copied; a frame of another size or layout needs a new session. */
+    const vkml_preprocess *preprocess;
 } vkml_session_params;
 
 /* Thread-safe. Plans the model for the device and records its work once. The session

@@ -1,0 +1,368 @@
+/* vkmlinfer's session for a model and caps, and a frame's inputs and outputs for it
+ * (gstvkmlinferplan.h). */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstvkmlinferplan.h"
+#include "gstvkmltensorcaps.h"
+
+#include <string.h>
+
+void
+gst_vkml_infer_settings_clear (GstVkmlInferSettings * set)
+{
+  g_clear_pointer (&set->device, g_free);
+  set->n_devices = 0;
+}
+
+static GstBufferPool *
+make_output_pool (gsize size)
+{
+  GstBufferPool *pool = gst_buffer_pool_new ();
+  GstStructure *config = gst_buffer_pool_get_config (pool);
+
+  gst_buffer_pool_config_set_params (config, NULL, (guint) MAX (size, 1), 0, 0);
+  if (!gst_buffer_pool_set_config (pool, config)
+      || !gst_buffer_pool_set_active (pool, TRUE)) {
+    gst_object_unref (pool);
+    return NULL;
+  }
+  return pool;
+}
+
+/* Output shapes and one buffer pool per output. */
+static gboolean
+prepare_outputs (GstVkmlInferPlan * plan, gchar ** why)
+{
+  gsize i, n = vkml_session_output_count (plan->session);
+
+  plan->outputs = g_new0 (vkml_tensor, n);
+  plan->out_pools = g_new0 (GstBufferPool *, n);
+  plan->n_outputs = n;
+  for (i = 0; i < n; i++) {
+    const vkml_tensor_info *info = vkml_session_output (plan->session, i);
+    vkml_tensor *t = &plan->outputs[i];
+    gsize count;
+
+    t->dtype = info->dtype;
+    t->rank = info->rank;
+    memcpy (t->dims, info->dims, sizeof (t->dims));
+    count = vkml_tensor_element_count (info->rank, info->dims);
+    t->size = count * vkml_dtype_size (info->dtype);
+    if ((count && !t->size) || t->size > G_MAXUINT) {
+      *why = g_strdup_printf ("output '%s' of the model has type %s or a size "
+          "vkmlinfer cannot hold", info->name, vkml_dtype_name (info->dtype));
+      return FALSE;
+    }
+    plan->out_pools[i] = make_output_pool (t->size);
+    if (!plan->out_pools[i]) {
+      *why = g_strdup_printf ("could not allocate buffers for output '%s'",
+          info->name);
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
+static gboolean
+create_session (GstVkmlInferPlan * plan, vkml_context * ctx,
+    vkml_model * model, const GstVkmlInferSettings * set,
+    const vkml_tensor_info * shapes, const vkml_preprocess * pp, gchar ** why)
+{
+  vkml_session_params params = {.device = VKML_DEVICE_DEFAULT,
+    .device_budget = set->budget,
+    .runs_in_flight = (int) set->lanes,
+    .precision = set->precision,
+    .input_shapes = shapes,
+    .preprocess = pp,
+    .devices = set->n_devices ? set->devices : NULL,
+    .n_devices = set->n_devices
+  };
+  vkml_error err = { 0 };
+
+  if (vkml_session_create (ctx, model, &params, &plan->session, &err) ==
+      VKML_OK)
+    return TRUE;
+  *why = g_strdup_printf ("could not plan the model on device %s: %s",
+      set->device ? set->device : "default", err.message);
+  return FALSE;
+}
+
+static void
+set_geometry (GstVkmlInferPlan * plan)
+{
+  const vkml_tensor_info *in = &plan->bound;
+  gboolean nhwc = !(in->dims[1] == 1 || in->dims[1] == 3);
+  guint iw = (guint) in->dims[nhwc ? 2 : 3], ih = (guint) in->dims[nhwc ? 1 : 2];
+  vkml_preprocess_geometry g;
+
+  vkml_preprocess_get_geometry (&plan->pp, iw, ih, &g);
+  plan->geometry.frame_width = plan->pp.width;
+  plan->geometry.frame_height = plan->pp.height;
+  plan->geometry.input_width = iw;
+  plan->geometry.input_height = ih;
+  plan->geometry.scale_x = g.scale_x;
+  plan->geometry.scale_y = g.scale_y;
+  plan->geometry.offset_x = g.offset_x;
+  plan->geometry.offset_y = g.offset_y;
+}
+
+/* The video, the model's input shape bound for it and the pre-processing; no session. */
+static gboolean
+video_input (GstVkmlInferPlan * plan, vkml_model * model,
+    const GstVkmlInferSettings * set, GstCaps * caps, gchar ** why)
+{
+  gsize n = vkml_model_input_count (model);
+  const vkml_tensor_info *info = vkml_model_input (model, 0);
+
+  if (!gst_video_info_from_caps (&plan->vinfo, caps)) {
+    *why = g_strdup ("the caps are not valid video caps");
+    return FALSE;
+  }
+  if (n != 1) {
+    *why = g_strdup_printf ("the model has %" G_GSIZE_FORMAT " inputs; "
+        "vkmlinfer feeds exactly one image input", n);
+    return FALSE;
+  }
+  return gst_vkml_bind_image_shape (info, &plan->vinfo, &set->pre,
+      &plan->bound, why)
+      && gst_vkml_preprocess_from_video (&plan->vinfo, &set->pre, info->dtype,
+      &plan->pp, why);
+}
+
+static gboolean
+plan_video (GstVkmlInferPlan * plan, vkml_context * ctx, vkml_model * model,
+    const GstVkmlInferSettings * set, GstCaps * caps, gchar ** why)
+{
+  if (!video_input (plan, model, set, caps, why)
+      || !create_session (plan, ctx, model, set, &plan->bound, &plan->pp, why))
+    return FALSE;
+  if (plan->pp.frame_bytes > G_MAXSIZE - 3) {
+    *why = g_strdup ("the frame is too large");
+    return FALSE;
+  }
+  plan->input_size = (gsize) ((plan->pp.frame_bytes + 3) & ~(guint64) 3);
+  set_geometry (plan);
+  return TRUE;
+}
+
+static gboolean
+plan_tensors (GstVkmlInferPlan * plan, vkml_context * ctx, vkml_model * model,
+    const GstVkmlInferSettings * set, GstCaps * caps, gchar ** why)
+{
+  gsize i, n = vkml_model_input_count (model);
+  const vkml_tensor_info **inputs = g_new0 (const vkml_tensor_info *, n + 1);
+  vkml_tensor_info *shapes = g_new0 (vkml_tensor_info, n + 1);
+  gboolean ok;
+
+  for (i = 0; i < n; i++)
+    inputs[i] = vkml_model_input (model, i);
+  plan->tensor_mode = TRUE;
+  ok = gst_vkml_tensor_caps_to_shapes (caps, inputs, n, shapes, why)
+      && create_session (plan, ctx, model, set, shapes, NULL, why);
+  g_free (inputs);
+  g_free (shapes);
+  return ok;
+}
+
+gboolean
+gst_vkml_infer_plan_make (GstVkmlInferPlan * plan, vkml_context * ctx,
+    vkml_model * model, const GstVkmlInferSettings * set, GstCaps * caps,
+    gchar ** why)
+{
+  gboolean ok;
+
+  gst_vkml_infer_plan_clear (plan);
+  ok = gst_vkml_caps_are_tensors (caps)
+      ? plan_tensors (plan, ctx, model, set, caps, why)
+      : plan_video (plan, ctx, model, set, caps, why);
+  if (ok)
+    ok = prepare_outputs (plan, why);
+  if (!ok) {
+    gst_vkml_infer_plan_clear (plan);
+    return FALSE;
+  }
+  plan->caps = gst_caps_ref (caps);
+  return TRUE;
+}
+
+gboolean
+gst_vkml_infer_plan_fits (const GstVkmlInferPlan * plan, vkml_model * model,
+    const GstVkmlInferSettings * set, GstCaps * caps)
+{
+  GstVkmlInferPlan probe = { 0 };
+  gchar *why = NULL;
+  gboolean same;
+
+  if (!plan->caps)
+    return FALSE;
+  if (plan->tensor_mode || gst_vkml_caps_are_tensors (caps))
+    return gst_caps_is_equal (caps, plan->caps);
+  same = video_input (&probe, model, set, caps, &why)
+      && memcmp (&probe.pp, &plan->pp, sizeof (probe.pp)) == 0
+      && memcmp (probe.bound.dims, plan->bound.dims, sizeof (probe.bound.dims))
+      == 0;
+  g_free (why);
+  return same;
+}
+
+void
+gst_vkml_infer_plan_clear (GstVkmlInferPlan * plan)
+{
+  gsize i;
+
+  for (i = 0; i < plan->n_outputs; i++) {
+    if (plan->out_pools && plan->out_pools[i]) {
+      gst_buffer_pool_set_active (plan->out_pools[i], FALSE);
+      gst_object_unref (plan->out_pools[i]);
+    }
+  }
+  g_free (plan->out_pools);
+  g_free (plan->outputs);
+  vkml_session_destroy (&plan->session);
+  gst_clear_caps (&plan->caps);
+  memset (plan, 0, sizeof (*plan));
+}
+
+GstCaps *
+gst_vkml_infer_plan_output_caps (const GstVkmlInferPlan * plan, gchar ** why)
+{
+  gsize n = vkml_session_output_count (plan->session), k;
+  vkml_tensor_info *infos = g_new0 (vkml_tensor_info, n + 1);
+  GstCaps *caps;
+
+  for (k = 0; k < n; k++)
+    infos[k] = *vkml_session_output (plan->session, k);
+  caps = gst_vkml_tensor_caps_from_infos (infos, n, why);
+  g_free (infos);
+  return caps;
+}
+
+static vkml_tensor *
+video_inputs (const GstVkmlInferPlan * plan, GstVkmlInflightFrame * frame,
+    gsize * n, gchar ** why)
+{
+  vkml_tensor *in;
+  guint8 *data = g_malloc (plan->input_size);
+
+  /* the bytes past the frame (to a multiple of 4) are read, never used */
+  memset (data + plan->pp.frame_bytes, 0,
+      plan->input_size - (gsize) plan->pp.frame_bytes);
+  if (!gst_vkml_frame_pack (&plan->vinfo, frame->buf, data, plan->input_size)) {
+    g_free (data);
+    *why = g_strdup ("could not map a video frame");
+    return NULL;
+  }
+  in = g_new0 (vkml_tensor, 1);
+  in->dtype = VKML_DTYPE_UINT8;
+  in->rank = 1;
+  in->dims[0] = (gint64) plan->input_size;
+  in->size = plan->input_size;
+  in->data = data;
+  frame->input = data;
+  frame->has_geometry = TRUE;
+  frame->geometry = plan->geometry;
+  *n = 1;
+  return in;
+}
+
+static vkml_tensor *
+tensor_inputs (const GstVkmlInferPlan * plan, GstVkmlInflightFrame * frame,
+    gsize * n, gchar ** why)
+{
+  gsize i, count = vkml_session_input_count (plan->session);
+  vkml_tensor *in;
+
+  if (gst_buffer_n_memory (frame->buf) != count) {
+    *why = g_strdup_printf ("a tensor buffer has %u memories; the model takes %"
+        G_GSIZE_FORMAT " inputs", gst_buffer_n_memory (frame->buf), count);
+    return NULL;
+  }
+  in = g_new0 (vkml_tensor, count + 1);
+  frame->in_maps = g_new0 (GstMapInfo, count + 1);
+  for (i = 0; i < count; i++) {
+    const vkml_tensor_info *info = vkml_session_input (plan->session, i);
+
+    if (!gst_buffer_map_range (frame->buf, (guint) i, 1, &frame->in_maps[i],
+            GST_MAP_READ)) {
+      gst_vkml_inflight_frame_unmap_inputs (frame);
+      g_free (in);
+      *why = g_strdup ("could not map a tensor buffer");
+      return NULL;
+    }
+    frame->n_inputs = i + 1;
+    in[i].dtype = info->dtype;
+    in[i].rank = info->rank;
+    memcpy (in[i].dims, info->dims, sizeof (in[i].dims));
+    in[i].data = frame->in_maps[i].data;
+    in[i].size = frame->in_maps[i].size;
+  }
+  *n = count;
+  return in;
+}
+
+vkml_tensor *
+gst_vkml_infer_plan_frame_inputs (const GstVkmlInferPlan * plan,
+    GstVkmlInflightFrame * frame, gsize * n, gchar ** why)
+{
+  return plan->tensor_mode ? tensor_inputs (plan, frame, n, why)
+      : video_inputs (plan, frame, n, why);
+}
+
+gboolean
+gst_vkml_infer_plan_acquire_outputs (const GstVkmlInferPlan * plan,
+    GstVkmlInflightFrame * frame)
+{
+  gsize i;
+
+  if (frame->n_outputs != plan->n_outputs)
+    return FALSE;
+  for (i = 0; i < plan->n_outputs; i++) {
+    frame->outputs[i] = plan->outputs[i];
+    if (gst_buffer_pool_acquire_buffer (plan->out_pools[i],
+            &frame->out_bufs[i], NULL) != GST_FLOW_OK)
+      return FALSE;
+    if (!gst_buffer_map (frame->out_bufs[i], &frame->out_maps[i],
+            GST_MAP_WRITE)) {
+      gst_clear_buffer (&frame->out_bufs[i]);
+      return FALSE;
+    }
+    frame->outputs[i].data = frame->out_maps[i].data;
+  }
+  return TRUE;
+}
+
+GstVkmlTensorMeta *
+gst_vkml_infer_plan_finish_frame (const GstVkmlInferPlan * plan,
+    GstVkmlInflightFrame * frame)
+{
+  GstBuffer **outs = g_new0 (GstBuffer *, frame->n_outputs + 1);
+  GstVkmlTensorMeta *meta;
+  gsize i, n = 0;
+
+  gst_vkml_inflight_frame_unmap_inputs (frame);
+  frame->buf = gst_buffer_make_writable (frame->buf);
+  meta = gst_buffer_add_vkml_tensor_meta (frame->buf);
+  meta->has_geometry = frame->has_geometry;
+  meta->geometry = frame->geometry;
+  for (i = 0; i < frame->n_outputs && frame->out_bufs[i]; i++, n++) {
+    const vkml_tensor_info *info = vkml_session_output (plan->session, i);
+
+    gst_buffer_unmap (frame->out_bufs[i], &frame->out_maps[i]);
+    frame->outputs[i].data = NULL;
+    gst_vkml_tensor_meta_add (meta, info->name, info->dtype,
+        (guint) info->rank, frame->outputs[i].dims, frame->out_bufs[i]);
+    outs[i] = g_steal_pointer (&frame->out_bufs[i]);
+  }
+  /* tensor mode: the outputs are the buffer's data too (the meta shares them) */
+  if (plan->tensor_mode)
+    gst_buffer_remove_all_memory (frame->buf);
+  for (i = 0; i < n; i++) {
+    if (plan->tensor_mode)
+      gst_buffer_append_memory (frame->buf, gst_buffer_get_all_memory (outs[i]));
+    gst_buffer_unref (outs[i]);
+  }
+  g_free (outs);
+  return meta;
+}

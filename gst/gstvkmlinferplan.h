@@ -1,0 +1,75 @@
+/* vkmlinfer's session for one model and the negotiated caps: planned with the settings
+ * start() read; for video, libvkml's pre-processing of the frame's bytes in front of the
+ * model (vkml_session_params.preprocess); for tensor caps, the caps' shapes. Also how a
+ * frame in flight gets its inputs and output buffers, and its outputs back as a meta.
+ * Private to the plugin; a plan is used by one thread at a time (vkmlinfer's locking). */
+#pragma once
+
+#include "gstvkmlconvert.h"
+#include "gstvkmlinflight.h"
+#include "gstvkmltensormeta.h"
+
+#include <gst/video/video.h>
+#include <vkml/vkml.h>
+
+G_BEGIN_DECLS
+
+/* The properties start() read: every plan until the next start uses them. */
+typedef struct
+{
+  gchar *device;                /* the 'device' text, for messages */
+  int devices[VKML_MAX_SESSION_DEVICES];
+  size_t n_devices;             /* 0: libvkml's default set */
+  guint64 budget;
+  vkml_precision precision;
+  guint lanes;                  /* the session's runs_in_flight (max-in-flight) */
+  GstVkmlPreprocessSettings pre;
+} GstVkmlInferSettings;
+
+typedef struct
+{
+  GstCaps *caps;                /* the caps planned for; NULL: nothing planned */
+  gboolean tensor_mode;         /* tensor caps: the buffer's memories are the inputs */
+  vkml_session *session;
+  /* video */
+  GstVideoInfo vinfo;
+  vkml_preprocess pp;
+  vkml_tensor_info bound;       /* the model input's shape planned for */
+  GstVkmlInputGeometry geometry;
+  gsize input_size;             /* bytes of a frame's input 0 (packed frame, to 4) */
+  /* outputs: shapes (data NULL; each frame maps its own) and one pool each */
+  gsize n_outputs;
+  vkml_tensor *outputs;
+  GstBufferPool **out_pools;
+} GstVkmlInferPlan;
+
+void gst_vkml_infer_settings_clear (GstVkmlInferSettings * set);
+
+/* Plans @model for @caps (video or tensor caps) into @plan (cleared first). FALSE and
+ * *why (what does not fit, for a negotiation error) when it cannot. */
+gboolean gst_vkml_infer_plan_make (GstVkmlInferPlan * plan, vkml_context * ctx,
+    vkml_model * model, const GstVkmlInferSettings * set, GstCaps * caps,
+    gchar ** why);
+/* Whether @plan, planned for @model, would be planned the same for @caps (only the
+ * framerate or other caps fields that do not reach the model changed). */
+gboolean gst_vkml_infer_plan_fits (const GstVkmlInferPlan * plan,
+    vkml_model * model, const GstVkmlInferSettings * set, GstCaps * caps);
+void gst_vkml_infer_plan_clear (GstVkmlInferPlan * plan);
+/* Tensor mode: the caps of the outputs (NULL and *why when they have none). */
+GstCaps *gst_vkml_infer_plan_output_caps (const GstVkmlInferPlan * plan,
+    gchar ** why);
+
+/* The frame's inputs for its run (*n of them; g_free the array after the submit): video,
+ * the frame packed into frame->input; tensors, the buffer's memories mapped into
+ * frame->in_maps. NULL and *why when the buffer cannot be read. */
+vkml_tensor *gst_vkml_infer_plan_frame_inputs (const GstVkmlInferPlan * plan,
+    GstVkmlInflightFrame * frame, gsize * n, gchar ** why);
+/* Takes the frame's output buffers from the pools, mapped for writing. */
+gboolean gst_vkml_infer_plan_acquire_outputs (const GstVkmlInferPlan * plan,
+    GstVkmlInflightFrame * frame);
+/* The frame's run is over: its outputs on a new meta of its (now writable) buffer, with
+ * the geometry for video; in tensor mode they also replace the buffer's memories. */
+GstVkmlTensorMeta *gst_vkml_infer_plan_finish_frame (const GstVkmlInferPlan *
+    plan, GstVkmlInflightFrame * frame);
+
+G_END_DECLS

@@ -1,0 +1,102 @@
+/* vkmlinfer's instance and what its files share: gstvkmlinfer.c (properties, states,
+ * caps, planning, model swap), gstvkmlinferstream.c (frames in flight, events, QoS,
+ * latency), gstvkmlinfersettings.c (property types, devices, libvkml's context and log).
+ * Private to the plugin. */
+#pragma once
+
+#include "gstvkmlinfer.h"
+#include "gstvkmlconvert.h"
+#include "gstvkmlinferplan.h"
+#include "gstvkmlinflight.h"
+
+#include <gst/base/gstbasetransform.h>
+#include <vkml/vkml.h>
+
+G_BEGIN_DECLS
+
+GST_DEBUG_CATEGORY_EXTERN (gst_vkml_infer_debug);
+/* libvkml's own log, routed there through vkml_context_params.log_callback */
+GST_DEBUG_CATEGORY_EXTERN (gst_vkml_lib_debug);
+
+struct _GstVkmlInfer
+{
+  GstBaseTransform parent;
+
+  /* properties, under the object lock */
+  gchar *model_path;
+  gchar *swap_path;             /* set while running: the model for the next frame */
+  gchar *device;
+  guint64 budget;
+  gchar *model_id;              /* NULL: the element's name */
+  gint precision;               /* a vkml_precision */
+  guint max_in_flight;
+  guint interval;
+
+  /* statistics and QoS, under the object lock */
+  guint64 frames_processed;
+  guint64 frames_skipped_qos;
+  guint64 latency_last_us;
+  guint64 latency_sum_us;
+  guint64 latency_reported_us;  /* the run latency the last LATENCY query added */
+  gboolean latency_posted;      /* a LATENCY message went out since that query */
+  GstClockTime qos_earliest;    /* running time before which frames are late */
+  GstVkmlPreprocessSettings pre;        /* resize, pad_value, bgr, scale */
+  gchar *mean, *std, *input_size;       /* as set */
+
+  /* from the first start() to finalize(), or to the stop() after a device loss */
+  vkml_context *ctx;
+  gboolean ctx_lost;
+
+  /* from start() to stop(). The streaming thread plans (set_caps, a model swap) and
+   * changes `model` and `plan` under plan_lock, once no frame is in flight; the src pad
+   * task reads `plan` only for frames in flight. transform_caps (any thread) reads them
+   * and keeps a plan for tensor caps in `probe`, under plan_lock. */
+  GMutex plan_lock;
+  GstVkmlInferSettings set;     /* the properties as start() read them */
+  vkml_model *model;
+  GstVkmlInferPlan plan;        /* for the negotiated caps; plan.caps NULL: none */
+  GstVkmlInferPlan probe;       /* for tensor caps transform_caps was asked about */
+  GstCaps *refused_caps;        /* reported once, not again on each retry */
+
+  /* frames between arrival and push, and the src pad task (gstvkmlinflight.h) */
+  GstVkmlInflight inflight;
+  GstPadActivateModeFunction base_src_activate;
+  /* streaming thread */
+  GstVkmlInflightFrame *pending;        /* arrived, not yet queued */
+  guint64 frames_seen;          /* for inference-interval */
+};
+
+/* gstvkmlinfersettings.c */
+#define GST_TYPE_VKML_RESIZE (gst_vkml_resize_get_type ())
+GType gst_vkml_resize_get_type (void);
+#define GST_TYPE_VKML_CHANNEL_ORDER (gst_vkml_channel_order_get_type ())
+GType gst_vkml_channel_order_get_type (void);
+#define GST_TYPE_VKML_PRECISION (gst_vkml_precision_get_type ())
+GType gst_vkml_precision_get_type (void);
+/* The session's device set from the 'device' text; FALSE (error posted) when it does
+ * not parse. "default" (or NULL, or -2) leaves the set to libvkml's default. */
+gboolean gst_vkml_infer_parse_devices (GstVkmlInfer * self, const gchar * text,
+    int *indices, size_t * n);
+/* self->ctx, with libvkml's log in the "vkml" category; FALSE: error posted. */
+gboolean gst_vkml_infer_create_context (GstVkmlInfer * self);
+/* The pre-processing properties, parsed; FALSE (error posted) when one does not
+ * parse. */
+gboolean gst_vkml_infer_read_settings (GstVkmlInfer * self,
+    GstVkmlPreprocessSettings * pre);
+
+/* gstvkmlinfer.c: streaming thread, before a frame is taken: a 'model' set while
+ * running replaces the model. */
+GstFlowReturn gst_vkml_infer_swap_model (GstVkmlInfer * self);
+
+/* gstvkmlinferstream.c: the vfuncs of the streaming path, and the src pad's task. */
+void gst_vkml_infer_init_inflight (GstVkmlInfer * self);
+GstFlowReturn gst_vkml_infer_submit_input_buffer (GstBaseTransform * trans,
+    gboolean is_discont, GstBuffer * input);
+GstFlowReturn gst_vkml_infer_generate_output (GstBaseTransform * trans,
+    GstBuffer ** outbuf);
+gboolean gst_vkml_infer_sink_event (GstBaseTransform * trans, GstEvent * event);
+gboolean gst_vkml_infer_src_event (GstBaseTransform * trans, GstEvent * event);
+gboolean gst_vkml_infer_query (GstBaseTransform * trans,
+    GstPadDirection direction, GstQuery * query);
+
+G_END_DECLS

@@ -1,0 +1,176 @@
+/* vkmlinfer's property types, its devices and libvkml's context with its log, the
+ * pre-processing properties parsed (gstvkmlinferpriv.h). */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstvkmlinferpriv.h"
+
+#include <stdio.h>
+
+#define GST_CAT_DEFAULT gst_vkml_infer_debug
+GST_DEBUG_CATEGORY (gst_vkml_lib_debug);
+
+GType
+gst_vkml_resize_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {VKML_RESIZE_STRETCH, "Whole frame onto the whole input", "stretch"},
+    {VKML_RESIZE_LETTERBOX, "Aspect kept, centred, padded with pad-value",
+        "letterbox"},
+    {VKML_RESIZE_CROP, "Aspect kept, centre crop", "crop"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type, g_enum_register_static ("GstVkmlResize", values));
+  return type;
+}
+
+GType
+gst_vkml_channel_order_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {0, "R, G, B", "rgb"},
+    {1, "B, G, R", "bgr"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type, g_enum_register_static ("GstVkmlChannelOrder",
+            values));
+  return type;
+}
+
+GType
+gst_vkml_precision_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {VKML_PRECISION_FP32, "float32, exact to ONNX", "fp32"},
+    {VKML_PRECISION_FP32_FAST, "float32, faster math where the device allows",
+        "fp32-fast"},
+    {VKML_PRECISION_FP16, "float16 tensors and weights, float32 accumulation",
+        "fp16"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type, g_enum_register_static ("GstVkmlPrecision",
+            values));
+  return type;
+}
+
+/* The session's device set from the 'device' text; FALSE (error posted) when it does not
+ * parse. "default" (or NULL, or -2) leaves the set to libvkml's default. */
+gboolean
+gst_vkml_infer_parse_devices (GstVkmlInfer * self, const gchar * text,
+    int *indices, size_t *n)
+{
+  vkml_error err = { 0 };
+
+  *n = 0;
+  if (!text || !*text || g_str_equal (text, "default") || g_str_equal (text, "-2"))
+    return TRUE;
+  if (g_str_equal (text, "-1"))
+    text = "cpu";
+  if (vkml_context_parse_devices (self->ctx, text, indices,
+          VKML_MAX_SESSION_DEVICES, n, &err) != VKML_OK) {
+    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
+        ("Bad 'device' \"%s\": %s", text, err.message),
+        ("Use default, all, cpu, a GPU index from `vkml devices`, or a list "
+            "such as 0,1,cpu."));
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* libvkml's messages into the "vkml" debug category. */
+static void
+gst_vkml_infer_lib_log (G_GNUC_UNUSED void *user, vkml_log_level level,
+    const char *message)
+{
+  static const GstDebugLevel levels[] = {
+    [VKML_LOG_ERROR] = GST_LEVEL_ERROR,
+    [VKML_LOG_WARN] = GST_LEVEL_WARNING,
+    [VKML_LOG_INFO] = GST_LEVEL_INFO,
+    [VKML_LOG_DEBUG] = GST_LEVEL_DEBUG,
+  };
+
+  if ((guint) level < G_N_ELEMENTS (levels))
+    GST_CAT_LEVEL_LOG (gst_vkml_lib_debug, levels[level], NULL, "%s", message);
+}
+
+/* The library's log level from the "vkml" category's threshold (VKML_LOG still wins). */
+static vkml_log_level
+gst_vkml_infer_lib_log_level (void)
+{
+  GstDebugLevel t = gst_debug_category_get_threshold (gst_vkml_lib_debug);
+
+  if (t >= GST_LEVEL_DEBUG)
+    return VKML_LOG_DEBUG;
+  if (t >= GST_LEVEL_INFO)
+    return VKML_LOG_INFO;
+  return t >= GST_LEVEL_WARNING ? VKML_LOG_WARN : VKML_LOG_ERROR;
+}
+
+gboolean
+gst_vkml_infer_create_context (GstVkmlInfer * self)
+{
+  vkml_context_params params = {.log_callback = gst_vkml_infer_lib_log,
+    .log_level = gst_vkml_infer_lib_log_level (),
+    .log_level_set = TRUE
+  };
+  vkml_error err = { 0 };
+
+  if (vkml_context_create (&params, &self->ctx, &err) != VKML_OK) {
+    GST_ELEMENT_ERROR (self, LIBRARY, INIT,
+        ("Could not initialise libvkml: %s", err.message), (NULL));
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* The pre-processing properties, parsed; FALSE (error posted) when one does not parse. */
+gboolean
+gst_vkml_infer_read_settings (GstVkmlInfer * self,
+    GstVkmlPreprocessSettings * pre)
+{
+  gchar *why = NULL, *what = NULL;
+  guint w = 0, h = 0;
+  int i;
+
+  GST_OBJECT_LOCK (self);
+  *pre = self->pre;
+  if (!gst_vkml_parse_channel_values (self->mean, pre->mean, &why))
+    what = "mean";
+  else if (!gst_vkml_parse_channel_values (self->std, pre->std, &why))
+    what = "std";
+  for (i = 0; !why && i < 3; i++)
+    if (pre->std[i] == 0.0f) {
+      why = g_strdup ("a std of 0");
+      what = "std";
+    }
+  if (!why && self->input_size && *self->input_size) {
+    gchar end;
+
+    if (sscanf (self->input_size, "%ux%u%c", &w, &h, &end) != 2 || !w || !h
+        || w > VKML_PREPROCESS_MAX_SIDE || h > VKML_PREPROCESS_MAX_SIDE) {
+      why = g_strdup_printf ("\"%s\" is not WxH with sides 1 .. %d",
+          self->input_size, VKML_PREPROCESS_MAX_SIDE);
+      what = "input-size";
+    }
+  }
+  GST_OBJECT_UNLOCK (self);
+  pre->input_width = w;
+  pre->input_height = h;
+  if (why) {
+    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS, ("Bad '%s': %s.", what, why),
+        (NULL));
+    g_free (why);
+    return FALSE;
+  }
+  return TRUE;
+}

@@ -1,0 +1,239 @@
+/* com.vkml.ImagePreprocess: params, checks, geometry and shape function (see preprocess.h). */
+#include "ops/preprocess.h"
+#include "ops/op.h"
+
+#include <math.h>
+#include <string.h>
+
+#define FRAME_INTS 18
+#define OUTPUT_INTS 5
+#define VALUE_FLOATS 8
+
+uint64_t preprocess_input_bytes(const vkml_preprocess *f)
+{
+    return (f->frame_bytes + 3) & ~(uint64_t)3;
+}
+
+static bool side_ok(int64_t v)
+{
+    return v >= 1 && v <= VKML_PREPROCESS_MAX_SIDE;
+}
+
+/* Plane `i` of `rows` rows of `row_bytes` each lies within the frame. */
+static vkml_status check_plane(const vkml_preprocess *f, int i, uint64_t rows, uint64_t row_bytes,
+                               vkml_error *err)
+{
+    uint64_t stride = f->plane_strides[i];
+    if (stride < row_bytes)
+        return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT,
+                         "pre-processing: plane %d stride %llu is below its row of %llu bytes", i,
+                         (unsigned long long)stride, (unsigned long long)row_bytes);
+    uint64_t end = f->plane_offsets[i] + (rows - 1) * stride + row_bytes;
+    if (f->plane_offsets[i] > f->frame_bytes || end > f->frame_bytes)
+        return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT,
+                         "pre-processing: plane %d (offset %llu, %llu rows of stride %llu) ends "
+                         "past the frame's %llu bytes",
+                         i, (unsigned long long)f->plane_offsets[i], (unsigned long long)rows,
+                         (unsigned long long)stride, (unsigned long long)f->frame_bytes);
+    return VKML_OK;
+}
+
+vkml_status preprocess_check(preprocess_params *p, vkml_error *err)
+{
+    vkml_preprocess *f = &p->frame;
+    vkml_status st;
+    if (!side_ok(f->width) || !side_ok(f->height))
+        return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT,
+                         "pre-processing: frame %ux%u (each side 1 .. %d)", f->width, f->height,
+                         VKML_PREPROCESS_MAX_SIDE);
+    if (!side_ok(p->width) || !side_ok(p->height))
+        return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT,
+                         "pre-processing: input image %dx%d (each side 1 .. %d)", p->width,
+                         p->height, VKML_PREPROCESS_MAX_SIDE);
+    if (p->channels != 1 && p->channels != 3)
+        return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT, "pre-processing: %d channels (1 or 3)",
+                         p->channels);
+    if (p->layout != PREPROCESS_NCHW && p->layout != PREPROCESS_NHWC)
+        return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT, "pre-processing: bad layout %d",
+                         (int)p->layout);
+    if (p->dtype != VKML_DTYPE_FLOAT && p->dtype != VKML_DTYPE_FLOAT16 &&
+        p->dtype != VKML_DTYPE_UINT8)
+        return vkml_fail(err, VKML_ERROR_UNSUPPORTED,
+                         "pre-processing writes float, float16 or uint8 inputs, not %s",
+                         vkml_dtype_name(p->dtype));
+    if (f->frame_bytes > ((uint64_t)1 << 32) - 4)
+        return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT,
+                         "pre-processing: a frame of %llu bytes (at most 4 GiB)",
+                         (unsigned long long)f->frame_bytes);
+    if ((unsigned)f->matrix > VKML_YUV_BT709 || (unsigned)f->resize > VKML_RESIZE_CROP)
+        return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT,
+                         "pre-processing: bad matrix %d or resize mode %d", (int)f->matrix,
+                         (int)f->resize);
+    uint64_t w = f->width, h = f->height, cw = (w + 1) / 2, ch = (h + 1) / 2;
+    switch (f->format) {
+    case VKML_FRAME_PACKED_RGB:
+        if (f->pixel_stride < 1 || f->pixel_stride > 16)
+            return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT,
+                             "pre-processing: pixel stride %u (1 .. 16)", f->pixel_stride);
+        for (int c = 0; c < 3; c++)
+            if (f->rgb_offsets[c] >= f->pixel_stride)
+                return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT,
+                                 "pre-processing: channel %d at byte %u of a %u-byte pixel", c,
+                                 f->rgb_offsets[c], f->pixel_stride);
+        st = check_plane(f, 0, h, w * f->pixel_stride, err);
+        break;
+    case VKML_FRAME_GRAY8: st = check_plane(f, 0, h, w, err); break;
+    case VKML_FRAME_NV12:
+        if (!(st = check_plane(f, 0, h, w, err)))
+            st = check_plane(f, 1, ch, 2 * cw, err);
+        break;
+    case VKML_FRAME_I420:
+        if (!(st = check_plane(f, 0, h, w, err)) && !(st = check_plane(f, 1, ch, cw, err)))
+            st = check_plane(f, 2, ch, cw, err);
+        break;
+    default:
+        return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT, "pre-processing: bad frame format %d",
+                         (int)f->format);
+    }
+    if (st)
+        return st;
+    if (f->scale == 0.0f)
+        f->scale = 1.0f / 255.0f;
+    bool finite = isfinite(f->scale) && isfinite(f->pad_value);
+    for (int c = 0; c < 3; c++) {
+        if (f->std[c] == 0.0f)
+            f->std[c] = 1.0f;
+        finite = finite && isfinite(f->mean[c]) && isfinite(f->std[c]);
+    }
+    if (!finite)
+        return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT,
+                         "pre-processing: scale, pad value, mean and std must be finite");
+    return VKML_OK;
+}
+
+void vkml_preprocess_get_geometry(const vkml_preprocess *f, uint32_t in_w, uint32_t in_h,
+                                  vkml_preprocess_geometry *g)
+{
+    double fw = f->width ? f->width : 1, fh = f->height ? f->height : 1;
+    double sx = in_w / fw, sy = in_h / fh;
+    g->offset_x = g->offset_y = 0.0;
+    if (f->resize == VKML_RESIZE_LETTERBOX || f->resize == VKML_RESIZE_CROP) {
+        double s = f->resize == VKML_RESIZE_LETTERBOX ? fmin(sx, sy) : fmax(sx, sy);
+        if (f->resize == VKML_RESIZE_LETTERBOX) {
+            /* whole pixels of content, centred at a whole pixel */
+            double cw = fmax(1.0, round(fw * s)), ch = fmax(1.0, round(fh * s));
+            sx = cw / fw;
+            sy = ch / fh;
+            g->offset_x = floor((in_w - cw) / 2);
+            g->offset_y = floor((in_h - ch) / 2);
+        } else {
+            sx = sy = s;
+            g->offset_x = (in_w - fw * s) / 2;
+            g->offset_y = (in_h - fh * s) / 2;
+        }
+    }
+    g->scale_x = sx;
+    g->scale_y = sy;
+}
+
+void preprocess_resolve(const preprocess_params *p, preprocess_plan *plan)
+{
+    vkml_preprocess_geometry g;
+    vkml_preprocess_get_geometry(&p->frame, (uint32_t)p->width, (uint32_t)p->height, &g);
+    plan->inv_scale_x = (float)(1.0 / g.scale_x);
+    plan->inv_scale_y = (float)(1.0 / g.scale_y);
+    plan->offset_x = (float)g.offset_x;
+    plan->offset_y = (float)g.offset_y;
+    plan->box_x0 = 0;
+    plan->box_y0 = 0;
+    plan->box_x1 = p->width;
+    plan->box_y1 = p->height;
+    if (p->frame.resize == VKML_RESIZE_LETTERBOX) {
+        plan->box_x0 = (int)g.offset_x;
+        plan->box_y0 = (int)g.offset_y;
+        plan->box_x1 = (int)g.offset_x + (int)round(g.scale_x * p->frame.width);
+        plan->box_y1 = (int)g.offset_y + (int)round(g.scale_y * p->frame.height);
+    }
+}
+
+void preprocess_output_dims(const preprocess_params *p, int64_t dims[4])
+{
+    dims[0] = 1;
+    if (p->layout == PREPROCESS_NCHW) {
+        dims[1] = p->channels;
+        dims[2] = p->height;
+        dims[3] = p->width;
+    } else {
+        dims[1] = p->height;
+        dims[2] = p->width;
+        dims[3] = p->channels;
+    }
+}
+
+vkml_status preprocess_parse(const graph_node *node, void *params, vkml_error *err)
+{
+    preprocess_params *p = params;
+    size_t nf, no, nv;
+    const int64_t *fr = graph_attr_ints(node, "frame", &nf);
+    const int64_t *out = graph_attr_ints(node, "output", &no);
+    const float *v = graph_attr_floats(node, "values", &nv);
+    if (!fr || nf != FRAME_INTS || !out || no != OUTPUT_INTS || !v || nv != VALUE_FLOATS)
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
+                         "needs ints 'frame' (%d), ints 'output' (%d) and floats 'values' (%d)",
+                         FRAME_INTS, OUTPUT_INTS, VALUE_FLOATS);
+    for (size_t i = 0; i < nf; i++)
+        if (fr[i] < 0 || fr[i] > (int64_t)UINT32_MAX)
+            return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "'frame' value %zu out of range", i);
+    for (size_t i = 0; i < no; i++)
+        if (out[i] < 0 || out[i] > VKML_PREPROCESS_MAX_SIDE)
+            return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "'output' value %zu out of range", i);
+    vkml_preprocess *f = &p->frame;
+    f->format = (vkml_frame_format)fr[0];
+    f->width = (uint32_t)fr[1];
+    f->height = (uint32_t)fr[2];
+    f->pixel_stride = (uint32_t)fr[3];
+    for (int c = 0; c < 3; c++) {
+        f->rgb_offsets[c] = (uint32_t)fr[4 + c];
+        f->plane_offsets[c] = (uint64_t)fr[7 + c];
+        f->plane_strides[c] = (uint32_t)fr[10 + c];
+    }
+    f->frame_bytes = (uint64_t)fr[13];
+    f->matrix = (vkml_yuv_matrix)fr[14];
+    f->full_range = fr[15] != 0;
+    f->resize = (vkml_resize_mode)fr[16];
+    f->bgr = fr[17] != 0;
+    p->layout = (preprocess_layout)out[0];
+    p->channels = (int)out[1];
+    p->height = (int)out[2];
+    p->width = (int)out[3];
+    p->dtype = (vkml_dtype)out[4];
+    f->pad_value = v[0];
+    f->scale = v[1];
+    for (int c = 0; c < 3; c++) {
+        f->mean[c] = v[2 + c];
+        f->std[c] = v[5 + c];
+    }
+    vkml_status st = preprocess_check(p, err);
+    if (st == VKML_ERROR_INVALID_ARGUMENT)
+        err->status = st = VKML_ERROR_INVALID_MODEL;
+    return st;
+}
+
+vkml_status preprocess_infer(graph_value *values, const graph_node *node, vkml_error *err)
+{
+    const preprocess_params *p = node->params;
+    vkml_status st = op_require_counts(node, 1, 1, 1, err);
+    if (st || (st = op_require_input(values, node, 0, err)))
+        return st;
+    const graph_value *x = &values[node->inputs[0]];
+    if (x->dtype != VKML_DTYPE_UINT8 || x->rank != 1 || x->dims[0] < 0 ||
+        (uint64_t)x->dims[0] < p->frame.frame_bytes)
+        return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT,
+                         "ImagePreprocess: the frame input '%s' must be uint8 [n], n >= %llu "
+                         "bytes of the frame",
+                         x->name, (unsigned long long)p->frame.frame_bytes);
+    int64_t dims[4];
+    preprocess_output_dims(p, dims);
+    op_set_output(values, node, 0, p->dtype, 4, dims);
+    return VKML_OK;
+}

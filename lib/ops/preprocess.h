@@ -1,0 +1,42 @@
+#pragma once
+/*
+ * com.vkml.ImagePreprocess: a video frame's bytes (uint8, rank 1) into an image input
+ * (vkml_session_params.preprocess; see vkml.h for the order of operations). The params,
+ * the geometry, and the per-element computation every device does the same way: the CPU
+ * kernel (cpu/preprocess.c) and the shader (shaders/preprocess.comp) follow
+ * preprocess_element operation for operation, in float.
+ *
+ * Attributes (a model may hold the node too): ints "frame" = format, width, height,
+ * pixel_stride, r, g, b offsets, 3 plane offsets, 3 plane strides, frame_bytes, matrix,
+ * full_range, resize, bgr; ints "output" = layout (0 NCHW, 1 NHWC), channels, height,
+ * width, dtype; floats "values" = pad_value, scale, 3 means, 3 stds.
+ */
+#include "graph/graph.h"
+
+typedef enum preprocess_layout { PREPROCESS_NCHW = 0, PREPROCESS_NHWC = 1 } preprocess_layout;
+
+typedef struct preprocess_params {
+    vkml_preprocess frame; /* scale and std resolved (never 0) */
+    preprocess_layout layout;
+    int channels;      /* 1 or 3 */
+    int height, width; /* of the image input */
+    vkml_dtype dtype;  /* float, float16 or uint8 */
+} preprocess_params;
+
+/* What every device reads per element, from the params (preprocess_resolve). */
+typedef struct preprocess_plan {
+    float inv_scale_x, inv_scale_y;     /* frame pixels per input pixel */
+    float offset_x, offset_y;           /* input x, y of the frame's left, top edge */
+    int box_x0, box_x1, box_y0, box_y1; /* input pixels holding frame (the rest is pad) */
+} preprocess_plan;
+
+/* Resolves defaults (scale 0, std 0) and checks everything: sizes, planes within
+ * frame_bytes, offsets within a pixel, finite values, output shape and dtype.
+ * INVALID_ARGUMENT naming the field. */
+vkml_status preprocess_check(preprocess_params *p, vkml_error *err);
+void preprocess_resolve(const preprocess_params *p, preprocess_plan *plan);
+/* Output dims (rank 4) of the params. */
+void preprocess_output_dims(const preprocess_params *p, int64_t dims[4]);
+
+/* Bytes of the frame input: frame_bytes rounded up to 4 (the shader reads words). */
+uint64_t preprocess_input_bytes(const vkml_preprocess *f);

@@ -1,0 +1,108 @@
+#version 450
+// com.vkml.ImagePreprocess: a video frame's bytes into an image input, one invocation per
+// output pixel (all its channels). Follows lib/cpu/preprocess.c (the reference) operation for operation, in
+// float: map the pixel onto the frame, sample bilinearly, YUV -> RGB, channel order,
+// (v * scale - mean) / std. The frame is read as 32-bit words (its buffer is rounded up to
+// 4 bytes), so no 8-bit storage is needed to read it.
+#define PUSH_PREPROCESS
+#include "index.glsl"
+#include "buffers.glsl"
+#include "push.h"
+
+DECLARE_IN_OF(uint, 0, frame)
+DECLARE_OUT(1, y)
+
+#define FRAME_PACKED_RGB 0
+#define FRAME_GRAY8 1
+#define FRAME_NV12 2
+#define FRAME_I420 3
+
+float fetch(uint plane, uint x, uint y, uint step, uint comp)
+{
+    uint a = p.plane_offsets[plane] + y * p.plane_strides[plane] + x * step + comp;
+    return float((frame[a >> 2] >> ((a & 3u) * 8u)) & 255u);
+}
+
+float sample_plane(uint plane, uint w, uint h, float sx, float sy, uint step, uint comp)
+{
+    sx = min(max(sx, 0.0), float(w - 1));
+    sy = min(max(sy, 0.0), float(h - 1));
+    uint x0 = uint(sx), y0 = uint(sy);
+    uint x1 = x0 + 1 < w ? x0 + 1 : w - 1, y1 = y0 + 1 < h ? y0 + 1 : h - 1;
+    precise float fx = sx - float(x0), fy = sy - float(y0);
+    float a = fetch(plane, x0, y0, step, comp), b = fetch(plane, x1, y0, step, comp);
+    float c = fetch(plane, x0, y1, step, comp), d = fetch(plane, x1, y1, step, comp);
+    precise float top = a + (b - a) * fx, bottom = c + (d - c) * fx;
+    precise float r = top + (bottom - top) * fy;
+    return r;
+}
+
+float clamp255(float v)
+{
+    return min(max(v, 0.0), 255.0);
+}
+
+vec3 frame_rgb(float sx, float sy)
+{
+    uint w = p.width, h = p.height;
+    if (p.format == FRAME_PACKED_RGB)
+        return vec3(sample_plane(0, w, h, sx, sy, p.pixel_stride, p.rgb_offsets & 255u),
+                    sample_plane(0, w, h, sx, sy, p.pixel_stride, (p.rgb_offsets >> 8) & 255u),
+                    sample_plane(0, w, h, sx, sy, p.pixel_stride, (p.rgb_offsets >> 16) & 255u));
+    float luma = sample_plane(0, w, h, sx, sy, 1, 0);
+    if (p.format == FRAME_GRAY8)
+        return vec3(luma);
+    uint cw = (w + 1) / 2, ch = (h + 1) / 2;
+    precise float cx = (sx + 0.5) * 0.5 - 0.5, cy = (sy + 0.5) * 0.5 - 0.5;
+    float u, v;
+    if (p.format == FRAME_NV12) {
+        u = sample_plane(1, cw, ch, cx, cy, 2, 0);
+        v = sample_plane(1, cw, ch, cx, cy, 2, 1);
+    } else {
+        u = sample_plane(1, cw, ch, cx, cy, 1, 0);
+        v = sample_plane(2, cw, ch, cx, cy, 1, 0);
+    }
+    bool bt709 = (p.flags & 8u) != 0, full = (p.flags & 4u) != 0;
+    float kr = bt709 ? 0.2126 : 0.299, kb = bt709 ? 0.0722 : 0.114;
+    float kg = 1.0 - kr - kb;
+    precise float yy = full ? luma : (luma - 16.0) * (255.0 / 219.0);
+    precise float cb = full ? u - 128.0 : (u - 128.0) * (255.0 / 224.0);
+    precise float cr = full ? v - 128.0 : (v - 128.0) * (255.0 / 224.0);
+    precise float r = yy + 2.0 * (1.0 - kr) * cr;
+    precise float g = yy - (2.0 * kb * (1.0 - kb) / kg) * cb - (2.0 * kr * (1.0 - kr) / kg) * cr;
+    precise float b = yy + 2.0 * (1.0 - kb) * cb;
+    return vec3(clamp255(r), clamp255(g), clamp255(b));
+}
+
+void main()
+{
+    uint pix = flat_index();
+    if (pix >= p.count)
+        return;
+    uint W = p.out_width, H = p.out_height, C = p.channels;
+    int x = int(pix % W), yy = int(pix / W);
+    bool inside = x >= int(p.box_x & 0xffffu) && x < int(p.box_x >> 16) &&
+                  yy >= int(p.box_y & 0xffffu) && yy < int(p.box_y >> 16);
+    vec3 rgb;
+    if (inside) {
+        precise float sx = (float(x) + 0.5 - p.offset_x) * p.inv_scale_x - 0.5;
+        precise float sy = (float(yy) + 0.5 - p.offset_y) * p.inv_scale_y - 0.5;
+        rgb = frame_rgb(sx, sy);
+    } else {
+        rgb = vec3(p.pad_value);
+    }
+    for (uint c = 0; c < C; c++) {
+        precise float v;
+        if (C == 1)
+            v = 0.299 * rgb.r + 0.587 * rgb.g + 0.114 * rgb.b;
+        else
+            v = rgb[(p.flags & 2u) != 0 ? 2 - c : c];
+        v = (v * p.scale - p.mean[c]) / p.std[c];
+        uint i = (p.flags & 1u) != 0 ? pix * C + c : c * W * H + pix;
+#if IS_FLOAT
+        y[i] = T(v);
+#else
+        y[i] = T(uint(floor(min(max(v, 0.0), 255.0) + 0.5)));
+#endif
+    }
+}

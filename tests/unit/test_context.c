@@ -1,0 +1,215 @@
+/* The context's defaults and the loaded model's independence from its file:
+ * - the default device is the first discrete/integrated GPU, else the CPU device (never
+ *   a Vulkan device on the CPU such as lavapipe), with logical devices too;
+ * - a log callback in vkml_context_params receives the library's messages, and no more
+ *   once its context is freed;
+ * - mnist-8 loaded from a file that is then truncated and rewritten in place runs with
+ *   the outputs of a pristine copy (no SIGBUS, no changed weights). */
+#include "testutil.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+/* The index the default must be, from the device list itself. */
+static int expected_default(const vkml_context *ctx)
+{
+    for (int i = 0; i < vkml_context_device_count(ctx); i++) {
+        vkml_device_info info;
+        vkml_error err = {0};
+        if (vkml_context_device_info(ctx, i, &info, &err) == VKML_OK &&
+            (info.type == VKML_DEVICE_TYPE_DISCRETE_GPU ||
+             info.type == VKML_DEVICE_TYPE_INTEGRATED_GPU))
+            return i;
+    }
+    return VKML_DEVICE_CPU;
+}
+
+static void check_default_device(const char *logical)
+{
+    vkml_context *ctx = NULL;
+    vkml_error err = {0};
+    if (logical)
+        setenv("VKML_VK_LOGICAL_DEVICES", logical, 1);
+    CHECK_OK(vkml_context_create(NULL, &ctx, &err), &err);
+    unsetenv("VKML_VK_LOGICAL_DEVICES");
+    if (!ctx)
+        return;
+    test_require_vulkan(ctx);
+    int want = expected_default(ctx);
+    CHECK(vkml_context_default_device(ctx) == want, "logical %s: default %d, expected %d",
+          logical ? logical : "1", vkml_context_default_device(ctx), want);
+    int parsed = 99;
+    CHECK_OK(vkml_context_parse_device(ctx, "default", &parsed, &err), &err);
+    CHECK(parsed == want, "\"default\" parsed as %d, expected %d", parsed, want);
+    /* Lavapipe stays reachable by index. */
+    CHECK_OK(vkml_context_parse_device(ctx, "0", &parsed, &err), &err);
+    CHECK(parsed == 0, "\"0\" parsed as %d", parsed);
+    vkml_context_destroy(&ctx);
+}
+
+/* A default session plans on the default device only when no real GPU exists: every
+ * part of its plan lies there. */
+static void check_default_session(const char *model_path)
+{
+    vkml_context *ctx = NULL;
+    vkml_model *model = NULL;
+    vkml_session *s = NULL;
+    vkml_error err = {0};
+    CHECK_OK(vkml_context_create(NULL, &ctx, &err), &err);
+    CHECK_OK(vkml_model_load_file(model_path, &model, &err), &err);
+    if (ctx && model)
+        CHECK_OK(vkml_session_create(ctx, model, NULL, &s, &err), &err);
+    if (s && expected_default(ctx) == VKML_DEVICE_CPU) {
+        CHECK(vkml_session_device(s) == VKML_DEVICE_CPU, "default session on device %d",
+              vkml_session_device(s));
+        for (size_t p = 0; p < vkml_session_plan_part_count(s); p++) {
+            vkml_plan_part part;
+            CHECK(vkml_session_plan_part(s, p, &part) && part.device == VKML_DEVICE_CPU,
+                  "plan part %zu on device %d", p, part.device);
+        }
+    }
+    vkml_session_destroy(&s);
+    vkml_model_destroy(&model);
+    vkml_context_destroy(&ctx);
+}
+
+typedef struct log_capture {
+    int calls;
+    int matched;
+} log_capture;
+
+static void capture_log(void *user, vkml_log_level level, const char *message)
+{
+    log_capture *c = user;
+    c->calls++;
+    if (level == VKML_LOG_DEBUG && strstr(message, "no-such-model.onnx"))
+        c->matched++;
+}
+
+static void check_log_callback(void)
+{
+    log_capture c = {0};
+    vkml_context_params params = {.disable_vulkan = true,
+                                  .log_level = VKML_LOG_DEBUG,
+                                  .log_level_set = true,
+                                  .log_callback = capture_log,
+                                  .log_user = &c};
+    vkml_context *ctx = NULL;
+    vkml_model *model = NULL;
+    vkml_error err = {0};
+    CHECK_OK(vkml_context_create(&params, &ctx, &err), &err);
+    /* A failure is logged at debug level with its message, which names the path. */
+    CHECK(vkml_model_load_file("/nonexistent/no-such-model.onnx", &model, &err) == VKML_ERROR_IO,
+          "loading a missing file: %s", err.message);
+    CHECK(c.matched == 1, "the callback saw the failure %d times (%d calls)", c.matched, c.calls);
+    vkml_context_destroy(&ctx);
+    int calls = c.calls;
+    vkml_model_load_file("/nonexistent/no-such-model.onnx", &model, &err);
+    CHECK(c.calls == calls, "the callback was called after its context was freed");
+    params.log_level = VKML_LOG_WARN;
+    vkml_context_create(&params, &ctx, &err); /* restores the level for what follows */
+    vkml_context_destroy(&ctx);
+}
+
+static bool copy_file(const char *from, const char *to)
+{
+    FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
+    bool ok = in && out;
+    char buf[65536];
+    size_t n;
+    while (ok && (n = fread(buf, 1, sizeof(buf), in)) > 0)
+        ok = fwrite(buf, 1, n, out) == n;
+    if (in)
+        fclose(in);
+    if (out && fclose(out) != 0)
+        ok = false;
+    return ok;
+}
+
+/* Truncates the file in place (same inode) and fills it with other bytes. */
+static void rewrite_in_place(const char *path)
+{
+    int fd = open(path, O_WRONLY | O_TRUNC);
+    CHECK(fd >= 0, "cannot reopen %s", path);
+    if (fd < 0)
+        return;
+    char junk[4096];
+    memset(junk, 0x5a, sizeof(junk));
+    CHECK(write(fd, junk, 100) == 100, "rewrite failed");
+    close(fd);
+}
+
+/* Runs mnist-8 on `device` with a fixed input into out[10]. */
+static void run_mnist(vkml_context *ctx, vkml_model *model, int device, float *out)
+{
+    vkml_session_params params = {.device = device};
+    vkml_session *s = NULL;
+    vkml_error err = {0};
+    static float input[28 * 28];
+    uint64_t seed = 7;
+    for (int i = 0; i < 28 * 28; i++)
+        input[i] = test_randf(&seed, 0.0f, 1.0f);
+    vkml_tensor in = {.dtype = VKML_DTYPE_FLOAT,
+                      .rank = 4,
+                      .dims = {1, 1, 28, 28},
+                      .data = input,
+                      .size = sizeof(input)};
+    vkml_tensor o = {.dtype = VKML_DTYPE_FLOAT,
+                     .rank = 2,
+                     .dims = {1, 10},
+                     .data = out,
+                     .size = 10 * sizeof(float)};
+    memset(out, 0, 10 * sizeof(float));
+    CHECK_OK(vkml_session_create(ctx, model, &params, &s, &err), &err);
+    if (s)
+        CHECK_OK(vkml_session_run(s, &in, 1, &o, 1, &err), &err);
+    vkml_session_destroy(&s);
+}
+
+static void check_file_rewritten(const char *mnist, int device)
+{
+    char tmpl[] = "/tmp/vkml-rewrite-XXXXXX";
+    CHECK(mkdtemp(tmpl) != NULL, "mkdtemp");
+    char path[4200];
+    snprintf(path, sizeof(path), "%s/model.onnx", tmpl);
+    CHECK(copy_file(mnist, path), "copying %s", mnist);
+    vkml_context *ctx = NULL;
+    vkml_model *pristine = NULL, *loaded = NULL;
+    vkml_error err = {0};
+    float want[10], got[10], again[10];
+    CHECK_OK(vkml_context_create(NULL, &ctx, &err), &err);
+    CHECK_OK(vkml_model_load_file(mnist, &pristine, &err), &err);
+    CHECK_OK(vkml_model_load_file(path, &loaded, &err), &err);
+    rewrite_in_place(path); /* after load, before the session: weights read after this */
+    if (ctx && pristine && loaded) {
+        run_mnist(ctx, pristine, device, want);
+        run_mnist(ctx, loaded, device, got);
+        rewrite_in_place(path);
+        run_mnist(ctx, loaded, device, again);
+        CHECK(memcmp(want, got, sizeof(want)) == 0 && memcmp(want, again, sizeof(want)) == 0,
+              "device %d: outputs differ after the file was rewritten (%g vs %g)", device,
+              (double)want[0], (double)got[0]);
+        float sum = 0;
+        for (int i = 0; i < 10; i++)
+            sum += fabsf(want[i]);
+        CHECK(sum > 0, "device %d: mnist gave all zeros", device);
+    }
+    vkml_model_destroy(&loaded);
+    vkml_model_destroy(&pristine);
+    vkml_context_destroy(&ctx);
+    unlink(path);
+    rmdir(tmpl);
+}
+
+int main(void)
+{
+    char mnist[4096];
+    test_corpus_path(mnist, sizeof(mnist), "models/mnist-8/model.onnx");
+    check_log_callback();
+    check_default_device(NULL);
+    check_default_device("3");
+    check_default_session(mnist);
+    check_file_rewritten(mnist, VKML_DEVICE_CPU);
+    check_file_rewritten(mnist, 0);
+    return test_finish("context");
+}
