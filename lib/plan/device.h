@@ -9,12 +9,13 @@
  * (a command buffer recorded once, for Vulkan). Running a chunk re-executes that program.
  *
  * Submission is separate from completion: chunk_submit starts a chunk and returns a
- * device_event, a value on the device's one stream (its queue's timeline semaphore, for
- * Vulkan) that is reached once the chunk's work is done; event_wait blocks the host until
- * then. Chunks of one device_session submitted one after another run in that order and see
- * each other's writes (queue order and recorded barriers), so a chunk may be submitted
- * before the same-device chunk it reads from has finished. The CPU device completes a
- * chunk inside chunk_submit (its event is already reached: value 0).
+ * device_event, a token of the device's one stream (the submit's fence, for Vulkan; see
+ * lib/vulkan/vk_stream.h for why not a timeline semaphore) that is reached once the
+ * chunk's work is done; event_wait blocks the host until then. Chunks of one device_session
+ * submitted one after another run in that order and see each other's writes (queue order and
+ * recorded barriers), so a chunk may be submitted before the same-device chunk it reads from has
+ * finished. The CPU device completes a chunk inside chunk_submit (its event is already reached:
+ * value 0).
  *
  * Thread safety:
  *   supports_node, session_create, session_destroy: any thread, any time (a device is
@@ -38,18 +39,17 @@ typedef struct device_session device_session;
 /* A point on a device's stream: reached when the work submitted up to it is done. */
 typedef struct device_event {
     device *dev;    /* the device whose stream signals it; NULL: already reached */
-    uint64_t value; /* 0: already reached */
-    uint64_t sleep_on; /* the device's own object a blocking wait sleeps on (a VkFence signalled
-                          with `value`, for Vulkan), or 0: the device's default */
+    uint64_t value; /* the device's token for the submit (a VkFence, for Vulkan); 0: already
+                       reached */
 } device_event;
 
 typedef struct device_value_plan {
-    bool used;          /* a node on this device reads or writes it */
-    bool host_access;   /* the host reads/writes it between chunks (graph input, graph
-                           output, or a cross-device transfer): needs value_host_ptr */
+    bool used;            /* a node on this device reads or writes it */
+    bool host_access;     /* the host reads/writes it between chunks (graph input, graph
+                             output, or a cross-device transfer): needs value_host_ptr */
     const void *constant; /* non-NULL: constant data the device must hold (weights) */
-    int alias_of;       /* -1, or a value whose memory this value shares (OP_ALIAS nodes);
-                           always an earlier value also used on this device */
+    int alias_of;         /* -1, or a value whose memory this value shares (OP_ALIAS nodes);
+                             always an earlier value also used on this device */
 } device_value_plan;
 
 typedef struct device_chunk_desc {
@@ -58,8 +58,8 @@ typedef struct device_chunk_desc {
 } device_chunk_desc;
 
 typedef struct device_session_desc {
-    const graph *graph;          /* nodes, attributes */
-    const graph_value *values;   /* the session's values, concrete shapes (n = g->n_values) */
+    const graph *graph;        /* nodes, attributes */
+    const graph_value *values; /* the session's values, concrete shapes (n = g->n_values) */
     const device_value_plan *value_plans; /* one per value */
     const device_chunk_desc *chunks;      /* this device's chunks; chunk_submit indexes them */
     int n_chunks;
@@ -68,15 +68,14 @@ typedef struct device_session_desc {
 typedef struct device_class {
     const char *name; /* "cpu", "vulkan" */
     /* Whether the device runs this node (shapes in values are concrete). */
-    bool (*supports_node)(device *dev, const graph_value *values, const graph_node *node,
-                          char *why, size_t why_size);
+    bool (*supports_node)(device *dev, const graph_value *values, const graph_node *node, char *why,
+                          size_t why_size);
     vkml_status (*session_create)(device *dev, const device_session_desc *desc,
                                   device_session **out, vkml_error *err);
     /* Host pointer to a host_access value's bytes (dense, row-major). */
     void *(*value_host_ptr)(device_session *ds, int value);
     /* Starts chunk `chunk`; *done is reached when it has finished. */
-    vkml_status (*chunk_submit)(device_session *ds, int chunk, device_event *done,
-                                vkml_error *err);
+    vkml_status (*chunk_submit)(device_session *ds, int chunk, device_event *done, vkml_error *err);
     /* Blocks until ev is reached: polls for up to spin_ns nanoseconds (DEVICE_SPIN_DEFAULT:
      * the device's own default), then sleeps in the driver. Not called for events already
      * reached. */
@@ -110,8 +109,7 @@ device *cpu_device_create(void);
  * device with a compute queue. A missing loader or no devices gives count 0, not an
  * error. */
 typedef struct vk_context vk_context;
-vkml_status vk_context_create(const vkml_context_params *params, vk_context **out,
-                              vkml_error *err);
+vkml_status vk_context_create(const vkml_context_params *params, vk_context **out, vkml_error *err);
 void vk_context_destroy(vk_context **vk);
 int vk_context_device_count(const vk_context *vk);
 device *vk_context_device(vk_context *vk, int index);

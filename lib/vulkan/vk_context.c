@@ -91,7 +91,7 @@ vkml_status vk_device_open(vk_device *vd, vkml_error *err)
     vkGetDeviceQueue(vd->dev, vd->queue_family, 0, &vd->queue);
     pthread_mutex_init(&vd->queue_lock, NULL);
     vd->queue_lock_init = true;
-    VKML_TRY(vk_stream_init(vd, err));
+    vk_stream_init(vd);
     pthread_mutex_init(&vd->consts_lock, NULL);
     vd->consts_lock_init = true;
     VKML_TRY(vk_allocator_create(vd, &vd->alloc, err));
@@ -110,8 +110,6 @@ void vk_device_close(vk_device *vd)
         vkDeviceWaitIdle(vd->dev);
     vk_pipelines_destroy(&vd->pipes);
     vk_allocator_destroy(&vd->alloc);
-    if (vd->dev)
-        vk_stream_destroy(vd);
     if (vd->queue_lock_init)
         pthread_mutex_destroy(&vd->queue_lock);
     if (vd->consts_lock_init)

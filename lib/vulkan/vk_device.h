@@ -20,20 +20,18 @@ typedef struct vk_device {
     uint32_t queue_family;
     pthread_mutex_t queue_lock; /* vkQueueSubmit needs external sync of the queue */
     bool queue_lock_init;
-    /* The stream (vk_stream.h): signalled by every session chunk's submit; VK_NULL_HANDLE
-     * when the device has no timeline semaphores. */
-    VkSemaphore timeline;
-    uint64_t timeline_last; /* the last value a submit signals; under queue_lock */
+    /* The stream (vk_stream.h): session chunks are queued without a host wait between
+     * them; false only under the VKML_TEST_SYNC_CHUNKS hook. */
+    bool queued_chunks;
     VkPhysicalDeviceProperties props;
     VkPhysicalDeviceMemoryProperties mem_props;
     struct gpu_caps caps;
     /* The shader features vkml enables (those of caps that are true), as a pNext chain
-     * for vkCreateDevice: features2 -> f16_int8 -> s16 -> s8 -> timeline_features. */
+     * for vkCreateDevice: features2 -> f16_int8 -> s16 -> s8. */
     VkPhysicalDeviceFeatures2 features2;
     VkPhysicalDeviceShaderFloat16Int8Features f16_int8;
     VkPhysicalDevice16BitStorageFeatures s16;
     VkPhysicalDevice8BitStorageFeatures s8;
-    VkPhysicalDeviceTimelineSemaphoreFeatures timeline_features;
     bool has_memory_budget; /* VK_EXT_memory_budget, enabled on dev */
     vk_allocator *alloc;
     vk_pipelines *pipes;

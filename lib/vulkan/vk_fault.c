@@ -53,7 +53,7 @@ static void parse_device_lost(vk_faults *f, const char *env)
               f->lost_at == VK_LOST_AT_SUBMIT ? "submit"
               : f->lost_at == VK_LOST_AT_RUN  ? "session run submit"
               : f->lost_at == VK_LOST_AT_RUN_WAIT ? "session run wait"
-                                              : "wait (fence or timeline)",
+                                              : "wait",
               f->lost_nth,
               f->lost_device);
 }
@@ -71,10 +71,10 @@ void vk_faults_init(vk_faults *f)
             f->fail_alloc_at = 0;
         }
     }
-    env = getenv("VKML_TEST_NO_TIMELINE");
+    env = getenv("VKML_TEST_SYNC_CHUNKS");
     if (env && *env && strcmp(env, "0") != 0) {
-        f->no_timeline = true;
-        VKML_LOGW("test hook: no timeline semaphores (a fence wait per chunk)");
+        f->sync_chunks = true;
+        VKML_LOGW("test hook: each session chunk submitted and waited for on its own");
     }
     env = getenv(DEVICE_LOST_ENV);
     if (env && *env)

@@ -7,7 +7,7 @@
  *                                over all its devices) returns VK_ERROR_OUT_OF_DEVICE_MEMORY
  *   VKML_TEST_DEVICE_LOST=submit[:N[:D]] | wait[:N[:D]] | run[:N[:D]] | runwait[:N[:D]]
  *                                the Nth vkQueueSubmit (or host wait: a fence wait or a
- *                                timeline wait of vk_stream_wait, or submit of a
+ *                                poll of vk_stream_wait, or submit of a
  *                                session run) on Vulkan device D (default N 1, D 0) returns
  *                                VK_ERROR_DEVICE_LOST (a wait first really waits, so no
  *                                work is left behind). "run" skips the uploads a session's
@@ -16,9 +16,9 @@
  *                                on every device; "runwait" likewise counts only the host
  *                                waits of session runs.
  *
- *   VKML_TEST_NO_TIMELINE=1      devices make no timeline semaphore: session chunks are
- *                                submitted and fence-waited one by one, as on a device
- *                                without timeline semaphores (vk_stream.h)
+ *   VKML_TEST_SYNC_CHUNKS=1      devices do not queue session chunks: each one is
+ *                                submitted and fence-waited on its own (the synchronous
+ *                                path, for comparison; vk_stream.h)
  *
  * And the device-lost state: once a submit or wait reports VK_ERROR_DEVICE_LOST, the
  * device is marked lost and every later submit, wait and session creation on it fails
@@ -41,7 +41,7 @@ typedef struct vk_faults {
     vk_lost_at lost_at;
     long lost_nth;
     int lost_device;
-    bool no_timeline;
+    bool sync_chunks;
 } vk_faults;
 
 /* Parses the environment; logs and ignores malformed values. */

@@ -138,12 +138,8 @@ static void probe_caps(vk_device *vd)
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
         .pNext = &sub,
     };
-    VkPhysicalDeviceTimelineSemaphoreFeatures timeline = {
-        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES,
-    };
     VkPhysicalDevice8BitStorageFeatures s8 = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES,
-        .pNext = &timeline,
     };
     VkPhysicalDeviceShaderFloat16Int8Features f16 = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES,
@@ -171,13 +167,8 @@ static void probe_caps(vk_device *vd)
     c->int64 = f2.features.shaderInt64;
     c->float64 = f2.features.shaderFloat64;
     /* What vk_device_open enables: exactly the features caps reports. */
-    vd->timeline_features = (VkPhysicalDeviceTimelineSemaphoreFeatures){
-        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES,
-        .timelineSemaphore = timeline.timelineSemaphore,
-    };
     vd->s8 = (VkPhysicalDevice8BitStorageFeatures){
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES,
-        .pNext = &vd->timeline_features,
         .storageBuffer8BitAccess = c->storage8,
     };
     vd->s16 = (VkPhysicalDevice16BitStorageFeatures){

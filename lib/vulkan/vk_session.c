@@ -13,7 +13,7 @@
 
 typedef struct vk_chunk {
     VkCommandBuffer cmd;
-    VkFence fence;      /* signalled with the chunk's timeline value: what host waits sleep on */
+    VkFence fence;      /* signalled when the chunk's submit has finished: host waits use it */
     bool fence_pending; /* submitted since its last reset (only its submitter touches it) */
     VkDescriptorPool pool;
 } vk_chunk;
@@ -232,7 +232,7 @@ static void begin_barrier(VkCommandBuffer cmd)
                          VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
 }
 
-/* Makes the kernels' writes visible to the host once the chunk's timeline value (or fence)
+/* Makes the kernels' writes visible to the host once the chunk's fence
  * signals. */
 static void end_barrier(VkCommandBuffer cmd)
 {
@@ -345,7 +345,7 @@ void *vk_session_host_ptr(device_session *s, int value)
 }
 
 /* Submits the chunk's command buffer behind what the queue holds (its begin barrier orders
- * it after earlier chunks' writes); without timeline semaphores, submits and waits. */
+ * it after earlier chunks' writes); under the VKML_TEST_SYNC_CHUNKS hook, submits and waits. */
 vkml_status vk_session_submit(device_session *s, int chunk, device_event *done, vkml_error *err)
 {
     *done = (device_event){0};
@@ -353,10 +353,9 @@ vkml_status vk_session_submit(device_session *s, int chunk, device_event *done, 
         return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT, "Vulkan: no chunk %d", chunk);
     vkml_status st;
     vk_chunk *c = &s->chunks[chunk];
-    if (s->vd->timeline) {
-        uint64_t value = 0;
-        /* The chunk's last submit is done (its run waited for a later value of this queue),
-         * but its fence signal may trail the timeline's: wait for it before the reset. */
+    if (s->vd->queued_chunks) {
+        /* The chunk's last submit is done (its run waited for a later fence of this queue),
+         * but its own fence's signal may trail: wait for it before the reset. */
         if (c->fence_pending) {
             VkResult r = vkWaitForFences(s->vd->dev, 1, &c->fence, VK_TRUE, UINT64_MAX);
             if (r == VK_SUCCESS)
@@ -365,11 +364,10 @@ vkml_status vk_session_submit(device_session *s, int chunk, device_event *done, 
                 return vk_result_fail(err, r, "vkWaitForFences/vkResetFences", __FILE__, __LINE__);
             c->fence_pending = false;
         }
-        st = vk_stream_submit(s->vd, c->cmd, c->fence, true, &value, err);
+        st = vk_stream_submit(s->vd, c->cmd, c->fence, true, err);
         if (st == VKML_OK) {
             c->fence_pending = true;
-            *done = (device_event){.dev = &s->vd->base, .value = value,
-                                   .sleep_on = (uint64_t)(uintptr_t)c->fence};
+            *done = (device_event){.dev = &s->vd->base, .value = (uint64_t)(uintptr_t)c->fence};
         }
     } else {
         st = vk_submit_wait(s->vd, s->chunks[chunk].cmd, s->chunks[chunk].fence, true, err);
@@ -388,7 +386,7 @@ vkml_status vk_event_wait(device_event ev, uint64_t spin_ns, vkml_error *err)
         spin_ns = vd->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU
                       ? 0
                       : (uint64_t)VKML_DEFAULT_WAIT_SPIN_US * 1000;
-    vkml_status st = vk_stream_wait(vd, ev.value, (VkFence)(uintptr_t)ev.sleep_on, spin_ns, err);
+    vkml_status st = vk_stream_wait(vd, (VkFence)(uintptr_t)ev.value, spin_ns, err);
     if (st != VKML_OK)
         vkml_error_prefix(err, "waiting for '%s'", vd->base.info.name);
     return st;

@@ -5,8 +5,8 @@
  * a same-GPU chunk boundary that waited on the host would add one. Device loss injected at
  * the run's wait or at the second GPU chunk's submit (the first still in the queue) fails
  * the run naming the device, later runs fail at once, and nothing is left behind. Without
- * timeline semaphores (VKML_TEST_NO_TIMELINE) the same split gives the same answers.
- * Fusion is off: the chunk boundaries under test are between single nodes. */
+ * queued chunks (VKML_TEST_SYNC_CHUNKS: each submit waited for) the same split gives the same
+ * answers. Fusion is off: the chunk boundaries under test are between single nodes. */
 #include "plan/plan.h"
 #include "test_graph.h"
 
@@ -92,19 +92,25 @@ static void run_all(vkml_session *s, const float (*in)[2][N], float (*got)[N])
 {
     vkml_error err = {0};
     for (int r = 0; r < RUNS; r++) {
-        vkml_tensor ins[2], out = {.dtype = VKML_DTYPE_FLOAT, .rank = 1, .dims = {N},
-                                   .data = got[r], .size = sizeof(float) * N};
+        vkml_tensor ins[2], out = {.dtype = VKML_DTYPE_FLOAT,
+                                   .rank = 1,
+                                   .dims = {N},
+                                   .data = got[r],
+                                   .size = sizeof(float) * N};
         for (int i = 0; i < 2; i++)
-            ins[i] = (vkml_tensor){.dtype = VKML_DTYPE_FLOAT, .rank = 1, .dims = {N},
-                                   .data = (void *)in[r][i], .size = sizeof(float) * N};
+            ins[i] = (vkml_tensor){.dtype = VKML_DTYPE_FLOAT,
+                                   .rank = 1,
+                                   .dims = {N},
+                                   .data = (void *)in[r][i],
+                                   .size = sizeof(float) * N};
         CHECK_OK(vkml_session_run(s, ins, 2, &out, 1, &err), &err);
     }
 }
 
 /* Runs s RUNS times, compares with the CPU's outputs, then checks the host waits: those
- * needed_waits says, or none when every submit waits for itself (no timeline). */
+ * needed_waits says, or none when every submit waits for itself (VKML_TEST_SYNC_CHUNKS). */
 static void check_session(vkml_session *s, const float (*in)[2][N], const float (*want)[N],
-                          const char *what, bool timeline)
+                          const char *what, bool queued)
 {
     static float got[RUNS][N];
     const plan *p = session_plan(s);
@@ -114,13 +120,13 @@ static void check_session(vkml_session *s, const float (*in)[2][N], const float 
         for (int e = 0; e < N; e++) {
             double w = want[r][e], d = fabs((double)got[r][e] - w);
             if (!(d <= 1e-5 * (1 + fabs(w)))) {
-                CHECK(false, "%s: run %d [%d]: %g, the CPU says %g", what, r, e,
-                      (double)got[r][e], w);
+                CHECK(false, "%s: run %d [%d]: %g, the CPU says %g", what, r, e, (double)got[r][e],
+                      w);
                 break;
             }
         }
     long waits = atomic_load_explicit(&((plan *)p)->host_waits, memory_order_relaxed) - before;
-    int per_run = timeline ? needed_waits(p) : 0;
+    int per_run = queued ? needed_waits(p) : 0;
     CHECK(waits == (long)per_run * RUNS,
           "%s: %ld host waits in %d runs, expected %d per run (%d chunks)", what, waits, RUNS,
           per_run, p->n_chunks);
@@ -129,7 +135,7 @@ static void check_session(vkml_session *s, const float (*in)[2][N], const float 
 /* One GPU: chunks GPU [relu], CPU [cumsum], GPU [the rest]; the GPU chunks' boundary is in
  * the queue, so the only host wait is the run's end. */
 static void test_one_gpu(vkml_context *ctx, vkml_model *model, const float (*in)[2][N],
-                         const float (*want)[N], bool timeline)
+                         const float (*want)[N], bool queued)
 {
     vkml_error err = {0};
     vkml_session_params params = {.device = 0, .no_fuse = true};
@@ -140,7 +146,7 @@ static void test_one_gpu(vkml_context *ctx, vkml_model *model, const float (*in)
           "one GPU: expected chunks GPU, CPU, GPU; got %d chunks", p->n_chunks);
     CHECK(needed_waits(p) == 1, "one GPU: %d host waits needed per run, expected 1",
           needed_waits(p));
-    check_session(s, in, want, timeline ? "one GPU" : "one GPU, no timeline", timeline);
+    check_session(s, in, want, queued ? "one GPU" : "one GPU, chunks waited one by one", queued);
     vkml_session_destroy(&s);
 }
 
@@ -157,7 +163,8 @@ static void test_two_gpus(vkml_context *ctx, vkml_model *model, const float (*in
     CHECK(n_all >= 2, "two logical devices expected, got %zu", n_all);
     bool found = false;
     for (int k = 2; k <= 12 && !found; k++) {
-        vkml_session_params params = {.devices = all, .n_devices = n_all,
+        vkml_session_params params = {.devices = all,
+                                      .n_devices = n_all,
                                       .device_budget = (uint64_t)k * N * sizeof(float),
                                       .no_fuse = true};
         vkml_session *s = NULL;
@@ -188,14 +195,20 @@ static void test_device_lost(vkml_model *model, const float (*in)[2][N], const c
     CHECK_OK(vkml_session_create(ctx, model, &params, &s, &err), &err);
     for (int r = 0; s && r < 2; r++) {
         float got[N];
-        vkml_tensor ins[2], out = {.dtype = VKML_DTYPE_FLOAT, .rank = 1, .dims = {N},
-                                   .data = got, .size = sizeof(got)};
+        vkml_tensor ins[2], out = {.dtype = VKML_DTYPE_FLOAT,
+                                   .rank = 1,
+                                   .dims = {N},
+                                   .data = got,
+                                   .size = sizeof(got)};
         for (int i = 0; i < 2; i++)
-            ins[i] = (vkml_tensor){.dtype = VKML_DTYPE_FLOAT, .rank = 1, .dims = {N},
-                                   .data = (void *)in[r][i], .size = sizeof(float) * N};
+            ins[i] = (vkml_tensor){.dtype = VKML_DTYPE_FLOAT,
+                                   .rank = 1,
+                                   .dims = {N},
+                                   .data = (void *)in[r][i],
+                                   .size = sizeof(float) * N};
         vkml_status st = vkml_session_run(s, ins, 2, &out, 1, &err);
-        CHECK(st == VKML_ERROR_DEVICE_LOST && strstr(err.message, info.name),
-              "%s, run %d: %s: %s", hook, r, vkml_status_name(st), err.message);
+        CHECK(st == VKML_ERROR_DEVICE_LOST && strstr(err.message, info.name), "%s, run %d: %s: %s",
+              hook, r, vkml_status_name(st), err.message);
     }
     vkml_session_destroy(&s);
     vkml_context_destroy(&ctx);
@@ -223,19 +236,19 @@ int main(void)
     vkml_session_params cpu = {.device = VKML_DEVICE_CPU};
     vkml_session *ref = NULL;
     CHECK_OK(vkml_session_create(ctx, model, &cpu, &ref, &err), &err);
-    run_all(ref, (const float (*)[2][N])in, want);
+    run_all(ref, (const float(*)[2][N])in, want);
     vkml_session_destroy(&ref);
-    test_one_gpu(ctx, model, (const float (*)[2][N])in, (const float (*)[N])want, true);
-    test_two_gpus(ctx, model, (const float (*)[2][N])in, (const float (*)[N])want);
+    test_one_gpu(ctx, model, (const float(*)[2][N])in, (const float(*)[N])want, true);
+    test_two_gpus(ctx, model, (const float(*)[2][N])in, (const float(*)[N])want);
     vkml_context_destroy(&ctx);
-    /* Devices without timeline semaphores: a fence wait per submit, the same answers. */
-    setenv("VKML_TEST_NO_TIMELINE", "1", 1);
+    /* Chunks submitted and waited for one by one (the hook): the same answers. */
+    setenv("VKML_TEST_SYNC_CHUNKS", "1", 1);
     CHECK_OK(vkml_context_create(NULL, &ctx, &err), &err);
-    unsetenv("VKML_TEST_NO_TIMELINE");
-    test_one_gpu(ctx, model, (const float (*)[2][N])in, (const float (*)[N])want, false);
+    unsetenv("VKML_TEST_SYNC_CHUNKS");
+    test_one_gpu(ctx, model, (const float(*)[2][N])in, (const float(*)[N])want, false);
     vkml_context_destroy(&ctx);
-    test_device_lost(model, (const float (*)[2][N])in, "runwait:1:0");
-    test_device_lost(model, (const float (*)[2][N])in, "run:2:0");
+    test_device_lost(model, (const float(*)[2][N])in, "runwait:1:0");
+    test_device_lost(model, (const float(*)[2][N])in, "run:2:0");
     vkml_model_destroy(&model);
     return test_finish("test_streams");
 }

@@ -596,7 +596,6 @@ typedef enum vkml_vk_object {
     VKML_VK_COMMAND_POOL,
     VKML_VK_COMMAND_BUFFER,
     VKML_VK_FENCE,
-    VKML_VK_SEMAPHORE,       /* timeline semaphores (one per device) */
     VKML_VK_OBJECT_KINDS
 } vkml_vk_object;
 
