@@ -100,6 +100,23 @@ VKML_GPU_SUPPORTS_DECL(gpu_gemm_supports)
     return vk_check_tensors(values, node, caps, true, why, why_size);
 }
 
+/* Whether the batch is A's alone (B shared by every batch) and A is dense, so that the
+ * batches are consecutive rows of one [batch*m, k] matrix (Y is dense [batch, m, n]). */
+static bool batch_folds_into_rows(const matmul_params *p)
+{
+    if (p->batch_count <= 1)
+        return false;
+    int64_t dense = p->m * p->k;
+    for (int d = p->batch_rank - 1; d >= 0; d--) {
+        if (p->batch_dims[d] == 1)
+            continue;
+        if (p->b_batch_strides[d] != 0 || p->a_batch_strides[d] != dense)
+            return false;
+        dense *= p->batch_dims[d];
+    }
+    return p->m * p->batch_count <= UINT32_MAX;
+}
+
 VKML_GPU_DECL(gpu_matmul)
 {
     matmul_params p;
@@ -126,13 +143,23 @@ VKML_GPU_DECL(gpu_matmul)
         pc.beta = 1.0f;
         pc.c_sn = 1;
     }
-    for (int d = 0; d < p.batch_rank; d++) {
-        pc.batch_dims[d] = vk_u32(p.batch_dims[d]);
-        pc.a_batch_strides[d] = vk_u32(p.a_batch_strides[d]);
-        pc.b_batch_strides[d] = vk_u32(p.b_batch_strides[d]);
+    int64_t batch_count = p.batch_count;
+    if (batch_folds_into_rows(&p)) {
+        /* [.., m, k] x [k, n]: one product of batch*m rows (a [128,1,768] x [768,2304]
+         * projection ran 128 tiles of one useful row each: 25 ms instead of 0.3 on the
+         * H200). */
+        pc.m = vk_u32(p.m * p.batch_count);
+        pc.batch_rank = 0;
+        batch_count = 1;
+    } else {
+        for (int d = 0; d < p.batch_rank; d++) {
+            pc.batch_dims[d] = vk_u32(p.batch_dims[d]);
+            pc.a_batch_strides[d] = vk_u32(p.a_batch_strides[d]);
+            pc.b_batch_strides[d] = vk_u32(p.b_batch_strides[d]);
+        }
     }
     return vk_rec_matmul(rec, &pc, node_dtype(values, node), node->inputs[0], node->inputs[1],
-                         bias, vk_epilogue_binding(node, -1), node->outputs[0], p.batch_count,
+                         bias, vk_epilogue_binding(node, -1), node->outputs[0], batch_count,
                          err);
 }
 
