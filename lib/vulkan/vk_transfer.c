@@ -1,6 +1,7 @@
 #include "vulkan/vk_transfer.h"
 #include "vulkan/vk_counts.h"
 #include "vulkan/vk_fault.h"
+#include "vulkan/vk_stream.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -8,18 +9,9 @@
 vkml_status vk_submit_wait(vk_device *vd, VkCommandBuffer cmd, VkFence fence, bool run,
                            vkml_error *err)
 {
-    vkml_status status = vk_device_check_lost(vd, err);
+    vkml_status status = vk_stream_submit(vd, cmd, fence, run, err);
     if (status != VKML_OK)
         return status;
-    VkSubmitInfo si = {
-        .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
-        .commandBufferCount = 1,
-        .pCommandBuffers = &cmd,
-    };
-    pthread_mutex_lock(&vd->queue_lock);
-    VkResult r = vk_fault_queue_submit(vd, &si, fence, run);
-    pthread_mutex_unlock(&vd->queue_lock);
-    VK_AS("vkQueueSubmit", r);
     VK_AS("vkWaitForFences", vk_fault_wait_fence(vd, fence, run));
     VK(vkResetFences(vd->dev, 1, &fence));
 cleanup:
