@@ -28,7 +28,8 @@ static bool gemm_groups(const conv_params *p, vkml_dtype dtype, const struct gpu
 {
     int64_t channels = p->out_channels / p->group;
     int64_t cols = p->batch * window_out_size(&p->win);
-    if (!caps->prefer_tiled || caps->gemm_force < 0 || dtype != VKML_DTYPE_FLOAT ||
+    if (!caps->prefer_tiled || caps->gemm_force < 0 ||
+        (dtype != VKML_DTYPE_FLOAT && dtype != VKML_DTYPE_FLOAT16) ||
         p->win.spatial > 2 || channels < CONV_GEMM_MIN_CHANNELS)
         return false;
     return vk_gemm_pick(caps, true, channels, cols, p->group, kernel, groups);
@@ -57,8 +58,8 @@ VKML_GPU_SUPPORTS_DECL(gpu_conv_supports)
 }
 
 static vkml_status record_gemm(gpu_recorder *rec, const graph_node *node, const conv_params *p,
-                               const int *bind, vk_kernel_id kernel, const uint32_t groups[3],
-                               vkml_error *err)
+                               vkml_dtype dtype, const int *bind, vk_kernel_id kernel,
+                               const uint32_t groups[3], vkml_error *err)
 {
     uint32_t pad_end[2];
     conv_push pc = {
@@ -71,7 +72,7 @@ static vkml_status record_gemm(gpu_recorder *rec, const graph_node *node, const 
     };
     vk_window_push_fill(&p->win, &pc.win, pad_end);
     pc.count = vk_u32(p->batch * p->out_channels * window_out_size(&p->win));
-    return vk_rec_kernel(rec, kernel, VKML_DTYPE_FLOAT, bind, &pc, sizeof(pc), groups, err);
+    return vk_rec_kernel(rec, kernel, dtype, bind, &pc, sizeof(pc), groups, err);
 }
 
 static vkml_status record_window(gpu_recorder *rec, const graph_node *node, const conv_params *p,
@@ -109,6 +110,6 @@ VKML_GPU_DECL(gpu_conv)
     uint32_t groups[3];
     vk_kernel_id kernel;
     if (gemm_groups(&p, dtype, vk_rec_caps(rec), &kernel, groups))
-        return record_gemm(rec, node, &p, bind, kernel, groups, err);
+        return record_gemm(rec, node, &p, dtype, bind, kernel, groups, err);
     return record_window(rec, node, &p, dtype, bind, err);
 }

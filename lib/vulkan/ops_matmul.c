@@ -1,4 +1,4 @@
-/* Vulkan lowerings of MatMul and Gemm: float32 on GPUs runs gemm_tiled.comp, other dtypes
+/* Vulkan lowerings of MatMul and Gemm: float32 and float16 on GPUs run gemm_tiled.comp, others
  * matmul.comp, CPU implementations matmul_direct.comp; all take element strides (Gemm's
  * transposes), broadcast batch strides (MatMul) and the fused epilogue. */
 #include "ops/matmul.h"
@@ -35,7 +35,8 @@ vkml_status vk_rec_matmul(gpu_recorder *rec, const matmul_push *pc, vkml_dtype d
     uint32_t groups[3];
     const struct gpu_caps *caps = vk_rec_caps(rec);
     vk_kernel_id tiled;
-    if (caps->prefer_tiled && caps->gemm_force >= 0 && dtype == VKML_DTYPE_FLOAT &&
+    if (caps->prefer_tiled && caps->gemm_force >= 0 &&
+        (dtype == VKML_DTYPE_FLOAT || dtype == VKML_DTYPE_FLOAT16) &&
         vk_gemm_pick(caps, false, pc->m, pc->n, batch, &tiled, groups))
         return vk_rec_kernel(rec, tiled, dtype, bind, pc, sizeof(*pc), groups, err);
     if (!caps->prefer_tiled) {
