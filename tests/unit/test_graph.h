@@ -11,7 +11,8 @@ static inline int tg_value(graph *g, const char *name, vkml_dtype dtype, int ran
     int v = graph_add_value(g, name);
     g->values[v].dtype = dtype;
     g->values[v].rank = rank;
-    memcpy(g->values[v].dims, dims, sizeof(int64_t) * (size_t)rank);
+    if (rank > 0) /* scalars may pass NULL dims */
+        memcpy(g->values[v].dims, dims, sizeof(int64_t) * (size_t)rank);
     return v;
 }
 
