@@ -51,7 +51,10 @@ bool vk_gemm_pick(const struct gpu_caps *caps, bool conv, int64_t m, int64_t n, 
     for (int t = forced >= 0 ? forced : 0; t < n_tiles; t++) {
         const struct gemm_tile *g = &gemm_tiles[t];
         int64_t gx = (n + g->bn - 1) / g->bn, gy = (m + g->bm - 1) / g->bm;
-        if (forced < 0 && t + 1 < n_tiles && gx * gy * z < VK_GEMM_MIN_GROUPS)
+        /* A tile a quarter or more empty (64 output channels in a 128-row tile) wastes
+         * that share of its work: take the next smaller one. */
+        bool wasteful = gy * g->bm * 4 > m * 5 || gx * g->bn * 4 > n * 5;
+        if (forced < 0 && t + 1 < n_tiles && (wasteful || gx * gy * z < VK_GEMM_MIN_GROUPS))
             continue;
         if (gx > caps->max_workgroup_count[0] || gy > caps->max_workgroup_count[1] ||
             z > caps->max_workgroup_count[2])
