@@ -9,14 +9,11 @@
  * next one's input, so the shapes are square in what chains) and one of a single product,
  * each run RUNS times after a warm-up; time per product = (median(CHAIN) - median(1)) /
  * (CHAIN - 1): the copies in and out and the submit cost cancel. */
-#include "onnx/model.h"
-#include "ops/op.h"
+#include "bench_util.h"
 #include "plan/context.h"
-#include "testutil.h"
 #include "vulkan/vk_device.h"
 
 #include <math.h>
-#include <time.h>
 
 typedef struct bench_shape {
     const char *name;
@@ -37,28 +34,6 @@ static const bench_shape shapes[] = {
     {"conv 1x1 256 @56", true, 1, 0, 0, 256, 56, 1},
     {"conv 1x1 1024 @14", true, 1, 0, 0, 1024, 14, 1},
 };
-
-static double now_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static int add_value(graph *g, const char *name, int rank, const int64_t *dims)
-{
-    int v = graph_add_value(g, name);
-    g->values[v].dtype = VKML_DTYPE_FLOAT;
-    g->values[v].rank = rank;
-    memcpy(g->values[v].dims, dims, sizeof(int64_t) * (size_t)rank);
-    return v;
-}
 
 /* The input's dims and element count of a shape. */
 static int input_dims(const bench_shape *s, int64_t *dims)
@@ -86,10 +61,10 @@ static vkml_model *chain_model(const bench_shape *s, int chain)
     graph *g = graph_create();
     int64_t dims[4];
     int rank = input_dims(s, dims);
-    int x = add_value(g, "x", rank, dims);
+    int x = bench_float_value(g, "x", rank, dims);
     g->values[x].kind = GRAPH_VALUE_INPUT;
     int64_t wd[4] = {s->c, s->c, s->ksize, s->ksize}, md[2] = {s->k, s->k};
-    int w = s->conv ? add_value(g, "w", 4, wd) : add_value(g, "w", 2, md);
+    int w = s->conv ? bench_float_value(g, "w", 4, wd) : bench_float_value(g, "w", 2, md);
     size_t n = s->conv ? (size_t)(s->c * s->c * s->ksize * s->ksize) : (size_t)(s->k * s->k);
     float *data = vkml_arena_calloc(g->arena, n, sizeof(float));
     float scale = 1.7f / sqrtf((float)(s->conv ? s->c * s->ksize * s->ksize : s->k));
@@ -156,13 +131,12 @@ static double time_model(vkml_context *ctx, int device, vkml_model *model, const
     double *t = calloc((size_t)runs, sizeof(double));
     vkml_session_run(sess, &in, 1, &out, 1, &err); /* warm-up */
     for (int r = 0; r < runs; r++) {
-        double t0 = now_us();
+        double t0 = bench_now_us();
         if (vkml_session_run(sess, &in, 1, &out, 1, &err) != VKML_OK)
             fprintf(stderr, "bench_gemm: %s: %s\n", s->name, err.message);
-        t[r] = now_us() - t0;
+        t[r] = bench_now_us() - t0;
     }
-    qsort(t, (size_t)runs, sizeof(double), cmp_double);
-    double med = t[runs / 2];
+    double med = bench_median(t, runs);
     free(t);
     free(x);
     free(out.data);

@@ -6,37 +6,12 @@
  *      (what an element converting on the host uploads), on DEVICE;
  *   C: the pre-processing alone on vkml's CPU device (the C version, one thread).
  *   bench_preprocess [DEVICE] [RUNS]   DEVICE: 0, 1 ... (default 0); RUNS (default 100) */
-#include "onnx/model.h"
-#include "ops/op.h"
-#include "testutil.h"
+#include "bench_util.h"
 
-#include <time.h>
 
 #define FRAME_W 1920
 #define FRAME_H 1080
 #define SIDE 640
-
-static double now_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static int value(graph *g, const char *name, int rank, const int64_t *dims)
-{
-    int v = graph_add_value(g, name);
-    g->values[v].dtype = VKML_DTYPE_FLOAT;
-    g->values[v].rank = rank;
-    memcpy(g->values[v].dims, dims, sizeof(int64_t) * (size_t)rank);
-    return v;
-}
 
 /* image [1,3,SIDE,SIDE] -> op -> out */
 static vkml_model *model_of(const char *op)
@@ -44,7 +19,8 @@ static vkml_model *model_of(const char *op)
     const int64_t in_dims[4] = {1, 3, SIDE, SIDE}, pooled[4] = {1, 3, 1, 1};
     bool pool = strcmp(op, "GlobalAveragePool") == 0;
     graph *g = graph_create();
-    int x = value(g, "image", 4, in_dims), y = value(g, "out", 4, pool ? pooled : in_dims);
+    int x = bench_float_value(g, "image", 4, in_dims),
+        y = bench_float_value(g, "out", 4, pool ? pooled : in_dims);
     int n = graph_add_node(g, "n", op, "", 1, 1, 0);
     g->nodes[n].inputs[0] = x;
     g->nodes[n].outputs[0] = y;
@@ -80,16 +56,15 @@ static double median_run(vkml_context *ctx, vkml_model *model, int device,
     }
     double *t = calloc((size_t)runs, sizeof(double));
     for (int i = -3; i < runs; i++) {
-        double t0 = now_us();
+        double t0 = bench_now_us();
         if (vkml_session_run(s, in, 1, &out, 1, &err)) {
             fprintf(stderr, "bench_preprocess: %s\n", err.message);
             exit(1);
         }
         if (i >= 0)
-            t[i] = now_us() - t0;
+            t[i] = bench_now_us() - t0;
     }
-    qsort(t, (size_t)runs, sizeof(double), cmp_double);
-    double m = t[runs / 2];
+    double m = bench_median(t, runs);
     free(t);
     vkml_tensor_release(&out);
     vkml_session_destroy(&s);

@@ -41,14 +41,22 @@ static inline void bench_fit(const double *x, const double *y, int n, double *sl
     *intercept = (sy - *slope * sx) / n;
 }
 
+/* A new float32 value of the given shape (no data). */
+static inline int bench_float_value(graph *g, const char *name, int rank, const int64_t *dims)
+{
+    int v = graph_add_value(g, name);
+    g->values[v].dtype = VKML_DTYPE_FLOAT;
+    g->values[v].rank = rank;
+    memcpy(g->values[v].dims, dims, sizeof(int64_t) * (size_t)rank);
+    return v;
+}
+
 /* K dependent Adds, y = y + 1 over `len` floats: input x, output the last y. */
 static inline vkml_model *bench_chain_model(int k, int len)
 {
     graph *g = graph_create();
-    int x = graph_add_value(g, "x");
-    g->values[x].dtype = VKML_DTYPE_FLOAT;
-    g->values[x].rank = 1;
-    g->values[x].dims[0] = len;
+    const int64_t dims[1] = {len};
+    int x = bench_float_value(g, "x", 1, dims);
     g->values[x].kind = GRAPH_VALUE_INPUT;
     int c = graph_add_value(g, "c");
     float *one = vkml_arena_calloc(g->arena, 1, sizeof(float));
@@ -60,10 +68,7 @@ static inline vkml_model *bench_chain_model(int k, int len)
     char name[32];
     for (int i = 0; i < k; i++) {
         snprintf(name, sizeof(name), "y%d", i);
-        int y = graph_add_value(g, name);
-        g->values[y].dtype = VKML_DTYPE_FLOAT;
-        g->values[y].rank = 1;
-        g->values[y].dims[0] = len;
+        int y = bench_float_value(g, name, 1, dims);
         int n = graph_add_node(g, name, "Add", "", 2, 1, 0);
         g->nodes[n].inputs[0] = prev;
         g->nodes[n].inputs[1] = c;
