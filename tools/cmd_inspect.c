@@ -256,10 +256,11 @@ static int print_plan(vkml_context *ctx, const vkml_model *model, const inspect_
         vkml_plan_transfer t;
         char from[16], to[16];
         if (vkml_session_plan_transfer(session, i, &t))
-            printf("  %-40s %4s -> %-4s %12s\n", t.value,
+            printf("  %-40s %4s -> %-4s %12s  %s\n", t.value,
                    cli_device_label(t.from, from, sizeof(from)),
                    cli_device_label(t.to, to, sizeof(to)),
-                   cli_format_bytes(t.bytes, w, sizeof(w)));
+                   cli_format_bytes(t.bytes, w, sizeof(w)),
+                   t.shared_host ? "shared host memory" : "host copy");
     }
     print_fused_groups(session);
     vkml_session_destroy(&session);

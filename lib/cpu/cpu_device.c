@@ -97,8 +97,8 @@ static vkml_status bind_values(device_session *ds, const device_value_plan *plan
         size_t bytes;
         if (!plans[i].used || plans[i].alias_of >= 0)
             continue;
-        if (plans[i].constant) {
-            ds->ptrs[i] = (void *)plans[i].constant;
+        if (plans[i].constant || plans[i].shared_host) {
+            ds->ptrs[i] = plans[i].constant ? (void *)plans[i].constant : plans[i].shared_host;
             continue;
         }
         if (!vkml_tensor_bytes(v->dtype, v->rank, v->dims, &bytes))
@@ -308,6 +308,7 @@ device *cpu_device_create(void)
              cpu_thread_count(), cpu_thread_count() == 1 ? "" : "s");
     snprintf(dev->info.vendor, sizeof(dev->info.vendor), "vkml");
     dev->info.type = VKML_DEVICE_TYPE_CPU;
+    dev->host_share_align = CPU_ALIGNMENT;
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
     dev->info.memory_bytes = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : 0;
     return dev;

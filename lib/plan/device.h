@@ -50,6 +50,12 @@ typedef struct device_value_plan {
     const void *constant; /* non-NULL: constant data the device must hold (weights) */
     int alias_of;         /* -1, or a value whose memory this value shares (OP_ALIAS nodes);
                              always an earlier value also used on this device */
+    void *shared_host;    /* non-NULL: a value copied between two devices that both use this
+                             host allocation (the plan's, sized and aligned to both devices'
+                             host_share_align) instead of a host copy per run: the device that
+                             writes the value writes it there, a device that reads it reads
+                             it there (a GPU copies it into its own memory first). Its
+                             value_host_ptr is this pointer. */
 } device_value_plan;
 
 typedef struct device_chunk_desc {
@@ -89,6 +95,9 @@ struct device {
     const device_class *cls;
     vkml_device_info info;
     uint64_t memory_budget; /* bytes the planner may place on it; 0: no limit (the CPU) */
+    size_t host_share_align; /* non-zero: the device can use a host allocation of the plan's
+                                (device_value_plan.shared_host) whose address and size are
+                                multiples of this; 0: it cannot */
 };
 
 /* Runs chunk `chunk` to completion on the caller's thread (submit, then wait). */

@@ -164,6 +164,45 @@ static void mark_io_and_aliases(plan *p)
     }
 }
 
+/* Transfers between two devices that can both use one host allocation share one
+ * (plan.h); VKML_NO_SHARED_HOST=1 keeps every transfer a host copy. */
+static vkml_status share_transfers(plan *p, vkml_error *err)
+{
+    const char *off = getenv("VKML_NO_SHARED_HOST");
+    if (off && *off && strcmp(off, "0") != 0)
+        return VKML_OK;
+    p->shared_host = vkml_arena_calloc(p->arena, (size_t)p->graph->n_values + 1, sizeof(void *));
+    if (!p->shared_host)
+        return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory planning transfers");
+    for (int c = 0; c < p->n_chunks; c++) {
+        const plan_chunk *chunk = &p->chunks[c];
+        for (int t = 0; t < chunk->n_transfers; t++) {
+            int v = chunk->transfers[t], home = p->value_home[v];
+            device_value_plan *from = &p->devices[home].value_plans[v];
+            device_value_plan *to = &p->devices[chunk->slot].value_plans[v];
+            size_t a = p->devices[home].dev->host_share_align;
+            size_t b = p->devices[chunk->slot].dev->host_share_align;
+            size_t bytes = 0, align = a > b ? a : b;
+            if (!a || !b || from->alias_of >= 0 || to->alias_of >= 0 || from->constant ||
+                !vkml_tensor_bytes(p->values[v].dtype, p->values[v].rank, p->values[v].dims,
+                                   &bytes) ||
+                (from->shared_host && (size_t)(uintptr_t)from->shared_host % align))
+                continue;
+            if (!from->shared_host) {
+                size_t rounded = (bytes + align - 1) / align * align;
+                void *mem = aligned_alloc(align, rounded ? rounded : align);
+                if (!mem)
+                    return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY,
+                                     "out of memory for a %zu-byte transfer buffer", bytes);
+                memset(mem, 0, rounded ? rounded : align);
+                p->shared_host[v] = from->shared_host = mem;
+            }
+            to->shared_host = from->shared_host;
+        }
+    }
+    return VKML_OK;
+}
+
 static vkml_status create_device_sessions(plan *p, vkml_error *err)
 {
     for (int s = 0; s < p->n_devices; s++) {
@@ -317,7 +356,7 @@ vkml_status plan_create(const graph *g, const plan_target *target, int64_t symbo
         (st = link_chunks(p, err)) != VKML_OK)
         goto fail;
     mark_io_and_aliases(p);
-    if ((st = create_device_sessions(p, err)) != VKML_OK)
+    if ((st = share_transfers(p, err)) != VKML_OK || (st = create_device_sessions(p, err)) != VKML_OK)
         goto fail;
     free(folded);
     *out = p;
@@ -337,6 +376,8 @@ void plan_destroy(plan **pp)
     for (int s = 0; s < p->n_devices; s++)
         if (p->devices[s].session)
             p->devices[s].dev->cls->session_destroy(&p->devices[s].session);
+    for (int v = 0; p->shared_host && v < p->graph->n_values; v++)
+        free(p->shared_host[v]);
     free(p->values);
     graph_destroy(&p->fused);
     graph_destroy(&p->lowered);
@@ -358,7 +399,9 @@ vkml_status plan_submit_chunk(plan *p, int c, device_event *done, vkml_error *er
         int v = chunk->transfers[t];
         size_t bytes = 0;
         vkml_tensor_bytes(p->values[v].dtype, p->values[v].rank, p->values[v].dims, &bytes);
-        memcpy(plan_value_ptr(p, chunk->slot, v), plan_value_ptr(p, p->value_home[v], v), bytes);
+        void *dst = plan_value_ptr(p, chunk->slot, v), *src = plan_value_ptr(p, p->value_home[v], v);
+        if (dst != src) /* else one shared host allocation: nothing to copy */
+            memcpy(dst, src, bytes);
     }
     plan_device *d = &p->devices[chunk->slot];
     return d->dev->cls->chunk_submit(d->session, chunk->local_index, done, err);

@@ -13,8 +13,12 @@
  * but none has room for refuses the plan with the sizes.
  *
  * Values live where they are produced; a consumer on another device gets its own copy
- * through a transfer (a host copy between the two devices' host-visible memory) done by
- * the first chunk on that device that reads it.
+ * through a transfer done by the first chunk on that device that reads it. When both
+ * devices can use host memory the plan allocates (device.host_share_align: the CPU, and
+ * GPUs with VK_EXT_external_memory_host), the producer writes the value into one such
+ * allocation and the reader uses it directly (a GPU copies it into its own memory at the
+ * start of that chunk): no host copy. Otherwise the host copies between the two devices'
+ * host-visible memory. VKML_NO_SHARED_HOST=1 forces host copies (for comparison).
  */
 #include "plan/device.h"
 
@@ -73,6 +77,9 @@ typedef struct plan {
     plan_chunk *chunks;
     int n_chunks;
     struct plan_tail *tail;    /* nodes of run-time shapes (plan/tail.h), or NULL */
+    void **shared_host;        /* per value: the host allocation its producer and readers on
+                                  other devices share (device_value_plan.shared_host), or
+                                  NULL (the value is copied by the host, or stays home) */
     uint64_t wait_spin_ns;     /* host waits poll this long before they sleep (or
                                   DEVICE_SPIN_DEFAULT) */
     /* Host waits for a device event (a GPU chunk's completion) in this plan's runs so far;

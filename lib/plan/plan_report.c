@@ -91,6 +91,8 @@ bool vkml_session_plan_transfer(const vkml_session *s, size_t index, vkml_plan_t
         .from = p->devices[p->value_home[v]].index,
         .to = p->devices[p->chunks[c].slot].index,
         .bytes = bytes,
+        .shared_host = p->shared_host && p->shared_host[v] &&
+                       p->devices[p->chunks[c].slot].value_plans[v].shared_host,
     };
     return true;
 }

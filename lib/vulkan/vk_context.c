@@ -77,18 +77,31 @@ vkml_status vk_device_open(vk_device *vd, vkml_error *err)
         .queueCount = 1,
         .pQueuePriorities = &priority,
     };
-    const char *extensions[] = {VK_EXT_MEMORY_BUDGET_EXTENSION_NAME};
+    const char *extensions[2];
+    uint32_t n_extensions = 0;
+    if (vd->has_memory_budget)
+        extensions[n_extensions++] = VK_EXT_MEMORY_BUDGET_EXTENSION_NAME;
+    if (vd->has_host_import)
+        extensions[n_extensions++] = VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME;
     bool features2 = vd->props.apiVersion >= VK_API_VERSION_1_2;
     VkDeviceCreateInfo dci = {
         .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
         .pNext = features2 ? &vd->features2 : NULL,
         .queueCreateInfoCount = 1,
         .pQueueCreateInfos = &qci,
-        .enabledExtensionCount = vd->has_memory_budget ? 1 : 0,
+        .enabledExtensionCount = n_extensions,
         .ppEnabledExtensionNames = extensions,
     };
     VK_CREATE(VKML_VK_DEVICE, vkCreateDevice(vd->phys, &dci, NULL, &vd->dev));
     vkGetDeviceQueue(vd->dev, vd->queue_family, 0, &vd->queue);
+    if (vd->has_host_import) {
+        vd->get_host_pointer_props = (PFN_vkGetMemoryHostPointerPropertiesEXT)vkGetDeviceProcAddr(
+            vd->dev, "vkGetMemoryHostPointerPropertiesEXT");
+        if (!vd->get_host_pointer_props) {
+            vd->has_host_import = false;
+            vd->base.host_share_align = 0;
+        }
+    }
     pthread_mutex_init(&vd->queue_lock, NULL);
     vd->queue_lock_init = true;
     vk_stream_init(vd);

@@ -33,6 +33,9 @@ typedef struct vk_device {
     VkPhysicalDevice16BitStorageFeatures s16;
     VkPhysicalDevice8BitStorageFeatures s8;
     bool has_memory_budget; /* VK_EXT_memory_budget, enabled on dev */
+    bool has_host_import;   /* VK_EXT_external_memory_host, enabled on dev (vk_memory.h:
+                               vk_mem_import_host) */
+    PFN_vkGetMemoryHostPointerPropertiesEXT get_host_pointer_props;
     vk_allocator *alloc;
     vk_pipelines *pipes;
     vk_faults *faults;       /* test hooks of the context (vk_fault.h) */

@@ -86,7 +86,7 @@ static int pick_memory_type(const VkPhysicalDeviceMemoryProperties *mp, uint32_t
 static void block_destroy(vk_allocator *a, vk_block *b)
 {
     VkDevice dev = a->vd->dev;
-    if (b->map)
+    if (b->map && b->kind != VK_MEM_IMPORTED)
         vkUnmapMemory(dev, b->memory);
     VK_DESTROY(VKML_VK_BUFFER, vkDestroyBuffer, dev, b->buffer);
     if (b->memory) {
@@ -288,11 +288,89 @@ vkml_status vk_mem_alloc(vk_allocator *a, vk_mem_kind kind, VkDeviceSize size, v
     return st;
 }
 
+vkml_status vk_mem_import_host(vk_allocator *a, void *ptr, VkDeviceSize size, vk_mem *out,
+                               vkml_error *err)
+{
+    vkml_status status = VKML_OK;
+    vk_device *vd = a->vd;
+    VkDevice dev = vd->dev;
+    *out = (vk_mem){0};
+    if (!vd->has_host_import || !ptr || size == 0 || size % vd->base.host_share_align ||
+        (uintptr_t)ptr % vd->base.host_share_align)
+        return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT,
+                         "Vulkan device '%s' cannot import %llu bytes of host memory at %p",
+                         vd->base.info.name, (unsigned long long)size, ptr);
+    vk_block *b = calloc(1, sizeof(*b));
+    if (!b)
+        return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "Vulkan allocator: out of host memory");
+    b->kind = VK_MEM_IMPORTED;
+    b->size = size;
+    VkExternalMemoryBufferCreateInfo ext = {
+        .sType = VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO,
+        .handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT,
+    };
+    VkBufferCreateInfo bci = {
+        .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
+        .pNext = &ext,
+        .size = size,
+        .usage = buffer_usage,
+        .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
+    };
+    VK_CREATE(VKML_VK_BUFFER, vkCreateBuffer(dev, &bci, NULL, &b->buffer));
+    VkMemoryHostPointerPropertiesEXT hp = {
+        .sType = VK_STRUCTURE_TYPE_MEMORY_HOST_POINTER_PROPERTIES_EXT};
+    VK(vd->get_host_pointer_props(dev, VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT, ptr,
+                                  &hp));
+    VkMemoryRequirements req;
+    vkGetBufferMemoryRequirements(dev, b->buffer, &req);
+    int type = -1; /* host-visible and coherent: the host and the other device read it */
+    for (uint32_t i = 0; i < vd->mem_props.memoryTypeCount && type < 0; i++) {
+        VkMemoryPropertyFlags f = vd->mem_props.memoryTypes[i].propertyFlags;
+        if ((hp.memoryTypeBits & req.memoryTypeBits & (1u << i)) &&
+            (f & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT) && (f & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT))
+            type = (int)i;
+    }
+    if (type < 0 || req.size > size) {
+        status = vkml_fail(err, VKML_ERROR_DEVICE,
+                           "Vulkan device '%s' offers no coherent memory type for imported host "
+                           "memory (%llu bytes)",
+                           vd->base.info.name, (unsigned long long)size);
+        goto cleanup;
+    }
+    VkImportMemoryHostPointerInfoEXT import = {
+        .sType = VK_STRUCTURE_TYPE_IMPORT_MEMORY_HOST_POINTER_INFO_EXT,
+        .handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT,
+        .pHostPointer = ptr,
+    };
+    VkMemoryAllocateInfo mai = {
+        .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+        .pNext = &import,
+        .allocationSize = size,
+        .memoryTypeIndex = (uint32_t)type,
+    };
+    VkDeviceMemory memory = VK_NULL_HANDLE;
+    VK_AS("vkAllocateMemory (imported host memory)", vk_fault_allocate_memory(vd, &mai, &memory));
+    b->memory = memory;
+    vk_count_add(VKML_VK_MEMORY, 1);
+    VK(vkBindBufferMemory(dev, b->buffer, b->memory, 0));
+    b->map = ptr;
+    fill_mem(b, 0, size, out);
+    return VKML_OK;
+cleanup:
+    block_destroy(a, b);
+    return status;
+}
+
 void vk_mem_free(vk_allocator *a, vk_mem *mem)
 {
     vk_block *b = mem->block;
     if (!b)
         return;
+    if (b->kind == VK_MEM_IMPORTED) { /* a block of its own, in no list */
+        block_destroy(a, b);
+        *mem = (vk_mem){0};
+        return;
+    }
     VkDeviceSize rounded = align_up(mem->size ? mem->size : 1, a->alignment);
     pthread_mutex_lock(&a->lock);
     block_give(b, mem->offset, rounded);

@@ -18,6 +18,7 @@ typedef enum vk_mem_kind {
                       cached where the device has it (host reads of BAR memory crawl) */
     VK_MEM_UPLOAD, /* written by the host, read by kernels: host-visible, coherent, mapped,
                       device-local where the device has it (resizable BAR), else as HOST */
+    VK_MEM_IMPORTED, /* host memory of the caller's, imported (vk_mem_import_host) */
 } vk_mem_kind;
 
 typedef struct vk_block vk_block;
@@ -36,6 +37,12 @@ void vk_allocator_destroy(vk_allocator **alloc);
 
 vkml_status vk_mem_alloc(vk_allocator *alloc, vk_mem_kind kind, VkDeviceSize size, vk_mem *out,
                          vkml_error *err);
+/* Imports `size` bytes of host memory at `ptr` (VK_EXT_external_memory_host; both multiples
+ * of the device's host_share_align) as a buffer of its own; out->map is ptr. The memory
+ * stays the caller's: free the vk_mem (vk_mem_free) before it. Not counted against the
+ * device's memory limit. */
+vkml_status vk_mem_import_host(vk_allocator *alloc, void *ptr, VkDeviceSize size, vk_mem *out,
+                               vkml_error *err);
 /* A part of mem (not to be freed on its own). */
 vk_mem vk_mem_sub(const vk_mem *mem, VkDeviceSize offset, VkDeviceSize size);
 /* Alignment of every range's offset, bytes. */

@@ -114,6 +114,25 @@ static uint64_t free_device_memory(vk_device *vd)
     return best;
 }
 
+/* VK_EXT_external_memory_host: the device can use host memory the plan allocates, so a
+ * value copied between devices needs no host copy (plan.c, share_transfers). */
+static void probe_host_import(vk_device *vd)
+{
+    if (!has_device_extension(vd->phys, VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME) ||
+        vd->props.apiVersion < VK_API_VERSION_1_1)
+        return;
+    VkPhysicalDeviceExternalMemoryHostPropertiesEXT host = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_MEMORY_HOST_PROPERTIES_EXT};
+    VkPhysicalDeviceProperties2 props = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
+                                         .pNext = &host};
+    vkGetPhysicalDeviceProperties2(vd->phys, &props);
+    size_t align = (size_t)host.minImportedHostPointerAlignment;
+    if (align == 0 || (align & (align - 1)) != 0 || align > (1u << 21))
+        return;
+    vd->has_host_import = true;
+    vd->base.host_share_align = align;
+}
+
 static void probe_caps(vk_device *vd)
 {
     const VkPhysicalDeviceLimits *lim = &vd->props.limits;
@@ -192,6 +211,7 @@ static void probe_caps(vk_device *vd)
     c->cooperative_matrix = false;
     c->prefer_tiled = vd->props.deviceType != VK_PHYSICAL_DEVICE_TYPE_CPU;
     vd->has_memory_budget = has_device_extension(vd->phys, VK_EXT_MEMORY_BUDGET_EXTENSION_NAME);
+    probe_host_import(vd);
     c->memory_budget = free_device_memory(vd) / 100 * VK_MEMORY_BUDGET_PERCENT;
 }
 

@@ -26,6 +26,11 @@ struct device_session {
     bool *shared;      /* value i is a constant in the device's shared buffers: set once
                           its reference is held (vk_consts.h) */
     bool *want_shared; /* value i is to be one (a device-local constant root) */
+    vk_mem *imported;  /* per value: the plan's shared host allocation (shared_host) imported;
+                          aliases copy their root's */
+    bool *import_owned; /* imported[i] was made for value i */
+    int *copy_in_chunk; /* per value: the chunk that copies imported[i] into mem[i] before its
+                           kernels (a shared value this device only reads), or -1 */
     vk_mem transients; /* the range shared by transient values (vk_mem_plan.h) */
     VkCommandPool cmd_pool;
     vk_chunk *chunks;
@@ -87,6 +92,34 @@ static vkml_status collect_roots(const device_session_desc *desc, value_roots *r
     return VKML_OK;
 }
 
+/* Whether a node of this device writes root (or an alias of it). */
+static bool root_written(const device_session_desc *desc, const value_roots *r, int root)
+{
+    for (int c = 0; c < desc->n_chunks; c++) {
+        for (int i = 0; i < desc->chunks[c].n_nodes; i++) {
+            const graph_node *node = &desc->graph->nodes[desc->chunks[c].nodes[i]];
+            for (int k = 0; k < node->n_outputs; k++)
+                if (node->outputs[k] >= 0 && r->root[node->outputs[k]] == root)
+                    return true;
+        }
+    }
+    return false;
+}
+
+/* The first chunk (in order) with a node reading root or an alias of it, or -1. */
+static int first_reading_chunk(const device_session_desc *desc, const value_roots *r, int root)
+{
+    for (int c = 0; c < desc->n_chunks; c++) {
+        for (int i = 0; i < desc->chunks[c].n_nodes; i++) {
+            const graph_node *node = &desc->graph->nodes[desc->chunks[c].nodes[i]];
+            for (int k = 0; k < node->n_inputs; k++)
+                if (node->inputs[k] >= 0 && r->root[node->inputs[k]] == root)
+                    return c;
+        }
+    }
+    return -1;
+}
+
 /* Host-visible memory for roots the host touches: cached host memory when a node of this
  * device writes the value (the host reads it back), else device-local host-visible
  * memory where the device has it (the host writes, kernels read it, maybe many times). */
@@ -98,14 +131,32 @@ static vk_mem_kind root_kind(const device_session_desc *desc, const value_roots 
             host = true;
     if (!host)
         return VK_MEM_DEVICE;
-    for (int c = 0; c < desc->n_chunks && !written; c++) {
-        for (int i = 0; i < desc->chunks[c].n_nodes; i++) {
-            const graph_node *node = &desc->graph->nodes[desc->chunks[c].nodes[i]];
-            for (int k = 0; k < node->n_outputs; k++)
-                written |= node->outputs[k] >= 0 && r->root[node->outputs[k]] == root;
-        }
-    }
+    written = root_written(desc, r, root);
     return written ? VK_MEM_HOST : VK_MEM_UPLOAD;
+}
+
+/* A root shared with another device through the plan's host allocation (shared_host),
+ * imported here: a device that writes the value writes the allocation itself; one that only
+ * reads it keeps a device-local copy, which its first chunk reading it copies in
+ * (record_shared_copies): kernels then read device memory, not the bus. */
+static vkml_status share_value(device_session *s, const device_session_desc *desc,
+                               const value_roots *r, int v, vkml_error *err)
+{
+    VkDeviceSize align = s->vd->base.host_share_align;
+    VkDeviceSize size = (r->bytes[v] + align - 1) / align * align;
+    vkml_status st = vk_mem_import_host(s->vd->alloc, desc->value_plans[v].shared_host,
+                                        size ? size : align, &s->imported[v], err);
+    if (st != VKML_OK)
+        return st;
+    s->import_owned[v] = true;
+    if (root_written(desc, r, v)) {
+        s->mem[v] = vk_mem_sub(&s->imported[v], 0, r->bytes[v]);
+        return VKML_OK;
+    }
+    s->copy_in_chunk[v] = first_reading_chunk(desc, r, v);
+    st = vk_mem_alloc(s->vd->alloc, VK_MEM_DEVICE, r->bytes[v], &s->mem[v], err);
+    s->owned[v] = st == VKML_OK;
+    return st;
 }
 
 /* Allocates every root value: transients share one range by liveness, the others get
@@ -140,6 +191,10 @@ static vkml_status allocate_values(device_session *s, const device_session_desc 
             s->mem[v] = vk_mem_sub(&s->transients, r.offsets[v], r.bytes[v]);
             continue;
         }
+        if (desc->value_plans[v].shared_host && !desc->value_plans[v].constant) {
+            VKML_TRY(share_value(s, desc, &r, v, err));
+            continue;
+        }
         vk_mem_kind kind = root_kind(desc, &r, v);
         if (desc->value_plans[v].constant && kind == VK_MEM_DEVICE && r.bytes[v] > 0) {
             s->want_shared[v] = true; /* upload_constants finds or makes its buffer */
@@ -149,8 +204,10 @@ static vkml_status allocate_values(device_session *s, const device_session_desc 
         s->owned[v] = true;
     }
     for (int v = 0; v < n; v++) {
-        if (desc->value_plans[v].used && r.root[v] != v)
+        if (desc->value_plans[v].used && r.root[v] != v) {
             s->mem[v] = s->mem[r.root[v]];
+            s->imported[v] = s->imported[r.root[v]];
+        }
     }
     VKML_LOGD("Vulkan session on '%s': %llu bytes shared by transient values",
               s->vd->base.info.name, (unsigned long long)total);
@@ -245,6 +302,43 @@ static void end_barrier(VkCommandBuffer cmd)
                          1, &mb, 0, NULL, 0, NULL);
 }
 
+/* Copies the shared values this chunk is the first to read from the imported host
+ * allocation into their device memory (after earlier kernels are done with it), ahead of
+ * the chunk's kernels. */
+static void record_shared_copies(device_session *s, int index, VkCommandBuffer cmd)
+{
+    bool any = false;
+    for (int v = 0; v < s->n_values; v++) {
+        if (s->copy_in_chunk[v] != index || !s->import_owned[v])
+            continue;
+        if (!any) {
+            VkMemoryBarrier before = {
+                .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+                .srcAccessMask = VK_ACCESS_HOST_WRITE_BIT | VK_ACCESS_SHADER_WRITE_BIT,
+                .dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
+            };
+            vkCmdPipelineBarrier(cmd,
+                                 VK_PIPELINE_STAGE_HOST_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                                 VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &before, 0, NULL, 0, NULL);
+            any = true;
+        }
+        VkBufferCopy region = {.srcOffset = s->imported[v].offset,
+                               .dstOffset = s->mem[v].offset,
+                               .size = s->mem[v].size};
+        if (region.size)
+            vkCmdCopyBuffer(cmd, s->imported[v].buffer, s->mem[v].buffer, 1, &region);
+    }
+    if (!any)
+        return;
+    VkMemoryBarrier after = {
+        .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+        .srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
+        .dstAccessMask = VK_ACCESS_SHADER_READ_BIT,
+    };
+    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                         0, 1, &after, 0, NULL, 0, NULL);
+}
+
 static vkml_status lower_nodes(gpu_recorder *rec, const device_session_desc *desc,
                                const device_chunk_desc *chunk, vkml_error *err)
 {
@@ -288,6 +382,7 @@ static vkml_status record_chunk(device_session *s, const device_session_desc *de
     VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
     VK(vkBeginCommandBuffer(c->cmd, &bi));
     begin_barrier(c->cmd);
+    record_shared_copies(s, index, c->cmd);
     int barriers = 0;
     VKML_TRY(vk_rec_finish(rec, c->cmd, &c->pool, &barriers, err));
     end_barrier(c->cmd);
@@ -317,7 +412,11 @@ vkml_status vk_session_create(device *dev, const device_session_desc *desc, devi
     s->shared = calloc((size_t)s->n_values + 1, sizeof(*s->shared));
     s->want_shared = calloc((size_t)s->n_values + 1, sizeof(*s->want_shared));
     s->chunks = calloc((size_t)s->n_chunks + 1, sizeof(*s->chunks));
-    if (!s->mem || !s->owned || !s->shared || !s->want_shared || !s->chunks) {
+    s->imported = calloc((size_t)s->n_values + 1, sizeof(*s->imported));
+    s->import_owned = calloc((size_t)s->n_values + 1, sizeof(*s->import_owned));
+    s->copy_in_chunk = malloc(((size_t)s->n_values + 1) * sizeof(*s->copy_in_chunk));
+    if (!s->mem || !s->owned || !s->shared || !s->want_shared || !s->chunks || !s->imported ||
+        !s->import_owned || !s->copy_in_chunk) {
         status = vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "Vulkan: out of host memory");
         goto cleanup;
     }
@@ -325,6 +424,8 @@ vkml_status vk_session_create(device *dev, const device_session_desc *desc, devi
         .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
         .queueFamilyIndex = vd->queue_family,
     };
+    for (int v = 0; v < s->n_values; v++)
+        s->copy_in_chunk[v] = -1;
     VK_CREATE(VKML_VK_COMMAND_POOL, vkCreateCommandPool(vd->dev, &pci, NULL, &s->cmd_pool));
     VKML_TRY(allocate_values(s, desc, err));
     VKML_TRY(upload_constants(s, desc, err));
@@ -341,7 +442,7 @@ void *vk_session_host_ptr(device_session *s, int value)
 {
     if (!s || value < 0 || value >= s->n_values)
         return NULL;
-    return s->mem[value].map;
+    return s->imported[value].block ? s->imported[value].map : s->mem[value].map;
 }
 
 /* Submits the chunk's command buffer behind what the queue holds (its begin barrier orders
@@ -413,6 +514,8 @@ void vk_session_destroy(device_session **ps)
     for (int v = 0; s->mem && v < s->n_values; v++) {
         if (s->owned[v])
             vk_mem_free(s->vd->alloc, &s->mem[v]);
+        if (s->import_owned && s->import_owned[v])
+            vk_mem_free(s->vd->alloc, &s->imported[v]);
     }
     pthread_mutex_lock(&s->vd->consts_lock);
     for (int v = 0; s->shared && v < s->n_values; v++)
@@ -424,6 +527,9 @@ void vk_session_destroy(device_session **ps)
     free(s->owned);
     free(s->shared);
     free(s->want_shared);
+    free(s->imported);
+    free(s->import_owned);
+    free(s->copy_in_chunk);
     free(s->chunks);
     free(s);
     *ps = NULL;

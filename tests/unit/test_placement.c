@@ -1,7 +1,8 @@
 /* Placement over a device set: a chain of MatMul/Relu blocks with skip connections and a
  * middle graph output, on 2, 3 and 4 logical lavapipe devices (one VkDevice each).
  * Budgets that force splits give the single-device answer with every part within its
- * budget and the cross-device edges listed; a model that fits one GPU stays on it; a budget
+ * budget and the cross-device edges listed (sharing host memory, and as host copies); a
+ * model that fits one GPU stays on it; a budget
  * under one node's needs is refused with the sizes; device sets parse and are checked. */
 #include "plan/plan.h"
 #include "test_graph.h"
@@ -94,9 +95,11 @@ static void expect_same(const outputs *got, const outputs *want, const char *wha
     }
 }
 
-/* The plan's parts and transfers are consistent with the budget and the device set. */
+/* The plan's parts and transfers are consistent with the budget and the device set;
+ * transfers share host memory exactly when `shared` says (lavapipe has
+ * VK_EXT_external_memory_host; VKML_NO_SHARED_HOST=1 turns sharing off). */
 static size_t check_plan(const vkml_session *s, const int *set, size_t n_set, uint64_t budget,
-                         const char *what)
+                         bool shared, const char *what)
 {
     size_t parts = vkml_session_plan_part_count(s), nodes = 0, fused_away = 0;
     for (size_t i = 0; i < parts; i++) {
@@ -129,6 +132,8 @@ static size_t check_plan(const vkml_session *s, const int *set, size_t n_set, ui
         CHECK(t.from != t.to && t.bytes == ROWS * WIDTH * sizeof(float) && t.value[0],
               "%s: transfer %zu of '%s' %d -> %d, %llu bytes", what, i, t.value, t.from, t.to,
               (unsigned long long)t.bytes);
+        CHECK(t.shared_host == shared, "%s: transfer %zu of '%s' %s", what, i, t.value,
+              t.shared_host ? "shares host memory" : "is a host copy");
     }
     return parts;
 }
@@ -158,7 +163,8 @@ static void test_splits(vkml_model *model, int n_dev)
     vkml_session *s = NULL;
     vkml_session_params whole = {.devices = all, .n_devices = n_all};
     CHECK_OK(run_with(ctx, model, &whole, &single, &s, &err), &err);
-    CHECK(check_plan(s, all, n_all, UINT64_MAX, "default budget") == 1, "a fitting model split");
+    CHECK(check_plan(s, all, n_all, UINT64_MAX, false, "default budget") == 1,
+          "a fitting model split");
     expect_same(&single, &ref, "one GPU");
     vkml_session_destroy(&s);
 
@@ -166,18 +172,27 @@ static void test_splits(vkml_model *model, int n_dev)
      * and six activations (at most five are live at once; a seventh block's weights do
      * not fit in the slack). */
     uint64_t block = WIDTH * WIDTH * sizeof(float), activation = ROWS * WIDTH * sizeof(float);
+    vkml_device_info info;
+    CHECK_OK(vkml_context_device_info(ctx, 0, &info, &err), &err);
+    bool lavapipe = info.type == VKML_DEVICE_TYPE_VULKAN_CPU;
     for (int want = 2; want <= n_dev; want++) {
         uint64_t budget = (uint64_t)((BLOCKS + want - 1) / want) * block + 6 * activation;
         vkml_session_params split = {.devices = all, .n_devices = n_all, .device_budget = budget};
-        outputs got = {0};
-        char what[96];
-        snprintf(what, sizeof(what), "%d devices, budget %llu", n_dev, (unsigned long long)budget);
-        CHECK_OK(run_with(ctx, model, &split, &got, &s, &err), &err);
-        size_t parts = check_plan(s, all, n_all, budget, what);
-        CHECK(parts >= (size_t)want && parts <= (size_t)n_dev, "%s: %zu parts", what, parts);
-        expect_same(&got, &ref, what);
-        vkml_session_destroy(&s);
-        free_outputs(&got);
+        for (int host_copy = 0; host_copy < 2; host_copy++) {
+            outputs got = {0};
+            char what[96];
+            snprintf(what, sizeof(what), "%d devices, budget %llu, %s", n_dev,
+                     (unsigned long long)budget, host_copy ? "host copies" : "default transfers");
+            if (host_copy)
+                setenv("VKML_NO_SHARED_HOST", "1", 1);
+            CHECK_OK(run_with(ctx, model, &split, &got, &s, &err), &err);
+            unsetenv("VKML_NO_SHARED_HOST");
+            size_t parts = check_plan(s, all, n_all, budget, lavapipe && !host_copy, what);
+            CHECK(parts >= (size_t)want && parts <= (size_t)n_dev, "%s: %zu parts", what, parts);
+            expect_same(&got, &ref, what);
+            free_outputs(&got);
+            vkml_session_destroy(&s);
+        }
     }
 
     /* The set's order is the preference: the last GPU first. */

@@ -511,6 +511,9 @@ typedef struct vkml_plan_transfer {
     const char *value;
     int from, to; /* device indices */
     uint64_t bytes;
+    bool shared_host; /* true: both devices use one host allocation (no host copy; a GPU
+                         reading it copies it into its memory in its command buffer);
+                         false: the host copies it between the devices' memory */
 } vkml_plan_transfer;
 VKML_API size_t vkml_session_plan_part_count(const vkml_session *session);
 /* false when index is out of range. */
