@@ -1,4 +1,5 @@
 /* `vkml run MODEL`: runs a model once (or N times, timed) and prints its outputs. */
+#include "cli_profile.h"
 #include "cli_util.h"
 
 #include <getopt.h>
@@ -35,7 +36,11 @@ const cli_command cli_cmd_run = {
              "                   the same as VKML_NO_FUSE=1)\n"
              "  --wait-spin US   microseconds a host wait for a GPU polls before it sleeps\n"
              "                   (0 to 1000000; 0: no polling; default 20 on a GPU, none on\n"
-             "                   lavapipe)\n",
+             "                   lavapipe)\n"
+             "  --profile        time every node on its device (GPU timestamps) and print\n"
+             "                   the time per op and the slowest nodes, the mean of the\n"
+             "                   --repeat runs (at most 100; one without --repeat); the\n"
+             "                   timestamps add a little to the latencies printed\n",
     .main = run_main,
 };
 
@@ -53,6 +58,7 @@ typedef struct run_options {
     long values;
     long in_flight;
     int wait_spin_us; /* vkml_session_params.wait_spin_us: 0 default, -1 no polling */
+    bool profile;
 } run_options;
 
 /* The model's input tensors: given ones read from files, the others zeros. */
@@ -70,7 +76,8 @@ static int parse_options(int argc, char **argv, run_options *o)
         {"values", required_argument, NULL, 'v'}, {"budget", required_argument, NULL, 'b'},
         {"in-flight", required_argument, NULL, 'k'}, {"precision", required_argument, NULL, 'p'},
         {"save", required_argument, NULL, 's'},      {"no-fuse", no_argument, NULL, 'F'},
-        {"wait-spin", required_argument, NULL, 'w'}, {0}};
+        {"wait-spin", required_argument, NULL, 'w'}, {"profile", no_argument, NULL, 'P'},
+        {0}};
     *o = (run_options){.values = 10, .in_flight = 1};
     int c;
     while ((c = getopt_long(argc, argv, ":hd:b:i:r:v:k:p:s:w:", opts, NULL)) != -1) {
@@ -81,6 +88,7 @@ static int parse_options(int argc, char **argv, run_options *o)
         case 'p': o->precision = optarg; break;
         case 's': o->save_dir = optarg; break;
         case 'F': cli_set_no_fuse(); break;
+        case 'P': o->profile = true; break;
         case 'i':
             if (o->n_input_args == RUN_MAX_INPUT_ARGS)
                 return cli_usage_error(&cli_cmd_run, "too many --input options");
@@ -365,6 +373,7 @@ static int run_session(vkml_context *ctx, vkml_model *model, const cli_devices *
         .input_shapes = shapes,
         .runs_in_flight = (int)o->in_flight,
         .wait_spin_us = o->wait_spin_us,
+        .profile = o->profile,
     };
     cli_devices_apply(devices, &params);
     vkml_error err = {0};
@@ -382,6 +391,9 @@ static int run_session(vkml_context *ctx, vkml_model *model, const cli_devices *
         rc = save_outputs(s, o->save_dir);
     if (rc == CLI_EXIT_OK && o->repeat)
         rc = run_streamed(s, o->repeat, o->in_flight);
+    if (rc == CLI_EXIT_OK && o->profile)
+        rc = cli_profile_runs(s->session, s->in.tensors, s->in.count, s->outputs, s->n_outputs,
+                              o->repeat ? (o->repeat < 100 ? o->repeat : 100) : 1);
     for (size_t i = 0; rc == CLI_EXIT_OK && i < s->n_outputs; i++)
         cli_print_tensor(vkml_session_output(s->session, i)->name, &s->outputs[i],
                          (size_t)o->values);

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define CPU_ALIGNMENT 64 /* bytes; cache line and widest SIMD load */
@@ -25,6 +26,7 @@ typedef struct cpu_chunk {
     int n_nodes;
     bool makes_strings;  /* some node has a string output */
     vkml_arena *strings; /* their strings, this run's */
+    double *times;       /* profiled sessions: microseconds per node, last run */
 } cpu_chunk;
 
 struct device_session {
@@ -76,6 +78,7 @@ static void cpu_session_destroy(device_session **dsp)
     }
     for (int c = 0; ds->chunks && c < ds->n_chunks; c++) {
         free(ds->chunks[c].nodes);
+        free(ds->chunks[c].times);
         vkml_arena_destroy(&ds->chunks[c].strings);
     }
     free(ds->chunks);
@@ -167,6 +170,8 @@ static vkml_status copy_chunks(device_session *ds, const device_session_desc *de
             return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "CPU device: out of memory");
         memcpy(dst->nodes, src->nodes, sizeof(int) * (size_t)src->n_nodes);
         dst->n_nodes = src->n_nodes;
+        if (desc->profile && !(dst->times = calloc((size_t)src->n_nodes + 1, sizeof(double))))
+            return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "CPU device: out of memory");
         for (int k = 0; k < src->n_nodes; k++) {
             if (src->nodes[k] < 0 || src->nodes[k] >= ds->graph->n_nodes)
                 return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT,
@@ -241,12 +246,29 @@ static vkml_status cpu_chunk_submit(device_session *ds, int chunk, device_event 
                             .in = ds->io[index].in,
                             .out = ds->io[index].out,
                             .strings = c->strings};
+        struct timespec t0, t1;
+        if (c->times)
+            clock_gettime(CLOCK_MONOTONIC, &t0);
         vkml_status st = cpu_run_node(&args, err);
+        if (c->times) {
+            clock_gettime(CLOCK_MONOTONIC, &t1);
+            c->times[k] = (double)(t1.tv_sec - t0.tv_sec) * 1e6 + (t1.tv_nsec - t0.tv_nsec) / 1e3;
+        }
         if (st) {
             vkml_error_prefix(err, "%s", graph_node_label(ds->graph, index, label, sizeof(label)));
             return st;
         }
     }
+    return VKML_OK;
+}
+
+static vkml_status cpu_chunk_node_times(device_session *ds, int chunk, double *node_us,
+                                        vkml_error *err)
+{
+    if (chunk < 0 || chunk >= ds->n_chunks || !ds->chunks[chunk].times)
+        return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT, "CPU device: chunk %d is not profiled",
+                         chunk);
+    memcpy(node_us, ds->chunks[chunk].times, sizeof(double) * (size_t)ds->chunks[chunk].n_nodes);
     return VKML_OK;
 }
 
@@ -270,6 +292,7 @@ static const device_class cpu_device_class = {
     .value_host_ptr = cpu_value_host_ptr,
     .chunk_submit = cpu_chunk_submit,
     .event_wait = cpu_event_wait,
+    .chunk_node_times = cpu_chunk_node_times,
     .session_destroy = cpu_session_destroy,
     .destroy = cpu_destroy,
 };

@@ -69,6 +69,7 @@ typedef struct device_session_desc {
     const device_value_plan *value_plans; /* one per value */
     const device_chunk_desc *chunks;      /* this device's chunks; chunk_submit indexes them */
     int n_chunks;
+    bool profile; /* time every node of every run (chunk_node_times) */
 } device_session_desc;
 
 typedef struct device_class {
@@ -86,6 +87,11 @@ typedef struct device_class {
      * the device's own default), then sleeps in the driver. Not called for events already
      * reached. */
     vkml_status (*event_wait)(device_event ev, uint64_t spin_ns, vkml_error *err);
+    /* Microseconds each node of `chunk` took in its last completed run, in the chunk's
+     * order (node_us[n_nodes]); sessions created with `profile` only. Any thread, while
+     * the chunk is not running. */
+    vkml_status (*chunk_node_times)(device_session *ds, int chunk, double *node_us,
+                                    vkml_error *err);
     void (*session_destroy)(device_session **ds);
     void (*destroy)(device *dev);
 } device_class;

@@ -226,6 +226,7 @@ static vkml_status create_device_sessions(plan *p, vkml_error *err)
             .value_plans = d->value_plans,
             .chunks = d->chunk_descs,
             .n_chunks = d->n_chunks,
+            .profile = p->profile,
         };
         vkml_status st = d->dev->cls->session_create(d->dev, &desc, &d->session, err);
         if (st != VKML_OK) {
@@ -356,6 +357,7 @@ vkml_status plan_create(const graph *g, const plan_target *target, int64_t symbo
         (st = link_chunks(p, err)) != VKML_OK)
         goto fail;
     mark_io_and_aliases(p);
+    p->profile = target->profile;
     if ((st = share_transfers(p, err)) != VKML_OK || (st = create_device_sessions(p, err)) != VKML_OK)
         goto fail;
     free(folded);
@@ -413,6 +415,31 @@ vkml_status plan_wait_event(plan *p, device_event ev, vkml_error *err)
         return VKML_OK;
     atomic_fetch_add_explicit(&p->host_waits, 1, memory_order_relaxed);
     return ev.dev->cls->event_wait(ev, p->wait_spin_ns, err);
+}
+
+vkml_status plan_node_times(plan *p, double *node_us, vkml_error *err)
+{
+    if (!p->profile)
+        return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT,
+                         "the session was not created for profiling (vkml_session_params.profile)");
+    for (int i = 0; i < p->graph->n_nodes; i++)
+        node_us[i] = -1;
+    double stack[64];
+    for (int c = 0; c < p->n_chunks; c++) {
+        const plan_chunk *chunk = &p->chunks[c];
+        plan_device *d = &p->devices[chunk->slot];
+        double *t = chunk->n_nodes <= 64 ? stack : calloc((size_t)chunk->n_nodes, sizeof(double));
+        if (!t)
+            return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory reading the profile");
+        vkml_status st = d->dev->cls->chunk_node_times(d->session, chunk->local_index, t, err);
+        for (int k = 0; st == VKML_OK && k < chunk->n_nodes; k++)
+            node_us[chunk->nodes[k]] = t[k];
+        if (t != stack)
+            free(t);
+        if (st != VKML_OK)
+            return st;
+    }
+    return VKML_OK;
 }
 
 int plan_chunk_stream(const plan *p, int c)

@@ -36,6 +36,7 @@ typedef struct plan_target {
     device *cpu;
     uint64_t budget; /* bytes per GPU; 0: each device's own memory_budget */
     bool no_fuse;    /* keep elementwise groups as their nodes (plan/fuse_eltwise.h) */
+    bool profile;    /* time every node (plan_node_times) */
 } plan_target;
 
 typedef struct plan_chunk {
@@ -82,6 +83,7 @@ typedef struct plan {
                                   NULL (the value is copied by the host, or stays home) */
     uint64_t wait_spin_ns;     /* host waits poll this long before they sleep (or
                                   DEVICE_SPIN_DEFAULT) */
+    bool profile;              /* device sessions time their nodes (plan_node_times) */
     /* Host waits for a device event (a GPU chunk's completion) in this plan's runs so far;
      * tests read it to check that same-device chunk boundaries never wait on the host.
      * Relaxed: a tally that orders nothing. */
@@ -110,6 +112,11 @@ vkml_status plan_wait_event(plan *p, device_event ev, vkml_error *err);
 /* The scheduler's stream of a chunk: its device slot for a GPU (chunks of one GPU run in
  * queue order), -1 for the CPU (done when submitted). */
 int plan_chunk_stream(const plan *p, int chunk);
+
+/* Per node of p->graph: microseconds it took on its device in the plan's last completed
+ * run (device time: GPU timestamps, the CPU's clock); -1 for nodes no device ran (folded,
+ * the dynamic tail). The plan must have been created with target->profile. */
+vkml_status plan_node_times(plan *p, double *node_us, vkml_error *err);
 
 /* Host pointer of value v on device slot `slot` (must be host_access there). */
 void *plan_value_ptr(plan *p, int slot, int value);

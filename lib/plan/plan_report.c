@@ -3,6 +3,7 @@
 #include "ops/fused.h"
 #include "plan/plan.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static const char *node_name(const graph *g, int i)
@@ -131,4 +132,40 @@ bool vkml_session_plan_fused(const vkml_session *s, size_t index, vkml_plan_fuse
         .n_nodes = (size_t)fp->n_nodes,
     };
     return true;
+}
+
+vkml_status vkml_session_profile(vkml_session *s, vkml_node_time *out, size_t cap, size_t *n,
+                                 vkml_error *err)
+{
+    plan *p = (plan *)session_plan(s);
+    if (!p || !n || (cap && !out))
+        return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT,
+                         "vkml_session_profile: no session, count or output array");
+    double *t = calloc((size_t)p->graph->n_nodes + 1, sizeof(double));
+    if (!t)
+        return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory reading the profile");
+    vkml_status st = plan_node_times(p, t, err);
+    size_t k = 0;
+    for (int c = 0; st == VKML_OK && c < p->n_chunks; c++) {
+        const plan_chunk *chunk = &p->chunks[c];
+        for (int j = 0; j < chunk->n_nodes; j++, k++) {
+            int i = chunk->nodes[j];
+            const graph_node *node = &p->graph->nodes[i];
+            if (k >= cap)
+                continue;
+            const char *detail = node->epilogue && node->epilogue->absorbed
+                                     ? node->epilogue->absorbed
+                                     : "";
+            if (node->op && node->op->id == OP_ID_FusedElementwise)
+                detail = ((const fused_params *)node->params)->summary;
+            out[k] = (vkml_node_time){.name = node_name(p->graph, i),
+                                      .op = node->op_type,
+                                      .detail = detail,
+                                      .device = p->devices[chunk->slot].index,
+                                      .us = t[i]};
+        }
+    }
+    free(t);
+    *n = st == VKML_OK ? k : 0;
+    return st;
 }

@@ -300,7 +300,8 @@ vkml_status vkml_session_create(vkml_context *ctx, vkml_model *model,
     int64_t symbolic = params && params->symbolic_dim_value > 0 ? params->symbolic_dim_value : 1;
     plan_target target = {.cpu = ctx->cpu,
                           .budget = params ? params->device_budget : 0,
-                          .no_fuse = (params && params->no_fuse) || graph_fusion_disabled()};
+                          .no_fuse = (params && params->no_fuse) || graph_fusion_disabled(),
+                          .profile = params && params->profile};
     int first = VKML_DEVICE_CPU;
     vkml_status st = session_target(ctx, params, &target, &first, err);
     if (st)

@@ -39,6 +39,7 @@ const device_class vk_device_class = {
     .value_host_ptr = vk_session_host_ptr,
     .chunk_submit = vk_session_submit,
     .event_wait = vk_event_wait,
+    .chunk_node_times = vk_session_node_times,
     .session_destroy = vk_session_destroy,
     .destroy = vk_destroy,
 };

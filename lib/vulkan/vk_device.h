@@ -68,4 +68,5 @@ void *vk_session_host_ptr(device_session *ds, int value);
 vkml_status vk_session_submit(device_session *ds, int chunk, device_event *done,
                               vkml_error *err);
 vkml_status vk_event_wait(device_event ev, uint64_t spin_ns, vkml_error *err);
+vkml_status vk_session_node_times(device_session *ds, int chunk, double *node_us, vkml_error *err);
 void vk_session_destroy(device_session **ds);

@@ -31,6 +31,8 @@ struct gpu_caps {
     bool int64;     /* shaderInt64 */
     bool float64;   /* shaderFloat64 */
     bool cooperative_matrix;           /* reserved for tensor-core kernels (not built yet) */
+    bool timestamps;                   /* the compute queue writes timestamps (profiling) */
+    uint32_t timestamp_bits;           /* their valid bits */
     /* Shared-memory tiled kernels pay off (GPUs). False on CPU implementations (lavapipe),
      * where workgroup barriers are costly: plain per-output kernels run faster there. */
     bool prefer_tiled;

@@ -215,6 +215,21 @@ static void probe_caps(vk_device *vd)
     c->memory_budget = free_device_memory(vd) / 100 * VK_MEMORY_BUDGET_PERCENT;
 }
 
+/* Timestamps on the chosen queue family (profiled sessions, vk_record.h). */
+static void probe_timestamps(vk_device *vd)
+{
+    uint32_t n = 0;
+    vkGetPhysicalDeviceQueueFamilyProperties(vd->phys, &n, NULL);
+    VkQueueFamilyProperties *fam = calloc(n ? n : 1, sizeof(*fam));
+    if (!fam)
+        return;
+    vkGetPhysicalDeviceQueueFamilyProperties(vd->phys, &n, fam);
+    uint32_t bits = vd->queue_family < n ? fam[vd->queue_family].timestampValidBits : 0;
+    free(fam);
+    vd->caps.timestamp_bits = bits;
+    vd->caps.timestamps = bits > 0 && vd->props.limits.timestampPeriod > 0;
+}
+
 bool vk_probe_device(VkPhysicalDevice phys, int index, vk_device *vd)
 {
     vd->phys = phys;
@@ -234,5 +249,6 @@ bool vk_probe_device(VkPhysicalDevice phys, int index, vk_device *vd)
     info->memory_bytes = device_local_bytes(&vd->mem_props);
     info->api_version = vd->props.apiVersion;
     probe_caps(vd);
+    probe_timestamps(vd);
     return true;
 }

@@ -13,6 +13,7 @@ typedef struct rec_dispatch {
     uint32_t push[VK_PUSH_CONSTANT_MAX / 4];
     uint32_t push_size;
     uint32_t groups[3];
+    int node; /* position in the chunk of the node that recorded it (vk_rec_set_node) */
 } rec_dispatch;
 
 /* A range touched since the last barrier. */
@@ -30,6 +31,7 @@ struct gpu_recorder {
     int n_dispatches, cap_dispatches;
     rec_access *pending; /* since the last barrier */
     int n_pending;
+    int node; /* the node recording now (vk_rec_set_node) */
 };
 
 vkml_status vk_rec_create(vk_device *vd, const vk_mem *values, int n_values, gpu_recorder **out,
@@ -131,8 +133,14 @@ vkml_status vk_rec_dispatch(gpu_recorder *rec, const vk_dispatch *d, vkml_error 
     memcpy(r->push, d->push, d->push_size);
     r->push_size = d->push_size;
     memcpy(r->groups, d->groups, sizeof(r->groups));
+    r->node = rec->node;
     rec->n_dispatches++;
     return VKML_OK;
+}
+
+void vk_rec_set_node(gpu_recorder *rec, int position)
+{
+    rec->node = position;
 }
 
 vkml_status vk_rec_kernel(gpu_recorder *rec, vk_kernel_id kernel, vkml_dtype dtype, const int *bind,
@@ -267,18 +275,32 @@ cleanup:
     return status;
 }
 
+/* Timestamps `*written` + 1 .. `upto` of the profile (each node's end), once the work
+ * recorded so far is done. */
+static void stamp_nodes(const vk_rec_profile *prof, VkCommandBuffer cmd, int *written, int upto)
+{
+    for (; prof && *written < upto; ++*written)
+        vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, prof->pool,
+                            (uint32_t)*written + 1);
+}
+
 vkml_status vk_rec_finish(gpu_recorder *rec, VkCommandBuffer cmd, VkDescriptorPool *pool,
-                          int *barriers, vkml_error *err)
+                          const vk_rec_profile *prof, int *barriers, vkml_error *err)
 {
     vkml_status status = VKML_OK;
-    int n_barriers = 0;
+    int n_barriers = 0, stamped = 0;
     *pool = VK_NULL_HANDLE;
+    if (prof) {
+        vkCmdResetQueryPool(cmd, prof->pool, 0, (uint32_t)prof->n_nodes + 1);
+        vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, prof->pool, 0);
+    }
     if (rec->n_dispatches == 0)
         goto cleanup;
     VKML_TRY(create_pool(rec, pool, err));
     rec->n_pending = 0;
     for (int i = 0; i < rec->n_dispatches; i++) {
         const rec_dispatch *r = &rec->dispatches[i];
+        stamp_nodes(prof, cmd, &stamped, r->node);
         if (needs_barrier(rec, r)) {
             compute_barrier(cmd);
             n_barriers++;
@@ -288,6 +310,8 @@ vkml_status vk_rec_finish(gpu_recorder *rec, VkCommandBuffer cmd, VkDescriptorPo
         VKML_TRY(record_one(rec, cmd, *pool, r, err));
     }
 cleanup:
+    if (status == VKML_OK && prof)
+        stamp_nodes(prof, cmd, &stamped, prof->n_nodes);
     if (barriers)
         *barriers = n_barriers;
     return status;

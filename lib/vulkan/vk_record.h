@@ -10,10 +10,24 @@
 /* values[i]: the memory of session value i (buffer NULL when the device does not hold it). */
 vkml_status vk_rec_create(vk_device *vd, const vk_mem *values, int n_values, gpu_recorder **out,
                           vkml_error *err);
+/* The node whose kernels the next dispatches are (its position in the chunk, from 0):
+ * the profile attributes time by it. */
+void vk_rec_set_node(gpu_recorder *rec, int position);
+
+/* A profiled chunk: a timestamp query pool of n_nodes + 1 queries. Query 0 is written when
+ * the work before the chunk's first dispatch is done, query k + 1 when the work up to node
+ * k's last dispatch is (a node without dispatches gets the previous stamp): node k's time is
+ * stamp k + 1 - stamp k, exact for dependent nodes, an apportioning for overlapping ones. */
+typedef struct vk_rec_profile {
+    VkQueryPool pool;
+    int n_nodes;
+} vk_rec_profile;
+
 /* Records everything into cmd (begun by the caller); *pool receives the descriptor pool
  * the command buffer uses (the caller destroys it with the command buffer; may be
- * VK_NULL_HANDLE when there was no dispatch). barriers (may be NULL) receives the number
- * of barriers inserted between dispatches. */
+ * VK_NULL_HANDLE when there was no dispatch). prof (may be NULL): the timestamps to
+ * write. barriers (may be NULL) receives the number of barriers inserted between
+ * dispatches. */
 vkml_status vk_rec_finish(gpu_recorder *rec, VkCommandBuffer cmd, VkDescriptorPool *pool,
-                          int *barriers, vkml_error *err);
+                          const vk_rec_profile *prof, int *barriers, vkml_error *err);
 void vk_rec_destroy(gpu_recorder **rec);

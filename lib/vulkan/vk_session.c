@@ -16,6 +16,8 @@ typedef struct vk_chunk {
     VkFence fence;      /* signalled when the chunk's submit has finished: host waits use it */
     bool fence_pending; /* submitted since its last reset (only its submitter touches it) */
     VkDescriptorPool pool;
+    VkQueryPool timestamps; /* profiled sessions: n_nodes + 1 (vk_record.h, vk_rec_profile) */
+    int n_nodes;
 } vk_chunk;
 
 struct device_session {
@@ -345,6 +347,7 @@ static vkml_status lower_nodes(gpu_recorder *rec, const device_session_desc *des
     for (int i = 0; i < chunk->n_nodes; i++) {
         const graph_node *node = &desc->graph->nodes[chunk->nodes[i]];
         vkml_status st = VKML_ERROR_UNSUPPORTED;
+        vk_rec_set_node(rec, i);
         const gpu_kernel *k = vk_kernel_for(node->op);
         if (k)
             st = k->record(rec, desc->values, node, err);
@@ -379,12 +382,28 @@ static vkml_status record_chunk(device_session *s, const device_session_desc *de
 
     VKML_TRY(vk_rec_create(s->vd, s->mem, s->n_values, &rec, err));
     VKML_TRY(lower_nodes(rec, desc, &desc->chunks[index], err));
+    c->n_nodes = desc->chunks[index].n_nodes;
+    vk_rec_profile prof = {.n_nodes = c->n_nodes};
+    if (desc->profile) {
+        if (!s->vd->caps.timestamps) {
+            status = vkml_fail(err, VKML_ERROR_UNSUPPORTED,
+                               "Vulkan device '%s' has no timestamps on its compute queue: "
+                               "it cannot be profiled",
+                               s->vd->base.info.name);
+            goto cleanup;
+        }
+        VkQueryPoolCreateInfo qci = {.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
+                                     .queryType = VK_QUERY_TYPE_TIMESTAMP,
+                                     .queryCount = (uint32_t)c->n_nodes + 1};
+        VK_CREATE(VKML_VK_QUERY_POOL, vkCreateQueryPool(dev, &qci, NULL, &c->timestamps));
+        prof.pool = c->timestamps;
+    }
     VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
     VK(vkBeginCommandBuffer(c->cmd, &bi));
     begin_barrier(c->cmd);
     record_shared_copies(s, index, c->cmd);
     int barriers = 0;
-    VKML_TRY(vk_rec_finish(rec, c->cmd, &c->pool, &barriers, err));
+    VKML_TRY(vk_rec_finish(rec, c->cmd, &c->pool, desc->profile ? &prof : NULL, &barriers, err));
     end_barrier(c->cmd);
     VK(vkEndCommandBuffer(c->cmd));
     VKML_LOGD("Vulkan chunk %d: %d nodes, %d barriers", index, desc->chunks[index].n_nodes,
@@ -478,6 +497,31 @@ vkml_status vk_session_submit(device_session *s, int chunk, device_event *done, 
     return st;
 }
 
+vkml_status vk_session_node_times(device_session *s, int chunk, double *node_us, vkml_error *err)
+{
+    if (chunk < 0 || chunk >= s->n_chunks || !s->chunks[chunk].timestamps)
+        return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT, "Vulkan: chunk %d is not profiled",
+                         chunk);
+    vk_chunk *c = &s->chunks[chunk];
+    uint64_t stamps[257], *t = c->n_nodes < 256 ? stamps : calloc((size_t)c->n_nodes + 1, 8);
+    if (!t)
+        return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "Vulkan: out of host memory");
+    VkResult r = vkGetQueryPoolResults(s->vd->dev, c->timestamps, 0, (uint32_t)c->n_nodes + 1,
+                                       sizeof(uint64_t) * ((size_t)c->n_nodes + 1), t,
+                                       sizeof(uint64_t), VK_QUERY_RESULT_64_BIT);
+    uint64_t mask = s->vd->caps.timestamp_bits >= 64 ? UINT64_MAX
+                                                     : (1ull << s->vd->caps.timestamp_bits) - 1;
+    for (int k = 0; r == VK_SUCCESS && k < c->n_nodes; k++)
+        node_us[k] = (double)((t[k + 1] - t[k]) & mask) * s->vd->props.limits.timestampPeriod / 1e3;
+    if (t != stamps)
+        free(t);
+    if (r == VK_NOT_READY)
+        return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT,
+                         "Vulkan: chunk %d has not completed a run since it was recorded", chunk);
+    return r == VK_SUCCESS ? VKML_OK
+                           : vk_result_fail(err, r, "vkGetQueryPoolResults", __FILE__, __LINE__);
+}
+
 vkml_status vk_event_wait(device_event ev, uint64_t spin_ns, vkml_error *err)
 {
     vk_device *vd = (vk_device *)ev.dev;
@@ -507,6 +551,7 @@ void vk_session_destroy(device_session **ps)
         vk_chunk *c = &s->chunks[i];
         VK_DESTROY(VKML_VK_FENCE, vkDestroyFence, dev, c->fence);
         VK_DESTROY(VKML_VK_DESCRIPTOR_POOL, vkDestroyDescriptorPool, dev, c->pool);
+        VK_DESTROY(VKML_VK_QUERY_POOL, vkDestroyQueryPool, dev, c->timestamps);
         if (c->cmd) /* freed with the pool below */
             vk_count_add(VKML_VK_COMMAND_BUFFER, -1);
     }

@@ -466,6 +466,10 @@ typedef struct vkml_session_params {
      * fixed or bound by input_shapes[0]). input_shapes[0], when given, is the model's
      * input 0 shape. Copied; a frame of another size or layout needs a new session. */
     const vkml_preprocess *preprocess;
+    /* Time every node of every run on its device (GPU timestamps around each node's
+     * kernels; the CPU device's clock), read with vkml_session_profile. Costs a timestamp
+     * per node on a GPU; off by default. */
+    bool profile;
 } vkml_session_params;
 
 /* Thread-safe. Plans the model for the device and records its work once. The session
@@ -527,6 +531,26 @@ VKML_API bool vkml_session_plan_fused(const vkml_session *session, size_t index,
 VKML_API size_t vkml_session_plan_transfer_count(const vkml_session *session);
 VKML_API bool vkml_session_plan_transfer(const vkml_session *session, size_t index,
                                          vkml_plan_transfer *transfer);
+/* The time one node took on its device in the session's last completed run (the first
+ * lane's, with runs_in_flight > 1). On a GPU: the time between the end of the node before
+ * it and the end of its last kernel (exact when they depend on each other, an
+ * apportioning when they overlap); on the CPU device: its wall time. */
+typedef struct vkml_node_time {
+    const char *name;   /* the node's name (or op type when unnamed); a fused group: its
+                           last node's */
+    const char *op;     /* "Conv", "FusedElementwise" (a fused group), ... */
+    const char *detail; /* a fused epilogue ("Relu", "Add+Relu", ...), a fused group's ops;
+                           "" when none */
+    int device;         /* VKML_DEVICE_CPU or a GPU index */
+    double us;          /* microseconds */
+} vkml_node_time;
+/* Not thread-safe against runs of the session. Fills out[0 .. min(cap, n)) with the nodes
+ * that ran in the last run, in execution order, and *n with their number. The session
+ * must have been created with vkml_session_params.profile and have run. Strings live as
+ * long as the session's current plan. */
+VKML_API vkml_status vkml_session_profile(vkml_session *session, vkml_node_time *out, size_t cap,
+                                          size_t *n, vkml_error *err);
+
 /* Thread-safe. Where the session's nodes run: folded into constants at planning, on the
  * session's devices (any of its set), or on the CPU as the fallback for nodes they refuse
  * and for nodes of data-dependent shapes (0 for a CPU session). Any pointer may be NULL. */
@@ -599,6 +623,7 @@ typedef enum vkml_vk_object {
     VKML_VK_COMMAND_POOL,
     VKML_VK_COMMAND_BUFFER,
     VKML_VK_FENCE,
+    VKML_VK_QUERY_POOL,      /* profiled sessions' timestamps */
     VKML_VK_OBJECT_KINDS
 } vkml_vk_object;
 
