@@ -128,7 +128,7 @@ video_input (GstVkmlInferPlan * plan, vkml_model * model,
   return gst_vkml_bind_image_shape (info, &plan->vinfo, &set->pre,
       &plan->bound, why)
       && gst_vkml_preprocess_from_video (&plan->vinfo, &set->pre, info->dtype,
-      &plan->pp, why);
+      &plan->pp, why) && (plan->pp.rect_input = set->roi_objects, TRUE);
 }
 
 static gboolean
