@@ -216,7 +216,8 @@ make_ids_unique (GstBuffer * buf)
   while ((roi = (GstVideoRegionOfInterestMeta *)
           gst_buffer_iterate_meta_filtered (buf, &state,
               GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
-    if (g_hash_table_contains (seen, GINT_TO_POINTER (roi->id)) && next < G_MAXINT)
+    if (g_hash_table_contains (seen, GINT_TO_POINTER (roi->id))
+        && next < G_MAXINT)
       roi->id = ++next;
     g_hash_table_add (seen, GINT_TO_POINTER (roi->id));
   }
@@ -282,9 +283,12 @@ run_box (GstVkmlInfer * self, GstVkmlInflightFrame * frame,
   vkml_error err = { 0 };
   GstVkmlTensorMeta *meta;
 
-  inputs[n] = (vkml_tensor) {
-  .dtype = VKML_DTYPE_INT32,.rank = 1,.dims = {4},
-    .data = (void *) box->rect,.size = sizeof (box->rect)};
+  memset (&inputs[n], 0, sizeof (inputs[n]));
+  inputs[n].dtype = VKML_DTYPE_INT32;
+  inputs[n].rank = 1;
+  inputs[n].dims[0] = G_N_ELEMENTS (box->rect);
+  inputs[n].data = (void *) box->rect;
+  inputs[n].size = sizeof (box->rect);
   if (!gst_vkml_infer_plan_acquire_outputs (&self->plan, frame)) {
     GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
         ("Could not get buffers for the model's outputs."), (NULL));

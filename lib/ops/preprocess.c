@@ -167,7 +167,8 @@ void preprocess_resolve_rect(const preprocess_params *p, const int32_t rect[4],
 {
     int32_t fw_i = (int32_t)p->frame.width, fh_i = (int32_t)p->frame.height;
     int32_t rx = clamp_i32(rect[0], 0, fw_i - 1), ry = clamp_i32(rect[1], 0, fh_i - 1);
-    float fw = (float)clamp_i32(rect[2], 1, fw_i - rx), fh = (float)clamp_i32(rect[3], 1, fh_i - ry);
+    float fw = (float)clamp_i32(rect[2], 1, fw_i - rx),
+          fh = (float)clamp_i32(rect[3], 1, fh_i - ry);
     float ow = (float)p->width, oh = (float)p->height;
     plan->src_x = (float)rx;
     plan->src_y = (float)ry;

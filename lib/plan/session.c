@@ -344,11 +344,10 @@ vkml_status vkml_session_create(vkml_context *ctx, vkml_model *model,
     vkml_tensor *pre_values = NULL;
     if (params && params->preprocess)
         st = session_preprocess(s, params, &pre_shapes, &pre_values, err);
+    const vkml_tensor_info *shapes = params ? params->input_shapes : NULL;
+    const vkml_tensor *values = params ? params->input_values : NULL;
     if (st == VKML_OK)
-        st = session_plan_for(s, pre_shapes ? pre_shapes : params ? params->input_shapes : NULL,
-                              pre_values     ? pre_values
-                              : params ? params->input_values
-                                       : NULL,
+        st = session_plan_for(s, pre_shapes ? pre_shapes : shapes, pre_values ? pre_values : values,
                               err);
     free(pre_shapes);
     free(pre_values);
