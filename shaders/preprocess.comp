@@ -136,8 +136,12 @@ void main()
     bool inside = x >= g.box.x && x < g.box.y && yy >= g.box.z && yy < g.box.w;
     vec3 rgb;
     if (inside) {
-        precise float sx = (float(x) + 0.5 - g.offset.x) * g.inv_scale.x - 0.5 + g.src.x;
-        precise float sy = (float(yy) + 0.5 - g.offset.y) * g.inv_scale.y - 0.5 + g.src.y;
+        precise float sx = (float(x) + 0.5 - g.offset.x) * g.inv_scale.x - 0.5;
+        precise float sy = (float(yy) + 0.5 - g.offset.y) * g.inv_scale.y - 0.5;
+#if RECT
+        sx += g.src.x;
+        sy += g.src.y;
+#endif
         rgb = frame_rgb(sx, sy);
     } else {
         rgb = vec3(p.pad_value);
