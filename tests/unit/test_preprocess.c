@@ -320,6 +320,34 @@ static void check_rects(vkml_context *ctx, uint64_t *seed)
     f.pp.rect_input = true;
     memcpy(f.rect, (int32_t[4]){3, 3, 7, 6}, sizeof(f.rect));
     check_case(ctx, "NV12 rect", &f, (image){0, 3, 6, 7, VKML_DTYPE_FLOAT}, NULL);
+
+    /* A rectangle of another type or size is refused by the run, naming the input. */
+    int64_t dims[4] = {1, 3, 4, 4};
+    vkml_model *model = identity_model(VKML_DTYPE_FLOAT, dims);
+    vkml_session_params params = {.device = VKML_DEVICE_CPU, .preprocess = &f.pp};
+    vkml_session *s = NULL;
+    vkml_error err = {0};
+    vkml_tensor out = {0};
+    CHECK_OK(vkml_session_create(ctx, model, &params, &s, &err), &err);
+    CHECK_OK(vkml_session_alloc_output(s, 0, &out, &err), &err);
+    float frect[4] = {0, 0, 4, 4};
+    size_t frame_bytes = (size_t)((f.pp.frame_bytes + 3) & ~3ull);
+    vkml_tensor in[2] = {
+        {.dtype = VKML_DTYPE_UINT8,
+         .rank = 1,
+         .dims = {(int64_t)frame_bytes},
+         .data = f.bytes,
+         .size = frame_bytes},
+        {.dtype = VKML_DTYPE_FLOAT, .rank = 1, .dims = {4}, .data = frect, .size = 16}};
+    CHECK(vkml_session_run(s, in, 2, &out, 1, &err) != VKML_OK, "a float rectangle is refused");
+    in[1].dtype = VKML_DTYPE_INT32;
+    in[1].size = 8;
+    CHECK(vkml_session_run(s, in, 2, &out, 1, &err) != VKML_OK,
+          "a rectangle of 8 bytes is refused");
+    CHECK(vkml_session_run(s, in, 1, &out, 1, &err) != VKML_OK, "a missing rectangle is refused");
+    vkml_tensor_release(&out);
+    vkml_session_destroy(&s);
+    vkml_model_destroy(&model);
     free(f.bytes);
 }
 
