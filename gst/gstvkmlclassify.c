@@ -13,6 +13,12 @@
  * writes one line per result to stdout: "frame 3: red (0.98)". The video is not
  * touched.
  *
+ * After `vkmlinfer roi=objects` (one meta per object, GstVkmlTensorMeta.roi_id set),
+ * it classifies every object's meta of that model-id and adds the results as
+ * "classification" parameters (label, class-id, score) to the object's own ROI meta
+ * instead of whole-frame ROIs (vkmloverlay then draws "car: red 0.93"); its messages
+ * carry the object's "roi-id" (-1 for the whole frame).
+ *
  * ## Example launch line
  * |[
  * gst-launch-1.0 videotestsrc pattern=green num-buffers=5 ! \
@@ -392,40 +398,48 @@ gst_vkml_classify_rank (GstVkmlClassify * self, const gfloat * v, gsize n,
     g_array_set_size (self->order, k);
 }
 
+/* One result: on @roi (an object) when given, else as a whole-frame ROI. */
 static void
-gst_vkml_classify_report (GstVkmlClassify * self, GstBuffer * buf, gint index,
-    gfloat score, guint rank, gboolean post, gboolean print)
+gst_vkml_classify_report (GstVkmlClassify * self, GstBuffer * buf,
+    GstVideoRegionOfInterestMeta * roi, gint index, gfloat score, guint rank,
+    gboolean post, gboolean print)
 {
   gchar num[GST_VKML_LABEL_BUF_SIZE];
   const gchar *label = gst_vkml_label (self->labels, self->n_labels, index,
       num);
+  gint roi_id = roi ? roi->id : -1;
 
-  gst_vkml_attach_classification (buf, label, index, score, self->frame_width,
-      self->frame_height);
+  if (roi)
+    gst_vkml_add_object_classification (roi, label, index, score);
+  else
+    gst_vkml_attach_classification (buf, label, index, score,
+        self->frame_width, self->frame_height);
   if (post) {
     GstStructure *s = gst_structure_new ("vkml-classification",
         "frame", G_TYPE_UINT64, self->frames,
         "timestamp", G_TYPE_UINT64, GST_BUFFER_PTS (buf),
         "label", G_TYPE_STRING, label,
         "index", G_TYPE_INT, index, "score", G_TYPE_FLOAT, score,
-        "rank", G_TYPE_UINT, rank, NULL);
+        "rank", G_TYPE_UINT, rank, "roi-id", G_TYPE_INT, roi_id, NULL);
 
     gst_element_post_message (GST_ELEMENT (self),
         gst_message_new_element (GST_OBJECT (self), s));
   }
-  if (print) {
+  if (print && roi)
+    g_print ("frame %" G_GUINT64_FORMAT " object %d (%s): %s (%.2f)\n",
+        self->frames, roi_id, g_quark_to_string (roi->roi_type), label, score);
+  else if (print) {
     g_print ("frame %" G_GUINT64_FORMAT ": %s (%.2f)\n", self->frames, label,
         score);
     fflush (stdout);
   }
 }
 
+/* Classifies one meta's tensor; results on @roi when given. */
 static GstFlowReturn
-gst_vkml_classify_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
+gst_vkml_classify_meta (GstVkmlClassify * self, GstBuffer * buf,
+    const GstVkmlTensorMeta * meta, GstVideoRegionOfInterestMeta * roi)
 {
-  GstVkmlClassify *self = GST_VKML_CLASSIFY (trans);
-  GstVkmlTensorMeta *meta = gst_vkml_decoder_find_meta (GST_ELEMENT (self),
-      buf, &self->model_id, &self->warned_no_meta, "vkmlclassify");
   const GstVkmlTensor *t;
   const gfloat *v;
   GstMapInfo map;
@@ -433,8 +447,6 @@ gst_vkml_classify_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   gfloat threshold;
   guint k, i;
 
-  if (!meta)
-    return GST_FLOW_OK;
   if (!(t = gst_vkml_classify_find_tensor (self, meta)))
     return GST_FLOW_ERROR;
   GST_OBJECT_LOCK (self);
@@ -446,14 +458,55 @@ gst_vkml_classify_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   if (!gst_buffer_map (t->data, &map, GST_MAP_READ))
     return GST_FLOW_ERROR;
   v = (const gfloat *) map.data;
-  gst_vkml_classify_rank (self, v, gst_vkml_tensor_element_count (t),
-      threshold, k);
+  gst_vkml_classify_rank (self, v, MIN (gst_vkml_tensor_element_count (t),
+          map.size / sizeof (gfloat)), threshold, k);
   for (i = 0; i < self->order->len; i++) {
     guint c = g_array_index (self->order, guint, i);
 
-    gst_vkml_classify_report (self, buf, (gint) c, v[c], i, post, print);
+    gst_vkml_classify_report (self, buf, roi, (gint) c, v[c], i, post, print);
   }
   gst_buffer_unmap (t->data, &map);
-  self->frames++;
   return GST_FLOW_OK;
+}
+
+/* Secondary inference: every object's meta of @newest's model-id, each onto its ROI. */
+static GstFlowReturn
+gst_vkml_classify_objects (GstVkmlClassify * self, GstBuffer * buf,
+    const GstVkmlTensorMeta * newest)
+{
+  GstFlowReturn ret = GST_FLOW_OK;
+  GstVkmlTensorMeta *m;
+  gpointer state = NULL;
+
+  while (ret == GST_FLOW_OK && (m = (GstVkmlTensorMeta *)
+          gst_buffer_iterate_meta_filtered (buf, &state,
+              GST_VKML_TENSOR_META_API_TYPE))) {
+    GstVideoRegionOfInterestMeta *roi;
+
+    if (m->roi_id < 0 || g_strcmp0 (m->model_id, newest->model_id) != 0)
+      continue;
+    roi = gst_buffer_get_video_region_of_interest_meta_id (buf, m->roi_id);
+    if (!roi) {
+      GST_DEBUG_OBJECT (self, "no ROI meta of id %d any more", m->roi_id);
+      continue;
+    }
+    ret = gst_vkml_classify_meta (self, buf, m, roi);
+  }
+  return ret;
+}
+
+static GstFlowReturn
+gst_vkml_classify_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
+{
+  GstVkmlClassify *self = GST_VKML_CLASSIFY (trans);
+  GstVkmlTensorMeta *meta = gst_vkml_decoder_find_meta (GST_ELEMENT (self),
+      buf, &self->model_id, &self->warned_no_meta, "vkmlclassify");
+  GstFlowReturn ret;
+
+  if (!meta)
+    return GST_FLOW_OK;
+  ret = meta->roi_id >= 0 ? gst_vkml_classify_objects (self, buf, meta)
+      : gst_vkml_classify_meta (self, buf, meta, NULL);
+  self->frames++;
+  return ret;
 }

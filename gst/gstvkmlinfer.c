@@ -86,6 +86,7 @@ enum
   PROP_MEAN,
   PROP_STD,
   PROP_INPUT_SIZE,
+  PROP_ROI_FIRST,               /* roi, object-class, min-object-size (gstvkmlinferroi.c) */
 };
 
 
@@ -251,6 +252,7 @@ gst_vkml_infer_class_init (GstVkmlInferClass * klass)
           "symbolic; NULL: the video's size", DEFAULT_INPUT_SIZE,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
+  gst_vkml_infer_roi_install_properties (gobject_class, PROP_ROI_FIRST);
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
@@ -317,6 +319,7 @@ gst_vkml_infer_finalize (GObject * object)
   g_free (self->swap_path);
   g_free (self->device);
   g_free (self->model_id);
+  gst_vkml_infer_roi_clear (&self->roi);
   g_free (self->mean);
   g_free (self->std);
   g_free (self->input_size);
@@ -387,7 +390,9 @@ gst_vkml_infer_set_property (GObject * object, guint prop_id,
       self->input_size = g_value_dup_string (value);
       break;
     default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      if (!gst_vkml_infer_roi_set_property (&self->roi,
+              prop_id - PROP_ROI_FIRST, value))
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
   GST_OBJECT_UNLOCK (self);
@@ -458,7 +463,9 @@ gst_vkml_infer_get_property (GObject * object, guint prop_id, GValue * value,
       g_value_set_string (value, self->input_size);
       break;
     default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      if (!gst_vkml_infer_roi_get_property (&self->roi,
+              prop_id - PROP_ROI_FIRST, value))
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
   GST_OBJECT_UNLOCK (self);
@@ -571,6 +578,7 @@ gst_vkml_infer_start (GstBaseTransform * trans)
         && (self->ctx || gst_vkml_infer_create_context (self))
         && gst_vkml_infer_parse_devices (self, self->set.device,
         self->set.devices, &self->set.n_devices)
+        && gst_vkml_infer_roi_start (self)
         && gst_vkml_infer_load (self, path, &model);
   }
   g_free (path);

@@ -125,10 +125,14 @@ video_input (GstVkmlInferPlan * plan, vkml_model * model,
         "vkmlinfer feeds exactly one image input", n);
     return FALSE;
   }
-  return gst_vkml_bind_image_shape (info, &plan->vinfo, &set->pre,
-      &plan->bound, why)
-      && gst_vkml_preprocess_from_video (&plan->vinfo, &set->pre, info->dtype,
-      &plan->pp, why);
+  if (!gst_vkml_bind_image_shape (info, &plan->vinfo, &set->pre,
+          &plan->bound, why)
+      || !gst_vkml_preprocess_from_video (&plan->vinfo, &set->pre,
+          info->dtype, &plan->pp, why))
+    return FALSE;
+  /* roi=objects: each run's box is one more input (gstvkmlinferroi.c) */
+  plan->pp.rect_input = set->roi_objects;
+  return TRUE;
 }
 
 static gboolean

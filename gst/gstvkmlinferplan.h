@@ -24,6 +24,7 @@ typedef struct
   vkml_precision precision;
   guint lanes;                  /* the session's runs_in_flight (max-in-flight) */
   GstVkmlPreprocessSettings pre;
+  gboolean roi_objects;         /* roi=objects: the box is a run-time input */
 } GstVkmlInferSettings;
 
 typedef struct

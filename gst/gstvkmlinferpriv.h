@@ -8,6 +8,7 @@
 #include "gstvkmlconvert.h"
 #include "gstvkmlinferplan.h"
 #include "gstvkmlinflight.h"
+#include "gstvkmlinferroi.h"
 
 #include <gst/base/gstbasetransform.h>
 #include <vkml/vkml.h>
@@ -42,6 +43,7 @@ struct _GstVkmlInfer
   GstClockTime qos_earliest;    /* running time before which frames are late */
   GstVkmlPreprocessSettings pre;        /* resize, pad_value, bgr, scale */
   gchar *mean, *std, *input_size;       /* as set */
+  GstVkmlInferRoi roi;          /* roi=objects (gstvkmlinferroi.c) */
 
   /* from the first start() to finalize(), or to the stop() after a device loss */
   vkml_context *ctx;
@@ -98,5 +100,19 @@ gboolean gst_vkml_infer_sink_event (GstBaseTransform * trans, GstEvent * event);
 gboolean gst_vkml_infer_src_event (GstBaseTransform * trans, GstEvent * event);
 gboolean gst_vkml_infer_query (GstBaseTransform * trans,
     GstPadDirection direction, GstQuery * query);
+/* Posts the error of a failed run (a lost device named). */
+void gst_vkml_infer_run_failed (GstVkmlInfer * self, const vkml_error * err);
+/* The frame's outputs as a new meta of its buffer, named by model-id; returns it. */
+GstVkmlTensorMeta *gst_vkml_infer_attach_meta (GstVkmlInfer * self,
+    GstVkmlInflightFrame * frame);
+/* A finished frame's run latency (submit_us to done_us) into the statistics. */
+void gst_vkml_infer_count_run (GstVkmlInfer * self,
+    GstVkmlInflightFrame * frame);
+
+/* gstvkmlinferroi.c: start() reads the roi properties (FALSE: error posted; sets
+ * set.roi_objects); the streaming thread runs a frame's objects before queueing it. */
+gboolean gst_vkml_infer_roi_start (GstVkmlInfer * self);
+GstFlowReturn gst_vkml_infer_roi_run (GstVkmlInfer * self,
+    GstVkmlInflightFrame * frame);
 
 G_END_DECLS

@@ -17,7 +17,7 @@
 
 /* Posts the error of a failed run. A lost device gets its own message naming it: its
  * sessions are dead, and restarting the pipeline (a new context) is the way back. */
-static void
+void
 gst_vkml_infer_run_failed (GstVkmlInfer * self, const vkml_error * err)
 {
   vkml_device_info info = { 0 };
@@ -138,7 +138,7 @@ gst_vkml_infer_submit_run (GstVkmlInfer * self, GstVkmlInflightFrame * frame)
 /* Records a finished run's latency; posts a LATENCY message (once until the next query)
  * when the mean run latency moved far from the one the last LATENCY query reported (the
  * pipeline asks again). */
-static void
+void
 gst_vkml_infer_count_run (GstVkmlInfer * self, GstVkmlInflightFrame * frame)
 {
   gint64 done = frame->done_us ? frame->done_us : g_get_monotonic_time ();
@@ -162,7 +162,7 @@ gst_vkml_infer_count_run (GstVkmlInfer * self, GstVkmlInflightFrame * frame)
 
 /* The frame's outputs as its buffer's meta, named by model-id (and as GstTensorMeta on
  * GStreamer >= 1.26). */
-static void
+GstVkmlTensorMeta *
 gst_vkml_infer_attach_meta (GstVkmlInfer * self, GstVkmlInflightFrame * frame)
 {
   GstVkmlTensorMeta *meta = gst_vkml_infer_plan_finish_frame (&self->plan,
@@ -173,6 +173,7 @@ gst_vkml_infer_attach_meta (GstVkmlInfer * self, GstVkmlInflightFrame * frame)
       self->model_id : GST_OBJECT_NAME (self));
   GST_OBJECT_UNLOCK (self);
   gst_vkml_tensor_meta_attach_upstream (frame->buf, meta);
+  return meta;
 }
 
 /* The frame's run is over (or waited for here): its buffer, with the meta, to push.
@@ -218,6 +219,12 @@ gst_vkml_infer_generate_output (GstBaseTransform * trans, GstBuffer ** outbuf)
     /* without its run a tensor buffer would carry the inputs under the outputs' caps */
     gst_vkml_inflight_frame_free (frame);
     return GST_FLOW_OK;
+  }
+  if (frame->wants_run && self->roi.run_mode == GST_VKML_ROI_OBJECTS
+      && !self->plan.tensor_mode
+      && (ret = gst_vkml_infer_roi_run (self, frame)) != GST_FLOW_OK) {
+    gst_vkml_inflight_frame_free (frame);
+    return ret;
   }
   ret = gst_vkml_inflight_wait_room (&self->inflight, frame->wants_run,
       self->set.lanes);

@@ -7,7 +7,9 @@
  * that colour above the box. The class is the "class-id" of the ROI's "detection" or
  * "classification" parameter (vkmldetect, vkmlclassify set it), else a hash of the
  * label. A "classification" ROI (the whole frame) gets its label at the top-left
- * corner and no box. Labels are drawn with Pango/Cairo when the plugin was built
+ * corner and no box. An object's ROI that also has a "classification" parameter
+ * (vkmlclassify after vkmlinfer roi=objects) gets it after its label: "car: red 0.93".
+ * Labels are drawn with Pango/Cairo when the plugin was built
  * with pangocairo; without it only the boxes are drawn.
  *
  * ## Example launch line
@@ -419,6 +421,24 @@ roi_class (GstVideoRegionOfInterestMeta * roi, gboolean * whole_frame)
   return (gint) (g_str_hash (g_quark_to_string (roi->roi_type)) & 0xffff);
 }
 
+/* The tag of @roi: its label, and for an object its classification (secondary
+ * inference) with the score: "car: red 0.93". g_free it. */
+static gchar *
+roi_text (GstVideoRegionOfInterestMeta * roi, gboolean whole_frame)
+{
+  const gchar *label = g_quark_to_string (roi->roi_type), *cls_label;
+  GstStructure *cls;
+  gfloat score = 0;
+
+  cls = whole_frame ? NULL :
+      gst_video_region_of_interest_meta_get_param (roi, "classification");
+  if (!cls || !(cls_label = gst_structure_get_string (cls, "label")))
+    return g_strdup (label);
+  if (!gst_structure_get (cls, "score", G_TYPE_FLOAT, &score, NULL))
+    return g_strdup_printf ("%s: %s", label, cls_label);
+  return g_strdup_printf ("%s: %s %.2f", label, cls_label, score);
+}
+
 static GstFlowReturn
 gst_vkml_overlay_transform_frame_ip (GstVideoFilter * filter,
     GstVideoFrame * frame)
@@ -449,10 +469,14 @@ gst_vkml_overlay_transform_frame_ip (GstVideoFilter * filter,
           (gint) MIN (roi->y, G_MAXINT / 2), (gint) MIN (roi->w, G_MAXINT / 4),
           (gint) MIN (roi->h, G_MAXINT / 4), t, &ink);
 #ifdef HAVE_PANGOCAIRO
-    if (labels && self->pango)
-      draw_label (self, &cv, g_quark_to_string (roi->roi_type),
+    if (labels && self->pango) {
+      gchar *text = roi_text (roi, whole);
+
+      draw_label (self, &cv, text,
           whole ? 0 : (gint) MIN (roi->x, G_MAXINT / 2),
           whole ? 0 : (gint) MIN (roi->y, G_MAXINT / 2), rgb);
+      g_free (text);
+    }
 #else
     (void) labels;
 #endif

@@ -126,6 +126,16 @@ attach_roi (GstBuffer * buf, const gchar * label, gfloat x0, gfloat y0,
   return roi;
 }
 
+void
+gst_vkml_add_object_classification (GstVideoRegionOfInterestMeta * roi,
+    const gchar * label, gint class_id, gfloat score)
+{
+  gst_video_region_of_interest_meta_add_param (roi,
+      gst_structure_new ("classification", "label", G_TYPE_STRING, label,
+          "class-id", G_TYPE_INT, class_id, "score", G_TYPE_FLOAT, score,
+          NULL));
+}
+
 #ifdef VKML_WITH_ANALYTICS
 static GstAnalyticsRelationMeta *
 relation_meta (GstBuffer * buf)

@@ -44,6 +44,11 @@ GstVideoRegionOfInterestMeta *gst_vkml_attach_classification (GstBuffer * buf,
 
 /* The box @d (frame pixels) as an ROI (roi_type = @label) with a "detection" param:
  * label (string), class-id (gint), score (gfloat). Returns the ROI meta. */
+/* A "classification" param (label, class-id, score) on an object's ROI @roi (secondary
+ * inference: vkmlinfer roi=objects); the ROI keeps its own type and params. */
+void gst_vkml_add_object_classification (GstVideoRegionOfInterestMeta * roi,
+    const gchar * label, gint class_id, gfloat score);
+
 GstVideoRegionOfInterestMeta *gst_vkml_attach_detection (GstBuffer * buf,
     const gchar * label, const GstVkmlDetection * d);
 

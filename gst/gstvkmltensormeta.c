@@ -43,6 +43,7 @@ gst_vkml_tensor_meta_init (GstMeta * meta, G_GNUC_UNUSED gpointer params,
   tmeta->tensors = NULL;
   tmeta->model_id = NULL;
   tmeta->has_geometry = FALSE;
+  tmeta->roi_id = -1;
   memset (&tmeta->geometry, 0, sizeof (tmeta->geometry));
   tmeta->seq = (guint64) g_atomic_pointer_add (&meta_seq, 1);
   return TRUE;
@@ -91,6 +92,7 @@ gst_vkml_tensor_meta_transform (GstBuffer * dest, GstMeta * meta,
   dst->has_geometry = src->has_geometry;
   dst->geometry = src->geometry;
   dst->seq = src->seq;
+  dst->roi_id = src->roi_id;
   return TRUE;
 }
 

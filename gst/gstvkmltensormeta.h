@@ -73,6 +73,11 @@ typedef struct _GstVkmlInputGeometry
  * @seq: when the meta was made, process-wide and increasing; copies keep it, so the
  *   newest of several metas is found after buffer copies too (which reverse the
  *   buffer's meta list)
+ * @roi_id: -1 when the tensors are of the whole frame; else the model ran on one
+ *   object (vkmlinfer roi=objects): the id of that object's
+ *   #GstVideoRegionOfInterestMeta on the buffer
+ *   (gst_buffer_get_video_region_of_interest_meta_id), and @geometry maps the model's
+ *   input onto the frame through the object's box
  */
 typedef struct _GstVkmlTensorMeta
 {
@@ -83,6 +88,7 @@ typedef struct _GstVkmlTensorMeta
   gboolean has_geometry;
   GstVkmlInputGeometry geometry;
   guint64 seq;
+  gint roi_id;
 } GstVkmlTensorMeta;
 
 GType gst_vkml_tensor_meta_api_get_type (void);

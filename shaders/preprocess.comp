@@ -5,12 +5,19 @@
 // (v * scale - mean) / std. The frame is read as 32-bit words (its buffer is rounded up to
 // 4 bytes), so no 8-bit storage is needed to read it.
 #define PUSH_PREPROCESS
+#ifndef RECT
+#define RECT 0
+#endif
 #include "index.glsl"
 #include "buffers.glsl"
 #include "push.h"
 
 DECLARE_IN_OF(uint, 0, frame)
 DECLARE_OUT(1, y)
+#if RECT
+// vkml_preprocess.rect_input: x, y, width, height of the source rectangle, read per run
+DECLARE_IN_OF(int, 2, rect)
+#endif
 
 #define FRAME_PACKED_RGB 0
 #define FRAME_GRAY8 1
@@ -74,6 +81,50 @@ vec3 frame_rgb(float sx, float sy)
     return vec3(clamp255(r), clamp255(g), clamp255(b));
 }
 
+#define RESIZE_LETTERBOX 1
+#define RESIZE_CROP 2
+
+// The geometry of the source rectangle, as preprocess_resolve_rect (lib/ops/preprocess.c)
+// computes it: inv_scale, offset (x, y), src (x, y), box (x0, x1, y0, y1). Without RECT the
+// host resolved it into the push constants.
+struct geometry {
+    vec2 inv_scale, offset, src;
+    ivec4 box;
+};
+
+geometry source_geometry()
+{
+    geometry g;
+    g.inv_scale = vec2(p.inv_scale_x, p.inv_scale_y);
+    g.offset = vec2(p.offset_x, p.offset_y);
+    g.src = vec2(0.0);
+    g.box = ivec4(p.box_x & 0xffffu, p.box_x >> 16, p.box_y & 0xffffu, p.box_y >> 16);
+#if RECT
+    int fw_i = int(p.width), fh_i = int(p.height);
+    int rx = clamp(rect[0], 0, fw_i - 1), ry = clamp(rect[1], 0, fh_i - 1);
+    precise float fw = float(clamp(rect[2], 1, fw_i - rx)), fh = float(clamp(rect[3], 1, fh_i - ry));
+    float ow = float(p.out_width), oh = float(p.out_height);
+    uint mode = (p.flags >> 4) & 3u;
+    g.src = vec2(float(rx), float(ry));
+    g.box = ivec4(0, int(p.out_width), 0, int(p.out_height));
+    g.offset = vec2(0.0);
+    g.inv_scale = vec2(fw / ow, fh / oh);
+    if (mode == RESIZE_LETTERBOX) {
+        precise float s = min(ow / fw, oh / fh);
+        precise float cw = max(1.0, floor(fw * s + 0.5)), ch = max(1.0, floor(fh * s + 0.5));
+        g.inv_scale = vec2(fw / cw, fh / ch);
+        g.offset = vec2(floor((ow - cw) * 0.5), floor((oh - ch) * 0.5));
+        g.box = ivec4(int(g.offset.x), int(g.offset.x) + int(cw), int(g.offset.y),
+                      int(g.offset.y) + int(ch));
+    } else if (mode == RESIZE_CROP) {
+        precise float s = max(ow / fw, oh / fh);
+        g.inv_scale = vec2(1.0 / s);
+        g.offset = vec2((ow - fw * s) * 0.5, (oh - fh * s) * 0.5);
+    }
+#endif
+    return g;
+}
+
 void main()
 {
     uint pix = flat_index();
@@ -81,12 +132,16 @@ void main()
         return;
     uint W = p.out_width, H = p.out_height, C = p.channels;
     int x = int(pix % W), yy = int(pix / W);
-    bool inside = x >= int(p.box_x & 0xffffu) && x < int(p.box_x >> 16) &&
-                  yy >= int(p.box_y & 0xffffu) && yy < int(p.box_y >> 16);
+    geometry g = source_geometry();
+    bool inside = x >= g.box.x && x < g.box.y && yy >= g.box.z && yy < g.box.w;
     vec3 rgb;
     if (inside) {
-        precise float sx = (float(x) + 0.5 - p.offset_x) * p.inv_scale_x - 0.5;
-        precise float sy = (float(yy) + 0.5 - p.offset_y) * p.inv_scale_y - 0.5;
+        precise float sx = (float(x) + 0.5 - g.offset.x) * g.inv_scale.x - 0.5;
+        precise float sy = (float(yy) + 0.5 - g.offset.y) * g.inv_scale.y - 0.5;
+#if RECT
+        sx += g.src.x;
+        sy += g.src.y;
+#endif
         rgb = frame_rgb(sx, sy);
     } else {
         rgb = vec3(p.pad_value);

@@ -97,8 +97,10 @@ static void preprocess_rows(void *ctx, int64_t begin, int64_t end)
             bool inside =
                 x >= plan->box_x0 && x < plan->box_x1 && y >= plan->box_y0 && y < plan->box_y1;
             if (inside) {
-                float sx = ((float)x + 0.5f - plan->offset_x) * plan->inv_scale_x - 0.5f;
-                float sy = ((float)y + 0.5f - plan->offset_y) * plan->inv_scale_y - 0.5f;
+                float sx =
+                    ((float)x + 0.5f - plan->offset_x) * plan->inv_scale_x - 0.5f + plan->src_x;
+                float sy =
+                    ((float)y + 0.5f - plan->offset_y) * plan->inv_scale_y - 0.5f + plan->src_y;
                 frame_rgb(&job->r, sx, sy, rgb);
             } else {
                 rgb[0] = rgb[1] = rgb[2] = f->pad_value;
@@ -129,7 +131,10 @@ vkml_status cpu_image_preprocess(const op_cpu_args *args, vkml_error *err)
     (void)err;
     rows_job job = {.p = args->node->params, .out = args->out[0]};
     job.r = (frame_reader){.bytes = args->in[0], .f = &job.p->frame};
-    preprocess_resolve(job.p, &job.plan);
+    if (args->node->n_inputs == 2)
+        preprocess_resolve_rect(job.p, (const int32_t *)args->in[1], &job.plan);
+    else
+        preprocess_resolve(job.p, &job.plan);
     cpu_parallel_for(job.p->height, PREPROCESS_PIXEL_COST * job.p->width, preprocess_rows, &job);
     return VKML_OK;
 }

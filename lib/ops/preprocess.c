@@ -148,11 +148,52 @@ void preprocess_resolve(const preprocess_params *p, preprocess_plan *plan)
     plan->box_y0 = 0;
     plan->box_x1 = p->width;
     plan->box_y1 = p->height;
+    plan->src_x = plan->src_y = 0.0f;
     if (p->frame.resize == VKML_RESIZE_LETTERBOX) {
         plan->box_x0 = (int)g.offset_x;
         plan->box_y0 = (int)g.offset_y;
         plan->box_x1 = (int)g.offset_x + (int)round(g.scale_x * p->frame.width);
         plan->box_y1 = (int)g.offset_y + (int)round(g.scale_y * p->frame.height);
+    }
+}
+
+static int32_t clamp_i32(int32_t v, int32_t lo, int32_t hi)
+{
+    return v < lo ? lo : v > hi ? hi : v;
+}
+
+void preprocess_resolve_rect(const preprocess_params *p, const int32_t rect[4],
+                             preprocess_plan *plan)
+{
+    int32_t fw_i = (int32_t)p->frame.width, fh_i = (int32_t)p->frame.height;
+    int32_t rx = clamp_i32(rect[0], 0, fw_i - 1), ry = clamp_i32(rect[1], 0, fh_i - 1);
+    float fw = (float)clamp_i32(rect[2], 1, fw_i - rx),
+          fh = (float)clamp_i32(rect[3], 1, fh_i - ry);
+    float ow = (float)p->width, oh = (float)p->height;
+    plan->src_x = (float)rx;
+    plan->src_y = (float)ry;
+    plan->box_x0 = plan->box_y0 = 0;
+    plan->box_x1 = p->width;
+    plan->box_y1 = p->height;
+    plan->offset_x = plan->offset_y = 0.0f;
+    plan->inv_scale_x = fw / ow;
+    plan->inv_scale_y = fh / oh;
+    if (p->frame.resize == VKML_RESIZE_LETTERBOX) {
+        float s = fminf(ow / fw, oh / fh);
+        float cw = fmaxf(1.0f, floorf(fw * s + 0.5f)), ch = fmaxf(1.0f, floorf(fh * s + 0.5f));
+        plan->inv_scale_x = fw / cw;
+        plan->inv_scale_y = fh / ch;
+        plan->offset_x = floorf((ow - cw) * 0.5f);
+        plan->offset_y = floorf((oh - ch) * 0.5f);
+        plan->box_x0 = (int)plan->offset_x;
+        plan->box_y0 = (int)plan->offset_y;
+        plan->box_x1 = plan->box_x0 + (int)cw;
+        plan->box_y1 = plan->box_y0 + (int)ch;
+    } else if (p->frame.resize == VKML_RESIZE_CROP) {
+        float s = fmaxf(ow / fw, oh / fh);
+        plan->inv_scale_x = plan->inv_scale_y = 1.0f / s;
+        plan->offset_x = (ow - fw * s) * 0.5f;
+        plan->offset_y = (oh - fh * s) * 0.5f;
     }
 }
 
@@ -222,9 +263,19 @@ vkml_status preprocess_parse(const graph_node *node, void *params, vkml_error *e
 vkml_status preprocess_infer(graph_value *values, const graph_node *node, vkml_error *err)
 {
     const preprocess_params *p = node->params;
-    vkml_status st = op_require_counts(node, 1, 1, 1, err);
+    vkml_status st = op_require_counts(node, 1, 2, 1, err);
     if (st || (st = op_require_input(values, node, 0, err)))
         return st;
+    if (node->n_inputs == 2) {
+        if ((st = op_require_input(values, node, 1, err)))
+            return st;
+        const graph_value *r = &values[node->inputs[1]];
+        if (r->dtype != VKML_DTYPE_INT32 || r->rank != 1 || r->dims[0] != PREPROCESS_RECT_INTS)
+            return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT,
+                             "ImagePreprocess: the rectangle input '%s' must be int32 [%d] "
+                             "(x, y, width, height)",
+                             r->name, PREPROCESS_RECT_INTS);
+    }
     const graph_value *x = &values[node->inputs[0]];
     if (x->dtype != VKML_DTYPE_UINT8 || x->rank != 1 || x->dims[0] < 0 ||
         (uint64_t)x->dims[0] < p->frame.frame_bytes)

@@ -28,13 +28,22 @@ typedef struct preprocess_plan {
     float inv_scale_x, inv_scale_y;     /* frame pixels per input pixel */
     float offset_x, offset_y;           /* input x, y of the frame's left, top edge */
     int box_x0, box_x1, box_y0, box_y1; /* input pixels holding frame (the rest is pad) */
+    float src_x, src_y;                 /* frame x, y of the source's left, top edge */
 } preprocess_plan;
+
+/* A node with a second input (vkml_preprocess.rect_input) reads its source rectangle,
+ * int32 [PREPROCESS_RECT_INTS] x, y, width, height, at run time. */
+#define PREPROCESS_RECT_INTS 4
 
 /* Resolves defaults (scale 0, std 0) and checks everything: sizes, planes within
  * frame_bytes, offsets within a pixel, finite values, output shape and dtype.
  * INVALID_ARGUMENT naming the field. */
 vkml_status preprocess_check(preprocess_params *p, vkml_error *err);
 void preprocess_resolve(const preprocess_params *p, preprocess_plan *plan);
+/* The plan for the source rectangle `rect` (x, y, w, h; clamped to the frame), in float
+ * arithmetic, as shaders/preprocess.comp (RECT) computes it per invocation. */
+void preprocess_resolve_rect(const preprocess_params *p, const int32_t rect[4],
+                             preprocess_plan *plan);
 /* Output dims (rank 4) of the params. */
 void preprocess_output_dims(const preprocess_params *p, int64_t dims[4]);
 

@@ -262,10 +262,12 @@ static vkml_status session_use_precision(vkml_session *s, vkml_precision precisi
 }
 
 /* vkml_session_params.preprocess: the session's graph (after precision) with the
- * pre-processing in front, which the session then plans, and *shapes (malloc'ed) the
- * input shapes to plan it for: input 0 the frame's bytes. */
+ * pre-processing in front, which the session then plans, and *shapes and *values
+ * (malloc'ed; *values NULL without input_values) the input shapes and fixed values to plan
+ * it for: input 0 the frame's bytes, a rect_input's rectangle last. */
 static vkml_status session_preprocess(vkml_session *s, const vkml_session_params *params,
-                                      vkml_tensor_info **shapes, vkml_error *err)
+                                      vkml_tensor_info **shapes, vkml_tensor **values,
+                                      vkml_error *err)
 {
     const graph *g = s->graph;
     if (params->input_values && g->n_inputs > 0 && params->input_values[0].data)
@@ -275,9 +277,11 @@ static vkml_status session_preprocess(vkml_session *s, const vkml_session_params
                                               s->symbolic, &s->pre_graph, err);
     if (st)
         return st;
-    size_t n = (size_t)g->n_inputs;
-    *shapes = calloc(n, sizeof(vkml_tensor_info));
-    if (!*shapes)
+    size_t n = (size_t)g->n_inputs, n_pre = (size_t)s->pre_graph->n_inputs;
+    *shapes = calloc(n_pre, sizeof(vkml_tensor_info));
+    if (params->input_values && (*values = calloc(n_pre, sizeof(vkml_tensor))))
+        memcpy(*values, params->input_values, n * sizeof(vkml_tensor));
+    if (!*shapes || (params->input_values && !*values))
         return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory creating a session");
     for (size_t i = 0; i < n; i++) {
         if (params->input_shapes)
@@ -285,6 +289,8 @@ static vkml_status session_preprocess(vkml_session *s, const vkml_session_params
         else
             graph_value_info(&g->values[g->inputs[i]], &(*shapes)[i]);
     }
+    for (size_t i = n; i < n_pre; i++) /* the rectangle */
+        graph_value_info(&s->pre_graph->values[s->pre_graph->inputs[i]], &(*shapes)[i]);
     graph_value_info(&s->pre_graph->values[s->pre_graph->inputs[0]], &(*shapes)[0]);
     s->graph = s->pre_graph;
     return VKML_OK;
@@ -336,12 +342,16 @@ vkml_status vkml_session_create(vkml_context *ctx, vkml_model *model,
         return st;
     }
     vkml_tensor_info *pre_shapes = NULL;
+    vkml_tensor *pre_values = NULL;
     if (params && params->preprocess)
-        st = session_preprocess(s, params, &pre_shapes, err);
+        st = session_preprocess(s, params, &pre_shapes, &pre_values, err);
+    const vkml_tensor_info *shapes = params ? params->input_shapes : NULL;
+    const vkml_tensor *values = params ? params->input_values : NULL;
     if (st == VKML_OK)
-        st = session_plan_for(s, pre_shapes ? pre_shapes : params ? params->input_shapes : NULL,
-                              params ? params->input_values : NULL, err);
+        st = session_plan_for(s, pre_shapes ? pre_shapes : shapes, pre_values ? pre_values : values,
+                              err);
     free(pre_shapes);
+    free(pre_values);
     if (st != VKML_OK) {
         vkml_session_destroy(&s);
         return st;

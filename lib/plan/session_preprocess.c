@@ -9,6 +9,7 @@
 #include <string.h>
 
 #define FRAME_VALUE_NAME "vkml_frame"
+#define RECT_VALUE_NAME "vkml_source_rect"
 
 /* The model input 0's shape the session binds: input_shapes[0] where given, the model's
  * fixed dims, `symbolic` for the rest. */
@@ -70,14 +71,17 @@ vkml_status session_preprocess_graph(const graph *g, const vkml_preprocess *pp,
     graph *s = graph_create();
     if (!s)
         return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory for pre-processing");
+    int extra = pp->rect_input ? 2 : 1; /* the frame, and the rectangle */
     preprocess_params *p = vkml_arena_calloc(s->arena, 1, sizeof(*p));
-    int *node_io = vkml_arena_calloc(s->arena, 2, sizeof(int));
-    s->inputs = vkml_arena_calloc(s->arena, (size_t)g->n_inputs, sizeof(int));
+    int *node_io = vkml_arena_calloc(s->arena, 3, sizeof(int));
+    s->inputs = vkml_arena_calloc(s->arena, (size_t)g->n_inputs + 1, sizeof(int));
     s->outputs = vkml_arena_calloc(s->arena, (size_t)g->n_outputs + 1, sizeof(int));
-    s->values = calloc((size_t)g->n_values + 1, sizeof(graph_value));
+    s->values = calloc((size_t)g->n_values + (size_t)extra, sizeof(graph_value));
     s->nodes = calloc((size_t)g->n_nodes + 1, sizeof(graph_node));
     const char *frame_name = vkml_arena_strdup(s->arena, FRAME_VALUE_NAME);
-    if (!p || !node_io || !s->inputs || !s->outputs || !s->values || !s->nodes || !frame_name) {
+    const char *rect_name = vkml_arena_strdup(s->arena, RECT_VALUE_NAME);
+    if (!p || !node_io || !s->inputs || !s->outputs || !s->values || !s->nodes || !frame_name ||
+        !rect_name) {
         graph_destroy(&s);
         return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory for pre-processing");
     }
@@ -88,8 +92,8 @@ vkml_status session_preprocess_graph(const graph *g, const vkml_preprocess *pp,
     }
     /* values: the model's, input 0 now an intermediate, and the frame last */
     memcpy(s->values, g->values, (size_t)g->n_values * sizeof(graph_value));
-    int frame = g->n_values;
-    s->n_values = s->cap_values = g->n_values + 1;
+    int frame = g->n_values, rect = g->n_values + 1;
+    s->n_values = s->cap_values = g->n_values + extra;
     for (int v = 0; v < g->n_values; v++)
         if (s->values[v].producer >= 0)
             s->values[v].producer++;
@@ -103,24 +107,36 @@ vkml_status session_preprocess_graph(const graph *g, const vkml_preprocess *pp,
     fv->rank = 1;
     fv->dims[0] = (int64_t)preprocess_input_bytes(pp);
     fv->producer = -1;
+    if (pp->rect_input) {
+        graph_value *rv = &s->values[rect];
+        rv->name = rect_name;
+        rv->kind = GRAPH_VALUE_INPUT;
+        rv->dtype = VKML_DTYPE_INT32;
+        rv->rank = 1;
+        rv->dims[0] = PREPROCESS_RECT_INTS;
+        rv->producer = -1;
+    }
     /* nodes: the pre-processing first (it reads only the frame), then the model's */
     memcpy(s->nodes + 1, g->nodes, (size_t)g->n_nodes * sizeof(graph_node));
     s->n_nodes = s->cap_nodes = g->n_nodes + 1;
     node_io[0] = frame;
-    node_io[1] = v0;
+    node_io[1] = rect;
+    node_io[2] = v0;
     s->nodes[0] = (graph_node){.name = "vkml_preprocess",
                                .op_type = "ImagePreprocess",
                                .domain = "com.vkml",
                                .opset = 1,
                                .inputs = &node_io[0],
-                               .n_inputs = 1,
-                               .outputs = &node_io[1],
+                               .n_inputs = extra,
+                               .outputs = &node_io[2],
                                .n_outputs = 1,
                                .op = op_find("com.vkml", "ImagePreprocess"),
                                .params = p};
     memcpy(s->inputs, g->inputs, (size_t)g->n_inputs * sizeof(int));
     s->inputs[0] = frame;
     s->n_inputs = g->n_inputs;
+    if (pp->rect_input)
+        s->inputs[s->n_inputs++] = rect; /* last, after the model's other inputs */
     memcpy(s->outputs, g->outputs, (size_t)g->n_outputs * sizeof(int));
     s->n_outputs = g->n_outputs;
     s->opset = g->opset;

@@ -36,7 +36,8 @@ VKML_GPU_DECL(gpu_image_preprocess)
         .out_height = (uint32_t)p->height,
         .channels = (uint32_t)p->channels,
         .flags = (p->layout == PREPROCESS_NHWC ? 1u : 0u) | (f->bgr ? 2u : 0u) |
-                 (f->full_range ? 4u : 0u) | (f->matrix == VKML_YUV_BT709 ? 8u : 0u),
+                 (f->full_range ? 4u : 0u) | (f->matrix == VKML_YUV_BT709 ? 8u : 0u) |
+                 (uint32_t)f->resize << 4,
         .box_x = (uint32_t)plan.box_x0 | (uint32_t)plan.box_x1 << 16,
         .box_y = (uint32_t)plan.box_y0 | (uint32_t)plan.box_y1 << 16,
         .inv_scale_x = plan.inv_scale_x,
@@ -55,6 +56,11 @@ VKML_GPU_DECL(gpu_image_preprocess)
     }
     uint64_t count = (uint64_t)p->height * (uint64_t)p->width; /* pixels */
     pc.count = (uint32_t)count;
+    if (node->n_inputs == 2) { /* the rectangle, read by the shader at run time */
+        int bind[] = {node->inputs[0], node->outputs[0], node->inputs[1]};
+        return vk_rec_kernel_1d(rec, VK_KERNEL_IMAGE_PREPROCESS_RECT, p->dtype, bind, &pc,
+                                sizeof(pc), count, err);
+    }
     int bind[] = {node->inputs[0], node->outputs[0]};
     return vk_rec_kernel_1d(rec, VK_KERNEL_IMAGE_PREPROCESS, p->dtype, bind, &pc, sizeof(pc), count,
                             err);

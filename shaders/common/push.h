@@ -413,7 +413,7 @@ PUSH_U32S(plane_strides, 3)
 PUSH_U32(out_width)
 PUSH_U32(out_height)
 PUSH_U32(channels)
-PUSH_U32(flags)        /* bit 0 NHWC, 1 bgr, 2 full range, 3 BT.709 */
+PUSH_U32(flags)        /* bit 0 NHWC, 1 bgr, 2 full range, 3 BT.709, 4-5 resize mode */
 PUSH_U32(box_x)        /* content columns: x0 in bits 0-15, x1 in 16-31 */
 PUSH_U32(box_y)
 PUSH_F32(inv_scale_x)

@@ -13,7 +13,8 @@
 
 typedef struct frame {
     vkml_preprocess pp;
-    uint8_t *bytes; /* frame_bytes rounded up to 4 */
+    uint8_t *bytes;  /* frame_bytes rounded up to 4 */
+    int32_t rect[4]; /* pp.rect_input: the source rectangle x, y, w, h the runs pass */
 } frame;
 
 /* A frame of random bytes, rows padded by `pad` bytes. */
@@ -126,7 +127,13 @@ static double *reference(const frame *f, const image *im)
 {
     const vkml_preprocess *p = &f->pp;
     double *out = calloc((size_t)im->c * im->h * im->w, sizeof(double));
-    double W = im->w, H = im->h, fw = p->width, fh = p->height;
+    double W = im->w, H = im->h, fw = p->width, fh = p->height, rx = 0, ry = 0;
+    if (p->rect_input) { /* the rectangle, clamped to the frame, stands for the frame */
+        rx = fmin(fmax(f->rect[0], 0), p->width - 1.0);
+        ry = fmin(fmax(f->rect[1], 0), p->height - 1.0);
+        fw = fmin(fmax(f->rect[2], 1), p->width - rx);
+        fh = fmin(fmax(f->rect[3], 1), p->height - ry);
+    }
     double sx = W / fw, sy = H / fh, ox = 0, oy = 0, x0 = 0, x1 = W, y0 = 0, y1 = H;
     if (p->resize == VKML_RESIZE_LETTERBOX) {
         double s = fmin(sx, sy), cw = round(fw * s), chh = round(fh * s);
@@ -145,7 +152,7 @@ static double *reference(const frame *f, const image *im)
         for (int x = 0; x < im->w; x++) {
             double rgb[3];
             if (x >= x0 && x < x1 && y >= y0 && y < y1)
-                ref_rgb(f, (x + 0.5 - ox) / sx - 0.5, (y + 0.5 - oy) / sy - 0.5, rgb);
+                ref_rgb(f, rx + (x + 0.5 - ox) / sx - 0.5, ry + (y + 0.5 - oy) / sy - 0.5, rgb);
             else
                 rgb[0] = rgb[1] = rgb[2] = p->pad_value;
             for (int c = 0; c < im->c; c++) {
@@ -213,13 +220,27 @@ static vkml_tensor run(vkml_context *ctx, vkml_model *model, int device, const f
                   strcmp(part.first_node, "vkml_preprocess") == 0,
               "the plan starts with the pre-processing on device %d", device);
     }
-    vkml_tensor t = {.dtype = VKML_DTYPE_UINT8,
-                     .rank = 1,
-                     .dims = {in->dims[0]},
-                     .data = f->bytes,
-                     .size = (size_t)in->dims[0]};
+    vkml_tensor t[2] = {{.dtype = VKML_DTYPE_UINT8,
+                         .rank = 1,
+                         .dims = {in->dims[0]},
+                         .data = f->bytes,
+                         .size = (size_t)in->dims[0]}};
+    size_t n_in = 1;
     CHECK_OK(vkml_session_alloc_output(s, 0, &out, &err), &err);
-    CHECK_OK(vkml_session_run(s, &t, 1, &out, 1, &err), &err);
+    if (f->pp.rect_input) {
+        const vkml_tensor_info *r = vkml_session_input(s, 1);
+        CHECK(vkml_session_input_count(s) == 2 && r->dtype == VKML_DTYPE_INT32 && r->rank == 1 &&
+                  r->dims[0] == 4,
+              "the rectangle is input 1, int32 [4]");
+        /* one session serves every rectangle: a whole-frame run first, then the case's */
+        int32_t whole[4] = {0, 0, (int32_t)f->pp.width, (int32_t)f->pp.height};
+        t[1] = (vkml_tensor){
+            .dtype = VKML_DTYPE_INT32, .rank = 1, .dims = {4}, .data = whole, .size = 16};
+        CHECK_OK(vkml_session_run(s, t, 2, &out, 1, &err), &err);
+        t[1].data = (void *)f->rect;
+        n_in = 2;
+    }
+    CHECK_OK(vkml_session_run(s, t, n_in, &out, 1, &err), &err);
     vkml_session_destroy(&s);
     return out;
 }
@@ -272,6 +293,62 @@ static void check_case(vkml_context *ctx, const char *name, frame *f, image im,
     vkml_tensor_release(&gpu);
     free(want);
     vkml_model_destroy(&model);
+}
+
+/* vkml_preprocess.rect_input: a source rectangle per run, every resize mode, one clamped. */
+static void check_rects(vkml_context *ctx, uint64_t *seed)
+{
+    const uint32_t rgb[3] = {0, 1, 2};
+    frame f = make_frame(VKML_FRAME_PACKED_RGB, 17, 12, 3, 3, rgb, seed);
+    f.pp.rect_input = true;
+    memcpy(f.rect, (int32_t[4]){3, 2, 6, 5}, sizeof(f.rect));
+    check_case(ctx, "RGB rect stretch", &f, (image){0, 3, 5, 4, VKML_DTYPE_FLOAT}, NULL);
+    memcpy(f.rect, (int32_t[4]){8, 1, 8, 8}, sizeof(f.rect));
+    check_case(ctx, "RGB rect 2x down uint8", &f, (image){1, 3, 4, 4, VKML_DTYPE_UINT8}, NULL);
+    f.pp.resize = VKML_RESIZE_LETTERBOX;
+    f.pp.pad_value = 114;
+    memcpy(f.rect, (int32_t[4]){1, 4, 9, 4}, sizeof(f.rect));
+    check_case(ctx, "RGB rect letterbox", &f, (image){0, 3, 8, 8, VKML_DTYPE_FLOAT}, NULL);
+    f.pp.resize = VKML_RESIZE_CROP;
+    memcpy(f.rect, (int32_t[4]){5, 0, 10, 6}, sizeof(f.rect));
+    check_case(ctx, "RGB rect crop float16", &f, (image){0, 3, 6, 6, VKML_DTYPE_FLOAT16}, NULL);
+    f.pp.resize = VKML_RESIZE_STRETCH;
+    memcpy(f.rect, (int32_t[4]){-4, 9, 1000, -3}, sizeof(f.rect)); /* clamped: 0, 9, 17, 1 */
+    check_case(ctx, "RGB rect clamped", &f, (image){0, 3, 3, 7, VKML_DTYPE_FLOAT}, NULL);
+    free(f.bytes);
+    f = make_frame(VKML_FRAME_NV12, 14, 10, 2, 0, NULL, seed);
+    f.pp.rect_input = true;
+    memcpy(f.rect, (int32_t[4]){3, 3, 7, 6}, sizeof(f.rect));
+    check_case(ctx, "NV12 rect", &f, (image){0, 3, 6, 7, VKML_DTYPE_FLOAT}, NULL);
+
+    /* A rectangle of another type or size is refused by the run, naming the input. */
+    int64_t dims[4] = {1, 3, 4, 4};
+    vkml_model *model = identity_model(VKML_DTYPE_FLOAT, dims);
+    vkml_session_params params = {.device = VKML_DEVICE_CPU, .preprocess = &f.pp};
+    vkml_session *s = NULL;
+    vkml_error err = {0};
+    vkml_tensor out = {0};
+    CHECK_OK(vkml_session_create(ctx, model, &params, &s, &err), &err);
+    CHECK_OK(vkml_session_alloc_output(s, 0, &out, &err), &err);
+    float frect[4] = {0, 0, 4, 4};
+    size_t frame_bytes = (size_t)((f.pp.frame_bytes + 3) & ~3ull);
+    vkml_tensor in[2] = {
+        {.dtype = VKML_DTYPE_UINT8,
+         .rank = 1,
+         .dims = {(int64_t)frame_bytes},
+         .data = f.bytes,
+         .size = frame_bytes},
+        {.dtype = VKML_DTYPE_FLOAT, .rank = 1, .dims = {4}, .data = frect, .size = 16}};
+    CHECK(vkml_session_run(s, in, 2, &out, 1, &err) != VKML_OK, "a float rectangle is refused");
+    in[1].dtype = VKML_DTYPE_INT32;
+    in[1].size = 8;
+    CHECK(vkml_session_run(s, in, 2, &out, 1, &err) != VKML_OK,
+          "a rectangle of 8 bytes is refused");
+    CHECK(vkml_session_run(s, in, 1, &out, 1, &err) != VKML_OK, "a missing rectangle is refused");
+    vkml_tensor_release(&out);
+    vkml_session_destroy(&s);
+    vkml_model_destroy(&model);
+    free(f.bytes);
 }
 
 int main(void)
@@ -367,6 +444,7 @@ int main(void)
     free(f.bytes);
     vkml_model_destroy(&model);
 
+    check_rects(ctx, &seed);
     vkml_context_destroy(&ctx);
     return test_finish("preprocess");
 }

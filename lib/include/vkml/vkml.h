@@ -396,6 +396,13 @@ typedef struct vkml_preprocess {
     float scale;                /* 0: 1/255 */
     float mean[3];              /* per model channel */
     float std[3];               /* per model channel; 0: 1 */
+    /* The session takes one more input, its last: int32 [4] x, y, width, height of the
+     * frame's rectangle the model sees (secondary inference on a detected box), read at
+     * every run, so one session serves every box. Clamped to the frame (x, y within it,
+     * width and height at least 1); the resize mode then maps that rectangle, not the
+     * frame, onto the input; bilinear samples at its edges read the frame around it.
+     * false: the whole frame, no such input. */
+    bool rect_input;
 } vkml_preprocess;
 
 /* How the input image maps onto the frame: frame x = (input x - offset_x) / scale_x. */
