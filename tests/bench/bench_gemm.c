@@ -91,18 +91,7 @@ static vkml_model *chain_model(const bench_shape *s, int chain)
         }
         prev = y;
     }
-    g->values[prev].is_output = true;
-    g->inputs = vkml_arena_calloc(g->arena, 1, sizeof(int));
-    g->inputs[g->n_inputs++] = x;
-    g->outputs = vkml_arena_calloc(g->arena, 1, sizeof(int));
-    g->outputs[g->n_outputs++] = prev;
-    g->opset = 13;
-    vkml_error err = {0};
-    vkml_model *model = NULL;
-    if (graph_sort(g, &err) != VKML_OK || model_from_graph(g, &model, &err) != VKML_OK) {
-        fprintf(stderr, "bench_gemm: %s\n", err.message);
-        exit(1);
-    }
+    vkml_model *model = bench_model(g, x, prev, 13, "bench_gemm model");
     return model;
 }
 

@@ -186,17 +186,7 @@ static vkml_model *add_pair_model(size_t bytes)
         g->nodes[n].opset = 14;
         prev = y;
     }
-    g->values[prev].is_output = true;
-    g->inputs = vkml_arena_calloc(g->arena, 1, sizeof(int));
-    g->inputs[g->n_inputs++] = x;
-    g->outputs = vkml_arena_calloc(g->arena, 1, sizeof(int));
-    g->outputs[g->n_outputs++] = prev;
-    g->opset = 14;
-    vkml_error err = {0};
-    vkml_model *model = NULL;
-    if (graph_sort(g, &err) != VKML_OK || model_from_graph(g, &model, &err) != VKML_OK)
-        fail("copy model", &err);
-    return model;
+    return bench_model(g, x, prev, 14, "copy model");
 }
 
 /* The copy on its own, as a host copy and through shared host memory (plan.h). */

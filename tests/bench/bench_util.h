@@ -51,6 +51,25 @@ static inline int bench_float_value(graph *g, const char *name, int rank, const 
     return v;
 }
 
+/* The model of g with one input x and one output y at `opset` (exits on failure, naming
+ * `what`). */
+static inline vkml_model *bench_model(graph *g, int x, int y, int64_t opset, const char *what)
+{
+    g->values[y].is_output = true;
+    g->inputs = vkml_arena_calloc(g->arena, 1, sizeof(int));
+    g->inputs[g->n_inputs++] = x;
+    g->outputs = vkml_arena_calloc(g->arena, 1, sizeof(int));
+    g->outputs[g->n_outputs++] = y;
+    g->opset = opset;
+    vkml_error err = {0};
+    vkml_model *model = NULL;
+    if (graph_sort(g, &err) != VKML_OK || model_from_graph(g, &model, &err) != VKML_OK) {
+        fprintf(stderr, "bench: %s: %s\n", what, err.message);
+        exit(1);
+    }
+    return model;
+}
+
 /* K dependent Adds, y = y + 1 over `len` floats: input x, output the last y. */
 static inline vkml_model *bench_chain_model(int k, int len)
 {
@@ -76,19 +95,7 @@ static inline vkml_model *bench_chain_model(int k, int len)
         g->nodes[n].opset = 14;
         prev = y;
     }
-    g->values[prev].is_output = true;
-    g->inputs = vkml_arena_calloc(g->arena, 1, sizeof(int));
-    g->inputs[g->n_inputs++] = x;
-    g->outputs = vkml_arena_calloc(g->arena, 1, sizeof(int));
-    g->outputs[g->n_outputs++] = prev;
-    g->opset = 14;
-    vkml_error err = {0};
-    vkml_model *model = NULL;
-    if (graph_sort(g, &err) != VKML_OK || model_from_graph(g, &model, &err) != VKML_OK) {
-        fprintf(stderr, "bench: chain model: %s\n", err.message);
-        exit(1);
-    }
-    return model;
+    return bench_model(g, x, prev, 14, "chain model");
 }
 
 /* Median host-to-host latency (us) of `runs` runs of the K-Add chain on `device`, after a
