@@ -4,7 +4,8 @@
 #include "ops/op.h"
 
 /* *out: a new graph (graph_destroy it after every plan of it) that is `g` with input 0
- * replaced by the frame's bytes (uint8 [frame bytes rounded up to 4]) and an
+ * replaced by the frame's bytes (uint8 [frame bytes rounded up to 4]; with a batch N > 1
+ * bound, [N, that]) and an
  * ImagePreprocess node producing the model's input 0 at its bound shape (input_shapes[0]
  * or the model's, symbolic dims `symbolic`). INVALID_ARGUMENT naming what does not fit. */
 vkml_status session_preprocess_graph(const graph *g, const vkml_preprocess *pp,
