@@ -253,6 +253,146 @@ GST_START_TEST (test_partial_batch_at_eos)
 
 GST_END_TEST;
 
+/* Pulls @n frames, the first numbered @first, checking their pts and that each "out"
+ * equals @want[its number]. */
+static void
+pull_checked (GstHarness * h, guint first, guint n, gfloat ** want)
+{
+  guint i, rank;
+  gsize count;
+
+  for (i = first; i < first + n; i++) {
+    GstBuffer *out = gst_harness_pull (h);
+    gfloat *got;
+
+    fail_unless (out != NULL, "frame %u did not come out", i);
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (out), i * FRAME_NS);
+    got = tensor_values (out, "out", &rank, &count);
+    expect_same (got, want[i], i);
+    g_free (got);
+    gst_buffer_unref (out);
+  }
+}
+
+/* A flush drops the frames of a batch being filled (as it drops the frames in flight):
+ * after it, only the new frames come out, each with its own slice. */
+GST_START_TEST (test_flush_drops_partial_batch)
+{
+  GstHarness *h = harness ("id-batch-total.onnx", "batch-size=1");
+  gfloat **want = run_frames (h, 8, NULL);
+  GstSegment segment;
+  GstBuffer *out;
+  guint i;
+
+  gst_harness_teardown (h);
+  h = harness ("id-batch-total.onnx", "batch-size=4");
+  gst_segment_init (&segment, GST_FORMAT_TIME);
+  for (i = 0; i < 2; i++)
+    fail_unless_equals_int (gst_harness_push (h, frame (i)), GST_FLOW_OK);
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
+  fail_unless (gst_harness_push_event (h, gst_event_new_segment (&segment)));
+  while ((out = gst_harness_try_pull (h)))
+    gst_buffer_unref (out);
+  for (i = 4; i < 8; i++)
+    fail_unless_equals_int (gst_harness_push (h, frame (i)), GST_FLOW_OK);
+  pull_checked (h, 4, 4, want);
+  fail_unless_equals_int (gst_harness_buffers_in_queue (h), 0);
+  free_outs (want, 8);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* New caps (another frame size) with 3 frames of a batch of 4 held: they run as a
+ * partial batch and come out before the frames of the new size. */
+GST_START_TEST (test_caps_change_runs_partial_batch)
+{
+  GstHarness *h = harness ("id-batch-total.onnx", "batch-size=1");
+  gfloat **want = run_frames (h, 3, NULL);
+  GstBuffer *out;
+  guint i;
+
+  gst_harness_teardown (h);
+  h = harness ("id-batch-total.onnx", "batch-size=4");
+  for (i = 0; i < 3; i++)
+    fail_unless_equals_int (gst_harness_push (h, frame (i)), GST_FLOW_OK);
+  gst_harness_set_src_caps_str (h,
+      "video/x-raw,format=GRAY8,width=8,height=8,framerate=30/1");
+  pull_checked (h, 0, 3, want);
+  for (i = 0; i < 4; i++) {
+    GstBuffer *gray = gst_buffer_new_allocate (NULL, 64, NULL);
+
+    gst_buffer_memset (gray, 0, 100, 64);
+    GST_BUFFER_PTS (gray) = (10 + i) * FRAME_NS;
+    fail_unless_equals_int (gst_harness_push (h, gray), GST_FLOW_OK);
+  }
+  for (i = 0; i < 4; i++) {
+    gsize count;
+    guint rank;
+    gfloat *v;
+
+    out = gst_harness_pull (h);
+    fail_unless (out != NULL);
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (out), (10 + i) * FRAME_NS);
+    v = tensor_values (out, "out", &rank, &count);
+    fail_unless (fabsf (v[0] - 100.0f / 255.0f) <= 1e-6f, "gray %g", v[0]);
+    g_free (v);
+    gst_buffer_unref (out);
+  }
+  free_outs (want, 3);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* A memory holding a copy of @size bytes at @data. */
+static GstMemory *
+wrap (gconstpointer data, gsize size)
+{
+  gpointer copy = g_memdup2 (data, size);
+
+  return gst_memory_new_wrapped (0, copy, size, 0, size, copy, g_free);
+}
+
+/* Tensor caps with two tensors: the buffer's two memories are the model's two inputs
+ * in order (no pre-processing): out = image x scale_factor. */
+GST_START_TEST (test_tensor_caps_two_inputs)
+{
+  GstHarness *h;
+  gchar *path = model_path ("extra-input.onnx");
+  gchar *launch = g_strdup_printf ("vkmlinfer model=\"%s\" device=0", path);
+  gfloat image[OUT_COUNT], scale = 3.0f;
+  GstBuffer *in, *out;
+  GstMapInfo map;
+  guint i;
+
+  h = gst_harness_new_parse (launch);
+  gst_harness_set_src_caps_str (h, "other/tensors,format=static,num_tensors=2,"
+      "dimensions=(string)\"6:8:3:1,1\",types=(string)\"float32,float32\","
+      "framerate=0/1");
+  for (i = 0; i < OUT_COUNT; i++)
+    image[i] = (gfloat) i / 7.0f;
+  in = gst_buffer_new ();
+  gst_buffer_append_memory (in, wrap (image, sizeof (image)));
+  gst_buffer_append_memory (in, wrap (&scale, sizeof (scale)));
+  out = gst_harness_push_and_pull (h, in);
+  fail_unless (out != NULL);
+  fail_unless_equals_int (gst_buffer_n_memory (out), 1);
+  fail_unless (gst_buffer_map (out, &map, GST_MAP_READ));
+  fail_unless_equals_uint64 (map.size, sizeof (image));
+  for (i = 0; i < OUT_COUNT; i++)
+    fail_unless (fabsf (((gfloat *) map.data)[i] - 3.0f * image[i]) <= 1e-5f,
+        "element %u", i);
+  gst_buffer_unmap (out, &map);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+  g_free (launch);
+  g_free (path);
+}
+
+GST_END_TEST;
+
 /* inference-interval 2 with batch-size 2: frames 0, 2 run together, 1 and 3 pass
  * without a meta, all in order. */
 GST_START_TEST (test_batch_with_interval)
@@ -499,6 +639,9 @@ batch_suite (void)
   tcase_add_test (tc, test_batch_matches_single);
   tcase_add_test (tc, test_partial_batch_at_eos);
   tcase_add_test (tc, test_batch_with_interval);
+  tcase_add_test (tc, test_flush_drops_partial_batch);
+  tcase_add_test (tc, test_caps_change_runs_partial_batch);
+  tcase_add_test (tc, test_tensor_caps_two_inputs);
   tcase_add_test (tc, test_fixed_batch_model);
   tcase_add_test (tc, test_fixed_batch_refuses_other_size);
   tcase_add_test (tc, test_batch_latency);
