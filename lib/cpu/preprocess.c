@@ -113,9 +113,9 @@ static void preprocess_rows(void *ctx, int64_t begin, int64_t end)
                 float v = p->channels == 1 ? 0.299f * rgb[0] + 0.587f * rgb[1] + 0.114f * rgb[2]
                                            : rgb[f->bgr ? 2 - c : c];
                 v = (v * f->scale - f->mean[c]) / f->std[c];
-                size_t i = image + (p->layout == PREPROCESS_NCHW
-                                        ? (size_t)c * hw + pix
-                                        : pix * (size_t)p->channels + (size_t)c);
+                size_t i =
+                    image + (p->layout == PREPROCESS_NCHW ? (size_t)c * hw + pix
+                                                          : pix * (size_t)p->channels + (size_t)c);
                 if (p->dtype == VKML_DTYPE_FLOAT)
                     ((float *)job->out)[i] = v;
                 else if (p->dtype == VKML_DTYPE_FLOAT16)
@@ -137,7 +137,7 @@ vkml_status cpu_image_preprocess(const op_cpu_args *args, vkml_error *err)
     rows_job job = {.p = args->node->params, .frames = args->in[0], .out = args->out[0]};
     preprocess_resolve(job.p, &job.plan);
     int64_t batch = job.p->batch > 1 ? job.p->batch : 1;
-    cpu_parallel_for(batch * job.p->height, PREPROCESS_PIXEL_COST * job.p->width,
-                     preprocess_rows, &job);
+    cpu_parallel_for(batch * job.p->height, PREPROCESS_PIXEL_COST * job.p->width, preprocess_rows,
+                     &job);
     return VKML_OK;
 }

@@ -55,7 +55,8 @@ VKML_GPU_DECL(gpu_image_preprocess)
         pc.std[c] = f->std[c];
     }
     /* pixels of the whole batch; preprocess_check bounded it and the frames to 32 bits */
-    uint64_t count = (uint64_t)p->height * (uint64_t)p->width * (uint64_t)(p->batch > 1 ? p->batch : 1);
+    uint64_t count =
+        (uint64_t)p->height * (uint64_t)p->width * (uint64_t)(p->batch > 1 ? p->batch : 1);
     pc.count = (uint32_t)count;
     pc.frame_words = (uint32_t)(preprocess_input_bytes(f) / 4);
     int bind[] = {node->inputs[0], node->outputs[0]};

@@ -282,14 +282,15 @@ static void check_batch(vkml_context *ctx, const char *name, frame *frames, int 
     const int64_t model_dims[4] = {-1, 3, -1, -1};
     vkml_tensor_info shape = {.dtype = im.dtype, .rank = 4, .dims = {n, im.c, im.h, im.w}};
     vkml_model *model = identity_model(im.dtype, model_dims);
-    size_t slot = (size_t)((frames[0].pp.frame_bytes + 3) & ~3ull), per = (size_t)im.c * im.h * im.w;
+    size_t slot = (size_t)((frames[0].pp.frame_bytes + 3) & ~3ull),
+           per = (size_t)im.c * im.h * im.w;
     uint8_t *bytes = calloc((size_t)n, slot);
     for (int b = 0; b < n; b++)
         memcpy(bytes + (size_t)b * slot, frames[b].bytes, slot);
     for (int k = 0; k < 2; k++) {
         int device = k ? 0 : VKML_DEVICE_CPU;
-        vkml_session_params params = {.device = device, .preprocess = &frames[0].pp,
-                                      .input_shapes = &shape};
+        vkml_session_params params = {
+            .device = device, .preprocess = &frames[0].pp, .input_shapes = &shape};
         vkml_session *s = NULL;
         vkml_error err = {0};
         vkml_tensor out = {0};
@@ -299,8 +300,11 @@ static void check_batch(vkml_context *ctx, const char *name, frame *frames, int 
         const vkml_tensor_info *in = vkml_session_input(s, 0);
         CHECK(in->rank == 2 && in->dims[0] == n && in->dims[1] == (int64_t)slot,
               "%s: the frame input is [%d, %zu]", name, n, slot);
-        vkml_tensor t = {.dtype = VKML_DTYPE_UINT8, .rank = 2, .dims = {n, (int64_t)slot},
-                         .data = bytes, .size = (size_t)n * slot};
+        vkml_tensor t = {.dtype = VKML_DTYPE_UINT8,
+                         .rank = 2,
+                         .dims = {n, (int64_t)slot},
+                         .data = bytes,
+                         .size = (size_t)n * slot};
         CHECK_OK(vkml_session_alloc_output(s, 0, &out, &err), &err);
         CHECK_OK(vkml_session_run(s, &t, 1, &out, 1, &err), &err);
         CHECK(out.data && out.dims[0] == n, "%s: output batch", name);
