@@ -10,9 +10,10 @@
  * videoconvert needed) is turned into the model's single image input by one kernel on
  * the model's device (libvkml's pre-processing, see docs/element.md): colour
  * conversion, resize (stretch, letterbox or crop), channel order, (x * scale - mean) /
- * std, NCHW or NHWC and the input's dtype (float, float16, uint8). Symbolic batch is
- * bound to 1, symbolic height and width to 'input-size' or the video's size; a new
- * video size plans the model again.
+ * std, NCHW or NHWC and the input's dtype (float, float16, uint8). A symbolic batch is
+ * bound to 'batch-size' (frames per run, gstvkmlinferbatch.c), symbolic height and width
+ * to 'input-size' or the video's size; a new video size plans the model again. The
+ * model's other inputs are constants from 'input-tensors' (gstvkmlinferinputs.c).
  *
  * Runs go in flight (max-in-flight, default 2): each frame is submitted without waiting,
  * and a task on the src pad pushes the frames in arrival order as their runs end
