@@ -7,8 +7,8 @@ VKML_GPU_SUPPORTS_DECL(gpu_image_preprocess_supports)
 {
     const preprocess_params *p = node->params;
     const graph_value *x = &values[node->inputs[0]];
-    uint64_t bytes = (uint64_t)x->dims[x->rank - 1];
-    if (!preprocess_frame_input_fits(p, x) || bytes < preprocess_input_bytes(&p->frame))
+    if (!preprocess_frame_input_fits(p, x) ||
+        (uint64_t)x->dims[x->rank - 1] < preprocess_input_bytes(&p->frame))
         return vk_unsupported(why, why_size,
                               "ImagePreprocess: the frame input '%s' is not "
                               "rounded up to 4 bytes; the Vulkan kernel reads words",
