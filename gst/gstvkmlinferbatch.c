@@ -171,7 +171,10 @@ gst_vkml_infer_batch_add (GstVkmlInfer * self, GstVkmlInflightFrame * frame)
       gst_vkml_inflight_frame_free (frame);
       return ret;
     }
-    return gst_vkml_inflight_push (&self->inflight, frame);
+    ret = gst_vkml_inflight_push (&self->inflight, frame);
+    if (ret == GST_FLOW_OK && self->set.lanes == 1)
+      ret = gst_vkml_inflight_drain (&self->inflight);
+    return ret;
   }
   g_queue_push_tail (&self->forming, frame);
   if (frame->wants_run)
