@@ -10,9 +10,10 @@
  * videoconvert needed) is turned into the model's single image input by one kernel on
  * the model's device (libvkml's pre-processing, see docs/element.md): colour
  * conversion, resize (stretch, letterbox or crop), channel order, (x * scale - mean) /
- * std, NCHW or NHWC and the input's dtype (float, float16, uint8). Symbolic batch is
- * bound to 1, symbolic height and width to 'input-size' or the video's size; a new
- * video size plans the model again.
+ * std, NCHW or NHWC and the input's dtype (float, float16, uint8). A symbolic batch is
+ * bound to 'batch-size' (frames per run, gstvkmlinferbatch.c), symbolic height and width
+ * to 'input-size' or the video's size; a new video size plans the model again. The
+ * model's other inputs are constants from 'input-tensors' (gstvkmlinferinputs.c).
  *
  * Runs go in flight (max-in-flight, default 2): each frame is submitted without waiting,
  * and a task on the src pad pushes the frames in arrival order as their runs end
@@ -64,6 +65,8 @@ GST_DEBUG_CATEGORY (gst_vkml_infer_debug);
 #define DEFAULT_MEAN "0"
 #define DEFAULT_STD "1"
 #define DEFAULT_INPUT_SIZE NULL
+#define DEFAULT_BATCH_SIZE 1
+#define DEFAULT_INPUT_TENSORS NULL
 
 enum
 {
@@ -86,6 +89,8 @@ enum
   PROP_MEAN,
   PROP_STD,
   PROP_INPUT_SIZE,
+  PROP_BATCH_SIZE,
+  PROP_INPUT_TENSORS,
   PROP_ROI_FIRST,               /* roi, object-class, min-object-size (gstvkmlinferroi.c) */
 };
 
@@ -254,6 +259,24 @@ gst_vkml_infer_class_init (GstVkmlInferClass * klass)
           GST_PARAM_MUTABLE_READY));
   gst_vkml_infer_roi_install_properties (gobject_class, PROP_ROI_FIRST);
 
+  g_object_class_install_property (gobject_class, PROP_BATCH_SIZE,
+      g_param_spec_uint ("batch-size", "Batch size",
+          "Frames per model run, for a model whose input 0 has a symbolic "
+          "batch: N frames are collected and run as one, each leaving with its "
+          "slice of the outputs; a partial batch runs at EOS, caps or other "
+          "serialized events. A model with a fixed batch N runs N frames per "
+          "run when this is 1, and refuses another value", 1,
+          GST_VKML_MAX_BATCH, DEFAULT_BATCH_SIZE,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_INPUT_TENSORS,
+      g_param_spec_string ("input-tensors", "Input tensors",
+          "The model's inputs other than the image (input 0), as constant "
+          "TensorProto files: \"name=file.pb,name2=file2.pb\"; each must fit "
+          "its input's declared type and shape", DEFAULT_INPUT_TENSORS,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
   gst_element_class_set_static_metadata (element_class,
@@ -291,6 +314,7 @@ gst_vkml_infer_init (GstVkmlInfer * self)
   self->precision = DEFAULT_PRECISION;
   self->max_in_flight = DEFAULT_MAX_IN_FLIGHT;
   self->interval = DEFAULT_INFERENCE_INTERVAL;
+  self->batch_size = DEFAULT_BATCH_SIZE;
   self->qos_earliest = GST_CLOCK_TIME_NONE;
   g_mutex_init (&self->plan_lock);
   gst_vkml_infer_init_inflight (self);
@@ -323,6 +347,7 @@ gst_vkml_infer_finalize (GObject * object)
   g_free (self->mean);
   g_free (self->std);
   g_free (self->input_size);
+  g_free (self->input_tensors);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
@@ -388,6 +413,13 @@ gst_vkml_infer_set_property (GObject * object, guint prop_id,
     case PROP_INPUT_SIZE:
       g_free (self->input_size);
       self->input_size = g_value_dup_string (value);
+      break;
+    case PROP_BATCH_SIZE:
+      self->batch_size = g_value_get_uint (value);
+      break;
+    case PROP_INPUT_TENSORS:
+      g_free (self->input_tensors);
+      self->input_tensors = g_value_dup_string (value);
       break;
     default:
       if (!gst_vkml_infer_roi_set_property (&self->roi,
@@ -462,6 +494,12 @@ gst_vkml_infer_get_property (GObject * object, guint prop_id, GValue * value,
     case PROP_INPUT_SIZE:
       g_value_set_string (value, self->input_size);
       break;
+    case PROP_BATCH_SIZE:
+      g_value_set_uint (value, self->batch_size);
+      break;
+    case PROP_INPUT_TENSORS:
+      g_value_set_string (value, self->input_tensors);
+      break;
     default:
       if (!gst_vkml_infer_roi_get_property (&self->roi,
               prop_id - PROP_ROI_FIRST, value))
@@ -480,6 +518,7 @@ gst_vkml_infer_teardown (GstVkmlInfer * self)
 {
   /* The queued frames went when the src pad was deactivated (before this stop). */
   g_clear_pointer (&self->pending, gst_vkml_inflight_frame_free);
+  gst_vkml_infer_batch_drop (self);
   GST_OBJECT_LOCK (self);
   if (self->swap_path) {        /* set while running, never swapped: the next start's */
     g_free (self->model_path);
@@ -549,6 +588,27 @@ gst_vkml_infer_log_plan (GstVkmlInfer * self)
   }
 }
 
+/* 'input-tensors' read and checked against the model; FALSE: error posted. */
+static gboolean
+gst_vkml_infer_read_inputs (GstVkmlInfer * self, vkml_model * model)
+{
+  gchar *text, *why = NULL;
+
+  GST_OBJECT_LOCK (self);
+  text = g_strdup (self->input_tensors);
+  GST_OBJECT_UNLOCK (self);
+  if (gst_vkml_extra_inputs_read (text, &self->set.extra, &why)
+      && gst_vkml_extra_inputs_check (&self->set.extra, model, &why)) {
+    g_free (text);
+    return TRUE;
+  }
+  GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("Bad 'input-tensors': %s.",
+          why), ("input-tensors=\"%s\"", text));
+  g_free (why);
+  g_free (text);
+  return FALSE;
+}
+
 /* Reads the properties a run keeps until the next stop, opens the devices (first start)
  * and loads the model; the session is planned when the caps are known. */
 static gboolean
@@ -565,6 +625,7 @@ gst_vkml_infer_start (GstBaseTransform * trans)
   self->set.budget = self->budget;
   self->set.precision = (vkml_precision) self->precision;
   self->set.lanes = self->max_in_flight;
+  self->set.batch_size = self->batch_size;
   self->qos_earliest = GST_CLOCK_TIME_NONE;
   GST_OBJECT_UNLOCK (self);
   self->frames_seen = 0;
@@ -579,7 +640,8 @@ gst_vkml_infer_start (GstBaseTransform * trans)
         && gst_vkml_infer_parse_devices (self, self->set.device,
         self->set.devices, &self->set.n_devices)
         && gst_vkml_infer_roi_start (self)
-        && gst_vkml_infer_load (self, path, &model);
+        && gst_vkml_infer_load (self, path, &model)
+        && gst_vkml_infer_read_inputs (self, model);
   }
   g_free (path);
   g_mutex_lock (&self->plan_lock);
@@ -612,9 +674,10 @@ gst_vkml_infer_refuse_caps (GstVkmlInfer * self, GstCaps * caps,
   GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
       ("The model's input %s cannot take %" GST_PTR_FORMAT ": %s.",
           input, caps, why),
-      ("vkmlinfer feeds float, float16 or uint8 NCHW [1,C,H,W] or NHWC "
-          "[1,H,W,C] inputs, C = 1 or 3; symbolic height and width take "
-          "'input-size' or the video's size."));
+      ("vkmlinfer feeds float, float16 or uint8 NCHW [N,C,H,W] or NHWC "
+          "[N,H,W,C] inputs, C = 1 or 3; a symbolic batch takes 'batch-size', "
+          "symbolic height and width 'input-size' or the video's size; the "
+          "model's other inputs come from 'input-tensors'."));
   g_free (input);
 }
 
@@ -815,7 +878,9 @@ gst_vkml_infer_swap_model (GstVkmlInfer * self)
     g_free (path);
     return GST_FLOW_OK;
   }
-  ret = gst_vkml_inflight_drain (&self->inflight);
+  ret = gst_vkml_infer_batch_flush (self);
+  if (ret == GST_FLOW_OK)
+    ret = gst_vkml_inflight_drain (&self->inflight);
   if (ret != GST_FLOW_OK) {
     gst_vkml_infer_plan_clear (&plan);
     vkml_model_destroy (&model);

@@ -14,6 +14,7 @@ gst_vkml_infer_settings_clear (GstVkmlInferSettings * set)
 {
   g_clear_pointer (&set->device, g_free);
   set->n_devices = 0;
+  gst_vkml_extra_inputs_clear (&set->extra);
 }
 
 static GstBufferPool *
@@ -108,7 +109,33 @@ set_geometry (GstVkmlInferPlan * plan)
   plan->geometry.offset_y = g.offset_y;
 }
 
-/* The video, the model's input shape bound for it and the pre-processing; no session. */
+/* The frames per run: batch-size for a symbolic batch; a fixed batch N taken as it is
+ * when batch-size is 1 (its default), else it must equal batch-size. */
+static gboolean
+bind_batch (GstVkmlInferPlan * plan, const vkml_tensor_info * info,
+    const GstVkmlInferSettings * set, gchar ** why)
+{
+  guint want = MAX (set->batch_size, 1);
+
+  if (info->dims[0] < 0)
+    plan->bound.dims[0] = want;
+  else if (want > 1 && info->dims[0] != (gint64) want) {
+    *why = g_strdup_printf ("'batch-size' %u differs from the model's fixed "
+        "batch %" G_GINT64_FORMAT, want, (gint64) info->dims[0]);
+    return FALSE;
+  }
+  if (plan->bound.dims[0] < 1 || plan->bound.dims[0] > GST_VKML_MAX_BATCH) {
+    *why = g_strdup_printf ("a batch of %" G_GINT64_FORMAT " (vkmlinfer runs "
+        "1 .. %d frames at once)", (gint64) plan->bound.dims[0],
+        GST_VKML_MAX_BATCH);
+    return FALSE;
+  }
+  plan->batch = (guint) plan->bound.dims[0];
+  return TRUE;
+}
+
+/* The video, the model's input shapes bound for it (the others from input-tensors) and
+ * the pre-processing; no session. */
 static gboolean
 video_input (GstVkmlInferPlan * plan, vkml_model * model,
     const GstVkmlInferSettings * set, GstCaps * caps, gchar ** why)
@@ -120,15 +147,23 @@ video_input (GstVkmlInferPlan * plan, vkml_model * model,
     *why = g_strdup ("the caps are not valid video caps");
     return FALSE;
   }
-  if (n != 1) {
-    *why = g_strdup_printf ("the model has %" G_GSIZE_FORMAT " inputs; "
-        "vkmlinfer feeds exactly one image input", n);
+  plan->n_inputs = n;
+  plan->shapes = g_new0 (vkml_tensor_info, n + 1);
+  plan->feeds = g_new0 (const vkml_tensor *, n + 1);
+  if (!gst_vkml_bind_image_shape (info, &plan->vinfo, &set->pre,
+          &plan->bound, why) || !bind_batch (plan, info, set, why)
+      || !gst_vkml_extra_inputs_bind (&set->extra, model, plan->feeds,
+          plan->shapes, why))
+    return FALSE;
+  if (set->roi_objects && plan->batch > 1) {
+    *why = g_strdup_printf ("roi=objects runs the model once per object: it "
+        "takes no batch (batch-size or the model's fixed batch is %u)",
+        plan->batch);
     return FALSE;
   }
-  if (!gst_vkml_bind_image_shape (info, &plan->vinfo, &set->pre,
-          &plan->bound, why)
-      || !gst_vkml_preprocess_from_video (&plan->vinfo, &set->pre,
-          info->dtype, &plan->pp, why))
+  plan->shapes[0] = plan->bound;
+  if (!gst_vkml_preprocess_from_video (&plan->vinfo, &set->pre, info->dtype,
+          &plan->pp, why))
     return FALSE;
   /* roi=objects: each run's box is one more input (gstvkmlinferroi.c) */
   plan->pp.rect_input = set->roi_objects;
@@ -140,7 +175,7 @@ plan_video (GstVkmlInferPlan * plan, vkml_context * ctx, vkml_model * model,
     const GstVkmlInferSettings * set, GstCaps * caps, gchar ** why)
 {
   if (!video_input (plan, model, set, caps, why)
-      || !create_session (plan, ctx, model, set, &plan->bound, &plan->pp, why))
+      || !create_session (plan, ctx, model, set, plan->shapes, &plan->pp, why))
     return FALSE;
   if (plan->pp.frame_bytes > G_MAXSIZE - 3) {
     *why = g_strdup ("the frame is too large");
@@ -163,6 +198,7 @@ plan_tensors (GstVkmlInferPlan * plan, vkml_context * ctx, vkml_model * model,
   for (i = 0; i < n; i++)
     inputs[i] = vkml_model_input (model, i);
   plan->tensor_mode = TRUE;
+  plan->batch = 1;
   ok = gst_vkml_tensor_caps_to_shapes (caps, inputs, n, shapes, why)
       && create_session (plan, ctx, model, set, shapes, NULL, why);
   g_free (inputs);
@@ -208,6 +244,7 @@ gst_vkml_infer_plan_fits (const GstVkmlInferPlan * plan, vkml_model * model,
       && memcmp (probe.bound.dims, plan->bound.dims, sizeof (probe.bound.dims))
       == 0;
   g_free (why);
+  gst_vkml_infer_plan_clear (&probe);
   return same;
 }
 
@@ -224,6 +261,8 @@ gst_vkml_infer_plan_clear (GstVkmlInferPlan * plan)
   }
   g_free (plan->out_pools);
   g_free (plan->outputs);
+  g_free (plan->shapes);
+  g_free (plan->feeds);
   vkml_session_destroy (&plan->session);
   gst_clear_caps (&plan->caps);
   memset (plan, 0, sizeof (*plan));
@@ -243,31 +282,49 @@ gst_vkml_infer_plan_output_caps (const GstVkmlInferPlan * plan, gchar ** why)
   return caps;
 }
 
+gboolean
+gst_vkml_infer_plan_video_inputs (const GstVkmlInferPlan * plan,
+    GstBuffer ** frames, guint8 * data, vkml_tensor * in, gchar ** why)
+{
+  gsize i, slot = plan->input_size;
+
+  for (i = 0; i < plan->batch; i++) {
+    guint8 *dst = data + i * slot;
+
+    /* the bytes past the frame (to a multiple of 4) are read, never used */
+    memset (dst + plan->pp.frame_bytes, 0, slot - (gsize) plan->pp.frame_bytes);
+    if (!gst_vkml_frame_pack (&plan->vinfo, frames[i], dst, slot)) {
+      *why = g_strdup ("could not map a video frame");
+      return FALSE;
+    }
+  }
+  in[0].dtype = VKML_DTYPE_UINT8;
+  in[0].rank = plan->batch > 1 ? 2 : 1;
+  in[0].dims[0] = plan->batch;
+  in[0].dims[in[0].rank - 1] = (gint64) slot;
+  in[0].size = slot * plan->batch;
+  in[0].data = data;
+  for (i = 1; i < plan->n_inputs; i++)
+    in[i] = *plan->feeds[i];    /* read-only: the session copies it in */
+  return TRUE;
+}
+
 static vkml_tensor *
 video_inputs (const GstVkmlInferPlan * plan, GstVkmlInflightFrame * frame,
     gsize * n, gchar ** why)
 {
-  vkml_tensor *in;
+  vkml_tensor *in = g_new0 (vkml_tensor, plan->n_inputs + 1);
   guint8 *data = g_malloc (plan->input_size);
 
-  /* the bytes past the frame (to a multiple of 4) are read, never used */
-  memset (data + plan->pp.frame_bytes, 0,
-      plan->input_size - (gsize) plan->pp.frame_bytes);
-  if (!gst_vkml_frame_pack (&plan->vinfo, frame->buf, data, plan->input_size)) {
+  if (!gst_vkml_infer_plan_video_inputs (plan, &frame->buf, data, in, why)) {
     g_free (data);
-    *why = g_strdup ("could not map a video frame");
+    g_free (in);
     return NULL;
   }
-  in = g_new0 (vkml_tensor, 1);
-  in->dtype = VKML_DTYPE_UINT8;
-  in->rank = 1;
-  in->dims[0] = (gint64) plan->input_size;
-  in->size = plan->input_size;
-  in->data = data;
   frame->input = data;
   frame->has_geometry = TRUE;
   frame->geometry = plan->geometry;
-  *n = 1;
+  *n = plan->n_inputs;
   return in;
 }
 

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "gstvkmlconvert.h"
+#include "gstvkmlinferinputs.h"
 #include "gstvkmlinflight.h"
 #include "gstvkmltensormeta.h"
 
@@ -13,6 +14,9 @@
 #include <vkml/vkml.h>
 
 G_BEGIN_DECLS
+
+/* Most frames per run ('batch-size'). */
+#define GST_VKML_MAX_BATCH 64
 
 /* The properties start() read: every plan until the next start uses them. */
 typedef struct
@@ -25,6 +29,8 @@ typedef struct
   guint lanes;                  /* the session's runs_in_flight (max-in-flight) */
   GstVkmlPreprocessSettings pre;
   gboolean roi_objects;         /* roi=objects: the box is a run-time input */
+  guint batch_size;             /* batch-size: frames per run (video) */
+  GstVkmlExtraInputs extra;     /* input-tensors: the model's other inputs */
 } GstVkmlInferSettings;
 
 typedef struct
@@ -36,6 +42,10 @@ typedef struct
   GstVideoInfo vinfo;
   vkml_preprocess pp;
   vkml_tensor_info bound;       /* the model input's shape planned for */
+  guint batch;                  /* frames per run: bound.dims[0] (1 in tensor mode) */
+  vkml_tensor_info *shapes;     /* every input's shape planned for (bound first) */
+  const vkml_tensor **feeds;    /* inputs 1 .. n-1: set.extra's tensors */
+  gsize n_inputs;
   GstVkmlInputGeometry geometry;
   gsize input_size;             /* bytes of a frame's input 0 (packed frame, to 4) */
   /* outputs: shapes (data NULL; each frame maps its own) and one pool each */
@@ -59,6 +69,12 @@ void gst_vkml_infer_plan_clear (GstVkmlInferPlan * plan);
 /* Tensor mode: the caps of the outputs (NULL and *why when they have none). */
 GstCaps *gst_vkml_infer_plan_output_caps (const GstVkmlInferPlan * plan,
     gchar ** why);
+
+/* Video: the session's inputs for @frames (plan->batch of them, the frame input first,
+ * then the extra inputs), into @in (plan->n_inputs); @data is plan->batch *
+ * plan->input_size bytes. FALSE and *why when a frame cannot be read. */
+gboolean gst_vkml_infer_plan_video_inputs (const GstVkmlInferPlan * plan,
+    GstBuffer ** frames, guint8 * data, vkml_tensor * in, gchar ** why);
 
 /* The frame's inputs for its run (*n of them; g_free the array after the submit): video,
  * the frame packed into frame->input; tensors, the buffer's memories mapped into

@@ -32,6 +32,8 @@ struct _GstVkmlInfer
   gint precision;               /* a vkml_precision */
   guint max_in_flight;
   guint interval;
+  guint batch_size;
+  gchar *input_tensors;         /* "name=file.pb,..." as set */
 
   /* statistics and QoS, under the object lock */
   guint64 frames_processed;
@@ -65,6 +67,8 @@ struct _GstVkmlInfer
   GstPadActivateModeFunction base_src_activate;
   /* streaming thread */
   GstVkmlInflightFrame *pending;        /* arrived, not yet queued */
+  GQueue forming;               /* frames of the batch being filled (plan.batch > 1) */
+  guint forming_runs;           /* of them, frames with a run */
   guint64 frames_seen;          /* for inference-interval */
 };
 
@@ -85,6 +89,24 @@ gboolean gst_vkml_infer_create_context (GstVkmlInfer * self);
  * parse. */
 gboolean gst_vkml_infer_read_settings (GstVkmlInfer * self,
     GstVkmlPreprocessSettings * pre);
+
+/* gstvkmlinferbatch.c (streaming thread but finish_frame and latency): frames
+ * collected plan.batch at a time into one run. add queues the frame or keeps it in the
+ * batch being filled (submitted once full); flush submits a partial batch (padded with
+ * its last frame) and queues its frames; drop frees them. */
+GstFlowReturn gst_vkml_infer_batch_add (GstVkmlInfer * self,
+    GstVkmlInflightFrame * frame);
+GstFlowReturn gst_vkml_infer_batch_flush (GstVkmlInfer * self);
+void gst_vkml_infer_batch_drop (GstVkmlInfer * self);
+/* Task: the batch frame's meta (its slice of the outputs), waiting for the batch's run
+ * first; NULL and *ret an error (posted) when the run failed. */
+GstVkmlTensorMeta *gst_vkml_infer_batch_finish_frame (GstVkmlInfer * self,
+    GstVkmlInflightFrame * frame, GstFlowReturn * ret);
+/* With plan_lock held: the latency a batch adds ((N - 1) frame durations). */
+GstClockTime gst_vkml_infer_batch_latency (GstVkmlInfer * self);
+
+/* gstvkmlinferstream.c: posts the error of a failed run (naming a lost device). */
+void gst_vkml_infer_run_failed (GstVkmlInfer * self, const vkml_error * err);
 
 /* gstvkmlinfer.c: streaming thread, before a frame is taken: a 'model' set while
  * running replaces the model. */

@@ -162,17 +162,25 @@ gst_vkml_infer_count_run (GstVkmlInfer * self, GstVkmlInflightFrame * frame)
 
 /* The frame's outputs as its buffer's meta, named by model-id (and as GstTensorMeta on
  * GStreamer >= 1.26). */
+static void
+gst_vkml_infer_name_meta (GstVkmlInfer * self, GstVkmlInflightFrame * frame,
+    GstVkmlTensorMeta * meta)
+{
+  GST_OBJECT_LOCK (self);
+  gst_vkml_tensor_meta_set_model_id (meta, self->model_id && *self->model_id ?
+      self->model_id : GST_OBJECT_NAME (self));
+  GST_OBJECT_UNLOCK (self);
+  gst_vkml_tensor_meta_attach_upstream (frame->buf, meta);
+}
+
+/* A one-frame run's outputs as the frame's meta (roi=objects: one per object). */
 GstVkmlTensorMeta *
 gst_vkml_infer_attach_meta (GstVkmlInfer * self, GstVkmlInflightFrame * frame)
 {
   GstVkmlTensorMeta *meta = gst_vkml_infer_plan_finish_frame (&self->plan,
       frame);
 
-  GST_OBJECT_LOCK (self);
-  gst_vkml_tensor_meta_set_model_id (meta, self->model_id && *self->model_id ?
-      self->model_id : GST_OBJECT_NAME (self));
-  GST_OBJECT_UNLOCK (self);
-  gst_vkml_tensor_meta_attach_upstream (frame->buf, meta);
+  gst_vkml_infer_name_meta (self, frame, meta);
   return meta;
 }
 
@@ -186,7 +194,15 @@ gst_vkml_infer_finish_frame (gpointer user, GstVkmlInflightFrame * frame,
   vkml_error err = { 0 };
   GstFlowReturn ret = GST_FLOW_OK;
 
-  if (frame->run) {
+  if (frame->batch) {
+    GstVkmlTensorMeta *meta = gst_vkml_infer_batch_finish_frame (self, frame,
+        &ret);
+
+    if (meta) {
+      gst_vkml_infer_name_meta (self, frame, meta);
+      gst_vkml_infer_count_run (self, frame);
+    }
+  } else if (frame->run) {
     if (vkml_run_wait (&frame->run, &err) != VKML_OK) {
       gst_vkml_infer_run_failed (self, &err);
       ret = GST_FLOW_ERROR;
@@ -226,6 +242,8 @@ gst_vkml_infer_generate_output (GstBaseTransform * trans, GstBuffer ** outbuf)
     gst_vkml_inflight_frame_free (frame);
     return ret;
   }
+  if (self->plan.batch > 1)
+    return gst_vkml_infer_batch_add (self, frame);
   ret = gst_vkml_inflight_wait_room (&self->inflight, frame->wants_run,
       self->set.lanes);
   if (ret == GST_FLOW_OK && frame->wants_run)
@@ -252,7 +270,11 @@ gst_vkml_infer_sink_event (GstBaseTransform * trans, GstEvent * event)
   gboolean ok;
 
   if (type != GST_EVENT_FLUSH_STOP && GST_EVENT_IS_SERIALIZED (event)) {
-    GstFlowReturn ret = gst_vkml_inflight_drain (&self->inflight);
+    /* a batch being filled runs now, padded: no frame waits for frames to come */
+    GstFlowReturn ret = gst_vkml_infer_batch_flush (self);
+
+    if (ret == GST_FLOW_OK)
+      ret = gst_vkml_inflight_drain (&self->inflight);
 
     if (ret != GST_FLOW_OK)
       GST_DEBUG_OBJECT (self, "drained before %" GST_PTR_FORMAT ": %s", event,
@@ -264,6 +286,7 @@ gst_vkml_infer_sink_event (GstBaseTransform * trans, GstEvent * event)
     gst_vkml_inflight_flush_start (&self->inflight);
   } else if (type == GST_EVENT_FLUSH_STOP) {
     gst_vkml_inflight_flush_stop (&self->inflight);
+    gst_vkml_infer_batch_drop (self);
     g_clear_pointer (&self->pending, gst_vkml_inflight_frame_free);
     GST_OBJECT_LOCK (self);
     self->qos_earliest = GST_CLOCK_TIME_NONE;
@@ -321,17 +344,24 @@ gst_vkml_infer_src_event (GstBaseTransform * trans, GstEvent * event)
 /* The latency the element adds: a frame leaves as soon as its run is over, so a frame
  * takes the mean run latency (measured from submit to completion, with the other runs in
  * flight; 0 before the first run: the element then posts a LATENCY message). It may
- * hold up to max-in-flight frames, each that long: the most it can add. */
+ * hold up to max-in-flight frames (batches), each that long: the most it can add. With
+ * batch-size N, the first frame of a batch also waits for N - 1 frames to come. */
 static void
 gst_vkml_infer_added_latency (GstVkmlInfer * self, GstClockTime * min,
     GstClockTime * max)
 {
+  GstClockTime batch_wait;
+
+  g_mutex_lock (&self->plan_lock);
+  batch_wait = gst_vkml_infer_batch_latency (self);
+  g_mutex_unlock (&self->plan_lock);
   GST_OBJECT_LOCK (self);
   self->latency_reported_us = self->frames_processed ?
       self->latency_sum_us / self->frames_processed : 0;
   self->latency_posted = FALSE;
   *min = self->latency_reported_us * GST_USECOND;
-  *max = *min * self->max_in_flight;
+  *max = *min * self->max_in_flight + batch_wait;
+  *min += batch_wait;
   GST_OBJECT_UNLOCK (self);
 }
 

@@ -57,6 +57,8 @@ gst_vkml_inflight_frame_free (GstVkmlInflightFrame * frame)
 
   if (frame->run)
     vkml_run_wait (&frame->run, NULL);
+  if (frame->batch)
+    frame->batch_release (frame->batch);
   gst_vkml_inflight_frame_unmap_inputs (frame);
   for (i = 0; i < frame->n_outputs; i++) {
     if (!frame->out_bufs[i])

@@ -31,6 +31,10 @@ typedef struct
   GstMapInfo *out_maps;
   gint64 submit_us;             /* monotonic time of the submit */
   gint64 done_us;               /* monotonic time of the completion */
+  gpointer batch;               /* NULL, or the batch whose run holds this frame (a
+                                 * reference; gstvkmlinferbatch.h): then @run is NULL */
+  guint batch_index;            /* this frame's place in it */
+  GDestroyNotify batch_release; /* drops the reference */
 } GstVkmlInflightFrame;
 
 GstVkmlInflightFrame *gst_vkml_inflight_frame_new (GstBuffer * buf,

@@ -3,7 +3,8 @@
 // output pixel (all its channels). Follows lib/cpu/preprocess.c (the reference) operation for operation, in
 // float: map the pixel onto the frame, sample bilinearly, YUV -> RGB, channel order,
 // (v * scale - mean) / std. The frame is read as 32-bit words (its buffer is rounded up to
-// 4 bytes), so no 8-bit storage is needed to read it.
+// 4 bytes), so no 8-bit storage is needed to read it. A batch of frames lies frame_words
+// words apart; invocation pix converts pixel pix % (W*H) of image pix / (W*H).
 #define PUSH_PREPROCESS
 #ifndef RECT
 #define RECT 0
@@ -24,10 +25,12 @@ DECLARE_IN_OF(int, 2, rect)
 #define FRAME_NV12 2
 #define FRAME_I420 3
 
+uint frame_base; // the first word of this invocation's frame
+
 float fetch(uint plane, uint x, uint y, uint step, uint comp)
 {
     uint a = p.plane_offsets[plane] + y * p.plane_strides[plane] + x * step + comp;
-    return float((frame[a >> 2] >> ((a & 3u) * 8u)) & 255u);
+    return float((frame[frame_base + (a >> 2)] >> ((a & 3u) * 8u)) & 255u);
 }
 
 float sample_plane(uint plane, uint w, uint h, float sx, float sy, uint step, uint comp)
@@ -127,10 +130,13 @@ geometry source_geometry()
 
 void main()
 {
-    uint pix = flat_index();
-    if (pix >= p.count)
+    uint index = flat_index();
+    if (index >= p.count)
         return;
     uint W = p.out_width, H = p.out_height, C = p.channels;
+    uint image = index / (W * H), pix = index % (W * H);
+    frame_base = image * p.frame_words;
+    uint out_base = image * W * H * C;
     int x = int(pix % W), yy = int(pix / W);
     geometry g = source_geometry();
     bool inside = x >= g.box.x && x < g.box.y && yy >= g.box.z && yy < g.box.w;
@@ -153,7 +159,7 @@ void main()
         else
             v = rgb[(p.flags & 2u) != 0 ? 2 - c : c];
         v = (v * p.scale - p.mean[c]) / p.std[c];
-        uint i = (p.flags & 1u) != 0 ? pix * C + c : c * W * H + pix;
+        uint i = out_base + ((p.flags & 1u) != 0 ? pix * C + c : c * W * H + pix);
 #if IS_FLOAT
         y[i] = T(v);
 #else

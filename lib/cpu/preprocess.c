@@ -79,11 +79,12 @@ static void frame_rgb(const frame_reader *r, float sx, float sy, float rgb[3])
 typedef struct rows_job {
     const preprocess_params *p;
     preprocess_plan plan;
-    frame_reader r;
+    const uint8_t *frames; /* frame b at b * preprocess_input_bytes */
     void *out;
 } rows_job;
 
-/* Output rows [begin, end): every pixel's channels, as preprocess.comp does per pixel. */
+/* Output rows [begin, end) of the whole batch (row r: image r / height): every pixel's
+ * channels, as preprocess.comp does per pixel. */
 static void preprocess_rows(void *ctx, int64_t begin, int64_t end)
 {
     const rows_job *job = ctx;
@@ -91,7 +92,11 @@ static void preprocess_rows(void *ctx, int64_t begin, int64_t end)
     const vkml_preprocess *f = &p->frame;
     const preprocess_plan *plan = &job->plan;
     size_t hw = (size_t)p->height * (size_t)p->width;
-    for (int y = (int)begin; y < (int)end; y++)
+    for (int64_t row = begin; row < end; row++) {
+        int64_t b = row / p->height;
+        int y = (int)(row % p->height);
+        frame_reader r = {.bytes = job->frames + (size_t)b * preprocess_input_bytes(f), .f = f};
+        size_t image = (size_t)b * hw * (size_t)p->channels; /* first element of image b */
         for (int x = 0; x < p->width; x++) {
             float rgb[3];
             bool inside =
@@ -101,7 +106,7 @@ static void preprocess_rows(void *ctx, int64_t begin, int64_t end)
                     ((float)x + 0.5f - plan->offset_x) * plan->inv_scale_x - 0.5f + plan->src_x;
                 float sy =
                     ((float)y + 0.5f - plan->offset_y) * plan->inv_scale_y - 0.5f + plan->src_y;
-                frame_rgb(&job->r, sx, sy, rgb);
+                frame_rgb(&r, sx, sy, rgb);
             } else {
                 rgb[0] = rgb[1] = rgb[2] = f->pad_value;
             }
@@ -110,8 +115,9 @@ static void preprocess_rows(void *ctx, int64_t begin, int64_t end)
                 float v = p->channels == 1 ? 0.299f * rgb[0] + 0.587f * rgb[1] + 0.114f * rgb[2]
                                            : rgb[f->bgr ? 2 - c : c];
                 v = (v * f->scale - f->mean[c]) / f->std[c];
-                size_t i = p->layout == PREPROCESS_NCHW ? (size_t)c * hw + pix
-                                                        : pix * (size_t)p->channels + (size_t)c;
+                size_t i =
+                    image + (p->layout == PREPROCESS_NCHW ? (size_t)c * hw + pix
+                                                          : pix * (size_t)p->channels + (size_t)c);
                 if (p->dtype == VKML_DTYPE_FLOAT)
                     ((float *)job->out)[i] = v;
                 else if (p->dtype == VKML_DTYPE_FLOAT16)
@@ -121,6 +127,7 @@ static void preprocess_rows(void *ctx, int64_t begin, int64_t end)
                         (uint8_t)floorf(fminf(fmaxf(v, 0.0f), 255.0f) + 0.5f);
             }
         }
+    }
 }
 
 /* Rough flops per output pixel (3 bilinear samples, colour, normalisation). */
@@ -129,12 +136,13 @@ static void preprocess_rows(void *ctx, int64_t begin, int64_t end)
 vkml_status cpu_image_preprocess(const op_cpu_args *args, vkml_error *err)
 {
     (void)err;
-    rows_job job = {.p = args->node->params, .out = args->out[0]};
-    job.r = (frame_reader){.bytes = args->in[0], .f = &job.p->frame};
+    rows_job job = {.p = args->node->params, .frames = args->in[0], .out = args->out[0]};
     if (args->node->n_inputs == 2)
         preprocess_resolve_rect(job.p, (const int32_t *)args->in[1], &job.plan);
     else
         preprocess_resolve(job.p, &job.plan);
-    cpu_parallel_for(job.p->height, PREPROCESS_PIXEL_COST * job.p->width, preprocess_rows, &job);
+    int64_t batch = job.p->batch > 1 ? job.p->batch : 1;
+    cpu_parallel_for(batch * job.p->height, PREPROCESS_PIXEL_COST * job.p->width, preprocess_rows,
+                     &job);
     return VKML_OK;
 }

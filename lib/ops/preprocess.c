@@ -6,12 +6,24 @@
 #include <string.h>
 
 #define FRAME_INTS 18
-#define OUTPUT_INTS 5
+#define OUTPUT_INTS 5 /* a 6th, the batch, is optional */
 #define VALUE_FLOATS 8
 
 uint64_t preprocess_input_bytes(const vkml_preprocess *f)
 {
     return (f->frame_bytes + 3) & ~(uint64_t)3;
+}
+
+bool preprocess_frame_input_fits(const preprocess_params *p, const graph_value *x)
+{
+    int batch = p->batch > 1 ? p->batch : 1;
+    if (x->dtype != VKML_DTYPE_UINT8 || (x->rank != 1 && x->rank != 2) ||
+        (x->rank == 1 && batch != 1) || (x->rank == 2 && x->dims[0] != batch))
+        return false;
+    int64_t n = x->dims[x->rank - 1];
+    /* batched frames lie preprocess_input_bytes apart */
+    uint64_t need = x->rank == 2 ? preprocess_input_bytes(&p->frame) : p->frame.frame_bytes;
+    return n >= 0 && (uint64_t)n >= need && (x->rank == 1 || (uint64_t)n == need);
 }
 
 static bool side_ok(int64_t v)
@@ -61,10 +73,20 @@ vkml_status preprocess_check(preprocess_params *p, vkml_error *err)
         return vkml_fail(err, VKML_ERROR_UNSUPPORTED,
                          "pre-processing writes float, float16 or uint8 inputs, not %s",
                          vkml_dtype_name(p->dtype));
-    if (f->frame_bytes > ((uint64_t)1 << 32) - 4)
+    if (p->batch == 0)
+        p->batch = 1;
+    if (p->batch < 1 || p->batch > PREPROCESS_MAX_BATCH)
         return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT,
-                         "pre-processing: a frame of %llu bytes (at most 4 GiB)",
-                         (unsigned long long)f->frame_bytes);
+                         "pre-processing: batch %d (1 .. %d frames)", p->batch,
+                         PREPROCESS_MAX_BATCH);
+    /* the shader addresses the whole batch's bytes and output pixels in 32 bits */
+    if (f->frame_bytes > ((uint64_t)1 << 32) - 4 ||
+        preprocess_input_bytes(f) * (uint64_t)p->batch > ((uint64_t)1 << 32) - 4 ||
+        (uint64_t)p->width * (uint64_t)p->height * (uint64_t)p->batch > UINT32_MAX)
+        return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT,
+                         "pre-processing: %d frame(s) of %llu bytes into %dx%d images (at most "
+                         "4 GiB of frames and 2^32 pixels)",
+                         p->batch, (unsigned long long)f->frame_bytes, p->width, p->height);
     if ((unsigned)f->matrix > VKML_YUV_BT709 || (unsigned)f->resize > VKML_RESIZE_CROP)
         return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT,
                          "pre-processing: bad matrix %d or resize mode %d", (int)f->matrix,
@@ -199,7 +221,7 @@ void preprocess_resolve_rect(const preprocess_params *p, const int32_t rect[4],
 
 void preprocess_output_dims(const preprocess_params *p, int64_t dims[4])
 {
-    dims[0] = 1;
+    dims[0] = p->batch > 1 ? p->batch : 1;
     if (p->layout == PREPROCESS_NCHW) {
         dims[1] = p->channels;
         dims[2] = p->height;
@@ -218,10 +240,12 @@ vkml_status preprocess_parse(const graph_node *node, void *params, vkml_error *e
     const int64_t *fr = graph_attr_ints(node, "frame", &nf);
     const int64_t *out = graph_attr_ints(node, "output", &no);
     const float *v = graph_attr_floats(node, "values", &nv);
-    if (!fr || nf != FRAME_INTS || !out || no != OUTPUT_INTS || !v || nv != VALUE_FLOATS)
+    if (!fr || nf != FRAME_INTS || !out || (no != OUTPUT_INTS && no != OUTPUT_INTS + 1) || !v ||
+        nv != VALUE_FLOATS)
         return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
-                         "needs ints 'frame' (%d), ints 'output' (%d) and floats 'values' (%d)",
-                         FRAME_INTS, OUTPUT_INTS, VALUE_FLOATS);
+                         "needs ints 'frame' (%d), ints 'output' (%d or %d) and floats "
+                         "'values' (%d)",
+                         FRAME_INTS, OUTPUT_INTS, OUTPUT_INTS + 1, VALUE_FLOATS);
     for (size_t i = 0; i < nf; i++)
         if (fr[i] < 0 || fr[i] > (int64_t)UINT32_MAX)
             return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "'frame' value %zu out of range", i);
@@ -248,6 +272,7 @@ vkml_status preprocess_parse(const graph_node *node, void *params, vkml_error *e
     p->height = (int)out[2];
     p->width = (int)out[3];
     p->dtype = (vkml_dtype)out[4];
+    p->batch = no > OUTPUT_INTS ? (int)out[OUTPUT_INTS] : 1;
     f->pad_value = v[0];
     f->scale = v[1];
     for (int c = 0; c < 3; c++) {
@@ -277,12 +302,11 @@ vkml_status preprocess_infer(graph_value *values, const graph_node *node, vkml_e
                              r->name, PREPROCESS_RECT_INTS);
     }
     const graph_value *x = &values[node->inputs[0]];
-    if (x->dtype != VKML_DTYPE_UINT8 || x->rank != 1 || x->dims[0] < 0 ||
-        (uint64_t)x->dims[0] < p->frame.frame_bytes)
+    if (!preprocess_frame_input_fits(p, x))
         return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT,
-                         "ImagePreprocess: the frame input '%s' must be uint8 [n], n >= %llu "
-                         "bytes of the frame",
-                         x->name, (unsigned long long)p->frame.frame_bytes);
+                         "ImagePreprocess: the frame input '%s' must be uint8 [n] (batch 1) or "
+                         "[%d, n], n >= %llu bytes of a frame",
+                         x->name, p->batch, (unsigned long long)p->frame.frame_bytes);
     int64_t dims[4];
     preprocess_output_dims(p, dims);
     op_set_output(values, node, 0, p->dtype, 4, dims);

@@ -6,12 +6,19 @@
  * kernel (cpu/preprocess.c) and the shader (shaders/preprocess.comp) follow
  * preprocess_element operation for operation, in float.
  *
+ * Batch: with batch N > 1 the frame input is uint8 [N, frame bytes rounded up to 4],
+ * frame b at b * preprocess_input_bytes, and output image b is frame b's (batch 1 also
+ * takes the rank-1 input).
+ *
  * Attributes (a model may hold the node too): ints "frame" = format, width, height,
  * pixel_stride, r, g, b offsets, 3 plane offsets, 3 plane strides, frame_bytes, matrix,
  * full_range, resize, bgr; ints "output" = layout (0 NCHW, 1 NHWC), channels, height,
- * width, dtype; floats "values" = pad_value, scale, 3 means, 3 stds.
+ * width, dtype[, batch (default 1)]; floats "values" = pad_value, scale, 3 means, 3 stds.
  */
 #include "graph/graph.h"
+
+/* Most frames one ImagePreprocess node converts (the output's batch). */
+#define PREPROCESS_MAX_BATCH 256
 
 typedef enum preprocess_layout { PREPROCESS_NCHW = 0, PREPROCESS_NHWC = 1 } preprocess_layout;
 
@@ -21,6 +28,7 @@ typedef struct preprocess_params {
     int channels;      /* 1 or 3 */
     int height, width; /* of the image input */
     vkml_dtype dtype;  /* float, float16 or uint8 */
+    int batch;         /* frames, 1 .. PREPROCESS_MAX_BATCH (0 is read as 1) */
 } preprocess_params;
 
 /* What every device reads per element, from the params (preprocess_resolve). */
@@ -47,5 +55,9 @@ void preprocess_resolve_rect(const preprocess_params *p, const int32_t rect[4],
 /* Output dims (rank 4) of the params. */
 void preprocess_output_dims(const preprocess_params *p, int64_t dims[4]);
 
-/* Bytes of the frame input: frame_bytes rounded up to 4 (the shader reads words). */
+/* Whether `x` is a frame input the params read: uint8 [n >= frame_bytes] for batch 1,
+ * or [batch, frame bytes rounded up to 4]. */
+bool preprocess_frame_input_fits(const preprocess_params *p, const graph_value *x);
+/* Bytes of one frame of the frame input: frame_bytes rounded up to 4 (the shader reads
+ * words). */
 uint64_t preprocess_input_bytes(const vkml_preprocess *f);

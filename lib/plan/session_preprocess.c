@@ -25,17 +25,18 @@ static void bound_shape(const graph_value *v, const vkml_tensor_info *given, int
     }
 }
 
-/* Params for an image input of `dims` (rank 4, batch 1, NCHW or NHWC, C 1 or 3). */
+/* Params for an image input of `dims` (rank 4, batch N, NCHW or NHWC, C 1 or 3). */
 static vkml_status image_params(const graph_value *v, const int64_t *dims,
                                 const vkml_preprocess *pp, preprocess_params *p, vkml_error *err)
 {
     char shape[160];
     graph_shape_string(v->rank, dims, shape, sizeof(shape));
-    if (v->rank != 4 || dims[0] != 1)
+    if (v->rank != 4 || dims[0] < 1 || dims[0] > PREPROCESS_MAX_BATCH)
         return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT,
-                         "pre-processing: input 0 '%s' is %s; an image input is [1,C,H,W] or "
-                         "[1,H,W,C] (bind symbolic dims with input_shapes)",
-                         v->name, shape);
+                         "pre-processing: input 0 '%s' is %s; an image input is [N,C,H,W] or "
+                         "[N,H,W,C], N 1 .. %d (bind symbolic dims with input_shapes)",
+                         v->name, shape, PREPROCESS_MAX_BATCH);
+    p->batch = (int)dims[0];
     if (dims[1] == 1 || dims[1] == 3) {
         p->layout = PREPROCESS_NCHW;
         p->channels = (int)dims[1];
@@ -104,8 +105,10 @@ vkml_status session_preprocess_graph(const graph *g, const vkml_preprocess *pp,
     fv->name = frame_name;
     fv->kind = GRAPH_VALUE_INPUT;
     fv->dtype = VKML_DTYPE_UINT8;
-    fv->rank = 1;
-    fv->dims[0] = (int64_t)preprocess_input_bytes(pp);
+    /* batch 1: [bytes]; batch N: [N, bytes], each frame rounded up to 4 bytes */
+    fv->rank = p->batch > 1 ? 2 : 1;
+    fv->dims[0] = p->batch;
+    fv->dims[fv->rank - 1] = (int64_t)preprocess_input_bytes(pp);
     fv->producer = -1;
     if (pp->rect_input) {
         graph_value *rv = &s->values[rect];

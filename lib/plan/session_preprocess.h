@@ -4,7 +4,8 @@
 #include "ops/op.h"
 
 /* *out: a new graph (graph_destroy it after every plan of it) that is `g` with input 0
- * replaced by the frame's bytes (uint8 [frame bytes rounded up to 4]) and an
+ * replaced by the frame's bytes (uint8 [frame bytes rounded up to 4]; with a batch N > 1
+ * bound, [N, that]) and an
  * ImagePreprocess node producing the model's input 0 at its bound shape (input_shapes[0]
  * or the model's, symbolic dims `symbolic`). With pp->rect_input, one more input, last:
  * the source rectangle (int32 [4]). INVALID_ARGUMENT naming what does not fit. */

@@ -7,7 +7,8 @@ VKML_GPU_SUPPORTS_DECL(gpu_image_preprocess_supports)
 {
     const preprocess_params *p = node->params;
     const graph_value *x = &values[node->inputs[0]];
-    if (x->rank != 1 || (uint64_t)x->dims[0] < preprocess_input_bytes(&p->frame))
+    if (!preprocess_frame_input_fits(p, x) ||
+        (uint64_t)x->dims[x->rank - 1] < preprocess_input_bytes(&p->frame))
         return vk_unsupported(why, why_size,
                               "ImagePreprocess: the frame input '%s' is not "
                               "rounded up to 4 bytes; the Vulkan kernel reads words",
@@ -54,8 +55,11 @@ VKML_GPU_DECL(gpu_image_preprocess)
         pc.mean[c] = f->mean[c];
         pc.std[c] = f->std[c];
     }
-    uint64_t count = (uint64_t)p->height * (uint64_t)p->width; /* pixels */
+    /* pixels of the whole batch; preprocess_check bounded it and the frames to 32 bits */
+    uint64_t count =
+        (uint64_t)p->height * (uint64_t)p->width * (uint64_t)(p->batch > 1 ? p->batch : 1);
     pc.count = (uint32_t)count;
+    pc.frame_words = (uint32_t)(preprocess_input_bytes(f) / 4);
     if (node->n_inputs == 2) { /* the rectangle, read by the shader at run time */
         int bind[] = {node->inputs[0], node->outputs[0], node->inputs[1]};
         return vk_rec_kernel_1d(rec, VK_KERNEL_IMAGE_PREPROCESS_RECT, p->dtype, bind, &pc,

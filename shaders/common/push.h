@@ -424,6 +424,7 @@ PUSH_F32(pad_value)
 PUSH_F32(scale)
 PUSH_F32S(mean, 3)
 PUSH_F32S(std, 3)
+PUSH_U32(frame_words)  /* 32-bit words from one frame of the batch to the next */
 PUSH_END(preprocess_push)
 #endif
 

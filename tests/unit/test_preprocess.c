@@ -351,6 +351,55 @@ static void check_rects(vkml_context *ctx, uint64_t *seed)
     free(f.bytes);
 }
 
+/* A batch of `n` frames (same layout, own bytes) through a model of symbolic batch bound
+ * to n: the frame input is [n, bytes] and image b equals the reference of frame b, on
+ * both devices. */
+static void check_batch(vkml_context *ctx, const char *name, frame *frames, int n, image im)
+{
+    const int64_t model_dims[4] = {-1, 3, -1, -1};
+    vkml_tensor_info shape = {.dtype = im.dtype, .rank = 4, .dims = {n, im.c, im.h, im.w}};
+    vkml_model *model = identity_model(im.dtype, model_dims);
+    size_t slot = (size_t)((frames[0].pp.frame_bytes + 3) & ~3ull),
+           per = (size_t)im.c * im.h * im.w;
+    uint8_t *bytes = calloc((size_t)n, slot);
+    for (int b = 0; b < n; b++)
+        memcpy(bytes + (size_t)b * slot, frames[b].bytes, slot);
+    for (int k = 0; k < 2; k++) {
+        int device = k ? 0 : VKML_DEVICE_CPU;
+        vkml_session_params params = {
+            .device = device, .preprocess = &frames[0].pp, .input_shapes = &shape};
+        vkml_session *s = NULL;
+        vkml_error err = {0};
+        vkml_tensor out = {0};
+        CHECK_OK(vkml_session_create(ctx, model, &params, &s, &err), &err);
+        if (!s)
+            continue;
+        const vkml_tensor_info *in = vkml_session_input(s, 0);
+        CHECK(in->rank == 2 && in->dims[0] == n && in->dims[1] == (int64_t)slot,
+              "%s: the frame input is [%d, %zu]", name, n, slot);
+        vkml_tensor t = {.dtype = VKML_DTYPE_UINT8,
+                         .rank = 2,
+                         .dims = {n, (int64_t)slot},
+                         .data = bytes,
+                         .size = (size_t)n * slot};
+        CHECK_OK(vkml_session_alloc_output(s, 0, &out, &err), &err);
+        CHECK_OK(vkml_session_run(s, &t, 1, &out, 1, &err), &err);
+        CHECK(out.data && out.dims[0] == n, "%s: output batch", name);
+        for (int b = 0; out.data && b < n; b++) {
+            double *want = reference(&frames[b], &im), worst = 0;
+            for (size_t i = 0; i < per; i++)
+                worst = fmax(worst, fabs(element(&out, (size_t)b * per + i) - want[i]));
+            CHECK(worst <= 2e-3, "%s on %s: image %d differs from its frame's reference by %g",
+                  name, k ? "Vulkan" : "CPU", b, worst);
+            free(want);
+        }
+        vkml_tensor_release(&out);
+        vkml_session_destroy(&s);
+    }
+    free(bytes);
+    vkml_model_destroy(&model);
+}
+
 int main(void)
 {
     vkml_context *ctx = NULL;
@@ -403,6 +452,16 @@ int main(void)
     check_case(ctx, "I420 symbolic [batch,3,h,w]", &f, (image){0, 3, 5, 8, VKML_DTYPE_FLOAT},
                symbolic);
     free(f.bytes);
+
+    /* a batch of 3 frames, each into its own image (NV12 letterbox: planes and padding) */
+    frame batch[3];
+    for (int b = 0; b < 3; b++) {
+        batch[b] = make_frame(VKML_FRAME_NV12, 13, 9, 3, 0, NULL, &seed);
+        batch[b].pp.resize = VKML_RESIZE_LETTERBOX;
+    }
+    check_batch(ctx, "NV12 letterbox batch 3", batch, 3, (image){0, 3, 8, 10, VKML_DTYPE_FLOAT});
+    for (int b = 0; b < 3; b++)
+        free(batch[b].bytes);
 
     /* Letterbox geometry, by hand: 8x4 into 6x6 is scale 0.75, content 6x3 at y 1. */
     vkml_preprocess pp = {.width = 8, .height = 4, .resize = VKML_RESIZE_LETTERBOX};

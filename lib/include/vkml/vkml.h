@@ -469,9 +469,11 @@ typedef struct vkml_session_params {
     /* NULL, or: the session's input 0 is a video frame's bytes (uint8, rank 1, dims
      * [frame_bytes rounded up to 4]; pad with anything) that one pre-processing kernel,
      * on the session's first device, turns into the model's input 0 (float, float16 or
-     * uint8; rank 4, batch 1, NCHW [1,C,H,W] or NHWC [1,H,W,C] with C 1 or 3, H and W
-     * fixed or bound by input_shapes[0]). input_shapes[0], when given, is the model's
-     * input 0 shape. Copied; a frame of another size or layout needs a new session. */
+     * uint8; rank 4, NCHW [N,C,H,W] or NHWC [N,H,W,C] with C 1 or 3, N (1 .. 256), H and
+     * W fixed or bound by input_shapes[0]). With N > 1 the frame input is uint8 [N, frame
+     * bytes rounded up to 4], frame b converted into image b. input_shapes[0], when
+     * given, is the model's input 0 shape. Copied; a frame of another size or layout
+     * needs a new session. */
     const vkml_preprocess *preprocess;
     /* Time every node of every run on its device (GPU timestamps around each node's
      * kernels; the CPU device's clock), read with vkml_session_profile. Costs a timestamp
