@@ -203,11 +203,11 @@ int main(void)
     vkml_model *m = NULL;
     size_t before = heap_in_use();
     CHECK_OK(vkml_model_load_file(path, &m, &err), &err);
-    size_t grown = heap_in_use() - before;
+    int64_t grown = (int64_t)heap_in_use() - (int64_t)before;
     printf("load: heap +%.1f MiB for %.1f MiB of weights\n", (double)grown / (1 << 20),
            (double)WEIGHT_BYTES / (1 << 20));
-    CHECK(grown < HEAP_BOUND, "loading added %zu bytes to the heap (a copy of the weights?)",
-          grown);
+    CHECK(grown < (int64_t)HEAP_BOUND,
+          "loading added %lld bytes to the heap (a copy of the weights?)", (long long)grown);
     vkml_model_destroy(&m);
 
     vkml_context *ctx = NULL;
