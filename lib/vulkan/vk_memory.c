@@ -249,8 +249,8 @@ static void fill_mem(vk_block *b, VkDeviceSize offset, VkDeviceSize size, vk_mem
     };
 }
 
-static vkml_status mem_alloc(vk_allocator *a, vk_mem_kind kind, VkDeviceSize size,
-                             bool own_block, vk_mem *out, vkml_error *err)
+static vkml_status mem_alloc(vk_allocator *a, vk_mem_kind kind, VkDeviceSize size, bool own_block,
+                             vk_mem *out, vkml_error *err)
 {
     VkDeviceSize rounded = align_up(size ? size : 1, a->alignment);
     vkml_status status = VKML_OK;

@@ -61,10 +61,8 @@ vkml_status vk_upload(vk_device *vd, VkCommandPool pool, const vk_upload_item *i
         return VKML_OK;
     /* Offsets and sizes of copies into a buffer need no alignment beyond 1 byte, so
      * items are packed end to end and split across rounds where they must be. */
-    VKML_TRY(vk_mem_alloc_own_block(vd->alloc, VK_MEM_HOST,
-                                    total < VK_UPLOAD_STAGING_BYTES ? total
-                                                                    : VK_UPLOAD_STAGING_BYTES,
-                                    &staging, err));
+    VkDeviceSize staging_bytes = total < VK_UPLOAD_STAGING_BYTES ? total : VK_UPLOAD_STAGING_BYTES;
+    VKML_TRY(vk_mem_alloc_own_block(vd->alloc, VK_MEM_HOST, staging_bytes, &staging, err));
     VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
     VK_CREATE(VKML_VK_FENCE, vkCreateFence(vd->dev, &fci, NULL, &fence));
     VkCommandBufferAllocateInfo ai = {

@@ -49,8 +49,8 @@ int main(int argc, char **argv)
         return 2;
     }
     int device = argc > 2 && strcmp(argv[2], "cpu") == 0 ? VKML_DEVICE_CPU
-                 : argc > 2                               ? atoi(argv[2])
-                                                          : 0;
+                 : argc > 2                              ? atoi(argv[2])
+                                                         : 0;
     int runs = argc > 3 ? atoi(argv[3]) : 3;
     vkml_error err = {0};
     vkml_context *ctx = NULL;
@@ -75,13 +75,15 @@ int main(int argc, char **argv)
     int rc = 0;
     for (size_t i = 0; i < n_in && !rc; i++) {
         const vkml_tensor_info *info = vkml_session_input(session, i);
-        size_t bytes = vkml_tensor_element_count(info->rank, info->dims) *
-                       vkml_dtype_size(info->dtype);
+        size_t bytes =
+            vkml_tensor_element_count(info->rank, info->dims) * vkml_dtype_size(info->dtype);
         if (info->dtype == VKML_DTYPE_STRING || vkml_dtype_size(info->dtype) == 0) {
             fprintf(stderr, "bench_host_memory: input %zu has no fixed size\n", i);
             rc = 1;
         }
-        in[i] = (vkml_tensor){.dtype = info->dtype, .rank = info->rank, .size = bytes,
+        in[i] = (vkml_tensor){.dtype = info->dtype,
+                              .rank = info->rank,
+                              .size = bytes,
                               .data = calloc(1, bytes ? bytes : 1)};
         memcpy(in[i].dims, info->dims, sizeof(in[i].dims));
     }

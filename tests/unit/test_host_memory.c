@@ -156,10 +156,10 @@ static void check_session(vkml_context *ctx, const char *path, int device)
     static float x[K], y[N];
     for (int k = 0; k < K; k++)
         x[k] = (float)(k % 5) - 2.0f;
-    vkml_tensor in = {.dtype = VKML_DTYPE_FLOAT, .rank = 2, .dims = {1, K}, .data = x,
-                      .size = sizeof(x)};
-    vkml_tensor out = {.dtype = VKML_DTYPE_FLOAT, .rank = 2, .dims = {1, N}, .data = y,
-                       .size = sizeof(y)};
+    vkml_tensor in = {
+        .dtype = VKML_DTYPE_FLOAT, .rank = 2, .dims = {1, K}, .data = x, .size = sizeof(x)};
+    vkml_tensor out = {
+        .dtype = VKML_DTYPE_FLOAT, .rank = 2, .dims = {1, N}, .data = y, .size = sizeof(y)};
     for (int r = 0; r < 2; r++) {
         for (int n = 0; n < N; n++)
             y[n] = NAN;
@@ -168,7 +168,8 @@ static void check_session(vkml_context *ctx, const char *path, int device)
     vkml_debug_vk_counts(&vk1);
     /* Device memory (host memory on lavapipe, taken from its heap) is the device's. */
     int64_t device_bytes = vk1.memory_bytes - vk0.memory_bytes;
-    int64_t grown = (int64_t)heap_in_use() - (int64_t)before - (device_bytes > 0 ? device_bytes : 0);
+    int64_t grown =
+        (int64_t)heap_in_use() - (int64_t)before - (device_bytes > 0 ? device_bytes : 0);
     printf("device %d: heap +%.1f MiB beyond %.1f MiB of device memory (bound %.1f MiB)\n", device,
            (double)grown / (1 << 20), (double)device_bytes / (1 << 20),
            (double)HEAP_BOUND / (1 << 20));
