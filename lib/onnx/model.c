@@ -180,12 +180,12 @@ void model_unref(vkml_model *m)
     free(m);
 }
 
-static vkml_status load(const void *bytes, size_t size, const char *base_dir, bool copy,
+static vkml_status load(const void *bytes, size_t size, const char *base_dir, onnx_const_mode mode,
                         bool allow_unsupported, vkml_model **out, vkml_error *err,
                         graph **loaded)
 {
     graph *g;
-    vkml_status st = onnx_load_graph(bytes, size, base_dir, copy, &g, err);
+    vkml_status st = onnx_load_graph(bytes, size, base_dir, mode, &g, err);
     if (st != VKML_OK)
         return st;
     if (loaded)
@@ -214,13 +214,14 @@ static vkml_status load_file(const char *path, bool allow_unsupported, vkml_mode
         free(map);
         return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "model '%s': out of memory", path);
     }
-    vkml_status st = onnx_map_file(path, map, err); /* its errors name the path */
+    vkml_status st = onnx_map_file(path, true, map, err); /* its errors name the path */
     graph *g = NULL;
     if (st == VKML_OK) {
-        /* Constants stay in the mapping where they can: the graph keeps it. */
-        st = map->size ? load(map->data, map->size, dirname(dir_copy), false,
-                                      allow_unsupported, out, err, &g)
+        /* Constants stay in the copy (moved within it to be aligned): the graph keeps it. */
+        st = map->size ? load(map->data, map->size, dirname(dir_copy), ONNX_CONST_REALIGN,
+                              allow_unsupported, out, err, &g)
                        : vkml_fail(err, VKML_ERROR_INVALID_MODEL, "the file is empty");
+        onnx_map_seal(map);
         if (st != VKML_OK)
             vkml_error_prefix(err, "model '%s'", path);
     }
@@ -243,7 +244,7 @@ static vkml_status load_memory(const void *bytes, size_t size, const char *base_
     if (!bytes && size)
         return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT, "vkml_model_load_memory: no bytes");
     /* Constants are copied out of `bytes`, so the caller's bytes need no copy. */
-    return load(bytes, size, base_dir, true, allow_unsupported, out, err, NULL);
+    return load(bytes, size, base_dir, ONNX_CONST_COPY, allow_unsupported, out, err, NULL);
 }
 
 vkml_status vkml_model_load(const vkml_model_params *params, vkml_model **out, vkml_error *err)

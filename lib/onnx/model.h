@@ -37,14 +37,24 @@ const model_probe *model_get_probe(const vkml_model *m);
 vkml_model *model_ref(vkml_model *m);
 void model_unref(vkml_model *m);
 
+/* How the loader treats the weights in the model's bytes. */
+typedef enum onnx_const_mode {
+    ONNX_CONST_ALIAS = 0,  /* point into the bytes where aligned for their type, else copy */
+    ONNX_CONST_COPY = 1,   /* copy: the bytes need not outlive the load */
+    ONNX_CONST_REALIGN = 2 /* as ALIAS, and the bytes are the loader's to write: a misaligned
+                              weight is moved back over its own field's tag and length
+                              (already decoded) instead of copied, so weights are never held
+                              twice */
+} onnx_const_mode;
+
 /* Decodes an ONNX ModelProto into a graph (lib/onnx/onnx_load.c). `base_dir` resolves
  * external data (NULL refuses it). The bytes must stay valid until the graph is destroyed
- * unless `copy_constants` is true (initializers then may point into them; see
+ * unless `mode` is ONNX_CONST_COPY (initializers then may point into them; see
  * onnx_graph_keep). Errors: VKML_ERROR_INVALID_MODEL for malformed or inconsistent
  * models, VKML_ERROR_UNSUPPORTED for valid ONNX vkml lacks (element types, opset newer
  * than VKML_MAX_OPSET, segmented or sparse initializers), each naming what and where. */
 vkml_status onnx_load_graph(const void *bytes, size_t size, const char *base_dir,
-                            bool copy_constants, graph **out, vkml_error *err);
+                            onnx_const_mode mode, graph **out, vkml_error *err);
 /* Ties release(ctx) to a graph from onnx_load_graph (e.g. the mapping its constants point
  * into): called when the graph is destroyed. On failure (out of memory, or a graph the
  * loader did not make) release(ctx) is called at once and false returned. */

@@ -53,7 +53,7 @@ static bool read_all(int fd, uint8_t *dst, size_t size)
  * truncated in place (`cp new.onnx model.onnx` under a running pipeline) change the
  * weights or kill the process with SIGBUS. The cost is the file's size in anonymous RSS,
  * where a mapping's clean pages were reclaimable page cache. */
-vkml_status onnx_map_file(const char *path, onnx_mapping *map, vkml_error *err)
+vkml_status onnx_map_file(const char *path, bool writable, onnx_mapping *map, vkml_error *err)
 {
     map->data = NULL;
     map->size = 0;
@@ -78,12 +78,19 @@ vkml_status onnx_map_file(const char *path, onnx_mapping *map, vkml_error *err)
             return vkml_fail(err, VKML_ERROR_IO, "file '%s': cannot read %zu bytes: %s", path, size,
                              saved ? strerror(saved) : "it shrank while being read");
         }
-        mprotect(p, size, PROT_READ); /* the bytes are the model's: nothing writes them */
         map->data = p;
         map->size = size;
+        if (!writable)
+            onnx_map_seal(map);
     }
     close(fd);
     return VKML_OK;
+}
+
+void onnx_map_seal(onnx_mapping *map)
+{
+    if (map->data) /* the bytes are the model's: nothing writes them any more */
+        mprotect(map->data, map->size, PROT_READ);
 }
 
 void onnx_unmap(onnx_mapping *map)
@@ -165,7 +172,7 @@ static vkml_status ext_file(onnx_ext_files *files, const char *resolved, const c
     f->path = strdup(resolved);
     if (!f->path)
         return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "%s: out of memory", what);
-    vkml_status st = onnx_map_file(resolved, &f->map, err);
+    vkml_status st = onnx_map_file(resolved, false, &f->map, err);
     if (st != VKML_OK) {
         free(f->path);
         vkml_error_prefix(err, "%s: external data", what);

@@ -9,8 +9,12 @@ typedef struct onnx_mapping {
 } onnx_mapping;
 
 /* Reads a regular file into private read-only memory (a copy, so rewriting or truncating
- * the file later changes nothing loaded). Errors (VKML_ERROR_IO) name the path. */
-vkml_status onnx_map_file(const char *path, onnx_mapping *map, vkml_error *err);
+ * the file later changes nothing loaded). Errors (VKML_ERROR_IO) name the path. With
+ * `writable` the copy stays writable (the loader realigns weights in it) until
+ * onnx_map_seal. */
+vkml_status onnx_map_file(const char *path, bool writable, onnx_mapping *map, vkml_error *err);
+/* Makes a writable copy read-only. */
+void onnx_map_seal(onnx_mapping *map);
 void onnx_unmap(onnx_mapping *map);
 
 /* Where a tensor's external data lies (TensorProto.external_data). */

@@ -129,7 +129,8 @@ static vkml_status apply_type(body *b, const Onnx__ValueInfoProto *vi, int v, co
 static vkml_status load_initializers(body *b, Onnx__GraphProto *gp, vkml_error *err)
 {
     onnx_tensor_ctx ctx = {.arena = b->g->arena, .base_dir = b->L->base_dir,
-                           .backing = b->L->backing, .alias_spans = b->L->alias_spans};
+                           .backing = b->L->backing, .alias_spans = b->L->alias_spans,
+                           .realign_spans = b->L->realign_spans};
     const onnx_raw_span *spans = b->subgraph ? NULL : b->L->spans;
     size_t aliased = 0;
     char what[300];
@@ -160,7 +161,9 @@ static vkml_status load_initializers(body *b, Onnx__GraphProto *gp, vkml_error *
         memcpy(val->dims, t.dims, sizeof(val->dims));
         val->data = t.data;
         val->data_size = t.size;
-        aliased += spans && spans[i].present && t.data == spans[i].data;
+        const uint8_t *at = t.data;
+        aliased += spans && spans[i].present && at <= spans[i].data &&
+                   at >= spans[i].data - spans[i].head; /* in place, or moved within it */
     }
     if (spans)
         VKML_LOGD("%zu of %zu initializers stay in the model's bytes", aliased, gp->n_initializer);
@@ -369,7 +372,7 @@ static vkml_status load_model(onnx_loader *L, graph *g, Onnx__ModelProto *mp, vk
 }
 
 vkml_status onnx_load_graph(const void *bytes, size_t size, const char *base_dir,
-                            bool copy_constants, graph **out, vkml_error *err)
+                            onnx_const_mode mode, graph **out, vkml_error *err)
 {
     if (!out)
         return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT, "onnx_load_graph: out is NULL");
@@ -396,7 +399,8 @@ vkml_status onnx_load_graph(const void *bytes, size_t size, const char *base_dir
     }
     graph_set_backing(g, onnx_backing_release, backing);
     onnx_loader L = {.base_dir = base_dir, .backing = backing, .spans = stripped.spans,
-                     .n_spans = stripped.n_spans, .alias_spans = !copy_constants};
+                     .n_spans = stripped.n_spans, .alias_spans = mode != ONNX_CONST_COPY,
+                     .realign_spans = mode == ONNX_CONST_REALIGN};
     st = load_model(&L, g, (Onnx__ModelProto *)msg, err);
     protobuf_c_message_free_unpacked(msg, NULL);
     onnx_stripped_free(&stripped);

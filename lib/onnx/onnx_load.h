@@ -16,6 +16,7 @@ typedef struct onnx_loader {
     const onnx_raw_span *spans; /* raw_data of the main graph's initializers */
     size_t n_spans;
     bool alias_spans;        /* constants may point into the model's bytes */
+    bool realign_spans;      /* ... which are writable (ONNX_CONST_REALIGN) */
 } onnx_loader;
 
 /* Fills `g` (empty) from a GraphProto: initializers, inputs, nodes, outputs. A subgraph

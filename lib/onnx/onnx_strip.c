@@ -69,7 +69,8 @@ static bool strip_message(stripper *s, int level, const uint8_t *p, const uint8_
         if (!onnx_wire_next(&p, end, &f))
             return false;
         if (level == LEVEL_TENSOR && f.number == TENSOR_RAW_DATA && f.wire == WIRE_LEN) {
-            raw = (onnx_raw_span){f.value, (size_t)(f.end - f.value), true}; /* last one wins */
+            raw = (onnx_raw_span){f.value, (size_t)(f.end - f.value), (size_t)(f.value - f.start),
+                                  true}; /* last one wins */
             continue;
         }
         int child = child_level(level, &f);

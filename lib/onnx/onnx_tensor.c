@@ -200,8 +200,17 @@ static vkml_status decode_span(const onnx_tensor_ctx *ctx, const onnx_raw_span *
         return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
                          "%s: raw_data holds %zu bytes, its shape and type need %zu", what,
                          raw->len, bytes);
-    if (ctx->alias_spans && (uintptr_t)raw->data % dtype_align(out->dtype) == 0) {
+    size_t shift = (uintptr_t)raw->data % dtype_align(out->dtype);
+    if (ctx->alias_spans && shift == 0) {
         out->data = raw->data;
+        return VKML_OK;
+    }
+    if (ctx->realign_spans && shift <= raw->head) {
+        /* The header's bytes were decoded already and nothing reads them again: the
+         * weight moves back onto an aligned address within its own field. */
+        uint8_t *moved = (uint8_t *)raw->data - shift;
+        memmove(moved, raw->data, bytes);
+        out->data = moved;
         return VKML_OK;
     }
     out->data = vkml_arena_memdup(ctx->arena, raw->data, bytes);
@@ -408,7 +417,7 @@ vkml_status vkml_tensor_read_file(const char *path, vkml_tensor *out, char **nam
         return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT,
                          "vkml_tensor_read_file: path and out must not be NULL");
     onnx_mapping map;
-    vkml_status st = onnx_map_file(path, &map, err);
+    vkml_status st = onnx_map_file(path, false, &map, err);
     if (st != VKML_OK)
         return st;
     st = vkml_tensor_read_memory(map.data, map.size, out, name, err);

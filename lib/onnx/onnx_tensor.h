@@ -31,6 +31,8 @@ typedef struct onnx_tensor_ctx {
                                and keeps external data files mapped (NULL: refused) */
     bool alias_spans;       /* data of an onnx_raw_span may be referenced where it lies
                                (when aligned for its type) instead of copied */
+    bool realign_spans;     /* the span's bytes are writable: a misaligned one is moved back
+                               over its field's header when that is long enough */
 } onnx_tensor_ctx;
 
 /* ONNX element type -> vkml dtype: VKML_ERROR_UNSUPPORTED for valid ONNX types vkml lacks

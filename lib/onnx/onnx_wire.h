@@ -31,6 +31,7 @@ vkml_status onnx_unpack(const ProtobufCMessageDescriptor *desc, const void *byte
 typedef struct onnx_raw_span {
     const uint8_t *data;
     size_t len;
+    size_t head; /* bytes of the field's tag and length just before data */
     bool present;
 } onnx_raw_span;
 

@@ -249,21 +249,21 @@ static void fill_mem(vk_block *b, VkDeviceSize offset, VkDeviceSize size, vk_mem
     };
 }
 
-static vkml_status mem_alloc(vk_allocator *a, vk_mem_kind kind, VkDeviceSize size, vk_mem *out,
-                             vkml_error *err)
+static vkml_status mem_alloc(vk_allocator *a, vk_mem_kind kind, VkDeviceSize size, bool own_block,
+                             vk_mem *out, vkml_error *err)
 {
     VkDeviceSize rounded = align_up(size ? size : 1, a->alignment);
     vkml_status status = VKML_OK;
     VkDeviceSize offset = 0;
     pthread_mutex_lock(&a->lock);
-    for (vk_block *b = a->blocks; b; b = b->next) {
+    for (vk_block *b = own_block ? NULL : a->blocks; b; b = b->next) {
         if (b->kind == kind && block_take(b, rounded, &offset)) {
             fill_mem(b, offset, size, out);
             goto done;
         }
     }
     vk_block *b = NULL;
-    status = block_create(a, kind, block_bytes(a, rounded), &b, err);
+    status = block_create(a, kind, own_block ? rounded : block_bytes(a, rounded), &b, err);
     if (status == VKML_OK) {
         b->next = a->blocks;
         a->blocks = b;
@@ -278,12 +278,12 @@ done:
 vkml_status vk_mem_alloc(vk_allocator *a, vk_mem_kind kind, VkDeviceSize size, vk_mem *out,
                          vkml_error *err)
 {
-    vkml_status st = mem_alloc(a, kind, size, out, err);
+    vkml_status st = mem_alloc(a, kind, size, false, out, err);
     /* The host-visible device-local heap may be small (a 256 MiB BAR without resizable
      * BAR): then upload values live in host memory, as readback values do. */
     if (st == VKML_ERROR_OUT_OF_MEMORY && kind == VK_MEM_UPLOAD) {
         VKML_LOGD("Vulkan: host-visible device memory exhausted, using host memory");
-        st = mem_alloc(a, VK_MEM_HOST, size, out, err);
+        st = mem_alloc(a, VK_MEM_HOST, size, false, out, err);
     }
     return st;
 }
@@ -359,6 +359,12 @@ vkml_status vk_mem_import_host(vk_allocator *a, void *ptr, VkDeviceSize size, vk
 cleanup:
     block_destroy(a, b);
     return status;
+}
+
+vkml_status vk_mem_alloc_own_block(vk_allocator *a, vk_mem_kind kind, VkDeviceSize size,
+                                   vk_mem *out, vkml_error *err)
+{
+    return mem_alloc(a, kind, size, true, out, err);
 }
 
 void vk_mem_free(vk_allocator *a, vk_mem *mem)

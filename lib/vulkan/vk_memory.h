@@ -43,6 +43,10 @@ vkml_status vk_mem_alloc(vk_allocator *alloc, vk_mem_kind kind, VkDeviceSize siz
  * device's memory limit. */
 vkml_status vk_mem_import_host(vk_allocator *alloc, void *ptr, VkDeviceSize size, vk_mem *out,
                                vkml_error *err);
+/* Like vk_mem_alloc, in a block of its own of just that size (freed with the range): for
+ * short-lived buffers (upload staging) that must not hold a whole VK_BLOCK_BYTES block. */
+vkml_status vk_mem_alloc_own_block(vk_allocator *alloc, vk_mem_kind kind, VkDeviceSize size,
+                                   vk_mem *out, vkml_error *err);
 /* A part of mem (not to be freed on its own). */
 vk_mem vk_mem_sub(const vk_mem *mem, VkDeviceSize offset, VkDeviceSize size);
 /* Alignment of every range's offset, bytes. */

@@ -8,7 +8,12 @@ typedef struct vk_upload_item {
     const vk_mem *dst;
 } vk_upload_item;
 
-/* Copies every item (one command buffer from `pool`, one submit) and waits for it. */
+/* Staging memory of an upload, bytes: the most host-visible memory an upload holds at once
+ * (a model's weights go up in rounds of this much, not all staged together). */
+#define VK_UPLOAD_STAGING_BYTES (16ull << 20)
+
+/* Copies every item through one staging buffer of at most VK_UPLOAD_STAGING_BYTES, in as
+ * many rounds (command buffers from `pool`, each submitted and waited for) as it takes. */
 vkml_status vk_upload(vk_device *vd, VkCommandPool pool, const vk_upload_item *items, int n,
                       vkml_error *err);
 

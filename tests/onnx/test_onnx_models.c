@@ -108,8 +108,9 @@ static void test_typed(void)
     graph_destroy(&g);
 }
 
-/* With copy_constants false, raw initializers stay in the caller's bytes exactly when they
- * are aligned for their type; with it true, never. Tried at every shift of the bytes. */
+/* With ONNX_CONST_ALIAS, raw initializers stay in the caller's bytes exactly when they are
+ * aligned for their type; with ONNX_CONST_COPY, never; with ONNX_CONST_REALIGN always,
+ * moved back onto an aligned address with their values intact. Tried at every shift. */
 static void test_aliasing(void)
 {
     char path[4096];
@@ -121,7 +122,7 @@ static void test_aliasing(void)
     CHECK(size > 0 && size < sizeof(file), "typed.onnx: %zu bytes", size);
     static _Alignas(64) unsigned char buf[(1 << 16) + 64];
     int aliased = 0, copied = 0;
-    for (int copy = 0; copy <= 1; copy++) {
+    for (int copy = 0; copy <= 2; copy++) {
         for (size_t shift = 0; shift < 8; shift++) {
             memcpy(buf + shift, file, size);
             graph *g = NULL;
@@ -132,8 +133,12 @@ static void test_aliasing(void)
                 continue;
             const unsigned char *p = v->data;
             bool inside = p >= buf && p < buf + sizeof(buf);
-            CHECK(!inside || (!copy && (uintptr_t)p % 4 == 0), "copy %d shift %zu: %p aliases",
-                  copy, shift, (const void *)p);
+            CHECK(!inside || (copy != ONNX_CONST_COPY && (uintptr_t)p % 4 == 0),
+                  "mode %d shift %zu: %p aliases", copy, shift, (const void *)p);
+            CHECK(inside || copy != ONNX_CONST_REALIGN, "mode %d shift %zu: copied", copy, shift);
+            for (int i = 0; i < 2048; i += 89)
+                CHECK(((const float *)v->data)[i] == (float)i, "mode %d shift %zu: raw_big[%d]",
+                      copy, shift, i);
             aliased += inside;
             copied += !inside;
             memset(buf, 0, sizeof(buf)); /* copies must not depend on the bytes */
@@ -141,7 +146,7 @@ static void test_aliasing(void)
             graph_destroy(&g);
         }
     }
-    CHECK(aliased == 2 && copied == 14, "%d aliased, %d copied", aliased, copied);
+    CHECK(aliased == 10 && copied == 14, "%d aliased, %d copied", aliased, copied);
 }
 
 static const graph_attr *attr(const graph_node *n, const char *name, graph_attr_type type)

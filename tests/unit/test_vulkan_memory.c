@@ -1,6 +1,7 @@
 /* The Vulkan sub-allocator and uploads: aligned, disjoint ranges carved from few blocks;
  * freed ranges merge and empty blocks go back; blocks larger than the default for large
- * requests; a staging upload lands in device memory. */
+ * requests; a staging upload lands in device memory, also one of several rounds through the
+ * bounded staging buffer (items split across rounds). */
 #include "testutil.h"
 #include "vulkan/vk_memory.h"
 #include "vulkan/vk_transfer.h"
@@ -82,6 +83,32 @@ static void test_large_and_upload(vk_device *vd, VkCommandPool pool)
     vk_mem_free(vd->alloc, &dst);
 }
 
+/* Items of 2.5 + 1.5 staging buffers, 3 bytes and 0 bytes: rounds end inside items, and
+ * every byte lands at its place (lavapipe maps device memory, so it can be checked). */
+static void test_upload_rounds(vk_device *vd, VkCommandPool pool)
+{
+    vkml_error err = {0};
+    size_t sizes[4] = {VK_UPLOAD_STAGING_BYTES * 5 / 2, 3, 0, VK_UPLOAD_STAGING_BYTES * 3 / 2};
+    vk_mem dst[4];
+    uint8_t *src[4];
+    vk_upload_item items[4];
+    for (int i = 0; i < 4; i++) {
+        src[i] = malloc(sizes[i] + 1);
+        CHECK(src[i] != NULL, "out of memory");
+        for (size_t k = 0; k < sizes[i]; k++)
+            src[i][k] = (uint8_t)(k * 2654435761u >> 13) ^ (uint8_t)i;
+        CHECK_OK(vk_mem_alloc(vd->alloc, VK_MEM_DEVICE, sizes[i], &dst[i], &err), &err);
+        items[i] = (vk_upload_item){src[i], sizes[i], &dst[i]};
+    }
+    CHECK_OK(vk_upload(vd, pool, items, 4, &err), &err);
+    for (int i = 0; i < 4; i++) {
+        if (dst[i].map)
+            CHECK(memcmp(dst[i].map, src[i], sizes[i]) == 0, "item %d: uploaded bytes differ", i);
+        vk_mem_free(vd->alloc, &dst[i]);
+        free(src[i]);
+    }
+}
+
 int main(void)
 {
     vk_context *vk = NULL;
@@ -113,6 +140,7 @@ int main(void)
     };
     CHECK(vkCreateCommandPool(vd->dev, &pci, NULL, &pool) == VK_SUCCESS, "command pool");
     test_large_and_upload(vd, pool);
+    test_upload_rounds(vd, pool);
     vkDestroyCommandPool(vd->dev, pool, NULL);
     vk_context_destroy(&vk);
     CHECK(vk == NULL, "vk_context_destroy did not clear the pointer");
