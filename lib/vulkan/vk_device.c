@@ -40,5 +40,6 @@ const device_class vk_device_class = {
     .chunk_submit = vk_session_submit,
     .event_wait = vk_event_wait,
     .session_destroy = vk_session_destroy,
+    .session_memory = vk_session_memory,
     .destroy = vk_destroy,
 };

@@ -1,0 +1,225 @@
+/* The whole-session memory plan on real models: mnist-8, every model of the corpus's
+ * onnx-extra folders and the zoo models exported in the build tree (when the zoo suite has
+ * run: argv[1]), each on Vulkan device 0 and on the CPU device. Per device of each plan
+ * the intermediates held are at least the liveness bound and at most 10% above it; the
+ * outputs equal the stored reference outputs. mnist-8 and ResNet-18 also run split over 3
+ * logical devices and with 3 runs in flight (different inputs per run). */
+#include "core/common.h"
+#include "testutil.h"
+
+#include <dirent.h>
+
+#define MAX_IO 16
+
+static int n_models, n_unsupported;
+static uint64_t worst_permille; /* largest (held / bound - 1) seen, in 1/1000 */
+
+typedef struct io_set {
+    vkml_tensor t[MAX_IO];
+    size_t n;
+} io_set;
+
+static void io_free(io_set *s)
+{
+    for (size_t i = 0; i < s->n; i++)
+        vkml_tensor_release(&s->t[i]);
+    s->n = 0;
+}
+
+/* dir/test_data_set_0/<prefix>_<i>.pb for i = 0, 1, ... while they exist. */
+static bool read_set(const char *dir, const char *prefix, io_set *out)
+{
+    out->n = 0;
+    for (size_t i = 0; i < MAX_IO; i++) {
+        char path[1200];
+        struct stat st;
+        snprintf(path, sizeof(path), "%s/test_data_set_0/%s_%zu.pb", dir, prefix, i);
+        if (stat(path, &st) != 0)
+            break;
+        vkml_error err = {0};
+        if (vkml_tensor_read_file(path, &out->t[out->n], NULL, &err) != VKML_OK) {
+            CHECK(false, "%s: %s", path, err.message);
+            return false;
+        }
+        out->n++;
+    }
+    return out->n > 0;
+}
+
+/* Float outputs within 1e-3 of the reference's scale; others exactly. */
+static void compare(const vkml_tensor *got, const vkml_tensor *want, const char *what, size_t o)
+{
+    size_t bytes = 0;
+    vkml_tensor_bytes(want->dtype, want->rank, want->dims, &bytes);
+    if (want->dtype != VKML_DTYPE_FLOAT) {
+        CHECK(memcmp(got->data, want->data, bytes) == 0, "%s: output %zu differs", what, o);
+        return;
+    }
+    const float *a = got->data, *b = want->data;
+    double max_err = 0, scale = 1;
+    for (size_t i = 0; i < bytes / sizeof(float); i++) {
+        max_err = fmax(max_err, fabs((double)a[i] - (double)b[i]));
+        scale = fmax(scale, fabs((double)b[i]));
+    }
+    CHECK(max_err <= 1e-3 * scale, "%s: output %zu differs by %g (scale %g)", what, o, max_err,
+          scale);
+}
+
+/* Every part's intermediates within [bound, 1.10 x bound]. */
+static void check_parts(const vkml_session *s, const char *what)
+{
+    for (size_t i = 0; i < vkml_session_plan_part_count(s); i++) {
+        vkml_plan_part p;
+        CHECK(vkml_session_plan_part(s, i, &p), "%s: part %zu", what, i);
+        uint64_t held = p.intermediate_bytes, bound = p.intermediate_bound;
+        CHECK(held >= bound, "%s: device %d holds %llu bytes, under its bound %llu", what,
+              p.device, (unsigned long long)held, (unsigned long long)bound);
+        CHECK(held * 10 <= bound * 11, "%s: device %d holds %llu bytes, bound %llu (> +10%%)",
+              what, p.device, (unsigned long long)held, (unsigned long long)bound);
+        uint64_t permille = bound ? (held - (held > bound ? bound : held)) * 1000 / bound : 0;
+        worst_permille = permille > worst_permille ? permille : worst_permille;
+        if (bound >= (1u << 20))
+            printf("  %s: device %d intermediates %.2f MiB, bound %.2f MiB (+%.1f%%)\n", what,
+                   p.device, (double)held / 1048576.0, (double)bound / 1048576.0,
+                   (double)permille / 10.0);
+    }
+}
+
+/* Runs `runs` times (submitted together when in_flight > 1) and compares every output. */
+static void run_and_compare(vkml_session *s, const io_set *in, const io_set *want, int runs,
+                            const char *what)
+{
+    vkml_error err = {0};
+    io_set out[3];
+    memset(out, 0, sizeof(out));
+    vkml_run *handles[3] = {0};
+    for (int r = 0; r < runs; r++) {
+        out[r].n = want->n;
+        for (size_t o = 0; o < want->n; o++)
+            CHECK_OK(vkml_session_alloc_output(s, o, &out[r].t[o], &err), &err);
+        if (runs == 1)
+            CHECK_OK(vkml_session_run(s, in->t, in->n, out[r].t, want->n, &err), &err);
+        else
+            CHECK_OK(vkml_session_submit(s, in->t, in->n, out[r].t, want->n, NULL, NULL,
+                                         &handles[r], &err),
+                     &err);
+    }
+    for (int r = 0; r < runs; r++) {
+        if (handles[r])
+            CHECK_OK(vkml_run_wait(&handles[r], &err), &err);
+        for (size_t o = 0; o < want->n; o++) {
+            compare(&out[r].t[o], &want->t[o], what, o);
+            vkml_tensor_release(&out[r].t[o]);
+        }
+    }
+}
+
+/* One model folder on one device setting. */
+static void run_case(vkml_context *ctx, const char *dir, const vkml_session_params *params,
+                     int runs, const char *what)
+{
+    char path[1200];
+    snprintf(path, sizeof(path), "%s/model.onnx", dir);
+    vkml_model *model = NULL;
+    vkml_session *s = NULL;
+    vkml_error err = {0};
+    io_set in = {0}, want = {0};
+    if (vkml_model_load_file(path, &model, &err) != VKML_OK ||
+        vkml_session_create(ctx, model, params, &s, &err) != VKML_OK) {
+        /* Models vkml does not run (yet) are the conformance report's business. */
+        n_unsupported++;
+        vkml_model_destroy(&model);
+        return;
+    }
+    n_models++;
+    check_parts(s, what);
+    if (read_set(dir, "input", &in) && read_set(dir, "output", &want) &&
+        want.n == vkml_session_output_count(s))
+        run_and_compare(s, &in, &want, runs, what);
+    io_free(&in);
+    io_free(&want);
+    vkml_session_destroy(&s);
+    vkml_model_destroy(&model);
+}
+
+static void run_on_devices(vkml_context *ctx, const char *dir, const char *name)
+{
+    char what[600];
+    vkml_session_params gpu = {.device = 0}, cpu = {.device = VKML_DEVICE_CPU};
+    snprintf(what, sizeof(what), "%s on GPU 0", name);
+    run_case(ctx, dir, &gpu, 1, what);
+    snprintf(what, sizeof(what), "%s on the CPU", name);
+    run_case(ctx, dir, &cpu, 1, what);
+}
+
+/* Every model folder (holding model.onnx) under root, one level down. */
+static void run_folder(vkml_context *ctx, const char *root)
+{
+    DIR *d = opendir(root);
+    CHECK(d != NULL, "cannot open %s", root);
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        char dir[1200], model[1300];
+        struct stat st;
+        snprintf(dir, sizeof(dir), "%s/%s", root, e->d_name);
+        snprintf(model, sizeof(model), "%s/model.onnx", dir);
+        if (e->d_name[0] != '.' && stat(model, &st) == 0)
+            run_on_devices(ctx, dir, e->d_name);
+    }
+    if (d)
+        closedir(d);
+}
+
+/* A split over 3 logical devices (budget per GPU) and 3 runs in flight on GPU 0. */
+static void run_split_and_in_flight(const char *dir, const char *name, uint64_t budget)
+{
+    vkml_context_params cp = {.logical_devices_per_gpu = 3};
+    vkml_context *ctx = NULL;
+    vkml_error err = {0};
+    CHECK_OK(vkml_context_create(&cp, &ctx, &err), &err);
+    if (!ctx)
+        return;
+    int all[3] = {0, 1, 2};
+    char what[600];
+    vkml_session_params split = {.devices = all, .n_devices = 3, .device_budget = budget};
+    snprintf(what, sizeof(what), "%s split over 3 logical GPUs", name);
+    run_case(ctx, dir, &split, 1, what);
+    vkml_session_params lanes = {.device = 1, .runs_in_flight = 3};
+    snprintf(what, sizeof(what), "%s with 3 runs in flight", name);
+    run_case(ctx, dir, &lanes, 3, what);
+    vkml_context_destroy(&ctx);
+}
+
+int main(int argc, char **argv)
+{
+    char path[1024];
+    vkml_context *ctx = NULL;
+    vkml_error err = {0};
+    CHECK_OK(vkml_context_create(NULL, &ctx, &err), &err);
+    test_require_vulkan(ctx);
+    const char *mnist = test_corpus_path(path, sizeof(path), "models/mnist-8");
+    run_on_devices(ctx, mnist, "mnist-8");
+    run_split_and_in_flight(mnist, "mnist-8", 50500);
+    const char *extra[] = {"onnx-extra/pytorch-converted", "onnx-extra/pytorch-operator",
+                           "onnx-extra/simple"};
+    for (size_t i = 0; i < sizeof(extra) / sizeof(extra[0]); i++)
+        run_folder(ctx, test_corpus_path(path, sizeof(path), extra[i]));
+    const char *zoo = argc > 1 ? argv[1] : NULL;
+    struct stat st;
+    if (zoo && stat(zoo, &st) == 0) {
+        run_folder(ctx, zoo);
+        char resnet[1200];
+        snprintf(resnet, sizeof(resnet), "%s/resnet18_b1_op13", zoo);
+        if (stat(resnet, &st) == 0)
+            run_split_and_in_flight(resnet, "resnet18_b1_op13", 24u << 20);
+    } else {
+        printf("the zoo is not exported in %s (meson test --suite zoo does it): zoo models "
+               "not checked\n",
+               zoo ? zoo : "(no folder given)");
+    }
+    printf("%d model sessions checked (%d not supported), worst +%.1f%% over the bound\n",
+           n_models, n_unsupported, (double)worst_permille / 10.0);
+    CHECK(n_models > 100, "only %d model sessions ran", n_models);
+    vkml_context_destroy(&ctx);
+    return test_finish("mem_plan_models");
+}
