@@ -37,14 +37,44 @@ bool mem_lives_disjoint(const mem_life *a, const mem_life *b, const mem_order *o
     return ends_before(a, b, order) || ends_before(b, a, order);
 }
 
-static int by_size_desc(const void *pa, const void *pb)
+/* Orders to place lives in; mem_assign keeps the best result of each with each gap rule.
+ * Largest first is TFLite's greedy by size; the others win on some graphs (ViT: many
+ * equal sizes whose order of birth packs them tighter). */
+#define MEM_PLAN_MAX_TRIED_LIVES 4000 /* values past which one greedy order is tried */
+#define MEM_PLAN_SEARCH_STEPS 2000      /* most placements the local search tries */
+#define MEM_PLAN_SEARCH_WORK 20000000ull /* its budget: placements x values^2 */
+
+typedef enum place_order { ORDER_SIZE, ORDER_BIRTH, ORDER_AREA, ORDER_COUNT } place_order;
+
+static int compare_lives(const mem_life *a, const mem_life *b, place_order order)
 {
-    const mem_life *a = *(mem_life *const *)pa, *b = *(mem_life *const *)pb;
-    if (a->size != b->size)
-        return a->size < b->size ? 1 : -1;
+    uint64_t ka = a->size, kb = b->size;
+    if (order == ORDER_AREA) {
+        ka *= (uint64_t)(a->last_step - a->first_step + 1);
+        kb *= (uint64_t)(b->last_step - b->first_step + 1);
+    }
+    if (order != ORDER_BIRTH && ka != kb)
+        return ka < kb ? 1 : -1;
     if (a->first_step != b->first_step)
         return a->first_step < b->first_step ? -1 : 1;
+    if (a->size != b->size)
+        return a->size < b->size ? 1 : -1;
     return a < b ? -1 : a > b;
+}
+
+static int by_size(const void *pa, const void *pb)
+{
+    return compare_lives(*(mem_life *const *)pa, *(mem_life *const *)pb, ORDER_SIZE);
+}
+
+static int by_birth(const void *pa, const void *pb)
+{
+    return compare_lives(*(mem_life *const *)pa, *(mem_life *const *)pb, ORDER_BIRTH);
+}
+
+static int by_area(const void *pa, const void *pb)
+{
+    return compare_lives(*(mem_life *const *)pa, *(mem_life *const *)pb, ORDER_AREA);
 }
 
 static int by_offset(const void *pa, const void *pb)
@@ -53,23 +83,108 @@ static int by_offset(const void *pa, const void *pb)
     return a->offset < b->offset ? -1 : a->offset > b->offset;
 }
 
-/* Lowest aligned offset where l fits between the placed lives it conflicts with. */
-static uint64_t first_fit(const mem_life *l, mem_life **placed, int n_placed, mem_life **scratch,
-                          const mem_order *order, uint64_t alignment)
+/* An aligned offset where l fits between the placed lives it conflicts with: the lowest
+ * (first fit), or the one of the smallest gap that fits, above the top when none does
+ * (best fit). */
+static uint64_t find_gap(const mem_life *l, mem_life **placed, int n_placed, mem_life **scratch,
+                         const mem_order *order, uint64_t alignment, bool best_fit)
 {
     int n = 0;
     for (int i = 0; i < n_placed; i++)
         if (!mem_lives_disjoint(l, placed[i], order))
             scratch[n++] = placed[i];
     qsort(scratch, (size_t)n, sizeof(*scratch), by_offset);
-    uint64_t offset = 0;
+    uint64_t offset = 0, best = UINT64_MAX, best_gap = UINT64_MAX;
     for (int i = 0; i < n; i++) {
-        if (scratch[i]->offset >= offset + l->size)
-            break;
+        if (scratch[i]->offset >= offset + l->size) {
+            uint64_t gap = scratch[i]->offset - offset;
+            if (!best_fit)
+                return offset;
+            if (gap < best_gap) {
+                best_gap = gap;
+                best = offset;
+            }
+        }
         uint64_t end = align_up(scratch[i]->offset + scratch[i]->size, alignment);
         offset = end > offset ? end : offset;
     }
-    return offset;
+    return best != UINT64_MAX ? best : offset;
+}
+
+/* One placement: lives in `sorted` order, each into its gap; the range's bytes. */
+static uint64_t place_all(mem_life **sorted, int n, mem_life **scratch, const mem_order *order,
+                          uint64_t alignment, bool best_fit)
+{
+    uint64_t total = 0;
+    for (int i = 0; i < n; i++) {
+        mem_life *l = sorted[i];
+        l->offset = find_gap(l, sorted, i, scratch, order, alignment, best_fit);
+        uint64_t end = align_up(l->offset + l->size, alignment);
+        total = end > total ? end : total;
+    }
+    return total;
+}
+
+/* The best placement found so far: its order and offsets. */
+typedef struct placement {
+    mem_life **order;
+    uint64_t *offsets; /* per life (index in lives) */
+    uint64_t total;
+} placement;
+
+static void keep_if_better(placement *best, mem_life **order, mem_life *lives, int n,
+                           uint64_t total)
+{
+    if (total > best->total)
+        return;
+    best->total = total;
+    memcpy(best->order, order, sizeof(*order) * (size_t)n);
+    for (int i = 0; i < n; i++)
+        best->offsets[i] = lives[i].offset;
+}
+
+/* The greedy tries: each order with each gap rule. */
+static void try_greedy(placement *best, mem_life *lives, int n, mem_life **work,
+                       mem_life **scratch, const mem_order *order, uint64_t alignment)
+{
+    static int (*const orders[ORDER_COUNT])(const void *, const void *) = {by_size, by_birth,
+                                                                           by_area};
+    int tries = n > MEM_PLAN_MAX_TRIED_LIVES ? 1 : ORDER_COUNT * 2;
+    for (int o = 0; o < tries; o++) {
+        for (int i = 0; i < n; i++)
+            work[i] = &lives[i];
+        qsort(work, (size_t)n, sizeof(*work), orders[o / 2]);
+        uint64_t t = place_all(work, n, scratch, order, alignment, o % 2 == 1);
+        if (t < best->total)
+            keep_if_better(best, work, lives, n, t);
+    }
+}
+
+/* Local search from the best order: swap one to three random pairs, place first fit, keep
+ * when no worse (plateaus are walked); stops at the bound, which nothing beats, or when
+ * MEM_PLAN_SEARCH_WORK conflict checks are spent. Deterministic (a fixed seed). */
+static void try_swaps(placement *best, mem_life *lives, int n, mem_life **work,
+                      mem_life **scratch, const mem_order *order, uint64_t alignment,
+                      uint64_t bound)
+{
+    uint64_t seed = 0x9e3779b97f4a7c15ull, per_try = (uint64_t)n * (uint64_t)n + 1;
+    uint64_t steps = MEM_PLAN_SEARCH_WORK / per_try;
+    steps = steps > MEM_PLAN_SEARCH_STEPS ? MEM_PLAN_SEARCH_STEPS : steps;
+    for (uint64_t step = 0; step < steps && best->total > bound && n > 1; step++) {
+        memcpy(work, best->order, sizeof(*work) * (size_t)n);
+        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        int swaps = 1 + (int)((seed >> 33) % 3);
+        for (int k = 0; k < swaps; k++) {
+            seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+            int i = (int)((seed >> 33) % (uint64_t)n);
+            seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+            int j = (int)((seed >> 33) % (uint64_t)n);
+            mem_life *t = work[i];
+            work[i] = work[j];
+            work[j] = t;
+        }
+        keep_if_better(best, work, lives, n, place_all(work, n, scratch, order, alignment, false));
+    }
 }
 
 vkml_status mem_assign(mem_life *lives, int n, const mem_order *order, uint64_t alignment,
@@ -80,25 +195,27 @@ vkml_status mem_assign(mem_life *lives, int n, const mem_order *order, uint64_t 
         return VKML_OK;
     if (alignment == 0)
         alignment = 1;
-    mem_life **sorted = calloc((size_t)n, sizeof(*sorted));
+    mem_life **work = calloc((size_t)n, sizeof(*work));
     mem_life **scratch = calloc((size_t)n, sizeof(*scratch));
-    if (!sorted || !scratch) {
-        free(sorted);
-        free(scratch);
-        return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "memory plan: out of host memory");
+    placement best = {.order = calloc((size_t)n, sizeof(mem_life *)),
+                      .offsets = calloc((size_t)n, sizeof(uint64_t)),
+                      .total = UINT64_MAX};
+    vkml_status status = VKML_OK;
+    if (!work || !scratch || !best.order || !best.offsets) {
+        status = vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "memory plan: out of host memory");
+    } else {
+        try_greedy(&best, lives, n, work, scratch, order, alignment);
+        try_swaps(&best, lives, n, work, scratch, order, alignment,
+                  mem_bound(lives, n, alignment));
+        for (int i = 0; i < n; i++)
+            lives[i].offset = best.offsets[i];
+        *total = best.total;
     }
-    for (int i = 0; i < n; i++)
-        sorted[i] = &lives[i];
-    qsort(sorted, (size_t)n, sizeof(*sorted), by_size_desc);
-    for (int i = 0; i < n; i++) {
-        mem_life *l = sorted[i];
-        l->offset = first_fit(l, sorted, i, scratch, order, alignment);
-        uint64_t end = align_up(l->offset + l->size, alignment);
-        *total = end > *total ? end : *total;
-    }
-    free(sorted);
+    free(work);
     free(scratch);
-    return VKML_OK;
+    free(best.order);
+    free(best.offsets);
+    return status;
 }
 
 uint64_t mem_bound(const mem_life *lives, int n, uint64_t alignment)

@@ -10,8 +10,10 @@
  *     plan's chunk graph (mem_order.before), or, on a device that runs its chunks one at a
  *     time (serial: one Vulkan queue, each command buffer starting with a full barrier),
  *     for two values each touched by a single chunk, whichever chunk runs first.
- * Offsets: largest value first, each at the lowest aligned offset where it fits between
- * the placed values its life conflicts with (greedy by size, as TFLite's arena planner).
+ * Offsets: values in one order, each at an aligned offset where it fits between the
+ * placed values its life conflicts with (the lowest, or the smallest gap that fits); the
+ * orders are largest first (greedy by size, as TFLite's arena planner), by birth, and by
+ * size x life; the smallest of the six results is kept.
  *
  * The liveness lower bound: chunks in index order (a topological order) and their nodes in
  * order make the device's steps; the bound is the largest sum of the sizes, rounded up to
@@ -44,8 +46,8 @@ typedef struct mem_life {
 /* Whether a and b may share memory: one's life ends before the other's begins. */
 bool mem_lives_disjoint(const mem_life *a, const mem_life *b, const mem_order *order);
 
-/* Offsets for every life (largest first into the lowest gap that fits; each offset a
- * multiple of alignment, ends rounded up to it) and *total, the range they need. */
+/* Offsets for every life (the best of the placements above; each offset a multiple of
+ * alignment, ends rounded up to it) and *total, the range they need. */
 vkml_status mem_assign(mem_life *lives, int n, const mem_order *order, uint64_t alignment,
                        uint64_t *total, vkml_error *err);
 

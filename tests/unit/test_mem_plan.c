@@ -165,7 +165,7 @@ static void check_assignment(const scenario *sc, const mem_order *order, uint64_
 static void test_random(void)
 {
     uint64_t seed = 12345;
-    for (int round = 0; round < 2000; round++) {
+    for (int round = 0; round < 600; round++) {
         scenario sc;
         make_scenario(&sc, &seed, 1000);
         uint64_t alignment = 1ull << rand_below(&seed, 7);

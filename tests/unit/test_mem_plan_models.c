@@ -51,6 +51,13 @@ static void compare(const vkml_tensor *got, const vkml_tensor *want, const char 
 {
     size_t bytes = 0;
     vkml_tensor_bytes(want->dtype, want->rank, want->dims, &bytes);
+    if (want->dtype == VKML_DTYPE_STRING) {
+        const char *const *a = got->data, *const *b = want->data;
+        for (size_t i = 0; i < bytes / sizeof(char *); i++)
+            CHECK(strcmp(a[i], b[i]) == 0, "%s: output %zu[%zu] '%s', want '%s'", what, o, i,
+                  a[i], b[i]);
+        return;
+    }
     if (want->dtype != VKML_DTYPE_FLOAT) {
         CHECK(memcmp(got->data, want->data, bytes) == 0, "%s: output %zu differs", what, o);
         return;
