@@ -2,13 +2,13 @@
  * The CPU device: runs every node through its op's C kernel (lib/cpu/<family>.c) on host
  * memory. A session's transient values (computed and read only here, not strings) share
  * one 64-byte aligned buffer by liveness (plan/mem_plan.h); the other values it computes
- * get their own; constants are used in place and aliases share their source's buffer. A string value's buffer is
- * its array of pointers; the strings themselves live in its chunk's string store, emptied
- * when the chunk runs again (the next run: runs of one session do not overlap).
+ * get their own; constants are used in place and aliases share their source's buffer. A string
+ * value's buffer is its array of pointers; the strings themselves live in its chunk's string store,
+ * emptied when the chunk runs again (the next run: runs of one session do not overlap).
  */
 #include "cpu/cpu_kernels.h"
-#include "plan/mem_plan.h"
 #include "plan/device.h"
+#include "plan/mem_plan.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,9 +33,9 @@ struct device_session {
     const graph *graph;
     graph_value *values; /* copy of the desc's values (concrete shapes) */
     int n_values;
-    void **ptrs;     /* per value: its bytes, or NULL when unused */
-    bool *owned;     /* per value: ptrs[i] was allocated here */
-    void *shared;    /* the transient values' buffer (NULL when none) */
+    void **ptrs;  /* per value: its bytes, or NULL when unused */
+    bool *owned;  /* per value: ptrs[i] was allocated here */
+    void *shared; /* the transient values' buffer (NULL when none) */
     device_memory_use memory_use;
     cpu_node_io *io; /* per graph node: input/output pointers (bound once) */
     cpu_chunk *chunks;
@@ -125,13 +125,16 @@ static vkml_status plan_transients(device_session *ds, const device_session_desc
     for (int v = 0; !st && v < n; v++) /* a root some alias of which the host touches */
         if (desc->value_plans[v].used && desc->value_plans[v].host_access)
             transient[root[v]] = false;
-    mem_plan_args args = {.desc = desc, .root = root, .size = size, .transient = transient,
-                          .alignment = CPU_ALIGNMENT, .serial = false};
+    mem_plan_args args = {.desc = desc,
+                          .root = root,
+                          .size = size,
+                          .transient = transient,
+                          .alignment = CPU_ALIGNMENT,
+                          .serial = false};
     uint64_t bound = 0;
     if (!st)
         st = mem_plan_session(&args, offsets, placed, total, &bound, err);
-    ds->memory_use = (device_memory_use){.intermediate_bytes = *total,
-                                         .intermediate_bound = bound};
+    ds->memory_use = (device_memory_use){.intermediate_bytes = *total, .intermediate_bound = bound};
     free(root);
     free(size);
     free(transient);
@@ -140,16 +143,15 @@ static vkml_status plan_transients(device_session *ds, const device_session_desc
 
 /* Constants in place, transient values in the shared buffer, the other computed values in
  * their own buffers; aliases afterwards. */
-static vkml_status bind_values(device_session *ds, const device_session_desc *desc,
-                               vkml_error *err)
+static vkml_status bind_values(device_session *ds, const device_session_desc *desc, vkml_error *err)
 {
     char shape[160];
     const device_value_plan *plans = desc->value_plans;
     uint64_t *offsets = calloc((size_t)ds->n_values + 1, sizeof(uint64_t)), shared = 0;
     bool *placed = calloc((size_t)ds->n_values + 1, sizeof(bool));
-    vkml_status st = offsets && placed ? plan_transients(ds, desc, offsets, placed, &shared, err)
-                                       : vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY,
-                                                   "CPU device: out of memory");
+    vkml_status st = offsets && placed
+                         ? plan_transients(ds, desc, offsets, placed, &shared, err)
+                         : vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "CPU device: out of memory");
     size_t total = 0, limit = host_memory();
     if (!st && shared > limit)
         st = vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY,

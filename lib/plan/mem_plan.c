@@ -40,8 +40,8 @@ bool mem_lives_disjoint(const mem_life *a, const mem_life *b, const mem_order *o
 /* Orders to place lives in; mem_assign keeps the best result of each with each gap rule.
  * Largest first is TFLite's greedy by size; the others win on some graphs (ViT: many
  * equal sizes whose order of birth packs them tighter). */
-#define MEM_PLAN_MAX_TRIED_LIVES 4000 /* values past which one greedy order is tried */
-#define MEM_PLAN_SEARCH_STEPS 2000      /* most placements the local search tries */
+#define MEM_PLAN_MAX_TRIED_LIVES 4000    /* values past which one greedy order is tried */
+#define MEM_PLAN_SEARCH_STEPS 2000       /* most placements the local search tries */
 #define MEM_PLAN_SEARCH_WORK 20000000ull /* its budget: placements x values^2 */
 
 typedef enum place_order { ORDER_SIZE, ORDER_BIRTH, ORDER_AREA, ORDER_COUNT } place_order;
@@ -144,8 +144,8 @@ static void keep_if_better(placement *best, mem_life **order, mem_life *lives, i
 }
 
 /* The greedy tries: each order with each gap rule. */
-static void try_greedy(placement *best, mem_life *lives, int n, mem_life **work,
-                       mem_life **scratch, const mem_order *order, uint64_t alignment)
+static void try_greedy(placement *best, mem_life *lives, int n, mem_life **work, mem_life **scratch,
+                       const mem_order *order, uint64_t alignment)
 {
     static int (*const orders[ORDER_COUNT])(const void *, const void *) = {by_size, by_birth,
                                                                            by_area};
@@ -163,9 +163,8 @@ static void try_greedy(placement *best, mem_life *lives, int n, mem_life **work,
 /* Local search from the best order: swap one to three random pairs, place first fit, keep
  * when no worse (plateaus are walked); stops at the bound, which nothing beats, or when
  * MEM_PLAN_SEARCH_WORK conflict checks are spent. Deterministic (a fixed seed). */
-static void try_swaps(placement *best, mem_life *lives, int n, mem_life **work,
-                      mem_life **scratch, const mem_order *order, uint64_t alignment,
-                      uint64_t bound)
+static void try_swaps(placement *best, mem_life *lives, int n, mem_life **work, mem_life **scratch,
+                      const mem_order *order, uint64_t alignment, uint64_t bound)
 {
     uint64_t seed = 0x9e3779b97f4a7c15ull, per_try = (uint64_t)n * (uint64_t)n + 1;
     uint64_t steps = MEM_PLAN_SEARCH_WORK / per_try;
@@ -205,8 +204,7 @@ vkml_status mem_assign(mem_life *lives, int n, const mem_order *order, uint64_t 
         status = vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "memory plan: out of host memory");
     } else {
         try_greedy(&best, lives, n, work, scratch, order, alignment);
-        try_swaps(&best, lives, n, work, scratch, order, alignment,
-                  mem_bound(lives, n, alignment));
+        try_swaps(&best, lives, n, work, scratch, order, alignment, mem_bound(lives, n, alignment));
         for (int i = 0; i < n; i++)
             lives[i].offset = best.offsets[i];
         *total = best.total;
@@ -265,8 +263,12 @@ static void touch(life_table *t, const mem_plan_args *a, int v, int c, int pos, 
     bool seen = l->size != 0;
     if (!seen) {
         *l = (mem_life){.size = a->size[a->root[v]] ? a->size[a->root[v]] : 1,
-                        .first_chunk = c, .first_pos = pos, .first_step = step,
-                        .last_chunk = c, .last_pos = pos, .last_step = step};
+                        .first_chunk = c,
+                        .first_pos = pos,
+                        .first_step = step,
+                        .last_chunk = c,
+                        .last_pos = pos,
+                        .last_step = step};
     }
     if (!seen || l->last_chunk != c) {
         if (record)

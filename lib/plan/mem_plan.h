@@ -34,13 +34,13 @@ typedef struct mem_order {
 
 /* One transient root's life and, after mem_assign, its offset. */
 typedef struct mem_life {
-    uint64_t size;                /* bytes, > 0 */
-    int first_chunk, first_pos;   /* first touch (its producer): chunk and node position */
-    int last_chunk, last_pos;     /* last touch in chunk index order */
-    int first_step, last_step;    /* in the device's step order (for the bound) */
-    const int *chunks;            /* the distinct chunks touching it, ascending */
+    uint64_t size;              /* bytes, > 0 */
+    int first_chunk, first_pos; /* first touch (its producer): chunk and node position */
+    int last_chunk, last_pos;   /* last touch in chunk index order */
+    int first_step, last_step;  /* in the device's step order (for the bound) */
+    const int *chunks;          /* the distinct chunks touching it, ascending */
     int n_chunks;
-    uint64_t offset;              /* set by mem_assign */
+    uint64_t offset; /* set by mem_assign */
 } mem_life;
 
 /* Whether a and b may share memory: one's life ends before the other's begins. */

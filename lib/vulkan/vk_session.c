@@ -137,7 +137,9 @@ static vkml_status allocate_values(device_session *s, const device_session_desc 
     VKML_TRY(collect_roots(desc, &r, err));
     /* Serial: the device's chunks run one after another on its queue, each command buffer
      * starting with a barrier behind everything submitted before (begin_barrier). */
-    mem_plan_args plan_args = {.desc = desc, .root = r.root, .size = r.words,
+    mem_plan_args plan_args = {.desc = desc,
+                               .root = r.root,
+                               .size = r.words,
                                .transient = r.transient,
                                .alignment = vk_allocator_alignment(s->vd->alloc),
                                .serial = true};

@@ -61,11 +61,17 @@ static void make_scenario(scenario *sc, uint64_t *seed, uint64_t max_size)
             if (sc->before[f * m + c] && rand_below(seed, 100) < 35)
                 list[n_list++] = c;
         int last = list[n_list - 1];
-        int lp = last == f ? fp + rand_below(seed, sc->nodes[f] - fp) : rand_below(seed, sc->nodes[last]);
+        int lp = last == f ? fp + rand_below(seed, sc->nodes[f] - fp)
+                           : rand_below(seed, sc->nodes[last]);
         *l = (mem_life){.size = 1 + (uint64_t)rand_below(seed, (int)max_size),
-                        .first_chunk = f, .first_pos = fp, .last_chunk = last, .last_pos = lp,
-                        .first_step = sc->start[f] + fp, .last_step = sc->start[last] + lp,
-                        .chunks = list, .n_chunks = n_list};
+                        .first_chunk = f,
+                        .first_pos = fp,
+                        .last_chunk = last,
+                        .last_pos = lp,
+                        .first_step = sc->start[f] + fp,
+                        .last_step = sc->start[last] + lp,
+                        .chunks = list,
+                        .n_chunks = n_list};
     }
 }
 
@@ -136,8 +142,8 @@ static void check_disjoint_in_all_orders(const scenario *sc, const mem_order *or
                 int s1, e1, s2, e2;
                 interval(sc, &sc->lives[i], rank, &s1, &e1);
                 interval(sc, &sc->lives[j], rank, &s2, &e2);
-                CHECK(e1 < s2 || e2 < s1, "lives %d [%d,%d] and %d [%d,%d] overlap in time", i,
-                      s1, e1, j, s2, e2);
+                CHECK(e1 < s2 || e2 < s1, "lives %d [%d,%d] and %d [%d,%d] overlap in time", i, s1,
+                      e1, j, s2, e2);
             }
     }
     CHECK(orders > 0, "the chunk graph allows no order");
@@ -169,8 +175,8 @@ static void test_random(void)
         scenario sc;
         make_scenario(&sc, &seed, 1000);
         uint64_t alignment = 1ull << rand_below(&seed, 7);
-        mem_order order = {.before = sc.before, .n_chunks = sc.n_chunks,
-                           .serial = rand_below(&seed, 2)};
+        mem_order order = {
+            .before = sc.before, .n_chunks = sc.n_chunks, .serial = rand_below(&seed, 2)};
         check_disjoint_in_all_orders(&sc, &order);
         uint64_t total = 0;
         vkml_error err = {0};
@@ -195,9 +201,13 @@ static void test_equal_sizes_reach_bound(void)
         for (int i = 0; i < sc.n; i++) { /* all on chunk 0, random intervals */
             mem_life *l = &sc.lives[i];
             int a = rand_below(&seed, 20), b = rand_below(&seed, 20);
-            *l = (mem_life){.size = 48, .first_chunk = 0, .last_chunk = 0,
-                            .first_pos = a < b ? a : b, .last_pos = a < b ? b : a,
-                            .chunks = sc.chunk_lists[i], .n_chunks = 1};
+            *l = (mem_life){.size = 48,
+                            .first_chunk = 0,
+                            .last_chunk = 0,
+                            .first_pos = a < b ? a : b,
+                            .last_pos = a < b ? b : a,
+                            .chunks = sc.chunk_lists[i],
+                            .n_chunks = 1};
             l->first_step = l->first_pos;
             l->last_step = l->last_pos;
             sc.chunk_lists[i][0] = 0;
@@ -221,8 +231,11 @@ static void test_chain(void)
     mem_life lives[9];
     int zero = 0;
     for (int i = 0; i < 9; i++)
-        lives[i] = (mem_life){.size = i % 2 ? 40 : 100, .first_pos = i > 0 ? i - 1 : 0,
-                              .last_pos = i, .chunks = &zero, .n_chunks = 1};
+        lives[i] = (mem_life){.size = i % 2 ? 40 : 100,
+                              .first_pos = i > 0 ? i - 1 : 0,
+                              .last_pos = i,
+                              .chunks = &zero,
+                              .n_chunks = 1};
     for (int i = 0; i < 9; i++) {
         lives[i].first_step = lives[i].first_pos;
         lives[i].last_step = lives[i].last_pos;

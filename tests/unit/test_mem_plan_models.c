@@ -55,8 +55,8 @@ static void compare(const vkml_tensor *got, const vkml_tensor *want, const char 
     if (want->dtype == VKML_DTYPE_STRING) {
         const char *const *a = got->data, *const *b = want->data;
         for (size_t i = 0; i < bytes / sizeof(char *); i++)
-            CHECK(strcmp(a[i], b[i]) == 0, "%s: output %zu[%zu] '%s', want '%s'", what, o, i,
-                  a[i], b[i]);
+            CHECK(strcmp(a[i], b[i]) == 0, "%s: output %zu[%zu] '%s', want '%s'", what, o, i, a[i],
+                  b[i]);
         return;
     }
     bool half = want->dtype == VKML_DTYPE_FLOAT16;
@@ -86,10 +86,10 @@ static void check_parts(const vkml_session *s, const char *what)
         vkml_plan_part p;
         CHECK(vkml_session_plan_part(s, i, &p), "%s: part %zu", what, i);
         uint64_t held = p.intermediate_bytes, bound = p.intermediate_bound;
-        CHECK(held >= bound, "%s: device %d holds %llu bytes, under its bound %llu", what,
+        CHECK(held >= bound, "%s: device %d holds %llu bytes, under its bound %llu", what, p.device,
+              (unsigned long long)held, (unsigned long long)bound);
+        CHECK(held * 10 <= bound * 11, "%s: device %d holds %llu bytes, bound %llu (> +10%%)", what,
               p.device, (unsigned long long)held, (unsigned long long)bound);
-        CHECK(held * 10 <= bound * 11, "%s: device %d holds %llu bytes, bound %llu (> +10%%)",
-              what, p.device, (unsigned long long)held, (unsigned long long)bound);
         uint64_t permille = bound ? (held - (held > bound ? bound : held)) * 1000 / bound : 0;
         worst_permille = permille > worst_permille ? permille : worst_permille;
         if (bound >= (1u << 20))
@@ -250,13 +250,12 @@ static void test_chunks_share(vkml_context *ctx)
         CHECK(p.n_nodes == 4 && p.intermediate_bound >= CHAIN * sizeof(float) &&
                   p.intermediate_bytes == p.intermediate_bound &&
                   p.intermediate_bytes < 2 * CHAIN * sizeof(float),
-              "GPU: %zu nodes, intermediates %llu bytes, bound %llu (one value's worth)",
-              p.n_nodes, (unsigned long long)p.intermediate_bytes,
-              (unsigned long long)p.intermediate_bound);
+              "GPU: %zu nodes, intermediates %llu bytes, bound %llu (one value's worth)", p.n_nodes,
+              (unsigned long long)p.intermediate_bytes, (unsigned long long)p.intermediate_bound);
     }
     CHECK(gpu_seen, "the chain has no part on GPU 0");
-    vkml_tensor in = {.dtype = VKML_DTYPE_FLOAT, .rank = 1, .dims = {CHAIN}, .data = x,
-                      .size = sizeof(x)};
+    vkml_tensor in = {
+        .dtype = VKML_DTYPE_FLOAT, .rank = 1, .dims = {CHAIN}, .data = x, .size = sizeof(x)};
     vkml_tensor out = {0};
     if (s) {
         CHECK_OK(vkml_session_alloc_output(s, 0, &out, &err), &err);
@@ -299,8 +298,8 @@ int main(int argc, char **argv)
                "not checked\n",
                zoo ? zoo : "(no folder given)");
     }
-    printf("%d model sessions checked (%d not supported), worst +%.1f%% over the bound\n",
-           n_models, n_unsupported, (double)worst_permille / 10.0);
+    printf("%d model sessions checked (%d not supported), worst +%.1f%% over the bound\n", n_models,
+           n_unsupported, (double)worst_permille / 10.0);
     CHECK(n_models > 100, "only %d model sessions ran", n_models);
     vkml_context_destroy(&ctx);
     return test_finish("mem_plan_models");
