@@ -165,7 +165,8 @@ static void mark_io_and_aliases(plan *p)
 }
 
 /* Chunk counts past which the ancestor tables are not built (their memory grows as the
- * square): the memory plan then shares nothing between values of several chunks. */
+ * square): the memory plan then knows no chunk order, and a value touched by several
+ * chunks shares memory with no value of another chunk. */
 #define PLAN_MAX_ORDERED_CHUNKS 2048
 
 /* Per device, which of its chunks end before which others start: a chunk's ancestors in
