@@ -215,6 +215,26 @@ static void print_fused_groups(const vkml_session *session)
     }
 }
 
+/* Per device, what its memory plan holds for intermediates against the liveness bound. */
+static void print_intermediates(const vkml_session *session)
+{
+    char label[16], held[32], bound[32];
+    for (size_t i = 0; i < vkml_session_plan_part_count(session); i++) {
+        vkml_plan_part part;
+        if (!vkml_session_plan_part(session, i, &part))
+            continue;
+        double over = part.intermediate_bound
+                          ? 100.0 * ((double)part.intermediate_bytes /
+                                         (double)part.intermediate_bound -
+                                     1.0)
+                          : 0.0;
+        printf("  %-7s intermediates %s (liveness bound %s, %+.1f%%)\n",
+               cli_device_label(part.device, label, sizeof(label)),
+               cli_format_bytes(part.intermediate_bytes, held, sizeof(held)),
+               cli_format_bytes(part.intermediate_bound, bound, sizeof(bound)), over);
+    }
+}
+
 /* The partition of a session planned over the chosen devices. */
 static int print_plan(vkml_context *ctx, const vkml_model *model, const inspect_options *o)
 {
@@ -250,6 +270,7 @@ static int print_plan(vkml_context *ctx, const vkml_model *model, const inspect_
                part.n_nodes ? range : "-", cli_format_bytes(part.weight_bytes, w, sizeof(w)),
                cli_format_bytes(part.peak_bytes, peak, sizeof(peak)));
     }
+    print_intermediates(session);
     size_t n_transfers = vkml_session_plan_transfer_count(session);
     printf("transfers per run (%zu):\n", n_transfers);
     for (size_t i = 0; i < n_transfers; i++) {

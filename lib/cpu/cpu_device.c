@@ -1,12 +1,14 @@
 /*
  * The CPU device: runs every node through its op's C kernel (lib/cpu/<family>.c) on host
- * memory. Each session owns one 64-byte aligned buffer per value it computes; constants
- * are used in place and aliases share their source's buffer. A string value's buffer is
- * its array of pointers; the strings themselves live in its chunk's string store, emptied
- * when the chunk runs again (the next run: runs of one session do not overlap).
+ * memory. A session's transient values (computed and read only here, not strings) share
+ * one 64-byte aligned buffer by liveness (plan/mem_plan.h); the other values it computes
+ * get their own; constants are used in place and aliases share their source's buffer. A string
+ * value's buffer is its array of pointers; the strings themselves live in its chunk's string store,
+ * emptied when the chunk runs again (the next run: runs of one session do not overlap).
  */
 #include "cpu/cpu_kernels.h"
 #include "plan/device.h"
+#include "plan/mem_plan.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,8 +35,10 @@ struct device_session {
     const graph *graph;
     graph_value *values; /* copy of the desc's values (concrete shapes) */
     int n_values;
-    void **ptrs;     /* per value: its bytes, or NULL when unused */
-    bool *owned;     /* per value: ptrs[i] was allocated here */
+    void **ptrs;  /* per value: its bytes, or NULL when unused */
+    bool *owned;  /* per value: ptrs[i] was allocated here */
+    void *shared; /* the transient values' buffer (NULL when none) */
+    device_memory_use memory_use;
     cpu_node_io *io; /* per graph node: input/output pointers (bound once) */
     cpu_chunk *chunks;
     int n_chunks;
@@ -82,6 +86,7 @@ static void cpu_session_destroy(device_session **dsp)
         vkml_arena_destroy(&ds->chunks[c].strings);
     }
     free(ds->chunks);
+    free(ds->shared);
     free(ds->io);
     free(ds->owned);
     free(ds->ptrs);
@@ -90,15 +95,88 @@ static void cpu_session_destroy(device_session **dsp)
     *dsp = NULL;
 }
 
-/* Constants in place, computed values in their own buffers; aliases afterwards. */
-static vkml_status bind_values(device_session *ds, const device_value_plan *plans, vkml_error *err)
+/* The root of v's alias chain (itself when not an alias). */
+static int alias_root(const device_value_plan *plans, int n, int v)
+{
+    for (int hops = 0; hops < n && plans[v].alias_of >= 0; hops++)
+        v = plans[v].alias_of;
+    return v;
+}
+
+/* Offsets of the transient roots in one shared buffer (placed[r]), *total its bytes. */
+static vkml_status plan_transients(device_session *ds, const device_session_desc *desc,
+                                   uint64_t *offsets, bool *placed, uint64_t *total,
+                                   vkml_error *err)
+{
+    int n = ds->n_values;
+    int *root = calloc((size_t)n + 1, sizeof(int));
+    uint64_t *size = calloc((size_t)n + 1, sizeof(uint64_t));
+    bool *transient = calloc((size_t)n + 1, sizeof(bool));
+    vkml_status st = VKML_OK;
+    if (!root || !size || !transient)
+        st = vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "CPU device: out of memory");
+    for (int v = 0; !st && v < n; v++) {
+        const device_value_plan *vp = &desc->value_plans[v];
+        const graph_value *val = &ds->values[v];
+        size_t bytes = 0;
+        root[v] = alias_root(desc->value_plans, n, v);
+        transient[v] = vp->used && vp->alias_of < 0 && !vp->constant && !vp->host_access &&
+                       val->dtype != VKML_DTYPE_STRING &&
+                       vkml_tensor_bytes(val->dtype, val->rank, val->dims, &bytes);
+        size[v] = transient[v] ? bytes : 0;
+    }
+    for (int v = 0; !st && v < n; v++) /* a root some alias of which the host touches */
+        if (desc->value_plans[v].used && desc->value_plans[v].host_access)
+            transient[root[v]] = false;
+    mem_plan_args args = {.desc = desc,
+                          .root = root,
+                          .size = size,
+                          .transient = transient,
+                          .alignment = CPU_ALIGNMENT,
+                          .serial = false};
+    uint64_t bound = 0;
+    if (!st)
+        st = mem_plan_session(&args, offsets, placed, total, &bound, err);
+    ds->memory_use = (device_memory_use){.intermediate_bytes = *total, .intermediate_bound = bound};
+    free(root);
+    free(size);
+    free(transient);
+    return st;
+}
+
+/* Constants in place, transient values in the shared buffer, the other computed values in
+ * their own buffers; aliases afterwards. */
+static vkml_status bind_values(device_session *ds, const device_session_desc *desc, vkml_error *err)
 {
     char shape[160];
+    const device_value_plan *plans = desc->value_plans;
+    uint64_t *offsets = calloc((size_t)ds->n_values + 1, sizeof(uint64_t)), shared = 0;
+    bool *placed = calloc((size_t)ds->n_values + 1, sizeof(bool));
+    vkml_status st = offsets && placed
+                         ? plan_transients(ds, desc, offsets, placed, &shared, err)
+                         : vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "CPU device: out of memory");
     size_t total = 0, limit = host_memory();
+    if (!st && shared > limit)
+        st = vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY,
+                       "CPU device: the session's intermediates need %llu bytes, more than the "
+                       "machine's memory (%zu bytes)",
+                       (unsigned long long)shared, limit);
+    if (!st && shared && !(ds->shared = aligned_buffer((size_t)shared)))
+        st = vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY,
+                       "CPU device: no memory for the intermediates (%llu bytes)",
+                       (unsigned long long)shared);
+    total = (size_t)shared;
+    for (int i = 0; !st && i < ds->n_values; i++)
+        if (placed[i])
+            ds->ptrs[i] = (char *)ds->shared + offsets[i];
+    free(offsets);
+    free(placed);
+    if (st)
+        return st;
     for (int i = 0; i < ds->n_values; i++) {
         const graph_value *v = &ds->values[i];
         size_t bytes;
-        if (!plans[i].used || plans[i].alias_of >= 0)
+        if (!plans[i].used || plans[i].alias_of >= 0 || ds->ptrs[i])
             continue;
         if (plans[i].constant || plans[i].shared_host) {
             ds->ptrs[i] = plans[i].constant ? (void *)plans[i].constant : plans[i].shared_host;
@@ -207,7 +285,7 @@ static vkml_status cpu_session_create(device *dev, const device_session_desc *de
         st = vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "CPU device: out of memory");
     if (!st) {
         memcpy(ds->values, desc->values, sizeof(graph_value) * (size_t)g->n_values);
-        st = bind_values(ds, desc->value_plans, err);
+        st = bind_values(ds, desc, err);
     }
     if (!st)
         st = copy_chunks(ds, desc, err);
@@ -217,6 +295,11 @@ static vkml_status cpu_session_create(device *dev, const device_session_desc *de
     }
     *out = ds;
     return VKML_OK;
+}
+
+static device_memory_use cpu_session_memory(const device_session *ds)
+{
+    return ds ? ds->memory_use : (device_memory_use){0};
 }
 
 static void *cpu_value_host_ptr(device_session *ds, int value)
@@ -294,6 +377,7 @@ static const device_class cpu_device_class = {
     .event_wait = cpu_event_wait,
     .chunk_node_times = cpu_chunk_node_times,
     .session_destroy = cpu_session_destroy,
+    .session_memory = cpu_session_memory,
     .destroy = cpu_destroy,
 };
 

@@ -70,7 +70,18 @@ typedef struct device_session_desc {
     const device_chunk_desc *chunks;      /* this device's chunks; chunk_submit indexes them */
     int n_chunks;
     bool profile; /* time every node of every run (chunk_node_times) */
+    /* [a * n_chunks + b]: chunk a always ends before chunk b starts (a is an ancestor of b
+     * in the plan's chunk graph); NULL: no order known. Lets the memory plan
+     * (plan/mem_plan.h) share memory between values of different chunks. */
+    const uint8_t *chunk_before;
 } device_session_desc;
+
+/* A device session's intermediates (plan/mem_plan.h): the bytes it holds for transient
+ * values, alignment included, and their liveness lower bound. */
+typedef struct device_memory_use {
+    uint64_t intermediate_bytes;
+    uint64_t intermediate_bound;
+} device_memory_use;
 
 typedef struct device_class {
     const char *name; /* "cpu", "vulkan" */
@@ -93,6 +104,8 @@ typedef struct device_class {
     vkml_status (*chunk_node_times)(device_session *ds, int chunk, double *node_us,
                                     vkml_error *err);
     void (*session_destroy)(device_session **ds);
+    /* What the session's memory plan holds for intermediates. Any thread. */
+    device_memory_use (*session_memory)(const device_session *ds);
     void (*destroy)(device *dev);
 } device_class;
 

@@ -1,5 +1,6 @@
 /* Placement: which device of the session's set runs each node, within each GPU's memory
  * budget (plan.h says how; this file is the greedy pass and its memory estimate). */
+#include "ops/op.h"
 #include "plan/plan.h"
 #include "plan/tail.h"
 
@@ -12,7 +13,9 @@
 typedef struct placer {
     plan *p;
     const plan_target *t;
-    int *last_use;     /* per value: the last node reading it (n_nodes: a graph output) */
+    int *last_use;     /* per value: the last node reading it or an alias of it (n_nodes:
+                          held all session: a graph input or output) */
+    uint8_t *is_alias; /* per value: an OP_ALIAS output, sharing its input's memory */
     uint8_t *resident; /* [value * PLAN_MAX_DEVICES + slot] */
     uint64_t weights[PLAN_MAX_DEVICES], live[PLAN_MAX_DEVICES];
 } placer;
@@ -21,6 +24,13 @@ static uint64_t value_bytes(const graph_value *v)
 {
     size_t bytes = 0;
     return vkml_tensor_bytes(v->dtype, v->rank, v->dims, &bytes) ? (uint64_t)bytes : UINT64_MAX / 4;
+}
+
+/* Bytes a value adds where it is resident: none for an alias (the device session's memory
+ * plan gives it its input's range). */
+static uint64_t resident_bytes(const placer *pl, int v)
+{
+    return pl->is_alias[v] ? 0 : value_bytes(&pl->p->values[v]);
 }
 
 static uint64_t slot_budget(const placer *pl, int slot)
@@ -48,14 +58,14 @@ static uint64_t node_cost(const placer *pl, const graph_node *n, int s, uint64_t
             repeated |= n->inputs[j] == v;
         if (repeated)
             continue;
-        uint64_t b = value_bytes(&values[v]);
+        uint64_t b = resident_bytes(pl, v);
         total += b;
         if (values[v].kind == GRAPH_VALUE_CONSTANT)
             *weights += b;
     }
     for (int o = 0; o < n->n_outputs; o++)
         if (n->outputs[o] >= 0)
-            total += value_bytes(&values[n->outputs[o]]);
+            total += resident_bytes(pl, n->outputs[o]);
     return total;
 }
 
@@ -100,7 +110,7 @@ static void release(placer *pl, int i)
                 uint8_t *r = &pl->resident[(size_t)v * PLAN_MAX_DEVICES + (size_t)s];
                 if (*r) {
                     *r = 0;
-                    pl->live[s] -= value_bytes(&p->values[v]);
+                    pl->live[s] -= resident_bytes(pl, v);
                 }
             }
         }
@@ -183,23 +193,49 @@ static vkml_status place_node(placer *pl, int i, int *cur, vkml_error *err)
     return VKML_OK;
 }
 
+/* Lives as the device sessions' memory plans see them (plan/mem_plan.h): graph inputs and
+ * outputs (host-visible) stay all session; an OP_ALIAS output shares its non-constant
+ * input's memory, which lives as long as the alias is read. */
+static void find_lives(placer *pl, const bool *folded)
+{
+    const plan *p = pl->p;
+    const graph *g = p->graph;
+    for (int v = 0; v < g->n_values; v++)
+        pl->last_use[v] = p->values[v].is_output || p->values[v].kind == GRAPH_VALUE_INPUT ||
+                                  plan_tail_reads(p->tail, v)
+                              ? g->n_nodes
+                              : -1;
+    for (int i = 0; i < g->n_nodes; i++)
+        for (int k = 0; k < g->nodes[i].n_inputs; k++)
+            if (g->nodes[i].inputs[k] >= 0 && pl->last_use[g->nodes[i].inputs[k]] < i)
+                pl->last_use[g->nodes[i].inputs[k]] = i;
+    for (int i = g->n_nodes - 1; i >= 0; i--) { /* backwards: chains of aliases */
+        const graph_node *n = &g->nodes[i];
+        if (folded[i] || plan_tail_has_node(p->tail, i) || !(n->op->flags & OP_ALIAS) ||
+            n->n_inputs < 1 || n->n_outputs < 1 || n->inputs[0] < 0 || n->outputs[0] < 0 ||
+            p->values[n->inputs[0]].kind == GRAPH_VALUE_CONSTANT)
+            continue;
+        int in = n->inputs[0], out = n->outputs[0];
+        pl->is_alias[out] = 1;
+        if (pl->last_use[out] > pl->last_use[in])
+            pl->last_use[in] = pl->last_use[out];
+    }
+}
+
 vkml_status plan_place_nodes(plan *p, const plan_target *t, const bool *folded, vkml_error *err)
 {
     const graph *g = p->graph;
     placer pl = {.p = p, .t = t};
     pl.last_use = calloc((size_t)g->n_values + 1, sizeof(int));
+    pl.is_alias = calloc((size_t)g->n_values + 1, 1);
     pl.resident = calloc((size_t)g->n_values * PLAN_MAX_DEVICES + 1, 1);
-    if (!pl.last_use || !pl.resident) {
+    if (!pl.last_use || !pl.is_alias || !pl.resident) {
         free(pl.last_use);
+        free(pl.is_alias);
         free(pl.resident);
         return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory placing nodes");
     }
-    for (int v = 0; v < g->n_values; v++)
-        pl.last_use[v] = p->values[v].is_output || plan_tail_reads(p->tail, v) ? g->n_nodes : -1;
-    for (int i = 0; i < g->n_nodes; i++)
-        for (int k = 0; k < g->nodes[i].n_inputs; k++)
-            if (g->nodes[i].inputs[k] >= 0 && pl.last_use[g->nodes[i].inputs[k]] < i)
-                pl.last_use[g->nodes[i].inputs[k]] = i;
+    find_lives(&pl, folded);
     /* The first device of the set has a slot even when everything folds. */
     if (t->n_gpus)
         slot_of(p, t->gpus[0], t->gpu_index[0]);
@@ -215,6 +251,7 @@ vkml_status plan_place_nodes(plan *p, const plan_target *t, const bool *folded, 
         release(&pl, i);
     }
     free(pl.last_use);
+    free(pl.is_alias);
     free(pl.resident);
     return st;
 }

@@ -203,8 +203,60 @@ static vkml_status share_transfers(plan *p, vkml_error *err)
     return VKML_OK;
 }
 
+/* Chunk counts past which the ancestor tables are not built (their memory grows as the
+ * square): the memory plan then knows no chunk order, and a value touched by several
+ * chunks shares memory with no value of another chunk. */
+#define PLAN_MAX_ORDERED_CHUNKS 2048
+
+/* Per device, which of its chunks end before which others start: a chunk's ancestors in
+ * the chunk graph (preds point to lower indices, so one pass in index order builds each
+ * chunk's ancestor set as a bitset from its predecessors'). */
+static vkml_status order_chunks(plan *p, vkml_error *err)
+{
+    int n = p->n_chunks;
+    if (n > PLAN_MAX_ORDERED_CHUNKS)
+        return VKML_OK;
+    size_t words = ((size_t)n + 63) / 64;
+    uint64_t *anc = calloc((size_t)n * words + 1, sizeof(uint64_t));
+    if (!anc)
+        return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory ordering chunks");
+    for (int c = 0; c < n; c++) {
+        uint64_t *mine = &anc[(size_t)c * words];
+        for (int k = 0; k < p->chunks[c].n_preds; k++) {
+            int pred = p->chunks[c].preds[k];
+            if (pred < 0 || pred >= c)
+                continue; /* never: preds come first */
+            const uint64_t *theirs = &anc[(size_t)pred * words];
+            for (size_t w = 0; w < words; w++)
+                mine[w] |= theirs[w];
+            mine[pred / 64] |= 1ull << (pred % 64);
+        }
+    }
+    for (int s = 0; s < p->n_devices; s++) {
+        plan_device *d = &p->devices[s];
+        size_t m = (size_t)d->n_chunks;
+        if (!(d->chunk_before = vkml_arena_calloc(p->arena, m * m + 1, 1))) {
+            free(anc);
+            return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory ordering chunks");
+        }
+    }
+    for (int b = 0; b < n; b++)
+        for (int a = 0; a < b; a++)
+            if (p->chunks[a].slot == p->chunks[b].slot &&
+                ((anc[(size_t)b * words + (size_t)a / 64] >> (a % 64)) & 1)) {
+                plan_device *d = &p->devices[p->chunks[a].slot];
+                d->chunk_before[(size_t)p->chunks[a].local_index * (size_t)d->n_chunks +
+                                (size_t)p->chunks[b].local_index] = 1;
+            }
+    free(anc);
+    return VKML_OK;
+}
+
 static vkml_status create_device_sessions(plan *p, vkml_error *err)
 {
+    vkml_status order_st = order_chunks(p, err);
+    if (order_st != VKML_OK)
+        return order_st;
     for (int s = 0; s < p->n_devices; s++) {
         plan_device *d = &p->devices[s];
         d->chunk_descs = vkml_arena_calloc(p->arena, (size_t)d->n_chunks + 1,
@@ -227,12 +279,15 @@ static vkml_status create_device_sessions(plan *p, vkml_error *err)
             .chunks = d->chunk_descs,
             .n_chunks = d->n_chunks,
             .profile = p->profile,
+            .chunk_before = d->chunk_before,
         };
         vkml_status st = d->dev->cls->session_create(d->dev, &desc, &d->session, err);
         if (st != VKML_OK) {
             vkml_error_prefix(err, "preparing the model on %s", d->dev->info.name);
             return st;
         }
+        if (d->dev->cls->session_memory)
+            d->memory = d->dev->cls->session_memory(d->session);
     }
     return VKML_OK;
 }

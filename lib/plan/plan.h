@@ -59,7 +59,9 @@ typedef struct plan_device {
     device_value_plan *value_plans; /* one per value */
     device_chunk_desc *chunk_descs;
     int n_chunks;
+    uint8_t *chunk_before;      /* device_session_desc.chunk_before, or NULL */
     device_session *session;
+    device_memory_use memory;   /* the session's memory plan of intermediates */
 } plan_device;
 
 typedef struct plan {

@@ -49,6 +49,8 @@ bool vkml_session_plan_part(const vkml_session *s, size_t index, vkml_plan_part 
             .peak_bytes = pd->peak_bytes,
             .n_fused = n_fused,
             .n_fused_nodes = n_fused_nodes,
+            .intermediate_bytes = pd->memory.intermediate_bytes,
+            .intermediate_bound = pd->memory.intermediate_bound,
         };
         return true;
     }

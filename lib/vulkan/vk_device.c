@@ -41,5 +41,6 @@ const device_class vk_device_class = {
     .event_wait = vk_event_wait,
     .chunk_node_times = vk_session_node_times,
     .session_destroy = vk_session_destroy,
+    .session_memory = vk_session_memory,
     .destroy = vk_destroy,
 };

@@ -70,3 +70,4 @@ vkml_status vk_session_submit(device_session *ds, int chunk, device_event *done,
 vkml_status vk_event_wait(device_event ev, uint64_t spin_ns, vkml_error *err);
 vkml_status vk_session_node_times(device_session *ds, int chunk, double *node_us, vkml_error *err);
 void vk_session_destroy(device_session **ds);
+device_memory_use vk_session_memory(const device_session *ds);

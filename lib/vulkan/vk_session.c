@@ -1,9 +1,9 @@
 /* A Vulkan device_session: memory for every value the device uses, and one command
  * buffer per chunk, recorded once here and re-submitted by every run. */
+#include "plan/mem_plan.h"
 #include "vulkan/vk_consts.h"
 #include "vulkan/vk_counts.h"
 #include "vulkan/vk_fault.h"
-#include "vulkan/vk_mem_plan.h"
 #include "vulkan/vk_record.h"
 #include "vulkan/vk_stream.h"
 #include "vulkan/vk_transfer.h"
@@ -33,7 +33,8 @@ struct device_session {
     bool *import_owned; /* imported[i] was made for value i */
     int *copy_in_chunk; /* per value: the chunk that copies imported[i] into mem[i] before its
                            kernels (a shared value this device only reads), or -1 */
-    vk_mem transients; /* the range shared by transient values (vk_mem_plan.h) */
+    vk_mem transients; /* the range shared by transient values (plan/mem_plan.h) */
+    device_memory_use memory_use;
     VkCommandPool cmd_pool;
     vk_chunk *chunks;
     int n_chunks;
@@ -62,8 +63,10 @@ static int alias_root(const device_session_desc *desc, int v)
 typedef struct value_roots {
     int *root;
     size_t *bytes;
+    uint64_t *words; /* bytes rounded up to whole words, at least one: descriptor ranges are
+                        rounded so (vk_record.c) */
     bool *transient;
-    VkDeviceSize *offsets;
+    uint64_t *offsets;
     bool *placed;
 } value_roots;
 
@@ -88,8 +91,10 @@ static vkml_status collect_roots(const device_session_desc *desc, value_roots *r
         r->bytes[root] = b > r->bytes[root] ? b : r->bytes[root];
         pinned[root] |= vp->host_access || vp->constant;
     }
-    for (int v = 0; v < n; v++)
+    for (int v = 0; v < n; v++) {
         r->transient[v] = desc->value_plans[v].used && !pinned[v];
+        r->words[v] = (r->bytes[v] ? r->bytes[v] + 3 : 4) / 4 * 4;
+    }
     free(pinned);
     return VKML_OK;
 }
@@ -169,21 +174,30 @@ static vkml_status allocate_values(device_session *s, const device_session_desc 
 {
     vkml_status status = VKML_OK;
     int n = s->n_values;
-    VkDeviceSize total = 0;
+    uint64_t total = 0, bound = 0;
     value_roots r = {
         .root = calloc((size_t)n + 1, sizeof(int)),
         .bytes = calloc((size_t)n + 1, sizeof(size_t)),
+        .words = calloc((size_t)n + 1, sizeof(uint64_t)),
         .transient = calloc((size_t)n + 1, sizeof(bool)),
-        .offsets = calloc((size_t)n + 1, sizeof(VkDeviceSize)),
+        .offsets = calloc((size_t)n + 1, sizeof(uint64_t)),
         .placed = calloc((size_t)n + 1, sizeof(bool)),
     };
-    if (!r.root || !r.bytes || !r.transient || !r.offsets || !r.placed) {
+    if (!r.root || !r.bytes || !r.words || !r.transient || !r.offsets || !r.placed) {
         status = vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "Vulkan: out of host memory");
         goto cleanup;
     }
     VKML_TRY(collect_roots(desc, &r, err));
-    VKML_TRY(vk_mem_plan(desc, r.root, r.bytes, r.transient, vk_allocator_alignment(s->vd->alloc),
-                         r.offsets, r.placed, &total, err));
+    /* Serial: the device's chunks run one after another on its queue, each command buffer
+     * starting with a barrier behind everything submitted before (begin_barrier). */
+    mem_plan_args plan_args = {.desc = desc,
+                               .root = r.root,
+                               .size = r.words,
+                               .transient = r.transient,
+                               .alignment = vk_allocator_alignment(s->vd->alloc),
+                               .serial = true};
+    VKML_TRY(mem_plan_session(&plan_args, r.offsets, r.placed, &total, &bound, err));
+    s->memory_use = (device_memory_use){.intermediate_bytes = total, .intermediate_bound = bound};
     if (total)
         VKML_TRY(vk_mem_alloc(s->vd->alloc, VK_MEM_DEVICE, total, &s->transients, err));
     for (int v = 0; v < n; v++) {
@@ -211,13 +225,15 @@ static vkml_status allocate_values(device_session *s, const device_session_desc 
             s->imported[v] = s->imported[r.root[v]];
         }
     }
-    VKML_LOGD("Vulkan session on '%s': %llu bytes shared by transient values",
-              s->vd->base.info.name, (unsigned long long)total);
+    VKML_LOGD("Vulkan session on '%s': %llu bytes shared by transient values (liveness "
+              "bound %llu)",
+              s->vd->base.info.name, (unsigned long long)total, (unsigned long long)bound);
 cleanup:
     if (status != VKML_OK)
         vkml_error_prefix(err, "allocating session memory on '%s'", s->vd->base.info.name);
     free(r.root);
     free(r.bytes);
+    free(r.words);
     free(r.transient);
     free(r.offsets);
     free(r.placed);
@@ -455,6 +471,11 @@ vkml_status vk_session_create(device *dev, const device_session_desc *desc, devi
 cleanup:
     vk_session_destroy(&s);
     return status;
+}
+
+device_memory_use vk_session_memory(const device_session *s)
+{
+    return s ? s->memory_use : (device_memory_use){0};
 }
 
 void *vk_session_host_ptr(device_session *s, int value)

@@ -510,6 +510,12 @@ typedef struct vkml_plan_part {
     uint64_t peak_bytes;    /* peak of live inputs, intermediates and copies there */
     size_t n_fused;         /* of n_nodes, fused groups (each one dispatch) */
     size_t n_fused_nodes;   /* model nodes those groups replace */
+    /* The device's memory plan of intermediates (docs/architecture.md): the bytes it
+     * holds for the values only it computes and reads (not host-visible, not weights; one
+     * range shared by liveness, alignment included), and their liveness lower bound (the
+     * most bytes of those values live at one step, each counted once with its aliases). */
+    uint64_t intermediate_bytes;
+    uint64_t intermediate_bound;
 } vkml_plan_part;
 /* A group of elementwise nodes the plan runs as one fused node (one dispatch). */
 typedef struct vkml_plan_fused {
