@@ -63,6 +63,7 @@ typedef struct device_session_desc {
     const device_value_plan *value_plans; /* one per value */
     const device_chunk_desc *chunks;      /* this device's chunks; chunk_submit indexes them */
     int n_chunks;
+    bool fast_math; /* precision fp32-fast (plan_target.fast_math) */
 } device_session_desc;
 
 typedef struct device_class {

@@ -187,6 +187,7 @@ static vkml_status create_device_sessions(plan *p, vkml_error *err)
             .value_plans = d->value_plans,
             .chunks = d->chunk_descs,
             .n_chunks = d->n_chunks,
+            .fast_math = p->fast_math,
         };
         vkml_status st = d->dev->cls->session_create(d->dev, &desc, &d->session, err);
         if (st != VKML_OK) {
@@ -277,6 +278,7 @@ vkml_status plan_create(const graph *g, const plan_target *target, int64_t symbo
         return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory creating a plan");
     }
     p->graph = g;
+    p->fast_math = target->fast_math;
     p->values = graph_values_clone(g);
     if (!p->values) {
         vkml_fail(err, st, "out of memory creating a plan");

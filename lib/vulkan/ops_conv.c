@@ -21,10 +21,11 @@ typedef struct conv_push {
     vk_epilogue_push epi;
 } conv_push;
 
-/* The implicit-GEMM kernel and its workgroups, or false when the shape suits the direct
- * kernel better or exceeds the device's workgroup counts. */
+/* The implicit-GEMM kernel (on cooperative matrices where vk_gemm_pick_coop takes it) and
+ * its workgroups, or false when the shape suits the direct kernel better or exceeds the
+ * device's workgroup counts. */
 static bool gemm_groups(const conv_params *p, vkml_dtype dtype, const struct gpu_caps *caps,
-                        vk_kernel_id *kernel, uint32_t groups[3])
+                        bool fast_math, vk_kernel_id *kernel, uint32_t groups[3])
 {
     int64_t channels = p->out_channels / p->group;
     int64_t cols = p->batch * window_out_size(&p->win);
@@ -32,7 +33,10 @@ static bool gemm_groups(const conv_params *p, vkml_dtype dtype, const struct gpu
         (dtype != VKML_DTYPE_FLOAT && dtype != VKML_DTYPE_FLOAT16) ||
         p->win.spatial > 2 || channels < CONV_GEMM_MIN_CHANNELS)
         return false;
-    return vk_gemm_pick(caps, true, channels, cols, p->group, kernel, groups);
+    int64_t k = p->in_channels / p->group * window_kernel_size(&p->win);
+    return vk_gemm_pick_coop(caps, true, dtype, fast_math, channels, cols, k, p->group, kernel,
+                             groups) ||
+           vk_gemm_pick(caps, true, channels, cols, p->group, kernel, groups);
 }
 
 VKML_GPU_SUPPORTS_DECL(gpu_conv_supports)
@@ -109,7 +113,7 @@ VKML_GPU_DECL(gpu_conv)
                   vk_epilogue_binding(node, w), node->outputs[0]};
     uint32_t groups[3];
     vk_kernel_id kernel;
-    if (gemm_groups(&p, dtype, vk_rec_caps(rec), &kernel, groups))
+    if (gemm_groups(&p, dtype, vk_rec_caps(rec), vk_rec_fast_math(rec), &kernel, groups))
         return record_gemm(rec, node, &p, dtype, bind, kernel, groups, err);
     return record_window(rec, node, &p, dtype, bind, err);
 }

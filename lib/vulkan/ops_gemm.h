@@ -27,3 +27,17 @@ int vk_epilogue_binding(const graph_node *node, int fallback);
 #define VK_GEMM_TILES 4
 bool vk_gemm_pick(const struct gpu_caps *caps, bool conv, int64_t m, int64_t n, int64_t z,
                   vk_kernel_id *kernel, uint32_t groups[3]);
+
+/* Products gemm_coop.comp takes by shape (gpu_caps.coop_force 0): at least this many
+ * outputs per batch or group and this long a K; smaller ones stay on gemm_tiled.comp. */
+#define VK_COOP_MIN_OUTPUTS (64 * 64)
+#define VK_COOP_MIN_K 32
+/* Tiles of gemm_coop.comp (gpu_caps.coop_force counts from 1). */
+#define VK_COOP_TILES 3
+/* The gemm_coop.comp variant for an m x n x k product over z batches or groups of dtype,
+ * and its workgroups, when the device has cooperative matrices (gpu_caps), the dtype is
+ * float16 (or float32 with fast_math: precision fp32-fast) and the shape is large enough;
+ * else false (the caller takes vk_gemm_pick's). */
+bool vk_gemm_pick_coop(const struct gpu_caps *caps, bool conv, vkml_dtype dtype, bool fast_math,
+                       int64_t m, int64_t n, int64_t k, int64_t z, vk_kernel_id *kernel,
+                       uint32_t groups[3]);

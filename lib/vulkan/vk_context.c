@@ -77,14 +77,19 @@ vkml_status vk_device_open(vk_device *vd, vkml_error *err)
         .queueCount = 1,
         .pQueuePriorities = &priority,
     };
-    const char *extensions[] = {VK_EXT_MEMORY_BUDGET_EXTENSION_NAME};
+    const char *extensions[2];
+    uint32_t n_extensions = 0;
+    if (vd->has_memory_budget)
+        extensions[n_extensions++] = VK_EXT_MEMORY_BUDGET_EXTENSION_NAME;
+    if (vd->caps.cooperative_matrix)
+        extensions[n_extensions++] = VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME;
     bool features2 = vd->props.apiVersion >= VK_API_VERSION_1_2;
     VkDeviceCreateInfo dci = {
         .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
         .pNext = features2 ? &vd->features2 : NULL,
         .queueCreateInfoCount = 1,
         .pQueueCreateInfos = &qci,
-        .enabledExtensionCount = vd->has_memory_budget ? 1 : 0,
+        .enabledExtensionCount = n_extensions,
         .ppEnabledExtensionNames = extensions,
     };
     VK_CREATE(VKML_VK_DEVICE, vkCreateDevice(vd->phys, &dci, NULL, &vd->dev));
@@ -147,7 +152,7 @@ static void add_device(vk_context *vk, const vkml_context_params *params, VkPhys
     if (!vd)
         return;
     vd->base.cls = &vk_device_class;
-    if (!vk_probe_device(phys, vk->n_devices, vd)) {
+    if (!vk_probe_device(vk->instance, phys, vk->n_devices, vd)) {
         free(vd);
         return;
     }

@@ -30,9 +30,11 @@ struct gpu_recorder {
     int n_dispatches, cap_dispatches;
     rec_access *pending; /* since the last barrier */
     int n_pending;
+    bool fast_math; /* the session's precision is fp32-fast */
 };
 
-vkml_status vk_rec_create(vk_device *vd, const vk_mem *values, int n_values, gpu_recorder **out,
+vkml_status vk_rec_create(vk_device *vd, const vk_mem *values, int n_values, bool fast_math,
+                          gpu_recorder **out,
                           vkml_error *err)
 {
     gpu_recorder *rec = calloc(1, sizeof(*rec));
@@ -41,6 +43,7 @@ vkml_status vk_rec_create(vk_device *vd, const vk_mem *values, int n_values, gpu
     rec->vd = vd;
     rec->values = values;
     rec->n_values = n_values;
+    rec->fast_math = fast_math;
     *out = rec;
     return VKML_OK;
 }
@@ -59,6 +62,11 @@ void vk_rec_destroy(gpu_recorder **prec)
 const struct gpu_caps *vk_rec_caps(const gpu_recorder *rec)
 {
     return &rec->vd->caps;
+}
+
+bool vk_rec_fast_math(const gpu_recorder *rec)
+{
+    return rec->fast_math;
 }
 
 bool vk_rec_same_memory(const gpu_recorder *rec, int a, int b)

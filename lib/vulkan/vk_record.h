@@ -7,9 +7,10 @@
  */
 #include "vulkan/vk_memory.h"
 
-/* values[i]: the memory of session value i (buffer NULL when the device does not hold it). */
-vkml_status vk_rec_create(vk_device *vd, const vk_mem *values, int n_values, gpu_recorder **out,
-                          vkml_error *err);
+/* values[i]: the memory of session value i (buffer NULL when the device does not hold it);
+ * fast_math: the session's precision is fp32-fast (vk_rec_fast_math). */
+vkml_status vk_rec_create(vk_device *vd, const vk_mem *values, int n_values, bool fast_math,
+                          gpu_recorder **out, vkml_error *err);
 /* Records everything into cmd (begun by the caller); *pool receives the descriptor pool
  * the command buffer uses (the caller destroys it with the command buffer; may be
  * VK_NULL_HANDLE when there was no dispatch). barriers (may be NULL) receives the number

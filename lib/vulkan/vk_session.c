@@ -283,7 +283,7 @@ static vkml_status record_chunk(device_session *s, const device_session_desc *de
     VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
     VK_CREATE(VKML_VK_FENCE, vkCreateFence(dev, &fci, NULL, &c->fence));
 
-    VKML_TRY(vk_rec_create(s->vd, s->mem, s->n_values, &rec, err));
+    VKML_TRY(vk_rec_create(s->vd, s->mem, s->n_values, desc->fast_math, &rec, err));
     VKML_TRY(lower_nodes(rec, desc, &desc->chunks[index], err));
     VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
     VK(vkBeginCommandBuffer(c->cmd, &bi));
