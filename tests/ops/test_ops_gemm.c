@@ -6,9 +6,17 @@
  * pads, dilations, groups and depthwise; then every fused epilogue (graph_epilogue) on
  * Conv, Gemm and MatMul, with and without a residual. The CPU applies the epilogue with
  * op_epilogue_apply; tests/unit/test_fuse.c checks that against the unfused ops.
+ * Then the cooperative-matrix kernels (gemm_coop.comp): which products the picker gives them
+ * (on any machine, from made-up device capabilities), that a device without them never gets
+ * them and that VKML_NO_COOPMAT=1 turns them off; on a device with them (NVIDIA), every
+ * tile over the shapes above in float16 and in float32 as under precision fp32-fast, within
+ * OH_BOUND_FP16 (float16 inputs to the products, float32 sums).
  */
 #include "op_harness.h"
+#include "plan/context.h"
 #include "testutil.h"
+#include "vulkan/ops_gemm.h"
+#include "vulkan/vk_device.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -19,9 +27,12 @@
 /* The element type of the cases (float32, float16 for a few epilogue cases). */
 static vkml_dtype dtype = VKML_DTYPE_FLOAT;
 
+/* The kernels round float32 inputs to float16 (gemm_coop.comp under fp32-fast). */
+static bool rounds_to_half;
+
 static double bound(void)
 {
-    return dtype == VKML_DTYPE_FLOAT ? OH_BOUND_SUM : OH_BOUND_FP16;
+    return dtype == VKML_DTYPE_FLOAT && !rounds_to_half ? OH_BOUND_SUM : OH_BOUND_FP16;
 }
 
 static uint64_t shape_rng;
@@ -213,6 +224,118 @@ static void epilogues(void)
     dtype = VKML_DTYPE_FLOAT;
 }
 
+static bool is_coop(vk_kernel_id k)
+{
+    return k == VK_KERNEL_GEMM_COOP_128X128 || k == VK_KERNEL_GEMM_COOP_128X64 ||
+           k == VK_KERNEL_GEMM_COOP_64X64 || k == VK_KERNEL_CONV_GEMM_COOP_128X128 ||
+           k == VK_KERNEL_CONV_GEMM_COOP_128X64 || k == VK_KERNEL_CONV_GEMM_COOP_64X64;
+}
+
+/* vk_gemm_pick_coop over made-up capabilities: what it takes and refuses. */
+static void coop_picks(void)
+{
+    struct gpu_caps caps = {.cooperative_matrix = true,
+                            .prefer_tiled = true,
+                            .max_workgroup_count = {65535, 65535, 65535}};
+    vk_kernel_id k = VK_KERNEL_COUNT;
+    uint32_t g[3] = {0};
+    const vkml_dtype f16 = VKML_DTYPE_FLOAT16, f32 = VKML_DTYPE_FLOAT;
+    CHECK(vk_gemm_pick_coop(&caps, false, f16, false, 1024, 1024, 1024, 1, &k, g) &&
+              k == VK_KERNEL_GEMM_COOP_128X128 && g[0] == 8 && g[1] == 8 && g[2] == 1,
+          "coop: float16 1024^3 takes the 128x128 tile (kernel %d, %u x %u x %u)", (int)k, g[0],
+          g[1], g[2]);
+    CHECK(vk_gemm_pick_coop(&caps, true, f16, false, 512, 49, 4608, 1, &k, g) &&
+              k == VK_KERNEL_CONV_GEMM_COOP_64X64 && g[0] == 1 && g[1] == 8,
+          "coop: a 7x7-stage conv takes the conv 64x64 tile (kernel %d)", (int)k);
+    CHECK(!vk_gemm_pick_coop(&caps, false, f32, false, 1024, 1024, 1024, 1, &k, g),
+          "coop: float32 under precision fp32 never");
+    CHECK(vk_gemm_pick_coop(&caps, false, f32, true, 1024, 1024, 1024, 1, &k, g) && is_coop(k),
+          "coop: float32 under fp32-fast");
+    CHECK(!vk_gemm_pick_coop(&caps, false, VKML_DTYPE_DOUBLE, true, 1024, 1024, 1024, 1, &k, g),
+          "coop: not double");
+    CHECK(!vk_gemm_pick_coop(&caps, false, f16, false, 63, 64, 1024, 1, &k, g),
+          "coop: not under %d outputs", VK_COOP_MIN_OUTPUTS);
+    CHECK(!vk_gemm_pick_coop(&caps, false, f16, false, 1024, 1024, 31, 1, &k, g),
+          "coop: not under K %d", VK_COOP_MIN_K);
+    caps.coop_force = 3;
+    CHECK(vk_gemm_pick_coop(&caps, false, f16, false, 1, 1, 1, 1, &k, g) &&
+              k == VK_KERNEL_GEMM_COOP_64X64 && g[0] == 1 && g[1] == 1,
+          "coop: coop_force 3 takes a 1x1x1 product on the 64x64 tile");
+    caps.coop_force = -1;
+    CHECK(!vk_gemm_pick_coop(&caps, false, f16, false, 1024, 1024, 1024, 1, &k, g),
+          "coop: coop_force -1 never");
+    caps.coop_force = 0;
+    caps.gemm_force = 1;
+    CHECK(!vk_gemm_pick_coop(&caps, false, f16, false, 1024, 1024, 1024, 1, &k, g),
+          "coop: not while a gemm_tiled.comp tile is forced");
+    caps.gemm_force = 0;
+    caps.prefer_tiled = false;
+    CHECK(!vk_gemm_pick_coop(&caps, false, f16, false, 1024, 1024, 1024, 1, &k, g),
+          "coop: not on a device preferring the plain kernels");
+    caps.prefer_tiled = true;
+    caps.cooperative_matrix = false;
+    CHECK(!vk_gemm_pick_coop(&caps, false, f16, false, 1024, 1024, 1024, 1, &k, g),
+          "coop: not without cooperative matrices");
+}
+
+/* The machine's devices: one without cooperative matrices never gets gemm_coop.comp, and
+ * VKML_NO_COOPMAT=1 turns them off on every device. Returns the devices that have them. */
+static int coop_devices(void)
+{
+    vkml_context *ctx = NULL;
+    vkml_error err = {0};
+    CHECK_OK(vkml_context_create(NULL, &ctx, &err), &err);
+    int n = ctx ? vkml_context_device_count(ctx) : 0, with = 0;
+    for (int d = 0; d < n; d++) {
+        vk_device *vd = (vk_device *)context_device(ctx, d);
+        if (!vd || vd->base.cls != &vk_device_class)
+            continue;
+        struct gpu_caps caps = vd->caps;
+        caps.prefer_tiled = true;
+        vk_kernel_id k = VK_KERNEL_COUNT;
+        uint32_t g[3];
+        bool took = vk_gemm_pick_coop(&caps, false, VKML_DTYPE_FLOAT16, true, 1024, 1024, 1024,
+                                      1, &k, g);
+        CHECK(took == caps.cooperative_matrix, "%s: cooperative matrix %d, float16 1024^3 on "
+              "gemm_coop.comp %d", vd->base.info.name, caps.cooperative_matrix, took);
+        printf("%s: cooperative matrices %s\n", vd->base.info.name,
+               caps.cooperative_matrix ? "yes (gemm_coop.comp runs)" : "no");
+        with += caps.cooperative_matrix;
+    }
+    vkml_context_destroy(&ctx);
+    setenv("VKML_NO_COOPMAT", "1", 1);
+    CHECK_OK(vkml_context_create(NULL, &ctx, &err), &err);
+    for (int d = 0; ctx && d < vkml_context_device_count(ctx); d++) {
+        vk_device *vd = (vk_device *)context_device(ctx, d);
+        if (vd && vd->base.cls == &vk_device_class)
+            CHECK(!vd->caps.cooperative_matrix, "%s: VKML_NO_COOPMAT=1 leaves cooperative "
+                  "matrices on", vd->base.info.name);
+    }
+    vkml_context_destroy(&ctx);
+    unsetenv("VKML_NO_COOPMAT");
+    return with;
+}
+
+/* On devices with cooperative matrices: every gemm_coop.comp tile (and the choice by shape)
+ * over the products, float16 and float32 under fp32-fast. */
+static void coop_products(void)
+{
+    for (int t = 0; t <= VK_COOP_TILES; t++) {
+        printf("-- gemm_coop.comp %s%d, float16 and fp32-fast\n", t ? "tile " : "by shape ", t);
+        oh_gpu_kernels(OH_KERNELS_TILED, 0);
+        dtype = VKML_DTYPE_FLOAT16;
+        oh_coop(t, false);
+        products(true);
+        dtype = VKML_DTYPE_FLOAT;
+        rounds_to_half = true;
+        oh_coop(t, true);
+        products(true);
+        epilogues(); /* float32 and float16 cases */
+        rounds_to_half = false;
+    }
+    oh_coop(0, false);
+}
+
 int main(void)
 {
     const char *seed = getenv("VKML_TEST_SEED");
@@ -240,6 +363,12 @@ int main(void)
     }
     oh_gpu_kernels(OH_KERNELS_TILED, 1);
     epilogues(); /* the largest tile's epilogue too */
+    coop_picks();
+    if (coop_devices() > 0)
+        coop_products();
+    else
+        printf("-- gemm_coop.comp: no device with cooperative matrices here: only its choice "
+               "checked\n");
     oh_gpu_kernels(OH_KERNELS_DEVICE, 0);
     return oh_finish();
 }
