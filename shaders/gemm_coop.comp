@@ -86,7 +86,7 @@ void store_tile(uint tid)
 
 void main()
 {
-    uint z = gl_WorkGroupID.z;
+    uint z = gemm_z();
     gemm_locate(z);
     uint tid = gl_LocalInvocationID.x;
     uint sg = gl_SubgroupID, lane = gl_SubgroupInvocationID;
@@ -97,11 +97,11 @@ void main()
         [[unroll]] for (uint j = 0; j < FN; j++)
             acc[i][j] = fcoopmatNV<32, gl_ScopeSubgroup, FRAG, FRAG>(0.0);
 
-    load_tile(row0, col0, 0, tid);
-    for (uint k0 = 0; k0 < g_k; k0 += BK) {
+    load_tile(row0, col0, k_begin, tid);
+    for (uint k0 = k_begin; k0 < k_end; k0 += BK) {
         store_tile(tid);
         barrier();
-        if (k0 + BK < g_k)
+        if (k0 + BK < k_end)
             load_tile(row0, col0, k0 + BK, tid); // in flight during the products below
         [[unroll]] for (uint kk = 0; kk < BK; kk += FRAG) {
             fcoopmatNV<16, gl_ScopeSubgroup, FRAG, FRAG> fa[FM], fb[FN];

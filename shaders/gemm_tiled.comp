@@ -61,7 +61,7 @@ void store_tile(uint tid)
 
 void main()
 {
-    uint z = gl_WorkGroupID.z;
+    uint z = gemm_z();
     gemm_locate(z);
     uint tx = gl_LocalInvocationID.x, ty = gl_LocalInvocationID.y;
     uint tid = ty * WG_X + tx;
@@ -71,11 +71,11 @@ void main()
         for (uint j = 0; j < TN; j++)
             acc[i][j] = 0.0;
 
-    load_tile(row0, col0, 0, tid);
-    for (uint k0 = 0; k0 < g_k; k0 += BK) {
+    load_tile(row0, col0, k_begin, tid);
+    for (uint k0 = k_begin; k0 < k_end; k0 += BK) {
         store_tile(tid);
         barrier();
-        if (k0 + BK < g_k)
+        if (k0 + BK < k_end)
             load_tile(row0, col0, k0 + BK, tid); // in flight during the products below
         for (uint kk = 0; kk < BK; kk++) {
             float ra[TM], rb[TN];

@@ -1,5 +1,8 @@
-/* Tile choice of gemm_tiled.comp and the fused-epilogue push members (ops_gemm.h). */
+/* Tile choice of gemm_tiled.comp and gemm_coop.comp, split-K, and the fused-epilogue push
+ * members (ops_gemm.h). */
 #include "vulkan/ops_gemm.h"
+
+#include <string.h>
 
 /* The numbers of epilogue.glsl's EPI_* are graph_epi_act's. */
 _Static_assert(GRAPH_EPI_RELU == 1 && GRAPH_EPI_CLIP == 2 && GRAPH_EPI_SIGMOID == 3 &&
@@ -102,4 +105,71 @@ bool vk_gemm_pick_coop(const struct gpu_caps *caps, bool conv, vkml_dtype dtype,
     if (!pick_tile(caps, coop_tiles, n_tiles, forced, conv, m, n, z, kernel, groups))
         return false;
     return vk_kernel_variant(*kernel, (int)dtype) >= 0;
+}
+
+bool vk_gemm_pick_split(const struct gpu_caps *caps, bool conv, int64_t m, int64_t n, int64_t k,
+                        int64_t z, vk_gemm_split *out)
+{
+    if (!caps->prefer_tiled || caps->gemm_force != 0 || caps->splitk_force < 0 || m <= 0 ||
+        n <= 0 || z <= 0)
+        return false;
+    const struct gemm_tile *small = &gemm_tiles[VKML_ARRAY_SIZE(gemm_tiles) - 1];
+    const int64_t tile = 64; /* the SPLITK rows of shaders/meson.build */
+    int64_t gx = (n + tile - 1) / tile, gy = (m + tile - 1) / tile;
+    int64_t splits = caps->splitk_force;
+    if (splits == 0) {
+        int64_t smallest = ((n + small->bn - 1) / small->bn) * ((m + small->bm - 1) / small->bm) * z;
+        if (k < VK_SPLITK_MIN_K || smallest * 2 > VK_GEMM_MIN_GROUPS)
+            return false;
+        splits = (VK_GEMM_MIN_GROUPS + gx * gy * z - 1) / (gx * gy * z);
+        if (splits > k / VK_SPLITK_MIN_SLICE)
+            splits = k / VK_SPLITK_MIN_SLICE;
+        if (splits > VK_SPLITK_MAX)
+            splits = VK_SPLITK_MAX;
+    }
+    if (splits < 2)
+        return false;
+    int64_t k_slice = (k + splits - 1) / splits;
+    k_slice = (k_slice + VK_SPLITK_ALIGN - 1) / VK_SPLITK_ALIGN * VK_SPLITK_ALIGN;
+    splits = (k + k_slice - 1) / k_slice;
+    if (splits < 2 || (uint64_t)(splits * z) * (uint64_t)m * (uint64_t)n * 4 > VK_SPLITK_MAX_BYTES)
+        return false;
+    int64_t sum_x = (n + VK_SPLITK_SUM_WG - 1) / VK_SPLITK_SUM_WG;
+    if (gx > caps->max_workgroup_count[0] || gy > caps->max_workgroup_count[1] ||
+        splits * z > caps->max_workgroup_count[2] || sum_x > caps->max_workgroup_count[0] ||
+        m > caps->max_workgroup_count[1])
+        return false;
+    *out = (vk_gemm_split){
+        .splits = (uint32_t)splits,
+        .k_slice = (uint32_t)k_slice,
+        .first = conv ? VK_KERNEL_CONV_GEMM_SPLITK_64X64 : VK_KERNEL_GEMM_SPLITK_64X64,
+        .sum = conv ? VK_KERNEL_CONV_GEMM_SPLITK_SUM : VK_KERNEL_GEMM_SPLITK_SUM,
+        .groups = {(uint32_t)gx, (uint32_t)gy, (uint32_t)(splits * z)},
+        .sum_groups = {(uint32_t)sum_x, (uint32_t)m, (uint32_t)z},
+        .scratch_bytes = (uint64_t)(splits * z) * (uint64_t)m * (uint64_t)n * 4,
+    };
+    return true;
+}
+
+vkml_status vk_rec_gemm_split(gpu_recorder *rec, const vk_gemm_split *sp, vkml_dtype dtype,
+                              const int bind[5], const void *push, uint32_t push_size,
+                              vkml_error *err)
+{
+    uint32_t words[VK_PUSH_CONSTANT_MAX / 4];
+    uint32_t extra[2] = {sp->splits, sp->k_slice};
+    if (push_size % 4 != 0 || push_size + sizeof(extra) > sizeof(words))
+        return vkml_fail(err, VKML_ERROR_DEVICE, "split-K: a push block of %u bytes", push_size);
+    memcpy(words, push, push_size);
+    memcpy((char *)words + push_size, extra, sizeof(extra));
+    uint32_t size = push_size + (uint32_t)sizeof(extra);
+    int scratch;
+    vkml_status st = vk_rec_scratch(rec, sp->scratch_bytes, &scratch, err);
+    if (st != VKML_OK)
+        return st;
+    int first[5] = {bind[0], bind[1], bind[2], bind[3], scratch};
+    st = vk_rec_kernel(rec, sp->first, dtype, first, words, size, sp->groups, err);
+    if (st != VKML_OK)
+        return st;
+    int sum[5] = {scratch, bind[1], bind[2], bind[3], bind[4]};
+    return vk_rec_kernel(rec, sp->sum, dtype, sum, words, size, sp->sum_groups, err);
 }

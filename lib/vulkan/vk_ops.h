@@ -52,6 +52,9 @@ struct gpu_caps {
      * gemm_coop.comp tile by shape for products large enough; t > 0: tile t of ops_gemm.c's
      * coop table for every product it can take (any size); -1: never gemm_coop.comp. */
     int coop_force;
+    /* Tests and bench_gemm only, with gemm_force 0: 0 splits K by shape (vk_gemm_pick_split);
+     * s > 1: s slices for every gemm_tiled.comp product; -1: never. */
+    int splitk_force;
     uint64_t memory_budget; /* bytes of device-local memory vkml may use */
 };
 
@@ -90,6 +93,10 @@ vkml_status vk_rec_kernel(gpu_recorder *rec, vk_kernel_id kernel, vkml_dtype dty
 vkml_status vk_rec_kernel_1d(gpu_recorder *rec, vk_kernel_id kernel, vkml_dtype dtype,
                              const int *bind, const void *push, uint32_t push_size,
                              uint64_t invocations, vkml_error *err);
+/* A device-local buffer of `bytes` for the chunk's kernels alone (split-K's partial sums):
+ * *value is its id for vk_dispatch.bind, valid in this recorder only. Freed with the
+ * session. */
+vkml_status vk_rec_scratch(gpu_recorder *rec, uint64_t bytes, int *value, vkml_error *err);
 /* Whether two values share the same memory (an alias: a copy between them is a no-op). */
 bool vk_rec_same_memory(const gpu_recorder *rec, int a, int b);
 

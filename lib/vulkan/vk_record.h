@@ -17,4 +17,7 @@ vkml_status vk_rec_create(vk_device *vd, const vk_mem *values, int n_values, boo
  * of barriers inserted between dispatches. */
 vkml_status vk_rec_finish(gpu_recorder *rec, VkCommandBuffer cmd, VkDescriptorPool *pool,
                           int *barriers, vkml_error *err);
+/* Moves the scratch buffers (vk_rec_scratch) to the caller, who frees them (vk_mem_free)
+ * once the command buffer is done with them; else vk_rec_destroy frees them. */
+void vk_rec_take_scratch(gpu_recorder *rec, vk_mem **mems, int *n);
 void vk_rec_destroy(gpu_recorder **rec);

@@ -16,6 +16,8 @@ typedef struct vk_chunk {
     VkFence fence;      /* signalled when the chunk's submit has finished: host waits use it */
     bool fence_pending; /* submitted since its last reset (only its submitter touches it) */
     VkDescriptorPool pool;
+    vk_mem *scratch; /* the recorder's scratch buffers (vk_rec_scratch) */
+    int n_scratch;
 } vk_chunk;
 
 struct device_session {
@@ -290,6 +292,7 @@ static vkml_status record_chunk(device_session *s, const device_session_desc *de
     begin_barrier(c->cmd);
     int barriers = 0;
     VKML_TRY(vk_rec_finish(rec, c->cmd, &c->pool, &barriers, err));
+    vk_rec_take_scratch(rec, &c->scratch, &c->n_scratch);
     end_barrier(c->cmd);
     VK(vkEndCommandBuffer(c->cmd));
     VKML_LOGD("Vulkan chunk %d: %d nodes, %d barriers", index, desc->chunks[index].n_nodes,
@@ -408,6 +411,9 @@ void vk_session_destroy(device_session **ps)
         VK_DESTROY(VKML_VK_DESCRIPTOR_POOL, vkDestroyDescriptorPool, dev, c->pool);
         if (c->cmd) /* freed with the pool below */
             vk_count_add(VKML_VK_COMMAND_BUFFER, -1);
+        for (int j = 0; j < c->n_scratch; j++)
+            vk_mem_free(s->vd->alloc, &c->scratch[j]);
+        free(c->scratch);
     }
     VK_DESTROY(VKML_VK_COMMAND_POOL, vkDestroyCommandPool, dev, s->cmd_pool);
     for (int v = 0; s->mem && v < s->n_values; v++) {

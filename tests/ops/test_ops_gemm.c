@@ -6,6 +6,9 @@
  * pads, dilations, groups and depthwise; then every fused epilogue (graph_epilogue) on
  * Conv, Gemm and MatMul, with and without a residual. The CPU applies the epilogue with
  * op_epilogue_apply; tests/unit/test_fuse.c checks that against the unfused ops.
+ * Split-K (gemm_tiled.comp's slices, then gemm_splitk.comp): forced to 2, 3 and 7 slices
+ * over the same products, products it takes by shape (K >= 1024, few outputs), epilogues,
+ * float16, and its plan for ResNet-50's 7x7 stage derived by hand.
  * Then the cooperative-matrix kernels (gemm_coop.comp): which products the picker gives them
  * (on any machine, from made-up device capabilities), that a device without them never gets
  * them and that VKML_NO_COOPMAT=1 turns them off; on a device with them (NVIDIA), every
@@ -224,6 +227,74 @@ static void epilogues(void)
     dtype = VKML_DTYPE_FLOAT;
 }
 
+/* vk_gemm_pick_split's plans, derived by hand. */
+static void split_picks(void)
+{
+    struct gpu_caps caps = {.prefer_tiled = true, .max_workgroup_count = {65535, 65535, 65535}};
+    vk_gemm_split sp = {0};
+    /* 512 x 49 x 4608 (3x3 conv, 512 channels at 7x7): 32x32 tiles give 2 x 16 = 32 groups
+     * (<= 132); the 64x64 tile 1 x 8; 264 / 8 -> 33 slices, capped by 4608 / 256 = 18 and
+     * 16: 16 slices of ceil(4608 / 16) = 288 (a multiple of 32). */
+    CHECK(vk_gemm_pick_split(&caps, true, 512, 49, 4608, 1, &sp) && sp.splits == 16 &&
+              sp.k_slice == 288 && sp.first == VK_KERNEL_CONV_GEMM_SPLITK_64X64 &&
+              sp.sum == VK_KERNEL_CONV_GEMM_SPLITK_SUM && sp.groups[0] == 1 &&
+              sp.groups[1] == 8 && sp.groups[2] == 16 && sp.sum_groups[0] == 1 &&
+              sp.sum_groups[1] == 512 && sp.sum_groups[2] == 1 &&
+              sp.scratch_bytes == 16ull * 512 * 49 * 4,
+          "split: r50 7x7 stage: %u slices of %u, groups %u x %u x %u", sp.splits, sp.k_slice,
+          sp.groups[0], sp.groups[1], sp.groups[2]);
+    /* 70 x 40 x 1100 MatMul: one 64x64 tile, 1100 / 256 = 4 slices of 275 -> 288: 4 */
+    CHECK(vk_gemm_pick_split(&caps, false, 70, 40, 1100, 1, &sp) && sp.splits == 4 &&
+              sp.k_slice == 288 && sp.first == VK_KERNEL_GEMM_SPLITK_64X64 &&
+              sp.groups[0] == 1 && sp.groups[1] == 2 && sp.groups[2] == 4,
+          "split: 70x40x1100: %u slices of %u", sp.splits, sp.k_slice);
+    CHECK(!vk_gemm_pick_split(&caps, false, 1024, 1024, 4096, 1, &sp),
+          "split: not a product of many tiles");
+    CHECK(!vk_gemm_pick_split(&caps, false, 64, 64, 1000, 1, &sp), "split: not under K 1024");
+    caps.splitk_force = -1;
+    CHECK(!vk_gemm_pick_split(&caps, true, 512, 49, 4608, 1, &sp), "split: splitk_force -1");
+    caps.splitk_force = 3; /* K 41: ceil(41 / 3) = 14 -> 32: 2 slices */
+    CHECK(vk_gemm_pick_split(&caps, false, 5, 5, 41, 1, &sp) && sp.splits == 2 &&
+              sp.k_slice == 32,
+          "split: forced 3 over K 41: %u slices of %u", sp.splits, sp.k_slice);
+    CHECK(!vk_gemm_pick_split(&caps, false, 5, 5, 32, 1, &sp), "split: K 32 is one slice");
+    caps.splitk_force = 0;
+    caps.gemm_force = 2;
+    CHECK(!vk_gemm_pick_split(&caps, true, 512, 49, 4608, 1, &sp),
+          "split: not while a tile is forced");
+    caps.gemm_force = 0;
+    caps.prefer_tiled = false;
+    CHECK(!vk_gemm_pick_split(&caps, true, 512, 49, 4608, 1, &sp),
+          "split: not on the plain kernels' devices");
+}
+
+/* Products split-K takes by shape, with C, bias, epilogues, groups and float16. */
+static void split_products(void)
+{
+    matmul_2d(70, 1100, 40);
+    matmul_2d(3, 2050, 5);
+    gemm(45, 1030, 39, 1, 1, 2, NULL);
+    graph_epilogue e = {.act = GRAPH_EPI_SILU, .alpha = 1, .bias = 2, .residual = 3,
+                        .absorbed = "Add+SiLU+Add"};
+    matmul("Add+SiLU+Add K 1300", 3, (int64_t[]){2, 17, 1300}, 2, (int64_t[]){1300, 30}, &e, 3,
+           (int64_t[]){2, 17, 30});
+    graph_epilogue r = {.act = GRAPH_EPI_RELU, .bias = -1, .residual = 3, .residual_first = true,
+                        .absorbed = "Add+Relu"};
+    const conv_shape cs[] = {
+        {1, 128, 5, 5, 24, 3, 1, 1, 1, 1},  /* K 1152, one tile */
+        {2, 256, 4, 4, 32, 3, 1, 1, 1, 2},  /* groups: K 1152 per group */
+        {1, 1040, 3, 3, 20, 1, 1, 0, 1, 1}, /* 1x1, K 1040 */
+    };
+    for (size_t i = 0; i < VKML_ARRAY_SIZE(cs); i++) {
+        conv(&cs[i], i != 1, NULL);
+        conv(&cs[i], true, &r);
+    }
+    dtype = VKML_DTYPE_FLOAT16;
+    conv(&cs[0], true, &r);
+    matmul_2d(70, 1100, 40);
+    dtype = VKML_DTYPE_FLOAT;
+}
+
 static bool is_coop(vk_kernel_id k)
 {
     return k == VK_KERNEL_GEMM_COOP_128X128 || k == VK_KERNEL_GEMM_COOP_128X64 ||
@@ -240,10 +311,15 @@ static void coop_picks(void)
     vk_kernel_id k = VK_KERNEL_COUNT;
     uint32_t g[3] = {0};
     const vkml_dtype f16 = VKML_DTYPE_FLOAT16, f32 = VKML_DTYPE_FLOAT;
+    /* 128x128 tiles: 16 x 32 = 512 groups >= VK_GEMM_MIN_GROUPS */
+    CHECK(vk_gemm_pick_coop(&caps, false, f16, false, 4096, 2048, 1024, 1, &k, g) &&
+              k == VK_KERNEL_GEMM_COOP_128X128 && g[0] == 16 && g[1] == 32 && g[2] == 1,
+          "coop: float16 4096x2048 takes the 128x128 tile (kernel %d, %u x %u x %u)", (int)k,
+          g[0], g[1], g[2]);
+    /* 1024^2: 128x128 gives 64 groups, 128x64 128, 64x64 256 (the last) */
     CHECK(vk_gemm_pick_coop(&caps, false, f16, false, 1024, 1024, 1024, 1, &k, g) &&
-              k == VK_KERNEL_GEMM_COOP_128X128 && g[0] == 8 && g[1] == 8 && g[2] == 1,
-          "coop: float16 1024^3 takes the 128x128 tile (kernel %d, %u x %u x %u)", (int)k, g[0],
-          g[1], g[2]);
+              k == VK_KERNEL_GEMM_COOP_64X64 && g[0] == 16 && g[1] == 16,
+          "coop: float16 1024^3 takes the 64x64 tile (kernel %d)", (int)k);
     CHECK(vk_gemm_pick_coop(&caps, true, f16, false, 512, 49, 4608, 1, &k, g) &&
               k == VK_KERNEL_CONV_GEMM_COOP_64X64 && g[0] == 1 && g[1] == 8,
           "coop: a 7x7-stage conv takes the conv 64x64 tile (kernel %d)", (int)k);
@@ -363,6 +439,23 @@ int main(void)
     }
     oh_gpu_kernels(OH_KERNELS_TILED, 1);
     epilogues(); /* the largest tile's epilogue too */
+    split_picks();
+    static const int forced_splits[] = {2, 3, 7};
+    oh_gpu_kernels(OH_KERNELS_TILED, 0);
+    for (size_t i = 0; i < VKML_ARRAY_SIZE(forced_splits); i++) {
+        printf("-- split-K, %d slices\n", forced_splits[i]);
+        oh_splitk(forced_splits[i]);
+        products(i == 0);
+        if (i == 0)
+            epilogues();
+    }
+    printf("-- split-K by shape\n");
+    oh_splitk(0);
+    split_products();
+    printf("-- split-K off: the same products on gemm_tiled.comp alone\n");
+    oh_splitk(-1);
+    split_products();
+    oh_splitk(0);
     coop_picks();
     if (coop_devices() > 0)
         coop_products();
@@ -370,5 +463,7 @@ int main(void)
         printf("-- gemm_coop.comp: no device with cooperative matrices here: only its choice "
                "checked\n");
     oh_gpu_kernels(OH_KERNELS_DEVICE, 0);
-    return oh_finish();
+    /* this file's own CHECKs count in its copy of test_failures, the harness's in its own */
+    int harness = oh_finish();
+    return test_finish("gemm kernel choice") || harness;
 }
