@@ -21,8 +21,8 @@ typedef struct conv_push {
     vk_epilogue_push epi;
 } conv_push;
 
-/* The implicit-GEMM kernel (on cooperative matrices where vk_gemm_pick_coop takes it) and
- * its workgroups, or split along K (split->splits > 0), or false when the shape suits the
+/* The implicit-GEMM kernel split along K (split->splits > 0), else on cooperative matrices
+ * where vk_gemm_pick_coop takes it, else on gemm_tiled.comp, and its workgroups, or false when the shape suits the
  * direct kernel better or exceeds the device's workgroup counts. */
 static bool gemm_groups(const conv_params *p, vkml_dtype dtype, const struct gpu_caps *caps,
                         bool fast_math, vk_kernel_id *kernel, uint32_t groups[3],
@@ -36,9 +36,10 @@ static bool gemm_groups(const conv_params *p, vkml_dtype dtype, const struct gpu
         p->win.spatial > 2 || channels < CONV_GEMM_MIN_CHANNELS)
         return false;
     int64_t k = p->in_channels / p->group * window_kernel_size(&p->win);
-    return vk_gemm_pick_coop(caps, true, dtype, fast_math, channels, cols, k, p->group, kernel,
+    bool coop = vk_gemm_coop_takes(caps, dtype, fast_math);
+    return vk_gemm_pick_split(caps, true, coop, channels, cols, k, p->group, split) ||
+           vk_gemm_pick_coop(caps, true, dtype, fast_math, channels, cols, k, p->group, kernel,
                              groups) ||
-           vk_gemm_pick_split(caps, true, channels, cols, k, p->group, split) ||
            vk_gemm_pick(caps, true, channels, cols, p->group, kernel, groups);
 }
 

@@ -89,14 +89,21 @@ bool vk_gemm_pick(const struct gpu_caps *caps, bool conv, int64_t m, int64_t n, 
     return pick_tile(caps, gemm_tiles, n_tiles, forced, conv, m, n, z, kernel, groups);
 }
 
+bool vk_gemm_coop_takes(const struct gpu_caps *caps, vkml_dtype dtype, bool fast_math)
+{
+    /* float32 rounded to float16 is not float32: only where the session allows it */
+    bool dtype_ok = dtype == VKML_DTYPE_FLOAT16 || (dtype == VKML_DTYPE_FLOAT && fast_math);
+    return caps->cooperative_matrix && caps->prefer_tiled && caps->gemm_force == 0 &&
+           caps->coop_force >= 0 && dtype_ok &&
+           vk_kernel_variant(VK_KERNEL_GEMM_COOP_SPLITK_64X64, (int)dtype) >= 0 &&
+           vk_kernel_variant(VK_KERNEL_GEMM_COOP_64X64, (int)dtype) >= 0;
+}
+
 bool vk_gemm_pick_coop(const struct gpu_caps *caps, bool conv, vkml_dtype dtype, bool fast_math,
                        int64_t m, int64_t n, int64_t k, int64_t z, vk_kernel_id *kernel,
                        uint32_t groups[3])
 {
-    /* float32 rounded to float16 is not float32: only where the session allows it */
-    bool dtype_ok = dtype == VKML_DTYPE_FLOAT16 || (dtype == VKML_DTYPE_FLOAT && fast_math);
-    if (!caps->cooperative_matrix || !caps->prefer_tiled || caps->gemm_force != 0 ||
-        caps->coop_force < 0 || !dtype_ok)
+    if (!vk_gemm_coop_takes(caps, dtype, fast_math))
         return false;
     int n_tiles = (int)VKML_ARRAY_SIZE(coop_tiles);
     int forced = caps->coop_force > 0 && caps->coop_force <= n_tiles ? caps->coop_force - 1 : -1;
@@ -107,8 +114,8 @@ bool vk_gemm_pick_coop(const struct gpu_caps *caps, bool conv, vkml_dtype dtype,
     return vk_kernel_variant(*kernel, (int)dtype) >= 0;
 }
 
-bool vk_gemm_pick_split(const struct gpu_caps *caps, bool conv, int64_t m, int64_t n, int64_t k,
-                        int64_t z, vk_gemm_split *out)
+bool vk_gemm_pick_split(const struct gpu_caps *caps, bool conv, bool coop, int64_t m, int64_t n,
+                        int64_t k, int64_t z, vk_gemm_split *out)
 {
     if (!caps->prefer_tiled || caps->gemm_force != 0 || caps->splitk_force < 0 || m <= 0 ||
         n <= 0 || z <= 0)
@@ -142,7 +149,9 @@ bool vk_gemm_pick_split(const struct gpu_caps *caps, bool conv, int64_t m, int64
     *out = (vk_gemm_split){
         .splits = (uint32_t)splits,
         .k_slice = (uint32_t)k_slice,
-        .first = conv ? VK_KERNEL_CONV_GEMM_SPLITK_64X64 : VK_KERNEL_GEMM_SPLITK_64X64,
+        .first = coop ? (conv ? VK_KERNEL_CONV_GEMM_COOP_SPLITK_64X64
+                              : VK_KERNEL_GEMM_COOP_SPLITK_64X64)
+                      : (conv ? VK_KERNEL_CONV_GEMM_SPLITK_64X64 : VK_KERNEL_GEMM_SPLITK_64X64),
         .sum = conv ? VK_KERNEL_CONV_GEMM_SPLITK_SUM : VK_KERNEL_GEMM_SPLITK_SUM,
         .groups = {(uint32_t)gx, (uint32_t)gy, (uint32_t)(splits * z)},
         .sum_groups = {(uint32_t)sum_x, (uint32_t)m, (uint32_t)z},

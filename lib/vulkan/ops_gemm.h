@@ -51,9 +51,10 @@ typedef struct vk_gemm_split {
 
 /* Whether an m x n x k product over z batches or groups runs split along K
  * (gpu_caps.splitk_force: 0 by shape as above; s > 1: s slices whatever the shape, as far
- * as K allows; -1 never), and its plan. */
-bool vk_gemm_pick_split(const struct gpu_caps *caps, bool conv, int64_t m, int64_t n, int64_t k,
-                        int64_t z, vk_gemm_split *out);
+ * as K allows; -1 never), and its plan; its first pass on cooperative matrices when
+ * `coop` (vk_gemm_coop_takes). */
+bool vk_gemm_pick_split(const struct gpu_caps *caps, bool conv, bool coop, int64_t m, int64_t n,
+                        int64_t k, int64_t z, vk_gemm_split *out);
 /* Records both passes of sp. bind: a, b, c, residual, y as for the product's own kernel;
  * push: its push block (push_size bytes), to which the passes' `splits` and `k_slice` are
  * appended. */
@@ -74,3 +75,5 @@ vkml_status vk_rec_gemm_split(gpu_recorder *rec, const vk_gemm_split *sp, vkml_d
 bool vk_gemm_pick_coop(const struct gpu_caps *caps, bool conv, vkml_dtype dtype, bool fast_math,
                        int64_t m, int64_t n, int64_t k, int64_t z, vk_kernel_id *kernel,
                        uint32_t groups[3]);
+/* Whether products of dtype may run on gemm_coop.comp on this device, whatever the shape. */
+bool vk_gemm_coop_takes(const struct gpu_caps *caps, vkml_dtype dtype, bool fast_math);

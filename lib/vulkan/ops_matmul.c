@@ -37,12 +37,10 @@ vkml_status vk_rec_matmul(gpu_recorder *rec, const matmul_push *pc, vkml_dtype d
     vk_kernel_id tiled;
     vk_gemm_split split;
     bool floats = dtype == VKML_DTYPE_FLOAT || dtype == VKML_DTYPE_FLOAT16;
-    if (floats && !vk_gemm_pick_coop(caps, false, dtype, vk_rec_fast_math(rec), pc->m, pc->n,
-                                     pc->k, batch, &tiled, groups) &&
-        vk_gemm_pick_split(caps, false, pc->m, pc->n, pc->k, batch, &split))
+    bool coop = floats && vk_gemm_coop_takes(caps, dtype, vk_rec_fast_math(rec));
+    if (floats && vk_gemm_pick_split(caps, false, coop, pc->m, pc->n, pc->k, batch, &split))
         return vk_rec_gemm_split(rec, &split, dtype, bind, pc, sizeof(*pc), err);
-    if (caps->prefer_tiled && caps->gemm_force >= 0 &&
-        (dtype == VKML_DTYPE_FLOAT || dtype == VKML_DTYPE_FLOAT16) &&
+    if (caps->prefer_tiled && caps->gemm_force >= 0 && floats &&
         (vk_gemm_pick_coop(caps, false, dtype, vk_rec_fast_math(rec), pc->m, pc->n, pc->k, batch,
                            &tiled, groups) ||
          vk_gemm_pick(caps, false, pc->m, pc->n, batch, &tiled, groups)))

@@ -1,7 +1,8 @@
 /* Benchmark (not a test): float32 matrix products and convolutions on one Vulkan device,
  * GFLOP/s of each kernel family: the plain per-output kernels (matmul_direct.comp,
  * conv_window.comp), the tiled kernels before gemm_tiled.comp (matmul.comp; convs: the
- * direct kernel) and gemm_tiled.comp (tile by shape); then, on a device with cooperative
+ * direct kernel), gemm_tiled.comp without split-K and gemm_tiled.comp (tile and split-K by
+ * shape; the split-K plan printed); then, on a device with cooperative
  * matrices (caps.cooperative_matrix), precision fp16 and fp32-fast with gemm_coop.comp off
  * (VKML_NO_COOPMAT's effect) and on, and the coop kernel each shape takes.
  *   bench_gemm [DEVICE] [RUNS] [CHAIN] [FILTER]   DEVICE: 0, 1 ... (default 0); RUNS: timed
@@ -214,26 +215,39 @@ int main(int argc, char **argv)
     static const struct {
         const char *name;
         bool tiled;
-        int force;
-    } kinds[] = {{"plain", false, 0}, {"old tiled", true, -1}, {"gemm_tiled", true, 0}};
-    printf("%-32s %12s %12s %12s %10s\n", "shape", kinds[0].name, kinds[1].name, kinds[2].name,
-           "new/old");
+        int force, splitk;
+    } kinds[] = {{"plain", false, 0, 0},
+                 {"old tiled", true, -1, 0},
+                 {"no split-K", true, 0, -1},
+                 {"gemm_tiled", true, 0, 0}};
+    enum { N_KINDS = 4 };
+    printf("%-32s %12s %12s %12s %12s %10s  %s\n", "shape", kinds[0].name, kinds[1].name,
+           kinds[2].name, kinds[3].name, "new/old", "split-K (gemm_tiled)");
     for (size_t i = 0; i < VKML_ARRAY_SIZE(shapes); i++) {
         const bench_shape *s = &shapes[i];
         if (!strstr(s->name, filter))
             continue;
         vkml_model *one = chain_model(s, 1), *many = chain_model(s, chain);
-        double gflops[3];
-        for (int k = 0; k < 3; k++) {
+        double gflops[N_KINDS];
+        for (int k = 0; k < N_KINDS; k++) {
             caps->prefer_tiled = kinds[k].tiled;
             caps->gemm_force = kinds[k].force;
+            caps->splitk_force = kinds[k].splitk;
             double t1 = time_model(ctx, device, one, s, VKML_PRECISION_FP32, runs);
             double tn = time_model(ctx, device, many, s, VKML_PRECISION_FP32, runs);
             double per = (tn - t1) / (chain - 1);
             gflops[k] = per > 0 ? flops(s) / per / 1e3 : NAN;
         }
-        printf("%-32s %12.1f %12.1f %12.1f %9.2fx\n", s->name, gflops[0], gflops[1], gflops[2],
-               gflops[2] / gflops[1]);
+        char split[48] = "none";
+        vk_gemm_split sp;
+        bool splits = s->conv ? vk_gemm_pick_split(caps, true, false, s->c, s->batch * s->hw * s->hw,
+                                                   s->c * s->ksize * s->ksize, 1, &sp)
+                              : vk_gemm_pick_split(caps, false, false, s->batch * s->m, s->k,
+                                                   s->k, 1, &sp);
+        if (splits)
+            snprintf(split, sizeof(split), "%u slices of K %u", sp.splits, sp.k_slice);
+        printf("%-32s %12.1f %12.1f %12.1f %12.1f %9.2fx  %s\n", s->name, gflops[0], gflops[1],
+               gflops[2], gflops[3], gflops[3] / gflops[1], split);
         if (caps->cooperative_matrix)
             coop_row(ctx, device, caps, s, one, many, runs, chain);
         fflush(stdout);
@@ -242,6 +256,7 @@ int main(int argc, char **argv)
     }
     caps->prefer_tiled = own_tiled;
     caps->gemm_force = 0;
+    caps->splitk_force = 0;
     vkml_context_destroy(&ctx);
     return 0;
 }

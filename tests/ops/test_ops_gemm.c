@@ -235,7 +235,7 @@ static void split_picks(void)
     /* 512 x 49 x 4608 (3x3 conv, 512 channels at 7x7): 32x32 tiles give 2 x 16 = 32 groups
      * (<= 132); the 64x64 tile 1 x 8; 264 / 8 -> 33 slices, capped by 4608 / 256 = 18 and
      * 16: 16 slices of ceil(4608 / 16) = 288 (a multiple of 32). */
-    CHECK(vk_gemm_pick_split(&caps, true, 512, 49, 4608, 1, &sp) && sp.splits == 16 &&
+    CHECK(vk_gemm_pick_split(&caps, true, false, 512, 49, 4608, 1, &sp) && sp.splits == 16 &&
               sp.k_slice == 288 && sp.first == VK_KERNEL_CONV_GEMM_SPLITK_64X64 &&
               sp.sum == VK_KERNEL_CONV_GEMM_SPLITK_SUM && sp.groups[0] == 1 &&
               sp.groups[1] == 8 && sp.groups[2] == 16 && sp.sum_groups[0] == 1 &&
@@ -244,27 +244,31 @@ static void split_picks(void)
           "split: r50 7x7 stage: %u slices of %u, groups %u x %u x %u", sp.splits, sp.k_slice,
           sp.groups[0], sp.groups[1], sp.groups[2]);
     /* 70 x 40 x 1100 MatMul: one 64x64 tile, 1100 / 256 = 4 slices of 275 -> 288: 4 */
-    CHECK(vk_gemm_pick_split(&caps, false, 70, 40, 1100, 1, &sp) && sp.splits == 4 &&
+    CHECK(vk_gemm_pick_split(&caps, false, false, 70, 40, 1100, 1, &sp) && sp.splits == 4 &&
               sp.k_slice == 288 && sp.first == VK_KERNEL_GEMM_SPLITK_64X64 &&
               sp.groups[0] == 1 && sp.groups[1] == 2 && sp.groups[2] == 4,
           "split: 70x40x1100: %u slices of %u", sp.splits, sp.k_slice);
-    CHECK(!vk_gemm_pick_split(&caps, false, 1024, 1024, 4096, 1, &sp),
+    CHECK(vk_gemm_pick_split(&caps, true, true, 512, 49, 4608, 1, &sp) && sp.splits == 16 &&
+              sp.first == VK_KERNEL_CONV_GEMM_COOP_SPLITK_64X64 &&
+              sp.sum == VK_KERNEL_CONV_GEMM_SPLITK_SUM,
+          "split: on cooperative matrices, the coop first pass");
+    CHECK(!vk_gemm_pick_split(&caps, false, false, 1024, 1024, 4096, 1, &sp),
           "split: not a product of many tiles");
-    CHECK(!vk_gemm_pick_split(&caps, false, 64, 64, 1000, 1, &sp), "split: not under K 1024");
+    CHECK(!vk_gemm_pick_split(&caps, false, false, 64, 64, 1000, 1, &sp), "split: not under K 1024");
     caps.splitk_force = -1;
-    CHECK(!vk_gemm_pick_split(&caps, true, 512, 49, 4608, 1, &sp), "split: splitk_force -1");
+    CHECK(!vk_gemm_pick_split(&caps, true, false, 512, 49, 4608, 1, &sp), "split: splitk_force -1");
     caps.splitk_force = 3; /* K 41: ceil(41 / 3) = 14 -> 32: 2 slices */
-    CHECK(vk_gemm_pick_split(&caps, false, 5, 5, 41, 1, &sp) && sp.splits == 2 &&
+    CHECK(vk_gemm_pick_split(&caps, false, false, 5, 5, 41, 1, &sp) && sp.splits == 2 &&
               sp.k_slice == 32,
           "split: forced 3 over K 41: %u slices of %u", sp.splits, sp.k_slice);
-    CHECK(!vk_gemm_pick_split(&caps, false, 5, 5, 32, 1, &sp), "split: K 32 is one slice");
+    CHECK(!vk_gemm_pick_split(&caps, false, false, 5, 5, 32, 1, &sp), "split: K 32 is one slice");
     caps.splitk_force = 0;
     caps.gemm_force = 2;
-    CHECK(!vk_gemm_pick_split(&caps, true, 512, 49, 4608, 1, &sp),
+    CHECK(!vk_gemm_pick_split(&caps, true, false, 512, 49, 4608, 1, &sp),
           "split: not while a tile is forced");
     caps.gemm_force = 0;
     caps.prefer_tiled = false;
-    CHECK(!vk_gemm_pick_split(&caps, true, 512, 49, 4608, 1, &sp),
+    CHECK(!vk_gemm_pick_split(&caps, true, false, 512, 49, 4608, 1, &sp),
           "split: not on the plain kernels' devices");
 }
 
@@ -327,6 +331,9 @@ static void coop_picks(void)
           "coop: float32 under precision fp32 never");
     CHECK(vk_gemm_pick_coop(&caps, false, f32, true, 1024, 1024, 1024, 1, &k, g) && is_coop(k),
           "coop: float32 under fp32-fast");
+    CHECK(vk_gemm_coop_takes(&caps, f16, false) && !vk_gemm_coop_takes(&caps, f32, false) &&
+              vk_gemm_coop_takes(&caps, f32, true),
+          "coop: float16 always, float32 under fp32-fast only");
     CHECK(!vk_gemm_pick_coop(&caps, false, VKML_DTYPE_DOUBLE, true, 1024, 1024, 1024, 1, &k, g),
           "coop: not double");
     CHECK(!vk_gemm_pick_coop(&caps, false, f16, false, 63, 64, 1024, 1, &k, g),
@@ -409,6 +416,18 @@ static void coop_products(void)
         epilogues(); /* float32 and float16 cases */
         rounds_to_half = false;
     }
+    printf("-- gemm_coop.comp split-K: 3 slices, then by shape; float16 and fp32-fast\n");
+    oh_coop(0, false);
+    oh_splitk(3);
+    dtype = VKML_DTYPE_FLOAT16;
+    products(true);
+    dtype = VKML_DTYPE_FLOAT;
+    rounds_to_half = true;
+    oh_coop(0, true);
+    products(true);
+    oh_splitk(0);
+    split_products(); /* its float16 cases too */
+    rounds_to_half = false;
     oh_coop(0, false);
 }
 
