@@ -22,8 +22,8 @@ typedef struct conv_push {
 } conv_push;
 
 /* The implicit-GEMM kernel split along K (split->splits > 0), else on cooperative matrices
- * where vk_gemm_pick_coop takes it, else on gemm_tiled.comp, and its workgroups, or false when the shape suits the
- * direct kernel better or exceeds the device's workgroup counts. */
+ * where vk_gemm_pick_coop takes it, else on gemm_tiled.comp, and its workgroups; false when
+ * the shape suits the direct kernel better or exceeds the device's workgroup counts. */
 static bool gemm_groups(const conv_params *p, vkml_dtype dtype, const struct gpu_caps *caps,
                         bool fast_math, vk_kernel_id *kernel, uint32_t groups[3],
                         vk_gemm_split *split)

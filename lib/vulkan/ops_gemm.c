@@ -58,8 +58,8 @@ int vk_epilogue_binding(const graph_node *node, int fallback)
  * enough workgroups without a quarter of it empty, else the last; false when its grid
  * exceeds the device's. */
 static bool pick_tile(const struct gpu_caps *caps, const struct gemm_tile *tiles, int n_tiles,
-                      int forced, bool conv, int64_t m, int64_t n, int64_t z,
-                      vk_kernel_id *kernel, uint32_t groups[3])
+                      int forced, bool conv, int64_t m, int64_t n, int64_t z, vk_kernel_id *kernel,
+                      uint32_t groups[3])
 {
     for (int t = forced >= 0 ? forced : 0; t < n_tiles; t++) {
         const struct gemm_tile *g = &tiles[t];
@@ -125,7 +125,8 @@ bool vk_gemm_pick_split(const struct gpu_caps *caps, bool conv, bool coop, int64
     int64_t gx = (n + tile - 1) / tile, gy = (m + tile - 1) / tile;
     int64_t splits = caps->splitk_force;
     if (splits == 0) {
-        int64_t smallest = ((n + small->bn - 1) / small->bn) * ((m + small->bm - 1) / small->bm) * z;
+        int64_t smallest =
+            ((n + small->bn - 1) / small->bn) * ((m + small->bm - 1) / small->bm) * z;
         if (k < VK_SPLITK_MIN_K || smallest * 2 > VK_GEMM_MIN_GROUPS)
             return false;
         splits = (VK_GEMM_MIN_GROUPS + gx * gy * z - 1) / (gx * gy * z);
@@ -149,9 +150,9 @@ bool vk_gemm_pick_split(const struct gpu_caps *caps, bool conv, bool coop, int64
     *out = (vk_gemm_split){
         .splits = (uint32_t)splits,
         .k_slice = (uint32_t)k_slice,
-        .first = coop ? (conv ? VK_KERNEL_CONV_GEMM_COOP_SPLITK_64X64
-                              : VK_KERNEL_GEMM_COOP_SPLITK_64X64)
-                      : (conv ? VK_KERNEL_CONV_GEMM_SPLITK_64X64 : VK_KERNEL_GEMM_SPLITK_64X64),
+        .first =
+            coop ? (conv ? VK_KERNEL_CONV_GEMM_COOP_SPLITK_64X64 : VK_KERNEL_GEMM_COOP_SPLITK_64X64)
+                 : (conv ? VK_KERNEL_CONV_GEMM_SPLITK_64X64 : VK_KERNEL_GEMM_SPLITK_64X64),
         .sum = conv ? VK_KERNEL_CONV_GEMM_SPLITK_SUM : VK_KERNEL_GEMM_SPLITK_SUM,
         .groups = {(uint32_t)gx, (uint32_t)gy, (uint32_t)(splits * z)},
         .sum_groups = {(uint32_t)sum_x, (uint32_t)m, (uint32_t)z},

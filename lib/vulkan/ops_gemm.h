@@ -35,18 +35,18 @@ bool vk_gemm_pick(const struct gpu_caps *caps, bool conv, int64_t m, int64_t n, 
  * and applies C or bias and the epilogue. S reaches VK_GEMM_MIN_GROUPS workgroups, within
  * the bounds below. */
 #define VK_SPLITK_MIN_K 1024
-#define VK_SPLITK_MIN_SLICE 256        /* K per slice, at least */
-#define VK_SPLITK_MAX 16               /* slices, at most */
-#define VK_SPLITK_ALIGN 32             /* K per slice is a multiple (of every BK) */
+#define VK_SPLITK_MIN_SLICE 256         /* K per slice, at least */
+#define VK_SPLITK_MAX 16                /* slices, at most */
+#define VK_SPLITK_ALIGN 32              /* K per slice is a multiple (of every BK) */
 #define VK_SPLITK_MAX_BYTES (64u << 20) /* scratch of one product, at most */
-#define VK_SPLITK_SUM_WG 64            /* gemm_splitk.comp's workgroup width */
+#define VK_SPLITK_SUM_WG 64             /* gemm_splitk.comp's workgroup width */
 
 typedef struct vk_gemm_split {
-    uint32_t splits, k_slice;  /* S, and K per slice */
-    vk_kernel_id first, sum;   /* the two passes */
-    uint32_t groups[3];        /* the first pass's (z: S x batches) */
-    uint32_t sum_groups[3];    /* the second's: (N / 64, M, batches) */
-    uint64_t scratch_bytes;    /* S x batches x M x N float32 */
+    uint32_t splits, k_slice; /* S, and K per slice */
+    vk_kernel_id first, sum;  /* the two passes */
+    uint32_t groups[3];       /* the first pass's (z: S x batches) */
+    uint32_t sum_groups[3];   /* the second's: (N / 64, M, batches) */
+    uint64_t scratch_bytes;   /* S x batches x M x N float32 */
 } vk_gemm_split;
 
 /* Whether an m x n x k product over z batches or groups runs split along K

@@ -30,14 +30,13 @@ struct gpu_recorder {
     int n_dispatches, cap_dispatches;
     rec_access *pending; /* since the last barrier */
     int n_pending;
-    bool fast_math; /* the session's precision is fp32-fast */
+    bool fast_math;  /* the session's precision is fp32-fast */
     vk_mem *scratch; /* vk_rec_scratch's buffers: values n_values, n_values + 1 ... */
     int n_scratch;
 };
 
 vkml_status vk_rec_create(vk_device *vd, const vk_mem *values, int n_values, bool fast_math,
-                          gpu_recorder **out,
-                          vkml_error *err)
+                          gpu_recorder **out, vkml_error *err)
 {
     gpu_recorder *rec = calloc(1, sizeof(*rec));
     if (!rec)

@@ -240,10 +240,11 @@ int main(int argc, char **argv)
         }
         char split[48] = "none";
         vk_gemm_split sp;
-        bool splits = s->conv ? vk_gemm_pick_split(caps, true, false, s->c, s->batch * s->hw * s->hw,
-                                                   s->c * s->ksize * s->ksize, 1, &sp)
-                              : vk_gemm_pick_split(caps, false, false, s->batch * s->m, s->k,
-                                                   s->k, 1, &sp);
+        int64_t pixels = s->batch * s->hw * s->hw, taps = s->c * s->ksize * s->ksize;
+        bool splits = s->conv
+                          ? vk_gemm_pick_split(caps, true, false, s->c, pixels, taps, 1, &sp)
+                          : vk_gemm_pick_split(caps, false, false, s->batch * s->m, s->k, s->k,
+                                               1, &sp);
         if (splits)
             snprintf(split, sizeof(split), "%u slices of K %u", sp.splits, sp.k_slice);
         printf("%-32s %12.1f %12.1f %12.1f %12.1f %9.2fx  %s\n", s->name, gflops[0], gflops[1],

@@ -254,7 +254,8 @@ static void split_picks(void)
           "split: on cooperative matrices, the coop first pass");
     CHECK(!vk_gemm_pick_split(&caps, false, false, 1024, 1024, 4096, 1, &sp),
           "split: not a product of many tiles");
-    CHECK(!vk_gemm_pick_split(&caps, false, false, 64, 64, 1000, 1, &sp), "split: not under K 1024");
+    CHECK(!vk_gemm_pick_split(&caps, false, false, 64, 64, 1000, 1, &sp),
+          "split: not under K 1024");
     caps.splitk_force = -1;
     CHECK(!vk_gemm_pick_split(&caps, true, false, 512, 49, 4608, 1, &sp), "split: splitk_force -1");
     caps.splitk_force = 3; /* K 41: ceil(41 / 3) = 14 -> 32: 2 slices */
