@@ -6,7 +6,7 @@
  * pads, dilations, groups and depthwise; then every fused epilogue (graph_epilogue) on
  * Conv, Gemm and MatMul, with and without a residual. The CPU applies the epilogue with
  * op_epilogue_apply; tests/unit/test_fuse.c checks that against the unfused ops.
- * Split-K (gemm_tiled.comp's slices, then gemm_splitk.comp): forced to 2, 3 and 7 slices
+ * Split-K (gemm_tiled.comp's slices, then gemm_splitk.comp): forced to 2 and 7 slices
  * over the same products, products it takes by shape (K >= 1024, few outputs), epilogues,
  * float16, and its plan for ResNet-50's 7x7 stage derived by hand.
  * Then the cooperative-matrix kernels (gemm_coop.comp): which products the picker gives them
@@ -460,7 +460,7 @@ int main(void)
     oh_gpu_kernels(OH_KERNELS_TILED, 1);
     epilogues(); /* the largest tile's epilogue too */
     split_picks();
-    static const int forced_splits[] = {2, 3, 7};
+    static const int forced_splits[] = {2, 7};
     oh_gpu_kernels(OH_KERNELS_TILED, 0);
     for (size_t i = 0; i < VKML_ARRAY_SIZE(forced_splits); i++) {
         printf("-- split-K, %d slices\n", forced_splits[i]);
@@ -472,10 +472,6 @@ int main(void)
     printf("-- split-K by shape\n");
     oh_splitk(0);
     split_products();
-    printf("-- split-K off: the same products on gemm_tiled.comp alone\n");
-    oh_splitk(-1);
-    split_products();
-    oh_splitk(0);
     coop_picks();
     if (coop_devices() > 0)
         coop_products();
