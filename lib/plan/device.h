@@ -74,6 +74,7 @@ typedef struct device_session_desc {
      * in the plan's chunk graph); NULL: no order known. Lets the memory plan
      * (plan/mem_plan.h) share memory between values of different chunks. */
     const uint8_t *chunk_before;
+    bool fast_math; /* precision fp32-fast (plan_target.fast_math) */
 } device_session_desc;
 
 /* A device session's intermediates (plan/mem_plan.h): the bytes it holds for transient

@@ -280,6 +280,7 @@ static vkml_status create_device_sessions(plan *p, vkml_error *err)
             .n_chunks = d->n_chunks,
             .profile = p->profile,
             .chunk_before = d->chunk_before,
+            .fast_math = p->fast_math,
         };
         vkml_status st = d->dev->cls->session_create(d->dev, &desc, &d->session, err);
         if (st != VKML_OK) {
@@ -372,6 +373,7 @@ vkml_status plan_create(const graph *g, const plan_target *target, int64_t symbo
         return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory creating a plan");
     }
     p->graph = g;
+    p->fast_math = target->fast_math;
     p->values = graph_values_clone(g);
     if (!p->values) {
         vkml_fail(err, st, "out of memory creating a plan");

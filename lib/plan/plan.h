@@ -37,6 +37,7 @@ typedef struct plan_target {
     uint64_t budget; /* bytes per GPU; 0: each device's own memory_budget */
     bool no_fuse;    /* keep elementwise groups as their nodes (plan/fuse_eltwise.h) */
     bool profile;    /* time every node (plan_node_times) */
+    bool fast_math;  /* precision fp32-fast: float32 products may round to float16 inside */
 } plan_target;
 
 typedef struct plan_chunk {
@@ -90,6 +91,7 @@ typedef struct plan {
      * tests read it to check that same-device chunk boundaries never wait on the host.
      * Relaxed: a tally that orders nothing. */
     atomic_long host_waits;
+    bool fast_math; /* plan_target.fast_math, for the device sessions */
 } plan;
 
 /* node_slot of a node the dynamic tail runs. */

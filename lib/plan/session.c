@@ -249,6 +249,7 @@ static vkml_status session_use_precision(vkml_session *s, vkml_precision precisi
 {
     s->graph = s->model->graph;
     s->precision = precision;
+    s->target.fast_math = precision == VKML_PRECISION_FP32_FAST;
     if (precision == VKML_PRECISION_FP32 || precision == VKML_PRECISION_FP32_FAST)
         return VKML_OK;
     if (precision != VKML_PRECISION_FP16)

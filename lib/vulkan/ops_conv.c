@@ -21,18 +21,26 @@ typedef struct conv_push {
     vk_epilogue_push epi;
 } conv_push;
 
-/* The implicit-GEMM kernel and its workgroups, or false when the shape suits the direct
- * kernel better or exceeds the device's workgroup counts. */
+/* The implicit-GEMM kernel split along K (split->splits > 0), else on cooperative matrices
+ * where vk_gemm_pick_coop takes it, else on gemm_tiled.comp, and its workgroups; false when
+ * the shape suits the direct kernel better or exceeds the device's workgroup counts. */
 static bool gemm_groups(const conv_params *p, vkml_dtype dtype, const struct gpu_caps *caps,
-                        vk_kernel_id *kernel, uint32_t groups[3])
+                        bool fast_math, vk_kernel_id *kernel, uint32_t groups[3],
+                        vk_gemm_split *split)
 {
     int64_t channels = p->out_channels / p->group;
     int64_t cols = p->batch * window_out_size(&p->win);
+    split->splits = 0;
     if (!caps->prefer_tiled || caps->gemm_force < 0 ||
         (dtype != VKML_DTYPE_FLOAT && dtype != VKML_DTYPE_FLOAT16) ||
         p->win.spatial > 2 || channels < CONV_GEMM_MIN_CHANNELS)
         return false;
-    return vk_gemm_pick(caps, true, channels, cols, p->group, kernel, groups);
+    int64_t k = p->in_channels / p->group * window_kernel_size(&p->win);
+    bool coop = vk_gemm_coop_takes(caps, dtype, fast_math);
+    return vk_gemm_pick_split(caps, true, coop, channels, cols, k, p->group, split) ||
+           vk_gemm_pick_coop(caps, true, dtype, fast_math, channels, cols, k, p->group, kernel,
+                             groups) ||
+           vk_gemm_pick(caps, true, channels, cols, p->group, kernel, groups);
 }
 
 VKML_GPU_SUPPORTS_DECL(gpu_conv_supports)
@@ -59,7 +67,8 @@ VKML_GPU_SUPPORTS_DECL(gpu_conv_supports)
 
 static vkml_status record_gemm(gpu_recorder *rec, const graph_node *node, const conv_params *p,
                                vkml_dtype dtype, const int *bind, vk_kernel_id kernel,
-                               const uint32_t groups[3], vkml_error *err)
+                               const uint32_t groups[3], const vk_gemm_split *split,
+                               vkml_error *err)
 {
     uint32_t pad_end[2];
     conv_push pc = {
@@ -72,6 +81,8 @@ static vkml_status record_gemm(gpu_recorder *rec, const graph_node *node, const 
     };
     vk_window_push_fill(&p->win, &pc.win, pad_end);
     pc.count = vk_u32(p->batch * p->out_channels * window_out_size(&p->win));
+    if (split->splits)
+        return vk_rec_gemm_split(rec, split, dtype, bind, &pc, sizeof(pc), err);
     return vk_rec_kernel(rec, kernel, dtype, bind, &pc, sizeof(pc), groups, err);
 }
 
@@ -109,7 +120,8 @@ VKML_GPU_DECL(gpu_conv)
                   vk_epilogue_binding(node, w), node->outputs[0]};
     uint32_t groups[3];
     vk_kernel_id kernel;
-    if (gemm_groups(&p, dtype, vk_rec_caps(rec), &kernel, groups))
-        return record_gemm(rec, node, &p, dtype, bind, kernel, groups, err);
+    vk_gemm_split split;
+    if (gemm_groups(&p, dtype, vk_rec_caps(rec), vk_rec_fast_math(rec), &kernel, groups, &split))
+        return record_gemm(rec, node, &p, dtype, bind, kernel, groups, &split, err);
     return record_window(rec, node, &p, dtype, bind, err);
 }

@@ -1,5 +1,8 @@
-/* Tile choice of gemm_tiled.comp and the fused-epilogue push members (ops_gemm.h). */
+/* Tile choice of gemm_tiled.comp and gemm_coop.comp, split-K, and the fused-epilogue push
+ * members (ops_gemm.h). */
 #include "vulkan/ops_gemm.h"
+
+#include <string.h>
 
 /* The numbers of epilogue.glsl's EPI_* are graph_epi_act's. */
 _Static_assert(GRAPH_EPI_RELU == 1 && GRAPH_EPI_CLIP == 2 && GRAPH_EPI_SIGMOID == 3 &&
@@ -9,6 +12,7 @@ _Static_assert(GRAPH_EPI_RELU == 1 && GRAPH_EPI_CLIP == 2 && GRAPH_EPI_SIGMOID =
                "graph_epi_act must match shaders/common/epilogue.glsl");
 _Static_assert(sizeof(vk_epilogue_push) == 16, "four 32-bit push members");
 _Static_assert(VK_GEMM_TILES == 4, "gemm_tiles below");
+_Static_assert(VK_COOP_TILES == 3, "coop_tiles below");
 
 /* The block tiles of shaders/meson.build's gemm_* rows, largest first. */
 static const struct gemm_tile {
@@ -19,6 +23,13 @@ static const struct gemm_tile {
     {128, 64, VK_KERNEL_GEMM_128X64, VK_KERNEL_CONV_GEMM_128X64},
     {64, 64, VK_KERNEL_GEMM_64X64, VK_KERNEL_CONV_GEMM_64X64},
     {32, 32, VK_KERNEL_GEMM_32X32, VK_KERNEL_CONV_GEMM_32X32},
+};
+
+/* The block tiles of shaders/meson.build's gemm_coop_* rows, largest first. */
+static const struct gemm_tile coop_tiles[] = {
+    {128, 128, VK_KERNEL_GEMM_COOP_128X128, VK_KERNEL_CONV_GEMM_COOP_128X128},
+    {128, 64, VK_KERNEL_GEMM_COOP_128X64, VK_KERNEL_CONV_GEMM_COOP_128X64},
+    {64, 64, VK_KERNEL_GEMM_COOP_64X64, VK_KERNEL_CONV_GEMM_COOP_64X64},
 };
 
 vk_epilogue_push vk_epilogue_of(const graph_node *node)
@@ -43,13 +54,15 @@ int vk_epilogue_binding(const graph_node *node, int fallback)
     return node->inputs[ep->residual];
 }
 
-bool vk_gemm_pick(const struct gpu_caps *caps, bool conv, int64_t m, int64_t n, int64_t z,
-                  vk_kernel_id *kernel, uint32_t groups[3])
+/* The first tile of tiles[0 .. n_tiles) (from `forced`, 0-based, when >= 0) that gives
+ * enough workgroups without a quarter of it empty, else the last; false when its grid
+ * exceeds the device's. */
+static bool pick_tile(const struct gpu_caps *caps, const struct gemm_tile *tiles, int n_tiles,
+                      int forced, bool conv, int64_t m, int64_t n, int64_t z, vk_kernel_id *kernel,
+                      uint32_t groups[3])
 {
-    int n_tiles = (int)VKML_ARRAY_SIZE(gemm_tiles);
-    int forced = caps->gemm_force > 0 && caps->gemm_force <= n_tiles ? caps->gemm_force - 1 : -1;
     for (int t = forced >= 0 ? forced : 0; t < n_tiles; t++) {
-        const struct gemm_tile *g = &gemm_tiles[t];
+        const struct gemm_tile *g = &tiles[t];
         int64_t gx = (n + g->bn - 1) / g->bn, gy = (m + g->bm - 1) / g->bm;
         /* A tile a quarter or more empty (64 output channels in a 128-row tile) wastes
          * that share of its work: take the next smaller one. */
@@ -66,4 +79,107 @@ bool vk_gemm_pick(const struct gpu_caps *caps, bool conv, int64_t m, int64_t n, 
         return true;
     }
     return false;
+}
+
+bool vk_gemm_pick(const struct gpu_caps *caps, bool conv, int64_t m, int64_t n, int64_t z,
+                  vk_kernel_id *kernel, uint32_t groups[3])
+{
+    int n_tiles = (int)VKML_ARRAY_SIZE(gemm_tiles);
+    int forced = caps->gemm_force > 0 && caps->gemm_force <= n_tiles ? caps->gemm_force - 1 : -1;
+    return pick_tile(caps, gemm_tiles, n_tiles, forced, conv, m, n, z, kernel, groups);
+}
+
+bool vk_gemm_coop_takes(const struct gpu_caps *caps, vkml_dtype dtype, bool fast_math)
+{
+    /* float32 rounded to float16 is not float32: only where the session allows it */
+    bool dtype_ok = dtype == VKML_DTYPE_FLOAT16 || (dtype == VKML_DTYPE_FLOAT && fast_math);
+    return caps->cooperative_matrix && caps->prefer_tiled && caps->gemm_force == 0 &&
+           caps->coop_force >= 0 && dtype_ok &&
+           vk_kernel_variant(VK_KERNEL_GEMM_COOP_SPLITK_64X64, (int)dtype) >= 0 &&
+           vk_kernel_variant(VK_KERNEL_GEMM_COOP_64X64, (int)dtype) >= 0;
+}
+
+bool vk_gemm_pick_coop(const struct gpu_caps *caps, bool conv, vkml_dtype dtype, bool fast_math,
+                       int64_t m, int64_t n, int64_t k, int64_t z, vk_kernel_id *kernel,
+                       uint32_t groups[3])
+{
+    if (!vk_gemm_coop_takes(caps, dtype, fast_math))
+        return false;
+    int n_tiles = (int)VKML_ARRAY_SIZE(coop_tiles);
+    int forced = caps->coop_force > 0 && caps->coop_force <= n_tiles ? caps->coop_force - 1 : -1;
+    if (forced < 0 && (m * n < VK_COOP_MIN_OUTPUTS || k < VK_COOP_MIN_K))
+        return false;
+    if (!pick_tile(caps, coop_tiles, n_tiles, forced, conv, m, n, z, kernel, groups))
+        return false;
+    return vk_kernel_variant(*kernel, (int)dtype) >= 0;
+}
+
+bool vk_gemm_pick_split(const struct gpu_caps *caps, bool conv, bool coop, int64_t m, int64_t n,
+                        int64_t k, int64_t z, vk_gemm_split *out)
+{
+    if (!caps->prefer_tiled || caps->gemm_force != 0 || caps->splitk_force < 0 || m <= 0 ||
+        n <= 0 || z <= 0)
+        return false;
+    const struct gemm_tile *small = &gemm_tiles[VKML_ARRAY_SIZE(gemm_tiles) - 1];
+    const int64_t tile = 64; /* the SPLITK rows of shaders/meson.build */
+    int64_t gx = (n + tile - 1) / tile, gy = (m + tile - 1) / tile;
+    int64_t splits = caps->splitk_force;
+    if (splits == 0) {
+        int64_t smallest =
+            ((n + small->bn - 1) / small->bn) * ((m + small->bm - 1) / small->bm) * z;
+        if (k < VK_SPLITK_MIN_K || smallest * 2 > VK_GEMM_MIN_GROUPS)
+            return false;
+        splits = (VK_GEMM_MIN_GROUPS + gx * gy * z - 1) / (gx * gy * z);
+        if (splits > k / VK_SPLITK_MIN_SLICE)
+            splits = k / VK_SPLITK_MIN_SLICE;
+        if (splits > VK_SPLITK_MAX)
+            splits = VK_SPLITK_MAX;
+    }
+    if (splits < 2)
+        return false;
+    int64_t k_slice = (k + splits - 1) / splits;
+    k_slice = (k_slice + VK_SPLITK_ALIGN - 1) / VK_SPLITK_ALIGN * VK_SPLITK_ALIGN;
+    splits = (k + k_slice - 1) / k_slice;
+    if (splits < 2 || (uint64_t)(splits * z) * (uint64_t)m * (uint64_t)n * 4 > VK_SPLITK_MAX_BYTES)
+        return false;
+    int64_t sum_x = (n + VK_SPLITK_SUM_WG - 1) / VK_SPLITK_SUM_WG;
+    if (gx > caps->max_workgroup_count[0] || gy > caps->max_workgroup_count[1] ||
+        splits * z > caps->max_workgroup_count[2] || sum_x > caps->max_workgroup_count[0] ||
+        m > caps->max_workgroup_count[1])
+        return false;
+    *out = (vk_gemm_split){
+        .splits = (uint32_t)splits,
+        .k_slice = (uint32_t)k_slice,
+        .first =
+            coop ? (conv ? VK_KERNEL_CONV_GEMM_COOP_SPLITK_64X64 : VK_KERNEL_GEMM_COOP_SPLITK_64X64)
+                 : (conv ? VK_KERNEL_CONV_GEMM_SPLITK_64X64 : VK_KERNEL_GEMM_SPLITK_64X64),
+        .sum = conv ? VK_KERNEL_CONV_GEMM_SPLITK_SUM : VK_KERNEL_GEMM_SPLITK_SUM,
+        .groups = {(uint32_t)gx, (uint32_t)gy, (uint32_t)(splits * z)},
+        .sum_groups = {(uint32_t)sum_x, (uint32_t)m, (uint32_t)z},
+        .scratch_bytes = (uint64_t)(splits * z) * (uint64_t)m * (uint64_t)n * 4,
+    };
+    return true;
+}
+
+vkml_status vk_rec_gemm_split(gpu_recorder *rec, const vk_gemm_split *sp, vkml_dtype dtype,
+                              const int bind[5], const void *push, uint32_t push_size,
+                              vkml_error *err)
+{
+    uint32_t words[VK_PUSH_CONSTANT_MAX / 4];
+    uint32_t extra[2] = {sp->splits, sp->k_slice};
+    if (push_size % 4 != 0 || push_size + sizeof(extra) > sizeof(words))
+        return vkml_fail(err, VKML_ERROR_DEVICE, "split-K: a push block of %u bytes", push_size);
+    memcpy(words, push, push_size);
+    memcpy((char *)words + push_size, extra, sizeof(extra));
+    uint32_t size = push_size + (uint32_t)sizeof(extra);
+    int scratch;
+    vkml_status st = vk_rec_scratch(rec, sp->scratch_bytes, &scratch, err);
+    if (st != VKML_OK)
+        return st;
+    int first[5] = {bind[0], bind[1], bind[2], bind[3], scratch};
+    st = vk_rec_kernel(rec, sp->first, dtype, first, words, size, sp->groups, err);
+    if (st != VKML_OK)
+        return st;
+    int sum[5] = {scratch, bind[1], bind[2], bind[3], bind[4]};
+    return vk_rec_kernel(rec, sp->sum, dtype, sum, words, size, sp->sum_groups, err);
 }

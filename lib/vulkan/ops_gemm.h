@@ -27,3 +27,53 @@ int vk_epilogue_binding(const graph_node *node, int fallback);
 #define VK_GEMM_TILES 4
 bool vk_gemm_pick(const struct gpu_caps *caps, bool conv, int64_t m, int64_t n, int64_t z,
                   vk_kernel_id *kernel, uint32_t groups[3]);
+
+/* Split-K: a product whose smallest gemm_tiled.comp tile gives fewer than
+ * VK_GEMM_MIN_GROUPS / 2 workgroups (ResNet-50's 7x7 stage: 512 x 49 outputs, K 4608) and
+ * whose K is at least VK_SPLITK_MIN_K runs as S slices of K on the 64x64 tile (z: slice x
+ * batch), each writing its sums to a scratch buffer, then gemm_splitk.comp adds the slices
+ * and applies C or bias and the epilogue. S reaches VK_GEMM_MIN_GROUPS workgroups, within
+ * the bounds below. */
+#define VK_SPLITK_MIN_K 1024
+#define VK_SPLITK_MIN_SLICE 256         /* K per slice, at least */
+#define VK_SPLITK_MAX 16                /* slices, at most */
+#define VK_SPLITK_ALIGN 32              /* K per slice is a multiple (of every BK) */
+#define VK_SPLITK_MAX_BYTES (64u << 20) /* scratch of one product, at most */
+#define VK_SPLITK_SUM_WG 64             /* gemm_splitk.comp's workgroup width */
+
+typedef struct vk_gemm_split {
+    uint32_t splits, k_slice; /* S, and K per slice */
+    vk_kernel_id first, sum;  /* the two passes */
+    uint32_t groups[3];       /* the first pass's (z: S x batches) */
+    uint32_t sum_groups[3];   /* the second's: (N / 64, M, batches) */
+    uint64_t scratch_bytes;   /* S x batches x M x N float32 */
+} vk_gemm_split;
+
+/* Whether an m x n x k product over z batches or groups runs split along K
+ * (gpu_caps.splitk_force: 0 by shape as above; s > 1: s slices whatever the shape, as far
+ * as K allows; -1 never), and its plan; its first pass on cooperative matrices when
+ * `coop` (vk_gemm_coop_takes). */
+bool vk_gemm_pick_split(const struct gpu_caps *caps, bool conv, bool coop, int64_t m, int64_t n,
+                        int64_t k, int64_t z, vk_gemm_split *out);
+/* Records both passes of sp. bind: a, b, c, residual, y as for the product's own kernel;
+ * push: its push block (push_size bytes), to which the passes' `splits` and `k_slice` are
+ * appended. */
+vkml_status vk_rec_gemm_split(gpu_recorder *rec, const vk_gemm_split *sp, vkml_dtype dtype,
+                              const int bind[5], const void *push, uint32_t push_size,
+                              vkml_error *err);
+
+/* Products gemm_coop.comp takes by shape (gpu_caps.coop_force 0): at least this many
+ * outputs per batch or group and this long a K; smaller ones stay on gemm_tiled.comp. */
+#define VK_COOP_MIN_OUTPUTS (64 * 64)
+#define VK_COOP_MIN_K 32
+/* Tiles of gemm_coop.comp (gpu_caps.coop_force counts from 1). */
+#define VK_COOP_TILES 3
+/* The gemm_coop.comp variant for an m x n x k product over z batches or groups of dtype,
+ * and its workgroups, when the device has cooperative matrices (gpu_caps), the dtype is
+ * float16 (or float32 with fast_math: precision fp32-fast) and the shape is large enough;
+ * else false (the caller takes vk_gemm_pick's). */
+bool vk_gemm_pick_coop(const struct gpu_caps *caps, bool conv, vkml_dtype dtype, bool fast_math,
+                       int64_t m, int64_t n, int64_t k, int64_t z, vk_kernel_id *kernel,
+                       uint32_t groups[3]);
+/* Whether products of dtype may run on gemm_coop.comp on this device, whatever the shape. */
+bool vk_gemm_coop_takes(const struct gpu_caps *caps, vkml_dtype dtype, bool fast_math);

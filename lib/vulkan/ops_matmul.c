@@ -35,9 +35,15 @@ vkml_status vk_rec_matmul(gpu_recorder *rec, const matmul_push *pc, vkml_dtype d
     uint32_t groups[3];
     const struct gpu_caps *caps = vk_rec_caps(rec);
     vk_kernel_id tiled;
-    if (caps->prefer_tiled && caps->gemm_force >= 0 &&
-        (dtype == VKML_DTYPE_FLOAT || dtype == VKML_DTYPE_FLOAT16) &&
-        vk_gemm_pick(caps, false, pc->m, pc->n, batch, &tiled, groups))
+    vk_gemm_split split;
+    bool floats = dtype == VKML_DTYPE_FLOAT || dtype == VKML_DTYPE_FLOAT16;
+    bool coop = floats && vk_gemm_coop_takes(caps, dtype, vk_rec_fast_math(rec));
+    if (floats && vk_gemm_pick_split(caps, false, coop, pc->m, pc->n, pc->k, batch, &split))
+        return vk_rec_gemm_split(rec, &split, dtype, bind, pc, sizeof(*pc), err);
+    if (caps->prefer_tiled && caps->gemm_force >= 0 && floats &&
+        (vk_gemm_pick_coop(caps, false, dtype, vk_rec_fast_math(rec), pc->m, pc->n, pc->k, batch,
+                           &tiled, groups) ||
+         vk_gemm_pick(caps, false, pc->m, pc->n, batch, &tiled, groups)))
         return vk_rec_kernel(rec, tiled, dtype, bind, pc, sizeof(*pc), groups, err);
     if (!caps->prefer_tiled) {
         vk_groups_1d(vk_rec_caps(rec), (uint64_t)pc->m * pc->n, groups);

@@ -77,12 +77,14 @@ vkml_status vk_device_open(vk_device *vd, vkml_error *err)
         .queueCount = 1,
         .pQueuePriorities = &priority,
     };
-    const char *extensions[2];
+    const char *extensions[3];
     uint32_t n_extensions = 0;
     if (vd->has_memory_budget)
         extensions[n_extensions++] = VK_EXT_MEMORY_BUDGET_EXTENSION_NAME;
     if (vd->has_host_import)
         extensions[n_extensions++] = VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME;
+    if (vd->caps.cooperative_matrix)
+        extensions[n_extensions++] = VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME;
     bool features2 = vd->props.apiVersion >= VK_API_VERSION_1_2;
     VkDeviceCreateInfo dci = {
         .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
@@ -160,7 +162,7 @@ static void add_device(vk_context *vk, const vkml_context_params *params, VkPhys
     if (!vd)
         return;
     vd->base.cls = &vk_device_class;
-    if (!vk_probe_device(phys, vk->n_devices, vd)) {
+    if (!vk_probe_device(vk->instance, phys, vk->n_devices, vd)) {
         free(vd);
         return;
     }

@@ -32,6 +32,10 @@ typedef struct vk_device {
     VkPhysicalDeviceShaderFloat16Int8Features f16_int8;
     VkPhysicalDevice16BitStorageFeatures s16;
     VkPhysicalDevice8BitStorageFeatures s8;
+    /* With caps.cooperative_matrix, prepended to the chain: features2 -> coop -> memory_model
+     * -> f16_int8 ...; VK_NV_cooperative_matrix enabled on dev. */
+    VkPhysicalDeviceCooperativeMatrixFeaturesNV coop;
+    VkPhysicalDeviceVulkanMemoryModelFeatures memory_model;
     bool has_memory_budget; /* VK_EXT_memory_budget, enabled on dev */
     bool has_host_import;   /* VK_EXT_external_memory_host, enabled on dev (vk_memory.h:
                                vk_mem_import_host) */
@@ -53,8 +57,9 @@ typedef struct vk_device {
 extern const device_class vk_device_class;
 
 /* vk_probe.c: fills base.info and caps from the physical device; picks the queue family
- * (compute-only preferred). false when the device has no compute queue. */
-bool vk_probe_device(VkPhysicalDevice phys, int index, vk_device *vd);
+ * (compute-only preferred). false when the device has no compute queue. instance: for
+ * the extension queries (vkGetPhysicalDeviceCooperativeMatrixPropertiesNV). */
+bool vk_probe_device(VkInstance instance, VkPhysicalDevice phys, int index, vk_device *vd);
 
 /* vk_context.c: creates the VkDevice, queue, allocator and pipelines of a probed device. */
 vkml_status vk_device_open(vk_device *vd, vkml_error *err);

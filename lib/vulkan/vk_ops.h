@@ -13,6 +13,14 @@
 #include "push.h"
 #include "vk_kernels.h"
 
+/* What gemm_coop.comp needs of a device (vk_probe.c checks them): its cooperative-matrix
+ * fragment (M = N = K, float16 A/B, float32 C/D, subgroup scope), its subgroup size, and
+ * the shared memory of its largest tile (128x128: A 128 x 40 and B 32 x 136 halves, staging
+ * 8 x 16 x 20 floats). */
+#define VK_COOP_FRAGMENT 16
+#define VK_COOP_SUBGROUP 32
+#define VK_COOP_SHARED_BYTES (128 * 40 * 2 + 32 * 136 * 2 + 8 * 16 * 20 * 4)
+
 /* What a device offers; lowerings choose kernels and refuse nodes by it. */
 struct gpu_caps {
     uint32_t subgroup_size;
@@ -30,7 +38,9 @@ struct gpu_caps {
     bool storage16; /* storageBuffer16BitAccess + shaderInt16 (int16, uint16, float16) */
     bool int64;     /* shaderInt64 */
     bool float64;   /* shaderFloat64 */
-    bool cooperative_matrix;           /* reserved for tensor-core kernels (not built yet) */
+    /* gemm_coop.comp runs here (VK_NV_cooperative_matrix: vk_probe.c's probe_coopmat);
+     * float16 products, and float32 ones under precision fp32-fast, take it. */
+    bool cooperative_matrix;
     bool timestamps;                   /* the compute queue writes timestamps (profiling) */
     uint32_t timestamp_bits;           /* their valid bits */
     /* Shared-memory tiled kernels pay off (GPUs). False on CPU implementations (lavapipe),
@@ -40,6 +50,13 @@ struct gpu_caps {
      * gemm_tiled.comp tile by shape; t > 0: tile t of lib/vulkan/ops_gemm.c's table (1 the
      * largest); -1: the kernels before gemm_tiled.comp (matmul.comp, conv_window.comp). */
     int gemm_force;
+    /* Tests and bench_gemm only, with gemm_force 0 and cooperative_matrix: 0 picks a
+     * gemm_coop.comp tile by shape for products large enough; t > 0: tile t of ops_gemm.c's
+     * coop table for every product it can take (any size); -1: never gemm_coop.comp. */
+    int coop_force;
+    /* Tests and bench_gemm only, with gemm_force 0: 0 splits K by shape (vk_gemm_pick_split);
+     * s > 1: s slices for every gemm_tiled.comp product; -1: never. */
+    int splitk_force;
     uint64_t memory_budget; /* bytes of device-local memory vkml may use */
 };
 
@@ -65,6 +82,9 @@ typedef struct vk_dispatch {
 } vk_dispatch;
 
 const struct gpu_caps *vk_rec_caps(const gpu_recorder *rec);
+/* Whether the session's precision is fp32-fast: float32 products may take float16 inputs
+ * with float32 accumulation (gemm_coop.comp). */
+bool vk_rec_fast_math(const gpu_recorder *rec);
 vkml_status vk_rec_dispatch(gpu_recorder *rec, const vk_dispatch *d, vkml_error *err);
 /* Dispatch of a kernel whose last binding is its only output (the common case): bind has
  * vk_kernels[kernel].n_bindings values. */
@@ -75,6 +95,10 @@ vkml_status vk_rec_kernel(gpu_recorder *rec, vk_kernel_id kernel, vkml_dtype dty
 vkml_status vk_rec_kernel_1d(gpu_recorder *rec, vk_kernel_id kernel, vkml_dtype dtype,
                              const int *bind, const void *push, uint32_t push_size,
                              uint64_t invocations, vkml_error *err);
+/* A device-local buffer of `bytes` for the chunk's kernels alone (split-K's partial sums):
+ * *value is its id for vk_dispatch.bind, valid in this recorder only. Freed with the
+ * session. */
+vkml_status vk_rec_scratch(gpu_recorder *rec, uint64_t bytes, int *value, vkml_error *err);
 /* Whether two values share the same memory (an alias: a copy between them is a no-op). */
 bool vk_rec_same_memory(const gpu_recorder *rec, int a, int b);
 

@@ -208,7 +208,6 @@ static void probe_caps(vk_device *vd)
                      .shaderFloat64 = c->float64,
                      .shaderInt16 = c->storage16},
     };
-    c->cooperative_matrix = false;
     c->prefer_tiled = vd->props.deviceType != VK_PHYSICAL_DEVICE_TYPE_CPU;
     vd->has_memory_budget = has_device_extension(vd->phys, VK_EXT_MEMORY_BUDGET_EXTENSION_NAME);
     probe_host_import(vd);
@@ -230,7 +229,91 @@ static void probe_timestamps(vk_device *vd)
     vd->caps.timestamps = bits > 0 && vd->props.limits.timestampPeriod > 0;
 }
 
-bool vk_probe_device(VkPhysicalDevice phys, int index, vk_device *vd)
+/* Whether the device lists the cooperative-matrix shape gemm_coop.comp uses: 16x16x16,
+ * float16 A and B, float32 C and D, subgroup scope. */
+static bool lists_coop_shape(VkInstance instance, VkPhysicalDevice phys)
+{
+    PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV get =
+        (PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV)vkGetInstanceProcAddr(
+            instance, "vkGetPhysicalDeviceCooperativeMatrixPropertiesNV");
+    uint32_t n = 0;
+    if (!get || get(phys, &n, NULL) != VK_SUCCESS || n == 0)
+        return false;
+    VkCooperativeMatrixPropertiesNV *props = calloc(n, sizeof(*props));
+    if (!props)
+        return false;
+    for (uint32_t i = 0; i < n; i++)
+        props[i].sType = VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_NV;
+    bool found = false;
+    if (get(phys, &n, props) == VK_SUCCESS) {
+        for (uint32_t i = 0; i < n && !found; i++) {
+            const VkCooperativeMatrixPropertiesNV *p = &props[i];
+            found = p->MSize == VK_COOP_FRAGMENT && p->NSize == VK_COOP_FRAGMENT &&
+                    p->KSize == VK_COOP_FRAGMENT && p->AType == VK_COMPONENT_TYPE_FLOAT16_NV &&
+                    p->BType == VK_COMPONENT_TYPE_FLOAT16_NV &&
+                    p->CType == VK_COMPONENT_TYPE_FLOAT32_NV &&
+                    p->DType == VK_COMPONENT_TYPE_FLOAT32_NV && p->scope == VK_SCOPE_SUBGROUP_NV;
+        }
+    }
+    free(props);
+    return found;
+}
+
+/* caps.cooperative_matrix: gemm_coop.comp was built and the device runs it
+ * (VK_NV_cooperative_matrix with its feature and shape, the Vulkan memory model its SPIR-V
+ * declares, float16 arithmetic, subgroups of 32, its shared memory); VKML_NO_COOPMAT=1 turns
+ * it off. Then the features go first in the chain vk_device_open enables. */
+static void probe_coopmat(VkInstance instance, vk_device *vd)
+{
+    struct gpu_caps *c = &vd->caps;
+    const char *off = getenv("VKML_NO_COOPMAT");
+    c->cooperative_matrix = false;
+    if ((off && *off && strcmp(off, "0") != 0) || !instance ||
+        vk_kernel_variant(VK_KERNEL_GEMM_COOP_64X64, VKML_DTYPE_FLOAT16) < 0 ||
+        vd->props.apiVersion < VK_API_VERSION_1_2 || !c->fp16 ||
+        c->subgroup_size != VK_COOP_SUBGROUP || c->max_shared_memory < VK_COOP_SHARED_BYTES ||
+        !has_device_extension(vd->phys, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME))
+        return;
+    VkPhysicalDeviceCooperativeMatrixPropertiesNV cprops = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_PROPERTIES_NV,
+    };
+    VkPhysicalDeviceProperties2 p2 = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
+        .pNext = &cprops,
+    };
+    VkPhysicalDeviceVulkanMemoryModelFeatures mm = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES,
+    };
+    VkPhysicalDeviceCooperativeMatrixFeaturesNV cf = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV,
+        .pNext = &mm,
+    };
+    VkPhysicalDeviceFeatures2 f2 = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
+        .pNext = &cf,
+    };
+    vkGetPhysicalDeviceProperties2(vd->phys, &p2);
+    vkGetPhysicalDeviceFeatures2(vd->phys, &f2);
+    if (!cf.cooperativeMatrix || !mm.vulkanMemoryModel ||
+        !(cprops.cooperativeMatrixSupportedStages & VK_SHADER_STAGE_COMPUTE_BIT) ||
+        !lists_coop_shape(instance, vd->phys))
+        return;
+    c->cooperative_matrix = true;
+    vd->memory_model = (VkPhysicalDeviceVulkanMemoryModelFeatures){
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES,
+        .pNext = vd->features2.pNext,
+        .vulkanMemoryModel = VK_TRUE,
+        .vulkanMemoryModelDeviceScope = mm.vulkanMemoryModelDeviceScope,
+    };
+    vd->coop = (VkPhysicalDeviceCooperativeMatrixFeaturesNV){
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV,
+        .pNext = &vd->memory_model,
+        .cooperativeMatrix = VK_TRUE,
+    };
+    vd->features2.pNext = &vd->coop;
+}
+
+bool vk_probe_device(VkInstance instance, VkPhysicalDevice phys, int index, vk_device *vd)
 {
     vd->phys = phys;
     vkGetPhysicalDeviceProperties(phys, &vd->props);
@@ -250,5 +333,6 @@ bool vk_probe_device(VkPhysicalDevice phys, int index, vk_device *vd)
     info->api_version = vd->props.apiVersion;
     probe_caps(vd);
     probe_timestamps(vd);
+    probe_coopmat(instance, vd);
     return true;
 }

@@ -32,10 +32,13 @@ struct gpu_recorder {
     rec_access *pending; /* since the last barrier */
     int n_pending;
     int node; /* the node recording now (vk_rec_set_node) */
+    bool fast_math;  /* the session's precision is fp32-fast */
+    vk_mem *scratch; /* vk_rec_scratch's buffers: values n_values, n_values + 1 ... */
+    int n_scratch;
 };
 
-vkml_status vk_rec_create(vk_device *vd, const vk_mem *values, int n_values, gpu_recorder **out,
-                          vkml_error *err)
+vkml_status vk_rec_create(vk_device *vd, const vk_mem *values, int n_values, bool fast_math,
+                          gpu_recorder **out, vkml_error *err)
 {
     gpu_recorder *rec = calloc(1, sizeof(*rec));
     if (!rec)
@@ -43,6 +46,7 @@ vkml_status vk_rec_create(vk_device *vd, const vk_mem *values, int n_values, gpu
     rec->vd = vd;
     rec->values = values;
     rec->n_values = n_values;
+    rec->fast_math = fast_math;
     *out = rec;
     return VKML_OK;
 }
@@ -54,6 +58,9 @@ void vk_rec_destroy(gpu_recorder **prec)
         return;
     free(rec->dispatches);
     free(rec->pending);
+    for (int i = 0; i < rec->n_scratch; i++)
+        vk_mem_free(rec->vd->alloc, &rec->scratch[i]);
+    free(rec->scratch);
     free(rec);
     *prec = NULL;
 }
@@ -61,6 +68,11 @@ void vk_rec_destroy(gpu_recorder **prec)
 const struct gpu_caps *vk_rec_caps(const gpu_recorder *rec)
 {
     return &rec->vd->caps;
+}
+
+bool vk_rec_fast_math(const gpu_recorder *rec)
+{
+    return rec->fast_math;
 }
 
 bool vk_rec_same_memory(const gpu_recorder *rec, int a, int b)
@@ -81,13 +93,36 @@ void vk_groups_1d(const struct gpu_caps *caps, uint64_t invocations, uint32_t gr
     groups[2] = 1;
 }
 
+vkml_status vk_rec_scratch(gpu_recorder *rec, uint64_t bytes, int *value, vkml_error *err)
+{
+    vk_mem *grown = realloc(rec->scratch, (size_t)(rec->n_scratch + 1) * sizeof(*grown));
+    if (!grown)
+        return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "Vulkan recorder: out of host memory");
+    rec->scratch = grown;
+    vkml_status st = vk_mem_alloc(rec->vd->alloc, VK_MEM_DEVICE, bytes ? bytes : 4,
+                                  &rec->scratch[rec->n_scratch], err);
+    if (st != VKML_OK)
+        return st;
+    *value = rec->n_values + rec->n_scratch++;
+    return VKML_OK;
+}
+
+void vk_rec_take_scratch(gpu_recorder *rec, vk_mem **mems, int *n)
+{
+    *mems = rec->scratch;
+    *n = rec->n_scratch;
+    rec->scratch = NULL;
+    rec->n_scratch = 0;
+}
+
 static vkml_status bind_value(gpu_recorder *rec, int value, VkDescriptorBufferInfo *out,
                               vkml_error *err)
 {
-    if (value < 0 || value >= rec->n_values || !rec->values[value].buffer)
+    bool scratch = value >= rec->n_values && value - rec->n_values < rec->n_scratch;
+    if (value < 0 || (!scratch && (value >= rec->n_values || !rec->values[value].buffer)))
         return vkml_fail(err, VKML_ERROR_DEVICE,
                          "Vulkan recorder: value %d has no memory on this device", value);
-    const vk_mem *m = &rec->values[value];
+    const vk_mem *m = scratch ? &rec->scratch[value - rec->n_values] : &rec->values[value];
     /* Whole 32-bit words: kernels that move raw words round up; the allocator's
      * alignment guarantees the room. */
     VkDeviceSize range = ((m->size ? m->size : 1) + 3) / 4 * 4;

@@ -7,9 +7,10 @@
  */
 #include "vulkan/vk_memory.h"
 
-/* values[i]: the memory of session value i (buffer NULL when the device does not hold it). */
-vkml_status vk_rec_create(vk_device *vd, const vk_mem *values, int n_values, gpu_recorder **out,
-                          vkml_error *err);
+/* values[i]: the memory of session value i (buffer NULL when the device does not hold it);
+ * fast_math: the session's precision is fp32-fast (vk_rec_fast_math). */
+vkml_status vk_rec_create(vk_device *vd, const vk_mem *values, int n_values, bool fast_math,
+                          gpu_recorder **out, vkml_error *err);
 /* The node whose kernels the next dispatches are (its position in the chunk, from 0):
  * the profile attributes time by it. */
 void vk_rec_set_node(gpu_recorder *rec, int position);
@@ -30,4 +31,7 @@ typedef struct vk_rec_profile {
  * dispatches. */
 vkml_status vk_rec_finish(gpu_recorder *rec, VkCommandBuffer cmd, VkDescriptorPool *pool,
                           const vk_rec_profile *prof, int *barriers, vkml_error *err);
+/* Moves the scratch buffers (vk_rec_scratch) to the caller, who frees them (vk_mem_free)
+ * once the command buffer is done with them; else vk_rec_destroy frees them. */
+void vk_rec_take_scratch(gpu_recorder *rec, vk_mem **mems, int *n);
 void vk_rec_destroy(gpu_recorder **rec);

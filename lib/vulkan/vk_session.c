@@ -18,6 +18,8 @@ typedef struct vk_chunk {
     VkDescriptorPool pool;
     VkQueryPool timestamps; /* profiled sessions: n_nodes + 1 (vk_record.h, vk_rec_profile) */
     int n_nodes;
+    vk_mem *scratch; /* the recorder's scratch buffers (vk_rec_scratch) */
+    int n_scratch;
 } vk_chunk;
 
 struct device_session {
@@ -396,7 +398,7 @@ static vkml_status record_chunk(device_session *s, const device_session_desc *de
     VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
     VK_CREATE(VKML_VK_FENCE, vkCreateFence(dev, &fci, NULL, &c->fence));
 
-    VKML_TRY(vk_rec_create(s->vd, s->mem, s->n_values, &rec, err));
+    VKML_TRY(vk_rec_create(s->vd, s->mem, s->n_values, desc->fast_math, &rec, err));
     VKML_TRY(lower_nodes(rec, desc, &desc->chunks[index], err));
     c->n_nodes = desc->chunks[index].n_nodes;
     vk_rec_profile prof = {.n_nodes = c->n_nodes};
@@ -420,6 +422,7 @@ static vkml_status record_chunk(device_session *s, const device_session_desc *de
     record_shared_copies(s, index, c->cmd);
     int barriers = 0;
     VKML_TRY(vk_rec_finish(rec, c->cmd, &c->pool, desc->profile ? &prof : NULL, &barriers, err));
+    vk_rec_take_scratch(rec, &c->scratch, &c->n_scratch);
     end_barrier(c->cmd);
     VK(vkEndCommandBuffer(c->cmd));
     VKML_LOGD("Vulkan chunk %d: %d nodes, %d barriers", index, desc->chunks[index].n_nodes,
@@ -575,6 +578,9 @@ void vk_session_destroy(device_session **ps)
         VK_DESTROY(VKML_VK_QUERY_POOL, vkDestroyQueryPool, dev, c->timestamps);
         if (c->cmd) /* freed with the pool below */
             vk_count_add(VKML_VK_COMMAND_BUFFER, -1);
+        for (int j = 0; j < c->n_scratch; j++)
+            vk_mem_free(s->vd->alloc, &c->scratch[j]);
+        free(c->scratch);
     }
     VK_DESTROY(VKML_VK_COMMAND_POOL, vkDestroyCommandPool, dev, s->cmd_pool);
     for (int v = 0; s->mem && v < s->n_values; v++) {

@@ -1,7 +1,10 @@
 /* Benchmark (not a test): float32 matrix products and convolutions on one Vulkan device,
  * GFLOP/s of each kernel family: the plain per-output kernels (matmul_direct.comp,
  * conv_window.comp), the tiled kernels before gemm_tiled.comp (matmul.comp; convs: the
- * direct kernel) and gemm_tiled.comp (tile by shape).
+ * direct kernel), gemm_tiled.comp without split-K and gemm_tiled.comp (tile and split-K by
+ * shape; the split-K plan printed); then, on a device with cooperative
+ * matrices (caps.cooperative_matrix), precision fp16 and fp32-fast with gemm_coop.comp off
+ * (VKML_NO_COOPMAT's effect) and on, and the coop kernel each shape takes.
  *   bench_gemm [DEVICE] [RUNS] [CHAIN] [FILTER]   DEVICE: 0, 1 ... (default 0); RUNS: timed
  *   runs per point (default 20); CHAIN: products per model (default 10); FILTER: only
  *   shapes whose name contains it.
@@ -11,6 +14,7 @@
  * (CHAIN - 1): the copies in and out and the submit cost cancel. */
 #include "bench_util.h"
 #include "plan/context.h"
+#include "vulkan/ops_gemm.h"
 #include "vulkan/vk_device.h"
 
 #include <math.h>
@@ -97,11 +101,11 @@ static vkml_model *chain_model(const bench_shape *s, int chain)
 
 /* Median microseconds of a run of the model. */
 static double time_model(vkml_context *ctx, int device, vkml_model *model, const bench_shape *s,
-                         int runs)
+                         vkml_precision precision, int runs)
 {
     vkml_error err = {0};
     vkml_session *sess = NULL;
-    vkml_session_params p = {.device = device};
+    vkml_session_params p = {.device = device, .precision = precision};
     if (vkml_session_create(ctx, model, &p, &sess, &err) != VKML_OK) {
         fprintf(stderr, "bench_gemm: %s: %s\n", s->name, err.message);
         return NAN;
@@ -133,6 +137,47 @@ static double time_model(vkml_context *ctx, int device, vkml_model *model, const
     return med;
 }
 
+/* The gemm_coop.comp kernel a shape takes (by shape), or "none". */
+static const char *coop_kernel(const struct gpu_caps *caps, const bench_shape *s)
+{
+    vk_kernel_id k;
+    uint32_t g[3];
+    bool took = s->conv ? vk_gemm_pick_coop(caps, true, VKML_DTYPE_FLOAT16, true, s->c,
+                                            s->batch * s->hw * s->hw, s->c * s->ksize * s->ksize,
+                                            1, &k, g)
+                        : vk_gemm_pick_coop(caps, false, VKML_DTYPE_FLOAT16, true,
+                                            s->batch * s->m, s->k, s->k, 1, &k, g);
+    return took ? vk_kernels[k].name : "none";
+}
+
+/* GFLOP/s under precision fp16 and fp32-fast, gemm_coop.comp off (coop_force -1) and on. */
+static void coop_row(vkml_context *ctx, int device, struct gpu_caps *caps, const bench_shape *s,
+                     vkml_model *one, vkml_model *many, int runs, int chain)
+{
+    static const struct {
+        vkml_precision precision;
+        int coop_force;
+    } kinds[] = {{VKML_PRECISION_FP16, -1},
+                 {VKML_PRECISION_FP16, 0},
+                 {VKML_PRECISION_FP32_FAST, -1},
+                 {VKML_PRECISION_FP32_FAST, 0}};
+    double gflops[4];
+    caps->prefer_tiled = true;
+    caps->gemm_force = 0;
+    for (int k = 0; k < 4; k++) {
+        caps->coop_force = kinds[k].coop_force;
+        double t1 = time_model(ctx, device, one, s, kinds[k].precision, runs);
+        double tn = time_model(ctx, device, many, s, kinds[k].precision, runs);
+        double per = (tn - t1) / (chain - 1);
+        gflops[k] = per > 0 ? flops(s) / per / 1e3 : NAN;
+    }
+    caps->coop_force = 0;
+    printf("  %-30s fp16 tiled %.1f coop %.1f (%.2fx); fp32-fast tiled %.1f coop %.1f "
+           "(%.2fx); kernel %s\n",
+           "", gflops[0], gflops[1], gflops[1] / gflops[0], gflops[2], gflops[3],
+           gflops[3] / gflops[2], coop_kernel(caps, s));
+}
+
 int main(int argc, char **argv)
 {
     const char *dev_text = argc > 1 ? argv[1] : "0";
@@ -153,37 +198,55 @@ int main(int argc, char **argv)
     vkml_context_device_info(ctx, device, &info, &err);
     struct gpu_caps *caps = &((vk_device *)context_device(ctx, device))->caps;
     bool own_tiled = caps->prefer_tiled;
-    printf("device %s (%s): median of %d runs, chains of %d products; GFLOP/s\n", dev_text,
-           info.name, runs, chain);
+    printf("device %s (%s): median of %d runs, chains of %d products; GFLOP/s; cooperative "
+           "matrices: %s\n", dev_text, info.name, runs, chain,
+           caps->cooperative_matrix ? "yes" : "no");
     static const struct {
         const char *name;
         bool tiled;
-        int force;
-    } kinds[] = {{"plain", false, 0}, {"old tiled", true, -1}, {"gemm_tiled", true, 0}};
-    printf("%-32s %12s %12s %12s %10s\n", "shape", kinds[0].name, kinds[1].name, kinds[2].name,
-           "new/old");
+        int force, splitk;
+    } kinds[] = {{"plain", false, 0, 0},
+                 {"old tiled", true, -1, 0},
+                 {"no split-K", true, 0, -1},
+                 {"gemm_tiled", true, 0, 0}};
+    enum { N_KINDS = 4 };
+    printf("%-32s %12s %12s %12s %12s %10s  %s\n", "shape", kinds[0].name, kinds[1].name,
+           kinds[2].name, kinds[3].name, "new/old", "split-K (gemm_tiled)");
     for (size_t i = 0; i < VKML_ARRAY_SIZE(shapes); i++) {
         const bench_shape *s = &shapes[i];
         if (!strstr(s->name, filter))
             continue;
         vkml_model *one = chain_model(s, 1), *many = chain_model(s, chain);
-        double gflops[3];
-        for (int k = 0; k < 3; k++) {
+        double gflops[N_KINDS];
+        for (int k = 0; k < N_KINDS; k++) {
             caps->prefer_tiled = kinds[k].tiled;
             caps->gemm_force = kinds[k].force;
-            double t1 = time_model(ctx, device, one, s, runs);
-            double tn = time_model(ctx, device, many, s, runs);
+            caps->splitk_force = kinds[k].splitk;
+            double t1 = time_model(ctx, device, one, s, VKML_PRECISION_FP32, runs);
+            double tn = time_model(ctx, device, many, s, VKML_PRECISION_FP32, runs);
             double per = (tn - t1) / (chain - 1);
             gflops[k] = per > 0 ? flops(s) / per / 1e3 : NAN;
         }
-        printf("%-32s %12.1f %12.1f %12.1f %9.2fx\n", s->name, gflops[0], gflops[1], gflops[2],
-               gflops[2] / gflops[1]);
+        char split[48] = "none";
+        vk_gemm_split sp;
+        int64_t pixels = s->batch * s->hw * s->hw, taps = s->c * s->ksize * s->ksize;
+        bool splits = s->conv
+                          ? vk_gemm_pick_split(caps, true, false, s->c, pixels, taps, 1, &sp)
+                          : vk_gemm_pick_split(caps, false, false, s->batch * s->m, s->k, s->k,
+                                               1, &sp);
+        if (splits)
+            snprintf(split, sizeof(split), "%u slices of K %u", sp.splits, sp.k_slice);
+        printf("%-32s %12.1f %12.1f %12.1f %12.1f %9.2fx  %s\n", s->name, gflops[0], gflops[1],
+               gflops[2], gflops[3], gflops[3] / gflops[1], split);
+        if (caps->cooperative_matrix)
+            coop_row(ctx, device, caps, s, one, many, runs, chain);
         fflush(stdout);
         vkml_model_destroy(&one);
         vkml_model_destroy(&many);
     }
     caps->prefer_tiled = own_tiled;
     caps->gemm_force = 0;
+    caps->splitk_force = 0;
     vkml_context_destroy(&ctx);
     return 0;
 }

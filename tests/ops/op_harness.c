@@ -50,6 +50,7 @@ static struct {
     vk_context *vk;
     int n_gpus;
     bool prefer_tiled[8]; /* each device's own choice (first 8 devices) */
+    bool fast_math;       /* sessions as under precision fp32-fast */
     int cases, refusals;
 } oh;
 
@@ -375,7 +376,8 @@ static bool run_device(const oh_case *c, const char *label, device *dev, graph *
     int nodes[] = {node};
     device_chunk_desc chunk = {.nodes = nodes, .n_nodes = 1};
     device_session_desc desc = {
-        .graph = g, .values = values, .value_plans = plans, .chunks = &chunk, .n_chunks = 1};
+        .graph = g, .values = values, .value_plans = plans, .chunks = &chunk, .n_chunks = 1,
+        .fast_math = oh.fast_math};
     device_session *ds = NULL;
     vkml_error err = {0};
     vkml_status st = dev->cls->session_create(dev, &desc, &ds, &err);
@@ -520,6 +522,30 @@ void oh_gpu_kernels(oh_kernels k, int gemm_force)
         caps->prefer_tiled = k == OH_KERNELS_DEVICE ? oh.prefer_tiled[d] : k != OH_KERNELS_PLAIN;
         caps->gemm_force = gemm_force;
     }
+}
+
+void oh_coop(int coop_force, bool fast_math)
+{
+    oh_init();
+    oh.fast_math = fast_math;
+    for (int d = 0; d < oh.n_gpus && d < 8; d++)
+        ((vk_device *)vk_context_device(oh.vk, d))->caps.coop_force = coop_force;
+}
+
+void oh_splitk(int splitk_force)
+{
+    oh_init();
+    for (int d = 0; d < oh.n_gpus && d < 8; d++)
+        ((vk_device *)vk_context_device(oh.vk, d))->caps.splitk_force = splitk_force;
+}
+
+int oh_coop_devices(void)
+{
+    oh_init();
+    int n = 0;
+    for (int d = 0; d < oh.n_gpus; d++)
+        n += ((vk_device *)vk_context_device(oh.vk, d))->caps.cooperative_matrix;
+    return n;
 }
 
 int oh_finish(void)

@@ -88,6 +88,15 @@ typedef enum oh_kernels {
 } oh_kernels;
 /* gemm_force: gpu_caps.gemm_force (0: tile by shape, t > 0: tile t, -1: the old kernels). */
 void oh_gpu_kernels(oh_kernels k, int gemm_force);
+/* gpu_caps.coop_force of every device (0: gemm_coop.comp by shape; t > 0: its tile t for
+ * every product it takes; -1: never) and whether sessions run as under precision fp32-fast
+ * (float32 products on cooperative matrices); default 0, false. */
+void oh_coop(int coop_force, bool fast_math);
+/* gpu_caps.splitk_force of every device (0: split-K by shape; s > 1: s slices for every
+ * gemm_tiled.comp product; -1: never); default 0. */
+void oh_splitk(int splitk_force);
+/* Devices with cooperative matrices (gpu_caps.cooperative_matrix). */
+int oh_coop_devices(void);
 /* Runs, checks, frees c. Returns whether every check passed. */
 bool oh_run(oh_case *c, const char *label, double bound);
 /* Prints the summary (cases run, GPU refusals); returns the exit status for main(). */

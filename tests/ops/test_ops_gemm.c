@@ -6,9 +6,20 @@
  * pads, dilations, groups and depthwise; then every fused epilogue (graph_epilogue) on
  * Conv, Gemm and MatMul, with and without a residual. The CPU applies the epilogue with
  * op_epilogue_apply; tests/unit/test_fuse.c checks that against the unfused ops.
+ * Split-K (gemm_tiled.comp's slices, then gemm_splitk.comp): forced to 2 and 7 slices
+ * over the same products, products it takes by shape (K >= 1024, few outputs), epilogues,
+ * float16, and its plan for ResNet-50's 7x7 stage derived by hand.
+ * Then the cooperative-matrix kernels (gemm_coop.comp): which products the picker gives them
+ * (on any machine, from made-up device capabilities), that a device without them never gets
+ * them and that VKML_NO_COOPMAT=1 turns them off; on a device with them (NVIDIA), every
+ * tile over the shapes above in float16 and in float32 as under precision fp32-fast, within
+ * OH_BOUND_FP16 (float16 inputs to the products, float32 sums).
  */
 #include "op_harness.h"
+#include "plan/context.h"
 #include "testutil.h"
+#include "vulkan/ops_gemm.h"
+#include "vulkan/vk_device.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -19,9 +30,12 @@
 /* The element type of the cases (float32, float16 for a few epilogue cases). */
 static vkml_dtype dtype = VKML_DTYPE_FLOAT;
 
+/* The kernels round float32 inputs to float16 (gemm_coop.comp under fp32-fast). */
+static bool rounds_to_half;
+
 static double bound(void)
 {
-    return dtype == VKML_DTYPE_FLOAT ? OH_BOUND_SUM : OH_BOUND_FP16;
+    return dtype == VKML_DTYPE_FLOAT && !rounds_to_half ? OH_BOUND_SUM : OH_BOUND_FP16;
 }
 
 static uint64_t shape_rng;
@@ -213,6 +227,211 @@ static void epilogues(void)
     dtype = VKML_DTYPE_FLOAT;
 }
 
+/* vk_gemm_pick_split's plans, derived by hand. */
+static void split_picks(void)
+{
+    struct gpu_caps caps = {.prefer_tiled = true, .max_workgroup_count = {65535, 65535, 65535}};
+    vk_gemm_split sp = {0};
+    /* 512 x 49 x 4608 (3x3 conv, 512 channels at 7x7): 32x32 tiles give 2 x 16 = 32 groups
+     * (<= 132); the 64x64 tile 1 x 8; 264 / 8 -> 33 slices, capped by 4608 / 256 = 18 and
+     * 16: 16 slices of ceil(4608 / 16) = 288 (a multiple of 32). */
+    CHECK(vk_gemm_pick_split(&caps, true, false, 512, 49, 4608, 1, &sp) && sp.splits == 16 &&
+              sp.k_slice == 288 && sp.first == VK_KERNEL_CONV_GEMM_SPLITK_64X64 &&
+              sp.sum == VK_KERNEL_CONV_GEMM_SPLITK_SUM && sp.groups[0] == 1 &&
+              sp.groups[1] == 8 && sp.groups[2] == 16 && sp.sum_groups[0] == 1 &&
+              sp.sum_groups[1] == 512 && sp.sum_groups[2] == 1 &&
+              sp.scratch_bytes == 16ull * 512 * 49 * 4,
+          "split: r50 7x7 stage: %u slices of %u, groups %u x %u x %u", sp.splits, sp.k_slice,
+          sp.groups[0], sp.groups[1], sp.groups[2]);
+    /* 70 x 40 x 1100 MatMul: one 64x64 tile, 1100 / 256 = 4 slices of 275 -> 288: 4 */
+    CHECK(vk_gemm_pick_split(&caps, false, false, 70, 40, 1100, 1, &sp) && sp.splits == 4 &&
+              sp.k_slice == 288 && sp.first == VK_KERNEL_GEMM_SPLITK_64X64 &&
+              sp.groups[0] == 1 && sp.groups[1] == 2 && sp.groups[2] == 4,
+          "split: 70x40x1100: %u slices of %u", sp.splits, sp.k_slice);
+    CHECK(vk_gemm_pick_split(&caps, true, true, 512, 49, 4608, 1, &sp) && sp.splits == 16 &&
+              sp.first == VK_KERNEL_CONV_GEMM_COOP_SPLITK_64X64 &&
+              sp.sum == VK_KERNEL_CONV_GEMM_SPLITK_SUM,
+          "split: on cooperative matrices, the coop first pass");
+    CHECK(!vk_gemm_pick_split(&caps, false, false, 1024, 1024, 4096, 1, &sp),
+          "split: not a product of many tiles");
+    CHECK(!vk_gemm_pick_split(&caps, false, false, 64, 64, 1000, 1, &sp),
+          "split: not under K 1024");
+    caps.splitk_force = -1;
+    CHECK(!vk_gemm_pick_split(&caps, true, false, 512, 49, 4608, 1, &sp), "split: splitk_force -1");
+    caps.splitk_force = 3; /* K 41: ceil(41 / 3) = 14 -> 32: 2 slices */
+    CHECK(vk_gemm_pick_split(&caps, false, false, 5, 5, 41, 1, &sp) && sp.splits == 2 &&
+              sp.k_slice == 32,
+          "split: forced 3 over K 41: %u slices of %u", sp.splits, sp.k_slice);
+    CHECK(!vk_gemm_pick_split(&caps, false, false, 5, 5, 32, 1, &sp), "split: K 32 is one slice");
+    caps.splitk_force = 0;
+    caps.gemm_force = 2;
+    CHECK(!vk_gemm_pick_split(&caps, true, false, 512, 49, 4608, 1, &sp),
+          "split: not while a tile is forced");
+    caps.gemm_force = 0;
+    caps.prefer_tiled = false;
+    CHECK(!vk_gemm_pick_split(&caps, true, false, 512, 49, 4608, 1, &sp),
+          "split: not on the plain kernels' devices");
+}
+
+/* Products split-K takes by shape, with C, bias, epilogues, groups and float16. */
+static void split_products(void)
+{
+    matmul_2d(70, 1100, 40);
+    matmul_2d(3, 2050, 5);
+    gemm(45, 1030, 39, 1, 1, 2, NULL);
+    graph_epilogue e = {.act = GRAPH_EPI_SILU, .alpha = 1, .bias = 2, .residual = 3,
+                        .absorbed = "Add+SiLU+Add"};
+    matmul("Add+SiLU+Add K 1300", 3, (int64_t[]){2, 17, 1300}, 2, (int64_t[]){1300, 30}, &e, 3,
+           (int64_t[]){2, 17, 30});
+    graph_epilogue r = {.act = GRAPH_EPI_RELU, .bias = -1, .residual = 3, .residual_first = true,
+                        .absorbed = "Add+Relu"};
+    const conv_shape cs[] = {
+        {1, 128, 5, 5, 24, 3, 1, 1, 1, 1},  /* K 1152, one tile */
+        {2, 256, 4, 4, 32, 3, 1, 1, 1, 2},  /* groups: K 1152 per group */
+        {1, 1040, 3, 3, 20, 1, 1, 0, 1, 1}, /* 1x1, K 1040 */
+    };
+    for (size_t i = 0; i < VKML_ARRAY_SIZE(cs); i++) {
+        conv(&cs[i], i != 1, NULL);
+        conv(&cs[i], true, &r);
+    }
+    dtype = VKML_DTYPE_FLOAT16;
+    conv(&cs[0], true, &r);
+    matmul_2d(70, 1100, 40);
+    dtype = VKML_DTYPE_FLOAT;
+}
+
+static bool is_coop(vk_kernel_id k)
+{
+    return k == VK_KERNEL_GEMM_COOP_128X128 || k == VK_KERNEL_GEMM_COOP_128X64 ||
+           k == VK_KERNEL_GEMM_COOP_64X64 || k == VK_KERNEL_CONV_GEMM_COOP_128X128 ||
+           k == VK_KERNEL_CONV_GEMM_COOP_128X64 || k == VK_KERNEL_CONV_GEMM_COOP_64X64;
+}
+
+/* vk_gemm_pick_coop over made-up capabilities: what it takes and refuses. */
+static void coop_picks(void)
+{
+    struct gpu_caps caps = {.cooperative_matrix = true,
+                            .prefer_tiled = true,
+                            .max_workgroup_count = {65535, 65535, 65535}};
+    vk_kernel_id k = VK_KERNEL_COUNT;
+    uint32_t g[3] = {0};
+    const vkml_dtype f16 = VKML_DTYPE_FLOAT16, f32 = VKML_DTYPE_FLOAT;
+    /* 128x128 tiles: 16 x 32 = 512 groups >= VK_GEMM_MIN_GROUPS */
+    CHECK(vk_gemm_pick_coop(&caps, false, f16, false, 4096, 2048, 1024, 1, &k, g) &&
+              k == VK_KERNEL_GEMM_COOP_128X128 && g[0] == 16 && g[1] == 32 && g[2] == 1,
+          "coop: float16 4096x2048 takes the 128x128 tile (kernel %d, %u x %u x %u)", (int)k,
+          g[0], g[1], g[2]);
+    /* 1024^2: 128x128 gives 64 groups, 128x64 128, 64x64 256 (the last) */
+    CHECK(vk_gemm_pick_coop(&caps, false, f16, false, 1024, 1024, 1024, 1, &k, g) &&
+              k == VK_KERNEL_GEMM_COOP_64X64 && g[0] == 16 && g[1] == 16,
+          "coop: float16 1024^3 takes the 64x64 tile (kernel %d)", (int)k);
+    CHECK(vk_gemm_pick_coop(&caps, true, f16, false, 512, 49, 4608, 1, &k, g) &&
+              k == VK_KERNEL_CONV_GEMM_COOP_64X64 && g[0] == 1 && g[1] == 8,
+          "coop: a 7x7-stage conv takes the conv 64x64 tile (kernel %d)", (int)k);
+    CHECK(!vk_gemm_pick_coop(&caps, false, f32, false, 1024, 1024, 1024, 1, &k, g),
+          "coop: float32 under precision fp32 never");
+    CHECK(vk_gemm_pick_coop(&caps, false, f32, true, 1024, 1024, 1024, 1, &k, g) && is_coop(k),
+          "coop: float32 under fp32-fast");
+    CHECK(vk_gemm_coop_takes(&caps, f16, false) && !vk_gemm_coop_takes(&caps, f32, false) &&
+              vk_gemm_coop_takes(&caps, f32, true),
+          "coop: float16 always, float32 under fp32-fast only");
+    CHECK(!vk_gemm_pick_coop(&caps, false, VKML_DTYPE_DOUBLE, true, 1024, 1024, 1024, 1, &k, g),
+          "coop: not double");
+    CHECK(!vk_gemm_pick_coop(&caps, false, f16, false, 63, 64, 1024, 1, &k, g),
+          "coop: not under %d outputs", VK_COOP_MIN_OUTPUTS);
+    CHECK(!vk_gemm_pick_coop(&caps, false, f16, false, 1024, 1024, 31, 1, &k, g),
+          "coop: not under K %d", VK_COOP_MIN_K);
+    caps.coop_force = 3;
+    CHECK(vk_gemm_pick_coop(&caps, false, f16, false, 1, 1, 1, 1, &k, g) &&
+              k == VK_KERNEL_GEMM_COOP_64X64 && g[0] == 1 && g[1] == 1,
+          "coop: coop_force 3 takes a 1x1x1 product on the 64x64 tile");
+    caps.coop_force = -1;
+    CHECK(!vk_gemm_pick_coop(&caps, false, f16, false, 1024, 1024, 1024, 1, &k, g),
+          "coop: coop_force -1 never");
+    caps.coop_force = 0;
+    caps.gemm_force = 1;
+    CHECK(!vk_gemm_pick_coop(&caps, false, f16, false, 1024, 1024, 1024, 1, &k, g),
+          "coop: not while a gemm_tiled.comp tile is forced");
+    caps.gemm_force = 0;
+    caps.prefer_tiled = false;
+    CHECK(!vk_gemm_pick_coop(&caps, false, f16, false, 1024, 1024, 1024, 1, &k, g),
+          "coop: not on a device preferring the plain kernels");
+    caps.prefer_tiled = true;
+    caps.cooperative_matrix = false;
+    CHECK(!vk_gemm_pick_coop(&caps, false, f16, false, 1024, 1024, 1024, 1, &k, g),
+          "coop: not without cooperative matrices");
+}
+
+/* The machine's devices: one without cooperative matrices never gets gemm_coop.comp, and
+ * VKML_NO_COOPMAT=1 turns them off on every device. Returns the devices that have them. */
+static int coop_devices(void)
+{
+    vkml_context *ctx = NULL;
+    vkml_error err = {0};
+    CHECK_OK(vkml_context_create(NULL, &ctx, &err), &err);
+    int n = ctx ? vkml_context_device_count(ctx) : 0, with = 0;
+    for (int d = 0; d < n; d++) {
+        vk_device *vd = (vk_device *)context_device(ctx, d);
+        if (!vd || vd->base.cls != &vk_device_class)
+            continue;
+        struct gpu_caps caps = vd->caps;
+        caps.prefer_tiled = true;
+        vk_kernel_id k = VK_KERNEL_COUNT;
+        uint32_t g[3];
+        bool took = vk_gemm_pick_coop(&caps, false, VKML_DTYPE_FLOAT16, true, 1024, 1024, 1024,
+                                      1, &k, g);
+        CHECK(took == caps.cooperative_matrix, "%s: cooperative matrix %d, float16 1024^3 on "
+              "gemm_coop.comp %d", vd->base.info.name, caps.cooperative_matrix, took);
+        printf("%s: cooperative matrices %s\n", vd->base.info.name,
+               caps.cooperative_matrix ? "yes (gemm_coop.comp runs)" : "no");
+        with += caps.cooperative_matrix;
+    }
+    vkml_context_destroy(&ctx);
+    setenv("VKML_NO_COOPMAT", "1", 1);
+    CHECK_OK(vkml_context_create(NULL, &ctx, &err), &err);
+    for (int d = 0; ctx && d < vkml_context_device_count(ctx); d++) {
+        vk_device *vd = (vk_device *)context_device(ctx, d);
+        if (vd && vd->base.cls == &vk_device_class)
+            CHECK(!vd->caps.cooperative_matrix, "%s: VKML_NO_COOPMAT=1 leaves cooperative "
+                  "matrices on", vd->base.info.name);
+    }
+    vkml_context_destroy(&ctx);
+    unsetenv("VKML_NO_COOPMAT");
+    return with;
+}
+
+/* On devices with cooperative matrices: every gemm_coop.comp tile (and the choice by shape)
+ * over the products, float16 and float32 under fp32-fast. */
+static void coop_products(void)
+{
+    for (int t = 0; t <= VK_COOP_TILES; t++) {
+        printf("-- gemm_coop.comp %s%d, float16 and fp32-fast\n", t ? "tile " : "by shape ", t);
+        oh_gpu_kernels(OH_KERNELS_TILED, 0);
+        dtype = VKML_DTYPE_FLOAT16;
+        oh_coop(t, false);
+        products(true);
+        dtype = VKML_DTYPE_FLOAT;
+        rounds_to_half = true;
+        oh_coop(t, true);
+        products(true);
+        epilogues(); /* float32 and float16 cases */
+        rounds_to_half = false;
+    }
+    printf("-- gemm_coop.comp split-K: 3 slices, then by shape; float16 and fp32-fast\n");
+    oh_coop(0, false);
+    oh_splitk(3);
+    dtype = VKML_DTYPE_FLOAT16;
+    products(true);
+    dtype = VKML_DTYPE_FLOAT;
+    rounds_to_half = true;
+    oh_coop(0, true);
+    products(true);
+    oh_splitk(0);
+    split_products(); /* its float16 cases too */
+    rounds_to_half = false;
+    oh_coop(0, false);
+}
+
 int main(void)
 {
     const char *seed = getenv("VKML_TEST_SEED");
@@ -240,6 +459,27 @@ int main(void)
     }
     oh_gpu_kernels(OH_KERNELS_TILED, 1);
     epilogues(); /* the largest tile's epilogue too */
+    split_picks();
+    static const int forced_splits[] = {2, 7};
+    oh_gpu_kernels(OH_KERNELS_TILED, 0);
+    for (size_t i = 0; i < VKML_ARRAY_SIZE(forced_splits); i++) {
+        printf("-- split-K, %d slices\n", forced_splits[i]);
+        oh_splitk(forced_splits[i]);
+        products(i == 0);
+        if (i == 0)
+            epilogues();
+    }
+    printf("-- split-K by shape\n");
+    oh_splitk(0);
+    split_products();
+    coop_picks();
+    if (coop_devices() > 0)
+        coop_products();
+    else
+        printf("-- gemm_coop.comp: no device with cooperative matrices here: only its choice "
+               "checked\n");
     oh_gpu_kernels(OH_KERNELS_DEVICE, 0);
-    return oh_finish();
+    /* this file's own CHECKs count in its copy of test_failures, the harness's in its own */
+    int harness = oh_finish();
+    return test_finish("gemm kernel choice") || harness;
 }

@@ -342,8 +342,8 @@ typedef struct vkml_session vkml_session;
 /* Arithmetic precision of a session (vkml_session_params.precision). */
 typedef enum vkml_precision {
     VKML_PRECISION_FP32 = 0,  /* float32 storage and math, exact to ONNX semantics */
-    VKML_PRECISION_FP32_FAST, /* float32 where the device may use faster float32-like math;
-                                 today the same kernels as FP32 */
+    VKML_PRECISION_FP32_FAST, /* float32 tensors; MatMul/Gemm/Conv may round their inputs
+                                 to float16 for tensor cores (float32 sums; docs/api.md) */
     VKML_PRECISION_FP16,      /* float16 tensors and weights, float32 accumulation in every
                                  kernel; ops unsafe in float16 (Exp, Pow, sums) stay float32;
                                  the session's inputs and outputs stay float32 */

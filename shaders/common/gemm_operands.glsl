@@ -1,0 +1,186 @@
+// The operands and the output of gemm_tiled.comp's products (the register-blocked kernel
+// and its cooperative-matrix form gemm_coop.comp): bindings, push constants, the A and B
+// element loaders (zero outside the product: ragged tiles need no other care), the
+// product's location from the workgroup's z (batch or conv group) and the store of one
+// result with C or bias and the fused epilogue. See gemm_tiled.comp for the two forms
+// (CONV=0: MatMul/Gemm; CONV=1: implicit-GEMM conv).
+//
+// Split-K (SPLITK=1, the first pass): workgroup z runs over S slices x the Z batches or
+// groups (z = slice * Z + batch); slice s sums K from s * k_slice to the next slice's start
+// and writes its raw sums, float32, to binding 4 (a scratch buffer [S][Z][M][N]).
+// SPLITK=2 (gemm_splitk.comp, the second pass): binding 0 is that scratch; its sums over
+// the slices go through gemm_store as one product's would. Both push `splits` (S) and
+// `k_slice` (a multiple of every BK) after the epilogue members.
+#ifndef VKML_GEMM_OPERANDS_GLSL
+#define VKML_GEMM_OPERANDS_GLSL
+#define MAX_BATCH_RANK 4
+#ifndef SPLITK
+#define SPLITK 0
+#endif
+
+#if SPLITK == 2
+DECLARE_IN_OF(float, 0, part) // the first pass's sums
+#else
+DECLARE_IN(0, a)   // A; conv: X
+#endif
+DECLARE_IN(1, b)   // B; conv: W
+DECLARE_IN(2, c)   // C; conv: bias
+DECLARE_IN(3, res) // the fused residual
+#if SPLITK == 1
+DECLARE_OUT_OF(float, 4, y) // the scratch of the slices' sums
+#else
+DECLARE_OUT(4, y)
+#endif
+
+#if CONV
+layout(push_constant) uniform Params {
+    Window win;
+    uint count;               // N * M * OH * OW
+    uint in_channels;         // C
+    uint out_channels;        // M
+    uint group_in_channels;   // C / group
+    uint group_out_channels;  // M / group
+    uint has_bias;
+    uint epi_act;
+    float epi_alpha, epi_beta;
+    uint epi_flags;
+#if SPLITK
+    uint splits, k_slice;
+#endif
+} p;
+#else
+layout(push_constant) uniform Params {
+    uint m, n, k;
+    uint a_sm, a_sk, b_sk, b_sn, c_sm, c_sn;
+    float alpha, beta;
+    uint has_c;
+    uint batch_rank;
+    uint batch_dims[MAX_BATCH_RANK];
+    uint a_batch_strides[MAX_BATCH_RANK];
+    uint b_batch_strides[MAX_BATCH_RANK];
+    uint epi_act;
+    float epi_alpha, epi_beta;
+    uint epi_flags;
+#if SPLITK
+    uint splits, k_slice;
+#endif
+} p;
+#endif
+#include "epilogue.glsl"
+
+uint g_m, g_n, g_k; // the product's M, N, K
+uint k_begin, k_end; // the part of K this workgroup sums (all of it without split-K)
+uint split;          // its slice (split-K)
+uint a_base, b_base;
+bool a_k_fast, b_n_fast; // which index of a tile load runs along memory
+
+#if CONV
+uint plane;
+#endif
+#if SPLITK != 2
+#if CONV
+// Xcol[k, col] of group g (X is binding 0; the "B" operand of the product).
+float load_b(uint k, uint col)
+{
+    if (k >= k_end || col >= g_n)
+        return 0.0;
+    uint ksize = p.win.k_h * p.win.k_w;
+    uint n = col / plane, pix = col % plane;
+    uint oy = pix / p.win.out_w, ox = pix % p.win.out_w;
+    uint ch = k / ksize, kr = k % ksize;
+    uint ky = kr / p.win.k_w, kx = kr % p.win.k_w;
+    int iy = int(oy * p.win.stride_h + ky * p.win.dil_h) - int(p.win.pad_h);
+    int ix = int(ox * p.win.stride_w + kx * p.win.dil_w) - int(p.win.pad_w);
+    if (iy < 0 || iy >= int(p.win.in_h) || ix < 0 || ix >= int(p.win.in_w))
+        return 0.0;
+    return a[((n * p.in_channels + a_base + ch) * p.win.in_h + uint(iy)) * p.win.in_w + uint(ix)];
+}
+// W[g*Mg + m, k] (binding 1; the "A" operand).
+float load_a(uint m, uint k)
+{
+    return m < g_m && k < k_end ? b[(b_base + m) * g_k + k] : 0.0;
+}
+#else
+float load_a(uint m, uint k)
+{
+    return m < g_m && k < k_end ? float(a[a_base + m * p.a_sm + k * p.a_sk]) : 0.0;
+}
+float load_b(uint k, uint n)
+{
+    return k < k_end && n < g_n ? float(b[b_base + k * p.b_sk + n * p.b_sn]) : 0.0;
+}
+#endif
+#endif // SPLITK != 2
+
+// The batch or group of this workgroup (split-K: and its slice, `split`).
+uint gemm_z()
+{
+#if SPLITK == 1
+    uint batches = gl_NumWorkGroups.z / p.splits;
+    split = gl_WorkGroupID.z / batches;
+    return gl_WorkGroupID.z % batches;
+#else
+    split = 0;
+    return gl_WorkGroupID.z;
+#endif
+}
+
+// The product's M, N, K and operand bases of batch or group z.
+void gemm_locate(uint z)
+{
+#if CONV
+    plane = p.win.out_h * p.win.out_w;
+    g_m = p.group_out_channels;
+    g_n = p.count / p.out_channels;
+    g_k = p.group_in_channels * p.win.k_h * p.win.k_w;
+    a_base = z * p.group_in_channels; // first input channel of the group
+    b_base = z * p.group_out_channels; // first weight row of the group
+    a_k_fast = true;
+    b_n_fast = true;
+#else
+    g_m = p.m;
+    g_n = p.n;
+    g_k = p.k;
+    a_base = 0;
+    b_base = 0;
+    uint rem = z;
+    for (int d = int(p.batch_rank) - 1; d >= 0; d--) {
+        uint idx = rem % p.batch_dims[d];
+        rem /= p.batch_dims[d];
+        a_base += idx * p.a_batch_strides[d];
+        b_base += idx * p.b_batch_strides[d];
+    }
+    a_k_fast = p.a_sk == 1u || p.a_sm != 1u;
+    b_n_fast = p.b_sn == 1u || p.b_sk != 1u;
+#endif
+#if SPLITK == 1
+    k_begin = split * p.k_slice;
+    k_end = min(g_k, k_begin + p.k_slice);
+#else
+    k_begin = 0;
+    k_end = g_k;
+#endif
+}
+
+// Y at (row, col) of batch or group z from the accumulated sum: alpha, C or bias, epilogue.
+void gemm_store(uint row, uint col, uint z, float acc)
+{
+#if SPLITK == 1
+    y[((split * (gl_NumWorkGroups.z / p.splits) + z) * g_m + row) * g_n + col] = acc;
+#else
+#if CONV
+    uint oc = b_base + row;
+    uint n = col / plane, pix = col % plane;
+    uint at = (n * p.out_channels + oc) * plane + pix;
+    float v = acc + (p.has_bias != 0u ? float(c[oc]) : 0.0);
+#else
+    uint at = (z * g_m + row) * g_n + col;
+    float v = p.alpha * acc;
+    if (p.has_c != 0u)
+        v += p.beta * float(c[row * p.c_sm + col * p.c_sn]);
+#endif
+    y[at] = T(epilogue_apply(v, at));
+#endif
+}
+
+#endif
