@@ -36,7 +36,8 @@ static bool gemm_groups(const conv_params *p, vkml_dtype dtype, const struct gpu
         p->win.spatial > 2 || channels < CONV_GEMM_MIN_CHANNELS)
         return false;
     int64_t k = p->in_channels / p->group * window_kernel_size(&p->win);
-    bool coop = vk_gemm_coop_takes(caps, dtype, fast_math);
+    /* split-K's first pass on the coop kernel only when a test forces it (VK_COOP_MIN_SIDE) */
+    bool coop = vk_gemm_coop_takes(caps, dtype, fast_math) && caps->coop_force > 0;
     return vk_gemm_pick_split(caps, true, coop, channels, cols, k, p->group, split) ||
            vk_gemm_pick_coop(caps, true, dtype, fast_math, channels, cols, k, p->group, kernel,
                              groups) ||

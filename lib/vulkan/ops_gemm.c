@@ -107,7 +107,8 @@ bool vk_gemm_pick_coop(const struct gpu_caps *caps, bool conv, vkml_dtype dtype,
         return false;
     int n_tiles = (int)VKML_ARRAY_SIZE(coop_tiles);
     int forced = caps->coop_force > 0 && caps->coop_force <= n_tiles ? caps->coop_force - 1 : -1;
-    if (forced < 0 && (m * n < VK_COOP_MIN_OUTPUTS || k < VK_COOP_MIN_K))
+    if (forced < 0 && (conv || m < VK_COOP_MIN_SIDE || n < VK_COOP_MIN_SIDE ||
+                       m * n < VK_COOP_MIN_OUTPUTS || k < VK_COOP_MIN_K))
         return false;
     if (!pick_tile(caps, coop_tiles, n_tiles, forced, conv, m, n, z, kernel, groups))
         return false;

@@ -66,6 +66,12 @@ vkml_status vk_rec_gemm_split(gpu_recorder *rec, const vk_gemm_split *sp, vkml_d
  * outputs per batch or group and this long a K; smaller ones stay on gemm_tiled.comp. */
 #define VK_COOP_MIN_OUTPUTS (64 * 64)
 #define VK_COOP_MIN_K 32
+/* Unforced, the coop kernel takes only plain products (not convolutions) with M and N at
+ * least this: on the H200 (bench_gemm, 2026-11-24) it ran 2.1-2.3x gemm_tiled's float16 on
+ * 1024^3 and 256x4096x4096, the same on 8 x 512^3 and 64x768x768, and 0.1-0.65x on every
+ * ResNet-50 convolution (its implicit-GEMM loads starve the tensor cores); split-K's first
+ * pass stays on gemm_tiled too. */
+#define VK_COOP_MIN_SIDE 256
 /* Tiles of gemm_coop.comp (gpu_caps.coop_force counts from 1). */
 #define VK_COOP_TILES 3
 /* The gemm_coop.comp variant for an m x n x k product over z batches or groups of dtype,

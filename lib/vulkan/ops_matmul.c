@@ -37,7 +37,9 @@ vkml_status vk_rec_matmul(gpu_recorder *rec, const matmul_push *pc, vkml_dtype d
     vk_kernel_id tiled;
     vk_gemm_split split;
     bool floats = dtype == VKML_DTYPE_FLOAT || dtype == VKML_DTYPE_FLOAT16;
-    bool coop = floats && vk_gemm_coop_takes(caps, dtype, vk_rec_fast_math(rec));
+    /* split-K's first pass on the coop kernel only when a test forces it (VK_COOP_MIN_SIDE) */
+    bool coop = floats && vk_gemm_coop_takes(caps, dtype, vk_rec_fast_math(rec)) &&
+                caps->coop_force > 0;
     if (floats && vk_gemm_pick_split(caps, false, coop, pc->m, pc->n, pc->k, batch, &split))
         return vk_rec_gemm_split(rec, &split, dtype, bind, pc, sizeof(*pc), err);
     if (caps->prefer_tiled && caps->gemm_force >= 0 && floats &&

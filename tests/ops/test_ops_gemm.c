@@ -325,9 +325,11 @@ static void coop_picks(void)
     CHECK(vk_gemm_pick_coop(&caps, false, f16, false, 1024, 1024, 1024, 1, &k, g) &&
               k == VK_KERNEL_GEMM_COOP_64X64 && g[0] == 16 && g[1] == 16,
           "coop: float16 1024^3 takes the 64x64 tile (kernel %d)", (int)k);
-    CHECK(vk_gemm_pick_coop(&caps, true, f16, false, 512, 49, 4608, 1, &k, g) &&
-              k == VK_KERNEL_CONV_GEMM_COOP_64X64 && g[0] == 1 && g[1] == 8,
-          "coop: a 7x7-stage conv takes the conv 64x64 tile (kernel %d)", (int)k);
+    CHECK(!vk_gemm_pick_coop(&caps, true, f16, false, 4096, 4096, 4608, 1, &k, g),
+          "coop: convolutions stay on gemm_tiled.comp unless forced (slower there on the H200)");
+    CHECK(!vk_gemm_pick_coop(&caps, false, f16, false, 4096, 255, 1024, 1, &k, g) &&
+              !vk_gemm_pick_coop(&caps, false, f16, false, 255, 4096, 1024, 1, &k, g),
+          "coop: not with M or N under %d", VK_COOP_MIN_SIDE);
     CHECK(!vk_gemm_pick_coop(&caps, false, f32, false, 1024, 1024, 1024, 1, &k, g),
           "coop: float32 under precision fp32 never");
     CHECK(vk_gemm_pick_coop(&caps, false, f32, true, 1024, 1024, 1024, 1, &k, g) && is_coop(k),
