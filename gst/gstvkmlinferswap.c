@@ -247,9 +247,12 @@ gst_vkml_infer_swap_model (GstVkmlInfer * self)
   g_clear_pointer (&swap->pending_path, g_free);
   g_mutex_unlock (&swap->lock);
 
-  /* the caps changed since the request: planned again here (a new plan anyway) */
-  if (self->plan.caps && !(plan.caps
-          && gst_caps_is_equal (plan.caps, self->plan.caps))) {
+  /* the caps changed since the request: planned again here (a new plan anyway),
+   * unless only fields that do not reach the model changed */
+  if (self->plan.caps && gst_vkml_infer_plan_fits (&plan, model, &self->set,
+          self->plan.caps)) {
+    gst_caps_replace (&plan.caps, self->plan.caps);
+  } else if (self->plan.caps) {
     if (self->plan.tensor_mode)
       out_caps = gst_vkml_infer_plan_output_caps (&self->plan, &ignored);
     g_free (ignored);

@@ -16,6 +16,7 @@
 #include <glib/gstdio.h>
 
 #include <fcntl.h>
+#include <math.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -347,13 +348,13 @@ frame_model (GstBuffer * out, guint i)
         (gst_vkml_tensor_meta_get (meta, 0)), 10);
     return 2;
   }
-  /* [1,3,8,6]: the frame's solid colour, channel planes r, g, b */
+  /* [1,3,8,6]: the frame's solid colour / 255 (the default scale), planes r, g, b */
   fail_unless_equals_uint64 (gst_vkml_tensor_element_count (t), 3 * 8 * 6);
   fail_unless (gst_buffer_map (t->data, &map, GST_MAP_READ));
   p = (const gfloat *) map.data;
-  fail_unless_equals_float (p[0], colours[i % N_COLOURS].r);
-  fail_unless_equals_float (p[48], colours[i % N_COLOURS].g);
-  fail_unless_equals_float (p[96 + 47], colours[i % N_COLOURS].b);
+  fail_unless (fabsf (p[0] - colours[i % N_COLOURS].r / 255.0f) < 1e-6f);
+  fail_unless (fabsf (p[48] - colours[i % N_COLOURS].g / 255.0f) < 1e-6f);
+  fail_unless (fabsf (p[96 + 47] - colours[i % N_COLOURS].b / 255.0f) < 1e-6f);
   gst_buffer_unmap (t->data, &map);
   t = gst_vkml_tensor_meta_get_by_name (meta, "ballast");
   fail_unless (t != NULL);
