@@ -592,8 +592,8 @@ GST_START_TEST (test_model_swap_stop_pending)
 GST_END_TEST;
 
 /* The input and output pools: over 300 frames (two in flight) the buffers are
- * recycled: 'pool-buffers' is the same after frame 20 and after frame 300, and small
- * (the colour model has one output: at most a few buffers each for input and output). */
+ * recycled: 'pool-buffers' stays within what the frames held at once need (the colour
+ * model has one output: 3 frames x (input + output)). */
 GST_START_TEST (test_pool_reuse)
 {
   GstHarness *h = harness ("max-in-flight=2");
@@ -609,8 +609,10 @@ GST_START_TEST (test_pool_reuse)
   made = uint_prop (h, "pool-buffers");
   GST_INFO ("pool buffers: %u after 20 frames, %u after 300", after_warmup, made);
   fail_unless (after_warmup >= 2, "the pools made %u buffers", after_warmup);
-  fail_unless_equals_int (made, after_warmup);
-  fail_unless (made <= 8, "%u buffers for 2 frames in flight", made);
+  /* one input and one output buffer per frame held: the two in flight, and the one the
+   * task has pushed and not yet freed (its input) when the next frame is submitted;
+   * without the pools 300 frames would have made 600 */
+  fail_unless (made <= 6, "%u buffers for 300 frames, 2 in flight", made);
   gst_harness_teardown (h);
 }
 
