@@ -1,5 +1,5 @@
 /* vkmlinfer's instance and what its files share: gstvkmlinfer.c (properties, states,
- * caps, planning, model swap), gstvkmlinferstream.c (frames in flight, events, QoS,
+ * caps, planning), gstvkmlinferswap.c (model swap on a worker), gstvkmlinferstream.c (frames in flight, events, QoS,
  * latency), gstvkmlinfersettings.c (property types, devices, libvkml's context and log).
  * Private to the plugin. */
 #pragma once
