@@ -19,8 +19,9 @@
  * and a task on the src pad pushes the frames in arrival order as their runs end
  * (gstvkmlinflight.c). Serialized events wait for the frames before them; a flush drops
  * the held frames. inference-interval runs every Nth frame; frames downstream's QoS
- * reports late pass without inference. 'model' set while playing swaps at the next
- * frame.
+ * reports late pass without inference. 'model' set while playing is loaded and planned
+ * on a worker thread, and swapped in at the first frame after it is ready
+ * (gstvkmlinferswap.c).
  *
  * The element opens libvkml's devices at its first start and keeps them until it is
  * freed, so a pipeline that goes to NULL and back only plans its model again. When a
@@ -82,6 +83,7 @@ enum
   PROP_FRAMES_SKIPPED_QOS,
   PROP_LATENCY_LAST_US,
   PROP_LATENCY_MEAN_US,
+  PROP_POOL_BUFFERS,
   PROP_RESIZE,
   PROP_PAD_VALUE,
   PROP_CHANNEL_ORDER,
@@ -145,9 +147,11 @@ gst_vkml_infer_class_init (GstVkmlInferClass * klass)
   g_object_class_install_property (gobject_class, PROP_MODEL,
       g_param_spec_string ("model", "Model",
           "Path of the ONNX model file to run (required). Set in PAUSED or "
-          "PLAYING, the model is swapped at the next frame (the frames in "
-          "flight finish on the old one); a model that fails to load is "
-          "refused with a warning and the old one stays", DEFAULT_MODEL,
+          "PLAYING, the new model is loaded and planned on a worker thread "
+          "while frames keep running on the old one, and takes over at the "
+          "first frame after it is ready (the frames in flight finish on the "
+          "old one); a model that fails to load is refused with a warning "
+          "and the old one stays", DEFAULT_MODEL,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_PLAYING));
   g_object_class_install_property (gobject_class, PROP_DEVICE,
@@ -206,6 +210,12 @@ gst_vkml_infer_class_init (GstVkmlInferClass * klass)
           "Frames that passed without inference because downstream reported "
           "them late (QoS events; 'qos' property, on by default)", 0,
           G_MAXUINT64, 0, STAT_FLAGS));
+  g_object_class_install_property (gobject_class, PROP_POOL_BUFFERS,
+      g_param_spec_uint ("pool-buffers", "Pool buffers",
+          "Buffers the current plan's pools made for the frames' packed bytes "
+          "and output tensors; they are recycled, so this stops growing once "
+          "max-in-flight frames (and the ones downstream holds) are out. 0: "
+          "nothing planned", 0, G_MAXUINT, 0, STAT_FLAGS));
   g_object_class_install_property (gobject_class, PROP_LATENCY_LAST_US,
       g_param_spec_uint64 ("latency-last-us", "Last latency",
           "Microseconds from the last run's submit to its completion", 0,
@@ -317,6 +327,7 @@ gst_vkml_infer_init (GstVkmlInfer * self)
   self->batch_size = DEFAULT_BATCH_SIZE;
   self->qos_earliest = GST_CLOCK_TIME_NONE;
   g_mutex_init (&self->plan_lock);
+  gst_vkml_infer_swap_init (&self->swap);
   gst_vkml_infer_init_inflight (self);
   /* Late frames pass without inference (see submit_input_buffer), never dropped. */
   gst_base_transform_set_qos_enabled (GST_BASE_TRANSFORM (self), TRUE);
@@ -338,6 +349,7 @@ gst_vkml_infer_finalize (GObject * object)
 
   gst_vkml_inflight_finalize (&self->inflight);
   g_mutex_clear (&self->plan_lock);
+  gst_vkml_infer_swap_finalize (&self->swap);
   vkml_context_destroy (&self->ctx);
   g_free (self->model_path);
   g_free (self->swap_path);
@@ -436,6 +448,13 @@ gst_vkml_infer_get_property (GObject * object, guint prop_id, GValue * value,
 {
   GstVkmlInfer *self = GST_VKML_INFER (object);
 
+  if (prop_id == PROP_POOL_BUFFERS) {   /* the plan, not the object lock */
+    g_mutex_lock (&self->plan_lock);
+    g_value_set_uint (value,
+        (guint) g_atomic_int_get (&self->plan.pool_buffers));
+    g_mutex_unlock (&self->plan_lock);
+    return;
+  }
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
     case PROP_MODEL:
@@ -516,15 +535,21 @@ gst_vkml_infer_get_property (GObject * object, guint prop_id, GValue * value,
 static void
 gst_vkml_infer_teardown (GstVkmlInfer * self)
 {
+  gchar *pending;
+
   /* The queued frames went when the src pad was deactivated (before this stop). */
   g_clear_pointer (&self->pending, gst_vkml_inflight_frame_free);
   gst_vkml_infer_batch_drop (self);
+  pending = gst_vkml_infer_swap_stop (self);
   GST_OBJECT_LOCK (self);
-  if (self->swap_path) {        /* set while running, never swapped: the next start's */
+  /* set while running, never swapped (the newest): the next start's model */
+  if (self->swap_path || pending) {
     g_free (self->model_path);
-    self->model_path = g_steal_pointer (&self->swap_path);
+    self->model_path = self->swap_path ? g_steal_pointer (&self->swap_path)
+        : g_steal_pointer (&pending);
   }
   GST_OBJECT_UNLOCK (self);
+  g_free (pending);
   g_mutex_lock (&self->plan_lock);
   gst_vkml_infer_plan_clear (&self->plan);
   gst_vkml_infer_plan_clear (&self->probe);
@@ -559,7 +584,7 @@ gst_vkml_infer_load (GstVkmlInfer * self, const gchar * path,
 }
 
 /* The plan, for the debug log: which device runs which nodes, what crosses. */
-static void
+void
 gst_vkml_infer_log_plan (GstVkmlInfer * self)
 {
   vkml_session *session = self->plan.session;
@@ -814,85 +839,3 @@ gst_vkml_infer_propose_allocation (GstBaseTransform * trans,
     gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
   return TRUE;
 }
-
-/* The swapped-in model planned for the negotiated caps; in tensor mode its outputs must
- * keep the negotiated output caps. */
-static gboolean
-gst_vkml_infer_plan_swap (GstVkmlInfer * self, vkml_model * model,
-    GstVkmlInferPlan * plan, gchar ** why)
-{
-  GstCaps *now, *next;
-  gchar *ignored = NULL;
-  gboolean same;
-
-  if (!self->plan.caps)
-    return TRUE;                /* not negotiated: set_caps plans it */
-  if (!gst_vkml_infer_plan_make (plan, self->ctx, model, &self->set,
-          self->plan.caps, why))
-    return FALSE;
-  if (!plan->tensor_mode)
-    return TRUE;
-  now = gst_vkml_infer_plan_output_caps (&self->plan, &ignored);
-  g_clear_pointer (&ignored, g_free);
-  next = gst_vkml_infer_plan_output_caps (plan, &ignored);
-  g_free (ignored);
-  same = now && next && gst_caps_is_equal (now, next);
-  gst_clear_caps (&now);
-  gst_clear_caps (&next);
-  if (!same)
-    *why = g_strdup ("its outputs differ from the negotiated tensor caps");
-  return same;
-}
-
-/* A 'model' set while running: the new model is loaded and planned for the negotiated
- * caps first (so a file that does not load, or a model that cannot take these caps,
- * changes nothing but a warning), then the frames in flight finish on the old one and
- * the new one replaces it. */
-GstFlowReturn
-gst_vkml_infer_swap_model (GstVkmlInfer * self)
-{
-  GstVkmlInferPlan plan = { 0 };
-  vkml_model *model = NULL;
-  vkml_error err = { 0 };
-  gchar *path, *why = NULL;
-  GstFlowReturn ret;
-  vkml_status st;
-
-  GST_OBJECT_LOCK (self);
-  path = g_steal_pointer (&self->swap_path);
-  GST_OBJECT_UNLOCK (self);
-  if (!path)
-    return GST_FLOW_OK;
-  st = vkml_model_load_file (path, &model, &err);
-  if (st != VKML_OK)
-    why = g_strdup_printf ("%s: %s", vkml_status_name (st), err.message);
-  else
-    gst_vkml_infer_plan_swap (self, model, &plan, &why);
-  if (why) {
-    GST_ELEMENT_WARNING (self, RESOURCE, SETTINGS,
-        ("Could not swap to the model \"%s\": %s; the running model stays.",
-            path, why), (NULL));
-    gst_vkml_infer_plan_clear (&plan);
-    vkml_model_destroy (&model);
-    g_free (why);
-    g_free (path);
-    return GST_FLOW_OK;
-  }
-  ret = gst_vkml_infer_batch_flush (self);
-  if (ret == GST_FLOW_OK)
-    ret = gst_vkml_inflight_drain (&self->inflight);
-  if (ret != GST_FLOW_OK) {
-    gst_vkml_infer_plan_clear (&plan);
-    vkml_model_destroy (&model);
-    g_free (path);
-    return ret;
-  }
-  gst_vkml_infer_adopt (self, &plan, model);
-  GST_INFO_OBJECT (self, "swapped to model %s", path);
-  GST_OBJECT_LOCK (self);
-  g_free (self->model_path);
-  self->model_path = path;
-  GST_OBJECT_UNLOCK (self);
-  return GST_FLOW_OK;
-}
-

@@ -84,13 +84,14 @@ queue_forming (GstVkmlInfer * self, GstVkmlInferBatch * batch)
 static GstFlowReturn
 submit_batch (GstVkmlInfer * self, GstVkmlInferBatch * batch)
 {
-  const GstVkmlInferPlan *plan = &self->plan;
+  GstVkmlInferPlan *plan = &self->plan;
   GstVkmlInflightFrame *carrier = batch->carrier;
   GstBuffer **bufs = g_new0 (GstBuffer *, plan->batch);
   vkml_tensor *in = g_new0 (vkml_tensor, plan->n_inputs + 1);
   GstFlowReturn ret = GST_FLOW_OK;
   vkml_error err = { 0 };
   gchar *why = NULL;
+  guint8 *data;
   GList *l;
   guint k = 0;
 
@@ -103,8 +104,12 @@ submit_batch (GstVkmlInfer * self, GstVkmlInferBatch * batch)
   batch->n_frames = k;
   for (; k < plan->batch; k++)
     bufs[k] = bufs[batch->n_frames - 1];
-  carrier->input = g_malloc (plan->input_size * plan->batch);
-  if (!gst_vkml_infer_plan_video_inputs (plan, bufs, carrier->input, in, &why)) {
+  data = gst_vkml_infer_plan_acquire_input (plan, carrier);
+  if (!data) {
+    GST_ELEMENT_ERROR (self, RESOURCE, NO_SPACE_LEFT,
+        ("Could not get a buffer for the frames' bytes."), (NULL));
+    ret = GST_FLOW_ERROR;
+  } else if (!gst_vkml_infer_plan_video_inputs (plan, bufs, data, in, &why)) {
     GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("Could not read a frame: %s.",
             why), (NULL));
     ret = GST_FLOW_ERROR;

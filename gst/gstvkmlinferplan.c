@@ -18,7 +18,7 @@ gst_vkml_infer_settings_clear (GstVkmlInferSettings * set)
 }
 
 static GstBufferPool *
-make_output_pool (gsize size)
+make_pool (gsize size)
 {
   GstBufferPool *pool = gst_buffer_pool_new ();
   GstStructure *config = gst_buffer_pool_get_config (pool);
@@ -56,7 +56,7 @@ prepare_outputs (GstVkmlInferPlan * plan, gchar ** why)
           "vkmlinfer cannot hold", info->name, vkml_dtype_name (info->dtype));
       return FALSE;
     }
-    plan->out_pools[i] = make_output_pool (t->size);
+    plan->out_pools[i] = make_pool (t->size);
     if (!plan->out_pools[i]) {
       *why = g_strdup_printf ("could not allocate buffers for output '%s'",
           info->name);
@@ -182,6 +182,11 @@ plan_video (GstVkmlInferPlan * plan, vkml_context * ctx, vkml_model * model,
     return FALSE;
   }
   plan->input_size = (gsize) ((plan->pp.frame_bytes + 3) & ~(guint64) 3);
+  if (plan->input_size > G_MAXUINT / plan->batch
+      || !(plan->in_pool = make_pool (plan->input_size * plan->batch))) {
+    *why = g_strdup ("could not allocate buffers for the frames' bytes");
+    return FALSE;
+  }
   set_geometry (plan);
   return TRUE;
 }
@@ -259,6 +264,10 @@ gst_vkml_infer_plan_clear (GstVkmlInferPlan * plan)
       gst_object_unref (plan->out_pools[i]);
     }
   }
+  if (plan->in_pool) {
+    gst_buffer_pool_set_active (plan->in_pool, FALSE);
+    gst_object_unref (plan->in_pool);
+  }
   g_free (plan->out_pools);
   g_free (plan->outputs);
   g_free (plan->shapes);
@@ -309,19 +318,54 @@ gst_vkml_infer_plan_video_inputs (const GstVkmlInferPlan * plan,
   return TRUE;
 }
 
+/* A buffer of @pool; counts the buffers seen for the first time (a quark on each). */
+static gboolean
+acquire_buffer (GstVkmlInferPlan * plan, GstBufferPool * pool, GstBuffer ** buf)
+{
+  static GQuark seen;
+
+  if (gst_buffer_pool_acquire_buffer (pool, buf, NULL) != GST_FLOW_OK)
+    return FALSE;
+  if (!seen)
+    seen = g_quark_from_static_string ("GstVkmlInferPoolSeen");
+  if (!gst_mini_object_get_qdata (GST_MINI_OBJECT (*buf), seen)) {
+    gst_mini_object_set_qdata (GST_MINI_OBJECT (*buf), seen,
+        GINT_TO_POINTER (1), NULL);
+    g_atomic_int_inc (&plan->pool_buffers);
+  }
+  return TRUE;
+}
+
+guint8 *
+gst_vkml_infer_plan_acquire_input (GstVkmlInferPlan * plan,
+    GstVkmlInflightFrame * frame)
+{
+  g_return_val_if_fail (!frame->input, NULL);
+  if (!plan->in_pool || !acquire_buffer (plan, plan->in_pool, &frame->input))
+    return NULL;
+  if (!gst_buffer_map (frame->input, &frame->input_map, GST_MAP_WRITE)) {
+    gst_clear_buffer (&frame->input);
+    return NULL;
+  }
+  return frame->input_map.data;
+}
+
 static vkml_tensor *
-video_inputs (const GstVkmlInferPlan * plan, GstVkmlInflightFrame * frame,
+video_inputs (GstVkmlInferPlan * plan, GstVkmlInflightFrame * frame,
     gsize * n, gchar ** why)
 {
-  vkml_tensor *in = g_new0 (vkml_tensor, plan->n_inputs + 1);
-  guint8 *data = g_malloc (plan->input_size);
+  guint8 *data = gst_vkml_infer_plan_acquire_input (plan, frame);
+  vkml_tensor *in;
 
+  if (!data) {
+    *why = g_strdup ("no buffer for the frame's bytes");
+    return NULL;
+  }
+  in = g_new0 (vkml_tensor, plan->n_inputs + 1);
   if (!gst_vkml_infer_plan_video_inputs (plan, &frame->buf, data, in, why)) {
-    g_free (data);
     g_free (in);
     return NULL;
   }
-  frame->input = data;
   frame->has_geometry = TRUE;
   frame->geometry = plan->geometry;
   *n = plan->n_inputs;
@@ -364,7 +408,7 @@ tensor_inputs (const GstVkmlInferPlan * plan, GstVkmlInflightFrame * frame,
 }
 
 vkml_tensor *
-gst_vkml_infer_plan_frame_inputs (const GstVkmlInferPlan * plan,
+gst_vkml_infer_plan_frame_inputs (GstVkmlInferPlan * plan,
     GstVkmlInflightFrame * frame, gsize * n, gchar ** why)
 {
   return plan->tensor_mode ? tensor_inputs (plan, frame, n, why)
@@ -372,7 +416,7 @@ gst_vkml_infer_plan_frame_inputs (const GstVkmlInferPlan * plan,
 }
 
 gboolean
-gst_vkml_infer_plan_acquire_outputs (const GstVkmlInferPlan * plan,
+gst_vkml_infer_plan_acquire_outputs (GstVkmlInferPlan * plan,
     GstVkmlInflightFrame * frame)
 {
   gsize i;
@@ -381,8 +425,7 @@ gst_vkml_infer_plan_acquire_outputs (const GstVkmlInferPlan * plan,
     return FALSE;
   for (i = 0; i < plan->n_outputs; i++) {
     frame->outputs[i] = plan->outputs[i];
-    if (gst_buffer_pool_acquire_buffer (plan->out_pools[i],
-            &frame->out_bufs[i], NULL) != GST_FLOW_OK)
+    if (!acquire_buffer (plan, plan->out_pools[i], &frame->out_bufs[i]))
       return FALSE;
     if (!gst_buffer_map (frame->out_bufs[i], &frame->out_maps[i],
             GST_MAP_WRITE)) {

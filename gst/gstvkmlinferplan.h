@@ -48,10 +48,13 @@ typedef struct
   gsize n_inputs;
   GstVkmlInputGeometry geometry;
   gsize input_size;             /* bytes of a frame's input 0 (packed frame, to 4) */
+  GstBufferPool *in_pool;       /* input 0 of a run (batch * input_size bytes), recycled */
   /* outputs: shapes (data NULL; each frame maps its own) and one pool each */
   gsize n_outputs;
   vkml_tensor *outputs;
   GstBufferPool **out_pools;
+  gint pool_buffers;            /* buffers the pools made (atomic): new ones only while
+                                 * more frames are in flight than ever before */
 } GstVkmlInferPlan;
 
 void gst_vkml_infer_settings_clear (GstVkmlInferSettings * set);
@@ -79,10 +82,16 @@ gboolean gst_vkml_infer_plan_video_inputs (const GstVkmlInferPlan * plan,
 /* The frame's inputs for its run (*n of them; g_free the array after the submit): video,
  * the frame packed into frame->input; tensors, the buffer's memories mapped into
  * frame->in_maps. NULL and *why when the buffer cannot be read. */
-vkml_tensor *gst_vkml_infer_plan_frame_inputs (const GstVkmlInferPlan * plan,
+vkml_tensor *gst_vkml_infer_plan_frame_inputs (GstVkmlInferPlan * plan,
     GstVkmlInflightFrame * frame, gsize * n, gchar ** why);
-/* Takes the frame's output buffers from the pools, mapped for writing. */
-gboolean gst_vkml_infer_plan_acquire_outputs (const GstVkmlInferPlan * plan,
+/* Takes the frame's output buffers from the pools, mapped for writing. The pools
+ * (input and outputs) recycle their buffers: after the first frames no frame
+ * allocates its input or output bytes. */
+gboolean gst_vkml_infer_plan_acquire_outputs (GstVkmlInferPlan * plan,
+    GstVkmlInflightFrame * frame);
+/* Video: a run's input 0 bytes (plan->batch * plan->input_size) from the input pool,
+ * held in frame->input, mapped for writing; NULL when the pool has none. */
+guint8 *gst_vkml_infer_plan_acquire_input (GstVkmlInferPlan * plan,
     GstVkmlInflightFrame * frame);
 /* The frame's run is over: its outputs on a new meta of its (now writable) buffer, with
  * the geometry for video; in tensor mode they also replace the buffer's memories. */

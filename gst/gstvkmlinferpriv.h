@@ -1,5 +1,5 @@
 /* vkmlinfer's instance and what its files share: gstvkmlinfer.c (properties, states,
- * caps, planning, model swap), gstvkmlinferstream.c (frames in flight, events, QoS,
+ * caps, planning), gstvkmlinferswap.c (model swap on a worker), gstvkmlinferstream.c (frames in flight, events, QoS,
  * latency), gstvkmlinfersettings.c (property types, devices, libvkml's context and log).
  * Private to the plugin. */
 #pragma once
@@ -9,6 +9,7 @@
 #include "gstvkmlinferplan.h"
 #include "gstvkmlinflight.h"
 #include "gstvkmlinferroi.h"
+#include "gstvkmlinferswap.h"
 
 #include <gst/base/gstbasetransform.h>
 #include <vkml/vkml.h>
@@ -61,6 +62,7 @@ struct _GstVkmlInfer
   GstVkmlInferPlan plan;        /* for the negotiated caps; plan.caps NULL: none */
   GstVkmlInferPlan probe;       /* for tensor caps transform_caps was asked about */
   GstCaps *refused_caps;        /* reported once, not again on each retry */
+  GstVkmlInferSwap swap;        /* a model loading aside (gstvkmlinferswap.c) */
 
   /* frames between arrival and push, and the src pad task (gstvkmlinflight.h) */
   GstVkmlInflight inflight;
@@ -108,9 +110,15 @@ GstClockTime gst_vkml_infer_batch_latency (GstVkmlInfer * self);
 /* gstvkmlinferstream.c: posts the error of a failed run (naming a lost device). */
 void gst_vkml_infer_run_failed (GstVkmlInfer * self, const vkml_error * err);
 
-/* gstvkmlinfer.c: streaming thread, before a frame is taken: a 'model' set while
- * running replaces the model. */
+/* gstvkmlinferswap.c: streaming thread, before a frame is taken: a 'model' set while
+ * running goes to the worker to load and plan; a model the worker made ready replaces
+ * the running one (after the frames in flight). Returns the flow of that wait. */
 GstFlowReturn gst_vkml_infer_swap_model (GstVkmlInfer * self);
+/* stop(): cancels and joins the worker; returns the path of a swap requested and not
+ * yet made or refused (NULL: none), for the next start. */
+gchar *gst_vkml_infer_swap_stop (GstVkmlInfer * self);
+/* gstvkmlinfer.c: the plan, for the debug log. */
+void gst_vkml_infer_log_plan (GstVkmlInfer * self);
 
 /* gstvkmlinferstream.c: the vfuncs of the streaming path, and the src pad's task. */
 void gst_vkml_infer_init_inflight (GstVkmlInfer * self);

@@ -69,7 +69,10 @@ gst_vkml_inflight_frame_free (GstVkmlInflightFrame * frame)
   g_free (frame->outputs);
   g_free (frame->out_bufs);
   g_free (frame->out_maps);
-  g_free (frame->input);
+  if (frame->input) {
+    gst_buffer_unmap (frame->input, &frame->input_map);
+    gst_buffer_unref (frame->input);    /* back to its pool */
+  }
   gst_clear_buffer (&frame->buf);
   g_free (frame);
 }

@@ -19,8 +19,10 @@ typedef struct
   GstBuffer *buf;               /* the frame */
   gboolean wants_run;           /* FALSE: it passes with no run and no meta */
   vkml_run *run;                /* the run, once submitted */
-  gpointer input;               /* video: the frame's packed bytes (g_malloc'ed), the
-                                 * run's input 0, kept until it ends */
+  GstBuffer *input;             /* video: the frame's packed bytes, the run's input 0
+                                 * (from the plan's input pool), mapped in
+                                 * @input_map for writing until the run ends */
+  GstMapInfo input_map;
   gsize n_inputs;               /* tensors: @buf's memories, mapped, are the inputs */
   GstMapInfo *in_maps;          /* mapped for reading until the run ends */
   gboolean has_geometry;        /* video: how the model's input maps onto the frame */

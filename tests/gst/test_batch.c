@@ -8,6 +8,7 @@
  *   intact; "total" is the whole batch's, the same on each of its frames;
  * - a partial batch at EOS: every frame comes out, and "total" shows the padding repeats
  *   the last frame (frames 4, 5, 5, 5);
+ * - a model swap mid-stream: the old model's partial batch runs, no frame lost;
  * - a model with a fixed batch 2 runs 2 frames per run when batch-size is left at 1,
  *   and refuses batch-size 4 naming both;
  * - LATENCY adds (batch-size - 1) frame durations;
@@ -273,6 +274,61 @@ pull_checked (GstHarness * h, guint first, guint n, gfloat ** want)
     gst_buffer_unref (out);
   }
 }
+
+/* 'model' set while playing with batch-size=2: frames are pushed two by two while the
+ * new model (the same identity plus "total") is planned aside; at the switch the old
+ * model's partial batch runs padded; every frame comes out once, in order, its "out"
+ * equal to its single-frame run whichever model ran it, and from the first frame with
+ * "total" on, every frame has it. */
+GST_START_TEST (test_batch_model_swap)
+{
+  GstHarness *h = harness ("id-batch.onnx", "batch-size=1");
+  gfloat **want = run_frames (h, 40, NULL);
+  gchar *next = model_path ("id-batch-total.onnx");
+  gboolean swapped = FALSE;
+  guint i, j, rank;
+  gsize count;
+
+  gst_harness_teardown (h);
+  h = harness ("id-batch.onnx", "batch-size=2 max-in-flight=2");
+  for (i = 0; i < 40; i += 2) {
+    GstElement *e;
+
+    if (i == 4) {
+      e = gst_harness_find_element (h, "vkmlinfer");
+      g_object_set (e, "model", next, NULL);
+      gst_object_unref (e);
+    }
+    fail_unless_equals_int (gst_harness_push (h, frame (i)), GST_FLOW_OK);
+    fail_unless_equals_int (gst_harness_push (h, frame (i + 1)), GST_FLOW_OK);
+    for (j = i; j < i + 2; j++) {
+      GstBuffer *out = gst_harness_pull (h);
+      GstVkmlTensorMeta *meta;
+      gfloat *got;
+
+      fail_unless (out != NULL, "frame %u did not come out", j);
+      fail_unless_equals_uint64 (GST_BUFFER_PTS (out), j * FRAME_NS);
+      got = tensor_values (out, "out", &rank, &count);
+      fail_unless_equals_int (count, OUT_COUNT);
+      expect_same (got, want[j], j);
+      g_free (got);
+      meta = gst_buffer_get_vkml_tensor_meta (out);
+      if (gst_vkml_tensor_meta_get_by_name (meta, "total"))
+        swapped = TRUE;
+      else
+        fail_unless (!swapped, "frame %u ran on the old model again", j);
+      fail_unless (j >= 4 || !swapped);
+      gst_buffer_unref (out);
+    }
+  }
+  fail_unless (swapped, "the model was not swapped in 36 frames");
+  fail_unless_equals_uint64 (frames_processed (h), 40);
+  free_outs (want, 40);
+  g_free (next);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
 
 /* A flush drops the frames of a batch being filled (as it drops the frames in flight):
  * after it, only the new frames come out, each with its own slice. */
@@ -640,6 +696,7 @@ batch_suite (void)
   tcase_add_test (tc, test_partial_batch_at_eos);
   tcase_add_test (tc, test_batch_with_interval);
   tcase_add_test (tc, test_flush_drops_partial_batch);
+  tcase_add_test (tc, test_batch_model_swap);
   tcase_add_test (tc, test_caps_change_runs_partial_batch);
   tcase_add_test (tc, test_tensor_caps_two_inputs);
   tcase_add_test (tc, test_fixed_batch_model);

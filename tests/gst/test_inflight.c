@@ -2,8 +2,9 @@
  * class, from its solid colour, tells the frames apart): frames in flight and
  * inference-interval keep order, timestamps and the right meta per frame; a flush in
  * flight drops the held frames; EOS comes after the last frame; the LATENCY answer; QoS
- * skips; the model swapped while playing (or refused when it cannot load); the model
- * file rewritten under a running element; libvkml's log in the "vkml" debug category. */
+ * skips; the model swapped while playing (loaded aside while frames flow, superseded,
+ * stopped while pending, or refused when it cannot load); the input and output pools
+ * recycled; the model file rewritten under a running element; libvkml's log in the "vkml" debug category. */
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
 #include <gst/video/video.h>
@@ -15,6 +16,7 @@
 #include <glib/gstdio.h>
 
 #include <fcntl.h>
+#include <math.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -23,6 +25,7 @@
 
 static gchar *color_path;
 static gchar *mnist_path;
+static gchar *ballast_path;     /* identity [1,3,8,6] + 32 MiB of weights: slow to load */
 
 /* The colour model's classes (pipelines/make_color_model.py) and their colours. */
 static const struct
@@ -50,6 +53,8 @@ setup (void)
     exit (1);
   }
   color_path = g_build_filename (build, "pipelines", "color.onnx", NULL);
+  ballast_path = g_build_filename (build, "tests", "gst", "id-ballast.onnx",
+      NULL);
   mnist_path = g_strdup (test_corpus_path (buf, sizeof (buf),
           "models/mnist-8/model.onnx"));
   if (vkml_context_create (NULL, &ctx, &err) != VKML_OK) {
@@ -146,6 +151,15 @@ static guint64
 uint64_prop (GstHarness * h, const gchar * name)
 {
   guint64 v = 0;
+
+  g_object_get (infer_element (h), name, &v, NULL);
+  return v;
+}
+
+static guint
+uint_prop (GstHarness * h, const gchar * name)
+{
+  guint v = 0;
 
   g_object_get (infer_element (h), name, &v, NULL);
   return v;
@@ -310,17 +324,98 @@ GST_START_TEST (test_qos_skip)
 
 GST_END_TEST;
 
-/* 'model' set while PLAYING: the frames before it finish on the colour model, the
- * frames after it carry mnist-8's single [1,10] output, its input geometry 28x28 (the
- * pre-processing planned for the new model and the current caps); none is lost, order
- * and timestamps kept. */
+/* The model a frame ran on: 0 the colour model (its class checked), 1 the ballast
+ * identity model (its output checked: frame @i's colour, and the sum of the 32 MiB of
+ * weights), 2 mnist-8 (ten scores); fails on anything else. */
+static gint
+frame_model (GstBuffer * out, guint i)
+{
+  GstVkmlTensorMeta *meta = gst_buffer_get_vkml_tensor_meta (out);
+  const GstVkmlTensor *t;
+  GstMapInfo map;
+  const gfloat *p;
+
+  fail_unless (meta != NULL, "frame %u has no meta", i);
+  fail_unless_equals_uint64 (GST_BUFFER_PTS (out), i * FRAME_NS);
+  if (gst_vkml_tensor_meta_get_by_name (meta, "probabilities")) {
+    fail_unless_equals_int (buffer_class (out), colours[i % N_COLOURS].index);
+    return 0;
+  }
+  t = gst_vkml_tensor_meta_get_by_name (meta, "out");
+  if (!t) {
+    fail_unless (meta->n_tensors == 1, "frame %u: an unknown meta", i);
+    fail_unless_equals_uint64 (gst_vkml_tensor_element_count
+        (gst_vkml_tensor_meta_get (meta, 0)), 10);
+    return 2;
+  }
+  /* [1,3,8,6]: the frame's solid colour / 255 (the default scale), planes r, g, b */
+  fail_unless_equals_uint64 (gst_vkml_tensor_element_count (t), 3 * 8 * 6);
+  fail_unless (gst_buffer_map (t->data, &map, GST_MAP_READ));
+  p = (const gfloat *) map.data;
+  fail_unless (fabsf (p[0] - colours[i % N_COLOURS].r / 255.0f) < 1e-6f);
+  fail_unless (fabsf (p[48] - colours[i % N_COLOURS].g / 255.0f) < 1e-6f);
+  fail_unless (fabsf (p[96 + 47] - colours[i % N_COLOURS].b / 255.0f) < 1e-6f);
+  gst_buffer_unmap (t->data, &map);
+  t = gst_vkml_tensor_meta_get_by_name (meta, "ballast");
+  fail_unless (t != NULL);
+  fail_unless (gst_buffer_map (t->data, &map, GST_MAP_READ));
+  fail_unless_equals_float (((const gfloat *) map.data)[0], 32.0 * 1024 * 256);
+  gst_buffer_unmap (t->data, &map);
+  return 1;
+}
+
+static gchar *
+model_prop (GstHarness * h)
+{
+  gchar *model = NULL;
+
+  g_object_get (infer_element (h), "model", &model, NULL);
+  return model;
+}
+
+/* Pushes and pulls frames from @i on until one ran on a model other than the colour
+ * model (at most 60 s); returns the next frame's number. Counts the frames that came
+ * out on the colour model while 'model' still read the colour model's path (the swap
+ * pending) into *old_while_pending. */
+static guint
+run_until_swapped (GstHarness * h, guint i, gint * new_model,
+    guint * old_while_pending)
+{
+  gint64 end = g_get_monotonic_time () + 60 * G_USEC_PER_SEC;
+  GstBuffer *out;
+  gchar *model;
+  gint m;
+
+  for (;; i++) {
+    fail_unless (g_get_monotonic_time () < end, "no swap within 60 s");
+    model = model_prop (h);
+    fail_unless_equals_int (gst_harness_push (h, frame (i)), GST_FLOW_OK);
+    out = gst_harness_pull (h);
+    fail_unless (out != NULL, "frame %u did not come out", i);
+    m = frame_model (out, i);
+    gst_buffer_unref (out);
+    if (m == 0 && g_strcmp0 (model, color_path) == 0)
+      (*old_while_pending)++;
+    g_free (model);
+    if (m != 0) {
+      *new_model = m;
+      return i + 1;
+    }
+  }
+}
+
+/* 'model' set while PLAYING with frames in flight: the frames before it finish on the
+ * colour model; once mnist-8 is ready (loaded aside) every frame carries its single
+ * [1,10] output, its input geometry 28x28 (the pre-processing planned for the new model
+ * and the current caps); none is lost, order and timestamps kept. */
 GST_START_TEST (test_model_swap)
 {
   GstHarness *h = harness ("max-in-flight=4");
   GstVkmlTensorMeta *meta;
   GstBuffer *out;
   gchar *model = NULL;
-  guint i;
+  guint i, pending = 0;
+  gint m = -1;
 
   for (i = 0; i < 3; i++)
     fail_unless_equals_int (gst_harness_push (h, frame (i)), GST_FLOW_OK);
@@ -329,15 +424,23 @@ GST_START_TEST (test_model_swap)
     fail_unless_equals_int (gst_harness_push (h, frame (i)), GST_FLOW_OK);
   for (i = 0; i < 3; i++)
     pull_frame (h, i, TRUE);
+  /* 3 .. 5: on the colour model, or mnist-8 from the first frame after it was ready */
   for (i = 3; i < 6; i++) {
     out = gst_harness_pull (h);
     fail_unless (out != NULL);
-    fail_unless_equals_uint64 (GST_BUFFER_PTS (out), i * FRAME_NS);
+    fail_unless (m != 2 || frame_model (out, i) == 2, "back to the old model");
+    m = frame_model (out, i);
+    gst_buffer_unref (out);
+  }
+  if (m != 2)
+    i = run_until_swapped (h, i, &m, &pending);
+  fail_unless_equals_int (m, 2);
+  for (; i < 12; i++) {
+    fail_unless_equals_int (gst_harness_push (h, frame (i)), GST_FLOW_OK);
+    out = gst_harness_pull (h);
+    fail_unless (out != NULL);
+    fail_unless_equals_int (frame_model (out, i), 2);
     meta = gst_buffer_get_vkml_tensor_meta (out);
-    fail_unless (meta != NULL && meta->n_tensors == 1);
-    fail_unless (gst_vkml_tensor_meta_get_by_name (meta, "probabilities") == NULL);
-    fail_unless_equals_uint64 (gst_vkml_tensor_element_count
-        (gst_vkml_tensor_meta_get (meta, 0)), 10);
     /* the pre-processing was planned again for mnist-8's [1,1,28,28] input */
     fail_unless (meta->has_geometry);
     fail_unless_equals_int (meta->geometry.input_width, 28);
@@ -358,6 +461,7 @@ GST_START_TEST (test_model_swap_refused)
   GstHarness *h = harness ("");
   GstBus *bus = gst_bus_new ();
   GstMessage *msg;
+  GError *err = NULL;
   gchar *model = NULL;
 
   gst_element_set_bus (h->element, bus);
@@ -366,15 +470,149 @@ GST_START_TEST (test_model_swap_refused)
   g_object_set (infer_element (h), "model", "/nonexistent/other.onnx", NULL);
   fail_unless_equals_int (gst_harness_push (h, frame (1)), GST_FLOW_OK);
   pull_frame (h, 1, TRUE);
-  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING);
+  /* the worker posts it once the load failed; frames flow meanwhile */
+  msg = gst_bus_timed_pop_filtered (bus, 30 * GST_SECOND, GST_MESSAGE_WARNING);
   fail_unless (msg != NULL, "no warning");
+  gst_message_parse_warning (msg, &err, NULL);
+  fail_unless (strstr (err->message, "/nonexistent/other.onnx") != NULL,
+      "%s", err->message);
+  fail_unless (strstr (err->message, "the running model stays") != NULL);
+  g_clear_error (&err);
   gst_message_unref (msg);
+  fail_unless_equals_int (gst_harness_push (h, frame (2)), GST_FLOW_OK);
+  pull_frame (h, 2, TRUE);
   g_object_get (infer_element (h), "model", &model, NULL);
   fail_unless_equals_string (model, color_path);
   g_free (model);
   gst_element_set_bus (h->element, NULL);
   gst_bus_set_flushing (bus, TRUE);
   gst_object_unref (bus);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* A swap to a model slow to load (32 MiB of weights) while frames are pushed one after
+ * the other: the frames keep coming out on the old model while it loads aside (with
+ * the old, synchronous swap the first frame after the set waited for the load and ran
+ * on the new model), every frame in order, none lost; after the first frame on the new
+ * model every frame carries its outputs, and 'model' reads its path. */
+GST_START_TEST (test_model_swap_aside)
+{
+  GstHarness *h = harness ("max-in-flight=2");
+  guint i, pending = 0;
+  gint m = -1;
+  gchar *model;
+
+  for (i = 0; i < 3; i++) {
+    fail_unless_equals_int (gst_harness_push (h, frame (i)), GST_FLOW_OK);
+    pull_frame (h, i, TRUE);
+  }
+  g_object_set (infer_element (h), "model", ballast_path, NULL);
+  i = run_until_swapped (h, i, &m, &pending);
+  fail_unless_equals_int (m, 1);
+  fail_unless (pending >= 1, "no frame came out while the new model loaded");
+  GST_INFO ("%u frames on the old model while the new one loaded", pending);
+  model = model_prop (h);
+  fail_unless_equals_string (model, ballast_path);
+  g_free (model);
+  for (; i < 40; i++) {
+    GstBuffer *out;
+
+    fail_unless_equals_int (gst_harness_push (h, frame (i)), GST_FLOW_OK);
+    out = gst_harness_pull (h);
+    fail_unless (out != NULL);
+    fail_unless_equals_int (frame_model (out, i), 1);
+    gst_buffer_unref (out);
+  }
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* Two swaps, the second set while the first (slow) one loads: the second wins, no frame
+ * ever runs on the first; frames flow in order throughout. */
+GST_START_TEST (test_model_swap_superseded)
+{
+  GstHarness *h = harness ("max-in-flight=3");
+  guint i = 0, pending = 0;
+  GstBuffer *out;
+  gint m = -1;
+  gchar *model;
+
+  fail_unless_equals_int (gst_harness_push (h, frame (i)), GST_FLOW_OK);
+  pull_frame (h, i++, TRUE);
+  g_object_set (infer_element (h), "model", ballast_path, NULL);
+  /* this frame hands the ballast model to the worker */
+  fail_unless_equals_int (gst_harness_push (h, frame (i)), GST_FLOW_OK);
+  out = gst_harness_pull (h);
+  fail_unless (out != NULL);
+  fail_unless_equals_int (frame_model (out, i++), 0);
+  gst_buffer_unref (out);
+  g_object_set (infer_element (h), "model", mnist_path, NULL);
+  i = run_until_swapped (h, i, &m, &pending);
+  fail_unless_equals_int (m, 2);
+  model = model_prop (h);
+  fail_unless_equals_string (model, mnist_path);
+  g_free (model);
+  /* the ballast model's result, if it came, was dropped: mnist-8 from here on */
+  for (; i < 30; i++) {
+    fail_unless_equals_int (gst_harness_push (h, frame (i)), GST_FLOW_OK);
+    out = gst_harness_pull (h);
+    fail_unless (out != NULL);
+    fail_unless_equals_int (frame_model (out, i), 2);
+    gst_buffer_unref (out);
+  }
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* Stopped while the slow model loads aside: the stop waits for the worker and frees
+ * its result (no leak under ASan/LSan and valgrind); the requested model is the next
+ * start's. */
+GST_START_TEST (test_model_swap_stop_pending)
+{
+  GstHarness *h = harness ("");
+  gchar *model;
+
+  fail_unless_equals_int (gst_harness_push (h, frame (0)), GST_FLOW_OK);
+  pull_frame (h, 0, TRUE);
+  g_object_set (infer_element (h), "model", ballast_path, NULL);
+  fail_unless_equals_int (gst_harness_push (h, frame (1)), GST_FLOW_OK);
+  pull_frame (h, 1, TRUE);      /* on the old model: the new one loads aside */
+  fail_unless_equals_int (gst_element_set_state (h->element, GST_STATE_NULL),
+      GST_STATE_CHANGE_SUCCESS);
+  model = model_prop (h);
+  fail_unless_equals_string (model, ballast_path);
+  g_free (model);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* The input and output pools: over 300 frames (two in flight) the buffers are
+ * recycled: 'pool-buffers' stays within what the frames held at once need (the colour
+ * model has one output: 3 frames x (input + output)). */
+GST_START_TEST (test_pool_reuse)
+{
+  GstHarness *h = harness ("max-in-flight=2");
+  guint i, after_warmup = 0, made;
+
+  fail_unless_equals_int (uint_prop (h, "pool-buffers"), 0);
+  for (i = 0; i < 300; i++) {
+    fail_unless_equals_int (gst_harness_push (h, frame (i)), GST_FLOW_OK);
+    pull_frame (h, i, TRUE);
+    if (i == 19)
+      after_warmup = uint_prop (h, "pool-buffers");
+  }
+  made = uint_prop (h, "pool-buffers");
+  GST_INFO ("pool buffers: %u after 20 frames, %u after 300", after_warmup, made);
+  fail_unless (after_warmup >= 2, "the pools made %u buffers", after_warmup);
+  /* one input and one output buffer per frame held: the two in flight, and the one the
+   * task has pushed and not yet freed (its input) when the next frame is submitted;
+   * without the pools 300 frames would have made 600 */
+  fail_unless (made <= 6, "%u buffers for 300 frames, 2 in flight", made);
   gst_harness_teardown (h);
 }
 
@@ -482,6 +720,10 @@ inflight_suite (void)
   tcase_add_test (tc, test_qos_skip);
   tcase_add_test (tc, test_model_swap);
   tcase_add_test (tc, test_model_swap_refused);
+  tcase_add_test (tc, test_model_swap_aside);
+  tcase_add_test (tc, test_model_swap_superseded);
+  tcase_add_test (tc, test_model_swap_stop_pending);
+  tcase_add_test (tc, test_pool_reuse);
   tcase_add_test (tc, test_model_file_rewritten);
   tcase_add_test (tc, test_library_log_routed);
   return s;

@@ -5,7 +5,8 @@
  * value in 0..1, about 0.5/255); boxes 1:1 and 2:1 are also checked against the frame's
  * own pixels and 2x2 block means. object-class and min-object-size filter the boxes; a
  * frame without objects passes with no meta; vkmlclassify puts each object's colour on
- * that object's ROI; vkmloverlay draws it after the box's label. */
+ * that object's ROI; vkmloverlay draws it after the box's label; a model swap falls
+ * between frames, never between a frame's objects. */
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
 #include <gst/video/video.h>
@@ -226,6 +227,57 @@ GST_START_TEST (test_objects_crop)
     gst_buffer_unref (in);
     gst_harness_teardown (h);
   }
+}
+
+GST_END_TEST;
+
+/* 'model' set while playing with roi=objects: id-nchw swapped for the same identity
+ * with 32 MiB of weights (loaded aside): every frame comes out with its three objects'
+ * metas, each the box's crop, all three from one model (the swap falls between
+ * frames), the new model's from the first frame after it is ready on. */
+GST_START_TEST (test_objects_model_swap)
+{
+  gchar *next = build_path ("tests/gst", "id-ballast.onnx");
+  gint64 end = g_get_monotonic_time () + 60 * G_USEC_PER_SEC;
+  GstVideoInfo vinfo;
+  GstHarness *h = infer_harness ("0", NULL, &vinfo);
+  GstElement *e = gst_harness_find_element (h, "vkmlinfer");
+  guint i, k, after = 0, n_metas;
+
+  for (k = 0; after < 3; k++) {
+    GstBuffer *in = frame_with_boxes (&vinfo, G_N_ELEMENTS (boxes)), *out;
+    guint on_new = 0;
+    GstVideoFrame f;
+
+    fail_unless (g_get_monotonic_time () < end, "no swap within 60 s");
+    if (k == 2)
+      g_object_set (e, "model", next, NULL);
+    GST_BUFFER_PTS (in) = k * GST_MSECOND;
+    out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
+    fail_unless (out != NULL);
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (out), k * GST_MSECOND);
+    fail_unless (gst_video_frame_map (&f, &vinfo, in, GST_MAP_READ));
+    for (i = 0; i < G_N_ELEMENTS (boxes); i++) {
+      GstVkmlTensorMeta *meta = meta_of_roi (out, 10 + (gint) i, &n_metas);
+
+      check_box (out, &f, i, "0");
+      if (gst_vkml_tensor_meta_get_by_name (meta, "ballast"))
+        on_new++;
+    }
+    gst_video_frame_unmap (&f);
+    fail_unless_equals_int (n_metas, G_N_ELEMENTS (boxes));
+    fail_unless (on_new == 0 || on_new == G_N_ELEMENTS (boxes),
+        "frame %u: %u of its objects on the new model", k, on_new);
+    fail_unless (!after || on_new, "frame %u back on the old model", k);
+    fail_unless (k >= 2 || !on_new);
+    if (on_new)
+      after++;
+    gst_buffer_unref (out);
+    gst_buffer_unref (in);
+  }
+  gst_object_unref (e);
+  g_free (next);
+  gst_harness_teardown (h);
 }
 
 GST_END_TEST;
@@ -497,6 +549,7 @@ vkml_roi_suite (void)
   suite_add_tcase (s, tc);
   tcase_set_timeout (tc, 120);
   tcase_add_test (tc, test_objects_crop);
+  tcase_add_test (tc, test_objects_model_swap);
   tcase_add_test (tc, test_object_filter);
   tcase_add_test (tc, test_no_objects);
   tcase_add_test (tc, test_classify_objects);
