@@ -10,6 +10,7 @@
 #                                      with debootstrap)
 #   VKML_GST_NEXT_SUITES="gst unit"   the meson test suites to run (default: gst unit)
 #   VKML_MIRROR=http://...            the Debian mirror (default deb.debian.org)
+#   VKML_JOBS=N                       build and test processes (default: nproc)
 #
 # The source tree is bind-mounted read-only at /src, the build is in CHROOT_DIR/build.
 # Vulkan is trixie's lavapipe (mesa-vulkan-drivers: its ICD is a file, no /dev/dri
@@ -19,6 +20,7 @@ set -eu
 root=${1:-/var/tmp/vkml-trixie}
 suites=${VKML_GST_NEXT_SUITES:-gst unit}
 mirror=${VKML_MIRROR:-http://deb.debian.org/debian}
+jobs=${VKML_JOBS:-$(nproc)}
 src=$(cd "$(dirname "$0")/.." && pwd)
 
 # .ci/deps.sh's list under trixie's names, less what these suites do not use (torch,
@@ -93,7 +95,7 @@ if [ -f "$root/build/build.ninja" ]; then
 else
   in_root meson setup /build /src --buildtype=debugoptimized
 fi
-in_root ninja -C /build -j"$(nproc)"
+in_root ninja -C /build -j"$jobs"
 
 # The guarded paths must be compiled in, or this run tests nothing new.
 for flag in HAVE_GST_ANALYTICS HAVE_GST_TENSOR_META; do
@@ -107,7 +109,7 @@ for suite in $suites; do
 done
 status=0
 # shellcheck disable=SC2086
-in_root meson test -C /build $suite_args --no-suite slow --num-processes "$(nproc)" \
+in_root meson test -C /build $suite_args --no-suite slow --num-processes "$jobs" \
   --print-errorlogs || status=1
 
 echo "gst-next: summary ($(date -u +%Y-%m-%d), Debian trixie, GStreamer $gst_version)"
