@@ -12,7 +12,8 @@
 #   VKML_MIRROR=http://...            the Debian mirror (default deb.debian.org)
 #   VKML_JOBS=N                       build and test processes (default: nproc)
 #
-# The source tree is bind-mounted read-only at /src, the build is in CHROOT_DIR/build.
+# The source tree is bind-mounted read-only at /src, the test corpus ($VKML_CORPUS, or
+# ../shared/corpus beside the source) at /shared/corpus; the build is in CHROOT_DIR/build.
 # Vulkan is trixie's lavapipe (mesa-vulkan-drivers: its ICD is a file, no /dev/dri
 # needed). The 'slow' suite (valgrind) is left out. Mounts are undone on exit.
 set -eu
@@ -66,6 +67,13 @@ mount_at "$root/dev" --bind /dev
 mkdir -p "$root/src"
 mount_at "$root/src" --bind "$src"
 mount -o remount,bind,ro "$root/src"
+# The test corpus, where the build looks for it (../shared/corpus beside the source).
+corpus=${VKML_CORPUS:-$src/../shared/corpus}
+if [ -d "$corpus" ]; then
+  mkdir -p "$root/shared/corpus"
+  mount_at "$root/shared/corpus" --bind "$corpus"
+  mount -o remount,bind,ro "$root/shared/corpus"
+fi
 cp /etc/resolv.conf "$root/etc/resolv.conf"
 
 in_root() {

@@ -323,11 +323,13 @@ check_upstream_tensor (const GstTensor * up, const GstVkmlTensor * t,
 }
 
 /* GStreamer >= 1.26: the tensors mirrored into one GstTensorMeta (a bool tensor, which
- * GstTensorMeta has no type for, left out); a second call adds nothing. */
+ * GstTensor has no type for, and a scalar, which it has no shape for, left out); a
+ * second call adds nothing. */
 GST_START_TEST (test_meta_upstream_tensor_meta)
 {
   static const gint64 ids[] = { 7, -3 };
   static const guint8 mask[] = { 1, 0 };
+  static const gfloat scalar = 2.5f;
   const gint64 two[] = { 2 };
   GstBuffer *buf = buffer_with_two_tensors (), *data;
   GstVkmlTensorMeta *meta = gst_buffer_get_vkml_tensor_meta (buf);
@@ -339,6 +341,10 @@ GST_START_TEST (test_meta_upstream_tensor_meta)
   gst_buffer_unref (data);
   data = gst_buffer_new_memdup (ids, sizeof (ids));
   fail_unless (gst_vkml_tensor_meta_add (meta, "ids", VKML_DTYPE_INT64, 1,
+          two, data) != NULL);
+  gst_buffer_unref (data);
+  data = float_buffer (&scalar, 1);
+  fail_unless (gst_vkml_tensor_meta_add (meta, "scalar", VKML_DTYPE_FLOAT, 0,
           two, data) != NULL);
   gst_buffer_unref (data);
 
