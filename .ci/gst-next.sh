@@ -4,7 +4,8 @@
 # paths compile in; Debian 12's 1.22 (the CI's .ci/run) compiles them out.
 #
 # Not part of .ci/run: the first run downloads a trixie system (debootstrap, minbase) and
-# the build's packages, minutes and about 1.5 GB; later runs reuse the chroot.
+# the build's packages (about 0.5 GB, 3 GB on disk; some 15 minutes on 2 cores with the
+# build); later runs reuse the chroot and the build.
 #
 #   .ci/gst-next.sh [CHROOT_DIR]      (default /var/tmp/vkml-trixie; root; Debian host
 #                                      with debootstrap)
