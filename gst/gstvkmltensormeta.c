@@ -353,13 +353,23 @@ gst_vkml_tensor_meta_attach_upstream (GstBuffer * buffer,
     gsize dims[GST_VKML_TENSOR_MAX_RANK];
     GstTensorDataType type;
 
-    if (!upstream_dtype (t->dtype, &type))
+    GstTensor *up;
+
+    /* GstTensor has no scalars (num_dims > 0) and no type for some dtypes. */
+    if (t->rank == 0 || !upstream_dtype (t->dtype, &type)) {
+      GST_DEBUG ("tensor '%s' (%s, rank %u) has no GstTensor form", t->name,
+          vkml_dtype_name (t->dtype), t->rank);
       continue;
+    }
     for (d = 0; d < t->rank; d++)
       dims[d] = (gsize) t->dims[d];
-    tensors[n++] = gst_tensor_new_simple (g_quark_from_string (t->name), type,
+    up = gst_tensor_new_simple (g_quark_from_string (t->name), type,
         gst_buffer_ref (t->data), GST_TENSOR_DIM_ORDER_ROW_MAJOR, t->rank,
         dims);
+    if (up)
+      tensors[n++] = up;
+    else
+      gst_buffer_unref (t->data);
   }
   tmeta = gst_buffer_add_tensor_meta (buffer);
   if (!tmeta) {

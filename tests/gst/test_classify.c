@@ -8,6 +8,11 @@
 #include "gstvkmlclassify.h"
 #include "gstvkmltensormeta.h"
 
+#if defined (HAVE_GST_ANALYTICS) && GST_CHECK_VERSION (1, 24, 0)
+#include <gst/analytics/analytics.h>
+#define VKML_WITH_ANALYTICS 1
+#endif
+
 static void
 add_scores (GstBuffer * buf, const gchar * model_id, const gfloat v[4])
 {
@@ -34,8 +39,42 @@ two_models (void)
   return buf;
 }
 
+#ifdef VKML_WITH_ANALYTICS
+/* GStreamer >= 1.24: @buf's GstAnalyticsRelationMeta has one GstAnalyticsClsMtd per
+ * ROI of @rois, in the same order, with one class: the ROI's label quark and score. */
+static void
+check_cls_mtds (GstBuffer * buf, GPtrArray * rois)
+{
+  GstAnalyticsRelationMeta *rmeta = gst_buffer_get_analytics_relation_meta (buf);
+  GstAnalyticsClsMtd cls;
+  gpointer state = NULL;
+  guint i = 0;
+
+  if (!rmeta) {
+    fail_unless_equals_int (rois->len, 0);
+    return;
+  }
+  while (gst_analytics_relation_meta_iterate (rmeta, &state,
+          gst_analytics_cls_mtd_get_mtd_type (), &cls)) {
+    GstVideoRegionOfInterestMeta *roi;
+    GstStructure *p;
+    gfloat score = 0;
+
+    fail_unless (i < rois->len, "more ClsMtd than results");
+    roi = g_ptr_array_index (rois, i++);
+    p = gst_video_region_of_interest_meta_get_param (roi, "classification");
+    fail_unless (gst_structure_get (p, "score", G_TYPE_FLOAT, &score, NULL));
+    fail_unless_equals_int (gst_analytics_cls_mtd_get_length (&cls), 1);
+    fail_unless_equals_string (g_quark_to_string (gst_analytics_cls_mtd_get_quark
+            (&cls, 0)), g_quark_to_string (roi->roi_type));
+    fail_unless_equals_float (gst_analytics_cls_mtd_get_level (&cls, 0), score);
+  }
+  fail_unless_equals_int (i, rois->len);
+}
+#endif
+
 /* The ROI metas of @buf, in the order they were added, as "label:class-id:score;..." (whole-frame
- * boxes checked here). */
+ * boxes checked here; on GStreamer >= 1.24 also the ClsMtds, the same results). */
 static gchar *
 results (GstBuffer * buf)
 {
@@ -65,6 +104,9 @@ results (GstBuffer * buf)
     g_string_append_printf (s, "%s%s:%d:%.2f", i ? ";" : "",
         g_quark_to_string (roi->roi_type), id, score);
   }
+#ifdef VKML_WITH_ANALYTICS
+  check_cls_mtds (buf, rois);
+#endif
   g_ptr_array_unref (rois);
   return g_string_free (s, FALSE);
 }

@@ -9,6 +9,11 @@
 #include "gstvkmldetectdecode.h"
 #include "gstvkmltensormeta.h"
 
+#if defined (HAVE_GST_ANALYTICS) && GST_CHECK_VERSION (1, 24, 0)
+#include <gst/analytics/analytics.h>
+#define VKML_WITH_ANALYTICS 1
+#endif
+
 #include <math.h>
 #include <glib/gstdio.h>
 #include <string.h>
@@ -359,8 +364,32 @@ write_labels (void)
   return path;
 }
 
+#ifdef VKML_WITH_ANALYTICS
+/* The next GstAnalyticsODMtd of @rmeta is @label at x,y wxh with @score. */
+static void
+check_od_mtd (GstAnalyticsRelationMeta * rmeta, gpointer * state,
+    const gchar * label, gint x, gint y, gint w, gint h, gfloat score)
+{
+  GstAnalyticsODMtd od;
+  gint gx, gy, gw, gh;
+  gfloat gscore;
+
+  fail_unless (gst_analytics_relation_meta_iterate (rmeta, state,
+          gst_analytics_od_mtd_get_mtd_type (), &od), "no ODMtd for %s", label);
+  fail_unless_equals_string (g_quark_to_string (gst_analytics_od_mtd_get_obj_type
+          (&od)), label);
+  fail_unless (gst_analytics_od_mtd_get_location (&od, &gx, &gy, &gw, &gh,
+          &gscore));
+  fail_unless (gx == x && gy == y && gw == w && gh == h, "%s: %d,%d %dx%d",
+      label, gx, gy, gw, gh);
+  fail_unless (fabsf (gscore - score) < 1e-5f, "%s: score %f, want %f", label,
+      gscore, score);
+}
+#endif
+
 /* The element: the YOLOv5 boxes through the letterbox geometry onto a 640x480 frame,
- * as ROI metas named by the labels file with a "detection" param. */
+ * as ROI metas named by the labels file with a "detection" param (and on GStreamer
+ * >= 1.24 as GstAnalyticsODMtds, the same boxes). */
 GST_START_TEST (test_element_roi_metas)
 {
   gchar *labels = write_labels ();
@@ -402,6 +431,20 @@ GST_START_TEST (test_element_roi_metas)
   fail_unless_equals_float (score, 0.5f);
   fail_unless (gst_buffer_iterate_meta_filtered (out, &state,
           GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE) == NULL);
+#ifdef VKML_WITH_ANALYTICS
+  {
+    GstAnalyticsRelationMeta *rmeta =
+        gst_buffer_get_analytics_relation_meta (out);
+    GstAnalyticsODMtd od;
+
+    fail_unless (rmeta != NULL);
+    state = NULL;
+    check_od_mtd (rmeta, &state, "car", 80, 0, 40, 10, 0.72f);
+    check_od_mtd (rmeta, &state, "person", 190, 60, 20, 40, 0.5f);
+    fail_if (gst_analytics_relation_meta_iterate (rmeta, &state,
+            gst_analytics_od_mtd_get_mtd_type (), &od));
+  }
+#endif
   gst_buffer_unref (out);
   gst_harness_teardown (h);
   g_unlink (labels);

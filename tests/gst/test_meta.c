@@ -7,6 +7,11 @@
 
 #include <string.h>
 
+#if defined (HAVE_GST_TENSOR_META) && GST_CHECK_VERSION (1, 26, 0)
+#include <gst/analytics/analytics.h>
+#define VKML_WITH_TENSOR_META 1
+#endif
+
 static GstBuffer *
 float_buffer (const gfloat * values, gsize n)
 {
@@ -293,6 +298,76 @@ GST_START_TEST (test_frame_pack_strides)
 
 GST_END_TEST;
 
+#ifdef VKML_WITH_TENSOR_META
+/* @up is @t as GstTensorMeta has it: name quark, @type, row-major dims, the same bytes. */
+static void
+check_upstream_tensor (const GstTensor * up, const GstVkmlTensor * t,
+    GstTensorDataType type)
+{
+  GstMapInfo a, b;
+  guint d;
+
+  fail_unless (up != NULL);
+  fail_unless_equals_string (g_quark_to_string (up->id), t->name);
+  fail_unless_equals_int (up->data_type, type);
+  fail_unless_equals_int (up->dims_order, GST_TENSOR_DIM_ORDER_ROW_MAJOR);
+  fail_unless_equals_int (up->num_dims, t->rank);
+  for (d = 0; d < t->rank; d++)
+    fail_unless_equals_int64 ((gint64) up->dims[d], t->dims[d]);
+  fail_unless (gst_buffer_map (up->data, &a, GST_MAP_READ));
+  fail_unless (gst_buffer_map (t->data, &b, GST_MAP_READ));
+  fail_unless_equals_int (a.size, b.size);
+  fail_unless (memcmp (a.data, b.data, a.size) == 0);
+  gst_buffer_unmap (t->data, &b);
+  gst_buffer_unmap (up->data, &a);
+}
+
+/* GStreamer >= 1.26: the tensors mirrored into one GstTensorMeta (a bool tensor, which
+ * GstTensor has no type for, and a scalar, which it has no shape for, left out); a
+ * second call adds nothing. */
+GST_START_TEST (test_meta_upstream_tensor_meta)
+{
+  static const gint64 ids[] = { 7, -3 };
+  static const guint8 mask[] = { 1, 0 };
+  static const gfloat scalar = 2.5f;
+  const gint64 two[] = { 2 };
+  GstBuffer *buf = buffer_with_two_tensors (), *data;
+  GstVkmlTensorMeta *meta = gst_buffer_get_vkml_tensor_meta (buf);
+  GstTensorMeta *tmeta;
+
+  data = gst_buffer_new_memdup (mask, sizeof (mask));
+  fail_unless (gst_vkml_tensor_meta_add (meta, "mask", VKML_DTYPE_BOOL, 1,
+          two, data) != NULL);
+  gst_buffer_unref (data);
+  data = gst_buffer_new_memdup (ids, sizeof (ids));
+  fail_unless (gst_vkml_tensor_meta_add (meta, "ids", VKML_DTYPE_INT64, 1,
+          two, data) != NULL);
+  gst_buffer_unref (data);
+  data = float_buffer (&scalar, 1);
+  fail_unless (gst_vkml_tensor_meta_add (meta, "scalar", VKML_DTYPE_FLOAT, 0,
+          two, data) != NULL);
+  gst_buffer_unref (data);
+
+  fail_unless (gst_vkml_tensor_meta_attach_upstream (buf, meta));
+  tmeta = gst_buffer_get_tensor_meta (buf);
+  fail_unless (tmeta != NULL);
+  fail_unless_equals_int (tmeta->num_tensors, 3);
+  check_upstream_tensor (gst_tensor_meta_get (tmeta, 0),
+      gst_vkml_tensor_meta_get (meta, 0), GST_TENSOR_DATA_TYPE_FLOAT32);
+  check_upstream_tensor (gst_tensor_meta_get (tmeta, 1),
+      gst_vkml_tensor_meta_get (meta, 1), GST_TENSOR_DATA_TYPE_FLOAT32);
+  check_upstream_tensor (gst_tensor_meta_get (tmeta, 2),
+      gst_vkml_tensor_meta_get (meta, 3), GST_TENSOR_DATA_TYPE_INT64);
+
+  fail_if (gst_vkml_tensor_meta_attach_upstream (buf, meta));
+  fail_unless (gst_buffer_get_tensor_meta (buf) == tmeta);
+  fail_unless_equals_int (tmeta->num_tensors, 3);
+  gst_buffer_unref (buf);
+}
+
+GST_END_TEST;
+#endif
+
 static Suite *
 vkml_meta_suite (void)
 {
@@ -308,6 +383,9 @@ vkml_meta_suite (void)
   tcase_add_test (tc, test_bind_image_shape);
   tcase_add_test (tc, test_parse_channel_values);
   tcase_add_test (tc, test_frame_pack_strides);
+#ifdef VKML_WITH_TENSOR_META
+  tcase_add_test (tc, test_meta_upstream_tensor_meta);
+#endif
   return s;
 }
 

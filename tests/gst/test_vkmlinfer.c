@@ -11,6 +11,11 @@
 
 #include <string.h>
 
+#if defined (HAVE_GST_TENSOR_META) && GST_CHECK_VERSION (1, 26, 0)
+#include <gst/analytics/analytics.h>
+#define VKML_WITH_TENSOR_META 1
+#endif
+
 static gchar *mnist_path;
 static gchar *color_path;
 static gchar *labels_path;
@@ -152,8 +157,38 @@ mnist_reference (const guint8 * pixels, gfloat * out10)
   vkml_context_destroy (&ctx);
 }
 
+#ifdef VKML_WITH_TENSOR_META
+/* GStreamer >= 1.26: @out also has a GstTensorMeta with @t's name, float32, its dims and
+ * the logits @want (within 1e-5). */
+static void
+check_upstream_logits (GstBuffer * out, const GstVkmlTensor * t,
+    const gfloat want[10])
+{
+  GstTensorMeta *tmeta = gst_buffer_get_tensor_meta (out);
+  const GstTensor *up;
+  gfloat got[10];
+  guint i;
+
+  fail_unless (tmeta != NULL);
+  fail_unless_equals_int (tmeta->num_tensors, 1);
+  up = gst_tensor_meta_get (tmeta, 0);
+  fail_unless_equals_string (g_quark_to_string (up->id), t->name);
+  fail_unless_equals_int (up->data_type, GST_TENSOR_DATA_TYPE_FLOAT32);
+  fail_unless_equals_int (up->num_dims, 2);
+  fail_unless (up->dims[0] == 1 && up->dims[1] == 10);
+  fail_unless_equals_int (gst_buffer_get_size (up->data), sizeof (got));
+  fail_unless (gst_buffer_extract (up->data, 0, got, sizeof (got)) ==
+      sizeof (got));
+  for (i = 0; i < 10; i++)
+    fail_unless (fabsf (got[i] - want[i]) <= 1e-5f * MAX (1.0f,
+            fabsf (want[i])), "GstTensorMeta logit %u: %f, libvkml %f", i,
+        got[i], want[i]);
+}
+#endif
+
 /* A GRAY8 28x28 frame through mnist-8 gives one [1,10] float tensor equal to libvkml's
- * result for pixel / 255, and the video is unchanged. */
+ * result for pixel / 255 (on GStreamer >= 1.26 also as GstTensorMeta), and the video
+ * is unchanged. */
 GST_START_TEST (test_mnist_matches_libvkml)
 {
   GstHarness *h;
@@ -198,6 +233,9 @@ GST_START_TEST (test_mnist_matches_libvkml)
     fail_unless (fabsf (got[i] - want[i]) <= 1e-5f * MAX (1.0f,
             fabsf (want[i])), "logit %u: element %f, libvkml %f", i, got[i],
         want[i]);
+#ifdef VKML_WITH_TENSOR_META
+  check_upstream_logits (out, t, want);
+#endif
 
   gst_buffer_unref (out);
   gst_harness_teardown (h);
