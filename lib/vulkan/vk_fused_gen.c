@@ -16,6 +16,15 @@
 
 static atomic_long n_compiled, n_cached, n_interpreted, compile_us;
 
+bool vk_fused_gen_available(void)
+{
+#ifdef VKML_HAVE_SHADERC
+    return true;
+#else
+    return false;
+#endif
+}
+
 void vk_fused_gen_stats_get(vk_fused_gen_stats *out)
 {
     out->compiled = atomic_load(&n_compiled);
@@ -48,7 +57,10 @@ static void put(text *t, const char *fmt, ...)
 /* A float as a bit-exact GLSL expression. */
 static void put_float_bits(text *t, uint32_t bits)
 {
-    put(t, "uintBitsToFloat(0x%08xu)", bits);
+    if (bits == 0)
+        put(t, "0.0");
+    else
+        put(t, "uintBitsToFloat(0x%08xu)", bits);
 }
 
 typedef struct program {

@@ -14,7 +14,7 @@
 
 /* Bounds on what is generated (beyond them the interpreter runs the group). */
 #define VK_FUSED_GEN_MAX_INSTRS 4096
-#define VK_FUSED_GEN_MAX_SOURCE 32768
+#define VK_FUSED_GEN_MAX_SOURCE (512 * 1024)
 
 /* The text of a GLSL include file, embedded at build time (shaders/embed_glsl.py). */
 typedef struct vk_glsl_include {
@@ -32,6 +32,9 @@ bool vk_fused_gen_source(const uint32_t *words, size_t n_words, char *buf, size_
  * VK_NULL_HANDLE with VKML_OK when the interpreter must run the group. */
 vkml_status vk_fused_gen_pipeline(vk_device *vd, const fused_params *fp, VkPipeline *out,
                                   vkml_error *err);
+
+/* Whether this build compiles generated shaders (built with libshaderc). */
+bool vk_fused_gen_available(void);
 
 /* Process-wide tallies since start (tests, benchmarks). */
 typedef struct vk_fused_gen_stats {

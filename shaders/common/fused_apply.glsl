@@ -17,174 +17,210 @@ float sigmoid_f(float v)
 
 // One function per op, fused_op_<code> (FUSED_FN(FUSED_OP_ADD) is fused_op_25), all of
 // the same signature: v the first source, z the second (0 for unary ops), al, be, ga the
-// instruction's parameters. The generated shaders call them by name.
+// instruction's parameters. The generated shaders call them by name. Each result is
+// `precise`: no a * b + c contracted into an fma across two instructions, which the driver
+// could do in a generated shader's straight-line code but never in the interpreter's loop,
+// so that both give the same bits.
 #define FUSED_FN_NAME(code) fused_op_##code
 #define FUSED_FN(code) FUSED_FN_NAME(code)
 
 float FUSED_FN(FUSED_OP_ADD)(float v, float z, float al, float be, float ga)
 {
-    return v + z;
+    precise float r = v + z;
+    return r;
 }
 
 float FUSED_FN(FUSED_OP_MUL)(float v, float z, float al, float be, float ga)
 {
-    return v * z;
+    precise float r = v * z;
+    return r;
 }
 
 float FUSED_FN(FUSED_OP_SUB)(float v, float z, float al, float be, float ga)
 {
-    return v - z;
+    precise float r = v - z;
+    return r;
 }
 
 float FUSED_FN(FUSED_OP_DIV)(float v, float z, float al, float be, float ga)
 {
-    return div_rn(v, z);
+    precise float r = div_rn(v, z);
+    return r;
 }
 
 float FUSED_FN(FUSED_OP_RELU)(float v, float z, float al, float be, float ga)
 {
-    return v < 0.0 ? 0.0 : v;
+    precise float r = v < 0.0 ? 0.0 : v;
+    return r;
 }
 
 float FUSED_FN(FUSED_OP_SIGMOID)(float v, float z, float al, float be, float ga)
 {
-    return sigmoid_f(v);
+    precise float r = sigmoid_f(v);
+    return r;
 }
 
 float FUSED_FN(FUSED_OP_ABS)(float v, float z, float al, float be, float ga)
 {
-    return abs(v);
+    precise float r = abs(v);
+    return r;
 }
 
 float FUSED_FN(FUSED_OP_NEG)(float v, float z, float al, float be, float ga)
 {
-    return -v;
+    precise float r = -v;
+    return r;
 }
 
 float FUSED_FN(FUSED_OP_EXP)(float v, float z, float al, float be, float ga)
 {
-    return exp(v);
+    precise float r = exp(v);
+    return r;
 }
 
 float FUSED_FN(FUSED_OP_LOG)(float v, float z, float al, float be, float ga)
 {
-    return log(v);
+    precise float r = log(v);
+    return r;
 }
 
 float FUSED_FN(FUSED_OP_SQRT)(float v, float z, float al, float be, float ga)
 {
-    return sqrt(v);
+    precise float r = sqrt(v);
+    return r;
 }
 
 float FUSED_FN(FUSED_OP_RECIPROCAL)(float v, float z, float al, float be, float ga)
 {
-    return 1.0 / v;
+    precise float r = 1.0 / v;
+    return r;
 }
 
 float FUSED_FN(FUSED_OP_FLOOR)(float v, float z, float al, float be, float ga)
 {
-    return floor(v);
+    precise float r = floor(v);
+    return r;
 }
 
 float FUSED_FN(FUSED_OP_CEIL)(float v, float z, float al, float be, float ga)
 {
-    return ceil(v);
+    precise float r = ceil(v);
+    return r;
 }
 
 float FUSED_FN(FUSED_OP_ERF)(float v, float z, float al, float be, float ga)
 {
-    return erf_approx(v);
+    precise float r = erf_approx(v);
+    return r;
 }
 
 float FUSED_FN(FUSED_OP_SOFTPLUS)(float v, float z, float al, float be, float ga)
 {
-    return softplus_f(v);
+    precise float r = softplus_f(v);
+    return r;
 }
 
 float FUSED_FN(FUSED_OP_SOFTSIGN)(float v, float z, float al, float be, float ga)
 {
-    return v / (1.0 + abs(v));
+    precise float r = v / (1.0 + abs(v));
+    return r;
 }
 
 float FUSED_FN(FUSED_OP_ELU)(float v, float z, float al, float be, float ga)
 {
-    return v < 0.0 ? al * expm1_f(v) : v;
+    precise float r = v < 0.0 ? al * expm1_f(v) : v;
+    return r;
 }
 
 float FUSED_FN(FUSED_OP_SELU)(float v, float z, float al, float be, float ga)
 {
-    return ga * (v > 0.0 ? v : al * expm1_f(v));
+    precise float r = ga * (v > 0.0 ? v : al * expm1_f(v));
+    return r;
 }
 
 float FUSED_FN(FUSED_OP_CELU)(float v, float z, float al, float be, float ga)
 {
-    return v > 0.0 ? v : al * expm1_f(v / al);
+    precise float r = v > 0.0 ? v : al * expm1_f(v / al);
+    return r;
 }
 
 float FUSED_FN(FUSED_OP_LEAKY_RELU)(float v, float z, float al, float be, float ga)
 {
-    return v < 0.0 ? al * v : v;
+    precise float r = v < 0.0 ? al * v : v;
+    return r;
 }
 
 float FUSED_FN(FUSED_OP_HARD_SIGMOID)(float v, float z, float al, float be, float ga)
 {
-    return max(0.0, min(1.0, al * v + be));
+    precise float r = max(0.0, min(1.0, al * v + be));
+    return r;
 }
 
 float FUSED_FN(FUSED_OP_HARD_SWISH)(float v, float z, float al, float be, float ga)
 {
-    return v * max(0.0, min(1.0, v / 6.0 + 0.5));
+    precise float r = v * max(0.0, min(1.0, v / 6.0 + 0.5));
+    return r;
 }
 
 float FUSED_FN(FUSED_OP_GELU)(float v, float z, float al, float be, float ga)
 {
-    return 0.5 * v * (1.0 + erf_approx(v * 0.70710678118654752));
+    precise float r = 0.5 * v * (1.0 + erf_approx(v * 0.70710678118654752));
+    return r;
 }
 
 float FUSED_FN(FUSED_OP_GELU_TANH)(float v, float z, float al, float be, float ga)
 {
-    return 0.5 * v * (1.0 + tanh_f(0.79788456080286536 * (v + 0.044715 * v * v * v)));
+    precise float r = 0.5 * v * (1.0 + tanh_f(0.79788456080286536 * (v + 0.044715 * v * v * v)));
+    return r;
 }
 
 float FUSED_FN(FUSED_OP_TANH)(float v, float z, float al, float be, float ga)
 {
-    return tanh_f(v);
+    precise float r = tanh_f(v);
+    return r;
 }
 
 float FUSED_FN(FUSED_OP_MISH)(float v, float z, float al, float be, float ga)
 {
-    return v * tanh_f(softplus_f(v));
+    precise float r = v * tanh_f(softplus_f(v));
+    return r;
 }
 
 float FUSED_FN(FUSED_OP_CLIP)(float v, float z, float al, float be, float ga)
 {
     v = v < al ? al : v;
-    return v > be ? be : v;
+    precise float r = v > be ? be : v;
+    return r;
 }
 
 float FUSED_FN(FUSED_OP_POW)(float v, float z, float al, float be, float ga)
 {
-    return pow_c(v, z);
+    precise float r = pow_c(v, z);
+    return r;
 }
 
 float FUSED_FN(FUSED_OP_MIN)(float v, float z, float al, float be, float ga)
 {
-    return isnan(v) || v < z ? v : z;
+    precise float r = isnan(v) || v < z ? v : z;
+    return r;
 }
 
 float FUSED_FN(FUSED_OP_MAX)(float v, float z, float al, float be, float ga)
 {
-    return isnan(v) || v > z ? v : z;
+    precise float r = isnan(v) || v > z ? v : z;
+    return r;
 }
 
 float FUSED_FN(FUSED_OP_PRELU)(float v, float z, float al, float be, float ga)
 {
-    return v < 0.0 ? v * z : v;
+    precise float r = v < 0.0 ? v * z : v;
+    return r;
 }
 
 float FUSED_FN(FUSED_OP_IDENTITY)(float v, float z, float al, float be, float ga)
 {
-    return v;
+    precise float r = v;
+    return r;
 }
 
 // The interpreter's dispatch on the op code.
