@@ -332,8 +332,12 @@ vkml_status vk_fused_gen_pipeline(vk_device *vd, const fused_params *fp, VkPipel
     vkml_status status = vk_pipeline_generated(vd->pipes, source, compile_glsl, out, &compiled,
                                                &why);
     free(source);
-    if (compiled)
-        atomic_fetch_add(&compile_us, now_us() - t0);
+    if (compiled) {
+        long us = now_us() - t0;
+        atomic_fetch_add(&compile_us, us);
+        VKML_LOGD("fused group of %d instructions: shader generated and compiled in %.1f ms",
+                  fp->n_instrs, us / 1000.0);
+    }
     if (status == VKML_ERROR_OUT_OF_MEMORY)
         return vkml_fail(err, status, "%s", why.message);
     if (*out == VK_NULL_HANDLE) {
