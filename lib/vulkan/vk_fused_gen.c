@@ -84,8 +84,8 @@ static bool read_header(const uint32_t *w, size_t n_words, program *pg)
         .count = w[FUSED_HDR_COUNT],
         .dims = w + FUSED_HDR_DIMS,
     };
-    if (pg->rank > FUSED_MAX_RANK || pg->n_instrs == 0 ||
-        pg->n_instrs > VK_FUSED_GEN_MAX_INSTRS || pg->n_operands > FUSED_REF_OPERAND)
+    if (pg->rank > FUSED_MAX_RANK || pg->n_instrs == 0 || pg->n_instrs > VK_FUSED_GEN_MAX_INSTRS ||
+        pg->n_operands > FUSED_REF_OPERAND)
         return false;
     pg->instrs = FUSED_HDR_WORDS + (size_t)pg->n_operands * FUSED_OPERAND_WORDS;
     if (pg->instrs + (size_t)pg->n_instrs * FUSED_INSTR_WORDS > n_words)
@@ -137,7 +137,9 @@ static bool put_operand(text *t, const program *pg, uint32_t k)
     } else {
         if (src > FUSED_SRC_INPUT1)
             return false;
-        put(t, src == FUSED_SRC_CONST ? "uintBitsToFloat(prog[" : src == FUSED_SRC_INPUT0 ? "float(in0[" : "float(in1[");
+        put(t, src == FUSED_SRC_CONST    ? "uintBitsToFloat(prog["
+               : src == FUSED_SRC_INPUT0 ? "float(in0["
+                                         : "float(in1[");
         put_offset(t, pg, k);
         put(t, "])");
     }
@@ -329,8 +331,8 @@ vkml_status vk_fused_gen_pipeline(vk_device *vd, const fused_params *fp, VkPipel
     long t0 = now_us();
     bool compiled = false;
     vkml_error why = {0};
-    vkml_status status = vk_pipeline_generated(vd->pipes, source, compile_glsl, out, &compiled,
-                                               &why);
+    vkml_status status =
+        vk_pipeline_generated(vd->pipes, source, compile_glsl, out, &compiled, &why);
     free(source);
     if (compiled) {
         long us = now_us() - t0;

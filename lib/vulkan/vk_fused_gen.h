@@ -38,9 +38,9 @@ bool vk_fused_gen_available(void);
 
 /* Process-wide tallies since start (tests, benchmarks). */
 typedef struct vk_fused_gen_stats {
-    long compiled;     /* groups whose shader was compiled */
-    long cached;       /* groups that found their pipeline in the cache */
-    long interpreted;  /* groups left to the interpreter */
-    long compile_us; /* total time spent compiling (shaderc and pipeline creation) */
+    long compiled;    /* groups whose shader was compiled */
+    long cached;      /* groups that found their pipeline in the cache */
+    long interpreted; /* groups left to the interpreter */
+    long compile_us;  /* total time spent compiling (shaderc and pipeline creation) */
 } vk_fused_gen_stats;
 void vk_fused_gen_stats_get(vk_fused_gen_stats *out);
