@@ -7,7 +7,7 @@ set -eu
 packages="meson ninja-build pkg-config gcc libc6-dev glslc protobuf-c-compiler libprotobuf-c-dev
 libvulkan-dev mesa-vulkan-drivers libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev
 gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good check
-libpango1.0-dev gobject-introspection libgirepository1.0-dev python3-gi gir1.2-gstreamer-1.0
+libshaderc-dev libpango1.0-dev gobject-introspection libgirepository1.0-dev python3-gi gir1.2-gstreamer-1.0
 python3 python3-onnx python3-numpy python3-torch python3-torchvision clang libclang-rt-14-dev
 valgrind"
 

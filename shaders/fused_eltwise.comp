@@ -4,18 +4,7 @@
 // instruction reads registers, constants from the program or the two input buffers
 // (broadcast through the operand's strides) and writes a register; the last instruction's
 // register is the output. The op formulas are those of eltwise_unary/binary.comp.
-#define PUSH_COPY
-#include "buffers.glsl"
-#include "push.h"
-#include "eltwise_math.glsl"
-#include "div_rn.glsl"
-#include "fused_program.h"
-#include "index.glsl"
-
-layout(std430, set = 0, binding = 0) readonly buffer prog_buf { uint prog[]; };
-DECLARE_IN(1, in0)
-DECLARE_IN(2, in1)
-DECLARE_OUT(3, y)
+#include "fused_bindings.glsl"
 
 uint coords[FUSED_MAX_RANK];
 float regs[FUSED_MAX_REGS];
@@ -36,54 +25,6 @@ float fetch(uint ref, uint at, uint rank)
     return ref < FUSED_REF_OPERAND ? regs[ref]
          : ref >= FUSED_REF_IMM ? uintBitsToFloat(prog[at + FUSED_INSTR_ALPHA + (ref - FUSED_REF_IMM)])
          : operand(ref - FUSED_REF_OPERAND, rank);
-}
-
-float sigmoid_f(float v)
-{
-    // exp of a non-positive argument only: no overflow for large |v|.
-    float e = exp(-abs(v));
-    return v >= 0.0 ? 1.0 / (1.0 + e) : e / (1.0 + e);
-}
-
-float apply(int op, float v, float z, float al, float be, float ga)
-{
-    switch (op) {
-    // Mesa lowers a switch to a ladder of ifs: the common ops first.
-    case FUSED_OP_ADD: return v + z;
-    case FUSED_OP_MUL: return v * z;
-    case FUSED_OP_SUB: return v - z;
-    case FUSED_OP_DIV: return div_rn(v, z);
-    case FUSED_OP_RELU: return v < 0.0 ? 0.0 : v;
-    case FUSED_OP_SIGMOID: return sigmoid_f(v);
-    case FUSED_OP_ABS: return abs(v);
-    case FUSED_OP_NEG: return -v;
-    case FUSED_OP_EXP: return exp(v);
-    case FUSED_OP_LOG: return log(v);
-    case FUSED_OP_SQRT: return sqrt(v);
-    case FUSED_OP_RECIPROCAL: return 1.0 / v;
-    case FUSED_OP_FLOOR: return floor(v);
-    case FUSED_OP_CEIL: return ceil(v);
-    case FUSED_OP_ERF: return erf_approx(v);
-    case FUSED_OP_SOFTPLUS: return softplus_f(v);
-    case FUSED_OP_SOFTSIGN: return v / (1.0 + abs(v));
-    case FUSED_OP_ELU: return v < 0.0 ? al * expm1_f(v) : v;
-    case FUSED_OP_SELU: return ga * (v > 0.0 ? v : al * expm1_f(v));
-    case FUSED_OP_CELU: return v > 0.0 ? v : al * expm1_f(v / al);
-    case FUSED_OP_LEAKY_RELU: return v < 0.0 ? al * v : v;
-    case FUSED_OP_HARD_SIGMOID: return max(0.0, min(1.0, al * v + be));
-    case FUSED_OP_HARD_SWISH: return v * max(0.0, min(1.0, v / 6.0 + 0.5));
-    case FUSED_OP_GELU: return 0.5 * v * (1.0 + erf_approx(v * 0.70710678118654752));
-    case FUSED_OP_GELU_TANH:
-        return 0.5 * v * (1.0 + tanh_f(0.79788456080286536 * (v + 0.044715 * v * v * v)));
-    case FUSED_OP_TANH: return tanh_f(v);
-    case FUSED_OP_MISH: return v * tanh_f(softplus_f(v));
-    case FUSED_OP_CLIP: v = v < al ? al : v; return v > be ? be : v;
-    case FUSED_OP_POW: return pow_c(v, z);
-    case FUSED_OP_MIN: return isnan(v) || v < z ? v : z;
-    case FUSED_OP_MAX: return isnan(v) || v > z ? v : z;
-    case FUSED_OP_PRELU: return v < 0.0 ? v * z : v;
-    default: return v; // FUSED_OP_IDENTITY
-    }
 }
 
 void main()

@@ -1,8 +1,13 @@
-/* Vulkan lowering of FusedElementwise (ops/fused.h): one dispatch of fused_eltwise.comp,
- * the program (input 0, a constant) at binding 0, the group's non-constant operands at 1
- * and 2, the output at 3. */
+/* Vulkan lowering of FusedElementwise (ops/fused.h): one dispatch of the group's generated
+ * shader (vk_fused_gen.h) or else of the interpreter fused_eltwise.comp; both bind the
+ * program (input 0, a constant) at 0, the group's non-constant operands at 1 and 2, the
+ * output at 3. */
 #include "ops/fused.h"
+#include "vulkan/vk_fused_gen.h"
 #include "vulkan/vk_ops.h"
+#include "vulkan/vk_record.h"
+
+#include <string.h>
 
 VKML_GPU_SUPPORTS_DECL(gpu_fused_supports)
 {
@@ -31,6 +36,15 @@ VKML_GPU_DECL(gpu_fused)
     int second = node->n_inputs > 2 ? node->inputs[2] : node->inputs[1];
     int bind[] = {node->inputs[0], node->inputs[1], second, node->outputs[0]};
     copy_push pc = {.count = vk_u32((int64_t)count)};
-    return vk_rec_kernel_1d(rec, VK_KERNEL_FUSED_ELTWISE, VKML_DTYPE_FLOAT, bind, &pc, sizeof(pc),
-                            count, err);
+    vk_dispatch d = {
+        .kernel = VK_KERNEL_FUSED_ELTWISE,
+        .dtype = VKML_DTYPE_FLOAT,
+        .write_mask = 1u << 3,
+        .push = &pc,
+        .push_size = sizeof(pc),
+    };
+    memcpy(d.bind, bind, sizeof(bind));
+    vk_groups_1d(vk_rec_caps(rec), count, d.groups);
+    vkml_status status = vk_fused_gen_pipeline(vk_rec_device(rec), fp, &d.pipeline, err);
+    return status != VKML_OK ? status : vk_rec_dispatch(rec, &d, err);
 }

@@ -79,6 +79,8 @@ typedef struct vk_dispatch {
     const void *push;
     uint32_t push_size;
     uint32_t groups[3];
+    /* A generated pipeline (vk_fused_gen.h) run instead of the kernel's, with its layout. */
+    VkPipeline pipeline;
 } vk_dispatch;
 
 const struct gpu_caps *vk_rec_caps(const gpu_recorder *rec);

@@ -2,6 +2,7 @@
 #include "vulkan/vk_counts.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 vkml_status vk_pipelines_create(vk_device *vd, vk_pipelines **out, vkml_error *err)
 {
@@ -56,6 +57,11 @@ void vk_pipelines_destroy(vk_pipelines **pp)
         return;
     for (int i = 0; i < VK_VARIANT_COUNT; i++)
         VK_DESTROY(VKML_VK_PIPELINE, vkDestroyPipeline, p->dev, p->pipelines[i]);
+    for (int i = 0; i < p->n_generated; i++) {
+        VK_DESTROY(VKML_VK_PIPELINE, vkDestroyPipeline, p->dev, p->generated[i].pipeline);
+        free(p->generated[i].source);
+    }
+    free(p->generated);
     VK_DESTROY(VKML_VK_PIPELINE_CACHE, vkDestroyPipelineCache, p->dev, p->cache);
     VK_DESTROY(VKML_VK_PIPELINE_LAYOUT, vkDestroyPipelineLayout, p->dev, p->layout);
     VK_DESTROY(VKML_VK_DESCRIPTOR_SET_LAYOUT, vkDestroyDescriptorSetLayout, p->dev,
@@ -65,14 +71,15 @@ void vk_pipelines_destroy(vk_pipelines **pp)
     *pp = NULL;
 }
 
-static vkml_status create_pipeline(vk_pipelines *p, int kernel, vkml_error *err)
+static vkml_status create_from_spirv(vk_pipelines *p, const uint32_t *code, size_t size,
+                                     VkPipeline *out, vkml_error *err)
 {
     vkml_status status = VKML_OK;
     VkShaderModule module = VK_NULL_HANDLE;
     VkShaderModuleCreateInfo mci = {
         .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
-        .codeSize = vk_spirv_table[kernel].size,
-        .pCode = vk_spirv_table[kernel].code,
+        .codeSize = size,
+        .pCode = code,
     };
     VK_CREATE(VKML_VK_SHADER_MODULE, vkCreateShaderModule(p->dev, &mci, NULL, &module));
     VkComputePipelineCreateInfo pci = {
@@ -86,12 +93,18 @@ static vkml_status create_pipeline(vk_pipelines *p, int kernel, vkml_error *err)
             },
         .layout = p->layout,
     };
-    VK_CREATE(VKML_VK_PIPELINE,
-              vkCreateComputePipelines(p->dev, p->cache, 1, &pci, NULL, &p->pipelines[kernel]));
+    VK_CREATE(VKML_VK_PIPELINE, vkCreateComputePipelines(p->dev, p->cache, 1, &pci, NULL, out));
 cleanup:
+    VK_DESTROY(VKML_VK_SHADER_MODULE, vkDestroyShaderModule, p->dev, module);
+    return status;
+}
+
+static vkml_status create_pipeline(vk_pipelines *p, int kernel, vkml_error *err)
+{
+    vkml_status status = create_from_spirv(p, vk_spirv_table[kernel].code,
+                                           vk_spirv_table[kernel].size, &p->pipelines[kernel], err);
     if (status != VKML_OK)
         vkml_error_prefix(err, "creating the pipeline of kernel '%s'", vk_spirv_table[kernel].name);
-    VK_DESTROY(VKML_VK_SHADER_MODULE, vkDestroyShaderModule, p->dev, module);
     return status;
 }
 
@@ -102,6 +115,65 @@ vkml_status vk_pipeline_get(vk_pipelines *p, int kernel, VkPipeline *out, vkml_e
     if (!p->pipelines[kernel])
         status = create_pipeline(p, kernel, err);
     *out = p->pipelines[kernel];
+    pthread_mutex_unlock(&p->lock);
+    return status;
+}
+
+static uint64_t fnv1a(const char *s)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+    return h;
+}
+
+/* Adds an entry for source (pipeline still VK_NULL_HANDLE); NULL when out of memory. */
+static vk_generated_pipeline *add_generated(vk_pipelines *p, const char *source, uint64_t hash)
+{
+    if (p->n_generated == p->cap_generated) {
+        int cap = p->cap_generated ? 2 * p->cap_generated : 16;
+        vk_generated_pipeline *grown = realloc(p->generated, (size_t)cap * sizeof(*grown));
+        if (!grown)
+            return NULL;
+        p->generated = grown;
+        p->cap_generated = cap;
+    }
+    char *copy = strdup(source);
+    if (!copy)
+        return NULL;
+    vk_generated_pipeline *g = &p->generated[p->n_generated++];
+    *g = (vk_generated_pipeline){.hash = hash, .source = copy};
+    return g;
+}
+
+vkml_status vk_pipeline_generated(vk_pipelines *p, const char *source, vk_glsl_compile_fn compile,
+                                  VkPipeline *out, bool *compiled, vkml_error *err)
+{
+    vkml_status status = VKML_OK;
+    uint64_t hash = fnv1a(source);
+    *out = VK_NULL_HANDLE;
+    *compiled = false;
+    pthread_mutex_lock(&p->lock);
+    for (int i = 0; i < p->n_generated; i++) {
+        if (p->generated[i].hash == hash && strcmp(p->generated[i].source, source) == 0) {
+            *out = p->generated[i].pipeline;
+            pthread_mutex_unlock(&p->lock);
+            return VKML_OK;
+        }
+    }
+    vk_generated_pipeline *g = add_generated(p, source, hash);
+    if (!g) {
+        pthread_mutex_unlock(&p->lock);
+        return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "Vulkan pipelines: out of host memory");
+    }
+    *compiled = true;
+    uint32_t *spirv = NULL;
+    size_t bytes = 0;
+    status = compile(source, &spirv, &bytes, err);
+    if (status == VKML_OK)
+        status = create_from_spirv(p, spirv, bytes, &g->pipeline, err);
+    free(spirv);
+    *out = g->pipeline;
     pthread_mutex_unlock(&p->lock);
     return status;
 }

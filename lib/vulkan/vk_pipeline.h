@@ -6,9 +6,19 @@
  * (vk_push_constant_bytes of push constants). One pipeline per kernel variant
  * (kernel x dtype, vk_spirv_table).
  *
+ * Besides, pipelines of shaders generated at run time (lib/vulkan/vk_fused_gen.c), kept
+ * by their source text: each compiled once per device, destroyed with it.
+ *
  * Thread-safe (one mutex per device's pipelines).
  */
 #include "vulkan/vk_device.h"
+
+/* A generated shader's pipeline (VK_NULL_HANDLE: its compilation failed, do not retry). */
+typedef struct vk_generated_pipeline {
+    uint64_t hash; /* of source */
+    char *source;
+    VkPipeline pipeline;
+} vk_generated_pipeline;
 
 struct vk_pipelines {
     VkDevice dev;
@@ -17,9 +27,23 @@ struct vk_pipelines {
     VkPipelineLayout layout;
     VkPipelineCache cache;
     VkPipeline pipelines[VK_VARIANT_COUNT];
+    vk_generated_pipeline *generated;
+    int n_generated, cap_generated;
 };
 
 vkml_status vk_pipelines_create(vk_device *vd, vk_pipelines **out, vkml_error *err);
 void vk_pipelines_destroy(vk_pipelines **p);
 /* The pipeline of a kernel variant (index into vk_spirv_table), created on first use. */
 vkml_status vk_pipeline_get(vk_pipelines *p, int variant, VkPipeline *out, vkml_error *err);
+
+/* Compiles GLSL source to SPIR-V (*spirv: malloc'ed words the caller frees). */
+typedef vkml_status (*vk_glsl_compile_fn)(const char *source, uint32_t **spirv, size_t *bytes,
+                                          vkml_error *err);
+/*
+ * The pipeline of a generated shader: from the cache when `source` was seen before
+ * (*compiled false), else compiled now with `compile` (*compiled true). *out is
+ * VK_NULL_HANDLE, with VKML_OK, when the source failed to compile (now or before; err says
+ * why when now): the caller falls back.
+ */
+vkml_status vk_pipeline_generated(vk_pipelines *p, const char *source, vk_glsl_compile_fn compile,
+                                  VkPipeline *out, bool *compiled, vkml_error *err);

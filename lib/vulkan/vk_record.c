@@ -6,7 +6,8 @@
 #include <string.h>
 
 typedef struct rec_dispatch {
-    int variant; /* index into vk_spirv_table */
+    int variant;         /* index into vk_spirv_table */
+    VkPipeline pipeline; /* a generated one instead (vk_dispatch.pipeline) */
     int n_bindings;
     VkDescriptorBufferInfo buf[VK_MAX_BINDINGS];
     unsigned write_mask;
@@ -73,6 +74,11 @@ const struct gpu_caps *vk_rec_caps(const gpu_recorder *rec)
 bool vk_rec_fast_math(const gpu_recorder *rec)
 {
     return rec->fast_math;
+}
+
+vk_device *vk_rec_device(const gpu_recorder *rec)
+{
+    return rec->vd;
 }
 
 bool vk_rec_same_memory(const gpu_recorder *rec, int a, int b)
@@ -158,6 +164,7 @@ vkml_status vk_rec_dispatch(gpu_recorder *rec, const vk_dispatch *d, vkml_error 
     rec_dispatch *r = &rec->dispatches[rec->n_dispatches];
     memset(r, 0, sizeof(*r));
     r->variant = variant;
+    r->pipeline = d->pipeline;
     r->n_bindings = vk_kernels[d->kernel].n_bindings;
     for (int i = 0; i < r->n_bindings; i++) {
         vkml_status st = bind_value(rec, d->bind[i], &r->buf[i], err);
@@ -277,8 +284,9 @@ static vkml_status record_one(gpu_recorder *rec, VkCommandBuffer cmd, VkDescript
 {
     vkml_status status = VKML_OK;
     vk_pipelines *pipes = rec->vd->pipes;
-    VkPipeline pipeline;
-    VKML_TRY(vk_pipeline_get(pipes, r->variant, &pipeline, err));
+    VkPipeline pipeline = r->pipeline;
+    if (!pipeline)
+        VKML_TRY(vk_pipeline_get(pipes, r->variant, &pipeline, err));
     VkDescriptorSet set;
     VkDescriptorSetAllocateInfo ai = {
         .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,

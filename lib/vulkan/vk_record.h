@@ -11,6 +11,8 @@
  * fast_math: the session's precision is fp32-fast (vk_rec_fast_math). */
 vkml_status vk_rec_create(vk_device *vd, const vk_mem *values, int n_values, bool fast_math,
                           gpu_recorder **out, vkml_error *err);
+/* The device recorded for (its pipeline caches, for kernels generated at recording). */
+vk_device *vk_rec_device(const gpu_recorder *rec);
 /* The node whose kernels the next dispatches are (its position in the chunk, from 0):
  * the profile attributes time by it. */
 void vk_rec_set_node(gpu_recorder *rec, int position);

@@ -5,11 +5,18 @@
  * a * b + c into an fma where two dispatches round in between); a chain of 1,000 Adds is one
  * node (one dispatch) and gives the sum computed here; mnist-8 fuses its two Add -> Relu
  * pairs and answers as unfused; values read outside a group or that are graph outputs stay
- * unfused; a model may not contain the planner's FusedElementwise. */
+ * unfused; a model may not contain the planner's FusedElementwise.
+ * On Vulkan devices every random chain also runs through the interpreter kernel
+ * (VKML_FUSED_INTERPRETER=1) besides its generated shader (vk_fused_gen.h): the two agree
+ * within GEN_ULPS (same formulas, fused_apply.glsl; most elements bit for bit), each group
+ * is compiled once and a second session of the same model finds its pipeline in the
+ * device's cache and gives the same bits. */
 #include "plan/plan.h"
 #include "test_graph.h"
+#include "vulkan/vk_fused_gen.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 #define MAX_CHAIN 50
 #define OUT_RANK 3
@@ -203,6 +210,64 @@ static void check_fused_plan(const vkml_session *s, int n_nodes, int length, int
           part.n_fused_nodes);
 }
 
+/* How far the generated shader may be from the interpreter: the driver may still contract
+ * or reorder inside an op's helpers (erf, tanh, ...) differently once they are inlined into
+ * straight-line code with constant parameters (seen on lavapipe: at most 4 ulp). */
+#define GEN_ULPS 8
+
+/* Distance in units in the last place between two finite floats (of the same sign). */
+static uint32_t ulps_apart(float a, float b)
+{
+    int32_t ia, ib;
+    memcpy(&ia, &a, sizeof(ia));
+    memcpy(&ib, &b, sizeof(ib));
+    if ((ia < 0) != (ib < 0))
+        return a == b ? 0 : UINT32_MAX; /* +0 and -0 */
+    return ia > ib ? (uint32_t)(ia - ib) : (uint32_t)(ib - ia);
+}
+
+/* The chain's fused group ran its generated shader (compiled or cached: one group when
+ * n_nodes >= 2), which gave `fused`; the interpreter gives the same bits; a second session
+ * of the model compiles nothing. */
+static void check_generated(vkml_context *ctx, vkml_model *model, int device, int n_nodes,
+                            const int64_t *b_dims, int b_rank, uint64_t input_seed,
+                            const float *fused, int c)
+{
+    static vk_fused_gen_stats last; /* after the previous chain's sessions */
+    vk_fused_gen_stats st, st2;
+    vk_fused_gen_stats_get(&st);
+    long groups = n_nodes >= 2 ? 1 : 0;
+    bool gen = vk_fused_gen_available();
+    if (c > 0) /* `last` is of the previous chain on this device */
+        CHECK(st.compiled + st.cached - last.compiled - last.cached == (gen ? groups : 0) &&
+                  st.interpreted == last.interpreted,
+              "device %d, chain %d: %ld compiled, %ld cached, %ld interpreted", device, c,
+              st.compiled - last.compiled, st.cached - last.cached,
+              st.interpreted - last.interpreted);
+    float interp[OUT_COUNT], again[OUT_COUNT];
+    setenv("VKML_FUSED_INTERPRETER", "1", 1);
+    vkml_session *si = run_chain(ctx, model, device, false, b_dims, b_rank, input_seed, interp);
+    unsetenv("VKML_FUSED_INTERPRETER");
+    vkml_session *s2 = run_chain(ctx, model, device, false, b_dims, b_rank, input_seed, again);
+    vk_fused_gen_stats_get(&st2);
+    CHECK(st2.interpreted - st.interpreted == (gen ? groups : 2 * groups) && st2.compiled == st.compiled &&
+              st2.cached - st.cached == (gen ? groups : 0),
+          "device %d, chain %d: second session compiled %ld, cached %ld", device, c,
+          st2.compiled - st.compiled, st2.cached - st.cached);
+    int bad = 0;
+    for (int i = 0; i < OUT_COUNT; i++) {
+        bool same = (isnan(fused[i]) && isnan(interp[i])) ||
+                    ulps_apart(fused[i], interp[i]) <= GEN_ULPS;
+        if ((!same || memcmp(&fused[i], &again[i], sizeof(float)) != 0) && bad++ < 3)
+            CHECK(false, "device %d, chain %d (%d nodes): element %d generated %a, interpreter %a, "
+                  "second session %a", device, c, n_nodes, i, (double)fused[i], (double)interp[i],
+                  (double)again[i]);
+    }
+    vkml_session_destroy(&si);
+    vkml_session_destroy(&s2);
+    vk_fused_gen_stats_get(&last);
+}
+
 static void test_random_chains(vkml_context *ctx, int device, int n_chains)
 {
     uint64_t seed = 0x5eed0000u + (uint64_t)(device + 2);
@@ -221,6 +286,8 @@ static void test_random_chains(vkml_context *ctx, int device, int n_chains)
             check_fused_plan(a, n_nodes, length, device);
         if (u)
             CHECK(vkml_session_plan_fused_count(u) == 0, "no_fuse: nothing fused");
+        if (device != VKML_DEVICE_CPU)
+            check_generated(ctx, model, device, n_nodes, b_dims, b_rank, input_seed, fused, c);
         int bad = 0;
         for (int i = 0; i < OUT_COUNT; i++)
             if (!close_enough(fused[i], plain[i], rel) && bad++ < 3)
@@ -418,6 +485,9 @@ int main(void)
     test_boundaries(ctx, VKML_DEVICE_CPU);
     test_mnist(ctx, VKML_DEVICE_CPU);
     test_require_vulkan(ctx);
+    const char *ci = getenv("CI");
+    CHECK(vk_fused_gen_available() || !ci || strcmp(ci, "true") != 0,
+          "CI: vkml built without libshaderc (.ci/deps.sh installs libshaderc-dev)");
     for (int d = 0; d < vkml_context_device_count(ctx); d++) {
         test_random_chains(ctx, d, MAX_CHAIN);
         test_thousand_adds(ctx, d);
