@@ -212,8 +212,11 @@ static void check_fused_plan(const vkml_session *s, int n_nodes, int length, int
 
 /* How far the generated shader may be from the interpreter: the driver may still contract
  * or reorder inside an op's helpers (erf, tanh, ...) differently once they are inlined into
- * straight-line code with constant parameters (seen on lavapipe: at most 4 ulp). */
+ * straight-line code with constant parameters, and the differences add up along a chain
+ * (seen: at most 4 ulp on lavapipe; 18 ulp over a 27-node chain on the H200): GEN_ULPS,
+ * plus GEN_ULPS_PER_NODE for each node of the group. */
 #define GEN_ULPS 8
+#define GEN_ULPS_PER_NODE 2
 
 /* Distance in units in the last place between two finite floats (of the same sign). */
 static uint32_t ulps_apart(float a, float b)
@@ -257,7 +260,8 @@ static void check_generated(vkml_context *ctx, vkml_model *model, int device, in
     int bad = 0;
     for (int i = 0; i < OUT_COUNT; i++) {
         bool same = (isnan(fused[i]) && isnan(interp[i])) ||
-                    ulps_apart(fused[i], interp[i]) <= GEN_ULPS;
+                    ulps_apart(fused[i], interp[i]) <=
+                                            GEN_ULPS + GEN_ULPS_PER_NODE * (uint32_t)n_nodes;
         if ((!same || memcmp(&fused[i], &again[i], sizeof(float)) != 0) && bad++ < 3)
             CHECK(false, "device %d, chain %d (%d nodes): element %d generated %a, interpreter %a, "
                   "second session %a", device, c, n_nodes, i, (double)fused[i], (double)interp[i],
