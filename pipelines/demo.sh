@@ -12,14 +12,7 @@
 # VKML_DEMO_FRAMES=N frames per pattern (default 5); VKML_DEVICE=D the vkmlinfer
 # device property (-2 default, -1 CPU, 0.. GPU index).
 set -eu
-root=$(cd "$(dirname "$0")/.." && pwd)
-if [ -n "${VKML_BUILD_DIR:-}" ]; then
-    build=$(cd "$VKML_BUILD_DIR" && pwd)
-else
-    "$root/.ci/build.sh"
-    build=$root/build
-fi
-export GST_PLUGIN_PATH="$build/gst${GST_PLUGIN_PATH:+:$GST_PLUGIN_PATH}"
+. "$(dirname "$0")/lib.sh"
 model=$build/pipelines/color.onnx
 labels=$build/pipelines/color-labels.txt
 frames=${VKML_DEMO_FRAMES:-5}

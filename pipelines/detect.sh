@@ -14,18 +14,10 @@
 # VKML_DETECT_OUT=DIR where the PNGs go (default: a temporary folder, removed);
 # VKML_DEVICE=D the vkmlinfer device property.
 set -eu
-root=$(cd "$(dirname "$0")/.." && pwd)
-if [ -n "${VKML_BUILD_DIR:-}" ]; then
-    build=$(cd "$VKML_BUILD_DIR" && pwd)
-else
-    "$root/.ci/build.sh"
-    build=$root/build
-fi
-export GST_PLUGIN_PATH="$build/gst${GST_PLUGIN_PATH:+:$GST_PLUGIN_PATH}"
+. "$(dirname "$0")/lib.sh"
 model=$build/pipelines/detector.onnx
 labels=$build/pipelines/color-labels.txt
 frames=${VKML_DETECT_FRAMES:-3}
-device=${VKML_DEVICE:-default}
 if [ -n "${VKML_DETECT_OUT:-}" ]; then
     out=$VKML_DETECT_OUT
     mkdir -p "$out"

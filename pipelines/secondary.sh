@@ -17,19 +17,11 @@
 # VKML_SECONDARY_OUT=DIR where the PNGs go (default: a temporary folder, removed);
 # VKML_DEVICE=D the device property of both vkmlinfer.
 set -eu
-root=$(cd "$(dirname "$0")/.." && pwd)
-if [ -n "${VKML_BUILD_DIR:-}" ]; then
-    build=$(cd "$VKML_BUILD_DIR" && pwd)
-else
-    "$root/.ci/build.sh"
-    build=$root/build
-fi
-export GST_PLUGIN_PATH="$build/gst${GST_PLUGIN_PATH:+:$GST_PLUGIN_PATH}"
+. "$(dirname "$0")/lib.sh"
 detector=$build/pipelines/detector.onnx
 classifier=$build/pipelines/color.onnx
 labels=$build/pipelines/color-labels.txt
 frames=${VKML_SECONDARY_FRAMES:-2}
-device=${VKML_DEVICE:-default}
 if [ -n "${VKML_SECONDARY_OUT:-}" ]; then
     out=$VKML_SECONDARY_OUT
     mkdir -p "$out"
