@@ -93,7 +93,10 @@ static void block_destroy(vk_allocator *a, vk_block *b)
         vkFreeMemory(dev, b->memory, NULL);
         vk_count_add(VKML_VK_MEMORY, -1);
         vk_count_memory_bytes(-(int64_t)b->memory_bytes);
-        a->used -= b->memory_bytes;
+        /* imported host memory is not counted (memory_bytes 0), and its blocks are
+         * destroyed outside the allocator's lock: touch `used` only for counted ones */
+        if (b->memory_bytes)
+            a->used -= b->memory_bytes;
     }
     free(b->free_ranges);
     free(b);
