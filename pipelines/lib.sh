@@ -11,6 +11,18 @@ fi
 export GST_PLUGIN_PATH="$build/gst${GST_PLUGIN_PATH:+:$GST_PLUGIN_PATH}"
 device=${VKML_DEVICE:-default}
 
+# check_pngs DIR NAME FRAMES: every frame was written as a PNG (DIR/NAME-00.png, ...);
+# each one missing adds one to $failures.
+check_pngs() {
+    for i in $(seq 0 $(($3 - 1))); do
+        f=$(printf '%s/%s-%02d.png' "$1" "$2" "$i")
+        if ! head -c 4 "$f" 2>/dev/null | grep -q PNG; then
+            echo "FAIL: $f is not a PNG"
+            failures=$((failures + 1))
+        fi
+    done
+}
+
 # parse_check DESCRIPTION: gst_parse_launch of a pipeline description (every element
 # found, every property valid) without running it. Exit status non-zero when it fails.
 parse_check() {

@@ -68,13 +68,7 @@ run_one() {
         echo "FAIL: $right objects classified \"$label\" of $all, want $((want * frames))"
         failures=$((failures + 1))
     fi
-    for i in $(seq 0 $((frames - 1))); do
-        f=$(printf '%s/%s-%02d.png' "$out" "$name" "$i")
-        if ! head -c 4 "$f" 2>/dev/null | grep -q PNG; then
-            echo "FAIL: $f is not a PNG"
-            failures=$((failures + 1))
-        fi
-    done
+    check_pngs "$out" "$name" "$frames"
 }
 
 run_one red red "$cells" "" pattern=red
