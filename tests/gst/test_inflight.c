@@ -373,6 +373,21 @@ model_prop (GstHarness * h)
   return model;
 }
 
+/* Frames @i .. @end - 1 in and out, each run on model @m (frame_model's numbering). */
+static void
+run_on_model (GstHarness * h, guint i, guint end, gint m)
+{
+  for (; i < end; i++) {
+    GstBuffer *out;
+
+    fail_unless_equals_int (gst_harness_push (h, frame (i)), GST_FLOW_OK);
+    out = gst_harness_pull (h);
+    fail_unless (out != NULL);
+    fail_unless_equals_int (frame_model (out, i), m);
+    gst_buffer_unref (out);
+  }
+}
+
 /* Pushes and pulls frames from @i on until one ran on a model other than the colour
  * model (at most 60 s); returns the next frame's number. Counts the frames that came
  * out on the colour model while 'model' still read the colour model's path (the swap
@@ -516,15 +531,7 @@ GST_START_TEST (test_model_swap_aside)
   model = model_prop (h);
   fail_unless_equals_string (model, ballast_path);
   g_free (model);
-  for (; i < 40; i++) {
-    GstBuffer *out;
-
-    fail_unless_equals_int (gst_harness_push (h, frame (i)), GST_FLOW_OK);
-    out = gst_harness_pull (h);
-    fail_unless (out != NULL);
-    fail_unless_equals_int (frame_model (out, i), 1);
-    gst_buffer_unref (out);
-  }
+  run_on_model (h, i, 40, 1);
   gst_harness_teardown (h);
 }
 
@@ -556,13 +563,7 @@ GST_START_TEST (test_model_swap_superseded)
   fail_unless_equals_string (model, mnist_path);
   g_free (model);
   /* the ballast model's result, if it came, was dropped: mnist-8 from here on */
-  for (; i < 30; i++) {
-    fail_unless_equals_int (gst_harness_push (h, frame (i)), GST_FLOW_OK);
-    out = gst_harness_pull (h);
-    fail_unless (out != NULL);
-    fail_unless_equals_int (frame_model (out, i), 2);
-    gst_buffer_unref (out);
-  }
+  run_on_model (h, i, 30, 2);
   gst_harness_teardown (h);
 }
 
