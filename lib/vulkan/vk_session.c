@@ -20,6 +20,9 @@ typedef struct vk_chunk {
     int n_nodes;
     vk_mem *scratch; /* the recorder's scratch buffers (vk_rec_scratch) */
     int n_scratch;
+    uint64_t submit_ns;         /* when it was last submitted (its submitter writes it before
+                                   the event is published) */
+    _Atomic uint64_t expect_ns; /* how long its submits take to finish (vk_stream.h) */
 } vk_chunk;
 
 struct device_session {
@@ -508,10 +511,12 @@ vkml_status vk_session_submit(device_session *s, int chunk, device_event *done, 
                 return vk_result_fail(err, r, "vkWaitForFences/vkResetFences", __FILE__, __LINE__);
             c->fence_pending = false;
         }
+        c->submit_ns = vk_now_ns();
         st = vk_stream_submit(s->vd, c->cmd, c->fence, true, err);
         if (st == VKML_OK) {
             c->fence_pending = true;
-            *done = (device_event){.dev = &s->vd->base, .value = (uint64_t)(uintptr_t)c->fence};
+            /* the event is the chunk: its fence and its wait hint */
+            *done = (device_event){.dev = &s->vd->base, .value = (uint64_t)(uintptr_t)c};
         }
     } else {
         st = vk_submit_wait(s->vd, s->chunks[chunk].cmd, s->chunks[chunk].fence, true, err);
@@ -555,7 +560,9 @@ vkml_status vk_event_wait(device_event ev, uint64_t spin_ns, vkml_error *err)
         spin_ns = vd->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU
                       ? 0
                       : (uint64_t)VKML_DEFAULT_WAIT_SPIN_US * 1000;
-    vkml_status st = vk_stream_wait(vd, (VkFence)(uintptr_t)ev.value, spin_ns, err);
+    vk_chunk *c = (vk_chunk *)(uintptr_t)ev.value;
+    vk_wait_hint hint = {.submit_ns = c->submit_ns, .expect_ns = &c->expect_ns};
+    vkml_status st = vk_stream_wait(vd, c->fence, spin_ns, &hint, err);
     if (st != VKML_OK)
         vkml_error_prefix(err, "waiting for '%s'", vd->base.info.name);
     return st;

@@ -1,6 +1,8 @@
 #include "vulkan/vk_stream.h"
 #include "vulkan/vk_fault.h"
 
+#include <errno.h>
+#include <stdatomic.h>
 #include <time.h>
 
 void vk_stream_init(vk_device *vd)
@@ -27,40 +29,90 @@ cleanup:
     return status;
 }
 
-static uint64_t now_ns(void)
+uint64_t vk_now_ns(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* Polls the fence until it is signalled or spin_ns pass: VK_SUCCESS when signalled,
- * VK_NOT_READY when not, or the driver's error. */
-static VkResult spin(vk_device *vd, VkFence fence, uint64_t spin_ns)
+/* A host timer wakes this much late at worst, usually (50 us of timer slack and the
+ * scheduler's latency): sleeps end this long before the expected end. */
+#define WAKE_MARGIN_NS 100000ull
+/* Shorter expected remainders are polled, not slept. */
+#define SLEEP_MIN_NS 150000ull
+
+/* Polls the fence until it is signalled or `deadline` passes: VK_SUCCESS when signalled,
+ * VK_NOT_READY when not, or the driver's error. *first_ready: the first poll found it
+ * signalled. */
+static VkResult poll_until(vk_device *vd, VkFence fence, uint64_t deadline, bool *first_ready)
 {
-    uint64_t start = 0;
-    for (;;) {
+    for (bool first = true;; first = false) {
         VkResult r = vkGetFenceStatus(vd->dev, fence);
-        if (r != VK_NOT_READY)
+        if (r != VK_NOT_READY) {
+            *first_ready = first;
             return r;
-        uint64_t t = now_ns();
-        if (!start)
-            start = t;
-        if (t - start >= spin_ns)
+        }
+        if (vk_now_ns() >= deadline)
             return VK_NOT_READY;
     }
 }
 
-vkml_status vk_stream_wait(vk_device *vd, VkFence fence, uint64_t spin_ns, vkml_error *err)
+/* Sleeps on the host's clock until WAKE_MARGIN_NS before the hint's expected end, when
+ * that is far enough ahead; returns the expected end (0: none known). */
+static uint64_t sleep_to_expected_end(const vk_wait_hint *hint)
+{
+    uint64_t expect = hint ? atomic_load_explicit(hint->expect_ns, memory_order_relaxed) : 0;
+    if (!expect)
+        return 0;
+    uint64_t end = hint->submit_ns + expect, now = vk_now_ns();
+    if (end > now + SLEEP_MIN_NS) {
+        uint64_t wake = end - WAKE_MARGIN_NS;
+        struct timespec ts = {.tv_sec = (time_t)(wake / 1000000000ull),
+                              .tv_nsec = (long)(wake % 1000000000ull)};
+        while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR) {
+        }
+    }
+    return end;
+}
+
+/* Learns from a wait: a poll that saw the fence change gives the submit's duration (a
+ * quarter of the way from the old expectation); one that found it signalled at once slept
+ * too long (an eighth off). Relaxed: a guess, which racing waiters may each update. */
+static void learn(const vk_wait_hint *hint, bool first_ready)
+{
+    uint64_t old = atomic_load_explicit(hint->expect_ns, memory_order_relaxed), now = vk_now_ns();
+    uint64_t took = now > hint->submit_ns ? now - hint->submit_ns : 1, next;
+    if (!old)
+        next = took;
+    else if (first_ready)
+        next = old - old / 8;
+    else if (took > old)
+        next = old + (took - old) / 4;
+    else
+        next = old - (old - took) / 4;
+    atomic_store_explicit(hint->expect_ns, next ? next : 1, memory_order_relaxed);
+}
+
+vkml_status vk_stream_wait(vk_device *vd, VkFence fence, uint64_t spin_ns,
+                           const vk_wait_hint *hint, vkml_error *err)
 {
     vkml_status status = vk_device_check_lost(vd, err);
     if (status != VKML_OK)
         return status;
-    VkResult r = spin(vd, fence, spin_ns);
-    if (r == VK_NOT_READY)
+    VkResult r = VK_NOT_READY;
+    bool first_ready = false;
+    if (spin_ns) {
+        uint64_t end = sleep_to_expected_end(hint), now = vk_now_ns();
+        r = poll_until(vd, fence, (end > now ? end : now) + spin_ns, &first_ready);
+    }
+    if (r == VK_NOT_READY) {
         VK_AS("vkWaitForFences", vk_fault_wait_fence(vd, fence, true));
-    else
+    } else {
         VK_AS("vkGetFenceStatus", vk_fault_after_wait(vd, r, true));
+        if (hint)
+            learn(hint, first_ready);
+    }
 cleanup:
     return status;
 }

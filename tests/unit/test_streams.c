@@ -133,12 +133,14 @@ static void check_session(vkml_session *s, const float (*in)[2][N], const float 
 }
 
 /* One GPU: chunks GPU [relu], CPU [cumsum], GPU [the rest]; the GPU chunks' boundary is in
- * the queue, so the only host wait is the run's end. */
+ * the queue, so the only host wait is the run's end. spin_us: the session's wait_spin_us
+ * (with polling, a wait also sleeps on a host timer until shortly before the end that the
+ * chunk's earlier runs predict: vk_stream.h). */
 static void test_one_gpu(vkml_context *ctx, vkml_model *model, const float (*in)[2][N],
-                         const float (*want)[N], bool queued)
+                         const float (*want)[N], bool queued, int spin_us)
 {
     vkml_error err = {0};
-    vkml_session_params params = {.device = 0, .no_fuse = true};
+    vkml_session_params params = {.device = 0, .no_fuse = true, .wait_spin_us = spin_us};
     vkml_session *s = NULL;
     CHECK_OK(vkml_session_create(ctx, model, &params, &s, &err), &err);
     const plan *p = session_plan(s);
@@ -238,14 +240,16 @@ int main(void)
     CHECK_OK(vkml_session_create(ctx, model, &cpu, &ref, &err), &err);
     run_all(ref, (const float(*)[2][N])in, want);
     vkml_session_destroy(&ref);
-    test_one_gpu(ctx, model, (const float(*)[2][N])in, (const float(*)[N])want, true);
+    test_one_gpu(ctx, model, (const float(*)[2][N])in, (const float(*)[N])want, true, 0);
+    test_one_gpu(ctx, model, (const float(*)[2][N])in, (const float(*)[N])want, true, 200);
+    test_one_gpu(ctx, model, (const float(*)[2][N])in, (const float(*)[N])want, true, -1);
     test_two_gpus(ctx, model, (const float(*)[2][N])in, (const float(*)[N])want);
     vkml_context_destroy(&ctx);
     /* Chunks submitted and waited for one by one (the hook): the same answers. */
     setenv("VKML_TEST_SYNC_CHUNKS", "1", 1);
     CHECK_OK(vkml_context_create(NULL, &ctx, &err), &err);
     unsetenv("VKML_TEST_SYNC_CHUNKS");
-    test_one_gpu(ctx, model, (const float(*)[2][N])in, (const float(*)[N])want, false);
+    test_one_gpu(ctx, model, (const float(*)[2][N])in, (const float(*)[N])want, false, 0);
     vkml_context_destroy(&ctx);
     test_device_lost(model, (const float(*)[2][N])in, "runwait:1:0");
     test_device_lost(model, (const float(*)[2][N])in, "run:2:0");

@@ -461,7 +461,9 @@ typedef struct vkml_session_params {
     bool no_fuse;
     /* Microseconds a host wait for a GPU (the run's end, a CPU chunk reading a GPU's
      * output, a copy between devices) polls the GPU's progress before it sleeps in the
-     * driver: polling answers sooner, sleeping frees the core. 0 means the device's default
+     * driver: polling answers sooner, sleeping frees the core. A polling wait first sleeps
+     * on a host timer until shortly before the end that the same chunk's earlier runs
+     * predict, and polls from there up to this long past that end. 0 means the device's default
      * (VKML_DEFAULT_WAIT_SPIN_US on a GPU; none on lavapipe, whose own work needs the core);
      * negative: no polling; at most VKML_MAX_WAIT_SPIN_US. Chunks of one GPU never wait on
      * the host between them. */
