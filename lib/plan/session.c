@@ -1,4 +1,5 @@
 /* vkml_session: a model planned on a device, run with host tensors. */
+#include "cpu/cpu_kernels.h"
 #include "onnx/model.h"
 #include "plan/context.h"
 #include "plan/plan.h"
@@ -447,6 +448,31 @@ static vkml_status check_strings(const vkml_tensor *t, size_t index, const char 
     return VKML_OK;
 }
 
+/* A run's copy of an input or output between the caller's memory and the session's
+ * (host-visible device memory, host memory): large ones on several threads, since one core
+ * copied 4 MiB in 235 us into an H200's memory and out of it in 380 us. */
+#define COPY_BLOCK 65536
+
+typedef struct copy_job {
+    unsigned char *dst;
+    const unsigned char *src;
+    size_t bytes;
+} copy_job;
+
+static void copy_blocks(void *ctx, int64_t begin, int64_t end)
+{
+    const copy_job *j = ctx;
+    size_t from = (size_t)begin * COPY_BLOCK, to = (size_t)end * COPY_BLOCK;
+    memcpy(j->dst + from, j->src + from, (to < j->bytes ? to : j->bytes) - from);
+}
+
+static void copy_run_bytes(void *dst, const void *src, size_t bytes)
+{
+    copy_job j = {.dst = dst, .src = src, .bytes = bytes};
+    /* a byte counts as a flop: below cpu_parallel_for's threshold one thread copies */
+    cpu_parallel_for((int64_t)((bytes + COPY_BLOCK - 1) / COPY_BLOCK), COPY_BLOCK, copy_blocks, &j);
+}
+
 vkml_status session_copy_inputs(vkml_session *s, session_lane *l, const vkml_tensor *inputs,
                                 vkml_error *err)
 {
@@ -461,7 +487,7 @@ vkml_status session_copy_inputs(vkml_session *s, session_lane *l, const vkml_ten
         int v = p->graph->inputs[i];
         for (int slot = 0; slot < p->n_devices; slot++)
             if (p->devices[slot].value_plans[v].used)
-                memcpy(plan_value_ptr(p, slot, v), inputs[i].data, bytes);
+                copy_run_bytes(plan_value_ptr(p, slot, v), inputs[i].data, bytes);
     }
     return VKML_OK;
 }
@@ -513,7 +539,7 @@ static vkml_status copy_outputs(vkml_session *s, session_lane *l, const vkml_ten
         } else {
             src = plan_value_ptr(p, p->value_home[v], v);
         }
-        memcpy(outputs[i].data, src, bytes);
+        copy_run_bytes(outputs[i].data, src, bytes);
         if (val->dtype == VKML_DTYPE_STRING && (st = own_strings(l, &outputs[i], bytes, err)))
             return st;
     }
