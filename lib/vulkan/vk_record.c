@@ -279,8 +279,10 @@ cleanup:
     return status;
 }
 
+/* Records dispatch r; *bound is the pipeline the command buffer has bound (VK_NULL_HANDLE:
+ * none yet), which is bound again only when it changes. */
 static vkml_status record_one(gpu_recorder *rec, VkCommandBuffer cmd, VkDescriptorPool pool,
-                              const rec_dispatch *r, vkml_error *err)
+                              const rec_dispatch *r, VkPipeline *bound, vkml_error *err)
 {
     vkml_status status = VKML_OK;
     vk_pipelines *pipes = rec->vd->pipes;
@@ -307,7 +309,9 @@ static vkml_status record_one(gpu_recorder *rec, VkCommandBuffer cmd, VkDescript
         };
     }
     vkUpdateDescriptorSets(rec->vd->dev, (uint32_t)r->n_bindings, writes, 0, NULL);
-    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
+    if (pipeline != *bound)
+        vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
+    *bound = pipeline;
     vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipes->layout, 0, 1, &set, 0,
                             NULL);
     if (r->push_size)
@@ -341,6 +345,7 @@ vkml_status vk_rec_finish(gpu_recorder *rec, VkCommandBuffer cmd, VkDescriptorPo
         goto cleanup;
     VKML_TRY(create_pool(rec, pool, err));
     rec->n_pending = 0;
+    VkPipeline bound = VK_NULL_HANDLE;
     for (int i = 0; i < rec->n_dispatches; i++) {
         const rec_dispatch *r = &rec->dispatches[i];
         stamp_nodes(prof, cmd, &stamped, r->node);
@@ -350,7 +355,7 @@ vkml_status vk_rec_finish(gpu_recorder *rec, VkCommandBuffer cmd, VkDescriptorPo
             rec->n_pending = 0;
         }
         VKML_TRY(note_accesses(rec, r, err));
-        VKML_TRY(record_one(rec, cmd, *pool, r, err));
+        VKML_TRY(record_one(rec, cmd, *pool, r, &bound, err));
     }
 cleanup:
     if (status == VKML_OK && prof)
