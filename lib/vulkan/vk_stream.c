@@ -76,9 +76,10 @@ static uint64_t sleep_to_expected_end(const vk_wait_hint *hint)
     return end;
 }
 
-/* Learns from a wait: a poll that saw the fence change gives the submit's duration (a
- * quarter of the way from the old expectation); one that found it signalled at once slept
- * too long (an eighth off). Relaxed: a guess, which racing waiters may each update. */
+/* Learns from a wait: a poll that saw the fence change gives the submit's duration, and
+ * so, late by the driver's wake-up, does a sleep in the driver (the expectation moves a
+ * quarter of the way to it); a wait whose first poll found the fence signalled slept too
+ * long (a sixteenth off). Relaxed: a guess, which racing waiters may each update. */
 static void learn(const vk_wait_hint *hint, bool first_ready)
 {
     uint64_t old = atomic_load_explicit(hint->expect_ns, memory_order_relaxed), now = vk_now_ns();
@@ -86,7 +87,7 @@ static void learn(const vk_wait_hint *hint, bool first_ready)
     if (!old)
         next = took;
     else if (first_ready)
-        next = old - old / 8;
+        next = old - old / 16;
     else if (took > old)
         next = old + (took - old) / 4;
     else
@@ -104,15 +105,20 @@ vkml_status vk_stream_wait(vk_device *vd, VkFence fence, uint64_t spin_ns,
     bool first_ready = false;
     if (spin_ns) {
         uint64_t end = sleep_to_expected_end(hint), now = vk_now_ns();
-        r = poll_until(vd, fence, (end > now ? end : now) + spin_ns, &first_ready);
+        /* past the expected end, poll spin_ns or a sixteenth of the expected time (runs
+         * of a few ms vary by that much), whichever is longer */
+        uint64_t window = end && (end - hint->submit_ns) / 16 > spin_ns
+                              ? (end - hint->submit_ns) / 16
+                              : spin_ns;
+        r = poll_until(vd, fence, (end > now ? end : now) + window, &first_ready);
     }
     if (r == VK_NOT_READY) {
         VK_AS("vkWaitForFences", vk_fault_wait_fence(vd, fence, true));
     } else {
         VK_AS("vkGetFenceStatus", vk_fault_after_wait(vd, r, true));
-        if (hint)
-            learn(hint, first_ready);
     }
+    if (hint && spin_ns)
+        learn(hint, first_ready);
 cleanup:
     return status;
 }

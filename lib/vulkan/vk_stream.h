@@ -12,9 +12,9 @@
  * 30 us. Polling the whole run would cost a core per stream. So a wait with a hint (the
  * submit's time and what earlier submits of the same command buffer took, vk_wait_hint)
  * sleeps on a host timer until shortly before the expected end, then polls up to spin_ns
- * past it, and only then sleeps in the driver. The expectation learns from polls that saw
- * the fence change (an exact end); a wait whose first poll already finds the fence
- * signalled slept too long and shortens it.
+ * (or a sixteenth of the expected time, if longer) past it, and only then sleeps in the
+ * driver. The expectation learns from every wait's end (exact when a poll saw it); a wait
+ * whose first poll already finds the fence signalled slept too long and shortens it.
  *
  * Why fences and not a timeline semaphore: on the H200 (NVIDIA driver, Vulkan 1.4.312),
  * submits that signalled one timeline semaphore woke blocked host waits (on the semaphore
@@ -53,7 +53,7 @@ uint64_t vk_now_ns(void);
 
 /* Blocks until `fence` is signalled. spin_ns 0: sleeps in the driver at once. Otherwise,
  * with a hint whose expectation is known, sleeps until shortly before the expected end;
- * then polls until spin_ns past the later of now and that end; then sleeps in the
- * driver. */
+ * then polls until spin_ns (or a sixteenth of the expected time) past the later of now and
+ * that end; then sleeps in the driver. */
 vkml_status vk_stream_wait(vk_device *vd, VkFence fence, uint64_t spin_ns,
                            const vk_wait_hint *hint, vkml_error *err);
