@@ -1,10 +1,13 @@
 /* Vulkan lowering of Conv: 1-D to 3-D, groups, strides, pads, dilations, bias and the fused
- * epilogue. float32 2-D convs with enough channels per group run on GPUs as an implicit
- * GEMM on gemm_tiled.comp's tiles (conv_gemm_*); the rest on the direct kernel over the
- * window's taps inside the input (conv_window.comp), in its depthwise form when every
- * group has one input channel. */
+ * epilogue. A pointwise conv (1x1, stride 1, no padding, one group) is a plain matrix
+ * product, Y[n] = W X[n], and runs as one (vk_rec_matmul: its loads need no window
+ * arithmetic, and cooperative matrices may take it); other float32 2-D convs with enough
+ * channels per group run on GPUs as an implicit GEMM on gemm_tiled.comp's tiles
+ * (conv_gemm_*); the rest on the direct kernel over the window's taps inside the input
+ * (conv_window.comp), in its depthwise form when every group has one input channel. */
 #include "ops/conv.h"
 #include "vulkan/ops_gemm.h"
+#include "vulkan/ops_matmul.h"
 #include "vulkan/ops_window.h"
 
 /* Output channels per group from which the implicit GEMM beats the direct kernel; below
@@ -42,6 +45,50 @@ static bool gemm_groups(const conv_params *p, vkml_dtype dtype, const struct gpu
            vk_gemm_pick_coop(caps, true, dtype, fast_math, channels, cols, k, p->group, kernel,
                              groups) ||
            vk_gemm_pick(caps, true, channels, cols, p->group, kernel, groups);
+}
+
+bool vk_conv_runs_as_product(const conv_params *p, vkml_dtype dtype, const struct gpu_caps *caps)
+{
+    if (p->group != 1 || !caps->prefer_tiled || caps->gemm_force < 0 ||
+        (dtype != VKML_DTYPE_FLOAT && dtype != VKML_DTYPE_FLOAT16))
+        return false;
+    for (int d = 0; d < p->win.spatial; d++)
+        if (p->win.kernel[d] != 1 || p->win.strides[d] != 1 || p->win.pads_begin[d] != 0 ||
+            p->win.pads_end[d] != 0)
+            return false;
+    int64_t pixels = window_out_size(&p->win);
+    return (p->batch == 1 || pixels >= 256) && p->in_channels <= UINT32_MAX / 2 &&
+           p->in_channels * pixels <= UINT32_MAX && p->out_channels * pixels <= UINT32_MAX;
+}
+
+/* Y[n, m, pix] = sum_c W[m, c] X[n, c, pix] + bias[m] as a product per image n: A = W
+ * (M x C), B = X[n] (C x pixels), C = the bias broadcast along the pixels. */
+static vkml_status record_pointwise(gpu_recorder *rec, const graph_node *node, const conv_params *p,
+                                    vkml_dtype dtype, vkml_error *err)
+{
+    int64_t pixels = window_out_size(&p->win);
+    matmul_push pc = {
+        .m = vk_u32(p->out_channels),
+        .n = vk_u32(pixels),
+        .k = vk_u32(p->in_channels),
+        .a_sm = vk_u32(p->in_channels),
+        .a_sk = 1,
+        .b_sk = vk_u32(pixels),
+        .b_sn = 1,
+        .c_sm = 1,
+        .c_sn = 0,
+        .alpha = 1.0f,
+        .beta = 1.0f,
+        .has_c = p->has_bias,
+        .batch_rank = 1,
+        .batch_dims = {vk_u32(p->batch)},
+        .a_batch_strides = {0},
+        .b_batch_strides = {vk_u32(p->in_channels * pixels)},
+        .epi = vk_epilogue_of(node),
+    };
+    int res = vk_epilogue_binding(node, -1);
+    return vk_rec_matmul(rec, &pc, dtype, node->inputs[1], node->inputs[0],
+                         p->has_bias ? node->inputs[2] : -1, res, node->outputs[0], p->batch, err);
 }
 
 VKML_GPU_SUPPORTS_DECL(gpu_conv_supports)
@@ -114,6 +161,8 @@ VKML_GPU_DECL(gpu_conv)
     if (st != VKML_OK)
         return st;
     vkml_dtype dtype = values[node->inputs[0]].dtype;
+    if (vk_conv_runs_as_product(&p, dtype, vk_rec_caps(rec)))
+        return record_pointwise(rec, node, &p, dtype, err);
     int w = node->inputs[1];
     /* Without bias or residual, bindings 2 and 3 get W: never read, but every binding needs
      * a buffer. */

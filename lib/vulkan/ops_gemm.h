@@ -62,6 +62,16 @@ vkml_status vk_rec_gemm_split(gpu_recorder *rec, const vk_gemm_split *sp, vkml_d
                               const int bind[5], const void *push, uint32_t push_size,
                               vkml_error *err);
 
+/* Whether Conv p runs as a plain product (lib/vulkan/ops_conv.c, through vk_rec_matmul): a
+ * pointwise conv (one group, every kernel dim 1, stride 1, no padding: the output's pixels
+ * are the input's) of float32 or float16 on a device that takes the tiled products, of one
+ * image or of images of at least 256 pixels (the product runs per image: small images
+ * would leave most of a tile's columns idle, where the implicit GEMM spans the batch's
+ * pixels in one). */
+struct conv_params;
+bool vk_conv_runs_as_product(const struct conv_params *p, vkml_dtype dtype,
+                             const struct gpu_caps *caps);
+
 /* Products gemm_coop.comp takes by shape (gpu_caps.coop_force 0): at least this many
  * outputs per batch or group and this long a K; smaller ones stay on gemm_tiled.comp. */
 #define VK_COOP_MIN_OUTPUTS (64 * 64)

@@ -16,6 +16,7 @@
  * OH_BOUND_FP16 (float16 inputs to the products, float32 sums).
  */
 #include "op_harness.h"
+#include "ops/conv.h"
 #include "plan/context.h"
 #include "testutil.h"
 #include "vulkan/ops_gemm.h"
@@ -139,6 +140,8 @@ static const conv_shape conv_shapes[] = {
     {1, 8, 12, 12, 16, 3, 1, 2, 2, 1},  /* dilation 2 */
     {2, 12, 9, 9, 24, 3, 2, 1, 1, 3},   /* groups of 4 -> 8 */
     {1, 16, 10, 10, 16, 3, 1, 1, 1, 16}, /* depthwise */
+    {1, 24, 7, 9, 40, 1, 1, 0, 1, 1},   /* pointwise, one image: a plain product (vk_rec_matmul) */
+    {2, 8, 16, 17, 12, 1, 1, 0, 1, 1},  /* pointwise, two images of 272 pixels: a product each */
     {1, 130, 6, 6, 131, 3, 1, 1, 1, 1}, /* channels past a 128 tile */
 };
 
@@ -214,17 +217,75 @@ static void epilogues(void)
     }
     graph_epilogue add = {.act = GRAPH_EPI_NONE, .bias = -1, .residual = 3, .residual_first = true,
                           .absorbed = "Add"};
+    graph_epilogue relu_res = {.act = GRAPH_EPI_RELU, .bias = -1, .residual = 3,
+                               .residual_first = true, .absorbed = "Add+Relu"};
     conv(&conv_shapes[7], false, &add); /* depthwise: the direct kernel's epilogue */
     conv(&conv_shapes[0], true, &add);
+    conv(&conv_shapes[8], true, &relu_res); /* pointwise as products: bias, residual, Relu */
+    conv(&conv_shapes[9], false, &relu_res);
     /* float16: the CPU runs these on float copies, the GPU on its f16 variants */
     graph_epilogue relu = {.act = GRAPH_EPI_RELU, .bias = -1, .residual = 3, .residual_first = true,
                            .absorbed = "Add+Relu"};
     dtype = VKML_DTYPE_FLOAT16;
     conv(&cs, true, &relu);
+    conv(&conv_shapes[8], true, &relu);
+    conv(&conv_shapes[9], true, &relu);
     relu.residual = 2;
     matmul("Add+Relu", 3, (int64_t[]){2, 33, 21}, 2, (int64_t[]){21, 40}, &relu, 3,
            (int64_t[]){2, 33, 40});
     dtype = VKML_DTYPE_FLOAT;
+}
+
+/* Which convs run as plain products (vk_conv_runs_as_product), by hand from the rule. */
+static conv_params conv_of(const conv_shape *s)
+{
+    conv_params p = {.batch = s->n, .in_channels = s->c, .out_channels = s->m,
+                     .group = s->group, .has_bias = true};
+    p.win.spatial = 2;
+    int64_t in[2] = {s->h, s->w};
+    for (int d = 0; d < 2; d++) {
+        p.win.in[d] = in[d];
+        p.win.kernel[d] = s->k;
+        p.win.strides[d] = s->stride;
+        p.win.dilations[d] = s->dil;
+        p.win.pads_begin[d] = p.win.pads_end[d] = s->pad;
+        p.win.out[d] = (in[d] + 2 * s->pad - s->dil * (s->k - 1) - 1) / s->stride + 1;
+    }
+    return p;
+}
+
+static void product_picks(void)
+{
+    struct gpu_caps caps = {.prefer_tiled = true, .max_workgroup_count = {65535, 65535, 65535}};
+    static const struct {
+        int shape;
+        bool product;
+        const char *why;
+    } cases[] = {
+        {8, true, "pointwise, one image"},
+        {9, true, "pointwise, two images of 272 pixels"},
+        {1, false, "pointwise, two images of 99 pixels (the implicit GEMM spans both)"},
+        {2, false, "1x1 with stride 2"},
+        {3, false, "3x3"},
+        {7, false, "depthwise"},
+    };
+    for (size_t i = 0; i < VKML_ARRAY_SIZE(cases); i++) {
+        conv_params p = conv_of(&conv_shapes[cases[i].shape]);
+        CHECK(vk_conv_runs_as_product(&p, VKML_DTYPE_FLOAT, &caps) == cases[i].product,
+              "conv as product: %s: expected %s", cases[i].why, cases[i].product ? "yes" : "no");
+    }
+    conv_params pw = conv_of(&conv_shapes[8]);
+    CHECK(vk_conv_runs_as_product(&pw, VKML_DTYPE_FLOAT16, &caps),
+          "conv as product: float16 pointwise");
+    CHECK(!vk_conv_runs_as_product(&pw, VKML_DTYPE_DOUBLE, &caps),
+          "conv as product: not for double");
+    caps.gemm_force = -1;
+    CHECK(!vk_conv_runs_as_product(&pw, VKML_DTYPE_FLOAT, &caps),
+          "conv as product: not with the old tiled kernels forced");
+    caps.gemm_force = 0;
+    caps.prefer_tiled = false;
+    CHECK(!vk_conv_runs_as_product(&pw, VKML_DTYPE_FLOAT, &caps),
+          "conv as product: not on a device without tiled products (lavapipe)");
 }
 
 /* vk_gemm_pick_split's plans, derived by hand. */
@@ -462,6 +523,7 @@ int main(void)
     oh_gpu_kernels(OH_KERNELS_TILED, 1);
     epilogues(); /* the largest tile's epilogue too */
     split_picks();
+    product_picks();
     static const int forced_splits[] = {2, 7};
     oh_gpu_kernels(OH_KERNELS_TILED, 0);
     for (size_t i = 0; i < VKML_ARRAY_SIZE(forced_splits); i++) {
