@@ -43,16 +43,6 @@ shared vec4 sb[2][BK][BN / 4 + 1];
 
 vec4 reg_a[A_QUADS], reg_b[B_QUADS];
 
-// The quad l of a tile: its (row or column, k) offsets. Along k: BK / 4 quads per row.
-uvec2 a_quad_at(uint l)
-{
-    return a_k_fast ? uvec2(l / (BK / 4), (l % (BK / 4)) * 4) : uvec2((l % (BM / 4)) * 4, l / (BM / 4));
-}
-uvec2 b_quad_at(uint l)
-{
-    return b_n_fast ? uvec2((l % (BN / 4)) * 4, l / (BN / 4)) : uvec2(l / (BK / 4), (l % (BK / 4)) * 4);
-}
-
 void load_tile(uint row0, uint col0, uint k0, uint tid)
 {
     bool fast_a = a_quads_fast(row0, k0, BM, BK), fast_b = b_quads_fast(k0, col0, BK, BN);

@@ -151,6 +151,22 @@ bool b_quads_fast(uint k0, uint n0, uint ks, uint cols)
 #endif
 }
 
+#ifdef BK
+// The quad l (0 .. BM * BK / 4 - 1) of the including kernel's A tile: its (m, k) offsets in
+// the tile; quads run along A's fast index, BK / 4 (k fast) or BM / 4 (m fast) to a line.
+uvec2 a_quad_at(uint l)
+{
+    return a_k_fast ? uvec2(l / (BK / 4), (l % (BK / 4)) * 4)
+                    : uvec2((l % (BM / 4)) * 4, l / (BM / 4));
+}
+// The quad l of the B tile: its (n, k) offsets.
+uvec2 b_quad_at(uint l)
+{
+    return b_n_fast ? uvec2((l % (BN / 4)) * 4, l / (BN / 4))
+                    : uvec2(l / (BK / 4), (l % (BK / 4)) * 4);
+}
+#endif
+
 // A at (m, k) and the next 3 along its fast index (k when a_k_fast, else m): one vector
 // load where `fast` (a_quads_fast of the tile), else four checked loads.
 vec4 load_a_quad(uint m, uint k, bool fast)
