@@ -182,17 +182,45 @@ vec4 load_a_quad(uint m, uint k, bool fast)
     return vec4(load_a(m, k), load_a(m + dm, k + dk), load_a(m + 2u * dm, k + 2u * dk),
                 load_a(m + 3u * dm, k + 3u * dk));
 }
+#if CONV
+// Xcol at (k, col) and the next 3 columns (b_n_fast): k's channel and tap and col's
+// image and output pixel are divided out once, the next columns step the pixel.
+vec4 load_b_quad(uint k, uint col, bool fast)
+{
+    vec4 v = vec4(0.0);
+    if (k >= k_end)
+        return v;
+    uint ksize = p.win.k_h * p.win.k_w;
+    uint ch = k / ksize, kr = k % ksize;
+    int dy = int((kr / p.win.k_w) * p.win.dil_h) - int(p.win.pad_h);
+    int dx = int((kr % p.win.k_w) * p.win.dil_w) - int(p.win.pad_w);
+    uint n = col / plane, pix = col % plane;
+    uint oy = pix / p.win.out_w, ox = pix % p.win.out_w;
+    [[unroll]] for (uint c = 0; c < 4; c++) {
+        int iy = int(oy * p.win.stride_h) + dy, ix = int(ox * p.win.stride_w) + dx;
+        if (col + c < g_n && iy >= 0 && iy < int(p.win.in_h) && ix >= 0 && ix < int(p.win.in_w))
+            v[c] = float(a[((n * p.in_channels + a_base + ch) * p.win.in_h + uint(iy)) * p.win.in_w + uint(ix)]);
+        if (++ox == p.win.out_w) { // the next output row, then the next image
+            ox = 0;
+            if (++oy == p.win.out_h) {
+                oy = 0;
+                n++;
+            }
+        }
+    }
+    return v;
+}
+#else
 // B at (k, n) and the next 3 along its fast index (n when b_n_fast, else k).
 vec4 load_b_quad(uint k, uint n, bool fast)
 {
-#if !CONV
     if (fast)
         return vec4(b4[(b_base + k * p.b_sk + n * p.b_sn) / 4u]);
-#endif
     uint dn = b_n_fast ? 1u : 0u, dk = 1u - dn;
     return vec4(load_b(k, n), load_b(k + dk, n + dn), load_b(k + 2u * dk, n + 2u * dn),
                 load_b(k + 3u * dk, n + 3u * dn));
 }
+#endif
 #endif // SPLITK != 2
 
 // The batch or group of this workgroup (split-K: and its slice, `split`).
