@@ -198,8 +198,10 @@ vec4 load_b_quad(uint k, uint col, bool fast)
     uint oy = pix / p.win.out_w, ox = pix % p.win.out_w;
     [[unroll]] for (uint c = 0; c < 4; c++) {
         int iy = int(oy * p.win.stride_h) + dy, ix = int(ox * p.win.stride_w) + dx;
-        if (col + c < g_n && iy >= 0 && iy < int(p.win.in_h) && ix >= 0 && ix < int(p.win.in_w))
-            v[c] = float(a[((n * p.in_channels + a_base + ch) * p.win.in_h + uint(iy)) * p.win.in_w + uint(ix)]);
+        bool inside = iy >= 0 && iy < int(p.win.in_h) && ix >= 0 && ix < int(p.win.in_w);
+        uint plane_at = (n * p.in_channels + a_base + ch) * p.win.in_h; // its input plane
+        if (col + c < g_n && inside)
+            v[c] = float(a[(plane_at + uint(iy)) * p.win.in_w + uint(ix)]);
         if (++ox == p.win.out_w) { // the next output row, then the next image
             ox = 0;
             if (++oy == p.win.out_h) {
