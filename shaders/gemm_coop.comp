@@ -6,14 +6,19 @@
 //
 // A workgroup computes a BM x BN block of Y with (BM/WM) x (BN/WN) subgroups of 32
 // invocations (the host requires subgroupSize 32), each a WM x WN block as (WM/16) x
-// (WN/16) accumulators of 16x16. Over K in steps of BK, every invocation loads its share of
-// the A and B tiles into registers (the next step's during the current products) and
-// stores them to shared memory as float16: float32 storage (precision fp32-fast) is rounded
-// there, finite values past float16's range saturating at +-65504. The tiles' rows are
-// padded by 8 halves (16 bytes): fragment loads stay 16-byte aligned, rows spread over the
-// banks. After the K loop each subgroup stages its accumulators one at a time in its own
-// 16 x 20 floats of shared memory, and its invocations store them through gemm_store
-// (alpha, C or bias, the fused epilogue, bounds checks).
+// (WN/16) accumulators of 16x16. Over K in steps of BK through two shared stages (one
+// barrier a step): every invocation loads its share of the next step's A and B tiles into
+// registers during the current step's products, 4 elements at a time along each
+// operand's fast index (one vector load where the tile lies inside and aligned:
+// gemm_operands.glsl's a_quads_fast), rounded to float16 there (float32 storage under
+// precision fp32-fast; finite values past float16's range saturate at +-65504), then
+// stores them into the other stage. Each tile keeps its operand's memory order in shared
+// memory (A as (m, k) or (k, m), B as (k, n) or (n, k): stores run along lines) and the
+// fragments load row- or column-major to match. Lines are padded by 8 halves (16 bytes):
+// fragment loads stay 16-byte aligned, lines spread over the banks. After the K loop each
+// subgroup stages its accumulators one at a time in its own 16 x 20 floats of shared
+// memory, and its invocations store them through gemm_store (alpha, C or bias, the fused
+// epilogue, bounds checks).
 #extension GL_NV_cooperative_matrix : require
 #extension GL_KHR_memory_scope_semantics : require
 #extension GL_KHR_shader_subgroup_basic : require
@@ -35,52 +40,64 @@ layout(local_size_x = THREADS, local_size_y = 1, local_size_z = 1) in;
 
 #include "gemm_operands.glsl"
 
-#define A_LOADS (BM * BK / THREADS)
-#define B_LOADS (BK * BN / THREADS)
-#define SA_STRIDE (BK + 8)    // halves per row of the A tile (m, k)
-#define SB_STRIDE (BN + 8)    // halves per row of the B tile (k, n)
+#define A_QUADS (BM * BK / (4 * THREADS)) // 4-element loads of the A tile per invocation
+#define B_QUADS (BK * BN / (4 * THREADS))
+#if BK % FRAG != 0 || (BM * BK) % (4 * THREADS) != 0 || (BK * BN) % (4 * THREADS) != 0
+#error "gemm_coop.comp: BK a multiple of 16 and whole quads per invocation"
+#endif
+#define PAD 8                        // halves past each line of a tile
+#define A_K_LINE (BK + PAD)          // halves per line of A as (m, k)
+#define A_M_LINE (BM + PAD)          // and as (k, m)
+#define B_N_LINE (BN + PAD)          // B as (k, n)
+#define B_K_LINE (BK + PAD)          // B as (n, k)
+#define MAX2(x, y) ((x) > (y) ? (x) : (y))
+#define A_STAGE MAX2(BM * A_K_LINE, BK * A_M_LINE) // halves per stage of A
+#define B_STAGE MAX2(BK * B_N_LINE, BN * B_K_LINE)
 #define SC_STRIDE (FRAG + 4)  // floats per row of a subgroup's staged result fragment
-shared float16_t sa[BM * SA_STRIDE];
-shared float16_t sb[BK * SB_STRIDE];
+shared float16_t sa[2 * A_STAGE];
+shared float16_t sb[2 * B_STAGE];
 shared float sc[SG_X * SG_Y * FRAG * SC_STRIDE];
 
 #define HALF_MAX 65504.0
-float16_t to_half(float v)
+f16vec4 to_half(vec4 v)
 {
 #if defined(DTYPE_F16)
-    return float16_t(v); // float16 storage: in range already
+    return f16vec4(v); // float16 storage: in range already
 #else
-    return float16_t(isnan(v) || isinf(v) ? v : clamp(v, -HALF_MAX, HALF_MAX));
+    bvec4 keep = bvec4(uvec4(isnan(v)) | uvec4(isinf(v))); // NaN and infinities as they are
+    return f16vec4(mix(clamp(v, -HALF_MAX, HALF_MAX), v, keep));
 #endif
 }
 
-float reg_a[A_LOADS], reg_b[B_LOADS];
+f16vec4 reg_a[A_QUADS], reg_b[B_QUADS];
 
 void load_tile(uint row0, uint col0, uint k0, uint tid)
 {
-    [[unroll]] for (uint i = 0; i < A_LOADS; i++) {
-        uint l = tid + i * THREADS;
-        uint kk = a_k_fast ? l % BK : l / BM, mm = a_k_fast ? l / BK : l % BM;
-        reg_a[i] = load_a(row0 + mm, k0 + kk);
+    bool fast_a = a_quads_fast(row0, k0, BM, BK), fast_b = b_quads_fast(k0, col0, BK, BN);
+    [[unroll]] for (uint i = 0; i < A_QUADS; i++) {
+        uvec2 q = a_quad_at(tid + i * THREADS); // (m, k)
+        reg_a[i] = to_half(load_a_quad(row0 + q.x, k0 + q.y, fast_a));
     }
-    [[unroll]] for (uint i = 0; i < B_LOADS; i++) {
-        uint l = tid + i * THREADS;
-        uint kk = b_n_fast ? l / BN : l % BK, nn = b_n_fast ? l % BN : l / BK;
-        reg_b[i] = load_b(k0 + kk, col0 + nn);
+    [[unroll]] for (uint i = 0; i < B_QUADS; i++) {
+        uvec2 q = b_quad_at(tid + i * THREADS); // (n, k)
+        reg_b[i] = to_half(load_b_quad(k0 + q.y, col0 + q.x, fast_b));
     }
 }
 
-void store_tile(uint tid)
+// Into stage s, each quad along a line (its operand's fast index).
+void store_tile(uint s, uint tid)
 {
-    [[unroll]] for (uint i = 0; i < A_LOADS; i++) {
-        uint l = tid + i * THREADS;
-        uint kk = a_k_fast ? l % BK : l / BM, mm = a_k_fast ? l / BK : l % BM;
-        sa[mm * SA_STRIDE + kk] = to_half(reg_a[i]);
+    [[unroll]] for (uint i = 0; i < A_QUADS; i++) {
+        uvec2 q = a_quad_at(tid + i * THREADS);
+        uint at = s * A_STAGE + (a_k_fast ? q.x * A_K_LINE + q.y : q.y * A_M_LINE + q.x);
+        [[unroll]] for (uint c = 0; c < 4; c++)
+            sa[at + c] = reg_a[i][c];
     }
-    [[unroll]] for (uint i = 0; i < B_LOADS; i++) {
-        uint l = tid + i * THREADS;
-        uint kk = b_n_fast ? l / BN : l % BK, nn = b_n_fast ? l % BN : l / BK;
-        sb[kk * SB_STRIDE + nn] = to_half(reg_b[i]);
+    [[unroll]] for (uint i = 0; i < B_QUADS; i++) {
+        uvec2 q = b_quad_at(tid + i * THREADS);
+        uint at = s * B_STAGE + (b_n_fast ? q.y * B_N_LINE + q.x : q.x * B_K_LINE + q.y);
+        [[unroll]] for (uint c = 0; c < 4; c++)
+            sb[at + c] = reg_b[i][c];
     }
 }
 
@@ -97,23 +114,41 @@ void main()
         [[unroll]] for (uint j = 0; j < FN; j++)
             acc[i][j] = fcoopmatNV<32, gl_ScopeSubgroup, FRAG, FRAG>(0.0);
 
-    load_tile(row0, col0, k_begin, tid);
+    if (k_begin < k_end) {
+        load_tile(row0, col0, k_begin, tid);
+        store_tile(0, tid);
+    }
+    barrier();
+    uint s = 0;
     for (uint k0 = k_begin; k0 < k_end; k0 += BK) {
-        store_tile(tid);
-        barrier();
-        if (k0 + BK < k_end)
+        bool more = k0 + BK < k_end;
+        if (more)
             load_tile(row0, col0, k0 + BK, tid); // in flight during the products below
+        uint a_stage = s * A_STAGE, b_stage = s * B_STAGE;
         [[unroll]] for (uint kk = 0; kk < BK; kk += FRAG) {
-            fcoopmatNV<16, gl_ScopeSubgroup, FRAG, FRAG> fa[FM], fb[FN];
-            [[unroll]] for (uint i = 0; i < FM; i++)
-                coopMatLoadNV(fa[i], sa, (sg_row + i * FRAG) * SA_STRIDE + kk, SA_STRIDE, false);
-            [[unroll]] for (uint j = 0; j < FN; j++)
-                coopMatLoadNV(fb[j], sb, kk * SB_STRIDE + sg_col + j * FRAG, SB_STRIDE, false);
-            [[unroll]] for (uint i = 0; i < FM; i++)
-                [[unroll]] for (uint j = 0; j < FN; j++)
-                    acc[i][j] = coopMatMulAddNV(fa[i], fb[j], acc[i][j]);
+            fcoopmatNV<16, gl_ScopeSubgroup, FRAG, FRAG> fa[FM], fb;
+            [[unroll]] for (uint i = 0; i < FM; i++) {
+                uint m = sg_row + i * FRAG;
+                if (a_k_fast)
+                    coopMatLoadNV(fa[i], sa, a_stage + m * A_K_LINE + kk, A_K_LINE, false);
+                else
+                    coopMatLoadNV(fa[i], sa, a_stage + kk * A_M_LINE + m, A_M_LINE, true);
+            }
+            [[unroll]] for (uint j = 0; j < FN; j++) {
+                uint n = sg_col + j * FRAG;
+                if (b_n_fast)
+                    coopMatLoadNV(fb, sb, b_stage + kk * B_N_LINE + n, B_N_LINE, false);
+                else
+                    coopMatLoadNV(fb, sb, b_stage + n * B_K_LINE + kk, B_K_LINE, true);
+                [[unroll]] for (uint i = 0; i < FM; i++)
+                    acc[i][j] = coopMatMulAddNV(fa[i], fb, acc[i][j]);
+            }
         }
+        // The other stage was last read before the previous barrier: no second barrier.
+        if (more)
+            store_tile(s ^ 1u, tid);
         barrier();
+        s ^= 1u;
     }
 
     uint stage = sg * FRAG * SC_STRIDE;

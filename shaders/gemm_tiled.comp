@@ -1,10 +1,15 @@
 #version 450
 // Register-blocked fp32 matrix product, tiled through shared memory: a workgroup computes
-// a BM x BN block of Y, each of its (BM/TM) x (BN/TN) invocations a TM x TN micro-tile
-// (rows ty + i * BM/TM, columns tx + j * BN/TN: conflict-free shared reads, coalesced
-// stores), over K in steps of BK; the next K step is loaded into registers while the
-// current one is multiplied. Tile sizes come from -D (shaders/meson.build's variants; the
-// host picks one per shape, lib/vulkan/ops_gemm.c). Then bias and the fused epilogue.
+// a BM x BN block of Y, each of its (BM/TM) x (BN/TN) invocations a TM x TN micro-tile made
+// of TM/4 x TN/4 runs of 4 rows and 4 columns (rows 4 * (ty + i * BM/TM) + 0..3, columns
+// 4 * (tx + j * BN/TN) + 0..3): the inner loop reads shared memory as vec4, (TM + TN) / 4
+// loads per TM * TN FMAs, conflict-free. Over K in steps of BK through two shared stages
+// (one barrier a step): the next step is loaded into registers while the current one is
+// multiplied, then stored into the other stage. Tile loads go 4 elements at a time along
+// the operand's fast index: one vector load where the whole tile is inside and aligned
+// (gemm_operands.glsl: a_quads_fast), else four checked ones. Tile sizes come from -D
+// (shaders/meson.build's variants; the host picks one per shape, lib/vulkan/ops_gemm.c).
+// Then bias and the fused epilogue.
 //
 // CONV=0: MatMul and Gemm, as matmul.comp:
 //   Y[b, m, n] = epilogue(alpha * sum_k A[b, m, k] * B[b, k, n] + beta * C[m, n])
@@ -16,6 +21,7 @@
 #if CONV
 #include "window.glsl"
 #endif
+#extension GL_EXT_control_flow_attributes : require
 
 #define WG_X (BN / TN)
 #define WG_Y (BM / TM)
@@ -24,38 +30,51 @@ layout(local_size_x = WG_X, local_size_y = WG_Y, local_size_z = 1) in;
 
 #include "gemm_operands.glsl"
 
-#define A_LOADS (BM * BK / THREADS)
-#define B_LOADS (BK * BN / THREADS)
-shared float sa[BK][BM + 1];
-shared float sb[BK][BN + 1];
+#define A_QUADS (BM * BK / (4 * THREADS)) // 4-element loads of the A tile per invocation
+#define B_QUADS (BK * BN / (4 * THREADS))
+#if TM % 4 != 0 || TN % 4 != 0 || BK % 4 != 0 || (BM * BK) % (4 * THREADS) != 0 || \
+    (BK * BN) % (4 * THREADS) != 0
+#error "gemm_tiled.comp: TM, TN, BK multiples of 4 and whole quads per invocation"
+#endif
+// A transposed (k, m) and B (k, n), as vec4 of 4 rows or columns; rows padded by one vec4
+// so that the transposing stores of k-fast loads spread over the banks.
+shared vec4 sa[2][BK][BM / 4 + 1];
+shared vec4 sb[2][BK][BN / 4 + 1];
 
-float reg_a[A_LOADS], reg_b[B_LOADS];
+vec4 reg_a[A_QUADS], reg_b[B_QUADS];
 
 void load_tile(uint row0, uint col0, uint k0, uint tid)
 {
-    for (uint i = 0; i < A_LOADS; i++) {
-        uint l = tid + i * THREADS;
-        uint kk = a_k_fast ? l % BK : l / BM, mm = a_k_fast ? l / BK : l % BM;
-        reg_a[i] = load_a(row0 + mm, k0 + kk);
+    bool fast_a = a_quads_fast(row0, k0, BM, BK), fast_b = b_quads_fast(k0, col0, BK, BN);
+    [[unroll]] for (uint i = 0; i < A_QUADS; i++) {
+        uvec2 q = a_quad_at(tid + i * THREADS); // (m, k)
+        reg_a[i] = load_a_quad(row0 + q.x, k0 + q.y, fast_a);
     }
-    for (uint i = 0; i < B_LOADS; i++) {
-        uint l = tid + i * THREADS;
-        uint kk = b_n_fast ? l / BN : l % BK, nn = b_n_fast ? l % BN : l / BK;
-        reg_b[i] = load_b(k0 + kk, col0 + nn);
+    [[unroll]] for (uint i = 0; i < B_QUADS; i++) {
+        uvec2 q = b_quad_at(tid + i * THREADS); // (n, k)
+        reg_b[i] = load_b_quad(k0 + q.y, col0 + q.x, fast_b);
     }
 }
 
-void store_tile(uint tid)
+void store_tile(uint s, uint tid)
 {
-    for (uint i = 0; i < A_LOADS; i++) {
-        uint l = tid + i * THREADS;
-        uint kk = a_k_fast ? l % BK : l / BM, mm = a_k_fast ? l / BK : l % BM;
-        sa[kk][mm] = reg_a[i];
+    [[unroll]] for (uint i = 0; i < A_QUADS; i++) {
+        uvec2 q = a_quad_at(tid + i * THREADS);
+        if (a_k_fast) {
+            [[unroll]] for (uint c = 0; c < 4; c++)
+                sa[s][q.y + c][q.x / 4][q.x % 4] = reg_a[i][c];
+        } else {
+            sa[s][q.y][q.x / 4] = reg_a[i];
+        }
     }
-    for (uint i = 0; i < B_LOADS; i++) {
-        uint l = tid + i * THREADS;
-        uint kk = b_n_fast ? l / BN : l % BK, nn = b_n_fast ? l % BN : l / BK;
-        sb[kk][nn] = reg_b[i];
+    [[unroll]] for (uint i = 0; i < B_QUADS; i++) {
+        uvec2 q = b_quad_at(tid + i * THREADS);
+        if (b_n_fast) {
+            sb[s][q.y][q.x / 4] = reg_b[i];
+        } else {
+            [[unroll]] for (uint c = 0; c < 4; c++)
+                sb[s][q.y + c][q.x / 4][q.x % 4] = reg_b[i][c];
+        }
     }
 }
 
@@ -66,39 +85,48 @@ void main()
     uint tx = gl_LocalInvocationID.x, ty = gl_LocalInvocationID.y;
     uint tid = ty * WG_X + tx;
     uint row0 = gl_WorkGroupID.y * BM, col0 = gl_WorkGroupID.x * BN;
-    float acc[TM][TN];
-    for (uint i = 0; i < TM; i++)
-        for (uint j = 0; j < TN; j++)
-            acc[i][j] = 0.0;
+    vec4 acc[TM][TN / 4];
+    [[unroll]] for (uint i = 0; i < TM; i++)
+        [[unroll]] for (uint j = 0; j < TN / 4; j++)
+            acc[i][j] = vec4(0.0);
 
-    load_tile(row0, col0, k_begin, tid);
+    if (k_begin < k_end) {
+        load_tile(row0, col0, k_begin, tid);
+        store_tile(0, tid);
+    }
+    barrier();
+    uint s = 0;
     for (uint k0 = k_begin; k0 < k_end; k0 += BK) {
-        store_tile(tid);
-        barrier();
-        if (k0 + BK < k_end)
+        bool more = k0 + BK < k_end;
+        if (more)
             load_tile(row0, col0, k0 + BK, tid); // in flight during the products below
-        for (uint kk = 0; kk < BK; kk++) {
-            float ra[TM], rb[TN];
-            for (uint i = 0; i < TM; i++)
-                ra[i] = sa[kk][ty + i * WG_Y];
-            for (uint j = 0; j < TN; j++)
-                rb[j] = sb[kk][tx + j * WG_X];
-            for (uint i = 0; i < TM; i++)
-                for (uint j = 0; j < TN; j++)
-                    acc[i][j] = fma(ra[i], rb[j], acc[i][j]);
+        [[unroll]] for (uint kk = 0; kk < BK; kk++) {
+            vec4 ra[TM / 4], rb[TN / 4];
+            [[unroll]] for (uint i = 0; i < TM / 4; i++)
+                ra[i] = sa[s][kk][ty + i * WG_Y];
+            [[unroll]] for (uint j = 0; j < TN / 4; j++)
+                rb[j] = sb[s][kk][tx + j * WG_X];
+            [[unroll]] for (uint i = 0; i < TM; i++)
+                [[unroll]] for (uint j = 0; j < TN / 4; j++)
+                    acc[i][j] = fma(vec4(ra[i / 4][i % 4]), rb[j], acc[i][j]);
         }
+        // The other stage was last read before the previous barrier: no second barrier.
+        if (more)
+            store_tile(s ^ 1u, tid);
         barrier();
+        s ^= 1u;
     }
 
-    for (uint i = 0; i < TM; i++) {
-        uint row = row0 + ty + i * WG_Y;
+    [[unroll]] for (uint i = 0; i < TM; i++) {
+        uint row = row0 + (ty + (i / 4) * WG_Y) * 4 + i % 4;
         if (row >= g_m)
             continue;
-        for (uint j = 0; j < TN; j++) {
-            uint col = col0 + tx + j * WG_X;
-            if (col >= g_n)
-                continue;
-            gemm_store(row, col, z, acc[i][j]);
+        [[unroll]] for (uint j = 0; j < TN / 4; j++) {
+            [[unroll]] for (uint c = 0; c < 4; c++) {
+                uint col = col0 + (tx + j * WG_X) * 4 + c;
+                if (col < g_n)
+                    gemm_store(row, col, z, acc[i][j][c]);
+            }
         }
     }
 }

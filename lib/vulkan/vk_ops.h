@@ -15,11 +15,15 @@
 
 /* What gemm_coop.comp needs of a device (vk_probe.c checks them): its cooperative-matrix
  * fragment (M = N = K, float16 A/B, float32 C/D, subgroup scope), its subgroup size, and
- * the shared memory of its largest tile (128x128: A 128 x 40 and B 32 x 136 halves, staging
- * 8 x 16 x 20 floats). */
+ * the shared memory of its largest tile (128x128: two stages of A and B, 128 x 40 halves
+ * each, staging 4 x 16 x 20 floats). */
 #define VK_COOP_FRAGMENT 16
 #define VK_COOP_SUBGROUP 32
-#define VK_COOP_SHARED_BYTES (128 * 40 * 2 + 32 * 136 * 2 + 8 * 16 * 20 * 4)
+#define VK_COOP_SHARED_BYTES (2 * 2 * 128 * 40 * 2 + 4 * 16 * 20 * 4)
+/* The shared memory of gemm_tiled.comp's largest tile (128x64, BK 16: two stages of 16
+ * lines of 33 and 17 vec4); a device with less (Vulkan's minimum is 16 KiB) keeps the
+ * plain kernels (gpu_caps.prefer_tiled). */
+#define VK_GEMM_SHARED_BYTES (2 * 16 * (33 + 17) * 16)
 
 /* What a device offers; lowerings choose kernels and refuse nodes by it. */
 struct gpu_caps {

@@ -208,7 +208,8 @@ static void probe_caps(vk_device *vd)
                      .shaderFloat64 = c->float64,
                      .shaderInt16 = c->storage16},
     };
-    c->prefer_tiled = vd->props.deviceType != VK_PHYSICAL_DEVICE_TYPE_CPU;
+    c->prefer_tiled = vd->props.deviceType != VK_PHYSICAL_DEVICE_TYPE_CPU &&
+                      c->max_shared_memory >= VK_GEMM_SHARED_BYTES;
     vd->has_memory_budget = has_device_extension(vd->phys, VK_EXT_MEMORY_BUDGET_EXTENSION_NAME);
     probe_host_import(vd);
     c->memory_budget = free_device_memory(vd) / 100 * VK_MEMORY_BUDGET_PERCENT;

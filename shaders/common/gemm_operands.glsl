@@ -24,6 +24,19 @@ DECLARE_IN_OF(float, 0, part) // the first pass's sums
 DECLARE_IN(0, a)   // A; conv: X
 #endif
 DECLARE_IN(1, b)   // B; conv: W
+#if SPLITK != 2
+// The same operands read 4 elements at a time (load_a_quad/load_b_quad): the allocator
+// aligns every binding to 16 bytes, so element 4i starts a vector.
+#if defined(DTYPE_F16)
+#define T4 f16vec4
+#else
+#define T4 vec4
+#endif
+#if !CONV
+DECLARE_IN_OF(T4, 0, a4)
+#endif
+DECLARE_IN_OF(T4, 1, b4)
+#endif
 DECLARE_IN(2, c)   // C; conv: bias
 DECLARE_IN(3, res) // the fused residual
 #if SPLITK == 1
@@ -108,6 +121,106 @@ float load_a(uint m, uint k)
 float load_b(uint k, uint n)
 {
     return k < k_end && n < g_n ? float(b[b_base + k * p.b_sk + n * p.b_sn]) : 0.0;
+}
+#endif
+
+// Whether the A tile of rows [m0, m0 + rows) and K [k0, k0 + ks) (k0 a multiple of 4) lies
+// inside the product and reads as whole aligned quads along A's fast index: then
+// load_a_quad takes one vector load per quad. Uniform over the workgroup.
+bool a_quads_fast(uint m0, uint k0, uint rows, uint ks)
+{
+    if (m0 + rows > g_m || k0 + ks > k_end)
+        return false;
+#if CONV
+    return g_k % 4u == 0u; // W rows run along k
+#else
+    bool aligned = a_k_fast ? p.a_sk == 1u && p.a_sm % 4u == 0u : p.a_sm == 1u && p.a_sk % 4u == 0u;
+    return aligned && a_base % 4u == 0u;
+#endif
+}
+// The same for the B tile of K [k0, k0 + ks) and columns [n0, n0 + cols).
+bool b_quads_fast(uint k0, uint n0, uint ks, uint cols)
+{
+#if CONV
+    return false; // Xcol is gathered
+#else
+    if (n0 + cols > g_n || k0 + ks > k_end)
+        return false;
+    bool aligned = b_n_fast ? p.b_sn == 1u && p.b_sk % 4u == 0u : p.b_sk == 1u && p.b_sn % 4u == 0u;
+    return aligned && b_base % 4u == 0u;
+#endif
+}
+
+#ifdef BK
+// The quad l (0 .. BM * BK / 4 - 1) of the including kernel's A tile: its (m, k) offsets in
+// the tile; quads run along A's fast index, BK / 4 (k fast) or BM / 4 (m fast) to a line.
+uvec2 a_quad_at(uint l)
+{
+    return a_k_fast ? uvec2(l / (BK / 4), (l % (BK / 4)) * 4)
+                    : uvec2((l % (BM / 4)) * 4, l / (BM / 4));
+}
+// The quad l of the B tile: its (n, k) offsets.
+uvec2 b_quad_at(uint l)
+{
+    return b_n_fast ? uvec2((l % (BN / 4)) * 4, l / (BN / 4))
+                    : uvec2(l / (BK / 4), (l % (BK / 4)) * 4);
+}
+#endif
+
+// A at (m, k) and the next 3 along its fast index (k when a_k_fast, else m): one vector
+// load where `fast` (a_quads_fast of the tile), else four checked loads.
+vec4 load_a_quad(uint m, uint k, bool fast)
+{
+    if (fast) {
+#if CONV
+        return vec4(b4[((b_base + m) * g_k + k) / 4u]);
+#else
+        return vec4(a4[(a_base + m * p.a_sm + k * p.a_sk) / 4u]);
+#endif
+    }
+    uint dm = a_k_fast ? 0u : 1u, dk = 1u - dm;
+    return vec4(load_a(m, k), load_a(m + dm, k + dk), load_a(m + 2u * dm, k + 2u * dk),
+                load_a(m + 3u * dm, k + 3u * dk));
+}
+#if CONV
+// Xcol at (k, col) and the next 3 columns (b_n_fast): k's channel and tap and col's
+// image and output pixel are divided out once, the next columns step the pixel.
+vec4 load_b_quad(uint k, uint col, bool fast)
+{
+    vec4 v = vec4(0.0);
+    if (k >= k_end)
+        return v;
+    uint ksize = p.win.k_h * p.win.k_w;
+    uint ch = k / ksize, kr = k % ksize;
+    int dy = int((kr / p.win.k_w) * p.win.dil_h) - int(p.win.pad_h);
+    int dx = int((kr % p.win.k_w) * p.win.dil_w) - int(p.win.pad_w);
+    uint n = col / plane, pix = col % plane;
+    uint oy = pix / p.win.out_w, ox = pix % p.win.out_w;
+    [[unroll]] for (uint c = 0; c < 4; c++) {
+        int iy = int(oy * p.win.stride_h) + dy, ix = int(ox * p.win.stride_w) + dx;
+        bool inside = iy >= 0 && iy < int(p.win.in_h) && ix >= 0 && ix < int(p.win.in_w);
+        uint plane_at = (n * p.in_channels + a_base + ch) * p.win.in_h; // its input plane
+        if (col + c < g_n && inside)
+            v[c] = float(a[(plane_at + uint(iy)) * p.win.in_w + uint(ix)]);
+        if (++ox == p.win.out_w) { // the next output row, then the next image
+            ox = 0;
+            if (++oy == p.win.out_h) {
+                oy = 0;
+                n++;
+            }
+        }
+    }
+    return v;
+}
+#else
+// B at (k, n) and the next 3 along its fast index (n when b_n_fast, else k).
+vec4 load_b_quad(uint k, uint n, bool fast)
+{
+    if (fast)
+        return vec4(b4[(b_base + k * p.b_sk + n * p.b_sn) / 4u]);
+    uint dn = b_n_fast ? 1u : 0u, dk = 1u - dn;
+    return vec4(load_b(k, n), load_b(k + dk, n + dn), load_b(k + 2u * dk, n + 2u * dn),
+                load_b(k + 3u * dk, n + 3u * dn));
 }
 #endif
 #endif // SPLITK != 2

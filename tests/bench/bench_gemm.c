@@ -7,7 +7,8 @@
  * (VKML_NO_COOPMAT's effect) and on, and the coop kernel each shape takes.
  *   bench_gemm [DEVICE] [RUNS] [CHAIN] [FILTER]   DEVICE: 0, 1 ... (default 0); RUNS: timed
  *   runs per point (default 20); CHAIN: products per model (default 10); FILTER: only
- *   shapes whose name contains it.
+ *   shapes whose name contains it. BENCH_GEMM_TILES=1 adds a line per shape with every
+ *   tile forced (gemm_tiled.comp float32; gemm_coop.comp fp16 where it runs).
  * Method: a model of CHAIN dependent products (X -> op -> op ...; each op's output is the
  * next one's input, so the shapes are square in what chains) and one of a single product,
  * each run RUNS times after a warm-up; time per product = (median(CHAIN) - median(1)) /
@@ -178,6 +179,33 @@ static void coop_row(vkml_context *ctx, int device, struct gpu_caps *caps, const
            gflops[3] / gflops[2], coop_kernel(caps, s));
 }
 
+/* With BENCH_GEMM_TILES=1: GFLOP/s of every gemm_tiled.comp tile forced (float32, no
+ * split-K) and, with cooperative matrices, every gemm_coop.comp tile (precision fp16): the
+ * data behind vk_gemm_pick's rule. */
+static void tile_row(vkml_context *ctx, int device, struct gpu_caps *caps, const bench_shape *s,
+                     vkml_model *one, vkml_model *many, int runs, int chain)
+{
+    int n_coop = caps->cooperative_matrix ? VK_COOP_TILES : 0;
+    printf("  %-30s tiles:", "");
+    for (int t = 1; t <= VK_GEMM_TILES + n_coop; t++) {
+        bool coop = t > VK_GEMM_TILES;
+        caps->prefer_tiled = true;
+        caps->splitk_force = -1;
+        caps->gemm_force = coop ? 0 : t;
+        caps->coop_force = coop ? t - VK_GEMM_TILES : -1;
+        vkml_precision prec = coop ? VKML_PRECISION_FP16 : VKML_PRECISION_FP32;
+        double t1 = time_model(ctx, device, one, s, prec, runs);
+        double tn = time_model(ctx, device, many, s, prec, runs);
+        double per = (tn - t1) / (chain - 1);
+        printf(" %s%d %.1f", coop ? "coop" : "tiled", coop ? t - VK_GEMM_TILES : t,
+               per > 0 ? flops(s) / per / 1e3 : NAN);
+    }
+    printf("\n");
+    caps->gemm_force = 0;
+    caps->coop_force = 0;
+    caps->splitk_force = 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *dev_text = argc > 1 ? argv[1] : "0";
@@ -240,6 +268,8 @@ int main(int argc, char **argv)
                gflops[2], gflops[3], gflops[3] / gflops[1], split);
         if (caps->cooperative_matrix)
             coop_row(ctx, device, caps, s, one, many, runs, chain);
+        if (getenv("BENCH_GEMM_TILES"))
+            tile_row(ctx, device, caps, s, one, many, runs, chain);
         fflush(stdout);
         vkml_model_destroy(&one);
         vkml_model_destroy(&many);

@@ -163,6 +163,17 @@ static void products(bool large)
     matmul("1-D x batched", 1, (int64_t[]){23}, 3, (int64_t[]){2, 23, 70}, NULL, 0, NULL);
     for (int t = 0; t < 4; t++)
         gemm(45, 67, 39, t & 1, t >> 1, t % 3, NULL);
+    /* Whole 128x128 tiles: vector tile loads (K 40: the last K step of a BK 16 tile
+     * partial, checked loads) in every transpose; K 42 leaves rows unaligned (checked
+     * loads); a batch whose bases are multiples of 4; a conv whose W rows (K 16) are. */
+    for (int t = 0; t < 4; t++) {
+        gemm(128, 40, 128, t & 1, t >> 1, t % 3, NULL);
+        gemm(128, 42, 128, t & 1, t >> 1, 1, NULL);
+    }
+    matmul("batched aligned [2,128,48] x [2,48,128]", 3, (int64_t[]){2, 128, 48}, 3,
+           (int64_t[]){2, 48, 128}, NULL, 0, NULL);
+    conv(&(conv_shape){1, 16, 8, 16, 128, 1, 1, 0, 1, 1}, true, NULL);
+    conv(&(conv_shape){1, 16, 8, 8, 128, 3, 1, 1, 1, 4}, false, NULL); /* K 36, groups */
     for (size_t i = 0; i < VKML_ARRAY_SIZE(conv_shapes) - (large ? 0 : 1); i++)
         conv(&conv_shapes[i], i % 2 == 0, NULL);
 }
