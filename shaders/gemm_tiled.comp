@@ -122,8 +122,13 @@ void main()
         if (row >= g_m)
             continue;
         [[unroll]] for (uint j = 0; j < TN / 4; j++) {
+            uint col4 = col0 + (tx + j * WG_X) * 4;
+#if SPLITK == 0
+            if (gemm_store_quad(row, col4, z, acc[i][j]))
+                continue;
+#endif
             [[unroll]] for (uint c = 0; c < 4; c++) {
-                uint col = col0 + (tx + j * WG_X) * 4 + c;
+                uint col = col4 + c;
                 if (col < g_n)
                     gemm_store(row, col, z, acc[i][j][c]);
             }

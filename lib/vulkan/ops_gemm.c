@@ -54,20 +54,24 @@ int vk_epilogue_binding(const graph_node *node, int fallback)
     return node->inputs[ep->residual];
 }
 
-/* The first tile of tiles[0 .. n_tiles) (from `forced`, 0-based, when >= 0) that gives
- * enough workgroups without a quarter of it empty, else the last; false when its grid
- * exceeds the device's. */
+/* The first tile of tiles[1 .. n_tiles) (tiles[forced], 0-based, when forced >= 0) that
+ * gives VK_GEMM_TILE_MIN_GROUPS workgroups without a quarter of it empty, else the last;
+ * false when its grid exceeds the device's. The largest tile (128 x 128) is taken only when
+ * forced: on the H200 (bench_gemm BENCH_GEMM_TILES=1, 2026-11-24) it was the slowest on
+ * every shape measured, 128 x 64 the fastest wherever it gave 128 workgroups (1024^3 34.0
+ * TFLOP/s against 23.5 for the 32 x 32 tile that the old rule of 264 workgroups took;
+ * 256 x 4096 x 4096 30.2 against 24.3). */
 static bool pick_tile(const struct gpu_caps *caps, const struct gemm_tile *tiles, int n_tiles,
                       int forced, bool conv, int64_t m, int64_t n, int64_t z, vk_kernel_id *kernel,
                       uint32_t groups[3])
 {
-    for (int t = forced >= 0 ? forced : 0; t < n_tiles; t++) {
+    for (int t = forced >= 0 ? forced : 1; t < n_tiles; t++) {
         const struct gemm_tile *g = &tiles[t];
         int64_t gx = (n + g->bn - 1) / g->bn, gy = (m + g->bm - 1) / g->bm;
         /* A tile a quarter or more empty (64 output channels in a 128-row tile) wastes
          * that share of its work: take the next smaller one. */
         bool wasteful = gy * g->bm * 4 > m * 5 || gx * g->bn * 4 > n * 5;
-        if (forced < 0 && t + 1 < n_tiles && (wasteful || gx * gy * z < VK_GEMM_MIN_GROUPS))
+        if (forced < 0 && t + 1 < n_tiles && (wasteful || gx * gy * z < VK_GEMM_TILE_MIN_GROUPS))
             continue;
         if (gx > caps->max_workgroup_count[0] || gy > caps->max_workgroup_count[1] ||
             z > caps->max_workgroup_count[2])

@@ -8,6 +8,9 @@
 /* Workgroups a tile should give before a larger tile is taken (about two per SM of a
  * large GPU: H200 has 132). Fewer with every tile: the smallest. */
 #define VK_GEMM_MIN_GROUPS 264
+/* Workgroups a tile must give before a larger one is taken (vk_gemm_pick, vk_gemm_pick_coop):
+ * about one per SM of a large GPU was measured best (ops_gemm.c). */
+#define VK_GEMM_TILE_MIN_GROUPS 128
 
 /* The last members of the Conv/Gemm/MatMul push blocks (epilogue.glsl). */
 typedef struct vk_epilogue_push {

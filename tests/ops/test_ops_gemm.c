@@ -388,15 +388,19 @@ static void coop_picks(void)
     vk_kernel_id k = VK_KERNEL_COUNT;
     uint32_t g[3] = {0};
     const vkml_dtype f16 = VKML_DTYPE_FLOAT16, f32 = VKML_DTYPE_FLOAT;
-    /* 128x128 tiles: 16 x 32 = 512 groups >= VK_GEMM_MIN_GROUPS */
+    /* the 128x128 tile only when forced; 128x64: 32 x 32 = 1024 groups >= 128 */
     CHECK(vk_gemm_pick_coop(&caps, false, f16, false, 4096, 2048, 1024, 1, &k, g) &&
-              k == VK_KERNEL_GEMM_COOP_128X128 && g[0] == 16 && g[1] == 32 && g[2] == 1,
-          "coop: float16 4096x2048 takes the 128x128 tile (kernel %d, %u x %u x %u)", (int)k,
+              k == VK_KERNEL_GEMM_COOP_128X64 && g[0] == 32 && g[1] == 32 && g[2] == 1,
+          "coop: float16 4096x2048 takes the 128x64 tile (kernel %d, %u x %u x %u)", (int)k,
           g[0], g[1], g[2]);
-    /* 1024^2: 128x128 gives 64 groups, 128x64 128, 64x64 256 (the last) */
+    /* 1024^2: 128x64 gives 16 x 8 = 128 groups, VK_GEMM_TILE_MIN_GROUPS */
     CHECK(vk_gemm_pick_coop(&caps, false, f16, false, 1024, 1024, 1024, 1, &k, g) &&
-              k == VK_KERNEL_GEMM_COOP_64X64 && g[0] == 16 && g[1] == 16,
-          "coop: float16 1024^3 takes the 64x64 tile (kernel %d)", (int)k);
+              k == VK_KERNEL_GEMM_COOP_128X64 && g[0] == 16 && g[1] == 8,
+          "coop: float16 1024^3 takes the 128x64 tile (kernel %d)", (int)k);
+    /* 512 x 1024: 128x64 gives 16 x 4 = 64 groups, 64x64 128 */
+    CHECK(vk_gemm_pick_coop(&caps, false, f16, false, 512, 1024, 1024, 1, &k, g) &&
+              k == VK_KERNEL_GEMM_COOP_64X64 && g[0] == 16 && g[1] == 8,
+          "coop: float16 512x1024 takes the 64x64 tile (kernel %d)", (int)k);
     CHECK(!vk_gemm_pick_coop(&caps, true, f16, false, 4096, 4096, 4608, 1, &k, g),
           "coop: convolutions stay on gemm_tiled.comp unless forced (slower there on the H200)");
     CHECK(!vk_gemm_pick_coop(&caps, false, f16, false, 4096, 255, 1024, 1, &k, g) &&
