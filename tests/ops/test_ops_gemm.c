@@ -19,6 +19,7 @@
 #include "plan/context.h"
 #include "testutil.h"
 #include "vulkan/ops_gemm.h"
+#include "vulkan/ops_matmul.h"
 #include "vulkan/vk_device.h"
 
 #include <stdlib.h>
@@ -224,6 +225,53 @@ static void epilogues(void)
     relu.residual = 2;
     matmul("Add+Relu", 3, (int64_t[]){2, 33, 21}, 2, (int64_t[]){21, 40}, &relu, 3,
            (int64_t[]){2, 33, 40});
+    dtype = VKML_DTYPE_FLOAT;
+}
+
+/* vk_gemv_pick's choices, derived by hand: few rows take gemv.comp, 32 columns (or 4 with
+ * B^T) a workgroup; more rows, forcing, plain kernels or integers do not. */
+static void gemv_picks(void)
+{
+    struct gpu_caps caps = {.prefer_tiled = true, .max_workgroup_count = {65535, 65535, 65535}};
+    matmul_push mnist = {.m = 1, .n = 10, .k = 256, .b_sk = 10, .b_sn = 1};
+    vk_kernel_id k = VK_KERNEL_COUNT;
+    uint32_t g[3] = {0};
+    CHECK(vk_gemv_pick(&caps, &mnist, true, 1, &k, g) && k == VK_KERNEL_GEMV && g[0] == 1 &&
+              g[1] == 1 && g[2] == 1, "gemv: mnist-8's [1,256] x [256,10]");
+    matmul_push t = {.m = 4, .n = 1000, .k = 1280, .b_sk = 1, .b_sn = 1280};
+    CHECK(vk_gemv_pick(&caps, &t, true, 3, &k, g) && k == VK_KERNEL_GEMV_K_CONTIG &&
+              g[0] == 250 && g[1] == 4 && g[2] == 3, "gemv: B^T, 4 rows, 3 batches");
+    t.m = 5;
+    CHECK(!vk_gemv_pick(&caps, &t, true, 1, &k, g), "gemv: 5 rows go to the tiles");
+    CHECK(!vk_gemv_pick(&caps, &mnist, false, 1, &k, g), "gemv: integers");
+    caps.splitk_force = 2;
+    CHECK(!vk_gemv_pick(&caps, &mnist, true, 1, &k, g), "gemv: split-K forced");
+    caps.splitk_force = 0;
+    caps.gemm_force = 4;
+    CHECK(!vk_gemv_pick(&caps, &mnist, true, 1, &k, g), "gemv: a tile forced");
+    caps.gemm_force = 0;
+    caps.prefer_tiled = false;
+    CHECK(!vk_gemv_pick(&caps, &mnist, true, 1, &k, g), "gemv: plain kernels (lavapipe)");
+}
+
+/* Few-row products on gemv.comp (run with tiles by shape): ragged K and N around its 32
+ * and 4 columns and its 8 and 64 slices, B^T, C, batches, a bias and an activation. */
+static void gemv_products(void)
+{
+    static const int64_t sizes[][3] = {{1, 256, 10}, {2, 1000, 37}, {4, 33, 1},
+                                       {1, 1, 65},   {3, 7, 33},    {1, 1280, 100}};
+    for (size_t i = 0; i < VKML_ARRAY_SIZE(sizes); i++)
+        matmul_2d(sizes[i][0], sizes[i][1], sizes[i][2]);
+    gemm(1, 300, 77, 0, 1, 1, NULL);
+    gemm(3, 129, 5, 1, 1, 2, NULL);
+    gemm(2, 65, 9, 1, 0, 0, NULL);
+    matmul("gemv batched [2,3,1,70] x [3,70,35]", 4, (int64_t[]){2, 3, 1, 70}, 3,
+           (int64_t[]){3, 70, 35}, NULL, 0, NULL);
+    graph_epilogue relu = {.act = GRAPH_EPI_RELU, .bias = 2, .residual = -1, .absorbed = "Add+Relu"};
+    matmul("gemv Add+Relu", 2, (int64_t[]){1, 256}, 2, (int64_t[]){256, 10}, &relu, 2,
+           (int64_t[]){1, 10});
+    dtype = VKML_DTYPE_FLOAT16;
+    matmul("gemv", 2, (int64_t[]){2, 500}, 2, (int64_t[]){500, 45}, NULL, 0, NULL);
     dtype = VKML_DTYPE_FLOAT;
 }
 
@@ -458,7 +506,10 @@ int main(void)
         products(passes[p].large);
         if (passes[p].force <= 0)
             epilogues();
+        if (passes[p].k == OH_KERNELS_TILED && passes[p].force == 0)
+            gemv_products();
     }
+    gemv_picks();
     oh_gpu_kernels(OH_KERNELS_TILED, 1);
     epilogues(); /* the largest tile's epilogue too */
     split_picks();
