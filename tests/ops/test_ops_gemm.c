@@ -281,7 +281,7 @@ static void split_picks(void)
     struct gpu_caps caps = {.prefer_tiled = true, .max_workgroup_count = {65535, 65535, 65535}};
     vk_gemm_split sp = {0};
     /* 512 x 49 x 4608 (3x3 conv, 512 channels at 7x7): 32x32 tiles give 2 x 16 = 32 groups
-     * (<= 132); the 64x64 tile 1 x 8; 264 / 8 -> 33 slices, capped by 4608 / 256 = 18 and
+     * (<= 132); the 64x64 tile 1 x 8; 264 / 8 -> 33 slices, capped by 4608 / 64 = 72 and
      * 16: 16 slices of ceil(4608 / 16) = 288 (a multiple of 32). */
     CHECK(vk_gemm_pick_split(&caps, true, false, 512, 49, 4608, 1, &sp) && sp.splits == 16 &&
               sp.k_slice == 288 && sp.first == VK_KERNEL_CONV_GEMM_SPLITK_64X64 &&
@@ -291,10 +291,11 @@ static void split_picks(void)
               sp.scratch_bytes == 16ull * 512 * 49 * 4,
           "split: r50 7x7 stage: %u slices of %u, groups %u x %u x %u", sp.splits, sp.k_slice,
           sp.groups[0], sp.groups[1], sp.groups[2]);
-    /* 70 x 40 x 1100 MatMul: one 64x64 tile, 1100 / 256 = 4 slices of 275 -> 288: 4 */
-    CHECK(vk_gemm_pick_split(&caps, false, false, 70, 40, 1100, 1, &sp) && sp.splits == 4 &&
-              sp.k_slice == 288 && sp.first == VK_KERNEL_GEMM_SPLITK_64X64 &&
-              sp.groups[0] == 1 && sp.groups[1] == 2 && sp.groups[2] == 4,
+    /* 70 x 40 x 1100 MatMul: 1 x 2 64x64 tiles, 132 slices capped by 1100 / 64 = 17 and 16:
+     * ceil(1100 / 16) = 69 -> 96 a slice: 12 slices */
+    CHECK(vk_gemm_pick_split(&caps, false, false, 70, 40, 1100, 1, &sp) && sp.splits == 12 &&
+              sp.k_slice == 96 && sp.first == VK_KERNEL_GEMM_SPLITK_64X64 &&
+              sp.groups[0] == 1 && sp.groups[1] == 2 && sp.groups[2] == 12,
           "split: 70x40x1100: %u slices of %u", sp.splits, sp.k_slice);
     CHECK(vk_gemm_pick_split(&caps, true, true, 512, 49, 4608, 1, &sp) && sp.splits == 16 &&
               sp.first == VK_KERNEL_CONV_GEMM_COOP_SPLITK_64X64 &&
@@ -302,8 +303,13 @@ static void split_picks(void)
           "split: on cooperative matrices, the coop first pass");
     CHECK(!vk_gemm_pick_split(&caps, false, false, 1024, 1024, 4096, 1, &sp),
           "split: not a product of many tiles");
-    CHECK(!vk_gemm_pick_split(&caps, false, false, 64, 64, 1000, 1, &sp),
-          "split: not under K 1024");
+    CHECK(!vk_gemm_pick_split(&caps, false, false, 64, 64, 250, 1, &sp),
+          "split: not under K 256");
+    /* MobileNetV2's 960 -> 160 1x1 conv at 7x7: 32x32 tiles give 2 x 5 = 10 groups; the
+     * 64x64 tile 1 x 3; 88 slices capped by 960 / 64 = 15: 15 slices of 64 */
+    CHECK(vk_gemm_pick_split(&caps, true, false, 160, 49, 960, 1, &sp) && sp.splits == 15 &&
+              sp.k_slice == 64 && sp.groups[0] == 1 && sp.groups[1] == 3 && sp.groups[2] == 15,
+          "split: MobileNetV2 960 -> 160 at 7x7: %u slices of %u", sp.splits, sp.k_slice);
     caps.splitk_force = -1;
     CHECK(!vk_gemm_pick_split(&caps, true, false, 512, 49, 4608, 1, &sp), "split: splitk_force -1");
     caps.splitk_force = 3; /* K 41: ceil(41 / 3) = 14 -> 32: 2 slices */
@@ -325,7 +331,7 @@ static void split_picks(void)
 static void split_products(void)
 {
     matmul_2d(70, 1100, 40);
-    matmul_2d(3, 2050, 5);
+    matmul_2d(6, 2050, 5); /* more rows than gemv.comp takes */
     gemm(45, 1030, 39, 1, 1, 2, NULL);
     graph_epilogue e = {.act = GRAPH_EPI_SILU, .alpha = 1, .bias = 2, .residual = 3,
                         .absorbed = "Add+SiLU+Add"};
@@ -337,6 +343,7 @@ static void split_products(void)
         {1, 128, 5, 5, 24, 3, 1, 1, 1, 1},  /* K 1152, one tile */
         {2, 256, 4, 4, 32, 3, 1, 1, 1, 2},  /* groups: K 1152 per group */
         {1, 1040, 3, 3, 20, 1, 1, 0, 1, 1}, /* 1x1, K 1040 */
+        {1, 300, 7, 7, 37, 1, 1, 0, 1, 1},  /* 1x1, K 300: 4 slices of 96 (the last 12) */
     };
     for (size_t i = 0; i < VKML_ARRAY_SIZE(cs); i++) {
         conv(&cs[i], i != 1, NULL);
