@@ -2,9 +2,11 @@
  * epilogue. float32 2-D convs with enough channels per group run on GPUs as an implicit
  * GEMM on gemm_tiled.comp's tiles (conv_gemm_*); the rest on the direct kernel over the
  * window's taps inside the input (conv_window.comp), in its depthwise form when every
- * group has one input channel. */
+ * group has one input channel; a 1x1 conv of a 1x1 input (squeeze-excitation) on
+ * gemv.comp. */
 #include "ops/conv.h"
 #include "vulkan/ops_gemm.h"
+#include "vulkan/ops_matmul.h"
 #include "vulkan/ops_window.h"
 
 /* Output channels per group from which the implicit GEMM beats the direct kernel; below
@@ -107,6 +109,41 @@ static vkml_status record_window(gpu_recorder *rec, const graph_node *node, cons
     return vk_rec_kernel_1d(rec, kernel, dtype, bind, &pc, sizeof(pc), count, err);
 }
 
+/* A Conv on a 1x1 input with a 1x1 kernel and no padding (squeeze-excitation blocks after
+ * a global pool: EfficientNet's 32) is the product Y[N, M] = X[N, C] W[M, C]^T + bias, a few
+ * rows: gemv.comp (B^T form, 4 output channels a workgroup, K over 64 slices) instead of a
+ * GEMM tile that would fill one of its columns. Recorded when vk_gemv_pick takes it. */
+static bool record_as_gemv(gpu_recorder *rec, const graph_node *node, const conv_params *p,
+                           vkml_dtype dtype, const int *bind, vkml_status *st, vkml_error *err)
+{
+    if (p->group != 1 || window_in_size(&p->win) != 1 || window_kernel_size(&p->win) != 1)
+        return false;
+    for (int d = 0; d < p->win.spatial; d++)
+        if (p->win.pads_begin[d] || p->win.pads_end[d])
+            return false;
+    matmul_push pc = {
+        .m = vk_u32(p->batch),
+        .n = vk_u32(p->out_channels),
+        .k = vk_u32(p->in_channels),
+        .a_sm = vk_u32(p->in_channels),
+        .a_sk = 1,
+        .b_sk = 1,
+        .b_sn = vk_u32(p->in_channels),
+        .c_sn = 1,
+        .alpha = 1.0f,
+        .beta = 1.0f,
+        .has_c = p->has_bias,
+        .epi = vk_epilogue_of(node),
+    };
+    vk_kernel_id kernel;
+    uint32_t groups[3];
+    bool floats = dtype == VKML_DTYPE_FLOAT || dtype == VKML_DTYPE_FLOAT16;
+    if (!vk_gemv_pick(vk_rec_caps(rec), &pc, floats, 1, &kernel, groups))
+        return false;
+    *st = vk_rec_kernel(rec, kernel, dtype, bind, &pc, sizeof(pc), groups, err);
+    return true;
+}
+
 VKML_GPU_DECL(gpu_conv)
 {
     conv_params p;
@@ -122,6 +159,8 @@ VKML_GPU_DECL(gpu_conv)
     uint32_t groups[3];
     vk_kernel_id kernel;
     vk_gemm_split split;
+    if (record_as_gemv(rec, node, &p, dtype, bind, &st, err))
+        return st;
     if (gemm_groups(&p, dtype, vk_rec_caps(rec), vk_rec_fast_math(rec), &kernel, groups, &split))
         return record_gemm(rec, node, &p, dtype, bind, kernel, groups, &split, err);
     return record_window(rec, node, &p, dtype, bind, err);

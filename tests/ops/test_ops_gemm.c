@@ -270,8 +270,22 @@ static void gemv_products(void)
     graph_epilogue relu = {.act = GRAPH_EPI_RELU, .bias = 2, .residual = -1, .absorbed = "Add+Relu"};
     matmul("gemv Add+Relu", 2, (int64_t[]){1, 256}, 2, (int64_t[]){256, 10}, &relu, 2,
            (int64_t[]){1, 10});
+    /* 1x1 convs of 1x1 inputs (squeeze-excitation): EfficientNet's 48 -> 1152 + Sigmoid,
+     * 3 images, a residual, and a 1x1 pad that keeps them off gemv.comp */
+    const conv_shape se[] = {{1, 48, 1, 1, 1152, 1, 1, 0, 1, 1},
+                             {3, 37, 1, 1, 9, 1, 1, 0, 1, 1},
+                             {2, 20, 1, 1, 11, 1, 1, 1, 1, 1}};
+    graph_epilogue sig = {.act = GRAPH_EPI_SIGMOID, .bias = -1, .residual = -1,
+                          .absorbed = "Sigmoid"};
+    graph_epilogue res = {.act = GRAPH_EPI_SILU, .alpha = 1, .bias = -1, .residual = 3,
+                          .residual_first = true, .absorbed = "Add+SiLU"};
+    conv(&se[0], true, &sig);
+    conv(&se[1], false, NULL);
+    conv(&se[1], true, &res);
+    conv(&se[2], true, NULL);
     dtype = VKML_DTYPE_FLOAT16;
     matmul("gemv", 2, (int64_t[]){2, 500}, 2, (int64_t[]){500, 45}, NULL, 0, NULL);
+    conv(&se[0], true, &sig);
     dtype = VKML_DTYPE_FLOAT;
 }
 
