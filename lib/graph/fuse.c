@@ -33,8 +33,8 @@ bool fuse_is_op(const graph_node *n, const char *op)
     return !n->domain[0] && strcmp(n->op_type, op) == 0;
 }
 
-int fuse_new_constant(graph *g, const char *base, const char *suffix, int rank,
-                        const int64_t *dims, float **data)
+int fuse_new_constant(graph *g, const char *base, const char *suffix, int rank, const int64_t *dims,
+                      float **data)
 {
     char name[512];
     snprintf(name, sizeof(name), "%s%s", base, suffix);

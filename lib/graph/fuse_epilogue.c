@@ -161,8 +161,8 @@ static int match_channel_bias(const fuse_state *s, const graph_node *conv, const
                               int in)
 {
     if (!fuse_is_op(conv, "Conv") || conv->n_inputs < 2 ||
-        (conv->n_inputs > 2 && conv->inputs[2] >= 0) || !fuse_is_op(n, "Add") ||
-        n->n_inputs != 2 || n->n_outputs != 1 || n->n_attrs > 0)
+        (conv->n_inputs > 2 && conv->inputs[2] >= 0) || !fuse_is_op(n, "Add") || n->n_inputs != 2 ||
+        n->n_outputs != 1 || n->n_attrs > 0)
         return -1;
     int other = n->inputs[0] == in ? n->inputs[1] : n->inputs[1] == in ? n->inputs[0] : -1;
     if (other < 0 || other == in)

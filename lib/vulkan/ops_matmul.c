@@ -26,8 +26,8 @@ static bool groups_fit(const struct gpu_caps *caps, int64_t m, int64_t n, int64_
     return true;
 }
 
-bool vk_gemv_pick(const struct gpu_caps *caps, const matmul_push *pc, bool floats,
-                       int64_t batch, vk_kernel_id *kernel, uint32_t groups[3])
+bool vk_gemv_pick(const struct gpu_caps *caps, const matmul_push *pc, bool floats, int64_t batch,
+                  vk_kernel_id *kernel, uint32_t groups[3])
 {
     if (!floats || !caps->prefer_tiled || caps->gemm_force != 0 || caps->splitk_force != 0 ||
         caps->coop_force > 0 || pc->m > VK_GEMV_MAX_ROWS)

@@ -35,8 +35,8 @@ vkml_status vk_rec_matmul(gpu_recorder *rec, const matmul_push *pc, vkml_dtype d
 /* gemv.comp's kernel (VK_KERNEL_GEMV, or VK_KERNEL_GEMV_K_CONTIG when B's k stride is 1)
  * and grid (column blocks, rows, batch) when it takes the product pc: GPUs (prefer_tiled),
  * floats, tiles by shape (no gemm/split-K/coop forcing), pc->m <= VK_GEMV_MAX_ROWS. */
-bool vk_gemv_pick(const struct gpu_caps *caps, const matmul_push *pc, bool floats,
-                  int64_t batch, vk_kernel_id *kernel, uint32_t groups[3]);
+bool vk_gemv_pick(const struct gpu_caps *caps, const matmul_push *pc, bool floats, int64_t batch,
+                  vk_kernel_id *kernel, uint32_t groups[3]);
 /* Whether the workgroup grid of an m x n x batch product fits the device. */
 bool vk_matmul_fits(const struct gpu_caps *caps, int64_t m, int64_t n, int64_t batch, char *why,
                     size_t why_size);
