@@ -98,14 +98,27 @@ D convert(A v)
 #endif
 }
 
+#if defined(DTYPE_BF16)
+#define SRC float
+#define LOAD(i) bf16_to_float(x[i])
+#else
+#define SRC A
+#define LOAD(i) A(x[i])
+#endif
+
 void main()
 {
-    uint i = flat_index();
-    if (i >= p.count)
+    uint g = flat_index(), stride = dense_stride(p.count);
+    if (g >= stride)
         return;
-#if defined(DTYPE_BF16)
-    y[i] = convert(bf16_to_float(x[i]));
-#else
-    y[i] = convert(A(x[i]));
-#endif
+    SRC v[DENSE_ELEMS];
+    for (uint e = 0u; e < DENSE_ELEMS; e++) {
+        uint i = g + e * stride;
+        v[e] = i < p.count ? LOAD(i) : SRC(0);
+    }
+    for (uint e = 0u; e < DENSE_ELEMS; e++) {
+        uint i = g + e * stride;
+        if (i < p.count)
+            y[i] = convert(v[e]);
+    }
 }

@@ -1,7 +1,8 @@
 #version 450
 // Direct convolution over 1 to 3 spatial dims (leading 1s), any group, one invocation per
 // output element of Y [N, M, O0, O1, O2]; X [N, C, I...], W [M, C/group, K...], B [M]
-// (binding 2, read when flags bit 0). Only the window's taps inside the input are walked.
+// (binding 2, read when flags bit 0, added after the sum). Only the window's taps inside
+// the input are walked.
 // -D DEPTHWISE=1: the kernel for group == C (one input channel per output channel, as in
 // MobileNets): no channel loop, the filter taps of one channel in a row.
 #define PUSH_WINDOW3
@@ -37,7 +38,7 @@ void main()
     uint isize = p.in_dims[0] * p.in_dims[1] * p.in_dims[2];
     uint ksize = p.kernel[0] * p.kernel[1] * p.kernel[2];
     uint c0 = (m / p.group_out) * p.group_in;
-    float acc = (p.flags & 1u) != 0 ? float(bias[m]) : 0.0;
+    float acc = 0.0;
 #if DEPTHWISE
     const uint channels = 1;
 #else
@@ -58,5 +59,9 @@ void main()
             }
         }
     }
+    // the bias after the sum, as the CPU kernel and an unfused Add do (graph/fuse_epilogue.c
+    // folds a per-channel Add into a Conv's bias and stays exact)
+    if ((p.flags & 1u) != 0)
+        acc += float(bias[m]);
     y[i] = T(epilogue_apply(acc, i));
 }

@@ -185,17 +185,42 @@ A op(A x, A z)
 }
 #endif
 
-void main()
+// Element i's offsets into a and b.
+void operand_offsets(uint i, out uint ia, out uint ib)
 {
-    uint i = flat_index();
-    if (i >= p.count)
+    ia = 0;
+    ib = 0;
+    if (p.rank == 1u) { // dense operands of one shape (dims merged into one), or a scalar
+        ia = i * p.a_strides[0];
+        ib = i * p.b_strides[0];
         return;
-    uint rem = i, ia = 0, ib = 0;
+    }
+    uint rem = i;
     for (int d = int(min(p.rank, MAX_RANK)) - 1; d >= 0; d--) {
         uint c = rem % p.dims[d];
         rem /= p.dims[d];
         ia += c * p.a_strides[d];
         ib += c * p.b_strides[d];
     }
-    y[i] = Y(op(A(a[ia]), exponent(b[ib])));
+}
+
+// DENSE_ELEMS outputs per invocation, strided by the grid, loads before stores (index.glsl).
+void main()
+{
+    uint g = flat_index(), stride = dense_stride(p.count);
+    if (g >= stride)
+        return;
+    A va[DENSE_ELEMS];
+    E vb[DENSE_ELEMS];
+    for (uint e = 0u; e < DENSE_ELEMS; e++) {
+        uint i = g + e * stride, ia, ib;
+        operand_offsets(i < p.count ? i : 0u, ia, ib);
+        va[e] = A(a[ia]);
+        vb[e] = exponent(b[ib]);
+    }
+    for (uint e = 0u; e < DENSE_ELEMS; e++) {
+        uint i = g + e * stride;
+        if (i < p.count)
+            y[i] = Y(op(va[e], vb[e]));
+    }
 }

@@ -126,8 +126,17 @@ A f(A v)
 
 void main()
 {
-    uint i = flat_index();
-    if (i >= p.count)
+    uint g = flat_index(), stride = dense_stride(p.count);
+    if (g >= stride)
         return;
-    y[i] = Y(f(A(x[i])));
+    A v[DENSE_ELEMS];
+    for (uint e = 0u; e < DENSE_ELEMS; e++) {
+        uint i = g + e * stride;
+        v[e] = i < p.count ? A(x[i]) : A(0);
+    }
+    for (uint e = 0u; e < DENSE_ELEMS; e++) {
+        uint i = g + e * stride;
+        if (i < p.count)
+            y[i] = Y(f(v[e]));
+    }
 }

@@ -9,45 +9,9 @@
 
 #define TILE 16
 #define ROWS_PER_THREAD 2
-#define MAX_BATCH_RANK 4
 layout(local_size_x = TILE, local_size_y = TILE / ROWS_PER_THREAD, local_size_z = 1) in;
 
-DECLARE_IN(0, a)
-DECLARE_IN(1, b)
-DECLARE_IN(2, c)
-DECLARE_IN(3, res) // the fused residual (epilogue.glsl)
-DECLARE_OUT(4, y)
-
-layout(push_constant) uniform Params {
-    uint m, n, k;
-    uint a_sm, a_sk, b_sk, b_sn, c_sm, c_sn;
-    float alpha, beta;
-    uint has_c;
-    uint batch_rank;
-    uint batch_dims[MAX_BATCH_RANK];
-    uint a_batch_strides[MAX_BATCH_RANK];
-    uint b_batch_strides[MAX_BATCH_RANK];
-    uint epi_act;
-    float epi_alpha, epi_beta;
-    uint epi_flags;
-} p;
-#include "epilogue.glsl"
-
-// alpha * acc + beta * C, then the fused epilogue (output element at). Integer variants:
-// the host only sends alpha = beta = 1 (exact) and no fused epilogue.
-T epilogue(A acc, uint row, uint col, uint at)
-{
-#if IS_FLOAT
-    A v = A(p.alpha) * acc;
-    if (p.has_c != 0)
-        v += A(p.beta) * A(c[row * p.c_sm + col * p.c_sn]);
-#else
-    A v = acc;
-    if (p.has_c != 0)
-        v += A(c[row * p.c_sm + col * p.c_sn]);
-#endif
-    return T(epilogue_apply(v, at));
-}
+#include "matmul_params.glsl"
 
 shared A tile_a[TILE][TILE + 1];
 shared A tile_b[TILE][TILE + 1];

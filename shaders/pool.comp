@@ -30,14 +30,16 @@ void main()
     uint plane = rest;
     int start[3];
     uint lo[3], hi[3];
-    float padded = 1.0;
+    float padded = 1.0; // taps inside the padded input: count_include_pad's divisor
     for (uint d = 0; d < 3; d++) {
         start[d] = int(o[d] * p.stride[d]) - int(p.pad_begin[d]);
         window_taps(start[d], p.dilation[d], p.kernel[d], 0, int(p.in_dims[d]), lo[d], hi[d]);
+#if POOL == 1 // only the average reads it: max and Lp pooling skip its divisions
         uint plo, phi;
         window_taps(start[d], p.dilation[d], p.kernel[d], -int(p.pad_begin[d]),
                     int(p.in_dims[d] + p.pad_end[d]), plo, phi);
         padded *= float(phi - plo);
+#endif
     }
     uint isize = p.in_dims[0] * p.in_dims[1] * p.in_dims[2];
 #if POOL == 0

@@ -52,33 +52,56 @@ const ACC LOWEST = -2147483647 - 1, HIGHEST = 2147483647;
 
 ACC load(uint base, uint r) { return ACC(x[base + elem_offset(r)]); }
 
-// Sum of f(x) over the line, f by OP (x, |x|, x*x, exp(x - shift)), or (x - shift)^2
-// with centered (InvStdDev's variance).
+// f(x) of one element, f by OP (x, |x|, x*x, exp(x - shift)), or (x - shift)^2 with
+// centered (InvStdDev's variance).
+ACC term(ACC v, ACC shift, bool centered)
+{
+#if OP == R_L1
+    v = abs(v);
+#elif OP == R_L2 || OP == R_SUM_SQUARE
+    v = v * v;
+#elif OP == R_LOG_SUM_EXP
+    v = exp(v - shift);
+#endif
+    if (centered)
+        v = (v - shift) * (v - shift);
+    return v;
+}
+
+// Where the four-way loops below stop: the last position with three more strides after it
+// (written so that it cannot wrap around).
+uint unrolled_end() { return p.count > 3u * LANES ? p.count - 3u * LANES : 0u; }
+
+// Sum of term(x) over the line. Four independent partial sums keep four loads in flight
+// per invocation instead of one dependent chain.
 ACC line_sum(uint base, ACC shift, bool centered)
 {
-    ACC acc = ACC(0);
-    for (uint r = lane(); r < p.count; r += LANES) {
-        ACC v = load(base, r);
-#if OP == R_L1
-        v = abs(v);
-#elif OP == R_L2 || OP == R_SUM_SQUARE
-        v = v * v;
-#elif OP == R_LOG_SUM_EXP
-        v = exp(v - shift);
-#endif
-        if (centered)
-            v = (v - shift) * (v - shift);
-        acc += v;
+    ACC a0 = ACC(0), a1 = ACC(0), a2 = ACC(0), a3 = ACC(0);
+    uint r = lane();
+    for (uint end = unrolled_end(); r < end; r += 4u * LANES) {
+        a0 += term(load(base, r), shift, centered);
+        a1 += term(load(base, r + LANES), shift, centered);
+        a2 += term(load(base, r + 2u * LANES), shift, centered);
+        a3 += term(load(base, r + 3u * LANES), shift, centered);
     }
-    return lanes_combine(acc, COMBINE_SUM);
+    for (; r < p.count; r += LANES)
+        a0 += term(load(base, r), shift, centered);
+    return lanes_combine((a0 + a1) + (a2 + a3), COMBINE_SUM);
 }
 
 ACC line_fold(uint base, uint how, ACC init)
 {
-    ACC acc = init;
-    for (uint r = lane(); r < p.count; r += LANES)
-        acc = combine(acc, load(base, r), how);
-    return lanes_combine(acc, how);
+    ACC a0 = init, a1 = init, a2 = init, a3 = init;
+    uint r = lane();
+    for (uint end = unrolled_end(); r < end; r += 4u * LANES) {
+        a0 = combine(a0, load(base, r), how);
+        a1 = combine(a1, load(base, r + LANES), how);
+        a2 = combine(a2, load(base, r + 2u * LANES), how);
+        a3 = combine(a3, load(base, r + 3u * LANES), how);
+    }
+    for (; r < p.count; r += LANES)
+        a0 = combine(a0, load(base, r), how);
+    return lanes_combine(combine(combine(a0, a1, how), combine(a2, a3, how), how), how);
 }
 
 void main()

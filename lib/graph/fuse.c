@@ -33,9 +33,8 @@ bool fuse_is_op(const graph_node *n, const char *op)
     return !n->domain[0] && strcmp(n->op_type, op) == 0;
 }
 
-/* A new float32 constant value of the given shape with arena data; -1 on out of memory. */
-static int new_constant(graph *g, const char *base, const char *suffix, int rank,
-                        const int64_t *dims, float **data)
+int fuse_new_constant(graph *g, const char *base, const char *suffix, int rank, const int64_t *dims,
+                      float **data)
 {
     char name[512];
     snprintf(name, sizeof(name), "%s%s", base, suffix);
@@ -89,8 +88,8 @@ static bool fold_one(graph *g, int conv, int bn, const int *readers)
     int wrank = w->rank;
     memcpy(wdims, w->dims, sizeof(wdims));
     const char *wname = w->name;
-    int nw = new_constant(g, wname, "_bnfold", wrank, wdims, &wd);
-    int nb = nw >= 0 ? new_constant(g, wname, "_bnfold_bias", 1, bdims, &bd) : -1;
+    int nw = fuse_new_constant(g, wname, "_bnfold", wrank, wdims, &wd);
+    int nb = nw >= 0 ? fuse_new_constant(g, wname, "_bnfold_bias", 1, bdims, &bd) : -1;
     if (nb < 0)
         return false;
     for (int64_t k = 0; k < ch; k++) {

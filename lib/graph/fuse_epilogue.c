@@ -154,6 +154,48 @@ static int match_bias(const fuse_state *s, const graph_node *n, int in)
     return other;
 }
 
+/* Add(in, B) after a Conv without a bias of its own, with B a float32 constant of one
+ * value per output channel ([C, 1, 1], [1, C, 1, 1]) or one value: B becomes the Conv's
+ * bias (exact: the kernels add the bias after the sum, as the Add did). B's value, or -1. */
+static int match_channel_bias(const fuse_state *s, const graph_node *conv, const graph_node *n,
+                              int in)
+{
+    if (!fuse_is_op(conv, "Conv") || conv->n_inputs < 2 ||
+        (conv->n_inputs > 2 && conv->inputs[2] >= 0) || !fuse_is_op(n, "Add") || n->n_inputs != 2 ||
+        n->n_outputs != 1 || n->n_attrs > 0)
+        return -1;
+    int other = n->inputs[0] == in ? n->inputs[1] : n->inputs[1] == in ? n->inputs[0] : -1;
+    if (other < 0 || other == in)
+        return -1;
+    const graph_value *b = &s->shapes[other], *y = &s->shapes[in];
+    if (b->kind != GRAPH_VALUE_CONSTANT || !b->data || b->dtype != VKML_DTYPE_FLOAT ||
+        y->dtype != VKML_DTYPE_FLOAT || y->rank < 3 || b->rank > y->rank || y->dims[1] <= 0)
+        return -1;
+    size_t count = vkml_tensor_element_count(b->rank, b->dims);
+    if ((count != 1 && count != (size_t)y->dims[1]) || b->data_size < count * sizeof(float))
+        return -1;
+    for (int j = 0; j < b->rank; j++) {
+        int axis = y->rank - b->rank + j;
+        if (b->dims[j] != 1 && (axis != 1 || b->dims[j] != y->dims[1]))
+            return -1;
+    }
+    return other;
+}
+
+/* The Conv bias [C] of Add constant b (one value per channel, or one for all): its value,
+ * or -1 on out of memory. */
+static int conv_bias_constant(graph *g, int b, int64_t channels)
+{
+    const graph_value *v = &g->values[b];
+    const float *src = v->data; /* read before adding a value: the array may move */
+    bool one = vkml_tensor_element_count(v->rank, v->dims) == 1;
+    float *data;
+    int c = fuse_new_constant(g, v->name, "_conv_bias", 1, &channels, &data);
+    for (int64_t k = 0; c >= 0 && k < channels; k++)
+        data[k] = src[one ? 0 : k];
+    return c;
+}
+
 /* Add(in, R) with R of in's shape (in both inferences): R's value, or -1. */
 static int match_residual(const fuse_state *s, const graph_node *n, int in)
 {
@@ -204,6 +246,8 @@ static int absorb_next(fuse_state *s, int p, int out, graph_epilogue *e, int *bi
         prod->n_inputs > 1 && prod->inputs[1] >= 0 && s->shapes[prod->inputs[1]].rank >= 2;
     if (first_step && bias_slot(prod) >= 0 && matrix_b && (other = match_bias(s, n, out)) >= 0) {
         *bias = other; /* before anything else: the product's own bias */
+    } else if (first_step && (other = match_channel_bias(s, prod, n, out)) >= 0) {
+        *bias = other; /* the Conv's own bias, made from the Add's constant by attach */
     } else if (e->act == GRAPH_EPI_NONE && match_act(s, n, out, &act)) {
         *e = act;
     } else if (*residual < 0 && (other = match_residual(s, n, out)) >= 0) {
@@ -218,11 +262,15 @@ static int absorb_next(fuse_state *s, int p, int out, graph_epilogue *e, int *bi
     return y;
 }
 
-/* Gives producer p the epilogue e, b >= 0 the bias input b and r >= 0 the residual input r;
+/* Gives producer p the epilogue e, b >= 0 the bias input b (a Conv: the per-channel Add
+ * constant that becomes its bias, of `channels` values) and r >= 0 the residual input r;
  * output y. */
-static bool attach(graph *g, int p, const graph_epilogue *e, int b, int r, int y,
+static bool attach(graph *g, int p, const graph_epilogue *e, int b, int64_t channels, int r, int y,
                    const char *absorbed)
 {
+    bool conv_bias = b >= 0 && fuse_is_op(&g->nodes[p], "Conv");
+    if (conv_bias && (b = conv_bias_constant(g, b, channels)) < 0)
+        return false;
     graph_node *n = &g->nodes[p];
     graph_epilogue *ep = vkml_arena_calloc(g->arena, 1, sizeof(*ep));
     if (!ep || !(ep->absorbed = vkml_arena_strdup(g->arena, absorbed)))
@@ -234,14 +282,16 @@ static bool attach(graph *g, int p, const graph_epilogue *e, int b, int r, int y
                            .residual = -1,
                            .residual_first = e->residual_first,
                            .absorbed = ep->absorbed};
-    int own = own_inputs(n), total = own + (b >= 0) + (r >= 0);
-    if (total > own) {
+    int own = own_inputs(n), total = own + (b >= 0 && !conv_bias) + (r >= 0);
+    if (b >= 0 || r >= 0) {
         int *inputs = vkml_arena_calloc(g->arena, (size_t)total, sizeof(int));
         if (!inputs)
             return false;
         for (int i = 0; i < own; i++)
             inputs[i] = i < n->n_inputs ? n->inputs[i] : -1;
-        if (b >= 0)
+        if (conv_bias)
+            inputs[2] = b;
+        else if (b >= 0)
             inputs[ep->bias = own] = b;
         if (r >= 0)
             inputs[ep->residual = total - 1] = r;
@@ -278,7 +328,8 @@ static int fuse_producer(fuse_state *s, int p)
         return 0;
     /* x * Sigmoid(x) and x * HardSigmoid(x) are two nodes */
     int nodes = steps + (e.act == GRAPH_EPI_SILU || e.act == GRAPH_EPI_X_HARD_SIGMOID);
-    return attach(s->g, p, &e, bias, residual, out, names) ? nodes : -1;
+    int64_t channels = bias >= 0 ? s->shapes[n->outputs[0]].dims[1] : 0; /* a Conv's bias */
+    return attach(s->g, p, &e, bias, channels, residual, out, names) ? nodes : -1;
 }
 
 bool graph_epilogue_candidates(const graph *g)

@@ -1,7 +1,8 @@
 /* Vulkan lowering of Conv: 1-D to 3-D, groups, strides, pads, dilations, bias and the fused
  * epilogue. A pointwise conv (1x1, stride 1, no padding, one group) is a plain matrix
  * product, Y[n] = W X[n], and runs as one (vk_rec_matmul: its loads need no window
- * arithmetic, and cooperative matrices may take it); other float32 2-D convs with enough
+ * arithmetic, and cooperative matrices may take it); on a 1x1 input (squeeze-excitation)
+ * that product has a few rows and runs on gemv.comp. Other float32 2-D convs with enough
  * channels per group run on GPUs as an implicit GEMM on gemm_tiled.comp's tiles
  * (conv_gemm_*); the rest on the direct kernel over the window's taps inside the input
  * (conv_window.comp), in its depthwise form when every group has one input channel. */
@@ -13,6 +14,12 @@
 /* Output channels per group from which the implicit GEMM beats the direct kernel; below
  * it (depthwise, few channels) most of a tile's rows would be idle. */
 #define CONV_GEMM_MIN_CHANNELS 8
+
+/* Outputs (batch x channels x pixels) up to which a conv of K under VK_SPLITK_MIN_K runs on
+ * the direct kernel: one invocation per output, no barriers, many more workgroups than the
+ * GEMM's tiles (mnist-8's 8 -> 16 5x5 at 14x14: 3,136 outputs, 49 workgroups of 64 walking
+ * K 200, instead of 7 32x32 tiles, half their rows idle: 15.8 us on the H200). */
+#define CONV_DIRECT_MAX_OUTPUTS 8192
 
 /* conv_gemm_*'s push block (gemm_tiled.comp with CONV=1). */
 typedef struct conv_push {
@@ -39,6 +46,9 @@ static bool gemm_groups(const conv_params *p, vkml_dtype dtype, const struct gpu
         p->win.spatial > 2 || channels < CONV_GEMM_MIN_CHANNELS)
         return false;
     int64_t k = p->in_channels / p->group * window_kernel_size(&p->win);
+    bool by_shape = caps->gemm_force == 0 && caps->splitk_force == 0 && caps->coop_force <= 0;
+    if (by_shape && p->out_channels * cols <= CONV_DIRECT_MAX_OUTPUTS && k < VK_SPLITK_MIN_K)
+        return false;
     /* split-K's first pass on the coop kernel only when a test forces it (VK_COOP_MIN_SIDE) */
     bool coop = vk_gemm_coop_takes(caps, dtype, fast_math) && caps->coop_force > 0;
     return vk_gemm_pick_split(caps, true, coop, channels, cols, k, p->group, split) ||
@@ -154,6 +164,41 @@ static vkml_status record_window(gpu_recorder *rec, const graph_node *node, cons
     return vk_rec_kernel_1d(rec, kernel, dtype, bind, &pc, sizeof(pc), count, err);
 }
 
+/* A Conv on a 1x1 input with a 1x1 kernel and no padding (squeeze-excitation blocks after
+ * a global pool: EfficientNet's 32) is the product Y[N, M] = X[N, C] W[M, C]^T + bias, a few
+ * rows: gemv.comp (B^T form, 4 output channels a workgroup, K over 64 slices) instead of a
+ * GEMM tile that would fill one of its columns. Recorded when vk_gemv_pick takes it. */
+static bool record_as_gemv(gpu_recorder *rec, const graph_node *node, const conv_params *p,
+                           vkml_dtype dtype, const int *bind, vkml_status *st, vkml_error *err)
+{
+    if (p->group != 1 || window_in_size(&p->win) != 1 || window_kernel_size(&p->win) != 1)
+        return false;
+    for (int d = 0; d < p->win.spatial; d++)
+        if (p->win.pads_begin[d] || p->win.pads_end[d])
+            return false;
+    matmul_push pc = {
+        .m = vk_u32(p->batch),
+        .n = vk_u32(p->out_channels),
+        .k = vk_u32(p->in_channels),
+        .a_sm = vk_u32(p->in_channels),
+        .a_sk = 1,
+        .b_sk = 1,
+        .b_sn = vk_u32(p->in_channels),
+        .c_sn = 1,
+        .alpha = 1.0f,
+        .beta = 1.0f,
+        .has_c = p->has_bias,
+        .epi = vk_epilogue_of(node),
+    };
+    vk_kernel_id kernel;
+    uint32_t groups[3];
+    bool floats = dtype == VKML_DTYPE_FLOAT || dtype == VKML_DTYPE_FLOAT16;
+    if (!vk_gemv_pick(vk_rec_caps(rec), &pc, floats, 1, &kernel, groups))
+        return false;
+    *st = vk_rec_kernel(rec, kernel, dtype, bind, &pc, sizeof(pc), groups, err);
+    return true;
+}
+
 VKML_GPU_DECL(gpu_conv)
 {
     conv_params p;
@@ -161,8 +206,6 @@ VKML_GPU_DECL(gpu_conv)
     if (st != VKML_OK)
         return st;
     vkml_dtype dtype = values[node->inputs[0]].dtype;
-    if (vk_conv_runs_as_product(&p, dtype, vk_rec_caps(rec)))
-        return record_pointwise(rec, node, &p, dtype, err);
     int w = node->inputs[1];
     /* Without bias or residual, bindings 2 and 3 get W: never read, but every binding needs
      * a buffer. */
@@ -171,6 +214,10 @@ VKML_GPU_DECL(gpu_conv)
     uint32_t groups[3];
     vk_kernel_id kernel;
     vk_gemm_split split;
+    if (record_as_gemv(rec, node, &p, dtype, bind, &st, err))
+        return st;
+    if (vk_conv_runs_as_product(&p, dtype, vk_rec_caps(rec)))
+        return record_pointwise(rec, node, &p, dtype, err);
     if (gemm_groups(&p, dtype, vk_rec_caps(rec), vk_rec_fast_math(rec), &kernel, groups, &split))
         return record_gemm(rec, node, &p, dtype, bind, kernel, groups, &split, err);
     return record_window(rec, node, &p, dtype, bind, err);

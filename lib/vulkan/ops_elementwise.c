@@ -117,12 +117,16 @@ VKML_GPU_SUPPORTS_DECL(gpu_eltwise_supports)
     return true;
 }
 
-/* Dense unary dispatch x -> y. */
+/* Elements per invocation of the dense kernels (shaders/common/index.glsl, DENSE_ELEMS). */
+#define VK_DENSE_ELEMS 4
+
+/* Dense unary dispatch x -> y (eltwise_unary.comp, cast.comp). */
 static vkml_status rec_unary(gpu_recorder *rec, vk_kernel_id kernel, vkml_dtype dtype, int x,
                              int y, const unary_push *pc, vkml_error *err)
 {
     int bind[] = {x, y};
-    return vk_rec_kernel_1d(rec, kernel, dtype, bind, pc, sizeof(*pc), pc->count, err);
+    uint64_t invocations = ((uint64_t)pc->count + VK_DENSE_ELEMS - 1) / VK_DENSE_ELEMS;
+    return vk_rec_kernel_1d(rec, kernel, dtype, bind, pc, sizeof(*pc), invocations, err);
 }
 
 /* Broadcast binary dispatch (a, b) -> y over a layout of two stride rows. */
@@ -136,7 +140,8 @@ static vkml_status rec_binary(gpu_recorder *rec, vk_kernel_id kernel, vkml_dtype
         pc.b_strides[d] = vk_u32(l->strides[1][d]);
     }
     int bind[] = {a, b, y};
-    return vk_rec_kernel_1d(rec, kernel, dtype, bind, &pc, sizeof(pc), l->count, err);
+    uint64_t invocations = ((uint64_t)l->count + VK_DENSE_ELEMS - 1) / VK_DENSE_ELEMS;
+    return vk_rec_kernel_1d(rec, kernel, dtype, bind, &pc, sizeof(pc), invocations, err);
 }
 
 /* Min, Max, Sum, Mean: y = x0 op x1, y = y op xk, then (Mean) y /= n. */

@@ -32,13 +32,15 @@ bool vk_gemm_pick(const struct gpu_caps *caps, bool conv, int64_t m, int64_t n, 
                   vk_kernel_id *kernel, uint32_t groups[3]);
 
 /* Split-K: a product whose smallest gemm_tiled.comp tile gives fewer than
- * VK_GEMM_MIN_GROUPS / 2 workgroups (ResNet-50's 7x7 stage: 512 x 49 outputs, K 4608) and
- * whose K is at least VK_SPLITK_MIN_K runs as S slices of K on the 64x64 tile (z: slice x
- * batch), each writing its sums to a scratch buffer, then gemm_splitk.comp adds the slices
- * and applies C or bias and the epilogue. S reaches VK_GEMM_MIN_GROUPS workgroups, within
- * the bounds below. */
-#define VK_SPLITK_MIN_K 1024
-#define VK_SPLITK_MIN_SLICE 256         /* K per slice, at least */
+ * VK_GEMM_MIN_GROUPS / 2 workgroups (ResNet-50's 7x7 stage: 512 x 49 outputs, K 4608;
+ * MobileNetV2's 1x1 projections 960 -> 160 at 7x7 and 576 -> 96 at 14x14) and whose K is at
+ * least VK_SPLITK_MIN_K runs as S slices of K on the 64x64 tile (z: slice x batch), each
+ * writing its sums to a scratch buffer, then gemm_splitk.comp adds the slices and applies
+ * C or bias and the epilogue. S reaches VK_GEMM_MIN_GROUPS workgroups, within the bounds
+ * below. The second dispatch costs about one dispatch floor (2.2 us on the H200): worth it
+ * from a few hundred K on (960 -> 160 at 7x7: 10 workgroups walking K 960 alone, 67 us). */
+#define VK_SPLITK_MIN_K 256
+#define VK_SPLITK_MIN_SLICE 64          /* K per slice, at least */
 #define VK_SPLITK_MAX 16                /* slices, at most */
 #define VK_SPLITK_ALIGN 32              /* K per slice is a multiple (of every BK) */
 #define VK_SPLITK_MAX_BYTES (64u << 20) /* scratch of one product, at most */

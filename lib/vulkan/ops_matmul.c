@@ -26,6 +26,24 @@ static bool groups_fit(const struct gpu_caps *caps, int64_t m, int64_t n, int64_
     return true;
 }
 
+bool vk_gemv_pick(const struct gpu_caps *caps, const matmul_push *pc, bool floats, int64_t batch,
+                  vk_kernel_id *kernel, uint32_t groups[3])
+{
+    if (!floats || !caps->prefer_tiled || caps->gemm_force != 0 || caps->splitk_force != 0 ||
+        caps->coop_force > 0 || pc->m > VK_GEMV_MAX_ROWS)
+        return false;
+    bool k_contig = pc->b_sk == 1; /* the COLS of gemv.comp's two forms */
+    int64_t cols = k_contig ? 4 : 32, gx = ((int64_t)pc->n + cols - 1) / cols;
+    if (gx > caps->max_workgroup_count[0] || pc->m > caps->max_workgroup_count[1] ||
+        batch > caps->max_workgroup_count[2])
+        return false;
+    *kernel = k_contig ? VK_KERNEL_GEMV_K_CONTIG : VK_KERNEL_GEMV;
+    groups[0] = (uint32_t)gx;
+    groups[1] = pc->m;
+    groups[2] = (uint32_t)batch;
+    return true;
+}
+
 vkml_status vk_rec_matmul(gpu_recorder *rec, const matmul_push *pc, vkml_dtype dtype, int a, int b,
                           int c, int res, int y, int64_t batch, vkml_error *err)
 {
@@ -40,6 +58,8 @@ vkml_status vk_rec_matmul(gpu_recorder *rec, const matmul_push *pc, vkml_dtype d
     /* split-K's first pass on the coop kernel only when a test forces it (VK_COOP_MIN_SIDE) */
     bool coop = floats && vk_gemm_coop_takes(caps, dtype, vk_rec_fast_math(rec)) &&
                 caps->coop_force > 0;
+    if (vk_gemv_pick(caps, pc, floats, batch, &tiled, groups))
+        return vk_rec_kernel(rec, tiled, dtype, bind, pc, sizeof(*pc), groups, err);
     if (floats && vk_gemm_pick_split(caps, false, coop, pc->m, pc->n, pc->k, batch, &split))
         return vk_rec_gemm_split(rec, &split, dtype, bind, pc, sizeof(*pc), err);
     if (caps->prefer_tiled && caps->gemm_force >= 0 && floats &&

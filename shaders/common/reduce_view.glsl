@@ -1,7 +1,9 @@
 // The reduction view (lib/ops/reduce.h) walked by reduce.comp and norm.comp, and the
 // two ways a kernel covers a line: one invocation per line (default), or with -DROWS one
-// workgroup of LANES invocations per line that stride over it and combine through shared
-// memory (GPUs; lavapipe prefers the former). Needs the push block `p` with the
+// workgroup of LANES (256) invocations per line that stride over it and combine through
+// shared memory (GPUs; lavapipe prefers the former). 256, not 64: EfficientNet's
+// squeeze-excitation means are few long lines (32 of 112x112), which 64 lanes walked in 196
+// dependent steps each. Needs the push block `p` with the
 // VKML_REDUCE_VIEW_PUSH fields (push.h) and ACC, the accumulator type.
 #ifndef VKML_REDUCE_VIEW_GLSL
 #define VKML_REDUCE_VIEW_GLSL
@@ -17,7 +19,14 @@ uint view_offset(uint i, uint n, uint dims[4], uint strides[4])
 }
 
 uint line_offset(uint line) { return view_offset(line, p.n_keep, p.keep_dims, p.keep_strides); }
-uint elem_offset(uint r) { return view_offset(r, p.n_red, p.red_dims, p.red_strides); }
+// A line of consecutive elements (the last axes of a dense tensor: ReduceMean over H and W,
+// a normalisation's row) needs no index arithmetic per element (a uniform branch).
+uint elem_offset(uint r)
+{
+    if (p.n_red == 1u && p.red_strides[0] == 1u)
+        return r;
+    return view_offset(r, p.n_red, p.red_dims, p.red_strides);
+}
 
 #define COMBINE_SUM 0
 #define COMBINE_MAX 1
@@ -35,8 +44,8 @@ ACC combine(ACC a, ACC b, uint how)
 }
 
 #ifdef ROWS
-#define LANES 64u
-layout(local_size_x = 64, local_size_y = 1, local_size_z = 1) in;
+#define LANES 256u
+layout(local_size_x = 256, local_size_y = 1, local_size_z = 1) in;
 shared ACC lane_acc[LANES];
 shared uint lane_idx[LANES];
 

@@ -360,6 +360,42 @@ static void test_errors(void)
     expect_error(c, VKML_ERROR_INVALID_MODEL, "slope", "PRelu slope larger than X");
 }
 
+/* The dense kernels' DENSE_ELEMS (4) elements per invocation, strided by the grid: counts
+ * around a multiple of 4, and one past 4 x 65,535 workgroups of 64 (the grid spills into
+ * y): a unary op, Cast to float16 and back, a same-shape Add (dims merged into one) and a
+ * scalar Mul. */
+static void test_dense_counts(void)
+{
+    static const int64_t counts[] = {1, 3, 4, 5, 4 * 65535 * 64 + 5};
+    char label[96];
+    for (size_t i = 0; i < VKML_ARRAY_SIZE(counts); i++) {
+        int64_t n = counts[i];
+        oh_case *c = oh_new("Neg", 13);
+        oh_input(c, VKML_DTYPE_FLOAT, 1, &n, -10, 10);
+        snprintf(label, sizeof label, "dense Neg of %lld", (long long)n);
+        oh_run(c, label, OH_BOUND_EXACT);
+        for (int to = 0; to < 2; to++) {
+            vkml_dtype src = to ? VKML_DTYPE_FLOAT16 : VKML_DTYPE_FLOAT;
+            c = oh_new("Cast", 21);
+            oh_input(c, src, 1, &n, -300, 300);
+            oh_attr_int(c, "to", to ? VKML_DTYPE_FLOAT : VKML_DTYPE_FLOAT16);
+            snprintf(label, sizeof label, "dense Cast %s of %lld", vkml_dtype_name(src),
+                     (long long)n);
+            oh_run(c, label, OH_BOUND_FP16);
+        }
+        c = oh_new("Add", 14);
+        oh_input(c, VKML_DTYPE_FLOAT, 2, (int64_t[]){1, n}, -10, 10);
+        oh_input(c, VKML_DTYPE_FLOAT, 2, (int64_t[]){1, n}, -10, 10);
+        snprintf(label, sizeof label, "dense Add of %lld", (long long)n);
+        oh_run(c, label, OH_BOUND_EXACT);
+        c = oh_new("Mul", 14);
+        oh_input(c, VKML_DTYPE_FLOAT, 1, &n, -10, 10);
+        oh_input(c, VKML_DTYPE_FLOAT, 0, NULL, -10, 10);
+        snprintf(label, sizeof label, "dense Mul by a scalar of %lld", (long long)n);
+        oh_run(c, label, OH_BOUND_EXACT);
+    }
+}
+
 int main(void)
 {
     test_unary_floats();
@@ -369,6 +405,7 @@ int main(void)
     test_variadic();
     test_clip_where_dropout();
     test_cast();
+    test_dense_counts();
     test_known_values();
     test_errors();
     return oh_finish();

@@ -20,6 +20,7 @@
 #include "plan/context.h"
 #include "testutil.h"
 #include "vulkan/ops_gemm.h"
+#include "vulkan/ops_matmul.h"
 #include "vulkan/vk_device.h"
 
 #include <stdlib.h>
@@ -297,6 +298,65 @@ static void product_picks(void)
     caps.prefer_tiled = false;
     CHECK(!vk_conv_runs_as_product(&pw, VKML_DTYPE_FLOAT, &caps),
           "conv as product: not on a device without tiled products (lavapipe)");
+/* vk_gemv_pick's choices, derived by hand: few rows take gemv.comp, 32 columns (or 4 with
+ * B^T) a workgroup; more rows, forcing, plain kernels or integers do not. */
+static void gemv_picks(void)
+{
+    struct gpu_caps caps = {.prefer_tiled = true, .max_workgroup_count = {65535, 65535, 65535}};
+    matmul_push mnist = {.m = 1, .n = 10, .k = 256, .b_sk = 10, .b_sn = 1};
+    vk_kernel_id k = VK_KERNEL_COUNT;
+    uint32_t g[3] = {0};
+    CHECK(vk_gemv_pick(&caps, &mnist, true, 1, &k, g) && k == VK_KERNEL_GEMV && g[0] == 1 &&
+              g[1] == 1 && g[2] == 1, "gemv: mnist-8's [1,256] x [256,10]");
+    matmul_push t = {.m = 4, .n = 1000, .k = 1280, .b_sk = 1, .b_sn = 1280};
+    CHECK(vk_gemv_pick(&caps, &t, true, 3, &k, g) && k == VK_KERNEL_GEMV_K_CONTIG &&
+              g[0] == 250 && g[1] == 4 && g[2] == 3, "gemv: B^T, 4 rows, 3 batches");
+    t.m = 5;
+    CHECK(!vk_gemv_pick(&caps, &t, true, 1, &k, g), "gemv: 5 rows go to the tiles");
+    CHECK(!vk_gemv_pick(&caps, &mnist, false, 1, &k, g), "gemv: integers");
+    caps.splitk_force = 2;
+    CHECK(!vk_gemv_pick(&caps, &mnist, true, 1, &k, g), "gemv: split-K forced");
+    caps.splitk_force = 0;
+    caps.gemm_force = 4;
+    CHECK(!vk_gemv_pick(&caps, &mnist, true, 1, &k, g), "gemv: a tile forced");
+    caps.gemm_force = 0;
+    caps.prefer_tiled = false;
+    CHECK(!vk_gemv_pick(&caps, &mnist, true, 1, &k, g), "gemv: plain kernels (lavapipe)");
+}
+
+/* Few-row products on gemv.comp (run with tiles by shape): ragged K and N around its 32
+ * and 4 columns and its 8 and 64 slices, B^T, C, batches, a bias and an activation. */
+static void gemv_products(void)
+{
+    static const int64_t sizes[][3] = {{1, 256, 10}, {2, 1000, 37}, {4, 33, 1},
+                                       {1, 1, 65},   {3, 7, 33},    {1, 1280, 100}};
+    for (size_t i = 0; i < VKML_ARRAY_SIZE(sizes); i++)
+        matmul_2d(sizes[i][0], sizes[i][1], sizes[i][2]);
+    gemm(1, 300, 77, 0, 1, 1, NULL);
+    gemm(3, 129, 5, 1, 1, 2, NULL);
+    gemm(2, 65, 9, 1, 0, 0, NULL);
+    matmul("gemv batched [2,3,1,70] x [3,70,35]", 4, (int64_t[]){2, 3, 1, 70}, 3,
+           (int64_t[]){3, 70, 35}, NULL, 0, NULL);
+    graph_epilogue relu = {.act = GRAPH_EPI_RELU, .bias = 2, .residual = -1, .absorbed = "Add+Relu"};
+    matmul("gemv Add+Relu", 2, (int64_t[]){1, 256}, 2, (int64_t[]){256, 10}, &relu, 2,
+           (int64_t[]){1, 10});
+    /* 1x1 convs of 1x1 inputs (squeeze-excitation): EfficientNet's 48 -> 1152 + Sigmoid,
+     * 3 images, a residual, and a 1x1 pad that keeps them off gemv.comp */
+    const conv_shape se[] = {{1, 48, 1, 1, 1152, 1, 1, 0, 1, 1},
+                             {3, 37, 1, 1, 9, 1, 1, 0, 1, 1},
+                             {2, 20, 1, 1, 11, 1, 1, 1, 1, 1}};
+    graph_epilogue sig = {.act = GRAPH_EPI_SIGMOID, .bias = -1, .residual = -1,
+                          .absorbed = "Sigmoid"};
+    graph_epilogue res = {.act = GRAPH_EPI_SILU, .alpha = 1, .bias = -1, .residual = 3,
+                          .residual_first = true, .absorbed = "Add+SiLU"};
+    conv(&se[0], true, &sig);
+    conv(&se[1], false, NULL);
+    conv(&se[1], true, &res);
+    conv(&se[2], true, NULL);
+    dtype = VKML_DTYPE_FLOAT16;
+    matmul("gemv", 2, (int64_t[]){2, 500}, 2, (int64_t[]){500, 45}, NULL, 0, NULL);
+    conv(&se[0], true, &sig);
+    dtype = VKML_DTYPE_FLOAT;
 }
 
 /* vk_gemm_pick_split's plans, derived by hand. */
@@ -305,7 +365,7 @@ static void split_picks(void)
     struct gpu_caps caps = {.prefer_tiled = true, .max_workgroup_count = {65535, 65535, 65535}};
     vk_gemm_split sp = {0};
     /* 512 x 49 x 4608 (3x3 conv, 512 channels at 7x7): 32x32 tiles give 2 x 16 = 32 groups
-     * (<= 132); the 64x64 tile 1 x 8; 264 / 8 -> 33 slices, capped by 4608 / 256 = 18 and
+     * (<= 132); the 64x64 tile 1 x 8; 264 / 8 -> 33 slices, capped by 4608 / 64 = 72 and
      * 16: 16 slices of ceil(4608 / 16) = 288 (a multiple of 32). */
     CHECK(vk_gemm_pick_split(&caps, true, false, 512, 49, 4608, 1, &sp) && sp.splits == 16 &&
               sp.k_slice == 288 && sp.first == VK_KERNEL_CONV_GEMM_SPLITK_64X64 &&
@@ -315,10 +375,11 @@ static void split_picks(void)
               sp.scratch_bytes == 16ull * 512 * 49 * 4,
           "split: r50 7x7 stage: %u slices of %u, groups %u x %u x %u", sp.splits, sp.k_slice,
           sp.groups[0], sp.groups[1], sp.groups[2]);
-    /* 70 x 40 x 1100 MatMul: one 64x64 tile, 1100 / 256 = 4 slices of 275 -> 288: 4 */
-    CHECK(vk_gemm_pick_split(&caps, false, false, 70, 40, 1100, 1, &sp) && sp.splits == 4 &&
-              sp.k_slice == 288 && sp.first == VK_KERNEL_GEMM_SPLITK_64X64 &&
-              sp.groups[0] == 1 && sp.groups[1] == 2 && sp.groups[2] == 4,
+    /* 70 x 40 x 1100 MatMul: 1 x 2 64x64 tiles, 132 slices capped by 1100 / 64 = 17 and 16:
+     * ceil(1100 / 16) = 69 -> 96 a slice: 12 slices */
+    CHECK(vk_gemm_pick_split(&caps, false, false, 70, 40, 1100, 1, &sp) && sp.splits == 12 &&
+              sp.k_slice == 96 && sp.first == VK_KERNEL_GEMM_SPLITK_64X64 &&
+              sp.groups[0] == 1 && sp.groups[1] == 2 && sp.groups[2] == 12,
           "split: 70x40x1100: %u slices of %u", sp.splits, sp.k_slice);
     CHECK(vk_gemm_pick_split(&caps, true, true, 512, 49, 4608, 1, &sp) && sp.splits == 16 &&
               sp.first == VK_KERNEL_CONV_GEMM_COOP_SPLITK_64X64 &&
@@ -326,8 +387,13 @@ static void split_picks(void)
           "split: on cooperative matrices, the coop first pass");
     CHECK(!vk_gemm_pick_split(&caps, false, false, 1024, 1024, 4096, 1, &sp),
           "split: not a product of many tiles");
-    CHECK(!vk_gemm_pick_split(&caps, false, false, 64, 64, 1000, 1, &sp),
-          "split: not under K 1024");
+    CHECK(!vk_gemm_pick_split(&caps, false, false, 64, 64, 250, 1, &sp),
+          "split: not under K 256");
+    /* MobileNetV2's 960 -> 160 1x1 conv at 7x7: 32x32 tiles give 2 x 5 = 10 groups; the
+     * 64x64 tile 1 x 3; 88 slices capped by 960 / 64 = 15: 15 slices of 64 */
+    CHECK(vk_gemm_pick_split(&caps, true, false, 160, 49, 960, 1, &sp) && sp.splits == 15 &&
+              sp.k_slice == 64 && sp.groups[0] == 1 && sp.groups[1] == 3 && sp.groups[2] == 15,
+          "split: MobileNetV2 960 -> 160 at 7x7: %u slices of %u", sp.splits, sp.k_slice);
     caps.splitk_force = -1;
     CHECK(!vk_gemm_pick_split(&caps, true, false, 512, 49, 4608, 1, &sp), "split: splitk_force -1");
     caps.splitk_force = 3; /* K 41: ceil(41 / 3) = 14 -> 32: 2 slices */
@@ -349,7 +415,7 @@ static void split_picks(void)
 static void split_products(void)
 {
     matmul_2d(70, 1100, 40);
-    matmul_2d(3, 2050, 5);
+    matmul_2d(6, 2050, 5); /* more rows than gemv.comp takes */
     gemm(45, 1030, 39, 1, 1, 2, NULL);
     graph_epilogue e = {.act = GRAPH_EPI_SILU, .alpha = 1, .bias = 2, .residual = 3,
                         .absorbed = "Add+SiLU+Add"};
@@ -361,6 +427,7 @@ static void split_products(void)
         {1, 128, 5, 5, 24, 3, 1, 1, 1, 1},  /* K 1152, one tile */
         {2, 256, 4, 4, 32, 3, 1, 1, 1, 2},  /* groups: K 1152 per group */
         {1, 1040, 3, 3, 20, 1, 1, 0, 1, 1}, /* 1x1, K 1040 */
+        {1, 300, 7, 7, 37, 1, 1, 0, 1, 1},  /* 1x1, K 300: 4 slices of 96 (the last 12) */
     };
     for (size_t i = 0; i < VKML_ARRAY_SIZE(cs); i++) {
         conv(&cs[i], i != 1, NULL);
@@ -534,7 +601,10 @@ int main(void)
         products(passes[p].large);
         if (passes[p].force <= 0)
             epilogues();
+        if (passes[p].k == OH_KERNELS_TILED && passes[p].force == 0)
+            gemv_products();
     }
+    gemv_picks();
     oh_gpu_kernels(OH_KERNELS_TILED, 1);
     epilogues(); /* the largest tile's epilogue too */
     split_picks();

@@ -74,6 +74,18 @@ static void test_reductions(void)
                 -1000000, 1000000, true);
     reduce_case("ReduceLogSumExp", VKML_DTYPE_FLOAT, 2, (int64_t[]){2, 777}, 1, (int64_t[]){1}, 0,
                 -50, 50, true);
+    /* The last axes of a dense tensor (a contiguous line: no per-element index arithmetic),
+     * as EfficientNet's squeeze-excitation means over H, W with keepdims: lines of 113x111
+     * (past the four-way unrolled loop, a ragged tail), 7x7 (shorter than one stride of
+     * lanes), and 1x1 planes. */
+    static const int64_t planes[][4] = {{1, 3, 113, 111}, {2, 37, 7, 7}, {1, 5, 33, 1}};
+    for (size_t i = 0; i < sizeof(planes) / sizeof(planes[0]); i++)
+        for (size_t k = 0; k < sizeof(floats) / sizeof(floats[0]); k++) {
+            reduce_case("ReduceMean", floats[k], 4, planes[i], 2, (int64_t[]){2, 3}, 1, 0.5, 3,
+                        true);
+            reduce_case("ReduceMax", floats[k], 4, planes[i], 2, (int64_t[]){-2, -1}, 0, -100, 100,
+                        true);
+        }
 }
 
 static void test_reduce_known(void)

@@ -407,7 +407,9 @@ static void test_boundaries(vkml_context *ctx, int device)
     vkml_model_destroy(&model);
 }
 
-/* mnist-8: its Add -> Relu pairs fuse; the scores match the unfused run. */
+/* mnist-8: its Add -> Relu pairs leave no elementwise group (the per-channel Adds fold into
+ * the Convs' biases at load, the Relus become their epilogues); the scores match the
+ * unfused run, on the CPU exactly. */
 static void test_mnist(vkml_context *ctx, int device)
 {
     char path[1024];
@@ -433,7 +435,7 @@ static void test_mnist(vkml_context *ctx, int device)
         CHECK_OK(vkml_session_create(ctx, model, &params, &s, &err), &err);
         if (!s)
             continue;
-        CHECK(vkml_session_plan_fused_count(s) == (f == 0 ? 2u : 0u),
+        CHECK(vkml_session_plan_fused_count(s) == 0,
               "device %d: mnist-8 has %zu fused groups", device, vkml_session_plan_fused_count(s));
         vkml_tensor to = {.dtype = VKML_DTYPE_FLOAT,
                           .rank = 2,

@@ -1,8 +1,11 @@
 /* Load-time epilogue fusion (graph/fuse_epilogue.c): a graph with each pattern (Conv + Add +
  * Relu, Conv + x*Sigmoid(x) + Add, Conv + Clip, Gemm + HardSwish, MatMul + LeakyRelu + Add,
- * MatMul + Add(bias) + Gelu, Conv + x*HardSigmoid(x)) loads with those nodes absorbed, `fused` naming them, and computes what the
- * unfused graph (VKML_NO_FUSE=1) computes, on the CPU and on every Vulkan device; what must
- * not fuse (a broadcast Add, an output read twice, a graph output) stays. */
+ * MatMul + Add(bias) + Gelu, Conv + x*HardSigmoid(x), a bias-less Conv + Add of a constant
+ * per channel or of one value (+ Relu): the Add becomes the Conv's bias) loads with those
+ * nodes absorbed, `fused` naming them, and computes what the unfused graph (VKML_NO_FUSE=1)
+ * computes, on the CPU and on every Vulkan device (the bias folds bit for bit); what must
+ * not fuse (a broadcast Add, an output read twice, a graph output, a constant Add after a
+ * Conv with a bias) stays. */
 #include "test_graph.h"
 
 #include <math.h>
@@ -112,12 +115,29 @@ static vkml_model *make_model(bool fuse)
     node(g, "add7", "Add", 13, 2, (int[]){t7, sc}, y7, 0);
     conv(g, "c8", x, 1, true, t8);
     node(g, "relu8", "Relu", 13, 1, (int[]){t8}, y8, 0);
+    /* 11: bias-less Conv + Add of a [C,1,1] constant + Relu (mnist-8's pattern); 12: + Add
+     * of one value, the constant first; 13: a Conv with a bias + a [1,C,1,1] constant Add:
+     * not folded (the bias would be rounded twice) */
+    int t11 = val(g, "t11"), a11 = val(g, "a11"), y11 = val(g, "Y11");
+    conv(g, "c11", x, 3, false, t11);
+    int k11 = tg_random_constant(g, "k11", 3, (int64_t[]){C, 1, 1}, -1, 1, &seed);
+    node(g, "add11", "Add", 13, 2, (int[]){t11, k11}, a11, 0);
+    node(g, "relu11", "Relu", 13, 1, (int[]){a11}, y11, 0);
+    int t12 = val(g, "t12"), y12 = val(g, "Y12");
+    conv(g, "c12", x, 1, false, t12);
+    int k12 = tg_random_constant(g, "k12", 0, NULL, -1, 1, &seed);
+    node(g, "add12", "Add", 13, 2, (int[]){k12, t12}, y12, 0);
+    int t13 = val(g, "t13"), y13 = val(g, "Y13");
+    conv(g, "c13", x, 1, true, t13);
+    int k13 = tg_random_constant(g, "k13", 4, (int64_t[]){1, C, 1, 1}, -1, 1, &seed);
+    node(g, "add13", "Add", 13, 2, (int[]){t13, k13}, y13, 0);
     if (fuse)
         unsetenv("VKML_NO_FUSE");
     else
         setenv("VKML_NO_FUSE", "1", 1);
     vkml_model *m = tg_model(g, (int[]){x, z, z3, r, sc}, 5,
-                             (int[]){y1, y2, y3, y4, y5, y6, y7, y8, t8, y9, y10}, 11, 20);
+                             (int[]){y1, y2, y3, y4, y5, y6, y7, y8, t8, y9, y10, y11, y12, y13},
+                             14, 20);
     unsetenv("VKML_NO_FUSE");
     return m;
 }
@@ -135,7 +155,10 @@ static const char *fused_of(const vkml_model *m, const char *name)
 }
 
 #define N_IN 5
-#define N_OUT 11
+#define N_OUT 14
+/* The outputs of the folded biases (Y11, Y12): fused equals unfused bit for bit. */
+#define FOLD_FIRST 11
+#define FOLD_LAST 12
 
 static void run(vkml_context *ctx, vkml_model *m, int device, const vkml_tensor *in,
                 vkml_tensor *out)
@@ -164,12 +187,13 @@ int main(void)
     size_t np = vkml_model_node_count(plain), nf = vkml_model_node_count(fused);
     printf("nodes: %zu unfused, %zu fused\n", np, nf);
     /* Absorbed: Add Relu, Sigmoid Mul Add, Clip, HardSwish, LeakyRelu Add, Add Gelu,
-     * HardSigmoid Mul. */
-    CHECK(np - nf == 13, "%zu nodes absorbed, expected 13", np - nf);
+     * HardSigmoid Mul, Add Relu, Add. */
+    CHECK(np - nf == 16, "%zu nodes absorbed, expected 16", np - nf);
     static const char *expect[][2] = {
         {"c1", "Add+Relu"}, {"c2", "Sigmoid+Mul+Add"}, {"c3", "Clip"}, {"gemm4", "HardSwish"},
         {"mm5", "LeakyRelu+Add"}, {"mm6", "Add+Gelu"}, {"c7", ""}, {"c8", ""},
-        {"c9", "HardSigmoid+Mul"}, {"mm10", ""},
+        {"c9", "HardSigmoid+Mul"}, {"mm10", ""}, {"c11", "Add+Relu"}, {"c12", "Add"},
+        {"c13", ""},
     };
     for (size_t i = 0; i < VKML_ARRAY_SIZE(expect); i++) {
         const char *got = fused_of(fused, expect[i][0]);
@@ -196,6 +220,7 @@ int main(void)
     vkml_tensor ref[N_OUT] = {0};
     run(ctx, plain, VKML_DEVICE_CPU, in, ref);
     for (int d = -1; d < vkml_context_device_count(ctx); d++) {
+        float *unfused_fold[FOLD_LAST + 1] = {0};
         for (int f = 0; f < 2; f++) {
             vkml_tensor got[N_OUT] = {0};
             run(ctx, f ? fused : plain, d < 0 ? VKML_DEVICE_CPU : d, in, got);
@@ -211,7 +236,15 @@ int main(void)
                     worst = fmax(worst, e);
                 }
                 CHECK(a && b && got[o].size == ref[o].size, "device %d output %d missing", d, o);
-                free(got[o].data);
+                if (o >= FOLD_FIRST && o <= FOLD_LAST && !f)
+                    unfused_fold[o] = got[o].data; /* compared with the fused run's below */
+                else if (o >= FOLD_FIRST && o <= FOLD_LAST) {
+                    CHECK(a && unfused_fold[o] && memcmp(a, unfused_fold[o], got[o].size) == 0,
+                          "device %d output %d: the folded bias differs from the Add", d, o);
+                    free(unfused_fold[o]);
+                    free(got[o].data);
+                } else
+                    free(got[o].data);
             }
             printf("device %d %s vs unfused CPU: max normalised error %.2e\n", d,
                    f ? "fused" : "unfused", worst);

@@ -1,0 +1,60 @@
+// Bindings, push block (lib/vulkan/ops_matmul.h's matmul_push) and the store of the
+// matrix-product kernels that are not gemm_tiled.comp (matmul.comp, matmul_direct.comp,
+// gemv.comp). Element (m, k) of A is at a_batch + m * a_sm + k * a_sk, likewise B and C.
+#ifndef VKML_MATMUL_PARAMS_GLSL
+#define VKML_MATMUL_PARAMS_GLSL
+
+#define MAX_BATCH_RANK 4
+
+DECLARE_IN(0, a)
+DECLARE_IN(1, b)
+DECLARE_IN(2, c)
+DECLARE_IN(3, res) // the fused residual (epilogue.glsl)
+DECLARE_OUT(4, y)
+
+layout(push_constant) uniform Params {
+    uint m, n, k;
+    uint a_sm, a_sk, b_sk, b_sn, c_sm, c_sn;
+    float alpha, beta;
+    uint has_c;
+    uint batch_rank;
+    uint batch_dims[MAX_BATCH_RANK];
+    uint a_batch_strides[MAX_BATCH_RANK];
+    uint b_batch_strides[MAX_BATCH_RANK];
+    uint epi_act;
+    float epi_alpha, epi_beta;
+    uint epi_flags;
+} p;
+#include "epilogue.glsl"
+
+// alpha * acc + beta * C, then the fused epilogue (output element at). Integer variants:
+// the host only sends alpha = beta = 1 (exact) and no fused epilogue.
+T epilogue(A acc, uint row, uint col, uint at)
+{
+#if IS_FLOAT
+    A v = A(p.alpha) * acc;
+    if (p.has_c != 0)
+        v += A(p.beta) * A(c[row * p.c_sm + col * p.c_sn]);
+#else
+    A v = acc;
+    if (p.has_c != 0)
+        v += A(c[row * p.c_sm + col * p.c_sn]);
+#endif
+    return T(epilogue_apply(v, at));
+}
+
+// A's and B's element offsets of batch `batch` (gl_WorkGroupID.z), broadcast dims walked.
+void batch_offsets(uint batch, out uint a_off, out uint b_off)
+{
+    uint rem = batch;
+    a_off = 0;
+    b_off = 0;
+    for (int d = int(p.batch_rank) - 1; d >= 0; d--) {
+        uint idx = rem % p.batch_dims[d];
+        rem /= p.batch_dims[d];
+        a_off += idx * p.a_batch_strides[d];
+        b_off += idx * p.b_batch_strides[d];
+    }
+}
+
+#endif
