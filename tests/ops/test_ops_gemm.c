@@ -298,6 +298,8 @@ static void product_picks(void)
     caps.prefer_tiled = false;
     CHECK(!vk_conv_runs_as_product(&pw, VKML_DTYPE_FLOAT, &caps),
           "conv as product: not on a device without tiled products (lavapipe)");
+}
+
 /* vk_gemv_pick's choices, derived by hand: few rows take gemv.comp, 32 columns (or 4 with
  * B^T) a workgroup; more rows, forcing, plain kernels or integers do not. */
 static void gemv_picks(void)
