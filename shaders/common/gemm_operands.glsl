@@ -319,10 +319,10 @@ bool gemm_store_quad(uint row, uint col, uint z, vec4 acc)
     uint at = (z * g_m + row) * g_n + col;
     vec4 v = p.alpha * acc;
     if (p.has_c != 0u)
-        for (uint e = 0u; e < 4u; e++)
+        [[unroll]] for (uint e = 0u; e < 4u; e++)
             v[e] += p.beta * float(c[row * p.c_sm + (col + e) * p.c_sn]);
 #endif
-    for (uint e = 0u; e < 4u; e++)
+    [[unroll]] for (uint e = 0u; e < 4u; e++)
         v[e] = epilogue_apply(v[e], at + e);
     y4[at / 4u] = T4(v);
     return true;

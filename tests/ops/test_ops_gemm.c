@@ -477,8 +477,12 @@ static void coop_picks(void)
           "coop: not with M or N under %d", VK_COOP_MIN_SIDE);
     CHECK(!vk_gemm_pick_coop(&caps, false, f32, false, 1024, 1024, 1024, 1, &k, g),
           "coop: float32 under precision fp32 never");
+    CHECK(!vk_gemm_pick_coop(&caps, false, f32, true, 1024, 1024, 1024, 1, &k, g),
+          "coop: float32 under fp32-fast stays on the float32 tiles unless forced (faster)");
+    caps.coop_force = 2;
     CHECK(vk_gemm_pick_coop(&caps, false, f32, true, 1024, 1024, 1024, 1, &k, g) && is_coop(k),
-          "coop: float32 under fp32-fast");
+          "coop: float32 under fp32-fast when forced");
+    caps.coop_force = 0;
     CHECK(vk_gemm_coop_takes(&caps, f16, false) && !vk_gemm_coop_takes(&caps, f32, false) &&
               vk_gemm_coop_takes(&caps, f32, true),
           "coop: float16 always, float32 under fp32-fast only");
