@@ -1,6 +1,7 @@
 /* Vulkan lowerings of MaxPool (with Indices), AveragePool and LpPool over 1 to 3 spatial
  * dims (pool.comp), and the global pools. */
 #include "ops/pool.h"
+#include "vulkan/ops_reduce.h"
 #include "vulkan/ops_window.h"
 
 #include <string.h>
@@ -74,18 +75,31 @@ VKML_GPU_DECL(gpu_pool)
     return vk_rec_dispatch(rec, &dispatch, err);
 }
 
+/* The global pools are ReduceMean / ReduceMax over the spatial axes, and run as those where
+ * reduce.comp has the dtype (a workgroup per long plane: global_pool.comp walks a plane
+ * with one invocation, 0.8 ms of EfficientNet-B0's 2.1 on the H200 for its 17
+ * squeeze-excitation means); double keeps global_pool.comp. */
 VKML_GPU_DECL(gpu_global_pool)
 {
     global_pool_params p;
     vkml_status st = global_pool_params_parse(values, node, &p, err);
     if (st != VKML_OK)
         return st;
+    const graph_value *x = &values[node->inputs[0]];
+    int bind[] = {node->inputs[0], node->outputs[0]};
+    vk_kernel_id reduce = p.is_max ? VK_KERNEL_REDUCE_MAX : VK_KERNEL_REDUCE_MEAN;
+    reduce_view view;
+    reduce_view_init(x->rank, x->dims, ~(uint32_t)3 & ((1u << x->rank) - 1), &view);
+    if (p.spatial_size > 0 && vk_kernel_variant(reduce, (int)x->dtype) >= 0 &&
+        vk_kernel_variant((vk_kernel_id)(reduce + 1), (int)x->dtype) >= 0) {
+        reduce_push rp = {0};
+        VK_SET_REDUCE_VIEW(&rp, &view);
+        return vk_rec_lines(rec, reduce, x->dtype, &view, bind, &rp, sizeof(rp), err);
+    }
     global_pool_push pc = {
         .planes = vk_u32(p.batch * p.channels),
         .size = vk_u32(p.spatial_size),
     };
-    int bind[] = {node->inputs[0], node->outputs[0]};
     return vk_rec_kernel_1d(rec, p.is_max ? VK_KERNEL_GLOBAL_MAXPOOL : VK_KERNEL_GLOBAL_AVGPOOL,
-                            values[node->inputs[0]].dtype,
-                            bind, &pc, sizeof(pc), pc.planes, err);
+                            x->dtype, bind, &pc, sizeof(pc), pc.planes, err);
 }

@@ -503,15 +503,18 @@ static void test_pool(void)
     };
     for (size_t i = 0; i < VKML_ARRAY_SIZE(cases); i++)
         run_pool(&cases[i]);
+    /* the global pools run as ReduceMean / ReduceMax over the planes: short planes, and an
+     * EfficientNet-sized first squeeze-excitation (32 planes of 112x112: a workgroup each) */
     const char *global[] = {"GlobalAveragePool", "GlobalMaxPool"};
-    const int64_t dims[] = {5, 7, 11, 13};
-    for (size_t i = 0; i < VKML_ARRAY_SIZE(global); i++) {
-        test_graph t;
-        tg_init(&t);
-        int x = tg_tensor(&t, "x", false, 4, dims, -1, 1), node;
-        tg_node(&t, global[i], 11, &x, 1, 0, &node);
-        run_case(global[i], &t, BOUND_SUM);
-    }
+    const int64_t dims[][4] = {{5, 7, 11, 13}, {1, 32, 112, 112}};
+    for (size_t d = 0; d < VKML_ARRAY_SIZE(dims); d++)
+        for (size_t i = 0; i < VKML_ARRAY_SIZE(global); i++) {
+            test_graph t;
+            tg_init(&t);
+            int x = tg_tensor(&t, "x", false, 4, dims[d], -1, 1), node;
+            tg_node(&t, global[i], 11, &x, 1, 0, &node);
+            run_case(global[i], &t, BOUND_SUM);
+        }
 }
 
 static void matmul_case(const char *label, int ra, const int64_t *a, int rb, const int64_t *b)
