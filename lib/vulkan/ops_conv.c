@@ -15,11 +15,13 @@
  * it (depthwise, few channels) most of a tile's rows would be idle. */
 #define CONV_GEMM_MIN_CHANNELS 8
 
-/* Outputs (batch x channels x pixels) up to which a conv of K under VK_SPLITK_MIN_K runs on
- * the direct kernel: one invocation per output, no barriers, many more workgroups than the
- * GEMM's tiles (mnist-8's 8 -> 16 5x5 at 14x14: 3,136 outputs, 49 workgroups of 64 walking
- * K 200, instead of 7 32x32 tiles, half their rows idle: 15.8 us on the H200). */
+/* Outputs (batch x channels x pixels) up to which, and K under which, a conv runs on the
+ * direct kernel: one invocation per output, no barriers, more workgroups than the GEMM's
+ * tiles. Measured on the H200 (2026-11-24): mnist-8's 1 -> 8 5x5 at 28x28 (6,272 outputs,
+ * K 25) 8.5 us direct against 13.9 on a 32x32 tile; its 8 -> 16 5x5 at 14x14 (3,136
+ * outputs, K 200) 22.5 us direct against 18.6: a long K is walked serially there. */
 #define CONV_DIRECT_MAX_OUTPUTS 8192
+#define CONV_DIRECT_MAX_K 64
 
 /* conv_gemm_*'s push block (gemm_tiled.comp with CONV=1). */
 typedef struct conv_push {
@@ -47,7 +49,7 @@ static bool gemm_groups(const conv_params *p, vkml_dtype dtype, const struct gpu
         return false;
     int64_t k = p->in_channels / p->group * window_kernel_size(&p->win);
     bool by_shape = caps->gemm_force == 0 && caps->splitk_force == 0 && caps->coop_force <= 0;
-    if (by_shape && p->out_channels * cols <= CONV_DIRECT_MAX_OUTPUTS && k < VK_SPLITK_MIN_K)
+    if (by_shape && p->out_channels * cols <= CONV_DIRECT_MAX_OUTPUTS && k < CONV_DIRECT_MAX_K)
         return false;
     /* split-K's first pass on the coop kernel only when a test forces it (VK_COOP_MIN_SIDE) */
     bool coop = vk_gemm_coop_takes(caps, dtype, fast_math) && caps->coop_force > 0;
