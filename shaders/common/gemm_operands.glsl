@@ -13,7 +13,7 @@
 // `k_slice` (a multiple of every BK) after the epilogue members.
 #ifndef VKML_GEMM_OPERANDS_GLSL
 #define VKML_GEMM_OPERANDS_GLSL
-#define MAX_BATCH_RANK 4
+#include "matmul_push.glsl"
 #ifndef SPLITK
 #define SPLITK 0
 #endif
@@ -66,17 +66,7 @@ layout(push_constant) uniform Params {
 } p;
 #else
 layout(push_constant) uniform Params {
-    uint m, n, k;
-    uint a_sm, a_sk, b_sk, b_sn, c_sm, c_sn;
-    float alpha, beta;
-    uint has_c;
-    uint batch_rank;
-    uint batch_dims[MAX_BATCH_RANK];
-    uint a_batch_strides[MAX_BATCH_RANK];
-    uint b_batch_strides[MAX_BATCH_RANK];
-    uint epi_act;
-    float epi_alpha, epi_beta;
-    uint epi_flags;
+    MATMUL_PUSH_MEMBERS
 #if SPLITK
     uint splits, k_slice;
 #endif

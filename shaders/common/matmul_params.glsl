@@ -4,7 +4,7 @@
 #ifndef VKML_MATMUL_PARAMS_GLSL
 #define VKML_MATMUL_PARAMS_GLSL
 
-#define MAX_BATCH_RANK 4
+#include "matmul_push.glsl"
 
 DECLARE_IN(0, a)
 DECLARE_IN(1, b)
@@ -13,17 +13,7 @@ DECLARE_IN(3, res) // the fused residual (epilogue.glsl)
 DECLARE_OUT(4, y)
 
 layout(push_constant) uniform Params {
-    uint m, n, k;
-    uint a_sm, a_sk, b_sk, b_sn, c_sm, c_sn;
-    float alpha, beta;
-    uint has_c;
-    uint batch_rank;
-    uint batch_dims[MAX_BATCH_RANK];
-    uint a_batch_strides[MAX_BATCH_RANK];
-    uint b_batch_strides[MAX_BATCH_RANK];
-    uint epi_act;
-    float epi_alpha, epi_beta;
-    uint epi_flags;
+    MATMUL_PUSH_MEMBERS
 } p;
 #include "epilogue.glsl"
 
