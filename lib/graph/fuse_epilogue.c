@@ -42,13 +42,15 @@ static void remove_node(graph_node *n)
     n->n_outputs = 0;
 }
 
-/* A float constant scalar (one element) of the inferred values, into *out. */
+/* A float constant scalar (one element) of the inferred values, into *out: an initializer,
+ * or a value inference computed (a Constant node's output, as the TorchScript exporter
+ * writes Clip's bounds: its kind stays that of a node's output, its data is known). */
 static bool const_scalar(const fuse_state *s, const graph_node *n, int i, float *out)
 {
     if (i >= n->n_inputs || n->inputs[i] < 0)
         return true; /* omitted: the default stays */
     const graph_value *v = &s->shapes[n->inputs[i]];
-    if (v->kind != GRAPH_VALUE_CONSTANT || !v->data || v->dtype != VKML_DTYPE_FLOAT ||
+    if (!v->data || v->dtype != VKML_DTYPE_FLOAT ||
         vkml_tensor_element_count(v->rank, v->dims) != 1 || v->data_size < sizeof(float))
         return false;
     memcpy(out, v->data, sizeof(float));
