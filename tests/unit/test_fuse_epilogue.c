@@ -20,7 +20,8 @@ static int node(graph *g, const char *name, const char *op, int opset, int n_in,
                 int out, int n_attrs)
 {
     int n = graph_add_node(g, name, op, "", n_in, 1, n_attrs);
-    memcpy(g->nodes[n].inputs, in, sizeof(int) * (size_t)n_in);
+    if (n_in) /* a Constant node has none (and `in` NULL) */
+        memcpy(g->nodes[n].inputs, in, sizeof(int) * (size_t)n_in);
     g->nodes[n].outputs[0] = out;
     g->nodes[n].opset = opset;
     return n;
