@@ -5,8 +5,8 @@
 #include "graph/graph.h"
 #include "vulkan/vk_ops.h"
 
-/* Workgroups a tile should give before a larger tile is taken (about two per SM of a
- * large GPU: H200 has 132). Fewer with every tile: the smallest. */
+/* Workgroups split-K aims for (about two per SM of a large GPU: H200 has 132); see
+ * vk_gemm_pick_split. Tiles are picked by VK_GEMM_TILE_MIN_GROUPS. */
 #define VK_GEMM_MIN_GROUPS 264
 /* Workgroups a tile must give before a larger one is taken (vk_gemm_pick, vk_gemm_pick_coop):
  * about one per SM of a large GPU was measured best (ops_gemm.c). */
