@@ -1,18 +1,24 @@
-/* Benchmark (not a test): float32 matrix products and convolutions on one Vulkan device,
- * GFLOP/s of each kernel family: the plain per-output kernels (matmul_direct.comp,
- * conv_window.comp), the tiled kernels before gemm_tiled.comp (matmul.comp; convs: the
- * direct kernel), gemm_tiled.comp without split-K and gemm_tiled.comp (tile and split-K by
- * shape; the split-K plan printed); then, on a device with cooperative
- * matrices (caps.cooperative_matrix), precision fp16 and fp32-fast with gemm_coop.comp off
- * (VKML_NO_COOPMAT's effect) and on, and the coop kernel each shape takes.
- *   bench_gemm [DEVICE] [RUNS] [CHAIN] [FILTER]   DEVICE: 0, 1 ... (default 0); RUNS: timed
- *   runs per point (default 20); CHAIN: products per model (default 10); FILTER: only
- *   shapes whose name contains it. BENCH_GEMM_TILES=1 adds a line per shape with every
+/* Benchmark (not a test): matrix products and convolutions on one Vulkan device, a line
+ * per kernel family: GFLOP/s, its share of the device's measured ceiling (bench_ceiling.h,
+ * measured first in the same process: fp32 FMA for the float32-math kernels, the fp16
+ * cooperative matrix one for gemm_coop.comp) and the share of the copy bandwidth its least
+ * traffic takes (X, W and Y once each at the precision's storage size, over its time).
+ * Kernels: the plain per-output kernels (matmul_direct.comp, conv_window.comp), the tiled
+ * kernels before gemm_tiled.comp (matmul.comp; convs: the direct kernel), gemm_tiled.comp
+ * without split-K and gemm_tiled.comp (tile and split-K by shape; the split-K plan
+ * printed); then, on a device with cooperative matrices (caps.cooperative_matrix),
+ * precision fp16 and fp32-fast with gemm_coop.comp off (VKML_NO_COOPMAT's effect) and on,
+ * and the coop kernel each shape takes.
+ *   bench_gemm [--small] [DEVICE] [RUNS] [CHAIN] [FILTER]   DEVICE: 0, 1 ... (default 0);
+ *   RUNS: timed runs per point (default 20; --small 5); CHAIN: products per model (default
+ *   10; --small 4); FILTER: only shapes whose name contains it. --small: two small shapes
+ *   and small ceilings (seconds on lavapipe: the test). BENCH_GEMM_TILES=1 adds a line per
  *   tile forced (gemm_tiled.comp float32; gemm_coop.comp fp16 where it runs).
  * Method: a model of CHAIN dependent products (X -> op -> op ...; each op's output is the
  * next one's input, so the shapes are square in what chains) and one of a single product,
  * each run RUNS times after a warm-up; time per product = (median(CHAIN) - median(1)) /
  * (CHAIN - 1): the copies in and out and the submit cost cancel. */
+#include "bench_ceiling.h"
 #include "bench_util.h"
 #include "plan/context.h"
 #include "vulkan/ops_gemm.h"
@@ -40,6 +46,12 @@ static const bench_shape shapes[] = {
     {"conv 1x1 1024 @14", true, 1, 0, 0, 1024, 14, 1},
 };
 
+/* --small's: seconds on lavapipe. */
+static const bench_shape small_shapes[] = {
+    {"matmul 64x128x128 (small)", false, 1, 64, 128, 0, 0, 0},
+    {"conv 3x3 16 @16 (small)", true, 1, 0, 0, 16, 16, 3},
+};
+
 /* The input's dims and element count of a shape. */
 static int input_dims(const bench_shape *s, int64_t *dims)
 {
@@ -58,6 +70,14 @@ static double flops(const bench_shape *s)
     if (s->conv)
         return 2.0 * s->batch * s->c * s->c * s->hw * s->hw * s->ksize * s->ksize;
     return 2.0 * s->batch * s->m * s->k * s->k;
+}
+
+/* The least bytes one product moves: X, W and Y once each, elem_size bytes an element. */
+static double min_bytes(const bench_shape *s, int elem_size)
+{
+    double x = s->conv ? (double)s->batch * s->c * s->hw * s->hw : (double)s->batch * s->m * s->k;
+    double w = s->conv ? (double)s->c * s->c * s->ksize * s->ksize : (double)s->k * s->k;
+    return (2 * x + w) * elem_size; /* Y is X's shape */
 }
 
 static vkml_model *chain_model(const bench_shape *s, int chain)
@@ -151,132 +171,195 @@ static const char *coop_kernel(const struct gpu_caps *caps, const bench_shape *s
     return took ? vk_kernels[k].name : "none";
 }
 
-/* GFLOP/s under precision fp16 and fp32-fast, gemm_coop.comp off (coop_force -1) and on. */
-static void coop_row(vkml_context *ctx, int device, struct gpu_caps *caps, const bench_shape *s,
-                     vkml_model *one, vkml_model *many, int runs, int chain)
+/* One shape's models and what its lines are measured against. */
+typedef struct bench_point {
+    vkml_context *ctx;
+    int device;
+    struct gpu_caps *caps;
+    const bench_ceilings *ceil;
+    const bench_shape *s;
+    vkml_model *one, *many;
+    int runs, chain;
+    bool first_line; /* the shape's name still to print */
+} bench_point;
+
+/* GFLOP/s of a product of p's shape under precision, with p->caps as set. */
+static double measure(const bench_point *p, vkml_precision precision)
 {
-    static const struct {
-        vkml_precision precision;
-        int coop_force;
-    } kinds[] = {{VKML_PRECISION_FP16, -1},
-                 {VKML_PRECISION_FP16, 0},
-                 {VKML_PRECISION_FP32_FAST, -1},
-                 {VKML_PRECISION_FP32_FAST, 0}};
-    double gflops[4];
-    caps->prefer_tiled = true;
-    caps->gemm_force = 0;
-    for (int k = 0; k < 4; k++) {
-        caps->coop_force = kinds[k].coop_force;
-        double t1 = time_model(ctx, device, one, s, kinds[k].precision, runs);
-        double tn = time_model(ctx, device, many, s, kinds[k].precision, runs);
-        double per = (tn - t1) / (chain - 1);
-        gflops[k] = per > 0 ? flops(s) / per / 1e3 : NAN;
-    }
-    caps->coop_force = 0;
-    printf("  %-30s fp16 tiled %.1f coop %.1f (%.2fx); fp32-fast tiled %.1f coop %.1f "
-           "(%.2fx); kernel %s\n",
-           "", gflops[0], gflops[1], gflops[1] / gflops[0], gflops[2], gflops[3],
-           gflops[3] / gflops[2], coop_kernel(caps, s));
+    double t1 = time_model(p->ctx, p->device, p->one, p->s, precision, p->runs);
+    double tn = time_model(p->ctx, p->device, p->many, p->s, precision, p->runs);
+    double per = (tn - t1) / (p->chain - 1);
+    return per > 0 ? flops(p->s) / per / 1e3 : NAN;
 }
 
-/* With BENCH_GEMM_TILES=1: GFLOP/s of every gemm_tiled.comp tile forced (float32, no
- * split-K) and, with cooperative matrices, every gemm_coop.comp tile (precision fp16): the
- * data behind vk_gemm_pick's rule. */
-static void tile_row(vkml_context *ctx, int device, struct gpu_caps *caps, const bench_shape *s,
-                     vkml_model *one, vkml_model *many, int runs, int chain)
+/* A line of the table: kernel, GFLOP/s, share of the FMA or (coop) the cooperative-matrix
+ * ceiling, share of the copy bandwidth at elem_size bytes an element, note. */
+static void print_line(bench_point *p, const char *kernel, double gflops, bool coop,
+                       int elem_size, const char *note)
 {
-    int n_coop = caps->cooperative_matrix ? VK_COOP_TILES : 0;
-    printf("  %-30s tiles:", "");
+    double ceiling = coop ? p->ceil->coop_gflops : p->ceil->fma_gflops;
+    char peak[24] = "-", bw[16] = "-";
+    if (ceiling > 0 && isfinite(gflops))
+        snprintf(peak, sizeof(peak), "%.2f%% %s", 100 * gflops / ceiling, coop ? "coop" : "fma");
+    if (p->ceil->copy_gbs > 0 && isfinite(gflops)) /* GB/s = bytes x GFLOP/s / FLOP */
+        snprintf(bw, sizeof(bw), "%.2f%%",
+                 100 * min_bytes(p->s, elem_size) * gflops / flops(p->s) / p->ceil->copy_gbs);
+    printf("%-30s %-30s %10.1f %12s %9s  %s\n", p->first_line ? p->s->name : "", kernel, gflops,
+           peak, bw, note);
+    p->first_line = false;
+}
+
+/* The float32 kernel families, switched through gpu_caps. */
+static void fp32_lines(bench_point *p)
+{
+    static const struct {
+        const char *name;
+        bool tiled;
+        int force, splitk;
+    } kinds[] = {{"plain fp32", false, 0, 0},
+                 {"old tiled fp32", true, -1, 0},
+                 {"gemm_tiled no split-K fp32", true, 0, -1},
+                 {"gemm_tiled fp32", true, 0, 0}};
+    const bench_shape *s = p->s;
+    double old = NAN;
+    for (size_t k = 0; k < VKML_ARRAY_SIZE(kinds); k++) {
+        p->caps->prefer_tiled = kinds[k].tiled;
+        p->caps->gemm_force = kinds[k].force;
+        p->caps->splitk_force = kinds[k].splitk;
+        double gflops = measure(p, VKML_PRECISION_FP32);
+        char note[96] = "";
+        if (k == 1)
+            old = gflops;
+        if (k == VKML_ARRAY_SIZE(kinds) - 1) {
+            vk_gemm_split sp;
+            int64_t pixels = s->batch * s->hw * s->hw, taps = s->c * s->ksize * s->ksize;
+            bool splits = s->conv ? vk_gemm_pick_split(p->caps, true, false, s->c, pixels, taps,
+                                                       1, &sp)
+                                  : vk_gemm_pick_split(p->caps, false, false, s->batch * s->m,
+                                                       s->k, s->k, 1, &sp);
+            char split[48] = "none";
+            if (splits)
+                snprintf(split, sizeof(split), "%u slices of K %u", sp.splits, sp.k_slice);
+            snprintf(note, sizeof(note), "%.2fx old tiled; split-K %s", gflops / old, split);
+        }
+        print_line(p, kinds[k].name, gflops, false, 4, note);
+    }
+    p->caps->gemm_force = 0;
+    p->caps->splitk_force = 0;
+}
+
+/* Precision fp16 and fp32-fast with gemm_coop.comp off (coop_force -1: gemm_tiled.comp,
+ * float32 math) and on. */
+static void coop_lines(bench_point *p)
+{
+    static const struct {
+        const char *name;
+        vkml_precision precision;
+        int elem_size;
+    } kinds[] = {{"fp16", VKML_PRECISION_FP16, 2}, {"fp32-fast", VKML_PRECISION_FP32_FAST, 4}};
+    p->caps->prefer_tiled = true;
+    p->caps->gemm_force = 0;
+    for (size_t k = 0; k < VKML_ARRAY_SIZE(kinds); k++) {
+        char name[48], note[96];
+        p->caps->coop_force = -1;
+        double tiled = measure(p, kinds[k].precision);
+        snprintf(name, sizeof(name), "gemm_tiled %s", kinds[k].name);
+        print_line(p, name, tiled, false, kinds[k].elem_size, "gemm_coop off");
+        p->caps->coop_force = 0;
+        double coop = measure(p, kinds[k].precision);
+        snprintf(name, sizeof(name), "gemm_coop %s", kinds[k].name);
+        snprintf(note, sizeof(note), "%.2fx gemm_tiled; kernel %s", coop / tiled,
+                 coop_kernel(p->caps, p->s));
+        print_line(p, name, coop, true, kinds[k].elem_size, note);
+    }
+    p->caps->coop_force = 0;
+}
+
+/* With BENCH_GEMM_TILES=1: every gemm_tiled.comp tile forced (float32, no split-K) and,
+ * with cooperative matrices, every gemm_coop.comp tile (precision fp16): the data behind
+ * vk_gemm_pick's rule. */
+static void tile_lines(bench_point *p)
+{
+    int n_coop = p->caps->cooperative_matrix ? VK_COOP_TILES : 0;
     for (int t = 1; t <= VK_GEMM_TILES + n_coop; t++) {
         bool coop = t > VK_GEMM_TILES;
-        caps->prefer_tiled = true;
-        caps->splitk_force = -1;
-        caps->gemm_force = coop ? 0 : t;
-        caps->coop_force = coop ? t - VK_GEMM_TILES : -1;
-        vkml_precision prec = coop ? VKML_PRECISION_FP16 : VKML_PRECISION_FP32;
-        double t1 = time_model(ctx, device, one, s, prec, runs);
-        double tn = time_model(ctx, device, many, s, prec, runs);
-        double per = (tn - t1) / (chain - 1);
-        printf(" %s%d %.1f", coop ? "coop" : "tiled", coop ? t - VK_GEMM_TILES : t,
-               per > 0 ? flops(s) / per / 1e3 : NAN);
+        p->caps->prefer_tiled = true;
+        p->caps->splitk_force = -1;
+        p->caps->gemm_force = coop ? 0 : t;
+        p->caps->coop_force = coop ? t - VK_GEMM_TILES : -1;
+        double gflops = measure(p, coop ? VKML_PRECISION_FP16 : VKML_PRECISION_FP32);
+        char name[48];
+        snprintf(name, sizeof(name), "%s tile %d %s", coop ? "gemm_coop" : "gemm_tiled",
+                 coop ? t - VK_GEMM_TILES : t, coop ? "fp16" : "fp32");
+        print_line(p, name, gflops, coop, coop ? 2 : 4, "forced");
     }
-    printf("\n");
-    caps->gemm_force = 0;
-    caps->coop_force = 0;
-    caps->splitk_force = 0;
+    p->caps->gemm_force = 0;
+    p->caps->coop_force = 0;
+    p->caps->splitk_force = 0;
 }
 
 int main(int argc, char **argv)
 {
+    bool small = argc > 1 && strcmp(argv[1], "--small") == 0;
+    argv += small;
+    argc -= small;
     const char *dev_text = argc > 1 ? argv[1] : "0";
-    int runs = argc > 2 ? atoi(argv[2]) : 20;
-    int chain = argc > 3 ? atoi(argv[3]) : 10;
+    int runs = argc > 2 ? atoi(argv[2]) : small ? 5 : 20;
+    int chain = argc > 3 ? atoi(argv[3]) : small ? 4 : 10;
     const char *filter = argc > 4 ? argv[4] : "";
     runs = runs < 3 ? 3 : runs;
     chain = chain < 2 ? 2 : chain;
     vkml_context *ctx = NULL;
     vkml_error err = {0};
     int device;
+    vkml_device_info info;
     if (vkml_context_create(NULL, &ctx, &err) != VKML_OK ||
-        vkml_context_parse_device(ctx, dev_text, &device, &err) != VKML_OK || device < 0) {
+        vkml_context_parse_device(ctx, dev_text, &device, &err) != VKML_OK || device < 0 ||
+        vkml_context_device_info(ctx, device, &info, &err) != VKML_OK) {
         fprintf(stderr, "bench_gemm: a Vulkan device index, please: %s\n", err.message);
+        vkml_context_destroy(&ctx);
         return 1;
     }
-    vkml_device_info info;
-    vkml_context_device_info(ctx, device, &info, &err);
-    struct gpu_caps *caps = &((vk_device *)context_device(ctx, device))->caps;
+    vk_device *vd = (vk_device *)context_device(ctx, device);
+    struct gpu_caps *caps = &vd->caps;
     bool own_tiled = caps->prefer_tiled;
-    printf("device %s (%s): median of %d runs, chains of %d products; GFLOP/s; cooperative "
-           "matrices: %s\n", dev_text, info.name, runs, chain,
-           caps->cooperative_matrix ? "yes" : "no");
-    static const struct {
-        const char *name;
-        bool tiled;
-        int force, splitk;
-    } kinds[] = {{"plain", false, 0, 0},
-                 {"old tiled", true, -1, 0},
-                 {"no split-K", true, 0, -1},
-                 {"gemm_tiled", true, 0, 0}};
-    enum { N_KINDS = 4 };
-    printf("%-32s %12s %12s %12s %12s %10s  %s\n", "shape", kinds[0].name, kinds[1].name,
-           kinds[2].name, kinds[3].name, "new/old", "split-K (gemm_tiled)");
-    for (size_t i = 0; i < VKML_ARRAY_SIZE(shapes); i++) {
-        const bench_shape *s = &shapes[i];
-        if (!strstr(s->name, filter))
+    bench_ceilings ceil;
+    bool small_ceilings = small || info.type == VKML_DEVICE_TYPE_VULKAN_CPU;
+    printf("device %s (%s): ceilings (%s sizes) first\n", dev_text, info.name,
+           small_ceilings ? "small" : "full");
+    if (!bench_ceilings_measure(vd, small_ceilings, small_ceilings ? 3 : 10, &ceil)) {
+        vkml_context_destroy(&ctx);
+        return 1;
+    }
+    bench_ceilings_print(&ceil);
+    printf("\nmedian of %d runs, chains of %d products; cooperative matrices: %s\n"
+           "of peak: GFLOP/s over the fp32 FMA (fma) or fp16 cooperative-matrix (coop) "
+           "ceiling;\nof bw: X + W + Y bytes once each over the time, over the copy bandwidth\n",
+           runs, chain, caps->cooperative_matrix ? "yes" : "no");
+    printf("%-30s %-30s %10s %12s %9s  %s\n", "shape", "kernel", "GFLOP/s", "of peak", "of bw",
+           "note");
+    const bench_shape *list = small ? small_shapes : shapes;
+    size_t n = small ? VKML_ARRAY_SIZE(small_shapes) : VKML_ARRAY_SIZE(shapes);
+    for (size_t i = 0; i < n; i++) {
+        if (!strstr(list[i].name, filter))
             continue;
-        vkml_model *one = chain_model(s, 1), *many = chain_model(s, chain);
-        double gflops[N_KINDS];
-        for (int k = 0; k < N_KINDS; k++) {
-            caps->prefer_tiled = kinds[k].tiled;
-            caps->gemm_force = kinds[k].force;
-            caps->splitk_force = kinds[k].splitk;
-            double t1 = time_model(ctx, device, one, s, VKML_PRECISION_FP32, runs);
-            double tn = time_model(ctx, device, many, s, VKML_PRECISION_FP32, runs);
-            double per = (tn - t1) / (chain - 1);
-            gflops[k] = per > 0 ? flops(s) / per / 1e3 : NAN;
-        }
-        char split[48] = "none";
-        vk_gemm_split sp;
-        int64_t pixels = s->batch * s->hw * s->hw, taps = s->c * s->ksize * s->ksize;
-        bool splits = s->conv
-                          ? vk_gemm_pick_split(caps, true, false, s->c, pixels, taps, 1, &sp)
-                          : vk_gemm_pick_split(caps, false, false, s->batch * s->m, s->k, s->k,
-                                               1, &sp);
-        if (splits)
-            snprintf(split, sizeof(split), "%u slices of K %u", sp.splits, sp.k_slice);
-        printf("%-32s %12.1f %12.1f %12.1f %12.1f %9.2fx  %s\n", s->name, gflops[0], gflops[1],
-               gflops[2], gflops[3], gflops[3] / gflops[1], split);
+        bench_point p = {.ctx = ctx, .device = device, .caps = caps, .ceil = &ceil,
+                         .s = &list[i], .one = chain_model(&list[i], 1),
+                         .many = chain_model(&list[i], chain), .runs = runs, .chain = chain,
+                         .first_line = true};
+        fp32_lines(&p);
         if (caps->cooperative_matrix)
-            coop_row(ctx, device, caps, s, one, many, runs, chain);
+            coop_lines(&p);
         if (getenv("BENCH_GEMM_TILES"))
-            tile_row(ctx, device, caps, s, one, many, runs, chain);
+            tile_lines(&p);
         fflush(stdout);
-        vkml_model_destroy(&one);
-        vkml_model_destroy(&many);
+        vkml_model_destroy(&p.one);
+        vkml_model_destroy(&p.many);
     }
     caps->prefer_tiled = own_tiled;
     caps->gemm_force = 0;
     caps->splitk_force = 0;
+    caps->coop_force = 0;
     vkml_context_destroy(&ctx);
     return 0;
 }
