@@ -22,15 +22,15 @@ static const uint32_t peak_coop_spv[] =
     ;
 #endif
 
-#define WG 256                      /* invocations per workgroup of peak_fma and peak_memory */
-#define FMA_PER_TURN (16 * 8 * 4)   /* peak_fma.comp: UNROLL x CHAINS x 4 per invocation */
-#define FMA_B 0.999f                /* a = a * b + c: a goes to c / (1 - b) = 1 */
+#define WG 256                    /* invocations per workgroup of peak_fma and peak_memory */
+#define FMA_PER_TURN (16 * 8 * 4) /* peak_fma.comp: UNROLL x CHAINS x 4 per invocation */
+#define FMA_B 0.999f              /* a = a * b + c: a goes to c / (1 - b) = 1 */
 #define FMA_C 0.001f
-#define COOP_WG_SUBGROUPS 4         /* peak_coop.comp's SUBGROUPS */
-#define COOP_ACCS 8                 /* and ACCS */
-#define COOP_VALUE 0x3c800000u      /* 1/64: A x B adds 16 / 64^2 = 1/256 a turn */
-#define READ_PER_INVOCATION 16      /* vec4s each invocation of the read kernel sums */
-#define MAX_GROUPS 65535u           /* workgroups along x every device takes */
+#define COOP_WG_SUBGROUPS 4    /* peak_coop.comp's SUBGROUPS */
+#define COOP_ACCS 8            /* and ACCS */
+#define COOP_VALUE 0x3c800000u /* 1/64: A x B adds 16 / 64^2 = 1/256 a turn */
+#define READ_PER_INVOCATION 16 /* vec4s each invocation of the read kernel sums */
+#define MAX_GROUPS 65535u      /* workgroups along x every device takes */
 #define ONE_F32 0x3f800000u
 
 /* Sizes: small (lavapipe, the test) and full (several ms each on a large GPU). */
@@ -112,9 +112,9 @@ static bool buffer_create(ceil_gpu *g, VkDeviceSize size, bool host, ceil_buffer
     CK(vkCreateBuffer(dev, &bci, NULL, &b->buf));
     VkMemoryRequirements req;
     vkGetBufferMemoryRequirements(dev, b->buf, &req);
-    VkMemoryPropertyFlags want = host ? VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
-                                            VK_MEMORY_PROPERTY_HOST_COHERENT_BIT
-                                      : VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
+    VkMemoryPropertyFlags want =
+        host ? VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT
+             : VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
     uint32_t type = memory_type(g->vd, req.memoryTypeBits, want);
     if (type == UINT32_MAX && !host)
         type = memory_type(g->vd, req.memoryTypeBits, 0);
@@ -124,7 +124,8 @@ static bool buffer_create(ceil_gpu *g, VkDeviceSize size, bool host, ceil_buffer
         goto fail;
     }
     VkMemoryAllocateInfo mai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
-                                .allocationSize = req.size, .memoryTypeIndex = type};
+                                .allocationSize = req.size,
+                                .memoryTypeIndex = type};
     CK(vkAllocateMemory(dev, &mai, NULL, &b->mem));
     CK(vkBindBufferMemory(dev, b->buf, b->mem, 0));
     b->size = size;
@@ -146,49 +147,59 @@ static void kernel_destroy(ceil_gpu *g, ceil_kernel *k)
 
 /* A compute pipeline of SPIR-V `code` with n storage buffers bufs[0..n) at bindings 0..n
  * and push_size bytes of push constants. */
-static bool kernel_create(ceil_gpu *g, const uint32_t *code, size_t code_size,
-                          uint32_t push_size, uint32_t n, ceil_buffer *const *bufs,
-                          ceil_kernel *k)
+static bool kernel_create(ceil_gpu *g, const uint32_t *code, size_t code_size, uint32_t push_size,
+                          uint32_t n, ceil_buffer *const *bufs, ceil_kernel *k)
 {
     VkDevice dev = g->vd->dev;
     VkShaderModule module = VK_NULL_HANDLE;
     VkDescriptorSetLayoutBinding b[2];
     VkDescriptorBufferInfo bi[2];
+    if (n > VKML_ARRAY_SIZE(b))
+        return false;
     for (uint32_t i = 0; i < n; i++) {
         b[i] = (VkDescriptorSetLayoutBinding){i, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1,
                                               VK_SHADER_STAGE_COMPUTE_BIT, NULL};
         bi[i] = (VkDescriptorBufferInfo){bufs[i]->buf, 0, VK_WHOLE_SIZE};
     }
-    VkDescriptorSetLayoutCreateInfo dl = {
-        .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
-        .bindingCount = n, .pBindings = b};
+    VkDescriptorSetLayoutCreateInfo dl = {.sType =
+                                              VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
+                                          .bindingCount = n,
+                                          .pBindings = b};
     CK(vkCreateDescriptorSetLayout(dev, &dl, NULL, &k->set_layout));
     VkPushConstantRange pcr = {VK_SHADER_STAGE_COMPUTE_BIT, 0, push_size};
     VkPipelineLayoutCreateInfo pl = {.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
-                                     .setLayoutCount = 1, .pSetLayouts = &k->set_layout,
-                                     .pushConstantRangeCount = 1, .pPushConstantRanges = &pcr};
+                                     .setLayoutCount = 1,
+                                     .pSetLayouts = &k->set_layout,
+                                     .pushConstantRangeCount = 1,
+                                     .pPushConstantRanges = &pcr};
     CK(vkCreatePipelineLayout(dev, &pl, NULL, &k->layout));
-    VkShaderModuleCreateInfo smi = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
-                                    .codeSize = code_size, .pCode = code};
+    VkShaderModuleCreateInfo smi = {
+        .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, .codeSize = code_size, .pCode = code};
     CK(vkCreateShaderModule(dev, &smi, NULL, &module));
     VkComputePipelineCreateInfo cpi = {
         .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
         .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
-                  .stage = VK_SHADER_STAGE_COMPUTE_BIT, .module = module, .pName = "main"},
+                  .stage = VK_SHADER_STAGE_COMPUTE_BIT,
+                  .module = module,
+                  .pName = "main"},
         .layout = k->layout};
     CK(vkCreateComputePipelines(dev, VK_NULL_HANDLE, 1, &cpi, NULL, &k->pipe));
     vkDestroyShaderModule(dev, module, NULL);
     module = VK_NULL_HANDLE;
     VkDescriptorPoolSize ps = {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, n};
     VkDescriptorPoolCreateInfo dpi = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
-                                      .maxSets = 1, .poolSizeCount = 1, .pPoolSizes = &ps};
+                                      .maxSets = 1,
+                                      .poolSizeCount = 1,
+                                      .pPoolSizes = &ps};
     CK(vkCreateDescriptorPool(dev, &dpi, NULL, &k->desc_pool));
     VkDescriptorSetAllocateInfo dai = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
-                                       .descriptorPool = k->desc_pool, .descriptorSetCount = 1,
+                                       .descriptorPool = k->desc_pool,
+                                       .descriptorSetCount = 1,
                                        .pSetLayouts = &k->set_layout};
     CK(vkAllocateDescriptorSets(dev, &dai, &k->set));
     VkWriteDescriptorSet w = {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
-                              .dstSet = k->set, .descriptorCount = n,
+                              .dstSet = k->set,
+                              .descriptorCount = n,
                               .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
                               .pBufferInfo = bi};
     vkUpdateDescriptorSets(dev, 1, &w, 0, NULL);
@@ -216,7 +227,8 @@ fail:
 static bool submit_wait(ceil_gpu *g, double *host_s)
 {
     CK(vkEndCommandBuffer(g->cmd));
-    VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1,
+    VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+                       .commandBufferCount = 1,
                        .pCommandBuffers = &g->cmd};
     double t0 = bench_now_us();
     pthread_mutex_lock(&g->vd->queue_lock);
@@ -236,10 +248,9 @@ fail:
 static void barrier_all(ceil_gpu *g)
 {
     VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
-                          .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT |
-                                           VK_ACCESS_TRANSFER_WRITE_BIT,
-                          .dstAccessMask = VK_ACCESS_SHADER_READ_BIT |
-                                           VK_ACCESS_SHADER_WRITE_BIT |
+                          .srcAccessMask =
+                              VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
+                          .dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT |
                                            VK_ACCESS_TRANSFER_READ_BIT |
                                            VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_HOST_READ_BIT};
     vkCmdPipelineBarrier(g->cmd,
@@ -333,8 +344,8 @@ static bool near(double got, double want, const char *what)
 {
     if (fabs(got - want) <= 1e-3 * fabs(want) + 1e-3)
         return true;
-    fprintf(stderr, "bench_ceiling: %s: the kernel gave %.6g, the host expects %.6g\n", what,
-            got, want);
+    fprintf(stderr, "bench_ceiling: %s: the kernel gave %.6g, the host expects %.6g\n", what, got,
+            want);
     return false;
 }
 
@@ -345,8 +356,8 @@ static bool measure_fma(ceil_gpu *g, const struct ceiling_sizes *z, int runs, do
     bool ok = false;
     uint32_t invocations = z->fma_groups * WG;
     if (!buffer_create(g, (VkDeviceSize)invocations * sizeof(float), false, &result) ||
-        !kernel_create(g, peak_fma_spv, sizeof(peak_fma_spv), 12, 1,
-                       (ceil_buffer *[]){&result}, &k))
+        !kernel_create(g, peak_fma_spv, sizeof(peak_fma_spv), 12, 1, (ceil_buffer *[]){&result},
+                       &k))
         goto done;
     struct {
         float b, c;
@@ -413,8 +424,8 @@ done:
 static uint32_t stride_groups(const vk_device *vd, uint64_t count, uint32_t per)
 {
     uint64_t groups = (count + (uint64_t)WG * per - 1) / ((uint64_t)WG * per);
-    uint64_t most = vd->caps.max_workgroup_count[0] < MAX_GROUPS ? vd->caps.max_workgroup_count[0]
-                                                                  : MAX_GROUPS;
+    uint64_t most =
+        vd->caps.max_workgroup_count[0] < MAX_GROUPS ? vd->caps.max_workgroup_count[0] : MAX_GROUPS;
     return (uint32_t)(groups < most ? groups : most);
 }
 
@@ -444,10 +455,9 @@ static bool measure_memory(ceil_gpu *g, const struct ceiling_sizes *z, int runs,
         return false;
     }
     if (!buffer_create(g, bytes, false, &src) || !buffer_create(g, bytes, false, &dst) ||
-        !buffer_create(g, read_out, false, &sums) || !fill(g, &src, ONE_F32) ||
-        !fill(g, &dst, 0) ||
-        !kernel_create(g, peak_copy_spv, sizeof(peak_copy_spv), 4, 2,
-                       (ceil_buffer *[]){&src, &dst}, &copy) ||
+        !buffer_create(g, read_out, false, &sums) || !fill(g, &src, ONE_F32) || !fill(g, &dst, 0) ||
+        !kernel_create(g, peak_copy_spv, sizeof(peak_copy_spv), 4, 2, (ceil_buffer *[]){&src, &dst},
+                       &copy) ||
         !kernel_create(g, peak_read_spv, sizeof(peak_read_spv), 4, 2,
                        (ceil_buffer *[]){&src, &sums}, &read))
         goto done;
@@ -456,8 +466,7 @@ static bool measure_memory(ceil_gpu *g, const struct ceiling_sizes *z, int runs,
     float last[4], first[4];
     if (!best_of(g, &copy, &n, copy_groups, runs, &t_copy) ||
         !read_back(g, &dst, bytes - 16, 16, last) ||
-        !best_of(g, &read, &n, read_groups, runs, &t_read) ||
-        !read_back(g, &sums, 0, 16, first))
+        !best_of(g, &read, &n, read_groups, runs, &t_read) || !read_back(g, &sums, 0, 16, first))
         goto done;
     /* The copy's last vec4 is the source's ones; invocation 0 of the read summed every
      * stride-th vec4 of ones from 0. */
@@ -505,7 +514,8 @@ static bool gpu_open(vk_device *vd, ceil_gpu *g)
     CK(vkCreateFence(vd->dev, &fci, NULL, &g->fence));
     if (vd->caps.timestamps) {
         VkQueryPoolCreateInfo qci = {.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
-                                     .queryType = VK_QUERY_TYPE_TIMESTAMP, .queryCount = 2};
+                                     .queryType = VK_QUERY_TYPE_TIMESTAMP,
+                                     .queryCount = 2};
         CK(vkCreateQueryPool(vd->dev, &qci, NULL, &g->queries));
         uint32_t bits = vd->caps.timestamp_bits;
         g->tick_mask = bits >= 64 ? UINT64_MAX : (UINT64_C(1) << bits) - 1;
@@ -527,8 +537,8 @@ bool bench_ceilings_measure(vk_device *vd, bool small, int runs, bench_ceilings 
     if (!gpu_open(vd, &g))
         return false;
     out->device_timer = g.queries != VK_NULL_HANDLE;
-    bool ok = measure_fma(&g, z, out->runs, &out->fma_gflops) &&
-              measure_memory(&g, z, out->runs, out);
+    bool ok =
+        measure_fma(&g, z, out->runs, &out->fma_gflops) && measure_memory(&g, z, out->runs, out);
 #if BENCH_HAVE_COOP
     if (ok && vd->caps.cooperative_matrix)
         ok = measure_coop(&g, z, out->runs, &out->coop_gflops);

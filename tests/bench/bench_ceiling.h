@@ -20,8 +20,8 @@ typedef struct bench_ceilings {
     double copy_gbs;    /* GB/s (1e9 bytes), read + written */
     double read_gbs;    /* GB/s */
     const char *coop_note;
-    bool device_timer;        /* timestamp queries, else host time */
-    uint64_t memory_bytes;    /* of the source buffer of copy and read */
+    bool device_timer;     /* timestamp queries, else host time */
+    uint64_t memory_bytes; /* of the source buffer of copy and read */
     int runs;
 } bench_ceilings;
 
