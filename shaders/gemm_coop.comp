@@ -18,7 +18,9 @@
 // fragment loads stay 16-byte aligned, lines spread over the banks. After the K loop each
 // subgroup stages its accumulators one at a time in its own 16 x 20 floats of shared
 // memory, and its invocations store them through gemm_store (alpha, C or bias, the fused
-// epilogue, bounds checks).
+// epilogue, bounds checks). SMEM_VEC=1 (the split kernel's rows) keeps the tiles as uvec4
+// (see below). Every loop that indexes acc must unroll (acc then stays in registers; the
+// driver's statistics, tests/bench/bench_kernel_stats, show local memory otherwise).
 #extension GL_NV_cooperative_matrix : require
 #extension GL_KHR_memory_scope_semantics : require
 #extension GL_KHR_shader_subgroup_basic : require
@@ -54,9 +56,22 @@ layout(local_size_x = THREADS, local_size_y = 1, local_size_z = 1) in;
 #define A_STAGE MAX2(BM * A_K_LINE, BK * A_M_LINE) // halves per stage of A
 #define B_STAGE MAX2(BK * B_N_LINE, BN * B_K_LINE)
 #define SC_STRIDE (FRAG + 4)  // floats per row of a subgroup's staged result fragment
+#ifndef SMEM_VEC
+#define SMEM_VEC 0
+#endif
+#if SMEM_VEC
+// Tiles as uvec4 (8 halves): fragment offsets and strides in units of 8 halves, so that
+// the compiler knows every fragment row starts 16-byte aligned; a quad is half an element.
+// The result fragments are staged in sa after the K loop.
+#define SM_UNIT 8u
+shared uvec4 sa[MAX2(2 * A_STAGE / 8, SG_X * SG_Y * FRAG * SC_STRIDE / 4)];
+shared uvec4 sb[2 * B_STAGE / 8];
+#else
+#define SM_UNIT 1u
 shared float16_t sa[2 * A_STAGE];
 shared float16_t sb[2 * B_STAGE];
 shared float sc[SG_X * SG_Y * FRAG * SC_STRIDE];
+#endif
 
 #define HALF_MAX 65504.0
 f16vec4 to_half(vec4 v)
@@ -90,30 +105,49 @@ void store_tile(uint s, uint tid)
     [[unroll]] for (uint i = 0; i < A_QUADS; i++) {
         uvec2 q = a_quad_at(tid + i * THREADS);
         uint at = s * A_STAGE + (a_k_fast ? q.x * A_K_LINE + q.y : q.y * A_M_LINE + q.x);
+#if SMEM_VEC
+        uvec2 v = uvec2(packFloat2x16(reg_a[i].xy), packFloat2x16(reg_a[i].zw));
+        if ((at & 4u) == 0u)
+            sa[at / 8u].xy = v;
+        else
+            sa[at / 8u].zw = v;
+#else
         [[unroll]] for (uint c = 0; c < 4; c++)
             sa[at + c] = reg_a[i][c];
+#endif
     }
     [[unroll]] for (uint i = 0; i < B_QUADS; i++) {
         uvec2 q = b_quad_at(tid + i * THREADS);
         uint at = s * B_STAGE + (b_n_fast ? q.y * B_N_LINE + q.x : q.x * B_K_LINE + q.y);
+#if SMEM_VEC
+        uvec2 v = uvec2(packFloat2x16(reg_b[i].xy), packFloat2x16(reg_b[i].zw));
+        if ((at & 4u) == 0u)
+            sb[at / 8u].xy = v;
+        else
+            sb[at / 8u].zw = v;
+#else
         [[unroll]] for (uint c = 0; c < 4; c++)
             sb[at + c] = reg_b[i][c];
+#endif
     }
 }
 
-void main()
+// The staged result float at index e.
+float staged(uint e)
 {
-    uint z = gemm_z();
-    gemm_locate(z);
-    uint tid = gl_LocalInvocationID.x;
-    uint sg = gl_SubgroupID, lane = gl_SubgroupInvocationID;
-    uint sg_row = (sg / SG_X) * WM, sg_col = (sg % SG_X) * WN; // the subgroup's block
-    uint row0 = gl_WorkGroupID.y * BM, col0 = gl_WorkGroupID.x * BN;
-    fcoopmatNV<32, gl_ScopeSubgroup, FRAG, FRAG> acc[FM][FN];
-    [[unroll]] for (uint i = 0; i < FM; i++)
-        [[unroll]] for (uint j = 0; j < FN; j++)
-            acc[i][j] = fcoopmatNV<32, gl_ScopeSubgroup, FRAG, FRAG>(0.0);
+#if SMEM_VEC
+    return uintBitsToFloat(sa[e / 4u][e % 4u]);
+#else
+    return sc[e];
+#endif
+}
 
+fcoopmatNV<32, gl_ScopeSubgroup, FRAG, FRAG> acc[FM][FN];
+
+// The K loop: the workgroup's tiles through the two stages, each subgroup's products into
+// acc; ak and bn are a_k_fast and b_n_fast as constants (main calls it per layout).
+void k_loop(const bool ak, const bool bn, uint row0, uint col0, uint sg_row, uint sg_col, uint tid)
+{
     if (k_begin < k_end) {
         load_tile(row0, col0, k_begin, tid);
         store_tile(0, tid);
@@ -129,17 +163,17 @@ void main()
             fcoopmatNV<16, gl_ScopeSubgroup, FRAG, FRAG> fa[FM], fb;
             [[unroll]] for (uint i = 0; i < FM; i++) {
                 uint m = sg_row + i * FRAG;
-                if (a_k_fast)
-                    coopMatLoadNV(fa[i], sa, a_stage + m * A_K_LINE + kk, A_K_LINE, false);
+                if (ak)
+                    coopMatLoadNV(fa[i], sa, (a_stage + m * A_K_LINE + kk) / SM_UNIT, A_K_LINE / SM_UNIT, false);
                 else
-                    coopMatLoadNV(fa[i], sa, a_stage + kk * A_M_LINE + m, A_M_LINE, true);
+                    coopMatLoadNV(fa[i], sa, (a_stage + kk * A_M_LINE + m) / SM_UNIT, A_M_LINE / SM_UNIT, true);
             }
             [[unroll]] for (uint j = 0; j < FN; j++) {
                 uint n = sg_col + j * FRAG;
-                if (b_n_fast)
-                    coopMatLoadNV(fb, sb, b_stage + kk * B_N_LINE + n, B_N_LINE, false);
+                if (bn)
+                    coopMatLoadNV(fb, sb, (b_stage + kk * B_N_LINE + n) / SM_UNIT, B_N_LINE / SM_UNIT, false);
                 else
-                    coopMatLoadNV(fb, sb, b_stage + n * B_K_LINE + kk, B_K_LINE, true);
+                    coopMatLoadNV(fb, sb, (b_stage + n * B_K_LINE + kk) / SM_UNIT, B_K_LINE / SM_UNIT, true);
                 [[unroll]] for (uint i = 0; i < FM; i++)
                     acc[i][j] = coopMatMulAddNV(fa[i], fb, acc[i][j]);
             }
@@ -150,18 +184,55 @@ void main()
         barrier();
         s ^= 1u;
     }
+}
+
+void main()
+{
+    uint z = gemm_z();
+    gemm_locate(z);
+    uint tid = gl_LocalInvocationID.x;
+    uint sg = gl_SubgroupID, lane = gl_SubgroupInvocationID;
+    uint sg_row = (sg / SG_X) * WM, sg_col = (sg % SG_X) * WN; // the subgroup's block
+    uint row0 = gl_WorkGroupID.y * BM, col0 = gl_WorkGroupID.x * BN;
+    [[unroll]] for (uint i = 0; i < FM; i++)
+        [[unroll]] for (uint j = 0; j < FN; j++)
+            acc[i][j] = fcoopmatNV<32, gl_ScopeSubgroup, FRAG, FRAG>(0.0);
+    // One copy of the K loop per operand layout: fragments loaded under a runtime choice
+    // of layout kept the loop at a tenth of its speed on the H200.
+    if (a_k_fast) {
+        if (b_n_fast)
+            k_loop(true, true, row0, col0, sg_row, sg_col, tid);
+        else
+            k_loop(true, false, row0, col0, sg_row, sg_col, tid);
+    } else {
+        if (b_n_fast)
+            k_loop(false, true, row0, col0, sg_row, sg_col, tid);
+        else
+            k_loop(false, false, row0, col0, sg_row, sg_col, tid);
+    }
 
     uint stage = sg * FRAG * SC_STRIDE;
+#if SMEM_VEC
+    barrier(); // every subgroup is done with the tiles: sa stages the results
+#endif
     [[unroll]] for (uint i = 0; i < FM; i++) {
         [[unroll]] for (uint j = 0; j < FN; j++) {
+#if SMEM_VEC
+            coopMatStoreNV(acc[i][j], sa, stage / 4u, SC_STRIDE / 4u, false);
+#else
             coopMatStoreNV(acc[i][j], sc, stage, SC_STRIDE, false);
+#endif
             subgroupMemoryBarrierShared();
             subgroupBarrier(); // the fragment is in sc for every invocation of the subgroup
-            for (uint e = lane; e < FRAG * FRAG; e += SUBGROUP) {
+            // A constant trip count: glslc unrolls the loops around it, so that acc is
+            // indexed by constants only (a loop it kept rolled put acc in local memory,
+            // every MulAdd a load and a store: a tenth of the speed on the H200).
+            [[unroll]] for (uint t = 0; t < FRAG * FRAG / SUBGROUP; t++) {
+                uint e = lane + t * SUBGROUP;
                 uint r = e / FRAG, cc = e % FRAG;
                 uint row = row0 + sg_row + i * FRAG + r, col = col0 + sg_col + j * FRAG + cc;
                 if (row < g_m && col < g_n)
-                    gemm_store(row, col, z, sc[stage + r * SC_STRIDE + cc]);
+                    gemm_store(row, col, z, staged(stage + r * SC_STRIDE + cc));
             }
             subgroupBarrier(); // read before the next fragment overwrites it
         }

@@ -115,7 +115,8 @@ bool vk_gemm_pick_coop(const struct gpu_caps *caps, bool conv, vkml_dtype dtype,
      * (bench_gemm, 2026-11-24) that ran 24-34 TFLOP/s where rounding to float16 on the way
      * into the tensor cores gave 11-24. */
     if (forced < 0 && (conv || dtype != VKML_DTYPE_FLOAT16 || m < VK_COOP_MIN_SIDE ||
-                       n < VK_COOP_MIN_SIDE || m * n < VK_COOP_MIN_OUTPUTS || k < VK_COOP_MIN_K))
+                       n < VK_COOP_MIN_SIDE || m * n < VK_COOP_MIN_OUTPUTS || k < VK_COOP_MIN_K ||
+                       (uint64_t)(2 * z) * (uint64_t)m * (uint64_t)n * 4 > VK_SPLITK_MAX_BYTES))
         return false;
     if (!pick_tile(caps, coop_tiles, n_tiles, forced, conv, m, n, z, kernel, groups))
         return false;
@@ -132,7 +133,17 @@ bool vk_gemm_pick_split(const struct gpu_caps *caps, bool conv, bool coop, int64
     const int64_t tile = 64; /* the SPLITK rows of shaders/meson.build */
     int64_t gx = (n + tile - 1) / tile, gy = (m + tile - 1) / tile;
     int64_t splits = caps->splitk_force;
-    if (splits == 0) {
+    bool coop_by_shape = coop && !conv && caps->coop_force == 0;
+    if (splits == 0 && coop_by_shape) {
+        /* cooperative matrices by shape: always the split kernel, at least 2 slices */
+        if (k < 2 * VK_SPLITK_MIN_SLICE)
+            return false;
+        splits = (VK_GEMM_MIN_GROUPS + gx * gy * z - 1) / (gx * gy * z);
+        if (splits < 2)
+            splits = 2;
+        if (splits > k / VK_SPLITK_MIN_SLICE)
+            splits = k / VK_SPLITK_MIN_SLICE;
+    } else if (splits == 0) {
         int64_t smallest =
             ((n + small->bn - 1) / small->bn) * ((m + small->bm - 1) / small->bm) * z;
         if (k < VK_SPLITK_MIN_K || smallest * 2 > VK_GEMM_MIN_GROUPS)
@@ -146,7 +157,8 @@ bool vk_gemm_pick_split(const struct gpu_caps *caps, bool conv, bool coop, int64
     if (splits < 2)
         return false;
     int64_t k_slice = (k + splits - 1) / splits;
-    k_slice = (k_slice + VK_SPLITK_ALIGN - 1) / VK_SPLITK_ALIGN * VK_SPLITK_ALIGN;
+    int64_t align = coop_by_shape ? VK_COOP_SPLITK_ALIGN : VK_SPLITK_ALIGN;
+    k_slice = (k_slice + align - 1) / align * align;
     splits = (k + k_slice - 1) / k_slice;
     if (splits < 2 || (uint64_t)(splits * z) * (uint64_t)m * (uint64_t)n * 4 > VK_SPLITK_MAX_BYTES)
         return false;

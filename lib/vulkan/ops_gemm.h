@@ -42,7 +42,8 @@ bool vk_gemm_pick(const struct gpu_caps *caps, bool conv, int64_t m, int64_t n, 
 #define VK_SPLITK_MIN_K 256
 #define VK_SPLITK_MIN_SLICE 64          /* K per slice, at least */
 #define VK_SPLITK_MAX 16                /* slices, at most */
-#define VK_SPLITK_ALIGN 32              /* K per slice is a multiple (of every BK) */
+#define VK_SPLITK_ALIGN 32              /* K per slice is a multiple (of gemm_tiled's BK) */
+#define VK_COOP_SPLITK_ALIGN 64         /* and of gemm_coop's split kernel's BK */
 #define VK_SPLITK_MAX_BYTES (64u << 20) /* scratch of one product, at most */
 #define VK_SPLITK_SUM_WG 64             /* gemm_splitk.comp's workgroup width */
 
@@ -78,15 +79,16 @@ bool vk_conv_runs_as_product(const struct conv_params *p, vkml_dtype dtype,
                              const struct gpu_caps *caps);
 
 /* Products gemm_coop.comp takes by shape (gpu_caps.coop_force 0): at least this many
- * outputs per batch or group and this long a K; smaller ones stay on gemm_tiled.comp. */
+ * outputs per batch or group and this long a K (two slices of its split kernel: by shape
+ * the coop products always run split, vk_gemm_pick_split); smaller ones stay on
+ * gemm_tiled.comp. */
 #define VK_COOP_MIN_OUTPUTS (64 * 64)
-#define VK_COOP_MIN_K 32
-/* Unforced, the coop kernel takes only plain products (not convolutions) with M and N at
- * least this: on the H200 (bench_gemm, 2026-11-24) it ran 2.1-2.3x gemm_tiled's float16 on
- * 1024^3 and 256x4096x4096, the same on 8 x 512^3 and 64x768x768, and 0.1-0.65x on every
- * ResNet-50 convolution (its implicit-GEMM loads starve the tensor cores); split-K's first
- * pass stays on gemm_tiled too. */
-#define VK_COOP_MIN_SIDE 256
+#define VK_COOP_MIN_K (2 * VK_SPLITK_MIN_SLICE)
+/* Unforced, the coop kernel takes only float16 plain products (not convolutions: their
+ * implicit-GEMM loads starve the tensor cores, 0.1-0.65x gemm_tiled's float16 on every
+ * ResNet-50 convolution on the H200) with M and N at least this, and whose two slices of
+ * float32 sums fit VK_SPLITK_MAX_BYTES. */
+#define VK_COOP_MIN_SIDE 128
 /* Tiles of gemm_coop.comp (gpu_caps.coop_force counts from 1). */
 #define VK_COOP_TILES 3
 /* The gemm_coop.comp variant for an m x n x k product over z batches or groups of dtype,

@@ -58,6 +58,11 @@ vkml_status vk_rec_matmul(gpu_recorder *rec, const matmul_push *pc, vkml_dtype d
     /* split-K's first pass on the coop kernel only when a test forces it (VK_COOP_MIN_SIDE) */
     bool coop = floats && vk_gemm_coop_takes(caps, dtype, vk_rec_fast_math(rec)) &&
                 caps->coop_force > 0;
+    /* by shape, the products gemm_coop.comp takes run as its split kernel (vk_gemm_pick_split) */
+    if (floats && caps->coop_force == 0 && caps->splitk_force == 0 &&
+        vk_gemm_pick_coop(caps, false, dtype, vk_rec_fast_math(rec), pc->m, pc->n, pc->k, batch,
+                          &tiled, groups))
+        coop = true;
     if (vk_gemv_pick(caps, pc, floats, batch, &tiled, groups))
         return vk_rec_kernel(rec, tiled, dtype, bind, pc, sizeof(*pc), groups, err);
     if (floats && vk_gemm_pick_split(caps, false, coop, pc->m, pc->n, pc->k, batch, &split))

@@ -389,6 +389,19 @@ static void split_picks(void)
           "split: on cooperative matrices, the coop first pass");
     CHECK(!vk_gemm_pick_split(&caps, false, false, 1024, 1024, 4096, 1, &sp),
           "split: not a product of many tiles");
+    /* A product cooperative matrices take by shape runs on the coop split kernel whatever
+     * its tiles: the Linear layer 256 x 4096 x 4096 gives 4 x 64 64x64 tiles, so the
+     * minimum of 2 slices, of 2048 (a multiple of its BK 64). */
+    CHECK(vk_gemm_pick_split(&caps, false, true, 256, 4096, 4096, 1, &sp) && sp.splits == 2 &&
+              sp.k_slice == 2048 && sp.first == VK_KERNEL_GEMM_COOP_SPLITK_64X64 &&
+              sp.groups[0] == 64 && sp.groups[1] == 4 && sp.groups[2] == 2,
+          "split: coop by shape, 256x4096x4096: %u slices of %u", sp.splits, sp.k_slice);
+    /* 64 x 768 x 200: 12 x 1 tiles want 22 slices; K 200 allows 3, of 67 -> 128: 2 */
+    CHECK(vk_gemm_pick_split(&caps, false, true, 64, 768, 200, 1, &sp) && sp.splits == 2 &&
+              sp.k_slice == 128,
+          "split: coop by shape, 64x768x200: %u slices of %u", sp.splits, sp.k_slice);
+    CHECK(!vk_gemm_pick_split(&caps, false, true, 256, 256, 100, 1, &sp),
+          "split: coop by shape needs K of two slices of 64");
     CHECK(!vk_gemm_pick_split(&caps, false, false, 64, 64, 250, 1, &sp),
           "split: not under K 256");
     /* MobileNetV2's 960 -> 160 1x1 conv at 7x7: 32x32 tiles give 2 x 5 = 10 groups; the
@@ -472,9 +485,12 @@ static void coop_picks(void)
           "coop: float16 512x1024 takes the 64x64 tile (kernel %d)", (int)k);
     CHECK(!vk_gemm_pick_coop(&caps, true, f16, false, 4096, 4096, 4608, 1, &k, g),
           "coop: convolutions stay on gemm_tiled.comp unless forced (slower there on the H200)");
-    CHECK(!vk_gemm_pick_coop(&caps, false, f16, false, 4096, 255, 1024, 1, &k, g) &&
-              !vk_gemm_pick_coop(&caps, false, f16, false, 255, 4096, 1024, 1, &k, g),
+    CHECK(!vk_gemm_pick_coop(&caps, false, f16, false, 4096, 127, 1024, 1, &k, g) &&
+              !vk_gemm_pick_coop(&caps, false, f16, false, 127, 4096, 1024, 1, &k, g),
           "coop: not with M or N under %d", VK_COOP_MIN_SIDE);
+    /* 4096^2: two slices of float32 sums are 128 MiB, past VK_SPLITK_MAX_BYTES */
+    CHECK(!vk_gemm_pick_coop(&caps, false, f16, false, 4096, 4096, 1024, 1, &k, g),
+          "coop: not where the split kernel's scratch would pass its bound");
     CHECK(!vk_gemm_pick_coop(&caps, false, f32, false, 1024, 1024, 1024, 1, &k, g),
           "coop: float32 under precision fp32 never");
     CHECK(!vk_gemm_pick_coop(&caps, false, f32, true, 1024, 1024, 1024, 1, &k, g),
@@ -490,7 +506,7 @@ static void coop_picks(void)
           "coop: not double");
     CHECK(!vk_gemm_pick_coop(&caps, false, f16, false, 63, 64, 1024, 1, &k, g),
           "coop: not under %d outputs", VK_COOP_MIN_OUTPUTS);
-    CHECK(!vk_gemm_pick_coop(&caps, false, f16, false, 1024, 1024, 31, 1, &k, g),
+    CHECK(!vk_gemm_pick_coop(&caps, false, f16, false, 1024, 1024, VK_COOP_MIN_K - 1, 1, &k, g),
           "coop: not under K %d", VK_COOP_MIN_K);
     caps.coop_force = 3;
     CHECK(vk_gemm_pick_coop(&caps, false, f16, false, 1, 1, 1, 1, &k, g) &&
