@@ -3,10 +3,12 @@
 # bench_peak prints each ceiling as a positive number (its kernels' results are checked
 # inside: a wrong one exits 1), the cooperative-matrix one as a number or "none" with the
 # reason; bench_gemm prints its ceilings and a line per kernel whose "of peak" is its
-# GFLOP/s over the FMA ceiling it printed and whose "of bw" is a positive share.
-# Usage: test_bench_peak.sh VKML BENCH_PEAK BENCH_GEMM
+# GFLOP/s over the FMA ceiling it printed and whose "of bw" is a positive share;
+# bench_kernel_stats builds the variants it is asked for and says whether the driver has
+# statistics.
+# Usage: test_bench_peak.sh VKML BENCH_PEAK BENCH_GEMM BENCH_KERNEL_STATS
 . "$VKML_SOURCE_ROOT/tests/cli/common.sh"
-PEAK=${2:?} GEMM=${3:?}
+PEAK=${2:?} GEMM=${3:?} STATS=${4:?}
 require_vulkan
 
 # ceiling FILE NAME: the value column of ceiling NAME in FILE's table (bench_ceilings_print:
@@ -43,4 +45,11 @@ awk -v fma="$fma" '
         n++ }
     END { if (n < 4 || bad) { print n " measured fp32 kernel lines, " bad + 0 " wrong"; exit 1 } }
 ' "$TMP/gemm" > "$TMP/check" || fail "bench_gemm's shares: $(cat "$TMP/check")"
+
+"$STATS" gemm_64x64_f32 > "$TMP/stats" 2>&1 || fail "bench_kernel_stats exited $?: $(tail -n 3 "$TMP/stats")"
+cat "$TMP/stats"
+expect_grep "$TMP/stats" '^pipeline statistics: (yes|no)$' "bench_kernel_stats' first line"
+expect_grep "$TMP/stats" '^gemm_64x64_f32: built$' "bench_kernel_stats building gemm_64x64_f32"
+[ "$(grep -c ': built$' "$TMP/stats")" -eq 2 ] ||
+    fail "bench_kernel_stats: gemm_64x64_f32 and conv_gemm_64x64_f32 built, nothing else"
 finish
