@@ -55,10 +55,10 @@ vkml_status vk_rec_matmul(gpu_recorder *rec, const matmul_push *pc, vkml_dtype d
     vk_kernel_id tiled;
     vk_gemm_split split;
     bool floats = dtype == VKML_DTYPE_FLOAT || dtype == VKML_DTYPE_FLOAT16;
-    /* split-K's first pass on the coop kernel only when a test forces it (VK_COOP_MIN_SIDE) */
+    /* split-K's first pass on the coop kernel: when a test forces the coop kernel, or by
+     * shape for the products gemm_coop.comp takes (they always run split: vk_gemm_pick_split) */
     bool coop = floats && vk_gemm_coop_takes(caps, dtype, vk_rec_fast_math(rec)) &&
                 caps->coop_force > 0;
-    /* by shape, the products gemm_coop.comp takes run as its split kernel (vk_gemm_pick_split) */
     if (floats && caps->coop_force == 0 && caps->splitk_force == 0 &&
         vk_gemm_pick_coop(caps, false, dtype, vk_rec_fast_math(rec), pc->m, pc->n, pc->k, batch,
                           &tiled, groups))
