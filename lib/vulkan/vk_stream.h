@@ -14,11 +14,11 @@
  * sleeps on a host timer until shortly before the expected end, then polls up to spin_ns
  * (or a sixteenth of the expected time, if longer) past it, and only then sleeps in the
  * driver. The expectation learns from every wait's end (exact when a poll saw it), falling
- * at once and rising slowly (oversleeping costs latency, polling only CPU): a wait whose
- * first poll after its sleep finds the fence signalled slept too long, so the next wait
- * polls from its submit and its duration is the new expectation (one slow run, a warm-up
- * or a hiccup, costs one oversleep, not tens); a longer run moves the expectation up a
- * quarter of the way, by a quarter of itself at most (vk_wait_learn has the rule).
+ * fast and rising slowly (oversleeping costs latency, polling only CPU): a wait whose
+ * first poll after its sleep finds the fence signalled slept too long and halves it; a
+ * longer run moves it up a quarter of the way, by a quarter of itself at most; the first
+ * wait's time (often a slow warm-up) only bounds the second wait, which polls without
+ * sleeping (vk_wait_learn has the rule and the reasons).
  *
  * Why fences and not a timeline semaphore: on the H200 (NVIDIA driver, Vulkan 1.4.312),
  * submits that signalled one timeline semaphore woke blocked host waits (on the semaphore

@@ -1,12 +1,12 @@
-/* The host wait's expectation (vk_stream.h) recovers at once from one slow run. The rule
+/* The host wait's expectation (vk_stream.h) recovers fast from slow runs. The rule
  * (vk_wait_learn) on hand-derived cases; then real polling waits on the first Vulkan device
- * (lavapipe here) for a buffer fill of a few ms: an expectation poisoned to hundreds of
- * times the fill (a slow warm-up or hiccup, as a regime the rule once learned) is back
- * near the fill's time within 3 waits, and so is every wait's time, where falling a
- * sixteenth a wait would need tens; a slow first wait makes no later wait oversleep; one
- * slow wait in a steady stream raises the expectation by a quarter at most. Bounds are
- * generous (a loaded 2-core machine): a tenth of the poisoned value, 6 fills + 10 ms (a
- * poll slows lavapipe's fill down: they share the cores). */
+ * (lavapipe here) for a buffer fill of a few ms: an expectation poisoned to 50 times the
+ * fill or more (a regime of slow runs it once learned) halves each oversleeping wait:
+ * below a tenth within 4 waits (a sixteenth a wait left 77%), and so are the waits after;
+ * near the fill within 10. A slow first wait (a warm-up) makes no later wait oversleep;
+ * one slow wait in a steady stream raises the expectation by a quarter at most. Bounds
+ * are generous (a loaded 2-core machine): 6 fills + 10 ms (a poll slows lavapipe's fill
+ * down: they share the cores). */
 #include "testutil.h"
 #include "vulkan/vk_memory.h"
 #include "vulkan/vk_stream.h"
@@ -15,6 +15,7 @@
 #define FILL_BYTES (48u << 20) /* a few ms of memset on lavapipe */
 #define SPIN_NS 20000ull       /* VKML_DEFAULT_WAIT_SPIN_US, as on a GPU */
 #define WAITS 6
+#define POISONED_WAITS 10
 #define SLOW_NS (300 * MS) /* how much longer a simulated slow run took */
 
 #define P VK_WAIT_PROVISIONAL
@@ -27,14 +28,15 @@ static void test_rule(void)
         vk_wait_end how;
         uint64_t next;
     } cases[] = {
-        {0, 5000, VK_WAIT_SEEN, 5000 | P},             /* first wait: provisional */
-        {5000 | P, 1000, VK_WAIT_SEEN, 1000},          /* the polled wait after: as measured */
-        {5000 | P, 9000, VK_WAIT_SEEN, 6000},          /* longer: up as a known one */
-        {1000, 1200, VK_WAIT_SEEN, 1050},              /* a quarter of the way up */
-        {1000, 100000, VK_WAIT_SEEN, 1250},            /* by a quarter of itself at most */
-        {1000, 600, VK_WAIT_SEEN, 900},                /* a quarter of the way down */
-        {100000, 99950, VK_WAIT_OVERSLEPT, 99950 | P}, /* overslept: poll the next one */
-        {100000, 200000, VK_WAIT_OVERSLEPT, 100000 | P},
+        {0, 5000, VK_WAIT_SEEN, 5000 | P},         /* first wait: provisional */
+        {5000 | P, 1000, VK_WAIT_SEEN, 1000},      /* the polled wait after: as measured */
+        {5000 | P, 9000, VK_WAIT_SEEN, 6000},      /* longer: up as a known one */
+        {1000, 1200, VK_WAIT_SEEN, 1050},          /* a quarter of the way up */
+        {1000, 100000, VK_WAIT_SEEN, 1250},        /* by a quarter of itself at most */
+        {1000, 600, VK_WAIT_SEEN, 900},            /* a quarter of the way down */
+        {100000, 99950, VK_WAIT_OVERSLEPT, 50000}, /* overslept: halved */
+        {100000, 30000, VK_WAIT_OVERSLEPT, 30000}, /* and not above what it took */
+        {1, 5, VK_WAIT_OVERSLEPT, 1},
         {1000, 5000, VK_WAIT_DONE_EARLY, 1000}, /* a late wait says nothing of a shorter run */
         {1000, 400, VK_WAIT_DONE_EARLY, 400},   /* but bounds it from above */
         {1000 | P, 400, VK_WAIT_DONE_EARLY, 400 | P},
@@ -48,12 +50,13 @@ static void test_rule(void)
               (unsigned long long)cases[i].old, (unsigned long long)cases[i].took,
               (unsigned long long)next, (unsigned long long)cases[i].next);
     }
-    /* From a thousand times too high, the old rule's sixteenth would need 107 waits. */
+    /* From a thousand times too high (1 s for 1 ms): within 2 ms after 9 oversleeping
+     * waits (2^9 > 500), where the old rule's sixteenth needed 97. */
     uint64_t w = 1000 * MS;
-    w = vk_wait_learn(w, w - MS / 10, VK_WAIT_OVERSLEPT);
-    w = vk_wait_learn(w, MS, VK_WAIT_SEEN);
-    CHECK(w == MS, "two waits after a 1000x expectation: %llu ns, expected %llu",
-          (unsigned long long)w, (unsigned long long)MS);
+    int waits = 0;
+    for (; w > 2 * MS && waits < 200; waits++)
+        w = vk_wait_learn(w, w - MS / 10, VK_WAIT_OVERSLEPT);
+    CHECK(waits == 9 && w > MS, "%d waits from 1000x to %llu ns", waits, (unsigned long long)w);
 }
 
 typedef struct fill_job {
@@ -105,30 +108,35 @@ static void print_waits(const char *what, const uint64_t *w, const uint64_t *e, 
 
 static void test_real_waits(fill_job *j)
 {
-    uint64_t d = fill_ns(j), w[WAITS], e[WAITS];
-    /* the poisoned expectation: hundreds of fills, and far above a wait's bounds below */
-    uint64_t poison = 50 * d > 400 * MS ? 50 * d : 400 * MS;
+    uint64_t d = fill_ns(j), w[POISONED_WAITS], e[POISONED_WAITS];
+    /* the poisoned expectation: 50 fills or more, far above a wait's bounds below */
+    uint64_t poison = 50 * d > 200 * MS ? 50 * d : 200 * MS;
     printf("fill: %.2f ms (driver wait, median of 5); poisoned expectation %.0f ms\n",
            (double)d / MS, (double)poison / MS);
 
-    /* A confirmed expectation far too high: one oversleep, one polled wait, then right. */
+    /* A known expectation far too high: halved by each wait that oversleeps. */
     atomic_store_explicit(&j->expect, poison, memory_order_relaxed);
-    for (int i = 0; i < WAITS; i++) {
+    for (int i = 0; i < POISONED_WAITS; i++) {
         w[i] = fill_once(j, SPIN_NS, 0);
         e[i] = expect_of(j);
     }
-    print_waits("poisoned", w, e, WAITS);
+    print_waits("poisoned", w, e, POISONED_WAITS);
     /* clock_nanosleep never wakes early: the first wait slept to 100 us before the end */
     CHECK(w[0] >= poison - MS / 5, "the poisoned wait took %llu ns, not the %llu it sleeps",
           (unsigned long long)w[0], (unsigned long long)poison);
     uint64_t d2 = fill_ns(j), near = 6 * (d > d2 ? d : d2) + 10 * MS;
-    for (int i = 2; i < WAITS; i++) {
-        CHECK(e[i] < poison / 10 && e[i] <= near && e[i] >= d / 8,
-              "poisoned: expectation %llu ns after %d waits, not near the fill's %llu",
-              (unsigned long long)e[i], i + 1, (unsigned long long)d);
-        CHECK(w[i] < poison / 10 && w[i] <= near, "poisoned: wait %d took %llu ns, the fill %llu",
-              i + 1, (unsigned long long)w[i], (unsigned long long)d);
+    for (int i = 0; i < POISONED_WAITS; i++) {
+        uint64_t bound = (poison >> (i + 1)) > near ? poison >> (i + 1) : near;
+        CHECK(e[i] <= bound, "poisoned: expectation %llu ns after %d waits, above %llu",
+              (unsigned long long)e[i], i + 1, (unsigned long long)bound);
+        CHECK(i < 4 || w[i] < poison / 10, "poisoned: wait %d took %llu ns", i + 1,
+              (unsigned long long)w[i]);
     }
+    uint64_t last = e[POISONED_WAITS - 1], last_wait = w[POISONED_WAITS - 1];
+    CHECK(last <= near && last_wait <= near,
+          "poisoned: expectation %llu ns and wait %llu after %d waits, not near the fill's %llu",
+          (unsigned long long)last, (unsigned long long)last_wait, POISONED_WAITS,
+          (unsigned long long)d);
 
     /* A slow first wait (a warm-up): no later wait sleeps on it. */
     atomic_store_explicit(&j->expect, 0, memory_order_relaxed);
@@ -145,8 +153,7 @@ static void test_real_waits(fill_job *j)
     CHECK(later < SLOW_NS / 4 && later <= (WAITS - 1) * near,
           "the %d waits after a slow first one took %llu ns, fills %llu", WAITS - 1,
           (unsigned long long)later, (unsigned long long)d);
-    CHECK(e[WAITS - 1] <= near && e[WAITS - 1] >= d / 8,
-          "slow first: expectation %llu ns, not near the fill's %llu",
+    CHECK(e[WAITS - 1] <= near, "slow first: expectation %llu ns, not near the fill's %llu",
           (unsigned long long)e[WAITS - 1], (unsigned long long)d);
 
     /* One slow wait in a steady stream: a quarter up at most, and no lasting cost. */
@@ -170,7 +177,6 @@ static void test_real_waits(fill_job *j)
 
 int main(void)
 {
-    test_rule();
     vk_context *vk = NULL;
     vkml_error err = {0};
     CHECK_OK(vk_context_create(NULL, &vk, &err), &err);
@@ -201,10 +207,13 @@ int main(void)
     CHECK(vkBeginCommandBuffer(j.cmd, &bi) == VK_SUCCESS, "vkBeginCommandBuffer");
     vkCmdFillBuffer(j.cmd, buf.buffer, buf.offset, FILL_BYTES, 0x3f800000u);
     CHECK(vkEndCommandBuffer(j.cmd) == VK_SUCCESS, "vkEndCommandBuffer");
-    if (test_failures == 0)
+    bool ready = test_failures == 0;
+    test_rule();
+    if (ready) {
         test_real_waits(&j);
-    if (buf.map) /* lavapipe maps device memory: the fill did run */
-        CHECK(((const float *)buf.map)[FILL_BYTES / 4 - 1] == 1.0f, "the fill's last float");
+        if (buf.map) /* lavapipe maps device memory: the fill did run */
+            CHECK(((const float *)buf.map)[FILL_BYTES / 4 - 1] == 1.0f, "the fill's last float");
+    }
     vk_mem_free(j.vd->alloc, &buf);
     vkDestroyFence(j.vd->dev, j.fence, NULL);
     vkDestroyCommandPool(j.vd->dev, pool, NULL);
