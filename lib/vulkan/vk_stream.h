@@ -53,6 +53,7 @@ typedef struct vk_wait_hint {
     _Atomic uint64_t *expect_ns;
 } vk_wait_hint;
 
+/* The expectation word's flag: the value is a bound from a first wait, maybe a warm-up. */
 #define VK_WAIT_PROVISIONAL (1ull << 63)
 
 /* How a polling wait ended. */
