@@ -58,41 +58,77 @@ static VkResult poll_until(vk_device *vd, VkFence fence, uint64_t deadline, bool
     }
 }
 
-/* Sleeps on the host's clock until WAKE_MARGIN_NS before the hint's expected end, when
- * that is far enough ahead; returns the expected end (0: none known). */
-static uint64_t sleep_to_expected_end(const vk_wait_hint *hint)
+/* The expectation in a hint's word, without its flag. */
+static uint64_t expect_of(uint64_t word)
 {
-    uint64_t expect = hint ? atomic_load_explicit(hint->expect_ns, memory_order_relaxed) : 0;
-    if (!expect)
-        return 0;
-    uint64_t end = hint->submit_ns + expect, now = vk_now_ns();
-    if (end > now + SLEEP_MIN_NS) {
-        uint64_t wake = end - WAKE_MARGIN_NS;
-        struct timespec ts = {.tv_sec = (time_t)(wake / 1000000000ull),
-                              .tv_nsec = (long)(wake % 1000000000ull)};
-        while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR) {
-        }
-    }
-    return end;
+    return word & ~VK_WAIT_PROVISIONAL;
 }
 
-/* Learns from a wait: a poll that saw the fence change gives the submit's duration, and
- * so, late by the driver's wake-up, does a sleep in the driver (the expectation moves a
- * quarter of the way to it); a wait whose first poll found the fence signalled slept too
- * long (a sixteenth off). Relaxed: a guess, which racing waiters may each update. */
-static void learn(const vk_wait_hint *hint, bool first_ready)
+/* Sleeps on the host's clock until WAKE_MARGIN_NS before the expected end (submit_ns +
+ * expect), when that is far enough ahead; a provisional expectation is not slept on.
+ * Returns whether it slept. */
+static bool sleep_to_expected_end(uint64_t submit_ns, uint64_t word)
+{
+    uint64_t expect = expect_of(word), end = submit_ns + expect, now = vk_now_ns();
+    if (!expect || (word & VK_WAIT_PROVISIONAL) || end <= now + SLEEP_MIN_NS)
+        return false;
+    uint64_t wake = end - WAKE_MARGIN_NS;
+    struct timespec ts = {.tv_sec = (time_t)(wake / 1000000000ull),
+                          .tv_nsec = (long)(wake % 1000000000ull)};
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR) {
+    }
+    return true;
+}
+
+/* The rule, and why. Oversleeping costs latency, one for one; sleeping too little costs only
+ * the CPU that polls the rest of the run. So the expectation falls fast and rises slowly:
+ * - VK_WAIT_OVERSLEPT: the submit ended before the wake, by an unknown amount, and every
+ *   later wait would sleep as long (a slow warm-up or hiccup taught an expectation many
+ *   times the real one; falling a sixteenth a wait cost tens of oversleeping runs). It
+ *   halves, and is not above `took` (the submit ended before): k waits undo 2^k times too
+ *   much, oversleeping about twice the excess in all. Not further: an oversleep of a few
+ *   us (a run shorter than most) is seen the same, and then costs two runs of polling in
+ *   all over the next waits.
+ *   (Polling the next run whole instead measures it at once, but where the polls slow the
+ *   work, lavapipe sharing the cores, the measure is high and every other run overslept:
+ *   mnist-8 with 20 us polling 4.0 ms a run against 2.2 halving.)
+ * - VK_WAIT_DONE_EARLY: the wait came after the end (no sleep was to blame); took is an
+ *   upper bound on the duration, so the expectation is not above it.
+ * - VK_WAIT_SEEN (took is the duration, late by the driver's wake-up if it slept there):
+ *   the expectation moves a quarter of the way to it (runs jitter), and up by at most a
+ *   quarter of itself: one slow run makes the next wait oversleep by a quarter of a run
+ *   at most (then the rule above applies).
+ * - The first wait of a command buffer is often a warm-up (page faults, lazy allocations):
+ *   what it took is only provisional (VK_WAIT_PROVISIONAL), a bound that the next wait
+ *   polls within, from its start, without sleeping; a shorter duration it sees is taken
+ *   as is (a longer one as by a known expectation). So a slow first run makes no later
+ *   wait oversleep, and costs one polled run. */
+uint64_t vk_wait_learn(uint64_t old_word, uint64_t took, vk_wait_end how)
+{
+    uint64_t old = expect_of(old_word), provisional = old_word & VK_WAIT_PROVISIONAL, next;
+    took = took ? took : 1;
+    if (took >= VK_WAIT_PROVISIONAL)
+        took = VK_WAIT_PROVISIONAL - 1; /* 292 years: no clock gets there */
+    if (!old)
+        return took | VK_WAIT_PROVISIONAL;
+    if (how == VK_WAIT_OVERSLEPT)
+        next = old / 2 < took ? old / 2 : took;
+    else if (how == VK_WAIT_DONE_EARLY)
+        next = old < took ? old : took;
+    else if (took > old)
+        next = old + ((took - old) / 4 < old / 4 ? (took - old) / 4 : old / 4);
+    else
+        next = provisional ? took : old - (old - took) / 4;
+    return (next ? next : 1) | (how == VK_WAIT_DONE_EARLY ? provisional : 0);
+}
+
+/* Learns from a wait that ended `how` (vk_wait_learn). Relaxed: a guess, which racing
+ * waiters may each update (the flag and the value are one word, so they stay paired). */
+static void learn(const vk_wait_hint *hint, vk_wait_end how)
 {
     uint64_t old = atomic_load_explicit(hint->expect_ns, memory_order_relaxed), now = vk_now_ns();
-    uint64_t took = now > hint->submit_ns ? now - hint->submit_ns : 1, next;
-    if (!old)
-        next = took;
-    else if (first_ready)
-        next = old - old / 16;
-    else if (took > old)
-        next = old + (took - old) / 4;
-    else
-        next = old - (old - took) / 4;
-    atomic_store_explicit(hint->expect_ns, next ? next : 1, memory_order_relaxed);
+    uint64_t took = now > hint->submit_ns ? now - hint->submit_ns : 1;
+    atomic_store_explicit(hint->expect_ns, vk_wait_learn(old, took, how), memory_order_relaxed);
 }
 
 vkml_status vk_stream_wait(vk_device *vd, VkFence fence, uint64_t spin_ns,
@@ -102,15 +138,24 @@ vkml_status vk_stream_wait(vk_device *vd, VkFence fence, uint64_t spin_ns,
     if (status != VKML_OK)
         return status;
     VkResult r = VK_NOT_READY;
-    bool first_ready = false;
+    vk_wait_end how = VK_WAIT_SEEN;
     if (spin_ns) {
-        uint64_t end = sleep_to_expected_end(hint), now = vk_now_ns();
-        /* past the expected end, poll spin_ns or a sixteenth of the expected time (runs
-         * of a few ms vary by that much), whichever is longer */
-        uint64_t window = end && (end - hint->submit_ns) / 16 > spin_ns
-                              ? (end - hint->submit_ns) / 16
-                              : spin_ns;
-        r = poll_until(vd, fence, (end > now ? end : now) + window, &first_ready);
+        /* one poll first: a fence signalled already needs no sleep, and it tells a late
+         * wait from one that overslept */
+        bool first_ready = false, slept = false;
+        uint64_t word = hint ? atomic_load_explicit(hint->expect_ns, memory_order_relaxed) : 0;
+        uint64_t expect = expect_of(word), end = hint && expect ? hint->submit_ns + expect : 0;
+        r = poll_until(vd, fence, 0, &first_ready);
+        if (r == VK_NOT_READY) {
+            slept = hint && sleep_to_expected_end(hint->submit_ns, word);
+            /* past the expected end, poll spin_ns or a sixteenth of the expected time
+             * (runs of a few ms vary by that much), whichever is longer */
+            uint64_t now = vk_now_ns(), window = expect / 16 > spin_ns ? expect / 16 : spin_ns;
+            r = poll_until(vd, fence, (end > now ? end : now) + window, &first_ready);
+            how = slept && first_ready ? VK_WAIT_OVERSLEPT : VK_WAIT_SEEN;
+        } else {
+            how = VK_WAIT_DONE_EARLY;
+        }
     }
     if (r == VK_NOT_READY) {
         VK_AS("vkWaitForFences", vk_fault_wait_fence(vd, fence, true));
@@ -118,7 +163,7 @@ vkml_status vk_stream_wait(vk_device *vd, VkFence fence, uint64_t spin_ns,
         VK_AS("vkGetFenceStatus", vk_fault_after_wait(vd, r, true));
     }
     if (hint && spin_ns)
-        learn(hint, first_ready);
+        learn(hint, how);
 cleanup:
     return status;
 }

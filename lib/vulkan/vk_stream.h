@@ -13,8 +13,12 @@
  * submit's time and what earlier submits of the same command buffer took, vk_wait_hint)
  * sleeps on a host timer until shortly before the expected end, then polls up to spin_ns
  * (or a sixteenth of the expected time, if longer) past it, and only then sleeps in the
- * driver. The expectation learns from every wait's end (exact when a poll saw it); a wait
- * whose first poll already finds the fence signalled slept too long and shortens it.
+ * driver. The expectation learns from every wait's end (exact when a poll saw it), falling
+ * fast and rising slowly (oversleeping costs latency, polling only CPU): a wait whose
+ * first poll after its sleep finds the fence signalled slept too long and halves it; a
+ * longer run moves it up a quarter of the way, by a quarter of itself at most; the first
+ * wait's time (often a slow warm-up) only bounds the second wait, which polls without
+ * sleeping (vk_wait_learn has the rule and the reasons).
  *
  * Why fences and not a timeline semaphore: on the H200 (NVIDIA driver, Vulkan 1.4.312),
  * submits that signalled one timeline semaphore woke blocked host waits (on the semaphore
@@ -41,19 +45,35 @@ void vk_stream_init(vk_device *vd);
 vkml_status vk_stream_submit(vk_device *vd, VkCommandBuffer cmd, VkFence fence, bool run,
                              vkml_error *err);
 /* What a wait knows of its submit: when it was made (vk_now_ns) and, shared by every
- * submit of the same command buffer, how long such a submit took to finish (0: not known
- * yet). */
+ * submit of the same command buffer, how long such a submit takes to finish (0: not known
+ * yet; start it at 0 and leave it to vk_stream_wait), with VK_WAIT_PROVISIONAL set while
+ * the value is only a bound to poll within, not to sleep on. */
 typedef struct vk_wait_hint {
     uint64_t submit_ns;
     _Atomic uint64_t *expect_ns;
 } vk_wait_hint;
 
+/* The expectation word's flag: the value is a bound from a first wait, maybe a warm-up. */
+#define VK_WAIT_PROVISIONAL (1ull << 63)
+
+/* How a polling wait ended. */
+typedef enum vk_wait_end {
+    VK_WAIT_SEEN,       /* a poll saw the fence signalled, or the driver's sleep ended */
+    VK_WAIT_DONE_EARLY, /* the first poll, before any sleep, found it signalled */
+    VK_WAIT_OVERSLEPT,  /* the first poll after a sleep on the host timer found it signalled */
+} vk_wait_end;
+
+/* The expectation word (vk_wait_hint.expect_ns) after a wait whose submit took `took` ns
+ * to be seen finished, ending `how` (the rule is in vk_stream.c). Pure; for tests too. */
+uint64_t vk_wait_learn(uint64_t old_word, uint64_t took, vk_wait_end how);
+
 /* The host's monotonic clock, in nanoseconds. */
 uint64_t vk_now_ns(void);
 
-/* Blocks until `fence` is signalled. spin_ns 0: sleeps in the driver at once. Otherwise,
- * with a hint whose expectation is known, sleeps until shortly before the expected end;
- * then polls until spin_ns (or a sixteenth of the expected time) past the later of now and
- * that end; then sleeps in the driver. */
+/* Blocks until `fence` is signalled. spin_ns 0: sleeps in the driver at once (and learns
+ * nothing). Otherwise polls once; if not signalled, with a hint whose expectation is known
+ * and not provisional, sleeps until shortly before the expected end; then polls until
+ * spin_ns (or a sixteenth of the expected time) past the later of now and that end; then
+ * sleeps in the driver. */
 vkml_status vk_stream_wait(vk_device *vd, VkFence fence, uint64_t spin_ns,
                            const vk_wait_hint *hint, vkml_error *err);
