@@ -2,13 +2,10 @@
  * epilogue. A pointwise conv (1x1, stride 1, no padding, one group) is a plain matrix
  * product, Y[n] = W X[n], and runs as one (vk_rec_matmul: its loads need no window
  * arithmetic, and cooperative matrices may take it); on a 1x1 input (squeeze-excitation)
- * that product has a few rows and runs on gemv.comp. Other 1-D and 2-D convs of one group
- * with enough output channels run on GPUs as two dispatches: im2col.comp unfolds the input
- * into a scratch matrix (VK_SCRATCH_COLUMNS), whose product with W is again a plain one
- * (record_unfolded). Grouped ones, and those whose unfolded input would be too large, run
- * as an implicit GEMM on gemm_tiled.comp's tiles (conv_gemm_*); the rest on the direct
- * kernel over the window's taps inside the input (conv_window.comp), in its depthwise form
- * when every group has one input channel. */
+ * that product has a few rows and runs on gemv.comp. Other float32 2-D convs with enough
+ * channels per group run on GPUs as an implicit GEMM on gemm_tiled.comp's tiles
+ * (conv_gemm_*); the rest on the direct kernel over the window's taps inside the input
+ * (conv_window.comp), in its depthwise form when every group has one input channel. */
 #include "ops/conv.h"
 #include "vulkan/ops_gemm.h"
 #include "vulkan/ops_matmul.h"
@@ -26,11 +23,6 @@
 #define CONV_DIRECT_MAX_OUTPUTS 8192
 #define CONV_DIRECT_MAX_K 64
 
-/* Unfolded inputs of at most this many bytes (batch x C x taps x output pixels elements):
- * beyond, the implicit GEMM, which needs no scratch. ResNet-50's largest at batch 8 is
- * 64 x 9 x 56 x 56 x 8 float32: 55 MiB. */
-#define CONV_UNFOLD_MAX_BYTES (64u << 20)
-
 /* conv_gemm_*'s push block (gemm_tiled.comp with CONV=1). */
 typedef struct conv_push {
     vk_window_push win;
@@ -40,14 +32,6 @@ typedef struct conv_push {
     uint32_t has_bias;
     vk_epilogue_push epi;
 } conv_push;
-
-/* Tiny convs: few outputs and a short K run best on the direct kernel. */
-static bool suits_direct(const conv_params *p)
-{
-    int64_t k = p->in_channels / p->group * window_kernel_size(&p->win);
-    return p->batch * p->out_channels * window_out_size(&p->win) <= CONV_DIRECT_MAX_OUTPUTS &&
-           k < CONV_DIRECT_MAX_K;
-}
 
 /* The implicit-GEMM kernel split along K (split->splits > 0), else on cooperative matrices
  * where vk_gemm_pick_coop takes it, else on gemm_tiled.comp, and its workgroups; false when
@@ -65,7 +49,7 @@ static bool gemm_groups(const conv_params *p, vkml_dtype dtype, const struct gpu
         return false;
     int64_t k = p->in_channels / p->group * window_kernel_size(&p->win);
     bool by_shape = caps->gemm_force == 0 && caps->splitk_force == 0 && caps->coop_force <= 0;
-    if (by_shape && suits_direct(p))
+    if (by_shape && p->out_channels * cols <= CONV_DIRECT_MAX_OUTPUTS && k < CONV_DIRECT_MAX_K)
         return false;
     /* split-K's first pass on the coop kernel only when a test forces it (VK_COOP_MIN_SIDE) */
     bool coop = vk_gemm_coop_takes(caps, dtype, fast_math) && caps->coop_force > 0;
@@ -89,18 +73,17 @@ bool vk_conv_runs_as_product(const conv_params *p, vkml_dtype dtype, const struc
            p->in_channels * pixels <= UINT32_MAX && p->out_channels * pixels <= UINT32_MAX;
 }
 
-/* Y[n, m, pix] = sum_k W[m, k] B[n, k, pix] + bias[m] as a product per image n: A = W
- * (M x k), B = b[n] (k x pixels: X itself for a pointwise conv, k = C; its unfolded form
- * for record_unfolded), C = the bias broadcast along the pixels. */
-static vkml_status record_product(gpu_recorder *rec, const graph_node *node, const conv_params *p,
-                                  vkml_dtype dtype, int b, int64_t k, vkml_error *err)
+/* Y[n, m, pix] = sum_c W[m, c] X[n, c, pix] + bias[m] as a product per image n: A = W
+ * (M x C), B = X[n] (C x pixels), C = the bias broadcast along the pixels. */
+static vkml_status record_pointwise(gpu_recorder *rec, const graph_node *node, const conv_params *p,
+                                    vkml_dtype dtype, vkml_error *err)
 {
     int64_t pixels = window_out_size(&p->win);
     matmul_push pc = {
         .m = vk_u32(p->out_channels),
         .n = vk_u32(pixels),
-        .k = vk_u32(k),
-        .a_sm = vk_u32(k),
+        .k = vk_u32(p->in_channels),
+        .a_sm = vk_u32(p->in_channels),
         .a_sk = 1,
         .b_sk = vk_u32(pixels),
         .b_sn = 1,
@@ -112,67 +95,12 @@ static vkml_status record_product(gpu_recorder *rec, const graph_node *node, con
         .batch_rank = 1,
         .batch_dims = {vk_u32(p->batch)},
         .a_batch_strides = {0},
-        .b_batch_strides = {vk_u32(k * pixels)},
+        .b_batch_strides = {vk_u32(p->in_channels * pixels)},
         .epi = vk_epilogue_of(node),
     };
     int res = vk_epilogue_binding(node, -1);
-    return vk_rec_matmul(rec, &pc, dtype, node->inputs[1], b, p->has_bias ? node->inputs[2] : -1,
-                         res, node->outputs[0], p->batch, err);
-}
-
-/* Whether Conv p runs unfolded (record_unfolded; gpu_caps.im2col_force: 0 by shape, 1
- * whenever it can, -1 never): one group, 1-D or 2-D, float32 or float16 on a device that
- * takes the tiled products, enough output channels for a product's tile, not a tiny conv
- * of the direct kernel, and an unfolded input within CONV_UNFOLD_MAX_BYTES, 32-bit indexing
- * and the device's workgroup counts (im2col.comp: pixels / 64, rows, batch). */
-static bool unfolds(const conv_params *p, vkml_dtype dtype, const struct gpu_caps *caps)
-{
-    if (caps->im2col_force < 0 || p->group != 1 || !caps->prefer_tiled ||
-        caps->gemm_force < 0 || (dtype != VKML_DTYPE_FLOAT && dtype != VKML_DTYPE_FLOAT16) ||
-        p->win.spatial > 2)
-        return false;
-    if (caps->im2col_force == 0 &&
-        (caps->gemm_force != 0 || caps->splitk_force != 0 || caps->coop_force > 0 ||
-         p->out_channels < CONV_GEMM_MIN_CHANNELS || suits_direct(p)))
-        return false; /* forced tiles and slices test the implicit GEMM */
-    int64_t rows = p->in_channels * window_kernel_size(&p->win), pixels = window_out_size(&p->win);
-    int64_t elements = p->batch * rows * pixels;
-    uint64_t bytes = (uint64_t)elements * (dtype == VKML_DTYPE_FLOAT16 ? 2 : 4);
-    return elements <= UINT32_MAX && bytes <= CONV_UNFOLD_MAX_BYTES &&
-           bytes <= caps->max_storage_buffer_range && rows <= caps->max_workgroup_count[1] &&
-           p->batch <= caps->max_workgroup_count[2] &&
-           (pixels + 63) / 64 <= caps->max_workgroup_count[0] &&
-           p->out_channels * pixels <= UINT32_MAX;
-}
-
-/* Y[n] = W cols[n] (+ bias, epilogue): im2col.comp unfolds X[n] into cols[n] (rows x
- * pixels, in the columns scratch), then record_product over it. */
-static vkml_status record_unfolded(gpu_recorder *rec, const graph_node *node, const conv_params *p,
-                                   vkml_dtype dtype, vkml_error *err)
-{
-    vk_window_push win;
-    uint32_t pad_end[2];
-    vk_window_push_fill(&p->win, &win, pad_end);
-    int64_t rows = p->in_channels * window_kernel_size(&p->win), pixels = window_out_size(&p->win);
-    uint64_t bytes = (uint64_t)(p->batch * rows * pixels) * (dtype == VKML_DTYPE_FLOAT16 ? 2 : 4);
-    int cols;
-    vkml_status st = vk_rec_scratch(rec, VK_SCRATCH_COLUMNS, bytes, &cols, err);
-    if (st != VKML_OK)
-        return st;
-    im2col_push up = {
-        .in_h = win.in_h, .in_w = win.in_w, .out_w = win.out_w,
-        .k_h = win.k_h, .k_w = win.k_w,
-        .stride_h = win.stride_h, .stride_w = win.stride_w,
-        .pad_h = win.pad_h, .pad_w = win.pad_w,
-        .dil_h = win.dil_h, .dil_w = win.dil_w,
-        .channels = vk_u32(p->in_channels), .rows = vk_u32(rows), .pixels = vk_u32(pixels),
-    };
-    uint32_t groups[3] = {vk_u32((pixels + 63) / 64), vk_u32(rows), vk_u32(p->batch)};
-    int bind[] = {node->inputs[0], cols};
-    st = vk_rec_kernel(rec, VK_KERNEL_IM2COL, dtype, bind, &up, sizeof(up), groups, err);
-    if (st != VKML_OK)
-        return st;
-    return record_product(rec, node, p, dtype, cols, rows, err);
+    return vk_rec_matmul(rec, &pc, dtype, node->inputs[1], node->inputs[0],
+                         p->has_bias ? node->inputs[2] : -1, res, node->outputs[0], p->batch, err);
 }
 
 VKML_GPU_SUPPORTS_DECL(gpu_conv_supports)
@@ -291,9 +219,7 @@ VKML_GPU_DECL(gpu_conv)
     if (record_as_gemv(rec, node, &p, dtype, bind, &st, err))
         return st;
     if (vk_conv_runs_as_product(&p, dtype, vk_rec_caps(rec)))
-        return record_product(rec, node, &p, dtype, node->inputs[0], p.in_channels, err);
-    if (unfolds(&p, dtype, vk_rec_caps(rec)))
-        return record_unfolded(rec, node, &p, dtype, err);
+        return record_pointwise(rec, node, &p, dtype, err);
     if (gemm_groups(&p, dtype, vk_rec_caps(rec), vk_rec_fast_math(rec), &kernel, groups, &split))
         return record_gemm(rec, node, &p, dtype, bind, kernel, groups, &split, err);
     return record_window(rec, node, &p, dtype, bind, err);

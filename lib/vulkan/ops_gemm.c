@@ -193,7 +193,7 @@ vkml_status vk_rec_gemm_split(gpu_recorder *rec, const vk_gemm_split *sp, vkml_d
     memcpy((char *)words + push_size, extra, sizeof(extra));
     uint32_t size = push_size + (uint32_t)sizeof(extra);
     int scratch;
-    vkml_status st = vk_rec_scratch(rec, VK_SCRATCH_SPLITK, sp->scratch_bytes, &scratch, err);
+    vkml_status st = vk_rec_scratch(rec, sp->scratch_bytes, &scratch, err);
     if (st != VKML_OK)
         return st;
     int first[5] = {bind[0], bind[1], bind[2], bind[3], scratch};

@@ -240,27 +240,6 @@ PUSH_U32(epi_flags)
 PUSH_END(window3_push)
 #endif
 
-/* A Conv's input unfolded (im2col.comp): cols[n][k][pixel] = X[n][c][iy][ix] for k = (c,
- * ky, kx) of a 1-D or 2-D window (1-D: H 1), 0 in the padding. */
-#if !defined(VKML_GLSL) || defined(PUSH_IM2COL)
-PUSH_BEGIN(im2col_push)
-PUSH_U32(in_h)
-PUSH_U32(in_w)
-PUSH_U32(out_w)
-PUSH_U32(k_h)
-PUSH_U32(k_w)
-PUSH_U32(stride_h)
-PUSH_U32(stride_w)
-PUSH_U32(pad_h) /* pads at the beginning */
-PUSH_U32(pad_w)
-PUSH_U32(dil_h)
-PUSH_U32(dil_w)
-PUSH_U32(channels) /* C */
-PUSH_U32(rows)     /* C x k_h x k_w */
-PUSH_U32(pixels)   /* out_h x out_w */
-PUSH_END(im2col_push)
-#endif
-
 /* ConvTranspose over 3 spatial dims (leading 1s): Y [N, M, O...] from X [N, C, I...] and
  * W [C, M/group, K...]; pad_begin as int32 bits (negative when output_shape pads out). */
 #if !defined(VKML_GLSL) || defined(PUSH_CONVTRANSPOSE)

@@ -532,13 +532,6 @@ void oh_coop(int coop_force, bool fast_math)
         ((vk_device *)vk_context_device(oh.vk, d))->caps.coop_force = coop_force;
 }
 
-void oh_im2col(int im2col_force)
-{
-    oh_init();
-    for (int d = 0; d < oh.n_gpus && d < 8; d++)
-        ((vk_device *)vk_context_device(oh.vk, d))->caps.im2col_force = im2col_force;
-}
-
 void oh_splitk(int splitk_force)
 {
     oh_init();

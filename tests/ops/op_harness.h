@@ -95,9 +95,6 @@ void oh_coop(int coop_force, bool fast_math);
 /* gpu_caps.splitk_force of every device (0: split-K by shape; s > 1: s slices for every
  * gemm_tiled.comp product; -1: never); default 0. */
 void oh_splitk(int splitk_force);
-/* gpu_caps.im2col_force of every device (0: Convs unfolded by shape; 1: whenever they can
- * be; -1: never, the implicit GEMM); default 0. */
-void oh_im2col(int im2col_force);
 /* Devices with cooperative matrices (gpu_caps.cooperative_matrix). */
 int oh_coop_devices(void);
 /* Runs, checks, frees c. Returns whether every check passed. */

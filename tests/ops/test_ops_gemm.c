@@ -643,21 +643,6 @@ int main(void)
     printf("-- split-K by shape\n");
     oh_splitk(0);
     split_products();
-    /* Convs unfolded (im2col.comp + a product) whenever they can be, then never (the
-     * implicit GEMM, tiles by shape); the passes above unfold by shape */
-    static const int unfold[] = {1, -1};
-    for (size_t i = 0; i < VKML_ARRAY_SIZE(unfold); i++) {
-        printf("-- Convs %s\n", unfold[i] > 0 ? "unfolded (im2col.comp)" : "as implicit GEMMs");
-        oh_im2col(unfold[i]);
-        dtype = VKML_DTYPE_FLOAT16;
-        for (size_t s = 0; s < VKML_ARRAY_SIZE(conv_shapes); s++)
-            conv(&conv_shapes[s], s % 2 == 1, NULL);
-        dtype = VKML_DTYPE_FLOAT;
-        for (size_t s = 0; s < VKML_ARRAY_SIZE(conv_shapes); s++)
-            conv(&conv_shapes[s], s % 2 == 0, NULL);
-        epilogues();
-    }
-    oh_im2col(0);
     coop_picks();
     if (coop_devices() > 0)
         coop_products();
