@@ -31,7 +31,7 @@ int vk_epilogue_binding(const graph_node *node, int fallback);
 bool vk_gemm_pick(const struct gpu_caps *caps, bool conv, int64_t m, int64_t n, int64_t z,
                   vk_kernel_id *kernel, uint32_t groups[3]);
 
-/* Split-K: a product whose smallest gemm_tiled.comp tile gives fewer than
+/* Split-K: a product whose 64x64 tiles (the split kernel's) give at most
  * VK_GEMM_MIN_GROUPS / 2 workgroups (ResNet-50's 7x7 stage: 512 x 49 outputs, K 4608;
  * MobileNetV2's 1x1 projections 960 -> 160 at 7x7 and 576 -> 96 at 14x14) and whose K is at
  * least VK_SPLITK_MIN_K runs as S slices of K on the 64x64 tile (z: slice x batch), each

@@ -101,10 +101,18 @@ vkml_status vk_rec_kernel(gpu_recorder *rec, vk_kernel_id kernel, vkml_dtype dty
 vkml_status vk_rec_kernel_1d(gpu_recorder *rec, vk_kernel_id kernel, vkml_dtype dtype,
                              const int *bind, const void *push, uint32_t push_size,
                              uint64_t invocations, vkml_error *err);
-/* A device-local buffer of `bytes` for the chunk's kernels alone (split-K's partial sums):
- * *value is its id for vk_dispatch.bind, valid in this recorder only. Freed with the
- * session. */
-vkml_status vk_rec_scratch(gpu_recorder *rec, uint64_t bytes, int *value, vkml_error *err);
+/* Scratch buffers: device-local memory for the chunk's kernels alone, shared by every
+ * node of the chunk that asks for the same slot. The recorder's barriers order its uses (a
+ * later node's writes wait for an earlier node's reads), so a slot holds what one node
+ * needs between two of its own dispatches; a node that needs two at once takes two slots. */
+typedef enum vk_scratch_slot {
+    VK_SCRATCH_SPLITK, /* split-K's partial sums (vk_rec_gemm_split) */
+    VK_SCRATCH_SLOTS
+} vk_scratch_slot;
+/* At least `bytes` of slot's buffer (the slot's latest, or a new larger one): *value is its
+ * id for vk_dispatch.bind, valid in this recorder only. Freed with the session. */
+vkml_status vk_rec_scratch(gpu_recorder *rec, vk_scratch_slot slot, uint64_t bytes, int *value,
+                           vkml_error *err);
 /* Whether two values share the same memory (an alias: a copy between them is a no-op). */
 bool vk_rec_same_memory(const gpu_recorder *rec, int a, int b);
 

@@ -36,6 +36,7 @@ struct gpu_recorder {
     bool fast_math;  /* the session's precision is fp32-fast */
     vk_mem *scratch; /* vk_rec_scratch's buffers: values n_values, n_values + 1 ... */
     int n_scratch;
+    int slot_latest[VK_SCRATCH_SLOTS]; /* per slot its newest buffer + 1 (0: none yet) */
 };
 
 vkml_status vk_rec_create(vk_device *vd, const vk_mem *values, int n_values, bool fast_math,
@@ -99,8 +100,17 @@ void vk_groups_1d(const struct gpu_caps *caps, uint64_t invocations, uint32_t gr
     groups[2] = 1;
 }
 
-vkml_status vk_rec_scratch(gpu_recorder *rec, uint64_t bytes, int *value, vkml_error *err)
+vkml_status vk_rec_scratch(gpu_recorder *rec, vk_scratch_slot slot, uint64_t bytes, int *value,
+                           vkml_error *err)
 {
+    if ((int)slot < 0 || slot >= VK_SCRATCH_SLOTS)
+        return vkml_fail(err, VKML_ERROR_DEVICE, "Vulkan recorder: scratch slot %d", (int)slot);
+    int latest = rec->slot_latest[slot] - 1;
+    if (latest >= 0 && rec->scratch[latest].size >= bytes) {
+        /* the dispatches that used it come before: vk_rec_finish's barriers order them */
+        *value = rec->n_values + latest;
+        return VKML_OK;
+    }
     vk_mem *grown = realloc(rec->scratch, (size_t)(rec->n_scratch + 1) * sizeof(*grown));
     if (!grown)
         return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "Vulkan recorder: out of host memory");
@@ -109,6 +119,7 @@ vkml_status vk_rec_scratch(gpu_recorder *rec, uint64_t bytes, int *value, vkml_e
                                   &rec->scratch[rec->n_scratch], err);
     if (st != VKML_OK)
         return st;
+    rec->slot_latest[slot] = rec->n_scratch + 1;
     *value = rec->n_values + rec->n_scratch++;
     return VKML_OK;
 }
@@ -119,6 +130,7 @@ void vk_rec_take_scratch(gpu_recorder *rec, vk_mem **mems, int *n)
     *n = rec->n_scratch;
     rec->scratch = NULL;
     rec->n_scratch = 0;
+    memset(rec->slot_latest, 0, sizeof(rec->slot_latest));
 }
 
 static vkml_status bind_value(gpu_recorder *rec, int value, VkDescriptorBufferInfo *out,

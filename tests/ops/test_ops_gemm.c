@@ -377,6 +377,11 @@ static void split_picks(void)
               sp.scratch_bytes == 16ull * 512 * 49 * 4,
           "split: r50 7x7 stage: %u slices of %u, groups %u x %u x %u", sp.splits, sp.k_slice,
           sp.groups[0], sp.groups[1], sp.groups[2]);
+    /* the same over 8 images (a conv per image): 64 tiles of 64x64 -> 5 slices, of
+     * ceil(4608 / 5) = 922 -> 928 */
+    CHECK(vk_gemm_pick_split(&caps, false, false, 512, 49, 4608, 8, &sp) && sp.splits == 5 &&
+              sp.k_slice == 928 && sp.groups[2] == 40 && sp.sum_groups[2] == 8,
+          "split: r50 7x7 stage, 8 images: %u slices of %u", sp.splits, sp.k_slice);
     /* 70 x 40 x 1100 MatMul: 1 x 2 64x64 tiles, 132 slices capped by 1100 / 64 = 17 and 16:
      * ceil(1100 / 16) = 69 -> 96 a slice: 12 slices */
     CHECK(vk_gemm_pick_split(&caps, false, false, 70, 40, 1100, 1, &sp) && sp.splits == 12 &&
