@@ -395,11 +395,11 @@ static void split_picks(void)
     CHECK(!vk_gemm_pick_split(&caps, false, false, 1024, 1024, 4096, 1, &sp),
           "split: not a product of many tiles");
     /* A product cooperative matrices take by shape runs on the coop split kernel whatever
-     * its tiles: the Linear layer 256 x 4096 x 4096 gives 4 x 64 64x64 tiles, so the
-     * minimum of 2 slices, of 2048 (a multiple of its BK 64). */
-    CHECK(vk_gemm_pick_split(&caps, false, true, 256, 4096, 4096, 1, &sp) && sp.splits == 2 &&
-              sp.k_slice == 2048 && sp.first == VK_KERNEL_GEMM_COOP_SPLITK_64X64 &&
-              sp.groups[0] == 64 && sp.groups[1] == 4 && sp.groups[2] == 2,
+     * its tiles, on 128 x 64 blocks: the Linear layer 256 x 4096 x 4096 gives 2 x 64 of
+     * them, 264 / 128 -> 3 slices: ceil(4096 / 3) = 1366 -> 1408 (a multiple of 64). */
+    CHECK(vk_gemm_pick_split(&caps, false, true, 256, 4096, 4096, 1, &sp) && sp.splits == 3 &&
+              sp.k_slice == 1408 && sp.first == VK_KERNEL_GEMM_COOP_SPLITK_128X64 &&
+              sp.groups[0] == 64 && sp.groups[1] == 2 && sp.groups[2] == 3,
           "split: coop by shape, 256x4096x4096: %u slices of %u", sp.splits, sp.k_slice);
     /* 64 x 768 x 200: 12 x 1 tiles want 22 slices; K 200 allows 3, of 67 -> 128: 2 */
     CHECK(vk_gemm_pick_split(&caps, false, true, 64, 768, 200, 1, &sp) && sp.splits == 2 &&
