@@ -153,7 +153,7 @@ bool vk_gemm_pick_split(const struct gpu_caps *caps, bool conv, bool coop, int64
          * took 488 us on the H100 */
         if (k < VK_SPLITK_MIN_K || gx * gy * z * 2 > VK_GEMM_MIN_GROUPS)
             return false;
-        splits = (VK_GEMM_MIN_GROUPS + gx * gy * z - 1) / (gx * gy * z);
+        splits = (VK_SPLITK_AIM_GROUPS + gx * gy * z - 1) / (gx * gy * z);
         if (splits > k / VK_SPLITK_MIN_SLICE)
             splits = k / VK_SPLITK_MIN_SLICE;
         if (splits > VK_SPLITK_MAX)

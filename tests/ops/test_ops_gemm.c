@@ -366,29 +366,29 @@ static void split_picks(void)
 {
     struct gpu_caps caps = {.prefer_tiled = true, .max_workgroup_count = {65535, 65535, 65535}};
     vk_gemm_split sp = {0};
-    /* 512 x 49 x 4608 (3x3 conv, 512 channels at 7x7): 32x32 tiles give 2 x 16 = 32 groups
-     * (<= 132); the 64x64 tile 1 x 8; 264 / 8 -> 33 slices, capped by 4608 / 64 = 72 and
-     * 16: 16 slices of ceil(4608 / 16) = 288 (a multiple of 32). */
-    CHECK(vk_gemm_pick_split(&caps, true, false, 512, 49, 4608, 1, &sp) && sp.splits == 16 &&
-              sp.k_slice == 288 && sp.first == VK_KERNEL_CONV_GEMM_SPLITK_64X64 &&
+    /* 512 x 49 x 4608 (3x3 conv, 512 channels at 7x7): the 64x64 tile gives 1 x 8 groups
+     * (<= 132); 528 / 8 -> 66 slices, capped by 4608 / 64 = 72 and 32: ceil(4608 / 32) =
+     * 144 -> 160 (a multiple of 32): 29 slices. */
+    CHECK(vk_gemm_pick_split(&caps, true, false, 512, 49, 4608, 1, &sp) && sp.splits == 29 &&
+              sp.k_slice == 160 && sp.first == VK_KERNEL_CONV_GEMM_SPLITK_64X64 &&
               sp.sum == VK_KERNEL_CONV_GEMM_SPLITK_SUM && sp.groups[0] == 1 &&
-              sp.groups[1] == 8 && sp.groups[2] == 16 && sp.sum_groups[0] == 1 &&
+              sp.groups[1] == 8 && sp.groups[2] == 29 && sp.sum_groups[0] == 1 &&
               sp.sum_groups[1] == 512 && sp.sum_groups[2] == 1 &&
-              sp.scratch_bytes == 16ull * 512 * 49 * 4,
+              sp.scratch_bytes == 29ull * 512 * 49 * 4,
           "split: r50 7x7 stage: %u slices of %u, groups %u x %u x %u", sp.splits, sp.k_slice,
           sp.groups[0], sp.groups[1], sp.groups[2]);
-    /* the same over 8 images (a conv per image): 64 tiles of 64x64 -> 5 slices, of
-     * ceil(4608 / 5) = 922 -> 928 */
-    CHECK(vk_gemm_pick_split(&caps, false, false, 512, 49, 4608, 8, &sp) && sp.splits == 5 &&
-              sp.k_slice == 928 && sp.groups[2] == 40 && sp.sum_groups[2] == 8,
+    /* the same over 8 images (a conv per image): 64 tiles of 64x64 -> 9 slices, of
+     * ceil(4608 / 9) = 512 */
+    CHECK(vk_gemm_pick_split(&caps, false, false, 512, 49, 4608, 8, &sp) && sp.splits == 9 &&
+              sp.k_slice == 512 && sp.groups[2] == 72 && sp.sum_groups[2] == 8,
           "split: r50 7x7 stage, 8 images: %u slices of %u", sp.splits, sp.k_slice);
-    /* 70 x 40 x 1100 MatMul: 1 x 2 64x64 tiles, 132 slices capped by 1100 / 64 = 17 and 16:
-     * ceil(1100 / 16) = 69 -> 96 a slice: 12 slices */
+    /* 70 x 40 x 1100 MatMul: 1 x 2 64x64 tiles, 264 slices capped by 1100 / 64 = 17:
+     * ceil(1100 / 17) = 65 -> 96 a slice: 12 slices */
     CHECK(vk_gemm_pick_split(&caps, false, false, 70, 40, 1100, 1, &sp) && sp.splits == 12 &&
               sp.k_slice == 96 && sp.first == VK_KERNEL_GEMM_SPLITK_64X64 &&
               sp.groups[0] == 1 && sp.groups[1] == 2 && sp.groups[2] == 12,
           "split: 70x40x1100: %u slices of %u", sp.splits, sp.k_slice);
-    CHECK(vk_gemm_pick_split(&caps, true, true, 512, 49, 4608, 1, &sp) && sp.splits == 16 &&
+    CHECK(vk_gemm_pick_split(&caps, true, true, 512, 49, 4608, 1, &sp) && sp.splits == 29 &&
               sp.first == VK_KERNEL_CONV_GEMM_COOP_SPLITK_64X64 &&
               sp.sum == VK_KERNEL_CONV_GEMM_SPLITK_SUM,
           "split: on cooperative matrices, the coop first pass");
@@ -410,7 +410,7 @@ static void split_picks(void)
     CHECK(!vk_gemm_pick_split(&caps, false, false, 64, 64, 250, 1, &sp),
           "split: not under K 256");
     /* MobileNetV2's 960 -> 160 1x1 conv at 7x7: 32x32 tiles give 2 x 5 = 10 groups; the
-     * 64x64 tile 1 x 3; 88 slices capped by 960 / 64 = 15: 15 slices of 64 */
+     * 64x64 tile 1 x 3; 176 slices capped by 960 / 64 = 15: 15 slices of 64 */
     CHECK(vk_gemm_pick_split(&caps, true, false, 160, 49, 960, 1, &sp) && sp.splits == 15 &&
               sp.k_slice == 64 && sp.groups[0] == 1 && sp.groups[1] == 3 && sp.groups[2] == 15,
           "split: MobileNetV2 960 -> 160 at 7x7: %u slices of %u", sp.splits, sp.k_slice);
