@@ -216,8 +216,13 @@ vkml_status split_parse(const graph_node *node, void *params, vkml_error *err)
         return st;
     p->axis = graph_attr_int(node, "axis", 0);
     p->split = parse_ints_attr(node, "split");
-    p->num_outputs = node->opset >= 18 ? graph_attr_int(node, "num_outputs", 0) : 0;
-    if (graph_node_attr(node, "num_outputs") && p->num_outputs <= 0)
+    p->num_outputs = graph_attr_int(node, "num_outputs", 0);
+    /* Before opset 18 the attribute is not Split's, yet PyTorch 2.11's exporter leaves it on
+     * the Split-13 nodes of its opset-17 models (converted down from 18): honoured when
+     * positive (it says what the outputs say), else ignored. */
+    if (node->opset < 18 && p->num_outputs < 0)
+        p->num_outputs = 0;
+    else if (graph_node_attr(node, "num_outputs") && p->num_outputs <= 0)
         return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "Split: num_outputs must be positive");
     return VKML_OK;
 }

@@ -49,6 +49,14 @@ static void test_strided(void)
         oh_attr_int(c, "num_outputs", 3);
         oh_run(c, label("Split 7 into 3,3,1", DT(t)), OH_BOUND_EXACT);
 
+        /* num_outputs on a Split-13 node: PyTorch 2.11's exporter writes it at opset 17 */
+        c = oh_new("Split", 13);
+        data(c, DT(t), 3, (int64_t[]){5, 6, 11});
+        oh_outputs(c, 2);
+        oh_attr_int(c, "axis", 1);
+        oh_attr_int(c, "num_outputs", 2);
+        oh_run(c, label("Split-13 6 into 3,3 with num_outputs", DT(t)), OH_BOUND_EXACT);
+
         c = oh_new("Slice", 13);
         data(c, DT(t), 3, (int64_t[]){5, 7, 11});
         oh_const_i64(c, 3, (int64_t[]){-1, 1, INT64_MAX});
@@ -283,6 +291,19 @@ static void test_errors(void)
     oh_const_i64(c, 2, (int64_t[]){2, 2});
     oh_outputs(c, 2);
     expect_error(c, VKML_ERROR_INVALID_MODEL, "do not split", "Split sizes short of the dim");
+
+    c = oh_new("Split", 18);
+    oh_input(c, VKML_DTYPE_FLOAT, 1, (int64_t[]){6}, -1, 1);
+    oh_outputs(c, 2);
+    oh_attr_int(c, "num_outputs", 0);
+    expect_error(c, VKML_ERROR_INVALID_MODEL, "must be positive", "Split-18 num_outputs 0");
+
+    c = oh_new("Split", 13);
+    oh_input(c, VKML_DTYPE_FLOAT, 1, (int64_t[]){6}, -1, 1);
+    oh_outputs(c, 2);
+    oh_attr_int(c, "num_outputs", 3);
+    expect_error(c, VKML_ERROR_INVALID_MODEL, "num_outputs 3 but 2 outputs",
+                 "Split-13 num_outputs that the outputs contradict");
 
     c = oh_new("Pad", 19);
     oh_input(c, VKML_DTYPE_FLOAT, 1, (int64_t[]){5}, -1, 1);
