@@ -44,7 +44,7 @@ bool vk_gemm_pick(const struct gpu_caps *caps, bool conv, int64_t m, int64_t n, 
 #define VK_SPLITK_MAX 32                /* slices, at most */
 /* Workgroups of the first pass that S aims for (about four per SM of a large GPU): on the
  * H200 (2026-11-24, GPU time per run) ResNet-50 b8 fp16 4,682 -> 4,422 us against 264
- * workgroups and at most 16 slices; b1, YOLO, MobileNetV2, EfficientNet-B0 within 1%. */
+ * workgroups and at most 16 slices; b1 within 1.5%, YOLO, MobileNetV2, EfficientNet-B0 1%. */
 #define VK_SPLITK_AIM_GROUPS 528
 #define VK_SPLITK_ALIGN 32              /* K per slice is a multiple (of gemm_tiled's BK) */
 #define VK_COOP_SPLITK_ALIGN 64         /* and of gemm_coop's split kernel's BK */
