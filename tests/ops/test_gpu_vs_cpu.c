@@ -10,7 +10,7 @@
 #include "cpu/cpu_kernels.h"
 #include "ops/op.h"
 #include "plan/device.h"
-#include "testutil.h"
+#include "vk_testutil.h"
 #include "vulkan/vk_device.h"
 
 #include <time.h>
@@ -701,13 +701,7 @@ int main(void)
     const char *seed = getenv("VKML_TEST_SEED");
     rng_state = seed ? strtoull(seed, NULL, 0) : (uint64_t)time(NULL) * 2654435761u + 1;
     printf("seed %llu (VKML_TEST_SEED reproduces it)\n", (unsigned long long)rng_state);
-    vk_context *vk = NULL;
-    vkml_error err = {0};
-    CHECK_OK(vk_context_create(NULL, &vk, &err), &err);
-    if (!vk || vk_context_device_count(vk) < 1) {
-        vk_context_destroy(&vk);
-        test_missing("a Vulkan device (install mesa-vulkan-drivers for lavapipe)");
-    }
+    vk_context *vk = test_vk_context();
     gpu = vk_context_device(vk, 0);
     printf("device: %s (%s)\n", gpu->info.name, gpu->info.vendor);
     test_elementwise();

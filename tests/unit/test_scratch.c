@@ -3,19 +3,14 @@
  * larger one a new buffer, which later requests then share; a slot out of range is an
  * error; the chunk takes every buffer (vk_rec_take_scratch) and frees them. On the first
  * Vulkan device (lavapipe here). */
-#include "testutil.h"
+#include "vk_testutil.h"
 #include "vulkan/vk_memory.h"
 #include "vulkan/vk_record.h"
 
 int main(void)
 {
-    vk_context *vk = NULL;
+    vk_context *vk = test_vk_context();
     vkml_error err = {0};
-    CHECK_OK(vk_context_create(NULL, &vk, &err), &err);
-    if (vk_context_device_count(vk) < 1) {
-        vk_context_destroy(&vk);
-        test_missing("a Vulkan device (install mesa-vulkan-drivers for lavapipe)");
-    }
     vk_device *vd = (vk_device *)vk_context_device(vk, 0);
     gpu_recorder *rec = NULL;
     const int n_values = 3; /* scratch ids follow the session's values */

@@ -2,7 +2,7 @@
  * freed ranges merge and empty blocks go back; blocks larger than the default for large
  * requests; a staging upload lands in device memory, also one of several rounds through the
  * bounded staging buffer (items split across rounds). */
-#include "testutil.h"
+#include "vk_testutil.h"
 #include "vulkan/vk_memory.h"
 #include "vulkan/vk_transfer.h"
 
@@ -111,13 +111,7 @@ static void test_upload_rounds(vk_device *vd, VkCommandPool pool)
 
 int main(void)
 {
-    vk_context *vk = NULL;
-    vkml_error err = {0};
-    CHECK_OK(vk_context_create(NULL, &vk, &err), &err);
-    if (vk_context_device_count(vk) < 1) {
-        vk_context_destroy(&vk);
-        test_missing("a Vulkan device (install mesa-vulkan-drivers for lavapipe)");
-    }
+    vk_context *vk = test_vk_context();
     vk_device *vd = (vk_device *)vk_context_device(vk, 0);
     CHECK(vd->base.info.memory_bytes > 0, "device reports no device-local memory");
     CHECK(vd->base.info.api_version >= VK_API_VERSION_1_1, "API version below 1.1");

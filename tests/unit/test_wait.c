@@ -7,7 +7,7 @@
  * one slow wait in a steady stream raises the expectation by a quarter at most. Bounds
  * are generous (a loaded 2-core machine): 6 fills + 10 ms (a poll slows lavapipe's fill
  * down: they share the cores). */
-#include "testutil.h"
+#include "vk_testutil.h"
 #include "vulkan/vk_memory.h"
 #include "vulkan/vk_stream.h"
 
@@ -182,13 +182,8 @@ static void test_real_waits(fill_job *j)
 
 int main(void)
 {
-    vk_context *vk = NULL;
+    vk_context *vk = test_vk_context();
     vkml_error err = {0};
-    CHECK_OK(vk_context_create(NULL, &vk, &err), &err);
-    if (vk_context_device_count(vk) < 1) {
-        vk_context_destroy(&vk);
-        test_missing("a Vulkan device (install mesa-vulkan-drivers for lavapipe)");
-    }
     fill_job j = {.vd = (vk_device *)vk_context_device(vk, 0)};
     printf("device %s\n", j.vd->base.info.name);
     VkCommandPool pool = VK_NULL_HANDLE;
