@@ -95,7 +95,7 @@ void load_tile(uint row0, uint col0, uint k0, uint tid)
     }
     [[unroll]] for (uint i = 0; i < B_QUADS; i++) {
         uvec2 q = b_quad_at(tid + i * THREADS); // (n, k)
-        reg_b[i] = to_half(load_b_quad(k0 + q.y, col0 + q.x, fast_b));
+        reg_b[i] = to_half(b_quad(i, k0 + q.y, col0 + q.x, fast_b));
     }
 }
 
@@ -194,6 +194,9 @@ void main()
     uint sg = gl_SubgroupID, lane = gl_SubgroupInvocationID;
     uint sg_row = (sg / SG_X) * WM, sg_col = (sg % SG_X) * WN; // the subgroup's block
     uint row0 = gl_WorkGroupID.y * BM, col0 = gl_WorkGroupID.x * BN;
+#if CONV
+    xcol_init(col0, tid);
+#endif
     [[unroll]] for (uint i = 0; i < FM; i++)
         [[unroll]] for (uint j = 0; j < FN; j++)
             acc[i][j] = fcoopmatNV<32, gl_ScopeSubgroup, FRAG, FRAG>(0.0);

@@ -52,7 +52,7 @@ void load_tile(uint row0, uint col0, uint k0, uint tid)
     }
     [[unroll]] for (uint i = 0; i < B_QUADS; i++) {
         uvec2 q = b_quad_at(tid + i * THREADS); // (n, k)
-        reg_b[i] = load_b_quad(k0 + q.y, col0 + q.x, fast_b);
+        reg_b[i] = b_quad(i, k0 + q.y, col0 + q.x, fast_b);
     }
 }
 
@@ -85,6 +85,9 @@ void main()
     uint tx = gl_LocalInvocationID.x, ty = gl_LocalInvocationID.y;
     uint tid = ty * WG_X + tx;
     uint row0 = gl_WorkGroupID.y * BM, col0 = gl_WorkGroupID.x * BN;
+#if CONV
+    xcol_init(col0, tid);
+#endif
     vec4 acc[TM][TN / 4];
     [[unroll]] for (uint i = 0; i < TM; i++)
         [[unroll]] for (uint j = 0; j < TN / 4; j++)

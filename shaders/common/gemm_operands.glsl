@@ -85,22 +85,6 @@ uint plane;
 #endif
 #if SPLITK != 2
 #if CONV
-// Xcol[k, col] of group g (X is binding 0; the "B" operand of the product).
-float load_b(uint k, uint col)
-{
-    if (k >= k_end || col >= g_n)
-        return 0.0;
-    uint ksize = p.win.k_h * p.win.k_w;
-    uint n = col / plane, pix = col % plane;
-    uint oy = pix / p.win.out_w, ox = pix % p.win.out_w;
-    uint ch = k / ksize, kr = k % ksize;
-    uint ky = kr / p.win.k_w, kx = kr % p.win.k_w;
-    int iy = int(oy * p.win.stride_h + ky * p.win.dil_h) - int(p.win.pad_h);
-    int ix = int(ox * p.win.stride_w + kx * p.win.dil_w) - int(p.win.pad_w);
-    if (iy < 0 || iy >= int(p.win.in_h) || ix < 0 || ix >= int(p.win.in_w))
-        return 0.0;
-    return a[((n * p.in_channels + a_base + ch) * p.win.in_h + uint(iy)) * p.win.in_w + uint(ix)];
-}
 // W[g*Mg + m, k] (binding 1; the "A" operand).
 float load_a(uint m, uint k)
 {
@@ -176,25 +160,41 @@ vec4 load_a_quad(uint m, uint k, bool fast)
                 load_a(m + 3u * dm, k + 3u * dk));
 }
 #if CONV
-// Xcol at (k, col) and the next 3 columns (b_n_fast): k's channel and tap and col's
-// image and output pixel are divided out once, the next columns step the pixel.
-vec4 load_b_quad(uint k, uint col, bool fast)
+// Xcol's quads. An invocation's B quads (b_quad_at(tid + i * THREADS)) share their 4
+// columns, since THREADS is a multiple of BN / 4, and the K loop loads them at k_begin,
+// then BK further each step. So the columns' image, output pixel and window origin are
+// decoded once (xcol_init), and each quad's row k carries its (input channel, tap) from
+// one step to the next (xcol_next): no division in the K loop. The tap's (ky, kx) comes
+// from a multiply by kw_magic where that is exact.
+#ifdef BK
+#if THREADS % (BN / 4) != 0
+#error "gemm_operands.glsl: an invocation's B quads must share their columns"
+#endif
+#define XCOL_QUADS (BK * BN / (4 * THREADS))
+#define XCOL_OUTSIDE (-(1 << 30)) // the window origin of a column past N: never inside
+int xcol_at[4];      // X's index of (image, the group's first channel, window origin)
+int xcol_iy[4], xcol_ix[4]; // the window origin (may lie in the padding)
+uint xk_ch[XCOL_QUADS], xk_kr[XCOL_QUADS]; // each quad's (channel, tap) at its next load
+uint xk_step_ch, xk_step_kr; // BK as channels and taps
+uint in_hw, ksize, kw_magic;
+
+void xcol_init(uint col0, uint tid)
 {
-    vec4 v = vec4(0.0);
-    if (k >= k_end)
-        return v;
-    uint ksize = p.win.k_h * p.win.k_w;
-    uint ch = k / ksize, kr = k % ksize;
-    int dy = int((kr / p.win.k_w) * p.win.dil_h) - int(p.win.pad_h);
-    int dx = int((kr % p.win.k_w) * p.win.dil_w) - int(p.win.pad_w);
+    in_hw = p.win.in_h * p.win.in_w;
+    ksize = p.win.k_h * p.win.k_w;
+    // floor(kr * kw_magic / 2^16) = floor(kr / k_w) for every kr < ksize when ksize * k_w
+    // < 2^16 (kw_magic = ceil(2^16 / k_w)); else 0 and a division
+    kw_magic = ksize * p.win.k_w < 65536u ? (65536u + p.win.k_w - 1u) / p.win.k_w : 0u;
+    uint col = col0 + b_quad_at(tid).x;
     uint n = col / plane, pix = col % plane;
     uint oy = pix / p.win.out_w, ox = pix % p.win.out_w;
     [[unroll]] for (uint c = 0; c < 4; c++) {
-        int iy = int(oy * p.win.stride_h) + dy, ix = int(ox * p.win.stride_w) + dx;
-        bool inside = iy >= 0 && iy < int(p.win.in_h) && ix >= 0 && ix < int(p.win.in_w);
-        uint plane_at = (n * p.in_channels + a_base + ch) * p.win.in_h; // its input plane
-        if (col + c < g_n && inside)
-            v[c] = float(a[(plane_at + uint(iy)) * p.win.in_w + uint(ix)]);
+        int iy = int(oy * p.win.stride_h) - int(p.win.pad_h);
+        int ix = int(ox * p.win.stride_w) - int(p.win.pad_w);
+        bool real = col + c < g_n;
+        xcol_iy[c] = real ? iy : XCOL_OUTSIDE;
+        xcol_ix[c] = ix;
+        xcol_at[c] = int((n * p.in_channels + a_base) * in_hw) + iy * int(p.win.in_w) + ix;
         if (++ox == p.win.out_w) { // the next output row, then the next image
             ox = 0;
             if (++oy == p.win.out_h) {
@@ -203,8 +203,41 @@ vec4 load_b_quad(uint k, uint col, bool fast)
             }
         }
     }
+    xk_step_ch = BK / ksize;
+    xk_step_kr = BK % ksize;
+    [[unroll]] for (uint i = 0; i < XCOL_QUADS; i++) {
+        uint k = k_begin + b_quad_at(tid + i * THREADS).y;
+        xk_ch[i] = k / ksize;
+        xk_kr[i] = k % ksize;
+    }
+}
+
+// Xcol at (k, the invocation's 4 columns) for its quad i; then i's row moves BK on.
+vec4 xcol_next(uint i, uint k)
+{
+    vec4 v = vec4(0.0);
+    uint ch = xk_ch[i], kr = xk_kr[i];
+    xk_kr[i] += xk_step_kr;
+    xk_ch[i] += xk_step_ch;
+    if (xk_kr[i] >= ksize) {
+        xk_kr[i] -= ksize;
+        xk_ch[i]++;
+    }
+    if (k >= k_end)
+        return v;
+    uint ky = kw_magic != 0u ? (kr * kw_magic) >> 16 : kr / p.win.k_w;
+    uint kx = kr - ky * p.win.k_w;
+    int dy = int(ky * p.win.dil_h), dx = int(kx * p.win.dil_w);
+    int off = int(ch * in_hw) + dy * int(p.win.in_w) + dx;
+    [[unroll]] for (uint c = 0; c < 4; c++) {
+        // negative coordinates wrap to large unsigned ones: one comparison a side
+        bool inside = uint(xcol_iy[c] + dy) < p.win.in_h && uint(xcol_ix[c] + dx) < p.win.in_w;
+        if (inside)
+            v[c] = float(a[uint(xcol_at[c] + off)]);
+    }
     return v;
 }
+#endif
 #else
 // B at (k, n) and the next 3 along its fast index (n when b_n_fast, else k).
 vec4 load_b_quad(uint k, uint n, bool fast)
@@ -214,6 +247,18 @@ vec4 load_b_quad(uint k, uint n, bool fast)
     uint dn = b_n_fast ? 1u : 0u, dk = 1u - dn;
     return vec4(load_b(k, n), load_b(k + dk, n + dn), load_b(k + 2u * dk, n + 2u * dn),
                 load_b(k + 3u * dk, n + 3u * dn));
+}
+#endif
+
+#ifdef BK
+// The B quad i of the invocation, at (k, col) (CONV: Xcol, its columns from xcol_init).
+vec4 b_quad(uint i, uint k, uint col, bool fast)
+{
+#if CONV
+    return xcol_next(i, k);
+#else
+    return load_b_quad(k, col, fast);
+#endif
 }
 #endif
 #endif // SPLITK != 2
