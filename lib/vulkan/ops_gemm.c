@@ -112,10 +112,11 @@ bool vk_gemm_pick_coop(const struct gpu_caps *caps, bool conv, vkml_dtype dtype,
         return false;
     int n_tiles = (int)VKML_ARRAY_SIZE(coop_tiles);
     int forced = caps->coop_force > 0 && caps->coop_force <= n_tiles ? caps->coop_force - 1 : -1;
-    /* Unforced, float32 (fp32-fast) stays on gemm_tiled.comp's float32 kernel: on the H200
-     * (bench_gemm, 2026-11-24) that ran 24-34 TFLOP/s where rounding to float16 on the way
-     * into the tensor cores gave 11-24. */
-    if (forced < 0 && (conv || dtype != VKML_DTYPE_FLOAT16 || m < VK_COOP_MIN_SIDE ||
+    /* Unforced, float32 under fp32-fast takes the same products as float16: rounded to
+     * float16 in the loads (with one range test a quad, gemm_coop.comp's to_half), the
+     * Linear stack's four Gemms took 551 us of GPU time on the H200 against 1,305 on
+     * gemm_tiled.comp's float32 and 524 in float16 storage (2026-11-24). */
+    if (forced < 0 && (conv || m < VK_COOP_MIN_SIDE ||
                        n < VK_COOP_MIN_SIDE || m * n < VK_COOP_MIN_OUTPUTS || k < VK_COOP_MIN_K ||
                        (uint64_t)(2 * z) * (uint64_t)m * (uint64_t)n * 4 > VK_SPLITK_MAX_BYTES))
         return false;

@@ -88,14 +88,15 @@ bool vk_conv_runs_as_product(const struct conv_params *p, vkml_dtype dtype,
  * gemm_tiled.comp. */
 #define VK_COOP_MIN_OUTPUTS (64 * 64)
 #define VK_COOP_MIN_K (2 * VK_SPLITK_MIN_SLICE)
-/* Unforced, the coop kernel takes only float16 plain products (not convolutions: their
+/* Unforced, the coop kernel takes only plain products of float16, or of float32 under
+ * precision fp32-fast (rounded to float16 in its loads); not convolutions (their
  * implicit-GEMM loads starve the tensor cores, 0.1-0.65x gemm_tiled's float16 on every
  * ResNet-50 convolution on the H200; with the accumulators in registers, ResNet-50 b1 fp16
  * by shape on the coop split kernel still took 1,359 us of GPU time against 1,224 on
  * gemm_tiled, on the H100; unfolded by im2col into plain products, slower again; with the
  * gathers' columns decoded once, by shape on the split kernel's 64x64 or 128x64 blocks
  * aiming for 264 to 2,112 workgroups, H200 2026-11-24: ResNet-50 b8 fp16 4,605-5,094 us
- * against 4,280 on gemm_tiled, b1 1,322-1,359 against 1,300) with M and
+ * against 4,280 on gemm_tiled, b1 1,322-1,359 against 1,300); with M and
  * N at least this, and whose two slices of float32 sums fit VK_SPLITK_MAX_BYTES. */
 #define VK_COOP_MIN_SIDE 128
 /* Tiles of gemm_coop.comp (gpu_caps.coop_force counts from 1). */

@@ -2,7 +2,7 @@
 it and what each column means).
 
 Per model: exports it with the local PyTorch (random weights; cached in --cache), runs
-`vkml run --repeat` at fp32 and fp16, PyTorch (CUDA eager and CUDA graphs at fp32, tf32
+`vkml run --repeat` at fp32, fp16 and fp32-fast, PyTorch (CUDA eager and CUDA graphs at fp32, tf32
 and fp16 when CUDA is there, else CPU eager fp32) and ONNX Runtime CPU (Python
 onnxruntime, else onnxruntime-node through NODE_PATH), checks vkml's outputs against
 PyTorch's float32 output, and prints one markdown table (also written to --out).
@@ -23,7 +23,8 @@ import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-TOLERANCE = {"fp32": 1e-3, "fp16": 1e-2}  # max |vkml - ref| <= this x max |ref|
+TOLERANCE = {"fp32": 1e-3, "fp32-fast": 1e-2, "fp16": 1e-2}  # max |vkml-ref| <= this x max |ref|
+PRECISIONS = ("fp32", "fp16", "fp32-fast")  # vkml run --precision, in the table's order
 torch = np = None
 
 
@@ -78,7 +79,9 @@ def save_case(folder, onnx_path, x, ref):
         f.write(numpy_helper.from_array(x, "input").SerializeToString())
     x.astype(np.float32).tofile(os.path.join(folder, "input.bin"))
     ref.astype(np.float32).tofile(os.path.join(folder, "ref.bin"))
-    meta = {"model": onnx_path, "input_shape": list(x.shape), "ref_shape": list(ref.shape)}
+    # absolute: the cache is read later from other working directories (meson's tests)
+    meta = {"model": os.path.abspath(onnx_path), "input_shape": list(x.shape),
+            "ref_shape": list(ref.shape)}
     with open(os.path.join(folder, "case.json"), "w") as f:
         json.dump(meta, f)
 
@@ -304,9 +307,10 @@ def main():
         keys = [k for k in keys if k in want]
     ort_cmd, ort_name = ort_command()
     tcols = torch_columns()
-    header = ["model", "vkml fp32 ms (med / p99)", "vkml fp16 ms (med / p99)"]
+    header = ["model", "vkml fp32 ms (med / p99)", "vkml fp16 ms (med / p99)",
+              "vkml fp32-fast ms (med / p99)"]
     header += ["torch %s %s ms (vkml/torch)" % (p, m) for m, p in tcols]
-    header += ["ORT CPU ms (vkml fp32/ORT)", "check fp32", "check fp16",
+    header += ["ORT CPU ms (vkml fp32/ORT)", "check fp32", "check fp16", "check fp32-fast",
                "peak RSS MiB vkml / ORT"]
     rows, failed = [], False
     for key in keys:
@@ -329,17 +333,18 @@ def main():
                 failed = True
                 continue
         print("bench: %s" % label, file=sys.stderr)
-        vk = {p: run_vkml(args, folder, p, repeat) for p in ("fp32", "fp16")}
-        cells = [label, fmt_ms(vk["fp32"]), fmt_ms(vk["fp16"])]
+        vk = {p: run_vkml(args, folder, p, repeat) for p in PRECISIONS}
+        cells = [label] + [fmt_ms(vk[p]) for p in PRECISIONS]
         for mode, prec in tcols:
             t = time_torch(module, x, mode, prec, repeat) if module is not None else None
-            cells.append(ratio_cell(vk["fp16" if prec == "fp16" else "fp32"], t))
+            # each anchor against vkml at the matching precision (tf32: fp32-fast)
+            cells.append(ratio_cell(vk[{"fp16": "fp16", "tf32": "fp32-fast"}.get(prec, "fp32")], t))
         ort = run_ort(ort_cmd, folder, repeat) if ort_cmd else None
         if ort and "error" in ort:
             cells.append("error: " + ort["error"][:60])
         else:
             cells.append(ratio_cell(vk["fp32"], (ort["median"], ort["p99"]) if ort else None))
-        for p in ("fp32", "fp16"):
+        for p in PRECISIONS:
             check = vk[p].get("check") or "FAIL (%s)" % vk[p].get("error", "no output")
             failed |= not check.startswith("PASS")
             if p == "fp16" and module is not None and "check" in vk[p]:

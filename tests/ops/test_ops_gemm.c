@@ -498,8 +498,9 @@ static void coop_picks(void)
           "coop: not where the split kernel's scratch would pass its bound");
     CHECK(!vk_gemm_pick_coop(&caps, false, f32, false, 1024, 1024, 1024, 1, &k, g),
           "coop: float32 under precision fp32 never");
-    CHECK(!vk_gemm_pick_coop(&caps, false, f32, true, 1024, 1024, 1024, 1, &k, g),
-          "coop: float32 under fp32-fast stays on the float32 tiles unless forced (faster)");
+    CHECK(vk_gemm_pick_coop(&caps, false, f32, true, 1024, 1024, 1024, 1, &k, g) &&
+              k == VK_KERNEL_GEMM_COOP_128X64,
+          "coop: float32 under fp32-fast by shape, as float16 (kernel %d)", (int)k);
     caps.coop_force = 2;
     CHECK(vk_gemm_pick_coop(&caps, false, f32, true, 1024, 1024, 1024, 1, &k, g) && is_coop(k),
           "coop: float32 under fp32-fast when forced");
