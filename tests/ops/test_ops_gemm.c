@@ -143,6 +143,7 @@ static const conv_shape conv_shapes[] = {
     {1, 16, 10, 10, 16, 3, 1, 1, 1, 16}, /* depthwise */
     {1, 24, 7, 9, 40, 1, 1, 0, 1, 1},   /* pointwise, one image: a plain product (vk_rec_matmul) */
     {2, 8, 16, 17, 12, 1, 1, 0, 1, 1},  /* pointwise, two images of 272 pixels: a product each */
+    {1, 64, 6, 6, 128, 3, 1, 1, 1, 1},  /* 128 channels, K 576: split by shape on 128x64 */
     {1, 130, 6, 6, 131, 3, 1, 1, 1, 1}, /* channels past a 128 tile */
 };
 
@@ -366,13 +367,13 @@ static void split_picks(void)
 {
     struct gpu_caps caps = {.prefer_tiled = true, .max_workgroup_count = {65535, 65535, 65535}};
     vk_gemm_split sp = {0};
-    /* 512 x 49 x 4608 (3x3 conv, 512 channels at 7x7): the 64x64 tile gives 1 x 8 groups
-     * (<= 132); 528 / 8 -> 66 slices, capped by 4608 / 64 = 72 and 32: ceil(4608 / 32) =
-     * 144 -> 160 (a multiple of 32): 29 slices. */
+    /* 512 x 49 x 4608 (3x3 conv, 512 channels at 7x7): a conv of at least 128 channels
+     * splits on the 128x64 tile, 1 x 4 groups (<= 132); 528 / 4 -> 132 slices, capped by
+     * 4608 / 64 = 72 and 32: ceil(4608 / 32) = 144 -> 160 (a multiple of 32): 29 slices. */
     CHECK(vk_gemm_pick_split(&caps, true, false, 512, 49, 4608, 1, &sp) && sp.splits == 29 &&
-              sp.k_slice == 160 && sp.first == VK_KERNEL_CONV_GEMM_SPLITK_64X64 &&
+              sp.k_slice == 160 && sp.first == VK_KERNEL_CONV_GEMM_SPLITK_128X64 &&
               sp.sum == VK_KERNEL_CONV_GEMM_SPLITK_SUM && sp.groups[0] == 1 &&
-              sp.groups[1] == 8 && sp.groups[2] == 29 && sp.sum_groups[0] == 1 &&
+              sp.groups[1] == 4 && sp.groups[2] == 29 && sp.sum_groups[0] == 1 &&
               sp.sum_groups[1] == 512 && sp.sum_groups[2] == 1 &&
               sp.scratch_bytes == 29ull * 512 * 49 * 4,
           "split: r50 7x7 stage: %u slices of %u, groups %u x %u x %u", sp.splits, sp.k_slice,
@@ -380,8 +381,18 @@ static void split_picks(void)
     /* the same over 8 images (a conv per image): 64 tiles of 64x64 -> 9 slices, of
      * ceil(4608 / 9) = 512 */
     CHECK(vk_gemm_pick_split(&caps, false, false, 512, 49, 4608, 8, &sp) && sp.splits == 9 &&
-              sp.k_slice == 512 && sp.groups[2] == 72 && sp.sum_groups[2] == 8,
-          "split: r50 7x7 stage, 8 images: %u slices of %u", sp.splits, sp.k_slice);
+              sp.k_slice == 512 && sp.groups[2] == 72 && sp.sum_groups[2] == 8 &&
+              sp.first == VK_KERNEL_GEMM_SPLITK_64X64,
+          "split: r50 7x7 stage, 8 images, as products: %u slices of %u on the 64x64 tile",
+          sp.splits, sp.k_slice);
+    /* 160 channels would leave 96 of 256 rows of two 128-row tiles empty: 64x64 (3 x 1) */
+    CHECK(vk_gemm_pick_split(&caps, true, false, 160, 49, 960, 1, &sp) &&
+              sp.first == VK_KERNEL_CONV_GEMM_SPLITK_64X64 && sp.groups[1] == 3,
+          "split: a conv of 160 channels on the 64x64 tile");
+    /* 64 channels: the 64x64 tile */
+    CHECK(vk_gemm_pick_split(&caps, true, false, 64, 49, 4608, 1, &sp) &&
+              sp.first == VK_KERNEL_CONV_GEMM_SPLITK_64X64,
+          "split: a conv of 64 channels on the 64x64 tile");
     /* 70 x 40 x 1100 MatMul: 1 x 2 64x64 tiles, 264 slices capped by 1100 / 64 = 17:
      * ceil(1100 / 17) = 65 -> 96 a slice: 12 slices */
     CHECK(vk_gemm_pick_split(&caps, false, false, 70, 40, 1100, 1, &sp) && sp.splits == 12 &&
