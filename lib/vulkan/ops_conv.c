@@ -19,7 +19,8 @@
  * direct kernel: one invocation per output, no barriers, more workgroups than the GEMM's
  * tiles. Measured on the H200 (2026-11-24): mnist-8's 1 -> 8 5x5 at 28x28 (6,272 outputs,
  * K 25) 8.5 us direct against 13.9 on a 32x32 tile; its 8 -> 16 5x5 at 14x14 (3,136
- * outputs, K 200) 22.5 us direct against 18.6: a long K is walked serially there. */
+ * outputs, K 200) 22.5 us direct against 18.6 on a 32x32 tile (13.3 split along K since): a
+ * long K is walked serially there. */
 #define CONV_DIRECT_MAX_OUTPUTS 8192
 #define CONV_DIRECT_MAX_K 64
 

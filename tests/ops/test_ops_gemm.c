@@ -418,8 +418,13 @@ static void split_picks(void)
           "split: coop by shape, 64x768x200: %u slices of %u", sp.splits, sp.k_slice);
     CHECK(!vk_gemm_pick_split(&caps, false, true, 256, 256, 100, 1, &sp),
           "split: coop by shape needs K of two slices of 64");
-    CHECK(!vk_gemm_pick_split(&caps, false, false, 64, 64, 250, 1, &sp),
-          "split: not under K 256");
+    CHECK(!vk_gemm_pick_split(&caps, false, false, 64, 64, VK_SPLITK_MIN_K - 1, 1, &sp),
+          "split: not under K %d", VK_SPLITK_MIN_K);
+    /* mnist-8's 8 -> 16 5x5 conv: 16 x 196 outputs, K 200: 4 tiles of 64x64, 3 slices of
+     * 64 -> 67 -> 96: 3 */
+    CHECK(vk_gemm_pick_split(&caps, true, false, 16, 196, 200, 1, &sp) && sp.splits == 3 &&
+              sp.k_slice == 96 && sp.first == VK_KERNEL_CONV_GEMM_SPLITK_64X64,
+          "split: mnist-8's K-200 conv: %u slices of %u", sp.splits, sp.k_slice);
     /* MobileNetV2's 960 -> 160 1x1 conv at 7x7: 32x32 tiles give 2 x 5 = 10 groups; the
      * 64x64 tile 1 x 3; 176 slices capped by 960 / 64 = 15: 15 slices of 64 */
     CHECK(vk_gemm_pick_split(&caps, true, false, 160, 49, 960, 1, &sp) && sp.splits == 15 &&
