@@ -54,6 +54,13 @@ int vk_epilogue_binding(const graph_node *node, int fallback)
     return node->inputs[ep->residual];
 }
 
+/* Whether tiles of `tile` over `extent` leave a quarter or more of their span empty (64
+ * output channels in a 128-row tile): that share of their work is wasted. */
+static bool tile_wasteful(int64_t extent, int64_t tile)
+{
+    return (extent + tile - 1) / tile * tile * 4 > extent * 5;
+}
+
 /* The first tile of tiles[1 .. n_tiles) (tiles[forced], 0-based, when forced >= 0) that
  * gives VK_GEMM_TILE_MIN_GROUPS workgroups without a quarter of it empty, else the last;
  * false when its grid exceeds the device's. The largest tile (128 x 128) is taken only when
@@ -68,9 +75,8 @@ static bool pick_tile(const struct gpu_caps *caps, const struct gemm_tile *tiles
     for (int t = forced >= 0 ? forced : 1; t < n_tiles; t++) {
         const struct gemm_tile *g = &tiles[t];
         int64_t gx = (n + g->bn - 1) / g->bn, gy = (m + g->bm - 1) / g->bm;
-        /* A tile a quarter or more empty (64 output channels in a 128-row tile) wastes
-         * that share of its work: take the next smaller one. */
-        bool wasteful = gy * g->bm * 4 > m * 5 || gx * g->bn * 4 > n * 5;
+        /* a tile a quarter or more empty: take the next smaller one */
+        bool wasteful = tile_wasteful(m, g->bm) || tile_wasteful(n, g->bn);
         if (forced < 0 && t + 1 < n_tiles && (wasteful || gx * gy * z < VK_GEMM_TILE_MIN_GROUPS))
             continue;
         if (gx > caps->max_workgroup_count[0] || gy > caps->max_workgroup_count[1] ||
@@ -113,9 +119,9 @@ bool vk_gemm_pick_coop(const struct gpu_caps *caps, bool conv, vkml_dtype dtype,
     int n_tiles = (int)VKML_ARRAY_SIZE(coop_tiles);
     int forced = caps->coop_force > 0 && caps->coop_force <= n_tiles ? caps->coop_force - 1 : -1;
     /* Unforced, float32 under fp32-fast takes the same products as float16: rounded to
-     * float16 in the loads (with one range test a quad, gemm_coop.comp's to_half), the
-     * Linear stack's four Gemms took 551 us of GPU time on the H200 against 1,305 on
-     * gemm_tiled.comp's float32 and 524 in float16 storage (2026-11-24). */
+     * float16 in the loads (gemm_coop.comp's to_half), the Linear stack's four Gemms took
+     * 551 us of GPU time on the H200 against 1,305 on gemm_tiled.comp's float32 and 524 in
+     * float16 storage (2026-11-24). */
     if (forced < 0 && (conv || m < VK_COOP_MIN_SIDE ||
                        n < VK_COOP_MIN_SIDE || m * n < VK_COOP_MIN_OUTPUTS || k < VK_COOP_MIN_K ||
                        (uint64_t)(2 * z) * (uint64_t)m * (uint64_t)n * 4 > VK_SPLITK_MAX_BYTES))
@@ -144,8 +150,8 @@ bool vk_gemm_pick_split(const struct gpu_caps *caps, bool conv, bool coop, int64
      * convs among them): MobileNetV2's 960 -> 160 projections and EfficientNet-B0's
      * 192 -> 1152 expansions got slower, their K too short for the slices to make up the
      * workgroups; nor where a quarter of the tile's rows would be empty. */
-    bool conv_128 = conv && !coop && caps->splitk_force == 0 && m >= 128 &&
-                    (m + 127) / 128 * 128 * 4 <= m * 5;
+    bool conv_128 =
+        conv && !coop && caps->splitk_force == 0 && m >= 128 && !tile_wasteful(m, 128);
     const int64_t tile_m = coop_by_shape || conv_128 ? 128 : 64, tile_n = 64;
     int64_t gx = (n + tile_n - 1) / tile_n, gy = (m + tile_m - 1) / tile_m;
     if (splits == 0 && coop_by_shape) {

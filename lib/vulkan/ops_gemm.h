@@ -37,9 +37,9 @@ bool vk_gemm_pick(const struct gpu_caps *caps, bool conv, int64_t m, int64_t n, 
  * least VK_SPLITK_MIN_K runs as S slices of K on the 64x64 tile (z: slice x batch), each
  * writing its sums to a scratch buffer, then gemm_splitk.comp adds the slices and applies
  * C or bias and the epilogue. S reaches VK_SPLITK_AIM_GROUPS workgroups, within the bounds
- * below. The second dispatch costs about one dispatch floor (2.2 us on the H200): worth it
- * from K 192 on (960 -> 160 at 7x7: 10 workgroups walking K 960 alone, 67 us). */
-/* From K 192 (three slices of VK_SPLITK_MIN_SLICE): on the H200 mnist-8's 8 -> 16 5x5 conv
+ * below. The second dispatch costs about one dispatch floor (2.2 us on the H200), against
+ * workgroups walking a long K alone (960 -> 160 at 7x7: 10 of them, 67 us). From K 192
+ * (three slices of VK_SPLITK_MIN_SLICE): on the H200 mnist-8's 8 -> 16 5x5 conv
  * (16 x 196 outputs, K 200) took 13.3 us of GPU time split against 21.0 walked whole on
  * seven 32x32 tiles; EfficientNet-B0 1,054 -> 1,024 us, MobileNetV2 565 -> 557, YOLO-style
  * 1,754 -> 1,776, the others within 0.3%. From K 128 (two slices) BERT's attention products
