@@ -122,8 +122,8 @@ bool vk_gemm_pick_coop(const struct gpu_caps *caps, bool conv, vkml_dtype dtype,
      * float16 in the loads (gemm_coop.comp's to_half), the Linear stack's four Gemms took
      * 551 us of GPU time on the H200 against 1,305 on gemm_tiled.comp's float32 and 524 in
      * float16 storage (2026-11-24). */
-    if (forced < 0 && (conv || m < VK_COOP_MIN_SIDE ||
-                       n < VK_COOP_MIN_SIDE || m * n < VK_COOP_MIN_OUTPUTS || k < VK_COOP_MIN_K ||
+    if (forced < 0 && (conv || m < VK_COOP_MIN_SIDE || n < VK_COOP_MIN_SIDE ||
+                       m * n < VK_COOP_MIN_OUTPUTS || k < VK_COOP_MIN_K ||
                        (uint64_t)(2 * z) * (uint64_t)m * (uint64_t)n * 4 > VK_SPLITK_MAX_BYTES))
         return false;
     if (!pick_tile(caps, coop_tiles, n_tiles, forced, conv, m, n, z, kernel, groups))
@@ -150,8 +150,7 @@ bool vk_gemm_pick_split(const struct gpu_caps *caps, bool conv, bool coop, int64
      * convs among them): MobileNetV2's 960 -> 160 projections and EfficientNet-B0's
      * 192 -> 1152 expansions got slower, their K too short for the slices to make up the
      * workgroups; nor where a quarter of the tile's rows would be empty. */
-    bool conv_128 =
-        conv && !coop && caps->splitk_force == 0 && m >= 128 && !tile_wasteful(m, 128);
+    bool conv_128 = conv && !coop && caps->splitk_force == 0 && m >= 128 && !tile_wasteful(m, 128);
     const int64_t tile_m = coop_by_shape || conv_128 ? 128 : 64, tile_n = 64;
     int64_t gx = (n + tile_n - 1) / tile_n, gy = (m + tile_m - 1) / tile_m;
     if (splits == 0 && coop_by_shape) {
@@ -193,9 +192,10 @@ bool vk_gemm_pick_split(const struct gpu_caps *caps, bool conv, bool coop, int64
         .k_slice = (uint32_t)k_slice,
         .first =
             coop_by_shape ? VK_KERNEL_GEMM_COOP_SPLITK_128X64
-            : coop ? (conv ? VK_KERNEL_CONV_GEMM_COOP_SPLITK_64X64 : VK_KERNEL_GEMM_COOP_SPLITK_64X64)
-                 : conv_128 ? VK_KERNEL_CONV_GEMM_SPLITK_128X64
-                 : (conv ? VK_KERNEL_CONV_GEMM_SPLITK_64X64 : VK_KERNEL_GEMM_SPLITK_64X64),
+            : coop
+                ? (conv ? VK_KERNEL_CONV_GEMM_COOP_SPLITK_64X64 : VK_KERNEL_GEMM_COOP_SPLITK_64X64)
+            : conv_128 ? VK_KERNEL_CONV_GEMM_SPLITK_128X64
+                       : (conv ? VK_KERNEL_CONV_GEMM_SPLITK_64X64 : VK_KERNEL_GEMM_SPLITK_64X64),
         .sum = conv ? VK_KERNEL_CONV_GEMM_SPLITK_SUM : VK_KERNEL_GEMM_SPLITK_SUM,
         .groups = {(uint32_t)gx, (uint32_t)gy, (uint32_t)(splits * z)},
         .sum_groups = {(uint32_t)sum_x, (uint32_t)m, (uint32_t)z},
