@@ -1,6 +1,7 @@
 #version 450
 // The movement steps (lib/ops/movement.h), one variant per element size:
 //   STEP=0 strided copy, STEP=1 mapped copy (pad modes, tile), STEP=2 band (Trilu, EyeLike).
+// VEC4=1 (STEP=0): the elements are 16-byte units (uvec4), whatever the tensor's dtype.
 // All offsets are 32-bit (the host refuses larger tensors); signed quantities come as
 // two's complement and are summed modulo 2^32, exact once the result is in range.
 #if STEP == 0
@@ -14,9 +15,17 @@
 #include "buffers.glsl"
 #include "rank.glsl"
 #include "push.h"
+#ifndef VEC4
+#define VEC4 0
+#endif
 
+#if VEC4
+DECLARE_IN_OF(uvec4, 0, src)
+DECLARE_OUT_OF(uvec4, 1, dst)
+#else
 DECLARE_IN(0, src)
 DECLARE_OUT(1, dst)
+#endif
 
 // The element whose bytes are (lo, hi).
 T element(uint lo, uint hi)

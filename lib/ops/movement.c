@@ -431,8 +431,7 @@ int mv_step_count(const graph_node *node)
     }
 }
 
-/* Drops dims of size 1 and merges a dim into the next when both walk memory as one. */
-static void simplify_strided(mv_step *s)
+void mv_simplify_strided(mv_step *s)
 {
     int rank = 0;
     for (int d = 0; d < s->rank; d++) {
@@ -480,6 +479,6 @@ vkml_status mv_describe(const graph_value *values, const graph_node *node,
         return vkml_fail(err, VKML_ERROR_UNSUPPORTED, "%s is not a movement op", node->op_type);
     }
     if (!st && s->kind == MV_STRIDED)
-        simplify_strided(s);
+        mv_simplify_strided(s);
     return st;
 }

@@ -63,6 +63,9 @@ int mv_step_count(const graph_node *node);
  * Strided steps come out with dims of size 1 dropped and contiguous dims merged. */
 vkml_status mv_describe(const graph_value *values, const graph_node *node,
                         const void *const *in, int k, mv_step *step, vkml_error *err);
+/* A strided step with dims of size 1 dropped and each dim merged into the one before it
+ * where both walk memory as one (a dim of size 0 leaves one dim of size 0). */
+void mv_simplify_strided(mv_step *s);
 /* Data of input i: in[i] when in is not NULL, else the constant's data (or NULL). */
 const void *mv_input_data(const graph_value *values, const graph_node *node,
                           const void *const *in, int i);

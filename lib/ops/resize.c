@@ -377,6 +377,76 @@ int resize_axis_taps(const resize_params *p, const resize_geometry *g, int d, in
     return n;
 }
 
+/* Whether axis d of a nearest Resize reads input off + (x / q) * f for every output index
+ * x (q divides the output length): the taps of resize_axis_taps, one at weight 1 each. */
+static bool axis_is_affine(const resize_params *p, const resize_geometry *g, int d, int64_t off,
+                           int64_t q, int64_t f)
+{
+    if (q < 1 || f < 0 || g->out[d] % q != 0)
+        return false;
+    for (int64_t x = 0; x < g->out[d]; x++) {
+        int64_t idx[RESIZE_MAX_TAPS];
+        double w[RESIZE_MAX_TAPS];
+        if (resize_axis_taps(p, g, d, x, idx, w) != 1 || w[0] != 1.0 || idx[0] != off + (x / q) * f)
+            return false;
+    }
+    return true;
+}
+
+bool resize_as_strided(const resize_params *p, const resize_geometry *g, mv_step *s)
+{
+    if (p->mode != RESIZE_NEAREST || g->rank < 1 || g->rank > VKML_MAX_RANK)
+        return false;
+    memset(s, 0, sizeof(*s));
+    s->kind = MV_STRIDED;
+    int64_t in_strides[VKML_MAX_RANK], stride = 1;
+    for (int d = g->rank - 1; d >= 0; d--) {
+        in_strides[d] = stride;
+        stride *= g->in[d];
+    }
+    int rank = 0;
+    for (int d = 0; d < g->rank; d++) {
+        int64_t out = g->out[d], in = g->in[d], q = 1, f = 1, off = 0;
+        if (out == 0 || in == 0)
+            return false;
+        /* upsampling by a whole factor (x / q), else every f-th input from off */
+        if (out % in != 0 || !axis_is_affine(p, g, d, 0, q = out / in, f = 1)) {
+            int64_t idx[RESIZE_MAX_TAPS];
+            double w[RESIZE_MAX_TAPS];
+            q = 1;
+            if (resize_axis_taps(p, g, d, 0, idx, w) != 1)
+                return false;
+            off = idx[0];
+            f = 0;
+            if (out > 1) {
+                if (resize_axis_taps(p, g, d, 1, idx, w) != 1)
+                    return false;
+                f = idx[0] - off;
+            }
+            if (!axis_is_affine(p, g, d, off, 1, f))
+                return false;
+        }
+        int dims_here = q > 1 ? 2 : 1;
+        if (rank + dims_here > VKML_MAX_RANK)
+            return false;
+        s->src_offset += off * in_strides[d];
+        s->dims[rank] = out / q;
+        s->src_strides[rank++] = f * in_strides[d];
+        if (q > 1) {
+            s->dims[rank] = q;
+            s->src_strides[rank++] = 0;
+        }
+    }
+    s->rank = rank;
+    stride = 1;
+    for (int d = rank - 1; d >= 0; d--) {
+        s->dst_strides[d] = stride;
+        stride *= s->dims[d];
+    }
+    mv_simplify_strided(s);
+    return true;
+}
+
 static const vkml_dtype resize_dtypes[] = {VKML_DTYPE_FLOAT, VKML_DTYPE_FLOAT16,
                                            VKML_DTYPE_DOUBLE, VKML_DTYPE_INT8,
                                            VKML_DTYPE_UINT8, VKML_DTYPE_INT32,

@@ -12,6 +12,7 @@
  * element is the sum over the product of its axes' taps.
  */
 #include "graph/graph.h"
+#include "ops/movement.h"
 
 /* Most taps one axis may use (antialiased downsampling widens the filter by 1/scale);
  * more is refused rather than looping on an attacker-sized scale. */
@@ -91,3 +92,8 @@ vkml_status resize_resolve(const resize_params *p, int rank, const int64_t *in,
  * returns the count (0: the output is extrapolation_value, tf_crop_and_resize). */
 int resize_axis_taps(const resize_params *p, const resize_geometry *g, int d, int64_t x,
                      int64_t *idx, double *w);
+/* A nearest Resize as a strided copy (mv_step, MV_STRIDED: dense output) where every axis
+ * reads input off + (x / q) * f for output index x: upsampling by whole factors (the
+ * detectors' 2x nearest Upsample), subsampling, crops; false (s undefined) otherwise, or when
+ * the copy needs more than VKML_MAX_RANK dims. */
+bool resize_as_strided(const resize_params *p, const resize_geometry *g, mv_step *s);

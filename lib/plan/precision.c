@@ -10,8 +10,9 @@
 /* Ops that may run in float16: their kernels compute in float32 and their outputs stay
  * within float16's range for activations of a usual model. Not here on purpose: Exp, Pow,
  * Log, Reciprocal, Softplus, ReduceSum/ReduceSumSquare/ReduceProd/ReduceL1/ReduceL2/
- * ReduceLogSum(Exp), CumSum (values past 65504), and ops with float parameter inputs
- * (Resize, Upsample, Range). */
+ * ReduceLogSum(Exp), CumSum (values past 65504), and Range (its float inputs are its
+ * values' parameters). Resize and Upsample move float16 data, their roi and scales stay
+ * float32 (keeps_float32). */
 static const char *const fp16_ops[] = {
     "Abs",
     "Add",
@@ -50,6 +51,7 @@ static const char *const fp16_ops[] = {
     "ReduceMin",
     "Relu",
     "Reshape",
+    "Resize",
     "Selu",
     "Sigmoid",
     "Slice",
@@ -63,6 +65,7 @@ static const char *const fp16_ops[] = {
     "Tile",
     "Transpose",
     "Unsqueeze",
+    "Upsample",
     "Where",
 };
 
@@ -88,6 +91,15 @@ static bool in_fp16_list(const graph_node *n)
         if (!strcmp(n->op->name, fp16_ops[i]))
             return true;
     return false;
+}
+
+/* Whether input k of a float16 node stays float32: Resize's roi and scales (Upsample's
+ * scales), whose float16 rounding would move sampling positions and output sizes; ONNX
+ * types them apart from X. */
+static bool keeps_float32(const graph_node *n, int k)
+{
+    return k > 0 && n->op && !n->op->domain[0] &&
+           (!strcmp(n->op->name, "Resize") || !strcmp(n->op->name, "Upsample"));
 }
 
 static bool is_float_type(vkml_dtype t)
@@ -162,12 +174,18 @@ static int add_cast(rewrite *r, int from, const char *name, vkml_dtype to, vkml_
     return out;
 }
 
+/* Whether float32 value v of g is produced in float16 (by a float16 node). */
+static bool produced_half(const rewrite *r, int v)
+{
+    int producer = r->probe[v].producer;
+    return producer >= 0 && r->half[producer] && r->probe[v].dtype == VKML_DTYPE_FLOAT;
+}
+
 /* Value v of g as node inputs of the given precision read it in ng (-1: out of memory). */
 static int value_as(rewrite *r, int v, bool want_half, vkml_error *err)
 {
     const graph_value *pv = &r->probe[v];
-    int producer = pv->producer;
-    bool made_half = producer >= 0 && r->half[producer] && pv->dtype == VKML_DTYPE_FLOAT;
+    bool made_half = produced_half(r, v);
     if (pv->dtype != VKML_DTYPE_FLOAT || want_half == made_half)
         return made_half && r->half_output[v] >= 0 ? r->half_output[v] : v;
     if (!want_half && r->g->values[v].is_output)
@@ -215,7 +233,7 @@ static bool runs_in_half(rewrite *r, device *dev, int i)
     bool ok = true;
     for (int k = 0; ok && k < n->n_inputs; k++) {
         graph_value *in = n->inputs[k] >= 0 ? &r->probe[n->inputs[k]] : NULL;
-        if (!in || in->dtype != VKML_DTYPE_FLOAT)
+        if (!in || in->dtype != VKML_DTYPE_FLOAT || keeps_float32(n, k))
             continue;
         if (in->data) {
             const void *half = probe_half_data(r, n->inputs[k]);
@@ -278,7 +296,11 @@ static vkml_status emit_node(rewrite *r, int i, vkml_error *err)
     }
     for (int in = 0; in < n->n_inputs; in++) {
         int v = n->inputs[in];
-        int mapped = v >= 0 ? value_as(r, v, r->half[i], err) : -1;
+        /* A folded node (Shape of an activation: its outputs are constants) never runs, so
+         * it reads v as made: a Cast for it would run every time for nothing. */
+        bool want_half = r->folded[i] ? v >= 0 && produced_half(r, v)
+                                      : r->half[i] && !keeps_float32(n, in);
+        int mapped = v >= 0 ? value_as(r, v, want_half, err) : -1;
         if (v >= 0 && mapped < 0)
             return err && err->status ? err->status
                                       : vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY,

@@ -10,8 +10,11 @@
  *     arena (shared by every lane of the session, freed with it);
  *   - Casts are inserted wherever a float16 value meets a float32 reader, at the graph's
  *     inputs and before each graph output, so the caller's tensors stay float32;
- *   - every other node (Exp, Pow, sums and products whose range overflows float16, ops
- *     whose float inputs are parameters such as Resize's scales) stays float32.
+ *   - Resize and Upsample move float16 data while their roi and scales stay float32;
+ *   - nodes whose outputs are folded to constants (Shape of an activation) read their
+ *     inputs as produced: no Cast runs for them;
+ *   - every other node (Exp, Pow, sums and products whose range overflows float16, Range,
+ *     whose float inputs are its values' parameters) stays float32.
  * Every float16 kernel computes in float32 (shaders/common/dtype.glsl: A is float for
  * DTYPE_F16; lib/cpu/cpu_widen.h on the CPU), so reductions, GEMM and conv accumulate in
  * float32; only the stored tensors are float16.

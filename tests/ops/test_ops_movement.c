@@ -65,6 +65,26 @@ static void test_strided(void)
         oh_const_i64(c, 3, (int64_t[]){-2, 2, -3});
         oh_run(c, label("Slice negative steps, clamped ends", DT(t)), OH_BOUND_EXACT);
 
+        /* Whole 16-byte rows (the vector copy, strided_copy_vec4) for every element size:
+         * channel Concat and Slice at batch 1 and 2, a Transpose keeping its last axis */
+        c = oh_new("Concat", 13);
+        data(c, DT(t), 4, (int64_t[]){2, 4, 8, 8});
+        data(c, DT(t), 4, (int64_t[]){2, 8, 8, 8});
+        oh_attr_int(c, "axis", 1);
+        oh_run(c, label("Concat channels in 16-byte rows", DT(t)), OH_BOUND_EXACT);
+
+        c = oh_new("Slice", 13);
+        data(c, DT(t), 4, (int64_t[]){1, 12, 4, 8});
+        oh_const_i64(c, 1, (int64_t[]){4});
+        oh_const_i64(c, 1, (int64_t[]){12});
+        oh_const_i64(c, 1, (int64_t[]){1});
+        oh_run(c, label("Slice channels 4..12 in 16-byte rows", DT(t)), OH_BOUND_EXACT);
+
+        c = oh_new("Transpose", 21);
+        data(c, DT(t), 3, (int64_t[]){4, 6, 16});
+        oh_attr_ints(c, "perm", 3, (int64_t[]){1, 0, 2});
+        oh_run(c, label("Transpose keeping rows of 16", DT(t)), OH_BOUND_EXACT);
+
         c = oh_new("Expand", 13);
         data(c, DT(t), 3, (int64_t[]){7, 1, 13});
         oh_const_i64(c, 4, (int64_t[]){5, 1, 11, 1});

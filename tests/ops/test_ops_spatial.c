@@ -92,6 +92,19 @@ static void test_resize(void)
         for (size_t t = 0; t < 2; t++)
             run_resize(&cases[i], float_types[t]);
 
+    /* Nearest Resizes that run as strided copies (resize_as_strided): the 2x Upsample of
+     * detectors under the exporters' modes, a whole-factor subsampling, rows kept whole */
+    static const resize_case copies[] = {
+        {"nearest", "half_pixel", "round_prefer_floor", 2.0f, 2.0f, 0, 0, false, false, true},
+        {"nearest", "asymmetric", "floor", 2.0f, 3.0f, 0, 0, false, false, true},
+        {"nearest", "pytorch_half_pixel", "round_prefer_floor", 4.0f, 2.0f, 0, 0, false, false, true},
+        {"nearest", "asymmetric", "floor", 0, 0, 5, 4, false, false, true},
+        {"nearest", "half_pixel", "round_prefer_floor", 0.5f, 1.0f, 0, 0, false, false, true},
+    };
+    for (size_t i = 0; i < sizeof(copies) / sizeof(copies[0]); i++)
+        for (size_t t = 0; t < 2; t++)
+            run_resize(&copies[i], float_types[t]);
+
     /* Known values: nearest 2x upsampling of [[1, 2], [3, 4]]. */
     oh_case *c = oh_new("Resize", 13);
     const float x[] = {1, 2, 3, 4}, scales[] = {1, 1, 2, 2};

@@ -2,7 +2,8 @@
  * elementwise graphs against the fp32 session on the CPU device, on the CPU device and on
  * every Vulkan device. Bound: max |fp16 - fp32| <= 1e-2 x max |fp32| per output. The
  * outputs stay float32, the fp16 plan really holds float16 tensors, its converted weights
- * are shared by the lanes, and Exp (unsafe in float16) stays float32. */
+ * are shared by the lanes, Exp (unsafe in float16) stays float32, and a Resize moves
+ * float16 with float32 scales while a folded Shape adds no Cast. */
 #include "plan/session.h"
 #include "test_graph.h"
 
@@ -216,6 +217,84 @@ static void test_random_graphs(vkml_context *ctx)
     }
 }
 
+/* A detector's neck as PyTorch exports it: a channel gain, Relu, then a 2x nearest Resize
+ * whose output is reshaped to a shape computed from Shape of the Relu's output (folded at
+ * plan time). */
+static vkml_model *neck_model(void)
+{
+    int64_t xd[] = {1, 4, 6, 8}, four[] = {4}, gd[] = {1, 4, 1, 1};
+    uint64_t seed = 9;
+    graph *g = graph_create();
+    int x = tg_value(g, "X", VKML_DTYPE_FLOAT, 4, xd);
+    int gain = tg_random_constant(g, "gain", 4, gd, 0.5f, 2.0f, &seed);
+    static const float scales[] = {1, 1, 2, 2};
+    static const int64_t twice[] = {1, 1, 2, 2};
+    int sc = tg_value(g, "scales", VKML_DTYPE_FLOAT, 1, four);
+    g->values[sc].kind = GRAPH_VALUE_CONSTANT;
+    g->values[sc].data = scales;
+    g->values[sc].data_size = sizeof(scales);
+    int tw = tg_value(g, "twice", VKML_DTYPE_INT64, 1, four);
+    g->values[tw].kind = GRAPH_VALUE_CONSTANT;
+    g->values[tw].data = twice;
+    g->values[tw].data_size = sizeof(twice);
+    int gained = graph_add_value(g, "gained"), relu = graph_add_value(g, "relu"),
+        shape = graph_add_value(g, "shape"), target = graph_add_value(g, "target"),
+        up = graph_add_value(g, "up"), y = graph_add_value(g, "Y");
+    tg_node(g, "gain", "Mul", x, gain, gained, 13);
+    tg_node(g, "relu", "Relu", gained, -1, relu, 13);
+    tg_node(g, "shape", "Shape", relu, -1, shape, 13);
+    tg_node(g, "target", "Mul", shape, tw, target, 13);
+    int rn = graph_add_node(g, "up", "Resize", "", 3, 1, 0);
+    g->nodes[rn].inputs[0] = relu;
+    g->nodes[rn].inputs[1] = -1;
+    g->nodes[rn].inputs[2] = sc;
+    g->nodes[rn].outputs[0] = up;
+    g->nodes[rn].opset = 13;
+    tg_node(g, "reshape", "Reshape", up, target, y, 13);
+    return tg_model(g, (int[]){x}, 1, (int[]){y}, 1, 13);
+}
+
+/* The neck's fp16 plan: the Resize moves float16 with its scales kept float32, and the
+ * folded Shape costs no Cast: the only Casts are the input's and the output's. */
+static void test_neck(vkml_context *ctx)
+{
+    vkml_model *m = neck_model();
+    if (!m)
+        return;
+    float x[1 * 4 * 6 * 8];
+    uint64_t seed = 5;
+    for (size_t i = 0; i < sizeof(x) / sizeof(x[0]); i++)
+        x[i] = test_randf(&seed, -1, 1);
+    compare(ctx, m, x, sizeof(x) / sizeof(x[0]), 0, "neck (Shape, Resize)");
+    for (int d = -1; d < vkml_context_device_count(ctx); d++) {
+        vkml_error err = {0};
+        vkml_session *s = NULL;
+        vkml_session_params params = {.device = d < 0 ? VKML_DEVICE_CPU : d,
+                                      .precision = VKML_PRECISION_FP16};
+        CHECK_OK(vkml_session_create(ctx, m, &params, &s, &err), &err);
+        const plan *p = s ? s->plan : NULL;
+        int casts = 0, resizes = 0;
+        for (int i = 0; p && i < p->graph->n_nodes; i++) {
+            const graph_node *n = &p->graph->nodes[i];
+            casts += !strcmp(n->op_type, "Cast");
+            if (strcmp(n->op_type, "Resize"))
+                continue;
+            resizes++;
+            CHECK(p->values[n->inputs[0]].dtype == VKML_DTYPE_FLOAT16 &&
+                      p->values[n->outputs[0]].dtype == VKML_DTYPE_FLOAT16 &&
+                      p->values[n->inputs[2]].dtype == VKML_DTYPE_FLOAT,
+                  "device %d: the Resize reads %s with %s scales", d,
+                  vkml_dtype_name(p->values[n->inputs[0]].dtype),
+                  vkml_dtype_name(p->values[n->inputs[2]].dtype));
+        }
+        CHECK(p && resizes == 1 && casts == 2,
+              "device %d: the fp16 plan has %d Resize and %d Casts (want 1 and 2)", d, resizes,
+              casts);
+        vkml_session_destroy(&s);
+    }
+    vkml_model_destroy(&m);
+}
+
 static void test_names(vkml_context *ctx)
 {
     vkml_precision p = VKML_PRECISION_FP32;
@@ -248,6 +327,7 @@ int main(void)
     test_require_vulkan(ctx);
     test_names(ctx);
     test_random_graphs(ctx);
+    test_neck(ctx);
     test_mnist(ctx);
     vkml_context_destroy(&ctx);
     return test_finish("test_precision");
