@@ -5,11 +5,15 @@
 // the input are walked.
 // -D DEPTHWISE=1: the kernel for group == C (one input channel per output channel, as in
 // MobileNets): no channel loop, the filter taps of one channel in a row.
+// -D KSIZE=k: 2-D windows of exactly k x k (the host checks), their taps unrolled: every
+// tap's loads are issued at once, each guarded by its own bounds test, instead of one
+// dependent loop step per tap (the loops above have run-time bounds and do not unroll).
 #define PUSH_WINDOW3
 #include "index.glsl"
 #include "buffers.glsl"
 #include "push.h"
 #include "window.glsl"
+#extension GL_EXT_control_flow_attributes : require
 
 DECLARE_IN(0, x)
 DECLARE_IN(1, w)
@@ -47,6 +51,18 @@ void main()
     for (uint c = 0; c < channels; c++) {
         uint xplane = (n * p.in_channels + c0 + c) * isize;
         uint wplane = (m * p.group_in + c) * ksize;
+#ifdef KSIZE
+        [[unroll]] for (uint ky = 0; ky < KSIZE; ky++) {
+            int iy = start[1] + int(ky * p.dilation[1]);
+            bool row_inside = uint(iy) < p.in_dims[1]; // negative wraps to large
+            [[unroll]] for (uint kx = 0; kx < KSIZE; kx++) {
+                int ix = start[2] + int(kx * p.dilation[2]);
+                if (row_inside && uint(ix) < p.in_dims[2])
+                    acc += float(x[xplane + uint(iy) * p.in_dims[2] + uint(ix)]) *
+                           float(w[wplane + ky * KSIZE + kx]);
+            }
+        }
+#else
         for (uint k0 = lo[0]; k0 < hi[0]; k0++) {
             uint i0 = uint(start[0] + int(k0 * p.dilation[0]));
             for (uint k1 = lo[1]; k1 < hi[1]; k1++) {
@@ -58,6 +74,7 @@ void main()
                            float(w[wplane + wrow + k2]);
             }
         }
+#endif
     }
     // the bias after the sum, as the CPU kernel and an unfused Add do (graph/fuse_epilogue.c
     // folds a per-channel Add into a Conv's bias and stays exact)

@@ -5,7 +5,8 @@
  * that product has a few rows and runs on gemv.comp. Other float32 2-D convs with enough
  * channels per group run on GPUs as an implicit GEMM on gemm_tiled.comp's tiles
  * (conv_gemm_*); the rest on the direct kernel over the window's taps inside the input
- * (conv_window.comp), in its depthwise form when every group has one input channel. */
+ * (conv_window.comp), in its depthwise form when every group has one input channel, with
+ * its taps unrolled for square 2-D windows of 3, 5 and 7. */
 #include "ops/conv.h"
 #include "vulkan/ops_gemm.h"
 #include "vulkan/ops_matmul.h"
@@ -163,7 +164,16 @@ static vkml_status record_window(gpu_recorder *rec, const graph_node *node, cons
     pc.epi_flags = epi.flags;
     uint64_t count = vk_window3_fill(w, (uint64_t)(p->batch * p->out_channels), &pc);
     pc.count = (uint32_t)count;
-    vk_kernel_id kernel = pc.group_in == 1 ? VK_KERNEL_CONV_DEPTHWISE : VK_KERNEL_CONV_WINDOW;
+    bool depthwise = pc.group_in == 1;
+    vk_kernel_id kernel = depthwise ? VK_KERNEL_CONV_DEPTHWISE : VK_KERNEL_CONV_WINDOW;
+    /* square 2-D windows of 3, 5 or 7 taps a side: the unrolled variants */
+    static const vk_kernel_id unrolled[2][3] = {
+        {VK_KERNEL_CONV_WINDOW_K3, VK_KERNEL_CONV_WINDOW_K5, VK_KERNEL_CONV_WINDOW_K7},
+        {VK_KERNEL_CONV_DEPTHWISE_K3, VK_KERNEL_CONV_DEPTHWISE_K5, VK_KERNEL_CONV_DEPTHWISE_K7},
+    };
+    uint32_t k = pc.kernel[1];
+    if (pc.kernel[0] == 1 && pc.in_dims[0] == 1 && pc.kernel[2] == k && (k == 3 || k == 5 || k == 7))
+        kernel = unrolled[depthwise][k / 2 - 1];
     return vk_rec_kernel_1d(rec, kernel, dtype, bind, &pc, sizeof(pc), count, err);
 }
 
