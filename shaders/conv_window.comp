@@ -48,37 +48,21 @@ void main()
 #else
     uint channels = p.group_in;
 #endif
-#ifdef KSIZE
-    // CUNROLL channels a step, their taps unrolled too (about 40 loads in flight); the sum
-    // keeps the order of the loops below (channel, then tap)
-#if DEPTHWISE || KSIZE >= 7
-#define CUNROLL 1u
-#elif KSIZE == 5
-#define CUNROLL 2u
-#else
-#define CUNROLL 4u
-#endif
-    for (uint c1 = 0; c1 < channels; c1 += CUNROLL) {
-        [[unroll]] for (uint u = 0; u < CUNROLL; u++) {
-            uint c = c1 + u;
-            uint xplane = (n * p.in_channels + c0 + c) * isize;
-            uint wplane = (m * p.group_in + c) * ksize;
-            [[unroll]] for (uint ky = 0; ky < KSIZE; ky++) {
-                int iy = start[1] + int(ky * p.dilation[1]);
-                bool row_inside = c < channels && uint(iy) < p.in_dims[1]; // negatives wrap
-                [[unroll]] for (uint kx = 0; kx < KSIZE; kx++) {
-                    int ix = start[2] + int(kx * p.dilation[2]);
-                    if (row_inside && uint(ix) < p.in_dims[2])
-                        acc += float(x[xplane + uint(iy) * p.in_dims[2] + uint(ix)]) *
-                               float(w[wplane + ky * KSIZE + kx]);
-                }
-            }
-        }
-    }
-#else
     for (uint c = 0; c < channels; c++) {
         uint xplane = (n * p.in_channels + c0 + c) * isize;
         uint wplane = (m * p.group_in + c) * ksize;
+#ifdef KSIZE
+        [[unroll]] for (uint ky = 0; ky < KSIZE; ky++) {
+            int iy = start[1] + int(ky * p.dilation[1]);
+            bool row_inside = uint(iy) < p.in_dims[1]; // negative wraps to large
+            [[unroll]] for (uint kx = 0; kx < KSIZE; kx++) {
+                int ix = start[2] + int(kx * p.dilation[2]);
+                if (row_inside && uint(ix) < p.in_dims[2])
+                    acc += float(x[xplane + uint(iy) * p.in_dims[2] + uint(ix)]) *
+                           float(w[wplane + ky * KSIZE + kx]);
+            }
+        }
+#else
         for (uint k0 = lo[0]; k0 < hi[0]; k0++) {
             uint i0 = uint(start[0] + int(k0 * p.dilation[0]));
             for (uint k1 = lo[1]; k1 < hi[1]; k1++) {
@@ -90,8 +74,8 @@ void main()
                            float(w[wplane + wrow + k2]);
             }
         }
-    }
 #endif
+    }
     // the bias after the sum, as the CPU kernel and an unfused Add do (graph/fuse_epilogue.c
     // folds a per-channel Add into a Conv's bias and stays exact)
     if ((p.flags & 1u) != 0)
