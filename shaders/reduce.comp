@@ -107,8 +107,16 @@ ACC line_fold(uint base, uint how, ACC init)
 void main()
 {
     uint line = line_index();
+#if defined(ROWS) && ROWS == 2
+    // the last workgroup's spare lines walk line 0 and store nothing: every invocation
+    // reaches the barriers of lanes_combine
+    bool live = line < p.lines;
+    line = live ? line : 0u;
+#else
+    const bool live = true;
     if (line >= p.lines)
-        return; // uniform across a workgroup under ROWS
+        return; // uniform across a workgroup under ROWS=1
+#endif
     uint base = line_offset(line);
 #if OP == R_ARGMAX || OP == R_ARGMIN
     bool want_max = OP == R_ARGMAX, last = p.select_last != 0;
@@ -122,7 +130,7 @@ void main()
         }
     }
     best_idx = lanes_best(best, best_idx, want_max, last);
-    if (lane() == 0)
+    if (lane() == 0 && live)
         y[line] = int64_t(best_idx);
 #else
 #if OP == R_MAX
@@ -149,7 +157,7 @@ void main()
 #elif OP == R_LOG_SUM
     v = log(v);
 #endif
-    if (lane() == 0)
+    if (lane() == 0 && live)
         y[line] = OUT_T(v);
 #endif
 }

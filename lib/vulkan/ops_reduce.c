@@ -8,11 +8,32 @@ _Static_assert(REDUCE_KERNEL(REDUCE_ARGMIN) == VK_KERNEL_REDUCE_ARGMIN, "reduce 
 _Static_assert(REDUCE_KERNEL(REDUCE_ARGMIN) + 1 == VK_KERNEL_REDUCE_ARGMIN_ROWS, "reduce rows");
 _Static_assert(REDUCE_KERNEL(REDUCE_ARGMIN) + 2 == VK_KERNEL_REDUCE_INVSTD, "InvStdDev follows");
 
+/* The short-line twin (32 lanes a line, 8 lines a workgroup) of kernel, or -1. */
+static int short_lines_kernel(vk_kernel_id kernel)
+{
+    switch (kernel) {
+    case VK_KERNEL_REDUCE_SUM: return VK_KERNEL_REDUCE_SUM_SHORT;
+    case VK_KERNEL_REDUCE_MEAN: return VK_KERNEL_REDUCE_MEAN_SHORT;
+    case VK_KERNEL_REDUCE_MAX: return VK_KERNEL_REDUCE_MAX_SHORT;
+    default: return -1;
+    }
+}
+
 vkml_status vk_rec_lines(gpu_recorder *rec, vk_kernel_id kernel, vkml_dtype dtype,
                          const reduce_view *v, const int *bind, const void *push,
                          uint32_t push_size, vkml_error *err)
 {
     const struct gpu_caps *caps = vk_rec_caps(rec);
+    int short_kernel = short_lines_kernel(kernel);
+    if (caps->prefer_tiled && v->count >= VK_REDUCE_SHORT_MIN_COUNT &&
+        v->count <= VK_REDUCE_SHORT_MAX_COUNT && short_kernel >= 0 &&
+        vk_kernel_variant((vk_kernel_id)short_kernel, (int)dtype) >= 0) {
+        uint32_t groups[3];
+        uint64_t workgroups = ((uint64_t)v->lines + VK_REDUCE_SHORT_LINES - 1) / VK_REDUCE_SHORT_LINES;
+        vk_groups_1d(caps, workgroups * VK_WG_SIZE_1D, groups);
+        return vk_rec_kernel(rec, (vk_kernel_id)short_kernel, dtype, bind, push, push_size, groups,
+                             err);
+    }
     if (!vk_reduce_rows(caps, v))
         return vk_rec_kernel_1d(rec, kernel, dtype, bind, push, push_size, (uint64_t)v->lines, err);
     /* One workgroup per line: vk_groups_1d counts groups of VK_WG_SIZE_1D threads. */

@@ -9,6 +9,14 @@
  * invocation each would leave the device idle). */
 #define VK_REDUCE_ROWS_MIN_COUNT 64
 #define VK_REDUCE_ROWS_FEW_LINES 256
+/* Lines of VK_REDUCE_SHORT_MIN_COUNT to VK_REDUCE_SHORT_MAX_COUNT elements on GPUs
+ * (prefer_tiled) get 32 lanes each, VK_REDUCE_SHORT_LINES to a workgroup (the _short
+ * kernels: Sum, Mean, Max): the global pools of 7x7 and 14x14 maps, which one invocation a
+ * line walked serially and 256 lanes a line left mostly idle. On the H200 (2026-11-25)
+ * EfficientNet-B0's seventeen global pools took XX us of GPU time before, YY after. */
+#define VK_REDUCE_SHORT_MIN_COUNT 8
+#define VK_REDUCE_SHORT_MAX_COUNT 512
+#define VK_REDUCE_SHORT_LINES 8
 
 /* Copies a reduce_view into a push block with the VKML_REDUCE_VIEW_PUSH fields. */
 #define VK_SET_REDUCE_VIEW(pc, v)                                                                  \

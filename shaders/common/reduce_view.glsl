@@ -44,54 +44,66 @@ ACC combine(ACC a, ACC b, uint how)
 }
 
 #ifdef ROWS
+// ROWS=1: 256 lanes a line, one line a workgroup. ROWS=2 (short lines, tens to hundreds of
+// elements: the global pools of 7x7 and 14x14 maps): 32 lanes a line, 8 lines a workgroup;
+// a line's lanes are adjacent invocations and combine in their own part of shared memory.
+#if ROWS == 2
+#define LANES 32u
+#else
 #define LANES 256u
+#endif
+#define LINES_PER_GROUP (256u / LANES)
 layout(local_size_x = 256, local_size_y = 1, local_size_z = 1) in;
-shared ACC lane_acc[LANES];
-shared uint lane_idx[LANES];
+shared ACC lane_acc[256];
+shared uint lane_idx[256];
 
-uint line_index() { return gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x; }
-uint lane() { return gl_LocalInvocationID.x; }
+uint line_index()
+{
+    return (gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x) * LINES_PER_GROUP +
+           gl_LocalInvocationID.x / LANES;
+}
+uint lane() { return gl_LocalInvocationID.x % LANES; }
 
-// Tree reduction over the workgroup; every invocation gets the result. Called by all
-// invocations of the workgroup (the line test before it is uniform).
+// Tree reduction over a line's lanes; each of them gets the result. Called by every
+// invocation of the workgroup (barriers: the kernels keep the control flow uniform).
 ACC lanes_combine(ACC v, uint how)
 {
-    uint t = lane();
+    uint t = lane(), at = gl_LocalInvocationID.x, first = at - t;
     barrier();
-    lane_acc[t] = v;
+    lane_acc[at] = v;
     barrier();
     for (uint s = LANES / 2; s > 0; s >>= 1) {
         if (t < s)
-            lane_acc[t] = combine(lane_acc[t], lane_acc[t + s], how);
+            lane_acc[at] = combine(lane_acc[at], lane_acc[at + s], how);
         barrier();
     }
-    return lane_acc[0];
+    return lane_acc[first];
 }
 
 // The best (value, index) over the workgroup: larger (want_max) or smaller value, ties to
 // the lower index, or the higher with last.
 uint lanes_best(ACC v, uint idx, bool want_max, bool last)
 {
-    uint t = lane();
+    uint t = lane(), at = gl_LocalInvocationID.x, first = at - t;
     barrier();
-    lane_acc[t] = v;
-    lane_idx[t] = idx;
+    lane_acc[at] = v;
+    lane_idx[at] = idx;
     barrier();
     for (uint s = LANES / 2; s > 0; s >>= 1) {
         if (t < s) {
-            ACC a = lane_acc[t], b = lane_acc[t + s];
-            uint ia = lane_idx[t], ib = lane_idx[t + s];
+            ACC a = lane_acc[at], b = lane_acc[at + s];
+            uint ia = lane_idx[at], ib = lane_idx[at + s];
             bool take_b = ib != 0xffffffffu &&
                           (ia == 0xffffffffu || (want_max ? b > a : b < a) ||
                            (b == a && (last ? ib > ia : ib < ia)));
             if (take_b) {
-                lane_acc[t] = b;
-                lane_idx[t] = ib;
+                lane_acc[at] = b;
+                lane_idx[at] = ib;
             }
         }
         barrier();
     }
-    return lane_idx[0];
+    return lane_idx[first];
 }
 #else
 #include "index.glsl"
