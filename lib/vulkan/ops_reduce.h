@@ -11,11 +11,13 @@
 #define VK_REDUCE_ROWS_FEW_LINES 256
 /* Lines of VK_REDUCE_SHORT_MIN_COUNT to VK_REDUCE_SHORT_MAX_COUNT elements on GPUs
  * (prefer_tiled) get 32 lanes each, VK_REDUCE_SHORT_LINES to a workgroup (the _short
- * kernels: Sum, Mean, Max): the global pools of 7x7 and 14x14 maps, which one invocation a
- * line walked serially and 256 lanes a line left mostly idle. On the H200 (2026-11-25)
- * EfficientNet-B0's seventeen global pools took XX us of GPU time before, YY after. */
+ * kernels: Sum, Mean, Max): the global pools of 7x7 maps, which one invocation a line
+ * walked serially. On the H200 (2026-11-24) EfficientNet-B0's seven 7x7 pools (1152 and
+ * 1280 lines of 49) took 14-16 us of GPU time each before, 4.3-5.5 after (its seventeen
+ * pools 167 -> 116 us; the final pool of ResNet-50 15.6 -> 5.3, of MobileNetV2 14.5 ->
+ * 4.8). Lines of 196 (14x14) measured slower so (5.5 -> 6.6 us) than on 256 lanes each. */
 #define VK_REDUCE_SHORT_MIN_COUNT 8
-#define VK_REDUCE_SHORT_MAX_COUNT 512
+#define VK_REDUCE_SHORT_MAX_COUNT 128
 #define VK_REDUCE_SHORT_LINES 8
 
 /* Copies a reduce_view into a push block with the VKML_REDUCE_VIEW_PUSH fields. */

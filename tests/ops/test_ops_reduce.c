@@ -343,9 +343,9 @@ static void test_errors(void)
 int main(void)
 {
     test_reductions();
-    /* Again as on GPUs (prefer_tiled): lines of 8 to 512 elements (91, 49, 77 here; 55 and
-     * 74 lines, not whole workgroups of 8) on the short-line kernels, longer ones on a
-     * workgroup each */
+    /* Again as on GPUs (prefer_tiled): lines of 8 to 128 elements (91, 55, 49, 33 here, in
+     * 55, 91, 74 and 5 lines: not whole workgroups of 8) on the short-line kernels, longer
+     * ones on a workgroup each */
     printf("-- as on GPUs (prefer_tiled): short lines 32 lanes each\n");
     oh_gpu_kernels(OH_KERNELS_TILED, 0);
     test_reductions();
