@@ -95,13 +95,6 @@ static void cpu_session_destroy(device_session **dsp)
     *dsp = NULL;
 }
 
-/* The root of v's alias chain (itself when not an alias). */
-static int alias_root(const device_value_plan *plans, int n, int v)
-{
-    for (int hops = 0; hops < n && plans[v].alias_of >= 0; hops++)
-        v = plans[v].alias_of;
-    return v;
-}
 
 /* Offsets of the transient roots in one shared buffer (placed[r]), *total its bytes. */
 static vkml_status plan_transients(device_session *ds, const device_session_desc *desc,
@@ -119,7 +112,7 @@ static vkml_status plan_transients(device_session *ds, const device_session_desc
         const device_value_plan *vp = &desc->value_plans[v];
         const graph_value *val = &ds->values[v];
         size_t bytes = 0;
-        root[v] = alias_root(desc->value_plans, n, v);
+        root[v] = device_alias_root(desc->value_plans, n, v, NULL);
         transient[v] = vp->used && vp->alias_of < 0 && !vp->constant && !vp->host_access &&
                        val->dtype != VKML_DTYPE_STRING &&
                        vkml_tensor_bytes(val->dtype, val->rank, val->dims, &bytes);
@@ -203,17 +196,16 @@ static vkml_status bind_values(device_session *ds, const device_session_desc *de
         ds->owned[i] = true;
     }
     for (int i = 0; i < ds->n_values; i++) {
-        int src = i, hops = 0;
         if (!plans[i].used || plans[i].alias_of < 0)
             continue;
-        while (plans[src].alias_of >= 0 && hops++ <= ds->n_values)
-            src = plans[src].alias_of;
+        uint64_t offset; /* a view (plan/views.h) starts inside its root */
+        int src = device_alias_root(plans, ds->n_values, i, &offset);
         if (!ds->ptrs[src])
             return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT,
                              "CPU device: value '%s' aliases "
                              "'%s', which has no memory here",
                              ds->values[i].name, ds->values[src].name);
-        ds->ptrs[i] = ds->ptrs[src];
+        ds->ptrs[i] = (char *)ds->ptrs[src] + offset;
     }
     return VKML_OK;
 }
@@ -416,6 +408,7 @@ device *cpu_device_create(void)
     snprintf(dev->info.vendor, sizeof(dev->info.vendor), "vkml");
     dev->info.type = VKML_DEVICE_TYPE_CPU;
     dev->host_share_align = CPU_ALIGNMENT;
+    dev->view_align = CPU_ALIGNMENT;
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
     dev->info.memory_bytes = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : 0;
     return dev;

@@ -176,7 +176,11 @@ vkml_status cpu_movement(const op_cpu_args *args, vkml_error *err)
         int out = node->outputs[s.dst];
         if (out < 0)
             continue;
-        run_step(&s, args->in[s.src], args->out[s.dst], vkml_dtype_size(args->values[out].dtype));
+        size_t es = vkml_dtype_size(args->values[out].dtype);
+        const char *from = (const char *)args->in[s.src] + s.src_offset * (int64_t)es;
+        if (mv_step_contiguous(&s) && from == (char *)args->out[s.dst] + s.dst_offset * (int64_t)es)
+            continue; /* a view: the block is already where it goes */
+        run_step(&s, args->in[s.src], args->out[s.dst], es);
     }
     return VKML_OK;
 }

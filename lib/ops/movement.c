@@ -431,6 +431,12 @@ int mv_step_count(const graph_node *node)
     }
 }
 
+bool mv_step_contiguous(const mv_step *s)
+{
+    return s->kind == MV_STRIDED && s->rank == 1 && s->dims[0] > 0 && s->src_strides[0] == 1 &&
+           s->dst_strides[0] == 1;
+}
+
 void mv_simplify_strided(mv_step *s)
 {
     int rank = 0;

@@ -66,6 +66,9 @@ vkml_status mv_describe(const graph_value *values, const graph_node *node,
 /* A strided step with dims of size 1 dropped and each dim merged into the one before it
  * where both walk memory as one (a dim of size 0 leaves one dim of size 0). */
 void mv_simplify_strided(mv_step *s);
+/* Whether a step copies one contiguous block (a strided step of one dense run): then it
+ * moves nothing where the destination block is the source block (views, plan/views.h). */
+bool mv_step_contiguous(const mv_step *s);
 /* Data of input i: in[i] when in is not NULL, else the constant's data (or NULL). */
 const void *mv_input_data(const graph_value *values, const graph_node *node,
                           const void *const *in, int i);

@@ -48,8 +48,12 @@ typedef struct device_value_plan {
     bool host_access;     /* the host reads/writes it between chunks (graph input, graph
                              output, or a cross-device transfer): needs value_host_ptr */
     const void *constant; /* non-NULL: constant data the device must hold (weights) */
-    int alias_of;         /* -1, or a value whose memory this value shares (OP_ALIAS nodes);
-                             always an earlier value also used on this device */
+    int alias_of;         /* -1, or a value whose memory this value shares (OP_ALIAS nodes,
+                             views: plan.c's mark_io_and_aliases); a value also used on this
+                             device, its root found by following alias_of */
+    uint64_t alias_offset; /* bytes into alias_of's memory where this value starts (views:
+                              a contiguous Slice or Split output, a Concat input written in
+                              place); 0 for OP_ALIAS outputs */
     void *shared_host;    /* non-NULL: a value copied between two devices that both use this
                              host allocation (the plan's, sized and aligned to both devices'
                              host_share_align) instead of a host copy per run: the device that
@@ -118,7 +122,24 @@ struct device {
     size_t host_share_align; /* non-zero: the device can use a host allocation of the plan's
                                 (device_value_plan.shared_host) whose address and size are
                                 multiples of this; 0: it cannot */
+    uint64_t view_align; /* non-zero: a value may start this many bytes (a multiple) into
+                            another's memory (device_value_plan.alias_offset); 0: no views */
 };
+
+/* The value whose memory v lives in (itself when not an alias; n: the value count, a bound
+ * on the chain) and, in *offset when not NULL, the bytes into it where v starts. */
+static inline int device_alias_root(const device_value_plan *plans, int n, int v,
+                                    uint64_t *offset)
+{
+    uint64_t at = 0;
+    for (int hops = 0; hops < n && plans[v].alias_of >= 0; hops++) {
+        at += plans[v].alias_offset;
+        v = plans[v].alias_of;
+    }
+    if (offset)
+        *offset = at;
+    return v;
+}
 
 /* Runs chunk `chunk` to completion on the caller's thread (submit, then wait). */
 static inline vkml_status device_run_chunk(device *dev, device_session *ds, int chunk,

@@ -4,6 +4,7 @@
 #include "plan/fuse_eltwise.h"
 #include "plan/lower_seq.h"
 #include "plan/tail.h"
+#include "plan/views.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -131,7 +132,7 @@ static vkml_status link_chunks(plan *p, vkml_error *err)
 }
 
 /* Graph inputs and outputs are host-visible where they live; OP_ALIAS outputs share their
- * input's memory on the same device. */
+ * input's memory on the same device, views (plan/views.h) a part of another value's. */
 static void mark_io_and_aliases(plan *p)
 {
     const graph *g = p->graph;
@@ -150,17 +151,18 @@ static void mark_io_and_aliases(plan *p)
             if (p->node_slot[i] != s || !(n->op->flags & OP_ALIAS) || n->n_inputs < 1 ||
                 n->n_outputs < 1 || n->inputs[0] < 0 || n->outputs[0] < 0)
                 continue;
-            int root = n->inputs[0];
-            while (plans[root].alias_of >= 0)
-                root = plans[root].alias_of;
+            uint64_t offset;
+            int root = device_alias_root(plans, g->n_values, n->inputs[0], &offset);
             if (p->values[root].kind == GRAPH_VALUE_CONSTANT)
                 continue;
             plans[n->outputs[0]].alias_of = root;
+            plans[n->outputs[0]].alias_offset = offset;
         }
+        plan_mark_views(p, s);
         /* An alias that the host touches makes its root host-visible. */
         for (int v = 0; v < g->n_values; v++)
             if (plans[v].alias_of >= 0 && plans[v].host_access)
-                plans[plans[v].alias_of].host_access = true;
+                plans[device_alias_root(plans, g->n_values, v, NULL)].host_access = true;
     }
 }
 

@@ -156,6 +156,9 @@ vkml_status vk_rec_move_step(gpu_recorder *rec, const mv_step *step, int src, in
     if (dst < 0)
         return VKML_OK;
     mv_step s = *step;
+    if (mv_step_contiguous(&s) && vk_rec_same_bytes(rec, src, (uint64_t)s.src_offset * elem_size,
+                                                    dst, (uint64_t)s.dst_offset * elem_size))
+        return VKML_OK; /* a view (plan/views.h): the block is already where it goes */
     vkml_dtype variant = vk_dtype_of_size(elem_size);
     union {
         strided_push strided;

@@ -110,6 +110,9 @@ vkml_status vk_device_open(vk_device *vd, vkml_error *err)
     pthread_mutex_init(&vd->consts_lock, NULL);
     vd->consts_lock_init = true;
     VKML_TRY(vk_allocator_create(vd, &vd->alloc, err));
+    /* views start where a binding may: the allocator's alignment (16 bytes at least, the
+     * storage buffer offset alignment) */
+    vd->base.view_align = vk_allocator_alignment(vd->alloc);
     VKML_TRY(vk_pipelines_create(vd, &vd->pipes, err));
 cleanup:
     if (status != VKML_OK)

@@ -115,6 +115,8 @@ vkml_status vk_rec_scratch(gpu_recorder *rec, vk_scratch_slot slot, uint64_t byt
                            vkml_error *err);
 /* Whether two values share the same memory (an alias: a copy between them is a no-op). */
 bool vk_rec_same_memory(const gpu_recorder *rec, int a, int b);
+/* Whether byte a_at of value a is byte b_at of value b (one inside the other: views). */
+bool vk_rec_same_bytes(const gpu_recorder *rec, int a, uint64_t a_at, int b, uint64_t b_at);
 
 /* Workgroup counts for `invocations` threads of a 1-D kernel (VK_WG_SIZE_1D per group),
  * spread over x and y so that x stays under the device limit. */

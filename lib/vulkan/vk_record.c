@@ -88,6 +88,12 @@ bool vk_rec_same_memory(const gpu_recorder *rec, int a, int b)
     return ma->buffer == mb->buffer && ma->offset == mb->offset;
 }
 
+bool vk_rec_same_bytes(const gpu_recorder *rec, int a, uint64_t a_at, int b, uint64_t b_at)
+{
+    const vk_mem *ma = &rec->values[a], *mb = &rec->values[b];
+    return ma->buffer == mb->buffer && ma->offset + a_at == mb->offset + b_at;
+}
+
 void vk_groups_1d(const struct gpu_caps *caps, uint64_t invocations, uint32_t groups[3])
 {
     uint64_t total = (invocations + VK_WG_SIZE_1D - 1) / VK_WG_SIZE_1D;

@@ -55,14 +55,6 @@ static vkml_status value_bytes(const device_session_desc *desc, int v, size_t *o
     return VKML_OK;
 }
 
-/* The value whose allocation v shares (itself when not an alias). */
-static int alias_root(const device_session_desc *desc, int v)
-{
-    int n = desc->graph->n_values;
-    for (int hops = 0; hops < n && desc->value_plans[v].alias_of >= 0; hops++)
-        v = desc->value_plans[v].alias_of;
-    return v;
-}
 
 /* Per root value: its size, whether the host touches it, whether it holds a constant. */
 typedef struct value_roots {
@@ -83,7 +75,7 @@ static vkml_status collect_roots(const device_session_desc *desc, value_roots *r
         return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "Vulkan: out of host memory");
     for (int v = 0; v < n; v++) {
         const device_value_plan *vp = &desc->value_plans[v];
-        r->root[v] = alias_root(desc, v);
+        r->root[v] = device_alias_root(desc->value_plans, n, v, NULL);
         if (!vp->used)
             continue;
         size_t b;
@@ -225,10 +217,16 @@ static vkml_status allocate_values(device_session *s, const device_session_desc 
         s->owned[v] = true;
     }
     for (int v = 0; v < n; v++) {
-        if (desc->value_plans[v].used && r.root[v] != v) {
-            s->mem[v] = s->mem[r.root[v]];
-            s->imported[v] = s->imported[r.root[v]];
-        }
+        if (!desc->value_plans[v].used || r.root[v] == v)
+            continue;
+        /* an alias: its root's range; a view (plan/views.h): the part of it where it lies */
+        uint64_t offset;
+        size_t bytes = 0;
+        device_alias_root(desc->value_plans, n, v, &offset);
+        VKML_TRY(value_bytes(desc, v, &bytes, err));
+        const vk_mem *root = &s->mem[r.root[v]];
+        s->mem[v] = offset || bytes != root->size ? vk_mem_sub(root, offset, bytes) : *root;
+        s->imported[v] = s->imported[r.root[v]];
     }
     VKML_LOGD("Vulkan session on '%s': %llu bytes shared by transient values (liveness "
               "bound %llu)",

@@ -1,0 +1,143 @@
+/* Views (plan/views.h): a C2f-like block, y = X * g1; a, b = Split(y); d = Relu(b);
+ * z = Concat(a, b, d); Y = z * g2, at batch 1 (the Split outputs are views of y, y and d
+ * are written in place into z: no copy runs) and batch 2 (no block is contiguous: every
+ * copy runs), and with the Concat's inputs in an order that leaves y where it is
+ * (Concat(a, d, b): a and b copied, d in place). On the CPU device and every Vulkan device
+ * the outputs equal those of the same session without views (VKML_NO_VIEWS=1), and the
+ * plan marks the views it should. */
+#include "plan/session.h"
+#include "test_graph.h"
+
+#define C 4
+#define H 6
+#define W 8
+
+static vkml_model *block_model(int64_t batch, bool d_between)
+{
+    int64_t xd[] = {batch, C, H, W}, g1d[] = {1, C, 1, 1}, g2d[] = {1, 2 * C - C / 2, 1, 1},
+            two[] = {2};
+    uint64_t seed = 3;
+    graph *g = graph_create();
+    int x = tg_value(g, "X", VKML_DTYPE_FLOAT, 4, xd);
+    int g1 = tg_random_constant(g, "g1", 4, g1d, 0.5f, 2.0f, &seed);
+    int g2 = tg_random_constant(g, "g2", 4, g2d, 0.5f, 2.0f, &seed);
+    static const int64_t halves[] = {C / 2, C / 2};
+    int split = tg_value(g, "split", VKML_DTYPE_INT64, 1, two);
+    g->values[split].kind = GRAPH_VALUE_CONSTANT;
+    g->values[split].data = halves;
+    g->values[split].data_size = sizeof(halves);
+    int y = graph_add_value(g, "y"), a = graph_add_value(g, "a"), b = graph_add_value(g, "b"),
+        d = graph_add_value(g, "d"), z = graph_add_value(g, "z"), out = graph_add_value(g, "Y");
+    tg_node(g, "scale", "Mul", x, g1, y, 13);
+    int sn = graph_add_node(g, "split", "Split", "", 2, 2, 1);
+    g->nodes[sn].attrs[0] = (graph_attr){.name = "axis", .type = GRAPH_ATTR_INT, .i = 1};
+    g->nodes[sn].inputs[0] = y;
+    g->nodes[sn].inputs[1] = split;
+    g->nodes[sn].outputs[0] = a;
+    g->nodes[sn].outputs[1] = b;
+    g->nodes[sn].opset = 13;
+    tg_node(g, "relu", "Relu", b, -1, d, 13);
+    int cn = graph_add_node(g, "concat", "Concat", "", 3, 1, 1);
+    int order[3] = {a, b, d};
+    if (d_between)
+        order[1] = d, order[2] = b;
+    for (int k = 0; k < 3; k++)
+        g->nodes[cn].inputs[k] = order[k];
+    g->nodes[cn].outputs[0] = z;
+    g->nodes[cn].opset = 13;
+    g->nodes[cn].attrs[0] = (graph_attr){.name = "axis", .type = GRAPH_ATTR_INT, .i = 1};
+    tg_node(g, "scale_out", "Mul", z, g2, out, 13);
+    return tg_model(g, (int[]){x}, 1, (int[]){out}, 1, 13);
+}
+
+/* Runs m on device once; returns Y (malloc'ed), the bytes the device's memory plan holds
+ * for intermediates, and, when views is not NULL, which of "a", "b", "y", "d" are views in
+ * the plan (bits 0..3). */
+static float *run(vkml_context *ctx, vkml_model *m, int device, const float *x, size_t n_x,
+                  size_t *n_y, uint64_t *held, unsigned *views)
+{
+    vkml_error err = {0};
+    vkml_session *s = NULL;
+    vkml_session_params params = {.device = device};
+    CHECK_OK(vkml_session_create(ctx, m, &params, &s, &err), &err);
+    if (!s)
+        return NULL;
+    *held = s->plan->devices[0].memory.intermediate_bytes;
+    if (views) {
+        static const char *names[] = {"a", "b", "y", "d"};
+        const plan *p = s->plan;
+        *views = 0;
+        for (int v = 0; v < p->graph->n_values; v++)
+            for (int k = 0; k < 4; k++)
+                if (p->graph->values[v].name && !strcmp(p->graph->values[v].name, names[k]) &&
+                    p->devices[0].value_plans[v].alias_of >= 0)
+                    *views |= 1u << k;
+    }
+    const vkml_tensor_info *info = vkml_session_input(s, 0);
+    vkml_tensor in = {.dtype = VKML_DTYPE_FLOAT, .rank = 4, .data = (void *)x,
+                      .size = n_x * sizeof(float)};
+    memcpy(in.dims, info->dims, sizeof(in.dims));
+    vkml_tensor out = {0};
+    CHECK_OK(vkml_session_alloc_output(s, 0, &out, &err), &err);
+    CHECK_OK(vkml_session_run(s, &in, 1, &out, 1, &err), &err);
+    *n_y = vkml_tensor_element_count(out.rank, out.dims);
+    vkml_session_destroy(&s);
+    return out.data;
+}
+
+static void check_block(vkml_context *ctx, int64_t batch, bool d_between, unsigned want_views)
+{
+    vkml_model *m = block_model(batch, d_between);
+    if (!m)
+        return;
+    size_t n_x = (size_t)(batch * C * H * W);
+    float *x = malloc(n_x * sizeof(float));
+    uint64_t seed = 11;
+    for (size_t i = 0; i < n_x; i++)
+        x[i] = test_randf(&seed, -1, 1);
+    for (int d = -1; d < vkml_context_device_count(ctx); d++) {
+        int device = d < 0 ? VKML_DEVICE_CPU : d;
+        size_t n_ref = 0, n = 0;
+        uint64_t held_ref = 0, held = 0;
+        unsigned views = 0;
+        setenv("VKML_NO_VIEWS", "1", 1);
+        float *ref = run(ctx, m, device, x, n_x, &n_ref, &held_ref, NULL);
+        unsetenv("VKML_NO_VIEWS");
+        float *got = run(ctx, m, device, x, n_x, &n, &held, &views);
+        /* what lives inside another value takes no memory of its own */
+        CHECK(want_views ? held < held_ref : held == held_ref,
+              "batch %lld%s, device %d: intermediates of %llu bytes with views, %llu without",
+              (long long)batch, d_between ? " (a, d, b)" : "", device,
+              (unsigned long long)held, (unsigned long long)held_ref);
+        CHECK(ref && got && n == n_ref && n == (size_t)(batch * (2 * C - C / 2) * H * W),
+              "batch %lld, device %d: %zu outputs against %zu", (long long)batch, device, n,
+              n_ref);
+        size_t bad = 0;
+        for (size_t i = 0; ref && got && i < n && i < n_ref; i++)
+            bad += got[i] != ref[i];
+        CHECK(bad == 0, "batch %lld%s, device %d: %zu of %zu outputs differ with views",
+              (long long)batch, d_between ? " (a, d, b)" : "", device, bad, n);
+        CHECK(views == want_views,
+              "batch %lld%s, device %d: views a b y d = %u%u%u%u, want %u%u%u%u",
+              (long long)batch, d_between ? " (a, d, b)" : "", device, views & 1,
+              (views >> 1) & 1, (views >> 2) & 1, (views >> 3) & 1, want_views & 1,
+              (want_views >> 1) & 1, (want_views >> 2) & 1, (want_views >> 3) & 1);
+        free(ref);
+        free(got);
+    }
+    free(x);
+    vkml_model_destroy(&m);
+}
+
+int main(void)
+{
+    vkml_context *ctx = NULL;
+    vkml_error err = {0};
+    CHECK_OK(vkml_context_create(NULL, &ctx, &err), &err);
+    test_require_vulkan(ctx);
+    check_block(ctx, 1, false, 0xf); /* a, b views of y; y and d in z */
+    check_block(ctx, 2, false, 0x0); /* channel blocks are strided at batch 2 */
+    check_block(ctx, 1, true, 0xb);  /* Concat(a, d, b): y stays, d goes into z */
+    vkml_context_destroy(&ctx);
+    return test_finish("views");
+}
