@@ -43,8 +43,8 @@ static void mark_slices(plan *p, int slot, device_value_plan *plans, uint64_t al
             int64_t src_off, dst_off;
             int out = n->op->id == OP_ID_Split ? n->outputs[k] : n->outputs[0];
             int in = n->inputs[0];
-            if (in < 0 || !may_become_view(p, plans, out) || !contiguous_step(p, n, k, &src_off,
-                                                                              &dst_off))
+            if (in < 0 || !may_become_view(p, plans, out) ||
+                !contiguous_step(p, n, k, &src_off, &dst_off))
                 continue;
             uint64_t root_off;
             int root = device_alias_root(plans, g->n_values, in, &root_off);
@@ -60,13 +60,22 @@ static void mark_slices(plan *p, int slot, device_value_plan *plans, uint64_t al
 
 /* One input of a Concat: its block in the output, and the root whose memory holds it. */
 typedef struct concat_part {
-    bool contiguous;     /* the input is one block of the output */
-    uint64_t at, bytes;  /* that block: bytes into the output, its size */
-    int root;            /* the input's root (itself unless it is an alias or a view) */
-    int64_t root_at;     /* where the root would start in the output (at - the input's
-                            offset in the root) */
-    bool placed;         /* the root goes into the output there */
+    bool contiguous;    /* the input is one block of the output */
+    uint64_t at, bytes; /* that block: bytes into the output, its size */
+    int root;           /* the input's root (itself unless it is an alias or a view) */
+    int64_t root_at;    /* where the root would start in the output (at - the input's
+                           offset in the root) */
+    bool placed;        /* the root goes into the output there */
 } concat_part;
+
+/* Bytes of value v (0 when it has none). */
+static uint64_t bytes_of(const plan *p, int v)
+{
+    size_t bytes = 0;
+    if (!vkml_tensor_bytes(p->values[v].dtype, p->values[v].rank, p->values[v].dims, &bytes))
+        return 0;
+    return bytes;
+}
 
 static bool overlap(uint64_t a, uint64_t a_bytes, uint64_t b, uint64_t b_bytes)
 {
@@ -81,19 +90,15 @@ static bool root_fits(const plan *p, int slot, const device_value_plan *plans, u
 {
     const graph *g = p->graph;
     int r = parts[k].root, producer = r >= 0 ? p->values[r].producer : -1;
-    size_t root_bytes = 0;
     if (r == out || !may_become_view(p, plans, r) || producer < 0 ||
-        p->node_slot[producer] != slot || (g->nodes[producer].op->flags & OP_ALIAS) ||
-        !vkml_tensor_bytes(p->values[r].dtype, p->values[r].rank, p->values[r].dims,
-                           &root_bytes))
+        p->node_slot[producer] != slot || (g->nodes[producer].op->flags & OP_ALIAS))
         return false;
-    size_t out_bytes = 0;
-    vkml_tensor_bytes(p->values[out].dtype, p->values[out].rank, p->values[out].dims, &out_bytes);
     /* whole 16-byte blocks: a kernel writing its output a vector at a time never touches a
      * neighbour's bytes */
     int64_t at = parts[k].root_at;
-    if (at < 0 || (uint64_t)at % align != 0 || root_bytes % 16 != 0 ||
-        (uint64_t)at + root_bytes > out_bytes)
+    uint64_t root_bytes = bytes_of(p, r);
+    if (at < 0 || (uint64_t)at % align != 0 || root_bytes == 0 || root_bytes % 16 != 0 ||
+        (uint64_t)at + root_bytes > bytes_of(p, out))
         return false;
     for (int j = 0; j < n_parts; j++)
         if (parts[j].root == r && (!parts[j].contiguous || parts[j].root_at != at))
@@ -111,8 +116,8 @@ static void mark_concats(plan *p, int slot, device_value_plan *plans, uint64_t a
     for (int i = 0; i < g->n_nodes; i++) {
         const graph_node *n = &g->nodes[i];
         int out = n->n_outputs > 0 ? n->outputs[0] : -1;
-        if (p->node_slot[i] != slot || !n->op || n->op->id != OP_ID_Concat ||
-            n->n_inputs < 1 || !may_become_view(p, plans, out))
+        if (p->node_slot[i] != slot || !n->op || n->op->id != OP_ID_Concat || n->n_inputs < 1 ||
+            !may_become_view(p, plans, out))
             continue;
         concat_part *parts = calloc((size_t)n->n_inputs, sizeof(*parts));
         if (!parts)
@@ -120,22 +125,19 @@ static void mark_concats(plan *p, int slot, device_value_plan *plans, uint64_t a
         for (int k = 0; k < n->n_inputs; k++) {
             int v = n->inputs[k];
             int64_t src_off, dst_off;
-            size_t bytes = 0;
             parts[k].root = -1;
-            if (v < 0 || !contiguous_step(p, n, k, &src_off, &dst_off) ||
-                !vkml_tensor_bytes(p->values[v].dtype, p->values[v].rank, p->values[v].dims,
-                                   &bytes))
+            if (v < 0 || !contiguous_step(p, n, k, &src_off, &dst_off))
                 continue;
             uint64_t in_root;
             parts[k].contiguous = true;
             parts[k].at = (uint64_t)dst_off * vkml_dtype_size(p->values[out].dtype);
-            parts[k].bytes = bytes;
+            parts[k].bytes = bytes_of(p, v);
             parts[k].root = device_alias_root(plans, g->n_values, v, &in_root);
             parts[k].root_at = (int64_t)parts[k].at - (int64_t)in_root;
         }
         for (int k = 0; k < n->n_inputs; k++)
-            parts[k].placed = parts[k].contiguous &&
-                              root_fits(p, slot, plans, align, out, parts, n->n_inputs, k);
+            parts[k].placed =
+                parts[k].contiguous && root_fits(p, slot, plans, align, out, parts, n->n_inputs, k);
         /* a placed root's extent must miss every other root's extent and copied block */
         for (bool changed = true; changed;) {
             changed = false;
@@ -143,22 +145,19 @@ static void mark_concats(plan *p, int slot, device_value_plan *plans, uint64_t a
                 if (!parts[k].placed)
                     continue;
                 int r = parts[k].root;
-                size_t rb = 0;
-                vkml_tensor_bytes(p->values[r].dtype, p->values[r].rank, p->values[r].dims, &rb);
+                uint64_t rb = bytes_of(p, r);
                 for (int j = 0; j < n->n_inputs && parts[k].placed; j++) {
                     if (parts[j].root == r)
                         continue;
-                    size_t jb = parts[j].bytes;
-                    uint64_t ja = parts[j].at;
+                    /* part j's bytes in the output: its root's, its block, or (copied by
+                     * a strided step) anywhere */
+                    uint64_t ja = parts[j].at, jb = parts[j].bytes;
                     if (parts[j].placed) {
-                        int q = parts[j].root;
-                        vkml_tensor_bytes(p->values[q].dtype, p->values[q].rank,
-                                          p->values[q].dims, &jb);
                         ja = (uint64_t)parts[j].root_at;
+                        jb = bytes_of(p, parts[j].root);
                     } else if (!parts[j].contiguous) {
-                        ja = 0; /* copied over an unknown part of the output */
-                        vkml_tensor_bytes(p->values[out].dtype, p->values[out].rank,
-                                          p->values[out].dims, &jb);
+                        ja = 0;
+                        jb = bytes_of(p, out);
                     }
                     if (overlap((uint64_t)parts[k].root_at, rb, ja, jb)) {
                         for (int m = 0; m < n->n_inputs; m++)

@@ -10,8 +10,13 @@ static bool check_case(const char *what, resize_mode mode, resize_coord coord,
                        resize_nearest nearest, int rank, const int64_t *in, const float *scales,
                        const int64_t *sizes)
 {
-    resize_params p = {.mode = mode, .coord = coord, .nearest = nearest, .cubic_a = -0.75f,
-                       .roi_input = -1, .scales_input = -1, .sizes_input = -1};
+    resize_params p = {.mode = mode,
+                       .coord = coord,
+                       .nearest = nearest,
+                       .cubic_a = -0.75f,
+                       .roi_input = -1,
+                       .scales_input = -1,
+                       .sizes_input = -1};
     resize_inputs ri = {0};
     for (int d = 0; d < rank; d++) {
         if (scales)
@@ -67,8 +72,8 @@ int main(void)
                 up15[] = {1, 1, 1.5f, 2};
     /* the exporters' 2x nearest Upsample (PyTorch: asymmetric + floor at opset 11+, older
      * exports half_pixel + round_prefer_floor) and other whole factors */
-    CHECK(check_case("half_pixel 2x", RESIZE_NEAREST, RESIZE_HALF_PIXEL,
-                     RESIZE_ROUND_PREFER_FLOOR, 4, nchw, up2, NULL),
+    CHECK(check_case("half_pixel 2x", RESIZE_NEAREST, RESIZE_HALF_PIXEL, RESIZE_ROUND_PREFER_FLOOR,
+                     4, nchw, up2, NULL),
           "half_pixel round_prefer_floor 2x is not a copy");
     CHECK(check_case("asymmetric 2x3", RESIZE_NEAREST, RESIZE_ASYMMETRIC, RESIZE_FLOOR, 4, nchw,
                      up23, NULL),
@@ -86,12 +91,12 @@ int main(void)
     CHECK(!check_case("asymmetric 1.5x", RESIZE_NEAREST, RESIZE_ASYMMETRIC, RESIZE_FLOOR, 4, nchw,
                       up15, NULL),
           "a 1.5x resize taken for a copy");
-    CHECK(!check_case("linear 2x", RESIZE_LINEAR, RESIZE_HALF_PIXEL, RESIZE_ROUND_PREFER_FLOOR,
-                      4, nchw, up2, NULL),
+    CHECK(!check_case("linear 2x", RESIZE_LINEAR, RESIZE_HALF_PIXEL, RESIZE_ROUND_PREFER_FLOOR, 4,
+                      nchw, up2, NULL),
           "a linear resize taken for a copy");
     /* whatever the answer, a copy must read what the taps say (checked inside) */
-    check_case("align_corners 2x", RESIZE_NEAREST, RESIZE_ALIGN_CORNERS,
-               RESIZE_ROUND_PREFER_CEIL, 4, nchw, up2, NULL);
+    check_case("align_corners 2x", RESIZE_NEAREST, RESIZE_ALIGN_CORNERS, RESIZE_ROUND_PREFER_CEIL,
+               4, nchw, up2, NULL);
     check_case("ceil 3x", RESIZE_NEAREST, RESIZE_HALF_PIXEL, RESIZE_CEIL, 4, nchw,
                (const float[]){1, 3, 3, 1}, NULL);
     return test_finish("resize as strided copies");

@@ -74,8 +74,8 @@ static float *run(vkml_context *ctx, vkml_model *m, int device, const float *x, 
                     *views |= 1u << k;
     }
     const vkml_tensor_info *info = vkml_session_input(s, 0);
-    vkml_tensor in = {.dtype = VKML_DTYPE_FLOAT, .rank = 4, .data = (void *)x,
-                      .size = n_x * sizeof(float)};
+    vkml_tensor in = {
+        .dtype = VKML_DTYPE_FLOAT, .rank = 4, .data = (void *)x, .size = n_x * sizeof(float)};
     memcpy(in.dims, info->dims, sizeof(in.dims));
     vkml_tensor out = {0};
     CHECK_OK(vkml_session_alloc_output(s, 0, &out, &err), &err);
@@ -107,21 +107,20 @@ static void check_block(vkml_context *ctx, int64_t batch, bool d_between, unsign
         /* what lives inside another value takes no memory of its own */
         CHECK(want_views ? held < held_ref : held == held_ref,
               "batch %lld%s, device %d: intermediates of %llu bytes with views, %llu without",
-              (long long)batch, d_between ? " (a, d, b)" : "", device,
-              (unsigned long long)held, (unsigned long long)held_ref);
+              (long long)batch, d_between ? " (a, d, b)" : "", device, (unsigned long long)held,
+              (unsigned long long)held_ref);
         CHECK(ref && got && n == n_ref && n == (size_t)(batch * (2 * C - C / 2) * H * W),
-              "batch %lld, device %d: %zu outputs against %zu", (long long)batch, device, n,
-              n_ref);
+              "batch %lld, device %d: %zu outputs against %zu", (long long)batch, device, n, n_ref);
         size_t bad = 0;
         for (size_t i = 0; ref && got && i < n && i < n_ref; i++)
             bad += got[i] != ref[i];
         CHECK(bad == 0, "batch %lld%s, device %d: %zu of %zu outputs differ with views",
               (long long)batch, d_between ? " (a, d, b)" : "", device, bad, n);
         CHECK(views == want_views,
-              "batch %lld%s, device %d: views a b y d = %u%u%u%u, want %u%u%u%u",
-              (long long)batch, d_between ? " (a, d, b)" : "", device, views & 1,
-              (views >> 1) & 1, (views >> 2) & 1, (views >> 3) & 1, want_views & 1,
-              (want_views >> 1) & 1, (want_views >> 2) & 1, (want_views >> 3) & 1);
+              "batch %lld%s, device %d: views a b y d = %u%u%u%u, want %u%u%u%u", (long long)batch,
+              d_between ? " (a, d, b)" : "", device, views & 1, (views >> 1) & 1, (views >> 2) & 1,
+              (views >> 3) & 1, want_views & 1, (want_views >> 1) & 1, (want_views >> 2) & 1,
+              (want_views >> 3) & 1);
         free(ref);
         free(got);
     }
