@@ -410,7 +410,8 @@ bool resize_as_strided(const resize_params *p, const resize_geometry *g, mv_step
         if (out == 0 || in == 0)
             return false;
         /* upsampling by a whole factor (x / q), else every f-th input from off */
-        if (out % in != 0 || !axis_is_affine(p, g, d, 0, q = out / in, f = 1)) {
+        q = out % in == 0 ? out / in : 0;
+        if (!axis_is_affine(p, g, d, 0, q, 1)) {
             int64_t idx[RESIZE_MAX_TAPS];
             double w[RESIZE_MAX_TAPS];
             q = 1;
