@@ -112,6 +112,18 @@ A op(A x, A z)
         return A(0) - x;
 #endif
     return z == A(0) ? A(0) : x / z;
+#elif defined(OP_FMOD) && IS_FLOAT && defined(FMOD_EXACT)
+    // float32 in double (the b_fmod_exact kernel, devices with shaderFloat64): z * q and
+    // x - z * q are exact there while the quotient stays under 2^29, so the remainder's sign
+    // is too, whether or not the device fuses fma (Vulkan does not promise it; lavapipe's
+    // rounding put a whole |z| on remainders near 0 or |z|, one element in a million)
+    double dx = double(x), dz = double(z), q = trunc(dx / dz), az = abs(dz);
+    double r = dx - dz * q;
+    if (abs(r) >= az)
+        r -= sign(r) * az;
+    if (r != 0.0 && sign(r) != sign(dx))
+        r += sign(dx) * az;
+    return A(r);
 #elif defined(OP_FMOD) && IS_FLOAT
     // C fmod: the sign of the dividend; GLSL mod() floors instead. The quotient from a
     // GPU's division may be off by one ulp (Vulkan allows 2.5), so trunc() may be one off:

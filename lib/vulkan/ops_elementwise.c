@@ -211,6 +211,10 @@ VKML_GPU_DECL(gpu_eltwise)
             return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "%s input %d is missing", node->op_type, i);
     vkml_dtype dtype;
     vk_kernel_id kernel = pick_kernel(values, node, &dtype);
+    /* float32 fmod exact in double where the device has it (eltwise_binary.comp) */
+    if (kernel == VK_KERNEL_B_FMOD && dtype == VKML_DTYPE_FLOAT && vk_rec_caps(rec)->float64 &&
+        vk_kernel_variant(VK_KERNEL_B_FMOD_EXACT, (int)dtype) >= 0)
+        kernel = VK_KERNEL_B_FMOD_EXACT;
     const graph_value *y = &values[node->outputs[0]];
     size_t count = vkml_tensor_element_count(y->rank, y->dims);
     if (count == 0)

@@ -6,6 +6,8 @@
  */
 #include "op_harness.h"
 
+#include <math.h>
+
 #include <stdio.h>
 
 static const int64_t shape_a[] = {5, 7, 11, 13}, shape_b[] = {7, 1, 13}, shape_c[] = {5, 1, 11, 1};
@@ -136,6 +138,34 @@ static void binary(const char *op, int opset, vkml_dtype dt, const char *attr, i
     oh_run(c, label, bound_for(dt, OH_BOUND_EXACT));
 }
 
+/* float32 fmod of dividends at and next to whole multiples of the divisor, where the
+ * remainder is 0, tiny or nearly |z|: a GPU that rounds z * q before subtracting (an fma
+ * Vulkan does not promise to fuse) lands a whole |z| off there unless the remainder is
+ * computed exactly (b_fmod_exact). */
+static void fmod_near_multiples(void)
+{
+    static const float divisors[] = {0.1f, 0.3f, 0.7f, 1.1f, 2.3f, 3.7f, -0.9f};
+    enum { K = 41, STEPS = 5, N = 7 * K * STEPS };
+    float x[N], z[N];
+    int n = 0;
+    for (int d = 0; d < 7; d++)
+        for (int k = -20; k <= 20; k++) {
+            float m = (float)k * divisors[d];
+            float near[STEPS] = {m, nextafterf(m, INFINITY), nextafterf(m, -INFINITY),
+                                 nextafterf(nextafterf(m, INFINITY), INFINITY),
+                                 nextafterf(nextafterf(m, -INFINITY), -INFINITY)};
+            for (int s = 0; s < STEPS; s++, n++) {
+                x[n] = near[s];
+                z[n] = divisors[d];
+            }
+        }
+    oh_case *c = oh_new("Mod", 13);
+    oh_const(c, VKML_DTYPE_FLOAT, 1, (int64_t[]){N}, x);
+    oh_const(c, VKML_DTYPE_FLOAT, 1, (int64_t[]){N}, z);
+    oh_attr_int(c, "fmod", 1);
+    oh_run(c, "Mod fmod float near whole multiples", OH_BOUND_EXACT);
+}
+
 static void test_binary(void)
 {
     const char *arith[] = {"Add", "Sub", "Mul", "Div", "Min", "Max", "Equal", "Less",
@@ -156,6 +186,7 @@ static void test_binary(void)
     }
     for (size_t t = 0; t < VKML_ARRAY_SIZE(floats); t++)
         binary("Mod", 13, floats[t], "fmod", 1);
+    fmod_near_multiples();
     const char *logic[] = {"And", "Or", "Xor", "Equal"};
     for (size_t i = 0; i < VKML_ARRAY_SIZE(logic); i++)
         binary(logic[i], i < 3 ? 7 : 19, VKML_DTYPE_BOOL, NULL, 0);
