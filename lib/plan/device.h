@@ -49,7 +49,7 @@ typedef struct device_value_plan {
                              output, or a cross-device transfer): needs value_host_ptr */
     const void *constant; /* non-NULL: constant data the device must hold (weights) */
     int alias_of;         /* -1, or a value whose memory this value shares (OP_ALIAS nodes,
-                             views: plan.c's mark_io_and_aliases); a value also used on this
+                             views: plan/views.c); a value also used on this
                              device, its root found by following alias_of */
     uint64_t alias_offset; /* bytes into alias_of's memory where this value starts (views:
                               a contiguous Slice or Split output, a Concat input written in

@@ -82,16 +82,15 @@ vk_device *vk_rec_device(const gpu_recorder *rec)
     return rec->vd;
 }
 
-bool vk_rec_same_memory(const gpu_recorder *rec, int a, int b)
-{
-    const vk_mem *ma = &rec->values[a], *mb = &rec->values[b];
-    return ma->buffer == mb->buffer && ma->offset == mb->offset;
-}
-
 bool vk_rec_same_bytes(const gpu_recorder *rec, int a, uint64_t a_at, int b, uint64_t b_at)
 {
     const vk_mem *ma = &rec->values[a], *mb = &rec->values[b];
     return ma->buffer == mb->buffer && ma->offset + a_at == mb->offset + b_at;
+}
+
+bool vk_rec_same_memory(const gpu_recorder *rec, int a, int b)
+{
+    return vk_rec_same_bytes(rec, a, 0, b, 0);
 }
 
 void vk_groups_1d(const struct gpu_caps *caps, uint64_t invocations, uint32_t groups[3])

@@ -7,7 +7,6 @@
 #include "op_harness.h"
 
 #include <math.h>
-
 #include <stdio.h>
 
 static const int64_t shape_a[] = {5, 7, 11, 13}, shape_b[] = {7, 1, 13}, shape_c[] = {5, 1, 11, 1};
