@@ -8,6 +8,11 @@
 // -D KSIZE=k: 2-D windows of exactly k x k (the host checks), their taps unrolled: every
 // tap's loads are issued at once, each guarded by its own bounds test, instead of one
 // dependent loop step per tap (the loops above have run-time bounds and do not unroll).
+// -D LANES=n (not depthwise): n consecutive invocations per output, lane l summing input
+// channels l, l + n, ...; the lanes' sums meet in shared memory and lane 0 adds them in a
+// fixed order and stores. For small convs with many channels a group (mnist-8's 8 -> 16
+// 5x5 at 14x14: 3,136 outputs, K 200): one invocation per output walked all of K serially
+// on a GPU holding a few warps per SM, each step a dependent load.
 #define PUSH_WINDOW3
 #include "index.glsl"
 #include "buffers.glsl"
@@ -22,11 +27,25 @@ DECLARE_IN(3, res) // the fused residual (epilogue.glsl)
 DECLARE_OUT(4, y)
 #include "epilogue.glsl"
 
+#ifndef LANES
+#define LANES 1
+#endif
+#if LANES > 1
+shared float lane_sum[WG_SIZE];
+#endif
+
 void main()
 {
-    uint i = flat_index();
+#if LANES > 1
+    uint i = flat_index() / LANES, lane = flat_index() % LANES;
+    bool real = i < p.count; // no early return: the lanes meet at a barrier
+    if (!real)
+        i = 0;
+#else
+    uint i = flat_index(), lane = 0;
     if (i >= p.count)
         return;
+#endif
     uint o[3], rest = i;
     for (int d = 2; d >= 0; d--) {
         o[d] = rest % p.out_dims[d];
@@ -48,7 +67,7 @@ void main()
 #else
     uint channels = p.group_in;
 #endif
-    for (uint c = 0; c < channels; c++) {
+    for (uint c = lane; c < channels; c += uint(LANES)) {
         uint xplane = (n * p.in_channels + c0 + c) * isize;
         uint wplane = (m * p.group_in + c) * ksize;
 #ifdef KSIZE
@@ -76,6 +95,16 @@ void main()
         }
 #endif
     }
+#if LANES > 1
+    uint lid = gl_LocalInvocationID.x;
+    lane_sum[lid] = acc;
+    barrier();
+    if (!real || lane != 0u)
+        return;
+    acc = 0.0;
+    [[unroll]] for (uint l = 0; l < LANES; l++)
+        acc += lane_sum[lid + l];
+#endif
     // the bias after the sum, as the CPU kernel and an unfused Add do (graph/fuse_epilogue.c
     // folds a per-channel Add into a Conv's bias and stays exact)
     if ((p.flags & 1u) != 0)

@@ -5,13 +5,17 @@
 // WG_SIZE / COLS slices of K run in parallel (slice s takes k = s, s + SLICES, ...), then
 // the slice sums of each column are added in a fixed order (deterministic). COLS 32 when B's
 // columns are adjacent in memory (B [K, N]: a row of B per step, coalesced), -D K_CONTIG=1:
-// COLS 4 when K is (B^T, Gemm transB): 64 consecutive k per column and step. Same bindings,
-// push block and store as matmul.comp (matmul_params.glsl); float variants only.
+// COLS 4 when K is (B^T, Gemm transB): 64 consecutive k per column and step. -D NARROW=1:
+// COLS 8 for B [K, N] of a few columns (a classifier's 10 classes: 32 slices, a quarter of
+// the serial steps of COLS 32, whose lanes past N would idle). Same bindings, push block and
+// store as matmul.comp (matmul_params.glsl); float variants only.
 #include "buffers.glsl"
 
 #define WG_SIZE 256
 #if K_CONTIG
 #define COLS 4u
+#elif NARROW
+#define COLS 8u
 #else
 #define COLS 32u
 #endif

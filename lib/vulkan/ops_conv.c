@@ -5,8 +5,9 @@
  * that product has a few rows and runs on gemv.comp. Other float32 2-D convs with enough
  * channels per group run on GPUs as an implicit GEMM on gemm_tiled.comp's tiles
  * (conv_gemm_*); the rest on the direct kernel over the window's taps inside the input
- * (conv_window.comp), in its depthwise form when every group has one input channel, with
- * its taps unrolled for square 2-D windows of 3, 5 and 7. */
+ * (conv_window.comp), in its depthwise form when every group has one input channel, in its
+ * lanes form (8 invocations an output) for small convs of many channels a group, with its
+ * taps unrolled for square 2-D windows of 3, 5 and 7. */
 #include "ops/conv.h"
 #include "vulkan/ops_gemm.h"
 #include "vulkan/ops_matmul.h"
@@ -24,6 +25,26 @@
  * long K is walked serially there. */
 #define CONV_DIRECT_MAX_OUTPUTS 8192
 #define CONV_DIRECT_MAX_K 64
+
+/* Input channels per group from which such a small conv runs on the direct kernel's lanes
+ * form (conv_lanes*: 8 invocations an output, each over every 8th channel, their sums
+ * added in shared memory) whatever its K, up to CONV_LANES_MAX_K: mnist-8's 8 -> 16 5x5
+ * conv (3,136 outputs, K 200) walked its K serially on one invocation an output (22.5 us
+ * on the H200) or was split along K on the GEMM tiles, two dispatches (12.6 us); on the
+ * lanes, 5.6 us (H200, 2026-11-24). */
+#define CONV_LANES 8
+#define CONV_LANES_MAX_K 4096
+
+/* Whether conv p runs on the lanes form of the direct kernel (GPUs that prefer tiles). */
+static bool runs_on_lanes(const conv_params *p, const struct gpu_caps *caps)
+{
+    int64_t group_in = p->in_channels / p->group;
+    int64_t outputs = p->batch * p->out_channels * window_out_size(&p->win);
+    return caps->prefer_tiled && caps->gemm_force == 0 && caps->splitk_force == 0 &&
+           caps->coop_force <= 0 && group_in >= CONV_LANES && p->win.spatial <= 2 &&
+           outputs <= CONV_DIRECT_MAX_OUTPUTS &&
+           group_in * window_kernel_size(&p->win) <= CONV_LANES_MAX_K;
+}
 
 /* conv_gemm_*'s push block (gemm_tiled.comp with CONV=1). */
 typedef struct conv_push {
@@ -52,6 +73,8 @@ static bool gemm_groups(const conv_params *p, vkml_dtype dtype, const struct gpu
     int64_t k = p->in_channels / p->group * window_kernel_size(&p->win);
     bool by_shape = caps->gemm_force == 0 && caps->splitk_force == 0 && caps->coop_force <= 0;
     if (by_shape && p->out_channels * cols <= CONV_DIRECT_MAX_OUTPUTS && k < CONV_DIRECT_MAX_K)
+        return false;
+    if (runs_on_lanes(p, caps))
         return false;
     /* split-K's first pass on the coop kernel only when a test forces it (VK_COOP_MIN_SIDE) */
     bool coop = vk_gemm_coop_takes(caps, dtype, fast_math) && caps->coop_force > 0;
@@ -172,7 +195,14 @@ static vkml_status record_window(gpu_recorder *rec, const graph_node *node, cons
         {VK_KERNEL_CONV_DEPTHWISE_K3, VK_KERNEL_CONV_DEPTHWISE_K5, VK_KERNEL_CONV_DEPTHWISE_K7},
     };
     uint32_t k = pc.kernel[1];
-    if (pc.kernel[0] == 1 && pc.in_dims[0] == 1 && pc.kernel[2] == k && (k == 3 || k == 5 || k == 7))
+    static const vk_kernel_id lanes[4] = {VK_KERNEL_CONV_LANES, VK_KERNEL_CONV_LANES_K3,
+                                          VK_KERNEL_CONV_LANES_K5, VK_KERNEL_CONV_LANES_K7};
+    bool square = pc.kernel[0] == 1 && pc.in_dims[0] == 1 && pc.kernel[2] == k &&
+                  (k == 3 || k == 5 || k == 7);
+    if (!depthwise && runs_on_lanes(p, vk_rec_caps(rec)))
+        return vk_rec_kernel_1d(rec, lanes[square ? k / 2 : 0], dtype, bind, &pc, sizeof(pc),
+                                count * CONV_LANES, err);
+    if (square)
         kernel = unrolled[depthwise][k / 2 - 1];
     return vk_rec_kernel_1d(rec, kernel, dtype, bind, &pc, sizeof(pc), count, err);
 }

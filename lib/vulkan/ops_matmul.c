@@ -26,18 +26,26 @@ static bool groups_fit(const struct gpu_caps *caps, int64_t m, int64_t n, int64_
     return true;
 }
 
+/* Columns up to which a product of B [K, N] takes gemv.comp's NARROW form (8 columns a
+ * workgroup, 32 slices of K) rather than 32 columns and 8 slices: mnist-8's [1,256] x
+ * [256,10] 6.3 -> 4.1 us on the H200 (2026-11-24), two workgroups of 8 serial steps
+ * instead of one of 32. */
+#define GEMV_NARROW_MAX_N 16
+
 bool vk_gemv_pick(const struct gpu_caps *caps, const matmul_push *pc, bool floats, int64_t batch,
                   vk_kernel_id *kernel, uint32_t groups[3])
 {
     if (!floats || !caps->prefer_tiled || caps->gemm_force != 0 || caps->splitk_force != 0 ||
         caps->coop_force > 0 || pc->m > VK_GEMV_MAX_ROWS)
         return false;
-    bool k_contig = pc->b_sk == 1; /* the COLS of gemv.comp's two forms */
-    int64_t cols = k_contig ? 4 : 32, gx = ((int64_t)pc->n + cols - 1) / cols;
+    bool k_contig = pc->b_sk == 1;
+    bool narrow = !k_contig && pc->n <= GEMV_NARROW_MAX_N;
+    /* the COLS of gemv.comp's three forms */
+    int64_t cols = k_contig ? 4 : narrow ? 8 : 32, gx = ((int64_t)pc->n + cols - 1) / cols;
     if (gx > caps->max_workgroup_count[0] || pc->m > caps->max_workgroup_count[1] ||
         batch > caps->max_workgroup_count[2])
         return false;
-    *kernel = k_contig ? VK_KERNEL_GEMV_K_CONTIG : VK_KERNEL_GEMV;
+    *kernel = k_contig ? VK_KERNEL_GEMV_K_CONTIG : narrow ? VK_KERNEL_GEMV_NARROW : VK_KERNEL_GEMV;
     groups[0] = (uint32_t)gx;
     groups[1] = pc->m;
     groups[2] = (uint32_t)batch;

@@ -143,7 +143,7 @@ static const conv_shape conv_shapes[] = {
     {1, 16, 10, 10, 16, 3, 1, 1, 1, 16}, /* depthwise */
     {1, 24, 7, 9, 40, 1, 1, 0, 1, 1},   /* pointwise, one image: a plain product (vk_rec_matmul) */
     {2, 8, 16, 17, 12, 1, 1, 0, 1, 1},  /* pointwise, two images of 272 pixels: a product each */
-    {1, 64, 6, 6, 128, 3, 1, 1, 1, 1},  /* 128 channels, K 576: split by shape on 128x64 */
+    {1, 64, 12, 12, 128, 3, 1, 1, 1, 1}, /* 128 channels, K 576: split by shape on 128x64 */
     {1, 130, 6, 6, 131, 3, 1, 1, 1, 1}, /* channels past a 128 tile */
 };
 
@@ -176,6 +176,13 @@ static void products(bool large)
            (int64_t[]){2, 48, 128}, NULL, 0, NULL);
     conv(&(conv_shape){1, 16, 8, 16, 128, 1, 1, 0, 1, 1}, true, NULL);
     conv(&(conv_shape){1, 16, 8, 8, 128, 3, 1, 1, 1, 4}, false, NULL); /* K 36, groups */
+    /* small convs of 8 or more channels a group: by shape, the direct kernel's lanes form
+     * (mnist-8's second conv; channels not a multiple of the 8 lanes; groups of 16 over two
+     * images; a 1x1 stride 2 on the lanes form without unrolled taps) */
+    conv(&(conv_shape){1, 8, 14, 14, 16, 5, 1, 2, 1, 1}, true, NULL);
+    conv(&(conv_shape){1, 13, 9, 9, 7, 5, 1, 2, 1, 1}, false, NULL);
+    conv(&(conv_shape){2, 32, 7, 7, 32, 3, 1, 1, 1, 2}, true, NULL);
+    conv(&(conv_shape){1, 9, 6, 6, 12, 7, 1, 3, 1, 1}, true, NULL);
     for (size_t i = 0; i < VKML_ARRAY_SIZE(conv_shapes) - (large ? 0 : 1); i++)
         conv(&conv_shapes[i], i % 2 == 0, NULL);
 }
@@ -309,8 +316,11 @@ static void gemv_picks(void)
     matmul_push mnist = {.m = 1, .n = 10, .k = 256, .b_sk = 10, .b_sn = 1};
     vk_kernel_id k = VK_KERNEL_COUNT;
     uint32_t g[3] = {0};
-    CHECK(vk_gemv_pick(&caps, &mnist, true, 1, &k, g) && k == VK_KERNEL_GEMV && g[0] == 1 &&
-              g[1] == 1 && g[2] == 1, "gemv: mnist-8's [1,256] x [256,10]");
+    CHECK(vk_gemv_pick(&caps, &mnist, true, 1, &k, g) && k == VK_KERNEL_GEMV_NARROW &&
+              g[0] == 2 && g[1] == 1 && g[2] == 1, "gemv: mnist-8's [1,256] x [256,10], narrow");
+    matmul_push wide = {.m = 1, .n = 17, .k = 256, .b_sk = 17, .b_sn = 1};
+    CHECK(vk_gemv_pick(&caps, &wide, true, 1, &k, g) && k == VK_KERNEL_GEMV && g[0] == 1,
+          "gemv: 17 columns, 32 a workgroup");
     matmul_push t = {.m = 4, .n = 1000, .k = 1280, .b_sk = 1, .b_sn = 1280};
     CHECK(vk_gemv_pick(&caps, &t, true, 3, &k, g) && k == VK_KERNEL_GEMV_K_CONTIG &&
               g[0] == 250 && g[1] == 4 && g[2] == 3, "gemv: B^T, 4 rows, 3 batches");
@@ -331,8 +341,8 @@ static void gemv_picks(void)
  * and 4 columns and its 8 and 64 slices, B^T, C, batches, a bias and an activation. */
 static void gemv_products(void)
 {
-    static const int64_t sizes[][3] = {{1, 256, 10}, {2, 1000, 37}, {4, 33, 1},
-                                       {1, 1, 65},   {3, 7, 33},    {1, 1280, 100}};
+    static const int64_t sizes[][3] = {{1, 256, 10}, {2, 1000, 37}, {4, 33, 1},   {1, 1, 65},
+                                       {3, 7, 33},   {1, 1280, 100}, {3, 300, 16}, {1, 31, 9}};
     for (size_t i = 0; i < VKML_ARRAY_SIZE(sizes); i++)
         matmul_2d(sizes[i][0], sizes[i][1], sizes[i][2]);
     gemm(1, 300, 77, 0, 1, 1, NULL);
