@@ -13,7 +13,19 @@
 // fixed order and stores. For small convs with many channels a group (mnist-8's 8 -> 16
 // 5x5 at 14x14: 3,136 outputs, K 200): one invocation per output walked all of K serially
 // on a GPU holding a few warps per SM, each step a dependent load.
+// -D POOL=1 (2-D, not depthwise; not with LANES): the Conv's fused MaxPool
+// (graph/fuse_epilogue.c): the conv outputs of a pooled element's window computed side by
+// side, each over lanes of its channels (a number the host gives), their max stored
+// (window3_pool_push; see the first main below).
+#ifndef POOL
+#define POOL 0
+#endif
+#if POOL
+#define PUSH_WINDOW3_POOL
+#define WG_SIZE 256 // a pooled output's group: up to 16 taps x 8 lanes (ops_conv.c)
+#else
 #define PUSH_WINDOW3
+#endif
 #include "index.glsl"
 #include "buffers.glsl"
 #include "push.h"
@@ -34,24 +46,10 @@ DECLARE_OUT(4, y)
 shared float lane_sum[WG_SIZE];
 #endif
 
-void main()
+// The sum over input channels lane, lane + lanes, ... (every channel when lanes is 1) for
+// output channel m of image n at conv output position o (3-D, leading 1s).
+float conv_sum(uint n, uint m, uint o[3], uint lane, uint lanes)
 {
-#if LANES > 1
-    uint i = flat_index() / LANES, lane = flat_index() % LANES;
-    bool real = i < p.count; // no early return: the lanes meet at a barrier
-    if (!real)
-        i = 0;
-#else
-    uint i = flat_index(), lane = 0;
-    if (i >= p.count)
-        return;
-#endif
-    uint o[3], rest = i;
-    for (int d = 2; d >= 0; d--) {
-        o[d] = rest % p.out_dims[d];
-        rest /= p.out_dims[d];
-    }
-    uint m = rest % p.channels, n = rest / p.channels;
     int start[3];
     uint lo[3], hi[3];
     for (uint d = 0; d < 3; d++) {
@@ -67,7 +65,7 @@ void main()
 #else
     uint channels = p.group_in;
 #endif
-    for (uint c = lane; c < channels; c += uint(LANES)) {
+    for (uint c = lane; c < channels; c += lanes) {
         uint xplane = (n * p.in_channels + c0 + c) * isize;
         uint wplane = (m * p.group_in + c) * ksize;
 #ifdef KSIZE
@@ -95,19 +93,116 @@ void main()
         }
 #endif
     }
+    return acc;
+}
+
+// The lanes' sums added, in a fixed order, for every lane of the output (LANES > 1: every
+// invocation of the workgroup must call it once, as it meets the others at a barrier).
+float lanes_total(float acc, uint lane)
+{
 #if LANES > 1
     uint lid = gl_LocalInvocationID.x;
     lane_sum[lid] = acc;
     barrier();
-    if (!real || lane != 0u)
-        return;
     acc = 0.0;
     [[unroll]] for (uint l = 0; l < LANES; l++)
-        acc += lane_sum[lid + l];
+        acc += lane_sum[lid - lane + l];
 #endif
-    // the bias after the sum, as the CPU kernel and an unfused Add do (graph/fuse_epilogue.c
-    // folds a per-channel Add into a Conv's bias and stays exact)
+    return acc;
+}
+
+// A conv output from its channel sum: the bias after the sum, as the CPU kernel and an
+// unfused Add do (graph/fuse_epilogue.c folds a per-channel Add into a Conv's bias and
+// stays exact), then the fused epilogue.
+float conv_output(float acc, uint m, uint at)
+{
     if ((p.flags & 1u) != 0)
         acc += float(bias[m]);
-    y[i] = T(epilogue_apply(acc, i));
+    return epilogue_apply(acc, at);
 }
+
+#if POOL
+shared float tap_sum[WG_SIZE];
+shared uint tap_inside[WG_SIZE];
+
+// One pooled output per group of slots x lanes invocations (slots: the pool window's taps
+// rounded up to a power of two; lanes: 1 << flags bits 8..11; the host keeps the group
+// within a workgroup): invocation (tap t, lane l) sums lane l's channels of the conv output
+// under tap t, the lanes' sums meet in shared memory, each tap's lane 0 adds them and
+// applies bias and activation, and the group's first invocation takes the max of its taps'
+// conv outputs inside the conv's output (the first, then any greater, as MaxPool does).
+void main()
+{
+    uvec2 conv_out = uvec2(p.conv_out >> 16, p.conv_out & 0xffffu);
+    uvec2 pool_k = uvec2(p.pool_kernel >> 16, p.pool_kernel & 0xffffu);
+    uvec2 pool_s = uvec2(p.pool_stride >> 16, p.pool_stride & 0xffffu);
+    uvec2 pool_p = uvec2(p.pool_pad >> 16, p.pool_pad & 0xffffu);
+    uint taps = pool_k.x * pool_k.y, lanes = 1u << ((p.flags >> 8) & 15u);
+    uint slots = taps <= 1u ? 1u : 1u << uint(findMSB(taps - 1u) + 1);
+    uint group = slots * lanes, g = flat_index(), lid = gl_LocalInvocationID.x;
+    uint i = g / group, r = g % group, t = r / lanes, lane = r % lanes;
+    bool real = i < p.count; // no early return: the group meets at barriers
+    if (!real)
+        i = 0;
+    uint o[3], rest = i;
+    for (int d = 2; d >= 0; d--) {
+        o[d] = rest % p.out_dims[d];
+        rest /= p.out_dims[d];
+    }
+    uint m = rest % p.channels, n = rest / p.channels;
+    int cy = int(o[1] * pool_s.x + t / pool_k.y) - int(pool_p.x);
+    int cx = int(o[2] * pool_s.y + t % pool_k.y) - int(pool_p.y);
+    bool inside = real && t < taps && uint(cy) < conv_out.x && uint(cx) < conv_out.y;
+    // every invocation sums (a tap past the window or the conv's output at (0, 0)): the
+    // sum inlined without a branch around it
+    uint co[3] = uint[3](0u, inside ? uint(cy) : 0u, inside ? uint(cx) : 0u);
+    tap_sum[lid] = conv_sum(n, m, co, lane, lanes);
+    barrier();
+    if (lane == 0u) { // each tap's lanes, in a fixed order, then its bias and activation
+        float acc = 0.0;
+        for (uint l = 0; l < lanes; l++)
+            acc += tap_sum[lid + l];
+        tap_sum[lid] = inside ? conv_output(acc, m, i) : 0.0; // read by lane 0 alone
+        tap_inside[lid] = inside ? 1u : 0u;
+    }
+    barrier();
+    if (!real || r != 0u)
+        return;
+    float best = 0.0;
+    bool first = true;
+    for (uint s = 0; s < taps; s++) {
+        uint at = lid + s * lanes;
+        if (tap_inside[at] != 0u) {
+            float v = tap_sum[at];
+            if (first || v > best)
+                best = v;
+            first = false;
+        }
+    }
+    y[i] = T(best);
+}
+#else
+void main()
+{
+#if LANES > 1
+    uint i = flat_index() / LANES, lane = flat_index() % LANES;
+    bool real = i < p.count; // no early return: the lanes meet at barriers
+    if (!real)
+        i = 0;
+#else
+    uint i = flat_index(), lane = 0;
+    bool real = true;
+    if (i >= p.count)
+        return;
+#endif
+    uint o[3], rest = i;
+    for (int d = 2; d >= 0; d--) {
+        o[d] = rest % p.out_dims[d];
+        rest /= p.out_dims[d];
+    }
+    uint m = rest % p.channels, n = rest / p.channels;
+    float acc = lanes_total(conv_sum(n, m, o, lane, uint(LANES)), lane);
+    if (real && lane == 0u)
+        y[i] = T(conv_output(acc, m, i));
+}
+#endif

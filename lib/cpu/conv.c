@@ -139,12 +139,35 @@ vkml_status cpu_conv_run(const conv_params *pp, vkml_dtype dtype, const void *xv
     return VKML_OK;
 }
 
+/* A Conv with a fused MaxPool (conv_params.pooled; no residual): the conv, its bias and
+ * activation into a scratch of the conv's output, then the pool into the node's output. */
+static vkml_status conv_pooled(const op_cpu_args *args, const conv_params *p, vkml_error *err)
+{
+    size_t count = (size_t)(p->batch * p->out_channels * window_out_size(&p->win));
+    float *conv = malloc(count * sizeof(float));
+    if (!conv)
+        return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY,
+                         "Conv: no memory for the %zu outputs before its fused MaxPool", count);
+    vkml_status st = cpu_conv_run(p, VKML_DTYPE_FLOAT, args->in[0], args->in[1], conv, err);
+    if (st == VKML_OK) {
+        if (p->has_bias)
+            add_bias(p, args->in[2], conv);
+        op_epilogue_apply(args->node->epilogue, conv, NULL, 0, NULL, count);
+        cpu_max_pool_float(&p->pool, p->batch, p->out_channels, conv, args->out[0]);
+    }
+    free(conv);
+    return st;
+}
+
 static vkml_status conv_float(const op_cpu_args *args, vkml_error *err)
 {
     conv_params p;
     vkml_status st = conv_params_parse(args->values, args->node, &p, err);
-    if (st || (st = cpu_conv_run(&p, VKML_DTYPE_FLOAT, args->in[0], args->in[1], args->out[0],
-                                 err)))
+    if (st)
+        return st;
+    if (p.pooled)
+        return conv_pooled(args, &p, err);
+    if ((st = cpu_conv_run(&p, VKML_DTYPE_FLOAT, args->in[0], args->in[1], args->out[0], err)))
         return st;
     if (p.has_bias)
         add_bias(&p, args->in[2], args->out[0]);

@@ -51,6 +51,11 @@ size_t cpu_output_bytes(const op_cpu_args *args, int i);
  * and MatMul kernels call it last, on float32 buffers (float16 nodes: their float copies).
  * Nothing without one. */
 void cpu_apply_epilogue(const op_cpu_args *args);
+/* MaxPool of float32 x [batch, channels, w->in...] into y [.., w->out...] (a Conv's fused
+ * pool). */
+struct window_params;
+void cpu_max_pool_float(const struct window_params *w, int64_t batch, int64_t channels,
+                        const float *x, float *y);
 
 /* Runs a float kernel (cpu_sgemm based: Conv, ConvTranspose) on a node of float16 or
  * double tensors: every such input is converted to a float copy, the kernel writes float

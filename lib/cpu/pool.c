@@ -104,6 +104,12 @@ static void pool_planes(void *ctx, int64_t begin, int64_t end)
     }
 }
 
+static void run_pool(pool_job *job)
+{
+    double cost = (double)window_out_size(&job->p.win) * (double)window_kernel_size(&job->p.win);
+    cpu_parallel_for(job->p.batch * job->p.channels, cost, pool_planes, job);
+}
+
 vkml_status cpu_pool(const op_cpu_args *args, vkml_error *err)
 {
     pool_job job;
@@ -114,9 +120,18 @@ vkml_status cpu_pool(const op_cpu_args *args, vkml_error *err)
     job.y = args->out[0];
     job.dtype = args->values[args->node->inputs[0]].dtype;
     job.indices = job.p.has_indices ? args->out[1] : NULL;
-    double cost = (double)window_out_size(&job.p.win) * (double)window_kernel_size(&job.p.win);
-    cpu_parallel_for(job.p.batch * job.p.channels, cost, pool_planes, &job);
+    run_pool(&job);
     return VKML_OK;
+}
+
+void cpu_max_pool_float(const window_params *w, int64_t batch, int64_t channels, const float *x,
+                        float *y)
+{
+    pool_job job = {.p = {.is_max = true, .batch = batch, .channels = channels, .win = *w},
+                    .x = x,
+                    .y = y,
+                    .dtype = VKML_DTYPE_FLOAT};
+    run_pool(&job);
 }
 
 static vkml_status global_pool_float(const op_cpu_args *args, vkml_error *err)

@@ -1,6 +1,8 @@
 /* Load-time epilogue fusion (graph.h, graph_fuse_epilogues): a Conv, Gemm or MatMul takes
  * over the activation and the residual Add after it, so its kernel writes the final value
- * once instead of three kernels reading and writing it. */
+ * once instead of three kernels reading and writing it; a small 2-D Conv also takes the
+ * MaxPool after them (LeNet's and mnist-8's Conv + Relu + MaxPool: one kernel computes the
+ * window's conv outputs and writes their max). */
 #include "graph/fuse.h"
 
 #include <float.h>
@@ -210,6 +212,45 @@ static int match_residual(const fuse_state *s, const graph_node *n, int in)
     return other;
 }
 
+/* Conv outputs (elements, in both inferences) up to which a MaxPool fuses into the Conv:
+ * small convs, which the direct kernels run (lib/vulkan/ops_conv.c); a large one keeps its
+ * product kernels and the pool its own. */
+#define POOL_FUSE_MAX_ELEMENTS 65536
+/* Taps of a pool window that fuses at most (the direct kernel computes a pooled output's
+ * taps side by side, in a workgroup). */
+#define POOL_FUSE_MAX_TAPS 16
+
+static bool small_conv_output(const graph_value *v)
+{
+    if (!v || v->rank != 4)
+        return false;
+    for (int d = 0; d < v->rank; d++)
+        if (v->dims[d] <= 0)
+            return false;
+    return vkml_tensor_element_count(v->rank, v->dims) <= POOL_FUSE_MAX_ELEMENTS;
+}
+
+/* MaxPool n (reading value `in` alone) after a small 2-D Conv p without a residual: one
+ * output (no Indices), dilations 1, at most POOL_FUSE_MAX_TAPS taps. */
+static bool match_pool(const fuse_state *s, const graph_node *p, const graph_node *n, int in,
+                       const graph_epilogue *e)
+{
+    if (!fuse_is_op(p, "Conv") || !fuse_is_op(n, "MaxPool") || e->residual >= 0 || !n->params ||
+        n->n_inputs != 1 || n->inputs[0] != in || (n->n_outputs > 1 && n->outputs[1] >= 0) ||
+        !small_conv_output(&s->shapes[in]) || (s->shapes2 && !small_conv_output(&s->shapes2[in])))
+        return false;
+    size_t k = 0, d = 0;
+    const int64_t *dil = graph_attr_ints(n, "dilations", &d);
+    const int64_t *kernel = graph_attr_ints(n, "kernel_shape", &k);
+    if (!kernel || k != 2 || kernel[0] < 1 || kernel[1] < 1 ||
+        kernel[0] * kernel[1] > POOL_FUSE_MAX_TAPS)
+        return false;
+    for (size_t i = 0; dil && i < d; i++)
+        if (dil[i] != 1)
+            return false;
+    return true;
+}
+
 static void append_absorbed(char *buf, size_t size, const char *op)
 {
     size_t len = strlen(buf);
@@ -222,8 +263,8 @@ static int absorb_next(fuse_state *s, int p, int out, graph_epilogue *e, int *bi
                        char *absorbed, size_t size)
 {
     graph *g = s->g;
-    if (g->values[out].is_output)
-        return -1;
+    if (g->values[out].is_output || e->pool)
+        return -1; /* nothing after a pool */
     int sig, mul;
     graph_epilogue gated = *e;
     if (e->act == GRAPH_EPI_NONE && match_gated(s, out, &sig, &mul, &gated)) {
@@ -255,6 +296,9 @@ static int absorb_next(fuse_state *s, int p, int out, graph_epilogue *e, int *bi
     } else if (*residual < 0 && (other = match_residual(s, n, out)) >= 0) {
         *residual = other;
         e->residual_first = e->act == GRAPH_EPI_NONE;
+    } else if (*residual < 0 && match_pool(s, prod, n, out, e)) {
+        e->pool = n->params;
+        e->pool_opset = n->opset;
     } else {
         return -1;
     }
@@ -283,7 +327,9 @@ static bool attach(graph *g, int p, const graph_epilogue *e, int b, int64_t chan
                            .bias = -1,
                            .residual = -1,
                            .residual_first = e->residual_first,
-                           .absorbed = ep->absorbed};
+                           .absorbed = ep->absorbed,
+                           .pool = e->pool,
+                           .pool_opset = e->pool_opset};
     int own = own_inputs(n), total = own + (b >= 0 && !conv_bias) + (r >= 0);
     if (b >= 0 || r >= 0) {
         int *inputs = vkml_arena_calloc(g->arena, (size_t)total, sizeof(int));
@@ -320,8 +366,8 @@ static int fuse_producer(fuse_state *s, int p)
     graph_epilogue e = {.act = GRAPH_EPI_NONE, .bias = -1, .residual = -1};
     int bias = -1, residual = -1, steps = 0, next;
     char names[64] = "";
-    /* At most a bias (MatMul), then an activation and an Add, in either order. */
-    while (steps < 3 &&
+    /* At most a bias, then an activation and an Add in either order, then a MaxPool. */
+    while (steps < 4 &&
            (next = absorb_next(s, p, out, &e, &bias, &residual, names, sizeof(names))) >= 0) {
         out = next;
         steps++;
@@ -337,7 +383,8 @@ static int fuse_producer(fuse_state *s, int p)
 bool graph_epilogue_candidates(const graph *g)
 {
     static const char *readers[] = {"Relu",      "Clip",      "Sigmoid", "HardSigmoid",
-                                    "HardSwish", "LeakyRelu", "Gelu",    "Add"};
+                                    "HardSwish", "LeakyRelu", "Gelu",    "Add",
+                                    "MaxPool"};
     for (int i = 0; i < g->n_nodes; i++) {
         const graph_node *n = &g->nodes[i];
         for (int k = 0; k < n->n_inputs; k++) {

@@ -112,6 +112,11 @@ typedef struct graph_epilogue {
     int residual;
     bool residual_first;
     const char *absorbed; /* the absorbed ops in order, "Add+Relu" */
+    /* A 2-D MaxPool after the rest (Conv only, no residual): the pool node's parsed
+     * attributes (ops/pool.h's pool_attrs, in the model's arena) and opset, NULL when none.
+     * The node's output is then the pool's (ops/conv.h: conv_params.pooled). */
+    const void *pool;
+    int pool_opset;
 } graph_epilogue;
 
 typedef struct graph_node {

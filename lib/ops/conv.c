@@ -1,6 +1,7 @@
 #include "ops/conv.h"
 #include "ops/epilogue.h"
 #include "ops/op_decls.h"
+#include "ops/pool.h"
 
 static const vkml_dtype conv_dtypes[] = {VKML_DTYPE_FLOAT, VKML_DTYPE_FLOAT16, VKML_DTYPE_DOUBLE};
 
@@ -54,8 +55,21 @@ vkml_status conv_params_parse(const graph_value *values, const graph_node *node,
     if (st)
         return st;
     bool has_bias = node->n_inputs > 2 && node->inputs[2] >= 0;
-    return conv_shape_parse(node, &values[node->inputs[0]], &values[node->inputs[1]],
-                            has_bias ? &values[node->inputs[2]] : NULL, p, err);
+    if ((st = conv_shape_parse(node, &values[node->inputs[0]], &values[node->inputs[1]],
+                               has_bias ? &values[node->inputs[2]] : NULL, p, err)))
+        return st;
+    const graph_epilogue *e = node->epilogue;
+    if (!e || !e->pool)
+        return VKML_OK;
+    /* the fused MaxPool (graph/fuse_epilogue.c): 2-D, over the conv's output */
+    const pool_attrs *pa = e->pool;
+    if (p->win.spatial != 2 || pa->win.n_kernel != 2)
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
+                         "Conv with a fused MaxPool: both must be 2-D (VKML_NO_FUSE=1 loads "
+                         "the model unfused)");
+    p->pooled = true;
+    return window_params_parse(&pa->win, e->pool_opset, 2, p->win.out, pa->win.kernel,
+                               pa->ceil_mode, e->pool_opset >= 10, &p->pool, err);
 }
 
 vkml_status conv_shape_parse(const graph_node *node, const graph_value *x, const graph_value *w,
@@ -72,6 +86,7 @@ vkml_status conv_shape_parse(const graph_node *node, const graph_value *x, const
     p->batch = x->dims[0];
     p->in_channels = x->dims[1];
     p->out_channels = w->dims[0];
+    p->pooled = false;
     const conv_attrs *a = node->params;
     p->group = a->group;
     if (p->group < 1 || p->in_channels % p->group || p->out_channels % p->group)
@@ -106,7 +121,8 @@ void conv_set_output(graph_value *values, const graph_node *node, const conv_par
                      vkml_dtype dtype)
 {
     int64_t dims[VKML_MAX_RANK];
-    int rank = window_output_dims(&p->win, p->batch, p->out_channels, dims);
+    int rank = window_output_dims(p->pooled ? &p->pool : &p->win, p->batch, p->out_channels,
+                                  dims);
     op_set_output(values, node, 0, dtype, rank, dims);
 }
 

@@ -17,6 +17,10 @@ typedef struct conv_params {
     int64_t group;
     window_params win; /* kernel from kernel_shape or W, pads resolved */
     bool has_bias;     /* input 2 present */
+    /* A fused MaxPool (graph_epilogue.pool): its window over the conv's output (win.out),
+     * and the node's output is [N, M, pool.out...]. */
+    bool pooled;
+    window_params pool;
 } conv_params;
 
 /* Checks the node's inputs (dtypes float, ranks, channels against group) against its

@@ -13,6 +13,9 @@
 #include "vulkan/ops_matmul.h"
 #include "vulkan/ops_window.h"
 
+#include <stddef.h>
+#include <string.h>
+
 /* Output channels per group from which the implicit GEMM beats the direct kernel; below
  * it (depthwise, few channels) most of a tile's rows would be idle. */
 #define CONV_GEMM_MIN_CHANNELS 8
@@ -34,6 +37,10 @@
  * lanes, 5.6 us (H200, 2026-11-24). */
 #define CONV_LANES 8
 #define CONV_LANES_MAX_K 4096
+/* Invocations of a pooled output of conv_window.comp's POOL forms at most: their
+ * workgroup's (its WG_SIZE). graph/fuse_epilogue.c fuses pools of up to 16 taps: 16 x 8
+ * lanes fit. */
+#define CONV_POOL_WG 256
 
 /* Whether conv p runs on the lanes form of the direct kernel (GPUs that prefer tiles). */
 static bool runs_on_lanes(const conv_params *p, const struct gpu_caps *caps)
@@ -128,6 +135,23 @@ static vkml_status record_pointwise(gpu_recorder *rec, const graph_node *node, c
                          p->has_bias ? node->inputs[2] : -1, res, node->outputs[0], p->batch, err);
 }
 
+/* Whether the 2-D conv output and fused pool window of p fit window3_pool_push's pairs of
+ * 16 bits. */
+static bool pool_fits_push(const conv_params *p)
+{
+    for (int d = 0; d < 2; d++)
+        if (p->win.out[d] > 0xffff || p->pool.kernel[d] > 0xffff ||
+            p->pool.strides[d] > 0xffff || p->pool.pads_begin[d] > 0xffff)
+            return false;
+    return true;
+}
+
+/* H << 16 | W of a 2-D size (pool_fits_push checked it). */
+static uint32_t pair16(const int64_t *hw)
+{
+    return (uint32_t)hw[0] << 16 | (uint32_t)hw[1];
+}
+
 VKML_GPU_SUPPORTS_DECL(gpu_conv_supports)
 {
     vkml_error err;
@@ -146,6 +170,8 @@ VKML_GPU_SUPPORTS_DECL(gpu_conv_supports)
     if (caps->max_bindings < VK_MAX_BINDINGS)
         return vk_unsupported(why, why_size, "Conv: the kernels bind %d buffers, the device "
                               "allows %u", VK_MAX_BINDINGS, caps->max_bindings);
+    if (p.pooled && !pool_fits_push(&p))
+        return vk_unsupported(why, why_size, "Conv with a fused MaxPool: sizes past 65535");
     /* dtypes: the registry's mask (float, float16) */
     return vk_check_tensors(values, node, caps, true, why, why_size);
 }
@@ -169,6 +195,53 @@ static vkml_status record_gemm(gpu_recorder *rec, const graph_node *node, const 
     if (split->splits)
         return vk_rec_gemm_split(rec, split, dtype, bind, &pc, sizeof(pc), err);
     return vk_rec_kernel(rec, kernel, dtype, bind, &pc, sizeof(pc), groups, err);
+}
+
+/* A 2-D conv with its fused MaxPool (conv_params.pooled) on conv_window.comp's POOL forms:
+ * pc is the conv's window push; `taps` 1..3 for an unrolled 3x3, 5x5 or 7x7, else 0. */
+static vkml_status record_pooled(gpu_recorder *rec, const conv_params *p, const window3_push *pc,
+                                 int taps, vkml_dtype dtype, const int *bind, vkml_error *err)
+{
+    static const vk_kernel_id kernels[4] = {VK_KERNEL_CONV_POOL, VK_KERNEL_CONV_POOL_K3,
+                                            VK_KERNEL_CONV_POOL_K5, VK_KERNEL_CONV_POOL_K7};
+    const window_params *pool = &p->pool;
+    window3_pool_push pp = {
+        .flags = pc->flags,
+        .in_channels = pc->in_channels,
+        .group_in = pc->group_in,
+        .group_out = pc->group_out,
+        .epi_act = pc->epi_act,
+        .epi_alpha = pc->epi_alpha,
+        .epi_beta = pc->epi_beta,
+        .epi_flags = pc->epi_flags,
+        .conv_out = pair16(p->win.out),
+        .pool_kernel = pair16(pool->kernel),
+        .pool_stride = pair16(pool->strides),
+        .pool_pad = pair16(pool->pads_begin),
+    };
+    /* the geometry: the first members of both blocks */
+    memcpy(&pp, pc, offsetof(window3_push, pad_end));
+    pp.out_dims[1] = vk_u32(pool->out[0]);
+    pp.out_dims[2] = vk_u32(pool->out[1]);
+    uint64_t count = (uint64_t)(p->batch * p->out_channels * window_out_size(pool));
+    pp.count = (uint32_t)count;
+    /* a group of invocations per pooled output: its window's taps rounded up to a power of
+     * two (the shader's slots), times the lanes of a tap (up to CONV_LANES where the conv
+     * runs on lanes), within a workgroup */
+    uint32_t slots = 1, log_lanes = 0;
+    while (slots < (uint64_t)window_kernel_size(pool))
+        slots *= 2;
+    if (runs_on_lanes(p, vk_rec_caps(rec)))
+        while ((1u << (log_lanes + 1)) <= CONV_LANES &&
+               slots << (log_lanes + 1) <= CONV_POOL_WG)
+            log_lanes++;
+    pp.flags |= log_lanes << 8;
+    /* workgroups of CONV_POOL_WG: as vk_groups_1d spreads groups of VK_WG_SIZE_1D */
+    uint32_t groups[3];
+    uint64_t invocations = count * (slots << log_lanes);
+    vk_groups_1d(vk_rec_caps(rec), (invocations + CONV_POOL_WG / VK_WG_SIZE_1D - 1) /
+                                       (CONV_POOL_WG / VK_WG_SIZE_1D), groups);
+    return vk_rec_kernel(rec, kernels[taps], dtype, bind, &pp, sizeof(pp), groups, err);
 }
 
 static vkml_status record_window(gpu_recorder *rec, const graph_node *node, const conv_params *p,
@@ -199,6 +272,8 @@ static vkml_status record_window(gpu_recorder *rec, const graph_node *node, cons
                                           VK_KERNEL_CONV_LANES_K5, VK_KERNEL_CONV_LANES_K7};
     bool square = pc.kernel[0] == 1 && pc.in_dims[0] == 1 && pc.kernel[2] == k &&
                   (k == 3 || k == 5 || k == 7);
+    if (p->pooled)
+        return record_pooled(rec, p, &pc, square ? k / 2 : 0, dtype, bind, err);
     if (!depthwise && runs_on_lanes(p, vk_rec_caps(rec)))
         return vk_rec_kernel_1d(rec, lanes[square ? k / 2 : 0], dtype, bind, &pc, sizeof(pc),
                                 count * CONV_LANES, err);
@@ -257,6 +332,8 @@ VKML_GPU_DECL(gpu_conv)
     uint32_t groups[3];
     vk_kernel_id kernel;
     vk_gemm_split split;
+    if (p.pooled) /* the direct kernel's POOL forms: nothing else pools */
+        return record_window(rec, node, &p, dtype, bind, err);
     if (record_as_gemv(rec, node, &p, dtype, bind, &st, err))
         return st;
     if (vk_conv_runs_as_product(&p, dtype, vk_rec_caps(rec)))

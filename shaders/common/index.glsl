@@ -4,7 +4,9 @@
 #ifndef VKML_INDEX_GLSL
 #define VKML_INDEX_GLSL
 
+#ifndef WG_SIZE // a kernel may take more (conv_window.comp's POOL form: 256)
 #define WG_SIZE 64
+#endif
 layout(local_size_x = WG_SIZE, local_size_y = 1, local_size_z = 1) in;
 
 uint flat_index()

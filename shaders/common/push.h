@@ -217,27 +217,50 @@ PUSH_END(resize_push)
 
 /* A sliding window over 3 spatial dims (leading 1s for 1-D and 2-D): the pools
  * (pool.comp) and the direct convolution (conv_window.comp). */
+/* The window's geometry (window3_push's first members, and window3_pool_push's). */
+#define WINDOW3_GEOMETRY \
+PUSH_U32(count)    /* output elements */ \
+PUSH_U32(channels) /* C (conv: and M, depthwise) */ \
+PUSH_U32S(in_dims, 3) \
+PUSH_U32S(out_dims, 3) \
+PUSH_U32S(kernel, 3) \
+PUSH_U32S(stride, 3) \
+PUSH_U32S(dilation, 3) \
+PUSH_U32S(pad_begin, 3)
+/* A conv's members after the geometry and flags: channels and the fused epilogue. */
+#define WINDOW3_CONV \
+PUSH_U32(in_channels) /* conv: C */ \
+PUSH_U32(group_in)    /* conv: C / group */ \
+PUSH_U32(group_out)   /* conv: M / group */ \
+PUSH_U32(epi_act)     /* conv: the fused epilogue (epilogue.glsl) */ \
+PUSH_F32(epi_alpha) \
+PUSH_F32(epi_beta) \
+PUSH_U32(epi_flags)
+
 #if !defined(VKML_GLSL) || defined(PUSH_WINDOW3)
 PUSH_BEGIN(window3_push)
-PUSH_U32(count)    /* output elements */
-PUSH_U32(channels) /* C (conv: and M, depthwise) */
-PUSH_U32S(in_dims, 3)
-PUSH_U32S(out_dims, 3)
-PUSH_U32S(kernel, 3)
-PUSH_U32S(stride, 3)
-PUSH_U32S(dilation, 3)
-PUSH_U32S(pad_begin, 3)
+WINDOW3_GEOMETRY
 PUSH_U32S(pad_end, 3)
 PUSH_U32(flags) /* pools: bit 0 count_include_pad, bit 1 storage_order; conv: bit 0 bias */
 PUSH_F32(lp_p)  /* LpPool's p */
-PUSH_U32(in_channels) /* conv: C */
-PUSH_U32(group_in)    /* conv: C / group */
-PUSH_U32(group_out)   /* conv: M / group */
-PUSH_U32(epi_act)     /* conv: the fused epilogue (epilogue.glsl) */
-PUSH_F32(epi_alpha)
-PUSH_F32(epi_beta)
-PUSH_U32(epi_flags)
+WINDOW3_CONV
 PUSH_END(window3_push)
+#endif
+
+/* A 2-D conv with its fused MaxPool (conv_window.comp POOL=1), in the 128 bytes Vulkan
+ * promises: window3_push without pad_end and lp_p, out_dims and count those of the pool's
+ * output, then the conv's output size and the pool's window over it as pairs of 16 bits
+ * (H << 16 | W; the host checks that they fit). */
+#if !defined(VKML_GLSL) || defined(PUSH_WINDOW3_POOL)
+PUSH_BEGIN(window3_pool_push)
+WINDOW3_GEOMETRY
+PUSH_U32(flags) /* bit 0: bias; bits 8..11: log2 of the lanes a tap */
+WINDOW3_CONV
+PUSH_U32(conv_out)    /* the conv's output H, W */
+PUSH_U32(pool_kernel)
+PUSH_U32(pool_stride)
+PUSH_U32(pool_pad)    /* at the beginning */
+PUSH_END(window3_pool_push)
 #endif
 
 /* ConvTranspose over 3 spatial dims (leading 1s): Y [N, M, O...] from X [N, C, I...] and

@@ -3,10 +3,15 @@
  * MatMul + Add(bias) + Gelu, Conv + x*HardSigmoid(x), a bias-less Conv + Add of a constant
  * per channel or of one value (+ Relu): the Add becomes the Conv's bias) loads with those
  * nodes absorbed, `fused` naming them, and computes what the unfused graph (VKML_NO_FUSE=1)
- * computes, on the CPU and on every Vulkan device (the bias folds bit for bit); what must
+ * computes, on the CPU and on every Vulkan device (the bias folds bit for bit), and again
+ * with each GPU's tiled kernels chosen (the lanes forms of the direct conv); a Conv + Relu
+ * + MaxPool (2x2) and a bias-less Conv + Add + Relu + MaxPool (3x3 stride 2, padded,
+ * ceil_mode: overlapping windows, a last one in the padding) fuse into the Conv; what must
  * not fuse (a broadcast Add, an output read twice, a graph output, a constant Add after a
- * Conv with a bias) stays. */
+ * Conv with a bias, a MaxPool with Indices) stays. */
+#include "plan/context.h"
 #include "test_graph.h"
+#include "vulkan/vk_device.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -48,6 +53,28 @@ static int conv(graph *g, const char *name, int x, int k, bool bias, int out)
 static int val(graph *g, const char *name)
 {
     return graph_add_value(g, name);
+}
+
+/* MaxPool k x k, stride, pads p on every side, ceil_mode; indices >= 0: its second output. */
+static void pool(graph *g, const char *name, int x, int y, int indices, int64_t k, int64_t stride,
+                 int64_t p, int64_t ceil)
+{
+    int n = graph_add_node(g, name, "MaxPool", "", 1, indices >= 0 ? 2 : 1, 4);
+    g->nodes[n].inputs[0] = x;
+    g->nodes[n].outputs[0] = y;
+    if (indices >= 0)
+        g->nodes[n].outputs[1] = indices;
+    g->nodes[n].opset = 12;
+    graph_attr *a = g->nodes[n].attrs;
+    a[0] = (graph_attr){.name = "kernel_shape", .type = GRAPH_ATTR_INTS, .count = 2,
+                        .ints = vkml_arena_memdup(g->arena, (int64_t[]){k, k}, 2 * sizeof(int64_t))};
+    a[1] = (graph_attr){.name = "strides", .type = GRAPH_ATTR_INTS, .count = 2,
+                        .ints = vkml_arena_memdup(g->arena, (int64_t[]){stride, stride},
+                                                  2 * sizeof(int64_t))};
+    a[2] = (graph_attr){.name = "pads", .type = GRAPH_ATTR_INTS, .count = 4,
+                        .ints = vkml_arena_memdup(g->arena, (int64_t[]){p, p, p, p},
+                                                  4 * sizeof(int64_t))};
+    a[3] = (graph_attr){.name = "ceil_mode", .type = GRAPH_ATTR_INT, .i = ceil};
 }
 
 /* The graph: inputs X [1,C,HW,HW], Z [5,12], Z3 [2,5,12], R [2,5,9], S [1,C,1,1];
@@ -141,14 +168,29 @@ static vkml_model *make_model(bool fuse)
     int ch = node(g, "hi14", "Constant", 13, 0, NULL, hi14, 1);
     g->nodes[ch].attrs[0] = (graph_attr){.name = "value_float", .type = GRAPH_ATTR_FLOAT, .f = 0.5f};
     node(g, "clip14", "Clip", 13, 3, (int[]){t14, lo14, hi14}, y14, 0);
+    /* 15: Conv + Relu + MaxPool 2x2; 16: bias-less Conv + Add [C,1,1] + Relu + MaxPool 3x3
+     * stride 2, pads 1, ceil_mode; 17: Conv + MaxPool with Indices: not fused */
+    int t15 = val(g, "t15"), r15 = val(g, "r15"), y15 = val(g, "Y15");
+    conv(g, "c15", x, 5, true, t15);
+    node(g, "relu15", "Relu", 13, 1, (int[]){t15}, r15, 0);
+    pool(g, "pool15", r15, y15, -1, 2, 2, 0, 0);
+    int t16 = val(g, "t16"), a16 = val(g, "a16"), r16 = val(g, "r16"), y16 = val(g, "Y16");
+    conv(g, "c16", y1, 3, false, t16);
+    int k16 = tg_random_constant(g, "k16", 3, (int64_t[]){C, 1, 1}, -1, 1, &seed);
+    node(g, "add16", "Add", 13, 2, (int[]){t16, k16}, a16, 0);
+    node(g, "relu16", "Relu", 13, 1, (int[]){a16}, r16, 0);
+    pool(g, "pool16", r16, y16, -1, 3, 2, 1, 1);
+    int t17 = val(g, "t17"), y17 = val(g, "Y17"), i17 = val(g, "I17");
+    conv(g, "c17", x, 3, true, t17);
+    pool(g, "pool17", t17, y17, i17, 2, 2, 0, 0);
     if (fuse)
         unsetenv("VKML_NO_FUSE");
     else
         setenv("VKML_NO_FUSE", "1", 1);
     vkml_model *m = tg_model(g, (int[]){x, z, z3, r, sc}, 5,
                              (int[]){y1, y2, y3, y4, y5, y6, y7, y8, t8, y9, y10, y11, y12, y13,
-                                     y14},
-                             15, 20);
+                                     y14, y15, y16, y17, i17},
+                             19, 20);
     unsetenv("VKML_NO_FUSE");
     return m;
 }
@@ -166,7 +208,8 @@ static const char *fused_of(const vkml_model *m, const char *name)
 }
 
 #define N_IN 5
-#define N_OUT 15
+#define N_OUT 19
+#define INDICES_OUT 18 /* I17: int64 */
 /* The outputs of the folded biases (Y11, Y12): fused equals unfused bit for bit. */
 #define FOLD_FIRST 11
 #define FOLD_LAST 12
@@ -199,12 +242,13 @@ int main(void)
     printf("nodes: %zu unfused, %zu fused\n", np, nf);
     /* Absorbed: Add Relu, Sigmoid Mul Add, Clip, HardSwish, LeakyRelu Add, Add Gelu,
      * HardSigmoid Mul, Add Relu, Add, Clip (the Constant nodes of its bounds stay). */
-    CHECK(np - nf == 17, "%zu nodes absorbed, expected 17", np - nf);
+    CHECK(np - nf == 22, "%zu nodes absorbed, expected 22", np - nf);
     static const char *expect[][2] = {
         {"c1", "Add+Relu"}, {"c2", "Sigmoid+Mul+Add"}, {"c3", "Clip"}, {"gemm4", "HardSwish"},
         {"mm5", "LeakyRelu+Add"}, {"mm6", "Add+Gelu"}, {"c7", ""}, {"c8", ""},
         {"c9", "HardSigmoid+Mul"}, {"mm10", ""}, {"c11", "Add+Relu"}, {"c12", "Add"},
-        {"c13", ""},        {"c14", "Clip"},
+        {"c13", ""},        {"c14", "Clip"}, {"c15", "Relu+MaxPool"},
+        {"c16", "Add+Relu+MaxPool"}, {"c17", ""},
     };
     for (size_t i = 0; i < VKML_ARRAY_SIZE(expect); i++) {
         const char *got = fused_of(fused, expect[i][0]);
@@ -230,13 +274,28 @@ int main(void)
     }
     vkml_tensor ref[N_OUT] = {0};
     run(ctx, plain, VKML_DEVICE_CPU, in, ref);
-    for (int d = -1; d < vkml_context_device_count(ctx); d++) {
+    for (int pass = 0; pass < 2 * (vkml_context_device_count(ctx) + 1); pass++) {
+        int d = pass / 2 - 1; /* -1: the CPU, once */
+        bool tiled = pass % 2;
+        if (d < 0 && tiled)
+            continue;
+        vk_device *vd = d >= 0 ? (vk_device *)context_device(ctx, d) : NULL;
+        bool was_tiled = vd && vd->caps.prefer_tiled;
+        if (vd) /* the second pass with the tiled kernels and the direct conv's lanes forms */
+            vd->caps.prefer_tiled = was_tiled || tiled;
         float *unfused_fold[FOLD_LAST + 1] = {0};
         for (int f = 0; f < 2; f++) {
             vkml_tensor got[N_OUT] = {0};
             run(ctx, f ? fused : plain, d < 0 ? VKML_DEVICE_CPU : d, in, got);
             double worst = 0;
             for (int o = 0; o < N_OUT; o++) {
+                if (o == INDICES_OUT) {
+                    CHECK(got[o].data && ref[o].data && got[o].size == ref[o].size &&
+                              memcmp(got[o].data, ref[o].data, got[o].size) == 0,
+                          "device %d: MaxPool's indices differ", d);
+                    free(got[o].data);
+                    continue;
+                }
                 size_t n = got[o].size / sizeof(float);
                 const float *a = got[o].data, *b = ref[o].data;
                 double scale = 1;
@@ -257,10 +316,12 @@ int main(void)
                 } else
                     free(got[o].data);
             }
-            printf("device %d %s vs unfused CPU: max normalised error %.2e\n", d,
-                   f ? "fused" : "unfused", worst);
+            printf("device %d%s %s vs unfused CPU: max normalised error %.2e\n", d,
+                   tiled ? " (tiled kernels)" : "", f ? "fused" : "unfused", worst);
             CHECK(worst < 1e-5, "device %d %s: error %g", d, f ? "fused" : "unfused", worst);
         }
+        if (vd)
+            vd->caps.prefer_tiled = was_tiled;
     }
     for (int o = 0; o < N_OUT; o++)
         free(ref[o].data);
