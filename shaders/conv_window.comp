@@ -7,7 +7,9 @@
 // MobileNets): no channel loop, the filter taps of one channel in a row.
 // -D KSIZE=k: 2-D windows of exactly k x k (the host checks), their taps unrolled: every
 // tap's loads are issued at once, each guarded by its own bounds test, instead of one
-// dependent loop step per tap (the loops above have run-time bounds and do not unroll).
+// dependent loop step per tap (the loops above have run-time bounds and do not unroll);
+// all of a channel's loads come before its products (mnist-8's two convs 0.6 us faster
+// each on the H200 than with each product after its loads).
 // -D LANES=n (not depthwise): n consecutive invocations per output, lane l summing input
 // channels l, l + n, ...; the lanes' sums meet in shared memory and lane 0 adds them in a
 // fixed order and stores. For small convs with many channels a group (mnist-8's 8 -> 16
@@ -69,16 +71,23 @@ float conv_sum(uint n, uint m, uint o[3], uint lane, uint lanes)
         uint xplane = (n * p.in_channels + c0 + c) * isize;
         uint wplane = (m * p.group_in + c) * ksize;
 #ifdef KSIZE
+        // every tap's loads first, then the sum in tap order
+        float xv[KSIZE * KSIZE], wv[KSIZE * KSIZE];
+        bool in_tap[KSIZE * KSIZE];
         [[unroll]] for (uint ky = 0; ky < KSIZE; ky++) {
             int iy = start[1] + int(ky * p.dilation[1]);
             bool row_inside = uint(iy) < p.in_dims[1]; // negative wraps to large
             [[unroll]] for (uint kx = 0; kx < KSIZE; kx++) {
                 int ix = start[2] + int(kx * p.dilation[2]);
-                if (row_inside && uint(ix) < p.in_dims[2])
-                    acc += float(x[xplane + uint(iy) * p.in_dims[2] + uint(ix)]) *
-                           float(w[wplane + ky * KSIZE + kx]);
+                uint t = ky * KSIZE + kx;
+                in_tap[t] = row_inside && uint(ix) < p.in_dims[2];
+                xv[t] = in_tap[t] ? float(x[xplane + uint(iy) * p.in_dims[2] + uint(ix)]) : 0.0;
+                wv[t] = float(w[wplane + t]);
             }
         }
+        [[unroll]] for (uint t = 0; t < KSIZE * KSIZE; t++)
+            if (in_tap[t])
+                acc += xv[t] * wv[t];
 #else
         for (uint k0 = lo[0]; k0 < hi[0]; k0++) {
             uint i0 = uint(start[0] + int(k0 * p.dilation[0]));
