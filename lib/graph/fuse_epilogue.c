@@ -213,9 +213,11 @@ static int match_residual(const fuse_state *s, const graph_node *n, int in)
 }
 
 /* Conv outputs (elements, in both inferences) up to which a MaxPool fuses into the Conv:
- * small convs, which the direct kernels run (lib/vulkan/ops_conv.c); a large one keeps its
- * product kernels and the pool its own. */
+ * small convs, which the direct kernel's POOL form runs well (lib/vulkan/ops_conv.c); a
+ * large one keeps its product kernels and the pool its own. */
 #define POOL_FUSE_MAX_ELEMENTS 65536
+/* and whose weights give each output at most this many products (C / group x kernel) */
+#define POOL_FUSE_MAX_K 1024
 /* Taps of a pool window that fuses at most (the direct kernel computes a pooled output's
  * taps side by side, in a workgroup). */
 #define POOL_FUSE_MAX_TAPS 16
@@ -230,14 +232,20 @@ static bool small_conv_output(const graph_value *v)
     return vkml_tensor_element_count(v->rank, v->dims) <= POOL_FUSE_MAX_ELEMENTS;
 }
 
-/* MaxPool n (reading value `in` alone) after a small 2-D Conv p without a residual: one
- * output (no Indices), dilations 1, at most POOL_FUSE_MAX_TAPS taps. */
+/* MaxPool n (reading value `in` alone) after a small 2-D Conv p (POOL_FUSE_MAX_ELEMENTS
+ * outputs, POOL_FUSE_MAX_K products each) without a residual: one output (no Indices),
+ * dilations 1, at most POOL_FUSE_MAX_TAPS taps. */
 static bool match_pool(const fuse_state *s, const graph_node *p, const graph_node *n, int in,
                        const graph_epilogue *e)
 {
     if (!fuse_is_op(p, "Conv") || !fuse_is_op(n, "MaxPool") || e->residual >= 0 || !n->params ||
         n->n_inputs != 1 || n->inputs[0] != in || (n->n_outputs > 1 && n->outputs[1] >= 0) ||
-        !small_conv_output(&s->shapes[in]) || (s->shapes2 && !small_conv_output(&s->shapes2[in])))
+        !small_conv_output(&s->shapes[in]) || (s->shapes2 && !small_conv_output(&s->shapes2[in])) ||
+        p->n_inputs < 2 || p->inputs[1] < 0)
+        return false;
+    const graph_value *w = &s->shapes[p->inputs[1]];
+    if (w->rank != 4 || w->dims[1] < 1 || w->dims[2] < 1 || w->dims[3] < 1 ||
+        w->dims[1] * w->dims[2] * w->dims[3] > POOL_FUSE_MAX_K)
         return false;
     size_t k = 0, d = 0;
     const int64_t *dil = graph_attr_ints(n, "dilations", &d);

@@ -42,15 +42,22 @@
  * lanes fit. */
 #define CONV_POOL_WG 256
 
-/* Whether conv p runs on the lanes form of the direct kernel (GPUs that prefer tiles). */
-static bool runs_on_lanes(const conv_params *p, const struct gpu_caps *caps)
+/* Whether conv p may split its channels over lanes of the direct kernel (GPUs that prefer
+ * tiles, kernels by shape, 8 or more channels a group, K up to CONV_LANES_MAX_K). */
+static bool lanes_suit(const conv_params *p, const struct gpu_caps *caps)
 {
     int64_t group_in = p->in_channels / p->group;
-    int64_t outputs = p->batch * p->out_channels * window_out_size(&p->win);
     return caps->prefer_tiled && caps->gemm_force == 0 && caps->splitk_force == 0 &&
            caps->coop_force <= 0 && group_in >= CONV_LANES && p->win.spatial <= 2 &&
-           outputs <= CONV_DIRECT_MAX_OUTPUTS &&
            group_in * window_kernel_size(&p->win) <= CONV_LANES_MAX_K;
+}
+
+/* Whether conv p (without a fused pool) runs on the lanes form of the direct kernel: a
+ * small one (CONV_DIRECT_MAX_OUTPUTS), larger ones on the GEMM tiles. */
+static bool runs_on_lanes(const conv_params *p, const struct gpu_caps *caps)
+{
+    int64_t outputs = p->batch * p->out_channels * window_out_size(&p->win);
+    return lanes_suit(p, caps) && outputs <= CONV_DIRECT_MAX_OUTPUTS;
 }
 
 /* conv_gemm_*'s push block (gemm_tiled.comp with CONV=1). */
@@ -231,7 +238,7 @@ static vkml_status record_pooled(gpu_recorder *rec, const conv_params *p, const 
     uint32_t slots = 1, log_lanes = 0;
     while (slots < (uint64_t)window_kernel_size(pool))
         slots *= 2;
-    if (runs_on_lanes(p, vk_rec_caps(rec)))
+    if (lanes_suit(p, vk_rec_caps(rec)))
         while ((1u << (log_lanes + 1)) <= CONV_LANES &&
                slots << (log_lanes + 1) <= CONV_POOL_WG)
             log_lanes++;
