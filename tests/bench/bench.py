@@ -378,8 +378,9 @@ def describe(args, repeat, ort_name):
     notes.append("- ONNX Runtime: %s" % ort_name)
     if args.floor and os.access(args.floor, os.X_OK):
         r = subprocess.run([args.floor], capture_output=True, text=True)
-        notes.append("- raw floor (%s): %s" % (os.path.basename(args.floor),
-                                               " / ".join(r.stdout.strip().splitlines()[-3:])))
+        lines = [l.strip() for l in r.stdout.splitlines()
+                 if "per-dispatch floor" in l or "per dependent" in l]
+        notes.append("- raw floor (%s): %s" % (os.path.basename(args.floor), " / ".join(lines)))
     else:
         notes.append("- raw floor: tests/bench/bench_floor is not built here: skipped")
     return notes

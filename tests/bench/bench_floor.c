@@ -9,6 +9,7 @@
  *   4. vkml, a one-node model (one Add) host to host, over floors 1 and 3 at K = 1, with
  *      the default wait spin, none, and 100 us
  *   5. vkml, the chained-Add model (bench_util.h) at K = 1 .. 1000, its slope over 3's
+ *      (6.: the same chain of Relus, the unary kernel: what the Add's binary kernel costs)
  *   bench_floor [DEVICE] [RUNS]      DEVICE: a vkml GPU index (default 0); RUNS (default 300)
  * Medians of RUNS repetitions (fewer for long K). vkml's host-to-host time also copies the
  * 4 KiB input in and the output out, which the floors do not. */
@@ -337,6 +338,14 @@ int main(int argc, char **argv)
     }
     bench_fit(vx, vk, N_VK, &vslope, &vfixed);
     printf("   vkml per dependent op %.3f us = %.2fx the per-dispatch floor; fixed %.2f us\n",
+           vslope, vslope / slope, vfixed);
+    printf("6. vkml chained Relu (the unary kernel, two bindings, against the Add's three):\n");
+    for (int i = 0; i < N_VK; i++)
+        if ((vk[i] = bench_chain_latency_of(ctx, device, vks[i], LEN, runs_for(vks[i], runs), 0,
+                                            true, "Relu")) < 0)
+            return 1;
+    bench_fit(vx, vk, N_VK, &vslope, &vfixed);
+    printf("   vkml per dependent Relu %.3f us = %.2fx the per-dispatch floor; fixed %.2f us\n",
            vslope, vslope / slope, vfixed);
     vkml_context_destroy(&ctx);
     return 0;

@@ -70,9 +70,12 @@ static inline vkml_model *bench_model(graph *g, int x, int y, int64_t opset, con
     return model;
 }
 
-/* K dependent Adds, y = y + 1 over `len` floats: input x, output the last y. */
-static inline vkml_model *bench_chain_model(int k, int len)
+/* K dependent nodes over `len` floats: op "Add" is y = y + 1 (a constant scalar: the
+ * binary kernel), any other op a unary one (y = Relu(y): the unary kernel); input x,
+ * output the last y. */
+static inline vkml_model *bench_chain_model_of(int k, int len, const char *op)
 {
+    bool add = strcmp(op, "Add") == 0;
     graph *g = graph_create();
     const int64_t dims[1] = {len};
     int x = bench_float_value(g, "x", 1, dims);
@@ -88,9 +91,10 @@ static inline vkml_model *bench_chain_model(int k, int len)
     for (int i = 0; i < k; i++) {
         snprintf(name, sizeof(name), "y%d", i);
         int y = bench_float_value(g, name, 1, dims);
-        int n = graph_add_node(g, name, "Add", "", 2, 1, 0);
+        int n = graph_add_node(g, name, op, "", add ? 2 : 1, 1, 0);
         g->nodes[n].inputs[0] = prev;
-        g->nodes[n].inputs[1] = c;
+        if (add)
+            g->nodes[n].inputs[1] = c;
         g->nodes[n].outputs[0] = y;
         g->nodes[n].opset = 14;
         prev = y;
@@ -98,14 +102,21 @@ static inline vkml_model *bench_chain_model(int k, int len)
     return bench_model(g, x, prev, 14, "chain model");
 }
 
+/* K dependent Adds, y = y + 1. */
+static inline vkml_model *bench_chain_model(int k, int len)
+{
+    return bench_chain_model_of(k, len, "Add");
+}
+
 /* Median host-to-host latency (us) of `runs` runs of the K-Add chain on `device`, after a
  * warm-up run that checks the answer; -1 on failure (printed). spin_us: the session's
  * wait_spin_us (0: default); no_fuse: one dispatch per Add instead of one fused node. */
-static inline double bench_chain_latency(vkml_context *ctx, int device, int k, int len, int runs,
-                                         int spin_us, bool no_fuse)
+static inline double bench_chain_latency_of(vkml_context *ctx, int device, int k, int len, int runs,
+                                            int spin_us, bool no_fuse, const char *op)
 {
     vkml_error err = {0};
-    vkml_model *model = bench_chain_model(k, len);
+    vkml_model *model = bench_chain_model_of(k, len, op);
+    float expect = strcmp(op, "Add") == 0 ? (float)k : 0.0f; /* the input is zeros */
     vkml_session *s = NULL;
     vkml_session_params p = {.device = device, .wait_spin_us = spin_us, .no_fuse = no_fuse};
     float *in = calloc((size_t)len, sizeof(float)), *out = calloc((size_t)len, sizeof(float));
@@ -118,7 +129,7 @@ static inline double bench_chain_latency(vkml_context *ctx, int device, int k, i
     if (!in || !out || !t || vkml_session_create(ctx, model, &p, &s, &err) != VKML_OK ||
         vkml_session_run(s, &ti, 1, &to, 1, &err) != VKML_OK) {
         fprintf(stderr, "bench: K %d: %s\n", k, err.message);
-    } else if (out[0] != (float)k) {
+    } else if (out[0] != expect) {
         fprintf(stderr, "bench: K %d gave %g\n", k, (double)out[0]);
     } else {
         for (int r = 0; r < runs; r++) {
@@ -134,4 +145,11 @@ static inline double bench_chain_latency(vkml_context *ctx, int device, int k, i
     free(out);
     free(t);
     return median;
+}
+
+/* The K-Add chain's (bench_chain_latency_of with "Add"). */
+static inline double bench_chain_latency(vkml_context *ctx, int device, int k, int len, int runs,
+                                         int spin_us, bool no_fuse)
+{
+    return bench_chain_latency_of(ctx, device, k, len, runs, spin_us, no_fuse, "Add");
 }
