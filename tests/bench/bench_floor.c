@@ -5,7 +5,8 @@
  *      (vkGetSemaphoreCounterValue)
  *   3. K dependent trivial dispatches (dst = src + 1 over 1024 floats, ping-pong, a
  *      barrier between) in one command buffer, K = 1 .. 10000: median per K, least-squares
- *      slope (the per-dispatch floor)
+ *      slope (the per-dispatch floor); then dst = src + c[0], reading a third buffer as
+ *      vkml's Add of a constant does, K up to 1000
  *   4. vkml, a one-node model (one Add) host to host, over floors 1 and 3 at K = 1, with
  *      the default wait spin, none, and 100 us
  *   5. vkml, the chained-Add model (bench_util.h) at K = 1 .. 1000, its slope over 3's
@@ -22,6 +23,9 @@
 
 static const uint32_t floor_add_spv[] =
 #include "floor_add.spv.h"
+    ;
+static const uint32_t floor_add3_spv[] =
+#include "floor_add3.spv.h"
     ;
 
 #define VKF(call)                                                                                  \
@@ -42,13 +46,14 @@ typedef struct floor_gpu {
     VkFence fence;
     VkSemaphore timeline;
     uint64_t timeline_value;
-    VkBuffer buf[2];
-    VkDeviceMemory mem[2];
-    VkDescriptorSetLayout set_layout;
-    VkPipelineLayout layout;
-    VkPipeline pipe;
+    VkBuffer buf[3]; /* ping, pong, the third kernel's c */
+    VkDeviceMemory mem[3];
+    /* per kernel: 0 dst = src + 1 (2 bindings), 1 dst = src + c[0] (3 bindings) */
+    VkDescriptorSetLayout set_layout[2];
+    VkPipelineLayout layout[2];
+    VkPipeline pipe[2];
     VkDescriptorPool desc_pool;
-    VkDescriptorSet sets[2]; /* 0 -> 1, 1 -> 0 */
+    VkDescriptorSet sets[2][2]; /* [kernel][0 -> 1, 1 -> 0] */
 } floor_gpu;
 
 static void open_device(floor_gpu *g, const char *name)
@@ -104,7 +109,7 @@ static void make_buffers(floor_gpu *g)
 {
     VkPhysicalDeviceMemoryProperties mp;
     vkGetPhysicalDeviceMemoryProperties(g->phys, &mp);
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < 3; i++) {
         VkBufferCreateInfo bci = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
                                   .size = LEN * sizeof(float),
                                   .usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT};
@@ -123,52 +128,59 @@ static void make_buffers(floor_gpu *g)
     }
 }
 
-static void make_pipeline(floor_gpu *g)
+/* Kernel v's pipeline and its two descriptor sets (v 0: 2 bindings, 1: 3). */
+static void make_pipeline(floor_gpu *g, int v)
 {
-    VkDescriptorSetLayoutBinding b[2] = {
+    uint32_t n_bind = v ? 3 : 2;
+    VkDescriptorSetLayoutBinding b[3] = {
         {0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, NULL},
-        {1, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, NULL}};
+        {1, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, NULL},
+        {2, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, NULL}};
     VkDescriptorSetLayoutCreateInfo dl = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
-                                          .bindingCount = 2, .pBindings = b};
-    VKF(vkCreateDescriptorSetLayout(g->dev, &dl, NULL, &g->set_layout));
+                                          .bindingCount = n_bind, .pBindings = b};
+    VKF(vkCreateDescriptorSetLayout(g->dev, &dl, NULL, &g->set_layout[v]));
     VkPushConstantRange pcr = {VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(uint32_t)};
     VkPipelineLayoutCreateInfo pl = {.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
-                                     .setLayoutCount = 1, .pSetLayouts = &g->set_layout,
+                                     .setLayoutCount = 1, .pSetLayouts = &g->set_layout[v],
                                      .pushConstantRangeCount = 1, .pPushConstantRanges = &pcr};
-    VKF(vkCreatePipelineLayout(g->dev, &pl, NULL, &g->layout));
+    VKF(vkCreatePipelineLayout(g->dev, &pl, NULL, &g->layout[v]));
     VkShaderModuleCreateInfo smi = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
-                                    .codeSize = sizeof(floor_add_spv), .pCode = floor_add_spv};
+                                    .codeSize = v ? sizeof(floor_add3_spv) : sizeof(floor_add_spv),
+                                    .pCode = v ? floor_add3_spv : floor_add_spv};
     VkShaderModule module;
     VKF(vkCreateShaderModule(g->dev, &smi, NULL, &module));
     VkComputePipelineCreateInfo cpi = {
         .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
         .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
                   .stage = VK_SHADER_STAGE_COMPUTE_BIT, .module = module, .pName = "main"},
-        .layout = g->layout};
-    VKF(vkCreateComputePipelines(g->dev, VK_NULL_HANDLE, 1, &cpi, NULL, &g->pipe));
+        .layout = g->layout[v]};
+    VKF(vkCreateComputePipelines(g->dev, VK_NULL_HANDLE, 1, &cpi, NULL, &g->pipe[v]));
     vkDestroyShaderModule(g->dev, module, NULL);
-    VkDescriptorPoolSize ps = {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 4};
-    VkDescriptorPoolCreateInfo dpi = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
-                                      .maxSets = 2, .poolSizeCount = 1, .pPoolSizes = &ps};
-    VKF(vkCreateDescriptorPool(g->dev, &dpi, NULL, &g->desc_pool));
-    VkDescriptorSetLayout layouts[2] = {g->set_layout, g->set_layout};
+    if (!g->desc_pool) {
+        VkDescriptorPoolSize ps = {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 10};
+        VkDescriptorPoolCreateInfo dpi = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
+                                          .maxSets = 4, .poolSizeCount = 1, .pPoolSizes = &ps};
+        VKF(vkCreateDescriptorPool(g->dev, &dpi, NULL, &g->desc_pool));
+    }
+    VkDescriptorSetLayout layouts[2] = {g->set_layout[v], g->set_layout[v]};
     VkDescriptorSetAllocateInfo dai = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
                                        .descriptorPool = g->desc_pool, .descriptorSetCount = 2,
                                        .pSetLayouts = layouts};
-    VKF(vkAllocateDescriptorSets(g->dev, &dai, g->sets));
+    VKF(vkAllocateDescriptorSets(g->dev, &dai, g->sets[v]));
     for (int s = 0; s < 2; s++) {
-        VkDescriptorBufferInfo bi[2] = {{g->buf[s], 0, VK_WHOLE_SIZE},
-                                        {g->buf[1 - s], 0, VK_WHOLE_SIZE}};
+        VkDescriptorBufferInfo bi[3] = {{g->buf[s], 0, VK_WHOLE_SIZE},
+                                        {g->buf[1 - s], 0, VK_WHOLE_SIZE},
+                                        {g->buf[2], 0, VK_WHOLE_SIZE}};
         VkWriteDescriptorSet w = {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
-                                  .dstSet = g->sets[s], .descriptorCount = 2,
+                                  .dstSet = g->sets[v][s], .descriptorCount = n_bind,
                                   .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
                                   .pBufferInfo = bi};
         vkUpdateDescriptorSets(g->dev, 1, &w, 0, NULL);
     }
 }
 
-/* A command buffer of k dependent dispatches (k = 0: empty). */
-static VkCommandBuffer record(floor_gpu *g, int k)
+/* A command buffer of k dependent dispatches of kernel v (k = 0: empty). */
+static VkCommandBuffer record(floor_gpu *g, int k, int v)
 {
     VkCommandBuffer cmd;
     VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
@@ -180,7 +192,7 @@ static VkCommandBuffer record(floor_gpu *g, int k)
     VKF(vkBeginCommandBuffer(cmd, &bi));
     uint32_t n = LEN;
     if (k)
-        vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, g->pipe);
+        vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, g->pipe[v]);
     for (int i = 0; i < k; i++) {
         if (i) {
             VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
@@ -191,9 +203,9 @@ static VkCommandBuffer record(floor_gpu *g, int k)
                                  VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &mb, 0, NULL, 0,
                                  NULL);
         }
-        vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, g->layout, 0, 1,
-                                &g->sets[i % 2], 0, NULL);
-        vkCmdPushConstants(cmd, g->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(n), &n);
+        vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, g->layout[v], 0, 1,
+                                &g->sets[v][i % 2], 0, NULL);
+        vkCmdPushConstants(cmd, g->layout[v], VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(n), &n);
         vkCmdDispatch(cmd, (LEN + 255) / 256, 1, 1);
     }
     VKF(vkEndCommandBuffer(cmd));
@@ -248,10 +260,12 @@ static void close_device(floor_gpu *g)
 {
     vkDeviceWaitIdle(g->dev);
     vkDestroyDescriptorPool(g->dev, g->desc_pool, NULL);
-    vkDestroyPipeline(g->dev, g->pipe, NULL);
-    vkDestroyPipelineLayout(g->dev, g->layout, NULL);
-    vkDestroyDescriptorSetLayout(g->dev, g->set_layout, NULL);
-    for (int i = 0; i < 2; i++) {
+    for (int v = 0; v < 2; v++) {
+        vkDestroyPipeline(g->dev, g->pipe[v], NULL);
+        vkDestroyPipelineLayout(g->dev, g->layout[v], NULL);
+        vkDestroyDescriptorSetLayout(g->dev, g->set_layout[v], NULL);
+    }
+    for (int i = 0; i < 3; i++) {
         vkDestroyBuffer(g->dev, g->buf[i], NULL);
         vkFreeMemory(g->dev, g->mem[i], NULL);
     }
@@ -289,9 +303,10 @@ int main(int argc, char **argv)
     floor_gpu g = {0};
     open_device(&g, info.name);
     make_buffers(&g);
-    make_pipeline(&g);
+    make_pipeline(&g, 0);
+    make_pipeline(&g, 1);
 
-    VkCommandBuffer empty = record(&g, 0);
+    VkCommandBuffer empty = record(&g, 0, 0);
     double fence = median_submit_wait(&g, empty, WAIT_FENCE, runs);
     double sleep = median_submit_wait(&g, empty, WAIT_TIMELINE_SLEEP, runs);
     double poll = median_submit_wait(&g, empty, WAIT_TIMELINE_POLL, runs);
@@ -305,7 +320,7 @@ int main(int argc, char **argv)
     printf("3. K dependent dispatches, one command buffer, submit + fence wait:\n");
     printf("%8s %14s %14s\n", "K", "median us", "us/dispatch");
     for (int i = 0; i < N_K; i++) {
-        VkCommandBuffer cmd = record(&g, ks[i]);
+        VkCommandBuffer cmd = record(&g, ks[i], 0);
         kx[i] = ks[i];
         raw[i] = median_submit_wait(&g, cmd, WAIT_FENCE, runs_for(ks[i], runs));
         printf("%8d %14.2f %14.3f\n", ks[i], raw[i], raw[i] / ks[i]);
@@ -313,6 +328,17 @@ int main(int argc, char **argv)
     }
     bench_fit(kx, raw, N_K, &slope, &fixed);
     printf("   per-dispatch floor %.3f us (least squares), fixed %.2f us\n", slope, fixed);
+    /* the same with a third buffer read (dst = src + c[0]: what vkml's Add of a constant
+     * binds), K up to 1000 */
+    double raw3[N_K], slope3, fixed3;
+    for (int i = 0; i < N_K - 1; i++) {
+        VkCommandBuffer cmd = record(&g, ks[i], 1);
+        raw3[i] = median_submit_wait(&g, cmd, WAIT_FENCE, runs_for(ks[i], runs));
+        vkFreeCommandBuffers(g.dev, g.pool, 1, &cmd);
+    }
+    bench_fit(kx, raw3, N_K - 1, &slope3, &fixed3);
+    printf("   per-dispatch floor with a third buffer read (dst = src + c[0]) %.3f us, "
+           "fixed %.2f us\n", slope3, fixed3);
     vkFreeCommandBuffers(g.dev, g.pool, 1, &empty);
     close_device(&g);
 
@@ -337,8 +363,8 @@ int main(int argc, char **argv)
         printf("%8d %14.2f %14.2f\n", vks[i], vk[i], vk[i] / raw[i]);
     }
     bench_fit(vx, vk, N_VK, &vslope, &vfixed);
-    printf("   vkml per dependent op %.3f us = %.2fx the per-dispatch floor; fixed %.2f us\n",
-           vslope, vslope / slope, vfixed);
+    printf("   vkml per dependent op %.3f us = %.2fx the per-dispatch floor (%.2fx with a third "
+           "buffer); fixed %.2f us\n", vslope, vslope / slope, vslope / slope3, vfixed);
     printf("6. vkml chained Relu (the unary kernel, two bindings, against the Add's three):\n");
     for (int i = 0; i < N_VK; i++)
         if ((vk[i] = bench_chain_latency_of(ctx, device, vks[i], LEN, runs_for(vks[i], runs), 0,
