@@ -241,7 +241,8 @@ int main(void)
     size_t np = vkml_model_node_count(plain), nf = vkml_model_node_count(fused);
     printf("nodes: %zu unfused, %zu fused\n", np, nf);
     /* Absorbed: Add Relu, Sigmoid Mul Add, Clip, HardSwish, LeakyRelu Add, Add Gelu,
-     * HardSigmoid Mul, Add Relu, Add, Clip (the Constant nodes of its bounds stay). */
+     * HardSigmoid Mul, Add Relu, Add, Clip (the Constant nodes of its bounds stay), Relu
+     * MaxPool, Add Relu MaxPool. */
     CHECK(np - nf == 22, "%zu nodes absorbed, expected 22", np - nf);
     static const char *expect[][2] = {
         {"c1", "Add+Relu"}, {"c2", "Sigmoid+Mul+Add"}, {"c3", "Clip"}, {"gemm4", "HardSwish"},
