@@ -11,8 +11,8 @@
 // all of a channel's loads come before its products (mnist-8's two convs 0.6 us faster
 // each on the H200 than with each product after its loads).
 // -D LANES=n (not depthwise): n consecutive invocations per output, lane l summing input
-// channels l, l + n, ...; the lanes' sums meet in shared memory and lane 0 adds them in a
-// fixed order and stores. For small convs with many channels a group (mnist-8's 8 -> 16
+// channels l, l + n, ...; the lanes' sums meet in shared memory, are added in a fixed
+// order, and lane 0 stores. For small convs with many channels a group (mnist-8's 8 -> 16
 // 5x5 at 14x14: 3,136 outputs, K 200): one invocation per output walked all of K serially
 // on a GPU holding a few warps per SM, each step a dependent load.
 // -D POOL=1 (2-D, not depthwise; not with LANES): the Conv's fused MaxPool
@@ -120,6 +120,18 @@ float lanes_total(float acc, uint lane)
     return acc;
 }
 
+// Output element i as its position o (3-D, leading 1s), channel m and image n.
+void output_at(uint i, out uint o[3], out uint m, out uint n)
+{
+    uint rest = i;
+    for (int d = 2; d >= 0; d--) {
+        o[d] = rest % p.out_dims[d];
+        rest /= p.out_dims[d];
+    }
+    m = rest % p.channels;
+    n = rest / p.channels;
+}
+
 // A conv output from its channel sum: the bias after the sum, as the CPU kernel and an
 // unfused Add do (graph/fuse_epilogue.c folds a per-channel Add into a Conv's bias and
 // stays exact), then the fused epilogue.
@@ -153,12 +165,8 @@ void main()
     bool real = i < p.count; // no early return: the group meets at barriers
     if (!real)
         i = 0;
-    uint o[3], rest = i;
-    for (int d = 2; d >= 0; d--) {
-        o[d] = rest % p.out_dims[d];
-        rest /= p.out_dims[d];
-    }
-    uint m = rest % p.channels, n = rest / p.channels;
+    uint o[3], m, n;
+    output_at(i, o, m, n);
     int cy = int(o[1] * pool_s.x + t / pool_k.y) - int(pool_p.x);
     int cx = int(o[2] * pool_s.y + t % pool_k.y) - int(pool_p.y);
     bool inside = real && t < taps && uint(cy) < conv_out.x && uint(cx) < conv_out.y;
@@ -204,12 +212,8 @@ void main()
     if (i >= p.count)
         return;
 #endif
-    uint o[3], rest = i;
-    for (int d = 2; d >= 0; d--) {
-        o[d] = rest % p.out_dims[d];
-        rest /= p.out_dims[d];
-    }
-    uint m = rest % p.channels, n = rest / p.channels;
+    uint o[3], m, n;
+    output_at(i, o, m, n);
     float acc = lanes_total(conv_sum(n, m, o, lane, uint(LANES)), lane);
     if (real && lane == 0u)
         y[i] = T(conv_output(acc, m, i));

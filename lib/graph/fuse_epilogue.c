@@ -235,10 +235,9 @@ static bool small_conv_output(const graph_value *v)
 /* MaxPool n (reading value `in` alone) after a small 2-D Conv p (POOL_FUSE_MAX_ELEMENTS
  * outputs, POOL_FUSE_MAX_K products each) without a residual: one output (no Indices),
  * dilations 1, at most POOL_FUSE_MAX_TAPS taps. */
-static bool match_pool(const fuse_state *s, const graph_node *p, const graph_node *n, int in,
-                       const graph_epilogue *e)
+static bool match_pool(const fuse_state *s, const graph_node *p, const graph_node *n, int in)
 {
-    if (!fuse_is_op(p, "Conv") || !fuse_is_op(n, "MaxPool") || e->residual >= 0 || !n->params ||
+    if (!fuse_is_op(p, "Conv") || !fuse_is_op(n, "MaxPool") || !n->params ||
         n->n_inputs != 1 || n->inputs[0] != in || (n->n_outputs > 1 && n->outputs[1] >= 0) ||
         !small_conv_output(&s->shapes[in]) || (s->shapes2 && !small_conv_output(&s->shapes2[in])) ||
         p->n_inputs < 2 || p->inputs[1] < 0)
@@ -304,7 +303,7 @@ static int absorb_next(fuse_state *s, int p, int out, graph_epilogue *e, int *bi
     } else if (*residual < 0 && (other = match_residual(s, n, out)) >= 0) {
         *residual = other;
         e->residual_first = e->act == GRAPH_EPI_NONE;
-    } else if (*residual < 0 && match_pool(s, prod, n, out, e)) {
+    } else if (*residual < 0 && match_pool(s, prod, n, out)) {
         e->pool = n->params;
         e->pool_opset = n->opset;
     } else {

@@ -204,13 +204,12 @@ static vkml_status record_gemm(gpu_recorder *rec, const graph_node *node, const 
     return vk_rec_kernel(rec, kernel, dtype, bind, &pc, sizeof(pc), groups, err);
 }
 
-/* A 2-D conv with its fused MaxPool (conv_params.pooled) on conv_window.comp's POOL forms:
- * pc is the conv's window push; `taps` 1..3 for an unrolled 3x3, 5x5 or 7x7, else 0. */
+/* A 2-D conv with its fused MaxPool (conv_params.pooled) on `kernel`, one of
+ * conv_window.comp's POOL forms: pc is the conv's window push. */
 static vkml_status record_pooled(gpu_recorder *rec, const conv_params *p, const window3_push *pc,
-                                 int taps, vkml_dtype dtype, const int *bind, vkml_error *err)
+                                 vk_kernel_id kernel, vkml_dtype dtype, const int *bind,
+                                 vkml_error *err)
 {
-    static const vk_kernel_id kernels[4] = {VK_KERNEL_CONV_POOL, VK_KERNEL_CONV_POOL_K3,
-                                            VK_KERNEL_CONV_POOL_K5, VK_KERNEL_CONV_POOL_K7};
     const window_params *pool = &p->pool;
     window3_pool_push pp = {
         .flags = pc->flags,
@@ -248,7 +247,7 @@ static vkml_status record_pooled(gpu_recorder *rec, const conv_params *p, const 
     uint64_t invocations = count * (slots << log_lanes);
     vk_groups_1d(vk_rec_caps(rec), (invocations + CONV_POOL_WG / VK_WG_SIZE_1D - 1) /
                                        (CONV_POOL_WG / VK_WG_SIZE_1D), groups);
-    return vk_rec_kernel(rec, kernels[taps], dtype, bind, &pp, sizeof(pp), groups, err);
+    return vk_rec_kernel(rec, kernel, dtype, bind, &pp, sizeof(pp), groups, err);
 }
 
 static vkml_status record_window(gpu_recorder *rec, const graph_node *node, const conv_params *p,
@@ -267,26 +266,31 @@ static vkml_status record_window(gpu_recorder *rec, const graph_node *node, cons
     pc.epi_flags = epi.flags;
     uint64_t count = vk_window3_fill(w, (uint64_t)(p->batch * p->out_channels), &pc);
     pc.count = (uint32_t)count;
-    bool depthwise = pc.group_in == 1;
-    vk_kernel_id kernel = depthwise ? VK_KERNEL_CONV_DEPTHWISE : VK_KERNEL_CONV_WINDOW;
-    /* square 2-D windows of 3, 5 or 7 taps a side: the unrolled variants */
-    static const vk_kernel_id unrolled[2][3] = {
-        {VK_KERNEL_CONV_WINDOW_K3, VK_KERNEL_CONV_WINDOW_K5, VK_KERNEL_CONV_WINDOW_K7},
-        {VK_KERNEL_CONV_DEPTHWISE_K3, VK_KERNEL_CONV_DEPTHWISE_K5, VK_KERNEL_CONV_DEPTHWISE_K7},
+    /* conv_window.comp's forms (rows), each with its taps in a loop or unrolled for square
+     * 2-D windows of 3, 5 or 7 a side (columns) */
+    enum { PLAIN, DEPTHWISE, LANES, POOL };
+    static const vk_kernel_id kernels[4][4] = {
+        [PLAIN] = {VK_KERNEL_CONV_WINDOW, VK_KERNEL_CONV_WINDOW_K3, VK_KERNEL_CONV_WINDOW_K5,
+                   VK_KERNEL_CONV_WINDOW_K7},
+        [DEPTHWISE] = {VK_KERNEL_CONV_DEPTHWISE, VK_KERNEL_CONV_DEPTHWISE_K3,
+                       VK_KERNEL_CONV_DEPTHWISE_K5, VK_KERNEL_CONV_DEPTHWISE_K7},
+        [LANES] = {VK_KERNEL_CONV_LANES, VK_KERNEL_CONV_LANES_K3, VK_KERNEL_CONV_LANES_K5,
+                   VK_KERNEL_CONV_LANES_K7},
+        [POOL] = {VK_KERNEL_CONV_POOL, VK_KERNEL_CONV_POOL_K3, VK_KERNEL_CONV_POOL_K5,
+                  VK_KERNEL_CONV_POOL_K7},
     };
     uint32_t k = pc.kernel[1];
-    static const vk_kernel_id lanes[4] = {VK_KERNEL_CONV_LANES, VK_KERNEL_CONV_LANES_K3,
-                                          VK_KERNEL_CONV_LANES_K5, VK_KERNEL_CONV_LANES_K7};
     bool square = pc.kernel[0] == 1 && pc.in_dims[0] == 1 && pc.kernel[2] == k &&
                   (k == 3 || k == 5 || k == 7);
+    int taps = square ? (int)k / 2 : 0;
     if (p->pooled)
-        return record_pooled(rec, p, &pc, square ? k / 2 : 0, dtype, bind, err);
+        return record_pooled(rec, p, &pc, kernels[POOL][taps], dtype, bind, err);
+    bool depthwise = pc.group_in == 1;
     if (!depthwise && runs_on_lanes(p, vk_rec_caps(rec)))
-        return vk_rec_kernel_1d(rec, lanes[square ? k / 2 : 0], dtype, bind, &pc, sizeof(pc),
+        return vk_rec_kernel_1d(rec, kernels[LANES][taps], dtype, bind, &pc, sizeof(pc),
                                 count * CONV_LANES, err);
-    if (square)
-        kernel = unrolled[depthwise][k / 2 - 1];
-    return vk_rec_kernel_1d(rec, kernel, dtype, bind, &pc, sizeof(pc), count, err);
+    return vk_rec_kernel_1d(rec, kernels[depthwise ? DEPTHWISE : PLAIN][taps], dtype, bind, &pc,
+                            sizeof(pc), count, err);
 }
 
 /* A Conv on a 1x1 input with a 1x1 kernel and no padding (squeeze-excitation blocks after
