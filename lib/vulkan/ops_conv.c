@@ -1,7 +1,8 @@
 /* Vulkan lowering of Conv: 1-D to 3-D, groups, strides, pads, dilations, bias and the fused
  * epilogue. A pointwise conv (1x1, stride 1, no padding, one group) is a plain matrix
- * product, Y[n] = W X[n], and runs as one (vk_rec_matmul: its loads need no window
- * arithmetic, and cooperative matrices may take it); on a 1x1 input (squeeze-excitation)
+ * product, Y[n] = W X[n], and runs as one per image where that suits
+ * (vk_conv_runs_as_product; vk_rec_matmul: its loads need no window arithmetic, and
+ * cooperative matrices may take it); on a 1x1 input (squeeze-excitation)
  * that product has a few rows and runs on gemv.comp. Other float32 2-D convs with enough
  * channels per group run on GPUs as an implicit GEMM on gemm_tiled.comp's tiles
  * (conv_gemm_*); the rest on the direct kernel over the window's taps inside the input
@@ -98,7 +99,8 @@ static bool gemm_groups(const conv_params *p, vkml_dtype dtype, const struct gpu
            vk_gemm_pick(caps, true, channels, cols, p->group, kernel, groups);
 }
 
-bool vk_conv_runs_as_product(const conv_params *p, vkml_dtype dtype, const struct gpu_caps *caps)
+bool vk_conv_runs_as_product(const conv_params *p, vkml_dtype dtype, const struct gpu_caps *caps,
+                             bool fast_math)
 {
     if (p->group != 1 || !caps->prefer_tiled || caps->gemm_force < 0 ||
         (dtype != VKML_DTYPE_FLOAT && dtype != VKML_DTYPE_FLOAT16))
@@ -108,7 +110,11 @@ bool vk_conv_runs_as_product(const conv_params *p, vkml_dtype dtype, const struc
             p->win.pads_end[d] != 0)
             return false;
     int64_t pixels = window_out_size(&p->win);
-    return (p->batch == 1 || pixels >= 256) && p->in_channels <= UINT32_MAX / 2 &&
+    vk_kernel_id kernel;
+    uint32_t groups[3];
+    bool coop = vk_gemm_pick_coop(caps, false, dtype, fast_math, p->out_channels, pixels,
+                                  p->in_channels, p->batch, &kernel, groups);
+    return (p->batch == 1 || pixels >= 256 || coop) && p->in_channels <= UINT32_MAX / 2 &&
            p->in_channels * pixels <= UINT32_MAX && p->out_channels * pixels <= UINT32_MAX;
 }
 
@@ -347,7 +353,7 @@ VKML_GPU_DECL(gpu_conv)
         return record_window(rec, node, &p, dtype, bind, err);
     if (record_as_gemv(rec, node, &p, dtype, bind, &st, err))
         return st;
-    if (vk_conv_runs_as_product(&p, dtype, vk_rec_caps(rec)))
+    if (vk_conv_runs_as_product(&p, dtype, vk_rec_caps(rec), vk_rec_fast_math(rec)))
         return record_pointwise(rec, node, &p, dtype, err);
     if (gemm_groups(&p, dtype, vk_rec_caps(rec), vk_rec_fast_math(rec), &kernel, groups, &split))
         return record_gemm(rec, node, &p, dtype, bind, kernel, groups, &split, err);

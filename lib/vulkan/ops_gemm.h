@@ -80,12 +80,16 @@ vkml_status vk_rec_gemm_split(gpu_recorder *rec, const vk_gemm_split *sp, vkml_d
 /* Whether Conv p runs as a plain product (lib/vulkan/ops_conv.c, through vk_rec_matmul): a
  * pointwise conv (one group, every kernel dim 1, stride 1, no padding: the output's pixels
  * are the input's) of float32 or float16 on a device that takes the tiled products, of one
- * image or of images of at least 256 pixels (the product runs per image: small images
- * would leave most of a tile's columns idle, where the implicit GEMM spans the batch's
- * pixels in one). */
+ * image, of images of at least 256 pixels, or of images whose product the cooperative
+ * matrices take (vk_gemm_pick_coop: float16, or float32 under fast_math; 128 pixels and
+ * channels or more). The product runs per image: on gemm_tiled.comp small images would
+ * leave most of a tile's columns idle, where the implicit GEMM spans the batch's pixels in
+ * one; but the implicit GEMM never runs on the tensor cores, and per image they took
+ * ResNet-50 b8's 14x14 pointwise convs (H200, 2026-11-25): GPU time per run fp16 4,044 ->
+ * 3,866 us, fp32-fast 3,759 -> 3,579. */
 struct conv_params;
 bool vk_conv_runs_as_product(const struct conv_params *p, vkml_dtype dtype,
-                             const struct gpu_caps *caps);
+                             const struct gpu_caps *caps, bool fast_math);
 
 /* Products gemm_coop.comp takes by shape (gpu_caps.coop_force 0): at least this many
  * outputs per batch or group and this long a K (two slices of its split kernel: by shape

@@ -250,6 +250,9 @@ static void epilogues(void)
     conv(&cs, true, &relu);
     conv(&conv_shapes[8], true, &relu);
     conv(&conv_shapes[9], true, &relu);
+    /* pointwise over two images of 144 pixels, 128 channels: per image on the tensor cores
+     * where the device has them (vk_conv_runs_as_product), else the implicit GEMM */
+    conv(&(conv_shape){2, 128, 12, 12, 128, 1, 1, 0, 1, 1}, true, &relu);
     relu.residual = 2;
     matmul("Add+Relu", 3, (int64_t[]){2, 33, 21}, 2, (int64_t[]){21, 40}, &relu, 3,
            (int64_t[]){2, 33, 40});
@@ -291,20 +294,35 @@ static void product_picks(void)
     };
     for (size_t i = 0; i < VKML_ARRAY_SIZE(cases); i++) {
         conv_params p = conv_of(&conv_shapes[cases[i].shape]);
-        CHECK(vk_conv_runs_as_product(&p, VKML_DTYPE_FLOAT, &caps) == cases[i].product,
+        CHECK(vk_conv_runs_as_product(&p, VKML_DTYPE_FLOAT, &caps, false) == cases[i].product,
               "conv as product: %s: expected %s", cases[i].why, cases[i].product ? "yes" : "no");
     }
     conv_params pw = conv_of(&conv_shapes[8]);
-    CHECK(vk_conv_runs_as_product(&pw, VKML_DTYPE_FLOAT16, &caps),
+    CHECK(vk_conv_runs_as_product(&pw, VKML_DTYPE_FLOAT16, &caps, false),
           "conv as product: float16 pointwise");
-    CHECK(!vk_conv_runs_as_product(&pw, VKML_DTYPE_DOUBLE, &caps),
+    CHECK(!vk_conv_runs_as_product(&pw, VKML_DTYPE_DOUBLE, &caps, false),
           "conv as product: not for double");
+    /* small images: per image where the tensor cores take each image's product (float16,
+     * or float32 under fp32-fast), else the implicit GEMM over the batch */
+    conv_params small = conv_of(&(conv_shape){2, 128, 12, 12, 128, 1, 1, 0, 1, 1});
+    CHECK(!vk_conv_runs_as_product(&small, VKML_DTYPE_FLOAT16, &caps, false),
+          "conv as product: two images of 144 pixels without cooperative matrices");
+    caps.cooperative_matrix = true;
+    CHECK(vk_conv_runs_as_product(&small, VKML_DTYPE_FLOAT16, &caps, false),
+          "conv as product: two images of 144 pixels, 128 channels, float16 on the tensor cores");
+    CHECK(vk_conv_runs_as_product(&small, VKML_DTYPE_FLOAT, &caps, true) &&
+              !vk_conv_runs_as_product(&small, VKML_DTYPE_FLOAT, &caps, false),
+          "conv as product: float32 small images on the tensor cores under fp32-fast only");
+    conv_params narrow = conv_of(&(conv_shape){2, 128, 7, 7, 128, 1, 1, 0, 1, 1});
+    CHECK(!vk_conv_runs_as_product(&narrow, VKML_DTYPE_FLOAT16, &caps, false),
+          "conv as product: not images of 49 pixels (under VK_COOP_MIN_SIDE)");
+    caps.cooperative_matrix = false;
     caps.gemm_force = -1;
-    CHECK(!vk_conv_runs_as_product(&pw, VKML_DTYPE_FLOAT, &caps),
+    CHECK(!vk_conv_runs_as_product(&pw, VKML_DTYPE_FLOAT, &caps, false),
           "conv as product: not with the old tiled kernels forced");
     caps.gemm_force = 0;
     caps.prefer_tiled = false;
-    CHECK(!vk_conv_runs_as_product(&pw, VKML_DTYPE_FLOAT, &caps),
+    CHECK(!vk_conv_runs_as_product(&pw, VKML_DTYPE_FLOAT, &caps, false),
           "conv as product: not on a device without tiled products (lavapipe)");
 }
 
