@@ -1,4 +1,5 @@
 #version 450
+#extension GL_EXT_control_flow_attributes : require
 // Cast: y[i] = x[i] converted from T (the variant's dtype) to the destination type of one
 // -D DST_<X>. Floats to integers truncate and saturate (NaN gives 0: out-of-range
 // conversions are undefined in GLSL); integers to narrower integers wrap; anything to
@@ -112,11 +113,11 @@ void main()
     if (g >= stride)
         return;
     SRC v[DENSE_ELEMS];
-    for (uint e = 0u; e < DENSE_ELEMS; e++) {
+    [[unroll]] for (uint e = 0u; e < DENSE_ELEMS; e++) {
         uint i = g + e * stride;
         v[e] = i < p.count ? LOAD(i) : SRC(0);
     }
-    for (uint e = 0u; e < DENSE_ELEMS; e++) {
+    [[unroll]] for (uint e = 0u; e < DENSE_ELEMS; e++) {
         uint i = g + e * stride;
         if (i < p.count)
             y[i] = convert(v[e]);

@@ -1,4 +1,5 @@
 #version 450
+#extension GL_EXT_control_flow_attributes : require
 // Elementwise unary op, dense: y[i] = f(x[i]). The op is one -D OP_<NAME> (the rows of
 // shaders/meson.build); A is the arithmetic type (float for float16). OUT_BOOL: y is
 // uint8 0/1 (IsNaN, IsInf, TRUE). Parameters: p.alpha, p.beta, p.gamma.
@@ -130,11 +131,11 @@ void main()
     if (g >= stride)
         return;
     A v[DENSE_ELEMS];
-    for (uint e = 0u; e < DENSE_ELEMS; e++) {
+    [[unroll]] for (uint e = 0u; e < DENSE_ELEMS; e++) {
         uint i = g + e * stride;
         v[e] = i < p.count ? A(x[i]) : A(0);
     }
-    for (uint e = 0u; e < DENSE_ELEMS; e++) {
+    [[unroll]] for (uint e = 0u; e < DENSE_ELEMS; e++) {
         uint i = g + e * stride;
         if (i < p.count)
             y[i] = Y(f(v[e]));

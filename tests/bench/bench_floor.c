@@ -6,15 +6,20 @@
  *   3. K dependent trivial dispatches (dst = src + 1 over 1024 floats, ping-pong, a
  *      barrier between) in one command buffer, K = 1 .. 10000: median per K, least-squares
  *      slope (the per-dispatch floor); then dst = src + c[0], reading a third buffer as
- *      vkml's Add of a constant does, K up to 1000
+ *      vkml's Add of a constant does, and vkml's own Add and Relu kernels (their SPIR-V and
+ *      push blocks) in the same loop, K up to 1000
  *   4. vkml, a one-node model (one Add) host to host, over floors 1 and 3 at K = 1, with
  *      the default wait spin, none, and 100 us
  *   5. vkml, the chained-Add model (bench_util.h) at K = 1 .. 1000, its slope over 3's
- *      (6.: the same chain of Relus, the unary kernel: what the Add's binary kernel costs)
+ *      (6.: the same chain of Relus, the unary kernel: what the Add's binary kernel costs;
+ *      7.: Adds of a dense constant of 1024 ones and of y to itself)
  *   bench_floor [DEVICE] [RUNS]      DEVICE: a vkml GPU index (default 0); RUNS (default 300)
  * Medians of RUNS repetitions (fewer for long K). vkml's host-to-host time also copies the
  * 4 KiB input in and the output out, which the floors do not. */
 #include "bench_util.h"
+
+#include "push.h"
+#include "vk_kernels.h"
 
 #include <string.h>
 #include <vulkan/vulkan.h>
@@ -27,6 +32,14 @@ static const uint32_t floor_add_spv[] =
 static const uint32_t floor_add3_spv[] =
 #include "floor_add3.spv.h"
     ;
+
+/* The raw loop's kernels: 0 dst = src + 1 (2 bindings); 1 dst = src + c[0] (3); 2 vkml's
+ * Add (b_add float32: dst = src + c, c broadcast, its binary_push); 3 vkml's Relu (u_relu,
+ * its unary_push); 4 vkml's Add under vkml's pipeline layout (VK_MAX_BINDINGS bindings, a
+ * push range of VK_PUSH_CONSTANT_MAX bytes). */
+enum { RAW_ADD, RAW_ADD3, RAW_VKML_ADD, RAW_VKML_RELU, RAW_VKML_ADD_LAYOUT, N_RAW };
+#define VKML_LAYOUT_BINDINGS 5 /* lib/vulkan: VK_MAX_BINDINGS */
+#define VKML_LAYOUT_PUSH 256   /* and VK_PUSH_CONSTANT_MAX */
 
 #define VKF(call)                                                                                  \
     do {                                                                                           \
@@ -48,12 +61,12 @@ typedef struct floor_gpu {
     uint64_t timeline_value;
     VkBuffer buf[3]; /* ping, pong, the third kernel's c */
     VkDeviceMemory mem[3];
-    /* per kernel: 0 dst = src + 1 (2 bindings), 1 dst = src + c[0] (3 bindings) */
-    VkDescriptorSetLayout set_layout[2];
-    VkPipelineLayout layout[2];
-    VkPipeline pipe[2];
+    /* per kernel (N_RAW): the raw ones, then vkml's own SPIR-V and push blocks */
+    VkDescriptorSetLayout set_layout[N_RAW];
+    VkPipelineLayout layout[N_RAW];
+    VkPipeline pipe[N_RAW];
     VkDescriptorPool desc_pool;
-    VkDescriptorSet sets[2][2]; /* [kernel][0 -> 1, 1 -> 0] */
+    VkDescriptorSet sets[N_RAW][2]; /* [kernel][0 -> 1, 1 -> 0] */
 } floor_gpu;
 
 static void open_device(floor_gpu *g, const char *name)
@@ -128,25 +141,48 @@ static void make_buffers(floor_gpu *g)
     }
 }
 
-/* Kernel v's pipeline and its two descriptor sets (v 0: 2 bindings, 1: 3). */
+/* The SPIR-V of vkml's kernel id in float32. */
+static vk_spirv vkml_spirv(vk_kernel_id id)
+{
+    int v = vk_kernel_variant(id, VKML_DTYPE_FLOAT);
+    if (v < 0) {
+        fprintf(stderr, "bench_floor: vkml kernel %d has no float32 variant\n", (int)id);
+        exit(1);
+    }
+    return vk_spirv_table[v];
+}
+
+/* Kernel v's (RAW_*) pipeline and its two descriptor sets. */
 static void make_pipeline(floor_gpu *g, int v)
 {
-    uint32_t n_bind = v ? 3 : 2;
-    VkDescriptorSetLayoutBinding b[3] = {
-        {0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, NULL},
-        {1, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, NULL},
-        {2, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, NULL}};
+    bool vkml_layout = v == RAW_VKML_ADD_LAYOUT;
+    uint32_t n_bind = v == RAW_ADD || v == RAW_VKML_RELU ? 2 : 3;
+    VkDescriptorSetLayoutBinding b[VKML_LAYOUT_BINDINGS];
+    for (uint32_t i = 0; i < VKML_LAYOUT_BINDINGS; i++)
+        b[i] = (VkDescriptorSetLayoutBinding){i, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1,
+                                              VK_SHADER_STAGE_COMPUTE_BIT, NULL};
     VkDescriptorSetLayoutCreateInfo dl = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
-                                          .bindingCount = n_bind, .pBindings = b};
+                                          .bindingCount = vkml_layout ? VKML_LAYOUT_BINDINGS : n_bind,
+                                          .pBindings = b};
     VKF(vkCreateDescriptorSetLayout(g->dev, &dl, NULL, &g->set_layout[v]));
-    VkPushConstantRange pcr = {VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(uint32_t)};
+    uint32_t push = vkml_layout          ? VKML_LAYOUT_PUSH
+                    : v == RAW_VKML_ADD  ? sizeof(binary_push)
+                    : v == RAW_VKML_RELU ? sizeof(unary_push)
+                                         : sizeof(uint32_t);
+    VkPushConstantRange pcr = {VK_SHADER_STAGE_COMPUTE_BIT, 0, push};
     VkPipelineLayoutCreateInfo pl = {.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
                                      .setLayoutCount = 1, .pSetLayouts = &g->set_layout[v],
                                      .pushConstantRangeCount = 1, .pPushConstantRanges = &pcr};
     VKF(vkCreatePipelineLayout(g->dev, &pl, NULL, &g->layout[v]));
+    vk_spirv code = {"floor_add", floor_add_spv, sizeof(floor_add_spv)};
+    if (v == RAW_ADD3)
+        code = (vk_spirv){"floor_add3", floor_add3_spv, sizeof(floor_add3_spv)};
+    else if (v == RAW_VKML_ADD || vkml_layout)
+        code = vkml_spirv(VK_KERNEL_B_ADD);
+    else if (v == RAW_VKML_RELU)
+        code = vkml_spirv(VK_KERNEL_U_RELU);
     VkShaderModuleCreateInfo smi = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
-                                    .codeSize = v ? sizeof(floor_add3_spv) : sizeof(floor_add_spv),
-                                    .pCode = v ? floor_add3_spv : floor_add_spv};
+                                    .codeSize = code.size, .pCode = code.code};
     VkShaderModule module;
     VKF(vkCreateShaderModule(g->dev, &smi, NULL, &module));
     VkComputePipelineCreateInfo cpi = {
@@ -157,9 +193,11 @@ static void make_pipeline(floor_gpu *g, int v)
     VKF(vkCreateComputePipelines(g->dev, VK_NULL_HANDLE, 1, &cpi, NULL, &g->pipe[v]));
     vkDestroyShaderModule(g->dev, module, NULL);
     if (!g->desc_pool) {
-        VkDescriptorPoolSize ps = {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 10};
+        VkDescriptorPoolSize ps = {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                   2 * VKML_LAYOUT_BINDINGS * N_RAW};
         VkDescriptorPoolCreateInfo dpi = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
-                                          .maxSets = 4, .poolSizeCount = 1, .pPoolSizes = &ps};
+                                          .maxSets = 2 * N_RAW, .poolSizeCount = 1,
+                                          .pPoolSizes = &ps};
         VKF(vkCreateDescriptorPool(g->dev, &dpi, NULL, &g->desc_pool));
     }
     VkDescriptorSetLayout layouts[2] = {g->set_layout[v], g->set_layout[v]};
@@ -171,6 +209,10 @@ static void make_pipeline(floor_gpu *g, int v)
         VkDescriptorBufferInfo bi[3] = {{g->buf[s], 0, VK_WHOLE_SIZE},
                                         {g->buf[1 - s], 0, VK_WHOLE_SIZE},
                                         {g->buf[2], 0, VK_WHOLE_SIZE}};
+        if (v == RAW_VKML_ADD || vkml_layout) { /* vkml's order: a, b, y */
+            bi[1] = (VkDescriptorBufferInfo){g->buf[2], 0, VK_WHOLE_SIZE};
+            bi[2] = (VkDescriptorBufferInfo){g->buf[1 - s], 0, VK_WHOLE_SIZE};
+        }
         VkWriteDescriptorSet w = {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
                                   .dstSet = g->sets[v][s], .descriptorCount = n_bind,
                                   .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
@@ -190,7 +232,19 @@ static VkCommandBuffer record(floor_gpu *g, int k, int v)
     VKF(vkAllocateCommandBuffers(g->dev, &ai, &cmd));
     VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
     VKF(vkBeginCommandBuffer(cmd, &bi));
-    uint32_t n = LEN;
+    /* the push block and workgroups of the kernel: vkml's as ops_elementwise.c records
+     * them (64 invocations a group, 4 elements each) */
+    uint32_t n = LEN, groups = (LEN + 255) / 256, push_size = sizeof(n);
+    const void *push = &n;
+    binary_push bp = {.count = LEN, .rank = 1, .dims = {LEN}, .a_strides = {1}, .b_strides = {0}};
+    unary_push up = {.count = LEN};
+    if (v == RAW_VKML_ADD || v == RAW_VKML_ADD_LAYOUT) {
+        push = &bp;
+        push_size = sizeof(bp);
+    } else if (v == RAW_VKML_RELU) {
+        push = &up;
+        push_size = sizeof(up);
+    }
     if (k)
         vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, g->pipe[v]);
     for (int i = 0; i < k; i++) {
@@ -205,8 +259,8 @@ static VkCommandBuffer record(floor_gpu *g, int k, int v)
         }
         vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, g->layout[v], 0, 1,
                                 &g->sets[v][i % 2], 0, NULL);
-        vkCmdPushConstants(cmd, g->layout[v], VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(n), &n);
-        vkCmdDispatch(cmd, (LEN + 255) / 256, 1, 1);
+        vkCmdPushConstants(cmd, g->layout[v], VK_SHADER_STAGE_COMPUTE_BIT, 0, push_size, push);
+        vkCmdDispatch(cmd, groups, 1, 1);
     }
     VKF(vkEndCommandBuffer(cmd));
     return cmd;
@@ -260,7 +314,7 @@ static void close_device(floor_gpu *g)
 {
     vkDeviceWaitIdle(g->dev);
     vkDestroyDescriptorPool(g->dev, g->desc_pool, NULL);
-    for (int v = 0; v < 2; v++) {
+    for (int v = 0; v < N_RAW; v++) {
         vkDestroyPipeline(g->dev, g->pipe[v], NULL);
         vkDestroyPipelineLayout(g->dev, g->layout[v], NULL);
         vkDestroyDescriptorSetLayout(g->dev, g->set_layout[v], NULL);
@@ -303,8 +357,8 @@ int main(int argc, char **argv)
     floor_gpu g = {0};
     open_device(&g, info.name);
     make_buffers(&g);
-    make_pipeline(&g, 0);
-    make_pipeline(&g, 1);
+    for (int v = 0; v < N_RAW; v++)
+        make_pipeline(&g, v);
 
     VkCommandBuffer empty = record(&g, 0, 0);
     double fence = median_submit_wait(&g, empty, WAIT_FENCE, runs);
@@ -329,16 +383,25 @@ int main(int argc, char **argv)
     bench_fit(kx, raw, N_K, &slope, &fixed);
     printf("   per-dispatch floor %.3f us (least squares), fixed %.2f us\n", slope, fixed);
     /* the same with a third buffer read (dst = src + c[0]: what vkml's Add of a constant
-     * binds), K up to 1000 */
-    double raw3[N_K], slope3, fixed3;
-    for (int i = 0; i < N_K - 1; i++) {
-        VkCommandBuffer cmd = record(&g, ks[i], 1);
-        raw3[i] = median_submit_wait(&g, cmd, WAIT_FENCE, runs_for(ks[i], runs));
-        vkFreeCommandBuffers(g.dev, g.pool, 1, &cmd);
+     * binds), then vkml's own Add and Relu kernels in the raw loop, K up to 1000 */
+    static const char *raw_names[N_RAW] = {
+        [RAW_ADD3] = "with a third buffer read (dst = src + c[0])",
+        [RAW_VKML_ADD] = "of vkml's Add kernel (b_add, its push block)",
+        [RAW_VKML_RELU] = "of vkml's Relu kernel (u_relu, its push block)",
+        [RAW_VKML_ADD_LAYOUT] = "of vkml's Add kernel under vkml's pipeline layout"};
+    double slope3 = 0;
+    for (int v = RAW_ADD3; v < N_RAW; v++) {
+        double rawv[N_K], slopev, fixedv;
+        for (int i = 0; i < N_K - 1; i++) {
+            VkCommandBuffer cmd = record(&g, ks[i], v);
+            rawv[i] = median_submit_wait(&g, cmd, WAIT_FENCE, runs_for(ks[i], runs));
+            vkFreeCommandBuffers(g.dev, g.pool, 1, &cmd);
+        }
+        bench_fit(kx, rawv, N_K - 1, &slopev, &fixedv);
+        printf("   per-dispatch floor %s %.3f us, fixed %.2f us\n", raw_names[v], slopev, fixedv);
+        if (v == RAW_ADD3)
+            slope3 = slopev;
     }
-    bench_fit(kx, raw3, N_K - 1, &slope3, &fixed3);
-    printf("   per-dispatch floor with a third buffer read (dst = src + c[0]) %.3f us, "
-           "fixed %.2f us\n", slope3, fixed3);
     vkFreeCommandBuffers(g.dev, g.pool, 1, &empty);
     close_device(&g);
 
@@ -373,6 +436,17 @@ int main(int argc, char **argv)
     bench_fit(vx, vk, N_VK, &vslope, &vfixed);
     printf("   vkml per dependent Relu %.3f us = %.2fx the per-dispatch floor; fixed %.2f us\n",
            vslope, vslope / slope, vfixed);
+    /* 7.: the Add's operands varied: what of its cost is the broadcast constant */
+    static const char *adds[] = {"Add:dense", "Add:self"};
+    for (size_t a = 0; a < sizeof(adds) / sizeof(*adds); a++) {
+        for (int i = 0; i < N_VK; i++)
+            if ((vk[i] = bench_chain_latency_of(ctx, device, vks[i], LEN,
+                                                runs_for(vks[i], runs), 0, true, adds[a])) < 0)
+                return 1;
+        bench_fit(vx, vk, N_VK, &vslope, &vfixed);
+        printf("7. vkml chained %-9s per dependent op %.3f us = %.2fx the per-dispatch floor\n",
+               adds[a], vslope, vslope / slope);
+    }
     vkml_context_destroy(&ctx);
     return 0;
 }

@@ -71,30 +71,35 @@ static inline vkml_model *bench_model(graph *g, int x, int y, int64_t opset, con
 }
 
 /* K dependent nodes over `len` floats: op "Add" is y = y + 1 (a constant scalar: the
- * binary kernel), any other op a unary one (y = Relu(y): the unary kernel); input x,
- * output the last y. */
+ * binary kernel, broadcasting), "Add:dense" the same with a constant of `len` ones (no
+ * broadcast), "Add:self" y = y + y (one value bound twice, no constant); any other op a
+ * unary one (y = Relu(y): the unary kernel); input x, output the last y. */
 static inline vkml_model *bench_chain_model_of(int k, int len, const char *op)
 {
-    bool add = strcmp(op, "Add") == 0;
+    bool add = strncmp(op, "Add", 3) == 0, dense = strcmp(op, "Add:dense") == 0,
+         self = strcmp(op, "Add:self") == 0;
     graph *g = graph_create();
     const int64_t dims[1] = {len};
     int x = bench_float_value(g, "x", 1, dims);
     g->values[x].kind = GRAPH_VALUE_INPUT;
     int c = graph_add_value(g, "c");
-    float *one = vkml_arena_calloc(g->arena, 1, sizeof(float));
-    *one = 1.0f;
-    g->values[c] = (graph_value){.name = g->values[c].name, .dtype = VKML_DTYPE_FLOAT, .rank = 0,
+    size_t n_c = dense ? (size_t)len : 1;
+    float *one = vkml_arena_calloc(g->arena, n_c, sizeof(float));
+    for (size_t i = 0; i < n_c; i++)
+        one[i] = 1.0f;
+    g->values[c] = (graph_value){.name = g->values[c].name, .dtype = VKML_DTYPE_FLOAT,
+                                 .rank = dense ? 1 : 0, .dims = {len},
                                  .kind = GRAPH_VALUE_CONSTANT, .data = one,
-                                 .data_size = sizeof(float), .producer = -1};
+                                 .data_size = sizeof(float) * n_c, .producer = -1};
     int prev = x;
     char name[32];
     for (int i = 0; i < k; i++) {
         snprintf(name, sizeof(name), "y%d", i);
         int y = bench_float_value(g, name, 1, dims);
-        int n = graph_add_node(g, name, op, "", add ? 2 : 1, 1, 0);
+        int n = graph_add_node(g, name, add ? "Add" : op, "", add ? 2 : 1, 1, 0);
         g->nodes[n].inputs[0] = prev;
         if (add)
-            g->nodes[n].inputs[1] = c;
+            g->nodes[n].inputs[1] = self ? prev : c;
         g->nodes[n].outputs[0] = y;
         g->nodes[n].opset = 14;
         prev = y;
@@ -116,7 +121,8 @@ static inline double bench_chain_latency_of(vkml_context *ctx, int device, int k
 {
     vkml_error err = {0};
     vkml_model *model = bench_chain_model_of(k, len, op);
-    float expect = strcmp(op, "Add") == 0 ? (float)k : 0.0f; /* the input is zeros */
+    /* the input is zeros */
+    float expect = strcmp(op, "Add") == 0 || strcmp(op, "Add:dense") == 0 ? (float)k : 0.0f;
     vkml_session *s = NULL;
     vkml_session_params p = {.device = device, .wait_spin_us = spin_us, .no_fuse = no_fuse};
     float *in = calloc((size_t)len, sizeof(float)), *out = calloc((size_t)len, sizeof(float));
