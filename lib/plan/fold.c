@@ -85,12 +85,30 @@ static vkml_status fold_node(vkml_arena *arena, const graph *g, graph_value *val
     return VKML_OK;
 }
 
+static bool all_inputs_constant(const graph_value *values, const graph_node *n)
+{
+    for (int k = 0; k < n->n_inputs; k++)
+        if (n->inputs[k] >= 0 && values[n->inputs[k]].kind != GRAPH_VALUE_CONSTANT)
+            return false;
+    return true;
+}
+
 vkml_status fold_if_constant(const graph *g, graph_value *values, int i, vkml_arena *arena,
                              vkml_error *err)
 {
     const graph_node *n = &g->nodes[i];
     char label[300];
-    if (all_outputs_constant(values, n) || !foldable(values, n) || !small_enough(values, n))
+    if (all_outputs_constant(values, n)) {
+        /* An alias of constants (Identity, Reshape of an initializer: its shape function
+         * shares the data) is a constant too, for the passes that read these values
+         * (graph_fuse_epilogues: PyTorch shares the initializers of identical layers through
+         * Identity nodes, and BERT-style's biases after the first layer stayed unfused). */
+        for (int o = 0; all_inputs_constant(values, n) && o < n->n_outputs; o++)
+            if (n->outputs[o] >= 0)
+                values[n->outputs[o]].kind = GRAPH_VALUE_CONSTANT;
+        return VKML_OK;
+    }
+    if (!foldable(values, n) || !small_enough(values, n))
         return VKML_OK;
     vkml_status st = fold_node(arena, g, values, i, err);
     if (st != VKML_OK)

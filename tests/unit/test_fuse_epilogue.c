@@ -183,14 +183,21 @@ static vkml_model *make_model(bool fuse)
     int t17 = val(g, "t17"), y17 = val(g, "Y17"), i17 = val(g, "I17");
     conv(g, "c17", x, 3, true, t17);
     pool(g, "pool17", t17, y17, i17, 2, 2, 0, 0);
+    /* 18: MatMul + Add of a bias reached through an Identity node (how PyTorch shares the
+     * initializers of identical layers) + Relu */
+    int t18 = val(g, "t18"), id18 = val(g, "id18"), a18 = val(g, "a18"), y18 = val(g, "Y18");
+    node(g, "mm18", "MatMul", 13, 2, (int[]){z3, wm}, t18, 0);
+    node(g, "ident18", "Identity", 13, 1, (int[]){bias6}, id18, 0);
+    node(g, "add18", "Add", 13, 2, (int[]){t18, id18}, a18, 0);
+    node(g, "relu18", "Relu", 13, 1, (int[]){a18}, y18, 0);
     if (fuse)
         unsetenv("VKML_NO_FUSE");
     else
         setenv("VKML_NO_FUSE", "1", 1);
     vkml_model *m = tg_model(g, (int[]){x, z, z3, r, sc}, 5,
                              (int[]){y1, y2, y3, y4, y5, y6, y7, y8, t8, y9, y10, y11, y12, y13,
-                                     y14, y15, y16, y17, i17},
-                             19, 20);
+                                     y14, y15, y16, y17, i17, y18},
+                             20, 20);
     unsetenv("VKML_NO_FUSE");
     return m;
 }
@@ -208,7 +215,7 @@ static const char *fused_of(const vkml_model *m, const char *name)
 }
 
 #define N_IN 5
-#define N_OUT 19
+#define N_OUT 20
 #define INDICES_OUT 18 /* I17: int64 */
 /* The outputs of the folded biases (Y11, Y12): fused equals unfused bit for bit. */
 #define FOLD_FIRST 11
@@ -242,14 +249,14 @@ int main(void)
     printf("nodes: %zu unfused, %zu fused\n", np, nf);
     /* Absorbed: Add Relu, Sigmoid Mul Add, Clip, HardSwish, LeakyRelu Add, Add Gelu,
      * HardSigmoid Mul, Add Relu, Add, Clip (the Constant nodes of its bounds stay), Relu
-     * MaxPool, Add Relu MaxPool. */
-    CHECK(np - nf == 22, "%zu nodes absorbed, expected 22", np - nf);
+     * MaxPool, Add Relu MaxPool, Add Relu (the Identity stays). */
+    CHECK(np - nf == 24, "%zu nodes absorbed, expected 24", np - nf);
     static const char *expect[][2] = {
         {"c1", "Add+Relu"}, {"c2", "Sigmoid+Mul+Add"}, {"c3", "Clip"}, {"gemm4", "HardSwish"},
         {"mm5", "LeakyRelu+Add"}, {"mm6", "Add+Gelu"}, {"c7", ""}, {"c8", ""},
         {"c9", "HardSigmoid+Mul"}, {"mm10", ""}, {"c11", "Add+Relu"}, {"c12", "Add"},
         {"c13", ""},        {"c14", "Clip"}, {"c15", "Relu+MaxPool"},
-        {"c16", "Add+Relu+MaxPool"}, {"c17", ""},
+        {"c16", "Add+Relu+MaxPool"}, {"c17", ""}, {"mm18", "Add+Relu"},
     };
     for (size_t i = 0; i < VKML_ARRAY_SIZE(expect); i++) {
         const char *got = fused_of(fused, expect[i][0]);
