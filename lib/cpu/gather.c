@@ -125,7 +125,10 @@ vkml_status cpu_index_op(const op_cpu_args *args, vkml_error *err)
     };
     if ((st = check_indices(args, &job, err)))
         return st;
-    int64_t n = (int64_t)vkml_tensor_element_count(d.rank, d.dims);
+    int64_t n = (int64_t)vkml_tensor_element_count(d.rank, d.dims), block;
+    if (gather_block(args->values, args->node, &block) &&
+        (const char *)args->in[0] + block * (int64_t)job.es == (const char *)args->out[0])
+        return VKML_OK; /* a view (plan/views.h): the block is already where it goes */
     if (!d.scatter) {
         if (n)
             cpu_parallel_for(n, 4.0 + d.rank, gather_range, &job);

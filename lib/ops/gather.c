@@ -258,3 +258,34 @@ vkml_status ix_describe(const graph_value *values, const graph_node *node, ix_de
         return VKML_OK;
     }
 }
+
+bool gather_block(const graph_value *values, const graph_node *node, int64_t *offset)
+{
+    if (!node->op || node->op->id != OP_ID_Gather || !node->params || node->n_inputs != 2 ||
+        node->inputs[0] < 0 || node->inputs[1] < 0)
+        return false;
+    const graph_value *data = &values[node->inputs[0]], *idx = &values[node->inputs[1]];
+    int64_t axis = ((const gather_params *)node->params)->axis;
+    axis = axis < 0 ? axis + data->rank : axis;
+    if (idx->kind != GRAPH_VALUE_CONSTANT || !idx->data || axis < 0 || axis >= data->rank ||
+        vkml_tensor_element_count(idx->rank, idx->dims) != 1)
+        return false;
+    int64_t i;
+    if (idx->dtype == VKML_DTYPE_INT64)
+        i = *(const int64_t *)idx->data;
+    else if (idx->dtype == VKML_DTYPE_INT32)
+        i = *(const int32_t *)idx->data;
+    else
+        return false;
+    int64_t n = data->dims[axis], inner = 1;
+    i = i < 0 ? i + n : i;
+    if (i < 0 || i >= n)
+        return false;
+    for (int d = 0; d < axis; d++)
+        if (data->dims[d] != 1)
+            return false;
+    for (int d = (int)axis + 1; d < data->rank; d++)
+        inner *= data->dims[d];
+    *offset = i * inner;
+    return true;
+}

@@ -45,3 +45,10 @@ typedef struct gather_params {
  * updates 2 (scatters). */
 vkml_status ix_describe(const graph_value *values, const graph_node *node, ix_desc *d,
                         vkml_error *err);
+
+/* Whether Gather node (shapes inferred) takes one contiguous block of its data: one constant
+ * index in range, every data dim before the axis 1 (PyTorch's packed attention projection
+ * taken apart, q, k, v = proj[0], proj[1], proj[2]). Then *offset is the block's first
+ * element in the data: the output may live there (plan/views.h) and its kernels skip the
+ * copy. */
+bool gather_block(const graph_value *values, const graph_node *node, int64_t *offset);

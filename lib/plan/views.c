@@ -1,6 +1,7 @@
 /* Views: values that live inside another value's memory at an offset, so that the copy
  * that would make them is not run (plan/views.h). */
 #include "plan/views.h"
+#include "ops/gather.h"
 #include "ops/movement.h"
 #include "ops/op.h"
 
@@ -30,21 +31,24 @@ static bool may_become_view(const plan *p, const device_value_plan *plans, int v
            p->values[v].kind == GRAPH_VALUE_INTERMEDIATE;
 }
 
-/* Slice and Split outputs that are one block of their input: views of it. */
+/* Slice and Split outputs that are one block of their input, and Gathers of one block
+ * (gather_block): views of it. */
 static void mark_slices(plan *p, int slot, device_value_plan *plans, uint64_t align)
 {
     const graph *g = p->graph;
     for (int i = 0; i < g->n_nodes; i++) {
         const graph_node *n = &g->nodes[i];
         if (p->node_slot[i] != slot || !n->op ||
-            (n->op->id != OP_ID_Slice && n->op->id != OP_ID_Split))
+            (n->op->id != OP_ID_Slice && n->op->id != OP_ID_Split && n->op->id != OP_ID_Gather))
             continue;
-        for (int k = 0; k < mv_step_count(n); k++) {
+        bool gather = n->op->id == OP_ID_Gather;
+        for (int k = 0; k < (gather ? 1 : mv_step_count(n)); k++) {
             int64_t src_off, dst_off;
             int out = n->op->id == OP_ID_Split ? n->outputs[k] : n->outputs[0];
             int in = n->inputs[0];
             if (in < 0 || !may_become_view(p, plans, out) ||
-                !contiguous_step(p, n, k, &src_off, &dst_off))
+                !(gather ? gather_block(p->values, n, &src_off)
+                         : contiguous_step(p, n, k, &src_off, &dst_off)))
                 continue;
             uint64_t root_off;
             int root = device_alias_root(plans, g->n_values, in, &root_off);

@@ -97,6 +97,11 @@ VKML_GPU_DECL(gpu_index_op)
     index_fill(&d, values[node->inputs[1]].dtype == VKML_DTYPE_INT64, &pc);
     vkml_dtype variant = vk_dtype_of_size(vkml_dtype_size(values[node->inputs[0]].dtype));
     int out = node->outputs[0];
+    int64_t block;
+    size_t es = vkml_dtype_size(values[node->inputs[0]].dtype);
+    if (gather_block(values, node, &block) &&
+        vk_rec_same_bytes(rec, node->inputs[0], (uint64_t)block * es, out, 0))
+        return VKML_OK; /* a view (plan/views.h): the block is already where it goes */
     if (!d.scatter) {
         int bind[] = {node->inputs[0], node->inputs[1], out};
         return vk_rec_kernel_1d(rec, VK_KERNEL_GATHER, variant, bind, &pc, sizeof(pc), pc.count,

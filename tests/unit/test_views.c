@@ -4,7 +4,9 @@
  * copy runs), and with the Concat's inputs in an order that leaves y where it is
  * (Concat(a, d, b): a and b copied, d in place). On the CPU device and every Vulkan device
  * the outputs equal those of the same session without views (VKML_NO_VIEWS=1), and the
- * plan marks the views it should. */
+ * plan marks the views it should. Then Gathers of one index, y = X * g1; q = Gather(y, i);
+ * Y = q * 2: a view where every dim before the axis is 1 (PyTorch's q, k, v = proj[0],
+ * proj[1], proj[2]), a copy otherwise. */
 #include "plan/session.h"
 #include "test_graph.h"
 
@@ -51,8 +53,8 @@ static vkml_model *block_model(int64_t batch, bool d_between)
 }
 
 /* Runs m on device once; returns Y (malloc'ed), the bytes the device's memory plan holds
- * for intermediates, and, when views is not NULL, which of "a", "b", "y", "d" are views in
- * the plan (bits 0..3). */
+ * for intermediates, and, when views is not NULL, which of "a", "b", "y", "d", "q" are
+ * views in the plan (bits 0..4). */
 static float *run(vkml_context *ctx, vkml_model *m, int device, const float *x, size_t n_x,
                   size_t *n_y, uint64_t *held, unsigned *views)
 {
@@ -64,18 +66,18 @@ static float *run(vkml_context *ctx, vkml_model *m, int device, const float *x, 
         return NULL;
     *held = s->plan->devices[0].memory.intermediate_bytes;
     if (views) {
-        static const char *names[] = {"a", "b", "y", "d"};
+        static const char *names[] = {"a", "b", "y", "d", "q"};
         const plan *p = s->plan;
         *views = 0;
         for (int v = 0; v < p->graph->n_values; v++)
-            for (int k = 0; k < 4; k++)
+            for (int k = 0; k < 5; k++)
                 if (p->graph->values[v].name && !strcmp(p->graph->values[v].name, names[k]) &&
                     p->devices[0].value_plans[v].alias_of >= 0)
                     *views |= 1u << k;
     }
     const vkml_tensor_info *info = vkml_session_input(s, 0);
     vkml_tensor in = {
-        .dtype = VKML_DTYPE_FLOAT, .rank = 4, .data = (void *)x, .size = n_x * sizeof(float)};
+        .dtype = VKML_DTYPE_FLOAT, .rank = info->rank, .data = (void *)x, .size = n_x * sizeof(float)};
     memcpy(in.dims, info->dims, sizeof(in.dims));
     vkml_tensor out = {0};
     CHECK_OK(vkml_session_alloc_output(s, 0, &out, &err), &err);
@@ -85,12 +87,40 @@ static float *run(vkml_context *ctx, vkml_model *m, int device, const float *x, 
     return out.data;
 }
 
-static void check_block(vkml_context *ctx, int64_t batch, bool d_between, unsigned want_views)
+/* y = X * g1 (X of rank 3, dims xd); q = Gather(y, index, axis); Y = q * 2. */
+static vkml_model *gather_model(const int64_t *xd, int64_t axis, int64_t index)
 {
-    vkml_model *m = block_model(batch, d_between);
-    if (!m)
-        return;
-    size_t n_x = (size_t)(batch * C * H * W);
+    static int64_t indices[8];
+    static int n_indices;
+    int64_t *at = &indices[n_indices++ % 8];
+    *at = index;
+    int64_t gd[] = {1, 1, xd[2]};
+    uint64_t seed = 5;
+    graph *g = graph_create();
+    int x = tg_value(g, "X", VKML_DTYPE_FLOAT, 3, xd);
+    int g1 = tg_random_constant(g, "g1", 3, gd, 0.5f, 2.0f, &seed);
+    int two = tg_random_constant(g, "two", 0, NULL, 2.0f, 2.0f, &seed);
+    int i = tg_value(g, "i", VKML_DTYPE_INT64, 0, NULL);
+    g->values[i].kind = GRAPH_VALUE_CONSTANT;
+    g->values[i].data = at;
+    g->values[i].data_size = sizeof(*at);
+    int y = graph_add_value(g, "y"), q = graph_add_value(g, "q"), out = graph_add_value(g, "Y");
+    tg_node(g, "scale", "Mul", x, g1, y, 13);
+    int gn = tg_node(g, "gather", "Gather", y, i, q, 13);
+    graph_node *n = &g->nodes[gn];
+    n->attrs = vkml_arena_calloc(g->arena, 1, sizeof(graph_attr));
+    n->attrs[0] = (graph_attr){.name = "axis", .type = GRAPH_ATTR_INT, .i = axis};
+    n->n_attrs = 1;
+    tg_node(g, "twice", "Mul", q, two, out, 13);
+    return tg_model(g, (int[]){x}, 1, (int[]){out}, 1, 13);
+}
+
+/* Runs m (input of n_x floats, output of n_out) on the CPU device and every Vulkan device,
+ * with and without views: equal outputs, the views want_views (bits as run's), and less
+ * memory for intermediates exactly when there are views. */
+static void check_model(vkml_context *ctx, vkml_model *m, size_t n_x, size_t n_out,
+                        unsigned want_views, const char *what)
+{
     float *x = malloc(n_x * sizeof(float));
     uint64_t seed = 11;
     for (size_t i = 0; i < n_x; i++)
@@ -106,25 +136,46 @@ static void check_block(vkml_context *ctx, int64_t batch, bool d_between, unsign
         float *got = run(ctx, m, device, x, n_x, &n, &held, &views);
         /* what lives inside another value takes no memory of its own */
         CHECK(want_views ? held < held_ref : held == held_ref,
-              "batch %lld%s, device %d: intermediates of %llu bytes with views, %llu without",
-              (long long)batch, d_between ? " (a, d, b)" : "", device, (unsigned long long)held,
-              (unsigned long long)held_ref);
-        CHECK(ref && got && n == n_ref && n == (size_t)(batch * (2 * C - C / 2) * H * W),
-              "batch %lld, device %d: %zu outputs against %zu", (long long)batch, device, n, n_ref);
+              "%s, device %d: intermediates of %llu bytes with views, %llu without", what, device,
+              (unsigned long long)held, (unsigned long long)held_ref);
+        CHECK(ref && got && n == n_ref && n == n_out, "%s, device %d: %zu outputs against %zu",
+              what, device, n, n_ref);
         size_t bad = 0;
         for (size_t i = 0; ref && got && i < n && i < n_ref; i++)
             bad += got[i] != ref[i];
-        CHECK(bad == 0, "batch %lld%s, device %d: %zu of %zu outputs differ with views",
-              (long long)batch, d_between ? " (a, d, b)" : "", device, bad, n);
-        CHECK(views == want_views,
-              "batch %lld%s, device %d: views a b y d = %u%u%u%u, want %u%u%u%u", (long long)batch,
-              d_between ? " (a, d, b)" : "", device, views & 1, (views >> 1) & 1, (views >> 2) & 1,
-              (views >> 3) & 1, want_views & 1, (want_views >> 1) & 1, (want_views >> 2) & 1,
-              (want_views >> 3) & 1);
+        CHECK(bad == 0, "%s, device %d: %zu of %zu outputs differ with views", what, device, bad,
+              n);
+        CHECK(views == want_views, "%s, device %d: views a b y d q = %u%u%u%u%u, want %u%u%u%u%u",
+              what, device, views & 1, (views >> 1) & 1, (views >> 2) & 1, (views >> 3) & 1,
+              (views >> 4) & 1, want_views & 1, (want_views >> 1) & 1, (want_views >> 2) & 1,
+              (want_views >> 3) & 1, (want_views >> 4) & 1);
         free(ref);
         free(got);
     }
     free(x);
+}
+
+static void check_block(vkml_context *ctx, int64_t batch, bool d_between, unsigned want_views)
+{
+    vkml_model *m = block_model(batch, d_between);
+    char what[64];
+    snprintf(what, sizeof(what), "batch %lld%s", (long long)batch, d_between ? " (a, d, b)" : "");
+    if (m)
+        check_model(ctx, m, (size_t)(batch * C * H * W), (size_t)(batch * (2 * C - C / 2) * H * W),
+                    want_views, what);
+    vkml_model_destroy(&m);
+}
+
+static void check_gather(vkml_context *ctx, const int64_t *xd, int64_t axis, int64_t index,
+                         bool view)
+{
+    vkml_model *m = gather_model(xd, axis, index);
+    char what[96];
+    snprintf(what, sizeof(what), "Gather(X [%lld,%lld,%lld], %lld, axis %lld)", (long long)xd[0],
+             (long long)xd[1], (long long)xd[2], (long long)index, (long long)axis);
+    size_t n_x = (size_t)(xd[0] * xd[1] * xd[2]);
+    if (m)
+        check_model(ctx, m, n_x, n_x / (size_t)xd[axis], view ? 0x10 : 0, what);
     vkml_model_destroy(&m);
 }
 
@@ -137,6 +188,11 @@ int main(void)
     check_block(ctx, 1, false, 0xf); /* a, b views of y; y and d in z */
     check_block(ctx, 2, false, 0x0); /* channel blocks are strided at batch 2 */
     check_block(ctx, 1, true, 0xb);  /* Concat(a, d, b): y stays, d goes into z */
+    check_gather(ctx, (int64_t[]){3, 4, 8}, 0, 1, true);  /* proj[1] */
+    check_gather(ctx, (int64_t[]){3, 4, 8}, 0, -1, true); /* proj[-1] */
+    check_gather(ctx, (int64_t[]){1, 3, 8}, 1, 2, true);  /* a leading dim of 1 */
+    check_gather(ctx, (int64_t[]){2, 3, 8}, 1, 2, false); /* strided: copied */
+    check_gather(ctx, (int64_t[]){3, 1, 3}, 0, 1, false); /* 12 bytes in: never aligned */
     vkml_context_destroy(&ctx);
     return test_finish("views");
 }
