@@ -31,15 +31,17 @@ static bool may_become_view(const plan *p, const device_value_plan *plans, int v
            p->values[v].kind == GRAPH_VALUE_INTERMEDIATE;
 }
 
-/* Slice and Split outputs that are one block of their input, and Gathers of one block
- * (gather_block): views of it. */
+/* Slice and Split outputs that are one block of their input, Transposes that move only
+ * dims of size 1 (a relabelling: PyTorch's batch-first transposes at batch 1), and Gathers
+ * of one block (gather_block): views of it. */
 static void mark_slices(plan *p, int slot, device_value_plan *plans, uint64_t align)
 {
     const graph *g = p->graph;
     for (int i = 0; i < g->n_nodes; i++) {
         const graph_node *n = &g->nodes[i];
         if (p->node_slot[i] != slot || !n->op ||
-            (n->op->id != OP_ID_Slice && n->op->id != OP_ID_Split && n->op->id != OP_ID_Gather))
+            (n->op->id != OP_ID_Slice && n->op->id != OP_ID_Split && n->op->id != OP_ID_Gather &&
+             n->op->id != OP_ID_Transpose))
             continue;
         bool gather = n->op->id == OP_ID_Gather;
         for (int k = 0; k < (gather ? 1 : mv_step_count(n)); k++) {

@@ -4,8 +4,9 @@
  * alias_offset), decided per device after the plan's aliases (plan.c), so that copies
  * become no-ops that the kernels skip:
  *   - a Slice or Split output that is one contiguous block of its input (channels of an
- *     image at batch 1, rows of a matrix), or a Gather of one such block (gather_block:
- *     one constant index, every dim before the axis 1), is a view of the input;
+ *     image at batch 1, rows of a matrix), a Transpose that moves only dims of size 1, or
+ *     a Gather of one such block (gather_block: one constant index, every dim before the
+ *     axis 1), is a view of the input;
  *   - a Concat input that is one contiguous block of the output, made on the same device
  *     by a node that is not itself an alias, is a view of the output: its producer writes
  *     it in place (the C2f blocks of YOLO-style detectors, DenseNet, U-Net skips).

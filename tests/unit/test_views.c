@@ -4,9 +4,10 @@
  * copy runs), and with the Concat's inputs in an order that leaves y where it is
  * (Concat(a, d, b): a and b copied, d in place). On the CPU device and every Vulkan device
  * the outputs equal those of the same session without views (VKML_NO_VIEWS=1), and the
- * plan marks the views it should. Then Gathers of one index, y = X * g1; q = Gather(y, i);
- * Y = q * 2: a view where every dim before the axis is 1 (PyTorch's q, k, v = proj[0],
- * proj[1], proj[2]), a copy otherwise. */
+ * plan marks the views it should. Then Gathers of one index and Transposes, y = X * g1;
+ * q = Gather(y, i) or Transpose(y, perm); Y = q * 2: a view where every dim before the
+ * Gather's axis is 1 (PyTorch's q, k, v = proj[0], proj[1], proj[2]) or the Transpose moves
+ * only dims of size 1 (a batch-first transpose at batch 1), a copy otherwise. */
 #include "plan/session.h"
 #include "test_graph.h"
 
@@ -70,7 +71,7 @@ static float *run(vkml_context *ctx, vkml_model *m, int device, const float *x, 
         const plan *p = s->plan;
         *views = 0;
         for (int v = 0; v < p->graph->n_values; v++)
-            for (int k = 0; k < 5; k++)
+            for (int k = 0; k < (int)VKML_ARRAY_SIZE(names); k++)
                 if (p->graph->values[v].name && !strcmp(p->graph->values[v].name, names[k]) &&
                     p->devices[0].value_plans[v].alias_of >= 0)
                     *views |= 1u << k;
@@ -87,8 +88,10 @@ static float *run(vkml_context *ctx, vkml_model *m, int device, const float *x, 
     return out.data;
 }
 
-/* y = X * g1 (X of rank 3, dims xd); q = Gather(y, index, axis); Y = q * 2. */
-static vkml_model *gather_model(const int64_t *xd, int64_t axis, int64_t index)
+/* y = X * g1 (X of rank 3, dims xd); q = Gather(y, index, axis), or Transpose(y, perm)
+ * where perm is not NULL; Y = q * 2. */
+static vkml_model *gather_model(const int64_t *xd, int64_t axis, int64_t index,
+                                const int64_t *perm)
 {
     static int64_t indices[8];
     static int n_indices;
@@ -106,10 +109,12 @@ static vkml_model *gather_model(const int64_t *xd, int64_t axis, int64_t index)
     g->values[i].data_size = sizeof(*at);
     int y = graph_add_value(g, "y"), q = graph_add_value(g, "q"), out = graph_add_value(g, "Y");
     tg_node(g, "scale", "Mul", x, g1, y, 13);
-    int gn = tg_node(g, "gather", "Gather", y, i, q, 13);
+    int gn = perm ? tg_node(g, "transpose", "Transpose", y, -1, q, 13)
+                  : tg_node(g, "gather", "Gather", y, i, q, 13);
     graph_node *n = &g->nodes[gn];
     n->attrs = vkml_arena_calloc(g->arena, 1, sizeof(graph_attr));
-    n->attrs[0] = (graph_attr){.name = "axis", .type = GRAPH_ATTR_INT, .i = axis};
+    n->attrs[0] = perm ? (graph_attr){.name = "perm", .type = GRAPH_ATTR_INTS, .ints = perm, .count = 3}
+                       : (graph_attr){.name = "axis", .type = GRAPH_ATTR_INT, .i = axis};
     n->n_attrs = 1;
     tg_node(g, "twice", "Mul", q, two, out, 13);
     return tg_model(g, (int[]){x}, 1, (int[]){out}, 1, 13);
@@ -169,13 +174,26 @@ static void check_block(vkml_context *ctx, int64_t batch, bool d_between, unsign
 static void check_gather(vkml_context *ctx, const int64_t *xd, int64_t axis, int64_t index,
                          bool view)
 {
-    vkml_model *m = gather_model(xd, axis, index);
+    vkml_model *m = gather_model(xd, axis, index, NULL);
     char what[96];
     snprintf(what, sizeof(what), "Gather(X [%lld,%lld,%lld], %lld, axis %lld)", (long long)xd[0],
              (long long)xd[1], (long long)xd[2], (long long)index, (long long)axis);
     size_t n_x = (size_t)(xd[0] * xd[1] * xd[2]);
     if (m)
         check_model(ctx, m, n_x, n_x / (size_t)xd[axis], view ? 0x10 : 0, what);
+    vkml_model_destroy(&m);
+}
+
+static void check_transpose(vkml_context *ctx, const int64_t *xd, const int64_t *perm, bool view)
+{
+    vkml_model *m = gather_model(xd, 0, 0, perm);
+    char what[96];
+    snprintf(what, sizeof(what), "Transpose(X [%lld,%lld,%lld], [%lld,%lld,%lld])",
+             (long long)xd[0], (long long)xd[1], (long long)xd[2], (long long)perm[0],
+             (long long)perm[1], (long long)perm[2]);
+    size_t n_x = (size_t)(xd[0] * xd[1] * xd[2]);
+    if (m)
+        check_model(ctx, m, n_x, n_x, view ? 0x10 : 0, what);
     vkml_model_destroy(&m);
 }
 
@@ -193,6 +211,11 @@ int main(void)
     check_gather(ctx, (int64_t[]){1, 3, 8}, 1, 2, true);  /* a leading dim of 1 */
     check_gather(ctx, (int64_t[]){2, 3, 8}, 1, 2, false); /* strided: copied */
     check_gather(ctx, (int64_t[]){3, 1, 3}, 0, 1, false); /* 12 bytes in: never aligned */
+    static const int64_t swap01[] = {1, 0, 2}, swap12[] = {0, 2, 1};
+    check_transpose(ctx, (int64_t[]){1, 4, 8}, swap01, true);  /* batch first at batch 1 */
+    check_transpose(ctx, (int64_t[]){4, 1, 8}, swap01, true);  /* and back */
+    check_transpose(ctx, (int64_t[]){2, 4, 8}, swap01, false); /* batch 2: copied */
+    check_transpose(ctx, (int64_t[]){1, 4, 8}, swap12, false); /* rows and columns swap */
     vkml_context_destroy(&ctx);
     return test_finish("views");
 }
