@@ -2,10 +2,12 @@
  * over the activation and the residual Add after it, so its kernel writes the final value
  * once instead of three kernels reading and writing it; a small 2-D Conv also takes the
  * MaxPool after them (LeNet's and mnist-8's Conv + Relu + MaxPool: one kernel computes the
- * window's conv outputs and writes their max). */
+ * window's conv outputs and writes their max). Activations written as several nodes (SiLU,
+ * HardSwish, the erf form of Gelu) are matched as one. */
 #include "graph/fuse.h"
 
 #include <float.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -129,6 +131,65 @@ static bool match_gated(const fuse_state *s, int in, int *sig, int *mul, graph_e
     *sig = a;
     *mul = b;
     return pair;
+}
+
+/* The one node that reads value v, when it is op `op` with one output and v is no graph
+ * output; else -1. */
+static int only_reader(const fuse_state *s, int v, const char *op)
+{
+    int r = v >= 0 ? s->first[v] : -1;
+    if (r < 0 || s->readers[v] != 1 || s->g->values[v].is_output ||
+        !fuse_is_op(&s->g->nodes[r], op) || s->g->nodes[r].n_outputs != 1)
+        return -1;
+    return r;
+}
+
+/* Whether binary node n reads value `in` and a float constant scalar equal to `want`
+ * (within a float's rounding: exporters write sqrt(2) as its float). */
+static bool with_scalar(const fuse_state *s, const graph_node *n, int in, float want)
+{
+    if (n->n_inputs != 2 || (n->inputs[0] != in && n->inputs[1] != in))
+        return false;
+    float c;
+    int k = n->inputs[0] == in ? 1 : 0;
+    return n->inputs[k] >= 0 && n->inputs[k] != in && const_scalar(s, n, k, &c) &&
+           fabsf(c - want) <= 1e-6f * want;
+}
+
+/* x * (Erf(x / sqrt(2)) + 1) * 0.5: Gelu as the TorchScript exporter writes it below opset
+ * 20 (BERT's feed-forward), x = value `in` read by exactly the Div and the first Mul.
+ * chain[] gets the five nodes in order (Div, Erf, Add, Mul, Mul). */
+static bool match_gelu_erf(const fuse_state *s, int in, int chain[5])
+{
+    int a = s->first[in], b = s->second[in];
+    if (s->readers[in] != 2 || a < 0 || b < 0)
+        return false;
+    if (!fuse_is_op(&s->g->nodes[a], "Div")) {
+        int t = a;
+        a = b;
+        b = t;
+    }
+    const graph_node *div = &s->g->nodes[a], *mul = &s->g->nodes[b];
+    if (!fuse_is_op(div, "Div") || div->n_outputs != 1 || div->inputs[0] != in ||
+        !with_scalar(s, div, in, sqrtf(2.0f)) || !fuse_is_op(mul, "Mul") || mul->n_outputs != 1)
+        return false;
+    int erf = only_reader(s, div->outputs[0], "Erf");
+    if (erf < 0 || s->g->nodes[erf].n_inputs != 1)
+        return false;
+    int add = only_reader(s, s->g->nodes[erf].outputs[0], "Add");
+    if (add < 0 || !with_scalar(s, &s->g->nodes[add], s->g->nodes[erf].outputs[0], 1.0f))
+        return false;
+    int sum = s->g->nodes[add].outputs[0];
+    if (only_reader(s, sum, "Mul") != b || mul->n_inputs != 2 ||
+        !((mul->inputs[0] == in && mul->inputs[1] == sum) ||
+          (mul->inputs[1] == in && mul->inputs[0] == sum)))
+        return false;
+    int half = only_reader(s, mul->outputs[0], "Mul");
+    if (half < 0 || !with_scalar(s, &s->g->nodes[half], mul->outputs[0], 0.5f))
+        return false;
+    int found[5] = {a, erf, add, b, half};
+    memcpy(chain, found, sizeof(found));
+    return true;
 }
 
 static bool same_shape(const graph_value *a, const graph_value *b)
@@ -281,6 +342,18 @@ static int absorb_next(fuse_state *s, int p, int out, graph_epilogue *e, int *bi
         int y = g->nodes[mul].outputs[0];
         remove_node(&g->nodes[sig]);
         remove_node(&g->nodes[mul]);
+        return y;
+    }
+    int chain[5];
+    if (e->act == GRAPH_EPI_NONE && match_gelu_erf(s, out, chain)) {
+        e->act = GRAPH_EPI_GELU;
+        e->alpha = 0;
+        e->beta = 0;
+        for (int k = 0; k < 5; k++)
+            append_absorbed(absorbed, size, g->nodes[chain[k]].op_type);
+        int y = g->nodes[chain[4]].outputs[0];
+        for (int k = 0; k < 5; k++)
+            remove_node(&g->nodes[chain[k]]);
         return y;
     }
     int r = s->first[out];

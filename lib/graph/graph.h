@@ -209,7 +209,8 @@ bool graph_fusion_disabled(void);
 /* Epilogue fusion at load (graph/fuse_epilogue.c): a float Conv, Gemm or MatMul whose
  * output is read by one node and is not a graph output absorbs that node when it is an
  * activation (Relu, Clip with constant bounds, Sigmoid, HardSigmoid, HardSwish, LeakyRelu,
- * Gelu, x * Sigmoid(x), x * HardSigmoid(x)) or an Add of a tensor of the output's shape (the
+ * Gelu, x * Sigmoid(x), x * HardSigmoid(x), x * (Erf(x / sqrt(2)) + 1) * 0.5: Gelu as
+ * exporters write it below opset 20) or an Add of a tensor of the output's shape (the
  * residual, which becomes an input of the node); then the same once more (Add then
  * activation or activation then Add). A MatMul first takes an Add of a constant along its
  * last dim as its bias. `shapes` are g's values with shapes inferred (at some binding of

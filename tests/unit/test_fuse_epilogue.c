@@ -81,6 +81,7 @@ static void pool(graph *g, const char *name, int x, int y, int indices, int64_t 
  * outputs Y1 .. Y6. */
 static vkml_model *make_model(bool fuse)
 {
+    int y19 = -1, y20 = -1;
     seed = 5;
     graph *g = graph_create();
     int x = tg_value(g, "X", VKML_DTYPE_FLOAT, 4, (int64_t[]){1, C, HW, HW});
@@ -190,14 +191,40 @@ static vkml_model *make_model(bool fuse)
     node(g, "ident18", "Identity", 13, 1, (int[]){bias6}, id18, 0);
     node(g, "add18", "Add", 13, 2, (int[]){t18, id18}, a18, 0);
     node(g, "relu18", "Relu", 13, 1, (int[]){a18}, y18, 0);
+    /* 19: MatMul + bias + Gelu as the TorchScript exporter writes it below opset 20,
+     * x * (Erf(x / sqrt(2)) + 1) * 0.5, its constants on either side; 20: the same with
+     * x / 1.5: not Gelu, not fused past the bias */
+    for (int v = 0; v < 2; v++) {
+        char nm[8][12];
+        static const char *stem[8] = {"t", "b", "d", "e", "s", "m", "Y", "mm"};
+        for (int k = 0; k < 8; k++)
+            snprintf(nm[k], sizeof(nm[k]), "%s%d", stem[k], 19 + v);
+        int t = val(g, nm[0]), b = val(g, nm[1]), dv = val(g, nm[2]), ev = val(g, nm[3]),
+            sv = val(g, nm[4]), mv = val(g, nm[5]), yv = val(g, nm[6]);
+        int r2 = tg_random_constant(g, v ? "root20" : "root19", 0, NULL, v ? 1.5f : sqrtf(2.0f),
+                                    v ? 1.5f : sqrtf(2.0f), &seed);
+        int one = tg_random_constant(g, v ? "one20" : "one19", 0, NULL, 1, 1, &seed);
+        int half = tg_random_constant(g, v ? "half20" : "half19", 0, NULL, 0.5f, 0.5f, &seed);
+        node(g, nm[7], "MatMul", 13, 2, (int[]){z3, wm}, t, 0);
+        node(g, v ? "badd20" : "badd19", "Add", 13, 2, (int[]){t, bias6}, b, 0);
+        node(g, v ? "div20" : "div19", "Div", 13, 2, (int[]){b, r2}, dv, 0);
+        node(g, v ? "erf20" : "erf19", "Erf", 13, 1, (int[]){dv}, ev, 0);
+        node(g, v ? "add20" : "add19", "Add", 13, 2, (int[]){one, ev}, sv, 0);
+        node(g, v ? "mul20" : "mul19", "Mul", 13, 2, (int[]){sv, b}, mv, 0);
+        node(g, v ? "half20" : "half19", "Mul", 13, 2, (int[]){mv, half}, yv, 0);
+        if (v)
+            y20 = yv;
+        else
+            y19 = yv;
+    }
     if (fuse)
         unsetenv("VKML_NO_FUSE");
     else
         setenv("VKML_NO_FUSE", "1", 1);
     vkml_model *m = tg_model(g, (int[]){x, z, z3, r, sc}, 5,
                              (int[]){y1, y2, y3, y4, y5, y6, y7, y8, t8, y9, y10, y11, y12, y13,
-                                     y14, y15, y16, y17, i17, y18},
-                             20, 20);
+                                     y14, y15, y16, y17, i17, y18, y19, y20},
+                             22, 20);
     unsetenv("VKML_NO_FUSE");
     return m;
 }
@@ -215,7 +242,7 @@ static const char *fused_of(const vkml_model *m, const char *name)
 }
 
 #define N_IN 5
-#define N_OUT 20
+#define N_OUT 22
 #define INDICES_OUT 18 /* I17: int64 */
 /* The outputs of the folded biases (Y11, Y12): fused equals unfused bit for bit. */
 #define FOLD_FIRST 11
@@ -249,14 +276,16 @@ int main(void)
     printf("nodes: %zu unfused, %zu fused\n", np, nf);
     /* Absorbed: Add Relu, Sigmoid Mul Add, Clip, HardSwish, LeakyRelu Add, Add Gelu,
      * HardSigmoid Mul, Add Relu, Add, Clip (the Constant nodes of its bounds stay), Relu
-     * MaxPool, Add Relu MaxPool, Add Relu (the Identity stays). */
-    CHECK(np - nf == 24, "%zu nodes absorbed, expected 24", np - nf);
+     * MaxPool, Add Relu MaxPool, Add Relu (the Identity stays), Add Div Erf Add Mul Mul,
+     * Add. */
+    CHECK(np - nf == 31, "%zu nodes absorbed, expected 31", np - nf);
     static const char *expect[][2] = {
         {"c1", "Add+Relu"}, {"c2", "Sigmoid+Mul+Add"}, {"c3", "Clip"}, {"gemm4", "HardSwish"},
         {"mm5", "LeakyRelu+Add"}, {"mm6", "Add+Gelu"}, {"c7", ""}, {"c8", ""},
         {"c9", "HardSigmoid+Mul"}, {"mm10", ""}, {"c11", "Add+Relu"}, {"c12", "Add"},
         {"c13", ""},        {"c14", "Clip"}, {"c15", "Relu+MaxPool"},
         {"c16", "Add+Relu+MaxPool"}, {"c17", ""}, {"mm18", "Add+Relu"},
+        {"mm19", "Add+Div+Erf+Add+Mul+Mul"}, {"mm20", "Add"},
     };
     for (size_t i = 0; i < VKML_ARRAY_SIZE(expect); i++) {
         const char *got = fused_of(fused, expect[i][0]);
