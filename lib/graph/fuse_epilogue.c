@@ -409,7 +409,9 @@ static bool attach(graph *g, int p, const graph_epilogue *e, int b, int64_t chan
                            .residual_first = e->residual_first,
                            .absorbed = ep->absorbed,
                            .pool = e->pool,
-                           .pool_opset = e->pool_opset};
+                           .pool_opset = e->pool_opset,
+                           .scaled = e->scaled,
+                           .scale = e->scale};
     int own = own_inputs(n), total = own + (b >= 0 && !conv_bias) + (r >= 0);
     if (b >= 0 || r >= 0) {
         int *inputs = vkml_arena_calloc(g->arena, (size_t)total, sizeof(int));
@@ -429,6 +431,70 @@ static bool attach(graph *g, int p, const graph_epilogue *e, int b, int64_t chan
     n->outputs[0] = y;
     n->epilogue = ep;
     return true;
+}
+
+/* The Muls of MatMul p's inputs by float constant scalars (each read by p alone, keeping
+ * the input's shape): p reads their other input instead and takes their product as its
+ * scale (attention's query and key scales, PyTorch's scaled_dot_product_attention export).
+ * Returns how many were absorbed. */
+static int absorb_scales(fuse_state *s, int p, float *scale, char *absorbed, size_t size)
+{
+    graph *g = s->g;
+    graph_node *n = &g->nodes[p];
+    int count = 0;
+    for (int k = 0; fuse_is_op(n, "MatMul") && k < 2 && k < n->n_inputs; k++) {
+        int v = n->inputs[k], q = v >= 0 ? g->values[v].producer : -1;
+        if (q < 0 || removed(&g->nodes[q]) || s->readers[v] != 1 || g->values[v].is_output)
+            continue;
+        graph_node *mul = &g->nodes[q];
+        if (!fuse_is_op(mul, "Mul") || mul->n_inputs != 2 || mul->n_outputs != 1 ||
+            mul->inputs[0] < 0 || mul->inputs[1] < 0)
+            continue;
+        float c;
+        int j = const_scalar(s, mul, 1, &c) ? 1 : const_scalar(s, mul, 0, &c) ? 0 : -1;
+        int x = j >= 0 ? mul->inputs[1 - j] : -1;
+        if (x < 0 || s->shapes[x].dtype != VKML_DTYPE_FLOAT ||
+            !same_shape(&s->shapes[x], &s->shapes[v]) ||
+            (s->shapes2 && !same_shape(&s->shapes2[x], &s->shapes2[v])))
+            continue;
+        *scale *= c;
+        n->inputs[k] = x;
+        if (s->first[x] == q) /* x's reader is p now */
+            s->first[x] = p;
+        if (s->second[x] == q)
+            s->second[x] = p;
+        remove_node(mul);
+        append_absorbed(absorbed, size, "Mul");
+        count++;
+    }
+    return count;
+}
+
+/* MatMul p's input scales (absorb_scales), after every epilogue is fused (a Mul that ends
+ * one, as the erf Gelu's, belongs to it): into p's epilogue, or a new one. Returns the
+ * nodes absorbed, -1 on out of memory. */
+static int fuse_scales(fuse_state *s, int p)
+{
+    graph *g = s->g;
+    graph_node *n = &g->nodes[p];
+    float scale = 1;
+    char names[64] = "";
+    int count = absorb_scales(s, p, &scale, names, sizeof(names));
+    if (!count)
+        return 0;
+    if (!n->epilogue)
+        return attach(g, p, &(graph_epilogue){.act = GRAPH_EPI_NONE, .scaled = true, .scale = scale},
+                      -1, 0, -1, n->outputs[0], names)
+                   ? count
+                   : -1;
+    graph_epilogue *e = (graph_epilogue *)n->epilogue;
+    char both[128];
+    snprintf(both, sizeof(both), "%s+%s", names, e->absorbed);
+    if (!(e->absorbed = vkml_arena_strdup(g->arena, both)))
+        return -1;
+    e->scaled = true;
+    e->scale = scale;
+    return count;
 }
 
 /* Fuses what follows producer p; returns the nodes absorbed (0 or more), -1 on out of
@@ -454,8 +520,10 @@ static int fuse_producer(fuse_state *s, int p)
     }
     if (!steps)
         return 0;
-    /* x * Sigmoid(x) and x * HardSigmoid(x) are two nodes */
-    int nodes = steps + (e.act == GRAPH_EPI_SILU || e.act == GRAPH_EPI_X_HARD_SIGMOID);
+    /* every absorbed node named one op in names (x * Sigmoid(x) two, the erf Gelu five) */
+    int nodes = 1;
+    for (const char *c = names; *c; c++)
+        nodes += *c == '+';
     int64_t channels = bias >= 0 ? s->shapes[n->outputs[0]].dims[1] : 0; /* a Conv's bias */
     return attach(s->g, p, &e, bias, channels, residual, out, names) ? nodes : -1;
 }
@@ -469,6 +537,8 @@ bool graph_epilogue_candidates(const graph *g)
         const graph_node *n = &g->nodes[i];
         for (int k = 0; k < n->n_inputs; k++) {
             int v = n->inputs[k], p = v >= 0 ? g->values[v].producer : -1;
+            if (p >= 0 && fuse_is_op(n, "MatMul") && fuse_is_op(&g->nodes[p], "Mul"))
+                return true; /* a scale (absorb_scales) */
             if (p < 0 || own_inputs(&g->nodes[p]) < 0)
                 continue;
             for (size_t r = 0; r < VKML_ARRAY_SIZE(readers); r++)
@@ -525,6 +595,14 @@ vkml_status graph_fuse_epilogues(graph *g, const graph_value *shapes, const grap
         if (removed(&g->nodes[i]))
             continue;
         int n = fuse_producer(&s, i);
+        if (n < 0) {
+            st = vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory fusing epilogues");
+            goto done;
+        }
+        fused += n;
+    }
+    for (int i = 0; i < g->n_nodes; i++) {
+        int n = removed(&g->nodes[i]) ? 0 : fuse_scales(&s, i);
         if (n < 0) {
             st = vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory fusing epilogues");
             goto done;

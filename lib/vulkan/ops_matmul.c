@@ -173,7 +173,8 @@ VKML_GPU_DECL(gpu_matmul)
         .a_sk = 1,
         .b_sk = vk_u32(p.n),
         .b_sn = 1,
-        .alpha = 1.0f,
+        /* the scale of absorbed input Muls (graph_epilogue.scale) */
+        .alpha = node->epilogue && node->epilogue->scaled ? node->epilogue->scale : 1.0f,
         .batch_rank = (uint32_t)p.batch_rank,
         .epi = vk_epilogue_of(node),
     };

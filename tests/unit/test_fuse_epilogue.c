@@ -217,14 +217,26 @@ static vkml_model *make_model(bool fuse)
         else
             y19 = yv;
     }
+    /* 21: MatMul of two Muls by constant scalars (attention's query and key scales) + Relu:
+     * both scales taken; 22: a Mul by a tensor is not a scale */
+    int q21 = val(g, "q21"), k21 = val(g, "k21"), t21 = val(g, "t21"), y21 = val(g, "Y21");
+    int s21a = tg_random_constant(g, "s21a", 0, NULL, 0.25f, 2, &seed);
+    int s21b = tg_random_constant(g, "s21b", 1, (int64_t[]){1}, 0.25f, 2, &seed);
+    node(g, "qs21", "Mul", 13, 2, (int[]){z3, s21a}, q21, 0);
+    node(g, "ks21", "Mul", 13, 2, (int[]){s21b, wm}, k21, 0);
+    node(g, "mm21", "MatMul", 13, 2, (int[]){q21, k21}, t21, 0);
+    node(g, "relu21", "Relu", 13, 1, (int[]){t21}, y21, 0);
+    int q22 = val(g, "q22"), y22 = val(g, "Y22");
+    node(g, "qs22", "Mul", 13, 2, (int[]){z3, z3}, q22, 0);
+    node(g, "mm22", "MatMul", 13, 2, (int[]){q22, wm}, y22, 0);
     if (fuse)
         unsetenv("VKML_NO_FUSE");
     else
         setenv("VKML_NO_FUSE", "1", 1);
     vkml_model *m = tg_model(g, (int[]){x, z, z3, r, sc}, 5,
                              (int[]){y1, y2, y3, y4, y5, y6, y7, y8, t8, y9, y10, y11, y12, y13,
-                                     y14, y15, y16, y17, i17, y18, y19, y20},
-                             22, 20);
+                                     y14, y15, y16, y17, i17, y18, y19, y20, y21, y22},
+                             24, 20);
     unsetenv("VKML_NO_FUSE");
     return m;
 }
@@ -242,7 +254,7 @@ static const char *fused_of(const vkml_model *m, const char *name)
 }
 
 #define N_IN 5
-#define N_OUT 22
+#define N_OUT 24
 #define INDICES_OUT 18 /* I17: int64 */
 /* The outputs of the folded biases (Y11, Y12): fused equals unfused bit for bit. */
 #define FOLD_FIRST 11
@@ -277,15 +289,16 @@ int main(void)
     /* Absorbed: Add Relu, Sigmoid Mul Add, Clip, HardSwish, LeakyRelu Add, Add Gelu,
      * HardSigmoid Mul, Add Relu, Add, Clip (the Constant nodes of its bounds stay), Relu
      * MaxPool, Add Relu MaxPool, Add Relu (the Identity stays), Add Div Erf Add Mul Mul,
-     * Add. */
-    CHECK(np - nf == 31, "%zu nodes absorbed, expected 31", np - nf);
+     * Add, Mul Mul Relu. */
+    CHECK(np - nf == 34, "%zu nodes absorbed, expected 34", np - nf);
     static const char *expect[][2] = {
         {"c1", "Add+Relu"}, {"c2", "Sigmoid+Mul+Add"}, {"c3", "Clip"}, {"gemm4", "HardSwish"},
         {"mm5", "LeakyRelu+Add"}, {"mm6", "Add+Gelu"}, {"c7", ""}, {"c8", ""},
         {"c9", "HardSigmoid+Mul"}, {"mm10", ""}, {"c11", "Add+Relu"}, {"c12", "Add"},
         {"c13", ""},        {"c14", "Clip"}, {"c15", "Relu+MaxPool"},
         {"c16", "Add+Relu+MaxPool"}, {"c17", ""}, {"mm18", "Add+Relu"},
-        {"mm19", "Add+Div+Erf+Add+Mul+Mul"}, {"mm20", "Add"},
+        {"mm19", "Add+Div+Erf+Add+Mul+Mul"}, {"mm20", "Add"}, {"mm21", "Mul+Mul+Relu"},
+        {"mm22", ""},
     };
     for (size_t i = 0; i < VKML_ARRAY_SIZE(expect); i++) {
         const char *got = fused_of(fused, expect[i][0]);
