@@ -487,13 +487,17 @@ static int fuse_scales(fuse_state *s, int p)
                       -1, 0, -1, n->outputs[0], names)
                    ? count
                    : -1;
-    graph_epilogue *e = (graph_epilogue *)n->epilogue;
+    graph_epilogue *e = vkml_arena_calloc(g->arena, 1, sizeof(*e));
     char both[128];
-    snprintf(both, sizeof(both), "%s+%s", names, e->absorbed);
+    snprintf(both, sizeof(both), "%s+%s", names, n->epilogue->absorbed);
+    if (!e)
+        return -1;
+    *e = *n->epilogue;
     if (!(e->absorbed = vkml_arena_strdup(g->arena, both)))
         return -1;
     e->scaled = true;
     e->scale = scale;
+    n->epilogue = e;
     return count;
 }
 
