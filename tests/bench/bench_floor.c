@@ -2,7 +2,8 @@
  * Vulkan on the same device, then vkml against them:
  *   1. an empty command buffer: submit + fence wait
  *   2. the same: submit + timeline semaphore wait, sleeping (vkWaitSemaphores) and polling
- *      (vkGetSemaphoreCounterValue)
+ *      (vkGetSemaphoreCounterValue), and a fence polled (vkGetFenceStatus) and reset, as vkml
+ *      waits; then one dispatch of vkml's Add, polled both ways
  *   3. K dependent trivial dispatches (dst = src + 1 over 1024 floats, ping-pong, a
  *      barrier between) in one command buffer, K = 1 .. 10000: median per K, least-squares
  *      slope (the per-dispatch floor); then dst = src + c[0], reading a third buffer as
@@ -266,7 +267,13 @@ static VkCommandBuffer record(floor_gpu *g, int k, int v)
     return cmd;
 }
 
-typedef enum wait_kind { WAIT_FENCE, WAIT_TIMELINE_SLEEP, WAIT_TIMELINE_POLL } wait_kind;
+/* WAIT_FENCE_POLL: vkGetFenceStatus in a loop, then the reset, as vkml's runs wait. */
+typedef enum wait_kind {
+    WAIT_FENCE,
+    WAIT_TIMELINE_SLEEP,
+    WAIT_TIMELINE_POLL,
+    WAIT_FENCE_POLL
+} wait_kind;
 
 /* One submit of cmd and its host wait, in us. */
 static double submit_wait(floor_gpu *g, VkCommandBuffer cmd, wait_kind kind)
@@ -275,7 +282,7 @@ static double submit_wait(floor_gpu *g, VkCommandBuffer cmd, wait_kind kind)
     VkTimelineSemaphoreSubmitInfo tsi = {.sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO,
                                          .signalSemaphoreValueCount = 1,
                                          .pSignalSemaphoreValues = &value};
-    bool fence = kind == WAIT_FENCE;
+    bool fence = kind == WAIT_FENCE || kind == WAIT_FENCE_POLL;
     VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .pNext = fence ? NULL : &tsi,
                        .commandBufferCount = 1, .pCommandBuffers = &cmd,
                        .signalSemaphoreCount = fence ? 0 : 1, .pSignalSemaphores = &g->timeline};
@@ -283,7 +290,13 @@ static double submit_wait(floor_gpu *g, VkCommandBuffer cmd, wait_kind kind)
         g->timeline_value--;
     double t0 = bench_now_us();
     VKF(vkQueueSubmit(g->queue, 1, &si, fence ? g->fence : VK_NULL_HANDLE));
-    if (fence) {
+    if (kind == WAIT_FENCE_POLL) {
+        VkResult r;
+        while ((r = vkGetFenceStatus(g->dev, g->fence)) == VK_NOT_READY)
+            ;
+        VKF(r);
+        VKF(vkResetFences(g->dev, 1, &g->fence));
+    } else if (fence) {
         VKF(vkWaitForFences(g->dev, 1, &g->fence, VK_TRUE, UINT64_MAX));
         VKF(vkResetFences(g->dev, 1, &g->fence));
     } else if (kind == WAIT_TIMELINE_SLEEP) {
@@ -364,9 +377,18 @@ int main(int argc, char **argv)
     double fence = median_submit_wait(&g, empty, WAIT_FENCE, runs);
     double sleep = median_submit_wait(&g, empty, WAIT_TIMELINE_SLEEP, runs);
     double poll = median_submit_wait(&g, empty, WAIT_TIMELINE_POLL, runs);
+    double fence_poll = median_submit_wait(&g, empty, WAIT_FENCE_POLL, runs);
     printf("1. empty submit + fence wait:            %9.2f us\n", fence);
     printf("2. empty submit + timeline wait (sleep): %9.2f us\n", sleep);
     printf("   empty submit + timeline wait (poll):  %9.2f us\n", poll);
+    printf("   empty submit + fence poll and reset:  %9.2f us\n", fence_poll);
+    /* one dispatch of vkml's Add, polled: what a one-node model needs of the GPU */
+    VkCommandBuffer one = record(&g, 1, RAW_VKML_ADD);
+    double one_poll = median_submit_wait(&g, one, WAIT_TIMELINE_POLL, runs);
+    double one_fence_poll = median_submit_wait(&g, one, WAIT_FENCE_POLL, runs);
+    vkFreeCommandBuffers(g.dev, g.pool, 1, &one);
+    printf("   one vkml Add, timeline poll / fence poll: %6.2f / %.2f us\n", one_poll,
+           one_fence_poll);
 
     static const int ks[] = {1, 10, 100, 1000, 10000};
     enum { N_K = 5 };
