@@ -31,11 +31,11 @@ static vkml_status matmul_any(const op_cpu_args *args, vkml_error *err)
             .n = p.n,
             .k = p.k,
             .a = a + (size_t)a_off * elem,
-            .a_row = p.k,
-            .a_col = 1,
+            .a_row = p.a_sm,
+            .a_col = p.a_sk,
             .b = b + (size_t)b_off * elem,
-            .b_row = p.n,
-            .b_col = 1,
+            .b_row = p.b_sk,
+            .b_col = p.b_sn,
             .y = y + (size_t)(i * p.m * p.n) * elem,
         };
         cpu_matprod(&g);

@@ -319,10 +319,15 @@ static bool match_pool(const fuse_state *s, const graph_node *p, const graph_nod
     return true;
 }
 
+/* Appends "+op" (or op to an empty buf), cut at size. */
 static void append_absorbed(char *buf, size_t size, const char *op)
 {
     size_t len = strlen(buf);
-    snprintf(buf + len, size - len, "%s%s", len ? "+" : "", op);
+    if (len && len + 1 < size)
+        buf[len++] = '+';
+    for (; *op && len + 1 < size; op++)
+        buf[len++] = *op;
+    buf[len] = '\0';
 }
 
 /* One absorption step after value `out` of producer p: the node that reads it becomes
@@ -411,7 +416,9 @@ static bool attach(graph *g, int p, const graph_epilogue *e, int b, int64_t chan
                            .pool = e->pool,
                            .pool_opset = e->pool_opset,
                            .scaled = e->scaled,
-                           .scale = e->scale};
+                           .scale = e->scale,
+                           .view_rank = {e->view_rank[0], e->view_rank[1]}};
+    memcpy(ep->view, e->view, sizeof(ep->view));
     int own = own_inputs(n), total = own + (b >= 0 && !conv_bias) + (r >= 0);
     if (b >= 0 || r >= 0) {
         int *inputs = vkml_arena_calloc(g->arena, (size_t)total, sizeof(int));
@@ -501,6 +508,133 @@ static int fuse_scales(fuse_state *s, int p)
     return count;
 }
 
+/* Whether node t (reading in, writing out: inferred values) only adds or drops dims of size
+ * 1 (Reshape, Squeeze, Unsqueeze, Flatten, Identity): then corr[d] is the dim of `in` that
+ * out's dim d is, or -1 for a dim of size 1. */
+static bool reshapes_ones(const graph_node *t, const graph_value *in, const graph_value *out,
+                          int *corr)
+{
+    if (!fuse_is_op(t, "Reshape") && !fuse_is_op(t, "Squeeze") && !fuse_is_op(t, "Unsqueeze") &&
+        !fuse_is_op(t, "Flatten") && !fuse_is_op(t, "Identity"))
+        return false;
+    int i = 0;
+    for (int d = 0; d < out->rank; d++) {
+        corr[d] = -1;
+        if (out->dims[d] == 1)
+            continue;
+        while (i < in->rank && in->dims[i] == 1)
+            i++;
+        if (i == in->rank || in->dims[i] != out->dims[d] || out->dims[d] < 0)
+            return false;
+        corr[d] = i++;
+    }
+    while (i < in->rank && in->dims[i] == 1)
+        i++;
+    return i == in->rank;
+}
+
+/* One node t (in -> out) of a view's chain: out's dim d is in's dim corr[d] (-1: a dim of
+ * size 1 out adds) for a Transpose or a reshape of dims of size 1; false for any other. */
+static bool view_step(const graph_node *t, const graph_value *in, const graph_value *out,
+                      int *corr)
+{
+    if (!fuse_is_op(t, "Transpose"))
+        return reshapes_ones(t, in, out, corr);
+    size_t np = 0;
+    const int64_t *perm = graph_attr_ints(t, "perm", &np);
+    if (out->rank != in->rank || (perm && np != (size_t)out->rank))
+        return false;
+    for (int d = 0; d < out->rank; d++) /* no perm: the dims reversed */
+        corr[d] = perm ? (int)perm[d] : out->rank - 1 - d;
+    return true;
+}
+
+/* The Transposes, and the reshapes adding or dropping dims of size 1 between them, that make
+ * input k of MatMul p, each read by the next alone: p reads the first one's input instead,
+ * through the composed permutation (graph_epilogue.view: *rank, view). Only for shapes
+ * without symbolic dims (one inference). Returns the nodes absorbed (their op names put
+ * before `absorbed`), 0 when no Transpose is among them. */
+static int absorb_view(fuse_state *s, int p, int k, int *rank, int8_t *view, char *absorbed,
+                       size_t size)
+{
+    graph *g = s->g;
+    int v = g->nodes[p].inputs[k], r = v >= 0 ? s->shapes[v].rank : 0;
+    if (s->shapes2 || r < 2 || r > VKML_MAX_RANK)
+        return 0;
+    enum { MAX_CHAIN = 2 * VKML_MAX_RANK };
+    /* maps[i][j]: the dim of step i's input that the product's dim j is */
+    int maps[MAX_CHAIN][VKML_MAX_RANK], map[VKML_MAX_RANK], passed[MAX_CHAIN];
+    int n_passed = 0, through = 0, cur = v;
+    for (int j = 0; j < r; j++)
+        map[j] = j;
+    while (n_passed < MAX_CHAIN) {
+        int q = g->values[cur].producer, corr[VKML_MAX_RANK];
+        if (q < 0 || removed(&g->nodes[q]) || s->readers[cur] != 1 || g->values[cur].is_output)
+            break;
+        const graph_node *t = &g->nodes[q];
+        if (t->n_inputs < 1 || t->inputs[0] < 0 || t->n_outputs != 1 ||
+            !view_step(t, &s->shapes[t->inputs[0]], &s->shapes[cur], corr))
+            break;
+        for (int j = 0; j < r; j++)
+            map[j] = map[j] < 0 ? -1 : corr[map[j]];
+        memcpy(maps[n_passed], map, sizeof(map));
+        passed[n_passed++] = q;
+        if (fuse_is_op(t, "Transpose"))
+            through = n_passed; /* up to the last Transpose: reshapes before it stay */
+        cur = t->inputs[0];
+    }
+    if (!through)
+        return 0;
+    char names[160] = "";
+    for (int i = through - 1; i >= 0; i--) {
+        append_absorbed(names, sizeof(names), g->nodes[passed[i]].op_type);
+        remove_node(&g->nodes[passed[i]]);
+    }
+    if (absorbed[0])
+        append_absorbed(names, sizeof(names), absorbed);
+    snprintf(absorbed, size, "%s", names);
+    int last = passed[through - 1], src = g->nodes[last].inputs[0];
+    g->nodes[p].inputs[k] = src;
+    if (s->first[src] == last) /* src's reader is p now */
+        s->first[src] = p;
+    if (s->second[src] == last)
+        s->second[src] = p;
+    *rank = r;
+    for (int j = 0; j < r; j++)
+        view[j] = (int8_t)maps[through - 1][j];
+    return through;
+}
+
+/* MatMul p's views (absorb_view), after the epilogues and scales: into p's epilogue, or a
+ * new one. Returns the nodes absorbed, -1 on out of memory. */
+static int fuse_views(fuse_state *s, int p)
+{
+    graph *g = s->g;
+    graph_node *n = &g->nodes[p];
+    if (!fuse_is_op(n, "MatMul") || n->n_inputs < 2)
+        return 0;
+    graph_epilogue e = n->epilogue ? *n->epilogue
+                                   : (graph_epilogue){.act = GRAPH_EPI_NONE, .bias = -1,
+                                                      .residual = -1};
+    char names[160];
+    snprintf(names, sizeof(names), "%s", n->epilogue ? n->epilogue->absorbed : "");
+    int count = 0;
+    for (int k = 1; k >= 0; k--) /* B first: each puts its names in front, A's end first */
+        count += absorb_view(s, p, k, &e.view_rank[k], e.view[k], names, sizeof(names));
+    if (!count)
+        return 0;
+    if (!n->epilogue)
+        return attach(g, p, &e, -1, 0, -1, n->outputs[0], names) ? count : -1;
+    graph_epilogue *copy = vkml_arena_calloc(g->arena, 1, sizeof(*copy));
+    if (!copy)
+        return -1;
+    *copy = e;
+    if (!(copy->absorbed = vkml_arena_strdup(g->arena, names)))
+        return -1;
+    n->epilogue = copy;
+    return count;
+}
+
 /* Fuses what follows producer p; returns the nodes absorbed (0 or more), -1 on out of
  * memory. */
 static int fuse_producer(fuse_state *s, int p)
@@ -541,8 +675,10 @@ bool graph_epilogue_candidates(const graph *g)
         const graph_node *n = &g->nodes[i];
         for (int k = 0; k < n->n_inputs; k++) {
             int v = n->inputs[k], p = v >= 0 ? g->values[v].producer : -1;
-            if (p >= 0 && fuse_is_op(n, "MatMul") && fuse_is_op(&g->nodes[p], "Mul"))
-                return true; /* a scale (absorb_scales) */
+            if (p >= 0 && fuse_is_op(n, "MatMul") &&
+                (fuse_is_op(&g->nodes[p], "Mul") || fuse_is_op(&g->nodes[p], "Transpose") ||
+                 fuse_is_op(&g->nodes[p], "Reshape")))
+                return true; /* a scale or a view (absorb_scales, absorb_view) */
             if (p < 0 || own_inputs(&g->nodes[p]) < 0)
                 continue;
             for (size_t r = 0; r < VKML_ARRAY_SIZE(readers); r++)
@@ -607,6 +743,8 @@ vkml_status graph_fuse_epilogues(graph *g, const graph_value *shapes, const grap
     }
     for (int i = 0; i < g->n_nodes; i++) {
         int n = removed(&g->nodes[i]) ? 0 : fuse_scales(&s, i);
+        int m = n < 0 || removed(&g->nodes[i]) ? 0 : fuse_views(&s, i);
+        n = n < 0 || m < 0 ? -1 : n + m;
         if (n < 0) {
             st = vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory fusing epilogues");
             goto done;

@@ -114,6 +114,12 @@ typedef struct graph_epilogue {
      * it absorbed, as attention's query and key scales) */
     bool scaled;
     float scale;
+    /* MatMul only: input k (0: A, 1: B) read through an absorbed permutation (Transposes,
+     * and reshapes that add or drop dims of size 1: attention's head splits): its logical
+     * dim j is dim view[k][j] of the stored value, or a dim of size 1 where that is -1.
+     * view_rank[k] 0: read as stored. */
+    int view_rank[2];
+    int8_t view[2][VKML_MAX_RANK];
     bool residual_first;
     const char *absorbed; /* the absorbed ops in order, "Add+Relu" */
     /* A 2-D MaxPool after the rest (Conv only, no residual): the pool node's parsed

@@ -36,13 +36,84 @@ static int batch_rank(const graph_value *v)
     return v->rank > 2 ? v->rank - 2 : 0;
 }
 
+/* Input k of MatMul node as its product reads it: the stored value, or the logical value of
+ * its view (graph_epilogue.view: dims, into *logical) with each dim's element stride in the
+ * stored value (strides; 0 for an added dim of size 1). NULL when the view does not fit the
+ * stored value (a dim it drops is not of size 1). */
+static const graph_value *operand_of(const graph_value *values, const graph_node *node, int k,
+                                     graph_value *logical, int64_t *strides)
+{
+    const graph_value *v = &values[node->inputs[k]];
+    const graph_epilogue *e = node->epilogue;
+    int rank = e ? e->view_rank[k] : 0;
+    int64_t step = 1, stored[VKML_MAX_RANK];
+    for (int d = v->rank - 1; d >= 0; d--) {
+        stored[d] = step;
+        step *= v->dims[d];
+    }
+    if (!rank) {
+        for (int d = 0; d < v->rank; d++)
+            strides[d] = stored[d];
+        return v;
+    }
+    bool used[VKML_MAX_RANK] = {false};
+    *logical = *v;
+    logical->rank = rank;
+    for (int j = 0; j < rank; j++) {
+        int src = e->view[k][j];
+        if (src >= v->rank || (src >= 0 && used[src]))
+            return NULL;
+        logical->dims[j] = src < 0 ? 1 : v->dims[src];
+        strides[j] = src < 0 ? 0 : stored[src];
+        if (src >= 0)
+            used[src] = true;
+    }
+    for (int d = 0; d < v->rank; d++)
+        if (!used[d] && v->dims[d] != 1)
+            return NULL;
+    return logical;
+}
+
+/* The batch strides (elements) of an operand of `rank` dims with element strides `strides`
+ * over the output's batch dims: 0 where it broadcasts. */
+static void view_batch_strides(int rank, const int64_t *dims, const int64_t *strides,
+                               const matmul_params *p, int64_t *out)
+{
+    int own = rank - 2 > 0 ? rank - 2 : 0;
+    for (int d = p->batch_rank - 1; d >= 0; d--) {
+        int src = d - (p->batch_rank - own);
+        out[d] = src < 0 || (dims[src] == 1 && p->batch_dims[d] != 1) ? 0 : strides[src];
+    }
+}
+
 vkml_status matmul_params_parse(const graph_value *values, const graph_node *node, matmul_params *p,
                                 vkml_error *err)
 {
     vkml_status st;
     if ((st = op_require_counts(node, 2, 2, 1, err)) || (st = check_inputs(values, node, 2, err)))
         return st;
-    return matmul_shape_parse(node, &values[node->inputs[0]], &values[node->inputs[1]], p, err);
+    graph_value la, lb;
+    int64_t sa[VKML_MAX_RANK], sb[VKML_MAX_RANK];
+    const graph_value *a = operand_of(values, node, 0, &la, sa),
+                      *b = operand_of(values, node, 1, &lb, sb);
+    if (!a || !b)
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
+                         "%s: an absorbed transpose no longer fits its input's shape",
+                         node->op_type);
+    if ((st = matmul_shape_parse(node, a, b, p, err)))
+        return st;
+    const graph_epilogue *e = node->epilogue;
+    if (e && e->view_rank[0] > 1) {
+        p->a_sm = sa[a->rank - 2];
+        p->a_sk = sa[a->rank - 1];
+        view_batch_strides(a->rank, a->dims, sa, p, p->a_batch_strides);
+    }
+    if (e && e->view_rank[1] > 1) {
+        p->b_sk = sb[b->rank - 2];
+        p->b_sn = sb[b->rank - 1];
+        view_batch_strides(b->rank, b->dims, sb, p, p->b_batch_strides);
+    }
+    return VKML_OK;
 }
 
 vkml_status matmul_shape_parse(const graph_node *node, const graph_value *a, const graph_value *b,
@@ -73,6 +144,10 @@ vkml_status matmul_shape_parse(const graph_node *node, const graph_value *a, con
         p->b_batch_strides[d] *= p->k * p->n;
         p->batch_count *= p->batch_dims[d];
     }
+    p->a_sm = p->k;
+    p->a_sk = 1;
+    p->b_sk = b->rank == 1 ? 1 : p->n;
+    p->b_sn = 1;
     return VKML_OK;
 }
 
@@ -95,7 +170,10 @@ vkml_status matmul_infer(graph_value *values, const graph_node *node, vkml_error
     vkml_status st = matmul_params_parse(values, node, &p, err);
     if (st)
         return st;
-    const graph_value *a = &values[node->inputs[0]], *b = &values[node->inputs[1]];
+    graph_value la, lb;
+    int64_t strides[VKML_MAX_RANK];
+    const graph_value *a = operand_of(values, node, 0, &la, strides),
+                      *b = operand_of(values, node, 1, &lb, strides);
     matmul_set_output(values, node, &p, a, b, a->dtype);
     return op_epilogue_check(values, node, err);
 }

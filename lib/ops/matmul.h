@@ -12,6 +12,9 @@ typedef struct matmul_params {
     int64_t a_batch_strides[VKML_MAX_RANK];
     int64_t b_batch_strides[VKML_MAX_RANK];
     int64_t batch_count; /* product of batch_dims (1 when none) */
+    /* Element strides of A's rows and columns (m, k) and B's (k, n): k, 1 and n, 1 unless
+     * the node reads an operand through a view (graph_epilogue.view). */
+    int64_t a_sm, a_sk, b_sk, b_sn;
 } matmul_params;
 
 vkml_status matmul_params_parse(const graph_value *values, const graph_node *node, matmul_params *p,

@@ -146,7 +146,7 @@ VKML_GPU_SUPPORTS_DECL(gpu_gemm_supports)
  * batches are consecutive rows of one [batch*m, k] matrix (Y is dense [batch, m, n]). */
 static bool batch_folds_into_rows(const matmul_params *p)
 {
-    if (p->batch_count <= 1)
+    if (p->batch_count <= 1 || p->a_sm != p->k || p->a_sk != 1)
         return false;
     int64_t dense = p->m * p->k;
     for (int d = p->batch_rank - 1; d >= 0; d--) {
@@ -169,10 +169,11 @@ VKML_GPU_DECL(gpu_matmul)
         .m = vk_u32(p.m),
         .n = vk_u32(p.n),
         .k = vk_u32(p.k),
-        .a_sm = vk_u32(p.k),
-        .a_sk = 1,
-        .b_sk = vk_u32(p.n),
-        .b_sn = 1,
+        /* dense, or an operand read through an absorbed permutation (graph_epilogue.view) */
+        .a_sm = vk_u32(p.a_sm),
+        .a_sk = vk_u32(p.a_sk),
+        .b_sk = vk_u32(p.b_sk),
+        .b_sn = vk_u32(p.b_sn),
         /* the scale of absorbed input Muls (graph_epilogue.scale) */
         .alpha = node->epilogue && node->epilogue->scaled ? node->epilogue->scale : 1.0f,
         .batch_rank = (uint32_t)p.batch_rank,

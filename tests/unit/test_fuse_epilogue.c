@@ -232,14 +232,44 @@ static vkml_model *make_model(bool fuse)
     node(g, "qs22", "Mul", 13, 2, (int[]){z3, z3}, q22, 0);
     node(g, "ks22", "Mul", 13, 2, (int[]){wm, s22}, k22, 0);
     node(g, "mm22", "MatMul", 13, 2, (int[]){q22, k22}, y22, 0);
+    /* 23: MatMul of Unsqueeze(Transpose(Z3)) [1,5,2,12] and Transpose(Z3) [5,12,2] + Relu:
+     * both read through views; 24: one Transpose, nothing else absorbed; 25: a Transpose
+     * that is also a graph output stays */
+    static const int64_t perm102[] = {1, 0, 2}, perm120[] = {1, 2, 0}, perm021[] = {0, 2, 1},
+                         axes0[] = {0};
+    int ta23 = val(g, "ta23"), ua23 = val(g, "ua23"), tb23 = val(g, "tb23"), t23 = val(g, "t23"),
+        y23 = val(g, "Y23");
+    int ax = tg_value(g, "axes23", VKML_DTYPE_INT64, 1, (int64_t[]){1});
+    g->values[ax].kind = GRAPH_VALUE_CONSTANT;
+    g->values[ax].data = axes0;
+    g->values[ax].data_size = sizeof(axes0);
+    int tn = node(g, "tra23", "Transpose", 13, 1, (int[]){z3}, ta23, 1);
+    g->nodes[tn].attrs[0] =
+        (graph_attr){.name = "perm", .type = GRAPH_ATTR_INTS, .ints = perm102, .count = 3};
+    node(g, "unsq23", "Unsqueeze", 13, 2, (int[]){ta23, ax}, ua23, 0);
+    tn = node(g, "trb23", "Transpose", 13, 1, (int[]){z3}, tb23, 1);
+    g->nodes[tn].attrs[0] =
+        (graph_attr){.name = "perm", .type = GRAPH_ATTR_INTS, .ints = perm120, .count = 3};
+    node(g, "mm23", "MatMul", 13, 2, (int[]){ua23, tb23}, t23, 0);
+    node(g, "relu23", "Relu", 13, 1, (int[]){t23}, y23, 0);
+    int ta24 = val(g, "ta24"), y24 = val(g, "Y24"), ta25 = val(g, "TA25"), y25 = val(g, "Y25");
+    tn = node(g, "tra24", "Transpose", 13, 1, (int[]){z3}, ta24, 1);
+    g->nodes[tn].attrs[0] =
+        (graph_attr){.name = "perm", .type = GRAPH_ATTR_INTS, .ints = perm021, .count = 3};
+    node(g, "mm24", "MatMul", 13, 2, (int[]){ta24, r}, y24, 0);
+    tn = node(g, "tra25", "Transpose", 13, 1, (int[]){z3}, ta25, 1);
+    g->nodes[tn].attrs[0] =
+        (graph_attr){.name = "perm", .type = GRAPH_ATTR_INTS, .ints = perm021, .count = 3};
+    node(g, "mm25", "MatMul", 13, 2, (int[]){ta25, r}, y25, 0);
     if (fuse)
         unsetenv("VKML_NO_FUSE");
     else
         setenv("VKML_NO_FUSE", "1", 1);
     vkml_model *m = tg_model(g, (int[]){x, z, z3, r, sc}, 5,
                              (int[]){y1, y2, y3, y4, y5, y6, y7, y8, t8, y9, y10, y11, y12, y13,
-                                     y14, y15, y16, y17, i17, y18, y19, y20, y21, y22},
-                             24, 20);
+                                     y14, y15, y16, y17, i17, y18, y19, y20, y21, y22, y23,
+                                     y24, ta25, y25},
+                             28, 20);
     unsetenv("VKML_NO_FUSE");
     return m;
 }
@@ -257,7 +287,7 @@ static const char *fused_of(const vkml_model *m, const char *name)
 }
 
 #define N_IN 5
-#define N_OUT 24
+#define N_OUT 28
 #define INDICES_OUT 18 /* I17: int64 */
 /* The outputs of the folded biases (Y11, Y12): fused equals unfused bit for bit. */
 #define FOLD_FIRST 11
@@ -292,8 +322,8 @@ int main(void)
     /* Absorbed: Add Relu, Sigmoid Mul Add, Clip, HardSwish, LeakyRelu Add, Add Gelu,
      * HardSigmoid Mul, Add Relu, Add, Clip (the Constant nodes of its bounds stay), Relu
      * MaxPool, Add Relu MaxPool, Add Relu (the Identity stays), Add Div Erf Add Mul Mul,
-     * Add, Mul Mul Relu, Mul. */
-    CHECK(np - nf == 35, "%zu nodes absorbed, expected 35", np - nf);
+     * Add, Mul Mul Relu, Mul, Transpose Unsqueeze Transpose Relu, Transpose. */
+    CHECK(np - nf == 40, "%zu nodes absorbed, expected 40", np - nf);
     static const char *expect[][2] = {
         {"c1", "Add+Relu"}, {"c2", "Sigmoid+Mul+Add"}, {"c3", "Clip"}, {"gemm4", "HardSwish"},
         {"mm5", "LeakyRelu+Add"}, {"mm6", "Add+Gelu"}, {"c7", ""}, {"c8", ""},
@@ -301,7 +331,8 @@ int main(void)
         {"c13", ""},        {"c14", "Clip"}, {"c15", "Relu+MaxPool"},
         {"c16", "Add+Relu+MaxPool"}, {"c17", ""}, {"mm18", "Add+Relu"},
         {"mm19", "Add+Div+Erf+Add+Mul+Mul"}, {"mm20", "Add"}, {"mm21", "Mul+Mul+Relu"},
-        {"mm22", "Mul"},
+        {"mm22", "Mul"}, {"mm23", "Transpose+Unsqueeze+Transpose+Relu"},
+        {"mm24", "Transpose"}, {"mm25", ""},
     };
     for (size_t i = 0; i < VKML_ARRAY_SIZE(expect); i++) {
         const char *got = fused_of(fused, expect[i][0]);
