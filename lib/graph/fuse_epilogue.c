@@ -534,18 +534,29 @@ static bool reshapes_ones(const graph_node *t, const graph_value *in, const grap
 }
 
 /* One node t (in -> out) of a view's chain: out's dim d is in's dim corr[d] (-1: a dim of
- * size 1 out adds) for a Transpose or a reshape of dims of size 1; false for any other. */
+ * size 1 out adds) for a Transpose or a reshape of dims of size 1; false for any other.
+ * *moves: a Transpose that reorders dims of more than one element (one that moves only
+ * dims of size 1 is a free view already, plan/views.h). */
 static bool view_step(const graph_node *t, const graph_value *in, const graph_value *out,
-                      int *corr)
+                      int *corr, bool *moves)
 {
+    *moves = false;
     if (!fuse_is_op(t, "Transpose"))
         return reshapes_ones(t, in, out, corr);
     size_t np = 0;
     const int64_t *perm = graph_attr_ints(t, "perm", &np);
     if (out->rank != in->rank || (perm && np != (size_t)out->rank))
         return false;
-    for (int d = 0; d < out->rank; d++) /* no perm: the dims reversed */
+    int last = -1;
+    for (int d = 0; d < out->rank; d++) { /* no perm: the dims reversed */
         corr[d] = perm ? (int)perm[d] : out->rank - 1 - d;
+        if (corr[d] < 0 || corr[d] >= in->rank)
+            return false;
+        if (in->dims[corr[d]] != 1) {
+            *moves |= corr[d] < last;
+            last = corr[d];
+        }
+    }
     return true;
 }
 
@@ -553,7 +564,9 @@ static bool view_step(const graph_node *t, const graph_value *in, const graph_va
  * input k of MatMul p, each read by the next alone: p reads the first one's input instead,
  * through the composed permutation (graph_epilogue.view: *rank, view). Only for shapes
  * without symbolic dims (one inference). Returns the nodes absorbed (their op names put
- * before `absorbed`), 0 when no Transpose is among them. */
+ * before `absorbed`), 0 when no Transpose among them reorders dims of more than one
+ * element (a batch-first transpose at batch 1 is a view already, and read through one a
+ * [128,1,768] x [768,2304] projection would lose its batch folded into rows). */
 static int absorb_view(fuse_state *s, int p, int k, int *rank, int8_t *view, char *absorbed,
                        size_t size)
 {
@@ -572,15 +585,16 @@ static int absorb_view(fuse_state *s, int p, int k, int *rank, int8_t *view, cha
         if (q < 0 || removed(&g->nodes[q]) || s->readers[cur] != 1 || g->values[cur].is_output)
             break;
         const graph_node *t = &g->nodes[q];
+        bool moves;
         if (t->n_inputs < 1 || t->inputs[0] < 0 || t->n_outputs != 1 ||
-            !view_step(t, &s->shapes[t->inputs[0]], &s->shapes[cur], corr))
+            !view_step(t, &s->shapes[t->inputs[0]], &s->shapes[cur], corr, &moves))
             break;
         for (int j = 0; j < r; j++)
             map[j] = map[j] < 0 ? -1 : corr[map[j]];
         memcpy(maps[n_passed], map, sizeof(map));
         passed[n_passed++] = q;
-        if (fuse_is_op(t, "Transpose"))
-            through = n_passed; /* up to the last Transpose: reshapes before it stay */
+        if (moves)
+            through = n_passed; /* up to the last real Transpose: what is before it stays */
         cur = t->inputs[0];
     }
     if (!through)

@@ -146,7 +146,8 @@ VKML_GPU_SUPPORTS_DECL(gpu_gemm_supports)
  * batches are consecutive rows of one [batch*m, k] matrix (Y is dense [batch, m, n]). */
 static bool batch_folds_into_rows(const matmul_params *p)
 {
-    if (p->batch_count <= 1 || p->a_sm != p->k || p->a_sk != 1)
+    /* A's rows dense (its strides matter only along dims of more than one element) */
+    if (p->batch_count <= 1 || (p->m > 1 && p->a_sm != p->k) || (p->k > 1 && p->a_sk != 1))
         return false;
     int64_t dense = p->m * p->k;
     for (int d = p->batch_rank - 1; d >= 0; d--) {

@@ -261,6 +261,13 @@ static vkml_model *make_model(bool fuse)
     g->nodes[tn].attrs[0] =
         (graph_attr){.name = "perm", .type = GRAPH_ATTR_INTS, .ints = perm021, .count = 3};
     node(g, "mm25", "MatMul", 13, 2, (int[]){ta25, r}, y25, 0);
+    /* 26: a Transpose that moves only a dim of size 1 (a view already) is not absorbed */
+    static const int64_t perm1023[] = {1, 0, 2, 3};
+    int t26 = val(g, "t26"), y26 = val(g, "Y26");
+    tn = node(g, "tr26", "Transpose", 13, 1, (int[]){x}, t26, 1);
+    g->nodes[tn].attrs[0] =
+        (graph_attr){.name = "perm", .type = GRAPH_ATTR_INTS, .ints = perm1023, .count = 4};
+    node(g, "mm26", "MatMul", 13, 2, (int[]){t26, x}, y26, 0);
     if (fuse)
         unsetenv("VKML_NO_FUSE");
     else
@@ -268,8 +275,8 @@ static vkml_model *make_model(bool fuse)
     vkml_model *m = tg_model(g, (int[]){x, z, z3, r, sc}, 5,
                              (int[]){y1, y2, y3, y4, y5, y6, y7, y8, t8, y9, y10, y11, y12, y13,
                                      y14, y15, y16, y17, i17, y18, y19, y20, y21, y22, y23,
-                                     y24, ta25, y25},
-                             28, 20);
+                                     y24, ta25, y25, y26},
+                             29, 20);
     unsetenv("VKML_NO_FUSE");
     return m;
 }
@@ -287,7 +294,7 @@ static const char *fused_of(const vkml_model *m, const char *name)
 }
 
 #define N_IN 5
-#define N_OUT 28
+#define N_OUT 29
 #define INDICES_OUT 18 /* I17: int64 */
 /* The outputs of the folded biases (Y11, Y12): fused equals unfused bit for bit. */
 #define FOLD_FIRST 11
@@ -332,7 +339,7 @@ int main(void)
         {"c16", "Add+Relu+MaxPool"}, {"c17", ""}, {"mm18", "Add+Relu"},
         {"mm19", "Add+Div+Erf+Add+Mul+Mul"}, {"mm20", "Add"}, {"mm21", "Mul+Mul+Relu"},
         {"mm22", "Mul"}, {"mm23", "Transpose+Unsqueeze+Transpose+Relu"},
-        {"mm24", "Transpose"}, {"mm25", ""},
+        {"mm24", "Transpose"}, {"mm25", ""}, {"mm26", ""},
     };
     for (size_t i = 0; i < VKML_ARRAY_SIZE(expect); i++) {
         const char *got = fused_of(fused, expect[i][0]);
