@@ -32,6 +32,14 @@ static int node(graph *g, const char *name, const char *op, int opset, int n_in,
     return n;
 }
 
+/* y = Transpose(x, perm of `rank` dims) (perm static: the graph keeps the pointer). */
+static void transpose(graph *g, const char *name, int x, const int64_t *perm, int rank, int y)
+{
+    int n = node(g, name, "Transpose", 13, 1, (int[]){x}, y, 1);
+    g->nodes[n].attrs[0] =
+        (graph_attr){.name = "perm", .type = GRAPH_ATTR_INTS, .ints = perm, .count = (size_t)rank};
+}
+
 static int conv(graph *g, const char *name, int x, int k, bool bias, int out)
 {
     char wn[32];
@@ -243,30 +251,20 @@ static vkml_model *make_model(bool fuse)
     g->values[ax].kind = GRAPH_VALUE_CONSTANT;
     g->values[ax].data = axes0;
     g->values[ax].data_size = sizeof(axes0);
-    int tn = node(g, "tra23", "Transpose", 13, 1, (int[]){z3}, ta23, 1);
-    g->nodes[tn].attrs[0] =
-        (graph_attr){.name = "perm", .type = GRAPH_ATTR_INTS, .ints = perm102, .count = 3};
+    transpose(g, "tra23", z3, perm102, 3, ta23);
     node(g, "unsq23", "Unsqueeze", 13, 2, (int[]){ta23, ax}, ua23, 0);
-    tn = node(g, "trb23", "Transpose", 13, 1, (int[]){z3}, tb23, 1);
-    g->nodes[tn].attrs[0] =
-        (graph_attr){.name = "perm", .type = GRAPH_ATTR_INTS, .ints = perm120, .count = 3};
+    transpose(g, "trb23", z3, perm120, 3, tb23);
     node(g, "mm23", "MatMul", 13, 2, (int[]){ua23, tb23}, t23, 0);
     node(g, "relu23", "Relu", 13, 1, (int[]){t23}, y23, 0);
     int ta24 = val(g, "ta24"), y24 = val(g, "Y24"), ta25 = val(g, "TA25"), y25 = val(g, "Y25");
-    tn = node(g, "tra24", "Transpose", 13, 1, (int[]){z3}, ta24, 1);
-    g->nodes[tn].attrs[0] =
-        (graph_attr){.name = "perm", .type = GRAPH_ATTR_INTS, .ints = perm021, .count = 3};
+    transpose(g, "tra24", z3, perm021, 3, ta24);
     node(g, "mm24", "MatMul", 13, 2, (int[]){ta24, r}, y24, 0);
-    tn = node(g, "tra25", "Transpose", 13, 1, (int[]){z3}, ta25, 1);
-    g->nodes[tn].attrs[0] =
-        (graph_attr){.name = "perm", .type = GRAPH_ATTR_INTS, .ints = perm021, .count = 3};
+    transpose(g, "tra25", z3, perm021, 3, ta25);
     node(g, "mm25", "MatMul", 13, 2, (int[]){ta25, r}, y25, 0);
     /* 26: a Transpose that moves only a dim of size 1 (a view already) is not absorbed */
     static const int64_t perm1023[] = {1, 0, 2, 3};
     int t26 = val(g, "t26"), y26 = val(g, "Y26");
-    tn = node(g, "tr26", "Transpose", 13, 1, (int[]){x}, t26, 1);
-    g->nodes[tn].attrs[0] =
-        (graph_attr){.name = "perm", .type = GRAPH_ATTR_INTS, .ints = perm1023, .count = 4};
+    transpose(g, "tr26", x, perm1023, 4, t26);
     node(g, "mm26", "MatMul", 13, 2, (int[]){t26, x}, y26, 0);
     if (fuse)
         unsetenv("VKML_NO_FUSE");
