@@ -597,7 +597,8 @@ static int absorb_view(fuse_state *s, int p, int k, int *rank, int8_t *view, cha
             through = n_passed; /* up to the last real Transpose: what is before it stays */
         cur = t->inputs[0];
     }
-    if (!through)
+    /* a constant's Transposes fold at session creation: nothing to save */
+    if (!through || s->shapes[g->nodes[passed[through - 1]].inputs[0]].data)
         return 0;
     char names[160] = "";
     for (int i = through - 1; i >= 0; i--) {

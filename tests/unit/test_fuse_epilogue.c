@@ -266,6 +266,11 @@ static vkml_model *make_model(bool fuse)
     int t26 = val(g, "t26"), y26 = val(g, "Y26");
     transpose(g, "tr26", x, perm1023, 4, t26);
     node(g, "mm26", "MatMul", 13, 2, (int[]){t26, x}, y26, 0);
+    /* 27: the Transpose of a constant folds at session creation: not absorbed */
+    static const int64_t perm10[] = {1, 0};
+    int tw27 = val(g, "tw27"), y27 = val(g, "Y27");
+    transpose(g, "tr27", wm, perm10, 2, tw27);
+    node(g, "mm27", "MatMul", 13, 2, (int[]){r, tw27}, y27, 0);
     if (fuse)
         unsetenv("VKML_NO_FUSE");
     else
@@ -273,8 +278,8 @@ static vkml_model *make_model(bool fuse)
     vkml_model *m = tg_model(g, (int[]){x, z, z3, r, sc}, 5,
                              (int[]){y1, y2, y3, y4, y5, y6, y7, y8, t8, y9, y10, y11, y12, y13,
                                      y14, y15, y16, y17, i17, y18, y19, y20, y21, y22, y23,
-                                     y24, ta25, y25, y26},
-                             29, 20);
+                                     y24, ta25, y25, y26, y27},
+                             30, 20);
     unsetenv("VKML_NO_FUSE");
     return m;
 }
@@ -292,7 +297,7 @@ static const char *fused_of(const vkml_model *m, const char *name)
 }
 
 #define N_IN 5
-#define N_OUT 29
+#define N_OUT 30
 #define INDICES_OUT 18 /* I17: int64 */
 /* The outputs of the folded biases (Y11, Y12): fused equals unfused bit for bit. */
 #define FOLD_FIRST 11
@@ -337,7 +342,7 @@ int main(void)
         {"c16", "Add+Relu+MaxPool"}, {"c17", ""}, {"mm18", "Add+Relu"},
         {"mm19", "Add+Div+Erf+Add+Mul+Mul"}, {"mm20", "Add"}, {"mm21", "Mul+Mul+Relu"},
         {"mm22", "Mul"}, {"mm23", "Transpose+Unsqueeze+Transpose+Relu"},
-        {"mm24", "Transpose"}, {"mm25", ""}, {"mm26", ""},
+        {"mm24", "Transpose"}, {"mm25", ""}, {"mm26", ""}, {"mm27", ""},
     };
     for (size_t i = 0; i < VKML_ARRAY_SIZE(expect); i++) {
         const char *got = fused_of(fused, expect[i][0]);
