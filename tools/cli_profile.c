@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define PROFILE_TOP_NODES 15
 
 typedef struct op_total {
     char op[96];
@@ -49,7 +48,7 @@ static size_t op_totals(const vkml_node_time *t, size_t n, op_total *ops)
     return n_ops;
 }
 
-static void print_profile(vkml_node_time *t, size_t n, long runs)
+static void print_profile(vkml_node_time *t, size_t n, long runs, size_t top)
 {
     double total = 0;
     for (size_t i = 0; i < n; i++)
@@ -66,7 +65,7 @@ static void print_profile(vkml_node_time *t, size_t n, long runs)
                total > 0 ? 100 * ops[k].us / total : 0);
     qsort(t, n, sizeof(*t), node_by_us_desc);
     printf("  slowest nodes:\n");
-    for (size_t i = 0; i < n && i < PROFILE_TOP_NODES; i++) {
+    for (size_t i = 0; i < n && (top == 0 || i < top); i++) {
         char dev[16];
         printf("  %-40s %-20.20s %4s %10.1f\n", t[i].name, t[i].op,
                cli_device_label(t[i].device, dev, sizeof(dev)), t[i].us);
@@ -75,7 +74,7 @@ static void print_profile(vkml_node_time *t, size_t n, long runs)
 }
 
 int cli_profile_runs(vkml_session *s, const vkml_tensor *in, size_t n_in, vkml_tensor *out,
-                     size_t n_out, long runs)
+                     size_t n_out, long runs, size_t top)
 {
     vkml_error err = {0};
     size_t n = 0;
@@ -109,7 +108,7 @@ int cli_profile_runs(vkml_session *s, const vkml_tensor *in, size_t n_in, vkml_t
     if (rc == CLI_EXIT_OK) {
         for (size_t i = 0; i < n; i++)
             sum[i].us /= (double)runs;
-        print_profile(sum, n, runs);
+        print_profile(sum, n, runs, top);
     }
     free(sum);
     free(t);

@@ -40,7 +40,9 @@ const cli_command cli_cmd_run = {
              "  --profile        time every node on its device (GPU timestamps) and print\n"
              "                   the time per op and the slowest nodes, the mean of the\n"
              "                   --repeat runs (at most 100; one without --repeat); the\n"
-             "                   timestamps add a little to the latencies printed\n",
+             "                   timestamps add a little to the latencies printed\n"
+             "  --profile-nodes N with --profile (implied): list the N slowest nodes\n"
+             "                   (default 15; 0: every node)\n",
     .main = run_main,
 };
 
@@ -59,6 +61,7 @@ typedef struct run_options {
     long in_flight;
     int wait_spin_us; /* vkml_session_params.wait_spin_us: 0 default, -1 no polling */
     bool profile;
+    long profile_nodes; /* slowest nodes --profile lists; 0: all */
 } run_options;
 
 /* The model's input tensors: given ones read from files, the others zeros. */
@@ -77,8 +80,8 @@ static int parse_options(int argc, char **argv, run_options *o)
         {"in-flight", required_argument, NULL, 'k'}, {"precision", required_argument, NULL, 'p'},
         {"save", required_argument, NULL, 's'},      {"no-fuse", no_argument, NULL, 'F'},
         {"wait-spin", required_argument, NULL, 'w'}, {"profile", no_argument, NULL, 'P'},
-        {0}};
-    *o = (run_options){.values = 10, .in_flight = 1};
+        {"profile-nodes", required_argument, NULL, 'N'}, {0}};
+    *o = (run_options){.values = 10, .in_flight = 1, .profile_nodes = CLI_PROFILE_NODES};
     int c;
     while ((c = getopt_long(argc, argv, ":hd:b:i:r:v:k:p:s:w:", opts, NULL)) != -1) {
         switch (c) {
@@ -89,6 +92,12 @@ static int parse_options(int argc, char **argv, run_options *o)
         case 's': o->save_dir = optarg; break;
         case 'F': cli_set_no_fuse(); break;
         case 'P': o->profile = true; break;
+        case 'N':
+            if (strcmp(optarg, "0") != 0 && !cli_parse_count(optarg, &o->profile_nodes))
+                return cli_usage_error(&cli_cmd_run, "--profile-nodes needs a count >= 0");
+            o->profile_nodes = strcmp(optarg, "0") == 0 ? 0 : o->profile_nodes;
+            o->profile = true;
+            break;
         case 'i':
             if (o->n_input_args == RUN_MAX_INPUT_ARGS)
                 return cli_usage_error(&cli_cmd_run, "too many --input options");
@@ -393,7 +402,8 @@ static int run_session(vkml_context *ctx, vkml_model *model, const cli_devices *
         rc = run_streamed(s, o->repeat, o->in_flight);
     if (rc == CLI_EXIT_OK && o->profile)
         rc = cli_profile_runs(s->session, s->in.tensors, s->in.count, s->outputs, s->n_outputs,
-                              o->repeat ? (o->repeat < 100 ? o->repeat : 100) : 1);
+                              o->repeat ? (o->repeat < 100 ? o->repeat : 100) : 1,
+                              (size_t)o->profile_nodes);
     for (size_t i = 0; rc == CLI_EXIT_OK && i < s->n_outputs; i++)
         cli_print_tensor(vkml_session_output(s->session, i)->name, &s->outputs[i],
                          (size_t)o->values);

@@ -1,8 +1,8 @@
 #!/bin/sh
 # `vkml run` on mnist-8 with each test set's input, on the CPU and on Vulkan device 0:
 # the 10 printed values match output_0.pb (read by `vkml show`) and the argmax is the
-# digit the reference gives (2, 0, 9). Also --repeat prints latencies, and a missing
-# input is zero-filled with a note.
+# digit the reference gives (2, 0, 9). Also --repeat prints latencies, --profile-nodes
+# lists as many nodes as asked, and a missing input is zero-filled with a note.
 . "$(dirname "$0")/common.sh"
 need_corpus
 dir="$CORPUS/models/mnist-8"
@@ -45,6 +45,25 @@ check_device cpu
     --repeat 5 > "$TMP/rep" 2> "$TMP/err" || fail "run --repeat exited $?: $(cat "$TMP/err")"
 expect_grep "$TMP/rep" '^latency: median [0-9.]+ ms, p99 [0-9.]+ ms over 5 runs$' "latency line"
 expect_grep "$TMP/rep" '^  argmax: 2 ' "argmax with a positional input"
+
+# --profile-nodes on an expanded attention (21 nodes): every node with 0 (as many lines as
+# the profile's node count, past the default 15), the default 15 with --profile, one with
+# 1; a negative count is a usage error.
+attn="$CORPUS/onnx-node/test_attention_3d_expanded/model.onnx"
+listed() {
+    "$VKML" run "$attn" --device cpu "$@" > "$TMP/prof" 2> "$TMP/err" ||
+        fail "run $* exited $?: $(cat "$TMP/err")"
+    sed -n '/^  slowest nodes:$/,/^[^ ]/p' "$TMP/prof" | grep -c ' cpu '
+}
+all=$(listed --profile-nodes 0)
+nodes=$(sed -n 's/^profile: .* over \([0-9]*\) nodes .*/\1/p' "$TMP/prof")
+[ -n "$nodes" ] && [ "$nodes" -gt 15 ] && [ "$all" = "$nodes" ] ||
+    fail "--profile-nodes 0 listed $all of '$nodes' nodes"
+n=$(listed --profile)
+[ "$n" = 15 ] || fail "--profile listed $n nodes, expected 15"
+n=$(listed --profile-nodes 1)
+[ "$n" = 1 ] || fail "--profile-nodes 1 listed $n nodes"
+expect_error "--profile-nodes -1" 2 "$VKML" run "$attn" --profile-nodes -1
 
 # No input: zeros, said on stderr.
 "$VKML" run "$dir/model.onnx" --device cpu > "$TMP/zero" 2> "$TMP/err" ||
