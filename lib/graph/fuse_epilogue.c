@@ -449,7 +449,7 @@ static int absorb_scales(fuse_state *s, int p, float *scale, char *absorbed, siz
     graph *g = s->g;
     graph_node *n = &g->nodes[p];
     int count = 0;
-    for (int k = 0; fuse_is_op(n, "MatMul") && k < 2 && k < n->n_inputs; k++) {
+    for (int k = 0; k < 2 && k < n->n_inputs; k++) {
         int v = n->inputs[k], q = v >= 0 ? g->values[v].producer : -1;
         if (q < 0 || removed(&g->nodes[q]) || s->readers[v] != 1 || g->values[v].is_output)
             continue;
@@ -474,37 +474,6 @@ static int absorb_scales(fuse_state *s, int p, float *scale, char *absorbed, siz
         append_absorbed(absorbed, size, "Mul");
         count++;
     }
-    return count;
-}
-
-/* MatMul p's input scales (absorb_scales), after every epilogue is fused (a Mul that ends
- * one, as the erf Gelu's, belongs to it): into p's epilogue, or a new one. Returns the
- * nodes absorbed, -1 on out of memory. */
-static int fuse_scales(fuse_state *s, int p)
-{
-    graph *g = s->g;
-    graph_node *n = &g->nodes[p];
-    float scale = 1;
-    char names[64] = "";
-    int count = absorb_scales(s, p, &scale, names, sizeof(names));
-    if (!count)
-        return 0;
-    if (!n->epilogue)
-        return attach(g, p, &(graph_epilogue){.act = GRAPH_EPI_NONE, .scaled = true, .scale = scale},
-                      -1, 0, -1, n->outputs[0], names)
-                   ? count
-                   : -1;
-    graph_epilogue *e = vkml_arena_calloc(g->arena, 1, sizeof(*e));
-    char both[128];
-    snprintf(both, sizeof(both), "%s+%s", names, n->epilogue->absorbed);
-    if (!e)
-        return -1;
-    *e = *n->epilogue;
-    if (!(e->absorbed = vkml_arena_strdup(g->arena, both)))
-        return -1;
-    e->scaled = true;
-    e->scale = scale;
-    n->epilogue = e;
     return count;
 }
 
@@ -620,9 +589,11 @@ static int absorb_view(fuse_state *s, int p, int k, int *rank, int8_t *view, cha
     return through;
 }
 
-/* MatMul p's views (absorb_view), after the epilogues and scales: into p's epilogue, or a
- * new one. Returns the nodes absorbed, -1 on out of memory. */
-static int fuse_views(fuse_state *s, int p)
+/* MatMul p's operands, after every epilogue is fused (a Mul that ends one, as the erf
+ * Gelu's, belongs to it): the scales of its inputs (absorb_scales), then the Transposes
+ * that make them (absorb_view), into p's epilogue or a new one. Returns the nodes absorbed,
+ * -1 on out of memory. */
+static int fuse_operands(fuse_state *s, int p)
 {
     graph *g = s->g;
     graph_node *n = &g->nodes[p];
@@ -631,9 +602,15 @@ static int fuse_views(fuse_state *s, int p)
     graph_epilogue e = n->epilogue ? *n->epilogue
                                    : (graph_epilogue){.act = GRAPH_EPI_NONE, .bias = -1,
                                                       .residual = -1};
-    char names[160];
-    snprintf(names, sizeof(names), "%s", n->epilogue ? n->epilogue->absorbed : "");
-    int count = 0;
+    float scale = 1;
+    char names[160] = "";
+    int count = absorb_scales(s, p, &scale, names, sizeof(names));
+    if (count) {
+        e.scaled = true;
+        e.scale = scale;
+    }
+    if (n->epilogue)
+        append_absorbed(names, sizeof(names), n->epilogue->absorbed);
     for (int k = 1; k >= 0; k--) /* B first: each puts its names in front, A's end first */
         count += absorb_view(s, p, k, &e.view_rank[k], e.view[k], names, sizeof(names));
     if (!count)
@@ -757,9 +734,7 @@ vkml_status graph_fuse_epilogues(graph *g, const graph_value *shapes, const grap
         fused += n;
     }
     for (int i = 0; i < g->n_nodes; i++) {
-        int n = removed(&g->nodes[i]) ? 0 : fuse_scales(&s, i);
-        int m = n < 0 || removed(&g->nodes[i]) ? 0 : fuse_views(&s, i);
-        n = n < 0 || m < 0 ? -1 : n + m;
+        int n = removed(&g->nodes[i]) ? 0 : fuse_operands(&s, i);
         if (n < 0) {
             st = vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory fusing epilogues");
             goto done;

@@ -223,15 +223,17 @@ bool graph_fusion_disabled(void);
  * exporters write it below opset 20) or an Add of a tensor of the output's shape (the
  * residual, which becomes an input of the node); then the same once more (Add then
  * activation or activation then Add). A MatMul first takes an Add of a constant along its
- * last dim as its bias, and a Mul of an input by a float constant scalar read by nothing
- * else as a scale of its product (graph_epilogue.scale). `shapes` are g's values with shapes inferred (at some binding of
- * the symbolic dims; a residual must match the output there and in `shapes2`, a second
- * binding, or NULL). Re-sorts the graph; *n_fused (may be NULL) counts absorbed nodes. */
+ * last dim as its bias; after those, a Mul of an input by a float constant scalar read by
+ * nothing else as a scale of its product (graph_epilogue.scale), and the Transposes that
+ * make an input as a view of their source (graph_epilogue.view). `shapes` are g's values
+ * with shapes inferred (at some binding of the symbolic dims; a residual must match the
+ * output there and in `shapes2`, a second binding, or NULL). Re-sorts the graph; *n_fused
+ * (may be NULL) counts absorbed nodes. */
 vkml_status graph_fuse_epilogues(graph *g, const graph_value *shapes, const graph_value *shapes2,
                                  int *n_fused, vkml_error *err);
 /* Whether some node of g reads a Conv, Gemm or MatMul output with an op epilogue fusion
- * may absorb, or a MatMul reads a Mul's (a cheap test before inferring shapes for
- * graph_fuse_epilogues). */
+ * may absorb, or a MatMul reads a Mul's, Transpose's or Reshape's (a cheap test before
+ * inferring shapes for graph_fuse_epilogues). */
 bool graph_epilogue_candidates(const graph *g);
 
 /* Shape and type inference over all nodes in order (graph/infer.c): binds every symbolic

@@ -73,9 +73,9 @@ void op_epilogue_apply(const graph_epilogue *e, float *y, const float *bias, siz
     if (!e)
         return;
     bool first = residual && e->residual_first, after = residual && !e->residual_first;
-    float scale = e->scaled ? e->scale : 1.0f;
+    float scale = e->scaled ? e->scale : 1.0f; /* times 1 is exact */
     for (size_t i = 0; i < count; i++) {
-        float v = e->scaled ? scale * y[i] : y[i];
+        float v = scale * y[i];
         v = bias && n_bias ? v + bias[i % n_bias] : v;
         v = first ? v + residual[i] : v;
         v = op_epilogue_act(e, v);

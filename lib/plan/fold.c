@@ -103,7 +103,8 @@ vkml_status fold_if_constant(const graph *g, graph_value *values, int i, vkml_ar
          * shares the data) is a constant too, for the passes that read these values
          * (graph_fuse_epilogues: PyTorch shares the initializers of identical layers through
          * Identity nodes, and BERT-style's biases after the first layer stayed unfused). */
-        for (int o = 0; all_inputs_constant(values, n) && o < n->n_outputs; o++)
+        bool constant = all_inputs_constant(values, n);
+        for (int o = 0; constant && o < n->n_outputs; o++)
             if (n->outputs[o] >= 0)
                 values[n->outputs[o]].kind = GRAPH_VALUE_CONSTANT;
         return VKML_OK;

@@ -112,9 +112,10 @@ bool vk_conv_runs_as_product(const conv_params *p, vkml_dtype dtype, const struc
     int64_t pixels = window_out_size(&p->win);
     vk_kernel_id kernel;
     uint32_t groups[3];
-    bool coop = vk_gemm_pick_coop(caps, false, dtype, fast_math, p->out_channels, pixels,
-                                  p->in_channels, p->batch, &kernel, groups);
-    return (p->batch == 1 || pixels >= 256 || coop) && p->in_channels <= UINT32_MAX / 2 &&
+    return (p->batch == 1 || pixels >= 256 ||
+            vk_gemm_pick_coop(caps, false, dtype, fast_math, p->out_channels, pixels,
+                              p->in_channels, p->batch, &kernel, groups)) &&
+           p->in_channels <= UINT32_MAX / 2 &&
            p->in_channels * pixels <= UINT32_MAX && p->out_channels * pixels <= UINT32_MAX;
 }
 
