@@ -82,6 +82,98 @@ f16vec4 to_half(vec4 v)
     return f16vec4(v);
 }
 
+#if CONV == 2
+// The conv over taps: K runs over (tap, input channel of the group), so that a K step of BK
+// lies inside one tap (the host requires the group's input channels, and split-K slices,
+// to be multiples of BK). W comes packed as [M][taps][C/group] (vk_conv_packs_weights): an
+// A row's step is BK adjacent elements, loaded 8 at a time (two T4 vectors) and stored as
+// one uvec4 into A as (m, k). An invocation loads B_RUN channels of one output pixel's input
+// at the step's tap: one bounds test for all of them, addresses a plane apart (X is NCHW:
+// the subgroup's invocations read adjacent pixels of a channel), stored as whole vectors
+// along k into B as (n, k). The tap and channel advance with each load_tile.
+#if !SMEM_VEC || THREADS % BN != 0
+#error "gemm_coop.comp CONV=2: SMEM_VEC=1, whole pixels per invocation"
+#endif
+#define A_UNITS (BM * BK / (8 * THREADS)) // 8-element runs of W an invocation loads a step
+#define B_RUN (BN * BK / THREADS)         // channels of one pixel an invocation loads
+#if A_UNITS < 1 || (BM * BK) % (8 * THREADS) != 0 || B_RUN % 8 != 0 || BK % B_RUN != 0
+#error "gemm_coop.comp CONV=2: tile and workgroup do not divide"
+#endif
+f16vec4 reg_a[2 * A_UNITS];
+float16_t reg_b[B_RUN];
+uint tap_c, tap;            // the next load's first channel and its tap
+uint tap_ky, tap_kx;        // the tap's row and column
+int px_iy, px_ix;           // the invocation's pixel's window origin (may lie in the padding)
+uint px_at;                 // X's index of its (image, first channel) at the input's origin
+bool px_real;               // its column lies inside the product
+uint in_hw;
+
+void taps_init(uint col0, uint tid)
+{
+    in_hw = p.win.in_h * p.win.in_w;
+    uint col = col0 + tid % BN;
+    px_real = col < g_n;
+    uint n = col / plane, pix = col % plane;
+    uint oy = pix / p.win.out_w, ox = pix % p.win.out_w;
+    px_iy = int(oy * p.win.stride_h) - int(p.win.pad_h);
+    px_ix = int(ox * p.win.stride_w) - int(p.win.pad_w);
+    px_at = (n * p.in_channels + a_base + (tid / BN) * B_RUN) * in_hw;
+    tap = k_begin / p.group_in_channels;
+    tap_c = k_begin % p.group_in_channels;
+    tap_ky = tap / p.win.k_w;
+    tap_kx = tap % p.win.k_w;
+}
+
+void load_tile(uint row0, uint col0, uint k0, uint tid)
+{
+    [[unroll]] for (uint i = 0; i < A_UNITS; i++) {
+        uint u = tid + i * THREADS, row = row0 + u / (BK / 8u);
+        reg_a[2 * i] = reg_a[2 * i + 1] = f16vec4(0.0);
+        if (row < g_m) {
+            uint at = ((b_base + row) * g_k + tap * p.group_in_channels + tap_c + (u % (BK / 8u)) * 8u) / 4u;
+            reg_a[2 * i] = f16vec4(b4[at]);
+            reg_a[2 * i + 1] = f16vec4(b4[at + 1u]);
+        }
+    }
+    int iy = px_iy + int(tap_ky * p.win.dil_h), ix = px_ix + int(tap_kx * p.win.dil_w);
+    // negative coordinates wrap to large unsigned ones: one comparison a side
+    bool inside = px_real && uint(iy) < p.win.in_h && uint(ix) < p.win.in_w;
+    uint at = px_at + tap_c * in_hw + uint(iy * int(p.win.in_w) + ix);
+    [[unroll]] for (uint j = 0; j < B_RUN; j++)
+        reg_b[j] = float16_t(0.0);
+    if (inside)
+        [[unroll]] for (uint j = 0; j < B_RUN; j++)
+            reg_b[j] = float16_t(a[at + j * in_hw]);
+    tap_c += BK;
+    if (tap_c == p.group_in_channels) {
+        tap_c = 0;
+        tap++;
+        if (++tap_kx == p.win.k_w) {
+            tap_kx = 0;
+            tap_ky++;
+        }
+    }
+}
+
+uvec4 pack8(f16vec4 lo, f16vec4 hi)
+{
+    return uvec4(packFloat2x16(lo.xy), packFloat2x16(lo.zw), packFloat2x16(hi.xy),
+                 packFloat2x16(hi.zw));
+}
+
+void store_tile(uint s, uint tid)
+{
+    [[unroll]] for (uint i = 0; i < A_UNITS; i++) {
+        uint u = tid + i * THREADS;
+        sa[(s * A_STAGE + (u / (BK / 8u)) * A_K_LINE + (u % (BK / 8u)) * 8u) / 8u] =
+            pack8(reg_a[2 * i], reg_a[2 * i + 1]);
+    }
+    uint h = s * B_STAGE + (tid % BN) * B_K_LINE + (tid / BN) * B_RUN;
+    [[unroll]] for (uint v = 0; v < B_RUN / 8; v++)
+        sb[h / 8u + v] = pack8(f16vec4(reg_b[8 * v], reg_b[8 * v + 1], reg_b[8 * v + 2], reg_b[8 * v + 3]),
+                               f16vec4(reg_b[8 * v + 4], reg_b[8 * v + 5], reg_b[8 * v + 6], reg_b[8 * v + 7]));
+}
+#else
 f16vec4 reg_a[A_QUADS], reg_b[B_QUADS];
 
 void load_tile(uint row0, uint col0, uint k0, uint tid)
@@ -129,6 +221,7 @@ void store_tile(uint s, uint tid)
 #endif
     }
 }
+#endif // CONV == 2
 
 // The staged result float at index e.
 float staged(uint e)
@@ -192,14 +285,19 @@ void main()
     uint sg = gl_SubgroupID, lane = gl_SubgroupInvocationID;
     uint sg_row = (sg / SG_X) * WM, sg_col = (sg % SG_X) * WN; // the subgroup's block
     uint row0 = gl_WorkGroupID.y * BM, col0 = gl_WorkGroupID.x * BN;
-#if CONV
+#if CONV == 1
     xcol_init(col0, tid);
+#elif CONV == 2
+    taps_init(col0, tid);
 #endif
     [[unroll]] for (uint i = 0; i < FM; i++)
         [[unroll]] for (uint j = 0; j < FN; j++)
             acc[i][j] = fcoopmatNV<32, gl_ScopeSubgroup, FRAG, FRAG>(0.0);
     // One copy of the K loop per operand layout: fragments loaded under a runtime choice
     // of layout kept the loop at a tenth of its speed on the H200.
+#if CONV == 2
+    k_loop(true, false, row0, col0, sg_row, sg_col, tid); // A as (m, k), B as (n, k)
+#else
     if (a_k_fast) {
         if (b_n_fast)
             k_loop(true, true, row0, col0, sg_row, sg_col, tid);
@@ -211,6 +309,7 @@ void main()
         else
             k_loop(false, false, row0, col0, sg_row, sg_col, tid);
     }
+#endif
 
     uint stage = sg * FRAG * SC_STRIDE;
 #if SMEM_VEC

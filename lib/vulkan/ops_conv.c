@@ -15,6 +15,7 @@
 #include "vulkan/ops_window.h"
 
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Output channels per group from which the implicit GEMM beats the direct kernel; below
@@ -71,16 +72,13 @@ typedef struct conv_push {
     vk_epilogue_push epi;
 } conv_push;
 
-/* The implicit-GEMM kernel split along K (split->splits > 0), else on cooperative matrices
- * where vk_gemm_pick_coop takes it, else on gemm_tiled.comp, and its workgroups; false when
- * the shape suits the direct kernel better or exceeds the device's workgroup counts. */
-static bool gemm_groups(const conv_params *p, vkml_dtype dtype, const struct gpu_caps *caps,
-                        bool fast_math, vk_kernel_id *kernel, uint32_t groups[3],
-                        vk_gemm_split *split)
+/* Whether conv p suits the GEMM kernels at all (else the direct kernel): a device that
+ * takes tiled products, float32 or float16, 1-D or 2-D, enough channels, not a conv small
+ * enough for the direct kernel or its lanes form. */
+static bool gemm_suits(const conv_params *p, vkml_dtype dtype, const struct gpu_caps *caps)
 {
     int64_t channels = p->out_channels / p->group;
     int64_t cols = p->batch * window_out_size(&p->win);
-    split->splits = 0;
     if (!caps->prefer_tiled || caps->gemm_force < 0 ||
         (dtype != VKML_DTYPE_FLOAT && dtype != VKML_DTYPE_FLOAT16) ||
         p->win.spatial > 2 || channels < CONV_GEMM_MIN_CHANNELS)
@@ -89,8 +87,42 @@ static bool gemm_groups(const conv_params *p, vkml_dtype dtype, const struct gpu
     bool by_shape = caps->gemm_force == 0 && caps->splitk_force == 0 && caps->coop_force <= 0;
     if (by_shape && p->out_channels * cols <= CONV_DIRECT_MAX_OUTPUTS && k < CONV_DIRECT_MAX_K)
         return false;
-    if (runs_on_lanes(p, caps))
+    return !runs_on_lanes(p, caps);
+}
+
+/* Whether conv p runs on gemm_coop.comp's CONV=2 form (vk_conv_pick_taps), and its plan: a
+ * 2-D conv the GEMM kernels suit, not of a 1x1 input (record_as_gemv's). */
+static bool taps_takes(const conv_params *p, vkml_dtype dtype, const struct gpu_caps *caps,
+                       bool fast_math, vk_kernel_id *kernel, uint32_t groups[3],
+                       vk_gemm_split *split)
+{
+    if (p->win.spatial != 2 || window_in_size(&p->win) == 1 || !gemm_suits(p, dtype, caps))
         return false;
+    int64_t group_in = p->in_channels / p->group;
+    return vk_conv_pick_taps(caps, dtype, fast_math, p->out_channels / p->group,
+                             p->batch * window_out_size(&p->win),
+                             group_in * window_kernel_size(&p->win), p->group, group_in, kernel,
+                             groups, split);
+}
+
+/* The implicit-GEMM kernel: over taps on cooperative matrices where taps_takes and the
+ * weights are packed for it (`packed`, vk_conv_packs_weights), else split along K
+ * (split->splits > 0), else on cooperative matrices where vk_gemm_pick_coop takes it, else
+ * on gemm_tiled.comp, and its workgroups; false when the shape suits the direct kernel
+ * better or exceeds the device's workgroup counts. */
+static bool gemm_groups(const conv_params *p, vkml_dtype dtype, const struct gpu_caps *caps,
+                        bool fast_math, bool packed, vk_kernel_id *kernel, uint32_t groups[3],
+                        vk_gemm_split *split)
+{
+    int64_t channels = p->out_channels / p->group;
+    int64_t cols = p->batch * window_out_size(&p->win);
+    int64_t k = p->in_channels / p->group * window_kernel_size(&p->win);
+    split->splits = 0;
+    if (!gemm_suits(p, dtype, caps))
+        return false;
+    if (packed && taps_takes(p, dtype, caps, fast_math, kernel, groups, split))
+        return true;
+    split->splits = 0;
     /* split-K's first pass on the coop kernel only when a test forces it (VK_COOP_MIN_SIDE) */
     bool coop = vk_gemm_coop_takes(caps, dtype, fast_math) && caps->coop_force > 0;
     return vk_gemm_pick_split(caps, true, coop, channels, cols, k, p->group, split) ||
@@ -102,6 +134,16 @@ static bool gemm_groups(const conv_params *p, vkml_dtype dtype, const struct gpu
 bool vk_conv_runs_as_product(const conv_params *p, vkml_dtype dtype, const struct gpu_caps *caps,
                              bool fast_math)
 {
+    static int taps_first = -1; /* VKML_CONV_TAPS_POINTWISE=1: measuring only */
+    if (taps_first < 0) {
+        const char *env = getenv("VKML_CONV_TAPS_POINTWISE");
+        taps_first = env && *env && strcmp(env, "0") != 0;
+    }
+    vk_kernel_id tk;
+    uint32_t tg[3];
+    vk_gemm_split ts;
+    if (taps_first && taps_takes(p, dtype, caps, fast_math, &tk, tg, &ts))
+        return false;
     if (p->group != 1 || !caps->prefer_tiled || caps->gemm_force < 0 ||
         (dtype != VKML_DTYPE_FLOAT && dtype != VKML_DTYPE_FLOAT16))
         return false;
@@ -356,7 +398,23 @@ VKML_GPU_DECL(gpu_conv)
         return st;
     if (vk_conv_runs_as_product(&p, dtype, vk_rec_caps(rec), vk_rec_fast_math(rec)))
         return record_pointwise(rec, node, &p, dtype, err);
-    if (gemm_groups(&p, dtype, vk_rec_caps(rec), vk_rec_fast_math(rec), &kernel, groups, &split))
+    if (gemm_groups(&p, dtype, vk_rec_caps(rec), vk_rec_fast_math(rec), vk_rec_packed(rec, w),
+                    &kernel, groups, &split))
         return record_gemm(rec, node, &p, dtype, bind, kernel, groups, &split, err);
     return record_window(rec, node, &p, dtype, bind, err);
+}
+
+bool vk_conv_packs_weights(const graph_value *values, const graph_node *node,
+                           const struct gpu_caps *caps, bool fast_math)
+{
+    conv_params p;
+    vkml_error err;
+    if (conv_params_parse(values, node, &p, &err) != VKML_OK || p.pooled)
+        return false;
+    vkml_dtype dtype = values[node->inputs[0]].dtype;
+    vk_kernel_id kernel;
+    uint32_t groups[3];
+    vk_gemm_split split;
+    return !vk_conv_runs_as_product(&p, dtype, caps, fast_math) &&
+           taps_takes(&p, dtype, caps, fast_math, &kernel, groups, &split);
 }

@@ -2,6 +2,7 @@
  * members (ops_gemm.h). */
 #include "vulkan/ops_gemm.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* The numbers of epilogue.glsl's EPI_* are graph_epi_act's. */
@@ -129,6 +130,75 @@ bool vk_gemm_pick_coop(const struct gpu_caps *caps, bool conv, vkml_dtype dtype,
     if (!pick_tile(caps, coop_tiles, n_tiles, forced, conv, m, n, z, kernel, groups))
         return false;
     return vk_kernel_variant(*kernel, (int)dtype) >= 0;
+}
+
+/* gemm_coop.comp's CONV=2 blocks (output channels x pixels; shaders/meson.build's
+ * conv_coop_taps_* rows): 128 x 128 where that gives VK_GEMM_TILE_MIN_GROUPS workgroups,
+ * else 128 x 64; 64 rows where 128 would leave a quarter of them empty. */
+static const struct taps_tile {
+    int bm, bn;
+    vk_kernel_id kernel, split;
+} taps_tiles[] = {
+    {128, 128, VK_KERNEL_CONV_COOP_TAPS_128X128, VK_KERNEL_CONV_COOP_TAPS_SPLITK_128X64},
+    {128, 64, VK_KERNEL_CONV_COOP_TAPS_128X64, VK_KERNEL_CONV_COOP_TAPS_SPLITK_128X64},
+    {64, 128, VK_KERNEL_CONV_COOP_TAPS_64X128, VK_KERNEL_CONV_COOP_TAPS_SPLITK_64X64},
+    {64, 64, VK_KERNEL_CONV_COOP_TAPS_64X64, VK_KERNEL_CONV_COOP_TAPS_SPLITK_64X64},
+};
+
+bool vk_conv_pick_taps(const struct gpu_caps *caps, vkml_dtype dtype, bool fast_math,
+                       int64_t m, int64_t n, int64_t k, int64_t z, int64_t group_in,
+                       vk_kernel_id *kernel, uint32_t groups[3], vk_gemm_split *split)
+{
+    static int off = -1; /* VKML_NO_CONV_TAPS=1: the other conv kernels (A/B runs) */
+    if (off < 0) {
+        const char *env = getenv("VKML_NO_CONV_TAPS");
+        off = env && *env && strcmp(env, "0") != 0;
+    }
+    split->splits = 0;
+    if (off || !vk_gemm_coop_takes(caps, dtype, fast_math) || caps->coop_force != 0 ||
+        caps->splitk_force != 0 || group_in % VK_CONV_TAPS_BK != 0 || m < VK_CONV_TAPS_MIN_M ||
+        n < VK_CONV_TAPS_MIN_M)
+        return false;
+    int t = m >= 128 && !tile_wasteful(m, 128) ? 0 : 2;
+    int64_t gy = (m + taps_tiles[t].bm - 1) / taps_tiles[t].bm;
+    if (gy * ((n + 127) / 128) * z < VK_GEMM_TILE_MIN_GROUPS)
+        t++; /* 64 pixels a block */
+    const struct taps_tile *g = &taps_tiles[t];
+    int64_t gx = (n + g->bn - 1) / g->bn;
+    if (gx > caps->max_workgroup_count[0] || gy > caps->max_workgroup_count[1] ||
+        z > caps->max_workgroup_count[2])
+        return false;
+    *kernel = g->kernel;
+    groups[0] = (uint32_t)gx;
+    groups[1] = (uint32_t)gy;
+    groups[2] = (uint32_t)z;
+    /* too few blocks: K in slices of whole steps (the split kernels' blocks are 64 pixels) */
+    int64_t blocks = gx * gy * z;
+    int64_t splits = blocks < VK_GEMM_TILE_MIN_GROUPS ? (VK_GEMM_MIN_GROUPS + blocks - 1) / blocks : 1;
+    if (splits > k / VK_SPLITK_MIN_SLICE)
+        splits = k / VK_SPLITK_MIN_SLICE;
+    if (splits > VK_SPLITK_MAX)
+        splits = VK_SPLITK_MAX;
+    if (splits < 2)
+        return vk_kernel_variant(*kernel, (int)dtype) >= 0;
+    int64_t k_slice = (k + splits - 1) / splits;
+    k_slice = (k_slice + VK_CONV_TAPS_BK - 1) / VK_CONV_TAPS_BK * VK_CONV_TAPS_BK;
+    splits = (k + k_slice - 1) / k_slice;
+    int64_t sum_x = (n + VK_SPLITK_SUM_WG - 1) / VK_SPLITK_SUM_WG;
+    if (splits < 2 || (uint64_t)(splits * z) * (uint64_t)m * (uint64_t)n * 4 > VK_SPLITK_MAX_BYTES ||
+        splits * z > caps->max_workgroup_count[2] || sum_x > caps->max_workgroup_count[0] ||
+        m > caps->max_workgroup_count[1])
+        return vk_kernel_variant(*kernel, (int)dtype) >= 0;
+    *split = (vk_gemm_split){
+        .splits = (uint32_t)splits,
+        .k_slice = (uint32_t)k_slice,
+        .first = g->split,
+        .sum = VK_KERNEL_CONV_GEMM_SPLITK_SUM,
+        .groups = {(uint32_t)gx, (uint32_t)gy, (uint32_t)(splits * z)},
+        .sum_groups = {(uint32_t)sum_x, (uint32_t)m, (uint32_t)z},
+        .scratch_bytes = (uint64_t)(splits * z) * (uint64_t)m * (uint64_t)n * 4,
+    };
+    return vk_kernel_variant(g->split, (int)dtype) >= 0;
 }
 
 bool vk_gemm_pick_split(const struct gpu_caps *caps, bool conv, bool coop, int64_t m, int64_t n,

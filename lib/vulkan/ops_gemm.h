@@ -77,6 +77,27 @@ vkml_status vk_rec_gemm_split(gpu_recorder *rec, const vk_gemm_split *sp, vkml_d
                               const int bind[5], const void *push, uint32_t push_size,
                               vkml_error *err);
 
+/* 2-D convs on cooperative matrices with K over (tap, input channel): gemm_coop.comp CONV=2,
+ * for groups of a multiple of VK_CONV_TAPS_BK input channels and at least VK_CONV_TAPS_MIN_M
+ * output channels and pixels (of the batch). A step of K lies inside one tap, so an
+ * invocation loads a run of one pixel's channels behind one bounds test, where CONV=1's
+ * implicit GEMM decodes and tests every element. vk_conv_pick_taps: its kernel and
+ * workgroups for an m x n x k product (output channels of a group x pixels x its K) over z
+ * groups with group_in input channels each, split along K (split->splits > 0) where its
+ * blocks are few; false where it does not take the conv (VKML_NO_CONV_TAPS=1: never). */
+#define VK_CONV_TAPS_BK 32
+#define VK_CONV_TAPS_MIN_M 64
+bool vk_conv_pick_taps(const struct gpu_caps *caps, vkml_dtype dtype, bool fast_math,
+                       int64_t m, int64_t n, int64_t k, int64_t z, int64_t group_in,
+                       vk_kernel_id *kernel, uint32_t groups[3], vk_gemm_split *split);
+
+/* Whether Conv `node` runs on gemm_coop.comp's CONV=2 form on this device: then its
+ * weights (input 1, a constant the device holds) are uploaded packed as [M][taps][C/group]
+ * (vk_session.c; VK_CONST_CONV_TAPS), which that kernel reads with vector loads. A conv
+ * whose weights are not packed (another node reads them too) takes the other kernels. */
+bool vk_conv_packs_weights(const graph_value *values, const graph_node *node,
+                           const struct gpu_caps *caps, bool fast_math);
+
 /* Whether Conv p runs as a plain product (lib/vulkan/ops_conv.c, through vk_rec_matmul): a
  * pointwise conv (one group, every kernel dim 1, stride 1, no padding: the output's pixels
  * are the input's) of float32 or float16 on a device that takes the tiled products, of one

@@ -3,18 +3,19 @@
 
 #include <stdlib.h>
 
-vk_const *vk_const_find(vk_device *vd, const void *data, VkDeviceSize size)
+vk_const *vk_const_find(vk_device *vd, const void *data, VkDeviceSize size,
+                        vk_const_layout layout)
 {
     for (vk_const *c = vd->consts; c; c = c->next)
-        if (c->data == data && c->size == size) {
+        if (c->data == data && c->size == size && c->layout == layout) {
             c->refs++;
             return c;
         }
     return NULL;
 }
 
-vkml_status vk_const_add(vk_device *vd, const void *data, VkDeviceSize size, vk_const **out,
-                         vkml_error *err)
+vkml_status vk_const_add(vk_device *vd, const void *data, VkDeviceSize size,
+                         vk_const_layout layout, vk_const **out, vkml_error *err)
 {
     vk_const *c = calloc(1, sizeof(*c));
     if (!c)
@@ -26,6 +27,7 @@ vkml_status vk_const_add(vk_device *vd, const void *data, VkDeviceSize size, vk_
     }
     c->data = data;
     c->size = size;
+    c->layout = layout;
     c->refs = 1;
     c->next = vd->consts;
     vd->consts = c;

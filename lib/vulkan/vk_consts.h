@@ -7,18 +7,27 @@
 #include "vulkan/vk_device.h"
 #include "vulkan/vk_memory.h"
 
+/* How a constant's bytes lie in its device buffer: as in the model, or a conv's weights
+ * [M][C][taps] packed as [M][taps][C] (vk_conv_packs_weights, gemm_coop.comp's CONV=2). */
+typedef enum vk_const_layout {
+    VK_CONST_AS_IS = 0,
+    VK_CONST_CONV_TAPS,
+} vk_const_layout;
+
 typedef struct vk_const {
     const void *data;
     VkDeviceSize size;
+    vk_const_layout layout;
     vk_mem mem;
     int refs;
     struct vk_const *next;
 } vk_const;
 
-/* With consts_lock held: the entry for (data, size), its reference taken, or NULL. */
-vk_const *vk_const_find(vk_device *vd, const void *data, VkDeviceSize size);
+/* With consts_lock held: the entry for (data, size, layout), its reference taken, or NULL. */
+vk_const *vk_const_find(vk_device *vd, const void *data, VkDeviceSize size,
+                        vk_const_layout layout);
 /* With consts_lock held: a new entry (one reference) with fresh device memory. */
-vkml_status vk_const_add(vk_device *vd, const void *data, VkDeviceSize size, vk_const **out,
-                         vkml_error *err);
+vkml_status vk_const_add(vk_device *vd, const void *data, VkDeviceSize size,
+                         vk_const_layout layout, vk_const **out, vkml_error *err);
 /* With consts_lock held: drops a reference to the entry of `mem`; frees it at zero. */
 void vk_const_release(vk_device *vd, const vk_mem *mem);

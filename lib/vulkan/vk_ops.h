@@ -91,6 +91,8 @@ const struct gpu_caps *vk_rec_caps(const gpu_recorder *rec);
 /* Whether the session's precision is fp32-fast: float32 products may take float16 inputs
  * with float32 accumulation (gemm_coop.comp). */
 bool vk_rec_fast_math(const gpu_recorder *rec);
+/* Whether value's buffer holds conv weights packed over taps (vk_conv_packs_weights). */
+bool vk_rec_packed(const gpu_recorder *rec, int value);
 vkml_status vk_rec_dispatch(gpu_recorder *rec, const vk_dispatch *d, vkml_error *err);
 /* Dispatch of a kernel whose last binding is its only output (the common case): bind has
  * vk_kernels[kernel].n_bindings values. */

@@ -27,6 +27,7 @@ typedef struct rec_access {
 struct gpu_recorder {
     vk_device *vd;
     const vk_mem *values;
+    const bool *packed; /* per value: conv weights packed over taps (may be NULL) */
     int n_values;
     rec_dispatch *dispatches;
     int n_dispatches, cap_dispatches;
@@ -39,14 +40,15 @@ struct gpu_recorder {
     int slot_latest[VK_SCRATCH_SLOTS]; /* per slot its newest buffer + 1 (0: none yet) */
 };
 
-vkml_status vk_rec_create(vk_device *vd, const vk_mem *values, int n_values, bool fast_math,
-                          gpu_recorder **out, vkml_error *err)
+vkml_status vk_rec_create(vk_device *vd, const vk_mem *values, const bool *packed, int n_values,
+                          bool fast_math, gpu_recorder **out, vkml_error *err)
 {
     gpu_recorder *rec = calloc(1, sizeof(*rec));
     if (!rec)
         return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "Vulkan recorder: out of host memory");
     rec->vd = vd;
     rec->values = values;
+    rec->packed = packed;
     rec->n_values = n_values;
     rec->fast_math = fast_math;
     *out = rec;
@@ -75,6 +77,11 @@ const struct gpu_caps *vk_rec_caps(const gpu_recorder *rec)
 bool vk_rec_fast_math(const gpu_recorder *rec)
 {
     return rec->fast_math;
+}
+
+bool vk_rec_packed(const gpu_recorder *rec, int value)
+{
+    return rec->packed && value >= 0 && value < rec->n_values && rec->packed[value];
 }
 
 vk_device *vk_rec_device(const gpu_recorder *rec)

@@ -8,9 +8,10 @@
 #include "vulkan/vk_memory.h"
 
 /* values[i]: the memory of session value i (buffer NULL when the device does not hold it);
- * fast_math: the session's precision is fp32-fast (vk_rec_fast_math). */
-vkml_status vk_rec_create(vk_device *vd, const vk_mem *values, int n_values, bool fast_math,
-                          gpu_recorder **out, vkml_error *err);
+ * packed (may be NULL): per value, whether its buffer holds conv weights packed over taps
+ * (vk_rec_packed); fast_math: the session's precision is fp32-fast (vk_rec_fast_math). */
+vkml_status vk_rec_create(vk_device *vd, const vk_mem *values, const bool *packed, int n_values,
+                          bool fast_math, gpu_recorder **out, vkml_error *err);
 /* The device recorded for (its pipeline caches, for kernels generated at recording). */
 vk_device *vk_rec_device(const gpu_recorder *rec);
 /* The node whose kernels the next dispatches are (its position in the chunk, from 0):

@@ -1,6 +1,8 @@
 /* A Vulkan device_session: memory for every value the device uses, and one command
  * buffer per chunk, recorded once here and re-submitted by every run. */
+#include "ops/op.h"
 #include "plan/mem_plan.h"
+#include "vulkan/ops_gemm.h"
 #include "vulkan/vk_consts.h"
 #include "vulkan/vk_counts.h"
 #include "vulkan/vk_fault.h"
@@ -33,6 +35,7 @@ struct device_session {
     bool *shared;      /* value i is a constant in the device's shared buffers: set once
                           its reference is held (vk_consts.h) */
     bool *want_shared; /* value i is to be one (a device-local constant root) */
+    bool *packed;      /* value i: conv weights uploaded packed over taps (mark_packed) */
     vk_mem *imported;  /* per value: the plan's shared host allocation (shared_host) imported;
                           aliases copy their root's */
     bool *import_owned; /* imported[i] was made for value i */
@@ -243,6 +246,62 @@ cleanup:
     return status;
 }
 
+/* Which constants are uploaded packed over taps: conv weights that only Convs taking
+ * gemm_coop.comp's CONV=2 form read on this device (vk_conv_packs_weights), device-local
+ * roots of their own (no alias or view shares them). */
+static void mark_packed(device_session *s, const device_session_desc *desc)
+{
+    int n = s->n_values;
+    bool *veto = calloc((size_t)n + 1, sizeof(bool));
+    if (!veto)
+        return; /* nothing packed: the convs take the other kernels */
+    for (int v = 0; v < n; v++) {
+        int root = desc->value_plans[v].alias_of;
+        if (desc->value_plans[v].used && root >= 0 && root < n)
+            veto[root] = veto[v] = true;
+    }
+    const op_def *conv = op_find("", "Conv");
+    for (int c = 0; c < desc->n_chunks; c++)
+        for (int i = 0; i < desc->chunks[c].n_nodes; i++) {
+            const graph_node *node = &desc->graph->nodes[desc->chunks[c].nodes[i]];
+            bool packs = node->op == conv && node->n_inputs > 1 &&
+                         vk_conv_packs_weights(desc->values, node, &s->vd->caps, desc->fast_math);
+            for (int k = 0; k < node->n_inputs; k++) {
+                int v = node->inputs[k];
+                if (v < 0 || v >= n)
+                    continue;
+                if (packs && k == 1)
+                    s->packed[v] = true;
+                else
+                    veto[v] = true;
+            }
+        }
+    for (int v = 0; v < n; v++)
+        s->packed[v] = s->packed[v] && !veto[v] && s->want_shared[v];
+    free(veto);
+}
+
+/* The weights [M][C][taps] of value v as [M][taps][C], in a new host buffer (NULL: out of
+ * memory). */
+static void *pack_taps(const device_session_desc *desc, int v)
+{
+    const graph_value *w = &desc->values[v];
+    size_t elem = vkml_dtype_size(w->dtype), bytes = 0;
+    if (w->rank < 3 || !elem || !vkml_tensor_bytes(w->dtype, w->rank, w->dims, &bytes))
+        return NULL;
+    int64_t m = w->dims[0], c = w->dims[1], taps = 1;
+    for (int d = 2; d < w->rank; d++)
+        taps *= w->dims[d];
+    char *out = malloc(bytes ? bytes : 1);
+    const char *in = desc->value_plans[v].constant;
+    for (int64_t i = 0; out && i < m; i++)
+        for (int64_t ch = 0; ch < c; ch++)
+            for (int64_t t = 0; t < taps; t++)
+                memcpy(out + (size_t)((i * taps + t) * c + ch) * elem,
+                       in + (size_t)((i * c + ch) * taps + t) * elem, elem);
+    return out;
+}
+
 /* Constants: device-local ones found in (or added to) the device's shared buffers, the
  * others copied into their own memory; new ones uploaded (mapped: copied straight in,
  * else through staging buffers). Under consts_lock, so that no session sees a shared
@@ -253,10 +312,12 @@ static vkml_status upload_constants(device_session *s, const device_session_desc
     vkml_status status = VKML_OK;
     vk_upload_item *items = calloc((size_t)s->n_values + 1, sizeof(*items));
     bool *fresh = calloc((size_t)s->n_values + 1, sizeof(bool));
+    void **packed = calloc((size_t)s->n_values + 1, sizeof(void *)); /* pack_taps's copies */
     int n_items = 0;
-    if (!items || !fresh) {
+    if (!items || !fresh || !packed) {
         free(items);
         free(fresh);
+        free(packed);
         return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "Vulkan: out of host memory");
     }
     vk_device *vd = s->vd;
@@ -266,8 +327,9 @@ static vkml_status upload_constants(device_session *s, const device_session_desc
         if (s->want_shared[v]) {
             size_t bytes = 0;
             value_bytes(desc, v, &bytes, err);
-            vk_const *c = vk_const_find(vd, vp->constant, bytes);
-            if (!c && (status = vk_const_add(vd, vp->constant, bytes, &c, err)) != VKML_OK)
+            vk_const_layout layout = s->packed[v] ? VK_CONST_CONV_TAPS : VK_CONST_AS_IS;
+            vk_const *c = vk_const_find(vd, vp->constant, bytes, layout);
+            if (!c && (status = vk_const_add(vd, vp->constant, bytes, layout, &c, err)) != VKML_OK)
                 break;
             fresh[v] = c->refs == 1;
             s->shared[v] = true;
@@ -277,10 +339,15 @@ static vkml_status upload_constants(device_session *s, const device_session_desc
         }
         if (!vp->used || !vp->constant || s->mem[v].size == 0)
             continue;
+        const void *data = vp->constant;
+        if (s->packed[v] && !(data = packed[v] = pack_taps(desc, v))) {
+            status = vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "Vulkan: out of host memory");
+            break;
+        }
         if (s->mem[v].map)
-            memcpy(s->mem[v].map, vp->constant, s->mem[v].size);
+            memcpy(s->mem[v].map, data, s->mem[v].size);
         else
-            items[n_items++] = (vk_upload_item){vp->constant, s->mem[v].size, &s->mem[v]};
+            items[n_items++] = (vk_upload_item){data, s->mem[v].size, &s->mem[v]};
     }
     if (status == VKML_OK && n_items)
         status = vk_upload(vd, s->cmd_pool, items, n_items, err);
@@ -290,8 +357,11 @@ static vkml_status upload_constants(device_session *s, const device_session_desc
             s->shared[v] = false;
         }
     pthread_mutex_unlock(&vd->consts_lock);
+    for (int v = 0; v < s->n_values; v++)
+        free(packed[v]);
     free(items);
     free(fresh);
+    free(packed);
     return status;
 }
 
@@ -399,7 +469,7 @@ static vkml_status record_chunk(device_session *s, const device_session_desc *de
     VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
     VK_CREATE(VKML_VK_FENCE, vkCreateFence(dev, &fci, NULL, &c->fence));
 
-    VKML_TRY(vk_rec_create(s->vd, s->mem, s->n_values, desc->fast_math, &rec, err));
+    VKML_TRY(vk_rec_create(s->vd, s->mem, s->packed, s->n_values, desc->fast_math, &rec, err));
     VKML_TRY(lower_nodes(rec, desc, &desc->chunks[index], err));
     c->n_nodes = desc->chunks[index].n_nodes;
     vk_rec_profile prof = {.n_nodes = c->n_nodes};
@@ -450,11 +520,12 @@ vkml_status vk_session_create(device *dev, const device_session_desc *desc, devi
     s->owned = calloc((size_t)s->n_values + 1, sizeof(*s->owned));
     s->shared = calloc((size_t)s->n_values + 1, sizeof(*s->shared));
     s->want_shared = calloc((size_t)s->n_values + 1, sizeof(*s->want_shared));
+    s->packed = calloc((size_t)s->n_values + 1, sizeof(*s->packed));
     s->chunks = calloc((size_t)s->n_chunks + 1, sizeof(*s->chunks));
     s->imported = calloc((size_t)s->n_values + 1, sizeof(*s->imported));
     s->import_owned = calloc((size_t)s->n_values + 1, sizeof(*s->import_owned));
     s->copy_in_chunk = malloc(((size_t)s->n_values + 1) * sizeof(*s->copy_in_chunk));
-    if (!s->mem || !s->owned || !s->shared || !s->want_shared || !s->chunks || !s->imported ||
+    if (!s->mem || !s->owned || !s->shared || !s->want_shared || !s->packed || !s->chunks || !s->imported ||
         !s->import_owned || !s->copy_in_chunk) {
         status = vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "Vulkan: out of host memory");
         goto cleanup;
@@ -467,6 +538,7 @@ vkml_status vk_session_create(device *dev, const device_session_desc *desc, devi
         s->copy_in_chunk[v] = -1;
     VK_CREATE(VKML_VK_COMMAND_POOL, vkCreateCommandPool(vd->dev, &pci, NULL, &s->cmd_pool));
     VKML_TRY(allocate_values(s, desc, err));
+    mark_packed(s, desc);
     VKML_TRY(upload_constants(s, desc, err));
     for (int i = 0; i < s->n_chunks; i++)
         VKML_TRY(record_chunk(s, desc, i, err));
@@ -604,6 +676,7 @@ void vk_session_destroy(device_session **ps)
     free(s->owned);
     free(s->shared);
     free(s->want_shared);
+    free(s->packed);
     free(s->imported);
     free(s->import_owned);
     free(s->copy_in_chunk);

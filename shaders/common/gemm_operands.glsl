@@ -3,7 +3,8 @@
 // element loaders (zero outside the product: ragged tiles need no other care), the
 // product's location from the workgroup's z (batch or conv group) and the store of one
 // result with C or bias and the fused epilogue. See gemm_tiled.comp for the two forms
-// (CONV=0: MatMul/Gemm; CONV=1: implicit-GEMM conv).
+// (CONV=0: MatMul/Gemm; CONV=1: implicit-GEMM conv); CONV=2 is gemm_coop.comp's conv with
+// K over (tap, channel), which loads its tiles itself and takes the rest from here.
 //
 // Split-K (SPLITK=1, the first pass): workgroup z runs over S slices x the Z batches or
 // groups (z = slice * Z + batch); slice s sums K from s * k_slice to the next slice's start
@@ -159,7 +160,7 @@ vec4 load_a_quad(uint m, uint k, bool fast)
     return vec4(load_a(m, k), load_a(m + dm, k + dk), load_a(m + 2u * dm, k + 2u * dk),
                 load_a(m + 3u * dm, k + 3u * dk));
 }
-#if CONV
+#if CONV == 1
 // Xcol's quads. An invocation's B quads (b_quad_at(tid + i * THREADS)) share their 4
 // columns, since THREADS is a multiple of BN / 4, and the K loop loads them at k_begin,
 // then BK further each step. So the columns' image, output pixel and window origin are
@@ -238,7 +239,7 @@ vec4 xcol_next(uint i, uint k)
     return v;
 }
 #endif
-#else
+#elif !CONV
 // B at (k, n) and the next 3 along its fast index (n when b_n_fast, else k).
 vec4 load_b_quad(uint k, uint n, bool fast)
 {
@@ -254,8 +255,10 @@ vec4 load_b_quad(uint k, uint n, bool fast)
 // The B quad i of the invocation, at (k, col) (CONV: Xcol, its columns from xcol_init).
 vec4 b_quad(uint i, uint k, uint col, bool fast)
 {
-#if CONV
+#if CONV == 1
     return xcol_next(i, k);
+#elif CONV
+    return vec4(0.0); // CONV=2 loads its own tiles (gemm_coop.comp)
 #else
     return load_b_quad(k, col, fast);
 #endif

@@ -579,6 +579,79 @@ static void coop_picks(void)
           "coop: not without cooperative matrices");
 }
 
+/* vk_conv_pick_taps over made-up capabilities: the block by shape, split-K where blocks are
+ * few, and the convs it refuses. */
+static void taps_picks(void)
+{
+    struct gpu_caps caps = {.cooperative_matrix = true,
+                            .prefer_tiled = true,
+                            .max_workgroup_count = {65535, 65535, 65535}};
+    const vkml_dtype f16 = VKML_DTYPE_FLOAT16, f32 = VKML_DTYPE_FLOAT;
+    vk_kernel_id k = VK_KERNEL_COUNT;
+    uint32_t g[3] = {0};
+    vk_gemm_split sp;
+    /* ResNet-50 b8's 3x3 conv at 28x28: 128 x 6272 x 1152; 128 x 128 blocks: 49 < 128, so
+     * 128 x 64: 98 blocks, K in 3 slices of 384 (264 / 98 rounded up) */
+    CHECK(vk_conv_pick_taps(&caps, f16, false, 128, 6272, 1152, 1, 128, &k, g, &sp) &&
+              sp.splits == 3 && sp.k_slice == 384 && sp.first == VK_KERNEL_CONV_COOP_TAPS_SPLITK_128X64 &&
+              sp.groups[0] == 98 && sp.groups[1] == 1 && sp.groups[2] == 3,
+          "taps: 128 x 6272 x 1152: %u slices of %u on %u x %u", sp.splits, sp.k_slice,
+          sp.groups[0], sp.groups[1]);
+    /* its 3x3 conv at 56x56: 64 x 25088 x 576: 64 x 128 blocks, 196 of them, whole K */
+    CHECK(vk_conv_pick_taps(&caps, f16, false, 64, 25088, 576, 1, 64, &k, g, &sp) &&
+              sp.splits == 0 && k == VK_KERNEL_CONV_COOP_TAPS_64X128 && g[0] == 196 && g[1] == 1,
+          "taps: 64 x 25088 x 576 on 64 x 128 blocks (kernel %d, %u blocks)", (int)k, g[0]);
+    /* 256 x 16384: 128 x 128 blocks, 2 x 128 */
+    CHECK(vk_conv_pick_taps(&caps, f32, true, 256, 16384, 2304, 1, 256, &k, g, &sp) &&
+              sp.splits == 0 && k == VK_KERNEL_CONV_COOP_TAPS_128X128 && g[0] == 128 && g[1] == 2,
+          "taps: 256 x 16384 on 128 x 128 blocks under fp32-fast (kernel %d)", (int)k);
+    /* its 7x7 stage: 512 x 392 x 4608: 4 x 7 blocks of 128 x 64, 10 slices of 480 */
+    CHECK(vk_conv_pick_taps(&caps, f16, false, 512, 392, 4608, 1, 512, &k, g, &sp) &&
+              sp.splits == 10 && sp.k_slice == 480 && sp.groups[0] == 7 && sp.groups[1] == 4,
+          "taps: 512 x 392 x 4608: %u slices of %u", sp.splits, sp.k_slice);
+    /* 96 rows: 128 would leave a quarter empty, two 64-row blocks */
+    CHECK(vk_conv_pick_taps(&caps, f16, false, 96, 65536, 576, 1, 64, &k, g, &sp) &&
+              k == VK_KERNEL_CONV_COOP_TAPS_64X128 && g[1] == 2,
+          "taps: 96 output channels on 64-row blocks");
+    CHECK(!vk_conv_pick_taps(&caps, f16, false, 128, 6272, 1200, 1, 48, &k, g, &sp),
+          "taps: not for 48 input channels a group (not a multiple of 32)");
+    CHECK(!vk_conv_pick_taps(&caps, f16, false, 32, 6272, 576, 1, 64, &k, g, &sp),
+          "taps: not for 32 output channels");
+    CHECK(!vk_conv_pick_taps(&caps, f32, false, 128, 6272, 1152, 1, 128, &k, g, &sp),
+          "taps: not float32 outside fp32-fast");
+    caps.coop_force = 2;
+    CHECK(!vk_conv_pick_taps(&caps, f16, false, 128, 6272, 1152, 1, 128, &k, g, &sp),
+          "taps: not while a coop tile is forced");
+    caps.coop_force = 0;
+    caps.cooperative_matrix = false;
+    CHECK(!vk_conv_pick_taps(&caps, f16, false, 128, 6272, 1152, 1, 128, &k, g, &sp),
+          "taps: not without cooperative matrices");
+}
+
+/* On devices with cooperative matrices: convs on gemm_coop.comp's CONV=2 form, each block
+ * and split-K, strides, pads, dilation, groups, ragged edges, bias and epilogues. */
+static void taps_convs(void)
+{
+    graph_epilogue r = {.act = GRAPH_EPI_RELU, .bias = -1, .residual = 3, .residual_first = true,
+                        .absorbed = "Add+Relu"};
+    const conv_shape cs[] = {
+        {4, 32, 64, 64, 128, 3, 1, 1, 1, 1}, /* 128 x 128 blocks, whole K */
+        {4, 64, 64, 64, 64, 3, 1, 1, 1, 1},  /* 64 x 128 */
+        {2, 64, 20, 20, 128, 3, 1, 1, 1, 1}, /* 128 x 64, split */
+        {2, 32, 48, 48, 64, 3, 2, 1, 1, 1},  /* stride 2, 64 x 64 split */
+        {1, 64, 15, 13, 96, 3, 1, 1, 1, 1},  /* ragged rows and pixels */
+        {2, 64, 10, 10, 128, 3, 1, 1, 1, 2}, /* two groups of 32 -> 64 */
+        {1, 32, 16, 16, 64, 5, 1, 4, 2, 1},  /* 5x5, dilation 2 */
+        {2, 64, 16, 16, 128, 1, 2, 0, 1, 1}, /* 1x1 stride 2 (downsample) */
+        {2, 128, 7, 7, 256, 3, 1, 1, 1, 1},  /* a 7x7 stage: many slices */
+    };
+    for (size_t i = 0; i < VKML_ARRAY_SIZE(cs); i++) {
+        conv(&cs[i], i % 2 == 0, NULL);
+        if (i % 3 == 2)
+            conv(&cs[i], true, &r);
+    }
+}
+
 /* The machine's devices: one without cooperative matrices never gets gemm_coop.comp, and
  * VKML_NO_COOPMAT=1 turns them off on every device. Returns the devices that have them. */
 static int coop_devices(void)
@@ -645,8 +718,14 @@ static void coop_products(void)
     products(true);
     oh_splitk(0);
     split_products(); /* its float16 cases too */
+    printf("-- gemm_coop.comp's convs over taps, float16 and fp32-fast\n");
+    oh_coop(0, true);
+    taps_convs();
     rounds_to_half = false;
     oh_coop(0, false);
+    dtype = VKML_DTYPE_FLOAT16;
+    taps_convs();
+    dtype = VKML_DTYPE_FLOAT;
 }
 
 int main(void)
@@ -694,6 +773,7 @@ int main(void)
     oh_splitk(0);
     split_products();
     coop_picks();
+    taps_picks();
     if (coop_devices() > 0)
         coop_products();
     else

@@ -15,7 +15,7 @@ int main(void)
     gpu_recorder *rec = NULL;
     const int n_values = 3; /* scratch ids follow the session's values */
     vk_mem values[3] = {0};
-    CHECK_OK(vk_rec_create(vd, values, n_values, false, &rec, &err), &err);
+    CHECK_OK(vk_rec_create(vd, values, NULL, n_values, false, &rec, &err), &err);
     int first = -1, again = -1, larger = -1, smaller = -1;
     CHECK_OK(vk_rec_scratch(rec, VK_SCRATCH_SPLITK, 4096, &first, &err), &err);
     CHECK_OK(vk_rec_scratch(rec, VK_SCRATCH_SPLITK, 1000, &again, &err), &err);
