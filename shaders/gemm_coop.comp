@@ -223,13 +223,13 @@ void store_tile(uint s, uint tid)
 }
 #endif // CONV == 2
 
-// The staged result float at index e.
-float staged(uint e)
+// The staged results at e .. e + 3 (e a multiple of 4).
+vec4 staged4(uint e)
 {
 #if SMEM_VEC
-    return uintBitsToFloat(sa[e / 4u][e % 4u]);
+    return uintBitsToFloat(sa[e / 4u]);
 #else
-    return sc[e];
+    return vec4(sc[e], sc[e + 1u], sc[e + 2u], sc[e + 3u]);
 #endif
 }
 
@@ -327,12 +327,17 @@ void main()
             // A constant trip count: glslc unrolls the loops around it, so that acc is
             // indexed by constants only (a loop it kept rolled put acc in local memory,
             // every MulAdd a load and a store: a tenth of the speed on the H200).
-            [[unroll]] for (uint t = 0; t < FRAG * FRAG / SUBGROUP; t++) {
+            // 4 adjacent results an invocation: one vector store where they lie whole and
+            // aligned in a row of Y (gemm_store_quad), else one at a time
+            [[unroll]] for (uint t = 0; t < FRAG * FRAG / (4 * SUBGROUP); t++) {
                 uint e = lane + t * SUBGROUP;
-                uint r = e / FRAG, cc = e % FRAG;
+                uint r = e / (FRAG / 4), cc = (e % (FRAG / 4)) * 4;
                 uint row = row0 + sg_row + i * FRAG + r, col = col0 + sg_col + j * FRAG + cc;
-                if (row < g_m && col < g_n)
-                    gemm_store(row, col, z, staged(stage + r * SC_STRIDE + cc));
+                vec4 v = staged4(stage + r * SC_STRIDE + cc);
+                if (row < g_m && !gemm_store_quad(row, col, z, v))
+                    [[unroll]] for (uint c = 0; c < 4; c++)
+                        if (col + c < g_n)
+                            gemm_store(row, col + c, z, v[c]);
             }
             subgroupBarrier(); // read before the next fragment overwrites it
         }

@@ -129,11 +129,7 @@ void main()
             // and leave the registers for memory (13x slower on the H200)
             uint col4 = col0 + (tx + j * WG_X) * 4;
             vec4 r = acc[i][j];
-#if SPLITK == 0
             bool stored = gemm_store_quad(row, col4, z, r);
-#else
-            bool stored = false;
-#endif
             if (!stored) {
                 [[unroll]] for (uint c = 0; c < 4; c++) {
                     if (col4 + c < g_n)

@@ -42,6 +42,7 @@ DECLARE_IN(2, c)   // C; conv: bias
 DECLARE_IN(3, res) // the fused residual
 #if SPLITK == 1
 DECLARE_OUT_OF(float, 4, y) // the scratch of the slices' sums
+DECLARE_OUT_OF(vec4, 4, y4) // the same 4 sums at a time (gemm_store_quad)
 #else
 DECLARE_OUT(4, y)
 #if SPLITK == 0
@@ -337,7 +338,17 @@ void gemm_store(uint row, uint col, uint z, float acc)
 #endif
 }
 
-#if SPLITK == 0
+#if SPLITK == 1
+// The raw sums (row, col .. col + 3) as one vector store into the scratch when they are 4
+// consecutive, aligned elements of its row: false (nothing stored) otherwise.
+bool gemm_store_quad(uint row, uint col, uint z, vec4 acc)
+{
+    if ((g_n & 3u) != 0u || (col & 3u) != 0u || col + 3u >= g_n)
+        return false;
+    y4[(((split * (gl_NumWorkGroups.z / p.splits) + z) * g_m + row) * g_n + col) / 4u] = acc;
+    return true;
+}
+#elif SPLITK == 0
 // Results (row, col .. col + 3) as one vector store when they are 4 consecutive, aligned
 // elements of Y: false (nothing stored) otherwise. A graph output lives in host memory, and
 // the GPU writes it over the bus: scalar stores 16 bytes apart took 2.4 ms for ResNet-sized
