@@ -31,6 +31,15 @@
 #define CONV_DIRECT_MAX_OUTPUTS 8192
 #define CONV_DIRECT_MAX_K 64
 
+/* Input channels from which a pointwise conv of one image, or of images under 256 pixels,
+ * runs on the tensor cores over taps (taps_takes) rather than as a product per image
+ * (vk_conv_runs_as_product). H200, 2026-11-25, ResNet-50 fp16, GPU time per node: at
+ * batch 1 its 28x28 and 14x14 pointwise convs (K 128 to 1024) took 2-11 us less each
+ * (1,045 -> 1,003 us a run with every pointwise conv there), its 56x56 ones of K 64 3-8 us
+ * more; at batch 8 its 14x14 ones 3.5-29 us less (2,759 -> 2,611 us a run), while its
+ * 28x28 and 56x56 ones got slower (layer2's 128 -> 512: 67 -> 95 us). */
+#define CONV_TAPS_POINTWISE_MIN_K 128
+
 /* Input channels per group from which such a small conv runs on the direct kernel's lanes
  * form (conv_lanes*: 8 invocations an output, each over every 8th channel, their sums
  * added in shared memory) whatever its K, up to CONV_LANES_MAX_K: mnist-8's 8 -> 16 5x5
@@ -134,16 +143,6 @@ static bool gemm_groups(const conv_params *p, vkml_dtype dtype, const struct gpu
 bool vk_conv_runs_as_product(const conv_params *p, vkml_dtype dtype, const struct gpu_caps *caps,
                              bool fast_math)
 {
-    static int taps_first = -1; /* VKML_CONV_TAPS_POINTWISE=1: measuring only */
-    if (taps_first < 0) {
-        const char *env = getenv("VKML_CONV_TAPS_POINTWISE");
-        taps_first = env && *env && strcmp(env, "0") != 0;
-    }
-    vk_kernel_id tk;
-    uint32_t tg[3];
-    vk_gemm_split ts;
-    if (taps_first && taps_takes(p, dtype, caps, fast_math, &tk, tg, &ts))
-        return false;
     if (p->group != 1 || !caps->prefer_tiled || caps->gemm_force < 0 ||
         (dtype != VKML_DTYPE_FLOAT && dtype != VKML_DTYPE_FLOAT16))
         return false;
@@ -154,6 +153,12 @@ bool vk_conv_runs_as_product(const conv_params *p, vkml_dtype dtype, const struc
     int64_t pixels = window_out_size(&p->win);
     vk_kernel_id kernel;
     uint32_t groups[3];
+    vk_gemm_split split;
+    /* on the tensor cores over taps instead (gemm_coop.comp CONV=2) where that measured
+     * faster: 128 input channels or more, one image or images under 256 pixels */
+    if (p->in_channels >= CONV_TAPS_POINTWISE_MIN_K && (p->batch == 1 || pixels < 256) &&
+        taps_takes(p, dtype, caps, fast_math, &kernel, groups, &split))
+        return false;
     return (p->batch == 1 || pixels >= 256 ||
             vk_gemm_pick_coop(caps, false, dtype, fast_math, p->out_channels, pixels,
                               p->in_channels, p->batch, &kernel, groups)) &&

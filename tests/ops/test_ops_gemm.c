@@ -250,7 +250,7 @@ static void epilogues(void)
     conv(&cs, true, &relu);
     conv(&conv_shapes[8], true, &relu);
     conv(&conv_shapes[9], true, &relu);
-    /* pointwise over two images of 144 pixels, 128 channels: per image on the tensor cores
+    /* pointwise over two images of 144 pixels, 128 channels: over taps on the tensor cores
      * where the device has them (vk_conv_runs_as_product), else the implicit GEMM */
     conv(&(conv_shape){2, 128, 12, 12, 128, 1, 1, 0, 1, 1}, true, &relu);
     relu.residual = 2;
@@ -303,16 +303,35 @@ static void product_picks(void)
     CHECK(!vk_conv_runs_as_product(&pw, VKML_DTYPE_DOUBLE, &caps, false),
           "conv as product: not for double");
     /* small images: per image where the tensor cores take each image's product (float16,
-     * or float32 under fp32-fast), else the implicit GEMM over the batch */
-    conv_params small = conv_of(&(conv_shape){2, 128, 12, 12, 128, 1, 1, 0, 1, 1});
+     * or float32 under fp32-fast) and not the whole conv over taps (144 input channels, not
+     * a multiple of 32), else the implicit GEMM over the batch */
+    conv_params small = conv_of(&(conv_shape){2, 144, 12, 12, 128, 1, 1, 0, 1, 1});
     CHECK(!vk_conv_runs_as_product(&small, VKML_DTYPE_FLOAT16, &caps, false),
           "conv as product: two images of 144 pixels without cooperative matrices");
     caps.cooperative_matrix = true;
     CHECK(vk_conv_runs_as_product(&small, VKML_DTYPE_FLOAT16, &caps, false),
-          "conv as product: two images of 144 pixels, 128 channels, float16 on the tensor cores");
+          "conv as product: two images of 144 pixels, 144 channels, float16 on the tensor cores");
     CHECK(vk_conv_runs_as_product(&small, VKML_DTYPE_FLOAT, &caps, true) &&
               !vk_conv_runs_as_product(&small, VKML_DTYPE_FLOAT, &caps, false),
           "conv as product: float32 small images on the tensor cores under fp32-fast only");
+    /* over taps instead (CONV_TAPS_POINTWISE_MIN_K): 128 input channels or more, one image
+     * or images under 256 pixels */
+    static const struct {
+        conv_shape s;
+        bool product;
+        const char *why;
+    } taps[] = {
+        {{2, 128, 12, 12, 128, 1, 1, 0, 1, 1}, false, "two images of 144 pixels, 128 channels"},
+        {{1, 128, 28, 28, 512, 1, 1, 0, 1, 1}, false, "one image of 784 pixels, 128 channels"},
+        {{1, 64, 56, 56, 256, 1, 1, 0, 1, 1}, true, "one image, 64 channels"},
+        {{8, 256, 28, 28, 512, 1, 1, 0, 1, 1}, true, "eight images of 784 pixels"},
+    };
+    for (size_t i = 0; i < VKML_ARRAY_SIZE(taps); i++) {
+        conv_params p = conv_of(&taps[i].s);
+        CHECK(vk_conv_runs_as_product(&p, VKML_DTYPE_FLOAT16, &caps, false) == taps[i].product,
+              "conv as product with cooperative matrices: %s: expected %s", taps[i].why,
+              taps[i].product ? "a product" : "over taps");
+    }
     conv_params narrow = conv_of(&(conv_shape){2, 128, 7, 7, 128, 1, 1, 0, 1, 1});
     CHECK(!vk_conv_runs_as_product(&narrow, VKML_DTYPE_FLOAT16, &caps, false),
           "conv as product: not images of 49 pixels (under VK_COOP_MIN_SIDE)");
