@@ -2,7 +2,8 @@
 // gemm_tiled.comp's products (MatMul/Gemm with CONV=0, implicit-GEMM conv with CONV=1; the
 // same operands, loaders and epilogue: common/gemm_operands.glsl) with the inner product on
 // cooperative matrices (GL_NV_cooperative_matrix: the tensor cores of NVIDIA GPUs):
-// float16 A and B fragments of 16x16, float32 accumulators.
+// float16 A and B fragments of 16x16, float32 accumulators. CONV=2 is the conv over taps
+// (its own tile loads, below: K over (tap, channel), weights packed [M][taps][C]).
 //
 // A workgroup computes a BM x BN block of Y with (BM/WM) x (BN/WN) subgroups of 32
 // invocations (the host requires subgroupSize 32), each a WM x WN block as (WM/16) x

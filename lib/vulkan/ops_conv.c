@@ -3,7 +3,10 @@
  * product, Y[n] = W X[n], and runs as one per image where that suits
  * (vk_conv_runs_as_product; vk_rec_matmul: its loads need no window arithmetic, and
  * cooperative matrices may take it); on a 1x1 input (squeeze-excitation)
- * that product has a few rows and runs on gemv.comp. Other float32 2-D convs with enough
+ * that product has a few rows and runs on gemv.comp. Under fp16 and fp32-fast, on devices
+ * with cooperative matrices, 2-D convs of groups of a multiple of 32 input channels run on
+ * the tensor cores over taps (taps_takes; gemm_coop.comp CONV=2, their weights packed at
+ * upload: vk_conv_packs_weights). Other float32 2-D convs with enough
  * channels per group run on GPUs as an implicit GEMM on gemm_tiled.comp's tiles
  * (conv_gemm_*); the rest on the direct kernel over the window's taps inside the input
  * (conv_window.comp), in its depthwise form when every group has one input channel, in its

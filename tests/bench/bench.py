@@ -243,6 +243,25 @@ def torch_fp16_error(module, x):
     return float((got - ref).abs().max() / (ref.abs().max() or 1.0))
 
 
+def torch_tf32_error(module, x):
+    """PyTorch's own TF32 error on the model (CUDA only, else None), as torch_fp16_error
+    measures float16's: the scale to read vkml's fp32-fast check against (TF32 keeps 10
+    bits of mantissa, as float16 does)."""
+    if not torch.cuda.is_available():
+        return None
+    m = copy.deepcopy(module).eval()
+    saved = torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32
+    try:
+        torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = False
+        with torch.inference_mode():
+            ref = m(x)
+            torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = True
+            got = m.cuda()(x.cuda()).float().cpu()
+    finally:
+        torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = saved
+    return float((got - ref).abs().max() / (ref.abs().max() or 1.0))
+
+
 def ort_command():
     """How to run ONNX Runtime here: python onnxruntime, else onnxruntime-node."""
     probe = subprocess.run([sys.executable, "-c", "import onnxruntime, numpy"],
@@ -349,6 +368,10 @@ def main():
             failed |= not check.startswith("PASS")
             if p == "fp16" and module is not None and "check" in vk[p]:
                 check += " (torch fp16 %.1e)" % torch_fp16_error(module, x)
+            if p == "fp32-fast" and module is not None and "check" in vk[p]:
+                tf32 = torch_tf32_error(module, x)
+                if tf32 is not None:
+                    check += " (torch tf32 %.1e)" % tf32
             cells.append(check)
         cells.append("%.0f / %s" % (vk["fp32"]["rss"], "%.0f" % ort["rss"] if ort else "-"))
         rows.append(cells)
