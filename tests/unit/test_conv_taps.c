@@ -48,16 +48,9 @@ static float *run(vkml_context *ctx, vkml_model *m, int device, vkml_precision p
     CHECK_OK(vkml_session_create(ctx, m, &params, &s, &err), &err);
     if (!s)
         return NULL;
-    const vkml_tensor_info *info = vkml_session_input(s, 0);
-    vkml_tensor in = {
-        .dtype = VKML_DTYPE_FLOAT, .rank = info->rank, .data = (void *)x, .size = n_x * sizeof(float)};
-    memcpy(in.dims, info->dims, sizeof(in.dims));
-    vkml_tensor out = {0};
-    CHECK_OK(vkml_session_alloc_output(s, 0, &out, &err), &err);
-    CHECK_OK(vkml_session_run(s, &in, 1, &out, 1, &err), &err);
-    *n_y = vkml_tensor_element_count(out.rank, out.dims);
+    float *y = tg_run_session(s, x, n_x, n_y);
     vkml_session_destroy(&s);
-    return out.data;
+    return y;
 }
 
 int main(void)

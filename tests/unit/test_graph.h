@@ -65,3 +65,19 @@ static inline vkml_model *tg_model(graph *g, const int *inputs, int n_inputs, co
     CHECK_OK(model_from_graph(g, &model, &err), &err);
     return model;
 }
+
+/* Runs session s once on x (its one float input: n_x values, dims as the session says) and
+ * returns its first output (malloc'ed, *n_y values; NULL when the run fails). */
+static inline float *tg_run_session(vkml_session *s, const float *x, size_t n_x, size_t *n_y)
+{
+    vkml_error err = {0};
+    const vkml_tensor_info *info = vkml_session_input(s, 0);
+    vkml_tensor in = {
+        .dtype = VKML_DTYPE_FLOAT, .rank = info->rank, .data = (void *)x, .size = n_x * sizeof(float)};
+    memcpy(in.dims, info->dims, sizeof(in.dims));
+    vkml_tensor out = {0};
+    CHECK_OK(vkml_session_alloc_output(s, 0, &out, &err), &err);
+    CHECK_OK(vkml_session_run(s, &in, 1, &out, 1, &err), &err);
+    *n_y = vkml_tensor_element_count(out.rank, out.dims);
+    return out.data;
+}

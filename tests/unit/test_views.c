@@ -76,16 +76,9 @@ static float *run(vkml_context *ctx, vkml_model *m, int device, const float *x, 
                     p->devices[0].value_plans[v].alias_of >= 0)
                     *views |= 1u << k;
     }
-    const vkml_tensor_info *info = vkml_session_input(s, 0);
-    vkml_tensor in = {
-        .dtype = VKML_DTYPE_FLOAT, .rank = info->rank, .data = (void *)x, .size = n_x * sizeof(float)};
-    memcpy(in.dims, info->dims, sizeof(in.dims));
-    vkml_tensor out = {0};
-    CHECK_OK(vkml_session_alloc_output(s, 0, &out, &err), &err);
-    CHECK_OK(vkml_session_run(s, &in, 1, &out, 1, &err), &err);
-    *n_y = vkml_tensor_element_count(out.rank, out.dims);
+    float *y = tg_run_session(s, x, n_x, n_y);
     vkml_session_destroy(&s);
-    return out.data;
+    return y;
 }
 
 /* y = X * g1 (X of rank 3, dims xd); q = Gather(y, index, axis), or Transpose(y, perm)
