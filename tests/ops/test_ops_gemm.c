@@ -314,8 +314,8 @@ static void product_picks(void)
     CHECK(vk_conv_runs_as_product(&small, VKML_DTYPE_FLOAT, &caps, true) &&
               !vk_conv_runs_as_product(&small, VKML_DTYPE_FLOAT, &caps, false),
           "conv as product: float32 small images on the tensor cores under fp32-fast only");
-    /* over taps instead (CONV_TAPS_POINTWISE_MIN_K): 128 input channels or more, one image
-     * or images under 256 pixels */
+    /* over taps instead (CONV_TAPS_POINTWISE_MIN_K): 128 input channels or more, and one
+     * image, images under 256 pixels or products per image the tensor cores do not take */
     static const struct {
         conv_shape s;
         bool product;
@@ -325,6 +325,8 @@ static void product_picks(void)
         {{1, 128, 28, 28, 512, 1, 1, 0, 1, 1}, false, "one image of 784 pixels, 128 channels"},
         {{1, 64, 56, 56, 256, 1, 1, 0, 1, 1}, true, "one image, 64 channels"},
         {{8, 256, 28, 28, 512, 1, 1, 0, 1, 1}, true, "eight images of 784 pixels"},
+        {{8, 256, 20, 20, 64, 1, 1, 0, 1, 1}, false,
+         "eight images of 400 pixels, 64 output channels (not per image on the tensor cores)"},
     };
     for (size_t i = 0; i < VKML_ARRAY_SIZE(taps); i++) {
         conv_params p = conv_of(&taps[i].s);
