@@ -159,7 +159,9 @@ bool vk_conv_runs_as_product(const conv_params *p, vkml_dtype dtype, const struc
     vk_kernel_id kernel;
     uint32_t groups[3];
     vk_gemm_split split;
-    bool coop_per_image = vk_gemm_pick_coop(caps, false, dtype, fast_math, p->out_channels,
+    /* asked only where it decides: batches of more than one image */
+    bool coop_per_image = p->batch > 1 &&
+                          vk_gemm_pick_coop(caps, false, dtype, fast_math, p->out_channels,
                                             pixels, p->in_channels, p->batch, &kernel, groups);
     /* on the tensor cores over taps instead (gemm_coop.comp CONV=2) where that measured
      * faster: 128 input channels or more, and one image, images under 256 pixels, or

@@ -149,11 +149,9 @@ bool vk_conv_pick_taps(const struct gpu_caps *caps, vkml_dtype dtype, bool fast_
                        int64_t m, int64_t n, int64_t k, int64_t z, int64_t group_in,
                        vk_kernel_id *kernel, uint32_t groups[3], vk_gemm_split *split)
 {
-    static int off = -1; /* VKML_NO_CONV_TAPS=1: the other conv kernels (A/B runs) */
-    if (off < 0) {
-        const char *env = getenv("VKML_NO_CONV_TAPS");
-        off = env && *env && strcmp(env, "0") != 0;
-    }
+    /* VKML_NO_CONV_TAPS=1: the other conv kernels (A/B runs); read where sessions plan */
+    const char *env = getenv("VKML_NO_CONV_TAPS");
+    bool off = env && *env && strcmp(env, "0") != 0;
     split->splits = 0;
     if (off || !vk_gemm_coop_takes(caps, dtype, fast_math) || caps->coop_force != 0 ||
         caps->splitk_force != 0 || group_in % VK_CONV_TAPS_BK != 0 || m < VK_CONV_TAPS_MIN_M ||
