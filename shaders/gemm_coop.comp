@@ -316,31 +316,38 @@ void main()
 #if SMEM_VEC
     barrier(); // every subgroup is done with the tiles: sa stages the results
 #endif
-    [[unroll]] for (uint i = 0; i < FM; i++) {
-        [[unroll]] for (uint j = 0; j < FN; j++) {
+    // One fragment at a time: staged in the subgroup's 16 x 20 floats, then stored by its
+    // invocations through gemm_store. The loop over fragments stays rolled and picks its
+    // accumulator by comparison (acc indexed by constants only: a variable index put acc
+    // in local memory, every MulAdd a load and a store, a tenth of the speed on the H200),
+    // so the epilogue's code is there once, not once per fragment and quad: unrolled, the
+    // blocks' binaries were 200-640 KB (bench_kernel_stats), and the store phase of
+    // layer1's 3x3 conv (ResNet-50 b8) took a quarter of its time.
+    [[dont_unroll]] for (uint f = 0; f < FM * FN; f++) {
+        [[unroll]] for (uint i = 0; i < FM; i++)
+            [[unroll]] for (uint j = 0; j < FN; j++)
+                if (f == i * FN + j) {
 #if SMEM_VEC
-            coopMatStoreNV(acc[i][j], sa, stage / 4u, SC_STRIDE / 4u, false);
+                    coopMatStoreNV(acc[i][j], sa, stage / 4u, SC_STRIDE / 4u, false);
 #else
-            coopMatStoreNV(acc[i][j], sc, stage, SC_STRIDE, false);
+                    coopMatStoreNV(acc[i][j], sc, stage, SC_STRIDE, false);
 #endif
-            subgroupMemoryBarrierShared();
-            subgroupBarrier(); // the fragment is in sc for every invocation of the subgroup
-            // A constant trip count: glslc unrolls the loops around it, so that acc is
-            // indexed by constants only (a loop it kept rolled put acc in local memory,
-            // every MulAdd a load and a store: a tenth of the speed on the H200).
-            // 4 adjacent results an invocation: one vector store where they lie whole and
-            // aligned in a row of Y (gemm_store_quad), else one at a time
-            [[unroll]] for (uint t = 0; t < FRAG * FRAG / (4 * SUBGROUP); t++) {
-                uint e = lane + t * SUBGROUP;
-                uint r = e / (FRAG / 4), cc = (e % (FRAG / 4)) * 4;
-                uint row = row0 + sg_row + i * FRAG + r, col = col0 + sg_col + j * FRAG + cc;
-                vec4 v = staged4(stage + r * SC_STRIDE + cc);
-                if (row < g_m && !gemm_store_quad(row, col, z, v))
-                    [[unroll]] for (uint c = 0; c < 4; c++)
-                        if (col + c < g_n)
-                            gemm_store(row, col + c, z, v[c]);
-            }
-            subgroupBarrier(); // read before the next fragment overwrites it
+                }
+        subgroupMemoryBarrierShared();
+        subgroupBarrier(); // the fragment is in the stage for every invocation of the subgroup
+        uint row_f = row0 + sg_row + (f / FN) * FRAG, col_f = col0 + sg_col + (f % FN) * FRAG;
+        // 4 adjacent results an invocation: one vector store where they lie whole and
+        // aligned in a row of Y (gemm_store_quad), else one at a time
+        [[dont_unroll]] for (uint t = 0; t < FRAG * FRAG / (4 * SUBGROUP); t++) {
+            uint e = lane + t * SUBGROUP;
+            uint r = e / (FRAG / 4), cc = (e % (FRAG / 4)) * 4;
+            uint row = row_f + r, col = col_f + cc;
+            vec4 v = staged4(stage + r * SC_STRIDE + cc);
+            if (row < g_m && !gemm_store_quad(row, col, z, v))
+                [[dont_unroll]] for (uint c = 0; c < 4; c++)
+                    if (col + c < g_n)
+                        gemm_store(row, col + c, z, v[c]);
         }
+        subgroupBarrier(); // read before the next fragment overwrites it
     }
 }
