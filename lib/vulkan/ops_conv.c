@@ -34,17 +34,6 @@
 #define CONV_DIRECT_MAX_OUTPUTS 8192
 #define CONV_DIRECT_MAX_K 64
 
-/* Input channels from which a pointwise conv of one image, of images under 256 pixels, or
- * whose product per image the tensor cores do not take, runs on the tensor cores over taps
- * (taps_takes) rather than as a product per image (vk_conv_runs_as_product). H200,
- * 2026-11-25, ResNet-50 fp16, GPU time per node: at batch 1 its 28x28 and 14x14 pointwise
- * convs (K 128 to 1024) took 2-11 us less each (1,045 -> 1,003 us a run with every
- * pointwise conv there), its 56x56 ones of K 64 3-8 us more; at batch 8 its 14x14 ones
- * 3.5-29 us less (2,759 -> 2,611 us a run) and its 256 -> 64 ones at 56x56 (64 rows: not
- * on the tensor cores per image) 40 -> 27 us, while the other 28x28 and 56x56 ones got
- * slower (layer2's 128 -> 512: 60 -> 75 us; K 64: 61 -> 97). */
-#define CONV_TAPS_POINTWISE_MIN_K 128
-
 /* Input channels per group from which such a small conv runs on the direct kernel's lanes
  * form (conv_lanes*: 8 invocations an output, each over every 8th channel, their sums
  * added in shared memory) whatever its K, up to CONV_LANES_MAX_K: mnist-8's 8 -> 16 5x5
@@ -159,18 +148,18 @@ bool vk_conv_runs_as_product(const conv_params *p, vkml_dtype dtype, const struc
     vk_kernel_id kernel;
     uint32_t groups[3];
     vk_gemm_split split;
-    /* asked only where it decides: batches of more than one image */
-    bool coop_per_image = p->batch > 1 &&
-                          vk_gemm_pick_coop(caps, false, dtype, fast_math, p->out_channels,
-                                            pixels, p->in_channels, p->batch, &kernel, groups);
-    /* on the tensor cores over taps instead (gemm_coop.comp CONV=2) where that measured
-     * faster: 128 input channels or more, and one image, images under 256 pixels, or
-     * products per image that the tensor cores do not take (64 output channels) */
-    if (p->in_channels >= CONV_TAPS_POINTWISE_MIN_K &&
-        (p->batch == 1 || pixels < 256 || !coop_per_image) &&
-        taps_takes(p, dtype, caps, fast_math, &kernel, groups, &split))
+    /* On the tensor cores over taps (gemm_coop.comp CONV=2) wherever that kernel takes the
+     * conv. H200, 2026-11-25, ResNet-50 fp16, GPU time per run: b8 2,443 -> 2,298 us against
+     * the product per image for its 28x28 and 56x56 ones (layer2's 128 -> 512 61 -> 47 us,
+     * its 256 -> 128 at 56x56 72 -> 53), b1 966 -> 965; the YOLO-style model, MobileNetV2
+     * and EfficientNet-B0 within 1%. Until the coop blocks' epilogue loop was rolled
+     * (gemm_coop.comp) the 28x28 and 56x56 ones had lost over taps (60 -> 75 us). */
+    if (taps_takes(p, dtype, caps, fast_math, &kernel, groups, &split))
         return false;
-    return (p->batch == 1 || pixels >= 256 || coop_per_image) &&
+    /* batches of images under 256 pixels: per image only where the tensor cores take it */
+    return (p->batch == 1 || pixels >= 256 ||
+            vk_gemm_pick_coop(caps, false, dtype, fast_math, p->out_channels, pixels,
+                              p->in_channels, p->batch, &kernel, groups)) &&
            p->in_channels <= UINT32_MAX / 2 &&
            p->in_channels * pixels <= UINT32_MAX && p->out_channels * pixels <= UINT32_MAX;
 }

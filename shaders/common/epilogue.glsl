@@ -45,8 +45,9 @@ float epi_act(float v, uint act, float al, float be)
     }
 }
 
-// The epilogue of v, the result (bias included) at output element idx.
-A epilogue_apply(A v, uint idx)
+// The epilogue of v, the result (bias included), with r its residual (read by the caller
+// where epi_flags bit 0 says there is one).
+A epilogue_with(A v, float r)
 {
 #if IS_FLOAT && !defined(DTYPE_F64)
     if (p.epi_act == EPI_NONE && p.epi_flags == 0u)
@@ -54,13 +55,23 @@ A epilogue_apply(A v, uint idx)
     float x = float(v);
     bool has_res = (p.epi_flags & 1u) != 0u, first = (p.epi_flags & 2u) != 0u;
     if (has_res && first)
-        x += float(res[idx]);
+        x += r;
     x = epi_act(x, p.epi_act, p.epi_alpha, p.epi_beta);
     if (has_res && !first)
-        x += float(res[idx]);
+        x += r;
     return A(x);
 #else
     return v; // the host fuses float32 and float16 only
+#endif
+}
+
+// The epilogue of v, the result (bias included) at output element idx.
+A epilogue_apply(A v, uint idx)
+{
+#if IS_FLOAT && !defined(DTYPE_F64)
+    return epilogue_with(v, (p.epi_flags & 1u) != 0u ? float(res[idx]) : 0.0);
+#else
+    return v;
 #endif
 }
 

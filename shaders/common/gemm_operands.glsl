@@ -47,6 +47,7 @@ DECLARE_OUT_OF(vec4, 4, y4) // the same 4 sums at a time (gemm_store_quad)
 DECLARE_OUT(4, y)
 #if SPLITK == 0
 DECLARE_OUT_OF(T4, 4, y4) // Y written 4 elements at a time (gemm_store_quad)
+DECLARE_IN_OF(T4, 3, res4) // and the residual read so
 #endif
 #endif
 
@@ -371,8 +372,10 @@ bool gemm_store_quad(uint row, uint col, uint z, vec4 acc)
         [[unroll]] for (uint e = 0u; e < 4u; e++)
             v[e] += p.beta * float(c[row * p.c_sm + (col + e) * p.c_sn]);
 #endif
+    // the residual's 4 elements as one vector load too (at is a multiple of 4)
+    vec4 r = (p.epi_flags & 1u) != 0u ? vec4(res4[at / 4u]) : vec4(0.0);
     [[unroll]] for (uint e = 0u; e < 4u; e++)
-        v[e] = epilogue_apply(v[e], at + e);
+        v[e] = epilogue_with(v[e], r[e]);
     y4[at / 4u] = T4(v);
     return true;
 }

@@ -314,8 +314,8 @@ static void product_picks(void)
     CHECK(vk_conv_runs_as_product(&small, VKML_DTYPE_FLOAT, &caps, true) &&
               !vk_conv_runs_as_product(&small, VKML_DTYPE_FLOAT, &caps, false),
           "conv as product: float32 small images on the tensor cores under fp32-fast only");
-    /* over taps instead (CONV_TAPS_POINTWISE_MIN_K): 128 input channels or more, and one
-     * image, images under 256 pixels or products per image the tensor cores do not take */
+    /* over taps instead wherever that kernel takes the conv (input channels a multiple of
+     * 32, at least 64 output channels and pixels); products per image otherwise */
     static const struct {
         conv_shape s;
         bool product;
@@ -323,10 +323,11 @@ static void product_picks(void)
     } taps[] = {
         {{2, 128, 12, 12, 128, 1, 1, 0, 1, 1}, false, "two images of 144 pixels, 128 channels"},
         {{1, 128, 28, 28, 512, 1, 1, 0, 1, 1}, false, "one image of 784 pixels, 128 channels"},
-        {{1, 64, 56, 56, 256, 1, 1, 0, 1, 1}, true, "one image, 64 channels"},
-        {{8, 256, 28, 28, 512, 1, 1, 0, 1, 1}, true, "eight images of 784 pixels"},
-        {{8, 256, 20, 20, 64, 1, 1, 0, 1, 1}, false,
-         "eight images of 400 pixels, 64 output channels (not per image on the tensor cores)"},
+        {{1, 64, 56, 56, 256, 1, 1, 0, 1, 1}, false, "one image, 64 channels"},
+        {{8, 256, 28, 28, 512, 1, 1, 0, 1, 1}, false, "eight images of 784 pixels"},
+        {{8, 256, 20, 20, 64, 1, 1, 0, 1, 1}, false, "eight images of 400 pixels, 64 output channels"},
+        {{8, 48, 28, 28, 512, 1, 1, 0, 1, 1}, true, "48 input channels (not a multiple of 32)"},
+        {{8, 256, 28, 28, 48, 1, 1, 0, 1, 1}, true, "48 output channels (under VK_CONV_TAPS_MIN_M)"},
     };
     for (size_t i = 0; i < VKML_ARRAY_SIZE(taps); i++) {
         conv_params p = conv_of(&taps[i].s);
