@@ -613,10 +613,11 @@ static void taps_picks(void)
     uint32_t g[3] = {0};
     vk_gemm_split sp;
     /* ResNet-50 b8's 3x3 conv at 28x28: 128 x 6272 x 1152; 128 x 128 blocks: 49 < 128, so
-     * 128 x 64: 98 blocks, K in 3 slices of 384 (264 / 98 rounded up) */
+     * 128 x 64: 98 blocks, K in 2 slices of 576 (264 / 98 rounded down: one wave of 196
+     * workgroups, not 3 slices and 294) */
     CHECK(vk_conv_pick_taps(&caps, f16, false, 128, 6272, 1152, 1, 128, &k, g, &sp) &&
-              sp.splits == 3 && sp.k_slice == 384 && sp.first == VK_KERNEL_CONV_COOP_TAPS_SPLITK_128X64 &&
-              sp.groups[0] == 98 && sp.groups[1] == 1 && sp.groups[2] == 3,
+              sp.splits == 2 && sp.k_slice == 576 && sp.first == VK_KERNEL_CONV_COOP_TAPS_SPLITK_128X64 &&
+              sp.groups[0] == 98 && sp.groups[1] == 1 && sp.groups[2] == 2,
           "taps: 128 x 6272 x 1152: %u slices of %u on %u x %u", sp.splits, sp.k_slice,
           sp.groups[0], sp.groups[1]);
     /* its 3x3 conv at 56x56: 64 x 25088 x 576: 64 x 128 blocks, 196 of them, whole K */
@@ -627,10 +628,17 @@ static void taps_picks(void)
     CHECK(vk_conv_pick_taps(&caps, f32, true, 256, 16384, 2304, 1, 256, &k, g, &sp) &&
               sp.splits == 0 && k == VK_KERNEL_CONV_COOP_TAPS_128X128 && g[0] == 128 && g[1] == 2,
           "taps: 256 x 16384 on 128 x 128 blocks under fp32-fast (kernel %d)", (int)k);
-    /* its 7x7 stage: 512 x 392 x 4608: 4 x 7 blocks of 128 x 64, 10 slices of 480 */
+    /* its 7x7 stage: 512 x 392 x 4608: 4 x 7 blocks of 128 x 64, 9 slices of 512 (252
+     * workgroups) */
     CHECK(vk_conv_pick_taps(&caps, f16, false, 512, 392, 4608, 1, 512, &k, g, &sp) &&
-              sp.splits == 10 && sp.k_slice == 480 && sp.groups[0] == 7 && sp.groups[1] == 4,
+              sp.splits == 9 && sp.k_slice == 512 && sp.groups[0] == 7 && sp.groups[1] == 4,
           "taps: 512 x 392 x 4608: %u slices of %u", sp.splits, sp.k_slice);
+    /* its 14x14 stage: 256 x 1568 x 2304: 2 x 25 blocks, 264 / 50 = 5 slices, 2304 / 5
+     * rounded up to whole steps of 32: 480 */
+    CHECK(vk_conv_pick_taps(&caps, f16, false, 256, 1568, 2304, 1, 256, &k, g, &sp) &&
+              sp.splits == 5 && sp.k_slice == 480 && sp.groups[0] == 25 && sp.groups[1] == 2 &&
+              sp.groups[2] == 5,
+          "taps: 256 x 1568 x 2304: %u slices of %u", sp.splits, sp.k_slice);
     /* 96 rows: 128 would leave a quarter empty, two 64-row blocks */
     CHECK(vk_conv_pick_taps(&caps, f16, false, 96, 65536, 576, 1, 64, &k, g, &sp) &&
               k == VK_KERNEL_CONV_COOP_TAPS_64X128 && g[1] == 2,
