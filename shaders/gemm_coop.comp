@@ -18,9 +18,9 @@
 // fragments load row- or column-major to match. Lines are padded by 8 halves (16 bytes):
 // fragment loads stay 16-byte aligned, lines spread over the banks. After the K loop each
 // subgroup stages its accumulators one at a time in its own 16 x 20 floats of shared
-// memory, and its invocations store them through gemm_store (alpha, C or bias, the fused
-// epilogue, bounds checks). SMEM_VEC=1 (the split kernel's rows) keeps the tiles as uvec4
-// (see below). Every loop that indexes acc must unroll (acc then stays in registers; the
+// memory, and its invocations store them through gemm_store_quad or gemm_store_each
+// (alpha, C or bias, the fused epilogue, bounds checks). SMEM_VEC=1 (the split kernel's
+// rows) keeps the tiles as uvec4 (see below). Every loop that indexes acc must unroll (acc then stays in registers; the
 // driver's statistics, tests/bench/bench_kernel_stats, show local memory otherwise).
 #extension GL_NV_cooperative_matrix : require
 #extension GL_KHR_memory_scope_semantics : require
@@ -337,16 +337,14 @@ void main()
         subgroupBarrier(); // the fragment is in the stage for every invocation of the subgroup
         uint row_f = row0 + sg_row + (f / FN) * FRAG, col_f = col0 + sg_col + (f % FN) * FRAG;
         // 4 adjacent results an invocation: one vector store where they lie whole and
-        // aligned in a row of Y (gemm_store_quad), else one at a time
+        // aligned in a row of Y (gemm_store_quad), else gemm_store_each
         [[dont_unroll]] for (uint t = 0; t < FRAG * FRAG / (4 * SUBGROUP); t++) {
             uint e = lane + t * SUBGROUP;
             uint r = e / (FRAG / 4), cc = (e % (FRAG / 4)) * 4;
             uint row = row_f + r, col = col_f + cc;
             vec4 v = staged4(stage + r * SC_STRIDE + cc);
             if (row < g_m && !gemm_store_quad(row, col, z, v))
-                [[dont_unroll]] for (uint c = 0; c < 4; c++)
-                    if (col + c < g_n)
-                        gemm_store(row, col + c, z, v[c]);
+                gemm_store_each(row, col, z, v);
         }
         subgroupBarrier(); // read before the next fragment overwrites it
     }

@@ -134,8 +134,6 @@ void main()
         uint col4 = col0 + (tx + j * WG_X) * 4;
         vec4 r = quads[q];
         if (row < g_m && !gemm_store_quad(row, col4, z, r))
-            [[dont_unroll]] for (uint c = 0; c < 4; c++)
-                if (col4 + c < g_n)
-                    gemm_store(row, col4 + c, z, r[c]);
+            gemm_store_each(row, col4, z, r);
     }
 }

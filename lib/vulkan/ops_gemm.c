@@ -186,7 +186,7 @@ bool vk_conv_pick_taps(const struct gpu_caps *caps, vkml_dtype dtype, bool fast_
     int64_t k_slice = (k + splits - 1) / splits;
     k_slice = (k_slice + VK_CONV_TAPS_BK - 1) / VK_CONV_TAPS_BK * VK_CONV_TAPS_BK;
     splits = (k + k_slice - 1) / k_slice;
-    int64_t sum_x = (n + VK_SPLITK_SUM_WG - 1) / VK_SPLITK_SUM_WG;
+    int64_t sum_x = vk_splitk_sum_x(n);
     if (splits < 2 || (uint64_t)(splits * z) * (uint64_t)m * (uint64_t)n * 4 > VK_SPLITK_MAX_BYTES ||
         splits * z > caps->max_workgroup_count[2] || sum_x > caps->max_workgroup_count[0] ||
         m > caps->max_workgroup_count[1])
@@ -254,7 +254,7 @@ bool vk_gemm_pick_split(const struct gpu_caps *caps, bool conv, bool coop, int64
     splits = (k + k_slice - 1) / k_slice;
     if (splits < 2 || (uint64_t)(splits * z) * (uint64_t)m * (uint64_t)n * 4 > VK_SPLITK_MAX_BYTES)
         return false;
-    int64_t sum_x = (n + VK_SPLITK_SUM_WG - 1) / VK_SPLITK_SUM_WG;
+    int64_t sum_x = vk_splitk_sum_x(n);
     if (gx > caps->max_workgroup_count[0] || gy > caps->max_workgroup_count[1] ||
         splits * z > caps->max_workgroup_count[2] || sum_x > caps->max_workgroup_count[0] ||
         m > caps->max_workgroup_count[1])

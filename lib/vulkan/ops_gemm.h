@@ -56,11 +56,19 @@ bool vk_gemm_pick(const struct gpu_caps *caps, bool conv, int64_t m, int64_t n, 
 #define VK_SPLITK_MAX_BYTES (64u << 20) /* scratch of one product, at most */
 #define VK_SPLITK_SUM_WG 64             /* gemm_splitk.comp's workgroup width */
 
+/* The second pass's workgroups along N: 4 columns an invocation where N is a multiple of 4
+ * (whole vectors a row), else one (gemm_splitk.comp picks the same way). */
+static inline int64_t vk_splitk_sum_x(int64_t n)
+{
+    int64_t cols = n % 4 == 0 ? 4 * VK_SPLITK_SUM_WG : VK_SPLITK_SUM_WG;
+    return (n + cols - 1) / cols;
+}
+
 typedef struct vk_gemm_split {
     uint32_t splits, k_slice; /* S, and K per slice */
     vk_kernel_id first, sum;  /* the two passes */
     uint32_t groups[3];       /* the first pass's (z: S x batches) */
-    uint32_t sum_groups[3];   /* the second's: (N / 64, M, batches) */
+    uint32_t sum_groups[3];   /* the second's: (vk_splitk_sum_x, M, batches) */
     uint64_t scratch_bytes;   /* S x batches x M x N float32 */
 } vk_gemm_split;
 

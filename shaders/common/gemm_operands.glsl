@@ -19,8 +19,14 @@
 #define SPLITK 0
 #endif
 
+#if defined(DTYPE_F16)
+#define T4 f16vec4
+#else
+#define T4 vec4
+#endif
 #if SPLITK == 2
 DECLARE_IN_OF(float, 0, part) // the first pass's sums
+DECLARE_IN_OF(vec4, 0, part4) // the same 4 at a time
 #else
 DECLARE_IN(0, a)   // A; conv: X
 #endif
@@ -28,11 +34,6 @@ DECLARE_IN(1, b)   // B; conv: W
 #if SPLITK != 2
 // The same operands read 4 elements at a time (load_a_quad/load_b_quad): the allocator
 // aligns every binding to 16 bytes, so element 4i starts a vector.
-#if defined(DTYPE_F16)
-#define T4 f16vec4
-#else
-#define T4 vec4
-#endif
 #if !CONV
 DECLARE_IN_OF(T4, 0, a4)
 #endif
@@ -45,10 +46,8 @@ DECLARE_OUT_OF(float, 4, y) // the scratch of the slices' sums
 DECLARE_OUT_OF(vec4, 4, y4) // the same 4 sums at a time (gemm_store_quad)
 #else
 DECLARE_OUT(4, y)
-#if SPLITK == 0
 DECLARE_OUT_OF(T4, 4, y4) // Y written 4 elements at a time (gemm_store_quad)
 DECLARE_IN_OF(T4, 3, res4) // and the residual read so
-#endif
 #endif
 
 #if CONV
@@ -318,26 +317,56 @@ void gemm_locate(uint z)
 #endif
 }
 
-// Y at (row, col) of batch or group z from the accumulated sum: alpha, C or bias, epilogue.
+#if SPLITK == 1
+// The raw sum at (row, col) of slice `split`, batch or group z, into the scratch.
 void gemm_store(uint row, uint col, uint z, float acc)
 {
-#if SPLITK == 1
     y[((split * (gl_NumWorkGroups.z / p.splits) + z) * g_m + row) * g_n + col] = acc;
+}
 #else
+// Y at (row, col) of batch or group z from the accumulated sum: alpha, C or bias, epilogue.
+// Split in three so that gemm_store_each can issue the loads of several results (bias or C,
+// residual) before it stores the first: Y's index, what the sum gets added, the store.
+uint gemm_at(uint row, uint col, uint z)
+{
 #if CONV
-    uint oc = b_base + row;
-    uint n = col / plane, pix = col % plane;
-    uint at = (n * p.out_channels + oc) * plane + pix;
-    float v = acc + (p.has_bias != 0u ? float(c[oc]) : 0.0);
+    return ((col / plane) * p.out_channels + b_base + row) * plane + col % plane;
 #else
-    uint at = (z * g_m + row) * g_n + col;
-    float v = p.alpha * acc;
-    if (p.has_c != 0u)
-        v += p.beta * float(c[row * p.c_sm + col * p.c_sn]);
-#endif
-    y[at] = T(epilogue_apply(v, at));
+    return (z * g_m + row) * g_n + col;
 #endif
 }
+
+float gemm_addend(uint row, uint col)
+{
+#if CONV
+    return p.has_bias != 0u ? float(c[b_base + row]) : 0.0;
+#else
+    return p.has_c != 0u ? p.beta * float(c[row * p.c_sm + col * p.c_sn]) : 0.0;
+#endif
+}
+
+// The residual at Y's index at (0 without one).
+float gemm_residual(uint at)
+{
+    return (p.epi_flags & 1u) != 0u ? float(res[at]) : 0.0;
+}
+
+void gemm_put(uint at, float acc, float add, float r)
+{
+#if CONV
+    float v = acc + add;
+#else
+    float v = p.alpha * acc + add;
+#endif
+    y[at] = T(epilogue_with(v, r));
+}
+
+void gemm_store(uint row, uint col, uint z, float acc)
+{
+    uint at = gemm_at(row, col, z);
+    gemm_put(at, acc, gemm_addend(row, col), gemm_residual(at));
+}
+#endif
 
 #if SPLITK == 1
 // The raw sums (row, col .. col + 3) as one vector store into the scratch when they are 4
@@ -349,7 +378,7 @@ bool gemm_store_quad(uint row, uint col, uint z, vec4 acc)
     y4[(((split * (gl_NumWorkGroups.z / p.splits) + z) * g_m + row) * g_n + col) / 4u] = acc;
     return true;
 }
-#elif SPLITK == 0
+#else
 // Results (row, col .. col + 3) as one vector store when they are 4 consecutive, aligned
 // elements of Y: false (nothing stored) otherwise. A graph output lives in host memory, and
 // the GPU writes it over the bus: scalar stores 16 bytes apart took 2.4 ms for ResNet-sized
@@ -360,18 +389,14 @@ bool gemm_store_quad(uint row, uint col, uint z, vec4 acc)
 #if CONV
     if ((plane & 3u) != 0u || (col & 3u) != 0u || col + 3u >= g_n)
         return false; // 4 columns of one image when the plane is a multiple of 4
-    uint oc = b_base + row;
-    uint at = ((col / plane) * p.out_channels + oc) * plane + col % plane;
-    vec4 v = acc + vec4(p.has_bias != 0u ? float(c[oc]) : 0.0);
+    vec4 v = acc + vec4(gemm_addend(row, col));
 #else
     if ((g_n & 3u) != 0u || (col & 3u) != 0u || col + 3u >= g_n)
         return false;
-    uint at = (z * g_m + row) * g_n + col;
-    vec4 v = p.alpha * acc;
-    if (p.has_c != 0u)
-        [[unroll]] for (uint e = 0u; e < 4u; e++)
-            v[e] += p.beta * float(c[row * p.c_sm + (col + e) * p.c_sn]);
+    vec4 v = p.alpha * acc + vec4(gemm_addend(row, col), gemm_addend(row, col + 1u),
+                                  gemm_addend(row, col + 2u), gemm_addend(row, col + 3u));
 #endif
+    uint at = gemm_at(row, col, z);
     // the residual's 4 elements as one vector load too (at is a multiple of 4)
     vec4 r = (p.epi_flags & 1u) != 0u ? vec4(res4[at / 4u]) : vec4(0.0);
     [[unroll]] for (uint e = 0u; e < 4u; e++)
@@ -380,5 +405,30 @@ bool gemm_store_quad(uint row, uint col, uint z, vec4 acc)
     return true;
 }
 #endif
+
+// Results (row, col .. col + 3) one at a time, those inside Y's row (col + c < N): where
+// gemm_store_quad does not take them (ragged edges; rows whose length is not a multiple of
+// 4, such as 7x7 images). Every result's loads (bias or C, residual) are issued before the
+// first is stored: called one result at a time, they waited a round trip each, in turn.
+void gemm_store_each(uint row, uint col, uint z, vec4 v)
+{
+#if SPLITK == 1
+    [[unroll]] for (uint c = 0; c < 4u; c++)
+        if (col + c < g_n)
+            gemm_store(row, col + c, z, v[c]);
+#else
+    uint at[4];
+    float add[4], r[4];
+    [[unroll]] for (uint c = 0; c < 4u; c++)
+        if (col + c < g_n) {
+            at[c] = gemm_at(row, col + c, z);
+            add[c] = gemm_addend(row, col + c);
+            r[c] = gemm_residual(at[c]);
+        }
+    [[unroll]] for (uint c = 0; c < 4u; c++)
+        if (col + c < g_n)
+            gemm_put(at[c], v[c], add[c], r[c]);
+#endif
+}
 
 #endif

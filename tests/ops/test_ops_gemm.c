@@ -629,9 +629,10 @@ static void taps_picks(void)
               sp.splits == 0 && k == VK_KERNEL_CONV_COOP_TAPS_128X128 && g[0] == 128 && g[1] == 2,
           "taps: 256 x 16384 on 128 x 128 blocks under fp32-fast (kernel %d)", (int)k);
     /* its 7x7 stage: 512 x 392 x 4608: 4 x 7 blocks of 128 x 64, 9 slices of 512 (252
-     * workgroups) */
+     * workgroups); the sums 256 columns a workgroup: 2 x 512 */
     CHECK(vk_conv_pick_taps(&caps, f16, false, 512, 392, 4608, 1, 512, &k, g, &sp) &&
-              sp.splits == 9 && sp.k_slice == 512 && sp.groups[0] == 7 && sp.groups[1] == 4,
+              sp.splits == 9 && sp.k_slice == 512 && sp.groups[0] == 7 && sp.groups[1] == 4 &&
+              sp.sum_groups[0] == 2 && sp.sum_groups[1] == 512,
           "taps: 512 x 392 x 4608: %u slices of %u", sp.splits, sp.k_slice);
     /* its 14x14 stage: 256 x 1568 x 2304: 2 x 25 blocks, 264 / 50 = 5 slices, 2304 / 5
      * rounded up to whole steps of 32: 480 */
