@@ -554,8 +554,16 @@ static void coop_picks(void)
     CHECK(vk_gemm_pick_coop(&caps, false, f16, false, 512, 1024, 1024, 1, &k, g) &&
               k == VK_KERNEL_GEMM_COOP_64X64 && g[0] == 16 && g[1] == 8,
           "coop: float16 512x1024 takes the 64x64 tile (kernel %d)", (int)k);
-    CHECK(!vk_gemm_pick_coop(&caps, true, f16, false, 4096, 4096, 4608, 1, &k, g),
-          "coop: convolutions stay on gemm_tiled.comp unless forced (slower there on the H200)");
+    /* convs (those taps refused) where the blocks fill a wave of 264: ResNet-50's stem, 64
+     * x 112*112 x 147, at b8 on 1 x 1568 blocks of 64x64; at b1 196 blocks, refused; 32
+     * output channels (half a 64-row block) refused */
+    CHECK(vk_gemm_pick_coop(&caps, true, f16, false, 64, 8 * 12544, 147, 1, &k, g) &&
+              k == VK_KERNEL_CONV_GEMM_COOP_64X64 && g[0] == 1568 && g[1] == 1,
+          "coop: the b8 stem on the gather kernel's 64x64 blocks (kernel %d, %u)", (int)k, g[0]);
+    CHECK(!vk_gemm_pick_coop(&caps, true, f16, false, 64, 12544, 147, 1, &k, g) &&
+              !vk_gemm_pick_coop(&caps, true, f16, false, 32, 8 * 12544, 147, 1, &k, g) &&
+              !vk_gemm_pick_coop(&caps, true, f16, false, 64, 8 * 12544, 27, 1, &k, g),
+          "coop: convs of less than a wave of blocks, 32 channels or K 27 stay on gemm_tiled");
     CHECK(!vk_gemm_pick_coop(&caps, false, f16, false, 4096, 127, 1024, 1, &k, g) &&
               !vk_gemm_pick_coop(&caps, false, f16, false, 127, 4096, 1024, 1, &k, g),
           "coop: not with M or N under %d", VK_COOP_MIN_SIDE);
