@@ -507,6 +507,9 @@ static void split_products(void)
                         .absorbed = "Add+SiLU+Add"};
     matmul("Add+SiLU+Add K 1300", 3, (int64_t[]){2, 17, 1300}, 2, (int64_t[]){1300, 30}, &e, 3,
            (int64_t[]){2, 17, 30});
+    /* N 32: the sums 4 columns an invocation, stored as quads with the residual's quads */
+    matmul("Add+SiLU+Add K 1300, N 32", 3, (int64_t[]){2, 17, 1300}, 2, (int64_t[]){1300, 32}, &e,
+           3, (int64_t[]){2, 17, 32});
     graph_epilogue r = {.act = GRAPH_EPI_RELU, .bias = -1, .residual = 3, .residual_first = true,
                         .absorbed = "Add+Relu"};
     const conv_shape cs[] = {
@@ -514,6 +517,9 @@ static void split_products(void)
         {2, 256, 4, 4, 32, 3, 1, 1, 1, 2},  /* groups: K 1152 per group */
         {1, 1040, 3, 3, 20, 1, 1, 0, 1, 1}, /* 1x1, K 1040 */
         {1, 300, 7, 7, 37, 1, 1, 0, 1, 1},  /* 1x1, K 300: 4 slices of 96 (the last 12) */
+        /* 4 images of 3x3: N 36 sums 4 columns an invocation, but a plane of 9 leaves no
+         * quad whole in Y (gemm_store_each) */
+        {4, 1040, 3, 3, 20, 1, 1, 0, 1, 1},
     };
     for (size_t i = 0; i < VKML_ARRAY_SIZE(cs); i++) {
         conv(&cs[i], i != 1, NULL);
