@@ -20,8 +20,9 @@
 // subgroup stages its accumulators one at a time in its own 16 x 20 floats of shared
 // memory, and its invocations store them through gemm_store_quad or gemm_store_each
 // (alpha, C or bias, the fused epilogue, bounds checks). SMEM_VEC=1 (the split kernel's
-// rows) keeps the tiles as uvec4 (see below). Every loop that indexes acc must unroll (acc then stays in registers; the
-// driver's statistics, tests/bench/bench_kernel_stats, show local memory otherwise).
+// rows) keeps the tiles as uvec4 (see below). Every loop that indexes acc must unroll (acc
+// then stays in registers; the driver's statistics, tests/bench/bench_kernel_stats, show
+// local memory otherwise).
 #extension GL_NV_cooperative_matrix : require
 #extension GL_KHR_memory_scope_semantics : require
 #extension GL_KHR_shader_subgroup_basic : require
