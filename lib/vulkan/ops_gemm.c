@@ -122,25 +122,23 @@ bool vk_gemm_pick_coop(const struct gpu_caps *caps, bool conv, vkml_dtype dtype,
     /* Unforced, float32 under fp32-fast takes the same products as float16: rounded to
      * float16 in the loads (gemm_coop.comp's to_half), the Linear stack's four Gemms took
      * 551 us of GPU time on the H200 against 1,305 on gemm_tiled.comp's float32 and 524 in
-     * float16 storage (2026-11-24). */
-    /* Unforced, a conv here is one that the kernel over taps refused (a group's input
+     * float16 storage (2026-11-24).
+     * Unforced, a conv here is one that the kernel over taps refused (a group's input
      * channels not a multiple of 32: the RGB stems; weights it could not pack): the gather
      * kernel (CONV=1) takes it where its blocks fill a wave (VK_GEMM_MIN_GROUPS). H200,
      * ResNet-50's 7x7 stem (64 x 8*112*112 x 147, 1,568 blocks of 64x64) at b8 fp16: 109
      * -> 84 us of GPU time against gemm_tiled.comp; at b1 (196 blocks) 25 -> 39, so b1
      * keeps gemm_tiled.comp. */
-    if (forced < 0 && conv) {
-        if (m < VK_COOP_MIN_SIDE / 2 || n < VK_COOP_MIN_SIDE || k < VK_COOP_MIN_K ||
-            !pick_tile(caps, coop_tiles, n_tiles, forced, conv, m, n, z, kernel, groups) ||
-            (int64_t)groups[0] * groups[1] * groups[2] < VK_GEMM_MIN_GROUPS)
-            return false;
-        return vk_kernel_variant(*kernel, (int)dtype) >= 0;
-    }
-    if (forced < 0 && (m < VK_COOP_MIN_SIDE || n < VK_COOP_MIN_SIDE ||
-                       m * n < VK_COOP_MIN_OUTPUTS || k < VK_COOP_MIN_K ||
-                       (uint64_t)(2 * z) * (uint64_t)m * (uint64_t)n * 4 > VK_SPLITK_MAX_BYTES))
+    bool too_small = k < VK_COOP_MIN_K || n < VK_COOP_MIN_SIDE;
+    if (conv)
+        too_small = too_small || m < VK_COOP_MIN_SIDE / 2;
+    else
+        too_small = too_small || m < VK_COOP_MIN_SIDE || m * n < VK_COOP_MIN_OUTPUTS ||
+                    (uint64_t)(2 * z) * (uint64_t)m * (uint64_t)n * 4 > VK_SPLITK_MAX_BYTES;
+    if ((forced < 0 && too_small) ||
+        !pick_tile(caps, coop_tiles, n_tiles, forced, conv, m, n, z, kernel, groups))
         return false;
-    if (!pick_tile(caps, coop_tiles, n_tiles, forced, conv, m, n, z, kernel, groups))
+    if (forced < 0 && conv && (int64_t)groups[0] * groups[1] * groups[2] < VK_GEMM_MIN_GROUPS)
         return false;
     return vk_kernel_variant(*kernel, (int)dtype) >= 0;
 }
