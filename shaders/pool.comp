@@ -3,7 +3,10 @@
 // element of Y [N*C, O0, O1, O2]. -D POOL: 0 max, 1 average, 2 Lp; -D WITH_INDICES: MaxPool's
 // int64 Indices output (binding 2; flat index into X, storage_order 1: column-major within
 // the plane). Only the window's taps inside the input are walked (window_taps), as the
-// CPU kernel does: a huge kernel over a small input costs what the input costs.
+// CPU kernel does: a huge kernel over a small input costs what the input costs. -D KMAX=k:
+// the window's taps unrolled, for windows of one tap along dim 0 and at most k x k taps
+// (lib/vulkan/ops_pool.c picks it).
+#extension GL_EXT_control_flow_attributes : require
 #define PUSH_WINDOW3
 #include "index.glsl"
 #include "buffers.glsl"
@@ -16,6 +19,22 @@ DECLARE_OUT(1, y)
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 DECLARE_OUT_OF(int64_t, 2, indices)
 #endif
+
+// One tap of the window (value v at index at of the plane) into the pool's state.
+void take(float v, uint at, inout float acc, inout uint best, inout bool first)
+{
+#if POOL == 0
+    if (first || v > acc) {
+        acc = v;
+        best = at;
+    }
+    first = false;
+#elif POOL == 1
+    acc += v;
+#else
+    acc += pow(abs(v), p.lp_p);
+#endif
+}
 
 void main()
 {
@@ -41,7 +60,7 @@ void main()
         padded *= float(phi - plo);
 #endif
     }
-    uint isize = p.in_dims[0] * p.in_dims[1] * p.in_dims[2];
+    uint isize = p.in_dims[0] * p.in_dims[1] * p.in_dims[2], base = plane * isize;
 #if POOL == 0
     float acc = -1.0 / 0.0;
 #else
@@ -49,6 +68,24 @@ void main()
 #endif
     uint best = 0;
     bool first = true;
+#ifdef KMAX
+    // Windows of one tap along dim 0 and at most KMAX x KMAX taps (the host's choice): every
+    // tap's load goes out before the first is taken, where the loops below wait one load's
+    // round trip a tap (ResNet-50 b8's 3x3 pool after the stem: 22.8 us on the H200).
+    float v[KMAX * KMAX];
+    uint tap_at[KMAX * KMAX];
+    bool tap_in[KMAX * KMAX];
+    [[unroll]] for (uint t = 0; t < KMAX * KMAX; t++) {
+        uint k1 = t / KMAX, k2 = t % KMAX;
+        tap_in[t] = lo[0] < hi[0] && k1 >= lo[1] && k1 < hi[1] && k2 >= lo[2] && k2 < hi[2];
+        tap_at[t] = (uint(start[0]) * p.in_dims[1] + uint(start[1] + int(k1 * p.dilation[1]))) *
+                        p.in_dims[2] + uint(start[2] + int(k2 * p.dilation[2]));
+        v[t] = tap_in[t] ? float(x[base + tap_at[t]]) : 0.0;
+    }
+    [[unroll]] for (uint t = 0; t < KMAX * KMAX; t++)
+        if (tap_in[t])
+            take(v[t], tap_at[t], acc, best, first);
+#else
     for (uint k0 = lo[0]; k0 < hi[0]; k0++) {
         uint i0 = uint(start[0] + int(k0 * p.dilation[0]));
         for (uint k1 = lo[1]; k1 < hi[1]; k1++) {
@@ -56,21 +93,11 @@ void main()
             for (uint k2 = lo[2]; k2 < hi[2]; k2++) {
                 uint at = (i0 * p.in_dims[1] + i1) * p.in_dims[2] +
                           uint(start[2] + int(k2 * p.dilation[2]));
-                float v = float(x[plane * isize + at]);
-#if POOL == 0
-                if (first || v > acc) {
-                    acc = v;
-                    best = at;
-                }
-                first = false;
-#elif POOL == 1
-                acc += v;
-#else
-                acc += pow(abs(v), p.lp_p);
-#endif
+                take(float(x[base + at]), at, acc, best, first);
             }
         }
     }
+#endif
 #if POOL == 1
     float inside = float(hi[0] - lo[0]) * float(hi[1] - lo[1]) * float(hi[2] - lo[2]);
     float div = (p.flags & 1u) != 0 ? padded : inside;

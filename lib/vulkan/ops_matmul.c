@@ -42,12 +42,13 @@ bool vk_gemv_pick(const struct gpu_caps *caps, const matmul_push *pc, bool float
     bool narrow = !k_contig && pc->n <= GEMV_NARROW_MAX_N;
     /* the COLS of gemv.comp's three forms */
     int64_t cols = k_contig ? 4 : narrow ? 8 : 32, gx = ((int64_t)pc->n + cols - 1) / cols;
-    if (gx > caps->max_workgroup_count[0] || pc->m > caps->max_workgroup_count[1] ||
+    int64_t gy = ((int64_t)pc->m + VK_GEMV_ROWS - 1) / VK_GEMV_ROWS;
+    if (gx > caps->max_workgroup_count[0] || gy > caps->max_workgroup_count[1] ||
         batch > caps->max_workgroup_count[2])
         return false;
     *kernel = k_contig ? VK_KERNEL_GEMV_K_CONTIG : narrow ? VK_KERNEL_GEMV_NARROW : VK_KERNEL_GEMV;
     groups[0] = (uint32_t)gx;
-    groups[1] = pc->m;
+    groups[1] = (uint32_t)gy;
     groups[2] = (uint32_t)batch;
     return true;
 }

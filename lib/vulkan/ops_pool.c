@@ -43,8 +43,27 @@ VKML_GPU_SUPPORTS_DECL(gpu_pool_supports)
     return vk_check_tensors(values, node, caps, true, why, why_size);
 }
 
-static vk_kernel_id pool_kernel(const pool_params *p)
+/* pool.comp's KMAX forms, which issue every tap's load before taking the first: a window
+ * of one tap along the push block's dim 0 and at most 3x3 (max and average) or 5x5 (max)
+ * taps. The loop form waits a load's round trip a tap: ResNet-50 b8's 3x3 pool after the
+ * stem took 22.8 us on the H200 (2026-11-25). */
+static vk_kernel_id unrolled_pool(const pool_params *p, const window3_push *pc, vkml_dtype dtype)
 {
+    if (p->is_lp || p->has_indices || pc->kernel[0] != 1)
+        return VK_KERNEL_COUNT;
+    uint32_t k = pc->kernel[1] > pc->kernel[2] ? pc->kernel[1] : pc->kernel[2];
+    vk_kernel_id kernel = k <= 3 ? (p->is_max ? VK_KERNEL_MAXPOOL_K3 : VK_KERNEL_AVGPOOL_K3)
+                          : k <= 5 && p->is_max ? VK_KERNEL_MAXPOOL_K5
+                                                : VK_KERNEL_COUNT;
+    return kernel != VK_KERNEL_COUNT && vk_kernel_variant(kernel, (int)dtype) >= 0 ? kernel
+                                                                                 : VK_KERNEL_COUNT;
+}
+
+static vk_kernel_id pool_kernel(const pool_params *p, const window3_push *pc, vkml_dtype dtype)
+{
+    vk_kernel_id unrolled = unrolled_pool(p, pc, dtype);
+    if (unrolled != VK_KERNEL_COUNT)
+        return unrolled;
     if (p->is_lp)
         return VK_KERNEL_LPPOOL;
     if (!p->is_max)
@@ -64,7 +83,7 @@ VKML_GPU_DECL(gpu_pool)
     uint64_t count = vk_window3_fill(w, (uint64_t)(p.batch * p.channels), &pc);
     pc.count = (uint32_t)count;
     vk_dispatch dispatch = {
-        .kernel = pool_kernel(&p),
+        .kernel = pool_kernel(&p, &pc, values[node->inputs[0]].dtype),
         .dtype = values[node->inputs[0]].dtype,
         .bind = {node->inputs[0], node->outputs[0], p.has_indices ? node->outputs[1] : -1},
         .write_mask = p.has_indices ? 6u : 2u,

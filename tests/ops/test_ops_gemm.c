@@ -363,9 +363,12 @@ static void gemv_picks(void)
           "gemv: 17 columns, 32 a workgroup");
     matmul_push t = {.m = 4, .n = 1000, .k = 1280, .b_sk = 1, .b_sn = 1280};
     CHECK(vk_gemv_pick(&caps, &t, true, 3, &k, g) && k == VK_KERNEL_GEMV_K_CONTIG &&
-              g[0] == 250 && g[1] == 4 && g[2] == 3, "gemv: B^T, 4 rows, 3 batches");
-    t.m = 5;
-    CHECK(!vk_gemv_pick(&caps, &t, true, 1, &k, g), "gemv: 5 rows go to the tiles");
+              g[0] == 250 && g[1] == 1 && g[2] == 3, "gemv: B^T, 4 rows, 3 batches");
+    t.m = 8; /* ResNet-50 b8's classifier: one workgroup of 8 rows a column block */
+    CHECK(vk_gemv_pick(&caps, &t, true, 1, &k, g) && k == VK_KERNEL_GEMV_K_CONTIG &&
+              g[0] == 250 && g[1] == 1 && g[2] == 1, "gemv: B^T, 8 rows");
+    t.m = 9;
+    CHECK(!vk_gemv_pick(&caps, &t, true, 1, &k, g), "gemv: 9 rows go to the tiles");
     CHECK(!vk_gemv_pick(&caps, &mnist, false, 1, &k, g), "gemv: integers");
     caps.splitk_force = 2;
     CHECK(!vk_gemv_pick(&caps, &mnist, true, 1, &k, g), "gemv: split-K forced");
@@ -382,11 +385,18 @@ static void gemv_picks(void)
 static void gemv_products(void)
 {
     static const int64_t sizes[][3] = {{1, 256, 10}, {2, 1000, 37}, {4, 33, 1},   {1, 1, 65},
-                                       {3, 7, 33},   {1, 1280, 100}, {3, 300, 16}, {1, 31, 9}};
+                                       {3, 7, 33},   {1, 1280, 100}, {3, 300, 16}, {1, 31, 9},
+                                       {8, 515, 12}, {6, 64, 40},    {5, 2, 3}};
     for (size_t i = 0; i < VKML_ARRAY_SIZE(sizes); i++)
         matmul_2d(sizes[i][0], sizes[i][1], sizes[i][2]);
+    /* B^T: K in quads (K a multiple of 4: 4 steps of quads and a ragged last round; 8 rows),
+     * and K not a multiple of 4 or A^T (scalar steps) */
     gemm(1, 300, 77, 0, 1, 1, NULL);
+    gemm(8, 2048, 21, 0, 1, 1, NULL);
+    gemm(7, 1292, 9, 0, 1, 0, NULL);
+    gemm(5, 130, 6, 0, 1, 2, NULL);
     gemm(3, 129, 5, 1, 1, 2, NULL);
+    gemm(8, 96, 13, 1, 1, 1, NULL);
     gemm(2, 65, 9, 1, 0, 0, NULL);
     matmul("gemv batched [2,3,1,70] x [3,70,35]", 4, (int64_t[]){2, 3, 1, 70}, 3,
            (int64_t[]){3, 70, 35}, NULL, 0, NULL);
@@ -408,6 +418,7 @@ static void gemv_products(void)
     conv(&se[2], true, NULL);
     dtype = VKML_DTYPE_FLOAT16;
     matmul("gemv", 2, (int64_t[]){2, 500}, 2, (int64_t[]){500, 45}, NULL, 0, NULL);
+    gemm(8, 1024, 19, 0, 1, 1, NULL);
     conv(&se[0], true, &sig);
     dtype = VKML_DTYPE_FLOAT;
 }

@@ -383,6 +383,35 @@ static void test_pool(void)
         snprintf(label, sizeof(label), "AveragePool 3x3 pads %s", dtype_label(float_types[t]));
         oh_run(c, label, bound_for(float_types[t], OH_BOUND_SUM));
     }
+    /* pool.comp's unrolled forms (windows of at most 3x3 and 5x5 taps, one along the push
+     * block's first dim) and their edges: YOLO's 5x5 stride-1 pool, dilation, a 1-D window,
+     * a 3-D window of one tap in depth with a stride there; 4x6 and 3-D 2-deep take the loop */
+    static const struct {
+        const char *op;
+        int rank;
+        int64_t dims[5], kernel[3], strides[3], dilations[3], pads[6];
+    } unrolled[] = {
+        {"MaxPool", 4, {2, 3, 12, 11}, {5, 5}, {1, 1}, {1, 1}, {2, 2, 2, 2}},
+        {"MaxPool", 4, {1, 2, 9, 10}, {2, 3}, {2, 1}, {2, 2}, {0, 1, 1, 0}},
+        {"MaxPool", 3, {2, 3, 17}, {4}, {3}, {1}, {1, 2}},
+        {"MaxPool", 5, {1, 2, 5, 6, 7}, {1, 3, 3}, {2, 1, 2}, {1, 1, 1}, {0, 1, 1, 0, 1, 1}},
+        {"AveragePool", 5, {1, 2, 5, 6, 7}, {1, 2, 3}, {2, 1, 2}, {1, 1, 1}, {0, 0, 1, 0, 1, 1}},
+        {"MaxPool", 4, {1, 2, 9, 10}, {4, 6}, {1, 2}, {1, 1}, {0, 0, 0, 0}},
+    };
+    for (size_t u = 0; u < VKML_ARRAY_SIZE(unrolled); u++)
+        for (size_t t = 0; t < 2; t++) {
+            char label[96];
+            int sp = unrolled[u].rank - 2;
+            oh_case *c = oh_new(unrolled[u].op, 19);
+            oh_input(c, float_types[t], unrolled[u].rank, unrolled[u].dims, -1, 1);
+            oh_attr_ints(c, "kernel_shape", sp, unrolled[u].kernel);
+            oh_attr_ints(c, "strides", sp, unrolled[u].strides);
+            oh_attr_ints(c, "dilations", sp, unrolled[u].dilations);
+            oh_attr_ints(c, "pads", 2 * sp, unrolled[u].pads);
+            snprintf(label, sizeof(label), "%s %dd k%lld %s", unrolled[u].op, sp,
+                     (long long)unrolled[u].kernel[sp - 1], dtype_label(float_types[t]));
+            oh_run(c, label, bound_for(float_types[t], OH_BOUND_SUM));
+        }
     /* A huge kernel over a small input: work bounded by the input on every device. */
     oh_case *c = oh_new("AveragePool", 19);
     oh_input(c, VKML_DTYPE_FLOAT, 4, (int64_t[]){1, 2, 5, 7}, -1, 1);
