@@ -37,6 +37,10 @@ bool vkml_tensor_bytes(vkml_dtype dtype, int rank, const int64_t *dims, size_t *
  * NaN and subnormals kept. */
 float vkml_half_to_float(uint16_t h);
 uint16_t vkml_half_from_float(float f);
+/* The same over n elements (F16C where the CPU has it: the runs' copies of float16 graph
+ * inputs and outputs). */
+void vkml_halves_from_floats(uint16_t *dst, const float *src, size_t n);
+void vkml_floats_from_halves(float *dst, const uint16_t *src, size_t n);
 float vkml_bfloat16_to_float(uint16_t b);
 uint16_t vkml_bfloat16_from_float(float f);
 

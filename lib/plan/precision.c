@@ -81,6 +81,9 @@ typedef struct rewrite {
     int *as_half;       /* per value of g: its float16 form in ng, -1 not made yet */
     int *as_float;      /* per value of g: its float32 form in ng, -1 not made yet */
     int *half_output;   /* per graph output produced in float16: the float16 value */
+    bool *host_io;      /* NULL, or per graph input then output: float16 in ng (the host
+                           converts) */
+    bool *host_half;    /* per value of g: a graph input or output float16 in ng itself */
 } rewrite;
 
 static bool in_fp16_list(const graph_node *n)
@@ -185,10 +188,10 @@ static bool produced_half(const rewrite *r, int v)
 static int value_as(rewrite *r, int v, bool want_half, vkml_error *err)
 {
     const graph_value *pv = &r->probe[v];
-    bool made_half = produced_half(r, v);
+    bool made_half = produced_half(r, v) || r->host_half[v];
     if (pv->dtype != VKML_DTYPE_FLOAT || want_half == made_half)
         return made_half && r->half_output[v] >= 0 ? r->half_output[v] : v;
-    if (!want_half && r->g->values[v].is_output)
+    if (!want_half && r->g->values[v].is_output && !r->host_half[v])
         return v; /* the graph output is the float32 Cast of the float16 value */
     int *form = want_half ? r->as_half : r->as_float;
     if (form[v] >= 0)
@@ -325,7 +328,7 @@ static vkml_status split_half_outputs(rewrite *r, vkml_error *err)
         int v = r->g->outputs[o];
         int producer = r->probe[v].producer;
         if (producer < 0 || !r->half[producer] || r->probe[v].dtype != VKML_DTYPE_FLOAT ||
-            r->half_output[v] >= 0)
+            r->half_output[v] >= 0 || r->host_half[v])
             continue;
         char name[512];
         snprintf(name, sizeof(name), "%s/fp16", r->g->values[v].name);
@@ -348,6 +351,49 @@ static vkml_status split_half_outputs(rewrite *r, vkml_error *err)
     return VKML_OK;
 }
 
+/* With host_boundary: the graph inputs that every reader takes in float16 (not graph
+ * outputs themselves), and the graph outputs made in float16, stay float16 values in ng:
+ * no Cast runs for them, the session converts them as it copies them in and out (half the
+ * bytes over the bus; ResNet-50 b8's 4.8 MB input). */
+static void mark_host_half(rewrite *r)
+{
+    const graph *g = r->g;
+    if (!r->host_io)
+        return;
+    for (int i = 0; i < g->n_inputs; i++) {
+        int v = g->inputs[i];
+        r->host_half[v] = r->probe[v].dtype == VKML_DTYPE_FLOAT && !g->values[v].is_output;
+    }
+    bool *read = calloc((size_t)g->n_values + 1, sizeof(bool));
+    for (int i = 0; i < g->n_nodes; i++) {
+        const graph_node *n = &g->nodes[i];
+        for (int k = 0; k < n->n_inputs; k++) {
+            int v = n->inputs[k];
+            if (v < 0 || g->values[v].kind != GRAPH_VALUE_INPUT)
+                continue;
+            if (read)
+                read[v] = true;
+            if (r->folded[i] || !r->half[i] || keeps_float32(n, k))
+                r->host_half[v] = false; /* read as float32 */
+        }
+    }
+    for (int i = 0; i < g->n_inputs; i++)
+        if (!read || !read[g->inputs[i]])
+            r->host_half[g->inputs[i]] = false; /* unread (or no memory to tell) */
+    free(read);
+    for (int o = 0; o < g->n_outputs; o++) {
+        int v = g->outputs[o];
+        int producer = r->probe[v].producer;
+        if (producer >= 0 && r->half[producer] && r->probe[v].dtype == VKML_DTYPE_FLOAT)
+            r->host_half[v] = true;
+    }
+    for (int v = 0; v < g->n_values; v++)
+        if (r->host_half[v])
+            r->ng->values[v].dtype = VKML_DTYPE_FLOAT16;
+    for (int i = 0; i < g->n_inputs + g->n_outputs; i++)
+        r->host_io[i] = r->host_half[i < g->n_inputs ? g->inputs[i] : g->outputs[i - g->n_inputs]];
+}
+
 static vkml_status build(rewrite *r, device *dev, int *n_half, vkml_error *err)
 {
     const graph *g = r->g;
@@ -355,8 +401,10 @@ static vkml_status build(rewrite *r, device *dev, int *n_half, vkml_error *err)
     int count = 0;
     for (int i = 0; st == VKML_OK && i < g->n_nodes; i++)
         count += (r->half[i] = runs_in_half(r, dev, i));
-    if (st == VKML_OK)
+    if (st == VKML_OK) {
+        mark_host_half(r);
         st = split_half_outputs(r, err);
+    }
     for (int i = 0; st == VKML_OK && i < g->n_nodes; i++)
         st = emit_node(r, i, err);
     if (st != VKML_OK)
@@ -377,7 +425,7 @@ static vkml_status build(rewrite *r, device *dev, int *n_half, vkml_error *err)
 }
 
 vkml_status precision_fp16_graph(const graph *g, const plan_target *target, int64_t symbolic_value,
-                                 graph **out, int *n_half, vkml_error *err)
+                                 bool *host_io, graph **out, int *n_half, vkml_error *err)
 {
     *out = NULL;
     size_t nv = (size_t)g->n_values + 1, nn = (size_t)g->n_nodes + 1;
@@ -388,11 +436,13 @@ vkml_status precision_fp16_graph(const graph *g, const plan_target *target, int6
                  .ng = graph_create(),
                  .as_half = calloc(nv, sizeof(int)),
                  .as_float = calloc(nv, sizeof(int)),
-                 .half_output = calloc(nv, sizeof(int))};
+                 .half_output = calloc(nv, sizeof(int)),
+                 .host_io = host_io,
+                 .host_half = calloc(nv, sizeof(bool))};
     vkml_arena *fold_arena = vkml_arena_create();
     vkml_status st = VKML_OK;
     if (!r.probe || !r.folded || !r.half || !r.ng || !r.as_half || !r.as_float || !r.half_output ||
-        !fold_arena)
+        !r.host_half || !fold_arena)
         st = vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory for the fp16 graph");
     if (st == VKML_OK && (st = fold_infer(g, r.probe, symbolic_value, fold_arena, NULL, err)))
         vkml_error_prefix(err, "precision fp16: inferring the model's types");
@@ -411,6 +461,7 @@ vkml_status precision_fp16_graph(const graph *g, const plan_target *target, int6
     free(r.as_half);
     free(r.as_float);
     free(r.half_output);
+    free(r.host_half);
     vkml_arena_destroy(&fold_arena);
     return st;
 }

@@ -8,8 +8,9 @@
  *     that and which the session's first device runs in float16, read and write float16;
  *   - float32 initializers they read are converted to float16 once, into that graph's
  *     arena (shared by every lane of the session, freed with it);
- *   - Casts are inserted wherever a float16 value meets a float32 reader, at the graph's
- *     inputs and before each graph output, so the caller's tensors stay float32;
+ *   - Casts are inserted wherever a float16 value meets a float32 reader; at the graph's
+ *     inputs and outputs too, unless the session converts them as it copies (host_io
+ *     below: the caller's tensors stay float32 either way);
  *   - Resize and Upsample move float16 data while their roi and scales stay float32;
  *   - nodes whose outputs are folded to constants (Shape of an activation) read their
  *     inputs as produced: no Cast runs for them;
@@ -22,7 +23,11 @@
 #include "plan/plan.h"
 
 /* Builds the float16 graph of `g` for the target's first device (its first GPU, else the
- * CPU). Types are inferred with symbolic dims bound to symbolic_value. *n_half (may be
+ * CPU). Types are inferred with symbolic dims bound to symbolic_value. host_io (NULL, or
+ * one flag per graph input, then per output): graph inputs that only float16 nodes read,
+ * and graph outputs made in float16, are float16 in the result, flagged here (same value
+ * indices, no Cast): whoever copies them in and out converts (the session's runs do).
+ * Without host_io, Casts at the inputs and outputs keep them float32. *n_half (may be
  * NULL) is the number of nodes that run in float16. graph_destroy the result. */
 vkml_status precision_fp16_graph(const graph *g, const plan_target *target, int64_t symbolic_value,
-                                 graph **out, int *n_half, vkml_error *err);
+                                 bool *host_io, graph **out, int *n_half, vkml_error *err);

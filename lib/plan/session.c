@@ -142,10 +142,24 @@ vkml_status session_plan_for(vkml_session *s, const vkml_tensor_info *shapes,
         free(shapes_copy);
         return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory creating a session");
     }
+    /* The caller's shapes in the graph's types (host_half inputs: float16). */
+    vkml_tensor_info *graph_shapes = NULL;
+    if (shapes && s->host_half) {
+        if (!(graph_shapes = malloc(((size_t)g->n_inputs + 1) * sizeof(*graph_shapes)))) {
+            free(shapes_copy);
+            free_fixed(values_copy, (size_t)g->n_inputs);
+            return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory creating a session");
+        }
+        memcpy(graph_shapes, shapes, (size_t)g->n_inputs * sizeof(*graph_shapes));
+        for (int i = 0; i < g->n_inputs; i++)
+            if (s->host_half[i] && graph_shapes[i].dtype == VKML_DTYPE_FLOAT)
+                graph_shapes[i].dtype = VKML_DTYPE_FLOAT16;
+    }
     /* One plan per lane: each run in flight has its own intermediates. */
     vkml_status st = VKML_OK;
     for (int l = 0; l < s->n_lanes && st == VKML_OK; l++) {
-        st = plan_create(g, &s->target, s->symbolic, shapes, values, &sh.plans[l], err);
+        st = plan_create(g, &s->target, s->symbolic, graph_shapes ? graph_shapes : shapes,
+                         values, &sh.plans[l], err);
         if (st == VKML_OK) {
             sh.plans[l]->wait_spin_ns = s->wait_spin_ns;
             st = make_scheduler(sh.plans[l], &sh.scheds[l], err);
@@ -156,7 +170,12 @@ vkml_status session_plan_for(vkml_session *s, const vkml_tensor_info *shapes,
         sh.outputs = make_infos(sh.plans[0], g->outputs, (size_t)g->n_outputs);
         if (!sh.inputs || !sh.outputs)
             st = vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory creating a session");
+        for (int i = 0; st == VKML_OK && s->host_half && i < g->n_inputs + g->n_outputs; i++)
+            if (s->host_half[i]) /* the caller's type */
+                (i < g->n_inputs ? &sh.inputs[i] : &sh.outputs[i - g->n_inputs])->dtype =
+                    VKML_DTYPE_FLOAT;
     }
+    free(graph_shapes);
     if (st != VKML_OK) {
         shaped_free(&sh);
         free(shapes_copy);
@@ -244,9 +263,12 @@ static vkml_status session_target(vkml_context *ctx, const vkml_session_params *
     return st;
 }
 
-/* The graph the session plans: the model's, or its float16 rewrite. */
+/* The graph the session plans: the model's, or its float16 rewrite. host_boundary: its
+ * inputs and outputs may be float16 where the model's are float32, converted by the runs'
+ * copies (not with pre-processing, which feeds input 0 itself, nor with fixed input
+ * values, which the plan reads in the graph's types). */
 static vkml_status session_use_precision(vkml_session *s, vkml_precision precision,
-                                         vkml_error *err)
+                                         bool host_boundary, vkml_error *err)
 {
     s->graph = s->model->graph;
     s->precision = precision;
@@ -256,11 +278,24 @@ static vkml_status session_use_precision(vkml_session *s, vkml_precision precisi
     if (precision != VKML_PRECISION_FP16)
         return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT, "unknown precision %d",
                          (int)precision);
-    vkml_status st = precision_fp16_graph(s->model->graph, &s->target, s->symbolic,
-                                          &s->own_graph, NULL, err);
-    if (st == VKML_OK)
-        s->graph = s->own_graph;
-    return st;
+    const graph *g = s->model->graph;
+    s->host_half = calloc((size_t)(g->n_inputs + g->n_outputs) + 1, sizeof(bool));
+    if (!s->host_half)
+        return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory creating a session");
+    vkml_status st = precision_fp16_graph(g, &s->target, s->symbolic,
+                                          host_boundary ? s->host_half : NULL, &s->own_graph,
+                                          NULL, err);
+    if (st != VKML_OK)
+        return st;
+    s->graph = s->own_graph;
+    bool any = false;
+    for (int i = 0; i < g->n_inputs + g->n_outputs; i++)
+        any |= s->host_half[i];
+    if (!any) {
+        free(s->host_half);
+        s->host_half = NULL;
+    }
+    return VKML_OK;
 }
 
 /* vkml_session_params.preprocess: the session's graph (after precision) with the
@@ -337,8 +372,9 @@ vkml_status vkml_session_create(vkml_context *ctx, vkml_model *model,
         return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT, "%d runs in flight (at most %d)",
                          lanes, VKML_MAX_RUNS_IN_FLIGHT);
     }
+    bool host_boundary = !params || (!params->preprocess && !params->input_values);
     if ((st = session_use_precision(s, params ? params->precision : VKML_PRECISION_FP32,
-                                    err)) ||
+                                    host_boundary, err)) ||
         (st = session_lanes_init(s, lanes, err))) {
         vkml_session_destroy(&s);
         return st;
@@ -370,6 +406,7 @@ void vkml_session_destroy(vkml_session **sp)
     session_lanes_destroy(s); /* waits for the runs in flight */
     free(s->shapes);
     free_fixed(s->fixed, s->model ? (size_t)s->model->graph->n_inputs : 0);
+    free(s->host_half);
     graph_destroy(&s->pre_graph); /* after the plans of it (the lanes) */
     graph_destroy(&s->own_graph); /* after pre_graph, which shares its nodes */
     model_unref(s->model);
@@ -450,25 +487,37 @@ static vkml_status check_strings(const vkml_tensor *t, size_t index, const char 
 
 /* A run's copy of an input or output between the caller's memory and the session's
  * (host-visible device memory, host memory): large ones on several threads, since one core
- * copied 4 MiB in 235 us into an H200's memory and out of it in 380 us. */
-#define COPY_BLOCK 65536
+ * copied 4 MiB in 235 us into an H200's memory and out of it in 380 us. host_half inputs
+ * and outputs are converted on the way (bytes: the caller's, float32). */
+#define COPY_BLOCK 65536 /* the caller's bytes a block */
+
+typedef enum { RUN_COPY_BYTES, RUN_COPY_TO_HALF, RUN_COPY_FROM_HALF } run_copy;
 
 typedef struct copy_job {
     unsigned char *dst;
     const unsigned char *src;
     size_t bytes;
+    run_copy how;
 } copy_job;
 
 static void copy_blocks(void *ctx, int64_t begin, int64_t end)
 {
     const copy_job *j = ctx;
     size_t from = (size_t)begin * COPY_BLOCK, to = (size_t)end * COPY_BLOCK;
-    memcpy(j->dst + from, j->src + from, (to < j->bytes ? to : j->bytes) - from);
+    size_t n = (to < j->bytes ? to : j->bytes) - from;
+    if (j->how == RUN_COPY_TO_HALF)
+        vkml_halves_from_floats((uint16_t *)(void *)j->dst + from / 4,
+                                (const float *)(const void *)(j->src + from), n / 4);
+    else if (j->how == RUN_COPY_FROM_HALF)
+        vkml_floats_from_halves((float *)(void *)(j->dst + from),
+                                (const uint16_t *)(const void *)j->src + from / 4, n / 4);
+    else
+        memcpy(j->dst + from, j->src + from, n);
 }
 
-static void copy_run_bytes(void *dst, const void *src, size_t bytes)
+static void copy_run(void *dst, const void *src, size_t bytes, run_copy how)
 {
-    copy_job j = {.dst = dst, .src = src, .bytes = bytes};
+    copy_job j = {.dst = dst, .src = src, .bytes = bytes, .how = how};
     /* a byte counts as a flop: below cpu_parallel_for's threshold one thread copies */
     cpu_parallel_for((int64_t)((bytes + COPY_BLOCK - 1) / COPY_BLOCK), COPY_BLOCK, copy_blocks, &j);
 }
@@ -487,7 +536,8 @@ vkml_status session_copy_inputs(vkml_session *s, session_lane *l, const vkml_ten
         int v = p->graph->inputs[i];
         for (int slot = 0; slot < p->n_devices; slot++)
             if (p->devices[slot].value_plans[v].used)
-                copy_run_bytes(plan_value_ptr(p, slot, v), inputs[i].data, bytes);
+                copy_run(plan_value_ptr(p, slot, v), inputs[i].data, bytes,
+                         s->host_half && s->host_half[i] ? RUN_COPY_TO_HALF : RUN_COPY_BYTES);
     }
     return VKML_OK;
 }
@@ -530,7 +580,7 @@ static vkml_status copy_outputs(vkml_session *s, session_lane *l, const vkml_ten
             const int64_t *dims = NULL;
             src = plan_tail_value(p->tail, v, &dims);
             size_t room = outputs[i].size;
-            if (!vkml_tensor_bytes(val->dtype, val->rank, dims, &bytes) || bytes > room)
+            if (!vkml_tensor_bytes(s->outputs[i].dtype, val->rank, dims, &bytes) || bytes > room)
                 return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT,
                                  "output %zu ('%s'): this run made %zu bytes, more than the "
                                  "%zu given",
@@ -539,7 +589,9 @@ static vkml_status copy_outputs(vkml_session *s, session_lane *l, const vkml_ten
         } else {
             src = plan_value_ptr(p, p->value_home[v], v);
         }
-        copy_run_bytes(outputs[i].data, src, bytes);
+        copy_run(outputs[i].data, src, bytes,
+                 s->host_half && s->host_half[s->n_inputs + i] ? RUN_COPY_FROM_HALF
+                                                                : RUN_COPY_BYTES);
         if (val->dtype == VKML_DTYPE_STRING && (st = own_strings(l, &outputs[i], bytes, err)))
             return st;
     }

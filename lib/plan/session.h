@@ -44,6 +44,9 @@ struct vkml_session {
                            graph with the pre-processing in front (plan/session_preprocess.h),
                            else NULL */
     vkml_precision precision;
+    /* per graph input, then per output (NULL: none): float32 to the caller, float16 in the
+     * graph (plan/precision.h's host_boundary); the runs convert as they copy */
+    bool *host_half;
     int device;         /* the first device of the set */
     plan_target target; /* the device set and budget */
     int64_t symbolic;
