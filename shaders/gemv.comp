@@ -1,8 +1,8 @@
 #version 450
 // Products of few rows (a classifier's [1, K] x [K, N] or [8, K] x [K, N], mnist-8's
 // Times212): gemm_tiled.comp would give them one or two workgroups walking all of K
-// serially. Here a workgroup of WG_SIZE invocations covers COLS output columns of up to
-// ROWS rows (y) of one batch (z); its WG_SIZE / COLS slices of K run in parallel (slice s
+// serially. Here a workgroup of WG_SIZE invocations covers COLS output columns of ROWS rows
+// (-D ROWS, default 1; the last workgroup's may run past M) of one batch (z); its WG_SIZE / COLS slices of K run in parallel (slice s
 // takes k = s, s + SLICES, ...), each invocation holding one sum per row, then the slice sums
 // of each (row, column) are added in a fixed order (deterministic). COLS 32 when B's columns
 // are adjacent in memory (B [K, N]: a row of B per step, coalesced), -D K_CONTIG=1: COLS 4
@@ -25,7 +25,9 @@
 #define COLS 32u
 #endif
 #define SLICES (WG_SIZE / COLS)
-#define ROWS 8u // rows a workgroup takes: lib/vulkan/ops_matmul.h, VK_GEMV_ROWS
+#ifndef ROWS // rows a workgroup takes (gemv_k_contig_rows: 8, lib/vulkan/ops_matmul.h)
+#define ROWS 1u
+#endif
 #define STEPS 4u // steps whose loads go out together
 layout(local_size_x = WG_SIZE, local_size_y = 1, local_size_z = 1) in;
 

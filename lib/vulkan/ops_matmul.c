@@ -36,17 +36,22 @@ bool vk_gemv_pick(const struct gpu_caps *caps, const matmul_push *pc, bool float
                   vk_kernel_id *kernel, uint32_t groups[3])
 {
     if (!floats || !caps->prefer_tiled || caps->gemm_force != 0 || caps->splitk_force != 0 ||
-        caps->coop_force > 0 || pc->m > VK_GEMV_MAX_ROWS)
+        caps->coop_force > 0)
         return false;
-    bool k_contig = pc->b_sk == 1;
+    bool k_contig = pc->b_sk == 1, rows = k_contig && pc->m > 1;
+    if (pc->m > (k_contig ? VK_GEMV_ROWS : VK_GEMV_MAX_ROWS))
+        return false;
     bool narrow = !k_contig && pc->n <= GEMV_NARROW_MAX_N;
     /* the COLS of gemv.comp's three forms */
     int64_t cols = k_contig ? 4 : narrow ? 8 : 32, gx = ((int64_t)pc->n + cols - 1) / cols;
-    int64_t gy = ((int64_t)pc->m + VK_GEMV_ROWS - 1) / VK_GEMV_ROWS;
+    int64_t gy = rows ? 1 : (int64_t)pc->m;
     if (gx > caps->max_workgroup_count[0] || gy > caps->max_workgroup_count[1] ||
         batch > caps->max_workgroup_count[2])
         return false;
-    *kernel = k_contig ? VK_KERNEL_GEMV_K_CONTIG : narrow ? VK_KERNEL_GEMV_NARROW : VK_KERNEL_GEMV;
+    *kernel = rows       ? VK_KERNEL_GEMV_K_CONTIG_ROWS
+              : k_contig ? VK_KERNEL_GEMV_K_CONTIG
+              : narrow   ? VK_KERNEL_GEMV_NARROW
+                         : VK_KERNEL_GEMV;
     groups[0] = (uint32_t)gx;
     groups[1] = (uint32_t)gy;
     groups[2] = (uint32_t)batch;

@@ -27,18 +27,22 @@ typedef struct matmul_push {
  * gemm_tiled.comp. */
 vkml_status vk_rec_matmul(gpu_recorder *rec, const matmul_push *pc, vkml_dtype dtype, int a, int b,
                           int c, int res, int y, int64_t batch, vkml_error *err);
-/* Products of at most this many rows per batch run gemv.comp (a workgroup per 32 columns
- * of VK_GEMV_ROWS rows, 8 columns when N is small, or 4 when B^T puts K in a row, with K
- * split over its 256 invocations) instead of gemm_tiled.comp, whose smallest tile walks all
- * of K in one workgroup: mnist-8's [1,256] x [256,10] ran one workgroup of 256 steps (10.8
- * us on the H200). ResNet-50 b8's classifier, [8, 2048] x [2048, 1000]^T, took 28 us on
- * split-K tiles of 64 rows (2026-11-25). */
-#define VK_GEMV_ROWS 8 /* gemv.comp's ROWS */
-#define VK_GEMV_MAX_ROWS VK_GEMV_ROWS
+/* Products of at most this many rows per batch run gemv.comp (a workgroup per row and 32
+ * columns, 8 when N is small, or 4 when B^T puts K in a row, with K split over its 256
+ * invocations) instead of gemm_tiled.comp, whose smallest tile walks all of K in one
+ * workgroup: mnist-8's [1,256] x [256,10] ran one workgroup of 256 steps (10.8 us on the
+ * H200). */
+#define VK_GEMV_MAX_ROWS 4
+/* With B^T, up to this many rows, all in one workgroup (gemv_k_contig_rows, ROWS 8):
+ * ResNet-50 b8's classifier, [8, 2048] x [2048, 1000]^T, took 28 us on split-K tiles of 64
+ * rows, 12 us so (H200, 2026-11-25). Not for one row: EfficientNet-B0's 16
+ * squeeze-excitation expansions took 0.9 us more each on the 8-row form. */
+#define VK_GEMV_ROWS 8
 /* gemv.comp's kernel (VK_KERNEL_GEMV; VK_KERNEL_GEMV_NARROW for B [K, N] of a few columns;
- * VK_KERNEL_GEMV_K_CONTIG when B's k stride is 1)
+ * VK_KERNEL_GEMV_K_CONTIG when B's k stride is 1, _ROWS for 2 to VK_GEMV_ROWS rows)
  * and grid (column blocks, rows, batch) when it takes the product pc: GPUs (prefer_tiled),
- * floats, tiles by shape (no gemm/split-K/coop forcing), pc->m <= VK_GEMV_MAX_ROWS. */
+ * floats, tiles by shape (no gemm/split-K/coop forcing), pc->m <= VK_GEMV_MAX_ROWS
+ * (VK_GEMV_ROWS with B^T). */
 bool vk_gemv_pick(const struct gpu_caps *caps, const matmul_push *pc, bool floats, int64_t batch,
                   vk_kernel_id *kernel, uint32_t groups[3]);
 /* Whether the workgroup grid of an m x n x batch product fits the device. */

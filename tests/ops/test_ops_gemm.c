@@ -362,13 +362,21 @@ static void gemv_picks(void)
     CHECK(vk_gemv_pick(&caps, &wide, true, 1, &k, g) && k == VK_KERNEL_GEMV && g[0] == 1,
           "gemv: 17 columns, 32 a workgroup");
     matmul_push t = {.m = 4, .n = 1000, .k = 1280, .b_sk = 1, .b_sn = 1280};
-    CHECK(vk_gemv_pick(&caps, &t, true, 3, &k, g) && k == VK_KERNEL_GEMV_K_CONTIG &&
+    CHECK(vk_gemv_pick(&caps, &t, true, 3, &k, g) && k == VK_KERNEL_GEMV_K_CONTIG_ROWS &&
               g[0] == 250 && g[1] == 1 && g[2] == 3, "gemv: B^T, 4 rows, 3 batches");
     t.m = 8; /* ResNet-50 b8's classifier: one workgroup of 8 rows a column block */
-    CHECK(vk_gemv_pick(&caps, &t, true, 1, &k, g) && k == VK_KERNEL_GEMV_K_CONTIG &&
+    CHECK(vk_gemv_pick(&caps, &t, true, 1, &k, g) && k == VK_KERNEL_GEMV_K_CONTIG_ROWS &&
               g[0] == 250 && g[1] == 1 && g[2] == 1, "gemv: B^T, 8 rows");
+    t.m = 1;
+    CHECK(vk_gemv_pick(&caps, &t, true, 1, &k, g) && k == VK_KERNEL_GEMV_K_CONTIG &&
+              g[0] == 250 && g[1] == 1, "gemv: B^T, one row");
     t.m = 9;
     CHECK(!vk_gemv_pick(&caps, &t, true, 1, &k, g), "gemv: 9 rows go to the tiles");
+    matmul_push five = {.m = 5, .n = 10, .k = 256, .b_sk = 10, .b_sn = 1};
+    CHECK(!vk_gemv_pick(&caps, &five, true, 1, &k, g), "gemv: 5 rows of B [K, N] go to the tiles");
+    five.m = 4;
+    CHECK(vk_gemv_pick(&caps, &five, true, 2, &k, g) && k == VK_KERNEL_GEMV_NARROW && g[1] == 4,
+          "gemv: 4 rows of B [K, N], a workgroup each");
     CHECK(!vk_gemv_pick(&caps, &mnist, false, 1, &k, g), "gemv: integers");
     caps.splitk_force = 2;
     CHECK(!vk_gemv_pick(&caps, &mnist, true, 1, &k, g), "gemv: split-K forced");
