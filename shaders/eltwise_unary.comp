@@ -61,6 +61,10 @@ A f(A v)
     return v > be ? be : v;
 #elif defined(OP_DIV_SCALAR)
     return v / al;
+#elif defined(OP_ADD_SCALAR)
+    return v + al;
+#elif defined(OP_MUL_SCALAR)
+    return v * al;
 #elif defined(OP_EXP)
     return exp(v);
 #elif defined(OP_LOG)

@@ -4,6 +4,8 @@
 #include "ops/elementwise.h"
 #include "vulkan/vk_ops.h"
 
+#include <string.h>
+
 #define NO_KERNEL VK_KERNEL_COUNT
 
 /* The kernel of an op; ops with a choice (attributes, exponent type) are resolved by
@@ -200,6 +202,35 @@ static int inputs_needed(const eltwise_params *p)
     }
 }
 
+/* Add, Sub or Mul of a float tensor x and a one-element float constant c that adds no
+ * dims (x + 1, x * 0.5, x - mean): the unary kernel with c in its push block (x - c as
+ * x + -c, the same result), so one buffer is read, not two. The binary kernel's dependent
+ * dispatch cost 2.47 us on the H200 against 2.24 for the unary one (bench_floor, the
+ * chained Add and Relu, 2026-11-25). False: not such a node. */
+static bool scalar_operand(const graph_value *values, const graph_node *node, vkml_dtype dtype,
+                           int *x, float *c, vk_kernel_id *kernel)
+{
+    const eltwise_params *p = node->params;
+    if ((p->op != ELT_ADD && p->op != ELT_SUB && p->op != ELT_MUL) ||
+        (dtype != VKML_DTYPE_FLOAT && dtype != VKML_DTYPE_FLOAT16) || node->n_inputs != 2)
+        return false;
+    const graph_value *y = &values[node->outputs[0]];
+    for (int side = 1; side >= (p->op == ELT_SUB ? 1 : 0); side--) {
+        const graph_value *cv = &values[node->inputs[side]], *xv = &values[node->inputs[1 - side]];
+        if (cv->kind != GRAPH_VALUE_CONSTANT || !cv->data || cv->dtype != dtype ||
+            vkml_tensor_element_count(cv->rank, cv->dims) != 1 || xv->dtype != dtype ||
+            xv->rank != y->rank || memcmp(xv->dims, y->dims, sizeof(int64_t) * (size_t)y->rank))
+            continue;
+        float v = dtype == VKML_DTYPE_FLOAT ? *(const float *)cv->data
+                                            : vkml_half_to_float(*(const uint16_t *)cv->data);
+        *x = node->inputs[1 - side];
+        *c = p->op == ELT_SUB ? -v : v;
+        *kernel = p->op == ELT_MUL ? VK_KERNEL_U_MUL_SCALAR : VK_KERNEL_U_ADD_SCALAR;
+        return vk_kernel_variant(*kernel, (int)dtype) >= 0;
+    }
+    return false;
+}
+
 VKML_GPU_DECL(gpu_eltwise)
 {
     const eltwise_params *p = node->params;
@@ -233,6 +264,10 @@ VKML_GPU_DECL(gpu_eltwise)
         return rec_variadic(rec, values, node, kernel, dtype, err);
     if (kernel == VK_KERNEL_T_CLIP || kernel == VK_KERNEL_T_WHERE)
         return rec_ternary(rec, values, node, kernel, dtype, err);
+    int x;
+    vk_kernel_id scalar_kernel;
+    if (scalar_operand(values, node, dtype, &x, &up.alpha, &scalar_kernel))
+        return rec_unary(rec, scalar_kernel, dtype, x, node->outputs[0], &up, err);
     if (p->kind == ELT_BINARY || p->kind == ELT_COMPARE || p->op == ELT_POW) {
         int64_t strides[2][VKML_MAX_RANK];
         eltwise_layout l;

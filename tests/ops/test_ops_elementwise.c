@@ -426,6 +426,30 @@ static void test_dense_counts(void)
     }
 }
 
+/* Add, Sub and Mul of a one-element constant (the unary kernel with it in the push block,
+ * ops_elementwise.c's scalar_operand): either side (Sub: c - x stays binary), constants of
+ * rank 0 to 2 that add no dims, and one of rank 3 over a rank-2 x (binary: it adds a dim). */
+static void test_scalar_constants(void)
+{
+    static const char *const ops[] = {"Add", "Sub", "Mul"};
+    static const int64_t x_dims[] = {3, 67}, c_dims[] = {1, 1, 1};
+    char label[96];
+    for (size_t o = 0; o < VKML_ARRAY_SIZE(ops); o++)
+        for (size_t t = 0; t < VKML_ARRAY_SIZE(floats); t++)
+            for (int c_rank = 0; c_rank <= 3; c_rank++)
+                for (int c_first = 0; c_first < 2; c_first++) {
+                    oh_case *c = oh_new(ops[o], 14);
+                    if (c_first)
+                        oh_const_random(c, floats[t], c_rank, c_dims, -4, 4);
+                    oh_input(c, floats[t], 2, x_dims, -10, 10);
+                    if (!c_first)
+                        oh_const_random(c, floats[t], c_rank, c_dims, -4, 4);
+                    snprintf(label, sizeof label, "%s %s constant of rank %d %s", ops[o],
+                             c_first ? "first," : "second,", c_rank, vkml_dtype_name(floats[t]));
+                    oh_run(c, label, floats[t] == VKML_DTYPE_FLOAT ? OH_BOUND_EXACT : OH_BOUND_FP16);
+                }
+}
+
 int main(void)
 {
     test_unary_floats();
@@ -436,6 +460,7 @@ int main(void)
     test_clip_where_dropout();
     test_cast();
     test_dense_counts();
+    test_scalar_constants();
     test_known_values();
     test_errors();
     return oh_finish();
