@@ -407,8 +407,9 @@ def describe(args, repeat, ort_name):
     notes.append("- ONNX Runtime: %s" % ort_name)
     if args.floor and os.access(args.floor, os.X_OK):
         r = subprocess.run([args.floor], capture_output=True, text=True)
-        lines = [l.strip() for l in r.stdout.splitlines()
-                 if "per-dispatch floor" in l or "per dependent" in l]
+        lines = [" ".join(l.split()) for l in r.stdout.splitlines()
+                 if "per-dispatch floor" in l or "per dependent" in l or "empty submit" in l
+                 or "one-node model" in l]
         notes.append("- raw floor (%s): %s" % (os.path.basename(args.floor), " / ".join(lines)))
     else:
         notes.append("- raw floor: tests/bench/bench_floor is not built here: skipped")
