@@ -409,7 +409,7 @@ def describe(args, repeat, ort_name):
         r = subprocess.run([args.floor], capture_output=True, text=True)
         lines = [" ".join(l.split()) for l in r.stdout.splitlines()
                  if "per-dispatch floor" in l or "per dependent" in l or "empty submit" in l
-                 or "one-node model" in l]
+                 or "one vkml Add" in l or "one-node model" in l]
         notes.append("- raw floor (%s): %s" % (os.path.basename(args.floor), " / ".join(lines)))
     else:
         notes.append("- raw floor: tests/bench/bench_floor is not built here: skipped")
