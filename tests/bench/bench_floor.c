@@ -7,13 +7,15 @@
  *   3. K dependent trivial dispatches (dst = src + 1 over 1024 floats, ping-pong, a
  *      barrier between) in one command buffer, K = 1 .. 10000: median per K, least-squares
  *      slope (the per-dispatch floor); then dst = src + c[0], reading a third buffer as
- *      vkml's Add of a constant does, and vkml's own Add and Relu kernels (their SPIR-V and
- *      push blocks) in the same loop, K up to 1000
+ *      vkml's binary Add of a constant did, dst = src + c[i] (a dense binary op's two
+ *      reads), and vkml's own Add and Relu kernels (their SPIR-V and push blocks) in the
+ *      same loop, K up to 1000
  *   4. vkml, a one-node model (one Add) host to host, over floors 1 and 3 at K = 1, with
  *      the default wait spin, none, and 100 us
  *   5. vkml, the chained-Add model (bench_util.h) at K = 1 .. 1000, its slope over 3's
  *      (6.: the same chain of Relus, the unary kernel: what the Add's binary kernel costs;
- *      7.: Adds of a dense constant of 1024 ones and of y to itself)
+ *      7.: Adds of a dense constant of 1024 ones and of y to itself, also over the raw loop
+ *      reading a dense third buffer)
  *   bench_floor [DEVICE] [RUNS]      DEVICE: a vkml GPU index (default 0); RUNS (default 300)
  * Medians of RUNS repetitions (fewer for long K). vkml's host-to-host time also copies the
  * 4 KiB input in and the output out, which the floors do not. */
@@ -33,12 +35,16 @@ static const uint32_t floor_add_spv[] =
 static const uint32_t floor_add3_spv[] =
 #include "floor_add3.spv.h"
     ;
+static const uint32_t floor_add3d_spv[] =
+#include "floor_add3d.spv.h"
+    ;
 
-/* The raw loop's kernels: 0 dst = src + 1 (2 bindings); 1 dst = src + c[0] (3); 2 vkml's
+/* The raw loop's kernels: 0 dst = src + 1 (2 bindings); 1 dst = src + c[0] (3); 1d dst =
+ * src + c[i] (3: the two reads of a dense binary op); 2 vkml's
  * Add (b_add float32: dst = src + c, c broadcast, its binary_push); 3 vkml's Relu (u_relu,
  * its unary_push); 4 vkml's Add under vkml's pipeline layout (VK_MAX_BINDINGS bindings, a
  * push range of VK_PUSH_CONSTANT_MAX bytes). */
-enum { RAW_ADD, RAW_ADD3, RAW_VKML_ADD, RAW_VKML_RELU, RAW_VKML_ADD_LAYOUT, N_RAW };
+enum { RAW_ADD, RAW_ADD3, RAW_ADD3_DENSE, RAW_VKML_ADD, RAW_VKML_RELU, RAW_VKML_ADD_LAYOUT, N_RAW };
 #define VKML_LAYOUT_BINDINGS 5 /* lib/vulkan: VK_MAX_BINDINGS */
 #define VKML_LAYOUT_PUSH 256   /* and VK_PUSH_CONSTANT_MAX */
 
@@ -178,6 +184,8 @@ static void make_pipeline(floor_gpu *g, int v)
     vk_spirv code = {"floor_add", floor_add_spv, sizeof(floor_add_spv)};
     if (v == RAW_ADD3)
         code = (vk_spirv){"floor_add3", floor_add3_spv, sizeof(floor_add3_spv)};
+    else if (v == RAW_ADD3_DENSE)
+        code = (vk_spirv){"floor_add3d", floor_add3d_spv, sizeof(floor_add3d_spv)};
     else if (v == RAW_VKML_ADD || vkml_layout)
         code = vkml_spirv(VK_KERNEL_B_ADD);
     else if (v == RAW_VKML_RELU)
@@ -405,13 +413,15 @@ int main(int argc, char **argv)
     bench_fit(kx, raw, N_K, &slope, &fixed);
     printf("   per-dispatch floor %.3f us (least squares), fixed %.2f us\n", slope, fixed);
     /* the same with a third buffer read (dst = src + c[0]: what vkml's Add of a constant
-     * binds), then vkml's own Add and Relu kernels in the raw loop, K up to 1000 */
+     * bound; dst = src + c[i]: a dense binary op's two reads), then vkml's own Add and Relu
+     * kernels in the raw loop, K up to 1000 */
     static const char *raw_names[N_RAW] = {
         [RAW_ADD3] = "with a third buffer read (dst = src + c[0])",
+        [RAW_ADD3_DENSE] = "with a dense third buffer read (dst = src + c[i])",
         [RAW_VKML_ADD] = "of vkml's Add kernel (b_add, its push block)",
         [RAW_VKML_RELU] = "of vkml's Relu kernel (u_relu, its push block)",
         [RAW_VKML_ADD_LAYOUT] = "of vkml's Add kernel under vkml's pipeline layout"};
-    double slope3 = 0;
+    double slope3 = 0, slope3d = 0;
     for (int v = RAW_ADD3; v < N_RAW; v++) {
         double rawv[N_K], slopev, fixedv;
         for (int i = 0; i < N_K - 1; i++) {
@@ -423,6 +433,8 @@ int main(int argc, char **argv)
         printf("   per-dispatch floor %s %.3f us, fixed %.2f us\n", raw_names[v], slopev, fixedv);
         if (v == RAW_ADD3)
             slope3 = slopev;
+        if (v == RAW_ADD3_DENSE)
+            slope3d = slopev;
     }
     vkFreeCommandBuffers(g.dev, g.pool, 1, &empty);
     close_device(&g);
@@ -466,8 +478,9 @@ int main(int argc, char **argv)
                                                 runs_for(vks[i], runs), 0, true, adds[a])) < 0)
                 return 1;
         bench_fit(vx, vk, N_VK, &vslope, &vfixed);
-        printf("7. vkml chained %-9s per dependent op %.3f us = %.2fx the per-dispatch floor\n",
-               adds[a], vslope, vslope / slope);
+        printf("7. vkml chained %-9s per dependent op %.3f us = %.2fx the per-dispatch floor "
+               "(%.2fx with a dense third buffer)\n", adds[a], vslope, vslope / slope,
+               vslope / slope3d);
     }
     vkml_context_destroy(&ctx);
     return 0;
