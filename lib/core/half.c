@@ -59,6 +59,7 @@ uint16_t vkml_half_from_float(float f)
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
+#include <cpuid.h>
 #include <immintrin.h>
 #define HAVE_F16C_PATH 1
 
@@ -94,8 +95,15 @@ static bool have_f16c(void)
     static _Atomic int known = -1;
     int k = atomic_load_explicit(&known, memory_order_relaxed);
     if (k < 0) {
-        __builtin_cpu_init();
-        k = __builtin_cpu_supports("avx") && __builtin_cpu_supports("f16c");
+        /* CPUID 1: ECX bit 29 F16C, 28 AVX, 27 OSXSAVE; then XCR0 must enable the SSE and
+         * AVX state (clang's __builtin_cpu_supports does not know "f16c") */
+        unsigned a, b, c, d;
+        k = 0;
+        if (__get_cpuid(1, &a, &b, &c, &d) && (c & (7u << 27)) == (7u << 27)) {
+            unsigned lo, hi;
+            __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+            k = (lo & 6u) == 6u;
+        }
         atomic_store_explicit(&known, k, memory_order_relaxed);
     }
     return k == 1;
