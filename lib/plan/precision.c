@@ -351,10 +351,10 @@ static vkml_status split_half_outputs(rewrite *r, vkml_error *err)
     return VKML_OK;
 }
 
-/* With host_boundary: the graph inputs that every reader takes in float16 (not graph
- * outputs themselves), and the graph outputs made in float16, stay float16 values in ng:
- * no Cast runs for them, the session converts them as it copies them in and out (half the
- * bytes over the bus; ResNet-50 b8's 4.8 MB input). */
+/* With host_io: the graph inputs that every reader takes in float16 (not graph outputs
+ * themselves), and the graph outputs made in float16, stay float16 values in ng: no Cast
+ * runs for them, the session converts them as it copies them in and out (half the bytes
+ * over the bus; ResNet-50 b8's 4.8 MB input). An input nothing reads is never copied. */
 static void mark_host_half(rewrite *r)
 {
     const graph *g = r->g;
@@ -364,23 +364,15 @@ static void mark_host_half(rewrite *r)
         int v = g->inputs[i];
         r->host_half[v] = r->probe[v].dtype == VKML_DTYPE_FLOAT && !g->values[v].is_output;
     }
-    bool *read = calloc((size_t)g->n_values + 1, sizeof(bool));
     for (int i = 0; i < g->n_nodes; i++) {
         const graph_node *n = &g->nodes[i];
         for (int k = 0; k < n->n_inputs; k++) {
             int v = n->inputs[k];
-            if (v < 0 || g->values[v].kind != GRAPH_VALUE_INPUT)
-                continue;
-            if (read)
-                read[v] = true;
-            if (r->folded[i] || !r->half[i] || keeps_float32(n, k))
+            if (v >= 0 && g->values[v].kind == GRAPH_VALUE_INPUT &&
+                (r->folded[i] || !r->half[i] || keeps_float32(n, k)))
                 r->host_half[v] = false; /* read as float32 */
         }
     }
-    for (int i = 0; i < g->n_inputs; i++)
-        if (!read || !read[g->inputs[i]])
-            r->host_half[g->inputs[i]] = false; /* unread (or no memory to tell) */
-    free(read);
     for (int o = 0; o < g->n_outputs; o++) {
         int v = g->outputs[o];
         int producer = r->probe[v].producer;

@@ -45,7 +45,7 @@ struct vkml_session {
                            else NULL */
     vkml_precision precision;
     /* per graph input, then per output (NULL: none): float32 to the caller, float16 in the
-     * graph (plan/precision.h's host_boundary); the runs convert as they copy */
+     * graph (plan/precision.h's host_io); the runs convert as they copy */
     bool *host_half;
     int device;         /* the first device of the set */
     plan_target target; /* the device set and budget */
