@@ -124,7 +124,12 @@ float lanes_total(float acc, uint lane)
 void output_at(uint i, out uint o[3], out uint m, out uint n)
 {
     uint rest = i;
+#if POOL // 2-D: the leading dim is 1
+    o[0] = 0u;
+    for (int d = 2; d >= 1; d--) {
+#else
     for (int d = 2; d >= 0; d--) {
+#endif
         o[d] = rest % p.out_dims[d];
         rest /= p.out_dims[d];
     }
@@ -132,14 +137,30 @@ void output_at(uint i, out uint o[3], out uint m, out uint n)
     n = rest / p.channels;
 }
 
+// What a conv output adds to its channel sum: the bias of channel m and the residual at
+// `at`, each read where the push block says there is one. Read before the sum, so that
+// their loads go out with the taps' instead of a round trip after the sum (and, in the
+// POOL form, after its barrier).
+struct After {
+    float bias, res;
+};
+
+After after_sum(uint m, uint at)
+{
+    After e;
+    e.bias = (p.flags & 1u) != 0u ? float(bias[m]) : 0.0;
+    e.res = (p.epi_flags & 1u) != 0u ? float(res[at]) : 0.0;
+    return e;
+}
+
 // A conv output from its channel sum: the bias after the sum, as the CPU kernel and an
 // unfused Add do (graph/fuse_epilogue.c folds a per-channel Add into a Conv's bias and
 // stays exact), then the fused epilogue.
-float conv_output(float acc, uint m, uint at)
+float conv_output(float acc, After e)
 {
     if ((p.flags & 1u) != 0)
-        acc += float(bias[m]);
-    return epilogue_apply(acc, at);
+        acc += e.bias;
+    return epilogue_with(acc, e.res);
 }
 
 #if POOL
@@ -158,10 +179,12 @@ void main()
     uvec2 pool_k = uvec2(p.pool_kernel >> 16, p.pool_kernel & 0xffffu);
     uvec2 pool_s = uvec2(p.pool_stride >> 16, p.pool_stride & 0xffffu);
     uvec2 pool_p = uvec2(p.pool_pad >> 16, p.pool_pad & 0xffffu);
-    uint taps = pool_k.x * pool_k.y, lanes = 1u << ((p.flags >> 8) & 15u);
-    uint slots = taps <= 1u ? 1u : 1u << uint(findMSB(taps - 1u) + 1);
-    uint group = slots * lanes, g = flat_index(), lid = gl_LocalInvocationID.x;
-    uint i = g / group, r = g % group, t = r / lanes, lane = r % lanes;
+    // slots and lanes are powers of two: the group's index by shifts, not divisions
+    uint taps = pool_k.x * pool_k.y, lane_bits = (p.flags >> 8) & 15u, lanes = 1u << lane_bits;
+    uint group_bits = lane_bits + (taps <= 1u ? 0u : uint(findMSB(taps - 1u) + 1));
+    uint g = flat_index(), lid = gl_LocalInvocationID.x;
+    uint i = g >> group_bits, r = g & ((1u << group_bits) - 1u), t = r >> lane_bits,
+         lane = r & (lanes - 1u);
     bool real = i < p.count; // no early return: the group meets at barriers
     if (!real)
         i = 0;
@@ -173,13 +196,14 @@ void main()
     // every invocation sums (a tap past the window or the conv's output at (0, 0)): the
     // sum inlined without a branch around it
     uint co[3] = uint[3](0u, inside ? uint(cy) : 0u, inside ? uint(cx) : 0u);
+    After e = after_sum(m, i);
     tap_sum[lid] = conv_sum(n, m, co, lane, lanes);
     barrier();
     if (lane == 0u) { // each tap's lanes, in a fixed order, then its bias and activation
         float acc = 0.0;
         for (uint l = 0; l < lanes; l++)
             acc += tap_sum[lid + l];
-        tap_sum[lid] = inside ? conv_output(acc, m, i) : 0.0; // read by lane 0 alone
+        tap_sum[lid] = inside ? conv_output(acc, e) : 0.0; // read by lane 0 alone
         tap_inside[lid] = inside ? 1u : 0u;
     }
     barrier();
@@ -214,8 +238,9 @@ void main()
 #endif
     uint o[3], m, n;
     output_at(i, o, m, n);
+    After e = after_sum(m, i);
     float acc = lanes_total(conv_sum(n, m, o, lane, uint(LANES)), lane);
     if (real && lane == 0u)
-        y[i] = T(conv_output(acc, m, i));
+        y[i] = T(conv_output(acc, e));
 }
 #endif

@@ -72,6 +72,12 @@ void main()
          batch = gl_WorkGroupID.z, a_off, b_off;
     batch_offsets(batch, a_off, b_off);
     uint rows = min(ROWS, p.m - row0);
+    // the element this invocation stores (if any): its C and residual read now
+    bool stores = slice < rows && col < p.n;
+    uint at = (batch * p.m + row0 + slice) * p.n + col;
+    EpiIn epi;
+    if (stores)
+        epi = epilogue_inputs(row0 + slice, col, at);
     [[unroll]] for (uint r = 0; r < ROWS; r++)
         acc[r] = A(0);
     if (col < p.n) {
@@ -111,11 +117,10 @@ void main()
         slice_sum[r * WG_SIZE + lid] = acc[r];
     barrier();
     // invocation (column, slice r) adds row r's slice sums
-    if (slice >= rows || col >= p.n)
+    if (!stores)
         return;
     A sum = A(0);
     for (uint s = 0; s < SLICES; s++)
         sum += slice_sum[slice * WG_SIZE + s * COLS + col_in];
-    uint row = row0 + slice, at = (batch * p.m + row) * p.n + col;
-    y[at] = epilogue(sum, row, col, at);
+    y[at] = epilogue_of(sum, epi);
 }

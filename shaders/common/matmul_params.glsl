@@ -17,20 +17,47 @@ layout(push_constant) uniform Params {
 } p;
 #include "epilogue.glsl"
 
-// alpha * acc + beta * C, then the fused epilogue (output element at). Integer variants:
-// the host only sends alpha = beta = 1 (exact) and no fused epilogue.
-T epilogue(A acc, uint row, uint col, uint at)
+// What output element `at` (row, col) adds to its product: C's element and the residual,
+// each read where the push block says there is one. A kernel that knows its output before
+// the product (gemv.comp) reads them first, so that their loads overlap it instead of
+// taking a round trip after it.
+struct EpiIn {
+    A c;
+    float res;
+};
+
+EpiIn epilogue_inputs(uint row, uint col, uint at)
+{
+    EpiIn e;
+    e.c = p.has_c != 0 ? A(c[row * p.c_sm + col * p.c_sn]) : A(0);
+    e.res = 0.0;
+#if IS_FLOAT && !defined(DTYPE_F64)
+    if ((p.epi_flags & 1u) != 0u)
+        e.res = float(res[at]);
+#endif
+    return e;
+}
+
+// alpha * acc + beta * C, then the fused epilogue. Integer variants: the host only sends
+// alpha = beta = 1 (exact) and no fused epilogue.
+T epilogue_of(A acc, EpiIn e)
 {
 #if IS_FLOAT
     A v = A(p.alpha) * acc;
     if (p.has_c != 0)
-        v += A(p.beta) * A(c[row * p.c_sm + col * p.c_sn]);
+        v += A(p.beta) * e.c;
 #else
     A v = acc;
     if (p.has_c != 0)
-        v += A(c[row * p.c_sm + col * p.c_sn]);
+        v += e.c;
 #endif
-    return T(epilogue_apply(v, at));
+    return T(epilogue_with(v, e.res));
+}
+
+// The same with C and the residual read now.
+T epilogue(A acc, uint row, uint col, uint at)
+{
+    return epilogue_of(acc, epilogue_inputs(row, col, at));
 }
 
 // A's and B's element offsets of batch `batch` (gl_WorkGroupID.z), broadcast dims walked.
