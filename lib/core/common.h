@@ -49,6 +49,18 @@ uint16_t vkml_bfloat16_from_float(float f);
  * without storage. */
 bool vkml_dtype_bytes(vkml_dtype dtype, size_t count, size_t *out);
 
+/* core/irq_cpu.c: the CPU that services the interrupts of PCI device
+ * domain:bus:device.function (the busiest of them, where one CPU takes it), or -1: spread
+ * over CPUs, unknown, or not Linux. */
+int vkml_pci_irq_cpu(uint32_t domain, uint32_t bus, uint32_t device, uint32_t function);
+/* The same with every path under `root` ("" for the real ones; tests give a tree of their
+ * own: ROOT/sys/bus/pci/devices/ADDR/msi_irqs/N, ROOT/proc/interrupts, ROOT/proc/irq/N/). */
+int vkml_pci_irq_cpu_at(const char *root, uint32_t domain, uint32_t bus, uint32_t device,
+                        uint32_t function);
+/* Takes `cpu` out of the calling thread's CPU affinity, when it is in it with others (the
+ * thread moves at once if it ran there); true when it did. */
+bool vkml_thread_avoid_cpu(int cpu);
+
 /* The small ONNX types (core/small_float.c). Float8/float4 bit patterns <-> values, round
  * to nearest even; saturate as Cast's attribute (beyond the largest finite value, infinity
  * included: that value; otherwise infinity or NaN as the format has). float8e8m0 rounds as

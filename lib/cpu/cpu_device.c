@@ -407,6 +407,7 @@ device *cpu_device_create(void)
              cpu_thread_count(), cpu_thread_count() == 1 ? "" : "s");
     snprintf(dev->info.vendor, sizeof(dev->info.vendor), "vkml");
     dev->info.type = VKML_DEVICE_TYPE_CPU;
+    dev->info.irq_cpu = -1;
     dev->host_share_align = CPU_ALIGNMENT;
     dev->view_align = CPU_ALIGNMENT;
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);

@@ -175,6 +175,13 @@ static void add_device(vk_context *vk, const vkml_context_params *params, VkPhys
                  copy + 1, copies);
     }
     vd->faults = &vk->faults;
+    const char *keep = getenv("VKML_KEEP_AFFINITY");
+    vd->keep_affinity = (params && params->keep_thread_affinity) || (keep && strcmp(keep, "1") == 0);
+    if (vd->base.info.irq_cpu >= 0)
+        VKML_LOGI("Vulkan device '%s': its interrupts go to CPU %d; threads polling it %s",
+                  vd->base.info.name, vd->base.info.irq_cpu,
+                  vd->keep_affinity ? "keep their affinity (keep_thread_affinity)"
+                                    : "are moved off that CPU");
     if (params && params->device_memory_limit)
         vd->caps.memory_budget = params->device_memory_limit;
     vd->base.memory_budget = vd->caps.memory_budget;

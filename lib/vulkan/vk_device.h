@@ -43,6 +43,9 @@ typedef struct vk_device {
     vk_allocator *alloc;
     vk_pipelines *pipes;
     vk_faults *faults;       /* test hooks of the context (vk_fault.h) */
+    /* vkml_context_params.keep_thread_affinity: a thread polling this device stays on
+     * base.info.irq_cpu if it runs there (vk_event_wait) */
+    bool keep_affinity;
     atomic_long submits;     /* counted for the device-lost hook */
     atomic_long waits;
     atomic_long run_waits;   /* host waits of session runs, for the device-lost hook */

@@ -314,6 +314,23 @@ static void probe_coopmat(VkInstance instance, vk_device *vd)
     vd->features2.pNext = &vd->coop;
 }
 
+/* The CPU that services the device's interrupts (core/irq_cpu.c), by its PCI address
+ * (VK_EXT_pci_bus_info); -1 without one (lavapipe). */
+static int probe_irq_cpu(const vk_device *vd)
+{
+    if (!has_device_extension(vd->phys, VK_EXT_PCI_BUS_INFO_EXTENSION_NAME))
+        return -1;
+    VkPhysicalDevicePCIBusInfoPropertiesEXT pci = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PCI_BUS_INFO_PROPERTIES_EXT,
+    };
+    VkPhysicalDeviceProperties2 p2 = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
+        .pNext = &pci,
+    };
+    vkGetPhysicalDeviceProperties2(vd->phys, &p2);
+    return vkml_pci_irq_cpu(pci.pciDomain, pci.pciBus, pci.pciDevice, pci.pciFunction);
+}
+
 bool vk_probe_device(VkInstance instance, VkPhysicalDevice phys, int index, vk_device *vd)
 {
     vd->phys = phys;
@@ -332,6 +349,7 @@ bool vk_probe_device(VkInstance instance, VkPhysicalDevice phys, int index, vk_d
     info->type = device_type(vd->props.deviceType);
     info->memory_bytes = device_local_bytes(&vd->mem_props);
     info->api_version = vd->props.apiVersion;
+    info->irq_cpu = probe_irq_cpu(vd);
     probe_caps(vd);
     probe_timestamps(vd);
     probe_coopmat(instance, vd);

@@ -10,6 +10,7 @@
 #include "vulkan/vk_stream.h"
 #include "vulkan/vk_transfer.h"
 
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -621,6 +622,19 @@ vkml_status vk_session_node_times(device_session *s, int chunk, double *node_us,
                            : vk_result_fail(err, r, "vkGetQueryPoolResults", __FILE__, __LINE__);
 }
 
+/* A thread about to poll the device while on the CPU that services its interrupts leaves
+ * that CPU for good (vkml_context_params.keep_thread_affinity says why), unless told not
+ * to. One sched_getcpu a wait otherwise. */
+static void leave_irq_cpu(const vk_device *vd)
+{
+    int cpu = vd->base.info.irq_cpu;
+    if (cpu < 0 || vd->keep_affinity || sched_getcpu() != cpu)
+        return;
+    if (vkml_thread_avoid_cpu(cpu))
+        VKML_LOGD("Vulkan device '%s': a thread polling it left CPU %d, its interrupts' CPU",
+                  vd->base.info.name, cpu);
+}
+
 vkml_status vk_event_wait(device_event ev, uint64_t spin_ns, vkml_error *err)
 {
     vk_device *vd = (vk_device *)ev.dev;
@@ -630,6 +644,8 @@ vkml_status vk_event_wait(device_event ev, uint64_t spin_ns, vkml_error *err)
         spin_ns = vd->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU
                       ? 0
                       : (uint64_t)VKML_DEFAULT_WAIT_SPIN_US * 1000;
+    if (spin_ns)
+        leave_irq_cpu(vd);
     vk_chunk *c = (vk_chunk *)(uintptr_t)ev.value;
     vk_wait_hint hint = {.submit_ns = c->submit_ns, .expect_ns = &c->expect_ns};
     vkml_status st = vk_stream_wait(vd, c->fence, spin_ns, &hint, err);

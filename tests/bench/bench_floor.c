@@ -375,6 +375,11 @@ int main(int argc, char **argv)
         return 1;
     }
     printf("device %s (%s), medians of %d runs\n", dev_text, info.name, runs);
+    /* the raw loops poll as vkml's waits do: off the CPU that takes the GPU's interrupts
+     * (vkml moves its own polling threads; keep_thread_affinity in vkml.h) */
+    if (info.irq_cpu >= 0)
+        printf("the GPU's interrupts go to CPU %d: this thread %s\n", info.irq_cpu,
+               vkml_thread_avoid_cpu(info.irq_cpu) ? "left it" : "stays where it is allowed");
     floor_gpu g = {0};
     open_device(&g, info.name);
     make_buffers(&g);

@@ -163,6 +163,10 @@ typedef struct vkml_device_info {
     vkml_device_type type;
     uint64_t memory_bytes;     /* device-local memory (host RAM for CPU devices) */
     uint32_t api_version;      /* Vulkan API version; 0 for the CPU device */
+    /* The CPU that services the device's interrupts (Linux, a PCI device whose busiest
+     * interrupt goes to one CPU; read at context creation), else -1. A thread polling for
+     * the device's work on that CPU sees it end late: see keep_thread_affinity. */
+    int irq_cpu;
 } vkml_device_info;
 
 /* Thread-safe. Short name of a device type ("discrete GPU", ...). */
@@ -206,6 +210,14 @@ typedef struct vkml_context_params {
      * The environment variable VKML_VK_LOGICAL_DEVICES=N (or VKML_VIRTUAL_DEVICES=N)
      * overrides. */
     int logical_devices_per_gpu;
+    /* Leave the CPU affinity of the threads that wait for a GPU as it is. By default, a
+     * thread that polls for a GPU's work (wait_spin_us) while running on the CPU that
+     * services that GPU's interrupts (vkml_device_info.irq_cpu) has that one CPU taken out
+     * of its affinity, once, and moves: there the interrupt's handler holds it off the
+     * CPU just as the work ends (on the H200 machine, a virtual one: mnist-8 55 us a run
+     * on that CPU, 26 elsewhere). Only a thread allowed other CPUs too is moved. The
+     * environment variable VKML_KEEP_AFFINITY=1 sets this. */
+    bool keep_thread_affinity;
 } vkml_context_params;
 
 /* Thread-safe. Finds every Vulkan physical device with a compute queue. params may be
