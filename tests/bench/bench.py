@@ -111,7 +111,8 @@ def export_case(key, small, cache):
     folder = os.path.join(cache, ("small-" if small else "") + key)
     stamp = os.path.join(folder, "stamp")
     torch.manual_seed(0)
-    module, shape = bench_models.MODELS[key][1](small)
+    entry = bench_models.MODELS.get(key) or bench_models.MULTI_MODELS[key]
+    module, shape = entry[1](small)
     calibrate_batchnorm(module, shape)
     module.eval()
     x = torch.randn(*shape)

@@ -102,14 +102,14 @@ class YoloV8nStyle(nn.Module):
 
 
 class Mlp(nn.Module):
-    """4 x Linear(d, d) with ReLU between: a MatMul-heavy model."""
+    """n x Linear(d, d) with ReLU between: a MatMul-heavy model of n equal layers."""
 
-    def __init__(self, d):
+    def __init__(self, d, n=4):
         super().__init__()
         layers = []
-        for i in range(4):
+        for i in range(n):
             layers.append(nn.Linear(d, d))
-            if i < 3:
+            if i < n - 1:
                 layers.append(nn.ReLU())
         self.net = nn.Sequential(*layers)
 
@@ -158,3 +158,11 @@ SMALL_LABELS = {
     "mlp_4x4096_b256": "4 x Linear 256 b16 (small)",
     "bert_base_style_s128": "encoder 2 x d64 s16 (small)",
 }
+
+# The multi-GPU benchmark's models (tests/bench/bench_multi.py), beside those of MODELS it
+# also runs: stacks of equal layers, whose halves cost the same.
+MULTI_MODELS = {
+    "mlp_8x4096_b256": ("8 x Linear 4096 b256", lambda small: (
+        Mlp(256 if small else 4096, 8), (16, 256) if small else (256, 4096))),
+}
+SMALL_LABELS["mlp_8x4096_b256"] = "8 x Linear 256 b16 (small)"
