@@ -67,15 +67,30 @@ static VkResult create_instance(const vkml_context_params *params, VkInstance *o
     return r;
 }
 
+/* Queues to open in the compute family: two where it has them and VKML_NO_COPY_QUEUE is
+ * not set (the second is vk_device.copy_queue), else one. */
+static uint32_t queues_to_open(const vk_device *vd)
+{
+    const char *off = getenv("VKML_NO_COPY_QUEUE");
+    if (off && *off && strcmp(off, "0") != 0)
+        return 1;
+    uint32_t n = 0;
+    vkGetPhysicalDeviceQueueFamilyProperties(vd->phys, &n, NULL);
+    VkQueueFamilyProperties fam[32];
+    n = n < 32 ? n : 32;
+    vkGetPhysicalDeviceQueueFamilyProperties(vd->phys, &n, fam);
+    return vd->queue_family < n && fam[vd->queue_family].queueCount >= 2 ? 2 : 1;
+}
+
 vkml_status vk_device_open(vk_device *vd, vkml_error *err)
 {
     vkml_status status = VKML_OK;
-    float priority = 1.0f;
+    const float priorities[2] = {1.0f, 1.0f};
     VkDeviceQueueCreateInfo qci = {
         .sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
         .queueFamilyIndex = vd->queue_family,
-        .queueCount = 1,
-        .pQueuePriorities = &priority,
+        .queueCount = queues_to_open(vd),
+        .pQueuePriorities = priorities,
     };
     const char *extensions[3];
     uint32_t n_extensions = 0;
@@ -96,6 +111,8 @@ vkml_status vk_device_open(vk_device *vd, vkml_error *err)
     };
     VK_CREATE(VKML_VK_DEVICE, vkCreateDevice(vd->phys, &dci, NULL, &vd->dev));
     vkGetDeviceQueue(vd->dev, vd->queue_family, 0, &vd->queue);
+    if (qci.queueCount > 1)
+        vkGetDeviceQueue(vd->dev, vd->queue_family, 1, &vd->copy_queue);
     if (vd->has_host_import) {
         vd->get_host_pointer_props = (PFN_vkGetMemoryHostPointerPropertiesEXT)vkGetDeviceProcAddr(
             vd->dev, "vkGetMemoryHostPointerPropertiesEXT");
@@ -105,6 +122,7 @@ vkml_status vk_device_open(vk_device *vd, vkml_error *err)
         }
     }
     pthread_mutex_init(&vd->queue_lock, NULL);
+    pthread_mutex_init(&vd->copy_queue_lock, NULL);
     vd->queue_lock_init = true;
     vk_stream_init(vd);
     pthread_mutex_init(&vd->consts_lock, NULL);
@@ -128,8 +146,10 @@ void vk_device_close(vk_device *vd)
         vkDeviceWaitIdle(vd->dev);
     vk_pipelines_destroy(&vd->pipes);
     vk_allocator_destroy(&vd->alloc);
-    if (vd->queue_lock_init)
+    if (vd->queue_lock_init) {
         pthread_mutex_destroy(&vd->queue_lock);
+        pthread_mutex_destroy(&vd->copy_queue_lock);
+    }
     if (vd->consts_lock_init)
         pthread_mutex_destroy(&vd->consts_lock);
     if (vd->dev) {

@@ -21,6 +21,7 @@ static const char *const names[VKML_VK_OBJECT_KINDS] = {
     [VKML_VK_COMMAND_BUFFER] = "command buffer",
     [VKML_VK_FENCE] = "fence",
     [VKML_VK_QUERY_POOL] = "query pool",
+    [VKML_VK_SEMAPHORE] = "semaphore",
 };
 
 void vk_count_add(vkml_vk_object kind, int64_t n)

@@ -20,6 +20,12 @@ typedef struct vk_device {
     uint32_t queue_family;
     pthread_mutex_t queue_lock; /* vkQueueSubmit needs external sync of the queue */
     bool queue_lock_init;
+    /* A second queue of the same family for the copies of values that another device made
+     * into this one's memory (vk_stream_submit's `copy`), so that they run beside the
+     * kernels queued before them: VK_NULL_HANDLE when the family has one queue (or under
+     * VKML_NO_COPY_QUEUE=1), and the copies go to `queue`, in the same submit. */
+    VkQueue copy_queue;
+    pthread_mutex_t copy_queue_lock; /* initialised with queue_lock */
     /* The stream (vk_stream.h): session chunks are queued without a host wait between
      * them; false only under the VKML_TEST_SYNC_CHUNKS hook. */
     bool queued_chunks;

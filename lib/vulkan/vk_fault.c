@@ -111,14 +111,15 @@ static VkResult mark_lost(vk_device *vd, VkResult r)
     return r;
 }
 
-VkResult vk_fault_queue_submit(vk_device *vd, const VkSubmitInfo *si, VkFence fence, bool run)
+VkResult vk_fault_queue_submit(vk_device *vd, VkQueue queue, const VkSubmitInfo *si, uint32_t n,
+                               VkFence fence, bool run)
 {
     if (inject_lost(vd, VK_LOST_AT_SUBMIT, &vd->submits) ||
         (run && inject_lost(vd, VK_LOST_AT_RUN, &vd->runs))) {
         VKML_LOGW("test hook: submit on '%s' reports VK_ERROR_DEVICE_LOST", vd->base.info.name);
         return mark_lost(vd, VK_ERROR_DEVICE_LOST);
     }
-    return mark_lost(vd, vkQueueSubmit(vd->queue, 1, si, fence));
+    return mark_lost(vd, vkQueueSubmit(queue, n, si, fence));
 }
 
 VkResult vk_fault_after_wait(vk_device *vd, VkResult r, bool run)

@@ -49,8 +49,10 @@ void vk_faults_init(vk_faults *f);
 
 VkResult vk_fault_allocate_memory(vk_device *vd, const VkMemoryAllocateInfo *info,
                                   VkDeviceMemory *out);
-/* Caller holds vd->queue_lock. `run`: a session run's submit (vk_submit_wait). */
-VkResult vk_fault_queue_submit(vk_device *vd, const VkSubmitInfo *si, VkFence fence, bool run);
+/* vkQueueSubmit of n batches to `queue` (vd->queue or vd->copy_queue); the caller holds
+ * that queue's lock. `run`: a session run's submit (vk_submit_wait). */
+VkResult vk_fault_queue_submit(vk_device *vd, VkQueue queue, const VkSubmitInfo *si, uint32_t n,
+                               VkFence fence, bool run);
 VkResult vk_fault_wait_fence(vk_device *vd, VkFence fence, bool run);
 /* The result of a host wait that has returned r, with the "wait" hook applied. */
 VkResult vk_fault_after_wait(vk_device *vd, VkResult r, bool run);

@@ -16,6 +16,11 @@
 
 typedef struct vk_chunk {
     VkCommandBuffer cmd;
+    /* The copies of values another device made, into this device's memory, that cmd reads
+     * (record_shared_copies), and the semaphore cmd waits on for them (vk_stream_submit);
+     * VK_NULL_HANDLE when the chunk reads none. */
+    VkCommandBuffer copy_cmd;
+    VkSemaphore copied;
     VkFence fence;      /* signalled when the chunk's submit has finished: host waits use it */
     bool fence_pending; /* submitted since its last reset (only its submitter touches it) */
     VkDescriptorPool pool;
@@ -394,41 +399,49 @@ static void end_barrier(VkCommandBuffer cmd)
                          1, &mb, 0, NULL, 0, NULL);
 }
 
-/* Copies the shared values this chunk is the first to read from the imported host
- * allocation into their device memory (after earlier kernels are done with it), ahead of
- * the chunk's kernels. */
-static void record_shared_copies(device_session *s, int index, VkCommandBuffer cmd)
+/* Whether chunk `index` is the first to read a shared value this device keeps a copy of. */
+static bool chunk_copies_in(const device_session *s, int index)
 {
-    bool any = false;
+    for (int v = 0; v < s->n_values; v++)
+        if (s->copy_in_chunk[v] == index && s->import_owned[v] && s->mem[v].size)
+            return true;
+    return false;
+}
+
+/* Records, into the chunk's own copy command buffer, the copies of the shared values it is
+ * the first to read from the imported host allocation into their device memory. They run
+ * before the chunk's kernels (its semaphore) and on the copy queue beside the kernels
+ * queued before it: no kernel of this device touches that memory meanwhile, since a
+ * value's device copy is its own allocation (share_value), read only by this run's
+ * chunks, and the lane's previous run has ended before this one submits. The values'
+ * producers, on other devices, ended before this chunk was submitted (the scheduler),
+ * their writes made host-visible by their chunks' end barrier. */
+static vkml_status record_shared_copies(device_session *s, int index, vkml_error *err)
+{
+    vkml_status status = VKML_OK;
+    vk_chunk *c = &s->chunks[index];
+    VkCommandBufferAllocateInfo ai = {
+        .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+        .commandPool = s->cmd_pool,
+        .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+        .commandBufferCount = 1,
+    };
+    VK_CREATE(VKML_VK_COMMAND_BUFFER, vkAllocateCommandBuffers(s->vd->dev, &ai, &c->copy_cmd));
+    VkSemaphoreCreateInfo sci = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
+    VK_CREATE(VKML_VK_SEMAPHORE, vkCreateSemaphore(s->vd->dev, &sci, NULL, &c->copied));
+    VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    VK(vkBeginCommandBuffer(c->copy_cmd, &bi));
     for (int v = 0; v < s->n_values; v++) {
-        if (s->copy_in_chunk[v] != index || !s->import_owned[v])
+        if (s->copy_in_chunk[v] != index || !s->import_owned[v] || !s->mem[v].size)
             continue;
-        if (!any) {
-            VkMemoryBarrier before = {
-                .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
-                .srcAccessMask = VK_ACCESS_HOST_WRITE_BIT | VK_ACCESS_SHADER_WRITE_BIT,
-                .dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
-            };
-            vkCmdPipelineBarrier(cmd,
-                                 VK_PIPELINE_STAGE_HOST_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                                 VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &before, 0, NULL, 0, NULL);
-            any = true;
-        }
         VkBufferCopy region = {.srcOffset = s->imported[v].offset,
                                .dstOffset = s->mem[v].offset,
                                .size = s->mem[v].size};
-        if (region.size)
-            vkCmdCopyBuffer(cmd, s->imported[v].buffer, s->mem[v].buffer, 1, &region);
+        vkCmdCopyBuffer(c->copy_cmd, s->imported[v].buffer, s->mem[v].buffer, 1, &region);
     }
-    if (!any)
-        return;
-    VkMemoryBarrier after = {
-        .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
-        .srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
-        .dstAccessMask = VK_ACCESS_SHADER_READ_BIT,
-    };
-    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                         0, 1, &after, 0, NULL, 0, NULL);
+    VK(vkEndCommandBuffer(c->copy_cmd));
+cleanup:
+    return status;
 }
 
 static vkml_status lower_nodes(gpu_recorder *rec, const device_session_desc *desc,
@@ -488,10 +501,11 @@ static vkml_status record_chunk(device_session *s, const device_session_desc *de
         VK_CREATE(VKML_VK_QUERY_POOL, vkCreateQueryPool(dev, &qci, NULL, &c->timestamps));
         prof.pool = c->timestamps;
     }
+    if (chunk_copies_in(s, index))
+        VKML_TRY(record_shared_copies(s, index, err));
     VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
     VK(vkBeginCommandBuffer(c->cmd, &bi));
     begin_barrier(c->cmd);
-    record_shared_copies(s, index, c->cmd);
     int barriers = 0;
     VKML_TRY(vk_rec_finish(rec, c->cmd, &c->pool, desc->profile ? &prof : NULL, &barriers, err));
     vk_rec_take_scratch(rec, &c->scratch, &c->n_scratch);
@@ -583,14 +597,14 @@ vkml_status vk_session_submit(device_session *s, int chunk, device_event *done, 
             c->fence_pending = false;
         }
         c->submit_ns = vk_now_ns();
-        st = vk_stream_submit(s->vd, c->cmd, c->fence, true, err);
+        st = vk_stream_submit(s->vd, c->copy_cmd, c->copied, c->cmd, c->fence, true, err);
         if (st == VKML_OK) {
             c->fence_pending = true;
             /* the event is the chunk: its fence and its wait hint */
             *done = (device_event){.dev = &s->vd->base, .value = (uint64_t)(uintptr_t)c};
         }
     } else {
-        st = vk_submit_wait(s->vd, s->chunks[chunk].cmd, s->chunks[chunk].fence, true, err);
+        st = vk_submit_wait(s->vd, c->copy_cmd, c->copied, c->cmd, c->fence, true, err);
     }
     if (st != VKML_OK)
         vkml_error_prefix(err, "running chunk %d on '%s'", chunk, s->vd->base.info.name);
@@ -664,13 +678,20 @@ void vk_session_destroy(device_session **ps)
     pthread_mutex_lock(&s->vd->queue_lock);
     vkQueueWaitIdle(s->vd->queue);
     pthread_mutex_unlock(&s->vd->queue_lock);
+    if (s->vd->copy_queue) {
+        pthread_mutex_lock(&s->vd->copy_queue_lock);
+        vkQueueWaitIdle(s->vd->copy_queue);
+        pthread_mutex_unlock(&s->vd->copy_queue_lock);
+    }
     for (int i = 0; s->chunks && i < s->n_chunks; i++) {
         vk_chunk *c = &s->chunks[i];
         VK_DESTROY(VKML_VK_FENCE, vkDestroyFence, dev, c->fence);
+        VK_DESTROY(VKML_VK_SEMAPHORE, vkDestroySemaphore, dev, c->copied);
         VK_DESTROY(VKML_VK_DESCRIPTOR_POOL, vkDestroyDescriptorPool, dev, c->pool);
         VK_DESTROY(VKML_VK_QUERY_POOL, vkDestroyQueryPool, dev, c->timestamps);
-        if (c->cmd) /* freed with the pool below */
-            vk_count_add(VKML_VK_COMMAND_BUFFER, -1);
+        /* freed with the pool below */
+        vk_count_add(VKML_VK_COMMAND_BUFFER, -(int64_t)(c->cmd != VK_NULL_HANDLE) -
+                                                 (int64_t)(c->copy_cmd != VK_NULL_HANDLE));
         for (int j = 0; j < c->n_scratch; j++)
             vk_mem_free(s->vd->alloc, &c->scratch[j]);
         free(c->scratch);

@@ -10,20 +10,45 @@ void vk_stream_init(vk_device *vd)
     vd->queued_chunks = !(vd->faults && vd->faults->sync_chunks);
 }
 
-vkml_status vk_stream_submit(vk_device *vd, VkCommandBuffer cmd, VkFence fence, bool run,
-                             vkml_error *err)
+vkml_status vk_stream_submit(vk_device *vd, VkCommandBuffer copy, VkSemaphore copied,
+                             VkCommandBuffer cmd, VkFence fence, bool run, vkml_error *err)
 {
     vkml_status status = vk_device_check_lost(vd, err);
     if (status != VKML_OK)
         return status;
-    VkSubmitInfo si = {
-        .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
-        .commandBufferCount = 1,
-        .pCommandBuffers = &cmd,
+    const VkPipelineStageFlags wait_stage = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
+    VkSubmitInfo si[2] = {
+        {
+            .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+            .commandBufferCount = 1,
+            .pCommandBuffers = &copy,
+            .signalSemaphoreCount = 1,
+            .pSignalSemaphores = &copied,
+        },
+        {
+            .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+            .waitSemaphoreCount = copy ? 1 : 0,
+            .pWaitSemaphores = &copied,
+            .pWaitDstStageMask = &wait_stage,
+            .commandBufferCount = 1,
+            .pCommandBuffers = &cmd,
+        },
     };
-    pthread_mutex_lock(&vd->queue_lock);
-    VkResult r = vk_fault_queue_submit(vd, &si, fence, run);
-    pthread_mutex_unlock(&vd->queue_lock);
+    VkResult r = VK_SUCCESS;
+    const VkSubmitInfo *batches = copy ? si : &si[1];
+    uint32_t n = copy ? 2 : 1;
+    if (copy && vd->copy_queue) {
+        pthread_mutex_lock(&vd->copy_queue_lock);
+        r = vk_fault_queue_submit(vd, vd->copy_queue, si, 1, VK_NULL_HANDLE, false);
+        pthread_mutex_unlock(&vd->copy_queue_lock);
+        batches = &si[1];
+        n = 1;
+    }
+    if (r == VK_SUCCESS) {
+        pthread_mutex_lock(&vd->queue_lock);
+        r = vk_fault_queue_submit(vd, vd->queue, batches, n, fence, run);
+        pthread_mutex_unlock(&vd->queue_lock);
+    }
     VK_AS("vkQueueSubmit", r);
 cleanup:
     return status;

@@ -41,9 +41,15 @@
 void vk_stream_init(vk_device *vd);
 
 /* Submits cmd with `fence` (unsignalled), which is signalled when it has finished. `run`: a
- * session run's submit (the device-lost hook's "run" kind counts these). */
-vkml_status vk_stream_submit(vk_device *vd, VkCommandBuffer cmd, VkFence fence, bool run,
-                             vkml_error *err);
+ * session run's submit (the device-lost hook's "run" kind counts these).
+ * `copy` (or VK_NULL_HANDLE): copies that cmd's commands read the results of, submitted
+ * first, signalling the binary semaphore `copied` (unsignalled, unwaited), which cmd waits
+ * for before any of its commands starts. On the device's copy queue where it has one, so
+ * that they run beside the work queued before cmd (the previous run's kernels); else in
+ * the same vkQueueSubmit as cmd. The fence's signal covers both either way (cmd ends after
+ * copy). */
+vkml_status vk_stream_submit(vk_device *vd, VkCommandBuffer copy, VkSemaphore copied,
+                             VkCommandBuffer cmd, VkFence fence, bool run, vkml_error *err);
 /* What a wait knows of its submit: when it was made (vk_now_ns) and, shared by every
  * submit of the same command buffer, how long such a submit takes to finish (0: not known
  * yet; start it at 0 and leave it to vk_stream_wait), with VK_WAIT_PROVISIONAL set while

@@ -17,8 +17,9 @@ typedef struct vk_upload_item {
 vkml_status vk_upload(vk_device *vd, VkCommandPool pool, const vk_upload_item *items, int n,
                       vkml_error *err);
 
-/* Submits one command buffer to the device's queue (serialised by its mutex) and waits
+/* Submits one command buffer to the device's queue (serialised by its mutex), after `copy`
+ * and its semaphore `copied` as vk_stream_submit does (VK_NULL_HANDLE: none), and waits
  * for `fence`, then resets it. `run`: the submit runs a session (not an upload of its
  * creation; the device-lost hook's "run" kind counts these). */
-vkml_status vk_submit_wait(vk_device *vd, VkCommandBuffer cmd, VkFence fence, bool run,
-                           vkml_error *err);
+vkml_status vk_submit_wait(vk_device *vd, VkCommandBuffer copy, VkSemaphore copied,
+                           VkCommandBuffer cmd, VkFence fence, bool run, vkml_error *err);

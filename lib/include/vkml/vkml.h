@@ -653,6 +653,7 @@ typedef enum vkml_vk_object {
     VKML_VK_COMMAND_BUFFER,
     VKML_VK_FENCE,
     VKML_VK_QUERY_POOL,      /* profiled sessions' timestamps */
+    VKML_VK_SEMAPHORE,       /* chunks that copy in another device's values */
     VKML_VK_OBJECT_KINDS
 } vkml_vk_object;
 
