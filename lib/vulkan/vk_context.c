@@ -67,8 +67,8 @@ static VkResult create_instance(const vkml_context_params *params, VkInstance *o
     return r;
 }
 
-/* Queues to open in the compute family: two where it has them and VKML_NO_COPY_QUEUE is
- * not set (the second is vk_device.copy_queue), else one. */
+/* Queues to open in the compute family: up to three (the kernels', vk_device.copy_queue's)
+ * as it has them, one under VKML_NO_COPY_QUEUE=1. */
 static uint32_t queues_to_open(const vk_device *vd)
 {
     const char *off = getenv("VKML_NO_COPY_QUEUE");
@@ -79,13 +79,14 @@ static uint32_t queues_to_open(const vk_device *vd)
     VkQueueFamilyProperties fam[32];
     n = n < 32 ? n : 32;
     vkGetPhysicalDeviceQueueFamilyProperties(vd->phys, &n, fam);
-    return vd->queue_family < n && fam[vd->queue_family].queueCount >= 2 ? 2 : 1;
+    uint32_t have = vd->queue_family < n ? fam[vd->queue_family].queueCount : 1;
+    return have < 3 ? (have ? have : 1) : 3;
 }
 
 vkml_status vk_device_open(vk_device *vd, vkml_error *err)
 {
     vkml_status status = VKML_OK;
-    const float priorities[2] = {1.0f, 1.0f};
+    const float priorities[3] = {1.0f, 1.0f, 1.0f};
     VkDeviceQueueCreateInfo qci = {
         .sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
         .queueFamilyIndex = vd->queue_family,
@@ -111,8 +112,11 @@ vkml_status vk_device_open(vk_device *vd, vkml_error *err)
     };
     VK_CREATE(VKML_VK_DEVICE, vkCreateDevice(vd->phys, &dci, NULL, &vd->dev));
     vkGetDeviceQueue(vd->dev, vd->queue_family, 0, &vd->queue);
-    if (qci.queueCount > 1)
-        vkGetDeviceQueue(vd->dev, vd->queue_family, 1, &vd->copy_queue);
+    for (uint32_t k = 0; qci.queueCount > 1 && k < 2; k++) {
+        uint32_t index = qci.queueCount > 2 ? 1 + k : 1;
+        vkGetDeviceQueue(vd->dev, vd->queue_family, index, &vd->copy_queue[k]);
+        vd->copy_lock[k] = &vd->copy_queue_locks[index - 1];
+    }
     if (vd->has_host_import) {
         vd->get_host_pointer_props = (PFN_vkGetMemoryHostPointerPropertiesEXT)vkGetDeviceProcAddr(
             vd->dev, "vkGetMemoryHostPointerPropertiesEXT");
@@ -122,7 +126,8 @@ vkml_status vk_device_open(vk_device *vd, vkml_error *err)
         }
     }
     pthread_mutex_init(&vd->queue_lock, NULL);
-    pthread_mutex_init(&vd->copy_queue_lock, NULL);
+    pthread_mutex_init(&vd->copy_queue_locks[0], NULL);
+    pthread_mutex_init(&vd->copy_queue_locks[1], NULL);
     vd->queue_lock_init = true;
     vk_stream_init(vd);
     pthread_mutex_init(&vd->consts_lock, NULL);
@@ -148,7 +153,8 @@ void vk_device_close(vk_device *vd)
     vk_allocator_destroy(&vd->alloc);
     if (vd->queue_lock_init) {
         pthread_mutex_destroy(&vd->queue_lock);
-        pthread_mutex_destroy(&vd->copy_queue_lock);
+        pthread_mutex_destroy(&vd->copy_queue_locks[0]);
+        pthread_mutex_destroy(&vd->copy_queue_locks[1]);
     }
     if (vd->consts_lock_init)
         pthread_mutex_destroy(&vd->consts_lock);

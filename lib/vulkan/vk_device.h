@@ -12,6 +12,8 @@ typedef struct vk_allocator vk_allocator;
 typedef struct vk_faults vk_faults;
 typedef struct vk_pipelines vk_pipelines;
 
+enum { VK_COPY_IN = 0, VK_COPY_OUT = 1 };
+
 typedef struct vk_device {
     device base; /* first: the planner sees a device */
     VkPhysicalDevice phys;
@@ -20,12 +22,15 @@ typedef struct vk_device {
     uint32_t queue_family;
     pthread_mutex_t queue_lock; /* vkQueueSubmit needs external sync of the queue */
     bool queue_lock_init;
-    /* A second queue of the same family for the copies of values that another device made
-     * into this one's memory (vk_stream_submit's `copy`), so that they run beside the
-     * kernels queued before them: VK_NULL_HANDLE when the family has one queue (or under
-     * VKML_NO_COPY_QUEUE=1), and the copies go to `queue`, in the same submit. */
-    VkQueue copy_queue;
-    pthread_mutex_t copy_queue_lock; /* initialised with queue_lock */
+    /* Queues of the same family for the copies between this device's memory and the host
+     * memory it shares with other devices (vk_stream.h, vk_submit): [VK_COPY_IN] the
+     * copies in of values another device made, [VK_COPY_OUT] the copies out of values it
+     * made, so that they run beside the kernels queued before or after them. Both are one
+     * queue where the family has two; VK_NULL_HANDLE where it has one (or under
+     * VKML_NO_COPY_QUEUE=1): the copies then go to `queue`, in the same submit. */
+    VkQueue copy_queue[2];
+    pthread_mutex_t *copy_lock[2];    /* each copy queue's lock (one where they are one) */
+    pthread_mutex_t copy_queue_locks[2]; /* initialised with queue_lock */
     /* The stream (vk_stream.h): session chunks are queued without a host wait between
      * them; false only under the VKML_TEST_SYNC_CHUNKS hook. */
     bool queued_chunks;

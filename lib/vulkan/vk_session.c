@@ -15,12 +15,12 @@
 #include <string.h>
 
 typedef struct vk_chunk {
-    VkCommandBuffer cmd;
-    /* The copies of values another device made, into this device's memory, that cmd reads
-     * (record_shared_copies), and the semaphore cmd waits on for them (vk_stream_submit);
-     * VK_NULL_HANDLE when the chunk reads none. */
-    VkCommandBuffer copy_cmd;
-    VkSemaphore copied;
+    /* the kernels, and the copies around them (record_shared_copies): copy_in, of values
+     * another device made, into this device's memory, which cmd reads; copy_out, of values
+     * cmd made, out to the host memory another device reads them from; VK_NULL_HANDLE
+     * where there are none. The semaphores order them (vk_stream.h, vk_submit). */
+    VkCommandBuffer cmd, copy_in, copy_out;
+    VkSemaphore copied_in, computed;
     VkFence fence;      /* signalled when the chunk's submit has finished: host waits use it */
     bool fence_pending; /* submitted since its last reset (only its submitter touches it) */
     VkDescriptorPool pool;
@@ -47,6 +47,8 @@ struct device_session {
     bool *import_owned; /* imported[i] was made for value i */
     int *copy_in_chunk; /* per value: the chunk that copies imported[i] into mem[i] before its
                            kernels (a shared value this device only reads), or -1 */
+    int *copy_out_chunk; /* per value: the chunk that copies mem[i] out to imported[i] after
+                            its kernels (a shared value this device writes), or -1 */
     vk_mem transients; /* the range shared by transient values (plan/mem_plan.h) */
     device_memory_use memory_use;
     VkCommandPool cmd_pool;
@@ -105,20 +107,6 @@ static vkml_status collect_roots(const device_session_desc *desc, value_roots *r
     return VKML_OK;
 }
 
-/* Whether a node of this device writes root (or an alias of it). */
-static bool root_written(const device_session_desc *desc, const value_roots *r, int root)
-{
-    for (int c = 0; c < desc->n_chunks; c++) {
-        for (int i = 0; i < desc->chunks[c].n_nodes; i++) {
-            const graph_node *node = &desc->graph->nodes[desc->chunks[c].nodes[i]];
-            for (int k = 0; k < node->n_outputs; k++)
-                if (node->outputs[k] >= 0 && r->root[node->outputs[k]] == root)
-                    return true;
-        }
-    }
-    return false;
-}
-
 /* The first chunk (in order) with a node reading root or an alias of it, or -1. */
 static int first_reading_chunk(const device_session_desc *desc, const value_roots *r, int root)
 {
@@ -131,6 +119,36 @@ static int first_reading_chunk(const device_session_desc *desc, const value_root
         }
     }
     return -1;
+}
+
+/* Whether `node` writes the memory of root: an output of it lives there and no input does
+ * (a node whose output shares its input's memory, a Reshape or a Slice view, writes
+ * nothing; a producer of a Concat input written in place writes part of the Concat's). */
+static bool node_writes(const value_roots *r, const graph_node *node, int root)
+{
+    bool out = false;
+    for (int k = 0; k < node->n_outputs; k++)
+        out |= node->outputs[k] >= 0 && r->root[node->outputs[k]] == root;
+    for (int k = 0; out && k < node->n_inputs; k++)
+        if (node->inputs[k] >= 0 && r->root[node->inputs[k]] == root)
+            return false;
+    return out;
+}
+
+/* The last chunk (in order) with a node writing root (node_writes), or -1. */
+static int last_writing_chunk(const device_session_desc *desc, const value_roots *r, int root)
+{
+    for (int c = desc->n_chunks - 1; c >= 0; c--)
+        for (int i = 0; i < desc->chunks[c].n_nodes; i++)
+            if (node_writes(r, &desc->graph->nodes[desc->chunks[c].nodes[i]], root))
+                return c;
+    return -1;
+}
+
+/* Whether a node of this device writes root. */
+static bool root_written(const device_session_desc *desc, const value_roots *r, int root)
+{
+    return last_writing_chunk(desc, r, root) >= 0;
 }
 
 /* Host-visible memory for roots the host touches: cached host memory when a node of this
@@ -149,9 +167,10 @@ static vk_mem_kind root_kind(const device_session_desc *desc, const value_roots 
 }
 
 /* A root shared with another device through the plan's host allocation (shared_host),
- * imported here: a device that writes the value writes the allocation itself; one that only
- * reads it keeps a device-local copy, which its first chunk reading it copies in
- * (record_shared_copies): kernels then read device memory, not the bus. */
+ * imported here. The device keeps a device-local copy, which kernels read and write (not
+ * the bus): a device that writes the value copies it out after the last chunk writing it,
+ * one that only reads it copies it in before the first chunk reading it
+ * (record_shared_copies), each on a copy queue beside other runs' kernels. */
 static vkml_status share_value(device_session *s, const device_session_desc *desc,
                                const value_roots *r, int v, vkml_error *err)
 {
@@ -162,11 +181,9 @@ static vkml_status share_value(device_session *s, const device_session_desc *des
     if (st != VKML_OK)
         return st;
     s->import_owned[v] = true;
-    if (root_written(desc, r, v)) {
-        s->mem[v] = vk_mem_sub(&s->imported[v], 0, r->bytes[v]);
-        return VKML_OK;
-    }
-    s->copy_in_chunk[v] = first_reading_chunk(desc, r, v);
+    s->copy_out_chunk[v] = last_writing_chunk(desc, r, v);
+    if (s->copy_out_chunk[v] < 0)
+        s->copy_in_chunk[v] = first_reading_chunk(desc, r, v);
     st = vk_mem_alloc(s->vd->alloc, VK_MEM_DEVICE, r->bytes[v], &s->mem[v], err);
     s->owned[v] = st == VKML_OK;
     return st;
@@ -399,47 +416,61 @@ static void end_barrier(VkCommandBuffer cmd)
                          1, &mb, 0, NULL, 0, NULL);
 }
 
-/* Whether chunk `index` is the first to read a shared value this device keeps a copy of. */
-static bool chunk_copies_in(const device_session *s, int index)
+/* Whether value v is copied in (out: out) around chunk `index`. */
+static bool copied_at(const device_session *s, int v, int index, bool out)
 {
-    for (int v = 0; v < s->n_values; v++)
-        if (s->copy_in_chunk[v] == index && s->import_owned[v] && s->mem[v].size)
-            return true;
-    return false;
+    return (out ? s->copy_out_chunk : s->copy_in_chunk)[v] == index && s->import_owned[v] &&
+           s->mem[v].size;
 }
 
-/* Records, into the chunk's own copy command buffer, the copies of the shared values it is
- * the first to read from the imported host allocation into their device memory. They run
- * before the chunk's kernels (its semaphore) and on the copy queue beside the kernels
- * queued before it: no kernel of this device touches that memory meanwhile, since a
- * value's device copy is its own allocation (share_value), read only by this run's
- * chunks, and the lane's previous run has ended before this one submits. The values'
- * producers, on other devices, ended before this chunk was submitted (the scheduler),
- * their writes made host-visible by their chunks' end barrier. */
-static vkml_status record_shared_copies(device_session *s, int index, vkml_error *err)
+/* Records the copies around chunk `index` in one direction into a command buffer of their
+ * own (*cmd) with the semaphore that orders them with the kernels (*sem), when there are
+ * any: in, from the imported host allocation into device memory, the values the chunk is
+ * the first to read; out, back, those it is the last to write.
+ * They run on a copy queue beside other runs' kernels (vk_stream.h). Nothing else of this
+ * device touches their memory meanwhile: a value's device copy is its own allocation
+ * (share_value) used by this run's chunks only, and a lane's run ends before its next one
+ * is submitted; the readers (on other devices) of a value copied out are submitted once
+ * this chunk's fence, after the copy out, has signalled; the producers of one copied in
+ * had ended before this chunk was submitted (the scheduler). */
+static vkml_status record_shared_copies(device_session *s, int index, bool out,
+                                        VkCommandBuffer *cmd, VkSemaphore *sem, vkml_error *err)
 {
     vkml_status status = VKML_OK;
-    vk_chunk *c = &s->chunks[index];
+    int v = 0;
+    while (v < s->n_values && !copied_at(s, v, index, out))
+        v++;
+    if (v == s->n_values)
+        return VKML_OK;
     VkCommandBufferAllocateInfo ai = {
         .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
         .commandPool = s->cmd_pool,
         .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
         .commandBufferCount = 1,
     };
-    VK_CREATE(VKML_VK_COMMAND_BUFFER, vkAllocateCommandBuffers(s->vd->dev, &ai, &c->copy_cmd));
+    VK_CREATE(VKML_VK_COMMAND_BUFFER, vkAllocateCommandBuffers(s->vd->dev, &ai, cmd));
     VkSemaphoreCreateInfo sci = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
-    VK_CREATE(VKML_VK_SEMAPHORE, vkCreateSemaphore(s->vd->dev, &sci, NULL, &c->copied));
+    VK_CREATE(VKML_VK_SEMAPHORE, vkCreateSemaphore(s->vd->dev, &sci, NULL, sem));
     VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-    VK(vkBeginCommandBuffer(c->copy_cmd, &bi));
-    for (int v = 0; v < s->n_values; v++) {
-        if (s->copy_in_chunk[v] != index || !s->import_owned[v] || !s->mem[v].size)
+    VK(vkBeginCommandBuffer(*cmd, &bi));
+    for (; v < s->n_values; v++) {
+        if (!copied_at(s, v, index, out))
             continue;
-        VkBufferCopy region = {.srcOffset = s->imported[v].offset,
-                               .dstOffset = s->mem[v].offset,
-                               .size = s->mem[v].size};
-        vkCmdCopyBuffer(c->copy_cmd, s->imported[v].buffer, s->mem[v].buffer, 1, &region);
+        const vk_mem *host = &s->imported[v], *dev = &s->mem[v];
+        VkBufferCopy region = {.srcOffset = out ? dev->offset : host->offset,
+                               .dstOffset = out ? host->offset : dev->offset,
+                               .size = dev->size};
+        vkCmdCopyBuffer(*cmd, out ? dev->buffer : host->buffer, out ? host->buffer : dev->buffer,
+                        1, &region);
     }
-    VK(vkEndCommandBuffer(c->copy_cmd));
+    if (out) { /* the host, and the readers it submits, see the copies once the fence has */
+        VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+                              .srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
+                              .dstAccessMask = VK_ACCESS_HOST_READ_BIT};
+        vkCmdPipelineBarrier(*cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0,
+                             1, &mb, 0, NULL, 0, NULL);
+    }
+    VK(vkEndCommandBuffer(*cmd));
 cleanup:
     return status;
 }
@@ -501,8 +532,8 @@ static vkml_status record_chunk(device_session *s, const device_session_desc *de
         VK_CREATE(VKML_VK_QUERY_POOL, vkCreateQueryPool(dev, &qci, NULL, &c->timestamps));
         prof.pool = c->timestamps;
     }
-    if (chunk_copies_in(s, index))
-        VKML_TRY(record_shared_copies(s, index, err));
+    VKML_TRY(record_shared_copies(s, index, false, &c->copy_in, &c->copied_in, err));
+    VKML_TRY(record_shared_copies(s, index, true, &c->copy_out, &c->computed, err));
     VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
     VK(vkBeginCommandBuffer(c->cmd, &bi));
     begin_barrier(c->cmd);
@@ -540,8 +571,9 @@ vkml_status vk_session_create(device *dev, const device_session_desc *desc, devi
     s->imported = calloc((size_t)s->n_values + 1, sizeof(*s->imported));
     s->import_owned = calloc((size_t)s->n_values + 1, sizeof(*s->import_owned));
     s->copy_in_chunk = malloc(((size_t)s->n_values + 1) * sizeof(*s->copy_in_chunk));
+    s->copy_out_chunk = malloc(((size_t)s->n_values + 1) * sizeof(*s->copy_out_chunk));
     if (!s->mem || !s->owned || !s->shared || !s->want_shared || !s->packed || !s->chunks || !s->imported ||
-        !s->import_owned || !s->copy_in_chunk) {
+        !s->import_owned || !s->copy_in_chunk || !s->copy_out_chunk) {
         status = vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "Vulkan: out of host memory");
         goto cleanup;
     }
@@ -550,7 +582,7 @@ vkml_status vk_session_create(device *dev, const device_session_desc *desc, devi
         .queueFamilyIndex = vd->queue_family,
     };
     for (int v = 0; v < s->n_values; v++)
-        s->copy_in_chunk[v] = -1;
+        s->copy_in_chunk[v] = s->copy_out_chunk[v] = -1;
     VK_CREATE(VKML_VK_COMMAND_POOL, vkCreateCommandPool(vd->dev, &pci, NULL, &s->cmd_pool));
     VKML_TRY(allocate_values(s, desc, err));
     mark_packed(s, desc);
@@ -585,6 +617,11 @@ vkml_status vk_session_submit(device_session *s, int chunk, device_event *done, 
         return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT, "Vulkan: no chunk %d", chunk);
     vkml_status st;
     vk_chunk *c = &s->chunks[chunk];
+    vk_submit what = {.copy_in = c->copy_in,
+                      .copied_in = c->copied_in,
+                      .cmd = c->cmd,
+                      .computed = c->computed,
+                      .copy_out = c->copy_out};
     if (s->vd->queued_chunks) {
         /* The chunk's last submit is done (its run waited for a later fence of this queue),
          * but its own fence's signal may trail: wait for it before the reset. */
@@ -597,14 +634,14 @@ vkml_status vk_session_submit(device_session *s, int chunk, device_event *done, 
             c->fence_pending = false;
         }
         c->submit_ns = vk_now_ns();
-        st = vk_stream_submit(s->vd, c->copy_cmd, c->copied, c->cmd, c->fence, true, err);
+        st = vk_stream_submit(s->vd, &what, c->fence, true, err);
         if (st == VKML_OK) {
             c->fence_pending = true;
             /* the event is the chunk: its fence and its wait hint */
             *done = (device_event){.dev = &s->vd->base, .value = (uint64_t)(uintptr_t)c};
         }
     } else {
-        st = vk_submit_wait(s->vd, c->copy_cmd, c->copied, c->cmd, c->fence, true, err);
+        st = vk_submit_wait(s->vd, &what, c->fence, true, err);
     }
     if (st != VKML_OK)
         vkml_error_prefix(err, "running chunk %d on '%s'", chunk, s->vd->base.info.name);
@@ -678,20 +715,24 @@ void vk_session_destroy(device_session **ps)
     pthread_mutex_lock(&s->vd->queue_lock);
     vkQueueWaitIdle(s->vd->queue);
     pthread_mutex_unlock(&s->vd->queue_lock);
-    if (s->vd->copy_queue) {
-        pthread_mutex_lock(&s->vd->copy_queue_lock);
-        vkQueueWaitIdle(s->vd->copy_queue);
-        pthread_mutex_unlock(&s->vd->copy_queue_lock);
+    for (int k = 0; k < 2; k++) {
+        if (!s->vd->copy_queue[k])
+            continue;
+        pthread_mutex_lock(s->vd->copy_lock[k]);
+        vkQueueWaitIdle(s->vd->copy_queue[k]);
+        pthread_mutex_unlock(s->vd->copy_lock[k]);
     }
     for (int i = 0; s->chunks && i < s->n_chunks; i++) {
         vk_chunk *c = &s->chunks[i];
         VK_DESTROY(VKML_VK_FENCE, vkDestroyFence, dev, c->fence);
-        VK_DESTROY(VKML_VK_SEMAPHORE, vkDestroySemaphore, dev, c->copied);
+        VK_DESTROY(VKML_VK_SEMAPHORE, vkDestroySemaphore, dev, c->copied_in);
+        VK_DESTROY(VKML_VK_SEMAPHORE, vkDestroySemaphore, dev, c->computed);
         VK_DESTROY(VKML_VK_DESCRIPTOR_POOL, vkDestroyDescriptorPool, dev, c->pool);
         VK_DESTROY(VKML_VK_QUERY_POOL, vkDestroyQueryPool, dev, c->timestamps);
         /* freed with the pool below */
         vk_count_add(VKML_VK_COMMAND_BUFFER, -(int64_t)(c->cmd != VK_NULL_HANDLE) -
-                                                 (int64_t)(c->copy_cmd != VK_NULL_HANDLE));
+                                                 (int64_t)(c->copy_in != VK_NULL_HANDLE) -
+                                                 (int64_t)(c->copy_out != VK_NULL_HANDLE));
         for (int j = 0; j < c->n_scratch; j++)
             vk_mem_free(s->vd->alloc, &c->scratch[j]);
         free(c->scratch);
@@ -717,6 +758,7 @@ void vk_session_destroy(device_session **ps)
     free(s->imported);
     free(s->import_owned);
     free(s->copy_in_chunk);
+    free(s->copy_out_chunk);
     free(s->chunks);
     free(s);
     *ps = NULL;

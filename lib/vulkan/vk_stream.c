@@ -10,44 +10,60 @@ void vk_stream_init(vk_device *vd)
     vd->queued_chunks = !(vd->faults && vd->faults->sync_chunks);
 }
 
-vkml_status vk_stream_submit(vk_device *vd, VkCommandBuffer copy, VkSemaphore copied,
-                             VkCommandBuffer cmd, VkFence fence, bool run, vkml_error *err)
+/* One batch of a submit: cmd, waiting for `wait` (or none), signalling `signal` (or none). */
+static VkSubmitInfo batch(const VkCommandBuffer *cmd, const VkSemaphore *wait,
+                          const VkSemaphore *signal)
+{
+    static const VkPipelineStageFlags wait_stage = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
+    return (VkSubmitInfo){
+        .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+        .waitSemaphoreCount = wait ? 1 : 0,
+        .pWaitSemaphores = wait,
+        .pWaitDstStageMask = &wait_stage,
+        .commandBufferCount = 1,
+        .pCommandBuffers = cmd,
+        .signalSemaphoreCount = signal ? 1 : 0,
+        .pSignalSemaphores = signal,
+    };
+}
+
+/* Submits n batches to copy queue `which`, or to the main queue where the device has no
+ * copy queue; `fence` (or VK_NULL_HANDLE) signals when they have finished. */
+static VkResult queue_submit(vk_device *vd, int which, const VkSubmitInfo *si, uint32_t n,
+                             VkFence fence, bool run)
+{
+    bool copy = which >= 0 && vd->copy_queue[which];
+    pthread_mutex_t *lock = copy ? vd->copy_lock[which] : &vd->queue_lock;
+    pthread_mutex_lock(lock);
+    VkResult r = vk_fault_queue_submit(vd, copy ? vd->copy_queue[which] : vd->queue, si, n, fence,
+                                       run);
+    pthread_mutex_unlock(lock);
+    return r;
+}
+
+vkml_status vk_stream_submit(vk_device *vd, const vk_submit *what, VkFence fence, bool run,
+                             vkml_error *err)
 {
     vkml_status status = vk_device_check_lost(vd, err);
     if (status != VKML_OK)
         return status;
-    const VkPipelineStageFlags wait_stage = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
-    VkSubmitInfo si[2] = {
-        {
-            .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
-            .commandBufferCount = 1,
-            .pCommandBuffers = &copy,
-            .signalSemaphoreCount = 1,
-            .pSignalSemaphores = &copied,
-        },
-        {
-            .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
-            .waitSemaphoreCount = copy ? 1 : 0,
-            .pWaitSemaphores = &copied,
-            .pWaitDstStageMask = &wait_stage,
-            .commandBufferCount = 1,
-            .pCommandBuffers = &cmd,
-        },
-    };
-    VkResult r = VK_SUCCESS;
-    const VkSubmitInfo *batches = copy ? si : &si[1];
-    uint32_t n = copy ? 2 : 1;
-    if (copy && vd->copy_queue) {
-        pthread_mutex_lock(&vd->copy_queue_lock);
-        r = vk_fault_queue_submit(vd, vd->copy_queue, si, 1, VK_NULL_HANDLE, false);
-        pthread_mutex_unlock(&vd->copy_queue_lock);
-        batches = &si[1];
-        n = 1;
-    }
-    if (r == VK_SUCCESS) {
-        pthread_mutex_lock(&vd->queue_lock);
-        r = vk_fault_queue_submit(vd, vd->queue, batches, n, fence, run);
-        pthread_mutex_unlock(&vd->queue_lock);
+    bool in = what->copy_in, out = what->copy_out;
+    VkSubmitInfo si[3];
+    uint32_t n = 0;
+    if (in)
+        si[n++] = batch(&what->copy_in, NULL, &what->copied_in);
+    si[n++] = batch(&what->cmd, in ? &what->copied_in : NULL, out ? &what->computed : NULL);
+    if (out)
+        si[n++] = batch(&what->copy_out, &what->computed, NULL);
+    VkResult r;
+    if (!vd->copy_queue[VK_COPY_IN]) {
+        r = queue_submit(vd, -1, si, n, fence, run);
+    } else {
+        r = in ? queue_submit(vd, VK_COPY_IN, &si[0], 1, VK_NULL_HANDLE, false) : VK_SUCCESS;
+        if (r == VK_SUCCESS)
+            r = queue_submit(vd, -1, &si[in], 1, out ? VK_NULL_HANDLE : fence, run);
+        if (r == VK_SUCCESS && out)
+            r = queue_submit(vd, VK_COPY_OUT, &si[n - 1], 1, fence, false);
     }
     VK_AS("vkQueueSubmit", r);
 cleanup:

@@ -40,16 +40,26 @@
  * and wait for each one (vk_fault.h). */
 void vk_stream_init(vk_device *vd);
 
-/* Submits cmd with `fence` (unsignalled), which is signalled when it has finished. `run`: a
- * session run's submit (the device-lost hook's "run" kind counts these).
- * `copy` (or VK_NULL_HANDLE): copies that cmd's commands read the results of, submitted
- * first, signalling the binary semaphore `copied` (unsignalled, unwaited), which cmd waits
- * for before any of its commands starts. On the device's copy queue where it has one, so
- * that they run beside the work queued before cmd (the previous run's kernels); else in
- * the same vkQueueSubmit as cmd. The fence's signal covers both either way (cmd ends after
- * copy). */
-vkml_status vk_stream_submit(vk_device *vd, VkCommandBuffer copy, VkSemaphore copied,
-                             VkCommandBuffer cmd, VkFence fence, bool run, vkml_error *err);
+/* What one submit runs: cmd, the kernels, and around it, where not VK_NULL_HANDLE, the
+ * copies cmd reads the results of (copy_in, which signals the binary semaphore copied_in
+ * that cmd waits for before any of its commands starts) and the copies of cmd's results
+ * (copy_out, which waits for the semaphore computed that cmd signals). Semaphores
+ * unsignalled and unwaited when submitted. */
+typedef struct vk_submit {
+    VkCommandBuffer copy_in;
+    VkSemaphore copied_in;
+    VkCommandBuffer cmd;
+    VkSemaphore computed;
+    VkCommandBuffer copy_out;
+} vk_submit;
+
+/* Submits `what` with `fence` (unsignalled), which is signalled when all of it has
+ * finished: cmd goes to the device's queue; the copies go to its copy queues where it has
+ * them (vk_device.copy_queue), so that they run beside the kernels queued before and after
+ * cmd (the other runs in flight), else to the same queue in the same vkQueueSubmit. `run`:
+ * a session run's submit (the device-lost hook's "run" kind counts these). */
+vkml_status vk_stream_submit(vk_device *vd, const vk_submit *what, VkFence fence, bool run,
+                             vkml_error *err);
 /* What a wait knows of its submit: when it was made (vk_now_ns) and, shared by every
  * submit of the same command buffer, how long such a submit takes to finish (0: not known
  * yet; start it at 0 and leave it to vk_stream_wait), with VK_WAIT_PROVISIONAL set while

@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-vkml_status vk_submit_wait(vk_device *vd, VkCommandBuffer copy, VkSemaphore copied,
-                           VkCommandBuffer cmd, VkFence fence, bool run, vkml_error *err)
+vkml_status vk_submit_wait(vk_device *vd, const vk_submit *what, VkFence fence, bool run,
+                           vkml_error *err)
 {
-    vkml_status status = vk_stream_submit(vd, copy, copied, cmd, fence, run, err);
+    vkml_status status = vk_stream_submit(vd, what, fence, run, err);
     if (status != VKML_OK)
         return status;
     VK_AS("vkWaitForFences", vk_fault_wait_fence(vd, fence, run));
@@ -83,7 +83,7 @@ vkml_status vk_upload(vk_device *vd, VkCommandPool pool, const vk_upload_item *i
         VK(vkBeginCommandBuffer(cmd, &bi));
         record_round(cmd, &staging, items, n, &item, &done);
         VK(vkEndCommandBuffer(cmd));
-        VKML_TRY(vk_submit_wait(vd, VK_NULL_HANDLE, VK_NULL_HANDLE, cmd, fence, false, err));
+        VKML_TRY(vk_submit_wait(vd, &(vk_submit){.cmd = cmd}, fence, false, err));
         vkFreeCommandBuffers(vd->dev, pool, 1, &cmd);
         vk_count_add(VKML_VK_COMMAND_BUFFER, -1);
         cmd = VK_NULL_HANDLE;

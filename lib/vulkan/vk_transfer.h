@@ -1,6 +1,7 @@
 #pragma once
 /* Host -> device uploads through staging memory, for memory the host cannot map. */
 #include "vulkan/vk_memory.h"
+#include "vulkan/vk_stream.h"
 
 typedef struct vk_upload_item {
     const void *src;
@@ -17,9 +18,8 @@ typedef struct vk_upload_item {
 vkml_status vk_upload(vk_device *vd, VkCommandPool pool, const vk_upload_item *items, int n,
                       vkml_error *err);
 
-/* Submits one command buffer to the device's queue (serialised by its mutex), after `copy`
- * and its semaphore `copied` as vk_stream_submit does (VK_NULL_HANDLE: none), and waits
- * for `fence`, then resets it. `run`: the submit runs a session (not an upload of its
- * creation; the device-lost hook's "run" kind counts these). */
-vkml_status vk_submit_wait(vk_device *vd, VkCommandBuffer copy, VkSemaphore copied,
-                           VkCommandBuffer cmd, VkFence fence, bool run, vkml_error *err);
+/* Submits `what` as vk_stream_submit does and waits for `fence`, then resets it. `run`: the
+ * submit runs a session (not an upload of its creation; the device-lost hook's "run" kind
+ * counts these). */
+vkml_status vk_submit_wait(vk_device *vd, const vk_submit *what, VkFence fence, bool run,
+                           vkml_error *err);
