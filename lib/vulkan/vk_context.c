@@ -67,32 +67,64 @@ static VkResult create_instance(const vkml_context_params *params, VkInstance *o
     return r;
 }
 
-/* Queues to open in the compute family: up to three (the kernels', vk_device.copy_queue's)
- * as it has them, one under VKML_NO_COPY_QUEUE=1. */
-static uint32_t queues_to_open(const vk_device *vd)
+/* Where the copy queues (vk_device.copy_queue) come from: a family and the index there of
+ * the first; n of them (0: none, 1: one for both directions, 2). */
+typedef struct copy_queues {
+    uint32_t family, first, n;
+} copy_queues;
+
+static bool env_set(const char *name, const char *value)
 {
-    const char *off = getenv("VKML_NO_COPY_QUEUE");
-    if (off && *off && strcmp(off, "0") != 0)
-        return 1;
+    const char *v = getenv(name);
+    return v && *v && (value ? strcmp(v, value) == 0 : strcmp(v, "0") != 0);
+}
+
+/* The copy queues: in a transfer-only family where the device has one (its copy engines,
+ * which take no compute units from the kernels), up to two; else up to two more queues of
+ * the compute family after the kernels' queue. VKML_COPY_QUEUES=compute keeps them in the
+ * compute family; VKML_NO_COPY_QUEUE=1 opens none. */
+static copy_queues plan_copy_queues(const vk_device *vd)
+{
+    copy_queues q = {.family = vd->queue_family, .first = 1, .n = 0};
+    if (env_set("VKML_NO_COPY_QUEUE", NULL))
+        return q;
     uint32_t n = 0;
     vkGetPhysicalDeviceQueueFamilyProperties(vd->phys, &n, NULL);
     VkQueueFamilyProperties fam[32];
     n = n < 32 ? n : 32;
     vkGetPhysicalDeviceQueueFamilyProperties(vd->phys, &n, fam);
+    for (uint32_t i = 0; i < n && !env_set("VKML_COPY_QUEUES", "compute"); i++) {
+        VkQueueFlags f = fam[i].queueFlags;
+        if ((f & VK_QUEUE_TRANSFER_BIT) && !(f & (VK_QUEUE_COMPUTE_BIT | VK_QUEUE_GRAPHICS_BIT)) &&
+            fam[i].queueCount > 0)
+            return (copy_queues){.family = i, .first = 0, .n = fam[i].queueCount < 2 ? 1 : 2};
+    }
     uint32_t have = vd->queue_family < n ? fam[vd->queue_family].queueCount : 1;
-    return have < 3 ? (have ? have : 1) : 3;
+    q.n = have < 2 ? 0 : have - 1 < 2 ? have - 1 : 2;
+    return q;
 }
 
 vkml_status vk_device_open(vk_device *vd, vkml_error *err)
 {
     vkml_status status = VKML_OK;
     const float priorities[3] = {1.0f, 1.0f, 1.0f};
-    VkDeviceQueueCreateInfo qci = {
-        .sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
-        .queueFamilyIndex = vd->queue_family,
-        .queueCount = queues_to_open(vd),
-        .pQueuePriorities = priorities,
+    copy_queues copies = plan_copy_queues(vd);
+    bool own_family = copies.family != vd->queue_family;
+    VkDeviceQueueCreateInfo qci[2] = {
+        {
+            .sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
+            .queueFamilyIndex = vd->queue_family,
+            .queueCount = 1 + (own_family ? 0 : copies.n),
+            .pQueuePriorities = priorities,
+        },
+        {
+            .sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
+            .queueFamilyIndex = copies.family,
+            .queueCount = copies.n,
+            .pQueuePriorities = priorities,
+        },
     };
+    vd->copy_family = copies.family;
     const char *extensions[3];
     uint32_t n_extensions = 0;
     if (vd->has_memory_budget)
@@ -105,18 +137,21 @@ vkml_status vk_device_open(vk_device *vd, vkml_error *err)
     VkDeviceCreateInfo dci = {
         .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
         .pNext = features2 ? &vd->features2 : NULL,
-        .queueCreateInfoCount = 1,
-        .pQueueCreateInfos = &qci,
+        .queueCreateInfoCount = own_family ? 2 : 1,
+        .pQueueCreateInfos = qci,
         .enabledExtensionCount = n_extensions,
         .ppEnabledExtensionNames = extensions,
     };
     VK_CREATE(VKML_VK_DEVICE, vkCreateDevice(vd->phys, &dci, NULL, &vd->dev));
     vkGetDeviceQueue(vd->dev, vd->queue_family, 0, &vd->queue);
-    for (uint32_t k = 0; qci.queueCount > 1 && k < 2; k++) {
-        uint32_t index = qci.queueCount > 2 ? 1 + k : 1;
-        vkGetDeviceQueue(vd->dev, vd->queue_family, index, &vd->copy_queue[k]);
-        vd->copy_lock[k] = &vd->copy_queue_locks[index - 1];
+    for (uint32_t k = 0; copies.n && k < 2; k++) {
+        uint32_t nth = copies.n == 2 ? k : 0;
+        vkGetDeviceQueue(vd->dev, copies.family, copies.first + nth, &vd->copy_queue[k]);
+        vd->copy_lock[k] = &vd->copy_queue_locks[nth];
     }
+    if (copies.n)
+        VKML_LOGD("Vulkan device '%s': %u copy queue(s) in %s family %u", vd->base.info.name,
+                  copies.n, own_family ? "the transfer" : "the compute", copies.family);
     if (vd->has_host_import) {
         vd->get_host_pointer_props = (PFN_vkGetMemoryHostPointerPropertiesEXT)vkGetDeviceProcAddr(
             vd->dev, "vkGetMemoryHostPointerPropertiesEXT");

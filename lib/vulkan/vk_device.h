@@ -22,13 +22,18 @@ typedef struct vk_device {
     uint32_t queue_family;
     pthread_mutex_t queue_lock; /* vkQueueSubmit needs external sync of the queue */
     bool queue_lock_init;
-    /* Queues of the same family for the copies between this device's memory and the host
-     * memory it shares with other devices (vk_stream.h, vk_submit): [VK_COPY_IN] the
-     * copies in of values another device made, [VK_COPY_OUT] the copies out of values it
-     * made, so that they run beside the kernels queued before or after them. Both are one
-     * queue where the family has two; VK_NULL_HANDLE where it has one (or under
-     * VKML_NO_COPY_QUEUE=1): the copies then go to `queue`, in the same submit. */
+    /* Queues for the copies between this device's memory and the host memory it shares
+     * with other devices (vk_stream.h, vk_submit): [VK_COPY_IN] the copies in of values
+     * another device made, [VK_COPY_OUT] the copies out of values it made, so that they
+     * run beside the kernels queued before or after them. From a transfer-only family
+     * where there is one, else from the compute family; both are one queue where only one
+     * could be had; VK_NULL_HANDLE where none could (or under VKML_NO_COPY_QUEUE=1): the
+     * copies then go to `queue`, in the same submit. */
     VkQueue copy_queue[2];
+    /* Their family: queue_family, or a transfer-only one (vk_context.c, plan_copy_queues);
+     * where it differs, every buffer is shared by both families (VK_SHARING_MODE_CONCURRENT)
+     * and sessions record the copies from a command pool of that family. */
+    uint32_t copy_family;
     pthread_mutex_t *copy_lock[2];    /* each copy queue's lock (one where they are one) */
     pthread_mutex_t copy_queue_locks[2]; /* initialised with queue_lock */
     /* The stream (vk_stream.h): session chunks are queued without a host wait between

@@ -35,6 +35,20 @@ static const VkBufferUsageFlags buffer_usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BI
                                                VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
                                                VK_BUFFER_USAGE_TRANSFER_DST_BIT;
 
+/* Buffers are used by the kernels' queue family and, where the copy queues are of another
+ * (vk_device.copy_family), by that one too: shared by both (no ownership transfers); else
+ * exclusive. `families` holds the two indices while bci is in use. */
+static void share_with_copy_family(const vk_device *vd, VkBufferCreateInfo *bci,
+                                   uint32_t families[2])
+{
+    families[0] = vd->queue_family;
+    families[1] = vd->copy_family;
+    bool two = vd->copy_family != vd->queue_family;
+    bci->sharingMode = two ? VK_SHARING_MODE_CONCURRENT : VK_SHARING_MODE_EXCLUSIVE;
+    bci->queueFamilyIndexCount = two ? 2 : 0;
+    bci->pQueueFamilyIndices = two ? families : NULL;
+}
+
 static VkDeviceSize align_up(VkDeviceSize v, VkDeviceSize a)
 {
     return (v + a - 1) / a * a;
@@ -132,6 +146,7 @@ static vkml_status block_create(vk_allocator *a, vk_mem_kind kind, VkDeviceSize 
 {
     vkml_status status = VKML_OK;
     VkDevice dev = a->vd->dev;
+    uint32_t families[2];
     vk_block *b = calloc(1, sizeof(*b));
     if (!b || !(b->free_ranges = malloc(4 * sizeof(vk_range)))) {
         free(b);
@@ -147,8 +162,8 @@ static vkml_status block_create(vk_allocator *a, vk_mem_kind kind, VkDeviceSize 
         .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
         .size = size,
         .usage = buffer_usage,
-        .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
     };
+    share_with_copy_family(a->vd, &bci, families);
     VK_CREATE(VKML_VK_BUFFER, vkCreateBuffer(dev, &bci, NULL, &b->buffer));
     VkMemoryRequirements req;
     vkGetBufferMemoryRequirements(dev, b->buffer, &req);
@@ -317,8 +332,9 @@ vkml_status vk_mem_import_host(vk_allocator *a, void *ptr, VkDeviceSize size, vk
         .pNext = &ext,
         .size = size,
         .usage = buffer_usage,
-        .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
     };
+    uint32_t families[2];
+    share_with_copy_family(vd, &bci, families);
     VK_CREATE(VKML_VK_BUFFER, vkCreateBuffer(dev, &bci, NULL, &b->buffer));
     VkMemoryHostPointerPropertiesEXT hp = {
         .sType = VK_STRUCTURE_TYPE_MEMORY_HOST_POINTER_PROPERTIES_EXT};

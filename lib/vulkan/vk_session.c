@@ -52,6 +52,7 @@ struct device_session {
     vk_mem transients; /* the range shared by transient values (plan/mem_plan.h) */
     device_memory_use memory_use;
     VkCommandPool cmd_pool;
+    VkCommandPool copy_pool; /* of the copy queues' family (vk_device.copy_family) */
     vk_chunk *chunks;
     int n_chunks;
 };
@@ -444,7 +445,7 @@ static vkml_status record_shared_copies(device_session *s, int index, bool out,
         return VKML_OK;
     VkCommandBufferAllocateInfo ai = {
         .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
-        .commandPool = s->cmd_pool,
+        .commandPool = s->copy_pool,
         .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
         .commandBufferCount = 1,
     };
@@ -584,6 +585,11 @@ vkml_status vk_session_create(device *dev, const device_session_desc *desc, devi
     for (int v = 0; v < s->n_values; v++)
         s->copy_in_chunk[v] = s->copy_out_chunk[v] = -1;
     VK_CREATE(VKML_VK_COMMAND_POOL, vkCreateCommandPool(vd->dev, &pci, NULL, &s->cmd_pool));
+    s->copy_pool = s->cmd_pool;
+    if (vd->copy_family != vd->queue_family) {
+        pci.queueFamilyIndex = vd->copy_family;
+        VK_CREATE(VKML_VK_COMMAND_POOL, vkCreateCommandPool(vd->dev, &pci, NULL, &s->copy_pool));
+    }
     VKML_TRY(allocate_values(s, desc, err));
     mark_packed(s, desc);
     VKML_TRY(upload_constants(s, desc, err));
@@ -737,6 +743,8 @@ void vk_session_destroy(device_session **ps)
             vk_mem_free(s->vd->alloc, &c->scratch[j]);
         free(c->scratch);
     }
+    if (s->copy_pool != s->cmd_pool)
+        VK_DESTROY(VKML_VK_COMMAND_POOL, vkDestroyCommandPool, dev, s->copy_pool);
     VK_DESTROY(VKML_VK_COMMAND_POOL, vkDestroyCommandPool, dev, s->cmd_pool);
     for (int v = 0; s->mem && v < s->n_values; v++) {
         if (s->owned[v])
