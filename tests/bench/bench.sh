@@ -16,20 +16,7 @@ while [ $# -gt 0 ]; do
         *) args="$args $(printf '%s' "$1" | sed "s/'/'\\\\''/g; s/^/'/; s/\$/'/")"; shift ;;
     esac
 done
-# The first Python that has torch, onnx and numpy: on the GPU machine python3 (PyTorch
-# 2.11, CUDA); here Debian's /usr/bin/python3 (PyTorch 1.13).
-py=""
-for p in ${VKML_BENCH_PYTHON:-} python3 /usr/bin/python3; do
-    if command -v "$p" > /dev/null 2>&1 && "$p" -c 'import torch, onnx, numpy' 2> /dev/null; then
-        py=$p
-        break
-    fi
-done
-if [ -z "$py" ]; then
-    echo "bench.sh: no Python with torch, onnx and numpy (set VKML_BENCH_PYTHON)" >&2
-    [ "${CI:-}" = true ] && exit 1
-    exit 77
-fi
+py=$(sh "$src/tests/bench/find_python.sh") || exit $?
 corpus=${VKML_CORPUS:-$src/../shared/corpus}
 floor=$build/tests/bench/bench_floor
 eval "set -- $args"
