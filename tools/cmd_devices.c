@@ -12,8 +12,11 @@ const cli_command cli_cmd_devices = {
     .summary = "list the devices (CPU and Vulkan) and mark the default",
     .usage = "usage: vkml devices\n"
              "Lists every device: index (cpu, 0, 1, ...), name, vendor, type, memory in MiB,\n"
-             "Vulkan API version and the CPU that services its interrupts (irq cpu; '-' where\n"
-             "they are spread or unknown; see keep_thread_affinity in vkml.h). '*' marks the\n"
+             "Vulkan API version, the queues it copies values between devices on (copies:\n"
+             "N on its copy engines, a transfer-only queue family, or N of its compute family;\n"
+             "'-': none, the kernels' queue does) and the CPU that services its interrupts\n"
+             "(irq cpu; '-' where they are spread or unknown; see keep_thread_affinity in\n"
+             "vkml.h). '*' marks the\n"
              "device sessions use by default: the first discrete or integrated GPU, else cpu\n"
              "(lavapipe and other Vulkan devices on the CPU are used only when named by\n"
              "index); the last line says which and why.\n",
@@ -29,16 +32,19 @@ typedef struct device_columns {
 
 static void print_device(const vkml_device_info *info, bool is_default, const device_columns *w)
 {
-    char label[16], api[32] = "-", irq[16] = "-";
+    char label[16], api[32] = "-", irq[16] = "-", copies[24] = "-";
     if (info->api_version)
         snprintf(api, sizeof(api), "Vulkan %u.%u.%u", info->api_version >> 22,
                  (info->api_version >> 12) & 0x3ff, info->api_version & 0xfff);
     if (info->irq_cpu >= 0)
         snprintf(irq, sizeof(irq), "%d", info->irq_cpu);
-    printf("%c %-4s %-*s  %-*s  %-*s  %8llu MiB  %-14s  %s\n", is_default ? '*' : ' ',
+    if (info->copy_queues > 0)
+        snprintf(copies, sizeof(copies), "%d %s", info->copy_queues,
+                 info->copy_engines ? "engine" : "compute");
+    printf("%c %-4s %-*s  %-*s  %-*s  %8llu MiB  %-14s  %-9s  %s\n", is_default ? '*' : ' ',
            cli_device_label(info->index, label, sizeof(label)), w->name, info->name, w->vendor,
            info->vendor, w->type, vkml_device_type_name(info->type),
-           (unsigned long long)(info->memory_bytes >> 20), api, irq);
+           (unsigned long long)(info->memory_bytes >> 20), api, copies, irq);
 }
 
 static int widest(int width, const char *text)
@@ -66,8 +72,8 @@ static int list_devices(vkml_context *ctx)
         w.type = widest(w.type, vkml_device_type_name(infos[i].type));
     }
     int def = vkml_context_default_device(ctx);
-    printf("  %-4s %-*s  %-*s  %-*s  %12s  %-14s  %s\n", "dev", w.name, "name", w.vendor, "vendor",
-           w.type, "type", "memory", "api", "irq cpu");
+    printf("  %-4s %-*s  %-*s  %-*s  %12s  %-14s  %-9s  %s\n", "dev", w.name, "name", w.vendor,
+           "vendor", w.type, "type", "memory", "api", "copies", "irq cpu");
     for (int i = 0; i < n; i++)
         print_device(&infos[i], i - 1 == def, &w);
     if (def == VKML_DEVICE_CPU)

@@ -149,6 +149,8 @@ vkml_status vk_device_open(vk_device *vd, vkml_error *err)
         vkGetDeviceQueue(vd->dev, copies.family, copies.first + nth, &vd->copy_queue[k]);
         vd->copy_lock[k] = &vd->copy_queue_locks[nth];
     }
+    vd->base.info.copy_queues = (int)copies.n;
+    vd->base.info.copy_engines = copies.n && own_family;
     if (copies.n)
         VKML_LOGD("Vulkan device '%s': %u copy queue(s) in %s family %u", vd->base.info.name,
                   copies.n, own_family ? "the transfer" : "the compute", copies.family);

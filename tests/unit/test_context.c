@@ -47,6 +47,31 @@ static void check_default_device(const char *logical)
     vkml_context_destroy(&ctx);
 }
 
+/* Each device's copy queues (vkml_device_info.copy_queues) are what its queue families
+ * allow: 0 to 2, on copy engines only where there are some; none under
+ * VKML_NO_COPY_QUEUE=1; the CPU device has none. On lavapipe (one queue) every count is 0. */
+static void check_copy_queues(bool off)
+{
+    vkml_context *ctx = NULL;
+    vkml_error err = {0};
+    if (off)
+        setenv("VKML_NO_COPY_QUEUE", "1", 1);
+    CHECK_OK(vkml_context_create(NULL, &ctx, &err), &err);
+    unsetenv("VKML_NO_COPY_QUEUE");
+    if (!ctx)
+        return;
+    for (int i = VKML_DEVICE_CPU; i < vkml_context_device_count(ctx); i++) {
+        vkml_device_info info;
+        CHECK_OK(vkml_context_device_info(ctx, i, &info, &err), &err);
+        bool none = off || info.type == VKML_DEVICE_TYPE_CPU || i == VKML_DEVICE_CPU;
+        CHECK(info.copy_queues >= 0 && info.copy_queues <= 2 && (!none || info.copy_queues == 0) &&
+                  (!info.copy_engines || info.copy_queues > 0),
+              "device %d '%s'%s: %d copy queue(s), engines %d", i, info.name,
+              off ? " (VKML_NO_COPY_QUEUE=1)" : "", info.copy_queues, info.copy_engines);
+    }
+    vkml_context_destroy(&ctx);
+}
+
 /* A default session plans on the default device only when no real GPU exists: every
  * part of its plan lies there. */
 static void check_default_session(const char *model_path)
@@ -207,6 +232,8 @@ int main(void)
     test_corpus_path(mnist, sizeof(mnist), "models/mnist-8/model.onnx");
     check_log_callback();
     check_default_device(NULL);
+    check_copy_queues(false);
+    check_copy_queues(true);
     check_default_device("3");
     check_default_session(mnist);
     check_file_rewritten(mnist, VKML_DEVICE_CPU);

@@ -167,6 +167,12 @@ typedef struct vkml_device_info {
      * interrupt goes to one CPU; read at context creation), else -1. A thread polling for
      * the device's work on that CPU sees it end late: see keep_thread_affinity. */
     int irq_cpu;
+    /* Queues the device copies values between devices on, beside its kernels' queue (0:
+     * that one queue; VKML_NO_COPY_QUEUE=1 makes it 0), and whether they are a transfer-only
+     * family's (its copy engines) rather than its compute family's (docs/architecture.md,
+     * "Values"). 0 and false for the CPU device. */
+    int copy_queues;
+    bool copy_engines;
 } vkml_device_info;
 
 /* Thread-safe. Short name of a device type ("discrete GPU", ...). */
