@@ -1,6 +1,7 @@
 #pragma once
 /*
- * A device's stream: its one compute queue. A session chunk is submitted behind what the
+ * A device's stream: its compute queue (with, for the copies of values shared with other
+ * devices, its copy queues: vk_submit below). A session chunk is submitted behind what the
  * queue holds (its command buffer starts with a barrier on earlier chunks' writes), with
  * the chunk's fence; a host wait for the chunk polls that fence, then sleeps on it. A
  * fence's signal covers every command submitted to the queue before it, so waiting for

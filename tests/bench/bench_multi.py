@@ -55,12 +55,16 @@ def run_one(args, model, runs):
     return modes, plan, copies
 
 
+PART = re.compile(r"^device\s+(\d+):\s+(\d+) nodes.*weights ([\d.]+) MiB.*")
+
+
 def summarize_plan(plan):
-    parts = [re.sub(r"^device\s+(\d+):\s+(\d+) nodes.*weights ([\d.]+) MiB.*", r"GPU \1: \2 nodes, \3 MiB", l)
-             for l in plan if l.startswith("device")]
+    """bench_multi's plan lines as one cell: each device's nodes and weights, the copies."""
+    parts = [PART.sub(r"GPU \1: \2 nodes, \3 MiB", l) for l in plan if l.startswith("device")]
     kib = sum(float(m.group(1)) for l in plan for m in [re.search(r"([\d.]+) KiB per run", l)] if m)
     how = sorted({m.group(1) for l in plan for m in [re.search(r"\((.*)\)$", l)] if m})
-    return "; ".join(parts) + (", copies %.0f KiB a run (%s)" % (kib, ", ".join(how)) if how else "")
+    copies = ", copies %.0f KiB a run (%s)" % (kib, ", ".join(how)) if how else ""
+    return "; ".join(parts) + copies
 
 
 def main():
