@@ -11,6 +11,8 @@
 #include <string.h>
 
 #define VALIDATION_LAYER "VK_LAYER_KHRONOS_validation"
+/* The smallest output read back by a copy by default (pick_output_copy_min). */
+#define VK_OUTPUT_COPY_MIN (1ull << 20)
 /* For testing multi-device code on one GPU (or lavapipe): the environment variable
  * VKML_VK_LOGICAL_DEVICES=N opens every physical device as N logical devices, each with
  * its own VkDevice, queue and memory. Default 1; at most VK_MAX_LOGICAL_DEVICES. */
@@ -104,6 +106,28 @@ static copy_queues plan_copy_queues(const vk_device *vd)
     return q;
 }
 
+/* Which outputs are read back by a copy (vk_device.output_copy_min): on a discrete GPU
+ * with a copy queue of its own, those of at least VK_OUTPUT_COPY_MIN bytes; elsewhere
+ * none (lavapipe's or an integrated GPU's device memory is host memory, and without a
+ * copy queue the copy would run on the kernels' queue). VKML_OUTPUT_COPY_MIN=BYTES sets
+ * the size on any device (0: every output; tests use it), =off turns it off. */
+static uint64_t pick_output_copy_min(const vk_device *vd)
+{
+    const char *v = getenv("VKML_OUTPUT_COPY_MIN");
+    if (v && *v) {
+        char *end = NULL;
+        unsigned long long bytes = strtoull(v, &end, 10);
+        if (strcmp(v, "off") != 0 && end && !*end)
+            return bytes;
+        if (strcmp(v, "off") != 0)
+            VKML_LOGW("VKML_OUTPUT_COPY_MIN='%s' is neither a byte count nor 'off': taken as off",
+                      v);
+        return UINT64_MAX;
+    }
+    bool discrete = vd->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU;
+    return discrete && vd->copy_queue[VK_COPY_OUT] ? VK_OUTPUT_COPY_MIN : UINT64_MAX;
+}
+
 vkml_status vk_device_open(vk_device *vd, vkml_error *err)
 {
     vkml_status status = VKML_OK;
@@ -149,6 +173,7 @@ vkml_status vk_device_open(vk_device *vd, vkml_error *err)
         vkGetDeviceQueue(vd->dev, copies.family, copies.first + nth, &vd->copy_queue[k]);
         vd->copy_lock[k] = &vd->copy_queue_locks[nth];
     }
+    vd->output_copy_min = pick_output_copy_min(vd);
     vd->base.info.copy_queues = (int)copies.n;
     vd->base.info.copy_engines = copies.n && own_family;
     if (copies.n)

@@ -35,6 +35,11 @@ typedef struct vk_device {
      * and sessions record the copies from a command pool of that family. */
     uint32_t copy_family;
     pthread_mutex_t *copy_lock[2];    /* each copy queue's lock (one where they are one) */
+    /* Values the host reads back that this device writes (graph outputs) of at least this
+     * many bytes are written by the kernels to device memory, then copied to host memory
+     * on copy_queue[VK_COPY_OUT] (vk_session.c, read_back_value); UINT64_MAX: none
+     * (vk_context.c, pick_output_copy_min, says when). */
+    uint64_t output_copy_min;
     pthread_mutex_t copy_queue_locks[2]; /* initialised with queue_lock */
     /* The stream (vk_stream.h): session chunks are queued without a host wait between
      * them; false only under the VKML_TEST_SYNC_CHUNKS hook. */

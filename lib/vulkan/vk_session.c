@@ -42,13 +42,16 @@ struct device_session {
                           its reference is held (vk_consts.h) */
     bool *want_shared; /* value i is to be one (a device-local constant root) */
     bool *packed;      /* value i: conv weights uploaded packed over taps (mark_packed) */
-    vk_mem *imported;  /* per value: the plan's shared host allocation (shared_host) imported;
-                          aliases copy their root's */
-    bool *import_owned; /* imported[i] was made for value i */
-    int *copy_in_chunk; /* per value: the chunk that copies imported[i] into mem[i] before its
+    /* Per value, the host memory that holds it between runs and chunks where its device
+     * memory (mem) is not host-visible: the plan's shared host allocation (shared_host)
+     * imported (share_value), or cached host memory the value is read back into
+     * (read_back_value); aliases copy their root's. */
+    vk_mem *host_copy;
+    bool *host_copy_owned; /* host_copy[i] was made for value i */
+    int *copy_in_chunk; /* per value: the chunk that copies host_copy[i] into mem[i] before its
                            kernels (a shared value this device only reads), or -1 */
-    int *copy_out_chunk; /* per value: the chunk that copies mem[i] out to imported[i] after
-                            its kernels (a shared value this device writes), or -1 */
+    int *copy_out_chunk; /* per value: the chunk that copies mem[i] out to host_copy[i] after
+                            its kernels (a value this device writes), or -1 */
     vk_mem transients; /* the range shared by transient values (plan/mem_plan.h) */
     device_memory_use memory_use;
     VkCommandPool cmd_pool;
@@ -178,13 +181,42 @@ static vkml_status share_value(device_session *s, const device_session_desc *des
     VkDeviceSize align = s->vd->base.host_share_align;
     VkDeviceSize size = (r->bytes[v] + align - 1) / align * align;
     vkml_status st = vk_mem_import_host(s->vd->alloc, desc->value_plans[v].shared_host,
-                                        size ? size : align, &s->imported[v], err);
+                                        size ? size : align, &s->host_copy[v], err);
     if (st != VKML_OK)
         return st;
-    s->import_owned[v] = true;
+    s->host_copy_owned[v] = true;
     s->copy_out_chunk[v] = last_writing_chunk(desc, r, v);
     if (s->copy_out_chunk[v] < 0)
         s->copy_in_chunk[v] = first_reading_chunk(desc, r, v);
+    st = vk_mem_alloc(s->vd->alloc, VK_MEM_DEVICE, r->bytes[v], &s->mem[v], err);
+    s->owned[v] = st == VKML_OK;
+    return st;
+}
+
+/* Whether root, which the host reads back (a graph output, a value a CPU chunk reads) and
+ * this device writes, is read back by a copy (read_back_value): when it has at least
+ * vk_device.output_copy_min bytes and its last writer is the device's last chunk, which
+ * the host always waits for (no later chunk of this device follows it; sched.h), so
+ * that its fence, signalled after the copy, covers the copy. */
+static bool reads_back_by_copy(const vk_device *vd, const device_session_desc *desc,
+                               const value_roots *r, int root)
+{
+    return r->bytes[root] >= vd->output_copy_min &&
+           last_writing_chunk(desc, r, root) == desc->n_chunks - 1;
+}
+
+/* A root read back by a copy (reads_back_by_copy): the kernels write it to device memory, and a copy on
+ * the copy queue moves it to cached host memory after the last chunk writing it
+ * (record_shared_copies), beside the next run's kernels, instead of the kernels writing
+ * it over the bus themselves. */
+static vkml_status read_back_value(device_session *s, const device_session_desc *desc,
+                                   const value_roots *r, int v, vkml_error *err)
+{
+    vkml_status st = vk_mem_alloc(s->vd->alloc, VK_MEM_HOST, r->bytes[v], &s->host_copy[v], err);
+    if (st != VKML_OK)
+        return st;
+    s->host_copy_owned[v] = true;
+    s->copy_out_chunk[v] = last_writing_chunk(desc, r, v);
     st = vk_mem_alloc(s->vd->alloc, VK_MEM_DEVICE, r->bytes[v], &s->mem[v], err);
     s->owned[v] = st == VKML_OK;
     return st;
@@ -236,6 +268,10 @@ static vkml_status allocate_values(device_session *s, const device_session_desc 
             continue;
         }
         vk_mem_kind kind = root_kind(desc, &r, v);
+        if (kind == VK_MEM_HOST && reads_back_by_copy(s->vd, desc, &r, v)) {
+            VKML_TRY(read_back_value(s, desc, &r, v, err));
+            continue;
+        }
         if (desc->value_plans[v].constant && kind == VK_MEM_DEVICE && r.bytes[v] > 0) {
             s->want_shared[v] = true; /* upload_constants finds or makes its buffer */
             continue;
@@ -253,7 +289,7 @@ static vkml_status allocate_values(device_session *s, const device_session_desc 
         VKML_TRY(value_bytes(desc, v, &bytes, err));
         const vk_mem *root = &s->mem[r.root[v]];
         s->mem[v] = offset || bytes != root->size ? vk_mem_sub(root, offset, bytes) : *root;
-        s->imported[v] = s->imported[r.root[v]];
+        s->host_copy[v] = s->host_copy[r.root[v]];
     }
     VKML_LOGD("Vulkan session on '%s': %llu bytes shared by transient values (liveness "
               "bound %llu)",
@@ -420,17 +456,17 @@ static void end_barrier(VkCommandBuffer cmd)
 /* Whether value v is copied in (out: out) around chunk `index`. */
 static bool copied_at(const device_session *s, int v, int index, bool out)
 {
-    return (out ? s->copy_out_chunk : s->copy_in_chunk)[v] == index && s->import_owned[v] &&
+    return (out ? s->copy_out_chunk : s->copy_in_chunk)[v] == index && s->host_copy_owned[v] &&
            s->mem[v].size;
 }
 
 /* Records the copies around chunk `index` in one direction into a command buffer of their
  * own (*cmd) with the semaphore that orders them with the kernels (*sem), when there are
- * any: in, from the imported host allocation into device memory, the values the chunk is
- * the first to read; out, back, those it is the last to write.
+ * any: in, from the host copy into device memory, the values the chunk is the first to
+ * read; out, back, those it is the last to write.
  * They run on a copy queue beside other runs' kernels (vk_stream.h). Nothing else of this
  * device touches their memory meanwhile: a value's device copy is its own allocation
- * (share_value) used by this run's chunks only, and a lane's run ends before its next one
+ * (share_value, read_back_value) used by this run's chunks only, and a lane's run ends before its next one
  * is submitted; the readers (on other devices) of a value copied out are submitted once
  * this chunk's fence, after the copy out, has signalled; the producers of one copied in
  * had ended before this chunk was submitted (the scheduler). */
@@ -457,7 +493,7 @@ static vkml_status record_shared_copies(device_session *s, int index, bool out,
     for (; v < s->n_values; v++) {
         if (!copied_at(s, v, index, out))
             continue;
-        const vk_mem *host = &s->imported[v], *dev = &s->mem[v];
+        const vk_mem *host = &s->host_copy[v], *dev = &s->mem[v];
         VkBufferCopy region = {.srcOffset = out ? dev->offset : host->offset,
                                .dstOffset = out ? host->offset : dev->offset,
                                .size = dev->size};
@@ -569,12 +605,12 @@ vkml_status vk_session_create(device *dev, const device_session_desc *desc, devi
     s->want_shared = calloc((size_t)s->n_values + 1, sizeof(*s->want_shared));
     s->packed = calloc((size_t)s->n_values + 1, sizeof(*s->packed));
     s->chunks = calloc((size_t)s->n_chunks + 1, sizeof(*s->chunks));
-    s->imported = calloc((size_t)s->n_values + 1, sizeof(*s->imported));
-    s->import_owned = calloc((size_t)s->n_values + 1, sizeof(*s->import_owned));
+    s->host_copy = calloc((size_t)s->n_values + 1, sizeof(*s->host_copy));
+    s->host_copy_owned = calloc((size_t)s->n_values + 1, sizeof(*s->host_copy_owned));
     s->copy_in_chunk = malloc(((size_t)s->n_values + 1) * sizeof(*s->copy_in_chunk));
     s->copy_out_chunk = malloc(((size_t)s->n_values + 1) * sizeof(*s->copy_out_chunk));
-    if (!s->mem || !s->owned || !s->shared || !s->want_shared || !s->packed || !s->chunks || !s->imported ||
-        !s->import_owned || !s->copy_in_chunk || !s->copy_out_chunk) {
+    if (!s->mem || !s->owned || !s->shared || !s->want_shared || !s->packed || !s->chunks || !s->host_copy ||
+        !s->host_copy_owned || !s->copy_in_chunk || !s->copy_out_chunk) {
         status = vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "Vulkan: out of host memory");
         goto cleanup;
     }
@@ -611,7 +647,7 @@ void *vk_session_host_ptr(device_session *s, int value)
 {
     if (!s || value < 0 || value >= s->n_values)
         return NULL;
-    return s->imported[value].block ? s->imported[value].map : s->mem[value].map;
+    return s->host_copy[value].block ? s->host_copy[value].map : s->mem[value].map;
 }
 
 /* Submits the chunk's command buffer behind what the queue holds (its begin barrier orders
@@ -749,8 +785,8 @@ void vk_session_destroy(device_session **ps)
     for (int v = 0; s->mem && v < s->n_values; v++) {
         if (s->owned[v])
             vk_mem_free(s->vd->alloc, &s->mem[v]);
-        if (s->import_owned && s->import_owned[v])
-            vk_mem_free(s->vd->alloc, &s->imported[v]);
+        if (s->host_copy_owned && s->host_copy_owned[v])
+            vk_mem_free(s->vd->alloc, &s->host_copy[v]);
     }
     pthread_mutex_lock(&s->vd->consts_lock);
     for (int v = 0; s->shared && v < s->n_values; v++)
@@ -763,8 +799,8 @@ void vk_session_destroy(device_session **ps)
     free(s->shared);
     free(s->want_shared);
     free(s->packed);
-    free(s->imported);
-    free(s->import_owned);
+    free(s->host_copy);
+    free(s->host_copy_owned);
     free(s->copy_in_chunk);
     free(s->copy_out_chunk);
     free(s->chunks);

@@ -191,6 +191,72 @@ static void test_context_outlived_by_session(int device)
               device, (long long)counts.live[k], vkml_vk_object_name((vkml_vk_object)k));
 }
 
+/* X[2048] -> Neg -> Y (8 KiB), Relu -> R (8 KiB): both outputs written by the GPU. */
+static vkml_model *make_output_model(void)
+{
+    graph *g = graph_create();
+    int x = tg_value(g, "X", VKML_DTYPE_FLOAT, 1, (int64_t[]){2048});
+    int y = graph_add_value(g, "Y");
+    int r = graph_add_value(g, "R");
+    tg_node(g, "Neg", "Neg", x, -1, y, 13);
+    tg_node(g, "Relu", "Relu", x, -1, r, 13);
+    return tg_model(g, &x, 1, (int[]){y, r}, 2, 13);
+}
+
+/* Outputs read back by a copy (vk_device.output_copy_min, VKML_OUTPUT_COPY_MIN): with the
+ * size rule at `min` (NULL: the default, "off": none), each lane's chunk records its copy
+ * out (a semaphore, a second command buffer) exactly when an output is at least that
+ * large, and every run of every lane (2 in flight) gives the exact values. */
+static void test_output_copy(const char *min, bool copied)
+{
+    vkml_context *ctx = NULL;
+    vkml_error err = {0};
+    if (min)
+        setenv("VKML_OUTPUT_COPY_MIN", min, 1);
+    CHECK_OK(vkml_context_create(NULL, &ctx, &err), &err);
+    unsetenv("VKML_OUTPUT_COPY_MIN");
+    vkml_model *model = make_output_model();
+    vkml_session *s = NULL;
+    vkml_session_params params = {.device = 0, .runs_in_flight = 2};
+    if (ctx && model)
+        CHECK_OK(vkml_session_create(ctx, model, &params, &s, &err), &err);
+    vkml_model_destroy(&model);
+    float x[2048], y[3][2048], r[3][2048];
+    uint64_t seed = 11;
+    for (int i = 0; i < 2048; i++)
+        x[i] = test_randf(&seed, -1, 1);
+    vkml_tensor in = {.dtype = VKML_DTYPE_FLOAT, .rank = 1, .dims = {2048}, .data = x,
+                      .size = sizeof(x)};
+    vkml_tensor outs[3][2];
+    vkml_run *runs[3] = {0};
+    for (int k = 0; s && k < 3; k++) { /* lanes 0, 1, 0 */
+        for (int i = 0; i < 2048; i++)
+            y[k][i] = r[k][i] = NAN;
+        for (int o = 0; o < 2; o++)
+            outs[k][o] = (vkml_tensor){.dtype = VKML_DTYPE_FLOAT, .rank = 1, .dims = {2048},
+                                       .data = o ? r[k] : y[k], .size = sizeof(y[k])};
+        CHECK_OK(vkml_session_submit(s, &in, 1, outs[k], 2, NULL, NULL, &runs[k], &err), &err);
+    }
+    for (int k = 0; k < 3; k++) {
+        if (!runs[k])
+            continue;
+        CHECK_OK(vkml_run_wait(&runs[k], &err), &err);
+        int bad = 0;
+        for (int i = 0; i < 2048; i++)
+            bad += y[k][i] != -x[i] || r[k][i] != (x[i] > 0 ? x[i] : 0);
+        CHECK(bad == 0, "VKML_OUTPUT_COPY_MIN=%s: run %d: %d wrong output values", min ? min : "",
+              k, bad);
+    }
+    vkml_vk_counts counts;
+    vkml_debug_vk_counts(&counts);
+    int64_t want = copied ? 2 : 0; /* one copy out a lane */
+    CHECK(!s || counts.live[VKML_VK_SEMAPHORE] == want,
+          "VKML_OUTPUT_COPY_MIN=%s: %lld semaphore(s), expected %lld", min ? min : "(unset)",
+          (long long)counts.live[VKML_VK_SEMAPHORE], (long long)want);
+    vkml_session_destroy(&s);
+    vkml_context_destroy(&ctx);
+}
+
 int main(void)
 {
     vkml_context *ctx = NULL;
@@ -204,5 +270,12 @@ int main(void)
     vkml_context_destroy(&ctx);
     test_context_outlived_by_session(VKML_DEVICE_CPU);
     test_context_outlived_by_session(0);
+    test_output_copy("0", true);
+    test_output_copy("8192", true);
+    test_output_copy("8193", false);
+    test_output_copy("off", false);
+    /* lavapipe: a CPU device, whose device memory is host memory, reads back nothing by
+     * copy unless told */
+    test_output_copy(NULL, false);
     return test_finish("test_session");
 }
