@@ -79,6 +79,9 @@ typedef struct device_session_desc {
      * (plan/mem_plan.h) share memory between values of different chunks. */
     const uint8_t *chunk_before;
     bool fast_math; /* precision fp32-fast (plan_target.fast_math) */
+    /* Other runs of the session may be in flight beside this one (plan_target.runs_overlap):
+     * work moved off a run's path onto a queue of its own overlaps theirs. */
+    bool runs_overlap;
 } device_session_desc;
 
 /* A device session's intermediates (plan/mem_plan.h): the bytes it holds for transient

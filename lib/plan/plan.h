@@ -38,6 +38,7 @@ typedef struct plan_target {
     bool no_fuse;    /* keep elementwise groups as their nodes (plan/fuse_eltwise.h) */
     bool profile;    /* time every node (plan_node_times) */
     bool fast_math;  /* precision fp32-fast: float32 products may round to float16 inside */
+    bool runs_overlap; /* several runs in flight (vkml_session_params.runs_in_flight > 1) */
 } plan_target;
 
 typedef struct plan_chunk {
@@ -92,6 +93,7 @@ typedef struct plan {
      * Relaxed: a tally that orders nothing. */
     atomic_long host_waits;
     bool fast_math; /* plan_target.fast_math, for the device sessions */
+    bool runs_overlap; /* plan_target.runs_overlap, for the device sessions */
 } plan;
 
 /* node_slot of a node the dynamic tail runs. */

@@ -372,6 +372,7 @@ vkml_status vkml_session_create(vkml_context *ctx, vkml_model *model,
         return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT, "%d runs in flight (at most %d)",
                          lanes, VKML_MAX_RUNS_IN_FLIGHT);
     }
+    s->target.runs_overlap = lanes > 1;
     bool host_boundary = !params || (!params->preprocess && !params->input_values);
     if ((st = session_use_precision(s, params ? params->precision : VKML_PRECISION_FP32,
                                     host_boundary, err)) ||

@@ -194,14 +194,15 @@ static vkml_status share_value(device_session *s, const device_session_desc *des
 }
 
 /* Whether root, which the host reads back (a graph output, a value a CPU chunk reads) and
- * this device writes, is read back by a copy (read_back_value): when it has at least
- * vk_device.output_copy_min bytes and its last writer is the device's last chunk, which
- * the host always waits for (no later chunk of this device follows it; sched.h), so
- * that its fence, signalled after the copy, covers the copy. */
+ * this device writes, is read back by a copy (read_back_value): when other runs are in
+ * flight, whose kernels the copy overlaps (at one run in flight it only adds to the
+ * latency), it has at least vk_device.output_copy_min bytes, and its last writer is the
+ * device's last chunk, which the host always waits for (no later chunk of this device
+ * follows it; sched.h), so that its fence, signalled after the copy, covers the copy. */
 static bool reads_back_by_copy(const vk_device *vd, const device_session_desc *desc,
                                const value_roots *r, int root)
 {
-    return r->bytes[root] >= vd->output_copy_min &&
+    return desc->runs_overlap && r->bytes[root] >= vd->output_copy_min &&
            last_writing_chunk(desc, r, root) == desc->n_chunks - 1;
 }
 

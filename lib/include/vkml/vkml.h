@@ -453,8 +453,9 @@ typedef struct vkml_session_params {
     uint64_t device_budget;
     /* Runs of this session that may be in flight at once (vkml_session_submit). Each has
      * its own copy of the plan: its own intermediates (memory grows with it); the weights
-     * are shared (on a GPU, by every session of the model). 0 means 1; at most
-     * VKML_MAX_RUNS_IN_FLIGHT. */
+     * are shared (on a GPU, by every session of the model); above 1, a discrete GPU with
+     * copy queues copies large outputs out of its memory beside the next run's kernels
+     * (docs/api.md, "Runs in flight"). 0 means 1; at most VKML_MAX_RUNS_IN_FLIGHT. */
     int runs_in_flight;
     /* Value given to every symbolic dimension (e.g. the batch size); 0 means 1. */
     int64_t symbolic_dim_value;
