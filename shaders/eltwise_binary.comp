@@ -225,6 +225,14 @@ void main()
         return;
     A va[DENSE_ELEMS];
     E vb[DENSE_ELEMS];
+#ifdef DENSE_OPERANDS
+    // a and b dense in y's shape: the unary kernel's form, loads under the bound test
+    [[unroll]] for (uint e = 0u; e < DENSE_ELEMS; e++) {
+        uint i = g + e * stride;
+        va[e] = i < p.count ? A(a[i]) : A(0);
+        vb[e] = i < p.count ? exponent(b[i]) : E(0);
+    }
+#else
     if (p.rank == 1u) {
         [[unroll]] for (uint e = 0u; e < DENSE_ELEMS; e++) {
             uint i = g + e * stride;
@@ -240,6 +248,7 @@ void main()
             vb[e] = exponent(b[ib]);
         }
     }
+#endif
     [[unroll]] for (uint e = 0u; e < DENSE_ELEMS; e++) {
         uint i = g + e * stride;
         if (i < p.count)

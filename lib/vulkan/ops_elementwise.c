@@ -231,6 +231,23 @@ static bool scalar_operand(const graph_value *values, const graph_node *node, vk
     return false;
 }
 
+/* The dense form of a binary kernel (DENSE_OPERANDS in eltwise_binary.comp) for a layout
+ * where a and b are both dense in y's shape (one merged dim, unit strides), or the kernel
+ * itself. The broadcasting kernel's dependent dispatch cost 2.58 us on the H200 against
+ * 2.28 for the unary one (bench_floor's raw loop, 2026-11-28); see docs/performance.md for
+ * what the dense form costs. */
+static vk_kernel_id dense_kernel(vk_kernel_id kernel, vkml_dtype dtype, const eltwise_layout *l)
+{
+    vk_kernel_id dense = kernel == VK_KERNEL_B_ADD   ? VK_KERNEL_B_ADD_DENSE
+                         : kernel == VK_KERNEL_B_SUB ? VK_KERNEL_B_SUB_DENSE
+                         : kernel == VK_KERNEL_B_MUL ? VK_KERNEL_B_MUL_DENSE
+                                                     : kernel;
+    if (dense == kernel || l->rank != 1 || l->strides[0][0] != 1 || l->strides[1][0] != 1 ||
+        vk_kernel_variant(dense, (int)dtype) < 0)
+        return kernel;
+    return dense;
+}
+
 VKML_GPU_DECL(gpu_eltwise)
 {
     const eltwise_params *p = node->params;
@@ -272,8 +289,8 @@ VKML_GPU_DECL(gpu_eltwise)
         int64_t strides[2][VKML_MAX_RANK];
         eltwise_layout l;
         eltwise_layout_of(values, node, 0, 2, strides, &l);
-        return rec_binary(rec, kernel, dtype, node->inputs[0], node->inputs[1], node->outputs[0],
-                          &l, err);
+        return rec_binary(rec, dense_kernel(kernel, dtype, &l), dtype, node->inputs[0],
+                          node->inputs[1], node->outputs[0], &l, err);
     }
     return rec_unary(rec, kernel, dtype, node->inputs[0], node->outputs[0], &up, err);
 }

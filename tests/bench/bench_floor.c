@@ -43,8 +43,18 @@ static const uint32_t floor_add3d_spv[] =
  * src + c[i] (3: the two reads of a dense binary op); 2 vkml's
  * Add (b_add float32: dst = src + c, c broadcast, its binary_push); 3 vkml's Relu (u_relu,
  * its unary_push); 4 vkml's Add under vkml's pipeline layout (VK_MAX_BINDINGS bindings, a
- * push range of VK_PUSH_CONSTANT_MAX bytes). */
-enum { RAW_ADD, RAW_ADD3, RAW_ADD3_DENSE, RAW_VKML_ADD, RAW_VKML_RELU, RAW_VKML_ADD_LAYOUT, N_RAW };
+ * push range of VK_PUSH_CONSTANT_MAX bytes); 5 vkml's Add of two dense operands (b_add_dense:
+ * dst = src + c[i]). */
+enum {
+    RAW_ADD,
+    RAW_ADD3,
+    RAW_ADD3_DENSE,
+    RAW_VKML_ADD,
+    RAW_VKML_RELU,
+    RAW_VKML_ADD_LAYOUT,
+    RAW_VKML_ADD_DENSE,
+    N_RAW
+};
 #define VKML_LAYOUT_BINDINGS 5 /* lib/vulkan: VK_MAX_BINDINGS */
 #define VKML_LAYOUT_PUSH 256   /* and VK_PUSH_CONSTANT_MAX */
 
@@ -163,6 +173,7 @@ static vk_spirv vkml_spirv(vk_kernel_id id)
 static void make_pipeline(floor_gpu *g, int v)
 {
     bool vkml_layout = v == RAW_VKML_ADD_LAYOUT;
+    bool vkml_add = v == RAW_VKML_ADD || v == RAW_VKML_ADD_DENSE;
     uint32_t n_bind = v == RAW_ADD || v == RAW_VKML_RELU ? 2 : 3;
     VkDescriptorSetLayoutBinding b[VKML_LAYOUT_BINDINGS];
     for (uint32_t i = 0; i < VKML_LAYOUT_BINDINGS; i++)
@@ -173,7 +184,7 @@ static void make_pipeline(floor_gpu *g, int v)
                                           .pBindings = b};
     VKF(vkCreateDescriptorSetLayout(g->dev, &dl, NULL, &g->set_layout[v]));
     uint32_t push = vkml_layout          ? VKML_LAYOUT_PUSH
-                    : v == RAW_VKML_ADD  ? sizeof(binary_push)
+                    : vkml_add           ? sizeof(binary_push)
                     : v == RAW_VKML_RELU ? sizeof(unary_push)
                                          : sizeof(uint32_t);
     VkPushConstantRange pcr = {VK_SHADER_STAGE_COMPUTE_BIT, 0, push};
@@ -190,6 +201,8 @@ static void make_pipeline(floor_gpu *g, int v)
         code = vkml_spirv(VK_KERNEL_B_ADD);
     else if (v == RAW_VKML_RELU)
         code = vkml_spirv(VK_KERNEL_U_RELU);
+    else if (v == RAW_VKML_ADD_DENSE)
+        code = vkml_spirv(VK_KERNEL_B_ADD_DENSE);
     VkShaderModuleCreateInfo smi = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
                                     .codeSize = code.size, .pCode = code.code};
     VkShaderModule module;
@@ -218,7 +231,7 @@ static void make_pipeline(floor_gpu *g, int v)
         VkDescriptorBufferInfo bi[3] = {{g->buf[s], 0, VK_WHOLE_SIZE},
                                         {g->buf[1 - s], 0, VK_WHOLE_SIZE},
                                         {g->buf[2], 0, VK_WHOLE_SIZE}};
-        if (v == RAW_VKML_ADD || vkml_layout) { /* vkml's order: a, b, y */
+        if (vkml_add || vkml_layout) { /* vkml's order: a, b, y */
             bi[1] = (VkDescriptorBufferInfo){g->buf[2], 0, VK_WHOLE_SIZE};
             bi[2] = (VkDescriptorBufferInfo){g->buf[1 - s], 0, VK_WHOLE_SIZE};
         }
@@ -247,7 +260,7 @@ static VkCommandBuffer record(floor_gpu *g, int k, int v)
     const void *push = &n;
     binary_push bp = {.count = LEN, .rank = 1, .dims = {LEN}, .a_strides = {1}, .b_strides = {0}};
     unary_push up = {.count = LEN};
-    if (v == RAW_VKML_ADD || v == RAW_VKML_ADD_LAYOUT) {
+    if (v == RAW_VKML_ADD || v == RAW_VKML_ADD_LAYOUT || v == RAW_VKML_ADD_DENSE) {
         push = &bp;
         push_size = sizeof(bp);
     } else if (v == RAW_VKML_RELU) {
@@ -425,7 +438,8 @@ int main(int argc, char **argv)
         [RAW_ADD3_DENSE] = "with a dense third buffer read (dst = src + c[i])",
         [RAW_VKML_ADD] = "of vkml's Add kernel (b_add, its push block)",
         [RAW_VKML_RELU] = "of vkml's Relu kernel (u_relu, its push block)",
-        [RAW_VKML_ADD_LAYOUT] = "of vkml's Add kernel under vkml's pipeline layout"};
+        [RAW_VKML_ADD_LAYOUT] = "of vkml's Add kernel under vkml's pipeline layout",
+        [RAW_VKML_ADD_DENSE] = "of vkml's dense Add kernel (b_add_dense: dst = src + c[i])"};
     double slope3 = 0, slope3d = 0;
     for (int v = RAW_ADD3; v < N_RAW; v++) {
         double rawv[N_K], slopev, fixedv;
