@@ -131,6 +131,20 @@ static bool copy_plan_inputs(size_t n, const vkml_tensor_info *shapes, const vkm
 /* Plans the session's model for input shapes and fixed input values (NULL: the model's
  * shapes, symbolic dims bound to s->symbolic; no fixed values) and swaps the result in;
  * on failure the session is unchanged. */
+/* What lane l plans over: the session's device set, or in a data-parallel session its
+ * GPU l % n_replicas alone (with the CPU as the fallback, as always). */
+static plan_target replica_target(const vkml_session *s, int l)
+{
+    plan_target t = s->target;
+    if (s->n_replicas > 1) {
+        int k = l % s->n_replicas;
+        t.gpus[0] = s->target.gpus[k];
+        t.gpu_index[0] = s->target.gpu_index[k];
+        t.n_gpus = 1;
+    }
+    return t;
+}
+
 vkml_status session_plan_for(vkml_session *s, const vkml_tensor_info *shapes,
                                     const vkml_tensor *values, vkml_error *err)
 {
@@ -158,7 +172,8 @@ vkml_status session_plan_for(vkml_session *s, const vkml_tensor_info *shapes,
     /* One plan per lane: each run in flight has its own intermediates. */
     vkml_status st = VKML_OK;
     for (int l = 0; l < s->n_lanes && st == VKML_OK; l++) {
-        st = plan_create(g, &s->target, s->symbolic, graph_shapes ? graph_shapes : shapes,
+        plan_target target = replica_target(s, l);
+        st = plan_create(g, &target, s->symbolic, graph_shapes ? graph_shapes : shapes,
                          values, &sh.plans[l], err);
         if (st == VKML_OK) {
             sh.plans[l]->wait_spin_ns = s->wait_spin_ns;
@@ -372,6 +387,17 @@ vkml_status vkml_session_create(vkml_context *ctx, vkml_model *model,
         return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT, "%d runs in flight (at most %d)",
                          lanes, VKML_MAX_RUNS_IN_FLIGHT);
     }
+    /* data parallel: the same number of lanes on every GPU of the set */
+    int replicas = params && params->data_parallel && target.n_gpus > 1 ? target.n_gpus : 1;
+    s->n_replicas = replicas;
+    lanes = (lanes + replicas - 1) / replicas * replicas;
+    if (lanes > VKML_MAX_RUNS_IN_FLIGHT) {
+        vkml_session_destroy(&s);
+        return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT,
+                         "data parallel over %d GPUs needs %d runs in flight (a multiple of "
+                         "the GPU count; at most %d)",
+                         replicas, lanes, VKML_MAX_RUNS_IN_FLIGHT);
+    }
     s->target.runs_overlap = lanes > 1;
     bool host_boundary = !params || (!params->preprocess && !params->input_values);
     if ((st = session_use_precision(s, params ? params->precision : VKML_PRECISION_FP32,
@@ -441,6 +467,15 @@ const vkml_tensor_info *vkml_session_output(const vkml_session *s, size_t i)
 int vkml_session_device(const vkml_session *s)
 {
     return s ? s->device : VKML_DEVICE_CPU;
+}
+
+int vkml_session_replica_count(const vkml_session *s, int *replica_device, int max)
+{
+    if (!s)
+        return 0;
+    for (int k = 0; replica_device && k < s->n_replicas && k < max; k++)
+        replica_device[k] = s->n_replicas > 1 ? s->target.gpu_index[k] : s->device;
+    return s->n_replicas;
 }
 
 /* Checks a caller tensor against the session's info; what is "input"/"output". */

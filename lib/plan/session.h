@@ -5,8 +5,10 @@
  *
  * A session has n_lanes lanes (vkml_session_params.runs_in_flight). Each lane is one copy
  * of the plan (its own device sessions: intermediates; the weights are shared, see
- * vulkan/vk_consts.h) with its scheduler; run k (in submission order, from 0) uses lane k % n_lanes, once the run
- * before it on that lane has finished. Runs complete in submission order: a run that
+ * vulkan/vk_consts.h) with its scheduler; run k (in submission order, from 0) uses lane k %
+ * n_lanes, once the run before it on that lane has finished. A data-parallel session's
+ * lanes are planned on its GPUs in turn (lane l on GPU l % n_replicas), so its runs
+ * alternate between them. Runs complete in submission order: a run that
  * finishes early waits for the one before it before it reports.
  *
  * Concurrency table:
@@ -49,6 +51,9 @@ struct vkml_session {
     bool *host_half;
     int device;         /* the first device of the set */
     plan_target target; /* the device set and budget */
+    /* vkml_session_params.data_parallel with several GPUs: lane l plans over GPU
+     * l % n_replicas of target alone (replica_target), else 1 */
+    int n_replicas;
     int64_t symbolic;
     uint64_t wait_spin_ns; /* vkml_session_params.wait_spin_us in ns, or DEVICE_SPIN_DEFAULT */
     vkml_tensor_info *shapes; /* the input shapes planned for (NULL: the model's) */

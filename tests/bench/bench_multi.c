@@ -1,6 +1,7 @@
 /* Benchmark (not a test): one model over several GPUs, against one GPU, in one run.
  *   one    one session on GPU 0
- *   data   data parallel: one session per GPU, frames alternating (run i on GPU i % G)
+ *   data   data parallel: one session with vkml_session_params.data_parallel over the G
+ *          GPUs, K in flight on each (run i on GPU i % G)
  *   split  one session planned over GPUs 0..G-1 with a per-GPU budget that splits it,
  *          runs in flight so that run N+1 starts on GPU 0 while run N finishes on GPU 1
  * Each mode streams RUNS runs with K in flight per session and prints runs/s, the speed-up
@@ -120,10 +121,11 @@ static double rel_diff(const vkml_tensor *a, const vkml_tensor *b)
 }
 
 static vkml_session *session(vkml_context *ctx, vkml_model *m, const int *devs, int n_devs,
-                             uint64_t budget, int k, bool no_fuse)
+                             uint64_t budget, int k, bool no_fuse, bool data_parallel)
 {
     vkml_session_params p = {.devices = devs, .n_devices = (size_t)n_devs, .device_budget = budget,
-                             .runs_in_flight = k, .no_fuse = no_fuse};
+                             .runs_in_flight = k, .no_fuse = no_fuse,
+                             .data_parallel = data_parallel};
     vkml_session *s = NULL;
     vkml_error err = {0};
     if (vkml_session_create(ctx, m, &p, &s, &err) != VKML_OK)
@@ -194,14 +196,14 @@ static void copy_bench(vkml_context *ctx, const int *gpus, size_t mib, int runs)
 {
     size_t bytes = mib << 20;
     vkml_model *m = add_pair_model(bytes);
-    vkml_session *one = session(ctx, m, gpus, 1, 0, 1, true);
+    vkml_session *one = session(ctx, m, gpus, 1, 0, 1, true, false);
     bench_io a = {0};
     io_create(one, 1, &a);
     double t1 = latency(one, &a, runs);
     for (int host_copy = 1; host_copy >= 0; host_copy--) {
         if (host_copy)
             setenv("VKML_NO_SHARED_HOST", "1", 1);
-        vkml_session *two = session(ctx, m, gpus, 2, bytes * 13 / 4, 1, true);
+        vkml_session *two = session(ctx, m, gpus, 2, bytes * 13 / 4, 1, true, false);
         unsetenv("VKML_NO_SHARED_HOST");
         vkml_plan_transfer tr;
         if (!vkml_session_plan_transfer(two, 0, &tr)) {
@@ -277,29 +279,30 @@ int main(int argc, char **argv)
     if (vkml_model_load_file(argv[1], &m, &err) != VKML_OK)
         fail(argv[1], &err);
 
-    vkml_session *one = session(ctx, m, gpus, 1, 0, k, false), *data[MAX_GPUS];
+    vkml_session *one = session(ctx, m, gpus, 1, 0, k, false, false);
     vkml_plan_part part;
     if (!budget && vkml_session_plan_part(one, 0, &part))
         budget = part.weight_bytes / (uint64_t)g + part.peak_bytes + (64u << 10);
-    vkml_session *split = session(ctx, m, gpus, g, budget, k, false);
-    bench_io io_one, io_split, io_data[MAX_GPUS];
+    vkml_session *split = session(ctx, m, gpus, g, budget, k, false, false);
+    vkml_session *data = session(ctx, m, gpus, g, 0, g * k, false, true);
+    if (vkml_session_replica_count(data, NULL, 0) != g)
+        fail("data parallel session: not one copy a GPU", NULL);
+    bench_io io_one, io_split, io_data;
     io_create(one, k, &io_one);
     io_create(split, k, &io_split);
-    for (int d = 0; d < g; d++) {
-        data[d] = session(ctx, m, &gpus[d], 1, 0, k, false);
-        io_create(data[d], k, &io_data[d]);
-    }
-    /* warm-up (and the outputs compared below: lane 0 of each) */
+    io_create(data, g * k, &io_data);
+    /* warm-up (and the outputs compared below: every lane of the data-parallel session,
+     * so every GPU's copy, and lane 0 of the split) */
     stream(&one, &io_one, 1, k, 2 * k);
-    stream(data, io_data, g, k, 2 * g * k);
+    stream(&data, &io_data, 1, g * k, 2 * g * k);
     stream(&split, &io_split, 1, k, 2 * k);
 
     double r_one = stream(&one, &io_one, 1, k, runs);
-    double r_data = stream(data, io_data, g, k, runs);
+    double r_data = stream(&data, &io_data, 1, g * k, runs);
     double r_split = stream(&split, &io_split, 1, k, runs);
     double d_data = 0;
-    for (int d = 0; d < g; d++)
-        d_data = fmax(d_data, rel_diff(&io_data[d].out[0], &io_one.out[0]));
+    for (int j = 0; j < g * k; j++)
+        d_data = fmax(d_data, rel_diff(&io_data.out[(size_t)j * io_data.n_out], &io_one.out[0]));
     printf("split over %d GPUs at a budget of %.1f MiB each:\n", g, budget / 1048576.0);
     print_plan(split);
     printf("%-8s %5s %10s %9s %12s\n", "mode", "GPUs", "runs/s", "speed-up", "max rel diff");
@@ -309,10 +312,8 @@ int main(int argc, char **argv)
            r_split, r_split / r_one, rel_diff(&io_split.out[0], &io_one.out[0]));
     io_destroy(&io_one);
     io_destroy(&io_split);
-    for (int d = 0; d < g; d++) {
-        io_destroy(&io_data[d]);
-        vkml_session_destroy(&data[d]);
-    }
+    io_destroy(&io_data);
+    vkml_session_destroy(&data);
     vkml_session_destroy(&one);
     vkml_session_destroy(&split);
     vkml_model_destroy(&m);

@@ -5,6 +5,7 @@
  * model that fits one GPU stays on it; a budget
  * under one node's needs is refused with the sizes; device sets parse and are checked. */
 #include "plan/plan.h"
+#include "plan/session.h"
 #include "test_graph.h"
 
 #include <math.h>
@@ -247,6 +248,93 @@ static void test_sets(void)
     vkml_context_destroy(&ctx);
 }
 
+/* Data parallel (vkml_session_params.data_parallel) over n_dev logical devices: lanes
+ * rounded up to a multiple of n_dev, lane l planned on GPU l % n_dev alone, every run's
+ * outputs (distinct inputs, submitted together) equal to one device's, in order; too many
+ * lanes after rounding and a set of one GPU behave as documented. */
+static void test_data_parallel(vkml_model *model, int n_dev)
+{
+    vkml_context_params cp = {.logical_devices_per_gpu = n_dev};
+    vkml_context *ctx = NULL;
+    vkml_error err = {0};
+    CHECK_OK(vkml_context_create(&cp, &ctx, &err), &err);
+    if (!ctx || vkml_context_device_count(ctx) < n_dev) {
+        vkml_context_destroy(&ctx);
+        return;
+    }
+    int set[4] = {0, 1, 2, 3};
+    vkml_session *one = NULL, *dp = NULL;
+    vkml_session_params p_one = {.device = 0};
+    vkml_session_params p_dp = {.devices = set, .n_devices = (size_t)n_dev, .data_parallel = true,
+                                .runs_in_flight = 4};
+    CHECK_OK(vkml_session_create(ctx, model, &p_one, &one, &err), &err);
+    CHECK_OK(vkml_session_create(ctx, model, &p_dp, &dp, &err), &err);
+    if (one && dp) {
+        int replicas[4] = {-1, -1, -1, -1};
+        int lanes = (4 + n_dev - 1) / n_dev * n_dev;
+        CHECK(vkml_session_replica_count(dp, replicas, 4) == n_dev && dp->n_lanes == lanes,
+              "%d devices: %d replicas, %d lanes (expected %d)", n_dev,
+              vkml_session_replica_count(dp, NULL, 0), dp->n_lanes, lanes);
+        for (int l = 0; l < dp->n_lanes; l++) {
+            const plan *pl = dp->lanes[l].plan;
+            int gpus = 0, where = -1;
+            for (int d = 0; d < pl->n_devices; d++)
+                if (pl->devices[d].index != VKML_DEVICE_CPU && pl->devices[d].n_nodes > 0) {
+                    gpus++;
+                    where = pl->devices[d].index;
+                }
+            CHECK(gpus == 1 && where == replicas[l % n_dev] && where == l % n_dev,
+                  "%d devices: lane %d on %d GPU(s), device %d", n_dev, l, gpus, where);
+        }
+        enum { RUNS = 9 };
+        float x[RUNS][ROWS * WIDTH];
+        vkml_tensor in[RUNS], got[RUNS][2], want[RUNS][2];
+        vkml_run *runs[RUNS] = {0};
+        uint64_t seed = 5;
+        for (int k = 0; k < RUNS; k++) {
+            for (int i = 0; i < ROWS * WIDTH; i++)
+                x[k][i] = test_randf(&seed, -1, 1);
+            in[k] = (vkml_tensor){.dtype = VKML_DTYPE_FLOAT, .rank = 2, .dims = {ROWS, WIDTH},
+                                  .data = x[k], .size = sizeof(x[k])};
+            for (int o = 0; o < 2; o++) {
+                CHECK_OK(vkml_session_alloc_output(one, (size_t)o, &want[k][o], &err), &err);
+                CHECK_OK(vkml_session_alloc_output(dp, (size_t)o, &got[k][o], &err), &err);
+            }
+            CHECK_OK(vkml_session_run(one, &in[k], 1, want[k], 2, &err), &err);
+        }
+        for (int k = 0; k < RUNS; k++)
+            CHECK_OK(vkml_session_submit(dp, &in[k], 1, got[k], 2, NULL, NULL, &runs[k], &err),
+                     &err);
+        for (int k = 0; k < RUNS; k++) {
+            if (runs[k])
+                CHECK_OK(vkml_run_wait(&runs[k], &err), &err);
+            char what[64];
+            snprintf(what, sizeof(what), "data parallel over %d, run %d", n_dev, k);
+            expect_same(&(outputs){{got[k][0], got[k][1]}}, &(outputs){{want[k][0], want[k][1]}},
+                        what);
+            for (int o = 0; o < 2; o++) {
+                vkml_tensor_release(&got[k][o]);
+                vkml_tensor_release(&want[k][o]);
+            }
+        }
+    }
+    vkml_session_destroy(&dp);
+    /* 16 runs in flight round up past the limit over 3 GPUs; one GPU is no replica */
+    p_dp.runs_in_flight = 16;
+    vkml_status st = vkml_session_create(ctx, model, &p_dp, &dp, &err);
+    CHECK(n_dev % 2 == 0 ? st == VKML_OK
+                         : st == VKML_ERROR_INVALID_ARGUMENT && strstr(err.message, "data parallel"),
+          "%d devices, 16 in flight: %s (%s)", n_dev, vkml_status_name(st), err.message);
+    vkml_session_destroy(&dp);
+    p_dp = (vkml_session_params){.devices = set, .n_devices = 1, .data_parallel = true};
+    CHECK_OK(vkml_session_create(ctx, model, &p_dp, &dp, &err), &err);
+    CHECK(!dp || (vkml_session_replica_count(dp, NULL, 0) == 1 && dp->n_lanes == 1),
+          "data parallel over one GPU: %d replicas", vkml_session_replica_count(dp, NULL, 0));
+    vkml_session_destroy(&dp);
+    vkml_session_destroy(&one);
+    vkml_context_destroy(&ctx);
+}
+
 int main(void)
 {
     /* Placement of the chain's nodes as built (no epilogue fusion). */
@@ -271,6 +359,8 @@ int main(void)
     test_sets();
     for (int n_dev = 2; n_dev <= 4; n_dev++)
         test_splits(model, n_dev);
+    test_data_parallel(model, 2);
+    test_data_parallel(model, 3);
     vkml_model_destroy(&model);
     return test_finish("placement");
 }

@@ -500,6 +500,15 @@ typedef struct vkml_session_params {
      * kernels; the CPU device's clock), read with vkml_session_profile. Costs a timestamp
      * per node on a GPU; off by default. */
     bool profile;
+    /* Data parallel: with several GPUs in the device set, each of them gets a whole copy
+     * of the model (nodes it cannot run going to the CPU, within device_budget) and the
+     * runs go to them in turn, instead of the model being planned over the set (split
+     * only where it fits no one GPU). For throughput with runs in flight: runs_in_flight
+     * is rounded up to a multiple of the GPU count (each GPU gets the same number of
+     * lanes; at least one each), and run k goes to GPU k % n. Outputs still complete in
+     * submission order. The plan queries describe the first GPU's copy;
+     * vkml_session_replica_count says how many there are. No effect with one GPU. */
+    bool data_parallel;
 } vkml_session_params;
 
 /* Thread-safe. Plans the model for the device and records its work once. The session
@@ -517,6 +526,12 @@ VKML_API const vkml_tensor_info *vkml_session_input(const vkml_session *session,
 VKML_API const vkml_tensor_info *vkml_session_output(const vkml_session *session, size_t index);
 /* The device the session was planned on (after VKML_DEVICE_DEFAULT is resolved). */
 VKML_API int vkml_session_device(const vkml_session *session);
+/* Thread-safe. How many GPUs hold a copy of the model (vkml_session_params.data_parallel):
+ * the GPU count of the set for a data-parallel session, else 1. replica_device, when not
+ * NULL, gets the device index of each (at most max of them, in the order runs go to
+ * them). */
+VKML_API int vkml_session_replica_count(const vkml_session *session, int *replica_device,
+                                        int max);
 /* Thread-safe. The session's plan, one part per device it uses (the first device of its
  * set first; the CPU last when it runs any node): the part's device, its nodes, and the
  * memory placement estimated there. Strings live as long as the session's current plan
