@@ -55,6 +55,7 @@ GST_DEBUG_CATEGORY (gst_vkml_infer_debug);
 #define DEFAULT_MODEL NULL
 #define DEFAULT_DEVICE "default"
 #define DEFAULT_BUDGET 0
+#define DEFAULT_DATA_PARALLEL FALSE
 #define DEFAULT_MODEL_ID NULL   /* the element's name */
 #define DEFAULT_PRECISION VKML_PRECISION_FP32
 #define DEFAULT_MAX_IN_FLIGHT 2
@@ -75,6 +76,7 @@ enum
   PROP_MODEL,
   PROP_DEVICE,
   PROP_BUDGET,
+  PROP_DATA_PARALLEL,
   PROP_MODEL_ID,
   PROP_PRECISION,
   PROP_MAX_IN_FLIGHT,
@@ -171,6 +173,15 @@ gst_vkml_infer_class_init (GstVkmlInferClass * klass)
           "larger than one GPU's budget is split over the next devices. 0: each "
           "device's own budget (95% of its free memory)", 0, G_MAXUINT64,
           DEFAULT_BUDGET, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_DATA_PARALLEL,
+      g_param_spec_boolean ("data-parallel", "Data parallel",
+          "With several GPUs in 'device': a copy of the model on each, the "
+          "frames going to them in turn, instead of one plan over them (which "
+          "splits the model only where it fits no one GPU). For throughput: "
+          "set max-in-flight to at least the GPU count (it is rounded up to a "
+          "multiple of it)", DEFAULT_DATA_PARALLEL,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_MODEL_ID,
       g_param_spec_string ("model-id", "Model id",
@@ -321,6 +332,7 @@ gst_vkml_infer_init (GstVkmlInfer * self)
   self->model_path = g_strdup (DEFAULT_MODEL);
   self->device = g_strdup (DEFAULT_DEVICE);
   self->budget = DEFAULT_BUDGET;
+  self->data_parallel = DEFAULT_DATA_PARALLEL;
   self->precision = DEFAULT_PRECISION;
   self->max_in_flight = DEFAULT_MAX_IN_FLIGHT;
   self->interval = DEFAULT_INFERENCE_INTERVAL;
@@ -388,6 +400,9 @@ gst_vkml_infer_set_property (GObject * object, guint prop_id,
       break;
     case PROP_BUDGET:
       self->budget = g_value_get_uint64 (value);
+      break;
+    case PROP_DATA_PARALLEL:
+      self->data_parallel = g_value_get_boolean (value);
       break;
     case PROP_MODEL_ID:
       g_free (self->model_id);
@@ -465,6 +480,9 @@ gst_vkml_infer_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_BUDGET:
       g_value_set_uint64 (value, self->budget);
+      break;
+    case PROP_DATA_PARALLEL:
+      g_value_set_boolean (value, self->data_parallel);
       break;
     case PROP_MODEL_ID:
       g_value_set_string (value, self->model_id && *self->model_id ?
@@ -588,6 +606,8 @@ void
 gst_vkml_infer_log_plan (GstVkmlInfer * self)
 {
   vkml_session *session = self->plan.session;
+  int replicas[VKML_MAX_SESSION_DEVICES];
+  int n_replicas;
   size_t p;
 
   if (!session)
@@ -595,6 +615,11 @@ gst_vkml_infer_log_plan (GstVkmlInfer * self)
   GST_INFO_OBJECT (self, "planned for %" GST_PTR_FORMAT ": device %d, %u "
       "run(s) in flight", self->plan.caps, vkml_session_device (session),
       self->set.lanes);
+  n_replicas = vkml_session_replica_count (session, replicas,
+      VKML_MAX_SESSION_DEVICES);
+  for (p = 0; n_replicas > 1 && p < (size_t) n_replicas; p++)
+    GST_INFO_OBJECT (self, "data parallel: copy %" G_GSIZE_FORMAT " of %d on "
+        "device %d", p + 1, n_replicas, replicas[p]);
   for (p = 0; p < vkml_session_plan_part_count (session); p++) {
     vkml_plan_part part;
 
@@ -648,6 +673,7 @@ gst_vkml_infer_start (GstBaseTransform * trans)
   path = g_strdup (self->model_path);
   self->set.device = g_strdup (self->device);
   self->set.budget = self->budget;
+  self->set.data_parallel = self->data_parallel;
   self->set.precision = (vkml_precision) self->precision;
   self->set.lanes = self->max_in_flight;
   self->set.batch_size = self->batch_size;

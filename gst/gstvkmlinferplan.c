@@ -73,6 +73,7 @@ create_session (GstVkmlInferPlan * plan, vkml_context * ctx,
 {
   vkml_session_params params = {.device = VKML_DEVICE_DEFAULT,
     .device_budget = set->budget,
+    .data_parallel = set->data_parallel,
     .runs_in_flight = (int) set->lanes,
     .precision = set->precision,
     .input_shapes = shapes,

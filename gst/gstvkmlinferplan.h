@@ -25,6 +25,7 @@ typedef struct
   int devices[VKML_MAX_SESSION_DEVICES];
   size_t n_devices;             /* 0: libvkml's default set */
   guint64 budget;
+  gboolean data_parallel;       /* a copy of the model per GPU of the set */
   vkml_precision precision;
   guint lanes;                  /* the session's runs_in_flight (max-in-flight) */
   GstVkmlPreprocessSettings pre;

@@ -29,6 +29,7 @@ struct _GstVkmlInfer
   gchar *swap_path;             /* set while running: the model for the next frame */
   gchar *device;
   guint64 budget;
+  gboolean data_parallel;
   gchar *model_id;              /* NULL: the element's name */
   gint precision;               /* a vkml_precision */
   guint max_in_flight;

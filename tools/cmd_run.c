@@ -14,7 +14,7 @@ const cli_command cli_cmd_run = {
     .summary = "run a model on a device and print its outputs (and latency)",
     .usage = "usage: vkml run MODEL [--device D] [--budget SIZE] [--input [NAME=]FILE.pb ...]\n"
              "                      [--repeat N] [--values N] [--precision P] [--save DIR]\n"
-             "                      [--no-fuse]\n"
+             "                      [--no-fuse] [--data-parallel]\n"
              "  --device D       cpu, default, all, a GPU index (0, 1, ...) or a list\n"
              "                   (0,1,cpu): the devices the model is planned over, in order\n"
              "                   of preference; default: every GPU, the default one first\n"
@@ -34,6 +34,10 @@ const cli_command cli_cmd_run = {
              "                   DIR/output_K.bin (K from 0), for comparison by scripts\n"
              "  --no-fuse        run elementwise chains node by node (no fused groups;\n"
              "                   the same as VKML_NO_FUSE=1)\n"
+             "  --data-parallel  with several GPUs in --device: a copy of the model on\n"
+             "                   each, runs going to them in turn (--in-flight rounded up\n"
+             "                   to a multiple of the GPU count) instead of one plan over\n"
+             "                   them\n"
              "  --wait-spin US   microseconds a host wait for a GPU polls before it sleeps\n"
              "                   (0 to 1000000; 0: no polling; default 20 on a GPU, none on\n"
              "                   lavapipe)\n"
@@ -61,6 +65,7 @@ typedef struct run_options {
     long in_flight;
     int wait_spin_us; /* vkml_session_params.wait_spin_us: 0 default, -1 no polling */
     bool profile;
+    bool data_parallel;
     long profile_nodes; /* slowest nodes --profile lists; 0: all */
 } run_options;
 
@@ -80,7 +85,8 @@ static int parse_options(int argc, char **argv, run_options *o)
         {"in-flight", required_argument, NULL, 'k'}, {"precision", required_argument, NULL, 'p'},
         {"save", required_argument, NULL, 's'},      {"no-fuse", no_argument, NULL, 'F'},
         {"wait-spin", required_argument, NULL, 'w'}, {"profile", no_argument, NULL, 'P'},
-        {"profile-nodes", required_argument, NULL, 'N'}, {0}};
+        {"profile-nodes", required_argument, NULL, 'N'}, {"data-parallel", no_argument, NULL, 'D'},
+        {0}};
     *o = (run_options){.values = 10, .in_flight = 1, .profile_nodes = CLI_PROFILE_NODES};
     int c;
     while ((c = getopt_long(argc, argv, ":hd:b:i:r:v:k:p:s:w:", opts, NULL)) != -1) {
@@ -92,6 +98,7 @@ static int parse_options(int argc, char **argv, run_options *o)
         case 's': o->save_dir = optarg; break;
         case 'F': cli_set_no_fuse(); break;
         case 'P': o->profile = true; break;
+        case 'D': o->data_parallel = true; break;
         case 'N':
             if (strcmp(optarg, "0") != 0 && !cli_parse_count(optarg, &o->profile_nodes))
                 return cli_usage_error(&cli_cmd_run, "--profile-nodes needs a count >= 0");
@@ -267,6 +274,14 @@ static int run_timed(run_state *s, long repeat)
     return rc;
 }
 
+/* Runs in flight to stream with: --in-flight, rounded up to a multiple of a data-parallel
+ * session's GPUs as the session rounds its lanes. */
+static long streamed_in_flight(const vkml_session *session, long k)
+{
+    long n = vkml_session_replica_count(session, NULL, 0);
+    return n > 1 ? (k + n - 1) / n * n : k;
+}
+
 /* Throughput: `repeat` runs submitted with `k` in flight, each lane writing its own set
  * of outputs (run i uses lane i % k, and a lane's runs never overlap). */
 static int run_streamed(run_state *s, long repeat, long k)
@@ -333,6 +348,19 @@ static void print_device(vkml_context *ctx, int device)
         printf("device: %s (%s)\n", cli_device_label(device, label, sizeof(label)), info.name);
 }
 
+/* A data-parallel session's GPUs. */
+static void print_replicas(const vkml_session *session)
+{
+    int dev[VKML_MAX_SESSION_DEVICES];
+    int n = vkml_session_replica_count(session, dev, VKML_MAX_SESSION_DEVICES);
+    if (n < 2)
+        return;
+    printf("data parallel: a copy of the model on each of devices");
+    for (int k = 0; k < n && k < VKML_MAX_SESSION_DEVICES; k++)
+        printf("%s %d", k ? "," : "", dev[k]);
+    printf(" (runs go to them in turn)\n");
+}
+
 /* The plan's parts when the model is split over several devices. */
 static void print_plan(vkml_context *ctx, const vkml_session *session)
 {
@@ -383,6 +411,7 @@ static int run_session(vkml_context *ctx, vkml_model *model, const cli_devices *
         .runs_in_flight = (int)o->in_flight,
         .wait_spin_us = o->wait_spin_us,
         .profile = o->profile,
+        .data_parallel = o->data_parallel,
     };
     cli_devices_apply(devices, &params);
     vkml_error err = {0};
@@ -391,6 +420,7 @@ static int run_session(vkml_context *ctx, vkml_model *model, const cli_devices *
     if (st != VKML_OK)
         return cli_error_vkml("creating the session", st, &err);
     print_device(ctx, vkml_session_device(s->session));
+    print_replicas(s->session);
     print_plan(ctx, s->session);
     if ((rc = complete_inputs(s->session, &s->in)) != CLI_EXIT_OK ||
         (rc = alloc_outputs(s)) != CLI_EXIT_OK)
@@ -399,7 +429,7 @@ static int run_session(vkml_context *ctx, vkml_model *model, const cli_devices *
     if (rc == CLI_EXIT_OK && o->save_dir)
         rc = save_outputs(s, o->save_dir);
     if (rc == CLI_EXIT_OK && o->repeat)
-        rc = run_streamed(s, o->repeat, o->in_flight);
+        rc = run_streamed(s, o->repeat, streamed_in_flight(s->session, o->in_flight));
     if (rc == CLI_EXIT_OK && o->profile)
         rc = cli_profile_runs(s->session, s->in.tensors, s->in.count, s->outputs, s->n_outputs,
                               o->repeat ? (o->repeat < 100 ? o->repeat : 100) : 1,

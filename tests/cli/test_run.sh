@@ -83,4 +83,14 @@ for us in 0 500; do
 done
 expect_error "--wait-spin -1" 2 "$VKML" run "$dir/model.onnx" --wait-spin -1
 expect_error "--wait-spin 2000000" 2 "$VKML" run "$dir/model.onnx" --wait-spin 2000000
+
+# --data-parallel over lavapipe opened twice: a copy on each device, --in-flight 3 streamed
+# as 4, the reference answer.
+VKML_VK_LOGICAL_DEVICES=2 "$VKML" run "$dir/model.onnx" --device 0,1 --data-parallel \
+    --repeat 8 --in-flight 3 --input "$dir/test_data_set_0/input_0.pb" > "$TMP/dp" 2> "$TMP/err" ||
+    fail "run --data-parallel exited $?: $(cat "$TMP/err")"
+expect_grep "$TMP/dp" '^data parallel: a copy of the model on each of devices 0, 1 ' \
+    "the data-parallel copies"
+expect_grep "$TMP/dp" '^throughput: .* with 4 in flight' "in flight rounded to the GPUs"
+expect_grep "$TMP/dp" '^  argmax: 2 ' "argmax with --data-parallel"
 finish

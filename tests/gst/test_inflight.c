@@ -201,6 +201,38 @@ GST_START_TEST (test_in_flight_order)
 
 GST_END_TEST;
 
+/* data-parallel=true over lavapipe opened twice (VKML_VK_LOGICAL_DEVICES=2, read when
+ * the element opens its context): frames alternate between the two copies of the model
+ * (max-in-flight 3, rounded up to 4 lanes by libvkml) and still come out in order, each
+ * with its own colour's class. */
+GST_START_TEST (test_data_parallel)
+{
+  gchar *launch;
+  GstHarness *h;
+  gboolean dp = FALSE;
+  guint i, n = 24;
+
+  g_setenv ("VKML_VK_LOGICAL_DEVICES", "2", TRUE);
+  launch = g_strdup_printf ("vkmlinfer model=\"%s\" device=0,1 "
+      "data-parallel=true max-in-flight=3", color_path);
+  h = gst_harness_new_parse (launch);
+  g_free (launch);
+  gst_harness_set_src_caps_str (h, CAPS);
+  g_object_get (infer_element (h), "data-parallel", &dp, NULL);
+  fail_unless (dp);
+  for (i = 0; i < n; i++)
+    fail_unless_equals_int (gst_harness_push (h, frame (i)), GST_FLOW_OK);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  for (i = 0; i < n; i++)
+    pull_frame (h, i, TRUE);
+  expect_eos_last (h);
+  fail_unless_equals_uint64 (uint64_prop (h, "frames-processed"), n);
+  gst_harness_teardown (h);
+  g_unsetenv ("VKML_VK_LOGICAL_DEVICES");
+}
+
+GST_END_TEST;
+
 /* inference-interval=3: frames 0, 3, 6, ... carry the meta; the others pass without. */
 GST_START_TEST (test_interval)
 {
@@ -714,6 +746,7 @@ inflight_suite (void)
   tcase_set_timeout (tc, 120);
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_in_flight_order);
+  tcase_add_test (tc, test_data_parallel);
   tcase_add_test (tc, test_interval);
   tcase_add_test (tc, test_flush_in_flight);
   tcase_add_test (tc, test_stop_in_flight);
