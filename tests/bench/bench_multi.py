@@ -5,7 +5,7 @@ speed-ups, the split's partition and its copies. Exit status 1 when a mode's out
 differ from one GPU's by more than 1e-4 of their scale, or bench_multi fails.
 
     tests/bench/bench_multi.py --build DIR [--small] [--only KEYS] [--runs N]
-                               [--in-flight K] [--copy-mib M] [--out FILE.md]
+                               [--in-flight K] [--copy-mib M] [--gpus G] [--out FILE.md]
 
 With one GPU (or lavapipe here), VKML_VK_LOGICAL_DEVICES=2 opens it twice: the numbers
 then show the mechanism, not a speed-up.
@@ -29,6 +29,7 @@ def parse_args():
     ap.add_argument("--runs", type=int, default=0, help="runs per mode (default 400, small 40)")
     ap.add_argument("--in-flight", type=int, default=4, help="runs in flight per session")
     ap.add_argument("--copy-mib", type=int, default=64, help="bench_multi's copy benchmark size")
+    ap.add_argument("--gpus", type=int, default=0, help="GPUs to use (default: every one)")
     ap.add_argument("--out", default=None, help="write the table here too (markdown)")
     return ap.parse_args()
 
@@ -38,6 +39,8 @@ def run_one(args, model, runs):
     lines, the copy lines."""
     cmd = [os.path.join(args.build, "tests", "bench", "bench_multi"), model, "--runs",
            str(runs), "--in-flight", str(args.in_flight), "--copy-mib", str(args.copy_mib)]
+    if args.gpus:
+        cmd += ["--gpus", str(args.gpus)]
     p = subprocess.run(cmd, capture_output=True, text=True)
     sys.stderr.write(p.stdout + p.stderr)
     if p.returncode != 0:
