@@ -180,12 +180,12 @@ expect_eos_last (GstHarness * h)
   fail_unless_equals_int (gst_harness_buffers_in_queue (h), 0);
 }
 
-/* 4 in flight: 40 frames come out in order, each with its own colour's class and its
- * timestamps; EOS after the last. */
-GST_START_TEST (test_in_flight_order)
+/* Pushes @n frames and EOS; they come out in order, each with its own colour's class and
+ * its timestamps, EOS after the last, all of them counted as processed. */
+static void
+stream_in_order (GstHarness * h, guint n)
 {
-  GstHarness *h = harness ("max-in-flight=4");
-  guint i, n = 40;
+  guint i;
 
   for (i = 0; i < n; i++)
     fail_unless_equals_int (gst_harness_push (h, frame (i)), GST_FLOW_OK);
@@ -194,6 +194,14 @@ GST_START_TEST (test_in_flight_order)
     pull_frame (h, i, TRUE);
   expect_eos_last (h);
   fail_unless_equals_uint64 (uint64_prop (h, "frames-processed"), n);
+}
+
+/* 4 in flight: 40 frames in order (stream_in_order). */
+GST_START_TEST (test_in_flight_order)
+{
+  GstHarness *h = harness ("max-in-flight=4");
+
+  stream_in_order (h, 40);
   fail_unless (uint64_prop (h, "latency-last-us") > 0);
   fail_unless (uint64_prop (h, "latency-mean-us") > 0);
   gst_harness_teardown (h);
@@ -210,7 +218,6 @@ GST_START_TEST (test_data_parallel)
   gchar *launch;
   GstHarness *h;
   gboolean dp = FALSE;
-  guint i, n = 24;
 
   g_setenv ("VKML_VK_LOGICAL_DEVICES", "2", TRUE);
   launch = g_strdup_printf ("vkmlinfer model=\"%s\" device=0,1 "
@@ -220,13 +227,7 @@ GST_START_TEST (test_data_parallel)
   gst_harness_set_src_caps_str (h, CAPS);
   g_object_get (infer_element (h), "data-parallel", &dp, NULL);
   fail_unless (dp);
-  for (i = 0; i < n; i++)
-    fail_unless_equals_int (gst_harness_push (h, frame (i)), GST_FLOW_OK);
-  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
-  for (i = 0; i < n; i++)
-    pull_frame (h, i, TRUE);
-  expect_eos_last (h);
-  fail_unless_equals_uint64 (uint64_prop (h, "frames-processed"), n);
+  stream_in_order (h, 24);
   gst_harness_teardown (h);
   g_unsetenv ("VKML_VK_LOGICAL_DEVICES");
 }
