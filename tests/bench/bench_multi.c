@@ -120,17 +120,41 @@ static double rel_diff(const vkml_tensor *a, const vkml_tensor *b)
     return m > 0 ? d / m : d;
 }
 
-static vkml_session *session(vkml_context *ctx, vkml_model *m, const int *devs, int n_devs,
-                             uint64_t budget, int k, bool no_fuse, bool data_parallel)
+static vkml_session *try_session(vkml_context *ctx, vkml_model *m, const int *devs, int n_devs,
+                                 uint64_t budget, int k, bool no_fuse, bool data_parallel,
+                                 vkml_error *err)
 {
     vkml_session_params p = {.devices = devs, .n_devices = (size_t)n_devs, .device_budget = budget,
                              .runs_in_flight = k, .no_fuse = no_fuse,
                              .data_parallel = data_parallel};
     vkml_session *s = NULL;
+    vkml_session_create(ctx, m, &p, &s, err);
+    return s;
+}
+
+static vkml_session *session(vkml_context *ctx, vkml_model *m, const int *devs, int n_devs,
+                             uint64_t budget, int k, bool no_fuse, bool data_parallel)
+{
     vkml_error err = {0};
-    if (vkml_session_create(ctx, m, &p, &s, &err) != VKML_OK)
+    vkml_session *s = try_session(ctx, m, devs, n_devs, budget, k, no_fuse, data_parallel, &err);
+    if (!s)
         fail("session", &err);
     return s;
+}
+
+/* The split: at *budget (1/G of the weights), raised by an eighth at a time while the
+ * model does not fit (layers that do not divide evenly over the GPUs). */
+static vkml_session *split_session(vkml_context *ctx, vkml_model *m, const int *gpus, int g,
+                                   uint64_t *budget, int k)
+{
+    vkml_error err = {0};
+    for (int tries = 0; tries < 16; tries++, *budget += *budget / 8) {
+        vkml_session *s = try_session(ctx, m, gpus, g, *budget, k, false, false, &err);
+        if (s || err.status != VKML_ERROR_OUT_OF_MEMORY)
+            return s ? s : (fail("split session", &err), NULL);
+    }
+    fail("split session", &err);
+    return NULL;
 }
 
 static void print_plan(const vkml_session *s)
@@ -283,25 +307,27 @@ int main(int argc, char **argv)
     vkml_plan_part part;
     if (!budget && vkml_session_plan_part(one, 0, &part))
         budget = part.weight_bytes / (uint64_t)g + part.peak_bytes + (64u << 10);
-    vkml_session *split = session(ctx, m, gpus, g, budget, k, false, false);
-    vkml_session *data = session(ctx, m, gpus, g, 0, g * k, false, true);
+    vkml_session *split = split_session(ctx, m, gpus, g, &budget, k);
+    /* data parallel: k runs in flight a GPU, as far as the session's lanes go */
+    int kd = g * k <= VKML_MAX_RUNS_IN_FLIGHT ? g * k : VKML_MAX_RUNS_IN_FLIGHT / g * g;
+    vkml_session *data = session(ctx, m, gpus, g, 0, kd, false, true);
     if (vkml_session_replica_count(data, NULL, 0) != g)
         fail("data parallel session: not one copy a GPU", NULL);
     bench_io io_one, io_split, io_data;
     io_create(one, k, &io_one);
     io_create(split, k, &io_split);
-    io_create(data, g * k, &io_data);
+    io_create(data, kd, &io_data);
     /* warm-up (and the outputs compared below: every lane of the data-parallel session,
      * so every GPU's copy, and lane 0 of the split) */
     stream(&one, &io_one, 1, k, 2 * k);
-    stream(&data, &io_data, 1, g * k, 2 * g * k);
+    stream(&data, &io_data, 1, kd, 2 * kd);
     stream(&split, &io_split, 1, k, 2 * k);
 
     double r_one = stream(&one, &io_one, 1, k, runs);
-    double r_data = stream(&data, &io_data, 1, g * k, runs);
+    double r_data = stream(&data, &io_data, 1, kd, runs);
     double r_split = stream(&split, &io_split, 1, k, runs);
     double d_data = 0;
-    for (int j = 0; j < g * k; j++)
+    for (int j = 0; j < kd; j++)
         d_data = fmax(d_data, rel_diff(&io_data.out[(size_t)j * io_data.n_out], &io_one.out[0]));
     printf("split over %d GPUs at a budget of %.1f MiB each:\n", g, budget / 1048576.0);
     print_plan(split);
