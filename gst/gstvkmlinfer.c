@@ -614,7 +614,7 @@ gst_vkml_infer_log_plan (GstVkmlInfer * self)
     return;
   GST_INFO_OBJECT (self, "planned for %" GST_PTR_FORMAT ": device %d, %u "
       "run(s) in flight", self->plan.caps, vkml_session_device (session),
-      self->set.lanes);
+      self->plan.lanes);
   n_replicas = vkml_session_replica_count (session, replicas,
       VKML_MAX_SESSION_DEVICES);
   for (p = 0; n_replicas > 1 && p < (size_t) n_replicas; p++)

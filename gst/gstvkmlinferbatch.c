@@ -149,7 +149,7 @@ gst_vkml_infer_batch_flush (GstVkmlInfer * self)
         self->forming_runs, n);
   /* room for this batch's runs: the queue holds at most lanes - 1 other batches */
   ret = gst_vkml_inflight_wait_room (&self->inflight, TRUE,
-      (self->set.lanes - 1) * n + 1);
+      (self->plan.lanes - 1) * n + 1);
   batch = g_atomic_rc_box_new0 (GstVkmlInferBatch);
   batch->carrier = gst_vkml_inflight_frame_new (NULL, self->plan.n_outputs);
   if (ret == GST_FLOW_OK)
@@ -159,7 +159,7 @@ gst_vkml_infer_batch_flush (GstVkmlInfer * self)
   else
     gst_vkml_infer_batch_drop (self);
   batch_release (batch);
-  if (ret == GST_FLOW_OK && self->set.lanes == 1)
+  if (ret == GST_FLOW_OK && self->plan.lanes == 1)
     ret = gst_vkml_inflight_drain (&self->inflight);
   return ret;
 }
@@ -177,7 +177,7 @@ gst_vkml_infer_batch_add (GstVkmlInfer * self, GstVkmlInflightFrame * frame)
       return ret;
     }
     ret = gst_vkml_inflight_push (&self->inflight, frame);
-    if (ret == GST_FLOW_OK && self->set.lanes == 1)
+    if (ret == GST_FLOW_OK && self->plan.lanes == 1)
       ret = gst_vkml_inflight_drain (&self->inflight);
     return ret;
   }

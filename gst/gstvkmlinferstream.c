@@ -245,7 +245,7 @@ gst_vkml_infer_generate_output (GstBaseTransform * trans, GstBuffer ** outbuf)
   if (self->plan.batch > 1)
     return gst_vkml_infer_batch_add (self, frame);
   ret = gst_vkml_inflight_wait_room (&self->inflight, frame->wants_run,
-      self->set.lanes);
+      self->plan.lanes);
   if (ret == GST_FLOW_OK && frame->wants_run)
     ret = gst_vkml_infer_submit_run (self, frame);
   if (ret != GST_FLOW_OK) {
@@ -255,7 +255,7 @@ gst_vkml_infer_generate_output (GstBaseTransform * trans, GstBuffer ** outbuf)
   ret = gst_vkml_inflight_push (&self->inflight, frame);
   /* One in flight: the frame is out before the next is taken, and the push's result
    * goes upstream with this frame. */
-  if (ret == GST_FLOW_OK && self->set.lanes == 1)
+  if (ret == GST_FLOW_OK && self->plan.lanes == 1)
     ret = gst_vkml_inflight_drain (&self->inflight);
   return ret;
 }
@@ -344,23 +344,26 @@ gst_vkml_infer_src_event (GstBaseTransform * trans, GstEvent * event)
 /* The latency the element adds: a frame leaves as soon as its run is over, so a frame
  * takes the mean run latency (measured from submit to completion, with the other runs in
  * flight; 0 before the first run: the element then posts a LATENCY message). It may
- * hold up to max-in-flight frames (batches), each that long: the most it can add. With
+ * hold up to max-in-flight frames (batches; a data-parallel session's rounded lanes),
+ * each that long: the most it can add. With
  * batch-size N, the first frame of a batch also waits for N - 1 frames to come. */
 static void
 gst_vkml_infer_added_latency (GstVkmlInfer * self, GstClockTime * min,
     GstClockTime * max)
 {
   GstClockTime batch_wait;
+  guint lanes;
 
   g_mutex_lock (&self->plan_lock);
   batch_wait = gst_vkml_infer_batch_latency (self);
+  lanes = self->plan.lanes;
   g_mutex_unlock (&self->plan_lock);
   GST_OBJECT_LOCK (self);
   self->latency_reported_us = self->frames_processed ?
       self->latency_sum_us / self->frames_processed : 0;
   self->latency_posted = FALSE;
   *min = self->latency_reported_us * GST_USECOND;
-  *max = *min * self->max_in_flight + batch_wait;
+  *max = *min * MAX (self->max_in_flight, lanes) + batch_wait;
   *min += batch_wait;
   GST_OBJECT_UNLOCK (self);
 }

@@ -209,15 +209,39 @@ GST_START_TEST (test_in_flight_order)
 
 GST_END_TEST;
 
+static gint dp_copies, dp_lanes;
+
+/* Counts the plan's log lines of a data-parallel session over two devices with 4 lanes. */
+static void
+count_dp_log (GstDebugCategory * category, G_GNUC_UNUSED GstDebugLevel level,
+    G_GNUC_UNUSED const gchar * file, G_GNUC_UNUSED const gchar * function,
+    G_GNUC_UNUSED gint line, G_GNUC_UNUSED GObject * object,
+    GstDebugMessage * message, G_GNUC_UNUSED gpointer user)
+{
+  const gchar *text = gst_debug_message_get (message);
+
+  if (!g_str_equal (gst_debug_category_get_name (category), "vkmlinfer") || !text)
+    return;
+  if (strstr (text, "data parallel: copy 2 of 2 on device 1"))
+    g_atomic_int_inc (&dp_copies);
+  if (strstr (text, ", 4 run(s) in flight"))
+    g_atomic_int_inc (&dp_lanes);
+}
+
 /* data-parallel=true over lavapipe opened twice (VKML_VK_LOGICAL_DEVICES=2, read when
- * the element opens its context): frames alternate between the two copies of the model
- * (max-in-flight 3, rounded up to 4 lanes by libvkml) and still come out in order, each
+ * the element opens its context): the plan puts a copy on each device (the debug log
+ * says so) and keeps max-in-flight 3 rounded up to 4 frames in flight, as libvkml rounds
+ * its lanes; the frames alternate between the copies and still come out in order, each
  * with its own colour's class. */
 GST_START_TEST (test_data_parallel)
 {
   gchar *launch;
   GstHarness *h;
   gboolean dp = FALSE;
+
+  gst_debug_set_threshold_for_name ("vkmlinfer", GST_LEVEL_INFO);
+  gst_debug_remove_log_function (gst_debug_log_default);
+  gst_debug_add_log_function (count_dp_log, NULL, NULL);
 
   g_setenv ("VKML_VK_LOGICAL_DEVICES", "2", TRUE);
   launch = g_strdup_printf ("vkmlinfer model=\"%s\" device=0,1 "
@@ -228,6 +252,9 @@ GST_START_TEST (test_data_parallel)
   g_object_get (infer_element (h), "data-parallel", &dp, NULL);
   fail_unless (dp);
   stream_in_order (h, 24);
+  gst_debug_remove_log_function (count_dp_log);
+  fail_unless (g_atomic_int_get (&dp_copies) >= 1, "no copy on device 1 logged");
+  fail_unless (g_atomic_int_get (&dp_lanes) >= 1, "not 4 runs in flight");
   gst_harness_teardown (h);
   g_unsetenv ("VKML_VK_LOGICAL_DEVICES");
 }
