@@ -179,8 +179,8 @@ gst_vkml_infer_class_init (GstVkmlInferClass * klass)
           "With several GPUs in 'device': a copy of the model on each, the "
           "frames going to them in turn, instead of one plan over them (which "
           "splits the model only where it fits no one GPU). For throughput: "
-          "set max-in-flight to at least the GPU count (it is rounded up to a "
-          "multiple of it)", DEFAULT_DATA_PARALLEL,
+          "max-in-flight is rounded up to a multiple of the GPU count, and that "
+          "many frames are kept in flight", DEFAULT_DATA_PARALLEL,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_MODEL_ID,
