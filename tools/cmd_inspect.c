@@ -11,7 +11,7 @@ const cli_command cli_cmd_inspect = {
     .name = "inspect",
     .summary = "show a model's inputs, outputs, ops and which devices run them",
     .usage = "usage: vkml inspect MODEL [--plan [--device D] [--budget SIZE] [--precision P]\n"
-             "                             [--no-fuse]]\n"
+             "                             [--no-fuse] [--data-parallel]]\n"
              "       vkml inspect --ops        (same as `vkml ops`)\n"
              "Prints the opset, the inputs and outputs (name, dtype, shape; symbolic\n"
              "dimensions by name), each op type with its node count and, per device,\n"
@@ -22,7 +22,9 @@ const cli_command cli_cmd_inspect = {
              "  --device D     the plan's devices: default, all, cpu, 1, 0,1,cpu (as run)\n"
              "  --budget SIZE  the plan's bytes per GPU (512M, 2G)\n"
              "  --precision P  the plan's precision: fp32 (default), fp32-fast, fp16\n"
-             "  --no-fuse      plan without fusing elementwise chains (VKML_NO_FUSE=1)\n",
+             "  --no-fuse      plan without fusing elementwise chains (VKML_NO_FUSE=1)\n"
+             "  --data-parallel a copy of the plan on each GPU of --device (the parts\n"
+             "                printed are the first copy's)\n",
     .main = inspect_main,
 };
 
@@ -197,7 +199,7 @@ static void print_epilogues(const inspect_state *s)
 }
 
 typedef struct inspect_options {
-    bool plan;
+    bool plan, data_parallel;
     const char *device, *budget, *precision;
 } inspect_options;
 
@@ -242,7 +244,7 @@ static int print_plan(vkml_context *ctx, const vkml_model *model, const inspect_
     if (!cli_devices_parse(ctx, o->device, o->budget, &devices) ||
         !cli_precision_parse(o->precision, &devices))
         return CLI_EXIT_FAILURE;
-    vkml_session_params params = {0};
+    vkml_session_params params = {.data_parallel = o->data_parallel};
     cli_devices_apply(&devices, &params);
     vkml_session *session = NULL;
     vkml_error err = {0};
@@ -255,6 +257,14 @@ static int print_plan(vkml_context *ctx, const vkml_model *model, const inspect_
         printf("; budget %s per GPU", cli_format_bytes(devices.budget, w, sizeof(w)));
     if (devices.precision != VKML_PRECISION_FP32)
         printf("; precision %s", vkml_precision_name(devices.precision));
+    int copies[VKML_MAX_SESSION_DEVICES];
+    int n_copies = vkml_session_replica_count(session, copies, VKML_MAX_SESSION_DEVICES);
+    if (n_copies > 1) {
+        printf("; data parallel: a copy on each of devices");
+        for (int k = 0; k < n_copies && k < VKML_MAX_SESSION_DEVICES; k++)
+            printf("%s %d", k ? "," : "", copies[k]);
+        printf(", the first shown");
+    }
     printf("):\n  %-7s %-44s %6s  %-40s %12s %12s\n", "device", "name", "nodes", "first .. last",
            "weights", "peak tensors");
     for (size_t i = 0; i < vkml_session_plan_part_count(session); i++) {
@@ -328,6 +338,7 @@ static int inspect_main(int argc, char **argv)
                                          {"budget", required_argument, NULL, 'b'},
                                          {"precision", required_argument, NULL, 'P'},
                                          {"no-fuse", no_argument, NULL, 'F'},
+                                         {"data-parallel", no_argument, NULL, 'D'},
                                          {0}};
     inspect_options o = {0};
     int c;
@@ -342,12 +353,14 @@ static int inspect_main(int argc, char **argv)
         case 'b': o.budget = optarg; break;
         case 'P': o.precision = optarg; break;
         case 'F': cli_set_no_fuse(); break;
+        case 'D': o.data_parallel = true; break;
         default: return cli_option_error(&cli_cmd_inspect, c, argv);
         }
     }
-    if ((o.device || o.budget || o.precision) && !o.plan)
+    if ((o.device || o.budget || o.precision || o.data_parallel) && !o.plan)
         return cli_usage_error(&cli_cmd_inspect,
-                               "--device, --budget and --precision go with --plan");
+                               "--device, --budget, --precision and --data-parallel go with "
+                               "--plan");
     if (argc - optind != 1)
         return cli_usage_error(&cli_cmd_inspect, "expected one MODEL argument");
     vkml_context *ctx = cli_context_create();

@@ -44,4 +44,14 @@ expect_error "run of a model with an unsupported op" 1 "$VKML" run "$unsupported
 
 expect_error "inspect without a model" 2 "$VKML" inspect
 expect_error "inspect of a missing file" 1 "$VKML" inspect "$TMP/none.onnx"
+
+# --plan --data-parallel over lavapipe opened twice: the copies named, the first one's
+# part shown; without --plan it is a usage error.
+require_vulkan
+VKML_VK_LOGICAL_DEVICES=2 "$VKML" inspect "$model" --plan --device 0,1 --data-parallel \
+    > "$TMP/dp" 2> "$TMP/err" || fail "inspect --plan --data-parallel exited $?: $(cat "$TMP/err")"
+expect_grep "$TMP/dp" '^plan \(devices 0,1; data parallel: a copy on each of devices 0, 1, the first shown\):$' \
+    "the data-parallel copies"
+expect_grep "$TMP/dp" '^  0 .* 4  Convolution28 \.\. Times212 ' "the first copy's part"
+expect_error "--data-parallel without --plan" 2 "$VKML" inspect "$model" --data-parallel
 finish
