@@ -268,7 +268,7 @@ static int run_timed(run_state *s, long repeat)
     if (rc == CLI_EXIT_OK) {
         double median = cli_quantile(ms, (size_t)repeat, 0.5);
         double p99 = cli_quantile(ms, (size_t)repeat, 0.99);
-        printf("latency: median %.3f ms, p99 %.3f ms over %ld runs\n", median, p99, repeat);
+        printf("latency: median %.4f ms, p99 %.4f ms over %ld runs\n", median, p99, repeat);
     }
     free(ms);
     return rc;

@@ -426,18 +426,18 @@ static vkml_status upload_constants(device_session *s, const device_session_desc
     return status;
 }
 
-/* Orders the host's writes of inputs and earlier runs' writes before this run's kernels. */
+/* Orders earlier chunks' and runs' writes (kernels, copies) on this queue before this
+ * chunk's kernels. The host's writes of the inputs need no barrier: vkQueueSubmit makes
+ * the host writes made before it visible to the work it submits (Vulkan's host write
+ * ordering guarantee). */
 static void begin_barrier(VkCommandBuffer cmd)
 {
     VkMemoryBarrier mb = {
         .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
-        .srcAccessMask =
-            VK_ACCESS_HOST_WRITE_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
+        .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
         .dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT,
     };
-    vkCmdPipelineBarrier(cmd,
-                         VK_PIPELINE_STAGE_HOST_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT |
-                             VK_PIPELINE_STAGE_TRANSFER_BIT,
+    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
                          VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
 }
 
