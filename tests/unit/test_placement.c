@@ -326,6 +326,13 @@ static void test_data_parallel(vkml_model *model, int n_dev)
                          : st == VKML_ERROR_INVALID_ARGUMENT && strstr(err.message, "data parallel"),
           "%d devices, 16 in flight: %s (%s)", n_dev, vkml_status_name(st), err.message);
     vkml_session_destroy(&dp);
+    /* a budget that no one GPU's copy fits: refused, naming the copy */
+    p_dp = (vkml_session_params){.devices = set, .n_devices = (size_t)n_dev,
+                                 .data_parallel = true, .device_budget = 40000};
+    st = vkml_session_create(ctx, model, &p_dp, &dp, &err);
+    CHECK(st == VKML_ERROR_OUT_OF_MEMORY && !dp &&
+              strstr(err.message, "data parallel: the model's copy on device 0"),
+          "%d devices, a copy over budget: %s (%s)", n_dev, vkml_status_name(st), err.message);
     p_dp = (vkml_session_params){.devices = set, .n_devices = 1, .data_parallel = true};
     CHECK_OK(vkml_session_create(ctx, model, &p_dp, &dp, &err), &err);
     CHECK(!dp || (vkml_session_replica_count(dp, NULL, 0) == 1 && dp->n_lanes == 1),
