@@ -128,9 +128,6 @@ static bool copy_plan_inputs(size_t n, const vkml_tensor_info *shapes, const vkm
     return copy != NULL;
 }
 
-/* Plans the session's model for input shapes and fixed input values (NULL: the model's
- * shapes, symbolic dims bound to s->symbolic; no fixed values) and swaps the result in;
- * on failure the session is unchanged. */
 /* What lane l plans over: the session's device set, or in a data-parallel session its
  * GPU l % n_replicas alone (with the CPU as the fallback, as always). */
 static plan_target replica_target(const vkml_session *s, int l)
@@ -144,6 +141,10 @@ static plan_target replica_target(const vkml_session *s, int l)
     }
     return t;
 }
+
+/* Plans the session's model for input shapes and fixed input values (NULL: the model's
+ * shapes, symbolic dims bound to s->symbolic; no fixed values) and swaps the result in;
+ * on failure the session is unchanged. */
 
 vkml_status session_plan_for(vkml_session *s, const vkml_tensor_info *shapes,
                                     const vkml_tensor *values, vkml_error *err)

@@ -117,11 +117,11 @@ static uint64_t pick_output_copy_min(const vk_device *vd)
     if (v && *v) {
         char *end = NULL;
         unsigned long long bytes = strtoull(v, &end, 10);
-        if (strcmp(v, "off") != 0 && end && !*end)
+        if (strcmp(v, "off") == 0)
+            return UINT64_MAX;
+        if (*end == '\0')
             return bytes;
-        if (strcmp(v, "off") != 0)
-            VKML_LOGW("VKML_OUTPUT_COPY_MIN='%s' is neither a byte count nor 'off': taken as off",
-                      v);
+        VKML_LOGW("VKML_OUTPUT_COPY_MIN='%s' is neither a byte count nor 'off': taken as off", v);
         return UINT64_MAX;
     }
     bool discrete = vd->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU;
