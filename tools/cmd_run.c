@@ -78,15 +78,21 @@ typedef struct run_inputs {
 
 static int parse_options(int argc, char **argv, run_options *o)
 {
-    static const struct option opts[] = {
-        {"help", no_argument, NULL, 'h'},         {"device", required_argument, NULL, 'd'},
-        {"input", required_argument, NULL, 'i'},  {"repeat", required_argument, NULL, 'r'},
-        {"values", required_argument, NULL, 'v'}, {"budget", required_argument, NULL, 'b'},
-        {"in-flight", required_argument, NULL, 'k'}, {"precision", required_argument, NULL, 'p'},
-        {"save", required_argument, NULL, 's'},      {"no-fuse", no_argument, NULL, 'F'},
-        {"wait-spin", required_argument, NULL, 'w'}, {"profile", no_argument, NULL, 'P'},
-        {"profile-nodes", required_argument, NULL, 'N'}, {"data-parallel", no_argument, NULL, 'D'},
-        {0}};
+    static const struct option opts[] = {{"help", no_argument, NULL, 'h'},
+                                         {"device", required_argument, NULL, 'd'},
+                                         {"input", required_argument, NULL, 'i'},
+                                         {"repeat", required_argument, NULL, 'r'},
+                                         {"values", required_argument, NULL, 'v'},
+                                         {"budget", required_argument, NULL, 'b'},
+                                         {"in-flight", required_argument, NULL, 'k'},
+                                         {"precision", required_argument, NULL, 'p'},
+                                         {"save", required_argument, NULL, 's'},
+                                         {"no-fuse", no_argument, NULL, 'F'},
+                                         {"wait-spin", required_argument, NULL, 'w'},
+                                         {"profile", no_argument, NULL, 'P'},
+                                         {"profile-nodes", required_argument, NULL, 'N'},
+                                         {"data-parallel", no_argument, NULL, 'D'},
+                                         {0}};
     *o = (run_options){.values = 10, .in_flight = 1, .profile_nodes = CLI_PROFILE_NODES};
     int c;
     while ((c = getopt_long(argc, argv, ":hd:b:i:r:v:k:p:s:w:", opts, NULL)) != -1) {

@@ -174,8 +174,8 @@ vkml_status session_plan_for(vkml_session *s, const vkml_tensor_info *shapes,
     vkml_status st = VKML_OK;
     for (int l = 0; l < s->n_lanes && st == VKML_OK; l++) {
         plan_target target = replica_target(s, l);
-        st = plan_create(g, &target, s->symbolic, graph_shapes ? graph_shapes : shapes,
-                         values, &sh.plans[l], err);
+        st = plan_create(g, &target, s->symbolic, graph_shapes ? graph_shapes : shapes, values,
+                         &sh.plans[l], err);
         if (st != VKML_OK && s->n_replicas > 1) /* each copy must fit its GPU alone */
             vkml_error_prefix(err, "data parallel: the model's copy on device %d",
                               target.gpu_index[0]);

@@ -48,10 +48,10 @@ struct device_session {
      * (read_back_value); aliases copy their root's. */
     vk_mem *host_copy;
     bool *host_copy_owned; /* host_copy[i] was made for value i */
-    int *copy_in_chunk; /* per value: the chunk that copies host_copy[i] into mem[i] before its
-                           kernels (a shared value this device only reads), or -1 */
-    int *copy_out_chunk; /* per value: the chunk that copies mem[i] out to host_copy[i] after
-                            its kernels (a value this device writes), or -1 */
+    int *copy_in_chunk;    /* per value: the chunk that copies host_copy[i] into mem[i] before its
+                              kernels (a shared value this device only reads), or -1 */
+    int *copy_out_chunk;   /* per value: the chunk that copies mem[i] out to host_copy[i] after
+                              its kernels (a value this device writes), or -1 */
     vk_mem transients; /* the range shared by transient values (plan/mem_plan.h) */
     device_memory_use memory_use;
     VkCommandPool cmd_pool;
@@ -206,10 +206,10 @@ static bool reads_back_by_copy(const vk_device *vd, const device_session_desc *d
            last_writing_chunk(desc, r, root) == desc->n_chunks - 1;
 }
 
-/* A root read back by a copy (reads_back_by_copy): the kernels write it to device memory, and a copy on
- * the copy queue moves it to cached host memory after the last chunk writing it
- * (record_shared_copies), beside the next run's kernels, instead of the kernels writing
- * it over the bus themselves. */
+/* A root read back by a copy (reads_back_by_copy): the kernels write it to device memory,
+ * and a copy on the copy queue moves it to cached host memory after the last chunk
+ * writing it (record_shared_copies), beside the next run's kernels, instead of the
+ * kernels writing it over the bus themselves. */
 static vkml_status read_back_value(device_session *s, const device_session_desc *desc,
                                    const value_roots *r, int v, vkml_error *err)
 {
@@ -467,10 +467,10 @@ static bool copied_at(const device_session *s, int v, int index, bool out)
  * read; out, back, those it is the last to write.
  * They run on a copy queue beside other runs' kernels (vk_stream.h). Nothing else of this
  * device touches their memory meanwhile: a value's device copy is its own allocation
- * (share_value, read_back_value) used by this run's chunks only, and a lane's run ends before its next one
- * is submitted; the readers (on other devices) of a value copied out are submitted once
- * this chunk's fence, after the copy out, has signalled; the producers of one copied in
- * had ended before this chunk was submitted (the scheduler). */
+ * (share_value, read_back_value) used by this run's chunks only, and a lane's run ends
+ * before its next one is submitted; the readers (on other devices) of a value copied out
+ * are submitted once this chunk's fence, after the copy out, has signalled; the producers
+ * of one copied in had ended before this chunk was submitted (the scheduler). */
 static vkml_status record_shared_copies(device_session *s, int index, bool out,
                                         VkCommandBuffer *cmd, VkSemaphore *sem, vkml_error *err)
 {
@@ -610,8 +610,8 @@ vkml_status vk_session_create(device *dev, const device_session_desc *desc, devi
     s->host_copy_owned = calloc((size_t)s->n_values + 1, sizeof(*s->host_copy_owned));
     s->copy_in_chunk = malloc(((size_t)s->n_values + 1) * sizeof(*s->copy_in_chunk));
     s->copy_out_chunk = malloc(((size_t)s->n_values + 1) * sizeof(*s->copy_out_chunk));
-    if (!s->mem || !s->owned || !s->shared || !s->want_shared || !s->packed || !s->chunks || !s->host_copy ||
-        !s->host_copy_owned || !s->copy_in_chunk || !s->copy_out_chunk) {
+    if (!s->mem || !s->owned || !s->shared || !s->want_shared || !s->packed || !s->chunks ||
+        !s->host_copy || !s->host_copy_owned || !s->copy_in_chunk || !s->copy_out_chunk) {
         status = vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "Vulkan: out of host memory");
         goto cleanup;
     }

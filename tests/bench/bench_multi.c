@@ -124,8 +124,11 @@ static vkml_session *try_session(vkml_context *ctx, vkml_model *m, const int *de
                                  uint64_t budget, int k, bool no_fuse, bool data_parallel,
                                  vkml_error *err)
 {
-    vkml_session_params p = {.devices = devs, .n_devices = (size_t)n_devs, .device_budget = budget,
-                             .runs_in_flight = k, .no_fuse = no_fuse,
+    vkml_session_params p = {.devices = devs,
+                             .n_devices = (size_t)n_devs,
+                             .device_budget = budget,
+                             .runs_in_flight = k,
+                             .no_fuse = no_fuse,
                              .data_parallel = data_parallel};
     vkml_session *s = NULL;
     vkml_session_create(ctx, m, &p, &s, err);

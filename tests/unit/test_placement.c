@@ -265,8 +265,8 @@ static void test_data_parallel(vkml_model *model, int n_dev)
     int set[4] = {0, 1, 2, 3};
     vkml_session *one = NULL, *dp = NULL;
     vkml_session_params p_one = {.device = 0};
-    vkml_session_params p_dp = {.devices = set, .n_devices = (size_t)n_dev, .data_parallel = true,
-                                .runs_in_flight = 4};
+    vkml_session_params p_dp = {
+        .devices = set, .n_devices = (size_t)n_dev, .data_parallel = true, .runs_in_flight = 4};
     CHECK_OK(vkml_session_create(ctx, model, &p_one, &one, &err), &err);
     CHECK_OK(vkml_session_create(ctx, model, &p_dp, &dp, &err), &err);
     if (one && dp) {
@@ -294,8 +294,11 @@ static void test_data_parallel(vkml_model *model, int n_dev)
         for (int k = 0; k < RUNS; k++) {
             for (int i = 0; i < ROWS * WIDTH; i++)
                 x[k][i] = test_randf(&seed, -1, 1);
-            in[k] = (vkml_tensor){.dtype = VKML_DTYPE_FLOAT, .rank = 2, .dims = {ROWS, WIDTH},
-                                  .data = x[k], .size = sizeof(x[k])};
+            in[k] = (vkml_tensor){.dtype = VKML_DTYPE_FLOAT,
+                                  .rank = 2,
+                                  .dims = {ROWS, WIDTH},
+                                  .data = x[k],
+                                  .size = sizeof(x[k])};
             for (int o = 0; o < 2; o++) {
                 CHECK_OK(vkml_session_alloc_output(one, (size_t)o, &want[k][o], &err), &err);
                 CHECK_OK(vkml_session_alloc_output(dp, (size_t)o, &got[k][o], &err), &err);
@@ -322,13 +325,14 @@ static void test_data_parallel(vkml_model *model, int n_dev)
     /* 16 runs in flight round up past the limit over 3 GPUs; one GPU is no replica */
     p_dp.runs_in_flight = 16;
     vkml_status st = vkml_session_create(ctx, model, &p_dp, &dp, &err);
-    CHECK(n_dev % 2 == 0 ? st == VKML_OK
-                         : st == VKML_ERROR_INVALID_ARGUMENT && strstr(err.message, "data parallel"),
+    CHECK(n_dev % 2 == 0
+              ? st == VKML_OK
+              : st == VKML_ERROR_INVALID_ARGUMENT && strstr(err.message, "data parallel"),
           "%d devices, 16 in flight: %s (%s)", n_dev, vkml_status_name(st), err.message);
     vkml_session_destroy(&dp);
     /* a budget that no one GPU's copy fits: refused, naming the copy */
-    p_dp = (vkml_session_params){.devices = set, .n_devices = (size_t)n_dev,
-                                 .data_parallel = true, .device_budget = 40000};
+    p_dp = (vkml_session_params){
+        .devices = set, .n_devices = (size_t)n_dev, .data_parallel = true, .device_budget = 40000};
     st = vkml_session_create(ctx, model, &p_dp, &dp, &err);
     CHECK(st == VKML_ERROR_OUT_OF_MEMORY && !dp &&
               strstr(err.message, "data parallel: the model's copy on device 0"),

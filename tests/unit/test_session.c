@@ -226,16 +226,19 @@ static void test_output_copy(const char *min, int lanes, bool copied)
     uint64_t seed = 11;
     for (int i = 0; i < 2048; i++)
         x[i] = test_randf(&seed, -1, 1);
-    vkml_tensor in = {.dtype = VKML_DTYPE_FLOAT, .rank = 1, .dims = {2048}, .data = x,
-                      .size = sizeof(x)};
+    vkml_tensor in = {
+        .dtype = VKML_DTYPE_FLOAT, .rank = 1, .dims = {2048}, .data = x, .size = sizeof(x)};
     vkml_tensor outs[3][2];
     vkml_run *runs[3] = {0};
     for (int k = 0; s && k < 3; k++) { /* lanes 0, 1, 0 (or 0, 0, 0) */
         for (int i = 0; i < 2048; i++)
             y[k][i] = r[k][i] = NAN;
         for (int o = 0; o < 2; o++)
-            outs[k][o] = (vkml_tensor){.dtype = VKML_DTYPE_FLOAT, .rank = 1, .dims = {2048},
-                                       .data = o ? r[k] : y[k], .size = sizeof(y[k])};
+            outs[k][o] = (vkml_tensor){.dtype = VKML_DTYPE_FLOAT,
+                                       .rank = 1,
+                                       .dims = {2048},
+                                       .data = o ? r[k] : y[k],
+                                       .size = sizeof(y[k])};
         CHECK_OK(vkml_session_submit(s, &in, 1, outs[k], 2, NULL, NULL, &runs[k], &err), &err);
     }
     for (int k = 0; k < 3; k++) {

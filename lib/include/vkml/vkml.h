@@ -530,8 +530,7 @@ VKML_API int vkml_session_device(const vkml_session *session);
  * the GPU count of the set for a data-parallel session, else 1. replica_device, when not
  * NULL, gets the device index of each (at most max of them, in the order runs go to
  * them). */
-VKML_API int vkml_session_replica_count(const vkml_session *session, int *replica_device,
-                                        int max);
+VKML_API int vkml_session_replica_count(const vkml_session *session, int *replica_device, int max);
 /* Thread-safe. The session's plan, one part per device it uses (the first device of its
  * set first; the CPU last when it runs any node): the part's device, its nodes, and the
  * memory placement estimated there. Strings live as long as the session's current plan
