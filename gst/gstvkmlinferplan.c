@@ -85,10 +85,7 @@ create_session (GstVkmlInferPlan * plan, vkml_context * ctx,
 
   if (vkml_session_create (ctx, model, &params, &plan->session, &err) ==
       VKML_OK) {
-    guint gpus = (guint) vkml_session_replica_count (plan->session, NULL, 0);
-
-    /* as libvkml rounds a data-parallel session's lanes, so that every GPU gets frames */
-    plan->lanes = (MAX (set->lanes, 1) + gpus - 1) / gpus * gpus;
+    plan->lanes = (guint) vkml_session_runs_in_flight (plan->session);
     return TRUE;
   }
   *why = g_strdup_printf ("could not plan the model on device %s: %s",

@@ -39,8 +39,8 @@ typedef struct
   GstCaps *caps;                /* the caps planned for; NULL: nothing planned */
   gboolean tensor_mode;         /* tensor caps: the buffer's memories are the inputs */
   vkml_session *session;
-  guint lanes;                  /* runs in flight: set.lanes, rounded up by libvkml to a
-                                 * multiple of the GPUs of a data-parallel session */
+  guint lanes;                  /* runs in flight: the session's (set.lanes, rounded up
+                                 * to a multiple of a data-parallel session's GPUs) */
   /* video */
   GstVideoInfo vinfo;
   vkml_preprocess pp;

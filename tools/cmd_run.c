@@ -280,14 +280,6 @@ static int run_timed(run_state *s, long repeat)
     return rc;
 }
 
-/* Runs in flight to stream with: --in-flight, rounded up to a multiple of a data-parallel
- * session's GPUs as the session rounds its lanes. */
-static long streamed_in_flight(const vkml_session *session, long k)
-{
-    long n = vkml_session_replica_count(session, NULL, 0);
-    return n > 1 ? (k + n - 1) / n * n : k;
-}
-
 /* Throughput: `repeat` runs submitted with `k` in flight, each lane writing its own set
  * of outputs (run i uses lane i % k, and a lane's runs never overlap). */
 static int run_streamed(run_state *s, long repeat, long k)
@@ -435,7 +427,7 @@ static int run_session(vkml_context *ctx, vkml_model *model, const cli_devices *
     if (rc == CLI_EXIT_OK && o->save_dir)
         rc = save_outputs(s, o->save_dir);
     if (rc == CLI_EXIT_OK && o->repeat)
-        rc = run_streamed(s, o->repeat, streamed_in_flight(s->session, o->in_flight));
+        rc = run_streamed(s, o->repeat, vkml_session_runs_in_flight(s->session));
     if (rc == CLI_EXIT_OK && o->profile)
         rc = cli_profile_runs(s->session, s->in.tensors, s->in.count, s->outputs, s->n_outputs,
                               o->repeat ? (o->repeat < 100 ? o->repeat : 100) : 1,

@@ -473,6 +473,11 @@ int vkml_session_device(const vkml_session *s)
     return s ? s->device : VKML_DEVICE_CPU;
 }
 
+int vkml_session_runs_in_flight(const vkml_session *s)
+{
+    return s ? s->n_lanes : 0;
+}
+
 int vkml_session_replica_count(const vkml_session *s, int *replica_device, int max)
 {
     if (!s)

@@ -177,6 +177,21 @@ static vk_mem_kind root_kind(const device_session_desc *desc, const value_roots 
     return written ? VK_MEM_HOST : VK_MEM_UPLOAD;
 }
 
+/* Root v, its host copy just made (host_copy[v]), gets the device-local memory its
+ * kernels use, copied out to the host copy after the last chunk writing it or, where
+ * none does, in from it before the first chunk reading it (record_shared_copies). */
+static vkml_status pair_with_device_copy(device_session *s, const device_session_desc *desc,
+                                         const value_roots *r, int v, vkml_error *err)
+{
+    s->host_copy_owned[v] = true;
+    s->copy_out_chunk[v] = last_writing_chunk(desc, r, v);
+    if (s->copy_out_chunk[v] < 0)
+        s->copy_in_chunk[v] = first_reading_chunk(desc, r, v);
+    vkml_status st = vk_mem_alloc(s->vd->alloc, VK_MEM_DEVICE, r->bytes[v], &s->mem[v], err);
+    s->owned[v] = st == VKML_OK;
+    return st;
+}
+
 /* A root shared with another device through the plan's host allocation (shared_host),
  * imported here. The device keeps a device-local copy, which kernels read and write (not
  * the bus): a device that writes the value copies it out after the last chunk writing it,
@@ -189,15 +204,7 @@ static vkml_status share_value(device_session *s, const device_session_desc *des
     VkDeviceSize size = (r->bytes[v] + align - 1) / align * align;
     vkml_status st = vk_mem_import_host(s->vd->alloc, desc->value_plans[v].shared_host,
                                         size ? size : align, &s->host_copy[v], err);
-    if (st != VKML_OK)
-        return st;
-    s->host_copy_owned[v] = true;
-    s->copy_out_chunk[v] = last_writing_chunk(desc, r, v);
-    if (s->copy_out_chunk[v] < 0)
-        s->copy_in_chunk[v] = first_reading_chunk(desc, r, v);
-    st = vk_mem_alloc(s->vd->alloc, VK_MEM_DEVICE, r->bytes[v], &s->mem[v], err);
-    s->owned[v] = st == VKML_OK;
-    return st;
+    return st == VKML_OK ? pair_with_device_copy(s, desc, r, v, err) : st;
 }
 
 /* Whether root, which the host reads back (a graph output, a value a CPU chunk reads) and
@@ -221,13 +228,7 @@ static vkml_status read_back_value(device_session *s, const device_session_desc 
                                    const value_roots *r, int v, vkml_error *err)
 {
     vkml_status st = vk_mem_alloc(s->vd->alloc, VK_MEM_HOST, r->bytes[v], &s->host_copy[v], err);
-    if (st != VKML_OK)
-        return st;
-    s->host_copy_owned[v] = true;
-    s->copy_out_chunk[v] = last_writing_chunk(desc, r, v);
-    st = vk_mem_alloc(s->vd->alloc, VK_MEM_DEVICE, r->bytes[v], &s->mem[v], err);
-    s->owned[v] = st == VKML_OK;
-    return st;
+    return st == VKML_OK ? pair_with_device_copy(s, desc, r, v, err) : st;
 }
 
 /* Allocates every root value: transients share one range by liveness, the others get

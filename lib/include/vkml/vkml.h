@@ -531,6 +531,9 @@ VKML_API int vkml_session_device(const vkml_session *session);
  * NULL, gets the device index of each (at most max of them, in the order runs go to
  * them). */
 VKML_API int vkml_session_replica_count(const vkml_session *session, int *replica_device, int max);
+/* Thread-safe. How many runs the session takes in flight: runs_in_flight (1 when 0), rounded
+ * up to a multiple of the GPU count for a data-parallel session. */
+VKML_API int vkml_session_runs_in_flight(const vkml_session *session);
 /* Thread-safe. The session's plan, one part per device it uses (the first device of its
  * set first; the CPU last when it runs any node): the part's device, its nodes, and the
  * memory placement estimated there. Strings live as long as the session's current plan
