@@ -652,6 +652,78 @@ VKML_API vkml_status vkml_session_submit(vkml_session *session, const vkml_tenso
  * sets *run to NULL. Thread-safe for different runs. */
 VKML_API vkml_status vkml_run_wait(vkml_run **run, vkml_error *err);
 
+/* ------------------------------------------------------------------------------------- */
+/* Batching single items from many callers                                                */
+
+/* A batcher gathers single items, submitted from any number of threads (one per camera
+ * stream, say), into runs of a session whose inputs have a batch dimension N: dim 0 of
+ * session input 0 (a pre-processing session's frame input [N, bytes] included; a session
+ * without a batch dimension has N 1). A batch is submitted once a lane of the session is
+ * free (fewer than vkml_session_runs_in_flight batches running) and it is full or its
+ * oldest item has waited timeout_us; empty places of a partial batch hold stale data and
+ * their results are dropped. Each item's outputs are its slice of the batch's outputs,
+ * and items complete in submission order (a caller's items stay in its order).
+ * The batcher owns a thread that submits the batches; it is the session's only user
+ * while it lives (the session must not be run or submitted to by anyone else), and it
+ * must be destroyed before the session.
+ *
+ * Concurrency: vkml_batcher_submit from any number of threads at once; the queries at any
+ * time; destroy once, after every submitter has returned. */
+typedef struct vkml_batcher vkml_batcher;
+
+typedef struct vkml_batcher_params {
+    /* Microseconds a partial batch waits for more items once a lane is free, counted from
+     * its oldest item: 0 submits whatever has arrived as soon as a lane is free (a busy
+     * GPU lets batches fill by themselves); larger values trade latency for fuller
+     * batches when the GPU is idle. At most VKML_BATCHER_MAX_TIMEOUT_US. */
+    int64_t timeout_us;
+} vkml_batcher_params;
+
+/* The most vkml_batcher_params.timeout_us takes (one second). */
+#define VKML_BATCHER_MAX_TIMEOUT_US 1000000
+
+/* Running totals of a batcher (vkml_batcher_stats). */
+typedef struct vkml_batcher_stats {
+    uint64_t items;   /* items completed (each reported to its submitter) */
+    uint64_t batches; /* batches run */
+    uint64_t full;    /* of them, batches with N items */
+} vkml_batcher_stats;
+
+/* Thread-safe. A batcher over `session` (params may be NULL: timeout 0). Refused, naming
+ * the output, when N > 1 and an output's extent depends on the data (its rows cannot be
+ * split per item). */
+VKML_API vkml_status vkml_batcher_create(vkml_session *session, const vkml_batcher_params *params,
+                                         vkml_batcher **out, vkml_error *err);
+/* Submits the remaining items, waits for every batch in flight, stops the thread, frees.
+ * Not thread-safe against submits. Accepts a pointer to NULL. */
+VKML_API void vkml_batcher_destroy(vkml_batcher **batcher);
+/* Thread-safe. N: items per batch. */
+VKML_API int vkml_batcher_batch_size(const vkml_batcher *batcher);
+/* Thread-safe. The shape of an item's input or output `index`: the session's, with dim 0
+ * 1 where the session's dim 0 is N (a batched tensor; a rank-1 frame input of a session
+ * of N 1 stays as it is). An unbatched input (rank 0, or dim 0 not N) is read from the
+ * first item of each batch: give every item the same value. An unbatched output goes
+ * whole to every item. NULL when index is out of range. */
+VKML_API const vkml_tensor_info *vkml_batcher_input(const vkml_batcher *batcher, size_t index);
+VKML_API const vkml_tensor_info *vkml_batcher_output(const vkml_batcher *batcher, size_t index);
+/* Thread-safe: any number of threads at once. Submits one item. inputs[i] has the dtype
+ * of vkml_batcher_input(i) and at least its bytes (its rank and dims are not read, so a
+ * [bytes] frame passes for a [1, bytes] one); the data is copied into the batch before
+ * the call returns. outputs[i] has the dtype and room for the bytes of
+ * vkml_batcher_output(i), and it (the array and the data) must stay valid until the item
+ * completes. Blocks while the batcher holds a full batch that waits for a lane (the
+ * callers feel the GPU's pace). callback (may be NULL) is called on a vkml thread when
+ * the item's batch completed and its outputs are written, in submission order; it must
+ * not call into the batcher. *run as vkml_session_submit's (wait with vkml_run_wait;
+ * NULL: detached). An error here (bad tensors, the batcher being destroyed) means the item
+ * was not taken. */
+VKML_API vkml_status vkml_batcher_submit(vkml_batcher *batcher, const vkml_tensor *inputs,
+                                         size_t n_inputs, vkml_tensor *outputs, size_t n_outputs,
+                                         vkml_run_callback callback, void *user, vkml_run **run,
+                                         vkml_error *err);
+/* Thread-safe. The totals so far. */
+VKML_API void vkml_batcher_get_stats(const vkml_batcher *batcher, vkml_batcher_stats *out);
+
 /* Convenience: fills `tensor` with dtype/rank/dims of the session's output `index` and a
  * malloc'ed buffer of the right size (free with vkml_tensor_release). */
 VKML_API vkml_status vkml_session_alloc_output(const vkml_session *session, size_t index,
