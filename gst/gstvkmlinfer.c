@@ -69,6 +69,8 @@ GST_DEBUG_CATEGORY (gst_vkml_infer_debug);
 #define DEFAULT_INPUT_SIZE NULL
 #define DEFAULT_BATCH_SIZE 1
 #define DEFAULT_INPUT_TENSORS NULL
+#define DEFAULT_INSTANCE_ID NULL
+#define DEFAULT_BATCH_TIMEOUT 0      /* microseconds */
 
 enum
 {
@@ -95,6 +97,9 @@ enum
   PROP_INPUT_SIZE,
   PROP_BATCH_SIZE,
   PROP_INPUT_TENSORS,
+  PROP_INSTANCE_ID,
+  PROP_BATCH_TIMEOUT,
+  PROP_INSTANCE_FRAMES_PER_RUN,
   PROP_ROI_FIRST,               /* roi, object-class, min-object-size (gstvkmlinferroi.c) */
 };
 
@@ -297,6 +302,33 @@ gst_vkml_infer_class_init (GstVkmlInferClass * klass)
           "its input's declared type and shape", DEFAULT_INPUT_TENSORS,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_INSTANCE_ID,
+      g_param_spec_string ("model-instance-id", "Model instance id",
+          "Elements of one process with the same id share one loaded model "
+          "and one session per input format, and their frames are batched "
+          "together (up to batch-size frames per run, from any of them; each "
+          "frame's outputs return to its own stream in order). The first "
+          "element defines the instance (model, device, budget, "
+          "data-parallel, precision, batch-size, batch-timeout, "
+          "input-tensors, and its max-in-flight the batches in flight); an "
+          "element asking for others is refused. NULL: a model of its own",
+          DEFAULT_INSTANCE_ID, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_BATCH_TIMEOUT,
+      g_param_spec_uint64 ("batch-timeout", "Batch timeout",
+          "With model-instance-id: microseconds a partial batch waits for more "
+          "frames once the GPU has room for it, from its oldest frame. 0: it "
+          "runs with what has arrived as soon as there is room (a busy GPU "
+          "lets batches fill by themselves). No stream waits longer than this "
+          "for the others", 0, VKML_BATCHER_MAX_TIMEOUT_US,
+          DEFAULT_BATCH_TIMEOUT, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_INSTANCE_FRAMES_PER_RUN,
+      g_param_spec_double ("instance-frames-per-run", "Instance frames per run",
+          "With model-instance-id: the mean frames per model run of the "
+          "instance's session this element uses, over all its streams so far "
+          "(batch-size when batches are full; 0: no run yet, or no instance)",
+          0, G_MAXDOUBLE, 0, STAT_FLAGS));
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
@@ -305,6 +337,7 @@ gst_vkml_infer_class_init (GstVkmlInferClass * klass)
       "Runs an ONNX model on video frames with libvkml (Vulkan) and attaches "
       "the output tensors as GstVkmlTensorMeta", "vkml developers");
 
+  element_class->set_context = GST_DEBUG_FUNCPTR (gst_vkml_infer_set_context);
   trans_class->start = GST_DEBUG_FUNCPTR (gst_vkml_infer_start);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_vkml_infer_stop);
   trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_vkml_infer_set_caps);
@@ -337,6 +370,7 @@ gst_vkml_infer_init (GstVkmlInfer * self)
   self->max_in_flight = DEFAULT_MAX_IN_FLIGHT;
   self->interval = DEFAULT_INFERENCE_INTERVAL;
   self->batch_size = DEFAULT_BATCH_SIZE;
+  self->batch_timeout_us = DEFAULT_BATCH_TIMEOUT;
   self->qos_earliest = GST_CLOCK_TIME_NONE;
   g_mutex_init (&self->plan_lock);
   gst_vkml_infer_swap_init (&self->swap);
@@ -362,8 +396,9 @@ gst_vkml_infer_finalize (GObject * object)
   gst_vkml_inflight_finalize (&self->inflight);
   g_mutex_clear (&self->plan_lock);
   gst_vkml_infer_swap_finalize (&self->swap);
-  vkml_context_destroy (&self->ctx);
+  gst_vkml_infer_release_context (self, FALSE);
   g_free (self->model_path);
+  g_free (self->instance_id);
   g_free (self->swap_path);
   g_free (self->device);
   g_free (self->model_id);
@@ -448,6 +483,13 @@ gst_vkml_infer_set_property (GObject * object, guint prop_id,
       g_free (self->input_tensors);
       self->input_tensors = g_value_dup_string (value);
       break;
+    case PROP_INSTANCE_ID:
+      g_free (self->instance_id);
+      self->instance_id = g_value_dup_string (value);
+      break;
+    case PROP_BATCH_TIMEOUT:
+      self->batch_timeout_us = g_value_get_uint64 (value);
+      break;
     default:
       if (!gst_vkml_infer_roi_set_property (&self->roi,
               prop_id - PROP_ROI_FIRST, value))
@@ -468,6 +510,17 @@ gst_vkml_infer_get_property (GObject * object, guint prop_id, GValue * value,
     g_value_set_uint (value,
         (guint) g_atomic_int_get (&self->plan.pool_buffers));
     g_mutex_unlock (&self->plan_lock);
+    return;
+  }
+  if (prop_id == PROP_INSTANCE_FRAMES_PER_RUN) {
+    vkml_batcher_stats stats = { 0 };
+
+    g_mutex_lock (&self->plan_lock);
+    if (self->plan.batcher)
+      vkml_batcher_get_stats (self->plan.batcher, &stats);
+    g_mutex_unlock (&self->plan_lock);
+    g_value_set_double (value, stats.batches ?
+        (gdouble) stats.items / (gdouble) stats.batches : 0.0);
     return;
   }
   GST_OBJECT_LOCK (self);
@@ -537,6 +590,12 @@ gst_vkml_infer_get_property (GObject * object, guint prop_id, GValue * value,
     case PROP_INPUT_TENSORS:
       g_value_set_string (value, self->input_tensors);
       break;
+    case PROP_INSTANCE_ID:
+      g_value_set_string (value, self->instance_id);
+      break;
+    case PROP_BATCH_TIMEOUT:
+      g_value_set_uint64 (value, self->batch_timeout_us);
+      break;
     default:
       if (!gst_vkml_infer_roi_get_property (&self->roi,
               prop_id - PROP_ROI_FIRST, value))
@@ -573,11 +632,29 @@ gst_vkml_infer_teardown (GstVkmlInfer * self)
   gst_vkml_infer_plan_clear (&self->probe);
   vkml_model_destroy (&self->model);
   g_mutex_unlock (&self->plan_lock);
+  gst_vkml_instance_release (g_steal_pointer (&self->instance));
   gst_vkml_infer_settings_clear (&self->set);
   gst_clear_caps (&self->refused_caps);
   if (self->ctx_lost)
-    vkml_context_destroy (&self->ctx);
+    gst_vkml_infer_release_context (self, TRUE);
   self->ctx_lost = FALSE;
+}
+
+/* Posts why the model at @path did not load (st is not VKML_OK); returns FALSE. */
+static gboolean
+gst_vkml_infer_load_failed (GstVkmlInfer * self, const gchar * path,
+    vkml_status st, const vkml_error * err)
+{
+  if (st == VKML_ERROR_IO) {
+    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
+        ("Could not read the model file \"%s\": %s", path, err->message),
+        ("Check the 'model' property."));
+  } else {
+    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
+        ("Could not load the model \"%s\" (%s): %s", path,
+            vkml_status_name (st), err->message), (NULL));
+  }
+  return FALSE;
 }
 
 static gboolean
@@ -587,17 +664,44 @@ gst_vkml_infer_load (GstVkmlInfer * self, const gchar * path,
   vkml_error err = { 0 };
   vkml_status st = vkml_model_load_file (path, model, &err);
 
-  if (st == VKML_ERROR_IO) {
-    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
-        ("Could not read the model file \"%s\": %s", path, err.message),
-        ("Check the 'model' property."));
-    return FALSE;
-  } else if (st != VKML_OK) {
-    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
-        ("Could not load the model \"%s\" (%s): %s", path,
-            vkml_status_name (st), err.message), (NULL));
+  return st == VKML_OK || gst_vkml_infer_load_failed (self, path, st, &err);
+}
+
+/* model-instance-id: joins the instance (made, its model loaded, if it is the first
+ * element), whose model becomes the element's (a reference); FALSE: error posted. */
+static gboolean
+gst_vkml_infer_join_instance (GstVkmlInfer * self, const gchar * id,
+    const gchar * path, vkml_model ** model)
+{
+  GstVkmlInstanceKey key = {.model_path = path,.set = &self->set };
+  vkml_error err = { 0 };
+  gchar *why = NULL;
+  guint generation;
+
+  if (self->set.roi_objects) {
+    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS, ("roi=objects runs the model "
+            "once per object on the element's own session: it cannot share "
+            "model instance \"%s\".", id), ("Unset model-instance-id."));
     return FALSE;
   }
+  GST_OBJECT_LOCK (self);
+  key.input_tensors = self->input_tensors;
+  self->instance = gst_vkml_instance_acquire (id, &key, self->shared_ctx, &err,
+      &why);
+  GST_OBJECT_UNLOCK (self);
+  if (!self->instance && why) {
+    GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS, ("Cannot join model instance "
+            "\"%s\": %s.", id, why), ("Elements sharing a model-instance-id "
+            "must ask for the same model, devices and batching."));
+    g_free (why);
+    return FALSE;
+  }
+  if (!self->instance)
+    return gst_vkml_infer_load_failed (self, path, err.status, &err);
+  self->set.instance = self->instance;
+  *model = gst_vkml_instance_take_model (self->instance, &generation);
+  GST_INFO_OBJECT (self, "joined model instance \"%s\" (%u element(s) on it)",
+      id, gst_vkml_instance_users (self->instance));
   return TRUE;
 }
 
@@ -666,7 +770,7 @@ gst_vkml_infer_start (GstBaseTransform * trans)
 {
   GstVkmlInfer *self = GST_VKML_INFER (trans);
   vkml_model *model = NULL;
-  gchar *path;
+  gchar *path, *instance_id;
   gboolean ok;
 
   GST_OBJECT_LOCK (self);
@@ -677,6 +781,8 @@ gst_vkml_infer_start (GstBaseTransform * trans)
   self->set.precision = (vkml_precision) self->precision;
   self->set.lanes = self->max_in_flight;
   self->set.batch_size = self->batch_size;
+  self->set.batch_timeout_us = self->batch_timeout_us;
+  instance_id = g_strdup (self->instance_id);
   self->qos_earliest = GST_CLOCK_TIME_NONE;
   GST_OBJECT_UNLOCK (self);
   self->frames_seen = 0;
@@ -691,10 +797,13 @@ gst_vkml_infer_start (GstBaseTransform * trans)
         && gst_vkml_infer_parse_devices (self, self->set.device,
         self->set.devices, &self->set.n_devices)
         && gst_vkml_infer_roi_start (self)
-        && gst_vkml_infer_load (self, path, &model)
+        && (instance_id && *instance_id
+        ? gst_vkml_infer_join_instance (self, instance_id, path, &model)
+        : gst_vkml_infer_load (self, path, &model))
         && gst_vkml_infer_read_inputs (self, model);
   }
   g_free (path);
+  g_free (instance_id);
   g_mutex_lock (&self->plan_lock);
   self->model = model;
   g_mutex_unlock (&self->plan_lock);

@@ -274,6 +274,8 @@ gst_vkml_infer_batch_latency (GstVkmlInfer * self)
 {
   const GstVideoInfo *v = &self->plan.vinfo;
 
+  if (self->plan.batcher)       /* a shared instance: at most its batch-timeout */
+    return self->set.batch_timeout_us * GST_USECOND;
   if (self->plan.batch < 2 || self->plan.tensor_mode || v->fps_n <= 0
       || v->fps_d <= 0)
     return 0;

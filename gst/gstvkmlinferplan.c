@@ -5,6 +5,7 @@
 #endif
 
 #include "gstvkmlinferplan.h"
+#include "gstvkmlshared.h"
 #include "gstvkmltensorcaps.h"
 
 #include <string.h>
@@ -15,6 +16,22 @@ gst_vkml_infer_settings_clear (GstVkmlInferSettings * set)
   g_clear_pointer (&set->device, g_free);
   set->n_devices = 0;
   gst_vkml_extra_inputs_clear (&set->extra);
+}
+
+/* What one frame's run takes and gives: the session's inputs and outputs, or with a
+ * shared instance the batcher's (one item of its batches: dim 0 is 1). */
+static const vkml_tensor_info *
+plan_input_info (const GstVkmlInferPlan * plan, gsize i)
+{
+  return plan->batcher ? vkml_batcher_input (plan->batcher, i)
+      : vkml_session_input (plan->session, i);
+}
+
+static const vkml_tensor_info *
+plan_output_info (const GstVkmlInferPlan * plan, gsize i)
+{
+  return plan->batcher ? vkml_batcher_output (plan->batcher, i)
+      : vkml_session_output (plan->session, i);
 }
 
 static GstBufferPool *
@@ -42,7 +59,7 @@ prepare_outputs (GstVkmlInferPlan * plan, gchar ** why)
   plan->out_pools = g_new0 (GstBufferPool *, n);
   plan->n_outputs = n;
   for (i = 0; i < n; i++) {
-    const vkml_tensor_info *info = vkml_session_output (plan->session, i);
+    const vkml_tensor_info *info = plan_output_info (plan, i);
     vkml_tensor *t = &plan->outputs[i];
     gsize count;
 
@@ -83,8 +100,17 @@ create_session (GstVkmlInferPlan * plan, vkml_context * ctx,
   };
   vkml_error err = { 0 };
 
-  if (vkml_session_create (ctx, model, &params, &plan->session, &err) ==
-      VKML_OK) {
+  if (set->instance) {
+    plan->shared = gst_vkml_instance_session (set->instance, &params, &err);
+    if (plan->shared) {
+      plan->session = gst_vkml_instance_session_get (plan->shared);
+      plan->batcher = gst_vkml_instance_session_batcher (plan->shared);
+      plan->generation = gst_vkml_instance_session_generation (plan->shared);
+      plan->lanes = MAX (set->lanes, 1);        /* this stream's frames in flight */
+      return TRUE;
+    }
+  } else if (vkml_session_create (ctx, model, &params, &plan->session,
+          &err) == VKML_OK) {
     plan->lanes = (guint) vkml_session_runs_in_flight (plan->session);
     return TRUE;
   }
@@ -184,6 +210,8 @@ plan_video (GstVkmlInferPlan * plan, vkml_context * ctx, vkml_model * model,
     *why = g_strdup ("the frame is too large");
     return FALSE;
   }
+  if (plan->batcher)
+    plan->batch = 1;            /* the instance's batcher gathers the frames */
   plan->input_size = (gsize) ((plan->pp.frame_bytes + 3) & ~(guint64) 3);
   if (plan->input_size > G_MAXUINT / plan->batch
       || !(plan->in_pool = make_pool (plan->input_size * plan->batch))) {
@@ -207,8 +235,12 @@ plan_tensors (GstVkmlInferPlan * plan, vkml_context * ctx, vkml_model * model,
     inputs[i] = vkml_model_input (model, i);
   plan->tensor_mode = TRUE;
   plan->batch = 1;
-  ok = gst_vkml_tensor_caps_to_shapes (caps, inputs, n, shapes, why)
-      && create_session (plan, ctx, model, set, shapes, NULL, why);
+  ok = gst_vkml_tensor_caps_to_shapes (caps, inputs, n, shapes, why);
+  /* a shared instance batches tensor buffers of one item too */
+  if (ok && set->instance && set->batch_size > 1 && shapes[0].rank > 0
+      && shapes[0].dims[0] == 1)
+    shapes[0].dims[0] = set->batch_size;
+  ok = ok && create_session (plan, ctx, model, set, shapes, NULL, why);
   g_free (inputs);
   g_free (shapes);
   return ok;
@@ -275,7 +307,10 @@ gst_vkml_infer_plan_clear (GstVkmlInferPlan * plan)
   g_free (plan->outputs);
   g_free (plan->shapes);
   g_free (plan->feeds);
-  vkml_session_destroy (&plan->session);
+  if (plan->shared)
+    gst_vkml_instance_session_release (plan->shared);
+  else
+    vkml_session_destroy (&plan->session);
   gst_clear_caps (&plan->caps);
   memset (plan, 0, sizeof (*plan));
 }
@@ -288,7 +323,7 @@ gst_vkml_infer_plan_output_caps (const GstVkmlInferPlan * plan, gchar ** why)
   GstCaps *caps;
 
   for (k = 0; k < n; k++)
-    infos[k] = *vkml_session_output (plan->session, k);
+    infos[k] = *plan_output_info (plan, k);
   caps = gst_vkml_tensor_caps_from_infos (infos, n, why);
   g_free (infos);
   return caps;
@@ -390,7 +425,7 @@ tensor_inputs (const GstVkmlInferPlan * plan, GstVkmlInflightFrame * frame,
   in = g_new0 (vkml_tensor, count + 1);
   frame->in_maps = g_new0 (GstMapInfo, count + 1);
   for (i = 0; i < count; i++) {
-    const vkml_tensor_info *info = vkml_session_input (plan->session, i);
+    const vkml_tensor_info *info = plan_input_info (plan, i);
 
     if (!gst_buffer_map_range (frame->buf, (guint) i, 1, &frame->in_maps[i],
             GST_MAP_READ)) {
@@ -454,7 +489,7 @@ gst_vkml_infer_plan_finish_frame (const GstVkmlInferPlan * plan,
   meta->has_geometry = frame->has_geometry;
   meta->geometry = frame->geometry;
   for (i = 0; i < frame->n_outputs && frame->out_bufs[i]; i++, n++) {
-    const vkml_tensor_info *info = vkml_session_output (plan->session, i);
+    const vkml_tensor_info *info = plan_output_info (plan, i);
 
     gst_buffer_unmap (frame->out_bufs[i], &frame->out_maps[i]);
     frame->outputs[i].data = NULL;

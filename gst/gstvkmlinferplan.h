@@ -18,6 +18,10 @@ G_BEGIN_DECLS
 /* Most frames per run ('batch-size'). */
 #define GST_VKML_MAX_BATCH 64
 
+/* A model instance elements share (gstvkmlshared.h) and one of its sessions. */
+typedef struct _GstVkmlInstance GstVkmlInstance;
+typedef struct _GstVkmlInstanceSession GstVkmlInstanceSession;
+
 /* The properties start() read: every plan until the next start uses them. */
 typedef struct
 {
@@ -31,6 +35,9 @@ typedef struct
   GstVkmlPreprocessSettings pre;
   gboolean roi_objects;         /* roi=objects: the box is a run-time input */
   guint batch_size;             /* batch-size: frames per run (video) */
+  guint64 batch_timeout_us;     /* batch-timeout: a shared instance's batcher */
+  GstVkmlInstance *instance;    /* model-instance-id: plans take the instance's
+                                 * sessions (not owned here); NULL: their own */
   GstVkmlExtraInputs extra;     /* input-tensors: the model's other inputs */
 } GstVkmlInferSettings;
 
@@ -38,7 +45,11 @@ typedef struct
 {
   GstCaps *caps;                /* the caps planned for; NULL: nothing planned */
   gboolean tensor_mode;         /* tensor caps: the buffer's memories are the inputs */
-  vkml_session *session;
+  vkml_session *session;        /* owned, or the instance session's */
+  GstVkmlInstanceSession *shared;       /* a reference, or NULL: the session is ours */
+  vkml_batcher *batcher;        /* the shared session's: each frame is one item of
+                                 * its batches (plan.batch is then 1) */
+  guint generation;             /* the instance's model the shared session runs */
   guint lanes;                  /* runs in flight: the session's (set.lanes, rounded up
                                  * to a multiple of a data-parallel session's GPUs) */
   /* video */

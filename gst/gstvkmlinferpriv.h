@@ -10,6 +10,7 @@
 #include "gstvkmlinflight.h"
 #include "gstvkmlinferroi.h"
 #include "gstvkmlinferswap.h"
+#include "gstvkmlshared.h"
 
 #include <gst/base/gstbasetransform.h>
 #include <vkml/vkml.h>
@@ -31,6 +32,8 @@ struct _GstVkmlInfer
   guint64 budget;
   gboolean data_parallel;
   gchar *model_id;              /* NULL: the element's name */
+  gchar *instance_id;           /* model-instance-id; NULL: a model of its own */
+  guint64 batch_timeout_us;
   gint precision;               /* a vkml_precision */
   guint max_in_flight;
   guint interval;
@@ -49,9 +52,14 @@ struct _GstVkmlInfer
   gchar *mean, *std, *input_size;       /* as set */
   GstVkmlInferRoi roi;          /* roi=objects (gstvkmlinferroi.c) */
 
-  /* from the first start() to finalize(), or to the stop() after a device loss */
+  /* from the first start() to finalize(), or to the stop() after a device loss: the
+   * process's shared context (gstvkmlshared.h), or one set on the element; ctx is
+   * shared_ctx's vkml_context. set_context may set shared_ctx (object lock) before. */
+  GstVkmlSharedContext *shared_ctx;
   vkml_context *ctx;
   gboolean ctx_lost;
+  /* from start() to stop() with model-instance-id: the instance (set.instance too) */
+  GstVkmlInstance *instance;
 
   /* from start() to stop(). The streaming thread plans (set_caps, a model swap) and
    * changes `model` and `plan` under plan_lock, once no frame is in flight; the src pad
@@ -86,8 +94,17 @@ GType gst_vkml_precision_get_type (void);
  * not parse. "default" (or NULL, or -2) leaves the set to libvkml's default. */
 gboolean gst_vkml_infer_parse_devices (GstVkmlInfer * self, const gchar * text,
     int *indices, size_t * n);
-/* self->ctx, with libvkml's log in the "vkml" category; FALSE: error posted. */
+/* self->ctx: one set on the element or answered by a peer (GstContext "vkml.context"),
+ * else the process's default (posted as HAVE_CONTEXT), with libvkml's log in the "vkml"
+ * category; FALSE: error posted. */
 gboolean gst_vkml_infer_create_context (GstVkmlInfer * self);
+/* Lets go of self->ctx (the device was lost: the next start opens the devices anew). */
+void gst_vkml_infer_release_context (GstVkmlInfer * self, gboolean lost);
+/* GST_QUERY_CONTEXT: answers with the element's context; FALSE when it has none or the
+ * query asks for another type. */
+gboolean gst_vkml_infer_answer_context (GstVkmlInfer * self, GstQuery * query);
+/* GstElement::set_context. */
+void gst_vkml_infer_set_context (GstElement * element, GstContext * context);
 /* The pre-processing properties, parsed; FALSE (error posted) when one does not
  * parse. */
 gboolean gst_vkml_infer_read_settings (GstVkmlInfer * self,

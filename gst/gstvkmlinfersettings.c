@@ -116,6 +116,35 @@ gst_vkml_infer_lib_log_level (void)
   return t >= GST_LEVEL_WARNING ? VKML_LOG_WARN : VKML_LOG_ERROR;
 }
 
+/* A context a peer element holds (downstream first, then upstream), or one the
+ * application sets while handling NEED_CONTEXT (gst_vkml_infer_set_context); NULL. */
+static GstVkmlSharedContext *
+gst_vkml_infer_find_context (GstVkmlInfer * self)
+{
+  GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
+  GstQuery *query = gst_query_new_context (GST_VKML_CONTEXT_TYPE);
+  GstPad *pads[2] = { trans->srcpad, trans->sinkpad };
+  GstVkmlSharedContext *sc = NULL;
+  GstContext *context = NULL;
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (pads) && !sc; i++)
+    if (gst_pad_peer_query (pads[i], query)) {
+      gst_query_parse_context (query, &context);
+      sc = gst_vkml_shared_context_from_gst (context);
+    }
+  gst_query_unref (query);
+  if (!sc)
+    gst_element_post_message (GST_ELEMENT (self),
+        gst_message_new_need_context (GST_OBJECT (self),
+            GST_VKML_CONTEXT_TYPE));
+  GST_OBJECT_LOCK (self);
+  if (!sc && self->shared_ctx)  /* set by the application meanwhile */
+    sc = gst_vkml_shared_context_ref (self->shared_ctx);
+  GST_OBJECT_UNLOCK (self);
+  return sc;
+}
+
 gboolean
 gst_vkml_infer_create_context (GstVkmlInfer * self)
 {
@@ -123,14 +152,82 @@ gst_vkml_infer_create_context (GstVkmlInfer * self)
     .log_level = gst_vkml_infer_lib_log_level (),
     .log_level_set = TRUE
   };
+  GstVkmlSharedContext *sc;
   vkml_error err = { 0 };
 
-  if (vkml_context_create (&params, &self->ctx, &err) != VKML_OK) {
-    GST_ELEMENT_ERROR (self, LIBRARY, INIT,
-        ("Could not initialise libvkml: %s", err.message), (NULL));
-    return FALSE;
+  GST_OBJECT_LOCK (self);
+  sc = self->shared_ctx ? gst_vkml_shared_context_ref (self->shared_ctx) : NULL;
+  GST_OBJECT_UNLOCK (self);
+  if (!sc && !(sc = gst_vkml_infer_find_context (self))) {
+    sc = gst_vkml_shared_context_default (&params, &err);
+    if (!sc) {
+      GST_ELEMENT_ERROR (self, LIBRARY, INIT,
+          ("Could not initialise libvkml: %s", err.message), (NULL));
+      return FALSE;
+    }
+    gst_element_post_message (GST_ELEMENT (self),
+        gst_message_new_have_context (GST_OBJECT (self),
+            gst_vkml_shared_context_to_gst (sc)));
   }
+  GST_OBJECT_LOCK (self);
+  if (self->shared_ctx)
+    gst_vkml_shared_context_unref (self->shared_ctx);
+  self->shared_ctx = sc;
+  self->ctx = gst_vkml_shared_context_get (sc);
+  GST_OBJECT_UNLOCK (self);
   return TRUE;
+}
+
+void
+gst_vkml_infer_release_context (GstVkmlInfer * self, gboolean lost)
+{
+  GstVkmlSharedContext *sc;
+
+  GST_OBJECT_LOCK (self);
+  sc = g_steal_pointer (&self->shared_ctx);
+  self->ctx = NULL;
+  GST_OBJECT_UNLOCK (self);
+  if (sc && lost)
+    gst_vkml_shared_context_mark_lost (sc);
+  if (sc)
+    gst_vkml_shared_context_unref (sc);
+}
+
+gboolean
+gst_vkml_infer_answer_context (GstVkmlInfer * self, GstQuery * query)
+{
+  const gchar *type = NULL;
+  GstContext *context = NULL;
+
+  if (!gst_query_parse_context_type (query, &type)
+      || g_strcmp0 (type, GST_VKML_CONTEXT_TYPE) != 0)
+    return FALSE;
+  GST_OBJECT_LOCK (self);
+  if (self->shared_ctx && !self->ctx_lost)
+    context = gst_vkml_shared_context_to_gst (self->shared_ctx);
+  GST_OBJECT_UNLOCK (self);
+  if (!context)
+    return FALSE;
+  gst_query_set_context (query, context);
+  gst_context_unref (context);
+  return TRUE;
+}
+
+void
+gst_vkml_infer_set_context (GstElement * element, GstContext * context)
+{
+  GstVkmlInfer *self = GST_VKML_INFER (element);
+  GstVkmlSharedContext *sc = gst_vkml_shared_context_from_gst (context);
+
+  GST_OBJECT_LOCK (self);
+  /* the first one holds: an element keeps its devices while it lives */
+  if (sc && !self->shared_ctx)
+    self->shared_ctx = g_steal_pointer (&sc);
+  GST_OBJECT_UNLOCK (self);
+  if (sc)
+    gst_vkml_shared_context_unref (sc);
+  GST_ELEMENT_CLASS (g_type_class_peek (GST_TYPE_BASE_TRANSFORM))->set_context
+      (element, context);
 }
 
 /* The pre-processing properties, parsed; FALSE (error posted) when one does not parse. */

@@ -124,9 +124,14 @@ gst_vkml_infer_submit_run (GstVkmlInfer * self, GstVkmlInflightFrame * frame)
     return GST_FLOW_ERROR;
   }
   frame->submit_us = g_get_monotonic_time ();
-  st = vkml_session_submit (self->plan.session, inputs, n, frame->outputs,
-      frame->n_outputs, gst_vkml_inflight_frame_completed, frame, &frame->run,
-      &err);
+  if (self->plan.batcher)       /* a shared instance: one item of its batches */
+    st = vkml_batcher_submit (self->plan.batcher, inputs, n, frame->outputs,
+        frame->n_outputs, gst_vkml_inflight_frame_completed, frame,
+        &frame->run, &err);
+  else
+    st = vkml_session_submit (self->plan.session, inputs, n, frame->outputs,
+        frame->n_outputs, gst_vkml_inflight_frame_completed, frame,
+        &frame->run, &err);
   g_free (inputs);              /* copied by the submit; the data stay the frame's */
   if (st != VKML_OK) {
     gst_vkml_infer_run_failed (self, &err);
@@ -376,6 +381,9 @@ gst_vkml_infer_query (GstBaseTransform * trans, GstPadDirection direction,
   GstClockTime min, max, our_min, our_max;
   gboolean live;
 
+  if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT
+      && gst_vkml_infer_answer_context (self, query))
+    return TRUE;
   if (!parent_class->query (trans, direction, query))
     return FALSE;
   if (direction != GST_PAD_SRC || GST_QUERY_TYPE (query) != GST_QUERY_LATENCY)

@@ -109,6 +109,22 @@ warn_refused (GstVkmlInfer * self, const gchar * path, const gchar * why)
           path, why), (NULL));
 }
 
+/* The worker's load: the element's own model, or with model-instance-id the
+ * instance's new model for all its elements (the others follow: follow_instance). */
+static vkml_status
+load_model (GstVkmlInfer * self, const gchar * path, vkml_model ** model,
+    vkml_error * err)
+{
+  guint generation;
+
+  if (!self->instance)
+    return vkml_model_load_file (path, model, err);
+  if (!gst_vkml_instance_swap (self->instance, path, err))
+    return err->status;
+  *model = gst_vkml_instance_take_model (self->instance, &generation);
+  return VKML_OK;
+}
+
 /* The worker: loads and plans a request (unless a newer one or a stop made it void),
  * or frees a retired session and model. */
 static void
@@ -129,7 +145,7 @@ swap_work (gpointer data, G_GNUC_UNUSED gpointer user)
     return;
   }
   GST_DEBUG_OBJECT (self, "loading model %s aside", job->path);
-  st = vkml_model_load_file (job->path, &model, &err);
+  st = load_model (self, job->path, &model, &err);
   if (st != VKML_OK)
     why = g_strdup_printf ("%s: %s", vkml_status_name (st), err.message);
   else if (job->caps)
@@ -222,6 +238,46 @@ swap_adopt (GstVkmlInfer * self, GstVkmlInferPlan * plan, vkml_model * model)
   gst_vkml_infer_log_plan (self);
 }
 
+/* Streaming thread, model-instance-id: another element swapped the instance's model;
+ * this one plans the new model for its caps (the first element to do so per input
+ * format plans it for all) and switches after its frames in flight. A model that
+ * cannot take this stream's caps leaves it on the old one, with a warning. */
+static GstFlowReturn
+follow_instance (GstVkmlInfer * self)
+{
+  GstVkmlInferPlan plan = { 0 };
+  GstCaps *out_caps = NULL;
+  vkml_model *model;
+  gchar *why = NULL, *ignored = NULL;
+  guint generation;
+  GstFlowReturn ret;
+
+  if (!self->plan.shared || !self->plan.caps
+      || gst_vkml_instance_generation (self->instance) == self->plan.generation)
+    return GST_FLOW_OK;
+  model = gst_vkml_instance_take_model (self->instance, &generation);
+  if (self->plan.tensor_mode)
+    out_caps = gst_vkml_infer_plan_output_caps (&self->plan, &ignored);
+  g_free (ignored);
+  if (!plan_for (self, model, self->plan.caps, out_caps, &plan, &why)) {
+    GST_ELEMENT_WARNING (self, RESOURCE, SETTINGS, ("The model of instance "
+            "\"%s\" was swapped, but the new model cannot take this stream: "
+            "%s; the stream stays on the old model.", self->instance_id, why),
+        (NULL));
+    self->plan.generation = generation;
+    ret = GST_FLOW_OK;
+  } else if ((ret = gst_vkml_inflight_drain (&self->inflight)) == GST_FLOW_OK) {
+    swap_adopt (self, &plan, g_steal_pointer (&model));
+    GST_INFO_OBJECT (self, "follows instance \"%s\" to its new model",
+        self->instance_id);
+  }
+  gst_clear_caps (&out_caps);
+  gst_vkml_infer_plan_clear (&plan);
+  vkml_model_destroy (&model);
+  g_free (why);
+  return ret;
+}
+
 GstFlowReturn
 gst_vkml_infer_swap_model (GstVkmlInfer * self)
 {
@@ -240,8 +296,10 @@ gst_vkml_infer_swap_model (GstVkmlInfer * self)
 
   g_mutex_lock (&swap->lock);
   if (!swap->ready) {
+    gboolean own_swap = swap->pending_path != NULL;
+
     g_mutex_unlock (&swap->lock);
-    return GST_FLOW_OK;
+    return own_swap ? GST_FLOW_OK : follow_instance (self);
   }
   take_ready_locked (swap, &path, &model, &plan);
   g_clear_pointer (&swap->pending_path, g_free);

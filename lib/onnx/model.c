@@ -279,6 +279,11 @@ void vkml_model_destroy(vkml_model **model)
     *model = NULL;
 }
 
+vkml_model *vkml_model_retain(vkml_model *model)
+{
+    return model_ref(model);
+}
+
 size_t vkml_model_input_count(const vkml_model *model)
 {
     return model ? model->n_inputs : 0;
