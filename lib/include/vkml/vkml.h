@@ -287,6 +287,9 @@ VKML_API vkml_status vkml_model_load_memory(const void *bytes, size_t size, cons
 /* Models are reference counted; sessions hold a reference, so a model may be destroyed
  * while its sessions live. Thread-safe. */
 VKML_API void vkml_model_destroy(vkml_model **model);
+/* Thread-safe. Takes one more reference to the model (each one is let go with
+ * vkml_model_destroy); returns the model. NULL passes through. */
+VKML_API vkml_model *vkml_model_retain(vkml_model *model);
 
 /* Thread-safe (a model is immutable after load). */
 VKML_API size_t vkml_model_input_count(const vkml_model *model);
