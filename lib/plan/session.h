@@ -77,6 +77,16 @@ void session_lanes_destroy(vkml_session *s);
 /* Waits until every run begun has been reported. */
 void session_drain(vkml_session *s);
 
+/* Runs of no session (vkml_batcher's items, plan/batcher.c), in session_run.c. A run the
+ * caller waits for with vkml_run_wait, or detached (frees itself once complete); NULL when
+ * out of memory. */
+struct vkml_run *session_run_new(vkml_run_callback callback, void *user, bool detached);
+/* Sets the run's status (and err, when not OK), calls its callback, then wakes its waiter
+ * or frees a detached run: the run must not be touched after. */
+void session_run_complete(struct vkml_run *run, vkml_status status, const vkml_error *err);
+/* Frees a run never handed to its caller (its callback is not called). */
+void session_run_discard(struct vkml_run *run);
+
 /* session.c */
 vkml_status session_plan_for(vkml_session *s, const vkml_tensor_info *shapes,
                              const vkml_tensor *values, vkml_error *err);

@@ -126,6 +126,41 @@ static void finish(vkml_run *run)
         run_free(run);
 }
 
+vkml_run *session_run_new(vkml_run_callback callback, void *user, bool detached)
+{
+    vkml_run *run = calloc(1, sizeof(*run));
+    if (!run)
+        return NULL;
+    if (pthread_mutex_init(&run->mu, NULL) != 0) {
+        free(run);
+        return NULL;
+    }
+    if (pthread_cond_init(&run->cv, NULL) != 0) {
+        pthread_mutex_destroy(&run->mu);
+        free(run);
+        return NULL;
+    }
+    run->callback = callback;
+    run->user = user;
+    run->detached = detached;
+    return run;
+}
+
+void session_run_complete(vkml_run *run, vkml_status status, const vkml_error *err)
+{
+    run->status = status;
+    if (status != VKML_OK && err)
+        run->err = *err;
+    if (run->callback)
+        run->callback(run->user, run->status, &run->err);
+    finish(run);
+}
+
+void session_run_discard(vkml_run *run)
+{
+    run_free(run);
+}
+
 typedef struct lane_start {
     vkml_session *s;
     session_lane *lane;
@@ -199,22 +234,19 @@ vkml_status vkml_session_submit(vkml_session *s, const vkml_tensor *inputs, size
         st = session_replan_for_values(s, inputs, err);
     if (st != VKML_OK)
         return st;
-    vkml_run *run = calloc(1, sizeof(*run));
+    vkml_run *run = session_run_new(callback, user, out == NULL);
     vkml_tensor *copy = calloc(n_inputs + 1, sizeof(vkml_tensor));
-    bool ok = run && copy && pthread_mutex_init(&run->mu, NULL) == 0;
-    if (ok && pthread_cond_init(&run->cv, NULL) != 0) {
-        pthread_mutex_destroy(&run->mu);
-        ok = false;
-    }
-    if (!ok) {
-        free(run);
+    if (!run || !copy) {
+        if (run)
+            session_run_discard(run);
         free(copy);
         return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory submitting a run");
     }
     if (n_inputs)
         memcpy(copy, inputs, n_inputs * sizeof(vkml_tensor));
-    *run = (vkml_run){.mu = run->mu, .cv = run->cv, .s = s, .inputs = copy, .outputs = outputs,
-                      .callback = callback, .user = user, .detached = out == NULL};
+    run->s = s;
+    run->inputs = copy;
+    run->outputs = outputs;
     run->lane = begin_run(s, &run->seq);
     st = session_copy_inputs(s, run->lane, inputs, err);
     if (st == VKML_OK)
