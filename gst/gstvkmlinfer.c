@@ -792,6 +792,8 @@ gst_vkml_infer_start (GstBaseTransform * trans)
         ("Set the 'model' property to an ONNX file."));
     ok = FALSE;
   } else {
+    GstObject *scope = gst_vkml_infer_lib_scope (GST_OBJECT (self));
+
     ok = gst_vkml_infer_read_settings (self, &self->set.pre)
         && (self->ctx || gst_vkml_infer_create_context (self))
         && gst_vkml_infer_parse_devices (self, self->set.device,
@@ -801,6 +803,7 @@ gst_vkml_infer_start (GstBaseTransform * trans)
         ? gst_vkml_infer_join_instance (self, instance_id, path, &model)
         : gst_vkml_infer_load (self, path, &model))
         && gst_vkml_infer_read_inputs (self, model);
+    gst_vkml_infer_lib_scope (scope);
   }
   g_free (path);
   g_free (instance_id);
@@ -931,7 +934,8 @@ gst_vkml_infer_set_caps (GstBaseTransform * trans, GstCaps * incaps,
 {
   GstVkmlInfer *self = GST_VKML_INFER (trans);
   GstVkmlInferPlan plan = { 0 };
-  gboolean fits, probed;
+  gboolean fits, probed, planned;
+  GstObject *scope;
   gchar *why = NULL;
 
   if (!self->model)
@@ -950,8 +954,11 @@ gst_vkml_infer_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   g_mutex_unlock (&self->plan_lock);
   if (fits)
     return TRUE;
-  if (!probed && !gst_vkml_infer_plan_make (&plan, self->ctx, self->model,
-          &self->set, incaps, &why)) {
+  scope = gst_vkml_infer_lib_scope (GST_OBJECT (self));
+  planned = probed || gst_vkml_infer_plan_make (&plan, self->ctx, self->model,
+      &self->set, incaps, &why);
+  gst_vkml_infer_lib_scope (scope);
+  if (!planned) {
     gst_vkml_infer_adopt (self, &plan, NULL);   /* none */
     gst_vkml_infer_refuse_caps (self, incaps, why);
     g_free (why);

@@ -94,6 +94,9 @@ GType gst_vkml_precision_get_type (void);
  * not parse. "default" (or NULL, or -2) leaves the set to libvkml's default. */
 gboolean gst_vkml_infer_parse_devices (GstVkmlInfer * self, const gchar * text,
     int *indices, size_t * n);
+/* Names @object (NULL: none) as the element libvkml's log lines on this thread concern
+ * (they go to its debug log); returns the one named before, to restore. */
+GstObject *gst_vkml_infer_lib_scope (GstObject * object);
 /* self->ctx: one set on the element or answered by a peer (GstContext "vkml.context"),
  * else the process's default (posted as HAVE_CONTEXT), with libvkml's log in the "vkml"
  * category; FALSE: error posted. */

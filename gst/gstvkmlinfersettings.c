@@ -87,7 +87,22 @@ gst_vkml_infer_parse_devices (GstVkmlInfer * self, const gchar * text,
   return TRUE;
 }
 
-/* libvkml's messages into the "vkml" debug category. */
+/* The element whose call into libvkml runs on this thread (gst_vkml_infer_lib_scope):
+ * libvkml's messages from there name it. */
+static GPrivate lib_scope;
+
+GstObject *
+gst_vkml_infer_lib_scope (GstObject * object)
+{
+  GstObject *previous = g_private_get (&lib_scope);
+
+  g_private_set (&lib_scope, object);
+  return previous;
+}
+
+/* libvkml's messages into the "vkml" debug category, on the element (or, for a shared
+ * instance's work, the element) whose call made them; a message from a libvkml thread
+ * (a run in flight) names none. */
 static void
 gst_vkml_infer_lib_log (G_GNUC_UNUSED void *user, vkml_log_level level,
     const char *message)
@@ -100,7 +115,8 @@ gst_vkml_infer_lib_log (G_GNUC_UNUSED void *user, vkml_log_level level,
   };
 
   if ((guint) level < G_N_ELEMENTS (levels))
-    GST_CAT_LEVEL_LOG (gst_vkml_lib_debug, levels[level], NULL, "%s", message);
+    GST_CAT_LEVEL_LOG (gst_vkml_lib_debug, levels[level],
+        g_private_get (&lib_scope), "%s", message);
 }
 
 /* The library's log level from the "vkml" category's threshold (VKML_LOG still wins). */

@@ -106,6 +106,7 @@ gst_vkml_infer_submit_run (GstVkmlInfer * self, GstVkmlInflightFrame * frame)
 {
   vkml_error err = { 0 };
   vkml_tensor *inputs;
+  GstObject *scope;
   gchar *why = NULL;
   vkml_status st;
   gsize n = 0;
@@ -124,6 +125,7 @@ gst_vkml_infer_submit_run (GstVkmlInfer * self, GstVkmlInflightFrame * frame)
     return GST_FLOW_ERROR;
   }
   frame->submit_us = g_get_monotonic_time ();
+  scope = gst_vkml_infer_lib_scope (GST_OBJECT (self));
   if (self->plan.batcher)       /* a shared instance: one item of its batches */
     st = vkml_batcher_submit (self->plan.batcher, inputs, n, frame->outputs,
         frame->n_outputs, gst_vkml_inflight_frame_completed, frame,
@@ -132,6 +134,7 @@ gst_vkml_infer_submit_run (GstVkmlInfer * self, GstVkmlInflightFrame * frame)
     st = vkml_session_submit (self->plan.session, inputs, n, frame->outputs,
         frame->n_outputs, gst_vkml_inflight_frame_completed, frame,
         &frame->run, &err);
+  gst_vkml_infer_lib_scope (scope);
   g_free (inputs);              /* copied by the submit; the data stay the frame's */
   if (st != VKML_OK) {
     gst_vkml_infer_run_failed (self, &err);

@@ -88,7 +88,12 @@ plan_for (GstVkmlInfer * self, vkml_model * model, GstCaps * caps,
   gchar *ignored = NULL;
   gboolean same;
 
-  if (!gst_vkml_infer_plan_make (plan, self->ctx, model, &self->set, caps, why))
+  GstObject *scope = gst_vkml_infer_lib_scope (GST_OBJECT (self));
+  gboolean planned = gst_vkml_infer_plan_make (plan, self->ctx, model,
+      &self->set, caps, why);
+
+  gst_vkml_infer_lib_scope (scope);
+  if (!planned)
     return FALSE;
   if (!plan->tensor_mode)
     return TRUE;
@@ -145,7 +150,9 @@ swap_work (gpointer data, G_GNUC_UNUSED gpointer user)
     return;
   }
   GST_DEBUG_OBJECT (self, "loading model %s aside", job->path);
+  gst_vkml_infer_lib_scope (GST_OBJECT (self));
   st = load_model (self, job->path, &model, &err);
+  gst_vkml_infer_lib_scope (NULL);
   if (st != VKML_OK)
     why = g_strdup_printf ("%s: %s", vkml_status_name (st), err.message);
   else if (job->caps)

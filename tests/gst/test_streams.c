@@ -14,7 +14,8 @@
  * - an instance conflict (precision, batch-size) refused naming the difference;
  * - four elements open one device context: the process's VkDevices do not grow with
  *   the elements (vkml_debug_vk_counts);
- * - a model swap on one element of an instance moves every element to the new model. */
+ * - a model swap on one element of an instance moves every element to the new model;
+ * - libvkml's log lines from an element's calls go to that element's debug log. */
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
 #include <gst/video/video.h>
@@ -440,6 +441,45 @@ GST_START_TEST (test_instance_model_swap)
 
 GST_END_TEST;
 
+/* libvkml's log lines from an element's calls (the model's load) name the element. */
+static void
+record_lib_log (GstDebugCategory * category, G_GNUC_UNUSED GstDebugLevel level,
+    G_GNUC_UNUSED const gchar * file, G_GNUC_UNUSED const gchar * function,
+    G_GNUC_UNUSED gint line, GObject * object,
+    G_GNUC_UNUSED GstDebugMessage * message, gpointer user)
+{
+  gint *named = user;
+
+  if (g_strcmp0 (gst_debug_category_get_name (category), "vkml") == 0
+      && GST_IS_OBJECT (object)
+      && g_strcmp0 (GST_OBJECT_NAME (object), "cam7") == 0)
+    g_atomic_int_inc (named);
+}
+
+GST_START_TEST (test_library_log_names_element)
+{
+  gint named = 0;
+  gchar *path = model_path ("id-batch.onnx");
+  gchar *launch = g_strdup_printf ("vkmlinfer name=cam7 model=\"%s\" device=0 "
+      "model-instance-id=logged", path);
+  GstHarness *h;
+
+  gst_debug_set_threshold_for_name ("vkml", GST_LEVEL_DEBUG);
+  gst_debug_add_log_function (record_lib_log, &named, NULL);
+  h = gst_harness_new_parse (launch);
+  gst_harness_set_src_caps_str (h, RGB_CAPS);
+  fail_unless_equals_int (gst_harness_push (h, frame_for (RGB_CAPS, 0, 0)),
+      GST_FLOW_OK);
+  g_free (pull_out (h, 0));
+  gst_harness_teardown (h);
+  gst_debug_remove_log_function (record_lib_log);
+  fail_unless (g_atomic_int_get (&named) > 0, "no libvkml line named cam7");
+  g_free (launch);
+  g_free (path);
+}
+
+GST_END_TEST;
+
 static Suite *
 streams_suite (void)
 {
@@ -474,6 +514,7 @@ streams_suite (void)
   tcase_add_test (tc, test_instance_conflict_refused);
   tcase_add_test (tc, test_one_device_context);
   tcase_add_test (tc, test_instance_model_swap);
+  tcase_add_test (tc, test_library_log_names_element);
   return s;
 }
 
