@@ -150,6 +150,13 @@ static vkml_status batcher_sync_init(vkml_batcher *b, vkml_error *err)
               : vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "no mutex or condition for the batcher");
 }
 
+static void batcher_sync_destroy(vkml_batcher *b)
+{
+    pthread_cond_destroy(&b->room);
+    pthread_cond_destroy(&b->work);
+    pthread_mutex_destroy(&b->mu);
+}
+
 static void batcher_batch_free(batcher_batch *batch, size_t n_inputs, size_t n_outputs)
 {
     for (size_t i = 0; batch->inputs && i < n_inputs; i++)
@@ -208,9 +215,7 @@ vkml_status vkml_batcher_create(vkml_session *session, const vkml_batcher_params
         return st;
     }
     if (pthread_create(&b->thread, NULL, batcher_main, b) != 0) {
-        pthread_cond_destroy(&b->room);
-        pthread_cond_destroy(&b->work);
-        pthread_mutex_destroy(&b->mu);
+        batcher_sync_destroy(b);
         batcher_free(b);
         return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "could not start the batcher's thread");
     }
@@ -233,9 +238,7 @@ void vkml_batcher_destroy(vkml_batcher **bp)
     while (b->in_flight > 0)
         pthread_cond_wait(&b->room, &b->mu);
     pthread_mutex_unlock(&b->mu);
-    pthread_cond_destroy(&b->room);
-    pthread_cond_destroy(&b->work);
-    pthread_mutex_destroy(&b->mu);
+    batcher_sync_destroy(b);
     batcher_free(b);
     *bp = NULL;
 }
