@@ -15,7 +15,7 @@
 
 struct _GstVkmlSharedContext
 {
-  gint refs;                    /* atomic */
+  guint refs;                   /* under shared_lock */
   vkml_context *ctx;
 };
 
@@ -46,24 +46,44 @@ struct _GstVkmlInstance
 };
 
 static GMutex shared_lock;
-static GstVkmlSharedContext *default_ctx;       /* a reference, or NULL */
+static GstVkmlSharedContext *default_ctx;       /* not a reference: cleared when its
+                                                 * last holder lets go; or NULL */
 static GHashTable *instances;   /* id -> GstVkmlInstance */
-static guint contexts_created;
 
 G_DEFINE_BOXED_TYPE (GstVkmlSharedContext, gst_vkml_shared_context,
     gst_vkml_shared_context_ref, gst_vkml_shared_context_unref);
 
-GstVkmlSharedContext *
-gst_vkml_shared_context_ref (GstVkmlSharedContext * sc)
+static GstVkmlSharedContext *
+ref_locked (GstVkmlSharedContext * sc)
 {
-  g_atomic_int_inc (&sc->refs);
+  sc->refs++;
   return sc;
 }
 
+GstVkmlSharedContext *
+gst_vkml_shared_context_ref (GstVkmlSharedContext * sc)
+{
+  g_mutex_lock (&shared_lock);
+  ref_locked (sc);
+  g_mutex_unlock (&shared_lock);
+  return sc;
+}
+
+/* The last reference frees the context (and empties the default slot it may be in):
+ * under the lock, so that gst_vkml_shared_context_default never takes a dying one. */
 void
 gst_vkml_shared_context_unref (GstVkmlSharedContext * sc)
 {
-  if (!sc || !g_atomic_int_dec_and_test (&sc->refs))
+  gboolean last;
+
+  if (!sc)
+    return;
+  g_mutex_lock (&shared_lock);
+  last = --sc->refs == 0;
+  if (last && default_ctx == sc)
+    default_ctx = NULL;
+  g_mutex_unlock (&shared_lock);
+  if (!last)
     return;
   vkml_context_destroy (&sc->ctx);
   g_free (sc);
@@ -85,12 +105,10 @@ gst_vkml_shared_context_default (const vkml_context_params * params,
   g_mutex_lock (&shared_lock);
   if (!default_ctx && vkml_context_create (params, &ctx, err) == VKML_OK) {
     default_ctx = g_new0 (GstVkmlSharedContext, 1);
-    default_ctx->refs = 1;
     default_ctx->ctx = ctx;
-    contexts_created++;
   }
   if (default_ctx)
-    sc = gst_vkml_shared_context_ref (default_ctx);
+    sc = ref_locked (default_ctx);
   g_mutex_unlock (&shared_lock);
   return sc;
 }
@@ -98,24 +116,10 @@ gst_vkml_shared_context_default (const vkml_context_params * params,
 void
 gst_vkml_shared_context_mark_lost (GstVkmlSharedContext * sc)
 {
-  GstVkmlSharedContext *dropped = NULL;
-
   g_mutex_lock (&shared_lock);
   if (default_ctx == sc)
-    dropped = g_steal_pointer (&default_ctx);
+    default_ctx = NULL;
   g_mutex_unlock (&shared_lock);
-  gst_vkml_shared_context_unref (dropped);
-}
-
-guint
-gst_vkml_shared_context_created (void)
-{
-  guint n;
-
-  g_mutex_lock (&shared_lock);
-  n = contexts_created;
-  g_mutex_unlock (&shared_lock);
-  return n;
 }
 
 GstContext *
@@ -204,7 +208,7 @@ instance_new (const gchar * id, const GstVkmlInstanceKey * key,
   GstVkmlInstance *inst = g_new0 (GstVkmlInstance, 1);
 
   inst->id = g_strdup (id);
-  inst->ctx = gst_vkml_shared_context_ref (ctx);
+  inst->ctx = ref_locked (ctx);
   inst->model = model;
   inst->model_path = g_strdup (key->model_path);
   inst->set = *key->set;

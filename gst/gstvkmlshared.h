@@ -1,7 +1,7 @@
 /* What the vkmlinfer elements of one process share (docs/element.md, "Many streams").
  *
  * The device context: one vkml_context per process by default (created at first use,
- * freed with its last element), handed between the elements of a pipeline as a
+ * freed with its last holder: elements, GstContexts, instances), handed between the elements of a pipeline as a
  * GstContext of type "vkml.context" (NEED_CONTEXT / HAVE_CONTEXT), so that N elements
  * open each device once. An application may set its own with gst_element_set_context.
  *
@@ -42,8 +42,6 @@ void gst_vkml_shared_context_mark_lost (GstVkmlSharedContext * sc);
 /* A new GstContext holding @sc; the context held by @context (a reference), or NULL. */
 GstContext *gst_vkml_shared_context_to_gst (GstVkmlSharedContext * sc);
 GstVkmlSharedContext *gst_vkml_shared_context_from_gst (GstContext * context);
-/* Contexts created so far in this process (for tests: N elements, one context). */
-guint gst_vkml_shared_context_created (void);
 
 /* What defines an instance: a later element must ask for the same. */
 typedef struct

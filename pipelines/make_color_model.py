@@ -46,9 +46,9 @@ def classifier_weights(temperature):
     return w, b
 
 
-def mean_colour_nchw(size):
-    """image [1,3,S,S] -> mean [1,3]."""
-    inp = helper.make_tensor_value_info("image", TensorProto.FLOAT, [1, 3, size, size])
+def mean_colour_nchw(size, batch=1):
+    """image [B,3,S,S] -> mean [B,3]."""
+    inp = helper.make_tensor_value_info("image", TensorProto.FLOAT, [batch, 3, size, size])
     nodes = [
         helper.make_node("GlobalAveragePool", ["image"], ["pooled"], name="mean_colour"),
         helper.make_node("Flatten", ["pooled"], ["mean"], name="flatten", axis=1),
@@ -71,21 +71,24 @@ def mean_colour_nhwc(size):
     return inp, nodes, consts
 
 
-def build_model(size, temperature, layout, vector_input):
+def build_model(size, temperature, layout, vector_input, batch=1):
     k = len(PROTOTYPES)
     w, b = classifier_weights(temperature)
     if vector_input:
         inp, nodes, consts = helper.make_tensor_value_info("rgb", TensorProto.FLOAT, [1, 3]), [], []
         mean = "rgb"
     else:
-        inp, nodes, consts = (mean_colour_nhwc if layout == "nhwc" else mean_colour_nchw)(size)
+        if layout == "nhwc":
+            inp, nodes, consts = mean_colour_nhwc(size)
+        else:
+            inp, nodes, consts = mean_colour_nchw(size, batch)
         mean = "mean"
     nodes += [
         helper.make_node("MatMul", [mean, "W"], ["scaled_dot"], name="dot_prototypes"),
         helper.make_node("Add", ["scaled_dot", "b"], ["logits"], name="add_bias"),
         helper.make_node("Softmax", ["logits"], ["probabilities"], name="softmax", axis=-1),
     ]
-    out = helper.make_tensor_value_info("probabilities", TensorProto.FLOAT, [1, k])
+    out = helper.make_tensor_value_info("probabilities", TensorProto.FLOAT, [batch, k])
     graph = helper.make_graph(
         nodes, "vkml_colour_classifier", [inp], [out],
         initializer=consts + [numpy_helper.from_array(w, "W"), numpy_helper.from_array(b, "b")])
@@ -106,9 +109,13 @@ def main():
                     help="input layout of the image")
     ap.add_argument("--vector-input", action="store_true",
                     help="take the mean colour [1,3] instead of an image")
+    ap.add_argument("--batch", default="1",
+                    help="batch dimension (nchw): a number, or a name for a symbolic one")
     args = ap.parse_args()
+    batch = int(args.batch) if args.batch.isdigit() else args.batch
 
-    onnx.save(build_model(args.size, args.temperature, args.layout, args.vector_input), args.output)
+    onnx.save(build_model(args.size, args.temperature, args.layout, args.vector_input, batch),
+              args.output)
     if args.labels:
         with open(args.labels, "w") as f:
             f.write("".join(name + "\n" for name, _ in PROTOTYPES))
