@@ -15,7 +15,8 @@
  * - four elements open one device context: the process's VkDevices do not grow with
  *   the elements (vkml_debug_vk_counts);
  * - a model swap on one element of an instance moves every element to the new model;
- * - libvkml's log lines from an element's calls go to that element's debug log. */
+ * - libvkml's log lines from an element's calls go to that element's debug log;
+ * - 600 streams joining and leaving a running instance (two formats): RSS flat. */
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
 #include <gst/video/video.h>
@@ -25,6 +26,20 @@
 #include "testutil.h"
 
 #include <string.h>
+#include <unistd.h>
+
+/* AddressSanitizer's quarantine holds freed memory on purpose: RSS is then reported, not
+ * bounded (LeakSanitizer checks for leaks). */
+#if defined(__SANITIZE_ADDRESS__)
+#define RSS_BOUND_ENFORCED 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define RSS_BOUND_ENFORCED 0
+#endif
+#endif
+#ifndef RSS_BOUND_ENFORCED
+#define RSS_BOUND_ENFORCED 1
+#endif
 
 #define FRAME_NS (GST_SECOND / 30)
 #define RGB_CAPS "video/x-raw,format=RGB,width=13,height=9,framerate=30/1"
@@ -480,6 +495,59 @@ GST_START_TEST (test_library_log_names_element)
 
 GST_END_TEST;
 
+static gsize
+rss_bytes (void)
+{
+  FILE *f = fopen ("/proc/self/statm", "r");
+  unsigned long size = 0, resident = 0;
+
+  fail_unless (f != NULL);
+  fail_unless (fscanf (f, "%lu %lu", &size, &resident) == 2);
+  fclose (f);
+  return (gsize) resident * (gsize) sysconf (_SC_PAGESIZE);
+}
+
+/* Streams joining and leaving a running instance for many cycles (one stream stays):
+ * RSS flat after a warm-up, the instance's frames right throughout. */
+GST_START_TEST (test_join_leave_soak)
+{
+  const gchar *props = "model-instance-id=soak batch-size=2";
+  const guint cycles = 600, warmup = 300;
+  GstHarness *stay = harness (props, RGB_CAPS);
+  gfloat **want = reference_outputs (RGB_CAPS, 3, 1);
+  gsize rss_warm = 0, rss_end;
+  guint cycle;
+
+  for (cycle = 0; cycle < cycles; cycle++) {
+    GstHarness *guest = harness (props, cycle % 2 ? RGB_CAPS :
+        "video/x-raw,format=NV12,width=16,height=10,framerate=30/1");
+    gfloat *got;
+
+    fail_unless_equals_int (gst_harness_push (stay, frame_for (RGB_CAPS, 3000,
+                0)), GST_FLOW_OK);
+    fail_unless_equals_int (gst_harness_push (guest, frame_for (cycle % 2 ?
+                RGB_CAPS : "video/x-raw,format=NV12,width=16,height=10,"
+                "framerate=30/1", cycle, 0)), GST_FLOW_OK);
+    got = pull_out (stay, 0);
+    fail_unless (memcmp (got, want[0], OUT_COUNT * 4) == 0, "cycle %u", cycle);
+    g_free (got);
+    g_free (pull_out (guest, 0));
+    gst_harness_teardown (guest);
+    if (cycle + 1 == warmup)
+      rss_warm = rss_bytes ();
+  }
+  rss_end = rss_bytes ();
+  g_print ("join/leave: RSS after %u cycles %zu KiB, after %u %zu KiB\n", warmup,
+      rss_warm / 1024, cycles, rss_end / 1024);
+  /* a leak of 1 KiB a cycle would pass this bound over the 300 cycles after warm-up */
+  fail_unless (!RSS_BOUND_ENFORCED || rss_end <= rss_warm + 256 * 1024,
+      "RSS grew from %zu to %zu KiB", rss_warm / 1024, rss_end / 1024);
+  free_outs (want, 1);
+  gst_harness_teardown (stay);
+}
+
+GST_END_TEST;
+
 static Suite *
 streams_suite (void)
 {
@@ -515,6 +583,7 @@ streams_suite (void)
   tcase_add_test (tc, test_one_device_context);
   tcase_add_test (tc, test_instance_model_swap);
   tcase_add_test (tc, test_library_log_names_element);
+  tcase_add_test (tc, test_join_leave_soak);
   return s;
 }
 

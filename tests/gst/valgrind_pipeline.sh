@@ -4,10 +4,13 @@
 # fakesink in gst-launch-1.0 under valgrind; any definitely lost block fails the test.
 # (Valgrind's other reports are not counted: glibc's loader shows false "invalid reads"
 # on the build folder's RPATH here.)
+# With VKML_VALGRIND_STREAMS=N: N branches of frames/N frames each, every vkmlinfer on one
+# model instance (model-instance-id, batch-size 4: frames batched across streams).
 # $1: the build folder. Missing valgrind: skip, or a failure when CI=true.
 set -eu
 build=$(cd "$1" && pwd)
 frames=${VKML_VALGRIND_FRAMES:-1000}
+streams=${VKML_VALGRIND_STREAMS:-0}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 if ! command -v valgrind > /dev/null; then
@@ -18,13 +21,22 @@ fi
 export GST_PLUGIN_PATH="$build/gst" GST_REGISTRY="$tmp/registry.bin"
 # The registry is built outside valgrind (its scanner is another process).
 gst-inspect-1.0 vkmlinfer > /dev/null
+pipeline="videotestsrc num-buffers=$frames ! video/x-raw,format=RGB,width=64,height=64
+    ! vkmlinfer model=$build/pipelines/color.onnx max-in-flight=4 inference-interval=2
+    ! fakesink"
+if [ "$streams" -gt 0 ]; then
+    pipeline=""
+    for k in $(seq 1 "$streams"); do
+        pipeline="$pipeline videotestsrc num-buffers=$((frames / streams))
+            ! video/x-raw,format=NV12,width=64,height=48
+            ! vkmlinfer model=$build/pipelines/color-batch.onnx model-instance-id=v
+              batch-size=4 ! fakesink"
+    done
+fi
 status=0
+# shellcheck disable=SC2086
 valgrind --leak-check=full --show-leak-kinds=definite --num-callers=30 \
-    --log-file="$tmp/valgrind.log" \
-    gst-launch-1.0 -q videotestsrc num-buffers="$frames" \
-    ! video/x-raw,format=RGB,width=64,height=64 \
-    ! vkmlinfer model="$build/pipelines/color.onnx" max-in-flight=4 inference-interval=2 \
-    ! fakesink || status=$?
+    --log-file="$tmp/valgrind.log" gst-launch-1.0 -q $pipeline || status=$?
 if [ "$status" != 0 ]; then
     cat "$tmp/valgrind.log"
     echo "FAIL: gst-launch-1.0 under valgrind exited $status"
@@ -36,4 +48,4 @@ if ! grep -Eq "definitely lost: 0 bytes in 0 blocks" "$tmp/valgrind.log"; then
     echo "FAIL: definitely lost blocks (above)"
     exit 1
 fi
-echo "OK: $frames frames, no definite leak"
+echo "OK: $frames frames (streams: $streams), no definite leak"
