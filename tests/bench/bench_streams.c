@@ -7,11 +7,12 @@
  *
  * SRC is `videotestsrc pattern=solid-color is-live=false ! video/x-raw,format=NV12,...`
  * or, with --file, `filesrc ! decodebin` (the real decode case; the run ends with the
- * file). After a warm-up (from the first frame out) it measures for --seconds and prints
- * one line: frames/s over all streams, p50/p99 latency from a frame's arrival at
- * vkmlinfer's sink pad to its leaving the src pad with the tensor meta, host RSS, GPU
- * memory used (nvidia-smi, the rise since before the pipeline started, summed over the
- * GPUs), and the instance's mean frames per run. An ERROR on the bus: exit 1.
+ * file). After a warm-up (from when every stream has had a frame out) it measures for
+ * --seconds and prints one line: frames/s over all streams, p50/p99 latency from a
+ * frame's arrival at vkmlinfer's sink pad to its leaving the src pad with the tensor
+ * meta, host RSS, GPU memory used (nvidia-smi, the rise since before the pipeline
+ * started, summed over the GPUs), and the instance's mean frames per run (over the whole
+ * run, the warm-up included). An ERROR on the bus: exit 1.
  * tests/bench/bench_streams.sh runs it over N and models and adds the ceiling.
  *
  * The elements are the ones linked in (registered statically), not a plugin found on
@@ -20,7 +21,6 @@
  * Threads: the sink-pad probe runs in each source's streaming thread, the src-pad probe
  * in vkmlinfer's src task, the fakesink probe in that task too; the main loop reads the
  * counters. Each stream's ring and latency samples are under its own mutex. */
-#include <glib/gstdio.h>
 #include <gst/gst.h>
 #include <gst/video/video.h>
 #include <math.h>
@@ -37,7 +37,7 @@
 #define RING_SIZE 1024
 /* Milliseconds between the main loop's looks at the counters. */
 #define TICK_MS 10
-/* Seconds the first frame may take to come out (planning a large model on a slow
+/* Seconds the streams' first frames may take to come out (planning a large model on a slow
  * device) before the run is given up. */
 #define FIRST_FRAME_LIMIT_S 600
 
@@ -69,6 +69,9 @@ typedef struct
   gint64 t_in[RING_SIZE];
   guint head, count;
   GArray *latency_ms;           /* gdouble, samples of the window */
+  struct Bench *bench;
+  /* 1 once a frame of this stream reached its fakesink; relaxed: only counted */
+  atomic_int out;
 } Stream;
 
 typedef enum
@@ -79,7 +82,7 @@ typedef enum
   PHASE_DONE
 } Phase;
 
-typedef struct
+typedef struct Bench
 {
   Options opt;
   GstElement *pipeline;
@@ -89,6 +92,8 @@ typedef struct
   /* frames out of vkmlinfer at every fakesink; relaxed: a plain counter, read by the
    * main loop as a count at one moment, nothing else is ordered by it */
   atomic_uint_fast64_t frames;
+  /* streams that have had a frame out (the warm-up starts when all have); relaxed */
+  atomic_int streams_out;
   /* 1 while in the window: the src probes keep latency samples; relaxed: a sample just
    * before or after the switch is as good as any, and the samples are read only after
    * the pipeline is stopped (its threads joined) */
@@ -241,9 +246,12 @@ infer_probe (G_GNUC_UNUSED GstPad * pad, GstPadProbeInfo * info, gpointer user)
 static GstPadProbeReturn
 count_probe (G_GNUC_UNUSED GstPad * pad, GstPadProbeInfo * info, gpointer user)
 {
-  Bench *b = user;
+  Stream *s = user;
+  Bench *b = s->bench;
   guint64 n = 1;
 
+  if (!atomic_exchange_explicit (&s->out, 1, memory_order_relaxed))
+    atomic_fetch_add_explicit (&b->streams_out, 1, memory_order_relaxed);
   if (info->type & GST_PAD_PROBE_TYPE_BUFFER_LIST)
     n = gst_buffer_list_length (GST_PAD_PROBE_INFO_BUFFER_LIST (info));
   atomic_fetch_add_explicit (&b->frames, n, memory_order_relaxed);
@@ -318,6 +326,7 @@ build_pipeline (Bench * b)
     ProbeData *in = g_new0 (ProbeData, 1), *out = g_new0 (ProbeData, 1);
 
     g_mutex_init (&s->lock);
+    s->bench = b;
     s->latency_ms = g_array_new (FALSE, FALSE, sizeof (gdouble));
     g_snprintf (name, sizeof name, "infer%d", i);
     e = gst_bin_get_by_name (GST_BIN (b->pipeline), name);
@@ -332,7 +341,7 @@ build_pipeline (Bench * b)
       gst_object_unref (e);
     g_snprintf (name, sizeof name, "sink%d", i);
     e = gst_bin_get_by_name (GST_BIN (b->pipeline), name);
-    add_probe (e, "sink", count_probe, b, NULL);
+    add_probe (e, "sink", count_probe, s, NULL);
     gst_object_unref (e);
     if (b->opt.file) {
       g_snprintf (name, sizeof name, "src%d", i);
@@ -370,13 +379,15 @@ tick (gpointer user)
   guint64 n = atomic_load_explicit (&b->frames, memory_order_relaxed);
 
   switch (b->phase) {
-    case PHASE_WAIT_FIRST:
-      if (n > 0) {
+    case PHASE_WAIT_FIRST:       /* until every stream has had a frame out */
+      if (atomic_load_explicit (&b->streams_out, memory_order_relaxed)
+          == b->opt.streams) {
         b->t_first = now;
         b->phase = PHASE_WARMUP;
       } else if (now - b->t_start > FIRST_FRAME_LIMIT_S * G_USEC_PER_SEC) {
-        g_printerr ("bench_streams: no frame came out in %d s\n",
-            FIRST_FRAME_LIMIT_S);
+        g_printerr ("bench_streams: %d of %d streams had a frame out in %d s\n",
+            atomic_load_explicit (&b->streams_out, memory_order_relaxed),
+            b->opt.streams, FIRST_FRAME_LIMIT_S);
         b->exit_code = 1;
         g_main_loop_quit (b->loop);
       }
@@ -488,7 +499,7 @@ parse_options (Options * o, int *argc, char ***argv)
     {"seconds", 0, 0, G_OPTION_ARG_DOUBLE, &o->seconds,
         "measured window (default 5)", "S"},
     {"warmup", 0, 0, G_OPTION_ARG_DOUBLE, &o->warmup_s,
-        "warm-up seconds from the first frame out (default 2)", "S"},
+        "warm-up seconds once every stream has had a frame out (default 2)", "S"},
     {"warmup-frames", 0, 0, G_OPTION_ARG_INT, &o->warmup_frames,
         "warm-up until this many frames are out instead", "W"},
     {"width", 0, 0, G_OPTION_ARG_INT, &o->width, "frame width (default 1920)",

@@ -178,7 +178,8 @@ for key in $models; do
             rc=$?
             line=$(grep '^streams=' "$tmp/run.log" | tail -n 1)
             if [ "$rc" != 0 ] || [ -z "$line" ]; then
-                why=$(grep -v '^streams=' "$tmp/run.log" | tail -n 2 | tr '\n|' '  ')
+                why=$(grep '^bench_streams:' "$tmp/run.log" | head -n 1 | tr '|' ' ')
+                [ -n "$why" ] || why=$(tail -n 2 "$tmp/run.log" | tr '\n|' '  ')
                 echo "bench_streams.sh: $key N=$name failed (exit $rc): $why" >&2
                 echo "| $name | failed (exit $rc): $why | | | | | | | |" >> "$results"
                 failed=1
