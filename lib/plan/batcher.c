@@ -2,8 +2,8 @@
  *
  * An item takes the next place (slot) of the forming batch, copies its inputs into that
  * slot of the batch's staging buffers and returns; the batcher's thread submits the batch
- * to the session once every reserved slot is copied, a lane is free, and the batch is full
- * or its first item has waited timeout_us. The session calls batcher_batch_done in
+ * to the session once every reserved slot is copied, a lane is free, and the batch is full,
+ * no other batch is running, or its first item has waited timeout_us. The session calls batcher_batch_done in
  * submission order; it copies each item's slice of the outputs out and completes the
  * items' runs in slot order, so items complete in the order they took their slots.
  *
@@ -396,7 +396,9 @@ static bool batcher_due(const vkml_batcher *b, int64_t *wake_us)
     *wake_us = 0;
     if (!f || f->n_items == 0 || f->n_filled != f->n_items || b->in_flight >= b->lanes)
         return false;
-    if (f->n_items == b->n || b->closing || b->timeout_us == 0)
+    /* a partial batch waits for more items only while another batch keeps the session
+     * busy: an idle session takes it at once */
+    if (f->n_items == b->n || b->closing || b->timeout_us == 0 || b->in_flight == 0)
         return true;
     *wake_us = f->first_us + b->timeout_us;
     return batcher_now_us() >= *wake_us;

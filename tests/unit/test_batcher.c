@@ -1,7 +1,7 @@
 /* vkml_batcher on the CPU device and Vulkan device 0: items from 4 threads gathered into
  * batches of 4 give each item the outputs (bit-equal) of a batch-1 run on it, each
- * thread's callbacks in its order; a partial batch goes at once (timeout 0) or after its
- * timeout; bad items are refused naming the problem; a data-dependent output is refused
+ * thread's callbacks in its order; a lone item on an idle session goes at once, and behind
+ * a running batch a partial batch waits up to its timeout for more items; bad items are refused naming the problem; a data-dependent output is refused
  * at N 4 and passed whole at N 1; the stats add up; destroy completes pending items. */
 #include "test_graph.h"
 
@@ -203,15 +203,94 @@ static double one_item(vkml_batcher *b, int i, const char *what)
     return us;
 }
 
-/* (2) and (5): a partial batch goes at once with timeout 0, after its timeout otherwise;
- * a batch filled by one thread goes full before a long timeout. */
+/* A callback that holds its batch in flight (the batcher returns a batch after its items'
+ * callbacks) until release_held. */
+static pthread_mutex_t hold_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t hold_cv = PTHREAD_COND_INITIALIZER;
+static bool held;
+
+static void hold_callback(void *user, vkml_status status, const vkml_error *err)
+{
+    (void)user, (void)status, (void)err;
+    pthread_mutex_lock(&hold_mu);
+    while (held)
+        pthread_cond_wait(&hold_cv, &hold_mu);
+    pthread_mutex_unlock(&hold_mu);
+}
+
+static void release_held(void)
+{
+    pthread_mutex_lock(&hold_mu);
+    held = false;
+    pthread_cond_broadcast(&hold_cv);
+    pthread_mutex_unlock(&hold_mu);
+}
+
+/* Item i of row `row`, detached or into *run (its output array lives until it completes). */
+static void submit_item(vkml_batcher *b, int row, int i, vkml_run_callback cb, vkml_run **run)
+{
+    static vkml_tensor outs[THREADS][ITEMS][2];
+    vkml_error err = {0};
+    vkml_tensor in[2] = {tensor(inputs[row][i], 2), tensor(&scale, 0)};
+    vkml_tensor *out = outs[row][i];
+    out[0] = tensor(got[row][i], 2);
+    out[1] = tensor(&got_z[row][i], 0);
+    CHECK_OK(vkml_batcher_submit(b, in, 2, out, 2, cb, NULL, run, &err), &err);
+}
+
+static void sleep_ms(int ms)
+{
+    struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000};
+    nanosleep(&ts, NULL);
+}
+
+/* With item 0's batch held in flight, items 1.. arrive (one every `gap_ms`); returns the
+ * batches run once all completed. */
+static uint64_t batches_behind_held(vkml_session *s, int64_t timeout_us, int items, int gap_ms,
+                                    const char *what)
+{
+    vkml_error err = {0};
+    vkml_batcher *b = NULL;
+    vkml_run *runs[N] = {0};
+    vkml_batcher_stats stats = {0};
+    CHECK_OK(vkml_batcher_create(s, &(vkml_batcher_params){.timeout_us = timeout_us}, &b, &err),
+             &err);
+    if (!b)
+        return 0;
+    held = true;
+    submit_item(b, 1, 0, hold_callback, &runs[0]); /* an idle session: it goes at once */
+    sleep_ms(20);
+    for (int i = 1; i <= items; i++) {
+        submit_item(b, 1, i, NULL, &runs[i]);
+        if (i < items)
+            sleep_ms(gap_ms);
+    }
+    sleep_ms(gap_ms);
+    release_held();
+    for (int i = 0; i <= items; i++)
+        if (runs[i])
+            CHECK_OK(vkml_run_wait(&runs[i], &err), &err);
+    for (int i = 0; i <= items; i++)
+        check_item(1, i, what);
+    vkml_batcher_get_stats(b, &stats);
+    vkml_batcher_destroy(&b);
+    return stats.batches;
+}
+
+/* (2) and (5): a lone item on an idle session goes at once whatever the timeout; behind a
+ * running batch, a partial batch waits up to its timeout for more items (a long one
+ * gathers them into one batch, a short one lets it go alone); a batch filled by one thread
+ * goes full. */
 static void test_partial(vkml_session *s, const char *what)
 {
     vkml_error err = {0};
     vkml_batcher *b = NULL;
     vkml_batcher_stats stats;
-    CHECK_OK(vkml_batcher_create(s, &(vkml_batcher_params){.timeout_us = 0}, &b, &err), &err);
-    one_item(b, 5, what);
+    CHECK_OK(vkml_batcher_create(
+                 s, &(vkml_batcher_params){.timeout_us = VKML_BATCHER_MAX_TIMEOUT_US}, &b, &err),
+             &err);
+    double us = one_item(b, 5, what);
+    CHECK(us < 500000, "%s: a lone item waited %.0f us on an idle session", what, us);
     vkml_batcher_get_stats(b, &stats);
     CHECK(stats.items == 1 && stats.batches == 1 && stats.full == 0,
           "%s: a single item: %llu items, %llu batches, %llu full", what,
@@ -219,27 +298,36 @@ static void test_partial(vkml_session *s, const char *what)
           (unsigned long long)stats.full);
     vkml_batcher_destroy(&b);
 
-    CHECK_OK(vkml_batcher_create(s, &(vkml_batcher_params){.timeout_us = 20000}, &b, &err), &err);
-    double us = one_item(b, 6, what);
-    CHECK(us >= 20000, "%s: a partial batch went after %.0f us, before its 20000 us", what, us);
-    printf("%s: a single item with timeout 20000 us completed after %.0f us\n", what, us);
-    vkml_batcher_destroy(&b);
+    /* items 1 and 2, 200 ms apart, behind a held batch: one batch with a 1 s timeout,
+     * two with a 20 ms one */
+    uint64_t long_wait = batches_behind_held(s, VKML_BATCHER_MAX_TIMEOUT_US, 2, 200, what);
+    uint64_t short_wait = batches_behind_held(s, 20000, 2, 200, what);
+    CHECK(long_wait == 2 && short_wait == 3,
+          "%s: behind a running batch, %llu batches with a 1 s timeout (want 2), %llu with "
+          "20 ms (want 3)",
+          what, (unsigned long long)long_wait, (unsigned long long)short_wait);
 
     CHECK_OK(vkml_batcher_create(
                  s, &(vkml_batcher_params){.timeout_us = VKML_BATCHER_MAX_TIMEOUT_US}, &b, &err),
              &err);
-    vkml_run *runs[N] = {0};
-    for (int i = 0; b && i < N; i++) {
-        vkml_tensor in[2] = {tensor(inputs[1][i], 2), tensor(&scale, 0)};
-        vkml_tensor out[2] = {tensor(got[1][i], 2), tensor(&got_z[1][i], 0)};
-        CHECK_OK(vkml_batcher_submit(b, in, 2, out, 2, NULL, NULL, &runs[i], &err), &err);
-    }
+    if (!b)
+        return;
+    vkml_run *held_run = NULL, *runs[N] = {0};
+    held = true;
+    submit_item(b, 2, 0, hold_callback, &held_run);
+    sleep_ms(20);
+    for (int i = 0; i < N; i++) /* behind the held one: these fill one batch */
+        submit_item(b, 1, i, NULL, &runs[i]);
+    release_held();
+    CHECK_OK(vkml_run_wait(&held_run, &err), &err);
     for (int i = 0; i < N; i++)
         if (runs[i])
             CHECK_OK(vkml_run_wait(&runs[i], &err), &err);
+    for (int i = 0; i < N; i++)
+        check_item(1, i, what);
     vkml_batcher_get_stats(b, &stats);
-    CHECK(stats.items == N && stats.batches == 1 && stats.full == 1,
-          "%s: one full batch: %llu items, %llu batches, %llu full", what,
+    CHECK(stats.items == N + 1 && stats.batches == 2 && stats.full == 1,
+          "%s: one full batch behind a held one: %llu items, %llu batches, %llu full", what,
           (unsigned long long)stats.items, (unsigned long long)stats.batches,
           (unsigned long long)stats.full);
     vkml_batcher_destroy(&b);

@@ -662,9 +662,9 @@ VKML_API vkml_status vkml_run_wait(vkml_run **run, vkml_error *err);
  * stream, say), into runs of a session whose inputs have a batch dimension N: dim 0 of
  * session input 0 (a pre-processing session's frame input [N, bytes] included; a session
  * without a batch dimension has N 1). A batch is submitted once a lane of the session is
- * free (fewer than vkml_session_runs_in_flight batches running) and it is full or its
- * oldest item has waited timeout_us; empty places of a partial batch hold stale data and
- * their results are dropped. Each item's outputs are its slice of the batch's outputs,
+ * free (fewer than vkml_session_runs_in_flight batches running) and it is full, no
+ * other batch is running, or its oldest item has waited timeout_us; empty places of a
+ * partial batch hold stale data and their results are dropped. Each item's outputs are its slice of the batch's outputs,
  * and items complete in submission order (a caller's items stay in its order).
  * The batcher owns a thread that submits the batches; it is the session's only user
  * while it lives (the session must not be run or submitted to by anyone else), and it
@@ -675,10 +675,12 @@ VKML_API vkml_status vkml_run_wait(vkml_run **run, vkml_error *err);
 typedef struct vkml_batcher vkml_batcher;
 
 typedef struct vkml_batcher_params {
-    /* Microseconds a partial batch waits for more items once a lane is free, counted from
-     * its oldest item: 0 submits whatever has arrived as soon as a lane is free (a busy
-     * GPU lets batches fill by themselves); larger values trade latency for fuller
-     * batches when the GPU is idle. At most VKML_BATCHER_MAX_TIMEOUT_US. */
+    /* Microseconds a partial batch may wait for more items while another batch of the
+     * batcher runs, counted from its oldest item (an idle session takes a partial batch at
+     * once, so a lone caller never waits): larger values give fuller batches under load,
+     * each item waiting at most this long. 0: a partial batch goes whenever a lane is
+     * free (batches in flight at once stay small until the GPU is saturated). At most
+     * VKML_BATCHER_MAX_TIMEOUT_US. */
     int64_t timeout_us;
 } vkml_batcher_params;
 
