@@ -388,13 +388,64 @@ gst_vkml_infer_plan_acquire_input (GstVkmlInferPlan * plan,
   return frame->input_map.data;
 }
 
+/* Whether the frame's bytes already lie as the packed frame input (the caps' own plane
+ * offsets and strides, at least input_size bytes). */
+static gboolean
+frame_is_packed (const GstVkmlInferPlan * plan, GstBuffer * buf)
+{
+  GstVideoMeta *meta = gst_buffer_get_video_meta (buf);
+  guint i;
+
+  if (gst_buffer_get_size (buf) < plan->input_size)
+    return FALSE;
+  if (!meta)
+    return TRUE;
+  if (meta->n_planes != GST_VIDEO_INFO_N_PLANES (&plan->vinfo))
+    return FALSE;
+  for (i = 0; i < meta->n_planes; i++)
+    if (meta->offset[i] != GST_VIDEO_INFO_PLANE_OFFSET (&plan->vinfo, i)
+        || meta->stride[i] != GST_VIDEO_INFO_PLANE_STRIDE (&plan->vinfo, i))
+      return FALSE;
+  return TRUE;
+}
+
+/* A shared instance's batcher copies the frame into its batch at submit, so a packed
+ * frame goes as it is, mapped (no copy of ours); NULL when it is not packed. */
+static vkml_tensor *
+mapped_frame_inputs (GstVkmlInferPlan * plan, GstVkmlInflightFrame * frame)
+{
+  vkml_tensor *in;
+  gsize i;
+
+  if (!plan->batcher || !frame_is_packed (plan, frame->buf))
+    return NULL;
+  frame->in_maps = g_new0 (GstMapInfo, 1);
+  if (!gst_buffer_map (frame->buf, &frame->in_maps[0], GST_MAP_READ)) {
+    g_clear_pointer (&frame->in_maps, g_free);
+    return NULL;
+  }
+  frame->n_inputs = 1;          /* unmapped with the tensor inputs */
+  in = g_new0 (vkml_tensor, plan->n_inputs + 1);
+  in[0].dtype = VKML_DTYPE_UINT8;
+  in[0].rank = 1;
+  in[0].dims[0] = (gint64) plan->input_size;
+  in[0].size = plan->input_size;
+  in[0].data = frame->in_maps[0].data;
+  for (i = 1; i < plan->n_inputs; i++)
+    in[i] = *plan->feeds[i];
+  return in;
+}
+
 static vkml_tensor *
 video_inputs (GstVkmlInferPlan * plan, GstVkmlInflightFrame * frame,
     gsize * n, gchar ** why)
 {
-  guint8 *data = gst_vkml_infer_plan_acquire_input (plan, frame);
-  vkml_tensor *in;
+  vkml_tensor *in = mapped_frame_inputs (plan, frame);
+  guint8 *data;
 
+  if (in)
+    goto done;
+  data = gst_vkml_infer_plan_acquire_input (plan, frame);
   if (!data) {
     *why = g_strdup ("no buffer for the frame's bytes");
     return NULL;
@@ -404,6 +455,7 @@ video_inputs (GstVkmlInferPlan * plan, GstVkmlInflightFrame * frame,
     g_free (in);
     return NULL;
   }
+done:
   frame->has_geometry = TRUE;
   frame->geometry = plan->geometry;
   *n = plan->n_inputs;

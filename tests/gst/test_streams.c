@@ -8,7 +8,8 @@
  *   to four separate elements, each stream in its order with its timestamps, and the
  *   frames were batched across streams (instance-frames-per-run > 1);
  * - streams of different sizes and formats (RGB 13x9, NV12 16x10, GRAY8) on one
- *   instance: each equal to a separate element of its format;
+ *   instance: each equal to a separate element of its format; a frame with padded rows
+ *   too (an instance passes a packed frame to the batcher as it is, packs the others);
  * - one stream ending early (EOS) and one changing caps mid-run: the others go on;
  * - a stream joining while others run and one leaving: no reload, outputs right;
  * - an instance conflict (precision, batch-size) refused naming the difference;
@@ -456,6 +457,51 @@ GST_START_TEST (test_instance_model_swap)
 
 GST_END_TEST;
 
+/* A frame with padded rows (a GstVideoMeta stride of 48 for 13 RGB pixels) on an
+ * instance: packed first (not passed as it is), equal to a separate element's. */
+static GstBuffer *
+padded_frame (guint seed)
+{
+  gsize offset[GST_VIDEO_MAX_PLANES] = { 0 };
+  gint stride[GST_VIDEO_MAX_PLANES] = { 48 };
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, 48 * 9, NULL);
+  GRand *rand = g_rand_new_with_seed (seed);
+  GstMapInfo map;
+  gsize p;
+
+  fail_unless (gst_buffer_map (buf, &map, GST_MAP_WRITE));
+  for (p = 0; p < map.size; p++)
+    map.data[p] = (guint8) g_rand_int_range (rand, 0, 256);
+  gst_buffer_unmap (buf, &map);
+  g_rand_free (rand);
+  gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE,
+      GST_VIDEO_FORMAT_RGB, 13, 9, 1, offset, stride);
+  GST_BUFFER_PTS (buf) = 0;
+  return buf;
+}
+
+GST_START_TEST (test_padded_frame_on_instance)
+{
+  GstHarness *shared = harness ("model-instance-id=pad", RGB_CAPS);
+  GstHarness *alone = harness ("", RGB_CAPS);
+  gfloat *got, *want;
+
+  fail_unless_equals_int (gst_harness_push (shared, padded_frame (11)),
+      GST_FLOW_OK);
+  fail_unless_equals_int (gst_harness_push (alone, padded_frame (11)),
+      GST_FLOW_OK);
+  got = pull_out (shared, 0);
+  want = pull_out (alone, 0);
+  fail_unless (memcmp (got, want, OUT_COUNT * 4) == 0,
+      "a padded frame on an instance differs from a separate element's");
+  g_free (got);
+  g_free (want);
+  gst_harness_teardown (shared);
+  gst_harness_teardown (alone);
+}
+
+GST_END_TEST;
+
 /* libvkml's log lines from an element's calls (the model's load) name the element. */
 static void
 record_lib_log (GstDebugCategory * category, G_GNUC_UNUSED GstDebugLevel level,
@@ -577,6 +623,7 @@ streams_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_four_streams_match_separate_elements);
   tcase_add_test (tc, test_streams_of_other_formats);
+  tcase_add_test (tc, test_padded_frame_on_instance);
   tcase_add_test (tc, test_stream_ends_and_caps_change);
   tcase_add_test (tc, test_streams_join_and_leave);
   tcase_add_test (tc, test_instance_conflict_refused);
