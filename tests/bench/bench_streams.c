@@ -59,6 +59,7 @@ typedef struct
   gint num_buffers;
   gboolean no_instance;
   gchar *extra;
+  gint live_fps;                /* > 0: live sources at this rate (camera-like) */
 } Options;
 
 typedef struct
@@ -282,8 +283,9 @@ launch_line (const Options * o)
       g_string_append_printf (s, "filesrc name=src%d ! decodebin ! ", i);
     else
       g_string_append_printf (s, "videotestsrc name=src%d pattern=solid-color "
-          "is-live=false num-buffers=%d ! video/x-raw,format=NV12,width=%d,"
-          "height=%d,framerate=30/1 ! ", i, o->num_buffers, o->width, o->height);
+          "is-live=%s num-buffers=%d ! video/x-raw,format=NV12,width=%d,"
+          "height=%d,framerate=%d/1 ! ", i, o->live_fps > 0 ? "true" : "false",
+          o->num_buffers, o->width, o->height, MAX (o->live_fps, 30));
     g_string_append_printf (s, "vkmlinfer name=infer%d batch-size=%d "
         "precision=%s resize=letterbox max-in-flight=%d", i, o->batch,
         o->precision, o->in_flight);
@@ -510,6 +512,9 @@ parse_options (Options * o, int *argc, char ***argv)
         "decode this file (filesrc ! decodebin) instead of videotestsrc", "PATH"},
     {"num-buffers", 0, 0, G_OPTION_ARG_INT, &o->num_buffers,
         "videotestsrc frames per stream (default -1: no end)", "N"},
+    {"live", 0, 0, G_OPTION_ARG_INT, &o->live_fps,
+        "live sources (is-live=true) at this many frames/s each, as cameras; "
+        "default 0: as fast as the pipeline takes them", "FPS"},
     {"no-instance", 0, 0, G_OPTION_ARG_NONE, &o->no_instance,
         "every element its own model (no model-instance-id)", NULL},
     {"extra", 0, 0, G_OPTION_ARG_STRING, &o->extra,

@@ -5,7 +5,7 @@
 #       [--models "resnet50_b8 yolov8n_style_640"] [--streams "1 4 16 64"]
 #       [--device D] [--precision P] [--batch B] [--size S] [--in-flight F] [--timeout US]
 #       [--seconds S] [--warmup S] [--repeat R] [--width W --height H] [--file PATH]
-#       [--no-instance] [--data-parallel] [--extra 'prop=val ...']
+#       [--no-instance] [--data-parallel] [--live FPS] [--extra 'prop=val ...']
 # Per model (tests/bench/bench_models.py's factories, random weights, exported with the
 # local PyTorch at a fixed batch B, and at SxS for an image model given --size, into
 # DIR/bench-cache/streams-*, once): the ceiling,
@@ -22,7 +22,7 @@ src=$(cd "$(dirname "$0")/../.." && pwd)
 build=${VKML_BUILD_ROOT:-$src/build}
 out="" small=0 models="" streams="" device=default precision=fp32 batch="" in_flight=4
 size=0 timeout=0 seconds="" warmup="" repeat="" width="" height="" file="" no_instance=0
-data_parallel=0 extra=""
+data_parallel=0 extra="" live=0
 usage() { sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }
 while [ $# -gt 0 ]; do
     [ $# -ge 2 ] || case $1 in --small|--no-instance|--data-parallel) ;; *) usage ;; esac
@@ -47,6 +47,7 @@ while [ $# -gt 0 ]; do
         --no-instance) no_instance=1; shift ;;
         --data-parallel) data_parallel=1; shift ;;
         --extra) extra=$2; shift 2 ;;
+        --live) live=$2; shift 2 ;;
         *) usage ;;
     esac
 done
@@ -132,6 +133,7 @@ if [ -n "$file" ]; then describe="${describe}source $(basename "$file") (decodeb
 else describe="${describe}source videotestsrc NV12 ${width}x${height}"; fi
 [ "$data_parallel" = 1 ] && describe="$describe, data-parallel"
 [ -n "$extra" ] && describe="$describe, extra: $extra"
+[ "$live" -gt 0 ] && describe="$describe, live sources at $live frames/s each"
 results=$tmp/results.md
 : > "$results"
 failed=0
@@ -172,6 +174,7 @@ for key in $models; do
             [ "$data_parallel" = 1 ] && set -- "$@" --data-parallel
             [ -n "$file" ] && set -- "$@" --file "$file"
             [ -n "$extra" ] && set -- "$@" --extra "$extra"
+            [ "$live" -gt 0 ] && set -- "$@" --live "$live"
             name=$n
             [ "$mode" = no-instance ] && { set -- "$@" --no-instance; name="$n (no instance)"; }
             "$bench" "$@" > "$tmp/run.log" 2>&1
