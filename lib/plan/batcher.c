@@ -9,7 +9,8 @@
  *
  * Concurrency table:
  *   vkml_batcher_submit: any number of threads at once. Under `mu` it reserves a slot (and
- *     may wait on `room`); it copies its inputs into the slot outside the lock (a slot is
+ *     may wait in line, each waiter on its own condition, woken first come first by
+ *     whoever frees a slot: a reservation, a batch taken or returned); it copies its inputs into the slot outside the lock (a slot is
  *     written by its item alone, and the batch is not submitted before n_filled reaches
  *     n_items), then counts itself filled under `mu`.
  *   the batcher thread (batcher_main): waits on `work`; takes the forming batch under `mu`,
@@ -36,6 +37,14 @@ typedef struct batcher_slot {
     vkml_tensor *outputs; /* the caller's output array */
 } batcher_slot;
 
+/* A submitter waiting for a slot (on its own stack), woken alone when its turn comes:
+ * streams blocked behind a full batch get slots in the order they came, so no stream
+ * loses the race for slots again and again (the latency tail under a saturated GPU). */
+typedef struct batcher_waiter {
+    pthread_cond_t cv;
+    struct batcher_waiter *next;
+} batcher_waiter;
+
 typedef struct batcher_batch {
     struct batcher_batch *next; /* the free list */
     vkml_batcher *b;
@@ -60,9 +69,10 @@ struct vkml_batcher {
     pthread_t thread;
     pthread_mutex_t mu;
     pthread_cond_t work; /* batcher thread: a slot filled, a batch returned, closing */
-    pthread_cond_t room; /* submitters and destroy: a batch taken or returned */
+    pthread_cond_t room; /* destroy: a batch returned */
     /* Under mu: */
     batcher_batch *forming; /* taking items; NULL: none yet */
+    batcher_waiter *waiters; /* submitters waiting for a slot, first come first */
     batcher_batch *free_list;
     int n_batches; /* allocated: at most lanes + 1 */
     int in_flight; /* submitted, not yet returned */
@@ -232,7 +242,8 @@ void vkml_batcher_destroy(vkml_batcher **bp)
     pthread_mutex_lock(&b->mu);
     b->closing = true;
     pthread_cond_broadcast(&b->work);
-    pthread_cond_broadcast(&b->room);
+    for (batcher_waiter *w = b->waiters; w; w = w->next)
+        pthread_cond_signal(&w->cv);
     pthread_mutex_unlock(&b->mu);
     pthread_join(b->thread, NULL); /* it submits the batch that was forming */
     pthread_mutex_lock(&b->mu);
@@ -307,32 +318,63 @@ static batcher_batch *batcher_batch_new(vkml_batcher *b)
     return batch;
 }
 
-/* Under mu: a slot of the forming batch, once one is free (waits on `room`). */
+/* Under mu: whether a slot can be taken now (the forming batch has room, or a batch can
+ * start forming). */
+static bool batcher_slot_free(const vkml_batcher *b)
+{
+    if (b->forming)
+        return b->forming->n_items < b->n;
+    return b->free_list || b->n_batches < b->lanes + 1;
+}
+
+/* Under mu: the first waiting submitter looks again. */
+static void batcher_wake_first(vkml_batcher *b)
+{
+    if (b->waiters)
+        pthread_cond_signal(&b->waiters->cv);
+}
+
+/* Under mu: waits in line (after the submitters already waiting) until a slot is free and
+ * this one is first, or the batcher closes. */
+static void batcher_wait_turn(vkml_batcher *b)
+{
+    batcher_waiter w = {.next = NULL}, **at = &b->waiters;
+    pthread_cond_init(&w.cv, NULL);
+    while (*at)
+        at = &(*at)->next;
+    *at = &w;
+    while (!b->closing && (b->waiters != &w || !batcher_slot_free(b)))
+        pthread_cond_wait(&w.cv, &b->mu);
+    for (at = &b->waiters; *at != &w; at = &(*at)->next)
+        ;
+    *at = w.next;
+    pthread_cond_destroy(&w.cv);
+}
+
+/* Under mu: a slot of the forming batch, once one is free, in the order submitters came. */
 static vkml_status batcher_reserve(vkml_batcher *b, batcher_batch **batch, int *slot,
                                    vkml_error *err)
 {
-    for (;;) {
-        if (b->closing)
-            return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT, "batcher is being destroyed");
-        if (b->forming && b->forming->n_items < b->n)
-            break;
-        if (!b->forming && b->free_list) {
-            b->forming = b->free_list;
-            b->free_list = b->forming->next;
-            break;
+    if (!b->closing && (b->waiters || !batcher_slot_free(b)))
+        batcher_wait_turn(b);
+    if (b->closing)
+        return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT, "batcher is being destroyed");
+    if (!b->forming && b->free_list) {
+        b->forming = b->free_list;
+        b->free_list = b->forming->next;
+    } else if (!b->forming) {
+        if (!(b->forming = batcher_batch_new(b))) {
+            batcher_wake_first(b);
+            return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory for a batch");
         }
-        if (!b->forming && b->n_batches < b->lanes + 1) {
-            if (!(b->forming = batcher_batch_new(b)))
-                return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory for a batch");
-            b->n_batches++;
-            break;
-        }
-        pthread_cond_wait(&b->room, &b->mu);
+        b->n_batches++;
     }
     *batch = b->forming;
     if ((*batch)->n_items == 0)
         (*batch)->first_us = batcher_now_us();
     *slot = (*batch)->n_items++;
+    if (batcher_slot_free(b)) /* the next in line may take the next slot */
+        batcher_wake_first(b);
     return VKML_OK;
 }
 
@@ -352,6 +394,7 @@ static void batcher_finish_batch(batcher_batch *batch, vkml_status status, const
     b->free_list = batch;
     b->in_flight--;
     pthread_cond_broadcast(&b->room);
+    batcher_wake_first(b);
     pthread_cond_signal(&b->work);
     pthread_mutex_unlock(&b->mu);
 }
@@ -448,7 +491,7 @@ static batcher_batch *batcher_take(vkml_batcher *b)
     if (batch) {
         b->forming = NULL;
         b->in_flight++;
-        pthread_cond_broadcast(&b->room);
+        batcher_wake_first(b);
     }
     pthread_mutex_unlock(&b->mu);
     return batch;
