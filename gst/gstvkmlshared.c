@@ -24,6 +24,7 @@ struct _GstVkmlInstanceSession
   GstVkmlInstance *inst;
   guint refs;                   /* under shared_lock */
   guint generation;             /* the instance's model it was planned for */
+  gint gpu;                     /* data parallel: the one GPU it runs on; else -1 */
   gsize n_shapes;
   vkml_tensor_info *shapes;     /* the key: input shapes ... */
   gboolean has_pp;
@@ -325,14 +326,22 @@ instance_session_free (GstVkmlInstanceSession * is)
   g_free (is);
 }
 
+/* With @gpu >= 0 the session plans on that GPU alone (a data-parallel instance's). */
 static GstVkmlInstanceSession *
-instance_session_new (GstVkmlInstance * inst, const vkml_session_params * p,
-    vkml_error * err)
+instance_session_new (GstVkmlInstance * inst, const vkml_session_params * params,
+    gint gpu, vkml_error * err)
 {
   GstVkmlInstanceSession *is = g_new0 (GstVkmlInstanceSession, 1);
   vkml_batcher_params bp = {.timeout_us = (int64_t) inst->set.batch_timeout_us };
+  vkml_session_params one = *params, *p = &one;
 
+  if (gpu >= 0) {
+    one.devices = &gpu;
+    one.n_devices = 1;
+    one.data_parallel = false;
+  }
   is->inst = inst;
+  is->gpu = gpu;
   is->generation = inst->generation;
   is->n_shapes = vkml_model_input_count (inst->model);
   is->shapes = g_memdup2 (p->input_shapes,
@@ -349,19 +358,50 @@ instance_session_new (GstVkmlInstance * inst, const vkml_session_params * p,
   return is;
 }
 
+/* Under shared_lock: a GPU of a data-parallel device set (several GPUs) that no session
+ * for these params runs on yet; -1: none (or not data parallel). */
+static gint
+unused_gpu (const GstVkmlInstance * inst, const vkml_session_params * p)
+{
+  gsize i, n = 0;
+  GList *l;
+
+  for (i = 0; p->data_parallel && p->devices && i < p->n_devices; i++)
+    n += p->devices[i] >= 0;
+  for (i = 0; n > 1 && i < p->n_devices; i++) {
+    gboolean used = p->devices[i] < 0;
+
+    for (l = inst->sessions; l && !used; l = l->next)
+      used = session_matches (l->data, p)
+          && ((GstVkmlInstanceSession *) l->data)->gpu == p->devices[i];
+    if (!used)
+      return p->devices[i];
+  }
+  return -1;
+}
+
+/* A data-parallel instance over several GPUs gives each GPU a session of its own, with
+ * its own batcher (so the frames of each GPU are gathered and uploaded beside the
+ * other's), and puts each joining element on the GPU with the fewest elements. */
 GstVkmlInstanceSession *
 gst_vkml_instance_session (GstVkmlInstance * inst,
     const vkml_session_params * params, vkml_error * err)
 {
-  GstVkmlInstanceSession *is = NULL;
+  GstVkmlInstanceSession *is = NULL, *other;
   GList *l;
+  gint gpu;
 
   g_mutex_lock (&shared_lock);
-  for (l = inst->sessions; l && !is; l = l->next)
-    if (session_matches (l->data, params))
-      is = l->data;
-  if (!is && (is = instance_session_new (inst, params, err)))
+  for (l = inst->sessions; l; l = l->next)
+    if (session_matches ((other = l->data), params)
+        && (!is || other->refs < is->refs))
+      is = other;
+  gpu = unused_gpu (inst, params);
+  if ((!is || (gpu >= 0 && is->refs > 0))
+      && (other = instance_session_new (inst, params, gpu, err))) {
+    is = other;
     inst->sessions = g_list_prepend (inst->sessions, is);
+  }
   if (is) {
     is->refs++;
     inst->users++;              /* the session holds its instance */

@@ -10,6 +10,8 @@
  * - streams of different sizes and formats (RGB 13x9, NV12 16x10, GRAY8) on one
  *   instance: each equal to a separate element of its format; a frame with padded rows
  *   too (an instance passes a packed frame to the batcher as it is, packs the others);
+ * - a data-parallel instance over two devices (lavapipe opened twice): a session each,
+ *   the streams spread over both, every frame its own;
  * - one stream ending early (EOS) and one changing caps mid-run: the others go on;
  * - a stream joining while others run and one leaving: no reload, outputs right;
  * - an instance conflict (precision, batch-size) refused naming the difference;
@@ -26,6 +28,7 @@
 #include "gstvkmltensormeta.h"
 #include "testutil.h"
 
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -502,6 +505,39 @@ GST_START_TEST (test_padded_frame_on_instance)
 
 GST_END_TEST;
 
+/* Which devices the elements planned on (vkmlinfer's "planned for ...: device N" line). */
+static void
+record_plan_device (GstDebugCategory * category, G_GNUC_UNUSED GstDebugLevel level,
+    G_GNUC_UNUSED const gchar * file, G_GNUC_UNUSED const gchar * function,
+    G_GNUC_UNUSED gint line, G_GNUC_UNUSED GObject * object,
+    GstDebugMessage * message, gpointer user)
+{
+  const gchar *text = gst_debug_message_get (message);
+  const gchar *at;
+
+  if (g_strcmp0 (gst_debug_category_get_name (category), "vkmlinfer") == 0
+      && text && g_str_has_prefix (text, "planned for ")
+      && (at = strstr (text, ": device ")))
+    g_atomic_int_or ((gint *) user, 1 << atoi (at + strlen (": device ")));
+}
+
+/* A data-parallel instance over two devices (lavapipe opened twice): each device gets a
+ * session of its own and the streams spread over both, every frame still its own. */
+GST_START_TEST (test_data_parallel_instance)
+{
+  const gchar *caps[] = { RGB_CAPS, RGB_CAPS, RGB_CAPS, RGB_CAPS };
+  gint devices = 0;
+
+  g_setenv ("VKML_VK_LOGICAL_DEVICES", "2", TRUE);      /* before the context opens */
+  gst_debug_set_threshold_for_name ("vkmlinfer", GST_LEVEL_INFO);
+  gst_debug_add_log_function (record_plan_device, &devices, NULL);
+  run_streams (caps, 4, 6, "device=all data-parallel=true batch-size=2");
+  gst_debug_remove_log_function (record_plan_device);
+  fail_unless_equals_int (g_atomic_int_get (&devices), 0x3);
+}
+
+GST_END_TEST;
+
 /* libvkml's log lines from an element's calls (the model's load) name the element. */
 static void
 record_lib_log (GstDebugCategory * category, G_GNUC_UNUSED GstDebugLevel level,
@@ -624,6 +660,7 @@ streams_suite (void)
   tcase_add_test (tc, test_four_streams_match_separate_elements);
   tcase_add_test (tc, test_streams_of_other_formats);
   tcase_add_test (tc, test_padded_frame_on_instance);
+  tcase_add_test (tc, test_data_parallel_instance);
   tcase_add_test (tc, test_stream_ends_and_caps_change);
   tcase_add_test (tc, test_streams_join_and_leave);
   tcase_add_test (tc, test_instance_conflict_refused);
