@@ -41,7 +41,7 @@ pipeline=""
 if [ $# -gt 0 ]; then
     k=0
     for uri in "$@"; do
-        pipeline="$pipeline $(branch $k uridecodebin uri="$uri" ! videoconvert)"
+        pipeline="$pipeline $(branch $k uridecodebin uri=\"$uri\" ! videoconvert)"
         k=$((k + 1))
     done
     echo "== $# streams from URIs, one model instance, batch-size $batch"

@@ -13,7 +13,8 @@
  * - a data-parallel instance over two devices (lavapipe opened twice): a session each,
  *   the streams spread over both, every frame its own;
  * - one stream ending early (EOS) and one changing caps mid-run: the others go on;
- * - a stream joining while others run and one leaving: no reload, outputs right;
+ * - a stream joining while others run and one leaving: no reload, outputs right; a
+ *   stalled stream holds nobody;
  * - an instance conflict (precision, batch-size) refused naming the difference;
  * - four elements open one device context: the process's VkDevices do not grow with
  *   the elements (vkml_debug_vk_counts);
@@ -293,6 +294,39 @@ GST_START_TEST (test_stream_ends_and_caps_change)
   gst_harness_teardown (a);
   gst_harness_teardown (b);
   gst_harness_teardown (c);
+}
+
+GST_END_TEST;
+
+/* Stream a sends one frame and stalls (no EOS); b's frames keep coming out, its last
+ * partial batch within batch-timeout, never waiting for a. */
+GST_START_TEST (test_stalled_stream_holds_nobody)
+{
+  const gchar *props = "model-instance-id=stall batch-size=4 batch-timeout=50000";
+  GstHarness *a = harness (props, RGB_CAPS), *b = harness (props, RGB_CAPS);
+  gfloat **want = reference_outputs (RGB_CAPS, 4, 6);
+  gint64 t0;
+  guint i;
+
+  fail_unless_equals_int (gst_harness_push (a, frame_for (RGB_CAPS, 0, 0)),
+      GST_FLOW_OK);
+  g_free (pull_out (a, 0));
+  t0 = g_get_monotonic_time ();
+  for (i = 0; i < 6; i++) {
+    gfloat *got;
+
+    fail_unless_equals_int (gst_harness_push (b, frame_for (RGB_CAPS,
+                4000 + i, i)), GST_FLOW_OK);
+    got = pull_out (b, i);
+    fail_unless (memcmp (got, want[i], OUT_COUNT * 4) == 0, "frame %u", i);
+    g_free (got);
+  }
+  /* six lone frames, each at most one 50 ms timeout: far below a stall's hold */
+  fail_unless (g_get_monotonic_time () - t0 < 5 * G_USEC_PER_SEC,
+      "b's frames took %" G_GINT64_FORMAT " us", g_get_monotonic_time () - t0);
+  free_outs (want, 6);
+  gst_harness_teardown (a);
+  gst_harness_teardown (b);
 }
 
 GST_END_TEST;
@@ -663,6 +697,7 @@ streams_suite (void)
   tcase_add_test (tc, test_data_parallel_instance);
   tcase_add_test (tc, test_stream_ends_and_caps_change);
   tcase_add_test (tc, test_streams_join_and_leave);
+  tcase_add_test (tc, test_stalled_stream_holds_nobody);
   tcase_add_test (tc, test_instance_conflict_refused);
   tcase_add_test (tc, test_one_device_context);
   tcase_add_test (tc, test_instance_model_swap);
