@@ -22,6 +22,7 @@
 #include "gstvkmlinfer.h"
 #include "gstvkmltensormeta.h"
 #include "testutil.h"
+#include "gst_testutil.h"
 
 #include <math.h>
 #include <string.h>
@@ -717,22 +718,10 @@ batch_suite (void)
 {
   Suite *s = suite_create ("vkmlinfer-batch");
   TCase *tc = tcase_create ("batch");
-  const gchar *build = g_getenv ("VKML_BUILD_ROOT");
-  vkml_context *ctx = NULL;
-  vkml_error err = { 0 };
 
   (void) test_failures;         /* testutil.h's counter; GstCheck counts here */
-  if (!build) {
-    fprintf (stderr, "VKML_BUILD_ROOT is not set: run through meson test\n");
-    exit (1);
-  }
-  models_dir = g_build_filename (build, "tests", "gst", NULL);
-  if (vkml_context_create (NULL, &ctx, &err) != VKML_OK) {
-    fprintf (stderr, "vkml_context_create: %s\n", err.message);
-    exit (1);
-  }
-  test_require_vulkan (ctx);    /* the tests name device 0 (lavapipe in CI) */
-  vkml_context_destroy (&ctx);
+  models_dir = g_build_filename (gst_test_build_root (), "tests", "gst", NULL);
+  gst_test_require_vulkan_device ();    /* the tests name device 0 */
   if (!GST_ELEMENT_REGISTER (vkmlinfer, NULL)) {
     fprintf (stderr, "could not register vkmlinfer\n");
     exit (1);

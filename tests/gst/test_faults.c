@@ -11,25 +11,13 @@
 #include "gstvkmlinfer.h"
 #include "gstvkmltensormeta.h"
 #include "testutil.h"
+#include "gst_testutil.h"
 
 #include <malloc.h>
 #include <string.h>
 #include <unistd.h>
 
 static gchar *color_path;
-
-/* AddressSanitizer's quarantine holds freed memory on purpose, so RSS grows there: the
- * bound is then reported, not enforced (LeakSanitizer checks for leaks). */
-#if defined(__SANITIZE_ADDRESS__)
-#define RSS_BOUND_ENFORCED 0
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define RSS_BOUND_ENFORCED 0
-#endif
-#endif
-#ifndef RSS_BOUND_ENFORCED
-#define RSS_BOUND_ENFORCED 1
-#endif
 
 /* The colour model's classes (pipelines/make_color_model.py) and videotestsrc's
  * patterns that show them. */
@@ -73,19 +61,6 @@ static void
 register_elements (void)
 {
   fail_unless (GST_ELEMENT_REGISTER (vkmlinfer, NULL));
-}
-
-/* Resident set size of this process, bytes. */
-static gsize
-rss_bytes (void)
-{
-  FILE *f = fopen ("/proc/self/statm", "r");
-  unsigned long size = 0, resident = 0;
-
-  fail_unless (f != NULL);
-  fail_unless (fscanf (f, "%lu %lu", &size, &resident) == 2);
-  fclose (f);
-  return (gsize) resident * (gsize) sysconf (_SC_PAGESIZE);
 }
 
 /* A black 64x64 RGB frame. */
@@ -215,11 +190,11 @@ GST_START_TEST (test_restart_mid_stream)
         " after the first stop", cycle, live_vk_objects (),
         live_vk_objects_in (&stopped));
     if (cycle + 1 == warmup)
-      rss_warm = rss_bytes ();
+      rss_warm = gst_test_rss_bytes ();
     if (g_getenv ("VKML_RESTART_TRACE") && cycle % 250 == 0)
-      g_print ("cycle %u: RSS %zu KiB\n", cycle, rss_bytes () / 1024);
+      g_print ("cycle %u: RSS %zu KiB\n", cycle, gst_test_rss_bytes () / 1024);
   }
-  rss_end = rss_bytes ();
+  rss_end = gst_test_rss_bytes ();
   g_print ("restart: %u cycles in %.1f s; RSS after %u: %zu KiB, at the end: %zu "
       "KiB\n", cycles, (g_get_monotonic_time () - t0) / 1e6, warmup,
       rss_warm / 1024, rss_end / 1024);

@@ -28,23 +28,12 @@
 #include "gstvkmlinfer.h"
 #include "gstvkmltensormeta.h"
 #include "testutil.h"
+#include "gst_testutil.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-/* AddressSanitizer's quarantine holds freed memory on purpose: RSS is then reported, not
- * bounded (LeakSanitizer checks for leaks). */
-#if defined(__SANITIZE_ADDRESS__)
-#define RSS_BOUND_ENFORCED 0
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define RSS_BOUND_ENFORCED 0
-#endif
-#endif
-#ifndef RSS_BOUND_ENFORCED
-#define RSS_BOUND_ENFORCED 1
-#endif
 
 #define FRAME_NS (GST_SECOND / 30)
 #define RGB_CAPS "video/x-raw,format=RGB,width=13,height=9,framerate=30/1"
@@ -611,18 +600,6 @@ GST_START_TEST (test_library_log_names_element)
 
 GST_END_TEST;
 
-static gsize
-rss_bytes (void)
-{
-  FILE *f = fopen ("/proc/self/statm", "r");
-  unsigned long size = 0, resident = 0;
-
-  fail_unless (f != NULL);
-  fail_unless (fscanf (f, "%lu %lu", &size, &resident) == 2);
-  fclose (f);
-  return (gsize) resident * (gsize) sysconf (_SC_PAGESIZE);
-}
-
 /* Streams joining and leaving a running instance for many cycles (one stream stays):
  * RSS flat after a warm-up, the instance's frames right throughout. */
 GST_START_TEST (test_join_leave_soak)
@@ -650,9 +627,9 @@ GST_START_TEST (test_join_leave_soak)
     g_free (pull_out (guest, 0));
     gst_harness_teardown (guest);
     if (cycle + 1 == warmup)
-      rss_warm = rss_bytes ();
+      rss_warm = gst_test_rss_bytes ();
   }
-  rss_end = rss_bytes ();
+  rss_end = gst_test_rss_bytes ();
   g_print ("join/leave: RSS after %u cycles %zu KiB, after %u %zu KiB\n", warmup,
       rss_warm / 1024, cycles, rss_end / 1024);
   /* a leak of 1 KiB a cycle would pass this bound over the 300 cycles after warm-up */
@@ -669,22 +646,10 @@ streams_suite (void)
 {
   Suite *s = suite_create ("vkmlinfer-streams");
   TCase *tc = tcase_create ("streams");
-  const gchar *build = g_getenv ("VKML_BUILD_ROOT");
-  vkml_context *ctx = NULL;
-  vkml_error err = { 0 };
 
   (void) test_failures;         /* testutil.h's counter; GstCheck counts here */
-  if (!build) {
-    fprintf (stderr, "VKML_BUILD_ROOT is not set: run through meson test\n");
-    exit (1);
-  }
-  models_dir = g_build_filename (build, "tests", "gst", NULL);
-  if (vkml_context_create (NULL, &ctx, &err) != VKML_OK) {
-    fprintf (stderr, "vkml_context_create: %s\n", err.message);
-    exit (1);
-  }
-  test_require_vulkan (ctx);    /* the tests name device 0 (lavapipe in CI) */
-  vkml_context_destroy (&ctx);
+  models_dir = g_build_filename (gst_test_build_root (), "tests", "gst", NULL);
+  gst_test_require_vulkan_device ();    /* the tests name device 0 */
   if (!GST_ELEMENT_REGISTER (vkmlinfer, NULL)) {
     fprintf (stderr, "could not register vkmlinfer\n");
     exit (1);
