@@ -316,11 +316,11 @@ gst_vkml_infer_class_init (GstVkmlInferClass * klass)
           GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_BATCH_TIMEOUT,
       g_param_spec_uint64 ("batch-timeout", "Batch timeout",
-          "With model-instance-id: microseconds a partial batch waits for more "
-          "frames once the GPU has room for it, from its oldest frame. 0: it "
-          "runs with what has arrived as soon as there is room (a busy GPU "
-          "lets batches fill by themselves). No stream waits longer than this "
-          "for the others", 0, VKML_BATCHER_MAX_TIMEOUT_US,
+          "With model-instance-id: microseconds a partial batch may wait for "
+          "more frames while another batch of its session runs, from its "
+          "oldest frame (an idle GPU takes a partial batch at once). 0: a "
+          "partial batch runs as soon as a lane is free", 0,
+          VKML_BATCHER_MAX_TIMEOUT_US,
           DEFAULT_BATCH_TIMEOUT, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_INSTANCE_FRAMES_PER_RUN,
