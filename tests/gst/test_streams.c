@@ -176,6 +176,7 @@ static gdouble
 run_streams (const gchar ** caps, guint n_streams, guint n, const gchar * props)
 {
   GstHarness *h[8];
+  GstElement *first;
   Stream s[8];
   GThread *t[8];
   gdouble per_run = 0;
@@ -204,8 +205,9 @@ run_streams (const gchar ** caps, guint n_streams, guint n, const gchar * props)
     }
     free_outs (want, n);
   }
-  g_object_get (gst_harness_find_element (h[0], "vkmlinfer"),
-      "instance-frames-per-run", &per_run, NULL);
+  first = gst_harness_find_element (h[0], "vkmlinfer");
+  g_object_get (first, "instance-frames-per-run", &per_run, NULL);
+  gst_object_unref (first);
   for (k = 0; k < n_streams; k++)
     gst_harness_teardown (h[k]);
   return per_run;
