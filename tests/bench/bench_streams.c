@@ -598,5 +598,10 @@ main (int argc, char **argv)
   }
   g_free (b.streams);
   g_main_loop_unref (b.loop);
+  g_free (b.opt.model);         /* GOption's copies of the string options */
+  g_free (b.opt.precision);
+  g_free (b.opt.device);
+  g_free (b.opt.file);
+  g_free (b.opt.extra);
   return b.exit_code;
 }
