@@ -40,7 +40,8 @@ struct _GstVkmlInstance
   GstVkmlSharedContext *ctx;
   vkml_model *model;
   gchar *model_path;
-  guint generation;             /* model swaps so far */
+  guint generation;             /* model swaps so far: written under shared_lock,
+                                 * read atomically (every frame asks) */
   GstVkmlInferSettings set;     /* a copy of the first element's */
   gchar *input_tensors;
   GList *sessions;              /* GstVkmlInstanceSession */
@@ -450,12 +451,7 @@ gst_vkml_instance_session_generation (GstVkmlInstanceSession * is)
 guint
 gst_vkml_instance_generation (GstVkmlInstance * inst)
 {
-  guint g;
-
-  g_mutex_lock (&shared_lock);
-  g = inst->generation;
-  g_mutex_unlock (&shared_lock);
-  return g;
+  return (guint) g_atomic_int_get (&inst->generation);
 }
 
 vkml_model *
@@ -483,7 +479,7 @@ gst_vkml_instance_swap (GstVkmlInstance * inst, const gchar * path,
   inst->model_path = g_strdup (path);
   vkml_model_destroy (&inst->model);    /* its sessions hold their own references */
   inst->model = model;
-  inst->generation++;
+  g_atomic_int_inc (&inst->generation);
   g_mutex_unlock (&shared_lock);
   return TRUE;
 }

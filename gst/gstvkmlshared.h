@@ -65,6 +65,7 @@ void gst_vkml_instance_release (GstVkmlInstance * inst);
 /* A reference to the instance's model now, and its generation (model swaps so far). */
 vkml_model *gst_vkml_instance_take_model (GstVkmlInstance * inst,
     guint * generation);
+/* Lock-free: the streaming threads ask at every frame. */
 guint gst_vkml_instance_generation (GstVkmlInstance * inst);
 /* A model swap for every element of the instance: loads @path (FALSE and *err when it
  * does not load; the old model stays) and makes it the instance's model. Sessions of
