@@ -1,6 +1,7 @@
 /* What the GstCheck tests of vkmlinfer share: the build folder, the Vulkan device they
- * name (device 0, lavapipe in CI; testutil.h's rule for a missing one), and the resident
- * set size with the rule for bounding it. Include after gstcheck.h and testutil.h. */
+ * name (device 0, lavapipe in CI; testutil.h's rule for a missing one), a harness around
+ * vkmlinfer on it, and the resident set size with the rule for bounding it. Include after
+ * gstcheck.h, gstharness.h and testutil.h. */
 #pragma once
 
 #include <stdio.h>
@@ -60,4 +61,23 @@ gst_test_rss_bytes (void)
   fail_unless (fscanf (f, "%lu %lu", &size, &resident) == 2);
   fclose (f);
   return (gsize) resident * (gsize) sysconf (_SC_PAGESIZE);
+}
+
+/* A harness around vkmlinfer on device 0 with the model file @path, @props and source
+ * caps @caps; with @bus, the element reports to a new bus (before the caps are set). */
+static inline GstHarness *
+gst_test_vkmlinfer_harness (const gchar * path, const gchar * props,
+    const gchar * caps, GstBus ** bus)
+{
+  gchar *launch = g_strdup_printf ("vkmlinfer model=\"%s\" device=0 %s", path,
+      props);
+  GstHarness *h = gst_harness_new_parse (launch);
+
+  g_free (launch);
+  if (bus) {
+    *bus = gst_bus_new ();
+    gst_element_set_bus (h->element, *bus);
+  }
+  gst_harness_set_src_caps_str (h, caps);
+  return h;
 }

@@ -72,17 +72,9 @@ static GstHarness *
 harness_bus (const gchar * model, const gchar * props, GstBus ** bus)
 {
   gchar *path = model_path (model);
-  gchar *launch = g_strdup_printf ("vkmlinfer model=\"%s\" device=0 %s", path,
-      props);
-  GstHarness *h = gst_harness_new_parse (launch);
+  GstHarness *h = gst_test_vkmlinfer_harness (path, props, CAPS, bus);
 
-  g_free (launch);
   g_free (path);
-  if (bus) {
-    *bus = gst_bus_new ();
-    gst_element_set_bus (h->element, *bus);
-  }
-  gst_harness_set_src_caps_str (h, CAPS);
   return h;
 }
 

@@ -14,6 +14,7 @@
 #include "gstvkmlinfer.h"
 #include "gstvkmltensormeta.h"
 #include "testutil.h"
+#include "gst_testutil.h"
 
 #include <math.h>
 #include <string.h>
@@ -24,21 +25,6 @@ static gchar *
 model_path (const gchar * name)
 {
   return g_build_filename (models_dir, name, NULL);
-}
-
-/* Exits through test_missing (skip, or failure when CI=true) without a Vulkan device. */
-static void
-require_vulkan (void)
-{
-  vkml_context *ctx = NULL;
-  vkml_error err = { 0 };
-
-  if (vkml_context_create (NULL, &ctx, &err) != VKML_OK) {
-    fprintf (stderr, "vkml_context_create: %s\n", err.message);
-    exit (1);
-  }
-  test_require_vulkan (ctx);
-  vkml_context_destroy (&ctx);
 }
 
 /* What the element is set to, for the reference. */
@@ -751,7 +737,7 @@ vkml_preprocess_suite (void)
     exit (1);
   }
   models_dir = g_build_filename (build, "tests", "gst", NULL);
-  require_vulkan ();
+  gst_test_require_vulkan_device ();
   if (!GST_ELEMENT_REGISTER (vkmlinfer, NULL)) {
     fprintf (stderr, "could not register vkmlinfer\n");
     exit (1);

@@ -16,6 +16,7 @@
 #include "gstvkmloverlay.h"
 #include "gstvkmltensormeta.h"
 #include "testutil.h"
+#include "gst_testutil.h"
 
 #include <math.h>
 #include <string.h>
@@ -33,20 +34,6 @@ static gchar *
 build_path (const gchar * sub, const gchar * name)
 {
   return g_build_filename (build_dir, sub, name, NULL);
-}
-
-static void
-require_vulkan (void)
-{
-  vkml_context *ctx = NULL;
-  vkml_error err = { 0 };
-
-  if (vkml_context_create (NULL, &ctx, &err) != VKML_OK) {
-    fprintf (stderr, "vkml_context_create: %s\n", err.message);
-    exit (1);
-  }
-  test_require_vulkan (ctx);
-  vkml_context_destroy (&ctx);
 }
 
 typedef struct
@@ -539,7 +526,7 @@ vkml_roi_suite (void)
     exit (1);
   }
   build_dir = g_strdup (build);
-  require_vulkan ();
+  gst_test_require_vulkan_device ();
   if (!GST_ELEMENT_REGISTER (vkmlinfer, NULL)
       || !GST_ELEMENT_REGISTER (vkmlclassify, NULL)
       || !GST_ELEMENT_REGISTER (vkmloverlay, NULL)) {

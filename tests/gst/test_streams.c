@@ -72,28 +72,13 @@ frame_for (const gchar * caps, guint seed, guint i)
 }
 
 static GstHarness *
-harness_bus (const gchar * model, const gchar * props, const gchar * caps,
-    GstBus ** bus)
-{
-  gchar *path = model_path (model);
-  gchar *launch = g_strdup_printf ("vkmlinfer model=\"%s\" device=0 %s", path,
-      props);
-  GstHarness *h = gst_harness_new_parse (launch);
-
-  g_free (launch);
-  g_free (path);
-  if (bus) {
-    *bus = gst_bus_new ();
-    gst_element_set_bus (h->element, *bus);
-  }
-  gst_harness_set_src_caps_str (h, caps);
-  return h;
-}
-
-static GstHarness *
 harness (const gchar * props, const gchar * caps)
 {
-  return harness_bus ("id-batch.onnx", props, caps, NULL);
+  gchar *path = model_path ("id-batch.onnx");
+  GstHarness *h = gst_test_vkmlinfer_harness (path, props, caps, NULL);
+
+  g_free (path);
+  return h;
 }
 
 /* The "out" values of a pulled frame (g_free them), its pts checked. */

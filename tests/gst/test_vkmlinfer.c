@@ -8,6 +8,7 @@
 #include "gstvkmlinfer.h"
 #include "gstvkmltensormeta.h"
 #include "testutil.h"
+#include "gst_testutil.h"
 
 #include <string.h>
 
@@ -22,23 +23,6 @@ static gchar *labels_path;
 static gchar *vector_path;
 static gchar *unsupported_path;
 static gchar *nhwc_path;
-
-/* Exits through test_missing (skip, or failure when CI=true) without a Vulkan
- * device: the mnist test names device 0 (lavapipe in CI; the default device is vkml's
- * CPU device where no real GPU exists, so the other tests run there). */
-static void
-require_vulkan (void)
-{
-  vkml_context *ctx = NULL;
-  vkml_error err = { 0 };
-
-  if (vkml_context_create (NULL, &ctx, &err) != VKML_OK) {
-    fprintf (stderr, "vkml_context_create: %s\n", err.message);
-    exit (1);
-  }
-  test_require_vulkan (ctx);
-  vkml_context_destroy (&ctx);
-}
 
 /* Finds the models: mnist-8 in the corpus (missing: skip, or fail when CI=true), the
  * models the build made under VKML_BUILD_ROOT. */
@@ -717,7 +701,9 @@ vkmlinfer_suite (void)
   TCase *tc = tcase_create ("general");
 
   find_models ();
-  require_vulkan ();
+  /* the mnist test names device 0 (lavapipe in CI; the default device is vkml's CPU
+   * device where no real GPU exists, so the other tests run there) */
+  gst_test_require_vulkan_device ();
   suite_add_tcase (s, tc);
   /* lavapipe runs mnist in well under a second; room for slow CI machines */
   tcase_set_timeout (tc, 120);
