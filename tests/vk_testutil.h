@@ -1,7 +1,7 @@
 /* For tests of vkml's Vulkan layer from inside (lib/vulkan): its context, opened on every
  * Vulkan device, or exit through test_missing when there is none. */
 #pragma once
-#include "plan/device.h"
+#include "vulkan/vk_device.h"
 #include "testutil.h"
 
 static inline vk_context *test_vk_context(void)

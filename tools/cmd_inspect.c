@@ -165,7 +165,7 @@ static void print_unsupported(const inspect_state *s)
 /* Distinct epilogue fusions (op + what it absorbed) listed; more are counted, not named. */
 #define INSPECT_MAX_FUSIONS 64
 
-/* The nodes that absorbed others at load (graph/fuse_epilogue.c), by kind. */
+/* The nodes that absorbed others at load (passes/fuse_epilogue.c), by kind. */
 static void print_epilogues(const inspect_state *s)
 {
     struct fusion_kind {

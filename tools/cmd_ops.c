@@ -3,6 +3,7 @@
 #include "cli_util.h"
 
 #include <getopt.h>
+#include <string.h>
 
 static int ops_main(int argc, char **argv);
 
@@ -10,8 +11,8 @@ const cli_command cli_cmd_ops = {
     .name = "ops",
     .summary = "list the operators vkml implements (--markdown for docs/ops.md)",
     .usage = "usage: vkml ops [--markdown]\n"
-             "Lists the op table: op, domain, opset range, and the element types of its\n"
-             "CPU and Vulkan (GPU) kernels. --markdown prints docs/ops.md.\n",
+             "Lists the op table: op, domain, opset range, and the element types of the\n"
+             "kernels of each kind of device (CPU, Vulkan). --markdown prints docs/ops.md.\n",
     .main = ops_main,
 };
 
@@ -21,53 +22,76 @@ static const char *domain_name(const vkml_op_info *op)
 }
 
 /* A kernel column: its dtypes, `none` without a kernel, or what replaces the kernel. */
-static const char *kernel_column(const vkml_op_info *op, bool has, const char *dtypes,
-                                 const char *none)
+static const char *kernel_column(const vkml_op_info *op, int kind, const char *none)
 {
-    return op->lowered ? "lowered at plan time" : has ? dtypes : none;
+    const vkml_op_kernel *k = &op->kernels[kind];
+    return op->lowered ? "lowered at plan time" : k->present ? k->dtypes : none;
+}
+
+/* The op table's kinds of device (the first op's: every op lists the same). */
+static int kind_count(void)
+{
+    return vkml_op_count() ? vkml_op(0)->n_kernels : 0;
 }
 
 static void print_text(void)
 {
-    printf("%-24s %-10s %-8s %-40s %s\n", "op", "domain", "opsets", "cpu dtypes", "vulkan dtypes");
+    printf("%-24s %-10s %-8s", "op", "domain", "opsets");
+    for (int d = 0; d < kind_count(); d++)
+        printf(" %s dtypes%*s", vkml_op(0)->kernels[d].device_kind,
+               d + 1 < kind_count() ? (int)(33 - strlen(vkml_op(0)->kernels[d].device_kind)) : 0,
+               "");
+    printf("\n");
     for (size_t i = 0; i < vkml_op_count(); i++) {
         const vkml_op_info *op = vkml_op(i);
         char opsets[32];
         snprintf(opsets, sizeof(opsets), "%d-%d", op->since_version, op->last_version);
-        printf("%-24s %-10s %-8s %-40s %s\n", op->name, domain_name(op), opsets,
-               kernel_column(op, op->cpu, op->dtypes, "-"),
-               kernel_column(op, op->gpu, op->gpu_dtypes, "-"));
+        printf("%-24s %-10s %-8s", op->name, domain_name(op), opsets);
+        for (int d = 0; d < op->n_kernels; d++)
+            printf(d + 1 < op->n_kernels ? " %-40s" : " %s", kernel_column(op, d, "-"));
+        printf("\n");
     }
     printf("%zu ops\n", vkml_op_count());
 }
 
 static void print_markdown(void)
 {
-    size_t n_gpu = 0, n_lowered = 0;
+    size_t n_lowered = 0, n_kernels[VKML_MAX_DEVICE_KINDS] = {0};
     for (size_t i = 0; i < vkml_op_count(); i++) {
-        n_gpu += vkml_op(i)->gpu;
-        n_lowered += vkml_op(i)->lowered;
+        const vkml_op_info *op = vkml_op(i);
+        n_lowered += op->lowered;
+        for (int d = 0; d < op->n_kernels; d++)
+            n_kernels[d] += op->kernels[d].present;
     }
     printf("# Supported operators\n\n"
            "Generated from the op table (`lib/ops/op_list.h`) by `tools/gen-ops-doc.sh`\n"
            "(`vkml ops --markdown`); the test `cli-ops-doc` fails when this file is out of\n"
-           "date. Each device has its own kernel registry (`lib/cpu/cpu_kernel_list.h`,\n"
+           "date. Each kind of device has its own kernel registry (`lib/cpu/cpu_kernel_list.h`,\n"
            "`lib/vulkan/vk_kernel_list.h`) with the element types it runs; a node whose op\n"
            "or type a GPU lacks runs on the CPU device inside a GPU session. An op\n"
            "\"lowered at plan time\" has no kernel: a session rewrites it into other ops\n"
            "when it plans the model (the sequence ops become list edits, Identity, Split,\n"
-           "Squeeze, Unsqueeze, Concat and constants; `lib/plan/lower_seq.c`), so it runs\n"
+           "Squeeze, Unsqueeze, Concat and constants; `lib/passes/lower_seq.c`), so it runs\n"
            "on every device, for the element types of those ops, where its positions are\n"
            "known at plan time.\n\n"
-           "%zu operators, %zu with a Vulkan kernel, %zu lowered at plan time.\n\n",
-           vkml_op_count(), n_gpu, n_lowered);
-    printf("| Op | Domain | Opsets | CPU | Vulkan |\n");
-    printf("|----|--------|--------|-----|--------|\n");
+           "%zu operators", vkml_op_count());
+    for (int d = 1; d < kind_count(); d++)
+        printf(", %zu with a %s kernel", n_kernels[d], vkml_op(0)->kernels[d].device_kind);
+    printf(", %zu lowered at plan time.\n\n| Op | Domain | Opsets |", n_lowered);
+    for (int d = 0; d < kind_count(); d++)
+        printf(" %s |", vkml_op(0)->kernels[d].device_kind);
+    printf("\n|----|--------|--------|");
+    for (int d = 0; d < kind_count(); d++)
+        printf("%.*s|", (int)strlen(vkml_op(0)->kernels[d].device_kind) + 2,
+               "--------------------------------");
+    printf("\n");
     for (size_t i = 0; i < vkml_op_count(); i++) {
         const vkml_op_info *op = vkml_op(i);
-        printf("| %s | %s | %d-%d | %s | %s |\n", op->name, domain_name(op), op->since_version,
-               op->last_version, kernel_column(op, op->cpu, op->dtypes, "no"),
-               kernel_column(op, op->gpu, op->gpu_dtypes, "no"));
+        printf("| %s | %s | %d-%d |", op->name, domain_name(op), op->since_version,
+               op->last_version);
+        for (int d = 0; d < op->n_kernels; d++)
+            printf(" %s |", kernel_column(op, d, "no"));
+        printf("\n");
     }
 }
 

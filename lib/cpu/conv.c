@@ -116,7 +116,7 @@ vkml_status cpu_conv_run(const conv_params *pp, vkml_dtype dtype, const void *xv
                                   .isize = isize,
                                   .x = xg,
                                   .col = col};
-                cpu_parallel_for(cg * ksize, (double)osize, im2col_rows, &job);
+                sched_parallel_for(cg * ksize, (double)osize, im2col_rows, &job);
             }
             cpu_matprod_args gemm = {
                 .dtype = dtype,

@@ -99,7 +99,7 @@ static vkml_status convtranspose_float(const op_cpu_args *args, vkml_error *err)
                               .bias = bias ? bias + grp * mg : NULL,
                               .y = (float *)args->out[0] + (n * g.out_channels + grp * mg) * n_out,
                               .ksize = ksize, .n_in = n_in, .n_out = n_out};
-            cpu_parallel_for(mg, (double)(ksize * n_in + n_out), col2im_planes, &job);
+            sched_parallel_for(mg, (double)(ksize * n_in + n_out), col2im_planes, &job);
         }
     }
     free(col);

@@ -1,14 +1,14 @@
 /*
  * The CPU device: runs every node through its op's C kernel (lib/cpu/<family>.c) on host
  * memory. A session's transient values (computed and read only here, not strings) share
- * one 64-byte aligned buffer by liveness (plan/mem_plan.h); the other values it computes
+ * one 64-byte aligned buffer by liveness (device/mem_plan.h); the other values it computes
  * get their own; constants are used in place and aliases share their source's buffer. A string
  * value's buffer is its array of pointers; the strings themselves live in its chunk's string store,
  * emptied when the chunk runs again (the next run: runs of one session do not overlap).
  */
+#include "cpu/cpu_device.h"
 #include "cpu/cpu_kernels.h"
-#include "plan/device.h"
-#include "plan/mem_plan.h"
+#include "device/mem_plan.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -404,7 +404,7 @@ device *cpu_device_create(void)
     dev->cls = &cpu_device_class;
     dev->info.index = VKML_DEVICE_CPU;
     snprintf(dev->info.name, sizeof(dev->info.name), "%s (vkml C kernels, %d thread%s)", model,
-             cpu_thread_count(), cpu_thread_count() == 1 ? "" : "s");
+             sched_thread_count(), sched_thread_count() == 1 ? "" : "s");
     snprintf(dev->info.vendor, sizeof(dev->info.vendor), "vkml");
     dev->info.type = VKML_DEVICE_TYPE_CPU;
     dev->info.irq_cpu = -1;
@@ -414,3 +414,55 @@ device *cpu_device_create(void)
     dev->info.memory_bytes = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : 0;
     return dev;
 }
+
+static vkml_status cpu_kind_open(const vkml_context_params *params, void **handle,
+                                 vkml_error *err)
+{
+    (void)params;
+    *handle = cpu_device_create();
+    return *handle ? VKML_OK
+                   : vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory creating the CPU device");
+}
+
+static int cpu_kind_count(const void *handle)
+{
+    return handle ? 1 : 0;
+}
+
+static device *cpu_kind_get(void *handle, int i)
+{
+    return i == 0 ? handle : NULL;
+}
+
+static void cpu_kind_close(void **handle)
+{
+    device *dev = *handle;
+    if (dev)
+        dev->cls->destroy(dev);
+    *handle = NULL;
+}
+
+static bool cpu_kind_kernel_for(const op_def *op, uint32_t *dtypes)
+{
+    const cpu_kernel *k = cpu_kernel_for(op);
+    *dtypes = k ? k->dtypes : 0;
+    return k != NULL;
+}
+
+static bool cpu_has_kernel(const op_def *op)
+{
+    return cpu_kernel_for(op) != NULL;
+}
+
+static const op_host_runner cpu_host_runner = {.has_kernel = cpu_has_kernel, .run = cpu_run_node};
+
+const device_kind cpu_device_kind = {
+    .name = "CPU",
+    .host = true,
+    .open = cpu_kind_open,
+    .count = cpu_kind_count,
+    .get = cpu_kind_get,
+    .close = cpu_kind_close,
+    .kernel_for = cpu_kind_kernel_for,
+    .host_runner = &cpu_host_runner,
+};

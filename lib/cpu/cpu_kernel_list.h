@@ -172,7 +172,7 @@ CPU_KERNEL(Not, cpu_eltwise, DT(BOOL))
 CPU_KERNEL(Or, cpu_eltwise, DT(BOOL))
 CPU_KERNEL(Where, cpu_eltwise, DT_ALL)
 CPU_KERNEL(Xor, cpu_eltwise, DT(BOOL))
-/* planner-made groups of float elementwise ops (plan/fuse_eltwise.c) */
+/* planner-made groups of float elementwise ops (passes/fuse_eltwise.c) */
 CPU_KERNEL(FusedElementwise, cpu_fused, DT(FLOAT))
 
 

@@ -1,6 +1,7 @@
 #pragma once
 /* The CPU kernels (lib/cpu/): their registry, and helpers they share. */
 #include "ops/op.h"
+#include "sched/sched.h"
 
 typedef vkml_status (*cpu_kernel_fn)(const op_cpu_args *args, vkml_error *err);
 
@@ -24,14 +25,6 @@ vkml_status cpu_run_node(const op_cpu_args *args, vkml_error *err);
 #define CPU_KERNEL(op_, fn_, dtypes_) vkml_status fn_(const op_cpu_args *args, vkml_error *err);
 #include "cpu/cpu_kernel_list.h"
 #undef CPU_KERNEL
-
-/* Runs fn(ctx, begin, end) over [0, count) split into ranges, on several threads when
- * the work (count * cost_per_item, in rough flops) is large enough to pay for it. Returns
- * after every range has run. fn must not fail. */
-typedef void (*cpu_range_fn)(void *ctx, int64_t begin, int64_t end);
-void cpu_parallel_for(int64_t count, double cost_per_item, cpu_range_fn fn, void *ctx);
-/* Threads cpu_parallel_for may use (the caller included). */
-int cpu_thread_count(void);
 
 /* Y[m, n] (dense, row stride n) = sum_k A(i, k) * B(k, j), with A(i, k) at
  * a[i * a_row + k * a_col] and B(k, j) at b[k * b_row + j * b_col]. Overwrites Y. */

@@ -90,11 +90,11 @@ static void sgemm_cols(void *ctx, int64_t begin, int64_t end)
 void cpu_sgemm(const cpu_sgemm_args *g)
 {
     double flops_per_row = 2.0 * (double)g->n * (double)g->k;
-    if (g->m >= 2 * cpu_thread_count()) {
-        cpu_parallel_for(g->m, flops_per_row, sgemm_rows, (void *)g);
+    if (g->m >= 2 * sched_thread_count()) {
+        sched_parallel_for(g->m, flops_per_row, sgemm_rows, (void *)g);
     } else {
         int64_t blocks = (g->n + SGEMM_COL_BLOCK - 1) / SGEMM_COL_BLOCK;
-        cpu_parallel_for(blocks, 2.0 * (double)g->m * (double)g->k * SGEMM_COL_BLOCK, sgemm_cols,
+        sched_parallel_for(blocks, 2.0 * (double)g->m * (double)g->k * SGEMM_COL_BLOCK, sgemm_cols,
                          (void *)g);
     }
 }

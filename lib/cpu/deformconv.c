@@ -83,7 +83,7 @@ static vkml_status deformconv_float(const op_cpu_args *args, vkml_error *err)
                           .offset = off + n * a->offset_group * taps * 2 * out_size,
                           .mask = mask ? mask + n * a->offset_group * taps * out_size : NULL,
                           .col = col};
-        cpu_parallel_for(rows, (double)out_size * 12, deform_rows, &job);
+        sched_parallel_for(rows, (double)out_size * 12, deform_rows, &job);
         for (int64_t g = 0; g < p.group; g++) {
             float *yg = y + (n * p.out_channels + g * m_per_group) * out_size;
             cpu_sgemm(&(cpu_sgemm_args){.m = m_per_group, .n = out_size, .k = k,

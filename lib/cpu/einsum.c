@@ -127,7 +127,7 @@ vkml_status cpu_einsum(const op_cpu_args *args, vkml_error *err)
     einsum_job job = {
         .args = args, .plan = &plan, .dtype = args->values[args->node->inputs[0]].dtype};
     job.is_float = cpu_dtype_is_float(job.dtype);
-    cpu_parallel_for(plan.out_count, (double)plan.sum_count * plan.n_inputs * 4.0, einsum_range,
+    sched_parallel_for(plan.out_count, (double)plan.sum_count * plan.n_inputs * 4.0, einsum_range,
                      &job);
     return VKML_OK;
 }

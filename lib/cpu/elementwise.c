@@ -203,10 +203,10 @@ static void pass_run(elt_pass *ps, double cost)
     int64_t inner = l->rank ? l->dims[l->rank - 1] : 1;
     if (l->count == 0)
         return;
-    cpu_parallel_for((int64_t)l->count / inner, cost * (double)inner, pass_rows, ps);
+    sched_parallel_for((int64_t)l->count / inner, cost * (double)inner, pass_rows, ps);
 }
 
-/* Rough flops per element, for cpu_parallel_for. */
+/* Rough flops per element, for sched_parallel_for. */
 static double op_cost(eltwise_op op)
 {
     switch (op) {

@@ -117,6 +117,6 @@ vkml_status cpu_fused(const op_cpu_args *args, vkml_error *err)
     for (int k = 0; k < FUSED_MAX_INPUTS && 1 + k < node->n_inputs; k++)
         r.in[k] = args->in[1 + k];
     int64_t blocks = (r.count + ELT_BLOCK - 1) / ELT_BLOCK;
-    cpu_parallel_for(blocks, 4.0 * ELT_BLOCK * r.n_instrs, run_blocks, &r);
+    sched_parallel_for(blocks, 4.0 * ELT_BLOCK * r.n_instrs, run_blocks, &r);
     return VKML_OK;
 }

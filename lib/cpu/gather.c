@@ -131,7 +131,7 @@ vkml_status cpu_index_op(const op_cpu_args *args, vkml_error *err)
         return VKML_OK; /* a view (plan/views.h): the block is already where it goes */
     if (!d.scatter) {
         if (n)
-            cpu_parallel_for(n, 4.0 + d.rank, gather_range, &job);
+            sched_parallel_for(n, 4.0 + d.rank, gather_range, &job);
         return VKML_OK;
     }
     size_t bytes = cpu_output_bytes(args, 0);

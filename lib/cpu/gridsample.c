@@ -92,7 +92,7 @@ vkml_status cpu_gridsample(const op_cpu_args *args, vkml_error *err)
         memset(args->out[0], 0, cpu_output_bytes(args, 0));
         return VKML_OK;
     }
-    cpu_parallel_for(x->dims[0] * job.out_size, (double)job.channels * 16.0, gridsample_points,
+    sched_parallel_for(x->dims[0] * job.out_size, (double)job.channels * 16.0, gridsample_points,
                      &job);
     return VKML_OK;
 }

@@ -25,7 +25,7 @@ DEFINE_GEMM_ROWS(gemm_rows_f64, double)
 DEFINE_GEMM_ROWS(gemm_rows_u32, uint32_t)
 DEFINE_GEMM_ROWS(gemm_rows_u64, uint64_t)
 
-static cpu_range_fn gemm_rows_for(vkml_dtype dtype)
+static sched_range_fn gemm_rows_for(vkml_dtype dtype)
 {
     switch (dtype) {
     case VKML_DTYPE_DOUBLE: return gemm_rows_f64;
@@ -58,7 +58,7 @@ void cpu_matprod(const cpu_matprod_args *g)
         cpu_sgemm(&s);
         return;
     }
-    cpu_range_fn rows = gemm_rows_for(g->dtype);
+    sched_range_fn rows = gemm_rows_for(g->dtype);
     if (rows)
-        cpu_parallel_for(g->m, 2.0 * (double)g->n * (double)g->k, rows, (void *)g);
+        sched_parallel_for(g->m, 2.0 * (double)g->n * (double)g->k, rows, (void *)g);
 }

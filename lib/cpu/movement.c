@@ -159,10 +159,10 @@ static void run_step(const mv_step *s, const void *src, void *dst, size_t esize)
     int64_t per_row = s->rank > 0 ? s->dims[s->rank - 1] : 1;
     if (rows == 0 || per_row == 0)
         return;
-    cpu_range_fn fn = s->kind == MV_STRIDED ? strided_rows
+    sched_range_fn fn = s->kind == MV_STRIDED ? strided_rows
                       : s->kind == MV_MAPPED ? mapped_rows
                                              : band_rows;
-    cpu_parallel_for(rows, (double)per_row, fn, &job);
+    sched_parallel_for(rows, (double)per_row, fn, &job);
 }
 
 vkml_status cpu_movement(const op_cpu_args *args, vkml_error *err)

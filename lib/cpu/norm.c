@@ -125,7 +125,7 @@ vkml_status cpu_norm(const op_cpu_args *args, vkml_error *err)
         .invstd_out = n->n_outputs > 2 ? args->out[2] : NULL,
     };
     if (g.view.count > 0)
-        cpu_parallel_for(g.view.lines, (double)g.view.count * 12, norm_lines, &j);
+        sched_parallel_for(g.view.lines, (double)g.view.count * 12, norm_lines, &j);
     return VKML_OK;
 }
 

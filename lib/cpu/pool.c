@@ -107,7 +107,7 @@ static void pool_planes(void *ctx, int64_t begin, int64_t end)
 static void run_pool(pool_job *job)
 {
     double cost = (double)window_out_size(&job->p.win) * (double)window_kernel_size(&job->p.win);
-    cpu_parallel_for(job->p.batch * job->p.channels, cost, pool_planes, job);
+    sched_parallel_for(job->p.batch * job->p.channels, cost, pool_planes, job);
 }
 
 vkml_status cpu_pool(const op_cpu_args *args, vkml_error *err)

@@ -142,7 +142,7 @@ vkml_status cpu_image_preprocess(const op_cpu_args *args, vkml_error *err)
     else
         preprocess_resolve(job.p, &job.plan);
     int64_t batch = job.p->batch > 1 ? job.p->batch : 1;
-    cpu_parallel_for(batch * job.p->height, PREPROCESS_PIXEL_COST * job.p->width, preprocess_rows,
+    sched_parallel_for(batch * job.p->height, PREPROCESS_PIXEL_COST * job.p->width, preprocess_rows,
                      &job);
     return VKML_OK;
 }

@@ -79,7 +79,7 @@ static vkml_status quant_run(const op_cpu_args *args, bool quantize, vkml_error 
     if (vkml_dtype_size(job.y_type) == 0) /* packed: neighbours share bytes, one thread */
         quant_range(&job, 0, job.l.count);
     else
-        cpu_parallel_for(job.l.count, 8.0, quant_range, &job);
+        sched_parallel_for(job.l.count, 8.0, quant_range, &job);
     return VKML_OK;
 }
 

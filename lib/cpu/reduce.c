@@ -148,7 +148,7 @@ vkml_status cpu_reduce(const op_cpu_args *args, vkml_error *err)
         .x = args->in[0],
         .y = args->out[0],
     };
-    cpu_parallel_for(g.view.lines, (double)g.view.count * 8, reduce_lines, &j);
+    sched_parallel_for(g.view.lines, (double)g.view.count * 8, reduce_lines, &j);
     return VKML_OK;
 }
 

@@ -136,7 +136,7 @@ vkml_status cpu_resize(const op_cpu_args *args, vkml_error *err)
     if (ok && g.rank == 0)
         cpu_store_f64(job.y, job.dtype, 0, cpu_load_f64(job.x, job.dtype, 0));
     else if (ok)
-        cpu_parallel_for(total / job.row, (double)job.row * 16.0, resize_rows, &job);
+        sched_parallel_for(total / job.row, (double)job.row * 16.0, resize_rows, &job);
     free_tables(&job);
     if (!ok)
         return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "Resize: no memory for the tap tables");

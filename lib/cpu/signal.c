@@ -69,6 +69,6 @@ vkml_status cpu_dft(const op_cpu_args *args, vkml_error *err)
         return st;
     dft_job j = {.g = &g, .p = node->params, .t = args->values[node->inputs[0]].dtype,
                  .x = args->in[0], .y = args->out[0]};
-    cpu_parallel_for(g.outer * g.inner, (double)g.n_out * (double)g.n * 20, dft_lines, &j);
+    sched_parallel_for(g.outer * g.inner, (double)g.n_out * (double)g.n * 20, dft_lines, &j);
     return VKML_OK;
 }

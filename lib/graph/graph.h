@@ -6,7 +6,7 @@
  * into the model file's mapping, which the graph also owns (see graph_set_backing).
  *
  * Shapes: a value's `rank`/`dims` are what is known. Declared graph inputs keep symbolic
- * dims as -1 with a name in dim_names; shape inference (graph/infer.c) fills every
+ * dims as -1 with a name in dim_names; shape inference (passes/infer.c) fills every
  * value's concrete shape once symbolic dims are bound (a session does this on its own
  * copy of the values, see graph_values_clone).
  */
@@ -84,7 +84,7 @@ typedef struct graph_value {
 
 struct op_def;
 
-/* Activations a Conv/Gemm/MatMul epilogue applies (graph/fuse_epilogue.c); the numbers
+/* Activations a Conv/Gemm/MatMul epilogue applies (passes/fuse_epilogue.c); the numbers
  * are shaders/common/epilogue.glsl's EPI_* (lib/vulkan checks they agree). */
 typedef enum graph_epi_act {
     GRAPH_EPI_NONE = 0,
@@ -143,7 +143,7 @@ typedef struct graph_node {
     const struct op_def *op; /* resolved from the op table at load (op_bind_node) */
     const void *params;      /* the op's params struct, attributes parsed once at load */
     const char *unsupported; /* op NULL (a model loaded with allow_unsupported): why */
-    const graph_epilogue *epilogue; /* fused epilogue (graph/fuse_epilogue.c), or NULL */
+    const graph_epilogue *epilogue; /* fused epilogue (passes/fuse_epilogue.c), or NULL */
 } graph_node;
 
 typedef struct graph {
@@ -206,58 +206,3 @@ void graph_value_info(const graph_value *v, vkml_tensor_info *info);
  * Names and constant data are shared with the graph. */
 graph_value *graph_values_clone(const graph *g);
 
-/* Fusion at load (graph/fuse.c): a BatchNormalization (inference mode, constant float
- * parameters) whose input is a Conv with constant float weights, read by nothing else,
- * becomes part of that Conv (weights and bias scaled per output channel). Re-sorts the
- * graph; *n_fused (may be NULL) counts the folded nodes. */
-vkml_status graph_fuse_conv_batchnorm(graph *g, int *n_fused, vkml_error *err);
-
-/* Whether load-time fusion is switched off: env VKML_NO_FUSE set to a value other than
- * "" or "0". The one place that reads the switch. */
-bool graph_fusion_disabled(void);
-
-/* Epilogue fusion at load (graph/fuse_epilogue.c): a float Conv, Gemm or MatMul whose
- * output is read by one node and is not a graph output absorbs that node when it is an
- * activation (Relu, Clip with constant bounds, Sigmoid, HardSigmoid, HardSwish, LeakyRelu,
- * Gelu, x * Sigmoid(x), x * HardSigmoid(x), x * (Erf(x / sqrt(2)) + 1) * 0.5: Gelu as
- * exporters write it below opset 20) or an Add of a tensor of the output's shape (the
- * residual, which becomes an input of the node); then the same once more (Add then
- * activation or activation then Add). A MatMul first takes an Add of a constant along its
- * last dim as its bias; after those, a Mul of an input by a float constant scalar read by
- * nothing else as a scale of its product (graph_epilogue.scale), and the Transposes that
- * make an input as a view of their source (graph_epilogue.view). `shapes` are g's values
- * with shapes inferred (at some binding of the symbolic dims; a residual must match the
- * output there and in `shapes2`, a second binding, or NULL). Re-sorts the graph; *n_fused
- * (may be NULL) counts absorbed nodes. */
-vkml_status graph_fuse_epilogues(graph *g, const graph_value *shapes, const graph_value *shapes2,
-                                 int *n_fused, vkml_error *err);
-/* Whether some node of g reads a Conv, Gemm or MatMul output with an op epilogue fusion
- * may absorb, or a MatMul reads a Mul's, Transpose's or Reshape's (a cheap test before
- * inferring shapes for graph_fuse_epilogues). */
-bool graph_epilogue_candidates(const graph *g);
-
-/* Shape and type inference over all nodes in order (graph/infer.c): binds every symbolic
- * or unknown input dim to `symbolic_value`, then calls each node's op shape function.
- * Writes dtype/rank/dims of every value in `values` (a clone of g->values). */
-vkml_status graph_infer(const graph *g, graph_value *values, int64_t symbolic_value,
-                        vkml_error *err);
-/* The same, and *n_inferred (when not NULL) is the number of nodes, in order, whose
- * outputs it could infer: all of them on success, those before the failing one else. */
-vkml_status graph_infer_count(const graph *g, graph_value *values, int64_t symbolic_value,
-                              int *n_inferred, vkml_error *err);
-/* The same, calling hook(ctx, values, node) after each node's shapes are inferred and
- * before the next node's: constant folding during inference (plan/fold.c), so that shape
- * computations (Shape -> Gather -> Concat -> Reshape) are constants when Reshape's shape
- * function reads them. A failing hook stops inference with its status. */
-typedef vkml_status (*graph_infer_hook)(void *ctx, graph_value *values, int node,
-                                        vkml_error *err);
-vkml_status graph_infer_hooked(const graph *g, graph_value *values, int64_t symbolic_value,
-                               graph_infer_hook hook, void *hook_ctx, int *n_inferred,
-                               vkml_error *err);
-/* The two steps of graph_infer, for a pass that builds a graph as it infers it (the
- * sequence lowering, plan/lower_seq.c): graph_infer_prepare binds every symbolic or unknown
- * graph input dim to `symbolic_value` and forgets what node outputs held; graph_infer_node
- * infers node i's outputs (its inputs' shapes known), naming the node when it fails. */
-vkml_status graph_infer_prepare(const graph *g, graph_value *values, int64_t symbolic_value,
-                                vkml_error *err);
-vkml_status graph_infer_node(const graph *g, graph_value *values, int i, vkml_error *err);

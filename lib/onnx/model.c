@@ -2,8 +2,10 @@
 #include "onnx/model.h"
 #include "onnx/onnx_file.h"
 #include "ops/op.h"
-#include "plan/fold.h"
-#include "plan/lower_seq.h"
+#include "device/registry.h"
+#include "passes/fold.h"
+#include "passes/fuse.h"
+#include "passes/lower_seq.h"
 
 #include <libgen.h>
 #include <stdlib.h>
@@ -62,8 +64,10 @@ static vkml_status fuse_epilogues(graph *g, vkml_error *err)
     vkml_arena *arena = vkml_arena_create();
     graph_value *one = graph_values_clone(g), *two = symbolic ? graph_values_clone(g) : NULL;
     vkml_error ignored = {0};
-    bool inferred = arena && one && fold_infer(g, one, 1, arena, NULL, &ignored) == VKML_OK &&
-                    (!symbolic || (two && fold_infer(g, two, 2, arena, NULL, &ignored) == VKML_OK));
+    const op_host_runner *runner = device_host_runner();
+    bool inferred =
+        arena && one && fold_infer(g, one, 1, runner, arena, NULL, &ignored) == VKML_OK &&
+        (!symbolic || (two && fold_infer(g, two, 2, runner, arena, NULL, &ignored) == VKML_OK));
     vkml_status st = inferred ? graph_fuse_epilogues(g, one, two, NULL, err) : VKML_OK;
     free(one);
     free(two);
@@ -138,8 +142,10 @@ static void probe_infer(const graph *g, model_probe *probe)
 {
     graph *lowered = NULL;
     if (!lower_seq_needed(g)) {
-        fold_infer(g, probe->values, 1, probe->arena, &probe->n_inferred, &probe->error);
-    } else if (lower_seq(g, probe->values, 1, probe->arena, &lowered, &probe->error) == VKML_OK) {
+        fold_infer(g, probe->values, 1, device_host_runner(), probe->arena, &probe->n_inferred,
+                   &probe->error);
+    } else if (lower_seq(g, probe->values, 1, device_host_runner(), probe->arena, &lowered,
+                         &probe->error) == VKML_OK) {
         memcpy(probe->values, lowered->values, sizeof(graph_value) * (size_t)g->n_values);
         probe->n_inferred = g->n_nodes;
         graph_destroy(&lowered);

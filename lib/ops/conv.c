@@ -61,7 +61,7 @@ vkml_status conv_params_parse(const graph_value *values, const graph_node *node,
     const graph_epilogue *e = node->epilogue;
     if (!e || !e->pool)
         return VKML_OK;
-    /* the fused MaxPool (graph/fuse_epilogue.c): 2-D, over the conv's output */
+    /* the fused MaxPool (passes/fuse_epilogue.c): 2-D, over the conv's output */
     const pool_attrs *pa = e->pool;
     if (p->win.spatial != 2 || pa->win.n_kernel != 2)
         return vkml_fail(err, VKML_ERROR_INVALID_MODEL,

@@ -1,6 +1,6 @@
 #pragma once
 /* The fused epilogue of Conv, Gemm and MatMul (graph_epilogue, made by
- * graph/fuse_epilogue.c): the inputs it adds, its shape check, and the one C function the
+ * passes/fuse_epilogue.c): the inputs it adds, its shape check, and the one C function the
  * CPU kernels apply it with (shaders/common/epilogue.glsl is the GPU's). */
 #include "graph/graph.h"
 

@@ -1,6 +1,6 @@
 #pragma once
 /*
- * FusedElementwise: a node the planner makes (lib/plan/fuse_eltwise.c) from a group of
+ * FusedElementwise: a node the planner makes (lib/passes/fuse_eltwise.c) from a group of
  * float elementwise nodes; never read from a model file. Its params hold the program
  * (shaders/common/fused_program.h) that the CPU interpreter (lib/cpu/fused.c) and the Vulkan
  * kernel (shaders/fused_eltwise.comp) run per output element. Input 0 is a constant value

@@ -44,6 +44,7 @@ typedef struct op_cpu_args {
     vkml_arena *strings;
 } op_cpu_args;
 
+
 enum op_flags {
     /* Output 0 holds input 0's bytes unchanged (Reshape, Flatten, Squeeze, Identity):
      * devices may give it the same memory instead of copying. */
@@ -62,10 +63,10 @@ enum op_flags {
      * refuses a data-dependent value that feeds another node, naming both). */
     OP_DATA_DEPENDENT = 1u << 3,
     /* No kernel on any device, by design: a plan rewrites the node into other ops before
-     * it places anything (the sequence ops, plan/lower_seq.c). Its shape function only
+     * it places anything (the sequence ops, passes/lower_seq.c). Its shape function only
      * refuses, for a graph that was not lowered (the model's shape probe). */
     OP_LOWERED = 1u << 4,
-    /* Made by the planner, never read from a model (FusedElementwise, plan/fuse_eltwise.c):
+    /* Made by the planner, never read from a model (FusedElementwise, passes/fuse_eltwise.c):
      * its parser refuses it in a model, and the public op list leaves it out. */
     OP_INTERNAL = 1u << 5,
 };
@@ -92,6 +93,15 @@ typedef struct op_def {
     op_parse_fn parse;
     op_infer_fn infer;
 } op_def;
+
+/* Runs single nodes on the host, on host memory: the kernels constant folding and a plan's
+ * dynamic tail use. A device kind that has such kernels provides one
+ * (device_class.host_runner; the registry's device_host_runner()); the passes call it and
+ * no device directly. */
+typedef struct op_host_runner {
+    bool (*has_kernel)(const op_def *op); /* whether run takes nodes of this op */
+    vkml_status (*run)(const op_cpu_args *args, vkml_error *err);
+} op_host_runner;
 
 /* For ops without attributes (params column of op_list.h). */
 typedef struct op_no_params {

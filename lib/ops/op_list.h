@@ -195,7 +195,7 @@ OP(GRU, "", 7, 22, 0, rnn_params, rnn_parse, rnn_infer)
 OP(LSTM, "", 7, 22, 0, rnn_params, rnn_parse, rnn_infer)
 OP(RNN, "", 7, 22, 0, rnn_params, rnn_parse, rnn_infer)
 /* sequences: lowered to tensor ops at plan time, no kernel (ops/sequence.c,
- * plan/lower_seq.c) */
+ * passes/lower_seq.c) */
 OP(ConcatFromSequence, "", 11, 11, OP_LOWERED, seq_params, concat_from_sequence_parse,
    sequence_infer)
 OP(SequenceAt, "", 11, 11, OP_LOWERED, op_no_params, NULL, sequence_infer)
@@ -206,7 +206,7 @@ OP(SequenceInsert, "", 11, 11, OP_LOWERED, op_no_params, NULL, sequence_infer)
 OP(SequenceLength, "", 11, 11, OP_LOWERED, op_no_params, NULL, sequence_infer)
 OP(SplitToSequence, "", 11, 11, OP_LOWERED, seq_params, split_to_sequence_parse, sequence_infer)
 /* made by the planner from groups of elementwise nodes, never read from a model
- * (ops/fused.c, plan/fuse_eltwise.c) */
+ * (ops/fused.c, passes/fuse_eltwise.c) */
 OP(FusedElementwise, "vkml.internal", 1, 1, OP_TYPE_FROM_OUTPUT | OP_INTERNAL, fused_params,
    fused_parse, fused_infer)
 /* vkml's own ops, domain com.vkml (ops/preprocess.c) */

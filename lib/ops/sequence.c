@@ -1,5 +1,5 @@
 /* Attributes of the sequence ops (ops/sequence.h); the ops themselves are lowered to
- * tensor ops by the plan (plan/lower_seq.c). */
+ * tensor ops by the plan (passes/lower_seq.c). */
 #include "ops/sequence.h"
 #include "ops/op_decls.h"
 

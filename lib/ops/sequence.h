@@ -3,7 +3,7 @@
  * The ONNX sequence ops (SequenceEmpty, SequenceConstruct, SequenceInsert, SequenceErase,
  * SequenceAt, SequenceLength, SplitToSequence, ConcatFromSequence). vkml has no sequence
  * values at run time: a plan rewrites these nodes into tensor ops (Identity, Split,
- * Squeeze, Unsqueeze, Concat) and list edits, see plan/lower_seq.c. They are in the op
+ * Squeeze, Unsqueeze, Concat) and list edits, see passes/lower_seq.c. They are in the op
  * table with OP_LOWERED, attributes parsed once here like every op's.
  */
 #include "ops/op.h"

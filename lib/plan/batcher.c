@@ -24,7 +24,7 @@
  *     waits on `room` for the batches in flight.
  */
 #include "plan/session.h"
-#include "cpu/cpu_kernels.h"
+#include "sched/sched.h"
 
 #include <errno.h>
 #include <stdatomic.h>
@@ -444,7 +444,7 @@ static void batcher_batch_done(void *user, vkml_status status, const vkml_error 
             item_bytes += b->bytes[b->n_inputs + i];
         batcher_scatter job = {.b = b, .batch = batch};
         /* a byte counts as a flop: small outputs stay on this thread */
-        cpu_parallel_for(batch->n_items, (double)item_bytes, batcher_scatter_items, &job);
+        sched_parallel_for(batch->n_items, (double)item_bytes, batcher_scatter_items, &job);
     }
     atomic_fetch_add_explicit(&b->batches, 1, memory_order_relaxed);
     if (batch->n_items == b->n)

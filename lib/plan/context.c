@@ -16,14 +16,59 @@ static bool type_is_real_gpu(vkml_device_type t)
 /* The fastest device the machine has: its first real GPU (discrete or integrated), else
  * vkml's own CPU device, which runs conv models 8-14x faster than a Vulkan device on the
  * CPU (lavapipe); such a device, or a virtual one, is used only when asked for. */
-static int pick_default_device(vk_context *vk)
+static int pick_default_device(const vkml_context *ctx)
 {
-    int n = vk_context_device_count(vk);
-    for (int i = 0; i < n; i++) {
-        if (type_is_real_gpu(vk_context_device(vk, i)->info.type))
+    for (int i = 0; i < ctx->n_devices; i++)
+        if (type_is_real_gpu(ctx->devices[i]->info.type))
             return i;
-    }
     return VKML_DEVICE_CPU;
+}
+
+/* Adds kind k's devices; its one device when it is the host kind. */
+static vkml_status add_kind_devices(vkml_context *ctx, const device_kind *kind, void *handle,
+                                    vkml_error *err)
+{
+    int n = kind->count(handle);
+    if (kind->host) {
+        if (ctx->host || n != 1)
+            return vkml_fail(err, VKML_ERROR_DEVICE, "device kind '%s': a second host device",
+                             kind->name);
+        ctx->host = kind->get(handle, 0);
+        ctx->host->info.index = VKML_DEVICE_CPU;
+        ctx->host_runner = kind->host_runner;
+        return VKML_OK;
+    }
+    device **grown = realloc(ctx->devices, sizeof(device *) * (size_t)(ctx->n_devices + n + 1));
+    if (!grown)
+        return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory listing devices");
+    ctx->devices = grown;
+    for (int i = 0; i < n; i++) {
+        device *dev = kind->get(handle, i);
+        dev->info.index = ctx->n_devices;
+        ctx->devices[ctx->n_devices++] = dev;
+    }
+    return VKML_OK;
+}
+
+/* Opens every kind of the registry, in its order. */
+static vkml_status open_devices(vkml_context *ctx, const vkml_context_params *params,
+                                vkml_error *err)
+{
+    int n;
+    const device_kind *const *kinds = device_kinds(&n);
+    for (int k = 0; k < n; k++) {
+        void *handle = NULL;
+        vkml_status st = kinds[k]->open(params, &handle, err);
+        if (st != VKML_OK)
+            return st;
+        ctx->kinds[ctx->n_kinds] = kinds[k];
+        ctx->kind_handles[ctx->n_kinds++] = handle;
+        if ((st = add_kind_devices(ctx, kinds[k], handle, err)) != VKML_OK)
+            return st;
+    }
+    if (!ctx->host)
+        return vkml_fail(err, VKML_ERROR_DEVICE, "the device registry has no host kind");
+    return VKML_OK;
 }
 
 static void context_free(vkml_context *ctx);
@@ -46,19 +91,12 @@ vkml_status vkml_context_create(const vkml_context_params *params, vkml_context 
     ctx->log_callback = params->log_callback;
     ctx->log_user = params->log_user;
     vkml_log_set_callback(ctx->log_callback, ctx->log_user);
-    ctx->cpu = cpu_device_create();
-    if (!ctx->cpu) {
+    vkml_status st = open_devices(ctx, params, err);
+    if (st != VKML_OK) {
         context_free(ctx);
-        return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory creating the CPU device");
+        return st;
     }
-    if (!params->disable_vulkan) {
-        vkml_status st = vk_context_create(params, &ctx->vk, err);
-        if (st != VKML_OK) {
-            vkml_context_destroy(&ctx);
-            return st;
-        }
-    }
-    ctx->default_device = ctx->vk ? pick_default_device(ctx->vk) : VKML_DEVICE_CPU;
+    ctx->default_device = pick_default_device(ctx);
     atomic_init(&ctx->refs, 1);
     *out = ctx;
     return VKML_OK;
@@ -66,9 +104,10 @@ vkml_status vkml_context_create(const vkml_context_params *params, vkml_context 
 
 static void context_free(vkml_context *ctx)
 {
-    vk_context_destroy(&ctx->vk);
-    if (ctx->cpu)
-        ctx->cpu->cls->destroy(ctx->cpu);
+    /* Later kinds first: they may use what earlier ones hold. */
+    for (int k = ctx->n_kinds - 1; k >= 0; k--)
+        ctx->kinds[k]->close(&ctx->kind_handles[k]);
+    free(ctx->devices);
     vkml_log_unset_callback(ctx->log_callback, ctx->log_user);
     free(ctx);
 }
@@ -107,7 +146,7 @@ void vkml_context_destroy(vkml_context **ctxp)
 
 int vkml_context_device_count(const vkml_context *ctx)
 {
-    return ctx && ctx->vk ? vk_context_device_count(ctx->vk) : 0;
+    return ctx ? ctx->n_devices : 0;
 }
 
 int vkml_context_default_device(const vkml_context *ctx)
@@ -120,10 +159,10 @@ device *context_device(vkml_context *ctx, int index)
     if (index == VKML_DEVICE_DEFAULT)
         index = ctx->default_device;
     if (index == VKML_DEVICE_CPU)
-        return ctx->cpu;
-    if (index < 0 || index >= vkml_context_device_count(ctx))
+        return ctx->host;
+    if (index < 0 || index >= ctx->n_devices)
         return NULL;
-    return vk_context_device(ctx->vk, index);
+    return ctx->devices[index];
 }
 
 bool context_device_is_real_gpu(vkml_context *ctx, int index)

@@ -1,5 +1,5 @@
 #pragma once
-#include "plan/device.h"
+#include "device/registry.h"
 
 #include <stdatomic.h>
 
@@ -7,8 +7,14 @@ struct vkml_context {
     /* The caller's reference plus one per live session: a context destroyed before its
      * sessions stays alive until the last of them is destroyed. */
     atomic_int refs;
-    vk_context *vk;
-    device *cpu;
+    /* What each kind of the registry opened (device_kind.close frees it). */
+    const device_kind *kinds[DEVICE_MAX_KINDS];
+    void *kind_handles[DEVICE_MAX_KINDS];
+    int n_kinds;
+    device *host;                /* the host kind's device: VKML_DEVICE_CPU, every plan's fallback */
+    const op_host_runner *host_runner; /* its single-node kernels (folding, the dynamic tail) */
+    device **devices;            /* the other kinds' devices: public indices 0, 1, ... */
+    int n_devices;
     int default_device; /* resolved VKML_DEVICE_DEFAULT */
     vkml_log_callback log_callback; /* set by this context; unset when it is freed */
     void *log_user;

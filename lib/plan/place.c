@@ -36,7 +36,7 @@ static uint64_t resident_bytes(const placer *pl, int v)
 static uint64_t slot_budget(const placer *pl, int slot)
 {
     const device *dev = pl->p->devices[slot].dev;
-    if (dev == pl->t->cpu)
+    if (dev == pl->t->host)
         return UINT64_MAX; /* the CPU device: host memory, no budget */
     uint64_t own = dev->memory_budget ? dev->memory_budget : UINT64_MAX;
     return pl->t->budget && pl->t->budget < own ? pl->t->budget : own;
@@ -139,7 +139,7 @@ static vkml_status refuse_fit(placer *pl, int i, int s, vkml_error *err)
                      "tensors) on %s, the last GPU that runs it, which already holds %s of its "
                      "%s budget (%d GPU(s) in the set; raise the budget or add devices)",
                      graph_node_label(pl->p->graph, i, label, sizeof(label)), need_s,
-                     pl->p->devices[s].dev->info.name, used_s, budget_s, pl->t->n_gpus);
+                     pl->p->devices[s].dev->info.name, used_s, budget_s, pl->t->n_devices);
 }
 
 static int slot_of(plan *p, device *dev, int index)
@@ -162,11 +162,11 @@ static vkml_status place_node(placer *pl, int i, int *cur, vkml_error *err)
     const graph_node *n = &p->graph->nodes[i];
     char label[300], why[256] = "", why_cpu[256] = "";
     int full = -1;
-    for (int k = *cur; k < t->n_gpus; k++) {
-        device *dev = t->gpus[k];
+    for (int k = *cur; k < t->n_devices; k++) {
+        device *dev = t->devices[k];
         if (!dev->cls->supports_node(dev, p->values, n, why, sizeof(why)))
             continue;
-        int s = slot_of(p, dev, t->gpu_index[k]);
+        int s = slot_of(p, dev, t->dev_index[k]);
         uint64_t weights, need = node_cost(pl, n, s, &weights);
         uint64_t budget = slot_budget(pl, s), used = pl->weights[s] + pl->live[s];
         if (need > budget || used > budget - need) {
@@ -180,20 +180,20 @@ static vkml_status place_node(placer *pl, int i, int *cur, vkml_error *err)
     }
     if (full >= 0)
         return refuse_fit(pl, i, full, err);
-    if (!t->cpu->cls->supports_node(t->cpu, p->values, n, why_cpu, sizeof(why_cpu)))
+    if (!t->host->cls->supports_node(t->host, p->values, n, why_cpu, sizeof(why_cpu)))
         return vkml_fail(err, VKML_ERROR_UNSUPPORTED, "%s: no device can run it (%s%s%s%s)",
                          graph_node_label(p->graph, i, label, sizeof(label)),
-                         t->n_gpus ? why : "", t->n_gpus ? "; " : "", "CPU: ", why_cpu);
-    if (t->n_gpus)
+                         t->n_devices ? why : "", t->n_devices ? "; " : "", "CPU: ", why_cpu);
+    if (t->n_devices)
         VKML_LOGI("%s runs on the CPU: %s", graph_node_label(p->graph, i, label, sizeof(label)),
                   why);
-    int cpu = slot_of(p, t->cpu, VKML_DEVICE_CPU);
+    int cpu = slot_of(p, t->host, VKML_DEVICE_CPU);
     uint64_t weights, need = node_cost(pl, n, cpu, &weights);
     commit(pl, i, cpu, need, weights);
     return VKML_OK;
 }
 
-/* Lives as the device sessions' memory plans see them (plan/mem_plan.h): graph inputs and
+/* Lives as the device sessions' memory plans see them (device/mem_plan.h): graph inputs and
  * outputs (host-visible) stay all session; an OP_ALIAS output shares its non-constant
  * input's memory, which lives as long as the alias is read. */
 static void find_lives(placer *pl, const bool *folded)
@@ -237,10 +237,10 @@ vkml_status plan_place_nodes(plan *p, const plan_target *t, const bool *folded, 
     }
     find_lives(&pl, folded);
     /* The first device of the set has a slot even when everything folds. */
-    if (t->n_gpus)
-        slot_of(p, t->gpus[0], t->gpu_index[0]);
+    if (t->n_devices)
+        slot_of(p, t->devices[0], t->dev_index[0]);
     else
-        slot_of(p, t->cpu, VKML_DEVICE_CPU);
+        slot_of(p, t->host, VKML_DEVICE_CPU);
     vkml_status st = VKML_OK;
     int cur = 0;
     for (int i = 0; i < g->n_nodes && st == VKML_OK; i++) {

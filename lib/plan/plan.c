@@ -1,8 +1,8 @@
 #include "plan/plan.h"
 #include "ops/op.h"
-#include "plan/fold.h"
-#include "plan/fuse_eltwise.h"
-#include "plan/lower_seq.h"
+#include "passes/fold.h"
+#include "passes/fuse_eltwise.h"
+#include "passes/lower_seq.h"
 #include "plan/tail.h"
 #include "plan/views.h"
 
@@ -346,13 +346,15 @@ static vkml_status bind_input_value(plan *p, int i, const vkml_tensor *t, vkml_e
 }
 
 /* A model with sequence ops gets, for this plan, its own graph with them lowered to tensor
- * ops (plan/lower_seq.c); its values, inferred and folded as it was built, replace the
+ * ops (passes/lower_seq.c); its values, inferred and folded as it was built, replace the
  * plan's. */
-static vkml_status lower_sequences(plan *p, int64_t symbolic_value, vkml_error *err)
+static vkml_status lower_sequences(plan *p, const op_host_runner *runner, int64_t symbolic_value,
+                                   vkml_error *err)
 {
     if (!lower_seq_needed(p->graph))
         return VKML_OK;
-    vkml_status st = lower_seq(p->graph, p->values, symbolic_value, p->arena, &p->lowered, err);
+    vkml_status st = lower_seq(p->graph, p->values, symbolic_value, runner, p->arena, &p->lowered,
+                               err);
     if (st != VKML_OK)
         return st;
     graph_value *values = graph_values_clone(p->lowered);
@@ -361,6 +363,26 @@ static vkml_status lower_sequences(plan *p, int64_t symbolic_value, vkml_error *
     free(p->values);
     p->values = values;
     p->graph = p->lowered;
+    return VKML_OK;
+}
+
+/* Elementwise groups fused (passes/fuse_eltwise.h): the fused graph, when there is one,
+ * becomes the plan's, its values re-cloned. */
+static vkml_status fuse_elementwise(plan *p, vkml_error *err)
+{
+    graph *fused = NULL;
+    vkml_status st = fuse_eltwise(p->graph, p->values, &fused, err);
+    if (st != VKML_OK || !fused)
+        return st;
+    graph_value *values = graph_values_clone(fused);
+    if (!values) {
+        graph_destroy(&fused);
+        return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory fusing nodes");
+    }
+    free(p->values);
+    p->values = values;
+    p->fused = fused;
+    p->graph = fused;
     return VKML_OK;
 }
 
@@ -391,10 +413,10 @@ vkml_status plan_create(const graph *g, const plan_target *target, int64_t symbo
         if (input_values[i].data && input_values[i].dtype != VKML_DTYPE_STRING &&
             (st = bind_input_value(p, i, &input_values[i], err)))
             goto fail;
-    if ((st = lower_sequences(p, symbolic_value, err)) != VKML_OK)
-        goto fail;
-    if ((st = fold_infer(p->graph, p->values, symbolic_value, p->arena, NULL, err)) != VKML_OK ||
-        (!target->no_fuse && (st = fuse_eltwise(p, err)) != VKML_OK))
+    if ((st = lower_sequences(p, target->runner, symbolic_value, err)) != VKML_OK ||
+        (st = fold_infer(p->graph, p->values, symbolic_value, target->runner, p->arena, NULL,
+                         err)) != VKML_OK ||
+        (!target->no_fuse && (st = fuse_elementwise(p, err)) != VKML_OK))
         goto fail;
     g = p->graph;
     folded = calloc((size_t)g->n_nodes + 1, sizeof(bool));
@@ -404,8 +426,8 @@ vkml_status plan_create(const graph *g, const plan_target *target, int64_t symbo
         st = vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory creating a plan");
         goto fail;
     }
-    plan_mark_folded(g, p->values, folded);
-    if ((st = plan_tail_create(p, folded, &p->tail, err)) != VKML_OK ||
+    fold_mark_folded(g, p->values, folded);
+    if ((st = plan_tail_create(p, folded, target->runner, &p->tail, err)) != VKML_OK ||
         (st = plan_place_nodes(p, target, folded, err)) != VKML_OK)
         goto fail;
     for (int v = 0; v < g->n_values; v++) {

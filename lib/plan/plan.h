@@ -20,22 +20,24 @@
  * start of that chunk): no host copy. Otherwise the host copies between the two devices'
  * host-visible memory. VKML_NO_SHARED_HOST=1 forces host copies (for comparison).
  */
-#include "plan/device.h"
+#include "device/device.h"
+#include "ops/op.h"
 
 #include <stdatomic.h>
 
 /* Device slots of a plan: up to 16 GPUs and the CPU. */
 #define PLAN_MAX_DEVICES 17
 
-/* The devices a plan may use: GPUs in order of preference, and the CPU (the fallback;
- * the only device when n_gpus is 0). */
+/* The devices a plan may use: devices in order of preference (GPUs), and the host device
+ * (the fallback for nodes none of them runs; the only device when n_devices is 0). */
 typedef struct plan_target {
-    device *gpus[PLAN_MAX_DEVICES - 1];
-    int gpu_index[PLAN_MAX_DEVICES - 1]; /* their public indices */
-    int n_gpus;
-    device *cpu;
+    device *devices[PLAN_MAX_DEVICES - 1];
+    int dev_index[PLAN_MAX_DEVICES - 1]; /* their public indices */
+    int n_devices;
+    device *host;
+    const op_host_runner *runner; /* the host's single-node kernels: folding, the tail */
     uint64_t budget; /* bytes per GPU; 0: each device's own memory_budget */
-    bool no_fuse;    /* keep elementwise groups as their nodes (plan/fuse_eltwise.h) */
+    bool no_fuse;    /* keep elementwise groups as their nodes (passes/fuse_eltwise.h) */
     bool profile;    /* time every node (plan_node_times) */
     bool fast_math;  /* precision fp32-fast: float32 products may round to float16 inside */
     bool runs_overlap; /* several runs in flight (vkml_session_params.runs_in_flight > 1) */
@@ -70,9 +72,9 @@ typedef struct plan {
     vkml_arena *arena;         /* every array below, and folded constant data */
     const graph *graph;        /* the model's, or `lowered` */
     graph *lowered;            /* the plan's own graph when the model has sequence ops
-                                  (plan/lower_seq.h), else NULL */
+                                  (passes/lower_seq.h), else NULL */
     graph *fused;              /* the plan's own graph when elementwise groups were fused
-                                  (plan/fuse_eltwise.h), else NULL */
+                                  (passes/fuse_eltwise.h), else NULL */
     graph_value *values;       /* session copy of the values: shapes bound, constants folded */
     int *node_slot;            /* per node: device slot, -1 when folded into a constant,
                                   PLAN_SLOT_TAIL in the dynamic tail */

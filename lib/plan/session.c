@@ -1,9 +1,9 @@
 /* vkml_session: a model planned on a device, run with host tensors. */
-#include "cpu/cpu_kernels.h"
 #include "onnx/model.h"
 #include "plan/context.h"
 #include "plan/plan.h"
-#include "plan/precision.h"
+#include "passes/precision.h"
+#include "passes/fuse.h"
 #include "plan/session.h"
 #include "plan/session_preprocess.h"
 #include "plan/tail.h"
@@ -135,9 +135,9 @@ static plan_target replica_target(const vkml_session *s, int l)
     plan_target t = s->target;
     if (s->n_replicas > 1) {
         int k = l % s->n_replicas;
-        t.gpus[0] = s->target.gpus[k];
-        t.gpu_index[0] = s->target.gpu_index[k];
-        t.n_gpus = 1;
+        t.devices[0] = s->target.devices[k];
+        t.dev_index[0] = s->target.dev_index[k];
+        t.n_devices = 1;
     }
     return t;
 }
@@ -178,7 +178,7 @@ vkml_status session_plan_for(vkml_session *s, const vkml_tensor_info *shapes,
                          &sh.plans[l], err);
         if (st != VKML_OK && s->n_replicas > 1) /* each copy must fit its GPU alone */
             vkml_error_prefix(err, "data parallel: the model's copy on device %d",
-                              target.gpu_index[0]);
+                              target.dev_index[0]);
         if (st == VKML_OK) {
             sh.plans[l]->wait_spin_ns = s->wait_spin_ns;
             st = make_scheduler(sh.plans[l], &sh.scheds[l], err);
@@ -241,15 +241,15 @@ static vkml_status target_add(vkml_context *ctx, plan_target *t, int index, vkml
         return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT,
                          "no device %d (this machine has %d Vulkan device(s) and the CPU)", index,
                          vkml_context_device_count(ctx));
-    for (int k = 0; k < t->n_gpus; k++)
-        if (t->gpus[k] == dev)
+    for (int k = 0; k < t->n_devices; k++)
+        if (t->devices[k] == dev)
             return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT,
                              "device %d is twice in the session's device set", index);
-    if (t->n_gpus >= PLAN_MAX_DEVICES - 1)
+    if (t->n_devices >= PLAN_MAX_DEVICES - 1)
         return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT, "more than %d GPUs in a device set",
                          PLAN_MAX_DEVICES - 1);
-    t->gpus[t->n_gpus] = dev;
-    t->gpu_index[t->n_gpus++] = index;
+    t->devices[t->n_devices] = dev;
+    t->dev_index[t->n_devices++] = index;
     return VKML_OK;
 }
 
@@ -273,13 +273,22 @@ static vkml_status session_target(vkml_context *ctx, const vkml_session_params *
             index = ctx->default_device;
         st = target_add(ctx, t, index, err);
         for (int i = 0; every_gpu && index != VKML_DEVICE_CPU && !st &&
-                        i < vkml_context_device_count(ctx) && t->n_gpus < PLAN_MAX_DEVICES - 1;
+                        i < vkml_context_device_count(ctx) && t->n_devices < PLAN_MAX_DEVICES - 1;
              i++)
             if (i != index && context_device_is_real_gpu(ctx, i))
                 st = target_add(ctx, t, i, err);
     }
-    *first = t->n_gpus ? t->gpu_index[0] : VKML_DEVICE_CPU;
+    *first = t->n_devices ? t->dev_index[0] : VKML_DEVICE_CPU;
     return st;
+}
+
+/* The precision pass's view of the session's first device (its first GPU, else the host). */
+static bool first_device_runs(void *ctx, const graph_value *values, const graph_node *n)
+{
+    const plan_target *t = ctx;
+    device *dev = t->n_devices ? t->devices[0] : t->host;
+    char why[256];
+    return dev->cls->supports_node(dev, values, n, why, sizeof(why));
 }
 
 /* The graph the session plans: the model's, or its float16 rewrite. host_boundary: its
@@ -301,7 +310,8 @@ static vkml_status session_use_precision(vkml_session *s, vkml_precision precisi
     s->host_half = calloc((size_t)(g->n_inputs + g->n_outputs) + 1, sizeof(bool));
     if (!s->host_half)
         return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory creating a session");
-    vkml_status st = precision_fp16_graph(g, &s->target, s->symbolic,
+    precision_device dev = {.runs = first_device_runs, .ctx = &s->target};
+    vkml_status st = precision_fp16_graph(g, &dev, s->target.runner, s->symbolic,
                                           host_boundary ? s->host_half : NULL, &s->own_graph,
                                           NULL, err);
     if (st != VKML_OK)
@@ -360,7 +370,8 @@ vkml_status vkml_session_create(vkml_context *ctx, vkml_model *model,
         return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT, "vkml_session_create: NULL argument");
     *out = NULL;
     int64_t symbolic = params && params->symbolic_dim_value > 0 ? params->symbolic_dim_value : 1;
-    plan_target target = {.cpu = ctx->cpu,
+    plan_target target = {.host = ctx->host,
+                          .runner = ctx->host_runner,
                           .budget = params ? params->device_budget : 0,
                           .no_fuse = (params && params->no_fuse) || graph_fusion_disabled(),
                           .profile = params && params->profile};
@@ -392,7 +403,7 @@ vkml_status vkml_session_create(vkml_context *ctx, vkml_model *model,
                          lanes, VKML_MAX_RUNS_IN_FLIGHT);
     }
     /* data parallel: the same number of lanes on every GPU of the set */
-    int replicas = params && params->data_parallel && target.n_gpus > 1 ? target.n_gpus : 1;
+    int replicas = params && params->data_parallel && target.n_devices > 1 ? target.n_devices : 1;
     s->n_replicas = replicas;
     lanes = (lanes + replicas - 1) / replicas * replicas;
     if (lanes > VKML_MAX_RUNS_IN_FLIGHT) {
@@ -483,7 +494,7 @@ int vkml_session_replica_count(const vkml_session *s, int *replica_device, int m
     if (!s)
         return 0;
     for (int k = 0; replica_device && k < s->n_replicas && k < max; k++)
-        replica_device[k] = s->n_replicas > 1 ? s->target.gpu_index[k] : s->device;
+        replica_device[k] = s->n_replicas > 1 ? s->target.dev_index[k] : s->device;
     return s->n_replicas;
 }
 
@@ -563,8 +574,8 @@ static void copy_blocks(void *ctx, int64_t begin, int64_t end)
 static void copy_run(void *dst, const void *src, size_t bytes, run_copy how)
 {
     copy_job j = {.dst = dst, .src = src, .bytes = bytes, .how = how};
-    /* a byte counts as a flop: below cpu_parallel_for's threshold one thread copies */
-    cpu_parallel_for((int64_t)((bytes + COPY_BLOCK - 1) / COPY_BLOCK), COPY_BLOCK, copy_blocks, &j);
+    /* a byte counts as a flop: below sched_parallel_for's threshold one thread copies */
+    sched_parallel_for((int64_t)((bytes + COPY_BLOCK - 1) / COPY_BLOCK), COPY_BLOCK, copy_blocks, &j);
 }
 
 vkml_status session_copy_inputs(vkml_session *s, session_lane *l, const vkml_tensor *inputs,

@@ -41,13 +41,13 @@ struct vkml_session {
     vkml_context *ctx;
     vkml_model *model;  /* a reference */
     const graph *graph; /* what the session plans: the model's, `own_graph` or `pre_graph` */
-    graph *own_graph;   /* the session's float16 graph (plan/precision.h), or NULL */
+    graph *own_graph;   /* the session's float16 graph (passes/precision.h), or NULL */
     graph *pre_graph;   /* with vkml_session_params.preprocess: `own_graph` or the model's
                            graph with the pre-processing in front (plan/session_preprocess.h),
                            else NULL */
     vkml_precision precision;
     /* per graph input, then per output (NULL: none): float32 to the caller, float16 in the
-     * graph (plan/precision.h's host_io); the runs convert as they copy */
+     * graph (passes/precision.h's host_io); the runs convert as they copy */
     bool *host_half;
     int device;         /* the first device of the set */
     plan_target target; /* the device set and budget */

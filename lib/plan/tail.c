@@ -1,12 +1,12 @@
 /* The dynamic tail of a plan: see tail.h. */
 #include "plan/tail.h"
-#include "cpu/cpu_kernels.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 struct plan_tail {
     const graph *graph;
+    const op_host_runner *runner; /* runs its nodes on the host */
     bool *node_in; /* per node */
     bool *reads;   /* per value: read by the tail, made by the planned part */
     int *nodes;    /* tail nodes, in order */
@@ -45,7 +45,8 @@ static bool reads_tail(const plan_tail *t, const graph *g, const graph_node *n)
     return false;
 }
 
-vkml_status plan_tail_create(plan *p, const bool *folded, plan_tail **out, vkml_error *err)
+vkml_status plan_tail_create(plan *p, const bool *folded, const op_host_runner *runner,
+                             plan_tail **out, vkml_error *err)
 {
     const graph *g = p->graph;
     *out = NULL;
@@ -57,6 +58,7 @@ vkml_status plan_tail_create(plan *p, const bool *folded, plan_tail **out, vkml_
         return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory planning");
     }
     t->graph = g;
+    t->runner = runner;
     for (int i = 0; i < g->n_nodes; i++) {
         const graph_node *n = &g->nodes[i];
         if (folded[i] || !n->op || (!(n->op->flags & OP_DATA_DEPENDENT) && !reads_tail(t, g, n)))
@@ -166,7 +168,7 @@ static vkml_status run_node(plan *p, plan_tail *t, const vkml_tensor *inputs, in
                         .out = out,
                         .out_dims = out_dims,
                         .strings = t->strings};
-    if ((st = cpu_run_node(&args, err)) != VKML_OK)
+    if ((st = t->runner->run(&args, err)) != VKML_OK)
         return st;
     for (int o = 0; o < n->n_outputs; o++) { /* extents the kernel produced */
         graph_value *v = n->outputs[o] >= 0 ? &t->values[n->outputs[o]] : NULL;

@@ -17,7 +17,8 @@ typedef struct plan_tail plan_tail;
 /* Finds the tail after folding (folded[node]: the node is a constant); NULL *out when the
  * graph has none. Marks its nodes in tail_node (per node), its outputs data_dependent in
  * p->values, and in tail_read (per value) what it reads from the planned part. */
-vkml_status plan_tail_create(plan *p, const bool *folded, plan_tail **out, vkml_error *err);
+vkml_status plan_tail_create(plan *p, const bool *folded, const op_host_runner *runner,
+                             plan_tail **out, vkml_error *err);
 void plan_tail_destroy(plan_tail **t);
 bool plan_tail_has_node(const plan_tail *t, int node);
 bool plan_tail_reads(const plan_tail *t, int value);

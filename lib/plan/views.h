@@ -13,7 +13,7 @@
  * Only where the offset is a multiple of the device's view_align (and a value written in
  * place fills whole 16-byte blocks), and never for values the host touches (graph inputs
  * and outputs, transfers), constants, or values already aliased. The memory plan gives a root the
- * life of all its views (plan/mem_plan.h). VKML_NO_VIEWS=1 turns them off (every copy runs).
+ * life of all its views (device/mem_plan.h). VKML_NO_VIEWS=1 turns them off (every copy runs).
  */
 #include "plan/plan.h"
 

@@ -54,10 +54,19 @@ void sched_graph_destroy(sched_graph **g);
  * failed run still waits for what it submitted. */
 vkml_status sched_graph_run(sched_graph *g, vkml_error *err);
 
-/* The process-wide worker pool (sched/pool.c). */
+/* The process-wide worker pool (sched/workers.c). */
 typedef void (*sched_job_fn)(void *arg);
 /* Queues fn(arg) on a worker thread; runs it on the caller when the queue is full or no
  * worker thread could be started. */
 void sched_pool_submit(sched_job_fn fn, void *arg);
 /* Number of worker threads (started on first use). */
 int sched_pool_threads(void);
+
+/* Parallel for on the worker pool (sched/parallel.c). */
+/* Runs fn(ctx, begin, end) over [0, count) split into ranges, on several threads when
+ * the work (count * cost_per_item, in rough flops) is large enough to pay for it. Returns
+ * after every range has run. fn must not fail. */
+typedef void (*sched_range_fn)(void *ctx, int64_t begin, int64_t end);
+void sched_parallel_for(int64_t count, double cost_per_item, sched_range_fn fn, void *ctx);
+/* Threads sched_parallel_for may use (the caller included). */
+int sched_thread_count(void);

@@ -43,7 +43,7 @@
 #define CONV_LANES 8
 #define CONV_LANES_MAX_K 4096
 /* Invocations of a pooled output of conv_window.comp's POOL forms at most: their
- * workgroup's (its WG_SIZE). graph/fuse_epilogue.c fuses pools of up to 16 taps: 16 x 8
+ * workgroup's (its WG_SIZE). passes/fuse_epilogue.c fuses pools of up to 16 taps: 16 x 8
  * lanes fit. */
 #define CONV_POOL_WG 256
 

@@ -1,4 +1,5 @@
 /* The Vulkan instance and one vk_device per physical device with a compute queue. */
+#include "device/registry.h"
 #include "vulkan/vk_counts.h"
 #include "vulkan/vk_device.h"
 #include "vulkan/vk_fault.h"
@@ -353,3 +354,46 @@ device *vk_context_device(vk_context *vk, int index)
         return NULL;
     return &vk->devices[index]->base;
 }
+
+static vkml_status vk_kind_open(const vkml_context_params *params, void **handle, vkml_error *err)
+{
+    vk_context *vk = NULL;
+    vkml_status st = VKML_OK;
+    if (!params || !params->disable_vulkan)
+        st = vk_context_create(params, &vk, err);
+    *handle = vk;
+    return st;
+}
+
+static int vk_kind_count(const void *handle)
+{
+    return vk_context_device_count(handle);
+}
+
+static device *vk_kind_get(void *handle, int i)
+{
+    return vk_context_device(handle, i);
+}
+
+static void vk_kind_close(void **handle)
+{
+    vk_context *vk = *handle;
+    vk_context_destroy(&vk);
+    *handle = NULL;
+}
+
+static bool vk_kind_kernel_for(const op_def *op, uint32_t *dtypes)
+{
+    const gpu_kernel *k = vk_kernel_for(op);
+    *dtypes = k ? k->dtypes : 0;
+    return k != NULL;
+}
+
+const device_kind vulkan_device_kind = {
+    .name = "Vulkan",
+    .open = vk_kind_open,
+    .count = vk_kind_count,
+    .get = vk_kind_get,
+    .close = vk_kind_close,
+    .kernel_for = vk_kind_kernel_for,
+};

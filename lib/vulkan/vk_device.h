@@ -1,8 +1,8 @@
 #pragma once
 /* One Vulkan device: a physical device, its VkDevice and compute queue, its memory
  * allocator and pipeline cache. Created by the context (vk_context.c); implements the
- * device interface of lib/plan/device.h (vk_device.c, vk_session.c). */
-#include "plan/device.h"
+ * device interface of lib/device/device.h (vk_device.c, vk_session.c). */
+#include "device/device.h"
 #include "vulkan/vk_ops.h"
 
 #include <pthread.h>
@@ -100,3 +100,12 @@ vkml_status vk_event_wait(device_event ev, uint64_t spin_ns, vkml_error *err);
 vkml_status vk_session_node_times(device_session *ds, int chunk, double *node_us, vkml_error *err);
 void vk_session_destroy(device_session **ds);
 device_memory_use vk_session_memory(const device_session *ds);
+
+/* Vulkan devices (lib/vulkan/vk_context.c): an instance and one device per physical
+ * device with a compute queue. A missing loader or no devices gives count 0, not an
+ * error. */
+typedef struct vk_context vk_context;
+vkml_status vk_context_create(const vkml_context_params *params, vk_context **out, vkml_error *err);
+void vk_context_destroy(vk_context **vk);
+int vk_context_device_count(const vk_context *vk);
+device *vk_context_device(vk_context *vk, int index);

@@ -161,7 +161,7 @@ GPU_KERNEL(Not, gpu_eltwise, gpu_eltwise_supports, DT(BOOL))
 GPU_KERNEL(Or, gpu_eltwise, gpu_eltwise_supports, DT(BOOL))
 GPU_KERNEL(Where, gpu_eltwise, gpu_eltwise_supports, DT_NUMERIC | DT(BOOL))
 GPU_KERNEL(Xor, gpu_eltwise, gpu_eltwise_supports, DT(BOOL))
-/* planner-made groups of float elementwise ops (plan/fuse_eltwise.c) */
+/* planner-made groups of float elementwise ops (passes/fuse_eltwise.c) */
 GPU_KERNEL(FusedElementwise, gpu_fused, gpu_fused_supports, DT(FLOAT))
 
 /* vkml's own ops (vulkan/ops_preprocess.c) */

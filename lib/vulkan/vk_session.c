@@ -1,7 +1,7 @@
 /* A Vulkan device_session: memory for every value the device uses, and one command
  * buffer per chunk, recorded once here and re-submitted by every run. */
 #include "ops/op.h"
-#include "plan/mem_plan.h"
+#include "device/mem_plan.h"
 #include "vulkan/ops_gemm.h"
 #include "vulkan/vk_consts.h"
 #include "vulkan/vk_counts.h"
@@ -59,7 +59,7 @@ struct device_session {
                               kernels (a shared value this device only reads), or -1 */
     int *copy_out_chunk;   /* per value: the chunk that copies mem[i] out to host_copy[i] after
                               its kernels (a value this device writes), or -1 */
-    vk_mem transients; /* the range shared by transient values (plan/mem_plan.h) */
+    vk_mem transients; /* the range shared by transient values (device/mem_plan.h) */
     device_memory_use memory_use;
     VkCommandPool cmd_pool;
     VkCommandPool copy_pool; /* of the copy queues' family (vk_device.copy_family) */

@@ -4,7 +4,8 @@
 #include "cpu/cpu_kernels.h"
 #include "graph/graph.h"
 #include "ops/op.h"
-#include "plan/device.h"
+#include "cpu/cpu_device.h"
+#include "passes/infer.h"
 #include "testutil.h"
 #include "vulkan/vk_device.h"
 

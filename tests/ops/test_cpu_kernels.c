@@ -3,7 +3,8 @@
  * the CPU device running a small chain. */
 #include "cpu/cpu_kernels.h"
 #include "ops/op.h"
-#include "plan/device.h"
+#include "cpu/cpu_device.h"
+#include "passes/infer.h"
 #include "testutil.h"
 
 #include <math.h>

@@ -9,7 +9,8 @@
  */
 #include "cpu/cpu_kernels.h"
 #include "ops/op.h"
-#include "plan/device.h"
+#include "cpu/cpu_device.h"
+#include "passes/infer.h"
 #include "vk_testutil.h"
 #include "vulkan/vk_device.h"
 

@@ -1,4 +1,4 @@
-/* Plan-time fusion of elementwise groups (plan/fuse_eltwise.c): random chains (random ops,
+/* Plan-time fusion of elementwise groups (passes/fuse_eltwise.c): random chains (random ops,
  * random broadcast shapes of the side operands, lengths 1 to 50, SiLU diamonds) give the
  * same outputs fused and unfused, on the CPU (bit for bit: the interpreter runs the same
  * block math) and on every Vulkan device (within 1e-4 relative: one fused kernel may contract

@@ -1,4 +1,4 @@
-/* Load-time epilogue fusion (graph/fuse_epilogue.c): a graph with each pattern (Conv + Add +
+/* Load-time epilogue fusion (passes/fuse_epilogue.c): a graph with each pattern (Conv + Add +
  * Relu, Conv + x*Sigmoid(x) + Add, Conv + Clip, Gemm + HardSwish, MatMul + LeakyRelu + Add,
  * MatMul + Add(bias) + Gelu, Conv + x*HardSigmoid(x), a bias-less Conv + Add of a constant
  * per channel or of one value (+ Relu): the Add becomes the Conv's bias) loads with those

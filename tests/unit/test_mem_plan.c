@@ -1,11 +1,11 @@
-/* The memory plan's offset assignment (plan/mem_plan.h) on hand-made lifetimes: values
+/* The memory plan's offset assignment (device/mem_plan.h) on hand-made lifetimes: values
  * whose lives overlap never share memory; values said to be disjoint are so in every order
  * the device may run its chunks in (all topological orders of random chunk graphs,
  * enumerated); offsets are aligned; the liveness bound, recomputed here step by step, is
  * never beaten and is reached on cases where it is the optimum (equal sizes on one chunk,
  * alternating sizes along a chain); values of different chunks share on a serial device or
  * when their chunks are ordered, and not otherwise. */
-#include "plan/mem_plan.h"
+#include "device/mem_plan.h"
 #include "testutil.h"
 
 #define MAX_CHUNKS 4

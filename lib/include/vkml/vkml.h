@@ -324,15 +324,24 @@ VKML_API bool vkml_context_device_supports_node(vkml_context *ctx, int device,
 /* ------------------------------------------------------------------------------------- */
 /* Operators (the op table)                                                               */
 
+/* Most kinds of device (CPU, Vulkan, ...) a vkml_op_info lists. */
+#define VKML_MAX_DEVICE_KINDS 4
+
+/* One kind of device's kernel for an op. */
+typedef struct vkml_op_kernel {
+    const char *device_kind; /* the kind's name: "CPU", "Vulkan" */
+    bool present;            /* the kind has a kernel for the op */
+    const char *dtypes;      /* element types it takes, e.g. "float,int64" ("" without one) */
+} vkml_op_kernel;
+
 typedef struct vkml_op_info {
     const char *name;     /* ONNX op type */
     const char *domain;   /* "" for ai.onnx */
     int since_version;    /* oldest opset implemented */
     int last_version;     /* newest opset implemented */
-    bool cpu;             /* has a CPU kernel */
-    bool gpu;             /* has a Vulkan kernel */
-    const char *dtypes;   /* element types of the CPU kernel, e.g. "float,int64" */
-    const char *gpu_dtypes; /* element types of the Vulkan kernel ("" without one) */
+    /* Per kind of device, in the device registry's order (the CPU first): its kernel. */
+    vkml_op_kernel kernels[VKML_MAX_DEVICE_KINDS];
+    int n_kernels;
     bool lowered;         /* no kernel, by design: a session rewrites the op into other ops
                              when it plans the model (the sequence ops), which run where
                              those ops run */

@@ -1,4 +1,4 @@
-#include "plan/mem_plan.h"
+#include "device/mem_plan.h"
 
 #include <stdlib.h>
 #include <string.h>

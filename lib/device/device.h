@@ -1,7 +1,8 @@
 #pragma once
 /*
  * The device interface. The CPU device (lib/cpu/cpu_device.c) and each Vulkan device
- * (lib/vulkan/vk_device.c) implement it; the planner and scheduler only see this.
+ * (lib/vulkan/vk_device.c) implement it; the planner and scheduler only see this, and the
+ * registry of kinds (device/registry.h) that opens them.
  *
  * A session plans the graph into chunks (runs of nodes on one device). For each device
  * it uses, it creates one device_session from a device_session_desc: that object owns the
@@ -76,7 +77,7 @@ typedef struct device_session_desc {
     bool profile; /* time every node of every run (chunk_node_times) */
     /* [a * n_chunks + b]: chunk a always ends before chunk b starts (a is an ancestor of b
      * in the plan's chunk graph); NULL: no order known. Lets the memory plan
-     * (plan/mem_plan.h) share memory between values of different chunks. */
+     * (device/mem_plan.h) share memory between values of different chunks. */
     const uint8_t *chunk_before;
     bool fast_math; /* precision fp32-fast (plan_target.fast_math) */
     /* Other runs of the session may be in flight beside this one (plan_target.runs_overlap):
@@ -84,7 +85,7 @@ typedef struct device_session_desc {
     bool runs_overlap;
 } device_session_desc;
 
-/* A device session's intermediates (plan/mem_plan.h): the bytes it holds for transient
+/* A device session's intermediates (device/mem_plan.h): the bytes it holds for transient
  * values, alignment included, and their liveness lower bound. */
 typedef struct device_memory_use {
     uint64_t intermediate_bytes;
@@ -154,15 +155,3 @@ static inline vkml_status device_run_chunk(device *dev, device_session *ds, int 
         st = done.dev->cls->event_wait(done, 0, err);
     return st;
 }
-
-/* The CPU device (lib/cpu/cpu_device.c). */
-device *cpu_device_create(void);
-
-/* Vulkan devices (lib/vulkan/vk_context.c): an instance and one device per physical
- * device with a compute queue. A missing loader or no devices gives count 0, not an
- * error. */
-typedef struct vk_context vk_context;
-vkml_status vk_context_create(const vkml_context_params *params, vk_context **out, vkml_error *err);
-void vk_context_destroy(vk_context **vk);
-int vk_context_device_count(const vk_context *vk);
-device *vk_context_device(vk_context *vk, int index);

@@ -10,9 +10,10 @@
  * Each group of two or more nodes becomes one FusedElementwise node (ops/fused.h): one
  * dispatch on a GPU, one pass on the CPU.
  */
-#include "plan/plan.h"
+#include "graph/graph.h"
 
-/* Rewrites the plan's graph when it has groups to fuse: p->fused becomes p->graph, with
- * the same value indices (plus one constant per group: its program) and p->values
- * re-cloned from it. Nothing changes when nothing fuses. */
-vkml_status fuse_eltwise(plan *p, vkml_error *err);
+/* The graph g (its values: `values`, shapes inferred, constants folded) with its groups
+ * fused: *out is a new graph with the same value indices (plus one constant per group: its
+ * program), owned by the caller, or NULL when nothing fuses. */
+vkml_status fuse_eltwise(const graph *g, const graph_value *values, graph **out,
+                         vkml_error *err);

@@ -4,7 +4,7 @@
  * MaxPool after them (LeNet's and mnist-8's Conv + Relu + MaxPool: one kernel computes the
  * window's conv outputs and writes their max). Activations written as several nodes (SiLU,
  * HardSwish, the erf form of Gelu) are matched as one. */
-#include "graph/fuse.h"
+#include "passes/fuse.h"
 
 #include <float.h>
 #include <math.h>

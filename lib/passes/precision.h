@@ -20,14 +20,22 @@
  * DTYPE_F16; lib/cpu/cpu_widen.h on the CPU), so reductions, GEMM and conv accumulate in
  * float32; only the stored tensors are float16.
  */
-#include "plan/plan.h"
+#include "ops/op.h"
 
-/* Builds the float16 graph of `g` for the target's first device (its first GPU, else the
- * CPU). Types are inferred with symbolic dims bound to symbolic_value. host_io (NULL, or
+/* The device a float16 graph is built for, as the pass sees it: whether it runs node n
+ * with these value types (its support check; the plan provides it). */
+typedef struct precision_device {
+    bool (*runs)(void *ctx, const graph_value *values, const graph_node *n);
+    void *ctx;
+} precision_device;
+
+/* Builds the float16 graph of `g` for device `dev` (a session's first device). Types are
+ * inferred with symbolic dims bound to symbolic_value, constants folded through `runner`. host_io (NULL, or
  * one flag per graph input, then per output): graph inputs that only float16 nodes read,
  * and graph outputs made in float16, are float16 in the result, flagged here (same value
  * indices, no Cast): whoever copies them in and out converts (the session's runs do).
  * Without host_io, Casts at the inputs and outputs keep them float32. *n_half (may be
  * NULL) is the number of nodes that run in float16. graph_destroy the result. */
-vkml_status precision_fp16_graph(const graph *g, const plan_target *target, int64_t symbolic_value,
+vkml_status precision_fp16_graph(const graph *g, const precision_device *dev,
+                                 const op_host_runner *runner, int64_t symbolic_value,
                                  bool *host_io, graph **out, int *n_half, vkml_error *err);

@@ -1,5 +1,5 @@
 /* Load-time fusion passes over a model's graph (shape-independent rewrites). */
-#include "graph/fuse.h"
+#include "passes/fuse.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -7,9 +7,10 @@
  *   SplitToSequence: Split into constant sizes, then Squeeze each when keepdims=0
  *   ConcatFromSequence: Concat of the elements, Unsqueezed first when new_axis=1
  */
-#include "plan/lower_seq.h"
+#include "passes/lower_seq.h"
 #include "ops/sequence.h"
-#include "plan/fold.h"
+#include "passes/fold.h"
+#include "passes/infer.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +30,7 @@ typedef struct seq_list {
 typedef struct lower_ctx {
     const graph *src;
     graph *g;          /* being built */
+    const op_host_runner *runner; /* folds constants */
     vkml_arena *arena; /* constant data: folded, and the lowering's own */
     seq_list *seqs;    /* per value of src */
     int node;          /* src node being lowered */
@@ -87,7 +89,7 @@ static vkml_status settle_node(lower_ctx *c, int k, vkml_error *err)
         if (n->outputs[o] >= 0)
             c->g->values[n->outputs[o]].producer = k;
     vkml_status st = graph_infer_node(c->g, c->g->values, k, err);
-    return st != VKML_OK ? st : fold_if_constant(c->g, c->g->values, k, c->arena, err);
+    return st != VKML_OK ? st : fold_if_constant(c->g, c->g->values, k, c->runner, c->arena, err);
 }
 
 /* Adds a tensor node `op` (ai.onnx, LOWER_SEQ_OPSET) from inputs to outputs, with an
@@ -535,13 +537,14 @@ static vkml_status lower_all(lower_ctx *c, int64_t symbolic_value, vkml_error *e
 }
 
 vkml_status lower_seq(const graph *g, const graph_value *values, int64_t symbolic_value,
-                      vkml_arena *arena, graph **out, vkml_error *err)
+                      const op_host_runner *runner, vkml_arena *arena, graph **out,
+                      vkml_error *err)
 {
     *out = NULL;
     vkml_status st = check_boundaries(g, values, err);
     if (st != VKML_OK)
         return st;
-    lower_ctx c = {.src = g, .arena = arena};
+    lower_ctx c = {.src = g, .runner = runner, .arena = arena};
     c.seqs = calloc((size_t)g->n_values + 1, sizeof(seq_list));
     c.g = c.seqs ? start_graph(g, values) : NULL;
     if (!c.g)

@@ -22,7 +22,7 @@
  * and the range's size is rounded up too, so no placement respecting the conflicts above
  * can use less.
  */
-#include "plan/device.h"
+#include "device/device.h"
 
 /* Which chunks of a device end before which others start. */
 typedef struct mem_order {

@@ -1,7 +1,7 @@
-/* VKML_PRECISION_FP16: the session's float16 graph (see plan/precision.h). */
-#include "plan/precision.h"
+/* VKML_PRECISION_FP16: the session's float16 graph (see passes/precision.h). */
+#include "passes/precision.h"
 #include "ops/op.h"
-#include "plan/fold.h"
+#include "passes/fold.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -218,7 +218,7 @@ static const void *probe_half_data(rewrite *r, int v)
 
 /* Whether node i can run in float16: its shape function gives float16 outputs for float16
  * inputs (same shapes), and the device runs it so. Leaves the probe values unchanged. */
-static bool runs_in_half(rewrite *r, device *dev, int i)
+static bool runs_in_half(rewrite *r, const precision_device *dev, int i)
 {
     const graph_node *n = &r->g->nodes[i];
     if (r->folded[i] || !in_fp16_list(n) || !all_floats_are_f32(r->probe, n))
@@ -259,9 +259,8 @@ static bool runs_in_half(rewrite *r, device *dev, int i)
              !memcmp(now->dims, was->dims,
                      sizeof(int64_t) * (size_t)(was->rank > 0 ? was->rank : 0));
     }
-    char why[256];
     if (ok)
-        ok = dev->cls->supports_node(dev, r->probe, n, why, sizeof(why));
+        ok = dev->runs(dev->ctx, r->probe, n);
     for (int k = 0; k < count; k++) {
         int v = k < n->n_inputs ? n->inputs[k] : n->outputs[k - n->n_inputs];
         if (v >= 0)
@@ -386,7 +385,7 @@ static void mark_host_half(rewrite *r)
         r->host_io[i] = r->host_half[i < g->n_inputs ? g->inputs[i] : g->outputs[i - g->n_inputs]];
 }
 
-static vkml_status build(rewrite *r, device *dev, int *n_half, vkml_error *err)
+static vkml_status build(rewrite *r, const precision_device *dev, int *n_half, vkml_error *err)
 {
     const graph *g = r->g;
     vkml_status st = copy_values(r, err);
@@ -416,7 +415,8 @@ static vkml_status build(rewrite *r, device *dev, int *n_half, vkml_error *err)
     return graph_sort(ng, err);
 }
 
-vkml_status precision_fp16_graph(const graph *g, const plan_target *target, int64_t symbolic_value,
+vkml_status precision_fp16_graph(const graph *g, const precision_device *dev,
+                                 const op_host_runner *runner, int64_t symbolic_value,
                                  bool *host_io, graph **out, int *n_half, vkml_error *err)
 {
     *out = NULL;
@@ -436,11 +436,10 @@ vkml_status precision_fp16_graph(const graph *g, const plan_target *target, int6
     if (!r.probe || !r.folded || !r.half || !r.ng || !r.as_half || !r.as_float || !r.half_output ||
         !r.host_half || !fold_arena)
         st = vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory for the fp16 graph");
-    if (st == VKML_OK && (st = fold_infer(g, r.probe, symbolic_value, fold_arena, NULL, err)))
+    if (st == VKML_OK && (st = fold_infer(g, r.probe, symbolic_value, runner, fold_arena, NULL, err)))
         vkml_error_prefix(err, "precision fp16: inferring the model's types");
     if (st == VKML_OK) {
-        plan_mark_folded(g, r.probe, r.folded);
-        device *dev = target->n_gpus ? target->gpus[0] : target->cpu;
+        fold_mark_folded(g, r.probe, r.folded);
         st = build(&r, dev, n_half, err);
     }
     if (st == VKML_OK)

@@ -7,16 +7,17 @@
 
 /* Shape inference with constant folding as it goes (graph_infer_hooked): a node whose
  * inputs are all constants, or whose op reads only input shapes (OP_FROM_SHAPES: Shape,
- * Size), runs its CPU kernel once and its outputs become constants for the nodes after it.
- * Folded data lives in `arena`. */
+ * Size), runs once through `runner` (the context's host kernels) and its outputs become
+ * constants for the nodes after it. Folded data lives in `arena`. */
 vkml_status fold_infer(const graph *g, graph_value *values, int64_t symbolic_value,
-                       vkml_arena *arena, int *n_inferred, vkml_error *err);
+                       const op_host_runner *runner, vkml_arena *arena, int *n_inferred,
+                       vkml_error *err);
 
 /* One step of fold_infer, for node i whose shapes are inferred: runs it and makes its
  * outputs constants when it can fold. */
-vkml_status fold_if_constant(const graph *g, graph_value *values, int i, vkml_arena *arena,
-                             vkml_error *err);
+vkml_status fold_if_constant(const graph *g, graph_value *values, int i,
+                             const op_host_runner *runner, vkml_arena *arena, vkml_error *err);
 
 /* After fold_infer: folded[node] is whether the node's outputs are all constants (it needs
  * no device). */
-void plan_mark_folded(const graph *g, graph_value *values, bool *folded);
+void fold_mark_folded(const graph *g, graph_value *values, bool *folded);

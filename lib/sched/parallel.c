@@ -1,14 +1,14 @@
 /*
- * cpu_parallel_for on the process-wide worker pool (sched/pool.c). The caller and the
+ * sched_parallel_for on the process-wide worker pool (sched/workers.c). The caller and the
  * helpers it submits claim ranges from one atomic counter, so the caller never waits for a
  * helper that has not started (it may be queued behind other work): it only waits for
  * ranges already claimed, which run to completion without blocking. The job lives on the
  * heap with a reference per helper, so a helper that starts late finds no range left and
  * touches nothing but the job.
  *
- * Concurrency: cpu_parallel_for may be called from any thread, also from a pool worker.
+ * Concurrency: sched_parallel_for may be called from any thread, also from a pool worker.
  */
-#include "cpu/cpu_kernels.h"
+#include "sched/sched.h"
 #include "sched/sched.h"
 
 #include <sched.h>
@@ -17,16 +17,16 @@
 
 /* Work below this many (rough) flops runs on the calling thread alone: waking workers
  * costs a few microseconds. */
-#define CPU_PARALLEL_MIN_FLOPS 262144.0
+#define SCHED_PARALLEL_MIN_FLOPS 262144.0
 /* Ranges per thread: more than one evens out threads that start late. */
-#define CPU_RANGES_PER_THREAD 4
+#define SCHED_RANGES_PER_THREAD 4
 
 typedef struct parallel_job {
     atomic_int refs;   /* the caller plus one per submitted helper */
     atomic_llong next; /* next range to claim */
     atomic_llong done; /* ranges finished */
     int64_t n_ranges, count;
-    cpu_range_fn fn;
+    sched_range_fn fn;
     void *ctx;
 } parallel_job;
 
@@ -39,7 +39,7 @@ static void run_ranges(parallel_job *job)
             return;
         job->fn(job->ctx, r * job->count / job->n_ranges, (r + 1) * job->count / job->n_ranges);
         /* Release: this range's writes are visible to the caller once it reads `done`
-         * with acquire in cpu_parallel_for. */
+         * with acquire in sched_parallel_for. */
         atomic_fetch_add_explicit(&job->done, 1, memory_order_release);
     }
 }
@@ -57,19 +57,19 @@ static void helper_main(void *arg)
     job_unref(arg);
 }
 
-int cpu_thread_count(void)
+int sched_thread_count(void)
 {
     return sched_pool_threads() + 1;
 }
 
-void cpu_parallel_for(int64_t count, double cost_per_item, cpu_range_fn fn, void *ctx)
+void sched_parallel_for(int64_t count, double cost_per_item, sched_range_fn fn, void *ctx)
 {
     if (count <= 0)
         return;
-    int threads = cpu_thread_count();
+    int threads = sched_thread_count();
     double work = (double)count * cost_per_item;
     int helpers = threads - 1;
-    if (work < CPU_PARALLEL_MIN_FLOPS || count < 2 || helpers < 1) {
+    if (work < SCHED_PARALLEL_MIN_FLOPS || count < 2 || helpers < 1) {
         fn(ctx, 0, count);
         return;
     }
@@ -80,7 +80,7 @@ void cpu_parallel_for(int64_t count, double cost_per_item, cpu_range_fn fn, void
         fn(ctx, 0, count);
         return;
     }
-    int64_t ranges = (int64_t)(helpers + 1) * CPU_RANGES_PER_THREAD;
+    int64_t ranges = (int64_t)(helpers + 1) * SCHED_RANGES_PER_THREAD;
     job->n_ranges = ranges < count ? ranges : count;
     job->count = count;
     job->fn = fn;

@@ -1,5 +1,5 @@
 /* Plan-time fusion of float elementwise groups: see fuse_eltwise.h. */
-#include "plan/fuse_eltwise.h"
+#include "passes/fuse_eltwise.h"
 #include "ops/fused.h"
 #include "ops/op_decls.h"
 
@@ -580,12 +580,14 @@ static bool state_init(fuse_state *s, const graph *g, const graph_value *values)
     return true;
 }
 
-vkml_status fuse_eltwise(plan *p, vkml_error *err)
+vkml_status fuse_eltwise(const graph *g, const graph_value *values, graph **out,
+                         vkml_error *err)
 {
+    *out = NULL;
     fuse_state *s = calloc(1, sizeof(*s));
     graph *f = graph_create();
     vkml_status st = VKML_OK;
-    if (!s || !f || !state_init(s, p->graph, p->values)) {
+    if (!s || !f || !state_init(s, g, values)) {
         st = vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory fusing nodes");
         goto done;
     }
@@ -593,15 +595,7 @@ vkml_status fuse_eltwise(plan *p, vkml_error *err)
     if ((st = find_groups(s, err)) != VKML_OK || s->n_groups == 0 ||
         (st = build_graph(s, f, err)) != VKML_OK)
         goto done;
-    graph_value *values = graph_values_clone(f);
-    if (!values) {
-        st = vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory fusing nodes");
-        goto done;
-    }
-    free(p->values);
-    p->values = values;
-    p->fused = f;
-    p->graph = f;
+    *out = f;
     f = NULL;
 done:
     graph_destroy(&f);

@@ -1,4 +1,4 @@
-#include "graph/graph.h"
+#include "passes/infer.h"
 #include "ops/op.h"
 
 #include <stdint.h>

@@ -1,16 +1,17 @@
 /* Constant folding during shape inference: a node whose inputs are all constants (or
- * whose op reads only input shapes: Shape, Size) runs once on the CPU while the session's
+ * whose op reads only input shapes: Shape, Size) runs once on the host while the session's
  * shapes are inferred, and its outputs become constants, so Shape -> Gather -> Concat ->
  * Reshape chains and weight transforms fold away per session. Constant nodes are folded by
  * their shape function setting the data. */
-#include "plan/fold.h"
-#include "cpu/cpu_kernels.h"
+#include "passes/fold.h"
+#include "passes/infer.h"
 
 #include <string.h>
 
-static bool foldable(const graph_value *values, const graph_node *n)
+static bool foldable(const op_host_runner *runner, const graph_value *values,
+                     const graph_node *n)
 {
-    if (!cpu_kernel_for(n->op))
+    if (!runner || !n->op || !runner->has_kernel(n->op))
         return false;
     if (n->op->flags & OP_FROM_SHAPES)
         return true;
@@ -41,8 +42,8 @@ static bool small_enough(const graph_value *values, const graph_node *n)
     return true;
 }
 
-static vkml_status fold_node(vkml_arena *arena, const graph *g, graph_value *values, int i,
-                             vkml_error *err)
+static vkml_status fold_node(const op_host_runner *runner, vkml_arena *arena, const graph *g,
+                             graph_value *values, int i, vkml_error *err)
 {
     const graph_node *n = &g->nodes[i];
     const void *in[n->n_inputs + 1];
@@ -67,7 +68,7 @@ static vkml_status fold_node(vkml_arena *arena, const graph *g, graph_value *val
     for (int o = 0; o < n->n_outputs; o++)
         if (n->outputs[o] >= 0)
             memcpy(out_dims[o], values[n->outputs[o]].dims, sizeof(out_dims[o]));
-    vkml_status st = cpu_run_node(&args, err);
+    vkml_status st = runner->run(&args, err);
     if (st != VKML_OK)
         return st;
     for (int o = 0; o < n->n_outputs; o++) {
@@ -93,8 +94,8 @@ static bool all_inputs_constant(const graph_value *values, const graph_node *n)
     return true;
 }
 
-vkml_status fold_if_constant(const graph *g, graph_value *values, int i, vkml_arena *arena,
-                             vkml_error *err)
+vkml_status fold_if_constant(const graph *g, graph_value *values, int i,
+                             const op_host_runner *runner, vkml_arena *arena, vkml_error *err)
 {
     const graph_node *n = &g->nodes[i];
     char label[300];
@@ -109,9 +110,9 @@ vkml_status fold_if_constant(const graph *g, graph_value *values, int i, vkml_ar
                 values[n->outputs[o]].kind = GRAPH_VALUE_CONSTANT;
         return VKML_OK;
     }
-    if (!foldable(values, n) || !small_enough(values, n))
+    if (!foldable(runner, values, n) || !small_enough(values, n))
         return VKML_OK;
-    vkml_status st = fold_node(arena, g, values, i, err);
+    vkml_status st = fold_node(runner, arena, g, values, i, err);
     if (st != VKML_OK)
         vkml_error_prefix(err, "folding %s", graph_node_label(g, i, label, sizeof(label)));
     return st;
@@ -119,23 +120,25 @@ vkml_status fold_if_constant(const graph *g, graph_value *values, int i, vkml_ar
 
 typedef struct fold_ctx {
     const graph *g;
+    const op_host_runner *runner;
     vkml_arena *arena;
 } fold_ctx;
 
 static vkml_status fold_hook(void *ctx, graph_value *values, int i, vkml_error *err)
 {
     const fold_ctx *f = ctx;
-    return fold_if_constant(f->g, values, i, f->arena, err);
+    return fold_if_constant(f->g, values, i, f->runner, f->arena, err);
 }
 
 vkml_status fold_infer(const graph *g, graph_value *values, int64_t symbolic_value,
-                       vkml_arena *arena, int *n_inferred, vkml_error *err)
+                       const op_host_runner *runner, vkml_arena *arena, int *n_inferred,
+                       vkml_error *err)
 {
-    fold_ctx ctx = {.g = g, .arena = arena};
+    fold_ctx ctx = {.g = g, .runner = runner, .arena = arena};
     return graph_infer_hooked(g, values, symbolic_value, fold_hook, &ctx, n_inferred, err);
 }
 
-void plan_mark_folded(const graph *g, graph_value *values, bool *folded)
+void fold_mark_folded(const graph *g, graph_value *values, bool *folded)
 {
     for (int i = 0; i < g->n_nodes; i++) {
         const graph_node *n = &g->nodes[i];
