@@ -16,7 +16,7 @@
 // 5x5 at 14x14: 3,136 outputs, K 200): one invocation per output walked all of K serially
 // on a GPU holding a few warps per SM, each step a dependent load.
 // -D POOL=1 (2-D, not depthwise; not with LANES): the Conv's fused MaxPool
-// (graph/fuse_epilogue.c): the conv outputs of a pooled element's window computed side by
+// (passes/fuse_epilogue.c): the conv outputs of a pooled element's window computed side by
 // side, each over lanes of its channels (a number the host gives), their max stored
 // (window3_pool_push; see the first main below).
 #ifndef POOL
@@ -154,7 +154,7 @@ After after_sum(uint m, uint at)
 }
 
 // A conv output from its channel sum: the bias after the sum, as the CPU kernel and an
-// unfused Add do (graph/fuse_epilogue.c folds a per-channel Add into a Conv's bias and
+// unfused Add do (passes/fuse_epilogue.c folds a per-channel Add into a Conv's bias and
 // stays exact), then the fused epilogue.
 float conv_output(float acc, After e)
 {

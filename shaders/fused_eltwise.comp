@@ -1,5 +1,5 @@
 #version 450
-// A fused group of float elementwise ops (lib/plan/fuse_eltwise.c): every invocation runs
+// A fused group of float elementwise ops (lib/passes/fuse_eltwise.c): every invocation runs
 // the program (common/fused_program.h) for one output element: its coordinates once, then each
 // instruction reads registers, constants from the program or the two input buffers
 // (broadcast through the operand's strides) and writes a register; the last instruction's

@@ -1,5 +1,5 @@
 /*
- * The program of a fused elementwise node (lib/plan/fuse_eltwise.c builds it; the CPU
+ * The program of a fused elementwise node (lib/passes/fuse_eltwise.c builds it; the CPU
  * interpreter lib/cpu/fused.c and shaders/fused_eltwise.comp run it), shared by C and GLSL:
  * one array of 32-bit words, float fields stored as their bits.
  *
