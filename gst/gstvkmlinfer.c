@@ -662,7 +662,7 @@ gst_vkml_infer_load (GstVkmlInfer * self, const gchar * path,
     vkml_model ** model)
 {
   vkml_error err = { 0 };
-  vkml_status st = vkml_model_load_file (path, model, &err);
+  vkml_status st = gst_vkml_load_model (self, path, model, &err);
 
   return st == VKML_OK || gst_vkml_infer_load_failed (self, path, st, &err);
 }
@@ -780,6 +780,7 @@ gst_vkml_infer_start (GstBaseTransform * trans)
   self->set.data_parallel = self->data_parallel;
   self->set.precision = (vkml_precision) self->precision;
   self->set.lanes = self->max_in_flight;
+  self->set.log_owner = self;
   self->set.batch_size = self->batch_size;
   self->set.batch_timeout_us = self->batch_timeout_us;
   instance_id = g_strdup (self->instance_id);

@@ -96,7 +96,9 @@ create_session (GstVkmlInferPlan * plan, vkml_context * ctx,
     .input_shapes = shapes,
     .preprocess = pp,
     .devices = set->n_devices ? set->devices : NULL,
-    .n_devices = set->n_devices
+    .n_devices = set->n_devices,
+    /* a shared instance's session is every member's: its messages name none */
+    .log_user = set->instance ? NULL : set->log_owner
   };
   vkml_error err = { 0 };
 

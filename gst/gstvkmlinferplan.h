@@ -36,6 +36,7 @@ typedef struct
   gboolean roi_objects;         /* roi=objects: the box is a run-time input */
   guint batch_size;             /* batch-size: frames per run (video) */
   guint64 batch_timeout_us;     /* batch-timeout: a shared instance's batcher */
+  gpointer log_owner;           /* the element: libvkml's messages of its own sessions */
   GstVkmlInstance *instance;    /* model-instance-id: plans take the instance's
                                  * sessions (not owned here); NULL: their own */
   GstVkmlExtraInputs extra;     /* input-tensors: the model's other inputs */

@@ -100,12 +100,13 @@ gst_vkml_infer_lib_scope (GstObject * object)
   return previous;
 }
 
-/* libvkml's messages into the "vkml" debug category, on the element (or, for a shared
- * instance's work, the element) whose call made them; a message from a libvkml thread
- * (a run in flight) names none. */
+/* libvkml's messages into the "vkml" debug category, on @user: the element whose own
+ * session or model load made them (vkml_session_params.log_user,
+ * vkml_model_params.log_user), else the element whose call runs on this thread
+ * (gst_vkml_infer_lib_scope; a shared instance's work); a message from a libvkml thread
+ * working for a shared instance names none. */
 static void
-gst_vkml_infer_lib_log (G_GNUC_UNUSED void *user, vkml_log_level level,
-    const char *message)
+gst_vkml_infer_lib_log (void *user, vkml_log_level level, const char *message)
 {
   static const GstDebugLevel levels[] = {
     [VKML_LOG_ERROR] = GST_LEVEL_ERROR,
@@ -116,7 +117,7 @@ gst_vkml_infer_lib_log (G_GNUC_UNUSED void *user, vkml_log_level level,
 
   if ((guint) level < G_N_ELEMENTS (levels))
     GST_CAT_LEVEL_LOG (gst_vkml_lib_debug, levels[level],
-        g_private_get (&lib_scope), "%s", message);
+        user ? user : g_private_get (&lib_scope), "%s", message);
 }
 
 /* The library's log level from the "vkml" category's threshold (VKML_LOG still wins). */
@@ -130,6 +131,20 @@ gst_vkml_infer_lib_log_level (void)
   if (t >= GST_LEVEL_INFO)
     return VKML_LOG_INFO;
   return t >= GST_LEVEL_WARNING ? VKML_LOG_WARN : VKML_LOG_ERROR;
+}
+
+vkml_status
+gst_vkml_load_model (gpointer owner, const gchar * path, vkml_model ** model,
+    vkml_error * err)
+{
+  vkml_model_params params = {.path = path,
+    .log_callback = gst_vkml_infer_lib_log,
+    .log_user = owner,
+    .log_level = gst_vkml_infer_lib_log_level (),
+    .log_level_set = TRUE
+  };
+
+  return vkml_model_load (&params, model, err);
 }
 
 /* A context a peer element holds (downstream first, then upstream), or one the

@@ -123,7 +123,7 @@ load_model (GstVkmlInfer * self, const gchar * path, vkml_model ** model,
   guint generation;
 
   if (!self->instance)
-    return vkml_model_load_file (path, model, err);
+    return gst_vkml_load_model (self, path, model, err);
   if (!gst_vkml_instance_swap (self->instance, path, err))
     return err->status;
   *model = gst_vkml_instance_take_model (self->instance, &generation);

@@ -233,7 +233,7 @@ gst_vkml_instance_acquire (const gchar * id, const GstVkmlInstanceKey * key,
   inst = g_hash_table_lookup (instances, id);
   if (inst && (*why = instance_difference (inst, key, ctx)))
     inst = NULL;
-  else if (!inst && vkml_model_load_file (key->model_path, &model,
+  else if (!inst && gst_vkml_load_model (NULL, key->model_path, &model,
           err) == VKML_OK) {
     inst = instance_new (id, key, ctx, model);
     g_hash_table_insert (instances, inst->id, inst);
@@ -472,7 +472,7 @@ gst_vkml_instance_swap (GstVkmlInstance * inst, const gchar * path,
 {
   vkml_model *model = NULL;
 
-  if (vkml_model_load_file (path, &model, err) != VKML_OK)
+  if (gst_vkml_load_model (NULL, path, &model, err) != VKML_OK)
     return FALSE;
   g_mutex_lock (&shared_lock);
   g_free (inst->model_path);

@@ -90,4 +90,9 @@ vkml_batcher *gst_vkml_instance_session_batcher (GstVkmlInstanceSession * is);
 /* The instance generation the session was planned for. */
 guint gst_vkml_instance_session_generation (GstVkmlInstanceSession * is);
 
+/* Loads a model, libvkml's messages on the "vkml" debug category naming @owner (NULL:
+ * the element whose call runs on this thread). */
+vkml_status gst_vkml_load_model (gpointer owner, const gchar * path,
+    vkml_model ** model, vkml_error * err);
+
 G_END_DECLS

@@ -16,12 +16,19 @@ vkml_status vkml_fail(vkml_error *err, vkml_status status, const char *fmt, ...)
 /* Prefixes an existing message with more context ("node 'conv1': ..."). */
 void vkml_error_prefix(vkml_error *err, const char *fmt, ...) VKML_PRINTF(2, 3);
 
+/* A log sink: where the messages of one context (or one session, one model load) go. */
+typedef struct log_sink {
+    vkml_log_callback callback; /* NULL: stderr */
+    void *user;                 /* passed to callback */
+    int level;                  /* messages up to this vkml_log_level; -1: the default
+                                   (VKML_LOG_WARN); the environment's VKML_LOG wins */
+} log_sink;
+/* Messages logged on the calling thread go to `sink` (NULL: stderr at the default level)
+ * until log_scope_leave(the returned previous sink). The sink must outlive the scope. */
+const log_sink *log_scope_enter(const log_sink *sink);
+void log_scope_leave(const log_sink *previous);
+/* Logs to the calling thread's sink. Thread-safe. */
 void vkml_log(vkml_log_level level, const char *fmt, ...) VKML_PRINTF(2, 3);
-void vkml_log_set_level(vkml_log_level level);
-/* Routes the log to callback(user, ...) (see vkml_context_params.log_callback); each
- * set is undone by one unset with the same pair. Thread-safe. */
-void vkml_log_set_callback(vkml_log_callback callback, void *user);
-void vkml_log_unset_callback(vkml_log_callback callback, void *user);
 #define VKML_LOGE(...) vkml_log(VKML_LOG_ERROR, __VA_ARGS__)
 #define VKML_LOGW(...) vkml_log(VKML_LOG_WARN, __VA_ARGS__)
 #define VKML_LOGI(...) vkml_log(VKML_LOG_INFO, __VA_ARGS__)

@@ -6,67 +6,50 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* -1: not read from the environment yet. Relaxed: the level is a hint, and a racing
- * first read of VKML_LOG gives the same value on every thread. */
-static atomic_int log_level = -1;
+/* VKML_LOG's level, -1 when unset; -2: not read yet. Relaxed: a racing first read of the
+ * environment gives the same value on every thread. */
+static atomic_int env_level = -2;
 
 static int level_from_env(void)
 {
     const char *env = getenv("VKML_LOG");
     if (!env)
-        return VKML_LOG_WARN;
+        return -1;
     static const char *const names[] = {"error", "warn", "info", "debug"};
     for (int i = 0; i < (int)VKML_ARRAY_SIZE(names); i++)
         if (strcmp(env, names[i]) == 0)
             return i;
-    return VKML_LOG_WARN;
+    return -1;
 }
 
-void vkml_log_set_level(vkml_log_level level)
+/* The calling thread's sink (log_scope_enter), or NULL. */
+static _Thread_local const log_sink *thread_sink;
+
+const log_sink *log_scope_enter(const log_sink *sink)
 {
-    if (!getenv("VKML_LOG"))
-        atomic_store_explicit(&log_level, (int)level, memory_order_relaxed);
+    const log_sink *previous = thread_sink;
+    thread_sink = sink;
+    return previous;
 }
 
-/* The embedder's sink, or none (stderr). The lock also serialises the callback's calls,
- * so after an unset returns the callback is never called again with that user. */
+void log_scope_leave(const log_sink *previous)
+{
+    thread_sink = previous;
+}
+
+/* Serialises the callbacks' calls (vkml_log_callback promises one at a time) and the
+ * lines written to stderr. */
 static pthread_mutex_t sink_lock = PTHREAD_MUTEX_INITIALIZER;
-static vkml_log_callback sink_callback;
-static void *sink_user;
-static int sink_refs; /* contexts created with this pair and not freed yet */
-
-void vkml_log_set_callback(vkml_log_callback callback, void *user)
-{
-    if (!callback)
-        return;
-    pthread_mutex_lock(&sink_lock);
-    if (sink_callback == callback && sink_user == user) {
-        sink_refs++;
-    } else {
-        sink_callback = callback;
-        sink_user = user;
-        sink_refs = 1;
-    }
-    pthread_mutex_unlock(&sink_lock);
-}
-
-void vkml_log_unset_callback(vkml_log_callback callback, void *user)
-{
-    pthread_mutex_lock(&sink_lock);
-    if (callback && sink_callback == callback && sink_user == user && --sink_refs == 0) {
-        sink_callback = NULL;
-        sink_user = NULL;
-    }
-    pthread_mutex_unlock(&sink_lock);
-}
 
 void vkml_log(vkml_log_level level, const char *fmt, ...)
 {
-    int current = atomic_load_explicit(&log_level, memory_order_relaxed);
-    if (current < 0) {
-        current = level_from_env();
-        atomic_store_explicit(&log_level, current, memory_order_relaxed);
+    int env = atomic_load_explicit(&env_level, memory_order_relaxed);
+    if (env == -2) {
+        env = level_from_env();
+        atomic_store_explicit(&env_level, env, memory_order_relaxed);
     }
+    const log_sink *sink = thread_sink;
+    int current = env >= 0 ? env : sink && sink->level >= 0 ? sink->level : VKML_LOG_WARN;
     if ((int)level > current)
         return;
     static const char *const tags[] = {"error", "warning", "info", "debug"};
@@ -76,8 +59,8 @@ void vkml_log(vkml_log_level level, const char *fmt, ...)
     vsnprintf(line, sizeof(line), fmt, ap);
     va_end(ap);
     pthread_mutex_lock(&sink_lock);
-    if (sink_callback)
-        sink_callback(sink_user, level, line);
+    if (sink && sink->callback)
+        sink->callback(sink->user, level, line);
     else
         fprintf(stderr, "vkml %s: %s\n", tags[level], line);
     pthread_mutex_unlock(&sink_lock);

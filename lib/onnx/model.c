@@ -260,10 +260,19 @@ vkml_status vkml_model_load(const vkml_model_params *params, vkml_model **out, v
     if (params->path && params->bytes)
         return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT,
                          "vkml_model_load: give a path or bytes, not both");
-    if (params->path)
-        return load_file(params->path, params->allow_unsupported, out, err);
-    return load_memory(params->bytes, params->size, params->base_dir, params->allow_unsupported,
-                       out, err);
+    log_sink log = {.callback = params->log_callback,
+                    .user = params->log_user,
+                    .level = params->log_level_set ? (int)params->log_level : -1};
+    const log_sink *outer = log_scope_enter(&log);
+    if (!params->log_callback) /* the caller's thread keeps its sink */
+        log_scope_enter(outer);
+    vkml_status st =
+        params->path
+            ? load_file(params->path, params->allow_unsupported, out, err)
+            : load_memory(params->bytes, params->size, params->base_dir, params->allow_unsupported,
+                          out, err);
+    log_scope_leave(outer);
+    return st;
 }
 
 vkml_status vkml_model_load_file(const char *path, vkml_model **out, vkml_error *err)

@@ -82,16 +82,16 @@ vkml_status vkml_context_create(const vkml_context_params *params, vkml_context 
     *out = NULL;
     if (!params)
         params = &defaults;
-    if (params->log_level_set)
-        vkml_log_set_level(params->log_level);
     vkml_context *ctx = calloc(1, sizeof(*ctx));
     if (!ctx)
         return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory creating a context");
-    /* Before the devices are opened, so that what their discovery logs goes there too. */
-    ctx->log_callback = params->log_callback;
-    ctx->log_user = params->log_user;
-    vkml_log_set_callback(ctx->log_callback, ctx->log_user);
+    ctx->log = (log_sink){.callback = params->log_callback,
+                          .user = params->log_user,
+                          .level = params->log_level_set ? (int)params->log_level : -1};
+    /* What the devices' discovery logs goes to the context's sink. */
+    const log_sink *outer = log_scope_enter(&ctx->log);
     vkml_status st = open_devices(ctx, params, err);
+    log_scope_leave(outer);
     if (st != VKML_OK) {
         context_free(ctx);
         return st;
@@ -104,11 +104,12 @@ vkml_status vkml_context_create(const vkml_context_params *params, vkml_context 
 
 static void context_free(vkml_context *ctx)
 {
+    const log_sink *outer = log_scope_enter(&ctx->log);
     /* Later kinds first: they may use what earlier ones hold. */
     for (int k = ctx->n_kinds - 1; k >= 0; k--)
         ctx->kinds[k]->close(&ctx->kind_handles[k]);
+    log_scope_leave(outer);
     free(ctx->devices);
-    vkml_log_unset_callback(ctx->log_callback, ctx->log_user);
     free(ctx);
 }
 
@@ -135,9 +136,11 @@ void vkml_context_destroy(vkml_context **ctxp)
     *ctxp = NULL;
     /* A half-made context (creation failed) has no sessions and refs 0. */
     int refs = atomic_load_explicit(&ctx->refs, memory_order_relaxed);
+    const log_sink *outer = log_scope_enter(&ctx->log);
     if (refs > 1)
         VKML_LOGW("context destroyed while %d session(s) still use it: its devices stay open "
                   "until the last of them is destroyed", refs - 1);
+    log_scope_leave(outer);
     if (refs == 0)
         context_free(ctx);
     else

@@ -16,8 +16,7 @@ struct vkml_context {
     device **devices;            /* the other kinds' devices: public indices 0, 1, ... */
     int n_devices;
     int default_device; /* resolved VKML_DEVICE_DEFAULT */
-    vkml_log_callback log_callback; /* set by this context; unset when it is freed */
-    void *log_user;
+    log_sink log; /* where messages of calls on this context go */
 };
 
 /* The device for an index (VKML_DEVICE_CPU, VKML_DEVICE_DEFAULT or a GPU index), NULL

@@ -400,6 +400,7 @@ vkml_status plan_create(const graph *g, const plan_target *target, int64_t symbo
     p->graph = g;
     p->fast_math = target->fast_math;
     p->runs_overlap = target->runs_overlap;
+    p->log = target->log;
     p->values = graph_values_clone(g);
     if (!p->values) {
         vkml_fail(err, st, "out of memory creating a plan");
@@ -489,7 +490,10 @@ vkml_status plan_submit_chunk(plan *p, int c, device_event *done, vkml_error *er
             memcpy(dst, src, bytes);
     }
     plan_device *d = &p->devices[chunk->slot];
-    return d->dev->cls->chunk_submit(d->session, chunk->local_index, done, err);
+    const log_sink *outer = log_scope_enter(p->log);
+    vkml_status st = d->dev->cls->chunk_submit(d->session, chunk->local_index, done, err);
+    log_scope_leave(outer);
+    return st;
 }
 
 vkml_status plan_wait_event(plan *p, device_event ev, vkml_error *err)
@@ -497,7 +501,10 @@ vkml_status plan_wait_event(plan *p, device_event ev, vkml_error *err)
     if (!ev.dev || !ev.value)
         return VKML_OK;
     atomic_fetch_add_explicit(&p->host_waits, 1, memory_order_relaxed);
-    return ev.dev->cls->event_wait(ev, p->wait_spin_ns, err);
+    const log_sink *outer = log_scope_enter(p->log);
+    vkml_status st = ev.dev->cls->event_wait(ev, p->wait_spin_ns, err);
+    log_scope_leave(outer);
+    return st;
 }
 
 vkml_status plan_node_times(plan *p, double *node_us, vkml_error *err)

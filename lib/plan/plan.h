@@ -36,6 +36,7 @@ typedef struct plan_target {
     int n_devices;
     device *host;
     const op_host_runner *runner; /* the host's single-node kernels: folding, the tail */
+    const log_sink *log;          /* the session's: chunks log there on any thread */
     uint64_t budget; /* bytes per GPU; 0: each device's own memory_budget */
     bool no_fuse;    /* keep elementwise groups as their nodes (passes/fuse_eltwise.h) */
     bool profile;    /* time every node (plan_node_times) */
@@ -96,6 +97,7 @@ typedef struct plan {
     atomic_long host_waits;
     bool fast_math; /* plan_target.fast_math, for the device sessions */
     bool runs_overlap; /* plan_target.runs_overlap, for the device sessions */
+    const log_sink *log; /* plan_target.log */
 } plan;
 
 /* node_slot of a node the dynamic tail runs. */

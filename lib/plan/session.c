@@ -228,7 +228,10 @@ vkml_status vkml_session_set_input_shapes(vkml_session *s, const vkml_tensor_inf
     if (!s || !shapes)
         return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT,
                          "vkml_session_set_input_shapes: NULL argument");
-    return session_plan_for(s, shapes, s->fixed, err);
+    const log_sink *outer = log_scope_enter(&s->log);
+    vkml_status st = session_plan_for(s, shapes, s->fixed, err);
+    log_scope_leave(outer);
+    return st;
 }
 
 /* Adds GPU `index` to the target (the CPU is always there as the fallback). */
@@ -362,13 +365,10 @@ static vkml_status session_preprocess(vkml_session *s, const vkml_session_params
     return VKML_OK;
 }
 
-vkml_status vkml_session_create(vkml_context *ctx, vkml_model *model,
-                                const vkml_session_params *params, vkml_session **out,
-                                vkml_error *err)
+static vkml_status session_create(vkml_context *ctx, vkml_model *model,
+                                  const vkml_session_params *params, const log_sink *log,
+                                  vkml_session **out, vkml_error *err)
 {
-    if (!ctx || !model || !out)
-        return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT, "vkml_session_create: NULL argument");
-    *out = NULL;
     int64_t symbolic = params && params->symbolic_dim_value > 0 ? params->symbolic_dim_value : 1;
     plan_target target = {.host = ctx->host,
                           .runner = ctx->host_runner,
@@ -383,6 +383,8 @@ vkml_status vkml_session_create(vkml_context *ctx, vkml_model *model,
     if (!s)
         return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory creating a session");
     s->ctx = context_ref(ctx); /* the devices outlive the session, whatever the caller does */
+    s->log = *log;
+    target.log = &s->log;
     s->device = first;
     s->model = model_ref(model);
     s->symbolic = symbolic;
@@ -440,11 +442,30 @@ vkml_status vkml_session_create(vkml_context *ctx, vkml_model *model,
     return VKML_OK;
 }
 
+vkml_status vkml_session_create(vkml_context *ctx, vkml_model *model,
+                                const vkml_session_params *params, vkml_session **out,
+                                vkml_error *err)
+{
+    if (!ctx || !model || !out)
+        return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT, "vkml_session_create: NULL argument");
+    *out = NULL;
+    /* The context's sink, with the session's own pointer when it has one. */
+    log_sink log = ctx->log;
+    if (params && params->log_user)
+        log.user = params->log_user;
+    const log_sink *outer = log_scope_enter(&log);
+    vkml_status st = session_create(ctx, model, params, &log, out, err);
+    log_scope_leave(outer);
+    return st;
+}
+
 void vkml_session_destroy(vkml_session **sp)
 {
     if (!sp || !*sp)
         return;
     vkml_session *s = *sp;
+    log_sink log = s->log; /* s is freed below */
+    const log_sink *outer = log_scope_enter(&log);
     session_lanes_destroy(s); /* waits for the runs in flight */
     free(s->shapes);
     free_fixed(s->fixed, s->model ? (size_t)s->model->graph->n_inputs : 0);
@@ -457,6 +478,7 @@ void vkml_session_destroy(vkml_session **sp)
     free(s->outputs);
     free(s);
     *sp = NULL;
+    log_scope_leave(outer);
 }
 
 size_t vkml_session_input_count(const vkml_session *s)

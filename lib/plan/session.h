@@ -39,6 +39,7 @@ typedef struct session_lane {
 
 struct vkml_session {
     vkml_context *ctx;
+    log_sink log; /* the context's sink, with vkml_session_params.log_user */
     vkml_model *model;  /* a reference */
     const graph *graph; /* what the session plans: the model's, `own_graph` or `pre_graph` */
     graph *own_graph;   /* the session's float16 graph (passes/precision.h), or NULL */

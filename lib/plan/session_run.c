@@ -172,6 +172,7 @@ static void *lane_entry(void *arg)
     free(arg);
     session_lane *lane = start.lane;
     vkml_session *s = start.s;
+    log_scope_enter(&s->log); /* the thread's sink for its life */
     for (;;) {
         pthread_mutex_lock(&s->mu);
         while (!lane->job && !s->quit)
@@ -203,8 +204,8 @@ static vkml_status start_lane(vkml_session *s, session_lane *lane, vkml_error *e
     return VKML_OK;
 }
 
-vkml_status vkml_session_run(vkml_session *s, const vkml_tensor *inputs, size_t n_inputs,
-                             vkml_tensor *outputs, size_t n_outputs, vkml_error *err)
+static vkml_status session_run(vkml_session *s, const vkml_tensor *inputs, size_t n_inputs,
+                               vkml_tensor *outputs, size_t n_outputs, vkml_error *err)
 {
     vkml_status st = session_check_counts(s, inputs, n_inputs, outputs, n_outputs,
                                           "vkml_session_run", err);
@@ -221,10 +222,19 @@ vkml_status vkml_session_run(vkml_session *s, const vkml_tensor *inputs, size_t 
     return st;
 }
 
-vkml_status vkml_session_submit(vkml_session *s, const vkml_tensor *inputs, size_t n_inputs,
-                                vkml_tensor *outputs, size_t n_outputs,
-                                vkml_run_callback callback, void *user, vkml_run **out,
-                                vkml_error *err)
+vkml_status vkml_session_run(vkml_session *s, const vkml_tensor *inputs, size_t n_inputs,
+                             vkml_tensor *outputs, size_t n_outputs, vkml_error *err)
+{
+    const log_sink *outer = log_scope_enter(s ? &s->log : NULL);
+    vkml_status st = session_run(s, inputs, n_inputs, outputs, n_outputs, err);
+    log_scope_leave(outer);
+    return st;
+}
+
+static vkml_status session_submit(vkml_session *s, const vkml_tensor *inputs, size_t n_inputs,
+                                  vkml_tensor *outputs, size_t n_outputs,
+                                  vkml_run_callback callback, void *user, vkml_run **out,
+                                  vkml_error *err)
 {
     if (out)
         *out = NULL;
@@ -263,6 +273,18 @@ vkml_status vkml_session_submit(vkml_session *s, const vkml_tensor *inputs, size
     if (out)
         *out = run;
     return VKML_OK;
+}
+
+vkml_status vkml_session_submit(vkml_session *s, const vkml_tensor *inputs, size_t n_inputs,
+                                vkml_tensor *outputs, size_t n_outputs,
+                                vkml_run_callback callback, void *user, vkml_run **out,
+                                vkml_error *err)
+{
+    const log_sink *outer = log_scope_enter(s ? &s->log : NULL);
+    vkml_status st =
+        session_submit(s, inputs, n_inputs, outputs, n_outputs, callback, user, out, err);
+    log_scope_leave(outer);
+    return st;
 }
 
 vkml_status vkml_run_wait(vkml_run **runp, vkml_error *err)

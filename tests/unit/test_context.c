@@ -100,40 +100,78 @@ static void check_default_session(const char *model_path)
 
 typedef struct log_capture {
     int calls;
-    int matched;
+    int matched; /* messages containing `want` */
+    const char *want;
 } log_capture;
 
 static void capture_log(void *user, vkml_log_level level, const char *message)
 {
     log_capture *c = user;
+    (void)level;
     c->calls++;
-    if (level == VKML_LOG_DEBUG && strstr(message, "no-such-model.onnx"))
+    if (c->want && strstr(message, c->want))
         c->matched++;
 }
 
-static void check_log_callback(void)
+/* Each context has its own log sink; a session's log_user and a model load's own sink
+ * route their messages apart; nothing reaches a sink after its context is freed. */
+static void check_log_sinks(const char *mnist)
 {
-    log_capture c = {0};
-    vkml_context_params params = {.disable_vulkan = true,
-                                  .log_level = VKML_LOG_DEBUG,
-                                  .log_level_set = true,
-                                  .log_callback = capture_log,
-                                  .log_user = &c};
-    vkml_context *ctx = NULL;
+    log_capture a = {.want = "wait_spin_us"}, b = {.want = "wait_spin_us"};
+    log_capture m = {.want = "no-such-model.onnx"}, s = {.want = "wait_spin_us"};
+    vkml_context_params pa = {.disable_vulkan = true,
+                              .log_level = VKML_LOG_DEBUG,
+                              .log_level_set = true,
+                              .log_callback = capture_log,
+                              .log_user = &a};
+    vkml_context_params pb = pa;
+    pb.log_user = &b;
+    vkml_context *ca = NULL, *cb = NULL;
     vkml_model *model = NULL;
     vkml_error err = {0};
-    CHECK_OK(vkml_context_create(&params, &ctx, &err), &err);
-    /* A failure is logged at debug level with its message, which names the path. */
-    CHECK(vkml_model_load_file("/nonexistent/no-such-model.onnx", &model, &err) == VKML_ERROR_IO,
-          "loading a missing file: %s", err.message);
-    CHECK(c.matched == 1, "the callback saw the failure %d times (%d calls)", c.matched, c.calls);
-    vkml_context_destroy(&ctx);
-    int calls = c.calls;
+    CHECK_OK(vkml_context_create(&pa, &ca, &err), &err);
+    CHECK_OK(vkml_context_create(&pb, &cb, &err), &err);
+
+    /* A failing load is logged at debug level, naming the path, to the load's sink. */
+    vkml_model_params mp = {.path = "/nonexistent/no-such-model.onnx",
+                            .log_callback = capture_log,
+                            .log_user = &m,
+                            .log_level = VKML_LOG_DEBUG,
+                            .log_level_set = true};
+    CHECK(vkml_model_load(&mp, &model, &err) == VKML_ERROR_IO, "a missing file: %s", err.message);
+    CHECK(m.matched == 1 && a.calls == 0 && b.calls == 0, "load: %d/%d/%d", m.matched, a.calls,
+          b.calls);
+    CHECK_OK(vkml_model_load_file(mnist, &model, &err), &err);
+
+    /* A refused session: on its context's sink only, or its own log_user's. */
+    vkml_session *bad = NULL;
+    vkml_session_params sp = {.device = VKML_DEVICE_CPU, .wait_spin_us = VKML_MAX_WAIT_SPIN_US + 1};
+    CHECK(vkml_session_create(ca, model, &sp, &bad, &err) == VKML_ERROR_INVALID_ARGUMENT, "%s",
+          err.message);
+    CHECK(a.matched == 1 && b.matched == 0, "context a's refusal: a %d, b %d", a.matched,
+          b.matched);
+    sp.log_user = &s;
+    CHECK(vkml_session_create(cb, model, &sp, &bad, &err) == VKML_ERROR_INVALID_ARGUMENT, "%s",
+          err.message);
+    CHECK(s.matched == 1 && a.matched == 1 && b.matched == 0,
+          "session log_user: s %d, a %d, b %d", s.matched, a.matched, b.matched);
+
+    /* Destroying a context that a session still uses warns on that context's sink. */
+    vkml_session *live = NULL;
+    vkml_session_params lp = {.device = VKML_DEVICE_CPU};
+    CHECK_OK(vkml_session_create(ca, model, &lp, &live, &err), &err);
+    a.want = b.want = "context destroyed while";
+    a.matched = b.matched = 0;
+    vkml_context_destroy(&ca);
+    CHECK(a.matched == 1 && b.matched == 0, "destroy warning: a %d, b %d", a.matched, b.matched);
+    vkml_session_destroy(&live);
+    vkml_context_destroy(&cb);
+    vkml_model_destroy(&model);
+
+    int calls = a.calls + b.calls + s.calls + m.calls;
     vkml_model_load_file("/nonexistent/no-such-model.onnx", &model, &err);
-    CHECK(c.calls == calls, "the callback was called after its context was freed");
-    params.log_level = VKML_LOG_WARN;
-    vkml_context_create(&params, &ctx, &err); /* restores the level for what follows */
-    vkml_context_destroy(&ctx);
+    CHECK(a.calls + b.calls + s.calls + m.calls == calls,
+          "a sink was called after its context was freed");
 }
 
 static bool copy_file(const char *from, const char *to)
@@ -230,7 +268,7 @@ int main(void)
 {
     char mnist[4096];
     test_corpus_path(mnist, sizeof(mnist), "models/mnist-8/model.onnx");
-    check_log_callback();
+    check_log_sinks(mnist);
     check_default_device(NULL);
     check_copy_queues(false);
     check_copy_queues(true);

@@ -195,14 +195,14 @@ typedef struct vkml_context_params {
     bool disable_vulkan;
     /* Enable the Khronos validation layer when it is installed (for development). */
     bool validation;
-    /* Log messages up to this level go to stderr (default VKML_LOG_WARN; the environment
-     * variable VKML_LOG=error|warn|info|debug overrides). */
+    /* The context's log: messages of calls on it (its creation, its sessions' planning
+     * and runs, their devices' work on vkml's threads) up to this level (default
+     * VKML_LOG_WARN; the environment variable VKML_LOG=error|warn|info|debug overrides). */
     vkml_log_level log_level;
     bool log_level_set; /* false: use the default above */
-    /* NULL, or where log messages (up to the level above) go instead of stderr, with
-     * log_user. The library's log is process-wide, not per context: the callback holds
-     * from this context's creation until the last context created with the same callback
-     * and user is freed (then stderr again); a context with another callback replaces it. */
+    /* NULL, or where this context's messages go instead of stderr, with log_user (or a
+     * session's vkml_session_params.log_user). Each context has its own; messages of calls
+     * on no context go to stderr (a model load: see vkml_model_params.log_callback). */
     vkml_log_callback log_callback;
     void *log_user;
     /* Bytes vkml may allocate on each Vulkan device (all its memory: weights,
@@ -270,6 +270,12 @@ typedef struct vkml_model_params {
      * inspect the model: such nodes have vkml_node_info.implemented false, and sessions of
      * the model fail naming the first of them. */
     bool allow_unsupported;
+    /* NULL, or where the load's messages go instead of stderr, with log_user, up to
+     * log_level when log_level_set (else VKML_LOG_WARN; VKML_LOG overrides). */
+    vkml_log_callback log_callback;
+    void *log_user;
+    vkml_log_level log_level;
+    bool log_level_set;
 } vkml_model_params;
 
 /* Thread-safe. Loads a model as params say (see the two shorthands below). */
@@ -521,6 +527,10 @@ typedef struct vkml_session_params {
      * submission order. The plan queries describe the first GPU's copy;
      * vkml_session_replica_count says how many there are. No effect with one GPU. */
     bool data_parallel;
+    /* NULL, or the pointer the context's log callback receives for this session's messages
+     * (planning, runs, its devices' work on any thread) instead of the context's log_user:
+     * an embedder that shares one context among several owners tells them apart. */
+    void *log_user;
 } vkml_session_params;
 
 /* Thread-safe. Plans the model for the device and records its work once. The session
