@@ -34,8 +34,9 @@
 
 typedef struct oh_case oh_case;
 
-/* Opens the devices once (a missing Vulkan device fails under CI=true, else the GPU part
- * is skipped with a message) and seeds the generator. Called by oh_new when needed. */
+/* Opens the devices once (without a Vulkan device the CPU part runs on and oh_finish
+ * reports SKIP, or a failure under CI=true: test_skip_gpu_part) and seeds the generator.
+ * Called by oh_new when needed. */
 void oh_init(void);
 /* A case of one node of op `op` (ai.onnx) at `opset`, with one output. */
 oh_case *oh_new(const char *op, int opset);
@@ -99,5 +100,6 @@ void oh_splitk(int splitk_force);
 int oh_coop_devices(void);
 /* Runs, checks, frees c. Returns whether every check passed. */
 bool oh_run(oh_case *c, const char *label, double bound);
-/* Prints the summary (cases run, GPU refusals); returns the exit status for main(). */
+/* Prints the summary (cases run, GPU refusals); returns the exit status for main()
+ * (test_finish: 0, 1, or 77 when the GPU part could not run). */
 int oh_finish(void);
