@@ -2,7 +2,9 @@
  * The elementwise family on the op harness (suite 'ops'): every op x every dtype it takes,
  * on odd broadcast shapes, the Vulkan devices against the CPU kernel; known values where
  * rounding rules matter (Round half to even, Mod signs, Cast saturation, integer
- * division by zero); bad attributes and shapes refused with a message naming the reason.
+ * division by zero); broadcasts of every rank pairing up to 6-D and a grid too large for
+ * one dimension of workgroups; bad attributes and shapes refused with a message naming
+ * the reason; bfloat16 refused by the devices, and a malformed node failing their session.
  */
 #include "op_harness.h"
 
@@ -12,14 +14,9 @@
 static const int64_t shape_a[] = {5, 7, 11, 13}, shape_b[] = {7, 1, 13}, shape_c[] = {5, 1, 11, 1};
 
 static const vkml_dtype floats[] = {VKML_DTYPE_FLOAT, VKML_DTYPE_FLOAT16, VKML_DTYPE_DOUBLE};
-static const vkml_dtype ints[] = {VKML_DTYPE_INT8,  VKML_DTYPE_INT16,  VKML_DTYPE_INT32,
-                                  VKML_DTYPE_INT64, VKML_DTYPE_UINT8,  VKML_DTYPE_UINT16,
+static const vkml_dtype ints[] = {VKML_DTYPE_INT8,   VKML_DTYPE_INT16, VKML_DTYPE_INT32,
+                                  VKML_DTYPE_INT64,  VKML_DTYPE_UINT8, VKML_DTYPE_UINT16,
                                   VKML_DTYPE_UINT32, VKML_DTYPE_UINT64};
-
-static double bound_for(vkml_dtype dt, double bound)
-{
-    return dt == VKML_DTYPE_FLOAT16 ? OH_BOUND_FP16 : bound;
-}
 
 static bool is_unsigned(vkml_dtype dt)
 {
@@ -84,7 +81,7 @@ static void test_unary_floats(void)
             if (floats[t] == VKML_DTYPE_DOUBLE && !u->gpu_f64)
                 oh_expect_gpu(c, false);
             snprintf(label, sizeof label, "%s %s", u->op, vkml_dtype_name(floats[t]));
-            oh_run(c, label, bound_for(floats[t], u->bound));
+            oh_run(c, label, oh_bound(floats[t], u->bound));
         }
     }
     oh_case *c = oh_new("Gelu", 20);
@@ -124,7 +121,10 @@ static void binary(const char *op, int opset, vkml_dtype dt, const char *attr, i
 {
     char label[96];
     bool fl = dt == VKML_DTYPE_FLOAT || dt == VKML_DTYPE_FLOAT16 || dt == VKML_DTYPE_DOUBLE;
-    double lo = dt == VKML_DTYPE_BOOL ? 0 : is_unsigned(dt) ? 0 : -20, hi = dt == VKML_DTYPE_BOOL ? 1 : 20;
+    double lo = dt == VKML_DTYPE_BOOL ? 0
+                : is_unsigned(dt)     ? 0
+                                      : -20,
+           hi = dt == VKML_DTYPE_BOOL ? 1 : 20;
     oh_case *c = oh_new(op, opset);
     oh_input(c, dt, 4, shape_a, lo, hi);
     if (fl && (op[0] == 'D' || op[0] == 'M'))
@@ -134,7 +134,7 @@ static void binary(const char *op, int opset, vkml_dtype dt, const char *attr, i
     if (attr)
         oh_attr_int(c, attr, v);
     snprintf(label, sizeof label, "%s%s %s", op, attr ? " fmod" : "", vkml_dtype_name(dt));
-    oh_run(c, label, bound_for(dt, OH_BOUND_EXACT));
+    oh_run(c, label, oh_bound(dt, OH_BOUND_EXACT));
 }
 
 /* float32 fmod of dividends at and next to whole multiples of the divisor, where the
@@ -167,8 +167,8 @@ static void fmod_near_multiples(void)
 
 static void test_binary(void)
 {
-    const char *arith[] = {"Add", "Sub", "Mul", "Div", "Min", "Max", "Equal", "Less",
-                           "LessOrEqual", "Greater", "GreaterOrEqual"};
+    const char *arith[] = {"Add",   "Sub",  "Mul",         "Div",     "Min",           "Max",
+                           "Equal", "Less", "LessOrEqual", "Greater", "GreaterOrEqual"};
     for (size_t i = 0; i < VKML_ARRAY_SIZE(arith); i++) {
         int opset = i < 4 ? 14 : i < 6 ? 13 : i == 6 ? 19 : 16;
         for (size_t t = 0; t < VKML_ARRAY_SIZE(floats); t++)
@@ -224,7 +224,8 @@ static void test_variadic(void)
     const char *ops[] = {"Sum", "Mean", "Min", "Max"};
     char label[96];
     for (size_t i = 0; i < VKML_ARRAY_SIZE(ops); i++) {
-        vkml_dtype dts[] = {VKML_DTYPE_FLOAT, VKML_DTYPE_FLOAT16, i < 2 ? VKML_DTYPE_DOUBLE : VKML_DTYPE_INT32};
+        vkml_dtype dts[] = {VKML_DTYPE_FLOAT, VKML_DTYPE_FLOAT16,
+                            i < 2 ? VKML_DTYPE_DOUBLE : VKML_DTYPE_INT32};
         for (size_t t = 0; t < VKML_ARRAY_SIZE(dts); t++) {
             oh_case *c = oh_new(ops[i], 13);
             oh_input(c, dts[t], 3, shape_b, -10, 10);
@@ -232,7 +233,7 @@ static void test_variadic(void)
             oh_input(c, dts[t], 4, shape_c, -10, 10);
             oh_input(c, dts[t], 0, NULL, -10, 10);
             snprintf(label, sizeof label, "%s of 4 %s", ops[i], vkml_dtype_name(dts[t]));
-            oh_run(c, label, bound_for(dts[t], OH_BOUND_SUM));
+            oh_run(c, label, oh_bound(dts[t], OH_BOUND_SUM));
         }
         oh_case *c = oh_new(ops[i], 13);
         oh_input(c, VKML_DTYPE_FLOAT, 3, shape_b, -10, 10);
@@ -275,18 +276,22 @@ static void test_clip_where_dropout(void)
 
 static void test_cast(void)
 {
-    const vkml_dtype all[] = {VKML_DTYPE_FLOAT, VKML_DTYPE_FLOAT16, VKML_DTYPE_DOUBLE,
-                              VKML_DTYPE_INT8,  VKML_DTYPE_INT16,   VKML_DTYPE_INT32,
-                              VKML_DTYPE_INT64, VKML_DTYPE_UINT8,   VKML_DTYPE_UINT16,
-                              VKML_DTYPE_UINT32, VKML_DTYPE_UINT64, VKML_DTYPE_BOOL};
+    const vkml_dtype all[] = {VKML_DTYPE_FLOAT,  VKML_DTYPE_FLOAT16, VKML_DTYPE_DOUBLE,
+                              VKML_DTYPE_INT8,   VKML_DTYPE_INT16,   VKML_DTYPE_INT32,
+                              VKML_DTYPE_INT64,  VKML_DTYPE_UINT8,   VKML_DTYPE_UINT16,
+                              VKML_DTYPE_UINT32, VKML_DTYPE_UINT64,  VKML_DTYPE_BOOL};
     char label[96];
     for (size_t s = 0; s < VKML_ARRAY_SIZE(all); s++)
         for (size_t d = 0; d < VKML_ARRAY_SIZE(all); d++) {
             oh_case *c = oh_new("Cast", 21);
-            oh_input(c, all[s], 3, shape_b, all[s] == VKML_DTYPE_BOOL ? 0 : is_unsigned(all[s]) ? 0 : -300,
+            oh_input(c, all[s], 3, shape_b,
+                     all[s] == VKML_DTYPE_BOOL ? 0
+                     : is_unsigned(all[s])     ? 0
+                                               : -300,
                      all[s] == VKML_DTYPE_BOOL ? 1 : 300);
             oh_attr_int(c, "to", all[d]);
-            snprintf(label, sizeof label, "Cast %s to %s", vkml_dtype_name(all[s]), vkml_dtype_name(all[d]));
+            snprintf(label, sizeof label, "Cast %s to %s", vkml_dtype_name(all[s]),
+                     vkml_dtype_name(all[d]));
             oh_run(c, label, OH_BOUND_FP16);
         }
     /* Saturation and truncation, NaN to 0. */
@@ -323,7 +328,11 @@ static void test_known_values(void)
         if (i == 1)
             oh_attr_int(c, "fmod", 1);
         oh_expect(c, 0, want[i]);
-        oh_run(c, i == 0 ? "Mod sign of divisor, x%0 = 0" : i == 1 ? "fmod sign of dividend" : "Div by 0 and MIN/-1", OH_BOUND_EXACT);
+        oh_run(c,
+               i == 0   ? "Mod sign of divisor, x%0 = 0"
+               : i == 1 ? "fmod sign of dividend"
+                        : "Div by 0 and MIN/-1",
+               OH_BOUND_EXACT);
     }
     c = oh_new("Sum", 13);
     const double s1[] = {1, 2}, s2[] = {10}, s3[] = {100, 200}, sy[] = {111, 212};
@@ -446,8 +455,37 @@ static void test_scalar_constants(void)
                         oh_const_random(c, floats[t], c_rank, c_dims, -4, 4);
                     snprintf(label, sizeof label, "%s %s constant of rank %d %s", ops[o],
                              c_first ? "first," : "second,", c_rank, vkml_dtype_name(floats[t]));
-                    oh_run(c, label, floats[t] == VKML_DTYPE_FLOAT ? OH_BOUND_EXACT : OH_BOUND_FP16);
+                    oh_run(c, label,
+                           floats[t] == VKML_DTYPE_FLOAT ? OH_BOUND_EXACT : OH_BOUND_FP16);
                 }
+}
+
+/* Shrink and Swish in float32 and float16, and Shrink's known values. */
+static void test_shrink_swish(void)
+{
+    const int64_t dims[] = {5, 7, 11, 13};
+    static const vkml_dtype types[] = {VKML_DTYPE_FLOAT, VKML_DTYPE_FLOAT16};
+    for (size_t k = 0; k < sizeof(types) / sizeof(types[0]); k++) {
+        vkml_dtype t = types[k];
+        char label[64];
+        oh_case *c = oh_new("Shrink", 9);
+        oh_input(c, t, 4, dims, -3, 3);
+        oh_attr_float(c, "lambd", 1.0f);
+        oh_attr_float(c, "bias", 0.5f);
+        snprintf(label, sizeof(label), "Shrink %s", vkml_dtype_name(t));
+        oh_run(c, label, oh_bound(t, OH_BOUND_EXACT));
+        c = oh_new("Swish", 24);
+        oh_input(c, t, 4, dims, -6, 6);
+        oh_attr_float(c, "alpha", 1.5f);
+        snprintf(label, sizeof(label), "Swish %s", vkml_dtype_name(t));
+        oh_run(c, label, oh_bound(t, OH_BOUND_TRANSCENDENTAL));
+    }
+    oh_case *c = oh_new("Shrink", 9);
+    const float x[] = {-2, -0.25f, 0, 0.25f, 2}, y[] = {-1.5f, 0, 0, 0, 1.5f};
+    oh_const(c, VKML_DTYPE_FLOAT, 1, (int64_t[]){5}, x);
+    oh_attr_float(c, "bias", 0.5f);
+    oh_expect(c, 0, y);
+    oh_run(c, "Shrink known values", OH_BOUND_EXACT);
 }
 
 int main(void)
@@ -461,6 +499,7 @@ int main(void)
     test_cast();
     test_dense_counts();
     test_scalar_constants();
+    test_shrink_swish();
     test_known_values();
     test_errors();
     return oh_finish();

@@ -16,11 +16,6 @@
 
 static const vkml_dtype float_types[] = {VKML_DTYPE_FLOAT, VKML_DTYPE_FLOAT16};
 
-static double bound_for(vkml_dtype t, double f32_bound)
-{
-    return t == VKML_DTYPE_FLOAT16 ? OH_BOUND_FP16 : f32_bound;
-}
-
 static const char *dtype_label(vkml_dtype t)
 {
     return t == VKML_DTYPE_FLOAT16 ? "f16" : "f32";
@@ -29,8 +24,8 @@ static const char *dtype_label(vkml_dtype t)
 /* Resize of X [2, 3, 5, 7] by scales (1, 1, sh, sw) or to sizes. */
 typedef struct resize_case {
     const char *mode, *coord, *nearest;
-    float sh, sw;        /* scales; 0: use sizes */
-    int64_t oh, ow;      /* sizes */
+    float sh, sw;   /* scales; 0: use sizes */
+    int64_t oh, ow; /* sizes */
     bool antialias, exclude_outside;
     bool gpu;
 } resize_case;
@@ -66,7 +61,7 @@ static void run_resize(const resize_case *rc, vkml_dtype t)
         oh_attr_int(c, "exclude_outside", 1);
     oh_attr_float(c, "extrapolation_value", -7.0f);
     oh_expect_gpu(c, rc->gpu);
-    oh_run(c, label, bound_for(t, OH_BOUND_SUM));
+    oh_run(c, label, oh_bound(t, OH_BOUND_SUM));
 }
 
 static void test_resize(void)
@@ -97,7 +92,8 @@ static void test_resize(void)
     static const resize_case copies[] = {
         {"nearest", "half_pixel", "round_prefer_floor", 2.0f, 2.0f, 0, 0, false, false, true},
         {"nearest", "asymmetric", "floor", 2.0f, 3.0f, 0, 0, false, false, true},
-        {"nearest", "pytorch_half_pixel", "round_prefer_floor", 4.0f, 2.0f, 0, 0, false, false, true},
+        {"nearest", "pytorch_half_pixel", "round_prefer_floor", 4.0f, 2.0f, 0, 0, false, false,
+         true},
         {"nearest", "asymmetric", "floor", 0, 0, 5, 4, false, false, true},
         {"nearest", "half_pixel", "round_prefer_floor", 0.5f, 1.0f, 0, 0, false, false, true},
     };
@@ -186,7 +182,7 @@ static void run_convtranspose(const char *label, vkml_dtype t, int rank, const i
     if (out_pad)
         oh_attr_ints(c, "output_padding", s, out_pad);
     oh_expect_gpu(c, gpu);
-    oh_run(c, label, bound_for(t, OH_BOUND_SUM));
+    oh_run(c, label, oh_bound(t, OH_BOUND_SUM));
 }
 
 static void test_convtranspose(void)
@@ -238,7 +234,7 @@ static void run_gridsample(const char *mode, const char *padding, int align, int
     oh_attr_string(c, "padding_mode", padding);
     oh_attr_int(c, "align_corners", align);
     oh_expect_gpu(c, GRIDSAMPLE_GPU);
-    oh_run(c, label, bound_for(t, 1e-5));
+    oh_run(c, label, oh_bound(t, 1e-5));
 }
 
 static void test_gridsample(void)
@@ -342,7 +338,7 @@ static void run_conv(const char *label, vkml_dtype t, int rank, const int64_t *x
         oh_attr_ints(c, "pads", 2 * s, pads);
     if (dilations)
         oh_attr_ints(c, "dilations", s, dilations);
-    oh_run(c, label, bound_for(t, OH_BOUND_SUM));
+    oh_run(c, label, oh_bound(t, OH_BOUND_SUM));
 }
 
 static void test_conv(void)
@@ -355,12 +351,13 @@ static void test_conv(void)
              (int64_t[]){6, 1, 3, 3}, 6, (int64_t[]){2, 2}, (int64_t[]){1, 1, 1, 1}, NULL);
     run_conv("Conv depthwise multiplier 2 dilated", VKML_DTYPE_FLOAT, 4, (int64_t[]){1, 3, 11, 13},
              (int64_t[]){6, 1, 3, 2}, 3, NULL, (int64_t[]){2, 0, 2, 1}, (int64_t[]){2, 3});
-    run_conv("Conv grouped 2-D", VKML_DTYPE_FLOAT, 4, (int64_t[]){1, 4, 7, 5}, (int64_t[]){6, 2, 2, 3}, 2,
-             (int64_t[]){1, 2}, NULL, NULL);
-    run_conv("Conv 3-D", VKML_DTYPE_FLOAT, 5, (int64_t[]){1, 3, 5, 7, 6}, (int64_t[]){4, 3, 3, 2, 3}, 1,
-             (int64_t[]){1, 2, 1}, (int64_t[]){1, 0, 1, 1, 1, 0}, NULL);
-    run_conv("Conv 1-D dilated", VKML_DTYPE_FLOAT, 3, (int64_t[]){2, 3, 13}, (int64_t[]){5, 3, 3}, 1, NULL,
-             (int64_t[]){2, 1}, (int64_t[]){3});
+    run_conv("Conv grouped 2-D", VKML_DTYPE_FLOAT, 4, (int64_t[]){1, 4, 7, 5},
+             (int64_t[]){6, 2, 2, 3}, 2, (int64_t[]){1, 2}, NULL, NULL);
+    run_conv("Conv 3-D", VKML_DTYPE_FLOAT, 5, (int64_t[]){1, 3, 5, 7, 6},
+             (int64_t[]){4, 3, 3, 2, 3}, 1, (int64_t[]){1, 2, 1}, (int64_t[]){1, 0, 1, 1, 1, 0},
+             NULL);
+    run_conv("Conv 1-D dilated", VKML_DTYPE_FLOAT, 3, (int64_t[]){2, 3, 13}, (int64_t[]){5, 3, 3},
+             1, NULL, (int64_t[]){2, 1}, (int64_t[]){3});
 }
 
 static void test_pool(void)
@@ -381,7 +378,7 @@ static void test_pool(void)
         oh_attr_ints(c, "pads", 4, (int64_t[]){1, 1, 1, 1});
         oh_attr_int(c, "count_include_pad", 1);
         snprintf(label, sizeof(label), "AveragePool 3x3 pads %s", dtype_label(float_types[t]));
-        oh_run(c, label, bound_for(float_types[t], OH_BOUND_SUM));
+        oh_run(c, label, oh_bound(float_types[t], OH_BOUND_SUM));
     }
     /* pool.comp's unrolled forms (windows of at most 3x3 and 5x5 taps, one along the push
      * block's first dim) and their edges: YOLO's 5x5 stride-1 pool, dilation, a 1-D window,
@@ -410,7 +407,7 @@ static void test_pool(void)
             oh_attr_ints(c, "pads", 2 * sp, unrolled[u].pads);
             snprintf(label, sizeof(label), "%s %dd k%lld %s", unrolled[u].op, sp,
                      (long long)unrolled[u].kernel[sp - 1], dtype_label(float_types[t]));
-            oh_run(c, label, bound_for(float_types[t], OH_BOUND_SUM));
+            oh_run(c, label, oh_bound(float_types[t], OH_BOUND_SUM));
         }
     /* A huge kernel over a small input: work bounded by the input on every device. */
     oh_case *c = oh_new("AveragePool", 19);
@@ -453,7 +450,7 @@ static void test_pool(void)
             if (k == 2)
                 oh_attr_int(c, "p", 3);
             snprintf(label, sizeof(label), "%s 3-D %s", ops3d[k], dtype_label(float_types[t]));
-            oh_run(c, label, bound_for(float_types[t], OH_BOUND_TRANSCENDENTAL));
+            oh_run(c, label, oh_bound(float_types[t], OH_BOUND_TRANSCENDENTAL));
         }
 
     c = oh_new("MaxUnpool", 11);
