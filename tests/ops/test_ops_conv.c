@@ -8,6 +8,8 @@
  */
 #include "op_harness.h"
 
+#include <stdio.h>
+
 typedef struct conv_case {
     const char *label;
     int rank;

@@ -7,6 +7,8 @@
  */
 #include "op_harness.h"
 
+#include <stdio.h>
+
 static void matmul_case(const char *label, int ra, const int64_t *a, int rb, const int64_t *b)
 {
     oh_case *c = oh_new("MatMul", 13);

@@ -8,6 +8,7 @@
  */
 #include "op_harness.h"
 
+#include <stdio.h>
 #include <string.h>
 
 typedef struct pool_case {
