@@ -488,8 +488,105 @@ static void test_shrink_swish(void)
     oh_run(c, "Shrink known values", OH_BOUND_EXACT);
 }
 
+/* Add with known values ([2,3] + [3]), then odd shapes and random data. */
+static void test_add_broadcast(void)
+{
+    oh_case *c = oh_new("Add", 14);
+    const float a[] = {1, 2, 3, 4, 5, 6}, b[] = {10, 20, 30}, y[] = {11, 22, 33, 14, 25, 36};
+    oh_const(c, VKML_DTYPE_FLOAT, 2, (int64_t[]){2, 3}, a);
+    oh_const(c, VKML_DTYPE_FLOAT, 1, (int64_t[]){3}, b);
+    oh_expect(c, 0, y);
+    oh_run(c, "Add [2,3]+[3] known values", OH_BOUND_EXACT);
+
+    c = oh_new("Add", 14);
+    oh_input(c, VKML_DTYPE_FLOAT, 4, (int64_t[]){5, 7, 11, 13}, -1, 1);
+    oh_input(c, VKML_DTYPE_FLOAT, 3, (int64_t[]){7, 1, 13}, -1, 1);
+    oh_run(c, "Add f32 [5,7,11,13]+[7,1,13]", OH_BOUND_EXACT);
+
+    /* int32 wraps; the devices may refuse it (reported, not a failure). */
+    c = oh_new("Add", 14);
+    const int32_t ia[] = {7, -7, 2147483647}, ib[] = {2, -2, 1}, iy[] = {9, -9, -2147483647 - 1};
+    oh_const(c, VKML_DTYPE_INT32, 1, (int64_t[]){3}, ia);
+    oh_const(c, VKML_DTYPE_INT32, 1, (int64_t[]){3}, ib);
+    oh_expect(c, 0, iy);
+    oh_expect_gpu(c, false);
+    oh_run(c, "Add int32 wraps", OH_BOUND_EXACT);
+
+    c = oh_new("Sigmoid", 13);
+    oh_input(c, VKML_DTYPE_FLOAT, 3, (int64_t[]){5, 7, 11}, -30, 30);
+    oh_run(c, "Sigmoid f32 [5,7,11]", OH_BOUND_TRANSCENDENTAL);
+
+    c = oh_new("Add", 14);
+    oh_input(c, VKML_DTYPE_FLOAT, 2, (int64_t[]){2, 3}, -1, 1);
+    oh_input(c, VKML_DTYPE_FLOAT, 2, (int64_t[]){4, 3}, -1, 1);
+    oh_expect_error(c, VKML_ERROR_INVALID_MODEL, "do not broadcast");
+    oh_run(c, "Add shapes that do not broadcast", OH_BOUND_EXACT);
+}
+
+/* A float32 binary op over two broadcast shapes (b in [blo, 2)). */
+static void broadcast_case(const char *op, int ra, const int64_t *a, int rb, const int64_t *b,
+                           float blo)
+{
+    char label[64];
+    snprintf(label, sizeof(label), "%s broadcast r%d x r%d", op, ra, rb);
+    oh_case *c = oh_new(op, 14);
+    oh_input(c, VKML_DTYPE_FLOAT, ra, a, -1, 1);
+    oh_input(c, VKML_DTYPE_FLOAT, rb, b, blo, 2);
+    oh_run(c, label, OH_BOUND_EXACT);
+}
+
+/* Broadcasts of every rank pairing up to 6-D, a scalar, a grid over 65535 workgroups, and
+ * the common activations on float32. */
+static void test_broadcast_shapes(void)
+{
+    const int64_t a[] = {5, 7, 11, 13}, b[] = {7, 1, 13}, c[] = {5, 1, 11, 1}, d[] = {1, 7, 1, 13};
+    broadcast_case("Add", 4, a, 3, b, -1);
+    broadcast_case("Sub", 4, c, 4, d, -1);
+    broadcast_case("Mul", 4, a, 4, a, -1);
+    broadcast_case("Div", 3, b, 4, a, 0.5f); /* divisor in [0.5, 2) */
+    broadcast_case("Add", 0, a, 4, a, -1);   /* a scalar */
+    const int64_t e[] = {2, 3, 1, 4, 1, 5}, f[] = {3, 2, 4, 3, 1}, g[] = {5, 1, 11, 13},
+                  h[] = {7, 1, 1};
+    broadcast_case("Mul", 6, e, 5, f, -1);
+    broadcast_case("Sub", 4, g, 3, h, -1);
+    /* Over 65535 workgroups of 64: the grid spills into y. */
+    const int64_t big[] = {1, 3, 1201, 1203}, row[] = {1203};
+    broadcast_case("Add", 4, big, 1, row, -1);
+    const char *unary[] = {"Relu", "Sigmoid", "Tanh"};
+    for (size_t i = 0; i < VKML_ARRAY_SIZE(unary); i++) {
+        oh_case *u = oh_new(unary[i], 14);
+        oh_input(u, VKML_DTYPE_FLOAT, 4, a, -6, 6);
+        oh_run(u, unary[i], i == 0 ? OH_BOUND_EXACT : OH_BOUND_TRANSCENDENTAL);
+    }
+}
+
+/* A node left without its second input (after the support checks have seen it whole). */
+static void drop_second_input(graph *g)
+{
+    g->nodes[0].n_inputs = 1;
+}
+
+/* The devices refuse bfloat16 with the reason; a session asked to record a malformed node
+ * anyway fails naming it, and frees what it made. */
+static void test_device_refusals(void)
+{
+    oh_case *c = oh_new("Add", 14);
+    oh_input(c, VKML_DTYPE_BFLOAT16, 4, (int64_t[]){1, 2, 6, 6}, -1, 1);
+    oh_input(c, VKML_DTYPE_BFLOAT16, 4, (int64_t[]){1, 2, 6, 6}, -1, 1);
+    oh_expect_refusal(c, "bfloat16");
+    oh_run(c, "Add bfloat16 refused", OH_BOUND_EXACT);
+
+    c = oh_new("Sub", 14);
+    oh_input(c, VKML_DTYPE_INT32, 4, (int64_t[]){1, 2, 6, 6}, -100, 100);
+    oh_input(c, VKML_DTYPE_INT32, 4, (int64_t[]){1, 2, 6, 6}, -100, 100);
+    oh_expect_session_error(c, drop_second_input, "Sub");
+    oh_run(c, "Sub with an input missing: the session fails", OH_BOUND_EXACT);
+}
+
 int main(void)
 {
+    test_add_broadcast();
+    test_broadcast_shapes();
     test_unary_floats();
     test_unary_ints();
     test_binary();
@@ -502,5 +599,6 @@ int main(void)
     test_shrink_swish();
     test_known_values();
     test_errors();
+    test_device_refusals();
     return oh_finish();
 }
