@@ -17,7 +17,8 @@
 #define OH_MAX_VALUES (OH_MAX_INPUTS + OH_MAX_NODES * OH_MAX_OUTPUTS)
 
 typedef struct oh_input_spec {
-    bool omitted, constant;
+    bool constant;
+    int node, slot; /* the node it feeds and its input index there */
     vkml_dtype dtype;
     int rank;
     int64_t dims[VKML_MAX_RANK];
@@ -149,8 +150,10 @@ static oh_input_spec *add_spec(oh_case *c, vkml_dtype dtype, int rank, const int
         CHECK(false, "%s: too many inputs or bad rank", n->op);
         return NULL;
     }
-    n->in[n->n_in++] = c->n_in;
-    oh_input_spec *s = &c->in[c->n_in++];
+    oh_input_spec *s = &c->in[c->n_in];
+    s->node = c->n_nodes - 1;
+    s->slot = n->n_in;
+    n->in[n->n_in++] = c->n_in++;
     s->dtype = dtype;
     s->rank = rank;
     if (rank)
@@ -327,8 +330,11 @@ static graph *build_graph(const oh_case *c)
     int spec_value[OH_MAX_INPUTS], previous = -1;
     for (int i = 0; i < c->n_in; i++) {
         const oh_input_spec *s = &c->in[i];
-        char name[16];
-        snprintf(name, sizeof(name), "x%d", i);
+        char name[24]; /* by input slot, so messages name the slot a case expects */
+        if (s->node == 0)
+            snprintf(name, sizeof(name), "x%d", s->slot);
+        else
+            snprintf(name, sizeof(name), "x%d_%d", s->node, s->slot);
         int v = spec_value[i] = graph_add_value(g, name);
         graph_value *val = &g->values[v];
         val->kind = s->constant ? GRAPH_VALUE_CONSTANT : GRAPH_VALUE_INPUT;
