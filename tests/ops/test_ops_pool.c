@@ -19,53 +19,16 @@ typedef struct pool_case {
     int64_t ceil_mode, count_include_pad;
 } pool_case;
 
+/* One case a row. */
+/* clang-format off */
 static const pool_case cases[] = {
-    {"MaxPool 2-D ceil_mode dilations",
-     "MaxPool",
-     12,
-     4,
-     {2, 3, 11, 13},
-     {3, 2},
-     {2, 2},
-     {1, 0, 1, 1},
-     {1, 2},
-     1,
-     0},
-    {"MaxPool 2-D 2x2 mnist-like",
-     "MaxPool",
-     12,
-     4,
-     {1, 8, 28, 28},
-     {2, 2},
-     {2, 2},
-     {0, 0, 0, 0},
-     {1, 1},
-     0,
-     0},
+    {"MaxPool 2-D ceil_mode dilations", "MaxPool", 12, 4, {2, 3, 11, 13}, {3, 2}, {2, 2}, {1, 0, 1, 1}, {1, 2}, 1, 0},
+    {"MaxPool 2-D 2x2 mnist-like", "MaxPool", 12, 4, {1, 8, 28, 28}, {2, 2}, {2, 2}, {0, 0, 0, 0}, {1, 1}, 0, 0},
     {"MaxPool 1-D", "MaxPool", 12, 3, {3, 5, 19}, {4}, {3}, {2, 1}, {1}, 0, 0},
-    {"AveragePool ceil_mode count_include_pad",
-     "AveragePool",
-     11,
-     4,
-     {2, 3, 11, 13},
-     {3, 3},
-     {2, 2},
-     {1, 1, 1, 1},
-     {1, 1},
-     1,
-     1},
-    {"AveragePool ceil_mode exclude pad",
-     "AveragePool",
-     11,
-     4,
-     {2, 3, 10, 13},
-     {3, 2},
-     {3, 2},
-     {1, 0, 2, 1},
-     {1, 1},
-     1,
-     0},
+    {"AveragePool ceil_mode count_include_pad", "AveragePool", 11, 4, {2, 3, 11, 13}, {3, 3}, {2, 2}, {1, 1, 1, 1}, {1, 1}, 1, 1},
+    {"AveragePool ceil_mode exclude pad", "AveragePool", 11, 4, {2, 3, 10, 13}, {3, 2}, {3, 2}, {1, 0, 2, 1}, {1, 1}, 1, 0},
 };
+/* clang-format on */
 
 static void run_pool(const pool_case *pc)
 {
