@@ -37,6 +37,12 @@
 
 typedef struct oh_case oh_case;
 
+/* A short name of a float dtype for labels: f16, f64, f32. */
+static inline const char *oh_dtype_label(vkml_dtype dtype)
+{
+    return dtype == VKML_DTYPE_FLOAT16 ? "f16" : dtype == VKML_DTYPE_DOUBLE ? "f64" : "f32";
+}
+
 /* The bound for a float dtype: float16 storage rounds more than any float32 kernel. */
 static inline double oh_bound(vkml_dtype dtype, double f32_bound)
 {

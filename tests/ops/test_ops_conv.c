@@ -2,7 +2,8 @@
  * Convolutions (lib/ops/conv.c) on the op harness (suite 'ops'): 1-D and 2-D, groups,
  * depthwise, strides, uneven pads and dilations, the window sizes conv_window.comp unrolls
  * (3, 5, 7) and the channel counts the implicit GEMM takes, each with the plain and the
- * tiled kernels, every Vulkan device against the CPU kernel; a convolution over 4 spatial
+ * tiled kernels, the direct kernels in float16 and 3-D, every Vulkan device against the
+ * CPU kernel; a convolution over 4 spatial
  * dims is refused by the devices with its reason. tests/ops/test_ops_gemm.c covers the
  * matrix-product kernels and fused epilogues on convolutions.
  */
@@ -55,6 +56,48 @@ static void run_conv(const conv_case *cc, const char *kernels)
     oh_run(c, label, OH_BOUND_SUM);
 }
 
+/* Conv on the direct kernels: 3-D, grouped, depthwise (with a channel multiplier). */
+static void run_direct_conv(const char *label, vkml_dtype t, int rank, const int64_t *x_dims,
+                            const int64_t *w_dims, int64_t group, const int64_t *strides,
+                            const int64_t *pads, const int64_t *dilations)
+{
+    int s = rank - 2;
+    oh_case *c = oh_new("Conv", 11);
+    oh_input(c, t, rank, x_dims, -1, 1);
+    oh_const_random(c, t, rank, w_dims, -1, 1);
+    oh_const_random(c, t, 1, (int64_t[]){w_dims[0]}, -1, 1);
+    oh_attr_int(c, "group", group);
+    if (strides)
+        oh_attr_ints(c, "strides", s, strides);
+    if (pads)
+        oh_attr_ints(c, "pads", 2 * s, pads);
+    if (dilations)
+        oh_attr_ints(c, "dilations", s, dilations);
+    oh_run(c, label, oh_bound(t, OH_BOUND_SUM));
+}
+
+/* The direct kernels in float16 and float32 (rank 3 to 5). */
+static void test_direct_conv(void)
+{
+    run_direct_conv("Conv depthwise 3x3 stride 2 f16", VKML_DTYPE_FLOAT16, 4,
+                    (int64_t[]){1, 8, 9, 7}, (int64_t[]){8, 1, 3, 3}, 8, (int64_t[]){2, 2},
+                    (int64_t[]){1, 1, 1, 1}, NULL);
+    run_direct_conv("Conv 2-D f16", VKML_DTYPE_FLOAT16, 4, (int64_t[]){1, 5, 9, 7},
+                    (int64_t[]){12, 5, 3, 3}, 1, NULL, (int64_t[]){1, 1, 1, 1}, NULL);
+    run_direct_conv("Conv depthwise 3x3 stride 2", VKML_DTYPE_FLOAT, 4, (int64_t[]){2, 6, 11, 13},
+                    (int64_t[]){6, 1, 3, 3}, 6, (int64_t[]){2, 2}, (int64_t[]){1, 1, 1, 1}, NULL);
+    run_direct_conv("Conv depthwise multiplier 2 dilated", VKML_DTYPE_FLOAT, 4,
+                    (int64_t[]){1, 3, 11, 13}, (int64_t[]){6, 1, 3, 2}, 3, NULL,
+                    (int64_t[]){2, 0, 2, 1}, (int64_t[]){2, 3});
+    run_direct_conv("Conv grouped 2-D", VKML_DTYPE_FLOAT, 4, (int64_t[]){1, 4, 7, 5},
+                    (int64_t[]){6, 2, 2, 3}, 2, (int64_t[]){1, 2}, NULL, NULL);
+    run_direct_conv("Conv 3-D", VKML_DTYPE_FLOAT, 5, (int64_t[]){1, 3, 5, 7, 6},
+                    (int64_t[]){4, 3, 3, 2, 3}, 1, (int64_t[]){1, 2, 1},
+                    (int64_t[]){1, 0, 1, 1, 1, 0}, NULL);
+    run_direct_conv("Conv 1-D dilated", VKML_DTYPE_FLOAT, 3, (int64_t[]){2, 3, 13},
+                    (int64_t[]){5, 3, 3}, 1, NULL, (int64_t[]){2, 1}, (int64_t[]){3});
+}
+
 /* The Vulkan kernels take 1 to 3 spatial dims. */
 static void test_refusal(void)
 {
@@ -75,6 +118,7 @@ int main(void)
             run_conv(&cases[i], tiled ? "tiled" : "plain");
     }
     oh_gpu_kernels(OH_KERNELS_DEVICE, 0);
+    test_direct_conv();
     test_refusal();
     return oh_finish();
 }

@@ -12,11 +12,6 @@
 
 static const vkml_dtype float_types[] = {VKML_DTYPE_FLOAT, VKML_DTYPE_FLOAT16, VKML_DTYPE_DOUBLE};
 
-static const char *dtype_label(vkml_dtype t)
-{
-    return t == VKML_DTYPE_FLOAT16 ? "f16" : t == VKML_DTYPE_DOUBLE ? "f64" : "f32";
-}
-
 static void test_global_pool(void)
 {
     static const char *const ops[] = {"GlobalAveragePool", "GlobalMaxPool"};
@@ -25,7 +20,7 @@ static void test_global_pool(void)
             char label[96];
             oh_case *c = oh_new(ops[k], 13);
             oh_input(c, float_types[t], 4, (int64_t[]){2, 5, 7, 11}, -2, 2);
-            snprintf(label, sizeof(label), "%s %s", ops[k], dtype_label(float_types[t]));
+            snprintf(label, sizeof(label), "%s %s", ops[k], oh_dtype_label(float_types[t]));
             oh_run(c, label, oh_bound(float_types[t], OH_BOUND_SUM));
         }
     oh_case *c = oh_new("GlobalAveragePool", 13);
@@ -239,12 +234,12 @@ static void test_batchnorm(void)
 {
     for (size_t t = 0; t < 3; t++) {
         char label[96];
-        snprintf(label, sizeof(label), "BatchNormalization 4-D %s", dtype_label(float_types[t]));
+        snprintf(label, sizeof(label), "BatchNormalization 4-D %s", oh_dtype_label(float_types[t]));
         run_batchnorm(label, float_types[t], 4, (int64_t[]){5, 7, 11, 13}, 15);
-        snprintf(label, sizeof(label), "BatchNormalization 2-D %s", dtype_label(float_types[t]));
+        snprintf(label, sizeof(label), "BatchNormalization 2-D %s", oh_dtype_label(float_types[t]));
         run_batchnorm(label, float_types[t], 2, (int64_t[]){3, 17}, 9);
         snprintf(label, sizeof(label), "BatchNormalization 3-D opset 7 %s",
-                 dtype_label(float_types[t]));
+                 oh_dtype_label(float_types[t]));
         run_batchnorm(label, float_types[t], 3, (int64_t[]){2, 3, 1}, 7);
     }
     /* Training mode (opset 14+): batch statistics, running ones blended by momentum. */
@@ -260,7 +255,7 @@ static void test_batchnorm(void)
         oh_outputs(c, 3);
         char label[96];
         snprintf(label, sizeof(label), "BatchNormalization training %s",
-                 dtype_label(float_types[t]));
+                 oh_dtype_label(float_types[t]));
         oh_run(c, label, oh_bound(float_types[t], OH_BOUND_TRANSCENDENTAL));
     }
     oh_case *c = oh_new("BatchNormalization", 15);
