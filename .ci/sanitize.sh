@@ -32,4 +32,4 @@ UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1" \
 meson compile -C build-tsan
 TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1" \
   meson test -C build-tsan --no-rebuild --print-errorlogs --num-processes 2 \
-    sched session async batcher dag streams vulkan_threads mnist gpu_vs_cpu
+    sched session async batcher dag streams vulkan_threads mnist ops_conv ops_pool ops_matmul

@@ -11,7 +11,7 @@ static inline vk_context *test_vk_context(void)
     CHECK_OK(vk_context_create(NULL, &vk, &err), &err);
     if (!vk || vk_context_device_count(vk) < 1) {
         vk_context_destroy(&vk);
-        test_missing("a Vulkan device (install mesa-vulkan-drivers for lavapipe)");
+        test_missing(TEST_VULKAN_DEVICE);
     }
     return vk;
 }

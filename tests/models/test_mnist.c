@@ -22,8 +22,9 @@ static void check_set(vkml_session *s, const char *device_name, int set)
     CHECK_OK(vkml_tensor_read_file(test_corpus_path(path, sizeof(path), rel), &input, NULL, &err),
              &err);
     snprintf(rel, sizeof(rel), "models/mnist-8/test_data_set_%d/output_0.pb", set);
-    CHECK_OK(vkml_tensor_read_file(test_corpus_path(path, sizeof(path), rel), &expected, NULL,
-                                   &err), &err);
+    CHECK_OK(
+        vkml_tensor_read_file(test_corpus_path(path, sizeof(path), rel), &expected, NULL, &err),
+        &err);
     CHECK_OK(vkml_session_alloc_output(s, 0, &got, &err), &err);
     if (!input.data || !expected.data || !got.data)
         goto done;
@@ -32,8 +33,8 @@ static void check_set(vkml_session *s, const char *device_name, int set)
         ((float *)got.data)[i] = NAN;
     CHECK_OK(vkml_session_run(s, &input, 1, &got, 1, &err), &err);
     size_t n = expected.size / sizeof(float);
-    CHECK(got.size == expected.size, "%s set %d: output bytes %zu, expected %zu", device_name,
-          set, got.size, expected.size);
+    CHECK(got.size == expected.size, "%s set %d: output bytes %zu, expected %zu", device_name, set,
+          got.size, expected.size);
     const float *g = got.data, *e = expected.data;
     double max_diff = 0;
     for (size_t i = 0; i < n; i++) {
@@ -81,9 +82,8 @@ int main(void)
     if (!ctx || !model)
         return test_finish("test_mnist");
     test_require_vulkan(ctx);
-    check_device(ctx, model, VKML_DEVICE_CPU);
-    for (int d = 0; d < vkml_context_device_count(ctx); d++)
-        check_device(ctx, model, d);
+    TEST_FOR_EACH_DEVICE(t, ctx)
+        check_device(ctx, model, t.device);
     vkml_model_destroy(&model);
     vkml_context_destroy(&ctx);
     return test_finish("test_mnist");

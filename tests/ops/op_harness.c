@@ -14,9 +14,12 @@
 #define OH_MAX_INPUTS 16
 #define OH_MAX_OUTPUTS 8
 #define OH_MAX_ATTRS 16
+#define OH_MAX_NODES 8
+#define OH_MAX_VALUES (OH_MAX_INPUTS + OH_MAX_NODES * OH_MAX_OUTPUTS)
 
 typedef struct oh_input_spec {
-    bool omitted, constant;
+    bool constant;
+    int node, slot; /* the node it feeds and its input index there */
     vkml_dtype dtype;
     int rank;
     int64_t dims[VKML_MAX_RANK];
@@ -24,15 +27,26 @@ typedef struct oh_input_spec {
     size_t bytes;
 } oh_input_spec;
 
-struct oh_case {
+/* One node of the case: its inputs are value specs (c->in), OH_OMITTED or OH_PREVIOUS. */
+#define OH_OMITTED (-1)
+#define OH_PREVIOUS (-2) /* the previous node's first output */
+
+typedef struct oh_node_spec {
     char op[64];
     int opset;
-    oh_input_spec in[OH_MAX_INPUTS];
+    int in[OH_MAX_INPUTS];
     int n_in;
     int n_out;
     bool out_omitted[OH_MAX_OUTPUTS];
     graph_attr attrs[OH_MAX_ATTRS];
     int n_attrs;
+} oh_node_spec;
+
+struct oh_case {
+    oh_node_spec nodes[OH_MAX_NODES];
+    int n_nodes;
+    oh_input_spec in[OH_MAX_INPUTS]; /* every node's inputs and constants */
+    int n_in;
     vkml_arena *arena; /* attribute and data storage */
     bool expect_gpu;
     void *expected[OH_MAX_OUTPUTS];
@@ -43,6 +57,10 @@ struct oh_case {
     char error_text[256];
     bool has_epilogue;
     graph_epilogue epilogue;
+    const char *refusal;  /* oh_expect_refusal */
+    bool no_alias, reuse; /* oh_no_alias, oh_expect_reuse */
+    const char *session_error;
+    void (*device_edit)(graph *g);
 };
 
 static struct {
@@ -68,23 +86,35 @@ void oh_init(void)
     oh.n_gpus = oh.vk ? vk_context_device_count(oh.vk) : 0;
     for (int d = 0; d < oh.n_gpus && d < 8; d++)
         oh.prefer_tiled[d] = ((vk_device *)vk_context_device(oh.vk, d))->caps.prefer_tiled;
-    if (oh.n_gpus == 0) {
-        if (test_in_ci()) {
-            fprintf(stderr, "FAIL: no Vulkan device and CI=true\n");
-            test_failures++;
-        } else {
-            printf("no Vulkan device: CPU kernels only\n");
-        }
+    if (oh.n_gpus == 0)
+        test_skip_gpu_part();
+}
+
+/* The node oh_input, oh_attr_* and oh_outputs apply to: the last one added. */
+static oh_node_spec *cur(oh_case *c)
+{
+    return &c->nodes[c->n_nodes - 1];
+}
+
+void oh_then(oh_case *c, const char *op, int opset)
+{
+    if (c->n_nodes == OH_MAX_NODES) {
+        CHECK(false, "%s: too many nodes", op);
+        return;
     }
+    oh_node_spec *n = &c->nodes[c->n_nodes++];
+    snprintf(n->op, sizeof(n->op), "%s", op);
+    n->opset = opset;
+    n->n_out = 1;
+    if (c->n_nodes > 1)
+        n->in[n->n_in++] = OH_PREVIOUS;
 }
 
 oh_case *oh_new(const char *op, int opset)
 {
     oh_init();
     oh_case *c = calloc(1, sizeof(*c));
-    snprintf(c->op, sizeof(c->op), "%s", op);
-    c->opset = opset;
-    c->n_out = 1;
+    oh_then(c, op, opset);
     c->expect_gpu = true;
     c->arena = vkml_arena_create();
     for (int o = 0; o < OH_MAX_OUTPUTS; o++)
@@ -116,11 +146,15 @@ static bool is_float(vkml_dtype dt)
 
 static oh_input_spec *add_spec(oh_case *c, vkml_dtype dtype, int rank, const int64_t *dims)
 {
-    if (c->n_in == OH_MAX_INPUTS || rank < 0 || rank > VKML_MAX_RANK) {
-        CHECK(false, "%s: too many inputs or bad rank", c->op);
+    oh_node_spec *n = cur(c);
+    if (c->n_in == OH_MAX_INPUTS || n->n_in == OH_MAX_INPUTS || rank < 0 || rank > VKML_MAX_RANK) {
+        CHECK(false, "%s: too many inputs or bad rank", n->op);
         return NULL;
     }
-    oh_input_spec *s = &c->in[c->n_in++];
+    oh_input_spec *s = &c->in[c->n_in];
+    s->node = c->n_nodes - 1;
+    s->slot = n->n_in;
+    n->in[n->n_in++] = c->n_in++;
     s->dtype = dtype;
     s->rank = rank;
     if (rank)
@@ -136,7 +170,8 @@ static void fill_random(oh_input_spec *s, double lo, double hi)
     for (size_t i = 0; i < n; i++) {
         double v = lo + (hi - lo) * rand_unit();
         if (!is_float(s->dtype))
-            v = s->dtype == VKML_DTYPE_BOOL ? (rand_unit() < 0.5) : floor(lo + (hi - lo + 1) * rand_unit());
+            v = s->dtype == VKML_DTYPE_BOOL ? (rand_unit() < 0.5)
+                                            : floor(lo + (hi - lo + 1) * rand_unit());
         if (!is_float(s->dtype) && v > hi)
             v = hi;
         store(s->dtype, s->data, i, v);
@@ -148,15 +183,18 @@ int oh_input(oh_case *c, vkml_dtype dtype, int rank, const int64_t *dims, double
     oh_input_spec *s = add_spec(c, dtype, rank, dims);
     if (s)
         fill_random(s, lo, hi);
-    return c->n_in - 1;
+    return cur(c)->n_in - 1;
 }
 
 int oh_const_random(oh_case *c, vkml_dtype dtype, int rank, const int64_t *dims, double lo,
                     double hi)
 {
-    int i = oh_input(c, dtype, rank, dims, lo, hi);
-    c->in[i].constant = true;
-    return i;
+    oh_input_spec *s = add_spec(c, dtype, rank, dims);
+    if (s) {
+        fill_random(s, lo, hi);
+        s->constant = true;
+    }
+    return cur(c)->n_in - 1;
 }
 
 int oh_const(oh_case *c, vkml_dtype dtype, int rank, const int64_t *dims, const void *data)
@@ -166,7 +204,7 @@ int oh_const(oh_case *c, vkml_dtype dtype, int rank, const int64_t *dims, const 
         memcpy(s->data, data, s->bytes);
         s->constant = true;
     }
-    return c->n_in - 1;
+    return cur(c)->n_in - 1;
 }
 
 int oh_const_i64(oh_case *c, int n, const int64_t *values)
@@ -176,29 +214,31 @@ int oh_const_i64(oh_case *c, int n, const int64_t *values)
 
 void oh_skip_input(oh_case *c)
 {
-    if (c->n_in < OH_MAX_INPUTS)
-        c->in[c->n_in++].omitted = true;
+    oh_node_spec *n = cur(c);
+    if (n->n_in < OH_MAX_INPUTS)
+        n->in[n->n_in++] = OH_OMITTED;
 }
 
 void oh_outputs(oh_case *c, int n)
 {
-    c->n_out = n < 1 ? 1 : n > OH_MAX_OUTPUTS ? OH_MAX_OUTPUTS : n;
+    cur(c)->n_out = n < 1 ? 1 : n > OH_MAX_OUTPUTS ? OH_MAX_OUTPUTS : n;
 }
 
 void oh_skip_output(oh_case *c, int index)
 {
     if (index >= 0 && index < OH_MAX_OUTPUTS)
-        c->out_omitted[index] = true;
+        cur(c)->out_omitted[index] = true;
 }
 
 static graph_attr *new_attr(oh_case *c, const char *name, graph_attr_type type)
 {
-    if (c->n_attrs == OH_MAX_ATTRS) {
-        CHECK(false, "%s: too many attributes", c->op);
+    oh_node_spec *n = cur(c);
+    if (n->n_attrs == OH_MAX_ATTRS) {
+        CHECK(false, "%s: too many attributes", n->op);
         static graph_attr spare;
         return &spare;
     }
-    graph_attr *a = &c->attrs[c->n_attrs++];
+    graph_attr *a = &n->attrs[n->n_attrs++];
     memset(a, 0, sizeof(*a));
     a->name = vkml_arena_strdup(c->arena, name);
     a->type = type;
@@ -262,20 +302,41 @@ void oh_expect_error(oh_case *c, vkml_status status, const char *text)
     snprintf(c->error_text, sizeof(c->error_text), "%s", text);
 }
 
-/* The one-node graph of the case. */
-static graph *build_graph(const oh_case *c, int *node_out)
+void oh_expect_refusal(oh_case *c, const char *reason)
+{
+    c->refusal = reason;
+}
+
+void oh_no_alias(oh_case *c)
+{
+    c->no_alias = true;
+}
+
+void oh_expect_reuse(oh_case *c)
+{
+    c->reuse = true;
+}
+
+void oh_expect_session_error(oh_case *c, void (*edit)(graph *g), const char *text)
+{
+    c->device_edit = edit;
+    c->session_error = text;
+}
+
+/* The graph of the case: a value per input spec, the nodes in order, the last node's
+ * outputs the graph outputs. */
+static graph *build_graph(const oh_case *c)
 {
     graph *g = graph_create();
-    int node = graph_add_node(g, "n", c->op, "", c->n_in, c->n_out, c->n_attrs);
-    graph_node *n = &g->nodes[node];
-    n->opset = c->opset;
+    int spec_value[OH_MAX_INPUTS], previous = -1;
     for (int i = 0; i < c->n_in; i++) {
         const oh_input_spec *s = &c->in[i];
-        if (s->omitted)
-            continue;
-        char name[16];
-        snprintf(name, sizeof(name), "x%d", i);
-        int v = graph_add_value(g, name);
+        char name[24]; /* by input slot, so messages name the slot a case expects */
+        if (s->node == 0)
+            snprintf(name, sizeof(name), "x%d", s->slot);
+        else
+            snprintf(name, sizeof(name), "x%d_%d", s->node, s->slot);
+        int v = spec_value[i] = graph_add_value(g, name);
         graph_value *val = &g->values[v];
         val->kind = s->constant ? GRAPH_VALUE_CONSTANT : GRAPH_VALUE_INPUT;
         val->dtype = s->dtype;
@@ -285,22 +346,32 @@ static graph *build_graph(const oh_case *c, int *node_out)
             val->data = s->data;
             val->data_size = s->bytes;
         }
-        g->nodes[node].inputs[i] = v;
     }
-    for (int o = 0; o < c->n_out; o++) {
-        if (c->out_omitted[o])
-            continue;
-        char name[16];
-        snprintf(name, sizeof(name), "y%d", o);
-        int v = graph_add_value(g, name);
-        g->values[v].is_output = true;
-        g->nodes[node].outputs[o] = v;
+    for (int k = 0; k < c->n_nodes; k++) {
+        const oh_node_spec *ns = &c->nodes[k];
+        char name[24];
+        snprintf(name, sizeof(name), "n%d", k);
+        int node = graph_add_node(g, name, ns->op, "", ns->n_in, ns->n_out, ns->n_attrs);
+        graph_node *n = &g->nodes[node];
+        n->opset = ns->opset;
+        for (int i = 0; i < ns->n_in; i++)
+            n->inputs[i] = ns->in[i] == OH_PREVIOUS  ? previous
+                           : ns->in[i] == OH_OMITTED ? -1
+                                                     : spec_value[ns->in[i]];
+        for (int o = 0; o < ns->n_out; o++) {
+            if (ns->out_omitted[o])
+                continue;
+            snprintf(name, sizeof(name), "y%d_%d", k, o);
+            int v = graph_add_value(g, name);
+            g->nodes[node].outputs[o] = v;
+            g->values[v].is_output = k == c->n_nodes - 1;
+        }
+        previous = g->nodes[node].outputs[0];
+        for (int a = 0; a < ns->n_attrs; a++)
+            g->nodes[node].attrs[a] = ns->attrs[a];
+        if (c->has_epilogue && k == c->n_nodes - 1)
+            g->nodes[node].epilogue = &c->epilogue;
     }
-    for (int a = 0; a < c->n_attrs; a++)
-        g->nodes[node].attrs[a] = c->attrs[a];
-    if (c->has_epilogue)
-        g->nodes[node].epilogue = &c->epilogue;
-    *node_out = node;
     return g;
 }
 
@@ -352,115 +423,151 @@ static bool check_error(const oh_case *c, const char *label, vkml_status st, con
     return st == c->error_status && strstr(err->message, c->error_text);
 }
 
-static bool run_device(const oh_case *c, const char *label, device *dev, graph *g,
-                       graph_value *values, int node, void **ref, double bound)
+/* Device-only intermediates whose lives do not overlap share memory. Seen through the
+ * host pointers, so only where device memory is mapped (lavapipe); elsewhere not checked. */
+static void check_reuse(const char *label, device *dev, const graph *g, const graph_value *values,
+                        const device_value_plan *plans, device_session *ds)
+{
+    int shared = 0, mapped = 0;
+    for (int a = 0; a < g->n_values; a++) {
+        void *pa = dev->cls->value_host_ptr(ds, a);
+        bool transient_a = values[a].kind == GRAPH_VALUE_INTERMEDIATE && !values[a].is_output &&
+                           plans[a].alias_of < 0;
+        mapped += pa != NULL;
+        for (int b = a + 1; b < g->n_values && transient_a && pa; b++)
+            shared += plans[b].alias_of < 0 && values[b].kind == GRAPH_VALUE_INTERMEDIATE &&
+                      dev->cls->value_host_ptr(ds, b) == pa;
+    }
+    if (mapped == g->n_values)
+        CHECK(shared > 0, "%s: %s: no two intermediates share memory", label, dev->info.name);
+}
+
+/* Whether the device accepts every node; a refusal is checked against the case's
+ * expectation (oh_expect_gpu, oh_expect_refusal). *ok: the case's verdict on a refusal. */
+static bool device_accepts(const oh_case *c, const char *label, device *dev, const graph *g,
+                           const graph_value *values, bool *ok)
 {
     char why[512] = "";
-    const graph_node *n = &g->nodes[node];
-    if (!dev->cls->supports_node(dev, values, n, why, sizeof(why))) {
-        oh.refusals++;
-        if (c->expect_gpu)
-            CHECK(false, "%s: %s refuses the node: %s", label, dev->info.name, why);
-        else
-            printf("%-48s %s: refused (%s)\n", label, dev->info.name, why);
-        return !c->expect_gpu;
+    int i = 0;
+    while (i < g->n_nodes && dev->cls->supports_node(dev, values, &g->nodes[i], why, sizeof(why)))
+        i++;
+    if (i == g->n_nodes) {
+        CHECK(!c->refusal, "%s: %s accepts the node, expected a refusal naming '%s'", label,
+              dev->info.name, c->refusal);
+        *ok = !c->refusal;
+        return !c->refusal;
     }
-    device_value_plan plans[OH_MAX_INPUTS + OH_MAX_OUTPUTS + 1];
+    oh.refusals++;
+    if (c->refusal) {
+        *ok = strstr(why, c->refusal) != NULL;
+        CHECK(*ok, "%s: %s refuses the node, not naming '%s': %s", label, dev->info.name,
+              c->refusal, why);
+    } else if (c->expect_gpu) {
+        *ok = false;
+        CHECK(false, "%s: %s refuses %s: %s", label, dev->info.name, g->nodes[i].op_type, why);
+    } else {
+        *ok = true;
+        printf("%-48s %s: refused (%s)\n", label, dev->info.name, why);
+    }
+    return false;
+}
+
+/* Runs the graph on one device (one chunk of every node), twice, each output compared with
+ * the CPU's (buf). */
+static bool run_device(const oh_case *c, const char *label, device *dev, graph *g,
+                       graph_value *values, void **buf, double bound)
+{
+    bool ok = true;
+    if (!device_accepts(c, label, dev, g, values, &ok))
+        return ok;
+    device_value_plan plans[OH_MAX_VALUES];
+    int nodes[OH_MAX_NODES];
     for (int v = 0; v < g->n_values; v++) {
         plans[v] = (device_value_plan){.used = true, .alias_of = -1};
         plans[v].host_access = values[v].kind == GRAPH_VALUE_INPUT || values[v].is_output;
         if (values[v].kind == GRAPH_VALUE_CONSTANT)
             plans[v].constant = values[v].data;
     }
-    if ((n->op->flags & OP_ALIAS) && n->inputs[0] >= 0 && values[n->inputs[0]].kind != GRAPH_VALUE_CONSTANT)
-        plans[n->outputs[0]].alias_of = n->inputs[0];
-    int nodes[] = {node};
-    device_chunk_desc chunk = {.nodes = nodes, .n_nodes = 1};
-    device_session_desc desc = {
-        .graph = g, .values = values, .value_plans = plans, .chunks = &chunk, .n_chunks = 1,
-        .fast_math = oh.fast_math};
+    for (int i = 0; i < g->n_nodes; i++) {
+        const graph_node *n = &g->nodes[i];
+        nodes[i] = i;
+        if ((n->op->flags & OP_ALIAS) && !c->no_alias && n->inputs[0] >= 0 &&
+            values[n->inputs[0]].kind != GRAPH_VALUE_CONSTANT)
+            plans[n->outputs[0]].alias_of = n->inputs[0];
+    }
+    device_chunk_desc chunk = {.nodes = nodes, .n_nodes = g->n_nodes};
+    device_session_desc desc = {.graph = g,
+                                .values = values,
+                                .value_plans = plans,
+                                .chunks = &chunk,
+                                .n_chunks = 1,
+                                .fast_math = oh.fast_math};
     device_session *ds = NULL;
     vkml_error err = {0};
     vkml_status st = dev->cls->session_create(dev, &desc, &ds, &err);
+    if (c->session_error) {
+        ok = st != VKML_OK && ds == NULL && strstr(err.message, c->session_error);
+        CHECK(ok, "%s: %s: expected the session to fail naming '%s', got %s: %s", label,
+              dev->info.name, c->session_error, vkml_status_name(st), err.message);
+        dev->cls->session_destroy(&ds);
+        return ok;
+    }
     CHECK(st == VKML_OK, "%s: %s: session: %s", label, dev->info.name, err.message);
     if (st != VKML_OK)
         return false;
-    bool ok = true;
-    for (int v = 0; v < g->n_values; v++) {
-        void *p = dev->cls->value_host_ptr(ds, v);
+    if (c->reuse)
+        check_reuse(label, dev, g, values, plans, ds);
+    for (int v = 0; v < g->n_values; v++)
         if (values[v].kind == GRAPH_VALUE_INPUT)
-            memcpy(p, c->in[v < c->n_in ? v : 0].data, value_bytes(&values[v]));
-    }
+            memcpy(dev->cls->value_host_ptr(ds, v), buf[v], value_bytes(&values[v]));
     /* Twice: a re-submitted command buffer must give the same answer. */
     for (int run = 0; run < 2 && ok; run++) {
-        for (int o = 0; o < n->n_outputs; o++)
-            if (n->outputs[o] >= 0 && plans[n->outputs[o]].alias_of < 0)
-                memset(dev->cls->value_host_ptr(ds, n->outputs[o]), 0xff,
-                       value_bytes(&values[n->outputs[o]]));
+        for (int v = 0; v < g->n_values; v++)
+            if (values[v].is_output && plans[v].alias_of < 0)
+                memset(dev->cls->value_host_ptr(ds, v), 0xff, value_bytes(&values[v]));
         st = device_run_chunk(dev, ds, 0, &err);
         CHECK(st == VKML_OK, "%s: %s: run: %s", label, dev->info.name, err.message);
         ok = st == VKML_OK;
-        for (int o = 0; ok && o < n->n_outputs; o++) {
-            int v = n->outputs[o];
-            if (v >= 0)
-                ok = compare(label, dev->info.name, &values[v], ref[o],
+        for (int v = 0; ok && v < g->n_values; v++)
+            if (values[v].is_output)
+                ok = compare(label, dev->info.name, &values[v], buf[v],
                              dev->cls->value_host_ptr(ds, v), bound);
-        }
     }
     dev->cls->session_destroy(&ds);
+    CHECK(ds == NULL, "%s: session_destroy did not clear the pointer", dev->info.name);
     return ok;
 }
 
-/* Input specs are indexed by node input; graph values by creation order. Maps values
- * back to specs for run_device's copies. */
-static void reorder_inputs(oh_case *c, graph *g, int node)
+/* Runs the nodes in order on the CPU kernels, each output into a new buffer (buf[v]);
+ * data-dependent outputs take the extent the kernel produced. */
+static vkml_status run_cpu(const char *label, graph *g, graph_value *values, void **buf,
+                           vkml_error *err)
 {
-    oh_input_spec by_value[OH_MAX_INPUTS + OH_MAX_OUTPUTS + 1];
-    memset(by_value, 0, sizeof(by_value));
-    for (int i = 0; i < c->n_in; i++)
-        if (g->nodes[node].inputs[i] >= 0)
-            by_value[g->nodes[node].inputs[i]] = c->in[i];
-    memcpy(c->in, by_value, sizeof(c->in));
-}
-
-bool oh_run(oh_case *c, const char *label, double bound)
-{
-    int node;
-    graph *g = build_graph(c, &node);
-    graph_node *n = &g->nodes[node];
-    graph_value *values = NULL;
-    void *ref[OH_MAX_OUTPUTS] = {0};
-    vkml_error err = {0};
-    bool ok = false;
-    oh.cases++;
-    vkml_status st = op_bind_node(g->arena, n, &err);
-    if (st == VKML_OK && (st = graph_sort(g, &err)) == VKML_OK) {
-        n = &g->nodes[node]; /* sorting rebuilds the node array */
-        values = graph_values_clone(g);
-        st = graph_infer(g, values, 1, &err);
-    }
-    const void *in[OH_MAX_INPUTS] = {0};
-    for (int i = 0; st == VKML_OK && i < c->n_in; i++)
-        in[i] = c->in[i].omitted ? NULL : c->in[i].data;
-    for (int o = 0; st == VKML_OK && o < c->n_out; o++) {
-        if (n->outputs[o] < 0)
-            continue;
-        size_t bytes = value_bytes(&values[n->outputs[o]]);
-        ref[o] = malloc(bytes + 1);
-        memset(ref[o], 0xcd, bytes + 1);
-    }
-    int64_t out_dims[OH_MAX_OUTPUTS][VKML_MAX_RANK];
-    for (int o = 0; st == VKML_OK && o < c->n_out; o++)
-        if (n->outputs[o] >= 0)
-            memcpy(out_dims[o], values[n->outputs[o]].dims, sizeof(out_dims[o]));
-    if (st == VKML_OK) {
-        op_cpu_args args = {.values = values, .node = n, .in = in, .out = ref, .out_dims = out_dims};
-        st = cpu_run_node(&args, &err);
-    }
-    /* Data-dependent outputs: compare the extent the kernel produced. */
-    for (int o = 0; st == VKML_OK && o < c->n_out; o++) {
-        graph_value *v = n->outputs[o] >= 0 ? &values[n->outputs[o]] : NULL;
-        if (v && v->data_dependent) {
+    for (int i = 0; i < g->n_nodes; i++) {
+        graph_node *n = &g->nodes[i];
+        const void *in[OH_MAX_INPUTS] = {0};
+        void *out[OH_MAX_OUTPUTS] = {0};
+        int64_t out_dims[OH_MAX_OUTPUTS][VKML_MAX_RANK];
+        for (int k = 0; k < n->n_inputs; k++)
+            in[k] = n->inputs[k] >= 0 ? buf[n->inputs[k]] : NULL;
+        for (int o = 0; o < n->n_outputs; o++) {
+            int v = n->outputs[o];
+            if (v < 0)
+                continue;
+            size_t bytes = value_bytes(&values[v]);
+            buf[v] = out[o] = malloc(bytes + 1);
+            memset(out[o], 0xcd, bytes + 1);
+            memcpy(out_dims[o], values[v].dims, sizeof(out_dims[o]));
+        }
+        op_cpu_args args = {
+            .values = values, .node = n, .in = in, .out = out, .out_dims = out_dims};
+        vkml_status st = cpu_run_node(&args, err);
+        if (st != VKML_OK)
+            return st;
+        for (int o = 0; o < n->n_outputs; o++) {
+            graph_value *v = n->outputs[o] >= 0 ? &values[n->outputs[o]] : NULL;
+            if (!v || !v->data_dependent)
+                continue;
             for (int d = 0; d < v->rank; d++)
                 CHECK(out_dims[o][d] >= 0 && out_dims[o][d] <= v->dims[d],
                       "%s: data-dependent dim %d is %lld, over the bound %lld", label, d,
@@ -468,17 +575,15 @@ bool oh_run(oh_case *c, const char *label, double bound)
             memcpy(v->dims, out_dims[o], sizeof(int64_t) * (size_t)v->rank);
         }
     }
-    if (c->expect_error) {
-        ok = check_error(c, label, st, &err);
-        if (ok)
-            printf("%-48s ok (%s)\n", label, err.message);
-        goto done;
-    }
-    CHECK(st == VKML_OK, "%s: CPU: %s", label, err.message);
-    if (st != VKML_OK)
-        goto done;
-    ok = true;
-    for (int o = 0; o < c->n_out; o++) {
+    return VKML_OK;
+}
+
+/* The CPU's outputs of the last node against oh_expect_dims and oh_expect. */
+static bool check_expected(const oh_case *c, const char *label, const graph_node *n,
+                           const graph_value *values, void **buf, double bound)
+{
+    bool ok = true;
+    for (int o = 0; o < n->n_outputs; o++) {
         const graph_value *v = n->outputs[o] >= 0 ? &values[n->outputs[o]] : NULL;
         if (!v || c->expected_rank[o] < 0)
             continue;
@@ -490,18 +595,51 @@ bool oh_run(oh_case *c, const char *label, double bound)
               graph_shape_string(c->expected_rank[o], c->expected_dims[o], want, sizeof(want)));
         ok &= same;
     }
-    for (int o = 0; ok && o < c->n_out; o++)
+    for (int o = 0; ok && o < n->n_outputs; o++)
         if (c->expected[o] && n->outputs[o] >= 0)
-            ok &= compare(label, "expected values", &values[n->outputs[o]], c->expected[o], ref[o],
-                          bound);
-    reorder_inputs(c, g, node);
+            ok &= compare(label, "expected values", &values[n->outputs[o]], c->expected[o],
+                          buf[n->outputs[o]], bound);
+    return ok;
+}
+
+bool oh_run(oh_case *c, const char *label, double bound)
+{
+    graph *g = build_graph(c);
+    graph_value *values = NULL;
+    void *buf[OH_MAX_VALUES] = {0}; /* inputs: the specs' data; the rest: the CPU's outputs */
+    vkml_error err = {0};
+    bool ok = false;
+    oh.cases++;
+    vkml_status st = VKML_OK;
+    for (int i = 0; st == VKML_OK && i < g->n_nodes; i++)
+        st = op_bind_node(g->arena, &g->nodes[i], &err);
+    if (st == VKML_OK && (st = graph_sort(g, &err)) == VKML_OK) {
+        values = graph_values_clone(g);
+        st = graph_infer(g, values, 1, &err);
+    }
+    for (int i = 0; i < c->n_in; i++)
+        buf[i] = c->in[i].data; /* build_graph made spec i value i */
+    if (st == VKML_OK)
+        st = run_cpu(label, g, values, buf, &err);
+    if (c->expect_error) {
+        ok = check_error(c, label, st, &err);
+        if (ok)
+            printf("%-48s ok (%s)\n", label, err.message);
+        goto done;
+    }
+    CHECK(st == VKML_OK, "%s: CPU: %s", label, err.message);
+    if (st != VKML_OK)
+        goto done;
+    ok = check_expected(c, label, &g->nodes[g->n_nodes - 1], values, buf, bound);
+    if (c->device_edit)
+        c->device_edit(g);
     for (int d = 0; d < oh.n_gpus; d++)
-        ok &= run_device(c, label, vk_context_device(oh.vk, d), g, values, node, ref, bound);
+        ok &= run_device(c, label, vk_context_device(oh.vk, d), g, values, buf, bound);
     if (ok)
         printf("%-48s ok\n", label);
 done:
-    for (int o = 0; o < OH_MAX_OUTPUTS; o++)
-        free(ref[o]);
+    for (int v = c->n_in; v < OH_MAX_VALUES; v++)
+        free(buf[v]);
     free(values);
     graph_destroy(&g);
     vkml_arena_destroy(&c->arena);

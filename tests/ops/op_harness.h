@@ -17,6 +17,9 @@
  *   oh_input(c, VKML_DTYPE_FLOAT, 4, (int64_t[]){5, 7, 11, 13}, -3, 3);
  *   oh_attr_float(c, "alpha", 0.1f);
  *   oh_run(c, "LeakyRelu f32", OH_BOUND_EXACT);  // runs, checks, frees c
+ * A case may chain nodes (oh_then): each takes the previous node's first output as its
+ * first input; the devices run the chain as one chunk (barriers between dependent
+ * dispatches, views, memory reuse) and the last node's outputs are compared.
  * A random seed is printed; VKML_TEST_SEED reproduces it. Failures go through CHECK
  * (testutil.h); main() ends with `return oh_finish();`.
  */
@@ -34,11 +37,27 @@
 
 typedef struct oh_case oh_case;
 
-/* Opens the devices once (a missing Vulkan device fails under CI=true, else the GPU part
- * is skipped with a message) and seeds the generator. Called by oh_new when needed. */
+/* A short name of a float dtype for labels: f16, f64, f32. */
+static inline const char *oh_dtype_label(vkml_dtype dtype)
+{
+    return dtype == VKML_DTYPE_FLOAT16 ? "f16" : dtype == VKML_DTYPE_DOUBLE ? "f64" : "f32";
+}
+
+/* The bound for a float dtype: float16 storage rounds more than any float32 kernel. */
+static inline double oh_bound(vkml_dtype dtype, double f32_bound)
+{
+    return dtype == VKML_DTYPE_FLOAT16 ? OH_BOUND_FP16 : f32_bound;
+}
+
+/* Opens the devices once (without a Vulkan device the CPU part runs on and oh_finish
+ * reports SKIP, or a failure under CI=true: test_skip_gpu_part) and seeds the generator.
+ * Called by oh_new when needed. */
 void oh_init(void);
 /* A case of one node of op `op` (ai.onnx) at `opset`, with one output. */
 oh_case *oh_new(const char *op, int opset);
+/* Appends a node of op `op` at `opset` whose first input is the previous node's first
+ * output; the calls below (inputs, attributes, outputs) apply to it from then on. */
+void oh_then(oh_case *c, const char *op, int opset);
 /* Appends a graph input of random data: floats uniform in [lo, hi), integers uniform in
  * [lo, hi] (rounded), bool 0/1. Returns the input's index among the node's inputs. */
 int oh_input(oh_case *c, vkml_dtype dtype, int rank, const int64_t *dims, double lo, double hi);
@@ -66,6 +85,17 @@ void oh_attr_string(oh_case *c, const char *name, const char *s);
 /* Whether every Vulkan device must accept the node (default true). false: a refusal is
  * reported (with its reason) but not a failure; an acceptance is still compared. */
 void oh_expect_gpu(oh_case *c, bool expect);
+/* The devices must refuse the case with a reason containing `reason` (they leave the node
+ * to the CPU, whose kernel still runs). */
+void oh_expect_refusal(oh_case *c, const char *reason);
+/* The devices give views (OP_ALIAS outputs) their own memory: a copy instead of a view. */
+void oh_no_alias(oh_case *c);
+/* Two intermediates with disjoint lives must share device memory (where it is mapped). */
+void oh_expect_reuse(oh_case *c);
+/* After the CPU run, `edit` changes the graph (a malformed node the devices' support checks
+ * would not let through); each device's session must then fail with a message containing
+ * `text`, freeing what it made. */
+void oh_expect_session_error(oh_case *c, void (*edit)(graph *g), const char *text);
 /* Expected values of output `index` (dtype and shape as the CPU computes them): the CPU
  * kernel is checked against them (floats to `bound` as above). The data is read at
  * oh_run, so it must stay valid until then (not a block-scoped temporary). */
@@ -99,5 +129,6 @@ void oh_splitk(int splitk_force);
 int oh_coop_devices(void);
 /* Runs, checks, frees c. Returns whether every check passed. */
 bool oh_run(oh_case *c, const char *label, double bound);
-/* Prints the summary (cases run, GPU refusals); returns the exit status for main(). */
+/* Prints the summary (cases run, GPU refusals); returns the exit status for main()
+ * (test_finish: 0, 1, or 77 when the GPU part could not run). */
 int oh_finish(void);

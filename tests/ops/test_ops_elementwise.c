@@ -2,7 +2,9 @@
  * The elementwise family on the op harness (suite 'ops'): every op x every dtype it takes,
  * on odd broadcast shapes, the Vulkan devices against the CPU kernel; known values where
  * rounding rules matter (Round half to even, Mod signs, Cast saturation, integer
- * division by zero); bad attributes and shapes refused with a message naming the reason.
+ * division by zero); broadcasts of every rank pairing up to 6-D and a grid too large for
+ * one dimension of workgroups; bad attributes and shapes refused with a message naming
+ * the reason; bfloat16 refused by the devices, and a malformed node failing their session.
  */
 #include "op_harness.h"
 
@@ -12,14 +14,9 @@
 static const int64_t shape_a[] = {5, 7, 11, 13}, shape_b[] = {7, 1, 13}, shape_c[] = {5, 1, 11, 1};
 
 static const vkml_dtype floats[] = {VKML_DTYPE_FLOAT, VKML_DTYPE_FLOAT16, VKML_DTYPE_DOUBLE};
-static const vkml_dtype ints[] = {VKML_DTYPE_INT8,  VKML_DTYPE_INT16,  VKML_DTYPE_INT32,
-                                  VKML_DTYPE_INT64, VKML_DTYPE_UINT8,  VKML_DTYPE_UINT16,
+static const vkml_dtype ints[] = {VKML_DTYPE_INT8,   VKML_DTYPE_INT16, VKML_DTYPE_INT32,
+                                  VKML_DTYPE_INT64,  VKML_DTYPE_UINT8, VKML_DTYPE_UINT16,
                                   VKML_DTYPE_UINT32, VKML_DTYPE_UINT64};
-
-static double bound_for(vkml_dtype dt, double bound)
-{
-    return dt == VKML_DTYPE_FLOAT16 ? OH_BOUND_FP16 : bound;
-}
 
 static bool is_unsigned(vkml_dtype dt)
 {
@@ -84,7 +81,7 @@ static void test_unary_floats(void)
             if (floats[t] == VKML_DTYPE_DOUBLE && !u->gpu_f64)
                 oh_expect_gpu(c, false);
             snprintf(label, sizeof label, "%s %s", u->op, vkml_dtype_name(floats[t]));
-            oh_run(c, label, bound_for(floats[t], u->bound));
+            oh_run(c, label, oh_bound(floats[t], u->bound));
         }
     }
     oh_case *c = oh_new("Gelu", 20);
@@ -124,7 +121,10 @@ static void binary(const char *op, int opset, vkml_dtype dt, const char *attr, i
 {
     char label[96];
     bool fl = dt == VKML_DTYPE_FLOAT || dt == VKML_DTYPE_FLOAT16 || dt == VKML_DTYPE_DOUBLE;
-    double lo = dt == VKML_DTYPE_BOOL ? 0 : is_unsigned(dt) ? 0 : -20, hi = dt == VKML_DTYPE_BOOL ? 1 : 20;
+    double lo = dt == VKML_DTYPE_BOOL ? 0
+                : is_unsigned(dt)     ? 0
+                                      : -20,
+           hi = dt == VKML_DTYPE_BOOL ? 1 : 20;
     oh_case *c = oh_new(op, opset);
     oh_input(c, dt, 4, shape_a, lo, hi);
     if (fl && (op[0] == 'D' || op[0] == 'M'))
@@ -134,7 +134,7 @@ static void binary(const char *op, int opset, vkml_dtype dt, const char *attr, i
     if (attr)
         oh_attr_int(c, attr, v);
     snprintf(label, sizeof label, "%s%s %s", op, attr ? " fmod" : "", vkml_dtype_name(dt));
-    oh_run(c, label, bound_for(dt, OH_BOUND_EXACT));
+    oh_run(c, label, oh_bound(dt, OH_BOUND_EXACT));
 }
 
 /* float32 fmod of dividends at and next to whole multiples of the divisor, where the
@@ -167,8 +167,8 @@ static void fmod_near_multiples(void)
 
 static void test_binary(void)
 {
-    const char *arith[] = {"Add", "Sub", "Mul", "Div", "Min", "Max", "Equal", "Less",
-                           "LessOrEqual", "Greater", "GreaterOrEqual"};
+    const char *arith[] = {"Add",   "Sub",  "Mul",         "Div",     "Min",           "Max",
+                           "Equal", "Less", "LessOrEqual", "Greater", "GreaterOrEqual"};
     for (size_t i = 0; i < VKML_ARRAY_SIZE(arith); i++) {
         int opset = i < 4 ? 14 : i < 6 ? 13 : i == 6 ? 19 : 16;
         for (size_t t = 0; t < VKML_ARRAY_SIZE(floats); t++)
@@ -224,7 +224,8 @@ static void test_variadic(void)
     const char *ops[] = {"Sum", "Mean", "Min", "Max"};
     char label[96];
     for (size_t i = 0; i < VKML_ARRAY_SIZE(ops); i++) {
-        vkml_dtype dts[] = {VKML_DTYPE_FLOAT, VKML_DTYPE_FLOAT16, i < 2 ? VKML_DTYPE_DOUBLE : VKML_DTYPE_INT32};
+        vkml_dtype dts[] = {VKML_DTYPE_FLOAT, VKML_DTYPE_FLOAT16,
+                            i < 2 ? VKML_DTYPE_DOUBLE : VKML_DTYPE_INT32};
         for (size_t t = 0; t < VKML_ARRAY_SIZE(dts); t++) {
             oh_case *c = oh_new(ops[i], 13);
             oh_input(c, dts[t], 3, shape_b, -10, 10);
@@ -232,7 +233,7 @@ static void test_variadic(void)
             oh_input(c, dts[t], 4, shape_c, -10, 10);
             oh_input(c, dts[t], 0, NULL, -10, 10);
             snprintf(label, sizeof label, "%s of 4 %s", ops[i], vkml_dtype_name(dts[t]));
-            oh_run(c, label, bound_for(dts[t], OH_BOUND_SUM));
+            oh_run(c, label, oh_bound(dts[t], OH_BOUND_SUM));
         }
         oh_case *c = oh_new(ops[i], 13);
         oh_input(c, VKML_DTYPE_FLOAT, 3, shape_b, -10, 10);
@@ -275,18 +276,22 @@ static void test_clip_where_dropout(void)
 
 static void test_cast(void)
 {
-    const vkml_dtype all[] = {VKML_DTYPE_FLOAT, VKML_DTYPE_FLOAT16, VKML_DTYPE_DOUBLE,
-                              VKML_DTYPE_INT8,  VKML_DTYPE_INT16,   VKML_DTYPE_INT32,
-                              VKML_DTYPE_INT64, VKML_DTYPE_UINT8,   VKML_DTYPE_UINT16,
-                              VKML_DTYPE_UINT32, VKML_DTYPE_UINT64, VKML_DTYPE_BOOL};
+    const vkml_dtype all[] = {VKML_DTYPE_FLOAT,  VKML_DTYPE_FLOAT16, VKML_DTYPE_DOUBLE,
+                              VKML_DTYPE_INT8,   VKML_DTYPE_INT16,   VKML_DTYPE_INT32,
+                              VKML_DTYPE_INT64,  VKML_DTYPE_UINT8,   VKML_DTYPE_UINT16,
+                              VKML_DTYPE_UINT32, VKML_DTYPE_UINT64,  VKML_DTYPE_BOOL};
     char label[96];
     for (size_t s = 0; s < VKML_ARRAY_SIZE(all); s++)
         for (size_t d = 0; d < VKML_ARRAY_SIZE(all); d++) {
             oh_case *c = oh_new("Cast", 21);
-            oh_input(c, all[s], 3, shape_b, all[s] == VKML_DTYPE_BOOL ? 0 : is_unsigned(all[s]) ? 0 : -300,
+            oh_input(c, all[s], 3, shape_b,
+                     all[s] == VKML_DTYPE_BOOL ? 0
+                     : is_unsigned(all[s])     ? 0
+                                               : -300,
                      all[s] == VKML_DTYPE_BOOL ? 1 : 300);
             oh_attr_int(c, "to", all[d]);
-            snprintf(label, sizeof label, "Cast %s to %s", vkml_dtype_name(all[s]), vkml_dtype_name(all[d]));
+            snprintf(label, sizeof label, "Cast %s to %s", vkml_dtype_name(all[s]),
+                     vkml_dtype_name(all[d]));
             oh_run(c, label, OH_BOUND_FP16);
         }
     /* Saturation and truncation, NaN to 0. */
@@ -323,7 +328,11 @@ static void test_known_values(void)
         if (i == 1)
             oh_attr_int(c, "fmod", 1);
         oh_expect(c, 0, want[i]);
-        oh_run(c, i == 0 ? "Mod sign of divisor, x%0 = 0" : i == 1 ? "fmod sign of dividend" : "Div by 0 and MIN/-1", OH_BOUND_EXACT);
+        oh_run(c,
+               i == 0   ? "Mod sign of divisor, x%0 = 0"
+               : i == 1 ? "fmod sign of dividend"
+                        : "Div by 0 and MIN/-1",
+               OH_BOUND_EXACT);
     }
     c = oh_new("Sum", 13);
     const double s1[] = {1, 2}, s2[] = {10}, s3[] = {100, 200}, sy[] = {111, 212};
@@ -446,12 +455,138 @@ static void test_scalar_constants(void)
                         oh_const_random(c, floats[t], c_rank, c_dims, -4, 4);
                     snprintf(label, sizeof label, "%s %s constant of rank %d %s", ops[o],
                              c_first ? "first," : "second,", c_rank, vkml_dtype_name(floats[t]));
-                    oh_run(c, label, floats[t] == VKML_DTYPE_FLOAT ? OH_BOUND_EXACT : OH_BOUND_FP16);
+                    oh_run(c, label,
+                           floats[t] == VKML_DTYPE_FLOAT ? OH_BOUND_EXACT : OH_BOUND_FP16);
                 }
+}
+
+/* Shrink and Swish in float32 and float16, and Shrink's known values. */
+static void test_shrink_swish(void)
+{
+    const int64_t dims[] = {5, 7, 11, 13};
+    static const vkml_dtype types[] = {VKML_DTYPE_FLOAT, VKML_DTYPE_FLOAT16};
+    for (size_t k = 0; k < sizeof(types) / sizeof(types[0]); k++) {
+        vkml_dtype t = types[k];
+        char label[64];
+        oh_case *c = oh_new("Shrink", 9);
+        oh_input(c, t, 4, dims, -3, 3);
+        oh_attr_float(c, "lambd", 1.0f);
+        oh_attr_float(c, "bias", 0.5f);
+        snprintf(label, sizeof(label), "Shrink %s", vkml_dtype_name(t));
+        oh_run(c, label, oh_bound(t, OH_BOUND_EXACT));
+        c = oh_new("Swish", 24);
+        oh_input(c, t, 4, dims, -6, 6);
+        oh_attr_float(c, "alpha", 1.5f);
+        snprintf(label, sizeof(label), "Swish %s", vkml_dtype_name(t));
+        oh_run(c, label, oh_bound(t, OH_BOUND_TRANSCENDENTAL));
+    }
+    oh_case *c = oh_new("Shrink", 9);
+    const float x[] = {-2, -0.25f, 0, 0.25f, 2}, y[] = {-1.5f, 0, 0, 0, 1.5f};
+    oh_const(c, VKML_DTYPE_FLOAT, 1, (int64_t[]){5}, x);
+    oh_attr_float(c, "bias", 0.5f);
+    oh_expect(c, 0, y);
+    oh_run(c, "Shrink known values", OH_BOUND_EXACT);
+}
+
+/* Add with known values ([2,3] + [3]), then odd shapes and random data. */
+static void test_add_broadcast(void)
+{
+    oh_case *c = oh_new("Add", 14);
+    const float a[] = {1, 2, 3, 4, 5, 6}, b[] = {10, 20, 30}, y[] = {11, 22, 33, 14, 25, 36};
+    oh_const(c, VKML_DTYPE_FLOAT, 2, (int64_t[]){2, 3}, a);
+    oh_const(c, VKML_DTYPE_FLOAT, 1, (int64_t[]){3}, b);
+    oh_expect(c, 0, y);
+    oh_run(c, "Add [2,3]+[3] known values", OH_BOUND_EXACT);
+
+    c = oh_new("Add", 14);
+    oh_input(c, VKML_DTYPE_FLOAT, 4, (int64_t[]){5, 7, 11, 13}, -1, 1);
+    oh_input(c, VKML_DTYPE_FLOAT, 3, (int64_t[]){7, 1, 13}, -1, 1);
+    oh_run(c, "Add f32 [5,7,11,13]+[7,1,13]", OH_BOUND_EXACT);
+
+    /* int32 wraps; the devices may refuse it (reported, not a failure). */
+    c = oh_new("Add", 14);
+    const int32_t ia[] = {7, -7, 2147483647}, ib[] = {2, -2, 1}, iy[] = {9, -9, -2147483647 - 1};
+    oh_const(c, VKML_DTYPE_INT32, 1, (int64_t[]){3}, ia);
+    oh_const(c, VKML_DTYPE_INT32, 1, (int64_t[]){3}, ib);
+    oh_expect(c, 0, iy);
+    oh_expect_gpu(c, false);
+    oh_run(c, "Add int32 wraps", OH_BOUND_EXACT);
+
+    c = oh_new("Sigmoid", 13);
+    oh_input(c, VKML_DTYPE_FLOAT, 3, (int64_t[]){5, 7, 11}, -30, 30);
+    oh_run(c, "Sigmoid f32 [5,7,11]", OH_BOUND_TRANSCENDENTAL);
+
+    c = oh_new("Add", 14);
+    oh_input(c, VKML_DTYPE_FLOAT, 2, (int64_t[]){2, 3}, -1, 1);
+    oh_input(c, VKML_DTYPE_FLOAT, 2, (int64_t[]){4, 3}, -1, 1);
+    oh_expect_error(c, VKML_ERROR_INVALID_MODEL, "do not broadcast");
+    oh_run(c, "Add shapes that do not broadcast", OH_BOUND_EXACT);
+}
+
+/* A float32 binary op over two broadcast shapes (b in [blo, 2)). */
+static void broadcast_case(const char *op, int ra, const int64_t *a, int rb, const int64_t *b,
+                           float blo)
+{
+    char label[64];
+    snprintf(label, sizeof(label), "%s broadcast r%d x r%d", op, ra, rb);
+    oh_case *c = oh_new(op, 14);
+    oh_input(c, VKML_DTYPE_FLOAT, ra, a, -1, 1);
+    oh_input(c, VKML_DTYPE_FLOAT, rb, b, blo, 2);
+    oh_run(c, label, OH_BOUND_EXACT);
+}
+
+/* Broadcasts of every rank pairing up to 6-D, a scalar, a grid over 65535 workgroups, and
+ * the common activations on float32. */
+static void test_broadcast_shapes(void)
+{
+    const int64_t a[] = {5, 7, 11, 13}, b[] = {7, 1, 13}, c[] = {5, 1, 11, 1}, d[] = {1, 7, 1, 13};
+    broadcast_case("Add", 4, a, 3, b, -1);
+    broadcast_case("Sub", 4, c, 4, d, -1);
+    broadcast_case("Mul", 4, a, 4, a, -1);
+    broadcast_case("Div", 3, b, 4, a, 0.5f); /* divisor in [0.5, 2) */
+    broadcast_case("Add", 0, a, 4, a, -1);   /* a scalar */
+    const int64_t e[] = {2, 3, 1, 4, 1, 5}, f[] = {3, 2, 4, 3, 1}, g[] = {5, 1, 11, 13},
+                  h[] = {7, 1, 1};
+    broadcast_case("Mul", 6, e, 5, f, -1);
+    broadcast_case("Sub", 4, g, 3, h, -1);
+    /* Over 65535 workgroups of 64: the grid spills into y. */
+    const int64_t big[] = {1, 3, 1201, 1203}, row[] = {1203};
+    broadcast_case("Add", 4, big, 1, row, -1);
+    const char *unary[] = {"Relu", "Sigmoid", "Tanh"};
+    for (size_t i = 0; i < VKML_ARRAY_SIZE(unary); i++) {
+        oh_case *u = oh_new(unary[i], 14);
+        oh_input(u, VKML_DTYPE_FLOAT, 4, a, -6, 6);
+        oh_run(u, unary[i], i == 0 ? OH_BOUND_EXACT : OH_BOUND_TRANSCENDENTAL);
+    }
+}
+
+/* A node left without its second input (after the support checks have seen it whole). */
+static void drop_second_input(graph *g)
+{
+    g->nodes[0].n_inputs = 1;
+}
+
+/* The devices refuse bfloat16 with the reason; a session asked to record a malformed node
+ * anyway fails naming it, and frees what it made. */
+static void test_device_refusals(void)
+{
+    oh_case *c = oh_new("Add", 14);
+    oh_input(c, VKML_DTYPE_BFLOAT16, 4, (int64_t[]){1, 2, 6, 6}, -1, 1);
+    oh_input(c, VKML_DTYPE_BFLOAT16, 4, (int64_t[]){1, 2, 6, 6}, -1, 1);
+    oh_expect_refusal(c, "bfloat16");
+    oh_run(c, "Add bfloat16 refused", OH_BOUND_EXACT);
+
+    c = oh_new("Sub", 14);
+    oh_input(c, VKML_DTYPE_INT32, 4, (int64_t[]){1, 2, 6, 6}, -100, 100);
+    oh_input(c, VKML_DTYPE_INT32, 4, (int64_t[]){1, 2, 6, 6}, -100, 100);
+    oh_expect_session_error(c, drop_second_input, "Sub");
+    oh_run(c, "Sub with an input missing: the session fails", OH_BOUND_EXACT);
 }
 
 int main(void)
 {
+    test_add_broadcast();
+    test_broadcast_shapes();
     test_unary_floats();
     test_unary_ints();
     test_binary();
@@ -461,7 +596,9 @@ int main(void)
     test_cast();
     test_dense_counts();
     test_scalar_constants();
+    test_shrink_swish();
     test_known_values();
     test_errors();
+    test_device_refusals();
     return oh_finish();
 }

@@ -1,7 +1,9 @@
 /*
  * Data movement, shapes and indexing (suite 'ops'): every op of the family on every dtype it
  * moves, odd shapes, known values where the semantics are subtle (negative steps, pad modes,
- * DCR/CRD), the Vulkan devices against the CPU, and bad input failing with its reason.
+ * DCR/CRD), the Vulkan devices against the CPU, and bad input failing with its reason;
+ * Reshape as a view, and a chain of nodes run as one chunk with the Reshape as a view and
+ * as a copy.
  */
 #include "op_harness.h"
 
@@ -29,7 +31,8 @@ static void data(oh_case *c, vkml_dtype t, int rank, const int64_t *dims)
 
 static void test_strided(void)
 {
-    FOR_DTYPES(t) {
+    FOR_DTYPES(t)
+    {
         oh_case *c = oh_new("Transpose", 21);
         data(c, DT(t), 4, (int64_t[]){5, 7, 11, 13});
         oh_attr_ints(c, "perm", 4, (int64_t[]){2, 0, 3, 1});
@@ -115,7 +118,8 @@ static void test_strided(void)
 static void test_mapped(void)
 {
     static const char *modes[] = {"constant", "reflect", "edge", "wrap"};
-    FOR_DTYPES(t) {
+    FOR_DTYPES(t)
+    {
         for (int m = 0; m < 4; m++) {
             oh_case *c = oh_new("Pad", 19);
             data(c, DT(t), 3, (int64_t[]){5, 7, 11});
@@ -163,7 +167,8 @@ static void test_mapped(void)
 
 static void test_index(void)
 {
-    FOR_DTYPES(t) {
+    FOR_DTYPES(t)
+    {
         oh_case *c = oh_new("Gather", 13);
         data(c, DT(t), 3, (int64_t[]){5, 7, 11});
         oh_input(c, t_i % 2 ? VKML_DTYPE_INT32 : VKML_DTYPE_INT64, 2, (int64_t[]){3, 4}, -7, 6);
@@ -187,8 +192,7 @@ static void test_index(void)
          * negative index must not alias a positive one along the axis either). */
         c = oh_new("ScatterND", 18);
         data(c, DT(t), 3, (int64_t[]){5, 7, 3});
-        oh_const(c, VKML_DTYPE_INT64, 2, (int64_t[]){3, 2},
-                 (int64_t[]){4, -1, 0, 0, -5, 2});
+        oh_const(c, VKML_DTYPE_INT64, 2, (int64_t[]){3, 2}, (int64_t[]){4, -1, 0, 0, -5, 2});
         data(c, DT(t), 2, (int64_t[]){3, 3});
         oh_run(c, label("ScatterND rows", DT(t)), OH_BOUND_EXACT);
 
@@ -364,6 +368,47 @@ static void test_errors(void)
     expect_error(c, VKML_ERROR_INVALID_MODEL, "not 1", "Squeeze a dim of 5");
 }
 
+/* Reshape as a view on the devices, and a target size that does not match. */
+static void test_reshape(void)
+{
+    oh_case *c = oh_new("Reshape", 14);
+    oh_input(c, VKML_DTYPE_FLOAT, 3, (int64_t[]){5, 7, 11}, -1, 1);
+    oh_const_i64(c, 2, (int64_t[]){35, -1});
+    oh_run(c, "Reshape [5,7,11]->[35,-1]", OH_BOUND_EXACT);
+
+    c = oh_new("Reshape", 14);
+    oh_input(c, VKML_DTYPE_FLOAT, 2, (int64_t[]){2, 3}, -1, 1);
+    oh_const_i64(c, 1, (int64_t[]){7});
+    oh_expect_error(c, VKML_ERROR_INVALID_MODEL, "cannot reshape");
+    oh_run(c, "Reshape to the wrong size", OH_BOUND_EXACT);
+}
+
+/* Conv -> Relu -> MaxPool -> Reshape -> MatMul -> Add as one chunk: intermediates in device
+ * memory (two with disjoint lives sharing it), barriers between dependent dispatches, the
+ * Reshape a view or (copy) its own memory. */
+static void chain_case(bool copy)
+{
+    oh_case *c = oh_new("Conv", 11);
+    oh_input(c, VKML_DTYPE_FLOAT, 4, (int64_t[]){1, 1, 12, 12}, -1, 1);
+    oh_const_random(c, VKML_DTYPE_FLOAT, 4, (int64_t[]){4, 1, 3, 3}, -1, 1);
+    oh_const_random(c, VKML_DTYPE_FLOAT, 1, (int64_t[]){4}, -1, 1);
+    oh_attr_ints(c, "pads", 4, (int64_t[]){1, 1, 1, 1});
+    oh_then(c, "Relu", 14);
+    oh_then(c, "MaxPool", 12);
+    oh_attr_ints(c, "kernel_shape", 2, (int64_t[]){2, 2});
+    oh_attr_ints(c, "strides", 2, (int64_t[]){2, 2});
+    oh_then(c, "Reshape", 14);
+    oh_const_i64(c, 2, (int64_t[]){1, 144});
+    oh_then(c, "MatMul", 13);
+    oh_const_random(c, VKML_DTYPE_FLOAT, 2, (int64_t[]){144, 10}, -1, 1);
+    oh_then(c, "Add", 14);
+    oh_const_random(c, VKML_DTYPE_FLOAT, 2, (int64_t[]){1, 10}, -1, 1);
+    if (copy)
+        oh_no_alias(c);
+    oh_expect_reuse(c);
+    oh_run(c, copy ? "chain with Reshape as a copy" : "chain with Reshape as a view", OH_BOUND_SUM);
+}
+
 int main(void)
 {
     test_strided();
@@ -371,5 +416,8 @@ int main(void)
     test_index();
     test_generators();
     test_errors();
+    test_reshape();
+    chain_case(false);
+    chain_case(true);
     return oh_finish();
 }

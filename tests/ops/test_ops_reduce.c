@@ -1,7 +1,8 @@
 /*
- * Reductions and normalisations on the op harness: every op x dtype x odd shapes (kept
- * and reduced axes interleaved, long lines that take a workgroup each), CPU known
- * values, the Vulkan devices against the CPU, and bad input.
+ * Reductions (lib/ops/reduce.c) on the op harness: every op x dtype x odd shapes (kept
+ * and reduced axes interleaved, long lines that take a workgroup each), ArgMin/ArgMax,
+ * CumSum/CumProd, CPU known values, the Vulkan devices against the CPU, and bad input.
+ * The normalisations are in test_ops_norm.c.
  */
 #include "op_harness.h"
 
@@ -11,11 +12,6 @@
 static const vkml_dtype floats[] = {VKML_DTYPE_FLOAT, VKML_DTYPE_FLOAT16};
 static const vkml_dtype all_types[] = {VKML_DTYPE_FLOAT, VKML_DTYPE_FLOAT16, VKML_DTYPE_INT32,
                                        VKML_DTYPE_INT64};
-
-static double bound_for(vkml_dtype t, double bound)
-{
-    return t == VKML_DTYPE_FLOAT16 ? OH_BOUND_FP16 : bound;
-}
 
 /* One Reduce* node at opset 18 (ReduceSum 13): axes as a constant input. */
 static void reduce_case(const char *op, vkml_dtype t, int rank, const int64_t *dims, int n_axes,
@@ -30,7 +26,7 @@ static void reduce_case(const char *op, vkml_dtype t, int rank, const int64_t *d
         oh_const_i64(c, n_axes, axes);
     oh_attr_int(c, "keepdims", keepdims);
     oh_expect_gpu(c, gpu);
-    oh_run(c, label, bound_for(t, OH_BOUND_SUM));
+    oh_run(c, label, oh_bound(t, OH_BOUND_SUM));
 }
 
 static void test_reductions(void)
@@ -68,8 +64,8 @@ static void test_reductions(void)
         }
     }
     /* Long lines: a workgroup per line (few lines), exact integer sums. */
-    reduce_case("ReduceSum", VKML_DTYPE_FLOAT, 2, (int64_t[]){3, 5000}, 1, (int64_t[]){1}, 1, -1,
-                1, true);
+    reduce_case("ReduceSum", VKML_DTYPE_FLOAT, 2, (int64_t[]){3, 5000}, 1, (int64_t[]){1}, 1, -1, 1,
+                true);
     reduce_case("ReduceMax", VKML_DTYPE_INT32, 3, (int64_t[]){3, 3001, 2}, 1, (int64_t[]){1}, 0,
                 -1000000, 1000000, true);
     reduce_case("ReduceLogSumExp", VKML_DTYPE_FLOAT, 2, (int64_t[]){2, 777}, 1, (int64_t[]){1}, 0,
@@ -151,73 +147,6 @@ static void test_arg(void)
     oh_input(c, VKML_DTYPE_FLOAT, 2, (int64_t[]){2, 4000}, -1000, 1000);
     oh_attr_int(c, "axis", 1);
     oh_run(c, "ArgMin long lines", OH_BOUND_EXACT);
-}
-
-/* A normalisation of x [dims] (scale/bias of n_params elements when n_params > 0). */
-static oh_case *norm_case(const char *op, int opset, vkml_dtype t, int rank, const int64_t *dims,
-                          int64_t n_params, bool bias)
-{
-    oh_case *c = oh_new(op, opset);
-    oh_input(c, t, rank, dims, -4, 4);
-    if (n_params > 0) {
-        oh_const_random(c, t, 1, (int64_t[]){n_params}, 0.5, 2);
-        if (bias)
-            oh_const_random(c, t, 1, (int64_t[]){n_params}, -1, 1);
-    }
-    return c;
-}
-
-static void test_norms(void)
-{
-    const int64_t dims[] = {5, 7, 11, 13};
-    for (size_t k = 0; k < sizeof(floats) / sizeof(floats[0]); k++) {
-        vkml_dtype t = floats[k];
-        double b = bound_for(t, OH_BOUND_TRANSCENDENTAL);
-        char label[128];
-        const char *softmaxes[] = {"Softmax", "LogSoftmax", "Hardmax"};
-        for (int s = 0; s < 3; s++) {
-            for (int opset = 11; opset <= 13; opset += 2) {
-                for (int axis = 0; axis < 4; axis += 3) {
-                    snprintf(label, sizeof(label), "%s %s opset %d axis %d", softmaxes[s],
-                             vkml_dtype_name(t), opset, axis);
-                    oh_case *c = norm_case(softmaxes[s], opset, t, 4, dims, 0, false);
-                    oh_attr_int(c, "axis", axis);
-                    oh_run(c, label, b);
-                }
-            }
-            snprintf(label, sizeof(label), "%s %s long rows", softmaxes[s], vkml_dtype_name(t));
-            oh_run(norm_case(softmaxes[s], 13, t, 2, (int64_t[]){3, 3000}, 0, false), label, b);
-        }
-        for (int axis = 1; axis < 4; axis++) {
-            snprintf(label, sizeof(label), "LayerNormalization %s axis %d", vkml_dtype_name(t), axis);
-            int64_t n = 1;
-            for (int d = axis; d < 4; d++)
-                n *= dims[d];
-            oh_case *c = norm_case("LayerNormalization", 17, t, 4, dims, n, axis != 2);
-            oh_attr_int(c, "axis", axis);
-            if (t == VKML_DTYPE_FLOAT)
-                oh_outputs(c, 3);
-            oh_run(c, label, b);
-        }
-        snprintf(label, sizeof(label), "InstanceNormalization %s", vkml_dtype_name(t));
-        oh_run(norm_case("InstanceNormalization", 22, t, 4, dims, 7, true), label, b);
-        for (int opset = 18; opset <= 21; opset += 3) {
-            snprintf(label, sizeof(label), "GroupNormalization %s opset %d", vkml_dtype_name(t), opset);
-            oh_case *c = norm_case("GroupNormalization", opset, t, 4, (int64_t[]){5, 6, 11, 13},
-                                   opset == 18 ? 3 : 6, true);
-            oh_attr_int(c, "num_groups", 3);
-            oh_run(c, label, b);
-        }
-        snprintf(label, sizeof(label), "MeanVarianceNormalization %s", vkml_dtype_name(t));
-        oh_run(norm_case("MeanVarianceNormalization", 13, t, 4, dims, 0, false), label, b);
-        for (int p = 1; p <= 2; p++) {
-            snprintf(label, sizeof(label), "LpNormalization %s p %d", vkml_dtype_name(t), p);
-            oh_case *c = norm_case("LpNormalization", 22, t, 4, dims, 0, false);
-            oh_attr_int(c, "p", p);
-            oh_attr_int(c, "axis", 1);
-            oh_run(c, label, b);
-        }
-    }
 }
 
 /* Ops the CPU runs alone for now (no Vulkan kernel yet). */
@@ -340,6 +269,27 @@ static void test_errors(void)
     expect_error(c, VKML_ERROR_INVALID_MODEL, "size 0", "LRN size 0");
 }
 
+static void test_cumprod(void)
+{
+    for (int mode = 0; mode < 4; mode++) {
+        oh_case *c = oh_new("CumProd", 26);
+        const int32_t x[] = {1, 2, 3, 4};
+        const int32_t want[4][4] = {{1, 2, 6, 24}, {1, 1, 2, 6}, {24, 24, 12, 4}, {24, 12, 4, 1}};
+        oh_const(c, VKML_DTYPE_INT32, 1, (int64_t[]){4}, x);
+        oh_const_i64(c, 1, (int64_t[]){0});
+        oh_attr_int(c, "exclusive", mode & 1);
+        oh_attr_int(c, "reverse", mode >> 1);
+        oh_expect(c, 0, want[mode]);
+        oh_expect_gpu(c, false);
+        oh_run(c, "CumProd int32 exclusive/reverse", OH_BOUND_EXACT);
+    }
+    oh_case *c = oh_new("CumProd", 26);
+    oh_input(c, VKML_DTYPE_FLOAT, 3, (int64_t[]){5, 7, 11}, 0.9, 1.1);
+    oh_const_i64(c, 1, (int64_t[]){5});
+    oh_expect_error(c, VKML_ERROR_INVALID_MODEL, "axis");
+    oh_run(c, "CumProd axis out of range", OH_BOUND_EXACT);
+}
+
 int main(void)
 {
     test_reductions();
@@ -352,8 +302,8 @@ int main(void)
     oh_gpu_kernels(OH_KERNELS_DEVICE, 0);
     test_reduce_known();
     test_arg();
-    test_norms();
     test_cpu_only();
+    test_cumprod();
     test_errors();
     return oh_finish();
 }

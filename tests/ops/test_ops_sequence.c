@@ -129,10 +129,13 @@ static void run_everywhere(vkml_context *ctx, vkml_model *m, const char *label,
                            const vkml_tensor *in, int n_in, const expect *want, int n_out,
                            const vkml_tensor *fixed)
 {
-    for (int d = -1; m && d < vkml_context_device_count(ctx); d++) {
+    if (!m)
+        return;
+    TEST_FOR_EACH_DEVICE(t, ctx) {
+        int d = t.device;
         vkml_error err = {0};
         vkml_session *s = NULL;
-        vkml_session_params params = {.device = d < 0 ? VKML_DEVICE_CPU : d, .input_values = fixed};
+        vkml_session_params params = {.device = d, .input_values = fixed};
         CHECK_OK(vkml_session_create(ctx, m, &params, &s, &err), &err);
         if (!s)
             continue;
@@ -456,7 +459,5 @@ int main(void)
     test_empty_double_fixed_position(ctx);
     test_refusals(ctx);
     vkml_context_destroy(&ctx);
-    if (test_failures)
-        fprintf(stderr, "%d check(s) failed\n", test_failures);
-    return test_failures ? 1 : 0;
+    return test_finish("ops_sequence");
 }

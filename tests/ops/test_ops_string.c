@@ -230,9 +230,9 @@ int main(int argc, char **argv)
         return test_finish("ops_string");
     test_pb();
     test_errors(ctx);
-    for (int device = VKML_DEVICE_CPU; device < vkml_context_device_count(ctx); device++) {
-        test_normalizer(ctx, device);
-        test_concat(ctx, device);
+    TEST_FOR_EACH_DEVICE(t, ctx) {
+        test_normalizer(ctx, t.device);
+        test_concat(ctx, t.device);
     }
     vkml_context_destroy(&ctx);
     return test_finish("ops_string");

@@ -23,8 +23,10 @@ static vkml_model *make_model(void)
     int x = tg_value(g, "X", VKML_DTYPE_FLOAT, 2, act);
     int w1 = tg_random_constant(g, "W1", 2, wdims, -0.5f, 0.5f, &seed);
     int w2 = tg_random_constant(g, "W2", 2, wdims, -0.5f, 0.5f, &seed);
-    int h = tg_value(g, "h", VKML_DTYPE_FLOAT, 2, act), r = tg_value(g, "r", VKML_DTYPE_FLOAT, 2, act);
-    int m = tg_value(g, "m", VKML_DTYPE_FLOAT, 2, act), y = tg_value(g, "Y", VKML_DTYPE_FLOAT, 2, act);
+    int h = tg_value(g, "h", VKML_DTYPE_FLOAT, 2, act),
+        r = tg_value(g, "r", VKML_DTYPE_FLOAT, 2, act);
+    int m = tg_value(g, "m", VKML_DTYPE_FLOAT, 2, act),
+        y = tg_value(g, "Y", VKML_DTYPE_FLOAT, 2, act);
     tg_node(g, "MatMul", "MatMul", x, w1, h, 13);
     tg_node(g, "Relu", "Relu", h, -1, r, 13);
     tg_node(g, "MatMul", "MatMul", r, w2, m, 13);
@@ -36,8 +38,11 @@ static float inputs[RUNS][ROWS * WIDTH], expected[RUNS][ROWS * WIDTH], got[RUNS]
 
 static vkml_tensor tensor(float *data)
 {
-    return (vkml_tensor){.dtype = VKML_DTYPE_FLOAT, .rank = 2, .dims = {ROWS, WIDTH},
-                         .data = data, .size = ROWS * WIDTH * sizeof(float)};
+    return (vkml_tensor){.dtype = VKML_DTYPE_FLOAT,
+                         .rank = 2,
+                         .dims = {ROWS, WIDTH},
+                         .data = data,
+                         .size = ROWS * WIDTH * sizeof(float)};
 }
 
 /* What callbacks saw: written by one callback at a time (they are serialised). */
@@ -143,14 +148,14 @@ static void test_device(vkml_context *ctx, vkml_model *model, int device)
                 CHECK_OK(vkml_session_run(s, &ins[r], 1, &outs[r], 1, &err), &err);
                 /* Every earlier run has reported (the callbacks run before the count
                  * moves, and this run reported after them). */
-                CHECK(log.count == before, "%s: %d callbacks before a plain run, %d expected",
-                      what, log.count, before);
+                CHECK(log.count == before, "%s: %d callbacks before a plain run, %d expected", what,
+                      log.count, before);
                 log.seen[log.count++] = r;
                 continue;
             }
-            CHECK_OK(vkml_session_submit(s, &ins[r], 1, &outs[r], 1, on_done, &tags[r], &runs[r],
-                                         &err),
-                     &err);
+            CHECK_OK(
+                vkml_session_submit(s, &ins[r], 1, &outs[r], 1, on_done, &tags[r], &runs[r], &err),
+                &err);
         }
         for (int r = 0; r < RUNS; r++)
             if (runs[r])
@@ -166,8 +171,7 @@ static void test_device(vkml_context *ctx, vkml_model *model, int device)
         memset(got, 0, sizeof(got));
         for (int r = 0; r < RUNS; r++) {
             tags[r] = (run_tag){.log = &detached, .index = r};
-            CHECK_OK(vkml_session_submit(s, &ins[r], 1, &outs[r], 1, on_done, &tags[r], NULL,
-                                         &err),
+            CHECK_OK(vkml_session_submit(s, &ins[r], 1, &outs[r], 1, on_done, &tags[r], NULL, &err),
                      &err);
         }
         /* A bad submit (wrong shape) is refused and the order goes on. */
@@ -218,9 +222,9 @@ int main(void)
               strstr(err.message, "runs in flight") && s == NULL,
           "17 runs in flight: %s", err.message);
     CHECK(vkml_run_wait(NULL, &err) == VKML_ERROR_INVALID_ARGUMENT, "waiting NULL");
-    test_device(ctx, model, VKML_DEVICE_CPU);
+    TEST_FOR_EACH_DEVICE(t, ctx)
+        test_device(ctx, model, t.device);
     test_require_vulkan(ctx);
-    test_device(ctx, model, 0);
     test_shared_weights(ctx, model);
     vkml_context_destroy(&ctx);
     vkml_model_destroy(&model);

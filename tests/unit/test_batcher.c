@@ -1,8 +1,9 @@
 /* vkml_batcher on the CPU device and Vulkan device 0: items from 4 threads gathered into
  * batches of 4 give each item the outputs (bit-equal) of a batch-1 run on it, each
  * thread's callbacks in its order; a lone item on an idle session goes at once, and behind
- * a running batch a partial batch waits up to its timeout for more items; bad items are refused naming the problem; a data-dependent output is refused
- * at N 4 and passed whole at N 1; the stats add up; destroy completes pending items. */
+ * a running batch a partial batch waits up to its timeout for more items; bad items are refused
+ * naming the problem; a data-dependent output is refused at N 4 and passed whole at N 1; the stats
+ * add up; destroy completes pending items. */
 #include "test_graph.h"
 
 #include <pthread.h>
@@ -481,9 +482,8 @@ int main(void)
     vkml_batcher *b = NULL;
     CHECK(vkml_batcher_create(NULL, NULL, &b, &err) == VKML_ERROR_INVALID_ARGUMENT,
           "a NULL session");
-    test_device(ctx, model, VKML_DEVICE_CPU);
-    test_require_vulkan(ctx);
-    test_device(ctx, model, 0);
+    TEST_FOR_EACH_DEVICE(t, ctx)
+        test_device(ctx, model, t.device);
     vkml_context_destroy(&ctx);
     vkml_model_destroy(&model);
     return test_finish("batcher");

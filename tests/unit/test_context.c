@@ -60,7 +60,8 @@ static void check_copy_queues(bool off)
     unsetenv("VKML_NO_COPY_QUEUE");
     if (!ctx)
         return;
-    for (int i = VKML_DEVICE_CPU; i < vkml_context_device_count(ctx); i++) {
+    TEST_FOR_EACH_DEVICE(t, ctx) {
+        int i = t.device;
         vkml_device_info info;
         CHECK_OK(vkml_context_device_info(ctx, i, &info, &err), &err);
         bool none = off || info.type == VKML_DEVICE_TYPE_CPU || i == VKML_DEVICE_CPU;

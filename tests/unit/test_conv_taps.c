@@ -64,7 +64,6 @@ int main(void)
     uint64_t seed = 7;
     for (size_t i = 0; x && i < n_x; i++)
         x[i] = test_randf(&seed, -1.0f, 1.0f);
-    static const vkml_precision precisions[] = {VKML_PRECISION_FP16, VKML_PRECISION_FP32_FAST};
     for (int twice = 0; twice < 2; twice++) {
         const char *what = twice ? "Conv(Conv(X, W), W)" : "Conv(X, W) + W";
         vkml_model *m = shared_weights_model(twice);
@@ -73,21 +72,21 @@ int main(void)
         double scale = 1.0;
         for (size_t i = 0; ref && i < n_ref; i++)
             scale = fmax(scale, fabs(ref[i]));
-        for (int d = 0; d < vkml_context_device_count(ctx); d++)
-            for (size_t p = 0; p < VKML_ARRAY_SIZE(precisions); p++) {
-                size_t n = 0;
-                float *got = run(ctx, m, d, precisions[p], x, n_x, &n);
-                double worst = 0;
-                for (size_t i = 0; ref && got && i < n && i < n_ref; i++)
-                    worst = fmax(worst, fabs((double)got[i] - ref[i]) / scale);
-                CHECK(ref && got && n == n_ref && worst <= OUT_BOUND,
-                      "%s, device %d, %s: %zu outputs against %zu, error %.2e of scale (bound "
-                      "%.0e)", what, d, vkml_precision_name(precisions[p]), n, n_ref, worst,
-                      OUT_BOUND);
-                printf("%s, device %d, %s: error %.2e of scale\n", what, d,
-                       vkml_precision_name(precisions[p]), worst);
-                free(got);
-            }
+        TEST_FOR_EACH_TARGET(t, ctx, false, VKML_PRECISION_FP16, VKML_PRECISION_FP32_FAST) {
+            int d = t.device;
+            size_t n = 0;
+            float *got = run(ctx, m, d, t.precision, x, n_x, &n);
+            double worst = 0;
+            for (size_t i = 0; ref && got && i < n && i < n_ref; i++)
+                worst = fmax(worst, fabs((double)got[i] - ref[i]) / scale);
+            CHECK(ref && got && n == n_ref && worst <= OUT_BOUND,
+                  "%s, device %d, %s: %zu outputs against %zu, error %.2e of scale (bound "
+                  "%.0e)",
+                  what, d, vkml_precision_name(t.precision), n, n_ref, worst, OUT_BOUND);
+            printf("%s, device %d, %s: error %.2e of scale\n", what, d,
+                   vkml_precision_name(t.precision), worst);
+            free(got);
+        }
         free(ref);
         vkml_model_destroy(&m);
     }

@@ -59,8 +59,8 @@ static vkml_model *make_model(bool with_bn, bool extra_reader, const float **bn_
         for (int i = 0; i < 4; i++)
             g->nodes[bn].inputs[i + 1] = p[i];
         g->nodes[bn].outputs[0] = y;
-        g->nodes[bn].attrs[0] = (graph_attr){.name = "epsilon", .type = GRAPH_ATTR_FLOAT,
-                                             .f = 1e-3f};
+        g->nodes[bn].attrs[0] =
+            (graph_attr){.name = "epsilon", .type = GRAPH_ATTR_FLOAT, .f = 1e-3f};
     }
     g->inputs = vkml_arena_calloc(g->arena, 1, sizeof(int));
     g->inputs[g->n_inputs++] = x;
@@ -92,8 +92,11 @@ static float *run(vkml_context *ctx, vkml_model *m, int device, const float *x)
     CHECK_OK(vkml_session_create(ctx, m, &params, &s, &err), &err);
     if (!s)
         return NULL;
-    vkml_tensor in = {.dtype = VKML_DTYPE_FLOAT, .rank = 4, .dims = {1, C_IN, H, W},
-                      .data = (void *)x, .size = sizeof(float) * C_IN * H * W};
+    vkml_tensor in = {.dtype = VKML_DTYPE_FLOAT,
+                      .rank = 4,
+                      .dims = {1, C_IN, H, W},
+                      .data = (void *)x,
+                      .size = sizeof(float) * C_IN * H * W};
     vkml_tensor out[2] = {0};
     for (size_t o = 0; o < vkml_session_output_count(s); o++)
         CHECK_OK(vkml_session_alloc_output(s, o, &out[o], &err), &err);
@@ -122,8 +125,11 @@ int main(void)
         int c = i / ((H - 2) * (W - 2));
         ref[i] = (ref[i] - bn[2][c]) * bn[0][c] / sqrtf(bn[3][c] + 1e-3f) + bn[1][c];
     }
-    for (int d = -1; ref && d < vkml_context_device_count(ctx); d++) {
-        float *y = run(ctx, fused, d < 0 ? VKML_DEVICE_CPU : d, x);
+    TEST_FOR_EACH_DEVICE(t, ctx) {
+        if (!ref)
+            break;
+        int d = t.device;
+        float *y = run(ctx, fused, d, x);
         double max_err = 0;
         for (int i = 0; y && i < C_OUT * (H - 2) * (W - 2); i++)
             max_err = fmax(max_err, fabs(y[i] - ref[i]));

@@ -253,19 +253,20 @@ static void check_generated(vkml_context *ctx, vkml_model *model, int device, in
     unsetenv("VKML_FUSED_INTERPRETER");
     vkml_session *s2 = run_chain(ctx, model, device, false, b_dims, b_rank, input_seed, again);
     vk_fused_gen_stats_get(&st2);
-    CHECK(st2.interpreted - st.interpreted == (gen ? groups : 2 * groups) && st2.compiled == st.compiled &&
-              st2.cached - st.cached == (gen ? groups : 0),
+    CHECK(st2.interpreted - st.interpreted == (gen ? groups : 2 * groups) &&
+              st2.compiled == st.compiled && st2.cached - st.cached == (gen ? groups : 0),
           "device %d, chain %d: second session compiled %ld, cached %ld", device, c,
           st2.compiled - st.compiled, st2.cached - st.cached);
     int bad = 0;
     for (int i = 0; i < OUT_COUNT; i++) {
-        bool same = (isnan(fused[i]) && isnan(interp[i])) ||
-                    ulps_apart(fused[i], interp[i]) <=
-                                            GEN_ULPS + GEN_ULPS_PER_NODE * (uint32_t)n_nodes;
+        bool same =
+            (isnan(fused[i]) && isnan(interp[i])) ||
+            ulps_apart(fused[i], interp[i]) <= GEN_ULPS + GEN_ULPS_PER_NODE * (uint32_t)n_nodes;
         if ((!same || memcmp(&fused[i], &again[i], sizeof(float)) != 0) && bad++ < 3)
-            CHECK(false, "device %d, chain %d (%d nodes): element %d generated %a, interpreter %a, "
-                  "second session %a", device, c, n_nodes, i, (double)fused[i], (double)interp[i],
-                  (double)again[i]);
+            CHECK(false,
+                  "device %d, chain %d (%d nodes): element %d generated %a, interpreter %a, "
+                  "second session %a",
+                  device, c, n_nodes, i, (double)fused[i], (double)interp[i], (double)again[i]);
     }
     vkml_session_destroy(&si);
     vkml_session_destroy(&s2);
@@ -435,8 +436,8 @@ static void test_mnist(vkml_context *ctx, int device)
         CHECK_OK(vkml_session_create(ctx, model, &params, &s, &err), &err);
         if (!s)
             continue;
-        CHECK(vkml_session_plan_fused_count(s) == 0,
-              "device %d: mnist-8 has %zu fused groups", device, vkml_session_plan_fused_count(s));
+        CHECK(vkml_session_plan_fused_count(s) == 0, "device %d: mnist-8 has %zu fused groups",
+              device, vkml_session_plan_fused_count(s));
         vkml_tensor to = {.dtype = VKML_DTYPE_FLOAT,
                           .rank = 2,
                           .dims = {1, 10},
@@ -494,11 +495,11 @@ int main(void)
     const char *ci = getenv("CI");
     CHECK(vk_fused_gen_available() || !ci || strcmp(ci, "true") != 0,
           "CI: vkml built without libshaderc (.ci/deps.sh installs libshaderc-dev)");
-    for (int d = 0; d < vkml_context_device_count(ctx); d++) {
-        test_random_chains(ctx, d, MAX_CHAIN);
-        test_thousand_adds(ctx, d);
-        test_boundaries(ctx, d);
-        test_mnist(ctx, d);
+    TEST_FOR_EACH_GPU(t, ctx) {
+        test_random_chains(ctx, t.device, MAX_CHAIN);
+        test_thousand_adds(ctx, t.device);
+        test_boundaries(ctx, t.device);
+        test_mnist(ctx, t.device);
     }
     vkml_context_destroy(&ctx);
     return test_finish("test_fuse_eltwise");

@@ -44,8 +44,7 @@ static int conv(graph *g, const char *name, int x, int k, bool bias, int out)
 {
     char wn[32];
     snprintf(wn, sizeof(wn), "%s_w", name);
-    int in[3] = {x, tg_random_constant(g, wn, 4, (int64_t[]){C, C, k, k}, -0.3f, 0.3f, &seed),
-                 -1};
+    int in[3] = {x, tg_random_constant(g, wn, 4, (int64_t[]){C, C, k, k}, -0.3f, 0.3f, &seed), -1};
     if (bias) {
         snprintf(wn, sizeof(wn), "%s_b", name);
         in[2] = tg_random_constant(g, wn, 1, (int64_t[]){C}, -0.3f, 0.3f, &seed);
@@ -53,7 +52,9 @@ static int conv(graph *g, const char *name, int x, int k, bool bias, int out)
     int n = node(g, name, "Conv", 13, bias ? 3 : 2, in, out, 1);
     int64_t p = k / 2;
     g->nodes[n].attrs[0] = (graph_attr){
-        .name = "pads", .type = GRAPH_ATTR_INTS, .count = 4,
+        .name = "pads",
+        .type = GRAPH_ATTR_INTS,
+        .count = 4,
         .ints = vkml_arena_memdup(g->arena, (int64_t[]){p, p, p, p}, 4 * sizeof(int64_t))};
     return n;
 }
@@ -74,14 +75,21 @@ static void pool(graph *g, const char *name, int x, int y, int indices, int64_t 
         g->nodes[n].outputs[1] = indices;
     g->nodes[n].opset = 12;
     graph_attr *a = g->nodes[n].attrs;
-    a[0] = (graph_attr){.name = "kernel_shape", .type = GRAPH_ATTR_INTS, .count = 2,
-                        .ints = vkml_arena_memdup(g->arena, (int64_t[]){k, k}, 2 * sizeof(int64_t))};
-    a[1] = (graph_attr){.name = "strides", .type = GRAPH_ATTR_INTS, .count = 2,
-                        .ints = vkml_arena_memdup(g->arena, (int64_t[]){stride, stride},
-                                                  2 * sizeof(int64_t))};
-    a[2] = (graph_attr){.name = "pads", .type = GRAPH_ATTR_INTS, .count = 4,
-                        .ints = vkml_arena_memdup(g->arena, (int64_t[]){p, p, p, p},
-                                                  4 * sizeof(int64_t))};
+    a[0] =
+        (graph_attr){.name = "kernel_shape",
+                     .type = GRAPH_ATTR_INTS,
+                     .count = 2,
+                     .ints = vkml_arena_memdup(g->arena, (int64_t[]){k, k}, 2 * sizeof(int64_t))};
+    a[1] = (graph_attr){
+        .name = "strides",
+        .type = GRAPH_ATTR_INTS,
+        .count = 2,
+        .ints = vkml_arena_memdup(g->arena, (int64_t[]){stride, stride}, 2 * sizeof(int64_t))};
+    a[2] = (graph_attr){
+        .name = "pads",
+        .type = GRAPH_ATTR_INTS,
+        .count = 4,
+        .ints = vkml_arena_memdup(g->arena, (int64_t[]){p, p, p, p}, 4 * sizeof(int64_t))};
     a[3] = (graph_attr){.name = "ceil_mode", .type = GRAPH_ATTR_INT, .i = ceil};
 }
 
@@ -175,7 +183,8 @@ static vkml_model *make_model(bool fuse)
     int cl = node(g, "lo14", "Constant", 13, 0, NULL, lo14, 1);
     g->nodes[cl].attrs[0] = (graph_attr){.name = "value_float", .type = GRAPH_ATTR_FLOAT, .f = 0};
     int ch = node(g, "hi14", "Constant", 13, 0, NULL, hi14, 1);
-    g->nodes[ch].attrs[0] = (graph_attr){.name = "value_float", .type = GRAPH_ATTR_FLOAT, .f = 0.5f};
+    g->nodes[ch].attrs[0] =
+        (graph_attr){.name = "value_float", .type = GRAPH_ATTR_FLOAT, .f = 0.5f};
     node(g, "clip14", "Clip", 13, 3, (int[]){t14, lo14, hi14}, y14, 0);
     /* 15: Conv + Relu + MaxPool 2x2; 16: bias-less Conv + Add [C,1,1] + Relu + MaxPool 3x3
      * stride 2, pads 1, ceil_mode; 17: Conv + MaxPool with Indices: not fused */
@@ -276,9 +285,9 @@ static vkml_model *make_model(bool fuse)
     else
         setenv("VKML_NO_FUSE", "1", 1);
     vkml_model *m = tg_model(g, (int[]){x, z, z3, r, sc}, 5,
-                             (int[]){y1, y2, y3, y4, y5, y6, y7, y8, t8, y9, y10, y11, y12, y13,
-                                     y14, y15, y16, y17, i17, y18, y19, y20, y21, y22, y23,
-                                     y24, ta25, y25, y26, y27},
+                             (int[]){y1,  y2,  y3,  y4,  y5,  y6,  y7,   y8,  t8,  y9,
+                                     y10, y11, y12, y13, y14, y15, y16,  y17, i17, y18,
+                                     y19, y20, y21, y22, y23, y24, ta25, y25, y26, y27},
                              30, 20);
     unsetenv("VKML_NO_FUSE");
     return m;
@@ -335,14 +344,33 @@ int main(void)
      * Add, Mul Mul Relu, Mul, Transpose Unsqueeze Transpose Relu, Transpose. */
     CHECK(np - nf == 40, "%zu nodes absorbed, expected 40", np - nf);
     static const char *expect[][2] = {
-        {"c1", "Add+Relu"}, {"c2", "Sigmoid+Mul+Add"}, {"c3", "Clip"}, {"gemm4", "HardSwish"},
-        {"mm5", "LeakyRelu+Add"}, {"mm6", "Add+Gelu"}, {"c7", ""}, {"c8", ""},
-        {"c9", "HardSigmoid+Mul"}, {"mm10", ""}, {"c11", "Add+Relu"}, {"c12", "Add"},
-        {"c13", ""},        {"c14", "Clip"}, {"c15", "Relu+MaxPool"},
-        {"c16", "Add+Relu+MaxPool"}, {"c17", ""}, {"mm18", "Add+Relu"},
-        {"mm19", "Add+Div+Erf+Add+Mul+Mul"}, {"mm20", "Add"}, {"mm21", "Mul+Mul+Relu"},
-        {"mm22", "Mul"}, {"mm23", "Transpose+Unsqueeze+Transpose+Relu"},
-        {"mm24", "Transpose"}, {"mm25", ""}, {"mm26", ""}, {"mm27", ""},
+        {"c1", "Add+Relu"},
+        {"c2", "Sigmoid+Mul+Add"},
+        {"c3", "Clip"},
+        {"gemm4", "HardSwish"},
+        {"mm5", "LeakyRelu+Add"},
+        {"mm6", "Add+Gelu"},
+        {"c7", ""},
+        {"c8", ""},
+        {"c9", "HardSigmoid+Mul"},
+        {"mm10", ""},
+        {"c11", "Add+Relu"},
+        {"c12", "Add"},
+        {"c13", ""},
+        {"c14", "Clip"},
+        {"c15", "Relu+MaxPool"},
+        {"c16", "Add+Relu+MaxPool"},
+        {"c17", ""},
+        {"mm18", "Add+Relu"},
+        {"mm19", "Add+Div+Erf+Add+Mul+Mul"},
+        {"mm20", "Add"},
+        {"mm21", "Mul+Mul+Relu"},
+        {"mm22", "Mul"},
+        {"mm23", "Transpose+Unsqueeze+Transpose+Relu"},
+        {"mm24", "Transpose"},
+        {"mm25", ""},
+        {"mm26", ""},
+        {"mm27", ""},
     };
     for (size_t i = 0; i < VKML_ARRAY_SIZE(expect); i++) {
         const char *got = fused_of(fused, expect[i][0]);
@@ -352,8 +380,8 @@ int main(void)
               expect[i][0]);
     }
     /* Inputs: random, in [-2, 2). */
-    static const int64_t dims[N_IN][4] = {{1, C, HW, HW}, {5, 12}, {2, 5, 12}, {2, 5, 9},
-                                          {1, C, 1, 1}};
+    static const int64_t dims[N_IN][4] = {
+        {1, C, HW, HW}, {5, 12}, {2, 5, 12}, {2, 5, 9}, {1, C, 1, 1}};
     static const int ranks[N_IN] = {4, 2, 3, 3, 4};
     vkml_tensor in[N_IN] = {0};
     uint64_t s = 9;
@@ -362,61 +390,61 @@ int main(void)
         float *d = malloc(n * sizeof(float));
         for (size_t k = 0; k < n; k++)
             d[k] = test_randf(&s, -2, 2);
-        in[i] = (vkml_tensor){.dtype = VKML_DTYPE_FLOAT, .rank = ranks[i], .data = d,
-                              .size = n * sizeof(float)};
+        in[i] = (vkml_tensor){
+            .dtype = VKML_DTYPE_FLOAT, .rank = ranks[i], .data = d, .size = n * sizeof(float)};
         memcpy(in[i].dims, dims[i], sizeof(int64_t) * (size_t)ranks[i]);
     }
     vkml_tensor ref[N_OUT] = {0};
     run(ctx, plain, VKML_DEVICE_CPU, in, ref);
-    for (int pass = 0; pass < 2 * (vkml_context_device_count(ctx) + 1); pass++) {
-        int d = pass / 2 - 1; /* -1: the CPU, once */
-        bool tiled = pass % 2;
-        if (d < 0 && tiled)
-            continue;
-        vk_device *vd = d >= 0 ? (vk_device *)context_device(ctx, d) : NULL;
-        bool was_tiled = vd && vd->caps.prefer_tiled;
-        if (vd) /* the second pass with the tiled kernels and the direct conv's lanes forms */
-            vd->caps.prefer_tiled = was_tiled || tiled;
-        float *unfused_fold[FOLD_LAST + 1] = {0};
-        for (int f = 0; f < 2; f++) {
-            vkml_tensor got[N_OUT] = {0};
-            run(ctx, f ? fused : plain, d < 0 ? VKML_DEVICE_CPU : d, in, got);
-            double worst = 0;
-            for (int o = 0; o < N_OUT; o++) {
-                if (o == INDICES_OUT) {
-                    CHECK(got[o].data && ref[o].data && got[o].size == ref[o].size &&
-                              memcmp(got[o].data, ref[o].data, got[o].size) == 0,
-                          "device %d: MaxPool's indices differ", d);
-                    free(got[o].data);
-                    continue;
+    /* The CPU once; each Vulkan device with its own kernels, then with the tiled ones. */
+    TEST_FOR_EACH_DEVICE(t, ctx)
+        for (int tiled = 0; tiled <= (t.device >= 0); tiled++) {
+            int d = t.device;
+            vk_device *vd = d >= 0 ? (vk_device *)context_device(ctx, d) : NULL;
+            bool was_tiled = vd && vd->caps.prefer_tiled;
+            if (vd) /* the second pass with the tiled kernels and the direct conv's lanes forms */
+                vd->caps.prefer_tiled = was_tiled || tiled;
+            float *unfused_fold[FOLD_LAST + 1] = {0};
+            for (int f = 0; f < 2; f++) {
+                vkml_tensor got[N_OUT] = {0};
+                run(ctx, f ? fused : plain, d, in, got);
+                double worst = 0;
+                for (int o = 0; o < N_OUT; o++) {
+                    if (o == INDICES_OUT) {
+                        CHECK(got[o].data && ref[o].data && got[o].size == ref[o].size &&
+                                  memcmp(got[o].data, ref[o].data, got[o].size) == 0,
+                              "device %d: MaxPool's indices differ", d);
+                        free(got[o].data);
+                        continue;
+                    }
+                    size_t n = got[o].size / sizeof(float);
+                    const float *a = got[o].data, *b = ref[o].data;
+                    double scale = 1;
+                    for (size_t k = 0; a && b && k < n; k++)
+                        scale = fmax(scale, fabs(b[k]));
+                    for (size_t k = 0; a && b && k < n; k++) {
+                        double e = isfinite(a[k]) ? fabs(a[k] - b[k]) / scale : INFINITY;
+                        worst = fmax(worst, e);
+                    }
+                    CHECK(a && b && got[o].size == ref[o].size, "device %d output %d missing", d,
+                          o);
+                    if (o >= FOLD_FIRST && o <= FOLD_LAST && !f)
+                        unfused_fold[o] = got[o].data; /* compared with the fused run's below */
+                    else if (o >= FOLD_FIRST && o <= FOLD_LAST) {
+                        CHECK(a && unfused_fold[o] && memcmp(a, unfused_fold[o], got[o].size) == 0,
+                              "device %d output %d: the folded bias differs from the Add", d, o);
+                        free(unfused_fold[o]);
+                        free(got[o].data);
+                    } else
+                        free(got[o].data);
                 }
-                size_t n = got[o].size / sizeof(float);
-                const float *a = got[o].data, *b = ref[o].data;
-                double scale = 1;
-                for (size_t k = 0; a && b && k < n; k++)
-                    scale = fmax(scale, fabs(b[k]));
-                for (size_t k = 0; a && b && k < n; k++) {
-                    double e = isfinite(a[k]) ? fabs(a[k] - b[k]) / scale : INFINITY;
-                    worst = fmax(worst, e);
-                }
-                CHECK(a && b && got[o].size == ref[o].size, "device %d output %d missing", d, o);
-                if (o >= FOLD_FIRST && o <= FOLD_LAST && !f)
-                    unfused_fold[o] = got[o].data; /* compared with the fused run's below */
-                else if (o >= FOLD_FIRST && o <= FOLD_LAST) {
-                    CHECK(a && unfused_fold[o] && memcmp(a, unfused_fold[o], got[o].size) == 0,
-                          "device %d output %d: the folded bias differs from the Add", d, o);
-                    free(unfused_fold[o]);
-                    free(got[o].data);
-                } else
-                    free(got[o].data);
+                printf("device %d%s %s vs unfused CPU: max normalised error %.2e\n", d,
+                       tiled ? " (tiled kernels)" : "", f ? "fused" : "unfused", worst);
+                CHECK(worst < 1e-5, "device %d %s: error %g", d, f ? "fused" : "unfused", worst);
             }
-            printf("device %d%s %s vs unfused CPU: max normalised error %.2e\n", d,
-                   tiled ? " (tiled kernels)" : "", f ? "fused" : "unfused", worst);
-            CHECK(worst < 1e-5, "device %d %s: error %g", d, f ? "fused" : "unfused", worst);
+            if (vd)
+                vd->caps.prefer_tiled = was_tiled;
         }
-        if (vd)
-            vd->caps.prefer_tiled = was_tiled;
-    }
     for (int o = 0; o < N_OUT; o++)
         free(ref[o].data);
     for (int i = 0; i < N_IN; i++)

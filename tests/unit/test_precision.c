@@ -82,9 +82,11 @@ static double compare(vkml_context *ctx, vkml_model *m, const float *x, size_t n
     size_t n_ref = 0, n = 0;
     float *ref = run(ctx, m, VKML_DEVICE_CPU, VKML_PRECISION_FP32, x, n_x, o, &n_ref);
     double worst = 0;
-    for (int d = -1; ref && d < vkml_context_device_count(ctx); d++) {
-        int device = d < 0 ? VKML_DEVICE_CPU : d;
-        float *got = run(ctx, m, device, VKML_PRECISION_FP16, x, n_x, o, &n);
+    TEST_FOR_EACH_TARGET(t, ctx, true, VKML_PRECISION_FP16) {
+        if (!ref)
+            break;
+        int device = t.device;
+        float *got = run(ctx, m, device, t.precision, x, n_x, o, &n);
         double max_ref = 0, max_err = 0;
         for (size_t i = 0; i < n_ref; i++)
             max_ref = fmax(max_ref, fabs(ref[i]));
@@ -267,11 +269,11 @@ static void test_neck(vkml_context *ctx)
     for (size_t i = 0; i < sizeof(x) / sizeof(x[0]); i++)
         x[i] = test_randf(&seed, -1, 1);
     compare(ctx, m, x, sizeof(x) / sizeof(x[0]), 0, "neck (Shape, Resize)");
-    for (int d = -1; d < vkml_context_device_count(ctx); d++) {
+    TEST_FOR_EACH_TARGET(t, ctx, true, VKML_PRECISION_FP16) {
+        int d = t.device;
         vkml_error err = {0};
         vkml_session *s = NULL;
-        vkml_session_params params = {.device = d < 0 ? VKML_DEVICE_CPU : d,
-                                      .precision = VKML_PRECISION_FP16};
+        vkml_session_params params = {.device = d, .precision = t.precision};
         CHECK_OK(vkml_session_create(ctx, m, &params, &s, &err), &err);
         const plan *p = s ? s->plan : NULL;
         int casts = 0, resizes = 0;
@@ -323,8 +325,9 @@ static void test_bulk_conversion(void)
                                      0x7fc00001u, 0xff800001u, 0x80000000u, 0x00000001u};
     uint64_t seed = 3;
     for (uint32_t i = 0; i < N; i++) {
-        uint32_t u = i < VKML_ARRAY_SIZE(edges) ? edges[i]
-                                                : (uint32_t)(test_randf(&seed, 0, 1) * 4294967040.0f);
+        uint32_t u = i < VKML_ARRAY_SIZE(edges)
+                         ? edges[i]
+                         : (uint32_t)(test_randf(&seed, 0, 1) * 4294967040.0f);
         if (i % 3 == 0 && i >= VKML_ARRAY_SIZE(edges)) /* near float16's range */
             u = (0x33000000u + u % 0x14800000u) | (u & 0x80000000u);
         memcpy(&f2[i], &u, 4);

@@ -353,7 +353,7 @@ static void check_rects(vkml_context *ctx, uint64_t *seed)
 
 /* A batch of `n` frames (same layout, own bytes) through a model of symbolic batch bound
  * to n: the frame input is [n, bytes] and image b equals the reference of frame b, on
- * both devices. */
+ * every device. */
 static void check_batch(vkml_context *ctx, const char *name, frame *frames, int n, image im)
 {
     const int64_t model_dims[4] = {-1, 3, -1, -1};
@@ -364,10 +364,9 @@ static void check_batch(vkml_context *ctx, const char *name, frame *frames, int 
     uint8_t *bytes = calloc((size_t)n, slot);
     for (int b = 0; b < n; b++)
         memcpy(bytes + (size_t)b * slot, frames[b].bytes, slot);
-    for (int k = 0; k < 2; k++) {
-        int device = k ? 0 : VKML_DEVICE_CPU;
+    TEST_FOR_EACH_DEVICE(target, ctx) {
         vkml_session_params params = {
-            .device = device, .preprocess = &frames[0].pp, .input_shapes = &shape};
+            .device = target.device, .preprocess = &frames[0].pp, .input_shapes = &shape};
         vkml_session *s = NULL;
         vkml_error err = {0};
         vkml_tensor out = {0};
@@ -390,7 +389,7 @@ static void check_batch(vkml_context *ctx, const char *name, frame *frames, int 
             for (size_t i = 0; i < per; i++)
                 worst = fmax(worst, fabs(element(&out, (size_t)b * per + i) - want[i]));
             CHECK(worst <= 2e-3, "%s on %s: image %d differs from its frame's reference by %g",
-                  name, k ? "Vulkan" : "CPU", b, worst);
+                  name, target.device >= 0 ? "Vulkan" : "CPU", b, worst);
             free(want);
         }
         vkml_tensor_release(&out);

@@ -55,8 +55,8 @@ static void run(vkml_session *s, int step)
         }
     }
     vkml_error err = {0};
-    vkml_tensor in = {.dtype = VKML_DTYPE_FLOAT, .rank = 2, .dims = {ROWS, COLS}, .data = x,
-                      .size = sizeof(x)};
+    vkml_tensor in = {
+        .dtype = VKML_DTYPE_FLOAT, .rank = 2, .dims = {ROWS, COLS}, .data = x, .size = sizeof(x)};
     vkml_tensor out = {0};
     CHECK_OK(vkml_session_alloc_output(s, 0, &out, &err), &err);
     CHECK_OK(vkml_session_run(s, &in, 1, &out, 1, &err), &err);
@@ -76,9 +76,12 @@ int main(void)
     CHECK_OK(vkml_context_create(NULL, &ctx, &err), &err);
     test_require_vulkan(ctx);
     vkml_model *m = make_model();
-    for (int d = -1; m && d < vkml_context_device_count(ctx); d++) {
+    TEST_FOR_EACH_DEVICE(t, ctx) {
+        if (!m)
+            break;
+        int d = t.device;
         vkml_session *s = NULL;
-        vkml_session_params params = {.device = d < 0 ? VKML_DEVICE_CPU : d};
+        vkml_session_params params = {.device = d};
         CHECK_OK(vkml_session_create(ctx, m, &params, &s, &err), &err);
         if (!s)
             continue;

@@ -83,8 +83,7 @@ static float *run(vkml_context *ctx, vkml_model *m, int device, const float *x, 
 
 /* y = X * g1 (X of rank 3, dims xd); q = Gather(y, index, axis), or Transpose(y, perm)
  * where perm is not NULL; Y = q * 2. */
-static vkml_model *gather_model(const int64_t *xd, int64_t axis, int64_t index,
-                                const int64_t *perm)
+static vkml_model *gather_model(const int64_t *xd, int64_t axis, int64_t index, const int64_t *perm)
 {
     static int64_t indices[8];
     static int n_indices;
@@ -106,8 +105,9 @@ static vkml_model *gather_model(const int64_t *xd, int64_t axis, int64_t index,
                   : tg_node(g, "gather", "Gather", y, i, q, 13);
     graph_node *n = &g->nodes[gn];
     n->attrs = vkml_arena_calloc(g->arena, 1, sizeof(graph_attr));
-    n->attrs[0] = perm ? (graph_attr){.name = "perm", .type = GRAPH_ATTR_INTS, .ints = perm, .count = 3}
-                       : (graph_attr){.name = "axis", .type = GRAPH_ATTR_INT, .i = axis};
+    n->attrs[0] =
+        perm ? (graph_attr){.name = "perm", .type = GRAPH_ATTR_INTS, .ints = perm, .count = 3}
+             : (graph_attr){.name = "axis", .type = GRAPH_ATTR_INT, .i = axis};
     n->n_attrs = 1;
     tg_node(g, "twice", "Mul", q, two, out, 13);
     return tg_model(g, (int[]){x}, 1, (int[]){out}, 1, 13);
@@ -123,8 +123,8 @@ static void check_model(vkml_context *ctx, vkml_model *m, size_t n_x, size_t n_o
     uint64_t seed = 11;
     for (size_t i = 0; i < n_x; i++)
         x[i] = test_randf(&seed, -1, 1);
-    for (int d = -1; d < vkml_context_device_count(ctx); d++) {
-        int device = d < 0 ? VKML_DEVICE_CPU : d;
+    TEST_FOR_EACH_DEVICE(t, ctx) {
+        int device = t.device;
         size_t n_ref = 0, n = 0;
         uint64_t held_ref = 0, held = 0;
         unsigned views = 0;

@@ -1,5 +1,5 @@
 /*
- * Nodes moved onto the GPU for the model zoo and the core tier (suite 'ops'): the global
+ * The nodes the model zoo and the core tier need on the GPU (suite 'ops'): the global
  * pools in float16 and double, MaxPool int8/uint8, Pow with mixed types,
  * empty-set reductions, Cast to/from bfloat16,
  * antialiased Resize, TopK, BatchNormalization standalone (two passes on the GPU),
@@ -10,18 +10,7 @@
 #include <math.h>
 #include <stdio.h>
 
-static const vkml_dtype float_types[] = {VKML_DTYPE_FLOAT, VKML_DTYPE_FLOAT16,
-                                         VKML_DTYPE_DOUBLE};
-
-static const char *dtype_label(vkml_dtype t)
-{
-    return t == VKML_DTYPE_FLOAT16 ? "f16" : t == VKML_DTYPE_DOUBLE ? "f64" : "f32";
-}
-
-static double bound_for(vkml_dtype t, double f32_bound)
-{
-    return t == VKML_DTYPE_FLOAT16 ? OH_BOUND_FP16 : f32_bound;
-}
+static const vkml_dtype float_types[] = {VKML_DTYPE_FLOAT, VKML_DTYPE_FLOAT16, VKML_DTYPE_DOUBLE};
 
 static void test_global_pool(void)
 {
@@ -31,8 +20,8 @@ static void test_global_pool(void)
             char label[96];
             oh_case *c = oh_new(ops[k], 13);
             oh_input(c, float_types[t], 4, (int64_t[]){2, 5, 7, 11}, -2, 2);
-            snprintf(label, sizeof(label), "%s %s", ops[k], dtype_label(float_types[t]));
-            oh_run(c, label, bound_for(float_types[t], OH_BOUND_SUM));
+            snprintf(label, sizeof(label), "%s %s", ops[k], oh_dtype_label(float_types[t]));
+            oh_run(c, label, oh_bound(float_types[t], OH_BOUND_SUM));
         }
     oh_case *c = oh_new("GlobalAveragePool", 13);
     oh_input(c, VKML_DTYPE_FLOAT16, 3, (int64_t[]){1, 3, 13}, -1, 1);
@@ -81,7 +70,7 @@ static void test_pow_mixed(void)
 {
     static const vkml_dtype bases[] = {VKML_DTYPE_FLOAT, VKML_DTYPE_FLOAT16, VKML_DTYPE_INT32,
                                        VKML_DTYPE_INT64};
-    static const vkml_dtype exps[] = {VKML_DTYPE_INT32, VKML_DTYPE_INT64, VKML_DTYPE_UINT32,
+    static const vkml_dtype exps[] = {VKML_DTYPE_INT32,  VKML_DTYPE_INT64, VKML_DTYPE_UINT32,
                                       VKML_DTYPE_UINT64, VKML_DTYPE_FLOAT, VKML_DTYPE_DOUBLE};
     for (size_t i = 0; i < 4; i++)
         for (size_t j = 0; j < 6; j++) {
@@ -91,10 +80,10 @@ static void test_pow_mixed(void)
             char label[96];
             oh_case *c = oh_new("Pow", 15);
             oh_input(c, b, 3, (int64_t[]){5, 7, 11}, is_float(b) ? 0.1 : -4, is_float(b) ? 2 : 4);
-            oh_input(c, e, 2, (int64_t[]){7, 11}, e == VKML_DTYPE_UINT32 || e == VKML_DTYPE_UINT64 ? 0 : -3,
-                     5);
+            oh_input(c, e, 2, (int64_t[]){7, 11},
+                     e == VKML_DTYPE_UINT32 || e == VKML_DTYPE_UINT64 ? 0 : -3, 5);
             snprintf(label, sizeof(label), "Pow %s ^ %s", vkml_dtype_name(b), vkml_dtype_name(e));
-            oh_run(c, label, bound_for(b, OH_BOUND_TRANSCENDENTAL));
+            oh_run(c, label, oh_bound(b, OH_BOUND_TRANSCENDENTAL));
         }
     /* An integer base with NaN and huge float exponents: truncated and saturated. */
     oh_case *c = oh_new("Pow", 15);
@@ -108,9 +97,9 @@ static void test_pow_mixed(void)
 /* Reductions over an empty set give the op's identity; an empty output records nothing. */
 static void test_reduce_empty(void)
 {
-    static const char *const ops[] = {"ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd",
-                                      "ReduceLogSum", "ReduceLogSumExp", "ReduceMean",
-                                      "ReduceL2", "ReduceSumSquare"};
+    static const char *const ops[] = {"ReduceSum",  "ReduceMax",    "ReduceMin",
+                                      "ReduceProd", "ReduceLogSum", "ReduceLogSumExp",
+                                      "ReduceMean", "ReduceL2",     "ReduceSumSquare"};
     static const vkml_dtype types[] = {VKML_DTYPE_FLOAT, VKML_DTYPE_INT32, VKML_DTYPE_INT64};
     for (size_t k = 0; k < sizeof(ops) / sizeof(ops[0]); k++)
         for (size_t t = 0; t < 3; t++) {
@@ -140,8 +129,8 @@ static void test_reduce_empty(void)
 static void test_cast_bfloat16(void)
 {
     static const vkml_dtype others[] = {VKML_DTYPE_FLOAT, VKML_DTYPE_FLOAT16, VKML_DTYPE_DOUBLE,
-                                        VKML_DTYPE_INT32, VKML_DTYPE_INT64, VKML_DTYPE_UINT8,
-                                        VKML_DTYPE_BOOL, VKML_DTYPE_BFLOAT16};
+                                        VKML_DTYPE_INT32, VKML_DTYPE_INT64,   VKML_DTYPE_UINT8,
+                                        VKML_DTYPE_BOOL,  VKML_DTYPE_BFLOAT16};
     for (size_t k = 0; k < sizeof(others) / sizeof(others[0]); k++)
         for (int to_bf16 = 0; to_bf16 < 2; to_bf16++) {
             vkml_dtype from = to_bf16 ? others[k] : VKML_DTYPE_BFLOAT16;
@@ -188,9 +177,9 @@ static void test_resize_antialias(void)
 /* TopK on the GPU: every element ranks itself in its line (ties by lower index). */
 static void test_topk(void)
 {
-    static const vkml_dtype types[] = {VKML_DTYPE_FLOAT, VKML_DTYPE_FLOAT16, VKML_DTYPE_DOUBLE,
-                                       VKML_DTYPE_INT8, VKML_DTYPE_UINT8, VKML_DTYPE_INT32,
-                                       VKML_DTYPE_UINT32, VKML_DTYPE_INT64, VKML_DTYPE_UINT64};
+    static const vkml_dtype types[] = {VKML_DTYPE_FLOAT,  VKML_DTYPE_FLOAT16, VKML_DTYPE_DOUBLE,
+                                       VKML_DTYPE_INT8,   VKML_DTYPE_UINT8,   VKML_DTYPE_INT32,
+                                       VKML_DTYPE_UINT32, VKML_DTYPE_INT64,   VKML_DTYPE_UINT64};
     for (size_t t = 0; t < sizeof(types) / sizeof(types[0]); t++)
         for (int largest = 0; largest < 2; largest++) {
             char label[96];
@@ -228,30 +217,29 @@ static void test_topk(void)
     oh_run(c, "TopK with K over the axis", OH_BOUND_EXACT);
 }
 
-static void run_batchnorm(const char *label, vkml_dtype t, int rank, const int64_t *dims,
-                          int opset)
+static void run_batchnorm(const char *label, vkml_dtype t, int rank, const int64_t *dims, int opset)
 {
     oh_case *c = oh_new("BatchNormalization", opset);
     oh_input(c, t, rank, dims, -3, 3);
     int64_t ch[] = {rank > 1 ? dims[1] : 1};
-    oh_const_random(c, t, 1, ch, 0.5, 2);   /* scale */
-    oh_const_random(c, t, 1, ch, -1, 1);    /* B */
+    oh_const_random(c, t, 1, ch, 0.5, 2);    /* scale */
+    oh_const_random(c, t, 1, ch, -1, 1);     /* B */
     oh_const_random(c, t, 1, ch, -0.5, 0.5); /* mean */
-    oh_const_random(c, t, 1, ch, 0.1, 3);   /* var */
+    oh_const_random(c, t, 1, ch, 0.1, 3);    /* var */
     oh_attr_float(c, "epsilon", 1e-3f);
-    oh_run(c, label, bound_for(t, OH_BOUND_TRANSCENDENTAL));
+    oh_run(c, label, oh_bound(t, OH_BOUND_TRANSCENDENTAL));
 }
 
 static void test_batchnorm(void)
 {
     for (size_t t = 0; t < 3; t++) {
         char label[96];
-        snprintf(label, sizeof(label), "BatchNormalization 4-D %s", dtype_label(float_types[t]));
+        snprintf(label, sizeof(label), "BatchNormalization 4-D %s", oh_dtype_label(float_types[t]));
         run_batchnorm(label, float_types[t], 4, (int64_t[]){5, 7, 11, 13}, 15);
-        snprintf(label, sizeof(label), "BatchNormalization 2-D %s", dtype_label(float_types[t]));
+        snprintf(label, sizeof(label), "BatchNormalization 2-D %s", oh_dtype_label(float_types[t]));
         run_batchnorm(label, float_types[t], 2, (int64_t[]){3, 17}, 9);
         snprintf(label, sizeof(label), "BatchNormalization 3-D opset 7 %s",
-                 dtype_label(float_types[t]));
+                 oh_dtype_label(float_types[t]));
         run_batchnorm(label, float_types[t], 3, (int64_t[]){2, 3, 1}, 7);
     }
     /* Training mode (opset 14+): batch statistics, running ones blended by momentum. */
@@ -267,8 +255,8 @@ static void test_batchnorm(void)
         oh_outputs(c, 3);
         char label[96];
         snprintf(label, sizeof(label), "BatchNormalization training %s",
-                 dtype_label(float_types[t]));
-        oh_run(c, label, bound_for(float_types[t], OH_BOUND_TRANSCENDENTAL));
+                 oh_dtype_label(float_types[t]));
+        oh_run(c, label, oh_bound(float_types[t], OH_BOUND_TRANSCENDENTAL));
     }
     oh_case *c = oh_new("BatchNormalization", 15);
     oh_const(c, VKML_DTYPE_FLOAT, 2, (int64_t[]){2, 2}, (float[]){1, 2, 3, 4});
