@@ -185,22 +185,35 @@ vkml_status concat_infer(graph_value *values, const graph_node *node, vkml_error
     return VKML_OK;
 }
 
+/* Piece k of `whole` along its axis (axis_attr): Concat's input, Split's output, `pieces`
+ * the values in order. Sets the step's rank and dims (the piece's), both dense strides
+ * (the piece's and the whole's, into the step's fields given) and the piece's offset in
+ * the whole. */
+static vkml_status axis_piece(const graph_value *values, const graph_node *node,
+                              int64_t axis_attr, const graph_value *whole, const int *pieces,
+                              int k, int64_t *piece_strides, int64_t *whole_strides,
+                              int64_t *offset, mv_step *s, vkml_error *err)
+{
+    const graph_value *piece = &values[pieces[k]];
+    int axis = 0;
+    vkml_status st = mv_axis(node, "axis", axis_attr, whole->rank, &axis, err);
+    s->rank = piece->rank;
+    memcpy(s->dims, piece->dims, sizeof(s->dims));
+    dense_strides(piece->rank, piece->dims, piece_strides);
+    dense_strides(whole->rank, whole->dims, whole_strides);
+    for (int i = 0; i < k && !st; i++)
+        *offset += values[pieces[i]].dims[axis] * whole_strides[axis];
+    return st;
+}
+
 /* Input k goes to its place along the axis of the output. */
 static vkml_status concat_describe(const graph_value *values, const graph_node *node, int k,
                                    mv_step *s, vkml_error *err)
 {
-    const graph_value *y = &values[node->outputs[0]], *x = &values[node->inputs[k]];
-    int axis = 0;
-    vkml_status st = mv_axis(node, "axis", ((const axis_params *)node->params)->axis, y->rank,
-                             &axis, err);
     s->src = k;
-    s->rank = x->rank;
-    memcpy(s->dims, x->dims, sizeof(s->dims));
-    dense_strides(x->rank, x->dims, s->src_strides);
-    dense_strides(y->rank, y->dims, s->dst_strides);
-    for (int i = 0; i < k && !st; i++)
-        s->dst_offset += values[node->inputs[i]].dims[axis] * s->dst_strides[axis];
-    return st;
+    return axis_piece(values, node, ((const axis_params *)node->params)->axis,
+                      &values[node->outputs[0]], node->inputs, k, s->src_strides,
+                      s->dst_strides, &s->dst_offset, s, err);
 }
 
 /* Split */
@@ -292,18 +305,10 @@ vkml_status split_infer(graph_value *values, const graph_node *node, vkml_error 
 static vkml_status split_describe(const graph_value *values, const graph_node *node, int k,
                                   mv_step *s, vkml_error *err)
 {
-    const graph_value *x = &values[node->inputs[0]], *y = &values[node->outputs[k]];
-    int axis = 0;
-    vkml_status st = mv_axis(node, "axis", ((const split_params *)node->params)->axis, x->rank,
-                             &axis, err);
     s->dst = k;
-    s->rank = y->rank;
-    memcpy(s->dims, y->dims, sizeof(s->dims));
-    dense_strides(x->rank, x->dims, s->src_strides);
-    dense_strides(y->rank, y->dims, s->dst_strides);
-    for (int i = 0; i < k && !st; i++)
-        s->src_offset += values[node->outputs[i]].dims[axis] * s->src_strides[axis];
-    return st;
+    return axis_piece(values, node, ((const split_params *)node->params)->axis,
+                      &values[node->inputs[0]], node->outputs, k, s->dst_strides,
+                      s->src_strides, &s->src_offset, s, err);
 }
 
 /* Squeeze, Unsqueeze (aliases: the kernels copy bytes or nothing) */
