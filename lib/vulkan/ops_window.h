@@ -4,16 +4,7 @@
 #include "ops/window.h"
 #include "vulkan/vk_ops.h"
 
-typedef struct vk_window_push {
-    uint32_t in_h, in_w;
-    uint32_t out_h, out_w;
-    uint32_t k_h, k_w;
-    uint32_t stride_h, stride_w;
-    uint32_t pad_h, pad_w;
-    uint32_t dil_h, dil_w;
-} vk_window_push;
-
-/* Fills the push block from a 1-D or 2-D window; pad_end receives the end pads (h, w). */
+/* Fills push.h's vk_window_push from a 1-D or 2-D window; pad_end receives the end pads (h, w). */
 void vk_window_push_fill(const window_params *w, vk_window_push *out, uint32_t pad_end[2]);
 /* Spatial dims of the window3_push kernels (conv_window.comp, pool.comp). */
 #define VK_WINDOW3_SPATIAL 3
