@@ -9,7 +9,9 @@
  *   2. each block as a function of static asserts: every member's offset in the C struct
  *      is its offset in the twin, and the sizes agree (no padding, no member moved);
  *   3. each block without the members marked as past the minimum (VKML_PUSH_CHECK_MIN),
- *      within the 128 bytes every Vulkan device takes (VKML_PUSH_MIN_BYTES).
+ *      as a twin again (`struct name_min`), within the 128 bytes every Vulkan device takes
+ *      (VKML_PUSH_MIN_BYTES).
+ * (3 is expanded before 2, so that it reuses 1's member macros.)
  */
 #include "vulkan/vk_common.h"
 
@@ -28,11 +30,12 @@
 #undef PUSH_F32S
 #undef PUSH_STRUCT
 
-/* 1. the std430 twins */
-#define PUSH_BEGIN(name) struct name##_packed {
+/* 1. the std430 twins (PUSH_TWIN: name_packed), each checked by PUSH_TWIN_CHECK */
+#define PUSH_BEGIN(name) struct PUSH_TWIN(name) {
 #define PUSH_END(name)                                                                             \
     }                                                                                              \
-    ;
+    ;                                                                                              \
+    PUSH_TWIN_CHECK(name)
 #define PUSH_TYPE_BEGIN PUSH_BEGIN
 #define PUSH_TYPE_END PUSH_END
 #define PUSH_U32(f) unsigned char f[4];
@@ -40,8 +43,22 @@
 #define PUSH_F32 PUSH_U32
 #define PUSH_F32S PUSH_U32S
 #define PUSH_STRUCT(type, f) struct type##_packed f;
+#define PUSH_TWIN(name) name##_packed
+#define PUSH_TWIN_CHECK(name)
 #undef VKML_PUSH_H
 #include "push.h"
+
+/* 3. the 128-byte minimum: twins (name_min) without the members past it */
+#undef PUSH_TWIN
+#undef PUSH_TWIN_CHECK
+#define VKML_PUSH_CHECK_MIN
+#define PUSH_TWIN(name) name##_min
+#define PUSH_TWIN_CHECK(name)                                                                      \
+    _Static_assert(sizeof(struct name##_min) <= VKML_PUSH_MIN_BYTES,                               \
+                   #name ": past the 128 push-constant bytes every device takes");
+#undef VKML_PUSH_H
+#include "push.h"
+#undef VKML_PUSH_CHECK_MIN
 
 /* 2. offsets and sizes */
 #undef PUSH_BEGIN
@@ -62,25 +79,6 @@
 #define PUSH_U32(f) PUSH_OFFSET_CHECK(f)
 #define PUSH_U32S(f, n) PUSH_OFFSET_CHECK(f)
 #define PUSH_STRUCT(type, f) PUSH_OFFSET_CHECK(f)
-#undef VKML_PUSH_H
-#include "push.h"
-
-/* 3. the 128-byte minimum */
-#undef PUSH_BEGIN
-#undef PUSH_END
-#undef PUSH_U32
-#undef PUSH_U32S
-#undef PUSH_STRUCT
-#define VKML_PUSH_CHECK_MIN
-#define PUSH_BEGIN(name) struct name##_min {
-#define PUSH_END(name)                                                                             \
-    }                                                                                              \
-    ;                                                                                              \
-    _Static_assert(sizeof(struct name##_min) <= VKML_PUSH_MIN_BYTES,                               \
-                   #name ": past the 128 push-constant bytes every device takes");
-#define PUSH_U32(f) unsigned char f[4];
-#define PUSH_U32S(f, n) unsigned char f[4 * (n)];
-#define PUSH_STRUCT(type, f) struct type##_packed f;
 #undef VKML_PUSH_H
 #include "push.h"
 

@@ -119,16 +119,21 @@ PUSH_GEMM_SPLIT
 PUSH_END(matmul_push)
 #endif
 
+/* The first members of the 2-D conv blocks on vk_window_push (conv_gemm_push, qconv_push):
+ * the window, count = N * M * OH * OW outputs, C and M, and per group. */
+#define CONV_WINDOW_PUSH                                                                           \
+    PUSH_STRUCT(vk_window_push, win)                                                               \
+    PUSH_U32(count)                                                                                \
+    PUSH_U32(in_channels)                                                                          \
+    PUSH_U32(out_channels)                                                                         \
+    PUSH_U32(group_in_channels)                                                                    \
+    PUSH_U32(group_out_channels)
+
 /* The implicit-GEMM conv (gemm_tiled.comp and gemm_coop.comp with CONV=1 or 2;
- * lib/vulkan/ops_conv.c): count = N * M * OH * OW outputs, C and M, per group too. */
+ * lib/vulkan/ops_conv.c). */
 #if !defined(VKML_GLSL) || defined(PUSH_CONV_GEMM)
 PUSH_BEGIN(conv_gemm_push)
-PUSH_STRUCT(vk_window_push, win)
-PUSH_U32(count)
-PUSH_U32(in_channels)
-PUSH_U32(out_channels)
-PUSH_U32(group_in_channels)
-PUSH_U32(group_out_channels)
+CONV_WINDOW_PUSH
 PUSH_U32(has_bias)
 PUSH_EPILOGUE
 PUSH_GEMM_SPLIT
@@ -454,16 +459,11 @@ PUSH_F32(y_hi)
 PUSH_END(qmatmul_push)
 #endif
 
-/* ConvInteger/QLinearConv (shaders/qconv2d.comp): the 2-D window (vk_window_push), then the channels and quantization parameters
- * (zero points as int32 bits). */
+/* ConvInteger/QLinearConv (shaders/qconv2d.comp): the 2-D window and channels, then the
+ * quantization parameters (zero points as int32 bits). */
 #if !defined(VKML_GLSL) || defined(PUSH_QCONV)
 PUSH_BEGIN(qconv_push)
-PUSH_STRUCT(vk_window_push, win)
-PUSH_U32(count)
-PUSH_U32(in_channels)
-PUSH_U32(out_channels)
-PUSH_U32(group_in_channels)
-PUSH_U32(group_out_channels)
+CONV_WINDOW_PUSH
 PUSH_U32(x_zero)
 PUSH_U32(w_zero)
 PUSH_U32(w_signed)
