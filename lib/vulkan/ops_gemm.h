@@ -94,7 +94,7 @@ bool vk_conv_pick_taps(const struct gpu_caps *caps, vkml_dtype dtype, bool fast_
 
 /* Whether Conv `node` runs on gemm_coop.comp's CONV=2 form on this device: then its
  * weights (input 1, a constant the device holds) are uploaded packed as [M][taps][C/group]
- * (vk_session.c; VK_CONST_CONV_TAPS), which that kernel reads with vector loads. A conv
+ * (vk_session_consts.c; VK_CONST_CONV_TAPS), which that kernel reads with vector loads. A conv
  * whose weights are not packed (another node reads them too) takes the other kernels. */
 bool vk_conv_packs_weights(const graph_value *values, const graph_node *node,
                            const struct gpu_caps *caps, bool fast_math);
