@@ -29,9 +29,6 @@
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
 #extension GL_EXT_control_flow_attributes : require
 #include "buffers.glsl"
-#if CONV
-#include "window.glsl"
-#endif
 
 #define SUBGROUP 32        // invocations per subgroup (checked by the host)
 #define FRAG 16            // fragment M = N = K

@@ -7,9 +7,6 @@
 // gemm_store_quad where they lie so in Y), else one; workgroups (vk_splitk_sum_x, M, Z).
 #extension GL_EXT_control_flow_attributes : require
 #include "buffers.glsl"
-#if CONV
-#include "window.glsl"
-#endif
 #define SPLITK 2
 layout(local_size_x = 64, local_size_y = 1, local_size_z = 1) in;
 

@@ -18,9 +18,6 @@
 //   Y[n, g*Mg + m, pix] = epilogue(sum_k W[g*Mg + m, k] * Xcol[k, (n, pix)] + bias)
 //   where k = (c, ky, kx) and Xcol is read from X on the fly (zero in the padding).
 #include "buffers.glsl"
-#if CONV
-#include "window.glsl"
-#endif
 #extension GL_EXT_control_flow_attributes : require
 
 #define WG_X (BN / TN)

@@ -1,16 +1,13 @@
 #version 450
 // Global max/average pooling: one invocation per (n, c) plane of `size` elements.
 // -D IS_MAX: 1 max, 0 average.
+#define PUSH_GLOBAL_POOL
 #include "index.glsl"
 #include "buffers.glsl"
+#include "push.h"
 
 DECLARE_IN(0, x)
 DECLARE_OUT(1, y)
-
-layout(push_constant) uniform Params {
-    uint planes;
-    uint size;
-} p;
 
 void main()
 {

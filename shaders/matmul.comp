@@ -3,7 +3,7 @@
 //   Y[b, m, n] = alpha * sum_k A[b, m, k] * B[b, k, n] + beta * C[m, n]
 // Element (m, k) of A is at a_batch + m * a_sm + k * a_sk (strides express Gemm's
 // transposes), likewise B and C (C strides 0 where broadcast). Y is dense [batch, M, N].
-// Batch b = gl_WorkGroupID.z is split over up to MAX_BATCH_RANK broadcast dims. The
+// Batch b = gl_WorkGroupID.z is split over up to MATMUL_MAX_BATCH_RANK broadcast dims. The
 // float32 variant of the tiled path is gemm_tiled.comp; this one serves the other dtypes.
 #include "buffers.glsl"
 

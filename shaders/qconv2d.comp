@@ -12,7 +12,6 @@
 #define PUSH_QCONV
 #include "index.glsl"
 #include "buffers.glsl"
-#include "window.glsl"
 #include "push.h"
 
 DECLARE_IN(0, x)

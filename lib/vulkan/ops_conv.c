@@ -65,16 +65,6 @@ static bool runs_on_lanes(const conv_params *p, const struct gpu_caps *caps)
     return lanes_suit(p, caps) && outputs <= CONV_DIRECT_MAX_OUTPUTS;
 }
 
-/* conv_gemm_*'s push block (gemm_tiled.comp with CONV=1). */
-typedef struct conv_push {
-    vk_window_push win;
-    uint32_t count;
-    uint32_t in_channels, out_channels;
-    uint32_t group_in_channels, group_out_channels;
-    uint32_t has_bias;
-    vk_epilogue_push epi;
-} conv_push;
-
 /* Whether conv p suits the GEMM kernels at all (else the direct kernel): a device that
  * takes tiled products, float32 or float16, 1-D or 2-D, enough channels, not a conv small
  * enough for the direct kernel or its lanes form. */
@@ -83,8 +73,8 @@ static bool gemm_suits(const conv_params *p, vkml_dtype dtype, const struct gpu_
     int64_t channels = p->out_channels / p->group;
     int64_t cols = p->batch * window_out_size(&p->win);
     if (!caps->prefer_tiled || caps->gemm_force < 0 ||
-        (dtype != VKML_DTYPE_FLOAT && dtype != VKML_DTYPE_FLOAT16) ||
-        p->win.spatial > 2 || channels < CONV_GEMM_MIN_CHANNELS)
+        (dtype != VKML_DTYPE_FLOAT && dtype != VKML_DTYPE_FLOAT16) || p->win.spatial > 2 ||
+        channels < CONV_GEMM_MIN_CHANNELS)
         return false;
     int64_t k = p->in_channels / p->group * window_kernel_size(&p->win);
     bool by_shape = caps->gemm_force == 0 && caps->splitk_force == 0 && caps->coop_force <= 0;
@@ -102,10 +92,9 @@ static bool taps_takes(const conv_params *p, vkml_dtype dtype, const struct gpu_
     if (p->win.spatial != 2 || window_in_size(&p->win) == 1 || !gemm_suits(p, dtype, caps))
         return false;
     int64_t group_in = p->in_channels / p->group;
-    return vk_conv_pick_taps(caps, dtype, fast_math, p->out_channels / p->group,
-                             p->batch * window_out_size(&p->win),
-                             group_in * window_kernel_size(&p->win), p->group, group_in, kernel,
-                             groups, split);
+    return vk_conv_pick_taps(
+        caps, dtype, fast_math, p->out_channels / p->group, p->batch * window_out_size(&p->win),
+        group_in * window_kernel_size(&p->win), p->group, group_in, kernel, groups, split);
 }
 
 /* The implicit-GEMM kernel: over taps on cooperative matrices where taps_takes and the
@@ -160,8 +149,8 @@ bool vk_conv_runs_as_product(const conv_params *p, vkml_dtype dtype, const struc
     return (p->batch == 1 || pixels >= 256 ||
             vk_gemm_pick_coop(caps, false, dtype, fast_math, p->out_channels, pixels,
                               p->in_channels, p->batch, &kernel, groups)) &&
-           p->in_channels <= UINT32_MAX / 2 &&
-           p->in_channels * pixels <= UINT32_MAX && p->out_channels * pixels <= UINT32_MAX;
+           p->in_channels <= UINT32_MAX / 2 && p->in_channels * pixels <= UINT32_MAX &&
+           p->out_channels * pixels <= UINT32_MAX;
 }
 
 /* Y[n, m, pix] = sum_c W[m, c] X[n, c, pix] + bias[m] as a product per image n: A = W
@@ -199,8 +188,8 @@ static vkml_status record_pointwise(gpu_recorder *rec, const graph_node *node, c
 static bool pool_fits_push(const conv_params *p)
 {
     for (int d = 0; d < 2; d++)
-        if (p->win.out[d] > 0xffff || p->pool.kernel[d] > 0xffff ||
-            p->pool.strides[d] > 0xffff || p->pool.pads_begin[d] > 0xffff)
+        if (p->win.out[d] > 0xffff || p->pool.kernel[d] > 0xffff || p->pool.strides[d] > 0xffff ||
+            p->pool.pads_begin[d] > 0xffff)
             return false;
     return true;
 }
@@ -218,17 +207,22 @@ VKML_GPU_SUPPORTS_DECL(gpu_conv_supports)
     if (conv_params_parse(values, node, &p, &err) != VKML_OK)
         return vk_parse_failed(&err, why, why_size);
     if (p.win.spatial > VK_WINDOW3_SPATIAL)
-        return vk_unsupported(why, why_size, "Conv with %d spatial dims: the Vulkan kernels "
-                              "take 1 to 3", p.win.spatial);
+        return vk_unsupported(why, why_size,
+                              "Conv with %d spatial dims: the Vulkan kernels "
+                              "take 1 to 3",
+                              p.win.spatial);
     for (int d = 0; d < p.win.spatial; d++)
         if (p.win.pads_begin[d] + p.win.in[d] > INT32_MAX ||
             (p.win.kernel[d] - 1) * p.win.dilations[d] > INT32_MAX ||
             p.win.out[d] * p.win.strides[d] > INT32_MAX)
-            return vk_unsupported(why, why_size, "Conv: window beyond the kernels' 32-bit "
+            return vk_unsupported(why, why_size,
+                                  "Conv: window beyond the kernels' 32-bit "
                                   "arithmetic");
     if (caps->max_bindings < VK_MAX_BINDINGS)
-        return vk_unsupported(why, why_size, "Conv: the kernels bind %d buffers, the device "
-                              "allows %u", VK_MAX_BINDINGS, caps->max_bindings);
+        return vk_unsupported(why, why_size,
+                              "Conv: the kernels bind %d buffers, the device "
+                              "allows %u",
+                              VK_MAX_BINDINGS, caps->max_bindings);
     if (p.pooled && !pool_fits_push(&p))
         return vk_unsupported(why, why_size, "Conv with a fused MaxPool: sizes past 65535");
     /* dtypes: the registry's mask (float, float16) */
@@ -241,7 +235,7 @@ static vkml_status record_gemm(gpu_recorder *rec, const graph_node *node, const 
                                vkml_error *err)
 {
     uint32_t pad_end[2];
-    conv_push pc = {
+    conv_gemm_push pc = {
         .in_channels = vk_u32(p->in_channels),
         .out_channels = vk_u32(p->out_channels),
         .group_in_channels = vk_u32(p->in_channels / p->group),
@@ -268,10 +262,7 @@ static vkml_status record_pooled(gpu_recorder *rec, const conv_params *p, const 
         .in_channels = pc->in_channels,
         .group_in = pc->group_in,
         .group_out = pc->group_out,
-        .epi_act = pc->epi_act,
-        .epi_alpha = pc->epi_alpha,
-        .epi_beta = pc->epi_beta,
-        .epi_flags = pc->epi_flags,
+        .epi = pc->epi,
         .conv_out = pair16(p->win.out),
         .pool_kernel = pair16(pool->kernel),
         .pool_stride = pair16(pool->strides),
@@ -290,15 +281,15 @@ static vkml_status record_pooled(gpu_recorder *rec, const conv_params *p, const 
     while (slots < (uint64_t)window_kernel_size(pool))
         slots *= 2;
     if (lanes_suit(p, vk_rec_caps(rec)))
-        while ((1u << (log_lanes + 1)) <= CONV_LANES &&
-               slots << (log_lanes + 1) <= CONV_POOL_WG)
+        while ((1u << (log_lanes + 1)) <= CONV_LANES && slots << (log_lanes + 1) <= CONV_POOL_WG)
             log_lanes++;
     pp.flags |= log_lanes << 8;
     /* workgroups of CONV_POOL_WG: as vk_groups_1d spreads groups of VK_WG_SIZE_1D */
     uint32_t groups[3];
     uint64_t invocations = count * (slots << log_lanes);
-    vk_groups_1d(vk_rec_caps(rec), (invocations + CONV_POOL_WG / VK_WG_SIZE_1D - 1) /
-                                       (CONV_POOL_WG / VK_WG_SIZE_1D), groups);
+    vk_groups_1d(vk_rec_caps(rec),
+                 (invocations + CONV_POOL_WG / VK_WG_SIZE_1D - 1) / (CONV_POOL_WG / VK_WG_SIZE_1D),
+                 groups);
     return vk_rec_kernel(rec, kernel, dtype, bind, &pp, sizeof(pp), groups, err);
 }
 
@@ -310,12 +301,8 @@ static vkml_status record_window(gpu_recorder *rec, const graph_node *node, cons
                        .in_channels = vk_u32(p->in_channels),
                        .group_in = vk_u32(p->in_channels / p->group),
                        .group_out = vk_u32(p->out_channels / p->group),
-                       .flags = p->has_bias ? 1u : 0u};
-    vk_epilogue_push epi = vk_epilogue_of(node);
-    pc.epi_act = epi.act;
-    pc.epi_alpha = epi.alpha;
-    pc.epi_beta = epi.beta;
-    pc.epi_flags = epi.flags;
+                       .flags = p->has_bias ? 1u : 0u,
+                       .epi = vk_epilogue_of(node)};
     uint64_t count = vk_window3_fill(w, (uint64_t)(p->batch * p->out_channels), &pc);
     pc.count = (uint32_t)count;
     /* conv_window.comp's forms (rows), each with its taps in a loop or unrolled for square

@@ -292,11 +292,11 @@ vkml_status vk_rec_gemm_split(gpu_recorder *rec, const vk_gemm_split *sp, vkml_d
                               vkml_error *err)
 {
     uint32_t words[VK_PUSH_CONSTANT_MAX / 4];
-    uint32_t extra[2] = {sp->splits, sp->k_slice};
+    gemm_split_push extra = {.splits = sp->splits, .k_slice = sp->k_slice};
     if (push_size % 4 != 0 || push_size + sizeof(extra) > sizeof(words))
         return vkml_fail(err, VKML_ERROR_DEVICE, "split-K: a push block of %u bytes", push_size);
     memcpy(words, push, push_size);
-    memcpy((char *)words + push_size, extra, sizeof(extra));
+    memcpy((char *)words + push_size, &extra, sizeof(extra));
     uint32_t size = push_size + (uint32_t)sizeof(extra);
     int scratch;
     vkml_status st = vk_rec_scratch(rec, VK_SCRATCH_SPLITK, sp->scratch_bytes, &scratch, err);

@@ -12,13 +12,6 @@
  * about one per SM of a large GPU was measured best (ops_gemm.c). */
 #define VK_GEMM_TILE_MIN_GROUPS 128
 
-/* The last members of the Conv/Gemm/MatMul push blocks (epilogue.glsl). */
-typedef struct vk_epilogue_push {
-    uint32_t act; /* graph_epi_act */
-    float alpha, beta;
-    uint32_t flags; /* bit 0: residual at binding 3; bit 1: added before the activation */
-} vk_epilogue_push;
-
 /* The push members of node's epilogue (all zero without one). */
 vk_epilogue_push vk_epilogue_of(const graph_node *node);
 /* The residual value of node's epilogue, or `fallback` (binding 3 still needs a buffer). */
@@ -45,8 +38,8 @@ bool vk_gemm_pick(const struct gpu_caps *caps, bool conv, int64_t m, int64_t n, 
  * 1,754 -> 1,776, the others within 0.3%. From K 128 (two slices) BERT's attention products
  * (K 128) got slower: 3,735 -> 3,766. */
 #define VK_SPLITK_MIN_K 192
-#define VK_SPLITK_MIN_SLICE 64          /* K per slice, at least */
-#define VK_SPLITK_MAX 32                /* slices, at most */
+#define VK_SPLITK_MIN_SLICE 64 /* K per slice, at least */
+#define VK_SPLITK_MAX 32       /* slices, at most */
 /* Workgroups of the first pass that S aims for (about four per SM of a large GPU): on the
  * H200 (2026-11-24, GPU time per run) ResNet-50 b8 fp16 4,682 -> 4,422 us against 264
  * workgroups and at most 16 slices; b1 within 1.5%, YOLO, MobileNetV2, EfficientNet-B0 1%. */
@@ -95,13 +88,13 @@ vkml_status vk_rec_gemm_split(gpu_recorder *rec, const vk_gemm_split *sp, vkml_d
  * blocks are few; false where it does not take the conv (VKML_NO_CONV_TAPS=1: never). */
 #define VK_CONV_TAPS_BK 32
 #define VK_CONV_TAPS_MIN_M 64
-bool vk_conv_pick_taps(const struct gpu_caps *caps, vkml_dtype dtype, bool fast_math,
-                       int64_t m, int64_t n, int64_t k, int64_t z, int64_t group_in,
-                       vk_kernel_id *kernel, uint32_t groups[3], vk_gemm_split *split);
+bool vk_conv_pick_taps(const struct gpu_caps *caps, vkml_dtype dtype, bool fast_math, int64_t m,
+                       int64_t n, int64_t k, int64_t z, int64_t group_in, vk_kernel_id *kernel,
+                       uint32_t groups[3], vk_gemm_split *split);
 
 /* Whether Conv `node` runs on gemm_coop.comp's CONV=2 form on this device: then its
  * weights (input 1, a constant the device holds) are uploaded packed as [M][taps][C/group]
- * (vk_session.c; VK_CONST_CONV_TAPS), which that kernel reads with vector loads. A conv
+ * (vk_session_consts.c; VK_CONST_CONV_TAPS), which that kernel reads with vector loads. A conv
  * whose weights are not packed (another node reads them too) takes the other kernels. */
 bool vk_conv_packs_weights(const graph_value *values, const graph_node *node,
                            const struct gpu_caps *caps, bool fast_math);

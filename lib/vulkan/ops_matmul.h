@@ -4,22 +4,9 @@
  * element strides for every operand (transposes, diagonals, broadcast batches). */
 #include "vulkan/ops_gemm.h"
 
-/* Tile edge and batch rank of shaders/matmul.comp. */
+/* Tile edge of shaders/matmul.comp. Its push block is push.h's matmul_push (batch rank
+ * MATMUL_MAX_BATCH_RANK at most). */
 #define MATMUL_TILE 16
-#define MATMUL_MAX_BATCH_RANK 4
-
-/* The shaders' push block (declared there too; keep in step). */
-typedef struct matmul_push {
-    uint32_t m, n, k;
-    uint32_t a_sm, a_sk, b_sk, b_sn, c_sm, c_sn;
-    float alpha, beta;
-    uint32_t has_c;
-    uint32_t batch_rank;
-    uint32_t batch_dims[MATMUL_MAX_BATCH_RANK];
-    uint32_t a_batch_strides[MATMUL_MAX_BATCH_RANK];
-    uint32_t b_batch_strides[MATMUL_MAX_BATCH_RANK];
-    vk_epilogue_push epi;
-} matmul_push;
 
 /* Records Y (value y, dense [batch, m, n]) from values a, b and, c >= 0, c, and, res >= 0,
  * the residual of pc->epi; batch is the product of pc->batch_dims. dtype picks the variant

@@ -6,11 +6,6 @@
 
 #include <string.h>
 
-
-typedef struct global_pool_push {
-    uint32_t planes, size;
-} global_pool_push;
-
 static bool is_global(const graph_node *node)
 {
     return strncmp(node->op_type, "Global", 6) == 0;
@@ -30,14 +25,18 @@ VKML_GPU_SUPPORTS_DECL(gpu_pool_supports)
     if (pool_params_parse(values, node, &p, &err) != VKML_OK)
         return vk_parse_failed(&err, why, why_size);
     if (p.win.spatial > VK_WINDOW3_SPATIAL)
-        return vk_unsupported(why, why_size, "%s with %d spatial dims: the Vulkan kernel takes "
-                              "1 to 3", node->op_type, p.win.spatial);
+        return vk_unsupported(why, why_size,
+                              "%s with %d spatial dims: the Vulkan kernel takes "
+                              "1 to 3",
+                              node->op_type, p.win.spatial);
     for (int d = 0; d < p.win.spatial; d++)
         if (p.win.pads_begin[d] + p.win.in[d] + p.win.pads_end[d] > INT32_MAX ||
             (p.win.kernel[d] - 1) * p.win.dilations[d] > INT32_MAX ||
             p.win.out[d] * p.win.strides[d] > INT32_MAX)
-            return vk_unsupported(why, why_size, "%s: window beyond the kernel's 32-bit "
-                                  "arithmetic", node->op_type);
+            return vk_unsupported(why, why_size,
+                                  "%s: window beyond the kernel's 32-bit "
+                                  "arithmetic",
+                                  node->op_type);
     /* dtypes: the registry's mask (float, float16, MaxPool int8/uint8; Indices int64 by the
      * device's features) */
     return vk_check_tensors(values, node, caps, true, why, why_size);
@@ -55,8 +54,9 @@ static vk_kernel_id unrolled_pool(const pool_params *p, const window3_push *pc, 
     vk_kernel_id kernel = k <= 3 ? (p->is_max ? VK_KERNEL_MAXPOOL_K3 : VK_KERNEL_AVGPOOL_K3)
                           : k <= 5 && p->is_max ? VK_KERNEL_MAXPOOL_K5
                                                 : VK_KERNEL_COUNT;
-    return kernel != VK_KERNEL_COUNT && vk_kernel_variant(kernel, (int)dtype) >= 0 ? kernel
-                                                                                 : VK_KERNEL_COUNT;
+    return kernel != VK_KERNEL_COUNT && vk_kernel_variant(kernel, (int)dtype) >= 0
+               ? kernel
+               : VK_KERNEL_COUNT;
 }
 
 static vk_kernel_id pool_kernel(const pool_params *p, const window3_push *pc, vkml_dtype dtype)
@@ -78,7 +78,8 @@ VKML_GPU_DECL(gpu_pool)
     if (st != VKML_OK)
         return st;
     const window_params *w = &p.win;
-    window3_push pc = {.channels = vk_u32(p.channels), .lp_p = p.lp_p,
+    window3_push pc = {.channels = vk_u32(p.channels),
+                       .lp_p = p.lp_p,
                        .flags = (p.count_include_pad ? 1u : 0u) | (p.storage_order ? 2u : 0u)};
     uint64_t count = vk_window3_fill(w, (uint64_t)(p.batch * p.channels), &pc);
     pc.count = (uint32_t)count;

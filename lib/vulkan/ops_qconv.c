@@ -6,8 +6,6 @@
 
 #include <string.h>
 
-_Static_assert(sizeof(vk_window_push) == sizeof(((qconv_push *)0)->win), "window layout");
-
 static const graph_value *input_at(const graph_value *values, const graph_node *node, int i)
 {
     return i >= 0 && i < node->n_inputs && node->inputs[i] >= 0 ? &values[node->inputs[i]] : NULL;
@@ -90,10 +88,8 @@ VKML_GPU_DECL(gpu_qconv)
         .w_zero = const_bits(input_at(values, node, in->b_zero)),
         .w_signed = input_at(values, node, in->b)->dtype == VKML_DTYPE_INT8,
     };
-    vk_window_push win;
     uint32_t pad_end[2];
-    vk_window_push_fill(&c->win, &win, pad_end);
-    memcpy(pc.win, &win, sizeof(win));
+    vk_window_push_fill(&c->win, &pc.win, pad_end);
     int x = node->inputs[in->a], aux = -1;
     if (qlinear) {
         const graph_value *sa = input_at(values, node, in->a_scale);

@@ -1,19 +1,11 @@
 #pragma once
-/* The 2-D window geometry push block of gemm_tiled.comp (CONV=1) and qconv2d.comp
- * (shaders/common/window.glsl); 1-D windows map to H = 1. */
+/* Filling the window geometry of the push blocks (shaders/common/push.h): the 2-D
+ * vk_window_push of gemm_tiled.comp (CONV=1) and qconv2d.comp (1-D windows map to H = 1),
+ * and window3_push's of conv_window.comp and pool.comp. */
 #include "ops/window.h"
 #include "vulkan/vk_ops.h"
 
-typedef struct vk_window_push {
-    uint32_t in_h, in_w;
-    uint32_t out_h, out_w;
-    uint32_t k_h, k_w;
-    uint32_t stride_h, stride_w;
-    uint32_t pad_h, pad_w;
-    uint32_t dil_h, dil_w;
-} vk_window_push;
-
-/* Fills the push block from a 1-D or 2-D window; pad_end receives the end pads (h, w). */
+/* Fills push.h's vk_window_push from a 1-D or 2-D window; pad_end receives the end pads (h, w). */
 void vk_window_push_fill(const window_params *w, vk_window_push *out, uint32_t pad_end[2]);
 /* Spatial dims of the window3_push kernels (conv_window.comp, pool.comp). */
 #define VK_WINDOW3_SPATIAL 3

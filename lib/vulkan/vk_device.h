@@ -1,7 +1,7 @@
 #pragma once
 /* One Vulkan device: a physical device, its VkDevice and compute queue, its memory
  * allocator and pipeline cache. Created by the context (vk_context.c); implements the
- * device interface of lib/device/device.h (vk_device.c, vk_session.c). */
+ * device interface of lib/device/device.h (vk_device.c, vk_session*.c). */
 #include "device/device.h"
 #include "vulkan/vk_ops.h"
 
@@ -34,10 +34,10 @@ typedef struct vk_device {
      * where it differs, every buffer is shared by both families (VK_SHARING_MODE_CONCURRENT)
      * and sessions record the copies from a command pool of that family. */
     uint32_t copy_family;
-    pthread_mutex_t *copy_lock[2];    /* each copy queue's lock (one where they are one) */
+    pthread_mutex_t *copy_lock[2]; /* each copy queue's lock (one where they are one) */
     /* Values the host reads back that this device writes (graph outputs) of at least this
      * many bytes are written by the kernels to device memory, then copied to host memory
-     * on copy_queue[VK_COPY_OUT] (vk_session.c, read_back_value); UINT64_MAX: none
+     * on copy_queue[VK_COPY_OUT] (vk_session_memory.c, read_back_value); UINT64_MAX: none
      * (vk_context.c, pick_output_copy_min, says when). */
     uint64_t output_copy_min;
     pthread_mutex_t copy_queue_locks[2]; /* initialised with queue_lock */
@@ -63,15 +63,15 @@ typedef struct vk_device {
     PFN_vkGetMemoryHostPointerPropertiesEXT get_host_pointer_props;
     vk_allocator *alloc;
     vk_pipelines *pipes;
-    vk_faults *faults;       /* test hooks of the context (vk_fault.h) */
+    vk_faults *faults; /* test hooks of the context (vk_fault.h) */
     /* vkml_context_params.keep_thread_affinity: a thread polling this device stays on
      * base.info.irq_cpu if it runs there (vk_event_wait) */
     bool keep_affinity;
-    atomic_long submits;     /* counted for the device-lost hook */
+    atomic_long submits; /* counted for the device-lost hook */
     atomic_long waits;
-    atomic_long run_waits;   /* host waits of session runs, for the device-lost hook */
-    atomic_long runs;        /* submits of session runs, for the device-lost hook */
-    atomic_bool lost;        /* a submit or wait reported VK_ERROR_DEVICE_LOST */
+    atomic_long run_waits; /* host waits of session runs, for the device-lost hook */
+    atomic_long runs;      /* submits of session runs, for the device-lost hook */
+    atomic_bool lost;      /* a submit or wait reported VK_ERROR_DEVICE_LOST */
     /* Constants shared by the device's sessions (vk_consts.h), under consts_lock. */
     pthread_mutex_t consts_lock;
     bool consts_lock_init;
@@ -90,12 +90,11 @@ vkml_status vk_device_open(vk_device *vd, vkml_error *err);
 /* Frees everything vk_device_open made and the vk_device itself. */
 void vk_device_close(vk_device *vd);
 
-/* vk_session.c */
+/* vk_session*.c (vk_session.h) */
 vkml_status vk_session_create(device *dev, const device_session_desc *desc, device_session **out,
                               vkml_error *err);
 void *vk_session_host_ptr(device_session *ds, int value);
-vkml_status vk_session_submit(device_session *ds, int chunk, device_event *done,
-                              vkml_error *err);
+vkml_status vk_session_submit(device_session *ds, int chunk, device_event *done, vkml_error *err);
 vkml_status vk_event_wait(device_event ev, uint64_t spin_ns, vkml_error *err);
 vkml_status vk_session_node_times(device_session *ds, int chunk, double *node_us, vkml_error *err);
 void vk_session_destroy(device_session **ds);

@@ -10,14 +10,20 @@
 // groups (z = slice * Z + batch); slice s sums K from s * k_slice to the next slice's start
 // and writes its raw sums, float32, to binding 4 (a scratch buffer [S][Z][M][N]).
 // SPLITK=2 (gemm_splitk.comp, the second pass): binding 0 is that scratch; its sums over
-// the slices go through gemm_store as one product's would. Both push `splits` (S) and
-// `k_slice` (a multiple of every BK) after the epilogue members.
+// the slices go through gemm_store as one product's would. Both see `splits` (S) and
+// `k_slice` (a multiple of every BK) at the end of the push block (push.h's matmul_push or
+// conv_gemm_push, PUSH_GEMM_SPLIT).
 #ifndef VKML_GEMM_OPERANDS_GLSL
 #define VKML_GEMM_OPERANDS_GLSL
-#include "matmul_push.glsl"
 #ifndef SPLITK
 #define SPLITK 0
 #endif
+#if CONV
+#define PUSH_CONV_GEMM
+#else
+#define PUSH_MATMUL
+#endif
+#include "push.h"
 
 #if defined(DTYPE_F16)
 #define T4 f16vec4
@@ -50,30 +56,6 @@ DECLARE_OUT_OF(T4, 4, y4) // Y written 4 elements at a time (gemm_store_quad)
 DECLARE_IN_OF(T4, 3, res4) // and the residual read so
 #endif
 
-#if CONV
-layout(push_constant) uniform Params {
-    Window win;
-    uint count;               // N * M * OH * OW
-    uint in_channels;         // C
-    uint out_channels;        // M
-    uint group_in_channels;   // C / group
-    uint group_out_channels;  // M / group
-    uint has_bias;
-    uint epi_act;
-    float epi_alpha, epi_beta;
-    uint epi_flags;
-#if SPLITK
-    uint splits, k_slice;
-#endif
-} p;
-#else
-layout(push_constant) uniform Params {
-    MATMUL_PUSH_MEMBERS
-#if SPLITK
-    uint splits, k_slice;
-#endif
-} p;
-#endif
 #include "epilogue.glsl"
 
 uint g_m, g_n, g_k; // the product's M, N, K

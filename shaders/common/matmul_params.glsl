@@ -1,10 +1,11 @@
-// Bindings, push block (lib/vulkan/ops_matmul.h's matmul_push) and the store of the
+// Bindings, push block (push.h's matmul_push) and the store of the
 // matrix-product kernels that are not gemm_tiled.comp (matmul.comp, matmul_direct.comp,
 // gemv.comp). Element (m, k) of A is at a_batch + m * a_sm + k * a_sk, likewise B and C.
 #ifndef VKML_MATMUL_PARAMS_GLSL
 #define VKML_MATMUL_PARAMS_GLSL
 
-#include "matmul_push.glsl"
+#define PUSH_MATMUL
+#include "push.h"
 
 DECLARE_IN(0, a)
 DECLARE_IN(1, b)
@@ -12,9 +13,6 @@ DECLARE_IN(2, c)
 DECLARE_IN(3, res) // the fused residual (epilogue.glsl)
 DECLARE_OUT(4, y)
 
-layout(push_constant) uniform Params {
-    MATMUL_PUSH_MEMBERS
-} p;
 #include "epilogue.glsl"
 
 // What output element `at` (row, col) adds to its product: C's element and the residual,

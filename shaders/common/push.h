@@ -2,28 +2,151 @@
  * Push-constant layouts shared by C (lib/vulkan/ops_*.c) and GLSL (shaders/ *.comp): one
  * definition, so the two cannot drift. In C each block is a typedef'd struct; in GLSL
  * (glslc gets -DVKML_GLSL) a kernel defines PUSH_<NAME> before including this file and
- * gets that block as `p`. Only 32-bit members (std430 and C agree on their layout).
+ * gets that block as `p`. Only 32-bit members, arrays of them and structs of them
+ * (PUSH_TYPE_BEGIN): std430, which push blocks follow, puts each at the next multiple of 4
+ * bytes, as C does when nothing pads. lib/vulkan/vk_push_check.c expands every block again
+ * and checks at build time that no C member is padded or moved and that each block fits
+ * the 128 bytes Vulkan promises (VKML_PUSH_MIN_BYTES).
  */
 #ifndef VKML_PUSH_H
 #define VKML_PUSH_H
 
-#ifdef VKML_GLSL
+/* Push-constant bytes every Vulkan device offers (maxPushConstantsSize's minimum). */
+#define VKML_PUSH_MIN_BYTES 128
 #define VKML_MAX_RANK_PUSH 8
+
+#if defined(VKML_GLSL)
 #define PUSH_BEGIN(name) layout(push_constant) uniform name##_block {
+#define PUSH_END(name) } p;
+#define PUSH_TYPE_BEGIN(name) struct name {
+#define PUSH_TYPE_END(name) };
 #define PUSH_U32(f) uint f;
 #define PUSH_U32S(f, n) uint f[n];
 #define PUSH_F32(f) float f;
 #define PUSH_F32S(f, n) float f[n];
-#define PUSH_END(name) } p;
-#else
+#define PUSH_STRUCT(type, f) type f;
+#elif !defined(VKML_PUSH_CHECK) /* vk_push_check.c defines its own expansions */
 #include <stdint.h>
-#define VKML_MAX_RANK_PUSH 8
 #define PUSH_BEGIN(name) typedef struct name {
+#define PUSH_END(name) } name;
+#define PUSH_TYPE_BEGIN PUSH_BEGIN
+#define PUSH_TYPE_END PUSH_END
 #define PUSH_U32(f) uint32_t f;
 #define PUSH_U32S(f, n) uint32_t f[n];
 #define PUSH_F32(f) float f;
 #define PUSH_F32S(f, n) float f[n];
-#define PUSH_END(name) } name;
+#define PUSH_STRUCT(type, f) type f;
+#endif
+
+/* The fused epilogue of the Conv/Gemm/MatMul kernels (shaders/common/epilogue.glsl), the
+ * last members of their blocks: act (graph_epi_act), alpha and beta (its parameters),
+ * flags (bit 0: residual at binding 3; bit 1: added before the activation). C nests them
+ * as `epi` (vk_epilogue_push, what vk_epilogue_of fills); GLSL names them epi_act,
+ * epi_alpha, epi_beta, epi_flags. */
+#define EPILOGUE_FIELDS(U32, F32) U32(act) F32(alpha) F32(beta) U32(flags)
+#ifdef VKML_GLSL
+#define PUSH_EPI_U32(f) uint epi_##f;
+#define PUSH_EPI_F32(f) float epi_##f;
+#define PUSH_EPILOGUE EPILOGUE_FIELDS(PUSH_EPI_U32, PUSH_EPI_F32)
+#else
+PUSH_TYPE_BEGIN(vk_epilogue_push)
+EPILOGUE_FIELDS(PUSH_U32, PUSH_F32)
+PUSH_TYPE_END(vk_epilogue_push)
+#define PUSH_EPILOGUE PUSH_STRUCT(vk_epilogue_push, epi)
+#endif
+
+/* The 2-D window geometry of gemm_tiled.comp's implicit-GEMM conv and qconv2d.comp
+ * (lib/vulkan/ops_window.h fills it; 1-D windows map to H = 1); pad_h, pad_w: the pads at
+ * the beginning (the end pads only shape out_h, out_w). */
+PUSH_TYPE_BEGIN(vk_window_push)
+PUSH_U32(in_h)
+PUSH_U32(in_w)
+PUSH_U32(out_h)
+PUSH_U32(out_w)
+PUSH_U32(k_h)
+PUSH_U32(k_w)
+PUSH_U32(stride_h)
+PUSH_U32(stride_w)
+PUSH_U32(pad_h)
+PUSH_U32(pad_w)
+PUSH_U32(dil_h)
+PUSH_U32(dil_w)
+PUSH_TYPE_END(vk_window_push)
+
+/* Split-K's members (lib/vulkan/ops_gemm.h, vk_gemm_split): S slices, K per slice. Both
+ * passes' kernels (gemm_operands.glsl with SPLITK 1 or 2) see them after the product's
+ * block; in C they are gemm_split_push, which vk_rec_gemm_split appends. */
+#define GEMM_SPLIT_FIELDS PUSH_U32(splits) PUSH_U32(k_slice)
+#ifndef VKML_GLSL
+PUSH_BEGIN(gemm_split_push)
+GEMM_SPLIT_FIELDS
+PUSH_END(gemm_split_push)
+#define PUSH_GEMM_SPLIT
+#elif defined(SPLITK)
+#if SPLITK != 0
+#define PUSH_GEMM_SPLIT GEMM_SPLIT_FIELDS
+#endif
+#endif
+#ifndef PUSH_GEMM_SPLIT
+#define PUSH_GEMM_SPLIT
+#endif
+
+/* The matrix products (matmul.comp, matmul_direct.comp, gemv.comp, gemm_tiled.comp and
+ * gemm_coop.comp with CONV=0; lib/vulkan/ops_matmul.h): Y[b, m, n] = alpha * sum_k
+ * A(b, m, k) B(b, k, n) + beta * C(m, n) (C where has_c), element strides of every operand,
+ * batch b over batch_rank broadcast dims. */
+#define MATMUL_MAX_BATCH_RANK 4
+#if !defined(VKML_GLSL) || defined(PUSH_MATMUL)
+PUSH_BEGIN(matmul_push)
+PUSH_U32(m)
+PUSH_U32(n)
+PUSH_U32(k)
+PUSH_U32(a_sm)
+PUSH_U32(a_sk)
+PUSH_U32(b_sk)
+PUSH_U32(b_sn)
+PUSH_U32(c_sm)
+PUSH_U32(c_sn)
+PUSH_F32(alpha)
+PUSH_F32(beta)
+PUSH_U32(has_c)
+PUSH_U32(batch_rank)
+PUSH_U32S(batch_dims, MATMUL_MAX_BATCH_RANK)
+PUSH_U32S(a_batch_strides, MATMUL_MAX_BATCH_RANK)
+PUSH_U32S(b_batch_strides, MATMUL_MAX_BATCH_RANK)
+PUSH_EPILOGUE
+PUSH_GEMM_SPLIT
+PUSH_END(matmul_push)
+#endif
+
+/* The first members of the 2-D conv blocks on vk_window_push (conv_gemm_push, qconv_push):
+ * the window, count = N * M * OH * OW outputs, C and M, and per group. */
+#define CONV_WINDOW_PUSH                                                                           \
+    PUSH_STRUCT(vk_window_push, win)                                                               \
+    PUSH_U32(count)                                                                                \
+    PUSH_U32(in_channels)                                                                          \
+    PUSH_U32(out_channels)                                                                         \
+    PUSH_U32(group_in_channels)                                                                    \
+    PUSH_U32(group_out_channels)
+
+/* The implicit-GEMM conv (gemm_tiled.comp and gemm_coop.comp with CONV=1 or 2;
+ * lib/vulkan/ops_conv.c). */
+#if !defined(VKML_GLSL) || defined(PUSH_CONV_GEMM)
+PUSH_BEGIN(conv_gemm_push)
+CONV_WINDOW_PUSH
+PUSH_U32(has_bias)
+PUSH_EPILOGUE
+PUSH_GEMM_SPLIT
+PUSH_END(conv_gemm_push)
+#endif
+
+/* Global max/average pooling (global_pool.comp): `planes` (n, c) planes of `size`
+ * elements each. */
+#if !defined(VKML_GLSL) || defined(PUSH_GLOBAL_POOL)
+PUSH_BEGIN(global_pool_push)
+PUSH_U32(planes)
+PUSH_U32(size)
+PUSH_END(global_pool_push)
 #endif
 
 /* Elementwise unary: count elements, dense. */
@@ -207,9 +330,10 @@ PUSH_U32(flags)   /* bits 0-3: identity axes; bit 4: exclude_outside; bit 5: ant
 PUSH_F32(cubic_a)
 PUSH_F32(extrapolation)
 PUSH_U32(taps)    /* taps of axis d (resize_geometry.taps) in bits 8d..8d+7 */
-#if !defined(VKML_GLSL) || defined(COORD_DOUBLE)
-/* The resize_double kernel only (past 128 bytes; the float kernel gets the bytes before):
- * the double scale of axis d as its low and high words at 2d, 2d + 1. */
+#if (!defined(VKML_GLSL) && !defined(VKML_PUSH_CHECK_MIN)) || defined(COORD_DOUBLE)
+/* The resize_double kernel only (past 128 bytes; the float kernel gets the bytes before,
+ * and vk_push_check.c's 128-byte check leaves these out): the double scale of axis d as
+ * its low and high words at 2d, 2d + 1. */
 PUSH_U32S(scale64, 8)
 #endif
 PUSH_END(resize_push)
@@ -232,10 +356,7 @@ PUSH_U32S(pad_begin, 3)
 PUSH_U32(in_channels) /* conv: C */ \
 PUSH_U32(group_in)    /* conv: C / group */ \
 PUSH_U32(group_out)   /* conv: M / group */ \
-PUSH_U32(epi_act)     /* conv: the fused epilogue (epilogue.glsl) */ \
-PUSH_F32(epi_alpha) \
-PUSH_F32(epi_beta) \
-PUSH_U32(epi_flags)
+PUSH_EPILOGUE         /* conv: the fused epilogue */
 
 #if !defined(VKML_GLSL) || defined(PUSH_WINDOW3)
 PUSH_BEGIN(window3_push)
@@ -338,22 +459,11 @@ PUSH_F32(y_hi)
 PUSH_END(qmatmul_push)
 #endif
 
-/* ConvInteger/QLinearConv (shaders/qconv2d.comp): the window as window.glsl's Window
- * (12 words, lib/vulkan/ops_window.h), then the channels and quantization parameters
- * (zero points as int32 bits). */
+/* ConvInteger/QLinearConv (shaders/qconv2d.comp): the 2-D window and channels, then the
+ * quantization parameters (zero points as int32 bits). */
 #if !defined(VKML_GLSL) || defined(PUSH_QCONV)
-#ifdef VKML_GLSL
-#define PUSH_WINDOW(f) Window f;
-#else
-#define PUSH_WINDOW(f) uint32_t f[12];
-#endif
 PUSH_BEGIN(qconv_push)
-PUSH_WINDOW(win)
-PUSH_U32(count)
-PUSH_U32(in_channels)
-PUSH_U32(out_channels)
-PUSH_U32(group_in_channels)
-PUSH_U32(group_out_channels)
+CONV_WINDOW_PUSH
 PUSH_U32(x_zero)
 PUSH_U32(w_zero)
 PUSH_U32(w_signed)
@@ -365,7 +475,6 @@ PUSH_F32(multiplier)
 PUSH_F32(y_lo)
 PUSH_F32(y_hi)
 PUSH_END(qconv_push)
-#undef PUSH_WINDOW
 #endif
 
 /* Einsum in general form (shaders/einsum.comp): output and summed labels with their

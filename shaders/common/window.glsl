@@ -1,16 +1,7 @@
-// Sliding-window helpers: the 2-D geometry of conv2d.comp (1-D convs use H = 1) and
-// window_taps, shared with pool.comp.
+// Sliding-window helpers shared by conv_window.comp, pool.comp and qconv2d.comp (the 2-D
+// geometry of the push blocks is push.h's vk_window_push).
 #ifndef VKML_WINDOW_GLSL
 #define VKML_WINDOW_GLSL
-
-struct Window {
-    uint in_h, in_w;
-    uint out_h, out_w;
-    uint k_h, k_w;
-    uint stride_h, stride_w;
-    uint pad_h, pad_w;       // pads at the beginning; the end pads only shape out_h/out_w
-    uint dil_h, dil_w;
-};
 
 // Kernel taps [lo, hi) of one dimension whose position start + t * dil lies in
 // [floor_, limit): the part of the window inside the input (or the padded input), so the

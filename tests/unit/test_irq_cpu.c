@@ -1,5 +1,5 @@
 /* The CPU that services a GPU's interrupts, and polling threads kept off it
- * (core/irq_cpu.c, vk_session.c's leave_irq_cpu).
+ * (core/irq_cpu.c, vk_session_submit.c's leave_irq_cpu).
  * - vkml_pci_irq_cpu_at on trees of its own: the busiest of the device's interrupts and
  *   its routing (effective, else configured affinity), the counts where the routing is
  *   several CPUs, nothing where they are spread, the first interrupt's routing before any
