@@ -201,8 +201,8 @@ const char *vkml_device_type_name(vkml_device_type type)
     return "unknown";
 }
 
-vkml_status vkml_context_parse_device(const vkml_context *ctx, const char *text, int *index,
-                                      vkml_error *err)
+static vkml_status parse_device(const vkml_context *ctx, const char *text, int *index,
+                                vkml_error *err)
 {
     if (!ctx || !text || !index)
         return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT, "vkml_context_parse_device: NULL argument");
@@ -239,8 +239,17 @@ static vkml_status add_device_index(int index, int *indices, size_t cap, size_t 
     return VKML_OK;
 }
 
-vkml_status vkml_context_parse_devices(const vkml_context *ctx, const char *text, int *indices,
-                                       size_t cap, size_t *n, vkml_error *err)
+vkml_status vkml_context_parse_device(const vkml_context *ctx, const char *text, int *index,
+                                      vkml_error *err)
+{
+    const log_sink *outer = log_scope_enter(ctx ? &ctx->log : NULL);
+    vkml_status st = parse_device(ctx, text, index, err);
+    log_scope_leave(outer);
+    return st;
+}
+
+static vkml_status parse_devices(const vkml_context *ctx, const char *text, int *indices,
+                                 size_t cap, size_t *n, vkml_error *err)
 {
     if (!ctx || !text || !indices || !n)
         return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT,
@@ -267,7 +276,7 @@ vkml_status vkml_context_parse_devices(const vkml_context *ctx, const char *text
         memcpy(one, item, len);
         one[len] = '\0';
         int index;
-        vkml_status st = vkml_context_parse_device(ctx, one, &index, err);
+        vkml_status st = parse_device(ctx, one, &index, err);
         if (!st)
             st = add_device_index(index, indices, cap, n, text, err);
         if (st)
@@ -276,6 +285,15 @@ vkml_status vkml_context_parse_devices(const vkml_context *ctx, const char *text
             return VKML_OK;
         item = comma + 1;
     }
+}
+
+vkml_status vkml_context_parse_devices(const vkml_context *ctx, const char *text, int *indices,
+                                       size_t cap, size_t *n, vkml_error *err)
+{
+    const log_sink *outer = log_scope_enter(ctx ? &ctx->log : NULL);
+    vkml_status st = parse_devices(ctx, text, indices, cap, n, err);
+    log_scope_leave(outer);
+    return st;
 }
 
 bool vkml_context_device_supports_node(vkml_context *ctx, int index, const vkml_model *model,
