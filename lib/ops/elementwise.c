@@ -7,17 +7,46 @@
 #include <string.h>
 
 static const struct {
-    const char *name;
+    const char *name, *id;
     eltwise_kind kind;
+    eltwise_fuse fuse;
 } eltwise_table[ELT_OP_COUNT] = {
-#define X(id, name, kind) [ELT_##id] = {#name, kind},
+#define X(id, name, kind, fuse, code) [ELT_##id] = {#name, #id, kind, ELT_##fuse},
     ELTWISE_OPS(X)
 #undef X
 };
 
+/* The codes count 0, 1, 2, ... in list order (GLSL has them as numbers, not an enum). */
+enum eltwise_op_position {
+#define X(id, name, kind, fuse, code) ELT_POSITION_##id,
+    ELTWISE_OPS(X)
+#undef X
+};
+#define X(id, name, kind, fuse, code)                                                              \
+    _Static_assert(ELT_##id == (int)ELT_POSITION_##id, "eltwise_ops.h: code of " #id);
+ELTWISE_OPS(X)
+#undef X
+
 const char *eltwise_op_name(eltwise_op op)
 {
     return op < ELT_OP_COUNT ? eltwise_table[op].name : "?";
+}
+
+const char *eltwise_op_id(eltwise_op op)
+{
+    return op < ELT_OP_COUNT ? eltwise_table[op].id : "?";
+}
+
+int eltwise_fused_arity(eltwise_op op)
+{
+    eltwise_fuse f = op < ELT_OP_COUNT ? eltwise_table[op].fuse : ELT_NOFUSE;
+    return f == ELT_FUSE2 ? 2 : f == ELT_FUSE1 || f == ELT_FUSE1_EPI ? 1 : 0;
+}
+
+bool eltwise_is_epilogue(eltwise_op op)
+{
+    return op < ELT_OP_COUNT &&
+           (eltwise_table[op].fuse == ELT_FUSE1_EPI || eltwise_table[op].fuse == ELT_EPI);
 }
 
 static vkml_status parse_cast_to(const graph_node *node, eltwise_params *p, vkml_error *err)
@@ -120,7 +149,7 @@ vkml_status eltwise_parse(const graph_node *node, void *params, vkml_error *err)
         return st;
     p->op = ELT_OP_COUNT;
     for (int i = 0; i < ELT_OP_COUNT; i++)
-        if (strcmp(node->op_type, eltwise_table[i].name) == 0)
+        if (eltwise_table[i].kind != ELT_INTERNAL && strcmp(node->op_type, eltwise_table[i].name) == 0)
             p->op = (eltwise_op)i;
     if (p->op == ELT_OP_COUNT)
         return vkml_fail(err, VKML_ERROR_UNSUPPORTED, "%s is not an elementwise op", node->op_type);
@@ -138,8 +167,12 @@ vkml_status eltwise_parse(const graph_node *node, void *params, vkml_error *err)
     switch (p->op) {
     case ELT_BIT_SHIFT:
         return parse_choice(node, "direction", "RIGHT", "LEFT", true, &p->shift_left, err);
-    case ELT_GELU:
-        return parse_choice(node, "approximate", "none", "tanh", false, &p->gelu_tanh, err);
+    case ELT_GELU: {
+        bool tanh_form = false;
+        st = parse_choice(node, "approximate", "none", "tanh", false, &tanh_form, err);
+        p->op = tanh_form ? ELT_GELU_TANH : ELT_GELU;
+        return st;
+    }
     case ELT_CAST:
     case ELT_CAST_LIKE: return parse_cast_rounding(node, p, err);
     default: return VKML_OK;

@@ -25,7 +25,8 @@ static const vk_kernel_id op_kernels[ELT_OP_COUNT] = {
     [ELT_LEAKY_RELU] = VK_KERNEL_U_LEAKY_RELU,
     [ELT_THRESHOLDED_RELU] = VK_KERNEL_U_THRESHOLDED_RELU,
     [ELT_HARD_SIGMOID] = VK_KERNEL_U_HARD_SIGMOID, [ELT_HARD_SWISH] = VK_KERNEL_U_HARD_SWISH,
-    [ELT_GELU] = VK_KERNEL_U_GELU, [ELT_RELU] = VK_KERNEL_U_RELU,
+    [ELT_GELU] = VK_KERNEL_U_GELU, [ELT_GELU_TANH] = VK_KERNEL_U_GELU_TANH,
+    [ELT_RELU] = VK_KERNEL_U_RELU,
     [ELT_SIGMOID] = VK_KERNEL_U_SIGMOID, [ELT_TANH] = VK_KERNEL_U_TANH, [ELT_NOT] = VK_KERNEL_U_NOT,
     [ELT_BITWISE_NOT] = VK_KERNEL_U_BITWISE_NOT, [ELT_IS_NAN] = VK_KERNEL_U_IS_NAN,
     [ELT_IS_INF] = VK_KERNEL_U_IS_INF, [ELT_ADD] = VK_KERNEL_B_ADD, [ELT_SUB] = VK_KERNEL_B_SUB,
@@ -76,7 +77,6 @@ static vk_kernel_id pick_kernel(const graph_value *values, const graph_node *nod
     switch (p->op) {
     case ELT_MOD: return p->fmod ? VK_KERNEL_B_FMOD : VK_KERNEL_B_MOD;
     case ELT_BIT_SHIFT: return p->shift_left ? VK_KERNEL_B_SHL : VK_KERNEL_B_SHR;
-    case ELT_GELU: return p->gelu_tanh ? VK_KERNEL_U_GELU_TANH : VK_KERNEL_U_GELU;
     case ELT_CLIP: return node->opset < 11 ? VK_KERNEL_U_CLIP : VK_KERNEL_T_CLIP;
     case ELT_POW:
         return b == *dtype ? VK_KERNEL_B_POW

@@ -14,7 +14,7 @@
 
 /* The last members of the Conv/Gemm/MatMul push blocks (epilogue.glsl). */
 typedef struct vk_epilogue_push {
-    uint32_t act; /* graph_epi_act */
+    uint32_t act; /* graph_epilogue.act, an eltwise_op code */
     float alpha, beta;
     uint32_t flags; /* bit 0: residual at binding 3; bit 1: added before the activation */
 } vk_epilogue_push;
