@@ -53,7 +53,7 @@
 
 /* Float classes: C is float or double, FORMULA (defined around each) its eltwise_formula.
  * The ops that are not a formula of one element pair come first. */
-#define DEFINE_FLOAT_CLASS(fn, C_)                                                        \
+#define DEFINE_FLOAT_CLASS(fn, C_)                                                                 \
     static void fn(const elt_step *s, void *const *xs, void *vy, int n)                            \
     {                                                                                              \
         typedef C_ C;                                                                              \
@@ -66,8 +66,7 @@
                  (a > 0 ? s->p->detect_pos : s->p->detect_neg))                                    \
             break;                                                                                 \
         case ELT_SUM: LOOP(a + b) break;                                                           \
-        case ELT_MEAN: LOOP(a / (C)s->count) break;                                                \
-            COMMON_CASES                                                                           \
+        case ELT_MEAN: LOOP(a / (C)s->count) break; COMMON_CASES                                   \
         default:                                                                                   \
             switch (s->op) {                                                                       \
                 ELTWISE_OPS(FORMULA_CASE)                                                          \
@@ -97,7 +96,7 @@ DEFINE_FLOAT_CLASS(compute_f64, double)
     static C fn(C b, C e)                                                                          \
     {                                                                                              \
         if ((C)-1 < 0 && e < 0)                                                                    \
-            return b == 1 ? 1 : b == (C)-1 ? ((e & 1) ? b : 1) : 0;                                 \
+            return b == 1 ? 1 : b == (C)-1 ? ((e & 1) ? b : 1) : 0;                                \
         UC r = 1, base = (UC)b;                                                                    \
         for (UC k = (UC)e; k; k >>= 1, base *= base)                                               \
             if (k & 1)                                                                             \
@@ -110,10 +109,9 @@ DEFINE_IPOW(ipow_u64, uint64_t, uint64_t)
 /* Python's % (sign of the divisor) or C's fmod (sign of the dividend); 0 for x % 0 and,
  * signed, x % -1 (MIN % -1 traps in C). */
 #define IMOD(a, b, fmod)                                                                           \
-    ((b) == 0 || ((C)-1 < 0 && (b) == (C)-1)                                                       \
-         ? 0                                                                                       \
-         : (fmod) || (a) % (b) == 0 || (((a) % (b) < 0) == ((b) < 0)) ? (a) % (b)                 \
-                                                                      : (a) % (b) + (b))
+    ((b) == 0 || ((C)-1 < 0 && (b) == (C)-1)                      ? 0                              \
+     : (fmod) || (a) % (b) == 0 || (((a) % (b) < 0) == ((b) < 0)) ? (a) % (b)                      \
+                                                                  : (a) % (b) + (b))
 /* Truncating division; x / 0 gives 0 and MIN / -1 wraps. */
 #define IDIV(a, b) ((b) == 0 ? 0 : ((C)-1 < 0 && (b) == (C)-1) ? (C)(0 - (UC)(a)) : (a) / (b))
 
@@ -127,13 +125,13 @@ DEFINE_IPOW(ipow_u64, uint64_t, uint64_t)
         switch (s->op) {                                                                           \
         case ELT_ABS: LOOP(a < 0 ? (C)(0 - (UC)a) : a) break;                                      \
         case ELT_NEG: LOOP((C)(0 - (UC)a)) break;                                                  \
-        case ELT_SIGN: LOOP(a > 0 ? 1 : a < 0 ? (C)-1 : 0) break;                                   \
+        case ELT_SIGN: LOOP(a > 0 ? 1 : a < 0 ? (C)-1 : 0) break;                                  \
         case ELT_RELU: LOOP(a < 0 ? 0 : a) break;                                                  \
         case ELT_BITWISE_NOT: LOOP(~a) break;                                                      \
         case ELT_ADD:                                                                              \
         case ELT_SUM: LOOP((UC)a + (UC)b) break;                                                   \
         case ELT_SUB: LOOP((UC)a - (UC)b) break;                                                   \
-        case ELT_MUL: LOOP((UC)a * (UC)b) break;                                                   \
+        case ELT_MUL: LOOP((UC)a *(UC)b) break;                                                    \
         case ELT_DIV: LOOP(IDIV(a, b)) break;                                                      \
         case ELT_MOD: LOOP(IMOD(a, b, s->p->fmod)) break;                                          \
         case ELT_POW: LOOP(IPOW(a, b)) break;                                                      \
@@ -144,11 +142,10 @@ DEFINE_IPOW(ipow_u64, uint64_t, uint64_t)
             else                                                                                   \
                 LOOP((UC)b >= 64 ? 0 : (UC)a >> b)                                                 \
             break;                                                                                 \
-        case ELT_BITWISE_AND: LOOP(a & b) break;                                                   \
+        case ELT_BITWISE_AND: LOOP(a &b) break;                                                    \
         case ELT_BITWISE_OR: LOOP(a | b) break;                                                    \
         case ELT_BITWISE_XOR: LOOP(a ^ b) break;                                                   \
-        case ELT_MEAN: LOOP(a / (C)s->count) break;                                                \
-            COMMON_CASES                                                                           \
+        case ELT_MEAN: LOOP(a / (C)s->count) break; COMMON_CASES                                   \
         default: LOOP(a) break; /* copies */                                                       \
         }                                                                                          \
     }

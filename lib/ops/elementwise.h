@@ -12,13 +12,13 @@
 
 /* Arity and typing of an op. */
 typedef enum eltwise_kind {
-    ELT_UNARY,    /* y = f(x), y of x's dtype */
+    ELT_UNARY,     /* y = f(x), y of x's dtype */
     ELT_PREDICATE, /* y = f(x), bool (IsNaN, IsInf) */
-    ELT_BINARY,   /* y = a op b, broadcast, one dtype */
-    ELT_COMPARE,  /* y = a op b, broadcast, bool */
-    ELT_VARIADIC, /* y = x0 op x1 op ..., broadcast (Min, Max, Sum, Mean) */
-    ELT_SPECIAL,  /* Clip, Pow, Where, Cast, CastLike, Dropout: own typing */
-    ELT_INTERNAL, /* a form vkml makes (Identity, Gelu's tanh form, epilogue pairs) */
+    ELT_BINARY,    /* y = a op b, broadcast, one dtype */
+    ELT_COMPARE,   /* y = a op b, broadcast, bool */
+    ELT_VARIADIC,  /* y = x0 op x1 op ..., broadcast (Min, Max, Sum, Mean) */
+    ELT_SPECIAL,   /* Clip, Pow, Where, Cast, CastLike, Dropout: own typing */
+    ELT_INTERNAL,  /* a form vkml makes (Identity, Gelu's tanh form, epilogue pairs) */
 } eltwise_kind;
 
 /* How an op runs in fused programs and epilogues (the fuse column of ELTWISE_OPS). */
@@ -37,12 +37,12 @@ typedef struct eltwise_params {
     /* alpha/beta/gamma of the activations (LeakyRelu, Elu, Selu, Celu, HardSigmoid,
      * ThresholdedRelu, Swish), min/max of Clip before opset 11, lambd/bias of Shrink. */
     float alpha, beta, gamma;
-    bool fmod;          /* Mod: C fmod (sign of the dividend) instead of Python's % */
-    bool shift_left;    /* BitShift direction */
+    bool fmod;                   /* Mod: C fmod (sign of the dividend) instead of Python's % */
+    bool shift_left;             /* BitShift direction */
     bool detect_pos, detect_neg; /* IsInf */
-    vkml_dtype to;      /* Cast */
-    bool no_saturate;   /* Cast/CastLike saturate=0: float8 overflow gives inf/NaN */
-    int e8m0_round;     /* Cast/CastLike round_mode to float8e8m0 (vkml_e8m0_round) */
+    vkml_dtype to;               /* Cast */
+    bool no_saturate;            /* Cast/CastLike saturate=0: float8 overflow gives inf/NaN */
+    int e8m0_round;              /* Cast/CastLike round_mode to float8e8m0 (vkml_e8m0_round) */
     /* Add/Sub/Mul/Div before opset 7: broadcast=1 lines B up with A from `axis`. */
     bool legacy_broadcast;
     int64_t legacy_axis; /* -1: A's trailing dims */

@@ -54,7 +54,8 @@
         case ELT_HARD_SWISH: return a * F(fmax)(0, F(fmin)(1, a / 6 + (C)0.5));                    \
         case ELT_GELU: return (C)0.5 * a * (1 + F(erf)(a * (C)0.7071067811865476));                \
         case ELT_GELU_TANH:                                                                        \
-            return (C)0.5 * a * (1 + F(tanh)((C)0.7978845608028654 * (a + (C)0.044715 * a * a * a))); \
+            return (C)0.5 * a *                                                                    \
+                   (1 + F(tanh)((C)0.7978845608028654 * (a + (C)0.044715 * a * a * a)));           \
         case ELT_TANH: return F(tanh)(a);                                                          \
         case ELT_MISH: return a * F(tanh)(fn##_softplus(a));                                       \
         case ELT_CLIP: /* then max wins when min > max, like numpy */                              \
@@ -66,7 +67,7 @@
         case ELT_PRELU: return a < 0 ? a * b : a;                                                  \
         case ELT_SILU: return a * fn##_sigmoid(al * a);                                            \
         case ELT_X_HARD_SIGMOID: return a * fn##_hard_sigmoid(a, al, be);                          \
-        case ELT_ROUND: return F(nearbyint)(a); /* default mode: half to even */                  \
+        case ELT_ROUND: return F(nearbyint)(a); /* default mode: half to even */                   \
         case ELT_SIGN: return a > 0 ? 1 : a < 0 ? -1 : a;                                          \
         case ELT_SIN: return F(sin)(a);                                                            \
         case ELT_COS: return F(cos)(a);                                                            \

@@ -4,7 +4,7 @@
 
 eltwise_op fused_op_of(const eltwise_params *p)
 {
-    eltwise_op op = p->op == ELT_SUM                                   ? ELT_ADD
+    eltwise_op op = p->op == ELT_SUM                                 ? ELT_ADD
                     : p->op == ELT_CAST && p->to == VKML_DTYPE_FLOAT ? ELT_IDENTITY
                                                                      : p->op;
     return eltwise_fused_arity(op) > 0 ? op : ELT_OP_COUNT;

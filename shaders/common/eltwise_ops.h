@@ -15,7 +15,23 @@
  *
  * C gets enum eltwise_op (ELT_<ID>), GLSL const int ELT_<ID>. The formulas are
  * eltwise_formula_f32/f64 (lib/ops/eltwise_formula.h) and ELT_F_<ID>
- * (common/eltwise_math.glsl); docs/ops.md says what a new op needs.
+ * (common/eltwise_math.glsl).
+ *
+ * Adding an elementwise op (a fusable unary one, say Foo): seven places, one line or
+ * one case each.
+ *   1. lib/ops/op_list.h            OP(Foo, ...): the schema (name, opsets)
+ *   2. lib/cpu/cpu_kernel_list.h    CPU_KERNEL(Foo, cpu_eltwise, dtypes)
+ *   3. lib/vulkan/vk_kernel_list.h  GPU_KERNEL(Foo, gpu_eltwise, gpu_eltwise_supports, dtypes)
+ *   4. this list                    X(FOO, Foo, ELT_UNARY, FUSE1, next code); FUSE1_EPI
+ *                                   makes it a Conv/Gemm/MatMul epilogue activation too
+ *                                   (lib/graph/fuse_epilogue.c's match_act then matches it)
+ *   5. lib/ops/eltwise_formula.h    case ELT_FOO: the C formula
+ *   6. common/eltwise_math.glsl     #define ELT_F_FOO(T, v, z, al, be, ga): the GLSL formula
+ *   7. shaders/meson.build          ['u_foo', 'eltwise_unary.comp', ['OP=FOO'], 2, dtypes]
+ * Attributes with defaults: parse_coefficients in lib/ops/elementwise.c. The unary kernel
+ * table (lib/vulkan/ops_elementwise.c), the fused programs (CPU and GPU, interpreted and
+ * generated) and the epilogues (CPU and GPU) follow from the list. A test row goes in
+ * tests/ops/test_ops_elementwise.c.
  */
 #ifndef VKML_ELTWISE_OPS_H
 #define VKML_ELTWISE_OPS_H
