@@ -3,7 +3,7 @@
 // the program (common/fused_program.h) for one output element: its coordinates once, then each
 // instruction reads registers, constants from the program or the two input buffers
 // (broadcast through the operand's strides) and writes a register; the last instruction's
-// register is the output. The op formulas are those of eltwise_unary/binary.comp.
+// register is the output. The op formulas are common/eltwise_math.glsl's.
 #include "fused_bindings.glsl"
 
 uint coords[FUSED_MAX_RANK];
@@ -45,7 +45,7 @@ void main()
     for (uint k = 0; k < n_instrs; k++, at += FUSED_INSTR_WORDS) {
         int op = int(prog[at + FUSED_INSTR_OP]);
         float v = fetch(prog[at + FUSED_INSTR_SRC], at, rank);
-        float z = op >= FUSED_OP_ADD ? fetch(prog[at + FUSED_INSTR_SRC + 1], at, rank) : 0.0;
+        float z = fused_arity(op) == 2 ? fetch(prog[at + FUSED_INSTR_SRC + 1], at, rank) : 0.0;
         dst = prog[at + FUSED_INSTR_DST];
         regs[dst] = apply(op, v, z, uintBitsToFloat(prog[at + FUSED_INSTR_ALPHA]),
                           uintBitsToFloat(prog[at + FUSED_INSTR_BETA]),

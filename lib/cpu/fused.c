@@ -67,15 +67,15 @@ static void run_blocks(void *ctx, int64_t begin, int64_t end)
         uint32_t dst = 0;
         for (int i = 0; i < r->n_instrs; i++) {
             const uint32_t *ins = r->instrs + (size_t)i * FUSED_INSTR_WORDS;
-            bool gelu_tanh;
-            eltwise_op op = fused_op_eltwise(ins[FUSED_INSTR_OP], &gelu_tanh);
+            eltwise_op op = (eltwise_op)ins[FUSED_INSTR_OP];
+            int arity = eltwise_fused_arity(op);
+            if (arity == 0) /* not an instruction: y = x, as fused_eltwise.comp's apply() */
+                op = ELT_IDENTITY, arity = 1;
             eltwise_params p = {.op = op,
-                                .gelu_tanh = gelu_tanh,
                                 .alpha = word_float(ins[FUSED_INSTR_ALPHA]),
                                 .beta = word_float(ins[FUSED_INSTR_BETA]),
                                 .gamma = word_float(ins[FUSED_INSTR_GAMMA])};
-            elt_step step = {
-                .op = op, .p = &p, .n_inputs = ins[FUSED_INSTR_OP] >= FUSED_OP_ADD ? 2 : 1};
+            elt_step step = {.op = op, .p = &p, .n_inputs = arity};
             void *xs[3] = {NULL};
             for (int s = 0; s < step.n_inputs; s++) {
                 uint32_t ref = ins[FUSED_INSTR_SRC + s];

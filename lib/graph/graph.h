@@ -11,6 +11,7 @@
  * copy of the values, see graph_values_clone).
  */
 #include "core/common.h"
+#include "eltwise_ops.h" /* shaders/common: the op codes shared with GLSL */
 
 /* ONNX AttributeProto.AttributeType values. */
 typedef enum graph_attr_type {
@@ -84,29 +85,15 @@ typedef struct graph_value {
 
 struct op_def;
 
-/* Activations a Conv/Gemm/MatMul epilogue applies (passes/fuse_epilogue.c); the numbers
- * are shaders/common/epilogue.glsl's EPI_* (lib/vulkan checks they agree). */
-typedef enum graph_epi_act {
-    GRAPH_EPI_NONE = 0,
-    GRAPH_EPI_RELU = 1,
-    GRAPH_EPI_CLIP = 2,         /* alpha = min, beta = max */
-    GRAPH_EPI_SIGMOID = 3,
-    GRAPH_EPI_HARD_SIGMOID = 4, /* max(0, min(1, alpha * x + beta)) */
-    GRAPH_EPI_HARD_SWISH = 5,
-    GRAPH_EPI_LEAKY_RELU = 6, /* alpha */
-    GRAPH_EPI_SILU = 7,       /* x * sigmoid(x) */
-    GRAPH_EPI_GELU = 8,       /* erf form */
-    GRAPH_EPI_GELU_TANH = 9,  /* tanh approximation */
-    GRAPH_EPI_X_HARD_SIGMOID = 10, /* x * max(0, min(1, alpha * x + beta)) */
-} graph_epi_act;
-
 /* What a Conv, Gemm or MatMul node absorbed from the nodes after it: its result r (its own
  * bias included; MatMul: plus input `bias`, a constant along the last dim) becomes
  * act(r + R) when residual_first, else act(r) + R, where R is input `residual` (-1: none)
  * of the node's shape. */
 typedef struct graph_epilogue {
-    graph_epi_act act;
-    float alpha, beta; /* the activation's parameters (see graph_epi_act) */
+    /* The activation (graph/fuse_epilogue.c): ELT_IDENTITY (none) or an op code of
+     * shaders/common/eltwise_ops.h whose fuse is FUSE1_EPI or EPI, with its parameters. */
+    eltwise_op act;
+    float alpha, beta;
     /* Indices into the node's inputs, after its own (Conv, Gemm: 3, MatMul: 2), -1: none */
     int bias; /* MatMul only */
     int residual;

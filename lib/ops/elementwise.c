@@ -7,17 +7,46 @@
 #include <string.h>
 
 static const struct {
-    const char *name;
+    const char *name, *id;
     eltwise_kind kind;
+    eltwise_fuse fuse;
 } eltwise_table[ELT_OP_COUNT] = {
-#define X(id, name, kind) [ELT_##id] = {#name, kind},
+#define X(id, name, kind, fuse, code) [ELT_##id] = {#name, #id, kind, ELT_##fuse},
     ELTWISE_OPS(X)
 #undef X
 };
 
+/* The codes count 0, 1, 2, ... in list order (GLSL has them as numbers, not an enum). */
+enum eltwise_op_position {
+#define X(id, name, kind, fuse, code) ELT_POSITION_##id,
+    ELTWISE_OPS(X)
+#undef X
+};
+#define X(id, name, kind, fuse, code)                                                              \
+    _Static_assert(ELT_##id == (int)ELT_POSITION_##id, "eltwise_ops.h: code of " #id);
+ELTWISE_OPS(X)
+#undef X
+
 const char *eltwise_op_name(eltwise_op op)
 {
     return op < ELT_OP_COUNT ? eltwise_table[op].name : "?";
+}
+
+const char *eltwise_op_id(eltwise_op op)
+{
+    return op < ELT_OP_COUNT ? eltwise_table[op].id : "?";
+}
+
+int eltwise_fused_arity(eltwise_op op)
+{
+    eltwise_fuse f = op < ELT_OP_COUNT ? eltwise_table[op].fuse : ELT_NOFUSE;
+    return f == ELT_FUSE2 ? 2 : f == ELT_FUSE1 || f == ELT_FUSE1_EPI ? 1 : 0;
+}
+
+bool eltwise_is_epilogue(eltwise_op op)
+{
+    return op < ELT_OP_COUNT &&
+           (eltwise_table[op].fuse == ELT_FUSE1_EPI || eltwise_table[op].fuse == ELT_EPI);
 }
 
 static vkml_status parse_cast_to(const graph_node *node, eltwise_params *p, vkml_error *err)
@@ -44,8 +73,8 @@ static vkml_status parse_cast_rounding(const graph_node *node, eltwise_params *p
                          "%s: attribute 'saturate' must be 0 or 1, not %lld", node->op_type,
                          (long long)saturate);
     p->no_saturate = saturate == 0;
-    static const char *const modes[] = {[VKML_E8M0_UP] = "up", [VKML_E8M0_DOWN] = "down",
-                                        [VKML_E8M0_NEAREST] = "nearest"};
+    static const char *const modes[] = {
+        [VKML_E8M0_UP] = "up", [VKML_E8M0_DOWN] = "down", [VKML_E8M0_NEAREST] = "nearest"};
     const char *mode = graph_attr_string(node, "round_mode", "up");
     for (int i = 0; i < (int)VKML_ARRAY_SIZE(modes); i++)
         if (strcmp(mode, modes[i]) == 0) {
@@ -71,9 +100,9 @@ static vkml_status parse_choice(const graph_node *node, const char *attr, const 
         *second = strcmp(s, second_word) == 0;
         return VKML_OK;
     }
-    return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "%s: attribute '%s' must be \"%s\" or \"%s\"%s%s",
-                     node->op_type, attr, first, second_word, s ? ", not " : " (missing)",
-                     s ? s : "");
+    return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
+                     "%s: attribute '%s' must be \"%s\" or \"%s\"%s%s", node->op_type, attr, first,
+                     second_word, s ? ", not " : " (missing)", s ? s : "");
 }
 
 /* alpha/beta/gamma with the op's defaults. */
@@ -92,27 +121,39 @@ static void parse_coefficients(const graph_node *node, eltwise_params *p)
     case ELT_CLIP: alpha = -INFINITY, beta = INFINITY; break;
     default: break;
     }
-    p->alpha = graph_attr_float(node, p->op == ELT_CLIP    ? "min"
-                                      : p->op == ELT_SHRINK ? "lambd"
-                                                            : "alpha", alpha);
-    p->beta = graph_attr_float(node, p->op == ELT_CLIP    ? "max"
-                                     : p->op == ELT_SHRINK ? "bias"
-                                                           : "beta", beta);
+    p->alpha = graph_attr_float(node,
+                                p->op == ELT_CLIP     ? "min"
+                                : p->op == ELT_SHRINK ? "lambd"
+                                                      : "alpha",
+                                alpha);
+    p->beta = graph_attr_float(node,
+                               p->op == ELT_CLIP     ? "max"
+                               : p->op == ELT_SHRINK ? "bias"
+                                                     : "beta",
+                               beta);
     p->gamma = graph_attr_float(node, "gamma", gamma);
 }
 
 vkml_status eltwise_parse(const graph_node *node, void *params, vkml_error *err)
 {
     static const op_attr_spec specs[] = {
-        {"alpha", GRAPH_ATTR_FLOAT},        {"beta", GRAPH_ATTR_FLOAT},
-        {"gamma", GRAPH_ATTR_FLOAT},        {"min", GRAPH_ATTR_FLOAT},
-        {"max", GRAPH_ATTR_FLOAT},          {"fmod", GRAPH_ATTR_INT},
-        {"direction", GRAPH_ATTR_STRING},   {"approximate", GRAPH_ATTR_STRING},
-        {"detect_positive", GRAPH_ATTR_INT}, {"detect_negative", GRAPH_ATTR_INT},
-        {"to", GRAPH_ATTR_INT},             {"broadcast", GRAPH_ATTR_INT},
-        {"axis", GRAPH_ATTR_INT},           {"saturate", GRAPH_ATTR_INT},
+        {"alpha", GRAPH_ATTR_FLOAT},
+        {"beta", GRAPH_ATTR_FLOAT},
+        {"gamma", GRAPH_ATTR_FLOAT},
+        {"min", GRAPH_ATTR_FLOAT},
+        {"max", GRAPH_ATTR_FLOAT},
+        {"fmod", GRAPH_ATTR_INT},
+        {"direction", GRAPH_ATTR_STRING},
+        {"approximate", GRAPH_ATTR_STRING},
+        {"detect_positive", GRAPH_ATTR_INT},
+        {"detect_negative", GRAPH_ATTR_INT},
+        {"to", GRAPH_ATTR_INT},
+        {"broadcast", GRAPH_ATTR_INT},
+        {"axis", GRAPH_ATTR_INT},
+        {"saturate", GRAPH_ATTR_INT},
         {"round_mode", GRAPH_ATTR_STRING},
-        {"lambd", GRAPH_ATTR_FLOAT},          {"bias", GRAPH_ATTR_FLOAT},
+        {"lambd", GRAPH_ATTR_FLOAT},
+        {"bias", GRAPH_ATTR_FLOAT},
     };
     eltwise_params *p = params;
     vkml_status st = op_check_attr_types(node, specs, VKML_ARRAY_SIZE(specs), err);
@@ -120,7 +161,8 @@ vkml_status eltwise_parse(const graph_node *node, void *params, vkml_error *err)
         return st;
     p->op = ELT_OP_COUNT;
     for (int i = 0; i < ELT_OP_COUNT; i++)
-        if (strcmp(node->op_type, eltwise_table[i].name) == 0)
+        if (eltwise_table[i].kind != ELT_INTERNAL &&
+            strcmp(node->op_type, eltwise_table[i].name) == 0)
             p->op = (eltwise_op)i;
     if (p->op == ELT_OP_COUNT)
         return vkml_fail(err, VKML_ERROR_UNSUPPORTED, "%s is not an elementwise op", node->op_type);
@@ -128,8 +170,8 @@ vkml_status eltwise_parse(const graph_node *node, void *params, vkml_error *err)
     parse_coefficients(node, p);
     int64_t fmod = graph_attr_int(node, "fmod", 0);
     if (fmod != 0 && fmod != 1)
-        return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "Mod: attribute 'fmod' must be 0 or 1, not %lld",
-                         (long long)fmod);
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
+                         "Mod: attribute 'fmod' must be 0 or 1, not %lld", (long long)fmod);
     p->fmod = fmod == 1;
     p->detect_pos = graph_attr_int(node, "detect_positive", 1) != 0;
     p->detect_neg = graph_attr_int(node, "detect_negative", 1) != 0;
@@ -138,8 +180,12 @@ vkml_status eltwise_parse(const graph_node *node, void *params, vkml_error *err)
     switch (p->op) {
     case ELT_BIT_SHIFT:
         return parse_choice(node, "direction", "RIGHT", "LEFT", true, &p->shift_left, err);
-    case ELT_GELU:
-        return parse_choice(node, "approximate", "none", "tanh", false, &p->gelu_tanh, err);
+    case ELT_GELU: {
+        bool tanh_form = false;
+        st = parse_choice(node, "approximate", "none", "tanh", false, &tanh_form, err);
+        p->op = tanh_form ? ELT_GELU_TANH : ELT_GELU;
+        return st;
+    }
     case ELT_CAST:
     case ELT_CAST_LIKE: return parse_cast_rounding(node, p, err);
     default: return VKML_OK;
@@ -156,8 +202,9 @@ static vkml_status require_same_dtype(const graph_value *values, const graph_nod
             return st;
         vkml_dtype a = values[node->inputs[first]].dtype, b = values[node->inputs[i]].dtype;
         if (a != b)
-            return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "%s inputs %d and %d have different dtypes %s and %s",
-                             node->op_type, first, i, vkml_dtype_name(a), vkml_dtype_name(b));
+            return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
+                             "%s inputs %d and %d have different dtypes %s and %s", node->op_type,
+                             first, i, vkml_dtype_name(a), vkml_dtype_name(b));
     }
     return VKML_OK;
 }
@@ -183,7 +230,8 @@ static vkml_status input_dims(const graph_value *values, const graph_node *node,
         }
         return VKML_OK;
     }
-    int64_t axis = p->legacy_broadcast ? (p->legacy_axis >= 0 ? p->legacy_axis : a->rank - v->rank) : 0;
+    int64_t axis =
+        p->legacy_broadcast ? (p->legacy_axis >= 0 ? p->legacy_axis : a->rank - v->rank) : 0;
     if (!p->legacy_broadcast && v->rank != a->rank)
         return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
                          "%s at opset %d without broadcast=1 needs inputs of one shape",
@@ -224,8 +272,8 @@ static vkml_status broadcast_shape(const graph_value *values, const graph_node *
     const graph_value *a = &values[node->inputs[first]];
     if (is_legacy_binary(node) &&
         (*rank != a->rank || memcmp(dims, a->dims, sizeof(int64_t) * (size_t)*rank)))
-        return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "%s at opset %d: B does not broadcast onto A",
-                         node->op_type, node->opset);
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
+                         "%s at opset %d: B does not broadcast onto A", node->op_type, node->opset);
     return VKML_OK;
 }
 
@@ -282,7 +330,8 @@ static vkml_status dropout_check(const graph_value *values, const graph_node *no
     vkml_status st = const_bool(values, node, 2, false, &training, err);
     if (st || !training)
         return st;
-    const graph_value *r = node->n_inputs > 1 && node->inputs[1] >= 0 ? &values[node->inputs[1]] : NULL;
+    const graph_value *r =
+        node->n_inputs > 1 && node->inputs[1] >= 0 ? &values[node->inputs[1]] : NULL;
     double ratio = 0.5;
     if (r && !r->data)
         return vkml_fail(err, VKML_ERROR_UNSUPPORTED,
@@ -305,8 +354,8 @@ static vkml_status dropout_check(const graph_value *values, const graph_node *no
 }
 
 /* Checks of the ops with their own typing; sets the output dtype. */
-static vkml_status special_check(const graph_value *values, const graph_node *node,
-                                 vkml_dtype *out, vkml_error *err)
+static vkml_status special_check(const graph_value *values, const graph_node *node, vkml_dtype *out,
+                                 vkml_error *err)
 {
     const eltwise_params *p = node->params;
     vkml_status st;
@@ -381,17 +430,19 @@ vkml_status eltwise_infer(graph_value *values, const graph_node *node, vkml_erro
         return st;
     if (p->kind != ELT_SPECIAL)
         out = p->kind == ELT_PREDICATE || p->kind == ELT_COMPARE ? VKML_DTYPE_BOOL
-                                                                   : values[node->inputs[0]].dtype;
+                                                                 : values[node->inputs[0]].dtype;
     if (p->op == ELT_MOD && !p->fmod &&
         (out == VKML_DTYPE_FLOAT || out == VKML_DTYPE_FLOAT16 || out == VKML_DTYPE_DOUBLE ||
          out == VKML_DTYPE_BFLOAT16))
-        return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "Mod of %s needs fmod=1", vkml_dtype_name(out));
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "Mod of %s needs fmod=1",
+                         vkml_dtype_name(out));
     int rank;
     int64_t dims[VKML_MAX_RANK];
     if ((st = broadcast_shape(values, node, 0, broadcast_inputs(node), &rank, dims, err)))
         return st;
     const graph_value *x = &values[node->inputs[0]];
-    if (p->op == ELT_PRELU && (rank != x->rank || memcmp(dims, x->dims, sizeof(int64_t) * (size_t)rank)))
+    if (p->op == ELT_PRELU &&
+        (rank != x->rank || memcmp(dims, x->dims, sizeof(int64_t) * (size_t)rank)))
         return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "PRelu: slope does not broadcast onto X");
     op_set_output(values, node, 0, out, rank, dims);
     if (p->op == ELT_DROPOUT)

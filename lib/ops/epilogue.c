@@ -1,8 +1,7 @@
-/* Conv/Gemm/MatMul epilogues: see epilogue.h. The formulas are those of the unfused ops'
- * CPU kernels (cpu/eltwise_math.c), so fusion changes no result on the CPU device. */
+/* Conv/Gemm/MatMul epilogues: see epilogue.h. The activations are the unfused ops'
+ * formulas (ops/eltwise_formula.h), so fusion changes no result on the CPU device. */
 #include "ops/epilogue.h"
-
-#include <math.h>
+#include "ops/eltwise_formula.h"
 
 vkml_status op_epilogue_check(const graph_value *values, const graph_node *node, vkml_error *err)
 {
@@ -43,28 +42,9 @@ vkml_status op_epilogue_check(const graph_value *values, const graph_node *node,
     return VKML_OK;
 }
 
-static float sigmoid(float a)
-{
-    return a >= 0 ? 1 / (1 + expf(-a)) : expf(a) / (1 + expf(a));
-}
-
 float op_epilogue_act(const graph_epilogue *e, float a)
 {
-    switch (e->act) {
-    case GRAPH_EPI_NONE: return a;
-    case GRAPH_EPI_RELU: return a < 0 ? 0 : a;
-    case GRAPH_EPI_CLIP: return a < e->alpha ? e->alpha : a > e->beta ? e->beta : a;
-    case GRAPH_EPI_SIGMOID: return sigmoid(a);
-    case GRAPH_EPI_HARD_SIGMOID: return fmaxf(0, fminf(1, e->alpha * a + e->beta));
-    case GRAPH_EPI_HARD_SWISH: return a * fmaxf(0, fminf(1, a / 6 + 0.5f));
-    case GRAPH_EPI_LEAKY_RELU: return a < 0 ? e->alpha * a : a;
-    case GRAPH_EPI_SILU: return a * sigmoid(e->alpha * a);
-    case GRAPH_EPI_GELU: return 0.5f * a * (1 + erff(a * 0.7071067811865476f));
-    case GRAPH_EPI_GELU_TANH:
-        return 0.5f * a * (1 + tanhf(0.7978845608028654f * (a + 0.044715f * a * a * a)));
-    case GRAPH_EPI_X_HARD_SIGMOID: return a * fmaxf(0, fminf(1, e->alpha * a + e->beta));
-    }
-    return a;
+    return eltwise_formula_f32(e->act, a, 0, e->alpha, e->beta, 0);
 }
 
 void op_epilogue_apply(const graph_epilogue *e, float *y, const float *bias, size_t n_bias,

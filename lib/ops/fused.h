@@ -21,7 +21,6 @@ typedef struct fused_params {
     int64_t dims[VKML_MAX_RANK];
 } fused_params;
 
-/* The fused op code of an elementwise node's op (FUSED_OP_COUNT when it has none). */
-unsigned fused_op_of(const eltwise_params *p);
-/* The elementwise op (and Gelu's form) a fused op code runs as. */
-eltwise_op fused_op_eltwise(unsigned code, bool *gelu_tanh);
+/* The op code an elementwise node runs as in a program (Sum as Add, Cast to float as
+ * Identity), ELT_OP_COUNT when it has none (eltwise_fused_arity 0). */
+eltwise_op fused_op_of(const eltwise_params *p);

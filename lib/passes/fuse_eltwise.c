@@ -14,9 +14,9 @@
 /* Ops named in a group's summary before it elides the middle. */
 #define FUSE_SUMMARY_OPS 6
 
-/* What a node contributes to a program (code FUSED_OP_COUNT: it does not fuse). */
+/* What a node contributes to a program (code ELT_OP_COUNT: it does not fuse). */
 typedef struct fuse_node {
-    unsigned code;
+    eltwise_op code;
     int n_operands; /* inputs it reads as operands (1 or 2) */
     float coef[3];  /* alpha, beta, gamma */
 } fuse_node;
@@ -80,21 +80,19 @@ static bool clip_bound(const graph_value *values, const graph_node *n, int i, fl
 /* The op code, operands and parameters of node n in a program, or code COUNT. */
 static fuse_node describe_node(const graph_value *values, const graph_node *n)
 {
-    fuse_node f = {.code = FUSED_OP_COUNT};
+    fuse_node f = {.code = ELT_OP_COUNT};
     if (!n->op || n->op->parse != eltwise_parse || !n->params || n->n_outputs < 1 ||
         n->outputs[0] < 0 || n->n_inputs < 1)
         return f;
     const eltwise_params *p = n->params;
-    unsigned code = p->op == ELT_CAST
-                        ? (p->to == VKML_DTYPE_FLOAT ? FUSED_OP_IDENTITY : FUSED_OP_COUNT)
-                        : fused_op_of(p);
-    int want = code >= FUSED_OP_ADD && code < FUSED_OP_COUNT ? 2 : 1;
+    eltwise_op code = fused_op_of(p);
+    int want = eltwise_fused_arity(code) == 2 ? 2 : 1;
     float coef[3] = {p->alpha, p->beta, p->gamma};
-    if (code == FUSED_OP_COUNT || (want == 2 && n->n_inputs != 2) ||
+    if (code == ELT_OP_COUNT || (want == 2 && n->n_inputs != 2) ||
         (want == 2 && (n->opset < 7 || p->legacy_broadcast)) ||
         (p->kind == ELT_VARIADIC && n->n_inputs != 2))
         return f;
-    if (code == FUSED_OP_CLIP && n->opset >= 11 &&
+    if (code == ELT_CLIP && n->opset >= 11 &&
         (!clip_bound(values, n, 1, &coef[0]) || !clip_bound(values, n, 2, &coef[1])))
         return f;
     for (int o = 1; o < n->n_outputs; o++)
@@ -159,7 +157,7 @@ static void add_member(fuse_state *s, int q, int delta)
 static bool may_fuse_later(const fuse_state *s, int v)
 {
     int q = s->values[v].producer;
-    return q >= 0 && s->nodes[q].code != FUSED_OP_COUNT && s->group_of[q] < 0 && !s->in_group[q];
+    return q >= 0 && s->nodes[q].code != ELT_OP_COUNT && s->group_of[q] < 0 && !s->in_group[q];
 }
 
 /* Fills s->ops for the group being grown; false when it needs more than a program holds.
@@ -199,7 +197,7 @@ static bool collect_operands(fuse_state *s, bool optimistic)
 static bool may_join(const fuse_state *s, int root, int v, int q)
 {
     const graph_value *val = &s->values[v];
-    return q >= 0 && s->nodes[q].code != FUSED_OP_COUNT && s->group_of[q] < 0 && !s->in_group[q] &&
+    return q >= 0 && s->nodes[q].code != ELT_OP_COUNT && s->group_of[q] < 0 && !s->in_group[q] &&
            s->refused_by[q] != root && !val->is_output && s->group_refs[v] == s->readers[v] &&
            count_of(val) == count_of(&s->values[s->g->nodes[root].outputs[0]]);
 }
@@ -413,7 +411,7 @@ static vkml_status make_program(fuse_state *s, int root, bool *made, vkml_error 
 static vkml_status find_groups(fuse_state *s, vkml_error *err)
 {
     for (int r = s->g->n_nodes - 1; r >= 0; r--) {
-        if (s->nodes[r].code == FUSED_OP_COUNT || s->group_of[r] >= 0)
+        if (s->nodes[r].code == ELT_OP_COUNT || s->group_of[r] >= 0)
             continue;
         grow_group(s, r);
         bool made = false;
@@ -574,7 +572,7 @@ static bool state_init(fuse_state *s, const graph *g, const graph_value *values)
         for (int k = 0; k < n->n_inputs; k++)
             if (n->inputs[k] >= 0)
                 s->readers[n->inputs[k]]++;
-        s->nodes[i] = tail[i] ? (fuse_node){.code = FUSED_OP_COUNT} : describe_node(values, n);
+        s->nodes[i] = tail[i] ? (fuse_node){.code = ELT_OP_COUNT} : describe_node(values, n);
         tail[i] = false;
     }
     return true;

@@ -69,25 +69,25 @@ static bool match_act(const fuse_state *s, const graph_node *n, int in, graph_ep
     e->alpha = 0;
     e->beta = 0;
     if (fuse_is_op(n, "Relu") && n->n_inputs == 1)
-        e->act = GRAPH_EPI_RELU;
+        e->act = ELT_RELU;
     else if (fuse_is_op(n, "Sigmoid") && n->n_inputs == 1)
-        e->act = GRAPH_EPI_SIGMOID;
+        e->act = ELT_SIGMOID;
     else if (fuse_is_op(n, "HardSwish") && n->n_inputs == 1)
-        e->act = GRAPH_EPI_HARD_SWISH;
+        e->act = ELT_HARD_SWISH;
     else if (fuse_is_op(n, "LeakyRelu") && n->n_inputs == 1) {
-        e->act = GRAPH_EPI_LEAKY_RELU;
+        e->act = ELT_LEAKY_RELU;
         e->alpha = graph_attr_float(n, "alpha", 0.01f);
     } else if (fuse_is_op(n, "HardSigmoid") && n->n_inputs == 1) {
-        e->act = GRAPH_EPI_HARD_SIGMOID;
+        e->act = ELT_HARD_SIGMOID;
         e->alpha = graph_attr_float(n, "alpha", 0.2f);
         e->beta = graph_attr_float(n, "beta", 0.5f);
     } else if (fuse_is_op(n, "Gelu") && n->n_inputs == 1) {
         const char *approx = graph_attr_string(n, "approximate", "none");
-        e->act = strcmp(approx, "tanh") == 0 ? GRAPH_EPI_GELU_TANH : GRAPH_EPI_GELU;
-        if (e->act == GRAPH_EPI_GELU && strcmp(approx, "none") != 0)
+        e->act = strcmp(approx, "tanh") == 0 ? ELT_GELU_TANH : ELT_GELU;
+        if (e->act == ELT_GELU && strcmp(approx, "none") != 0)
             return false;
     } else if (fuse_is_op(n, "Clip")) {
-        e->act = GRAPH_EPI_CLIP;
+        e->act = ELT_CLIP;
         e->alpha = n->opset < 11 ? graph_attr_float(n, "min", -FLT_MAX) : -FLT_MAX;
         e->beta = n->opset < 11 ? graph_attr_float(n, "max", FLT_MAX) : FLT_MAX;
         if (n->opset >= 11 &&
@@ -120,7 +120,7 @@ static bool match_gated(const fuse_state *s, int in, int *sig, int *mul, graph_e
     if ((!hard && !fuse_is_op(na, "Sigmoid")) || na->n_inputs != 1 || na->n_outputs != 1 ||
         !fuse_is_op(nb, "Mul") || nb->n_inputs != 2 || nb->n_outputs != 1)
         return false;
-    e->act = hard ? GRAPH_EPI_X_HARD_SIGMOID : GRAPH_EPI_SILU;
+    e->act = hard ? ELT_X_HARD_SIGMOID : ELT_SILU;
     e->alpha = hard ? graph_attr_float(na, "alpha", 0.2f) : 1;
     e->beta = hard ? graph_attr_float(na, "beta", 0.5f) : 0;
     int sv = na->outputs[0];
@@ -340,7 +340,7 @@ static int absorb_next(fuse_state *s, int p, int out, graph_epilogue *e, int *bi
         return -1; /* nothing after a pool */
     int sig, mul;
     graph_epilogue gated = *e;
-    if (e->act == GRAPH_EPI_NONE && match_gated(s, out, &sig, &mul, &gated)) {
+    if (e->act == ELT_IDENTITY && match_gated(s, out, &sig, &mul, &gated)) {
         *e = gated;
         append_absorbed(absorbed, size, g->nodes[sig].op_type);
         append_absorbed(absorbed, size, "Mul");
@@ -350,8 +350,8 @@ static int absorb_next(fuse_state *s, int p, int out, graph_epilogue *e, int *bi
         return y;
     }
     int chain[5];
-    if (e->act == GRAPH_EPI_NONE && match_gelu_erf(s, out, chain)) {
-        e->act = GRAPH_EPI_GELU;
+    if (e->act == ELT_IDENTITY && match_gelu_erf(s, out, chain)) {
+        e->act = ELT_GELU;
         e->alpha = 0;
         e->beta = 0;
         for (int k = 0; k < 5; k++)
@@ -376,11 +376,11 @@ static int absorb_next(fuse_state *s, int p, int out, graph_epilogue *e, int *bi
         *bias = other; /* before anything else: the product's own bias */
     } else if (first_step && (other = match_channel_bias(s, prod, n, out)) >= 0) {
         *bias = other; /* the Conv's own bias, made from the Add's constant by attach */
-    } else if (e->act == GRAPH_EPI_NONE && match_act(s, n, out, &act)) {
+    } else if (e->act == ELT_IDENTITY && match_act(s, n, out, &act)) {
         *e = act;
     } else if (*residual < 0 && (other = match_residual(s, n, out)) >= 0) {
         *residual = other;
-        e->residual_first = e->act == GRAPH_EPI_NONE;
+        e->residual_first = e->act == ELT_IDENTITY;
     } else if (*residual < 0 && match_pool(s, prod, n, out)) {
         e->pool = n->params;
         e->pool_opset = n->opset;
@@ -600,7 +600,7 @@ static int fuse_operands(fuse_state *s, int p)
     if (!fuse_is_op(n, "MatMul") || n->n_inputs < 2)
         return 0;
     graph_epilogue e = n->epilogue ? *n->epilogue
-                                   : (graph_epilogue){.act = GRAPH_EPI_NONE, .bias = -1,
+                                   : (graph_epilogue){.act = ELT_IDENTITY, .bias = -1,
                                                       .residual = -1};
     float scale = 1;
     char names[160] = "";
@@ -639,7 +639,7 @@ static int fuse_producer(fuse_state *s, int p)
     vkml_dtype dt = s->shapes[out].dtype;
     if (dt != VKML_DTYPE_FLOAT && dt != VKML_DTYPE_FLOAT16)
         return 0;
-    graph_epilogue e = {.act = GRAPH_EPI_NONE, .bias = -1, .residual = -1};
+    graph_epilogue e = {.act = ELT_IDENTITY, .bias = -1, .residual = -1};
     int bias = -1, residual = -1, steps = 0, next;
     char names[64] = "";
     /* At most a bias, then an activation and an Add in either order, then a MaxPool. */

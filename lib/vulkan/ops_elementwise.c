@@ -9,47 +9,58 @@
 #define NO_KERNEL VK_KERNEL_COUNT
 
 /* The kernel of an op; ops with a choice (attributes, exponent type) are resolved by
- * pick_kernel. */
+ * pick_kernel. The unary ops and predicates are eltwise_unary.comp's u_<id> rows
+ * (shaders/meson.build), VK_KERNEL_U_<ID>. */
+#define UNARY_KERNEL(id) [ELT_##id] = VK_KERNEL_U_##id,
+#define KERNEL_OF_ELT_UNARY(id) UNARY_KERNEL(id)
+#define KERNEL_OF_ELT_PREDICATE(id) UNARY_KERNEL(id)
+#define KERNEL_OF_ELT_BINARY(id)
+#define KERNEL_OF_ELT_COMPARE(id)
+#define KERNEL_OF_ELT_VARIADIC(id)
+#define KERNEL_OF_ELT_SPECIAL(id)
+#define KERNEL_OF_ELT_INTERNAL(id)
+#define KERNEL_OF(id, name, kind, fuse, code) KERNEL_OF_##kind(id)
 static const vk_kernel_id op_kernels[ELT_OP_COUNT] = {
-    [ELT_ABS] = VK_KERNEL_U_ABS, [ELT_NEG] = VK_KERNEL_U_NEG, [ELT_EXP] = VK_KERNEL_U_EXP,
-    [ELT_LOG] = VK_KERNEL_U_LOG, [ELT_SQRT] = VK_KERNEL_U_SQRT,
-    [ELT_RECIPROCAL] = VK_KERNEL_U_RECIPROCAL, [ELT_FLOOR] = VK_KERNEL_U_FLOOR,
-    [ELT_CEIL] = VK_KERNEL_U_CEIL, [ELT_ROUND] = VK_KERNEL_U_ROUND, [ELT_SIGN] = VK_KERNEL_U_SIGN,
-    [ELT_ERF] = VK_KERNEL_U_ERF, [ELT_SIN] = VK_KERNEL_U_SIN, [ELT_COS] = VK_KERNEL_U_COS,
-    [ELT_TAN] = VK_KERNEL_U_TAN, [ELT_ASIN] = VK_KERNEL_U_ASIN, [ELT_ACOS] = VK_KERNEL_U_ACOS,
-    [ELT_ATAN] = VK_KERNEL_U_ATAN, [ELT_SINH] = VK_KERNEL_U_SINH, [ELT_COSH] = VK_KERNEL_U_COSH,
-    [ELT_ASINH] = VK_KERNEL_U_ASINH, [ELT_ACOSH] = VK_KERNEL_U_ACOSH,
-    [ELT_ATANH] = VK_KERNEL_U_ATANH, [ELT_SOFTPLUS] = VK_KERNEL_U_SOFTPLUS,
-    [ELT_SOFTSIGN] = VK_KERNEL_U_SOFTSIGN, [ELT_MISH] = VK_KERNEL_U_MISH,
-    [ELT_ELU] = VK_KERNEL_U_ELU, [ELT_SELU] = VK_KERNEL_U_SELU, [ELT_CELU] = VK_KERNEL_U_CELU,
-    [ELT_LEAKY_RELU] = VK_KERNEL_U_LEAKY_RELU,
-    [ELT_THRESHOLDED_RELU] = VK_KERNEL_U_THRESHOLDED_RELU,
-    [ELT_HARD_SIGMOID] = VK_KERNEL_U_HARD_SIGMOID, [ELT_HARD_SWISH] = VK_KERNEL_U_HARD_SWISH,
-    [ELT_GELU] = VK_KERNEL_U_GELU, [ELT_RELU] = VK_KERNEL_U_RELU,
-    [ELT_SIGMOID] = VK_KERNEL_U_SIGMOID, [ELT_TANH] = VK_KERNEL_U_TANH, [ELT_NOT] = VK_KERNEL_U_NOT,
-    [ELT_BITWISE_NOT] = VK_KERNEL_U_BITWISE_NOT, [ELT_IS_NAN] = VK_KERNEL_U_IS_NAN,
-    [ELT_IS_INF] = VK_KERNEL_U_IS_INF, [ELT_ADD] = VK_KERNEL_B_ADD, [ELT_SUB] = VK_KERNEL_B_SUB,
-    [ELT_MUL] = VK_KERNEL_B_MUL, [ELT_DIV] = VK_KERNEL_B_DIV, [ELT_MOD] = VK_KERNEL_B_MOD,
-    [ELT_BIT_SHIFT] = VK_KERNEL_B_SHR, [ELT_BITWISE_AND] = VK_KERNEL_B_BITWISE_AND,
-    [ELT_BITWISE_OR] = VK_KERNEL_B_BITWISE_OR, [ELT_BITWISE_XOR] = VK_KERNEL_B_BITWISE_XOR,
-    [ELT_AND] = VK_KERNEL_B_AND, [ELT_OR] = VK_KERNEL_B_OR, [ELT_XOR] = VK_KERNEL_B_XOR,
-    [ELT_PRELU] = VK_KERNEL_B_PRELU, [ELT_EQUAL] = VK_KERNEL_B_EQUAL, [ELT_LESS] = VK_KERNEL_B_LESS,
-    [ELT_LESS_EQUAL] = VK_KERNEL_B_LESS_EQUAL, [ELT_GREATER] = VK_KERNEL_B_GREATER,
-    [ELT_GREATER_EQUAL] = VK_KERNEL_B_GREATER_EQUAL, [ELT_MIN] = VK_KERNEL_B_MIN,
-    [ELT_MAX] = VK_KERNEL_B_MAX, [ELT_SUM] = VK_KERNEL_B_ADD, [ELT_MEAN] = VK_KERNEL_B_ADD,
-    [ELT_CLIP] = VK_KERNEL_T_CLIP, [ELT_POW] = VK_KERNEL_B_POW, [ELT_WHERE] = VK_KERNEL_T_WHERE,
-    [ELT_CAST] = NO_KERNEL, [ELT_CAST_LIKE] = NO_KERNEL, [ELT_DROPOUT] = VK_KERNEL_COPY,
-    [ELT_SHRINK] = VK_KERNEL_U_SHRINK, [ELT_SWISH] = VK_KERNEL_U_SWISH,
+    [ELT_GELU_TANH] = VK_KERNEL_U_GELU_TANH,
+    [ELT_ADD] = VK_KERNEL_B_ADD,
+    [ELT_SUB] = VK_KERNEL_B_SUB,
+    [ELT_MUL] = VK_KERNEL_B_MUL,
+    [ELT_DIV] = VK_KERNEL_B_DIV,
+    [ELT_MOD] = VK_KERNEL_B_MOD,
+    [ELT_BIT_SHIFT] = VK_KERNEL_B_SHR,
+    [ELT_BITWISE_AND] = VK_KERNEL_B_BITWISE_AND,
+    [ELT_BITWISE_OR] = VK_KERNEL_B_BITWISE_OR,
+    [ELT_BITWISE_XOR] = VK_KERNEL_B_BITWISE_XOR,
+    [ELT_AND] = VK_KERNEL_B_AND,
+    [ELT_OR] = VK_KERNEL_B_OR,
+    [ELT_XOR] = VK_KERNEL_B_XOR,
+    [ELT_PRELU] = VK_KERNEL_B_PRELU,
+    [ELT_EQUAL] = VK_KERNEL_B_EQUAL,
+    [ELT_LESS] = VK_KERNEL_B_LESS,
+    [ELT_LESS_EQUAL] = VK_KERNEL_B_LESS_EQUAL,
+    [ELT_GREATER] = VK_KERNEL_B_GREATER,
+    [ELT_GREATER_EQUAL] = VK_KERNEL_B_GREATER_EQUAL,
+    [ELT_MIN] = VK_KERNEL_B_MIN,
+    [ELT_MAX] = VK_KERNEL_B_MAX,
+    [ELT_SUM] = VK_KERNEL_B_ADD,
+    [ELT_MEAN] = VK_KERNEL_B_ADD,
+    [ELT_CLIP] = VK_KERNEL_T_CLIP,
+    [ELT_POW] = VK_KERNEL_B_POW,
+    [ELT_WHERE] = VK_KERNEL_T_WHERE,
+    [ELT_CAST] = NO_KERNEL,
+    [ELT_CAST_LIKE] = NO_KERNEL,
+    [ELT_DROPOUT] = VK_KERNEL_COPY,
+    ELTWISE_OPS(KERNEL_OF) /* the unary ops and predicates */
 };
 
 /* cast_to_<dtype> per destination dtype number. */
 static const vk_kernel_id cast_kernels[VKML_DTYPE_BFLOAT16 + 1] = {
-    [VKML_DTYPE_FLOAT] = VK_KERNEL_CAST_TO_F32,  [VKML_DTYPE_FLOAT16] = VK_KERNEL_CAST_TO_F16,
-    [VKML_DTYPE_DOUBLE] = VK_KERNEL_CAST_TO_F64, [VKML_DTYPE_INT8] = VK_KERNEL_CAST_TO_I8,
-    [VKML_DTYPE_UINT8] = VK_KERNEL_CAST_TO_U8,   [VKML_DTYPE_INT16] = VK_KERNEL_CAST_TO_I16,
-    [VKML_DTYPE_UINT16] = VK_KERNEL_CAST_TO_U16, [VKML_DTYPE_INT32] = VK_KERNEL_CAST_TO_I32,
-    [VKML_DTYPE_UINT32] = VK_KERNEL_CAST_TO_U32, [VKML_DTYPE_INT64] = VK_KERNEL_CAST_TO_I64,
-    [VKML_DTYPE_UINT64] = VK_KERNEL_CAST_TO_U64, [VKML_DTYPE_BOOL] = VK_KERNEL_CAST_TO_BOOL,
+    [VKML_DTYPE_FLOAT] = VK_KERNEL_CAST_TO_F32,     [VKML_DTYPE_FLOAT16] = VK_KERNEL_CAST_TO_F16,
+    [VKML_DTYPE_DOUBLE] = VK_KERNEL_CAST_TO_F64,    [VKML_DTYPE_INT8] = VK_KERNEL_CAST_TO_I8,
+    [VKML_DTYPE_UINT8] = VK_KERNEL_CAST_TO_U8,      [VKML_DTYPE_INT16] = VK_KERNEL_CAST_TO_I16,
+    [VKML_DTYPE_UINT16] = VK_KERNEL_CAST_TO_U16,    [VKML_DTYPE_INT32] = VK_KERNEL_CAST_TO_I32,
+    [VKML_DTYPE_UINT32] = VK_KERNEL_CAST_TO_U32,    [VKML_DTYPE_INT64] = VK_KERNEL_CAST_TO_I64,
+    [VKML_DTYPE_UINT64] = VK_KERNEL_CAST_TO_U64,    [VKML_DTYPE_BOOL] = VK_KERNEL_CAST_TO_BOOL,
     [VKML_DTYPE_BFLOAT16] = VK_KERNEL_CAST_TO_BF16,
 };
 
@@ -76,10 +87,9 @@ static vk_kernel_id pick_kernel(const graph_value *values, const graph_node *nod
     switch (p->op) {
     case ELT_MOD: return p->fmod ? VK_KERNEL_B_FMOD : VK_KERNEL_B_MOD;
     case ELT_BIT_SHIFT: return p->shift_left ? VK_KERNEL_B_SHL : VK_KERNEL_B_SHR;
-    case ELT_GELU: return p->gelu_tanh ? VK_KERNEL_U_GELU_TANH : VK_KERNEL_U_GELU;
     case ELT_CLIP: return node->opset < 11 ? VK_KERNEL_U_CLIP : VK_KERNEL_T_CLIP;
     case ELT_POW:
-        return b == *dtype ? VK_KERNEL_B_POW
+        return b == *dtype                                         ? VK_KERNEL_B_POW
                : b <= VKML_DTYPE_UINT64 && pow_exponent_kernels[b] ? pow_exponent_kernels[b]
                                                                    : NO_KERNEL;
     case ELT_CAST:
@@ -104,7 +114,8 @@ VKML_GPU_SUPPORTS_DECL(gpu_eltwise_supports)
     }
     vkml_dtype dtype;
     vk_kernel_id kernel = pick_kernel(values, node, &dtype);
-    if (kernel == NO_KERNEL || (kernel != VK_KERNEL_COPY && vk_kernel_variant(kernel, (int)dtype) < 0))
+    if (kernel == NO_KERNEL ||
+        (kernel != VK_KERNEL_COPY && vk_kernel_variant(kernel, (int)dtype) < 0))
         return vk_unsupported(why, why_size, "no Vulkan kernel for %s of %s%s%s", node->op_type,
                               vkml_dtype_name(dtype), p->op == ELT_POW ? " with exponent " : "",
                               p->op == ELT_POW ? vkml_dtype_name(dtype_of(values, node, 1)) : "");
@@ -123,8 +134,8 @@ VKML_GPU_SUPPORTS_DECL(gpu_eltwise_supports)
 #define VK_DENSE_ELEMS 4
 
 /* Dense unary dispatch x -> y (eltwise_unary.comp, cast.comp). */
-static vkml_status rec_unary(gpu_recorder *rec, vk_kernel_id kernel, vkml_dtype dtype, int x,
-                             int y, const unary_push *pc, vkml_error *err)
+static vkml_status rec_unary(gpu_recorder *rec, vk_kernel_id kernel, vkml_dtype dtype, int x, int y,
+                             const unary_push *pc, vkml_error *err)
 {
     int bind[] = {x, y};
     uint64_t invocations = ((uint64_t)pc->count + VK_DENSE_ELEMS - 1) / VK_DENSE_ELEMS;
@@ -170,9 +181,8 @@ static vkml_status rec_variadic(gpu_recorder *rec, const graph_value *values,
 }
 
 /* Where (condition, x, y) and Clip (x, min, max) from opset 11. */
-static vkml_status rec_ternary(gpu_recorder *rec, const graph_value *values,
-                               const graph_node *node, vk_kernel_id kernel, vkml_dtype dtype,
-                               vkml_error *err)
+static vkml_status rec_ternary(gpu_recorder *rec, const graph_value *values, const graph_node *node,
+                               vk_kernel_id kernel, vkml_dtype dtype, vkml_error *err)
 {
     int64_t strides[3][VKML_MAX_RANK];
     eltwise_layout l;
@@ -252,11 +262,12 @@ VKML_GPU_DECL(gpu_eltwise)
 {
     const eltwise_params *p = node->params;
     if (node->n_inputs < inputs_needed(p) || node->n_outputs < 1 || node->outputs[0] < 0)
-        return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "%s needs %d inputs, has %d",
-                         node->op_type, inputs_needed(p), node->n_inputs);
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "%s needs %d inputs, has %d", node->op_type,
+                         inputs_needed(p), node->n_inputs);
     for (int i = 0; i < inputs_needed(p); i++)
         if (node->inputs[i] < 0)
-            return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "%s input %d is missing", node->op_type, i);
+            return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "%s input %d is missing", node->op_type,
+                             i);
     vkml_dtype dtype;
     vk_kernel_id kernel = pick_kernel(values, node, &dtype);
     /* float32 fmod exact in double where the device has it (eltwise_binary.comp) */
@@ -267,8 +278,8 @@ VKML_GPU_DECL(gpu_eltwise)
     size_t count = vkml_tensor_element_count(y->rank, y->dims);
     if (count == 0)
         return VKML_OK;
-    unary_push up = {.count = vk_u32((int64_t)count), .alpha = p->alpha, .beta = p->beta,
-                     .gamma = p->gamma};
+    unary_push up = {
+        .count = vk_u32((int64_t)count), .alpha = p->alpha, .beta = p->beta, .gamma = p->gamma};
     if (p->op == ELT_IS_INF)
         up.alpha = p->detect_pos, up.beta = p->detect_neg;
     if (p->op == ELT_DROPOUT) {

@@ -5,12 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The numbers of epilogue.glsl's EPI_* are graph_epi_act's. */
-_Static_assert(GRAPH_EPI_RELU == 1 && GRAPH_EPI_CLIP == 2 && GRAPH_EPI_SIGMOID == 3 &&
-                   GRAPH_EPI_HARD_SIGMOID == 4 && GRAPH_EPI_HARD_SWISH == 5 &&
-                   GRAPH_EPI_LEAKY_RELU == 6 && GRAPH_EPI_SILU == 7 && GRAPH_EPI_GELU == 8 &&
-                   GRAPH_EPI_GELU_TANH == 9 && GRAPH_EPI_X_HARD_SIGMOID == 10,
-               "graph_epi_act must match shaders/common/epilogue.glsl");
 _Static_assert(sizeof(vk_epilogue_push) == 16, "four 32-bit push members");
 _Static_assert(VK_GEMM_TILES == 4, "gemm_tiles below");
 _Static_assert(VK_COOP_TILES == 3, "coop_tiles below");

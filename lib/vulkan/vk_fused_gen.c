@@ -187,16 +187,17 @@ bool vk_fused_gen_source(const uint32_t *words, size_t n_words, char *buf, size_
     bool ok = true;
     for (uint32_t k = 0; k < pg.n_instrs && ok; k++) {
         size_t at = pg.instrs + (size_t)k * FUSED_INSTR_WORDS;
-        uint32_t op = pg.w[at + FUSED_INSTR_OP];
+        eltwise_op op = (eltwise_op)pg.w[at + FUSED_INSTR_OP];
+        int arity = eltwise_fused_arity(op);
         dst = pg.w[at + FUSED_INSTR_DST];
-        if (op >= FUSED_OP_COUNT || dst >= FUSED_MAX_REGS) {
+        if (arity == 0 || dst >= FUSED_MAX_REGS) {
             ok = false;
             break;
         }
-        put(&b, "    r%u = fused_op_%u(", dst, op);
+        put(&b, "    r%u = fused_%s(", dst, eltwise_op_id(op));
         ok = put_source(&b, &pg, at, 0, used);
         put(&b, ", ");
-        if (op >= FUSED_OP_ADD)
+        if (arity == 2)
             ok = ok && put_source(&b, &pg, at, 1, used);
         else
             put(&b, "0.0");

@@ -2,7 +2,7 @@
 /*
  * Generated shaders for fused elementwise groups (ops/fused.h): per group, GLSL with the
  * program unrolled into straight-line code (each instruction one call of fused_apply.glsl's
- * apply() with constant op code and parameters, on local float variables; the output's
+ * fused_<ID>() with constant parameters, on local float variables; the output's
  * shape, the operands' strides and constants inlined as literals), compiled with libshaderc
  * when the session is created and cached per device by source text (vk_pipeline_generated).
  * Same bindings and push constants as the interpreter kernel (fused_eltwise.comp), which

@@ -2,45 +2,26 @@
 // the CPU's is op_epilogue_apply in lib/ops/epilogue.c, the same formulas). A kernel
 // including this has the residual at binding 3 (`res`, read when epi_flags bit 0) and
 // these last members in its push block `p`:
-//   uint epi_act;     EPI_* below (graph_epi_act)
+//   uint epi_act;     an ELT_* op code (graph_epilogue.act), ELT_IDENTITY: none
 //   float epi_alpha, epi_beta;
 //   uint epi_flags;   bit 0: a residual; bit 1: added before the activation
 #ifndef VKML_EPILOGUE_GLSL
 #define VKML_EPILOGUE_GLSL
 #include "eltwise_math.glsl"
 
-#define EPI_NONE 0
-#define EPI_RELU 1
-#define EPI_CLIP 2
-#define EPI_SIGMOID 3
-#define EPI_HARD_SIGMOID 4
-#define EPI_HARD_SWISH 5
-#define EPI_LEAKY_RELU 6
-#define EPI_SILU 7
-#define EPI_GELU 8
-#define EPI_GELU_TANH 9
-#define EPI_X_HARD_SIGMOID 10
-
-float epi_sigmoid(float v)
-{
-    float e = exp(-abs(v)); // of a non-positive argument only: no overflow
-    return v >= 0.0 ? 1.0 / (1.0 + e) : e / (1.0 + e);
-}
-
+// The activation: eltwise_ops.h's ops whose fuse is FUSE1_EPI or EPI, with
+// eltwise_math.glsl's formulas; ELT_IDENTITY (none) and any other code leave v.
+#define EPI_CASE(id) case ELT_##id: return ELT_F_##id(float, v, 0.0, al, be, 0.0);
+#define EPI_CASE_NOFUSE(id)
+#define EPI_CASE_FUSE1(id)
+#define EPI_CASE_FUSE2(id)
+#define EPI_CASE_FUSE1_EPI(id) EPI_CASE(id)
+#define EPI_CASE_EPI(id) EPI_CASE(id)
+#define EPI_CASE_OF(id, name, kind, fuse, code) EPI_CASE_##fuse(id)
 float epi_act(float v, uint act, float al, float be)
 {
-    switch (act) {
-    case EPI_RELU: return v < 0.0 ? 0.0 : v;
-    case EPI_CLIP: return v < al ? al : (v > be ? be : v);
-    case EPI_SIGMOID: return epi_sigmoid(v);
-    case EPI_HARD_SIGMOID: return max(0.0, min(1.0, al * v + be));
-    case EPI_HARD_SWISH: return v * max(0.0, min(1.0, v / 6.0 + 0.5));
-    case EPI_LEAKY_RELU: return v < 0.0 ? al * v : v;
-    case EPI_SILU: return v * epi_sigmoid(al * v);
-    case EPI_GELU: return 0.5 * v * (1.0 + erf_approx(v * 0.70710678118654752));
-    case EPI_GELU_TANH:
-        return 0.5 * v * (1.0 + tanh_f(0.79788456080286536 * (v + 0.044715 * v * v * v)));
-    case EPI_X_HARD_SIGMOID: return v * max(0.0, min(1.0, al * v + be));
+    switch (int(act)) {
+    ELTWISE_OPS(EPI_CASE_OF)
     default: return v;
     }
 }
@@ -50,7 +31,7 @@ float epi_act(float v, uint act, float al, float be)
 A epilogue_with(A v, float r)
 {
 #if IS_FLOAT && !defined(DTYPE_F64)
-    if (p.epi_act == EPI_NONE && p.epi_flags == 0u)
+    if (p.epi_act == uint(ELT_IDENTITY) && p.epi_flags == 0u)
         return v;
     float x = float(v);
     bool has_res = (p.epi_flags & 1u) != 0u, first = (p.epi_flags & 2u) != 0u;

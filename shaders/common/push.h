@@ -39,7 +39,7 @@
 #endif
 
 /* The fused epilogue of the Conv/Gemm/MatMul kernels (shaders/common/epilogue.glsl), the
- * last members of their blocks: act (graph_epi_act), alpha and beta (its parameters),
+ * last members of their blocks: act (an eltwise_op code, shaders/common/eltwise_ops.h), alpha and beta (its parameters),
  * flags (bit 0: residual at binding 3; bit 1: added before the activation). C nests them
  * as `epi` (vk_epilogue_push, what vk_epilogue_of fills); GLSL names them epi_act,
  * epi_alpha, epi_beta, epi_flags. */

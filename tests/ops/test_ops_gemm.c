@@ -191,20 +191,20 @@ static void products(bool large)
 static void epilogues(void)
 {
     static const struct {
-        graph_epi_act act;
+        eltwise_op act;
         float alpha, beta;
         const char *name;
     } acts[] = {
-        {GRAPH_EPI_RELU, 0, 0, "Relu"},
-        {GRAPH_EPI_CLIP, 0, 6, "Clip"},
-        {GRAPH_EPI_SIGMOID, 0, 0, "Sigmoid"},
-        {GRAPH_EPI_HARD_SIGMOID, 0.2f, 0.5f, "HardSigmoid"},
-        {GRAPH_EPI_HARD_SWISH, 0, 0, "HardSwish"},
-        {GRAPH_EPI_LEAKY_RELU, 0.1f, 0, "LeakyRelu"},
-        {GRAPH_EPI_SILU, 1, 0, "SiLU"},
-        {GRAPH_EPI_GELU, 0, 0, "Gelu"},
-        {GRAPH_EPI_GELU_TANH, 0, 0, "Gelu tanh"},
-        {GRAPH_EPI_X_HARD_SIGMOID, 1.0f / 6, 0.5f, "HardSigmoid+Mul"},
+        {ELT_RELU, 0, 0, "Relu"},
+        {ELT_CLIP, 0, 6, "Clip"},
+        {ELT_SIGMOID, 0, 0, "Sigmoid"},
+        {ELT_HARD_SIGMOID, 0.2f, 0.5f, "HardSigmoid"},
+        {ELT_HARD_SWISH, 0, 0, "HardSwish"},
+        {ELT_LEAKY_RELU, 0.1f, 0, "LeakyRelu"},
+        {ELT_SILU, 1, 0, "SiLU"},
+        {ELT_GELU, 0, 0, "Gelu"},
+        {ELT_GELU_TANH, 0, 0, "Gelu tanh"},
+        {ELT_X_HARD_SIGMOID, 1.0f / 6, 0.5f, "HardSigmoid+Mul"},
     };
     const conv_shape cs = {2, 12, 9, 8, 20, 3, 1, 1, 1, 1};
     for (size_t i = 0; i < VKML_ARRAY_SIZE(acts); i++) {
@@ -235,16 +235,16 @@ static void epilogues(void)
         matmul(name, 3, (int64_t[]){2, 33, 21}, 2, (int64_t[]){21, 40}, &r, 3,
                (int64_t[]){2, 33, 40});
     }
-    graph_epilogue add = {.act = GRAPH_EPI_NONE, .bias = -1, .residual = 3, .residual_first = true,
+    graph_epilogue add = {.act = ELT_IDENTITY, .bias = -1, .residual = 3, .residual_first = true,
                           .absorbed = "Add"};
-    graph_epilogue relu_res = {.act = GRAPH_EPI_RELU, .bias = -1, .residual = 3,
+    graph_epilogue relu_res = {.act = ELT_RELU, .bias = -1, .residual = 3,
                                .residual_first = true, .absorbed = "Add+Relu"};
     conv(&conv_shapes[7], false, &add); /* depthwise: the direct kernel's epilogue */
     conv(&conv_shapes[0], true, &add);
     conv(&conv_shapes[8], true, &relu_res); /* pointwise as products: bias, residual, Relu */
     conv(&conv_shapes[9], false, &relu_res);
     /* float16: the CPU runs these on float copies, the GPU on its f16 variants */
-    graph_epilogue relu = {.act = GRAPH_EPI_RELU, .bias = -1, .residual = 3, .residual_first = true,
+    graph_epilogue relu = {.act = ELT_RELU, .bias = -1, .residual = 3, .residual_first = true,
                            .absorbed = "Add+Relu"};
     dtype = VKML_DTYPE_FLOAT16;
     conv(&cs, true, &relu);
@@ -408,7 +408,7 @@ static void gemv_products(void)
     gemm(2, 65, 9, 1, 0, 0, NULL);
     matmul("gemv batched [2,3,1,70] x [3,70,35]", 4, (int64_t[]){2, 3, 1, 70}, 3,
            (int64_t[]){3, 70, 35}, NULL, 0, NULL);
-    graph_epilogue relu = {.act = GRAPH_EPI_RELU, .bias = 2, .residual = -1, .absorbed = "Add+Relu"};
+    graph_epilogue relu = {.act = ELT_RELU, .bias = 2, .residual = -1, .absorbed = "Add+Relu"};
     matmul("gemv Add+Relu", 2, (int64_t[]){1, 256}, 2, (int64_t[]){256, 10}, &relu, 2,
            (int64_t[]){1, 10});
     /* 1x1 convs of 1x1 inputs (squeeze-excitation): EfficientNet's 48 -> 1152 + Sigmoid,
@@ -416,9 +416,9 @@ static void gemv_products(void)
     const conv_shape se[] = {{1, 48, 1, 1, 1152, 1, 1, 0, 1, 1},
                              {3, 37, 1, 1, 9, 1, 1, 0, 1, 1},
                              {2, 20, 1, 1, 11, 1, 1, 1, 1, 1}};
-    graph_epilogue sig = {.act = GRAPH_EPI_SIGMOID, .bias = -1, .residual = -1,
+    graph_epilogue sig = {.act = ELT_SIGMOID, .bias = -1, .residual = -1,
                           .absorbed = "Sigmoid"};
-    graph_epilogue res = {.act = GRAPH_EPI_SILU, .alpha = 1, .bias = -1, .residual = 3,
+    graph_epilogue res = {.act = ELT_SILU, .alpha = 1, .bias = -1, .residual = 3,
                           .residual_first = true, .absorbed = "Add+SiLU"};
     conv(&se[0], true, &sig);
     conv(&se[1], false, NULL);
@@ -522,14 +522,14 @@ static void split_products(void)
     matmul_2d(70, 1100, 40);
     matmul_2d(6, 2050, 5); /* more rows than gemv.comp takes */
     gemm(45, 1030, 39, 1, 1, 2, NULL);
-    graph_epilogue e = {.act = GRAPH_EPI_SILU, .alpha = 1, .bias = 2, .residual = 3,
+    graph_epilogue e = {.act = ELT_SILU, .alpha = 1, .bias = 2, .residual = 3,
                         .absorbed = "Add+SiLU+Add"};
     matmul("Add+SiLU+Add K 1300", 3, (int64_t[]){2, 17, 1300}, 2, (int64_t[]){1300, 30}, &e, 3,
            (int64_t[]){2, 17, 30});
     /* N 32: the sums 4 columns an invocation, stored as quads with the residual's quads */
     matmul("Add+SiLU+Add K 1300, N 32", 3, (int64_t[]){2, 17, 1300}, 2, (int64_t[]){1300, 32}, &e,
            3, (int64_t[]){2, 17, 32});
-    graph_epilogue r = {.act = GRAPH_EPI_RELU, .bias = -1, .residual = 3, .residual_first = true,
+    graph_epilogue r = {.act = ELT_RELU, .bias = -1, .residual = 3, .residual_first = true,
                         .absorbed = "Add+Relu"};
     const conv_shape cs[] = {
         {1, 128, 5, 5, 24, 3, 1, 1, 1, 1},  /* K 1152, one tile */
@@ -696,7 +696,7 @@ static void taps_picks(void)
  * and split-K, strides, pads, dilation, groups, ragged edges, bias and epilogues. */
 static void taps_convs(void)
 {
-    graph_epilogue r = {.act = GRAPH_EPI_RELU, .bias = -1, .residual = 3, .residual_first = true,
+    graph_epilogue r = {.act = ELT_RELU, .bias = -1, .residual = 3, .residual_first = true,
                         .absorbed = "Add+Relu"};
     const conv_shape cs[] = {
         {4, 32, 64, 64, 128, 3, 1, 1, 1, 1}, /* 128 x 128 blocks, whole K */
