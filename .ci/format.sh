@@ -1,6 +1,6 @@
 #!/bin/sh
-# The house style, applied or checked. lib/, tools/ and tests/: .clang-format. gst/:
-# GStreamer's own style (GNU indent with gst-indent's options, run twice: indent is not
+# The house style, applied or checked. lib/, tools/ and tests/: .clang-format. gst/ and
+# the GStreamer tests (tests/gst/): GStreamer's own style (GNU indent with gst-indent's options, run twice: indent is not
 # idempotent in one pass).
 # usage: .ci/format.sh          rewrites every file that differs
 #        .ci/format.sh --check  lists them and fails instead (CI)
@@ -27,7 +27,7 @@ trap 'rm -rf "$tmp"' EXIT
 differ=0
 for f in $(git ls-files 'lib/*.[ch]' 'tools/*.[ch]' 'tests/*.[ch]' 'gst/*.[ch]'); do
     case $f in
-    gst/*) gst_indent "$f" "$tmp/out" ;;
+    gst/* | tests/gst/*) gst_indent "$f" "$tmp/out" ;;
     *) clang-format "$f" > "$tmp/out" ;;
     esac
     if ! cmp -s "$f" "$tmp/out"; then

@@ -167,8 +167,7 @@ gst_vkml_classify_class_init (GstVkmlClassifyClass * klass)
       "vkml classification decoder", "Filter/Analyzer",
       "Turns a classifier's output tensor (GstVkmlTensorMeta) into labels per "
       "frame, as GstVideoRegionOfInterestMeta and \"vkml-classification\" "
-      "element messages",
-      "vkml developers");
+      "element messages", "vkml developers");
 
   trans_class->start = GST_DEBUG_FUNCPTR (gst_vkml_classify_start);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_vkml_classify_stop);

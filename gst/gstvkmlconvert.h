@@ -8,9 +8,8 @@
 #include <vkml/vkml.h>
 
 G_BEGIN_DECLS
-
 /* The element's pre-processing properties. */
-typedef struct
+    typedef struct
 {
   vkml_resize_mode resize;
   gfloat pad_value;             /* 0..255 */

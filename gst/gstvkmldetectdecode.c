@@ -24,7 +24,7 @@ gst_vkml_detect_format_get_type (void)
     {GST_VKML_DETECT_FORMAT_YOLOX,
         "YOLOX raw head: [1,N,5+C], grid/stride decoding", "yolox"},
     {GST_VKML_DETECT_FORMAT_SSD,
-        "SSD: boxes [1,N,4] + scores [1,N,C], or boxes/classes/scores/count",
+          "SSD: boxes [1,N,4] + scores [1,N,C], or boxes/classes/scores/count",
         "ssd"},
     {0, NULL, NULL},
   };

@@ -6,15 +6,13 @@
 
 #include "gstvkmltensormeta.h"
 
-G_BEGIN_DECLS
-
-typedef enum
+G_BEGIN_DECLS typedef enum
 {
   GST_VKML_DETECT_FORMAT_AUTO,
   GST_VKML_DETECT_FORMAT_YOLOV5,        /* [1,N,5+C]: cx,cy,w,h, objectness, C scores */
   GST_VKML_DETECT_FORMAT_YOLOV8,        /* [1,4+C,N]: cx,cy,w,h, C scores; no objectness */
-  GST_VKML_DETECT_FORMAT_YOLOX,         /* [1,N,5+C] raw: grid/stride (8,16,32) decoding */
-  GST_VKML_DETECT_FORMAT_SSD,           /* boxes + scores, or boxes/classes/scores/count */
+  GST_VKML_DETECT_FORMAT_YOLOX, /* [1,N,5+C] raw: grid/stride (8,16,32) decoding */
+  GST_VKML_DETECT_FORMAT_SSD,   /* boxes + scores, or boxes/classes/scores/count */
 } GstVkmlDetectFormat;
 
 GType gst_vkml_detect_format_get_type (void);
@@ -64,5 +62,4 @@ void gst_vkml_detect_map_to_frame (GArray * dets,
 const gchar *gst_vkml_detect_format_name (GstVkmlDetectFormat format);
 
 G_END_DECLS
-
 #endif /* __GST_VKML_DETECT_DECODE_H__ */

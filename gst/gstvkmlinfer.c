@@ -70,7 +70,7 @@ GST_DEBUG_CATEGORY (gst_vkml_infer_debug);
 #define DEFAULT_BATCH_SIZE 1
 #define DEFAULT_INPUT_TENSORS NULL
 #define DEFAULT_INSTANCE_ID NULL
-#define DEFAULT_BATCH_TIMEOUT 0      /* microseconds */
+#define DEFAULT_BATCH_TIMEOUT 0 /* microseconds */
 
 enum
 {
@@ -728,10 +728,11 @@ gst_vkml_infer_log_plan (GstVkmlInfer * self)
     vkml_plan_part part;
 
     if (vkml_session_plan_part (session, p, &part))
-      GST_DEBUG_OBJECT (self, "plan: device %d: %" G_GSIZE_FORMAT " nodes (%s .. "
-          "%s), weights %" G_GUINT64_FORMAT " bytes, peak tensors %"
-          G_GUINT64_FORMAT " bytes", part.device, part.n_nodes,
-          part.first_node, part.last_node, part.weight_bytes, part.peak_bytes);
+      GST_DEBUG_OBJECT (self,
+          "plan: device %d: %" G_GSIZE_FORMAT " nodes (%s .. " "%s), weights %"
+          G_GUINT64_FORMAT " bytes, peak tensors %" G_GUINT64_FORMAT " bytes",
+          part.device, part.n_nodes, part.first_node, part.last_node,
+          part.weight_bytes, part.peak_bytes);
   }
   for (p = 0; p < vkml_session_plan_transfer_count (session); p++) {
     vkml_plan_transfer t;

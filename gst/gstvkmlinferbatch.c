@@ -251,8 +251,7 @@ gst_vkml_infer_batch_finish_frame (GstVkmlInfer * self,
 
     memcpy (dims, t->dims, sizeof (dims));
     if (t->rank < 1 || dims[0] != (gint64) self->plan.batch) {
-      gst_vkml_tensor_meta_add (meta, info->name, t->dtype, (guint) t->rank,
-          dims, batch->outs[i]);        /* not per frame: whole, to each */
+      gst_vkml_tensor_meta_add (meta, info->name, t->dtype, (guint) t->rank, dims, batch->outs[i]);     /* not per frame: whole, to each */
       continue;
     }
     slice = size / self->plan.batch;

@@ -6,9 +6,7 @@
 #include <glib.h>
 #include <vkml/vkml.h>
 
-G_BEGIN_DECLS
-
-typedef struct
+G_BEGIN_DECLS typedef struct
 {
   gsize n;
   gchar **names;                /* the model input each tensor feeds */

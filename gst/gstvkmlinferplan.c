@@ -126,7 +126,8 @@ set_geometry (GstVkmlInferPlan * plan)
 {
   const vkml_tensor_info *in = &plan->bound;
   gboolean nhwc = !(in->dims[1] == 1 || in->dims[1] == 3);
-  guint iw = (guint) in->dims[nhwc ? 2 : 3], ih = (guint) in->dims[nhwc ? 1 : 2];
+  guint iw = (guint) in->dims[nhwc ? 2 : 3], ih =
+      (guint) in->dims[nhwc ? 1 : 2];
   vkml_preprocess_geometry g;
 
   vkml_preprocess_get_geometry (&plan->pp, iw, ih, &g);
@@ -556,7 +557,8 @@ gst_vkml_infer_plan_finish_frame (const GstVkmlInferPlan * plan,
     gst_buffer_remove_all_memory (frame->buf);
   for (i = 0; i < n; i++) {
     if (plan->tensor_mode)
-      gst_buffer_append_memory (frame->buf, gst_buffer_get_all_memory (outs[i]));
+      gst_buffer_append_memory (frame->buf,
+          gst_buffer_get_all_memory (outs[i]));
     gst_buffer_unref (outs[i]);
   }
   g_free (outs);

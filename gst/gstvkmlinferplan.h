@@ -14,10 +14,8 @@
 #include <vkml/vkml.h>
 
 G_BEGIN_DECLS
-
 /* Most frames per run ('batch-size'). */
 #define GST_VKML_MAX_BATCH 64
-
 /* A model instance elements share (gstvkmlshared.h) and one of its sessions. */
 typedef struct _GstVkmlInstance GstVkmlInstance;
 typedef struct _GstVkmlInstanceSession GstVkmlInstanceSession;

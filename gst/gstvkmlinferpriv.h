@@ -15,9 +15,7 @@
 #include <gst/base/gstbasetransform.h>
 #include <vkml/vkml.h>
 
-G_BEGIN_DECLS
-
-GST_DEBUG_CATEGORY_EXTERN (gst_vkml_infer_debug);
+G_BEGIN_DECLS GST_DEBUG_CATEGORY_EXTERN (gst_vkml_infer_debug);
 /* libvkml's own log, routed there through vkml_context_params.log_callback */
 GST_DEBUG_CATEGORY_EXTERN (gst_vkml_lib_debug);
 
@@ -93,7 +91,7 @@ GType gst_vkml_precision_get_type (void);
 /* The session's device set from the 'device' text; FALSE (error posted) when it does
  * not parse. "default" (or NULL, or -2) leaves the set to libvkml's default. */
 gboolean gst_vkml_infer_parse_devices (GstVkmlInfer * self, const gchar * text,
-    int *indices, size_t * n);
+    int *indices, size_t *n);
 /* Names @object (NULL: none) as the element libvkml's log lines on this thread concern
  * (they go to its debug log); returns the one named before, to restore. */
 GstObject *gst_vkml_infer_lib_scope (GstObject * object);

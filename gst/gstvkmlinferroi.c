@@ -237,7 +237,8 @@ collect_boxes (GstVkmlInfer * self, GstBuffer * buf, guint frame_w,
   while ((roi = (GstVideoRegionOfInterestMeta *)
           gst_buffer_iterate_meta_filtered (buf, &state,
               GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
-    GstVkmlRoiBox b = { roi->id, {0, 0, 0, 0} };
+    GstVkmlRoiBox b = { roi->id, {0, 0, 0, 0}
+    };
     guint w, h;
 
     if (roi->x >= frame_w || roi->y >= frame_h)

@@ -6,9 +6,7 @@
 
 #include <gst/gst.h>
 
-G_BEGIN_DECLS
-
-typedef enum
+G_BEGIN_DECLS typedef enum
 {
   GST_VKML_ROI_FRAME = 0,       /* the whole frame, one run per frame */
   GST_VKML_ROI_OBJECTS,         /* one run per object's box */

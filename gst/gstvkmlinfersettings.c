@@ -72,7 +72,8 @@ gst_vkml_infer_parse_devices (GstVkmlInfer * self, const gchar * text,
   vkml_error err = { 0 };
 
   *n = 0;
-  if (!text || !*text || g_str_equal (text, "default") || g_str_equal (text, "-2"))
+  if (!text || !*text || g_str_equal (text, "default")
+      || g_str_equal (text, "-2"))
     return TRUE;
   if (g_str_equal (text, "-1"))
     text = "cpu";

@@ -8,9 +8,7 @@
 #include <gst/gst.h>
 #include <vkml/vkml.h>
 
-G_BEGIN_DECLS
-
-typedef struct
+G_BEGIN_DECLS typedef struct
 {
   GMutex lock;                  /* guards everything below */
   GThreadPool *worker;          /* one thread; made at the first request */

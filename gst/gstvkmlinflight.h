@@ -10,11 +10,10 @@
 #include "gstvkmltensormeta.h"
 
 G_BEGIN_DECLS
-
 /* One frame. Everything but @done_us belongs to whoever holds the frame (the streaming
  * thread, then the task); @done_us is written once by the run's completion callback (a
  * vkml thread) and read after vkml_run_wait, which returns after the callback. */
-typedef struct
+    typedef struct
 {
   GstBuffer *buf;               /* the frame */
   gboolean wants_run;           /* FALSE: it passes with no run and no meta */
@@ -98,5 +97,4 @@ void gst_vkml_inflight_flush_stop (GstVkmlInflight * q);
 void gst_vkml_inflight_stop (GstVkmlInflight * q);
 
 G_END_DECLS
-
 #endif /* __GST_VKML_INFLIGHT_H__ */

@@ -5,7 +5,6 @@
 #include <gst/video/gstvideofilter.h>
 
 G_BEGIN_DECLS
-
 #define GST_TYPE_VKML_OVERLAY (gst_vkml_overlay_get_type ())
 G_DECLARE_FINAL_TYPE (GstVkmlOverlay, gst_vkml_overlay, GST, VKML_OVERLAY,
     GstVideoFilter);
@@ -16,5 +15,4 @@ GST_ELEMENT_REGISTER_DECLARE (vkmloverlay);
 void gst_vkml_overlay_class_colour (gint class_id, guint8 rgb[3]);
 
 G_END_DECLS
-
 #endif /* __GST_VKML_OVERLAY_H__ */

@@ -110,8 +110,7 @@ to_pixels (gfloat v)
 
 static GstVideoRegionOfInterestMeta *
 attach_roi (GstBuffer * buf, const gchar * label, gfloat x0, gfloat y0,
-    gfloat x1, gfloat y1, const gchar * param_name, gint class_id,
-    gfloat score)
+    gfloat x1, gfloat y1, const gchar * param_name, gint class_id, gfloat score)
 {
   guint x = to_pixels (x0), y = to_pixels (y0);
   guint xe = to_pixels (x1), ye = to_pixels (y1);
@@ -140,7 +139,8 @@ gst_vkml_add_object_classification (GstVideoRegionOfInterestMeta * roi,
 static GstAnalyticsRelationMeta *
 relation_meta (GstBuffer * buf)
 {
-  GstAnalyticsRelationMeta *rmeta = gst_buffer_get_analytics_relation_meta (buf);
+  GstAnalyticsRelationMeta *rmeta =
+      gst_buffer_get_analytics_relation_meta (buf);
 
   return rmeta ? rmeta : gst_buffer_add_analytics_relation_meta (buf);
 }

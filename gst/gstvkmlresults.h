@@ -10,13 +10,11 @@
 #include <gst/video/video.h>
 
 G_BEGIN_DECLS
-
 /* Room for a class index written as the label. */
 #define GST_VKML_LABEL_BUF_SIZE 16
-
 /* One label per line (line N names class N); trailing whitespace and a final empty
  * line dropped. NULL (and @error set) when the file cannot be read. */
-gchar **gst_vkml_labels_load (const gchar * path, guint * n_labels,
+    gchar ** gst_vkml_labels_load (const gchar * path, guint * n_labels,
     GError ** error);
 
 /* @labels[@class_id] when there is one, else the index written into @buf. */
@@ -53,5 +51,4 @@ GstVideoRegionOfInterestMeta *gst_vkml_attach_detection (GstBuffer * buf,
     const gchar * label, const GstVkmlDetection * d);
 
 G_END_DECLS
-
 #endif /* __GST_VKML_RESULTS_H__ */

@@ -192,7 +192,8 @@ instance_difference (const GstVkmlInstance * inst,
         G_GUINT64_FORMAT " on the instance", a->budget, b->budget);
   if (!a->data_parallel != !b->data_parallel)
     return g_strdup_printf ("'data-parallel' is %s here, %s on the instance",
-        a->data_parallel ? "true" : "false", b->data_parallel ? "true" : "false");
+        a->data_parallel ? "true" : "false",
+        b->data_parallel ? "true" : "false");
   if (g_strcmp0 (key->input_tensors, inst->input_tensors))
     return g_strdup_printf ("'input-tensors' is \"%s\" here, \"%s\" on the "
         "instance", GST_STR_NULL (key->input_tensors),
@@ -329,11 +330,12 @@ instance_session_free (GstVkmlInstanceSession * is)
 
 /* With @gpu >= 0 the session plans on that GPU alone (a data-parallel instance's). */
 static GstVkmlInstanceSession *
-instance_session_new (GstVkmlInstance * inst, const vkml_session_params * params,
-    gint gpu, vkml_error * err)
+instance_session_new (GstVkmlInstance * inst,
+    const vkml_session_params * params, gint gpu, vkml_error * err)
 {
   GstVkmlInstanceSession *is = g_new0 (GstVkmlInstanceSession, 1);
-  vkml_batcher_params bp = {.timeout_us = (int64_t) inst->set.batch_timeout_us };
+  vkml_batcher_params bp = {.timeout_us = (int64_t) inst->set.batch_timeout_us
+  };
   vkml_session_params one = *params, *p = &one;
 
   if (gpu >= 0) {

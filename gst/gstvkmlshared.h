@@ -22,9 +22,7 @@
 #include <vkml/vkml.h>
 
 G_BEGIN_DECLS
-
 #define GST_VKML_CONTEXT_TYPE "vkml.context"
-
 /* A reference-counted vkml_context (a GBoxed type, carried in a GstContext). */
 typedef struct _GstVkmlSharedContext GstVkmlSharedContext;
 
@@ -34,8 +32,8 @@ void gst_vkml_shared_context_unref (GstVkmlSharedContext * sc);
 vkml_context *gst_vkml_shared_context_get (const GstVkmlSharedContext * sc);
 /* A reference to the process's default context, created with @params when there is
  * none (or the last one lost a device); NULL and *err when creating it fails. */
-GstVkmlSharedContext *gst_vkml_shared_context_default (const vkml_context_params *
-    params, vkml_error * err);
+GstVkmlSharedContext *gst_vkml_shared_context_default (const vkml_context_params
+    * params, vkml_error * err);
 /* A device of @sc was lost: the default is no longer handed out (the next start
  * opens the devices anew); its holders keep it until they let go. */
 void gst_vkml_shared_context_mark_lost (GstVkmlSharedContext * sc);

@@ -7,11 +7,9 @@
 #include <vkml/vkml.h>
 
 G_BEGIN_DECLS
-
 #define GST_VKML_TENSOR_CAPS "other/tensors, format = (string) static"
-
 /* Whether @caps (fixed or not) are tensor caps. */
-gboolean gst_vkml_caps_are_tensors (const GstCaps * caps);
+    gboolean gst_vkml_caps_are_tensors (const GstCaps * caps);
 
 /* NNStreamer's name of @dtype ("float32", "uint8", ...), or NULL when it has none. */
 const gchar *gst_vkml_tensor_type_name (vkml_dtype dtype);

@@ -68,8 +68,7 @@ gst_vkml_tensor_meta_free (GstMeta * meta, G_GNUC_UNUSED GstBuffer * buffer)
 /* Copies share the (read-only) tensor data buffers; other transforms drop the meta. */
 static gboolean
 gst_vkml_tensor_meta_transform (GstBuffer * dest, GstMeta * meta,
-    G_GNUC_UNUSED GstBuffer * buffer, GQuark type,
-    G_GNUC_UNUSED gpointer data)
+    G_GNUC_UNUSED GstBuffer * buffer, GQuark type, G_GNUC_UNUSED gpointer data)
 {
   GstVkmlTensorMeta *src = (GstVkmlTensorMeta *) meta;
   GstVkmlTensorMeta *dst;

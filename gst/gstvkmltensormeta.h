@@ -16,10 +16,8 @@
 #include <vkml/vkml.h>
 
 G_BEGIN_DECLS
-
 /* Highest rank a tensor of the meta may have (same as libvkml's). */
 #define GST_VKML_TENSOR_MAX_RANK VKML_MAX_RANK
-
 /**
  * GstVkmlTensor:
  * @name: the model's name for the tensor (e.g. "probabilities")
@@ -29,7 +27,7 @@ G_BEGIN_DECLS
  * @data: the elements, host memory, native endianness (the meta holds a reference);
  *   treat it as read-only: it may be shared with copies of the buffer
  */
-typedef struct _GstVkmlTensor
+    typedef struct _GstVkmlTensor
 {
   gchar *name;
   vkml_dtype dtype;
@@ -189,5 +187,4 @@ gboolean gst_vkml_tensor_meta_attach_upstream (GstBuffer * buffer,
     const GstVkmlTensorMeta * meta);
 
 G_END_DECLS
-
 #endif /* __GST_VKML_TENSOR_META_H__ */

@@ -1,8 +1,8 @@
 /* For tests of vkml's Vulkan layer from inside (lib/vulkan): its context, opened on every
  * Vulkan device, or exit through test_missing when there is none. */
 #pragma once
-#include "vulkan/vk_device.h"
 #include "testutil.h"
+#include "vulkan/vk_device.h"
 
 static inline vk_context *test_vk_context(void)
 {

@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 typedef struct op_total {
     char op[96];
     double us;
@@ -57,8 +56,8 @@ static void print_profile(vkml_node_time *t, size_t n, long runs, size_t top)
     if (!ops)
         return;
     size_t n_ops = op_totals(t, n, ops);
-    printf("profile: %.1f us of device time per run over %zu nodes (mean of %ld runs)\n", total,
-           n, runs);
+    printf("profile: %.1f us of device time per run over %zu nodes (mean of %ld runs)\n", total, n,
+           runs);
     printf("  %-40s %6s %10s %6s\n", "op", "nodes", "us", "share");
     for (size_t k = 0; k < n_ops; k++)
         printf("  %-40s %6zu %10.1f %5.1f%%\n", ops[k].op, ops[k].nodes, ops[k].us,

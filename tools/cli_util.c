@@ -118,9 +118,21 @@ bool cli_parse_size(const char *text, uint64_t *out)
         return false;
     int shift = 0;
     switch (*end) {
-    case 'K': case 'k': shift = 10; end++; break;
-    case 'M': case 'm': shift = 20; end++; break;
-    case 'G': case 'g': shift = 30; end++; break;
+    case 'K':
+    case 'k':
+        shift = 10;
+        end++;
+        break;
+    case 'M':
+    case 'm':
+        shift = 20;
+        end++;
+        break;
+    case 'G':
+    case 'g':
+        shift = 30;
+        end++;
+        break;
     default: break;
     }
     if (*end == 'i' || *end == 'B')
@@ -181,8 +193,7 @@ bool cli_precision_parse(const char *text, cli_devices *out)
     return false;
 }
 
-const char *cli_devices_label(const vkml_context *ctx, const cli_devices *d, char *buf,
-                              size_t size)
+const char *cli_devices_label(const vkml_context *ctx, const cli_devices *d, char *buf, size_t size)
 {
     if (!d->n)
         return cli_device_label(vkml_context_default_device(ctx), buf, size);

@@ -63,7 +63,7 @@ const char *cli_device_label(int index, char *buf, size_t size);
 typedef struct cli_devices {
     int indices[VKML_MAX_SESSION_DEVICES];
     size_t n;
-    uint64_t budget; /* bytes per GPU; 0: each device's own budget */
+    uint64_t budget;          /* bytes per GPU; 0: each device's own budget */
     vkml_precision precision; /* --precision (default fp32) */
 } cli_devices;
 /* Parses --device text (NULL or "default": the library's default; "all", "cpu", "1",
@@ -74,7 +74,8 @@ bool cli_devices_parse(const vkml_context *ctx, const char *devices, const char 
 /* Parses --precision text (NULL: fp32; "fp32", "fp32-fast", "fp16") into out->precision.
  * Prints the error on failure. */
 bool cli_precision_parse(const char *text, cli_devices *out);
-/* Sets params->devices, n_devices, device_budget and precision (d must outlive the session call). */
+/* Sets params->devices, n_devices, device_budget and precision (d must outlive the session call).
+ */
 void cli_devices_apply(const cli_devices *d, vkml_session_params *params);
 /* "0", "0,1,cpu"; the default device's label for the default set. */
 const char *cli_devices_label(const vkml_context *ctx, const cli_devices *d, char *buf,

@@ -183,8 +183,7 @@ static bool write_json(const char *path, const conf_run_params *p, const conf_re
         json_string(f, r->results[i].reason);
         fprintf(f, ", \"device\": ");
         json_string(f, p->device_label);
-        fprintf(f, ", \"cpu_nodes\": %d, \"ms\": %.3f}", r->results[i].cpu_nodes,
-                r->results[i].ms);
+        fprintf(f, ", \"cpu_nodes\": %d, \"ms\": %.3f}", r->results[i].cpu_nodes, r->results[i].ms);
     }
     fprintf(f,
             "\n  ],\n  \"totals\": {\"pass\": %zu, \"fail\": %zu, \"unsupported\": %zu, "

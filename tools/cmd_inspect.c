@@ -225,11 +225,10 @@ static void print_intermediates(const vkml_session *session)
         vkml_plan_part part;
         if (!vkml_session_plan_part(session, i, &part))
             continue;
-        double over = part.intermediate_bound
-                          ? 100.0 * ((double)part.intermediate_bytes /
-                                         (double)part.intermediate_bound -
-                                     1.0)
-                          : 0.0;
+        double over =
+            part.intermediate_bound
+                ? 100.0 * ((double)part.intermediate_bytes / (double)part.intermediate_bound - 1.0)
+                : 0.0;
         printf("  %-7s intermediates %s (liveness bound %s, %+.1f%%)\n",
                cli_device_label(part.device, label, sizeof(label)),
                cli_format_bytes(part.intermediate_bytes, held, sizeof(held)),
@@ -289,8 +288,7 @@ static int print_plan(vkml_context *ctx, const vkml_model *model, const inspect_
         if (vkml_session_plan_transfer(session, i, &t))
             printf("  %-40s %4s -> %-4s %12s  %s\n", t.value,
                    cli_device_label(t.from, from, sizeof(from)),
-                   cli_device_label(t.to, to, sizeof(to)),
-                   cli_format_bytes(t.bytes, w, sizeof(w)),
+                   cli_device_label(t.to, to, sizeof(to)), cli_format_bytes(t.bytes, w, sizeof(w)),
                    t.shared_host ? "shared host memory" : "host copy");
     }
     print_fused_groups(session);

@@ -74,7 +74,8 @@ static void print_markdown(void)
            "Squeeze, Unsqueeze, Concat and constants; `lib/passes/lower_seq.c`), so it runs\n"
            "on every device, for the element types of those ops, where its positions are\n"
            "known at plan time.\n\n"
-           "%zu operators", vkml_op_count());
+           "%zu operators",
+           vkml_op_count());
     for (int d = 1; d < kind_count(); d++)
         printf(", %zu with a %s kernel", n_kernels[d], vkml_op(0)->kernels[d].device_kind);
     printf(", %zu lowered at plan time.\n\n| Op | Domain | Opsets |", n_lowered);

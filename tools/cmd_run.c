@@ -290,8 +290,8 @@ static int run_streamed(run_state *s, long repeat, long k)
     vkml_error err = {0};
     for (long j = 0; rc == CLI_EXIT_OK && j < k; j++)
         for (size_t o = 0; o < s->n_outputs; o++) {
-            vkml_status st = vkml_session_alloc_output(s->session, o,
-                                                       &sets[j * (long)s->n_outputs + (long)o], &err);
+            vkml_status st = vkml_session_alloc_output(
+                s->session, o, &sets[j * (long)s->n_outputs + (long)o], &err);
             if (st != VKML_OK)
                 rc = cli_error_vkml("allocating outputs", st, &err);
         }
@@ -301,8 +301,8 @@ static int run_streamed(run_state *s, long repeat, long k)
         vkml_status st = *slot ? vkml_run_wait(slot, &err) : VKML_OK;
         if (st == VKML_OK)
             st = vkml_session_submit(s->session, s->in.tensors, s->in.count,
-                                     &sets[(i % k) * (long)s->n_outputs], s->n_outputs, NULL,
-                                     NULL, slot, &err);
+                                     &sets[(i % k) * (long)s->n_outputs], s->n_outputs, NULL, NULL,
+                                     slot, &err);
         if (st != VKML_OK)
             rc = cli_error_vkml("submitted run", st, &err);
     }

@@ -27,8 +27,7 @@ typedef struct conf_record {
 
 _Static_assert(sizeof(conf_record) <= 4096, "a record must fit in one pipe write");
 
-vkml_context *conf_open_device(conf_run_params *p, cli_devices *devices, char *msg,
-                               size_t msg_size)
+vkml_context *conf_open_device(conf_run_params *p, cli_devices *devices, char *msg, size_t msg_size)
 {
     vkml_context *ctx = NULL;
     vkml_error err = {0};

@@ -88,8 +88,8 @@ int conf_compare_with(const conf_tolerance *tol, const char *name, const vkml_te
 typedef void (*conf_report_fn)(size_t index, const conf_result *res, void *user);
 
 typedef struct conf_run_params {
-    const char *device; /* --device text */
-    const char *budget; /* --budget text */
+    const char *device;    /* --device text */
+    const char *budget;    /* --budget text */
     const char *precision; /* --precision text (NULL: fp32) */
     const conf_test *tests;
     size_t count;

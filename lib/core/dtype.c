@@ -108,7 +108,8 @@ bool vkml_dtype_value(vkml_dtype dtype, const void *data, size_t i, double *out)
     case VKML_DTYPE_DOUBLE: *out = *(const double *)p; return true;
     case VKML_DTYPE_FLOAT16: *out = vkml_half_to_float(*(const uint16_t *)p); return true;
     case VKML_DTYPE_BFLOAT16: *out = vkml_bfloat16_to_float(*(const uint16_t *)p); return true;
-    case VKML_DTYPE_UINT8: case VKML_DTYPE_BOOL: *out = *(const uint8_t *)p; return true;
+    case VKML_DTYPE_UINT8:
+    case VKML_DTYPE_BOOL: *out = *(const uint8_t *)p; return true;
     case VKML_DTYPE_INT8: *out = *(const int8_t *)p; return true;
     case VKML_DTYPE_UINT16: *out = *(const uint16_t *)p; return true;
     case VKML_DTYPE_INT16: *out = *(const int16_t *)p; return true;
@@ -116,7 +117,10 @@ bool vkml_dtype_value(vkml_dtype dtype, const void *data, size_t i, double *out)
     case VKML_DTYPE_UINT32: *out = *(const uint32_t *)p; return true;
     case VKML_DTYPE_INT64: *out = (double)*(const int64_t *)p; return true;
     case VKML_DTYPE_UINT64: *out = (double)*(const uint64_t *)p; return true;
-    case VKML_DTYPE_INT4: case VKML_DTYPE_UINT4: case VKML_DTYPE_INT2: case VKML_DTYPE_UINT2:
+    case VKML_DTYPE_INT4:
+    case VKML_DTYPE_UINT4:
+    case VKML_DTYPE_INT2:
+    case VKML_DTYPE_UINT2:
         *out = (double)vkml_small_int_decode(dtype, vkml_packed_get(data, i, (unsigned)bits));
         return true;
     case VKML_DTYPE_FLOAT4E2M1:

@@ -66,7 +66,7 @@ uint16_t vkml_half_from_float(float f)
 /* 8 elements an instruction, rounding to nearest even as vkml_half_from_float (NaNs quiet,
  * payloads truncated, the same bits). */
 __attribute__((target("avx,f16c"))) static void halves_from_floats_f16c(uint16_t *dst,
-                                                                       const float *src, size_t n)
+                                                                        const float *src, size_t n)
 {
     size_t i = 0;
     for (; i + 8 <= n; i += 8)
@@ -76,14 +76,13 @@ __attribute__((target("avx,f16c"))) static void halves_from_floats_f16c(uint16_t
         dst[i] = vkml_half_from_float(src[i]);
 }
 
-__attribute__((target("avx,f16c"))) static void floats_from_halves_f16c(float *dst,
-                                                                       const uint16_t *src,
-                                                                       size_t n)
+__attribute__((target("avx,f16c"))) static void
+floats_from_halves_f16c(float *dst, const uint16_t *src, size_t n)
 {
     size_t i = 0;
     for (; i + 8 <= n; i += 8)
-        _mm256_storeu_ps(dst + i,
-                         _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)(src + i))));
+        _mm256_storeu_ps(
+            dst + i, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)(src + i))));
     for (; i < n; i++)
         dst[i] = vkml_half_to_float(src[i]);
 }

@@ -117,7 +117,9 @@ unsigned vkml_e8m0_encode(float x, vkml_e8m0_round mode, bool saturate)
     uint32_t e = (b >> 23) & 0xFF, m = b & 0x7FFFFF;
     if (e == 0xFF)
         return m || !saturate ? 0xFF : 0xFE;
-    bool up = mode == VKML_E8M0_UP ? m != 0 : mode == VKML_E8M0_NEAREST ? (m & 0x400000) != 0 : false;
+    bool up = mode == VKML_E8M0_UP        ? m != 0
+              : mode == VKML_E8M0_NEAREST ? (m & 0x400000) != 0
+                                          : false;
     e += up;
     if (e > 0xFE)
         return saturate ? 0xFE : 0xFF;
@@ -138,7 +140,7 @@ unsigned vkml_small_float_encode(vkml_dtype dtype, double x, bool saturate)
     if (f->special == SMALL_FINITE)
         saturate = true; /* float4e2m1 always saturates */
     double a = fabs(x), max = vkml_small_float_decode(dtype, max_bits(f));
-    unsigned overflow = saturate ? s | max_bits(f)
+    unsigned overflow = saturate                   ? s | max_bits(f)
                         : f->special == SMALL_IEEE ? s | (((1u << f->exp_bits) - 1) << f->man_bits)
                                                    : nan_bits(f, neg);
     if (isinf(a))

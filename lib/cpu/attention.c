@@ -166,8 +166,8 @@ static vkml_status attention_float(const op_cpu_args *args, vkml_error *err)
     j.qk_out = args->node->n_outputs > ATT_QK ? args->out[ATT_QK] : NULL;
     head_strides(&p, p.q_heads, p.q_len, p.qk_size, j.q_strides);
     head_strides(&p, p.q_heads, p.q_len, p.v_size, j.y_strides);
-    sched_parallel_for((int64_t)rows, 2.0 * (double)T * (double)(p.qk_size + p.v_size + 8), att_rows,
-                     &j);
+    sched_parallel_for((int64_t)rows, 2.0 * (double)T * (double)(p.qk_size + p.v_size + 8),
+                       att_rows, &j);
 done:
     if (own_k)
         free(pk);

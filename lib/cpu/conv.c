@@ -2,10 +2,10 @@
  * serves int32 (ConvInteger, QLinearConv): im2col moves 32-bit words, zero padding is the
  * same bits in both, and cpu_matprod multiplies either. */
 #include "ops/conv.h"
-#include "ops/epilogue.h"
 #include "cpu/conv_run.h"
 #include "cpu/cpu_kernels.h"
 #include "cpu/matprod.h"
+#include "ops/epilogue.h"
 
 #include <stdlib.h>
 #include <string.h>

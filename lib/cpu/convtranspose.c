@@ -71,7 +71,8 @@ static vkml_status convtranspose_float(const op_cpu_args *args, vkml_error *err)
     int64_t *dest = NULL;
     if (!vkml_mul_size((size_t)(mg * ksize), (size_t)n_in * sizeof(float), &col_bytes) ||
         !vkml_mul_size((size_t)ksize, (size_t)n_in * sizeof(int64_t), &dest_bytes) ||
-        !(col = malloc(col_bytes ? col_bytes : 1)) || !(dest = malloc(dest_bytes ? dest_bytes : 1))) {
+        !(col = malloc(col_bytes ? col_bytes : 1)) ||
+        !(dest = malloc(dest_bytes ? dest_bytes : 1))) {
         free(col);
         return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY,
                          "ConvTranspose: no memory for a %lld x %lld column buffer",
@@ -95,10 +96,14 @@ static vkml_status convtranspose_float(const op_cpu_args *args, vkml_error *err)
                 .y = col,
             };
             cpu_sgemm(&gemm);
-            col2im_job job = {.g = &g, .dest = dest, .col = col,
+            col2im_job job = {.g = &g,
+                              .dest = dest,
+                              .col = col,
                               .bias = bias ? bias + grp * mg : NULL,
                               .y = (float *)args->out[0] + (n * g.out_channels + grp * mg) * n_out,
-                              .ksize = ksize, .n_in = n_in, .n_out = n_out};
+                              .ksize = ksize,
+                              .n_in = n_in,
+                              .n_out = n_out};
             sched_parallel_for(mg, (double)(ksize * n_in + n_out), col2im_planes, &job);
         }
     }

@@ -95,7 +95,6 @@ static void cpu_session_destroy(device_session **dsp)
     *dsp = NULL;
 }
 
-
 /* Offsets of the transient roots in one shared buffer (placed[r]), *total its bytes. */
 static vkml_status plan_transients(device_session *ds, const device_session_desc *desc,
                                    uint64_t *offsets, bool *placed, uint64_t *total,
@@ -415,13 +414,13 @@ device *cpu_device_create(void)
     return dev;
 }
 
-static vkml_status cpu_kind_open(const vkml_context_params *params, void **handle,
-                                 vkml_error *err)
+static vkml_status cpu_kind_open(const vkml_context_params *params, void **handle, vkml_error *err)
 {
     (void)params;
     *handle = cpu_device_create();
-    return *handle ? VKML_OK
-                   : vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory creating the CPU device");
+    return *handle
+               ? VKML_OK
+               : vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory creating the CPU device");
 }
 
 static int cpu_kind_count(const void *handle)

@@ -50,15 +50,18 @@ static inline double cpu_load_f64(const void *p, vkml_dtype t, int64_t i)
     case VKML_DTYPE_FLOAT16: return vkml_half_to_float(((const uint16_t *)p)[i]);
     case VKML_DTYPE_BFLOAT16: return vkml_bfloat16_to_float(((const uint16_t *)p)[i]);
     case VKML_DTYPE_INT8: return ((const int8_t *)p)[i];
-    case VKML_DTYPE_UINT8: case VKML_DTYPE_BOOL: return ((const uint8_t *)p)[i];
+    case VKML_DTYPE_UINT8:
+    case VKML_DTYPE_BOOL: return ((const uint8_t *)p)[i];
     case VKML_DTYPE_INT16: return ((const int16_t *)p)[i];
     case VKML_DTYPE_UINT16: return ((const uint16_t *)p)[i];
     case VKML_DTYPE_INT32: return ((const int32_t *)p)[i];
     case VKML_DTYPE_UINT32: return ((const uint32_t *)p)[i];
     case VKML_DTYPE_INT64: return (double)((const int64_t *)p)[i];
     case VKML_DTYPE_UINT64: return (double)((const uint64_t *)p)[i];
-    case VKML_DTYPE_INT4: case VKML_DTYPE_UINT4: case VKML_DTYPE_INT2: case VKML_DTYPE_UINT2:
-        return (double)vkml_small_int_decode(t, cpu_small_bits(p, t, i));
+    case VKML_DTYPE_INT4:
+    case VKML_DTYPE_UINT4:
+    case VKML_DTYPE_INT2:
+    case VKML_DTYPE_UINT2: return (double)vkml_small_int_decode(t, cpu_small_bits(p, t, i));
     default:
         return vkml_dtype_is_small_float(t) ? vkml_small_float_decode(t, cpu_small_bits(p, t, i))
                                             : 0.0;
@@ -69,14 +72,18 @@ static inline int64_t cpu_load_i64(const void *p, vkml_dtype t, int64_t i)
 {
     switch (t) {
     case VKML_DTYPE_INT8: return ((const int8_t *)p)[i];
-    case VKML_DTYPE_UINT8: case VKML_DTYPE_BOOL: return ((const uint8_t *)p)[i];
+    case VKML_DTYPE_UINT8:
+    case VKML_DTYPE_BOOL: return ((const uint8_t *)p)[i];
     case VKML_DTYPE_INT16: return ((const int16_t *)p)[i];
     case VKML_DTYPE_UINT16: return ((const uint16_t *)p)[i];
     case VKML_DTYPE_INT32: return ((const int32_t *)p)[i];
     case VKML_DTYPE_UINT32: return ((const uint32_t *)p)[i];
-    case VKML_DTYPE_INT64: case VKML_DTYPE_UINT64: return ((const int64_t *)p)[i];
-    case VKML_DTYPE_INT4: case VKML_DTYPE_UINT4: case VKML_DTYPE_INT2: case VKML_DTYPE_UINT2:
-        return vkml_small_int_decode(t, cpu_small_bits(p, t, i));
+    case VKML_DTYPE_INT64:
+    case VKML_DTYPE_UINT64: return ((const int64_t *)p)[i];
+    case VKML_DTYPE_INT4:
+    case VKML_DTYPE_UINT4:
+    case VKML_DTYPE_INT2:
+    case VKML_DTYPE_UINT2: return vkml_small_int_decode(t, cpu_small_bits(p, t, i));
     default: return (int64_t)cpu_load_f64(p, t, i);
     }
 }
@@ -103,12 +110,16 @@ static inline void cpu_store_i64(void *p, vkml_dtype t, int64_t i, int64_t v)
     case VKML_DTYPE_UINT16: ((uint16_t *)p)[i] = (uint16_t)v; break;
     case VKML_DTYPE_INT32: ((int32_t *)p)[i] = (int32_t)v; break;
     case VKML_DTYPE_UINT32: ((uint32_t *)p)[i] = (uint32_t)v; break;
-    case VKML_DTYPE_INT64: case VKML_DTYPE_UINT64: ((int64_t *)p)[i] = v; break;
+    case VKML_DTYPE_INT64:
+    case VKML_DTYPE_UINT64: ((int64_t *)p)[i] = v; break;
     case VKML_DTYPE_FLOAT: ((float *)p)[i] = (float)v; break;
     case VKML_DTYPE_DOUBLE: ((double *)p)[i] = (double)v; break;
     case VKML_DTYPE_FLOAT16: ((uint16_t *)p)[i] = vkml_half_from_float((float)v); break;
     case VKML_DTYPE_BFLOAT16: ((uint16_t *)p)[i] = vkml_bfloat16_from_float((float)v); break;
-    case VKML_DTYPE_INT4: case VKML_DTYPE_UINT4: case VKML_DTYPE_INT2: case VKML_DTYPE_UINT2:
+    case VKML_DTYPE_INT4:
+    case VKML_DTYPE_UINT4:
+    case VKML_DTYPE_INT2:
+    case VKML_DTYPE_UINT2:
         cpu_small_set(p, t, i, vkml_small_int_encode(t, v)); /* wrapping */
         break;
     default:

@@ -67,8 +67,10 @@ CPU_KERNEL(LpPool, cpu_pool, DT_FLOATS)
 CPU_KERNEL(MaxPool, cpu_pool, DT_FLOATS | DT(INT8) | DT(UINT8))
 CPU_KERNEL(MaxUnpool, cpu_maxunpool, DT_FLOATS)
 /* matrix products */
-CPU_KERNEL(Gemm, cpu_gemm, DT_FLOATS | DT(BFLOAT16) | DT(INT32) | DT(INT64) | DT(UINT32) | DT(UINT64))
-CPU_KERNEL(MatMul, cpu_matmul, DT_FLOATS | DT(BFLOAT16) | DT(INT32) | DT(INT64) | DT(UINT32) | DT(UINT64))
+CPU_KERNEL(Gemm, cpu_gemm,
+           DT_FLOATS | DT(BFLOAT16) | DT(INT32) | DT(INT64) | DT(UINT32) | DT(UINT64))
+CPU_KERNEL(MatMul, cpu_matmul,
+           DT_FLOATS | DT(BFLOAT16) | DT(INT32) | DT(INT64) | DT(UINT32) | DT(UINT64))
 /* shape and copies */
 CPU_KERNEL(Constant, cpu_constant, DT_ALL)
 CPU_KERNEL(Flatten, cpu_copy, DT_ALL)
@@ -143,7 +145,8 @@ CPU_KERNEL(Upsample, cpu_resize, DT_FLOATS | DT(INT8) | DT(UINT8) | DT(INT32) | 
 /* quantization and integer products (cpu/quant.c, cpu/einsum.c) */
 CPU_KERNEL(Attention, cpu_attention, DT(FLOAT) | DT(FLOAT16) | DT(BFLOAT16))
 CPU_KERNEL(ConvInteger, cpu_qproduct, DT(INT8) | DT(UINT8))
-CPU_KERNEL(DequantizeLinear, cpu_dequantize, DT(INT8) | DT(UINT8) | DT(INT16) | DT(UINT16) | DT(INT32) | DT_FLOAT8 | DT_PACKED)
+CPU_KERNEL(DequantizeLinear, cpu_dequantize,
+           DT(INT8) | DT(UINT8) | DT(INT16) | DT(UINT16) | DT(INT32) | DT_FLOAT8 | DT_PACKED)
 CPU_KERNEL(DynamicQuantizeLinear, cpu_dynamic_quantize, DT(FLOAT))
 CPU_KERNEL(Einsum, cpu_einsum, DT_NUMERIC | DT(BFLOAT16))
 CPU_KERNEL(MatMulInteger, cpu_qproduct, DT(INT8) | DT(UINT8))
@@ -174,7 +177,6 @@ CPU_KERNEL(Where, cpu_eltwise, DT_ALL)
 CPU_KERNEL(Xor, cpu_eltwise, DT(BOOL))
 /* planner-made groups of float elementwise ops (passes/fuse_eltwise.c) */
 CPU_KERNEL(FusedElementwise, cpu_fused, DT(FLOAT))
-
 
 /* remaining ops: losses, BitCast, Det, ReverseSequence, RotaryEmbedding, DFT,
  * TensorScatter (cpu/loss.c, cpu/misc.c, cpu/signal.c) */

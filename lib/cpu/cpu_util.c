@@ -1,5 +1,5 @@
-#include "cpu/cpu_kernels.h"
 #include "cpu/cpu_elem.h"
+#include "cpu/cpu_kernels.h"
 #include "ops/epilogue.h"
 
 #include <stdlib.h>
@@ -95,7 +95,7 @@ void cpu_sgemm(const cpu_sgemm_args *g)
     } else {
         int64_t blocks = (g->n + SGEMM_COL_BLOCK - 1) / SGEMM_COL_BLOCK;
         sched_parallel_for(blocks, 2.0 * (double)g->m * (double)g->k * SGEMM_COL_BLOCK, sgemm_cols,
-                         (void *)g);
+                           (void *)g);
     }
 }
 
@@ -134,9 +134,9 @@ vkml_status cpu_run_as_float(const op_cpu_args *args, cpu_kernel_fn body, vkml_e
         else
             out[i - n->n_inputs] = buf[i] ? buf[i] : (void *)orig;
     }
-    vkml_status st = ok ? VKML_OK
-                        : vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY,
-                                    "%s: no memory for float copies", n->op_type);
+    vkml_status st =
+        ok ? VKML_OK
+           : vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "%s: no memory for float copies", n->op_type);
     if (!st) {
         op_cpu_args f = *args;
         f.in = in;

@@ -45,10 +45,12 @@ static void deform_rows(void *ctx, int64_t begin, int64_t end)
         const float *m = job->mask ? job->mask + (g * job->taps + tap) * job->out_size : NULL;
         float *out = job->col + row * job->out_size;
         for (int64_t o = 0; o < job->out_size; o++) {
-            float y = (float)((o / ow) * win->strides[0] - win->pads_begin[0] +
-                              ki * win->dilations[0]) + dy[o];
-            float x = (float)((o % ow) * win->strides[1] - win->pads_begin[1] +
-                              kj * win->dilations[1]) + dx[o];
+            float y =
+                (float)((o / ow) * win->strides[0] - win->pads_begin[0] + ki * win->dilations[0]) +
+                dy[o];
+            float x =
+                (float)((o % ow) * win->strides[1] - win->pads_begin[1] + kj * win->dilations[1]) +
+                dx[o];
             out[o] = sample(plane, h, w, y, x) * (m ? m[o] : 1.0f);
         }
     }
@@ -78,18 +80,27 @@ static vkml_status deformconv_float(const op_cpu_args *args, vkml_error *err)
     const float *mask = node->n_inputs > DEFORM_IN_MASK ? args->in[DEFORM_IN_MASK] : NULL;
     float *y = args->out[0];
     for (int64_t n = 0; n < p.batch; n++) {
-        deform_job job = {.p = &p, .offset_group = a->offset_group, .taps = taps,
-                          .out_size = out_size, .x = x + n * p.in_channels * in_size,
+        deform_job job = {.p = &p,
+                          .offset_group = a->offset_group,
+                          .taps = taps,
+                          .out_size = out_size,
+                          .x = x + n * p.in_channels * in_size,
                           .offset = off + n * a->offset_group * taps * 2 * out_size,
                           .mask = mask ? mask + n * a->offset_group * taps * out_size : NULL,
                           .col = col};
         sched_parallel_for(rows, (double)out_size * 12, deform_rows, &job);
         for (int64_t g = 0; g < p.group; g++) {
             float *yg = y + (n * p.out_channels + g * m_per_group) * out_size;
-            cpu_sgemm(&(cpu_sgemm_args){.m = m_per_group, .n = out_size, .k = k,
-                                        .a = wt + g * m_per_group * k, .a_row = k, .a_col = 1,
-                                        .b = col + g * k * out_size, .b_row = out_size,
-                                        .b_col = 1, .y = yg});
+            cpu_sgemm(&(cpu_sgemm_args){.m = m_per_group,
+                                        .n = out_size,
+                                        .k = k,
+                                        .a = wt + g * m_per_group * k,
+                                        .a_row = k,
+                                        .a_col = 1,
+                                        .b = col + g * k * out_size,
+                                        .b_row = out_size,
+                                        .b_col = 1,
+                                        .y = yg});
             for (int64_t mo = 0; bias && mo < m_per_group; mo++)
                 for (int64_t o = 0; o < out_size; o++)
                     yg[mo * out_size + o] += bias[g * m_per_group + mo];

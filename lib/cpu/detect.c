@@ -7,8 +7,8 @@
 vkml_status cpu_nms(const op_cpu_args *args, vkml_error *err)
 {
     nms_inputs in;
-    vkml_status st = nms_read_inputs(args->values, args->node, (const void *const *)args->in, &in,
-                                     err);
+    vkml_status st =
+        nms_read_inputs(args->values, args->node, (const void *const *)args->in, &in, err);
     if (st)
         return st;
     const graph_value *y = &args->values[args->node->outputs[0]];
@@ -79,9 +79,14 @@ vkml_status cpu_roialign(const op_cpu_args *args, vkml_error *err)
     const graph_node *node = args->node;
     const graph_value *x = &args->values[node->inputs[0]];
     const graph_value *rois = &args->values[node->inputs[1]];
-    roi_job job = {.p = node->params, .x = args->in[0], .rois = args->in[1],
-                   .batch = args->in[2], .y = args->out[0], .channels = x->dims[1],
-                   .height = x->dims[2], .width = x->dims[3]};
+    roi_job job = {.p = node->params,
+                   .x = args->in[0],
+                   .rois = args->in[1],
+                   .batch = args->in[2],
+                   .y = args->out[0],
+                   .channels = x->dims[1],
+                   .height = x->dims[2],
+                   .width = x->dims[3]};
     const roialign_params *p = job.p;
     double offset = p->half_pixel ? 0.5 : 0.0;
     int64_t plane_out = p->out_h * p->out_w;

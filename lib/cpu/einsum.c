@@ -128,6 +128,6 @@ vkml_status cpu_einsum(const op_cpu_args *args, vkml_error *err)
         .args = args, .plan = &plan, .dtype = args->values[args->node->inputs[0]].dtype};
     job.is_float = cpu_dtype_is_float(job.dtype);
     sched_parallel_for(plan.out_count, (double)plan.sum_count * plan.n_inputs * 4.0, einsum_range,
-                     &job);
+                       &job);
     return VKML_OK;
 }

@@ -14,7 +14,7 @@
 #define DEFINE_SAT(T, MIN, MAX)                                                                    \
     static inline T sat_##T(double x)                                                              \
     {                                                                                              \
-        return x != x ? 0 : x <= (double)(MIN) ? (MIN) : x >= (double)(MAX) ? (MAX) : (T)x;         \
+        return x != x ? 0 : x <= (double)(MIN) ? (MIN) : x >= (double)(MAX) ? (MAX) : (T)x;        \
     }
 DEFINE_SAT(int8_t, INT8_MIN, INT8_MAX)
 DEFINE_SAT(int16_t, INT16_MIN, INT16_MAX)
@@ -27,7 +27,7 @@ DEFINE_SAT(uint64_t, 0, UINT64_MAX)
 
 /* A computation-class value converted to an integer type: saturating from floats,
  * wrapping from integers. */
-#define TO_INT(T, v) _Generic((v), float: sat_##T, double: sat_##T, default: wrap_##T)(v)
+#define TO_INT(T, v) _Generic((v), float : sat_##T, double : sat_##T, default : wrap_##T)(v)
 #define DEFINE_WRAP(T)                                                                             \
     static inline T wrap_##T(uint64_t v)                                                           \
     {                                                                                              \
@@ -123,7 +123,7 @@ static const elt_io elt_ios[VKML_DTYPE_BFLOAT16 + 1] = {
 static const elt_io *io_of(vkml_dtype dtype)
 {
     return dtype > 0 && dtype <= VKML_DTYPE_BFLOAT16 && elt_ios[dtype].load[0] ? &elt_ios[dtype]
-                                                                                : NULL;
+                                                                               : NULL;
 }
 
 static elt_class class_of(vkml_dtype dtype)
@@ -210,9 +210,18 @@ static void pass_run(elt_pass *ps, double cost)
 static double op_cost(eltwise_op op)
 {
     switch (op) {
-    case ELT_ABS: case ELT_NEG: case ELT_ADD: case ELT_SUB: case ELT_MUL: case ELT_RELU:
-    case ELT_MIN: case ELT_MAX: case ELT_SUM: case ELT_CAST: case ELT_CAST_LIKE: case ELT_WHERE:
-        return 2;
+    case ELT_ABS:
+    case ELT_NEG:
+    case ELT_ADD:
+    case ELT_SUB:
+    case ELT_MUL:
+    case ELT_RELU:
+    case ELT_MIN:
+    case ELT_MAX:
+    case ELT_SUM:
+    case ELT_CAST:
+    case ELT_CAST_LIKE:
+    case ELT_WHERE: return 2;
     default: return 20;
     }
 }
@@ -271,20 +280,23 @@ static void cast_small_one(const void *x, vkml_dtype xt, void *y, vkml_dtype yt,
 {
     bool x_float = cpu_dtype_is_float(xt);
     if (yt == VKML_DTYPE_FLOAT8E8M0) {
-        cpu_small_set(y, yt, i, vkml_e8m0_encode((float)cpu_load_f64(x, xt, i),
-                                                 (vkml_e8m0_round)p->e8m0_round, !p->no_saturate));
+        cpu_small_set(y, yt, i,
+                      vkml_e8m0_encode((float)cpu_load_f64(x, xt, i),
+                                       (vkml_e8m0_round)p->e8m0_round, !p->no_saturate));
     } else if (vkml_dtype_is_small_float(yt)) {
         cpu_store_small_float(y, yt, i, cpu_load_f64(x, xt, i), !p->no_saturate);
     } else if (cpu_dtype_is_float(yt)) {
         cpu_store_f64(y, yt, i, cpu_load_f64(x, xt, i));
     } else if (yt == VKML_DTYPE_BOOL) {
-        cpu_store_i64(y, yt, i, x_float ? cpu_load_f64(x, xt, i) != 0 : cpu_load_i64(x, xt, i) != 0);
+        cpu_store_i64(y, yt, i,
+                      x_float ? cpu_load_f64(x, xt, i) != 0 : cpu_load_i64(x, xt, i) != 0);
     } else if (!x_float) {
         cpu_store_i64(y, yt, i, cpu_load_i64(x, xt, i));
     } else if (cpu_dtype_is_packed_int(yt)) {
         cpu_store_i64(y, yt, i, cpu_f64_to_i64(nearbyint(cpu_load_f64(x, xt, i))));
     } else {
-        double v = cpu_load_f64(x, xt, i), lo = (double)cpu_int_min(yt), hi = (double)cpu_int_max(yt);
+        double v = cpu_load_f64(x, xt, i), lo = (double)cpu_int_min(yt),
+               hi = (double)cpu_int_max(yt);
         v = v != v ? 0 : v < lo ? lo : v > hi ? hi : v;
         cpu_store_i64(y, yt, i, (int64_t)v);
     }

@@ -2,8 +2,8 @@
  * checked first (an index out of range fails the run naming it and its bound), then
  * gathers copy in parallel and scatters write in order (later updates win, reductions
  * apply in index order). */
-#include "cpu/cpu_kernels.h"
 #include "ops/gather.h"
+#include "cpu/cpu_kernels.h"
 #include "ops/movement.h"
 
 #include <string.h>
@@ -32,10 +32,11 @@ static vkml_status check_indices(const op_cpu_args *args, const ix_job *job, vkm
     for (int64_t p = 0; p < n; p++) {
         int64_t v = read_index(job, p), b = job->d->idx_bounds[p % job->d->k];
         if (v < -b || v >= b)
-            return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT,
-                             "%s: index %lld at position %lld of '%s' is out of range [-%lld, %lld)",
-                             args->node->op_type, (long long)v, (long long)p, idx->name,
-                             (long long)b, (long long)b);
+            return vkml_fail(
+                err, VKML_ERROR_INVALID_ARGUMENT,
+                "%s: index %lld at position %lld of '%s' is out of range [-%lld, %lld)",
+                args->node->op_type, (long long)v, (long long)p, idx->name, (long long)b,
+                (long long)b);
     }
     return VKML_OK;
 }
@@ -76,8 +77,10 @@ static void reduce_element(vkml_dtype t, ix_reduction r, void *dst, const void *
     uint64_t bits;
     if (is_float) {
         double a = mv_element_to_double(t, dst), b = mv_element_to_double(t, src);
-        double v = r == IX_ADD ? a + b : r == IX_MUL ? a * b : r == IX_MAX ? (a > b ? a : b)
-                                                                            : (a < b ? a : b);
+        double v = r == IX_ADD   ? a + b
+                   : r == IX_MUL ? a * b
+                   : r == IX_MAX ? (a > b ? a : b)
+                                 : (a < b ? a : b);
         bits = mv_element_from_double(t, v);
     } else if (t == VKML_DTYPE_BOOL) {
         uint8_t a = *(const uint8_t *)dst, b = *(const uint8_t *)src;
@@ -85,8 +88,10 @@ static void reduce_element(vkml_dtype t, ix_reduction r, void *dst, const void *
     } else {
         uint64_t a = (uint64_t)mv_element_to_int(t, dst), b = (uint64_t)mv_element_to_int(t, src);
         bool less = t == VKML_DTYPE_UINT64 ? a < b : (int64_t)a < (int64_t)b;
-        bits = r == IX_ADD ? a + b : r == IX_MUL ? a * b : r == IX_MAX ? (less ? b : a)
-                                                                       : (less ? a : b);
+        bits = r == IX_ADD   ? a + b
+               : r == IX_MUL ? a * b
+               : r == IX_MAX ? (less ? b : a)
+                             : (less ? a : b);
     }
     memcpy(dst, &bits, es);
 }

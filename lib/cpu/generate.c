@@ -50,7 +50,8 @@ vkml_status cpu_range(const op_cpu_args *args, vkml_error *err)
     for (int64_t i = 0; i < y->dims[0]; i++) {
         uint64_t bits;
         if (is_float) {
-            double v = mv_element_to_double(t, args->in[0]) + (double)i * mv_element_to_double(t, args->in[2]);
+            double v = mv_element_to_double(t, args->in[0]) +
+                       (double)i * mv_element_to_double(t, args->in[2]);
             bits = mv_element_from_double(t, v);
         } else {
             bits = (uint64_t)mv_element_to_int(t, args->in[0]) +

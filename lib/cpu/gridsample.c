@@ -63,7 +63,7 @@ static void gridsample_points(void *ctx, int64_t begin, int64_t end)
         for (int64_t c = 0; c < job->channels; c++) {
             int64_t plane = n * job->channels + c;
             cpu_store_f64(job->y, job->dtype, plane * job->out_size + o,
-                           sample_plane(job, &t, plane));
+                          sample_plane(job, &t, plane));
         }
     }
 }
@@ -93,6 +93,6 @@ vkml_status cpu_gridsample(const op_cpu_args *args, vkml_error *err)
         return VKML_OK;
     }
     sched_parallel_for(x->dims[0] * job.out_size, (double)job.channels * 16.0, gridsample_points,
-                     &job);
+                       &job);
     return VKML_OK;
 }

@@ -1,16 +1,16 @@
 /* CPU losses: SoftmaxCrossEntropyLoss (log_softmax over C, then the NLL) and
  * NegativeLogLikelihoodLoss, in double. A label outside [0, C) that is not ignore_index
  * fails at run time naming it. */
-#include "ops/misc.h"
 #include "cpu/cpu_elem.h"
 #include "cpu/cpu_kernels.h"
+#include "ops/misc.h"
 
 #include <math.h>
 
 /* log_softmax over c of scores[n, :, d], written to log_prob (when not NULL); returns
  * the value at class `pick` (or 0 when pick is out of range). */
-static double log_softmax_line(const void *x, vkml_dtype t, void *log_prob,
-                               const loss_geom *g, int64_t n, int64_t d, int64_t pick)
+static double log_softmax_line(const void *x, vkml_dtype t, void *log_prob, const loss_geom *g,
+                               int64_t n, int64_t d, int64_t pick)
 {
     int64_t base = n * g->c * g->d + d;
     double mx = -INFINITY, sum = 0.0, picked = 0.0;
@@ -51,8 +51,7 @@ vkml_status cpu_loss(const op_cpu_args *args, vkml_error *err)
             if (!ignored && (label < 0 || label >= g.c))
                 return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT,
                                  "%s: label %lld at position %lld is outside [0, %lld)",
-                                 node->op_type, (long long)label, (long long)i,
-                                 (long long)g.c);
+                                 node->op_type, (long long)label, (long long)i, (long long)g.c);
             double lp = 0.0;
             if (p->softmax)
                 lp = log_softmax_line(args->in[0], t, log_prob, &g, n, d, ignored ? -1 : label);

@@ -1,11 +1,11 @@
 /* MatMul and Gemm on the CPU, in every dtype: float16/bfloat16 run the float kernels on
  * float copies; the rest go through cpu_matprod. */
 #include "ops/matmul.h"
-#include "ops/epilogue.h"
 #include "cpu/cpu_elem.h"
 #include "cpu/cpu_kernels.h"
 #include "cpu/cpu_widen.h"
 #include "cpu/matprod.h"
+#include "ops/epilogue.h"
 
 static vkml_dtype node_dtype(const op_cpu_args *args)
 {

@@ -149,8 +149,9 @@ vkml_status cpu_tensor_scatter(const op_cpu_args *args, vkml_error *err)
             (!p->circular && start + g.seq > g.max_seq))
             return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT,
                              "TensorScatter: write index %lld of batch %lld with %lld updates "
-                             "does not fit %lld positions", (long long)start, (long long)b,
-                             (long long)g.seq, (long long)g.max_seq);
+                             "does not fit %lld positions",
+                             (long long)start, (long long)b, (long long)g.seq,
+                             (long long)g.max_seq);
     }
     size_t line = (size_t)g.inner * es;
     memcpy(args->out[0], args->in[0], cpu_output_bytes(args, 0));

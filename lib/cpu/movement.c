@@ -1,8 +1,8 @@
 /* The movement steps (ops/movement.h) on the CPU, by element size: one strided copy, one
  * mapped copy (Pad, Tile, ConstantOfShape), one band copy (Trilu, EyeLike); every op of
  * the family that is made of steps runs through cpu_movement. */
-#include "cpu/cpu_kernels.h"
 #include "ops/movement.h"
+#include "cpu/cpu_kernels.h"
 
 #include <string.h>
 
@@ -24,8 +24,8 @@ static int64_t row_count(const mv_step *s)
 
 #define COPY_RUN(T)                                                                                \
     for (int64_t j = 0; j < n; j++)                                                                \
-        memcpy(dst + (size_t)(o + j * os) * sizeof(T), src + (size_t)(i + j * is) * sizeof(T),    \
-               sizeof(T))
+    memcpy(dst + (size_t)(o + j * os) * sizeof(T), src + (size_t)(i + j * is) * sizeof(T),         \
+           sizeof(T))
 
 /* n elements from src[i + j * is] to dst[o + j * os], element size es. */
 static void copy_run(char *dst, int64_t o, int64_t os, const char *src, int64_t i, int64_t is,
@@ -117,10 +117,11 @@ static void mapped_rows(void *ctx, int64_t begin, int64_t end)
         }
         char *out = job->dst + (size_t)(r * n) * es;
         for (int64_t j = 0; j < n; j++) {
-            bool in = inside && (last < 0 || map_coord(s->mode, j - s->begin[last],
-                                                       s->src_dims[last], &c));
+            bool in = inside &&
+                      (last < 0 || map_coord(s->mode, j - s->begin[last], s->src_dims[last], &c));
             if (in)
-                memcpy(out + (size_t)j * es, job->src + (size_t)(base + (last < 0 ? 0 : c)) * es, es);
+                memcpy(out + (size_t)j * es, job->src + (size_t)(base + (last < 0 ? 0 : c)) * es,
+                       es);
             else
                 put_value(out + (size_t)j * es, es, s->value);
         }
@@ -159,9 +160,9 @@ static void run_step(const mv_step *s, const void *src, void *dst, size_t esize)
     int64_t per_row = s->rank > 0 ? s->dims[s->rank - 1] : 1;
     if (rows == 0 || per_row == 0)
         return;
-    sched_range_fn fn = s->kind == MV_STRIDED ? strided_rows
-                      : s->kind == MV_MAPPED ? mapped_rows
-                                             : band_rows;
+    sched_range_fn fn = s->kind == MV_STRIDED  ? strided_rows
+                        : s->kind == MV_MAPPED ? mapped_rows
+                                               : band_rows;
     sched_parallel_for(rows, (double)per_row, fn, &job);
 }
 

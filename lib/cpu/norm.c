@@ -180,7 +180,8 @@ vkml_status cpu_batchnorm(const op_cpu_args *args, vkml_error *err)
         for (int64_t o = 0; o < g.outer; o++) {
             int64_t base = (o * g.channels + c) * g.inner;
             for (int64_t i = 0; i < g.inner; i++)
-                cpu_store_f64(args->out[0], t, base + i, cpu_load_f64(args->in[0], t, base + i) * a + b);
+                cpu_store_f64(args->out[0], t, base + i,
+                              cpu_load_f64(args->in[0], t, base + i) * a + b);
         }
     }
     return VKML_OK;

@@ -183,7 +183,8 @@ vkml_status cpu_maxunpool(const op_cpu_args *args, vkml_error *err)
     const int64_t *idx = args->in[1];
     memset(args->out[0], 0, bytes);
     for (int64_t i = 0; i < count; i++) {
-        int64_t to = idx[i] < 0 || idx[i] >= limit ? -1 : unpool_target(x->rank, def, y->dims, idx[i]);
+        int64_t to =
+            idx[i] < 0 || idx[i] >= limit ? -1 : unpool_target(x->rank, def, y->dims, idx[i]);
         if (to < 0)
             return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT,
                              "MaxUnpool: index %lld at %lld is out of range [0, %lld) or off the "

@@ -143,6 +143,6 @@ vkml_status cpu_image_preprocess(const op_cpu_args *args, vkml_error *err)
         preprocess_resolve(job.p, &job.plan);
     int64_t batch = job.p->batch > 1 ? job.p->batch : 1;
     sched_parallel_for(batch * job.p->height, PREPROCESS_PIXEL_COST * job.p->width, preprocess_rows,
-                     &job);
+                       &job);
     return VKML_OK;
 }

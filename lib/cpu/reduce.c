@@ -19,7 +19,8 @@ typedef struct reduce_job {
 static double float_identity(reduce_op op)
 {
     switch (op) {
-    case REDUCE_MAX: case REDUCE_LOG_SUM_EXP: return -INFINITY;
+    case REDUCE_MAX:
+    case REDUCE_LOG_SUM_EXP: return -INFINITY;
     case REDUCE_MIN: return INFINITY;
     case REDUCE_PROD: return 1.0;
     default: return 0.0;
@@ -33,7 +34,8 @@ static double float_step(reduce_op op, double acc, double x)
     case REDUCE_MIN: return x < acc || x != x ? x : acc;
     case REDUCE_PROD: return acc * x;
     case REDUCE_L1: return acc + fabs(x);
-    case REDUCE_L2: case REDUCE_SUM_SQUARE: return acc + x * x;
+    case REDUCE_L2:
+    case REDUCE_SUM_SQUARE: return acc + x * x;
     default: return acc + x;
     }
 }
@@ -45,7 +47,8 @@ static double reduce_line_float(const reduce_job *j, int64_t base)
     if (j->op == REDUCE_LOG_SUM_EXP) {
         shift = -INFINITY;
         for (int64_t r = 0; r < v->count; r++)
-            shift = float_step(REDUCE_MAX, shift, cpu_load_f64(j->x, j->t, base + reduce_elem_offset(v, r)));
+            shift = float_step(REDUCE_MAX, shift,
+                               cpu_load_f64(j->x, j->t, base + reduce_elem_offset(v, r)));
         if (!isfinite(shift))
             return v->count ? shift : -INFINITY;
     }
@@ -67,16 +70,19 @@ static double reduce_line_float(const reduce_job *j, int64_t base)
 static int64_t reduce_line_int(const reduce_job *j, int64_t base)
 {
     const reduce_view *v = j->v;
-    int64_t acc = j->op == REDUCE_MAX ? cpu_int_min(j->t)
-                  : j->op == REDUCE_MIN ? cpu_int_max(j->t)
-                  : j->op == REDUCE_PROD ? 1 : 0;
+    int64_t acc = j->op == REDUCE_MAX    ? cpu_int_min(j->t)
+                  : j->op == REDUCE_MIN  ? cpu_int_max(j->t)
+                  : j->op == REDUCE_PROD ? 1
+                                         : 0;
     for (int64_t r = 0; r < v->count; r++) {
         int64_t x = cpu_load_i64(j->x, j->t, base + reduce_elem_offset(v, r));
         switch (j->op) {
         case REDUCE_MAX: acc = x > acc ? x : acc; break;
         case REDUCE_MIN: acc = x < acc ? x : acc; break;
         case REDUCE_PROD: acc = (int64_t)((uint64_t)acc * (uint64_t)x); break;
-        case REDUCE_L1: acc = (int64_t)((uint64_t)acc + (uint64_t)(x < 0 ? -(uint64_t)x : (uint64_t)x)); break;
+        case REDUCE_L1:
+            acc = (int64_t)((uint64_t)acc + (uint64_t)(x < 0 ? -(uint64_t)x : (uint64_t)x));
+            break;
         case REDUCE_SUM_SQUARE: acc = (int64_t)((uint64_t)acc + (uint64_t)x * (uint64_t)x); break;
         default: acc = (int64_t)((uint64_t)acc + (uint64_t)x); break;
         }
@@ -119,8 +125,8 @@ static int64_t reduce_line_arg(const reduce_job *j, int64_t base)
 static void reduce_lines(void *ctx, int64_t begin, int64_t end)
 {
     const reduce_job *j = ctx;
-    bool int_path = !cpu_dtype_is_float(j->t) && j->op != REDUCE_L2 &&
-                    j->op != REDUCE_LOG_SUM && j->op != REDUCE_LOG_SUM_EXP;
+    bool int_path = !cpu_dtype_is_float(j->t) && j->op != REDUCE_L2 && j->op != REDUCE_LOG_SUM &&
+                    j->op != REDUCE_LOG_SUM_EXP;
     for (int64_t line = begin; line < end; line++) {
         int64_t base = reduce_line_offset(j->v, line);
         if (j->op == REDUCE_ARGMAX || j->op == REDUCE_ARGMIN)

@@ -8,8 +8,8 @@
 
 /* The taps of every output index of one axis, zero weights dropped. */
 typedef struct axis_table {
-    int stride;     /* taps reserved per output index */
-    int *count;     /* [out]: taps kept; 0 = extrapolation_value */
+    int stride;      /* taps reserved per output index */
+    int *count;      /* [out]: taps kept; 0 = extrapolation_value */
     int64_t *offset; /* [out * stride]: input index times the axis' element stride */
     double *weight;  /* [out * stride] */
 } axis_table;
@@ -125,8 +125,12 @@ vkml_status cpu_resize(const op_cpu_args *args, vkml_error *err)
     int64_t total = (int64_t)vkml_tensor_element_count(g.rank, g.out);
     if (total == 0)
         return VKML_OK;
-    resize_job job = {.p = node->params, .g = &g, .x = args->in[0], .y = args->out[0],
-                      .dtype = x->dtype, .row = g.rank ? g.out[g.rank - 1] : 1};
+    resize_job job = {.p = node->params,
+                      .g = &g,
+                      .x = args->in[0],
+                      .y = args->out[0],
+                      .dtype = x->dtype,
+                      .row = g.rank ? g.out[g.rank - 1] : 1};
     bool ok = true;
     int64_t step = 1;
     for (int d = g.rank - 1; d >= 0; d--) {

@@ -18,11 +18,11 @@ typedef struct rnn_run {
     const int32_t *lens;
     float *y, *yh, *yc;
     /* scratch */
-    float *xw;   /* [rows of X, gh]: X * W^T + biases */
-    float *hr;   /* [batch, gh]: H * R^T */
-    float *rh;   /* GRU: [batch, hidden] r .* H, then its product with Rh^T */
+    float *xw;    /* [rows of X, gh]: X * W^T + biases */
+    float *hr;    /* [batch, gh]: H * R^T */
+    float *rh;    /* GRU: [batch, hidden] r .* H, then its product with Rh^T */
     float *h, *c; /* [batch, hidden] state */
-    float *gate; /* [batch, gh] activated gates */
+    float *gate;  /* [batch, gh] activated gates */
 } rnn_run;
 
 static void activate(const rnn_run *run, const rnn_activation *a, float *v, int64_t n)
@@ -73,8 +73,16 @@ static void product_t(const float *a, int64_t m, int64_t k, const float *mat, in
         memset(y, 0, sizeof(float) * (size_t)(m * n));
         return;
     }
-    cpu_sgemm(&(cpu_sgemm_args){.m = m, .n = n, .k = k, .a = a, .a_row = k, .a_col = 1,
-                                .b = mat, .b_row = 1, .b_col = k, .y = y});
+    cpu_sgemm(&(cpu_sgemm_args){.m = m,
+                                .n = n,
+                                .k = k,
+                                .a = a,
+                                .a_row = k,
+                                .a_col = 1,
+                                .b = mat,
+                                .b_row = 1,
+                                .b_col = k,
+                                .y = y});
 }
 
 /* Whether the GRU keeps Rbh apart (multiplied by r with H * Rh^T). */
@@ -148,8 +156,7 @@ static void gru_row(rnn_run *run, int64_t d, float *g, const float *hr_h, float 
     float *z = g, *r = g + n, *hh = g + 2 * n;
     const float *rbh = run->b ? run->b + d * 2 * run->gh + run->gh + 2 * n : NULL;
     for (int64_t j = 0; j < n; j++)
-        hh[j] += run->p->linear_before_reset ? r[j] * (hr_h[j] + (rbh ? rbh[j] : 0.0f))
-                                             : hr_h[j];
+        hh[j] += run->p->linear_before_reset ? r[j] * (hr_h[j] + (rbh ? rbh[j] : 0.0f)) : hr_h[j];
     activate(run, &run->p->act[d][1], hh, n);
     for (int64_t j = 0; j < n; j++)
         h[j] = (1.0f - z[j]) * hh[j] + z[j] * h[j];
@@ -245,14 +252,23 @@ static vkml_status rnn_float(const op_cpu_args *args, vkml_error *err)
     const graph_node *node = args->node;
     const graph_value *x = &args->values[node->inputs[RNN_IN_X]];
     const rnn_params *p = node->params;
-    rnn_run run = {.p = p, .seq = x->dims[p->layout], .batch = x->dims[1 - p->layout],
-                   .input = x->dims[2], .hidden = rnn_hidden_size(args->values, node),
-                   .dirs = p->directions, .x = args->in[RNN_IN_X], .w = args->in[RNN_IN_W],
-                   .r = args->in[RNN_IN_R], .b = input(args, RNN_IN_B),
-                   .lens = input(args, RNN_IN_SEQ_LENS), .h0 = input(args, RNN_IN_H0),
+    rnn_run run = {.p = p,
+                   .seq = x->dims[p->layout],
+                   .batch = x->dims[1 - p->layout],
+                   .input = x->dims[2],
+                   .hidden = rnn_hidden_size(args->values, node),
+                   .dirs = p->directions,
+                   .x = args->in[RNN_IN_X],
+                   .w = args->in[RNN_IN_W],
+                   .r = args->in[RNN_IN_R],
+                   .b = input(args, RNN_IN_B),
+                   .lens = input(args, RNN_IN_SEQ_LENS),
+                   .h0 = input(args, RNN_IN_H0),
                    .c0 = p->gates == 4 ? input(args, RNN_IN_C0) : NULL,
-                   .peep = p->gates == 4 ? input(args, RNN_IN_P) : NULL, .y = output(args, 0),
-                   .yh = output(args, 1), .yc = p->gates == 4 ? output(args, 2) : NULL};
+                   .peep = p->gates == 4 ? input(args, RNN_IN_P) : NULL,
+                   .y = output(args, 0),
+                   .yh = output(args, 1),
+                   .yc = p->gates == 4 ? output(args, 2) : NULL};
     run.gh = p->gates * run.hidden;
     vkml_status st = check_lens(&run, node, err);
     if (st)

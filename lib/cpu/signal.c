@@ -1,8 +1,8 @@
 /* CPU DFT: the direct O(n^2) sum per line, in double. An inverse one-sided transform
  * (irfft) rebuilds the Hermitian spectrum and keeps the real part. */
-#include "ops/misc.h"
 #include "cpu/cpu_elem.h"
 #include "cpu/cpu_kernels.h"
+#include "ops/misc.h"
 
 #include <math.h>
 
@@ -67,8 +67,11 @@ vkml_status cpu_dft(const op_cpu_args *args, vkml_error *err)
     vkml_status st = dft_resolve(args->values, node, axis_data, &g, err);
     if (st)
         return st;
-    dft_job j = {.g = &g, .p = node->params, .t = args->values[node->inputs[0]].dtype,
-                 .x = args->in[0], .y = args->out[0]};
+    dft_job j = {.g = &g,
+                 .p = node->params,
+                 .t = args->values[node->inputs[0]].dtype,
+                 .x = args->in[0],
+                 .y = args->out[0]};
     sched_parallel_for(g.outer * g.inner, (double)g.n_out * (double)g.n * 20, dft_lines, &j);
     return VKML_OK;
 }

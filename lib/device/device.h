@@ -45,22 +45,22 @@ typedef struct device_event {
 } device_event;
 
 typedef struct device_value_plan {
-    bool used;            /* a node on this device reads or writes it */
-    bool host_access;     /* the host reads/writes it between chunks (graph input, graph
-                             output, or a cross-device transfer): needs value_host_ptr */
-    const void *constant; /* non-NULL: constant data the device must hold (weights) */
-    int alias_of;         /* -1, or a value whose memory this value shares (OP_ALIAS nodes,
-                             views: plan/views.c); a value also used on this
-                             device, its root found by following alias_of */
+    bool used;             /* a node on this device reads or writes it */
+    bool host_access;      /* the host reads/writes it between chunks (graph input, graph
+                              output, or a cross-device transfer): needs value_host_ptr */
+    const void *constant;  /* non-NULL: constant data the device must hold (weights) */
+    int alias_of;          /* -1, or a value whose memory this value shares (OP_ALIAS nodes,
+                              views: plan/views.c); a value also used on this
+                              device, its root found by following alias_of */
     uint64_t alias_offset; /* bytes into alias_of's memory where this value starts (views:
                               a contiguous Slice or Split output, a Concat input written in
                               place); 0 for OP_ALIAS outputs */
-    void *shared_host;    /* non-NULL: a value copied between two devices that both use this
-                             host allocation (the plan's, sized and aligned to both devices'
-                             host_share_align) instead of a host copy per run: the device that
-                             writes the value writes it there, a device that reads it reads
-                             it there (a GPU copies it into its own memory first). Its
-                             value_host_ptr is this pointer. */
+    void *shared_host;     /* non-NULL: a value copied between two devices that both use this
+                              host allocation (the plan's, sized and aligned to both devices'
+                              host_share_align) instead of a host copy per run: the device that
+                              writes the value writes it there, a device that reads it reads
+                              it there (a GPU copies it into its own memory first). Its
+                              value_host_ptr is this pointer. */
 } device_value_plan;
 
 typedef struct device_chunk_desc {
@@ -122,18 +122,17 @@ typedef struct device_class {
 struct device {
     const device_class *cls;
     vkml_device_info info;
-    uint64_t memory_budget; /* bytes the planner may place on it; 0: no limit (the CPU) */
+    uint64_t memory_budget;  /* bytes the planner may place on it; 0: no limit (the CPU) */
     size_t host_share_align; /* non-zero: the device can use a host allocation of the plan's
                                 (device_value_plan.shared_host) whose address and size are
                                 multiples of this; 0: it cannot */
-    uint64_t view_align; /* non-zero: a value may start this many bytes (a multiple) into
-                            another's memory (device_value_plan.alias_offset); 0: no views */
+    uint64_t view_align;     /* non-zero: a value may start this many bytes (a multiple) into
+                                another's memory (device_value_plan.alias_offset); 0: no views */
 };
 
 /* The value whose memory v lives in (itself when not an alias; n: the value count, a bound
  * on the chain) and, in *offset when not NULL, the bytes into it where v starts. */
-static inline int device_alias_root(const device_value_plan *plans, int n, int v,
-                                    uint64_t *offset)
+static inline int device_alias_root(const device_value_plan *plans, int n, int v, uint64_t *offset)
 {
     uint64_t at = 0;
     for (int hops = 0; hops < n && plans[v].alias_of >= 0; hops++) {

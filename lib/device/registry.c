@@ -3,8 +3,8 @@
 
 #include <stdatomic.h>
 
-#define DEVICE_KIND_LIST(X)                                                                    \
-    X(cpu_device_kind)    /* lib/cpu/cpu_device.c: the host kind */                           \
+#define DEVICE_KIND_LIST(X)                                                                        \
+    X(cpu_device_kind)    /* lib/cpu/cpu_device.c: the host kind */                                \
     X(vulkan_device_kind) /* lib/vulkan/vk_context.c */
 
 #define DECLARE_KIND(kind) extern const device_kind kind;

@@ -141,10 +141,9 @@ vkml_status graph_sort(graph *g, vkml_error *err)
                 continue;
             graph_value *val = &g->values[v];
             if (val->producer >= 0 || val->kind != GRAPH_VALUE_INTERMEDIATE) {
-                status = vkml_fail(err, VKML_ERROR_INVALID_MODEL,
-                                   "%s: output '%s' is already %s",
+                status = vkml_fail(err, VKML_ERROR_INVALID_MODEL, "%s: output '%s' is already %s",
                                    graph_node_label(g, i, label, sizeof(label)), val->name,
-                                   val->producer >= 0 ? "produced by another node"
+                                   val->producer >= 0               ? "produced by another node"
                                    : val->kind == GRAPH_VALUE_INPUT ? "a graph input"
                                                                     : "an initializer");
                 goto done;
@@ -221,9 +220,9 @@ vkml_status graph_sort(graph *g, vkml_error *err)
     if (tail < g->n_nodes) {
         for (int i = 0; i < g->n_nodes; i++) {
             if (indegree[i] > 0) {
-                status = vkml_fail(err, VKML_ERROR_INVALID_MODEL,
-                                   "the graph has a cycle through %s",
-                                   graph_node_label(g, i, label, sizeof(label)));
+                status =
+                    vkml_fail(err, VKML_ERROR_INVALID_MODEL, "the graph has a cycle through %s",
+                              graph_node_label(g, i, label, sizeof(label)));
                 goto done;
             }
         }

@@ -49,16 +49,16 @@ typedef struct graph_attr {
     graph_attr_type type;
     float f;
     int64_t i;
-    const char *s;       /* STRING: bytes (NUL-terminated copy) */
+    const char *s; /* STRING: bytes (NUL-terminated copy) */
     size_t s_len;
-    const float *floats; /* FLOATS */
-    const int64_t *ints; /* INTS */
-    const char **strings; /* STRINGS */
-    size_t count;        /* elements of floats/ints/strings/tensors/graphs */
-    graph_tensor *tensor;   /* TENSOR */
-    graph_tensor *tensors;  /* TENSORS */
-    struct graph *graph;    /* GRAPH (subgraph; not executed by the slice's ops) */
-    struct graph **graphs;  /* GRAPHS */
+    const float *floats;   /* FLOATS */
+    const int64_t *ints;   /* INTS */
+    const char **strings;  /* STRINGS */
+    size_t count;          /* elements of floats/ints/strings/tensors/graphs */
+    graph_tensor *tensor;  /* TENSOR */
+    graph_tensor *tensors; /* TENSORS */
+    struct graph *graph;   /* GRAPH (subgraph; not executed by the slice's ops) */
+    struct graph **graphs; /* GRAPHS */
 } graph_attr;
 
 typedef enum graph_value_kind {
@@ -70,9 +70,9 @@ typedef enum graph_value_kind {
 typedef struct graph_value {
     const char *name;
     graph_value_kind kind;
-    bool is_output;      /* a graph output */
-    vkml_dtype dtype;    /* UNDEFINED until known */
-    int rank;            /* -1 until known */
+    bool is_output;                       /* a graph output */
+    vkml_dtype dtype;                     /* UNDEFINED until known */
+    int rank;                             /* -1 until known */
     int64_t dims[VKML_MAX_RANK];          /* -1: symbolic or unknown */
     const char *dim_names[VKML_MAX_RANK]; /* symbolic dimension names, else NULL */
     bool data_dependent; /* dims are an upper bound; the producing kernel sets the extent
@@ -80,7 +80,7 @@ typedef struct graph_value {
     const void *data;    /* CONSTANT: the values (dense, host layout; strings: an array
                             of const char *, as graph_tensor) */
     size_t data_size;
-    int producer;        /* node index, -1 for inputs and constants */
+    int producer; /* node index, -1 for inputs and constants */
 } graph_value;
 
 struct op_def;
@@ -117,19 +117,19 @@ typedef struct graph_epilogue {
 } graph_epilogue;
 
 typedef struct graph_node {
-    const char *name;    /* "" when the model gives none */
+    const char *name; /* "" when the model gives none */
     const char *op_type;
-    const char *domain;  /* "" for ai.onnx */
-    int opset;           /* the model's opset for this node's domain */
-    int *inputs;         /* value indices; -1 for an omitted optional input */
+    const char *domain; /* "" for ai.onnx */
+    int opset;          /* the model's opset for this node's domain */
+    int *inputs;        /* value indices; -1 for an omitted optional input */
     int n_inputs;
-    int *outputs;        /* value indices; -1 for an omitted optional output */
+    int *outputs; /* value indices; -1 for an omitted optional output */
     int n_outputs;
     graph_attr *attrs;
     int n_attrs;
-    const struct op_def *op; /* resolved from the op table at load (op_bind_node) */
-    const void *params;      /* the op's params struct, attributes parsed once at load */
-    const char *unsupported; /* op NULL (a model loaded with allow_unsupported): why */
+    const struct op_def *op;        /* resolved from the op table at load (op_bind_node) */
+    const void *params;             /* the op's params struct, attributes parsed once at load */
+    const char *unsupported;        /* op NULL (a model loaded with allow_unsupported): why */
     const graph_epilogue *epilogue; /* fused epilogue (passes/fuse_epilogue.c), or NULL */
 } graph_node;
 
@@ -137,13 +137,13 @@ typedef struct graph {
     vkml_arena *arena;
     graph_value *values;
     int n_values, cap_values;
-    graph_node *nodes;   /* in topological order after graph_sort */
+    graph_node *nodes; /* in topological order after graph_sort */
     int n_nodes, cap_nodes;
-    int *inputs;         /* graph inputs that are not initializers, in model order */
+    int *inputs; /* graph inputs that are not initializers, in model order */
     int n_inputs;
-    int *outputs;        /* graph outputs, in model order */
+    int *outputs; /* graph outputs, in model order */
     int n_outputs;
-    int64_t opset;       /* ai.onnx opset import */
+    int64_t opset; /* ai.onnx opset import */
     /* Keeps constant data alive: called with backing_ctx at graph_destroy. */
     void (*backing_release)(void *backing_ctx);
     void *backing_ctx;
@@ -192,4 +192,3 @@ void graph_value_info(const graph_value *v, vkml_tensor_info *info);
 /* Copies the value array (for a session binding its own shapes); free() the result.
  * Names and constant data are shared with the graph. */
 graph_value *graph_values_clone(const graph *g);
-

@@ -1,8 +1,8 @@
 /* vkml_model: op resolution over a loaded graph, and the public model API. */
 #include "onnx/model.h"
+#include "device/registry.h"
 #include "onnx/onnx_file.h"
 #include "ops/op.h"
-#include "device/registry.h"
 #include "passes/fold.h"
 #include "passes/fuse.h"
 #include "passes/lower_seq.h"
@@ -34,8 +34,8 @@ static vkml_status resolve_node(graph *g, int i, vkml_error *err)
 
 static vkml_tensor_info *tensor_infos(graph *g, const int *values, int count)
 {
-    vkml_tensor_info *infos = vkml_arena_calloc(g->arena, (size_t)count + 1,
-                                                sizeof(vkml_tensor_info));
+    vkml_tensor_info *infos =
+        vkml_arena_calloc(g->arena, (size_t)count + 1, sizeof(vkml_tensor_info));
     for (int i = 0; infos && i < count; i++)
         graph_value_info(&g->values[values[i]], &infos[i]);
     return infos;
@@ -80,8 +80,7 @@ vkml_status model_from_graph(graph *g, vkml_model **out, vkml_error *err)
     return model_wrap_graph(g, false, out, err);
 }
 
-vkml_status model_wrap_graph(graph *g, bool allow_unsupported, vkml_model **out,
-                             vkml_error *err)
+vkml_status model_wrap_graph(graph *g, bool allow_unsupported, vkml_model **out, vkml_error *err)
 {
     *out = NULL;
     if (!g)
@@ -187,8 +186,7 @@ void model_unref(vkml_model *m)
 }
 
 static vkml_status load(const void *bytes, size_t size, const char *base_dir, onnx_const_mode mode,
-                        bool allow_unsupported, vkml_model **out, vkml_error *err,
-                        graph **loaded)
+                        bool allow_unsupported, vkml_model **out, vkml_error *err, graph **loaded)
 {
     graph *g;
     vkml_status st = onnx_load_graph(bytes, size, base_dir, mode, &g, err);
@@ -266,11 +264,9 @@ vkml_status vkml_model_load(const vkml_model_params *params, vkml_model **out, v
     const log_sink *outer = log_scope_enter(&log);
     if (!params->log_callback) /* the caller's thread keeps its sink */
         log_scope_enter(outer);
-    vkml_status st =
-        params->path
-            ? load_file(params->path, params->allow_unsupported, out, err)
-            : load_memory(params->bytes, params->size, params->base_dir, params->allow_unsupported,
-                          out, err);
+    vkml_status st = params->path ? load_file(params->path, params->allow_unsupported, out, err)
+                                  : load_memory(params->bytes, params->size, params->base_dir,
+                                                params->allow_unsupported, out, err);
     log_scope_leave(outer);
     return st;
 }

@@ -14,10 +14,10 @@ typedef struct model_probe {
 } model_probe;
 
 struct vkml_model {
-    atomic_int refs;          /* vkml_model_destroy and sessions drop references */
+    atomic_int refs;              /* vkml_model_destroy and sessions drop references */
     _Atomic(model_probe *) probe; /* NULL until model_get_probe first runs */
-    graph *graph;             /* owned */
-    vkml_tensor_info *inputs; /* declared graph inputs (in graph arena) */
+    graph *graph;                 /* owned */
+    vkml_tensor_info *inputs;     /* declared graph inputs (in graph arena) */
     vkml_tensor_info *outputs;
     size_t n_inputs, n_outputs;
 };
@@ -28,8 +28,7 @@ struct vkml_model {
  * by tests that build graphs in code. */
 vkml_status model_from_graph(graph *g, vkml_model **out, vkml_error *err);
 /* Same; with allow_unsupported, nodes whose op is missing keep op NULL instead of failing. */
-vkml_status model_wrap_graph(graph *g, bool allow_unsupported, vkml_model **out,
-                             vkml_error *err);
+vkml_status model_wrap_graph(graph *g, bool allow_unsupported, vkml_model **out, vkml_error *err);
 /* The probe, made on first use; NULL on out of memory. Thread-safe (racing first calls
  * each infer, one result is kept). */
 const model_probe *model_get_probe(const vkml_model *m);

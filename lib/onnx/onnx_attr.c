@@ -8,16 +8,26 @@ static int attr_type_of(const Onnx__AttributeProto *ap)
 {
     if (ap->has_type && ap->type != ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__UNDEFINED)
         return (int)ap->type;
-    if (ap->has_f) return GRAPH_ATTR_FLOAT;
-    if (ap->has_i) return GRAPH_ATTR_INT;
-    if (ap->has_s) return GRAPH_ATTR_STRING;
-    if (ap->t) return GRAPH_ATTR_TENSOR;
-    if (ap->g) return GRAPH_ATTR_GRAPH;
-    if (ap->n_floats) return GRAPH_ATTR_FLOATS;
-    if (ap->n_ints) return GRAPH_ATTR_INTS;
-    if (ap->n_strings) return GRAPH_ATTR_STRINGS;
-    if (ap->n_tensors) return GRAPH_ATTR_TENSORS;
-    if (ap->n_graphs) return GRAPH_ATTR_GRAPHS;
+    if (ap->has_f)
+        return GRAPH_ATTR_FLOAT;
+    if (ap->has_i)
+        return GRAPH_ATTR_INT;
+    if (ap->has_s)
+        return GRAPH_ATTR_STRING;
+    if (ap->t)
+        return GRAPH_ATTR_TENSOR;
+    if (ap->g)
+        return GRAPH_ATTR_GRAPH;
+    if (ap->n_floats)
+        return GRAPH_ATTR_FLOATS;
+    if (ap->n_ints)
+        return GRAPH_ATTR_INTS;
+    if (ap->n_strings)
+        return GRAPH_ATTR_STRINGS;
+    if (ap->n_tensors)
+        return GRAPH_ATTR_TENSORS;
+    if (ap->n_graphs)
+        return GRAPH_ATTR_GRAPHS;
     return GRAPH_ATTR_UNDEFINED;
 }
 
@@ -48,8 +58,7 @@ static vkml_status load_subgraph(const onnx_loader *L, Onnx__GraphProto *gp, con
 }
 
 static vkml_status load_tensors(const onnx_loader *L, graph *g, Onnx__TensorProto **tps,
-                                size_t count, const char *what, graph_tensor *out,
-                                vkml_error *err)
+                                size_t count, const char *what, graph_tensor *out, vkml_error *err)
 {
     onnx_tensor_ctx ctx = {.arena = g->arena, .base_dir = L->base_dir, .backing = L->backing};
     for (size_t i = 0; i < count; i++) {
@@ -79,8 +88,8 @@ static vkml_status load_list(const onnx_loader *L, graph *g, Onnx__AttributeProt
         if (!strings)
             return oom(err, what);
         for (size_t i = 0; i < ap->n_strings; i++) {
-            strings[i] = vkml_arena_strndup(arena, (const char *)ap->strings[i].data,
-                                            ap->strings[i].len);
+            strings[i] =
+                vkml_arena_strndup(arena, (const char *)ap->strings[i].data, ap->strings[i].len);
             if (!strings[i])
                 return oom(err, what);
         }
@@ -104,8 +113,7 @@ static vkml_status load_list(const onnx_loader *L, graph *g, Onnx__AttributeProt
                 return st;
         }
         return VKML_OK;
-    default:
-        return VKML_OK;
+    default: return VKML_OK;
     }
 }
 
@@ -118,8 +126,8 @@ static vkml_status load_value(const onnx_loader *L, graph *g, Onnx__AttributePro
     case GRAPH_ATTR_INT: out->i = ap->i; break;
     case GRAPH_ATTR_STRING:
         out->s_len = ap->s.len;
-        out->s = vkml_arena_strndup(g->arena, ap->s.data ? (const char *)ap->s.data : "",
-                                    ap->s.len);
+        out->s =
+            vkml_arena_strndup(g->arena, ap->s.data ? (const char *)ap->s.data : "", ap->s.len);
         st = out->s ? VKML_OK : oom(err, what);
         break;
     case GRAPH_ATTR_TENSOR:
@@ -132,8 +140,7 @@ static vkml_status load_value(const onnx_loader *L, graph *g, Onnx__AttributePro
         return load_tensors(L, g, &ap->t, 1, what, out->tensor, err);
     case GRAPH_ATTR_GRAPH:
         if (!ap->g)
-            return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "%s: type GRAPH without a graph",
-                             what);
+            return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "%s: type GRAPH without a graph", what);
         return load_subgraph(L, ap->g, what, &out->graph, err);
     /* Sparse tensors and type protos are recorded by type and count only: no op vkml
      * implements reads them. */

@@ -126,7 +126,8 @@ static vkml_status resolve_inside(const char *base_dir, const char *location, ch
     if (!location_is_relative_inside(location))
         return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
                          "%s: external data location '%s' is not a relative path inside the "
-                         "model's folder", what, location);
+                         "model's folder",
+                         what, location);
     if (!realpath(base_dir, base_real))
         return vkml_fail(err, VKML_ERROR_IO, "%s: model folder '%s': %s", what, base_dir,
                          strerror(errno));
@@ -141,7 +142,8 @@ static vkml_status resolve_inside(const char *base_dir, const char *location, ch
     if (!inside)
         return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
                          "%s: external data location '%s' leads outside the model's folder "
-                         "(to '%s')", what, location, resolved);
+                         "(to '%s')",
+                         what, location, resolved);
     return VKML_OK;
 }
 
@@ -192,8 +194,9 @@ static vkml_status check_range(const onnx_external_ref *ref, size_t file_size, s
     if (ref->offset > file_size || length > file_size - ref->offset)
         return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
                          "%s: external data range [%llu, +%llu) lies past the end of '%s' (%zu "
-                         "bytes)", what, (unsigned long long)ref->offset,
-                         (unsigned long long)length, ref->location, file_size);
+                         "bytes)",
+                         what, (unsigned long long)ref->offset, (unsigned long long)length,
+                         ref->location, file_size);
     if (length != size)
         return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
                          "%s: external data holds %llu bytes, its shape needs %zu", what,
@@ -209,7 +212,8 @@ vkml_status onnx_external_data(const char *base_dir, onnx_ext_files *files,
     if (!base_dir || !files)
         return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
                          "%s: uses external data ('%s') but the model was loaded from memory "
-                         "without a base folder", what, ref->location);
+                         "without a base folder",
+                         what, ref->location);
     char resolved[PATH_MAX];
     const onnx_mapping *map = NULL;
     vkml_status st = resolve_inside(base_dir, ref->location, resolved, what, err);

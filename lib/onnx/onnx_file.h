@@ -4,7 +4,7 @@
 #include "core/common.h"
 
 typedef struct onnx_mapping {
-    void *data;  /* NULL for an empty file */
+    void *data; /* NULL for an empty file */
     size_t size;
 } onnx_mapping;
 

@@ -5,8 +5,8 @@
  * (subgraph initializers, tensor attributes) are copied by protobuf-c, and large ones are
  * then adopted by the graph rather than copied again.
  */
-#include "onnx/model.h"
 #include "onnx/onnx_load.h"
+#include "onnx/model.h"
 #include "onnx/onnx_wire.h"
 #include "ops/op.h"
 
@@ -113,8 +113,8 @@ static vkml_status apply_type(body *b, const Onnx__ValueInfoProto *vi, int v, co
         val->dim_names[i] = NULL;
         if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE) {
             if (d->dim_value < 0)
-                return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "%s: dimension %d is %lld",
-                                 what, i, (long long)d->dim_value);
+                return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "%s: dimension %d is %lld", what, i,
+                                 (long long)d->dim_value);
             val->dims[i] = d->dim_value;
         } else if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM &&
                    d->dim_param && d->dim_param[0]) {
@@ -128,8 +128,10 @@ static vkml_status apply_type(body *b, const Onnx__ValueInfoProto *vi, int v, co
 
 static vkml_status load_initializers(body *b, Onnx__GraphProto *gp, vkml_error *err)
 {
-    onnx_tensor_ctx ctx = {.arena = b->g->arena, .base_dir = b->L->base_dir,
-                           .backing = b->L->backing, .alias_spans = b->L->alias_spans,
+    onnx_tensor_ctx ctx = {.arena = b->g->arena,
+                           .base_dir = b->L->base_dir,
+                           .backing = b->L->backing,
+                           .alias_spans = b->L->alias_spans,
                            .realign_spans = b->L->realign_spans};
     const onnx_raw_span *spans = b->subgraph ? NULL : b->L->spans;
     size_t aliased = 0;
@@ -147,8 +149,7 @@ static vkml_status load_initializers(body *b, Onnx__GraphProto *gp, vkml_error *
         if (map_find(&b->names, b->g, tp->name) >= 0)
             return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "%s is defined twice", what);
         graph_tensor t;
-        vkml_status st = onnx_tensor_decode_span(&ctx, tp, spans ? &spans[i] : NULL, what, &t,
-                                                 err);
+        vkml_status st = onnx_tensor_decode_span(&ctx, tp, spans ? &spans[i] : NULL, what, &t, err);
         if (st != VKML_OK)
             return st;
         int v = map_add_value(&b->names, b->g, tp->name);
@@ -206,9 +207,8 @@ typedef vkml_status (*add_info_fn)(body *b, const Onnx__ValueInfoProto *vi, cons
                                    int *v, vkml_error *err);
 
 /* Graph inputs or outputs into *list (value indices, in model order). */
-static vkml_status load_infos(body *b, Onnx__ValueInfoProto **infos, size_t count,
-                              const char *kind, add_info_fn add, int **list, int *n_list,
-                              vkml_error *err)
+static vkml_status load_infos(body *b, Onnx__ValueInfoProto **infos, size_t count, const char *kind,
+                              add_info_fn add, int **list, int *n_list, vkml_error *err)
 {
     char what[300];
     *list = vkml_arena_calloc(b->g->arena, count + 1, sizeof(int));
@@ -230,8 +230,8 @@ static vkml_status load_infos(body *b, Onnx__ValueInfoProto **infos, size_t coun
 }
 
 /* Value indices of a node's input or output names ("" is an omitted optional one). */
-static vkml_status link_names(body *b, char **names, size_t count, int *indices,
-                              const char *what, vkml_error *err)
+static vkml_status link_names(body *b, char **names, size_t count, int *indices, const char *what,
+                              vkml_error *err)
 {
     for (size_t i = 0; i < count; i++) {
         const char *name = names[i] ? names[i] : "";
@@ -268,9 +268,8 @@ static vkml_status load_node(body *b, Onnx__NodeProto *np, size_t index, vkml_er
                          np->name ? np->name : "");
     if (np->n_input > INT_MAX || np->n_output > INT_MAX || np->n_attribute > INT_MAX)
         return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "node #%zu: too many fields", index);
-    int n = graph_add_node(b->g, np->name ? np->name : "", np->op_type,
-                           normal_domain(np->domain), (int)np->n_input, (int)np->n_output,
-                           (int)np->n_attribute);
+    int n = graph_add_node(b->g, np->name ? np->name : "", np->op_type, normal_domain(np->domain),
+                           (int)np->n_input, (int)np->n_output, (int)np->n_attribute);
     if (n < 0)
         return oom(err, np->op_type);
     graph_node *node = &b->g->nodes[n];
@@ -309,14 +308,16 @@ static void mark_outer_names(graph *g)
 vkml_status onnx_load_graph_body(const onnx_loader *L, Onnx__GraphProto *gp, graph *g,
                                  bool subgraph, vkml_error *err)
 {
-    body b = {.L = L, .g = g, .subgraph = subgraph,
+    body b = {.L = L,
+              .g = g,
+              .subgraph = subgraph,
               .names = {.slots = calloc(64, sizeof(int)), .mask = 63}};
     if (!b.names.slots)
         return oom(err, "graph");
     vkml_status st = load_initializers(&b, gp, err);
     if (st == VKML_OK)
-        st = load_infos(&b, gp->input, gp->n_input, "input", add_input, &g->inputs,
-                        &g->n_inputs, err);
+        st = load_infos(&b, gp->input, gp->n_input, "input", add_input, &g->inputs, &g->n_inputs,
+                        err);
     for (size_t i = 0; st == VKML_OK && i < gp->n_node; i++)
         st = load_node(&b, gp->node[i], i, err);
     if (st == VKML_OK)
@@ -345,8 +346,7 @@ static vkml_status read_opsets(onnx_loader *L, graph *g, const Onnx__ModelProto 
         if (opset_of(L, domain))
             return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "domain '%s' is imported twice",
                              domain);
-        L->opsets[L->n_opsets++] = (onnx_opset){vkml_arena_strdup(g->arena, domain),
-                                                op->version};
+        L->opsets[L->n_opsets++] = (onnx_opset){vkml_arena_strdup(g->arena, domain), op->version};
         if (!L->opsets[L->n_opsets - 1].domain)
             return oom(err, "opset imports");
     }
@@ -382,8 +382,8 @@ vkml_status onnx_load_graph(const void *bytes, size_t size, const char *base_dir
     vkml_status st = onnx_strip_raw_data(bytes, size, "model", &stripped, err);
     if (st != VKML_OK)
         return st;
-    st = onnx_unpack(&onnx__model_proto__descriptor, stripped.bytes, stripped.size, "model",
-                     &msg, err);
+    st = onnx_unpack(&onnx__model_proto__descriptor, stripped.bytes, stripped.size, "model", &msg,
+                     err);
     if (st != VKML_OK) {
         onnx_stripped_free(&stripped);
         return st;
@@ -398,8 +398,11 @@ vkml_status onnx_load_graph(const void *bytes, size_t size, const char *base_dir
         return oom(err, "model");
     }
     graph_set_backing(g, onnx_backing_release, backing);
-    onnx_loader L = {.base_dir = base_dir, .backing = backing, .spans = stripped.spans,
-                     .n_spans = stripped.n_spans, .alias_spans = mode != ONNX_CONST_COPY,
+    onnx_loader L = {.base_dir = base_dir,
+                     .backing = backing,
+                     .spans = stripped.spans,
+                     .n_spans = stripped.n_spans,
+                     .alias_spans = mode != ONNX_CONST_COPY,
                      .realign_spans = mode == ONNX_CONST_REALIGN};
     st = load_model(&L, g, (Onnx__ModelProto *)msg, err);
     protobuf_c_message_free_unpacked(msg, NULL);

@@ -10,13 +10,13 @@ typedef struct onnx_opset {
 
 typedef struct onnx_loader {
     const char *base_dir;
-    onnx_backing *backing;   /* of the top graph: keeps buffers and subgraphs */
-    onnx_opset *opsets;      /* the model's imports */
+    onnx_backing *backing; /* of the top graph: keeps buffers and subgraphs */
+    onnx_opset *opsets;    /* the model's imports */
     size_t n_opsets;
     const onnx_raw_span *spans; /* raw_data of the main graph's initializers */
     size_t n_spans;
-    bool alias_spans;        /* constants may point into the model's bytes */
-    bool realign_spans;      /* ... which are writable (ONNX_CONST_REALIGN) */
+    bool alias_spans;   /* constants may point into the model's bytes */
+    bool realign_spans; /* ... which are writable (ONNX_CONST_REALIGN) */
 } onnx_loader;
 
 /* Fills `g` (empty) from a GraphProto: initializers, inputs, nodes, outputs. A subgraph

@@ -110,7 +110,8 @@ vkml_status onnx_strip_raw_data(const void *bytes, size_t size, const char *what
     if (!strip_message(&s, LEVEL_MODEL, bytes, (const uint8_t *)bytes + size, NULL, &measured))
         return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
                          "%s: not a valid ModelProto: a field is malformed or runs past the end "
-                         "of the data (truncated?)", what);
+                         "of the data (truncated?)",
+                         what);
     out->bytes = malloc(measured ? measured : 1);
     if (!out->bytes)
         return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "%s: out of memory", what);

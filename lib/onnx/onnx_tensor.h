@@ -25,14 +25,14 @@ bool onnx_backing_add(onnx_backing *b, void (*release)(void *), void *ctx);
 void onnx_backing_release(void *backing);
 
 typedef struct onnx_tensor_ctx {
-    vkml_arena *arena;      /* names and converted data */
-    const char *base_dir;   /* resolves external data; NULL refuses it */
-    onnx_backing *backing;  /* takes over large raw_data buffers (NULL: they are copied)
-                               and keeps external data files mapped (NULL: refused) */
-    bool alias_spans;       /* data of an onnx_raw_span may be referenced where it lies
-                               (when aligned for its type) instead of copied */
-    bool realign_spans;     /* the span's bytes are writable: a misaligned one is moved back
-                               over its field's header when that is long enough */
+    vkml_arena *arena;     /* names and converted data */
+    const char *base_dir;  /* resolves external data; NULL refuses it */
+    onnx_backing *backing; /* takes over large raw_data buffers (NULL: they are copied)
+                              and keeps external data files mapped (NULL: refused) */
+    bool alias_spans;      /* data of an onnx_raw_span may be referenced where it lies
+                              (when aligned for its type) instead of copied */
+    bool realign_spans;    /* the span's bytes are writable: a misaligned one is moved back
+                              over its field's header when that is long enough */
 } onnx_tensor_ctx;
 
 /* ONNX element type -> vkml dtype: VKML_ERROR_UNSUPPORTED for valid ONNX types vkml lacks
@@ -40,11 +40,11 @@ typedef struct onnx_tensor_ctx {
 vkml_status onnx_dtype(int32_t elem_type, const char *what, vkml_dtype *out, vkml_error *err);
 
 /* Decodes `tp` into `out` (name, dtype, shape, data in host layout). String tensors get
- * an array of NUL-terminated string pointers (arena copies) as data. Every size is checked; errors start with `what`. May take over tp's raw_data
- * buffer (it is then cleared in tp). */
-vkml_status onnx_tensor_decode(const onnx_tensor_ctx *ctx, Onnx__TensorProto *tp,
-                               const char *what, graph_tensor *out, vkml_error *err);
+ * an array of NUL-terminated string pointers (arena copies) as data. Every size is checked; errors
+ * start with `what`. May take over tp's raw_data buffer (it is then cleared in tp). */
+vkml_status onnx_tensor_decode(const onnx_tensor_ctx *ctx, Onnx__TensorProto *tp, const char *what,
+                               graph_tensor *out, vkml_error *err);
 /* Same, with the raw_data that onnx_strip_raw_data took out of tp (raw may be NULL). */
 vkml_status onnx_tensor_decode_span(const onnx_tensor_ctx *ctx, Onnx__TensorProto *tp,
-                                    const onnx_raw_span *raw, const char *what,
-                                    graph_tensor *out, vkml_error *err);
+                                    const onnx_raw_span *raw, const char *what, graph_tensor *out,
+                                    vkml_error *err);

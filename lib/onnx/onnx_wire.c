@@ -9,7 +9,7 @@
 #define ONNX_FIELD_OVERHEAD 64
 
 typedef struct wire_walk {
-    size_t decoded;   /* bytes of message structs protobuf-c would allocate */
+    size_t decoded; /* bytes of message structs protobuf-c would allocate */
     size_t budget;
     const char *problem;
 } wire_walk;
@@ -64,8 +64,8 @@ bool onnx_wire_next(const uint8_t **p, const uint8_t *end, onnx_field *f)
     return ok;
 }
 
-static bool walk_message(wire_walk *w, const ProtobufCMessageDescriptor *desc,
-                         const uint8_t *p, const uint8_t *end, int depth)
+static bool walk_message(wire_walk *w, const ProtobufCMessageDescriptor *desc, const uint8_t *p,
+                         const uint8_t *end, int depth)
 {
     if (depth > ONNX_MAX_NESTING) {
         w->problem = "messages are nested too deeply";

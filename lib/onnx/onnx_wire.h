@@ -15,10 +15,10 @@
 /* One field of an encoded message. */
 typedef struct onnx_field {
     uint32_t number;
-    int wire;                 /* 0 varint, 1 fixed64, 2 length-delimited, 5 fixed32 */
-    const uint8_t *start;     /* the tag */
-    const uint8_t *value;     /* the payload (after the length of a length-delimited field) */
-    const uint8_t *end;       /* one past the field */
+    int wire;             /* 0 varint, 1 fixed64, 2 length-delimited, 5 fixed32 */
+    const uint8_t *start; /* the tag */
+    const uint8_t *value; /* the payload (after the length of a length-delimited field) */
+    const uint8_t *end;   /* one past the field */
 } onnx_field;
 
 /* Reads the field at *p and moves past it; false when malformed or truncated. */

@@ -141,10 +141,10 @@ vkml_status attention_plan_build(const graph_value *values, const graph_node *no
                          (long long)k_size);
     p->kv_len = k_seq;
     int64_t past_v = 0;
-    if ((st = check_past(node, input(values, node, ATT_PAST_K), q->dtype, p->batch, p->kv_heads, p->qk_size,
-                         &p->past_len, err)) ||
-        (st = check_past(node, input(values, node, ATT_PAST_V), q->dtype, p->batch, p->kv_heads, p->v_size,
-                         &past_v, err)))
+    if ((st = check_past(node, input(values, node, ATT_PAST_K), q->dtype, p->batch, p->kv_heads,
+                         p->qk_size, &p->past_len, err)) ||
+        (st = check_past(node, input(values, node, ATT_PAST_V), q->dtype, p->batch, p->kv_heads,
+                         p->v_size, &past_v, err)))
         return st;
     if (past_v != p->past_len)
         return vkml_fail(err, VKML_ERROR_INVALID_MODEL,

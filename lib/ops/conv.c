@@ -14,7 +14,8 @@ static vkml_status check_inputs(const graph_value *values, const graph_node *nod
         if (i == 2 && node->inputs[i] < 0)
             continue;
         if ((st = op_require_input(values, node, i, err)) ||
-            (st = op_require_dtype(values, node, i, conv_dtypes, VKML_ARRAY_SIZE(conv_dtypes), err)))
+            (st =
+                 op_require_dtype(values, node, i, conv_dtypes, VKML_ARRAY_SIZE(conv_dtypes), err)))
             return st;
     }
     return VKML_OK;
@@ -121,8 +122,7 @@ void conv_set_output(graph_value *values, const graph_node *node, const conv_par
                      vkml_dtype dtype)
 {
     int64_t dims[VKML_MAX_RANK];
-    int rank = window_output_dims(p->pooled ? &p->pool : &p->win, p->batch, p->out_channels,
-                                  dims);
+    int rank = window_output_dims(p->pooled ? &p->pool : &p->win, p->batch, p->out_channels, dims);
     op_set_output(values, node, 0, dtype, rank, dims);
 }
 

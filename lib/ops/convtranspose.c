@@ -11,18 +11,21 @@
 OP_PARSE_DECL(convtranspose_parse)
 {
     convtranspose_params *p = params;
-    static const op_attr_spec specs[] = {{"group", GRAPH_ATTR_INT}, {"auto_pad", GRAPH_ATTR_STRING}};
+    static const op_attr_spec specs[] = {{"group", GRAPH_ATTR_INT},
+                                         {"auto_pad", GRAPH_ATTR_STRING}};
     vkml_status st;
     if ((st = op_check_attr_types(node, specs, VKML_ARRAY_SIZE(specs), err)) ||
-        (st = window_read_ints(node, "kernel_shape", OP_MAX_SPATIAL, 1, p->kernel, &p->n_kernel, err)) ||
-        (st = window_read_ints(node, "strides", OP_MAX_SPATIAL, 1, p->strides, &p->n_strides, err)) ||
+        (st = window_read_ints(node, "kernel_shape", OP_MAX_SPATIAL, 1, p->kernel, &p->n_kernel,
+                               err)) ||
+        (st = window_read_ints(node, "strides", OP_MAX_SPATIAL, 1, p->strides, &p->n_strides,
+                               err)) ||
         (st = window_read_ints(node, "dilations", OP_MAX_SPATIAL, 1, p->dilations, &p->n_dilations,
-                        err)) ||
+                               err)) ||
         (st = window_read_ints(node, "pads", 2 * OP_MAX_SPATIAL, 0, p->pads, &p->n_pads, err)) ||
         (st = window_read_ints(node, "output_padding", OP_MAX_SPATIAL, 0, p->output_padding,
-                        &p->n_output_padding, err)) ||
+                               &p->n_output_padding, err)) ||
         (st = window_read_ints(node, "output_shape", OP_MAX_SPATIAL + 2, 0, p->output_shape,
-                        &p->n_output_shape, err)))
+                               &p->n_output_shape, err)))
         return st;
     p->group = graph_attr_int(node, "group", 1);
     if (p->group < 1 || p->group > CONVT_MAX_EXTENT)
@@ -44,8 +47,10 @@ static vkml_status check_counts(const convtranspose_params *p, int s, vkml_error
     const struct {
         const char *name;
         int count, want;
-    } c[] = {{"kernel_shape", p->n_kernel, s},       {"strides", p->n_strides, s},
-             {"dilations", p->n_dilations, s},       {"pads", p->n_pads, 2 * s},
+    } c[] = {{"kernel_shape", p->n_kernel, s},
+             {"strides", p->n_strides, s},
+             {"dilations", p->n_dilations, s},
+             {"pads", p->n_pads, 2 * s},
              {"output_padding", p->n_output_padding, s}};
     for (size_t i = 0; i < VKML_ARRAY_SIZE(c); i++)
         if (c[i].count && c[i].count != c[i].want)
@@ -77,8 +82,8 @@ static vkml_status check_inputs(const graph_value *values, const graph_node *nod
         return st;
     if (w->rank != x->rank || w->dtype != x->dtype)
         return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
-                         "ConvTranspose: weight '%s' must have the rank and type of '%s'",
-                         w->name, x->name);
+                         "ConvTranspose: weight '%s' must have the rank and type of '%s'", w->name,
+                         x->name);
     const convtranspose_params *p = node->params;
     g->spatial = x->rank - 2;
     g->batch = x->dims[0];
@@ -121,7 +126,8 @@ vkml_status convtranspose_resolve(const graph_value *values, const graph_node *n
         g->strides[d] = p->n_strides ? p->strides[d] : 1;
         g->dilations[d] = p->n_dilations ? p->dilations[d] : 1;
         int64_t adj = p->n_output_padding ? p->output_padding[d] : 0;
-        int64_t full = g->strides[d] * (g->in[d] - 1) + adj + (g->kernel[d] - 1) * g->dilations[d] + 1;
+        int64_t full =
+            g->strides[d] * (g->in[d] - 1) + adj + (g->kernel[d] - 1) * g->dilations[d] + 1;
         if (same && !p->n_pads) {
             g->out[d] = p->n_output_shape ? oshape[d] : g->in[d] * g->strides[d];
             int64_t total = full - g->out[d];

@@ -15,8 +15,8 @@ OP_PARSE_DECL(deformconv_parse)
         return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "DeformConv has no attribute auto_pad");
     a->offset_group = graph_attr_int(node, "offset_group", 1);
     if (a->offset_group < 1)
-        return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "DeformConv: offset_group %lld must be >= 1",
-                         (long long)a->offset_group);
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
+                         "DeformConv: offset_group %lld must be >= 1", (long long)a->offset_group);
     return VKML_OK;
 }
 
@@ -40,10 +40,10 @@ static vkml_status check_tap_input(const graph_value *values, const graph_node *
         ok = v->dims[d] == want[d];
     char ws[160], hs[160];
     if (!ok)
-        return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "DeformConv: %s '%s' must be %s %s, not %s %s",
-                         what, v->name, vkml_dtype_name(x->dtype),
-                         graph_shape_string(4, want, ws, sizeof ws), vkml_dtype_name(v->dtype),
-                         graph_shape_string(v->rank, v->dims, hs, sizeof hs));
+        return vkml_fail(
+            err, VKML_ERROR_INVALID_MODEL, "DeformConv: %s '%s' must be %s %s, not %s %s", what,
+            v->name, vkml_dtype_name(x->dtype), graph_shape_string(4, want, ws, sizeof ws),
+            vkml_dtype_name(v->dtype), graph_shape_string(v->rank, v->dims, hs, sizeof hs));
     return VKML_OK;
 }
 
@@ -59,17 +59,20 @@ vkml_status deformconv_resolve(const graph_value *values, const graph_node *node
         (st = op_require_input(values, node, DEFORM_IN_OFFSET, err)) ||
         (st = op_require_dtype(values, node, DEFORM_IN_X, floats, VKML_ARRAY_SIZE(floats), err)))
         return st;
-    const graph_value *x = &values[node->inputs[DEFORM_IN_X]], *w = &values[node->inputs[DEFORM_IN_W]];
+    const graph_value *x = &values[node->inputs[DEFORM_IN_X]],
+                      *w = &values[node->inputs[DEFORM_IN_W]];
     bool has_bias = node->n_inputs > DEFORM_IN_B && node->inputs[DEFORM_IN_B] >= 0;
     const graph_value *b = has_bias ? &values[node->inputs[DEFORM_IN_B]] : NULL;
     if ((b && (st = op_require_input(values, node, DEFORM_IN_B, err))))
         return st;
     if (x->rank != 4)
-        return vkml_fail(err, VKML_ERROR_UNSUPPORTED, "DeformConv: input '%s' of rank %d: only 2-D "
-                         "images [N, C, H, W] are supported", x->name, x->rank);
+        return vkml_fail(err, VKML_ERROR_UNSUPPORTED,
+                         "DeformConv: input '%s' of rank %d: only 2-D "
+                         "images [N, C, H, W] are supported",
+                         x->name, x->rank);
     if (w->dtype != x->dtype || (b && b->dtype != x->dtype))
-        return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "DeformConv: W and B must be of X's dtype %s",
-                         vkml_dtype_name(x->dtype));
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
+                         "DeformConv: W and B must be of X's dtype %s", vkml_dtype_name(x->dtype));
     if ((st = conv_shape_parse(node, x, w, b, p, err)))
         return st;
     if (p->in_channels % a->offset_group)

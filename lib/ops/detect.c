@@ -47,8 +47,7 @@ static vkml_status read_scalar(const graph_value *values, const graph_node *node
     return VKML_OK;
 }
 
-static vkml_status check_shapes(const graph_value *values, const graph_node *node,
-                                vkml_error *err)
+static vkml_status check_shapes(const graph_value *values, const graph_node *node, vkml_error *err)
 {
     vkml_status st;
     if ((st = op_require_counts(node, 2, 5, 1, err)) ||
@@ -109,8 +108,7 @@ static corner_box corners(const nms_params *p, const float *b)
 {
     if (p->center_point_box)
         return (corner_box){b[0] - b[2] / 2, b[1] - b[3] / 2, b[0] + b[2] / 2, b[1] + b[3] / 2};
-    return (corner_box){fminf(b[1], b[3]), fminf(b[0], b[2]), fmaxf(b[1], b[3]),
-                        fmaxf(b[0], b[2])};
+    return (corner_box){fminf(b[1], b[3]), fminf(b[0], b[2]), fmaxf(b[1], b[3]), fmaxf(b[0], b[2])};
 }
 
 /* Whether IoU(a, b) > threshold (false for empty boxes or no overlap). */
@@ -206,9 +204,9 @@ OP_PARSE_DECL(roialign_parse)
 {
     roialign_params *p = params;
     static const op_attr_spec specs[] = {
-        {"mode", GRAPH_ATTR_STRING},           {"coordinate_transformation_mode", GRAPH_ATTR_STRING},
-        {"output_height", GRAPH_ATTR_INT},     {"output_width", GRAPH_ATTR_INT},
-        {"sampling_ratio", GRAPH_ATTR_INT},    {"spatial_scale", GRAPH_ATTR_FLOAT},
+        {"mode", GRAPH_ATTR_STRING},        {"coordinate_transformation_mode", GRAPH_ATTR_STRING},
+        {"output_height", GRAPH_ATTR_INT},  {"output_width", GRAPH_ATTR_INT},
+        {"sampling_ratio", GRAPH_ATTR_INT}, {"spatial_scale", GRAPH_ATTR_FLOAT},
     };
     vkml_status st = op_check_attr_types(node, specs, VKML_ARRAY_SIZE(specs), err);
     if (st)
@@ -227,9 +225,9 @@ OP_PARSE_DECL(roialign_parse)
     p->out_w = graph_attr_int(node, "output_width", 1);
     p->sampling_ratio = graph_attr_int(node, "sampling_ratio", 0);
     p->spatial_scale = graph_attr_float(node, "spatial_scale", 1.0f);
-    if (p->out_h < 1 || p->out_w < 1 || p->out_h > ROIALIGN_MAX_OUT || p->out_w > ROIALIGN_MAX_OUT ||
-        p->sampling_ratio < 0 || p->sampling_ratio * p->sampling_ratio > ROIALIGN_MAX_SAMPLES ||
-        !isfinite(p->spatial_scale))
+    if (p->out_h < 1 || p->out_w < 1 || p->out_h > ROIALIGN_MAX_OUT ||
+        p->out_w > ROIALIGN_MAX_OUT || p->sampling_ratio < 0 ||
+        p->sampling_ratio * p->sampling_ratio > ROIALIGN_MAX_SAMPLES || !isfinite(p->spatial_scale))
         return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
                          "RoiAlign: output %lldx%lld, sampling_ratio %lld or spatial_scale %g is "
                          "out of range",

@@ -45,8 +45,9 @@ vkml_status gather_parse(const graph_node *node, void *params, vkml_error *err)
     while (i <= max && strcmp(r, reduction_names[i]) != 0)
         i++;
     if (i > max)
-        return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "%s: reduction '%s' is not supported at opset %d",
-                         node->op_type, r, node->opset);
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
+                         "%s: reduction '%s' is not supported at opset %d", node->op_type, r,
+                         node->opset);
     p->reduction = (ix_reduction)i;
     return VKML_OK;
 }
@@ -66,8 +67,9 @@ static vkml_status check_inputs(const graph_value *values, const graph_node *nod
         return vkml_fail(err, VKML_ERROR_UNSUPPORTED, "%s: dtype %s is not supported",
                          node->op_type, vkml_dtype_name(data->dtype));
     if (idx->dtype != VKML_DTYPE_INT64 && idx->dtype != VKML_DTYPE_INT32)
-        return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "%s: indices '%s' must be int32 or int64, not %s",
-                         node->op_type, idx->name, vkml_dtype_name(idx->dtype));
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
+                         "%s: indices '%s' must be int32 or int64, not %s", node->op_type,
+                         idx->name, vkml_dtype_name(idx->dtype));
     if (n == 3 && values[node->inputs[2]].dtype != data->dtype)
         return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "%s: updates and data differ in dtype",
                          node->op_type);
@@ -94,7 +96,8 @@ static vkml_status elements_check(const graph_value *values, const graph_node *n
         ok = d == *axis || idx->dims[d] <= data->dims[d];
     if (ok && is_scatter(node)) {
         const graph_value *u = &values[node->inputs[2]];
-        ok = u->rank == idx->rank && memcmp(u->dims, idx->dims, sizeof(int64_t) * (size_t)u->rank) == 0;
+        ok = u->rank == idx->rank &&
+             memcmp(u->dims, idx->dims, sizeof(int64_t) * (size_t)u->rank) == 0;
     }
     if (!ok)
         return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
@@ -176,7 +179,8 @@ vkml_status gather_nd_infer(graph_value *values, const graph_node *node, vkml_er
         const graph_value *u = &values[node->inputs[2]];
         bool ok = u->rank == idx->rank - 1 + data->rank - m;
         for (int d = 0; ok && d < u->rank; d++)
-            ok = u->dims[d] == (d < idx->rank - 1 ? idx->dims[d] : data->dims[d - (idx->rank - 1) + m]);
+            ok = u->dims[d] ==
+                 (d < idx->rank - 1 ? idx->dims[d] : data->dims[d - (idx->rank - 1) + m]);
         if (!ok)
             return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
                              "ScatterND: updates '%s' must have shape indices[:-1] + data[%d:]",
@@ -196,8 +200,7 @@ vkml_status gather_nd_infer(graph_value *values, const graph_node *node, vkml_er
 
 /* Descriptors */
 
-static void describe_elements(const graph_value *data, const graph_value *idx, int axis,
-                              ix_desc *d)
+static void describe_elements(const graph_value *data, const graph_value *idx, int axis, ix_desc *d)
 {
     int64_t strides[VKML_MAX_RANK];
     dense_strides(data->rank, data->dims, strides);
@@ -220,7 +223,8 @@ static void describe_rows(const graph_value *data, int first, int m, int64_t out
     int64_t inner = product(data->dims, first + m, data->rank);
     d->rank = 3;
     memcpy(d->dims, (int64_t[]){outer, rows, inner}, 3 * sizeof(int64_t));
-    memcpy(d->direct, (int64_t[]){product(data->dims, first, data->rank), 0, 1}, 3 * sizeof(int64_t));
+    memcpy(d->direct, (int64_t[]){product(data->dims, first, data->rank), 0, 1},
+           3 * sizeof(int64_t));
     memcpy(d->row, (int64_t[]){outer_rows, 1, 0}, 3 * sizeof(int64_t));
     d->k = m;
     for (int t = 0; t < m; t++) {
@@ -245,7 +249,8 @@ vkml_status ix_describe(const graph_value *values, const graph_node *node, ix_de
         describe_rows(data, axis, 1, product(data->dims, 0, axis), 0,
                       (int64_t)vkml_tensor_element_count(idx->rank, idx->dims), d);
         return VKML_OK;
-    case OP_ID_GatherND: case OP_ID_ScatterND:
+    case OP_ID_GatherND:
+    case OP_ID_ScatterND:
         if ((st = nd_check(values, node, &b, &m, err)))
             return st;
         int64_t rows = product(idx->dims, b, idx->rank - 1);

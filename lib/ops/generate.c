@@ -32,7 +32,8 @@ static int64_t shape_clamp(int64_t v, int rank)
 vkml_status shape_infer(graph_value *values, const graph_node *node, vkml_error *err)
 {
     vkml_status st;
-    if ((st = op_require_counts(node, 1, 1, 1, err)) || (st = op_require_input(values, node, 0, err)))
+    if ((st = op_require_counts(node, 1, 1, 1, err)) ||
+        (st = op_require_input(values, node, 0, err)))
         return st;
     const shape_params *p = node->params;
     int rank = values[node->inputs[0]].rank;
@@ -45,7 +46,8 @@ vkml_status shape_infer(graph_value *values, const graph_node *node, vkml_error 
 vkml_status size_infer(graph_value *values, const graph_node *node, vkml_error *err)
 {
     vkml_status st;
-    if ((st = op_require_counts(node, 1, 1, 1, err)) || (st = op_require_input(values, node, 0, err)))
+    if ((st = op_require_counts(node, 1, 1, 1, err)) ||
+        (st = op_require_input(values, node, 0, err)))
         return st;
     op_set_output(values, node, 0, VKML_DTYPE_INT64, 0, NULL);
     return VKML_OK;
@@ -117,7 +119,8 @@ vkml_status trilu_parse(const graph_node *node, void *params, vkml_error *err)
 vkml_status trilu_infer(graph_value *values, const graph_node *node, vkml_error *err)
 {
     vkml_status st;
-    if ((st = op_require_counts(node, 1, 2, 1, err)) || (st = op_require_input(values, node, 0, err)))
+    if ((st = op_require_counts(node, 1, 2, 1, err)) ||
+        (st = op_require_input(values, node, 0, err)))
         return st;
     const graph_value *x = &values[node->inputs[0]], *k = graph_node_input(values, node, 1);
     if (x->rank < 2 || vkml_dtype_size(x->dtype) == 0)
@@ -138,8 +141,8 @@ static void band_shape(const graph_value *y, mv_step *s)
     s->dims[2] = y->dims[y->rank - 1];
 }
 
-vkml_status trilu_describe(const graph_value *values, const graph_node *node,
-                           const void *const *in, mv_step *s, vkml_error *err)
+vkml_status trilu_describe(const graph_value *values, const graph_node *node, const void *const *in,
+                           mv_step *s, vkml_error *err)
 {
     (void)err;
     int64_t k = 0;
@@ -172,7 +175,8 @@ vkml_status eye_like_parse(const graph_node *node, void *params, vkml_error *err
 vkml_status eye_like_infer(graph_value *values, const graph_node *node, vkml_error *err)
 {
     vkml_status st;
-    if ((st = op_require_counts(node, 1, 1, 1, err)) || (st = op_require_input(values, node, 0, err)))
+    if ((st = op_require_counts(node, 1, 1, 1, err)) ||
+        (st = op_require_input(values, node, 0, err)))
         return st;
     const graph_value *x = &values[node->inputs[0]];
     const eye_like_params *p = node->params;
@@ -203,7 +207,8 @@ static vkml_status range_count(const graph_value *values, const graph_node *node
     const void *d[3];
     for (int i = 0; i < 3; i++) {
         const graph_value *v = &values[node->inputs[i]];
-        if (v->dtype != values[node->inputs[0]].dtype || vkml_tensor_element_count(v->rank, v->dims) != 1)
+        if (v->dtype != values[node->inputs[0]].dtype ||
+            vkml_tensor_element_count(v->rank, v->dims) != 1)
             return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
                              "Range: start, limit and delta must be scalars of one type");
         if (!(d[i] = v->data))
@@ -263,7 +268,8 @@ vkml_status onehot_infer(graph_value *values, const graph_node *node, vkml_error
                       *v = &values[node->inputs[2]];
     if (vkml_tensor_element_count(depth->rank, depth->dims) != 1 ||
         vkml_tensor_element_count(v->rank, v->dims) != 2 || vkml_dtype_size(v->dtype) == 0 ||
-        vkml_dtype_size(x->dtype) == 0 || vkml_dtype_size(depth->dtype) == 0 || x->rank >= VKML_MAX_RANK)
+        vkml_dtype_size(x->dtype) == 0 || vkml_dtype_size(depth->dtype) == 0 ||
+        x->rank >= VKML_MAX_RANK)
         return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
                          "OneHot: depth must be one number and values two, on indices of rank < %d",
                          VKML_MAX_RANK);
@@ -292,7 +298,8 @@ vkml_status onehot_infer(graph_value *values, const graph_node *node, vkml_error
 vkml_status nonzero_infer(graph_value *values, const graph_node *node, vkml_error *err)
 {
     vkml_status st;
-    if ((st = op_require_counts(node, 1, 1, 1, err)) || (st = op_require_input(values, node, 0, err)))
+    if ((st = op_require_counts(node, 1, 1, 1, err)) ||
+        (st = op_require_input(values, node, 0, err)))
         return st;
     const graph_value *x = &values[node->inputs[0]];
     if (vkml_dtype_size(x->dtype) == 0)
@@ -316,7 +323,8 @@ vkml_status compress_parse(const graph_node *node, void *params, vkml_error *err
 vkml_status compress_infer(graph_value *values, const graph_node *node, vkml_error *err)
 {
     vkml_status st;
-    if ((st = op_require_counts(node, 2, 2, 1, err)) || (st = op_require_input(values, node, 0, err)) ||
+    if ((st = op_require_counts(node, 2, 2, 1, err)) ||
+        (st = op_require_input(values, node, 0, err)) ||
         (st = op_require_input(values, node, 1, err)))
         return st;
     const compress_params *p = node->params;

@@ -55,8 +55,7 @@ static double reflect(double x, double lo, double hi)
 }
 
 /* Index of tap i after the padding mode, or -1 for a zero. */
-static int64_t tap_index(const gridsample_params *p, int64_t size, double lo, double hi,
-                         int64_t i)
+static int64_t tap_index(const gridsample_params *p, int64_t size, double lo, double hi, int64_t i)
 {
     if (p->padding == GRIDSAMPLE_REFLECTION && (i < 0 || i >= size))
         i = (int64_t)reflect((double)i, lo, hi);

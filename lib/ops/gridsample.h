@@ -7,7 +7,11 @@
  */
 #include "graph/graph.h"
 
-typedef enum gridsample_mode { GRIDSAMPLE_LINEAR, GRIDSAMPLE_NEAREST, GRIDSAMPLE_CUBIC } gridsample_mode;
+typedef enum gridsample_mode {
+    GRIDSAMPLE_LINEAR,
+    GRIDSAMPLE_NEAREST,
+    GRIDSAMPLE_CUBIC
+} gridsample_mode;
 typedef enum gridsample_padding {
     GRIDSAMPLE_ZEROS,
     GRIDSAMPLE_BORDER,

@@ -17,15 +17,14 @@ static vkml_status check_inputs(const graph_value *values, const graph_node *nod
     vkml_status st;
     for (int i = 0; i < count; i++) {
         if ((st = op_require_input(values, node, i, err)) ||
-            (st = op_require_dtype(values, node, i, matmul_dtypes,
-                                   VKML_ARRAY_SIZE(matmul_dtypes), err)))
+            (st = op_require_dtype(values, node, i, matmul_dtypes, VKML_ARRAY_SIZE(matmul_dtypes),
+                                   err)))
             return st;
         const graph_value *v = &values[node->inputs[i]], *a = &values[node->inputs[0]];
         if (v->dtype != a->dtype)
             return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
-                             "%s: input %d '%s' is %s, input 0 '%s' %s", node->op_type, i,
-                             v->name, vkml_dtype_name(v->dtype), a->name,
-                             vkml_dtype_name(a->dtype));
+                             "%s: input %d '%s' is %s, input 0 '%s' %s", node->op_type, i, v->name,
+                             vkml_dtype_name(v->dtype), a->name, vkml_dtype_name(a->dtype));
     }
     return VKML_OK;
 }
@@ -130,8 +129,8 @@ vkml_status matmul_shape_parse(const graph_node *node, const graph_value *a, con
     int64_t kb = b->rank == 1 ? b->dims[0] : b->dims[b->rank - 2];
     p->n = b->rank == 1 ? 1 : b->dims[b->rank - 1];
     if (kb != p->k)
-        return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "%s inner dimensions differ: %s x %s", node->op_type,
-                         graph_shape_string(a->rank, a->dims, sa, sizeof(sa)),
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "%s inner dimensions differ: %s x %s",
+                         node->op_type, graph_shape_string(a->rank, a->dims, sa, sizeof(sa)),
                          graph_shape_string(b->rank, b->dims, sb, sizeof(sb)));
     int ra = batch_rank(a), rb = batch_rank(b);
     if ((st = op_broadcast(node, ra, a->dims, rb, b->dims, &p->batch_rank, p->batch_dims, err)))

@@ -18,8 +18,10 @@ vkml_status bitcast_parse(const graph_node *node, void *params, vkml_error *err)
     int64_t to = graph_attr_int(node, "to", 0);
     if (!graph_node_attr(node, "to") || to <= 0 || to > 64 ||
         vkml_dtype_size((vkml_dtype)to) == 0 || to == VKML_DTYPE_STRING)
-        return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "BitCast: 'to' (%lld) is not a known "
-                         "fixed-size type", (long long)to);
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
+                         "BitCast: 'to' (%lld) is not a known "
+                         "fixed-size type",
+                         (long long)to);
     p->to = (vkml_dtype)to;
     return VKML_OK;
 }
@@ -50,8 +52,8 @@ vkml_status revseq_parse(const graph_node *node, void *params, vkml_error *err)
     vkml_status st = op_check_attr_types(node, specs, VKML_ARRAY_SIZE(specs), err);
     p->batch_axis = graph_attr_int(node, "batch_axis", 1);
     p->time_axis = graph_attr_int(node, "time_axis", 0);
-    if (!st && !((p->batch_axis == 0 && p->time_axis == 1) ||
-                 (p->batch_axis == 1 && p->time_axis == 0)))
+    if (!st &&
+        !((p->batch_axis == 0 && p->time_axis == 1) || (p->batch_axis == 1 && p->time_axis == 0)))
         return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
                          "ReverseSequence: batch_axis %lld and time_axis %lld must be 0 and 1",
                          (long long)p->batch_axis, (long long)p->time_axis);
@@ -69,8 +71,10 @@ vkml_status revseq_resolve(const graph_value *values, const graph_node *node, re
         return st;
     const graph_value *x = &values[node->inputs[0]], *lens = &values[node->inputs[1]];
     if (x->rank < 2)
-        return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "ReverseSequence: input '%s' needs "
-                         "rank >= 2", x->name);
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
+                         "ReverseSequence: input '%s' needs "
+                         "rank >= 2",
+                         x->name);
     g->batch_axis = (int)p->batch_axis;
     g->time_axis = (int)p->time_axis;
     g->batch = x->dims[g->batch_axis];
@@ -113,8 +117,8 @@ vkml_status rotary_parse(const graph_node *node, void *params, vkml_error *err)
 
 /* Checks cos/sin (inputs 1, 2) are [rows, rot / 2] with position_ids, else
  * [batch, seq, rot / 2]. */
-static vkml_status rotary_caches(const graph_value *values, const graph_node *node,
-                                 rotary_geom *g, vkml_error *err)
+static vkml_status rotary_caches(const graph_value *values, const graph_node *node, rotary_geom *g,
+                                 vkml_error *err)
 {
     bool has_pos = node->n_inputs > 3 && node->inputs[3] >= 0;
     for (int i = 1; i <= 2; i++) {
@@ -164,14 +168,16 @@ vkml_status rotary_resolve(const graph_value *values, const graph_node *node, ro
     } else {
         return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
                          "RotaryEmbedding: input '%s' must be 4-D, or 3-D with num_heads "
-                         "dividing its last dim", x->name);
+                         "dividing its last dim",
+                         x->name);
     }
     g->b_stride = g->heads * g->seq * g->head;
     g->rot = p->rotary_dim ? p->rotary_dim : g->head;
     if (g->rot > g->head || g->rot % 2)
         return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
                          "RotaryEmbedding: rotary_embedding_dim %lld must be even and at most "
-                         "the head size %lld", (long long)g->rot, (long long)g->head);
+                         "the head size %lld",
+                         (long long)g->rot, (long long)g->head);
     return rotary_caches(values, node, g, err);
 }
 
@@ -197,8 +203,8 @@ vkml_status det_resolve(const graph_value *values, const graph_node *node, int64
         return st;
     const graph_value *x = &values[node->inputs[0]];
     if (x->rank < 2 || x->dims[x->rank - 1] != x->dims[x->rank - 2])
-        return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
-                         "Det: input '%s' must be [..., M, M]", x->name);
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "Det: input '%s' must be [..., M, M]",
+                         x->name);
     *m = x->dims[x->rank - 1];
     *count = (int64_t)vkml_tensor_element_count(x->rank - 2, x->dims);
     return VKML_OK;
@@ -233,8 +239,8 @@ vkml_status tscatter_parse(const graph_node *node, void *params, vkml_error *err
     return VKML_OK;
 }
 
-vkml_status tscatter_resolve(const graph_value *values, const graph_node *node,
-                             tscatter_geom *g, vkml_error *err)
+vkml_status tscatter_resolve(const graph_value *values, const graph_node *node, tscatter_geom *g,
+                             vkml_error *err)
 {
     const tscatter_params *p = node->params;
     vkml_status st;
@@ -254,7 +260,8 @@ vkml_status tscatter_resolve(const graph_value *values, const graph_node *node,
     if (!ok)
         return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
                          "TensorScatter: update '%s' must match the cache '%s' but along axis "
-                         "%d, where it may be shorter", up->name, cache->name, a);
+                         "%d, where it may be shorter",
+                         up->name, cache->name, a);
     g->batch = cache->dims[0];
     g->outer = (int64_t)vkml_tensor_element_count(a - 1, cache->dims + 1);
     g->max_seq = cache->dims[a];

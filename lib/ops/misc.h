@@ -103,5 +103,5 @@ typedef struct tscatter_geom {
     int64_t batch, outer, max_seq, seq, inner;
 } tscatter_geom;
 
-vkml_status tscatter_resolve(const graph_value *values, const graph_node *node,
-                             tscatter_geom *g, vkml_error *err);
+vkml_status tscatter_resolve(const graph_value *values, const graph_node *node, tscatter_geom *g,
+                             vkml_error *err);

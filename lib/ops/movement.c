@@ -28,8 +28,9 @@ vkml_status mv_ints(const graph_value *values, const graph_node *node, int opset
         if (!attr_present)
             return VKML_OK;
         if (attr_count > max)
-            return vkml_fail(err, VKML_ERROR_UNSUPPORTED, "%s: %zu values, more than the %zu supported",
-                             node->op_type, attr_count, max);
+            return vkml_fail(err, VKML_ERROR_UNSUPPORTED,
+                             "%s: %zu values, more than the %zu supported", node->op_type,
+                             attr_count, max);
         if (attr_count)
             memcpy(out, attr, attr_count * sizeof(int64_t));
         *count = attr_count;
@@ -88,8 +89,8 @@ static vkml_status transpose_perm(const graph_node *node, int rank, int *perm, v
 {
     const transpose_params *p = node->params;
     if (p->n_perm && p->n_perm != rank)
-        return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "Transpose: perm has %d entries for rank %d",
-                         p->n_perm, rank);
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
+                         "Transpose: perm has %d entries for rank %d", p->n_perm, rank);
     unsigned seen = 0;
     for (int d = 0; d < rank; d++) {
         int64_t v = p->n_perm ? p->perm[d] : rank - 1 - d;
@@ -106,7 +107,8 @@ vkml_status transpose_infer(graph_value *values, const graph_node *node, vkml_er
 {
     int perm[VKML_MAX_RANK];
     vkml_status st;
-    if ((st = op_require_counts(node, 1, 1, 1, err)) || (st = op_require_data(values, node, 0, err)))
+    if ((st = op_require_counts(node, 1, 1, 1, err)) ||
+        (st = op_require_data(values, node, 0, err)))
         return st;
     const graph_value *x = &values[node->inputs[0]];
     if ((st = transpose_perm(node, x->rank, perm, err)))
@@ -118,8 +120,8 @@ vkml_status transpose_infer(graph_value *values, const graph_node *node, vkml_er
     return VKML_OK;
 }
 
-static vkml_status transpose_describe(const graph_value *values, const graph_node *node,
-                                      mv_step *s, vkml_error *err)
+static vkml_status transpose_describe(const graph_value *values, const graph_node *node, mv_step *s,
+                                      vkml_error *err)
 {
     const graph_value *x = &values[node->inputs[0]];
     int perm[VKML_MAX_RANK];
@@ -161,7 +163,8 @@ vkml_status concat_infer(graph_value *values, const graph_node *node, vkml_error
             return st;
     const graph_value *x = &values[node->inputs[0]];
     int axis = 0;
-    if ((st = mv_axis(node, "axis", ((const axis_params *)node->params)->axis, x->rank, &axis, err)))
+    if ((st =
+             mv_axis(node, "axis", ((const axis_params *)node->params)->axis, x->rank, &axis, err)))
         return st;
     int64_t dims[VKML_MAX_RANK];
     memcpy(dims, x->dims, sizeof(dims));
@@ -172,8 +175,8 @@ vkml_status concat_infer(graph_value *values, const graph_node *node, vkml_error
             same = d == axis || v->dims[d] == x->dims[d];
         if (!same)
             return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
-                             "Concat: input %d '%s' %s %s does not match input 0 %s %s on axis %d", i,
-                             v->name, vkml_dtype_name(v->dtype),
+                             "Concat: input %d '%s' %s %s does not match input 0 %s %s on axis %d",
+                             i, v->name, vkml_dtype_name(v->dtype),
                              graph_shape_string(v->rank, v->dims, sa, sizeof(sa)),
                              vkml_dtype_name(x->dtype),
                              graph_shape_string(x->rank, x->dims, sb, sizeof(sb)), axis);
@@ -189,10 +192,10 @@ vkml_status concat_infer(graph_value *values, const graph_node *node, vkml_error
  * the values in order. Sets the step's rank and dims (the piece's), both dense strides
  * (the piece's and the whole's, into the step's fields given) and the piece's offset in
  * the whole. */
-static vkml_status axis_piece(const graph_value *values, const graph_node *node,
-                              int64_t axis_attr, const graph_value *whole, const int *pieces,
-                              int k, int64_t *piece_strides, int64_t *whole_strides,
-                              int64_t *offset, mv_step *s, vkml_error *err)
+static vkml_status axis_piece(const graph_value *values, const graph_node *node, int64_t axis_attr,
+                              const graph_value *whole, const int *pieces, int k,
+                              int64_t *piece_strides, int64_t *whole_strides, int64_t *offset,
+                              mv_step *s, vkml_error *err)
 {
     const graph_value *piece = &values[pieces[k]];
     int axis = 0;
@@ -212,8 +215,8 @@ static vkml_status concat_describe(const graph_value *values, const graph_node *
 {
     s->src = k;
     return axis_piece(values, node, ((const axis_params *)node->params)->axis,
-                      &values[node->outputs[0]], node->inputs, k, s->src_strides,
-                      s->dst_strides, &s->dst_offset, s, err);
+                      &values[node->outputs[0]], node->inputs, k, s->src_strides, s->dst_strides,
+                      &s->dst_offset, s, err);
 }
 
 /* Split */
@@ -221,9 +224,8 @@ static vkml_status concat_describe(const graph_value *values, const graph_node *
 vkml_status split_parse(const graph_node *node, void *params, vkml_error *err)
 {
     split_params *p = params;
-    static const op_attr_spec specs[] = {{"axis", GRAPH_ATTR_INT},
-                                         {"split", GRAPH_ATTR_INTS},
-                                         {"num_outputs", GRAPH_ATTR_INT}};
+    static const op_attr_spec specs[] = {
+        {"axis", GRAPH_ATTR_INT}, {"split", GRAPH_ATTR_INTS}, {"num_outputs", GRAPH_ATTR_INT}};
     vkml_status st = op_check_attr_types(node, specs, VKML_ARRAY_SIZE(specs), err);
     if (st)
         return st;
@@ -307,8 +309,8 @@ static vkml_status split_describe(const graph_value *values, const graph_node *n
 {
     s->dst = k;
     return axis_piece(values, node, ((const split_params *)node->params)->axis,
-                      &values[node->inputs[0]], node->outputs, k, s->dst_strides,
-                      s->src_strides, &s->src_offset, s, err);
+                      &values[node->inputs[0]], node->outputs, k, s->dst_strides, s->src_strides,
+                      &s->src_offset, s, err);
 }
 
 /* Squeeze, Unsqueeze (aliases: the kernels copy bytes or nothing) */
@@ -346,7 +348,8 @@ static vkml_status axes_mask(const graph_value *values, const graph_node *node, 
 vkml_status squeeze_infer(graph_value *values, const graph_node *node, vkml_error *err)
 {
     vkml_status st;
-    if ((st = op_require_counts(node, 1, 2, 1, err)) || (st = op_require_data(values, node, 0, err)))
+    if ((st = op_require_counts(node, 1, 2, 1, err)) ||
+        (st = op_require_data(values, node, 0, err)))
         return st;
     const graph_value *x = &values[node->inputs[0]];
     unsigned mask;
@@ -371,15 +374,16 @@ vkml_status squeeze_infer(graph_value *values, const graph_node *node, vkml_erro
 vkml_status unsqueeze_infer(graph_value *values, const graph_node *node, vkml_error *err)
 {
     vkml_status st;
-    if ((st = op_require_counts(node, 1, 2, 1, err)) || (st = op_require_data(values, node, 0, err)))
+    if ((st = op_require_counts(node, 1, 2, 1, err)) ||
+        (st = op_require_data(values, node, 0, err)))
         return st;
     const graph_value *x = &values[node->inputs[0]];
     const squeeze_params *p = node->params;
-    size_t n_axes = node->opset < 13 ? p->axes.n
-                    : node->n_inputs > 1 && node->inputs[1] >= 0
-                        ? vkml_tensor_element_count(values[node->inputs[1]].rank,
-                                                    values[node->inputs[1]].dims)
-                        : 0;
+    size_t n_axes =
+        node->opset < 13 ? p->axes.n
+        : node->n_inputs > 1 && node->inputs[1] >= 0
+            ? vkml_tensor_element_count(values[node->inputs[1]].rank, values[node->inputs[1]].dims)
+            : 0;
     if (n_axes == 0 || x->rank + n_axes > VKML_MAX_RANK)
         return vkml_fail(err, n_axes ? VKML_ERROR_UNSUPPORTED : VKML_ERROR_INVALID_MODEL,
                          "Unsqueeze: %zu axes on rank %d (1 to %d dims in all)", n_axes, x->rank,
@@ -404,19 +408,19 @@ vkml_status expand_describe(const graph_value *values, const graph_node *node, m
                             vkml_error *err);
 vkml_status space_describe(const graph_value *values, const graph_node *node, mv_step *s,
                            vkml_error *err);
-vkml_status pad_describe(const graph_value *values, const graph_node *node,
-                         const void *const *in, mv_step *s, vkml_error *err);
+vkml_status pad_describe(const graph_value *values, const graph_node *node, const void *const *in,
+                         mv_step *s, vkml_error *err);
 vkml_status tile_describe(const graph_value *values, const graph_node *node, mv_step *s,
                           vkml_error *err);
 vkml_status constant_of_shape_describe(const graph_value *values, const graph_node *node,
                                        mv_step *s, vkml_error *err);
-vkml_status trilu_describe(const graph_value *values, const graph_node *node,
-                           const void *const *in, mv_step *s, vkml_error *err);
+vkml_status trilu_describe(const graph_value *values, const graph_node *node, const void *const *in,
+                           mv_step *s, vkml_error *err);
 vkml_status eye_like_describe(const graph_value *values, const graph_node *node, mv_step *s,
                               vkml_error *err);
 
-const void *mv_input_data(const graph_value *values, const graph_node *node,
-                          const void *const *in, int i)
+const void *mv_input_data(const graph_value *values, const graph_node *node, const void *const *in,
+                          int i)
 {
     if (i >= node->n_inputs || node->inputs[i] < 0)
         return NULL;
@@ -428,10 +432,16 @@ int mv_step_count(const graph_node *node)
     switch (node->op ? node->op->id : OP_ID_COUNT) {
     case OP_ID_Concat: return node->n_inputs;
     case OP_ID_Split: return node->n_outputs;
-    case OP_ID_Transpose: case OP_ID_Slice: case OP_ID_Expand: case OP_ID_DepthToSpace:
-    case OP_ID_SpaceToDepth: case OP_ID_Pad: case OP_ID_Tile: case OP_ID_ConstantOfShape:
-    case OP_ID_Trilu: case OP_ID_EyeLike:
-        return 1;
+    case OP_ID_Transpose:
+    case OP_ID_Slice:
+    case OP_ID_Expand:
+    case OP_ID_DepthToSpace:
+    case OP_ID_SpaceToDepth:
+    case OP_ID_Pad:
+    case OP_ID_Tile:
+    case OP_ID_ConstantOfShape:
+    case OP_ID_Trilu:
+    case OP_ID_EyeLike: return 1;
     default: return 0;
     }
 }
@@ -469,8 +479,8 @@ void mv_simplify_strided(mv_step *s)
     s->rank = rank;
 }
 
-vkml_status mv_describe(const graph_value *values, const graph_node *node,
-                        const void *const *in, int k, mv_step *s, vkml_error *err)
+vkml_status mv_describe(const graph_value *values, const graph_node *node, const void *const *in,
+                        int k, mv_step *s, vkml_error *err)
 {
     memset(s, 0, sizeof(*s));
     vkml_status st;
@@ -480,7 +490,8 @@ vkml_status mv_describe(const graph_value *values, const graph_node *node,
     case OP_ID_Split: st = split_describe(values, node, k, s, err); break;
     case OP_ID_Slice: st = slice_describe(values, node, s, err); break;
     case OP_ID_Expand: st = expand_describe(values, node, s, err); break;
-    case OP_ID_DepthToSpace: case OP_ID_SpaceToDepth: st = space_describe(values, node, s, err); break;
+    case OP_ID_DepthToSpace:
+    case OP_ID_SpaceToDepth: st = space_describe(values, node, s, err); break;
     case OP_ID_Pad: st = pad_describe(values, node, in, s, err); break;
     case OP_ID_Tile: st = tile_describe(values, node, s, err); break;
     case OP_ID_ConstantOfShape: st = constant_of_shape_describe(values, node, s, err); break;

@@ -61,8 +61,8 @@ int mv_step_count(const graph_node *node);
  * constant_value, Trilu's k) are read from `in` (the node's input data at run time) when
  * not NULL, else from values (constants; a GPU refuses the node when they are not).
  * Strided steps come out with dims of size 1 dropped and contiguous dims merged. */
-vkml_status mv_describe(const graph_value *values, const graph_node *node,
-                        const void *const *in, int k, mv_step *step, vkml_error *err);
+vkml_status mv_describe(const graph_value *values, const graph_node *node, const void *const *in,
+                        int k, mv_step *step, vkml_error *err);
 /* A strided step with dims of size 1 dropped and each dim merged into the one before it
  * where both walk memory as one (a dim of size 0 leaves one dim of size 0). */
 void mv_simplify_strided(mv_step *s);
@@ -70,8 +70,8 @@ void mv_simplify_strided(mv_step *s);
  * moves nothing where the destination block is the source block (views, plan/views.h). */
 bool mv_step_contiguous(const mv_step *s);
 /* Data of input i: in[i] when in is not NULL, else the constant's data (or NULL). */
-const void *mv_input_data(const graph_value *values, const graph_node *node,
-                          const void *const *in, int i);
+const void *mv_input_data(const graph_value *values, const graph_node *node, const void *const *in,
+                          int i);
 
 /* Output 0 gets input 0's dtype, the given shape, and its data when it is constant
  * (ops/shape.c; Reshape, Squeeze, Unsqueeze). */

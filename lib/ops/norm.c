@@ -24,9 +24,9 @@ vkml_status norm_parse(const graph_node *node, void *params, vkml_error *err)
 {
     norm_params *p = params;
     static const op_attr_spec specs[] = {
-        {"axis", GRAPH_ATTR_INT},       {"epsilon", GRAPH_ATTR_FLOAT},
-        {"p", GRAPH_ATTR_INT},          {"num_groups", GRAPH_ATTR_INT},
-        {"axes", GRAPH_ATTR_INTS},      {"stash_type", GRAPH_ATTR_INT},
+        {"axis", GRAPH_ATTR_INT},  {"epsilon", GRAPH_ATTR_FLOAT},
+        {"p", GRAPH_ATTR_INT},     {"num_groups", GRAPH_ATTR_INT},
+        {"axes", GRAPH_ATTR_INTS}, {"stash_type", GRAPH_ATTR_INT},
     };
     vkml_status st = op_check_attr_types(node, specs, VKML_ARRAY_SIZE(specs), err);
     if (st)
@@ -72,8 +72,7 @@ static uint32_t trailing_mask(int axis, int rank)
 
 /* Whether v's dims, leading 1s dropped, are the trailing dims of input 0 (a scale that
  * broadcasts over the normalised dims as a repeating suffix). */
-static bool trailing_shape(const graph_value *values, const graph_node *node,
-                           const graph_value *v)
+static bool trailing_shape(const graph_value *values, const graph_node *node, const graph_value *v)
 {
     const graph_value *x = &values[node->inputs[0]];
     int lead = 0;
@@ -113,16 +112,15 @@ static vkml_status check_params(const graph_value *values, const graph_node *nod
                              "%s: input %d '%s' has %lld elements, needs %lld", node->op_type, i,
                              v->name, (long long)n, (long long)count);
         if (v->dtype != values[node->inputs[0]].dtype)
-            return vkml_fail(err, VKML_ERROR_UNSUPPORTED,
-                             "%s: input %d '%s' is %s, input 0 is %s", node->op_type, i, v->name,
-                             vkml_dtype_name(v->dtype),
+            return vkml_fail(err, VKML_ERROR_UNSUPPORTED, "%s: input %d '%s' is %s, input 0 is %s",
+                             node->op_type, i, v->name, vkml_dtype_name(v->dtype),
                              vkml_dtype_name(values[node->inputs[0]].dtype));
     }
     return VKML_OK;
 }
 
-static vkml_status mvn_mask(const graph_node *node, const norm_params *p, int rank,
-                            uint32_t *mask, vkml_error *err)
+static vkml_status mvn_mask(const graph_node *node, const norm_params *p, int rank, uint32_t *mask,
+                            vkml_error *err)
 {
     *mask = 0;
     for (int k = 0; k < p->n_axes; k++) {
@@ -210,8 +208,9 @@ vkml_status norm_resolve(const graph_value *values, const graph_node *node, norm
 {
     const norm_params *p = node->params;
     static const int max_inputs[] = {
-        [NORM_SOFTMAX] = 1, [NORM_LOG_SOFTMAX] = 1, [NORM_HARDMAX] = 1, [NORM_LAYER] = 3,
-        [NORM_INSTANCE] = 3, [NORM_GROUP] = 3, [NORM_MVN] = 1, [NORM_LP] = 1, [NORM_RMS] = 2,
+        [NORM_SOFTMAX] = 1, [NORM_LOG_SOFTMAX] = 1, [NORM_HARDMAX] = 1,
+        [NORM_LAYER] = 3,   [NORM_INSTANCE] = 3,    [NORM_GROUP] = 3,
+        [NORM_MVN] = 1,     [NORM_LP] = 1,          [NORM_RMS] = 2,
     };
     int max_in = max_inputs[p->op];
     vkml_status st;
@@ -257,7 +256,8 @@ vkml_status batchnorm_parse(const graph_node *node, void *params, vkml_error *er
     int64_t training = graph_attr_int(node, "training_mode", 0);
     if (training != 0 && training != 1)
         return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
-                         "BatchNormalization: training_mode %lld is not 0 or 1", (long long)training);
+                         "BatchNormalization: training_mode %lld is not 0 or 1",
+                         (long long)training);
     p->training = training == 1 && node->opset >= 14;
     if (p->training && !isfinite(p->momentum))
         return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "BatchNormalization: momentum %g",
@@ -287,8 +287,8 @@ static void channel_view(const graph_value *x, channel_geom *g)
         g->inner *= x->dims[d];
 }
 
-vkml_status batchnorm_resolve(const graph_value *values, const graph_node *node,
-                              channel_geom *g, vkml_error *err)
+vkml_status batchnorm_resolve(const graph_value *values, const graph_node *node, channel_geom *g,
+                              vkml_error *err)
 {
     vkml_status st;
     const channel_params *p = node->params;
@@ -300,7 +300,8 @@ vkml_status batchnorm_resolve(const graph_value *values, const graph_node *node,
         if (node->outputs[i] >= 0)
             return vkml_fail(err, VKML_ERROR_UNSUPPORTED,
                              "BatchNormalization: output %d is a training-mode output (running "
-                             "statistics) outside training_mode (opset 14+)", i);
+                             "statistics) outside training_mode (opset 14+)",
+                             i);
     for (int i = 0; i < 5; i++)
         if ((st = op_require_input(values, node, i, err)))
             return st;
@@ -313,8 +314,8 @@ vkml_status batchnorm_resolve(const graph_value *values, const graph_node *node,
         const graph_value *v = &values[node->inputs[i]];
         if ((int64_t)vkml_tensor_element_count(v->rank, v->dims) != g->channels)
             return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
-                             "BatchNormalization: input %d '%s' needs %lld elements (channels)",
-                             i, v->name, (long long)g->channels);
+                             "BatchNormalization: input %d '%s' needs %lld elements (channels)", i,
+                             v->name, (long long)g->channels);
         if (v->dtype != x->dtype)
             return vkml_fail(err, VKML_ERROR_UNSUPPORTED,
                              "BatchNormalization: input %d '%s' is %s, X is %s", i, v->name,
@@ -352,8 +353,7 @@ vkml_status lrn_resolve(const graph_value *values, const graph_node *node, chann
         return st;
     const graph_value *x = &values[node->inputs[0]];
     if (x->rank < 2)
-        return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "LRN: input '%s' needs rank >= 2",
-                         x->name);
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "LRN: input '%s' needs rank >= 2", x->name);
     channel_view(x, g);
     return VKML_OK;
 }
@@ -362,8 +362,8 @@ vkml_status channel_infer(graph_value *values, const graph_node *node, vkml_erro
 {
     channel_geom g;
     bool is_bn = strcmp(node->op_type, "BatchNormalization") == 0;
-    vkml_status st = is_bn ? batchnorm_resolve(values, node, &g, err)
-                           : lrn_resolve(values, node, &g, err);
+    vkml_status st =
+        is_bn ? batchnorm_resolve(values, node, &g, err) : lrn_resolve(values, node, &g, err);
     if (st)
         return st;
     const graph_value *x = &values[node->inputs[0]];

@@ -57,18 +57,19 @@ static inline int64_t norm_param_index(const norm_geom *g, int64_t line, int64_t
 
 /* BatchNormalization and LRN: per element of [outer, channels, inner]. */
 typedef struct channel_params {
-    float epsilon;       /* BatchNormalization */
-    float momentum;      /* BatchNormalization training: running = in * momentum + batch * (1 - momentum) */
-    bool training;       /* BatchNormalization training_mode (opset 14+): batch statistics */
+    float epsilon;  /* BatchNormalization */
+    float momentum; /* BatchNormalization training: running = in * momentum + batch * (1 - momentum)
+                     */
+    bool training;  /* BatchNormalization training_mode (opset 14+): batch statistics */
     float alpha, beta, bias;
-    int64_t size;        /* LRN window over channels */
+    int64_t size; /* LRN window over channels */
 } channel_params;
 
 typedef struct channel_geom {
     int64_t outer, channels, inner;
 } channel_geom;
 
-vkml_status batchnorm_resolve(const graph_value *values, const graph_node *node,
-                              channel_geom *g, vkml_error *err);
+vkml_status batchnorm_resolve(const graph_value *values, const graph_node *node, channel_geom *g,
+                              vkml_error *err);
 vkml_status lrn_resolve(const graph_value *values, const graph_node *node, channel_geom *g,
                         vkml_error *err);

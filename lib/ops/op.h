@@ -44,7 +44,6 @@ typedef struct op_cpu_args {
     vkml_arena *strings;
 } op_cpu_args;
 
-
 enum op_flags {
     /* Output 0 holds input 0's bytes unchanged (Reshape, Flatten, Squeeze, Identity):
      * devices may give it the same memory instead of copying. */
@@ -85,11 +84,11 @@ typedef enum op_id {
 typedef struct op_def {
     op_id id;
     const char *name;
-    const char *domain;   /* "" for ai.onnx */
-    int since_version;    /* oldest opset implemented */
-    int last_version;     /* newest op version implemented (valid up to VKML_MAX_OPSET) */
+    const char *domain; /* "" for ai.onnx */
+    int since_version;  /* oldest opset implemented */
+    int last_version;   /* newest op version implemented (valid up to VKML_MAX_OPSET) */
     unsigned flags;
-    size_t params_size;   /* bytes of node->params */
+    size_t params_size; /* bytes of node->params */
     op_parse_fn parse;
     op_infer_fn infer;
 } op_def;
@@ -142,8 +141,7 @@ vkml_status op_require_input(const graph_value *values, const graph_node *n, int
                              vkml_error *err);
 /* op_require_input, and the input's dtype has a byte size (no strings): UNSUPPORTED
  * naming it otherwise. */
-vkml_status op_require_data(const graph_value *values, const graph_node *n, int i,
-                            vkml_error *err);
+vkml_status op_require_data(const graph_value *values, const graph_node *n, int i, vkml_error *err);
 /* Numpy broadcasting of two shapes; fails naming the node when incompatible. */
 vkml_status op_broadcast(const graph_node *n, int rank_a, const int64_t *a, int rank_b,
                          const int64_t *b, int *rank_out, int64_t *out, vkml_error *err);
@@ -152,8 +150,8 @@ void op_set_output(graph_value *values, const graph_node *n, int i, vkml_dtype d
                    const int64_t *dims);
 /* Reads an int64/int32 constant input as int64s (Reshape's shape, ...). Fails naming the
  * node when the input is not a constant. */
-vkml_status op_const_ints(const graph_value *values, const graph_node *n, int i,
-                          int64_t *out, size_t max, size_t *count, vkml_error *err);
+vkml_status op_const_ints(const graph_value *values, const graph_node *n, int i, int64_t *out,
+                          size_t max, size_t *count, vkml_error *err);
 /* Element strides of a dense tensor (rank, dims) read at the broadcast shape
  * (out_rank, out_dims), right-aligned: 0 where the tensor has size 1 or lacks the dim. */
 void op_broadcast_strides(int rank, const int64_t *dims, int out_rank, const int64_t *out_dims,
@@ -164,8 +162,8 @@ vkml_status op_require_dtype(const graph_value *values, const graph_node *n, int
                              const vkml_dtype *allowed, size_t n_allowed, vkml_error *err);
 /* Fails (INVALID_MODEL) unless the node has between min and max inputs and at least
  * min_outputs outputs present at index 0. */
-vkml_status op_require_counts(const graph_node *n, int min_inputs, int max_inputs,
-                              int min_outputs, vkml_error *err);
+vkml_status op_require_counts(const graph_node *n, int min_inputs, int max_inputs, int min_outputs,
+                              vkml_error *err);
 /* An attribute an op reads, with the type ONNX gives it. */
 typedef struct op_attr_spec {
     const char *name;

@@ -175,7 +175,6 @@ OP(Or, "", 7, 7, 0, eltwise_params, eltwise_parse, eltwise_infer)
 OP(Where, "", 9, 16, OP_TYPE_FROM_OUTPUT, eltwise_params, eltwise_parse, eltwise_infer)
 OP(Xor, "", 7, 7, 0, eltwise_params, eltwise_parse, eltwise_infer)
 
-
 /* remaining ops: losses, BitCast, Det, ReverseSequence, RotaryEmbedding, DFT,
  * TensorScatter (ops/loss.c, ops/misc.c, ops/signal.c, ops/misc.h) */
 OP(NegativeLogLikelihoodLoss, "", 12, 22, 0, loss_params, loss_parse, loss_infer)

@@ -42,7 +42,6 @@ OP_PARSE_DECL(quant_parse);
 OP_PARSE_DECL(einsum_parse);
 OP_PARSE_DECL(attention_parse);
 
-
 /* remaining ops */
 OP_PARSE_DECL(loss_parse);
 OP_PARSE_DECL(bitcast_parse);

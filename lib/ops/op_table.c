@@ -1,34 +1,40 @@
+#include "ops/gather.h" /* data movement */
+#include "ops/movement.h"
 #include "ops/op.h"
 #include "ops/op_decls.h"
-#include "ops/gather.h"   /* data movement */
-#include "ops/movement.h"
 /* The params structs op_list.h names, one header per family. */
-#include "ops/elementwise.h"
-#include "ops/fused.h"
-#include "ops/norm.h" /* and ops/reduce.h */
-#include "ops/quant.h"
-#include "ops/einsum.h"
 #include "ops/attention.h"
 #include "ops/conv.h" /* spatial */
 #include "ops/convtranspose.h"
-#include "ops/detect.h"
-#include "ops/gridsample.h"
-#include "ops/pool.h"
-#include "ops/resize.h"
-#include "ops/misc.h" /* remaining ops */
-#include "ops/rnn.h" /* recurrent and leftovers */
 #include "ops/deformconv.h"
-#include "ops/text.h" /* strings */
-#include "ops/sequence.h" /* sequences */
+#include "ops/detect.h"
+#include "ops/einsum.h"
+#include "ops/elementwise.h"
+#include "ops/fused.h"
+#include "ops/gridsample.h"
+#include "ops/misc.h" /* remaining ops */
+#include "ops/norm.h" /* and ops/reduce.h */
+#include "ops/pool.h"
 #include "ops/preprocess.h" /* vkml's own ops */
+#include "ops/quant.h"
+#include "ops/resize.h"
+#include "ops/rnn.h"      /* recurrent and leftovers */
+#include "ops/sequence.h" /* sequences */
+#include "ops/text.h"     /* strings */
 
 #include <stdio.h>
 #include <string.h>
 
 static const op_def op_table[] = {
 #define OP(name_, domain_, since_, last_, flags_, params_, parse_, infer_)                         \
-    {.id = OP_ID_##name_, .name = #name_, .domain = domain_, .since_version = since_,              \
-     .last_version = last_, .flags = flags_, .params_size = sizeof(params_), .parse = parse_,    \
+    {.id = OP_ID_##name_,                                                                          \
+     .name = #name_,                                                                               \
+     .domain = domain_,                                                                            \
+     .since_version = since_,                                                                      \
+     .last_version = last_,                                                                        \
+     .flags = flags_,                                                                              \
+     .params_size = sizeof(params_),                                                               \
+     .parse = parse_,                                                                              \
      .infer = infer_},
 #include "ops/op_list.h"
 #undef OP
@@ -99,9 +105,9 @@ vkml_dtype op_node_type(const graph_value *values, const graph_node *node)
 const char *op_dtype_mask_string(uint32_t mask, char *buf, size_t size)
 {
     static const vkml_dtype order[] = {
-        VKML_DTYPE_FLOAT,  VKML_DTYPE_FLOAT16, VKML_DTYPE_BFLOAT16, VKML_DTYPE_DOUBLE,
-        VKML_DTYPE_INT8,   VKML_DTYPE_INT16,   VKML_DTYPE_INT32,    VKML_DTYPE_INT64,
-        VKML_DTYPE_UINT8,  VKML_DTYPE_UINT16,  VKML_DTYPE_UINT32,   VKML_DTYPE_UINT64,
+        VKML_DTYPE_FLOAT, VKML_DTYPE_FLOAT16, VKML_DTYPE_BFLOAT16, VKML_DTYPE_DOUBLE,
+        VKML_DTYPE_INT8,  VKML_DTYPE_INT16,   VKML_DTYPE_INT32,    VKML_DTYPE_INT64,
+        VKML_DTYPE_UINT8, VKML_DTYPE_UINT16,  VKML_DTYPE_UINT32,   VKML_DTYPE_UINT64,
         VKML_DTYPE_BOOL,
     };
     size_t used = 0;
@@ -109,8 +115,8 @@ const char *op_dtype_mask_string(uint32_t mask, char *buf, size_t size)
     for (size_t i = 0; i < VKML_ARRAY_SIZE(order); i++) {
         if (!(mask & (1u << order[i])))
             continue;
-        int n = snprintf(buf + used, size - used, "%s%s", used ? "," : "",
-                         vkml_dtype_name(order[i]));
+        int n =
+            snprintf(buf + used, size - used, "%s%s", used ? "," : "", vkml_dtype_name(order[i]));
         if (n < 0 || (size_t)n >= size - used)
             break;
         used += (size_t)n;

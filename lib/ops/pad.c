@@ -10,7 +10,11 @@ uint64_t mv_element_from_double(vkml_dtype dtype, double v)
 {
     uint64_t bits = 0;
     switch (dtype) {
-    case VKML_DTYPE_FLOAT: { float f = (float)v; memcpy(&bits, &f, 4); break; }
+    case VKML_DTYPE_FLOAT: {
+        float f = (float)v;
+        memcpy(&bits, &f, 4);
+        break;
+    }
     case VKML_DTYPE_DOUBLE: memcpy(&bits, &v, 8); break;
     case VKML_DTYPE_FLOAT16: bits = vkml_half_from_float((float)v); break;
     case VKML_DTYPE_BFLOAT16: bits = vkml_bfloat16_from_float((float)v); break;
@@ -34,11 +38,31 @@ uint64_t mv_element_from_double(vkml_dtype dtype, double v)
 double mv_element_to_double(vkml_dtype dtype, const void *p)
 {
     switch (dtype) {
-    case VKML_DTYPE_FLOAT: { float f; memcpy(&f, p, 4); return f; }
-    case VKML_DTYPE_DOUBLE: { double d; memcpy(&d, p, 8); return d; }
-    case VKML_DTYPE_FLOAT16: { uint16_t h; memcpy(&h, p, 2); return vkml_half_to_float(h); }
-    case VKML_DTYPE_BFLOAT16: { uint16_t h; memcpy(&h, p, 2); return vkml_bfloat16_to_float(h); }
-    case VKML_DTYPE_UINT64: { uint64_t u; memcpy(&u, p, 8); return (double)u; }
+    case VKML_DTYPE_FLOAT: {
+        float f;
+        memcpy(&f, p, 4);
+        return f;
+    }
+    case VKML_DTYPE_DOUBLE: {
+        double d;
+        memcpy(&d, p, 8);
+        return d;
+    }
+    case VKML_DTYPE_FLOAT16: {
+        uint16_t h;
+        memcpy(&h, p, 2);
+        return vkml_half_to_float(h);
+    }
+    case VKML_DTYPE_BFLOAT16: {
+        uint16_t h;
+        memcpy(&h, p, 2);
+        return vkml_bfloat16_to_float(h);
+    }
+    case VKML_DTYPE_UINT64: {
+        uint64_t u;
+        memcpy(&u, p, 8);
+        return (double)u;
+    }
     default: return (double)mv_element_to_int(dtype, p);
     }
 }
@@ -47,12 +71,34 @@ int64_t mv_element_to_int(vkml_dtype dtype, const void *p)
 {
     switch (dtype) {
     case VKML_DTYPE_INT8: return *(const int8_t *)p;
-    case VKML_DTYPE_UINT8: case VKML_DTYPE_BOOL: return *(const uint8_t *)p;
-    case VKML_DTYPE_INT16: { int16_t v; memcpy(&v, p, 2); return v; }
-    case VKML_DTYPE_UINT16: { uint16_t v; memcpy(&v, p, 2); return v; }
-    case VKML_DTYPE_INT32: { int32_t v; memcpy(&v, p, 4); return v; }
-    case VKML_DTYPE_UINT32: { uint32_t v; memcpy(&v, p, 4); return v; }
-    case VKML_DTYPE_INT64: case VKML_DTYPE_UINT64: { int64_t v; memcpy(&v, p, 8); return v; }
+    case VKML_DTYPE_UINT8:
+    case VKML_DTYPE_BOOL: return *(const uint8_t *)p;
+    case VKML_DTYPE_INT16: {
+        int16_t v;
+        memcpy(&v, p, 2);
+        return v;
+    }
+    case VKML_DTYPE_UINT16: {
+        uint16_t v;
+        memcpy(&v, p, 2);
+        return v;
+    }
+    case VKML_DTYPE_INT32: {
+        int32_t v;
+        memcpy(&v, p, 4);
+        return v;
+    }
+    case VKML_DTYPE_UINT32: {
+        uint32_t v;
+        memcpy(&v, p, 4);
+        return v;
+    }
+    case VKML_DTYPE_INT64:
+    case VKML_DTYPE_UINT64: {
+        int64_t v;
+        memcpy(&v, p, 8);
+        return v;
+    }
     default: {
         /* Not mv_element_to_double: for a type neither switch names (float8, the packed
          * types) the two would call each other without end. */
@@ -80,8 +126,8 @@ vkml_status pad_parse(const graph_node *node, void *params, vkml_error *err)
     while (m < 4 && strcmp(mode, modes[m]) != 0)
         m++;
     if (m == 4 || (m == MV_MODE_WRAP && node->opset < 19))
-        return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "Pad: mode '%s' is not supported at opset %d",
-                         mode, node->opset);
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
+                         "Pad: mode '%s' is not supported at opset %d", mode, node->opset);
     p->mode = (mv_mode)m;
     p->pads.present = graph_node_attr(node, "pads") != NULL;
     p->pads.v = graph_attr_ints(node, "pads", &p->pads.n);
@@ -103,7 +149,8 @@ static vkml_status pad_amounts(const graph_value *values, const graph_node *node
     vkml_status st = mv_ints(values, node, 11, p->pads.v, p->pads.n, true, 1, pads,
                              2 * VKML_MAX_RANK, &n, &has, err);
     if (!st && node->opset >= 18)
-        st = mv_ints(values, node, 18, NULL, 0, false, 3, axes, VKML_MAX_RANK, &n_axes, &has_axes, err);
+        st = mv_ints(values, node, 18, NULL, 0, false, 3, axes, VKML_MAX_RANK, &n_axes, &has_axes,
+                     err);
     if (st)
         return st;
     if (!has_axes)
@@ -135,24 +182,25 @@ vkml_status pad_infer(graph_value *values, const graph_node *node, vkml_error *e
 {
     vkml_status st;
     int64_t begin[VKML_MAX_RANK], end[VKML_MAX_RANK], dims[VKML_MAX_RANK];
-    if ((st = op_require_counts(node, node->opset < 11 ? 1 : 2, node->opset < 11 ? 1 : 4, 1,
-                                err)) ||
+    if ((st =
+             op_require_counts(node, node->opset < 11 ? 1 : 2, node->opset < 11 ? 1 : 4, 1, err)) ||
         (st = op_require_data(values, node, 0, err)) ||
         (st = pad_amounts(values, node, begin, end, err)))
         return st;
     const graph_value *x = &values[node->inputs[0]];
     const graph_value *v = graph_node_input(values, node, 2);
-    if (node->opset >= 11 && v && (v->dtype != x->dtype || vkml_tensor_element_count(v->rank, v->dims) != 1))
-        return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
-                         "Pad: constant_value '%s' must be one %s", v->name, vkml_dtype_name(x->dtype));
+    if (node->opset >= 11 && v &&
+        (v->dtype != x->dtype || vkml_tensor_element_count(v->rank, v->dims) != 1))
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "Pad: constant_value '%s' must be one %s",
+                         v->name, vkml_dtype_name(x->dtype));
     for (int d = 0; d < x->rank; d++)
         dims[d] = x->dims[d] + begin[d] + end[d];
     op_set_output(values, node, 0, x->dtype, x->rank, dims);
     return VKML_OK;
 }
 
-vkml_status pad_describe(const graph_value *values, const graph_node *node,
-                         const void *const *in, mv_step *s, vkml_error *err)
+vkml_status pad_describe(const graph_value *values, const graph_node *node, const void *const *in,
+                         mv_step *s, vkml_error *err)
 {
     const pad_params *p = node->params;
     const graph_value *x = &values[node->inputs[0]], *y = &values[node->outputs[0]];
@@ -178,12 +226,14 @@ vkml_status tile_infer(graph_value *values, const graph_node *node, vkml_error *
     vkml_status st;
     int64_t repeats[VKML_MAX_RANK], dims[VKML_MAX_RANK];
     size_t n;
-    if ((st = op_require_counts(node, 2, 2, 1, err)) || (st = op_require_data(values, node, 0, err)) ||
+    if ((st = op_require_counts(node, 2, 2, 1, err)) ||
+        (st = op_require_data(values, node, 0, err)) ||
         (st = op_const_ints(values, node, 1, repeats, VKML_MAX_RANK, &n, err)))
         return st;
     const graph_value *x = &values[node->inputs[0]];
     if ((int)n != x->rank)
-        return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "Tile: %zu repeats for rank %d", n, x->rank);
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "Tile: %zu repeats for rank %d", n,
+                         x->rank);
     for (int d = 0; d < x->rank; d++) {
         if (repeats[d] < 0 || (x->dims[d] && repeats[d] > INT64_MAX / 4 / x->dims[d]))
             return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "Tile: repeats %lld on dimension %d",

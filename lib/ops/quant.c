@@ -14,8 +14,7 @@ static const char *onnx_type_name(int64_t t)
 static bool is_quant_int(vkml_dtype t)
 {
     return t == VKML_DTYPE_INT8 || t == VKML_DTYPE_UINT8 || t == VKML_DTYPE_INT16 ||
-           t == VKML_DTYPE_UINT16 ||
-           (t > 0 && t < 32 && ((DT_FLOAT8 | DT_PACKED) & (1u << t)));
+           t == VKML_DTYPE_UINT16 || (t > 0 && t < 32 && ((DT_FLOAT8 | DT_PACKED) & (1u << t)));
 }
 
 static bool is_scale_float(vkml_dtype t)

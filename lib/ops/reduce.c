@@ -53,12 +53,18 @@ static const struct {
     const char *name;
     reduce_op op;
 } reduce_names[] = {
-    {"ReduceSum", REDUCE_SUM},          {"ReduceMean", REDUCE_MEAN},
-    {"ReduceMax", REDUCE_MAX},          {"ReduceMin", REDUCE_MIN},
-    {"ReduceProd", REDUCE_PROD},        {"ReduceL1", REDUCE_L1},
-    {"ReduceL2", REDUCE_L2},            {"ReduceLogSum", REDUCE_LOG_SUM},
-    {"ReduceLogSumExp", REDUCE_LOG_SUM_EXP}, {"ReduceSumSquare", REDUCE_SUM_SQUARE},
-    {"ArgMax", REDUCE_ARGMAX},          {"ArgMin", REDUCE_ARGMIN},
+    {"ReduceSum", REDUCE_SUM},
+    {"ReduceMean", REDUCE_MEAN},
+    {"ReduceMax", REDUCE_MAX},
+    {"ReduceMin", REDUCE_MIN},
+    {"ReduceProd", REDUCE_PROD},
+    {"ReduceL1", REDUCE_L1},
+    {"ReduceL2", REDUCE_L2},
+    {"ReduceLogSum", REDUCE_LOG_SUM},
+    {"ReduceLogSumExp", REDUCE_LOG_SUM_EXP},
+    {"ReduceSumSquare", REDUCE_SUM_SQUARE},
+    {"ArgMax", REDUCE_ARGMAX},
+    {"ArgMin", REDUCE_ARGMIN},
 };
 
 vkml_status reduce_parse(const graph_node *node, void *params, vkml_error *err)
@@ -231,8 +237,8 @@ static vkml_status cumsum_check(const graph_value *values, const graph_node *nod
     return VKML_OK;
 }
 
-vkml_status cumsum_resolve(const graph_value *values, const graph_node *node,
-                           const void *axis_data, scan_geom *g, vkml_error *err)
+vkml_status cumsum_resolve(const graph_value *values, const graph_node *node, const void *axis_data,
+                           scan_geom *g, vkml_error *err)
 {
     vkml_status st;
     int64_t axis;
@@ -269,9 +275,8 @@ vkml_status cumsum_infer(graph_value *values, const graph_node *node, vkml_error
 vkml_status topk_parse(const graph_node *node, void *params, vkml_error *err)
 {
     topk_params *p = params;
-    static const op_attr_spec specs[] = {{"axis", GRAPH_ATTR_INT},
-                                         {"largest", GRAPH_ATTR_INT},
-                                         {"sorted", GRAPH_ATTR_INT}};
+    static const op_attr_spec specs[] = {
+        {"axis", GRAPH_ATTR_INT}, {"largest", GRAPH_ATTR_INT}, {"sorted", GRAPH_ATTR_INT}};
     vkml_status st = op_check_attr_types(node, specs, VKML_ARRAY_SIZE(specs), err);
     p->axis = graph_attr_int(node, "axis", -1);
     p->largest = graph_attr_int(node, "largest", 1) != 0;

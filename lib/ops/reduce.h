@@ -72,9 +72,9 @@ typedef struct reduce_params {
     reduce_op op;
     bool keepdims;
     bool noop_with_empty_axes;
-    bool select_last_index;  /* ArgMax/ArgMin */
-    bool axes_from_input;    /* opset moved axes to input 1 (ReduceSum 13, others 18) */
-    int n_axes;              /* of the attribute (ArgMax: 1) */
+    bool select_last_index; /* ArgMax/ArgMin */
+    bool axes_from_input;   /* opset moved axes to input 1 (ReduceSum 13, others 18) */
+    int n_axes;             /* of the attribute (ArgMax: 1) */
     int64_t axes[VKML_MAX_RANK];
 } reduce_params;
 
@@ -100,8 +100,8 @@ typedef struct scan_geom {
     int64_t outer, len, inner;
 } scan_geom;
 
-vkml_status cumsum_resolve(const graph_value *values, const graph_node *node,
-                           const void *axis_data, scan_geom *g, vkml_error *err);
+vkml_status cumsum_resolve(const graph_value *values, const graph_node *node, const void *axis_data,
+                           scan_geom *g, vkml_error *err);
 
 /* TopK: K from input 1 (constant), along axis. */
 typedef struct topk_params {

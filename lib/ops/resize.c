@@ -74,7 +74,7 @@ OP_PARSE_DECL(resize_parse)
 {
     resize_params *p = params;
     static const op_attr_spec specs[] = {
-        {"mode", GRAPH_ATTR_STRING},        {"coordinate_transformation_mode", GRAPH_ATTR_STRING},
+        {"mode", GRAPH_ATTR_STRING},         {"coordinate_transformation_mode", GRAPH_ATTR_STRING},
         {"nearest_mode", GRAPH_ATTR_STRING}, {"keep_aspect_ratio_policy", GRAPH_ATTR_STRING},
         {"cubic_coeff_a", GRAPH_ATTR_FLOAT}, {"extrapolation_value", GRAPH_ATTR_FLOAT},
         {"exclude_outside", GRAPH_ATTR_INT}, {"antialias", GRAPH_ATTR_INT},
@@ -142,8 +142,8 @@ static vkml_status read_floats(const graph_value *values, const graph_node *node
         return vkml_fail(err, VKML_ERROR_UNSUPPORTED, "%s input %d '%s' is %s, not float",
                          node->op_type, i, v->name, vkml_dtype_name(v->dtype));
     for (size_t k = 0; k < n; k++)
-        buf[k] = v->dtype == VKML_DTYPE_FLOAT ? ((const float *)d)[k]
-                                              : (float)((const double *)d)[k];
+        buf[k] =
+            v->dtype == VKML_DTYPE_FLOAT ? ((const float *)d)[k] : (float)((const double *)d)[k];
     *count = n;
     return VKML_OK;
 }
@@ -154,8 +154,8 @@ vkml_status resize_read_inputs(const graph_value *values, const graph_node *node
     const resize_params *p = node->params;
     memset(ri, 0, sizeof(*ri));
     vkml_status st;
-    if ((st = read_floats(values, node, data, p->roi_input, ri->roi, 2 * VKML_MAX_RANK,
-                          &ri->n_roi, err)) ||
+    if ((st = read_floats(values, node, data, p->roi_input, ri->roi, 2 * VKML_MAX_RANK, &ri->n_roi,
+                          err)) ||
         (st = read_floats(values, node, data, p->scales_input, ri->scales, VKML_MAX_RANK,
                           &ri->n_scales, err)))
         return st;
@@ -220,8 +220,8 @@ static vkml_status from_sizes(const resize_params *p, const resize_inputs *ri, c
     return VKML_OK;
 }
 
-static vkml_status from_scales(const resize_inputs *ri, const int *axes, int n,
-                               resize_geometry *g, vkml_error *err)
+static vkml_status from_scales(const resize_inputs *ri, const int *axes, int n, resize_geometry *g,
+                               vkml_error *err)
 {
     for (int k = 0; k < n; k++) {
         int d = axes[k];
@@ -274,9 +274,8 @@ vkml_status resize_resolve(const resize_params *p, int rank, const int64_t *in,
         return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
                          "Resize: exactly one of 'scales' and 'sizes' must be given");
     if ((use_sizes ? ri->n_sizes : ri->n_scales) != (size_t)n)
-        return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
-                         "Resize: %zu %s for %d axes", use_sizes ? ri->n_sizes : ri->n_scales,
-                         use_sizes ? "sizes" : "scales", n);
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "Resize: %zu %s for %d axes",
+                         use_sizes ? ri->n_sizes : ri->n_scales, use_sizes ? "sizes" : "scales", n);
     if (ri->n_roi && ri->n_roi != (size_t)(2 * n))
         return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "Resize: roi has %zu values for %d axes",
                          ri->n_roi, n);
@@ -365,7 +364,8 @@ int resize_axis_taps(const resize_params *p, const resize_geometry *g, int d, in
         int t = g->tap_start[d] + k;
         int64_t i = (int64_t)base + t;
         double dist = ((double)t - ratio) * s;
-        w[k] = p->mode == RESIZE_LINEAR ? fmax(0.0, 1.0 - fabs(dist)) : cubic_kernel(dist, p->cubic_a);
+        w[k] =
+            p->mode == RESIZE_LINEAR ? fmax(0.0, 1.0 - fabs(dist)) : cubic_kernel(dist, p->cubic_a);
         if (p->exclude_outside && (i < 0 || i > last))
             w[k] = 0.0;
         idx[k] = i < 0 ? 0 : i > last ? last : i;
@@ -448,9 +448,8 @@ bool resize_as_strided(const resize_params *p, const resize_geometry *g, mv_step
     return true;
 }
 
-static const vkml_dtype resize_dtypes[] = {VKML_DTYPE_FLOAT, VKML_DTYPE_FLOAT16,
-                                           VKML_DTYPE_DOUBLE, VKML_DTYPE_INT8,
-                                           VKML_DTYPE_UINT8, VKML_DTYPE_INT32,
+static const vkml_dtype resize_dtypes[] = {VKML_DTYPE_FLOAT, VKML_DTYPE_FLOAT16, VKML_DTYPE_DOUBLE,
+                                           VKML_DTYPE_INT8,  VKML_DTYPE_UINT8,   VKML_DTYPE_INT32,
                                            VKML_DTYPE_INT64};
 
 vkml_status resize_infer(graph_value *values, const graph_node *node, vkml_error *err)
@@ -460,8 +459,8 @@ vkml_status resize_infer(graph_value *values, const graph_node *node, vkml_error
     bool legacy = strcmp(node->op_type, "Upsample") == 0 || node->opset < 11;
     if ((st = op_require_counts(node, 1, legacy ? 2 : 4, 1, err)) ||
         (st = op_require_input(values, node, 0, err)) ||
-        (st = op_require_dtype(values, node, 0, resize_dtypes, VKML_ARRAY_SIZE(resize_dtypes),
-                               err)))
+        (st =
+             op_require_dtype(values, node, 0, resize_dtypes, VKML_ARRAY_SIZE(resize_dtypes), err)))
         return st;
     const graph_value *x = &values[node->inputs[0]];
     resize_inputs ri;

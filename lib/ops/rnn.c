@@ -94,10 +94,14 @@ OP_PARSE_DECL(rnn_parse)
 {
     rnn_params *p = params;
     static const op_attr_spec specs[] = {
-        {"activations", GRAPH_ATTR_STRINGS}, {"activation_alpha", GRAPH_ATTR_FLOATS},
-        {"activation_beta", GRAPH_ATTR_FLOATS}, {"clip", GRAPH_ATTR_FLOAT},
-        {"direction", GRAPH_ATTR_STRING},     {"hidden_size", GRAPH_ATTR_INT},
-        {"layout", GRAPH_ATTR_INT},           {"linear_before_reset", GRAPH_ATTR_INT},
+        {"activations", GRAPH_ATTR_STRINGS},
+        {"activation_alpha", GRAPH_ATTR_FLOATS},
+        {"activation_beta", GRAPH_ATTR_FLOATS},
+        {"clip", GRAPH_ATTR_FLOAT},
+        {"direction", GRAPH_ATTR_STRING},
+        {"hidden_size", GRAPH_ATTR_INT},
+        {"layout", GRAPH_ATTR_INT},
+        {"linear_before_reset", GRAPH_ATTR_INT},
         {"input_forget", GRAPH_ATTR_INT},
     };
     vkml_status st = op_check_attr_types(node, specs, VKML_ARRAY_SIZE(specs), err);
@@ -143,8 +147,8 @@ int64_t rnn_hidden_size(const graph_value *values, const graph_node *node)
 /* Fails naming the input unless the optional input i is absent or has `rank` dims equal
  * to `dims` (and, for the float inputs, X's dtype). */
 static vkml_status check_input(const graph_value *values, const graph_node *node, int i,
-                               const char *what, int rank, const int64_t *dims,
-                               vkml_dtype dtype, vkml_error *err)
+                               const char *what, int rank, const int64_t *dims, vkml_dtype dtype,
+                               vkml_error *err)
 {
     if (i >= node->n_inputs || node->inputs[i] < 0)
         return VKML_OK;
@@ -160,9 +164,9 @@ static vkml_status check_input(const graph_value *values, const graph_node *node
     char want[160], have[160];
     return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
                      "%s: input %d '%s' (%s) must be %s %s, not %s %s", node->op_type, i, v->name,
-                     what, vkml_dtype_name(dtype), graph_shape_string(rank, dims, want, sizeof want),
-                     vkml_dtype_name(v->dtype), graph_shape_string(v->rank, v->dims, have,
-                                                                   sizeof have));
+                     what, vkml_dtype_name(dtype),
+                     graph_shape_string(rank, dims, want, sizeof want), vkml_dtype_name(v->dtype),
+                     graph_shape_string(v->rank, v->dims, have, sizeof have));
 }
 
 vkml_status rnn_infer(graph_value *values, const graph_node *node, vkml_error *err)
@@ -195,8 +199,8 @@ vkml_status rnn_infer(graph_value *values, const graph_node *node, vkml_error *e
         (st = check_input(values, node, RNN_IN_SEQ_LENS, "sequence_lens", 1, lens_dims,
                           VKML_DTYPE_INT32, err)) ||
         (st = check_input(values, node, RNN_IN_H0, "initial_h", 3, h_dims, x->dtype, err)) ||
-        (lstm && (st = check_input(values, node, RNN_IN_C0, "initial_c", 3, h_dims, x->dtype,
-                                   err))) ||
+        (lstm &&
+         (st = check_input(values, node, RNN_IN_C0, "initial_c", 3, h_dims, x->dtype, err))) ||
         (lstm && (st = check_input(values, node, RNN_IN_P, "P", 2, p_dims, x->dtype, err))))
         return st;
     int64_t y_dims[4] = {seq, dirs, batch, hidden};

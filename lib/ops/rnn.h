@@ -28,17 +28,17 @@ typedef struct rnn_activation {
 #define RNN_MAX_DIRS 2
 
 typedef struct rnn_params {
-    int gates;          /* 1 RNN, 3 GRU, 4 LSTM */
-    int acts_per_dir;   /* 1 RNN, 2 GRU, 3 LSTM */
-    int directions;     /* 1 or 2 (bidirectional) */
-    bool reverse;       /* direction "reverse" (one direction, run backwards) */
-    int64_t hidden;     /* hidden_size; 0 when absent (taken from W) */
+    int gates;        /* 1 RNN, 3 GRU, 4 LSTM */
+    int acts_per_dir; /* 1 RNN, 2 GRU, 3 LSTM */
+    int directions;   /* 1 or 2 (bidirectional) */
+    bool reverse;     /* direction "reverse" (one direction, run backwards) */
+    int64_t hidden;   /* hidden_size; 0 when absent (taken from W) */
     rnn_activation act[RNN_MAX_DIRS][RNN_MAX_ACTS];
     bool has_clip;
-    float clip;         /* gate inputs clipped to [-clip, clip] */
+    float clip;               /* gate inputs clipped to [-clip, clip] */
     bool linear_before_reset; /* GRU */
-    bool input_forget;  /* LSTM: f = 1 - i */
-    int layout;         /* 0: sequence first, 1: batch first (opset 14) */
+    bool input_forget;        /* LSTM: f = 1 - i */
+    int layout;               /* 0: sequence first, 1: batch first (opset 14) */
 } rnn_params;
 
 /* Input indices. */

@@ -20,7 +20,8 @@ void shape_set_alias_output(graph_value *values, const graph_node *node, int ran
 vkml_status identity_infer(graph_value *values, const graph_node *node, vkml_error *err)
 {
     vkml_status st;
-    if ((st = op_require_counts(node, 1, 1, 1, err)) || (st = op_require_data(values, node, 0, err)))
+    if ((st = op_require_counts(node, 1, 1, 1, err)) ||
+        (st = op_require_data(values, node, 0, err)))
         return st;
     const graph_value *x = &values[node->inputs[0]];
     shape_set_alias_output(values, node, x->rank, x->dims);
@@ -30,7 +31,8 @@ vkml_status identity_infer(graph_value *values, const graph_node *node, vkml_err
 vkml_status flatten_infer(graph_value *values, const graph_node *node, vkml_error *err)
 {
     vkml_status st;
-    if ((st = op_require_counts(node, 1, 1, 1, err)) || (st = op_require_data(values, node, 0, err)))
+    if ((st = op_require_counts(node, 1, 1, 1, err)) ||
+        (st = op_require_data(values, node, 0, err)))
         return st;
     const graph_value *x = &values[node->inputs[0]];
     static const op_attr_spec specs[] = {{"axis", GRAPH_ATTR_INT}};

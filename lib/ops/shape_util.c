@@ -48,8 +48,9 @@ vkml_status op_require_data(const graph_value *values, const graph_node *n, int 
         return st;
     const graph_value *x = &values[n->inputs[i]];
     if (vkml_dtype_size(x->dtype) == 0)
-        return vkml_fail(err, VKML_ERROR_UNSUPPORTED, "%s: dtype %s of input %d '%s' is not supported",
-                         n->op_type, vkml_dtype_name(x->dtype), i, x->name);
+        return vkml_fail(err, VKML_ERROR_UNSUPPORTED,
+                         "%s: dtype %s of input %d '%s' is not supported", n->op_type,
+                         vkml_dtype_name(x->dtype), i, x->name);
     return VKML_OK;
 }
 

@@ -7,9 +7,8 @@
 vkml_status dft_parse(const graph_node *node, void *params, vkml_error *err)
 {
     dft_params *p = params;
-    static const op_attr_spec specs[] = {{"onesided", GRAPH_ATTR_INT},
-                                         {"inverse", GRAPH_ATTR_INT},
-                                         {"axis", GRAPH_ATTR_INT}};
+    static const op_attr_spec specs[] = {
+        {"onesided", GRAPH_ATTR_INT}, {"inverse", GRAPH_ATTR_INT}, {"axis", GRAPH_ATTR_INT}};
     vkml_status st = op_check_attr_types(node, specs, VKML_ARRAY_SIZE(specs), err);
     p->onesided = graph_attr_int(node, "onesided", 0) != 0;
     p->inverse = graph_attr_int(node, "inverse", 0) != 0;

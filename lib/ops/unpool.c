@@ -10,8 +10,10 @@ OP_PARSE_DECL(unpool_parse)
 {
     unpool_params *p = params;
     vkml_status st;
-    if ((st = window_read_ints(node, "kernel_shape", OP_MAX_SPATIAL, 1, p->kernel, &p->n_kernel, err)) ||
-        (st = window_read_ints(node, "strides", OP_MAX_SPATIAL, 1, p->strides, &p->n_strides, err)) ||
+    if ((st = window_read_ints(node, "kernel_shape", OP_MAX_SPATIAL, 1, p->kernel, &p->n_kernel,
+                               err)) ||
+        (st = window_read_ints(node, "strides", OP_MAX_SPATIAL, 1, p->strides, &p->n_strides,
+                               err)) ||
         (st = window_read_ints(node, "pads", 2 * OP_MAX_SPATIAL, 0, p->pads, &p->n_pads, err)))
         return st;
     if (!p->n_kernel)
@@ -49,7 +51,8 @@ vkml_status unpool_infer(graph_value *values, const graph_node *node, vkml_error
         return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
                          "MaxUnpool: indices '%s' must be int64 of the shape of '%s'", idx->name,
                          x->name);
-    if (p->n_kernel != s || (p->n_strides && p->n_strides != s) || (p->n_pads && p->n_pads != 2 * s))
+    if (p->n_kernel != s || (p->n_strides && p->n_strides != s) ||
+        (p->n_pads && p->n_pads != 2 * s))
         return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
                          "MaxUnpool: kernel_shape, strides or pads do not match %d spatial dims",
                          s);

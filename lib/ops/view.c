@@ -43,8 +43,8 @@ static int64_t slice_clamp(int64_t v, int64_t n, bool forward, bool is_end)
 }
 
 /* Per input dim: the first element, the step and the count taken. */
-static vkml_status slice_resolve(const graph_value *values, const graph_node *node,
-                                 int64_t *first, int64_t *step, int64_t *count, vkml_error *err)
+static vkml_status slice_resolve(const graph_value *values, const graph_node *node, int64_t *first,
+                                 int64_t *step, int64_t *count, vkml_error *err)
 {
     const slice_params *p = node->params;
     const graph_value *x = &values[node->inputs[0]];
@@ -54,8 +54,8 @@ static vkml_status slice_resolve(const graph_value *values, const graph_node *no
     vkml_status st;
     if ((st = mv_ints(values, node, 10, p->starts.v, p->starts.n, true, 1, starts, VKML_MAX_RANK,
                       &n, &has, err)) ||
-        (st = mv_ints(values, node, 10, p->ends.v, p->ends.n, true, 2, ends, VKML_MAX_RANK,
-                      &n_ends, &has, err)) ||
+        (st = mv_ints(values, node, 10, p->ends.v, p->ends.n, true, 2, ends, VKML_MAX_RANK, &n_ends,
+                      &has, err)) ||
         (st = mv_ints(values, node, 10, p->axes.v, p->axes.n, p->axes.present, 3, axes,
                       VKML_MAX_RANK, &n_axes, &has_axes, err)) ||
         (st = mv_ints(values, node, 10, NULL, 0, false, 4, steps, VKML_MAX_RANK, &n_steps,
@@ -96,7 +96,8 @@ vkml_status slice_infer(graph_value *values, const graph_node *node, vkml_error 
 {
     vkml_status st;
     int64_t first[VKML_MAX_RANK], step[VKML_MAX_RANK], count[VKML_MAX_RANK];
-    if ((st = op_require_counts(node, node->opset < 10 ? 1 : 3, node->opset < 10 ? 1 : 5, 1, err)) ||
+    if ((st =
+             op_require_counts(node, node->opset < 10 ? 1 : 3, node->opset < 10 ? 1 : 5, 1, err)) ||
         (st = op_require_data(values, node, 0, err)) ||
         (st = slice_resolve(values, node, first, step, count, err)))
         return st;
@@ -131,7 +132,8 @@ vkml_status expand_infer(graph_value *values, const graph_node *node, vkml_error
     int64_t shape[VKML_MAX_RANK], dims[VKML_MAX_RANK];
     size_t n;
     int rank;
-    if ((st = op_require_counts(node, 2, 2, 1, err)) || (st = op_require_data(values, node, 0, err)) ||
+    if ((st = op_require_counts(node, 2, 2, 1, err)) ||
+        (st = op_require_data(values, node, 0, err)) ||
         (st = op_const_ints(values, node, 1, shape, VKML_MAX_RANK, &n, err)))
         return st;
     for (size_t i = 0; i < n; i++)
@@ -162,7 +164,8 @@ vkml_status expand_describe(const graph_value *values, const graph_node *node, m
 vkml_status space_parse(const graph_node *node, void *params, vkml_error *err)
 {
     space_params *p = params;
-    static const op_attr_spec specs[] = {{"blocksize", GRAPH_ATTR_INT}, {"mode", GRAPH_ATTR_STRING}};
+    static const op_attr_spec specs[] = {{"blocksize", GRAPH_ATTR_INT},
+                                         {"mode", GRAPH_ATTR_STRING}};
     vkml_status st = op_check_attr_types(node, specs, VKML_ARRAY_SIZE(specs), err);
     if (st)
         return st;
@@ -187,20 +190,22 @@ vkml_status space_infer(graph_value *values, const graph_node *node, vkml_error 
 {
     vkml_status st;
     char sx[160];
-    if ((st = op_require_counts(node, 1, 1, 1, err)) || (st = op_require_data(values, node, 0, err)))
+    if ((st = op_require_counts(node, 1, 1, 1, err)) ||
+        (st = op_require_data(values, node, 0, err)))
         return st;
     const graph_value *x = &values[node->inputs[0]];
     int64_t b = ((const space_params *)node->params)->blocksize;
     bool d2s = is_depth_to_space(node);
-    bool ok = x->rank == 4 && (d2s ? x->dims[1] % (b * b) == 0
-                                   : x->dims[2] % b == 0 && x->dims[3] % b == 0);
+    bool ok = x->rank == 4 &&
+              (d2s ? x->dims[1] % (b * b) == 0 : x->dims[2] % b == 0 && x->dims[3] % b == 0);
     if (!ok)
-        return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "%s: input %s does not divide by blocksize %lld",
-                         node->op_type, graph_shape_string(x->rank, x->dims, sx, sizeof(sx)),
-                         (long long)b);
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
+                         "%s: input %s does not divide by blocksize %lld", node->op_type,
+                         graph_shape_string(x->rank, x->dims, sx, sizeof(sx)), (long long)b);
     int64_t dims[4] = {x->dims[0], x->dims[1], x->dims[2], x->dims[3]};
     if (d2s && (x->dims[2] > INT64_MAX / b || x->dims[3] > INT64_MAX / b))
-        return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "%s: the output is too large", node->op_type);
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "%s: the output is too large",
+                         node->op_type);
     dims[1] = d2s ? dims[1] / (b * b) : dims[1] * b * b;
     dims[2] = d2s ? dims[2] * b : dims[2] / b;
     dims[3] = d2s ? dims[3] * b : dims[3] / b;

@@ -19,8 +19,8 @@ vkml_status window_read_ints(const graph_node *node, const char *name, int max, 
         return VKML_OK;
     }
     if (n > (size_t)max)
-        return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
-                         "attribute '%s' has %zu values, at most %d", name, n, max);
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "attribute '%s' has %zu values, at most %d",
+                         name, n, max);
     for (size_t i = 0; i < n; i++) {
         if (v[i] > WINDOW_MAX_EXTENT)
             return vkml_fail(err, VKML_ERROR_UNSUPPORTED,
@@ -124,7 +124,9 @@ vkml_status window_params_parse(const window_attrs *a, int opset, int spatial, c
     if (a->auto_pad != WINDOW_NOTSET && a->n_pads)
         return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
                          "attributes 'pads' and 'auto_pad' %s cannot be used together",
-                         upper ? "SAME_UPPER" : lower ? "SAME_LOWER" : "VALID");
+                         upper   ? "SAME_UPPER"
+                         : lower ? "SAME_LOWER"
+                                 : "VALID");
     const int64_t zeros[2 * OP_MAX_SPATIAL] = {0};
     const int64_t *pads = a->n_pads ? a->pads : zeros;
     for (int d = 0; d < spatial; d++) {

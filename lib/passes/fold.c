@@ -8,8 +8,7 @@
 
 #include <string.h>
 
-static bool foldable(const op_host_runner *runner, const graph_value *values,
-                     const graph_node *n)
+static bool foldable(const op_host_runner *runner, const graph_value *values, const graph_node *n)
 {
     if (!runner || !n->op || !runner->has_kernel(n->op))
         return false;

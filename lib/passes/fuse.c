@@ -75,7 +75,8 @@ static bool fold_one(graph *g, int conv, int bn, const int *readers)
     size_t per = vkml_tensor_element_count(w->rank, w->dims) / (size_t)ch;
     if (w->data_size < per * (size_t)ch * sizeof(float))
         return false;
-    const float *scale = const_vector(g, b->inputs[1], ch), *beta = const_vector(g, b->inputs[2], ch),
+    const float *scale = const_vector(g, b->inputs[1], ch),
+                *beta = const_vector(g, b->inputs[2], ch),
                 *mean = const_vector(g, b->inputs[3], ch), *var = const_vector(g, b->inputs[4], ch);
     const float *bias = c->n_inputs > 2 ? const_vector(g, c->inputs[2], ch) : NULL;
     if (!scale || !beta || !mean || !var || (c->n_inputs > 2 && c->inputs[2] >= 0 && !bias))
@@ -133,7 +134,8 @@ vkml_status graph_fuse_conv_batchnorm(graph *g, int *n_fused, vkml_error *err)
         if (!fuse_is_op(n, "BatchNormalization") || n->n_inputs < 1 || n->inputs[0] < 0)
             continue;
         int producer = g->values[n->inputs[0]].producer;
-        if (producer >= 0 && fuse_is_op(&g->nodes[producer], "Conv") && fold_one(g, producer, i, readers))
+        if (producer >= 0 && fuse_is_op(&g->nodes[producer], "Conv") &&
+            fold_one(g, producer, i, readers))
             fused++;
     }
     free(readers);

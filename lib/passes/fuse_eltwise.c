@@ -578,8 +578,7 @@ static bool state_init(fuse_state *s, const graph *g, const graph_value *values)
     return true;
 }
 
-vkml_status fuse_eltwise(const graph *g, const graph_value *values, graph **out,
-                         vkml_error *err)
+vkml_status fuse_eltwise(const graph *g, const graph_value *values, graph **out, vkml_error *err)
 {
     *out = NULL;
     fuse_state *s = calloc(1, sizeof(*s));

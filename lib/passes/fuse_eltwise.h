@@ -15,5 +15,4 @@
 /* The graph g (its values: `values`, shapes inferred, constants folded) with its groups
  * fused: *out is a new graph with the same value indices (plus one constant per group: its
  * program), owned by the caller, or NULL when nothing fuses. */
-vkml_status fuse_eltwise(const graph *g, const graph_value *values, graph **out,
-                         vkml_error *err);
+vkml_status fuse_eltwise(const graph *g, const graph_value *values, graph **out, vkml_error *err);

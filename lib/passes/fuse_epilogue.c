@@ -298,8 +298,8 @@ static bool small_conv_output(const graph_value *v)
  * dilations 1, at most POOL_FUSE_MAX_TAPS taps. */
 static bool match_pool(const fuse_state *s, const graph_node *p, const graph_node *n, int in)
 {
-    if (!fuse_is_op(p, "Conv") || !fuse_is_op(n, "MaxPool") || !n->params ||
-        n->n_inputs != 1 || n->inputs[0] != in || (n->n_outputs > 1 && n->outputs[1] >= 0) ||
+    if (!fuse_is_op(p, "Conv") || !fuse_is_op(n, "MaxPool") || !n->params || n->n_inputs != 1 ||
+        n->inputs[0] != in || (n->n_outputs > 1 && n->outputs[1] >= 0) ||
         !small_conv_output(&s->shapes[in]) || (s->shapes2 && !small_conv_output(&s->shapes2[in])) ||
         p->n_inputs < 2 || p->inputs[1] < 0)
         return false;
@@ -506,8 +506,8 @@ static bool reshapes_ones(const graph_node *t, const graph_value *in, const grap
  * size 1 out adds) for a Transpose or a reshape of dims of size 1; false for any other.
  * *moves: a Transpose that reorders dims of more than one element (one that moves only
  * dims of size 1 is a free view already, plan/views.h). */
-static bool view_step(const graph_node *t, const graph_value *in, const graph_value *out,
-                      int *corr, bool *moves)
+static bool view_step(const graph_node *t, const graph_value *in, const graph_value *out, int *corr,
+                      bool *moves)
 {
     *moves = false;
     if (!fuse_is_op(t, "Transpose"))
@@ -599,9 +599,9 @@ static int fuse_operands(fuse_state *s, int p)
     graph_node *n = &g->nodes[p];
     if (!fuse_is_op(n, "MatMul") || n->n_inputs < 2)
         return 0;
-    graph_epilogue e = n->epilogue ? *n->epilogue
-                                   : (graph_epilogue){.act = ELT_IDENTITY, .bias = -1,
-                                                      .residual = -1};
+    graph_epilogue e = n->epilogue
+                           ? *n->epilogue
+                           : (graph_epilogue){.act = ELT_IDENTITY, .bias = -1, .residual = -1};
     float scale = 1;
     char names[160] = "";
     int count = absorb_scales(s, p, &scale, names, sizeof(names));
@@ -660,9 +660,8 @@ static int fuse_producer(fuse_state *s, int p)
 
 bool graph_epilogue_candidates(const graph *g)
 {
-    static const char *readers[] = {"Relu",      "Clip",      "Sigmoid", "HardSigmoid",
-                                    "HardSwish", "LeakyRelu", "Gelu",    "Add",
-                                    "MaxPool"};
+    static const char *readers[] = {"Relu",      "Clip", "Sigmoid", "HardSigmoid", "HardSwish",
+                                    "LeakyRelu", "Gelu", "Add",     "MaxPool"};
     for (int i = 0; i < g->n_nodes; i++) {
         const graph_node *n = &g->nodes[i];
         for (int k = 0; k < n->n_inputs; k++) {

@@ -15,8 +15,7 @@ vkml_status graph_infer_count(const graph *g, graph_value *values, int64_t symbo
  * before the next node's: constant folding during inference (passes/fold.c), so that shape
  * computations (Shape -> Gather -> Concat -> Reshape) are constants when Reshape's shape
  * function reads them. A failing hook stops inference with its status. */
-typedef vkml_status (*graph_infer_hook)(void *ctx, graph_value *values, int node,
-                                        vkml_error *err);
+typedef vkml_status (*graph_infer_hook)(void *ctx, graph_value *values, int node, vkml_error *err);
 vkml_status graph_infer_hooked(const graph *g, graph_value *values, int64_t symbolic_value,
                                graph_infer_hook hook, void *hook_ctx, int *n_inferred,
                                vkml_error *err);

@@ -29,13 +29,13 @@ typedef struct seq_list {
 
 typedef struct lower_ctx {
     const graph *src;
-    graph *g;          /* being built */
+    graph *g;                     /* being built */
     const op_host_runner *runner; /* folds constants */
-    vkml_arena *arena; /* constant data: folded, and the lowering's own */
-    seq_list *seqs;    /* per value of src */
-    int node;          /* src node being lowered */
-    int n_added;       /* nodes the lowering added (LOWER_SEQ_MAX_ADDED) */
-    int64_t n_items;   /* list entries made, all sequences together (LOWER_SEQ_MAX_ITEMS) */
+    vkml_arena *arena;            /* constant data: folded, and the lowering's own */
+    seq_list *seqs;               /* per value of src */
+    int node;                     /* src node being lowered */
+    int n_added;                  /* nodes the lowering added (LOWER_SEQ_MAX_ADDED) */
+    int64_t n_items; /* list entries made, all sequences together (LOWER_SEQ_MAX_ITEMS) */
 } lower_ctx;
 
 bool lower_seq_needed(const graph *g)
@@ -537,8 +537,7 @@ static vkml_status lower_all(lower_ctx *c, int64_t symbolic_value, vkml_error *e
 }
 
 vkml_status lower_seq(const graph *g, const graph_value *values, int64_t symbolic_value,
-                      const op_host_runner *runner, vkml_arena *arena, graph **out,
-                      vkml_error *err)
+                      const op_host_runner *runner, vkml_arena *arena, graph **out, vkml_error *err)
 {
     *out = NULL;
     vkml_status st = check_boundaries(g, values, err);

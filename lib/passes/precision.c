@@ -300,8 +300,8 @@ static vkml_status emit_node(rewrite *r, int i, vkml_error *err)
         int v = n->inputs[in];
         /* A folded node (Shape of an activation: its outputs are constants) never runs, so
          * it reads v as made: a Cast for it would run every time for nothing. */
-        bool want_half = r->folded[i] ? v >= 0 && produced_half(r, v)
-                                      : r->half[i] && !keeps_float32(n, in);
+        bool want_half =
+            r->folded[i] ? v >= 0 && produced_half(r, v) : r->half[i] && !keeps_float32(n, in);
         int mapped = v >= 0 ? value_as(r, v, want_half, err) : -1;
         if (v >= 0 && mapped < 0)
             return err && err->status ? err->status
@@ -436,7 +436,8 @@ vkml_status precision_fp16_graph(const graph *g, const precision_device *dev,
     if (!r.probe || !r.folded || !r.half || !r.ng || !r.as_half || !r.as_float || !r.half_output ||
         !r.host_half || !fold_arena)
         st = vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory for the fp16 graph");
-    if (st == VKML_OK && (st = fold_infer(g, r.probe, symbolic_value, runner, fold_arena, NULL, err)))
+    if (st == VKML_OK &&
+        (st = fold_infer(g, r.probe, symbolic_value, runner, fold_arena, NULL, err)))
         vkml_error_prefix(err, "precision fp16: inferring the model's types");
     if (st == VKML_OK) {
         fold_mark_folded(g, r.probe, r.folded);

@@ -30,8 +30,8 @@ typedef struct precision_device {
 } precision_device;
 
 /* Builds the float16 graph of `g` for device `dev` (a session's first device). Types are
- * inferred with symbolic dims bound to symbolic_value, constants folded through `runner`. host_io (NULL, or
- * one flag per graph input, then per output): graph inputs that only float16 nodes read,
+ * inferred with symbolic dims bound to symbolic_value, constants folded through `runner`. host_io
+ * (NULL, or one flag per graph input, then per output): graph inputs that only float16 nodes read,
  * and graph outputs made in float16, are float16 in the result, flagged here (same value
  * indices, no Cast): whoever copies them in and out converts (the session's runs do).
  * Without host_io, Casts at the inputs and outputs keep them float32. *n_half (may be

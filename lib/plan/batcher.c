@@ -3,20 +3,19 @@
  * An item takes the next place (slot) of the forming batch, copies its inputs into that
  * slot of the batch's staging buffers and returns; the batcher's thread submits the batch
  * to the session once every reserved slot is copied, a lane is free, and the batch is full,
- * no other batch is running, or its first item has waited timeout_us. The session calls batcher_batch_done in
- * submission order; it copies each item's slice of the outputs out and completes the
- * items' runs in slot order, so items complete in the order they took their slots.
+ * no other batch is running, or its first item has waited timeout_us. The session calls
+ * batcher_batch_done in submission order; it copies each item's slice of the outputs out and
+ * completes the items' runs in slot order, so items complete in the order they took their slots.
  *
  * Concurrency table:
  *   vkml_batcher_submit: any number of threads at once. Under `mu` it reserves a slot (and
  *     may wait in line, each waiter on its own condition, woken first come first by
- *     whoever frees a slot: a reservation, a batch taken or returned); it copies its inputs into the slot outside the lock (a slot is
- *     written by its item alone, and the batch is not submitted before n_filled reaches
- *     n_items), then counts itself filled under `mu`.
- *   the batcher thread (batcher_main): waits on `work`; takes the forming batch under `mu`,
- *     submits it outside the lock. The session's only caller.
- *   batcher_batch_done: on a session lane thread, one batch at a time (the session reports
- *     in order); reads the batch's slots outside the lock (no submitter writes a taken
+ *     whoever frees a slot: a reservation, a batch taken or returned); it copies its inputs into
+ * the slot outside the lock (a slot is written by its item alone, and the batch is not submitted
+ * before n_filled reaches n_items), then counts itself filled under `mu`. the batcher thread
+ * (batcher_main): waits on `work`; takes the forming batch under `mu`, submits it outside the lock.
+ * The session's only caller. batcher_batch_done: on a session lane thread, one batch at a time (the
+ * session reports in order); reads the batch's slots outside the lock (no submitter writes a taken
  *     batch), returns the batch under `mu`.
  *   vkml_batcher_get_stats and the info queries: any time (relaxed counters; the infos
  *     are written before the thread starts and never after).
@@ -71,7 +70,7 @@ struct vkml_batcher {
     pthread_cond_t work; /* batcher thread: a slot filled, a batch returned, closing */
     pthread_cond_t room; /* destroy: a batch returned */
     /* Under mu: */
-    batcher_batch *forming; /* taking items; NULL: none yet */
+    batcher_batch *forming;  /* taking items; NULL: none yet */
     batcher_waiter *waiters; /* submitters waiting for a slot, first come first */
     batcher_batch *free_list;
     int n_batches; /* allocated: at most lanes + 1 */

@@ -139,7 +139,8 @@ void vkml_context_destroy(vkml_context **ctxp)
     const log_sink *outer = log_scope_enter(&ctx->log);
     if (refs > 1)
         VKML_LOGW("context destroyed while %d session(s) still use it: its devices stay open "
-                  "until the last of them is destroyed", refs - 1);
+                  "until the last of them is destroyed",
+                  refs - 1);
     log_scope_leave(outer);
     if (refs == 0)
         context_free(ctx);
@@ -178,7 +179,8 @@ vkml_status vkml_context_device_info(const vkml_context *ctx, int index, vkml_de
                                      vkml_error *err)
 {
     if (!ctx || !info)
-        return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT, "vkml_context_device_info: NULL argument");
+        return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT,
+                         "vkml_context_device_info: NULL argument");
     device *dev = context_device((vkml_context *)ctx, index);
     if (!dev)
         return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT,
@@ -205,7 +207,8 @@ static vkml_status parse_device(const vkml_context *ctx, const char *text, int *
                                 vkml_error *err)
 {
     if (!ctx || !text || !index)
-        return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT, "vkml_context_parse_device: NULL argument");
+        return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT,
+                         "vkml_context_parse_device: NULL argument");
     if (strcmp(text, "cpu") == 0) {
         *index = VKML_DEVICE_CPU;
         return VKML_OK;
@@ -226,7 +229,7 @@ static vkml_status parse_device(const vkml_context *ctx, const char *text, int *
 }
 
 static vkml_status add_device_index(int index, int *indices, size_t cap, size_t *n,
-                                   const char *text, vkml_error *err)
+                                    const char *text, vkml_error *err)
 {
     for (size_t i = 0; i < *n; i++)
         if (indices[i] == index)
@@ -258,8 +261,8 @@ static vkml_status parse_devices(const vkml_context *ctx, const char *text, int 
     if (strcmp(text, "all") == 0) {
         int gpus = vkml_context_device_count(ctx);
         for (int i = 0; i < gpus || (i == 0 && gpus == 0); i++) {
-            vkml_status st = add_device_index(gpus ? i : VKML_DEVICE_CPU, indices, cap, n, text,
-                                              err);
+            vkml_status st =
+                add_device_index(gpus ? i : VKML_DEVICE_CPU, indices, cap, n, text, err);
             if (st)
                 return st;
         }
@@ -313,8 +316,7 @@ bool vkml_context_device_supports_node(vkml_context *ctx, int index, const vkml_
         if (why_size && n->unsupported)
             snprintf(why, why_size, "%s", n->unsupported);
         else if (why_size)
-            snprintf(why, why_size, "vkml does not implement %s at opset %d", n->op_type,
-                     n->opset);
+            snprintf(why, why_size, "vkml does not implement %s at opset %d", n->op_type, n->opset);
         return false;
     }
     /* The node's shapes come from the model's probe (inferred once per model); a node at

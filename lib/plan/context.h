@@ -11,12 +11,12 @@ struct vkml_context {
     const device_kind *kinds[DEVICE_MAX_KINDS];
     void *kind_handles[DEVICE_MAX_KINDS];
     int n_kinds;
-    device *host;                /* the host kind's device: VKML_DEVICE_CPU, every plan's fallback */
+    device *host; /* the host kind's device: VKML_DEVICE_CPU, every plan's fallback */
     const op_host_runner *host_runner; /* its single-node kernels (folding, the dynamic tail) */
-    device **devices;            /* the other kinds' devices: public indices 0, 1, ... */
+    device **devices;                  /* the other kinds' devices: public indices 0, 1, ... */
     int n_devices;
     int default_device; /* resolved VKML_DEVICE_DEFAULT */
-    log_sink log; /* where messages of calls on this context go */
+    log_sink log;       /* where messages of calls on this context go */
 };
 
 /* The device for an index (VKML_DEVICE_CPU, VKML_DEVICE_DEFAULT or a GPU index), NULL

@@ -49,8 +49,8 @@ static vkml_status alloc_value_plans(plan *p, vkml_error *err)
     int n_values = p->graph->n_values;
     for (int s = 0; s < p->n_devices; s++) {
         plan_device *d = &p->devices[s];
-        d->value_plans = vkml_arena_calloc(p->arena, (size_t)n_values + 1,
-                                           sizeof(device_value_plan));
+        d->value_plans =
+            vkml_arena_calloc(p->arena, (size_t)n_values + 1, sizeof(device_value_plan));
         if (!d->value_plans)
             return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory planning values");
         for (int v = 0; v < n_values; v++) {
@@ -261,8 +261,8 @@ static vkml_status create_device_sessions(plan *p, vkml_error *err)
         return order_st;
     for (int s = 0; s < p->n_devices; s++) {
         plan_device *d = &p->devices[s];
-        d->chunk_descs = vkml_arena_calloc(p->arena, (size_t)d->n_chunks + 1,
-                                           sizeof(device_chunk_desc));
+        d->chunk_descs =
+            vkml_arena_calloc(p->arena, (size_t)d->n_chunks + 1, sizeof(device_chunk_desc));
         if (!d->chunk_descs)
             return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory planning devices");
     }
@@ -304,8 +304,8 @@ static vkml_status bind_input_shape(const graph *g, graph_value *values, int i,
     graph_value *v = &values[g->inputs[i]];
     bool ok = shape->rank == v->rank;
     for (int d = 0; ok && d < v->rank; d++)
-        ok = shape->dims[d] >= -1 && (v->dims[d] < 0 || shape->dims[d] == v->dims[d] ||
-                                      shape->dims[d] == -1);
+        ok = shape->dims[d] >= -1 &&
+             (v->dims[d] < 0 || shape->dims[d] == v->dims[d] || shape->dims[d] == -1);
     if (!ok)
         return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT,
                          "input %d ('%s'): shape %s does not fit the model's %s", i, v->name,
@@ -328,12 +328,11 @@ static vkml_status bind_input_value(plan *p, int i, const vkml_tensor *t, vkml_e
     for (int d = 0; same && d < v->rank; d++)
         same = t->dims[d] == v->dims[d] || v->dims[d] < 0;
     if (!same)
-        return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT,
-                         "input %d ('%s'): value of %s %s given, the model takes %s %s", i,
-                         v->name, vkml_dtype_name(t->dtype),
-                         graph_shape_string(t->rank, t->dims, got, sizeof(got)),
-                         vkml_dtype_name(v->dtype),
-                         graph_shape_string(v->rank, v->dims, want, sizeof(want)));
+        return vkml_fail(
+            err, VKML_ERROR_INVALID_ARGUMENT,
+            "input %d ('%s'): value of %s %s given, the model takes %s %s", i, v->name,
+            vkml_dtype_name(t->dtype), graph_shape_string(t->rank, t->dims, got, sizeof(got)),
+            vkml_dtype_name(v->dtype), graph_shape_string(v->rank, v->dims, want, sizeof(want)));
     if (!vkml_tensor_bytes(t->dtype, t->rank, t->dims, &bytes) || t->size < bytes)
         return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT, "input %d ('%s'): too few bytes", i,
                          v->name);
@@ -353,8 +352,8 @@ static vkml_status lower_sequences(plan *p, const op_host_runner *runner, int64_
 {
     if (!lower_seq_needed(p->graph))
         return VKML_OK;
-    vkml_status st = lower_seq(p->graph, p->values, symbolic_value, runner, p->arena, &p->lowered,
-                               err);
+    vkml_status st =
+        lower_seq(p->graph, p->values, symbolic_value, runner, p->arena, &p->lowered, err);
     if (st != VKML_OK)
         return st;
     graph_value *values = graph_values_clone(p->lowered);
@@ -442,7 +441,8 @@ vkml_status plan_create(const graph *g, const plan_target *target, int64_t symbo
         goto fail;
     mark_io_and_aliases(p);
     p->profile = target->profile;
-    if ((st = share_transfers(p, err)) != VKML_OK || (st = create_device_sessions(p, err)) != VKML_OK)
+    if ((st = share_transfers(p, err)) != VKML_OK ||
+        (st = create_device_sessions(p, err)) != VKML_OK)
         goto fail;
     free(folded);
     *out = p;
@@ -485,7 +485,8 @@ vkml_status plan_submit_chunk(plan *p, int c, device_event *done, vkml_error *er
         int v = chunk->transfers[t];
         size_t bytes = 0;
         vkml_tensor_bytes(p->values[v].dtype, p->values[v].rank, p->values[v].dims, &bytes);
-        void *dst = plan_value_ptr(p, chunk->slot, v), *src = plan_value_ptr(p, p->value_home[v], v);
+        void *dst = plan_value_ptr(p, chunk->slot, v),
+             *src = plan_value_ptr(p, p->value_home[v], v);
         if (dst != src) /* else one shared host allocation: nothing to copy */
             memcpy(dst, src, bytes);
     }

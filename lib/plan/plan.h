@@ -37,10 +37,10 @@ typedef struct plan_target {
     device *host;
     const op_host_runner *runner; /* the host's single-node kernels: folding, the tail */
     const log_sink *log;          /* the session's: chunks log there on any thread */
-    uint64_t budget; /* bytes per GPU; 0: each device's own memory_budget */
-    bool no_fuse;    /* keep elementwise groups as their nodes (passes/fuse_eltwise.h) */
-    bool profile;    /* time every node (plan_node_times) */
-    bool fast_math;  /* precision fp32-fast: float32 products may round to float16 inside */
+    uint64_t budget;              /* bytes per GPU; 0: each device's own memory_budget */
+    bool no_fuse;      /* keep elementwise groups as their nodes (passes/fuse_eltwise.h) */
+    bool profile;      /* time every node (plan_node_times) */
+    bool fast_math;    /* precision fp32-fast: float32 products may round to float16 inside */
     bool runs_overlap; /* several runs in flight (vkml_session_params.runs_in_flight > 1) */
 } plan_target;
 
@@ -49,54 +49,54 @@ typedef struct plan_chunk {
     int local_index; /* chunk index within its device session */
     int *nodes;
     int n_nodes;
-    int *preds;      /* chunks that must finish first */
+    int *preds; /* chunks that must finish first */
     int n_preds;
-    int *transfers;  /* values copied in from their home device before the chunk runs */
+    int *transfers; /* values copied in from their home device before the chunk runs */
     int n_transfers;
 } plan_chunk;
 
 typedef struct plan_device {
     device *dev;
-    int index;                  /* public device index (VKML_DEVICE_CPU for the CPU) */
+    int index;                          /* public device index (VKML_DEVICE_CPU for the CPU) */
     int n_nodes, first_node, last_node; /* nodes placed here (first/last -1 when none) */
-    uint64_t weight_bytes;      /* constants held here (placement's estimate) */
-    uint64_t peak_bytes;        /* peak of live inputs, intermediates and copies here */
-    device_value_plan *value_plans; /* one per value */
+    uint64_t weight_bytes;              /* constants held here (placement's estimate) */
+    uint64_t peak_bytes;                /* peak of live inputs, intermediates and copies here */
+    device_value_plan *value_plans;     /* one per value */
     device_chunk_desc *chunk_descs;
     int n_chunks;
-    uint8_t *chunk_before;      /* device_session_desc.chunk_before, or NULL */
+    uint8_t *chunk_before; /* device_session_desc.chunk_before, or NULL */
     device_session *session;
-    device_memory_use memory;   /* the session's memory plan of intermediates */
+    device_memory_use memory; /* the session's memory plan of intermediates */
 } plan_device;
 
 typedef struct plan {
-    vkml_arena *arena;         /* every array below, and folded constant data */
-    const graph *graph;        /* the model's, or `lowered` */
-    graph *lowered;            /* the plan's own graph when the model has sequence ops
-                                  (passes/lower_seq.h), else NULL */
-    graph *fused;              /* the plan's own graph when elementwise groups were fused
-                                  (passes/fuse_eltwise.h), else NULL */
-    graph_value *values;       /* session copy of the values: shapes bound, constants folded */
-    int *node_slot;            /* per node: device slot, -1 when folded into a constant,
-                                  PLAN_SLOT_TAIL in the dynamic tail */
-    int *value_home;           /* per value: slot of its producer; -1 inputs and constants */
+    vkml_arena *arena;   /* every array below, and folded constant data */
+    const graph *graph;  /* the model's, or `lowered` */
+    graph *lowered;      /* the plan's own graph when the model has sequence ops
+                            (passes/lower_seq.h), else NULL */
+    graph *fused;        /* the plan's own graph when elementwise groups were fused
+                            (passes/fuse_eltwise.h), else NULL */
+    graph_value *values; /* session copy of the values: shapes bound, constants folded */
+    int *node_slot;      /* per node: device slot, -1 when folded into a constant,
+                            PLAN_SLOT_TAIL in the dynamic tail */
+    int *value_home;     /* per value: slot of its producer; -1 inputs and constants */
     plan_device devices[PLAN_MAX_DEVICES];
     int n_devices;
     plan_chunk *chunks;
     int n_chunks;
-    struct plan_tail *tail;    /* nodes of run-time shapes (plan/tail.h), or NULL */
-    void **shared_host;        /* per value: the host allocation its producer and readers on
-                                  other devices share (device_value_plan.shared_host), or
-                                  NULL (the value is copied by the host, or stays home) */
-    uint64_t wait_spin_ns;     /* host waits poll this long before they sleep (or
-                                  DEVICE_SPIN_DEFAULT) */
-    bool profile;              /* device sessions time their nodes (plan_node_times) */
+    struct plan_tail *tail; /* nodes of run-time shapes (plan/tail.h), or NULL */
+    void **shared_host;     /* per value: the host allocation its producer and readers on
+                               other devices share (device_value_plan.shared_host), or
+                               NULL (the value is copied by the host, or stays home) */
+    uint64_t wait_spin_ns;  /* host waits poll this long before they sleep (or
+                               DEVICE_SPIN_DEFAULT) */
+    bool profile;           /* device sessions time their nodes (plan_node_times) */
     /* Host waits for a device event (a GPU chunk's completion) in this plan's runs so far;
      * tests read it to check that same-device chunk boundaries never wait on the host.
      * Relaxed: a tally that orders nothing. */
     atomic_long host_waits;
-    bool fast_math; /* plan_target.fast_math, for the device sessions */
-    bool runs_overlap; /* plan_target.runs_overlap, for the device sessions */
+    bool fast_math;      /* plan_target.fast_math, for the device sessions */
+    bool runs_overlap;   /* plan_target.runs_overlap, for the device sessions */
     const log_sink *log; /* plan_target.log */
 } plan;
 

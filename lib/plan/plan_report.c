@@ -155,9 +155,8 @@ vkml_status vkml_session_profile(vkml_session *s, vkml_node_time *out, size_t ca
             const graph_node *node = &p->graph->nodes[i];
             if (k >= cap)
                 continue;
-            const char *detail = node->epilogue && node->epilogue->absorbed
-                                     ? node->epilogue->absorbed
-                                     : "";
+            const char *detail =
+                node->epilogue && node->epilogue->absorbed ? node->epilogue->absorbed : "";
             if (node->op && node->op->id == OP_ID_FusedElementwise)
                 detail = ((const fused_params *)node->params)->summary;
             out[k] = (vkml_node_time){.name = node_name(p->graph, i),

@@ -1,10 +1,10 @@
 /* vkml_session: a model planned on a device, run with host tensors. */
+#include "plan/session.h"
 #include "onnx/model.h"
+#include "passes/fuse.h"
+#include "passes/precision.h"
 #include "plan/context.h"
 #include "plan/plan.h"
-#include "passes/precision.h"
-#include "passes/fuse.h"
-#include "plan/session.h"
 #include "plan/session_preprocess.h"
 #include "plan/tail.h"
 #include "sched/sched.h"
@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
 
 static vkml_status submit_chunk_task(void *ctx, int chunk, uint64_t *done, vkml_error *err)
 {
@@ -147,7 +146,7 @@ static plan_target replica_target(const vkml_session *s, int l)
  * on failure the session is unchanged. */
 
 vkml_status session_plan_for(vkml_session *s, const vkml_tensor_info *shapes,
-                                    const vkml_tensor *values, vkml_error *err)
+                             const vkml_tensor *values, vkml_error *err)
 {
     const graph *g = s->graph;
     session_shaped sh = {0};
@@ -307,16 +306,15 @@ static vkml_status session_use_precision(vkml_session *s, vkml_precision precisi
     if (precision == VKML_PRECISION_FP32 || precision == VKML_PRECISION_FP32_FAST)
         return VKML_OK;
     if (precision != VKML_PRECISION_FP16)
-        return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT, "unknown precision %d",
-                         (int)precision);
+        return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT, "unknown precision %d", (int)precision);
     const graph *g = s->model->graph;
     s->host_half = calloc((size_t)(g->n_inputs + g->n_outputs) + 1, sizeof(bool));
     if (!s->host_half)
         return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory creating a session");
     precision_device dev = {.runs = first_device_runs, .ctx = &s->target};
-    vkml_status st = precision_fp16_graph(g, &dev, s->target.runner, s->symbolic,
-                                          host_boundary ? s->host_half : NULL, &s->own_graph,
-                                          NULL, err);
+    vkml_status st =
+        precision_fp16_graph(g, &dev, s->target.runner, s->symbolic,
+                             host_boundary ? s->host_half : NULL, &s->own_graph, NULL, err);
     if (st != VKML_OK)
         return st;
     s->graph = s->own_graph;
@@ -401,8 +399,8 @@ static vkml_status session_create(vkml_context *ctx, vkml_model *model,
     int lanes = params && params->runs_in_flight > 0 ? params->runs_in_flight : 1;
     if (lanes > VKML_MAX_RUNS_IN_FLIGHT) {
         vkml_session_destroy(&s);
-        return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT, "%d runs in flight (at most %d)",
-                         lanes, VKML_MAX_RUNS_IN_FLIGHT);
+        return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT, "%d runs in flight (at most %d)", lanes,
+                         VKML_MAX_RUNS_IN_FLIGHT);
     }
     /* data parallel: the same number of lanes on every GPU of the set */
     int replicas = params && params->data_parallel && target.n_devices > 1 ? target.n_devices : 1;
@@ -597,7 +595,8 @@ static void copy_run(void *dst, const void *src, size_t bytes, run_copy how)
 {
     copy_job j = {.dst = dst, .src = src, .bytes = bytes, .how = how};
     /* a byte counts as a flop: below sched_parallel_for's threshold one thread copies */
-    sched_parallel_for((int64_t)((bytes + COPY_BLOCK - 1) / COPY_BLOCK), COPY_BLOCK, copy_blocks, &j);
+    sched_parallel_for((int64_t)((bytes + COPY_BLOCK - 1) / COPY_BLOCK), COPY_BLOCK, copy_blocks,
+                       &j);
 }
 
 vkml_status session_copy_inputs(vkml_session *s, session_lane *l, const vkml_tensor *inputs,
@@ -669,7 +668,7 @@ static vkml_status copy_outputs(vkml_session *s, session_lane *l, const vkml_ten
         }
         copy_run(outputs[i].data, src, bytes,
                  s->host_half && s->host_half[s->n_inputs + i] ? RUN_COPY_FROM_HALF
-                                                                : RUN_COPY_BYTES);
+                                                               : RUN_COPY_BYTES);
         if (val->dtype == VKML_DTYPE_STRING && (st = own_strings(l, &outputs[i], bytes, err)))
             return st;
     }
@@ -706,9 +705,9 @@ vkml_status session_replan_for_values(vkml_session *s, const vkml_tensor *inputs
     return st;
 }
 
-vkml_status session_check_counts(const vkml_session *s, const vkml_tensor *inputs,
-                                 size_t n_inputs, const vkml_tensor *outputs, size_t n_outputs,
-                                 const char *call, vkml_error *err)
+vkml_status session_check_counts(const vkml_session *s, const vkml_tensor *inputs, size_t n_inputs,
+                                 const vkml_tensor *outputs, size_t n_outputs, const char *call,
+                                 vkml_error *err)
 {
     if (!s || (n_inputs && !inputs) || (n_outputs && !outputs))
         return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT, "%s: NULL argument", call);

@@ -31,15 +31,15 @@ typedef struct session_lane {
     sched_graph *sched;
     vkml_arena *out_strings; /* the strings of this lane's last run's string outputs */
     /* Under the session's mu: */
-    bool busy;               /* a run holds the lane (inputs copied in, not yet reported) */
-    struct vkml_run *job;    /* a submitted run for the lane thread to execute */
+    bool busy;            /* a run holds the lane (inputs copied in, not yet reported) */
+    struct vkml_run *job; /* a submitted run for the lane thread to execute */
     pthread_t thread;
     bool has_thread;
 } session_lane;
 
 struct vkml_session {
     vkml_context *ctx;
-    log_sink log; /* the context's sink, with vkml_session_params.log_user */
+    log_sink log;       /* the context's sink, with vkml_session_params.log_user */
     vkml_model *model;  /* a reference */
     const graph *graph; /* what the session plans: the model's, `own_graph` or `pre_graph` */
     graph *own_graph;   /* the session's float16 graph (passes/precision.h), or NULL */
@@ -56,7 +56,7 @@ struct vkml_session {
      * l % n_replicas of target alone (replica_target), else 1 */
     int n_replicas;
     int64_t symbolic;
-    uint64_t wait_spin_ns; /* vkml_session_params.wait_spin_us in ns, or DEVICE_SPIN_DEFAULT */
+    uint64_t wait_spin_ns;    /* vkml_session_params.wait_spin_us in ns, or DEVICE_SPIN_DEFAULT */
     vkml_tensor_info *shapes; /* the input shapes planned for (NULL: the model's) */
     vkml_tensor *fixed;       /* per input: the value planned for (data NULL: none) */
     plan *plan;               /* lane 0's: what the plan queries and tools read */
@@ -65,11 +65,11 @@ struct vkml_session {
     session_lane *lanes;
     int n_lanes;
     pthread_mutex_t mu;
-    pthread_cond_t cv;     /* a lane freed, a run reported, a job posted, quit */
-    bool sync_ready;       /* mu and cv initialised */
-    uint64_t submitted;    /* runs begun (their sequence numbers are 0 .. submitted-1) */
-    uint64_t reported;     /* runs reported, in order */
-    bool quit;             /* lane threads exit */
+    pthread_cond_t cv;  /* a lane freed, a run reported, a job posted, quit */
+    bool sync_ready;    /* mu and cv initialised */
+    uint64_t submitted; /* runs begun (their sequence numbers are 0 .. submitted-1) */
+    uint64_t reported;  /* runs reported, in order */
+    bool quit;          /* lane threads exit */
 };
 
 /* session_run.c */
@@ -91,11 +91,10 @@ void session_run_discard(struct vkml_run *run);
 /* session.c */
 vkml_status session_plan_for(vkml_session *s, const vkml_tensor_info *shapes,
                              const vkml_tensor *values, vkml_error *err);
-vkml_status session_replan_for_values(vkml_session *s, const vkml_tensor *inputs,
-                                      vkml_error *err);
-vkml_status session_check_counts(const vkml_session *s, const vkml_tensor *inputs,
-                                 size_t n_inputs, const vkml_tensor *outputs, size_t n_outputs,
-                                 const char *call, vkml_error *err);
+vkml_status session_replan_for_values(vkml_session *s, const vkml_tensor *inputs, vkml_error *err);
+vkml_status session_check_counts(const vkml_session *s, const vkml_tensor *inputs, size_t n_inputs,
+                                 const vkml_tensor *outputs, size_t n_outputs, const char *call,
+                                 vkml_error *err);
 vkml_status session_copy_inputs(vkml_session *s, session_lane *l, const vkml_tensor *inputs,
                                 vkml_error *err);
 /* The lane's scheduled chunks, its dynamic tail, then the outputs into `outputs`. */

@@ -6,14 +6,14 @@
 #include <string.h>
 
 struct vkml_run {
-    vkml_session *s;      /* until the run is reported */
+    vkml_session *s; /* until the run is reported */
     session_lane *lane;
     uint64_t seq;
     vkml_tensor *inputs;  /* a copy of the caller's array (the data stays the caller's) */
     vkml_tensor *outputs; /* the caller's array */
     vkml_run_callback callback;
     void *user;
-    bool detached;        /* no vkml_run_wait: freed once reported */
+    bool detached; /* no vkml_run_wait: freed once reported */
     vkml_status status;
     vkml_error err;
     pthread_mutex_t mu;
@@ -207,8 +207,8 @@ static vkml_status start_lane(vkml_session *s, session_lane *lane, vkml_error *e
 static vkml_status session_run(vkml_session *s, const vkml_tensor *inputs, size_t n_inputs,
                                vkml_tensor *outputs, size_t n_outputs, vkml_error *err)
 {
-    vkml_status st = session_check_counts(s, inputs, n_inputs, outputs, n_outputs,
-                                          "vkml_session_run", err);
+    vkml_status st =
+        session_check_counts(s, inputs, n_inputs, outputs, n_outputs, "vkml_session_run", err);
     if (st == VKML_OK)
         st = session_replan_for_values(s, inputs, err);
     if (st != VKML_OK)
@@ -238,8 +238,8 @@ static vkml_status session_submit(vkml_session *s, const vkml_tensor *inputs, si
 {
     if (out)
         *out = NULL;
-    vkml_status st = session_check_counts(s, inputs, n_inputs, outputs, n_outputs,
-                                          "vkml_session_submit", err);
+    vkml_status st =
+        session_check_counts(s, inputs, n_inputs, outputs, n_outputs, "vkml_session_submit", err);
     if (st == VKML_OK)
         st = session_replan_for_values(s, inputs, err);
     if (st != VKML_OK)
@@ -276,9 +276,8 @@ static vkml_status session_submit(vkml_session *s, const vkml_tensor *inputs, si
 }
 
 vkml_status vkml_session_submit(vkml_session *s, const vkml_tensor *inputs, size_t n_inputs,
-                                vkml_tensor *outputs, size_t n_outputs,
-                                vkml_run_callback callback, void *user, vkml_run **out,
-                                vkml_error *err)
+                                vkml_tensor *outputs, size_t n_outputs, vkml_run_callback callback,
+                                void *user, vkml_run **out, vkml_error *err)
 {
     const log_sink *outer = log_scope_enter(s ? &s->log : NULL);
     vkml_status st =

@@ -7,9 +7,9 @@
 struct plan_tail {
     const graph *graph;
     const op_host_runner *runner; /* runs its nodes on the host */
-    bool *node_in; /* per node */
-    bool *reads;   /* per value: read by the tail, made by the planned part */
-    int *nodes;    /* tail nodes, in order */
+    bool *node_in;                /* per node */
+    bool *reads;                  /* per value: read by the tail, made by the planned part */
+    int *nodes;                   /* tail nodes, in order */
     int n_nodes;
     graph_value *values; /* shapes of this run (a copy of the plan's values) */
     void **bufs;         /* per value the tail makes: its bytes (owned) */

@@ -9,7 +9,6 @@
  * Concurrency: sched_parallel_for may be called from any thread, also from a pool worker.
  */
 #include "sched/sched.h"
-#include "sched/sched.h"
 
 #include <sched.h>
 #include <stdatomic.h>

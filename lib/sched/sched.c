@@ -11,11 +11,11 @@ typedef struct sched_task {
     int n_preds;
     int n_succ;
     int *succ;
-    int stream;        /* -1: completes on submit */
-    bool needs_wait;   /* a successor on another stream, or none: the host waits for it */
-    uint64_t done;     /* this run's completion value (0: complete or not submitted); written
-                          by its submitter before it releases anything, read by the threads
-                          that the release hands it to */
+    int stream;      /* -1: completes on submit */
+    bool needs_wait; /* a successor on another stream, or none: the host waits for it */
+    uint64_t done;   /* this run's completion value (0: complete or not submitted); written
+                        by its submitter before it releases anything, read by the threads
+                        that the release hands it to */
     struct sched_graph *graph; /* back pointer: the pool job's argument is the task */
     int index;
 } sched_task;
@@ -33,7 +33,7 @@ struct sched_graph {
     atomic_int failed;                 /* 1 once a task failed: later tasks are skipped */
     vkml_status first_status;          /* written only by the thread that set failed */
     vkml_error first_error;
-    sem_t done;                        /* posted by the thread retiring the last task */
+    sem_t done; /* posted by the thread retiring the last task */
 };
 
 /* Tasks on one stream >= 0: the successor may be submitted behind its predecessor. */
@@ -119,8 +119,8 @@ static void record_failure(sched_graph *g, vkml_status st, const vkml_error *loc
     int expected = 0;
     /* Only the first failing task records its error; the caller reads it after the
      * done semaphore, which orders it (sem_post/sem_wait synchronise memory). */
-    if (atomic_compare_exchange_strong_explicit(&g->failed, &expected, 1,
-                                                memory_order_acq_rel, memory_order_relaxed)) {
+    if (atomic_compare_exchange_strong_explicit(&g->failed, &expected, 1, memory_order_acq_rel,
+                                                memory_order_relaxed)) {
         g->first_status = st;
         g->first_error = *local;
     }

@@ -49,8 +49,7 @@ static bool pool_push(sched_job_fn fn, void *arg)
             /* Relaxed: the CAS only claims the position; the slot's contents are
              * published by the release store below. */
             if (atomic_compare_exchange_weak_explicit(&pool.push_pos, &pos, pos + 1,
-                                                      memory_order_relaxed,
-                                                      memory_order_relaxed))
+                                                      memory_order_relaxed, memory_order_relaxed))
                 break;
         } else if (diff < 0) {
             return false; /* full */
@@ -76,8 +75,7 @@ static bool pool_pop(sched_job_fn *fn, void **arg)
         intptr_t diff = (intptr_t)seq - (intptr_t)(pos + 1);
         if (diff == 0) {
             if (atomic_compare_exchange_weak_explicit(&pool.pop_pos, &pos, pos + 1,
-                                                      memory_order_relaxed,
-                                                      memory_order_relaxed))
+                                                      memory_order_relaxed, memory_order_relaxed))
                 break;
         } else if (diff < 0) {
             return false; /* empty, or the job at pos is not published yet */

@@ -13,13 +13,16 @@ VKML_GPU_SUPPORTS_DECL(gpu_convtranspose_supports)
     if (convtranspose_resolve(values, node, &g, &err) != VKML_OK)
         return vk_parse_failed(&err, why, why_size);
     if (g.spatial > CONVT_GPU_SPATIAL)
-        return vk_unsupported(why, why_size, "ConvTranspose with %d spatial dims: the Vulkan "
-                              "kernel takes 1 to 3", g.spatial);
+        return vk_unsupported(why, why_size,
+                              "ConvTranspose with %d spatial dims: the Vulkan "
+                              "kernel takes 1 to 3",
+                              g.spatial);
     for (int d = 0; d < g.spatial; d++)
         if (g.pad_begin[d] > CONVT_GPU_MAX_EXTENT || g.pad_begin[d] < -CONVT_GPU_MAX_EXTENT ||
             g.kernel[d] * g.dilations[d] > CONVT_GPU_MAX_EXTENT ||
             g.in[d] * g.strides[d] > CONVT_GPU_MAX_EXTENT)
-            return vk_unsupported(why, why_size, "ConvTranspose: pads, strides or dilations "
+            return vk_unsupported(why, why_size,
+                                  "ConvTranspose: pads, strides or dilations "
                                   "beyond the kernel's 32-bit arithmetic");
     return vk_check_tensors(values, node, caps, true, why, why_size);
 }
@@ -53,6 +56,6 @@ VKML_GPU_DECL(gpu_convtranspose)
     int w = node->inputs[1];
     /* Without bias, binding 2 gets W: never read, but every binding needs a buffer. */
     int bind[] = {node->inputs[0], w, g.has_bias ? node->inputs[2] : w, node->outputs[0]};
-    return vk_rec_kernel_1d(rec, VK_KERNEL_CONVTRANSPOSE, values[node->inputs[0]].dtype, bind,
-                            &pc, sizeof(pc), count, err);
+    return vk_rec_kernel_1d(rec, VK_KERNEL_CONVTRANSPOSE, values[node->inputs[0]].dtype, bind, &pc,
+                            sizeof(pc), count, err);
 }

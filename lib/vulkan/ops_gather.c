@@ -43,7 +43,8 @@ VKML_GPU_SUPPORTS_DECL(gpu_index_supports)
     if (ix_describe(values, node, &d, &err))
         return vk_parse_failed(&err, why, why_size);
     if (!rows_flat(&d) && !rows_3d(&d))
-        return vk_unsupported(why, why_size, "%s: index rows the kernel does not take", node->op_type);
+        return vk_unsupported(why, why_size, "%s: index rows the kernel does not take",
+                              node->op_type);
     if (d.k > VKML_INDEX_MAX_K)
         return vk_unsupported(why, why_size, "%s: index tuples of %d, over %d", node->op_type, d.k,
                               VKML_INDEX_MAX_K);
@@ -83,8 +84,8 @@ static vkml_status copy_data(gpu_recorder *rec, const graph_value *values, int i
     vkml_tensor_bytes(values[out].dtype, values[out].rank, values[out].dims, &bytes);
     copy_push pc = {.count = (uint32_t)((bytes + 3) / 4)};
     int bind[] = {in, out};
-    return vk_rec_kernel_1d(rec, VK_KERNEL_COPY, VKML_DTYPE_UINT32, bind, &pc, sizeof(pc),
-                            pc.count, err);
+    return vk_rec_kernel_1d(rec, VK_KERNEL_COPY, VKML_DTYPE_UINT32, bind, &pc, sizeof(pc), pc.count,
+                            err);
 }
 
 VKML_GPU_DECL(gpu_index_op)

@@ -150,9 +150,9 @@ static const struct taps_tile {
     {64, 64, VK_KERNEL_CONV_COOP_TAPS_64X64, VK_KERNEL_CONV_COOP_TAPS_SPLITK_64X64},
 };
 
-bool vk_conv_pick_taps(const struct gpu_caps *caps, vkml_dtype dtype, bool fast_math,
-                       int64_t m, int64_t n, int64_t k, int64_t z, int64_t group_in,
-                       vk_kernel_id *kernel, uint32_t groups[3], vk_gemm_split *split)
+bool vk_conv_pick_taps(const struct gpu_caps *caps, vkml_dtype dtype, bool fast_math, int64_t m,
+                       int64_t n, int64_t k, int64_t z, int64_t group_in, vk_kernel_id *kernel,
+                       uint32_t groups[3], vk_gemm_split *split)
 {
     /* VKML_NO_CONV_TAPS=1: the other conv kernels (A/B runs); read where sessions plan */
     const char *env = getenv("VKML_NO_CONV_TAPS");
@@ -192,7 +192,8 @@ bool vk_conv_pick_taps(const struct gpu_caps *caps, vkml_dtype dtype, bool fast_
     k_slice = (k_slice + VK_CONV_TAPS_BK - 1) / VK_CONV_TAPS_BK * VK_CONV_TAPS_BK;
     splits = (k + k_slice - 1) / k_slice;
     int64_t sum_x = vk_splitk_sum_x(n);
-    if (splits < 2 || (uint64_t)(splits * z) * (uint64_t)m * (uint64_t)n * 4 > VK_SPLITK_MAX_BYTES ||
+    if (splits < 2 ||
+        (uint64_t)(splits * z) * (uint64_t)m * (uint64_t)n * 4 > VK_SPLITK_MAX_BYTES ||
         splits * z > caps->max_workgroup_count[2] || sum_x > caps->max_workgroup_count[0] ||
         m > caps->max_workgroup_count[1])
         return vk_kernel_variant(*kernel, (int)dtype) >= 0;

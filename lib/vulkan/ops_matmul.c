@@ -1,8 +1,8 @@
 /* Vulkan lowerings of MatMul and Gemm: float32 and float16 on GPUs run gemm_tiled.comp, others
  * matmul.comp, CPU implementations matmul_direct.comp; all take element strides (Gemm's
  * transposes), broadcast batch strides (MatMul) and the fused epilogue. */
-#include "ops/matmul.h"
 #include "vulkan/ops_matmul.h"
+#include "ops/matmul.h"
 
 static void matmul_groups(int64_t m, int64_t n, int64_t batch, uint32_t groups[3])
 {
@@ -71,8 +71,8 @@ vkml_status vk_rec_matmul(gpu_recorder *rec, const matmul_push *pc, vkml_dtype d
     bool floats = dtype == VKML_DTYPE_FLOAT || dtype == VKML_DTYPE_FLOAT16;
     /* split-K's first pass on the coop kernel: when a test forces the coop kernel, or by
      * shape for the products gemm_coop.comp takes (they always run split: vk_gemm_pick_split) */
-    bool coop = floats && vk_gemm_coop_takes(caps, dtype, vk_rec_fast_math(rec)) &&
-                caps->coop_force > 0;
+    bool coop =
+        floats && vk_gemm_coop_takes(caps, dtype, vk_rec_fast_math(rec)) && caps->coop_force > 0;
     if (floats && caps->coop_force == 0 && caps->splitk_force == 0 &&
         vk_gemm_pick_coop(caps, false, dtype, vk_rec_fast_math(rec), pc->m, pc->n, pc->k, batch,
                           &tiled, groups))
@@ -114,8 +114,10 @@ VKML_GPU_SUPPORTS_DECL(gpu_matmul_supports)
     if (matmul_params_parse(values, node, &p, &err) != VKML_OK)
         return vk_parse_failed(&err, why, why_size);
     if (caps->max_bindings < VK_MAX_BINDINGS)
-        return vk_unsupported(why, why_size, "MatMul: the kernels bind %d buffers, the device "
-                              "allows %u", VK_MAX_BINDINGS, caps->max_bindings);
+        return vk_unsupported(why, why_size,
+                              "MatMul: the kernels bind %d buffers, the device "
+                              "allows %u",
+                              VK_MAX_BINDINGS, caps->max_bindings);
     if (p.batch_rank > MATMUL_MAX_BATCH_RANK)
         return vk_unsupported(why, why_size,
                               "MatMul with %d batch dims: the Vulkan kernel "
@@ -124,7 +126,8 @@ VKML_GPU_SUPPORTS_DECL(gpu_matmul_supports)
     if (!groups_fit(caps, p.m, p.n, p.batch_count, why, why_size))
         return false;
     if (node->epilogue && node->epilogue->bias >= 0 && values[node->inputs[1]].rank < 2)
-        return vk_unsupported(why, why_size, "MatMul with a fused bias and a 1-D B: the "
+        return vk_unsupported(why, why_size,
+                              "MatMul with a fused bias and a 1-D B: the "
                               "kernels add the bias along B's columns");
     return vk_check_tensors(values, node, caps, true, why, why_size);
 }
@@ -136,8 +139,10 @@ VKML_GPU_SUPPORTS_DECL(gpu_gemm_supports)
     if (gemm_params_parse(values, node, &p, &err) != VKML_OK)
         return vk_parse_failed(&err, why, why_size);
     if (caps->max_bindings < VK_MAX_BINDINGS)
-        return vk_unsupported(why, why_size, "Gemm: the kernels bind %d buffers, the device "
-                              "allows %u", VK_MAX_BINDINGS, caps->max_bindings);
+        return vk_unsupported(why, why_size,
+                              "Gemm: the kernels bind %d buffers, the device "
+                              "allows %u",
+                              VK_MAX_BINDINGS, caps->max_bindings);
     if (!groups_fit(caps, p.m, p.n, 1, why, why_size))
         return false;
     bool is_int = !(DT_FLOATS & (1u << node_dtype(values, node)));
@@ -187,8 +192,8 @@ VKML_GPU_DECL(gpu_matmul)
         .epi = vk_epilogue_of(node),
     };
     /* A fused bias is C broadcast along the rows: Y = A B + 1 * C[col]. */
-    int bias = node->epilogue && node->epilogue->bias >= 0 ? node->inputs[node->epilogue->bias]
-                                                           : -1;
+    int bias =
+        node->epilogue && node->epilogue->bias >= 0 ? node->inputs[node->epilogue->bias] : -1;
     if (bias >= 0) {
         pc.has_c = 1;
         pc.beta = 1.0f;
@@ -209,9 +214,8 @@ VKML_GPU_DECL(gpu_matmul)
             pc.b_batch_strides[d] = vk_u32(p.b_batch_strides[d]);
         }
     }
-    return vk_rec_matmul(rec, &pc, node_dtype(values, node), node->inputs[0], node->inputs[1],
-                         bias, vk_epilogue_binding(node, -1), node->outputs[0], batch_count,
-                         err);
+    return vk_rec_matmul(rec, &pc, node_dtype(values, node), node->inputs[0], node->inputs[1], bias,
+                         vk_epilogue_binding(node, -1), node->outputs[0], batch_count, err);
 }
 
 VKML_GPU_DECL(gpu_gemm)

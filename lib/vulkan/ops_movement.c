@@ -1,8 +1,8 @@
 /* Vulkan lowering of the movement steps (ops/movement.h): one dispatch per step of the
  * strided, mapped or band kernel (shaders/movement.comp), its variant chosen by element
  * size, so every dtype of the same size shares one SPIR-V. */
-#include "ops/movement.h"
 #include "vulkan/ops_movement.h"
+#include "ops/movement.h"
 
 #include <string.h>
 
@@ -54,7 +54,9 @@ static bool mapped_fits(const mv_step *s)
 static bool scalars_constant(const graph_value *values, const graph_node *node, char *why,
                              size_t why_size)
 {
-    int i = node->op->id == OP_ID_Pad && node->opset >= 11 ? 2 : node->op->id == OP_ID_Trilu ? 1 : -1;
+    int i = node->op->id == OP_ID_Pad && node->opset >= 11 ? 2
+            : node->op->id == OP_ID_Trilu                  ? 1
+                                                           : -1;
     if (i < 0 || i >= node->n_inputs || node->inputs[i] < 0 || values[node->inputs[i]].data)
         return true;
     return vk_unsupported(why, why_size, "%s: input %d '%s' is not a constant", node->op_type, i,
@@ -195,7 +197,7 @@ VKML_GPU_DECL(gpu_movement)
         vkml_status st = mv_describe(values, node, NULL, k, &s, err);
         int dst = node->outputs[s.dst];
         if (st || (dst >= 0 && (st = vk_rec_move_step(rec, &s, node->inputs[s.src], dst,
-                                                       vkml_dtype_size(values[dst].dtype), err))))
+                                                      vkml_dtype_size(values[dst].dtype), err))))
             return st;
     }
     return VKML_OK;

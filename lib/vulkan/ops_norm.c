@@ -35,8 +35,8 @@ VKML_GPU_SUPPORTS_DECL(gpu_norm_supports)
 }
 
 /* LayerNormalization's optional outputs: mean and 1 / sqrt(var + epsilon) per line. */
-static vkml_status record_stats(gpu_recorder *rec,
-                                const graph_node *node, const norm_geom *g, vkml_error *err)
+static vkml_status record_stats(gpu_recorder *rec, const graph_node *node, const norm_geom *g,
+                                vkml_error *err)
 {
     reduce_push pc = {.epsilon = g->epsilon};
     VK_SET_REDUCE_VIEW(&pc, &g->view);
@@ -132,7 +132,8 @@ VKML_GPU_DECL(gpu_batchnorm)
         normalize[2] = out[2];
         if ((st = vk_rec_lines(rec, VK_KERNEL_REDUCE_MEAN, t, &view, mean_bind, &rp, sizeof(rp),
                                err)) ||
-            (st = vk_rec_lines(rec, VK_KERNEL_REDUCE_VAR, t, &view, var_bind, &rp, sizeof(rp), err)))
+            (st =
+                 vk_rec_lines(rec, VK_KERNEL_REDUCE_VAR, t, &view, var_bind, &rp, sizeof(rp), err)))
             return st;
     }
     if ((st = vk_rec_kernel_1d(rec, VK_KERNEL_BATCHNORM_NORMALIZE, t, normalize, &pc, sizeof(pc),

@@ -29,7 +29,8 @@ vkml_status vk_rec_lines(gpu_recorder *rec, vk_kernel_id kernel, vkml_dtype dtyp
         v->count <= VK_REDUCE_SHORT_MAX_COUNT && short_kernel >= 0 &&
         vk_kernel_variant((vk_kernel_id)short_kernel, (int)dtype) >= 0) {
         uint32_t groups[3];
-        uint64_t workgroups = ((uint64_t)v->lines + VK_REDUCE_SHORT_LINES - 1) / VK_REDUCE_SHORT_LINES;
+        uint64_t workgroups =
+            ((uint64_t)v->lines + VK_REDUCE_SHORT_LINES - 1) / VK_REDUCE_SHORT_LINES;
         vk_groups_1d(caps, workgroups * VK_WG_SIZE_1D, groups);
         return vk_rec_kernel(rec, (vk_kernel_id)short_kernel, dtype, bind, push, push_size, groups,
                              err);
@@ -39,13 +40,15 @@ vkml_status vk_rec_lines(gpu_recorder *rec, vk_kernel_id kernel, vkml_dtype dtyp
     /* One workgroup per line: vk_groups_1d counts groups of VK_WG_SIZE_1D threads. */
     uint32_t groups[3];
     vk_groups_1d(caps, (uint64_t)v->lines * VK_WG_SIZE_1D, groups);
-    return vk_rec_kernel(rec, (vk_kernel_id)(kernel + 1), dtype, bind, push, push_size, groups, err);
+    return vk_rec_kernel(rec, (vk_kernel_id)(kernel + 1), dtype, bind, push, push_size, groups,
+                         err);
 }
 
 bool vk_reduce_view_ok(const reduce_view *v, char *why, size_t why_size)
 {
     if (v->lines == 0 || v->count == 0)
-        return vk_unsupported(why, why_size, "empty tensors and empty-set reductions run on the CPU");
+        return vk_unsupported(why, why_size,
+                              "empty tensors and empty-set reductions run on the CPU");
     return true;
 }
 
@@ -85,8 +88,10 @@ VKML_GPU_SUPPORTS_DECL(gpu_topk_supports)
     if (topk_resolve(values, node, &g, &err) != VKML_OK)
         return vk_parse_failed(&err, why, why_size);
     if (g.len > TOPK_GPU_MAX_LEN)
-        return vk_unsupported(why, why_size, "TopK along an axis of %lld: the Vulkan kernel "
-                              "takes at most %d", (long long)g.len, TOPK_GPU_MAX_LEN);
+        return vk_unsupported(why, why_size,
+                              "TopK along an axis of %lld: the Vulkan kernel "
+                              "takes at most %d",
+                              (long long)g.len, TOPK_GPU_MAX_LEN);
     /* dtypes: the registry's mask; Indices int64 by the device's features */
     return vk_check_tensors(values, node, caps, true, why, why_size);
 }

@@ -40,14 +40,17 @@ VKML_GPU_SUPPORTS_DECL(gpu_resize_supports)
     int64_t work = 1;
     for (int d = 0; d < g.rank; d++) {
         if (g.taps[d] > RESIZE_GPU_TAPS)
-            return vk_unsupported(why, why_size, "%s: axis %d needs %d taps (antialiasing scale "
-                                  "%g); the Vulkan kernel takes %d", node->op_type, d,
-                                  g.taps[d], g.scale[d], RESIZE_GPU_TAPS);
+            return vk_unsupported(why, why_size,
+                                  "%s: axis %d needs %d taps (antialiasing scale "
+                                  "%g); the Vulkan kernel takes %d",
+                                  node->op_type, d, g.taps[d], g.scale[d], RESIZE_GPU_TAPS);
         work *= g.taps[d];
     }
     if (work > RESIZE_GPU_WORK)
-        return vk_unsupported(why, why_size, "%s: %lld taps per output element; the Vulkan "
-                              "kernel takes %d", node->op_type, (long long)work, RESIZE_GPU_WORK);
+        return vk_unsupported(why, why_size,
+                              "%s: %lld taps per output element; the Vulkan "
+                              "kernel takes %d",
+                              node->op_type, (long long)work, RESIZE_GPU_WORK);
     return vk_check_tensors(values, node, caps, true, why, why_size);
 }
 
@@ -69,7 +72,9 @@ VKML_GPU_DECL(gpu_resize)
     if (resize_as_strided(p, &g, &copy) && copy.rank <= VKML_MAX_RANK_PUSH)
         return vk_rec_move_step(rec, &copy, node->inputs[0], node->outputs[0],
                                 vkml_dtype_size(values[node->inputs[0]].dtype), err);
-    resize_push pc = {.mode = p->mode, .coord = p->coord, .nearest = p->nearest,
+    resize_push pc = {.mode = p->mode,
+                      .coord = p->coord,
+                      .nearest = p->nearest,
                       .flags = (p->exclude_outside ? 16u : 0u) | (p->antialias ? 32u : 0u),
                       .cubic_a = p->cubic_a,
                       .extrapolation = p->extrapolation};

@@ -27,5 +27,6 @@ VKML_GPU_DECL(gpu_copy)
         return vkml_fail(err, VKML_ERROR_UNSUPPORTED, "'%s' has no concrete size", v->name);
     copy_push pc = {.count = (uint32_t)((bytes + 3) / 4)};
     int bind[] = {in, out};
-    return vk_rec_kernel_1d(rec, VK_KERNEL_COPY, VKML_DTYPE_UINT32, bind, &pc, sizeof(pc), pc.count, err);
+    return vk_rec_kernel_1d(rec, VK_KERNEL_COPY, VKML_DTYPE_UINT32, bind, &pc, sizeof(pc), pc.count,
+                            err);
 }

@@ -21,8 +21,10 @@ static bool check_one(const graph_value *v, const struct gpu_caps *caps, bool an
         return vk_unsupported(why, why_size, "'%s' is %s; the Vulkan kernels take float", v->name,
                               vkml_dtype_name(v->dtype));
     if (v->dtype > 0 && v->dtype < 32 && (DT_SMALL & (1u << v->dtype)))
-        return vk_unsupported(why, why_size, "'%s' is %s; the Vulkan kernels take no float8, "
-                              "float4 or packed integer tensors", v->name, vkml_dtype_name(v->dtype));
+        return vk_unsupported(why, why_size,
+                              "'%s' is %s; the Vulkan kernels take no float8, "
+                              "float4 or packed integer tensors",
+                              v->name, vkml_dtype_name(v->dtype));
     size_t bytes;
     if (!vkml_tensor_bytes(v->dtype, v->rank, v->dims, &bytes))
         return vk_unsupported(why, why_size, "'%s' has no concrete size", v->name);

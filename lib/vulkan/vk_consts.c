@@ -3,8 +3,7 @@
 
 #include <stdlib.h>
 
-vk_const *vk_const_find(vk_device *vd, const void *data, VkDeviceSize size,
-                        vk_const_layout layout)
+vk_const *vk_const_find(vk_device *vd, const void *data, VkDeviceSize size, vk_const_layout layout)
 {
     for (vk_const *c = vd->consts; c; c = c->next)
         if (c->data == data && c->size == size && c->layout == layout) {
@@ -14,8 +13,8 @@ vk_const *vk_const_find(vk_device *vd, const void *data, VkDeviceSize size,
     return NULL;
 }
 
-vkml_status vk_const_add(vk_device *vd, const void *data, VkDeviceSize size,
-                         vk_const_layout layout, vk_const **out, vkml_error *err)
+vkml_status vk_const_add(vk_device *vd, const void *data, VkDeviceSize size, vk_const_layout layout,
+                         vk_const **out, vkml_error *err)
 {
     vk_const *c = calloc(1, sizeof(*c));
     if (!c)

@@ -24,10 +24,9 @@ typedef struct vk_const {
 } vk_const;
 
 /* With consts_lock held: the entry for (data, size, layout), its reference taken, or NULL. */
-vk_const *vk_const_find(vk_device *vd, const void *data, VkDeviceSize size,
-                        vk_const_layout layout);
+vk_const *vk_const_find(vk_device *vd, const void *data, VkDeviceSize size, vk_const_layout layout);
 /* With consts_lock held: a new entry (one reference) with fresh device memory. */
-vkml_status vk_const_add(vk_device *vd, const void *data, VkDeviceSize size,
-                         vk_const_layout layout, vk_const **out, vkml_error *err);
+vkml_status vk_const_add(vk_device *vd, const void *data, VkDeviceSize size, vk_const_layout layout,
+                         vk_const **out, vkml_error *err);
 /* With consts_lock held: drops a reference to the entry of `mem`; frees it at zero. */
 void vk_const_release(vk_device *vd, const vk_mem *mem);

@@ -265,7 +265,8 @@ static void add_device(vk_context *vk, const vkml_context_params *params, VkPhys
     }
     vd->faults = &vk->faults;
     const char *keep = getenv("VKML_KEEP_AFFINITY");
-    vd->keep_affinity = (params && params->keep_thread_affinity) || (keep && strcmp(keep, "1") == 0);
+    vd->keep_affinity =
+        (params && params->keep_thread_affinity) || (keep && strcmp(keep, "1") == 0);
     if (vd->base.info.irq_cpu >= 0)
         VKML_LOGI("Vulkan device '%s': its interrupts go to CPU %d; threads polling it %s",
                   vd->base.info.name, vd->base.info.irq_cpu,

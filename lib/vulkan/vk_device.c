@@ -12,8 +12,8 @@ static bool vk_supports_node(device *dev, const graph_value *values, const graph
         return vk_unsupported(why, why_size, "%s has no Vulkan kernel", node->op_type);
     vkml_dtype type = op_node_type(values, node);
     if (type != VKML_DTYPE_UNDEFINED && !(k->dtypes & (1u << type)))
-        return vk_unsupported(why, why_size, "%s: the Vulkan kernel lacks dtype %s",
-                              node->op_type, vkml_dtype_name(type));
+        return vk_unsupported(why, why_size, "%s: the Vulkan kernel lacks dtype %s", node->op_type,
+                              vkml_dtype_name(type));
     for (int i = 0; i < node->n_inputs + node->n_outputs; i++) {
         int v = i < node->n_inputs ? node->inputs[i] : node->outputs[i - node->n_inputs];
         if (v >= 0 && values[v].dtype == VKML_DTYPE_STRING) /* pointers to host memory */

@@ -50,12 +50,11 @@ static void parse_device_lost(vk_faults *f, const char *env)
         return;
     }
     VKML_LOGW("test hook: VK_ERROR_DEVICE_LOST at %s #%ld on Vulkan device %d",
-              f->lost_at == VK_LOST_AT_SUBMIT ? "submit"
-              : f->lost_at == VK_LOST_AT_RUN  ? "session run submit"
+              f->lost_at == VK_LOST_AT_SUBMIT     ? "submit"
+              : f->lost_at == VK_LOST_AT_RUN      ? "session run submit"
               : f->lost_at == VK_LOST_AT_RUN_WAIT ? "session run wait"
-                                              : "wait",
-              f->lost_nth,
-              f->lost_device);
+                                                  : "wait",
+              f->lost_nth, f->lost_device);
 }
 
 void vk_faults_init(vk_faults *f)

@@ -36,8 +36,8 @@ typedef enum vk_lost_at {
 
 /* Shared by the devices of one context. */
 typedef struct vk_faults {
-    long fail_alloc_at;  /* 0: off */
-    atomic_long allocs;  /* vkAllocateMemory calls so far */
+    long fail_alloc_at; /* 0: off */
+    atomic_long allocs; /* vkAllocateMemory calls so far */
     vk_lost_at lost_at;
     long lost_nth;
     int lost_device;

@@ -40,7 +40,8 @@ GPU_KERNEL(Mod, gpu_eltwise, gpu_eltwise_supports, DT_NUMERIC)
 GPU_KERNEL(Mul, gpu_eltwise, gpu_eltwise_supports, DT_NUMERIC)
 GPU_KERNEL(Neg, gpu_eltwise, gpu_eltwise_supports, DT_FLOATS | DT_SINTS)
 GPU_KERNEL(Pow, gpu_eltwise, gpu_eltwise_supports, DT(FLOAT) | DT(FLOAT16) | DT(INT32) | DT(INT64))
-GPU_KERNEL(PRelu, gpu_eltwise, gpu_eltwise_supports, DT_FLOATS | DT(INT32) | DT(INT64) | DT(UINT32) | DT(UINT64))
+GPU_KERNEL(PRelu, gpu_eltwise, gpu_eltwise_supports,
+           DT_FLOATS | DT(INT32) | DT(INT64) | DT(UINT32) | DT(UINT64))
 GPU_KERNEL(Reciprocal, gpu_eltwise, gpu_eltwise_supports, DT_FLOATS)
 GPU_KERNEL(Relu, gpu_eltwise, gpu_eltwise_supports, DT_FLOATS | DT_SINTS)
 GPU_KERNEL(Round, gpu_eltwise, gpu_eltwise_supports, DT_FLOATS)
@@ -68,8 +69,10 @@ GPU_KERNEL(GlobalMaxPool, gpu_global_pool, gpu_pool_supports, DT_FLOATS)
 GPU_KERNEL(LpPool, gpu_pool, gpu_pool_supports, DT(FLOAT) | DT(FLOAT16))
 GPU_KERNEL(MaxPool, gpu_pool, gpu_pool_supports, DT(FLOAT) | DT(FLOAT16) | DT(INT8) | DT(UINT8))
 /* matrix products */
-GPU_KERNEL(Gemm, gpu_gemm, gpu_gemm_supports, DT_FLOATS | DT(INT32) | DT(UINT32) | DT(INT64) | DT(UINT64))
-GPU_KERNEL(MatMul, gpu_matmul, gpu_matmul_supports, DT_FLOATS | DT(INT32) | DT(UINT32) | DT(INT64) | DT(UINT64))
+GPU_KERNEL(Gemm, gpu_gemm, gpu_gemm_supports,
+           DT_FLOATS | DT(INT32) | DT(UINT32) | DT(INT64) | DT(UINT64))
+GPU_KERNEL(MatMul, gpu_matmul, gpu_matmul_supports,
+           DT_FLOATS | DT(INT32) | DT(UINT32) | DT(INT64) | DT(UINT64))
 /* shape and copies */
 GPU_KERNEL(Flatten, gpu_copy, gpu_copy_supports, DT_ALL)
 GPU_KERNEL(Identity, gpu_copy, gpu_copy_supports, DT_ALL)
@@ -111,7 +114,8 @@ GPU_KERNEL(ReduceMin, gpu_reduce, gpu_reduce_supports, DT_GPU_REDUCE)
 GPU_KERNEL(ReduceProd, gpu_reduce, gpu_reduce_supports, DT_GPU_REDUCE)
 GPU_KERNEL(ReduceSum, gpu_reduce, gpu_reduce_supports, DT_GPU_REDUCE)
 GPU_KERNEL(ReduceSumSquare, gpu_reduce, gpu_reduce_supports, DT_GPU_NORM)
-GPU_KERNEL(TopK, gpu_topk, gpu_topk_supports, DT_FLOATS | DT(INT8) | DT(UINT8) | DT(INT32) | DT(UINT32) | DT(INT64) | DT(UINT64))
+GPU_KERNEL(TopK, gpu_topk, gpu_topk_supports,
+           DT_FLOATS | DT(INT8) | DT(UINT8) | DT(INT32) | DT(UINT32) | DT(INT64) | DT(UINT64))
 GPU_KERNEL(BatchNormalization, gpu_batchnorm, gpu_batchnorm_supports, DT_FLOATS)
 GPU_KERNEL(GroupNormalization, gpu_norm, gpu_norm_supports, DT_GPU_NORM)
 GPU_KERNEL(Hardmax, gpu_norm, gpu_norm_supports, DT_GPU_NORM)
@@ -123,7 +127,8 @@ GPU_KERNEL(MeanVarianceNormalization, gpu_norm, gpu_norm_supports, DT_GPU_NORM)
 GPU_KERNEL(RMSNormalization, gpu_norm, gpu_norm_supports, DT_GPU_NORM)
 GPU_KERNEL(Softmax, gpu_norm, gpu_norm_supports, DT_GPU_NORM)
 
-/* spatial: transposed conv, resize, sampling, detection (vulkan/ops_spatial.c, vulkan/ops_detect.c) */
+/* spatial: transposed conv, resize, sampling, detection (vulkan/ops_spatial.c, vulkan/ops_detect.c)
+ */
 GPU_KERNEL(ConvTranspose, gpu_convtranspose, gpu_convtranspose_supports, DT(FLOAT) | DT(FLOAT16))
 GPU_KERNEL(GridSample, gpu_gridsample, gpu_gridsample_supports, DT(FLOAT) | DT(FLOAT16))
 GPU_KERNEL(Resize, gpu_resize, gpu_resize_supports, DT(FLOAT) | DT(FLOAT16))
@@ -132,9 +137,11 @@ GPU_KERNEL(Upsample, gpu_resize, gpu_resize_supports, DT(FLOAT) | DT(FLOAT16))
 /* quantization and integer products (vulkan/ops_quant.c, vulkan/ops_einsum.c) */
 GPU_KERNEL(ConvInteger, gpu_qconv, gpu_qconv_supports, DT(INT8) | DT(UINT8))
 GPU_KERNEL(Attention, gpu_attention, gpu_attention_supports, DT(FLOAT) | DT(FLOAT16))
-GPU_KERNEL(DequantizeLinear, gpu_quant, gpu_quant_supports, DT(INT8) | DT(UINT8) | DT(INT16) | DT(UINT16) | DT(INT32))
+GPU_KERNEL(DequantizeLinear, gpu_quant, gpu_quant_supports,
+           DT(INT8) | DT(UINT8) | DT(INT16) | DT(UINT16) | DT(INT32))
 GPU_KERNEL(DynamicQuantizeLinear, gpu_dynamic_quant, gpu_dynamic_quant_supports, DT(FLOAT))
-GPU_KERNEL(Einsum, gpu_einsum, gpu_einsum_supports, DT_FLOATS | DT(INT32) | DT(UINT32) | DT(INT64) | DT(UINT64))
+GPU_KERNEL(Einsum, gpu_einsum, gpu_einsum_supports,
+           DT_FLOATS | DT(INT32) | DT(UINT32) | DT(INT64) | DT(UINT64))
 GPU_KERNEL(MatMulInteger, gpu_qmatmul, gpu_qmatmul_supports, DT(INT8) | DT(UINT8))
 GPU_KERNEL(QLinearConv, gpu_qconv, gpu_qconv_supports, DT(INT8) | DT(UINT8))
 GPU_KERNEL(QLinearMatMul, gpu_qmatmul, gpu_qmatmul_supports, DT(INT8) | DT(UINT8))

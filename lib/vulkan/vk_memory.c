@@ -125,8 +125,8 @@ static vkml_status check_limit(vk_allocator *a, VkDeviceSize bytes, vkml_error *
     return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY,
                      "Vulkan device '%s': %llu more bytes would pass its memory limit of %llu "
                      "bytes (%llu in use)",
-                     a->vd->base.info.name, (unsigned long long)bytes,
-                     (unsigned long long)a->limit, (unsigned long long)a->used);
+                     a->vd->base.info.name, (unsigned long long)bytes, (unsigned long long)a->limit,
+                     (unsigned long long)a->used);
 }
 
 /* Bytes of a new block for a request of `rounded` bytes: VK_BLOCK_BYTES, or the request

@@ -13,11 +13,11 @@
 #define VK_BLOCK_BYTES (64ull << 20)
 
 typedef enum vk_mem_kind {
-    VK_MEM_DEVICE, /* intermediates, weights: device-local where the device has it */
-    VK_MEM_HOST,   /* read back by the host, staging: host-visible, coherent, mapped,
-                      cached where the device has it (host reads of BAR memory crawl) */
-    VK_MEM_UPLOAD, /* written by the host, read by kernels: host-visible, coherent, mapped,
-                      device-local where the device has it (resizable BAR), else as HOST */
+    VK_MEM_DEVICE,   /* intermediates, weights: device-local where the device has it */
+    VK_MEM_HOST,     /* read back by the host, staging: host-visible, coherent, mapped,
+                        cached where the device has it (host reads of BAR memory crawl) */
+    VK_MEM_UPLOAD,   /* written by the host, read by kernels: host-visible, coherent, mapped,
+                        device-local where the device has it (resizable BAR), else as HOST */
     VK_MEM_IMPORTED, /* host memory of the caller's, imported (vk_mem_import_host) */
 } vk_mem_kind;
 

@@ -31,9 +31,9 @@ struct gpu_caps {
     uint32_t max_workgroup_invocations;
     uint32_t max_workgroup_size[3];
     uint32_t max_workgroup_count[3];
-    uint32_t max_push_constants;       /* bytes */
-    uint32_t max_bindings; /* storage buffers a kernel may bind (VK_MAX_BINDINGS at most) */
-    uint32_t max_shared_memory;        /* bytes per workgroup */
+    uint32_t max_push_constants; /* bytes */
+    uint32_t max_bindings;       /* storage buffers a kernel may bind (VK_MAX_BINDINGS at most) */
+    uint32_t max_shared_memory;  /* bytes per workgroup */
     uint64_t max_storage_buffer_range; /* bytes one binding may cover */
     uint64_t storage_offset_alignment; /* bytes */
     bool fp16;                         /* shaderFloat16 and 16-bit storage buffers */
@@ -45,8 +45,8 @@ struct gpu_caps {
     /* gemm_coop.comp runs here (VK_NV_cooperative_matrix: vk_probe.c's probe_coopmat);
      * float16 products, and float32 ones under precision fp32-fast, take it. */
     bool cooperative_matrix;
-    bool timestamps;                   /* the compute queue writes timestamps (profiling) */
-    uint32_t timestamp_bits;           /* their valid bits */
+    bool timestamps;         /* the compute queue writes timestamps (profiling) */
+    uint32_t timestamp_bits; /* their valid bits */
     /* Shared-memory tiled kernels pay off (GPUs). False on CPU implementations (lavapipe),
      * where workgroup barriers are costly: plain per-output kernels run faster there. */
     bool prefer_tiled;
@@ -141,10 +141,10 @@ bool vk_parse_failed(const vkml_error *err, char *why, size_t why_size);
 
 /* The registry (vk_kernel_list.h): signatures, declarations and lookup. */
 #define VKML_GPU_DECL(fn)                                                                          \
-    vkml_status fn(struct gpu_recorder *rec, const graph_value *values, const graph_node *node,   \
+    vkml_status fn(struct gpu_recorder *rec, const graph_value *values, const graph_node *node,    \
                    vkml_error *err)
 #define VKML_GPU_SUPPORTS_DECL(fn)                                                                 \
-    bool fn(const graph_value *values, const graph_node *node, const struct gpu_caps *caps,       \
+    bool fn(const graph_value *values, const graph_node *node, const struct gpu_caps *caps,        \
             char *why, size_t why_size)
 typedef VKML_GPU_DECL((*gpu_record_fn));
 typedef VKML_GPU_SUPPORTS_DECL((*gpu_supports_fn));

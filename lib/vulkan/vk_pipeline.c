@@ -64,8 +64,7 @@ void vk_pipelines_destroy(vk_pipelines **pp)
     free(p->generated);
     VK_DESTROY(VKML_VK_PIPELINE_CACHE, vkDestroyPipelineCache, p->dev, p->cache);
     VK_DESTROY(VKML_VK_PIPELINE_LAYOUT, vkDestroyPipelineLayout, p->dev, p->layout);
-    VK_DESTROY(VKML_VK_DESCRIPTOR_SET_LAYOUT, vkDestroyDescriptorSetLayout, p->dev,
-               p->set_layout);
+    VK_DESTROY(VKML_VK_DESCRIPTOR_SET_LAYOUT, vkDestroyDescriptorSetLayout, p->dev, p->set_layout);
     pthread_mutex_destroy(&p->lock);
     free(p);
     *pp = NULL;

@@ -33,7 +33,7 @@ struct gpu_recorder {
     int n_dispatches, cap_dispatches;
     rec_access *pending; /* since the last barrier */
     int n_pending;
-    int node; /* the node recording now (vk_rec_set_node) */
+    int node;        /* the node recording now (vk_rec_set_node) */
     bool fast_math;  /* the session's precision is fp32-fast */
     vk_mem *scratch; /* vk_rec_scratch's buffers: values n_values, n_values + 1 ... */
     int n_scratch;

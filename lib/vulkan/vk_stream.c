@@ -35,8 +35,8 @@ static VkResult queue_submit(vk_device *vd, int which, const VkSubmitInfo *si, u
     bool copy = which >= 0 && vd->copy_queue[which];
     pthread_mutex_t *lock = copy ? vd->copy_lock[which] : &vd->queue_lock;
     pthread_mutex_lock(lock);
-    VkResult r = vk_fault_queue_submit(vd, copy ? vd->copy_queue[which] : vd->queue, si, n, fence,
-                                       run);
+    VkResult r =
+        vk_fault_queue_submit(vd, copy ? vd->copy_queue[which] : vd->queue, si, n, fence, run);
     pthread_mutex_unlock(lock);
     return r;
 }
@@ -172,8 +172,8 @@ static void learn(const vk_wait_hint *hint, vk_wait_end how)
     atomic_store_explicit(hint->expect_ns, vk_wait_learn(old, took, how), memory_order_relaxed);
 }
 
-vkml_status vk_stream_wait(vk_device *vd, VkFence fence, uint64_t spin_ns,
-                           const vk_wait_hint *hint, vkml_error *err)
+vkml_status vk_stream_wait(vk_device *vd, VkFence fence, uint64_t spin_ns, const vk_wait_hint *hint,
+                           vkml_error *err)
 {
     vkml_status status = vk_device_check_lost(vd, err);
     if (status != VKML_OK)

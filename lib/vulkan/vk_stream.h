@@ -92,5 +92,5 @@ uint64_t vk_now_ns(void);
  * and not provisional, sleeps until shortly before the expected end; then polls until
  * spin_ns (or a sixteenth of the expected time) past the later of now and that end; then
  * sleeps in the driver. */
-vkml_status vk_stream_wait(vk_device *vd, VkFence fence, uint64_t spin_ns,
-                           const vk_wait_hint *hint, vkml_error *err);
+vkml_status vk_stream_wait(vk_device *vd, VkFence fence, uint64_t spin_ns, const vk_wait_hint *hint,
+                           vkml_error *err);

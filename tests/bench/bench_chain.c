@@ -37,8 +37,8 @@ static int sweep(vkml_context *ctx, int device, int runs, bool no_fuse, double *
 static int in_flight(vkml_context *ctx, int device, int runs, bool no_fuse)
 {
     static float in[LEN];
-    vkml_tensor ti = {.dtype = VKML_DTYPE_FLOAT, .rank = 1, .dims = {LEN}, .data = in,
-                      .size = sizeof(in)};
+    vkml_tensor ti = {
+        .dtype = VKML_DTYPE_FLOAT, .rank = 1, .dims = {LEN}, .data = in, .size = sizeof(in)};
     vkml_error err = {0};
     vkml_model *model = bench_chain_model(100, LEN);
     for (int k = 1; k <= 8; k *= 2) {
@@ -52,8 +52,11 @@ static int in_flight(vkml_context *ctx, int device, int runs, bool no_fuse)
             return 1;
         }
         for (int j = 0; j < k; j++)
-            o[j] = (vkml_tensor){.dtype = VKML_DTYPE_FLOAT, .rank = 1, .dims = {LEN},
-                                 .data = outs[j], .size = sizeof(outs[j])};
+            o[j] = (vkml_tensor){.dtype = VKML_DTYPE_FLOAT,
+                                 .rank = 1,
+                                 .dims = {LEN},
+                                 .data = outs[j],
+                                 .size = sizeof(outs[j])};
         double t0 = bench_now_us();
         for (int r = 0; r < runs * 4; r++) {
             if (inflight[r % k])

@@ -115,13 +115,16 @@ static void open_device(floor_gpu *g, const char *name)
             family = i;
     float prio = 1.0f;
     VkDeviceQueueCreateInfo qci = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
-                                   .queueFamilyIndex = family, .queueCount = 1,
+                                   .queueFamilyIndex = family,
+                                   .queueCount = 1,
                                    .pQueuePriorities = &prio};
     VkPhysicalDeviceTimelineSemaphoreFeatures tl = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES,
         .timelineSemaphore = VK_TRUE};
-    VkDeviceCreateInfo dci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, .pNext = &tl,
-                              .queueCreateInfoCount = 1, .pQueueCreateInfos = &qci};
+    VkDeviceCreateInfo dci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
+                              .pNext = &tl,
+                              .queueCreateInfoCount = 1,
+                              .pQueueCreateInfos = &qci};
     VKF(vkCreateDevice(g->phys, &dci, NULL, &g->dev));
     vkGetDeviceQueue(g->dev, family, 0, &g->queue);
     VkCommandPoolCreateInfo pci = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
@@ -152,7 +155,8 @@ static void make_buffers(floor_gpu *g)
                 !(mp.memoryTypes[type].propertyFlags & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT)))
             type++;
         VkMemoryAllocateInfo mai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
-                                    .allocationSize = req.size, .memoryTypeIndex = type};
+                                    .allocationSize = req.size,
+                                    .memoryTypeIndex = type};
         VKF(vkAllocateMemory(g->dev, &mai, NULL, &g->mem[i]));
         VKF(vkBindBufferMemory(g->dev, g->buf[i], g->mem[i], 0));
     }
@@ -179,9 +183,10 @@ static void make_pipeline(floor_gpu *g, int v)
     for (uint32_t i = 0; i < VKML_LAYOUT_BINDINGS; i++)
         b[i] = (VkDescriptorSetLayoutBinding){i, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1,
                                               VK_SHADER_STAGE_COMPUTE_BIT, NULL};
-    VkDescriptorSetLayoutCreateInfo dl = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
-                                          .bindingCount = vkml_layout ? VKML_LAYOUT_BINDINGS : n_bind,
-                                          .pBindings = b};
+    VkDescriptorSetLayoutCreateInfo dl = {
+        .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
+        .bindingCount = vkml_layout ? VKML_LAYOUT_BINDINGS : n_bind,
+        .pBindings = b};
     VKF(vkCreateDescriptorSetLayout(g->dev, &dl, NULL, &g->set_layout[v]));
     uint32_t push = vkml_layout          ? VKML_LAYOUT_PUSH
                     : vkml_add           ? sizeof(binary_push)
@@ -189,8 +194,10 @@ static void make_pipeline(floor_gpu *g, int v)
                                          : sizeof(uint32_t);
     VkPushConstantRange pcr = {VK_SHADER_STAGE_COMPUTE_BIT, 0, push};
     VkPipelineLayoutCreateInfo pl = {.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
-                                     .setLayoutCount = 1, .pSetLayouts = &g->set_layout[v],
-                                     .pushConstantRangeCount = 1, .pPushConstantRanges = &pcr};
+                                     .setLayoutCount = 1,
+                                     .pSetLayouts = &g->set_layout[v],
+                                     .pushConstantRangeCount = 1,
+                                     .pPushConstantRanges = &pcr};
     VKF(vkCreatePipelineLayout(g->dev, &pl, NULL, &g->layout[v]));
     vk_spirv code = {"floor_add", floor_add_spv, sizeof(floor_add_spv)};
     if (v == RAW_ADD3)
@@ -204,13 +211,16 @@ static void make_pipeline(floor_gpu *g, int v)
     else if (v == RAW_VKML_ADD_DENSE)
         code = vkml_spirv(VK_KERNEL_B_ADD_DENSE);
     VkShaderModuleCreateInfo smi = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
-                                    .codeSize = code.size, .pCode = code.code};
+                                    .codeSize = code.size,
+                                    .pCode = code.code};
     VkShaderModule module;
     VKF(vkCreateShaderModule(g->dev, &smi, NULL, &module));
     VkComputePipelineCreateInfo cpi = {
         .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
         .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
-                  .stage = VK_SHADER_STAGE_COMPUTE_BIT, .module = module, .pName = "main"},
+                  .stage = VK_SHADER_STAGE_COMPUTE_BIT,
+                  .module = module,
+                  .pName = "main"},
         .layout = g->layout[v]};
     VKF(vkCreateComputePipelines(g->dev, VK_NULL_HANDLE, 1, &cpi, NULL, &g->pipe[v]));
     vkDestroyShaderModule(g->dev, module, NULL);
@@ -218,13 +228,15 @@ static void make_pipeline(floor_gpu *g, int v)
         VkDescriptorPoolSize ps = {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
                                    2 * VKML_LAYOUT_BINDINGS * N_RAW};
         VkDescriptorPoolCreateInfo dpi = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
-                                          .maxSets = 2 * N_RAW, .poolSizeCount = 1,
+                                          .maxSets = 2 * N_RAW,
+                                          .poolSizeCount = 1,
                                           .pPoolSizes = &ps};
         VKF(vkCreateDescriptorPool(g->dev, &dpi, NULL, &g->desc_pool));
     }
     VkDescriptorSetLayout layouts[2] = {g->set_layout[v], g->set_layout[v]};
     VkDescriptorSetAllocateInfo dai = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
-                                       .descriptorPool = g->desc_pool, .descriptorSetCount = 2,
+                                       .descriptorPool = g->desc_pool,
+                                       .descriptorSetCount = 2,
                                        .pSetLayouts = layouts};
     VKF(vkAllocateDescriptorSets(g->dev, &dai, g->sets[v]));
     for (int s = 0; s < 2; s++) {
@@ -236,7 +248,8 @@ static void make_pipeline(floor_gpu *g, int v)
             bi[2] = (VkDescriptorBufferInfo){g->buf[1 - s], 0, VK_WHOLE_SIZE};
         }
         VkWriteDescriptorSet w = {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
-                                  .dstSet = g->sets[v][s], .descriptorCount = n_bind,
+                                  .dstSet = g->sets[v][s],
+                                  .descriptorCount = n_bind,
                                   .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
                                   .pBufferInfo = bi};
         vkUpdateDescriptorSets(g->dev, 1, &w, 0, NULL);
@@ -273,11 +286,10 @@ static VkCommandBuffer record(floor_gpu *g, int k, int v)
         if (i) {
             VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
                                   .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT,
-                                  .dstAccessMask = VK_ACCESS_SHADER_READ_BIT |
-                                                   VK_ACCESS_SHADER_WRITE_BIT};
+                                  .dstAccessMask =
+                                      VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT};
             vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                                 VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &mb, 0, NULL, 0,
-                                 NULL);
+                                 VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
         }
         vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, g->layout[v], 0, 1,
                                 &g->sets[v][i % 2], 0, NULL);
@@ -304,9 +316,12 @@ static double submit_wait(floor_gpu *g, VkCommandBuffer cmd, wait_kind kind)
                                          .signalSemaphoreValueCount = 1,
                                          .pSignalSemaphoreValues = &value};
     bool fence = kind == WAIT_FENCE || kind == WAIT_FENCE_POLL;
-    VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .pNext = fence ? NULL : &tsi,
-                       .commandBufferCount = 1, .pCommandBuffers = &cmd,
-                       .signalSemaphoreCount = fence ? 0 : 1, .pSignalSemaphores = &g->timeline};
+    VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+                       .pNext = fence ? NULL : &tsi,
+                       .commandBufferCount = 1,
+                       .pCommandBuffers = &cmd,
+                       .signalSemaphoreCount = fence ? 0 : 1,
+                       .pSignalSemaphores = &g->timeline};
     if (fence)
         g->timeline_value--;
     double t0 = bench_now_us();
@@ -322,7 +337,8 @@ static double submit_wait(floor_gpu *g, VkCommandBuffer cmd, wait_kind kind)
         VKF(vkResetFences(g->dev, 1, &g->fence));
     } else if (kind == WAIT_TIMELINE_SLEEP) {
         VkSemaphoreWaitInfo wi = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO,
-                                  .semaphoreCount = 1, .pSemaphores = &g->timeline,
+                                  .semaphoreCount = 1,
+                                  .pSemaphores = &g->timeline,
                                   .pValues = &value};
         VKF(vkWaitSemaphores(g->dev, &wi, UINT64_MAX));
     } else {
@@ -465,7 +481,8 @@ int main(int argc, char **argv)
         if (one < 0)
             return 1;
         printf("4. vkml one-node model, %-12s:   %9.2f us = %.2fx floor 1 (empty), "
-               "%.2fx floor 3 at K=1\n", spin_names[i], one, one / fence, one / raw[0]);
+               "%.2fx floor 3 at K=1\n",
+               spin_names[i], one, one / fence, one / raw[0]);
     }
 
     static const int vks[] = {1, 10, 100, 1000};
@@ -474,13 +491,15 @@ int main(int argc, char **argv)
     printf("5. vkml chained Add:\n%8s %14s %14s\n", "K", "median us", "x raw at K");
     for (int i = 0; i < N_VK; i++) {
         vx[i] = vks[i];
-        if ((vk[i] = bench_chain_latency(ctx, device, vks[i], LEN, runs_for(vks[i], runs), 0, true)) < 0)
+        if ((vk[i] = bench_chain_latency(ctx, device, vks[i], LEN, runs_for(vks[i], runs), 0,
+                                         true)) < 0)
             return 1;
         printf("%8d %14.2f %14.2f\n", vks[i], vk[i], vk[i] / raw[i]);
     }
     bench_fit(vx, vk, N_VK, &vslope, &vfixed);
     printf("   vkml per dependent op %.3f us = %.2fx the per-dispatch floor (%.2fx with a third "
-           "buffer); fixed %.2f us\n", vslope, vslope / slope, vslope / slope3, vfixed);
+           "buffer); fixed %.2f us\n",
+           vslope, vslope / slope, vslope / slope3, vfixed);
     printf("6. vkml chained Relu (the unary kernel, two bindings, against the Add's three):\n");
     for (int i = 0; i < N_VK; i++)
         if ((vk[i] = bench_chain_latency_of(ctx, device, vks[i], LEN, runs_for(vks[i], runs), 0,
@@ -493,13 +512,13 @@ int main(int argc, char **argv)
     static const char *adds[] = {"Add:dense", "Add:self"};
     for (size_t a = 0; a < sizeof(adds) / sizeof(*adds); a++) {
         for (int i = 0; i < N_VK; i++)
-            if ((vk[i] = bench_chain_latency_of(ctx, device, vks[i], LEN,
-                                                runs_for(vks[i], runs), 0, true, adds[a])) < 0)
+            if ((vk[i] = bench_chain_latency_of(ctx, device, vks[i], LEN, runs_for(vks[i], runs), 0,
+                                                true, adds[a])) < 0)
                 return 1;
         bench_fit(vx, vk, N_VK, &vslope, &vfixed);
         printf("7. vkml chained %-9s per dependent op %.3f us = %.2fx the per-dispatch floor "
-               "(%.2fx with a dense third buffer)\n", adds[a], vslope, vslope / slope,
-               vslope / slope3d);
+               "(%.2fx with a dense third buffer)\n",
+               adds[a], vslope, vslope / slope, vslope / slope3d);
     }
     vkml_context_destroy(&ctx);
     return 0;

@@ -29,7 +29,7 @@
 typedef struct bench_shape {
     const char *name;
     bool conv;
-    int64_t batch, m, k; /* MatMul: X [batch, m, k] x W [k, k] (n = k) */
+    int64_t batch, m, k;  /* MatMul: X [batch, m, k] x W [k, k] (n = k) */
     int64_t c, hw, ksize; /* Conv: X [batch, c, hw, hw], W [c, c, ksize, ksize], pad ksize/2 */
 } bench_shape;
 
@@ -111,7 +111,9 @@ static vkml_model *chain_model(const bench_shape *s, int chain)
         if (s->conv) {
             int64_t p = s->ksize / 2;
             g->nodes[node].attrs[0] = (graph_attr){
-                .name = "pads", .type = GRAPH_ATTR_INTS, .count = 4,
+                .name = "pads",
+                .type = GRAPH_ATTR_INTS,
+                .count = 4,
                 .ints = vkml_arena_memdup(g->arena, (int64_t[]){p, p, p, p}, 4 * sizeof(int64_t))};
         }
         prev = y;
@@ -163,11 +165,11 @@ static const char *coop_kernel(const struct gpu_caps *caps, const bench_shape *s
 {
     vk_kernel_id k;
     uint32_t g[3];
-    bool took = s->conv ? vk_gemm_pick_coop(caps, true, VKML_DTYPE_FLOAT16, true, s->c,
-                                            s->batch * s->hw * s->hw, s->c * s->ksize * s->ksize,
-                                            1, &k, g)
-                        : vk_gemm_pick_coop(caps, false, VKML_DTYPE_FLOAT16, true,
-                                            s->batch * s->m, s->k, s->k, 1, &k, g);
+    bool took =
+        s->conv ? vk_gemm_pick_coop(caps, true, VKML_DTYPE_FLOAT16, true, s->c,
+                                    s->batch * s->hw * s->hw, s->c * s->ksize * s->ksize, 1, &k, g)
+                : vk_gemm_pick_coop(caps, false, VKML_DTYPE_FLOAT16, true, s->batch * s->m, s->k,
+                                    s->k, 1, &k, g);
     return took ? vk_kernels[k].name : "none";
 }
 
@@ -194,8 +196,8 @@ static double measure(const bench_point *p, vkml_precision precision)
 
 /* A line of the table: kernel, GFLOP/s, share of the FMA or (coop) the cooperative-matrix
  * ceiling, share of the copy bandwidth at elem_size bytes an element, note. */
-static void print_line(bench_point *p, const char *kernel, double gflops, bool coop,
-                       int elem_size, const char *note)
+static void print_line(bench_point *p, const char *kernel, double gflops, bool coop, int elem_size,
+                       const char *note)
 {
     double ceiling = coop ? p->ceil->coop_gflops : p->ceil->fma_gflops;
     char peak[24] = "-", bw[16] = "-";
@@ -233,10 +235,10 @@ static void fp32_lines(bench_point *p)
         if (k == VKML_ARRAY_SIZE(kinds) - 1) {
             vk_gemm_split sp;
             int64_t pixels = s->batch * s->hw * s->hw, taps = s->c * s->ksize * s->ksize;
-            bool splits = s->conv ? vk_gemm_pick_split(p->caps, true, false, s->c, pixels, taps,
-                                                       1, &sp)
-                                  : vk_gemm_pick_split(p->caps, false, false, s->batch * s->m,
-                                                       s->k, s->k, 1, &sp);
+            bool splits = s->conv
+                              ? vk_gemm_pick_split(p->caps, true, false, s->c, pixels, taps, 1, &sp)
+                              : vk_gemm_pick_split(p->caps, false, false, s->batch * s->m, s->k,
+                                                   s->k, 1, &sp);
             char split[48] = "none";
             if (splits)
                 snprintf(split, sizeof(split), "%u slices of K %u", sp.splits, sp.k_slice);
@@ -343,9 +345,15 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < n; i++) {
         if (!strstr(list[i].name, filter))
             continue;
-        bench_point p = {.ctx = ctx, .device = device, .caps = caps, .ceil = &ceil,
-                         .s = &list[i], .one = chain_model(&list[i], 1),
-                         .many = chain_model(&list[i], chain), .runs = runs, .chain = chain,
+        bench_point p = {.ctx = ctx,
+                         .device = device,
+                         .caps = caps,
+                         .ceil = &ceil,
+                         .s = &list[i],
+                         .one = chain_model(&list[i], 1),
+                         .many = chain_model(&list[i], chain),
+                         .runs = runs,
+                         .chain = chain,
                          .first_line = true};
         fp32_lines(&p);
         if (caps->cooperative_matrix)

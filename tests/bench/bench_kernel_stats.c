@@ -51,8 +51,7 @@ static void print_stats(VkDevice dev, VkPipeline pipe)
                 case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_UINT64_KHR:
                     printf("%llu\n", (unsigned long long)st[i].value.u64);
                     break;
-                default:
-                    printf("%g\n", st[i].value.f64);
+                default: printf("%g\n", st[i].value.f64);
                 }
             }
         }
@@ -124,11 +123,11 @@ int main(int argc, char **argv)
             VkDescriptorSetLayoutBinding b[8];
             int nb = vk_kernels[k].n_bindings;
             for (int i = 0; i < nb && i < 8; i++)
-                b[i] = (VkDescriptorSetLayoutBinding){
-                    .binding = (uint32_t)i,
-                    .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-                    .descriptorCount = 1,
-                    .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT};
+                b[i] = (VkDescriptorSetLayoutBinding){.binding = (uint32_t)i,
+                                                      .descriptorType =
+                                                          VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                                      .descriptorCount = 1,
+                                                      .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT};
             VkDescriptorSetLayoutCreateInfo dl = {
                 .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
                 .bindingCount = (uint32_t)nb,

@@ -53,8 +53,8 @@ static void io_create(vkml_session *s, int k, bench_io *io)
         const vkml_tensor_info *info = vkml_session_input(s, i);
         size_t n = vkml_tensor_element_count(info->rank, info->dims);
         vkml_tensor *t = &io->in[i];
-        *t = (vkml_tensor){.dtype = info->dtype, .rank = info->rank,
-                           .size = n * vkml_dtype_size(info->dtype)};
+        *t = (vkml_tensor){
+            .dtype = info->dtype, .rank = info->rank, .size = n * vkml_dtype_size(info->dtype)};
         memcpy(t->dims, info->dims, sizeof(int64_t) * (size_t)info->rank);
         t->data = calloc(1, t->size + 1);
         if (!t->data)
@@ -241,8 +241,8 @@ static void copy_bench(vkml_context *ctx, const int *gpus, size_t mib, int runs)
             double t2 = latency(two, &b, runs);
             printf("copy %zu MiB GPU %d -> GPU %d (%s): one GPU %.0f us, split %.0f us, "
                    "copy %.0f us = %.2f GB/s; outputs equal: %s\n",
-                   mib, tr.from, tr.to, tr.shared_host ? "shared host memory" : "host copy", t1,
-                   t2, t2 - t1, t2 > t1 ? bytes / ((t2 - t1) * 1e3) : INFINITY,
+                   mib, tr.from, tr.to, tr.shared_host ? "shared host memory" : "host copy", t1, t2,
+                   t2 - t1, t2 > t1 ? bytes / ((t2 - t1) * 1e3) : INFINITY,
                    rel_diff(&b.out[0], &a.out[0]) == 0 ? "yes" : "NO");
             io_destroy(&b);
         }
@@ -299,8 +299,10 @@ int main(int argc, char **argv)
         }
     }
     if (g < 2) {
-        fprintf(stderr, "bench_multi: %d GPU(s); needs 2 (VKML_VK_LOGICAL_DEVICES=2 opens one "
-                        "twice)\n", g);
+        fprintf(stderr,
+                "bench_multi: %d GPU(s); needs 2 (VKML_VK_LOGICAL_DEVICES=2 opens one "
+                "twice)\n",
+                g);
         return 1;
     }
     if (vkml_model_load_file(argv[1], &m, &err) != VKML_OK)
@@ -337,8 +339,8 @@ int main(int argc, char **argv)
     printf("%-8s %5s %10s %9s %12s\n", "mode", "GPUs", "runs/s", "speed-up", "max rel diff");
     printf("%-8s %5d %10.1f %9.2f %12s\n", "one", 1, r_one, 1.0, "-");
     printf("%-8s %5d %10.1f %9.2f %12.2g\n", "data", g, r_data, r_data / r_one, d_data);
-    printf("%-8s %5zu %10.1f %9.2f %12.2g\n", "split", vkml_session_plan_part_count(split),
-           r_split, r_split / r_one, rel_diff(&io_split.out[0], &io_one.out[0]));
+    printf("%-8s %5zu %10.1f %9.2f %12.2g\n", "split", vkml_session_plan_part_count(split), r_split,
+           r_split / r_one, rel_diff(&io_split.out[0], &io_one.out[0]));
     io_destroy(&io_one);
     io_destroy(&io_split);
     io_destroy(&io_data);

@@ -94,11 +94,14 @@ static void open_gpu(peer_gpu *g, VkPhysicalDevice phys)
             family = i;
     float prio = 1.0f;
     VkDeviceQueueCreateInfo q = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
-                                 .queueFamilyIndex = family, .queueCount = 1,
+                                 .queueFamilyIndex = family,
+                                 .queueCount = 1,
                                  .pQueuePriorities = &prio};
     VkDeviceCreateInfo dci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
-                              .queueCreateInfoCount = 1, .pQueueCreateInfos = &q,
-                              .enabledExtensionCount = n_exts, .ppEnabledExtensionNames = exts};
+                              .queueCreateInfoCount = 1,
+                              .pQueueCreateInfos = &q,
+                              .enabledExtensionCount = n_exts,
+                              .ppEnabledExtensionNames = exts};
     VKP(vkCreateDevice(phys, &dci, NULL, &g->dev));
     vkGetDeviceQueue(g->dev, family, 0, &g->queue);
     VkCommandPoolCreateInfo pci = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
@@ -140,7 +143,8 @@ static int memory_type(const peer_gpu *g, uint32_t bits, VkMemoryPropertyFlags n
 
 static VkBuffer make_buffer(const peer_gpu *g, VkDeviceSize size, const void *ext_next)
 {
-    VkBufferCreateInfo bci = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO, .pNext = ext_next,
+    VkBufferCreateInfo bci = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
+                              .pNext = ext_next,
                               .size = size,
                               .usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
                                        VK_BUFFER_USAGE_TRANSFER_DST_BIT,
@@ -162,7 +166,8 @@ static VkResult alloc_buffer(const peer_gpu *g, VkDeviceSize size, VkMemoryPrope
     if (type < 0)
         return VK_ERROR_FEATURE_NOT_PRESENT;
     VkMemoryAllocateInfo mai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
-                                .pNext = alloc_next, .allocationSize = req.size,
+                                .pNext = alloc_next,
+                                .allocationSize = req.size,
                                 .memoryTypeIndex = (uint32_t)type};
     VkResult r = vkAllocateMemory(g->dev, &mai, NULL, &out->mem);
     if (r == VK_SUCCESS)
@@ -189,7 +194,8 @@ static void copy(peer_gpu *g, VkBuffer src, VkBuffer dst, VkDeviceSize size)
     VkBufferCopy region = {.size = size};
     vkCmdCopyBuffer(g->cmd, src, dst, 1, &region);
     VKP(vkEndCommandBuffer(g->cmd));
-    VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1,
+    VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+                       .commandBufferCount = 1,
                        .pCommandBuffers = &g->cmd};
     VKP(vkQueueSubmit(g->queue, 1, &si, g->fence));
     VKP(vkWaitForFences(g->dev, 1, &g->fence, VK_TRUE, UINT64_MAX));
@@ -275,8 +281,8 @@ static void shared_host(peer_pair *p, double *t)
             .pHostPointer = host};
         if (r == VK_SUCCESS)
             r = alloc_buffer(g[i], (p->size + align - 1) / align * align,
-                             VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT, 0, &ext, &imp,
-                             hp.memoryTypeBits, &on[i]);
+                             VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT, 0, &ext, &imp, hp.memoryTypeBits,
+                             &on[i]);
     }
     if (r != VK_SUCCESS) {
         printf("%-12s refused by the driver (VkResult %d)\n", "shared-host", r);
@@ -325,7 +331,8 @@ static void exported(peer_pair *p, double *t, VkExternalMemoryHandleTypeFlagBits
         p->b->dev, "vkGetMemoryFdPropertiesKHR");
     if (r == VK_SUCCESS) {
         VkMemoryGetFdInfoKHR gi = {.sType = VK_STRUCTURE_TYPE_MEMORY_GET_FD_INFO_KHR,
-                                   .memory = out.mem, .handleType = type};
+                                   .memory = out.mem,
+                                   .handleType = type};
         r = get_fd(p->a->dev, &gi, &fd);
     }
     uint32_t bits = UINT32_MAX;
@@ -335,8 +342,8 @@ static void exported(peer_pair *p, double *t, VkExternalMemoryHandleTypeFlagBits
         bits = fp.memoryTypeBits;
     }
     if (r == VK_SUCCESS) {
-        VkImportMemoryFdInfoKHR imp = {.sType = VK_STRUCTURE_TYPE_IMPORT_MEMORY_FD_INFO_KHR,
-                                       .handleType = type, .fd = fd};
+        VkImportMemoryFdInfoKHR imp = {
+            .sType = VK_STRUCTURE_TYPE_IMPORT_MEMORY_FD_INFO_KHR, .handleType = type, .fd = fd};
         r = alloc_buffer(p->b, p->size, 0, 0, &ext, &imp, bits, &in);
         if (r == VK_SUCCESS)
             fd = -1; /* the import owns it */

@@ -8,7 +8,6 @@
  *   bench_preprocess [DEVICE] [RUNS]   DEVICE: 0, 1 ... (default 0); RUNS (default 100) */
 #include "bench_util.h"
 
-
 #define FRAME_W 1920
 #define FRAME_H 1080
 #define SIDE 640

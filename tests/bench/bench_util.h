@@ -87,10 +87,14 @@ static inline vkml_model *bench_chain_model_of(int k, int len, const char *op)
     float *one = vkml_arena_calloc(g->arena, n_c, sizeof(float));
     for (size_t i = 0; i < n_c; i++)
         one[i] = 1.0f;
-    g->values[c] = (graph_value){.name = g->values[c].name, .dtype = VKML_DTYPE_FLOAT,
-                                 .rank = dense ? 1 : 0, .dims = {len},
-                                 .kind = GRAPH_VALUE_CONSTANT, .data = one,
-                                 .data_size = sizeof(float) * n_c, .producer = -1};
+    g->values[c] = (graph_value){.name = g->values[c].name,
+                                 .dtype = VKML_DTYPE_FLOAT,
+                                 .rank = dense ? 1 : 0,
+                                 .dims = {len},
+                                 .kind = GRAPH_VALUE_CONSTANT,
+                                 .data = one,
+                                 .data_size = sizeof(float) * n_c,
+                                 .producer = -1};
     int prev = x;
     char name[32];
     for (int i = 0; i < k; i++) {
@@ -128,7 +132,10 @@ static inline double bench_chain_latency_of(vkml_context *ctx, int device, int k
     float *in = calloc((size_t)len, sizeof(float)), *out = calloc((size_t)len, sizeof(float));
     double *t = calloc((size_t)runs, sizeof(double));
     double median = -1;
-    vkml_tensor ti = {.dtype = VKML_DTYPE_FLOAT, .rank = 1, .dims = {len}, .data = in,
+    vkml_tensor ti = {.dtype = VKML_DTYPE_FLOAT,
+                      .rank = 1,
+                      .dims = {len},
+                      .data = in,
                       .size = sizeof(float) * (size_t)len};
     vkml_tensor to = ti;
     to.data = out;

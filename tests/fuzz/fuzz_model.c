@@ -25,9 +25,8 @@ static vkml_context *fuzz_context(void)
 {
     static vkml_context *ctx;
     if (!ctx) {
-        vkml_context_params params = {.disable_vulkan = !FUZZ_VULKAN,
-                                      .log_level = VKML_LOG_ERROR,
-                                      .log_level_set = true};
+        vkml_context_params params = {
+            .disable_vulkan = !FUZZ_VULKAN, .log_level = VKML_LOG_ERROR, .log_level_set = true};
         vkml_error err;
         if (vkml_context_create(&params, &ctx, &err) != VKML_OK)
             abort(); /* the harness itself is broken */
@@ -37,8 +36,7 @@ static vkml_context *fuzz_context(void)
 
 /* Zero-filled tensors of the shapes the session reports; false when they are too big. */
 static bool alloc_zeroed(const vkml_tensor_info *(*info_of)(const vkml_session *, size_t),
-                         const vkml_session *s, size_t count, vkml_tensor *out,
-                         size_t *budget)
+                         const vkml_session *s, size_t count, vkml_tensor *out, size_t *budget)
 {
     for (size_t i = 0; i < count; i++) {
         const vkml_tensor_info *info = info_of(s, i);

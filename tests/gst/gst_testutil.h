@@ -60,7 +60,7 @@ gst_test_rss_bytes (void)
   fail_unless (f != NULL);
   fail_unless (fscanf (f, "%lu %lu", &size, &resident) == 2);
   fclose (f);
-  return (gsize) resident * (gsize) sysconf (_SC_PAGESIZE);
+  return (gsize) resident *(gsize) sysconf (_SC_PAGESIZE);
 }
 
 /* A harness around vkmlinfer on device 0 with the model file @path, @props and source

@@ -95,7 +95,8 @@ tensor_values (GstBuffer * buf, const gchar * name, guint * rank, gsize * n)
 
   fail_unless (meta != NULL, "no meta");
   t = gst_vkml_tensor_meta_get_by_name (meta, name);
-  fail_unless (t != NULL && t->dtype == VKML_DTYPE_FLOAT, "no float '%s'", name);
+  fail_unless (t != NULL
+      && t->dtype == VKML_DTYPE_FLOAT, "no float '%s'", name);
   *rank = t->rank;
   *n = gst_vkml_tensor_element_count (t);
   fail_unless (gst_buffer_map (t->data, &map, GST_MAP_READ));
@@ -312,7 +313,8 @@ GST_START_TEST (test_batch_model_swap)
   for (i = 0; !swapped || i < after + 8; i += 2) {
     GstElement *e;
 
-    fail_unless (g_get_monotonic_time () < end, "the model was not swapped in 60 s");
+    fail_unless (g_get_monotonic_time () < end,
+        "the model was not swapped in 60 s");
     if (i == 4) {
       e = gst_harness_find_element (h, "vkmlinfer");
       g_object_set (e, "model", next, NULL);
@@ -320,8 +322,8 @@ GST_START_TEST (test_batch_model_swap)
     }
     fail_unless_equals_int (gst_harness_push (h, frame_of (i % 40, i)),
         GST_FLOW_OK);
-    fail_unless_equals_int (gst_harness_push (h, frame_of ((i + 1) % 40, i + 1)),
-        GST_FLOW_OK);
+    fail_unless_equals_int (gst_harness_push (h, frame_of ((i + 1) % 40,
+                i + 1)), GST_FLOW_OK);
     /* frames up to i come out; i + 1 too unless the switch came before it */
     for (; j < i + 2; j++) {
       GstBuffer *out = j <= i ? gst_harness_pull (h) : pull_within (h, 1000);
@@ -357,8 +359,9 @@ GST_START_TEST (test_batch_model_swap)
     fail_unless_equals_uint64 (GST_BUFFER_PTS (out), j * FRAME_NS);
     got = tensor_values (out, "out", &rank, &count);
     expect_same (got, want[j % 40], j);
-    fail_unless (gst_vkml_tensor_meta_get_by_name (gst_buffer_get_vkml_tensor_meta
-            (out), "total") != NULL, "frame %u ran on the old model again", j);
+    fail_unless (gst_vkml_tensor_meta_get_by_name
+        (gst_buffer_get_vkml_tensor_meta (out), "total") != NULL,
+        "frame %u ran on the old model again", j);
     g_free (got);
     gst_buffer_unref (out);
   }
@@ -493,7 +496,8 @@ GST_END_TEST;
  * without a meta, all in order. */
 GST_START_TEST (test_batch_with_interval)
 {
-  GstHarness *h = harness ("id-batch.onnx", "batch-size=2 inference-interval=2");
+  GstHarness *h =
+      harness ("id-batch.onnx", "batch-size=2 inference-interval=2");
   guint i;
 
   for (i = 0; i < 7; i++)

@@ -45,7 +45,8 @@ two_models (void)
 static void
 check_cls_mtds (GstBuffer * buf, GPtrArray * rois)
 {
-  GstAnalyticsRelationMeta *rmeta = gst_buffer_get_analytics_relation_meta (buf);
+  GstAnalyticsRelationMeta *rmeta =
+      gst_buffer_get_analytics_relation_meta (buf);
   GstAnalyticsClsMtd cls;
   gpointer state = NULL;
   guint i = 0;
@@ -65,8 +66,9 @@ check_cls_mtds (GstBuffer * buf, GPtrArray * rois)
     p = gst_video_region_of_interest_meta_get_param (roi, "classification");
     fail_unless (gst_structure_get (p, "score", G_TYPE_FLOAT, &score, NULL));
     fail_unless_equals_int (gst_analytics_cls_mtd_get_length (&cls), 1);
-    fail_unless_equals_string (g_quark_to_string (gst_analytics_cls_mtd_get_quark
-            (&cls, 0)), g_quark_to_string (roi->roi_type));
+    fail_unless_equals_string (g_quark_to_string
+        (gst_analytics_cls_mtd_get_quark (&cls, 0)),
+        g_quark_to_string (roi->roi_type));
     fail_unless_equals_float (gst_analytics_cls_mtd_get_level (&cls, 0), score);
   }
   fail_unless_equals_int (i, rois->len);

@@ -376,12 +376,12 @@ check_od_mtd (GstAnalyticsRelationMeta * rmeta, gpointer * state,
 
   fail_unless (gst_analytics_relation_meta_iterate (rmeta, state,
           gst_analytics_od_mtd_get_mtd_type (), &od), "no ODMtd for %s", label);
-  fail_unless_equals_string (g_quark_to_string (gst_analytics_od_mtd_get_obj_type
-          (&od)), label);
+  fail_unless_equals_string (g_quark_to_string
+      (gst_analytics_od_mtd_get_obj_type (&od)), label);
   fail_unless (gst_analytics_od_mtd_get_location (&od, &gx, &gy, &gw, &gh,
           &gscore));
-  fail_unless (gx == x && gy == y && gw == w && gh == h, "%s: %d,%d %dx%d",
-      label, gx, gy, gw, gh);
+  fail_unless (gx == x && gy == y && gw == w
+      && gh == h, "%s: %d,%d %dx%d", label, gx, gy, gw, gh);
   fail_unless (fabsf (gscore - score) < 1e-5f, "%s: score %f, want %f", label,
       gscore, score);
 }

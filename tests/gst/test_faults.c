@@ -195,7 +195,8 @@ GST_START_TEST (test_restart_mid_stream)
       g_print ("cycle %u: RSS %zu KiB\n", cycle, gst_test_rss_bytes () / 1024);
   }
   rss_end = gst_test_rss_bytes ();
-  g_print ("restart: %u cycles in %.1f s; RSS after %u: %zu KiB, at the end: %zu "
+  g_print
+      ("restart: %u cycles in %.1f s; RSS after %u: %zu KiB, at the end: %zu "
       "KiB\n", cycles, (g_get_monotonic_time () - t0) / 1e6, warmup,
       rss_warm / 1024, rss_end / 1024);
   /* Allocator caches settle during the warm-up (800 cycles: since frames in flight and the
@@ -247,8 +248,8 @@ GST_START_TEST (test_device_lost_posts_error)
   msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
   fail_unless (msg != NULL, "no error message");
   gst_message_parse_error (msg, &gerr, &debug);
-  fail_unless (g_error_matches (gerr, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_FAILED),
-      "%s", gerr->message);
+  fail_unless (g_error_matches (gerr, GST_RESOURCE_ERROR,
+          GST_RESOURCE_ERROR_FAILED), "%s", gerr->message);
   fail_unless (strstr (gerr->message, info.name) != NULL, "%s", gerr->message);
   fail_unless (strstr (gerr->message, "lost") != NULL, "%s", gerr->message);
   g_print ("device lost: %s\n(%s)\n", gerr->message, debug);

@@ -220,7 +220,8 @@ count_dp_log (GstDebugCategory * category, G_GNUC_UNUSED GstDebugLevel level,
 {
   const gchar *text = gst_debug_message_get (message);
 
-  if (!g_str_equal (gst_debug_category_get_name (category), "vkmlinfer") || !text)
+  if (!g_str_equal (gst_debug_category_get_name (category), "vkmlinfer")
+      || !text)
     return;
   if (strstr (text, "data parallel: copy 2 of 2 on device 1"))
     g_atomic_int_inc (&dp_copies);
@@ -253,7 +254,8 @@ GST_START_TEST (test_data_parallel)
   fail_unless (dp);
   stream_in_order (h, 24);
   gst_debug_remove_log_function (count_dp_log);
-  fail_unless (g_atomic_int_get (&dp_copies) >= 1, "no copy on device 1 logged");
+  fail_unless (g_atomic_int_get (&dp_copies) >= 1,
+      "no copy on device 1 logged");
   fail_unless (g_atomic_int_get (&dp_lanes) >= 1, "not 4 runs in flight");
   gst_harness_teardown (h);
   g_unsetenv ("VKML_VK_LOGICAL_DEVICES");
@@ -668,7 +670,8 @@ GST_START_TEST (test_pool_reuse)
       after_warmup = uint_prop (h, "pool-buffers");
   }
   made = uint_prop (h, "pool-buffers");
-  GST_INFO ("pool buffers: %u after 20 frames, %u after 300", after_warmup, made);
+  GST_INFO ("pool buffers: %u after 20 frames, %u after 300", after_warmup,
+      made);
   fail_unless (after_warmup >= 2, "the pools made %u buffers", after_warmup);
   /* one input and one output buffer per frame held: the two in flight, and the one the
    * task has pushed and not yet freed (its input) when the next frame is submitted;

@@ -202,7 +202,8 @@ GST_START_TEST (test_bind_image_shape)
   GstVideoInfo vinfo;
   gchar *why = NULL;
 
-  fail_unless (gst_video_info_set_format (&vinfo, GST_VIDEO_FORMAT_RGB, 40, 30));
+  fail_unless (gst_video_info_set_format (&vinfo, GST_VIDEO_FORMAT_RGB, 40,
+          30));
   fail_unless (gst_vkml_bind_image_shape (&info, &vinfo, &s, &bound, &why));
   fail_unless_equals_int (bound.dims[0], 1);
   fail_unless_equals_int (bound.dims[1], 3);
@@ -279,7 +280,8 @@ GST_START_TEST (test_frame_pack_strides)
     for (y = 0; y < (p ? 2u : 4u); y++)
       for (x = 0; x < (p ? 3u : 6u); x++)
         ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&frame, p))[y *
-            GST_VIDEO_FRAME_PLANE_STRIDE (&frame, p) + x] = 100 * p + 10 * y + x;
+            GST_VIDEO_FRAME_PLANE_STRIDE (&frame, p) + x] =
+            100 * p + 10 * y + x;
   gst_video_frame_unmap (&frame);
 
   packed = g_malloc0 (GST_VIDEO_INFO_SIZE (&vinfo));

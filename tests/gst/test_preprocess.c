@@ -37,7 +37,7 @@ typedef struct
   gdouble mean[3], std[3];
 } Settings;
 
-static const Settings plain = {"stretch", 0, FALSE, 0, {0, 0, 0}, {1, 1, 1}};
+static const Settings plain = { "stretch", 0, FALSE, 0, {0, 0, 0}, {1, 1, 1} };
 
 /* A frame of random bytes (padding included) for @vinfo. */
 static GstBuffer *
@@ -70,8 +70,8 @@ comp_at (const GstVideoFrame * f, guint c, gint x, gint y)
 static gdouble
 comp_sample (const GstVideoFrame * f, guint c, gdouble x, gdouble y)
 {
-  gint w = GST_VIDEO_FRAME_COMP_WIDTH (f, c), h = GST_VIDEO_FRAME_COMP_HEIGHT (f,
-      c);
+  gint w = GST_VIDEO_FRAME_COMP_WIDTH (f, c), h =
+      GST_VIDEO_FRAME_COMP_HEIGHT (f, c);
   gint x0, y0, x1, y1;
   gdouble fx, fy;
 
@@ -206,8 +206,7 @@ push_frame (GstHarness * h, const GstVideoInfo * vinfo, GstBuffer ** in)
   *in = random_frame (vinfo, GST_VIDEO_INFO_WIDTH (vinfo) * 7919u +
       GST_VIDEO_INFO_FORMAT (vinfo));
   out = gst_harness_push_and_pull (h, gst_buffer_ref (*in));
-  fail_unless (out != NULL, "no output for %s",
-      GST_VIDEO_INFO_NAME (vinfo));
+  fail_unless (out != NULL, "no output for %s", GST_VIDEO_INFO_NAME (vinfo));
   fail_unless (gst_buffer_get_vkml_tensor_meta (out) != NULL);
   return out;
 }
@@ -594,7 +593,8 @@ GST_END_TEST;
  * own frame (letterbox into 6x8: scale 6/13, then 6/20). */
 GST_START_TEST (test_inflight_new_size)
 {
-  static const Settings box = { "letterbox", 114, FALSE, 0, {0, 0, 0}, {1, 1, 1} };
+  static const Settings box =
+      { "letterbox", 114, FALSE, 0, {0, 0, 0}, {1, 1, 1} };
   gchar *path = model_path ("id-nchw.onnx");
   gchar *launch = launch_line (path, "0", &box, "max-in-flight=4");
   GstHarness *h = gst_harness_new_parse (launch);

@@ -156,7 +156,8 @@ check_box (GstBuffer * out, const GstVideoFrame * f, guint i,
   for (c = 0; c < 3; c++)
     for (y = 0; y < MH; y++)
       for (x = 0; x < MW; x++) {
-        gdouble got = v[(c * MH + y) * MW + x], want = reference (f, b, c, x, y);
+        gdouble got = v[(c * MH + y) * MW + x], want =
+            reference (f, b, c, x, y);
 
         /* independent of the bilinear formula: 1:1 is the pixel, 2:1 a 2x2 mean */
         if (b->w == MW && b->h == MH)
@@ -176,8 +177,7 @@ check_box (GstBuffer * out, const GstVideoFrame * f, guint i,
 }
 
 static GstHarness *
-infer_harness (const gchar * device, const gchar * extra,
-    GstVideoInfo * vinfo)
+infer_harness (const gchar * device, const gchar * extra, GstVideoInfo * vinfo)
 {
   gchar *model = build_path ("tests/gst", "id-nchw.onnx");
   gchar *launch = g_strdup_printf ("vkmlinfer model=\"%s\" device=%s "

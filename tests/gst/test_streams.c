@@ -172,7 +172,8 @@ run_streams (const gchar ** caps, guint n_streams, guint n, const gchar * props)
 
     h[k] = harness (p, caps[k]);
     g_free (p);
-    s[k] = (Stream) {.h = h[k],.caps = caps[k],.seed = k,.n = n };
+    s[k] = (Stream) {
+    .h = h[k],.caps = caps[k],.seed = k,.n = n};
   }
   for (k = 0; k < n_streams; k++)
     t[k] = g_thread_new ("stream", push_thread, &s[k]);
@@ -228,11 +229,12 @@ GST_END_TEST;
  * all come out right. */
 GST_START_TEST (test_stream_ends_and_caps_change)
 {
-  const gchar *small = "video/x-raw,format=RGB,width=10,height=6,framerate=30/1";
-  const gchar *props = "model-instance-id=shared batch-size=4 "
-      "batch-timeout=20000";
-  GstHarness *a = harness (props, RGB_CAPS), *b = harness (props, RGB_CAPS),
-      *c = harness (props, RGB_CAPS);
+  const gchar *small =
+      "video/x-raw,format=RGB,width=10,height=6,framerate=30/1";
+  const gchar *props =
+      "model-instance-id=shared batch-size=4 " "batch-timeout=20000";
+  GstHarness *a = harness (props, RGB_CAPS), *b =
+      harness (props, RGB_CAPS), *c = harness (props, RGB_CAPS);
   gfloat **want_b = reference_outputs (small, 1, 6);
   gfloat **want_c = reference_outputs (RGB_CAPS, 2, 6);
   guint i;
@@ -278,7 +280,8 @@ GST_END_TEST;
  * partial batch within batch-timeout, never waiting for a. */
 GST_START_TEST (test_stalled_stream_holds_nobody)
 {
-  const gchar *props = "model-instance-id=stall batch-size=4 batch-timeout=50000";
+  const gchar *props =
+      "model-instance-id=stall batch-size=4 batch-timeout=50000";
   GstHarness *a = harness (props, RGB_CAPS), *b = harness (props, RGB_CAPS);
   gfloat **want = reference_outputs (RGB_CAPS, 4, 6);
   gint64 t0;
@@ -517,10 +520,10 @@ GST_END_TEST;
 
 /* Which devices the elements planned on (vkmlinfer's "planned for ...: device N" line). */
 static void
-record_plan_device (GstDebugCategory * category, G_GNUC_UNUSED GstDebugLevel level,
-    G_GNUC_UNUSED const gchar * file, G_GNUC_UNUSED const gchar * function,
-    G_GNUC_UNUSED gint line, G_GNUC_UNUSED GObject * object,
-    GstDebugMessage * message, gpointer user)
+record_plan_device (GstDebugCategory * category,
+    G_GNUC_UNUSED GstDebugLevel level, G_GNUC_UNUSED const gchar * file,
+    G_GNUC_UNUSED const gchar * function, G_GNUC_UNUSED gint line,
+    G_GNUC_UNUSED GObject * object, GstDebugMessage * message, gpointer user)
 {
   const gchar *text = gst_debug_message_get (message);
   const gchar *at;
@@ -617,8 +620,8 @@ GST_START_TEST (test_join_leave_soak)
       rss_warm = gst_test_rss_bytes ();
   }
   rss_end = gst_test_rss_bytes ();
-  g_print ("join/leave: RSS after %u cycles %zu KiB, after %u %zu KiB\n", warmup,
-      rss_warm / 1024, cycles, rss_end / 1024);
+  g_print ("join/leave: RSS after %u cycles %zu KiB, after %u %zu KiB\n",
+      warmup, rss_warm / 1024, cycles, rss_end / 1024);
   /* a leak of 1 KiB a cycle would pass this bound over the 300 cycles after warm-up */
   fail_unless (!RSS_BOUND_ENFORCED || rss_end <= rss_warm + 256 * 1024,
       "RSS grew from %zu to %zu KiB", rss_warm / 1024, rss_end / 1024);

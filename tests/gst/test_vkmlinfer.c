@@ -122,7 +122,7 @@ mnist_reference (const guint8 * pixels, gfloat * out10)
     .dims = {1, 1, 28, 28},.data = in,.size = sizeof (in)
   };
   vkml_tensor output = {.dtype = VKML_DTYPE_FLOAT,.rank = 2,.dims = {1, 10},
-    .data = out10,.size = 10 * sizeof (gfloat)
+  .data = out10,.size = 10 * sizeof (gfloat)
   };
   guint i;
 
@@ -442,7 +442,8 @@ check_colours (const gchar * model, GstVideoFormat format)
   gchar *launch, *caps;
   guint i;
 
-  launch = g_strdup_printf ("vkmlinfer model=\"%s\" ! vkmlclassify labels=\"%s\"",
+  launch =
+      g_strdup_printf ("vkmlinfer model=\"%s\" ! vkmlclassify labels=\"%s\"",
       model, labels_path);
   h = harness_with_bus (launch, &bus);
   g_free (launch);
@@ -539,7 +540,8 @@ GST_START_TEST (test_classify_unknown_tensor)
           (GST_VIDEO_FORMAT_RGB, 320, 240, 255, 0, 0)), GST_FLOW_ERROR);
   text = expect_error (bus, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
       "There is no tensor 'nope'");
-  fail_unless (strstr (text, "'probabilities' [1,8] float") != NULL, "%s", text);
+  fail_unless (strstr (text, "'probabilities' [1,8] float") != NULL, "%s",
+      text);
   g_free (text);
   teardown_with_bus (h, bus);
 }

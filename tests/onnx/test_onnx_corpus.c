@@ -49,8 +49,7 @@ static void check_pbs(const char *dir, const char *prefix, const graph *g, const
         if (s == VKML_OK) {
             bool ok = tensor.dtype == v->dtype && (v->rank < 0 || tensor.rank == v->rank);
             CHECK(ok, "%s: %s rank %d, the model declares %s rank %d", path,
-                  vkml_dtype_name(tensor.dtype), tensor.rank, vkml_dtype_name(v->dtype),
-                  v->rank);
+                  vkml_dtype_name(tensor.dtype), tensor.rank, vkml_dtype_name(v->dtype), v->rank);
             t->tensors_ok += ok;
             vkml_tensor_release(&tensor);
         } else {

@@ -39,8 +39,8 @@ static vkml_status load(kind k, const unsigned char *bytes, size_t size)
     CHECK(st == VKML_OK || (err.message[0] && strcmp(err.message, "stale") != 0),
           "error %s without a message", vkml_status_name(st));
     CHECK(st == VKML_OK || st == VKML_ERROR_INVALID_MODEL || st == VKML_ERROR_UNSUPPORTED ||
-          st == VKML_ERROR_OUT_OF_MEMORY || st == VKML_ERROR_IO, "status %s",
-          vkml_status_name(st));
+              st == VKML_ERROR_OUT_OF_MEMORY || st == VKML_ERROR_IO,
+          "status %s", vkml_status_name(st));
     return st;
 }
 
@@ -56,8 +56,7 @@ static void test_truncations(kind k, const unsigned char *bytes, size_t size, co
 }
 
 /* Returns how many of the damaged copies were refused. */
-static int test_bit_flips(kind k, const unsigned char *bytes, size_t size, int flips,
-                          uint64_t seed)
+static int test_bit_flips(kind k, const unsigned char *bytes, size_t size, int flips, uint64_t seed)
 {
     unsigned char *copy = malloc(size);
     if (!copy)
@@ -89,8 +88,8 @@ static void test_random_bytes(void)
         load(KIND_TENSOR, buf, size);
     }
     /* Hand-made hostile encodings. */
-    static const unsigned char varint_overlong[] = {0x08, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-                                                    0xff, 0xff, 0xff, 0xff, 0x01};
+    static const unsigned char varint_overlong[] = {0x08, 0xff, 0xff, 0xff, 0xff, 0xff,
+                                                    0xff, 0xff, 0xff, 0xff, 0xff, 0x01};
     static const unsigned char huge_length[] = {0x3a, 0xff, 0xff, 0xff, 0xff, 0x0f};
     static const unsigned char group[] = {0x0b, 0x0c};
     static const unsigned char field_zero[] = {0x00, 0x01};
@@ -113,7 +112,7 @@ static void test_message_flood(void)
     bytes[n++] = 0x10;
     bytes[n++] = 0x0d;
     bytes[n++] = 0x3a; /* graph, length as a varint */
-    for (size_t len = body; ; len >>= 7) {
+    for (size_t len = body;; len >>= 7) {
         bytes[n++] = (unsigned char)((len & 0x7f) | (len >= 0x80 ? 0x80 : 0));
         if (len < 0x80)
             break;
@@ -125,7 +124,8 @@ static void test_message_flood(void)
     vkml_model *m = NULL;
     vkml_error err = {0};
     CHECK(vkml_model_load_memory(bytes, n, NULL, &m, &err) == VKML_ERROR_INVALID_MODEL &&
-          strstr(err.message, "far more"), "message flood: %s", err.message);
+              strstr(err.message, "far more"),
+          "message flood: %s", err.message);
     vkml_model_destroy(&m);
     free(bytes);
 }
@@ -134,18 +134,17 @@ int main(int argc, char **argv)
 {
     char path[4096];
     size_t size = 0;
-    unsigned char *bytes = read_all(test_corpus_path(path, sizeof(path),
-                                                     "models/mnist-8/model.onnx"), &size);
+    unsigned char *bytes =
+        read_all(test_corpus_path(path, sizeof(path), "models/mnist-8/model.onnx"), &size);
     if (bytes) {
         test_truncations(KIND_MODEL, bytes, size, "mnist-8");
         int refused = test_bit_flips(KIND_MODEL, bytes, size, 3000, 1);
         /* Flips in the graph's structure (not its weights) are caught. */
-        CHECK(refused > 50 && refused < 3000, "%d of 3000 damaged mnist-8 copies refused",
-              refused);
+        CHECK(refused > 50 && refused < 3000, "%d of 3000 damaged mnist-8 copies refused", refused);
     }
     free(bytes);
-    bytes = read_all(test_corpus_path(path, sizeof(path),
-                                      "models/mnist-8/test_data_set_1/input_0.pb"), &size);
+    bytes = read_all(
+        test_corpus_path(path, sizeof(path), "models/mnist-8/test_data_set_1/input_0.pb"), &size);
     if (bytes) {
         test_truncations(KIND_TENSOR, bytes, size, "input_0.pb");
         test_bit_flips(KIND_TENSOR, bytes, size, 500, 2);

@@ -36,8 +36,8 @@ static void check_case(const hostile_case *c)
     CHECK(st == c->status && at == c->at, "%s: %s at %s (%s), expected %s at %s", c->model,
           vkml_status_name(st), at == AT_LOAD ? "load" : "session", err.message,
           vkml_status_name(c->status), c->at == AT_LOAD ? "load" : "session");
-    CHECK(st == VKML_OK || strstr(err.message, c->needle), "%s: message '%s' lacks '%s'",
-          c->model, err.message, c->needle);
+    CHECK(st == VKML_OK || strstr(err.message, c->needle), "%s: message '%s' lacks '%s'", c->model,
+          err.message, c->needle);
     CHECK(st != VKML_OK || s, "%s: a session on success", c->model);
     vkml_session_destroy(&s);
     vkml_model_destroy(&m);
@@ -68,7 +68,8 @@ static void test_matrix(void)
         {"bad/cycle.onnx", AT_LOAD, VKML_ERROR_INVALID_MODEL, "cycle"},
         {"bad/unproduced_input.onnx", AT_LOAD, VKML_ERROR_INVALID_MODEL, "node 'lost' (Identity)"},
         {"bad/no_output_producer.onnx", AT_LOAD, VKML_ERROR_INVALID_MODEL, "graph output 'Z'"},
-        {"bad/dup_init.onnx", AT_LOAD, VKML_ERROR_INVALID_MODEL, "initializer 'd' is defined twice"},
+        {"bad/dup_init.onnx", AT_LOAD, VKML_ERROR_INVALID_MODEL,
+         "initializer 'd' is defined twice"},
         {"bad/twice.onnx", AT_LOAD, VKML_ERROR_INVALID_MODEL, "'Y'"},
         {"hostile/dup_input.onnx", AT_LOAD, VKML_ERROR_INVALID_MODEL,
          "graph input 'X' is listed twice"},
@@ -97,14 +98,14 @@ static void test_matrix(void)
         check_case(&cases[i]);
 }
 
-#define CHECK_ARG(call, needle)                                                               \
-    do {                                                                                      \
-        vkml_error e_ = {0};                                                                  \
-        vkml_status s_ = (call);                                                              \
-        (void)e_;                                                                             \
-        printf("%s | %s | %s\n", #call, vkml_status_name(s_), e_.message);                   \
-        CHECK(s_ != VKML_OK && e_.message[0] && strstr(e_.message, needle),                   \
-              "%s: %s '%s' lacks '%s'", #call, vkml_status_name(s_), e_.message, needle);     \
+#define CHECK_ARG(call, needle)                                                                    \
+    do {                                                                                           \
+        vkml_error e_ = {0};                                                                       \
+        vkml_status s_ = (call);                                                                   \
+        (void)e_;                                                                                  \
+        printf("%s | %s | %s\n", #call, vkml_status_name(s_), e_.message);                         \
+        CHECK(s_ != VKML_OK && e_.message[0] && strstr(e_.message, needle),                        \
+              "%s: %s '%s' lacks '%s'", #call, vkml_status_name(s_), e_.message, needle);          \
     } while (0)
 
 /* NULL handles and pointers: an error naming the argument, or a neutral answer. */
@@ -131,8 +132,7 @@ static void test_null_arguments(void)
     CHECK_ARG(vkml_tensor_read_file("x.pb", NULL, NULL, &e_), "must not be NULL");
     /* Failing calls with a NULL error pointer still fail. */
     CHECK(vkml_model_load_file(NULL, &m, NULL) == VKML_ERROR_INVALID_ARGUMENT, "NULL err");
-    CHECK(vkml_tensor_read_memory(NULL, 0, &t, NULL, NULL) == VKML_ERROR_INVALID_MODEL,
-          "NULL err");
+    CHECK(vkml_tensor_read_memory(NULL, 0, &t, NULL, NULL) == VKML_ERROR_INVALID_MODEL, "NULL err");
     vkml_model_destroy(NULL);
     vkml_model *none = NULL;
     vkml_model_destroy(&none);

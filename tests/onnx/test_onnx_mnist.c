@@ -16,7 +16,8 @@ static void check_mnist_model(const vkml_model *m)
           "input dims");
     CHECK(out && strcmp(out->name, "Plus214_Output_0") == 0, "output %s", out ? out->name : "-");
     CHECK(out && out->dtype == VKML_DTYPE_FLOAT && out->rank == 2 && out->dims[0] == 1 &&
-          out->dims[1] == 10, "output type");
+              out->dims[1] == 10,
+          "output type");
     CHECK(vkml_model_input(m, 1) == NULL && vkml_model_output(m, 1) == NULL, "out of range");
     CHECK(vkml_model_node_count(m) == 12, "%zu nodes", vkml_model_node_count(m));
     /* Topological order: the first Conv comes before every MatMul, the last node is Add. */
@@ -34,8 +35,8 @@ static void check_mnist_model(const vkml_model *m)
     CHECK(convs == 2 && matmuls == 1, "%d convs, %d matmuls", convs, matmuls);
     CHECK(first_conv >= 0 && first_conv < first_matmul, "order %d %d", first_conv, first_matmul);
     CHECK_OK(vkml_model_node(m, 11, &info, &err), &err);
-    CHECK(strcmp(info.op_type, "Add") == 0 && strcmp(info.name, "Plus214") == 0,
-          "last node %s %s", info.op_type, info.name);
+    CHECK(strcmp(info.op_type, "Add") == 0 && strcmp(info.name, "Plus214") == 0, "last node %s %s",
+          info.op_type, info.name);
     CHECK(vkml_model_node(m, 12, &info, &err) == VKML_ERROR_INVALID_ARGUMENT && err.message[0],
           "node 12 must not exist");
 }
@@ -80,14 +81,16 @@ static void test_pb(const char *dir)
     snprintf(path, sizeof(path), "%s/models/mnist-8/test_data_set_0/input_0.pb", dir);
     CHECK_OK(vkml_tensor_read_file(path, &t, &name, &err), &err);
     CHECK(t.dtype == VKML_DTYPE_FLOAT && t.rank == 4 && t.dims[0] == 1 && t.dims[1] == 1 &&
-          t.dims[2] == 28 && t.dims[3] == 28 && t.size == 28 * 28 * 4, "input_0 shape");
+              t.dims[2] == 28 && t.dims[3] == 28 && t.size == 28 * 28 * 4,
+          "input_0 shape");
     CHECK(name && name[0] == '\0', "input_0 has an empty name, got '%s'", name ? name : "(null)");
     if (t.data && t.size == 28 * 28 * 4) {
         const float *x = t.data;
         double sum = 0;
         for (int i = 0; i < 28 * 28; i++)
             sum += x[i];
-        CHECK(x[150] == 150.0f && x[151] == 254.0f && x[152] == 250.0f && x[157] == 255.0f && x[159] == 6.0f,
+        CHECK(x[150] == 150.0f && x[151] == 254.0f && x[152] == 250.0f && x[157] == 255.0f &&
+                  x[159] == 6.0f,
               "input_0 values %g %g %g %g %g", x[150], x[151], x[152], x[157], x[159]);
         CHECK(sum == 40028.0, "input_0 sum %g", sum);
     }
@@ -102,7 +105,8 @@ static void test_pb(const char *dir)
     if (t.data && t.size == 40) {
         const float *y = t.data;
         CHECK(fabsf(y[0] - 975.6701f) < 1e-3f && fabsf(y[2] - 6574.5684f) < 1e-3f &&
-              fabsf(y[9] + 1439.5316f) < 1e-3f, "output_0 values %g %g %g", y[0], y[2], y[9]);
+                  fabsf(y[9] + 1439.5316f) < 1e-3f,
+              "output_0 values %g %g %g", y[0], y[2], y[9]);
     }
     vkml_tensor_release(&t);
 }
@@ -142,9 +146,9 @@ static void test_missing_and_empty(void)
     }
     vkml_tensor t;
     CHECK(vkml_tensor_read_file(missing, &t, NULL, &err) == VKML_ERROR_IO &&
-          strstr(err.message, missing), "missing .pb: %s", err.message);
-    CHECK(vkml_model_load_memory("", 0, NULL, &m, &err) == VKML_ERROR_INVALID_MODEL,
-          "no bytes");
+              strstr(err.message, missing),
+          "missing .pb: %s", err.message);
+    CHECK(vkml_model_load_memory("", 0, NULL, &m, &err) == VKML_ERROR_INVALID_MODEL, "no bytes");
     CHECK(vkml_model_load_file(NULL, &m, &err) == VKML_ERROR_INVALID_ARGUMENT, "NULL path");
     CHECK(vkml_model_input_count(NULL) == 0 && vkml_model_node_count(NULL) == 0, "NULL model");
 }

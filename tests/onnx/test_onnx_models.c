@@ -57,12 +57,11 @@ static void check_const(const graph *g, const char *name, vkml_dtype dtype, int 
     const graph_value *v = constant(g, name);
     if (!v)
         return;
-    CHECK(v->dtype == dtype && v->rank == rank, "%s: %s rank %d", name,
-          vkml_dtype_name(v->dtype), v->rank);
+    CHECK(v->dtype == dtype && v->rank == rank, "%s: %s rank %d", name, vkml_dtype_name(v->dtype),
+          v->rank);
     for (int i = 0; i < rank && i < v->rank; i++)
         CHECK(v->dims[i] == dims[i], "%s dim %d: %lld", name, i, (long long)v->dims[i]);
-    CHECK(v->data_size == size && v->data, "%s: %zu bytes, expected %zu", name, v->data_size,
-          size);
+    CHECK(v->data_size == size && v->data, "%s: %zu bytes, expected %zu", name, v->data_size, size);
     CHECK(v->data_size != size || !v->data || size == 0 || memcmp(v->data, expect, size) == 0,
           "%s: values differ", name);
 }
@@ -185,7 +184,8 @@ static void test_attrs(void)
     if ((a = attr(n, "t", GRAPH_ATTR_TENSOR)) && a->tensor) {
         const int64_t *v = a->tensor->data;
         CHECK(a->tensor->dtype == VKML_DTYPE_INT64 && a->tensor->rank == 1 &&
-              a->tensor->dims[0] == 3 && v && v[0] == 4 && v[2] == 6, "t");
+                  a->tensor->dims[0] == 3 && v && v[0] == 4 && v[2] == 6,
+              "t");
         CHECK(strcmp(a->tensor->name, "tv") == 0, "t name %s", a->tensor->name);
     }
     if ((a = attr(n, "floats", GRAPH_ATTR_FLOATS)))
@@ -197,7 +197,8 @@ static void test_attrs(void)
               "strings");
     if ((a = attr(n, "tensors", GRAPH_ATTR_TENSORS)))
         CHECK(a->count == 2 && a->tensors[1].dtype == VKML_DTYPE_FLOAT &&
-              *(const float *)a->tensors[1].data == 2.5f, "tensors");
+                  *(const float *)a->tensors[1].data == 2.5f,
+              "tensors");
     if ((a = attr(n, "g", GRAPH_ATTR_GRAPH)))
         check_subgraph(a->graph, "Neg");
     if ((a = attr(n, "graphs", GRAPH_ATTR_GRAPHS)) && a->count == 2) {
@@ -219,8 +220,7 @@ static void test_symbolic(void)
     char path[4096];
     vkml_model *m = NULL;
     vkml_error err = {0};
-    CHECK_OK(vkml_model_load_file(model_path(path, sizeof(path), "symbolic.onnx"), &m, &err),
-             &err);
+    CHECK_OK(vkml_model_load_file(model_path(path, sizeof(path), "symbolic.onnx"), &m, &err), &err);
     if (!m)
         return;
     const vkml_tensor_info *x = vkml_model_input(m, 0);
@@ -280,8 +280,7 @@ static void test_input_shapes(void)
     vkml_context *ctx = NULL;
     vkml_session *s = NULL;
     vkml_error err = {0};
-    CHECK_OK(vkml_model_load_file(model_path(path, sizeof(path), "symbolic.onnx"), &m, &err),
-             &err);
+    CHECK_OK(vkml_model_load_file(model_path(path, sizeof(path), "symbolic.onnx"), &m, &err), &err);
     CHECK_OK(vkml_context_create(NULL, &ctx, &err), &err);
     if (!m || !ctx)
         return;
@@ -341,7 +340,8 @@ static void test_external(void)
     if (f)
         fclose(f);
     CHECK(vkml_model_load_memory(bytes, size, NULL, &m, &err) == VKML_ERROR_INVALID_MODEL &&
-          strstr(err.message, "external"), "memory without base_dir: %s", err.message);
+              strstr(err.message, "external"),
+          "memory without base_dir: %s", err.message);
 
     load_graph("ext/bad_parent.onnx", VKML_ERROR_INVALID_MODEL, "'../outside.bin'");
     load_graph("ext/bad_dotdot.onnx", VKML_ERROR_INVALID_MODEL, "inside the model's folder");
@@ -365,7 +365,8 @@ static void test_bad_graphs(void)
         {"bad/typed_count.onnx", VKML_ERROR_INVALID_MODEL, "initializer 'short': holds 2"},
         {"bad/raw_size.onnx", VKML_ERROR_INVALID_MODEL, "initializer 'raw': raw_data holds 8"},
         {"bad/neg_dim.onnx", VKML_ERROR_INVALID_MODEL, "initializer 'neg': dimension 0 is -2"},
-        {"bad/huge_dims.onnx", VKML_ERROR_INVALID_MODEL, "initializer 'huge': shape [1099511627776,1099511627776] is too large"},
+        {"bad/huge_dims.onnx", VKML_ERROR_INVALID_MODEL,
+         "initializer 'huge': shape [1099511627776,1099511627776] is too large"},
         {"bad/no_dtype.onnx", VKML_ERROR_INVALID_MODEL, "'notype': has no data type"},
         {"bad/complex.onnx", VKML_ERROR_UNSUPPORTED, "complex64"},
         {"bad/string_init.onnx", VKML_ERROR_UNSUPPORTED, "'str': string 0 holds a NUL byte"},
@@ -393,11 +394,12 @@ static void test_unsupported_ops(void)
     char path[4096];
     vkml_model *m = NULL;
     vkml_error err = {0};
-    vkml_status st = vkml_model_load_file(model_path(path, sizeof(path), "bad/unknown_op.onnx"),
-                                          &m, &err);
+    vkml_status st =
+        vkml_model_load_file(model_path(path, sizeof(path), "bad/unknown_op.onnx"), &m, &err);
     CHECK(st == VKML_ERROR_UNSUPPORTED && !m, "unknown op: %s", vkml_status_name(st));
-    CHECK(strstr(err.message, "node 'mystery' (FooBar)") && strstr(err.message, "not implemented")
-          && strstr(err.message, "unknown_op.onnx"), "%s", err.message);
+    CHECK(strstr(err.message, "node 'mystery' (FooBar)") &&
+              strstr(err.message, "not implemented") && strstr(err.message, "unknown_op.onnx"),
+          "%s", err.message);
 
     st = vkml_model_load_file(model_path(path, sizeof(path), "bad/unknown_domain.onnx"), &m, &err);
     CHECK(st == VKML_ERROR_UNSUPPORTED && strstr(err.message, "com.example.Baz"), "%s",
@@ -408,7 +410,8 @@ static void test_unsupported_ops(void)
     st = vkml_model_load_file(model_path(path, sizeof(path), "bad/old_add.onnx"), &m, &err);
     if (add && add->since_version > 1)
         CHECK(st == VKML_ERROR_UNSUPPORTED && strstr(err.message, "node 'old' (Add)") &&
-              strstr(err.message, "opset 1"), "%s", err.message);
+                  strstr(err.message, "opset 1"),
+              "%s", err.message);
     else
         CHECK(st == (add ? VKML_OK : VKML_ERROR_UNSUPPORTED), "%s", err.message);
     vkml_model_destroy(&m);

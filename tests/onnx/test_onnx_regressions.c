@@ -27,8 +27,8 @@ static bool zeros(const vkml_tensor_info *info, vkml_tensor *t, size_t *budget)
     if (info->rank < 0 || bytes > *budget)
         return false;
     *budget -= bytes;
-    *t = (vkml_tensor){.dtype = info->dtype, .rank = info->rank, .size = bytes,
-                       .data = calloc(1, bytes + 1)};
+    *t = (vkml_tensor){
+        .dtype = info->dtype, .rank = info->rank, .size = bytes, .data = calloc(1, bytes + 1)};
     memcpy(t->dims, info->dims, sizeof(t->dims));
     return t->data != NULL;
 }

@@ -1,10 +1,10 @@
 /* The op test harness: see op_harness.h. */
 #include "op_harness.h"
+#include "cpu/cpu_device.h"
 #include "cpu/cpu_elem.h"
 #include "cpu/cpu_kernels.h"
 #include "graph/graph.h"
 #include "ops/op.h"
-#include "cpu/cpu_device.h"
 #include "passes/infer.h"
 #include "testutil.h"
 #include "vulkan/vk_device.h"

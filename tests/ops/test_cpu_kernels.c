@@ -1,9 +1,9 @@
 /* The CPU kernels on hand-computed cases: each builds a one-node graph in code, runs shape
  * inference and the op's CPU kernel, and checks shapes and values; plus shape errors and
  * the CPU device running a small chain. */
+#include "cpu/cpu_device.h"
 #include "cpu/cpu_kernels.h"
 #include "ops/op.h"
-#include "cpu/cpu_device.h"
 #include "passes/infer.h"
 #include "testutil.h"
 

@@ -16,7 +16,7 @@
 static const int64_t odd4[] = {5, 7, 11, 13};
 
 static const vkml_dtype small_floats[] = {
-    VKML_DTYPE_FLOAT8E4M3FN, VKML_DTYPE_FLOAT8E4M3FNUZ, VKML_DTYPE_FLOAT8E5M2,
+    VKML_DTYPE_FLOAT8E4M3FN,   VKML_DTYPE_FLOAT8E4M3FNUZ, VKML_DTYPE_FLOAT8E5M2,
     VKML_DTYPE_FLOAT8E5M2FNUZ, VKML_DTYPE_FLOAT4E2M1,
 };
 static const vkml_dtype packed_ints[] = {VKML_DTYPE_INT4, VKML_DTYPE_UINT4, VKML_DTYPE_INT2,
@@ -32,7 +32,7 @@ static void test_round_trips(void)
             double v = vkml_small_float_decode(dt, b);
             for (int sat = 0; sat < 2; sat++) {
                 unsigned back = vkml_small_float_encode(dt, v, sat);
-                bool ok = isnan(v) ? isnan(vkml_small_float_decode(dt, back))
+                bool ok = isnan(v)          ? isnan(vkml_small_float_decode(dt, back))
                           : isinf(v) && sat ? !isinf(vkml_small_float_decode(dt, back))
                                             : back == b;
                 CHECK(ok, "%s: pattern 0x%02x (%g) came back as 0x%02x (saturate %d)",
@@ -74,16 +74,16 @@ static void test_boundaries(void)
         {VKML_DTYPE_FLOAT8E4M3FN, 465, 0x7E, 0x7F},
         {VKML_DTYPE_FLOAT8E4M3FN, -INFINITY, 0xFE, 0xFF},
         {VKML_DTYPE_FLOAT8E4M3FN, -0.0, 0x80, 0x80},
-        {VKML_DTYPE_FLOAT8E4M3FN, 0x1p-9, 0x01, 0x01},   /* smallest subnormal */
-        {VKML_DTYPE_FLOAT8E4M3FN, 0x1p-10, 0x00, 0x00},  /* tie to even: zero */
-        {VKML_DTYPE_FLOAT8E4M3FN, 0x3p-10, 0x02, 0x02},  /* tie to even: 2 * 2^-9 */
-        {VKML_DTYPE_FLOAT8E4M3FN, 1.0625, 0x38, 0x38},   /* 1 + half ulp: to 1 */
+        {VKML_DTYPE_FLOAT8E4M3FN, 0x1p-9, 0x01, 0x01},  /* smallest subnormal */
+        {VKML_DTYPE_FLOAT8E4M3FN, 0x1p-10, 0x00, 0x00}, /* tie to even: zero */
+        {VKML_DTYPE_FLOAT8E4M3FN, 0x3p-10, 0x02, 0x02}, /* tie to even: 2 * 2^-9 */
+        {VKML_DTYPE_FLOAT8E4M3FN, 1.0625, 0x38, 0x38},  /* 1 + half ulp: to 1 */
         {VKML_DTYPE_FLOAT8E4M3FNUZ, 240, 0x7F, 0x7F},
         {VKML_DTYPE_FLOAT8E4M3FNUZ, 1e9, 0x7F, 0x80},
-        {VKML_DTYPE_FLOAT8E4M3FNUZ, -0.0, 0x00, 0x00},   /* no negative zero */
+        {VKML_DTYPE_FLOAT8E4M3FNUZ, -0.0, 0x00, 0x00}, /* no negative zero */
         {VKML_DTYPE_FLOAT8E4M3FNUZ, NAN, 0x80, 0x80},
         {VKML_DTYPE_FLOAT8E5M2, 57344, 0x7B, 0x7B},
-        {VKML_DTYPE_FLOAT8E5M2, 61440, 0x7B, 0x7C},      /* tie: up to infinity */
+        {VKML_DTYPE_FLOAT8E5M2, 61440, 0x7B, 0x7C}, /* tie: up to infinity */
         {VKML_DTYPE_FLOAT8E5M2, INFINITY, 0x7B, 0x7C},
         {VKML_DTYPE_FLOAT8E5M2, -1e6, 0xFB, 0xFC},
         {VKML_DTYPE_FLOAT8E5M2, 0x1p-16, 0x01, 0x01},
@@ -93,7 +93,7 @@ static void test_boundaries(void)
         {VKML_DTYPE_FLOAT4E2M1, 0.25, 0x0, 0x0}, /* tie to even */
         {VKML_DTYPE_FLOAT4E2M1, 0.75, 0x2, 0x2},
         {VKML_DTYPE_FLOAT4E2M1, 5, 0x6, 0x6},
-        {VKML_DTYPE_FLOAT4E2M1, -7, 0xF, 0xF}, /* always saturates */
+        {VKML_DTYPE_FLOAT4E2M1, -7, 0xF, 0xF},  /* always saturates */
         {VKML_DTYPE_FLOAT4E2M1, NAN, 0x8, 0x8}, /* no NaN: -0, as ONNX */
     };
     for (size_t i = 0; i < VKML_ARRAY_SIZE(cases); i++) {
@@ -118,7 +118,8 @@ static void test_sizes(void)
     CHECK(vkml_dtype_bits(VKML_DTYPE_INT4) == 4 && vkml_dtype_size(VKML_DTYPE_INT4) == 0, "int4");
     CHECK(vkml_dtype_bits(VKML_DTYPE_UINT2) == 2, "uint2 bits");
     CHECK(vkml_dtype_size(VKML_DTYPE_FLOAT8E5M2) == 1, "float8 is one byte");
-    CHECK(vkml_tensor_bytes(VKML_DTYPE_INT4, 2, (int64_t[]){3, 5}, &b) && b == 8, "15 int4: %zu", b);
+    CHECK(vkml_tensor_bytes(VKML_DTYPE_INT4, 2, (int64_t[]){3, 5}, &b) && b == 8, "15 int4: %zu",
+          b);
     CHECK(vkml_tensor_bytes(VKML_DTYPE_INT2, 1, (int64_t[]){5}, &b) && b == 2, "5 int2: %zu", b);
     CHECK(vkml_tensor_bytes(VKML_DTYPE_FLOAT4E2M1, 0, NULL, &b) && b == 1, "scalar float4");
     CHECK(!vkml_tensor_bytes(VKML_DTYPE_INT4, 1, (int64_t[]){INT64_MAX}, &b), "overflow");
@@ -134,9 +135,10 @@ static void test_sizes(void)
 static void test_cast_random(void)
 {
     static const vkml_dtype all[] = {
-        VKML_DTYPE_FLOAT8E4M3FN, VKML_DTYPE_FLOAT8E4M3FNUZ, VKML_DTYPE_FLOAT8E5M2,
-        VKML_DTYPE_FLOAT8E5M2FNUZ, VKML_DTYPE_FLOAT8E8M0, VKML_DTYPE_FLOAT4E2M1,
-        VKML_DTYPE_INT4, VKML_DTYPE_UINT4, VKML_DTYPE_INT2, VKML_DTYPE_UINT2,
+        VKML_DTYPE_FLOAT8E4M3FN,   VKML_DTYPE_FLOAT8E4M3FNUZ, VKML_DTYPE_FLOAT8E5M2,
+        VKML_DTYPE_FLOAT8E5M2FNUZ, VKML_DTYPE_FLOAT8E8M0,     VKML_DTYPE_FLOAT4E2M1,
+        VKML_DTYPE_INT4,           VKML_DTYPE_UINT4,          VKML_DTYPE_INT2,
+        VKML_DTYPE_UINT2,
     };
     char label[96];
     for (size_t t = 0; t < VKML_ARRAY_SIZE(all); t++) {
@@ -224,8 +226,8 @@ static void test_quant_known(void)
 
     /* Dequantize, random, blocked (axis 1, block 3) on every small quantized type. */
     static const vkml_dtype qt[] = {VKML_DTYPE_FLOAT8E4M3FN, VKML_DTYPE_FLOAT8E5M2,
-                                    VKML_DTYPE_INT4, VKML_DTYPE_UINT4, VKML_DTYPE_INT2,
-                                    VKML_DTYPE_FLOAT4E2M1};
+                                    VKML_DTYPE_INT4,         VKML_DTYPE_UINT4,
+                                    VKML_DTYPE_INT2,         VKML_DTYPE_FLOAT4E2M1};
     char label[96];
     for (size_t t = 0; t < VKML_ARRAY_SIZE(qt); t++) {
         c = oh_new("DequantizeLinear", 21);

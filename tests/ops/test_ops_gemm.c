@@ -93,8 +93,8 @@ static void gemm(int64_t m, int64_t k, int64_t n, int trans_a, int trans_b, int 
     oh_attr_float(c, "alpha", 0.75f);
     oh_attr_float(c, "beta", 1.25f);
     snprintf(label, sizeof(label), "Gemm %lldx%lldx%lld%s%s C%d%s%s", (long long)m, (long long)k,
-             (long long)n, trans_a ? " A^T" : "", trans_b ? " B^T" : "", c_rank,
-             e ? " +" : "", e ? e->absorbed : "");
+             (long long)n, trans_a ? " A^T" : "", trans_b ? " B^T" : "", c_rank, e ? " +" : "",
+             e ? e->absorbed : "");
     oh_run(c, label, bound());
 }
 
@@ -122,29 +122,29 @@ static void conv(const conv_shape *s, bool bias, const graph_epilogue *e)
     oh_attr_ints(c, "strides", 2, (int64_t[]){s->stride, s->stride});
     oh_attr_ints(c, "pads", 4, (int64_t[]){s->pad, s->pad, s->pad, s->pad});
     oh_attr_ints(c, "dilations", 2, (int64_t[]){s->dil, s->dil});
-    snprintf(label, sizeof(label), "Conv %lldx%lldx%lldx%lld M%lld k%lld s%lld p%lld d%lld g%lld%s%s",
-             (long long)s->n, (long long)s->c, (long long)s->h, (long long)s->w,
-             (long long)s->m, (long long)s->k, (long long)s->stride, (long long)s->pad,
-             (long long)s->dil, (long long)s->group, e ? " +" : "",
-             e ? e->absorbed : "");
+    snprintf(label, sizeof(label),
+             "Conv %lldx%lldx%lldx%lld M%lld k%lld s%lld p%lld d%lld g%lld%s%s", (long long)s->n,
+             (long long)s->c, (long long)s->h, (long long)s->w, (long long)s->m, (long long)s->k,
+             (long long)s->stride, (long long)s->pad, (long long)s->dil, (long long)s->group,
+             e ? " +" : "", e ? e->absorbed : "");
     if (dtype != VKML_DTYPE_FLOAT)
         strncat(label, " f16", sizeof(label) - strlen(label) - 1);
     oh_run(c, label, bound());
 }
 
 static const conv_shape conv_shapes[] = {
-    {1, 3, 17, 19, 16, 7, 2, 3, 1, 1},  /* a stem: 7x7 stride 2 */
-    {2, 16, 9, 11, 24, 1, 1, 0, 1, 1},  /* pointwise: a plain GEMM */
-    {1, 32, 8, 8, 40, 1, 2, 0, 1, 1},   /* 1x1 stride 2 (ResNet downsample) */
-    {2, 12, 13, 7, 20, 3, 1, 1, 1, 1},  /* 3x3 */
-    {1, 10, 15, 15, 9, 5, 2, 2, 1, 1},  /* 5x5 stride 2 */
-    {1, 8, 12, 12, 16, 3, 1, 2, 2, 1},  /* dilation 2 */
-    {2, 12, 9, 9, 24, 3, 2, 1, 1, 3},   /* groups of 4 -> 8 */
+    {1, 3, 17, 19, 16, 7, 2, 3, 1, 1},   /* a stem: 7x7 stride 2 */
+    {2, 16, 9, 11, 24, 1, 1, 0, 1, 1},   /* pointwise: a plain GEMM */
+    {1, 32, 8, 8, 40, 1, 2, 0, 1, 1},    /* 1x1 stride 2 (ResNet downsample) */
+    {2, 12, 13, 7, 20, 3, 1, 1, 1, 1},   /* 3x3 */
+    {1, 10, 15, 15, 9, 5, 2, 2, 1, 1},   /* 5x5 stride 2 */
+    {1, 8, 12, 12, 16, 3, 1, 2, 2, 1},   /* dilation 2 */
+    {2, 12, 9, 9, 24, 3, 2, 1, 1, 3},    /* groups of 4 -> 8 */
     {1, 16, 10, 10, 16, 3, 1, 1, 1, 16}, /* depthwise */
-    {1, 24, 7, 9, 40, 1, 1, 0, 1, 1},   /* pointwise, one image: a plain product (vk_rec_matmul) */
-    {2, 8, 16, 17, 12, 1, 1, 0, 1, 1},  /* pointwise, two images of 272 pixels: a product each */
+    {1, 24, 7, 9, 40, 1, 1, 0, 1, 1},    /* pointwise, one image: a plain product (vk_rec_matmul) */
+    {2, 8, 16, 17, 12, 1, 1, 0, 1, 1},   /* pointwise, two images of 272 pixels: a product each */
     {1, 64, 12, 12, 128, 3, 1, 1, 1, 1}, /* 128 channels, K 576: split by shape on 128x64 */
-    {1, 130, 6, 6, 131, 3, 1, 1, 1, 1}, /* channels past a 128 tile */
+    {1, 130, 6, 6, 131, 3, 1, 1, 1, 1},  /* channels past a 128 tile */
 };
 
 /* One pass over the shapes with the kernels chosen (oh_gpu_kernels); `large` adds the
@@ -152,8 +152,8 @@ static const conv_shape conv_shapes[] = {
 static void products(bool large)
 {
     static const int64_t sizes[][3] = {
-        {1, 1, 1}, {1, 7, 1}, {257, 3, 1}, {37, 41, 43}, {129, 17, 65}, {64, 64, 64},
-        {1, 300, 257}, {131, 260, 129}, /* large */
+        {1, 1, 1},     {1, 7, 1},    {257, 3, 1},   {37, 41, 43},
+        {129, 17, 65}, {64, 64, 64}, {1, 300, 257}, {131, 260, 129}, /* large */
     };
     size_t n_sizes = VKML_ARRAY_SIZE(sizes) - (large ? 0 : 2);
     for (size_t i = 0; i < n_sizes; i++)
@@ -208,8 +208,12 @@ static void epilogues(void)
     };
     const conv_shape cs = {2, 12, 9, 8, 20, 3, 1, 1, 1, 1};
     for (size_t i = 0; i < VKML_ARRAY_SIZE(acts); i++) {
-        graph_epilogue e = {.act = acts[i].act, .alpha = acts[i].alpha, .beta = acts[i].beta,
-                            .bias = -1, .residual = -1, .absorbed = acts[i].name};
+        graph_epilogue e = {.act = acts[i].act,
+                            .alpha = acts[i].alpha,
+                            .beta = acts[i].beta,
+                            .bias = -1,
+                            .residual = -1,
+                            .absorbed = acts[i].name};
         conv(&cs, true, &e);
         matmul(acts[i].name, 3, (int64_t[]){2, 33, 21}, 2, (int64_t[]){21, 40}, &e, 3,
                (int64_t[]){2, 33, 40});
@@ -235,17 +239,17 @@ static void epilogues(void)
         matmul(name, 3, (int64_t[]){2, 33, 21}, 2, (int64_t[]){21, 40}, &r, 3,
                (int64_t[]){2, 33, 40});
     }
-    graph_epilogue add = {.act = ELT_IDENTITY, .bias = -1, .residual = 3, .residual_first = true,
-                          .absorbed = "Add"};
-    graph_epilogue relu_res = {.act = ELT_RELU, .bias = -1, .residual = 3,
-                               .residual_first = true, .absorbed = "Add+Relu"};
+    graph_epilogue add = {
+        .act = ELT_IDENTITY, .bias = -1, .residual = 3, .residual_first = true, .absorbed = "Add"};
+    graph_epilogue relu_res = {
+        .act = ELT_RELU, .bias = -1, .residual = 3, .residual_first = true, .absorbed = "Add+Relu"};
     conv(&conv_shapes[7], false, &add); /* depthwise: the direct kernel's epilogue */
     conv(&conv_shapes[0], true, &add);
     conv(&conv_shapes[8], true, &relu_res); /* pointwise as products: bias, residual, Relu */
     conv(&conv_shapes[9], false, &relu_res);
     /* float16: the CPU runs these on float copies, the GPU on its f16 variants */
-    graph_epilogue relu = {.act = ELT_RELU, .bias = -1, .residual = 3, .residual_first = true,
-                           .absorbed = "Add+Relu"};
+    graph_epilogue relu = {
+        .act = ELT_RELU, .bias = -1, .residual = 3, .residual_first = true, .absorbed = "Add+Relu"};
     dtype = VKML_DTYPE_FLOAT16;
     conv(&cs, true, &relu);
     conv(&conv_shapes[8], true, &relu);
@@ -262,8 +266,11 @@ static void epilogues(void)
 /* Which convs run as plain products (vk_conv_runs_as_product), by hand from the rule. */
 static conv_params conv_of(const conv_shape *s)
 {
-    conv_params p = {.batch = s->n, .in_channels = s->c, .out_channels = s->m,
-                     .group = s->group, .has_bias = true};
+    conv_params p = {.batch = s->n,
+                     .in_channels = s->c,
+                     .out_channels = s->m,
+                     .group = s->group,
+                     .has_bias = true};
     p.win.spatial = 2;
     int64_t in[2] = {s->h, s->w};
     for (int d = 0; d < 2; d++) {
@@ -325,9 +332,13 @@ static void product_picks(void)
         {{1, 128, 28, 28, 512, 1, 1, 0, 1, 1}, false, "one image of 784 pixels, 128 channels"},
         {{1, 64, 56, 56, 256, 1, 1, 0, 1, 1}, false, "one image, 64 channels"},
         {{8, 256, 28, 28, 512, 1, 1, 0, 1, 1}, false, "eight images of 784 pixels"},
-        {{8, 256, 20, 20, 64, 1, 1, 0, 1, 1}, false, "eight images of 400 pixels, 64 output channels"},
+        {{8, 256, 20, 20, 64, 1, 1, 0, 1, 1},
+         false,
+         "eight images of 400 pixels, 64 output channels"},
         {{8, 48, 28, 28, 512, 1, 1, 0, 1, 1}, true, "48 input channels (not a multiple of 32)"},
-        {{8, 256, 28, 28, 48, 1, 1, 0, 1, 1}, true, "48 output channels (under VK_CONV_TAPS_MIN_M)"},
+        {{8, 256, 28, 28, 48, 1, 1, 0, 1, 1},
+         true,
+         "48 output channels (under VK_CONV_TAPS_MIN_M)"},
     };
     for (size_t i = 0; i < VKML_ARRAY_SIZE(taps); i++) {
         conv_params p = conv_of(&taps[i].s);
@@ -356,20 +367,24 @@ static void gemv_picks(void)
     matmul_push mnist = {.m = 1, .n = 10, .k = 256, .b_sk = 10, .b_sn = 1};
     vk_kernel_id k = VK_KERNEL_COUNT;
     uint32_t g[3] = {0};
-    CHECK(vk_gemv_pick(&caps, &mnist, true, 1, &k, g) && k == VK_KERNEL_GEMV_NARROW &&
-              g[0] == 2 && g[1] == 1 && g[2] == 1, "gemv: mnist-8's [1,256] x [256,10], narrow");
+    CHECK(vk_gemv_pick(&caps, &mnist, true, 1, &k, g) && k == VK_KERNEL_GEMV_NARROW && g[0] == 2 &&
+              g[1] == 1 && g[2] == 1,
+          "gemv: mnist-8's [1,256] x [256,10], narrow");
     matmul_push wide = {.m = 1, .n = 17, .k = 256, .b_sk = 17, .b_sn = 1};
     CHECK(vk_gemv_pick(&caps, &wide, true, 1, &k, g) && k == VK_KERNEL_GEMV && g[0] == 1,
           "gemv: 17 columns, 32 a workgroup");
     matmul_push t = {.m = 4, .n = 1000, .k = 1280, .b_sk = 1, .b_sn = 1280};
     CHECK(vk_gemv_pick(&caps, &t, true, 3, &k, g) && k == VK_KERNEL_GEMV_K_CONTIG_ROWS &&
-              g[0] == 250 && g[1] == 1 && g[2] == 3, "gemv: B^T, 4 rows, 3 batches");
+              g[0] == 250 && g[1] == 1 && g[2] == 3,
+          "gemv: B^T, 4 rows, 3 batches");
     t.m = 8; /* ResNet-50 b8's classifier: one workgroup of 8 rows a column block */
     CHECK(vk_gemv_pick(&caps, &t, true, 1, &k, g) && k == VK_KERNEL_GEMV_K_CONTIG_ROWS &&
-              g[0] == 250 && g[1] == 1 && g[2] == 1, "gemv: B^T, 8 rows");
+              g[0] == 250 && g[1] == 1 && g[2] == 1,
+          "gemv: B^T, 8 rows");
     t.m = 1;
-    CHECK(vk_gemv_pick(&caps, &t, true, 1, &k, g) && k == VK_KERNEL_GEMV_K_CONTIG &&
-              g[0] == 250 && g[1] == 1, "gemv: B^T, one row");
+    CHECK(vk_gemv_pick(&caps, &t, true, 1, &k, g) && k == VK_KERNEL_GEMV_K_CONTIG && g[0] == 250 &&
+              g[1] == 1,
+          "gemv: B^T, one row");
     t.m = 9;
     CHECK(!vk_gemv_pick(&caps, &t, true, 1, &k, g), "gemv: 9 rows go to the tiles");
     matmul_push five = {.m = 5, .n = 10, .k = 256, .b_sk = 10, .b_sn = 1};
@@ -392,7 +407,7 @@ static void gemv_picks(void)
  * and 4 columns and its 8 and 64 slices, B^T, C, batches, a bias and an activation. */
 static void gemv_products(void)
 {
-    static const int64_t sizes[][3] = {{1, 256, 10}, {2, 1000, 37}, {4, 33, 1},   {1, 1, 65},
+    static const int64_t sizes[][3] = {{1, 256, 10}, {2, 1000, 37},  {4, 33, 1},   {1, 1, 65},
                                        {3, 7, 33},   {1, 1280, 100}, {3, 300, 16}, {1, 31, 9},
                                        {8, 515, 12}, {6, 64, 40},    {5, 2, 3}};
     for (size_t i = 0; i < VKML_ARRAY_SIZE(sizes); i++)
@@ -416,10 +431,13 @@ static void gemv_products(void)
     const conv_shape se[] = {{1, 48, 1, 1, 1152, 1, 1, 0, 1, 1},
                              {3, 37, 1, 1, 9, 1, 1, 0, 1, 1},
                              {2, 20, 1, 1, 11, 1, 1, 1, 1, 1}};
-    graph_epilogue sig = {.act = ELT_SIGMOID, .bias = -1, .residual = -1,
-                          .absorbed = "Sigmoid"};
-    graph_epilogue res = {.act = ELT_SILU, .alpha = 1, .bias = -1, .residual = 3,
-                          .residual_first = true, .absorbed = "Add+SiLU"};
+    graph_epilogue sig = {.act = ELT_SIGMOID, .bias = -1, .residual = -1, .absorbed = "Sigmoid"};
+    graph_epilogue res = {.act = ELT_SILU,
+                          .alpha = 1,
+                          .bias = -1,
+                          .residual = 3,
+                          .residual_first = true,
+                          .absorbed = "Add+SiLU"};
     conv(&se[0], true, &sig);
     conv(&se[1], false, NULL);
     conv(&se[1], true, &res);
@@ -441,10 +459,9 @@ static void split_picks(void)
      * 4608 / 64 = 72 and 32: ceil(4608 / 32) = 144 -> 160 (a multiple of 32): 29 slices. */
     CHECK(vk_gemm_pick_split(&caps, true, false, 512, 49, 4608, 1, &sp) && sp.splits == 29 &&
               sp.k_slice == 160 && sp.first == VK_KERNEL_CONV_GEMM_SPLITK_128X64 &&
-              sp.sum == VK_KERNEL_CONV_GEMM_SPLITK_SUM && sp.groups[0] == 1 &&
-              sp.groups[1] == 4 && sp.groups[2] == 29 && sp.sum_groups[0] == 1 &&
-              sp.sum_groups[1] == 512 && sp.sum_groups[2] == 1 &&
-              sp.scratch_bytes == 29ull * 512 * 49 * 4,
+              sp.sum == VK_KERNEL_CONV_GEMM_SPLITK_SUM && sp.groups[0] == 1 && sp.groups[1] == 4 &&
+              sp.groups[2] == 29 && sp.sum_groups[0] == 1 && sp.sum_groups[1] == 512 &&
+              sp.sum_groups[2] == 1 && sp.scratch_bytes == 29ull * 512 * 49 * 4,
           "split: r50 7x7 stage: %u slices of %u, groups %u x %u x %u", sp.splits, sp.k_slice,
           sp.groups[0], sp.groups[1], sp.groups[2]);
     /* the same over 8 images (a conv per image): 64 tiles of 64x64 -> 9 slices, of
@@ -465,8 +482,8 @@ static void split_picks(void)
     /* 70 x 40 x 1100 MatMul: 1 x 2 64x64 tiles, 264 slices capped by 1100 / 64 = 17:
      * ceil(1100 / 17) = 65 -> 96 a slice: 12 slices */
     CHECK(vk_gemm_pick_split(&caps, false, false, 70, 40, 1100, 1, &sp) && sp.splits == 12 &&
-              sp.k_slice == 96 && sp.first == VK_KERNEL_GEMM_SPLITK_64X64 &&
-              sp.groups[0] == 1 && sp.groups[1] == 2 && sp.groups[2] == 12,
+              sp.k_slice == 96 && sp.first == VK_KERNEL_GEMM_SPLITK_64X64 && sp.groups[0] == 1 &&
+              sp.groups[1] == 2 && sp.groups[2] == 12,
           "split: 70x40x1100: %u slices of %u", sp.splits, sp.k_slice);
     CHECK(vk_gemm_pick_split(&caps, true, true, 512, 49, 4608, 1, &sp) && sp.splits == 29 &&
               sp.first == VK_KERNEL_CONV_GEMM_COOP_SPLITK_64X64 &&
@@ -522,15 +539,15 @@ static void split_products(void)
     matmul_2d(70, 1100, 40);
     matmul_2d(6, 2050, 5); /* more rows than gemv.comp takes */
     gemm(45, 1030, 39, 1, 1, 2, NULL);
-    graph_epilogue e = {.act = ELT_SILU, .alpha = 1, .bias = 2, .residual = 3,
-                        .absorbed = "Add+SiLU+Add"};
+    graph_epilogue e = {
+        .act = ELT_SILU, .alpha = 1, .bias = 2, .residual = 3, .absorbed = "Add+SiLU+Add"};
     matmul("Add+SiLU+Add K 1300", 3, (int64_t[]){2, 17, 1300}, 2, (int64_t[]){1300, 30}, &e, 3,
            (int64_t[]){2, 17, 30});
     /* N 32: the sums 4 columns an invocation, stored as quads with the residual's quads */
     matmul("Add+SiLU+Add K 1300, N 32", 3, (int64_t[]){2, 17, 1300}, 2, (int64_t[]){1300, 32}, &e,
            3, (int64_t[]){2, 17, 32});
-    graph_epilogue r = {.act = ELT_RELU, .bias = -1, .residual = 3, .residual_first = true,
-                        .absorbed = "Add+Relu"};
+    graph_epilogue r = {
+        .act = ELT_RELU, .bias = -1, .residual = 3, .residual_first = true, .absorbed = "Add+Relu"};
     const conv_shape cs[] = {
         {1, 128, 5, 5, 24, 3, 1, 1, 1, 1},  /* K 1152, one tile */
         {2, 256, 4, 4, 32, 3, 1, 1, 1, 2},  /* groups: K 1152 per group */
@@ -569,8 +586,8 @@ static void coop_picks(void)
     /* the 128x128 tile only when forced; 128x64: 32 x 32 = 1024 groups >= 128 */
     CHECK(vk_gemm_pick_coop(&caps, false, f16, false, 4096, 2048, 1024, 1, &k, g) &&
               k == VK_KERNEL_GEMM_COOP_128X64 && g[0] == 32 && g[1] == 32 && g[2] == 1,
-          "coop: float16 4096x2048 takes the 128x64 tile (kernel %d, %u x %u x %u)", (int)k,
-          g[0], g[1], g[2]);
+          "coop: float16 4096x2048 takes the 128x64 tile (kernel %d, %u x %u x %u)", (int)k, g[0],
+          g[1], g[2]);
     /* 1024^2: 128x64 gives 16 x 8 = 128 groups, VK_GEMM_TILE_MIN_GROUPS */
     CHECK(vk_gemm_pick_coop(&caps, false, f16, false, 1024, 1024, 1024, 1, &k, g) &&
               k == VK_KERNEL_GEMM_COOP_128X64 && g[0] == 16 && g[1] == 8,
@@ -649,8 +666,9 @@ static void taps_picks(void)
      * 128 x 64: 98 blocks, K in 2 slices of 576 (264 / 98 rounded down: one wave of 196
      * workgroups, not 3 slices and 294) */
     CHECK(vk_conv_pick_taps(&caps, f16, false, 128, 6272, 1152, 1, 128, &k, g, &sp) &&
-              sp.splits == 2 && sp.k_slice == 576 && sp.first == VK_KERNEL_CONV_COOP_TAPS_SPLITK_128X64 &&
-              sp.groups[0] == 98 && sp.groups[1] == 1 && sp.groups[2] == 2,
+              sp.splits == 2 && sp.k_slice == 576 &&
+              sp.first == VK_KERNEL_CONV_COOP_TAPS_SPLITK_128X64 && sp.groups[0] == 98 &&
+              sp.groups[1] == 1 && sp.groups[2] == 2,
           "taps: 128 x 6272 x 1152: %u slices of %u on %u x %u", sp.splits, sp.k_slice,
           sp.groups[0], sp.groups[1]);
     /* its 3x3 conv at 56x56: 64 x 25088 x 576: 64 x 128 blocks, 196 of them, whole K */
@@ -696,8 +714,8 @@ static void taps_picks(void)
  * and split-K, strides, pads, dilation, groups, ragged edges, bias and epilogues. */
 static void taps_convs(void)
 {
-    graph_epilogue r = {.act = ELT_RELU, .bias = -1, .residual = 3, .residual_first = true,
-                        .absorbed = "Add+Relu"};
+    graph_epilogue r = {
+        .act = ELT_RELU, .bias = -1, .residual = 3, .residual_first = true, .absorbed = "Add+Relu"};
     const conv_shape cs[] = {
         {4, 32, 64, 64, 128, 3, 1, 1, 1, 1}, /* 128 x 128 blocks, whole K */
         {4, 64, 64, 64, 64, 3, 1, 1, 1, 1},  /* 64 x 128 */
@@ -732,10 +750,12 @@ static int coop_devices(void)
         caps.prefer_tiled = true;
         vk_kernel_id k = VK_KERNEL_COUNT;
         uint32_t g[3];
-        bool took = vk_gemm_pick_coop(&caps, false, VKML_DTYPE_FLOAT16, true, 1024, 1024, 1024,
-                                      1, &k, g);
-        CHECK(took == caps.cooperative_matrix, "%s: cooperative matrix %d, float16 1024^3 on "
-              "gemm_coop.comp %d", vd->base.info.name, caps.cooperative_matrix, took);
+        bool took =
+            vk_gemm_pick_coop(&caps, false, VKML_DTYPE_FLOAT16, true, 1024, 1024, 1024, 1, &k, g);
+        CHECK(took == caps.cooperative_matrix,
+              "%s: cooperative matrix %d, float16 1024^3 on "
+              "gemm_coop.comp %d",
+              vd->base.info.name, caps.cooperative_matrix, took);
         printf("%s: cooperative matrices %s\n", vd->base.info.name,
                caps.cooperative_matrix ? "yes (gemm_coop.comp runs)" : "no");
         with += caps.cooperative_matrix;
@@ -746,8 +766,10 @@ static int coop_devices(void)
     for (int d = 0; ctx && d < vkml_context_device_count(ctx); d++) {
         vk_device *vd = (vk_device *)context_device(ctx, d);
         if (vd && vd->base.cls == &vk_device_class)
-            CHECK(!vd->caps.cooperative_matrix, "%s: VKML_NO_COOPMAT=1 leaves cooperative "
-                  "matrices on", vd->base.info.name);
+            CHECK(!vd->caps.cooperative_matrix,
+                  "%s: VKML_NO_COOPMAT=1 leaves cooperative "
+                  "matrices on",
+                  vd->base.info.name);
     }
     vkml_context_destroy(&ctx);
     unsetenv("VKML_NO_COOPMAT");

@@ -134,7 +134,8 @@ static void gru_known(bool linear_before_reset)
                 double lin = bias[5 * H + j];
                 for (int k = 0; k < H; k++)
                     lin += r[(2 * H + j) * H + k] * rh[k];
-                double hh = tanh(xw[2 * H + j] + (linear_before_reset ? rr[j] * hr[2 * H + j] : lin));
+                double hh =
+                    tanh(xw[2 * H + j] + (linear_before_reset ? rr[j] * hr[2 * H + j] : lin));
                 next[j] = (1 - z[j]) * hh + z[j] * h[j];
             }
             for (int j = 0; j < H; j++)
@@ -157,8 +158,9 @@ static void gru_known(bool linear_before_reset)
     oh_expect(c, 0, y);
     oh_expect(c, 1, yh);
     oh_expect_gpu(c, RNN_GPU);
-    oh_run(c, linear_before_reset ? "GRU reverse, linear_before_reset: known values"
-                                  : "GRU reverse, sequence_lens, initial_h: known values",
+    oh_run(c,
+           linear_before_reset ? "GRU reverse, linear_before_reset: known values"
+                               : "GRU reverse, sequence_lens, initial_h: known values",
            OH_BOUND_TRANSCENDENTAL);
 }
 
@@ -170,8 +172,8 @@ static void rnn_random(const char *op, int gates, vkml_dtype t, const char *labe
     const int64_t seq = 5, batch = 3, input = 7, hidden = 4;
     int64_t dirs = strcmp(direction, "bidirectional") == 0 ? 2 : 1;
     oh_case *c = oh_new(op, 22);
-    oh_input(c, t, 3, layout ? (int64_t[]){batch, seq, input} : (int64_t[]){seq, batch, input},
-             -1, 1);
+    oh_input(c, t, 3, layout ? (int64_t[]){batch, seq, input} : (int64_t[]){seq, batch, input}, -1,
+             1);
     oh_const_random(c, t, 3, (int64_t[]){dirs, gates * hidden, input}, -0.5, 0.5);
     oh_const_random(c, t, 3, (int64_t[]){dirs, gates * hidden, hidden}, -0.5, 0.5);
     oh_const_random(c, t, 2, (int64_t[]){dirs, 2 * gates * hidden}, -0.5, 0.5);
@@ -295,8 +297,9 @@ static void leftovers(void)
     oh_const(c, VKML_DTYPE_UINT64, 1, (int64_t[]){4}, big);
     oh_const_i64(c, 1, (int64_t[]){3});
     oh_outputs(c, 2);
-    oh_expect(c, 0, (uint64_t[]){UINT64_C(18446744073709551615), UINT64_C(9007199254740993),
-                                 UINT64_C(9007199254740992)});
+    oh_expect(c, 0,
+              (uint64_t[]){UINT64_C(18446744073709551615), UINT64_C(9007199254740993),
+                           UINT64_C(9007199254740992)});
     oh_expect(c, 1, (int64_t[]){3, 0, 1});
     oh_expect_gpu(c, false);
     oh_run(c, "TopK uint64 past 2^53: known values", OH_BOUND_EXACT);

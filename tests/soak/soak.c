@@ -180,8 +180,8 @@ static void pipeline_soak(long frames, long warmup, soak_result *r)
     double t0 = now_s();
     gst_element_set_state(pipeline, GST_STATE_PLAYING);
     GstBus *bus = gst_element_get_bus(pipeline);
-    GstMessage *msg = gst_bus_timed_pop_filtered(bus, GST_CLOCK_TIME_NONE,
-                                                 GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+    GstMessage *msg =
+        gst_bus_timed_pop_filtered(bus, GST_CLOCK_TIME_NONE, GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
     r->seconds = now_s() - t0;
     r->rss_end_kib = rss_kib();
     CHECK(msg && GST_MESSAGE_TYPE(msg) == GST_MESSAGE_EOS, "pipeline ended with %s",
@@ -199,9 +199,9 @@ static void pipeline_soak(long frames, long warmup, soak_result *r)
 
 static void report(const soak_result *r)
 {
-    double growth = r->rss_warm_kib > 0
-                        ? 100.0 * (double)(r->rss_end_kib - r->rss_warm_kib) / (double)r->rss_warm_kib
-                        : 0;
+    double growth = r->rss_warm_kib > 0 ? 100.0 * (double)(r->rss_end_kib - r->rss_warm_kib) /
+                                              (double)r->rss_warm_kib
+                                        : 0;
     printf("soak: %s: %ld runs in %.1f s (%.0f/s); RSS after warm-up %ld KiB, at the end %ld "
            "KiB (%+ld KiB, %+.3f%%); live Vulkan objects after teardown: %lld\n",
            r->what, r->runs, r->seconds, r->seconds > 0 ? (double)r->runs / r->seconds : 0,

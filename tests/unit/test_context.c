@@ -154,8 +154,8 @@ static void check_log_sinks(const char *mnist)
     sp.log_user = &s;
     CHECK(vkml_session_create(cb, model, &sp, &bad, &err) == VKML_ERROR_INVALID_ARGUMENT, "%s",
           err.message);
-    CHECK(s.matched == 1 && a.matched == 1 && b.matched == 0,
-          "session log_user: s %d, a %d, b %d", s.matched, a.matched, b.matched);
+    CHECK(s.matched == 1 && a.matched == 1 && b.matched == 0, "session log_user: s %d, a %d, b %d",
+          s.matched, a.matched, b.matched);
 
     /* Destroying a context that a session still uses warns on that context's sink. */
     vkml_session *live = NULL;

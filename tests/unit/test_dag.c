@@ -9,7 +9,7 @@
 #include <math.h>
 #include <pthread.h>
 
-#define N 64   /* elements per value */
+#define N 64 /* elements per value */
 #define GRAPHS 40
 #define RUNS 6
 
@@ -86,10 +86,16 @@ static void *run_job(void *arg)
     vkml_run *runs[RUNS] = {0};
     for (int r = 0; r < RUNS; r++) {
         for (int i = 0; i < 2; i++) {
-            ins[r][i] = (vkml_tensor){.dtype = VKML_DTYPE_FLOAT, .rank = 1, .dims = {N},
-                                      .data = (void *)j->in[r][i], .size = sizeof(float) * N};
-            outs[r][i] = (vkml_tensor){.dtype = VKML_DTYPE_FLOAT, .rank = 1, .dims = {N},
-                                       .data = got[r][i], .size = sizeof(float) * N};
+            ins[r][i] = (vkml_tensor){.dtype = VKML_DTYPE_FLOAT,
+                                      .rank = 1,
+                                      .dims = {N},
+                                      .data = (void *)j->in[r][i],
+                                      .size = sizeof(float) * N};
+            outs[r][i] = (vkml_tensor){.dtype = VKML_DTYPE_FLOAT,
+                                       .rank = 1,
+                                       .dims = {N},
+                                       .data = got[r][i],
+                                       .size = sizeof(float) * N};
         }
         if (vkml_session_submit(s, ins[r], 2, outs[r], 2, NULL, NULL, &runs[r], &err) != VKML_OK)
             j->failures++;
@@ -102,8 +108,8 @@ static void *run_job(void *arg)
                 double w = j->want[r][i][e], d = fabs((double)got[r][i][e] - w);
                 if (!(d <= 1e-5 * (1 + fabs(w)))) {
                     if (j->failures++ == 0)
-                        fprintf(stderr, "%s: run %d output %d [%d]: %g, the CPU says %g\n",
-                                j->what, r, i, e, (double)got[r][i][e], w);
+                        fprintf(stderr, "%s: run %d output %d [%d]: %g, the CPU says %g\n", j->what,
+                                r, i, e, (double)got[r][i][e], w);
                     break;
                 }
             }
@@ -139,17 +145,25 @@ int main(void)
         for (int r = 0; r < RUNS; r++) {
             vkml_tensor ins[2], outs[2];
             for (int i = 0; i < 2; i++) {
-                ins[i] = (vkml_tensor){.dtype = VKML_DTYPE_FLOAT, .rank = 1, .dims = {N},
-                                       .data = in[r][i], .size = sizeof(float) * N};
-                outs[i] = (vkml_tensor){.dtype = VKML_DTYPE_FLOAT, .rank = 1, .dims = {N},
-                                        .data = want[gi][r][i], .size = sizeof(float) * N};
+                ins[i] = (vkml_tensor){.dtype = VKML_DTYPE_FLOAT,
+                                       .rank = 1,
+                                       .dims = {N},
+                                       .data = in[r][i],
+                                       .size = sizeof(float) * N};
+                outs[i] = (vkml_tensor){.dtype = VKML_DTYPE_FLOAT,
+                                        .rank = 1,
+                                        .dims = {N},
+                                        .data = want[gi][r][i],
+                                        .size = sizeof(float) * N};
             }
             CHECK_OK(vkml_session_run(ref, ins, 2, outs, 2, &err), &err);
         }
         vkml_session_destroy(&ref);
         /* A budget of a few live values per GPU: long graphs move from GPU to GPU. */
         uint64_t budget = (uint64_t)(4 + gi % 5) * N * sizeof(float);
-        vkml_session_params params = {.devices = all, .n_devices = n_all, .device_budget = budget,
+        vkml_session_params params = {.devices = all,
+                                      .n_devices = n_all,
+                                      .device_budget = budget,
                                       .runs_in_flight = 1 + gi % 3};
         vkml_session *probe = NULL;
         vkml_status st = vkml_session_create(ctx, model, &params, &probe, &err);
@@ -164,10 +178,14 @@ int main(void)
         job jobs[2];
         pthread_t threads[2];
         for (int t = 0; t < 2; t++) {
-            jobs[t] = (job){.ctx = ctx, .model = model, .params = &params,
-                            .in = (const float (*)[2][N])in, .want = want[gi]};
-            snprintf(jobs[t].what, sizeof(jobs[t].what), "graph %d (%d GPUs, budget %llu), thread %d",
-                     gi, n_gpus, (unsigned long long)params.device_budget, t);
+            jobs[t] = (job){.ctx = ctx,
+                            .model = model,
+                            .params = &params,
+                            .in = (const float(*)[2][N])in,
+                            .want = want[gi]};
+            snprintf(jobs[t].what, sizeof(jobs[t].what),
+                     "graph %d (%d GPUs, budget %llu), thread %d", gi, n_gpus,
+                     (unsigned long long)params.device_budget, t);
             CHECK(pthread_create(&threads[t], NULL, run_job, &jobs[t]) == 0, "thread");
         }
         for (int t = 0; t < 2; t++) {

@@ -15,8 +15,8 @@ static char relu_path[4096], relu_in[4096], relu_out[4096];
 /* Kinds a session creates and destroys (pipelines are cached per device, and devices,
  * layouts and caches live as long as the context). */
 static const vkml_vk_object session_kinds[] = {
-    VKML_VK_MEMORY,          VKML_VK_BUFFER,       VKML_VK_DESCRIPTOR_POOL,
-    VKML_VK_COMMAND_POOL,    VKML_VK_COMMAND_BUFFER, VKML_VK_FENCE,
+    VKML_VK_MEMORY,       VKML_VK_BUFFER,         VKML_VK_DESCRIPTOR_POOL,
+    VKML_VK_COMMAND_POOL, VKML_VK_COMMAND_BUFFER, VKML_VK_FENCE,
 };
 
 static void check_session_counts(const vkml_vk_counts *before, const char *when)
@@ -28,8 +28,8 @@ static void check_session_counts(const vkml_vk_counts *before, const char *when)
         CHECK(now.live[k] == before->live[k], "%s: %lld live %s, %lld before", when,
               (long long)now.live[k], vkml_vk_object_name(k), (long long)before->live[k]);
     }
-    CHECK(now.memory_bytes == before->memory_bytes, "%s: %lld bytes of memory, %lld before",
-          when, (long long)now.memory_bytes, (long long)before->memory_bytes);
+    CHECK(now.memory_bytes == before->memory_bytes, "%s: %lld bytes of memory, %lld before", when,
+          (long long)now.memory_bytes, (long long)before->memory_bytes);
 }
 
 static void check_all_zero(const char *when)
@@ -70,8 +70,8 @@ static vkml_status run_model(vkml_session *s, const char *in_path, const char *o
         CHECK(want.size == out.size, "output %zu bytes, expected %zu", out.size, want.size);
         for (size_t i = 0; i < n && want.size == out.size; i++) {
             float a = ((float *)out.data)[i], b = ((float *)want.data)[i];
-            CHECK(fabsf(a - b) <= 1e-3f + 1e-3f * fabsf(b), "output[%zu] = %g, expected %g", i,
-                  a, b);
+            CHECK(fabsf(a - b) <= 1e-3f + 1e-3f * fabsf(b), "output[%zu] = %g, expected %g", i, a,
+                  b);
         }
     }
     vkml_tensor_release(&in);
@@ -208,8 +208,7 @@ static void test_injected_alloc_failures(void)
                   "allocation %lld: no VkResult or device '%s': %s", (long long)i, info.name,
                   err.message);
             if (i == 1)
-                printf("injected allocation failure: %s: %s\n", vkml_status_name(st),
-                       err.message);
+                printf("injected allocation failure: %s: %s\n", vkml_status_name(st), err.message);
             check_session_counts(&before, "after an injected allocation failure");
             CHECK_OK(make_session(ctx, m, 0, &s, &err), &err);
         }
@@ -222,8 +221,8 @@ static void test_injected_alloc_failures(void)
         check_all_zero("after an injected allocation failure's context");
     }
     CHECK(failed >= 1, "no injected allocation failure failed a session (of %lld)", (long long)k);
-    printf("injected allocation failures: %d of %lld indices failed the session cleanly\n",
-           failed, (long long)k);
+    printf("injected allocation failures: %d of %lld indices failed the session cleanly\n", failed,
+           (long long)k);
 }
 
 static double now_s(void)

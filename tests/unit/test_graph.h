@@ -72,8 +72,10 @@ static inline float *tg_run_session(vkml_session *s, const float *x, size_t n_x,
 {
     vkml_error err = {0};
     const vkml_tensor_info *info = vkml_session_input(s, 0);
-    vkml_tensor in = {
-        .dtype = VKML_DTYPE_FLOAT, .rank = info->rank, .data = (void *)x, .size = n_x * sizeof(float)};
+    vkml_tensor in = {.dtype = VKML_DTYPE_FLOAT,
+                      .rank = info->rank,
+                      .data = (void *)x,
+                      .size = n_x * sizeof(float)};
     memcpy(in.dims, info->dims, sizeof(in.dims));
     vkml_tensor out = {0};
     CHECK_OK(vkml_session_alloc_output(s, 0, &out, &err), &err);

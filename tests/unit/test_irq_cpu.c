@@ -13,9 +13,9 @@
 #include "test_graph.h"
 #include "vulkan/vk_device.h"
 
+#include <ftw.h>
 #include <pthread.h>
 #include <sched.h>
-#include <ftw.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -93,8 +93,8 @@ static void test_lookup(void)
     /* rerouted since: the routing, not where most were counted */
     fresh_root("rerouted");
     msi(42);
-    snprintf(text, sizeof(text), "%s  42:   900000   0   1000   0   PCI-MSIX-" ADDR "  0-edge  nvidia\n",
-             header);
+    snprintf(text, sizeof(text),
+             "%s  42:   900000   0   1000   0   PCI-MSIX-" ADDR "  0-edge  nvidia\n", header);
     put("proc/interrupts", text);
     put("proc/irq/42/effective_affinity_list", "2\n");
     CHECK(irq_cpu() == 2, "rerouted: CPU %d, expected 2", irq_cpu());
@@ -120,7 +120,8 @@ static void test_lookup(void)
     /* nothing counted yet: the lowest vector's routing */
     fresh_root("uncounted");
     msi(61), msi(60);
-    snprintf(text, sizeof(text), "%s  60:   0   0   0   0   x\n  61:   0   0   0   0   x\n", header);
+    snprintf(text, sizeof(text), "%s  60:   0   0   0   0   x\n  61:   0   0   0   0   x\n",
+             header);
     put("proc/interrupts", text);
     put("proc/irq/60/effective_affinity_list", "2\n");
     put("proc/irq/61/effective_affinity_list", "1\n");
@@ -228,8 +229,8 @@ static bool run_on_irq_cpu(bool keep, int spin_us, int a, int b)
     float in[16], out[16];
     for (int i = 0; i < 16; i++)
         in[i] = (float)i;
-    vkml_tensor ti = {.dtype = VKML_DTYPE_FLOAT, .rank = 1, .dims = {16}, .data = in,
-                      .size = sizeof(in)};
+    vkml_tensor ti = {
+        .dtype = VKML_DTYPE_FLOAT, .rank = 1, .dims = {16}, .data = in, .size = sizeof(in)};
     vkml_tensor to = ti;
     to.data = out;
     /* the scheduler may move the thread to b before the wait: then tried again */

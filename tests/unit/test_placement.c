@@ -64,8 +64,8 @@ static vkml_status run_with(vkml_context *ctx, vkml_model *model, const vkml_ses
     uint64_t seed = 99;
     for (int i = 0; i < ROWS * WIDTH; i++)
         x[i] = test_randf(&seed, -1, 1);
-    vkml_tensor in = {.dtype = VKML_DTYPE_FLOAT, .rank = 2, .dims = {ROWS, WIDTH},
-                      .data = x, .size = sizeof(x)};
+    vkml_tensor in = {
+        .dtype = VKML_DTYPE_FLOAT, .rank = 2, .dims = {ROWS, WIDTH}, .data = x, .size = sizeof(x)};
     for (size_t o = 0; o < 2; o++)
         CHECK_OK(vkml_session_alloc_output(s, o, &out->t[o], err), err);
     st = vkml_session_run(s, &in, 1, out->t, 2, err);
@@ -113,8 +113,7 @@ static size_t check_plan(const vkml_session *s, const int *set, size_t n_set, ui
         CHECK(p.weight_bytes + p.peak_bytes <= budget, "%s: part %zu holds %llu + %llu > %llu",
               what, i, (unsigned long long)p.weight_bytes, (unsigned long long)p.peak_bytes,
               (unsigned long long)budget);
-        CHECK(p.n_nodes > 0 && p.first_node[0] && p.last_node[0], "%s: part %zu is empty", what,
-              i);
+        CHECK(p.n_nodes > 0 && p.first_node[0] && p.last_node[0], "%s: part %zu is empty", what, i);
         nodes += p.n_nodes;
         fused_away += p.n_fused_nodes - p.n_fused; /* a fused group is one node */
     }
@@ -188,7 +187,8 @@ static void test_splits(vkml_model *model, int n_dev)
                 setenv("VKML_NO_SHARED_HOST", "1", 1);
             CHECK_OK(run_with(ctx, model, &split, &got, &s, &err), &err);
             unsetenv("VKML_NO_SHARED_HOST");
-            size_t parts = check_plan(s, all, n_all, budget, lavapipe && !host_copy, host_copy, what);
+            size_t parts =
+                check_plan(s, all, n_all, budget, lavapipe && !host_copy, host_copy, what);
             CHECK(parts >= (size_t)want && parts <= (size_t)n_dev, "%s: %zu parts", what, parts);
             expect_same(&got, &ref, what);
             free_outputs(&got);
@@ -236,7 +236,8 @@ static void test_sets(void)
     }
     static const struct {
         const char *text, *expect;
-    } bad[] = {{"0,0", "twice"}, {"", "empty"}, {"0,", "empty"}, {"gpu", "unknown device"},
+    } bad[] = {{"0,0", "twice"},         {"", "empty"},
+               {"0,", "empty"},          {"gpu", "unknown device"},
                {"99", "unknown device"}, {"cpu,cpu", "twice"}};
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         vkml_status st = vkml_context_parse_devices(ctx, bad[i].text, idx, 4, &n, &err);

@@ -19,8 +19,10 @@ static vkml_model *make_model(void)
     int x = tg_value(g, "x", VKML_DTYPE_FLOAT, 2, d);
     int w0 = tg_random_constant(g, "w0", 2, d, -0.2f, 0.2f, &seed);
     int w1 = tg_random_constant(g, "w1", 2, d, -0.2f, 0.2f, &seed);
-    int m0 = tg_value(g, "m0", VKML_DTYPE_FLOAT, 2, d), r0 = tg_value(g, "r0", VKML_DTYPE_FLOAT, 2, d);
-    int m1 = tg_value(g, "m1", VKML_DTYPE_FLOAT, 2, d), p1 = tg_value(g, "p1", VKML_DTYPE_FLOAT, 2, d);
+    int m0 = tg_value(g, "m0", VKML_DTYPE_FLOAT, 2, d),
+        r0 = tg_value(g, "r0", VKML_DTYPE_FLOAT, 2, d);
+    int m1 = tg_value(g, "m1", VKML_DTYPE_FLOAT, 2, d),
+        p1 = tg_value(g, "p1", VKML_DTYPE_FLOAT, 2, d);
     int y = tg_value(g, "y", VKML_DTYPE_FLOAT, 2, d);
     tg_node(g, "mm0", "MatMul", x, w0, m0, 13);
     tg_node(g, "relu0", "Relu", m0, -1, r0, 13);
@@ -36,9 +38,12 @@ static void run(vkml_session *s, float *out)
     uint64_t seed = 11;
     for (int i = 0; i < N * N; i++)
         x[i] = test_randf(&seed, -1, 1);
-    vkml_tensor in = {.dtype = VKML_DTYPE_FLOAT, .rank = 2, .dims = {N, N}, .data = x,
-                      .size = sizeof(x)};
-    vkml_tensor o = {.dtype = VKML_DTYPE_FLOAT, .rank = 2, .dims = {N, N}, .data = out,
+    vkml_tensor in = {
+        .dtype = VKML_DTYPE_FLOAT, .rank = 2, .dims = {N, N}, .data = x, .size = sizeof(x)};
+    vkml_tensor o = {.dtype = VKML_DTYPE_FLOAT,
+                     .rank = 2,
+                     .dims = {N, N},
+                     .data = out,
                      .size = sizeof(float) * N * N};
     vkml_error err = {0};
     CHECK_OK(vkml_session_run(s, &in, 1, &o, 1, &err), &err);
@@ -83,8 +88,7 @@ static void check_device(vkml_context *ctx, vkml_model *m, const int *devs, size
     CHECK(sum > 0, "%s: no time at all", what);
     CHECK(seen_mm0 && seen_group, "%s: the first node is MatMul+Relu and a fused group follows",
           what);
-    CHECK(seen_parts[0] && (n_devs < 2 || seen_parts[1]), "%s: times from every device used",
-          what);
+    CHECK(seen_parts[0] && (n_devs < 2 || seen_parts[1]), "%s: times from every device used", what);
     /* room for fewer: the count is still the whole */
     CHECK_OK(vkml_session_profile(prof, small, 1, &n2, &err), &err);
     CHECK(n2 == n && !strcmp(small[0].name, t[0].name), "%s: a short array", what);

@@ -16,10 +16,10 @@ typedef struct dag {
     int n_preds[N_TASKS];
     int preds_store[N_TASKS][N_TASKS];
     const int *preds[N_TASKS];
-    atomic_int clock;               /* global order stamp */
+    atomic_int clock;                /* global order stamp */
     atomic_int finished_at[N_TASKS]; /* stamp when the task ran, 0 = not run */
     atomic_int runs[N_TASKS];
-    int fail_task;                  /* -1: none */
+    int fail_task; /* -1: none */
 } dag;
 
 static vkml_status task_fn(void *ctx, int t, uint64_t *done, vkml_error *err)
@@ -76,8 +76,8 @@ static void *run_many(void *arg)
     make_dag(d, seed);
     sched_graph *g = NULL;
     vkml_error err = {0};
-    sched_graph_desc desc = {.n_tasks = N_TASKS, .preds = d->preds, .n_preds = d->n_preds,
-                             .submit = task_fn, .ctx = d};
+    sched_graph_desc desc = {
+        .n_tasks = N_TASKS, .preds = d->preds, .n_preds = d->n_preds, .submit = task_fn, .ctx = d};
     CHECK_OK(sched_graph_create(&desc, &g, &err), &err);
     for (int r = 0; g && r < RUNS; r++) {
         reset(d);
@@ -98,8 +98,8 @@ static void test_failure_skips_descendants(void)
     d->fail_task = 5;
     sched_graph *g = NULL;
     vkml_error err = {0};
-    sched_graph_desc desc = {.n_tasks = N_TASKS, .preds = d->preds, .n_preds = d->n_preds,
-                             .submit = task_fn, .ctx = d};
+    sched_graph_desc desc = {
+        .n_tasks = N_TASKS, .preds = d->preds, .n_preds = d->n_preds, .submit = task_fn, .ctx = d};
     CHECK_OK(sched_graph_create(&desc, &g, &err), &err);
     for (int r = 0; g && r < 50; r++) {
         reset(d);
@@ -148,9 +148,8 @@ static vkml_status stream_submit(void *ctx, int t, uint64_t *done, vkml_error *e
     pthread_mutex_lock(&sd->mu);
     for (int p = 0; p < sd->d.n_preds[t] && st == VKML_OK; p++) {
         int pred = sd->d.preds[t][p];
-        bool ready = sd->value[pred] != 0 && (s >= 0 && sd->stream[pred] == s
-                                                  ? true
-                                                  : task_complete(sd, pred));
+        bool ready = sd->value[pred] != 0 &&
+                     (s >= 0 && sd->stream[pred] == s ? true : task_complete(sd, pred));
         if (!ready)
             st = vkml_fail(err, VKML_ERROR_DEVICE, "task %d submitted before predecessor %d was %s",
                            t, pred, sd->value[pred] ? "complete" : "submitted");
@@ -198,23 +197,31 @@ static void test_streams(uint64_t seed)
         sd->must_wait[t] |= n_succ[t] == 0;
     sched_graph *g = NULL;
     vkml_error err = {0};
-    sched_graph_desc desc = {.n_tasks = N_TASKS, .preds = sd->d.preds, .n_preds = sd->d.n_preds,
-                             .streams = sd->stream, .submit = stream_submit,
-                             .wait = stream_wait, .ctx = sd};
+    sched_graph_desc desc = {.n_tasks = N_TASKS,
+                             .preds = sd->d.preds,
+                             .n_preds = sd->d.n_preds,
+                             .streams = sd->stream,
+                             .submit = stream_submit,
+                             .wait = stream_wait,
+                             .ctx = sd};
     CHECK_OK(sched_graph_create(&desc, &g, &err), &err);
     for (int r = 0; g && r < 200; r++) {
         reset(&sd->d);
         memset(sd->value, 0, sizeof(sd->value));
         CHECK_OK(sched_graph_run(g, &err), &err);
         for (int t = 0; t < N_TASKS; t++) {
-            CHECK(atomic_load(&sd->d.runs[t]) == 1, "streams run %d: task %d ran %d times", r,
-                  t, atomic_load(&sd->d.runs[t]));
-            CHECK(task_complete(sd, t), "streams run %d: task %d (stream %d) not complete at "
-                  "the end", r, t, sd->stream[t]);
+            CHECK(atomic_load(&sd->d.runs[t]) == 1, "streams run %d: task %d ran %d times", r, t,
+                  atomic_load(&sd->d.runs[t]));
+            CHECK(task_complete(sd, t),
+                  "streams run %d: task %d (stream %d) not complete at "
+                  "the end",
+                  r, t, sd->stream[t]);
         }
     }
-    CHECK(atomic_load(&sd->bad_waits) == 0, "%d host waits for tasks whose successors are all "
-          "in their own queue", atomic_load(&sd->bad_waits));
+    CHECK(atomic_load(&sd->bad_waits) == 0,
+          "%d host waits for tasks whose successors are all "
+          "in their own queue",
+          atomic_load(&sd->bad_waits));
     sched_graph_destroy(&g);
     pthread_mutex_destroy(&sd->mu);
     free(sd);

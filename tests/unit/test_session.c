@@ -37,7 +37,10 @@ static void run(vkml_context *ctx, vkml_model *model, int device, vkml_tensor *o
     uint64_t seed = 7;
     for (int i = 0; i < 240; i++)
         x[i] = test_randf(&seed, -1, 1);
-    vkml_tensor in = {.dtype = VKML_DTYPE_FLOAT, .rank = 6, .dims = {1, 2, 3, 4, 5, 2}, .data = x,
+    vkml_tensor in = {.dtype = VKML_DTYPE_FLOAT,
+                      .rank = 6,
+                      .dims = {1, 2, 3, 4, 5, 2},
+                      .data = x,
                       .size = sizeof(x)};
     for (int o = 0; o < 2; o++) {
         CHECK_OK(vkml_session_alloc_output(s, (size_t)o, &outs[o], &err), &err);
@@ -102,11 +105,18 @@ static void test_misuse(vkml_context *ctx)
     if (!s)
         return;
     float x[240] = {0}, y[7], r[72];
-    vkml_tensor in = {.dtype = VKML_DTYPE_FLOAT, .rank = 6, .dims = {1, 2, 3, 4, 5, 2}, .data = x,
+    vkml_tensor in = {.dtype = VKML_DTYPE_FLOAT,
+                      .rank = 6,
+                      .dims = {1, 2, 3, 4, 5, 2},
+                      .data = x,
                       .size = sizeof(x)};
     vkml_tensor outs[2] = {
         {.dtype = VKML_DTYPE_FLOAT, .rank = 2, .dims = {1, 7}, .data = y, .size = sizeof(y)},
-        {.dtype = VKML_DTYPE_FLOAT, .rank = 6, .dims = {1, 3, 2, 3, 4, 1}, .data = r, .size = sizeof(r)},
+        {.dtype = VKML_DTYPE_FLOAT,
+         .rank = 6,
+         .dims = {1, 3, 2, 3, 4, 1},
+         .data = r,
+         .size = sizeof(r)},
     };
     CHECK_OK(vkml_session_run(s, &in, 1, outs, 2, &err), &err);
     struct {
@@ -115,14 +125,30 @@ static void test_misuse(vkml_context *ctx)
         size_t n_in;
     } cases[] = {
         {"wrong input count", "inputs", in, 0},
-        {"wrong dtype", "dtype", {.dtype = VKML_DTYPE_INT32, .rank = 6, .dims = {1, 2, 3, 4, 5, 2},
-                                  .data = x, .size = sizeof(x)}, 1},
-        {"wrong shape", "shape", {.dtype = VKML_DTYPE_FLOAT, .rank = 4, .dims = {1, 2, 3, 4},
-                                  .data = x, .size = sizeof(x)}, 1},
-        {"too small", "bytes", {.dtype = VKML_DTYPE_FLOAT, .rank = 6, .dims = {1, 2, 3, 4, 5, 2},
-                                .data = x, .size = 10}, 1},
-        {"NULL data", "bytes", {.dtype = VKML_DTYPE_FLOAT, .rank = 6, .dims = {1, 2, 3, 4, 5, 2},
-                                .data = NULL, .size = sizeof(x)}, 1},
+        {"wrong dtype",
+         "dtype",
+         {.dtype = VKML_DTYPE_INT32,
+          .rank = 6,
+          .dims = {1, 2, 3, 4, 5, 2},
+          .data = x,
+          .size = sizeof(x)},
+         1},
+        {"wrong shape",
+         "shape",
+         {.dtype = VKML_DTYPE_FLOAT, .rank = 4, .dims = {1, 2, 3, 4}, .data = x, .size = sizeof(x)},
+         1},
+        {"too small",
+         "bytes",
+         {.dtype = VKML_DTYPE_FLOAT, .rank = 6, .dims = {1, 2, 3, 4, 5, 2}, .data = x, .size = 10},
+         1},
+        {"NULL data",
+         "bytes",
+         {.dtype = VKML_DTYPE_FLOAT,
+          .rank = 6,
+          .dims = {1, 2, 3, 4, 5, 2},
+          .data = NULL,
+          .size = sizeof(x)},
+         1},
     };
     for (size_t i = 0; i < VKML_ARRAY_SIZE(cases); i++) {
         memset(&err, 0, sizeof(err));
@@ -166,12 +192,21 @@ static void test_context_outlived_by_session(int device)
     uint64_t seed = 3;
     for (int i = 0; i < 240; i++)
         x[i] = test_randf(&seed, -1, 1);
-    vkml_tensor in = {.dtype = VKML_DTYPE_FLOAT, .rank = 6, .dims = {1, 2, 3, 4, 5, 2}, .data = x,
+    vkml_tensor in = {.dtype = VKML_DTYPE_FLOAT,
+                      .rank = 6,
+                      .dims = {1, 2, 3, 4, 5, 2},
+                      .data = x,
                       .size = sizeof(x)};
     vkml_tensor outs[2] = {
-        {.dtype = VKML_DTYPE_FLOAT, .rank = 2, .dims = {1, 7}, .data = y_before,
+        {.dtype = VKML_DTYPE_FLOAT,
+         .rank = 2,
+         .dims = {1, 7},
+         .data = y_before,
          .size = sizeof(y_before)},
-        {.dtype = VKML_DTYPE_FLOAT, .rank = 6, .dims = {1, 3, 2, 3, 4, 1}, .data = r,
+        {.dtype = VKML_DTYPE_FLOAT,
+         .rank = 6,
+         .dims = {1, 3, 2, 3, 4, 1},
+         .data = r,
          .size = sizeof(r)},
     };
     CHECK_OK(vkml_session_run(s, &in, 1, outs, 2, &err), &err);
@@ -187,8 +222,8 @@ static void test_context_outlived_by_session(int device)
     vkml_vk_counts counts;
     vkml_debug_vk_counts(&counts);
     for (int k = 0; k < VKML_VK_OBJECT_KINDS; k++)
-        CHECK(counts.live[k] == 0, "device %d: %lld %s(s) alive after the last session",
-              device, (long long)counts.live[k], vkml_vk_object_name((vkml_vk_object)k));
+        CHECK(counts.live[k] == 0, "device %d: %lld %s(s) alive after the last session", device,
+              (long long)counts.live[k], vkml_vk_object_name((vkml_vk_object)k));
 }
 
 /* X[2048] -> Neg -> Y (8 KiB), Relu -> R (8 KiB): both outputs written by the GPU. */

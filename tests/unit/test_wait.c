@@ -174,8 +174,7 @@ static void test_real_waits(fill_job *j)
      * to 2-5 times their driver-wait time (5 waits took 80 ms, none more than 23) */
     CHECK(longest < SLOW_NS / 4 && later <= (WAITS - 1) * near,
           "the %d waits after a slow first one took %llu ns, the longest %llu, fills %llu",
-          WAITS - 1, (unsigned long long)later, (unsigned long long)longest,
-          (unsigned long long)d);
+          WAITS - 1, (unsigned long long)later, (unsigned long long)longest, (unsigned long long)d);
     CHECK(e[WAITS - 1] <= near, "slow first: expectation %llu ns, not near the fill's %llu",
           (unsigned long long)e[WAITS - 1], (unsigned long long)d);
 

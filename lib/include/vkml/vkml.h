@@ -147,22 +147,22 @@ typedef struct vkml_context vkml_context;
 #define VKML_DEVICE_DEFAULT (-2)
 
 typedef enum vkml_device_type {
-    VKML_DEVICE_TYPE_CPU = 0,            /* vkml's own C kernels */
+    VKML_DEVICE_TYPE_CPU = 0, /* vkml's own C kernels */
     VKML_DEVICE_TYPE_DISCRETE_GPU,
     VKML_DEVICE_TYPE_INTEGRATED_GPU,
     VKML_DEVICE_TYPE_VIRTUAL_GPU,
-    VKML_DEVICE_TYPE_VULKAN_CPU,         /* a Vulkan device on the CPU, e.g. Mesa lavapipe */
+    VKML_DEVICE_TYPE_VULKAN_CPU, /* a Vulkan device on the CPU, e.g. Mesa lavapipe */
     VKML_DEVICE_TYPE_OTHER,
 } vkml_device_type;
 
 typedef struct vkml_device_info {
-    int index;                 /* VKML_DEVICE_CPU or the GPU index */
+    int index; /* VKML_DEVICE_CPU or the GPU index */
     char name[256];
-    char vendor[64];           /* "NVIDIA", "AMD", "Intel", "Mesa", "vkml", ... */
-    uint32_t vendor_id;        /* PCI vendor id; 0 for the CPU device */
+    char vendor[64];    /* "NVIDIA", "AMD", "Intel", "Mesa", "vkml", ... */
+    uint32_t vendor_id; /* PCI vendor id; 0 for the CPU device */
     vkml_device_type type;
-    uint64_t memory_bytes;     /* device-local memory (host RAM for CPU devices) */
-    uint32_t api_version;      /* Vulkan API version; 0 for the CPU device */
+    uint64_t memory_bytes; /* device-local memory (host RAM for CPU devices) */
+    uint32_t api_version;  /* Vulkan API version; 0 for the CPU device */
     /* The CPU that services the device's interrupts (Linux, a PCI device whose busiest
      * interrupt goes to one CPU; read at context creation), else -1. A thread polling for
      * the device's work on that CPU sees it end late: see keep_thread_affinity. */
@@ -228,8 +228,8 @@ typedef struct vkml_context_params {
 
 /* Thread-safe. Finds every Vulkan physical device with a compute queue. params may be
  * NULL. A machine without Vulkan is not an error: the context then has only the CPU. */
-VKML_API vkml_status vkml_context_create(const vkml_context_params *params,
-                                         vkml_context **out, vkml_error *err);
+VKML_API vkml_status vkml_context_create(const vkml_context_params *params, vkml_context **out,
+                                         vkml_error *err);
 /* Not thread-safe against other calls on the same context. Sessions keep their context
  * alive: destroying a context that still has sessions logs a warning, and the context (its
  * devices) is freed when the last session is destroyed; those sessions keep working. */
@@ -307,12 +307,12 @@ VKML_API const vkml_tensor_info *vkml_model_output(const vkml_model *model, size
 VKML_API int64_t vkml_model_opset(const vkml_model *model);
 
 typedef struct vkml_node_info {
-    const char *name;    /* may be "" */
+    const char *name; /* may be "" */
     const char *op_type;
-    const char *domain;  /* "" for the default ONNX domain */
-    int opset;           /* the model's opset for that domain */
-    bool implemented;    /* vkml has the operator at that opset (see allow_unsupported) */
-    const char *fused;   /* ops fused into this node as its epilogue ("Add+Relu"), or "" */
+    const char *domain; /* "" for the default ONNX domain */
+    int opset;          /* the model's opset for that domain */
+    bool implemented;   /* vkml has the operator at that opset (see allow_unsupported) */
+    const char *fused;  /* ops fused into this node as its epilogue ("Add+Relu"), or "" */
 } vkml_node_info;
 
 VKML_API size_t vkml_model_node_count(const vkml_model *model);
@@ -324,8 +324,8 @@ VKML_API vkml_status vkml_model_node(const vkml_model *model, size_t index, vkml
  * lowered at plan time (vkml_op_info.lowered: the sequence ops) answers true when the
  * model's sequences lower at those shapes; the session places the ops it becomes. */
 VKML_API bool vkml_context_device_supports_node(vkml_context *ctx, int device,
-                                                const vkml_model *model, size_t index,
-                                                char *why, size_t why_size);
+                                                const vkml_model *model, size_t index, char *why,
+                                                size_t why_size);
 
 /* ------------------------------------------------------------------------------------- */
 /* Operators (the op table)                                                               */
@@ -341,16 +341,16 @@ typedef struct vkml_op_kernel {
 } vkml_op_kernel;
 
 typedef struct vkml_op_info {
-    const char *name;     /* ONNX op type */
-    const char *domain;   /* "" for ai.onnx */
-    int since_version;    /* oldest opset implemented */
-    int last_version;     /* newest opset implemented */
+    const char *name;   /* ONNX op type */
+    const char *domain; /* "" for ai.onnx */
+    int since_version;  /* oldest opset implemented */
+    int last_version;   /* newest opset implemented */
     /* Per kind of device, in the device registry's order (the CPU first): its kernel. */
     vkml_op_kernel kernels[VKML_MAX_DEVICE_KINDS];
     int n_kernels;
-    bool lowered;         /* no kernel, by design: a session rewrites the op into other ops
-                             when it plans the model (the sequence ops), which run where
-                             those ops run */
+    bool lowered; /* no kernel, by design: a session rewrites the op into other ops
+                     when it plans the model (the sequence ops), which run where
+                     those ops run */
 } vkml_op_info;
 
 /* Thread-safe. The operators vkml implements, in table order. */
@@ -418,20 +418,20 @@ typedef enum vkml_yuv_matrix { VKML_YUV_BT601 = 0, VKML_YUV_BT709 } vkml_yuv_mat
 
 typedef struct vkml_preprocess {
     vkml_frame_format format;
-    uint32_t width, height;     /* the frame, pixels (1 .. VKML_PREPROCESS_MAX_SIDE) */
-    uint32_t pixel_stride;      /* PACKED_RGB: bytes per pixel (1 .. 16) */
-    uint32_t rgb_offsets[3];    /* PACKED_RGB: byte of R, G and B in a pixel */
-    uint64_t plane_offsets[3];  /* byte offset of each plane (Y, U/UV, V) in the frame */
-    uint32_t plane_strides[3];  /* bytes per row of each plane */
-    uint64_t frame_bytes;       /* bytes of the frame (every plane's rows lie within) */
-    vkml_yuv_matrix matrix;     /* NV12/I420 */
-    bool full_range;            /* NV12/I420: 0..255 (else Y 16..235, U, V 16..240) */
+    uint32_t width, height;    /* the frame, pixels (1 .. VKML_PREPROCESS_MAX_SIDE) */
+    uint32_t pixel_stride;     /* PACKED_RGB: bytes per pixel (1 .. 16) */
+    uint32_t rgb_offsets[3];   /* PACKED_RGB: byte of R, G and B in a pixel */
+    uint64_t plane_offsets[3]; /* byte offset of each plane (Y, U/UV, V) in the frame */
+    uint32_t plane_strides[3]; /* bytes per row of each plane */
+    uint64_t frame_bytes;      /* bytes of the frame (every plane's rows lie within) */
+    vkml_yuv_matrix matrix;    /* NV12/I420 */
+    bool full_range;           /* NV12/I420: 0..255 (else Y 16..235, U, V 16..240) */
     vkml_resize_mode resize;
-    float pad_value;            /* LETTERBOX: pixel value (0..255) of the border */
-    bool bgr;                   /* channel order B, G, R instead of R, G, B */
-    float scale;                /* 0: 1/255 */
-    float mean[3];              /* per model channel */
-    float std[3];               /* per model channel; 0: 1 */
+    float pad_value; /* LETTERBOX: pixel value (0..255) of the border */
+    bool bgr;        /* channel order B, G, R instead of R, G, B */
+    float scale;     /* 0: 1/255 */
+    float mean[3];   /* per model channel */
+    float std[3];    /* per model channel; 0: 1 */
     /* The session takes one more input, its last: int32 [4] x, y, width, height of the
      * frame's rectangle the model sees (secondary inference on a detected box), read at
      * every run, so one session serves every box. Clamped to the frame (x, y within it,
@@ -537,8 +537,8 @@ typedef struct vkml_session_params {
  * holds a reference to the context (see vkml_context_destroy) and to the model. params may
  * be NULL (default device). */
 VKML_API vkml_status vkml_session_create(vkml_context *ctx, vkml_model *model,
-                                         const vkml_session_params *params,
-                                         vkml_session **out, vkml_error *err);
+                                         const vkml_session_params *params, vkml_session **out,
+                                         vkml_error *err);
 VKML_API void vkml_session_destroy(vkml_session **session);
 
 /* Thread-safe. Concrete input/output types and shapes of the session. */
@@ -566,10 +566,10 @@ typedef struct vkml_plan_part {
     const char *first_node; /* first and last of them in execution order (name, or op
                                type when unnamed); "" when none */
     const char *last_node;
-    uint64_t weight_bytes;  /* constants held there */
-    uint64_t peak_bytes;    /* peak of live inputs, intermediates and copies there */
-    size_t n_fused;         /* of n_nodes, fused groups (each one dispatch) */
-    size_t n_fused_nodes;   /* model nodes those groups replace */
+    uint64_t weight_bytes; /* constants held there */
+    uint64_t peak_bytes;   /* peak of live inputs, intermediates and copies there */
+    size_t n_fused;        /* of n_nodes, fused groups (each one dispatch) */
+    size_t n_fused_nodes;  /* model nodes those groups replace */
     /* The device's memory plan of intermediates (docs/architecture.md): the bytes it
      * holds for the values only it computes and reads (not host-visible, not weights; one
      * range shared by liveness, alignment included), and their liveness lower bound (the
@@ -579,11 +579,11 @@ typedef struct vkml_plan_part {
 } vkml_plan_part;
 /* A group of elementwise nodes the plan runs as one fused node (one dispatch). */
 typedef struct vkml_plan_fused {
-    int device;         /* where it runs */
-    const char *name;   /* the fused node: the name (or op type) of the group's last node */
-    const char *ops;    /* the group's ops in order, "Add -> Relu -> Mul" (long groups
-                           elide the middle: "Add -> Add -> Add -> ... -> Add -> Add") */
-    size_t n_nodes;     /* model nodes it replaces */
+    int device;       /* where it runs */
+    const char *name; /* the fused node: the name (or op type) of the group's last node */
+    const char *ops;  /* the group's ops in order, "Add -> Relu -> Mul" (long groups
+                         elide the middle: "Add -> Add -> Add -> ... -> Add -> Add") */
+    size_t n_nodes;   /* model nodes it replaces */
 } vkml_plan_fused;
 /* A value copied from one device to another on each run. */
 typedef struct vkml_plan_transfer {
@@ -636,8 +636,7 @@ VKML_API void vkml_session_node_counts(const vkml_session *session, size_t *fold
  * fold again and the work is recorded again; vkml_session_input/output then describe the
  * new shapes. On failure the session keeps its previous shapes and plan. */
 VKML_API vkml_status vkml_session_set_input_shapes(vkml_session *session,
-                                                   const vkml_tensor_info *shapes,
-                                                   vkml_error *err);
+                                                   const vkml_tensor_info *shapes, vkml_error *err);
 
 /* Runs the model once. inputs[i] matches vkml_session_input(i) (dtype, shape; size at
  * least the tensor's bytes). outputs[i] must have dtype, rank and dims set as
@@ -667,9 +666,9 @@ VKML_API vkml_status vkml_session_run(vkml_session *session, const vkml_tensor *
 typedef struct vkml_run vkml_run;
 typedef void (*vkml_run_callback)(void *user, vkml_status status, const vkml_error *err);
 VKML_API vkml_status vkml_session_submit(vkml_session *session, const vkml_tensor *inputs,
-                                         size_t n_inputs, vkml_tensor *outputs,
-                                         size_t n_outputs, vkml_run_callback callback,
-                                         void *user, vkml_run **run, vkml_error *err);
+                                         size_t n_inputs, vkml_tensor *outputs, size_t n_outputs,
+                                         vkml_run_callback callback, void *user, vkml_run **run,
+                                         vkml_error *err);
 /* Waits for a submitted run, returns its status (err filled on failure) and frees it;
  * sets *run to NULL. Thread-safe for different runs. */
 VKML_API vkml_status vkml_run_wait(vkml_run **run, vkml_error *err);
@@ -683,8 +682,8 @@ VKML_API vkml_status vkml_run_wait(vkml_run **run, vkml_error *err);
  * without a batch dimension has N 1). A batch is submitted once a lane of the session is
  * free (fewer than vkml_session_runs_in_flight batches running) and it is full, no
  * other batch is running, or its oldest item has waited timeout_us; empty places of a
- * partial batch hold stale data and their results are dropped. Each item's outputs are its slice of the batch's outputs,
- * and items complete in submission order (a caller's items stay in its order).
+ * partial batch hold stale data and their results are dropped. Each item's outputs are its slice of
+ * the batch's outputs, and items complete in submission order (a caller's items stay in its order).
  * The batcher owns a thread that submits the batches; it is the session's only user
  * while it lives (the session must not be run or submitted to by anyone else), and it
  * must be destroyed before the session.
@@ -761,7 +760,7 @@ VKML_API vkml_status vkml_session_alloc_output(const vkml_session *session, size
 typedef enum vkml_vk_object {
     VKML_VK_INSTANCE = 0,
     VKML_VK_DEVICE,
-    VKML_VK_MEMORY,          /* vkAllocateMemory allocations */
+    VKML_VK_MEMORY, /* vkAllocateMemory allocations */
     VKML_VK_BUFFER,
     VKML_VK_SHADER_MODULE,
     VKML_VK_PIPELINE,
@@ -772,8 +771,8 @@ typedef enum vkml_vk_object {
     VKML_VK_COMMAND_POOL,
     VKML_VK_COMMAND_BUFFER,
     VKML_VK_FENCE,
-    VKML_VK_QUERY_POOL,      /* profiled sessions' timestamps */
-    VKML_VK_SEMAPHORE,       /* chunks that copy in another device's values */
+    VKML_VK_QUERY_POOL, /* profiled sessions' timestamps */
+    VKML_VK_SEMAPHORE,  /* chunks that copy in another device's values */
     VKML_VK_OBJECT_KINDS
 } vkml_vk_object;
 
