@@ -48,7 +48,7 @@
     }
 
 /* One loop per op of the list, each with that op's formula (eltwise_formula.h). */
-#define FORMULA_CASE(id, name, kind, fuse, code)                                                   \
+#define FORMULA_CASE(id, name, kind, fuse, code, gpu)                                              \
     case ELT_##id: LOOP(FORMULA(ELT_##id, a, b, al, be, ga)) break;
 
 /* Float classes: C is float or double, FORMULA (defined around each) its eltwise_formula.

@@ -11,18 +11,18 @@ static const struct {
     eltwise_kind kind;
     eltwise_fuse fuse;
 } eltwise_table[ELT_OP_COUNT] = {
-#define X(id, name, kind, fuse, code) [ELT_##id] = {#name, #id, kind, ELT_##fuse},
+#define X(id, name, kind, fuse, code, gpu) [ELT_##id] = {#name, #id, kind, ELT_##fuse},
     ELTWISE_OPS(X)
 #undef X
 };
 
 /* The codes count 0, 1, 2, ... in list order (GLSL has them as numbers, not an enum). */
 enum eltwise_op_position {
-#define X(id, name, kind, fuse, code) ELT_POSITION_##id,
+#define X(id, name, kind, fuse, code, gpu) ELT_POSITION_##id,
     ELTWISE_OPS(X)
 #undef X
 };
-#define X(id, name, kind, fuse, code)                                                              \
+#define X(id, name, kind, fuse, code, gpu)                                                         \
     _Static_assert(ELT_##id == (int)ELT_POSITION_##id, "eltwise_ops.h: code of " #id);
 ELTWISE_OPS(X)
 #undef X

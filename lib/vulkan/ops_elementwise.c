@@ -19,7 +19,7 @@
 #define KERNEL_OF_ELT_VARIADIC(id)
 #define KERNEL_OF_ELT_SPECIAL(id)
 #define KERNEL_OF_ELT_INTERNAL(id)
-#define KERNEL_OF(id, name, kind, fuse, code) KERNEL_OF_##kind(id)
+#define KERNEL_OF(id, name, kind, fuse, code, gpu) KERNEL_OF_##kind(id)
 static const vk_kernel_id op_kernels[ELT_OP_COUNT] = {
     [ELT_GELU_TANH] = VK_KERNEL_U_GELU_TANH,
     [ELT_ADD] = VK_KERNEL_B_ADD,

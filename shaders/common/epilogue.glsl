@@ -17,7 +17,7 @@
 #define EPI_CASE_FUSE2(id)
 #define EPI_CASE_FUSE1_EPI(id) EPI_CASE(id)
 #define EPI_CASE_EPI(id) EPI_CASE(id)
-#define EPI_CASE_OF(id, name, kind, fuse, code) EPI_CASE_##fuse(id)
+#define EPI_CASE_OF(id, name, kind, fuse, code, gpu) EPI_CASE_##fuse(id)
 float epi_act(float v, uint act, float al, float be)
 {
     switch (int(act)) {

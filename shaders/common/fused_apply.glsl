@@ -25,7 +25,7 @@
 #define FUSED_FN_FUSE1(id) FUSED_FN(id)
 #define FUSED_FN_FUSE1_EPI(id) FUSED_FN(id)
 #define FUSED_FN_FUSE2(id) FUSED_FN(id)
-#define FUSED_FN_OF(id, name, kind, fuse, code) FUSED_FN_##fuse(id)
+#define FUSED_FN_OF(id, name, kind, fuse, code, gpu) FUSED_FN_##fuse(id)
 ELTWISE_OPS(FUSED_FN_OF)
 
 // Sources an op code reads: 2 for FUSE2 ops, else 1.
@@ -34,7 +34,7 @@ ELTWISE_OPS(FUSED_FN_OF)
 #define FUSED_ARITY_CASE_FUSE1(id)
 #define FUSED_ARITY_CASE_FUSE1_EPI(id)
 #define FUSED_ARITY_CASE_FUSE2(id) case ELT_##id:
-#define FUSED_ARITY_CASE(id, name, kind, fuse, code) FUSED_ARITY_CASE_##fuse(id)
+#define FUSED_ARITY_CASE(id, name, kind, fuse, code, gpu) FUSED_ARITY_CASE_##fuse(id)
 int fused_arity(int op)
 {
     switch (op) {
@@ -52,7 +52,7 @@ int fused_arity(int op)
 #define FUSED_CASE_FUSE1(id) FUSED_CASE(id)
 #define FUSED_CASE_FUSE1_EPI(id) FUSED_CASE(id)
 #define FUSED_CASE_FUSE2(id) FUSED_CASE(id)
-#define FUSED_CASE_OF(id, name, kind, fuse, code) FUSED_CASE_##fuse(id)
+#define FUSED_CASE_OF(id, name, kind, fuse, code, gpu) FUSED_CASE_##fuse(id)
 float apply(int op, float v, float z, float al, float be, float ga)
 {
     switch (op) {
