@@ -16,6 +16,7 @@ lavapipe=$(ls /usr/lib/*/libvulkan_lvp.so 2>/dev/null | head -n 1 || true)
 
 # The model zoo (suite zoo: real architectures, a minute of export and minutes of lavapipe)
 # runs in the plain suite; under the sanitizers the ops and model tests cover its code.
+# Debug builds with ASan run the op tests 5-10x slower than the plain suite: timeouts x3.
 [ -f build-asan/build.ninja ] ||
   meson setup build-asan -Dbuildtype=debug -Db_sanitize=address,undefined
 meson compile -C build-asan
@@ -24,7 +25,7 @@ ASAN_OPTIONS="detect_leaks=1:verify_asan_link_order=0:abort_on_error=0" \
 LSAN_OPTIONS="suppressions=$supp/lsan.supp" \
 UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1" \
   meson test -C build-asan --no-rebuild --print-errorlogs --num-processes 2 \
-    --no-suite host-tools --no-suite zoo
+    --timeout-multiplier 3 --no-suite host-tools --no-suite zoo
 
 # ThreadSanitizer: the scheduler, sessions on several threads and devices, whole models.
 [ -f build-tsan/build.ninja ] ||
