@@ -261,13 +261,14 @@ vkml_status vkml_model_load(const vkml_model_params *params, vkml_model **out, v
     log_sink log = {.callback = params->log_callback,
                     .user = params->log_user,
                     .level = params->log_level_set ? (int)params->log_level : -1};
-    const log_sink *outer = log_scope_enter(&log);
-    if (!params->log_callback) /* the caller's thread keeps its sink */
-        log_scope_enter(outer);
+    /* Without a sink of its own the load logs to the caller's thread's. */
+    bool own_sink = params->log_callback != NULL;
+    const log_sink *outer = own_sink ? log_scope_enter(&log) : NULL;
     vkml_status st = params->path ? load_file(params->path, params->allow_unsupported, out, err)
                                   : load_memory(params->bytes, params->size, params->base_dir,
                                                 params->allow_unsupported, out, err);
-    log_scope_leave(outer);
+    if (own_sink)
+        log_scope_leave(outer);
     return st;
 }
 
