@@ -1,6 +1,6 @@
 /*
- * The CPU device: runs every node through its op's C kernel (lib/cpu/<family>.c) on host
- * memory. A session's transient values (computed and read only here, not strings) share
+ * The CPU device: runs its hot nodes through oneDNN (cpu/onednn/onednn.h) and every other
+ * node through its op's C kernel (lib/cpu/<family>.c), on host memory. A session's transient values (computed and read only here, not strings) share
  * one 64-byte aligned buffer by liveness (device/mem_plan.h); the other values it computes
  * get their own; constants are used in place and aliases share their source's buffer. A string
  * value's buffer is its array of pointers; the strings themselves live in its chunk's string store,
@@ -8,6 +8,7 @@
  */
 #include "cpu/cpu_device.h"
 #include "cpu/cpu_kernels.h"
+#include "cpu/onednn/onednn.h"
 #include "device/mem_plan.h"
 
 #include <stdio.h>
@@ -42,6 +43,7 @@ struct device_session {
     cpu_node_io *io; /* per graph node: input/output pointers (bound once) */
     cpu_chunk *chunks;
     int n_chunks;
+    onednn_session *library; /* the nodes oneDNN runs (NULL: none) */
 };
 
 static bool cpu_supports_node(device *dev, const graph_value *values, const graph_node *node,
@@ -73,6 +75,7 @@ static void cpu_session_destroy(device_session **dsp)
     if (!dsp || !*dsp)
         return;
     device_session *ds = *dsp;
+    onednn_session_destroy(&ds->library); /* before the memory its nodes are bound to */
     for (int i = 0; ds->ptrs && i < ds->n_values; i++)
         if (ds->owned[i])
             free(ds->ptrs[i]);
@@ -280,6 +283,8 @@ static vkml_status cpu_session_create(device *dev, const device_session_desc *de
     }
     if (!st)
         st = copy_chunks(ds, desc, err);
+    if (!st)
+        st = onednn_session_create(desc, ds->ptrs, &ds->library, err);
     if (st) {
         cpu_session_destroy(&ds);
         return st;
@@ -323,7 +328,9 @@ static vkml_status cpu_chunk_submit(device_session *ds, int chunk, device_event 
         struct timespec t0, t1;
         if (c->times)
             clock_gettime(CLOCK_MONOTONIC, &t0);
-        vkml_status st = cpu_run_node(&args, err);
+        vkml_status st = onednn_session_has(ds->library, index)
+                             ? onednn_session_run(ds->library, chunk, index, err)
+                             : cpu_run_node(&args, err);
         if (c->times) {
             clock_gettime(CLOCK_MONOTONIC, &t1);
             c->times[k] = (double)(t1.tv_sec - t0.tv_sec) * 1e6 + (t1.tv_nsec - t0.tv_nsec) / 1e3;
@@ -402,8 +409,9 @@ device *cpu_device_create(void)
     cpu_model_name(model, sizeof(model));
     dev->cls = &cpu_device_class;
     dev->info.index = VKML_DEVICE_CPU;
-    snprintf(dev->info.name, sizeof(dev->info.name), "%s (vkml C kernels, %d thread%s)", model,
-             sched_thread_count(), sched_thread_count() == 1 ? "" : "s");
+    int cores = sched_core_count();
+    snprintf(dev->info.name, sizeof(dev->info.name), "%s (%s, %d core%s)", model,
+             onednn_enabled() ? onednn_version() : "vkml C kernels", cores, cores == 1 ? "" : "s");
     snprintf(dev->info.vendor, sizeof(dev->info.vendor), "vkml");
     dev->info.type = VKML_DEVICE_TYPE_CPU;
     dev->info.irq_cpu = -1;

@@ -83,6 +83,9 @@ typedef struct device_session_desc {
     /* Other runs of the session may be in flight beside this one (plan_target.runs_overlap):
      * work moved off a run's path onto a queue of its own overlaps theirs. */
     bool runs_overlap;
+    /* Threads one node of the CPU device may use at once (its library kernels' team:
+     * cpu/onednn/onednn.h); at least 1. */
+    int cpu_threads;
 } device_session_desc;
 
 /* A device session's intermediates (device/mem_plan.h): the bytes it holds for transient

@@ -284,6 +284,7 @@ static vkml_status create_device_sessions(plan *p, vkml_error *err)
             .chunk_before = d->chunk_before,
             .fast_math = p->fast_math,
             .runs_overlap = p->runs_overlap,
+            .cpu_threads = p->cpu_threads,
         };
         vkml_status st = d->dev->cls->session_create(d->dev, &desc, &d->session, err);
         if (st != VKML_OK) {
@@ -399,6 +400,7 @@ vkml_status plan_create(const graph *g, const plan_target *target, int64_t symbo
     p->graph = g;
     p->fast_math = target->fast_math;
     p->runs_overlap = target->runs_overlap;
+    p->cpu_threads = target->cpu_threads;
     p->log = target->log;
     p->values = graph_values_clone(g);
     if (!p->values) {

@@ -42,6 +42,7 @@ typedef struct plan_target {
     bool profile;      /* time every node (plan_node_times) */
     bool fast_math;    /* precision fp32-fast: float32 products may round to float16 inside */
     bool runs_overlap; /* several runs in flight (vkml_session_params.runs_in_flight > 1) */
+    int cpu_threads;   /* threads a CPU device node may use (vkml_session_params.cpu_threads) */
 } plan_target;
 
 typedef struct plan_chunk {
@@ -97,6 +98,7 @@ typedef struct plan {
     atomic_long host_waits;
     bool fast_math;      /* plan_target.fast_math, for the device sessions */
     bool runs_overlap;   /* plan_target.runs_overlap, for the device sessions */
+    int cpu_threads;     /* plan_target.cpu_threads, for the device sessions */
     const log_sink *log; /* plan_target.log */
 } plan;
 

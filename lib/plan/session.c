@@ -297,6 +297,27 @@ static bool first_device_runs(void *ctx, const graph_value *values, const graph_
  * inputs and outputs may be float16 where the model's are float32, converted by the runs'
  * copies (not with pre-processing, which feeds input 0 itself, nor with fixed input
  * values, which the plan reads in the graph's types). */
+/* The CPU device's threads per node: `asked`, else VKML_CPU_THREADS, else every core the
+ * process may run on. */
+static vkml_status session_cpu_threads(int asked, int *threads, vkml_error *err)
+{
+    const char *env = getenv("VKML_CPU_THREADS");
+    if (asked == 0 && env && *env) {
+        char *end;
+        long n = strtol(env, &end, 10);
+        if (*end || n < 1 || n > VKML_MAX_CPU_THREADS)
+            return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT,
+                             "VKML_CPU_THREADS=%s: a thread count from 1 to %d", env,
+                             VKML_MAX_CPU_THREADS);
+        asked = (int)n;
+    }
+    if (asked < 0 || asked > VKML_MAX_CPU_THREADS)
+        return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT, "cpu_threads %d: from 0 to %d", asked,
+                         VKML_MAX_CPU_THREADS);
+    *threads = asked > 0 ? asked : sched_core_count();
+    return VKML_OK;
+}
+
 static vkml_status session_use_precision(vkml_session *s, vkml_precision precision,
                                          bool host_boundary, vkml_error *err)
 {
@@ -414,6 +435,11 @@ static vkml_status session_create(vkml_context *ctx, vkml_model *model,
                          replicas, lanes, VKML_MAX_RUNS_IN_FLIGHT);
     }
     s->target.runs_overlap = lanes > 1;
+    if ((st = session_cpu_threads(params ? params->cpu_threads : 0, &s->target.cpu_threads,
+                                  err))) {
+        vkml_session_destroy(&s);
+        return st;
+    }
     bool host_boundary = !params || (!params->preprocess && !params->input_values);
     if ((st = session_use_precision(s, params ? params->precision : VKML_PRECISION_FP32,
                                     host_boundary, err)) ||

@@ -13,6 +13,7 @@
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 /* Work below this many (rough) flops runs on the calling thread alone: waking workers
  * costs a few microseconds. */
@@ -54,6 +55,15 @@ static void helper_main(void *arg)
 {
     run_ranges(arg);
     job_unref(arg);
+}
+
+int sched_core_count(void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
+        return CPU_COUNT(&set);
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : (int)n;
 }
 
 int sched_thread_count(void)

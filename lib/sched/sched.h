@@ -70,3 +70,5 @@ typedef void (*sched_range_fn)(void *ctx, int64_t begin, int64_t end);
 void sched_parallel_for(int64_t count, double cost_per_item, sched_range_fn fn, void *ctx);
 /* Threads sched_parallel_for may use (the caller included). */
 int sched_thread_count(void);
+/* The cores this process may run on (its CPU affinity), at least 1. */
+int sched_core_count(void);

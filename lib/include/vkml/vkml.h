@@ -36,7 +36,7 @@ typedef enum vkml_status {
     VKML_ERROR_INVALID_MODEL,    /* the model file is malformed or inconsistent */
     VKML_ERROR_UNSUPPORTED,      /* valid ONNX that vkml does not implement */
     VKML_ERROR_OUT_OF_MEMORY,    /* host or device memory exhausted */
-    VKML_ERROR_DEVICE,           /* a Vulkan call failed */
+    VKML_ERROR_DEVICE,           /* a device call failed (Vulkan, oneDNN) */
     VKML_ERROR_DEVICE_LOST,      /* the device was lost; sessions on it are dead */
 } vkml_status;
 
@@ -364,6 +364,8 @@ typedef struct vkml_session vkml_session;
 
 /* Most runs of one session in flight (vkml_session_params.runs_in_flight). */
 #define VKML_MAX_RUNS_IN_FLIGHT 16
+/* The most threads vkml_session_params.cpu_threads may ask for. */
+#define VKML_MAX_CPU_THREADS 1024
 
 /* Microseconds a host wait for a GPU polls before it sleeps in the driver, by default
  * (vkml_session_params.wait_spin_us), on a GPU; a CPU implementation of Vulkan (lavapipe)
@@ -531,6 +533,11 @@ typedef struct vkml_session_params {
      * (planning, runs, its devices' work on any thread) instead of the context's log_user:
      * an embedder that shares one context among several owners tells them apart. */
     void *log_user;
+    /* Threads each node the CPU device runs may use at once (its oneDNN kernels'; the
+     * plain C kernels share vkml's worker pool). 0: every core the process may run on;
+     * the environment variable VKML_CPU_THREADS=N sets the default. At most
+     * VKML_MAX_CPU_THREADS. */
+    int cpu_threads;
 } vkml_session_params;
 
 /* Thread-safe. Plans the model for the device and records its work once. The session

@@ -1,0 +1,201 @@
+/* Conv through oneDNN: float32, 1 to 3 spatial dims, every group form, constant weights
+ * packed once; the bias, the fused activation and residual as post-ops; a fused MaxPool as
+ * a second primitive. Computes channels-last. */
+#include "cpu/onednn/onednn_geometry.h"
+#include "cpu/onednn/onednn_node.h"
+#include "ops/conv.h"
+#include "ops/epilogue.h"
+#include "ops/pool.h"
+#include <stdio.h>
+
+static bool conv_claim(const graph_value *values, const graph_node *node,
+                       const device_value_plan *plans, uint32_t *cl_inputs, bool *cl_output)
+{
+    const graph_value *x = &values[node->inputs[0]];
+    if (x->dtype != VKML_DTYPE_FLOAT || x->rank < 3 || x->rank > 5 || node->n_inputs < 2 ||
+        node->inputs[1] < 0 || !plans[node->inputs[1]].constant)
+        return false;
+    int residual = op_epilogue_residual(node);
+    *cl_inputs = 1u;
+    if (residual >= 0)
+        *cl_inputs |= 1u << node->epilogue->residual;
+    *cl_output = true;
+    return true;
+}
+
+/* dims of the conv's result (before a fused pool) and the node's output. */
+static void conv_dims(const conv_params *p, int64_t *x, int64_t *w, int64_t *y, int64_t *out)
+{
+    int s = p->win.spatial;
+    x[0] = p->batch, x[1] = p->in_channels;
+    y[0] = out[0] = p->batch, y[1] = out[1] = p->out_channels;
+    int at = 0;
+    if (p->group > 1)
+        w[at++] = p->group;
+    w[at++] = p->out_channels / p->group;
+    w[at++] = p->in_channels / p->group;
+    for (int d = 0; d < s; d++) {
+        x[2 + d] = p->win.in[d];
+        y[2 + d] = p->win.out[d];
+        out[2 + d] = p->pooled ? p->pool.out[d] : p->win.out[d];
+        w[at++] = p->win.kernel[d];
+    }
+}
+
+typedef struct conv_build {
+    const onednn_build *b;
+    conv_params p;
+    int rank;
+    int64_t xd[VKML_MAX_RANK], wd[VKML_MAX_RANK + 1], yd[VKML_MAX_RANK], od[VKML_MAX_RANK];
+    dnnl_memory_desc_t x_cl, y_cl, w_user, w_any, bias_md, res_cl;
+    int residual; /* value, or -1 */
+} conv_build;
+
+/* The conv's primitive descriptor on channels-last src/dst; NULL when oneDNN has none. */
+static vkml_status conv_pd(conv_build *c, dnnl_primitive_desc_t *pd, vkml_error *err)
+{
+    const graph_node *node = c->b->node;
+    dnnl_dims_t strides, dilates, pad_l, pad_r;
+    bool extended;
+    onednn_window(&c->p.win, strides, dilates, pad_l, pad_r, &extended);
+    dnnl_convolution_desc_t cd;
+    if (extended ||
+        dnnl_dilated_convolution_forward_desc_init(
+            &cd, dnnl_forward_inference, dnnl_convolution_direct, &c->x_cl, &c->w_any,
+            c->p.has_bias ? &c->bias_md : NULL, &c->y_cl, strides, dilates, pad_l,
+            pad_r) != dnnl_success) {
+        *pd = NULL;
+        return VKML_OK;
+    }
+    dnnl_primitive_attr_t attr;
+    dnnl_post_ops_t po;
+    if (dnnl_primitive_attr_create(&attr) != dnnl_success)
+        return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "oneDNN: out of memory");
+    if (dnnl_post_ops_create(&po) != dnnl_success) {
+        dnnl_primitive_attr_destroy(attr);
+        return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "oneDNN: out of memory");
+    }
+    vkml_status st = VKML_OK;
+    *pd = NULL;
+    if (onednn_epilogue_post_ops(node->epilogue, po, c->residual >= 0 ? &c->res_cl : NULL) &&
+        dnnl_primitive_attr_set_post_ops(attr, po) == dnnl_success)
+        st = onednn_pd(&cd, attr, pd, err);
+    dnnl_post_ops_destroy(po);
+    dnnl_primitive_attr_destroy(attr);
+    return st;
+}
+
+/* The fused MaxPool: from the conv's channels-last result into the node's output. */
+static vkml_status pool_step(conv_build *c, onednn_node *n, dnnl_memory_t conv_out, bool *taken,
+                             vkml_error *err)
+{
+    const onednn_build *b = c->b;
+    int y = b->node->outputs[0];
+    dnnl_memory_desc_t o_have, o_cl;
+    onednn_md_dense(&o_have, c->rank, c->od, b->channels_last[y]);
+    onednn_md_dense(&o_cl, c->rank, c->od, true);
+    dnnl_dims_t strides, dilates, pad_l, pad_r, kernel;
+    bool extended;
+    onednn_window(&c->p.pool, strides, dilates, pad_l, pad_r, &extended);
+    for (int d = 0; d < c->p.pool.spatial; d++)
+        kernel[d] = c->p.pool.kernel[d];
+    dnnl_pooling_v2_desc_t pdsc;
+    dnnl_primitive_desc_t pd = NULL;
+    vkml_status st = VKML_OK;
+    if (dnnl_pooling_v2_forward_desc_init(&pdsc, dnnl_forward_inference, dnnl_pooling_max,
+                                          &c->y_cl, &o_cl, strides, kernel, dilates, pad_l,
+                                          pad_r) == dnnl_success)
+        st = onednn_pd(&pdsc, NULL, &pd, err);
+    if (st || !pd) {
+        *taken = false;
+        return st;
+    }
+    dnnl_memory_t out;
+    onednn_pending pending;
+    if ((st = onednn_bind_output(n, &o_have, b->ptrs[y], &o_cl, &out, &pending, err))) {
+        dnnl_primitive_desc_destroy(pd);
+        return st;
+    }
+    dnnl_exec_arg_t args[2] = {{DNNL_ARG_SRC, conv_out}, {DNNL_ARG_DST, out}};
+    if ((st = onednn_add_pd_step(n, pd, 2, args, err)))
+        return st;
+    return onednn_bind_output_finish(n, &pending, err);
+}
+
+static vkml_status conv_build_node(const onednn_build *b, onednn_node *n, bool *taken,
+                                   vkml_error *err)
+{
+    conv_build c = {.b = b};
+    const graph_node *node = b->node;
+    *taken = false;
+    vkml_error ignored;
+    if (conv_params_parse(b->values, node, &c.p, &ignored) || c.p.win.spatial > 3)
+        return VKML_OK;
+    c.rank = 2 + c.p.win.spatial;
+    conv_dims(&c.p, c.xd, c.wd, c.yd, c.od);
+    int x = node->inputs[0], y = node->outputs[0];
+    c.residual = op_epilogue_residual(node);
+    onednn_md_dense(&c.x_cl, c.rank, c.xd, true);
+    onednn_md_dense(&c.y_cl, c.rank, c.yd, true);
+    onednn_md_dense(&c.res_cl, c.rank, c.yd, true);
+    onednn_md_dense(&c.w_user, c.rank + (c.p.group > 1), c.wd, false);
+    dnnl_dims_t wdims;
+    for (int i = 0; i < c.rank + (c.p.group > 1); i++)
+        wdims[i] = c.wd[i];
+    dnnl_memory_desc_init_by_tag(&c.w_any, c.rank + (c.p.group > 1), wdims, dnnl_f32,
+                                 dnnl_format_tag_any);
+    dnnl_dims_t bdims = {c.p.out_channels};
+    dnnl_memory_desc_init_by_tag(&c.bias_md, 1, bdims, dnnl_f32, dnnl_a);
+
+    dnnl_primitive_desc_t pd;
+    vkml_status st = conv_pd(&c, &pd, err);
+    if (st || !pd)
+        return st;
+    const char *impl = NULL;
+    dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl);
+    snprintf(n->impl, sizeof(n->impl), "%s", impl ? impl : "?");
+
+    dnnl_memory_t xm, wm, bm = NULL, ym, rm = NULL, conv_out;
+    dnnl_memory_desc_t x_have, y_have, r_have;
+    onednn_md_dense(&x_have, c.rank, c.xd, b->channels_last[x]);
+    onednn_md_dense(&y_have, c.rank, c.yd, b->channels_last[y]);
+    onednn_pending pending = {0};
+    const dnnl_memory_desc_t *w_packed = dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
+    st = onednn_pack(n, &c.w_user, b->plans[node->inputs[1]].constant, w_packed, &wm, err);
+    if (!st)
+        st = onednn_bind_input(n, &x_have, b->ptrs[x], &c.x_cl, &xm, err);
+    if (!st && c.residual >= 0) {
+        onednn_md_dense(&r_have, c.rank, c.yd, b->channels_last[c.residual]);
+        st = onednn_bind_input(n, &r_have, b->ptrs[c.residual], &c.res_cl, &rm, err);
+    }
+    if (!st && c.p.has_bias && !(bm = onednn_mem(n, &c.bias_md, b->ptrs[node->inputs[2]])))
+        st = vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "oneDNN: out of memory");
+    if (!st && c.p.pooled) { /* the conv's result in a buffer of its own */
+        void *buf = onednn_buffer(n, dnnl_memory_desc_get_size(&c.y_cl));
+        if (!buf || !(conv_out = onednn_mem(n, &c.y_cl, buf)))
+            st = vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "oneDNN: out of memory");
+    } else if (!st) {
+        st = onednn_bind_output(n, &y_have, b->ptrs[y], &c.y_cl, &ym, &pending, err);
+        conv_out = ym;
+    }
+    if (st) {
+        dnnl_primitive_desc_destroy(pd);
+        return st;
+    }
+    dnnl_exec_arg_t args[ONEDNN_MAX_ARGS] = {
+        {DNNL_ARG_SRC, xm}, {DNNL_ARG_WEIGHTS, wm}, {DNNL_ARG_DST, conv_out}};
+    int n_args = 3;
+    if (bm)
+        args[n_args++] = (dnnl_exec_arg_t){DNNL_ARG_BIAS, bm};
+    int ri = onednn_epilogue_residual_index(node->epilogue, 0);
+    if (rm && ri >= 0)
+        args[n_args++] = (dnnl_exec_arg_t){onednn_post_op_src1(ri), rm};
+    if ((st = onednn_add_pd_step(n, pd, n_args, args, err)))
+        return st;
+    *taken = true;
+    if (c.p.pooled)
+        return pool_step(&c, n, conv_out, taken, err);
+    return onednn_bind_output_finish(n, &pending, err);
+}
+
+const onednn_op onednn_conv_op = {.claim = conv_claim, .build = conv_build_node};

@@ -1,0 +1,225 @@
+/* MatMul and Gemm through oneDNN's matmul: float32; a constant B packed once, a dynamic one
+ * read in place through its strides (absorbed transposes included); the scale, a MatMul's
+ * bias, Gemm's alpha and C, and the fused activation and residual as post-ops. */
+#include "cpu/onednn/onednn_node.h"
+#include "ops/epilogue.h"
+#include "ops/matmul.h"
+
+#include <stdlib.h>
+#include <stdio.h>
+
+static bool float_node(const graph_value *values, const graph_node *node)
+{
+    for (int i = 0; i < node->n_inputs; i++)
+        if (node->inputs[i] >= 0 && values[node->inputs[i]].dtype != VKML_DTYPE_FLOAT)
+            return false;
+    return values[node->outputs[0]].dtype == VKML_DTYPE_FLOAT;
+}
+
+static bool matmul_claim(const graph_value *values, const graph_node *node,
+                         const device_value_plan *plans, uint32_t *cl_inputs, bool *cl_output)
+{
+    (void)plans;
+    *cl_inputs = 0;
+    *cl_output = false;
+    return float_node(values, node);
+}
+
+/* A float32 tensor of these dims and element strides; a dim of extent 1 gets the stride
+ * of a dense layout (its stride is never used, and oneDNN's fast kernels want that). */
+static void strided_md(dnnl_memory_desc_t *md, int nd, dnnl_dims_t dims, dnnl_dims_t strides)
+{
+    int64_t dense = 1;
+    for (int d = nd - 1; d >= 0; d--) {
+        if (dims[d] == 1)
+            strides[d] = dense;
+        dense = strides[d] * dims[d] > dense ? strides[d] * dims[d] : dense;
+    }
+    dnnl_memory_desc_init_by_strides(md, nd, dims, dnnl_f32, strides);
+}
+
+/* A matrix operand [batch..., rows, cols] of the product: its dims (1 where it broadcasts)
+ * and element strides. */
+static void operand_md(dnnl_memory_desc_t *md, const matmul_params *p, const int64_t *batch_strides,
+                       int64_t rows, int64_t cols, int64_t s_row, int64_t s_col)
+{
+    dnnl_dims_t dims, strides;
+    int nd = p->batch_rank + 2;
+    for (int d = 0; d < p->batch_rank; d++) {
+        dims[d] = batch_strides[d] ? p->batch_dims[d] : 1;
+        strides[d] = batch_strides[d];
+    }
+    dims[nd - 2] = rows, dims[nd - 1] = cols;
+    strides[nd - 2] = s_row, strides[nd - 1] = s_col;
+    strided_md(md, nd, dims, strides);
+}
+
+/* What the two ops share once their operands are described. */
+typedef struct product {
+    dnnl_memory_desc_t a, b, y;
+    const void *a_ptr, *b_ptr;
+    void *y_ptr;
+    const void *b_constant; /* B's constant data: packed */
+    float scale;            /* linear post-op first when not 1 */
+    /* A second source added after the scale (MatMul's bias, Gemm's beta C): */
+    dnnl_memory_desc_t add;
+    const void *add_ptr; /* NULL: none */
+} product;
+
+static vkml_status product_build(const onednn_build *b, const product *pr, onednn_node *n,
+                                 bool *taken, vkml_error *err)
+{
+    const graph_node *node = b->node;
+    const graph_epilogue *e = node->epilogue;
+    int residual = op_epilogue_residual(node);
+    dnnl_memory_desc_t b_want = pr->b, res_md = pr->y;
+    if (pr->b_constant)
+        dnnl_memory_desc_init_by_tag(&b_want, pr->b.ndims, pr->b.dims, dnnl_f32,
+                                     dnnl_format_tag_any);
+    dnnl_matmul_desc_t md;
+    if (dnnl_matmul_desc_init(&md, &pr->a, &b_want, NULL, &pr->y) != dnnl_success)
+        return VKML_OK;
+    dnnl_primitive_attr_t attr;
+    dnnl_post_ops_t po;
+    if (dnnl_primitive_attr_create(&attr) != dnnl_success)
+        return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "oneDNN: out of memory");
+    if (dnnl_post_ops_create(&po) != dnnl_success) {
+        dnnl_primitive_attr_destroy(attr);
+        return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "oneDNN: out of memory");
+    }
+    int before = 0, add_index = -1;
+    bool ok = true;
+    if (pr->scale != 1.0f) {
+        ok = dnnl_post_ops_append_eltwise(po, 1.0f, dnnl_eltwise_linear, pr->scale, 0) ==
+             dnnl_success;
+        before++;
+    }
+    if (ok && pr->add_ptr) {
+        ok = dnnl_post_ops_append_binary(po, dnnl_binary_add, &pr->add) == dnnl_success;
+        add_index = before++;
+    }
+    ok = ok && onednn_epilogue_post_ops(e, po, residual >= 0 ? &res_md : NULL) &&
+         dnnl_primitive_attr_set_post_ops(attr, po) == dnnl_success;
+    dnnl_primitive_desc_t pd = NULL;
+    vkml_status st = ok ? onednn_pd(&md, attr, &pd, err) : VKML_OK;
+    dnnl_post_ops_destroy(po);
+    dnnl_primitive_attr_destroy(attr);
+    if (st || !pd)
+        return st;
+    const char *impl = NULL;
+    dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl);
+    snprintf(n->impl, sizeof(n->impl), "%s", impl ? impl : "?");
+
+    dnnl_exec_arg_t args[ONEDNN_MAX_ARGS];
+    int n_args = 0;
+    dnnl_memory_t am = onednn_mem(n, &pr->a, (void *)pr->a_ptr), bm = NULL,
+                  ym = onednn_mem(n, &pr->y, pr->y_ptr);
+    if (pr->b_constant)
+        st = onednn_pack(n, &pr->b, pr->b_constant,
+                         dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0), &bm, err);
+    else
+        bm = onednn_mem(n, &pr->b, (void *)pr->b_ptr);
+    if (!st && (!am || !bm || !ym))
+        st = vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "oneDNN: out of memory");
+    args[n_args++] = (dnnl_exec_arg_t){DNNL_ARG_SRC, am};
+    args[n_args++] = (dnnl_exec_arg_t){DNNL_ARG_WEIGHTS, bm};
+    args[n_args++] = (dnnl_exec_arg_t){DNNL_ARG_DST, ym};
+    if (!st && pr->add_ptr) {
+        dnnl_memory_t m = onednn_mem(n, &pr->add, (void *)pr->add_ptr);
+        if (!m)
+            st = vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "oneDNN: out of memory");
+        args[n_args++] = (dnnl_exec_arg_t){onednn_post_op_src1(add_index), m};
+    }
+    int ri = onednn_epilogue_residual_index(e, before);
+    if (!st && residual >= 0 && ri >= 0) {
+        dnnl_memory_t m = onednn_mem(n, &res_md, b->ptrs[residual]);
+        if (!m)
+            st = vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "oneDNN: out of memory");
+        args[n_args++] = (dnnl_exec_arg_t){onednn_post_op_src1(ri), m};
+    }
+    if (st) {
+        dnnl_primitive_desc_destroy(pd);
+        return st;
+    }
+    if ((st = onednn_add_pd_step(n, pd, n_args, args, err)))
+        return st;
+    *taken = true;
+    return VKML_OK;
+}
+
+static vkml_status matmul_build(const onednn_build *b, onednn_node *n, bool *taken,
+                                vkml_error *err)
+{
+    const graph_node *node = b->node;
+    const graph_epilogue *e = node->epilogue;
+    *taken = false;
+    matmul_params p;
+    vkml_error ignored;
+    if (matmul_params_parse(b->values, node, &p, &ignored) || p.batch_rank + 2 > DNNL_MAX_NDIMS)
+        return VKML_OK;
+    product pr = {.a_ptr = b->ptrs[node->inputs[0]],
+                  .b_ptr = b->ptrs[node->inputs[1]],
+                  .y_ptr = b->ptrs[node->outputs[0]],
+                  .scale = e && e->scaled ? e->scale : 1.0f};
+    operand_md(&pr.a, &p, p.a_batch_strides, p.m, p.k, p.a_sm, p.a_sk);
+    operand_md(&pr.b, &p, p.b_batch_strides, p.k, p.n, p.b_sk, p.b_sn);
+    int64_t yd[VKML_MAX_RANK + 2];
+    for (int d = 0; d < p.batch_rank; d++)
+        yd[d] = p.batch_dims[d];
+    yd[p.batch_rank] = p.m, yd[p.batch_rank + 1] = p.n;
+    onednn_md_dense(&pr.y, p.batch_rank + 2, yd, false);
+    int bv = node->inputs[1];
+    if (b->plans[bv].constant)
+        pr.b_constant = b->plans[bv].constant;
+    if (e && e->bias >= 0 && e->bias < node->n_inputs && node->inputs[e->bias] >= 0) {
+        dnnl_dims_t dims, strides;
+        int nd = p.batch_rank + 2;
+        for (int d = 0; d < nd; d++)
+            dims[d] = 1, strides[d] = 0;
+        dims[nd - 1] = p.n, strides[nd - 1] = 1;
+        strided_md(&pr.add, nd, dims, strides);
+        pr.add_ptr = b->ptrs[node->inputs[e->bias]];
+    }
+    return product_build(b, &pr, n, taken, err);
+}
+
+static vkml_status gemm_build(const onednn_build *b, onednn_node *n, bool *taken, vkml_error *err)
+{
+    const graph_node *node = b->node;
+    *taken = false;
+    gemm_params g;
+    vkml_error ignored;
+    if (gemm_params_parse(b->values, node, &g, &ignored))
+        return VKML_OK;
+    matmul_params p = {.m = g.m, .n = g.n, .k = g.k};
+    product pr = {.a_ptr = b->ptrs[node->inputs[0]],
+                  .b_ptr = b->ptrs[node->inputs[1]],
+                  .y_ptr = b->ptrs[node->outputs[0]],
+                  .scale = g.alpha};
+    operand_md(&pr.a, &p, NULL, g.m, g.k, g.trans_a ? 1 : g.k, g.trans_a ? g.m : 1);
+    operand_md(&pr.b, &p, NULL, g.k, g.n, g.trans_b ? 1 : g.n, g.trans_b ? g.k : 1);
+    operand_md(&pr.y, &p, NULL, g.m, g.n, g.n, 1);
+    if (b->plans[node->inputs[1]].constant)
+        pr.b_constant = b->plans[node->inputs[1]].constant;
+    if (g.has_c && g.beta != 0.0f) {
+        int c = node->inputs[2];
+        const float *data = b->ptrs[c];
+        if (g.beta != 1.0f) { /* beta C, once: a constant C only */
+            const float *cst = b->plans[c].constant;
+            int64_t count = (g.c_stride_m ? g.m : 1) * (g.c_stride_n ? g.n : 1);
+            float *scaled = cst ? onednn_buffer(n, sizeof(float) * (size_t)count) : NULL;
+            if (!scaled)
+                return VKML_OK;
+            for (int64_t i = 0; i < count; i++)
+                scaled[i] = g.beta * cst[i];
+            data = scaled;
+        }
+        operand_md(&pr.add, &p, NULL, g.c_stride_m ? g.m : 1, g.c_stride_n ? g.n : 1,
+                   g.c_stride_m, g.c_stride_n);
+        pr.add_ptr = data;
+    }
+    return product_build(b, &pr, n, taken, err);
+}
+
+const onednn_op onednn_matmul_op = {.claim = matmul_claim, .build = matmul_build};
+const onednn_op onednn_gemm_op = {.claim = matmul_claim, .build = gemm_build};

@@ -1,0 +1,115 @@
+#pragma once
+/*
+ * A library node (onednn.h): oneDNN primitives and the memory they run on, bound once to
+ * the session's value pointers, run in order. The op files (onednn_conv.c,
+ * onednn_matmul.c, onednn_pool.c) build one from a graph node; onednn_session.c owns
+ * them.
+ */
+#include "device/device.h"
+
+#include <oneapi/dnnl/dnnl.h>
+
+#define ONEDNN_MAX_STEPS 6
+#define ONEDNN_MAX_ARGS 8
+#define ONEDNN_MAX_MEMS 16
+#define ONEDNN_MAX_BUFFERS 6
+
+/* One primitive execution with its arguments. */
+typedef struct onednn_step {
+    dnnl_primitive_t prim;
+    int n_args;
+    dnnl_exec_arg_t args[ONEDNN_MAX_ARGS];
+} onednn_step;
+
+typedef struct onednn_node {
+    onednn_step steps[ONEDNN_MAX_STEPS];
+    int n_steps;
+    dnnl_memory_t mems[ONEDNN_MAX_MEMS]; /* owned */
+    int n_mems;
+    void *buffers[ONEDNN_MAX_BUFFERS]; /* owned: packed weights, reorder scratch */
+    int n_buffers;
+    char impl[64]; /* the main primitive's implementation ("brg:avx512_core") */
+} onednn_node;
+
+/* What an op file gets to build a node from. */
+typedef struct onednn_build {
+    const graph_value *values;
+    const graph_node *node;
+    const device_value_plan *plans;
+    const bool *channels_last; /* per value: kept channels-last (onednn.h) */
+    void *const *ptrs;         /* per value: its memory */
+    bool fast_math;
+} onednn_build;
+
+/* An op's part: which operands it could take channels-last (claim), and its builder.
+ * build returns VKML_OK with *taken false when the library does not take this node
+ * (dtype, form, attributes); an error only for a failure it cannot fall back from. */
+typedef struct onednn_op {
+    /* Whether the library may take the node; *cl_inputs (bit i: input i) and *cl_output:
+     * the operands it reads and writes channels-last when their values are so kept. */
+    bool (*claim)(const graph_value *values, const graph_node *node,
+                  const device_value_plan *plans, uint32_t *cl_inputs, bool *cl_output);
+    vkml_status (*build)(const onednn_build *b, onednn_node *n, bool *taken, vkml_error *err);
+} onednn_op;
+
+extern const onednn_op onednn_conv_op, onednn_pool_op, onednn_matmul_op, onednn_gemm_op;
+
+/* The process's CPU engine (created once; NULL when oneDNN cannot make one). */
+dnnl_engine_t onednn_engine(void);
+/* Fails with what oneDNN said (`what`: the call) unless s is success. */
+vkml_status onednn_check(dnnl_status_t s, const char *what, vkml_error *err);
+const char *onednn_status_name(dnnl_status_t s);
+
+/* Memory descriptor of a float32 tensor [dims] (rank 1..DNNL_MAX_NDIMS), row-major, or
+ * channels-last ([N, C, spatial...] stored as [N, spatial..., C]) when cl. */
+void onednn_md_dense(dnnl_memory_desc_t *md, int rank, const int64_t *dims, bool cl);
+/* Whether the two layouts of a [N, C, spatial...] tensor are the same bytes (C or the
+ * spatial extent is 1). */
+bool onednn_layouts_agree(int rank, const int64_t *dims);
+
+/* A memory object of node n on ptr (owned by n); NULL when out of room or memory. */
+dnnl_memory_t onednn_mem(onednn_node *n, const dnnl_memory_desc_t *md, void *ptr);
+/* A 64-byte aligned buffer of node n (owned by n); NULL when out of memory. */
+void *onednn_buffer(onednn_node *n, size_t bytes);
+/* Appends a step running prim (owned by n from here on, also on failure). */
+vkml_status onednn_add_step(onednn_node *n, dnnl_primitive_t prim, int n_args,
+                            const dnnl_exec_arg_t *args, vkml_error *err);
+/* Creates the primitive of pd (destroyed here) and appends it with args. */
+vkml_status onednn_add_pd_step(onednn_node *n, dnnl_primitive_desc_t pd, int n_args,
+                               const dnnl_exec_arg_t *args, vkml_error *err);
+/* The memory a primitive reads for the tensor at ptr, described by have: ptr itself when
+ * `want` is the same layout, else a buffer of n that a reorder step (appended now, so
+ * call before the primitive's step) fills from ptr. */
+vkml_status onednn_bind_input(onednn_node *n, const dnnl_memory_desc_t *have, const void *ptr,
+                              const dnnl_memory_desc_t *want, dnnl_memory_t *mem,
+                              vkml_error *err);
+/* The memory a primitive writes for the tensor at ptr (described by have): ptr when `want`
+ * is the same layout, else a buffer of n; then *pending is the reorder to append after the
+ * primitive's step (onednn_bind_output_finish), NULL when none. */
+typedef struct onednn_pending {
+    dnnl_memory_t from, to;
+} onednn_pending;
+vkml_status onednn_bind_output(onednn_node *n, const dnnl_memory_desc_t *have, void *ptr,
+                               const dnnl_memory_desc_t *want, dnnl_memory_t *mem,
+                               onednn_pending *pending, vkml_error *err);
+vkml_status onednn_bind_output_finish(onednn_node *n, const onednn_pending *pending,
+                                      vkml_error *err);
+/* Packs constant data (described by have) into the layout `want` once, into a buffer of
+ * n; *mem is the packed memory. */
+vkml_status onednn_pack(onednn_node *n, const dnnl_memory_desc_t *have, const void *data,
+                        const dnnl_memory_desc_t *want, dnnl_memory_t *mem, vkml_error *err);
+
+/* The node's epilogue (graph_epilogue: activation and residual; not a MatMul's bias or
+ * scale, not a pool) as post-ops appended to po, the residual's memory descriptor
+ * `residual_md` (NULL when none). False when oneDNN has no form of the activation. */
+bool onednn_epilogue_post_ops(const graph_epilogue *e, dnnl_post_ops_t po,
+                              const dnnl_memory_desc_t *residual_md);
+/* The post-op index of the residual's binary add in what onednn_epilogue_post_ops appends
+ * after `before` post-ops, or -1 when there is none. */
+int onednn_epilogue_residual_index(const graph_epilogue *e, int before);
+/* The argument id of binary post-op `index`'s second source. */
+int onednn_post_op_src1(int index);
+/* Creates the primitive descriptor of op_desc with attr on the engine; *pd NULL (and no
+ * error) when oneDNN has no implementation of it. */
+vkml_status onednn_pd(const void *op_desc, dnnl_primitive_attr_t attr, dnnl_primitive_desc_t *pd,
+                      vkml_error *err);

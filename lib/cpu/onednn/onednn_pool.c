@@ -1,0 +1,108 @@
+/* MaxPool (without Indices), AveragePool and the global pools through oneDNN: float32, 1 to
+ * 3 spatial dims, channels-last. */
+#include "cpu/onednn/onednn_geometry.h"
+#include "cpu/onednn/onednn_node.h"
+#include "ops/pool.h"
+
+#include <string.h>
+#include <stdio.h>
+
+static bool is_global(const graph_node *node)
+{
+    return strncmp(node->op_type, "Global", 6) == 0;
+}
+
+static bool pool_claim(const graph_value *values, const graph_node *node,
+                       const device_value_plan *plans, uint32_t *cl_inputs, bool *cl_output)
+{
+    (void)plans;
+    const graph_value *x = &values[node->inputs[0]];
+    if (x->dtype != VKML_DTYPE_FLOAT || x->rank < 3 || x->rank > 5)
+        return false;
+    if (!is_global(node) && ((const pool_attrs *)node->params)->is_lp)
+        return false;
+    *cl_inputs = 1u;
+    *cl_output = true;
+    return true;
+}
+
+/* The window of a global pool: the whole input, no pads. */
+static void global_window(const graph_value *x, window_params *w)
+{
+    memset(w, 0, sizeof(*w));
+    w->spatial = x->rank - 2;
+    for (int d = 0; d < w->spatial; d++) {
+        w->in[d] = w->kernel[d] = x->dims[2 + d];
+        w->out[d] = w->strides[d] = w->dilations[d] = 1;
+    }
+}
+
+static vkml_status pool_build(const onednn_build *b, onednn_node *n, bool *taken, vkml_error *err)
+{
+    const graph_node *node = b->node;
+    const graph_value *x = &b->values[node->inputs[0]];
+    *taken = false;
+    window_params w;
+    dnnl_alg_kind_t alg;
+    vkml_error ignored;
+    if (is_global(node)) {
+        global_window(x, &w);
+        alg = strcmp(node->op_type, "GlobalMaxPool") == 0 ? dnnl_pooling_max
+                                                          : dnnl_pooling_avg_exclude_padding;
+    } else {
+        pool_params p;
+        if (pool_params_parse(b->values, node, &p, &ignored) || p.has_indices || p.is_lp)
+            return VKML_OK;
+        w = p.win;
+        alg = p.is_max               ? dnnl_pooling_max
+              : p.count_include_pad ? dnnl_pooling_avg_include_padding
+                                    : dnnl_pooling_avg_exclude_padding;
+    }
+    if (w.spatial > 3)
+        return VKML_OK;
+    dnnl_dims_t strides, dilates, pad_l, pad_r, kernel;
+    bool extended;
+    onednn_window(&w, strides, dilates, pad_l, pad_r, &extended);
+    /* ceil_mode's extra end padding counts in an average that includes padding in oneDNN,
+     * not in ONNX */
+    if (extended && alg == dnnl_pooling_avg_include_padding)
+        return VKML_OK;
+    int rank = x->rank, y = node->outputs[0];
+    int64_t od[VKML_MAX_RANK] = {x->dims[0], x->dims[1]};
+    for (int d = 0; d < w.spatial; d++) {
+        kernel[d] = w.kernel[d];
+        od[2 + d] = w.out[d];
+    }
+    dnnl_memory_desc_t x_have, x_cl, y_have, y_cl;
+    onednn_md_dense(&x_have, rank, x->dims, b->channels_last[node->inputs[0]]);
+    onednn_md_dense(&x_cl, rank, x->dims, true);
+    onednn_md_dense(&y_have, rank, od, b->channels_last[y]);
+    onednn_md_dense(&y_cl, rank, od, true);
+    dnnl_pooling_v2_desc_t pdsc;
+    dnnl_primitive_desc_t pd = NULL;
+    vkml_status st = VKML_OK;
+    if (dnnl_pooling_v2_forward_desc_init(&pdsc, dnnl_forward_inference, alg, &x_cl, &y_cl,
+                                          strides, kernel, dilates, pad_l, pad_r) == dnnl_success)
+        st = onednn_pd(&pdsc, NULL, &pd, err);
+    if (st || !pd)
+        return st;
+    const char *impl = NULL;
+    dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl);
+    snprintf(n->impl, sizeof(n->impl), "%s", impl ? impl : "?");
+    dnnl_memory_t xm, ym;
+    onednn_pending pending;
+    st = onednn_bind_input(n, &x_have, b->ptrs[node->inputs[0]], &x_cl, &xm, err);
+    if (!st)
+        st = onednn_bind_output(n, &y_have, b->ptrs[y], &y_cl, &ym, &pending, err);
+    if (st) {
+        dnnl_primitive_desc_destroy(pd);
+        return st;
+    }
+    dnnl_exec_arg_t args[2] = {{DNNL_ARG_SRC, xm}, {DNNL_ARG_DST, ym}};
+    if ((st = onednn_add_pd_step(n, pd, 2, args, err)))
+        return st;
+    *taken = true;
+    return onednn_bind_output_finish(n, &pending, err);
+}
+
+const onednn_op onednn_pool_op = {.claim = pool_claim, .build = pool_build};

@@ -1,0 +1,302 @@
+/* The building blocks of a library node (onednn_node.h). */
+#include "cpu/onednn/onednn_node.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ONEDNN_ALIGNMENT 64
+
+static dnnl_engine_t engine;
+static pthread_once_t engine_once = PTHREAD_ONCE_INIT;
+
+static void engine_create(void)
+{
+    if (dnnl_engine_create(&engine, dnnl_cpu, 0) != dnnl_success)
+        engine = NULL;
+}
+
+dnnl_engine_t onednn_engine(void)
+{
+    pthread_once(&engine_once, engine_create);
+    return engine;
+}
+
+const char *onednn_status_name(dnnl_status_t s)
+{
+    switch (s) {
+    case dnnl_success: return "success";
+    case dnnl_out_of_memory: return "out of memory";
+    case dnnl_invalid_arguments: return "invalid arguments";
+    case dnnl_unimplemented: return "unimplemented";
+    case dnnl_iterator_ends: return "iterator ends";
+    case dnnl_runtime_error: return "runtime error";
+    case dnnl_not_required: return "not required";
+    default: return "unknown status";
+    }
+}
+
+vkml_status onednn_check(dnnl_status_t s, const char *what, vkml_error *err)
+{
+    if (s == dnnl_success)
+        return VKML_OK;
+    return vkml_fail(err, s == dnnl_out_of_memory ? VKML_ERROR_OUT_OF_MEMORY : VKML_ERROR_DEVICE,
+                     "oneDNN: %s: %s", what, onednn_status_name(s));
+}
+
+void onednn_md_dense(dnnl_memory_desc_t *md, int rank, const int64_t *dims, bool cl)
+{
+    dnnl_dims_t d, strides;
+    int64_t step = 1;
+    for (int i = 0; i < rank; i++)
+        d[i] = dims[i];
+    if (cl && rank >= 3) { /* C fastest, then the spatial dims in order, N last */
+        strides[1] = step;
+        step *= dims[1];
+        for (int i = rank - 1; i >= 2; i--) {
+            strides[i] = step;
+            step *= dims[i];
+        }
+        strides[0] = step;
+    } else {
+        for (int i = rank - 1; i >= 0; i--) {
+            strides[i] = step;
+            step *= dims[i];
+        }
+    }
+    dnnl_memory_desc_init_by_strides(md, rank, d, dnnl_f32, strides);
+}
+
+bool onednn_layouts_agree(int rank, const int64_t *dims)
+{
+    int64_t spatial = 1;
+    for (int i = 2; i < rank; i++)
+        spatial *= dims[i];
+    return rank < 3 || dims[1] == 1 || spatial == 1;
+}
+
+dnnl_memory_t onednn_mem(onednn_node *n, const dnnl_memory_desc_t *md, void *ptr)
+{
+    dnnl_memory_t m;
+    if (n->n_mems == ONEDNN_MAX_MEMS ||
+        dnnl_memory_create(&m, md, onednn_engine(), ptr ? ptr : DNNL_MEMORY_NONE) != dnnl_success)
+        return NULL;
+    n->mems[n->n_mems++] = m;
+    return m;
+}
+
+void *onednn_buffer(onednn_node *n, size_t bytes)
+{
+    if (n->n_buffers == ONEDNN_MAX_BUFFERS)
+        return NULL;
+    size_t rounded = (bytes + ONEDNN_ALIGNMENT - 1) / ONEDNN_ALIGNMENT * ONEDNN_ALIGNMENT;
+    void *p = aligned_alloc(ONEDNN_ALIGNMENT, rounded ? rounded : ONEDNN_ALIGNMENT);
+    if (p)
+        n->buffers[n->n_buffers++] = p;
+    return p;
+}
+
+vkml_status onednn_add_step(onednn_node *n, dnnl_primitive_t prim, int n_args,
+                            const dnnl_exec_arg_t *args, vkml_error *err)
+{
+    if (n->n_steps == ONEDNN_MAX_STEPS || n_args > ONEDNN_MAX_ARGS) {
+        dnnl_primitive_destroy(prim);
+        return vkml_fail(err, VKML_ERROR_DEVICE, "oneDNN: a node of more than %d steps",
+                         ONEDNN_MAX_STEPS);
+    }
+    onednn_step *s = &n->steps[n->n_steps++];
+    s->prim = prim;
+    s->n_args = n_args;
+    memcpy(s->args, args, sizeof(*args) * (size_t)n_args);
+    return VKML_OK;
+}
+
+vkml_status onednn_add_pd_step(onednn_node *n, dnnl_primitive_desc_t pd, int n_args,
+                               const dnnl_exec_arg_t *args, vkml_error *err)
+{
+    dnnl_primitive_t prim;
+    dnnl_status_t s = dnnl_primitive_create(&prim, pd);
+    dnnl_primitive_desc_destroy(pd);
+    if (s != dnnl_success)
+        return onednn_check(s, "creating a primitive", err);
+    return onednn_add_step(n, prim, n_args, args, err);
+}
+
+vkml_status onednn_pd(const void *op_desc, dnnl_primitive_attr_t attr, dnnl_primitive_desc_t *pd,
+                      vkml_error *err)
+{
+    dnnl_status_t s = dnnl_primitive_desc_create(pd, op_desc, attr, onednn_engine(), NULL);
+    if (s == dnnl_unimplemented || s == dnnl_invalid_arguments) {
+        *pd = NULL;
+        return VKML_OK;
+    }
+    return onednn_check(s, "creating a primitive descriptor", err);
+}
+
+/* A reorder primitive from `from` to `to` (NULL when oneDNN has none). */
+static vkml_status reorder_step(onednn_node *n, dnnl_memory_t from, const dnnl_memory_desc_t *fmd,
+                                dnnl_memory_t to, const dnnl_memory_desc_t *tmd, vkml_error *err)
+{
+    dnnl_primitive_desc_t pd;
+    dnnl_status_t s =
+        dnnl_reorder_primitive_desc_create(&pd, fmd, onednn_engine(), tmd, onednn_engine(), NULL);
+    if (s != dnnl_success)
+        return onednn_check(s, "creating a reorder", err);
+    dnnl_exec_arg_t args[2] = {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}};
+    return onednn_add_pd_step(n, pd, 2, args, err);
+}
+
+static vkml_status out_of_room(vkml_error *err)
+{
+    return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "oneDNN: out of memory for a node's buffers");
+}
+
+vkml_status onednn_bind_input(onednn_node *n, const dnnl_memory_desc_t *have, const void *ptr,
+                              const dnnl_memory_desc_t *want, dnnl_memory_t *mem, vkml_error *err)
+{
+    if (have->ndims >= 3 && onednn_layouts_agree(have->ndims, have->dims))
+        have = want; /* the same bytes */
+    dnnl_memory_t src = onednn_mem(n, have, (void *)ptr);
+    if (!src)
+        return out_of_room(err);
+    if (dnnl_memory_desc_equal(have, want)) {
+        *mem = src;
+        return VKML_OK;
+    }
+    void *buf = onednn_buffer(n, dnnl_memory_desc_get_size(want));
+    if (!buf || !(*mem = onednn_mem(n, want, buf)))
+        return out_of_room(err);
+    return reorder_step(n, src, have, *mem, want, err);
+}
+
+vkml_status onednn_bind_output(onednn_node *n, const dnnl_memory_desc_t *have, void *ptr,
+                               const dnnl_memory_desc_t *want, dnnl_memory_t *mem,
+                               onednn_pending *pending, vkml_error *err)
+{
+    *pending = (onednn_pending){0};
+    if (have->ndims >= 3 && onednn_layouts_agree(have->ndims, have->dims))
+        have = want; /* the same bytes */
+    dnnl_memory_t dst = onednn_mem(n, have, ptr);
+    if (!dst)
+        return out_of_room(err);
+    if (dnnl_memory_desc_equal(have, want)) {
+        *mem = dst;
+        return VKML_OK;
+    }
+    void *buf = onednn_buffer(n, dnnl_memory_desc_get_size(want));
+    if (!buf || !(*mem = onednn_mem(n, want, buf)))
+        return out_of_room(err);
+    *pending = (onednn_pending){.from = *mem, .to = dst};
+    return VKML_OK;
+}
+
+vkml_status onednn_bind_output_finish(onednn_node *n, const onednn_pending *pending,
+                                      vkml_error *err)
+{
+    if (!pending->from)
+        return VKML_OK;
+    const dnnl_memory_desc_t *fmd, *tmd;
+    dnnl_memory_get_memory_desc(pending->from, &fmd);
+    dnnl_memory_get_memory_desc(pending->to, &tmd);
+    return reorder_step(n, pending->from, fmd, pending->to, tmd, err);
+}
+
+vkml_status onednn_pack(onednn_node *n, const dnnl_memory_desc_t *have, const void *data,
+                        const dnnl_memory_desc_t *want, dnnl_memory_t *mem, vkml_error *err)
+{
+    if (dnnl_memory_desc_equal(have, want)) /* constants outlive the session */
+        return (*mem = onednn_mem(n, have, (void *)data)) ? VKML_OK : out_of_room(err);
+    void *buf = onednn_buffer(n, dnnl_memory_desc_get_size(want));
+    dnnl_memory_t src = onednn_mem(n, have, (void *)data);
+    if (!buf || !src || !(*mem = onednn_mem(n, want, buf)))
+        return out_of_room(err);
+    dnnl_primitive_desc_t pd;
+    dnnl_primitive_t prim = NULL;
+    dnnl_stream_t stream = NULL;
+    dnnl_status_t s =
+        dnnl_reorder_primitive_desc_create(&pd, have, onednn_engine(), want, onednn_engine(), NULL);
+    if (s == dnnl_success) {
+        s = dnnl_primitive_create(&prim, pd);
+        dnnl_primitive_desc_destroy(pd);
+    }
+    if (s == dnnl_success)
+        s = dnnl_stream_create(&stream, onednn_engine(), dnnl_stream_default_flags);
+    dnnl_exec_arg_t args[2] = {{DNNL_ARG_FROM, src}, {DNNL_ARG_TO, *mem}};
+    if (s == dnnl_success)
+        s = dnnl_primitive_execute(prim, stream, 2, args);
+    if (s == dnnl_success)
+        s = dnnl_stream_wait(stream);
+    if (stream)
+        dnnl_stream_destroy(stream);
+    if (prim)
+        dnnl_primitive_destroy(prim);
+    return onednn_check(s, "packing weights", err);
+}
+
+/* The oneDNN eltwise form(s) of an epilogue activation: up to two (alg, alpha, beta). */
+static int act_forms(const graph_epilogue *e, dnnl_alg_kind_t *alg, float *alpha, float *beta)
+{
+    switch (e->act) {
+    case ELT_IDENTITY: return 0;
+    case ELT_RELU: alg[0] = dnnl_eltwise_relu, alpha[0] = 0, beta[0] = 0; return 1;
+    case ELT_LEAKY_RELU: alg[0] = dnnl_eltwise_relu, alpha[0] = e->alpha, beta[0] = 0; return 1;
+    case ELT_SIGMOID: alg[0] = dnnl_eltwise_logistic, alpha[0] = 0, beta[0] = 0; return 1;
+    case ELT_GELU: alg[0] = dnnl_eltwise_gelu_erf, alpha[0] = 0, beta[0] = 0; return 1;
+    case ELT_GELU_TANH: alg[0] = dnnl_eltwise_gelu_tanh, alpha[0] = 0, beta[0] = 0; return 1;
+    case ELT_SILU: alg[0] = dnnl_eltwise_swish, alpha[0] = e->alpha, beta[0] = 0; return 1;
+    case ELT_HARD_SWISH: alg[0] = dnnl_eltwise_hardswish, alpha[0] = 0, beta[0] = 0; return 1;
+    case ELT_CLIP: /* min > max: the unfused Clip gives max everywhere, oneDNN would not */
+        if (!(e->alpha <= e->beta))
+            return -1;
+        alg[0] = dnnl_eltwise_clip_v2, alpha[0] = e->alpha, beta[0] = e->beta;
+        return 1;
+    case ELT_HARD_SIGMOID: /* max(0, min(1, alpha x + beta)) */
+        alg[0] = dnnl_eltwise_linear, alpha[0] = e->alpha, beta[0] = e->beta;
+        alg[1] = dnnl_eltwise_clip_v2, alpha[1] = 0, beta[1] = 1;
+        return 2;
+    case ELT_X_HARD_SIGMOID: /* x HardSigmoid(x): HardSwish at HardSwish's constants */
+        if (e->alpha != 1.0f / 6 || e->beta != 0.5f)
+            return -1;
+        alg[0] = dnnl_eltwise_hardswish, alpha[0] = 0, beta[0] = 0;
+        return 1;
+    default: return -1;
+    }
+}
+
+bool onednn_epilogue_post_ops(const graph_epilogue *e, dnnl_post_ops_t po,
+                              const dnnl_memory_desc_t *residual_md)
+{
+    dnnl_alg_kind_t alg[2];
+    float alpha[2], beta[2];
+    int forms = e ? act_forms(e, alg, alpha, beta) : 0;
+    if (forms < 0)
+        return false;
+    bool residual = e && e->residual >= 0 && residual_md;
+    if (residual && e->residual_first &&
+        dnnl_post_ops_append_binary(po, dnnl_binary_add, residual_md) != dnnl_success)
+        return false;
+    for (int i = 0; i < forms; i++)
+        if (dnnl_post_ops_append_eltwise(po, 1.0f, alg[i], alpha[i], beta[i]) != dnnl_success)
+            return false;
+    if (residual && !e->residual_first &&
+        dnnl_post_ops_append_binary(po, dnnl_binary_add, residual_md) != dnnl_success)
+        return false;
+    return true;
+}
+
+int onednn_epilogue_residual_index(const graph_epilogue *e, int before)
+{
+    if (!e || e->residual < 0)
+        return -1;
+    if (e->residual_first)
+        return before;
+    dnnl_alg_kind_t alg[2];
+    float alpha[2], beta[2];
+    int forms = act_forms(e, alg, alpha, beta);
+    return before + (forms > 0 ? forms : 0);
+}
+
+int onednn_post_op_src1(int index)
+{
+    return DNNL_ARG_ATTR_MULTIPLE_POST_OP(index) | DNNL_ARG_SRC_1;
+}
