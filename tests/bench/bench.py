@@ -47,13 +47,13 @@ def quantiles(ms):
     return s[len(s) // 2], s[min(len(s) - 1, int(0.99 * len(s)))]
 
 
-def run_measured(cmd):
-    """Runs cmd; returns (exit status, stdout, stderr, peak RSS in MiB), the RSS measured
+def run_measured(cmd, env=None):
+    """Runs cmd (in env, when given); returns (exit status, stdout, stderr, peak RSS in MiB), the RSS measured
     by bench_rss.py (see there why not here)."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, \
             tempfile.NamedTemporaryFile(mode="r") as rss:
         rc = subprocess.call([sys.executable, "-I", "-S", os.path.join(HERE, "bench_rss.py"),
-                              rss.name] + cmd, stdout=out, stderr=err)
+                              rss.name] + cmd, stdout=out, stderr=err, env=env)
         out.seek(0)
         err.seek(0)
         kib = rss.read().strip()

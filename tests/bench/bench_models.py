@@ -130,12 +130,16 @@ def _vision(arch, batch, size):
 
 
 MODELS = {
+    "resnet18_b1": ("ResNet-18 b1 224", lambda small: _vision(
+        "resnet18", 1, 64 if small else 224)),
     "resnet50_b1": ("ResNet-50 b1 224", lambda small: _vision(
         "resnet18" if small else "resnet50", 1, 64 if small else 224)),
     "resnet50_b8": ("ResNet-50 b8 224", lambda small: _vision(
         "resnet18" if small else "resnet50", 2 if small else 8, 64 if small else 224)),
     "mobilenetv2_b1": ("MobileNetV2 b1 224", lambda small: _vision(
         "mobilenet_v2", 1, 64 if small else 224)),
+    "mobilenetv3_b1": ("MobileNetV3-Large b1 224", lambda small: _vision(
+        "mobilenet_v3_large", 1, 64 if small else 224)),
     "efficientnet_b0_b1": ("EfficientNet-B0 b1 224", lambda small: _vision(
         "efficientnet_b0", 1, 64 if small else 224)),
     "yolov8n_style_640": ("YOLOv8n-style 640", lambda small: (
@@ -150,6 +154,8 @@ MODELS = {
 
 # Labels of the small sizes (what --small really runs).
 SMALL_LABELS = {
+    "resnet18_b1": "ResNet-18 b1 64 (small)",
+    "mobilenetv3_b1": "MobileNetV3-Large b1 64 (small)",
     "resnet50_b1": "ResNet-18 b1 64 (small)",
     "resnet50_b8": "ResNet-18 b2 64 (small)",
     "mobilenetv2_b1": "MobileNetV2 b1 64 (small)",
@@ -158,6 +164,11 @@ SMALL_LABELS = {
     "mlp_4x4096_b256": "4 x Linear 256 b16 (small)",
     "bert_base_style_s128": "encoder 2 x d64 s16 (small)",
 }
+
+# The CPU benchmark's models (tests/bench/bench_cpu.py: vkml's CPU device against ONNX
+# Runtime's CPU provider).
+CPU_MODELS = ["resnet18_b1", "resnet50_b1", "mobilenetv2_b1", "mobilenetv3_b1",
+              "efficientnet_b0_b1", "yolov8n_style_640", "bert_base_style_s128"]
 
 # The multi-GPU benchmark's models (tests/bench/bench_multi.py), beside those of MODELS it
 # also runs: stacks of equal layers, whose halves cost the same.

@@ -1,6 +1,7 @@
 """ONNX Runtime (CPU) timing for tests/bench/bench.py, in its own process so that its peak
-RSS is its own: MODEL INPUT.bin DIMS REPEAT -> one JSON line {"median_ms", "p99_ms"}.
-DIMS: comma-separated input shape; the input is float32, raw little-endian."""
+RSS is its own: MODEL INPUT.bin DIMS REPEAT [THREADS] -> one JSON line {"median_ms", "p99_ms"}.
+DIMS: comma-separated input shape; the input is float32, raw little-endian. THREADS: the
+session's intra-op threads (0 or absent: ONNX Runtime's default, one per core)."""
 import json
 import sys
 import time
@@ -12,7 +13,10 @@ import onnxruntime as ort
 def main():
     model, data, dims, repeat = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
     x = np.fromfile(data, dtype=np.float32).reshape([int(d) for d in dims.split(",")])
-    s = ort.InferenceSession(model, providers=["CPUExecutionProvider"])
+    threads = int(sys.argv[5]) if len(sys.argv) > 5 else 0
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = threads
+    s = ort.InferenceSession(model, sess_options=opts, providers=["CPUExecutionProvider"])
     feed = {s.get_inputs()[0].name: x}
     s.run(None, feed)  # warm-up
     ms = []
