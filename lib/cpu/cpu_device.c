@@ -1,10 +1,11 @@
 /*
  * The CPU device: runs its hot nodes through oneDNN (cpu/onednn/onednn.h) and every other
- * node through its op's C kernel (lib/cpu/<family>.c), on host memory. A session's transient values (computed and read only here, not strings) share
- * one 64-byte aligned buffer by liveness (device/mem_plan.h); the other values it computes
- * get their own; constants are used in place and aliases share their source's buffer. A string
- * value's buffer is its array of pointers; the strings themselves live in its chunk's string store,
- * emptied when the chunk runs again (the next run: runs of one session do not overlap).
+ * node through its op's C kernel (lib/cpu/<family>.c), on host memory. A session's transient values
+ * (computed and read only here, not strings) share one 64-byte aligned buffer by liveness
+ * (device/mem_plan.h); the other values it computes get their own; constants are used in place and
+ * aliases share their source's buffer. A string value's buffer is its array of pointers; the
+ * strings themselves live in its chunk's string store, emptied when the chunk runs again (the next
+ * run: runs of one session do not overlap).
  */
 #include "cpu/cpu_device.h"
 #include "cpu/cpu_kernels.h"

@@ -435,8 +435,7 @@ static vkml_status session_create(vkml_context *ctx, vkml_model *model,
                          replicas, lanes, VKML_MAX_RUNS_IN_FLIGHT);
     }
     s->target.runs_overlap = lanes > 1;
-    if ((st = session_cpu_threads(params ? params->cpu_threads : 0, &s->target.cpu_threads,
-                                  err))) {
+    if ((st = session_cpu_threads(params ? params->cpu_threads : 0, &s->target.cpu_threads, err))) {
         vkml_session_destroy(&s);
         return st;
     }

@@ -1,27 +1,12 @@
 /* Conv through oneDNN: float32, 1 to 3 spatial dims, every group form, constant weights
  * packed once; the bias, the fused activation and residual as post-ops; a fused MaxPool as
- * a second primitive. Computes channels-last. */
+ * a second primitive. Computes in the layouts oneDNN picks (conv_claim). */
 #include "cpu/onednn/onednn_geometry.h"
 #include "cpu/onednn/onednn_node.h"
 #include "ops/conv.h"
 #include "ops/epilogue.h"
 #include "ops/pool.h"
 #include <stdio.h>
-
-static bool conv_claim(const graph_value *values, const graph_node *node,
-                       const device_value_plan *plans, uint32_t *cl_inputs, bool *cl_output)
-{
-    const graph_value *x = &values[node->inputs[0]];
-    if (x->dtype != VKML_DTYPE_FLOAT || x->rank < 3 || x->rank > 5 || node->n_inputs < 2 ||
-        node->inputs[1] < 0 || !plans[node->inputs[1]].constant)
-        return false;
-    int residual = op_epilogue_residual(node);
-    *cl_inputs = 1u;
-    if (residual >= 0)
-        *cl_inputs |= 1u << node->epilogue->residual;
-    *cl_output = true;
-    return true;
-}
 
 /* dims of the conv's result (before a fused pool) and the node's output. */
 static void conv_dims(const conv_params *p, int64_t *x, int64_t *w, int64_t *y, int64_t *out)
@@ -43,27 +28,28 @@ static void conv_dims(const conv_params *p, int64_t *x, int64_t *w, int64_t *y, 
 }
 
 typedef struct conv_build {
-    const onednn_build *b;
+    const onednn_build *b; /* NULL when probing */
+    const graph_node *node;
     conv_params p;
     int rank;
     int64_t xd[VKML_MAX_RANK], wd[VKML_MAX_RANK + 1], yd[VKML_MAX_RANK], od[VKML_MAX_RANK];
-    dnnl_memory_desc_t x_cl, y_cl, w_user, w_any, bias_md, res_cl;
+    dnnl_memory_desc_t x_want, y_want, w_user, w_any, bias_md;
     int residual; /* value, or -1 */
 } conv_build;
 
-/* The conv's primitive descriptor on channels-last src/dst; NULL when oneDNN has none. */
-static vkml_status conv_pd(conv_build *c, dnnl_primitive_desc_t *pd, vkml_error *err)
+/* The conv's primitive descriptor on src x_want, dst y_want (the residual in y_want too)
+ * with the node's post-ops (none when probing); NULL when oneDNN has none. */
+static vkml_status conv_pd(conv_build *c, bool probe, dnnl_primitive_desc_t *pd, vkml_error *err)
 {
-    const graph_node *node = c->b->node;
+    const graph_node *node = c->node;
     dnnl_dims_t strides, dilates, pad_l, pad_r;
     bool extended;
     onednn_window(&c->p.win, strides, dilates, pad_l, pad_r, &extended);
     dnnl_convolution_desc_t cd;
-    if (extended ||
-        dnnl_dilated_convolution_forward_desc_init(
-            &cd, dnnl_forward_inference, dnnl_convolution_direct, &c->x_cl, &c->w_any,
-            c->p.has_bias ? &c->bias_md : NULL, &c->y_cl, strides, dilates, pad_l,
-            pad_r) != dnnl_success) {
+    if (extended || dnnl_dilated_convolution_forward_desc_init(
+                        &cd, dnnl_forward_inference, dnnl_convolution_direct, &c->x_want, &c->w_any,
+                        c->p.has_bias ? &c->bias_md : NULL, &c->y_want, strides, dilates, pad_l,
+                        pad_r) != dnnl_success) {
         *pd = NULL;
         return VKML_OK;
     }
@@ -77,7 +63,8 @@ static vkml_status conv_pd(conv_build *c, dnnl_primitive_desc_t *pd, vkml_error 
     }
     vkml_status st = VKML_OK;
     *pd = NULL;
-    if (onednn_epilogue_post_ops(node->epilogue, po, c->residual >= 0 ? &c->res_cl : NULL) &&
+    if ((probe ||
+         onednn_epilogue_post_ops(node->epilogue, po, c->residual >= 0 ? &c->y_want : NULL)) &&
         dnnl_primitive_attr_set_post_ops(attr, po) == dnnl_success)
         st = onednn_pd(&cd, attr, pd, err);
     dnnl_post_ops_destroy(po);
@@ -91,9 +78,9 @@ static vkml_status pool_step(conv_build *c, onednn_node *n, dnnl_memory_t conv_o
 {
     const onednn_build *b = c->b;
     int y = b->node->outputs[0];
-    dnnl_memory_desc_t o_have, o_cl;
-    onednn_md_dense(&o_have, c->rank, c->od, b->channels_last[y]);
-    onednn_md_dense(&o_cl, c->rank, c->od, true);
+    dnnl_memory_desc_t o_have, o_want;
+    onednn_md(&o_have, c->rank, c->od, b->stored[y]);
+    onednn_md(&o_want, c->rank, c->od, b->claim.out);
     dnnl_dims_t strides, dilates, pad_l, pad_r, kernel;
     bool extended;
     onednn_window(&c->p.pool, strides, dilates, pad_l, pad_r, &extended);
@@ -103,7 +90,7 @@ static vkml_status pool_step(conv_build *c, onednn_node *n, dnnl_memory_t conv_o
     dnnl_primitive_desc_t pd = NULL;
     vkml_status st = VKML_OK;
     if (dnnl_pooling_v2_forward_desc_init(&pdsc, dnnl_forward_inference, dnnl_pooling_max,
-                                          &c->y_cl, &o_cl, strides, kernel, dilates, pad_l,
+                                          &c->y_want, &o_want, strides, kernel, dilates, pad_l,
                                           pad_r) == dnnl_success)
         st = onednn_pd(&pdsc, NULL, &pd, err);
     if (st || !pd) {
@@ -112,7 +99,7 @@ static vkml_status pool_step(conv_build *c, onednn_node *n, dnnl_memory_t conv_o
     }
     dnnl_memory_t out;
     onednn_pending pending;
-    if ((st = onednn_bind_output(n, &o_have, b->ptrs[y], &o_cl, &out, &pending, err))) {
+    if ((st = onednn_bind_output(n, &o_have, b->ptrs[y], &o_want, &out, &pending, err))) {
         dnnl_primitive_desc_destroy(pd);
         return st;
     }
@@ -122,33 +109,72 @@ static vkml_status pool_step(conv_build *c, onednn_node *n, dnnl_memory_t conv_o
     return onednn_bind_output_finish(n, &pending, err);
 }
 
+/* The conv's geometry and descriptors, with src and dst in these layouts; false when the
+ * library does not take its form. */
+static bool conv_setup(const graph_value *values, const graph_node *node, onednn_layout in,
+                       onednn_layout out, conv_build *c)
+{
+    vkml_error ignored;
+    if (conv_params_parse(values, node, &c->p, &ignored) || c->p.win.spatial > 3)
+        return false;
+    c->node = node;
+    c->rank = 2 + c->p.win.spatial;
+    conv_dims(&c->p, c->xd, c->wd, c->yd, c->od);
+    c->residual = op_epilogue_residual(node);
+    onednn_md(&c->x_want, c->rank, c->xd, in);
+    onednn_md(&c->y_want, c->rank, c->yd, out);
+    int wrank = c->rank + (c->p.group > 1);
+    onednn_md(&c->w_user, wrank, c->wd, ONEDNN_PLAIN);
+    dnnl_memory_desc_init_by_tag(&c->w_any, wrank, c->w_user.dims, dnnl_f32, dnnl_format_tag_any);
+    dnnl_dims_t bdims = {c->p.out_channels};
+    dnnl_memory_desc_init_by_tag(&c->bias_md, 1, bdims, dnnl_f32, dnnl_a);
+    return true;
+}
+
+/* A float32 Conv of constant weights: src and dst in the layouts oneDNN picks for it when
+ * it may pick any, if it picks among ours (blocked only where C is a multiple of 16, so
+ * that no value grows), else channels-last. */
+static bool conv_claim(const graph_value *values, const graph_node *node,
+                       const device_value_plan *plans, const onednn_layout *stored,
+                       onednn_claim *claim)
+{
+    (void)stored;
+    const graph_value *x = &values[node->inputs[0]];
+    if (x->dtype != VKML_DTYPE_FLOAT || x->rank < 3 || x->rank > 5 || node->n_inputs < 2 ||
+        node->inputs[1] < 0 || !plans[node->inputs[1]].constant)
+        return false;
+    conv_build c = {0};
+    if (!conv_setup(values, node, ONEDNN_NXC, ONEDNN_NXC, &c))
+        return false;
+    *claim = (onednn_claim){
+        .layout_inputs = 1u, .layout_output = true, .in = ONEDNN_NXC, .out = ONEDNN_NXC};
+    if (c.residual >= 0)
+        claim->layout_inputs |= 1u << node->epilogue->residual;
+    dnnl_memory_desc_init_by_tag(&c.x_want, c.rank, c.x_want.dims, dnnl_f32, dnnl_format_tag_any);
+    dnnl_memory_desc_init_by_tag(&c.y_want, c.rank, c.y_want.dims, dnnl_f32, dnnl_format_tag_any);
+    dnnl_primitive_desc_t pd = NULL;
+    vkml_error ignored;
+    if (conv_pd(&c, true, &pd, &ignored) || !pd)
+        return true;
+    int in = onednn_layout_of(dnnl_primitive_desc_query_md(pd, dnnl_query_src_md, 0));
+    int out = onednn_layout_of(dnnl_primitive_desc_query_md(pd, dnnl_query_dst_md, 0));
+    dnnl_primitive_desc_destroy(pd);
+    if (in >= 0 && out >= 0)
+        claim->in = (onednn_layout)in, claim->out = (onednn_layout)out;
+    return true;
+}
+
 static vkml_status conv_build_node(const onednn_build *b, onednn_node *n, bool *taken,
                                    vkml_error *err)
 {
     conv_build c = {.b = b};
     const graph_node *node = b->node;
     *taken = false;
-    vkml_error ignored;
-    if (conv_params_parse(b->values, node, &c.p, &ignored) || c.p.win.spatial > 3)
+    if (!conv_setup(b->values, node, b->claim.in, b->claim.out, &c))
         return VKML_OK;
-    c.rank = 2 + c.p.win.spatial;
-    conv_dims(&c.p, c.xd, c.wd, c.yd, c.od);
     int x = node->inputs[0], y = node->outputs[0];
-    c.residual = op_epilogue_residual(node);
-    onednn_md_dense(&c.x_cl, c.rank, c.xd, true);
-    onednn_md_dense(&c.y_cl, c.rank, c.yd, true);
-    onednn_md_dense(&c.res_cl, c.rank, c.yd, true);
-    onednn_md_dense(&c.w_user, c.rank + (c.p.group > 1), c.wd, false);
-    dnnl_dims_t wdims;
-    for (int i = 0; i < c.rank + (c.p.group > 1); i++)
-        wdims[i] = c.wd[i];
-    dnnl_memory_desc_init_by_tag(&c.w_any, c.rank + (c.p.group > 1), wdims, dnnl_f32,
-                                 dnnl_format_tag_any);
-    dnnl_dims_t bdims = {c.p.out_channels};
-    dnnl_memory_desc_init_by_tag(&c.bias_md, 1, bdims, dnnl_f32, dnnl_a);
-
     dnnl_primitive_desc_t pd;
-    vkml_status st = conv_pd(&c, &pd, err);
+    vkml_status st = conv_pd(&c, false, &pd, err);
     if (st || !pd)
         return st;
     const char *impl = NULL;
@@ -157,25 +183,25 @@ static vkml_status conv_build_node(const onednn_build *b, onednn_node *n, bool *
 
     dnnl_memory_t xm, wm, bm = NULL, ym, rm = NULL, conv_out;
     dnnl_memory_desc_t x_have, y_have, r_have;
-    onednn_md_dense(&x_have, c.rank, c.xd, b->channels_last[x]);
-    onednn_md_dense(&y_have, c.rank, c.yd, b->channels_last[y]);
+    onednn_md(&x_have, c.rank, c.xd, b->stored[x]);
+    onednn_md(&y_have, c.rank, c.yd, b->stored[y]);
     onednn_pending pending = {0};
     const dnnl_memory_desc_t *w_packed = dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
     st = onednn_pack(n, &c.w_user, b->plans[node->inputs[1]].constant, w_packed, &wm, err);
     if (!st)
-        st = onednn_bind_input(n, &x_have, b->ptrs[x], &c.x_cl, &xm, err);
+        st = onednn_bind_input(n, &x_have, b->ptrs[x], &c.x_want, &xm, err);
     if (!st && c.residual >= 0) {
-        onednn_md_dense(&r_have, c.rank, c.yd, b->channels_last[c.residual]);
-        st = onednn_bind_input(n, &r_have, b->ptrs[c.residual], &c.res_cl, &rm, err);
+        onednn_md(&r_have, c.rank, c.yd, b->stored[c.residual]);
+        st = onednn_bind_input(n, &r_have, b->ptrs[c.residual], &c.y_want, &rm, err);
     }
     if (!st && c.p.has_bias && !(bm = onednn_mem(n, &c.bias_md, b->ptrs[node->inputs[2]])))
         st = vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "oneDNN: out of memory");
     if (!st && c.p.pooled) { /* the conv's result in a buffer of its own */
-        void *buf = onednn_buffer(n, dnnl_memory_desc_get_size(&c.y_cl));
-        if (!buf || !(conv_out = onednn_mem(n, &c.y_cl, buf)))
+        void *buf = onednn_buffer(n, dnnl_memory_desc_get_size(&c.y_want));
+        if (!buf || !(conv_out = onednn_mem(n, &c.y_want, buf)))
             st = vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "oneDNN: out of memory");
     } else if (!st) {
-        st = onednn_bind_output(n, &y_have, b->ptrs[y], &c.y_cl, &ym, &pending, err);
+        st = onednn_bind_output(n, &y_have, b->ptrs[y], &c.y_want, &ym, &pending, err);
         conv_out = ym;
     }
     if (st) {

@@ -5,8 +5,8 @@
 #include "ops/epilogue.h"
 #include "ops/matmul.h"
 
-#include <stdlib.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 static bool float_node(const graph_value *values, const graph_node *node)
 {
@@ -17,11 +17,12 @@ static bool float_node(const graph_value *values, const graph_node *node)
 }
 
 static bool matmul_claim(const graph_value *values, const graph_node *node,
-                         const device_value_plan *plans, uint32_t *cl_inputs, bool *cl_output)
+                         const device_value_plan *plans, const onednn_layout *stored,
+                         onednn_claim *claim)
 {
     (void)plans;
-    *cl_inputs = 0;
-    *cl_output = false;
+    (void)stored;
+    *claim = (onednn_claim){0}; /* plain */
     return float_node(values, node);
 }
 
@@ -147,8 +148,7 @@ static vkml_status product_build(const onednn_build *b, const product *pr, onedn
     return VKML_OK;
 }
 
-static vkml_status matmul_build(const onednn_build *b, onednn_node *n, bool *taken,
-                                vkml_error *err)
+static vkml_status matmul_build(const onednn_build *b, onednn_node *n, bool *taken, vkml_error *err)
 {
     const graph_node *node = b->node;
     const graph_epilogue *e = node->epilogue;
@@ -167,7 +167,7 @@ static vkml_status matmul_build(const onednn_build *b, onednn_node *n, bool *tak
     for (int d = 0; d < p.batch_rank; d++)
         yd[d] = p.batch_dims[d];
     yd[p.batch_rank] = p.m, yd[p.batch_rank + 1] = p.n;
-    onednn_md_dense(&pr.y, p.batch_rank + 2, yd, false);
+    onednn_md(&pr.y, p.batch_rank + 2, yd, ONEDNN_PLAIN);
     int bv = node->inputs[1];
     if (b->plans[bv].constant)
         pr.b_constant = b->plans[bv].constant;
@@ -214,8 +214,8 @@ static vkml_status gemm_build(const onednn_build *b, onednn_node *n, bool *taken
                 scaled[i] = g.beta * cst[i];
             data = scaled;
         }
-        operand_md(&pr.add, &p, NULL, g.c_stride_m ? g.m : 1, g.c_stride_n ? g.n : 1,
-                   g.c_stride_m, g.c_stride_n);
+        operand_md(&pr.add, &p, NULL, g.c_stride_m ? g.m : 1, g.c_stride_n ? g.n : 1, g.c_stride_m,
+                   g.c_stride_n);
         pr.add_ptr = data;
     }
     return product_build(b, &pr, n, taken, err);

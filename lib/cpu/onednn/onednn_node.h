@@ -31,24 +31,44 @@ typedef struct onednn_node {
     char impl[64]; /* the main primitive's implementation ("brg:avx512_core") */
 } onednn_node;
 
+/* How a value of rank 3 to 5 ([N, C, spatial...]) lies in memory: as ONNX lays it out,
+ * channels-last ([N, spatial..., C]), or in blocks of 16 channels ([N, C/16, spatial...,
+ * 16]; only for C a multiple of 16, so that it takes the same bytes). Other ranks are
+ * always plain. */
+typedef enum onednn_layout {
+    ONEDNN_PLAIN,
+    ONEDNN_NXC,
+    ONEDNN_BLOCKED,
+} onednn_layout;
+
+/* The layouts a library node reads and writes: input i (bit i of layout_inputs) in `in`
+ * when i is 0, else in `out` (a residual, added to the output); output 0 in `out` when
+ * layout_output. Inputs outside the mask and other outputs are plain. */
+typedef struct onednn_claim {
+    uint32_t layout_inputs;
+    bool layout_output;
+    onednn_layout in, out;
+} onednn_claim;
+
 /* What an op file gets to build a node from. */
 typedef struct onednn_build {
     const graph_value *values;
     const graph_node *node;
     const device_value_plan *plans;
-    const bool *channels_last; /* per value: kept channels-last (onednn.h) */
-    void *const *ptrs;         /* per value: its memory */
+    const onednn_layout *stored; /* per value: its layout in memory */
+    onednn_claim claim;          /* the node's */
+    void *const *ptrs;           /* per value: its memory */
     bool fast_math;
 } onednn_build;
 
-/* An op's part: which operands it could take channels-last (claim), and its builder.
- * build returns VKML_OK with *taken false when the library does not take this node
- * (dtype, form, attributes); an error only for a failure it cannot fall back from. */
+/* An op's part: its claim and its builder. build returns VKML_OK with *taken false when
+ * the library does not take this node after all (an attribute oneDNN lacks); an error
+ * only for a failure it cannot fall back from. */
 typedef struct onednn_op {
-    /* Whether the library may take the node; *cl_inputs (bit i: input i) and *cl_output:
-     * the operands it reads and writes channels-last when their values are so kept. */
-    bool (*claim)(const graph_value *values, const graph_node *node,
-                  const device_value_plan *plans, uint32_t *cl_inputs, bool *cl_output);
+    /* Whether the library may take the node, and in which layouts (stored: the layouts
+     * of the values decided so far, the node's inputs among them). */
+    bool (*claim)(const graph_value *values, const graph_node *node, const device_value_plan *plans,
+                  const onednn_layout *stored, onednn_claim *claim);
     vkml_status (*build)(const onednn_build *b, onednn_node *n, bool *taken, vkml_error *err);
 } onednn_op;
 
@@ -60,9 +80,11 @@ dnnl_engine_t onednn_engine(void);
 vkml_status onednn_check(dnnl_status_t s, const char *what, vkml_error *err);
 const char *onednn_status_name(dnnl_status_t s);
 
-/* Memory descriptor of a float32 tensor [dims] (rank 1..DNNL_MAX_NDIMS), row-major, or
- * channels-last ([N, C, spatial...] stored as [N, spatial..., C]) when cl. */
-void onednn_md_dense(dnnl_memory_desc_t *md, int rank, const int64_t *dims, bool cl);
+/* Memory descriptor of a float32 tensor [dims] (rank 1..DNNL_MAX_NDIMS) in `layout` (plain
+ * for a rank outside 3..5, and for BLOCKED when C is not a multiple of 16). */
+void onednn_md(dnnl_memory_desc_t *md, int rank, const int64_t *dims, onednn_layout layout);
+/* The layout md is in (of the three), or -1. */
+int onednn_layout_of(const dnnl_memory_desc_t *md);
 /* Whether the two layouts of a [N, C, spatial...] tensor are the same bytes (C or the
  * spatial extent is 1). */
 bool onednn_layouts_agree(int rank, const int64_t *dims);
@@ -81,8 +103,7 @@ vkml_status onednn_add_pd_step(onednn_node *n, dnnl_primitive_desc_t pd, int n_a
  * `want` is the same layout, else a buffer of n that a reorder step (appended now, so
  * call before the primitive's step) fills from ptr. */
 vkml_status onednn_bind_input(onednn_node *n, const dnnl_memory_desc_t *have, const void *ptr,
-                              const dnnl_memory_desc_t *want, dnnl_memory_t *mem,
-                              vkml_error *err);
+                              const dnnl_memory_desc_t *want, dnnl_memory_t *mem, vkml_error *err);
 /* The memory a primitive writes for the tensor at ptr (described by have): ptr when `want`
  * is the same layout, else a buffer of n; then *pending is the reorder to append after the
  * primitive's step (onednn_bind_output_finish), NULL when none. */

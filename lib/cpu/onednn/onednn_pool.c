@@ -1,19 +1,21 @@
 /* MaxPool (without Indices), AveragePool and the global pools through oneDNN: float32, 1 to
- * 3 spatial dims, channels-last. */
+ * 3 spatial dims, in the layout the input is stored in. */
 #include "cpu/onednn/onednn_geometry.h"
 #include "cpu/onednn/onednn_node.h"
 #include "ops/pool.h"
 
-#include <string.h>
 #include <stdio.h>
+#include <string.h>
 
 static bool is_global(const graph_node *node)
 {
     return strncmp(node->op_type, "Global", 6) == 0;
 }
 
+/* A float32 pool reads its input in the layout it is stored in, and writes that. */
 static bool pool_claim(const graph_value *values, const graph_node *node,
-                       const device_value_plan *plans, uint32_t *cl_inputs, bool *cl_output)
+                       const device_value_plan *plans, const onednn_layout *stored,
+                       onednn_claim *claim)
 {
     (void)plans;
     const graph_value *x = &values[node->inputs[0]];
@@ -21,8 +23,8 @@ static bool pool_claim(const graph_value *values, const graph_node *node,
         return false;
     if (!is_global(node) && ((const pool_attrs *)node->params)->is_lp)
         return false;
-    *cl_inputs = 1u;
-    *cl_output = true;
+    onednn_layout in = stored[node->inputs[0]];
+    *claim = (onednn_claim){.layout_inputs = 1u, .layout_output = true, .in = in, .out = in};
     return true;
 }
 
@@ -54,7 +56,7 @@ static vkml_status pool_build(const onednn_build *b, onednn_node *n, bool *taken
         if (pool_params_parse(b->values, node, &p, &ignored) || p.has_indices || p.is_lp)
             return VKML_OK;
         w = p.win;
-        alg = p.is_max               ? dnnl_pooling_max
+        alg = p.is_max              ? dnnl_pooling_max
               : p.count_include_pad ? dnnl_pooling_avg_include_padding
                                     : dnnl_pooling_avg_exclude_padding;
     }
@@ -73,15 +75,15 @@ static vkml_status pool_build(const onednn_build *b, onednn_node *n, bool *taken
         kernel[d] = w.kernel[d];
         od[2 + d] = w.out[d];
     }
-    dnnl_memory_desc_t x_have, x_cl, y_have, y_cl;
-    onednn_md_dense(&x_have, rank, x->dims, b->channels_last[node->inputs[0]]);
-    onednn_md_dense(&x_cl, rank, x->dims, true);
-    onednn_md_dense(&y_have, rank, od, b->channels_last[y]);
-    onednn_md_dense(&y_cl, rank, od, true);
+    dnnl_memory_desc_t x_have, x_want, y_have, y_want;
+    onednn_md(&x_have, rank, x->dims, b->stored[node->inputs[0]]);
+    onednn_md(&x_want, rank, x->dims, b->claim.in);
+    onednn_md(&y_have, rank, od, b->stored[y]);
+    onednn_md(&y_want, rank, od, b->claim.out);
     dnnl_pooling_v2_desc_t pdsc;
     dnnl_primitive_desc_t pd = NULL;
     vkml_status st = VKML_OK;
-    if (dnnl_pooling_v2_forward_desc_init(&pdsc, dnnl_forward_inference, alg, &x_cl, &y_cl,
+    if (dnnl_pooling_v2_forward_desc_init(&pdsc, dnnl_forward_inference, alg, &x_want, &y_want,
                                           strides, kernel, dilates, pad_l, pad_r) == dnnl_success)
         st = onednn_pd(&pdsc, NULL, &pd, err);
     if (st || !pd)
@@ -91,9 +93,9 @@ static vkml_status pool_build(const onednn_build *b, onednn_node *n, bool *taken
     snprintf(n->impl, sizeof(n->impl), "%s", impl ? impl : "?");
     dnnl_memory_t xm, ym;
     onednn_pending pending;
-    st = onednn_bind_input(n, &x_have, b->ptrs[node->inputs[0]], &x_cl, &xm, err);
+    st = onednn_bind_input(n, &x_have, b->ptrs[node->inputs[0]], &x_want, &xm, err);
     if (!st)
-        st = onednn_bind_output(n, &y_have, b->ptrs[y], &y_cl, &ym, &pending, err);
+        st = onednn_bind_output(n, &y_have, b->ptrs[y], &y_want, &ym, &pending, err);
     if (st) {
         dnnl_primitive_desc_destroy(pd);
         return st;

@@ -82,42 +82,55 @@ void onednn_session_destroy(onednn_session **sp)
 
 /* What planning knows of each node and value. */
 typedef struct layout_plan {
-    bool *claimed;       /* per node: the library may take it */
-    uint32_t *cl_inputs; /* per node */
-    bool *cl_output;     /* per node */
-    bool *aliased;       /* per value: some view or alias shares its memory */
-    bool *channels_last; /* per value: the result */
+    bool *on_device;       /* per node: in one of the session's chunks */
+    bool *claimed;         /* per node: the library may take it */
+    onednn_claim *claims;  /* per node: its layouts */
+    bool *aliased;         /* per value: some view or alias shares its memory */
+    onednn_layout *stored; /* per value: the result */
 } layout_plan;
 
-/* A value kept channels-last: a library node writes it channels-last, every reader on the
- * device is a library node reading it so, and no one else sees its memory. */
+/* Whether value v may be stored in a library layout: nothing but library nodes on this
+ * device read it, each in its layout inputs, and no one else sees its memory. */
+static bool keepable(const device_session_desc *desc, const layout_plan *lp, int v)
+{
+    const graph *g = desc->graph;
+    const device_value_plan *vp = &desc->value_plans[v];
+    const graph_value *val = &desc->values[v];
+    if (!vp->used || vp->host_access || vp->constant || vp->shared_host || vp->alias_of >= 0 ||
+        lp->aliased[v] || val->rank < 3 || val->rank > 5 || val->dtype != VKML_DTYPE_FLOAT)
+        return false;
+    for (int i = 0; i < g->n_nodes; i++) {
+        const graph_node *node = &g->nodes[i];
+        for (int in = 0; in < node->n_inputs; in++)
+            if (node->inputs[in] == v && (!lp->on_device[i] || !lp->claimed[i] || in >= 32 ||
+                                          !(lp->claims[i].layout_inputs >> in & 1u)))
+                return false;
+    }
+    return true;
+}
+
+/* Each claimed node's layouts, and each value's, in topological order (a pool reads and
+ * writes the layout its input is stored in). */
 static void plan_layouts(const device_session_desc *desc, const layout_plan *lp)
 {
     const graph *g = desc->graph;
-    const device_value_plan *plans = desc->value_plans;
-    memset(lp->channels_last, 0, sizeof(bool) * (size_t)g->n_values);
-    for (int c = 0; c < desc->n_chunks; c++)
-        for (int k = 0; k < desc->chunks[c].n_nodes; k++) {
-            int i = desc->chunks[c].nodes[k], v = g->nodes[i].outputs[0];
-            const graph_value *val = &desc->values[v];
-            lp->channels_last[v] = lp->claimed[i] && lp->cl_output[i] && plans[v].used &&
-                                   !plans[v].host_access && !plans[v].constant &&
-                                   !plans[v].shared_host && plans[v].alias_of < 0 &&
-                                   !lp->aliased[v] && val->rank >= 3 && val->rank <= 5 &&
-                                   !onednn_layouts_agree(val->rank, val->dims);
-        }
-    for (int c = 0; c < desc->n_chunks; c++)
-        for (int k = 0; k < desc->chunks[c].n_nodes; k++) {
-            int i = desc->chunks[c].nodes[k];
-            const graph_node *node = &g->nodes[i];
-            for (int in = 0; in < node->n_inputs; in++)
-                if (node->inputs[in] >= 0 &&
-                    !(lp->claimed[i] && in < 32 && (lp->cl_inputs[i] >> in & 1u)))
-                    lp->channels_last[node->inputs[in]] = false;
-            for (int o = 1; o < node->n_outputs; o++) /* only output 0 is ever kept so */
-                if (node->outputs[o] >= 0)
-                    lp->channels_last[node->outputs[o]] = false;
-        }
+    for (int v = 0; v < g->n_values; v++)
+        lp->stored[v] = ONEDNN_PLAIN;
+    for (int i = 0; i < g->n_nodes; i++)
+        if (lp->on_device[i] && lp->claimed[i])
+            lp->claimed[i] = op_for(&g->nodes[i])
+                                 ->claim(desc->values, &g->nodes[i], desc->value_plans, lp->stored,
+                                         &lp->claims[i]);
+    for (int i = 0; i < g->n_nodes; i++) {
+        const graph_node *node = &g->nodes[i];
+        if (!lp->on_device[i] || !lp->claimed[i])
+            continue;
+        lp->claimed[i] =
+            op_for(node)->claim(desc->values, node, desc->value_plans, lp->stored, &lp->claims[i]);
+        int v = node->outputs[0];
+        if (lp->claimed[i] && lp->claims[i].layout_output && keepable(desc, lp, v))
+            lp->stored[v] = lp->claims[i].out;
+    }
 }
 
 static vkml_status build_nodes(const device_session_desc *desc, void *const *ptrs,
@@ -126,35 +139,36 @@ static vkml_status build_nodes(const device_session_desc *desc, void *const *ptr
 {
     const graph *g = desc->graph;
     *declined = false;
-    for (int c = 0; c < desc->n_chunks; c++)
-        for (int k = 0; k < desc->chunks[c].n_nodes; k++) {
-            int i = desc->chunks[c].nodes[k];
-            if (!lp->claimed[i])
-                continue;
-            onednn_build b = {.values = desc->values,
-                              .node = &g->nodes[i],
-                              .plans = desc->value_plans,
-                              .channels_last = lp->channels_last,
-                              .ptrs = ptrs,
-                              .fast_math = desc->fast_math};
-            bool taken = false;
-            if (!(s->nodes[i] = calloc(1, sizeof(onednn_node))))
-                return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "oneDNN: out of memory");
-            vkml_status st = op_for(&g->nodes[i])->build(&b, s->nodes[i], &taken, err);
-            if (st)
-                return st;
-            if (!taken) { /* the C kernel runs it; its values' layouts change */
-                node_destroy(&s->nodes[i]);
-                lp->claimed[i] = false;
-                *declined = true;
-                return VKML_OK;
-            }
-            VKML_LOGD("CPU device: %s runs on oneDNN (%s)", g->nodes[i].op_type,
-                      s->nodes[i]->impl);
+    for (int i = 0; i < g->n_nodes; i++) {
+        if (!lp->on_device[i] || !lp->claimed[i])
+            continue;
+        onednn_build b = {.values = desc->values,
+                          .node = &g->nodes[i],
+                          .plans = desc->value_plans,
+                          .stored = lp->stored,
+                          .claim = lp->claims[i],
+                          .ptrs = ptrs,
+                          .fast_math = desc->fast_math};
+        bool taken = false;
+        if (!(s->nodes[i] = calloc(1, sizeof(onednn_node))))
+            return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "oneDNN: out of memory");
+        vkml_status st = op_for(&g->nodes[i])->build(&b, s->nodes[i], &taken, err);
+        if (st)
+            return st;
+        if (!taken) { /* the C kernel runs it; its values' layouts change */
+            node_destroy(&s->nodes[i]);
+            lp->claimed[i] = false;
+            *declined = true;
+            return VKML_OK;
         }
+        static const char *const names[] = {"plain", "channels-last", "blocked"};
+        VKML_LOGD("CPU device: %s runs on oneDNN (%s; %s in, %s out)", g->nodes[i].op_type,
+                  s->nodes[i]->impl, names[lp->claims[i].in], names[lp->claims[i].out]);
+    }
     return VKML_OK;
 }
 
+/* The nodes of the session and, for a first plan, those the library may take. */
 static void claim_nodes(const device_session_desc *desc, const layout_plan *lp)
 {
     const graph *g = desc->graph;
@@ -163,14 +177,13 @@ static void claim_nodes(const device_session_desc *desc, const layout_plan *lp)
         if (plans[v].used && plans[v].alias_of >= 0)
             lp->aliased[v] = lp->aliased[device_alias_root(plans, g->n_values, v, NULL)] = true;
     for (int c = 0; c < desc->n_chunks; c++)
-        for (int k = 0; k < desc->chunks[c].n_nodes; k++) {
-            int i = desc->chunks[c].nodes[k];
-            const graph_node *node = &g->nodes[i];
-            const onednn_op *op = op_for(node);
-            lp->claimed[i] = op && node->n_outputs >= 1 && node->outputs[0] >= 0 &&
-                             op->claim(desc->values, node, plans, &lp->cl_inputs[i],
-                                       &lp->cl_output[i]);
-        }
+        for (int k = 0; k < desc->chunks[c].n_nodes; k++)
+            lp->on_device[desc->chunks[c].nodes[k]] = true;
+    for (int i = 0; i < g->n_nodes; i++) {
+        const graph_node *node = &g->nodes[i];
+        lp->claimed[i] =
+            lp->on_device[i] && op_for(node) && node->n_outputs >= 1 && node->outputs[0] >= 0;
+    }
 }
 
 vkml_status onednn_session_create(const device_session_desc *desc, void *const *ptrs,
@@ -182,14 +195,14 @@ vkml_status onednn_session_create(const device_session_desc *desc, void *const *
     const graph *g = desc->graph;
     size_t nn = (size_t)g->n_nodes + 1, nv = (size_t)g->n_values + 1;
     onednn_session *s = calloc(1, sizeof(*s));
-    layout_plan lp = {.claimed = calloc(nn, sizeof(bool)),
-                      .cl_inputs = calloc(nn, sizeof(uint32_t)),
-                      .cl_output = calloc(nn, sizeof(bool)),
+    layout_plan lp = {.on_device = calloc(nn, sizeof(bool)),
+                      .claimed = calloc(nn, sizeof(bool)),
+                      .claims = calloc(nn, sizeof(onednn_claim)),
                       .aliased = calloc(nv, sizeof(bool)),
-                      .channels_last = calloc(nv, sizeof(bool))};
+                      .stored = calloc(nv, sizeof(onednn_layout))};
     vkml_status st = VKML_OK;
-    if (!s || !lp.claimed || !lp.cl_inputs || !lp.cl_output || !lp.aliased ||
-        !lp.channels_last || !(s->nodes = calloc(nn, sizeof(onednn_node *))) ||
+    if (!s || !lp.on_device || !lp.claimed || !lp.claims || !lp.aliased || !lp.stored ||
+        !(s->nodes = calloc(nn, sizeof(onednn_node *))) ||
         !(s->streams = calloc((size_t)desc->n_chunks + 1, sizeof(dnnl_stream_t))))
         st = vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "CPU device: out of memory");
     if (!st) {
@@ -207,16 +220,16 @@ vkml_status onednn_session_create(const device_session_desc *desc, void *const *
         st = build_nodes(desc, ptrs, &lp, s, &declined, err);
     }
     for (int c = 0; !st && c < desc->n_chunks; c++)
-        st = onednn_check(dnnl_stream_create(&s->streams[c], onednn_engine(),
-                                             dnnl_stream_default_flags),
-                          "creating a stream", err);
+        st = onednn_check(
+            dnnl_stream_create(&s->streams[c], onednn_engine(), dnnl_stream_default_flags),
+            "creating a stream", err);
     for (int i = 0; !st && i < g->n_nodes; i++)
         s->count += s->nodes[i] != NULL;
+    free(lp.on_device);
     free(lp.claimed);
-    free(lp.cl_inputs);
-    free(lp.cl_output);
+    free(lp.claims);
     free(lp.aliased);
-    free(lp.channels_last);
+    free(lp.stored);
     if (st) {
         onednn_session_destroy(&s);
         return st;

@@ -44,13 +44,20 @@ vkml_status onednn_check(dnnl_status_t s, const char *what, vkml_error *err)
                      "oneDNN: %s: %s", what, onednn_status_name(s));
 }
 
-void onednn_md_dense(dnnl_memory_desc_t *md, int rank, const int64_t *dims, bool cl)
+void onednn_md(dnnl_memory_desc_t *md, int rank, const int64_t *dims, onednn_layout layout)
 {
     dnnl_dims_t d, strides;
     int64_t step = 1;
     for (int i = 0; i < rank; i++)
         d[i] = dims[i];
-    if (cl && rank >= 3) { /* C fastest, then the spatial dims in order, N last */
+    if (rank < 3 || rank > 5 || (layout == ONEDNN_BLOCKED && dims[1] % 16))
+        layout = ONEDNN_PLAIN;
+    if (layout == ONEDNN_BLOCKED) {
+        static const dnnl_format_tag_t tags[] = {dnnl_nCw16c, dnnl_nChw16c, dnnl_nCdhw16c};
+        dnnl_memory_desc_init_by_tag(md, rank, d, dnnl_f32, tags[rank - 3]);
+        return;
+    }
+    if (layout == ONEDNN_NXC) { /* C fastest, then the spatial dims in order, N last */
         strides[1] = step;
         step *= dims[1];
         for (int i = rank - 1; i >= 2; i--) {
@@ -65,6 +72,17 @@ void onednn_md_dense(dnnl_memory_desc_t *md, int rank, const int64_t *dims, bool
         }
     }
     dnnl_memory_desc_init_by_strides(md, rank, d, dnnl_f32, strides);
+}
+
+int onednn_layout_of(const dnnl_memory_desc_t *md)
+{
+    for (int layout = ONEDNN_PLAIN; layout <= ONEDNN_BLOCKED; layout++) {
+        dnnl_memory_desc_t candidate;
+        onednn_md(&candidate, md->ndims, md->dims, (onednn_layout)layout);
+        if (dnnl_memory_desc_equal(&candidate, md))
+            return layout;
+    }
+    return -1;
 }
 
 bool onednn_layouts_agree(int rank, const int64_t *dims)
