@@ -72,7 +72,8 @@ typedef struct onednn_op {
     vkml_status (*build)(const onednn_build *b, onednn_node *n, bool *taken, vkml_error *err);
 } onednn_op;
 
-extern const onednn_op onednn_conv_op, onednn_pool_op, onednn_matmul_op, onednn_gemm_op;
+extern const onednn_op onednn_conv_op, onednn_pool_op, onednn_matmul_op, onednn_gemm_op,
+    onednn_norm_op, onednn_binary_op;
 
 /* The process's CPU engine (created once; NULL when oneDNN cannot make one). */
 dnnl_engine_t onednn_engine(void);

@@ -31,6 +31,13 @@ static const onednn_op *op_for(const graph_node *node)
     case OP_ID_AveragePool:
     case OP_ID_GlobalAveragePool:
     case OP_ID_GlobalMaxPool: return &onednn_pool_op;
+    case OP_ID_Softmax:
+    case OP_ID_LogSoftmax:
+    case OP_ID_LayerNormalization: return &onednn_norm_op;
+    case OP_ID_Add:
+    case OP_ID_Sub:
+    case OP_ID_Mul:
+    case OP_ID_Div: return &onednn_binary_op;
     default: return NULL;
     }
 }

@@ -1,0 +1,832 @@
+/* The CPU device's library kernels (lib/cpu/onednn/) against its plain C kernels
+ * (VKML_CPU_KERNELS=reference): each case is a small graph of float32 inputs, run on the
+ * CPU device both ways. The library must take the nodes the case names (the debug log says
+ * which ran on oneDNN) and agree with the C kernels to 1e-4 of the output's scale.
+ *
+ * Cases: Conv in 1, 2 and 3 spatial dims with every stride, pad (asymmetric, auto_pad),
+ * dilation and group form of the ONNX node suite (grouped, depthwise, depthwise with a
+ * multiplier, 1x1, the 3-channel stem, a batch of 2), with and without bias, with each fused
+ * activation and a residual, and a fused MaxPool; MaxPool and AveragePool (pads, ceil_mode,
+ * dilations, count_include_pad) and the global pools; MatMul (batched, broadcast, 1-D
+ * operands, constant and dynamic B, transposes absorbed) and Gemm (transposes, alpha, beta,
+ * each C shape); Add, Sub, Mul and Div with broadcasting; Softmax, LogSoftmax and
+ * LayerNormalization; and chains whose values stay in the library's layouts between nodes,
+ * broken by a node the library does not run. */
+#include "test_graph.h"
+
+/* The case tables give each row's leading fields; the rest are zero. */
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+
+static uint64_t seed = 7;
+
+/* ---- building ---------------------------------------------------------------------- */
+
+static graph_attr ints(graph *g, const char *name, int n, const int64_t *v)
+{
+    return (graph_attr){.name = name,
+                        .type = GRAPH_ATTR_INTS,
+                        .count = (size_t)n,
+                        .ints = vkml_arena_memdup(g->arena, v, sizeof(int64_t) * (size_t)n)};
+}
+
+static graph_attr one_int(const char *name, int64_t v)
+{
+    return (graph_attr){.name = name, .type = GRAPH_ATTR_INT, .i = v};
+}
+
+static graph_attr one_float(const char *name, float v)
+{
+    return (graph_attr){.name = name, .type = GRAPH_ATTR_FLOAT, .f = v};
+}
+
+static graph_attr text(const char *name, const char *v)
+{
+    return (graph_attr){.name = name, .type = GRAPH_ATTR_STRING, .s = v, .s_len = strlen(v)};
+}
+
+/* A node of n_in inputs (-1: omitted), one output, the attributes given (n_attrs of them). */
+static int add_node(graph *g, const char *op, int opset, int n_in, const int *in, int out,
+                    int n_attrs, const graph_attr *attrs)
+{
+    char name[32];
+    snprintf(name, sizeof(name), "n%d", g->n_nodes);
+    int n = graph_add_node(g, name, op, "", n_in, 1, n_attrs);
+    memcpy(g->nodes[n].inputs, in, sizeof(int) * (size_t)n_in);
+    g->nodes[n].outputs[0] = out;
+    g->nodes[n].opset = opset;
+    if (n_attrs)
+        memcpy(g->nodes[n].attrs, attrs, sizeof(graph_attr) * (size_t)n_attrs);
+    return n;
+}
+
+static int value(graph *g)
+{
+    char name[32];
+    snprintf(name, sizeof(name), "v%d", g->n_values);
+    return graph_add_value(g, name);
+}
+
+static int input(graph *g, int rank, const int64_t *dims)
+{
+    char name[32];
+    snprintf(name, sizeof(name), "in%d", g->n_values);
+    return tg_value(g, name, VKML_DTYPE_FLOAT, rank, dims);
+}
+
+static int weights(graph *g, int rank, const int64_t *dims)
+{
+    char name[32];
+    snprintf(name, sizeof(name), "w%d", g->n_values);
+    return tg_random_constant(g, name, rank, dims, -0.5f, 0.5f, &seed);
+}
+
+/* ---- running ----------------------------------------------------------------------- */
+
+static int library_nodes; /* "runs on oneDNN" messages of the session being created */
+
+static void count_library(void *user, vkml_log_level level, const char *message)
+{
+    (void)user;
+    (void)level;
+    if (strstr(message, "runs on oneDNN"))
+        library_nodes++;
+}
+
+#define MAX_IO 4
+
+typedef struct io {
+    vkml_tensor t[MAX_IO];
+    int n;
+} io;
+
+static void run(vkml_context *ctx, vkml_model *m, const io *in, io *out, bool reference)
+{
+    vkml_error err = {0};
+    vkml_session *s = NULL;
+    if (reference)
+        setenv("VKML_CPU_KERNELS", "reference", 1);
+    library_nodes = 0;
+    vkml_session_params params = {.device = VKML_DEVICE_CPU};
+    CHECK_OK(vkml_session_create(ctx, m, &params, &s, &err), &err);
+    unsetenv("VKML_CPU_KERNELS");
+    if (!s)
+        return;
+    out->n = (int)vkml_session_output_count(s);
+    for (int o = 0; o < out->n; o++)
+        CHECK_OK(vkml_session_alloc_output(s, (size_t)o, &out->t[o], &err), &err);
+    CHECK_OK(vkml_session_run(s, in->t, (size_t)in->n, out->t, (size_t)out->n, &err), &err);
+    vkml_session_destroy(&s);
+}
+
+/* Builds the case's graph, runs it both ways, compares; `expect`: nodes the library must
+ * take at least (0: none). */
+static void check_case(vkml_context *ctx, const char *label, graph *g, const int *inputs,
+                       int n_inputs, const int *outputs, int n_outputs, int expect)
+{
+    io in = {.n = n_inputs};
+    for (int i = 0; i < n_inputs; i++) {
+        const graph_value *v = &g->values[inputs[i]];
+        size_t n = vkml_tensor_element_count(v->rank, v->dims);
+        float *d = malloc(n * sizeof(float) + 1);
+        for (size_t k = 0; k < n; k++)
+            d[k] = test_randf(&seed, -2, 2);
+        in.t[i] = (vkml_tensor){
+            .dtype = VKML_DTYPE_FLOAT, .rank = v->rank, .data = d, .size = n * sizeof(float)};
+        memcpy(in.t[i].dims, v->dims, sizeof(int64_t) * (size_t)v->rank);
+    }
+    vkml_model *m = tg_model(g, inputs, n_inputs, outputs, n_outputs, 17);
+    io ref = {0}, got = {0};
+    if (m) {
+        run(ctx, m, &in, &ref, true);
+        CHECK(library_nodes == 0, "%s: the reference run used oneDNN", label);
+        run(ctx, m, &in, &got, false);
+        CHECK(expect ? library_nodes >= expect : library_nodes == 0,
+              "%s: %d nodes ran on oneDNN, expected %s%d", label, library_nodes,
+              expect ? "at least " : "", expect);
+    }
+    for (int o = 0; m && o < n_outputs && o < got.n && o < ref.n; o++) {
+        size_t n = ref.t[o].size / sizeof(float);
+        const float *a = got.t[o].data, *b = ref.t[o].data;
+        double scale = 0, worst = 0;
+        CHECK(got.t[o].size == ref.t[o].size, "%s: output %d: %zu bytes, expected %zu", label, o,
+              got.t[o].size, ref.t[o].size);
+        for (size_t k = 0; k < n && got.t[o].size == ref.t[o].size; k++) {
+            scale = fmax(scale, fabs(b[k]));
+            worst = fmax(worst, fabs((double)a[k] - b[k]));
+        }
+        CHECK(worst <= 1e-4 * fmax(scale, 1e-3), "%s: output %d differs by %g (scale %g)", label, o,
+              worst, scale);
+        if (worst > 1e-4 * fmax(scale, 1e-3) || getenv("VKML_TEST_VERBOSE"))
+            printf("%-44s output %d: max diff %.3g of %.3g\n", label, o, worst, scale);
+    }
+    for (int i = 0; i < MAX_IO; i++) {
+        free(in.t[i].data);
+        free(ref.t[i].data);
+        free(got.t[i].data);
+    }
+    vkml_model_destroy(&m);
+}
+
+/* ---- Conv -------------------------------------------------------------------------- */
+
+typedef struct conv_case {
+    const char *label;
+    int spatial;
+    int64_t batch, c, m, group;
+    int64_t in[3], kernel[3], strides[3], dilations[3], pads[6];
+    const char *auto_pad; /* NULL: pads */
+    bool bias;
+    const char *act; /* NULL, or an activation op after it ("Relu", "Clip", ...) */
+    bool residual;   /* an Add of another input after it (before the activation) */
+    bool max_pool;   /* a 2x2 MaxPool after everything */
+} conv_case;
+
+static void conv_check(vkml_context *ctx, const conv_case *k)
+{
+    graph *g = graph_create();
+    int rank = 2 + k->spatial;
+    int64_t xd[5] = {k->batch, k->c}, wd[5] = {k->m, k->c / k->group};
+    for (int d = 0; d < k->spatial; d++) {
+        xd[2 + d] = k->in[d];
+        wd[2 + d] = k->kernel[d];
+    }
+    int x = input(g, rank, xd), inputs[2] = {x, -1}, n_inputs = 1;
+    int in[3] = {x, weights(g, rank, wd), k->bias ? weights(g, 1, &k->m) : -1};
+    graph_attr a[6];
+    int na = 0;
+    a[na++] = ints(g, "kernel_shape", k->spatial, k->kernel);
+    a[na++] = ints(g, "strides", k->spatial, k->strides);
+    a[na++] = ints(g, "dilations", k->spatial, k->dilations);
+    a[na++] = one_int("group", k->group);
+    a[na++] =
+        k->auto_pad ? text("auto_pad", k->auto_pad) : ints(g, "pads", 2 * k->spatial, k->pads);
+    int y = value(g);
+    add_node(g, "Conv", 11, k->bias ? 3 : 2, in, y, na, a);
+    if (k->residual) { /* the conv's output shape, from the same formula as ONNX's */
+        int64_t rd[5] = {k->batch, k->m};
+        for (int d = 0; d < k->spatial; d++) {
+            int64_t extent = (k->kernel[d] - 1) * k->dilations[d] + 1;
+            rd[2 + d] = k->auto_pad ? (k->in[d] + k->strides[d] - 1) / k->strides[d]
+                                    : (k->in[d] + k->pads[d] + k->pads[k->spatial + d] - extent) /
+                                              k->strides[d] +
+                                          1;
+        }
+        int r = input(g, rank, rd), sum = value(g);
+        inputs[n_inputs++] = r;
+        add_node(g, "Add", 14, 2, (int[]){y, r}, sum, 0, NULL);
+        y = sum;
+    }
+    if (k->act) {
+        int z = value(g);
+        graph_attr aa[2];
+        int n_aa = 0;
+        if (strcmp(k->act, "LeakyRelu") == 0)
+            aa[n_aa++] = one_float("alpha", 0.1f);
+        if (strcmp(k->act, "HardSigmoid") == 0) {
+            aa[n_aa++] = one_float("alpha", 0.3f);
+            aa[n_aa++] = one_float("beta", 0.4f);
+        }
+        if (strcmp(k->act, "Clip") == 0) {
+            int lo = tg_random_constant(g, "lo", 0, NULL, -0.5f, -0.5f, &seed);
+            int hi = tg_random_constant(g, "hi", 0, NULL, 0.75f, 0.75f, &seed);
+            add_node(g, "Clip", 13, 3, (int[]){y, lo, hi}, z, 0, NULL);
+        } else {
+            add_node(g, k->act, 14, 1, (int[]){y}, z, n_aa, aa);
+        }
+        y = z;
+    }
+    if (k->max_pool) {
+        int z = value(g);
+        graph_attr pa[2] = {ints(g, "kernel_shape", 2, (int64_t[]){2, 2}),
+                            ints(g, "strides", 2, (int64_t[]){2, 2})};
+        add_node(g, "MaxPool", 12, 1, (int[]){y}, z, 2, pa);
+        y = z;
+    }
+    check_case(ctx, k->label, g, inputs, n_inputs, (int[]){y}, 1, 1);
+}
+
+static const conv_case conv_cases[] = {
+    {"conv 2d 3x3 pad 1", 2, 1, 8, 16, 1, {9, 9}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}},
+    {"conv 2d bias, batch 2",
+     2,
+     2,
+     6,
+     10,
+     1,
+     {7, 8},
+     {3, 3},
+     {1, 1},
+     {1, 1},
+     {1, 1, 1, 1},
+     .bias = true},
+    {"conv 2d stride 2, asymmetric pads",
+     2,
+     1,
+     5,
+     7,
+     1,
+     {10, 9},
+     {3, 3},
+     {2, 2},
+     {1, 1},
+     {0, 1, 2, 0}},
+    {"conv 2d stride (1,3), kernel 3x5",
+     2,
+     1,
+     4,
+     6,
+     1,
+     {8, 13},
+     {3, 5},
+     {1, 3},
+     {1, 1},
+     {1, 2, 1, 2}},
+    {"conv 2d dilation 2", 2, 1, 4, 8, 1, {11, 11}, {3, 3}, {1, 1}, {2, 2}, {2, 2, 2, 2}},
+    {"conv 2d dilation (2,3) stride 2",
+     2,
+     1,
+     3,
+     5,
+     1,
+     {12, 14},
+     {3, 2},
+     {2, 2},
+     {2, 3},
+     {1, 0, 1, 1}},
+    {"conv 2d group 2", 2, 1, 8, 12, 2, {7, 7}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, .bias = true},
+    {"conv 2d group 4 stride 2", 2, 1, 16, 8, 4, {9, 9}, {3, 3}, {2, 2}, {1, 1}, {1, 1, 1, 1}},
+    {"conv 2d depthwise",
+     2,
+     1,
+     24,
+     24,
+     24,
+     {14, 14},
+     {3, 3},
+     {1, 1},
+     {1, 1},
+     {1, 1, 1, 1},
+     .bias = true},
+    {"conv 2d depthwise stride 2",
+     2,
+     1,
+     32,
+     32,
+     32,
+     {15, 15},
+     {3, 3},
+     {2, 2},
+     {1, 1},
+     {1, 1, 1, 1}},
+    {"conv 2d depthwise 5x5 multiplier 2",
+     2,
+     1,
+     8,
+     16,
+     8,
+     {10, 10},
+     {5, 5},
+     {1, 1},
+     {1, 1},
+     {2, 2, 2, 2}},
+    {"conv 2d 1x1", 2, 1, 32, 16, 1, {6, 6}, {1, 1}, {1, 1}, {1, 1}, {0, 0, 0, 0}, .bias = true},
+    {"conv 2d 1x1 stride 2", 2, 1, 16, 32, 1, {7, 7}, {1, 1}, {2, 2}, {1, 1}, {0, 0, 0, 0}},
+    {"conv 2d stem 7x7 stride 2, 3 channels",
+     2,
+     1,
+     3,
+     16,
+     1,
+     {32, 32},
+     {7, 7},
+     {2, 2},
+     {1, 1},
+     {3, 3, 3, 3},
+     .bias = true},
+    {"conv 2d SAME_UPPER stride 2",
+     2,
+     1,
+     4,
+     4,
+     1,
+     {8, 7},
+     {3, 3},
+     {2, 2},
+     {1, 1},
+     {0},
+     "SAME_UPPER"},
+    {"conv 2d SAME_LOWER", 2, 1, 4, 4, 1, {6, 6}, {4, 4}, {1, 1}, {1, 1}, {0}, "SAME_LOWER"},
+    {"conv 2d VALID", 2, 1, 4, 4, 1, {6, 6}, {3, 3}, {1, 1}, {1, 1}, {0}, "VALID"},
+    {"conv 2d kernel as large as the input",
+     2,
+     1,
+     4,
+     6,
+     1,
+     {5, 5},
+     {5, 5},
+     {1, 1},
+     {1, 1},
+     {0, 0, 0, 0}},
+    {"conv 1d stride 2 dilation 2", 1, 2, 3, 4, 1, {17}, {3}, {2}, {2}, {1, 2}, .bias = true},
+    {"conv 1d group 2", 1, 1, 4, 6, 2, {9}, {3}, {1}, {1}, {1, 1}},
+    {"conv 3d",
+     3,
+     1,
+     4,
+     6,
+     1,
+     {5, 6, 7},
+     {3, 3, 3},
+     {1, 1, 1},
+     {1, 1, 1},
+     {1, 1, 1, 1, 1, 1},
+     .bias = true},
+    {"conv 3d group 2 stride (1,2,1)",
+     3,
+     1,
+     4,
+     6,
+     2,
+     {4, 7, 5},
+     {2, 3, 3},
+     {1, 2, 1},
+     {1, 1, 1},
+     {0, 1, 1, 1, 0, 1}},
+    {"conv + Relu",
+     2,
+     1,
+     16,
+     16,
+     1,
+     {8, 8},
+     {3, 3},
+     {1, 1},
+     {1, 1},
+     {1, 1, 1, 1},
+     .bias = true,
+     .act = "Relu"},
+    {"conv + Add + Relu (residual)",
+     2,
+     1,
+     16,
+     16,
+     1,
+     {8, 8},
+     {3, 3},
+     {1, 1},
+     {1, 1},
+     {1, 1, 1, 1},
+     .bias = true,
+     .act = "Relu",
+     .residual = true},
+    {"conv + Add (residual)",
+     2,
+     1,
+     8,
+     24,
+     1,
+     {6, 6},
+     {1, 1},
+     {1, 1},
+     {1, 1},
+     {0, 0, 0, 0},
+     .residual = true},
+    {"conv + Clip", 2, 1, 8, 8, 1, {7, 7}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, .act = "Clip"},
+    {"conv + LeakyRelu",
+     2,
+     1,
+     8,
+     8,
+     1,
+     {7, 7},
+     {3, 3},
+     {1, 1},
+     {1, 1},
+     {1, 1, 1, 1},
+     .act = "LeakyRelu"},
+    {"conv + Sigmoid",
+     2,
+     1,
+     8,
+     8,
+     1,
+     {7, 7},
+     {3, 3},
+     {1, 1},
+     {1, 1},
+     {1, 1, 1, 1},
+     .act = "Sigmoid"},
+    {"conv + HardSigmoid",
+     2,
+     1,
+     8,
+     8,
+     1,
+     {7, 7},
+     {3, 3},
+     {1, 1},
+     {1, 1},
+     {1, 1, 1, 1},
+     .act = "HardSigmoid"},
+    {"conv + HardSwish",
+     2,
+     1,
+     8,
+     8,
+     1,
+     {7, 7},
+     {3, 3},
+     {1, 1},
+     {1, 1},
+     {1, 1, 1, 1},
+     .act = "HardSwish"},
+    {"conv + Relu + MaxPool (fused pool)",
+     2,
+     1,
+     3,
+     16,
+     1,
+     {16, 16},
+     {3, 3},
+     {1, 1},
+     {1, 1},
+     {1, 1, 1, 1},
+     .bias = true,
+     .act = "Relu",
+     .max_pool = true},
+};
+
+/* ---- pools ------------------------------------------------------------------------- */
+
+typedef struct pool_case {
+    const char *label;
+    const char *op;
+    int opset, spatial;
+    int64_t c, in[3], kernel[3], strides[3], dilations[3], pads[6];
+    int64_t ceil, include_pad;
+} pool_case;
+
+static const pool_case pool_cases[] = {
+    {"MaxPool 3x3 stride 2 pad 1",
+     "MaxPool",
+     12,
+     2,
+     16,
+     {11, 11},
+     {3, 3},
+     {2, 2},
+     {1, 1},
+     {1, 1, 1, 1}},
+    {"MaxPool ceil_mode", "MaxPool", 12, 2, 8, {10, 9}, {3, 3}, {2, 2}, {1, 1}, {0, 0, 0, 0}, 1},
+    {"MaxPool dilation 2", "MaxPool", 12, 2, 8, {9, 9}, {2, 2}, {1, 1}, {2, 2}, {1, 0, 1, 0}},
+    {"MaxPool 1d", "MaxPool", 12, 1, 5, {13}, {3}, {2}, {1}, {1, 1}},
+    {"MaxPool 3d",
+     "MaxPool",
+     12,
+     3,
+     4,
+     {5, 6, 7},
+     {2, 2, 2},
+     {2, 2, 2},
+     {1, 1, 1},
+     {0, 0, 0, 0, 0, 0}},
+    {"AveragePool exclude pad",
+     "AveragePool",
+     11,
+     2,
+     8,
+     {9, 9},
+     {3, 3},
+     {2, 2},
+     {1, 1},
+     {1, 1, 1, 1}},
+    {"AveragePool include pad",
+     "AveragePool",
+     11,
+     2,
+     8,
+     {9, 9},
+     {3, 3},
+     {2, 2},
+     {1, 1},
+     {1, 1, 1, 1},
+     0,
+     1},
+    {"AveragePool ceil_mode",
+     "AveragePool",
+     11,
+     2,
+     8,
+     {10, 10},
+     {3, 3},
+     {2, 2},
+     {1, 1},
+     {0, 0, 0, 0},
+     1},
+    {"AveragePool 1d asymmetric pads", "AveragePool", 11, 1, 3, {12}, {4}, {3}, {1}, {2, 1}},
+    {"GlobalAveragePool", "GlobalAveragePool", 1, 2, 32, {7, 7}},
+    {"GlobalMaxPool", "GlobalMaxPool", 1, 2, 8, {5, 6}},
+    {"GlobalAveragePool 3d", "GlobalAveragePool", 1, 3, 6, {3, 4, 5}},
+};
+
+static void pool_check(vkml_context *ctx, const pool_case *k)
+{
+    graph *g = graph_create();
+    int64_t xd[5] = {2, k->c};
+    for (int d = 0; d < k->spatial; d++)
+        xd[2 + d] = k->in[d];
+    int x = input(g, 2 + k->spatial, xd), y = value(g);
+    graph_attr a[6];
+    int na = 0;
+    if (strncmp(k->op, "Global", 6) != 0) {
+        a[na++] = ints(g, "kernel_shape", k->spatial, k->kernel);
+        a[na++] = ints(g, "strides", k->spatial, k->strides);
+        a[na++] = ints(g, "pads", 2 * k->spatial, k->pads);
+        a[na++] = one_int("ceil_mode", k->ceil);
+        if (strcmp(k->op, "MaxPool") == 0)
+            a[na++] = ints(g, "dilations", k->spatial, k->dilations);
+        else
+            a[na++] = one_int("count_include_pad", k->include_pad);
+    }
+    add_node(g, k->op, k->opset, 1, (int[]){x}, y, na, a);
+    check_case(ctx, k->label, g, (int[]){x}, 1, (int[]){y}, 1, 1);
+}
+
+/* ---- MatMul and Gemm --------------------------------------------------------------- */
+
+typedef struct matmul_case {
+    const char *label;
+    int ra, rb;
+    int64_t a[4], b[4];
+    bool b_constant;
+} matmul_case;
+
+static const matmul_case matmul_cases[] = {
+    {"MatMul 2d, constant B", 2, 2, {5, 12}, {12, 9}, true},
+    {"MatMul 2d, dynamic B", 2, 2, {7, 16}, {16, 3}, false},
+    {"MatMul batched, constant B", 3, 2, {3, 5, 8}, {8, 11}, true},
+    {"MatMul batch of 1-row products, constant B", 3, 2, {6, 1, 8}, {8, 5}, true},
+    {"MatMul batched, both dynamic", 4, 4, {2, 3, 6, 5}, {2, 3, 5, 4}, false},
+    {"MatMul broadcast batch", 4, 3, {3, 1, 4, 5}, {2, 5, 6}, false},
+    {"MatMul 1-d A", 1, 2, {5}, {5, 6}, true},
+    {"MatMul 1-d B", 3, 1, {2, 4, 5}, {5}, false},
+};
+
+static void matmul_check(vkml_context *ctx, const matmul_case *k)
+{
+    graph *g = graph_create();
+    int a = input(g, k->ra, k->a), y = value(g);
+    int b = k->b_constant ? weights(g, k->rb, k->b) : input(g, k->rb, k->b);
+    add_node(g, "MatMul", 13, 2, (int[]){a, b}, y, 0, NULL);
+    int inputs[2] = {a, b};
+    check_case(ctx, k->label, g, inputs, k->b_constant ? 1 : 2, (int[]){y}, 1, 1);
+}
+
+/* MatMul reading both operands through absorbed Transposes (attention's form), + bias. */
+static void matmul_views_check(vkml_context *ctx)
+{
+    graph *g = graph_create();
+    int q = input(g, 4, (int64_t[]){1, 6, 2, 4}), k = input(g, 4, (int64_t[]){1, 6, 2, 4});
+    int qt = value(g), kt = value(g), y = value(g), yb = value(g);
+    add_node(g, "Transpose", 13, 1, (int[]){q}, qt, 1,
+             (graph_attr[]){ints(g, "perm", 4, (int64_t[]){0, 2, 1, 3})});
+    add_node(g, "Transpose", 13, 1, (int[]){k}, kt, 1,
+             (graph_attr[]){ints(g, "perm", 4, (int64_t[]){0, 2, 3, 1})});
+    add_node(g, "MatMul", 13, 2, (int[]){qt, kt}, y, 0, NULL);
+    int bias = weights(g, 1, (int64_t[]){6});
+    add_node(g, "Add", 14, 2, (int[]){y, bias}, yb, 0, NULL);
+    check_case(ctx, "MatMul through transposes, + bias", g, (int[]){q, k}, 2, (int[]){yb}, 1, 1);
+}
+
+typedef struct gemm_case {
+    const char *label;
+    int64_t m, n, k;
+    int trans_a, trans_b;
+    float alpha, beta;
+    int c_rank; /* 0: no C */
+    int64_t c[2];
+    bool c_constant;
+} gemm_case;
+
+static const gemm_case gemm_cases[] = {
+    {"Gemm classifier (transB, C [n])", 1, 10, 32, 0, 1, 1, 1, 1, {10}, true},
+    {"Gemm transA, alpha 0.5, no C", 6, 5, 7, 1, 0, 0.5f, 1, 0},
+    {"Gemm beta 2, C [m, 1]", 4, 6, 5, 0, 0, 1, 2, 2, {4, 1}, true},
+    {"Gemm C [m, n] dynamic", 3, 4, 5, 0, 1, 1, 1, 2, {3, 4}, false},
+    {"Gemm C scalar, alpha and beta", 5, 3, 4, 1, 1, 1.5f, 0.25f, 1, {1}, true},
+};
+
+static void gemm_check(vkml_context *ctx, const gemm_case *k)
+{
+    graph *g = graph_create();
+    int a = input(g, 2, k->trans_a ? (int64_t[]){k->k, k->m} : (int64_t[]){k->m, k->k});
+    int b = weights(g, 2, k->trans_b ? (int64_t[]){k->n, k->k} : (int64_t[]){k->k, k->n});
+    int c = -1, inputs[2] = {a, -1}, n_inputs = 1;
+    if (k->c_rank)
+        c = k->c_constant ? weights(g, k->c_rank, k->c)
+                          : (inputs[n_inputs++] = input(g, k->c_rank, k->c));
+    int y = value(g);
+    graph_attr at[4] = {one_int("transA", k->trans_a), one_int("transB", k->trans_b),
+                        one_float("alpha", k->alpha), one_float("beta", k->beta)};
+    add_node(g, "Gemm", 13, k->c_rank ? 3 : 2, (int[]){a, b, c}, y, 4, at);
+    check_case(ctx, k->label, g, inputs, n_inputs, (int[]){y}, 1, 1);
+}
+
+/* ---- elementwise and normalisations ---------------------------------------------- */
+
+typedef struct binary_case {
+    const char *label, *op;
+    int ra, rb;
+    int64_t a[4], b[4];
+    int expect; /* 0: a form the library leaves to the C kernel */
+} binary_case;
+
+static const binary_case binary_cases[] = {
+    {"Add, same shapes", "Add", 4, 4, {1, 8, 5, 6}, {1, 8, 5, 6}, 1},
+    {"Mul by [1, C, 1, 1] (squeeze-excitation)", "Mul", 4, 4, {2, 8, 5, 6}, {1, 8, 1, 1}, 1},
+    {"Sub of a row", "Sub", 3, 1, {2, 3, 7}, {7}, 1},
+    {"Div by a scalar", "Div", 3, 0, {4, 3, 5}, {0}, 1},
+    {"Add, the first input broadcast", "Add", 2, 3, {1, 5}, {3, 4, 5}, 1},
+    {"Sub, the first input broadcast (C kernel)", "Sub", 2, 3, {1, 5}, {3, 4, 5}, 0},
+};
+
+static void binary_check(vkml_context *ctx, const binary_case *k)
+{
+    graph *g = graph_create();
+    int a = input(g, k->ra, k->a), b = input(g, k->rb, k->b), y = value(g);
+    add_node(g, k->op, 14, 2, (int[]){a, b}, y, 0, NULL);
+    check_case(ctx, k->label, g, (int[]){a, b}, 2, (int[]){y}, 1, k->expect);
+}
+
+/* Conv -> Mul by its own GlobalAveragePool (squeeze-excitation's form) -> Conv: the Mul
+ * reads and writes the library's layout. */
+static void excitation_check(vkml_context *ctx)
+{
+    graph *g = graph_create();
+    int x = input(g, 4, (int64_t[]){1, 16, 9, 9});
+    int y1 = value(g), s = value(g), y2 = value(g), y3 = value(g);
+    add_node(g, "Conv", 11, 2, (int[]){x, weights(g, 4, (int64_t[]){32, 16, 1, 1})}, y1, 0, NULL);
+    add_node(g, "GlobalAveragePool", 1, 1, (int[]){y1}, s, 0, NULL);
+    add_node(g, "Mul", 14, 2, (int[]){y1, s}, y2, 0, NULL);
+    add_node(g, "Conv", 11, 2, (int[]){y2, weights(g, 4, (int64_t[]){16, 32, 1, 1})}, y3, 0, NULL);
+    check_case(ctx, "Conv, Mul by its pool, Conv", g, (int[]){x}, 1, (int[]){y3}, 1, 4);
+}
+
+typedef struct norm_case {
+    const char *label, *op;
+    int opset, rank;
+    int64_t dims[4], axis;
+    int param_rank; /* LayerNormalization: scale (and bias) of the normalised dims */
+    bool bias;
+    int expect;
+} norm_case;
+
+static const norm_case norm_cases[] = {
+    {"Softmax, last axis", "Softmax", 13, 3, {2, 3, 10}, -1, 0, false, 1},
+    {"LogSoftmax, last axis", "LogSoftmax", 13, 2, {4, 9}, 1, 0, false, 1},
+    {"Softmax opset 11, axis 1 of 3 (coerced to 2-d)", "Softmax", 11, 3, {2, 3, 4}, 1, 0, false, 1},
+    {"Softmax, a middle axis (C kernel)", "Softmax", 13, 3, {2, 5, 4}, 1, 0, false, 0},
+    {"LayerNormalization, last axis, bias",
+     "LayerNormalization",
+     17,
+     3,
+     {2, 4, 16},
+     -1,
+     1,
+     true,
+     1},
+    {"LayerNormalization over 2 dims, no bias",
+     "LayerNormalization",
+     17,
+     3,
+     {3, 4, 5},
+     -2,
+     2,
+     false,
+     1},
+};
+
+static void norm_check(vkml_context *ctx, const norm_case *k)
+{
+    graph *g = graph_create();
+    int x = input(g, k->rank, k->dims), y = value(g);
+    graph_attr a[2] = {one_int("axis", k->axis), one_float("epsilon", 1e-5f)};
+    if (k->param_rank) {
+        const int64_t *pd = k->dims + k->rank - k->param_rank;
+        int in[3] = {x, weights(g, k->param_rank, pd),
+                     k->bias ? weights(g, k->param_rank, pd) : -1};
+        add_node(g, k->op, k->opset, k->bias ? 3 : 2, in, y, 2, a);
+    } else {
+        add_node(g, k->op, k->opset, 1, (int[]){x}, y, 1, a);
+    }
+    check_case(ctx, k->label, g, (int[]){x}, 1, (int[]){y}, 1, k->expect);
+}
+
+/* ---- chains ------------------------------------------------------------------------ */
+
+/* Conv -> Relu -> Conv (+ the first's output: a residual) -> MaxPool -> Conv ->
+ * GlobalAveragePool -> Flatten -> Gemm, channels c: values between library nodes stay in
+ * the library's layouts; with `break_chain`, an Abs (a C kernel) after the first conv
+ * reads it in ONNX's layout. */
+static void chain_check(vkml_context *ctx, const char *label, int64_t c, bool break_chain)
+{
+    graph *g = graph_create();
+    int x = input(g, 4, (int64_t[]){1, 3, 12, 12});
+    graph_attr pad1[1] = {ints(g, "pads", 4, (int64_t[]){1, 1, 1, 1})};
+    int y1 = value(g), r1 = value(g), y2 = value(g), p = value(g), y3 = value(g), gp = value(g),
+        f = value(g), out = value(g);
+    add_node(g, "Conv", 11, 3,
+             (int[]){x, weights(g, 4, (int64_t[]){c, 3, 3, 3}), weights(g, 1, &c)}, y1, 1, pad1);
+    add_node(g, break_chain ? "Abs" : "Relu", 14, 1, (int[]){y1}, r1, 0, NULL);
+    int c2 = value(g);
+    add_node(g, "Conv", 11, 2, (int[]){r1, weights(g, 4, (int64_t[]){c, c, 3, 3})}, c2, 1, pad1);
+    add_node(g, "Add", 14, 2, (int[]){c2, r1}, y2, 0, NULL);
+    add_node(g, "MaxPool", 12, 1, (int[]){y2}, p, 2,
+             (graph_attr[]){ints(g, "kernel_shape", 2, (int64_t[]){2, 2}),
+                            ints(g, "strides", 2, (int64_t[]){2, 2})});
+    add_node(g, "Conv", 11, 2, (int[]){p, weights(g, 4, (int64_t[]){2 * c, c, 1, 1})}, y3, 0, NULL);
+    add_node(g, "GlobalAveragePool", 1, 1, (int[]){y3}, gp, 0, NULL);
+    add_node(g, "Flatten", 13, 1, (int[]){gp}, f, 0, NULL);
+    add_node(g, "Gemm", 13, 3,
+             (int[]){f, weights(g, 2, (int64_t[]){2 * c, 10}), weights(g, 1, (int64_t[]){10})}, out,
+             0, NULL);
+    /* Conv (+Relu), Conv (+Add), MaxPool, Conv, GlobalAveragePool, Gemm */
+    check_case(ctx, label, g, (int[]){x}, 1, (int[]){out}, 1, 6);
+}
+
+int main(void)
+{
+    vkml_context *ctx = NULL;
+    vkml_error err = {0};
+    vkml_context_params cp = {.disable_vulkan = true,
+                              .log_level = VKML_LOG_DEBUG,
+                              .log_level_set = true,
+                              .log_callback = count_library};
+    CHECK_OK(vkml_context_create(&cp, &ctx, &err), &err);
+    if (!ctx)
+        return test_finish("test_cpu_library");
+    for (size_t i = 0; i < VKML_ARRAY_SIZE(conv_cases); i++)
+        conv_check(ctx, &conv_cases[i]);
+    for (size_t i = 0; i < VKML_ARRAY_SIZE(pool_cases); i++)
+        pool_check(ctx, &pool_cases[i]);
+    for (size_t i = 0; i < VKML_ARRAY_SIZE(matmul_cases); i++)
+        matmul_check(ctx, &matmul_cases[i]);
+    matmul_views_check(ctx);
+    for (size_t i = 0; i < VKML_ARRAY_SIZE(gemm_cases); i++)
+        gemm_check(ctx, &gemm_cases[i]);
+    for (size_t i = 0; i < VKML_ARRAY_SIZE(binary_cases); i++)
+        binary_check(ctx, &binary_cases[i]);
+    excitation_check(ctx);
+    for (size_t i = 0; i < VKML_ARRAY_SIZE(norm_cases); i++)
+        norm_check(ctx, &norm_cases[i]);
+    for (int c = 16; c <= 24; c += 8) {
+        char label[64];
+        snprintf(label, sizeof(label), "chain of %lld channels", (long long)c);
+        chain_check(ctx, label, c, false);
+        snprintf(label, sizeof(label), "chain of %lld channels, broken", (long long)c);
+        chain_check(ctx, label, c, true);
+    }
+    vkml_context_destroy(&ctx);
+    return test_finish("test_cpu_library");
+}
