@@ -21,11 +21,16 @@ static const char *domain_name(const vkml_op_info *op)
     return op->domain[0] ? op->domain : "ai.onnx";
 }
 
-/* A kernel column: its dtypes, `none` without a kernel, or what replaces the kernel. */
-static const char *kernel_column(const vkml_op_info *op, int kind, const char *none)
+/* A kernel column: its dtypes and the library that runs some forms, `none` without a
+ * kernel, or what replaces the kernel (in buf). */
+static const char *kernel_column(const vkml_op_info *op, int kind, const char *none, char *buf,
+                                 size_t size)
 {
     const vkml_op_kernel *k = &op->kernels[kind];
-    return op->lowered ? "lowered at plan time" : k->present ? k->dtypes : none;
+    if (op->lowered || !k->present)
+        return op->lowered ? "lowered at plan time" : none;
+    snprintf(buf, size, k->library[0] ? "%s (%s)" : "%s", k->dtypes, k->library);
+    return buf;
 }
 
 /* The op table's kinds of device (the first op's: every op lists the same). */
@@ -47,8 +52,10 @@ static void print_text(void)
         char opsets[32];
         snprintf(opsets, sizeof(opsets), "%d-%d", op->since_version, op->last_version);
         printf("%-24s %-10s %-8s", op->name, domain_name(op), opsets);
+        char buf[512];
         for (int d = 0; d < op->n_kernels; d++)
-            printf(d + 1 < op->n_kernels ? " %-40s" : " %s", kernel_column(op, d, "-"));
+            printf(d + 1 < op->n_kernels ? " %-40s" : " %s",
+                   kernel_column(op, d, "-", buf, sizeof(buf)));
         printf("\n");
     }
     printf("%zu ops\n", vkml_op_count());
@@ -73,7 +80,9 @@ static void print_markdown(void)
            "when it plans the model (the sequence ops become list edits, Identity, Split,\n"
            "Squeeze, Unsqueeze, Concat and constants; `lib/passes/lower_seq.c`), so it runs\n"
            "on every device, for the element types of those ops, where its positions are\n"
-           "known at plan time.\n\n"
+           "known at plan time. A kernel library named in a column (oneDNN, on the CPU)\n"
+           "runs the forms it names; the kind's own kernels run the rest and are the\n"
+           "reference the library is tested against (`tests/ops/test_cpu_library.c`).\n\n"
            "%zu operators",
            vkml_op_count());
     for (int d = 1; d < kind_count(); d++)
@@ -90,8 +99,9 @@ static void print_markdown(void)
         const vkml_op_info *op = vkml_op(i);
         printf("| %s | %s | %d-%d |", op->name, domain_name(op), op->since_version,
                op->last_version);
+        char buf[512];
         for (int d = 0; d < op->n_kernels; d++)
-            printf(" %s |", kernel_column(op, d, "no"));
+            printf(" %s |", kernel_column(op, d, "no", buf, sizeof(buf)));
         printf("\n");
     }
 }

@@ -462,6 +462,11 @@ static bool cpu_has_kernel(const op_def *op)
     return cpu_kernel_for(op) != NULL;
 }
 
+static const char *cpu_kind_library_for(const op_def *op)
+{
+    return onednn_enabled() ? onednn_op_forms(op) : NULL;
+}
+
 static const op_host_runner cpu_host_runner = {.has_kernel = cpu_has_kernel, .run = cpu_run_node};
 
 const device_kind cpu_device_kind = {
@@ -472,5 +477,6 @@ const device_kind cpu_device_kind = {
     .get = cpu_kind_get,
     .close = cpu_kind_close,
     .kernel_for = cpu_kind_kernel_for,
+    .library_for = cpu_kind_library_for,
     .host_runner = &cpu_host_runner,
 };

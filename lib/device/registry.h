@@ -29,6 +29,9 @@ typedef struct device_kind {
     /* Whether this kind has a kernel for `op`, and the element types it takes (DT() mask,
      * ops/op.h) in *dtypes: for vkml_op_info, before any device is opened. */
     bool (*kernel_for)(const op_def *op, uint32_t *dtypes);
+    /* NULL, or the kernel library that runs some forms of `op` on this kind and which
+     * ("oneDNN: float32, ..."; NULL: none): for vkml_op_info. */
+    const char *(*library_for)(const op_def *op);
     /* The host kind's single-node kernels (constant folding, the dynamic tail); NULL for
      * other kinds. */
     const op_host_runner *host_runner;

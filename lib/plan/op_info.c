@@ -34,8 +34,11 @@ static void fill_op_infos(void)
             uint32_t dtypes = 0;
             bool present = kinds[d]->kernel_for(op, &dtypes);
             op_dtype_mask_string(present ? dtypes : 0, op_dtypes[k][d], OP_INFO_DTYPES_SIZE);
-            info->kernels[d] = (vkml_op_kernel){
-                .device_kind = kinds[d]->name, .present = present, .dtypes = op_dtypes[k][d]};
+            const char *library = kinds[d]->library_for ? kinds[d]->library_for(op) : NULL;
+            info->kernels[d] = (vkml_op_kernel){.device_kind = kinds[d]->name,
+                                                .present = present,
+                                                .dtypes = op_dtypes[k][d],
+                                                .library = library ? library : ""};
         }
     }
 }

@@ -20,6 +20,7 @@
  * chunks of one session run on different threads at once (one stream per chunk).
  */
 #include "device/device.h"
+#include "ops/op.h"
 
 typedef struct onednn_session onednn_session;
 
@@ -37,6 +38,8 @@ void onednn_session_destroy(onednn_session **s);
 bool onednn_session_has(const onednn_session *s, int node);
 /* Runs node `node` of chunk `chunk` (onednn_session_has). */
 vkml_status onednn_session_run(onednn_session *s, int chunk, int node, vkml_error *err);
+/* Which forms of op the library runs ("oneDNN: float32, ..."), NULL when none. */
+const char *onednn_op_forms(const op_def *op);
 /* Nodes the library runs; the library's name and version ("oneDNN 2.6.3"). */
 int onednn_session_node_count(const onednn_session *s);
 const char *onednn_version(void);

@@ -19,27 +19,49 @@ struct onednn_session {
     int threads;
 };
 
+/* The library's ops: each op id's builder and the forms it takes (docs/ops.md). */
+typedef struct library_op {
+    int id;
+    const onednn_op *op;
+    const char *forms;
+} library_op;
+
+static const library_op library_ops[] = {
+    {OP_ID_Conv, &onednn_conv_op, "oneDNN: float32, 1-3 spatial dims, constant weights"},
+    {OP_ID_MatMul, &onednn_matmul_op, "oneDNN: float32"},
+    {OP_ID_Gemm, &onednn_gemm_op, "oneDNN: float32 (a beta other than 0 and 1: constant C only)"},
+    {OP_ID_MaxPool, &onednn_pool_op, "oneDNN: float32, 1-3 spatial dims, without Indices"},
+    {OP_ID_AveragePool, &onednn_pool_op, "oneDNN: float32, 1-3 spatial dims"},
+    {OP_ID_GlobalAveragePool, &onednn_pool_op, "oneDNN: float32, 1-3 spatial dims"},
+    {OP_ID_GlobalMaxPool, &onednn_pool_op, "oneDNN: float32, 1-3 spatial dims"},
+    {OP_ID_Softmax, &onednn_norm_op, "oneDNN: float32, over trailing dims"},
+    {OP_ID_LogSoftmax, &onednn_norm_op, "oneDNN: float32, over trailing dims"},
+    {OP_ID_LayerNormalization, &onednn_norm_op,
+     "oneDNN: float32, without Mean and InvStdDev outputs"},
+    {OP_ID_Add, &onednn_binary_op, "oneDNN: float32, rank up to 5"},
+    {OP_ID_Mul, &onednn_binary_op, "oneDNN: float32, rank up to 5"},
+    {OP_ID_Sub, &onednn_binary_op, "oneDNN: float32, rank up to 5, A not broadcast"},
+    {OP_ID_Div, &onednn_binary_op, "oneDNN: float32, rank up to 5, A not broadcast"},
+};
+
+static const library_op *library_op_for(const op_def *op)
+{
+    for (size_t i = 0; op && i < VKML_ARRAY_SIZE(library_ops); i++)
+        if (library_ops[i].id == (int)op->id)
+            return &library_ops[i];
+    return NULL;
+}
+
 static const onednn_op *op_for(const graph_node *node)
 {
-    if (!node->op)
-        return NULL;
-    switch (node->op->id) {
-    case OP_ID_Conv: return &onednn_conv_op;
-    case OP_ID_MatMul: return &onednn_matmul_op;
-    case OP_ID_Gemm: return &onednn_gemm_op;
-    case OP_ID_MaxPool:
-    case OP_ID_AveragePool:
-    case OP_ID_GlobalAveragePool:
-    case OP_ID_GlobalMaxPool: return &onednn_pool_op;
-    case OP_ID_Softmax:
-    case OP_ID_LogSoftmax:
-    case OP_ID_LayerNormalization: return &onednn_norm_op;
-    case OP_ID_Add:
-    case OP_ID_Sub:
-    case OP_ID_Mul:
-    case OP_ID_Div: return &onednn_binary_op;
-    default: return NULL;
-    }
+    const library_op *l = library_op_for(node->op);
+    return l ? l->op : NULL;
+}
+
+const char *onednn_op_forms(const op_def *op)
+{
+    const library_op *l = library_op_for(op);
+    return l ? l->forms : NULL;
 }
 
 bool onednn_enabled(void)

@@ -338,6 +338,10 @@ typedef struct vkml_op_kernel {
     const char *device_kind; /* the kind's name: "CPU", "Vulkan" */
     bool present;            /* the kind has a kernel for the op */
     const char *dtypes;      /* element types it takes, e.g. "float,int64" ("" without one) */
+    /* The kernel library that runs some of its forms, and which: "oneDNN: float32, 1-3
+     * spatial dims, constant weights" (the CPU device's Conv); "" when none. The other
+     * forms run the kind's own kernel. */
+    const char *library;
 } vkml_op_kernel;
 
 typedef struct vkml_op_info {
