@@ -75,11 +75,12 @@ bool cli_parse_count(const char *text, long *out)
     return true;
 }
 
-vkml_context *cli_context_create(void)
+vkml_context *cli_context_create(bool cpu_only)
 {
     vkml_context *ctx = NULL;
     vkml_error err = {0};
-    vkml_status st = vkml_context_create(NULL, &ctx, &err);
+    vkml_context_params params = {.disable_vulkan = cpu_only};
+    vkml_status st = vkml_context_create(&params, &ctx, &err);
     if (st != VKML_OK) {
         cli_error_vkml("creating the context", st, &err);
         return NULL;

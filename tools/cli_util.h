@@ -50,8 +50,9 @@ void cli_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cli_set_no_fuse(void);
 bool cli_parse_count(const char *text, long *out);
 
-/* Creates the context; prints the error and returns NULL on failure. */
-vkml_context *cli_context_create(void);
+/* Creates the context (cpu_only: without Vulkan, for a run on the CPU device alone: no GPU
+ * driver is loaded); prints the error and returns NULL on failure. */
+vkml_context *cli_context_create(bool cpu_only);
 /* Resolves --device text ("cpu", "default", "0", ...; NULL means "default"). Prints the
  * error on failure. */
 bool cli_device_parse(const vkml_context *ctx, const char *text, int *index);

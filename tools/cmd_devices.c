@@ -96,7 +96,7 @@ static int devices_main(int argc, char **argv)
     }
     if (optind != argc)
         return cli_usage_error(&cli_cmd_devices, "unexpected argument '%s'", argv[optind]);
-    vkml_context *ctx = cli_context_create();
+    vkml_context *ctx = cli_context_create(false);
     if (!ctx)
         return CLI_EXIT_FAILURE;
     int rc = list_devices(ctx);

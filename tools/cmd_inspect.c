@@ -361,7 +361,7 @@ static int inspect_main(int argc, char **argv)
                                "--plan");
     if (argc - optind != 1)
         return cli_usage_error(&cli_cmd_inspect, "expected one MODEL argument");
-    vkml_context *ctx = cli_context_create();
+    vkml_context *ctx = cli_context_create(false);
     if (!ctx)
         return CLI_EXIT_FAILURE;
     int rc = inspect_model(ctx, argv[optind], &o);

@@ -466,7 +466,7 @@ static int run_main(int argc, char **argv)
     int rc = parse_options(argc, argv, &o);
     if (rc != CLI_EXIT_OK)
         return rc < 0 ? CLI_EXIT_OK : rc;
-    vkml_context *ctx = cli_context_create();
+    vkml_context *ctx = cli_context_create(o.device && strcmp(o.device, "cpu") == 0);
     if (!ctx)
         return CLI_EXIT_FAILURE;
     rc = run_model(ctx, &o);

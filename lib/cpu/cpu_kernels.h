@@ -50,6 +50,11 @@ struct window_params;
 void cpu_max_pool_float(const struct window_params *w, int64_t batch, int64_t channels,
                         const float *x, float *y);
 
+/* Moves the elements of one movement step (ops/movement.h) from src to dst, elements of
+ * esize bytes, split over the worker pool. */
+struct mv_step;
+void cpu_move_step(const struct mv_step *s, const void *src, void *dst, size_t esize);
+
 /* Runs a float kernel (cpu_sgemm based: Conv, ConvTranspose) on a node of float16 or
  * double tensors: every such input is converted to a float copy, the kernel writes float
  * outputs, which are converted back. A float node runs the kernel as it is. */

@@ -153,7 +153,7 @@ static void band_rows(void *ctx, int64_t begin, int64_t end)
     }
 }
 
-static void run_step(const mv_step *s, const void *src, void *dst, size_t esize)
+void cpu_move_step(const mv_step *s, const void *src, void *dst, size_t esize)
 {
     step_job job = {.s = s, .src = src, .dst = dst, .esize = esize};
     int64_t rows = s->kind == MV_BAND ? s->dims[0] * s->dims[1] : row_count(s);
@@ -181,7 +181,7 @@ vkml_status cpu_movement(const op_cpu_args *args, vkml_error *err)
         const char *from = (const char *)args->in[s.src] + s.src_offset * (int64_t)es;
         if (mv_step_contiguous(&s) && from == (char *)args->out[s.dst] + s.dst_offset * (int64_t)es)
             continue; /* a view: the block is already where it goes */
-        run_step(&s, args->in[s.src], args->out[s.dst], es);
+        cpu_move_step(&s, args->in[s.src], args->out[s.dst], es);
     }
     return VKML_OK;
 }

@@ -125,6 +125,11 @@ vkml_status cpu_resize(const op_cpu_args *args, vkml_error *err)
     int64_t total = (int64_t)vkml_tensor_element_count(g.rank, g.out);
     if (total == 0)
         return VKML_OK;
+    mv_step copy; /* whole-factor repeats and strides: a strided copy */
+    if (resize_as_strided(node->params, &g, &copy)) {
+        cpu_move_step(&copy, args->in[0], args->out[0], vkml_dtype_size(x->dtype));
+        return VKML_OK;
+    }
     resize_job job = {.p = node->params,
                       .g = &g,
                       .x = args->in[0],

@@ -13,6 +13,10 @@
 #define ONEDNN_MAX_ARGS 8
 #define ONEDNN_MAX_MEMS 16
 #define ONEDNN_MAX_BUFFERS 6
+#define ONEDNN_MAX_PACKED 2
+
+/* Packed weights shared between nodes (onednn_weights.c). */
+typedef struct onednn_packed onednn_packed;
 
 /* One primitive execution with its arguments. */
 typedef struct onednn_step {
@@ -26,8 +30,10 @@ typedef struct onednn_node {
     int n_steps;
     dnnl_memory_t mems[ONEDNN_MAX_MEMS]; /* owned */
     int n_mems;
-    void *buffers[ONEDNN_MAX_BUFFERS]; /* owned: packed weights, reorder scratch */
+    void *buffers[ONEDNN_MAX_BUFFERS]; /* owned: reorder scratch, scaled constants */
     int n_buffers;
+    onednn_packed *packed[ONEDNN_MAX_PACKED]; /* held: its packed weights */
+    int n_packed;
     char impl[64]; /* the main primitive's implementation ("brg:avx512_core") */
 } onednn_node;
 
@@ -116,10 +122,16 @@ vkml_status onednn_bind_output(onednn_node *n, const dnnl_memory_desc_t *have, v
                                onednn_pending *pending, vkml_error *err);
 vkml_status onednn_bind_output_finish(onednn_node *n, const onednn_pending *pending,
                                       vkml_error *err);
-/* Packs constant data (described by have) into the layout `want` once, into a buffer of
- * n; *mem is the packed memory. */
+/* Constant data (described by have) packed into the layout `want`: packed once for every
+ * node of the process that packs the same bytes so, held by n; *mem is the packed memory. */
 vkml_status onednn_pack(onednn_node *n, const dnnl_memory_desc_t *have, const void *data,
                         const dnnl_memory_desc_t *want, dnnl_memory_t *mem, vkml_error *err);
+
+/* The shared packing behind onednn_pack: the bytes of `data` in `want`, *ref held until
+ * onednn_packed_release (NULL with err filled on failure). Thread-safe. */
+void *onednn_packed_get(const dnnl_memory_desc_t *have, const void *data,
+                        const dnnl_memory_desc_t *want, onednn_packed **ref, vkml_error *err);
+void onednn_packed_release(onednn_packed **ref);
 
 /* The node's epilogue (graph_epilogue: activation and residual; not a MatMul's bias or
  * scale, not a pool) as post-ops appended to po, the residual's memory descriptor

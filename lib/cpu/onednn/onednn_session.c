@@ -89,6 +89,8 @@ static void node_destroy(onednn_node **np)
         dnnl_memory_destroy(n->mems[i]);
     for (int i = 0; i < n->n_buffers; i++)
         free(n->buffers[i]);
+    for (int i = 0; i < n->n_packed; i++)
+        onednn_packed_release(&n->packed[i]);
     free(n);
     *np = NULL;
 }

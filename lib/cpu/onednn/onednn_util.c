@@ -224,31 +224,13 @@ vkml_status onednn_pack(onednn_node *n, const dnnl_memory_desc_t *have, const vo
 {
     if (dnnl_memory_desc_equal(have, want)) /* constants outlive the session */
         return (*mem = onednn_mem(n, have, (void *)data)) ? VKML_OK : out_of_room(err);
-    void *buf = onednn_buffer(n, dnnl_memory_desc_get_size(want));
-    dnnl_memory_t src = onednn_mem(n, have, (void *)data);
-    if (!buf || !src || !(*mem = onednn_mem(n, want, buf)))
+    if (n->n_packed == ONEDNN_MAX_PACKED)
         return out_of_room(err);
-    dnnl_primitive_desc_t pd;
-    dnnl_primitive_t prim = NULL;
-    dnnl_stream_t stream = NULL;
-    dnnl_status_t s =
-        dnnl_reorder_primitive_desc_create(&pd, have, onednn_engine(), want, onednn_engine(), NULL);
-    if (s == dnnl_success) {
-        s = dnnl_primitive_create(&prim, pd);
-        dnnl_primitive_desc_destroy(pd);
-    }
-    if (s == dnnl_success)
-        s = dnnl_stream_create(&stream, onednn_engine(), dnnl_stream_default_flags);
-    dnnl_exec_arg_t args[2] = {{DNNL_ARG_FROM, src}, {DNNL_ARG_TO, *mem}};
-    if (s == dnnl_success)
-        s = dnnl_primitive_execute(prim, stream, 2, args);
-    if (s == dnnl_success)
-        s = dnnl_stream_wait(stream);
-    if (stream)
-        dnnl_stream_destroy(stream);
-    if (prim)
-        dnnl_primitive_destroy(prim);
-    return onednn_check(s, "packing weights", err);
+    void *bytes = onednn_packed_get(have, data, want, &n->packed[n->n_packed], err);
+    if (!bytes)
+        return err && err->status ? err->status : VKML_ERROR_OUT_OF_MEMORY;
+    n->n_packed++;
+    return (*mem = onednn_mem(n, want, bytes)) ? VKML_OK : out_of_room(err);
 }
 
 /* The oneDNN eltwise form(s) of an epilogue activation: up to two (alg, alpha, beta). */

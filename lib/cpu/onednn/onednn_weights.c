@@ -1,0 +1,109 @@
+/* Packed weights (onednn_node.h: onednn_pack), shared by every library node of the process
+ * that packs the same constant bytes into the same layout: the layers of a model that share
+ * an initializer, the sessions of one model (runs in flight, streams). An entry lives while
+ * a node holds it, so its key (the constant's address) is alive as long as the entry. */
+#include "cpu/onednn/onednn_node.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+
+struct onednn_packed {
+    const void *data;
+    dnnl_memory_desc_t have, want;
+    void *bytes;
+    int refs;
+    onednn_packed *next;
+};
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static onednn_packed *entries;
+
+/* Reorders data (have) into a new buffer (want); NULL with err filled on failure. */
+static void *pack(const dnnl_memory_desc_t *have, const void *data, const dnnl_memory_desc_t *want,
+                  vkml_error *err)
+{
+    size_t size = dnnl_memory_desc_get_size(want);
+    void *bytes = aligned_alloc(64, (size + 63) / 64 * 64);
+    dnnl_memory_t src = NULL, dst = NULL;
+    dnnl_primitive_desc_t pd = NULL;
+    dnnl_primitive_t prim = NULL;
+    dnnl_stream_t stream = NULL;
+    dnnl_status_t s = bytes ? dnnl_success : dnnl_out_of_memory;
+    if (s == dnnl_success)
+        s = dnnl_memory_create(&src, have, onednn_engine(), (void *)data);
+    if (s == dnnl_success)
+        s = dnnl_memory_create(&dst, want, onednn_engine(), bytes);
+    if (s == dnnl_success)
+        s = dnnl_reorder_primitive_desc_create(&pd, have, onednn_engine(), want, onednn_engine(),
+                                               NULL);
+    if (s == dnnl_success)
+        s = dnnl_primitive_create(&prim, pd);
+    if (s == dnnl_success)
+        s = dnnl_stream_create(&stream, onednn_engine(), dnnl_stream_default_flags);
+    dnnl_exec_arg_t args[2] = {{DNNL_ARG_FROM, src}, {DNNL_ARG_TO, dst}};
+    if (s == dnnl_success)
+        s = dnnl_primitive_execute(prim, stream, 2, args);
+    if (s == dnnl_success)
+        s = dnnl_stream_wait(stream);
+    if (stream)
+        dnnl_stream_destroy(stream);
+    if (prim)
+        dnnl_primitive_destroy(prim);
+    if (pd)
+        dnnl_primitive_desc_destroy(pd);
+    if (dst)
+        dnnl_memory_destroy(dst);
+    if (src)
+        dnnl_memory_destroy(src);
+    if (s != dnnl_success) {
+        free(bytes);
+        onednn_check(s, "packing weights", err);
+        return NULL;
+    }
+    return bytes;
+}
+
+void *onednn_packed_get(const dnnl_memory_desc_t *have, const void *data,
+                        const dnnl_memory_desc_t *want, onednn_packed **ref, vkml_error *err)
+{
+    pthread_mutex_lock(&lock);
+    onednn_packed *e = entries;
+    while (e && !(e->data == data && dnnl_memory_desc_equal(&e->have, have) &&
+                  dnnl_memory_desc_equal(&e->want, want)))
+        e = e->next;
+    if (e) {
+        e->refs++;
+    } else if ((e = calloc(1, sizeof(*e))) && (e->bytes = pack(have, data, want, err))) {
+        *e = (onednn_packed){
+            .data = data, .have = *have, .want = *want, .bytes = e->bytes, .refs = 1};
+        e->next = entries;
+        entries = e;
+    } else {
+        if (e)
+            free(e);
+        else
+            vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "oneDNN: out of memory packing weights");
+        e = NULL;
+    }
+    pthread_mutex_unlock(&lock);
+    *ref = e;
+    return e ? e->bytes : NULL;
+}
+
+void onednn_packed_release(onednn_packed **ref)
+{
+    onednn_packed *e = *ref;
+    if (!e)
+        return;
+    *ref = NULL;
+    pthread_mutex_lock(&lock);
+    if (--e->refs == 0) {
+        onednn_packed **at = &entries;
+        while (*at != e)
+            at = &(*at)->next;
+        *at = e->next;
+        free(e->bytes);
+        free(e);
+    }
+    pthread_mutex_unlock(&lock);
+}
