@@ -29,7 +29,7 @@ grep -q '^fused epilogues' "$TMP/out2" && fail "VKML_NO_FUSE=1 still fused"
 grep -q '^not supported:' "$TMP/out" && fail "mnist-8 nodes reported as not supported"
 
 "$VKML" ops > "$TMP/ops" || fail "vkml ops exited $?"
-expect_grep "$TMP/ops" '^Conv +ai\.onnx +[0-9]+-[0-9]+ +float[a-z0-9,]* +(float|-)' "Conv in vkml ops"
+expect_grep "$TMP/ops" '^Conv +ai\.onnx +[0-9]+-[0-9]+ +float[a-z0-9,]*( \(oneDNN: [^)]*\))? +(float|-)' "Conv in vkml ops"
 expect_grep "$TMP/ops" '^[0-9]+ ops$' "op count line"
 "$VKML" inspect --ops > "$TMP/ops2" || fail "vkml inspect --ops exited $?"
 cmp -s "$TMP/ops" "$TMP/ops2" || fail "inspect --ops differs from ops"
