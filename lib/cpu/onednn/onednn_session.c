@@ -159,7 +159,8 @@ static void plan_layouts(const device_session_desc *desc, const layout_plan *lp)
         lp->claimed[i] =
             op_for(node)->claim(desc->values, node, desc->value_plans, lp->stored, &lp->claims[i]);
         int v = node->outputs[0];
-        if (lp->claimed[i] && lp->claims[i].layout_output && keepable(desc, lp, v))
+        bool keep = lp->claimed[i] && lp->claims[i].layout_output && keepable(desc, lp, v);
+        if (keep)
             lp->stored[v] = lp->claims[i].out;
     }
 }
@@ -193,8 +194,11 @@ static vkml_status build_nodes(const device_session_desc *desc, void *const *ptr
             return VKML_OK;
         }
         static const char *const names[] = {"plain", "channels-last", "blocked"};
-        VKML_LOGD("CPU device: %s runs on oneDNN (%s; %s in, %s out)", g->nodes[i].op_type,
-                  s->nodes[i]->impl, names[lp->claims[i].in], names[lp->claims[i].out]);
+        VKML_LOGD("CPU device: %s runs on oneDNN (%s; %s in, %s out; %d primitive%s with its "
+                  "reorders)",
+                  g->nodes[i].op_type, s->nodes[i]->impl, names[lp->claims[i].in],
+                  names[lp->claims[i].out], s->nodes[i]->n_steps,
+                  s->nodes[i]->n_steps == 1 ? "" : "s");
     }
     return VKML_OK;
 }
