@@ -4,7 +4,6 @@
 #include "cpu/onednn/onednn_node.h"
 #include "ops/elementwise.h"
 
-#include <stdio.h>
 
 /* The node's operands in order (swapped for a commuting op whose first input broadcasts)
  * and oneDNN's algorithm; false when the library does not take it. */
@@ -84,9 +83,7 @@ static vkml_status binary_build(const onednn_build *b, onednn_node *n, bool *tak
         st = onednn_pd(&bd, NULL, &pd, err);
     if (st || !pd)
         return st;
-    const char *impl = NULL;
-    dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl);
-    snprintf(n->impl, sizeof(n->impl), "%s", impl ? impl : "?");
+    onednn_note_impl(n, pd);
     dnnl_memory_t am, bm, ym;
     onednn_pending pending;
     st = onednn_bind_input(n, &a_have, b->ptrs[src0], &a_want, &am, err);

@@ -6,7 +6,6 @@
 #include "ops/conv.h"
 #include "ops/epilogue.h"
 #include "ops/pool.h"
-#include <stdio.h>
 
 /* dims of the conv's result (before a fused pool) and the node's output. */
 static void conv_dims(const conv_params *p, int64_t *x, int64_t *w, int64_t *y, int64_t *out)
@@ -55,20 +54,16 @@ static vkml_status conv_pd(conv_build *c, bool probe, dnnl_primitive_desc_t *pd,
     }
     dnnl_primitive_attr_t attr;
     dnnl_post_ops_t po;
-    if (dnnl_primitive_attr_create(&attr) != dnnl_success)
-        return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "oneDNN: out of memory");
-    if (dnnl_post_ops_create(&po) != dnnl_success) {
-        dnnl_primitive_attr_destroy(attr);
-        return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "oneDNN: out of memory");
-    }
+    vkml_status made = onednn_attr_create(&attr, &po, err);
+    if (made)
+        return made;
     vkml_status st = VKML_OK;
     *pd = NULL;
     if ((probe ||
          onednn_epilogue_post_ops(node->epilogue, po, c->residual >= 0 ? &c->y_want : NULL)) &&
         dnnl_primitive_attr_set_post_ops(attr, po) == dnnl_success)
         st = onednn_pd(&cd, attr, pd, err);
-    dnnl_post_ops_destroy(po);
-    dnnl_primitive_attr_destroy(attr);
+    onednn_attr_destroy(attr, po);
     return st;
 }
 
@@ -177,9 +172,7 @@ static vkml_status conv_build_node(const onednn_build *b, onednn_node *n, bool *
     vkml_status st = conv_pd(&c, false, &pd, err);
     if (st || !pd)
         return st;
-    const char *impl = NULL;
-    dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl);
-    snprintf(n->impl, sizeof(n->impl), "%s", impl ? impl : "?");
+    onednn_note_impl(n, pd);
 
     dnnl_memory_t xm, wm, bm = NULL, ym, rm = NULL, conv_out;
     dnnl_memory_desc_t x_have, y_have, r_have;

@@ -5,7 +5,6 @@
 #include "ops/epilogue.h"
 #include "ops/matmul.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 
 static bool float_node(const graph_value *values, const graph_node *node)
@@ -82,12 +81,9 @@ static vkml_status product_build(const onednn_build *b, const product *pr, onedn
         return VKML_OK;
     dnnl_primitive_attr_t attr;
     dnnl_post_ops_t po;
-    if (dnnl_primitive_attr_create(&attr) != dnnl_success)
-        return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "oneDNN: out of memory");
-    if (dnnl_post_ops_create(&po) != dnnl_success) {
-        dnnl_primitive_attr_destroy(attr);
-        return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "oneDNN: out of memory");
-    }
+    vkml_status made = onednn_attr_create(&attr, &po, err);
+    if (made)
+        return made;
     int before = 0, add_index = -1;
     bool ok = true;
     if (pr->scale != 1.0f) {
@@ -103,13 +99,10 @@ static vkml_status product_build(const onednn_build *b, const product *pr, onedn
          dnnl_primitive_attr_set_post_ops(attr, po) == dnnl_success;
     dnnl_primitive_desc_t pd = NULL;
     vkml_status st = ok ? onednn_pd(&md, attr, &pd, err) : VKML_OK;
-    dnnl_post_ops_destroy(po);
-    dnnl_primitive_attr_destroy(attr);
+    onednn_attr_destroy(attr, po);
     if (st || !pd)
         return st;
-    const char *impl = NULL;
-    dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl);
-    snprintf(n->impl, sizeof(n->impl), "%s", impl ? impl : "?");
+    onednn_note_impl(n, pd);
 
     dnnl_exec_arg_t args[ONEDNN_MAX_ARGS];
     int n_args = 0;

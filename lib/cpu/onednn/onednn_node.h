@@ -143,6 +143,12 @@ bool onednn_epilogue_post_ops(const graph_epilogue *e, dnnl_post_ops_t po,
 int onednn_epilogue_residual_index(const graph_epilogue *e, int before);
 /* The argument id of binary post-op `index`'s second source. */
 int onednn_post_op_src1(int index);
+/* A primitive attribute and an empty post-op list (both destroyed by
+ * onednn_attr_destroy). */
+vkml_status onednn_attr_create(dnnl_primitive_attr_t *attr, dnnl_post_ops_t *po, vkml_error *err);
+void onednn_attr_destroy(dnnl_primitive_attr_t attr, dnnl_post_ops_t po);
+/* Records pd's implementation name as n's (the debug log prints it). */
+void onednn_note_impl(onednn_node *n, const_dnnl_primitive_desc_t pd);
 /* Creates the primitive descriptor of op_desc with attr on the engine; *pd NULL (and no
  * error) when oneDNN has no implementation of it. */
 vkml_status onednn_pd(const void *op_desc, dnnl_primitive_attr_t attr, dnnl_primitive_desc_t *pd,

@@ -5,7 +5,6 @@
 #include "cpu/onednn/onednn_node.h"
 #include "ops/norm.h"
 
-#include <stdio.h>
 
 /* The node as [lines, count] rows normalised along dim 1, when it has that form. */
 static bool as_rows(const graph_value *values, const graph_node *node, norm_geom *g)
@@ -74,9 +73,7 @@ static vkml_status norm_build(const onednn_build *b, onednn_node *n, bool *taken
     }
     if (st || !pd)
         return st;
-    const char *impl = NULL;
-    dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl);
-    snprintf(n->impl, sizeof(n->impl), "%s", impl ? impl : "?");
+    onednn_note_impl(n, pd);
     dnnl_exec_arg_t args[4] = {
         {DNNL_ARG_SRC, onednn_mem(n, &md, b->ptrs[node->inputs[0]])},
         {DNNL_ARG_DST, onednn_mem(n, &md, b->ptrs[node->outputs[0]])},

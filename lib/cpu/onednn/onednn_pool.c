@@ -4,7 +4,6 @@
 #include "cpu/onednn/onednn_node.h"
 #include "ops/pool.h"
 
-#include <stdio.h>
 #include <string.h>
 
 static bool is_global(const graph_node *node)
@@ -88,9 +87,7 @@ static vkml_status pool_build(const onednn_build *b, onednn_node *n, bool *taken
         st = onednn_pd(&pdsc, NULL, &pd, err);
     if (st || !pd)
         return st;
-    const char *impl = NULL;
-    dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl);
-    snprintf(n->impl, sizeof(n->impl), "%s", impl ? impl : "?");
+    onednn_note_impl(n, pd);
     dnnl_memory_t xm, ym;
     onednn_pending pending;
     st = onednn_bind_input(n, &x_have, b->ptrs[node->inputs[0]], &x_want, &xm, err);

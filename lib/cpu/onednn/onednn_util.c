@@ -2,6 +2,7 @@
 #include "cpu/onednn/onednn_node.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -140,6 +141,30 @@ vkml_status onednn_add_pd_step(onednn_node *n, dnnl_primitive_desc_t pd, int n_a
     return onednn_add_step(n, prim, n_args, args, err);
 }
 
+vkml_status onednn_attr_create(dnnl_primitive_attr_t *attr, dnnl_post_ops_t *po, vkml_error *err)
+{
+    if (dnnl_primitive_attr_create(attr) != dnnl_success)
+        return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "oneDNN: out of memory");
+    if (dnnl_post_ops_create(po) != dnnl_success) {
+        dnnl_primitive_attr_destroy(*attr);
+        return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "oneDNN: out of memory");
+    }
+    return VKML_OK;
+}
+
+void onednn_attr_destroy(dnnl_primitive_attr_t attr, dnnl_post_ops_t po)
+{
+    dnnl_post_ops_destroy(po);
+    dnnl_primitive_attr_destroy(attr);
+}
+
+void onednn_note_impl(onednn_node *n, const_dnnl_primitive_desc_t pd)
+{
+    const char *impl = NULL;
+    dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl);
+    snprintf(n->impl, sizeof(n->impl), "%s", impl ? impl : "?");
+}
+
 vkml_status onednn_pd(const void *op_desc, dnnl_primitive_attr_t attr, dnnl_primitive_desc_t *pd,
                       vkml_error *err)
 {
@@ -169,43 +194,46 @@ static vkml_status out_of_room(vkml_error *err)
     return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "oneDNN: out of memory for a node's buffers");
 }
 
-vkml_status onednn_bind_input(onednn_node *n, const dnnl_memory_desc_t *have, const void *ptr,
-                              const dnnl_memory_desc_t *want, dnnl_memory_t *mem, vkml_error *err)
+/* The memory on ptr (described by have) and, when `want` is another layout, a buffer of n
+ * in it (*staged); else *staged is the memory on ptr. */
+static vkml_status bind(onednn_node *n, const dnnl_memory_desc_t *have, void *ptr,
+                        const dnnl_memory_desc_t *want, dnnl_memory_t *user, dnnl_memory_t *staged,
+                        vkml_error *err)
 {
     if (have->ndims >= 3 && onednn_layouts_agree(have->ndims, have->dims))
         have = want; /* the same bytes */
-    dnnl_memory_t src = onednn_mem(n, have, (void *)ptr);
-    if (!src)
+    if (!(*user = onednn_mem(n, have, ptr)))
         return out_of_room(err);
     if (dnnl_memory_desc_equal(have, want)) {
-        *mem = src;
+        *staged = *user;
         return VKML_OK;
     }
     void *buf = onednn_buffer(n, dnnl_memory_desc_get_size(want));
-    if (!buf || !(*mem = onednn_mem(n, want, buf)))
-        return out_of_room(err);
-    return reorder_step(n, src, have, *mem, want, err);
+    return buf && (*staged = onednn_mem(n, want, buf)) ? VKML_OK : out_of_room(err);
+}
+
+vkml_status onednn_bind_input(onednn_node *n, const dnnl_memory_desc_t *have, const void *ptr,
+                              const dnnl_memory_desc_t *want, dnnl_memory_t *mem, vkml_error *err)
+{
+    dnnl_memory_t src;
+    vkml_status st = bind(n, have, (void *)ptr, want, &src, mem, err);
+    if (st || src == *mem)
+        return st;
+    const dnnl_memory_desc_t *from;
+    dnnl_memory_get_memory_desc(src, &from);
+    return reorder_step(n, src, from, *mem, want, err);
 }
 
 vkml_status onednn_bind_output(onednn_node *n, const dnnl_memory_desc_t *have, void *ptr,
                                const dnnl_memory_desc_t *want, dnnl_memory_t *mem,
                                onednn_pending *pending, vkml_error *err)
 {
+    dnnl_memory_t dst;
     *pending = (onednn_pending){0};
-    if (have->ndims >= 3 && onednn_layouts_agree(have->ndims, have->dims))
-        have = want; /* the same bytes */
-    dnnl_memory_t dst = onednn_mem(n, have, ptr);
-    if (!dst)
-        return out_of_room(err);
-    if (dnnl_memory_desc_equal(have, want)) {
-        *mem = dst;
-        return VKML_OK;
-    }
-    void *buf = onednn_buffer(n, dnnl_memory_desc_get_size(want));
-    if (!buf || !(*mem = onednn_mem(n, want, buf)))
-        return out_of_room(err);
-    *pending = (onednn_pending){.from = *mem, .to = dst};
-    return VKML_OK;
+    vkml_status st = bind(n, have, ptr, want, &dst, mem, err);
+    if (!st && dst != *mem)
+        *pending = (onednn_pending){.from = *mem, .to = dst};
+    return st;
 }
 
 vkml_status onednn_bind_output_finish(onednn_node *n, const onednn_pending *pending,
