@@ -4,7 +4,6 @@
 #include "cpu/onednn/onednn_node.h"
 #include "ops/elementwise.h"
 
-
 /* The node's operands in order (swapped for a commuting op whose first input broadcasts)
  * and oneDNN's algorithm; false when the library does not take it. */
 static bool binary_form(const graph_value *values, const graph_node *node, int *src0, int *src1,

@@ -5,7 +5,6 @@
 #include "cpu/onednn/onednn_node.h"
 #include "ops/norm.h"
 
-
 /* The node as [lines, count] rows normalised along dim 1, when it has that form. */
 static bool as_rows(const graph_value *values, const graph_node *node, norm_geom *g)
 {
