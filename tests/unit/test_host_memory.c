@@ -2,8 +2,11 @@
  * raw_data lies misaligned in the file (as torch.onnx.export writes them) is loaded without
  * a second copy of the weights (heap growth < a fifth of them), and a session on the CPU and
  * on the Vulkan device, with the caller's model destroyed, adds less than a fifth of them to
- * vkml's own heap (device memory, which lavapipe takes from the heap, not counted) and
- * computes Y = X W exactly as a double-precision reference does. */
+ * vkml's own heap (device memory, which lavapipe takes from the heap, not counted), beside
+ * one packed copy where the CPU device's MatMul runs on a kernel library (oneDNN packs
+ * constant weights once), and computes Y = X W exactly as a double-precision reference
+ * does. A second session of the model adds less than a fifth of the weights: the packed
+ * copy, as the device copy, is shared. */
 #include "testutil.h"
 
 #include <malloc.h>
@@ -136,7 +139,17 @@ static size_t heap_in_use(void)
     return mi.uordblks + mi.hblkhd;
 }
 
-/* A session on `device` of the model at `path`, with the model destroyed before the runs. */
+/* Whether the CPU device packs MatMul's constant B (a library kernel: vkml_op_kernel). */
+static bool cpu_packs_weights(void)
+{
+    for (size_t i = 0; i < vkml_op_count(); i++)
+        if (strcmp(vkml_op(i)->name, "MatMul") == 0)
+            return vkml_op(i)->kernels[0].library[0] != '\0';
+    return false;
+}
+
+/* A session on `device` of the model at `path`, with the model destroyed before the runs;
+ * and a second session of it. */
 static void check_session(vkml_context *ctx, const char *path, int device)
 {
     vkml_error err = {0};
@@ -150,9 +163,20 @@ static void check_session(vkml_context *ctx, const char *path, int device)
     size_t before = heap_in_use();
     vkml_session_params params = {.device = device};
     CHECK_OK(vkml_session_create(ctx, model, &params, &s, &err), &err);
-    vkml_model_destroy(&model);
-    if (!s)
+    if (!s) {
+        vkml_model_destroy(&model);
         return;
+    }
+    size_t before_second = heap_in_use();
+    vkml_session *s2 = NULL;
+    CHECK_OK(vkml_session_create(ctx, model, &params, &s2, &err), &err);
+    vkml_model_destroy(&model);
+    int64_t second = (int64_t)heap_in_use() - (int64_t)before_second;
+    printf("device %d: a second session: heap +%.1f MiB\n", device, (double)second / (1 << 20));
+    vkml_session_destroy(&s2);
+    CHECK(second < (int64_t)HEAP_BOUND,
+          "device %d: a second session of the model added %.1f MiB to the heap", device,
+          (double)second / (1 << 20));
     static float x[K], y[N];
     for (int k = 0; k < K; k++)
         x[k] = (float)(k % 5) - 2.0f;
@@ -173,7 +197,8 @@ static void check_session(vkml_context *ctx, const char *path, int device)
     printf("device %d: heap +%.1f MiB beyond %.1f MiB of device memory (bound %.1f MiB)\n", device,
            (double)grown / (1 << 20), (double)device_bytes / (1 << 20),
            (double)HEAP_BOUND / (1 << 20));
-    CHECK(grown < (int64_t)HEAP_BOUND,
+    int64_t packed = device == VKML_DEVICE_CPU && cpu_packs_weights() ? (int64_t)WEIGHT_BYTES : 0;
+    CHECK(grown < (int64_t)HEAP_BOUND + packed,
           "device %d: the session added %.1f MiB to the heap for %.1f MiB of weights", device,
           (double)grown / (1 << 20), (double)WEIGHT_BYTES / (1 << 20));
     int bad = 0;

@@ -117,6 +117,7 @@ typedef struct layout_plan {
     bool *claimed;         /* per node: the library may take it */
     onednn_claim *claims;  /* per node: its layouts */
     bool *aliased;         /* per value: some view or alias shares its memory */
+    bool *plain_read;      /* per value: mark_plain_reads */
     onednn_layout *stored; /* per value: the result */
 } layout_plan;
 
@@ -124,20 +125,27 @@ typedef struct layout_plan {
  * device read it, each in its layout inputs, and no one else sees its memory. */
 static bool keepable(const device_session_desc *desc, const layout_plan *lp, int v)
 {
-    const graph *g = desc->graph;
     const device_value_plan *vp = &desc->value_plans[v];
     const graph_value *val = &desc->values[v];
     if (!vp->used || vp->host_access || vp->constant || vp->shared_host || vp->alias_of >= 0 ||
         lp->aliased[v] || val->rank < 3 || val->rank > 5 || val->dtype != VKML_DTYPE_FLOAT)
         return false;
+    return !lp->plain_read[v];
+}
+
+/* Which values some node reads in ONNX's layout: a node elsewhere or of the C kernels, or
+ * an input outside a library node's layout inputs. */
+static void mark_plain_reads(const device_session_desc *desc, const layout_plan *lp)
+{
+    const graph *g = desc->graph;
+    memset(lp->plain_read, 0, sizeof(bool) * (size_t)g->n_values);
     for (int i = 0; i < g->n_nodes; i++) {
         const graph_node *node = &g->nodes[i];
         for (int in = 0; in < node->n_inputs; in++)
-            if (node->inputs[in] == v && (!lp->on_device[i] || !lp->claimed[i] || in >= 32 ||
+            if (node->inputs[in] >= 0 && (!lp->on_device[i] || !lp->claimed[i] || in >= 32 ||
                                           !(lp->claims[i].layout_inputs >> in & 1u)))
-                return false;
+                lp->plain_read[node->inputs[in]] = true;
     }
-    return true;
 }
 
 /* Each claimed node's layouts, and each value's, in topological order (a pool reads and
@@ -152,6 +160,7 @@ static void plan_layouts(const device_session_desc *desc, const layout_plan *lp)
             lp->claimed[i] = op_for(&g->nodes[i])
                                  ->claim(desc->values, &g->nodes[i], desc->value_plans, lp->stored,
                                          &lp->claims[i]);
+    mark_plain_reads(desc, lp);
     for (int i = 0; i < g->n_nodes; i++) {
         const graph_node *node = &g->nodes[i];
         if (!lp->on_device[i] || !lp->claimed[i])
@@ -234,10 +243,11 @@ vkml_status onednn_session_create(const device_session_desc *desc, void *const *
                       .claimed = calloc(nn, sizeof(bool)),
                       .claims = calloc(nn, sizeof(onednn_claim)),
                       .aliased = calloc(nv, sizeof(bool)),
+                      .plain_read = calloc(nv, sizeof(bool)),
                       .stored = calloc(nv, sizeof(onednn_layout))};
     vkml_status st = VKML_OK;
-    if (!s || !lp.on_device || !lp.claimed || !lp.claims || !lp.aliased || !lp.stored ||
-        !(s->nodes = calloc(nn, sizeof(onednn_node *))) ||
+    if (!s || !lp.on_device || !lp.claimed || !lp.claims || !lp.aliased || !lp.plain_read ||
+        !lp.stored || !(s->nodes = calloc(nn, sizeof(onednn_node *))) ||
         !(s->streams = calloc((size_t)desc->n_chunks + 1, sizeof(dnnl_stream_t))))
         st = vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "CPU device: out of memory");
     if (!st) {
@@ -264,6 +274,7 @@ vkml_status onednn_session_create(const device_session_desc *desc, void *const *
     free(lp.claimed);
     free(lp.claims);
     free(lp.aliased);
+    free(lp.plain_read);
     free(lp.stored);
     if (st) {
         onednn_session_destroy(&s);
