@@ -81,6 +81,7 @@ enum
   PROP_DATA_PARALLEL,
   PROP_MODEL_ID,
   PROP_PRECISION,
+  PROP_CPU_THREADS,
   PROP_MAX_IN_FLIGHT,
   PROP_INFERENCE_INTERVAL,
   PROP_FRAMES_PROCESSED,
@@ -201,6 +202,13 @@ gst_vkml_infer_class_init (GstVkmlInferClass * klass)
           GST_TYPE_VKML_PRECISION, DEFAULT_PRECISION,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_CPU_THREADS,
+      g_param_spec_uint ("cpu-threads", "CPU threads",
+          "Threads each node the CPU device runs may use at once (its oneDNN "
+          "kernels): vkml_session_params.cpu_threads. 0: every core the "
+          "process may run on", 0, VKML_MAX_CPU_THREADS, 0,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_MAX_IN_FLIGHT,
       g_param_spec_uint ("max-in-flight", "Max in flight",
           "Model runs that may be in flight at once: frame N+1 is converted "
@@ -309,7 +317,7 @@ gst_vkml_infer_class_init (GstVkmlInferClass * klass)
           "together (up to batch-size frames per run, from any of them; each "
           "frame's outputs return to its own stream in order). The first "
           "element defines the instance (model, device, budget, "
-          "data-parallel, precision, batch-size, batch-timeout, "
+          "data-parallel, precision, cpu-threads, batch-size, batch-timeout, "
           "input-tensors, and its max-in-flight the batches in flight); an "
           "element asking for others is refused. NULL: a model of its own",
           DEFAULT_INSTANCE_ID, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
@@ -446,6 +454,9 @@ gst_vkml_infer_set_property (GObject * object, guint prop_id,
     case PROP_PRECISION:
       self->precision = g_value_get_enum (value);
       break;
+    case PROP_CPU_THREADS:
+      self->cpu_threads = g_value_get_uint (value);
+      break;
     case PROP_MAX_IN_FLIGHT:
       self->max_in_flight = g_value_get_uint (value);
       break;
@@ -543,6 +554,9 @@ gst_vkml_infer_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_PRECISION:
       g_value_set_enum (value, self->precision);
+      break;
+    case PROP_CPU_THREADS:
+      g_value_set_uint (value, self->cpu_threads);
       break;
     case PROP_MAX_IN_FLIGHT:
       g_value_set_uint (value, self->max_in_flight);
@@ -780,6 +794,7 @@ gst_vkml_infer_start (GstBaseTransform * trans)
   self->set.budget = self->budget;
   self->set.data_parallel = self->data_parallel;
   self->set.precision = (vkml_precision) self->precision;
+  self->set.cpu_threads = self->cpu_threads;
   self->set.lanes = self->max_in_flight;
   self->set.log_owner = self;
   self->set.batch_size = self->batch_size;

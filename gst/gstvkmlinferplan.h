@@ -29,6 +29,7 @@ typedef struct
   guint64 budget;
   gboolean data_parallel;       /* a copy of the model per GPU of the set */
   vkml_precision precision;
+  guint cpu_threads;            /* the session's cpu_threads (cpu-threads) */
   guint lanes;                  /* the session's runs_in_flight (max-in-flight) */
   GstVkmlPreprocessSettings pre;
   gboolean roi_objects;         /* roi=objects: the box is a run-time input */

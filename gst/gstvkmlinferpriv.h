@@ -33,6 +33,7 @@ struct _GstVkmlInfer
   gchar *instance_id;           /* model-instance-id; NULL: a model of its own */
   guint64 batch_timeout_us;
   gint precision;               /* a vkml_precision */
+  guint cpu_threads;            /* cpu-threads; 0: every core */
   guint max_in_flight;
   guint interval;
   guint batch_size;

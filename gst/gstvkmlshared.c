@@ -180,6 +180,9 @@ instance_difference (const GstVkmlInstance * inst,
   if (a->precision != b->precision)
     return g_strdup_printf ("'precision' is %s here, %s on the instance",
         vkml_precision_name (a->precision), vkml_precision_name (b->precision));
+  if (a->cpu_threads != b->cpu_threads)
+    return g_strdup_printf ("'cpu-threads' is %u here, %u on the instance",
+        a->cpu_threads, b->cpu_threads);
   if (a->batch_size != b->batch_size)
     return g_strdup_printf ("'batch-size' is %u here, %u on the instance",
         a->batch_size, b->batch_size);

@@ -12,7 +12,7 @@ static const struct
   const gchar *element;
   const gchar *property;
 } documented[] = {
-  {"vkmlinfer", "model"}, {"vkmlinfer", "device"},
+  {"vkmlinfer", "model"}, {"vkmlinfer", "device"}, {"vkmlinfer", "cpu-threads"},
   {"vkmlclassify", "labels"}, {"vkmlclassify", "tensor"},
   {"vkmlclassify", "print"}, {"vkmlclassify", "model-id"},
   {"vkmlclassify", "top-k"}, {"vkmlclassify", "threshold"},

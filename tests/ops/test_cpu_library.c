@@ -10,8 +10,8 @@
  * dilations, count_include_pad) and the global pools; MatMul (batched, broadcast, 1-D
  * operands, constant and dynamic B, transposes absorbed) and Gemm (transposes, alpha, beta,
  * each C shape); Add, Sub, Mul and Div with broadcasting; Softmax, LogSoftmax and
- * LayerNormalization; and chains whose values stay in the library's layouts between nodes,
- * broken by a node the library does not run. */
+ * LayerNormalization; the thread count a session asks for; and chains whose values stay in the
+ * library's layouts between nodes, broken by a node the library does not run. */
 #include "test_graph.h"
 
 /* The case tables give each row's leading fields; the rest are zero. */
@@ -82,14 +82,18 @@ static int weights(graph *g, int rank, const int64_t *dims)
 
 /* ---- running ----------------------------------------------------------------------- */
 
-static int library_nodes; /* "runs on oneDNN" messages of the session being created */
+static int library_nodes;   /* "runs on oneDNN" messages of the session being created */
+static int library_threads; /* its "N nodes on oneDNN, T threads each" */
 
 static void count_library(void *user, vkml_log_level level, const char *message)
 {
     (void)user;
     (void)level;
+    int nodes, threads;
     if (strstr(message, "runs on oneDNN"))
         library_nodes++;
+    if (sscanf(message, "CPU device: %d nodes on oneDNN, %d thread", &nodes, &threads) == 2)
+        library_threads = threads;
 }
 
 #define MAX_IO 4
@@ -493,6 +497,46 @@ static void norm_check(vkml_context *ctx, const norm_case *k)
     check_case(ctx, k->label, g, (int[]){x}, 1, (int[]){y}, 1, k->expect);
 }
 
+/* ---- threads ----------------------------------------------------------------------- */
+
+/* vkml_session_params.cpu_threads reaches the library (its session logs the count),
+ * VKML_CPU_THREADS sets the default, and a count out of range is refused. */
+static void threads_check(vkml_context *ctx)
+{
+    graph *g = graph_create();
+    int a = input(g, 2, (int64_t[]){4, 8}), y = value(g);
+    add_node(g, "MatMul", 13, 2, (int[]){a, weights(g, 2, (int64_t[]){8, 3})}, y, 0, NULL);
+    vkml_model *m = tg_model(g, (int[]){a}, 1, (int[]){y}, 1, 17);
+    vkml_error err = {0};
+    vkml_session *s = NULL;
+    for (int asked = 1; m && asked <= 3; asked += 2) {
+        library_threads = 0;
+        vkml_session_params p = {.device = VKML_DEVICE_CPU, .cpu_threads = asked};
+        CHECK_OK(vkml_session_create(ctx, m, &p, &s, &err), &err);
+        CHECK(library_threads == asked, "cpu_threads %d: the library runs %d threads", asked,
+              library_threads);
+        vkml_session_destroy(&s);
+    }
+    setenv("VKML_CPU_THREADS", "2", 1);
+    library_threads = 0;
+    vkml_session_params p = {.device = VKML_DEVICE_CPU};
+    CHECK_OK(vkml_session_create(ctx, m, &p, &s, &err), &err);
+    CHECK(library_threads == 2, "VKML_CPU_THREADS=2: the library runs %d threads", library_threads);
+    vkml_session_destroy(&s);
+    setenv("VKML_CPU_THREADS", "lots", 1);
+    CHECK(vkml_session_create(ctx, m, &p, &s, &err) == VKML_ERROR_INVALID_ARGUMENT &&
+              strstr(err.message, "VKML_CPU_THREADS=lots"),
+          "VKML_CPU_THREADS=lots: %s", err.message);
+    vkml_session_destroy(&s);
+    unsetenv("VKML_CPU_THREADS");
+    p.cpu_threads = -1;
+    CHECK(vkml_session_create(ctx, m, &p, &s, &err) == VKML_ERROR_INVALID_ARGUMENT &&
+              strstr(err.message, "cpu_threads -1"),
+          "cpu_threads -1: %s", err.message);
+    vkml_session_destroy(&s);
+    vkml_model_destroy(&m);
+}
+
 /* ---- chains ------------------------------------------------------------------------ */
 
 /* Conv -> Relu -> Conv (+ the first's output: a residual) -> MaxPool -> Conv ->
@@ -550,6 +594,7 @@ int main(void)
     excitation_check(ctx);
     for (size_t i = 0; i < VKML_ARRAY_SIZE(norm_cases); i++)
         norm_check(ctx, &norm_cases[i]);
+    threads_check(ctx);
     for (int c = 16; c <= 24; c += 8) {
         char label[64];
         snprintf(label, sizeof(label), "chain of %lld channels", (long long)c);

@@ -270,6 +270,9 @@ vkml_status onednn_session_create(const device_session_desc *desc, void *const *
             "creating a stream", err);
     for (int i = 0; !st && i < g->n_nodes; i++)
         s->count += s->nodes[i] != NULL;
+    if (!st)
+        VKML_LOGD("CPU device: %d nodes on oneDNN, %d thread%s each", s->count, s->threads,
+                  s->threads == 1 ? "" : "s");
     free(lp.on_device);
     free(lp.claimed);
     free(lp.claims);
