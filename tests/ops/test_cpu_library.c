@@ -82,16 +82,19 @@ static int weights(graph *g, int rank, const int64_t *dims)
 
 /* ---- running ----------------------------------------------------------------------- */
 
-static int library_nodes;   /* "runs on oneDNN" messages of the session being created */
-static int library_threads; /* its "N nodes on oneDNN, T threads each" */
+static int library_nodes;     /* "runs on oneDNN" messages of the session being created */
+static int library_threads;   /* its "N nodes on oneDNN, T threads each" */
+static char first_stored[32]; /* how its first library node's output is stored */
 
 static void count_library(void *user, vkml_log_level level, const char *message)
 {
     (void)user;
     (void)level;
     int nodes, threads;
-    if (strstr(message, "runs on oneDNN"))
-        library_nodes++;
+    const char *p = strstr(message, "output stored ");
+    if (strstr(message, "runs on oneDNN") && library_nodes++ == 0)
+        snprintf(first_stored, sizeof(first_stored), "%.*s", p ? (int)strcspn(p + 14, ";") : 0,
+                 p ? p + 14 : "");
     if (sscanf(message, "CPU device: %d nodes on oneDNN, %d thread", &nodes, &threads) == 2)
         library_threads = threads;
 }
@@ -537,6 +540,22 @@ static void threads_check(vkml_context *ctx)
     vkml_model_destroy(&m);
 }
 
+/* Conv -> y -> Conv, and Shape(y) (folded at plan time: it reads no data): y stays in the
+ * library's layout. */
+static void folded_reader_check(vkml_context *ctx)
+{
+    graph *g = graph_create();
+    int x = input(g, 4, (int64_t[]){1, 16, 8, 8}), y = value(g), z = value(g), s = value(g);
+    graph_attr pad1[1] = {ints(g, "pads", 4, (int64_t[]){1, 1, 1, 1})};
+    add_node(g, "Conv", 11, 2, (int[]){x, weights(g, 4, (int64_t[]){32, 16, 3, 3})}, y, 1, pad1);
+    add_node(g, "Conv", 11, 2, (int[]){y, weights(g, 4, (int64_t[]){16, 32, 3, 3})}, z, 1, pad1);
+    add_node(g, "Shape", 15, 1, (int[]){y}, s, 0, NULL);
+    check_case(ctx, "Conv, Conv, Shape of the first", g, (int[]){x}, 1, (int[]){z, s}, 2, 2);
+    CHECK(strcmp(first_stored, "channels-last") == 0 || strcmp(first_stored, "blocked") == 0,
+          "the first Conv's output is stored '%s': a folded Shape kept it in ONNX's layout",
+          first_stored);
+}
+
 /* ---- chains ------------------------------------------------------------------------ */
 
 /* Conv -> Relu -> Conv (+ the first's output: a residual) -> MaxPool -> Conv ->
@@ -595,6 +614,7 @@ int main(void)
     for (size_t i = 0; i < VKML_ARRAY_SIZE(norm_cases); i++)
         norm_check(ctx, &norm_cases[i]);
     threads_check(ctx);
+    folded_reader_check(ctx);
     for (int c = 16; c <= 24; c += 8) {
         char label[64];
         snprintf(label, sizeof(label), "chain of %lld channels", (long long)c);

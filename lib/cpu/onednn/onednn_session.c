@@ -133,8 +133,9 @@ static bool keepable(const device_session_desc *desc, const layout_plan *lp, int
     return !lp->plain_read[v];
 }
 
-/* Which values some node reads in ONNX's layout: a node elsewhere or of the C kernels, or
- * an input outside a library node's layout inputs. */
+/* Which values some node of the device reads in ONNX's layout: a node of the C kernels, or
+ * an input outside a library node's layout inputs. (A node on another device reads a value
+ * through the host: host_access. A node in no chunk was folded away: it reads no data.) */
 static void mark_plain_reads(const device_session_desc *desc, const layout_plan *lp)
 {
     const graph *g = desc->graph;
@@ -142,8 +143,8 @@ static void mark_plain_reads(const device_session_desc *desc, const layout_plan 
     for (int i = 0; i < g->n_nodes; i++) {
         const graph_node *node = &g->nodes[i];
         for (int in = 0; in < node->n_inputs; in++)
-            if (node->inputs[in] >= 0 && (!lp->on_device[i] || !lp->claimed[i] || in >= 32 ||
-                                          !(lp->claims[i].layout_inputs >> in & 1u)))
+            if (node->inputs[in] >= 0 && lp->on_device[i] &&
+                (!lp->claimed[i] || in >= 32 || !(lp->claims[i].layout_inputs >> in & 1u)))
                 lp->plain_read[node->inputs[in]] = true;
     }
 }
@@ -203,11 +204,11 @@ static vkml_status build_nodes(const device_session_desc *desc, void *const *ptr
             return VKML_OK;
         }
         static const char *const names[] = {"plain", "channels-last", "blocked"};
-        VKML_LOGD("CPU device: %s runs on oneDNN (%s; %s in, %s out; %d primitive%s with its "
-                  "reorders)",
+        VKML_LOGD("CPU device: %s runs on oneDNN (%s; %s in, %s out, output stored %s; %d "
+                  "primitive%s with its reorders)",
                   g->nodes[i].op_type, s->nodes[i]->impl, names[lp->claims[i].in],
-                  names[lp->claims[i].out], s->nodes[i]->n_steps,
-                  s->nodes[i]->n_steps == 1 ? "" : "s");
+                  names[lp->claims[i].out], names[lp->stored[g->nodes[i].outputs[0]]],
+                  s->nodes[i]->n_steps, s->nodes[i]->n_steps == 1 ? "" : "s");
     }
     return VKML_OK;
 }
