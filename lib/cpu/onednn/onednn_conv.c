@@ -76,18 +76,8 @@ static vkml_status pool_step(conv_build *c, onednn_node *n, dnnl_memory_t conv_o
     dnnl_memory_desc_t o_have, o_want;
     onednn_md(&o_have, c->rank, c->od, b->stored[y]);
     onednn_md(&o_want, c->rank, c->od, b->claim.out);
-    dnnl_dims_t strides, dilates, pad_l, pad_r, kernel;
-    bool extended;
-    onednn_window(&c->p.pool, strides, dilates, pad_l, pad_r, &extended);
-    for (int d = 0; d < c->p.pool.spatial; d++)
-        kernel[d] = c->p.pool.kernel[d];
-    dnnl_pooling_v2_desc_t pdsc;
-    dnnl_primitive_desc_t pd = NULL;
-    vkml_status st = VKML_OK;
-    if (dnnl_pooling_v2_forward_desc_init(&pdsc, dnnl_forward_inference, dnnl_pooling_max,
-                                          &c->y_want, &o_want, strides, kernel, dilates, pad_l,
-                                          pad_r) == dnnl_success)
-        st = onednn_pd(&pdsc, NULL, &pd, err);
+    dnnl_primitive_desc_t pd;
+    vkml_status st = onednn_pool_pd(&c->p.pool, dnnl_pooling_max, &c->y_want, &o_want, &pd, err);
     if (st || !pd) {
         *taken = false;
         return st;

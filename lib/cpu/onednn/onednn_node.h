@@ -149,6 +149,12 @@ vkml_status onednn_attr_create(dnnl_primitive_attr_t *attr, dnnl_post_ops_t *po,
 void onednn_attr_destroy(dnnl_primitive_attr_t attr, dnnl_post_ops_t po);
 /* Records pd's implementation name as n's (the debug log prints it). */
 void onednn_note_impl(onednn_node *n, const_dnnl_primitive_desc_t pd);
+/* The pooling primitive descriptor of window w (alg, src and dst as given); *pd NULL when
+ * oneDNN has none or its form differs from ONNX's (onednn_pool.c). */
+struct window_params;
+vkml_status onednn_pool_pd(const struct window_params *w, dnnl_alg_kind_t alg,
+                           const dnnl_memory_desc_t *src, const dnnl_memory_desc_t *dst,
+                           dnnl_primitive_desc_t *pd, vkml_error *err);
 /* Creates the primitive descriptor of op_desc with attr on the engine; *pd NULL (and no
  * error) when oneDNN has no implementation of it. */
 vkml_status onednn_pd(const void *op_desc, dnnl_primitive_attr_t attr, dnnl_primitive_desc_t *pd,

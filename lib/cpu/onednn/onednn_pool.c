@@ -38,6 +38,27 @@ static void global_window(const graph_value *x, window_params *w)
     }
 }
 
+vkml_status onednn_pool_pd(const window_params *w, dnnl_alg_kind_t alg,
+                           const dnnl_memory_desc_t *src, const dnnl_memory_desc_t *dst,
+                           dnnl_primitive_desc_t *pd, vkml_error *err)
+{
+    dnnl_dims_t strides, dilates, pad_l, pad_r, kernel;
+    bool extended;
+    *pd = NULL;
+    onednn_window(w, strides, dilates, pad_l, pad_r, &extended);
+    /* ceil_mode's extra end padding counts in an average that includes padding in oneDNN,
+     * not in ONNX */
+    if (extended && alg == dnnl_pooling_avg_include_padding)
+        return VKML_OK;
+    for (int d = 0; d < w->spatial; d++)
+        kernel[d] = w->kernel[d];
+    dnnl_pooling_v2_desc_t desc;
+    if (dnnl_pooling_v2_forward_desc_init(&desc, dnnl_forward_inference, alg, src, dst, strides,
+                                          kernel, dilates, pad_l, pad_r) != dnnl_success)
+        return VKML_OK;
+    return onednn_pd(&desc, NULL, pd, err);
+}
+
 static vkml_status pool_build(const onednn_build *b, onednn_node *n, bool *taken, vkml_error *err)
 {
     const graph_node *node = b->node;
@@ -61,30 +82,17 @@ static vkml_status pool_build(const onednn_build *b, onednn_node *n, bool *taken
     }
     if (w.spatial > 3)
         return VKML_OK;
-    dnnl_dims_t strides, dilates, pad_l, pad_r, kernel;
-    bool extended;
-    onednn_window(&w, strides, dilates, pad_l, pad_r, &extended);
-    /* ceil_mode's extra end padding counts in an average that includes padding in oneDNN,
-     * not in ONNX */
-    if (extended && alg == dnnl_pooling_avg_include_padding)
-        return VKML_OK;
     int rank = x->rank, y = node->outputs[0];
     int64_t od[VKML_MAX_RANK] = {x->dims[0], x->dims[1]};
-    for (int d = 0; d < w.spatial; d++) {
-        kernel[d] = w.kernel[d];
+    for (int d = 0; d < w.spatial; d++)
         od[2 + d] = w.out[d];
-    }
     dnnl_memory_desc_t x_have, x_want, y_have, y_want;
     onednn_md(&x_have, rank, x->dims, b->stored[node->inputs[0]]);
     onednn_md(&x_want, rank, x->dims, b->claim.in);
     onednn_md(&y_have, rank, od, b->stored[y]);
     onednn_md(&y_want, rank, od, b->claim.out);
-    dnnl_pooling_v2_desc_t pdsc;
-    dnnl_primitive_desc_t pd = NULL;
-    vkml_status st = VKML_OK;
-    if (dnnl_pooling_v2_forward_desc_init(&pdsc, dnnl_forward_inference, alg, &x_want, &y_want,
-                                          strides, kernel, dilates, pad_l, pad_r) == dnnl_success)
-        st = onednn_pd(&pdsc, NULL, &pd, err);
+    dnnl_primitive_desc_t pd;
+    vkml_status st = onednn_pool_pd(&w, alg, &x_want, &y_want, &pd, err);
     if (st || !pd)
         return st;
     onednn_note_impl(n, pd);
