@@ -418,6 +418,7 @@ device *cpu_device_create(void)
     dev->info.irq_cpu = -1;
     dev->host_share_align = CPU_ALIGNMENT;
     dev->view_align = CPU_ALIGNMENT;
+    dev->channels_last = onednn_enabled();
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
     dev->info.memory_bytes = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : 0;
     return dev;

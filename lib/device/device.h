@@ -131,6 +131,9 @@ struct device {
                                 multiples of this; 0: it cannot */
     uint64_t view_align;     /* non-zero: a value may start this many bytes (a multiple) into
                                 another's memory (device_value_plan.alias_offset); 0: no views */
+    bool channels_last;      /* the device may store [N, C, spatial...] values channels-last
+                                (the CPU device's library layouts): a range of their channels is
+                                no block of memory, so none becomes a view */
 };
 
 /* The value whose memory v lives in (itself when not an alias; n: the value count, a bound

@@ -479,8 +479,9 @@ void mv_simplify_strided(mv_step *s)
     s->rank = rank;
 }
 
-vkml_status mv_describe(const graph_value *values, const graph_node *node, const void *const *in,
-                        int k, mv_step *s, vkml_error *err)
+/* Step k as the op describes it: dims and strides per dim of its values, not merged. */
+static vkml_status describe_unmerged(const graph_value *values, const graph_node *node,
+                                     const void *const *in, int k, mv_step *s, vkml_error *err)
 {
     memset(s, 0, sizeof(*s));
     vkml_status st;
@@ -500,7 +501,47 @@ vkml_status mv_describe(const graph_value *values, const graph_node *node, const
     default:
         return vkml_fail(err, VKML_ERROR_UNSUPPORTED, "%s is not a movement op", node->op_type);
     }
+    return st;
+}
+
+vkml_status mv_describe(const graph_value *values, const graph_node *node, const void *const *in,
+                        int k, mv_step *s, vkml_error *err)
+{
+    vkml_status st = describe_unmerged(values, node, in, k, s, err);
     if (!st && s->kind == MV_STRIDED)
         mv_simplify_strided(s);
     return st;
+}
+
+bool mv_channel_range(const graph_value *values, const graph_node *node, int k, mv_channels *c)
+{
+    mv_step s;
+    vkml_error err = {0};
+    if (!node->op || (node->op->id != OP_ID_Concat && node->op->id != OP_ID_Split &&
+                      node->op->id != OP_ID_Slice))
+        return false;
+    if (describe_unmerged(values, node, NULL, k, &s, &err) != VKML_OK || s.kind != MV_STRIDED ||
+        s.src >= node->n_inputs || s.dst >= node->n_outputs || node->inputs[s.src] < 0 ||
+        node->outputs[s.dst] < 0)
+        return false;
+    const graph_value *x = &values[node->inputs[s.src]], *y = &values[node->outputs[s.dst]];
+    int64_t xs[VKML_MAX_RANK], ys[VKML_MAX_RANK];
+    if (x->rank < 3 || x->rank > 5 || y->rank != x->rank || s.rank != x->rank)
+        return false;
+    dense_strides(x->rank, x->dims, xs);
+    dense_strides(y->rank, y->dims, ys);
+    for (int d = 0; d < s.rank; d++)
+        if (s.dims[d] <= 0 || s.src_strides[d] != xs[d] || s.dst_strides[d] != ys[d] ||
+            (d != 1 && (s.dims[d] != x->dims[d] || s.dims[d] != y->dims[d])))
+            return false;
+    if (s.src_offset % xs[1] || s.dst_offset % ys[1] ||
+        s.src_offset / xs[1] + s.dims[1] > x->dims[1] ||
+        s.dst_offset / ys[1] + s.dims[1] > y->dims[1])
+        return false;
+    *c = (mv_channels){.src = s.src,
+                       .dst = s.dst,
+                       .src_first = s.src_offset / xs[1],
+                       .dst_first = s.dst_offset / ys[1],
+                       .count = s.dims[1]};
+    return true;
 }

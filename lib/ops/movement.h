@@ -69,6 +69,15 @@ void mv_simplify_strided(mv_step *s);
 /* Whether a step copies one contiguous block (a strided step of one dense run): then it
  * moves nothing where the destination block is the source block (views, plan/views.h). */
 bool mv_step_contiguous(const mv_step *s);
+/* A step of a Concat, Split or Slice that moves channels [first, first + count) (dim 1)
+ * of a [N, C, spatial...] value of rank 3 to 5 to channels of another, whole in every
+ * other dim: from the node's input `src` to its output `dst` (positions). */
+typedef struct mv_channels {
+    int src, dst;
+    int64_t src_first, dst_first, count;
+} mv_channels;
+/* Whether step k of node is such a channel range (then *c says which). */
+bool mv_channel_range(const graph_value *values, const graph_node *node, int k, mv_channels *c);
 /* Data of input i: in[i] when in is not NULL, else the constant's data (or NULL). */
 const void *mv_input_data(const graph_value *values, const graph_node *node, const void *const *in,
                           int i);

@@ -22,6 +22,14 @@ static bool contiguous_step(const plan *p, const graph_node *n, int k, int64_t *
     return true;
 }
 
+/* Whether the device keeps step k of node n as a copy: a channel range, on a device that
+ * may store its values channels-last (device.channels_last). */
+static bool channels_copied(const plan *p, int slot, const graph_node *n, int k)
+{
+    mv_channels c;
+    return p->devices[slot].dev->channels_last && mv_channel_range(p->values, n, k, &c);
+}
+
 /* Whether v may become a view: a used intermediate the host never touches, no constant,
  * not yet an alias. */
 static bool may_become_view(const plan *p, const device_value_plan *plans, int v)
@@ -49,6 +57,7 @@ static void mark_slices(plan *p, int slot, device_value_plan *plans, uint64_t al
             int out = n->op->id == OP_ID_Split ? n->outputs[k] : n->outputs[0];
             int in = n->inputs[0];
             if (in < 0 || !may_become_view(p, plans, out) ||
+                (!gather && channels_copied(p, slot, n, k)) ||
                 !(gather ? gather_block(p->values, n, &src_off)
                          : contiguous_step(p, n, k, &src_off, &dst_off)))
                 continue;
@@ -132,7 +141,8 @@ static void mark_concats(plan *p, int slot, device_value_plan *plans, uint64_t a
             int v = n->inputs[k];
             int64_t src_off, dst_off;
             parts[k].root = -1;
-            if (v < 0 || !contiguous_step(p, n, k, &src_off, &dst_off))
+            if (v < 0 || channels_copied(p, slot, n, k) ||
+                !contiguous_step(p, n, k, &src_off, &dst_off))
                 continue;
             uint64_t in_root;
             parts[k].contiguous = true;

@@ -12,7 +12,8 @@
  *     it in place (the C2f blocks of YOLO-style detectors, DenseNet, U-Net skips).
  * Only where the offset is a multiple of the device's view_align (and a value written in
  * place fills whole 16-byte blocks), and never for values the host touches (graph inputs
- * and outputs, transfers), constants, or values already aliased. The memory plan gives a root the
+ * and outputs, transfers), constants, or values already aliased; and not for a range of
+ * channels on a device that may store values channels-last (device.channels_last). The memory plan gives a root the
  * life of all its views (device/mem_plan.h). VKML_NO_VIEWS=1 turns them off (every copy runs).
  */
 #include "plan/plan.h"

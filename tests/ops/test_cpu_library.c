@@ -10,8 +10,9 @@
  * dilations, count_include_pad) and the global pools; MatMul (batched, broadcast, 1-D
  * operands, constant and dynamic B, transposes absorbed) and Gemm (transposes, alpha, beta,
  * each C shape); Add, Sub, Mul and Div with broadcasting; Softmax, LogSoftmax and
- * LayerNormalization; the thread count a session asks for; and chains whose values stay in the
- * library's layouts between nodes, broken by a node the library does not run. */
+ * LayerNormalization; Concat, Split and Slice over channels (a YOLO C2f block, with ranges
+ * that cut blocks of 16); the thread count a session asks for; and chains whose values stay
+ * in the library's layouts between nodes, broken by a node the library does not run. */
 #include "test_graph.h"
 
 /* The case tables give each row's leading fields; the rest are zero. */
@@ -556,6 +557,70 @@ static void folded_reader_check(vkml_context *ctx)
           first_stored);
 }
 
+/* ---- channel ranges ---------------------------------------------------------------- */
+
+/* An int64 constant [n]. */
+static int int_constant(graph *g, int n, const int64_t *v)
+{
+    char name[32];
+    snprintf(name, sizeof(name), "i%d", g->n_values);
+    int c = tg_value(g, name, VKML_DTYPE_INT64, 1, (int64_t[]){n});
+    g->values[c].kind = GRAPH_VALUE_CONSTANT;
+    g->values[c].data = vkml_arena_memdup(g->arena, v, sizeof(int64_t) * (size_t)n);
+    g->values[c].data_size = sizeof(int64_t) * (size_t)n;
+    return c;
+}
+
+/* Channels [first, first + count) of x (a Slice) into y. */
+static void slice_channels(graph *g, int x, int64_t first, int64_t count, int y)
+{
+    add_node(g, "Slice", 13, 4,
+             (int[]){x, int_constant(g, 1, &first), int_constant(g, 1, (int64_t[]){first + count}),
+                     int_constant(g, 1, (int64_t[]){1})},
+             y, 0, NULL);
+}
+
+/* A C2f block of YOLO-style detectors: Conv -> its two halves of `half` channels (a Split,
+ * or two Slices) -> 3x3 Conv of the second -> Concat of both halves, that Conv's output, a
+ * graph input and an Abs (a C kernel: both in ONNX's layout) -> 1x1 Conv; the first half
+ * is a graph output too. Ranges of channels are library nodes (values stay channels-last
+ * around them); `half` not a multiple of 16 cuts blocks of 16. */
+static void ranges_check(vkml_context *ctx, const char *label, int64_t half, bool slices)
+{
+    graph *g = graph_create();
+    int64_t c = 2 * half, total = 3 * half + 5 + 4;
+    int x = input(g, 4, (int64_t[]){1, 8, 10, 12}), w = input(g, 4, (int64_t[]){1, 5, 10, 12});
+    int y = value(g), y0 = value(g), y1 = value(g), z = value(g), a = value(g), cat = value(g),
+        out = value(g);
+    graph_attr pad1[1] = {ints(g, "pads", 4, (int64_t[]){1, 1, 1, 1})};
+    add_node(g, "Conv", 11, 2, (int[]){x, weights(g, 4, (int64_t[]){c, 8, 1, 1})}, y, 0, NULL);
+    if (slices) {
+        slice_channels(g, y, 0, half, y0);
+        slice_channels(g, y, half, half, y1);
+    } else {
+        int n = add_node(g, "Split", 13, 2, (int[]){y, int_constant(g, 2, (int64_t[]){half, half})},
+                         y0, 1, (graph_attr[]){one_int("axis", 1)});
+        graph_node *node = &g->nodes[n];
+        node->n_outputs = 2;
+        node->outputs = vkml_arena_memdup(g->arena, (int[]){y0, y1}, sizeof(int) * 2);
+    }
+    add_node(g, "Conv", 11, 2, (int[]){y1, weights(g, 4, (int64_t[]){half, half, 3, 3})}, z, 1,
+             pad1);
+    int a_in = value(g);
+    slice_channels(g, x, 2, 4, a_in);
+    add_node(g, "Abs", 13, 1, (int[]){a_in}, a, 0, NULL);
+    add_node(g, "Concat", 13, 5, (int[]){y0, y1, z, w, a}, cat, 1,
+             (graph_attr[]){one_int("axis", 1)});
+    add_node(g, "Conv", 11, 2, (int[]){cat, weights(g, 4, (int64_t[]){16, total, 1, 1})}, out, 0,
+             NULL);
+    /* three Convs, the Split or Slices, the Concat (the Slice before Abs reads a graph input:
+     * the library may take it too) */
+    check_case(ctx, label, g, (int[]){x, w}, 2, (int[]){out, y0}, 2, slices ? 6 : 5);
+    CHECK(strcmp(first_stored, "channels-last") == 0 || strcmp(first_stored, "blocked") == 0,
+          "%s: the first Conv's output is stored '%s', not in a library layout", label,
+          first_stored);
+}
+
 /* ---- chains ------------------------------------------------------------------------ */
 
 /* Conv -> Relu -> Conv (+ the first's output: a residual) -> MaxPool -> Conv ->
@@ -615,6 +680,10 @@ int main(void)
         norm_check(ctx, &norm_cases[i]);
     threads_check(ctx);
     folded_reader_check(ctx);
+    ranges_check(ctx, "C2f block, Split of 16 + 16", 16, false);
+    ranges_check(ctx, "C2f block, Slices of 16 + 16", 16, true);
+    ranges_check(ctx, "C2f block, Split of 12 + 12", 12, false);
+    ranges_check(ctx, "C2f block, Slices of 7 + 7", 7, true);
     for (int c = 16; c <= 24; c += 8) {
         char label[64];
         snprintf(label, sizeof(label), "chain of %lld channels", (long long)c);

@@ -9,7 +9,7 @@
 
 #include <oneapi/dnnl/dnnl.h>
 
-#define ONEDNN_MAX_STEPS 6
+#define ONEDNN_MAX_STEPS 8
 #define ONEDNN_MAX_ARGS 8
 #define ONEDNN_MAX_MEMS 16
 #define ONEDNN_MAX_BUFFERS 6
@@ -48,8 +48,8 @@ typedef enum onednn_layout {
 } onednn_layout;
 
 /* The layouts a library node reads and writes: input i (bit i of layout_inputs) in `in`
- * when i is 0, else in `out` (a residual, added to the output); output 0 in `out` when
- * layout_output. Inputs outside the mask and other outputs are plain. */
+ * when i is 0, else in `out` (a residual, added to the output); its outputs in `out` when
+ * layout_output. Inputs outside the mask are plain, and so are the outputs otherwise. */
 typedef struct onednn_claim {
     uint32_t layout_inputs;
     bool layout_output;
@@ -79,7 +79,7 @@ typedef struct onednn_op {
 } onednn_op;
 
 extern const onednn_op onednn_conv_op, onednn_pool_op, onednn_matmul_op, onednn_gemm_op,
-    onednn_norm_op, onednn_binary_op;
+    onednn_norm_op, onednn_binary_op, onednn_channels_op;
 
 /* The process's CPU engine (created once; NULL when oneDNN cannot make one). */
 dnnl_engine_t onednn_engine(void);

@@ -38,6 +38,12 @@ static const library_op library_ops[] = {
     {OP_ID_LogSoftmax, &onednn_norm_op, "oneDNN: float32, over trailing dims"},
     {OP_ID_LayerNormalization, &onednn_norm_op,
      "oneDNN: float32, without Mean and InvStdDev outputs"},
+    {OP_ID_Concat, &onednn_channels_op,
+     "oneDNN: float32 ranges of channels (axis 1), rank 3 to 5, up to 8 inputs"},
+    {OP_ID_Split, &onednn_channels_op,
+     "oneDNN: float32 ranges of channels (axis 1), rank 3 to 5, up to 8 outputs"},
+    {OP_ID_Slice, &onednn_channels_op,
+     "oneDNN: float32 ranges of channels (axis 1, step 1), rank 3 to 5"},
     {OP_ID_Add, &onednn_binary_op, "oneDNN: float32, rank up to 5"},
     {OP_ID_Mul, &onednn_binary_op, "oneDNN: float32, rank up to 5"},
     {OP_ID_Sub, &onednn_binary_op, "oneDNN: float32, rank up to 5, A not broadcast"},
@@ -168,10 +174,11 @@ static void plan_layouts(const device_session_desc *desc, const layout_plan *lp)
             continue;
         lp->claimed[i] =
             op_for(node)->claim(desc->values, node, desc->value_plans, lp->stored, &lp->claims[i]);
-        int v = node->outputs[0];
-        bool keep = lp->claimed[i] && lp->claims[i].layout_output && keepable(desc, lp, v);
-        if (keep)
-            lp->stored[v] = lp->claims[i].out;
+        for (int o = 0; o < node->n_outputs; o++) {
+            int v = node->outputs[o];
+            if (v >= 0 && lp->claimed[i] && lp->claims[i].layout_output && keepable(desc, lp, v))
+                lp->stored[v] = lp->claims[i].out;
+        }
     }
 }
 
