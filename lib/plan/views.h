@@ -13,8 +13,9 @@
  * Only where the offset is a multiple of the device's view_align (and a value written in
  * place fills whole 16-byte blocks), and never for values the host touches (graph inputs
  * and outputs, transfers), constants, or values already aliased; and not for a range of
- * channels on a device that may store values channels-last (device.channels_last). The memory plan gives a root the
- * life of all its views (device/mem_plan.h). VKML_NO_VIEWS=1 turns them off (every copy runs).
+ * channels on a device that may store values channels-last (device.channels_last). The memory plan
+ * gives a root the life of all its views (device/mem_plan.h). VKML_NO_VIEWS=1 turns them off (every
+ * copy runs).
  */
 #include "plan/plan.h"
 

@@ -10,9 +10,10 @@
  * dilations, count_include_pad) and the global pools; MatMul (batched, broadcast, 1-D
  * operands, constant and dynamic B, transposes absorbed) and Gemm (transposes, alpha, beta,
  * each C shape); Add, Sub, Mul and Div with broadcasting; Softmax, LogSoftmax and
- * LayerNormalization; Concat, Split and Slice over channels (a YOLO C2f block, with ranges
- * that cut blocks of 16); the thread count a session asks for; and chains whose values stay
- * in the library's layouts between nodes, broken by a node the library does not run. */
+ * LayerNormalization; Resize by whole nearest factors (and forms left to the C kernel); Concat,
+ * Split and Slice over channels (a YOLO C2f block, with ranges that cut blocks of 16); the thread
+ * count a session asks for; and chains whose values stay in the library's layouts between nodes,
+ * broken by a node the library does not run. */
 #include "test_graph.h"
 
 /* The case tables give each row's leading fields; the rest are zero. */
@@ -83,7 +84,7 @@ static int weights(graph *g, int rank, const int64_t *dims)
 
 /* ---- running ----------------------------------------------------------------------- */
 
-static int library_nodes;     /* "runs on oneDNN" messages of the session being created */
+static int library_nodes;     /* nodes on oneDNN in the session being created */
 static int library_threads;   /* its "N nodes on oneDNN, T threads each" */
 static char first_stored[32]; /* how its first library node's output is stored */
 
@@ -96,8 +97,10 @@ static void count_library(void *user, vkml_log_level level, const char *message)
     if (strstr(message, "runs on oneDNN") && library_nodes++ == 0)
         snprintf(first_stored, sizeof(first_stored), "%.*s", p ? (int)strcspn(p + 14, ";") : 0,
                  p ? p + 14 : "");
-    if (sscanf(message, "CPU device: %d nodes on oneDNN, %d thread", &nodes, &threads) == 2)
+    if (sscanf(message, "CPU device: %d nodes on oneDNN, %d thread", &nodes, &threads) == 2) {
         library_threads = threads;
+        library_nodes = nodes; /* a node declined at build logs the others twice */
+    }
 }
 
 #define MAX_IO 4
@@ -621,6 +624,32 @@ static void ranges_check(vkml_context *ctx, const char *label, int64_t half, boo
           first_stored);
 }
 
+/* ---- Resize ------------------------------------------------------------------------ */
+
+/* Conv -> Resize (nearest, by `scales` over every dim, with the coordinate mode and
+ * nearest mode given; opset 13) -> Conv, on a [1, 16, 6, 5...] input of `spatial` dims.
+ * `library`: whether the Resize must run on oneDNN (whole upsampling factors). */
+static void resize_check(vkml_context *ctx, const char *label, int spatial, const float *scales,
+                         const char *coord, const char *nearest, bool library)
+{
+    graph *g = graph_create();
+    int64_t dims[5] = {1, 16, 6, 5, 4}, k1[5] = {16, 16, 1, 1, 1};
+    int rank = 2 + spatial;
+    int x = input(g, rank, dims), y = value(g), r = value(g), out = value(g);
+    add_node(g, "Conv", 11, 2, (int[]){x, weights(g, rank, k1)}, y, 0, NULL);
+    int sc = tg_value(g, "scales", VKML_DTYPE_FLOAT, 1, (int64_t[]){rank});
+    g->values[sc].kind = GRAPH_VALUE_CONSTANT;
+    g->values[sc].data = vkml_arena_memdup(g->arena, scales, sizeof(float) * (size_t)rank);
+    g->values[sc].data_size = sizeof(float) * (size_t)rank;
+    add_node(g, "Resize", 13, 3, (int[]){y, -1, sc}, r, 3,
+             (graph_attr[]){text("mode", "nearest"), text("coordinate_transformation_mode", coord),
+                            text("nearest_mode", nearest)});
+    add_node(g, "Conv", 11, 2, (int[]){r, weights(g, rank, k1)}, out, 0, NULL);
+    check_case(ctx, label, g, (int[]){x}, 1, (int[]){out}, 1, library ? 3 : 2);
+    CHECK(library || library_nodes == 2, "%s: %d nodes on oneDNN, expected the two Convs only",
+          label, library_nodes);
+}
+
 /* ---- chains ------------------------------------------------------------------------ */
 
 /* Conv -> Relu -> Conv (+ the first's output: a residual) -> MaxPool -> Conv ->
@@ -680,6 +709,20 @@ int main(void)
         norm_check(ctx, &norm_cases[i]);
     threads_check(ctx);
     folded_reader_check(ctx);
+    resize_check(ctx, "Resize 2x, asymmetric floor", 2, (float[]){1, 1, 2, 2}, "asymmetric",
+                 "floor", true);
+    resize_check(ctx, "Resize 3x2, half_pixel", 2, (float[]){1, 1, 3, 2}, "half_pixel",
+                 "round_prefer_floor", true);
+    resize_check(ctx, "Resize 1-D 4x, pytorch_half_pixel", 1, (float[]){1, 1, 4},
+                 "pytorch_half_pixel", "round_prefer_ceil", true);
+    resize_check(ctx, "Resize 3-D 2x, asymmetric floor", 3, (float[]){1, 1, 2, 2, 2}, "asymmetric",
+                 "floor", true);
+    resize_check(ctx, "Resize 2x, asymmetric round_prefer_ceil (C kernel)", 2,
+                 (float[]){1, 1, 2, 2}, "asymmetric", "round_prefer_ceil", false);
+    resize_check(ctx, "Resize 1.5x (C kernel)", 2, (float[]){1, 1, 1.5f, 1.5f}, "asymmetric",
+                 "floor", false);
+    resize_check(ctx, "Resize 0.5x (C kernel)", 2, (float[]){1, 1, 0.5f, 0.5f}, "asymmetric",
+                 "floor", false);
     ranges_check(ctx, "C2f block, Split of 16 + 16", 16, false);
     ranges_check(ctx, "C2f block, Slices of 16 + 16", 16, true);
     ranges_check(ctx, "C2f block, Split of 12 + 12", 12, false);

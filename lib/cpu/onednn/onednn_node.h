@@ -79,7 +79,7 @@ typedef struct onednn_op {
 } onednn_op;
 
 extern const onednn_op onednn_conv_op, onednn_pool_op, onednn_matmul_op, onednn_gemm_op,
-    onednn_norm_op, onednn_binary_op, onednn_channels_op;
+    onednn_norm_op, onednn_binary_op, onednn_channels_op, onednn_resize_op;
 
 /* The process's CPU engine (created once; NULL when oneDNN cannot make one). */
 dnnl_engine_t onednn_engine(void);
@@ -147,6 +147,11 @@ int onednn_post_op_src1(int index);
  * onednn_attr_destroy). */
 vkml_status onednn_attr_create(dnnl_primitive_attr_t *attr, dnnl_post_ops_t *po, vkml_error *err);
 void onednn_attr_destroy(dnnl_primitive_attr_t attr, dnnl_post_ops_t po);
+/* Appends the step of pd (consumed, also on failure) from b's node's input 0 to its output 0
+ * (out_dims; the input's rank), each in the claim's layout, with the reorders its stored
+ * layouts need; pd's implementation becomes n's. */
+vkml_status onednn_add_src_dst_step(onednn_node *n, const onednn_build *b, dnnl_primitive_desc_t pd,
+                                    const int64_t *out_dims, vkml_error *err);
 /* Records pd's implementation name as n's (the debug log prints it). */
 void onednn_note_impl(onednn_node *n, const_dnnl_primitive_desc_t pd);
 /* The pooling primitive descriptor of window w (alg, src and dst as given); *pd NULL when

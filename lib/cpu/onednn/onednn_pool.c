@@ -82,34 +82,19 @@ static vkml_status pool_build(const onednn_build *b, onednn_node *n, bool *taken
     }
     if (w.spatial > 3)
         return VKML_OK;
-    int rank = x->rank, y = node->outputs[0];
+    int rank = x->rank;
     int64_t od[VKML_MAX_RANK] = {x->dims[0], x->dims[1]};
     for (int d = 0; d < w.spatial; d++)
         od[2 + d] = w.out[d];
-    dnnl_memory_desc_t x_have, x_want, y_have, y_want;
-    onednn_md(&x_have, rank, x->dims, b->stored[node->inputs[0]]);
+    dnnl_memory_desc_t x_want, y_want;
     onednn_md(&x_want, rank, x->dims, b->claim.in);
-    onednn_md(&y_have, rank, od, b->stored[y]);
     onednn_md(&y_want, rank, od, b->claim.out);
     dnnl_primitive_desc_t pd;
     vkml_status st = onednn_pool_pd(&w, alg, &x_want, &y_want, &pd, err);
     if (st || !pd)
         return st;
-    onednn_note_impl(n, pd);
-    dnnl_memory_t xm, ym;
-    onednn_pending pending;
-    st = onednn_bind_input(n, &x_have, b->ptrs[node->inputs[0]], &x_want, &xm, err);
-    if (!st)
-        st = onednn_bind_output(n, &y_have, b->ptrs[y], &y_want, &ym, &pending, err);
-    if (st) {
-        dnnl_primitive_desc_destroy(pd);
-        return st;
-    }
-    dnnl_exec_arg_t args[2] = {{DNNL_ARG_SRC, xm}, {DNNL_ARG_DST, ym}};
-    if ((st = onednn_add_pd_step(n, pd, 2, args, err)))
-        return st;
     *taken = true;
-    return onednn_bind_output_finish(n, &pending, err);
+    return onednn_add_src_dst_step(n, b, pd, od, err);
 }
 
 const onednn_op onednn_pool_op = {.claim = pool_claim, .build = pool_build};

@@ -44,6 +44,8 @@ static const library_op library_ops[] = {
      "oneDNN: float32 ranges of channels (axis 1), rank 3 to 5, up to 8 outputs"},
     {OP_ID_Slice, &onednn_channels_op,
      "oneDNN: float32 ranges of channels (axis 1, step 1), rank 3 to 5"},
+    {OP_ID_Resize, &onednn_resize_op,
+     "oneDNN: float32 nearest upsampling by whole factors, 1-3 spatial dims"},
     {OP_ID_Add, &onednn_binary_op, "oneDNN: float32, rank up to 5"},
     {OP_ID_Mul, &onednn_binary_op, "oneDNN: float32, rank up to 5"},
     {OP_ID_Sub, &onednn_binary_op, "oneDNN: float32, rank up to 5, A not broadcast"},

@@ -328,3 +328,30 @@ int onednn_post_op_src1(int index)
 {
     return DNNL_ARG_ATTR_MULTIPLE_POST_OP(index) | DNNL_ARG_SRC_1;
 }
+
+vkml_status onednn_add_src_dst_step(onednn_node *n, const onednn_build *b, dnnl_primitive_desc_t pd,
+                                    const int64_t *out_dims, vkml_error *err)
+{
+    const graph_node *node = b->node;
+    const graph_value *x = &b->values[node->inputs[0]];
+    int y = node->outputs[0];
+    dnnl_memory_desc_t x_have, x_want, y_have, y_want;
+    onednn_md(&x_have, x->rank, x->dims, b->stored[node->inputs[0]]);
+    onednn_md(&x_want, x->rank, x->dims, b->claim.in);
+    onednn_md(&y_have, x->rank, out_dims, b->stored[y]);
+    onednn_md(&y_want, x->rank, out_dims, b->claim.out);
+    onednn_note_impl(n, pd);
+    dnnl_memory_t xm, ym;
+    onednn_pending pending;
+    vkml_status st = onednn_bind_input(n, &x_have, b->ptrs[node->inputs[0]], &x_want, &xm, err);
+    if (!st)
+        st = onednn_bind_output(n, &y_have, b->ptrs[y], &y_want, &ym, &pending, err);
+    if (st) {
+        dnnl_primitive_desc_destroy(pd);
+        return st;
+    }
+    dnnl_exec_arg_t args[2] = {{DNNL_ARG_SRC, xm}, {DNNL_ARG_DST, ym}};
+    if ((st = onednn_add_pd_step(n, pd, 2, args, err)))
+        return st;
+    return onednn_bind_output_finish(n, &pending, err);
+}
