@@ -39,8 +39,7 @@ static bool whole_factor_upsample(const resize_params *p, const resize_geometry 
     return true;
 }
 
-static vkml_status resize_build(const onednn_build *b, onednn_node *n, bool *taken,
-                                vkml_error *err)
+static vkml_status resize_build(const onednn_build *b, onednn_node *n, bool *taken, vkml_error *err)
 {
     const graph_node *node = b->node;
     const graph_value *x = &b->values[node->inputs[0]];
