@@ -586,13 +586,16 @@ static void slice_channels(graph *g, int x, int64_t first, int64_t count, int y)
 /* A C2f block of YOLO-style detectors: Conv -> its two halves of `half` channels (a Split,
  * or two Slices) -> 3x3 Conv of the second -> Concat of both halves, that Conv's output, a
  * graph input and an Abs (a C kernel: both in ONNX's layout) -> 1x1 Conv; the first half
- * is a graph output too. Ranges of channels are library nodes (values stay channels-last
- * around them); `half` not a multiple of 16 cuts blocks of 16. */
-static void ranges_check(vkml_context *ctx, const char *label, int64_t half, bool slices)
+ * is a graph output too; images of side x (side + 2). Ranges of channels are library nodes
+ * (values stay channels-last around them); `half` not a multiple of 16 cuts blocks of 16;
+ * a large side copies on several threads. */
+static void ranges_check(vkml_context *ctx, const char *label, int64_t half, int64_t side,
+                         bool slices)
 {
     graph *g = graph_create();
     int64_t c = 2 * half, total = 3 * half + 5 + 4;
-    int x = input(g, 4, (int64_t[]){1, 8, 10, 12}), w = input(g, 4, (int64_t[]){1, 5, 10, 12});
+    int x = input(g, 4, (int64_t[]){1, 8, side, side + 2}),
+        w = input(g, 4, (int64_t[]){1, 5, side, side + 2});
     int y = value(g), y0 = value(g), y1 = value(g), z = value(g), a = value(g), cat = value(g),
         out = value(g);
     graph_attr pad1[1] = {ints(g, "pads", 4, (int64_t[]){1, 1, 1, 1})};
@@ -723,10 +726,11 @@ int main(void)
                  "floor", false);
     resize_check(ctx, "Resize 0.5x (C kernel)", 2, (float[]){1, 1, 0.5f, 0.5f}, "asymmetric",
                  "floor", false);
-    ranges_check(ctx, "C2f block, Split of 16 + 16", 16, false);
-    ranges_check(ctx, "C2f block, Slices of 16 + 16", 16, true);
-    ranges_check(ctx, "C2f block, Split of 12 + 12", 12, false);
-    ranges_check(ctx, "C2f block, Slices of 7 + 7", 7, true);
+    ranges_check(ctx, "C2f block, Split of 16 + 16", 16, 10, false);
+    ranges_check(ctx, "C2f block, Slices of 16 + 16", 16, 10, true);
+    ranges_check(ctx, "C2f block, Split of 12 + 12", 12, 10, false);
+    ranges_check(ctx, "C2f block, Slices of 7 + 7", 7, 10, true);
+    ranges_check(ctx, "C2f block 80x82, Split of 32 + 32", 32, 80, false);
     for (int c = 16; c <= 24; c += 8) {
         char label[64];
         snprintf(label, sizeof(label), "chain of %lld channels", (long long)c);

@@ -1,10 +1,74 @@
-/* Concat, Split and Slice over channels through oneDNN: each step of the node that moves a
- * range of channels (mv_channel_range) is one reorder from that range of its source, in
- * the layout the source is stored in, to that range of its destination, in its own. So a
- * channels-last value is cut and joined without leaving its layout, and a value stored as
- * ONNX lays it out changes layout in the same copy. */
+/* Concat, Split and Slice over channels in the library's layouts: each step of the node
+ * that moves a range of channels (mv_channel_range) copies that range of its source, in the
+ * layout the source is stored in, to that range of its destination, in its own. Between
+ * two channels-last values (or two in ONNX's layout) that is a run of floats per pixel (per
+ * image), copied here on the OpenMP team the primitives run on; between two layouts it is
+ * one oneDNN reorder of the two ranges, which changes the layout in the same copy. */
 #include "cpu/onednn/onednn_node.h"
 #include "ops/movement.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* libgomp's (oneDNN's OpenMP runtime): a parallel region running fn(data) on the team. */
+void GOMP_parallel(void (*fn)(void *), void *data, unsigned num_threads, unsigned flags);
+int omp_get_thread_num(void);
+int omp_get_num_threads(void);
+
+/* Floats below which a copy stays on one thread. */
+#define COPY_PARALLEL_FLOATS (64 * 1024)
+
+static void copy_rows(const onednn_copy *c, int64_t begin, int64_t end)
+{
+    for (int64_t p = begin; p < end; p++)
+        memcpy(c->dst + p * c->dst_pitch, c->src + p * c->src_pitch,
+               sizeof(float) * (size_t)c->count);
+}
+
+static void copy_part(void *arg)
+{
+    const onednn_copy *c = arg;
+    int64_t parts = omp_get_num_threads(), part = omp_get_thread_num();
+    copy_rows(c, c->pixels * part / parts, c->pixels * (part + 1) / parts);
+}
+
+void onednn_copy_run(const onednn_copy *copy, int threads)
+{
+    if (threads <= 1 || copy->pixels < 2 || copy->pixels * copy->count < COPY_PARALLEL_FLOATS) {
+        copy_rows(copy, 0, copy->pixels);
+        return;
+    }
+    if (threads > copy->pixels)
+        threads = (int)copy->pixels;
+    GOMP_parallel(copy_part, (void *)copy, (unsigned)threads, 0);
+}
+
+/* The copy of channels [first, first + count) between values x and y stored in `layout`
+ * (both channels-last, or both in ONNX's layout), when it is one run per pixel or image. */
+static bool run_copy(const graph_value *x, const graph_value *y, onednn_layout layout,
+                     const mv_channels *c, const void *src, void *dst, onednn_copy *copy)
+{
+    int64_t spatial = 1;
+    for (int d = 2; d < x->rank; d++)
+        spatial *= x->dims[d];
+    if (layout == ONEDNN_NXC) /* [N, spatial..., C]: a run of `count` per pixel */
+        *copy = (onednn_copy){.src = (const float *)src + c->src_first,
+                              .dst = (float *)dst + c->dst_first,
+                              .pixels = x->dims[0] * spatial,
+                              .src_pitch = x->dims[1],
+                              .dst_pitch = y->dims[1],
+                              .count = c->count};
+    else if (layout == ONEDNN_PLAIN) /* [N, C, spatial...]: a run of count * spatial per image */
+        *copy = (onednn_copy){.src = (const float *)src + c->src_first * spatial,
+                              .dst = (float *)dst + c->dst_first * spatial,
+                              .pixels = x->dims[0],
+                              .src_pitch = x->dims[1] * spatial,
+                              .dst_pitch = y->dims[1] * spatial,
+                              .count = c->count * spatial};
+    else
+        return false;
+    return true;
+}
 
 /* Every step a channel range of float32 values; the output takes the layout of the first
  * source stored in a library layout, or channels-last (the layout the convolutions around
@@ -60,6 +124,16 @@ static vkml_status channels_build(const onednn_build *b, onednn_node *n, bool *t
             return VKML_OK;
         int from = node->inputs[c.src], to = node->outputs[c.dst];
         const graph_value *x = &b->values[from], *y = &b->values[to];
+        onednn_copy copy;
+        if (b->stored[from] == b->stored[to] &&
+            run_copy(x, y, b->stored[from], &c, b->ptrs[from], b->ptrs[to], &copy)) {
+            if (k == 0)
+                snprintf(n->impl, sizeof(n->impl), "copy");
+            vkml_status st = onednn_add_copy_step(n, &copy, err);
+            if (st)
+                return st;
+            continue;
+        }
         dnnl_memory_desc_t whole_x, whole_y, part_x, part_y;
         onednn_md(&whole_x, x->rank, x->dims, b->stored[from]);
         onednn_md(&whole_y, y->rank, y->dims, b->stored[to]);

@@ -18,11 +18,20 @@
 /* Packed weights shared between nodes (onednn_weights.c). */
 typedef struct onednn_packed onednn_packed;
 
-/* One primitive execution with its arguments. */
+/* A copy of channel ranges (onednn_channels.c): at each of `pixels` positions, `count`
+ * floats from src + p * src_pitch to dst + p * dst_pitch. */
+typedef struct onednn_copy {
+    const float *src;
+    float *dst;
+    int64_t pixels, src_pitch, dst_pitch, count;
+} onednn_copy;
+
+/* One primitive execution with its arguments, or (prim NULL) a copy. */
 typedef struct onednn_step {
     dnnl_primitive_t prim;
     int n_args;
     dnnl_exec_arg_t args[ONEDNN_MAX_ARGS];
+    onednn_copy copy;
 } onednn_step;
 
 typedef struct onednn_node {
@@ -103,6 +112,10 @@ void *onednn_buffer(onednn_node *n, size_t bytes);
 /* Appends a step running prim (owned by n from here on, also on failure). */
 vkml_status onednn_add_step(onednn_node *n, dnnl_primitive_t prim, int n_args,
                             const dnnl_exec_arg_t *args, vkml_error *err);
+/* Appends a copy step. */
+vkml_status onednn_add_copy_step(onednn_node *n, const onednn_copy *copy, vkml_error *err);
+/* Runs a copy step on `threads` threads of the OpenMP team the primitives run on. */
+void onednn_copy_run(const onednn_copy *copy, int threads);
 /* Creates the primitive of pd (destroyed here) and appends it with args. */
 vkml_status onednn_add_pd_step(onednn_node *n, dnnl_primitive_desc_t pd, int n_args,
                                const dnnl_exec_arg_t *args, vkml_error *err);

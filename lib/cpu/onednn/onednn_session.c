@@ -92,7 +92,8 @@ static void node_destroy(onednn_node **np)
     if (!n)
         return;
     for (int i = 0; i < n->n_steps; i++)
-        dnnl_primitive_destroy(n->steps[i].prim);
+        if (n->steps[i].prim)
+            dnnl_primitive_destroy(n->steps[i].prim);
     for (int i = 0; i < n->n_mems; i++)
         dnnl_memory_destroy(n->mems[i]);
     for (int i = 0; i < n->n_buffers; i++)
@@ -314,6 +315,10 @@ vkml_status onednn_session_run(onednn_session *s, int chunk, int node, vkml_erro
     omp_set_num_threads(s->threads);
     for (int i = 0; i < n->n_steps; i++) {
         const onednn_step *step = &n->steps[i];
+        if (!step->prim) {
+            onednn_copy_run(&step->copy, s->threads);
+            continue;
+        }
         dnnl_status_t st = dnnl_primitive_execute(step->prim, stream, step->n_args, step->args);
         if (st != dnnl_success)
             return onednn_check(st, "running a primitive", err);

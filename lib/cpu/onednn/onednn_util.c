@@ -141,6 +141,15 @@ vkml_status onednn_add_pd_step(onednn_node *n, dnnl_primitive_desc_t pd, int n_a
     return onednn_add_step(n, prim, n_args, args, err);
 }
 
+vkml_status onednn_add_copy_step(onednn_node *n, const onednn_copy *copy, vkml_error *err)
+{
+    if (n->n_steps == ONEDNN_MAX_STEPS)
+        return vkml_fail(err, VKML_ERROR_DEVICE, "oneDNN: a node of more than %d steps",
+                         ONEDNN_MAX_STEPS);
+    n->steps[n->n_steps++] = (onednn_step){.copy = *copy};
+    return VKML_OK;
+}
+
 vkml_status onednn_attr_create(dnnl_primitive_attr_t *attr, dnnl_post_ops_t *po, vkml_error *err)
 {
     if (dnnl_primitive_attr_create(attr) != dnnl_success)
