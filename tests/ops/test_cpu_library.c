@@ -10,10 +10,10 @@
  * dilations, count_include_pad) and the global pools; MatMul (batched, broadcast, 1-D
  * operands, constant and dynamic B, transposes absorbed) and Gemm (transposes, alpha, beta,
  * each C shape); Add, Sub, Mul and Div with broadcasting; Softmax, LogSoftmax and
- * LayerNormalization; Resize by whole nearest factors (and forms left to the C kernel); Concat,
- * Split and Slice over channels (a YOLO C2f block, with ranges that cut blocks of 16); the thread
- * count a session asks for; and chains whose values stay in the library's layouts between nodes,
- * broken by a node the library does not run. */
+ * LayerNormalization; float16 Convs (computed in float32); Resize by whole nearest factors (and
+ * forms left to the C kernel); Concat, Split and Slice over channels (a YOLO C2f block, with ranges
+ * that cut blocks of 16); the thread count a session asks for; and chains whose values stay in the
+ * library's layouts between nodes, broken by a node the library does not run. */
 #include "test_graph.h"
 
 /* The case tables give each row's leading fields; the rest are zero. */
@@ -94,6 +94,8 @@ static void count_library(void *user, vkml_log_level level, const char *message)
     (void)level;
     int nodes, threads;
     const char *p = strstr(message, "output stored ");
+    if (getenv("VKML_TEST_LOG"))
+        printf("  log: %s\n", message);
     if (strstr(message, "runs on oneDNN") && library_nodes++ == 0)
         snprintf(first_stored, sizeof(first_stored), "%.*s", p ? (int)strcspn(p + 14, ";") : 0,
                  p ? p + 14 : "");
@@ -137,12 +139,16 @@ static void check_case(vkml_context *ctx, const char *label, graph *g, const int
     io in = {.n = n_inputs};
     for (int i = 0; i < n_inputs; i++) {
         const graph_value *v = &g->values[inputs[i]];
-        size_t n = vkml_tensor_element_count(v->rank, v->dims);
-        float *d = malloc(n * sizeof(float) + 1);
-        for (size_t k = 0; k < n; k++)
-            d[k] = test_randf(&seed, -2, 2);
-        in.t[i] = (vkml_tensor){
-            .dtype = VKML_DTYPE_FLOAT, .rank = v->rank, .data = d, .size = n * sizeof(float)};
+        size_t n = vkml_tensor_element_count(v->rank, v->dims), es = vkml_dtype_size(v->dtype);
+        char *d = malloc(n * es + 1);
+        for (size_t k = 0; k < n; k++) {
+            float f = test_randf(&seed, -2, 2);
+            if (v->dtype == VKML_DTYPE_FLOAT16)
+                ((uint16_t *)d)[k] = vkml_half_from_float(f);
+            else
+                ((float *)d)[k] = f;
+        }
+        in.t[i] = (vkml_tensor){.dtype = v->dtype, .rank = v->rank, .data = d, .size = n * es};
         memcpy(in.t[i].dims, v->dims, sizeof(int64_t) * (size_t)v->rank);
     }
     vkml_model *m = tg_model(g, inputs, n_inputs, outputs, n_outputs, 17);
@@ -156,18 +162,31 @@ static void check_case(vkml_context *ctx, const char *label, graph *g, const int
               expect ? "at least " : "", expect);
     }
     for (int o = 0; m && o < n_outputs && o < got.n && o < ref.n; o++) {
-        size_t n = ref.t[o].size / sizeof(float);
-        const float *a = got.t[o].data, *b = ref.t[o].data;
+        bool half = ref.t[o].dtype == VKML_DTYPE_FLOAT16;
+        if (!half && ref.t[o].dtype != VKML_DTYPE_FLOAT) { /* Shape and such: equal bytes */
+            CHECK(got.t[o].size == ref.t[o].size &&
+                      memcmp(got.t[o].data, ref.t[o].data, ref.t[o].size) == 0,
+                  "%s: output %d differs", label, o);
+            continue;
+        }
+        size_t n = ref.t[o].size / vkml_dtype_size(ref.t[o].dtype);
         double scale = 0, worst = 0;
+        /* float16: the library rounds once after its fused epilogue, the C kernels after
+         * each op */
+        double tolerance = half ? 4e-3 : 1e-4;
         CHECK(got.t[o].size == ref.t[o].size, "%s: output %d: %zu bytes, expected %zu", label, o,
               got.t[o].size, ref.t[o].size);
         for (size_t k = 0; k < n && got.t[o].size == ref.t[o].size; k++) {
-            scale = fmax(scale, fabs(b[k]));
-            worst = fmax(worst, fabs((double)a[k] - b[k]));
+            double a = half ? vkml_half_to_float(((const uint16_t *)got.t[o].data)[k])
+                            : ((const float *)got.t[o].data)[k];
+            double b = half ? vkml_half_to_float(((const uint16_t *)ref.t[o].data)[k])
+                            : ((const float *)ref.t[o].data)[k];
+            scale = fmax(scale, fabs(b));
+            worst = fmax(worst, fabs(a - b));
         }
-        CHECK(worst <= 1e-4 * fmax(scale, 1e-3), "%s: output %d differs by %g (scale %g)", label, o,
-              worst, scale);
-        if (worst > 1e-4 * fmax(scale, 1e-3) || getenv("VKML_TEST_VERBOSE"))
+        CHECK(worst <= tolerance * fmax(scale, 1e-3), "%s: output %d differs by %g (scale %g)",
+              label, o, worst, scale);
+        if (worst > tolerance * fmax(scale, 1e-3) || getenv("VKML_TEST_VERBOSE"))
             printf("%-44s output %d: max diff %.3g of %.3g\n", label, o, worst, scale);
     }
     for (int i = 0; i < MAX_IO; i++) {
@@ -560,6 +579,57 @@ static void folded_reader_check(vkml_context *ctx)
           first_stored);
 }
 
+/* ---- float16 ----------------------------------------------------------------------- */
+
+/* A float16 constant of random values. */
+static int half_weights(graph *g, int rank, const int64_t *dims)
+{
+    int w = weights(g, rank, dims);
+    graph_value *v = &g->values[w];
+    size_t n = vkml_tensor_element_count(rank, dims);
+    uint16_t *h = vkml_arena_calloc(g->arena, n, sizeof(uint16_t));
+    for (size_t i = 0; i < n; i++)
+        h[i] = vkml_half_from_float(((const float *)v->data)[i]);
+    v->dtype = VKML_DTYPE_FLOAT16;
+    v->data = h;
+    v->data_size = n * sizeof(uint16_t);
+    return w;
+}
+
+/* A float16 model: Conv (+bias) -> Relu -> Conv (+ the Relu's output: a residual) -> 3x3
+ * depthwise Conv (+bias, HardSwish) -> MaxPool; and a Conv whose bias is a graph input
+ * (float16, not constant: the C kernel runs it). The library computes in float32 between
+ * the conversions at each node's edges. */
+static void half_check(vkml_context *ctx)
+{
+    graph *g = graph_create();
+    int64_t c = 24;
+    int x = input(g, 4, (int64_t[]){1, 8, 14, 12});
+    g->values[x].dtype = VKML_DTYPE_FLOAT16;
+    int y1 = value(g), r1 = value(g), y2 = value(g), s2 = value(g), y3 = value(g), h3 = value(g),
+        p = value(g);
+    graph_attr pad1[1] = {ints(g, "pads", 4, (int64_t[]){1, 1, 1, 1})};
+    add_node(g, "Conv", 11, 3,
+             (int[]){x, half_weights(g, 4, (int64_t[]){c, 8, 3, 3}), half_weights(g, 1, &c)}, y1, 1,
+             pad1);
+    add_node(g, "Relu", 14, 1, (int[]){y1}, r1, 0, NULL);
+    add_node(g, "Conv", 11, 2, (int[]){r1, half_weights(g, 4, (int64_t[]){c, c, 1, 1})}, y2, 0,
+             NULL);
+    add_node(g, "Add", 14, 2, (int[]){y2, r1}, s2, 0, NULL);
+    add_node(g, "Conv", 11, 3,
+             (int[]){s2, half_weights(g, 4, (int64_t[]){c, 1, 3, 3}), half_weights(g, 1, &c)}, y3,
+             2, (graph_attr[]){pad1[0], one_int("group", c)});
+    add_node(g, "HardSwish", 14, 1, (int[]){y3}, h3, 0, NULL);
+    add_node(g, "MaxPool", 12, 1, (int[]){h3}, p, 2,
+             (graph_attr[]){ints(g, "kernel_shape", 2, (int64_t[]){2, 2}),
+                            ints(g, "strides", 2, (int64_t[]){2, 2})});
+    int bias = input(g, 1, &c), q = value(g);
+    g->values[bias].dtype = VKML_DTYPE_FLOAT16;
+    add_node(g, "Conv", 11, 3, (int[]){p, half_weights(g, 4, (int64_t[]){c, c, 1, 1}), bias}, q, 0,
+             NULL);
+    check_case(ctx, "float16 Conv chain", g, (int[]){x, bias}, 2, (int[]){p, q}, 2, 3);
+}
+
 /* ---- channel ranges ---------------------------------------------------------------- */
 
 /* An int64 constant [n]. */
@@ -712,6 +782,7 @@ int main(void)
         norm_check(ctx, &norm_cases[i]);
     threads_check(ctx);
     folded_reader_check(ctx);
+    half_check(ctx);
     resize_check(ctx, "Resize 2x, asymmetric floor", 2, (float[]){1, 1, 2, 2}, "asymmetric",
                  "floor", true);
     resize_check(ctx, "Resize 3x2, half_pixel", 2, (float[]){1, 1, 3, 2}, "half_pixel",

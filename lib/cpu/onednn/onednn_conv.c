@@ -1,11 +1,14 @@
-/* Conv through oneDNN: float32, 1 to 3 spatial dims, every group form, constant weights
- * packed once; the bias, the fused activation and residual as post-ops; a fused MaxPool as
- * a second primitive. Computes in the layouts oneDNN picks (conv_claim). */
+/* Conv through oneDNN: float32 or float16 (computed in float32: this oneDNN has no float16
+ * convolution on the CPU), 1 to 3 spatial dims, every group form, constant weights packed
+ * once; the bias, the fused activation and residual as post-ops; a fused MaxPool as a
+ * second primitive. Computes in the layouts oneDNN picks (conv_claim). */
 #include "cpu/onednn/onednn_geometry.h"
 #include "cpu/onednn/onednn_node.h"
 #include "ops/conv.h"
 #include "ops/epilogue.h"
 #include "ops/pool.h"
+
+#include <stdint.h>
 
 /* dims of the conv's result (before a fused pool) and the node's output. */
 static void conv_dims(const conv_params *p, int64_t *x, int64_t *w, int64_t *y, int64_t *out)
@@ -75,6 +78,7 @@ static vkml_status pool_step(conv_build *c, onednn_node *n, dnnl_memory_t conv_o
     int y = b->node->outputs[0];
     dnnl_memory_desc_t o_have, o_want;
     onednn_md(&o_have, c->rank, c->od, b->stored[y]);
+    onednn_md_dtype(&o_have, b->values[y].dtype);
     onednn_md(&o_want, c->rank, c->od, b->claim.out);
     dnnl_primitive_desc_t pd;
     vkml_status st = onednn_pool_pd(&c->p.pool, dnnl_pooling_max, &c->y_want, &o_want, &pd, err);
@@ -110,23 +114,42 @@ static bool conv_setup(const graph_value *values, const graph_node *node, onednn
     onednn_md(&c->y_want, c->rank, c->yd, out);
     int wrank = c->rank + (c->p.group > 1);
     onednn_md(&c->w_user, wrank, c->wd, ONEDNN_PLAIN);
+    onednn_md_dtype(&c->w_user, values[node->inputs[1]].dtype);
     dnnl_memory_desc_init_by_tag(&c->w_any, wrank, c->w_user.dims, dnnl_f32, dnnl_format_tag_any);
     dnnl_dims_t bdims = {c->p.out_channels};
     dnnl_memory_desc_init_by_tag(&c->bias_md, 1, bdims, dnnl_f32, dnnl_a);
     return true;
 }
 
-/* A float32 Conv of constant weights: src and dst in the layouts oneDNN picks for it when
- * it may pick any, if it picks among ours (blocked only where C is a multiple of 16, so
- * that no value grows), else channels-last. */
+/* Whether every value of the conv is float32, or every one float16 with a constant bias
+ * (converted once). */
+static bool conv_dtypes(const graph_value *values, const graph_node *node,
+                        const device_value_plan *plans)
+{
+    vkml_dtype t = values[node->inputs[0]].dtype;
+    int residual = op_epilogue_residual(node);
+    if (t != VKML_DTYPE_FLOAT && t != VKML_DTYPE_FLOAT16)
+        return false;
+    for (int i = 1; i < node->n_inputs; i++)
+        if (node->inputs[i] >= 0 && values[node->inputs[i]].dtype != t)
+            return false;
+    if (t == VKML_DTYPE_FLOAT16 && node->n_inputs > 2 && node->inputs[2] >= 0 &&
+        !plans[node->inputs[2]].constant)
+        return false;
+    return values[node->outputs[0]].dtype == t && (residual < 0 || values[residual].dtype == t);
+}
+
+/* A Conv of constant weights: src and dst in the layouts oneDNN picks for it when it may
+ * pick any, if it picks among ours (blocked only where C is a multiple of 16, so that no
+ * value grows), else channels-last. */
 static bool conv_claim(const graph_value *values, const graph_node *node,
                        const device_value_plan *plans, const onednn_layout *stored,
                        onednn_claim *claim)
 {
     (void)stored;
     const graph_value *x = &values[node->inputs[0]];
-    if (x->dtype != VKML_DTYPE_FLOAT || x->rank < 3 || x->rank > 5 || node->n_inputs < 2 ||
-        node->inputs[1] < 0 || !plans[node->inputs[1]].constant)
+    if (x->rank < 3 || x->rank > 5 || node->n_inputs < 2 || node->inputs[1] < 0 ||
+        !plans[node->inputs[1]].constant || !conv_dtypes(values, node, plans))
         return false;
     conv_build c = {0};
     if (!conv_setup(values, node, ONEDNN_NXC, ONEDNN_NXC, &c))
@@ -149,6 +172,22 @@ static bool conv_claim(const graph_value *values, const graph_node *node,
     return true;
 }
 
+/* The bias in float32: the value itself, or a float16 constant converted once. */
+static dnnl_memory_t bias_mem(const conv_build *c, onednn_node *n)
+{
+    const onednn_build *b = c->b;
+    int v = c->node->inputs[2];
+    if (b->values[v].dtype == VKML_DTYPE_FLOAT)
+        return onednn_mem(n, &c->bias_md, b->ptrs[v]);
+    const uint16_t *half = b->plans[v].constant;
+    float *f = onednn_buffer(n, sizeof(float) * (size_t)c->p.out_channels);
+    if (!f)
+        return NULL;
+    for (int64_t i = 0; i < c->p.out_channels; i++)
+        f[i] = vkml_half_to_float(half[i]);
+    return onednn_mem(n, &c->bias_md, f);
+}
+
 static vkml_status conv_build_node(const onednn_build *b, onednn_node *n, bool *taken,
                                    vkml_error *err)
 {
@@ -168,6 +207,8 @@ static vkml_status conv_build_node(const onednn_build *b, onednn_node *n, bool *
     dnnl_memory_desc_t x_have, y_have, r_have;
     onednn_md(&x_have, c.rank, c.xd, b->stored[x]);
     onednn_md(&y_have, c.rank, c.yd, b->stored[y]);
+    onednn_md_dtype(&x_have, b->values[x].dtype);
+    onednn_md_dtype(&y_have, b->values[y].dtype);
     onednn_pending pending = {0};
     const dnnl_memory_desc_t *w_packed = dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
     st = onednn_pack(n, &c.w_user, b->plans[node->inputs[1]].constant, w_packed, &wm, err);
@@ -175,9 +216,10 @@ static vkml_status conv_build_node(const onednn_build *b, onednn_node *n, bool *
         st = onednn_bind_input(n, &x_have, b->ptrs[x], &c.x_want, &xm, err);
     if (!st && c.residual >= 0) {
         onednn_md(&r_have, c.rank, c.yd, b->stored[c.residual]);
+        onednn_md_dtype(&r_have, b->values[c.residual].dtype);
         st = onednn_bind_input(n, &r_have, b->ptrs[c.residual], &c.y_want, &rm, err);
     }
-    if (!st && c.p.has_bias && !(bm = onednn_mem(n, &c.bias_md, b->ptrs[node->inputs[2]])))
+    if (!st && c.p.has_bias && !(bm = bias_mem(&c, n)))
         st = vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "oneDNN: out of memory");
     if (!st && c.p.pooled) { /* the conv's result in a buffer of its own */
         void *buf = onednn_buffer(n, dnnl_memory_desc_get_size(&c.y_want));

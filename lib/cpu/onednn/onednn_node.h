@@ -99,6 +99,10 @@ const char *onednn_status_name(dnnl_status_t s);
 /* Memory descriptor of a float32 tensor [dims] (rank 1..DNNL_MAX_NDIMS) in `layout` (plain
  * for a rank outside 3..5, and for BLOCKED when C is not a multiple of 16). */
 void onednn_md(dnnl_memory_desc_t *md, int rank, const int64_t *dims, onednn_layout layout);
+/* md (as onednn_md makes it) for a value of dtype float32 or float16: the same layout in
+ * that dtype. Library nodes compute in float32; float16 values convert in the reorders at
+ * their edges. */
+void onednn_md_dtype(dnnl_memory_desc_t *md, vkml_dtype dtype);
 /* The layout md is in (of the three), or -1. */
 int onednn_layout_of(const dnnl_memory_desc_t *md);
 /* Whether the two layouts of a [N, C, spatial...] tensor are the same bytes (C or the

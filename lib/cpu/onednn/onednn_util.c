@@ -75,6 +75,11 @@ void onednn_md(dnnl_memory_desc_t *md, int rank, const int64_t *dims, onednn_lay
     dnnl_memory_desc_init_by_strides(md, rank, d, dnnl_f32, strides);
 }
 
+void onednn_md_dtype(dnnl_memory_desc_t *md, vkml_dtype dtype)
+{
+    md->data_type = dtype == VKML_DTYPE_FLOAT16 ? dnnl_f16 : dnnl_f32;
+}
+
 int onednn_layout_of(const dnnl_memory_desc_t *md)
 {
     for (int layout = ONEDNN_PLAIN; layout <= ONEDNN_BLOCKED; layout++) {
