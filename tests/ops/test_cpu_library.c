@@ -596,7 +596,7 @@ static int half_weights(graph *g, int rank, const int64_t *dims)
     return w;
 }
 
-/* A float16 model: Conv (+bias) -> Relu -> Conv (+ the Relu's output: a residual) -> 3x3
+/* Float16 models. Conv (+bias) -> Relu -> Conv (+ the Relu's output: a residual) -> 3x3
  * depthwise Conv (+bias, HardSwish) -> MaxPool; and a Conv whose bias is a graph input
  * (float16, not constant: the C kernel runs it). The library computes in float32 between
  * the conversions at each node's edges. */
@@ -628,6 +628,23 @@ static void half_check(vkml_context *ctx)
     add_node(g, "Conv", 11, 3, (int[]){p, half_weights(g, 4, (int64_t[]){c, c, 1, 1}), bias}, q, 0,
              NULL);
     check_case(ctx, "float16 Conv chain", g, (int[]){x, bias}, 2, (int[]){p, q}, 2, 3);
+
+    /* MatMul by a constant (+ bias, Relu), MatMul by a graph input, Gemm (transB, alpha, C) */
+    g = graph_create();
+    int a = input(g, 3, (int64_t[]){2, 5, 12}), bd = input(g, 3, (int64_t[]){2, 16, 7}),
+        ga = input(g, 2, (int64_t[]){3, 12});
+    g->values[a].dtype = g->values[bd].dtype = g->values[ga].dtype = VKML_DTYPE_FLOAT16;
+    int m1 = value(g), b1 = value(g), r = value(g), m2 = value(g), gy = value(g);
+    add_node(g, "MatMul", 13, 2, (int[]){a, half_weights(g, 2, (int64_t[]){12, 16})}, m1, 0, NULL);
+    add_node(g, "Add", 14, 2, (int[]){m1, half_weights(g, 1, (int64_t[]){16})}, b1, 0, NULL);
+    add_node(g, "Relu", 14, 1, (int[]){b1}, r, 0, NULL);
+    add_node(g, "MatMul", 13, 2, (int[]){r, bd}, m2, 0, NULL);
+    add_node(
+        g, "Gemm", 13, 3,
+        (int[]){ga, half_weights(g, 2, (int64_t[]){10, 12}), half_weights(g, 1, (int64_t[]){10})},
+        gy, 3,
+        (graph_attr[]){one_int("transB", 1), one_float("alpha", 0.5f), one_float("beta", 1.0f)});
+    check_case(ctx, "float16 MatMul and Gemm", g, (int[]){a, bd, ga}, 3, (int[]){m2, gy}, 2, 3);
 }
 
 /* ---- channel ranges ---------------------------------------------------------------- */

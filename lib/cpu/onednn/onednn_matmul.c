@@ -1,18 +1,22 @@
-/* MatMul and Gemm through oneDNN's matmul: float32; a constant B packed once, a dynamic one
- * read in place through its strides (absorbed transposes included); the scale, a MatMul's
- * bias, Gemm's alpha and C, and the fused activation and residual as post-ops. */
+/* MatMul and Gemm through oneDNN's matmul: float32, read and written in place through
+ * their strides (absorbed transposes included), or float16, converted at the node's edges
+ * into dense float32 buffers (this oneDNN has no float16 matmul on the CPU); a constant B
+ * packed once; the scale, a MatMul's bias, Gemm's alpha and C, and the fused activation
+ * and residual as post-ops. */
 #include "cpu/onednn/onednn_node.h"
 #include "ops/epilogue.h"
 #include "ops/matmul.h"
 
 #include <stdlib.h>
 
+/* Whether every value of the node is float32, or every one float16. */
 static bool float_node(const graph_value *values, const graph_node *node)
 {
+    vkml_dtype t = values[node->outputs[0]].dtype;
     for (int i = 0; i < node->n_inputs; i++)
-        if (node->inputs[i] >= 0 && values[node->inputs[i]].dtype != VKML_DTYPE_FLOAT)
+        if (node->inputs[i] >= 0 && values[node->inputs[i]].dtype != t)
             return false;
-    return values[node->outputs[0]].dtype == VKML_DTYPE_FLOAT;
+    return t == VKML_DTYPE_FLOAT || t == VKML_DTYPE_FLOAT16;
 }
 
 static bool matmul_claim(const graph_value *values, const graph_node *node,
@@ -56,6 +60,7 @@ static void operand_md(dnnl_memory_desc_t *md, const matmul_params *p, const int
 
 /* What the two ops share once their operands are described. */
 typedef struct product {
+    bool half; /* float16 values (the descriptors below say float32) */
     dnnl_memory_desc_t a, b, y;
     const void *a_ptr, *b_ptr;
     void *y_ptr;
@@ -66,18 +71,56 @@ typedef struct product {
     const void *add_ptr; /* NULL: none */
 } product;
 
+/* The operand the product computes on for the value at ptr that `have` describes (strides,
+ * float32): the value itself, or for float16 a dense float32 buffer that a reorder fills
+ * (or, for the output, empties: *pending). */
+typedef struct operand {
+    dnnl_memory_desc_t want;
+    dnnl_memory_t mem;
+} operand;
+
+static void operand_want(const product *pr, const dnnl_memory_desc_t *have, operand *o)
+{
+    static const dnnl_format_tag_t dense[] = {dnnl_a,     dnnl_ab,     dnnl_abc,    dnnl_abcd,
+                                              dnnl_abcde, dnnl_abcdef, dnnl_abcdefg};
+    o->want = *have;
+    if (pr->half && have->ndims >= 1 && have->ndims <= 7)
+        dnnl_memory_desc_init_by_tag(&o->want, have->ndims, have->dims, dnnl_f32,
+                                     dense[have->ndims - 1]);
+}
+
+static vkml_status operand_bind(onednn_node *n, const product *pr, const dnnl_memory_desc_t *have,
+                                const void *ptr, operand *o, onednn_pending *pending,
+                                vkml_error *err)
+{
+    dnnl_memory_desc_t typed = *have;
+    if (!pr->half)
+        return (o->mem = onednn_mem(n, have, (void *)ptr))
+                   ? VKML_OK
+                   : vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "oneDNN: out of memory");
+    onednn_md_dtype(&typed, VKML_DTYPE_FLOAT16);
+    return pending ? onednn_bind_output(n, &typed, (void *)ptr, &o->want, &o->mem, pending, err)
+                   : onednn_bind_input(n, &typed, ptr, &o->want, &o->mem, err);
+}
+
 static vkml_status product_build(const onednn_build *b, const product *pr, onednn_node *n,
                                  bool *taken, vkml_error *err)
 {
     const graph_node *node = b->node;
     const graph_epilogue *e = node->epilogue;
     int residual = op_epilogue_residual(node);
-    dnnl_memory_desc_t b_want = pr->b, res_md = pr->y;
+    operand a, bo, y, add, res;
+    operand_want(pr, &pr->a, &a);
+    operand_want(pr, &pr->b, &bo);
+    operand_want(pr, &pr->y, &y);
+    operand_want(pr, &pr->add, &add);
+    operand_want(pr, &pr->y, &res);
+    dnnl_memory_desc_t b_want = bo.want, res_md = res.want;
     if (pr->b_constant)
         dnnl_memory_desc_init_by_tag(&b_want, pr->b.ndims, pr->b.dims, dnnl_f32,
                                      dnnl_format_tag_any);
     dnnl_matmul_desc_t md;
-    if (dnnl_matmul_desc_init(&md, &pr->a, &b_want, NULL, &pr->y) != dnnl_success)
+    if (dnnl_matmul_desc_init(&md, &a.want, &b_want, NULL, &y.want) != dnnl_success)
         return VKML_OK;
     dnnl_primitive_attr_t attr;
     dnnl_post_ops_t po;
@@ -92,7 +135,7 @@ static vkml_status product_build(const onednn_build *b, const product *pr, onedn
         before++;
     }
     if (ok && pr->add_ptr) {
-        ok = dnnl_post_ops_append_binary(po, dnnl_binary_add, &pr->add) == dnnl_success;
+        ok = dnnl_post_ops_append_binary(po, dnnl_binary_add, &add.want) == dnnl_success;
         add_index = before++;
     }
     ok = ok && onednn_epilogue_post_ops(e, po, residual >= 0 ? &res_md : NULL) &&
@@ -106,39 +149,39 @@ static vkml_status product_build(const onednn_build *b, const product *pr, onedn
 
     dnnl_exec_arg_t args[ONEDNN_MAX_ARGS];
     int n_args = 0;
-    dnnl_memory_t am = onednn_mem(n, &pr->a, (void *)pr->a_ptr), bm = NULL,
-                  ym = onednn_mem(n, &pr->y, pr->y_ptr);
-    if (pr->b_constant)
-        st = onednn_pack(n, &pr->b, pr->b_constant,
-                         dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0), &bm, err);
-    else
-        bm = onednn_mem(n, &pr->b, (void *)pr->b_ptr);
-    if (!st && (!am || !bm || !ym))
-        st = vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "oneDNN: out of memory");
-    args[n_args++] = (dnnl_exec_arg_t){DNNL_ARG_SRC, am};
-    args[n_args++] = (dnnl_exec_arg_t){DNNL_ARG_WEIGHTS, bm};
-    args[n_args++] = (dnnl_exec_arg_t){DNNL_ARG_DST, ym};
-    if (!st && pr->add_ptr) {
-        dnnl_memory_t m = onednn_mem(n, &pr->add, (void *)pr->add_ptr);
-        if (!m)
-            st = vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "oneDNN: out of memory");
-        args[n_args++] = (dnnl_exec_arg_t){onednn_post_op_src1(add_index), m};
+    onednn_pending pending = {0};
+    bo.mem = NULL;
+    st = operand_bind(n, pr, &pr->a, pr->a_ptr, &a, NULL, err);
+    if (!st && pr->b_constant) {
+        dnnl_memory_desc_t b_have = pr->b;
+        onednn_md_dtype(&b_have, pr->half ? VKML_DTYPE_FLOAT16 : VKML_DTYPE_FLOAT);
+        st = onednn_pack(n, &b_have, pr->b_constant,
+                         dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0), &bo.mem, err);
+    } else if (!st) {
+        st = operand_bind(n, pr, &pr->b, pr->b_ptr, &bo, NULL, err);
     }
+    if (!st && pr->add_ptr)
+        st = operand_bind(n, pr, &pr->add, pr->add_ptr, &add, NULL, err);
     int ri = onednn_epilogue_residual_index(e, before);
-    if (!st && residual >= 0 && ri >= 0) {
-        dnnl_memory_t m = onednn_mem(n, &res_md, b->ptrs[residual]);
-        if (!m)
-            st = vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "oneDNN: out of memory");
-        args[n_args++] = (dnnl_exec_arg_t){onednn_post_op_src1(ri), m};
-    }
+    if (!st && residual >= 0 && ri >= 0)
+        st = operand_bind(n, pr, &pr->y, b->ptrs[residual], &res, NULL, err);
+    if (!st)
+        st = operand_bind(n, pr, &pr->y, pr->y_ptr, &y, &pending, err);
     if (st) {
         dnnl_primitive_desc_destroy(pd);
         return st;
     }
+    args[n_args++] = (dnnl_exec_arg_t){DNNL_ARG_SRC, a.mem};
+    args[n_args++] = (dnnl_exec_arg_t){DNNL_ARG_WEIGHTS, bo.mem};
+    args[n_args++] = (dnnl_exec_arg_t){DNNL_ARG_DST, y.mem};
+    if (pr->add_ptr)
+        args[n_args++] = (dnnl_exec_arg_t){onednn_post_op_src1(add_index), add.mem};
+    if (residual >= 0 && ri >= 0)
+        args[n_args++] = (dnnl_exec_arg_t){onednn_post_op_src1(ri), res.mem};
     if ((st = onednn_add_pd_step(n, pd, n_args, args, err)))
         return st;
     *taken = true;
-    return VKML_OK;
+    return onednn_bind_output_finish(n, &pending, err);
 }
 
 /* A batch of dense A matrices times one B is one product of batch * m rows: oneDNN's
@@ -170,7 +213,8 @@ static vkml_status matmul_build(const onednn_build *b, onednn_node *n, bool *tak
     if (matmul_params_parse(b->values, node, &p, &ignored) || p.batch_rank + 2 > DNNL_MAX_NDIMS)
         return VKML_OK;
     fold_batch(&p);
-    product pr = {.a_ptr = b->ptrs[node->inputs[0]],
+    product pr = {.half = b->values[node->outputs[0]].dtype == VKML_DTYPE_FLOAT16,
+                  .a_ptr = b->ptrs[node->inputs[0]],
                   .b_ptr = b->ptrs[node->inputs[1]],
                   .y_ptr = b->ptrs[node->outputs[0]],
                   .scale = e && e->scaled ? e->scale : 1.0f};
@@ -205,7 +249,8 @@ static vkml_status gemm_build(const onednn_build *b, onednn_node *n, bool *taken
     if (gemm_params_parse(b->values, node, &g, &ignored))
         return VKML_OK;
     matmul_params p = {.m = g.m, .n = g.n, .k = g.k};
-    product pr = {.a_ptr = b->ptrs[node->inputs[0]],
+    product pr = {.half = b->values[node->outputs[0]].dtype == VKML_DTYPE_FLOAT16,
+                  .a_ptr = b->ptrs[node->inputs[0]],
                   .b_ptr = b->ptrs[node->inputs[1]],
                   .y_ptr = b->ptrs[node->outputs[0]],
                   .scale = g.alpha};
@@ -217,8 +262,8 @@ static vkml_status gemm_build(const onednn_build *b, onednn_node *n, bool *taken
     if (g.has_c && g.beta != 0.0f) {
         int c = node->inputs[2];
         const float *data = b->ptrs[c];
-        if (g.beta != 1.0f) { /* beta C, once: a constant C only */
-            const float *cst = b->plans[c].constant;
+        if (g.beta != 1.0f) { /* beta C, once: a constant float32 C only */
+            const float *cst = pr.half ? NULL : b->plans[c].constant;
             int64_t count = (g.c_stride_m ? g.m : 1) * (g.c_stride_n ? g.n : 1);
             float *scaled = cst ? onednn_buffer(n, sizeof(float) * (size_t)count) : NULL;
             if (!scaled)

@@ -214,7 +214,8 @@ static vkml_status bind(onednn_node *n, const dnnl_memory_desc_t *have, void *pt
                         const dnnl_memory_desc_t *want, dnnl_memory_t *user, dnnl_memory_t *staged,
                         vkml_error *err)
 {
-    if (have->ndims >= 3 && onednn_layouts_agree(have->ndims, have->dims))
+    if (have->ndims >= 3 && have->data_type == want->data_type &&
+        onednn_layouts_agree(have->ndims, have->dims))
         have = want; /* the same bytes */
     if (!(*user = onednn_mem(n, have, ptr)))
         return out_of_room(err);
