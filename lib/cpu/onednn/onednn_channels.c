@@ -8,40 +8,6 @@
 #include "ops/movement.h"
 
 #include <stdio.h>
-#include <string.h>
-
-/* libgomp's (oneDNN's OpenMP runtime): a parallel region running fn(data) on the team. */
-void GOMP_parallel(void (*fn)(void *), void *data, unsigned num_threads, unsigned flags);
-int omp_get_thread_num(void);
-int omp_get_num_threads(void);
-
-/* Floats below which a copy stays on one thread. */
-#define COPY_PARALLEL_FLOATS (64 * 1024)
-
-static void copy_rows(const onednn_copy *c, int64_t begin, int64_t end)
-{
-    for (int64_t p = begin; p < end; p++)
-        memcpy(c->dst + p * c->dst_pitch, c->src + p * c->src_pitch,
-               sizeof(float) * (size_t)c->count);
-}
-
-static void copy_part(void *arg)
-{
-    const onednn_copy *c = arg;
-    int64_t parts = omp_get_num_threads(), part = omp_get_thread_num();
-    copy_rows(c, c->pixels * part / parts, c->pixels * (part + 1) / parts);
-}
-
-void onednn_copy_run(const onednn_copy *copy, int threads)
-{
-    if (threads <= 1 || copy->pixels < 2 || copy->pixels * copy->count < COPY_PARALLEL_FLOATS) {
-        copy_rows(copy, 0, copy->pixels);
-        return;
-    }
-    if (threads > copy->pixels)
-        threads = (int)copy->pixels;
-    GOMP_parallel(copy_part, (void *)copy, (unsigned)threads, 0);
-}
 
 /* The copy of channels [first, first + count) between values x and y stored in `layout`
  * (both channels-last, or both in ONNX's layout), when it is one run per pixel or image. */
@@ -52,14 +18,16 @@ static bool run_copy(const graph_value *x, const graph_value *y, onednn_layout l
     for (int d = 2; d < x->rank; d++)
         spatial *= x->dims[d];
     if (layout == ONEDNN_NXC) /* [N, spatial..., C]: a run of `count` per pixel */
-        *copy = (onednn_copy){.src = (const float *)src + c->src_first,
+        *copy = (onednn_copy){.kind = ONEDNN_COPY_RUNS,
+                              .src = (const float *)src + c->src_first,
                               .dst = (float *)dst + c->dst_first,
                               .pixels = x->dims[0] * spatial,
                               .src_pitch = x->dims[1],
                               .dst_pitch = y->dims[1],
                               .count = c->count};
     else if (layout == ONEDNN_PLAIN) /* [N, C, spatial...]: a run of count * spatial per image */
-        *copy = (onednn_copy){.src = (const float *)src + c->src_first * spatial,
+        *copy = (onednn_copy){.kind = ONEDNN_COPY_RUNS,
+                              .src = (const float *)src + c->src_first * spatial,
                               .dst = (float *)dst + c->dst_first * spatial,
                               .pixels = x->dims[0],
                               .src_pitch = x->dims[1] * spatial,

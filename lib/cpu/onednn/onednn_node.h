@@ -9,20 +9,31 @@
 
 #include <oneapi/dnnl/dnnl.h>
 
-#define ONEDNN_MAX_STEPS 8
+#define ONEDNN_MAX_STEPS 10
 #define ONEDNN_MAX_ARGS 8
-#define ONEDNN_MAX_MEMS 16
-#define ONEDNN_MAX_BUFFERS 6
+#define ONEDNN_MAX_MEMS 24
+#define ONEDNN_MAX_BUFFERS 10
 #define ONEDNN_MAX_PACKED 2
 
 /* Packed weights shared between nodes (onednn_weights.c). */
 typedef struct onednn_packed onednn_packed;
 
-/* A copy of channel ranges (onednn_channels.c): at each of `pixels` positions, `count`
- * floats from src + p * src_pitch to dst + p * dst_pitch. */
+/* A step vkml runs itself between primitives, on their OpenMP team:
+ * - ONEDNN_COPY_RUNS: at each of `pixels` positions, `count` floats from src + p *
+ *   src_pitch to dst + p * dst_pitch (channel ranges, onednn_channels.c);
+ * - ONEDNN_HALVES_TO_FLOATS, ONEDNN_FLOATS_TO_HALVES: `pixels` elements converted (a
+ *   float16 value at a library node's edge; F16C where the CPU has it, which oneDNN's
+ *   float16 reorders do not use). */
+typedef enum onednn_copy_kind {
+    ONEDNN_COPY_RUNS,
+    ONEDNN_HALVES_TO_FLOATS,
+    ONEDNN_FLOATS_TO_HALVES,
+} onednn_copy_kind;
+
 typedef struct onednn_copy {
-    const float *src;
-    float *dst;
+    onednn_copy_kind kind;
+    const void *src;
+    void *dst;
     int64_t pixels, src_pitch, dst_pitch, count;
 } onednn_copy;
 
@@ -118,7 +129,7 @@ vkml_status onednn_add_step(onednn_node *n, dnnl_primitive_t prim, int n_args,
                             const dnnl_exec_arg_t *args, vkml_error *err);
 /* Appends a copy step. */
 vkml_status onednn_add_copy_step(onednn_node *n, const onednn_copy *copy, vkml_error *err);
-/* Runs a copy step on `threads` threads of the OpenMP team the primitives run on. */
+/* Runs a copy step on up to `threads` threads of the OpenMP team the primitives run on. */
 void onednn_copy_run(const onednn_copy *copy, int threads);
 /* Creates the primitive of pd (destroyed here) and appends it with args. */
 vkml_status onednn_add_pd_step(onednn_node *n, dnnl_primitive_desc_t pd, int n_args,
@@ -133,6 +144,7 @@ vkml_status onednn_bind_input(onednn_node *n, const dnnl_memory_desc_t *have, co
  * primitive's step (onednn_bind_output_finish), NULL when none. */
 typedef struct onednn_pending {
     dnnl_memory_t from, to;
+    onednn_copy convert; /* then, when convert.dst is not NULL */
 } onednn_pending;
 vkml_status onednn_bind_output(onednn_node *n, const dnnl_memory_desc_t *have, void *ptr,
                                const dnnl_memory_desc_t *want, dnnl_memory_t *mem,

@@ -2,6 +2,7 @@
 #include "cpu/onednn/onednn_node.h"
 
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -146,6 +147,52 @@ vkml_status onednn_add_pd_step(onednn_node *n, dnnl_primitive_desc_t pd, int n_a
     return onednn_add_step(n, prim, n_args, args, err);
 }
 
+/* libgomp's (oneDNN's OpenMP runtime): a parallel region running fn(data) on the team. */
+void GOMP_parallel(void (*fn)(void *), void *data, unsigned num_threads, unsigned flags);
+int omp_get_thread_num(void);
+int omp_get_num_threads(void);
+
+/* Elements below which a copy step stays on one thread. */
+#define COPY_PARALLEL_ELEMENTS (64 * 1024)
+
+static void copy_range(const onednn_copy *c, int64_t begin, int64_t end)
+{
+    switch (c->kind) {
+    case ONEDNN_COPY_RUNS:
+        for (int64_t p = begin; p < end; p++)
+            memcpy((float *)c->dst + p * c->dst_pitch, (const float *)c->src + p * c->src_pitch,
+                   sizeof(float) * (size_t)c->count);
+        break;
+    case ONEDNN_HALVES_TO_FLOATS:
+        vkml_floats_from_halves((float *)c->dst + begin, (const uint16_t *)c->src + begin,
+                                (size_t)(end - begin));
+        break;
+    case ONEDNN_FLOATS_TO_HALVES:
+        vkml_halves_from_floats((uint16_t *)c->dst + begin, (const float *)c->src + begin,
+                                (size_t)(end - begin));
+        break;
+    }
+}
+
+static void copy_part(void *arg)
+{
+    const onednn_copy *c = arg;
+    int64_t parts = omp_get_num_threads(), part = omp_get_thread_num();
+    copy_range(c, c->pixels * part / parts, c->pixels * (part + 1) / parts);
+}
+
+void onednn_copy_run(const onednn_copy *copy, int threads)
+{
+    int64_t elements = copy->kind == ONEDNN_COPY_RUNS ? copy->pixels * copy->count : copy->pixels;
+    if (threads <= 1 || copy->pixels < 2 || elements < COPY_PARALLEL_ELEMENTS) {
+        copy_range(copy, 0, copy->pixels);
+        return;
+    }
+    if (threads > copy->pixels)
+        threads = (int)copy->pixels;
+    GOMP_parallel(copy_part, (void *)copy, (unsigned)threads, 0);
+}
+
 vkml_status onednn_add_copy_step(onednn_node *n, const onednn_copy *copy, vkml_error *err)
 {
     if (n->n_steps == ONEDNN_MAX_STEPS)
@@ -208,6 +255,25 @@ static vkml_status out_of_room(vkml_error *err)
     return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "oneDNN: out of memory for a node's buffers");
 }
 
+/* For a float16 value (have) that a node computes on in float32: a float32 buffer of n in
+ * the same layout (*twin, *twin_ptr) and the conversion between it and ptr (float16 to
+ * float32 for an input). */
+static vkml_status half_twin(onednn_node *n, const dnnl_memory_desc_t *have, void *ptr, bool input,
+                             dnnl_memory_desc_t *twin, void **twin_ptr, onednn_copy *convert,
+                             vkml_error *err)
+{
+    *twin = *have;
+    twin->data_type = dnnl_f32;
+    int64_t count = (int64_t)(dnnl_memory_desc_get_size(have) / sizeof(uint16_t));
+    if (!(*twin_ptr = onednn_buffer(n, sizeof(float) * (size_t)count)))
+        return out_of_room(err);
+    *convert = (onednn_copy){.kind = input ? ONEDNN_HALVES_TO_FLOATS : ONEDNN_FLOATS_TO_HALVES,
+                             .src = input ? ptr : *twin_ptr,
+                             .dst = input ? *twin_ptr : ptr,
+                             .pixels = count};
+    return VKML_OK;
+}
+
 /* The memory on ptr (described by have) and, when `want` is another layout, a buffer of n
  * in it (*staged); else *staged is the memory on ptr. */
 static vkml_status bind(onednn_node *n, const dnnl_memory_desc_t *have, void *ptr,
@@ -231,6 +297,18 @@ vkml_status onednn_bind_input(onednn_node *n, const dnnl_memory_desc_t *have, co
                               const dnnl_memory_desc_t *want, dnnl_memory_t *mem, vkml_error *err)
 {
     dnnl_memory_t src;
+    dnnl_memory_desc_t twin;
+    if (have->data_type == dnnl_f16 && want->data_type == dnnl_f32) {
+        void *twin_ptr;
+        onednn_copy convert;
+        vkml_status st = half_twin(n, have, (void *)ptr, true, &twin, &twin_ptr, &convert, err);
+        if (!st)
+            st = onednn_add_copy_step(n, &convert, err);
+        if (st)
+            return st;
+        have = &twin;
+        ptr = twin_ptr;
+    }
     vkml_status st = bind(n, have, (void *)ptr, want, &src, mem, err);
     if (st || src == *mem)
         return st;
@@ -244,22 +322,35 @@ vkml_status onednn_bind_output(onednn_node *n, const dnnl_memory_desc_t *have, v
                                onednn_pending *pending, vkml_error *err)
 {
     dnnl_memory_t dst;
+    dnnl_memory_desc_t twin;
     *pending = (onednn_pending){0};
+    if (have->data_type == dnnl_f16 && want->data_type == dnnl_f32) {
+        vkml_status st = half_twin(n, have, ptr, false, &twin, &ptr, &pending->convert, err);
+        if (st)
+            return st;
+        have = &twin;
+    }
     vkml_status st = bind(n, have, ptr, want, &dst, mem, err);
-    if (!st && dst != *mem)
-        *pending = (onednn_pending){.from = *mem, .to = dst};
+    if (!st && dst != *mem) {
+        pending->from = *mem;
+        pending->to = dst;
+    }
     return st;
 }
 
 vkml_status onednn_bind_output_finish(onednn_node *n, const onednn_pending *pending,
                                       vkml_error *err)
 {
-    if (!pending->from)
-        return VKML_OK;
-    const dnnl_memory_desc_t *fmd, *tmd;
-    dnnl_memory_get_memory_desc(pending->from, &fmd);
-    dnnl_memory_get_memory_desc(pending->to, &tmd);
-    return reorder_step(n, pending->from, fmd, pending->to, tmd, err);
+    vkml_status st = VKML_OK;
+    if (pending->from) {
+        const dnnl_memory_desc_t *fmd, *tmd;
+        dnnl_memory_get_memory_desc(pending->from, &fmd);
+        dnnl_memory_get_memory_desc(pending->to, &tmd);
+        st = reorder_step(n, pending->from, fmd, pending->to, tmd, err);
+    }
+    if (!st && pending->convert.dst)
+        st = onednn_add_copy_step(n, &pending->convert, err);
+    return st;
 }
 
 vkml_status onednn_pack(onednn_node *n, const dnnl_memory_desc_t *have, const void *data,

@@ -5,6 +5,7 @@
 #include "cpu/onednn/onednn_node.h"
 
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 struct onednn_packed {
@@ -18,10 +19,25 @@ struct onednn_packed {
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static onednn_packed *entries;
 
-/* Reorders data (have) into a new buffer (want); NULL with err filled on failure. */
+/* Reorders data (have) into a new buffer (want); NULL with err filled on failure. Float16
+ * data becomes float32 first (F16C; oneDNN's float16 reorder is scalar). */
 static void *pack(const dnnl_memory_desc_t *have, const void *data, const dnnl_memory_desc_t *want,
                   vkml_error *err)
 {
+    if (have->data_type == dnnl_f16 && want->data_type == dnnl_f32) {
+        size_t count = dnnl_memory_desc_get_size(have) / sizeof(uint16_t);
+        float *wide = malloc(sizeof(float) * (count ? count : 1));
+        if (!wide) {
+            vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "oneDNN: out of memory packing weights");
+            return NULL;
+        }
+        vkml_floats_from_halves(wide, data, count);
+        dnnl_memory_desc_t wide_md = *have;
+        wide_md.data_type = dnnl_f32;
+        void *bytes = pack(&wide_md, wide, want, err);
+        free(wide);
+        return bytes;
+    }
     size_t size = dnnl_memory_desc_get_size(want);
     void *bytes = aligned_alloc(64, (size + 63) / 64 * 64);
     dnnl_memory_t src = NULL, dst = NULL;
