@@ -27,9 +27,12 @@ typedef struct library_op {
 } library_op;
 
 static const library_op library_ops[] = {
-    {OP_ID_Conv, &onednn_conv_op, "oneDNN: float32, 1-3 spatial dims, constant weights"},
-    {OP_ID_MatMul, &onednn_matmul_op, "oneDNN: float32"},
-    {OP_ID_Gemm, &onednn_gemm_op, "oneDNN: float32 (a beta other than 0 and 1: constant C only)"},
+    {OP_ID_Conv, &onednn_conv_op,
+     "oneDNN: float32; float16 computed in float32; 1-3 spatial dims, constant weights"},
+    {OP_ID_MatMul, &onednn_matmul_op, "oneDNN: float32; float16 computed in float32"},
+    {OP_ID_Gemm, &onednn_gemm_op,
+     "oneDNN: float32; float16 computed in float32; a beta other than 0 and 1: constant "
+     "float32 C only"},
     {OP_ID_MaxPool, &onednn_pool_op, "oneDNN: float32, 1-3 spatial dims, without Indices"},
     {OP_ID_AveragePool, &onednn_pool_op, "oneDNN: float32, 1-3 spatial dims"},
     {OP_ID_GlobalAveragePool, &onednn_pool_op, "oneDNN: float32, 1-3 spatial dims"},
