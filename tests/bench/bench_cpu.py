@@ -3,7 +3,8 @@ device"): vkml's CPU device against ONNX Runtime's CPU provider on the same expo
 (bench_models.CPU_MODELS, cached as bench.py caches them), with one thread and with every
 core, in one run. Each pair alternates vkml and ONNX Runtime for --rounds rounds of
 --repeat runs and reports the median of the rounds' medians, vkml's output checked against
-PyTorch's, and each process's peak RSS. Exit status 1 when a check fails or a run errs.
+PyTorch's, and each process's peak RSS. A row of fewer threads than cores pins both to the
+same first cores. Exit status 1 when a check fails or a run errs.
 """
 import argparse
 import json
@@ -34,6 +35,16 @@ def parse_args():
     return ap.parse_args()
 
 
+def pinned(cmd, threads):
+    """cmd on the first `threads` cores this process may use (taskset), so that vkml and
+    ONNX Runtime run on the same cores: a single thread neither migrates nor lands on a
+    busier core than the other's."""
+    allowed = sorted(os.sched_getaffinity(0))
+    if not shutil.which("taskset") or threads >= len(allowed):
+        return cmd
+    return ["taskset", "-c", ",".join(str(c) for c in allowed[:threads])] + cmd
+
+
 def run_vkml(args, folder, threads, repeat, reference=False):
     meta = json.load(open(os.path.join(folder, "case.json")))
     out_dir = tempfile.mkdtemp()
@@ -42,7 +53,7 @@ def run_vkml(args, folder, threads, repeat, reference=False):
         env["VKML_CPU_KERNELS"] = "reference"
     cmd = [args.vkml, "run", meta["model"], "--input", os.path.join(folder, "input.pb"),
            "--repeat", str(repeat), "--device", "cpu", "--values", "1", "--save", out_dir]
-    rc, out, err, rss = bench.run_measured(cmd, env)
+    rc, out, err, rss = bench.run_measured(pinned(cmd, threads), env)
     res = {"rss": rss}
     m = re.search(r"latency: median ([0-9.]+) ms", out)
     if rc != 0 or not m:
@@ -60,8 +71,9 @@ def run_vkml(args, folder, threads, repeat, reference=False):
 def run_ort(cmd, folder, threads, repeat):
     meta = json.load(open(os.path.join(folder, "case.json")))
     dims = ",".join(str(d) for d in meta["input_shape"])
-    rc, out, err, rss = bench.run_measured(cmd + [meta["model"], os.path.join(folder, "input.bin"),
-                                                  dims, str(repeat), str(threads)])
+    rc, out, err, rss = bench.run_measured(
+        pinned(cmd + [meta["model"], os.path.join(folder, "input.bin"), dims, str(repeat),
+                      str(threads)], threads))
     if rc != 0:
         return {"error": (err.strip().splitlines() or ["exit %d" % rc])[-1], "rss": rss}
     return {"median": json.loads(out.strip().splitlines()[-1])["median_ms"], "rss": rss}
@@ -138,7 +150,8 @@ def main():
     notes = ["- date: %s; %d cores may run this; %s" % (time.strftime("%Y-%m-%d %H:%M"), cores,
                                                        "; ".join(cpu) or "vkml CPU device"),
              "- %d alternating rounds of %d runs (after a warm-up) per cell: the median of the "
-             "rounds' medians; ONNX Runtime: %s, intra-op threads as the row says" %
+             "rounds' medians; ONNX Runtime: %s, intra-op threads as the row says; both "
+             "pinned to the same first cores when the row uses fewer than all" %
              (args.rounds, repeat, ort_name)]
     table = "\n".join(lines)
     print(table)
