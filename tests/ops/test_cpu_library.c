@@ -10,10 +10,11 @@
  * dilations, count_include_pad) and the global pools; MatMul (batched, broadcast, 1-D
  * operands, constant and dynamic B, transposes absorbed) and Gemm (transposes, alpha, beta,
  * each C shape); Add, Sub, Mul and Div with broadcasting; Softmax, LogSoftmax and
- * LayerNormalization; float16 Convs (computed in float32); Resize by whole nearest factors (and
- * forms left to the C kernel); Concat, Split and Slice over channels (a YOLO C2f block, with ranges
- * that cut blocks of 16); the thread count a session asks for; and chains whose values stay in the
- * library's layouts between nodes, broken by a node the library does not run. */
+ * LayerNormalization; float16 Convs, MatMuls and Gemms (computed in float32); MatMulInteger; Resize
+ * by whole nearest factors (and forms left to the C kernel); Concat, Split and Slice over channels
+ * (a YOLO C2f block, with ranges that cut blocks of 16); the thread count a session asks for; and
+ * chains whose values stay in the library's layouts between nodes, broken by a node the library
+ * does not run. */
 #include "test_graph.h"
 
 /* The case tables give each row's leading fields; the rest are zero. */
@@ -145,6 +146,10 @@ static void check_case(vkml_context *ctx, const char *label, graph *g, const int
             float f = test_randf(&seed, -2, 2);
             if (v->dtype == VKML_DTYPE_FLOAT16)
                 ((uint16_t *)d)[k] = vkml_half_from_float(f);
+            else if (v->dtype == VKML_DTYPE_UINT8)
+                ((uint8_t *)d)[k] = (uint8_t)test_randf(&seed, 0, 256);
+            else if (v->dtype == VKML_DTYPE_INT8)
+                ((int8_t *)d)[k] = (int8_t)test_randf(&seed, -128, 128);
             else
                 ((float *)d)[k] = f;
         }
@@ -647,6 +652,50 @@ static void half_check(vkml_context *ctx)
     check_case(ctx, "float16 MatMul and Gemm", g, (int[]){a, bd, ga}, 3, (int[]){m2, gy}, 2, 3);
 }
 
+/* ---- integer products -------------------------------------------------------------- */
+
+/* A constant of int8 or uint8 values: `n` given, or random when values is NULL. */
+static int byte_constant(graph *g, vkml_dtype dtype, int rank, const int64_t *dims,
+                         const int *values)
+{
+    char name[32];
+    snprintf(name, sizeof(name), "q%d", g->n_values);
+    int c = tg_value(g, name, dtype, rank, dims);
+    size_t n = vkml_tensor_element_count(rank, dims);
+    uint8_t *d = vkml_arena_calloc(g->arena, n ? n : 1, 1);
+    for (size_t i = 0; i < n; i++)
+        d[i] = (uint8_t)(values ? values[i]
+                                : (int)test_randf(&seed, dtype == VKML_DTYPE_UINT8 ? 0 : -128,
+                                                  dtype == VKML_DTYPE_UINT8 ? 256 : 128));
+    g->values[c].kind = GRAPH_VALUE_CONSTANT;
+    g->values[c].data = d;
+    g->values[c].data_size = n;
+    return c;
+}
+
+/* MatMulInteger, A [2, 7, 33] of a_type with zero point a_zero (-1: none) by B [33, 20]
+ * (a constant, or a graph input) of b_type with zero point b_zero; `library`: whether
+ * oneDNN must take it. The int32 results must be equal. */
+static void integer_check(vkml_context *ctx, const char *label, vkml_dtype a_type, int a_zero,
+                          vkml_dtype b_type, int b_zero, bool b_constant, bool library)
+{
+    graph *g = graph_create();
+    int64_t ad[3] = {2, 7, 33}, bd[2] = {33, 20}, one = 1;
+    int a = input(g, 3, ad), b, y = value(g);
+    g->values[a].dtype = a_type;
+    if (b_constant) {
+        b = byte_constant(g, b_type, 2, bd, NULL);
+    } else {
+        b = input(g, 2, bd);
+        g->values[b].dtype = b_type;
+    }
+    int az = a_zero < 0 ? -1 : byte_constant(g, a_type, 1, &one, &a_zero);
+    int bz = b_zero < 0 ? -1 : byte_constant(g, b_type, 1, &one, &b_zero);
+    add_node(g, "MatMulInteger", 10, 4, (int[]){a, b, az, bz}, y, 0, NULL);
+    int inputs[2] = {a, b};
+    check_case(ctx, label, g, inputs, b_constant ? 1 : 2, (int[]){y}, 1, library ? 1 : 0);
+}
+
 /* ---- channel ranges ---------------------------------------------------------------- */
 
 /* An int64 constant [n]. */
@@ -800,6 +849,14 @@ int main(void)
     threads_check(ctx);
     folded_reader_check(ctx);
     half_check(ctx);
+    integer_check(ctx, "MatMulInteger u8 (zero 128) by constant s8", VKML_DTYPE_UINT8, 128,
+                  VKML_DTYPE_INT8, -1, true, true);
+    integer_check(ctx, "MatMulInteger s8 by input s8 (zero 0)", VKML_DTYPE_INT8, -1,
+                  VKML_DTYPE_INT8, 0, false, true);
+    integer_check(ctx, "MatMulInteger u8 by constant s8 (zero 3)", VKML_DTYPE_UINT8, 7,
+                  VKML_DTYPE_INT8, 3, true, true);
+    integer_check(ctx, "MatMulInteger u8 by u8 (C kernel)", VKML_DTYPE_UINT8, 128, VKML_DTYPE_UINT8,
+                  128, true, false);
     resize_check(ctx, "Resize 2x, asymmetric floor", 2, (float[]){1, 1, 2, 2}, "asymmetric",
                  "floor", true);
     resize_check(ctx, "Resize 3x2, half_pixel", 2, (float[]){1, 1, 3, 2}, "half_pixel",

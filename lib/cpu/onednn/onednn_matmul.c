@@ -6,8 +6,10 @@
 #include "cpu/onednn/onednn_node.h"
 #include "ops/epilogue.h"
 #include "ops/matmul.h"
+#include "ops/quant.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 /* Whether every value of the node is float32, or every one float16. */
 static bool float_node(const graph_value *values, const graph_node *node)
@@ -60,7 +62,9 @@ static void operand_md(dnnl_memory_desc_t *md, const matmul_params *p, const int
 
 /* What the two ops share once their operands are described. */
 typedef struct product {
-    bool half; /* float16 values (the descriptors below say float32) */
+    bool half;       /* float16 values (the descriptors below say float32) */
+    bool integer;    /* int8 operands, int32 output (the descriptors say so) */
+    int32_t zero[2]; /* integer: A's and B's zero points */
     dnnl_memory_desc_t a, b, y;
     const void *a_ptr, *b_ptr;
     void *y_ptr;
@@ -117,7 +121,7 @@ static vkml_status product_build(const onednn_build *b, const product *pr, onedn
     operand_want(pr, &pr->y, &res);
     dnnl_memory_desc_t b_want = bo.want, res_md = res.want;
     if (pr->b_constant)
-        dnnl_memory_desc_init_by_tag(&b_want, pr->b.ndims, pr->b.dims, dnnl_f32,
+        dnnl_memory_desc_init_by_tag(&b_want, pr->b.ndims, pr->b.dims, pr->b.data_type,
                                      dnnl_format_tag_any);
     dnnl_matmul_desc_t md;
     if (dnnl_matmul_desc_init(&md, &a.want, &b_want, NULL, &y.want) != dnnl_success)
@@ -140,12 +144,21 @@ static vkml_status product_build(const onednn_build *b, const product *pr, onedn
     }
     ok = ok && onednn_epilogue_post_ops(e, po, residual >= 0 ? &res_md : NULL) &&
          dnnl_primitive_attr_set_post_ops(attr, po) == dnnl_success;
+    static const int zero_args[2] = {DNNL_ARG_SRC, DNNL_ARG_WEIGHTS};
+    const int32_t runtime = DNNL_RUNTIME_S32_VAL;
+    for (int i = 0; i < 2 && ok; i++)
+        ok = !pr->zero[i] || dnnl_primitive_attr_set_zero_points(attr, zero_args[i], 1, 0,
+                                                                 &runtime) == dnnl_success;
     dnnl_primitive_desc_t pd = NULL;
     vkml_status st = ok ? onednn_pd(&md, attr, &pd, err) : VKML_OK;
     onednn_attr_destroy(attr, po);
     if (st || !pd)
         return st;
     onednn_note_impl(n, pd);
+    if (pr->integer && strncmp(n->impl, "ref", 3) == 0) { /* the C kernel does better */
+        dnnl_primitive_desc_destroy(pd);
+        return VKML_OK;
+    }
 
     dnnl_exec_arg_t args[ONEDNN_MAX_ARGS];
     int n_args = 0;
@@ -154,7 +167,8 @@ static vkml_status product_build(const onednn_build *b, const product *pr, onedn
     st = operand_bind(n, pr, &pr->a, pr->a_ptr, &a, NULL, err);
     if (!st && pr->b_constant) {
         dnnl_memory_desc_t b_have = pr->b;
-        onednn_md_dtype(&b_have, pr->half ? VKML_DTYPE_FLOAT16 : VKML_DTYPE_FLOAT);
+        if (pr->half)
+            onednn_md_dtype(&b_have, VKML_DTYPE_FLOAT16);
         st = onednn_pack(n, &b_have, pr->b_constant,
                          dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0), &bo.mem, err);
     } else if (!st) {
@@ -178,6 +192,23 @@ static vkml_status product_build(const onednn_build *b, const product *pr, onedn
         args[n_args++] = (dnnl_exec_arg_t){onednn_post_op_src1(add_index), add.mem};
     if (residual >= 0 && ri >= 0)
         args[n_args++] = (dnnl_exec_arg_t){onednn_post_op_src1(ri), res.mem};
+    for (int i = 0; i < 2 && !st; i++) { /* zero points, as oneDNN takes them: memory */
+        if (!pr->zero[i])
+            continue;
+        dnnl_memory_desc_t zmd;
+        dnnl_memory_desc_init_by_tag(&zmd, 1, (dnnl_dims_t){1}, dnnl_s32, dnnl_a);
+        int32_t *z = onednn_buffer(n, sizeof(int32_t));
+        dnnl_memory_t zm = z ? onednn_mem(n, &zmd, z) : NULL;
+        if (!zm)
+            st = vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "oneDNN: out of memory");
+        else
+            *z = pr->zero[i];
+        args[n_args++] = (dnnl_exec_arg_t){DNNL_ARG_ATTR_ZERO_POINTS | zero_args[i], zm};
+    }
+    if (st) {
+        dnnl_primitive_desc_destroy(pd);
+        return st;
+    }
     if ((st = onednn_add_pd_step(n, pd, n_args, args, err)))
         return st;
     *taken = true;
@@ -279,5 +310,72 @@ static vkml_status gemm_build(const onednn_build *b, onednn_node *n, bool *taken
     return product_build(b, &pr, n, taken, err);
 }
 
+/* MatMulInteger: A int8 or uint8, B int8, each zero point one constant (or none): oneDNN's
+ * integer product (VNNI where the CPU has it), exact as the C kernel. */
+static bool integer_form(const graph_value *values, const graph_node *node,
+                         const device_value_plan *plans, qprod_params *q)
+{
+    vkml_error ignored;
+    if (qprod_params_parse(values, node, q, &ignored) || q->mm.batch_rank + 2 > DNNL_MAX_NDIMS)
+        return false;
+    vkml_dtype a = values[node->inputs[q->in->a]].dtype, b = values[node->inputs[q->in->b]].dtype;
+    int zeros[2] = {q->in->a_zero, q->in->b_zero};
+    for (int i = 0; i < 2; i++) {
+        int v = zeros[i] < node->n_inputs ? node->inputs[zeros[i]] : -1;
+        if (v >= 0 &&
+            (!plans[v].constant || vkml_tensor_element_count(values[v].rank, values[v].dims) != 1))
+            return false;
+    }
+    return (a == VKML_DTYPE_UINT8 || a == VKML_DTYPE_INT8) && b == VKML_DTYPE_INT8;
+}
+
+static bool integer_claim(const graph_value *values, const graph_node *node,
+                          const device_value_plan *plans, const onednn_layout *stored,
+                          onednn_claim *claim)
+{
+    (void)stored;
+    qprod_params q;
+    *claim = (onednn_claim){0}; /* plain */
+    return integer_form(values, node, plans, &q);
+}
+
+static vkml_status integer_build(const onednn_build *b, onednn_node *n, bool *taken,
+                                 vkml_error *err)
+{
+    const graph_node *node = b->node;
+    qprod_params q;
+    *taken = false;
+    if (!integer_form(b->values, node, b->plans, &q))
+        return VKML_OK;
+    matmul_params p = q.mm;
+    int av = node->inputs[q.in->a], bv = node->inputs[q.in->b];
+    product pr = {.integer = true,
+                  .a_ptr = b->ptrs[av],
+                  .b_ptr = b->ptrs[bv],
+                  .y_ptr = b->ptrs[node->outputs[0]],
+                  .scale = 1.0f,
+                  .b_constant = b->plans[bv].constant};
+    operand_md(&pr.a, &p, p.a_batch_strides, p.m, p.k, p.a_sm, p.a_sk);
+    operand_md(&pr.b, &p, p.b_batch_strides, p.k, p.n, p.b_sk, p.b_sn);
+    int64_t yd[VKML_MAX_RANK + 2];
+    for (int d = 0; d < p.batch_rank; d++)
+        yd[d] = p.batch_dims[d];
+    yd[p.batch_rank] = p.m, yd[p.batch_rank + 1] = p.n;
+    onednn_md(&pr.y, p.batch_rank + 2, yd, ONEDNN_PLAIN);
+    pr.a.data_type = b->values[av].dtype == VKML_DTYPE_UINT8 ? dnnl_u8 : dnnl_s8;
+    pr.b.data_type = dnnl_s8;
+    pr.y.data_type = dnnl_s32;
+    int zeros[2] = {q.in->a_zero, q.in->b_zero};
+    for (int i = 0; i < 2; i++) {
+        int v = zeros[i] < node->n_inputs ? node->inputs[zeros[i]] : -1;
+        if (v >= 0)
+            pr.zero[i] = b->values[v].dtype == VKML_DTYPE_UINT8
+                             ? *(const uint8_t *)b->plans[v].constant
+                             : *(const int8_t *)b->plans[v].constant;
+    }
+    return product_build(b, &pr, n, taken, err);
+}
+
 const onednn_op onednn_matmul_op = {.claim = matmul_claim, .build = matmul_build};
+const onednn_op onednn_matmul_integer_op = {.claim = integer_claim, .build = integer_build};
 const onednn_op onednn_gemm_op = {.claim = matmul_claim, .build = gemm_build};

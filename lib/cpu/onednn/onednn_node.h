@@ -99,7 +99,8 @@ typedef struct onednn_op {
 } onednn_op;
 
 extern const onednn_op onednn_conv_op, onednn_pool_op, onednn_matmul_op, onednn_gemm_op,
-    onednn_norm_op, onednn_binary_op, onednn_channels_op, onednn_resize_op;
+    onednn_norm_op, onednn_binary_op, onednn_channels_op, onednn_resize_op,
+    onednn_matmul_integer_op;
 
 /* The process's CPU engine (created once; NULL when oneDNN cannot make one). */
 dnnl_engine_t onednn_engine(void);

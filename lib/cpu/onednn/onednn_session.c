@@ -30,6 +30,8 @@ static const library_op library_ops[] = {
     {OP_ID_Conv, &onednn_conv_op,
      "oneDNN: float32; float16 computed in float32; 1-3 spatial dims, constant weights"},
     {OP_ID_MatMul, &onednn_matmul_op, "oneDNN: float32; float16 computed in float32"},
+    {OP_ID_MatMulInteger, &onednn_matmul_integer_op,
+     "oneDNN: A int8 or uint8, B int8, zero points one constant each"},
     {OP_ID_Gemm, &onednn_gemm_op,
      "oneDNN: float32; float16 computed in float32; a beta other than 0 and 1: constant "
      "float32 C only"},
