@@ -21,8 +21,7 @@ gst_vkml_matching_get_type (void)
   };
 
   if (g_once_init_enter (&id))
-    g_once_init_leave (&id, g_enum_register_static ("GstVkmlMatching",
-            values));
+    g_once_init_leave (&id, g_enum_register_static ("GstVkmlMatching", values));
   return (GType) id;
 }
 
@@ -95,7 +94,7 @@ assign_hungarian (const gdouble * cost, guint rows, guint cols,
     gdouble max_cost, gint * row_to_col)
 {
   guint n = MAX (rows, cols), r, c;
-  gdouble *square = g_new0 (gdouble, (gsize) n * n);   /* padding costs 0 */
+  gdouble *square = g_new0 (gdouble, (gsize) n * n);    /* padding costs 0 */
   guint *col_row = g_new (guint, n + 1);
 
   /* Pairs over max_cost cost it and are dropped afterwards, as SORT does. */

@@ -5,9 +5,7 @@
 
 #include <glib-object.h>
 
-G_BEGIN_DECLS
-
-typedef enum
+G_BEGIN_DECLS typedef enum
 {
   GST_VKML_MATCHING_HUNGARIAN = 0,      /* the assignment of least total cost */
   GST_VKML_MATCHING_GREEDY,     /* the cheapest pair first, then the next free one */

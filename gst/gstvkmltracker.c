@@ -20,7 +20,7 @@
 struct _GstVkmlTracker
 {
   GstVkmlTrackerParams params;
-  GArray *tracks;               /* GstVkmlTrack */
+  GArray *tracks;               /* GstVkmlTrackState */
   guint64 next_id;
 };
 
@@ -89,7 +89,7 @@ box_to_axes (const GstVkmlBox * b, gdouble z[4])
 }
 
 static void
-track_box_from_axes (GstVkmlTrack * t)
+track_box_from_axes (GstVkmlTrackState * t)
 {
   gdouble w = MAX (t->axes[2].pos, MIN_PREDICTED_SIZE);
   gdouble h = MAX (t->axes[3].pos, MIN_PREDICTED_SIZE);
@@ -101,7 +101,7 @@ track_box_from_axes (GstVkmlTrack * t)
 }
 
 static void
-track_start (GstVkmlTrack * t, guint64 id, const GstVkmlTrackDetection * d)
+track_start (GstVkmlTrackState * t, guint64 id, const GstVkmlTrackDetection * d)
 {
   gdouble z[4], meas = MEASUREMENT_STD (d->box.h);
   gdouble vel = INITIAL_VELOCITY_STD (d->box.h);
@@ -110,6 +110,9 @@ track_start (GstVkmlTrack * t, guint64 id, const GstVkmlTrackDetection * d)
   memset (t, 0, sizeof (*t));
   t->id = id;
   t->class_id = d->class_id;
+  t->label = d->label;
+  t->score = d->score;
+  t->first_time = d->time;
   t->box = d->box;
   t->hits = 1;
   t->detected = t->seen_last_run = TRUE;
@@ -123,7 +126,7 @@ track_start (GstVkmlTrack * t, guint64 id, const GstVkmlTrackDetection * d)
 
 /* One frame on: SORT moves the box to its prediction; the IoU tracker keeps it. */
 static void
-track_advance (GstVkmlTrack * t, GstVkmlMotion motion)
+track_advance (GstVkmlTrackState * t, GstVkmlMotion motion)
 {
   guint i;
 
@@ -138,7 +141,7 @@ track_advance (GstVkmlTrack * t, GstVkmlMotion motion)
 }
 
 static void
-track_hit (GstVkmlTrack * t, const GstVkmlTrackDetection * d)
+track_hit (GstVkmlTrackState * t, const GstVkmlTrackDetection * d)
 {
   gdouble z[4], meas = MEASUREMENT_STD (d->box.h);
   guint i;
@@ -148,6 +151,8 @@ track_hit (GstVkmlTrack * t, const GstVkmlTrackDetection * d)
     axis_correct (&t->axes[i], z[i], meas);
   t->box = d->box;              /* the detection itself goes out, not a smoothed box */
   t->class_id = d->class_id;
+  t->label = d->label;
+  t->score = d->score;
   t->hits++;
   t->missed = 0;
   t->detected = TRUE;
@@ -159,7 +164,7 @@ gst_vkml_tracker_new (const GstVkmlTrackerParams * params)
   GstVkmlTracker *t = g_new0 (GstVkmlTracker, 1);
 
   t->params = *params;
-  t->tracks = g_array_new (FALSE, FALSE, sizeof (GstVkmlTrack));
+  t->tracks = g_array_new (FALSE, FALSE, sizeof (GstVkmlTrackState));
   t->next_id = 1;
   return t;
 }
@@ -179,7 +184,7 @@ advance_all (GstVkmlTracker * tracker)
   guint i;
 
   for (i = 0; i < tracker->tracks->len; i++)
-    track_advance (&g_array_index (tracker->tracks, GstVkmlTrack, i),
+    track_advance (&g_array_index (tracker->tracks, GstVkmlTrackState, i),
         tracker->params.motion);
 }
 
@@ -198,7 +203,8 @@ cost_matrix (GstVkmlTracker * tracker, const GstVkmlTrackDetection * dets,
   gdouble *cost = g_new (gdouble, MAX ((gsize) rows * n, 1));
 
   for (r = 0; r < rows; r++) {
-    const GstVkmlTrack *t = &g_array_index (tracker->tracks, GstVkmlTrack, r);
+    const GstVkmlTrackState *t =
+        &g_array_index (tracker->tracks, GstVkmlTrackState, r);
 
     for (c = 0; c < n; c++)
       cost[r * n + c] = tracker->params.per_class
@@ -209,7 +215,7 @@ cost_matrix (GstVkmlTracker * tracker, const GstVkmlTrackDetection * dets,
 }
 
 static guint64
-public_id (const GstVkmlTracker * tracker, const GstVkmlTrack * t)
+public_id (const GstVkmlTracker * tracker, const GstVkmlTrackState * t)
 {
   return t->hits >= tracker->params.min_hits ? t->id : 0;
 }
@@ -231,7 +237,8 @@ gst_vkml_tracker_update (GstVkmlTracker * tracker,
   gst_vkml_assign (tracker->params.matching, cost, rows, n,
       1.0 - tracker->params.iou_threshold, row_to_col);
   for (r = 0; r < rows; r++) {
-    GstVkmlTrack *t = &g_array_index (tracker->tracks, GstVkmlTrack, r);
+    GstVkmlTrackState *t =
+        &g_array_index (tracker->tracks, GstVkmlTrackState, r);
 
     t->seen_last_run = row_to_col[r] >= 0;
     if (row_to_col[r] < 0)
@@ -242,11 +249,11 @@ gst_vkml_tracker_update (GstVkmlTracker * tracker,
     track_ids[c] = public_id (tracker, t);
   }
   for (r = rows; r-- > 0;)      /* backwards: removal keeps earlier indices */
-    if (g_array_index (tracker->tracks, GstVkmlTrack, r).missed >
+    if (g_array_index (tracker->tracks, GstVkmlTrackState, r).missed >
         tracker->params.max_missed)
       g_array_remove_index (tracker->tracks, r);
   for (c = 0; c < n; c++) {
-    GstVkmlTrack t;
+    GstVkmlTrackState t;
 
     if (det_taken[c])
       continue;
@@ -259,16 +266,16 @@ gst_vkml_tracker_update (GstVkmlTracker * tracker,
   g_free (det_taken);
 }
 
-const GstVkmlTrack *
+const GstVkmlTrackState *
 gst_vkml_tracker_tracks (GstVkmlTracker * tracker, guint * n_tracks)
 {
   *n_tracks = tracker->tracks->len;
-  return (const GstVkmlTrack *) tracker->tracks->data;
+  return (const GstVkmlTrackState *) tracker->tracks->data;
 }
 
 gboolean
 gst_vkml_tracker_shows_predicted (const GstVkmlTracker * tracker,
-    const GstVkmlTrack * track)
+    const GstVkmlTrackState * track)
 {
   return track->seen_last_run && public_id (tracker, track) != 0;
 }

@@ -7,9 +7,7 @@
 
 #include "gstvkmlassign.h"
 
-G_BEGIN_DECLS
-
-typedef enum
+G_BEGIN_DECLS typedef enum
 {
   GST_VKML_MOTION_IOU = 0,      /* a track stays where it was last detected */
   GST_VKML_MOTION_SORT,         /* a Kalman filter predicts where it goes */
@@ -37,6 +35,9 @@ typedef struct
 {
   guint64 id;                   /* 1, 2, ... in order of creation */
   gint class_id;
+  guint32 label;                /* its last detection's, as given */
+  gfloat score;                 /* its last detection's */
+  guint64 first_time;           /* its first detection's time, as given */
   GstVkmlBox box;               /* this frame's: its detection, else the prediction */
   guint age;                    /* frames since the track began */
   guint hits;                   /* frames with a detection */
@@ -44,7 +45,7 @@ typedef struct
   gboolean detected;            /* matched to a detection this frame */
   gboolean seen_last_run;       /* matched on the detector's last frame */
   GstVkmlKalmanAxis axes[4];    /* SORT: centre x, centre y, width, height */
-} GstVkmlTrack;
+} GstVkmlTrackState;
 
 typedef struct
 {
@@ -60,6 +61,9 @@ typedef struct
 {
   GstVkmlBox box;
   gint class_id;
+  guint32 label;                /* the caller's name of the class (a GQuark) */
+  gfloat score;
+  guint64 time;                 /* when it was seen, in the caller's unit */
 } GstVkmlTrackDetection;
 
 typedef struct _GstVkmlTracker GstVkmlTracker;
@@ -78,12 +82,12 @@ void gst_vkml_tracker_update (GstVkmlTracker * tracker,
 void gst_vkml_tracker_skip (GstVkmlTracker * tracker);
 
 /* The live tracks, @n_tracks of them, valid until the next call. */
-const GstVkmlTrack *gst_vkml_tracker_tracks (GstVkmlTracker * tracker,
+const GstVkmlTrackState *gst_vkml_tracker_tracks (GstVkmlTracker * tracker,
     guint * n_tracks);
 
 /* Whether @track goes out on a skipped frame: confirmed (min_hits) and matched on the
  * detector's last frame. */
 gboolean gst_vkml_tracker_shows_predicted (const GstVkmlTracker * tracker,
-    const GstVkmlTrack * track);
+    const GstVkmlTrackState * track);
 
 G_END_DECLS

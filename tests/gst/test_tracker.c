@@ -114,7 +114,7 @@ detect (const Scene * sc, guint frame, guint64 * seed)
   guint i;
 
   for (i = 0; i < sc->n_movers; i++) {
-    GstVkmlTrackDetection d = { truth (&sc->movers[i], frame), 0 };
+    GstVkmlTrackDetection d = { truth (&sc->movers[i], frame), 0, 0, 1, 0 };
 
     if (uniform (seed) < sc->miss_rate)
       continue;
@@ -126,7 +126,7 @@ detect (const Scene * sc, guint frame, guint64 * seed)
   }
   for (i = 0; i < sc->clutter; i++) {
     GstVkmlTrackDetection d = { {(gfloat) (uniform (seed) * 600),
-            (gfloat) (uniform (seed) * 440), 30, 30}, 0
+        (gfloat) (uniform (seed) * 440), 30, 30}, 0, 0, 0.5f, 0
     };
     g_array_append_val (dets, d);
   }
@@ -162,7 +162,7 @@ track_frame (GstVkmlTracker * tracker, const Scene * sc, guint frame,
     g_free (ids);
     g_array_unref (dets);
   } else {
-    const GstVkmlTrack *t;
+    const GstVkmlTrackState *t;
     guint n;
 
     gst_vkml_tracker_skip (tracker);
@@ -254,7 +254,8 @@ run_scene (const Scene * sc, GstVkmlMotion motion, GstVkmlMatching matching)
 /* Six objects in rows and columns that never meet, 3 px a frame at most. */
 static const Mover apart[] = {
   {20, 20, 3, 0, 40, 60}, {20, 120, 2, 1, 50, 40}, {20, 220, 1, 2, 30, 30},
-  {500, 20, -3, 1, 40, 40}, {500, 300, -2, -1, 60, 50}, {300, 400, 0, -2, 36, 48},
+  {500, 20, -3, 1, 40, 40}, {500, 300, -2, -1, 60, 50}, {300, 400, 0, -2, 36,
+      48},
 };
 
 /* Three pairs on collision courses: each pair meets head on, overlapping fully. */
@@ -358,8 +359,8 @@ GST_START_TEST (test_track_lifetime)
     0.3f, 2, 2, TRUE
   };
   GstVkmlTracker *tracker = gst_vkml_tracker_new (&p);
-  GstVkmlTrackDetection d = { {100, 100, 40, 40}, 3 };
-  GstVkmlTrackDetection other = { {100, 100, 40, 40}, 4 };
+  GstVkmlTrackDetection d = { {100, 100, 40, 40}, 3, 0, 1, 0 };
+  GstVkmlTrackDetection other = { {100, 100, 40, 40}, 4, 0, 1, 0 };
   guint64 id = 99;
   guint n, i;
 
