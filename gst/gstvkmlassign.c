@@ -8,6 +8,11 @@
 #include <glib-object.h>
 #include <string.h>
 
+/* Rows or columns above which the Hungarian method (O(n^3): 16.8 million steps at 256)
+ * gives way to the greedy one, so that a frame of thousands of boxes cannot stall the
+ * stream. */
+#define HUNGARIAN_MAX_SIDE 256
+
 GType
 gst_vkml_matching_get_type (void)
 {
@@ -169,7 +174,8 @@ gst_vkml_assign (GstVkmlMatching matching, const gdouble * cost, guint rows,
     row_to_col[r] = -1;
   if (rows == 0 || cols == 0)
     return;
-  if (matching == GST_VKML_MATCHING_GREEDY)
+  if (matching == GST_VKML_MATCHING_GREEDY || rows > HUNGARIAN_MAX_SIDE
+      || cols > HUNGARIAN_MAX_SIDE)
     assign_greedy (cost, rows, cols, max_cost, row_to_col);
   else
     assign_hungarian (cost, rows, cols, max_cost, row_to_col);

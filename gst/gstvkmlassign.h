@@ -15,7 +15,9 @@ G_BEGIN_DECLS typedef enum
 GType gst_vkml_matching_get_type (void);
 
 /* Pairs rows with columns of the @rows x @cols cost matrix @cost (row-major), each
- * row and column at most once, leaving out pairs that cost more than @max_cost.
+ * row and column at most once, leaving out pairs that cost more than @max_cost. Above
+ * 256 rows or columns, Hungarian gives way to greedy (a bound on the time a frame
+ * takes).
  * row_to_col[r] is the column of row r, or -1. */
 void gst_vkml_assign (GstVkmlMatching matching, const gdouble * cost,
     guint rows, guint cols, gdouble max_cost, gint * row_to_col);

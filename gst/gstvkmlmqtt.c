@@ -24,6 +24,13 @@ gst_vkml_mqtt_available (void)
   return TRUE;
 }
 
+gboolean
+gst_vkml_mqtt_topic_valid (const gchar * topic)
+{
+  return topic && *topic
+      && mosquitto_pub_topic_check (topic) == MOSQ_ERR_SUCCESS;
+}
+
 /* The network thread: QoS 0 once written to the socket, 1 and 2 once acknowledged. */
 static void
 on_publish (G_GNUC_UNUSED struct mosquitto *mosq, void *user,
@@ -129,6 +136,12 @@ gst_vkml_mqtt_close (GstVkmlMqtt * m, guint timeout_ms)
 
 gboolean
 gst_vkml_mqtt_available (void)
+{
+  return FALSE;
+}
+
+gboolean
+gst_vkml_mqtt_topic_valid (G_GNUC_UNUSED const gchar * topic)
 {
   return FALSE;
 }

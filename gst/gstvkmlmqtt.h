@@ -19,6 +19,10 @@ typedef struct
 /* Whether the plugin was built with MQTT (libmosquitto). */
 gboolean gst_vkml_mqtt_available (void);
 
+/* Whether @topic is one a message may be published on (UTF-8, no wildcards); FALSE
+ * without MQTT. */
+gboolean gst_vkml_mqtt_topic_valid (const gchar * topic);
+
 /* Connected (the TCP connection is up; MQTT's handshake follows on the loop), or NULL
  * with *@error set to a sentence naming the broker. */
 GstVkmlMqtt *gst_vkml_mqtt_open (const GstVkmlMqttParams * p, gchar ** error);

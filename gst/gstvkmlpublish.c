@@ -281,6 +281,12 @@ open_mqtt (GstVkmlPublish * self, const GstVkmlMqttParams * p)
 
   if (!p->host || !*p->host)
     return TRUE;
+  if (gst_vkml_mqtt_available () && !gst_vkml_mqtt_topic_valid (self->topic)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("\"%s\" is not an MQTT topic "
+            "to publish on.", self->topic ? self->topic : ""),
+        ("Set 'mqtt-topic' to a topic without the wildcards + and #."));
+    return FALSE;
+  }
   self->mqtt = gst_vkml_mqtt_open (p, &error);
   if (!self->mqtt) {
     GST_ELEMENT_ERROR (self, RESOURCE, OPEN_WRITE, ("vkmlpublish %s.", error),

@@ -424,11 +424,14 @@ track_detected_frame (GstVkmlTrack * self, GstBuffer * buf)
   }
 }
 
-/* Float pixels to the ROI meta's: rounded, clamped at 0. */
+/* Float pixels to the ROI meta's: rounded, clamped to 0 .. G_MAXINT (a prediction
+ * may run far off the frame). */
 static guint
 to_pixels (gfloat v)
 {
-  return v > 0 ? (guint) (v + 0.5f) : 0;
+  if (!(v > 0))
+    return 0;
+  return v < (gfloat) G_MAXINT ? (guint) (v + 0.5f) : (guint) G_MAXINT;
 }
 
 static void

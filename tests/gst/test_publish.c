@@ -272,6 +272,11 @@ GST_START_TEST (test_refusals)
 #endif
   g_free (err);
   g_free (props);
+#ifdef HAVE_MOSQUITTO
+  err = start_error ("mqtt-host=127.0.0.1 mqtt-topic=cams/+/objects");
+  fail_unless (err && strstr (err, "cams/+/objects"), "%s", err);
+  g_free (err);
+#endif
 }
 
 GST_END_TEST;

@@ -464,6 +464,7 @@ GST_START_TEST (test_reclassify_interval)
   const gchar *want[] = { "red", "red", "red", "blue", "blue" };
   GstHarness *h = gst_harness_new_parse (launch);
   GstBuffer *out[G_N_ELEMENTS (want)];
+  GstElement *infer;
   GstVideoInfo vinfo;
   guint64 processed = 0;
   guint f;
@@ -482,8 +483,9 @@ GST_START_TEST (test_reclassify_interval)
   fail_unless (tensor_data_of (out[3], 1) != tensor_data_of (out[0], 1));
   fail_unless (tensor_data_of (out[4], 1) == tensor_data_of (out[3], 1));
   fail_unless (tensor_data_of (out[1], 2) != tensor_data_of (out[0], 2));
-  g_object_get (gst_harness_find_element (h, "vkmlinfer"), "frames-processed",
-      &processed, NULL);
+  infer = gst_harness_find_element (h, "vkmlinfer");
+  g_object_get (infer, "frames-processed", &processed, NULL);
+  gst_object_unref (infer);
   fail_unless_equals_uint64 (processed, G_N_ELEMENTS (want));
   for (f = 0; f < G_N_ELEMENTS (want); f++)
     gst_buffer_unref (out[f]);

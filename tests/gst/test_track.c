@@ -1,13 +1,17 @@
 /* vkmltrack as an element, on hand-made ROI metas: ids kept while objects move, the
  * "tracking" parameter's fields, predicted boxes on frames the detector skipped (SORT
  * moves them, IoU keeps them), a detector frame without detections, the detector's
- * model-id, tracks ended after max-missed frames, ROIs that are not detections. */
+ * model-id, tracks ended after max-missed frames, ROIs that are not detections, and
+ * vkmloverlay drawing the track id. */
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
 #include <gst/video/video.h>
 
+#include "gstvkmloverlay.h"
 #include "gstvkmltensormeta.h"
 #include "gstvkmltrack.h"
+
+#include <string.h>
 
 #define FW 320
 #define FH 240
@@ -240,20 +244,65 @@ GST_START_TEST (test_min_hits_and_other_rois)
 
 GST_END_TEST;
 
+/* vkmloverlay after vkmltrack draws "#1 car" where it draws "car" without: the frames
+ * differ in the tag above the box only (with Pango; without, they are the same). */
+GST_START_TEST (test_overlay_draws_track_id)
+{
+  GstHarness *with = track_harness (NULL);
+  GstHarness *bare = gst_harness_new_parse ("vkmloverlay");
+  GstBuffer *in = detector_frame (0, 1, "det"), *a, *b;
+  GstHarness *overlay = gst_harness_new_parse ("vkmloverlay");
+  GstVideoInfo vinfo;
+  GstMapInfo ma, mb;
+  gsize box_row = (gsize) 20 * FW * 3, first_diff;
+
+  gst_video_info_set_format (&vinfo, GST_VIDEO_FORMAT_RGB, FW, FH);
+  gst_harness_set_src_caps (bare, gst_video_info_to_caps (&vinfo));
+  gst_harness_set_src_caps (overlay, gst_video_info_to_caps (&vinfo));
+  gst_buffer_memset (in, 0, 0, FW * FH * 3);
+  a = gst_harness_push_and_pull (bare, gst_buffer_copy_deep (in));
+  b = gst_harness_push_and_pull (overlay,
+      gst_harness_push_and_pull (with, gst_buffer_copy_deep (in)));
+  fail_unless (gst_buffer_map (a, &ma, GST_MAP_READ));
+  fail_unless (gst_buffer_map (b, &mb, GST_MAP_READ));
+  for (first_diff = 0; first_diff < ma.size
+      && ma.data[first_diff] == mb.data[first_diff]; first_diff++);
+#ifdef HAVE_PANGOCAIRO
+  fail_unless (first_diff < box_row, "no difference above the box");
+#else
+  fail_unless (first_diff == ma.size);
+#endif
+  /* from the box's second row down: the same outline, no tag */
+  fail_unless (memcmp (ma.data + box_row + FW * 3, mb.data + box_row + FW * 3,
+          ma.size - box_row - FW * 3) == 0);
+  gst_buffer_unmap (a, &ma);
+  gst_buffer_unmap (b, &mb);
+  gst_buffer_unref (a);
+  gst_buffer_unref (b);
+  gst_buffer_unref (in);
+  gst_harness_teardown (with);
+  gst_harness_teardown (bare);
+  gst_harness_teardown (overlay);
+}
+
+GST_END_TEST;
+
 static Suite *
 vkml_track_suite (void)
 {
   Suite *s = suite_create ("vkml_track");
   TCase *tc = tcase_create ("general");
 
-  if (!GST_ELEMENT_REGISTER (vkmltrack, NULL))
-    g_error ("cannot register vkmltrack");
+  if (!GST_ELEMENT_REGISTER (vkmltrack, NULL)
+      || !GST_ELEMENT_REGISTER (vkmloverlay, NULL))
+    g_error ("cannot register vkmltrack and vkmloverlay");
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_ids_kept);
   tcase_add_test (tc, test_skipped_frames_predicted);
   tcase_add_test (tc, test_detector_frame_without_objects);
   tcase_add_test (tc, test_max_missed);
   tcase_add_test (tc, test_min_hits_and_other_rois);
+  tcase_add_test (tc, test_overlay_draws_track_id);
   return s;
 }
 

@@ -42,6 +42,32 @@ GST_START_TEST (test_assign_known_answers)
 
 GST_END_TEST;
 
+/* 300 x 300 (over Hungarian's bound, so greedy): a valid assignment, each row on its
+ * cheapest column where those differ. */
+GST_START_TEST (test_assign_large)
+{
+  const guint n = 300;
+  gdouble *cost = g_new (gdouble, n * n);
+  gboolean *taken = g_new0 (gboolean, n);
+  gint *r2c = g_new (gint, n);
+  guint r, c;
+
+  for (r = 0; r < n; r++)
+    for (c = 0; c < n; c++)
+      cost[r * n + c] = c == (r * 7) % n ? 0.1 : 0.9;
+  gst_vkml_assign (GST_VKML_MATCHING_HUNGARIAN, cost, n, n, 0.5, r2c);
+  for (r = 0; r < n; r++) {
+    fail_unless (r2c[r] >= 0 && !taken[r2c[r]]);
+    taken[r2c[r]] = TRUE;
+    fail_unless_equals_int (r2c[r], (r * 7) % n);
+  }
+  g_free (cost);
+  g_free (taken);
+  g_free (r2c);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_box_iou)
 {
   GstVkmlBox a = { 0, 0, 10, 10 }, b = { 5, 0, 10, 10 }, c = { 20, 20, 5, 5 };
@@ -398,6 +424,7 @@ vkml_tracker_suite (void)
 
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_assign_known_answers);
+  tcase_add_test (tc, test_assign_large);
   tcase_add_test (tc, test_box_iou);
   tcase_add_test (tc, test_straight_lines_exact);
   tcase_add_test (tc, test_noise_misses_clutter);
