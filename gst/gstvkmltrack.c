@@ -99,6 +99,8 @@ static void gst_vkml_track_get_property (GObject * object, guint prop_id,
 static void gst_vkml_track_finalize (GObject * object);
 static gboolean gst_vkml_track_start (GstBaseTransform * trans);
 static gboolean gst_vkml_track_stop (GstBaseTransform * trans);
+static gboolean gst_vkml_track_sink_event (GstBaseTransform * trans,
+    GstEvent * event);
 static GstFlowReturn gst_vkml_track_transform_ip (GstBaseTransform * trans,
     GstBuffer * buf);
 
@@ -167,6 +169,7 @@ gst_vkml_track_class_init (GstVkmlTrackClass * klass)
 
   trans_class->start = GST_DEBUG_FUNCPTR (gst_vkml_track_start);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_vkml_track_stop);
+  trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_vkml_track_sink_event);
   trans_class->transform_ip = GST_DEBUG_FUNCPTR (gst_vkml_track_transform_ip);
 
   GST_DEBUG_CATEGORY_INIT (gst_vkml_track_debug, "vkmltrack", 0,
@@ -301,6 +304,18 @@ gst_vkml_track_stop (GstBaseTransform * trans)
   g_clear_pointer (&self->rois, g_ptr_array_unref);
   g_clear_pointer (&self->ids, g_array_unref);
   return TRUE;
+}
+
+/* After a flush (a seek) the objects are elsewhere: the tracks end, their ids are not
+ * given again. */
+static gboolean
+gst_vkml_track_sink_event (GstBaseTransform * trans, GstEvent * event)
+{
+  GstVkmlTrack *self = GST_VKML_TRACK (trans);
+
+  if (GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP && self->tracker)
+    gst_vkml_tracker_clear (self->tracker);
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
 }
 
 /* The frame's detections (ROIs with a "detection" parameter, none yet tracked) into

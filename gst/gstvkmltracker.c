@@ -178,6 +178,12 @@ gst_vkml_tracker_free (GstVkmlTracker * tracker)
   g_free (tracker);
 }
 
+void
+gst_vkml_tracker_clear (GstVkmlTracker * tracker)
+{
+  g_array_set_size (tracker->tracks, 0);
+}
+
 static void
 advance_all (GstVkmlTracker * tracker)
 {

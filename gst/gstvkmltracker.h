@@ -78,6 +78,9 @@ void gst_vkml_tracker_free (GstVkmlTracker * tracker);
 void gst_vkml_tracker_update (GstVkmlTracker * tracker,
     const GstVkmlTrackDetection * dets, guint n, guint64 * track_ids);
 
+/* Ends every track (a flush, a seek); ids go on from where they were, never reused. */
+void gst_vkml_tracker_clear (GstVkmlTracker * tracker);
+
 /* A frame the detector skipped: tracks move on one frame (SORT: to the prediction). */
 void gst_vkml_tracker_skip (GstVkmlTracker * tracker);
 

@@ -244,6 +244,30 @@ GST_START_TEST (test_min_hits_and_other_rois)
 
 GST_END_TEST;
 
+/* A flush (a seek) ends the tracks: no prediction right after it, and the objects seen
+ * again get new ids (3, 4), never the old ones. */
+GST_START_TEST (test_flush_ends_tracks)
+{
+  GstHarness *h = track_harness (NULL);
+  GstSegment seg;
+  Seen s[4];
+
+  push_and_track (h, detector_frame (0, 2, "det"), s, 4);
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
+  gst_segment_init (&seg, GST_FORMAT_TIME);
+  fail_unless (gst_harness_push_event (h, gst_event_new_segment (&seg)));
+  fail_unless_equals_int (push_and_track (h, detector_frame (1, 0, NULL), s,
+          4), 0);
+  fail_unless_equals_int (push_and_track (h, detector_frame (2, 2, "det"), s,
+          4), 2);
+  fail_unless (s[0].id == 3 && s[1].id == 4, "ids %" G_GUINT64_FORMAT ", %"
+      G_GUINT64_FORMAT, s[0].id, s[1].id);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 /* vkmloverlay after vkmltrack draws "#1 car" where it draws "car" without: the frames
  * differ in the tag above the box only (with Pango; without, they are the same). */
 GST_START_TEST (test_overlay_draws_track_id)
@@ -302,6 +326,7 @@ vkml_track_suite (void)
   tcase_add_test (tc, test_detector_frame_without_objects);
   tcase_add_test (tc, test_max_missed);
   tcase_add_test (tc, test_min_hits_and_other_rois);
+  tcase_add_test (tc, test_flush_ends_tracks);
   tcase_add_test (tc, test_overlay_draws_track_id);
   return s;
 }
