@@ -171,24 +171,43 @@ GST_START_TEST (test_file)
 
 GST_END_TEST;
 
-/* A frame without results: empty arrays, the stream id as source. */
-GST_START_TEST (test_empty_frame)
+/* A frame without results: empty arrays, the stream id as source; then an object with
+ * neither detection nor tracking parameter: its box and label, a null track id, no
+ * class or score. */
+GST_START_TEST (test_sparse_frames)
 {
   gchar *dir = g_dir_make_tmp ("vkml-publish-XXXXXX", NULL);
   gchar *path = g_build_filename (dir, "empty.jsonl", NULL);
   gchar *launch = g_strdup_printf ("vkmlpublish location=\"%s\"", path);
   GstHarness *h = gst_harness_new_parse (launch);
   JsonParser *parser = json_parser_new ();
-  JsonObject *f;
-  gchar *text = NULL;
+  JsonObject *f, *o;
+  GstBuffer *in;
+  gchar *text = NULL, **lines;
 
   gst_harness_set_src_caps_str (h, "video/x-raw,format=RGB,width=8,height=8,"
       "framerate=30/1");
   gst_buffer_unref (gst_harness_push_and_pull (h,
           gst_buffer_new_allocate (NULL, 8 * 8 * 3, NULL)));
+  in = gst_buffer_new_allocate (NULL, 8 * 8 * 3, NULL);
+  gst_buffer_add_video_region_of_interest_meta (in, "thing", 1, 2, 3, 4);
+  gst_buffer_unref (gst_harness_push_and_pull (h, in));
   gst_harness_teardown (h);
   fail_unless (g_file_get_contents (path, &text, NULL, NULL));
-  fail_unless (json_parser_load_from_data (parser, text, -1, NULL));
+  lines = g_strsplit (text, "\n", -1);
+  fail_unless_equals_int (g_strv_length (lines), 3);
+  fail_unless (json_parser_load_from_data (parser, lines[1], -1, NULL));
+  f = json_node_get_object (json_parser_get_root (parser));
+  o = json_array_get_object_element (json_object_get_array_member (f,
+          "objects"), 0);
+  fail_unless_equals_string (json_object_get_string_member (o, "label"),
+      "thing");
+  fail_unless_equals_int (json_object_get_int_member
+      (json_object_get_object_member (o, "box"), "h"), 4);
+  fail_unless (json_object_get_null_member (o, "track-id"));
+  fail_unless (!json_object_has_member (o, "class-id")
+      && !json_object_has_member (o, "score"));
+  fail_unless (json_parser_load_from_data (parser, lines[0], -1, NULL));
   f = json_node_get_object (json_parser_get_root (parser));
   fail_unless (json_object_get_null_member (f, "timestamp"));
   fail_unless (strlen (json_object_get_string_member (f, "source")) > 0);
@@ -197,6 +216,7 @@ GST_START_TEST (test_empty_frame)
   fail_unless_equals_int (json_array_get_length (json_object_get_array_member
           (f, "models")), 0);
   g_object_unref (parser);
+  g_strfreev (lines);
   g_free (text);
   g_unlink (path);
   g_rmdir (dir);
@@ -458,7 +478,7 @@ vkml_publish_suite (void)
   tcase_set_timeout (tc, 60);
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_file);
-  tcase_add_test (tc, test_empty_frame);
+  tcase_add_test (tc, test_sparse_frames);
   tcase_add_test (tc, test_refusals);
   tcase_add_test (tc, test_mqtt);
   return s;
