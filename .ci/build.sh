@@ -4,7 +4,8 @@ set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/.ci/deps.sh"
 cd "$root"
-# oneDNN is required here (deps.sh installs it): a build without it would test the C
-# kernels alone and pass.
-[ -f build/build.ninja ] || meson setup build --buildtype=debugoptimized -Donednn=enabled
+# oneDNN and MQTT are required here (deps.sh installs them): a build without them would
+# test the C kernels alone, or vkmlpublish without MQTT, and pass.
+[ -f build/build.ninja ] || meson setup build --buildtype=debugoptimized -Donednn=enabled \
+    -Dmqtt=enabled
 meson compile -C build

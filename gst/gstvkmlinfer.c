@@ -101,7 +101,8 @@ enum
   PROP_INSTANCE_ID,
   PROP_BATCH_TIMEOUT,
   PROP_INSTANCE_FRAMES_PER_RUN,
-  PROP_ROI_FIRST,               /* roi, object-class, min-object-size (gstvkmlinferroi.c) */
+  PROP_ROI_FIRST,               /* roi, object-class, min-object-size,
+                                 * reclassify-interval (gstvkmlinferroi.c) */
 };
 
 
@@ -631,6 +632,7 @@ gst_vkml_infer_teardown (GstVkmlInfer * self)
   /* The queued frames went when the src pad was deactivated (before this stop). */
   g_clear_pointer (&self->pending, gst_vkml_inflight_frame_free);
   gst_vkml_infer_batch_drop (self);
+  gst_vkml_infer_roi_stop (&self->roi);
   pending = gst_vkml_infer_swap_stop (self);
   GST_OBJECT_LOCK (self);
   /* set while running, never swapped (the newest): the next start's model */

@@ -152,6 +152,10 @@ gboolean gst_vkml_infer_query (GstBaseTransform * trans,
     GstPadDirection direction, GstQuery * query);
 /* Posts the error of a failed run (a lost device named). */
 void gst_vkml_infer_run_failed (GstVkmlInfer * self, const vkml_error * err);
+/* Names @meta (of the frame's buffer) by model-id, and mirrors it as GstTensorMeta on
+ * GStreamer >= 1.26. */
+void gst_vkml_infer_name_meta (GstVkmlInfer * self,
+    GstVkmlInflightFrame * frame, GstVkmlTensorMeta * meta);
 /* The frame's outputs as a new meta of its buffer, named by model-id; returns it. */
 GstVkmlTensorMeta *gst_vkml_infer_attach_meta (GstVkmlInfer * self,
     GstVkmlInflightFrame * frame);

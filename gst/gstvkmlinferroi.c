@@ -4,7 +4,9 @@
  * rectangle (the session's last input, int32 [4]); each run's outputs go on the frame as
  * a GstVkmlTensorMeta whose roi_id is the object's ROI meta id. The runs are synchronous
  * (vkml_session_run), one after another; the frame is then queued as one that needs no
- * run. A frame without such objects passes with no inference. */
+ * run. A frame without such objects passes with no inference. With reclassify-interval
+ * N >= 2, an object vkmltrack tracks runs once every N frames; the frames between get
+ * its last outputs again (gstvkmlreclassify.h). */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -20,6 +22,7 @@ enum
   ROI_PROP_MODE,
   ROI_PROP_OBJECT_CLASS,
   ROI_PROP_MIN_OBJECT_SIZE,
+  ROI_PROP_RECLASSIFY_INTERVAL,
 };
 
 GType
@@ -62,6 +65,14 @@ gst_vkml_infer_roi_install_properties (GObjectClass * klass, guint first_id)
           "clipping to the frame) are skipped; empty: no minimum", NULL,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (klass,
+      first_id + ROI_PROP_RECLASSIFY_INTERVAL,
+      g_param_spec_uint ("reclassify-interval", "Reclassify interval",
+          "roi=objects: run the model on an object vkmltrack tracks only every "
+          "Nth frame; the frames between carry its last outputs (0 or 1: "
+          "every frame)", 0, G_MAXINT, 1,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
 }
 
 gboolean
@@ -79,6 +90,9 @@ gst_vkml_infer_roi_set_property (GstVkmlInferRoi * roi, guint id,
     case ROI_PROP_MIN_OBJECT_SIZE:
       g_free (roi->min_object_size);
       roi->min_object_size = g_value_dup_string (value);
+      return TRUE;
+    case ROI_PROP_RECLASSIFY_INTERVAL:
+      roi->reclassify_interval = g_value_get_uint (value);
       return TRUE;
     default:
       return FALSE;
@@ -99,6 +113,9 @@ gst_vkml_infer_roi_get_property (GstVkmlInferRoi * roi, guint id,
     case ROI_PROP_MIN_OBJECT_SIZE:
       g_value_set_string (value, roi->min_object_size);
       return TRUE;
+    case ROI_PROP_RECLASSIFY_INTERVAL:
+      g_value_set_uint (value, roi->reclassify_interval);
+      return TRUE;
     default:
       return FALSE;
   }
@@ -110,6 +127,13 @@ gst_vkml_infer_roi_clear (GstVkmlInferRoi * roi)
   g_clear_pointer (&roi->object_class, g_free);
   g_clear_pointer (&roi->min_object_size, g_free);
   g_clear_pointer (&roi->classes, g_strfreev);
+  gst_vkml_infer_roi_stop (roi);
+}
+
+void
+gst_vkml_infer_roi_stop (GstVkmlInferRoi * roi)
+{
+  g_clear_pointer (&roi->carried, gst_vkml_reclassify_free);
 }
 
 /* "WxH" (each 0 .. 65535), or empty for 0x0. */
@@ -140,10 +164,12 @@ gst_vkml_infer_roi_start (GstVkmlInfer * self)
 {
   GstVkmlInferRoi *roi = &self->roi;
   gchar *classes, *size;
+  guint interval;
   gboolean ok;
 
   GST_OBJECT_LOCK (self);
   roi->run_mode = roi->mode;
+  interval = roi->reclassify_interval;
   classes = g_strdup (roi->object_class);
   size = g_strdup (roi->min_object_size);
   GST_OBJECT_UNLOCK (self);
@@ -156,6 +182,9 @@ gst_vkml_infer_roi_start (GstVkmlInfer * self)
       g_strstrip (*c);
   }
   self->set.roi_objects = roi->run_mode == GST_VKML_ROI_OBJECTS;
+  gst_vkml_infer_roi_stop (roi);
+  if (self->set.roi_objects && interval >= 2)
+    roi->carried = gst_vkml_reclassify_new (interval);
   ok = parse_min_size (size, &roi->min_width, &roi->min_height);
   if (!ok)
     GST_ELEMENT_ERROR (self, LIBRARY, SETTINGS,
@@ -196,6 +225,8 @@ typedef struct
 {
   gint id;                      /* the ROI meta's */
   gint32 rect[4];               /* x, y, w, h within the frame */
+  guint64 track_id;             /* vkmltrack's; 0: untracked */
+  gboolean carried;             /* gets its last outputs again, no run */
 } GstVkmlRoiBox;
 
 /* Gives ROI metas sharing an id (detectors that leave it 0) ids of their own, so each
@@ -237,7 +268,8 @@ collect_boxes (GstVkmlInfer * self, GstBuffer * buf, guint frame_w,
   while ((roi = (GstVideoRegionOfInterestMeta *)
           gst_buffer_iterate_meta_filtered (buf, &state,
               GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
-    GstVkmlRoiBox b = { roi->id, {0, 0, 0, 0}
+    GstVkmlRoiBox b = { roi->id, {0, 0, 0, 0}, gst_vkml_roi_track_id (roi),
+    FALSE
     };
     guint w, h;
 
@@ -252,6 +284,8 @@ collect_boxes (GstVkmlInfer * self, GstBuffer * buf, guint frame_w,
     b.rect[1] = (gint32) roi->y;
     b.rect[2] = (gint32) w;
     b.rect[3] = (gint32) h;
+    b.carried = r->carried && b.track_id
+        && gst_vkml_reclassify_has (r->carried, b.track_id);
     g_array_append_val (boxes, b);
   }
   return boxes;
@@ -303,7 +337,40 @@ run_box (GstVkmlInfer * self, GstVkmlInflightFrame * frame,
   box_geometry (&self->plan, box, &frame->geometry);
   meta = gst_vkml_infer_attach_meta (self, frame);
   meta->roi_id = box->id;
+  if (self->roi.carried && box->track_id)
+    gst_vkml_reclassify_remember (self->roi.carried, box->track_id, meta);
   return GST_FLOW_OK;
+}
+
+/* @box's last outputs again, mapped through its box of this frame. */
+static void
+carry_box (GstVkmlInfer * self, GstVkmlInflightFrame * frame,
+    const GstVkmlRoiBox * box)
+{
+  GstVkmlTensorMeta *meta = gst_vkml_reclassify_carry (self->roi.carried,
+      box->track_id, frame->buf);
+
+  meta->has_geometry = TRUE;
+  box_geometry (&self->plan, box, &meta->geometry);
+  meta->roi_id = box->id;
+  gst_vkml_infer_name_meta (self, frame, meta);
+}
+
+/* The boxes that need a run; the others get their carried outputs now. */
+static guint
+carry_boxes (GstVkmlInfer * self, GstVkmlInflightFrame * frame, GArray * boxes)
+{
+  guint i, runs = 0;
+
+  for (i = 0; i < boxes->len; i++) {
+    const GstVkmlRoiBox *b = &g_array_index (boxes, GstVkmlRoiBox, i);
+
+    if (b->carried)
+      carry_box (self, frame, b);
+    else
+      runs++;
+  }
+  return runs;
 }
 
 GstFlowReturn
@@ -318,11 +385,13 @@ gst_vkml_infer_roi_run (GstVkmlInfer * self, GstVkmlInflightFrame * frame)
 
   frame->buf = gst_buffer_make_writable (frame->buf);
   make_ids_unique (frame->buf);
+  if (self->roi.carried)
+    gst_vkml_reclassify_next_frame (self->roi.carried);
   boxes = collect_boxes (self, frame->buf, self->plan.pp.width,
       self->plan.pp.height);
   frame->wants_run = FALSE;     /* queued as done: the runs are over when queued */
-  if (boxes->len == 0) {
-    GST_LOG_OBJECT (self, "no object to run on");
+  if (carry_boxes (self, frame, boxes) == 0) {
+    GST_LOG_OBJECT (self, "no object to run on (%u carried)", boxes->len);
     g_array_unref (boxes);
     return GST_FLOW_OK;
   }
@@ -339,8 +408,9 @@ gst_vkml_infer_roi_run (GstVkmlInfer * self, GstVkmlInflightFrame * frame)
   g_free (inputs);
   frame->submit_us = g_get_monotonic_time ();
   for (i = 0; i < boxes->len && ret == GST_FLOW_OK; i++)
-    ret = run_box (self, frame, all, n,
-        &g_array_index (boxes, GstVkmlRoiBox, i));
+    if (!g_array_index (boxes, GstVkmlRoiBox, i).carried)
+      ret = run_box (self, frame, all, n,
+          &g_array_index (boxes, GstVkmlRoiBox, i));
   frame->done_us = g_get_monotonic_time ();
   if (ret == GST_FLOW_OK)
     gst_vkml_infer_count_run (self, frame);

@@ -4,6 +4,8 @@
  * (vkml_preprocess.rect_input: one session serves every box). Private to the plugin. */
 #pragma once
 
+#include "gstvkmlreclassify.h"
+
 #include <gst/gst.h>
 
 G_BEGIN_DECLS typedef enum
@@ -21,13 +23,16 @@ typedef struct
   GstVkmlRoiMode mode;
   gchar *object_class;          /* comma-separated labels / class ids; NULL: all */
   gchar *min_object_size;       /* "WxH"; NULL: no minimum */
+  guint reclassify_interval;    /* run on a tracked object every Nth frame */
   /* what start() read, until the next start; streaming thread */
   GstVkmlRoiMode run_mode;
   gchar **classes;              /* NULL: every object */
   guint min_width, min_height;
+  GstVkmlReclassify *carried;   /* reclassify-interval >= 2; until stop */
 } GstVkmlInferRoi;
 
-/* The properties roi, object-class, min-object-size, as ids first_id .. first_id + 2. */
+/* The properties roi, object-class, min-object-size, reclassify-interval, as ids
+ * first_id .. first_id + 3. */
 void gst_vkml_infer_roi_install_properties (GObjectClass * klass,
     guint first_id);
 /* Under the object lock: sets/gets property @id - first_id; FALSE when it is not one
@@ -37,5 +42,7 @@ gboolean gst_vkml_infer_roi_set_property (GstVkmlInferRoi * roi, guint id,
 gboolean gst_vkml_infer_roi_get_property (GstVkmlInferRoi * roi, guint id,
     GValue * value);
 void gst_vkml_infer_roi_clear (GstVkmlInferRoi * roi);
+/* Drops the outputs kept for reclassify-interval (at stop). */
+void gst_vkml_infer_roi_stop (GstVkmlInferRoi * roi);
 
 G_END_DECLS

@@ -168,9 +168,7 @@ gst_vkml_infer_count_run (GstVkmlInfer * self, GstVkmlInflightFrame * frame)
         gst_message_new_latency (GST_OBJECT (self)));
 }
 
-/* The frame's outputs as its buffer's meta, named by model-id (and as GstTensorMeta on
- * GStreamer >= 1.26). */
-static void
+void
 gst_vkml_infer_name_meta (GstVkmlInfer * self, GstVkmlInflightFrame * frame,
     GstVkmlTensorMeta * meta)
 {

@@ -8,7 +8,8 @@
  * "classification" parameter (vkmldetect, vkmlclassify set it), else a hash of the
  * label. A "classification" ROI (the whole frame) gets its label at the top-left
  * corner and no box. An object's ROI that also has a "classification" parameter
- * (vkmlclassify after vkmlinfer roi=objects) gets it after its label: "car: red 0.93".
+ * (vkmlclassify after vkmlinfer roi=objects) gets it after its label: "car: red 0.93";
+ * a tracked object (vkmltrack) its track id before: "#3 car: red 0.93".
  * Labels are drawn with Pango/Cairo when the plugin was built
  * with pangocairo; without it only the boxes are drawn.
  *
@@ -421,22 +422,33 @@ roi_class (GstVideoRegionOfInterestMeta * roi, gboolean * whole_frame)
   return (gint) (g_str_hash (g_quark_to_string (roi->roi_type)) & 0xffff);
 }
 
-/* The tag of @roi: its label, and for an object its classification (secondary
- * inference) with the score: "car: red 0.93". g_free it. */
+/* The tag of @roi: its track id (vkmltrack) and label, and for an object its
+ * classification (secondary inference) with the score: "#3 car: red 0.93". g_free it. */
 static gchar *
 roi_text (GstVideoRegionOfInterestMeta * roi, gboolean whole_frame)
 {
-  const gchar *label = g_quark_to_string (roi->roi_type), *cls_label;
+  GstStructure *track =
+      gst_video_region_of_interest_meta_get_param (roi, "tracking");
+  const gchar *cls_label;
   GstStructure *cls;
   gfloat score = 0;
+  guint64 id;
+  gchar *label, *text;
 
+  label = track && gst_structure_get_uint64 (track, "id", &id) ?
+      g_strdup_printf ("#%" G_GUINT64_FORMAT " %s", id,
+      g_quark_to_string (roi->roi_type)) :
+      g_strdup (g_quark_to_string (roi->roi_type));
   cls = whole_frame ? NULL :
       gst_video_region_of_interest_meta_get_param (roi, "classification");
   if (!cls || !(cls_label = gst_structure_get_string (cls, "label")))
-    return g_strdup (label);
+    return label;
   if (!gst_structure_get (cls, "score", G_TYPE_FLOAT, &score, NULL))
-    return g_strdup_printf ("%s: %s", label, cls_label);
-  return g_strdup_printf ("%s: %s %.2f", label, cls_label, score);
+    text = g_strdup_printf ("%s: %s", label, cls_label);
+  else
+    text = g_strdup_printf ("%s: %s %.2f", label, cls_label, score);
+  g_free (label);
+  return text;
 }
 
 static GstFlowReturn

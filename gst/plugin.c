@@ -1,4 +1,5 @@
-/* The vkml GStreamer plugin: vkmlinfer, its decoders and vkmloverlay. */
+/* The vkml GStreamer plugin: vkmlinfer, its decoders, vkmloverlay, vkmltrack and
+ * vkmlpublish. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -7,6 +8,10 @@
 #include "gstvkmldetect.h"
 #include "gstvkmlinfer.h"
 #include "gstvkmloverlay.h"
+#include "gstvkmltrack.h"
+#ifdef HAVE_VKML_PUBLISH
+#include "gstvkmlpublish.h"
+#endif
 
 static gboolean
 plugin_init (GstPlugin * plugin)
@@ -17,6 +22,10 @@ plugin_init (GstPlugin * plugin)
   ret |= GST_ELEMENT_REGISTER (vkmlclassify, plugin);
   ret |= GST_ELEMENT_REGISTER (vkmldetect, plugin);
   ret |= GST_ELEMENT_REGISTER (vkmloverlay, plugin);
+  ret |= GST_ELEMENT_REGISTER (vkmltrack, plugin);
+#ifdef HAVE_VKML_PUBLISH
+  ret |= GST_ELEMENT_REGISTER (vkmlpublish, plugin);
+#endif
   return ret;
 }
 

@@ -22,7 +22,17 @@ static const struct
   {"vkmldetect", "classes"}, {"vkmldetect", "labels"},
   {"vkmldetect", "max-detections"}, {"vkmldetect", "background-class"},
   {"vkmldetect", "print"}, {"vkmloverlay", "thickness"},
-  {"vkmloverlay", "draw-labels"},
+  {"vkmloverlay", "draw-labels"}, {"vkmltrack", "tracker"},
+  {"vkmltrack", "matching"}, {"vkmltrack", "iou-threshold"},
+  {"vkmltrack", "max-missed"}, {"vkmltrack", "min-hits"},
+  {"vkmltrack", "per-class"}, {"vkmltrack", "model-id"},
+  {"vkmltrack", "print"}, {"vkmlinfer", "reclassify-interval"},
+#ifdef HAVE_VKML_PUBLISH
+  {"vkmlpublish", "location"}, {"vkmlpublish", "source-id"},
+  {"vkmlpublish", "mqtt-host"}, {"vkmlpublish", "mqtt-port"},
+  {"vkmlpublish", "mqtt-topic"}, {"vkmlpublish", "mqtt-client-id"},
+  {"vkmlpublish", "mqtt-qos"},
+#endif
 };
 
 static void
@@ -38,8 +48,8 @@ load_plugin (void)
   g_free (path);
 }
 
-/* The plugin file provides vkmlinfer, vkmlclassify, vkmldetect and vkmloverlay, each
- * property with a blurb. */
+/* The plugin file provides vkmlinfer, vkmlclassify, vkmldetect, vkmloverlay, vkmltrack
+ * and (built with json-glib) vkmlpublish, each property with a blurb. */
 GST_START_TEST (test_plugin_provides_elements)
 {
   guint i;

@@ -422,6 +422,81 @@ GST_START_TEST (test_classify_objects)
 
 GST_END_TEST;
 
+/* two_colour_frame with its object 1 at x = @x (left: red, right: blue) and tracked by
+ * vkmltrack as track 7; object 2 (on the blue half) untracked. */
+static GstBuffer *
+tracked_frame (const GstVideoInfo * vinfo, guint x)
+{
+  GstBuffer *buf = two_colour_frame (vinfo, 2);
+  GstVideoRegionOfInterestMeta *roi =
+      gst_buffer_get_video_region_of_interest_meta_id (buf, 1);
+
+  roi->x = x;
+  gst_video_region_of_interest_meta_add_param (roi,
+      gst_structure_new ("tracking", "id", G_TYPE_UINT64,
+          (guint64) 7, "predicted", G_TYPE_BOOLEAN, FALSE, NULL));
+  return buf;
+}
+
+/* The data buffer of the first tensor of roi_id @id's meta. */
+static GstBuffer *
+tensor_data_of (GstBuffer * buf, gint id)
+{
+  guint n_metas;
+  GstVkmlTensorMeta *m = meta_of_roi (buf, id, &n_metas);
+
+  fail_unless (m != NULL && m->n_tensors > 0);
+  fail_unless_equals_string (m->model_id, "colour");
+  return m->tensors[0].data;
+}
+
+/* reclassify-interval=3: the tracked object runs on frames 0 and 3 only; frames 1 and 2
+ * carry frame 0's outputs (the same data) and so its label "red", though the object
+ * moved onto the blue half at frame 1; frame 3 runs again: "blue". The untracked
+ * object runs on every frame. */
+GST_START_TEST (test_reclassify_interval)
+{
+  gchar *model = build_path ("pipelines", "color.onnx");
+  gchar *labels = build_path ("pipelines", "color-labels.txt");
+  gchar *launch = g_strdup_printf ("vkmlinfer model=\"%s\" device=cpu "
+      "roi=objects model-id=colour reclassify-interval=3 ! vkmlclassify "
+      "model-id=colour labels=\"%s\" post-messages=false", model, labels);
+  const gchar *want[] = { "red", "red", "red", "blue", "blue" };
+  GstHarness *h = gst_harness_new_parse (launch);
+  GstBuffer *out[G_N_ELEMENTS (want)];
+  GstElement *infer;
+  GstVideoInfo vinfo;
+  guint64 processed = 0;
+  guint f;
+
+  gst_video_info_set_format (&vinfo, GST_VIDEO_FORMAT_RGB, 64, 48);
+  gst_harness_set_src_caps (h, gst_video_info_to_caps (&vinfo));
+  for (f = 0; f < G_N_ELEMENTS (want); f++) {
+    out[f] = gst_harness_push_and_pull (h, tracked_frame (&vinfo,
+            f == 0 ? 4 : 40));
+    fail_unless (out[f] != NULL);
+    fail_unless_equals_string (classification_of (out[f], 1), want[f]);
+    fail_unless_equals_string (classification_of (out[f], 2), "blue");
+  }
+  fail_unless (tensor_data_of (out[1], 1) == tensor_data_of (out[0], 1));
+  fail_unless (tensor_data_of (out[2], 1) == tensor_data_of (out[0], 1));
+  fail_unless (tensor_data_of (out[3], 1) != tensor_data_of (out[0], 1));
+  fail_unless (tensor_data_of (out[4], 1) == tensor_data_of (out[3], 1));
+  fail_unless (tensor_data_of (out[1], 2) != tensor_data_of (out[0], 2));
+  infer = gst_harness_find_element (h, "vkmlinfer");
+  g_object_get (infer, "frames-processed", &processed, NULL);
+  gst_object_unref (infer);
+  fail_unless_equals_uint64 (processed, G_N_ELEMENTS (want));
+  for (f = 0; f < G_N_ELEMENTS (want); f++)
+    gst_buffer_unref (out[f]);
+  gst_harness_teardown (h);
+  g_free (launch);
+  g_free (model);
+  g_free (labels);
+}
+
+GST_END_TEST;
+
 /* Rightmost changed pixel in the rows above the box (its tag), -1: none. */
 static gint
 tag_right_edge (GstBuffer * before, GstBuffer * after,
@@ -540,6 +615,7 @@ vkml_roi_suite (void)
   tcase_add_test (tc, test_object_filter);
   tcase_add_test (tc, test_no_objects);
   tcase_add_test (tc, test_classify_objects);
+  tcase_add_test (tc, test_reclassify_interval);
   tcase_add_test (tc, test_overlay_draws_classification);
   tcase_add_test (tc, test_bad_min_size);
   return s;
