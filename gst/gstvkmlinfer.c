@@ -6,9 +6,9 @@
  * frame and attaches the model's outputs to the frame as a #GstVkmlTensorMeta. The
  * video passes through unchanged.
  *
- * Each frame (NV12, I420, GRAY8 or packed 8-bit RGB, any size and stride, no
- * videoconvert needed) is turned into the model's single image input by one kernel on
- * the model's device (libvkml's pre-processing, see docs/element.md): colour
+ * Each frame (8- and 10-bit YUV 4:2:0, 4:2:2 and 4:4:4, GRAY8 or packed 8-bit RGB, any
+ * size and stride, no videoconvert needed) is turned into the model's single image
+ * input by one kernel on the model's device (libvkml's pre-processing, see docs/element.md): colour
  * conversion, resize (stretch, letterbox or crop), channel order, (x * scale - mean) /
  * std, NCHW or NHWC and the input's dtype (float, float16, uint8). A symbolic batch is
  * bound to 'batch-size' (frames per run, gstvkmlinferbatch.c), symbolic height and width
@@ -105,9 +105,7 @@ enum
 };
 
 
-#define VIDEO_CAPS \
-    GST_VIDEO_CAPS_MAKE ("{ NV12, I420, RGB, BGR, RGBA, BGRA, RGBx, BGRx, " \
-        "xRGB, xBGR, ARGB, ABGR, GRAY8 }")
+#define VIDEO_CAPS GST_VIDEO_CAPS_MAKE (GST_VKML_VIDEO_FORMATS)
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
     GST_PAD_SINK,
@@ -137,6 +135,8 @@ static GstCaps *gst_vkml_infer_transform_caps (GstBaseTransform * trans,
     GstPadDirection direction, GstCaps * caps, GstCaps * filter);
 static gboolean gst_vkml_infer_propose_allocation (GstBaseTransform * trans,
     GstQuery * decide_query, GstQuery * query);
+static gboolean gst_vkml_infer_accept_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps);
 
 #define STAT_FLAGS (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)
 
@@ -360,6 +360,7 @@ gst_vkml_infer_class_init (GstVkmlInferClass * klass)
   trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_vkml_infer_sink_event);
   trans_class->src_event = GST_DEBUG_FUNCPTR (gst_vkml_infer_src_event);
   trans_class->query = GST_DEBUG_FUNCPTR (gst_vkml_infer_query);
+  trans_class->accept_caps = GST_DEBUG_FUNCPTR (gst_vkml_infer_accept_caps);
 
   GST_DEBUG_CATEGORY_INIT (gst_vkml_infer_debug, "vkmlinfer", 0,
       "vkml inference element");
@@ -859,6 +860,37 @@ gst_vkml_infer_refuse_caps (GstVkmlInfer * self, GstCaps * caps,
           "symbolic height and width 'input-size' or the video's size; the "
           "model's other inputs come from 'input-tensors'."));
   g_free (input);
+}
+
+/* Fixed raw video caps of a format the element does not take get an error naming the
+ * formats it does (once per caps), rather than upstream's bare not-negotiated. */
+static gboolean
+gst_vkml_infer_accept_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps)
+{
+  GstVkmlInfer *self = GST_VKML_INFER (trans);
+  const GstStructure *s;
+  const gchar *format;
+
+  if (GST_BASE_TRANSFORM_CLASS (parent_class)->accept_caps (trans, direction,
+          caps))
+    return TRUE;
+  if (direction != GST_PAD_SINK || !gst_caps_is_fixed (caps))
+    return FALSE;
+  s = gst_caps_get_structure (caps, 0);
+  format = gst_structure_get_string (s, "format");
+  if (!gst_structure_has_name (s, "video/x-raw") || !format
+      || !gst_caps_features_is_equal (gst_caps_get_features (caps, 0),
+          GST_CAPS_FEATURES_MEMORY_SYSTEM_MEMORY)
+      || (self->refused_caps && gst_caps_is_equal (caps, self->refused_caps)))
+    return FALSE;
+  gst_caps_replace (&self->refused_caps, caps);
+  GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+      ("vkmlinfer does not take video in format %s; it takes video/x-raw in "
+          "%s, or other/tensors.", format, GST_VKML_VIDEO_FORMATS),
+      ("refused %" GST_PTR_FORMAT "; put videoconvert in front for other "
+          "formats", caps));
+  return FALSE;
 }
 
 /* Streaming thread. Makes @plan (and @model, for a swap: NULL keeps the model) the one

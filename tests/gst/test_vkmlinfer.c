@@ -407,6 +407,31 @@ GST_START_TEST (test_caps_model_cannot_take)
 
 GST_END_TEST;
 
+/* Video in a format the element does not take (YUY2): CORE/NEGOTIATION naming that
+ * format and the formats it takes, not only upstream's not-negotiated. */
+GST_START_TEST (test_caps_format_refused)
+{
+  GstHarness *h;
+  GstBus *bus;
+  gchar *launch = g_strdup_printf ("vkmlinfer model=\"%s\"", color_path);
+  gchar *text;
+
+  h = harness_with_bus (launch, &bus);
+  g_free (launch);
+  gst_harness_set_src_caps_str (h,
+      "video/x-raw,format=YUY2,width=64,height=64,framerate=30/1");
+  fail_unless_equals_int (gst_harness_push (h, gst_buffer_new_allocate (NULL,
+              64 * 64 * 2, NULL)), GST_FLOW_NOT_NEGOTIATED);
+  text = expect_error (bus, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
+      "format YUY2");
+  fail_unless (strstr (text, "NV12") && strstr (text, "Y444_10LE")
+      && strstr (text, "P010_10LE") && strstr (text, "GRAY8"), "%s", text);
+  g_free (text);
+  teardown_with_bus (h, bus);
+}
+
+GST_END_TEST;
+
 /* Pushes one solid frame and returns the vkml-classification message it caused. */
 static const GstStructure *
 classify_one (GstHarness * h, GstBus * bus, GstVideoFormat format, guint8 r,
@@ -718,6 +743,7 @@ vkmlinfer_suite (void)
   tcase_add_test (tc, test_unsupported_op);
   tcase_add_test (tc, test_bad_device);
   tcase_add_test (tc, test_caps_model_cannot_take);
+  tcase_add_test (tc, test_caps_format_refused);
   tcase_add_test (tc, test_demo_model_rgb);
   tcase_add_test (tc, test_demo_model_bgrx);
   tcase_add_test (tc, test_nhwc_model_rgba);
