@@ -9,7 +9,7 @@ libvulkan-dev mesa-vulkan-drivers libgstreamer1.0-dev libgstreamer-plugins-base1
 gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good check
 libshaderc-dev libpango1.0-dev gobject-introspection libgirepository1.0-dev python3-gi gir1.2-gstreamer-1.0
 python3 python3-onnx python3-numpy python3-torch python3-torchvision clang libclang-rt-14-dev
-valgrind clang-format indent libdnnl-dev"
+valgrind clang-format indent libdnnl-dev libjson-glib-dev"
 
 missing=""
 for p in $packages; do

@@ -22,6 +22,7 @@
 #endif
 
 #include "gstvkmldetect.h"
+#include "gstvkmldecodermodel.h"
 #include "gstvkmldetectdecode.h"
 #include "gstvkmlresults.h"
 
@@ -69,6 +70,7 @@ struct _GstVkmlDetect
   guint max_detections;
   gint background_class;
   gboolean print;
+  guint props_set;              /* bit N: property N was set (it overrides the bundle) */
 
   /* from start() to stop() */
   GArray *classes;              /* gint; empty: every class */
@@ -78,6 +80,7 @@ struct _GstVkmlDetect
   gboolean warned_no_meta;
   gboolean told_format;
   guint64 frames;
+  GstVkmlDecoderModel model;    /* the model decoded, and its bundle */
 
   /* from set_caps(); 0 when the caps are not video */
   guint frame_width, frame_height;
@@ -211,6 +214,7 @@ gst_vkml_detect_set_property (GObject * object, guint prop_id,
   GstVkmlDetect *self = GST_VKML_DETECT (object);
 
   GST_OBJECT_LOCK (self);
+  self->props_set |= 1u << prop_id;
   switch (prop_id) {
     case PROP_MODEL_ID:
       g_free (self->model_id);
@@ -339,6 +343,7 @@ gst_vkml_detect_stop (GstBaseTransform * trans)
   self->n_labels = 0;
   g_clear_pointer (&self->classes, g_array_unref);
   g_clear_pointer (&self->dets, g_array_unref);
+  gst_vkml_decoder_model_clear (&self->model);
   return TRUE;
 }
 
@@ -352,6 +357,74 @@ gst_vkml_detect_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   return TRUE;
 }
 
+#define FROM_BUNDLE(self, prop, field) (!((self)->props_set & (1u << (prop))) \
+    && gst_vkml_decoder_model_gives (&(self)->model, \
+        GST_VKML_BUNDLE_DECODER_DETECTOR, (field)))
+
+/* What a frame is decoded with: the properties, and the model bundle's detector
+ * settings and labels for those not set. @p's classes and strides point into self or
+ * the bundle. */
+static void
+gst_vkml_detect_settings (GstVkmlDetect * self, GstVkmlDetectParams * p,
+    gfloat * iou, guint * max, gboolean * print, gchar *** labels,
+    guint * n_labels)
+{
+  const GstVkmlBundle *b = self->model.bundle;
+  GArray *classes = FROM_BUNDLE (self, PROP_CLASSES, GST_VKML_BUNDLE_CLASSES) ?
+      b->classes : self->classes;
+
+  GST_OBJECT_LOCK (self);
+  p->format = FROM_BUNDLE (self, PROP_FORMAT, GST_VKML_BUNDLE_FORMAT) ?
+      b->format : self->format;
+  p->score_threshold = FROM_BUNDLE (self, PROP_SCORE_THRESHOLD,
+      GST_VKML_BUNDLE_SCORE_THRESHOLD) ? b->score_threshold :
+      self->score_threshold;
+  p->background_class = FROM_BUNDLE (self, PROP_BACKGROUND_CLASS,
+      GST_VKML_BUNDLE_BACKGROUND_CLASS) ? b->background_class :
+      self->background_class;
+  *iou = FROM_BUNDLE (self, PROP_IOU_THRESHOLD, GST_VKML_BUNDLE_IOU_THRESHOLD)
+      ? b->iou_threshold : self->iou_threshold;
+  *max = FROM_BUNDLE (self, PROP_MAX_DETECTIONS,
+      GST_VKML_BUNDLE_MAX_DETECTIONS) ? b->max_detections :
+      self->max_detections;
+  *print = self->print;
+  GST_OBJECT_UNLOCK (self);
+  p->classes = (const gint *) classes->data;
+  p->n_classes = classes->len;
+  if (gst_vkml_decoder_model_gives (&self->model,
+          GST_VKML_BUNDLE_DECODER_DETECTOR, GST_VKML_BUNDLE_STRIDES)) {
+    p->strides = b->strides;
+    p->n_strides = b->n_strides;
+  }
+  *labels = self->labels;
+  *n_labels = self->n_labels;
+  if (!*labels && b && b->labels) {
+    *labels = b->labels;
+    *n_labels = b->n_labels;
+  }
+}
+
+/* A new model (another model-id, new tensor shapes): its bundle; the format is told
+ * again. FALSE: error posted. */
+static gboolean
+gst_vkml_detect_check_model (GstVkmlDetect * self,
+    const GstVkmlTensorMeta * meta)
+{
+  gboolean changed;
+  GError *error = NULL;
+
+  if (!gst_vkml_decoder_model_update (&self->model, GST_BASE_TRANSFORM (self),
+          meta, &changed, &error)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("Bad model bundle: %s.",
+            error->message), (NULL));
+    g_error_free (error);
+    return FALSE;
+  }
+  if (changed)
+    self->told_format = FALSE;
+  return TRUE;
+}
+
 static GstFlowReturn
 gst_vkml_detect_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
 {
@@ -362,21 +435,14 @@ gst_vkml_detect_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   GstVkmlDetectFormat chosen;
   gboolean print;
   gfloat iou;
-  guint max, i;
-  gchar *error = NULL;
+  guint max, i, n_labels;
+  gchar *error = NULL, **labels;
 
   if (!meta)
     return GST_FLOW_OK;
-  GST_OBJECT_LOCK (self);
-  p.format = self->format;
-  p.score_threshold = self->score_threshold;
-  p.background_class = self->background_class;
-  iou = self->iou_threshold;
-  max = self->max_detections;
-  print = self->print;
-  GST_OBJECT_UNLOCK (self);
-  p.classes = (const gint *) self->classes->data;
-  p.n_classes = self->classes->len;
+  if (!gst_vkml_detect_check_model (self, meta))
+    return GST_FLOW_ERROR;
+  gst_vkml_detect_settings (self, &p, &iou, &max, &print, &labels, &n_labels);
   /* Without geometry the model's input is taken to be the frame (stretched). */
   p.input_width = meta->has_geometry ? meta->geometry.input_width :
       self->frame_width;
@@ -405,8 +471,7 @@ gst_vkml_detect_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
     const GstVkmlDetection *d =
         &g_array_index (self->dets, GstVkmlDetection, i);
     gchar num[GST_VKML_LABEL_BUF_SIZE];
-    const gchar *label = gst_vkml_label (self->labels, self->n_labels,
-        d->class_id, num);
+    const gchar *label = gst_vkml_label (labels, n_labels, d->class_id, num);
     GstVideoRegionOfInterestMeta *roi =
         gst_vkml_attach_detection (buf, label, d);
 

@@ -8,8 +8,15 @@
 #include <math.h>
 #include <string.h>
 
-/* YOLOX's output strides (its P3, P4 and P5 heads). */
+/* YOLOX's output strides by default (its P3, P4 and P5 heads). */
 static const guint yolox_strides[] = { 8, 16, 32 };
+
+static const guint *
+strides_of (const GstVkmlDetectParams * p, guint * n)
+{
+  *n = p->n_strides ? p->n_strides : G_N_ELEMENTS (yolox_strides);
+  return p->n_strides ? p->strides : yolox_strides;
+}
 
 GType
 gst_vkml_detect_format_get_type (void)
@@ -137,12 +144,15 @@ is_shape3 (const GstVkmlTensor * t, gint64 last)
 /* Fills @cells with the (x, y, stride) of each of YOLOX's N anchor points over a
  * @w x @h input, in its output order; FALSE when they are not N. */
 static gboolean
-yolox_grid (guint w, guint h, gsize n, gfloat * cells)
+yolox_grid (const GstVkmlDetectParams * p, guint w, guint h, gsize n,
+    gfloat * cells)
 {
-  gsize k = 0, i;
+  guint n_strides, i;
+  const guint *strides = strides_of (p, &n_strides);
+  gsize k = 0;
 
-  for (i = 0; i < G_N_ELEMENTS (yolox_strides); i++) {
-    guint s = yolox_strides[i], gw = w / s, gh = h / s, x, y;
+  for (i = 0; i < n_strides; i++) {
+    guint s = strides[i], gw = w / s, gh = h / s, x, y;
 
     for (y = 0; y < gh; y++) {
       for (x = 0; x < gw; x++) {
@@ -159,20 +169,32 @@ yolox_grid (guint w, guint h, gsize n, gfloat * cells)
 }
 
 /* YOLOX's grid for @n anchors: over the input size, else over the square input that
- * has n anchors (n = S*S*21/1024). */
+ * has n anchors (n = S*S * the sum of 1/stride^2: 21/1024 for 8, 16, 32). */
 static gfloat *
 yolox_cells (const GstVkmlDetectParams * p, gsize n, gchar ** error)
 {
   gfloat *cells = g_new (gfloat, 3 * n);
-  guint side = (guint) (sqrt ((gdouble) n * 1024.0 / 21.0) + 0.5);
+  guint n_strides, i;
+  const guint *strides = strides_of (p, &n_strides);
+  gdouble per_pixel = 0;
+  guint side;
+  GString *list = g_string_new (NULL);
 
-  if ((p->input_width && yolox_grid (p->input_width, p->input_height, n,
-              cells)) || yolox_grid (side, side, n, cells))
+  for (i = 0; i < n_strides; i++)
+    per_pixel += 1.0 / ((gdouble) strides[i] * strides[i]);
+  side = (guint) (sqrt ((gdouble) n / per_pixel) + 0.5);
+  if ((p->input_width && yolox_grid (p, p->input_width, p->input_height, n,
+              cells)) || yolox_grid (p, side, side, n, cells)) {
+    g_string_free (list, TRUE);
     return cells;
+  }
   g_free (cells);
+  for (i = 0; i < n_strides; i++)
+    g_string_append_printf (list, "%s%u", i ? ", " : "", strides[i]);
   *error = g_strdup_printf ("yolox: %" G_GSIZE_FORMAT " anchors fit neither "
-      "the %ux%u input nor a square one (strides 8, 16, 32)", n,
-      p->input_width, p->input_height);
+      "the %ux%u input nor a square one (strides %s)", n,
+      p->input_width, p->input_height, list->str);
+  g_string_free (list, TRUE);
   return NULL;
 }
 

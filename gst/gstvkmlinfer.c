@@ -101,6 +101,7 @@ enum
   PROP_INSTANCE_ID,
   PROP_BATCH_TIMEOUT,
   PROP_INSTANCE_FRAMES_PER_RUN,
+  PROP_CONFIG,
   PROP_ROI_FIRST,               /* roi, object-class, min-object-size (gstvkmlinferroi.c) */
 };
 
@@ -310,6 +311,15 @@ gst_vkml_infer_class_init (GstVkmlInferClass * klass)
           "its input's declared type and shape", DEFAULT_INPUT_TENSORS,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_CONFIG,
+      g_param_spec_string ("config", "Config",
+          "The model bundle: a JSON file with the input's pre-processing, the "
+          "labels and the output decoder's settings (docs/element.md), which "
+          "vkmlclassify and vkmldetect read too; properties set on the "
+          "elements override it. Default: the model's path with .json for "
+          ".onnx, when that file exists", NULL,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_INSTANCE_ID,
       g_param_spec_string ("model-instance-id", "Model instance id",
           "Elements of one process with the same id share one loaded model "
@@ -416,6 +426,7 @@ gst_vkml_infer_finalize (GObject * object)
   g_free (self->std);
   g_free (self->input_size);
   g_free (self->input_tensors);
+  g_free (self->config);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
@@ -466,23 +477,33 @@ gst_vkml_infer_set_property (GObject * object, guint prop_id,
       break;
     case PROP_RESIZE:
       self->pre.resize = g_value_get_enum (value);
+      self->pre_set |= GST_VKML_BUNDLE_RESIZE;
       break;
     case PROP_PAD_VALUE:
       self->pre.pad_value = (gfloat) g_value_get_double (value);
+      self->pre_set |= GST_VKML_BUNDLE_PAD_VALUE;
       break;
     case PROP_CHANNEL_ORDER:
       self->pre.bgr = g_value_get_enum (value) == 1;
+      self->pre_set |= GST_VKML_BUNDLE_CHANNEL_ORDER;
       break;
     case PROP_SCALE:
       self->pre.scale = (gfloat) g_value_get_double (value);
+      self->pre_set |= GST_VKML_BUNDLE_SCALE;
       break;
     case PROP_MEAN:
       g_free (self->mean);
       self->mean = g_value_dup_string (value);
+      self->pre_set |= GST_VKML_BUNDLE_MEAN;
       break;
     case PROP_STD:
       g_free (self->std);
       self->std = g_value_dup_string (value);
+      self->pre_set |= GST_VKML_BUNDLE_STD;
+      break;
+    case PROP_CONFIG:
+      g_free (self->config);
+      self->config = g_value_dup_string (value);
       break;
     case PROP_INPUT_SIZE:
       g_free (self->input_size);
@@ -605,6 +626,9 @@ gst_vkml_infer_get_property (GObject * object, guint prop_id, GValue * value,
     case PROP_INPUT_TENSORS:
       g_value_set_string (value, self->input_tensors);
       break;
+    case PROP_CONFIG:
+      g_value_set_string (value, self->config);
+      break;
     case PROP_INSTANCE_ID:
       g_value_set_string (value, self->instance_id);
       break;
@@ -649,6 +673,9 @@ gst_vkml_infer_teardown (GstVkmlInfer * self)
   g_mutex_unlock (&self->plan_lock);
   gst_vkml_instance_release (g_steal_pointer (&self->instance));
   gst_vkml_infer_settings_clear (&self->set);
+  GST_OBJECT_LOCK (self);
+  g_clear_pointer (&self->bundle, gst_vkml_bundle_free);
+  GST_OBJECT_UNLOCK (self);
   gst_clear_caps (&self->refused_caps);
   if (self->ctx_lost)
     gst_vkml_infer_release_context (self, TRUE);
@@ -812,7 +839,8 @@ gst_vkml_infer_start (GstBaseTransform * trans)
   } else {
     GstObject *scope = gst_vkml_infer_lib_scope (GST_OBJECT (self));
 
-    ok = gst_vkml_infer_read_settings (self, &self->set.pre)
+    ok = gst_vkml_infer_read_bundle (self, path)
+        && gst_vkml_infer_read_settings (self, &self->set.pre)
         && (self->ctx || gst_vkml_infer_create_context (self))
         && gst_vkml_infer_parse_devices (self, self->set.device,
         self->set.devices, &self->set.n_devices)

@@ -83,7 +83,7 @@ static GArray *
 decode (GstBuffer * buf, GstVkmlDetectFormat format, GstVkmlDetectFormat want,
     const GstVkmlDetectParams * extra)
 {
-  GstVkmlDetectParams p = { format, 0.25f, -1, NULL, 0, 0, 0 };
+  GstVkmlDetectParams p = { format, 0.25f, -1, NULL, 0, 0, 0, NULL, 0 };
   GArray *dets = g_array_new (FALSE, FALSE, sizeof (GstVkmlDetection));
   GstVkmlDetectFormat chosen = GST_VKML_DETECT_FORMAT_AUTO;
   gchar *error = NULL;
@@ -156,7 +156,7 @@ GST_START_TEST (test_decode_yolox_grid)
 
   memcpy (&v[70 * 7], hit, sizeof (hit));
   for (size = 0; size <= 64; size += 64) {
-    GstVkmlDetectParams p = { 0, 0.25f, -1, NULL, 0, size, size };
+    GstVkmlDetectParams p = { 0, 0.25f, -1, NULL, 0, size, size, NULL, 0 };
     GstBuffer *buf = gst_buffer_new ();
     GArray *dets;
 
@@ -185,7 +185,8 @@ GST_START_TEST (test_decode_ssd_scores)
   gint background;
 
   for (background = -1; background <= 0; background++) {
-    GstVkmlDetectParams p = { 0, 0.25f, background, NULL, 0, 200, 100 };
+    GstVkmlDetectParams p =
+        { 0, 0.25f, background, NULL, 0, 200, 100, NULL, 0 };
     GstBuffer *buf = gst_buffer_new ();
     GstVkmlTensorMeta *meta = gst_buffer_add_vkml_tensor_meta (buf);
     GArray *dets;
@@ -218,7 +219,7 @@ GST_START_TEST (test_decode_ssd_four_outputs)
   static const gfloat classes[] = { 3, 1, 5 }, scores[] = { 0.9f, 0.3f, 0.99f };
   static const gfloat count[] = { 2 };
   const gint64 bdims[] = { 1, 3, 4 }, vdims[] = { 1, 3 }, cdims[] = { 1 };
-  GstVkmlDetectParams p = { 0, 0.25f, -1, NULL, 0, 200, 100 };
+  GstVkmlDetectParams p = { 0, 0.25f, -1, NULL, 0, 200, 100, NULL, 0 };
   GstBuffer *buf = gst_buffer_new ();
   GstVkmlTensorMeta *meta = gst_buffer_add_vkml_tensor_meta (buf);
   GArray *dets;
@@ -241,7 +242,7 @@ GST_END_TEST;
 GST_START_TEST (test_decode_class_filter)
 {
   const gint only[] = { 0 };
-  GstVkmlDetectParams p = { 0, 0.25f, -1, only, 1, 0, 0 };
+  GstVkmlDetectParams p = { 0, 0.25f, -1, only, 1, 0, 0, NULL, 0 };
   GArray *dets = decode (yolov5_buffer (), GST_VKML_DETECT_FORMAT_YOLOV5,
       GST_VKML_DETECT_FORMAT_YOLOV5, &p);
 
@@ -258,7 +259,7 @@ GST_START_TEST (test_decode_wrong_layout)
   const gint64 dims[] = { 1, 10 };
   const gfloat v[10] = { 0 };
   GstVkmlDetectParams p = { GST_VKML_DETECT_FORMAT_YOLOV8, 0.25f, -1, NULL, 0,
-    0, 0
+    0, 0, NULL, 0
   };
   GstBuffer *buf = gst_buffer_new ();
   GArray *dets = g_array_new (FALSE, FALSE, sizeof (GstVkmlDetection));
