@@ -425,6 +425,21 @@ gst_vkml_detect_check_model (GstVkmlDetect * self,
   return TRUE;
 }
 
+/* The largest ROI meta id on @buf, -1 when none: new ROIs get ids above it. */
+static gint
+gst_vkml_detect_last_roi_id (GstBuffer * buf)
+{
+  GstVideoRegionOfInterestMeta *roi;
+  gpointer state = NULL;
+  gint last = -1;
+
+  while ((roi = (GstVideoRegionOfInterestMeta *)
+          gst_buffer_iterate_meta_filtered (buf, &state,
+              GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE)))
+    last = MAX (last, roi->id);
+  return last;
+}
+
 static GstFlowReturn
 gst_vkml_detect_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
 {
@@ -437,6 +452,7 @@ gst_vkml_detect_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   gfloat iou;
   guint max, i, n_labels;
   gchar *error = NULL, **labels;
+  gint id;
 
   if (!meta)
     return GST_FLOW_OK;
@@ -457,8 +473,11 @@ gst_vkml_detect_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
     return GST_FLOW_ERROR;
   }
   if (!self->told_format) {
+    /* gst-launch prints an INFO message's debug text: the same words there */
     GST_ELEMENT_INFO (self, STREAM, FORMAT, ("Decoding the tensors as %s.",
-            gst_vkml_detect_format_name (chosen)), (NULL));
+            gst_vkml_detect_format_name (chosen)), ("Decoding the tensors of "
+            "model \"%s\" as %s.", GST_STR_NULL (meta->model_id),
+            gst_vkml_detect_format_name (chosen)));
     self->told_format = TRUE;
   }
   gst_vkml_detect_nms (self->dets, iou, max);
@@ -467,6 +486,7 @@ gst_vkml_detect_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
         meta->has_geometry ? &meta->geometry : NULL, self->frame_width,
         self->frame_height);
 
+  id = gst_vkml_detect_last_roi_id (buf);
   for (i = 0; i < self->dets->len; i++) {
     const GstVkmlDetection *d =
         &g_array_index (self->dets, GstVkmlDetection, i);
@@ -475,6 +495,7 @@ gst_vkml_detect_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
     GstVideoRegionOfInterestMeta *roi =
         gst_vkml_attach_detection (buf, label, d);
 
+    roi->id = ++id;             /* each box its own id on the frame */
     if (print)
       g_print ("frame %" G_GUINT64_FORMAT ": %s %.2f at %u,%u %ux%u\n",
           self->frames, label, d->score, roi->x, roi->y, roi->w, roi->h);

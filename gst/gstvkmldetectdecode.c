@@ -387,6 +387,34 @@ guess_format (const GstVkmlTensorMeta * meta)
   return GST_VKML_DETECT_FORMAT_AUTO;
 }
 
+/* A YOLO format asked for against a tensor of the other YOLO layout (rows of 5+C
+ * against channel-major 4+C), whose scores would come out as coordinates: FALSE and
+ * @error naming the tensor and the format that fits. */
+static gboolean
+yolo_layout_fits (const GstVkmlTensorMeta * meta, GstVkmlDetectFormat f,
+    gchar ** error)
+{
+  GstVkmlDetectFormat fits = guess_format (meta);
+  gboolean rows = f == GST_VKML_DETECT_FORMAT_YOLOV5
+      || f == GST_VKML_DETECT_FORMAT_YOLOX;
+  gchar *have;
+
+  if (!(rows && fits == GST_VKML_DETECT_FORMAT_YOLOV8)
+      && !(f == GST_VKML_DETECT_FORMAT_YOLOV8
+          && fits == GST_VKML_DETECT_FORMAT_YOLOV5))
+    return TRUE;
+  have = gst_vkml_tensor_meta_describe (meta);
+  *error =
+      g_strdup_printf ("%s expects %s, but the tensor is %s, which is %s's "
+      "layout (%s): use format=%s or auto", gst_vkml_detect_format_name (f),
+      rows ? "[1,N,5+C] (a row per box)" : "[1,4+C,N] (a column per box)", have,
+      gst_vkml_detect_format_name (fits),
+      rows ? "more columns than rows" : "more rows than columns",
+      gst_vkml_detect_format_name (fits));
+  g_free (have);
+  return FALSE;
+}
+
 gboolean
 gst_vkml_detect_decode (const GstVkmlTensorMeta * meta,
     const GstVkmlDetectParams * params, GArray * out,
@@ -400,6 +428,8 @@ gst_vkml_detect_decode (const GstVkmlTensorMeta * meta,
   if (f == GST_VKML_DETECT_FORMAT_AUTO)
     f = guess_format (meta);
   *chosen = f;
+  if (!yolo_layout_fits (meta, f, error))
+    return FALSE;
   switch (f) {
     case GST_VKML_DETECT_FORMAT_YOLOV5:
     case GST_VKML_DETECT_FORMAT_YOLOX:

@@ -78,7 +78,8 @@ GST_START_TEST (test_load_every_key)
   fail_unless_equals_float (b->iou_threshold, 0.6f);
   fail_unless_equals_int (b->max_detections, 7);
   fail_unless_equals_int (b->background_class, 0);
-  fail_unless (b->classes->len == 2 && g_array_index (b->classes, gint, 1) == 5);
+  fail_unless (b->classes->len == 2
+      && g_array_index (b->classes, gint, 1) == 5);
   fail_unless (b->n_strides == 2 && b->strides[1] == 16);
   fail_unless_equals_int (b->set, GST_VKML_BUNDLE_SCALE | GST_VKML_BUNDLE_MEAN
       | GST_VKML_BUNDLE_STD | GST_VKML_BUNDLE_CHANNEL_ORDER
@@ -411,7 +412,8 @@ count_rois (GstBuffer * buf, const gchar * label)
 }
 
 /* vkmldetect with no property: labels (a file beside the bundle) and max-detections
- * from the bundle; a property set wins. The detector gives 48 red boxes. */
+ * from the bundle; a property set wins; a format the tensor does not fit, from the
+ * bundle, is refused naming the one that fits. The detector gives 48 red boxes. */
 GST_START_TEST (test_detect_from_bundle)
 {
   gchar *model = copy_model ("pipelines/detector.onnx", "d.onnx");
@@ -421,6 +423,9 @@ GST_START_TEST (test_detect_from_bundle)
       " \"score-threshold\": 0.5, \"max-detections\": 5}}");
   GstHarness *h = harness_for (model, "vkmldetect");
   GstBuffer *out = push_red (h);
+  GstBus *bus;
+  GstMessage *msg;
+  GError *error = NULL;
 
   fail_unless_equals_int (count_rois (out, "red"), 5);
   gst_buffer_unref (out);
@@ -432,6 +437,26 @@ GST_START_TEST (test_detect_from_bundle)
   gst_buffer_unref (out);
   gst_harness_teardown (h);
 
+  g_free (json);
+  json = write_file ("d.json", "{\"decoder\": {\"type\": \"detector\","
+      " \"format\": \"yolov5\"}}");
+  h = harness_for (model, "vkmldetect");
+  bus = gst_bus_new ();
+  gst_element_set_bus (h->element, bus);
+  /* the first frame's error reaches upstream with the next push */
+  gst_harness_push (h, red_frame ());
+  fail_unless_equals_int (gst_harness_push (h, red_frame ()), GST_FLOW_ERROR);
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL);
+  gst_message_parse_error (msg, &error, NULL);
+  fail_unless (strstr (error->message, "yolov5 expects [1,N,5+C]")
+      && strstr (error->message, "'output0' [1,12,48] float")
+      && strstr (error->message, "use format=yolov8"), "%s", error->message);
+  g_error_free (error);
+  gst_message_unref (msg);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
   g_unlink (json);
   g_unlink (labels);
   g_free (labels);

@@ -79,6 +79,48 @@ yolov8_buffer (void)
   return buf;
 }
 
+/* A YOLO format forced onto the other YOLO layout is refused, naming the tensor and the
+ * format that fits (a YOLOv8 [1,84,8400] read as YOLOv5 rows gave scores of 54,000). */
+GST_START_TEST (test_decode_forced_wrong_yolo)
+{
+  static const struct
+  {
+    GstVkmlDetectFormat format;
+    gboolean v8_tensor;
+    const gchar *says[3];
+  } cases[] = {
+    {GST_VKML_DETECT_FORMAT_YOLOV5, TRUE, {"yolov5 expects [1,N,5+C]",
+            "'output0' [1,6,8] float", "use format=yolov8"}},
+    {GST_VKML_DETECT_FORMAT_YOLOX, TRUE, {"yolox expects [1,N,5+C]",
+            "yolov8's layout (more columns than rows)", "use format=yolov8"}},
+    {GST_VKML_DETECT_FORMAT_YOLOV8, FALSE, {"yolov8 expects [1,4+C,N]",
+            "'output0' [1,8,7] float", "use format=yolov5"}},
+  };
+  guint i, k;
+
+  for (i = 0; i < G_N_ELEMENTS (cases); i++) {
+    GstBuffer *buf = cases[i].v8_tensor ? yolov8_buffer () : yolov5_buffer ();
+    GstVkmlDetectParams p = { cases[i].format, 0.25f, -1, NULL, 0, 0, 0, NULL,
+      0
+    };
+    GArray *dets = g_array_new (FALSE, FALSE, sizeof (GstVkmlDetection));
+    GstVkmlDetectFormat chosen;
+    gchar *error = NULL;
+
+    fail_if (gst_vkml_detect_decode (gst_buffer_get_vkml_tensor_meta (buf), &p,
+            dets, &chosen, &error));
+    for (k = 0; k < 3; k++)
+      fail_unless (strstr (error, cases[i].says[k]) != NULL, "'%s' lacks '%s'",
+          error, cases[i].says[k]);
+    fail_unless_equals_int (dets->len, 0);
+    g_free (error);
+    g_array_unref (dets);
+    gst_buffer_unref (buf);
+  }
+}
+
+GST_END_TEST;
+
 static GArray *
 decode (GstBuffer * buf, GstVkmlDetectFormat format, GstVkmlDetectFormat want,
     const GstVkmlDetectParams * extra)
@@ -432,6 +474,10 @@ GST_START_TEST (test_element_roi_metas)
   fail_unless_equals_float (score, 0.5f);
   fail_unless (gst_buffer_iterate_meta_filtered (out, &state,
           GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE) == NULL);
+  /* each box its own id: 0 and 1 here */
+  fail_unless (gst_buffer_get_video_region_of_interest_meta_id (out,
+          0) != NULL);
+  fail_unless_equals_int (roi->id, 1);
 #ifdef VKML_WITH_ANALYTICS
   {
     GstAnalyticsRelationMeta *rmeta =
@@ -446,6 +492,12 @@ GST_START_TEST (test_element_roi_metas)
             gst_analytics_od_mtd_get_mtd_type (), &od));
   }
 #endif
+  /* decoded again on the same frame: the new boxes get ids above the ones there */
+  out = gst_harness_push_and_pull (h, out);
+  fail_unless (gst_buffer_get_video_region_of_interest_meta_id (out,
+          3) != NULL);
+  fail_unless (gst_buffer_get_video_region_of_interest_meta_id (out,
+          4) == NULL);
   gst_buffer_unref (out);
   gst_harness_teardown (h);
   g_unlink (labels);
@@ -514,9 +566,15 @@ GST_START_TEST (test_element_says_format)
   gst_buffer_unref (gst_harness_push_and_pull (h, yolov8_buffer ()));
   gst_buffer_unref (gst_harness_push_and_pull (h, yolov8_buffer ()));
   while ((msg = gst_bus_pop_filtered (bus, GST_MESSAGE_INFO))) {
-    gst_message_parse_info (msg, &error, NULL);
+    gchar *debug = NULL;
+
+    gst_message_parse_info (msg, &error, &debug);
     fail_unless (strstr (error->message, "as yolov8") != NULL, "%s",
         error->message);
+    /* gst-launch-1.0 prints the debug text: it says it too */
+    fail_unless (debug && strstr (debug, "as yolov8") != NULL, "%s",
+        GST_STR_NULL (debug));
+    g_free (debug);
     g_clear_error (&error);
     gst_message_unref (msg);
     n++;
@@ -581,6 +639,7 @@ vkml_detect_suite (void)
   tcase_add_test (tc, test_decode_ssd_four_outputs);
   tcase_add_test (tc, test_decode_class_filter);
   tcase_add_test (tc, test_decode_wrong_layout);
+  tcase_add_test (tc, test_decode_forced_wrong_yolo);
   tcase_add_test (tc, test_nms);
   tcase_add_test (tc, test_letterbox_map_back);
   tcase_add_test (tc, test_element_roi_metas);
