@@ -514,15 +514,20 @@ gst_vkml_detect_map_to_frame (GArray * dets,
     const GstVkmlInputGeometry * g, guint frame_width, guint frame_height)
 {
   guint i, kept = 0;
+  /* The frame the model saw, scaled since (videoscale between vkmlinfer and here):
+   * its pixels onto this frame's. */
+  gdouble kx = g && g->frame_width ? (gdouble) frame_width / g->frame_width : 1;
+  gdouble ky = g && g->frame_height ? (gdouble) frame_height /
+      g->frame_height : 1;
 
   for (i = 0; i < dets->len; i++) {
     GstVkmlDetection d = g_array_index (dets, GstVkmlDetection, i);
 
     if (g && g->scale_x > 0 && g->scale_y > 0) {
-      d.x0 = (d.x0 - g->offset_x) / g->scale_x;
-      d.x1 = (d.x1 - g->offset_x) / g->scale_x;
-      d.y0 = (d.y0 - g->offset_y) / g->scale_y;
-      d.y1 = (d.y1 - g->offset_y) / g->scale_y;
+      d.x0 = (d.x0 - g->offset_x) / g->scale_x * kx;
+      d.x1 = (d.x1 - g->offset_x) / g->scale_x * kx;
+      d.y0 = (d.y0 - g->offset_y) / g->scale_y * ky;
+      d.y1 = (d.y1 - g->offset_y) / g->scale_y * ky;
     }
     d.x0 = CLAMP (d.x0, 0, (gfloat) frame_width);
     d.x1 = CLAMP (d.x1, 0, (gfloat) frame_width);

@@ -58,8 +58,9 @@ void gst_vkml_detect_nms (GArray * dets, gfloat iou_threshold,
     guint max_detections);
 
 /* Maps model input pixels to frame pixels through @geometry (letterbox or stretch),
- * or not at all when @geometry is NULL; clips to the @frame_width x @frame_height
- * frame and drops boxes left empty. */
+ * or not at all when @geometry is NULL; then, when the frame is no longer the size
+ * the geometry names (scaled since), onto the @frame_width x @frame_height frame;
+ * clips to it and drops boxes left empty. */
 void gst_vkml_detect_map_to_frame (GArray * dets,
     const GstVkmlInputGeometry * geometry, guint frame_width,
     guint frame_height);

@@ -395,6 +395,39 @@ GST_START_TEST (test_letterbox_map_back)
 
 GST_END_TEST;
 
+/* videoscale between the model and vkmldetect (640x480 -> 320x240): the boxes land on
+ * the frame vkmldetect sees, half of those on the model's frame. */
+GST_START_TEST (test_element_scaled_frame)
+{
+  GstHarness *h = gst_harness_new_parse ("videoscale "
+      "! video/x-raw,width=320,height=240 ! vkmldetect");
+  GstBuffer *in = yolov5_buffer (), *out;
+  GstVkmlTensorMeta *meta = gst_buffer_get_vkml_tensor_meta (in);
+  GstVideoRegionOfInterestMeta *roi;
+
+  meta->has_geometry = TRUE;
+  meta->geometry = letterbox;
+  gst_buffer_append_memory (in, gst_allocator_alloc (NULL, 640 * 480 * 3,
+          NULL));
+  gst_harness_set_src_caps_str (h,
+      "video/x-raw,format=RGB,width=640,height=480,framerate=30/1");
+  out = gst_harness_push_and_pull (h, in);
+  fail_unless (out != NULL);
+  /* on the 640x480 frame (80,0) 40x10 and (190,60) 20x40 (test_element_roi_metas) */
+  roi = gst_buffer_get_video_region_of_interest_meta_id (out, 0);
+  fail_unless (roi != NULL);
+  fail_unless (roi->x == 40 && roi->y == 0 && roi->w == 20 && roi->h == 5,
+      "%u,%u %ux%u", roi->x, roi->y, roi->w, roi->h);
+  roi = gst_buffer_get_video_region_of_interest_meta_id (out, 1);
+  fail_unless (roi != NULL);
+  fail_unless (roi->x == 95 && roi->y == 30 && roi->w == 10 && roi->h == 20,
+      "%u,%u %ux%u", roi->x, roi->y, roi->w, roi->h);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 static gchar *
 write_labels (void)
 {
@@ -644,6 +677,7 @@ vkml_detect_suite (void)
   tcase_add_test (tc, test_letterbox_map_back);
   tcase_add_test (tc, test_element_roi_metas);
   tcase_add_test (tc, test_element_model_id);
+  tcase_add_test (tc, test_element_scaled_frame);
   tcase_add_test (tc, test_element_says_format);
   tcase_add_test (tc, test_element_bad_settings);
   return s;
