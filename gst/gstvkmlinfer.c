@@ -430,12 +430,35 @@ gst_vkml_infer_finalize (GObject * object)
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
+/* A property read at start (GST_PARAM_MUTABLE_READY) set in PAUSED or PLAYING would
+ * change nothing until the next start: refused with a warning instead. */
+static gboolean
+gst_vkml_infer_refuse_running (GstVkmlInfer * self, GParamSpec * pspec)
+{
+  GstState state;
+
+  if (!(pspec->flags & GST_PARAM_MUTABLE_READY))
+    return FALSE;
+  GST_OBJECT_LOCK (self);
+  state = MAX (GST_STATE (self), GST_STATE_PENDING (self));
+  GST_OBJECT_UNLOCK (self);
+  if (state < GST_STATE_PAUSED)
+    return FALSE;
+  GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS, ("'%s' cannot change while the "
+          "element is %s: it is read at start; the value stays.",
+          g_param_spec_get_name (pspec), gst_element_state_get_name (state)),
+      ("Set it in NULL or READY."));
+  return TRUE;
+}
+
 static void
 gst_vkml_infer_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
   GstVkmlInfer *self = GST_VKML_INFER (object);
 
+  if (gst_vkml_infer_refuse_running (self, pspec))
+    return;
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
     case PROP_MODEL:
