@@ -6,6 +6,7 @@
 #include "gstvkmlresults.h"
 
 #include <math.h>
+#include <string.h>
 
 #if defined (HAVE_GST_ANALYTICS) && GST_CHECK_VERSION (1, 24, 0)
 #include <gst/analytics/analytics.h>
@@ -42,6 +43,8 @@ gst_vkml_label (gchar ** labels, guint n_labels, gint class_id,
   return buf;
 }
 
+static gchar *gst_vkml_model_ids (GstBuffer * buf);
+
 GstVkmlTensorMeta *
 gst_vkml_decoder_find_meta (GstElement * element, GstBuffer * buf,
     gchar * const *model_id, gboolean * warned, const gchar * element_name)
@@ -54,14 +57,43 @@ gst_vkml_decoder_find_meta (GstElement * element, GstBuffer * buf,
   GST_OBJECT_UNLOCK (element);
   meta = gst_buffer_find_vkml_tensor_meta (buf, id);
   if (!meta && !*warned) {
-    GST_ELEMENT_WARNING (element, STREAM, FORMAT,
-        ("A buffer has no tensors%s%s%s; put %s after vkmlinfer.",
-            id ? " of model-id \"" : "", id ? id : "", id ? "\"" : "",
-            element_name), (NULL));
+    gchar *present = gst_vkml_model_ids (buf);
+
+    if (present)                /* a model-id that no vkmlinfer upstream has */
+      GST_ELEMENT_WARNING (element, STREAM, FORMAT,
+          ("A buffer has no tensors of model-id \"%s\"; the buffer has tensors "
+              "of model-id %s.", id, present), ("Set %s's model-id to one of "
+              "those.", element_name));
+    else
+      GST_ELEMENT_WARNING (element, STREAM, FORMAT,
+          ("A buffer has no tensors%s%s%s; put %s after vkmlinfer.",
+              id ? " of model-id \"" : "", id ? id : "", id ? "\"" : "",
+              element_name), (NULL));
+    g_free (present);
     *warned = TRUE;
   }
   g_free (id);
   return meta;
+}
+
+/* The model-ids of @buf's tensor metas, quoted, each once: "\"a\", \"b\""; NULL
+ * when it has none. */
+static gchar *
+gst_vkml_model_ids (GstBuffer * buf)
+{
+  GString *ids = g_string_new (NULL);
+  GstVkmlTensorMeta *m;
+  gpointer state = NULL;
+
+  while ((m = (GstVkmlTensorMeta *) gst_buffer_iterate_meta_filtered (buf,
+              &state, GST_VKML_TENSOR_META_API_TYPE))) {
+    gchar *quoted = g_strdup_printf ("\"%s\"", GST_STR_NULL (m->model_id));
+
+    if (!strstr (ids->str, quoted))
+      g_string_append_printf (ids, "%s%s", ids->len ? ", " : "", quoted);
+    g_free (quoted);
+  }
+  return g_string_free (ids, ids->len == 0);
 }
 
 void

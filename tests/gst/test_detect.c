@@ -550,6 +550,9 @@ GST_START_TEST (test_element_model_id)
   GstHarness *h = gst_harness_new_parse ("vkmldetect model-id=det");
   GstBuffer *in = yolov5_buffer (), *out;
   GstVkmlTensorMeta *cls;
+  GstBus *bus;
+  GstMessage *msg;
+  GError *error = NULL;
 
   gst_vkml_tensor_meta_set_model_id (gst_buffer_get_vkml_tensor_meta (in),
       "det");
@@ -565,13 +568,26 @@ GST_START_TEST (test_element_model_id)
   gst_buffer_unref (out);
   gst_harness_teardown (h);
 
+  /* a model-id no meta has: the warning lists the ones the buffer has */
   h = gst_harness_new_parse ("vkmldetect model-id=other");
+  bus = gst_bus_new ();
+  gst_element_set_bus (h->element, bus);
   gst_harness_set_src_caps_str (h,
       "video/x-raw,format=RGB,width=640,height=480,framerate=30/1");
   out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
   fail_unless_equals_int (gst_buffer_get_n_meta (out,
           GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE), 0);
   gst_buffer_unref (out);
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING);
+  fail_unless (msg != NULL);
+  gst_message_parse_warning (msg, &error, NULL);
+  fail_unless (strstr (error->message, "no tensors of model-id \"other\"; the "
+          "buffer has tensors of model-id \"det\", \"cls\".") != NULL, "%s",
+      error->message);
+  g_error_free (error);
+  gst_message_unref (msg);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
   gst_harness_teardown (h);
 
   /* by default the last meta: the classifier's, which is no detector */
