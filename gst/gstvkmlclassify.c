@@ -47,7 +47,8 @@ GST_DEBUG_CATEGORY_STATIC (gst_vkml_classify_debug);
 #define DEFAULT_PRINT FALSE
 #define DEFAULT_MODEL_ID NULL
 #define DEFAULT_TOP_K 1
-#define DEFAULT_THRESHOLD (-G_MAXFLOAT)
+/* below any score a model gives: no threshold, in a form gst-inspect shows plainly */
+#define DEFAULT_THRESHOLD (-1e9f)
 #define DEFAULT_POST_MESSAGES TRUE
 #define DEFAULT_SOFTMAX FALSE
 
@@ -144,7 +145,9 @@ gst_vkml_classify_class_init (GstVkmlClassifyClass * klass)
           GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_PRINT,
       g_param_spec_boolean ("print", "Print",
-          "Print one line per frame to stdout, e.g. \"frame 3: red (0.98)\"",
+          "Print one line per result to stdout: \"frame 3: red (0.98)\", or "
+          "for an object (after vkmlinfer roi=objects) \"frame 3 object 7 "
+          "(car): red (0.98)\"",
           DEFAULT_PRINT, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_PLAYING));
   g_object_class_install_property (gobject_class, PROP_MODEL_ID,
@@ -160,8 +163,9 @@ gst_vkml_classify_class_init (GstVkmlClassifyClass * klass)
           GST_PARAM_MUTABLE_PLAYING));
   g_object_class_install_property (gobject_class, PROP_THRESHOLD,
       g_param_spec_float ("threshold", "Threshold",
-          "Report only classes scoring at least this (default: no threshold)",
-          -G_MAXFLOAT, G_MAXFLOAT, DEFAULT_THRESHOLD, G_PARAM_READWRITE |
+          "Report only classes scoring at least this (a probability with "
+          "softmax, else the model's score); the default, -1e9, lets every "
+          "class through", -1e9f, 1e9f, DEFAULT_THRESHOLD, G_PARAM_READWRITE |
           G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING));
   g_object_class_install_property (gobject_class, PROP_SOFTMAX,
       g_param_spec_boolean ("softmax", "Softmax",
@@ -178,7 +182,7 @@ gst_vkml_classify_class_init (GstVkmlClassifyClass * klass)
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
   gst_element_class_set_static_metadata (element_class,
-      "vkml classification decoder", "Filter/Analyzer",
+      "vkml classification decoder", "Filter/Analyzer/Video",
       "Turns a classifier's output tensor (GstVkmlTensorMeta) into labels per "
       "frame, as GstVideoRegionOfInterestMeta and \"vkml-classification\" "
       "element messages", "vkml developers");

@@ -351,7 +351,7 @@ gst_vkml_infer_class_init (GstVkmlInferClass * klass)
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
   gst_element_class_set_static_metadata (element_class,
-      "vkml inference", "Filter/Effect/Video",
+      "vkml inference", "Filter/Analyzer/Video",
       "Runs an ONNX model on video frames with libvkml (Vulkan) and attaches "
       "the output tensors as GstVkmlTensorMeta", "vkml developers");
 
