@@ -74,6 +74,8 @@ struct _GstVkmlDetect
 
   /* from start() to stop() */
   GArray *classes;              /* gint; empty: every class */
+  gchar *start_classes;         /* 'classes' as start read it */
+  gboolean classes_by_label;    /* it names labels that only a bundle can give */
   gchar **labels;
   guint n_labels;
   GArray *dets;                 /* GstVkmlDetection, reused per frame */
@@ -144,8 +146,9 @@ gst_vkml_detect_class_init (GstVkmlDetectClass * klass)
           1.0f, DEFAULT_IOU_THRESHOLD, PARAM_FLAGS));
   g_object_class_install_property (gobject_class, PROP_CLASSES,
       g_param_spec_string ("classes", "Classes",
-          "Report only these class indices, e.g. \"0,2\" (default: all)",
-          DEFAULT_CLASSES, PARAM_FLAGS));
+          "Report only these classes: class indices or labels (as 'labels' "
+          "or the model's bundle name them), e.g. \"0,2\" or \"person,car\" "
+          "(default: all)", DEFAULT_CLASSES, PARAM_FLAGS));
   g_object_class_install_property (gobject_class, PROP_LABELS,
       g_param_spec_string ("labels", "Labels",
           "Text file with one label per line, line N naming class N; without "
@@ -299,13 +302,13 @@ static gboolean
 gst_vkml_detect_start (GstBaseTransform * trans)
 {
   GstVkmlDetect *self = GST_VKML_DETECT (trans);
-  gchar *labels, *classes;
+  gchar *labels, *why = NULL;
   GError *error = NULL;
   gboolean ok = TRUE;
 
   GST_OBJECT_LOCK (self);
   labels = g_strdup (self->labels_path);
-  classes = g_strdup (self->classes_text);
+  self->start_classes = g_strdup (self->classes_text);
   GST_OBJECT_UNLOCK (self);
 
   self->classes = g_array_new (FALSE, FALSE, sizeof (gint));
@@ -313,12 +316,7 @@ gst_vkml_detect_start (GstBaseTransform * trans)
   self->warned_no_meta = FALSE;
   self->told_format = FALSE;
   self->frames = 0;
-  if (!gst_vkml_parse_class_list (classes, self->classes)) {
-    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
-        ("Bad 'classes' value \"%s\".", classes),
-        ("Give class indices separated by commas, e.g. \"0,2\"."));
-    ok = FALSE;
-  } else if (labels && *labels
+  if (labels && *labels
       && !(self->labels = gst_vkml_labels_load (labels, &self->n_labels,
               &error))) {
     GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
@@ -326,9 +324,16 @@ gst_vkml_detect_start (GstBaseTransform * trans)
         ("Check the 'labels' property."));
     g_error_free (error);
     ok = FALSE;
+  } else if (!gst_vkml_parse_class_list (self->start_classes, self->labels,
+          self->n_labels, self->classes, &self->classes_by_label, &why)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
+        ("Bad 'classes' value \"%s\": %s.", self->start_classes, why),
+        ("Give class indices or labels separated by commas, e.g. \"0,2\" or "
+            "\"person,car\"."));
+    g_free (why);
+    ok = FALSE;
   }
   g_free (labels);
-  g_free (classes);
   if (!ok)                      /* a failed start gets no stop() */
     gst_vkml_detect_stop (trans);
   return ok;
@@ -342,6 +347,7 @@ gst_vkml_detect_stop (GstBaseTransform * trans)
   g_clear_pointer (&self->labels, g_strfreev);
   self->n_labels = 0;
   g_clear_pointer (&self->classes, g_array_unref);
+  g_clear_pointer (&self->start_classes, g_free);
   g_clear_pointer (&self->dets, g_array_unref);
   gst_vkml_decoder_model_clear (&self->model);
   return TRUE;
@@ -404,6 +410,25 @@ gst_vkml_detect_settings (GstVkmlDetect * self, GstVkmlDetectParams * p,
   }
 }
 
+/* 'classes' naming labels, with the labels of the model's bundle (there were none at
+ * start). FALSE: error posted. */
+static gboolean
+gst_vkml_detect_classes_from_bundle (GstVkmlDetect * self)
+{
+  const GstVkmlBundle *b = self->model.bundle;
+  gchar *why = NULL;
+
+  g_array_set_size (self->classes, 0);
+  if (gst_vkml_parse_class_list (self->start_classes, b ? b->labels : NULL,
+          b ? b->n_labels : 0, self->classes, NULL, &why))
+    return TRUE;
+  GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("Bad 'classes' value \"%s\" "
+          "for model \"%s\": %s.", self->start_classes, self->model.model_id,
+          why), ("Set 'labels', or give class indices."));
+  g_free (why);
+  return FALSE;
+}
+
 /* A new model (another model-id, new tensor shapes): its bundle; the format is told
  * again. FALSE: error posted. */
 static gboolean
@@ -422,7 +447,8 @@ gst_vkml_detect_check_model (GstVkmlDetect * self,
   }
   if (changed)
     self->told_format = FALSE;
-  return TRUE;
+  return !changed || !self->classes_by_label
+      || gst_vkml_detect_classes_from_bundle (self);
 }
 
 /* The largest ROI meta id on @buf, -1 when none: new ROIs get ids above it. */

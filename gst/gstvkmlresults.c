@@ -108,26 +108,51 @@ gst_vkml_frame_size (GstCaps * caps, guint * width, guint * height)
   }
 }
 
+/* The class index of @entry: a number, or the line of @labels equal to it; -1 when
+ * it is neither. */
+static gint
+class_of (const gchar * entry, gchar ** labels, guint n_labels)
+{
+  guint64 v;
+  guint i;
+
+  if (g_ascii_string_to_unsigned (entry, 10, 0, G_MAXINT, &v, NULL))
+    return (gint) v;
+  for (i = 0; labels && i < n_labels; i++)
+    if (g_str_equal (labels[i], entry))
+      return (gint) i;
+  return -1;
+}
+
 gboolean
-gst_vkml_parse_class_list (const gchar * text, GArray * out)
+gst_vkml_parse_class_list (const gchar * text, gchar ** labels,
+    guint n_labels, GArray * out, gboolean * names_left, gchar ** why)
 {
   gchar **parts;
   guint i;
   gboolean ok = TRUE;
 
+  if (names_left)
+    *names_left = FALSE;
   if (!text || !*text)
     return TRUE;
   parts = g_strsplit (text, ",", -1);
   for (i = 0; parts[i] && ok; i++) {
-    guint64 v;
+    gint c = class_of (g_strstrip (parts[i]), labels, n_labels);
 
-    g_strstrip (parts[i]);
-    ok = g_ascii_string_to_unsigned (parts[i], 10, 0, G_MAXINT, &v, NULL);
-    if (ok) {
-      gint c = (gint) v;
-
+    if (c >= 0)
       g_array_append_val (out, c);
-    }
+    else if (!*parts[i])
+      *why = g_strdup ("an empty entry");
+    else if (!labels && names_left)
+      *names_left = TRUE;
+    else if (!labels)
+      *why = g_strdup_printf ("\"%s\" is no class index, and there are no "
+          "labels to find it in", parts[i]);
+    else
+      *why = g_strdup_printf ("no class is labelled \"%s\" (%u labels)",
+          parts[i], n_labels);
+    ok = c >= 0 || (!*why && *parts[i]);
   }
   g_strfreev (parts);
   return ok;

@@ -437,6 +437,18 @@ GST_START_TEST (test_detect_from_bundle)
   gst_buffer_unref (out);
   gst_harness_teardown (h);
 
+  /* classes by the bundle's labels: the red boxes, or none for blue */
+  h = harness_for (model, "vkmldetect classes=red");
+  out = push_red (h);
+  fail_unless_equals_int (count_rois (out, "red"), 5);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+  h = harness_for (model, "vkmldetect classes=blue");
+  out = push_red (h);
+  fail_unless_equals_int (count_rois (out, "red"), 0);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+
   g_free (json);
   json = write_file ("d.json", "{\"decoder\": {\"type\": \"detector\","
       " \"format\": \"yolov5\"}}");

@@ -641,7 +641,7 @@ GST_END_TEST;
 GST_START_TEST (test_element_bad_settings)
 {
   static const gchar *cases[][3] = {
-    {"classes", "0,x", "Bad 'classes' value \"0,x\""},
+    {"classes", "0,,2", "Bad 'classes' value \"0,,2\": an empty entry"},
     {"labels", "/nonexistent/labels.txt", "Could not read the labels file"},
   };
   guint i;
@@ -672,6 +672,53 @@ GST_START_TEST (test_element_bad_settings)
 
 GST_END_TEST;
 
+/* classes by label, as the labels file names them: only "person" (class 0) of the two
+ * boxes; a label the file does not have fails the start. */
+GST_START_TEST (test_element_classes_by_label)
+{
+  gchar *labels = write_labels ();
+  gchar *launch = g_strdup_printf ("vkmldetect labels=\"%s\" classes=person",
+      labels);
+  GstHarness *h = gst_harness_new_parse (launch);
+  GstElement *e = gst_element_factory_make ("vkmldetect", NULL);
+  GstBus *bus = gst_bus_new ();
+  GstMessage *msg;
+  GError *error = NULL;
+  GstBuffer *out;
+
+  gst_harness_set_src_caps_str (h,
+      "video/x-raw,format=RGB,width=640,height=480,framerate=30/1");
+  out = gst_harness_push_and_pull (h, yolov5_buffer ());
+  fail_unless_equals_int (gst_buffer_get_n_meta (out,
+          GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE), 1);
+  fail_unless_equals_string (g_quark_to_string
+      (gst_buffer_get_video_region_of_interest_meta_id (out, 0)->roi_type),
+      "person");
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+
+  g_object_set (e, "labels", labels, "classes", "person,zebra", NULL);
+  gst_element_set_bus (e, bus);
+  fail_unless_equals_int (gst_element_set_state (e, GST_STATE_PAUSED),
+      GST_STATE_CHANGE_FAILURE);
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL);
+  gst_message_parse_error (msg, &error, NULL);
+  fail_unless (strstr (error->message, "no class is labelled \"zebra\" (2 "
+          "labels)") != NULL, "%s", error->message);
+  g_error_free (error);
+  gst_message_unref (msg);
+  gst_element_set_state (e, GST_STATE_NULL);
+  gst_element_set_bus (e, NULL);
+  gst_object_unref (bus);
+  gst_object_unref (e);
+  g_unlink (labels);
+  g_free (labels);
+  g_free (launch);
+}
+
+GST_END_TEST;
+
 static Suite *
 vkml_detect_suite (void)
 {
@@ -696,6 +743,7 @@ vkml_detect_suite (void)
   tcase_add_test (tc, test_element_scaled_frame);
   tcase_add_test (tc, test_element_says_format);
   tcase_add_test (tc, test_element_bad_settings);
+  tcase_add_test (tc, test_element_classes_by_label);
   return s;
 }
 
