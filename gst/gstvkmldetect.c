@@ -41,6 +41,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_vkml_detect_debug);
 #define DEFAULT_MAX_DETECTIONS 100
 #define DEFAULT_BACKGROUND_CLASS -1
 #define DEFAULT_PRINT FALSE
+#define DEFAULT_POST_MESSAGES FALSE
 
 enum
 {
@@ -54,6 +55,7 @@ enum
   PROP_MAX_DETECTIONS,
   PROP_BACKGROUND_CLASS,
   PROP_PRINT,
+  PROP_POST_MESSAGES,
 };
 
 struct _GstVkmlDetect
@@ -70,6 +72,7 @@ struct _GstVkmlDetect
   guint max_detections;
   gint background_class;
   gboolean print;
+  gboolean post_messages;
   guint props_set;              /* bit N: property N was set (it overrides the bundle) */
 
   /* from start() to stop() */
@@ -161,6 +164,13 @@ gst_vkml_detect_class_init (GstVkmlDetectClass * klass)
       g_param_spec_int ("background-class", "Background class",
           "Class index never reported (an SSD's background class, often 0); "
           "-1: none", -1, G_MAXINT, DEFAULT_BACKGROUND_CLASS, PARAM_FLAGS));
+  g_object_class_install_property (gobject_class, PROP_POST_MESSAGES,
+      g_param_spec_boolean ("post-messages", "Post messages",
+          "Post one \"vkml-detection\" element message per frame: frame, "
+          "timestamp, model-id and 'objects', an array of structures (roi-id, "
+          "label, class-id, score, x, y, width, height), every box of the frame",
+          DEFAULT_POST_MESSAGES, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_PLAYING));
   g_object_class_install_property (gobject_class, PROP_PRINT,
       g_param_spec_boolean ("print", "Print",
           "Print one line per box to stdout, e.g. \"frame 3: car 0.91 at "
@@ -195,6 +205,7 @@ gst_vkml_detect_init (GstVkmlDetect * self)
   self->max_detections = DEFAULT_MAX_DETECTIONS;
   self->background_class = DEFAULT_BACKGROUND_CLASS;
   self->print = DEFAULT_PRINT;
+  self->post_messages = DEFAULT_POST_MESSAGES;
   /* The video is not touched; the buffer is made writable for the ROI metas. */
   gst_base_transform_set_in_place (GST_BASE_TRANSFORM (self), TRUE);
 }
@@ -249,6 +260,9 @@ gst_vkml_detect_set_property (GObject * object, guint prop_id,
     case PROP_PRINT:
       self->print = g_value_get_boolean (value);
       break;
+    case PROP_POST_MESSAGES:
+      self->post_messages = g_value_get_boolean (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -290,6 +304,9 @@ gst_vkml_detect_get_property (GObject * object, guint prop_id,
       break;
     case PROP_PRINT:
       g_value_set_boolean (value, self->print);
+      break;
+    case PROP_POST_MESSAGES:
+      g_value_set_boolean (value, self->post_messages);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -466,6 +483,38 @@ gst_vkml_detect_last_roi_id (GstBuffer * buf)
   return last;
 }
 
+/* Appends @roi's box to @objects (a GstValueArray) as an "object" structure. */
+static void
+gst_vkml_detect_add_object (GValue * objects,
+    const GstVideoRegionOfInterestMeta * roi, const GstVkmlDetection * d)
+{
+  GValue v = G_VALUE_INIT;
+
+  g_value_init (&v, GST_TYPE_STRUCTURE);
+  g_value_take_boxed (&v, gst_structure_new ("object",
+          "roi-id", G_TYPE_INT, roi->id,
+          "label", G_TYPE_STRING, g_quark_to_string (roi->roi_type),
+          "class-id", G_TYPE_INT, d->class_id, "score", G_TYPE_FLOAT, d->score,
+          "x", G_TYPE_UINT, roi->x, "y", G_TYPE_UINT, roi->y,
+          "width", G_TYPE_UINT, roi->w, "height", G_TYPE_UINT, roi->h, NULL));
+  gst_value_array_append_and_take_value (objects, &v);
+}
+
+/* The frame's "vkml-detection" message; takes @objects. */
+static void
+gst_vkml_detect_post (GstVkmlDetect * self, GstBuffer * buf,
+    const GstVkmlTensorMeta * meta, GValue * objects)
+{
+  GstStructure *s = gst_structure_new ("vkml-detection",
+      "frame", G_TYPE_UINT64, self->frames,
+      "timestamp", G_TYPE_UINT64, GST_BUFFER_PTS (buf),
+      "model-id", G_TYPE_STRING, GST_STR_NULL (meta->model_id), NULL);
+
+  gst_structure_take_value (s, "objects", objects);
+  gst_element_post_message (GST_ELEMENT (self),
+      gst_message_new_element (GST_OBJECT (self), s));
+}
+
 static GstFlowReturn
 gst_vkml_detect_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
 {
@@ -474,7 +523,8 @@ gst_vkml_detect_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
       buf, &self->model_id, &self->warned_no_meta, "vkmldetect");
   GstVkmlDetectParams p = { 0 };
   GstVkmlDetectFormat chosen;
-  gboolean print;
+  GValue objects = G_VALUE_INIT;
+  gboolean print, post;
   gfloat iou;
   guint max, i, n_labels;
   gchar *error = NULL, **labels;
@@ -512,6 +562,11 @@ gst_vkml_detect_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
         meta->has_geometry ? &meta->geometry : NULL, self->frame_width,
         self->frame_height);
 
+  GST_OBJECT_LOCK (self);
+  post = self->post_messages;
+  GST_OBJECT_UNLOCK (self);
+  if (post)
+    g_value_init (&objects, GST_TYPE_ARRAY);
   id = gst_vkml_detect_last_roi_id (buf);
   for (i = 0; i < self->dets->len; i++) {
     const GstVkmlDetection *d =
@@ -522,12 +577,16 @@ gst_vkml_detect_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
         gst_vkml_attach_detection (buf, label, d);
 
     roi->id = ++id;             /* each box its own id on the frame */
+    if (post)
+      gst_vkml_detect_add_object (&objects, roi, d);
     if (print)
       g_print ("frame %" G_GUINT64_FORMAT ": %s %.2f at %u,%u %ux%u\n",
           self->frames, label, d->score, roi->x, roi->y, roi->w, roi->h);
   }
   if (print)
     fflush (stdout);
+  if (post)
+    gst_vkml_detect_post (self, buf, meta, &objects);
   GST_LOG_OBJECT (self, "%u boxes", self->dets->len);
   self->frames++;
   return GST_FLOW_OK;

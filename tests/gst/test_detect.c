@@ -672,6 +672,73 @@ GST_START_TEST (test_element_bad_settings)
 
 GST_END_TEST;
 
+/* Pushes yolov5_buffer() (letterbox geometry) through @launch; returns the element
+ * messages it posted (a new list; free each and g_list_free). */
+static GList *
+detect_messages (const gchar * launch)
+{
+  GstHarness *h = gst_harness_new_parse (launch);
+  GstBus *bus = gst_bus_new ();
+  GstBuffer *in = yolov5_buffer ();
+  GstVkmlTensorMeta *meta = gst_buffer_get_vkml_tensor_meta (in);
+  GstMessage *msg;
+  GList *msgs = NULL;
+
+  meta->has_geometry = TRUE;
+  meta->geometry = letterbox;
+  gst_vkml_tensor_meta_set_model_id (meta, "det");
+  gst_element_set_bus (h->element, bus);
+  gst_harness_set_src_caps_str (h,
+      "video/x-raw,format=RGB,width=640,height=480,framerate=30/1");
+  gst_buffer_unref (gst_harness_push_and_pull (h, in));
+  while ((msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ELEMENT)))
+    msgs = g_list_append (msgs, msg);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+  return msgs;
+}
+
+/* post-messages=true: one vkml-detection message a frame holding every box (as the
+ * ROI metas say: ids, labels, pixels); none by default. */
+GST_START_TEST (test_element_post_messages)
+{
+  GList *msgs = detect_messages ("vkmldetect post-messages=true");
+  const GstStructure *s, *o;
+  const GValue *objects;
+  guint64 frame = 1;
+  gint roi_id = -1;
+  guint x, y, w, h;
+  gfloat score;
+
+  fail_unless_equals_int (g_list_length (msgs), 1);
+  s = gst_message_get_structure (msgs->data);
+  fail_unless (gst_structure_has_name (s, "vkml-detection"));
+  fail_unless (gst_structure_get_uint64 (s, "frame", &frame) && frame == 0);
+  fail_unless_equals_string (gst_structure_get_string (s, "model-id"), "det");
+  objects = gst_structure_get_value (s, "objects");
+  fail_unless (objects != NULL && GST_VALUE_HOLDS_ARRAY (objects));
+  fail_unless_equals_int (gst_value_array_get_size (objects), 2);
+  o = gst_value_get_structure (gst_value_array_get_value (objects, 0));
+  fail_unless (gst_structure_get (o, "roi-id", G_TYPE_INT, &roi_id, "score",
+          G_TYPE_FLOAT, &score, "x", G_TYPE_UINT, &x, "y", G_TYPE_UINT, &y,
+          "width", G_TYPE_UINT, &w, "height", G_TYPE_UINT, &h, NULL));
+  fail_unless_equals_string (gst_structure_get_string (o, "label"), "1");
+  fail_unless (roi_id == 0 && x == 80 && y == 0 && w == 40 && h == 10,
+      "%d: %u,%u %ux%u", roi_id, x, y, w, h);
+  fail_unless_equals_float (score, 0.72f);
+  o = gst_value_get_structure (gst_value_array_get_value (objects, 1));
+  fail_unless (gst_structure_get (o, "roi-id", G_TYPE_INT, &roi_id, "x",
+          G_TYPE_UINT, &x, NULL));
+  fail_unless (roi_id == 1 && x == 190);
+  g_list_free_full (msgs, (GDestroyNotify) gst_message_unref);
+
+  msgs = detect_messages ("vkmldetect");
+  fail_unless_equals_int (g_list_length (msgs), 0);
+}
+
+GST_END_TEST;
+
 /* classes by label, as the labels file names them: only "person" (class 0) of the two
  * boxes; a label the file does not have fails the start. */
 GST_START_TEST (test_element_classes_by_label)
@@ -744,6 +811,7 @@ vkml_detect_suite (void)
   tcase_add_test (tc, test_element_says_format);
   tcase_add_test (tc, test_element_bad_settings);
   tcase_add_test (tc, test_element_classes_by_label);
+  tcase_add_test (tc, test_element_post_messages);
   return s;
 }
 
