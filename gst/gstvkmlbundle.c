@@ -109,18 +109,41 @@ one_of (Ctx * c, JsonNode * node, const gchar * const *names)
   return -1;
 }
 
+/* A number in [@lo, @hi] into *@out, marking @field given. */
+static gboolean
+set_float (Ctx * c, JsonNode * node, gdouble lo, gdouble hi, gfloat * out,
+    GstVkmlBundleField field)
+{
+  gdouble v;
+
+  if (!number_in (c, node, lo, hi, &v))
+    return FALSE;
+  *out = (gfloat) v;
+  c->b->set |= field;
+  return TRUE;
+}
+
+/* A whole number from @lo (to G_MAXINT) into *@out, marking @field given. */
+static gboolean
+set_int (Ctx * c, JsonNode * node, gint64 lo, gint * out,
+    GstVkmlBundleField field)
+{
+  gint64 v;
+
+  if (!integer_in (c, node, lo, G_MAXINT, &v))
+    return FALSE;
+  *out = (gint) v;
+  c->b->set |= field;
+  return TRUE;
+}
+
 /* ---- "input" -------------------------------------------------------------------- */
 
 static gboolean
 read_scale (Ctx * c, JsonNode * node)
 {
-  gdouble v;
-
-  if (!number_in (c, node, G_MINFLOAT, G_MAXFLOAT, &v))
-    return FALSE;
-  c->b->input.scale = (gfloat) v;
-  c->b->set |= GST_VKML_BUNDLE_SCALE;
-  return TRUE;
+  return set_float (c, node, G_MINFLOAT, G_MAXFLOAT, &c->b->input.scale,
+      GST_VKML_BUNDLE_SCALE);
 }
 
 /* One number, or one per channel (3), into @out; @nonzero refuses 0 (std). */
@@ -186,13 +209,8 @@ read_resize (Ctx * c, JsonNode * node)
 static gboolean
 read_pad_value (Ctx * c, JsonNode * node)
 {
-  gdouble v;
-
-  if (!number_in (c, node, 0, 255, &v))
-    return FALSE;
-  c->b->input.pad_value = (gfloat) v;
-  c->b->set |= GST_VKML_BUNDLE_PAD_VALUE;
-  return TRUE;
+  return set_float (c, node, 0, 255, &c->b->input.pad_value,
+      GST_VKML_BUNDLE_PAD_VALUE);
 }
 
 static const Key input_keys[] = {
@@ -241,25 +259,14 @@ read_softmax (Ctx * c, JsonNode * node)
 static gboolean
 read_top_k (Ctx * c, JsonNode * node)
 {
-  gint64 v;
-
-  if (!integer_in (c, node, 1, G_MAXINT, &v))
-    return FALSE;
-  c->b->top_k = (guint) v;
-  c->b->set |= GST_VKML_BUNDLE_TOP_K;
-  return TRUE;
+  return set_int (c, node, 1, &c->b->top_k, GST_VKML_BUNDLE_TOP_K);
 }
 
 static gboolean
 read_threshold (Ctx * c, JsonNode * node)
 {
-  gdouble v;
-
-  if (!number_in (c, node, -G_MAXFLOAT, G_MAXFLOAT, &v))
-    return FALSE;
-  c->b->threshold = (gfloat) v;
-  c->b->set |= GST_VKML_BUNDLE_THRESHOLD;
-  return TRUE;
+  return set_float (c, node, -1e9, 1e9, &c->b->threshold,
+      GST_VKML_BUNDLE_THRESHOLD);
 }
 
 static gboolean
@@ -277,53 +284,31 @@ read_format (Ctx * c, JsonNode * node)
 }
 
 static gboolean
-read_unit (Ctx * c, JsonNode * node, gfloat * out, GstVkmlBundleField field)
-{
-  gdouble v;
-
-  if (!number_in (c, node, 0, 1, &v))
-    return FALSE;
-  *out = (gfloat) v;
-  c->b->set |= field;
-  return TRUE;
-}
-
-static gboolean
 read_score_threshold (Ctx * c, JsonNode * node)
 {
-  return read_unit (c, node, &c->b->score_threshold,
+  return set_float (c, node, 0, 1, &c->b->score_threshold,
       GST_VKML_BUNDLE_SCORE_THRESHOLD);
 }
 
 static gboolean
 read_iou_threshold (Ctx * c, JsonNode * node)
 {
-  return read_unit (c, node, &c->b->iou_threshold,
+  return set_float (c, node, 0, 1, &c->b->iou_threshold,
       GST_VKML_BUNDLE_IOU_THRESHOLD);
 }
 
 static gboolean
 read_max_detections (Ctx * c, JsonNode * node)
 {
-  gint64 v;
-
-  if (!integer_in (c, node, 0, G_MAXINT, &v))
-    return FALSE;
-  c->b->max_detections = (guint) v;
-  c->b->set |= GST_VKML_BUNDLE_MAX_DETECTIONS;
-  return TRUE;
+  return set_int (c, node, 0, &c->b->max_detections,
+      GST_VKML_BUNDLE_MAX_DETECTIONS);
 }
 
 static gboolean
 read_background_class (Ctx * c, JsonNode * node)
 {
-  gint64 v;
-
-  if (!integer_in (c, node, -1, G_MAXINT, &v))
-    return FALSE;
-  c->b->background_class = (gint) v;
-  c->b->set |= GST_VKML_BUNDLE_BACKGROUND_CLASS;
-  return TRUE;
+  return set_int (c, node, -1, &c->b->background_class,
+      GST_VKML_BUNDLE_BACKGROUND_CLASS);
 }
 
 /* An array of 1 .. @max whole numbers from @lo into @out (gint); else @what. */

@@ -56,12 +56,12 @@ typedef struct
   GstVkmlBundleDecoder decoder;
   gchar *tensor;                /* classifier */
   gboolean softmax;
-  guint top_k;
+  gint top_k;                   /* >= 1 */
   gfloat threshold;
   GstVkmlDetectFormat format;   /* detector */
   gfloat score_threshold;
   gfloat iou_threshold;
-  guint max_detections;
+  gint max_detections;          /* >= 0 */
   gint background_class;
   GArray *classes;              /* gint; NULL when not given */
   guint strides[GST_VKML_DETECT_MAX_STRIDES];

@@ -392,8 +392,8 @@ gst_vkml_classify_settings (GstVkmlClassify * self, Settings * s)
   GST_OBJECT_LOCK (self);
   s->tensor = g_strdup (FROM_BUNDLE (self, PROP_TENSOR, GST_VKML_BUNDLE_TENSOR)
       ? b->tensor : self->tensor_name);
-  s->k = FROM_BUNDLE (self, PROP_TOP_K, GST_VKML_BUNDLE_TOP_K) ? b->top_k :
-      self->top_k;
+  s->k = FROM_BUNDLE (self, PROP_TOP_K, GST_VKML_BUNDLE_TOP_K) ?
+      (guint) b->top_k : self->top_k;
   s->threshold = FROM_BUNDLE (self, PROP_THRESHOLD, GST_VKML_BUNDLE_THRESHOLD)
       ? b->threshold : self->threshold;
   s->softmax = FROM_BUNDLE (self, PROP_SOFTMAX, GST_VKML_BUNDLE_SOFTMAX) ?
@@ -583,17 +583,12 @@ gst_vkml_classify_check_model (GstVkmlClassify * self,
     const GstVkmlTensorMeta * meta)
 {
   gboolean changed;
-  GError *error = NULL;
   const GstVkmlTensor *t;
   Settings s;
 
   if (!gst_vkml_decoder_model_update (&self->model, GST_BASE_TRANSFORM (self),
-          meta, &changed, &error)) {
-    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("Bad model bundle: %s.",
-            error->message), (NULL));
-    g_error_free (error);
+          meta, &changed))
     return FALSE;
-  }
   if (!changed)
     return TRUE;
   gst_vkml_classify_settings (self, &s);

@@ -8,8 +8,9 @@
 gboolean
 gst_vkml_decoder_model_update (GstVkmlDecoderModel * m,
     GstBaseTransform * trans, const GstVkmlTensorMeta * meta,
-    gboolean * changed, GError ** error)
+    gboolean * changed)
 {
+  GError *error = NULL;
   gchar *tensors = gst_vkml_tensor_meta_describe (meta);
   const gchar *id = meta->model_id ? meta->model_id : "";
 
@@ -23,11 +24,16 @@ gst_vkml_decoder_model_update (GstVkmlDecoderModel * m,
   m->model_id = g_strdup (id);
   m->tensors = tensors;
   m->bundle = gst_vkml_bundle_query (GST_BASE_TRANSFORM_SINK_PAD (trans),
-      m->model_id, error);
+      m->model_id, &error);
   if (m->bundle)
     GST_INFO_OBJECT (trans, "model \"%s\": bundle %s", m->model_id,
         m->bundle->path);
-  return !error || !*error;
+  if (!error)
+    return TRUE;
+  GST_ELEMENT_ERROR (trans, RESOURCE, SETTINGS, ("Bad model bundle: %s.",
+          error->message), (NULL));
+  g_error_free (error);
+  return FALSE;
 }
 
 void

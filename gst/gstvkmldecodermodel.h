@@ -17,11 +17,11 @@ G_BEGIN_DECLS typedef struct
 } GstVkmlDecoderModel;
 
 /* Updates @m for @meta: when its model-id or tensors differ from the last meta's, asks
- * upstream of @trans for the model's bundle and returns TRUE in *@changed. FALSE (and
- * @error) when the bundle the model names cannot be read. */
+ * upstream of @trans for the model's bundle and returns TRUE in *@changed. FALSE after
+ * posting a RESOURCE/SETTINGS error on @trans when the bundle cannot be read. */
 gboolean gst_vkml_decoder_model_update (GstVkmlDecoderModel * m,
     GstBaseTransform * trans, const GstVkmlTensorMeta * meta,
-    gboolean * changed, GError ** error);
+    gboolean * changed);
 void gst_vkml_decoder_model_clear (GstVkmlDecoderModel * m);
 
 /* Whether the bundle gives @field for a decoder of @type (labels: any type). */

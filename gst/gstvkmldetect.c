@@ -408,7 +408,7 @@ gst_vkml_detect_settings (GstVkmlDetect * self, GstVkmlDetectParams * p,
   *iou = FROM_BUNDLE (self, PROP_IOU_THRESHOLD, GST_VKML_BUNDLE_IOU_THRESHOLD)
       ? b->iou_threshold : self->iou_threshold;
   *max = FROM_BUNDLE (self, PROP_MAX_DETECTIONS,
-      GST_VKML_BUNDLE_MAX_DETECTIONS) ? b->max_detections :
+      GST_VKML_BUNDLE_MAX_DETECTIONS) ? (guint) b->max_detections :
       self->max_detections;
   *print = self->print;
   GST_OBJECT_UNLOCK (self);
@@ -453,15 +453,10 @@ gst_vkml_detect_check_model (GstVkmlDetect * self,
     const GstVkmlTensorMeta * meta)
 {
   gboolean changed;
-  GError *error = NULL;
 
   if (!gst_vkml_decoder_model_update (&self->model, GST_BASE_TRANSFORM (self),
-          meta, &changed, &error)) {
-    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("Bad model bundle: %s.",
-            error->message), (NULL));
-    g_error_free (error);
+          meta, &changed))
     return FALSE;
-  }
   if (changed)
     self->told_format = FALSE;
   return !changed || !self->classes_by_label
