@@ -13,5 +13,6 @@ trap 'rm -rf "$tmp"' EXIT
 export PKG_CONFIG_PATH="$build/meson-uninstalled"
 flags=$(pkg-config --cflags --libs gstreamer-vkml-meta-1.0)
 echo "pkg-config: $flags"
+# shellcheck disable=SC2086 # the flags are words
 ${CC:-cc} -std=c11 -Wall -Werror "$src" -o "$tmp/reader" $flags
 LD_LIBRARY_PATH="$build/gst:$build/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$tmp/reader"
