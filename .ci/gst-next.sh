@@ -32,7 +32,7 @@ libprotobuf-c-dev libvulkan-dev mesa-vulkan-drivers libgstreamer1.0-dev
 libgstreamer-plugins-base1.0-dev libgstreamer-plugins-bad1.0-dev gstreamer1.0-tools
 gstreamer1.0-plugins-base gstreamer1.0-plugins-good check libpango1.0-dev
 gobject-introspection libgirepository1.0-dev python3-gi gir1.2-gstreamer-1.0 python3
-python3-onnx python3-numpy"
+python3-onnx python3-numpy libjson-glib-dev"
 
 if [ "$(id -u)" -ne 0 ]; then
   echo "gst-next: needs root (debootstrap, mount, chroot)" >&2

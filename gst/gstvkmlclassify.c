@@ -32,9 +32,11 @@
 #endif
 
 #include "gstvkmlclassify.h"
+#include "gstvkmldecodermodel.h"
 #include "gstvkmlresults.h"
 #include "gstvkmltensormeta.h"
 
+#include <math.h>
 #include <stdio.h>
 
 GST_DEBUG_CATEGORY_STATIC (gst_vkml_classify_debug);
@@ -45,8 +47,10 @@ GST_DEBUG_CATEGORY_STATIC (gst_vkml_classify_debug);
 #define DEFAULT_PRINT FALSE
 #define DEFAULT_MODEL_ID NULL
 #define DEFAULT_TOP_K 1
-#define DEFAULT_THRESHOLD (-G_MAXFLOAT)
+/* below any score a model gives: no threshold, in a form gst-inspect shows plainly */
+#define DEFAULT_THRESHOLD (-1e9f)
 #define DEFAULT_POST_MESSAGES TRUE
+#define DEFAULT_SOFTMAX FALSE
 
 enum
 {
@@ -58,6 +62,7 @@ enum
   PROP_TOP_K,
   PROP_THRESHOLD,
   PROP_POST_MESSAGES,
+  PROP_SOFTMAX,
 };
 
 struct _GstVkmlClassify
@@ -72,6 +77,8 @@ struct _GstVkmlClassify
   guint top_k;
   gfloat threshold;
   gboolean post_messages;
+  gboolean softmax;
+  guint props_set;              /* bit N: property N was set (it overrides the bundle) */
 
   /* from start() to stop() */
   gchar **labels;               /* NULL when no labels file is set */
@@ -79,6 +86,8 @@ struct _GstVkmlClassify
   guint64 frames;
   gboolean warned_no_meta;
   GArray *order;                /* guint class indices, reused per frame */
+  GArray *probs;                /* gfloat: softmax of the scores, reused per frame */
+  GstVkmlDecoderModel model;    /* the model decoded, and its bundle */
 
   /* from set_caps(); 0 when the caps are not video */
   guint frame_width, frame_height;
@@ -136,7 +145,9 @@ gst_vkml_classify_class_init (GstVkmlClassifyClass * klass)
           GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_PRINT,
       g_param_spec_boolean ("print", "Print",
-          "Print one line per frame to stdout, e.g. \"frame 3: red (0.98)\"",
+          "Print one line per result to stdout: \"frame 3: red (0.98)\", or "
+          "for an object (after vkmlinfer roi=objects) \"frame 3 object 7 "
+          "(car): red (0.98)\"",
           DEFAULT_PRINT, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_PLAYING));
   g_object_class_install_property (gobject_class, PROP_MODEL_ID,
@@ -152,9 +163,16 @@ gst_vkml_classify_class_init (GstVkmlClassifyClass * klass)
           GST_PARAM_MUTABLE_PLAYING));
   g_object_class_install_property (gobject_class, PROP_THRESHOLD,
       g_param_spec_float ("threshold", "Threshold",
-          "Report only classes scoring at least this (default: no threshold)",
-          -G_MAXFLOAT, G_MAXFLOAT, DEFAULT_THRESHOLD, G_PARAM_READWRITE |
+          "Report only classes scoring at least this (a probability with "
+          "softmax, else the model's score); the default, -1e9, lets every "
+          "class through", -1e9f, 1e9f, DEFAULT_THRESHOLD, G_PARAM_READWRITE |
           G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (gobject_class, PROP_SOFTMAX,
+      g_param_spec_boolean ("softmax", "Softmax",
+          "Apply softmax to the scores first (for a model that outputs logits): "
+          "the scores reported are probabilities", DEFAULT_SOFTMAX,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_PLAYING));
   g_object_class_install_property (gobject_class, PROP_POST_MESSAGES,
       g_param_spec_boolean ("post-messages", "Post messages",
           "Post a \"vkml-classification\" element message per result",
@@ -164,7 +182,7 @@ gst_vkml_classify_class_init (GstVkmlClassifyClass * klass)
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
   gst_element_class_set_static_metadata (element_class,
-      "vkml classification decoder", "Filter/Analyzer",
+      "vkml classification decoder", "Filter/Analyzer/Video",
       "Turns a classifier's output tensor (GstVkmlTensorMeta) into labels per "
       "frame, as GstVideoRegionOfInterestMeta and \"vkml-classification\" "
       "element messages", "vkml developers");
@@ -189,6 +207,7 @@ gst_vkml_classify_init (GstVkmlClassify * self)
   self->top_k = DEFAULT_TOP_K;
   self->threshold = DEFAULT_THRESHOLD;
   self->post_messages = DEFAULT_POST_MESSAGES;
+  self->softmax = DEFAULT_SOFTMAX;
   /* The video is not touched; the buffer is made writable for the ROI metas. */
   gst_base_transform_set_in_place (GST_BASE_TRANSFORM (self), TRUE);
 }
@@ -211,10 +230,14 @@ gst_vkml_classify_set_property (GObject * object, guint prop_id,
   GstVkmlClassify *self = GST_VKML_CLASSIFY (object);
 
   GST_OBJECT_LOCK (self);
+  self->props_set |= 1u << prop_id;
   switch (prop_id) {
     case PROP_LABELS:
       g_free (self->labels_path);
       self->labels_path = g_value_dup_string (value);
+      break;
+    case PROP_SOFTMAX:
+      self->softmax = g_value_get_boolean (value);
       break;
     case PROP_TENSOR:
       g_free (self->tensor_name);
@@ -272,6 +295,9 @@ gst_vkml_classify_get_property (GObject * object, guint prop_id,
     case PROP_POST_MESSAGES:
       g_value_set_boolean (value, self->post_messages);
       break;
+    case PROP_SOFTMAX:
+      g_value_set_boolean (value, self->softmax);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -310,6 +336,7 @@ gst_vkml_classify_start (GstBaseTransform * trans)
   self->frames = 0;
   self->warned_no_meta = FALSE;
   self->order = g_array_new (FALSE, FALSE, sizeof (guint));
+  self->probs = g_array_new (FALSE, FALSE, sizeof (gfloat));
   if (path && *path)
     ok = gst_vkml_classify_load_labels (self, path);
   g_free (path);
@@ -326,6 +353,8 @@ gst_vkml_classify_stop (GstBaseTransform * trans)
   g_clear_pointer (&self->labels, g_strfreev);
   self->n_labels = 0;
   g_clear_pointer (&self->order, g_array_unref);
+  g_clear_pointer (&self->probs, g_array_unref);
+  gst_vkml_decoder_model_clear (&self->model);
   return TRUE;
 }
 
@@ -339,18 +368,56 @@ gst_vkml_classify_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   return TRUE;
 }
 
-/* The tensor to read: by the 'tensor' property, else the first. NULL after posting
- * an error naming the tensor asked for and the ones the meta has. */
-static const GstVkmlTensor *
-gst_vkml_classify_find_tensor (GstVkmlClassify * self,
-    const GstVkmlTensorMeta * meta)
+/* What a frame is decoded with: the properties, and the model bundle's classifier
+ * settings and labels for those not set. */
+typedef struct
 {
-  const GstVkmlTensor *t;
-  gchar *name, *have;
+  gchar *tensor;                /* NULL: the first */
+  guint k;
+  gfloat threshold;
+  gboolean softmax, post, print;
+  gchar **labels;               /* not owned */
+  guint n_labels;
+} Settings;
+
+#define FROM_BUNDLE(self, prop, field) (!((self)->props_set & (1u << (prop))) \
+    && gst_vkml_decoder_model_gives (&(self)->model, \
+        GST_VKML_BUNDLE_DECODER_CLASSIFIER, (field)))
+
+static void
+gst_vkml_classify_settings (GstVkmlClassify * self, Settings * s)
+{
+  const GstVkmlBundle *b = self->model.bundle;
 
   GST_OBJECT_LOCK (self);
-  name = g_strdup (self->tensor_name);
+  s->tensor = g_strdup (FROM_BUNDLE (self, PROP_TENSOR, GST_VKML_BUNDLE_TENSOR)
+      ? b->tensor : self->tensor_name);
+  s->k = FROM_BUNDLE (self, PROP_TOP_K, GST_VKML_BUNDLE_TOP_K) ?
+      (guint) b->top_k : self->top_k;
+  s->threshold = FROM_BUNDLE (self, PROP_THRESHOLD, GST_VKML_BUNDLE_THRESHOLD)
+      ? b->threshold : self->threshold;
+  s->softmax = FROM_BUNDLE (self, PROP_SOFTMAX, GST_VKML_BUNDLE_SOFTMAX) ?
+      b->softmax : self->softmax;
+  s->post = self->post_messages;
+  s->print = self->print;
   GST_OBJECT_UNLOCK (self);
+  s->labels = self->labels;
+  s->n_labels = self->n_labels;
+  if (!s->labels && b && b->labels) {
+    s->labels = b->labels;
+    s->n_labels = b->n_labels;
+  }
+}
+
+/* The tensor to read: by name, else the first. NULL after posting an error naming the
+ * tensor asked for and the ones the meta has. */
+static const GstVkmlTensor *
+gst_vkml_classify_find_tensor (GstVkmlClassify * self,
+    const GstVkmlTensorMeta * meta, const gchar * name)
+{
+  const GstVkmlTensor *t;
+  gchar *have;
+
   if (name && *name)
     t = gst_vkml_tensor_meta_get_by_name (meta, name);
   else
@@ -366,7 +433,6 @@ gst_vkml_classify_find_tensor (GstVkmlClassify * self,
     g_free (have);
     t = NULL;
   }
-  g_free (name);
   return t;
 }
 
@@ -397,15 +463,35 @@ gst_vkml_classify_rank (GstVkmlClassify * self, const gfloat * v, gsize n,
     g_array_set_size (self->order, k);
 }
 
+/* Softmax of @n scores @v into self->probs (max subtracted first, so no overflow). */
+static const gfloat *
+gst_vkml_classify_softmax (GstVkmlClassify * self, const gfloat * v, gsize n)
+{
+  gfloat *p, top = -INFINITY;
+  gdouble sum = 0;
+  gsize i;
+
+  g_array_set_size (self->probs, n);
+  p = (gfloat *) self->probs->data;
+  for (i = 0; i < n; i++)
+    top = MAX (top, v[i]);
+  for (i = 0; i < n; i++) {
+    p[i] = expf (v[i] - top);
+    sum += p[i];
+  }
+  for (i = 0; i < n; i++)
+    p[i] = (gfloat) (p[i] / sum);
+  return p;
+}
+
 /* One result: on @roi (an object) when given, else as a whole-frame ROI. */
 static void
 gst_vkml_classify_report (GstVkmlClassify * self, GstBuffer * buf,
     GstVideoRegionOfInterestMeta * roi, gint index, gfloat score, guint rank,
-    gboolean post, gboolean print)
+    const Settings * s)
 {
   gchar num[GST_VKML_LABEL_BUF_SIZE];
-  const gchar *label = gst_vkml_label (self->labels, self->n_labels, index,
-      num);
+  const gchar *label = gst_vkml_label (s->labels, s->n_labels, index, num);
   gint roi_id = roi ? roi->id : -1;
 
   if (roi)
@@ -413,8 +499,8 @@ gst_vkml_classify_report (GstVkmlClassify * self, GstBuffer * buf,
   else
     gst_vkml_attach_classification (buf, label, index, score,
         self->frame_width, self->frame_height);
-  if (post) {
-    GstStructure *s = gst_structure_new ("vkml-classification",
+  if (s->post) {
+    GstStructure *st = gst_structure_new ("vkml-classification",
         "frame", G_TYPE_UINT64, self->frames,
         "timestamp", G_TYPE_UINT64, GST_BUFFER_PTS (buf),
         "label", G_TYPE_STRING, label,
@@ -422,12 +508,12 @@ gst_vkml_classify_report (GstVkmlClassify * self, GstBuffer * buf,
         "rank", G_TYPE_UINT, rank, "roi-id", G_TYPE_INT, roi_id, NULL);
 
     gst_element_post_message (GST_ELEMENT (self),
-        gst_message_new_element (GST_OBJECT (self), s));
+        gst_message_new_element (GST_OBJECT (self), st));
   }
-  if (print && roi)
+  if (s->print && roi)
     g_print ("frame %" G_GUINT64_FORMAT " object %d (%s): %s (%.2f)\n",
         self->frames, roi_id, g_quark_to_string (roi->roi_type), label, score);
-  else if (print) {
+  else if (s->print) {
     g_print ("frame %" G_GUINT64_FORMAT ": %s (%.2f)\n", self->frames, label,
         score);
     fflush (stdout);
@@ -437,32 +523,28 @@ gst_vkml_classify_report (GstVkmlClassify * self, GstBuffer * buf,
 /* Classifies one meta's tensor; results on @roi when given. */
 static GstFlowReturn
 gst_vkml_classify_meta (GstVkmlClassify * self, GstBuffer * buf,
-    const GstVkmlTensorMeta * meta, GstVideoRegionOfInterestMeta * roi)
+    const GstVkmlTensorMeta * meta, GstVideoRegionOfInterestMeta * roi,
+    const Settings * s)
 {
   const GstVkmlTensor *t;
   const gfloat *v;
   GstMapInfo map;
-  gboolean post, print;
-  gfloat threshold;
-  guint k, i;
+  gsize n;
+  guint i;
 
-  if (!(t = gst_vkml_classify_find_tensor (self, meta)))
+  if (!(t = gst_vkml_classify_find_tensor (self, meta, s->tensor)))
     return GST_FLOW_ERROR;
-  GST_OBJECT_LOCK (self);
-  post = self->post_messages;
-  print = self->print;
-  threshold = self->threshold;
-  k = self->top_k;
-  GST_OBJECT_UNLOCK (self);
   if (!gst_buffer_map (t->data, &map, GST_MAP_READ))
     return GST_FLOW_ERROR;
+  n = MIN (gst_vkml_tensor_element_count (t), map.size / sizeof (gfloat));
   v = (const gfloat *) map.data;
-  gst_vkml_classify_rank (self, v, MIN (gst_vkml_tensor_element_count (t),
-          map.size / sizeof (gfloat)), threshold, k);
+  if (s->softmax)
+    v = gst_vkml_classify_softmax (self, v, n);
+  gst_vkml_classify_rank (self, v, n, s->threshold, s->k);
   for (i = 0; i < self->order->len; i++) {
     guint c = g_array_index (self->order, guint, i);
 
-    gst_vkml_classify_report (self, buf, roi, (gint) c, v[c], i, post, print);
+    gst_vkml_classify_report (self, buf, roi, (gint) c, v[c], i, s);
   }
   gst_buffer_unmap (t->data, &map);
   return GST_FLOW_OK;
@@ -471,7 +553,7 @@ gst_vkml_classify_meta (GstVkmlClassify * self, GstBuffer * buf,
 /* Secondary inference: every object's meta of @newest's model-id, each onto its ROI. */
 static GstFlowReturn
 gst_vkml_classify_objects (GstVkmlClassify * self, GstBuffer * buf,
-    const GstVkmlTensorMeta * newest)
+    const GstVkmlTensorMeta * newest, const Settings * s)
 {
   GstFlowReturn ret = GST_FLOW_OK;
   GstVkmlTensorMeta *m;
@@ -489,9 +571,41 @@ gst_vkml_classify_objects (GstVkmlClassify * self, GstBuffer * buf,
       GST_DEBUG_OBJECT (self, "no ROI meta of id %d any more", m->roi_id);
       continue;
     }
-    ret = gst_vkml_classify_meta (self, buf, m, roi);
+    ret = gst_vkml_classify_meta (self, buf, m, roi, s);
   }
   return ret;
+}
+
+/* A new model (another model-id, or new tensor shapes after a model swap): its bundle,
+ * and a warning when its class count does not match the labels. */
+static gboolean
+gst_vkml_classify_check_model (GstVkmlClassify * self,
+    const GstVkmlTensorMeta * meta)
+{
+  gboolean changed;
+  const GstVkmlTensor *t;
+  Settings s;
+
+  if (!gst_vkml_decoder_model_update (&self->model, GST_BASE_TRANSFORM (self),
+          meta, &changed))
+    return FALSE;
+  if (!changed)
+    return TRUE;
+  gst_vkml_classify_settings (self, &s);
+  t = s.tensor && *s.tensor ? gst_vkml_tensor_meta_get_by_name (meta, s.tensor)
+      : gst_vkml_tensor_meta_get (meta, 0);
+  if (t && s.labels && gst_vkml_tensor_element_count (t) != s.n_labels) {
+    gchar *have = gst_vkml_tensor_meta_describe (meta);
+
+    GST_ELEMENT_WARNING (self, STREAM, FORMAT, ("Model '%s' has %"
+            G_GSIZE_FORMAT " classes in tensor '%s' but there are %u labels: "
+            "the labels may not be this model's.",
+            GST_STR_NULL (meta->model_id), gst_vkml_tensor_element_count (t),
+            t->name, s.n_labels), ("The model's tensors are %s.", have));
+    g_free (have);
+  }
+  g_free (s.tensor);
+  return TRUE;
 }
 
 static GstFlowReturn
@@ -501,11 +615,16 @@ gst_vkml_classify_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   GstVkmlTensorMeta *meta = gst_vkml_decoder_find_meta (GST_ELEMENT (self),
       buf, &self->model_id, &self->warned_no_meta, "vkmlclassify");
   GstFlowReturn ret;
+  Settings s;
 
   if (!meta)
     return GST_FLOW_OK;
-  ret = meta->roi_id >= 0 ? gst_vkml_classify_objects (self, buf, meta)
-      : gst_vkml_classify_meta (self, buf, meta, NULL);
+  if (!gst_vkml_classify_check_model (self, meta))
+    return GST_FLOW_ERROR;
+  gst_vkml_classify_settings (self, &s);
+  ret = meta->roi_id >= 0 ? gst_vkml_classify_objects (self, buf, meta, &s)
+      : gst_vkml_classify_meta (self, buf, meta, NULL, &s);
+  g_free (s.tensor);
   self->frames++;
   return ret;
 }

@@ -79,6 +79,36 @@ gst_vkml_bind_image_shape (const vkml_tensor_info * info,
   return TRUE;
 }
 
+/* The YUV formats libvkml's pre-processing reads, 8- and 10-bit (the sample depth and
+ * shift come from GStreamer's format info). */
+static const struct
+{
+  GstVideoFormat video;
+  vkml_frame_format frame;
+} yuv_formats[] = {
+  {GST_VIDEO_FORMAT_NV12, VKML_FRAME_NV12},
+  {GST_VIDEO_FORMAT_P010_10LE, VKML_FRAME_NV12},
+  {GST_VIDEO_FORMAT_NV16, VKML_FRAME_NV16},
+  {GST_VIDEO_FORMAT_I420, VKML_FRAME_I420},
+  {GST_VIDEO_FORMAT_I420_10LE, VKML_FRAME_I420},
+  {GST_VIDEO_FORMAT_Y42B, VKML_FRAME_I422},
+  {GST_VIDEO_FORMAT_Y444, VKML_FRAME_I444},
+  {GST_VIDEO_FORMAT_Y444_10LE, VKML_FRAME_I444},
+};
+
+static gboolean
+yuv_frame_format (GstVideoFormat format, vkml_frame_format * out)
+{
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (yuv_formats); i++)
+    if (yuv_formats[i].video == format) {
+      *out = yuv_formats[i].frame;
+      return TRUE;
+    }
+  return FALSE;
+}
+
 gboolean
 gst_vkml_preprocess_from_video (const GstVideoInfo * vinfo,
     const GstVkmlPreprocessSettings * s, vkml_dtype dtype, vkml_preprocess * pp,
@@ -89,11 +119,10 @@ gst_vkml_preprocess_from_video (const GstVideoInfo * vinfo,
   guint i;
 
   memset (pp, 0, sizeof (*pp));
-  if (format == GST_VIDEO_FORMAT_NV12)
-    pp->format = VKML_FRAME_NV12;
-  else if (format == GST_VIDEO_FORMAT_I420)
-    pp->format = VKML_FRAME_I420;
-  else if (format == GST_VIDEO_FORMAT_GRAY8)
+  if (yuv_frame_format (format, &pp->format)) {
+    pp->sample_bits = GST_VIDEO_FORMAT_INFO_DEPTH (finfo, 0);
+    pp->sample_shift = GST_VIDEO_FORMAT_INFO_SHIFT (finfo, 0);
+  } else if (format == GST_VIDEO_FORMAT_GRAY8)
     pp->format = VKML_FRAME_GRAY8;
   else if (GST_VIDEO_FORMAT_INFO_IS_RGB (finfo)
       && GST_VIDEO_FORMAT_INFO_N_PLANES (finfo) == 1
@@ -104,8 +133,8 @@ gst_vkml_preprocess_from_video (const GstVideoInfo * vinfo,
     for (i = 0; i < 3; i++)
       pp->rgb_offsets[i] = GST_VIDEO_FORMAT_INFO_POFFSET (finfo, i);
   } else {
-    *why = g_strdup_printf ("video format %s is not NV12, I420, GRAY8 or 8-bit "
-        "packed RGB", GST_VIDEO_FORMAT_INFO_NAME (finfo));
+    *why = g_strdup_printf ("video format %s is not one of %s",
+        GST_VIDEO_FORMAT_INFO_NAME (finfo), GST_VKML_VIDEO_FORMATS);
     return FALSE;
   }
   pp->width = GST_VIDEO_INFO_WIDTH (vinfo);

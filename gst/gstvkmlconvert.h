@@ -8,6 +8,10 @@
 #include <vkml/vkml.h>
 
 G_BEGIN_DECLS
+/* The video formats vkmlinfer takes (its sink caps), as caps list them. */
+#define GST_VKML_VIDEO_FORMATS "{ NV12, I420, NV16, Y42B, Y444, P010_10LE, " \
+    "I420_10LE, Y444_10LE, RGB, BGR, RGBA, BGRA, RGBx, BGRx, xRGB, xBGR, ARGB, " \
+    "ABGR, GRAY8 }"
 /* The element's pre-processing properties. */
     typedef struct
 {
@@ -31,8 +35,8 @@ gboolean gst_vkml_bind_image_shape (const vkml_tensor_info * info,
     const GstVideoInfo * vinfo, const GstVkmlPreprocessSettings * s,
     vkml_tensor_info * bound, gchar ** why);
 
-/* The pre-processing of frames of @vinfo (NV12, I420, GRAY8, packed 8-bit RGB family;
- * planes as @vinfo lays them out) into an input of @dtype. FALSE (and *why) for other
+/* The pre-processing of frames of @vinfo (GST_VKML_VIDEO_FORMATS; planes as @vinfo lays
+ * them out) into an input of @dtype. FALSE (and *why) for other
  * formats. */
 gboolean gst_vkml_preprocess_from_video (const GstVideoInfo * vinfo,
     const GstVkmlPreprocessSettings * s, vkml_dtype dtype, vkml_preprocess * pp,

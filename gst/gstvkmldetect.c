@@ -22,6 +22,7 @@
 #endif
 
 #include "gstvkmldetect.h"
+#include "gstvkmldecodermodel.h"
 #include "gstvkmldetectdecode.h"
 #include "gstvkmlresults.h"
 
@@ -40,6 +41,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_vkml_detect_debug);
 #define DEFAULT_MAX_DETECTIONS 100
 #define DEFAULT_BACKGROUND_CLASS -1
 #define DEFAULT_PRINT FALSE
+#define DEFAULT_POST_MESSAGES FALSE
 
 enum
 {
@@ -53,6 +55,7 @@ enum
   PROP_MAX_DETECTIONS,
   PROP_BACKGROUND_CLASS,
   PROP_PRINT,
+  PROP_POST_MESSAGES,
 };
 
 struct _GstVkmlDetect
@@ -69,15 +72,20 @@ struct _GstVkmlDetect
   guint max_detections;
   gint background_class;
   gboolean print;
+  gboolean post_messages;
+  guint props_set;              /* bit N: property N was set (it overrides the bundle) */
 
   /* from start() to stop() */
   GArray *classes;              /* gint; empty: every class */
+  gchar *start_classes;         /* 'classes' as start read it */
+  gboolean classes_by_label;    /* it names labels that only a bundle can give */
   gchar **labels;
   guint n_labels;
   GArray *dets;                 /* GstVkmlDetection, reused per frame */
   gboolean warned_no_meta;
   gboolean told_format;
   guint64 frames;
+  GstVkmlDecoderModel model;    /* the model decoded, and its bundle */
 
   /* from set_caps(); 0 when the caps are not video */
   guint frame_width, frame_height;
@@ -141,8 +149,9 @@ gst_vkml_detect_class_init (GstVkmlDetectClass * klass)
           1.0f, DEFAULT_IOU_THRESHOLD, PARAM_FLAGS));
   g_object_class_install_property (gobject_class, PROP_CLASSES,
       g_param_spec_string ("classes", "Classes",
-          "Report only these class indices, e.g. \"0,2\" (default: all)",
-          DEFAULT_CLASSES, PARAM_FLAGS));
+          "Report only these classes: class indices or labels (as 'labels' "
+          "or the model's bundle name them), e.g. \"0,2\" or \"person,car\" "
+          "(default: all)", DEFAULT_CLASSES, PARAM_FLAGS));
   g_object_class_install_property (gobject_class, PROP_LABELS,
       g_param_spec_string ("labels", "Labels",
           "Text file with one label per line, line N naming class N; without "
@@ -155,6 +164,13 @@ gst_vkml_detect_class_init (GstVkmlDetectClass * klass)
       g_param_spec_int ("background-class", "Background class",
           "Class index never reported (an SSD's background class, often 0); "
           "-1: none", -1, G_MAXINT, DEFAULT_BACKGROUND_CLASS, PARAM_FLAGS));
+  g_object_class_install_property (gobject_class, PROP_POST_MESSAGES,
+      g_param_spec_boolean ("post-messages", "Post messages",
+          "Post one \"vkml-detection\" element message per frame: frame, "
+          "timestamp, model-id and 'objects', an array of structures (roi-id, "
+          "label, class-id, score, x, y, width, height), every box of the frame",
+          DEFAULT_POST_MESSAGES, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_PLAYING));
   g_object_class_install_property (gobject_class, PROP_PRINT,
       g_param_spec_boolean ("print", "Print",
           "Print one line per box to stdout, e.g. \"frame 3: car 0.91 at "
@@ -189,6 +205,7 @@ gst_vkml_detect_init (GstVkmlDetect * self)
   self->max_detections = DEFAULT_MAX_DETECTIONS;
   self->background_class = DEFAULT_BACKGROUND_CLASS;
   self->print = DEFAULT_PRINT;
+  self->post_messages = DEFAULT_POST_MESSAGES;
   /* The video is not touched; the buffer is made writable for the ROI metas. */
   gst_base_transform_set_in_place (GST_BASE_TRANSFORM (self), TRUE);
 }
@@ -211,6 +228,7 @@ gst_vkml_detect_set_property (GObject * object, guint prop_id,
   GstVkmlDetect *self = GST_VKML_DETECT (object);
 
   GST_OBJECT_LOCK (self);
+  self->props_set |= 1u << prop_id;
   switch (prop_id) {
     case PROP_MODEL_ID:
       g_free (self->model_id);
@@ -241,6 +259,9 @@ gst_vkml_detect_set_property (GObject * object, guint prop_id,
       break;
     case PROP_PRINT:
       self->print = g_value_get_boolean (value);
+      break;
+    case PROP_POST_MESSAGES:
+      self->post_messages = g_value_get_boolean (value);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -284,6 +305,9 @@ gst_vkml_detect_get_property (GObject * object, guint prop_id,
     case PROP_PRINT:
       g_value_set_boolean (value, self->print);
       break;
+    case PROP_POST_MESSAGES:
+      g_value_set_boolean (value, self->post_messages);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -295,13 +319,13 @@ static gboolean
 gst_vkml_detect_start (GstBaseTransform * trans)
 {
   GstVkmlDetect *self = GST_VKML_DETECT (trans);
-  gchar *labels, *classes;
+  gchar *labels, *why = NULL;
   GError *error = NULL;
   gboolean ok = TRUE;
 
   GST_OBJECT_LOCK (self);
   labels = g_strdup (self->labels_path);
-  classes = g_strdup (self->classes_text);
+  self->start_classes = g_strdup (self->classes_text);
   GST_OBJECT_UNLOCK (self);
 
   self->classes = g_array_new (FALSE, FALSE, sizeof (gint));
@@ -309,12 +333,7 @@ gst_vkml_detect_start (GstBaseTransform * trans)
   self->warned_no_meta = FALSE;
   self->told_format = FALSE;
   self->frames = 0;
-  if (!gst_vkml_parse_class_list (classes, self->classes)) {
-    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
-        ("Bad 'classes' value \"%s\".", classes),
-        ("Give class indices separated by commas, e.g. \"0,2\"."));
-    ok = FALSE;
-  } else if (labels && *labels
+  if (labels && *labels
       && !(self->labels = gst_vkml_labels_load (labels, &self->n_labels,
               &error))) {
     GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
@@ -322,9 +341,16 @@ gst_vkml_detect_start (GstBaseTransform * trans)
         ("Check the 'labels' property."));
     g_error_free (error);
     ok = FALSE;
+  } else if (!gst_vkml_parse_class_list (self->start_classes, self->labels,
+          self->n_labels, self->classes, &self->classes_by_label, &why)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
+        ("Bad 'classes' value \"%s\": %s.", self->start_classes, why),
+        ("Give class indices or labels separated by commas, e.g. \"0,2\" or "
+            "\"person,car\"."));
+    g_free (why);
+    ok = FALSE;
   }
   g_free (labels);
-  g_free (classes);
   if (!ok)                      /* a failed start gets no stop() */
     gst_vkml_detect_stop (trans);
   return ok;
@@ -338,7 +364,9 @@ gst_vkml_detect_stop (GstBaseTransform * trans)
   g_clear_pointer (&self->labels, g_strfreev);
   self->n_labels = 0;
   g_clear_pointer (&self->classes, g_array_unref);
+  g_clear_pointer (&self->start_classes, g_free);
   g_clear_pointer (&self->dets, g_array_unref);
+  gst_vkml_decoder_model_clear (&self->model);
   return TRUE;
 }
 
@@ -352,6 +380,136 @@ gst_vkml_detect_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   return TRUE;
 }
 
+#define FROM_BUNDLE(self, prop, field) (!((self)->props_set & (1u << (prop))) \
+    && gst_vkml_decoder_model_gives (&(self)->model, \
+        GST_VKML_BUNDLE_DECODER_DETECTOR, (field)))
+
+/* What a frame is decoded with: the properties, and the model bundle's detector
+ * settings and labels for those not set. @p's classes and strides point into self or
+ * the bundle. */
+static void
+gst_vkml_detect_settings (GstVkmlDetect * self, GstVkmlDetectParams * p,
+    gfloat * iou, guint * max, gboolean * print, gchar *** labels,
+    guint * n_labels)
+{
+  const GstVkmlBundle *b = self->model.bundle;
+  GArray *classes = FROM_BUNDLE (self, PROP_CLASSES, GST_VKML_BUNDLE_CLASSES) ?
+      b->classes : self->classes;
+
+  GST_OBJECT_LOCK (self);
+  p->format = FROM_BUNDLE (self, PROP_FORMAT, GST_VKML_BUNDLE_FORMAT) ?
+      b->format : self->format;
+  p->score_threshold = FROM_BUNDLE (self, PROP_SCORE_THRESHOLD,
+      GST_VKML_BUNDLE_SCORE_THRESHOLD) ? b->score_threshold :
+      self->score_threshold;
+  p->background_class = FROM_BUNDLE (self, PROP_BACKGROUND_CLASS,
+      GST_VKML_BUNDLE_BACKGROUND_CLASS) ? b->background_class :
+      self->background_class;
+  *iou = FROM_BUNDLE (self, PROP_IOU_THRESHOLD, GST_VKML_BUNDLE_IOU_THRESHOLD)
+      ? b->iou_threshold : self->iou_threshold;
+  *max = FROM_BUNDLE (self, PROP_MAX_DETECTIONS,
+      GST_VKML_BUNDLE_MAX_DETECTIONS) ? (guint) b->max_detections :
+      self->max_detections;
+  *print = self->print;
+  GST_OBJECT_UNLOCK (self);
+  p->classes = (const gint *) classes->data;
+  p->n_classes = classes->len;
+  if (gst_vkml_decoder_model_gives (&self->model,
+          GST_VKML_BUNDLE_DECODER_DETECTOR, GST_VKML_BUNDLE_STRIDES)) {
+    p->strides = b->strides;
+    p->n_strides = b->n_strides;
+  }
+  *labels = self->labels;
+  *n_labels = self->n_labels;
+  if (!*labels && b && b->labels) {
+    *labels = b->labels;
+    *n_labels = b->n_labels;
+  }
+}
+
+/* 'classes' naming labels, with the labels of the model's bundle (there were none at
+ * start). FALSE: error posted. */
+static gboolean
+gst_vkml_detect_classes_from_bundle (GstVkmlDetect * self)
+{
+  const GstVkmlBundle *b = self->model.bundle;
+  gchar *why = NULL;
+
+  g_array_set_size (self->classes, 0);
+  if (gst_vkml_parse_class_list (self->start_classes, b ? b->labels : NULL,
+          b ? b->n_labels : 0, self->classes, NULL, &why))
+    return TRUE;
+  GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("Bad 'classes' value \"%s\" "
+          "for model \"%s\": %s.", self->start_classes, self->model.model_id,
+          why), ("Set 'labels', or give class indices."));
+  g_free (why);
+  return FALSE;
+}
+
+/* A new model (another model-id, new tensor shapes): its bundle; the format is told
+ * again. FALSE: error posted. */
+static gboolean
+gst_vkml_detect_check_model (GstVkmlDetect * self,
+    const GstVkmlTensorMeta * meta)
+{
+  gboolean changed;
+
+  if (!gst_vkml_decoder_model_update (&self->model, GST_BASE_TRANSFORM (self),
+          meta, &changed))
+    return FALSE;
+  if (changed)
+    self->told_format = FALSE;
+  return !changed || !self->classes_by_label
+      || gst_vkml_detect_classes_from_bundle (self);
+}
+
+/* The largest ROI meta id on @buf, -1 when none: new ROIs get ids above it. */
+static gint
+gst_vkml_detect_last_roi_id (GstBuffer * buf)
+{
+  GstVideoRegionOfInterestMeta *roi;
+  gpointer state = NULL;
+  gint last = -1;
+
+  while ((roi = (GstVideoRegionOfInterestMeta *)
+          gst_buffer_iterate_meta_filtered (buf, &state,
+              GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE)))
+    last = MAX (last, roi->id);
+  return last;
+}
+
+/* Appends @roi's box to @objects (a GstValueArray) as an "object" structure. */
+static void
+gst_vkml_detect_add_object (GValue * objects,
+    const GstVideoRegionOfInterestMeta * roi, const GstVkmlDetection * d)
+{
+  GValue v = G_VALUE_INIT;
+
+  g_value_init (&v, GST_TYPE_STRUCTURE);
+  g_value_take_boxed (&v, gst_structure_new ("object",
+          "roi-id", G_TYPE_INT, roi->id,
+          "label", G_TYPE_STRING, g_quark_to_string (roi->roi_type),
+          "class-id", G_TYPE_INT, d->class_id, "score", G_TYPE_FLOAT, d->score,
+          "x", G_TYPE_UINT, roi->x, "y", G_TYPE_UINT, roi->y,
+          "width", G_TYPE_UINT, roi->w, "height", G_TYPE_UINT, roi->h, NULL));
+  gst_value_array_append_and_take_value (objects, &v);
+}
+
+/* The frame's "vkml-detection" message; takes @objects. */
+static void
+gst_vkml_detect_post (GstVkmlDetect * self, GstBuffer * buf,
+    const GstVkmlTensorMeta * meta, GValue * objects)
+{
+  GstStructure *s = gst_structure_new ("vkml-detection",
+      "frame", G_TYPE_UINT64, self->frames,
+      "timestamp", G_TYPE_UINT64, GST_BUFFER_PTS (buf),
+      "model-id", G_TYPE_STRING, GST_STR_NULL (meta->model_id), NULL);
+
+  gst_structure_take_value (s, "objects", objects);
+  gst_element_post_message (GST_ELEMENT (self),
+      gst_message_new_element (GST_OBJECT (self), s));
+}
+
 static GstFlowReturn
 gst_vkml_detect_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
 {
@@ -360,23 +518,18 @@ gst_vkml_detect_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
       buf, &self->model_id, &self->warned_no_meta, "vkmldetect");
   GstVkmlDetectParams p = { 0 };
   GstVkmlDetectFormat chosen;
-  gboolean print;
+  GValue objects = G_VALUE_INIT;
+  gboolean print, post;
   gfloat iou;
-  guint max, i;
-  gchar *error = NULL;
+  guint max, i, n_labels;
+  gchar *error = NULL, **labels;
+  gint id;
 
   if (!meta)
     return GST_FLOW_OK;
-  GST_OBJECT_LOCK (self);
-  p.format = self->format;
-  p.score_threshold = self->score_threshold;
-  p.background_class = self->background_class;
-  iou = self->iou_threshold;
-  max = self->max_detections;
-  print = self->print;
-  GST_OBJECT_UNLOCK (self);
-  p.classes = (const gint *) self->classes->data;
-  p.n_classes = self->classes->len;
+  if (!gst_vkml_detect_check_model (self, meta))
+    return GST_FLOW_ERROR;
+  gst_vkml_detect_settings (self, &p, &iou, &max, &print, &labels, &n_labels);
   /* Without geometry the model's input is taken to be the frame (stretched). */
   p.input_width = meta->has_geometry ? meta->geometry.input_width :
       self->frame_width;
@@ -391,8 +544,11 @@ gst_vkml_detect_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
     return GST_FLOW_ERROR;
   }
   if (!self->told_format) {
+    /* gst-launch prints an INFO message's debug text: the same words there */
     GST_ELEMENT_INFO (self, STREAM, FORMAT, ("Decoding the tensors as %s.",
-            gst_vkml_detect_format_name (chosen)), (NULL));
+            gst_vkml_detect_format_name (chosen)), ("Decoding the tensors of "
+            "model \"%s\" as %s.", GST_STR_NULL (meta->model_id),
+            gst_vkml_detect_format_name (chosen)));
     self->told_format = TRUE;
   }
   gst_vkml_detect_nms (self->dets, iou, max);
@@ -401,21 +557,31 @@ gst_vkml_detect_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
         meta->has_geometry ? &meta->geometry : NULL, self->frame_width,
         self->frame_height);
 
+  GST_OBJECT_LOCK (self);
+  post = self->post_messages;
+  GST_OBJECT_UNLOCK (self);
+  if (post)
+    g_value_init (&objects, GST_TYPE_ARRAY);
+  id = gst_vkml_detect_last_roi_id (buf);
   for (i = 0; i < self->dets->len; i++) {
     const GstVkmlDetection *d =
         &g_array_index (self->dets, GstVkmlDetection, i);
     gchar num[GST_VKML_LABEL_BUF_SIZE];
-    const gchar *label = gst_vkml_label (self->labels, self->n_labels,
-        d->class_id, num);
+    const gchar *label = gst_vkml_label (labels, n_labels, d->class_id, num);
     GstVideoRegionOfInterestMeta *roi =
         gst_vkml_attach_detection (buf, label, d);
 
+    roi->id = ++id;             /* each box its own id on the frame */
+    if (post)
+      gst_vkml_detect_add_object (&objects, roi, d);
     if (print)
       g_print ("frame %" G_GUINT64_FORMAT ": %s %.2f at %u,%u %ux%u\n",
           self->frames, label, d->score, roi->x, roi->y, roi->w, roi->h);
   }
   if (print)
     fflush (stdout);
+  if (post)
+    gst_vkml_detect_post (self, buf, meta, &objects);
   GST_LOG_OBJECT (self, "%u boxes", self->dets->len);
   self->frames++;
   return GST_FLOW_OK;

@@ -8,8 +8,15 @@
 #include <math.h>
 #include <string.h>
 
-/* YOLOX's output strides (its P3, P4 and P5 heads). */
+/* YOLOX's output strides by default (its P3, P4 and P5 heads). */
 static const guint yolox_strides[] = { 8, 16, 32 };
+
+static const guint *
+strides_of (const GstVkmlDetectParams * p, guint * n)
+{
+  *n = p->n_strides ? p->n_strides : G_N_ELEMENTS (yolox_strides);
+  return p->n_strides ? p->strides : yolox_strides;
+}
 
 GType
 gst_vkml_detect_format_get_type (void)
@@ -137,12 +144,15 @@ is_shape3 (const GstVkmlTensor * t, gint64 last)
 /* Fills @cells with the (x, y, stride) of each of YOLOX's N anchor points over a
  * @w x @h input, in its output order; FALSE when they are not N. */
 static gboolean
-yolox_grid (guint w, guint h, gsize n, gfloat * cells)
+yolox_grid (const GstVkmlDetectParams * p, guint w, guint h, gsize n,
+    gfloat * cells)
 {
-  gsize k = 0, i;
+  guint n_strides, i;
+  const guint *strides = strides_of (p, &n_strides);
+  gsize k = 0;
 
-  for (i = 0; i < G_N_ELEMENTS (yolox_strides); i++) {
-    guint s = yolox_strides[i], gw = w / s, gh = h / s, x, y;
+  for (i = 0; i < n_strides; i++) {
+    guint s = strides[i], gw = w / s, gh = h / s, x, y;
 
     for (y = 0; y < gh; y++) {
       for (x = 0; x < gw; x++) {
@@ -159,20 +169,32 @@ yolox_grid (guint w, guint h, gsize n, gfloat * cells)
 }
 
 /* YOLOX's grid for @n anchors: over the input size, else over the square input that
- * has n anchors (n = S*S*21/1024). */
+ * has n anchors (n = S*S * the sum of 1/stride^2: 21/1024 for 8, 16, 32). */
 static gfloat *
 yolox_cells (const GstVkmlDetectParams * p, gsize n, gchar ** error)
 {
   gfloat *cells = g_new (gfloat, 3 * n);
-  guint side = (guint) (sqrt ((gdouble) n * 1024.0 / 21.0) + 0.5);
+  guint n_strides, i;
+  const guint *strides = strides_of (p, &n_strides);
+  gdouble per_pixel = 0;
+  guint side;
+  GString *list = g_string_new (NULL);
 
-  if ((p->input_width && yolox_grid (p->input_width, p->input_height, n,
-              cells)) || yolox_grid (side, side, n, cells))
+  for (i = 0; i < n_strides; i++)
+    per_pixel += 1.0 / ((gdouble) strides[i] * strides[i]);
+  side = (guint) (sqrt ((gdouble) n / per_pixel) + 0.5);
+  if ((p->input_width && yolox_grid (p, p->input_width, p->input_height, n,
+              cells)) || yolox_grid (p, side, side, n, cells)) {
+    g_string_free (list, TRUE);
     return cells;
+  }
   g_free (cells);
+  for (i = 0; i < n_strides; i++)
+    g_string_append_printf (list, "%s%u", i ? ", " : "", strides[i]);
   *error = g_strdup_printf ("yolox: %" G_GSIZE_FORMAT " anchors fit neither "
-      "the %ux%u input nor a square one (strides 8, 16, 32)", n,
-      p->input_width, p->input_height);
+      "the %ux%u input nor a square one (strides %s)", n,
+      p->input_width, p->input_height, list->str);
+  g_string_free (list, TRUE);
   return NULL;
 }
 
@@ -365,6 +387,34 @@ guess_format (const GstVkmlTensorMeta * meta)
   return GST_VKML_DETECT_FORMAT_AUTO;
 }
 
+/* A YOLO format asked for against a tensor of the other YOLO layout (rows of 5+C
+ * against channel-major 4+C), whose scores would come out as coordinates: FALSE and
+ * @error naming the tensor and the format that fits. */
+static gboolean
+yolo_layout_fits (const GstVkmlTensorMeta * meta, GstVkmlDetectFormat f,
+    gchar ** error)
+{
+  GstVkmlDetectFormat fits = guess_format (meta);
+  gboolean rows = f == GST_VKML_DETECT_FORMAT_YOLOV5
+      || f == GST_VKML_DETECT_FORMAT_YOLOX;
+  gchar *have;
+
+  if (!(rows && fits == GST_VKML_DETECT_FORMAT_YOLOV8)
+      && !(f == GST_VKML_DETECT_FORMAT_YOLOV8
+          && fits == GST_VKML_DETECT_FORMAT_YOLOV5))
+    return TRUE;
+  have = gst_vkml_tensor_meta_describe (meta);
+  *error =
+      g_strdup_printf ("%s expects %s, but the tensor is %s, which is %s's "
+      "layout (%s): use format=%s or auto", gst_vkml_detect_format_name (f),
+      rows ? "[1,N,5+C] (a row per box)" : "[1,4+C,N] (a column per box)", have,
+      gst_vkml_detect_format_name (fits),
+      rows ? "more columns than rows" : "more rows than columns",
+      gst_vkml_detect_format_name (fits));
+  g_free (have);
+  return FALSE;
+}
+
 gboolean
 gst_vkml_detect_decode (const GstVkmlTensorMeta * meta,
     const GstVkmlDetectParams * params, GArray * out,
@@ -378,6 +428,8 @@ gst_vkml_detect_decode (const GstVkmlTensorMeta * meta,
   if (f == GST_VKML_DETECT_FORMAT_AUTO)
     f = guess_format (meta);
   *chosen = f;
+  if (!yolo_layout_fits (meta, f, error))
+    return FALSE;
   switch (f) {
     case GST_VKML_DETECT_FORMAT_YOLOV5:
     case GST_VKML_DETECT_FORMAT_YOLOX:
@@ -462,15 +514,20 @@ gst_vkml_detect_map_to_frame (GArray * dets,
     const GstVkmlInputGeometry * g, guint frame_width, guint frame_height)
 {
   guint i, kept = 0;
+  /* The frame the model saw, scaled since (videoscale between vkmlinfer and here):
+   * its pixels onto this frame's. */
+  gdouble kx = g && g->frame_width ? (gdouble) frame_width / g->frame_width : 1;
+  gdouble ky = g && g->frame_height ? (gdouble) frame_height /
+      g->frame_height : 1;
 
   for (i = 0; i < dets->len; i++) {
     GstVkmlDetection d = g_array_index (dets, GstVkmlDetection, i);
 
     if (g && g->scale_x > 0 && g->scale_y > 0) {
-      d.x0 = (d.x0 - g->offset_x) / g->scale_x;
-      d.x1 = (d.x1 - g->offset_x) / g->scale_x;
-      d.y0 = (d.y0 - g->offset_y) / g->scale_y;
-      d.y1 = (d.y1 - g->offset_y) / g->scale_y;
+      d.x0 = (d.x0 - g->offset_x) / g->scale_x * kx;
+      d.x1 = (d.x1 - g->offset_x) / g->scale_x * kx;
+      d.y0 = (d.y0 - g->offset_y) / g->scale_y * ky;
+      d.y1 = (d.y1 - g->offset_y) / g->scale_y * ky;
     }
     d.x0 = CLAMP (d.x0, 0, (gfloat) frame_width);
     d.x1 = CLAMP (d.x1, 0, (gfloat) frame_width);

@@ -15,6 +15,9 @@ G_BEGIN_DECLS typedef enum
   GST_VKML_DETECT_FORMAT_SSD,   /* boxes + scores, or boxes/classes/scores/count */
 } GstVkmlDetectFormat;
 
+/* Most YOLOX grid strides GstVkmlDetectParams takes. */
+#define GST_VKML_DETECT_MAX_STRIDES 8
+
 GType gst_vkml_detect_format_get_type (void);
 #define GST_TYPE_VKML_DETECT_FORMAT (gst_vkml_detect_format_get_type ())
 
@@ -36,6 +39,8 @@ typedef struct
   guint n_classes;              /* ... when n_classes > 0 */
   guint input_width;            /* model input size: SSD's normalised boxes are */
   guint input_height;           /* scaled by it, YOLOX's grids built over it */
+  const guint *strides;         /* YOLOX: the heads' strides in input pixels, in output */
+  guint n_strides;              /* order; 0: 8, 16, 32 */
 } GstVkmlDetectParams;
 
 /* Decodes @meta's tensors into @out (GstVkmlDetection, appended), score-thresholded and
@@ -53,8 +58,9 @@ void gst_vkml_detect_nms (GArray * dets, gfloat iou_threshold,
     guint max_detections);
 
 /* Maps model input pixels to frame pixels through @geometry (letterbox or stretch),
- * or not at all when @geometry is NULL; clips to the @frame_width x @frame_height
- * frame and drops boxes left empty. */
+ * or not at all when @geometry is NULL; then, when the frame is no longer the size
+ * the geometry names (scaled since), onto the @frame_width x @frame_height frame;
+ * clips to it and drops boxes left empty. */
 void gst_vkml_detect_map_to_frame (GArray * dets,
     const GstVkmlInputGeometry * geometry, guint frame_width,
     guint frame_height);

@@ -6,9 +6,9 @@
  * frame and attaches the model's outputs to the frame as a #GstVkmlTensorMeta. The
  * video passes through unchanged.
  *
- * Each frame (NV12, I420, GRAY8 or packed 8-bit RGB, any size and stride, no
- * videoconvert needed) is turned into the model's single image input by one kernel on
- * the model's device (libvkml's pre-processing, see docs/element.md): colour
+ * Each frame (8- and 10-bit YUV 4:2:0, 4:2:2 and 4:4:4, GRAY8 or packed 8-bit RGB, any
+ * size and stride, no videoconvert needed) is turned into the model's single image
+ * input by one kernel on the model's device (libvkml's pre-processing, see docs/element.md): colour
  * conversion, resize (stretch, letterbox or crop), channel order, (x * scale - mean) /
  * std, NCHW or NHWC and the input's dtype (float, float16, uint8). A symbolic batch is
  * bound to 'batch-size' (frames per run, gstvkmlinferbatch.c), symbolic height and width
@@ -101,14 +101,13 @@ enum
   PROP_INSTANCE_ID,
   PROP_BATCH_TIMEOUT,
   PROP_INSTANCE_FRAMES_PER_RUN,
+  PROP_CONFIG,
   PROP_ROI_FIRST,               /* roi, object-class, min-object-size,
                                  * reclassify-interval (gstvkmlinferroi.c) */
 };
 
 
-#define VIDEO_CAPS \
-    GST_VIDEO_CAPS_MAKE ("{ NV12, I420, RGB, BGR, RGBA, BGRA, RGBx, BGRx, " \
-        "xRGB, xBGR, ARGB, ABGR, GRAY8 }")
+#define VIDEO_CAPS GST_VIDEO_CAPS_MAKE (GST_VKML_VIDEO_FORMATS)
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
     GST_PAD_SINK,
@@ -138,6 +137,8 @@ static GstCaps *gst_vkml_infer_transform_caps (GstBaseTransform * trans,
     GstPadDirection direction, GstCaps * caps, GstCaps * filter);
 static gboolean gst_vkml_infer_propose_allocation (GstBaseTransform * trans,
     GstQuery * decide_query, GstQuery * query);
+static gboolean gst_vkml_infer_accept_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps);
 
 #define STAT_FLAGS (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)
 
@@ -311,6 +312,15 @@ gst_vkml_infer_class_init (GstVkmlInferClass * klass)
           "its input's declared type and shape", DEFAULT_INPUT_TENSORS,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_CONFIG,
+      g_param_spec_string ("config", "Config",
+          "The model bundle: a JSON file with the input's pre-processing, the "
+          "labels and the output decoder's settings (docs/element.md), which "
+          "vkmlclassify and vkmldetect read too; properties set on the "
+          "elements override it. Default: the model's path with .json for "
+          ".onnx, when that file exists", NULL,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_INSTANCE_ID,
       g_param_spec_string ("model-instance-id", "Model instance id",
           "Elements of one process with the same id share one loaded model "
@@ -342,7 +352,7 @@ gst_vkml_infer_class_init (GstVkmlInferClass * klass)
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
   gst_element_class_set_static_metadata (element_class,
-      "vkml inference", "Filter/Effect/Video",
+      "vkml inference", "Filter/Analyzer/Video",
       "Runs an ONNX model on video frames with libvkml (Vulkan) and attaches "
       "the output tensors as GstVkmlTensorMeta", "vkml developers");
 
@@ -361,6 +371,7 @@ gst_vkml_infer_class_init (GstVkmlInferClass * klass)
   trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_vkml_infer_sink_event);
   trans_class->src_event = GST_DEBUG_FUNCPTR (gst_vkml_infer_src_event);
   trans_class->query = GST_DEBUG_FUNCPTR (gst_vkml_infer_query);
+  trans_class->accept_caps = GST_DEBUG_FUNCPTR (gst_vkml_infer_accept_caps);
 
   GST_DEBUG_CATEGORY_INIT (gst_vkml_infer_debug, "vkmlinfer", 0,
       "vkml inference element");
@@ -416,7 +427,29 @@ gst_vkml_infer_finalize (GObject * object)
   g_free (self->std);
   g_free (self->input_size);
   g_free (self->input_tensors);
+  g_free (self->config);
   G_OBJECT_CLASS (parent_class)->finalize (object);
+}
+
+/* A property read at start (GST_PARAM_MUTABLE_READY) set in PAUSED or PLAYING would
+ * change nothing until the next start: refused with a warning instead. */
+static gboolean
+gst_vkml_infer_refuse_running (GstVkmlInfer * self, GParamSpec * pspec)
+{
+  GstState state;
+
+  if (!(pspec->flags & GST_PARAM_MUTABLE_READY))
+    return FALSE;
+  GST_OBJECT_LOCK (self);
+  state = MAX (GST_STATE (self), GST_STATE_PENDING (self));
+  GST_OBJECT_UNLOCK (self);
+  if (state < GST_STATE_PAUSED)
+    return FALSE;
+  GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS, ("'%s' cannot change while the "
+          "element is %s: it is read at start; the value stays.",
+          g_param_spec_get_name (pspec), gst_element_state_get_name (state)),
+      ("Set it in NULL or READY."));
+  return TRUE;
 }
 
 static void
@@ -425,6 +458,8 @@ gst_vkml_infer_set_property (GObject * object, guint prop_id,
 {
   GstVkmlInfer *self = GST_VKML_INFER (object);
 
+  if (gst_vkml_infer_refuse_running (self, pspec))
+    return;
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
     case PROP_MODEL:
@@ -466,23 +501,33 @@ gst_vkml_infer_set_property (GObject * object, guint prop_id,
       break;
     case PROP_RESIZE:
       self->pre.resize = g_value_get_enum (value);
+      self->pre_set |= GST_VKML_BUNDLE_RESIZE;
       break;
     case PROP_PAD_VALUE:
       self->pre.pad_value = (gfloat) g_value_get_double (value);
+      self->pre_set |= GST_VKML_BUNDLE_PAD_VALUE;
       break;
     case PROP_CHANNEL_ORDER:
       self->pre.bgr = g_value_get_enum (value) == 1;
+      self->pre_set |= GST_VKML_BUNDLE_CHANNEL_ORDER;
       break;
     case PROP_SCALE:
       self->pre.scale = (gfloat) g_value_get_double (value);
+      self->pre_set |= GST_VKML_BUNDLE_SCALE;
       break;
     case PROP_MEAN:
       g_free (self->mean);
       self->mean = g_value_dup_string (value);
+      self->pre_set |= GST_VKML_BUNDLE_MEAN;
       break;
     case PROP_STD:
       g_free (self->std);
       self->std = g_value_dup_string (value);
+      self->pre_set |= GST_VKML_BUNDLE_STD;
+      break;
+    case PROP_CONFIG:
+      g_free (self->config);
+      self->config = g_value_dup_string (value);
       break;
     case PROP_INPUT_SIZE:
       g_free (self->input_size);
@@ -605,6 +650,9 @@ gst_vkml_infer_get_property (GObject * object, guint prop_id, GValue * value,
     case PROP_INPUT_TENSORS:
       g_value_set_string (value, self->input_tensors);
       break;
+    case PROP_CONFIG:
+      g_value_set_string (value, self->config);
+      break;
     case PROP_INSTANCE_ID:
       g_value_set_string (value, self->instance_id);
       break;
@@ -650,6 +698,9 @@ gst_vkml_infer_teardown (GstVkmlInfer * self)
   g_mutex_unlock (&self->plan_lock);
   gst_vkml_instance_release (g_steal_pointer (&self->instance));
   gst_vkml_infer_settings_clear (&self->set);
+  GST_OBJECT_LOCK (self);
+  g_clear_pointer (&self->bundle, gst_vkml_bundle_free);
+  GST_OBJECT_UNLOCK (self);
   gst_clear_caps (&self->refused_caps);
   if (self->ctx_lost)
     gst_vkml_infer_release_context (self, TRUE);
@@ -813,7 +864,8 @@ gst_vkml_infer_start (GstBaseTransform * trans)
   } else {
     GstObject *scope = gst_vkml_infer_lib_scope (GST_OBJECT (self));
 
-    ok = gst_vkml_infer_read_settings (self, &self->set.pre)
+    ok = gst_vkml_infer_read_bundle (self, path)
+        && gst_vkml_infer_read_settings (self, &self->set.pre)
         && (self->ctx || gst_vkml_infer_create_context (self))
         && gst_vkml_infer_parse_devices (self, self->set.device,
         self->set.devices, &self->set.n_devices)
@@ -861,6 +913,37 @@ gst_vkml_infer_refuse_caps (GstVkmlInfer * self, GstCaps * caps,
           "symbolic height and width 'input-size' or the video's size; the "
           "model's other inputs come from 'input-tensors'."));
   g_free (input);
+}
+
+/* Fixed raw video caps of a format the element does not take get an error naming the
+ * formats it does (once per caps), rather than upstream's bare not-negotiated. */
+static gboolean
+gst_vkml_infer_accept_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps)
+{
+  GstVkmlInfer *self = GST_VKML_INFER (trans);
+  const GstStructure *s;
+  const gchar *format;
+
+  if (GST_BASE_TRANSFORM_CLASS (parent_class)->accept_caps (trans, direction,
+          caps))
+    return TRUE;
+  if (direction != GST_PAD_SINK || !gst_caps_is_fixed (caps))
+    return FALSE;
+  s = gst_caps_get_structure (caps, 0);
+  format = gst_structure_get_string (s, "format");
+  if (!gst_structure_has_name (s, "video/x-raw") || !format
+      || !gst_caps_features_is_equal (gst_caps_get_features (caps, 0),
+          GST_CAPS_FEATURES_MEMORY_SYSTEM_MEMORY)
+      || (self->refused_caps && gst_caps_is_equal (caps, self->refused_caps)))
+    return FALSE;
+  gst_caps_replace (&self->refused_caps, caps);
+  GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+      ("vkmlinfer does not take video in format %s; it takes video/x-raw in "
+          "%s, or other/tensors.", format, GST_VKML_VIDEO_FORMATS),
+      ("refused %" GST_PTR_FORMAT "; put videoconvert in front for other "
+          "formats", caps));
+  return FALSE;
 }
 
 /* Streaming thread. Makes @plan (and @model, for a swap: NULL keeps the model) the one

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "gstvkmlinfer.h"
+#include "gstvkmlbundle.h"
 #include "gstvkmlconvert.h"
 #include "gstvkmlinferplan.h"
 #include "gstvkmlinflight.h"
@@ -38,6 +39,9 @@ struct _GstVkmlInfer
   guint interval;
   guint batch_size;
   gchar *input_tensors;         /* "name=file.pb,..." as set */
+  gchar *config;                /* the model bundle's path; NULL: beside the model */
+  guint pre_set;                /* GstVkmlBundleField: pre-processing properties set
+                                 * (they override the bundle) */
 
   /* statistics and QoS, under the object lock */
   guint64 frames_processed;
@@ -66,6 +70,7 @@ struct _GstVkmlInfer
    * and keeps a plan for tensor caps in `probe`, under plan_lock. */
   GMutex plan_lock;
   GstVkmlInferSettings set;     /* the properties as start() read them */
+  GstVkmlBundle *bundle;        /* the model's bundle, NULL: none (object lock) */
   vkml_model *model;
   GstVkmlInferPlan plan;        /* for the negotiated caps; plan.caps NULL: none */
   GstVkmlInferPlan probe;       /* for tensor caps transform_caps was asked about */
@@ -107,10 +112,14 @@ void gst_vkml_infer_release_context (GstVkmlInfer * self, gboolean lost);
 gboolean gst_vkml_infer_answer_context (GstVkmlInfer * self, GstQuery * query);
 /* GstElement::set_context. */
 void gst_vkml_infer_set_context (GstElement * element, GstContext * context);
-/* The pre-processing properties, parsed; FALSE (error posted) when one does not
- * parse. */
+/* The pre-processing properties, parsed, with the bundle's input settings for those
+ * not set; FALSE (error posted) when one does not parse. */
 gboolean gst_vkml_infer_read_settings (GstVkmlInfer * self,
     GstVkmlPreprocessSettings * pre);
+/* self->bundle for the model at @model_path: 'config', else the JSON beside the model
+ * when there is one. FALSE (error posted) when it cannot be read or is bad. */
+gboolean gst_vkml_infer_read_bundle (GstVkmlInfer * self,
+    const gchar * model_path);
 
 /* gstvkmlinferbatch.c (streaming thread but finish_frame and latency): frames
  * collected plan.batch at a time into one run. add queues the frame or keeps it in the

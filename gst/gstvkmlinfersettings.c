@@ -7,6 +7,7 @@
 #include "gstvkmlinferpriv.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #define GST_CAT_DEFAULT gst_vkml_infer_debug
 GST_DEBUG_CATEGORY (gst_vkml_lib_debug);
@@ -262,7 +263,65 @@ gst_vkml_infer_set_context (GstElement * element, GstContext * context)
       (element, context);
 }
 
-/* The pre-processing properties, parsed; FALSE (error posted) when one does not parse. */
+/* The bundle's input settings into @pre where the property was not set (object lock). */
+static void
+gst_vkml_infer_apply_bundle (GstVkmlInfer * self,
+    GstVkmlPreprocessSettings * pre)
+{
+  const GstVkmlBundle *b = self->bundle;
+  guint take = b ? b->set & ~self->pre_set : 0;
+
+  if (take & GST_VKML_BUNDLE_RESIZE)
+    pre->resize = b->input.resize;
+  if (take & GST_VKML_BUNDLE_PAD_VALUE)
+    pre->pad_value = b->input.pad_value;
+  if (take & GST_VKML_BUNDLE_CHANNEL_ORDER)
+    pre->bgr = b->input.bgr;
+  if (take & GST_VKML_BUNDLE_SCALE)
+    pre->scale = b->input.scale;
+  if (take & GST_VKML_BUNDLE_MEAN)
+    memcpy (pre->mean, b->input.mean, sizeof (pre->mean));
+  if (take & GST_VKML_BUNDLE_STD)
+    memcpy (pre->std, b->input.std, sizeof (pre->std));
+}
+
+gboolean
+gst_vkml_infer_read_bundle (GstVkmlInfer * self, const gchar * model_path)
+{
+  GstVkmlBundle *bundle = NULL;
+  GError *error = NULL;
+  gchar *path;
+  gboolean given, ok;
+
+  GST_OBJECT_LOCK (self);
+  given = self->config && *self->config;
+  path = given ? g_strdup (self->config) :
+      gst_vkml_bundle_path_for_model (model_path);
+  GST_OBJECT_UNLOCK (self);
+  if (given || g_file_test (path, G_FILE_TEST_EXISTS))
+    bundle = gst_vkml_bundle_load (path, &error);
+  ok = error == NULL;
+  if (error && error->code == GST_RESOURCE_ERROR_NOT_FOUND)
+    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND, ("Could not read the model "
+            "bundle: %s.", error->message), ("Check the 'config' property."));
+  else if (error)
+    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("Bad model bundle: %s.",
+            error->message), ("The schema is in docs/element.md (Model "
+            "bundles); the JSON beside a model is read as its bundle unless "
+            "'config' names another."));
+  else if (bundle)
+    GST_INFO_OBJECT (self, "model bundle %s", path);
+  g_clear_error (&error);
+  g_free (path);
+  GST_OBJECT_LOCK (self);
+  gst_vkml_bundle_free (self->bundle);
+  self->bundle = bundle;
+  GST_OBJECT_UNLOCK (self);
+  return ok;
+}
+
+/* The pre-processing properties, parsed, the bundle filling those not set; FALSE (error
+ * posted) when one does not parse. */
 gboolean
 gst_vkml_infer_read_settings (GstVkmlInfer * self,
     GstVkmlPreprocessSettings * pre)
@@ -277,6 +336,8 @@ gst_vkml_infer_read_settings (GstVkmlInfer * self,
     what = "mean";
   else if (!gst_vkml_parse_channel_values (self->std, pre->std, &why))
     what = "std";
+  if (!why)
+    gst_vkml_infer_apply_bundle (self, pre);
   for (i = 0; !why && i < 3; i++)
     if (pre->std[i] == 0.0f) {
       why = g_strdup ("a std of 0");

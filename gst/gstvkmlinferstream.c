@@ -385,6 +385,17 @@ gst_vkml_infer_query (GstBaseTransform * trans, GstPadDirection direction,
   if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT
       && gst_vkml_infer_answer_context (self, query))
     return TRUE;
+  if (direction == GST_PAD_SRC && GST_QUERY_TYPE (query) == GST_QUERY_CUSTOM) {
+    gboolean answered;
+
+    GST_OBJECT_LOCK (self);
+    answered = gst_vkml_bundle_answer (query, self->model_id
+        && *self->model_id ? self->model_id : GST_OBJECT_NAME (self),
+        self->bundle ? self->bundle->path : NULL);
+    GST_OBJECT_UNLOCK (self);
+    if (answered)
+      return TRUE;
+  }
   if (!parent_class->query (trans, direction, query))
     return FALSE;
   if (direction != GST_PAD_SRC || GST_QUERY_TYPE (query) != GST_QUERY_LATENCY)

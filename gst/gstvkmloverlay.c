@@ -36,7 +36,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_vkml_overlay_debug);
 #define GST_CAT_DEFAULT gst_vkml_overlay_debug
 
 #define DEFAULT_THICKNESS 2
-#define MAX_THICKNESS 3
+#define MAX_THICKNESS 16
 #define DEFAULT_DRAW_LABELS TRUE
 #define LABEL_FONT "Sans 9"
 /* Rendered tags kept per (label, colour); the cache is emptied when it reaches this. */

@@ -6,6 +6,7 @@
 #include "gstvkmlresults.h"
 
 #include <math.h>
+#include <string.h>
 
 #if defined (HAVE_GST_ANALYTICS) && GST_CHECK_VERSION (1, 24, 0)
 #include <gst/analytics/analytics.h>
@@ -42,6 +43,8 @@ gst_vkml_label (gchar ** labels, guint n_labels, gint class_id,
   return buf;
 }
 
+static gchar *gst_vkml_model_ids (GstBuffer * buf);
+
 GstVkmlTensorMeta *
 gst_vkml_decoder_find_meta (GstElement * element, GstBuffer * buf,
     gchar * const *model_id, gboolean * warned, const gchar * element_name)
@@ -54,14 +57,43 @@ gst_vkml_decoder_find_meta (GstElement * element, GstBuffer * buf,
   GST_OBJECT_UNLOCK (element);
   meta = gst_buffer_find_vkml_tensor_meta (buf, id);
   if (!meta && !*warned) {
-    GST_ELEMENT_WARNING (element, STREAM, FORMAT,
-        ("A buffer has no tensors%s%s%s; put %s after vkmlinfer.",
-            id ? " of model-id \"" : "", id ? id : "", id ? "\"" : "",
-            element_name), (NULL));
+    gchar *present = gst_vkml_model_ids (buf);
+
+    if (present)                /* a model-id that no vkmlinfer upstream has */
+      GST_ELEMENT_WARNING (element, STREAM, FORMAT,
+          ("A buffer has no tensors of model-id \"%s\"; the buffer has tensors "
+              "of model-id %s.", id, present), ("Set %s's model-id to one of "
+              "those.", element_name));
+    else
+      GST_ELEMENT_WARNING (element, STREAM, FORMAT,
+          ("A buffer has no tensors%s%s%s; put %s after vkmlinfer.",
+              id ? " of model-id \"" : "", id ? id : "", id ? "\"" : "",
+              element_name), (NULL));
+    g_free (present);
     *warned = TRUE;
   }
   g_free (id);
   return meta;
+}
+
+/* The model-ids of @buf's tensor metas, quoted, each once: "\"a\", \"b\""; NULL
+ * when it has none. */
+static gchar *
+gst_vkml_model_ids (GstBuffer * buf)
+{
+  GString *ids = g_string_new (NULL);
+  GstVkmlTensorMeta *m;
+  gpointer state = NULL;
+
+  while ((m = (GstVkmlTensorMeta *) gst_buffer_iterate_meta_filtered (buf,
+              &state, GST_VKML_TENSOR_META_API_TYPE))) {
+    gchar *quoted = g_strdup_printf ("\"%s\"", GST_STR_NULL (m->model_id));
+
+    if (!strstr (ids->str, quoted))
+      g_string_append_printf (ids, "%s%s", ids->len ? ", " : "", quoted);
+    g_free (quoted);
+  }
+  return g_string_free (ids, ids->len == 0);
 }
 
 void
@@ -76,26 +108,51 @@ gst_vkml_frame_size (GstCaps * caps, guint * width, guint * height)
   }
 }
 
+/* The class index of @entry: a number, or the line of @labels equal to it; -1 when
+ * it is neither. */
+static gint
+class_of (const gchar * entry, gchar ** labels, guint n_labels)
+{
+  guint64 v;
+  guint i;
+
+  if (g_ascii_string_to_unsigned (entry, 10, 0, G_MAXINT, &v, NULL))
+    return (gint) v;
+  for (i = 0; labels && i < n_labels; i++)
+    if (g_str_equal (labels[i], entry))
+      return (gint) i;
+  return -1;
+}
+
 gboolean
-gst_vkml_parse_class_list (const gchar * text, GArray * out)
+gst_vkml_parse_class_list (const gchar * text, gchar ** labels,
+    guint n_labels, GArray * out, gboolean * names_left, gchar ** why)
 {
   gchar **parts;
   guint i;
   gboolean ok = TRUE;
 
+  if (names_left)
+    *names_left = FALSE;
   if (!text || !*text)
     return TRUE;
   parts = g_strsplit (text, ",", -1);
   for (i = 0; parts[i] && ok; i++) {
-    guint64 v;
+    gint c = class_of (g_strstrip (parts[i]), labels, n_labels);
 
-    g_strstrip (parts[i]);
-    ok = g_ascii_string_to_unsigned (parts[i], 10, 0, G_MAXINT, &v, NULL);
-    if (ok) {
-      gint c = (gint) v;
-
+    if (c >= 0)
       g_array_append_val (out, c);
-    }
+    else if (!*parts[i])
+      *why = g_strdup ("an empty entry");
+    else if (!labels && names_left)
+      *names_left = TRUE;
+    else if (!labels)
+      *why = g_strdup_printf ("\"%s\" is no class index, and there are no "
+          "labels to find it in", parts[i]);
+    else
+      *why = g_strdup_printf ("no class is labelled \"%s\" (%u labels)",
+          parts[i], n_labels);
+    ok = c >= 0 || (!*why && *parts[i]);
   }
   g_strfreev (parts);
   return ok;

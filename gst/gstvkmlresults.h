@@ -31,8 +31,12 @@ GstVkmlTensorMeta *gst_vkml_decoder_find_meta (GstElement * element,
 /* Width and height of video @caps; 0 x 0 for other caps. */
 void gst_vkml_frame_size (GstCaps * caps, guint * width, guint * height);
 
-/* Parses "0,2,5" into @out (gint); FALSE on anything else but digits and commas. */
-gboolean gst_vkml_parse_class_list (const gchar * text, GArray * out);
+/* "0,2,car" into @out (gint): each comma-separated entry a class index or a label,
+ * found in @labels (NULL: none). With @names_left, labels that cannot be found yet
+ * (no @labels) are left out and *@names_left set, for a later call with the labels.
+ * FALSE and *@why on an empty entry or a label not among @labels. */
+gboolean gst_vkml_parse_class_list (const gchar * text, gchar ** labels,
+    guint n_labels, GArray * out, gboolean * names_left, gchar ** why);
 
 /* A whole-frame ROI (roi_type = @label) with a "classification" param: label (string),
  * class-id (gint), score (gfloat). Returns the ROI meta. */

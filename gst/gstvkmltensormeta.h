@@ -186,5 +186,21 @@ const gchar *gst_vkml_tensor_get_dtype_name (const GstVkmlTensor * tensor);
 gboolean gst_vkml_tensor_meta_attach_upstream (GstBuffer * buffer,
     const GstVkmlTensorMeta * meta);
 
+/**
+ * gst_vkml_buffer_get_detections:
+ * @buffer: a buffer vkmldetect went through
+ *
+ * Every box on @buffer: one "detection" structure per GstVideoRegionOfInterestMeta
+ * with a "detection" parameter (as vkmldetect adds them), in the buffer's order, with
+ * roi-id (gint), label (string), x, y, width, height (guint, frame pixels), class-id
+ * (gint), score (gfloat) and, when vkmlclassify classified the object,
+ * classification-label, classification-class-id and classification-score. For
+ * applications and bindings (Python on GStreamer 1.22) that cannot iterate metas.
+ *
+ * Returns: (transfer full) (element-type Gst.Structure): the boxes (NULL: none); free
+ * with g_list_free_full (list, (GDestroyNotify) gst_structure_free).
+ */
+GList *gst_vkml_buffer_get_detections (GstBuffer * buffer);
+
 G_END_DECLS
 #endif /* __GST_VKML_TENSOR_META_H__ */

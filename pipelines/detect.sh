@@ -1,9 +1,11 @@
 #!/bin/sh
 # Detection: a small detector made by pipelines/make_detector_model.py at build time
 # (per-cell colour boxes, 40x40 cells over a 320x240 frame, YOLOv8 output layout) runs
-# on videotestsrc frames through vkmlinfer; vkmldetect decodes its boxes (format=auto
-# picks yolov8), vkmloverlay draws them with their labels, pngenc writes each frame to
-# $VKML_DETECT_OUT/detect-NN.png. pipelines/README.md explains it.
+# on videotestsrc frames through vkmlinfer; vkmldetect decodes its boxes, vkmloverlay
+# draws them with their labels, pngenc writes each frame to $VKML_DETECT_OUT/NAME-NN.png.
+# The model's bundle, build/pipelines/detector.json (copied from pipelines/), gives the
+# pre-processing, the labels and the decoder's settings (yolov8, score-threshold 0.5),
+# so neither element needs a property for them. pipelines/README.md explains it.
 #
 # Builds first (.ci/build.sh) unless VKML_BUILD_DIR=DIR names a build folder.
 # Exit status: non-zero when a pipeline fails, when a frame does not get the expected
@@ -16,7 +18,6 @@
 set -eu
 . "$(dirname "$0")/lib.sh"
 model=$build/pipelines/detector.onnx
-labels=$build/pipelines/color-labels.txt
 frames=${VKML_DETECT_FRAMES:-3}
 if [ -n "${VKML_DETECT_OUT:-}" ]; then
     out=$VKML_DETECT_OUT
@@ -38,7 +39,7 @@ run_one() {
         videotestsrc "$@" num-buffers="$frames" \
         ! video/x-raw,format=RGB,width=320,height=240 \
         ! vkmlinfer model="$model" device="$device" \
-        ! vkmldetect labels="$labels" score-threshold=0.5 print=true $props \
+        ! vkmldetect print=true $props \
         ! vkmloverlay \
         ! videoconvert ! pngenc ! multifilesink location="$out/$name-%02d.png"); then
         echo "$log"

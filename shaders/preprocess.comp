@@ -20,28 +20,33 @@ DECLARE_OUT(1, y)
 DECLARE_IN_OF(int, 2, rect)
 #endif
 
-#define FRAME_PACKED_RGB 0
-#define FRAME_GRAY8 1
-#define FRAME_NV12 2
-#define FRAME_I420 3
+#define FRAME_PACKED_RGB 0u
+#define FRAME_GRAY8 1u
+#define FRAME_YUV 2u
 
 uint frame_base; // the first word of this invocation's frame
 
-float fetch(uint plane, uint x, uint y, uint step, uint comp)
+// Sample comp of pixel (x, y) of a plane of pixels of step samples: a byte, or (wide) a
+// 16-bit little-endian word at an even byte, shifted and masked as p.format says.
+float fetch(uint plane, uint x, uint y, uint step, uint comp, bool wide)
 {
-    uint a = p.plane_offsets[plane] + y * p.plane_strides[plane] + x * step + comp;
-    return float((frame[frame_base + (a >> 2)] >> ((a & 3u) * 8u)) & 255u);
+    uint a = p.plane_offsets[plane] + y * p.plane_strides[plane] + (x * step + comp) * (wide ? 2u : 1u);
+    uint word = frame[frame_base + (a >> 2)] >> ((a & 3u) * 8u);
+    if (!wide)
+        return float(word & 255u);
+    uint shift = (p.format >> 8) & 15u, bits = (p.format >> 12) & 31u;
+    return float(((word & 65535u) >> shift) & ((1u << bits) - 1u));
 }
 
-float sample_plane(uint plane, uint w, uint h, float sx, float sy, uint step, uint comp)
+float sample_plane(uint plane, uint w, uint h, float sx, float sy, uint step, uint comp, bool wide)
 {
     sx = min(max(sx, 0.0), float(w - 1));
     sy = min(max(sy, 0.0), float(h - 1));
     uint x0 = uint(sx), y0 = uint(sy);
     uint x1 = x0 + 1 < w ? x0 + 1 : w - 1, y1 = y0 + 1 < h ? y0 + 1 : h - 1;
     precise float fx = sx - float(x0), fy = sy - float(y0);
-    float a = fetch(plane, x0, y0, step, comp), b = fetch(plane, x1, y0, step, comp);
-    float c = fetch(plane, x0, y1, step, comp), d = fetch(plane, x1, y1, step, comp);
+    float a = fetch(plane, x0, y0, step, comp, wide), b = fetch(plane, x1, y0, step, comp, wide);
+    float c = fetch(plane, x0, y1, step, comp, wide), d = fetch(plane, x1, y1, step, comp, wide);
     precise float top = a + (b - a) * fx, bottom = c + (d - c) * fx;
     precise float r = top + (bottom - top) * fy;
     return r;
@@ -55,29 +60,36 @@ float clamp255(float v)
 vec3 frame_rgb(float sx, float sy)
 {
     uint w = p.width, h = p.height;
-    if (p.format == FRAME_PACKED_RGB)
-        return vec3(sample_plane(0, w, h, sx, sy, p.pixel_stride, p.rgb_offsets & 255u),
-                    sample_plane(0, w, h, sx, sy, p.pixel_stride, (p.rgb_offsets >> 8) & 255u),
-                    sample_plane(0, w, h, sx, sy, p.pixel_stride, (p.rgb_offsets >> 16) & 255u));
-    float luma = sample_plane(0, w, h, sx, sy, 1, 0);
-    if (p.format == FRAME_GRAY8)
-        return vec3(luma);
-    uint cw = (w + 1) / 2, ch = (h + 1) / 2;
-    precise float cx = (sx + 0.5) * 0.5 - 0.5, cy = (sy + 0.5) * 0.5 - 0.5;
-    float u, v;
-    if (p.format == FRAME_NV12) {
-        u = sample_plane(1, cw, ch, cx, cy, 2, 0);
-        v = sample_plane(1, cw, ch, cx, cy, 2, 1);
+    uint kind = p.format & 3u, stride = p.rgb_offsets >> 24;
+    if (kind == FRAME_PACKED_RGB)
+        return vec3(sample_plane(0, w, h, sx, sy, stride, p.rgb_offsets & 255u, false),
+                    sample_plane(0, w, h, sx, sy, stride, (p.rgb_offsets >> 8) & 255u, false),
+                    sample_plane(0, w, h, sx, sy, stride, (p.rgb_offsets >> 16) & 255u, false));
+    if (kind == FRAME_GRAY8)
+        return vec3(sample_plane(0, w, h, sx, sy, 1, 0, false));
+    bool semi = (p.format & 4u) != 0, wide = (p.format & 32u) != 0;
+    uint sub_x = (p.format >> 3) & 1u, sub_y = (p.format >> 4) & 1u;
+    precise float luma = sample_plane(0, w, h, sx, sy, 1, 0, wide) * p.sample_scale;
+    uint cw = (w + sub_x) >> sub_x, ch = (h + sub_y) >> sub_y;
+    precise float cx = sub_x != 0 ? (sx + 0.5) * 0.5 - 0.5 : sx;
+    precise float cy = sub_y != 0 ? (sy + 0.5) * 0.5 - 0.5 : sy;
+    precise float u, v;
+    if (semi) {
+        u = sample_plane(1, cw, ch, cx, cy, 2, 0, wide);
+        v = sample_plane(1, cw, ch, cx, cy, 2, 1, wide);
     } else {
-        u = sample_plane(1, cw, ch, cx, cy, 1, 0);
-        v = sample_plane(2, cw, ch, cx, cy, 1, 0);
+        u = sample_plane(1, cw, ch, cx, cy, 1, 0, wide);
+        v = sample_plane(2, cw, ch, cx, cy, 1, 0, wide);
     }
+    float chroma_zero = float(1u << (((p.format >> 12) & 31u) - 1u));
+    u = (u - chroma_zero) * p.sample_scale;
+    v = (v - chroma_zero) * p.sample_scale;
     bool bt709 = (p.flags & 8u) != 0, full = (p.flags & 4u) != 0;
     float kr = bt709 ? 0.2126 : 0.299, kb = bt709 ? 0.0722 : 0.114;
     float kg = 1.0 - kr - kb;
     precise float yy = full ? luma : (luma - 16.0) * (255.0 / 219.0);
-    precise float cb = full ? u - 128.0 : (u - 128.0) * (255.0 / 224.0);
-    precise float cr = full ? v - 128.0 : (v - 128.0) * (255.0 / 224.0);
+    precise float cb = full ? u : u * (255.0 / 224.0);
+    precise float cr = full ? v : v * (255.0 / 224.0);
     precise float r = yy + 2.0 * (1.0 - kr) * cr;
     precise float g = yy - (2.0 * kb * (1.0 - kb) / kg) * cb - (2.0 * kr * (1.0 - kr) / kg) * cr;
     precise float b = yy + 2.0 * (1.0 - kb) * cb;

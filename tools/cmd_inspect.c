@@ -15,7 +15,9 @@ const cli_command cli_cmd_inspect = {
              "       vkml inspect --ops        (same as `vkml ops`)\n"
              "Prints the opset, the inputs and outputs (name, dtype, shape; symbolic\n"
              "dimensions by name), each op type with its node count and, per device,\n"
-             "whether it runs there (yes, no, or k/n nodes), then why for each 'no'.\n"
+             "whether it runs there (yes, no, or k/n nodes; 'value' for Constant\n"
+             "nodes, which are folded into values before placement), then why for\n"
+             "each 'no'.\n"
              "  --plan         also plan a session (symbolic dims 1) and print its\n"
              "                partition: per device its nodes (count, first .. last),\n"
              "                weights and peak tensor bytes; every cross-device copy\n"
@@ -34,6 +36,7 @@ const cli_command cli_cmd_inspect = {
 typedef struct op_usage {
     const char *domain;
     const char *op_type;
+    bool value; /* Constant: a value, not placed on a device */
     size_t count;
     size_t supported[INSPECT_MAX_DEVICES];
 } op_usage;
@@ -78,6 +81,14 @@ static op_usage *find_or_add_op(inspect_state *s, const vkml_node_info *node)
     return u;
 }
 
+/* A Constant node is a value: constant folding turns it into an initializer before
+ * placement, so no device runs it, whatever kernels the devices have. */
+static bool is_value_node(const vkml_node_info *node)
+{
+    return strcmp(node->op_type, "Constant") == 0 &&
+           (!node->domain[0] || strcmp(node->domain, "ai.onnx") == 0);
+}
+
 /* Counts the nodes per op type and which devices support each. */
 static int collect_ops(inspect_state *s)
 {
@@ -92,7 +103,8 @@ static int collect_ops(inspect_state *s)
         if (!u)
             return cli_error("out of memory");
         u->count++;
-        for (int d = 0; d < s->n_devices; d++)
+        u->value = is_value_node(&node);
+        for (int d = 0; d < s->n_devices && !u->value; d++)
             u->supported[d] +=
                 vkml_context_device_supports_node(s->ctx, s->devices[d], s->model, i, NULL, 0);
     }
@@ -112,7 +124,9 @@ static void print_op_row(const inspect_state *s, const op_usage *u)
     snprintf(name, sizeof(name), "%s%s%s", u->domain, u->domain[0] ? "." : "", u->op_type);
     printf("  %-24s %5zu", name, u->count);
     for (int d = 0; d < s->n_devices; d++) {
-        if (u->supported[d] == u->count)
+        if (u->value)
+            snprintf(cell, sizeof(cell), "value");
+        else if (u->supported[d] == u->count)
             snprintf(cell, sizeof(cell), "yes");
         else if (u->supported[d] == 0)
             snprintf(cell, sizeof(cell), "no");
@@ -145,7 +159,7 @@ static void print_unsupported(const inspect_state *s)
     for (size_t i = 0; i < vkml_model_node_count(s->model); i++) {
         vkml_node_info node;
         vkml_error err = {0};
-        if (vkml_model_node(s->model, i, &node, &err) != VKML_OK)
+        if (vkml_model_node(s->model, i, &node, &err) != VKML_OK || is_value_node(&node))
             continue;
         for (int d = 0; d < s->n_devices; d++) {
             char why[512] = "";

@@ -9,28 +9,36 @@
 typedef struct frame_reader {
     const uint8_t *bytes;
     const vkml_preprocess *f;
+    preprocess_yuv yuv; /* YUV formats */
 } frame_reader;
 
+/* Sample `comp` of pixel (x, y) of a plane whose pixels are `step` samples of `bytes` bytes
+ * (1: a byte; 2: a little-endian word, masked and shifted as the YUV layout says). */
 static float fetch(const frame_reader *r, int plane, uint32_t x, uint32_t y, uint32_t step,
-                   uint32_t comp)
+                   uint32_t comp, uint32_t bytes)
 {
     uint64_t a = r->f->plane_offsets[plane] + (uint64_t)y * r->f->plane_strides[plane] +
-                 (uint64_t)x * step + comp;
-    return (float)r->bytes[a];
+                 ((uint64_t)x * step + comp) * bytes;
+    if (bytes == 1)
+        return (float)r->bytes[a];
+    uint32_t word = (uint32_t)r->bytes[a] | (uint32_t)r->bytes[a + 1] << 8;
+    return (float)((word >> r->yuv.sample_shift) & r->yuv.sample_mask);
 }
 
 /* Bilinear sample of one component of a plane of w x h samples at (sx, sy), half-pixel
  * coordinates already applied, edges clamped. */
 static float sample(const frame_reader *r, int plane, uint32_t w, uint32_t h, float sx, float sy,
-                    uint32_t step, uint32_t comp)
+                    uint32_t step, uint32_t comp, uint32_t bytes)
 {
     sx = fminf(fmaxf(sx, 0.0f), (float)(w - 1));
     sy = fminf(fmaxf(sy, 0.0f), (float)(h - 1));
     uint32_t x0 = (uint32_t)sx, y0 = (uint32_t)sy;
     uint32_t x1 = x0 + 1 < w ? x0 + 1 : w - 1, y1 = y0 + 1 < h ? y0 + 1 : h - 1;
     float fx = sx - (float)x0, fy = sy - (float)y0;
-    float a = fetch(r, plane, x0, y0, step, comp), b = fetch(r, plane, x1, y0, step, comp);
-    float c = fetch(r, plane, x0, y1, step, comp), d = fetch(r, plane, x1, y1, step, comp);
+    float a = fetch(r, plane, x0, y0, step, comp, bytes),
+          b = fetch(r, plane, x1, y0, step, comp, bytes);
+    float c = fetch(r, plane, x0, y1, step, comp, bytes),
+          d = fetch(r, plane, x1, y1, step, comp, bytes);
     float top = a + (b - a) * fx, bottom = c + (d - c) * fx;
     return top + (bottom - top) * fy;
 }
@@ -47,29 +55,33 @@ static void frame_rgb(const frame_reader *r, float sx, float sy, float rgb[3])
     uint32_t w = f->width, h = f->height;
     if (f->format == VKML_FRAME_PACKED_RGB) {
         for (int c = 0; c < 3; c++)
-            rgb[c] = sample(r, 0, w, h, sx, sy, f->pixel_stride, f->rgb_offsets[c]);
+            rgb[c] = sample(r, 0, w, h, sx, sy, f->pixel_stride, f->rgb_offsets[c], 1);
         return;
     }
-    float y = sample(r, 0, w, h, sx, sy, 1, 0);
     if (f->format == VKML_FRAME_GRAY8) {
-        rgb[0] = rgb[1] = rgb[2] = y;
+        rgb[0] = rgb[1] = rgb[2] = sample(r, 0, w, h, sx, sy, 1, 0, 1);
         return;
     }
-    uint32_t cw = (w + 1) / 2, ch = (h + 1) / 2;
-    float cx = (sx + 0.5f) * 0.5f - 0.5f, cy = (sy + 0.5f) * 0.5f - 0.5f, u, v;
-    if (f->format == VKML_FRAME_NV12) {
-        u = sample(r, 1, cw, ch, cx, cy, 2, 0);
-        v = sample(r, 1, cw, ch, cx, cy, 2, 1);
+    const preprocess_yuv *q = &r->yuv;
+    float y = sample(r, 0, w, h, sx, sy, 1, 0, q->sample_bytes) * q->sample_scale;
+    uint32_t cw = (w + q->sub_x) >> q->sub_x, ch = (h + q->sub_y) >> q->sub_y;
+    float cx = q->sub_x ? (sx + 0.5f) * 0.5f - 0.5f : sx;
+    float cy = q->sub_y ? (sy + 0.5f) * 0.5f - 0.5f : sy, u, v;
+    if (q->semi_planar) {
+        u = sample(r, 1, cw, ch, cx, cy, 2, 0, q->sample_bytes);
+        v = sample(r, 1, cw, ch, cx, cy, 2, 1, q->sample_bytes);
     } else {
-        u = sample(r, 1, cw, ch, cx, cy, 1, 0);
-        v = sample(r, 2, cw, ch, cx, cy, 1, 0);
+        u = sample(r, 1, cw, ch, cx, cy, 1, 0, q->sample_bytes);
+        v = sample(r, 2, cw, ch, cx, cy, 1, 0, q->sample_bytes);
     }
+    u = (u - q->chroma_zero) * q->sample_scale;
+    v = (v - q->chroma_zero) * q->sample_scale;
     float kr = f->matrix == VKML_YUV_BT709 ? 0.2126f : 0.299f;
     float kb = f->matrix == VKML_YUV_BT709 ? 0.0722f : 0.114f;
     float kg = 1.0f - kr - kb;
     float yy = f->full_range ? y : (y - 16.0f) * (255.0f / 219.0f);
-    float cb = f->full_range ? u - 128.0f : (u - 128.0f) * (255.0f / 224.0f);
-    float cr = f->full_range ? v - 128.0f : (v - 128.0f) * (255.0f / 224.0f);
+    float cb = f->full_range ? u : u * (255.0f / 224.0f);
+    float cr = f->full_range ? v : v * (255.0f / 224.0f);
     rgb[0] = clamp255(yy + 2.0f * (1.0f - kr) * cr);
     rgb[1] =
         clamp255(yy - (2.0f * kb * (1.0f - kb) / kg) * cb - (2.0f * kr * (1.0f - kr) / kg) * cr);
@@ -96,6 +108,7 @@ static void preprocess_rows(void *ctx, int64_t begin, int64_t end)
         int64_t b = row / p->height;
         int y = (int)(row % p->height);
         frame_reader r = {.bytes = job->frames + (size_t)b * preprocess_input_bytes(f), .f = f};
+        preprocess_yuv_layout(f, &r.yuv);
         size_t image = (size_t)b * hw * (size_t)p->channels; /* first element of image b */
         for (int x = 0; x < p->width; x++) {
             float rgb[3];

@@ -5,7 +5,7 @@
 #include <math.h>
 #include <string.h>
 
-#define FRAME_INTS 18
+#define FRAME_INTS 18 /* a 19th and 20th, sample bits and shift, are optional */
 #define OUTPUT_INTS 5 /* a 6th, the batch, is optional */
 #define VALUE_FLOATS 8
 
@@ -50,6 +50,66 @@ static vkml_status check_plane(const vkml_preprocess *f, int i, uint64_t rows, u
     return VKML_OK;
 }
 
+bool preprocess_yuv_layout(const vkml_preprocess *f, preprocess_yuv *out)
+{
+    static const struct {
+        vkml_frame_format format;
+        bool semi_planar;
+        uint32_t sub_x, sub_y;
+    } yuv[] = {
+        {VKML_FRAME_NV12, true, 1, 1},  {VKML_FRAME_I420, false, 1, 1},
+        {VKML_FRAME_NV16, true, 1, 0},  {VKML_FRAME_I422, false, 1, 0},
+        {VKML_FRAME_I444, false, 0, 0},
+    };
+    for (size_t i = 0; i < sizeof(yuv) / sizeof(yuv[0]); i++) {
+        if (yuv[i].format != f->format)
+            continue;
+        uint32_t bits = f->sample_bits ? f->sample_bits : 8;
+        double max = (double)((1u << bits) - 1);
+        *out = (preprocess_yuv){
+            .semi_planar = yuv[i].semi_planar,
+            .sub_x = yuv[i].sub_x,
+            .sub_y = yuv[i].sub_y,
+            .sample_bits = bits,
+            .sample_bytes = bits > 8 ? 2 : 1,
+            .sample_shift = bits > 8 ? f->sample_shift : 0,
+            .sample_mask = (1u << bits) - 1,
+            .sample_scale = (float)(f->full_range ? 255.0 / max : ldexp(1.0, 8 - (int)bits)),
+            .chroma_zero = (float)(1u << (bits - 1)),
+        };
+        return true;
+    }
+    return false;
+}
+
+/* The YUV planes of `f` lie within the frame; 16-bit samples at even bytes. */
+static vkml_status check_yuv(const vkml_preprocess *f, vkml_error *err)
+{
+    preprocess_yuv y;
+    uint32_t bits = f->sample_bits ? f->sample_bits : 8;
+    if (bits < 8 || bits > 16 || (bits > 8 && f->sample_shift > 16 - bits))
+        return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT,
+                         "pre-processing: %u-bit samples at bit %u (8 .. 16 bits within a "
+                         "16-bit word)",
+                         bits, f->sample_shift);
+    preprocess_yuv_layout(f, &y);
+    int planes = y.semi_planar ? 2 : 3;
+    for (int i = 0; i < planes; i++)
+        if (y.sample_bytes == 2 && (f->plane_offsets[i] % 2 || f->plane_strides[i] % 2))
+            return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT,
+                             "pre-processing: plane %d of 16-bit samples at an odd offset or "
+                             "stride",
+                             i);
+    uint64_t w = f->width, h = f->height, b = y.sample_bytes;
+    uint64_t cw = (w + y.sub_x) >> y.sub_x, ch = (h + y.sub_y) >> y.sub_y;
+    vkml_status st = check_plane(f, 0, h, w * b, err);
+    if (!st)
+        st = check_plane(f, 1, ch, (y.semi_planar ? 2 : 1) * cw * b, err);
+    if (!st && !y.semi_planar)
+        st = check_plane(f, 2, ch, cw * b, err);
+    return st;
+}
+
 vkml_status preprocess_check(preprocess_params *p, vkml_error *err)
 {
     vkml_preprocess *f = &p->frame;
@@ -91,7 +151,7 @@ vkml_status preprocess_check(preprocess_params *p, vkml_error *err)
         return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT,
                          "pre-processing: bad matrix %d or resize mode %d", (int)f->matrix,
                          (int)f->resize);
-    uint64_t w = f->width, h = f->height, cw = (w + 1) / 2, ch = (h + 1) / 2;
+    uint64_t w = f->width, h = f->height;
     switch (f->format) {
     case VKML_FRAME_PACKED_RGB:
         if (f->pixel_stride < 1 || f->pixel_stride > 16)
@@ -106,13 +166,10 @@ vkml_status preprocess_check(preprocess_params *p, vkml_error *err)
         break;
     case VKML_FRAME_GRAY8: st = check_plane(f, 0, h, w, err); break;
     case VKML_FRAME_NV12:
-        if (!(st = check_plane(f, 0, h, w, err)))
-            st = check_plane(f, 1, ch, 2 * cw, err);
-        break;
     case VKML_FRAME_I420:
-        if (!(st = check_plane(f, 0, h, w, err)) && !(st = check_plane(f, 1, ch, cw, err)))
-            st = check_plane(f, 2, ch, cw, err);
-        break;
+    case VKML_FRAME_NV16:
+    case VKML_FRAME_I422:
+    case VKML_FRAME_I444: st = check_yuv(f, err); break;
     default:
         return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT, "pre-processing: bad frame format %d",
                          (int)f->format);
@@ -240,12 +297,12 @@ vkml_status preprocess_parse(const graph_node *node, void *params, vkml_error *e
     const int64_t *fr = graph_attr_ints(node, "frame", &nf);
     const int64_t *out = graph_attr_ints(node, "output", &no);
     const float *v = graph_attr_floats(node, "values", &nv);
-    if (!fr || nf != FRAME_INTS || !out || (no != OUTPUT_INTS && no != OUTPUT_INTS + 1) || !v ||
-        nv != VALUE_FLOATS)
+    if (!fr || (nf != FRAME_INTS && nf != FRAME_INTS + 2) || !out ||
+        (no != OUTPUT_INTS && no != OUTPUT_INTS + 1) || !v || nv != VALUE_FLOATS)
         return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
-                         "needs ints 'frame' (%d), ints 'output' (%d or %d) and floats "
+                         "needs ints 'frame' (%d or %d), ints 'output' (%d or %d) and floats "
                          "'values' (%d)",
-                         FRAME_INTS, OUTPUT_INTS, OUTPUT_INTS + 1, VALUE_FLOATS);
+                         FRAME_INTS, FRAME_INTS + 2, OUTPUT_INTS, OUTPUT_INTS + 1, VALUE_FLOATS);
     for (size_t i = 0; i < nf; i++)
         if (fr[i] < 0 || fr[i] > (int64_t)UINT32_MAX)
             return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "'frame' value %zu out of range", i);
@@ -267,6 +324,10 @@ vkml_status preprocess_parse(const graph_node *node, void *params, vkml_error *e
     f->full_range = fr[15] != 0;
     f->resize = (vkml_resize_mode)fr[16];
     f->bgr = fr[17] != 0;
+    if (nf > FRAME_INTS) {
+        f->sample_bits = (uint32_t)fr[18];
+        f->sample_shift = (uint32_t)fr[19];
+    }
     p->layout = (preprocess_layout)out[0];
     p->channels = (int)out[1];
     p->height = (int)out[2];

@@ -12,8 +12,9 @@
  *
  * Attributes (a model may hold the node too): ints "frame" = format, width, height,
  * pixel_stride, r, g, b offsets, 3 plane offsets, 3 plane strides, frame_bytes, matrix,
- * full_range, resize, bgr; ints "output" = layout (0 NCHW, 1 NHWC), channels, height,
- * width, dtype[, batch (default 1)]; floats "values" = pad_value, scale, 3 means, 3 stds.
+ * full_range, resize, bgr[, sample_bits, sample_shift]; ints "output" = layout (0 NCHW, 1 NHWC),
+ * channels, height, width, dtype[, batch (default 1)]; floats "values" = pad_value, scale, 3 means,
+ * 3 stds.
  */
 #include "graph/graph.h"
 
@@ -42,6 +43,22 @@ typedef struct preprocess_plan {
 /* A node with a second input (vkml_preprocess.rect_input) reads its source rectangle,
  * int32 [PREPROCESS_RECT_INTS] x, y, width, height, at run time. */
 #define PREPROCESS_RECT_INTS 4
+
+/* A YUV format's chroma and samples, as every device reads them. */
+typedef struct preprocess_yuv {
+    bool semi_planar;      /* U, V interleaved in plane 1 (NV12, NV16) */
+    uint32_t sub_x, sub_y; /* chroma subsampling: 1 = half the luma's samples */
+    uint32_t sample_bits;  /* 8 .. 16 */
+    uint32_t sample_bytes; /* 1, or 2 for samples of more than 8 bits */
+    uint32_t sample_shift; /* the sample's lowest bit in its word */
+    uint32_t sample_mask;  /* 2^bits - 1 */
+    float sample_scale;    /* raw sample -> 8-bit units: 255 / (2^bits - 1) in full
+                              range, 2^(8 - bits) in limited range (1 at 8 bits) */
+    float chroma_zero;     /* raw value of zero chroma, 2^(bits - 1) */
+} preprocess_yuv;
+
+/* The YUV layout of `f`; false for the RGB and gray formats. */
+bool preprocess_yuv_layout(const vkml_preprocess *f, preprocess_yuv *out);
 
 /* Resolves defaults (scale 0, std 0) and checks everything: sizes, planes within
  * frame_bytes, offsets within a pixel, finite values, output shape and dtype.

@@ -27,12 +27,18 @@ VKML_GPU_DECL(gpu_image_preprocess)
     const vkml_preprocess *f = &p->frame;
     preprocess_plan plan;
     preprocess_resolve(p, &plan);
+    preprocess_yuv yuv = {0};
+    uint32_t format = f->format == VKML_FRAME_PACKED_RGB ? 0u : 1u;
+    if (preprocess_yuv_layout(f, &yuv))
+        format = 2u | (yuv.semi_planar ? 4u : 0u) | yuv.sub_x << 3 | yuv.sub_y << 4 |
+                 (yuv.sample_bytes == 2 ? 32u : 0u) | yuv.sample_shift << 8 | yuv.sample_bits << 12;
     preprocess_push pc = {
         .width = f->width,
         .height = f->height,
-        .format = (uint32_t)f->format,
-        .pixel_stride = f->pixel_stride,
-        .rgb_offsets = f->rgb_offsets[0] | f->rgb_offsets[1] << 8 | f->rgb_offsets[2] << 16,
+        .format = format,
+        .sample_scale = yuv.sample_scale,
+        .rgb_offsets = f->rgb_offsets[0] | f->rgb_offsets[1] << 8 | f->rgb_offsets[2] << 16 |
+                       f->pixel_stride << 24,
         .out_width = (uint32_t)p->width,
         .out_height = (uint32_t)p->height,
         .channels = (uint32_t)p->channels,

@@ -537,9 +537,11 @@ PUSH_BEGIN(preprocess_push)
 PUSH_U32(count)        /* output pixels */
 PUSH_U32(width)        /* the frame */
 PUSH_U32(height)
-PUSH_U32(format)       /* vkml_frame_format */
-PUSH_U32(pixel_stride)
-PUSH_U32(rgb_offsets)  /* byte of R, G, B in bits 0-7, 8-15, 16-23 */
+PUSH_U32(format)       /* bits 0-1: packed RGB 0, gray 1, YUV 2; YUV (preprocess_yuv): bit 2
+                          semi-planar, 3 chroma half width, 4 half height, 5 16-bit
+                          samples, 8-11 sample shift, 12-16 sample bits */
+PUSH_F32(sample_scale) /* YUV: raw sample -> 8-bit units */
+PUSH_U32(rgb_offsets)  /* byte of R, G, B in bits 0-7, 8-15, 16-23; pixel stride 24-31 */
 PUSH_U32S(plane_offsets, 3)
 PUSH_U32S(plane_strides, 3)
 PUSH_U32(out_width)

@@ -42,6 +42,15 @@ expect_grep "$TMP/stft" '^  STFT +1 +no( +no)*$' "STFT row says no"
 expect_grep "$TMP/stft" "^  node 0 STFT '' on cpu: operator STFT is not implemented by vkml$" "reason"
 expect_error "run of a model with an unsupported op" 1 "$VKML" run "$unsupported"
 
+# Constant nodes are values (folded before placement): 'value' on every device, and no
+# "not supported" line for them.
+"$VKML" inspect "$CORPUS/onnx-node/test_constant/model.onnx" > "$TMP/const" 2> "$TMP/err" ||
+    fail "inspect of test_constant exited $?"
+expect_grep "$TMP/const" '^  Constant +1 +value( +value)*$' "Constant row says value"
+if grep -q "not supported" "$TMP/const"; then
+    fail "a Constant node listed as not supported: $(cat "$TMP/const")"
+fi
+
 expect_error "inspect without a model" 2 "$VKML" inspect
 expect_error "inspect of a missing file" 1 "$VKML" inspect "$TMP/none.onnx"
 

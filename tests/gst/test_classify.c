@@ -1,12 +1,16 @@
 /* vkmlclassify on hand-written tensors: the meta of its model-id (default the newest,
- * also after buffer copies), top-k, threshold, the ROI metas it attaches, and
- * post-messages. */
+ * also after buffer copies), top-k, threshold, softmax, the ROI metas it attaches,
+ * post-messages, and a new model's class count against the labels. */
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
 #include <gst/video/video.h>
 
 #include "gstvkmlclassify.h"
 #include "gstvkmltensormeta.h"
+
+#include <glib/gstdio.h>
+#include <string.h>
+#include <unistd.h>
 
 #if defined (HAVE_GST_ANALYTICS) && GST_CHECK_VERSION (1, 24, 0)
 #include <gst/analytics/analytics.h>
@@ -194,6 +198,71 @@ GST_START_TEST (test_unknown_model_id)
 
 GST_END_TEST;
 
+/* softmax=true: the scores of model "a" as probabilities (e^v / sum e^v, computed
+ * by hand: 0.210, 0.346, 0.200, 0.244), threshold on them. */
+GST_START_TEST (test_softmax)
+{
+  check ("vkmlclassify model-id=a top-k=2 softmax=true", FALSE,
+      "1:1:0.35;3:3:0.24", 2);
+  check ("vkmlclassify model-id=a top-k=4 softmax=true threshold=0.205", FALSE,
+      "1:1:0.35;3:3:0.24;0:0:0.21", 3);
+}
+
+GST_END_TEST;
+
+/* A new model behind the same model-id (a swap that changes the output's shape): the
+ * element notices and warns that the labels do not match its class count. */
+GST_START_TEST (test_model_change_labels)
+{
+  static const gfloat six[6] = { 0.1f, 0.2f, 0.3f, 0.4f, 0.5f, 0.6f };
+  const gint64 dims[] = { 1, 6 };
+  gchar *path = g_build_filename (g_get_tmp_dir (), "vkml-classify-XXXXXX.txt",
+      NULL);
+  gint fd = g_mkstemp (path);
+  gchar *launch;
+  GstHarness *h;
+  GstBus *bus = gst_bus_new ();
+  GstBuffer *buf;
+  GstVkmlTensorMeta *meta;
+  GstMessage *msg;
+  GError *error = NULL;
+  GstBuffer *data = gst_buffer_new_memdup (six, sizeof (six));
+
+  fail_unless (fd >= 0);
+  close (fd);
+  fail_unless (g_file_set_contents (path, "w\nx\ny\nz\n", -1, NULL));
+  launch = g_strdup_printf ("vkmlclassify model-id=a labels=\"%s\"", path);
+  h = gst_harness_new_parse (launch);
+  gst_element_set_bus (h->element, bus);
+  gst_harness_set_src_caps_str (h,
+      "video/x-raw,format=RGB,width=320,height=240,framerate=30/1");
+  gst_buffer_unref (gst_harness_push_and_pull (h, two_models ()));
+  fail_unless (gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING) == NULL);
+  buf = gst_buffer_new_allocate (NULL, 320 * 240 * 3, NULL);
+  meta = gst_buffer_add_vkml_tensor_meta (buf);
+  gst_vkml_tensor_meta_set_model_id (meta, "a");
+  fail_unless (gst_vkml_tensor_meta_add (meta, "probabilities",
+          VKML_DTYPE_FLOAT, 2, dims, data) != NULL);
+  gst_buffer_unref (gst_harness_push_and_pull (h, buf));
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING);
+  fail_unless (msg != NULL, "no warning for the new model");
+  gst_message_parse_warning (msg, &error, NULL);
+  fail_unless (strstr (error->message, "Model 'a' has 6 classes in tensor "
+          "'probabilities' but there are 4 labels") != NULL, "%s",
+      error->message);
+  g_error_free (error);
+  gst_message_unref (msg);
+  gst_buffer_unref (data);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+  g_unlink (path);
+  g_free (launch);
+  g_free (path);
+}
+
+GST_END_TEST;
+
 static Suite *
 vkml_classify_suite (void)
 {
@@ -206,6 +275,8 @@ vkml_classify_suite (void)
   tcase_add_test (tc, test_model_id);
   tcase_add_test (tc, test_top_k_threshold);
   tcase_add_test (tc, test_unknown_model_id);
+  tcase_add_test (tc, test_softmax);
+  tcase_add_test (tc, test_model_change_labels);
   return s;
 }
 

@@ -79,11 +79,53 @@ yolov8_buffer (void)
   return buf;
 }
 
+/* A YOLO format forced onto the other YOLO layout is refused, naming the tensor and the
+ * format that fits (a YOLOv8 [1,84,8400] read as YOLOv5 rows gave scores of 54,000). */
+GST_START_TEST (test_decode_forced_wrong_yolo)
+{
+  static const struct
+  {
+    GstVkmlDetectFormat format;
+    gboolean v8_tensor;
+    const gchar *says[3];
+  } cases[] = {
+    {GST_VKML_DETECT_FORMAT_YOLOV5, TRUE, {"yolov5 expects [1,N,5+C]",
+            "'output0' [1,6,8] float", "use format=yolov8"}},
+    {GST_VKML_DETECT_FORMAT_YOLOX, TRUE, {"yolox expects [1,N,5+C]",
+            "yolov8's layout (more columns than rows)", "use format=yolov8"}},
+    {GST_VKML_DETECT_FORMAT_YOLOV8, FALSE, {"yolov8 expects [1,4+C,N]",
+            "'output0' [1,8,7] float", "use format=yolov5"}},
+  };
+  guint i, k;
+
+  for (i = 0; i < G_N_ELEMENTS (cases); i++) {
+    GstBuffer *buf = cases[i].v8_tensor ? yolov8_buffer () : yolov5_buffer ();
+    GstVkmlDetectParams p = { cases[i].format, 0.25f, -1, NULL, 0, 0, 0, NULL,
+      0
+    };
+    GArray *dets = g_array_new (FALSE, FALSE, sizeof (GstVkmlDetection));
+    GstVkmlDetectFormat chosen;
+    gchar *error = NULL;
+
+    fail_if (gst_vkml_detect_decode (gst_buffer_get_vkml_tensor_meta (buf), &p,
+            dets, &chosen, &error));
+    for (k = 0; k < 3; k++)
+      fail_unless (strstr (error, cases[i].says[k]) != NULL, "'%s' lacks '%s'",
+          error, cases[i].says[k]);
+    fail_unless_equals_int (dets->len, 0);
+    g_free (error);
+    g_array_unref (dets);
+    gst_buffer_unref (buf);
+  }
+}
+
+GST_END_TEST;
+
 static GArray *
 decode (GstBuffer * buf, GstVkmlDetectFormat format, GstVkmlDetectFormat want,
     const GstVkmlDetectParams * extra)
 {
-  GstVkmlDetectParams p = { format, 0.25f, -1, NULL, 0, 0, 0 };
+  GstVkmlDetectParams p = { format, 0.25f, -1, NULL, 0, 0, 0, NULL, 0 };
   GArray *dets = g_array_new (FALSE, FALSE, sizeof (GstVkmlDetection));
   GstVkmlDetectFormat chosen = GST_VKML_DETECT_FORMAT_AUTO;
   gchar *error = NULL;
@@ -156,7 +198,7 @@ GST_START_TEST (test_decode_yolox_grid)
 
   memcpy (&v[70 * 7], hit, sizeof (hit));
   for (size = 0; size <= 64; size += 64) {
-    GstVkmlDetectParams p = { 0, 0.25f, -1, NULL, 0, size, size };
+    GstVkmlDetectParams p = { 0, 0.25f, -1, NULL, 0, size, size, NULL, 0 };
     GstBuffer *buf = gst_buffer_new ();
     GArray *dets;
 
@@ -185,7 +227,8 @@ GST_START_TEST (test_decode_ssd_scores)
   gint background;
 
   for (background = -1; background <= 0; background++) {
-    GstVkmlDetectParams p = { 0, 0.25f, background, NULL, 0, 200, 100 };
+    GstVkmlDetectParams p =
+        { 0, 0.25f, background, NULL, 0, 200, 100, NULL, 0 };
     GstBuffer *buf = gst_buffer_new ();
     GstVkmlTensorMeta *meta = gst_buffer_add_vkml_tensor_meta (buf);
     GArray *dets;
@@ -218,7 +261,7 @@ GST_START_TEST (test_decode_ssd_four_outputs)
   static const gfloat classes[] = { 3, 1, 5 }, scores[] = { 0.9f, 0.3f, 0.99f };
   static const gfloat count[] = { 2 };
   const gint64 bdims[] = { 1, 3, 4 }, vdims[] = { 1, 3 }, cdims[] = { 1 };
-  GstVkmlDetectParams p = { 0, 0.25f, -1, NULL, 0, 200, 100 };
+  GstVkmlDetectParams p = { 0, 0.25f, -1, NULL, 0, 200, 100, NULL, 0 };
   GstBuffer *buf = gst_buffer_new ();
   GstVkmlTensorMeta *meta = gst_buffer_add_vkml_tensor_meta (buf);
   GArray *dets;
@@ -241,7 +284,7 @@ GST_END_TEST;
 GST_START_TEST (test_decode_class_filter)
 {
   const gint only[] = { 0 };
-  GstVkmlDetectParams p = { 0, 0.25f, -1, only, 1, 0, 0 };
+  GstVkmlDetectParams p = { 0, 0.25f, -1, only, 1, 0, 0, NULL, 0 };
   GArray *dets = decode (yolov5_buffer (), GST_VKML_DETECT_FORMAT_YOLOV5,
       GST_VKML_DETECT_FORMAT_YOLOV5, &p);
 
@@ -258,7 +301,7 @@ GST_START_TEST (test_decode_wrong_layout)
   const gint64 dims[] = { 1, 10 };
   const gfloat v[10] = { 0 };
   GstVkmlDetectParams p = { GST_VKML_DETECT_FORMAT_YOLOV8, 0.25f, -1, NULL, 0,
-    0, 0
+    0, 0, NULL, 0
   };
   GstBuffer *buf = gst_buffer_new ();
   GArray *dets = g_array_new (FALSE, FALSE, sizeof (GstVkmlDetection));
@@ -352,6 +395,39 @@ GST_START_TEST (test_letterbox_map_back)
 
 GST_END_TEST;
 
+/* videoscale between the model and vkmldetect (640x480 -> 320x240): the boxes land on
+ * the frame vkmldetect sees, half of those on the model's frame. */
+GST_START_TEST (test_element_scaled_frame)
+{
+  GstHarness *h = gst_harness_new_parse ("videoscale "
+      "! video/x-raw,width=320,height=240 ! vkmldetect");
+  GstBuffer *in = yolov5_buffer (), *out;
+  GstVkmlTensorMeta *meta = gst_buffer_get_vkml_tensor_meta (in);
+  GstVideoRegionOfInterestMeta *roi;
+
+  meta->has_geometry = TRUE;
+  meta->geometry = letterbox;
+  gst_buffer_append_memory (in, gst_allocator_alloc (NULL, 640 * 480 * 3,
+          NULL));
+  gst_harness_set_src_caps_str (h,
+      "video/x-raw,format=RGB,width=640,height=480,framerate=30/1");
+  out = gst_harness_push_and_pull (h, in);
+  fail_unless (out != NULL);
+  /* on the 640x480 frame (80,0) 40x10 and (190,60) 20x40 (test_element_roi_metas) */
+  roi = gst_buffer_get_video_region_of_interest_meta_id (out, 0);
+  fail_unless (roi != NULL);
+  fail_unless (roi->x == 40 && roi->y == 0 && roi->w == 20 && roi->h == 5,
+      "%u,%u %ux%u", roi->x, roi->y, roi->w, roi->h);
+  roi = gst_buffer_get_video_region_of_interest_meta_id (out, 1);
+  fail_unless (roi != NULL);
+  fail_unless (roi->x == 95 && roi->y == 30 && roi->w == 10 && roi->h == 20,
+      "%u,%u %ux%u", roi->x, roi->y, roi->w, roi->h);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 static gchar *
 write_labels (void)
 {
@@ -431,6 +507,10 @@ GST_START_TEST (test_element_roi_metas)
   fail_unless_equals_float (score, 0.5f);
   fail_unless (gst_buffer_iterate_meta_filtered (out, &state,
           GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE) == NULL);
+  /* each box its own id: 0 and 1 here */
+  fail_unless (gst_buffer_get_video_region_of_interest_meta_id (out,
+          0) != NULL);
+  fail_unless_equals_int (roi->id, 1);
 #ifdef VKML_WITH_ANALYTICS
   {
     GstAnalyticsRelationMeta *rmeta =
@@ -445,6 +525,12 @@ GST_START_TEST (test_element_roi_metas)
             gst_analytics_od_mtd_get_mtd_type (), &od));
   }
 #endif
+  /* decoded again on the same frame: the new boxes get ids above the ones there */
+  out = gst_harness_push_and_pull (h, out);
+  fail_unless (gst_buffer_get_video_region_of_interest_meta_id (out,
+          3) != NULL);
+  fail_unless (gst_buffer_get_video_region_of_interest_meta_id (out,
+          4) == NULL);
   gst_buffer_unref (out);
   gst_harness_teardown (h);
   g_unlink (labels);
@@ -464,6 +550,9 @@ GST_START_TEST (test_element_model_id)
   GstHarness *h = gst_harness_new_parse ("vkmldetect model-id=det");
   GstBuffer *in = yolov5_buffer (), *out;
   GstVkmlTensorMeta *cls;
+  GstBus *bus;
+  GstMessage *msg;
+  GError *error = NULL;
 
   gst_vkml_tensor_meta_set_model_id (gst_buffer_get_vkml_tensor_meta (in),
       "det");
@@ -479,13 +568,26 @@ GST_START_TEST (test_element_model_id)
   gst_buffer_unref (out);
   gst_harness_teardown (h);
 
+  /* a model-id no meta has: the warning lists the ones the buffer has */
   h = gst_harness_new_parse ("vkmldetect model-id=other");
+  bus = gst_bus_new ();
+  gst_element_set_bus (h->element, bus);
   gst_harness_set_src_caps_str (h,
       "video/x-raw,format=RGB,width=640,height=480,framerate=30/1");
   out = gst_harness_push_and_pull (h, gst_buffer_ref (in));
   fail_unless_equals_int (gst_buffer_get_n_meta (out,
           GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE), 0);
   gst_buffer_unref (out);
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING);
+  fail_unless (msg != NULL);
+  gst_message_parse_warning (msg, &error, NULL);
+  fail_unless (strstr (error->message, "no tensors of model-id \"other\"; the "
+          "buffer has tensors of model-id \"det\", \"cls\".") != NULL, "%s",
+      error->message);
+  g_error_free (error);
+  gst_message_unref (msg);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
   gst_harness_teardown (h);
 
   /* by default the last meta: the classifier's, which is no detector */
@@ -513,9 +615,15 @@ GST_START_TEST (test_element_says_format)
   gst_buffer_unref (gst_harness_push_and_pull (h, yolov8_buffer ()));
   gst_buffer_unref (gst_harness_push_and_pull (h, yolov8_buffer ()));
   while ((msg = gst_bus_pop_filtered (bus, GST_MESSAGE_INFO))) {
-    gst_message_parse_info (msg, &error, NULL);
+    gchar *debug = NULL;
+
+    gst_message_parse_info (msg, &error, &debug);
     fail_unless (strstr (error->message, "as yolov8") != NULL, "%s",
         error->message);
+    /* gst-launch-1.0 prints the debug text: it says it too */
+    fail_unless (debug && strstr (debug, "as yolov8") != NULL, "%s",
+        GST_STR_NULL (debug));
+    g_free (debug);
     g_clear_error (&error);
     gst_message_unref (msg);
     n++;
@@ -533,7 +641,7 @@ GST_END_TEST;
 GST_START_TEST (test_element_bad_settings)
 {
   static const gchar *cases[][3] = {
-    {"classes", "0,x", "Bad 'classes' value \"0,x\""},
+    {"classes", "0,,2", "Bad 'classes' value \"0,,2\": an empty entry"},
     {"labels", "/nonexistent/labels.txt", "Could not read the labels file"},
   };
   guint i;
@@ -564,6 +672,120 @@ GST_START_TEST (test_element_bad_settings)
 
 GST_END_TEST;
 
+/* Pushes yolov5_buffer() (letterbox geometry) through @launch; returns the element
+ * messages it posted (a new list; free each and g_list_free). */
+static GList *
+detect_messages (const gchar * launch)
+{
+  GstHarness *h = gst_harness_new_parse (launch);
+  GstBus *bus = gst_bus_new ();
+  GstBuffer *in = yolov5_buffer ();
+  GstVkmlTensorMeta *meta = gst_buffer_get_vkml_tensor_meta (in);
+  GstMessage *msg;
+  GList *msgs = NULL;
+
+  meta->has_geometry = TRUE;
+  meta->geometry = letterbox;
+  gst_vkml_tensor_meta_set_model_id (meta, "det");
+  gst_element_set_bus (h->element, bus);
+  gst_harness_set_src_caps_str (h,
+      "video/x-raw,format=RGB,width=640,height=480,framerate=30/1");
+  gst_buffer_unref (gst_harness_push_and_pull (h, in));
+  while ((msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ELEMENT)))
+    msgs = g_list_append (msgs, msg);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+  return msgs;
+}
+
+/* post-messages=true: one vkml-detection message a frame holding every box (as the
+ * ROI metas say: ids, labels, pixels); none by default. */
+GST_START_TEST (test_element_post_messages)
+{
+  GList *msgs = detect_messages ("vkmldetect post-messages=true");
+  const GstStructure *s, *o;
+  const GValue *objects;
+  guint64 frame = 1;
+  gint roi_id = -1;
+  guint x, y, w, h;
+  gfloat score;
+
+  fail_unless_equals_int (g_list_length (msgs), 1);
+  s = gst_message_get_structure (msgs->data);
+  fail_unless (gst_structure_has_name (s, "vkml-detection"));
+  fail_unless (gst_structure_get_uint64 (s, "frame", &frame) && frame == 0);
+  fail_unless_equals_string (gst_structure_get_string (s, "model-id"), "det");
+  objects = gst_structure_get_value (s, "objects");
+  fail_unless (objects != NULL && GST_VALUE_HOLDS_ARRAY (objects));
+  fail_unless_equals_int (gst_value_array_get_size (objects), 2);
+  o = gst_value_get_structure (gst_value_array_get_value (objects, 0));
+  fail_unless (gst_structure_get (o, "roi-id", G_TYPE_INT, &roi_id, "score",
+          G_TYPE_FLOAT, &score, "x", G_TYPE_UINT, &x, "y", G_TYPE_UINT, &y,
+          "width", G_TYPE_UINT, &w, "height", G_TYPE_UINT, &h, NULL));
+  fail_unless_equals_string (gst_structure_get_string (o, "label"), "1");
+  fail_unless (roi_id == 0 && x == 80 && y == 0 && w == 40 && h == 10,
+      "%d: %u,%u %ux%u", roi_id, x, y, w, h);
+  fail_unless_equals_float (score, 0.72f);
+  o = gst_value_get_structure (gst_value_array_get_value (objects, 1));
+  fail_unless (gst_structure_get (o, "roi-id", G_TYPE_INT, &roi_id, "x",
+          G_TYPE_UINT, &x, NULL));
+  fail_unless (roi_id == 1 && x == 190);
+  g_list_free_full (msgs, (GDestroyNotify) gst_message_unref);
+
+  msgs = detect_messages ("vkmldetect");
+  fail_unless_equals_int (g_list_length (msgs), 0);
+}
+
+GST_END_TEST;
+
+/* classes by label, as the labels file names them: only "person" (class 0) of the two
+ * boxes; a label the file does not have fails the start. */
+GST_START_TEST (test_element_classes_by_label)
+{
+  gchar *labels = write_labels ();
+  gchar *launch = g_strdup_printf ("vkmldetect labels=\"%s\" classes=person",
+      labels);
+  GstHarness *h = gst_harness_new_parse (launch);
+  GstElement *e = gst_element_factory_make ("vkmldetect", NULL);
+  GstBus *bus = gst_bus_new ();
+  GstMessage *msg;
+  GError *error = NULL;
+  GstBuffer *out;
+
+  gst_harness_set_src_caps_str (h,
+      "video/x-raw,format=RGB,width=640,height=480,framerate=30/1");
+  out = gst_harness_push_and_pull (h, yolov5_buffer ());
+  fail_unless_equals_int (gst_buffer_get_n_meta (out,
+          GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE), 1);
+  fail_unless_equals_string (g_quark_to_string
+      (gst_buffer_get_video_region_of_interest_meta_id (out, 0)->roi_type),
+      "person");
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+
+  g_object_set (e, "labels", labels, "classes", "person,zebra", NULL);
+  gst_element_set_bus (e, bus);
+  fail_unless_equals_int (gst_element_set_state (e, GST_STATE_PAUSED),
+      GST_STATE_CHANGE_FAILURE);
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL);
+  gst_message_parse_error (msg, &error, NULL);
+  fail_unless (strstr (error->message, "no class is labelled \"zebra\" (2 "
+          "labels)") != NULL, "%s", error->message);
+  g_error_free (error);
+  gst_message_unref (msg);
+  gst_element_set_state (e, GST_STATE_NULL);
+  gst_element_set_bus (e, NULL);
+  gst_object_unref (bus);
+  gst_object_unref (e);
+  g_unlink (labels);
+  g_free (labels);
+  g_free (launch);
+}
+
+GST_END_TEST;
+
 static Suite *
 vkml_detect_suite (void)
 {
@@ -580,12 +802,16 @@ vkml_detect_suite (void)
   tcase_add_test (tc, test_decode_ssd_four_outputs);
   tcase_add_test (tc, test_decode_class_filter);
   tcase_add_test (tc, test_decode_wrong_layout);
+  tcase_add_test (tc, test_decode_forced_wrong_yolo);
   tcase_add_test (tc, test_nms);
   tcase_add_test (tc, test_letterbox_map_back);
   tcase_add_test (tc, test_element_roi_metas);
   tcase_add_test (tc, test_element_model_id);
+  tcase_add_test (tc, test_element_scaled_frame);
   tcase_add_test (tc, test_element_says_format);
   tcase_add_test (tc, test_element_bad_settings);
+  tcase_add_test (tc, test_element_classes_by_label);
+  tcase_add_test (tc, test_element_post_messages);
   return s;
 }
 

@@ -4,7 +4,9 @@
 Runs a red frame through vkmlinfer (the colour model, model-id=colour) into an appsink,
 finds the meta with GstVkml.buffer_find_vkml_tensor_meta, reads its tensor as an array
 and checks it against the probabilities computed here from the model's own weights
-(pipelines/make_color_model.py) with numpy. Exit status 0 on success.
+(pipelines/make_color_model.py) with numpy. Then a red frame through the build's
+detector (with its bundle) and vkmldetect: GstVkml.buffer_get_detections returns all 48
+boxes (Python on GStreamer 1.22 cannot iterate metas). Exit status 0 on success.
 
 Environment (meson test sets it): VKML_BUILD_ROOT, VKML_SOURCE_ROOT, GI_TYPELIB_PATH,
 GST_PLUGIN_PATH, LD_LIBRARY_PATH.
@@ -29,6 +31,39 @@ def expected_probabilities(rgb, temperature=10.0):
     logits = np.asarray(rgb, dtype=np.float64) @ w + b
     e = np.exp(logits - logits.max())
     return e / e.sum()
+
+
+def pull_one(launch):
+    """The first sample's buffer of LAUNCH (ending in appsink name=sink), and the pipeline."""
+    pipeline = Gst.parse_launch(launch)
+    sink = pipeline.get_by_name("sink")
+    pipeline.set_state(Gst.State.PLAYING)
+    sample = sink.emit("pull-sample")
+    if sample is None:
+        msg = pipeline.get_bus().timed_pop_filtered(0, Gst.MessageType.ERROR)
+        raise AssertionError(f"no sample: {msg.parse_error() if msg else '?'}")
+    return sample.get_buffer(), pipeline
+
+
+def check_detections():
+    model = os.path.join(os.environ["VKML_BUILD_ROOT"], "pipelines", "detector.onnx")
+    buf, pipeline = pull_one(
+        "videotestsrc pattern=red num-buffers=1 "
+        "! video/x-raw,format=RGB,width=320,height=240 "
+        f"! vkmlinfer model=\"{model}\" ! vkmldetect ! appsink name=sink")
+    boxes = GstVkml.buffer_get_detections(buf)
+    assert len(boxes) == 48, len(boxes)
+    ids = set()
+    for s in boxes:
+        assert s.get_name() == "detection", s.get_name()
+        assert s.get_string("label") == "red", s.get_string("label")
+        assert s.get_value("score") > 0.5, s.get_value("score")
+        ok, w = s.get_uint("width")
+        assert ok and w == 40, w
+        ids.add(s.get_value("roi-id"))
+    assert ids == set(range(48)), sorted(ids)
+    print("GstVkml detections:", len(boxes), "boxes, first", boxes[0].to_string())
+    pipeline.set_state(Gst.State.NULL)
 
 
 def main():
@@ -64,6 +99,7 @@ def main():
     assert np.allclose(got, want, atol=1e-5), (got, want)
     assert PROTOTYPES[int(got.argmax())][0] == "red"
     pipeline.set_state(Gst.State.NULL)
+    check_detections()
     return 0
 
 

@@ -370,6 +370,58 @@ GST_START_TEST (test_meta_upstream_tensor_meta)
 GST_END_TEST;
 #endif
 
+/* gst_vkml_buffer_get_detections: every ROI with a "detection" parameter, in order,
+ * with its box, detection and (secondary) classification; others left out. */
+GST_START_TEST (test_buffer_get_detections)
+{
+  GstBuffer *buf = gst_buffer_new ();
+  GstVideoRegionOfInterestMeta *roi;
+  GList *list;
+  const GstStructure *d;
+  gint id = -1, cls_id = -1;
+  guint x = 0, w = 0;
+  gfloat score = 0, cls_score = 0;
+
+  roi = gst_buffer_add_video_region_of_interest_meta (buf, "car", 10, 20, 30,
+      40);
+  roi->id = 7;
+  gst_video_region_of_interest_meta_add_param (roi,
+      gst_structure_new ("detection", "label", G_TYPE_STRING, "car",
+          "class-id", G_TYPE_INT, 2, "score", G_TYPE_FLOAT, 0.75f, NULL));
+  gst_video_region_of_interest_meta_add_param (roi,
+      gst_structure_new ("classification", "label", G_TYPE_STRING, "red",
+          "class-id", G_TYPE_INT, 0, "score", G_TYPE_FLOAT, 0.5f, NULL));
+  /* a whole-frame classification: no detection, not listed */
+  gst_buffer_add_video_region_of_interest_meta (buf, "cat", 0, 0, 64, 48);
+  roi = gst_buffer_add_video_region_of_interest_meta (buf, "bus", 1, 2, 3, 4);
+  roi->id = 8;
+  gst_video_region_of_interest_meta_add_param (roi,
+      gst_structure_new ("detection", "class-id", G_TYPE_INT, 5, "score",
+          G_TYPE_FLOAT, 0.25f, NULL));
+
+  list = gst_vkml_buffer_get_detections (buf);
+  fail_unless_equals_int (g_list_length (list), 2);
+  d = list->data;
+  fail_unless (gst_structure_get (d, "roi-id", G_TYPE_INT, &id, "x",
+          G_TYPE_UINT, &x, "width", G_TYPE_UINT, &w, "score", G_TYPE_FLOAT,
+          &score, "classification-class-id", G_TYPE_INT, &cls_id,
+          "classification-score", G_TYPE_FLOAT, &cls_score, NULL));
+  fail_unless (id == 7 && x == 10 && w == 30 && score == 0.75f && cls_id == 0
+      && cls_score == 0.5f);
+  fail_unless_equals_string (gst_structure_get_string (d, "label"), "car");
+  fail_unless_equals_string (gst_structure_get_string (d,
+          "classification-label"), "red");
+  d = list->next->data;
+  fail_unless_equals_string (gst_structure_get_string (d, "label"), "bus");
+  fail_unless (gst_structure_get (d, "roi-id", G_TYPE_INT, &id, "class-id",
+          G_TYPE_INT, &cls_id, NULL) && id == 8 && cls_id == 5);
+  fail_if (gst_structure_has_field (d, "classification-label"));
+  g_list_free_full (list, (GDestroyNotify) gst_structure_free);
+  gst_buffer_unref (buf);
+}
+
+GST_END_TEST;
+
 static Suite *
 vkml_meta_suite (void)
 {
@@ -385,6 +437,7 @@ vkml_meta_suite (void)
   tcase_add_test (tc, test_bind_image_shape);
   tcase_add_test (tc, test_parse_channel_values);
   tcase_add_test (tc, test_frame_pack_strides);
+  tcase_add_test (tc, test_buffer_get_detections);
 #ifdef VKML_WITH_TENSOR_META
   tcase_add_test (tc, test_meta_upstream_tensor_meta);
 #endif

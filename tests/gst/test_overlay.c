@@ -219,6 +219,34 @@ GST_START_TEST (test_label_above_box)
 
 GST_END_TEST;
 
+/* thickness above 3 (5 here): the left edge is 5 pixels wide, no more. */
+GST_START_TEST (test_thick_outline)
+{
+  GstVideoInfo info;
+  GstHarness *h = gst_harness_new_parse ("vkmloverlay thickness=5 "
+      "draw-labels=false");
+  GstBuffer *out;
+  GstVideoFrame got;
+  const guint8 *row;
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_RGB, W, H);
+  gst_harness_set_src_caps (h, gst_video_info_to_caps (&info));
+  out = gst_harness_push_and_pull (h, frame_with_box (&info));
+  fail_unless (gst_video_frame_map (&got, &info, out, GST_MAP_READ));
+  /* row BY + 6 is below the top edge's 5 rows and above the bottom edge's */
+  row = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&got, 0) + (BY + 6) *
+      GST_VIDEO_FRAME_PLANE_STRIDE (&got, 0);
+  fail_unless (memcmp (row + 3 * (BX + 4), class3_rgb, 3) == 0);
+  fail_unless (memcmp (row + 3 * (BX + 5), background, 3) == 0);
+  fail_unless (memcmp (row + 3 * (BX + BW - 5), class3_rgb, 3) == 0);
+  fail_unless (memcmp (row + 3 * (BX + BW - 6), background, 3) == 0);
+  gst_video_frame_unmap (&got);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 static Suite *
 vkml_overlay_suite (void)
 {
@@ -231,6 +259,7 @@ vkml_overlay_suite (void)
   tcase_add_test (tc, test_outline_packed);
   tcase_add_test (tc, test_outline_planar);
   tcase_add_test (tc, test_label_above_box);
+  tcase_add_test (tc, test_thick_outline);
   return s;
 }
 

@@ -72,6 +72,50 @@ GST_START_TEST (test_plugin_provides_elements)
 
 GST_END_TEST;
 
+/* One Klass scheme: the model and its decoders analyse video, the overlay draws. */
+GST_START_TEST (test_plugin_klass)
+{
+  static const gchar *klass[][2] = {
+    {"vkmlinfer", "Filter/Analyzer/Video"},
+    {"vkmlclassify", "Filter/Analyzer/Video"},
+    {"vkmldetect", "Filter/Analyzer/Video"},
+    {"vkmloverlay", "Filter/Effect/Video"},
+  };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (klass); i++) {
+    GstElementFactory *f = gst_element_factory_find (klass[i][0]);
+
+    fail_unless (f != NULL);
+    fail_unless_equals_string (gst_element_factory_get_metadata (f,
+            GST_ELEMENT_METADATA_KLASS), klass[i][1]);
+    gst_object_unref (f);
+  }
+}
+
+GST_END_TEST;
+
+/* Defaults gst-inspect shows as a person would type them: vkmlclassify's threshold is
+ * -1e9 (no threshold), not -3.4e+38; vkmloverlay's thickness goes to 16. */
+GST_START_TEST (test_plugin_readable_defaults)
+{
+  GstElement *cls = gst_element_factory_make ("vkmlclassify", NULL);
+  GstElement *ov = gst_element_factory_make ("vkmloverlay", NULL);
+  GParamSpecFloat *threshold = G_PARAM_SPEC_FLOAT (g_object_class_find_property
+      (G_OBJECT_GET_CLASS (cls), "threshold"));
+  GParamSpecUInt *thickness = G_PARAM_SPEC_UINT (g_object_class_find_property
+      (G_OBJECT_GET_CLASS (ov), "thickness"));
+  gchar *text = g_strdup_printf ("%g", threshold->default_value);
+
+  fail_unless_equals_string (text, "-1e+09");
+  fail_unless_equals_int (thickness->maximum, 16);
+  g_free (text);
+  gst_object_unref (cls);
+  gst_object_unref (ov);
+}
+
+GST_END_TEST;
+
 /* The demo pipeline through the plugin file: every red test frame is called "red". */
 GST_START_TEST (test_plugin_demo_pipeline)
 {
@@ -132,6 +176,8 @@ vkml_plugin_suite (void)
   tcase_set_timeout (tc, 120);
   tcase_add_checked_fixture (tc, load_plugin, NULL);
   tcase_add_test (tc, test_plugin_provides_elements);
+  tcase_add_test (tc, test_plugin_klass);
+  tcase_add_test (tc, test_plugin_readable_defaults);
   tcase_add_test (tc, test_plugin_demo_pipeline);
   return s;
 }

@@ -57,13 +57,25 @@ random_frame (const GstVideoInfo * vinfo, guint32 seed)
   return buf;
 }
 
+/* Component @c of pixel (x, y) in its own units (0 .. 2^depth - 1): a byte, or a
+ * little-endian word's DEPTH bits at SHIFT as GStreamer's format info says. */
 static gdouble
 comp_at (const GstVideoFrame * f, guint c, gint x, gint y)
 {
-  const guint8 *d = GST_VIDEO_FRAME_COMP_DATA (f, c);
+  const GstVideoFormatInfo *finfo = f->info.finfo;
+  guint depth = GST_VIDEO_FORMAT_INFO_DEPTH (finfo, c);
+  const guint8 *d = (const guint8 *) GST_VIDEO_FRAME_COMP_DATA (f, c) +
+      y * GST_VIDEO_FRAME_COMP_STRIDE (f, c) +
+      x * GST_VIDEO_FRAME_COMP_PSTRIDE (f, c);
 
-  return d[y * GST_VIDEO_FRAME_COMP_STRIDE (f, c) +
-      x * GST_VIDEO_FRAME_COMP_PSTRIDE (f, c)];
+  /* 16-bit U,V pairs (P010): V is the pair's second word, 2 bytes in (GStreamer 1.22's
+   * format table gives P010's V a byte offset of 1, NV12's) */
+  if (depth > 8 && GST_VIDEO_FORMAT_INFO_PSTRIDE (finfo, c) == 4)
+    d += (c == 2 ? 2 : 0) - (gint) GST_VIDEO_FORMAT_INFO_POFFSET (finfo, c);
+  if (depth == 8)
+    return d[0];
+  return ((d[0] | d[1] << 8) >> GST_VIDEO_FORMAT_INFO_SHIFT (finfo, c))
+      & ((1u << depth) - 1);
 }
 
 /* Component @c bilinearly at (x, y) in that component's own pixels, edges clamped. */
@@ -93,8 +105,9 @@ static void
 frame_rgb (const GstVideoFrame * f, gdouble x, gdouble y, gdouble rgb[3])
 {
   const GstVideoInfo *vi = &f->info;
-  gdouble kr, kb, Y, U, V, ey, pb, pr, r, g, b;
-  gboolean sub;
+  gdouble kr, kb, Y, U, V, ey, pb, pr, r, g, b, cx, cy;
+  gdouble top = (1 << GST_VIDEO_INFO_COMP_DEPTH (vi, 0)) - 1;   /* 255, 1023 */
+  gdouble unit = (top + 1) / 256;       /* 1 at 8 bits, 4 at 10 */
   guint c;
 
   if (GST_VIDEO_INFO_IS_RGB (vi)) {
@@ -107,19 +120,23 @@ frame_rgb (const GstVideoFrame * f, gdouble x, gdouble y, gdouble rgb[3])
     rgb[0] = rgb[1] = rgb[2] = Y;
     return;
   }
-  sub = GST_VIDEO_FRAME_COMP_WIDTH (f, 1) < GST_VIDEO_FRAME_WIDTH (f);
-  U = comp_sample (f, 1, sub ? (x - 0.5) / 2 : x, sub ? (y - 0.5) / 2 : y);
-  V = comp_sample (f, 2, sub ? (x - 0.5) / 2 : x, sub ? (y - 0.5) / 2 : y);
+  /* chroma centred between the luma samples it covers */
+  cx = GST_VIDEO_FRAME_COMP_WIDTH (f, 1) < GST_VIDEO_FRAME_WIDTH (f) ?
+      (x - 0.5) / 2 : x;
+  cy = GST_VIDEO_FRAME_COMP_HEIGHT (f, 1) < GST_VIDEO_FRAME_HEIGHT (f) ?
+      (y - 0.5) / 2 : y;
+  U = comp_sample (f, 1, cx, cy);
+  V = comp_sample (f, 2, cx, cy);
   fail_unless (gst_video_color_matrix_get_Kr_Kb (vi->colorimetry.matrix, &kr,
           &kb));
   if (vi->colorimetry.range == GST_VIDEO_COLOR_RANGE_0_255) {
-    ey = Y / 255;
-    pb = (U - 128) / 255;
-    pr = (V - 128) / 255;
+    ey = Y / top;
+    pb = (U - 128 * unit) / top;
+    pr = (V - 128 * unit) / top;
   } else {
-    ey = (Y - 16) / 219;
-    pb = (U - 128) / 224;
-    pr = (V - 128) / 224;
+    ey = (Y - 16 * unit) / (219 * unit);
+    pb = (U - 128 * unit) / (224 * unit);
+    pr = (V - 128 * unit) / (224 * unit);
   }
   r = ey + 2 * (1 - kr) * pr;
   b = ey + 2 * (1 - kb) * pb;
@@ -293,7 +310,9 @@ GST_START_TEST (test_every_format)
     GST_VIDEO_FORMAT_BGR, GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRA,
     GST_VIDEO_FORMAT_RGBx, GST_VIDEO_FORMAT_BGRx, GST_VIDEO_FORMAT_xRGB,
     GST_VIDEO_FORMAT_xBGR, GST_VIDEO_FORMAT_ARGB, GST_VIDEO_FORMAT_ABGR,
-    GST_VIDEO_FORMAT_GRAY8,
+    GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_FORMAT_NV16, GST_VIDEO_FORMAT_Y42B,
+    GST_VIDEO_FORMAT_Y444, GST_VIDEO_FORMAT_P010_10LE,
+    GST_VIDEO_FORMAT_I420_10LE, GST_VIDEO_FORMAT_Y444_10LE,
   };
   static const gchar *devices[] = { "0", "cpu" };
   guint i, d;
@@ -317,6 +336,13 @@ GST_START_TEST (test_yuv_colorimetry)
       GST_VIDEO_COLOR_MATRIX_BT709, GST_VIDEO_COLOR_RANGE_0_255, &plain, FALSE,
       3, 8, 6, VKML_DTYPE_FLOAT);
   check_format ("id-nchw.onnx", "cpu", GST_VIDEO_FORMAT_I420,
+      GST_VIDEO_COLOR_MATRIX_BT601, GST_VIDEO_COLOR_RANGE_0_255, &plain, FALSE,
+      3, 8, 6, VKML_DTYPE_FLOAT);
+  /* 10-bit full range: 0..1023, chroma zero at 512 */
+  check_format ("id-nchw.onnx", "0", GST_VIDEO_FORMAT_P010_10LE,
+      GST_VIDEO_COLOR_MATRIX_BT709, GST_VIDEO_COLOR_RANGE_0_255, &plain, FALSE,
+      3, 8, 6, VKML_DTYPE_FLOAT);
+  check_format ("id-nchw.onnx", "cpu", GST_VIDEO_FORMAT_Y444_10LE,
       GST_VIDEO_COLOR_MATRIX_BT601, GST_VIDEO_COLOR_RANGE_0_255, &plain, FALSE,
       3, 8, 6, VKML_DTYPE_FLOAT);
 }

@@ -247,17 +247,19 @@ GST_START_TEST (test_mnist_precision_fp16)
     pixels[i] = (guint8) ((i % 28) * 7 + (i / 28) * 3);
   mnist_reference (pixels, want);
 
-  launch = g_strdup_printf ("vkmlinfer name=infer model=\"%s\"", mnist_path);
-  h = gst_harness_new_parse (launch);
-  g_free (launch);
-  infer = gst_bin_get_by_name (GST_BIN (h->element), "infer");
-  fail_unless (infer != NULL);
+  /* the property's default and its nick, on an element not started */
+  infer = gst_element_factory_make ("vkmlinfer", NULL);
   g_object_get (infer, "precision", &precision, NULL);
   fail_unless_equals_int (precision, VKML_PRECISION_FP32);
   gst_util_set_object_arg (G_OBJECT (infer), "precision", "fp16");
   g_object_get (infer, "precision", &precision, NULL);
   fail_unless_equals_int (precision, VKML_PRECISION_FP16);
   gst_object_unref (infer);
+  /* the harness starts its element: precision is set before, as it is read at start */
+  launch = g_strdup_printf ("vkmlinfer model=\"%s\" precision=fp16",
+      mnist_path);
+  h = gst_harness_new_parse (launch);
+  g_free (launch);
   gst_harness_set_src_caps_str (h,
       "video/x-raw,format=GRAY8,width=28,height=28,framerate=30/1");
   out = gst_harness_push_and_pull (h, gst_buffer_new_memdup (pixels,
@@ -401,6 +403,31 @@ GST_START_TEST (test_caps_model_cannot_take)
   text = expect_error (bus, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
       "'rgb' [1,3] float");
   fail_unless (strstr (text, "RGB") != NULL, "%s", text);
+  g_free (text);
+  teardown_with_bus (h, bus);
+}
+
+GST_END_TEST;
+
+/* Video in a format the element does not take (YUY2): CORE/NEGOTIATION naming that
+ * format and the formats it takes, not only upstream's not-negotiated. */
+GST_START_TEST (test_caps_format_refused)
+{
+  GstHarness *h;
+  GstBus *bus;
+  gchar *launch = g_strdup_printf ("vkmlinfer model=\"%s\"", color_path);
+  gchar *text;
+
+  h = harness_with_bus (launch, &bus);
+  g_free (launch);
+  gst_harness_set_src_caps_str (h,
+      "video/x-raw,format=YUY2,width=64,height=64,framerate=30/1");
+  fail_unless_equals_int (gst_harness_push (h, gst_buffer_new_allocate (NULL,
+              64 * 64 * 2, NULL)), GST_FLOW_NOT_NEGOTIATED);
+  text = expect_error (bus, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
+      "format YUY2");
+  fail_unless (strstr (text, "NV12") && strstr (text, "Y444_10LE")
+      && strstr (text, "P010_10LE") && strstr (text, "GRAY8"), "%s", text);
   g_free (text);
   teardown_with_bus (h, bus);
 }
@@ -696,6 +723,53 @@ GST_START_TEST (test_restart)
 
 GST_END_TEST;
 
+/* A property read at start (mean, device) set while PAUSED is refused with a warning
+ * naming it, and keeps its value; one that may change (inference-interval) changes;
+ * in READY mean changes. */
+GST_START_TEST (test_start_property_refused_running)
+{
+  GstElement *e = infer_with (color_path, "default");
+  GstBus *bus = gst_bus_new ();
+  GstMessage *msg;
+  GError *error = NULL;
+  gchar *mean = NULL;
+  guint interval = 0;
+
+  gst_element_set_bus (e, bus);
+  fail_unless_equals_int (gst_element_set_state (e, GST_STATE_PAUSED),
+      GST_STATE_CHANGE_SUCCESS);
+  g_object_set (e, "mean", "0.5,0.5", "inference-interval", 3, NULL);
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING);
+  fail_unless (msg != NULL);
+  gst_message_parse_warning (msg, &error, NULL);
+  fail_unless (strstr (error->message, "'mean' cannot change while the element "
+          "is PAUSED") != NULL, "%s", error->message);
+  g_clear_error (&error);
+  gst_message_unref (msg);
+  g_object_get (e, "mean", &mean, "inference-interval", &interval, NULL);
+  fail_unless_equals_string (mean, "0");
+  fail_unless_equals_int (interval, 3);
+  g_free (mean);
+  g_object_set (e, "device", "cpu", NULL);
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING);
+  fail_unless (msg != NULL);
+  gst_message_unref (msg);
+  fail_unless_equals_int (gst_element_set_state (e, GST_STATE_READY),
+      GST_STATE_CHANGE_SUCCESS);
+  g_object_set (e, "mean", "0.5", NULL);
+  fail_unless (gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING) == NULL);
+  g_object_get (e, "mean", &mean, NULL);
+  fail_unless_equals_string (mean, "0.5");
+  g_free (mean);
+  fail_unless_equals_int (gst_element_set_state (e, GST_STATE_NULL),
+      GST_STATE_CHANGE_SUCCESS);
+  gst_element_set_bus (e, NULL);
+  gst_object_unref (bus);
+  gst_object_unref (e);
+}
+
+GST_END_TEST;
+
 static Suite *
 vkmlinfer_suite (void)
 {
@@ -718,12 +792,14 @@ vkmlinfer_suite (void)
   tcase_add_test (tc, test_unsupported_op);
   tcase_add_test (tc, test_bad_device);
   tcase_add_test (tc, test_caps_model_cannot_take);
+  tcase_add_test (tc, test_caps_format_refused);
   tcase_add_test (tc, test_demo_model_rgb);
   tcase_add_test (tc, test_demo_model_bgrx);
   tcase_add_test (tc, test_nhwc_model_rgba);
   tcase_add_test (tc, test_caps_change);
   tcase_add_test (tc, test_video_meta_stride);
   tcase_add_test (tc, test_restart);
+  tcase_add_test (tc, test_start_property_refused_running);
   tcase_add_test (tc, test_classify_tensor_by_name);
   tcase_add_test (tc, test_classify_unknown_tensor);
   tcase_add_test (tc, test_infer_model_id);

@@ -43,6 +43,13 @@ fi
 # context that live for the process, which valgrind may count as lost at exit; and the
 # quark table's first block, which GLib leaves unfreed once the process has interned over
 # 2048 quarks (glib_quarks.supp says why)
+# VKML_VALGRIND_BUNDLE=1: the detector with its model bundle (build/pipelines/detector.json),
+# read by vkmlinfer and, through the bundle query, by vkmldetect and vkmlclassify
+if [ "${VKML_VALGRIND_BUNDLE:-}" = 1 ]; then
+    pipeline="videotestsrc num-buffers=$frames ! video/x-raw,format=RGB,width=320,height=240
+        ! vkmlinfer model=$build/pipelines/detector.onnx max-in-flight=2
+        ! vkmldetect ! vkmlclassify softmax=true ! fakesink"
+fi
 supp="--suppressions=$(dirname "$0")/glib_quarks.supp"
 glib_supp=/usr/share/glib-2.0/valgrind/glib.supp
 [ -f "$glib_supp" ] && supp="$supp --suppressions=$glib_supp"

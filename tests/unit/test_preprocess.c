@@ -17,12 +17,33 @@ typedef struct frame {
     int32_t rect[4]; /* pp.rect_input: the source rectangle x, y, w, h the runs pass */
 } frame;
 
-/* A frame of random bytes, rows padded by `pad` bytes. */
+/* The YUV formats' chroma: planes (2: U, V interleaved), subsampling per axis. */
+typedef struct yuv_shape {
+    int planes, sub_x, sub_y;
+} yuv_shape;
+
+static yuv_shape yuv_of(vkml_frame_format format)
+{
+    switch (format) {
+    case VKML_FRAME_NV12: return (yuv_shape){2, 1, 1};
+    case VKML_FRAME_NV16: return (yuv_shape){2, 1, 0};
+    case VKML_FRAME_I420: return (yuv_shape){3, 1, 1};
+    case VKML_FRAME_I422: return (yuv_shape){3, 1, 0};
+    default: return (yuv_shape){3, 0, 0};
+    }
+}
+
+/* A YUV frame of random bytes, rows padded by `pad` samples; samples of `bits` (0: 8)
+ * take 2 bytes above 8, holding the sample at bit `shift`. */
+static frame make_yuv_frame(vkml_frame_format format, uint32_t w, uint32_t h, uint32_t pad,
+                            uint32_t bits, uint32_t shift, uint64_t *seed);
+
 static frame make_frame(vkml_frame_format format, uint32_t w, uint32_t h, uint32_t pad,
                         uint32_t pixel_stride, const uint32_t *rgb, uint64_t *seed)
 {
+    if (format != VKML_FRAME_PACKED_RGB && format != VKML_FRAME_GRAY8)
+        return make_yuv_frame(format, w, h, pad, 0, 0, seed);
     frame f = {.pp = {.format = format, .width = w, .height = h}};
-    uint32_t cw = (w + 1) / 2, ch = (h + 1) / 2;
     uint64_t at = 0;
     if (format == VKML_FRAME_PACKED_RGB) {
         f.pp.pixel_stride = pixel_stride;
@@ -32,17 +53,30 @@ static frame make_frame(vkml_frame_format format, uint32_t w, uint32_t h, uint32
     } else {
         f.pp.plane_strides[0] = w + pad;
         at = (uint64_t)(w + pad) * h;
-        if (format == VKML_FRAME_NV12) {
-            f.pp.plane_offsets[1] = at;
-            f.pp.plane_strides[1] = 2 * cw + pad;
-            at += (uint64_t)(2 * cw + pad) * ch;
-        } else if (format == VKML_FRAME_I420) {
-            for (int p = 1; p < 3; p++) {
-                f.pp.plane_offsets[p] = at + 1; /* odd offsets on purpose */
-                f.pp.plane_strides[p] = cw + pad;
-                at += 1 + (uint64_t)(cw + pad) * ch;
-            }
-        }
+    }
+    f.pp.frame_bytes = at;
+    size_t n = (size_t)((at + 3) & ~(uint64_t)3);
+    f.bytes = malloc(n);
+    for (size_t i = 0; i < n; i++)
+        f.bytes[i] = (uint8_t)(test_randf(seed, 0, 256));
+    return f;
+}
+
+static frame make_yuv_frame(vkml_frame_format format, uint32_t w, uint32_t h, uint32_t pad,
+                            uint32_t bits, uint32_t shift, uint64_t *seed)
+{
+    frame f = {
+        .pp = {
+            .format = format, .width = w, .height = h, .sample_bits = bits, .sample_shift = shift}};
+    yuv_shape y = yuv_of(format);
+    uint32_t b = bits > 8 ? 2 : 1, cw = (w + y.sub_x) >> y.sub_x, ch = (h + y.sub_y) >> y.sub_y;
+    uint32_t odd = b == 1 ? 1 : 2; /* planes off the 4-byte grid on purpose */
+    f.pp.plane_strides[0] = w * b + pad * b;
+    uint64_t at = (uint64_t)f.pp.plane_strides[0] * h;
+    for (int p = 1; p < y.planes; p++) {
+        f.pp.plane_offsets[p] = at + odd;
+        f.pp.plane_strides[p] = (uint32_t)(4 - y.planes) * cw * b + pad * b;
+        at += odd + (uint64_t)f.pp.plane_strides[p] * ch;
     }
     f.pp.frame_bytes = at;
     size_t n = (size_t)((at + 3) & ~(uint64_t)3);
@@ -54,11 +88,17 @@ static frame make_frame(vkml_frame_format format, uint32_t w, uint32_t h, uint32
 
 /* ---- the reference, in double ---------------------------------------------------- */
 
+/* A sample: a byte, or for YUV of more than 8 bits its bits of a little-endian word. */
 static double byte_at(const frame *f, int plane, long x, long y, int step, int comp)
 {
     const vkml_preprocess *p = &f->pp;
-    return f->bytes[p->plane_offsets[plane] + (uint64_t)y * p->plane_strides[plane] +
-                    (uint64_t)x * (uint64_t)step + (uint64_t)comp];
+    bool wide = p->format != VKML_FRAME_PACKED_RGB && p->sample_bits > 8;
+    uint64_t a = p->plane_offsets[plane] + (uint64_t)y * p->plane_strides[plane] +
+                 ((uint64_t)x * (uint64_t)step + (uint64_t)comp) * (wide ? 2 : 1);
+    if (!wide)
+        return f->bytes[a];
+    unsigned word = f->bytes[a] | (unsigned)f->bytes[a + 1] << 8;
+    return (word >> p->sample_shift) & ((1u << p->sample_bits) - 1);
 }
 
 static double bilinear(const frame *f, int plane, long w, long h, double x, double y, int step,
@@ -95,10 +135,13 @@ static void ref_rgb(const frame *f, double x, double y, double rgb[3])
         rgb[0] = rgb[1] = rgb[2] = Y;
         return;
     }
-    /* chroma sample i covers luma 2i, 2i+1: its centre is at luma 2i + 0.5 */
-    double cx = (x - 0.5) / 2, cy = (y - 0.5) / 2, U, V;
-    long cw = (w + 1) / 2, ch = (h + 1) / 2;
-    if (p->format == VKML_FRAME_NV12) {
+    /* a subsampled chroma sample i covers luma 2i, 2i+1: its centre is at luma 2i + 0.5 */
+    yuv_shape ys = yuv_of(p->format);
+    double cx = ys.sub_x ? (x - 0.5) / 2 : x, cy = ys.sub_y ? (y - 0.5) / 2 : y, U, V;
+    long cw = (w + ys.sub_x) >> ys.sub_x, ch = (h + ys.sub_y) >> ys.sub_y;
+    /* 10 bits: limited range is 8 bits' times 4, full range 0 .. 1023 */
+    double unit = p->sample_bits > 8 ? ldexp(1, (int)p->sample_bits - 8) : 1, top = 256 * unit - 1;
+    if (ys.planes == 2) {
         U = bilinear(f, 1, cw, ch, cx, cy, 2, 0);
         V = bilinear(f, 1, cw, ch, cx, cy, 2, 1);
     } else {
@@ -107,9 +150,11 @@ static void ref_rgb(const frame *f, double x, double y, double rgb[3])
     }
     double kr = p->matrix == VKML_YUV_BT709 ? 0.2126 : 0.299;
     double kb = p->matrix == VKML_YUV_BT709 ? 0.0722 : 0.114;
-    double ey = p->full_range ? Y / 255 : (Y - 16) / 219;          /* 0..1 */
-    double pb = p->full_range ? (U - 128) / 255 : (U - 128) / 224; /* -0.5..0.5 */
-    double pr = p->full_range ? (V - 128) / 255 : (V - 128) / 224;
+    U -= 128 * unit;
+    V -= 128 * unit;
+    double ey = p->full_range ? Y / top : (Y - 16 * unit) / (219 * unit); /* 0..1 */
+    double pb = p->full_range ? U / top : U / (224 * unit);               /* -0.5..0.5 */
+    double pr = p->full_range ? V / top : V / (224 * unit);
     double r = ey + 2 * (1 - kr) * pr, b = ey + 2 * (1 - kb) * pb;
     double g = (ey - kr * r - kb * b) / (1 - kr - kb);
     rgb[0] = clamp255(255 * r);
@@ -452,6 +497,29 @@ int main(void)
                symbolic);
     free(f.bytes);
 
+    /* 4:2:2 and 4:4:4, 8 and 10 bits (P010's 10 bits at bit 6 of a word), 16-bit samples */
+    static const struct {
+        const char *name;
+        vkml_frame_format format;
+        uint32_t bits, shift;
+        bool full;
+    } yuv[] = {
+        {"NV16", VKML_FRAME_NV16, 8, 0, false},        {"Y42B", VKML_FRAME_I422, 0, 0, true},
+        {"Y444", VKML_FRAME_I444, 8, 0, false},        {"P010", VKML_FRAME_NV12, 10, 6, false},
+        {"I420_10", VKML_FRAME_I420, 10, 0, true},     {"Y444_10", VKML_FRAME_I444, 10, 0, false},
+        {"NV16 16-bit", VKML_FRAME_NV16, 16, 0, true},
+    };
+    for (size_t i = 0; i < sizeof(yuv) / sizeof(yuv[0]); i++) {
+        f = make_yuv_frame(yuv[i].format, 13, 9, 3, yuv[i].bits, yuv[i].shift, &seed);
+        f.pp.full_range = yuv[i].full;
+        f.pp.matrix = i % 2 ? VKML_YUV_BT709 : VKML_YUV_BT601;
+        check_case(ctx, yuv[i].name, &f, (image){0, 3, 7, 10, VKML_DTYPE_FLOAT}, NULL);
+        f.pp.resize = VKML_RESIZE_LETTERBOX;
+        f.pp.scale = 1.0f;
+        check_case(ctx, yuv[i].name, &f, (image){1, 3, 12, 8, VKML_DTYPE_UINT8}, NULL);
+        free(f.bytes);
+    }
+
     /* a batch of 3 frames, each into its own image (NV12 letterbox: planes and padding) */
     frame batch[3];
     for (int b = 0; b < 3; b++) {
@@ -485,6 +553,15 @@ int main(void)
               strstr(err.message, "plane 2"),
           "a plane past the frame: %s", err.message);
     f.pp.plane_offsets[2] -= 64;
+    f.pp.sample_bits = 7;
+    CHECK(vkml_session_create(ctx, model, &params, &s, &err) == VKML_ERROR_INVALID_ARGUMENT &&
+              strstr(err.message, "7-bit"),
+          "7-bit samples: %s", err.message);
+    f.pp.sample_bits = 10; /* 16-bit words: plane 1 at an odd byte */
+    CHECK(vkml_session_create(ctx, model, &params, &s, &err) == VKML_ERROR_INVALID_ARGUMENT &&
+              strstr(err.message, "odd"),
+          "16-bit samples at an odd offset: %s", err.message);
+    f.pp.sample_bits = 0;
     f.pp.format = (vkml_frame_format)9;
     CHECK(vkml_session_create(ctx, model, &params, &s, &err) == VKML_ERROR_INVALID_ARGUMENT &&
               strstr(err.message, "format"),

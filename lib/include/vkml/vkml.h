@@ -400,15 +400,19 @@ VKML_API bool vkml_precision_parse(const char *text, vkml_precision *out);
  * kernel (op com.vkml.ImagePreprocess, CPU and Vulkan) reads the frame's bytes and writes
  * the model's input. Order of operations per output pixel: map it onto the frame (resize
  * mode; outside a letterbox's content: pad_value), sample each plane bilinearly (half-pixel
- * centres, edges clamped; chroma at half resolution, centred), YUV -> RGB (matrix, range;
- * clamped to 0..255), channel order, then (v * scale - mean[c]) / std[c] into the input's
- * dtype (uint8: rounded, clamped to 0..255). Plain data. */
+ * centres, edges clamped; subsampled chroma centred between its luma samples), YUV -> RGB
+ * (matrix, range; samples of more than 8 bits brought to 0..255 first; clamped to 0..255), channel
+ * order, then (v * scale - mean[c]) / std[c] into the input's dtype (uint8: rounded, clamped to
+ * 0..255). Plain data. */
 typedef enum vkml_frame_format {
     VKML_FRAME_PACKED_RGB = 0, /* 8-bit R, G, B at rgb_offsets of pixels of pixel_stride
                                   bytes: RGB, BGR, RGBA, BGRx, ARGB, ... */
     VKML_FRAME_GRAY8,          /* one byte per pixel */
     VKML_FRAME_NV12,           /* Y plane, then one interleaved U,V plane at half size */
     VKML_FRAME_I420,           /* Y, U and V planes; U and V at half size */
+    VKML_FRAME_NV16,           /* Y plane, then one interleaved U,V plane at half width */
+    VKML_FRAME_I422,           /* Y, U and V planes; U and V at half width (GStreamer's Y42B) */
+    VKML_FRAME_I444,           /* Y, U and V planes, all at full size (GStreamer's Y444) */
 } vkml_frame_format;
 
 typedef enum vkml_resize_mode {
@@ -430,8 +434,14 @@ typedef struct vkml_preprocess {
     uint64_t plane_offsets[3]; /* byte offset of each plane (Y, U/UV, V) in the frame */
     uint32_t plane_strides[3]; /* bytes per row of each plane */
     uint64_t frame_bytes;      /* bytes of the frame (every plane's rows lie within) */
-    vkml_yuv_matrix matrix;    /* NV12/I420 */
-    bool full_range;           /* NV12/I420: 0..255 (else Y 16..235, U, V 16..240) */
+    vkml_yuv_matrix matrix;    /* YUV formats */
+    bool full_range;           /* YUV formats: 0 .. 2^bits - 1 (else Y 16..235, U, V 16..240
+                                  at 8 bits, times 2^(bits - 8) above) */
+    /* YUV formats: bits of a sample, 8 (0 reads as 8) .. 16. Above 8 every sample is a
+     * little-endian 16-bit word holding the sample at bit sample_shift (P010: 10 bits at
+     * bit 6; I420_10LE: 10 bits at bit 0); the word's other bits are ignored. */
+    uint32_t sample_bits;
+    uint32_t sample_shift;
     vkml_resize_mode resize;
     float pad_value; /* LETTERBOX: pixel value (0..255) of the border */
     bool bgr;        /* channel order B, G, R instead of R, G, B */
