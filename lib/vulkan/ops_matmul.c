@@ -69,6 +69,8 @@ vkml_status vk_rec_matmul(gpu_recorder *rec, const matmul_push *pc, vkml_dtype d
     vk_kernel_id tiled;
     vk_gemm_split split;
     bool floats = dtype == VKML_DTYPE_FLOAT || dtype == VKML_DTYPE_FLOAT16;
+    if (vk_gemm_pick_cm2(caps, pc, dtype, batch, &tiled, groups))
+        return vk_rec_kernel(rec, tiled, dtype, bind, pc, sizeof(*pc), groups, err);
     /* split-K's first pass on the coop kernel: when a test forces the coop kernel, or by
      * shape for the products gemm_coop.comp takes (they always run split: vk_gemm_pick_split) */
     bool coop =

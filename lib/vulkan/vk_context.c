@@ -56,7 +56,8 @@ static VkResult create_instance(const vkml_context_params *params, VkInstance *o
         .sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
         .pApplicationName = "vkml",
         .pEngineName = "vkml",
-        .apiVersion = VK_API_VERSION_1_2,
+        /* 1.3: gemm_cm2.comp's SPIR-V 1.6 (devices below it never get that kernel) */
+        .apiVersion = VK_API_VERSION_1_3,
     };
     VkInstanceCreateInfo ici = {
         .sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
@@ -150,7 +151,7 @@ vkml_status vk_device_open(vk_device *vd, vkml_error *err)
         },
     };
     vd->copy_family = copies.family;
-    const char *extensions[3];
+    const char *extensions[5];
     uint32_t n_extensions = 0;
     if (vd->has_memory_budget)
         extensions[n_extensions++] = VK_EXT_MEMORY_BUDGET_EXTENSION_NAME;
@@ -158,6 +159,10 @@ vkml_status vk_device_open(vk_device *vd, vkml_error *err)
         extensions[n_extensions++] = VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME;
     if (vd->caps.cooperative_matrix)
         extensions[n_extensions++] = VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME;
+    if (vd->caps.coopmat2) {
+        extensions[n_extensions++] = VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME;
+        extensions[n_extensions++] = VK_NV_COOPERATIVE_MATRIX_2_EXTENSION_NAME;
+    }
     bool features2 = vd->props.apiVersion >= VK_API_VERSION_1_2;
     VkDeviceCreateInfo dci = {
         .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,

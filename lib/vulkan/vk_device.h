@@ -3,6 +3,7 @@
  * allocator and pipeline cache. Created by the context (vk_context.c); implements the
  * device interface of lib/device/device.h (vk_device.c, vk_session*.c). */
 #include "device/device.h"
+#include "vulkan/vk_coopmat2.h"
 #include "vulkan/vk_ops.h"
 
 #include <pthread.h>
@@ -56,6 +57,9 @@ typedef struct vk_device {
     /* With caps.cooperative_matrix, prepended to the chain: features2 -> coop -> memory_model
      * -> f16_int8 ...; VK_NV_cooperative_matrix enabled on dev. */
     VkPhysicalDeviceCooperativeMatrixFeaturesNV coop;
+    /* With caps.coopmat2, prepended again: features2 -> coop2.khr -> coop2.nv2 -> coop ...;
+     * VK_KHR_cooperative_matrix and VK_NV_cooperative_matrix2 enabled on dev. */
+    vk_coopmat2_features coop2;
     VkPhysicalDeviceVulkanMemoryModelFeatures memory_model;
     bool has_memory_budget; /* VK_EXT_memory_budget, enabled on dev */
     bool has_host_import;   /* VK_EXT_external_memory_host, enabled on dev (vk_memory.h:
@@ -84,6 +88,8 @@ extern const device_class vk_device_class;
  * (compute-only preferred). false when the device has no compute queue. instance: for
  * the extension queries (vkGetPhysicalDeviceCooperativeMatrixPropertiesNV). */
 bool vk_probe_device(VkInstance instance, VkPhysicalDevice phys, int index, vk_device *vd);
+/* Whether the physical device offers the extension. */
+bool vk_has_device_extension(VkPhysicalDevice phys, const char *name);
 
 /* vk_context.c: creates the VkDevice, queue, allocator and pipelines of a probed device. */
 vkml_status vk_device_open(vk_device *vd, vkml_error *err);

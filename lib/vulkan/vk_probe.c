@@ -72,7 +72,7 @@ static uint64_t device_local_bytes(const VkPhysicalDeviceMemoryProperties *mp)
     return best;
 }
 
-static bool has_device_extension(VkPhysicalDevice phys, const char *name)
+bool vk_has_device_extension(VkPhysicalDevice phys, const char *name)
 {
     uint32_t n = 0;
     if (vkEnumerateDeviceExtensionProperties(phys, NULL, &n, NULL) != VK_SUCCESS || n == 0)
@@ -118,7 +118,7 @@ static uint64_t free_device_memory(vk_device *vd)
  * value copied between devices needs no host copy (plan.c, share_transfers). */
 static void probe_host_import(vk_device *vd)
 {
-    if (!has_device_extension(vd->phys, VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME) ||
+    if (!vk_has_device_extension(vd->phys, VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME) ||
         vd->props.apiVersion < VK_API_VERSION_1_1)
         return;
     VkPhysicalDeviceExternalMemoryHostPropertiesEXT host = {
@@ -210,7 +210,7 @@ static void probe_caps(vk_device *vd)
     };
     c->prefer_tiled = vd->props.deviceType != VK_PHYSICAL_DEVICE_TYPE_CPU &&
                       c->max_shared_memory >= VK_GEMM_SHARED_BYTES;
-    vd->has_memory_budget = has_device_extension(vd->phys, VK_EXT_MEMORY_BUDGET_EXTENSION_NAME);
+    vd->has_memory_budget = vk_has_device_extension(vd->phys, VK_EXT_MEMORY_BUDGET_EXTENSION_NAME);
     probe_host_import(vd);
     c->memory_budget = free_device_memory(vd) / 100 * VK_MEMORY_BUDGET_PERCENT;
 }
@@ -273,7 +273,7 @@ static void probe_coopmat(VkInstance instance, vk_device *vd)
         vk_kernel_variant(VK_KERNEL_GEMM_COOP_64X64, VKML_DTYPE_FLOAT16) < 0 ||
         vd->props.apiVersion < VK_API_VERSION_1_2 || !c->fp16 ||
         c->subgroup_size != VK_COOP_SUBGROUP || c->max_shared_memory < VK_COOP_SHARED_BYTES ||
-        !has_device_extension(vd->phys, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME))
+        !vk_has_device_extension(vd->phys, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME))
         return;
     VkPhysicalDeviceCooperativeMatrixPropertiesNV cprops = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_PROPERTIES_NV,
@@ -318,7 +318,7 @@ static void probe_coopmat(VkInstance instance, vk_device *vd)
  * (VK_EXT_pci_bus_info); -1 without one (lavapipe). */
 static int probe_irq_cpu(const vk_device *vd)
 {
-    if (!has_device_extension(vd->phys, VK_EXT_PCI_BUS_INFO_EXTENSION_NAME))
+    if (!vk_has_device_extension(vd->phys, VK_EXT_PCI_BUS_INFO_EXTENSION_NAME))
         return -1;
     VkPhysicalDevicePCIBusInfoPropertiesEXT pci = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PCI_BUS_INFO_PROPERTIES_EXT,
@@ -353,5 +353,6 @@ bool vk_probe_device(VkInstance instance, VkPhysicalDevice phys, int index, vk_d
     probe_caps(vd);
     probe_timestamps(vd);
     probe_coopmat(instance, vd);
+    vk_probe_coopmat2(instance, vd);
     return true;
 }

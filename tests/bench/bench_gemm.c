@@ -34,6 +34,7 @@ typedef struct bench_shape {
 } bench_shape;
 
 static const bench_shape shapes[] = {
+    {"matmul 4096x4096x4096", false, 1, 4096, 4096, 0, 0, 0},
     {"matmul 1024x1024x1024", false, 1, 1024, 1024, 0, 0, 0},
     {"linear 256x4096x4096", false, 1, 256, 4096, 0, 0, 0},
     {"matmul batch 8 x 512x512x512", false, 8, 512, 512, 0, 0, 0},
@@ -261,6 +262,7 @@ static void coop_lines(bench_point *p)
     } kinds[] = {{"fp16", VKML_PRECISION_FP16, 2}, {"fp32-fast", VKML_PRECISION_FP32_FAST, 4}};
     p->caps->prefer_tiled = true;
     p->caps->gemm_force = 0;
+    p->caps->cm2_force = -1; /* cm2_lines measures it */
     for (size_t k = 0; k < VKML_ARRAY_SIZE(kinds); k++) {
         char name[48], note[96];
         p->caps->coop_force = -1;
@@ -275,6 +277,49 @@ static void coop_lines(bench_point *p)
         print_line(p, name, coop, true, kinds[k].elem_size, note);
     }
     p->caps->coop_force = 0;
+    p->caps->cm2_force = 0;
+}
+
+/* The gemm_cm2.comp tile a float16 product of the shape takes (by shape), or "none". */
+static const char *cm2_kernel(const struct gpu_caps *caps, const bench_shape *s)
+{
+    vk_kernel_id k;
+    uint32_t g[3];
+    matmul_push pc = {.m = (uint32_t)(s->batch * s->m),
+                      .n = (uint32_t)s->k,
+                      .k = (uint32_t)s->k,
+                      .a_sm = (uint32_t)s->k,
+                      .a_sk = 1,
+                      .b_sk = (uint32_t)s->k,
+                      .b_sn = 1};
+    return !s->conv && vk_gemm_pick_cm2(caps, &pc, VKML_DTYPE_FLOAT16, 1, &k, g)
+               ? vk_kernels[k].name
+               : "none";
+}
+
+/* Precision fp16 with gemm_cm2.comp off (what coop_lines measured) and by shape; with
+ * BENCH_GEMM_TILES=1, each of the device's tiles forced. */
+static void cm2_lines(bench_point *p)
+{
+    p->caps->prefer_tiled = true;
+    p->caps->cm2_force = -1;
+    double before = measure(p, VKML_PRECISION_FP16);
+    p->caps->cm2_force = 0;
+    double cm2 = measure(p, VKML_PRECISION_FP16);
+    char note[96];
+    snprintf(note, sizeof(note), "%.2fx without it; kernel %s", cm2 / before,
+             cm2_kernel(p->caps, p->s));
+    print_line(p, "gemm_cm2 fp16", cm2, true, 2, note);
+    for (int t = 1; getenv("BENCH_GEMM_TILES") && t <= VK_CM2_TILES; t++) {
+        if (!(p->caps->cm2_tiles & (1u << (t - 1))))
+            continue;
+        const vk_cm2_tile *c = &vk_cm2_tiles[t - 1];
+        p->caps->cm2_force = t;
+        char name[48];
+        snprintf(name, sizeof(name), "gemm_cm2 %dx%d fp16", c->bm, c->bn);
+        print_line(p, name, measure(p, VKML_PRECISION_FP16), true, 2, "forced");
+    }
+    p->caps->cm2_force = 0;
 }
 
 /* With BENCH_GEMM_TILES=1: every gemm_tiled.comp tile forced (float32, no split-K) and,
@@ -358,6 +403,8 @@ int main(int argc, char **argv)
         fp32_lines(&p);
         if (caps->cooperative_matrix)
             coop_lines(&p);
+        if (caps->coopmat2)
+            cm2_lines(&p);
         if (getenv("BENCH_GEMM_TILES"))
             tile_lines(&p);
         fflush(stdout);
@@ -368,6 +415,7 @@ int main(int argc, char **argv)
     caps->gemm_force = 0;
     caps->splitk_force = 0;
     caps->coop_force = 0;
+    caps->cm2_force = 0;
     vkml_context_destroy(&ctx);
     return 0;
 }

@@ -678,6 +678,22 @@ void oh_splitk(int splitk_force)
         ((vk_device *)vk_context_device(oh.vk, d))->caps.splitk_force = splitk_force;
 }
 
+void oh_cm2(int cm2_force)
+{
+    oh_init();
+    for (int d = 0; d < oh.n_gpus && d < 8; d++)
+        ((vk_device *)vk_context_device(oh.vk, d))->caps.cm2_force = cm2_force;
+}
+
+int oh_cm2_devices(void)
+{
+    oh_init();
+    int n = 0;
+    for (int d = 0; d < oh.n_gpus; d++)
+        n += ((vk_device *)vk_context_device(oh.vk, d))->caps.coopmat2;
+    return n;
+}
+
 int oh_coop_devices(void)
 {
     oh_init();

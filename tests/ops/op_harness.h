@@ -125,6 +125,11 @@ void oh_coop(int coop_force, bool fast_math);
 /* gpu_caps.splitk_force of every device (0: split-K by shape; s > 1: s slices for every
  * gemm_tiled.comp product; -1: never); default 0. */
 void oh_splitk(int splitk_force);
+/* gpu_caps.cm2_force of every device (0: gemm_cm2.comp by shape; t > 0: its tile t for
+ * every float16 product it takes; -1: never); default 0. */
+void oh_cm2(int cm2_force);
+/* Devices with workgroup-scope cooperative matrices (gpu_caps.coopmat2). */
+int oh_cm2_devices(void);
 /* Devices with cooperative matrices (gpu_caps.cooperative_matrix). */
 int oh_coop_devices(void);
 /* Runs, checks, frees c. Returns whether every check passed. */
