@@ -46,39 +46,57 @@ void main()
     block_row = gl_WorkGroupID.y * BM;
     block_col = gl_WorkGroupID.x * BN;
 
-    // A as (m, k) where k runs along memory, else as (k, m) read through a transpose
-    tensorLayoutNV<2, CLAMP> ta = createTensorLayoutNV(2, CLAMP);
-    tensorLayoutNV<2, CLAMP> tb = createTensorLayoutNV(2, CLAMP);
-    tensorViewNV<2, false, 1, 0> flip = createTensorViewNV(2, false, 1, 0);
+    // A as (m, k) where k runs along memory, else as (k, m) read through a transpose; B as
+    // (k, n) where n runs along memory, else as (n, k) through a transpose. The clamped
+    // layouts read zero past the product (ragged blocks, K's last step); the plain ones,
+    // for steps wholly inside, let the driver take its fast loads.
     bool a_rows = p.a_sk == 1u, b_rows = p.b_sn == 1u;
-    ta = a_rows ? setTensorLayoutDimensionNV(ta, g_m, g_k) : setTensorLayoutDimensionNV(ta, g_k, g_m);
-    ta = setTensorLayoutStrideNV(ta, a_rows ? p.a_sm : p.a_sk, 1);
-    // B as (k, n) where n runs along memory, else as (n, k) read through a transpose
-    tb = b_rows ? setTensorLayoutDimensionNV(tb, g_k, g_n) : setTensorLayoutDimensionNV(tb, g_n, g_k);
-    tb = setTensorLayoutStrideNV(tb, b_rows ? p.b_sk : p.b_sn, 1);
+    uint a_d0 = a_rows ? g_m : g_k, a_d1 = a_rows ? g_k : g_m, a_st = a_rows ? p.a_sm : p.a_sk;
+    uint b_d0 = b_rows ? g_k : g_n, b_d1 = b_rows ? g_n : g_k, b_st = b_rows ? p.b_sk : p.b_sn;
+    tensorLayoutNV<2> fa = createTensorLayoutNV(2), fb = createTensorLayoutNV(2);
+    fa = setTensorLayoutStrideNV(setTensorLayoutDimensionNV(fa, a_d0, a_d1), a_st, 1);
+    fb = setTensorLayoutStrideNV(setTensorLayoutDimensionNV(fb, b_d0, b_d1), b_st, 1);
+    tensorLayoutNV<2, CLAMP> ca = createTensorLayoutNV(2, CLAMP), cb = createTensorLayoutNV(2, CLAMP);
+    ca = setTensorLayoutStrideNV(setTensorLayoutDimensionNV(ca, a_d0, a_d1), a_st, 1);
+    cb = setTensorLayoutStrideNV(setTensorLayoutDimensionNV(cb, b_d0, b_d1), b_st, 1);
+    tensorViewNV<2, false, 1, 0> flip = createTensorViewNV(2, false, 1, 0);
 
     ACC acc = ACC(0.0);
     coopmat<float16_t, gl_ScopeWorkgroup, BM, BK, gl_MatrixUseA> ma;
     coopmat<float16_t, gl_ScopeWorkgroup, BK, BN, gl_MatrixUseB> mb;
-    for (uint k = 0; k < g_k; k += BK) {
-        if (a_rows)
-            coopMatLoadTensorNV(ma, a, a_base, sliceTensorLayoutNV(ta, block_row, BM, k, BK));
-        else
-            coopMatLoadTensorNV(ma, a, a_base, sliceTensorLayoutNV(ta, k, BK, block_row, BM), flip);
-        if (b_rows)
-            coopMatLoadTensorNV(mb, b, b_base, sliceTensorLayoutNV(tb, k, BK, block_col, BN));
-        else
-            coopMatLoadTensorNV(mb, b, b_base, sliceTensorLayoutNV(tb, block_col, BN, k, BK), flip);
-        acc = coopMatMulAdd(ma, mb, acc);
+    // One K step through layouts la and lb.
+#define STEP(la, lb)                                                                           \
+    if (a_rows)                                                                                \
+        coopMatLoadTensorNV(ma, a, a_base, sliceTensorLayoutNV(la, block_row, BM, k, BK));     \
+    else                                                                                       \
+        coopMatLoadTensorNV(ma, a, a_base, sliceTensorLayoutNV(la, k, BK, block_row, BM), flip); \
+    if (b_rows)                                                                                \
+        coopMatLoadTensorNV(mb, b, b_base, sliceTensorLayoutNV(lb, k, BK, block_col, BN));     \
+    else                                                                                       \
+        coopMatLoadTensorNV(mb, b, b_base, sliceTensorLayoutNV(lb, block_col, BN, k, BK), flip); \
+    acc = coopMatMulAdd(ma, mb, acc)
+    uint k = 0;
+    if (block_row + BM <= g_m && block_col + BN <= g_n)
+        for (; k + BK <= g_k; k += BK) {
+            STEP(fa, fb);
+        }
+    for (; k < g_k; k += BK) {
+        STEP(ca, cb);
     }
 
     bool plain = p.alpha == 1.0 && p.has_c == 0u && p.epi_flags == 0u &&
                  p.epi_act == uint(ELT_IDENTITY);
     if (!plain)
         coopMatPerElementNV(acc, acc, finish);
-    tensorLayoutNV<2, CLAMP> ty = createTensorLayoutNV(2, CLAMP);
-    ty = setTensorLayoutDimensionNV(ty, g_m, g_n);
     coopmat<T, gl_ScopeWorkgroup, BM, BN, gl_MatrixUseAccumulator> result =
         coopmat<T, gl_ScopeWorkgroup, BM, BN, gl_MatrixUseAccumulator>(acc);
-    coopMatStoreTensorNV(result, y, block_z * g_m * g_n, sliceTensorLayoutNV(ty, block_row, BM, block_col, BN));
+    uint y_at = block_z * g_m * g_n;
+    if (block_row + BM <= g_m && block_col + BN <= g_n) {
+        tensorLayoutNV<2> fy = setTensorLayoutDimensionNV(createTensorLayoutNV(2), g_m, g_n);
+        coopMatStoreTensorNV(result, y, y_at, sliceTensorLayoutNV(fy, block_row, BM, block_col, BN));
+    } else {
+        tensorLayoutNV<2, CLAMP> cy =
+            setTensorLayoutDimensionNV(createTensorLayoutNV(2, CLAMP), g_m, g_n);
+        coopMatStoreTensorNV(result, y, y_at, sliceTensorLayoutNV(cy, block_row, BM, block_col, BN));
+    }
 }

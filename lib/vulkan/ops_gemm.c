@@ -138,42 +138,20 @@ bool vk_gemm_pick_coop(const struct gpu_caps *caps, bool conv, vkml_dtype dtype,
 }
 
 const vk_cm2_tile vk_cm2_tiles[VK_CM2_TILES] = {
-    {256, 128, 32, 256, VK_KERNEL_GEMM_CM2_256X128},
     {128, 128, 32, 256, VK_KERNEL_GEMM_CM2_128X128},
-    {128, 64, 32, 128, VK_KERNEL_GEMM_CM2_128X64},
     {64, 64, 32, 128, VK_KERNEL_GEMM_CM2_64X64},
 };
 
 bool vk_gemm_pick_cm2(const struct gpu_caps *caps, const matmul_push *pc, vkml_dtype dtype,
                       int64_t batch, vk_kernel_id *kernel, uint32_t groups[3])
 {
-    if (!caps->coopmat2 || !caps->prefer_tiled || caps->cm2_force < 0 || caps->gemm_force != 0 ||
-        caps->coop_force > 0 || caps->splitk_force != 0 || dtype != VKML_DTYPE_FLOAT16 ||
+    int t = caps->cm2_force - 1;
+    if (!caps->coopmat2 || !caps->prefer_tiled || t < 0 || t >= VK_CM2_TILES ||
+        !(caps->cm2_tiles & (1u << t)) || caps->gemm_force != 0 || caps->coop_force > 0 ||
+        caps->splitk_force != 0 || dtype != VKML_DTYPE_FLOAT16 ||
         (pc->a_sk != 1 && pc->a_sm != 1) || (pc->b_sn != 1 && pc->b_sk != 1))
         return false;
-    int forced = caps->cm2_force;
-    if (forced > VK_CM2_TILES || (forced > 0 && !(caps->cm2_tiles & (1u << (forced - 1)))))
-        return false;
-    if (forced == 0 &&
-        (pc->m < VK_CM2_MIN_SIDE || pc->n < VK_CM2_MIN_SIDE || pc->k < VK_CM2_MIN_SIDE))
-        return false;
-    int pick = -1;
-    for (int t = forced > 0 ? forced - 1 : 0; t < VK_CM2_TILES && pick < 0; t++) {
-        const vk_cm2_tile *c = &vk_cm2_tiles[t];
-        if (!(caps->cm2_tiles & (1u << t)))
-            continue;
-        int64_t gx = (pc->n + c->bn - 1) / c->bn, gy = (pc->m + c->bm - 1) / c->bm;
-        bool last = true; /* no smaller tile of the device's after this one */
-        for (int u = t + 1; u < VK_CM2_TILES; u++)
-            last = last && !(caps->cm2_tiles & (1u << u));
-        bool fits = gx * gy * batch >= VK_GEMM_TILE_MIN_GROUPS && !tile_wasteful(pc->m, c->bm) &&
-                    !tile_wasteful(pc->n, c->bn);
-        if (forced > 0 || fits || last)
-            pick = t;
-    }
-    if (pick < 0)
-        return false;
-    const vk_cm2_tile *c = &vk_cm2_tiles[pick];
+    const vk_cm2_tile *c = &vk_cm2_tiles[t];
     int64_t gx = (pc->n + c->bn - 1) / c->bn, gy = (pc->m + c->bm - 1) / c->bm;
     if (gx > caps->max_workgroup_count[0] || gy > caps->max_workgroup_count[1] ||
         batch > caps->max_workgroup_count[2])

@@ -141,20 +141,20 @@ bool vk_gemm_pick_coop(const struct gpu_caps *caps, bool conv, vkml_dtype dtype,
                        uint32_t groups[3]);
 /* The tiles of shaders/meson.build's gemm_cm2_* rows (gemm_cm2.comp: workgroup-scope
  * cooperative matrices), largest first: block BM x BN, K step BK, invocations. */
-#define VK_CM2_TILES 4
+#define VK_CM2_TILES 2
 typedef struct vk_cm2_tile {
     int bm, bn, bk, threads;
     vk_kernel_id kernel;
 } vk_cm2_tile;
 extern const vk_cm2_tile vk_cm2_tiles[VK_CM2_TILES];
-/* Products gemm_cm2.comp takes by shape (gpu_caps.cm2_force 0): M, N and K at least this;
- * smaller ones go where they went before (gemv, split-K, gemm_coop, gemm_tiled). */
-#define VK_CM2_MIN_SIDE 64
 /* The gemm_cm2.comp variant for the float16 MatMul/Gemm of pc over `batch` products and
- * its workgroups, on a device with workgroup-scope cooperative matrices, where each
+ * its workgroups: only where gpu_caps.cm2_force forces a tile of the device's, and each
  * operand runs along memory in one of its two indices (tensor layouts need an inner
- * stride of 1); else false. By shape: the largest tile of the device's that gives
- * VK_GEMM_TILE_MIN_GROUPS workgroups without a quarter of it empty, else its smallest. */
+ * stride of 1); else false. Never by shape: on the H200 (driver 580.159, 2026-11-29,
+ * bench_gemm) every tile ran at 0.15-0.4x of gemm_coop.comp's float16 (1024^3 2-10
+ * TFLOP/s against 29-65; 256x4096x4096 6-26 against 90), whatever was tried: unclamped
+ * loads for inner blocks, K steps of 64, 128 to 256 invocations, no per-element epilogue,
+ * operands' orientations fixed at compile time, whole subgroups required. */
 bool vk_gemm_pick_cm2(const struct gpu_caps *caps, const matmul_push *pc, vkml_dtype dtype,
                       int64_t batch, vk_kernel_id *kernel, uint32_t groups[3]);
 /* Whether products of dtype may run on gemm_coop.comp on this device, whatever the shape. */

@@ -12,8 +12,8 @@ static uint32_t usable_tiles(VkInstance instance, VkPhysicalDevice phys, const c
 {
     PFN_vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV get =
         (PFN_vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV)
-            vkGetInstanceProcAddr(instance,
-                                  "vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV");
+            vkGetInstanceProcAddr(
+                instance, "vkGetPhysicalDeviceCooperativeMatrixFlexibleDimensionsPropertiesNV");
     uint32_t n = 0, tiles = 0;
     if (!get || get(phys, &n, NULL) != VK_SUCCESS || n == 0)
         return 0;
@@ -88,7 +88,8 @@ void vk_probe_coopmat2(VkInstance instance, vk_device *vd)
         return;
     uint32_t tiles = usable_tiles(instance, vd->phys, vd->base.info.name);
     for (int t = 0; t < VK_CM2_TILES; t++)
-        if ((uint32_t)vk_cm2_tiles[t].threads > props.cooperativeMatrixWorkgroupScopeMaxWorkgroupSize ||
+        if ((uint32_t)vk_cm2_tiles[t].threads >
+                props.cooperativeMatrixWorkgroupScopeMaxWorkgroupSize ||
             (uint32_t)vk_cm2_tiles[t].threads > c->max_workgroup_invocations)
             tiles &= ~(1u << t);
     VKML_LOGD("Vulkan device '%s': workgroup-scope cooperative matrices, tiles 0x%x of "

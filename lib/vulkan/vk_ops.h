@@ -46,7 +46,7 @@ struct gpu_caps {
      * float16 products, and float32 ones under precision fp32-fast, take it. */
     bool cooperative_matrix;
     /* gemm_cm2.comp runs here (VK_NV_cooperative_matrix2: vk_coopmat2.c) in the tiles of
-     * ops_gemm.c's vk_cm2_tiles whose bits cm2_tiles has; float16 products take it. */
+     * ops_gemm.c's vk_cm2_tiles whose bits cm2_tiles has (float16 products, when forced). */
     bool coopmat2;
     uint32_t cm2_tiles;
     bool timestamps;         /* the compute queue writes timestamps (profiling) */
@@ -65,8 +65,8 @@ struct gpu_caps {
     /* Tests and bench_gemm only, with gemm_force 0: 0 splits K by shape (vk_gemm_pick_split);
      * s > 1: s slices for every gemm_tiled.comp product; -1: never. */
     int splitk_force;
-    /* Tests and bench_gemm only, with coopmat2: 0 picks a gemm_cm2.comp tile by shape; t > 0:
-     * tile t of vk_cm2_tiles for every float16 product it can take; -1: never. A forced
+    /* Tests and bench_gemm only, with coopmat2: t > 0: tile t of vk_cm2_tiles for every
+     * float16 product it can take; 0 or -1: never (it is slower: ops_gemm.h). A forced
      * gemm_tiled.comp or gemm_coop.comp tile (gemm_force, coop_force > 0) or split-K
      * (splitk_force) leaves it out too. */
     int cm2_force;

@@ -8,7 +8,8 @@
  * without split-K and gemm_tiled.comp (tile and split-K by shape; the split-K plan
  * printed); then, on a device with cooperative matrices (caps.cooperative_matrix),
  * precision fp16 and fp32-fast with gemm_coop.comp off (VKML_NO_COOPMAT's effect) and on,
- * and the coop kernel each shape takes.
+ * and the coop kernel each shape takes; then, on a device with workgroup-scope cooperative
+ * matrices (caps.coopmat2), each gemm_cm2.comp tile forced.
  *   bench_gemm [--small] [DEVICE] [RUNS] [CHAIN] [FILTER]   DEVICE: 0, 1 ... (default 0);
  *   RUNS: timed runs per point (default 20; --small 5); CHAIN: products per model (default
  *   10; --small 4); FILTER: only shapes whose name contains it. --small: two small shapes
@@ -262,7 +263,6 @@ static void coop_lines(bench_point *p)
     } kinds[] = {{"fp16", VKML_PRECISION_FP16, 2}, {"fp32-fast", VKML_PRECISION_FP32_FAST, 4}};
     p->caps->prefer_tiled = true;
     p->caps->gemm_force = 0;
-    p->caps->cm2_force = -1; /* cm2_lines measures it */
     for (size_t k = 0; k < VKML_ARRAY_SIZE(kinds); k++) {
         char name[48], note[96];
         p->caps->coop_force = -1;
@@ -277,47 +277,25 @@ static void coop_lines(bench_point *p)
         print_line(p, name, coop, true, kinds[k].elem_size, note);
     }
     p->caps->coop_force = 0;
-    p->caps->cm2_force = 0;
 }
 
-/* The gemm_cm2.comp tile a float16 product of the shape takes (by shape), or "none". */
-static const char *cm2_kernel(const struct gpu_caps *caps, const bench_shape *s)
-{
-    vk_kernel_id k;
-    uint32_t g[3];
-    matmul_push pc = {.m = (uint32_t)(s->batch * s->m),
-                      .n = (uint32_t)s->k,
-                      .k = (uint32_t)s->k,
-                      .a_sm = (uint32_t)s->k,
-                      .a_sk = 1,
-                      .b_sk = (uint32_t)s->k,
-                      .b_sn = 1};
-    return !s->conv && vk_gemm_pick_cm2(caps, &pc, VKML_DTYPE_FLOAT16, 1, &k, g)
-               ? vk_kernels[k].name
-               : "none";
-}
-
-/* Precision fp16 with gemm_cm2.comp off (what coop_lines measured) and by shape; with
- * BENCH_GEMM_TILES=1, each of the device's tiles forced. */
+/* Precision fp16 on each of the device's gemm_cm2.comp tiles (forced: never taken by
+ * shape), against gemm_coop.comp by shape. */
 static void cm2_lines(bench_point *p)
 {
     p->caps->prefer_tiled = true;
-    p->caps->cm2_force = -1;
-    double before = measure(p, VKML_PRECISION_FP16);
     p->caps->cm2_force = 0;
-    double cm2 = measure(p, VKML_PRECISION_FP16);
-    char note[96];
-    snprintf(note, sizeof(note), "%.2fx without it; kernel %s", cm2 / before,
-             cm2_kernel(p->caps, p->s));
-    print_line(p, "gemm_cm2 fp16", cm2, true, 2, note);
-    for (int t = 1; getenv("BENCH_GEMM_TILES") && t <= VK_CM2_TILES; t++) {
+    double coop = measure(p, VKML_PRECISION_FP16);
+    for (int t = 1; t <= VK_CM2_TILES; t++) {
         if (!(p->caps->cm2_tiles & (1u << (t - 1))))
             continue;
         const vk_cm2_tile *c = &vk_cm2_tiles[t - 1];
         p->caps->cm2_force = t;
-        char name[48];
+        double gflops = measure(p, VKML_PRECISION_FP16);
+        char name[48], note[48];
         snprintf(name, sizeof(name), "gemm_cm2 %dx%d fp16", c->bm, c->bn);
-        print_line(p, name, measure(p, VKML_PRECISION_FP16), true, 2, "forced");
+        snprintf(note, sizeof(note), "forced; %.2fx gemm_coop by shape", gflops / coop);
+        print_line(p, name, gflops, true, 2, note);
     }
     p->caps->cm2_force = 0;
 }

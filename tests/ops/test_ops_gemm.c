@@ -15,8 +15,8 @@
  * tile over the shapes above in float16 and in float32 as under precision fp32-fast, within
  * OH_BOUND_FP16 (float16 inputs to the products, float32 sums).
  * Then the workgroup-scope kernel (gemm_cm2.comp): its choice from made-up capabilities and,
- * on a device with it, every tile and the choice by shape over the float16 products and
- * epilogues, within OH_BOUND_FP16.
+ * on a device with it, every tile forced over the float16 products and epilogues, within
+ * OH_BOUND_FP16.
  */
 #include "op_harness.h"
 #include "ops/conv.h"
@@ -826,54 +826,46 @@ static void cm2_picks(void)
     }
     struct gpu_caps caps = {.cooperative_matrix = true,
                             .coopmat2 = true,
-                            .cm2_tiles = 0xf,
+                            .cm2_tiles = 0x3,
                             .prefer_tiled = true,
                             .max_workgroup_count = {65535, 65535, 65535}};
     matmul_push pc = {
-        .m = 4096, .n = 4096, .k = 4096, .a_sm = 4096, .a_sk = 1, .b_sk = 4096, .b_sn = 1};
+        .m = 4096, .n = 1000, .k = 4096, .a_sm = 4096, .a_sk = 1, .b_sk = 1000, .b_sn = 1};
     vk_kernel_id k = VK_KERNEL_COUNT;
     uint32_t g[3];
     vkml_dtype f16 = VKML_DTYPE_FLOAT16;
-    CHECK(vk_gemm_pick_cm2(&caps, &pc, f16, 1, &k, g) && k == VK_KERNEL_GEMM_CM2_256X128 &&
-              g[0] == 32 && g[1] == 16,
-          "cm2: 4096^3 takes the 256x128 tile (kernel %d)", (int)k);
-    pc.m = 256;
-    CHECK(vk_gemm_pick_cm2(&caps, &pc, f16, 1, &k, g) && k == VK_KERNEL_GEMM_CM2_128X64 &&
-              g[0] * g[1] == 128,
-          "cm2: 256x4096x4096 takes the 128x64 tile (128 workgroups; kernel %d)", (int)k);
-    caps.cm2_tiles = 0x3;
-    CHECK(vk_gemm_pick_cm2(&caps, &pc, f16, 1, &k, g) && k == VK_KERNEL_GEMM_CM2_128X128,
-          "cm2: the device's smallest tile when none gives a wave (kernel %d)", (int)k);
-    caps.cm2_tiles = 0xf;
+    CHECK(!vk_gemm_pick_cm2(&caps, &pc, f16, 1, &k, g), "cm2: never by shape");
+    caps.cm2_force = 1;
+    CHECK(vk_gemm_pick_cm2(&caps, &pc, f16, 3, &k, g) && k == VK_KERNEL_GEMM_CM2_128X128 &&
+              g[0] == 8 && g[1] == 32 && g[2] == 3,
+          "cm2: forced 128x128 over 3 batches (kernel %d, %u x %u x %u)", (int)k, g[0], g[1], g[2]);
     CHECK(!vk_gemm_pick_cm2(&caps, &pc, VKML_DTYPE_FLOAT, 1, &k, g), "cm2: float16 only");
-    pc.m = 32;
-    CHECK(!vk_gemm_pick_cm2(&caps, &pc, f16, 1, &k, g), "cm2: not by shape under %d rows",
-          VK_CM2_MIN_SIDE);
-    caps.cm2_force = 4;
-    CHECK(vk_gemm_pick_cm2(&caps, &pc, f16, 1, &k, g) && k == VK_KERNEL_GEMM_CM2_64X64,
-          "cm2: any size when forced");
     pc.a_sm = 2;
     pc.a_sk = 8192;
     CHECK(!vk_gemm_pick_cm2(&caps, &pc, f16, 1, &k, g),
           "cm2: not when neither of A's strides is 1");
-    pc.a_sm = 4096;
-    pc.a_sk = 1;
+    pc.a_sm = 1;
+    pc.a_sk = 4096;
+    CHECK(vk_gemm_pick_cm2(&caps, &pc, f16, 1, &k, g), "cm2: A read through a transpose");
     caps.coop_force = 1;
     CHECK(!vk_gemm_pick_cm2(&caps, &pc, f16, 1, &k, g), "cm2: not when gemm_coop is forced");
     caps.coop_force = 0;
+    caps.cm2_tiles = 0x2;
+    CHECK(!vk_gemm_pick_cm2(&caps, &pc, f16, 1, &k, g), "cm2: not a tile the device lacks");
     caps.coopmat2 = false;
+    caps.cm2_force = 2;
     CHECK(!vk_gemm_pick_cm2(&caps, &pc, f16, 1, &k, g), "cm2: never without the device's");
 }
 
-/* On devices with workgroup-scope cooperative matrices: every gemm_cm2.comp tile and the
- * choice by shape over the float16 products and epilogues. */
+/* On devices with workgroup-scope cooperative matrices: every gemm_cm2.comp tile over the
+ * float16 products and epilogues. */
 static void cm2_products(void)
 {
     oh_gpu_kernels(OH_KERNELS_TILED, 0);
     oh_coop(0, false);
     dtype = VKML_DTYPE_FLOAT16;
-    for (int t = 0; t <= VK_CM2_TILES; t++) {
-        printf("-- gemm_cm2.comp %s%d, float16\n", t ? "tile " : "by shape ", t);
+    for (int t = 1; t <= VK_CM2_TILES; t++) {
+        printf("-- gemm_cm2.comp tile %d, float16\n", t);
         oh_cm2(t);
         products(true);
         epilogues();
