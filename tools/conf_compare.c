@@ -278,7 +278,9 @@ int conf_compare_model(const char *name, const vkml_tensor *got, const vkml_tens
 int conf_compare_with(const conf_tolerance *tol, const char *name, const vkml_tensor *got,
                       const vkml_tensor *want, char *why, size_t why_size)
 {
-    if (tol && tol->rule == CONF_RULE_MODEL)
-        return conf_compare_model(name, got, want, tol->factor, why, why_size);
+    if (tol && tol->rule == CONF_RULE_MODEL) {
+        double factor = tol->factor <= 0 && tol->half_math ? CONF_MODEL_FACTOR_HALF : tol->factor;
+        return conf_compare_model(name, got, want, factor, why, why_size);
+    }
     return conf_compare(name, got, want, why, why_size);
 }

@@ -41,6 +41,9 @@ typedef enum conf_rule {
 typedef struct conf_tolerance {
     conf_rule rule;
     double factor; /* CONF_RULE_MODEL: allowed error / max |expected|; 0: by dtype */
+    /* The sessions compute in float16 (--precision fp16 or fp32-fast): with factor 0, every
+     * floating output, float32 ones too, gets CONF_MODEL_FACTOR_HALF. */
+    bool half_math;
 } conf_tolerance;
 
 typedef struct conf_test {

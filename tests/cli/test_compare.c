@@ -2,7 +2,8 @@
  * for floating types at the boundary, NaN equals NaN, infinities, integers and bools
  * exact, float16/bfloat16 decoded, dtype and shape mismatches, and the FAIL reason; then
  * the model rule (--tolerance model): max error against 1e-4 (float16: 1e-2) x the
- * largest expected magnitude, argmax per row with ties noted, and its FAIL reasons. */
+ * largest expected magnitude (also 1e-2 for float32 outputs of a session computing in
+ * float16), argmax per row with ties noted, and its FAIL reasons. */
 #include "conformance.h"
 #include "testutil.h"
 
@@ -255,6 +256,28 @@ static void test_model_exact_types(void)
     CHECK(strcmp(why, "output 'y': shape [2], expected [1,2]") == 0, "reason: %s", why);
 }
 
+/* A float32 output of a session computing in float16 (--precision fp16 or fp32-fast) gets
+ * float16's bound; the same error fails float32's. */
+static void test_model_half_math(void)
+{
+    float got[3] = {1.0f, 2.0f, 3.0015f}, want[3] = {1.0f, 2.0f, 3.0f};
+    vkml_tensor g = make(VKML_DTYPE_FLOAT, 3, got), w = make(VKML_DTYPE_FLOAT, 3, want);
+    char why[256];
+    conf_tolerance fp32 = {.rule = CONF_RULE_MODEL},
+                   fp16 = {.rule = CONF_RULE_MODEL, .half_math = true};
+    CHECK(conf_compare_with(&fp32, "y", &g, &w, why, sizeof(why)) == 1,
+          "5e-4 of scale passed float32's bound");
+    CHECK(strstr(why, "(0.0001 x scale)"), "reason: %s", why);
+    CHECK(conf_compare_with(&fp16, "y", &g, &w, why, sizeof(why)) == 0,
+          "5e-4 of scale under half math: %s", why);
+    got[2] = 3.04f; /* 1.3e-2 of scale: past float16's bound too */
+    CHECK(conf_compare_with(&fp16, "y", &g, &w, why, sizeof(why)) == 1,
+          "1.3e-2 of scale passed under half math");
+    fp16.factor = 0.05;
+    CHECK(conf_compare_with(&fp16, "y", &g, &w, why, sizeof(why)) == 0,
+          "an explicit factor wins: %s", why);
+}
+
 int main(void)
 {
     test_float_tolerance();
@@ -265,6 +288,7 @@ int main(void)
     test_model_scale();
     test_model_small_values();
     test_model_half();
+    test_model_half_math();
     test_model_argmax();
     test_model_special_values();
     test_model_exact_types();
