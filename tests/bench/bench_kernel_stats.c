@@ -6,6 +6,7 @@
  * float16, 16-bit storage, the memory model, cooperative matrices) and builds each variant
  * from the embedded SPIR-V (shaders/meson.build's table) as vkml would, without running it. */
 #include "vk_kernels.h"
+#include "vulkan/vk_coopmat2.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,8 +82,32 @@ int main(int argc, char **argv)
     }
     VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR exec = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
+    VkPhysicalDeviceCooperativeMatrix2FeaturesNV coop2 = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_2_FEATURES_NV,
+        .pNext = &exec};
+    VkPhysicalDeviceCooperativeMatrixFeaturesKHR coop_khr = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_KHR};
     VkPhysicalDeviceCooperativeMatrixFeaturesNV coop = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV, .pNext = &exec};
+    /* gemm_cm2.comp's: VK_KHR_cooperative_matrix and VK_NV_cooperative_matrix2 where offered */
+    bool has_cm2 = false;
+    uint32_t n_dev_ext = 0;
+    vkEnumerateDeviceExtensionProperties(phys[want], NULL, &n_dev_ext, NULL);
+    VkExtensionProperties *dev_ext = calloc(n_dev_ext ? n_dev_ext : 1, sizeof(*dev_ext));
+    if (dev_ext &&
+        vkEnumerateDeviceExtensionProperties(phys[want], NULL, &n_dev_ext, dev_ext) == VK_SUCCESS) {
+        int found = 0;
+        for (uint32_t i = 0; i < n_dev_ext; i++)
+            found +=
+                strcmp(dev_ext[i].extensionName, VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME) == 0 ||
+                strcmp(dev_ext[i].extensionName, VK_NV_COOPERATIVE_MATRIX_2_EXTENSION_NAME) == 0;
+        has_cm2 = found == 2;
+    }
+    free(dev_ext);
+    if (has_cm2) {
+        coop_khr.pNext = &coop2;
+        coop.pNext = &coop_khr;
+    }
     VkPhysicalDeviceVulkan13Features f13 = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES, .pNext = &coop};
     VkPhysicalDeviceVulkan12Features f12 = {
@@ -92,12 +117,16 @@ int main(int argc, char **argv)
     VkPhysicalDeviceFeatures2 f2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
                                     .pNext = &f11};
     vkGetPhysicalDeviceFeatures2(phys[want], &f2);
-    const char *exts[2];
+    const char *exts[4];
     uint32_t n_ext = 0;
     if (exec.pipelineExecutableInfo)
         exts[n_ext++] = VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME;
     if (coop.cooperativeMatrix)
         exts[n_ext++] = VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME;
+    if (has_cm2 && coop_khr.cooperativeMatrix) {
+        exts[n_ext++] = VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME;
+        exts[n_ext++] = VK_NV_COOPERATIVE_MATRIX_2_EXTENSION_NAME;
+    }
     float prio = 1;
     VkDeviceQueueCreateInfo qci = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
                                    .queueCount = 1,
