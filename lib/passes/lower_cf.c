@@ -52,8 +52,7 @@ static vkml_status inline_node(lower_ctx *c, const graph_node *owner, const grap
 {
     char name[600];
     graph_node copy = *bn;
-    snprintf(name, sizeof(name), "%s/%s", owner->name[0] ? owner->name : owner->op_type,
-             bn->name);
+    snprintf(name, sizeof(name), "%s/%s", owner->name[0] ? owner->name : owner->op_type, bn->name);
     copy.name = vkml_arena_strdup(c->g->arena, name);
     int *inputs = vkml_arena_calloc(c->g->arena, (size_t)bn->n_inputs + 1, sizeof(int));
     int *outputs = vkml_arena_calloc(c->g->arena, (size_t)bn->n_outputs + 1, sizeof(int));
@@ -139,7 +138,8 @@ static vkml_status keep_for_tail(lower_ctx *c, int k, vkml_error *err)
 {
     graph_node *n = &c->g->nodes[k];
     cf_params *p = vkml_arena_memdup(c->arena, n->params, sizeof(cf_params));
-    graph_value *bounds = vkml_arena_calloc(c->arena, (size_t)n->n_outputs + 1, sizeof(graph_value));
+    graph_value *bounds =
+        vkml_arena_calloc(c->arena, (size_t)n->n_outputs + 1, sizeof(graph_value));
     if (!p || !bounds)
         return oom(err);
     for (int o = 0; o < n->n_outputs; o++)
@@ -162,7 +162,8 @@ vkml_status lower_cf_node(lower_ctx *c, const graph_node *n, vkml_error *err)
                              "%s: input '%s' is a sequence; vkml runs control flow over tensors "
                              "only (a sequence lowers to tensors at plan time, so it cannot be "
                              "carried through a run-time loop)",
-                             lower_node_label(n, (char[300]){0}, 300), c->g->values[n->inputs[k]].name);
+                             lower_node_label(n, (char[300]){0}, 300),
+                             c->g->values[n->inputs[k]].name);
     int k = graph_add_node(c->g, "", "", "", 0, 0, 0);
     if (k < 0)
         return oom(err);
