@@ -1,17 +1,10 @@
 /* Plan-time shapes of control-flow nodes (cf_run.h: cf_probe_node). */
 #include "ops/control.h"
 #include "passes/cf_body.h"
+#include "passes/fold.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-static bool inputs_known(const graph_value *values, const graph_node *n)
-{
-    for (int k = 0; k < n->n_inputs; k++)
-        if (n->inputs[k] >= 0 && !values[n->inputs[k]].data)
-            return false;
-    return true;
-}
 
 /* Output o of n gets the shape v, as a bound: no data. */
 static void set_bound(graph_value *values, const graph_node *n, int o, const graph_value *v)
@@ -256,7 +249,7 @@ vkml_status cf_probe_node(const cf_env *env, const graph *g, graph_value *values
     cf_env probe = *env, run = *env;
     probe.probe = true;
     run.probe = false;
-    if (inputs_known(values, n))
+    if (fold_inputs_known(values, n))
         return cf_run_node(&run, g, values, node, arena, err);
     const graph_value *cond = n->op->id == OP_ID_If ? &values[n->inputs[0]] : NULL;
     char label[300];

@@ -7,6 +7,7 @@
  * plan's dynamic tail to run.
  */
 #include "ops/control.h"
+#include "passes/fold.h"
 #include "passes/lower_ctx.h"
 
 #include <stdio.h>
@@ -111,14 +112,6 @@ static bool known_condition(const lower_ctx *c, const graph_node *n, bool *cond)
     return true;
 }
 
-static bool outputs_known(const graph_value *values, const graph_node *n)
-{
-    for (int o = 0; o < n->n_outputs; o++)
-        if (n->outputs[o] >= 0 && !values[n->outputs[o]].data)
-            return false;
-    return true;
-}
-
 /* The node, run here: its outputs become constants and it leaves the graph. */
 static void drop_folded(lower_ctx *c, int k)
 {
@@ -174,7 +167,7 @@ vkml_status lower_cf_node(lower_ctx *c, const graph_node *n, vkml_error *err)
     vkml_status st = cf_probe_node(&c->env, c->g, c->g->values, k, c->arena, err);
     if (st != VKML_OK)
         return st;
-    if (outputs_known(c->g->values, n)) {
+    if (fold_outputs_known(c->g->values, n)) {
         drop_folded(c, k);
         return VKML_OK;
     }

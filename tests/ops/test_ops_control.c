@@ -14,25 +14,26 @@ static const char *models_dir;
 
 static vkml_model *load(const char *name, vkml_status want, const char *text)
 {
-    char path[4096];
-    snprintf(path, sizeof(path), "%s/%s", models_dir, name);
-    vkml_model *m = NULL;
-    vkml_error err = {0};
-    vkml_status st = vkml_model_load_file(path, &m, &err);
-    CHECK(st == want, "%s: load: %s, expected %s (%s)", name, vkml_status_name(st),
-          vkml_status_name(want), err.message);
-    if (text)
-        CHECK(strstr(err.message, text), "%s: '%s' lacks '%s'", name, err.message, text);
-    return m;
+    return test_load_model(models_dir, name, want, text);
 }
 
-static vkml_session *session(vkml_context *ctx, vkml_model *m, int device, int64_t max_iter)
+/* A model of the folder and its session on `device` (max_iter: the Loop limit, 0 the
+ * default); the session, or NULL (a check failed). close_model frees both. */
+static vkml_session *open_model(vkml_context *ctx, const char *name, int device, int64_t max_iter,
+                                vkml_model **m)
 {
     vkml_session *s = NULL;
     vkml_error err = {0};
     vkml_session_params params = {.device = device, .max_loop_iterations = max_iter};
-    CHECK_OK(vkml_session_create(ctx, m, &params, &s, &err), &err);
+    if ((*m = load(name, VKML_OK, NULL)))
+        CHECK_OK(vkml_session_create(ctx, *m, &params, &s, &err), &err);
     return s;
+}
+
+static void close_model(vkml_session **s, vkml_model **m)
+{
+    vkml_session_destroy(s);
+    vkml_model_destroy(m);
 }
 
 static vkml_tensor tensor(vkml_dtype dtype, int rank, const int64_t *dims, const void *data)
@@ -106,17 +107,16 @@ static void check_run_fails(vkml_session *s, const char *label, const vkml_tenso
 /* rank(X) == 2 folds: the If is its then branch, every node on the session's device. */
 static void test_if_folds(vkml_context *ctx, int device)
 {
-    vkml_model *m = load("if_shape_test.onnx", VKML_OK, NULL);
-    vkml_session *s = m ? session(ctx, m, device, 0) : NULL;
+    vkml_model *m;
+    vkml_session *s = open_model(ctx, "if_shape_test.onnx", device, 0, &m);
     if (!s)
         goto done;
     const plan *p = session_plan(s);
     for (int i = 0; i < p->graph->n_nodes; i++) {
         const graph_node *n = &p->graph->nodes[i];
-        CHECK(!(n->op->flags & OP_CONTROL_FLOW), "device %d: node %d is %s", device, i,
-              n->op_type);
-        CHECK(p->node_slot[i] == -1 || (p->node_slot[i] >= 0 &&
-                                         p->devices[p->node_slot[i]].index == device),
+        CHECK(!(n->op->flags & OP_CONTROL_FLOW), "device %d: node %d is %s", device, i, n->op_type);
+        CHECK(p->node_slot[i] == -1 ||
+                  (p->node_slot[i] >= 0 && p->devices[p->node_slot[i]].index == device),
               "device %d: node %d (%s) runs elsewhere", device, i, n->op_type);
     }
     size_t folded, on_device, on_cpu;
@@ -127,14 +127,13 @@ static void test_if_folds(vkml_context *ctx, int device)
     vkml_tensor in = f32(2, (int64_t[]){2, 3}, x);
     check_run(s, "if of a shape test", &in, 1, 0, 2, (int64_t[]){2, 3}, want);
 done:
-    vkml_session_destroy(&s);
-    vkml_model_destroy(&m);
+    close_model(&s, &m);
 }
 
 static void test_if_runtime(vkml_context *ctx, int device)
 {
-    vkml_model *m = load("if_runtime.onnx", VKML_OK, NULL);
-    vkml_session *s = m ? session(ctx, m, device, 0) : NULL;
+    vkml_model *m;
+    vkml_session *s = open_model(ctx, "if_runtime.onnx", device, 0, &m);
     if (s) {
         const float x[3] = {1, 2, 3};
         bool yes = true, no = false;
@@ -145,15 +144,14 @@ static void test_if_runtime(vkml_context *ctx, int device)
         check_run(s, "if false: X[0:2] (a shorter output)", in, 2, 0, 1, (int64_t[]){2},
                   (const float[]){1, 2});
     }
-    vkml_session_destroy(&s);
-    vkml_model_destroy(&m);
+    close_model(&s, &m);
 }
 
 /* x <- x * w + i; stops after min(M, limit) iterations, or at once when cond is false. */
 static void test_loop_carried(vkml_context *ctx, int device)
 {
-    vkml_model *m = load("loop_carried.onnx", VKML_OK, NULL);
-    vkml_session *s = m ? session(ctx, m, device, 0) : NULL;
+    vkml_model *m;
+    vkml_session *s = open_model(ctx, "loop_carried.onnx", device, 0, &m);
     if (s) {
         int64_t trip = 5, limit = 3;
         bool yes = true, no = false;
@@ -173,11 +171,9 @@ static void test_loop_carried(vkml_context *ctx, int device)
         in[1] = scalar_bool(&no);
         check_run(s, "condition false at the start", in, 4, 0, 1, (int64_t[]){2}, x0);
     }
-    vkml_session_destroy(&s);
-    vkml_model_destroy(&m);
+    close_model(&s, &m);
 
-    m = load("loop_while.onnx", VKML_OK, NULL);
-    s = m ? session(ctx, m, device, 0) : NULL;
+    s = open_model(ctx, "loop_while.onnx", device, 0, &m);
     if (s) {
         bool yes = true;
         float sum0 = 0.5f, step = 2, stop = 7;
@@ -185,15 +181,14 @@ static void test_loop_carried(vkml_context *ctx, int device)
                              f32(0, NULL, &stop)};
         check_run(s, "while sum < stop", in, 4, 0, 0, NULL, (const float[]){8.5f});
     }
-    vkml_session_destroy(&s);
-    vkml_model_destroy(&m);
+    close_model(&s, &m);
 }
 
 /* then: acc = 3 * X * k (k 0.5, X two scopes out) + 1; else: -X. */
 static void test_loop_in_if(vkml_context *ctx, int device)
 {
-    vkml_model *m = load("loop_in_if.onnx", VKML_OK, NULL);
-    vkml_session *s = m ? session(ctx, m, device, 0) : NULL;
+    vkml_model *m;
+    vkml_session *s = open_model(ctx, "loop_in_if.onnx", device, 0, &m);
     if (s) {
         bool yes = true, no = false;
         const float x[2] = {2, -4};
@@ -203,15 +198,14 @@ static void test_loop_in_if(vkml_context *ctx, int device)
         in[0] = scalar_bool(&no);
         check_run(s, "the else branch", in, 2, 0, 1, (int64_t[]){2}, (const float[]){-2, 4});
     }
-    vkml_session_destroy(&s);
-    vkml_model_destroy(&m);
+    close_model(&s, &m);
 }
 
 /* X [2,3] scanned along axis 1 from the end: st += 2 * X[:, t]. */
 static void test_scan(vkml_context *ctx, int device)
 {
-    vkml_model *m = load("scan_reverse.onnx", VKML_OK, NULL);
-    vkml_session *s = m ? session(ctx, m, device, 0) : NULL;
+    vkml_model *m;
+    vkml_session *s = open_model(ctx, "scan_reverse.onnx", device, 0, &m);
     if (s) {
         const float st0[2] = {100, 200}, x[6] = {1, 2, 3, 4, 5, 6};
         vkml_tensor in[2] = {f32(1, (int64_t[]){2}, st0), f32(2, (int64_t[]){2, 3}, x)};
@@ -220,43 +214,40 @@ static void test_scan(vkml_context *ctx, int device)
         check_run(s, "scan: final state", in, 2, 0, 1, (int64_t[]){2}, ys + 4);
         check_run(s, "scan: outputs", in, 2, 1, 2, (int64_t[]){3, 2}, ys);
     }
-    vkml_session_destroy(&s);
-    vkml_model_destroy(&m);
+    close_model(&s, &m);
 }
 
+/* Runs that must fail: a Loop without a bound at a limit of 100, a trip count of 10^12
+ * at the default limit, a body output of another type than it declares. */
 static void test_limits(vkml_context *ctx, int device)
 {
-    vkml_model *m = load("loop_forever.onnx", VKML_OK, NULL);
-    vkml_session *s = m ? session(ctx, m, device, 100) : NULL;
+    static const struct {
+        const char *model;
+        int64_t max_iterations;
+        vkml_status want;
+        const char *text;
+    } cases[] = {
+        {"loop_forever.onnx", 100, VKML_ERROR_INVALID_ARGUMENT,
+         "node 'x_node' (Loop): stopped after 100 iterations"},
+        {"loop_huge_trip.onnx", 0, VKML_ERROR_INVALID_ARGUMENT, "stopped after 65536 iterations"},
+        {"loop_output_type.onnx", 0, VKML_ERROR_INVALID_MODEL,
+         "subgraph output 'x_out' is float, its declaration says int64"},
+    };
     const float x0 = 1;
     vkml_tensor in = f32(1, (int64_t[]){1}, &x0);
-    if (s)
-        check_run_fails(s, "a Loop without a bound", &in, 1, VKML_ERROR_INVALID_ARGUMENT,
-                        "node 'x_node' (Loop): stopped after 100 iterations");
-    vkml_session_destroy(&s);
-    vkml_model_destroy(&m);
-
-    m = load("loop_huge_trip.onnx", VKML_OK, NULL);
-    s = m ? session(ctx, m, device, 0) : NULL;
-    if (s)
-        check_run_fails(s, "a trip count of 10^12", &in, 1, VKML_ERROR_INVALID_ARGUMENT,
-                        "stopped after 65536 iterations");
-    vkml_session_destroy(&s);
-    vkml_model_destroy(&m);
-
-    m = load("loop_output_type.onnx", VKML_OK, NULL);
-    s = m ? session(ctx, m, device, 0) : NULL;
-    if (s)
-        check_run_fails(s, "a body output of another type", &in, 1, VKML_ERROR_INVALID_MODEL,
-                        "subgraph output 'x_out' is float, its declaration says int64");
-    vkml_session_destroy(&s);
-    vkml_model_destroy(&m);
+    for (size_t i = 0; i < VKML_ARRAY_SIZE(cases); i++) {
+        vkml_model *m;
+        vkml_session *s = open_model(ctx, cases[i].model, device, cases[i].max_iterations, &m);
+        if (s)
+            check_run_fails(s, cases[i].model, &in, 1, cases[i].want, cases[i].text);
+        close_model(&s, &m);
+    }
 }
 
 static void test_bad_models(void)
 {
-    vkml_model *m = load("if_too_deep.onnx", VKML_ERROR_UNSUPPORTED,
-                         "subgraphs are nested more than 16 deep");
+    vkml_model *m =
+        load("if_too_deep.onnx", VKML_ERROR_UNSUPPORTED, "subgraphs are nested more than 16 deep");
     vkml_model_destroy(&m);
     m = load("loop_outputs_mismatch.onnx", VKML_ERROR_INVALID_MODEL,
              "Loop: the body gives 2 outputs (the condition, 1 carried values and the scan "
