@@ -120,11 +120,10 @@ OP_PARSE_DECL(scan_parse)
 {
     cf_params *p = params;
     char why[160];
-    static const op_attr_spec specs[] = {{"num_scan_inputs", GRAPH_ATTR_INT},
-                                         {"scan_input_directions", GRAPH_ATTR_INTS},
-                                         {"scan_input_axes", GRAPH_ATTR_INTS},
-                                         {"scan_output_directions", GRAPH_ATTR_INTS},
-                                         {"scan_output_axes", GRAPH_ATTR_INTS}};
+    static const op_attr_spec specs[] = {
+        {"num_scan_inputs", GRAPH_ATTR_INT},         {"directions", GRAPH_ATTR_INTS},
+        {"scan_input_directions", GRAPH_ATTR_INTS},  {"scan_input_axes", GRAPH_ATTR_INTS},
+        {"scan_output_directions", GRAPH_ATTR_INTS}, {"scan_output_axes", GRAPH_ATTR_INTS}};
     vkml_status st = op_check_attr_types(node, specs, VKML_ARRAY_SIZE(specs), err);
     if (st == VKML_OK)
         st = get_body(node, "body", &p->bodies[0], err);
@@ -132,15 +131,17 @@ OP_PARSE_DECL(scan_parse)
     if (st != VKML_OK)
         return st;
     const graph *body = p->bodies[0];
+    p->batched = node->opset < 9;
     p->num_scan_inputs = graph_attr_int(node, "num_scan_inputs", 0);
-    int scan_in = (int)p->num_scan_inputs, state = cf_explicit_inputs(node) - scan_in;
-    if (p->num_scan_inputs < 1 || p->num_scan_inputs > cf_explicit_inputs(node))
+    int first = cf_scan_first(p), given = cf_explicit_inputs(node) - first;
+    int scan_in = (int)p->num_scan_inputs, state = given - scan_in;
+    if (p->num_scan_inputs < 1 || p->num_scan_inputs > given)
         return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
                          "Scan: num_scan_inputs is %lld, the node has %d inputs",
                          (long long)p->num_scan_inputs, cf_explicit_inputs(node));
     snprintf(why, sizeof(why), "the node has %d state and %d scan inputs", state, scan_in);
     if ((st = check_signature(node, "the body", body, state + scan_in, -1, why, err)) ||
-        (st = check_present(node, 0, err)))
+        (st = check_present(node, first, err)))
         return st;
     int scan_out = body->n_outputs - state;
     if (scan_out < 0 || node->n_outputs != body->n_outputs)
@@ -148,8 +149,8 @@ OP_PARSE_DECL(scan_parse)
                          "Scan: the body gives %d outputs (%d states and the scan outputs), the "
                          "node has %d outputs",
                          body->n_outputs, state, node->n_outputs);
-    if ((st = scan_ints(node, "scan_input_directions", scan_in, 0, 1, &p->scan_input_directions,
-                        err)) ||
+    if ((st = scan_ints(node, p->batched ? "directions" : "scan_input_directions", scan_in, 0, 1,
+                        &p->scan_input_directions, err)) ||
         (st = scan_ints(node, "scan_input_axes", scan_in, 1, 0, &p->scan_input_axes, err)) ||
         (st = scan_ints(node, "scan_output_directions", scan_out, 0, 1, &p->scan_output_directions,
                         err)))

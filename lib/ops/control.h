@@ -15,6 +15,9 @@ typedef struct cf_params {
     int64_t num_scan_inputs;
     const int64_t *scan_input_directions, *scan_input_axes;
     const int64_t *scan_output_directions, *scan_output_axes;
+    /* Scan before opset 9: input 0 is sequence_lens, and every state, scan input and output
+     * has a batch dim first, each batch element scanned on its own (over its dim 1). */
+    bool batched;
     /* Set by a plan that runs the node in its dynamic tail (passes/lower_cf.c): per output
      * the dtype and shape it inferred (an upper bound of the extent); NULL in a model. */
     const graph_value *bounds;
@@ -25,4 +28,10 @@ typedef struct cf_params {
 static inline int cf_explicit_inputs(const graph_node *n)
 {
     return n->n_inputs - n->n_implicit;
+}
+
+/* A Scan's inputs before its states: sequence_lens before opset 9. */
+static inline int cf_scan_first(const cf_params *p)
+{
+    return p->batched ? 1 : 0;
 }

@@ -24,3 +24,14 @@ vkml_status cf_run_scan(const cf_env *env, graph_value *values, const graph_node
  * INVALID_MODEL naming the value when out of range. */
 vkml_status cf_scan_axis(const graph_node *n, const int64_t *axes, int k, int rank,
                          const char *name, int *out, vkml_error *err);
+
+/* The shapes of a Scan's outputs on the plan's input shapes (cf_probe.c). */
+vkml_status cf_probe_scan(const cf_env *env, graph_value *values, const graph_node *n,
+                          vkml_arena *arena, vkml_error *err);
+
+typedef vkml_status (*cf_scan_fn)(const cf_env *env, graph_value *values, const graph_node *n,
+                                  vkml_arena *arena, vkml_error *err);
+/* A Scan before opset 9 (cf_scan8.c): `scan` (cf_run_scan or cf_probe_scan) per element
+ * of the batch dim, its outputs stacked along a new batch dim. */
+vkml_status cf_run_batched(const cf_env *env, graph_value *values, const graph_node *n,
+                           vkml_arena *arena, cf_scan_fn scan, vkml_error *err);

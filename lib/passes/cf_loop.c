@@ -310,6 +310,7 @@ typedef struct scan_run {
     const cf_params *p;
     const graph *body;
     graph_value *outer;
+    const int *in; /* the node's states, then its scan inputs */
     int n_state, n_in, n_out;
     int64_t length;    /* iterations: the scan inputs' extent along their axes */
     int *axes;         /* per scan input, then per scan output: the scanned axis */
@@ -321,7 +322,7 @@ typedef struct scan_run {
 /* Slice t (or length-1-t, reversed) of scan input j, as the body's input. */
 static vkml_status scan_slice(scan_run *r, int j, int64_t t, vkml_error *err)
 {
-    const graph_value *v = &r->outer[r->n->inputs[r->n_state + j]];
+    const graph_value *v = &r->outer[r->in[r->n_state + j]];
     int axis = r->axes[j];
     size_t elem, outer, inner;
     vkml_status st = element_bytes(r->n, v, &elem, err);
@@ -400,7 +401,7 @@ static vkml_status scan_length(scan_run *r, vkml_error *err)
 {
     r->length = -1;
     for (int j = 0; j < r->n_in; j++) {
-        const graph_value *v = &r->outer[r->n->inputs[r->n_state + j]];
+        const graph_value *v = &r->outer[r->in[r->n_state + j]];
         vkml_status st =
             cf_scan_axis(r->n, r->p->scan_input_axes, j, v->rank, v->name, &r->axes[j], err);
         if (st != VKML_OK)
@@ -440,14 +441,15 @@ vkml_status cf_run_scan(const cf_env *env, graph_value *values, const graph_node
     const cf_params *p = n->params;
     scan_run r = {.env = env, .n = n, .p = p, .body = p->bodies[0], .outer = values};
     r.n_in = (int)p->num_scan_inputs;
-    r.n_state = cf_explicit_inputs(n) - r.n_in;
+    r.in = n->inputs + cf_scan_first(p);
+    r.n_state = cf_explicit_inputs(n) - cf_scan_first(p) - r.n_in;
     r.n_out = r.body->n_outputs - r.n_state;
     r.axes = calloc((size_t)(r.n_in + r.n_out) + 1, sizeof(int));
     r.args = calloc((size_t)(r.n_state + r.n_in) + 1, sizeof(graph_value));
     r.made = calloc((size_t)r.n_out + 1, sizeof(graph_value));
     vkml_status st = r.axes && r.args && r.made ? scan_length(&r, err) : oom(err);
     for (int i = 0; i < r.n_state && st == VKML_OK; i++)
-        r.args[i] = values[n->inputs[i]];
+        r.args[i] = values[r.in[i]];
     for (int64_t t = 0; t < r.length && st == VKML_OK; t++)
         st = scan_step(&r, t, arena, err);
     if (st == VKML_OK)

@@ -123,12 +123,13 @@ static vkml_status probe_loop(const cf_env *env, graph_value *values, const grap
     return st;
 }
 
-static vkml_status probe_scan(const cf_env *env, graph_value *values, const graph_node *n,
-                              vkml_arena *arena, vkml_error *err)
+vkml_status cf_probe_scan(const cf_env *env, graph_value *values, const graph_node *n,
+                          vkml_arena *arena, vkml_error *err)
 {
     const cf_params *p = n->params;
     const graph *body = p->bodies[0];
-    int n_in = (int)p->num_scan_inputs, n_state = cf_explicit_inputs(n) - n_in;
+    const int *in = n->inputs + cf_scan_first(p);
+    int n_in = (int)p->num_scan_inputs, n_state = cf_explicit_inputs(n) - cf_scan_first(p) - n_in;
     int n_out = body->n_outputs - n_state, axis = 0;
     int64_t length = -1;
     graph_value *args = calloc((size_t)(n_state + n_in) + 1, sizeof(graph_value)), *vals = NULL;
@@ -136,9 +137,9 @@ static vkml_status probe_scan(const cf_env *env, graph_value *values, const grap
         return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory probing a Scan");
     vkml_status st = VKML_OK;
     for (int i = 0; i < n_state; i++)
-        args[i] = values[n->inputs[i]];
+        args[i] = values[in[i]];
     for (int j = 0; j < n_in && st == VKML_OK; j++) {
-        const graph_value *v = &values[n->inputs[n_state + j]];
+        const graph_value *v = &values[in[n_state + j]];
         st = cf_scan_axis(n, p->scan_input_axes, j, v->rank, v->name, &axis, err);
         graph_value *a = &args[n_state + j];
         *a = (graph_value){.name = v->name, .dtype = v->dtype, .rank = v->rank - 1};
@@ -211,6 +212,8 @@ static bool declared_bounds(const cf_env *env, graph_value *values, const graph_
     const cf_params *p = n->params;
     const graph *body = p->bodies[0];
     bool is_if = n->op->id == OP_ID_If, is_loop = n->op->id == OP_ID_Loop;
+    if (!is_if && !is_loop && p->batched)
+        return false;
     int carried = is_if     ? 0
                   : is_loop ? cf_explicit_inputs(n) - 2
                             : cf_explicit_inputs(n) - (int)p->num_scan_inputs;
@@ -264,7 +267,11 @@ vkml_status cf_probe_node(const cf_env *env, const graph *g, graph_value *values
     switch (n->op->id) {
     case OP_ID_If: st = probe_if(&probe, values, n, arena, err); break;
     case OP_ID_Loop: st = probe_loop(&probe, values, n, arena, err); break;
-    default: st = probe_scan(&probe, values, n, arena, err); break;
+    default:
+        st = ((const cf_params *)n->params)->batched
+                 ? cf_run_batched(&probe, values, n, arena, cf_probe_scan, err)
+                 : cf_probe_scan(&probe, values, n, arena, err);
+        break;
     }
     if (st != VKML_OK && st != VKML_ERROR_OUT_OF_MEMORY && declared_bounds(env, values, n)) {
         VKML_LOGD("%s: shapes as its subgraphs declare them (%s)",

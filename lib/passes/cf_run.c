@@ -141,7 +141,11 @@ vkml_status cf_run_node(const cf_env *env, const graph *g, graph_value *values, 
     switch (n->op->id) {
     case OP_ID_If: st = run_if(env, values, n, arena, err); break;
     case OP_ID_Loop: st = cf_run_loop(env, values, n, arena, err); break;
-    case OP_ID_Scan: st = cf_run_scan(env, values, n, arena, err); break;
+    case OP_ID_Scan:
+        st = ((const cf_params *)n->params)->batched
+                 ? cf_run_batched(env, values, n, arena, cf_run_scan, err)
+                 : cf_run_scan(env, values, n, arena, err);
+        break;
     default:
         st = vkml_fail(err, VKML_ERROR_UNSUPPORTED, "%s is no control-flow op", n->op_type);
         break;

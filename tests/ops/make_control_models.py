@@ -141,6 +141,15 @@ save(model([node("Scan", ["st0", "X"], ["st", "Y"], body=scan_body, num_scan_inp
            [value("st", F, [2]), value("Y", F, [3, 2])], [const("s", np.float32(2))],
            opset=16), "scan_reverse.onnx")
 
+# Scan at opset 8: a batch of 2, each element its own running sum over dim 1 of X [2,3,1].
+sum_body = helper.make_graph(
+    [node("Add", ["s_in", "x_t"], ["s_out"]), node("Identity", ["s_out"], ["y_t"])],
+    "body", [value("s_in", F, [1]), value("x_t", F, [1])],
+    [value("s_out", F, [1]), value("y_t", F, [1])])
+save(model([node("Scan", ["", "s0", "X"], ["s", "Y"], body=sum_body, num_scan_inputs=1)],
+           [value("s0", F, [2, 1]), value("X", F, [2, 3, 1])],
+           [value("s", F, [2, 1]), value("Y", F, [2, 3, 1])], opset=8), "scan8_batch.onnx")
+
 # Bad input: a Loop whose body gives 2 outputs for a node of 2 outputs (it needs 3).
 save(model([node("Loop", ["M", "", "x0"], ["x", "xs"], body=forever_body)],
            [value("x0", F, [1])], [value("x", F, [1]), value("xs", F, [None, 1])],

@@ -2,10 +2,10 @@
  * (no control-flow node left); run-time If (outer captures, branches of different
  * shapes), Loop (carried values, scan outputs, trip count and condition combinations, a
  * while loop), a Loop nested in an If reading values two scopes out, a reversed Scan over
- * axis 1; and bad input: the iteration limit, nesting too deep, a body that does not match
- * its node or its declaration. Expected values are worked out by hand here. Runs on the CPU
- * device and on every Vulkan device. The models come from make_control_models.py (argv[1],
- * default ./control_models). */
+ * axis 1 and a batched Scan of opset 8; and bad input: the iteration limit, nesting too deep, a
+ * body that does not match its node or its declaration. Expected values are worked out by hand
+ * here. Runs on the CPU device and on every Vulkan device. The models come from
+ * make_control_models.py (argv[1], default ./control_models). */
 #include "ops/op.h"
 #include "plan/plan.h"
 #include "testutil.h"
@@ -219,6 +219,22 @@ static void test_scan(vkml_context *ctx, int device)
 
 /* Runs that must fail: a Loop without a bound at a limit of 100, a trip count of 10^12
  * at the default limit, a body output of another type than it declares. */
+/* Opset 8: per batch element, s += X[b, t]. */
+static void test_scan8(vkml_context *ctx, int device)
+{
+    vkml_model *m;
+    vkml_session *s = open_model(ctx, "scan8_batch.onnx", device, 0, &m);
+    if (s) {
+        const float s0[2] = {0, 100}, x[6] = {1, 2, 3, 10, 20, 30};
+        vkml_tensor in[2] = {f32(2, (int64_t[]){2, 1}, s0), f32(3, (int64_t[]){2, 3, 1}, x)};
+        check_run(s, "scan 8: final states", in, 2, 0, 2, (int64_t[]){2, 1},
+                  (const float[]){6, 160});
+        check_run(s, "scan 8: outputs", in, 2, 1, 3, (int64_t[]){2, 3, 1},
+                  (const float[]){1, 3, 6, 110, 130, 160});
+    }
+    close_model(&s, &m);
+}
+
 static void test_limits(vkml_context *ctx, int device)
 {
     static const struct {
@@ -271,6 +287,7 @@ int main(int argc, char **argv)
         test_loop_carried(ctx, t.device);
         test_loop_in_if(ctx, t.device);
         test_scan(ctx, t.device);
+        test_scan8(ctx, t.device);
         test_limits(ctx, t.device);
     }
     vkml_context_destroy(&ctx);
