@@ -252,12 +252,12 @@ vkml_status cf_probe_node(const cf_env *env, const graph *g, graph_value *values
     cf_env probe = *env, run = *env;
     probe.probe = true;
     run.probe = false;
-    if (fold_inputs_known(values, n))
+    if (fold_inputs_known(values, n) && !env->inputs_are_bounds)
         return cf_run_node(&run, g, values, node, arena, err);
     const graph_value *cond = n->op->id == OP_ID_If ? &values[n->inputs[0]] : NULL;
     char label[300];
     vkml_status st;
-    if (cond && cond->data) { /* the branch taken is known: its shapes */
+    if (cond && cond->data && !env->inputs_are_bounds) { /* the branch taken: its shapes */
         st = cf_run_node(&probe, g, values, node, arena, err);
         for (int o = 0; st == VKML_OK && o < n->n_outputs; o++)
             if (n->outputs[o] >= 0)

@@ -14,6 +14,10 @@ typedef struct cf_env {
     /* Shapes only (cf_probe_node): values may lack data, subgraph nodes are inferred and
      * folded where they can be, and nested control-flow nodes probed. */
     bool probe;
+    /* cf_probe_node only: the node's inputs that have data derive from a value whose
+     * planned shape is only a bound (a data-dependent extent): it is probed, never run,
+     * and an If's both branches are. */
+    bool inputs_are_bounds;
 } cf_env;
 
 /* Runs control-flow node `node` of g: every input (explicit and implicit) has its data in
@@ -27,7 +31,7 @@ vkml_status cf_run_node(const cf_env *env, const graph *g, graph_value *values, 
  * branches' largest; Loop: the first iteration's carried shapes, scan outputs with as many
  * rows as the trip count when it is constant, else the iteration limit, at most
  * CF_BOUND_MAX_BYTES; Scan: exact). A node whose inputs are all constants is run instead,
- * its outputs with their data. */
+ * its outputs with their data (unless env->inputs_are_bounds). */
 vkml_status cf_probe_node(const cf_env *env, const graph *g, graph_value *values, int node,
                           vkml_arena *arena, vkml_error *err);
 

@@ -1,5 +1,6 @@
 /*
- * Control flow in a plan's lowered graph (lower.h): an If whose condition is known becomes
+ * Control flow in a plan's lowered graph (lower.h): an If whose condition is known (and
+ * derives from no data-dependent extent's planned bound) becomes
  * its taken branch's nodes (values renamed "<if>/<name>", the branch's outputs Identities
  * of the If's), so a shape test an exporter wrote plans as a plain graph on the devices; a
  * control-flow node whose inputs are all constants runs once, here, and its outputs become
@@ -112,6 +113,37 @@ static bool known_condition(const lower_ctx *c, const graph_node *n, bool *cond)
     return true;
 }
 
+/* Whether an input of n derives from a value whose planned extent is only a bound (a
+ * data-dependent extent: NonZero, NonMaxSuppression, a run-time Loop's outputs): then
+ * what folded from it (Shape of it, a condition on that) is no plan-time constant. */
+static bool reads_bounds(const lower_ctx *c, const graph_node *n)
+{
+    const graph *g = c->g;
+    bool *seen = calloc((size_t)g->n_values + 1, sizeof(bool));
+    int *stack = malloc(sizeof(int) * ((size_t)g->n_values + 1));
+    int top = 0;
+    bool found = !seen || !stack; /* out of memory: assume so, and plan it at run time */
+    for (int k = 0; !found && k < n->n_inputs; k++)
+        if (n->inputs[k] >= 0 && !seen[n->inputs[k]]) {
+            seen[n->inputs[k]] = true;
+            stack[top++] = n->inputs[k];
+        }
+    while (!found && top > 0) {
+        const graph_value *v = &g->values[stack[--top]];
+        found = v->data_dependent;
+        const graph_node *p =
+            v->producer >= 0 && v->producer < g->n_nodes ? &g->nodes[v->producer] : NULL;
+        for (int k = 0; p && k < p->n_inputs; k++)
+            if (p->inputs[k] >= 0 && !seen[p->inputs[k]]) {
+                seen[p->inputs[k]] = true;
+                stack[top++] = p->inputs[k];
+            }
+    }
+    free(seen);
+    free(stack);
+    return found;
+}
+
 /* The node, run here: its outputs become constants and it leaves the graph. */
 static void drop_folded(lower_ctx *c, int k)
 {
@@ -146,8 +178,10 @@ static vkml_status keep_for_tail(lower_ctx *c, int k, vkml_error *err)
 vkml_status lower_cf_node(lower_ctx *c, const graph_node *n, vkml_error *err)
 {
     const cf_params *p = n->params;
+    cf_env env = c->env;
+    env.inputs_are_bounds = reads_bounds(c, n);
     bool cond;
-    if (n->op->id == OP_ID_If && known_condition(c, n, &cond))
+    if (n->op->id == OP_ID_If && !env.inputs_are_bounds && known_condition(c, n, &cond))
         return inline_branch(c, n, p->bodies[cond ? 0 : 1], err);
     for (int k = 0; k < n->n_inputs; k++)
         if (n->inputs[k] >= 0 && c->seqs[n->inputs[k]].is_seq)
@@ -164,7 +198,7 @@ vkml_status lower_cf_node(lower_ctx *c, const graph_node *n, vkml_error *err)
     for (int o = 0; o < n->n_outputs; o++)
         if (n->outputs[o] >= 0)
             c->g->values[n->outputs[o]].producer = k;
-    vkml_status st = cf_probe_node(&c->env, c->g, c->g->values, k, c->arena, err);
+    vkml_status st = cf_probe_node(&env, c->g, c->g->values, k, c->arena, err);
     if (st != VKML_OK)
         return st;
     if (fold_outputs_known(c->g->values, n)) {
