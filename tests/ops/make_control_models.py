@@ -55,6 +55,18 @@ save(model([node("Shape", ["X"], ["shape"]),
            [value("X", F, [2, 3])], [value("Y", F, [2, 3])],
            [const("two", np.int64(2)), const("one", np.float32(1))]), "if_shape_test.onnx")
 
+# A condition on NonZero's count: its planned extent is a bound (4), so the If stays an If
+# although Size of it folds when the session is planned.
+save(model([node("NonZero", ["X"], ["nz"]), node("Size", ["nz"], ["count"]),
+            node("Equal", ["count", "four"], ["all_set"]),
+            node("If", ["all_set"], ["Y"],
+                 then_branch=branch("then", [node("Add", ["X", "one"], ["then_y"])],
+                                    [value("then_y", F, [4])]),
+                 else_branch=branch("else", [node("Neg", ["X"], ["else_y"])],
+                                    [value("else_y", F, [4])]))],
+           [value("X", F, [4])], [value("Y", F, [4])],
+           [const("four", np.int64(4)), const("one", np.float32(1))]), "if_on_bound.onnx")
+
 # A condition known only at run time; the branches read an outer initializer and give
 # different shapes ([3] and [2]).
 save(model([node("If", ["cond"], ["Y"],
