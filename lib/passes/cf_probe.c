@@ -227,18 +227,21 @@ static bool declared_bounds(const cf_env *env, graph_value *values, const graph_
         graph_value e;
         if (!declared(body, skip + o, &e) || (!is_if && e.rank + 1 > VKML_MAX_RANK))
             return false;
-        if (is_if && declared(p->bodies[1], o, &bounds[o]) &&
-            merge_bound(n, &e, &bounds[o], &bounds[o], NULL) == VKML_OK)
+        if (is_if) { /* both branches declare it, of one type and rank */
+            if (!declared(p->bodies[1], o, &bounds[o]) ||
+                merge_bound(n, &e, &bounds[o], &bounds[o], NULL) != VKML_OK)
+                return false;
             continue;
+        }
         size_t row = 0;
         vkml_tensor_bytes(e.dtype, e.rank, e.dims, &row);
         int64_t rows = 1;
         int axis = 0;
         if (is_loop)
             rows = loop_rows(env, values, n, row);
-        else if (!is_if && !scan_bound(n, carried, o - carried, &e, values, &axis, &rows))
+        else if (!scan_bound(n, carried, o - carried, &e, values, &axis, &rows))
             return false;
-        bounds[o] = is_if ? e : stacked_shape(&e, axis, rows);
+        bounds[o] = stacked_shape(&e, axis, rows);
     }
     for (int o = 0; o < n->n_outputs; o++)
         set_bound(values, n, o, &bounds[o]);

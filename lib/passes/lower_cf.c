@@ -175,13 +175,33 @@ static vkml_status keep_for_tail(lower_ctx *c, int k, vkml_error *err)
     return lower_settle_node(c, k, err);
 }
 
+/* An If whose condition folded from a planned bound, but whose branches no one shape can
+ * bound (an exporter's `if x.shape[1] == 1: x.squeeze(1)` on a data-dependent x: the
+ * branches differ in rank): it becomes the branch the plan's shapes take, as an If of a
+ * known condition does, with a warning. Right when the condition reads a dim the data do
+ * not change (the case torchvision exports); a run whose data flip it gets shapes its
+ * nodes then refuse. */
+static vkml_status inline_on_bound(lower_ctx *c, const graph_node *n, int k, bool cond,
+                                   vkml_error *err)
+{
+    char label[300];
+    VKML_LOGW("%s: the condition is known only from a planned bound; it stays %s (%s)",
+              lower_node_label(n, label, sizeof(label)), cond ? "true" : "false",
+              err ? err->message : "");
+    for (int o = 0; o < n->n_outputs; o++)
+        if (n->outputs[o] >= 0)
+            c->g->values[n->outputs[o]].producer = -1;
+    c->g->n_nodes = k; /* the node added for the probe goes */
+    return inline_branch(c, n, ((const cf_params *)n->params)->bodies[cond ? 0 : 1], err);
+}
+
 vkml_status lower_cf_node(lower_ctx *c, const graph_node *n, vkml_error *err)
 {
     const cf_params *p = n->params;
     cf_env env = c->env;
     env.inputs_are_bounds = reads_bounds(c, n);
-    bool cond;
-    if (n->op->id == OP_ID_If && !env.inputs_are_bounds && known_condition(c, n, &cond))
+    bool cond, known = n->op->id == OP_ID_If && known_condition(c, n, &cond);
+    if (known && !env.inputs_are_bounds)
         return inline_branch(c, n, p->bodies[cond ? 0 : 1], err);
     for (int k = 0; k < n->n_inputs; k++)
         if (n->inputs[k] >= 0 && c->seqs[n->inputs[k]].is_seq)
@@ -199,6 +219,8 @@ vkml_status lower_cf_node(lower_ctx *c, const graph_node *n, vkml_error *err)
         if (n->outputs[o] >= 0)
             c->g->values[n->outputs[o]].producer = k;
     vkml_status st = cf_probe_node(&env, c->g, c->g->values, k, c->arena, err);
+    if (st != VKML_OK && st != VKML_ERROR_OUT_OF_MEMORY && known)
+        return inline_on_bound(c, n, k, cond, err);
     if (st != VKML_OK)
         return st;
     if (fold_outputs_known(c->g->values, n)) {
