@@ -42,9 +42,10 @@ static void release_graph(void *p)
     graph_destroy(&g);
 }
 
-static vkml_status load_subgraph(const onnx_loader *L, Onnx__GraphProto *gp, const char *what,
+static vkml_status load_subgraph(const onnx_loader *outer, Onnx__GraphProto *gp, const char *what,
                                  graph **out, vkml_error *err)
 {
+    const onnx_loader *L = outer;
     graph *sub = graph_create();
     if (!sub || !onnx_backing_add(L->backing, release_graph, sub))
         return oom(err, what);

@@ -317,6 +317,7 @@ static vkml_status emit_node(rewrite *r, int i, vkml_error *err)
     nn->params = n->params;
     nn->unsupported = n->unsupported;
     nn->epilogue = n->epilogue;
+    nn->n_implicit = n->n_implicit; /* the subgraphs' outer values, read by position */
     return VKML_OK;
 }
 

@@ -299,6 +299,25 @@ vkml_status vkml_context_parse_devices(const vkml_context *ctx, const char *text
     return st;
 }
 
+/* A control-flow node the session inlines or folds becomes what the devices run; one it
+ * keeps (its outputs' extents are the run's: data_dependent) runs its subgraphs on the
+ * host, in the dynamic tail. */
+static bool control_flow_runs_on(const vkml_context *ctx, int index, const graph_value *values,
+                                 const graph_node *n, char *why, size_t why_size)
+{
+    bool kept = false;
+    for (int o = 0; o < n->n_outputs; o++)
+        kept |= n->outputs[o] >= 0 && values[n->outputs[o]].data_dependent;
+    if (!kept || index == ctx->host->info.index)
+        return true;
+    if (why_size)
+        snprintf(why, why_size,
+                 "%s runs its subgraphs on the host (the dynamic tail): it is no plan-time "
+                 "constant, nor an If of a known condition",
+                 n->op_type);
+    return false;
+}
+
 bool vkml_context_device_supports_node(vkml_context *ctx, int index, const vkml_model *model,
                                        size_t node, char *why, size_t why_size)
 {
@@ -330,5 +349,7 @@ bool vkml_context_device_supports_node(vkml_context *ctx, int index, const vkml_
     }
     if (n->op->flags & OP_LOWERED) /* it became tensor ops, which the session places */
         return true;
+    if (n->op->flags & OP_CONTROL_FLOW)
+        return control_flow_runs_on(ctx, index, probe->values, n, why, why_size);
     return dev->cls->supports_node(dev, probe->values, n, why, why_size);
 }

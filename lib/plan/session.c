@@ -2,6 +2,7 @@
 #include "plan/session.h"
 #include "onnx/model.h"
 #include "passes/fuse.h"
+#include "passes/lower.h"
 #include "passes/precision.h"
 #include "plan/context.h"
 #include "plan/plan.h"
@@ -329,6 +330,11 @@ static vkml_status session_use_precision(vkml_session *s, vkml_precision precisi
     if (precision != VKML_PRECISION_FP16)
         return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT, "unknown precision %d", (int)precision);
     const graph *g = s->model->graph;
+    if (lower_needed(g)) { /* its types are only known once lowered, per plan */
+        VKML_LOGW("precision fp16: the model has control flow or sequences, which plan at "
+                  "float32; the session runs at float32");
+        return VKML_OK;
+    }
     s->host_half = calloc((size_t)(g->n_inputs + g->n_outputs) + 1, sizeof(bool));
     if (!s->host_half)
         return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory creating a session");
@@ -435,6 +441,9 @@ static vkml_status session_create(vkml_context *ctx, vkml_model *model,
                          replicas, lanes, VKML_MAX_RUNS_IN_FLIGHT);
     }
     s->target.runs_overlap = lanes > 1;
+    s->target.max_loop_iterations = params && params->max_loop_iterations > 0
+                                        ? params->max_loop_iterations
+                                        : VKML_DEFAULT_MAX_LOOP_ITERATIONS;
     if ((st = session_cpu_threads(params ? params->cpu_threads : 0, &s->target.cpu_threads, err))) {
         vkml_session_destroy(&s);
         return st;

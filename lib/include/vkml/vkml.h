@@ -355,6 +355,11 @@ typedef struct vkml_op_info {
     bool lowered; /* no kernel, by design: a session rewrites the op into other ops
                      when it plans the model (the sequence ops), which run where
                      those ops run */
+    /* Runs subgraphs (If, Loop, Scan), no kernel: a session makes an If whose condition
+     * it knows at plan time the nodes of its taken branch, and a node whose inputs are all
+     * constants constants; any other runs its subgraphs on the host, with the CPU
+     * device's kernels, after the planned part of each run (the dynamic tail). */
+    bool control_flow;
 } vkml_op_info;
 
 /* Thread-safe. The operators vkml implements, in table order. */
@@ -368,6 +373,9 @@ typedef struct vkml_session vkml_session;
 
 /* Most runs of one session in flight (vkml_session_params.runs_in_flight). */
 #define VKML_MAX_RUNS_IN_FLIGHT 16
+/* Iterations one run of a Loop node may take by default
+ * (vkml_session_params.max_loop_iterations). */
+#define VKML_DEFAULT_MAX_LOOP_ITERATIONS 65536
 /* The most threads vkml_session_params.cpu_threads may ask for. */
 #define VKML_MAX_CPU_THREADS 1024
 
@@ -552,6 +560,11 @@ typedef struct vkml_session_params {
      * the environment variable VKML_CPU_THREADS=N sets the default. At most
      * VKML_MAX_CPU_THREADS. */
     int cpu_threads;
+    /* The most iterations one run of a Loop node may take (a Loop without a trip count, or
+     * with a huge one, stops there with an error naming the node). 0: the default,
+     * VKML_DEFAULT_MAX_LOOP_ITERATIONS. The bound a Loop's scan output reports when its
+     * trip count is only known at run time is this many rows, at most 64 MiB. */
+    int64_t max_loop_iterations;
 } vkml_session_params;
 
 /* Thread-safe. Plans the model for the device and records its work once. The session
