@@ -131,6 +131,10 @@ typedef struct graph_node {
     const void *params;             /* the op's params struct, attributes parsed once at load */
     const char *unsupported;        /* op NULL (a model loaded with allow_unsupported): why */
     const graph_epilogue *epilogue; /* fused epilogue (passes/fuse_epilogue.c), or NULL */
+    /* A node with subgraphs (If, Loop, Scan): its last n_implicit inputs are the values of
+     * this graph its subgraphs read by name (ONNX's outer scope), added at load so that
+     * sorting, planning and liveness see them as the inputs they are. */
+    int n_implicit;
 } graph_node;
 
 typedef struct graph {
@@ -144,6 +148,12 @@ typedef struct graph {
     int *outputs; /* graph outputs, in model order */
     int n_outputs;
     int64_t opset; /* ai.onnx opset import */
+    /* A subgraph (an If branch, a Loop or Scan body): the values it reads from enclosing
+     * graphs (kind INPUT, not among `inputs`), and for each the index of its owning node's
+     * input that carries it (one of the node's implicit inputs). */
+    int *outer_values;
+    int *outer_inputs;
+    int n_outer;
     /* Keeps constant data alive: called with backing_ctx at graph_destroy. */
     void (*backing_release)(void *backing_ctx);
     void *backing_ctx;

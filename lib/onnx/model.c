@@ -5,7 +5,7 @@
 #include "ops/op.h"
 #include "passes/fold.h"
 #include "passes/fuse.h"
-#include "passes/lower_seq.h"
+#include "passes/lower.h"
 
 #include <libgen.h>
 #include <stdlib.h>
@@ -29,6 +29,44 @@ static vkml_status resolve_node(graph *g, int i, vkml_error *err)
         n->unsupported = vkml_arena_strdup(g->arena, err->message);
     if (st != VKML_OK)
         vkml_error_prefix(err, "%s", label);
+    return st;
+}
+
+static vkml_status resolve_graph(graph *g, bool allow_unsupported, vkml_error *err);
+
+/* Binds the nodes of the subgraphs of node i (If branches, Loop and Scan bodies). */
+static vkml_status resolve_subgraphs(graph *g, int i, vkml_error *err)
+{
+    const graph_node *n = &g->nodes[i];
+    char label[300];
+    vkml_status st = VKML_OK;
+    for (int a = 0; a < n->n_attrs && st == VKML_OK; a++) {
+        const graph_attr *attr = &n->attrs[a];
+        size_t count = attr->type == GRAPH_ATTR_GRAPH    ? 1
+                       : attr->type == GRAPH_ATTR_GRAPHS ? attr->count
+                                                         : 0;
+        for (size_t k = 0; k < count && st == VKML_OK; k++) {
+            graph *sub = attr->type == GRAPH_ATTR_GRAPH ? attr->graph : attr->graphs[k];
+            sub->opset = g->opset;
+            if ((st = resolve_graph(sub, false, err)) != VKML_OK)
+                vkml_error_prefix(err, "%s: attribute '%s'",
+                                  graph_node_label(g, i, label, sizeof(label)), attr->name);
+        }
+    }
+    return st;
+}
+
+/* Binds every node of g, and of its subgraphs, to the op table. */
+static vkml_status resolve_graph(graph *g, bool allow_unsupported, vkml_error *err)
+{
+    vkml_status st = VKML_OK;
+    for (int i = 0; st == VKML_OK && i < g->n_nodes; i++) {
+        st = resolve_node(g, i, err);
+        if (st == VKML_OK)
+            st = resolve_subgraphs(g, i, err);
+        if (st == VKML_ERROR_UNSUPPORTED && allow_unsupported)
+            st = VKML_OK; /* op stays NULL: sessions refuse the node by name and reason */
+    }
     return st;
 }
 
@@ -58,7 +96,7 @@ static bool has_symbolic_inputs(const graph *g)
  * shapes cannot be inferred here, or that has sequence ops, stays unfused. */
 static vkml_status fuse_epilogues(graph *g, vkml_error *err)
 {
-    if (graph_fusion_disabled() || !graph_epilogue_candidates(g) || lower_seq_needed(g))
+    if (graph_fusion_disabled() || !graph_epilogue_candidates(g) || lower_needed(g))
         return VKML_OK;
     bool symbolic = has_symbolic_inputs(g);
     vkml_arena *arena = vkml_arena_create();
@@ -87,11 +125,8 @@ vkml_status model_wrap_graph(graph *g, bool allow_unsupported, vkml_model **out,
         return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT, "model_from_graph: no graph");
     /* BatchNormalization after Conv becomes part of the Conv's weights. */
     vkml_status st = graph_fuse_conv_batchnorm(g, NULL, err);
-    for (int i = 0; st == VKML_OK && i < g->n_nodes; i++) {
-        st = resolve_node(g, i, err);
-        if (st == VKML_ERROR_UNSUPPORTED && allow_unsupported)
-            st = VKML_OK; /* op stays NULL: sessions refuse the node by name and reason */
-    }
+    if (st == VKML_OK)
+        st = resolve_graph(g, allow_unsupported, err);
     /* Activations and residual Adds after Conv, Gemm and MatMul become their epilogues. */
     if (st == VKML_OK)
         st = fuse_epilogues(g, err);
@@ -140,11 +175,13 @@ static void probe_free(model_probe *probe)
 static void probe_infer(const graph *g, model_probe *probe)
 {
     graph *lowered = NULL;
-    if (!lower_seq_needed(g)) {
+    cf_env env = {.runner = device_host_runner(),
+                  .max_iterations = VKML_DEFAULT_MAX_LOOP_ITERATIONS};
+    if (!lower_needed(g)) {
         fold_infer(g, probe->values, 1, device_host_runner(), probe->arena, &probe->n_inferred,
                    &probe->error);
-    } else if (lower_seq(g, probe->values, 1, device_host_runner(), probe->arena, &lowered,
-                         &probe->error) == VKML_OK) {
+    } else if (lower_graph(g, probe->values, 1, &env, probe->arena, &lowered, &probe->error) ==
+               VKML_OK) {
         memcpy(probe->values, lowered->values, sizeof(graph_value) * (size_t)g->n_values);
         probe->n_inferred = g->n_nodes;
         graph_destroy(&lowered);

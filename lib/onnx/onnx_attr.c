@@ -42,9 +42,14 @@ static void release_graph(void *p)
     graph_destroy(&g);
 }
 
-static vkml_status load_subgraph(const onnx_loader *L, Onnx__GraphProto *gp, const char *what,
+static vkml_status load_subgraph(const onnx_loader *outer, Onnx__GraphProto *gp, const char *what,
                                  graph **out, vkml_error *err)
 {
+    onnx_loader inner = *outer, *L = &inner;
+    if (++inner.depth > ONNX_MAX_SUBGRAPH_DEPTH)
+        return vkml_fail(err, VKML_ERROR_UNSUPPORTED,
+                         "%s: subgraphs are nested more than %d deep (vkml's limit)", what,
+                         ONNX_MAX_SUBGRAPH_DEPTH);
     graph *sub = graph_create();
     if (!sub || !onnx_backing_add(L->backing, release_graph, sub))
         return oom(err, what);

@@ -260,6 +260,15 @@ static const char *normal_domain(const char *domain)
     return !domain || strcmp(domain, "ai.onnx") == 0 ? "" : domain;
 }
 
+/* The value named `name`, added when new (a name produced later, or by an enclosing
+ * graph); -1 on out of memory. */
+static int find_or_add_name(void *ctx, const char *name)
+{
+    body *b = ctx;
+    int v = map_find(&b->names, b->g, name);
+    return v >= 0 ? v : map_add_value(&b->names, b->g, name);
+}
+
 static vkml_status load_node(body *b, Onnx__NodeProto *np, size_t index, vkml_error *err)
 {
     char where[300];
@@ -286,23 +295,32 @@ static vkml_status load_node(body *b, Onnx__NodeProto *np, size_t index, vkml_er
                 st = vkml_fail(err, VKML_ERROR_INVALID_MODEL, "%s: attribute '%s' is given twice",
                                where, node->attrs[i].name);
     }
+    if (st == VKML_OK)
+        st = onnx_link_outer_names(b->g, n, find_or_add_name, b, err);
     return st;
 }
 
-/* In a subgraph, names nothing in it produces come from enclosing graphs. */
-static void mark_outer_names(graph *g)
+/* In a subgraph, names nothing in it produces come from enclosing graphs: they become
+ * inputs that are not among g->inputs, listed in g->outer_values. */
+static vkml_status mark_outer_names(graph *g, vkml_error *err)
 {
     bool *produced = calloc((size_t)g->n_values + 1, sizeof(bool));
-    if (!produced)
-        return; /* graph_sort then reports the names as unproduced */
+    g->outer_values = vkml_arena_calloc(g->arena, (size_t)g->n_values + 1, sizeof(int));
+    if (!produced || !g->outer_values) {
+        free(produced);
+        return oom(err, "subgraph");
+    }
     for (int i = 0; i < g->n_nodes; i++)
         for (int o = 0; o < g->nodes[i].n_outputs; o++)
             if (g->nodes[i].outputs[o] >= 0)
                 produced[g->nodes[i].outputs[o]] = true;
     for (int v = 0; v < g->n_values; v++)
-        if (g->values[v].kind == GRAPH_VALUE_INTERMEDIATE && !produced[v])
+        if (g->values[v].kind == GRAPH_VALUE_INTERMEDIATE && !produced[v]) {
             g->values[v].kind = GRAPH_VALUE_INPUT;
+            g->outer_values[g->n_outer++] = v;
+        }
     free(produced);
+    return VKML_OK;
 }
 
 vkml_status onnx_load_graph_body(const onnx_loader *L, Onnx__GraphProto *gp, graph *g,
@@ -324,7 +342,7 @@ vkml_status onnx_load_graph_body(const onnx_loader *L, Onnx__GraphProto *gp, gra
         st = load_infos(&b, gp->output, gp->n_output, "output", add_output, &g->outputs,
                         &g->n_outputs, err);
     if (st == VKML_OK && subgraph)
-        mark_outer_names(g);
+        st = mark_outer_names(g, err);
     free(b.names.slots);
     return st;
 }

@@ -17,13 +17,25 @@ typedef struct onnx_loader {
     size_t n_spans;
     bool alias_spans;   /* constants may point into the model's bytes */
     bool realign_spans; /* ... which are writable (ONNX_CONST_REALIGN) */
+    int depth;          /* subgraph nesting of the graph being loaded: 0 for the model's */
 } onnx_loader;
+
+/* Deepest nesting of subgraphs (an If in a Loop body is 2) a model may have; deeper is
+ * refused at load, so running or planning one never recurses without bound. */
+#define ONNX_MAX_SUBGRAPH_DEPTH 16
 
 /* Fills `g` (empty) from a GraphProto: initializers, inputs, nodes, outputs. A subgraph
  * may read names of enclosing graphs: those become inputs that are not listed in
  * g->inputs. The caller sorts the graph. */
 vkml_status onnx_load_graph_body(const onnx_loader *L, Onnx__GraphProto *gp, graph *g,
                                  bool subgraph, vkml_error *err);
+
+/* Adds to node `node` of g its implicit inputs: the names its subgraph attributes read
+ * from enclosing graphs (graph.outer_values), each once, and records in each subgraph which
+ * input carries each of its outer values (graph.outer_inputs). */
+vkml_status onnx_link_outer_names(graph *g, int node,
+                                  int (*find_or_add)(void *ctx, const char *name), void *ctx,
+                                  vkml_error *err);
 
 /* Decodes one attribute into `out` (arena of g); `where` names the node. */
 vkml_status onnx_load_attr(const onnx_loader *L, graph *g, Onnx__AttributeProto *ap,

@@ -68,6 +68,9 @@ enum op_flags {
     /* Made by the planner, never read from a model (FusedElementwise, passes/fuse_eltwise.c):
      * its parser refuses it in a model, and the public op list leaves it out. */
     OP_INTERNAL = 1u << 5,
+    /* Runs subgraphs (If, Loop, Scan; ops/control.h): a plan inlines, folds or leaves the
+     * node to its dynamic tail, which runs the subgraphs on the host (passes/cf_run.c). */
+    OP_CONTROL_FLOW = 1u << 6,
 };
 
 /* One id per op of op_list.h: OP_ID_Add, OP_ID_Conv, ...; indexes the device kernel

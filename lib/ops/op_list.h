@@ -204,6 +204,11 @@ OP(SequenceErase, "", 11, 11, OP_LOWERED, op_no_params, NULL, sequence_infer)
 OP(SequenceInsert, "", 11, 11, OP_LOWERED, op_no_params, NULL, sequence_infer)
 OP(SequenceLength, "", 11, 11, OP_LOWERED, op_no_params, NULL, sequence_infer)
 OP(SplitToSequence, "", 11, 11, OP_LOWERED, seq_params, split_to_sequence_parse, sequence_infer)
+/* control flow: subgraphs, no kernel; inlined, folded or run by the dynamic tail
+ * (ops/control.c, passes/lower_cf.c, passes/cf_run.c) */
+OP(If, "", 1, 24, OP_CONTROL_FLOW | OP_DATA_DEPENDENT, cf_params, if_parse, control_infer)
+OP(Loop, "", 1, 24, OP_CONTROL_FLOW | OP_DATA_DEPENDENT, cf_params, loop_parse, control_infer)
+OP(Scan, "", 9, 24, OP_CONTROL_FLOW | OP_DATA_DEPENDENT, cf_params, scan_parse, control_infer)
 /* made by the planner from groups of elementwise nodes, never read from a model
  * (ops/fused.c, passes/fuse_eltwise.c) */
 OP(FusedElementwise, "vkml.internal", 1, 1, OP_TYPE_FROM_OUTPUT | OP_INTERNAL, fused_params,

@@ -55,6 +55,10 @@ OP_PARSE_DECL(deformconv_parse);
 
 /* strings */
 OP_PARSE_DECL(strnorm_parse);
+/* control flow */
+OP_PARSE_DECL(if_parse);
+OP_PARSE_DECL(loop_parse);
+OP_PARSE_DECL(scan_parse);
 /* sequences */
 OP_PARSE_DECL(concat_from_sequence_parse);
 OP_PARSE_DECL(sequence_empty_parse);

@@ -4,7 +4,8 @@
 #include "ops/op_decls.h"
 /* The params structs op_list.h names, one header per family. */
 #include "ops/attention.h"
-#include "ops/conv.h" /* spatial */
+#include "ops/control.h" /* control flow */
+#include "ops/conv.h"    /* spatial */
 #include "ops/convtranspose.h"
 #include "ops/deformconv.h"
 #include "ops/detect.h"

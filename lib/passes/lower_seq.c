@@ -7,57 +7,54 @@
  *   SplitToSequence: Split into constant sizes, then Squeeze each when keepdims=0
  *   ConcatFromSequence: Concat of the elements, Unsqueezed first when new_axis=1
  */
-#include "passes/lower_seq.h"
 #include "ops/sequence.h"
 #include "passes/fold.h"
 #include "passes/infer.h"
+#include "passes/lower_ctx.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Opset of the tensor nodes the lowering adds (Split, Squeeze, Unsqueeze read their
- * sizes and axes from constant inputs). */
-#define LOWER_SEQ_OPSET 13
-
-typedef struct seq_list {
-    bool is_seq; /* the value is a sequence the lowering made */
-    vkml_dtype dtype;
-    const int *items; /* tensor value ids of the lowered graph */
-    int n;
-} seq_list;
-
-typedef struct lower_ctx {
-    const graph *src;
-    graph *g;                     /* being built */
-    const op_host_runner *runner; /* folds constants */
-    vkml_arena *arena;            /* constant data: folded, and the lowering's own */
-    seq_list *seqs;               /* per value of src */
-    int node;                     /* src node being lowered */
-    int n_added;                  /* nodes the lowering added (LOWER_SEQ_MAX_ADDED) */
-    int64_t n_items; /* list entries made, all sequences together (LOWER_SEQ_MAX_ITEMS) */
-} lower_ctx;
-
-bool lower_seq_needed(const graph *g)
+bool lower_needed(const graph *g)
 {
     for (int i = 0; i < g->n_nodes; i++)
-        if (g->nodes[i].op && (g->nodes[i].op->flags & OP_LOWERED))
+        if (g->nodes[i].op && (g->nodes[i].op->flags & (OP_LOWERED | OP_CONTROL_FLOW)))
             return true;
     return false;
 }
 
 static const char *node_name(const lower_ctx *c, char *buf, size_t size)
 {
-    const graph_node *n = &c->src->nodes[c->node];
-    if (n->name[0])
-        snprintf(buf, size, "%s", n->name);
-    else
-        snprintf(buf, size, "#%d", c->node);
+    snprintf(buf, size, "%s", c->cur->name[0] ? c->cur->name : c->cur->op_type);
     return buf;
 }
 
+const char *lower_node_label(const graph_node *n, char *buf, size_t size)
+{
+    if (n->name[0])
+        snprintf(buf, size, "node '%s' (%s)", n->name, n->op_type);
+    else
+        snprintf(buf, size, "node (%s)", n->op_type);
+    return buf;
+}
+
+vkml_status lower_grow_seqs(lower_ctx *c)
+{
+    if (c->n_seqs >= c->g->n_values)
+        return VKML_OK;
+    int n = c->g->n_values * 2 + 16;
+    seq_list *grown = realloc(c->seqs, sizeof(seq_list) * (size_t)n);
+    if (!grown)
+        return VKML_ERROR_OUT_OF_MEMORY;
+    memset(grown + c->n_seqs, 0, sizeof(seq_list) * (size_t)(n - c->n_seqs));
+    c->seqs = grown;
+    c->n_seqs = n;
+    return VKML_OK;
+}
+
 /* A new value of the lowered graph named "<base><suffix>"; -1 on out of memory. */
-static int new_value(lower_ctx *c, const char *base, const char *suffix)
+int lower_new_value(lower_ctx *c, const char *base, const char *suffix)
 {
     char name[512];
     snprintf(name, sizeof(name), "%s%s", base, suffix);
@@ -68,7 +65,7 @@ static int new_value(lower_ctx *c, const char *base, const char *suffix)
 static int new_ints(lower_ctx *c, const char *name, int rank, const int64_t *data, int64_t n)
 {
     int64_t *copy = vkml_arena_memdup(c->arena, data, sizeof(int64_t) * (size_t)(n ? n : 1));
-    int v = copy ? new_value(c, name, "") : -1;
+    int v = copy ? lower_new_value(c, name, "") : -1;
     if (v < 0)
         return -1;
     graph_value *val = &c->g->values[v];
@@ -82,20 +79,21 @@ static int new_ints(lower_ctx *c, const char *name, int rank, const int64_t *dat
 }
 
 /* Infers the shapes of the lowered graph's node k and folds it when it can. */
-static vkml_status settle_node(lower_ctx *c, int k, vkml_error *err)
+vkml_status lower_settle_node(lower_ctx *c, int k, vkml_error *err)
 {
     const graph_node *n = &c->g->nodes[k];
     for (int o = 0; o < n->n_outputs; o++)
         if (n->outputs[o] >= 0)
             c->g->values[n->outputs[o]].producer = k;
     vkml_status st = graph_infer_node(c->g, c->g->values, k, err);
-    return st != VKML_OK ? st : fold_if_constant(c->g, c->g->values, k, c->runner, c->arena, err);
+    return st != VKML_OK ? st
+                         : fold_if_constant(c->g, c->g->values, k, c->env.runner, c->arena, err);
 }
 
 /* Adds a tensor node `op` (ai.onnx, LOWER_SEQ_OPSET) from inputs to outputs, with an
  * `axis` attribute when axis >= 0; binds it to the op table and settles it. */
-static vkml_status emit(lower_ctx *c, const char *op, const int *inputs, int n_in,
-                        const int *outputs, int n_out, int64_t axis, vkml_error *err)
+vkml_status lower_emit(lower_ctx *c, const char *op, const int *inputs, int n_in,
+                       const int *outputs, int n_out, int64_t axis, vkml_error *err)
 {
     char base[300], name[400];
     if (++c->n_added > LOWER_SEQ_MAX_ADDED)
@@ -113,7 +111,7 @@ static vkml_status emit(lower_ctx *c, const char *op, const int *inputs, int n_i
         n->attrs[0] = (graph_attr){.name = "axis", .type = GRAPH_ATTR_INT, .i = axis};
     n->opset = LOWER_SEQ_OPSET;
     vkml_status st = op_bind_node(c->g->arena, n, err);
-    return st != VKML_OK ? st : settle_node(c, k, err);
+    return st != VKML_OK ? st : lower_settle_node(c, k, err);
 }
 
 /* The sequence at input k of the node. */
@@ -125,7 +123,7 @@ static vkml_status seq_input(lower_ctx *c, const graph_node *n, int k, seq_list 
         return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "input %d (a sequence) is missing", k);
     if (!c->seqs[v].is_seq)
         return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "input %d '%s' is not a sequence", k,
-                         c->src->values[v].name);
+                         c->g->values[v].name);
     *out = c->seqs[v];
     return VKML_OK;
 }
@@ -138,7 +136,7 @@ static vkml_status tensor_input(lower_ctx *c, const graph_node *n, int k, vkml_e
         return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "input %d (a tensor) is missing", k);
     if (c->seqs[v].is_seq)
         return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "input %d '%s' is a sequence, not a tensor",
-                         k, c->src->values[v].name);
+                         k, c->g->values[v].name);
     const graph_value *val = &c->g->values[v];
     if (val->rank < 0 || val->dtype == VKML_DTYPE_UNDEFINED)
         return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "input %d '%s' has no known shape", k,
@@ -282,7 +280,7 @@ static vkml_status lower_at(lower_ctx *c, const graph_node *n, vkml_error *err)
         return st;
     return n->n_outputs < 1 || n->outputs[0] < 0
                ? VKML_OK
-               : emit(c, "Identity", &s.items[pos], 1, n->outputs, 1, -1, err);
+               : lower_emit(c, "Identity", &s.items[pos], 1, n->outputs, 1, -1, err);
 }
 
 static vkml_status lower_length(lower_ctx *c, const graph_node *n, vkml_error *err)
@@ -353,12 +351,12 @@ static vkml_status split_sizes(lower_ctx *c, const graph_node *n, int64_t dim, i
 static vkml_status new_elements(lower_ctx *c, const graph_node *n, const char *suffix, int count,
                                 int *ids, vkml_error *err)
 {
-    const char *base = n->n_outputs > 0 && n->outputs[0] >= 0 ? c->src->values[n->outputs[0]].name
-                                                              : c->src->values[n->inputs[0]].name;
+    const char *base = n->n_outputs > 0 && n->outputs[0] >= 0 ? c->g->values[n->outputs[0]].name
+                                                              : c->g->values[n->inputs[0]].name;
     for (int i = 0; i < count; i++) {
         char index[64];
         snprintf(index, sizeof(index), "[%d]%s", i, suffix);
-        if ((ids[i] = new_value(c, base, index)) < 0)
+        if ((ids[i] = lower_new_value(c, base, index)) < 0)
             return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory lowering a sequence");
     }
     return VKML_OK;
@@ -389,7 +387,7 @@ static vkml_status lower_split(lower_ctx *c, const graph_node *n, vkml_error *er
         return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory lowering a sequence");
     int inputs[2] = {n->inputs[0], split};
     if (count && ((st = new_elements(c, n, squeeze ? "/split" : "", count, parts, err)) ||
-                  (st = emit(c, "Split", inputs, 2, parts, count, axis, err))))
+                  (st = lower_emit(c, "Split", inputs, 2, parts, count, axis, err))))
         return st;
     if (!squeeze)
         return set_seq(c, n, dtype, parts, count, err);
@@ -397,7 +395,7 @@ static vkml_status lower_split(lower_ctx *c, const graph_node *n, vkml_error *er
         return st;
     for (int i = 0; i < count && st == VKML_OK; i++) {
         int in[2] = {parts[i], axes_v};
-        st = emit(c, "Squeeze", in, 2, &elems[i], 1, -1, err);
+        st = lower_emit(c, "Squeeze", in, 2, &elems[i], 1, -1, err);
     }
     return st != VKML_OK ? st : set_seq(c, n, dtype, elems, count, err);
 }
@@ -415,7 +413,7 @@ static vkml_status lower_concat(lower_ctx *c, const graph_node *n, vkml_error *e
     if (n->n_outputs < 1 || n->outputs[0] < 0)
         return VKML_OK;
     if (!p->new_axis)
-        return emit(c, "Concat", s.items, s.n, n->outputs, 1, axis, err);
+        return lower_emit(c, "Concat", s.items, s.n, n->outputs, 1, axis, err);
     int parts[s.n];
     int64_t axes = axis;
     int axes_v = new_ints(c, "axes", 1, &axes, 1);
@@ -425,9 +423,9 @@ static vkml_status lower_concat(lower_ctx *c, const graph_node *n, vkml_error *e
         return st;
     for (int i = 0; i < s.n && st == VKML_OK; i++) {
         int in[2] = {s.items[i], axes_v};
-        st = emit(c, "Unsqueeze", in, 2, &parts[i], 1, -1, err);
+        st = lower_emit(c, "Unsqueeze", in, 2, &parts[i], 1, -1, err);
     }
-    return st != VKML_OK ? st : emit(c, "Concat", parts, s.n, n->outputs, 1, axis, err);
+    return st != VKML_OK ? st : lower_emit(c, "Concat", parts, s.n, n->outputs, 1, axis, err);
 }
 
 static vkml_status lower_node(lower_ctx *c, const graph_node *n, vkml_error *err)
@@ -447,23 +445,22 @@ static vkml_status lower_node(lower_ctx *c, const graph_node *n, vkml_error *err
     }
 }
 
-/* Copies tensor node i of src into the lowered graph (sharing its arrays) and settles it. */
-static vkml_status copy_node(lower_ctx *c, int i, vkml_error *err)
+/* Copies tensor node n into the lowered graph (sharing its arrays) and settles it. */
+static vkml_status copy_node(lower_ctx *c, const graph_node *n, vkml_error *err)
 {
-    const graph_node *n = &c->src->nodes[i];
     char label[300];
     for (int k = 0; k < n->n_inputs; k++)
         if (n->inputs[k] >= 0 && c->seqs[n->inputs[k]].is_seq)
             return vkml_fail(err, VKML_ERROR_UNSUPPORTED,
                              "%s: input %d '%s' is a sequence: only the sequence ops read "
                              "sequences (they are lowered to tensor ops at plan time)",
-                             graph_node_label(c->src, i, label, sizeof(label)), k,
-                             c->src->values[n->inputs[k]].name);
+                             lower_node_label(n, label, sizeof(label)), k,
+                             c->g->values[n->inputs[k]].name);
     int k = graph_add_node(c->g, "", "", "", 0, 0, 0);
     if (k < 0)
         return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory lowering sequences");
     c->g->nodes[k] = *n;
-    return settle_node(c, k, err);
+    return lower_settle_node(c, k, err);
 }
 
 /* Sequences cross no graph boundary: vkml's inputs and outputs are tensors. */
@@ -518,34 +515,45 @@ static graph *start_graph(const graph *g, const graph_value *values)
     return lg;
 }
 
-static vkml_status lower_all(lower_ctx *c, int64_t symbolic_value, vkml_error *err)
+vkml_status lower_one(lower_ctx *c, const graph_node *n, vkml_error *err)
 {
     char label[300];
+    vkml_status st = lower_grow_seqs(c);
+    if (st != VKML_OK)
+        return vkml_fail(err, st, "out of memory lowering");
+    const graph_node *outer = c->cur;
+    c->cur = n;
+    if (n->op && (n->op->flags & OP_CONTROL_FLOW))
+        st = lower_cf_node(c, n, err);
+    else if (!n->op || !(n->op->flags & OP_LOWERED))
+        st = copy_node(c, n, err);
+    else if ((st = lower_node(c, n, err)) != VKML_OK)
+        vkml_error_prefix(err, "%s", lower_node_label(n, label, sizeof(label)));
+    c->cur = outer;
+    return st;
+}
+
+static vkml_status lower_all(lower_ctx *c, int64_t symbolic_value, vkml_error *err)
+{
     /* producer still says which values are node outputs: prepare forgets their shapes. */
     vkml_status st = graph_infer_prepare(c->g, c->g->values, symbolic_value, err);
     for (int v = 0; v < c->g->n_values; v++)
         c->g->values[v].producer = -1;
-    for (int i = 0; i < c->src->n_nodes && st == VKML_OK; i++) {
-        const graph_node *n = &c->src->nodes[i];
-        c->node = i;
-        if (!n->op || !(n->op->flags & OP_LOWERED))
-            st = copy_node(c, i, err);
-        else if ((st = lower_node(c, n, err)) != VKML_OK)
-            vkml_error_prefix(err, "%s", graph_node_label(c->src, i, label, sizeof(label)));
-    }
+    for (int i = 0; i < c->src->n_nodes && st == VKML_OK; i++)
+        st = lower_one(c, &c->src->nodes[i], err);
     return st;
 }
 
-vkml_status lower_seq(const graph *g, const graph_value *values, int64_t symbolic_value,
-                      const op_host_runner *runner, vkml_arena *arena, graph **out, vkml_error *err)
+vkml_status lower_graph(const graph *g, const graph_value *values, int64_t symbolic_value,
+                        const cf_env *env, vkml_arena *arena, graph **out, vkml_error *err)
 {
     *out = NULL;
     vkml_status st = check_boundaries(g, values, err);
     if (st != VKML_OK)
         return st;
-    lower_ctx c = {.src = g, .runner = runner, .arena = arena};
-    c.seqs = calloc((size_t)g->n_values + 1, sizeof(seq_list));
-    c.g = c.seqs ? start_graph(g, values) : NULL;
+    lower_ctx c = {.src = g, .env = *env, .arena = arena};
+    c.env.probe = false;
+    c.g = start_graph(g, values);
     if (!c.g)
         st = vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory lowering sequences");
     else

@@ -2,7 +2,7 @@
 #include "ops/op.h"
 #include "passes/fold.h"
 #include "passes/fuse_eltwise.h"
-#include "passes/lower_seq.h"
+#include "passes/lower.h"
 #include "plan/tail.h"
 #include "plan/views.h"
 
@@ -345,16 +345,17 @@ static vkml_status bind_input_value(plan *p, int i, const vkml_tensor *t, vkml_e
     return VKML_OK;
 }
 
-/* A model with sequence ops gets, for this plan, its own graph with them lowered to tensor
- * ops (passes/lower_seq.c); its values, inferred and folded as it was built, replace the
+/* A model with sequence ops or control flow gets, for this plan, its own graph with them
+ * lowered (passes/lower.h); its values, inferred and folded as it was built, replace the
  * plan's. */
-static vkml_status lower_sequences(plan *p, const op_host_runner *runner, int64_t symbolic_value,
-                                   vkml_error *err)
+static vkml_status lower_model(plan *p, const plan_target *target, int64_t symbolic_value,
+                               vkml_error *err)
 {
-    if (!lower_seq_needed(p->graph))
+    if (!lower_needed(p->graph))
         return VKML_OK;
+    cf_env env = {.runner = target->runner, .max_iterations = p->max_loop_iterations};
     vkml_status st =
-        lower_seq(p->graph, p->values, symbolic_value, runner, p->arena, &p->lowered, err);
+        lower_graph(p->graph, p->values, symbolic_value, &env, p->arena, &p->lowered, err);
     if (st != VKML_OK)
         return st;
     graph_value *values = graph_values_clone(p->lowered);
@@ -401,6 +402,8 @@ vkml_status plan_create(const graph *g, const plan_target *target, int64_t symbo
     p->fast_math = target->fast_math;
     p->runs_overlap = target->runs_overlap;
     p->cpu_threads = target->cpu_threads;
+    p->max_loop_iterations = target->max_loop_iterations > 0 ? target->max_loop_iterations
+                                                             : VKML_DEFAULT_MAX_LOOP_ITERATIONS;
     p->log = target->log;
     p->values = graph_values_clone(g);
     if (!p->values) {
@@ -415,7 +418,7 @@ vkml_status plan_create(const graph *g, const plan_target *target, int64_t symbo
         if (input_values[i].data && input_values[i].dtype != VKML_DTYPE_STRING &&
             (st = bind_input_value(p, i, &input_values[i], err)))
             goto fail;
-    if ((st = lower_sequences(p, target->runner, symbolic_value, err)) != VKML_OK ||
+    if ((st = lower_model(p, target, symbolic_value, err)) != VKML_OK ||
         (st = fold_infer(p->graph, p->values, symbolic_value, target->runner, p->arena, NULL,
                          err)) != VKML_OK ||
         (!target->no_fuse && (st = fuse_elementwise(p, err)) != VKML_OK))

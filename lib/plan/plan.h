@@ -43,6 +43,7 @@ typedef struct plan_target {
     bool fast_math;    /* precision fp32-fast: float32 products may round to float16 inside */
     bool runs_overlap; /* several runs in flight (vkml_session_params.runs_in_flight > 1) */
     int cpu_threads;   /* threads a CPU device node may use (vkml_session_params.cpu_threads) */
+    int64_t max_loop_iterations; /* vkml_session_params.max_loop_iterations, resolved */
 } plan_target;
 
 typedef struct plan_chunk {
@@ -73,8 +74,8 @@ typedef struct plan_device {
 typedef struct plan {
     vkml_arena *arena;   /* every array below, and folded constant data */
     const graph *graph;  /* the model's, or `lowered` */
-    graph *lowered;      /* the plan's own graph when the model has sequence ops
-                            (passes/lower_seq.h), else NULL */
+    graph *lowered;      /* the plan's own graph when the model has sequence ops or
+                            control flow (passes/lower.h), else NULL */
     graph *fused;        /* the plan's own graph when elementwise groups were fused
                             (passes/fuse_eltwise.h), else NULL */
     graph_value *values; /* session copy of the values: shapes bound, constants folded */
@@ -96,10 +97,11 @@ typedef struct plan {
      * tests read it to check that same-device chunk boundaries never wait on the host.
      * Relaxed: a tally that orders nothing. */
     atomic_long host_waits;
-    bool fast_math;      /* plan_target.fast_math, for the device sessions */
-    bool runs_overlap;   /* plan_target.runs_overlap, for the device sessions */
-    int cpu_threads;     /* plan_target.cpu_threads, for the device sessions */
-    const log_sink *log; /* plan_target.log */
+    bool fast_math;              /* plan_target.fast_math, for the device sessions */
+    bool runs_overlap;           /* plan_target.runs_overlap, for the device sessions */
+    int cpu_threads;             /* plan_target.cpu_threads, for the device sessions */
+    int64_t max_loop_iterations; /* plan_target.max_loop_iterations, for the tail */
+    const log_sink *log;         /* plan_target.log */
 } plan;
 
 /* node_slot of a node the dynamic tail runs. */

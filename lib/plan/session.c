@@ -435,6 +435,9 @@ static vkml_status session_create(vkml_context *ctx, vkml_model *model,
                          replicas, lanes, VKML_MAX_RUNS_IN_FLIGHT);
     }
     s->target.runs_overlap = lanes > 1;
+    s->target.max_loop_iterations = params && params->max_loop_iterations > 0
+                                        ? params->max_loop_iterations
+                                        : VKML_DEFAULT_MAX_LOOP_ITERATIONS;
     if ((st = session_cpu_threads(params ? params->cpu_threads : 0, &s->target.cpu_threads, err))) {
         vkml_session_destroy(&s);
         return st;

@@ -1,5 +1,6 @@
 /* The dynamic tail of a plan: see tail.h. */
 #include "plan/tail.h"
+#include "passes/cf_run.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +15,7 @@ struct plan_tail {
     graph_value *values; /* shapes of this run (a copy of the plan's values) */
     void **bufs;         /* per value the tail makes: its bytes (owned) */
     size_t *caps;        /* bytes allocated at bufs */
-    vkml_arena *strings; /* the strings of this run's string values */
+    vkml_arena *strings; /* this run's: its string values' strings, what control flow made */
 };
 
 void plan_tail_destroy(plan_tail **tp)
@@ -145,9 +146,40 @@ static vkml_status size_outputs(plan_tail *t, const graph_node *n, void **out, v
     return VKML_OK;
 }
 
+/* A control-flow node: its subgraphs run on the host (passes/cf_run.h), its outputs are
+ * copied into the tail's buffers. */
+static vkml_status run_control(plan *p, plan_tail *t, const vkml_tensor *inputs, int index,
+                               vkml_error *err)
+{
+    const graph_node *n = &p->graph->nodes[index];
+    void *out[n->n_outputs + 1];
+    for (int k = 0; k < n->n_inputs; k++)
+        if (n->inputs[k] >= 0)
+            t->values[n->inputs[k]].data = input_bytes(p, t, inputs, n->inputs[k]);
+    cf_env env = {.runner = t->runner, .max_iterations = p->max_loop_iterations};
+    vkml_status st = cf_run_node(&env, p->graph, t->values, index, t->strings, err);
+    for (int o = 0; st == VKML_OK && o < n->n_outputs; o++) {
+        int v = n->outputs[o];
+        if (v >= 0 && p->values[v].is_output && t->values[v].rank != p->values[v].rank)
+            st = vkml_fail(err, VKML_ERROR_UNSUPPORTED,
+                           "graph output '%s' has rank %d in this run, %d when planned",
+                           t->values[v].name, t->values[v].rank, p->values[v].rank);
+    }
+    if (st == VKML_OK)
+        st = size_outputs(t, n, out, err);
+    for (int o = 0; st == VKML_OK && o < n->n_outputs; o++) {
+        const graph_value *v = n->outputs[o] >= 0 ? &t->values[n->outputs[o]] : NULL;
+        if (v)
+            memcpy(out[o], v->data, v->data_size);
+    }
+    return st;
+}
+
 static vkml_status run_node(plan *p, plan_tail *t, const vkml_tensor *inputs, int index,
                             vkml_error *err)
 {
+    if (p->graph->nodes[index].op->flags & OP_CONTROL_FLOW)
+        return run_control(p, t, inputs, index, err);
     const graph_node *n = &p->graph->nodes[index];
     const void *in[n->n_inputs + 1];
     void *out[n->n_outputs + 1];

@@ -368,6 +368,9 @@ typedef struct vkml_session vkml_session;
 
 /* Most runs of one session in flight (vkml_session_params.runs_in_flight). */
 #define VKML_MAX_RUNS_IN_FLIGHT 16
+/* Iterations one run of a Loop node may take by default
+ * (vkml_session_params.max_loop_iterations). */
+#define VKML_DEFAULT_MAX_LOOP_ITERATIONS 65536
 /* The most threads vkml_session_params.cpu_threads may ask for. */
 #define VKML_MAX_CPU_THREADS 1024
 
@@ -552,6 +555,11 @@ typedef struct vkml_session_params {
      * the environment variable VKML_CPU_THREADS=N sets the default. At most
      * VKML_MAX_CPU_THREADS. */
     int cpu_threads;
+    /* The most iterations one run of a Loop node may take (a Loop without a trip count, or
+     * with a huge one, stops there with an error naming the node). 0: the default,
+     * VKML_DEFAULT_MAX_LOOP_ITERATIONS. The bound a Loop's scan output reports when its
+     * trip count is only known at run time is this many rows, at most 64 MiB. */
+    int64_t max_loop_iterations;
 } vkml_session_params;
 
 /* Thread-safe. Plans the model for the device and records its work once. The session

@@ -1,0 +1,210 @@
+/* Plan-time shapes of control-flow nodes (cf_run.h: cf_probe_node). */
+#include "ops/control.h"
+#include "passes/cf_body.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static bool inputs_known(const graph_value *values, const graph_node *n)
+{
+    for (int k = 0; k < n->n_inputs; k++)
+        if (n->inputs[k] >= 0 && !values[n->inputs[k]].data)
+            return false;
+    return true;
+}
+
+/* Output o of n gets the shape v, as a bound: no data. */
+static void set_bound(graph_value *values, const graph_node *n, int o, const graph_value *v)
+{
+    graph_value *out = graph_node_output(values, n, o);
+    if (!out)
+        return;
+    out->dtype = v->dtype;
+    out->rank = v->rank;
+    memcpy(out->dims, v->dims, sizeof(out->dims));
+    out->data = NULL;
+    out->kind = GRAPH_VALUE_INTERMEDIATE;
+    out->data_dependent = true;
+}
+
+/* One shape that bounds both a and b: one dtype and rank, each dim the larger. */
+static vkml_status merge_bound(const graph_node *n, const graph_value *a, const graph_value *b,
+                               graph_value *out, vkml_error *err)
+{
+    if (a->dtype != b->dtype)
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "%s: '%s' is %s in one run and %s in another",
+                         n->op_type, b->name, vkml_dtype_name(a->dtype), vkml_dtype_name(b->dtype));
+    if (a->rank != b->rank)
+        return vkml_fail(err, VKML_ERROR_UNSUPPORTED,
+                         "%s: '%s' has rank %d in one run and %d in another; vkml needs one rank "
+                         "per value when it is known only at run time",
+                         n->op_type, b->name, a->rank, b->rank);
+    *out = *a;
+    out->data = NULL;
+    for (int d = 0; d < a->rank; d++)
+        out->dims[d] = a->dims[d] > b->dims[d] ? a->dims[d] : b->dims[d];
+    return VKML_OK;
+}
+
+static vkml_status probe_if(const cf_env *env, graph_value *values, const graph_node *n,
+                            vkml_arena *arena, vkml_error *err)
+{
+    const cf_params *p = n->params;
+    graph_value *vals[2] = {NULL, NULL};
+    vkml_status st = VKML_OK;
+    for (int b = 0; b < 2 && st == VKML_OK; b++)
+        st = cf_run_body(env, n, values, p->bodies[b], NULL, arena, &vals[b], err);
+    for (int o = 0; o < n->n_outputs && st == VKML_OK; o++) {
+        graph_value bound;
+        st = merge_bound(n, &vals[0][p->bodies[0]->outputs[o]],
+                         &vals[1][p->bodies[1]->outputs[o]], &bound, err);
+        if (st == VKML_OK)
+            set_bound(values, n, o, &bound);
+    }
+    free(vals[0]);
+    free(vals[1]);
+    return st;
+}
+
+/* Rows of a Loop's scan output of `row_bytes` per element: the trip count when known, else
+ * the iteration limit, kept under CF_BOUND_MAX_BYTES. */
+static int64_t loop_rows(const cf_env *env, const graph_value *values, const graph_node *n,
+                         size_t row_bytes)
+{
+    int64_t rows = env->max_iterations;
+    const graph_value *trip = n->inputs[0] >= 0 ? &values[n->inputs[0]] : NULL;
+    if (trip && trip->data && trip->dtype == VKML_DTYPE_INT64 &&
+        vkml_tensor_element_count(trip->rank, trip->dims) == 1)
+        rows = *(const int64_t *)trip->data < rows ? *(const int64_t *)trip->data : rows;
+    if (row_bytes && (size_t)rows > CF_BOUND_MAX_BYTES / row_bytes)
+        rows = (int64_t)(CF_BOUND_MAX_BYTES / row_bytes);
+    return rows > 1 ? rows : 1;
+}
+
+/* A shape of rank + 1 with `rows` inserted at axis. */
+static graph_value stacked_shape(const graph_value *e, int axis, int64_t rows)
+{
+    graph_value v = *e;
+    v.rank = e->rank + 1;
+    v.data = NULL;
+    for (int d = 0, k = 0; d < v.rank && v.rank <= VKML_MAX_RANK; d++)
+        v.dims[d] = d == axis ? rows : e->dims[k++];
+    return v;
+}
+
+static vkml_status probe_loop(const cf_env *env, graph_value *values, const graph_node *n,
+                              vkml_arena *arena, vkml_error *err)
+{
+    const cf_params *p = n->params;
+    const graph *body = p->bodies[0];
+    int n_carried = cf_explicit_inputs(n) - 2, n_scans = body->n_outputs - 1 - n_carried;
+    static const int64_t first = 0;
+    static const bool yes = true;
+    graph_value *args = calloc((size_t)n_carried + 3, sizeof(graph_value)), *vals = NULL;
+    if (!args)
+        return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory probing a Loop");
+    args[0] = (graph_value){.name = "", .dtype = VKML_DTYPE_INT64, .rank = 0, .data = &first};
+    args[1] = (graph_value){.name = "", .dtype = VKML_DTYPE_BOOL, .rank = 0, .data = &yes};
+    for (int i = 0; i < n_carried; i++)
+        args[2 + i] = values[n->inputs[2 + i]];
+    vkml_status st = cf_run_body(env, n, values, body, args, arena, &vals, err);
+    for (int i = 0; i < n_carried && st == VKML_OK; i++) {
+        graph_value bound;
+        if ((st = merge_bound(n, &args[2 + i], &vals[body->outputs[1 + i]], &bound, err)) == 0)
+            set_bound(values, n, i, &bound);
+    }
+    for (int k = 0; k < n_scans && st == VKML_OK; k++) {
+        const graph_value *e = &vals[body->outputs[1 + n_carried + k]];
+        size_t row = 0;
+        vkml_tensor_bytes(e->dtype, e->rank, e->dims, &row);
+        if (e->rank + 1 > VKML_MAX_RANK)
+            st = vkml_fail(err, VKML_ERROR_UNSUPPORTED, "Loop: scan output '%s' would have rank %d",
+                           e->name, e->rank + 1);
+        graph_value v = stacked_shape(e, 0, loop_rows(env, values, n, row));
+        if (st == VKML_OK)
+            set_bound(values, n, n_carried + k, &v);
+    }
+    free(vals);
+    free(args);
+    return st;
+}
+
+static vkml_status probe_scan(const cf_env *env, graph_value *values, const graph_node *n,
+                              vkml_arena *arena, vkml_error *err)
+{
+    const cf_params *p = n->params;
+    const graph *body = p->bodies[0];
+    int n_in = (int)p->num_scan_inputs, n_state = cf_explicit_inputs(n) - n_in;
+    int n_out = body->n_outputs - n_state, axis = 0;
+    int64_t length = -1;
+    graph_value *args = calloc((size_t)(n_state + n_in) + 1, sizeof(graph_value)), *vals = NULL;
+    if (!args)
+        return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory probing a Scan");
+    vkml_status st = VKML_OK;
+    for (int i = 0; i < n_state; i++)
+        args[i] = values[n->inputs[i]];
+    for (int j = 0; j < n_in && st == VKML_OK; j++) {
+        const graph_value *v = &values[n->inputs[n_state + j]];
+        st = cf_scan_axis(n, p->scan_input_axes, j, v->rank, v->name, &axis, err);
+        graph_value *a = &args[n_state + j];
+        *a = (graph_value){.name = v->name, .dtype = v->dtype, .rank = v->rank - 1};
+        for (int d = 0, k = 0; st == VKML_OK && d < v->rank; d++)
+            if (d != axis)
+                a->dims[k++] = v->dims[d];
+        if (st == VKML_OK && length >= 0 && v->dims[axis] != length)
+            st = vkml_fail(err, VKML_ERROR_INVALID_MODEL,
+                           "Scan: scan input '%s' has %lld slices, the first one %lld", v->name,
+                           (long long)v->dims[axis], (long long)length);
+        length = st == VKML_OK ? v->dims[axis] : length;
+    }
+    if (st == VKML_OK)
+        st = cf_run_body(env, n, values, body, args, arena, &vals, err);
+    for (int i = 0; i < n_state && st == VKML_OK; i++) {
+        graph_value bound;
+        if ((st = merge_bound(n, &args[i], &vals[body->outputs[i]], &bound, err)) == 0)
+            set_bound(values, n, i, &bound);
+    }
+    for (int k = 0; k < n_out && st == VKML_OK; k++) {
+        const graph_value *e = &vals[body->outputs[n_state + k]];
+        if (e->rank + 1 > VKML_MAX_RANK)
+            st = vkml_fail(err, VKML_ERROR_UNSUPPORTED, "Scan: output '%s' would have rank %d",
+                           e->name, e->rank + 1);
+        if (st == VKML_OK)
+            st = cf_scan_axis(n, p->scan_output_axes, k, e->rank + 1, e->name, &axis, err);
+        graph_value v = stacked_shape(e, axis, length);
+        if (st == VKML_OK)
+            set_bound(values, n, n_state + k, &v);
+    }
+    free(vals);
+    free(args);
+    return st;
+}
+
+vkml_status cf_probe_node(const cf_env *env, const graph *g, graph_value *values, int node,
+                          vkml_arena *arena, vkml_error *err)
+{
+    const graph_node *n = &g->nodes[node];
+    cf_env probe = *env, run = *env;
+    probe.probe = true;
+    run.probe = false;
+    if (inputs_known(values, n))
+        return cf_run_node(&run, g, values, node, arena, err);
+    const graph_value *cond = n->op->id == OP_ID_If ? &values[n->inputs[0]] : NULL;
+    char label[300];
+    vkml_status st;
+    if (cond && cond->data) { /* the branch taken is known: its shapes */
+        st = cf_run_node(&probe, g, values, node, arena, err);
+        for (int o = 0; st == VKML_OK && o < n->n_outputs; o++)
+            if (n->outputs[o] >= 0)
+                values[n->outputs[o]].data_dependent = values[n->outputs[o]].data == NULL;
+        return st;
+    }
+    switch (n->op->id) {
+    case OP_ID_If: st = probe_if(&probe, values, n, arena, err); break;
+    case OP_ID_Loop: st = probe_loop(&probe, values, n, arena, err); break;
+    default: st = probe_scan(&probe, values, n, arena, err); break;
+    }
+    if (st != VKML_OK)
+        vkml_error_prefix(err, "%s", graph_node_label(g, node, label, sizeof(label)));
+    return st;
+}

@@ -1,0 +1,181 @@
+/*
+ * Control flow in a plan's lowered graph (lower.h): an If whose condition is known becomes
+ * its taken branch's nodes (values renamed "<if>/<name>", the branch's outputs Identities
+ * of the If's), so a shape test an exporter wrote plans as a plain graph on the devices; a
+ * control-flow node whose inputs are all constants runs once, here, and its outputs become
+ * constants; any other stays a node, its output shapes probed (cf_probe_node), for the
+ * plan's dynamic tail to run.
+ */
+#include "ops/control.h"
+#include "passes/lower_ctx.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static vkml_status oom(vkml_error *err)
+{
+    return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory lowering control flow");
+}
+
+/* Body value -> lowered value: outer values are the node's inputs, constants are copied,
+ * the rest become new values named "<node>/<name>". */
+static vkml_status map_body(lower_ctx *c, const graph_node *n, const graph *body, int *map,
+                            vkml_error *err)
+{
+    char base[300];
+    snprintf(base, sizeof(base), "%s/", n->name[0] ? n->name : n->op_type);
+    for (int v = 0; v < body->n_values; v++)
+        map[v] = -1;
+    for (int j = 0; j < body->n_outer; j++)
+        map[body->outer_values[j]] = n->inputs[body->outer_inputs[j]];
+    for (int v = 0; v < body->n_values; v++) {
+        if (map[v] >= 0)
+            continue;
+        if ((map[v] = lower_new_value(c, base, body->values[v].name)) < 0)
+            return oom(err);
+        graph_value *val = &c->g->values[map[v]];
+        if (body->values[v].kind == GRAPH_VALUE_CONSTANT) {
+            const char *name = val->name;
+            *val = body->values[v];
+            val->name = name;
+            val->is_output = false;
+            val->producer = -1;
+        }
+    }
+    return VKML_OK;
+}
+
+/* Body node bn with its values mapped, lowered as a node of the graph. */
+static vkml_status inline_node(lower_ctx *c, const graph_node *owner, const graph_node *bn,
+                               const int *map, vkml_error *err)
+{
+    char name[600];
+    graph_node copy = *bn;
+    snprintf(name, sizeof(name), "%s/%s", owner->name[0] ? owner->name : owner->op_type,
+             bn->name);
+    copy.name = vkml_arena_strdup(c->g->arena, name);
+    int *inputs = vkml_arena_calloc(c->g->arena, (size_t)bn->n_inputs + 1, sizeof(int));
+    int *outputs = vkml_arena_calloc(c->g->arena, (size_t)bn->n_outputs + 1, sizeof(int));
+    if (!copy.name || !inputs || !outputs)
+        return oom(err);
+    for (int k = 0; k < bn->n_inputs; k++)
+        inputs[k] = bn->inputs[k] >= 0 ? map[bn->inputs[k]] : -1;
+    for (int o = 0; o < bn->n_outputs; o++)
+        outputs[o] = bn->outputs[o] >= 0 ? map[bn->outputs[o]] : -1;
+    copy.inputs = inputs;
+    copy.outputs = outputs;
+    return lower_one(c, &copy, err);
+}
+
+/* Output o of n is the branch's output `src`: an Identity of it, or the same list when it
+ * is a sequence. */
+static vkml_status bind_branch_output(lower_ctx *c, const graph_node *n, int o, int src,
+                                      vkml_error *err)
+{
+    int out = n->outputs[o];
+    if (out < 0)
+        return VKML_OK;
+    if (lower_grow_seqs(c) != VKML_OK)
+        return oom(err);
+    if (!c->seqs[src].is_seq)
+        return lower_emit(c, "Identity", &src, 1, &out, 1, -1, err);
+    if (c->g->values[out].is_output)
+        return vkml_fail(err, VKML_ERROR_UNSUPPORTED,
+                         "output '%s' is a sequence graph output, which is not supported (vkml "
+                         "lowers sequences to tensors at plan time)",
+                         c->g->values[out].name);
+    c->seqs[out] = c->seqs[src];
+    return VKML_OK;
+}
+
+static vkml_status inline_branch(lower_ctx *c, const graph_node *n, const graph *body,
+                                 vkml_error *err)
+{
+    int *map = malloc(sizeof(int) * ((size_t)body->n_values + 1));
+    vkml_status st = map ? map_body(c, n, body, map, err) : oom(err);
+    for (int i = 0; i < body->n_nodes && st == VKML_OK; i++)
+        st = inline_node(c, n, &body->nodes[i], map, err);
+    for (int o = 0; o < n->n_outputs && st == VKML_OK; o++)
+        st = bind_branch_output(c, n, o, map[body->outputs[o]], err);
+    free(map);
+    return st;
+}
+
+/* The condition of an If, when the plan knows it. */
+static bool known_condition(const lower_ctx *c, const graph_node *n, bool *cond)
+{
+    const graph_value *v = &c->g->values[n->inputs[0]];
+    if (!v->data || v->dtype != VKML_DTYPE_BOOL || vkml_tensor_element_count(v->rank, v->dims) != 1)
+        return false;
+    *cond = *(const bool *)v->data;
+    return true;
+}
+
+static bool outputs_known(const graph_value *values, const graph_node *n)
+{
+    for (int o = 0; o < n->n_outputs; o++)
+        if (n->outputs[o] >= 0 && !values[n->outputs[o]].data)
+            return false;
+    return true;
+}
+
+/* The node, run here: its outputs become constants and it leaves the graph. */
+static void drop_folded(lower_ctx *c, int k)
+{
+    const graph_node *n = &c->g->nodes[k];
+    for (int o = 0; o < n->n_outputs; o++)
+        if (n->outputs[o] >= 0) {
+            graph_value *v = &c->g->values[n->outputs[o]];
+            v->kind = GRAPH_VALUE_CONSTANT;
+            v->producer = -1;
+            v->data_dependent = false;
+        }
+    c->g->n_nodes--;
+}
+
+/* The node stays for the dynamic tail, with the shapes probed as its bounds. */
+static vkml_status keep_for_tail(lower_ctx *c, int k, vkml_error *err)
+{
+    graph_node *n = &c->g->nodes[k];
+    cf_params *p = vkml_arena_memdup(c->arena, n->params, sizeof(cf_params));
+    graph_value *bounds = vkml_arena_calloc(c->arena, (size_t)n->n_outputs + 1, sizeof(graph_value));
+    if (!p || !bounds)
+        return oom(err);
+    for (int o = 0; o < n->n_outputs; o++)
+        if (n->outputs[o] >= 0)
+            bounds[o] = c->g->values[n->outputs[o]];
+    p->bounds = bounds;
+    n->params = p;
+    return lower_settle_node(c, k, err);
+}
+
+vkml_status lower_cf_node(lower_ctx *c, const graph_node *n, vkml_error *err)
+{
+    const cf_params *p = n->params;
+    bool cond;
+    if (n->op->id == OP_ID_If && known_condition(c, n, &cond))
+        return inline_branch(c, n, p->bodies[cond ? 0 : 1], err);
+    for (int k = 0; k < n->n_inputs; k++)
+        if (n->inputs[k] >= 0 && c->seqs[n->inputs[k]].is_seq)
+            return vkml_fail(err, VKML_ERROR_UNSUPPORTED,
+                             "%s: input '%s' is a sequence; vkml runs control flow over tensors "
+                             "only (a sequence lowers to tensors at plan time, so it cannot be "
+                             "carried through a run-time loop)",
+                             lower_node_label(n, (char[300]){0}, 300), c->g->values[n->inputs[k]].name);
+    int k = graph_add_node(c->g, "", "", "", 0, 0, 0);
+    if (k < 0)
+        return oom(err);
+    c->g->nodes[k] = *n;
+    for (int o = 0; o < n->n_outputs; o++)
+        if (n->outputs[o] >= 0)
+            c->g->values[n->outputs[o]].producer = k;
+    vkml_status st = cf_probe_node(&c->env, c->g, c->g->values, k, c->arena, err);
+    if (st != VKML_OK)
+        return st;
+    if (outputs_known(c->g->values, n)) {
+        drop_folded(c, k);
+        return VKML_OK;
+    }
+    return keep_for_tail(c, k, err);
+}
