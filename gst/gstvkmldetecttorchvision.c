@@ -111,8 +111,9 @@ gst_vkml_torchvision_decode (const GstVkmlTorchvisionTensors * t,
     };
 
     if (label >= 0 && label <= G_MAXINT
-        && gst_vkml_detect_class_allowed (p, (gint) label) && d.score >= p->score_threshold
-        && isfinite (d.x0) && isfinite (d.y0) && isfinite (d.x1)
+        && gst_vkml_detect_class_allowed (p, (gint) label)
+        && d.score >= p->score_threshold && isfinite (d.x0) && isfinite (d.y0)
+        && isfinite (d.x1)
         && isfinite (d.y1))
       g_array_append_val (out, d);
   }

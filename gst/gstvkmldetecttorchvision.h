@@ -12,7 +12,7 @@
 
 G_BEGIN_DECLS
 /* The outputs found on a meta (NULL: absent). */
-typedef struct
+    typedef struct
 {
   const GstVkmlTensor *boxes;   /* float [N,4]: x0, y0, x1, y1 in input pixels */
   const GstVkmlTensor *labels;  /* int64 [N] */

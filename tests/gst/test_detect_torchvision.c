@@ -78,8 +78,8 @@ torchvision_buffer (gboolean extras)
 GST_START_TEST (test_decode)
 {
   GstBuffer *buf = torchvision_buffer (TRUE);
-  GstVkmlDetectParams p = { .format = GST_VKML_DETECT_FORMAT_AUTO,
-    .score_threshold = 0.25f, .background_class = -1
+  GstVkmlDetectParams p = {.format = GST_VKML_DETECT_FORMAT_AUTO,
+    .score_threshold = 0.25f,.background_class = -1
   };
   GArray *dets = g_array_new (FALSE, FALSE, sizeof (GstVkmlDetection));
   GstVkmlDetectFormat chosen;
@@ -183,7 +183,8 @@ GST_START_TEST (test_element)
       "%u,%u %ux%u", roi->x, roi->y, roi->w, roi->h);
   /* row 1 has an empty mask and zero keypoints: the params are there all the same */
   fail_unless (gst_video_region_of_interest_meta_get_param (roi, "mask"));
-  fail_unless (gst_buffer_get_video_region_of_interest_meta_id (out, 2) == NULL);
+  fail_unless (gst_buffer_get_video_region_of_interest_meta_id (out,
+          2) == NULL);
   gst_buffer_unref (out);
 
   /* boxes, labels and scores alone: ROIs without masks or keypoints */
