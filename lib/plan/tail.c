@@ -62,7 +62,12 @@ vkml_status plan_tail_create(plan *p, const bool *folded, const op_host_runner *
     t->runner = runner;
     for (int i = 0; i < g->n_nodes; i++) {
         const graph_node *n = &g->nodes[i];
-        if (folded[i] || !n->op || (!(n->op->flags & OP_DATA_DEPENDENT) && !reads_tail(t, g, n)))
+        /* A node folded at plan time that reads the tail (Shape of a value whose extent
+         * is the data's, and what computes on it: torchvision's min(k, count) for TopK,
+         * the shapes of its Expand and Reshape) folded the planned bound: it is computed
+         * again from each run's extents. */
+        bool data_dependent = !folded[i] && n->op && (n->op->flags & OP_DATA_DEPENDENT);
+        if (!n->op || (!data_dependent && !reads_tail(t, g, n)))
             continue;
         t->node_in[i] = true;
         t->nodes[t->n_nodes++] = i;
@@ -184,13 +189,21 @@ static vkml_status run_node(plan *p, plan_tail *t, const vkml_tensor *inputs, in
     const void *in[n->n_inputs + 1];
     void *out[n->n_outputs + 1];
     int64_t out_dims[n->n_outputs + 1][VKML_MAX_RANK];
+    for (int k = 0; k < n->n_inputs; k++) { /* the shape function reads this run's values */
+        graph_value *v = n->inputs[k] >= 0 ? &t->values[n->inputs[k]] : NULL;
+        size_t bytes = 0;
+        in[k] = v ? input_bytes(p, t, inputs, n->inputs[k]) : NULL;
+        if (v && in[k] && v->dtype != VKML_DTYPE_STRING &&
+            vkml_tensor_bytes(v->dtype, v->rank, v->dims, &bytes)) {
+            v->data = in[k];
+            v->data_size = bytes;
+        }
+    }
     vkml_status st = n->op->infer(t->values, n, err); /* this run's shapes */
     if (st == VKML_OK)
         st = size_outputs(t, n, out, err);
     if (st != VKML_OK)
         return st;
-    for (int k = 0; k < n->n_inputs; k++)
-        in[k] = n->inputs[k] >= 0 ? input_bytes(p, t, inputs, n->inputs[k]) : NULL;
     for (int o = 0; o < n->n_outputs; o++)
         if (n->outputs[o] >= 0)
             memcpy(out_dims[o], t->values[n->outputs[o]].dims, sizeof(out_dims[o]));
