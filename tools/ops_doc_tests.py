@@ -42,6 +42,33 @@ on the CPU:
 | ssd_b1_op13 | 6: NonMaxSuppression `NonMaxSuppression_82`, then `Gather_84`, `Squeeze_86`, `/Gather_4`, `/Gather_5`, `/Gather_6` | NonMaxSuppression's output count depends on the data; the nodes that read it form the plan's dynamic tail, which runs on the CPU once the count is known |
 """
 
+# Where a detector's data-dependent ops run (tests/models/README.md, torchvision's
+# detectors): the device where shapes are known at plan time, a host step where a count
+# decides the next shapes.
+DETECTOR_OPS = """
+## Detectors: what runs on the device, what on the host
+
+A node runs on a device when every shape it touches is known when the session is
+planned. An op whose output extent is the data's (`NonZero`, `NonMaxSuppression`) is a
+host step: the plan's dynamic tail (`lib/plan/tail.c`) runs it, and every node that
+reads what it made, on the CPU device's kernels once the count is known, each run.
+torchvision's detectors, as exported, go through such a step in their post-processing:
+
+| Op | Where in the detectors | Runs |
+|----|------------------------|------|
+| TopK | the RPN's best `min(k, anchors)` per level; RetinaNet's, FCOS's and SSD's best `min(k, count)` after a score threshold | the RPN's on the device (k folds from the shapes at plan time); after a threshold in the tail (host), k computed again from the run's count |
+| NonZero | score thresholds (`torch.where(scores > t)`), removal of small boxes | host step: the count decides the next shapes |
+| NonMaxSuppression | RPN proposals, `batched_nms` of the final boxes | host step: the boxes kept decide the next shapes |
+| Gather, GatherND | the kept boxes, scores and labels | after a host step, in the tail (host) |
+| RoiAlign | R-CNN box, mask and keypoint heads over the proposals | a Vulkan kernel (`roialign.comp`) where its rois have a planned shape; in the R-CNNs its rois come out of the RPN's NMS, so it runs in the tail on the host, with the heads after it |
+| If | `batched_nms` on an empty box list | folded when its condition is known, else in the tail |
+| Loop | Mask R-CNN's mask paste, Keypoint R-CNN's heatmap decoding | in the tail |
+
+So the backbone, the feature pyramid and the dense heads run on the GPU, and from the
+first score threshold or NMS on, the post-processing (for the R-CNNs the box, mask and
+keypoint heads too) runs on the host.
+"""
+
 out = []
 for line in open(md).read().splitlines():
     if line.startswith("| Op |"):
@@ -69,4 +96,5 @@ for tier in ("core", "extended", "other"):
                                           sum(t in gpu for t in tests)))
 out.append("| all | %d | %d | %d |" % (len(tier_of), len(cpu & set(tier_of)), len(gpu & set(tier_of))))
 out += ZOO_CPU_NODES.splitlines()
+out += DETECTOR_OPS.splitlines()
 print("\n".join(out))
