@@ -24,7 +24,7 @@ if [ ! -f "$build/build.ninja" ]; then
         -Dc_args='-fsanitize=fuzzer-no-link -fno-sanitize-recover=undefined'
 fi
 meson compile -C "$build" tests/fuzz/fuzz_model tests/fuzz/fuzz_model_gpu tests/fuzz/fuzz_tensor \
-    onnx-test-models \
+    onnx-test-models control-test-models \
     tools/vkml
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/vkml-fuzz.XXXXXX")
@@ -36,7 +36,9 @@ mkdir -p "$work/seed_model" "$work/seed_tensor"
 add_seed() { # add_seed FILE DIR: named by content, as libFuzzer names its corpus
     cp "$1" "$2/$(sha1sum <"$1" | cut -c1-40)"
 }
-find "$build/tests/onnx/models" -name '*.onnx' | while read -r f; do
+# The loader tests' models, and the control-flow models (If, Loop, Scan, nested subgraphs,
+# outer-scope reads, and the broken ones test_ops_control.c expects refused).
+find "$build/tests/onnx/models" "$build/tests/ops/control_models" -name '*.onnx' | while read -r f; do
     add_seed "$f" "$work/seed_model"
 done
 if [ -d "$corpus/onnx-node" ]; then

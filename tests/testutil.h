@@ -135,6 +135,23 @@ static inline bool test_target_next(test_target *t, const vkml_context *ctx, boo
 /* Every Vulkan device, at fp32. */
 #define TEST_FOR_EACH_GPU(t, ctx) TEST_FOR_EACH_TARGET(t, ctx, false, VKML_PRECISION_FP32)
 
+/* Loads dir/name, checking the status is `want` and, when text is not NULL, that the
+ * error message holds it. The model, or NULL. */
+static inline vkml_model *test_load_model(const char *dir, const char *name, vkml_status want,
+                                          const char *text)
+{
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    vkml_model *m = NULL;
+    vkml_error err = {0};
+    vkml_status st = vkml_model_load_file(path, &m, &err);
+    CHECK(st == want, "%s: load: %s, expected %s (%s)", name, vkml_status_name(st),
+          vkml_status_name(want), err.message);
+    if (text)
+        CHECK(strstr(err.message, text), "%s: '%s' lacks '%s'", name, err.message, text);
+    return m;
+}
+
 /* Deterministic pseudo-random floats in [lo, hi) (xorshift; seed per test). */
 static inline float test_randf(uint64_t *state, float lo, float hi)
 {

@@ -27,6 +27,8 @@ static const char *kernel_column(const vkml_op_info *op, int kind, const char *n
                                  size_t size)
 {
     const vkml_op_kernel *k = &op->kernels[kind];
+    if (op->control_flow)
+        return "subgraphs: folded or inlined at plan time, else run on the host";
     if (op->lowered || !k->present)
         return op->lowered ? "lowered at plan time" : none;
     snprintf(buf, size, k->library[0] ? "%s (%s)" : "%s", k->dtypes, k->library);
@@ -80,9 +82,14 @@ static void print_markdown(void)
            "when it plans the model (the sequence ops become list edits, Identity, Split,\n"
            "Squeeze, Unsqueeze, Concat and constants; `lib/passes/lower_seq.c`), so it runs\n"
            "on every device, for the element types of those ops, where its positions are\n"
-           "known at plan time. A kernel library named in a column (oneDNN, on the CPU)\n"
-           "runs the forms it names; the kind's own kernels run the rest and are the\n"
-           "reference the library is tested against (`tests/ops/test_cpu_library.c`).\n\n"
+           "known at plan time. The control-flow ops (If, Loop, Scan) have no kernel\n"
+           "either: an If whose condition a session knows when it plans becomes its\n"
+           "branch's nodes, placed like any, and a node of constant inputs becomes\n"
+           "constants; any other runs its subgraphs on the host with the CPU kernels, after\n"
+           "the planned part of each run (`lib/passes/lower_cf.c`, `lib/passes/cf_run.c`).\n"
+           "A kernel library named in a column (oneDNN, on the CPU) runs the forms it\n"
+           "names; the kind's own kernels run the rest and are the reference the library\n"
+           "is tested against (`tests/ops/test_cpu_library.c`).\n\n"
            "%zu operators",
            vkml_op_count());
     for (int d = 1; d < kind_count(); d++)

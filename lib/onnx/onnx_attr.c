@@ -45,11 +45,7 @@ static void release_graph(void *p)
 static vkml_status load_subgraph(const onnx_loader *outer, Onnx__GraphProto *gp, const char *what,
                                  graph **out, vkml_error *err)
 {
-    onnx_loader inner = *outer, *L = &inner;
-    if (++inner.depth > ONNX_MAX_SUBGRAPH_DEPTH)
-        return vkml_fail(err, VKML_ERROR_UNSUPPORTED,
-                         "%s: subgraphs are nested more than %d deep (vkml's limit)", what,
-                         ONNX_MAX_SUBGRAPH_DEPTH);
+    const onnx_loader *L = outer;
     graph *sub = graph_create();
     if (!sub || !onnx_backing_add(L->backing, release_graph, sub))
         return oom(err, what);

@@ -383,6 +383,8 @@ static vkml_status load_model(onnx_loader *L, graph *g, Onnx__ModelProto *mp, vk
         return st;
     if (!mp->graph)
         return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "the model has no graph");
+    if ((st = onnx_check_nesting(mp->graph, err)) != VKML_OK)
+        return st;
     st = onnx_load_graph_body(L, mp->graph, g, false, err);
     if (st == VKML_OK)
         st = graph_sort(g, err);

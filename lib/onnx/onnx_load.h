@@ -17,7 +17,6 @@ typedef struct onnx_loader {
     size_t n_spans;
     bool alias_spans;   /* constants may point into the model's bytes */
     bool realign_spans; /* ... which are writable (ONNX_CONST_REALIGN) */
-    int depth;          /* subgraph nesting of the graph being loaded: 0 for the model's */
 } onnx_loader;
 
 /* Deepest nesting of subgraphs (an If in a Loop body is 2) a model may have; deeper is
@@ -29,6 +28,10 @@ typedef struct onnx_loader {
  * g->inputs. The caller sorts the graph. */
 vkml_status onnx_load_graph_body(const onnx_loader *L, Onnx__GraphProto *gp, graph *g,
                                  bool subgraph, vkml_error *err);
+
+/* Fails (UNSUPPORTED, naming the innermost node) when subgraphs in gp are nested more than
+ * ONNX_MAX_SUBGRAPH_DEPTH deep; checked before anything is loaded. */
+vkml_status onnx_check_nesting(const Onnx__GraphProto *gp, vkml_error *err);
 
 /* Adds to node `node` of g its implicit inputs: the names its subgraph attributes read
  * from enclosing graphs (graph.outer_values), each once, and records in each subgraph which

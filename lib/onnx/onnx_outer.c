@@ -69,8 +69,9 @@ static vkml_status link_subgraph(void *ctx, graph *sub)
     return VKML_OK;
 }
 
-vkml_status onnx_link_outer_names(graph *g, int node, int (*find_or_add)(void *ctx, const char *name),
-                                  void *ctx, vkml_error *err)
+vkml_status onnx_link_outer_names(graph *g, int node,
+                                  int (*find_or_add)(void *ctx, const char *name), void *ctx,
+                                  vkml_error *err)
 {
     graph_node *n = &g->nodes[node];
     outer_link l = {
@@ -90,4 +91,37 @@ vkml_status onnx_link_outer_names(graph *g, int node, int (*find_or_add)(void *c
     }
     free(l.names);
     return st;
+}
+
+/* The deepest nesting below gp, counting gp as `depth`; stops past the limit, naming the
+ * node there in *where. */
+static int nesting(const Onnx__GraphProto *gp, int depth, const char **where)
+{
+    int deepest = depth;
+    for (size_t i = 0; gp && i < gp->n_node && deepest <= ONNX_MAX_SUBGRAPH_DEPTH; i++) {
+        const Onnx__NodeProto *np = gp->node[i];
+        for (size_t a = 0; a < np->n_attribute && deepest <= ONNX_MAX_SUBGRAPH_DEPTH; a++) {
+            const Onnx__AttributeProto *ap = np->attribute[a];
+            for (size_t k = 0; k <= ap->n_graphs && deepest <= ONNX_MAX_SUBGRAPH_DEPTH; k++) {
+                const Onnx__GraphProto *sub = k < ap->n_graphs ? ap->graphs[k] : ap->g;
+                if (!sub)
+                    continue;
+                if (depth + 1 > ONNX_MAX_SUBGRAPH_DEPTH && !*where)
+                    *where = np->name && np->name[0] ? np->name : np->op_type;
+                int d = nesting(sub, depth + 1, where);
+                deepest = d > deepest ? d : deepest;
+            }
+        }
+    }
+    return deepest;
+}
+
+vkml_status onnx_check_nesting(const Onnx__GraphProto *gp, vkml_error *err)
+{
+    const char *where = NULL;
+    if (nesting(gp, 0, &where) > ONNX_MAX_SUBGRAPH_DEPTH)
+        return vkml_fail(err, VKML_ERROR_UNSUPPORTED,
+                         "subgraphs are nested more than %d deep (vkml's limit), at node '%s'",
+                         ONNX_MAX_SUBGRAPH_DEPTH, where ? where : "");
+    return VKML_OK;
 }

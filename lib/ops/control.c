@@ -33,17 +33,26 @@ static vkml_status check_signature(const graph_node *node, const char *name, con
 {
     char names[400];
     if (body->n_inputs != inputs)
-        return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
-                         "%s: %s declares %d inputs (%s); %s, so it must take %d", node->op_type,
-                         name, body->n_inputs,
-                         value_names(body, body->inputs, body->n_inputs, names, sizeof(names)),
-                         why, inputs);
+        return vkml_fail(
+            err, VKML_ERROR_INVALID_MODEL, "%s: %s declares %d inputs (%s); %s, so it must take %d",
+            node->op_type, name, body->n_inputs,
+            value_names(body, body->inputs, body->n_inputs, names, sizeof(names)), why, inputs);
     if (outputs >= 0 && body->n_outputs != outputs)
         return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
                          "%s: %s declares %d outputs (%s); %s, so it must give %d", node->op_type,
                          name, body->n_outputs,
                          value_names(body, body->outputs, body->n_outputs, names, sizeof(names)),
                          why, outputs);
+    return VKML_OK;
+}
+
+/* Inputs from `first` on are present (carried values, scan inputs, the condition). */
+static vkml_status check_present(const graph_node *node, int first, vkml_error *err)
+{
+    for (int k = first; k < cf_explicit_inputs(node); k++)
+        if (node->inputs[k] < 0)
+            return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "%s: input %d is empty", node->op_type,
+                             k);
     return VKML_OK;
 }
 
@@ -63,7 +72,7 @@ OP_PARSE_DECL(if_parse)
     if (st == VKML_OK && cf_explicit_inputs(node) != 1)
         st = vkml_fail(err, VKML_ERROR_INVALID_MODEL, "If: takes one input (the condition), not %d",
                        cf_explicit_inputs(node));
-    return st;
+    return st == VKML_OK ? check_present(node, 0, err) : st;
 }
 
 OP_PARSE_DECL(loop_parse)
@@ -87,7 +96,7 @@ OP_PARSE_DECL(loop_parse)
                        "Loop: the body gives %d outputs (the condition, %d carried values and "
                        "the scan outputs), the node has %d outputs",
                        p->bodies[0]->n_outputs, carried, node->n_outputs);
-    return st;
+    return st == VKML_OK ? check_present(node, 2, err) : st;
 }
 
 /* A Scan attribute of ints: absent, or `count` of them, each in [lo, hi] when lo <= hi. */
@@ -97,8 +106,8 @@ static vkml_status scan_ints(const graph_node *node, const char *name, int count
     size_t n = 0;
     *out = graph_attr_ints(node, name, &n);
     if (*out && (int)n != count)
-        return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "Scan: attribute '%s' has %zu values, not %d",
-                         name, n, count);
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
+                         "Scan: attribute '%s' has %zu values, not %d", name, n, count);
     for (size_t i = 0; *out && lo <= hi && i < n; i++)
         if ((*out)[i] < lo || (*out)[i] > hi)
             return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
@@ -130,7 +139,8 @@ OP_PARSE_DECL(scan_parse)
                          "Scan: num_scan_inputs is %lld, the node has %d inputs",
                          (long long)p->num_scan_inputs, cf_explicit_inputs(node));
     snprintf(why, sizeof(why), "the node has %d state and %d scan inputs", state, scan_in);
-    if ((st = check_signature(node, "the body", body, state + scan_in, -1, why, err)))
+    if ((st = check_signature(node, "the body", body, state + scan_in, -1, why, err)) ||
+        (st = check_present(node, 0, err)))
         return st;
     int scan_out = body->n_outputs - state;
     if (scan_out < 0 || node->n_outputs != body->n_outputs)
@@ -141,8 +151,8 @@ OP_PARSE_DECL(scan_parse)
     if ((st = scan_ints(node, "scan_input_directions", scan_in, 0, 1, &p->scan_input_directions,
                         err)) ||
         (st = scan_ints(node, "scan_input_axes", scan_in, 1, 0, &p->scan_input_axes, err)) ||
-        (st = scan_ints(node, "scan_output_directions", scan_out, 0, 1,
-                        &p->scan_output_directions, err)))
+        (st = scan_ints(node, "scan_output_directions", scan_out, 0, 1, &p->scan_output_directions,
+                        err)))
         return st;
     return scan_ints(node, "scan_output_axes", scan_out, 1, 0, &p->scan_output_axes, err);
 }

@@ -138,14 +138,21 @@ static vkml_status stacked_output(graph_value *values, const graph_node *n, int 
     graph_value *out = graph_node_output(values, n, o);
     if (!out)
         return VKML_OK;
-    if (count == 0) { /* the shape of no element */
-        const graph_value *like = out->rank >= 1 ? out : declared;
-        v.dtype = like->dtype != VKML_DTYPE_UNDEFINED ? like->dtype : VKML_DTYPE_FLOAT;
-        v.rank = like == out ? out->rank : declared->rank >= 0 ? declared->rank + 1 : 1;
+    int64_t like_dims[VKML_MAX_RANK] = {0};
+    if (count == 0) { /* no element: the bound's shape, or the declaration's */
+        bool bound = out->rank >= 1;
+        v.dtype = bound ? out->dtype : declared->dtype;
+        v.dtype = v.dtype != VKML_DTYPE_UNDEFINED ? v.dtype : VKML_DTYPE_FLOAT;
+        v.rank = bound ? out->rank : declared->rank >= 0 ? declared->rank + 1 : 1;
+        for (int d = 1; d < v.rank; d++)
+            like_dims[d - 1] = bound                       ? out->dims[d]
+                               : declared->dims[d - 1] > 0 ? declared->dims[d - 1]
+                                                           : 0;
+        dims = like_dims;
         axis = 0;
     }
     for (int d = 0, k = 0; d < v.rank; d++)
-        v.dims[d] = d == axis ? count : count == 0 ? 0 : dims[k++];
+        v.dims[d] = d == axis ? count : dims[k++];
     cf_bind_value(out, &v);
     return VKML_OK;
 }
@@ -162,8 +169,7 @@ typedef struct loop_run {
 } loop_run;
 
 /* One iteration: runs the body, carries its values, stacks its scan outputs. */
-static vkml_status loop_step(loop_run *r, int64_t iter, bool *cond, bool use_cond,
-                             vkml_error *err)
+static vkml_status loop_step(loop_run *r, int64_t iter, bool *cond, bool use_cond, vkml_error *err)
 {
     graph_value *vals = NULL;
     vkml_status st = arenas_begin(&r->arenas, err);
@@ -181,8 +187,7 @@ static vkml_status loop_step(loop_run *r, int64_t iter, bool *cond, bool use_con
     const int *outs = r->body->outputs;
     bool next_cond = false;
     if (st == VKML_OK)
-        st = cf_scalar_of(&vals[outs[0]], VKML_DTYPE_BOOL, "the body's condition", &next_cond,
-                          err);
+        st = cf_scalar_of(&vals[outs[0]], VKML_DTYPE_BOOL, "the body's condition", &next_cond, err);
     for (int i = 0; i < r->n_carried && st == VKML_OK; i++)
         st = carry_value(r->n, &r->args[2 + i], &vals[outs[1 + i]], r->arenas.next, err);
     for (int k = 0; k < r->n_scans && st == VKML_OK; k++)
@@ -217,8 +222,8 @@ static vkml_status loop_outputs(loop_run *r, graph_value *values, vkml_arena *ar
 }
 
 /* Iterates while iter < trip (when has_trip) and the condition holds. */
-static vkml_status loop_iterate(loop_run *r, bool has_trip, int64_t trip, bool cond,
-                                bool use_cond, vkml_error *err)
+static vkml_status loop_iterate(loop_run *r, bool has_trip, int64_t trip, bool cond, bool use_cond,
+                                vkml_error *err)
 {
     vkml_status st = VKML_OK;
     for (int64_t iter = 0; st == VKML_OK && (!has_trip || iter < trip) && cond; iter++) {
@@ -344,11 +349,11 @@ static vkml_status scan_place(scan_run *r, int k, int64_t t, const graph_value *
     size_t elem, outer, inner;
     vkml_status st = element_bytes(r->n, e, &elem, err);
     if (st == VKML_OK && e->rank + 1 > VKML_MAX_RANK)
-        st = vkml_fail(err, VKML_ERROR_UNSUPPORTED, "Scan: output '%s' would have rank %d",
-                       e->name, e->rank + 1);
+        st = vkml_fail(err, VKML_ERROR_UNSUPPORTED, "Scan: output '%s' would have rank %d", e->name,
+                       e->rank + 1);
     if (st == VKML_OK && t == 0)
         st = cf_scan_axis(r->n, r->p->scan_output_axes, k, e->rank + 1, e->name,
-                       &r->axes[r->n_in + k], err);
+                          &r->axes[r->n_in + k], err);
     if (st != VKML_OK)
         return st;
     if (t == 0) {
@@ -396,8 +401,8 @@ static vkml_status scan_length(scan_run *r, vkml_error *err)
     r->length = -1;
     for (int j = 0; j < r->n_in; j++) {
         const graph_value *v = &r->outer[r->n->inputs[r->n_state + j]];
-        vkml_status st = cf_scan_axis(r->n, r->p->scan_input_axes, j, v->rank, v->name, &r->axes[j],
-                                   err);
+        vkml_status st =
+            cf_scan_axis(r->n, r->p->scan_input_axes, j, v->rank, v->name, &r->axes[j], err);
         if (st != VKML_OK)
             return st;
         int64_t len = v->dims[r->axes[j]];

@@ -1,17 +1,10 @@
 /* Plan-time shapes of control-flow nodes (cf_run.h: cf_probe_node). */
 #include "ops/control.h"
 #include "passes/cf_body.h"
+#include "passes/fold.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-static bool inputs_known(const graph_value *values, const graph_node *n)
-{
-    for (int k = 0; k < n->n_inputs; k++)
-        if (n->inputs[k] >= 0 && !values[n->inputs[k]].data)
-            return false;
-    return true;
-}
 
 /* Output o of n gets the shape v, as a bound: no data. */
 static void set_bound(graph_value *values, const graph_node *n, int o, const graph_value *v)
@@ -32,8 +25,9 @@ static vkml_status merge_bound(const graph_node *n, const graph_value *a, const 
                                graph_value *out, vkml_error *err)
 {
     if (a->dtype != b->dtype)
-        return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "%s: '%s' is %s in one run and %s in another",
-                         n->op_type, b->name, vkml_dtype_name(a->dtype), vkml_dtype_name(b->dtype));
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
+                         "%s: '%s' is %s in one run and %s in another", n->op_type, b->name,
+                         vkml_dtype_name(a->dtype), vkml_dtype_name(b->dtype));
     if (a->rank != b->rank)
         return vkml_fail(err, VKML_ERROR_UNSUPPORTED,
                          "%s: '%s' has rank %d in one run and %d in another; vkml needs one rank "
@@ -56,8 +50,8 @@ static vkml_status probe_if(const cf_env *env, graph_value *values, const graph_
         st = cf_run_body(env, n, values, p->bodies[b], NULL, arena, &vals[b], err);
     for (int o = 0; o < n->n_outputs && st == VKML_OK; o++) {
         graph_value bound;
-        st = merge_bound(n, &vals[0][p->bodies[0]->outputs[o]],
-                         &vals[1][p->bodies[1]->outputs[o]], &bound, err);
+        st = merge_bound(n, &vals[0][p->bodies[0]->outputs[o]], &vals[1][p->bodies[1]->outputs[o]],
+                         &bound, err);
         if (st == VKML_OK)
             set_bound(values, n, o, &bound);
     }
@@ -180,6 +174,74 @@ static vkml_status probe_scan(const cf_env *env, graph_value *values, const grap
     return st;
 }
 
+/* Subgraph output o as declared: its dtype and rank, unknown dims 1; false when the
+ * declaration gives no dtype or rank. */
+static bool declared(const graph *body, int o, graph_value *out)
+{
+    const graph_value *d = &body->values[body->outputs[o]];
+    if (d->dtype == VKML_DTYPE_UNDEFINED || d->rank < 0)
+        return false;
+    *out = *d;
+    out->data = NULL;
+    for (int k = 0; k < d->rank; k++)
+        out->dims[k] = d->dims[k] >= 0 ? d->dims[k] : 1;
+    return true;
+}
+
+/* A Scan's length (its first scan input's extent along its axis) and the axis of scan
+ * output k of element e. */
+static bool scan_bound(const graph_node *n, int n_state, int k, const graph_value *e,
+                       const graph_value *values, int *axis, int64_t *rows)
+{
+    const cf_params *p = n->params;
+    const graph_value *first = &values[n->inputs[n_state]];
+    int in_axis;
+    if (cf_scan_axis(n, p->scan_input_axes, 0, first->rank, first->name, &in_axis, NULL) ||
+        cf_scan_axis(n, p->scan_output_axes, k, e->rank + 1, e->name, axis, NULL))
+        return false;
+    *rows = first->dims[in_axis];
+    return true;
+}
+
+/* Bounds from what the subgraphs declare, for a node whose subgraphs cannot be inferred
+ * at plan time (a shape read from run-time data): carried values and states as they come
+ * in, the rest as declared. False when a declaration lacks a type or a rank. */
+static bool declared_bounds(const cf_env *env, graph_value *values, const graph_node *n)
+{
+    const cf_params *p = n->params;
+    const graph *body = p->bodies[0];
+    bool is_if = n->op->id == OP_ID_If, is_loop = n->op->id == OP_ID_Loop;
+    int carried = is_if     ? 0
+                  : is_loop ? cf_explicit_inputs(n) - 2
+                            : cf_explicit_inputs(n) - (int)p->num_scan_inputs;
+    int skip = is_loop ? 1 : 0; /* Loop's condition output */
+    graph_value bounds[n->n_outputs + 1];
+    for (int o = 0; o < n->n_outputs; o++) {
+        if (o < carried) {
+            bounds[o] = values[n->inputs[(is_loop ? 2 : 0) + o]];
+            continue;
+        }
+        graph_value e;
+        if (!declared(body, skip + o, &e) || (!is_if && e.rank + 1 > VKML_MAX_RANK))
+            return false;
+        if (is_if && declared(p->bodies[1], o, &bounds[o]) &&
+            merge_bound(n, &e, &bounds[o], &bounds[o], NULL) == VKML_OK)
+            continue;
+        size_t row = 0;
+        vkml_tensor_bytes(e.dtype, e.rank, e.dims, &row);
+        int64_t rows = 1;
+        int axis = 0;
+        if (is_loop)
+            rows = loop_rows(env, values, n, row);
+        else if (!is_if && !scan_bound(n, carried, o - carried, &e, values, &axis, &rows))
+            return false;
+        bounds[o] = is_if ? e : stacked_shape(&e, axis, rows);
+    }
+    for (int o = 0; o < n->n_outputs; o++)
+        set_bound(values, n, o, &bounds[o]);
+    return true;
+}
+
 vkml_status cf_probe_node(const cf_env *env, const graph *g, graph_value *values, int node,
                           vkml_arena *arena, vkml_error *err)
 {
@@ -187,7 +249,7 @@ vkml_status cf_probe_node(const cf_env *env, const graph *g, graph_value *values
     cf_env probe = *env, run = *env;
     probe.probe = true;
     run.probe = false;
-    if (inputs_known(values, n))
+    if (fold_inputs_known(values, n))
         return cf_run_node(&run, g, values, node, arena, err);
     const graph_value *cond = n->op->id == OP_ID_If ? &values[n->inputs[0]] : NULL;
     char label[300];
@@ -203,6 +265,11 @@ vkml_status cf_probe_node(const cf_env *env, const graph *g, graph_value *values
     case OP_ID_If: st = probe_if(&probe, values, n, arena, err); break;
     case OP_ID_Loop: st = probe_loop(&probe, values, n, arena, err); break;
     default: st = probe_scan(&probe, values, n, arena, err); break;
+    }
+    if (st != VKML_OK && st != VKML_ERROR_OUT_OF_MEMORY && declared_bounds(env, values, n)) {
+        VKML_LOGD("%s: shapes as its subgraphs declare them (%s)",
+                  graph_node_label(g, node, label, sizeof(label)), err ? err->message : "");
+        return VKML_OK;
     }
     if (st != VKML_OK)
         vkml_error_prefix(err, "%s", graph_node_label(g, node, label, sizeof(label)));

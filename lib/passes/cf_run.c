@@ -1,6 +1,6 @@
 /* Control-flow nodes run on the host (cf_run.h). */
-#include "passes/cf_body.h"
 #include "ops/control.h"
+#include "passes/cf_body.h"
 #include "passes/fold.h"
 #include "passes/infer.h"
 
@@ -40,6 +40,11 @@ static vkml_status run_one(const cf_env *env, const graph *body, graph_value *va
     const graph_node *n = &body->nodes[i];
     char label[300];
     vkml_status st;
+    if (n->op && (n->op->flags & OP_LOWERED))
+        return vkml_fail(err, VKML_ERROR_UNSUPPORTED,
+                         "%s works on sequences, which vkml lowers to tensors when it plans a "
+                         "session: a subgraph that runs at run time cannot hold one",
+                         graph_node_label(body, i, label, sizeof(label)));
     if (n->op && (n->op->flags & OP_CONTROL_FLOW))
         st = (env->probe ? cf_probe_node : cf_run_node)(env, body, vals, i, arena, err);
     else if ((st = graph_infer_node(body, vals, i, err)) == VKML_OK)
@@ -116,7 +121,8 @@ static vkml_status run_if(const cf_env *env, graph_value *values, const graph_no
     const cf_params *p = n->params;
     bool cond = false;
     graph_value *vals = NULL;
-    vkml_status st = cf_scalar_of(&values[n->inputs[0]], VKML_DTYPE_BOOL, "the condition", &cond, err);
+    vkml_status st =
+        cf_scalar_of(&values[n->inputs[0]], VKML_DTYPE_BOOL, "the condition", &cond, err);
     const graph *branch = p->bodies[cond ? 0 : 1];
     if (st == VKML_OK)
         st = cf_run_body(env, n, values, branch, NULL, arena, &vals, err);
@@ -125,7 +131,6 @@ static vkml_status run_if(const cf_env *env, graph_value *values, const graph_no
     free(vals);
     return st;
 }
-
 
 vkml_status cf_run_node(const cf_env *env, const graph *g, graph_value *values, int node,
                         vkml_arena *arena, vkml_error *err)

@@ -8,24 +8,30 @@
 
 #include <string.h>
 
-static bool foldable(const op_host_runner *runner, const graph_value *values, const graph_node *n)
+/* Whether the `count` values at ids (-1: omitted) all have data. */
+static bool all_known(const graph_value *values, const int *ids, int count)
 {
-    if (!runner || !n->op || !runner->has_kernel(n->op))
-        return false;
-    if (n->op->flags & OP_FROM_SHAPES)
-        return true;
-    for (int k = 0; k < n->n_inputs; k++)
-        if (n->inputs[k] >= 0 && !values[n->inputs[k]].data)
+    for (int k = 0; k < count; k++)
+        if (ids[k] >= 0 && !values[ids[k]].data)
             return false;
     return true;
 }
 
-static bool all_outputs_constant(const graph_value *values, const graph_node *n)
+bool fold_inputs_known(const graph_value *values, const graph_node *n)
 {
-    for (int o = 0; o < n->n_outputs; o++)
-        if (n->outputs[o] >= 0 && !values[n->outputs[o]].data)
-            return false;
-    return true;
+    return all_known(values, n->inputs, n->n_inputs);
+}
+
+bool fold_outputs_known(const graph_value *values, const graph_node *n)
+{
+    return all_known(values, n->outputs, n->n_outputs);
+}
+
+static bool foldable(const op_host_runner *runner, const graph_value *values, const graph_node *n)
+{
+    if (!runner || !n->op || !runner->has_kernel(n->op))
+        return false;
+    return (n->op->flags & OP_FROM_SHAPES) || fold_inputs_known(values, n);
 }
 
 /* Whether every output has a size within FOLD_MAX_OUTPUT_BYTES. */
@@ -98,7 +104,7 @@ vkml_status fold_if_constant(const graph *g, graph_value *values, int i,
 {
     const graph_node *n = &g->nodes[i];
     char label[300];
-    if (all_outputs_constant(values, n)) {
+    if (fold_outputs_known(values, n)) {
         /* An alias of constants (Identity, Reshape of an initializer: its shape function
          * shares the data) is a constant too, for the passes that read these values
          * (graph_fuse_epilogues: PyTorch shares the initializers of identical layers through
@@ -141,7 +147,7 @@ void fold_mark_folded(const graph *g, graph_value *values, bool *folded)
 {
     for (int i = 0; i < g->n_nodes; i++) {
         const graph_node *n = &g->nodes[i];
-        folded[i] = all_outputs_constant(values, n);
+        folded[i] = fold_outputs_known(values, n);
         for (int o = 0; folded[i] && o < n->n_outputs; o++)
             if (n->outputs[o] >= 0)
                 values[n->outputs[o]].kind = GRAPH_VALUE_CONSTANT;

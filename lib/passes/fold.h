@@ -18,6 +18,11 @@ vkml_status fold_infer(const graph *g, graph_value *values, int64_t symbolic_val
 vkml_status fold_if_constant(const graph *g, graph_value *values, int i,
                              const op_host_runner *runner, vkml_arena *arena, vkml_error *err);
 
+/* Whether every present input (output) of n has its data: the node can run on the host
+ * (it ran, or its shape function gave the data). */
+bool fold_inputs_known(const graph_value *values, const graph_node *n);
+bool fold_outputs_known(const graph_value *values, const graph_node *n);
+
 /* After fold_infer: folded[node] is whether the node's outputs are all constants (it needs
  * no device). */
 void fold_mark_folded(const graph *g, graph_value *values, bool *folded);

@@ -7,6 +7,7 @@
  * plan's dynamic tail to run.
  */
 #include "ops/control.h"
+#include "passes/fold.h"
 #include "passes/lower_ctx.h"
 
 #include <stdio.h>
@@ -52,8 +53,7 @@ static vkml_status inline_node(lower_ctx *c, const graph_node *owner, const grap
 {
     char name[600];
     graph_node copy = *bn;
-    snprintf(name, sizeof(name), "%s/%s", owner->name[0] ? owner->name : owner->op_type,
-             bn->name);
+    snprintf(name, sizeof(name), "%s/%s", owner->name[0] ? owner->name : owner->op_type, bn->name);
     copy.name = vkml_arena_strdup(c->g->arena, name);
     int *inputs = vkml_arena_calloc(c->g->arena, (size_t)bn->n_inputs + 1, sizeof(int));
     int *outputs = vkml_arena_calloc(c->g->arena, (size_t)bn->n_outputs + 1, sizeof(int));
@@ -112,14 +112,6 @@ static bool known_condition(const lower_ctx *c, const graph_node *n, bool *cond)
     return true;
 }
 
-static bool outputs_known(const graph_value *values, const graph_node *n)
-{
-    for (int o = 0; o < n->n_outputs; o++)
-        if (n->outputs[o] >= 0 && !values[n->outputs[o]].data)
-            return false;
-    return true;
-}
-
 /* The node, run here: its outputs become constants and it leaves the graph. */
 static void drop_folded(lower_ctx *c, int k)
 {
@@ -139,7 +131,8 @@ static vkml_status keep_for_tail(lower_ctx *c, int k, vkml_error *err)
 {
     graph_node *n = &c->g->nodes[k];
     cf_params *p = vkml_arena_memdup(c->arena, n->params, sizeof(cf_params));
-    graph_value *bounds = vkml_arena_calloc(c->arena, (size_t)n->n_outputs + 1, sizeof(graph_value));
+    graph_value *bounds =
+        vkml_arena_calloc(c->arena, (size_t)n->n_outputs + 1, sizeof(graph_value));
     if (!p || !bounds)
         return oom(err);
     for (int o = 0; o < n->n_outputs; o++)
@@ -162,7 +155,8 @@ vkml_status lower_cf_node(lower_ctx *c, const graph_node *n, vkml_error *err)
                              "%s: input '%s' is a sequence; vkml runs control flow over tensors "
                              "only (a sequence lowers to tensors at plan time, so it cannot be "
                              "carried through a run-time loop)",
-                             lower_node_label(n, (char[300]){0}, 300), c->g->values[n->inputs[k]].name);
+                             lower_node_label(n, (char[300]){0}, 300),
+                             c->g->values[n->inputs[k]].name);
     int k = graph_add_node(c->g, "", "", "", 0, 0, 0);
     if (k < 0)
         return oom(err);
@@ -173,7 +167,7 @@ vkml_status lower_cf_node(lower_ctx *c, const graph_node *n, vkml_error *err)
     vkml_status st = cf_probe_node(&c->env, c->g, c->g->values, k, c->arena, err);
     if (st != VKML_OK)
         return st;
-    if (outputs_known(c->g->values, n)) {
+    if (fold_outputs_known(c->g->values, n)) {
         drop_folded(c, k);
         return VKML_OK;
     }

@@ -23,7 +23,7 @@ typedef struct lower_ctx {
     int n_seqs;
     const graph_node *cur; /* node being lowered, value ids of g */
     int n_added;           /* nodes the lowering added (LOWER_SEQ_MAX_ADDED) */
-    int64_t n_items; /* list entries made, all sequences together (LOWER_SEQ_MAX_ITEMS) */
+    int64_t n_items;       /* list entries made, all sequences together (LOWER_SEQ_MAX_ITEMS) */
 } lower_ctx;
 
 /* Lowers node n (value ids of the lowered graph): copied, rewritten or run. */

@@ -29,6 +29,7 @@ static void fill_op_infos(void)
             .last_version = op->last_version,
             .n_kernels = n_kinds,
             .lowered = (op->flags & OP_LOWERED) != 0,
+            .control_flow = (op->flags & OP_CONTROL_FLOW) != 0,
         };
         for (int d = 0; d < n_kinds; d++) {
             uint32_t dtypes = 0;

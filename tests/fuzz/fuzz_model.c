@@ -14,6 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Iterations a Loop may take per run: a fuzzed body runs the model's kernels each time, so
+ * the session default (65,536) would turn a small Loop into a timeout. */
+#define FUZZ_MAX_LOOP_ITERATIONS 64
+
 /* Runs only when the inputs and outputs together stay below this many bytes. */
 #define FUZZ_RUN_MAX_BYTES ((size_t)256 << 10)
 
@@ -110,7 +114,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     vkml_context *ctx = fuzz_context();
     bool gpu = FUZZ_VULKAN && vkml_context_device_count(ctx) > 0;
-    vkml_session_params params = {.device = gpu ? 0 : VKML_DEVICE_CPU};
+    vkml_session_params params = {.device = gpu ? 0 : VKML_DEVICE_CPU,
+                                  .max_loop_iterations = FUZZ_MAX_LOOP_ITERATIONS};
     vkml_session *session = NULL;
     if (vkml_session_create(ctx, model, &params, &session, &err) == VKML_OK)
         run_once(session);

@@ -164,6 +164,9 @@ static void check_subgraph(const graph *sub, const char *op)
         return;
     const graph_value *x = &sub->values[sub->nodes[0].inputs[0]];
     CHECK(strcmp(x->name, "X") == 0 && x->kind == GRAPH_VALUE_INPUT, "outer-scope X");
+    CHECK(sub->n_outer == 1 && sub->outer_values[0] == sub->nodes[0].inputs[0] &&
+              sub->outer_inputs[0] == 2,
+          "X is the subgraph's outer value, carried by its node's input 2");
     CHECK(sub->n_inputs == 0 && sub->n_outputs == 1, "subgraph inputs/outputs");
 }
 
@@ -174,7 +177,9 @@ static void test_attrs(void)
         return;
     CHECK(g->n_nodes == 1, "%d nodes", g->n_nodes);
     const graph_node *n = &g->nodes[0];
-    CHECK(n->n_inputs == 2 && n->inputs[1] == -1, "omitted optional input is -1");
+    CHECK(n->n_inputs == 3 && n->inputs[1] == -1, "omitted optional input is -1");
+    /* X, which the subgraphs read, is the node's one implicit input, after its own. */
+    CHECK(n->n_implicit == 1 && n->inputs[2] == n->inputs[0], "X is an implicit input");
     CHECK(n->n_attrs == 15, "%d attributes", n->n_attrs);
     const graph_attr *a;
     CHECK((a = attr(n, "f", GRAPH_ATTR_FLOAT)) && a->f == 0.5f, "f");

@@ -10,16 +10,7 @@ static const char *models_dir;
 
 static vkml_model *load(const char *name, vkml_status want, const char *text)
 {
-    char path[4096];
-    snprintf(path, sizeof(path), "%s/%s", models_dir, name);
-    vkml_model *m = NULL;
-    vkml_error err = {0};
-    vkml_status st = vkml_model_load_file(path, &m, &err);
-    CHECK(st == want, "%s: load: %s, expected %s (%s)", name, vkml_status_name(st),
-          vkml_status_name(want), err.message);
-    if (text)
-        CHECK(strstr(err.message, text), "%s: '%s' lacks '%s'", name, err.message, text);
-    return m;
+    return test_load_model(models_dir, name, want, text);
 }
 
 static vkml_tensor strings(int rank, const int64_t *dims, const char **data)

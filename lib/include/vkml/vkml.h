@@ -355,6 +355,11 @@ typedef struct vkml_op_info {
     bool lowered; /* no kernel, by design: a session rewrites the op into other ops
                      when it plans the model (the sequence ops), which run where
                      those ops run */
+    /* Runs subgraphs (If, Loop, Scan), no kernel: a session makes an If whose condition
+     * it knows at plan time the nodes of its taken branch, and a node whose inputs are all
+     * constants constants; any other runs its subgraphs on the host, with the CPU
+     * device's kernels, after the planned part of each run (the dynamic tail). */
+    bool control_flow;
 } vkml_op_info;
 
 /* Thread-safe. The operators vkml implements, in table order. */

@@ -1,0 +1,165 @@
+#!/usr/bin/python3
+"""Writes the control-flow models test_ops_control.c reads (If, Loop, Scan).
+
+Usage: make_control_models.py OUTDIR STAMP. Built with onnx.helper (Debian's python3-onnx);
+the expected values are computed in test_ops_control.c by hand.
+"""
+import os
+import sys
+
+import numpy as np
+from onnx import TensorProto, helper, numpy_helper
+
+OUT = sys.argv[1]
+F, I64, B = TensorProto.FLOAT, TensorProto.INT64, TensorProto.BOOL
+
+
+def save(proto, name):
+    os.makedirs(OUT, exist_ok=True)
+    with open(os.path.join(OUT, name), "wb") as f:
+        f.write(proto.SerializeToString())
+
+
+def model(nodes, inputs, outputs, inits=(), opset=17):
+    graph = helper.make_graph(nodes, "g", inputs, outputs, initializer=list(inits))
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+
+
+def value(name, elem, shape):
+    return helper.make_tensor_value_info(name, elem, shape)
+
+
+def const(name, array):
+    return numpy_helper.from_array(np.array(array), name)
+
+
+def node(op, inputs, outputs, **attrs):
+    return helper.make_node(op, inputs, outputs, name=outputs[0] + "_node", **attrs)
+
+
+def branch(name, nodes, outputs, inits=()):
+    return helper.make_graph(nodes, name, [], outputs, initializer=list(inits))
+
+
+# An exporter's shape test: rank(X) == 2 folds when the session is planned, so the If
+# becomes its then branch (Relu of X, read from the outer scope) and plans on the GPU.
+save(model([node("Shape", ["X"], ["shape"]),
+            node("Size", ["shape"], ["rank"]),
+            node("Equal", ["rank", "two"], ["is_2d"]),
+            node("If", ["is_2d"], ["Y"],
+                 then_branch=branch("then", [node("Relu", ["X"], ["relu"]),
+                                             node("Add", ["relu", "one"], ["then_y"])],
+                                    [value("then_y", F, [2, 3])]),
+                 else_branch=branch("else", [node("Neg", ["X"], ["else_y"])],
+                                    [value("else_y", F, [2, 3])]))],
+           [value("X", F, [2, 3])], [value("Y", F, [2, 3])],
+           [const("two", np.int64(2)), const("one", np.float32(1))]), "if_shape_test.onnx")
+
+# A condition known only at run time; the branches read an outer initializer and give
+# different shapes ([3] and [2]).
+save(model([node("If", ["cond"], ["Y"],
+                 then_branch=branch("then", [node("Add", ["X", "bias"], ["then_y"])],
+                                    [value("then_y", F, [3])]),
+                 else_branch=branch("else", [node("Slice", ["X", "s0", "s2"], ["else_y"])],
+                                    [value("else_y", F, [2])],
+                                    [const("s0", np.array([0], np.int64)),
+                                     const("s2", np.array([2], np.int64))]))],
+           [value("cond", B, []), value("X", F, [3])], [value("Y", F, [None])],
+           [const("bias", np.array([10, 20, 30], np.float32))]), "if_runtime.onnx")
+
+# Loop with a trip count and a condition: x <- x * w + i (w from the outer scope), the
+# condition i < limit - 1 (so it stops after `limit` iterations), x stacked each time.
+loop_body = helper.make_graph(
+    [node("Cast", ["i"], ["i_f"], to=F),
+     node("Mul", ["x_in", "w"], ["xw"]),
+     node("Add", ["xw", "i_f"], ["x_out"]),
+     node("Sub", ["limit", "one_i"], ["last"]),
+     node("Less", ["i", "last"], ["cond_out"]),
+     node("Identity", ["x_out"], ["x_scan"])],
+    "body", [value("i", I64, []), value("cond_in", B, []), value("x_in", F, [2])],
+    [value("cond_out", B, []), value("x_out", F, [2]), value("x_scan", F, [2])],
+    initializer=[const("one_i", np.int64(1))])
+save(model([node("Loop", ["M", "cond", "x0"], ["x_final", "xs"], body=loop_body)],
+           [value("M", I64, []), value("cond", B, []), value("x0", F, [2]),
+            value("limit", I64, [])],
+           [value("x_final", F, [2]), value("xs", F, [None, 2])],
+           [const("w", np.array([2, 3], np.float32))]), "loop_carried.onnx")
+
+# A while loop (no trip count): sum <- sum + step until sum >= stop.
+while_body = helper.make_graph(
+    [node("Add", ["sum_in", "step"], ["sum_out"]),
+     node("Less", ["sum_out", "stop"], ["cond_out"])],
+    "body", [value("i", I64, []), value("cond_in", B, []), value("sum_in", F, [])],
+    [value("cond_out", B, []), value("sum_out", F, [])])
+save(model([node("Loop", ["", "cond", "sum0"], ["sum"], body=while_body)],
+           [value("cond", B, []), value("sum0", F, []), value("step", F, []),
+            value("stop", F, [])],
+           [value("sum", F, [])]), "loop_while.onnx")
+
+# A Loop without a bound (no trip count, condition always true): the session's limit.
+forever_body = helper.make_graph(
+    [node("Identity", ["cond_in"], ["cond_out"]), node("Add", ["x_in", "x_in"], ["x_out"])],
+    "body", [value("i", I64, []), value("cond_in", B, []), value("x_in", F, [1])],
+    [value("cond_out", B, []), value("x_out", F, [1])])
+save(model([node("Loop", ["", "yes", "x0"], ["x"], body=forever_body)],
+           [value("x0", F, [1])], [value("x", F, [1])], [const("yes", np.bool_(True))]),
+     "loop_forever.onnx")
+# A trip count of 10^12.
+save(model([node("Loop", ["M", "", "x0"], ["x"], body=forever_body)],
+           [value("x0", F, [1])], [value("x", F, [1])], [const("M", np.int64(10**12))]),
+     "loop_huge_trip.onnx")
+
+# A Loop inside an If branch: the branch reads X (the model's input) and its own constant
+# k; the Loop body reads X (two scopes out) and k (one scope out): acc <- acc + X * k,
+# 3 times, then the branch adds 1. The else branch gives -X.
+inner_body = helper.make_graph(
+    [node("Mul", ["X", "k"], ["xk"]), node("Add", ["acc_in", "xk"], ["acc_out"]),
+     node("Identity", ["cond_in"], ["cond_out"])],
+    "inner", [value("j", I64, []), value("cond_in", B, []), value("acc_in", F, [2])],
+    [value("cond_out", B, []), value("acc_out", F, [2])])
+then_loop = branch("then", [node("Loop", ["three", "", "zeros"], ["acc"], body=inner_body),
+                            node("Add", ["acc", "one"], ["then_y"])],
+                   [value("then_y", F, [2])],
+                   [const("k", np.float32(0.5)), const("three", np.int64(3)),
+                    const("zeros", np.zeros(2, np.float32))])
+save(model([node("If", ["cond"], ["Y"], then_branch=then_loop,
+                 else_branch=branch("else", [node("Neg", ["X"], ["else_y"])],
+                                    [value("else_y", F, [2])]))],
+           [value("cond", B, []), value("X", F, [2])], [value("Y", F, [2])],
+           [const("one", np.float32(1))]), "loop_in_if.onnx")
+
+# Scan over axis 1 of X [2,3], reversed, with a running sum and the outer scale s:
+# state <- state + x_t * s, scanned out forward along axis 0.
+scan_body = helper.make_graph(
+    [node("Mul", ["x_t", "s"], ["xs"]), node("Add", ["st_in", "xs"], ["st_out"]),
+     node("Identity", ["st_out"], ["y_t"])],
+    "body", [value("st_in", F, [2]), value("x_t", F, [2])],
+    [value("st_out", F, [2]), value("y_t", F, [2])])
+save(model([node("Scan", ["st0", "X"], ["st", "Y"], body=scan_body, num_scan_inputs=1,
+                 scan_input_axes=[1], scan_input_directions=[1])],
+           [value("st0", F, [2]), value("X", F, [2, 3])],
+           [value("st", F, [2]), value("Y", F, [3, 2])], [const("s", np.float32(2))],
+           opset=16), "scan_reverse.onnx")
+
+# Bad input: a Loop whose body gives 2 outputs for a node of 2 outputs (it needs 3).
+save(model([node("Loop", ["M", "", "x0"], ["x", "xs"], body=forever_body)],
+           [value("x0", F, [1])], [value("x", F, [1]), value("xs", F, [None, 1])],
+           [const("M", np.int64(2))]), "loop_outputs_mismatch.onnx")
+# A body output declared int64 that the body makes float.
+bad_type_body = helper.make_graph(
+    [node("Identity", ["cond_in"], ["cond_out"]), node("Add", ["x_in", "x_in"], ["x_out"])],
+    "body", [value("i", I64, []), value("cond_in", B, []), value("x_in", F, [1])],
+    [value("cond_out", B, []), value("x_out", I64, [1])])
+save(model([node("Loop", ["M", "", "x0"], ["x"], body=bad_type_body)],
+           [value("x0", F, [1])], [value("x", F, [1])], [const("M", np.int64(2))]),
+     "loop_output_type.onnx")
+# Ifs nested 17 deep (vkml's limit is 16).
+inner = branch("b", [node("Identity", ["X"], ["y"])], [value("y", F, [1])])
+for depth in range(17):
+    inner = branch("b%d" % depth, [node("If", ["cond"], ["y"], then_branch=inner,
+                                        else_branch=inner)], [value("y", F, [1])])
+save(model(list(inner.node), [value("cond", B, []), value("X", F, [1])],
+           [value("y", F, [1])]), "if_too_deep.onnx")
+
+with open(sys.argv[2], "w") as f:
+    f.write("ok\n")
