@@ -46,6 +46,8 @@ static bool reads_tail(const plan_tail *t, const graph *g, const graph_node *n)
     return false;
 }
 
+static vkml_status check_output_bounds(const plan *p, const plan_tail *t, vkml_error *err);
+
 vkml_status plan_tail_create(plan *p, const bool *folded, const op_host_runner *runner,
                              plan_tail **out, vkml_error *err)
 {
@@ -94,7 +96,63 @@ vkml_status plan_tail_create(plan *p, const bool *folded, const op_host_runner *
         plan_tail_destroy(&t);
         return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory planning");
     }
+    vkml_status st = check_output_bounds(p, t, err);
+    if (st != VKML_OK) {
+        plan_tail_destroy(&t);
+        return st;
+    }
     *out = t;
+    return VKML_OK;
+}
+
+/* The control-flow node of the tail that `value` is made from (through tail nodes), or -1
+ * (also when out of memory: then no refusal names it). */
+static int control_flow_source(const plan_tail *t, const graph *g, int value)
+{
+    int *stack = malloc(sizeof(int) * ((size_t)g->n_nodes + 1));
+    bool *seen = calloc((size_t)g->n_nodes + 1, sizeof(bool));
+    int top = 0, found = -1, producer = g->values[value].producer;
+    if (stack && seen && producer >= 0 && t->node_in[producer]) {
+        stack[top++] = producer;
+        seen[producer] = true;
+    }
+    while (top > 0 && found < 0) {
+        const graph_node *n = &g->nodes[stack[--top]];
+        if (n->op->flags & OP_CONTROL_FLOW)
+            found = (int)(n - g->nodes);
+        for (int k = 0; k < n->n_inputs && found < 0; k++) {
+            int q = n->inputs[k] >= 0 ? g->values[n->inputs[k]].producer : -1;
+            if (q >= 0 && t->node_in[q] && !seen[q]) {
+                seen[q] = true;
+                stack[top++] = q;
+            }
+        }
+    }
+    free(stack);
+    free(seen);
+    return found;
+}
+
+/* A graph output the tail makes whose planned bound holds no element though control flow
+ * makes it (a Loop's carried value that grows each iteration, bounded by its empty
+ * initial value): the caller could not be given room for it. Refused, naming both. */
+static vkml_status check_output_bounds(const plan *p, const plan_tail *t, vkml_error *err)
+{
+    const graph *g = p->graph;
+    char label[300];
+    for (int i = 0; i < g->n_outputs; i++) {
+        int v = g->outputs[i];
+        const graph_value *val = &p->values[v];
+        if (val->producer < 0 || !t->node_in[val->producer] ||
+            vkml_tensor_element_count(val->rank, val->dims) != 0)
+            continue;
+        int cf = control_flow_source(t, g, v);
+        if (cf >= 0)
+            return vkml_fail(err, VKML_ERROR_UNSUPPORTED,
+                             "graph output '%s' has no bound before the run: %s makes it, "
+                             "and its size is known only as it runs",
+                             val->name, graph_node_label(g, cf, label, sizeof(label)));
+    }
     return VKML_OK;
 }
 
