@@ -274,7 +274,7 @@ read_format (Ctx * c, JsonNode * node)
 {
   /* in GstVkmlDetectFormat's order */
   static const gchar *names[] = { "auto", "yolov5", "yolov8", "yolox", "ssd",
-    NULL
+    "torchvision", NULL
   };
   gint i = one_of (c, node, names);
 

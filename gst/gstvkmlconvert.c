@@ -55,7 +55,7 @@ gst_vkml_bind_image_shape (const vkml_tensor_info * info,
   *bound = *info;
   if (info->rank != 4) {
     *why = g_strdup ("an image input has rank 4 (NCHW [1,C,H,W] or NHWC "
-        "[1,H,W,C])");
+        "[1,H,W,C]) or 3 (one image [C,H,W] or [H,W,C])");
     return FALSE;
   }
   bind_dim (bound, 0, 1);

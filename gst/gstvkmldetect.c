@@ -24,6 +24,7 @@
 #include "gstvkmldetect.h"
 #include "gstvkmldecodermodel.h"
 #include "gstvkmldetectdecode.h"
+#include "gstvkmldetecttorchvision.h"
 #include "gstvkmlresults.h"
 
 #include <gst/video/video.h>
@@ -510,6 +511,23 @@ gst_vkml_detect_post (GstVkmlDetect * self, GstBuffer * buf,
       gst_message_new_element (GST_OBJECT (self), s));
 }
 
+/* A torchvision detection's mask and keypoints, when the model gives them. */
+static void
+gst_vkml_detect_attach_extras (GstVkmlDetect * self,
+    const GstVkmlTensorMeta * meta, GstVideoRegionOfInterestMeta * roi,
+    const GstVkmlDetection * d)
+{
+  const GstVkmlInputGeometry *g = meta->has_geometry ? &meta->geometry : NULL;
+  GstVkmlTorchvisionTensors tv;
+
+  if (!gst_vkml_torchvision_tensors (meta, &tv))
+    return;
+  gst_vkml_torchvision_attach_mask (roi, &tv, d, g, self->frame_width,
+      self->frame_height);
+  gst_vkml_torchvision_attach_keypoints (roi, &tv, d, g, self->frame_width,
+      self->frame_height);
+}
+
 static GstFlowReturn
 gst_vkml_detect_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
 {
@@ -551,7 +569,9 @@ gst_vkml_detect_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
             gst_vkml_detect_format_name (chosen)));
     self->told_format = TRUE;
   }
-  gst_vkml_detect_nms (self->dets, iou, max);
+  /* torchvision's detectors ran their own NMS: their boxes are kept as they are */
+  gst_vkml_detect_nms (self->dets,
+      chosen == GST_VKML_DETECT_FORMAT_TORCHVISION ? 1.0f : iou, max);
   if (self->frame_width && self->frame_height)
     gst_vkml_detect_map_to_frame (self->dets,
         meta->has_geometry ? &meta->geometry : NULL, self->frame_width,
@@ -572,6 +592,8 @@ gst_vkml_detect_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
         gst_vkml_attach_detection (buf, label, d);
 
     roi->id = ++id;             /* each box its own id on the frame */
+    if (chosen == GST_VKML_DETECT_FORMAT_TORCHVISION)
+      gst_vkml_detect_attach_extras (self, meta, roi, d);
     if (post)
       gst_vkml_detect_add_object (&objects, roi, d);
     if (print)

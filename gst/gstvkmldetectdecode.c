@@ -4,6 +4,7 @@
 #endif
 
 #include "gstvkmldetectdecode.h"
+#include "gstvkmldetecttorchvision.h"
 
 #include <math.h>
 #include <string.h>
@@ -33,6 +34,9 @@ gst_vkml_detect_format_get_type (void)
     {GST_VKML_DETECT_FORMAT_SSD,
           "SSD: boxes [1,N,4] + scores [1,N,C], or boxes/classes/scores/count",
         "ssd"},
+    {GST_VKML_DETECT_FORMAT_TORCHVISION,
+        "torchvision's detectors: boxes [N,4], labels [N], scores [N] (masks, "
+          "keypoints)", "torchvision"},
     {0, NULL, NULL},
   };
 
@@ -46,7 +50,9 @@ gst_vkml_detect_format_get_type (void)
 const gchar *
 gst_vkml_detect_format_name (GstVkmlDetectFormat format)
 {
-  static const gchar *names[] = { "auto", "yolov5", "yolov8", "yolox", "ssd" };
+  static const gchar *names[] = { "auto", "yolov5", "yolov8", "yolox", "ssd",
+    "torchvision"
+  };
 
   return (guint) format < G_N_ELEMENTS (names) ? names[format] : "unknown";
 }
@@ -80,8 +86,8 @@ unmap_tensor (Mapped * m)
   m->t = NULL;
 }
 
-static gboolean
-class_allowed (const GstVkmlDetectParams * p, gint class_id)
+gboolean
+gst_vkml_detect_class_allowed (const GstVkmlDetectParams * p, gint class_id)
 {
   guint i;
 
@@ -107,7 +113,7 @@ best_class (const GstVkmlDetectParams * p, const gfloat * scores, gsize n,
   for (c = 0; c < n && c <= G_MAXINT; c++) {
     gfloat s = scores[c * stride];
 
-    if (class_allowed (p, (gint) c) && (idx < 0 || s > *best)) {
+    if (gst_vkml_detect_class_allowed (p, (gint) c) && (idx < 0 || s > *best)) {
       idx = (gint) c;
       *best = s;
     }
@@ -119,7 +125,7 @@ static void
 add_detection (GArray * out, const GstVkmlDetectParams * p, gfloat x0,
     gfloat y0, gfloat x1, gfloat y1, gfloat score, gint class_id)
 {
-  GstVkmlDetection d = { x0, y0, x1, y1, score, class_id };
+  GstVkmlDetection d = { x0, y0, x1, y1, score, class_id, -1 };
 
   if (class_id < 0 || !(score >= p->score_threshold) || !isfinite (x0)
       || !isfinite (y0) || !isfinite (x1) || !isfinite (y1))
@@ -321,7 +327,7 @@ decode_ssd4 (const GstVkmlTensor * boxes, const GstVkmlTensor * classes,
       gfloat cls = m[1].v[i];
       gint id = (cls >= 0 && cls < G_MAXINT) ? (gint) cls : -1;
 
-      if (id >= 0 && class_allowed (p, id))
+      if (id >= 0 && gst_vkml_detect_class_allowed (p, id))
         add_detection (out, p, b[1] * w, b[0] * h, b[3] * w, b[2] * h,
             m[2].v[i], id);
     }
@@ -377,7 +383,10 @@ static GstVkmlDetectFormat
 guess_format (const GstVkmlTensorMeta * meta)
 {
   const GstVkmlTensor *t = gst_vkml_tensor_meta_get (meta, 0);
+  GstVkmlTorchvisionTensors tv;
 
+  if (gst_vkml_torchvision_tensors (meta, &tv))
+    return GST_VKML_DETECT_FORMAT_TORCHVISION;
   if (meta->n_tensors >= 2)
     return GST_VKML_DETECT_FORMAT_SSD;
   if (t && is_shape3 (t, -1) && t->dims[1] > t->dims[2] && t->dims[2] >= 6)
@@ -449,9 +458,20 @@ gst_vkml_detect_decode (const GstVkmlTensorMeta * meta,
     case GST_VKML_DETECT_FORMAT_SSD:
       ok = decode_ssd (meta, params, out, &why);
       break;
+    case GST_VKML_DETECT_FORMAT_TORCHVISION:{
+      GstVkmlTorchvisionTensors tv;
+
+      ok = gst_vkml_torchvision_tensors (meta, &tv)
+          && gst_vkml_torchvision_decode (&tv, params, out);
+      if (!ok)
+        why = g_strdup ("torchvision: expected float boxes [N,4], int64 "
+            "labels [N] and float scores [N]");
+      break;
+    }
     default:
       why = g_strdup ("auto: no known detector layout (yolov5 [1,N,5+C], "
-          "yolov8 [1,4+C,N], ssd boxes [1,N,4] + scores)");
+          "yolov8 [1,4+C,N], ssd boxes [1,N,4] + scores, torchvision boxes [N,4] + "
+          "labels [N] + scores [N])");
       break;
   }
   if (!ok) {
@@ -510,25 +530,39 @@ gst_vkml_detect_nms (GArray * dets, gfloat iou_threshold, guint max_detections)
 }
 
 void
-gst_vkml_detect_map_to_frame (GArray * dets,
-    const GstVkmlInputGeometry * g, guint frame_width, guint frame_height)
+gst_vkml_detect_map_point (const GstVkmlInputGeometry * g, guint frame_width,
+    guint frame_height, gboolean to_input, gfloat * x, gfloat * y)
 {
-  guint i, kept = 0;
   /* The frame the model saw, scaled since (videoscale between vkmlinfer and here):
    * its pixels onto this frame's. */
   gdouble kx = g && g->frame_width ? (gdouble) frame_width / g->frame_width : 1;
   gdouble ky = g && g->frame_height ? (gdouble) frame_height /
       g->frame_height : 1;
 
+  if (!g || !(g->scale_x > 0) || !(g->scale_y > 0))
+    return;
+  if (to_input) {
+    *x = (gfloat) (*x / kx * g->scale_x + g->offset_x);
+    *y = (gfloat) (*y / ky * g->scale_y + g->offset_y);
+  } else {
+    *x = (gfloat) ((*x - g->offset_x) / g->scale_x * kx);
+    *y = (gfloat) ((*y - g->offset_y) / g->scale_y * ky);
+  }
+}
+
+void
+gst_vkml_detect_map_to_frame (GArray * dets,
+    const GstVkmlInputGeometry * g, guint frame_width, guint frame_height)
+{
+  guint i, kept = 0;
+
   for (i = 0; i < dets->len; i++) {
     GstVkmlDetection d = g_array_index (dets, GstVkmlDetection, i);
 
-    if (g && g->scale_x > 0 && g->scale_y > 0) {
-      d.x0 = (d.x0 - g->offset_x) / g->scale_x * kx;
-      d.x1 = (d.x1 - g->offset_x) / g->scale_x * kx;
-      d.y0 = (d.y0 - g->offset_y) / g->scale_y * ky;
-      d.y1 = (d.y1 - g->offset_y) / g->scale_y * ky;
-    }
+    gst_vkml_detect_map_point (g, frame_width, frame_height, FALSE, &d.x0,
+        &d.y0);
+    gst_vkml_detect_map_point (g, frame_width, frame_height, FALSE, &d.x1,
+        &d.y1);
     d.x0 = CLAMP (d.x0, 0, (gfloat) frame_width);
     d.x1 = CLAMP (d.x1, 0, (gfloat) frame_width);
     d.y0 = CLAMP (d.y0, 0, (gfloat) frame_height);

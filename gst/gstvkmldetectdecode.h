@@ -13,6 +13,7 @@ G_BEGIN_DECLS typedef enum
   GST_VKML_DETECT_FORMAT_YOLOV8,        /* [1,4+C,N]: cx,cy,w,h, C scores; no objectness */
   GST_VKML_DETECT_FORMAT_YOLOX, /* [1,N,5+C] raw: grid/stride (8,16,32) decoding */
   GST_VKML_DETECT_FORMAT_SSD,   /* boxes + scores, or boxes/classes/scores/count */
+  GST_VKML_DETECT_FORMAT_TORCHVISION,   /* boxes [N,4], labels [N], scores [N] */
 } GstVkmlDetectFormat;
 
 /* Most YOLOX grid strides GstVkmlDetectParams takes. */
@@ -28,7 +29,10 @@ typedef struct
   gfloat x0, y0, x1, y1;
   gfloat score;
   gint class_id;
+  gint row;                     /* torchvision: its row of the model's outputs (masks,
+                                   keypoints); -1 for the other formats */
 } GstVkmlDetection;
+
 
 typedef struct
 {
@@ -65,7 +69,17 @@ void gst_vkml_detect_map_to_frame (GArray * dets,
     const GstVkmlInputGeometry * geometry, guint frame_width,
     guint frame_height);
 
+/* One point from model input pixels to frame pixels (not clipped), as
+ * gst_vkml_detect_map_to_frame maps corners; and back (@to_input). */
+void gst_vkml_detect_map_point (const GstVkmlInputGeometry * geometry,
+    guint frame_width, guint frame_height, gboolean to_input, gfloat * x,
+    gfloat * y);
+
 const gchar *gst_vkml_detect_format_name (GstVkmlDetectFormat format);
+
+/* Whether @p reports class @class_id (not the background, in 'classes' when set). */
+gboolean gst_vkml_detect_class_allowed (const GstVkmlDetectParams * p,
+    gint class_id);
 
 G_END_DECLS
 #endif /* __GST_VKML_DETECT_DECODE_H__ */

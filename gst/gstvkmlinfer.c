@@ -909,7 +909,7 @@ gst_vkml_infer_refuse_caps (GstVkmlInfer * self, GstCaps * caps,
       ("The model's input %s cannot take %" GST_PTR_FORMAT ": %s.",
           input, caps, why),
       ("vkmlinfer feeds float, float16 or uint8 NCHW [N,C,H,W] or NHWC "
-          "[N,H,W,C] inputs, C = 1 or 3; a symbolic batch takes 'batch-size', "
+          "[N,H,W,C] inputs, or one image [C,H,W] or [H,W,C], C = 1 or 3; a symbolic batch takes 'batch-size', "
           "symbolic height and width 'input-size' or the video's size; the "
           "model's other inputs come from 'input-tensors'."));
   g_free (input);

@@ -174,8 +174,19 @@ video_input (GstVkmlInferPlan * plan, vkml_model * model,
     const GstVkmlInferSettings * set, GstCaps * caps, gchar ** why)
 {
   gsize n = vkml_model_input_count (model);
-  const vkml_tensor_info *info = vkml_model_input (model, 0);
+  vkml_tensor_info image = { 0 };
+  const vkml_tensor_info *info = &image;
+  gboolean unbatched;
 
+  if (n > 0)
+    image = *vkml_model_input (model, 0);
+  /* one image [C,H,W] or [H,W,C] (torchvision's detectors): a batch of 1 here */
+  unbatched = image.rank == 3;
+  if (unbatched) {
+    memmove (image.dims + 1, image.dims, 3 * sizeof (image.dims[0]));
+    image.dims[0] = 1;
+    image.rank = 4;
+  }
   if (!gst_video_info_from_caps (&plan->vinfo, caps)) {
     *why = g_strdup ("the caps are not valid video caps");
     return FALSE;
@@ -195,6 +206,11 @@ video_input (GstVkmlInferPlan * plan, vkml_model * model,
     return FALSE;
   }
   plan->shapes[0] = plan->bound;
+  if (unbatched) {
+    plan->shapes[0].rank = 3;
+    memmove (plan->shapes[0].dims, plan->shapes[0].dims + 1,
+        3 * sizeof (image.dims[0]));
+  }
   if (!gst_vkml_preprocess_from_video (&plan->vinfo, &set->pre, info->dtype,
           &plan->pp, why))
     return FALSE;

@@ -10,6 +10,10 @@
  * corner and no box. An object's ROI that also has a "classification" parameter
  * (vkmlclassify after vkmlinfer roi=objects) gets it after its label: "car: red 0.93";
  * a tracked object (vkmltrack) its track id before: "#3 car: red 0.93".
+ * An ROI with a "mask" parameter (vkmldetect on Mask R-CNN) gets the pixels of its mask
+ * (value >= 128 of 255) filled half-transparent in its colour, under the outline; one
+ * with "keypoints" (Keypoint R-CNN) a dot, 2 x thickness + 1 pixels square, at each
+ * keypoint.
  * Labels are drawn with Pango/Cairo when the plugin was built
  * with pangocairo; without it only the boxes are drawn.
  *
@@ -27,6 +31,7 @@
 #include "gstvkmloverlay.h"
 
 #include <gst/video/video.h>
+#include <math.h>
 
 #ifdef HAVE_PANGOCAIRO
 #include <pango/pangocairo.h>
@@ -39,6 +44,10 @@ GST_DEBUG_CATEGORY_STATIC (gst_vkml_overlay_debug);
 #define MAX_THICKNESS 16
 #define DEFAULT_DRAW_LABELS TRUE
 #define LABEL_FONT "Sans 9"
+/* Mask fill: the share of the class colour in a masked pixel, out of 256. */
+#define MASK_ALPHA 128
+/* Mask samples at or above this (of 255) are inside the object. */
+#define MASK_INSIDE 128
 /* Rendered tags kept per (label, colour); the cache is emptied when it reaches this. */
 #define MAX_CACHED_TAGS 256
 
@@ -293,6 +302,49 @@ put_pixel (const Canvas * cv, gint x, gint y, const Ink * ink)
         + (gsize) ((guint) x >> cv->wsub[c]) * cv->pstride[c]] = ink->c[c];
 }
 
+/* Mixes @ink into pixel (x, y) at MASK_ALPHA; a subsampled chroma sample only at the
+ * top-left pixel of the block it covers, so that it is mixed once. */
+static inline void
+blend_pixel (const Canvas * cv, gint x, gint y, const Ink * ink)
+{
+  guint c;
+
+  if (x < 0 || y < 0 || x >= cv->width || y >= cv->height)
+    return;
+  for (c = 0; c < 3; c++) {
+    guint8 *px;
+
+    if ((x & ((1 << cv->wsub[c]) - 1)) || (y & ((1 << cv->hsub[c]) - 1)))
+      continue;
+    px = &cv->data[c][(gsize) ((guint) y >> cv->hsub[c]) * cv->stride[c]
+        + (gsize) ((guint) x >> cv->wsub[c]) * cv->pstride[c]];
+    *px = (guint8) ((*px * (256 - MASK_ALPHA) + ink->c[c] * MASK_ALPHA) >> 8);
+  }
+}
+
+/* The "mask" parameter of @roi (width x height bytes over the ROI), blended in. */
+static void
+draw_mask (const Canvas * cv, GstVideoRegionOfInterestMeta * roi,
+    const Ink * ink)
+{
+  GstStructure *s = gst_video_region_of_interest_meta_get_param (roi, "mask");
+  const guint8 *m;
+  GBytes *bytes = NULL;
+  guint w, h, x, y;
+  gsize size;
+
+  if (!s || !gst_structure_get (s, "width", G_TYPE_UINT, &w, "height",
+          G_TYPE_UINT, &h, "data", G_TYPE_BYTES, &bytes, NULL))
+    return;
+  m = g_bytes_get_data (bytes, &size);
+  if (size / MAX (w, 1) >= h)
+    for (y = 0; y < h && roi->y + y < (guint) cv->height; y++)
+      for (x = 0; x < w && roi->x + x < (guint) cv->width; x++)
+        if (m[(gsize) y * w + x] >= MASK_INSIDE)
+          blend_pixel (cv, (gint) (roi->x + x), (gint) (roi->y + y), ink);
+  g_bytes_unref (bytes);
+}
+
 static void
 fill_rect (const Canvas * cv, gint x0, gint y0, gint x1, gint y1,
     const Ink * ink)
@@ -318,6 +370,35 @@ draw_box (const Canvas * cv, gint x, gint y, gint w, gint h, gint t,
   fill_rect (cv, x, y + h - t, x + w, y + h, ink);
   fill_rect (cv, x, y + t, x + t, y + h - t, ink);
   fill_rect (cv, x + w - t, y + t, x + w, y + h - t, ink);
+}
+
+/* A dot of (2t+1) x (2t+1) pixels at each point of the "keypoints" parameter of @roi. */
+static void
+draw_keypoints (const Canvas * cv, GstVideoRegionOfInterestMeta * roi, gint t,
+    const Ink * ink)
+{
+  GstStructure *s =
+      gst_video_region_of_interest_meta_get_param (roi, "keypoints");
+  const GValue *xs = s ? gst_structure_get_value (s, "x") : NULL;
+  const GValue *ys = s ? gst_structure_get_value (s, "y") : NULL;
+  guint k, n;
+
+  if (!xs || !ys || !GST_VALUE_HOLDS_ARRAY (xs) || !GST_VALUE_HOLDS_ARRAY (ys))
+    return;
+  n = MIN (gst_value_array_get_size (xs), gst_value_array_get_size (ys));
+  for (k = 0; k < n; k++) {
+    const GValue *vx = gst_value_array_get_value (xs, k);
+    const GValue *vy = gst_value_array_get_value (ys, k);
+    gfloat x, y;
+
+    if (!G_VALUE_HOLDS_FLOAT (vx) || !G_VALUE_HOLDS_FLOAT (vy))
+      continue;
+    x = g_value_get_float (vx);
+    y = g_value_get_float (vy);
+    if (x > -t - 1 && y > -t - 1 && x < cv->width + t && y < cv->height + t)
+      fill_rect (cv, (gint) floorf (x) - t, (gint) floorf (y) - t,
+          (gint) floorf (x) + t + 1, (gint) floorf (y) + t + 1, ink);
+  }
 }
 
 #ifdef HAVE_PANGOCAIRO
@@ -477,9 +558,12 @@ gst_vkml_overlay_transform_frame_ip (GstVideoFilter * filter,
     gst_vkml_overlay_class_colour (roi_class (roi, &whole), rgb);
     ink = ink_for (&cv, rgb);
     if (!whole)
+      draw_mask (&cv, roi, &ink);
+    if (!whole)
       draw_box (&cv, (gint) MIN (roi->x, G_MAXINT / 2),
           (gint) MIN (roi->y, G_MAXINT / 2), (gint) MIN (roi->w, G_MAXINT / 4),
           (gint) MIN (roi->h, G_MAXINT / 4), t, &ink);
+    draw_keypoints (&cv, roi, t, &ink);
 #ifdef HAVE_PANGOCAIRO
     if (labels && self->pango) {
       gchar *text = roi_text (roi, whole);

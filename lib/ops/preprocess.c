@@ -370,6 +370,9 @@ vkml_status preprocess_infer(graph_value *values, const graph_node *node, vkml_e
                          x->name, p->batch, (unsigned long long)p->frame.frame_bytes);
     int64_t dims[4];
     preprocess_output_dims(p, dims);
-    op_set_output(values, node, 0, p->dtype, 4, dims);
+    if (p->unbatched)
+        op_set_output(values, node, 0, p->dtype, 3, dims + 1);
+    else
+        op_set_output(values, node, 0, p->dtype, 4, dims);
     return VKML_OK;
 }

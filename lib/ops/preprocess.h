@@ -30,6 +30,8 @@ typedef struct preprocess_params {
     int height, width; /* of the image input */
     vkml_dtype dtype;  /* float, float16 or uint8 */
     int batch;         /* frames, 1 .. PREPROCESS_MAX_BATCH (0 is read as 1) */
+    bool unbatched;    /* the image input has no batch dim: [C,H,W] or [H,W,C], one frame
+                          (torchvision's detectors take such images) */
 } preprocess_params;
 
 /* What every device reads per element, from the params (preprocess_resolve). */

@@ -25,16 +25,21 @@ static void bound_shape(const graph_value *v, const vkml_tensor_info *given, int
     }
 }
 
-/* Params for an image input of `dims` (rank 4, batch N, NCHW or NHWC, C 1 or 3). */
-static vkml_status image_params(const graph_value *v, const int64_t *dims,
+/* Params for an image input of `dims` (rank 4, batch N, NCHW or NHWC, C 1 or 3; or rank
+ * 3, one image CHW or HWC). */
+static vkml_status image_params(const graph_value *v, const int64_t *given,
                                 const vkml_preprocess *pp, preprocess_params *p, vkml_error *err)
 {
     char shape[160];
-    graph_shape_string(v->rank, dims, shape, sizeof(shape));
-    if (v->rank != 4 || dims[0] < 1 || dims[0] > PREPROCESS_MAX_BATCH)
+    int64_t dims[4] = {1, 0, 0, 0};
+    graph_shape_string(v->rank, given, shape, sizeof(shape));
+    p->unbatched = v->rank == 3;
+    memcpy(p->unbatched ? dims + 1 : dims, given, sizeof(int64_t) * (p->unbatched ? 3 : 4));
+    if ((v->rank != 4 && v->rank != 3) || dims[0] < 1 || dims[0] > PREPROCESS_MAX_BATCH)
         return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT,
                          "pre-processing: input 0 '%s' is %s; an image input is [N,C,H,W] or "
-                         "[N,H,W,C], N 1 .. %d (bind symbolic dims with input_shapes)",
+                         "[N,H,W,C], N 1 .. %d, or one image [C,H,W] or [H,W,C] (bind "
+                         "symbolic dims with input_shapes)",
                          v->name, shape, PREPROCESS_MAX_BATCH);
     p->batch = (int)dims[0];
     if (dims[1] == 1 || dims[1] == 3) {

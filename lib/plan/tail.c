@@ -46,6 +46,8 @@ static bool reads_tail(const plan_tail *t, const graph *g, const graph_node *n)
     return false;
 }
 
+static vkml_status check_output_bounds(const plan *p, const plan_tail *t, vkml_error *err);
+
 vkml_status plan_tail_create(plan *p, const bool *folded, const op_host_runner *runner,
                              plan_tail **out, vkml_error *err)
 {
@@ -62,7 +64,12 @@ vkml_status plan_tail_create(plan *p, const bool *folded, const op_host_runner *
     t->runner = runner;
     for (int i = 0; i < g->n_nodes; i++) {
         const graph_node *n = &g->nodes[i];
-        if (folded[i] || !n->op || (!(n->op->flags & OP_DATA_DEPENDENT) && !reads_tail(t, g, n)))
+        /* A node folded at plan time that reads the tail (Shape of a value whose extent
+         * is the data's, and what computes on it: torchvision's min(k, count) for TopK,
+         * the shapes of its Expand and Reshape) folded the planned bound: it is computed
+         * again from each run's extents. */
+        bool data_dependent = !folded[i] && n->op && (n->op->flags & OP_DATA_DEPENDENT);
+        if (!n->op || (!data_dependent && !reads_tail(t, g, n)))
             continue;
         t->node_in[i] = true;
         t->nodes[t->n_nodes++] = i;
@@ -89,7 +96,63 @@ vkml_status plan_tail_create(plan *p, const bool *folded, const op_host_runner *
         plan_tail_destroy(&t);
         return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory planning");
     }
+    vkml_status st = check_output_bounds(p, t, err);
+    if (st != VKML_OK) {
+        plan_tail_destroy(&t);
+        return st;
+    }
     *out = t;
+    return VKML_OK;
+}
+
+/* The control-flow node of the tail that `value` is made from (through tail nodes), or -1
+ * (also when out of memory: then no refusal names it). */
+static int control_flow_source(const plan_tail *t, const graph *g, int value)
+{
+    int *stack = malloc(sizeof(int) * ((size_t)g->n_nodes + 1));
+    bool *seen = calloc((size_t)g->n_nodes + 1, sizeof(bool));
+    int top = 0, found = -1, producer = g->values[value].producer;
+    if (stack && seen && producer >= 0 && t->node_in[producer]) {
+        stack[top++] = producer;
+        seen[producer] = true;
+    }
+    while (top > 0 && found < 0) {
+        const graph_node *n = &g->nodes[stack[--top]];
+        if (n->op->flags & OP_CONTROL_FLOW)
+            found = (int)(n - g->nodes);
+        for (int k = 0; k < n->n_inputs && found < 0; k++) {
+            int q = n->inputs[k] >= 0 ? g->values[n->inputs[k]].producer : -1;
+            if (q >= 0 && t->node_in[q] && !seen[q]) {
+                seen[q] = true;
+                stack[top++] = q;
+            }
+        }
+    }
+    free(stack);
+    free(seen);
+    return found;
+}
+
+/* A graph output the tail makes whose planned bound holds no element though control flow
+ * makes it (a Loop's carried value that grows each iteration, bounded by its empty
+ * initial value): the caller could not be given room for it. Refused, naming both. */
+static vkml_status check_output_bounds(const plan *p, const plan_tail *t, vkml_error *err)
+{
+    const graph *g = p->graph;
+    char label[300];
+    for (int i = 0; i < g->n_outputs; i++) {
+        int v = g->outputs[i];
+        const graph_value *val = &p->values[v];
+        if (val->producer < 0 || !t->node_in[val->producer] ||
+            vkml_tensor_element_count(val->rank, val->dims) != 0)
+            continue;
+        int cf = control_flow_source(t, g, v);
+        if (cf >= 0)
+            return vkml_fail(err, VKML_ERROR_UNSUPPORTED,
+                             "graph output '%s' has no bound before the run: %s makes it, "
+                             "and its size is known only as it runs",
+                             val->name, graph_node_label(g, cf, label, sizeof(label)));
+    }
     return VKML_OK;
 }
 
@@ -184,13 +247,21 @@ static vkml_status run_node(plan *p, plan_tail *t, const vkml_tensor *inputs, in
     const void *in[n->n_inputs + 1];
     void *out[n->n_outputs + 1];
     int64_t out_dims[n->n_outputs + 1][VKML_MAX_RANK];
+    for (int k = 0; k < n->n_inputs; k++) { /* the shape function reads this run's values */
+        graph_value *v = n->inputs[k] >= 0 ? &t->values[n->inputs[k]] : NULL;
+        size_t bytes = 0;
+        in[k] = v ? input_bytes(p, t, inputs, n->inputs[k]) : NULL;
+        if (v && in[k] && v->dtype != VKML_DTYPE_STRING &&
+            vkml_tensor_bytes(v->dtype, v->rank, v->dims, &bytes)) {
+            v->data = in[k];
+            v->data_size = bytes;
+        }
+    }
     vkml_status st = n->op->infer(t->values, n, err); /* this run's shapes */
     if (st == VKML_OK)
         st = size_outputs(t, n, out, err);
     if (st != VKML_OK)
         return st;
-    for (int k = 0; k < n->n_inputs; k++)
-        in[k] = n->inputs[k] >= 0 ? input_bytes(p, t, inputs, n->inputs[k]) : NULL;
     for (int o = 0; o < n->n_outputs; o++)
         if (n->outputs[o] >= 0)
             memcpy(out_dims[o], t->values[n->outputs[o]].dims, sizeof(out_dims[o]));

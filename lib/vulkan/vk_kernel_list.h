@@ -114,6 +114,7 @@ GPU_KERNEL(Softmax, gpu_norm, gpu_norm_supports, DT_GPU_NORM)
  */
 GPU_KERNEL(ConvTranspose, gpu_convtranspose, gpu_convtranspose_supports, DT(FLOAT) | DT(FLOAT16))
 GPU_KERNEL(GridSample, gpu_gridsample, gpu_gridsample_supports, DT(FLOAT) | DT(FLOAT16))
+GPU_KERNEL(RoiAlign, gpu_roialign, gpu_roialign_supports, DT(FLOAT))
 GPU_KERNEL(Resize, gpu_resize, gpu_resize_supports, DT(FLOAT) | DT(FLOAT16))
 GPU_KERNEL(Upsample, gpu_resize, gpu_resize_supports, DT(FLOAT) | DT(FLOAT16))
 

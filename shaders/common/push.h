@@ -418,6 +418,24 @@ PUSH_U32(align_corners)
 PUSH_END(gridsample_push)
 #endif
 
+/* RoiAlign: Y [R, C, out_h, out_w] from X [batches, C, height, width], rois [R, 4] and
+ * int64 batch indices [R]; the ops/detect.h roialign_params. */
+#if !defined(VKML_GLSL) || defined(PUSH_ROIALIGN)
+PUSH_BEGIN(roialign_push)
+PUSH_U32(count)
+PUSH_U32(batches)
+PUSH_U32(channels)
+PUSH_U32(height)
+PUSH_U32(width)
+PUSH_U32(out_h)
+PUSH_U32(out_w)
+PUSH_U32(sampling_ratio)
+PUSH_U32(is_max)
+PUSH_U32(half_pixel)
+PUSH_F32(spatial_scale)
+PUSH_END(roialign_push)
+#endif
+
 /* quantization */
 /* QuantizeLinear/DequantizeLinear: element i's scale at quant_scale_index (lib/ops/quant.h);
  * lo/hi the quantized type's range (saturation, exact in float for 8/16-bit types). */

@@ -330,10 +330,10 @@ static GArray *
 nms_input (void)
 {
   const GstVkmlDetection in[] = {
-    {1, 1, 11, 11, 0.8f, 0},    /* IoU 81/119 = 0.68 with the first */
-    {0, 0, 10, 10, 0.9f, 0},
-    {1, 1, 11, 11, 0.7f, 1},    /* same place, other class */
-    {20, 20, 30, 30, 0.6f, 0},
+    {1, 1, 11, 11, 0.8f, 0, -1},        /* IoU 81/119 = 0.68 with the first */
+    {0, 0, 10, 10, 0.9f, 0, -1},
+    {1, 1, 11, 11, 0.7f, 1, -1},        /* same place, other class */
+    {20, 20, 30, 30, 0.6f, 0, -1},
   };
   GArray *dets = g_array_new (FALSE, FALSE, sizeof (GstVkmlDetection));
 
@@ -379,9 +379,9 @@ static const GstVkmlInputGeometry letterbox = { 640, 480, 320, 320, 0.5, 0.5,
 GST_START_TEST (test_letterbox_map_back)
 {
   const GstVkmlDetection in[] = {
-    {10, 50, 110, 150, 0.9f, 0},
-    {0, 0, 320, 30, 0.8f, 0},
-    {300, 260, 330, 290, 0.7f, 1},
+    {10, 50, 110, 150, 0.9f, 0, -1},
+    {0, 0, 320, 30, 0.8f, 0, -1},
+    {300, 260, 330, 290, 0.7f, 1, -1},
   };
   GArray *dets = g_array_new (FALSE, FALSE, sizeof (GstVkmlDetection));
 

@@ -249,9 +249,10 @@ check_tensor (GstBuffer * out, const GstVideoInfo * vinfo, GstBuffer * in,
   }
   fail_unless (t != NULL);
   fail_unless_equals_int (t->dtype, dtype);
-  fail_unless_equals_int (t->rank, 4);
-  fail_unless (memcmp (t->dims, want_dims, sizeof (want_dims)) == 0,
-      "%s: dims", what);
+  /* a model of one image [C,H,W] or [H,W,C] (rank 3) gets it without the batch */
+  fail_unless (t->rank == 4 || t->rank == 3, "%s: rank %u", what, t->rank);
+  fail_unless (memcmp (t->dims, want_dims + 4 - t->rank,
+          t->rank * sizeof (want_dims[0])) == 0, "%s: dims", what);
   want = reference (vinfo, in, s, nhwc, C, H, W, dtype);
   fail_unless (gst_buffer_map (t->data, &map, GST_MAP_READ));
   for (i = 0; i < n && bad < 4; i++) {
@@ -349,7 +350,8 @@ GST_START_TEST (test_yuv_colorimetry)
 
 GST_END_TEST;
 
-/* Per-channel mean/std in BGR order; channels-last; uint8 and float16 inputs. */
+/* Per-channel mean/std in BGR order; channels-last; uint8 and float16 inputs; one image
+ * without a batch dim, CHW and HWC. */
 GST_START_TEST (test_normalise_layout_dtype)
 {
   Settings s = plain;
@@ -375,6 +377,14 @@ GST_START_TEST (test_normalise_layout_dtype)
       8, 6, VKML_DTYPE_FLOAT16);
   check_format ("id-gray.onnx", "0", GST_VIDEO_FORMAT_RGB, 0, 0, &plain, FALSE,
       1, 8, 6, VKML_DTYPE_FLOAT);
+  /* one image, no batch dim (torchvision's detectors): [3,8,6] and [8,6,3] */
+  check_format ("id-chw.onnx", "0", GST_VIDEO_FORMAT_RGB, 0, 0, &s, FALSE, 3,
+      8, 6, VKML_DTYPE_FLOAT);
+  check_format ("id-chw.onnx", "cpu", GST_VIDEO_FORMAT_NV12,
+      GST_VIDEO_COLOR_MATRIX_BT601, GST_VIDEO_COLOR_RANGE_16_235, &s, FALSE, 3,
+      8, 6, VKML_DTYPE_FLOAT);
+  check_format ("id-hwc.onnx", "0", GST_VIDEO_FORMAT_BGRx, 0, 0, &s, TRUE, 3,
+      8, 6, VKML_DTYPE_FLOAT);
 }
 
 GST_END_TEST;

@@ -12,7 +12,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 flock "$zoo.lock" /usr/bin/python3 "$root/tests/models/zoo/make_zoo.py" "$zoo"
 for dev in cpu 0; do
-    "$vkml" conformance --tolerance model --device "$dev" --json "$tmp/$dev.json" "$zoo" \
+    "$vkml" conformance --tolerance model --timeout 600 --device "$dev" --json "$tmp/$dev.json" "$zoo" \
         > "$tmp/$dev.out" 2> "$tmp/$dev.err" || true
     [ -s "$tmp/$dev.json" ] || { echo "update_ratchet: no report on device $dev:" >&2; cat "$tmp/$dev.err" >&2; exit 1; }
     tail -n 1 "$tmp/$dev.out"

@@ -1,11 +1,75 @@
 /*
  * Detection ops (lib/ops/detect.c) on the op harness (suite 'ops'): RoiAlign's bad rois,
- * NonMaxSuppression's known values (an INT64_MAX box count included) and bad thresholds.
- * The Vulkan devices leave NonMaxSuppression to the CPU.
+ * NonMaxSuppression's known values (an INT64_MAX box count included) and bad thresholds;
+ * RoiAlign on every Vulkan device against the CPU (roialign.comp) on odd shapes, both
+ * modes and coordinate transforms, adaptive and fixed sampling, rois partly or wholly off
+ * the image. The Vulkan devices leave NonMaxSuppression to the CPU.
  */
 #include "op_harness.h"
 
 #include <stdint.h>
+#include <stdio.h>
+
+#define ROIS 9
+
+/* ROIS boxes [x0, y0, x1, y1] over a w x h image (in input pixels before spatial_scale):
+ * inside it, across its edges, wholly off it, one thinner than a pixel, one inverted. */
+static void make_rois(float w, float h, float *rois, int64_t *batch)
+{
+    uint32_t s = 12345;
+    for (int r = 0; r < ROIS; r++) {
+        float v[4];
+        for (int k = 0; k < 4; k++) {
+            s = s * 1664525u + 1013904223u;
+            v[k] = (float)(s >> 8) / (float)(1u << 24);
+        }
+        rois[4 * r] = (v[0] * 1.2f - 0.1f) * w;
+        rois[4 * r + 1] = (v[1] * 1.2f - 0.1f) * h;
+        rois[4 * r + 2] = rois[4 * r] + v[2] * w * 0.8f;
+        rois[4 * r + 3] = rois[4 * r + 1] + v[3] * h * 0.8f;
+        batch[r] = r % 2;
+    }
+    float off[4] = {w + 3, h + 2, w + 9, h + 5}, thin[4] = {1, 1, 1.3f, 7};
+    float inverted[4] = {6, 5, 2, 1};
+    for (int k = 0; k < 4; k++) {
+        rois[4 * (ROIS - 3) + k] = off[k];
+        rois[4 * (ROIS - 2) + k] = thin[k];
+        rois[4 * (ROIS - 1) + k] = inverted[k];
+    }
+}
+
+static void run_roialign(const char *mode, const char *ctm, int sampling, float scale)
+{
+    const int64_t n = 2, ch = 5, h = 11, w = 13;
+    float rois[4 * ROIS];
+    int64_t batch[ROIS];
+    char label[128];
+    make_rois((float)w / scale, (float)h / scale, rois, batch);
+    snprintf(label, sizeof(label), "RoiAlign %s %s sampling %d scale %g", mode, ctm, sampling,
+             scale);
+    oh_case *c = oh_new("RoiAlign", 16);
+    oh_input(c, VKML_DTYPE_FLOAT, 4, (int64_t[]){n, ch, h, w}, -2, 2);
+    oh_const(c, VKML_DTYPE_FLOAT, 2, (int64_t[]){ROIS, 4}, rois);
+    oh_const(c, VKML_DTYPE_INT64, 1, (int64_t[]){ROIS}, batch);
+    oh_attr_string(c, "mode", mode);
+    oh_attr_string(c, "coordinate_transformation_mode", ctm);
+    oh_attr_int(c, "output_height", 3);
+    oh_attr_int(c, "output_width", 4);
+    oh_attr_int(c, "sampling_ratio", sampling);
+    oh_attr_float(c, "spatial_scale", scale);
+    oh_expect_gpu(c, true);
+    oh_run(c, label, OH_BOUND_SUM);
+}
+
+static void test_roialign_gpu(void)
+{
+    static const char *modes[] = {"avg", "max"};
+    static const char *ctms[] = {"half_pixel", "output_half_pixel"};
+    for (int m = 0; m < 2; m++)
+        for (int t = 0; t < 2; t++)
+            for (int s = 0; s <= 2; s += 2)
+                run_roialign(modes[m], ctms[t], s, m == 0 && t == 0 && s == 0 ? 1.0f : 0.25f);
+}
 
 static void test_detect(void)
 {
@@ -60,5 +124,6 @@ static void test_detect(void)
 int main(void)
 {
     test_detect();
+    test_roialign_gpu();
     return oh_finish();
 }

@@ -44,6 +44,17 @@ static inline int tg_node(graph *g, const char *name, const char *op, int in0, i
     return n;
 }
 
+/* A node of n_in inputs and n_out outputs (value ids, -1 for an omitted one). */
+static inline int tg_node_io(graph *g, const char *name, const char *op, const int *in, int n_in,
+                             const int *out, int n_out, int opset)
+{
+    int n = graph_add_node(g, name, op, "", n_in, n_out, 0);
+    memcpy(g->nodes[n].inputs, in, sizeof(int) * (size_t)n_in);
+    memcpy(g->nodes[n].outputs, out, sizeof(int) * (size_t)n_out);
+    g->nodes[n].opset = opset;
+    return n;
+}
+
 /* Marks the graph's inputs and outputs, sorts it and wraps it in a model. */
 static inline vkml_model *tg_model(graph *g, const int *inputs, int n_inputs, const int *outputs,
                                    int n_outputs, int opset)

@@ -150,12 +150,7 @@ static vkml_model *random_model(uint64_t *seed, int64_t *x_dims)
         flat = graph_add_value(g, "flat"), gemm = graph_add_value(g, "gemm"),
         y = graph_add_value(g, "Y"), small = graph_add_value(g, "small"),
         z = graph_add_value(g, "Z");
-    int cn = graph_add_node(g, "conv", "Conv", "", 3, 1, 0);
-    g->nodes[cn].inputs[0] = x;
-    g->nodes[cn].inputs[1] = w1;
-    g->nodes[cn].inputs[2] = b1;
-    g->nodes[cn].outputs[0] = conv;
-    g->nodes[cn].opset = 13;
+    tg_node_io(g, "conv", "Conv", (int[]){x, w1, b1}, 3, (int[]){conv}, 1, 13);
     tg_node(g, "relu", "Relu", conv, -1, relu, 13);
     tg_node(g, "mul", "Mul", relu, scale, mul, 13);
     tg_node(g, "add", "Add", mul, conv, add, 13);

@@ -1,8 +1,10 @@
 /* The dynamic tail: X -> Relu (planned, on the session's device) -> NonZero (an output
  * whose extent depends on the data) -> Transpose -> Y. Y's dims change from run to run as
  * the data does; the values are the indices of the positive elements, on the CPU and on
- * every Vulkan device. */
+ * every Vulkan device. Then torchvision's min(k, count) before a TopK: a Shape of a
+ * data-dependent value folds to the planned bound, and is computed again each run. */
 #include "onnx/model.h"
+#include "test_graph.h"
 #include "testutil.h"
 
 #define ROWS 3
@@ -69,6 +71,80 @@ static void run(vkml_session *s, int step)
     vkml_tensor_release(&out);
 }
 
+#define TOPK_N 8
+#define TOPK_K 5 /* less than the bound (TOPK_N), more than some runs' counts */
+
+/* An int64 [1] constant. */
+static int int64_constant(graph *g, const char *name, int64_t value)
+{
+    int v = tg_value(g, name, VKML_DTYPE_INT64, 1, (int64_t[]){1});
+    int64_t *data = vkml_arena_calloc(g->arena, 1, sizeof(int64_t));
+    *data = value;
+    g->values[v].kind = GRAPH_VALUE_CONSTANT;
+    g->values[v].data = data;
+    g->values[v].data_size = sizeof(int64_t);
+    return v;
+}
+
+/* X [8] -> its nonzero values (NonZero, Gather) -> TopK with K = min(5, their count), the
+ * count read by Shape of the gathered values, as torchvision writes it (a Shape of the
+ * NonZero itself does not fold). Output: the K best values. */
+static vkml_model *make_topk_model(void)
+{
+    graph *g = graph_create();
+    int x = tg_value(g, "X", VKML_DTYPE_FLOAT, 1, (int64_t[]){TOPK_N});
+    int nz = tg_value(g, "nz", VKML_DTYPE_UNDEFINED, -1, NULL);
+    int idx = tg_value(g, "idx", VKML_DTYPE_UNDEFINED, -1, NULL);
+    int pos = tg_value(g, "pos", VKML_DTYPE_UNDEFINED, -1, NULL);
+    int count = tg_value(g, "count", VKML_DTYPE_UNDEFINED, -1, NULL);
+    int k = tg_value(g, "k", VKML_DTYPE_UNDEFINED, -1, NULL);
+    int y = tg_value(g, "Y", VKML_DTYPE_UNDEFINED, -1, NULL);
+    int yi = tg_value(g, "Yi", VKML_DTYPE_UNDEFINED, -1, NULL);
+    int flat = int64_constant(g, "flat", -1), kmax = int64_constant(g, "kmax", TOPK_K);
+    tg_node(g, "nonzero", "NonZero", x, -1, nz, 13);
+    tg_node(g, "flatten", "Reshape", nz, flat, idx, 13);
+    tg_node(g, "positives", "Gather", x, idx, pos, 13);
+    tg_node(g, "count", "Shape", pos, -1, count, 13);
+    tg_node(g, "k", "Min", count, kmax, k, 13);
+    tg_node_io(g, "topk", "TopK", (int[]){pos, k}, 2, (int[]){y, yi}, 2, 13);
+    return tg_model(g, (int[]){x}, 1, (int[]){y}, 1, 13);
+}
+
+/* `positive` of the 8 values nonzero (1, 2, ...; the rest 0): Y is the min(5, positive)
+ * largest. */
+static void run_topk(vkml_session *s, int positive)
+{
+    float x[TOPK_N];
+    for (int i = 0; i < TOPK_N; i++)
+        x[i] = i < positive ? 1.0f + (float)i : 0.0f;
+    size_t n = 0;
+    float *y = tg_run_session(s, x, TOPK_N, &n);
+    size_t want = positive < TOPK_K ? (size_t)positive : TOPK_K;
+    CHECK(n == want, "%d positive: TopK gave %zu values, expected %zu", positive, n, want);
+    for (size_t i = 0; y && i < n && i < want; i++)
+        CHECK(y[i] == (float)(positive - (int)i), "%d positive: value %zu is %g", positive, i,
+              y[i]);
+    free(y);
+}
+
+static void test_topk_of_count(vkml_context *ctx)
+{
+    vkml_model *m = make_topk_model();
+    vkml_error err = {0};
+    TEST_FOR_EACH_DEVICE(t, ctx) {
+        vkml_session *s = NULL;
+        vkml_session_params params = {.device = t.device};
+        CHECK_OK(vkml_session_create(ctx, m, &params, &s, &err), &err);
+        if (!s)
+            continue;
+        for (int positive = 0; positive <= TOPK_N; positive += 2) /* K 0, 2, 4, 5, 5 */
+            run_topk(s, positive);
+        printf("device %d: TopK's K = min(5, count) follows the data\n", t.device);
+        vkml_session_destroy(&s);
+    }
+    vkml_model_destroy(&m);
+}
+
 int main(void)
 {
     vkml_context *ctx = NULL;
@@ -99,6 +175,7 @@ int main(void)
         vkml_session_destroy(&s);
     }
     vkml_model_destroy(&m);
+    test_topk_of_count(ctx);
     vkml_context_destroy(&ctx);
     return test_finish("test_tail");
 }

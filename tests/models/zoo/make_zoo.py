@@ -15,6 +15,7 @@ Needs Debian's python3-torch 1.13, python3-torchvision 0.14 and python3-onnx 1.1
 are imported only when a case has to be written.
 """
 import argparse
+import copy
 import inspect
 import hashlib
 import io
@@ -476,6 +477,142 @@ def segmentation_model(arch, size, **kw):
     return make
 
 
+# torchvision's detectors: each takes a list of [3,H,W] images in 0..1 and returns a list
+# of dicts; a wrapper takes one image and returns the dict's tensors in a fixed order, so
+# the export is the detector's own graph (the exporter flattens lists and dicts alike).
+
+# The layers whose outputs decide which boxes are kept: classification logits (scores,
+# rankings, thresholds) and box regressions (positions, hence NMS overlaps).
+DETECTOR_HEADS = {
+    "rcnn": (("rpn.head.cls_logits", 2.0, 0.0), ("rpn.head.bbox_pred", 0.2, 0.0),
+             ("roi_heads.box_predictor.cls_score", 2.0, 0.0),
+             ("roi_heads.box_predictor.bbox_pred", 0.2, 0.0)),
+    "retinanet": (("head.classification_head.cls_logits", 2.0, -5.0),
+                  ("head.regression_head.bbox_reg", 0.2, 0.0)),
+    "fcos": (("head.classification_head.cls_logits", 2.0, -2.0),
+             ("head.regression_head.bbox_ctrness", 1.0, 1.0),
+             ("head.regression_head.bbox_reg", 0.2, 0.0)),
+    "ssd": (("head.classification_head.module_list", 1.0, 0.0),
+            ("head.regression_head.module_list", 0.2, 0.0)),
+}
+DETECTOR_EXTRA_HEADS = {
+    "masks": (("roi_heads.mask_predictor.mask_fcn_logits", 2.0, 0.0),),
+    "keypoints": (("roi_heads.keypoint_predictor.kps_score_lowres", 4.0, 0.0),),
+}
+
+
+def last_layers(model, path):
+    """The last Conv2d/ConvTranspose2d/Linear layer at `path` (a layer, or each of a
+    ModuleList of per-level heads)."""
+    m = model.get_submodule(path)
+    parts = m if isinstance(m, nn.ModuleList) else [m]
+    kinds = (nn.Conv2d, nn.ConvTranspose2d, nn.Linear)
+    return [[x for x in p.modules() if isinstance(x, kinds)][-1] for p in parts]
+
+
+def batchnorm_from_data(model, image):
+    """BatchNorm statistics measured on `image` (one forward with the BatchNorm layers in
+    training mode) and random affine parameters. randomize_batchnorm's random statistics
+    do not normalise: through a detector's depth each layer's output collapses to its
+    per-channel constant, every anchor of a level scores the same to float32's last bit,
+    and which boxes are kept is decided by rounding."""
+    bns = [m for m in model.modules() if isinstance(m, nn.modules.batchnorm._BatchNorm)]
+    gen = torch.Generator().manual_seed(2)
+    for bn in bns:
+        bn.reset_running_stats()
+        bn.momentum = None  # a cumulative average: this one batch
+        bn.train()
+    with torch.no_grad():
+        model([image, image.flip(-1)])  # two images: some layers reach 1x1
+        for bn in bns:
+            bn.eval()
+            if bn.affine:
+                bn.weight.copy_(torch.rand(bn.num_features, generator=gen) + 0.5)
+                bn.bias.copy_(torch.randn(bn.num_features, generator=gen) * 0.1)
+
+
+def calibrate(model, image, path, std, mean):
+    """Scales the layers at `path` so that their outputs on `image` have this spread and
+    mean. torchvision initialises the heads with tiny weights (std 0.01) and RetinaNet's
+    logits with a prior of 0.01: with random weights every score would then be nearly
+    equal, or under the threshold, and which boxes survive would be decided by rounding."""
+    for layer in last_layers(model, path):
+        outs = []
+        hook = layer.register_forward_hook(lambda m, i, o: outs.append(o.detach().flatten()))
+        with torch.no_grad():
+            model([image])
+        hook.remove()
+        o = torch.cat(outs)
+        k = std / max(float(o.std()), 1e-12)
+        with torch.no_grad():
+            layer.weight.mul_(k)
+            layer.bias.mul_(k).add_(mean - float(o.mean()) * k)
+
+
+def same_detections(a, b):
+    """Whether two runs keep the same boxes: same labels in the same order, boxes and
+    everything else within 1e-3 of their scale."""
+    if a[0].shape != b[0].shape:
+        return False
+    for x, y in zip(a, b):
+        if x.dtype == torch.int64:
+            if not torch.equal(x, y):
+                return False
+        elif x.numel() and float((x.double() - y.double()).abs().max()) > \
+                1e-3 * max(1.0, float(y.double().abs().max())):
+            return False
+    return True
+
+
+def detection_model(arch, size, outputs, heads, extra=(), **kw):
+    """torchvision.models.detection.<arch> with random weights, a `size` x `size` image
+    (min_size = max_size = size where the model takes them). Its heads are calibrated
+    (calibrate()), and the seed is the first from 0 whose float64 run keeps the same
+    boxes as its float32 run, so no kept box is decided by the last bit."""
+
+    def make(batch):
+        class Detector(nn.Module):
+            def __init__(self, m):
+                super().__init__()
+                self.m = m
+
+            def forward(self, image):
+                r = self.m([image])[0]
+                return tuple(r[k] for k in outputs)
+
+        assert batch == 1, "torchvision's detectors take one image here"
+        gen = torch.Generator().manual_seed(1)
+        img = torch.rand(3, size, size, generator=gen).half().float()
+        for seed in range(8):
+            torch.manual_seed(seed)
+            m = getattr(torchvision.models.detection, arch)(
+                weights=None, weights_backbone=None, **kw).eval()
+            batchnorm_from_data(m, img)
+            for path, std, mean in DETECTOR_HEADS[heads] + sum(
+                    (DETECTOR_EXTRA_HEADS[e] for e in extra), ()):
+                calibrate(m, img, path, std, mean)
+            model = Detector(m)
+            with torch.no_grad():
+                single = model(img)
+                double = copy.deepcopy(model).double()(img.double())
+            if single[0].shape[0] > 0 and same_detections(single, double):
+                return model, [img], ["image"], list(outputs)
+            print("zoo: %s seed %d: %d boxes, float64 %s; next seed" %
+                  (arch, seed, single[0].shape[0],
+                   "agrees" if same_detections(single, double) else "differs"))
+        raise RuntimeError("%s: no seed of 0..7 keeps the same boxes in float64" % arch)
+
+    make.__doc__ = "torchvision.models.detection.%s, %dx%d input" % (arch, size, size)
+    make.own_batchnorm = True
+    return make
+
+
+BOXES = ("boxes", "labels", "scores")
+SSD_KW = {"num_classes": 5, "score_thresh": 0.5, "detections_per_img": 20}
+RCNN_KW = {"min_size": 128, "max_size": 128, "rpn_pre_nms_top_n_test": 200,
+           "rpn_post_nms_top_n_test": 100, "box_detections_per_img": 20, "num_classes": 5}
+ONE_STAGE_KW = {"min_size": 128, "max_size": 128, "detections_per_img": 20, "num_classes": 5}
+
 # ---------------------------------------------------------------------------------------
 # The cases.
 
@@ -508,6 +645,24 @@ MODELS = {
     "retinaface": (face_model, True),
     "unet": (unet_model, True),
     "bert": (bert_model, False),
+    # torchvision's detectors: random weights, small images, 5 classes (tests/models/README.md)
+    "ssdlite320_mobilenet_v3_large": (detection_model(
+        "ssdlite320_mobilenet_v3_large", 320, BOXES, "ssd", **SSD_KW), False),
+    "ssd300_vgg16": (detection_model("ssd300_vgg16", 300, BOXES, "ssd", **SSD_KW), False),
+    "retinanet_resnet50_fpn": (detection_model(
+        "retinanet_resnet50_fpn", 128, BOXES, "retinanet", **ONE_STAGE_KW), False),
+    "fcos_resnet50_fpn": (detection_model(
+        "fcos_resnet50_fpn", 128, BOXES, "fcos", **ONE_STAGE_KW), False),
+    "fasterrcnn_mobilenet_v3_large_320_fpn": (detection_model(
+        "fasterrcnn_mobilenet_v3_large_320_fpn", 128, BOXES, "rcnn", **RCNN_KW), False),
+    "fasterrcnn_resnet50_fpn": (detection_model(
+        "fasterrcnn_resnet50_fpn", 128, BOXES, "rcnn", **RCNN_KW), False),
+    "maskrcnn_resnet50_fpn": (detection_model(
+        "maskrcnn_resnet50_fpn", 128, BOXES + ("masks",), "rcnn", ("masks",),
+        **RCNN_KW), False),
+    "keypointrcnn_resnet50_fpn": (detection_model(
+        "keypointrcnn_resnet50_fpn", 128, BOXES + ("keypoints", "keypoints_scores"), "rcnn",
+        ("keypoints",), **dict(RCNN_KW, num_classes=2)), False),
 }
 
 # (model, batch, opset, fp16): every model at batch 1, opset 13; more for some.
@@ -609,7 +764,8 @@ def build_case(out, name, model_name, batch, opset, fp16):
     t0 = time.monotonic()
     model, inputs, input_names, output_names = factory(batch)
     model.eval()
-    randomize_batchnorm(model)
+    if not getattr(factory, "own_batchnorm", False):
+        randomize_batchnorm(model)
     with torch.no_grad():
         t1 = time.monotonic()
         outputs = model(*inputs)

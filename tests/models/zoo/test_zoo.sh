@@ -18,7 +18,7 @@ $py -c 'import torch, torchvision, onnx' 2> /dev/null ||
 start=$(date +%s)
 flock "$zoo.lock" $py "$here/zoo/make_zoo.py" "$zoo" || { fail "make_zoo.py failed"; finish; }
 made=$(date +%s)
-"$VKML" conformance --tolerance model --device "$dev" --json "$TMP/report.json" "$zoo" \
+"$VKML" conformance --tolerance model --timeout 600 --device "$dev" --json "$TMP/report.json" "$zoo" \
     > "$TMP/out" 2> "$TMP/err"
 rc=$?
 end=$(date +%s)
