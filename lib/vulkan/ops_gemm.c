@@ -56,6 +56,19 @@ static bool tile_wasteful(int64_t extent, int64_t tile)
     return (extent + tile - 1) / tile * tile * 4 > extent * 5;
 }
 
+/* groups = (gx, gy, z) when the device's grid takes them; false (groups untouched) else. */
+static bool set_groups(const struct gpu_caps *caps, int64_t gx, int64_t gy, int64_t z,
+                       uint32_t groups[3])
+{
+    if (gx > caps->max_workgroup_count[0] || gy > caps->max_workgroup_count[1] ||
+        z > caps->max_workgroup_count[2])
+        return false;
+    groups[0] = (uint32_t)gx;
+    groups[1] = (uint32_t)gy;
+    groups[2] = (uint32_t)z;
+    return true;
+}
+
 /* The first tile of tiles[1 .. n_tiles) (tiles[forced], 0-based, when forced >= 0) that
  * gives VK_GEMM_TILE_MIN_GROUPS workgroups without a quarter of it empty, else the last;
  * false when its grid exceeds the device's. The largest tile (128 x 128) is taken only when
@@ -74,12 +87,8 @@ static bool pick_tile(const struct gpu_caps *caps, const struct gemm_tile *tiles
         bool wasteful = tile_wasteful(m, g->bm) || tile_wasteful(n, g->bn);
         if (forced < 0 && t + 1 < n_tiles && (wasteful || gx * gy * z < VK_GEMM_TILE_MIN_GROUPS))
             continue;
-        if (gx > caps->max_workgroup_count[0] || gy > caps->max_workgroup_count[1] ||
-            z > caps->max_workgroup_count[2])
+        if (!set_groups(caps, gx, gy, z, groups))
             return false;
-        groups[0] = (uint32_t)gx;
-        groups[1] = (uint32_t)gy;
-        groups[2] = (uint32_t)z;
         *kernel = conv ? g->conv : g->matmul;
         return true;
     }
@@ -153,12 +162,8 @@ bool vk_gemm_pick_cm2(const struct gpu_caps *caps, const matmul_push *pc, vkml_d
         return false;
     const vk_cm2_tile *c = &vk_cm2_tiles[t];
     int64_t gx = (pc->n + c->bn - 1) / c->bn, gy = (pc->m + c->bm - 1) / c->bm;
-    if (gx > caps->max_workgroup_count[0] || gy > caps->max_workgroup_count[1] ||
-        batch > caps->max_workgroup_count[2])
+    if (!set_groups(caps, gx, gy, batch, groups))
         return false;
-    groups[0] = (uint32_t)gx;
-    groups[1] = (uint32_t)gy;
-    groups[2] = (uint32_t)batch;
     *kernel = c->kernel;
     return vk_kernel_variant(c->kernel, (int)dtype) >= 0;
 }
@@ -194,13 +199,9 @@ bool vk_conv_pick_taps(const struct gpu_caps *caps, vkml_dtype dtype, bool fast_
         t++; /* 64 pixels a block */
     const struct taps_tile *g = &taps_tiles[t];
     int64_t gx = (n + g->bn - 1) / g->bn;
-    if (gx > caps->max_workgroup_count[0] || gy > caps->max_workgroup_count[1] ||
-        z > caps->max_workgroup_count[2])
+    if (!set_groups(caps, gx, gy, z, groups))
         return false;
     *kernel = g->kernel;
-    groups[0] = (uint32_t)gx;
-    groups[1] = (uint32_t)gy;
-    groups[2] = (uint32_t)z;
     /* too few blocks: K in slices of whole steps (the split kernels' blocks are 64 pixels),
      * as many as keep the workgroups within one wave of VK_GEMM_MIN_GROUPS. Rounding up to
      * that many had left a second wave, mostly idle: on the H200 ResNet-50 b8's 3x3 convs
