@@ -40,18 +40,50 @@ static vkml_status merge_bound(const graph_node *n, const graph_value *a, const 
     return VKML_OK;
 }
 
+static bool is_empty(const graph_value *v)
+{
+    return vkml_tensor_element_count(v->rank, v->dims) == 0;
+}
+
+/* One shape that bounds output o of an If from its branches' probed shapes a and b: of one
+ * rank, each dim the larger; a branch that gives an empty tensor (an exporter's early
+ * return of torch.empty((0,))) bounds nothing, so the other's shape, whatever its rank.
+ * Branches of different ranks, neither empty, inside a subgraph probed on a planned bound
+ * (`nested`) whose condition the probe knows (a squeeze when a static dim is 1): the
+ * branch the plan's shapes take, as lower_cf inlines it at the top. */
+static vkml_status if_bound(const graph_node *n, const graph_value *a, const graph_value *b,
+                            int taken, graph_value *out, vkml_error *err)
+{
+    if (a->dtype == b->dtype && is_empty(a) != is_empty(b)) {
+        *out = is_empty(a) ? *b : *a;
+        out->data = NULL;
+        return VKML_OK;
+    }
+    if (a->dtype == b->dtype && a->rank != b->rank && taken >= 0) {
+        *out = taken == 0 ? *a : *b;
+        out->data = NULL;
+        return VKML_OK;
+    }
+    return merge_bound(n, a, b, out, err);
+}
+
 static vkml_status probe_if(const cf_env *env, graph_value *values, const graph_node *n,
-                            vkml_arena *arena, vkml_error *err)
+                            bool nested, vkml_arena *arena, vkml_error *err)
 {
     const cf_params *p = n->params;
+    const graph_value *cond = &values[n->inputs[0]];
+    int taken = -1;
+    if (nested && cond->data && cond->dtype == VKML_DTYPE_BOOL &&
+        vkml_tensor_element_count(cond->rank, cond->dims) == 1)
+        taken = *(const bool *)cond->data ? 0 : 1;
     graph_value *vals[2] = {NULL, NULL};
     vkml_status st = VKML_OK;
     for (int b = 0; b < 2 && st == VKML_OK; b++)
         st = cf_run_body(env, n, values, p->bodies[b], NULL, arena, &vals[b], err);
     for (int o = 0; o < n->n_outputs && st == VKML_OK; o++) {
         graph_value bound;
-        st = merge_bound(n, &vals[0][p->bodies[0]->outputs[o]], &vals[1][p->bodies[1]->outputs[o]],
-                         &bound, err);
+        st = if_bound(n, &vals[0][p->bodies[0]->outputs[o]], &vals[1][p->bodies[1]->outputs[o]],
+                      taken, &bound, err);
         if (st == VKML_OK)
             set_bound(values, n, o, &bound);
     }
@@ -268,7 +300,7 @@ vkml_status cf_probe_node(const cf_env *env, const graph *g, graph_value *values
         return st;
     }
     switch (n->op->id) {
-    case OP_ID_If: st = probe_if(&probe, values, n, arena, err); break;
+    case OP_ID_If: st = probe_if(&probe, values, n, env->probe, arena, err); break;
     case OP_ID_Loop: st = probe_loop(&probe, values, n, arena, err); break;
     default:
         st = ((const cf_params *)n->params)->batched
@@ -276,7 +308,11 @@ vkml_status cf_probe_node(const cf_env *env, const graph *g, graph_value *values
                  : cf_probe_scan(&probe, values, n, arena, err);
         break;
     }
-    if (st != VKML_OK && st != VKML_ERROR_OUT_OF_MEMORY && declared_bounds(env, values, n)) {
+    /* An If whose condition the plan knows (from a planned bound) is not bounded by what
+     * its branches declare (an unknown dim is no bound): lower_cf makes it its branch. */
+    bool cond_known = cond && cond->data && !env->probe;
+    if (st != VKML_OK && st != VKML_ERROR_OUT_OF_MEMORY && !cond_known &&
+        declared_bounds(env, values, n)) {
         VKML_LOGD("%s: shapes as its subgraphs declare them (%s)",
                   graph_node_label(g, node, label, sizeof(label)), err ? err->message : "");
         return VKML_OK;

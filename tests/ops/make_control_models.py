@@ -67,6 +67,22 @@ save(model([node("NonZero", ["X"], ["nz"]), node("Size", ["nz"], ["count"]),
            [value("X", F, [4])], [value("Y", F, [4])],
            [const("four", np.int64(4)), const("one", np.float32(1))]), "if_on_bound.onnx")
 
+# A condition on NonZero's count whose then branch is an exporter's early return of an
+# empty tensor (of another rank): the If stays for the tail, bounded by its else branch
+# (NonZero's indices as floats, [4]), and each run gives the real extent.
+save(model([node("NonZero", ["X"], ["nz"]), node("Size", ["nz"], ["count"]),
+            node("Equal", ["count", "zero"], ["none_set"]),
+            node("If", ["none_set"], ["Y"],
+                 then_branch=branch("then", [node("Identity", ["empty"], ["then_y"])],
+                                    [value("then_y", F, [0, 1])],
+                                    [const("empty", np.zeros((0, 1), np.float32))]),
+                 else_branch=branch("else", [node("Reshape", ["nz", "flat"], ["idx"]),
+                                             node("Cast", ["idx"], ["else_y"], to=F)],
+                                    [value("else_y", F, ["n"])]))],
+           [value("X", F, [4])], [value("Y", F, ["n"])],
+           [const("zero", np.int64(0)), const("flat", np.array([-1], np.int64))]),
+     "if_empty_branch.onnx")
+
 # A condition known only at run time; the branches read an outer initializer and give
 # different shapes ([3] and [2]).
 save(model([node("If", ["cond"], ["Y"],

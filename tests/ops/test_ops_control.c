@@ -152,6 +152,28 @@ done:
     close_model(&s, &m);
 }
 
+/* An If on a bound whose then branch is empty (of another rank): bounded by its else
+ * branch, it stays in the tail, and a run gives the extent its data make. */
+static void test_if_empty_branch(vkml_context *ctx, int device)
+{
+    vkml_model *m;
+    vkml_session *s = open_model(ctx, "if_empty_branch.onnx", device, 0, &m);
+    if (!s)
+        goto done;
+    const plan *p = session_plan(s);
+    int kept = 0;
+    for (int i = 0; i < p->graph->n_nodes; i++)
+        kept +=
+            (p->graph->nodes[i].op->flags & OP_CONTROL_FLOW) && p->node_slot[i] == PLAN_SLOT_TAIL;
+    CHECK(kept == 1, "device %d: %d If nodes in the tail, expected 1", device, kept);
+    const float x[4] = {1, 0, 3, 4};
+    vkml_tensor in = f32(1, (int64_t[]){4}, x);
+    check_run(s, "if with an empty branch, three set", &in, 1, 0, 1, (int64_t[]){3},
+              (const float[]){0, 2, 3});
+done:
+    close_model(&s, &m);
+}
+
 static void test_if_runtime(vkml_context *ctx, int device)
 {
     vkml_model *m;
@@ -306,6 +328,7 @@ int main(int argc, char **argv)
     TEST_FOR_EACH_DEVICE(t, ctx) {
         test_if_folds(ctx, t.device);
         test_if_on_bound(ctx, t.device);
+        test_if_empty_branch(ctx, t.device);
         test_if_runtime(ctx, t.device);
         test_loop_carried(ctx, t.device);
         test_loop_in_if(ctx, t.device);
