@@ -139,12 +139,36 @@ vkml_status onednn_add_step(onednn_node *n, dnnl_primitive_t prim, int n_args,
 vkml_status onednn_add_pd_step(onednn_node *n, dnnl_primitive_desc_t pd, int n_args,
                                const dnnl_exec_arg_t *args, vkml_error *err)
 {
+    /* A primitive made in user scratchpad mode (onednn_pd) gets its own scratchpad, owned by
+     * the node: oneDNN's library mode keeps one per thread, sized by the primitives that
+     * thread created, so a primitive made on one thread and run on another (the session's
+     * worker) wrote past the scratchpad another primitive made on that thread had sized
+     * (the dynamic tail's host kernels, from the first run on). */
+    dnnl_exec_arg_t all[ONEDNN_MAX_ARGS + 1];
+    const dnnl_memory_desc_t *smd = dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
+    size_t sbytes = smd ? dnnl_memory_desc_get_size(smd) : 0;
+    if (n_args > ONEDNN_MAX_ARGS - 1 && sbytes) {
+        dnnl_primitive_desc_destroy(pd);
+        return vkml_fail(err, VKML_ERROR_DEVICE, "oneDNN: a step of more than %d arguments",
+                         ONEDNN_MAX_ARGS - 1);
+    }
+    memcpy(all, args, sizeof(*args) * (size_t)n_args);
+    if (sbytes) {
+        void *buf = onednn_buffer(n, sbytes);
+        dnnl_memory_t m = buf ? onednn_mem(n, smd, buf) : NULL;
+        if (!m) {
+            dnnl_primitive_desc_destroy(pd);
+            return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY,
+                             "oneDNN: out of memory for a scratchpad");
+        }
+        all[n_args++] = (dnnl_exec_arg_t){DNNL_ARG_SCRATCHPAD, m};
+    }
     dnnl_primitive_t prim;
     dnnl_status_t s = dnnl_primitive_create(&prim, pd);
     dnnl_primitive_desc_destroy(pd);
     if (s != dnnl_success)
         return onednn_check(s, "creating a primitive", err);
-    return onednn_add_step(n, prim, n_args, args, err);
+    return onednn_add_step(n, prim, n_args, all, err);
 }
 
 /* libgomp's (oneDNN's OpenMP runtime): a parallel region running fn(data) on the team. */
@@ -229,7 +253,15 @@ void onednn_note_impl(onednn_node *n, const_dnnl_primitive_desc_t pd)
 vkml_status onednn_pd(const void *op_desc, dnnl_primitive_attr_t attr, dnnl_primitive_desc_t *pd,
                       vkml_error *err)
 {
-    dnnl_status_t s = dnnl_primitive_desc_create(pd, op_desc, attr, onednn_engine(), NULL);
+    dnnl_primitive_attr_t own = NULL;
+    if (!attr && dnnl_primitive_attr_create(&own) != dnnl_success)
+        return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "oneDNN: out of memory");
+    /* The node owns its scratchpad (onednn_add_pd_step). */
+    dnnl_primitive_attr_set_scratchpad_mode(attr ? attr : own, dnnl_scratchpad_mode_user);
+    dnnl_status_t s =
+        dnnl_primitive_desc_create(pd, op_desc, attr ? attr : own, onednn_engine(), NULL);
+    if (own)
+        dnnl_primitive_attr_destroy(own);
     if (s == dnnl_unimplemented || s == dnnl_invalid_arguments) {
         *pd = NULL;
         return VKML_OK;
