@@ -130,6 +130,17 @@ done:
     close_model(&s, &m);
 }
 
+/* Control-flow nodes the session's plan leaves in the dynamic tail. */
+static int tail_control_nodes(vkml_session *s)
+{
+    const plan *p = session_plan(s);
+    int kept = 0;
+    for (int i = 0; i < p->graph->n_nodes; i++)
+        kept +=
+            (p->graph->nodes[i].op->flags & OP_CONTROL_FLOW) && p->node_slot[i] == PLAN_SLOT_TAIL;
+    return kept;
+}
+
 /* A condition folded from NonZero's planned bound is no plan-time constant: the If stays
  * (in the dynamic tail). */
 static void test_if_on_bound(vkml_context *ctx, int device)
@@ -138,11 +149,7 @@ static void test_if_on_bound(vkml_context *ctx, int device)
     vkml_session *s = open_model(ctx, "if_on_bound.onnx", device, 0, &m);
     if (!s)
         goto done;
-    const plan *p = session_plan(s);
-    int kept = 0;
-    for (int i = 0; i < p->graph->n_nodes; i++)
-        kept +=
-            (p->graph->nodes[i].op->flags & OP_CONTROL_FLOW) && p->node_slot[i] == PLAN_SLOT_TAIL;
+    int kept = tail_control_nodes(s);
     CHECK(kept == 1, "device %d: %d If nodes in the tail, expected 1", device, kept);
     const float x[4] = {1, 2, 3, 4};
     vkml_tensor in = f32(1, (int64_t[]){4}, x);
@@ -160,11 +167,7 @@ static void test_if_empty_branch(vkml_context *ctx, int device)
     vkml_session *s = open_model(ctx, "if_empty_branch.onnx", device, 0, &m);
     if (!s)
         goto done;
-    const plan *p = session_plan(s);
-    int kept = 0;
-    for (int i = 0; i < p->graph->n_nodes; i++)
-        kept +=
-            (p->graph->nodes[i].op->flags & OP_CONTROL_FLOW) && p->node_slot[i] == PLAN_SLOT_TAIL;
+    int kept = tail_control_nodes(s);
     CHECK(kept == 1, "device %d: %d If nodes in the tail, expected 1", device, kept);
     const float x[4] = {1, 0, 3, 4};
     vkml_tensor in = f32(1, (int64_t[]){4}, x);
