@@ -27,7 +27,9 @@ vkml_status cpu_run_node(const op_cpu_args *args, vkml_error *err);
 #undef CPU_KERNEL
 
 /* Y[m, n] (dense, row stride n) = sum_k A(i, k) * B(k, j), with A(i, k) at
- * a[i * a_row + k * a_col] and B(k, j) at b[k * b_row + j * b_col]. Overwrites Y. */
+ * a[i * a_row + k * a_col] and B(k, j) at b[k * b_row + j * b_col]. Overwrites Y. Through
+ * oneDNN's sgemm when the library is in use and each operand has a unit stride
+ * (onednn_sgemm), else the C kernel (the reference, VKML_CPU_KERNELS=reference). */
 typedef struct cpu_sgemm_args {
     int64_t m, n, k;
     const float *a;

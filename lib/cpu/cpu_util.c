@@ -1,5 +1,6 @@
 #include "cpu/cpu_elem.h"
 #include "cpu/cpu_kernels.h"
+#include "cpu/onednn/onednn.h"
 #include "ops/epilogue.h"
 
 #include <stdlib.h>
@@ -89,6 +90,8 @@ static void sgemm_cols(void *ctx, int64_t begin, int64_t end)
  * (a conv with few output channels per group has a short, wide Y). */
 void cpu_sgemm(const cpu_sgemm_args *g)
 {
+    if (onednn_sgemm(g))
+        return;
     double flops_per_row = 2.0 * (double)g->n * (double)g->k;
     if (g->m >= 2 * sched_thread_count()) {
         sched_parallel_for(g->m, flops_per_row, sgemm_rows, (void *)g);

@@ -28,6 +28,14 @@ typedef struct onednn_session onednn_session;
  * ask for the plain C kernels (VKML_CPU_KERNELS=reference). */
 bool onednn_enabled(void);
 
+/* cpu_sgemm through oneDNN's sgemm on the calling thread's OpenMP team (every core the
+ * worker pool has): the product of the C kernels built on it (Conv's and MatMul's reference
+ * forms, ConvTranspose, DeformConv, the RNNs) and of the host's single-node runs (folding,
+ * the dynamic tail, control-flow bodies). False when the library is not in use or an
+ * operand has no unit stride; then the caller computes it. */
+struct cpu_sgemm_args;
+bool onednn_sgemm(const struct cpu_sgemm_args *g);
+
 /* The library's part of a CPU device session: a library node for each node of desc's
  * chunks the library takes. ptrs: each value's memory on the device (NULL: unused), bound
  * for the session's life. *out is NULL when the library is not in use. */
