@@ -118,25 +118,101 @@ static graph_value stacked_shape(const graph_value *e, int axis, int64_t rows)
     return v;
 }
 
+/* The one axis along which a carried value grew from a to b (a Concat onto it each
+ * iteration), with the growth; false when it grew along none or several, or shrank. */
+static bool growth_axis(const graph_value *a, const graph_value *b, int *axis, int64_t *step)
+{
+    *axis = -1;
+    for (int d = 0; d < a->rank; d++) {
+        if (a->dims[d] == b->dims[d])
+            continue;
+        if (*axis >= 0 || b->dims[d] < a->dims[d])
+            return false;
+        *axis = d;
+        *step = b->dims[d] - a->dims[d];
+    }
+    return *axis >= 0;
+}
+
+/* Bound of a Loop's carried value c0 that is c1 after the first iteration and c2 after
+ * the second: one shape when it keeps it; when it grows by one step along one axis each
+ * iteration (torchvision's pasted masks and keypoints, concatenated onto an empty tensor),
+ * that axis at c0 + step x the trip count's bound (loop_rows); refused when it grows
+ * otherwise. */
+static vkml_status carried_bound(const cf_env *env, const graph_value *values, const graph_node *n,
+                                 const graph_value *c0, const graph_value *c1,
+                                 const graph_value *c2, graph_value *out, vkml_error *err)
+{
+    vkml_status st = merge_bound(n, c0, c1, out, err);
+    int axis = 0, axis2 = 0;
+    int64_t step = 0, step2 = 0;
+    if (st != VKML_OK || !growth_axis(c0, c1, &axis, &step))
+        return st;
+    if (!c2 || c2->rank != c1->rank || !growth_axis(c1, c2, &axis2, &step2) || axis2 != axis ||
+        step2 != step)
+        return vkml_fail(err, VKML_ERROR_UNSUPPORTED,
+                         "Loop: carried value '%s' changes shape from one iteration to the next "
+                         "other than by a constant step along one axis",
+                         c1->name);
+    graph_value slice = *c1;
+    slice.dims[axis] = step;
+    size_t row = 0;
+    vkml_tensor_bytes(slice.dtype, slice.rank, slice.dims, &row);
+    out->dims[axis] = c0->dims[axis] + step * loop_rows(env, values, n, row);
+    return VKML_OK;
+}
+
+/* Whether some carried value's shape differs between a and b. */
+static bool shapes_change(const graph_value *a, const graph_value *b, const graph *body,
+                          int n_carried)
+{
+    for (int i = 0; i < n_carried; i++) {
+        const graph_value *x = &a[i], *y = &b[body->outputs[1 + i]];
+        if (x->rank != y->rank || memcmp(x->dims, y->dims, sizeof(int64_t) * (size_t)x->rank))
+            return true;
+    }
+    return false;
+}
+
+/* *known: the body ran on the probe's shapes, so its error is the answer (no fallback to
+ * what the body declares). */
 static vkml_status probe_loop(const cf_env *env, graph_value *values, const graph_node *n,
-                              vkml_arena *arena, vkml_error *err)
+                              vkml_arena *arena, bool *known, vkml_error *err)
 {
     const cf_params *p = n->params;
     const graph *body = p->bodies[0];
     int n_carried = cf_explicit_inputs(n) - 2, n_scans = body->n_outputs - 1 - n_carried;
-    static const int64_t first = 0;
+    static const int64_t iteration[2] = {0, 1};
     static const bool yes = true;
-    graph_value *args = calloc((size_t)n_carried + 3, sizeof(graph_value)), *vals = NULL;
+    graph_value *args = calloc((size_t)n_carried + 3, sizeof(graph_value)), *vals = NULL,
+                *again = NULL;
     if (!args)
         return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory probing a Loop");
-    args[0] = (graph_value){.name = "", .dtype = VKML_DTYPE_INT64, .rank = 0, .data = &first};
+    args[0] =
+        (graph_value){.name = "", .dtype = VKML_DTYPE_INT64, .rank = 0, .data = &iteration[0]};
     args[1] = (graph_value){.name = "", .dtype = VKML_DTYPE_BOOL, .rank = 0, .data = &yes};
     for (int i = 0; i < n_carried; i++)
         args[2 + i] = values[n->inputs[2 + i]];
     vkml_status st = cf_run_body(env, n, values, body, args, arena, &vals, err);
+    if (st == VKML_OK && shapes_change(args + 2, vals, body, n_carried)) {
+        graph_value *next = calloc((size_t)n_carried + 3, sizeof(graph_value));
+        if (!next)
+            st = vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory probing a Loop");
+        for (int i = 0; next && i < n_carried + 2; i++)
+            next[i] = i < 2 ? args[i] : vals[body->outputs[i - 1]];
+        if (next) {
+            next[0].data = &iteration[1];
+            st = cf_run_body(env, n, values, body, next, arena, &again, err);
+        }
+        free(next);
+    }
+    *known = st == VKML_OK;
     for (int i = 0; i < n_carried && st == VKML_OK; i++) {
         graph_value bound;
-        if ((st = merge_bound(n, &args[2 + i], &vals[body->outputs[1 + i]], &bound, err)) == 0)
+        const graph_value *c2 = again ? &again[body->outputs[1 + i]] : NULL;
+        st = carried_bound(env, values, n, &args[2 + i], &vals[body->outputs[1 + i]], c2, &bound,
+                           err);
+        if (st == VKML_OK)
             set_bound(values, n, i, &bound);
     }
     for (int k = 0; k < n_scans && st == VKML_OK; k++) {
@@ -150,6 +226,7 @@ static vkml_status probe_loop(const cf_env *env, graph_value *values, const grap
         if (st == VKML_OK)
             set_bound(values, n, n_carried + k, &v);
     }
+    free(again);
     free(vals);
     free(args);
     return st;
@@ -292,6 +369,7 @@ vkml_status cf_probe_node(const cf_env *env, const graph *g, graph_value *values
     const graph_value *cond = n->op->id == OP_ID_If ? &values[n->inputs[0]] : NULL;
     char label[300];
     vkml_status st;
+    bool known = false;
     if (cond && cond->data && !env->inputs_are_bounds) { /* the branch taken: its shapes */
         st = cf_run_node(&probe, g, values, node, arena, err);
         for (int o = 0; st == VKML_OK && o < n->n_outputs; o++)
@@ -301,7 +379,7 @@ vkml_status cf_probe_node(const cf_env *env, const graph *g, graph_value *values
     }
     switch (n->op->id) {
     case OP_ID_If: st = probe_if(&probe, values, n, env->probe, arena, err); break;
-    case OP_ID_Loop: st = probe_loop(&probe, values, n, arena, err); break;
+    case OP_ID_Loop: st = probe_loop(&probe, values, n, arena, &known, err); break;
     default:
         st = ((const cf_params *)n->params)->batched
                  ? cf_run_batched(&probe, values, n, arena, cf_probe_scan, err)
@@ -311,7 +389,7 @@ vkml_status cf_probe_node(const cf_env *env, const graph *g, graph_value *values
     /* An If whose condition the plan knows (from a planned bound) is not bounded by what
      * its branches declare (an unknown dim is no bound): lower_cf makes it its branch. */
     bool cond_known = cond && cond->data && !env->probe;
-    if (st != VKML_OK && st != VKML_ERROR_OUT_OF_MEMORY && !cond_known &&
+    if (st != VKML_OK && st != VKML_ERROR_OUT_OF_MEMORY && !cond_known && !known &&
         declared_bounds(env, values, n)) {
         VKML_LOGD("%s: shapes as its subgraphs declare them (%s)",
                   graph_node_label(g, node, label, sizeof(label)), err ? err->message : "");

@@ -113,6 +113,30 @@ save(model([node("Loop", ["M", "cond", "x0"], ["x_final", "xs"], body=loop_body)
            [value("x_final", F, [2]), value("xs", F, [None, 2])],
            [const("w", np.array([2, 3], np.float32))]), "loop_carried.onnx")
 
+# A carried value grown by one row each iteration (torchvision's pasted masks): acc starts
+# empty and gets x + i appended; its bound is one row per iteration the limit allows.
+grow_body = helper.make_graph(
+    [node("Cast", ["i"], ["i_f"], to=F),
+     node("Add", ["x", "i_f"], ["row"]),
+     node("Unsqueeze", ["row", "zero_axis"], ["row2"]),
+     node("Concat", ["acc_in", "row2"], ["acc_out"], axis=0),
+     node("Identity", ["cond_in"], ["cond_out"])],
+    "body", [value("i", I64, []), value("cond_in", B, []), value("acc_in", F, [None, 2])],
+    [value("cond_out", B, []), value("acc_out", F, [None, 2])],
+    initializer=[const("zero_axis", np.array([0], np.int64))])
+save(model([node("Loop", ["M", "", "acc0"], ["acc"], body=grow_body)],
+           [value("M", I64, []), value("x", F, [2])], [value("acc", F, [None, 2])],
+           [numpy_helper.from_array(np.zeros((0, 2), np.float32), "acc0")]), "loop_grow.onnx")
+# A carried value that doubles each iteration: no constant step, refused.
+double_body = helper.make_graph(
+    [node("Concat", ["acc_in", "acc_in"], ["acc_out"], axis=0),
+     node("Identity", ["cond_in"], ["cond_out"])],
+    "body", [value("i", I64, []), value("cond_in", B, []), value("acc_in", F, [None, 2])],
+    [value("cond_out", B, []), value("acc_out", F, [None, 2])])
+save(model([node("Loop", ["M", "", "x"], ["acc"], body=double_body)],
+           [value("M", I64, []), value("x", F, [1, 2])], [value("acc", F, [None, 2])]),
+     "loop_double.onnx")
+
 # A while loop (no trip count): sum <- sum + step until sum >= stop.
 while_body = helper.make_graph(
     [node("Add", ["sum_in", "step"], ["sum_out"]),

@@ -231,6 +231,41 @@ static void test_loop_carried(vkml_context *ctx, int device)
     close_model(&s, &m);
 }
 
+/* acc grows by the row x + i each iteration, from empty: planned for one row per iteration
+ * the session's limit (8 here) allows, run for M of them. */
+static void test_loop_grow(vkml_context *ctx, int device)
+{
+    vkml_model *m;
+    vkml_session *s = open_model(ctx, "loop_grow.onnx", device, 8, &m);
+    if (s) {
+        const vkml_tensor_info *info = vkml_session_output(s, 0);
+        CHECK(info->rank == 2 && info->dims[0] == 8 && info->dims[1] == 2,
+              "grown Loop output planned as [%lld, %lld], expected [8, 2]",
+              (long long)info->dims[0], (long long)info->dims[1]);
+        int64_t trip = 3;
+        const float x[2] = {1, -2};
+        vkml_tensor in[2] = {scalar_i64(&trip), f32(1, (int64_t[]){2}, x)};
+        check_run(s, "3 rows appended", in, 2, 0, 2, (int64_t[]){3, 2},
+                  (const float[]){1, -2, 2, -1, 3, 0});
+        trip = 0;
+        check_run(s, "no iteration: empty", in, 2, 0, 2, (int64_t[]){0, 2}, x);
+        trip = 8;
+        check_run(s, "the limit's 8 rows", in, 2, 0, 2, (int64_t[]){8, 2},
+                  (const float[]){1, -2, 2, -1, 3, 0, 4, 1, 5, 2, 6, 3, 7, 4, 8, 5});
+    }
+    close_model(&s, &m);
+    /* A value that doubles each iteration has no such bound: refused, naming it. */
+    if ((m = load("loop_double.onnx", VKML_OK, NULL))) {
+        vkml_error err = {0};
+        vkml_session_params params = {.device = device};
+        vkml_status st = vkml_session_create(ctx, m, &params, &s, &err);
+        CHECK(st == VKML_ERROR_UNSUPPORTED &&
+                  strstr(err.message, "carried value 'acc_out' changes shape"),
+              "doubling Loop: %s: '%s'", vkml_status_name(st), err.message);
+    }
+    close_model(&s, &m);
+}
+
 /* then: acc = 3 * X * k (k 0.5, X two scopes out) + 1; else: -X. */
 static void test_loop_in_if(vkml_context *ctx, int device)
 {
@@ -264,8 +299,6 @@ static void test_scan(vkml_context *ctx, int device)
     close_model(&s, &m);
 }
 
-/* Runs that must fail: a Loop without a bound at a limit of 100, a trip count of 10^12
- * at the default limit, a body output of another type than it declares. */
 /* Opset 8: per batch element, s += X[b, t]. */
 static void test_scan8(vkml_context *ctx, int device)
 {
@@ -282,6 +315,8 @@ static void test_scan8(vkml_context *ctx, int device)
     close_model(&s, &m);
 }
 
+/* Runs that must fail: a Loop without a bound at a limit of 100, a trip count of 10^12
+ * at the default limit, a body output of another type than it declares. */
 static void test_limits(vkml_context *ctx, int device)
 {
     static const struct {
@@ -334,6 +369,7 @@ int main(int argc, char **argv)
         test_if_empty_branch(ctx, t.device);
         test_if_runtime(ctx, t.device);
         test_loop_carried(ctx, t.device);
+        test_loop_grow(ctx, t.device);
         test_loop_in_if(ctx, t.device);
         test_scan(ctx, t.device);
         test_scan8(ctx, t.device);
