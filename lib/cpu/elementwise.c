@@ -334,6 +334,12 @@ vkml_status cpu_eltwise(const op_cpu_args *args, vkml_error *err)
         return vkml_fail(err, VKML_ERROR_UNSUPPORTED, "node '%s': %s", node->name, why);
     vkml_dtype dtype = values[node->inputs[p->op == ELT_WHERE ? 1 : 0]].dtype;
     const graph_value *y = &values[node->outputs[0]];
+    if ((p->op == ELT_CAST || p->op == ELT_CAST_LIKE) && dtype == y->dtype &&
+        dtype != VKML_DTYPE_STRING) { /* to its own type: a copy */
+        if (args->out[0] != args->in[0])
+            memmove(args->out[0], args->in[0], cpu_output_bytes(args, 0));
+        return VKML_OK;
+    }
     if ((p->op == ELT_CAST || p->op == ELT_CAST_LIKE) &&
         (is_small_dtype(dtype) || is_small_dtype(y->dtype)) && y->dtype != VKML_DTYPE_STRING &&
         dtype != VKML_DTYPE_STRING) {

@@ -96,19 +96,39 @@ static void reduce_element(vkml_dtype t, ix_reduction r, void *dst, const void *
     memcpy(dst, &bits, es);
 }
 
+/* Writes every update in order (later ones win), a row of the domain's last dim at a time:
+ * the row's offsets are worked out once, then stepped along the last dim. */
 static void scatter_all(const ix_job *job)
 {
     const ix_desc *d = job->d;
+    int last = d->rank - 1;
     int64_t coords[VKML_MAX_RANK] = {0};
     int64_t n = (int64_t)vkml_tensor_element_count(d->rank, d->dims);
-    for (int64_t i = 0; i < n; i++) {
-        char *out = job->dst + (size_t)element_offset(job, coords) * job->es;
-        const char *in = job->src + (size_t)i * job->es;
-        if (d->reduction == IX_NONE)
-            memcpy(out, in, job->es);
-        else
-            reduce_element(job->dtype, d->reduction, out, in, job->es);
-        cpu_index_next(coords, d->dims, d->rank);
+    int64_t width = last >= 0 ? d->dims[last] : 1;
+    for (int64_t i = 0; width > 0 && i < n; i += width) {
+        int64_t off = 0, row = 0;
+        for (int a = 0; a < last; a++) {
+            off += coords[a] * d->direct[a];
+            row += coords[a] * d->row[a];
+        }
+        for (int64_t j = 0; j < width; j++) {
+            int64_t at = off + (last >= 0 ? j * d->direct[last] : 0);
+            int64_t r = row + (last >= 0 ? j * d->row[last] : 0);
+            for (int t = 0; t < d->k; t++) {
+                int64_t v = read_index(job, r * d->k + t);
+                at += (v < 0 ? v + d->idx_bounds[t] : v) * d->idx_strides[t];
+            }
+            char *out = job->dst + (size_t)at * job->es;
+            const char *in = job->src + (size_t)(i + j) * job->es;
+            if (d->reduction != IX_NONE)
+                reduce_element(job->dtype, d->reduction, out, in, job->es);
+            else if (job->es == 4)
+                memcpy(out, in, 4); /* a fixed size: inlined */
+            else
+                memcpy(out, in, job->es);
+        }
+        if (last > 0)
+            cpu_index_next(coords, d->dims, last);
     }
 }
 

@@ -94,6 +94,37 @@ static void put_value(char *dst, size_t es, uint64_t value)
     memcpy(dst, &value, es); /* little-endian: the low bytes */
 }
 
+/* n elements of es bytes at out, each `value` (doubling copies). */
+static void fill_run(char *out, int64_t n, size_t es, uint64_t value)
+{
+    if (n <= 0)
+        return;
+    put_value(out, es, value);
+    size_t done = es, total = (size_t)n * es;
+    while (done < total) {
+        size_t k = done < total - done ? done : total - done;
+        memcpy(out + done, out, k);
+        done += k;
+    }
+}
+
+/* A row of constant mode: the source's run of it copied whole, the rest filled. */
+static void constant_row(const step_job *job, char *out, int64_t base, int64_t n)
+{
+    const mv_step *s = job->s;
+    size_t es = job->esize;
+    int last = s->rank - 1;
+    int64_t j0 = s->begin[last] > 0 ? s->begin[last] : 0;
+    int64_t j1 = s->begin[last] + s->src_dims[last];
+    j0 = j0 < n ? j0 : n;
+    j1 = j1 < j0 ? j0 : j1 > n ? n : j1;
+    fill_run(out, j0, es, s->value);
+    if (j1 > j0)
+        memcpy(out + (size_t)j0 * es, job->src + (size_t)(base + j0 - s->begin[last]) * es,
+               (size_t)(j1 - j0) * es);
+    fill_run(out + (size_t)j1 * es, n - j1, es, s->value);
+}
+
 static void mapped_rows(void *ctx, int64_t begin, int64_t end)
 {
     const step_job *job = ctx;
@@ -116,14 +147,20 @@ static void mapped_rows(void *ctx, int64_t begin, int64_t end)
             base += inside ? c * src_strides[d] : 0;
         }
         char *out = job->dst + (size_t)(r * n) * es;
-        for (int64_t j = 0; j < n; j++) {
-            bool in = inside &&
-                      (last < 0 || map_coord(s->mode, j - s->begin[last], s->src_dims[last], &c));
-            if (in)
-                memcpy(out + (size_t)j * es, job->src + (size_t)(base + (last < 0 ? 0 : c)) * es,
-                       es);
-            else
-                put_value(out + (size_t)j * es, es, s->value);
+        if (!inside) {
+            fill_run(out, n, es, s->value);
+        } else if (s->mode == MV_MODE_CONSTANT && last >= 0) {
+            constant_row(job, out, base, n);
+        } else {
+            for (int64_t j = 0; j < n; j++) {
+                bool in = inside && (last < 0 ||
+                                     map_coord(s->mode, j - s->begin[last], s->src_dims[last], &c));
+                if (in)
+                    memcpy(out + (size_t)j * es,
+                           job->src + (size_t)(base + (last < 0 ? 0 : c)) * es, es);
+                else
+                    put_value(out + (size_t)j * es, es, s->value);
+            }
         }
         if (last > 0)
             cpu_index_next(idx, s->dims, last);

@@ -2,6 +2,7 @@
  * values copied between devices, read from the plan as placement left it. */
 #include "ops/fused.h"
 #include "plan/plan.h"
+#include "plan/tail.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -166,6 +167,15 @@ vkml_status vkml_session_profile(vkml_session *s, vkml_node_time *out, size_t ca
                                       .us = t[i]};
         }
     }
+    int node;
+    double us;
+    for (int j = 0; st == VKML_OK && plan_tail_node_time(p->tail, j, &node, &us); j++, k++)
+        if (k < cap)
+            out[k] = (vkml_node_time){.name = node_name(p->graph, node),
+                                      .op = p->graph->nodes[node].op_type,
+                                      .detail = "host",
+                                      .device = VKML_DEVICE_CPU,
+                                      .us = us};
     free(t);
     *n = st == VKML_OK ? k : 0;
     return st;

@@ -4,6 +4,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 struct plan_tail {
     const graph *graph;
@@ -16,7 +17,15 @@ struct plan_tail {
     void **bufs;         /* per value the tail makes: its bytes (owned) */
     size_t *caps;        /* bytes allocated at bufs */
     vkml_arena *strings; /* this run's: its string values' strings, what control flow made */
+    double *us;          /* per tail node (in order): its wall time in the last run */
 };
+
+static double seconds_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
 
 void plan_tail_destroy(plan_tail **tp)
 {
@@ -27,6 +36,7 @@ void plan_tail_destroy(plan_tail **tp)
         free(t->bufs[v]);
     free(t->bufs);
     free(t->caps);
+    free(t->us);
     vkml_arena_destroy(&t->strings);
     free(t->values);
     free(t->nodes);
@@ -92,7 +102,8 @@ vkml_status plan_tail_create(plan *p, const bool *folded, const op_host_runner *
     t->values = malloc(sizeof(graph_value) * ((size_t)g->n_values + 1));
     t->bufs = calloc((size_t)g->n_values + 1, sizeof(void *));
     t->caps = calloc((size_t)g->n_values + 1, sizeof(size_t));
-    if (!t->values || !t->bufs || !t->caps) {
+    t->us = calloc((size_t)t->n_nodes + 1, sizeof(double));
+    if (!t->values || !t->bufs || !t->caps || !t->us) {
         plan_tail_destroy(&t);
         return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory planning");
     }
@@ -289,7 +300,10 @@ vkml_status plan_tail_run(plan *p, plan_tail *t, const vkml_tensor *inputs, vkml
     if (!(t->strings = vkml_arena_create()))
         return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory running the tail");
     for (int k = 0; k < t->n_nodes; k++) {
+        double start = p->profile ? seconds_now() : 0.0;
         vkml_status st = run_node(p, t, inputs, t->nodes[k], err);
+        if (p->profile)
+            t->us[k] = (seconds_now() - start) * 1e6;
         if (st != VKML_OK) {
             vkml_error_prefix(err, "%s",
                               graph_node_label(p->graph, t->nodes[k], label, sizeof(label)));
@@ -297,6 +311,15 @@ vkml_status plan_tail_run(plan *p, plan_tail *t, const vkml_tensor *inputs, vkml
         }
     }
     return VKML_OK;
+}
+
+bool plan_tail_node_time(const plan_tail *t, int k, int *node, double *us)
+{
+    if (!t || k < 0 || k >= t->n_nodes)
+        return false;
+    *node = t->nodes[k];
+    *us = t->us[k];
+    return true;
 }
 
 const void *plan_tail_value(const plan_tail *t, int value, const int64_t **dims)

@@ -24,5 +24,8 @@ bool plan_tail_has_node(const plan_tail *t, int node);
 bool plan_tail_reads(const plan_tail *t, int value);
 /* Runs the tail: `inputs` are the caller's graph inputs (what the tail reads of them). */
 vkml_status plan_tail_run(plan *p, plan_tail *t, const vkml_tensor *inputs, vkml_error *err);
+/* With p->profile: the wall time of the last run's k-th tail node on the host (k from 0 to
+ * the count), in microseconds, and its node; false past the last. */
+bool plan_tail_node_time(const plan_tail *t, int k, int *node, double *us);
 /* A value the last run of the tail made: its bytes and dims; NULL when it is not one. */
 const void *plan_tail_value(const plan_tail *t, int value, const int64_t **dims);

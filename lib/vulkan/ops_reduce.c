@@ -78,8 +78,13 @@ VKML_GPU_DECL(gpu_reduce)
                         &pc, sizeof(pc), err);
 }
 
-/* TopK: every element loops over its line (topk.comp), so the line is bounded. */
+/* TopK: every element loops over its line (topk.comp), so the line is bounded. Lines
+ * longer than TOPK_TILED_MIN_LEN pass through shared memory (the TILED form, one grid row
+ * per line) when the lines fit the grid's y extent. */
 #define TOPK_GPU_MAX_LEN 16384
+#define TOPK_TILED_MIN_LEN 128
+#define TOPK_TILED_WG 128 /* topk.comp's WG_SIZE in the TILED form */
+#define TOPK_MAX_GRID_Y 65535u
 
 VKML_GPU_SUPPORTS_DECL(gpu_topk_supports)
 {
@@ -120,6 +125,14 @@ VKML_GPU_DECL(gpu_topk)
         .push = &pc,
         .push_size = sizeof(pc),
     };
-    vk_groups_1d(vk_rec_caps(rec), pc.count, d.groups);
+    int64_t lines = g.outer * (g.inner > 0 ? g.inner : 1);
+    if (g.len >= TOPK_TILED_MIN_LEN && lines <= TOPK_MAX_GRID_Y) {
+        d.kernel = VK_KERNEL_TOPK_TILED;
+        d.groups[0] = vk_u32((g.len + TOPK_TILED_WG - 1) / TOPK_TILED_WG);
+        d.groups[1] = vk_u32(lines);
+        d.groups[2] = 1;
+    } else {
+        vk_groups_1d(vk_rec_caps(rec), pc.count, d.groups);
+    }
     return vk_rec_dispatch(rec, &d, err);
 }

@@ -174,7 +174,8 @@ static void test_resize_antialias(void)
     run_resize_antialias("linear", 0.1f, false); /* 20 taps: the CPU */
 }
 
-/* TopK on the GPU: every element ranks itself in its line (ties by lower index). */
+/* TopK on the GPU: every element ranks itself in its line (ties by lower index), short
+ * lines from global memory, long ones through shared memory. */
 static void test_topk(void)
 {
     static const vkml_dtype types[] = {VKML_DTYPE_FLOAT,  VKML_DTYPE_FLOAT16, VKML_DTYPE_DOUBLE,
@@ -195,6 +196,33 @@ static void test_topk(void)
                      vkml_dtype_name(types[t]));
             oh_run(c, label, OH_BOUND_EXACT);
         }
+    /* Lines of 128 and more pass through shared memory (the tiled form): a line not a
+     * multiple of its 128-wide tiles, ties, both orders, along the last axis and a middle
+     * one (strided loads); k past the first tile. */
+    static const struct {
+        vkml_dtype dtype;
+        int64_t dims[3];
+        int axis, k, largest;
+        double lo, hi;
+    } tiled[] = {
+        {VKML_DTYPE_FLOAT, {1, 1, 3072}, 2, 200, 1, -4, 4},
+        {VKML_DTYPE_FLOAT, {2, 3, 1000}, 2, 300, 0, -4, 4},
+        {VKML_DTYPE_FLOAT16, {2, 517, 3}, 1, 129, 1, -2, 2},
+        {VKML_DTYPE_INT32, {1, 4, 777}, 2, 50, 1, 0, 40},
+        {VKML_DTYPE_INT64, {3, 130, 2}, 1, 130, 0, 0, 9},
+    };
+    for (size_t t = 0; t < sizeof(tiled) / sizeof(tiled[0]); t++) {
+        char label[96];
+        oh_case *c = oh_new("TopK", 11);
+        oh_input(c, tiled[t].dtype, 3, tiled[t].dims, tiled[t].lo, tiled[t].hi);
+        oh_const_i64(c, 1, (int64_t[]){tiled[t].k});
+        oh_attr_int(c, "axis", tiled[t].axis);
+        oh_attr_int(c, "largest", tiled[t].largest);
+        oh_outputs(c, 2);
+        snprintf(label, sizeof(label), "TopK %d of %lld (tiled) %s", tiled[t].k,
+                 (long long)tiled[t].dims[tiled[t].axis], vkml_dtype_name(tiled[t].dtype));
+        oh_run(c, label, OH_BOUND_EXACT);
+    }
     oh_case *c = oh_new("TopK", 11);
     oh_input(c, VKML_DTYPE_FLOAT, 2, (int64_t[]){2, 20000}, -1, 1);
     oh_const_i64(c, 1, (int64_t[]){3});

@@ -10,8 +10,7 @@ void omp_set_num_threads(int n);
 
 /* A rows x cols operand with element (r, c) at r * row + c * col, as sgemm reads it: its
  * transpose flag and leading dimension; false when neither stride is 1 (a strided view). */
-static bool operand(int64_t row, int64_t col, int64_t rows, int64_t cols, char *trans,
-                    int64_t *ld)
+static bool operand(int64_t row, int64_t col, int64_t rows, int64_t cols, char *trans, int64_t *ld)
 {
     if (col == 1 && (rows == 1 || row >= cols)) {
         *trans = 'N';

@@ -643,7 +643,9 @@ VKML_API bool vkml_session_plan_transfer(const vkml_session *session, size_t ind
 /* The time one node took on its device in the session's last completed run (the first
  * lane's, with runs_in_flight > 1). On a GPU: the time between the end of the node before
  * it and the end of its last kernel (exact when they depend on each other, an
- * apportioning when they overlap); on the CPU device: its wall time. */
+ * apportioning when they overlap); on the CPU device: its wall time. The nodes of the
+ * dynamic tail (shapes known only at run time, run on the host after the rest) come last,
+ * device VKML_DEVICE_CPU, detail "host", their wall time. */
 typedef struct vkml_node_time {
     const char *name;   /* the node's name (or op type when unnamed); a fused group: its
                            last node's */
