@@ -32,6 +32,15 @@ static const library_op library_ops[] = {
     {OP_ID_MatMul, &onednn_matmul_op, "oneDNN: float32; float16 computed in float32"},
     {OP_ID_MatMulInteger, &onednn_matmul_integer_op,
      "oneDNN: A int8 or uint8, B int8, zero points one constant each"},
+    {OP_ID_QLinearMatMul, &onednn_qlinear_matmul_op,
+     "oneDNN: A int8 or uint8, B int8; zero points one constant each (B's may repeat one "
+     "value per column); constant scales, B's per tensor or per column"},
+    {OP_ID_ConvInteger, &onednn_qconv_op,
+     "oneDNN: x int8 or uint8 with one constant zero point, constant int8 weights of zero "
+     "point 0; 1-3 spatial dims"},
+    {OP_ID_QLinearConv, &onednn_qconv_op,
+     "oneDNN: x int8 or uint8 with one constant zero point, constant int8 weights of zero "
+     "point 0, constant scales (w's per tensor or per channel); 1-3 spatial dims"},
     {OP_ID_Gemm, &onednn_gemm_op,
      "oneDNN: float32; float16 computed in float32; a beta other than 0 and 1: constant "
      "float32 C only"},
@@ -136,13 +145,16 @@ typedef struct layout_plan {
 } layout_plan;
 
 /* Whether value v may be stored in a library layout: nothing but library nodes on this
- * device read it, each in its layout inputs, and no one else sees its memory. */
+ * device read it, each in its layout inputs, and no one else sees its memory (float32, or
+ * the int8 and uint8 values between integer convolutions). */
 static bool keepable(const device_session_desc *desc, const layout_plan *lp, int v)
 {
     const device_value_plan *vp = &desc->value_plans[v];
     const graph_value *val = &desc->values[v];
     if (!vp->used || vp->host_access || vp->constant || vp->shared_host || vp->alias_of >= 0 ||
-        lp->aliased[v] || val->rank < 3 || val->rank > 5 || val->dtype != VKML_DTYPE_FLOAT)
+        lp->aliased[v] || val->rank < 3 || val->rank > 5 ||
+        (val->dtype != VKML_DTYPE_FLOAT && val->dtype != VKML_DTYPE_UINT8 &&
+         val->dtype != VKML_DTYPE_INT8))
         return false;
     return !lp->plain_read[v];
 }

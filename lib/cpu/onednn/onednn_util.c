@@ -78,7 +78,13 @@ void onednn_md(dnnl_memory_desc_t *md, int rank, const int64_t *dims, onednn_lay
 
 void onednn_md_dtype(dnnl_memory_desc_t *md, vkml_dtype dtype)
 {
-    md->data_type = dtype == VKML_DTYPE_FLOAT16 ? dnnl_f16 : dnnl_f32;
+    switch (dtype) {
+    case VKML_DTYPE_FLOAT16: md->data_type = dnnl_f16; break;
+    case VKML_DTYPE_INT8: md->data_type = dnnl_s8; break;
+    case VKML_DTYPE_UINT8: md->data_type = dnnl_u8; break;
+    case VKML_DTYPE_INT32: md->data_type = dnnl_s32; break;
+    default: md->data_type = dnnl_f32;
+    }
 }
 
 int onednn_layout_of(const dnnl_memory_desc_t *md)
