@@ -57,15 +57,15 @@ int onednn_requant_scales(const graph_value *values, const graph_node *node,
 {
     int a = role_value(node, q->in->a_scale), b = role_value(node, q->in->b_scale),
         y = role_value(node, q->in->y_scale);
-    if (a < 0 || b < 0 || y < 0 || !plans[a].constant || !plans[b].constant ||
-        !plans[y].constant || entries(&values[a]) != 1 || entries(&values[y]) != 1 ||
-        entries(&values[b]) > room || entries(&values[b]) < 1)
+    if (a < 0 || b < 0 || y < 0 || !plans[a].constant || !plans[b].constant || !plans[y].constant ||
+        entries(&values[a]) != 1 || entries(&values[y]) != 1 || entries(&values[b]) > room ||
+        entries(&values[b]) < 1)
         return 0;
     float sa = (float)const_at(values, plans, a, 0), sy = (float)const_at(values, plans, y, 0);
     int64_t n = entries(&values[b]);
     for (int64_t i = 0; i < n; i++)
-        scales[i] = (float)qprod_multiplier(values[a].dtype, sa,
-                                            (float)const_at(values, plans, b, i), sy);
+        scales[i] =
+            (float)qprod_multiplier(values[a].dtype, sa, (float)const_at(values, plans, b, i), sy);
     return (int)n;
 }
 
@@ -142,7 +142,7 @@ static vkml_status qconv_pd(qconv *c, const graph_value *values, const graph_nod
                         pad_r) != dnnl_success)
         return VKML_OK;
     if (c->qlinear && !(c->n_scales = onednn_requant_scales(values, node, plans, &c->q, scales,
-                                                             c->q.conv.out_channels)))
+                                                            c->q.conv.out_channels)))
         return VKML_OK;
     dnnl_primitive_attr_t attr;
     dnnl_post_ops_t po;
@@ -150,9 +150,9 @@ static vkml_status qconv_pd(qconv *c, const graph_value *values, const graph_nod
     if (st)
         return st;
     const int32_t runtime = DNNL_RUNTIME_S32_VAL;
-    bool ok = !c->qlinear || dnnl_primitive_attr_set_output_scales(
-                                 attr, c->n_scales, c->n_scales > 1 ? 1 << 1 : 0, scales) ==
-                                 dnnl_success;
+    bool ok = !c->qlinear ||
+              dnnl_primitive_attr_set_output_scales(attr, c->n_scales, c->n_scales > 1 ? 1 << 1 : 0,
+                                                    scales) == dnnl_success;
     ok = ok && (!c->x_zero || dnnl_primitive_attr_set_zero_points(attr, DNNL_ARG_SRC, 1, 0,
                                                                   &runtime) == dnnl_success);
     ok = ok && (!c->y_zero || dnnl_primitive_attr_set_zero_points(attr, DNNL_ARG_DST, 1, 0,
@@ -161,8 +161,8 @@ static vkml_status qconv_pd(qconv *c, const graph_value *values, const graph_nod
         st = onednn_pd(&cd, attr, pd, err);
     onednn_attr_destroy(attr, po);
     const char *impl = NULL;
-    if (!st && *pd && dnnl_primitive_desc_query(*pd, dnnl_query_impl_info_str, 0, &impl) ==
-                          dnnl_success &&
+    if (!st && *pd &&
+        dnnl_primitive_desc_query(*pd, dnnl_query_impl_info_str, 0, &impl) == dnnl_success &&
         impl && strncmp(impl, "ref", 3) == 0) { /* the C kernel does better */
         dnnl_primitive_desc_destroy(*pd);
         *pd = NULL;
