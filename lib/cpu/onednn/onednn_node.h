@@ -202,7 +202,8 @@ bool onednn_common_value(const graph_value *values, const device_value_plan *pla
 /* The requantization scales of a QLinear product as oneDNN's output scales: one per entry
  * of b_scale (1, or one per output channel or column), each qprod_multiplier of the three
  * scales, into `scales` (room for `room`); the count, or 0 when a scale is not a constant,
- * a or y's has more than one entry, or b's more than room. */
+ * a or y's has more than one entry, b's more than room, or a multiplier is not a positive
+ * normal float. */
 struct qprod_params;
 int onednn_requant_scales(const graph_value *values, const graph_node *node,
                           const device_value_plan *plans, const struct qprod_params *q,

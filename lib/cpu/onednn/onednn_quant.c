@@ -14,6 +14,7 @@
 #include "cpu/onednn/onednn_node.h"
 #include "ops/quant.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -63,9 +64,12 @@ int onednn_requant_scales(const graph_value *values, const graph_node *node,
         return 0;
     float sa = (float)const_at(values, plans, a, 0), sy = (float)const_at(values, plans, y, 0);
     int64_t n = entries(&values[b]);
-    for (int64_t i = 0; i < n; i++)
+    for (int64_t i = 0; i < n; i++) {
         scales[i] =
             (float)qprod_multiplier(values[a].dtype, sa, (float)const_at(values, plans, b, i), sy);
+        if (!isnormal(scales[i]) || scales[i] < 0.0f) /* oneDNN saturates inf and NaN products */
+            return 0;                                 /* otherwise than the C kernel */
+    }
     return (int)n;
 }
 
