@@ -15,7 +15,9 @@
  * QLinearConv and ConvInteger (strides, pads, dilations, groups, depthwise, 1-3 spatial
  * dims, uint8 and int8 in and out, zero points, per-tensor and per-channel scales, bias, a
  * chain kept channels-last) and QLinearMatMul (batched, broadcast, ragged, per-column
- * scales), with the forms left to the C kernel (weights zero point, uint8 weights); Resize
+ * scales), uint8 weights and per-channel weights zero points (packed less their zero
+ * points), with the forms left to the C kernel (weights that less their zero points leave
+ * int8, a dynamic uint8 B); Resize
  * by whole nearest factors (and forms left to the C kernel); Concat, Split and Slice over channels
  * (a YOLO C2f block, with ranges that cut blocks of 16); the thread count a session asks for; and
  * chains whose values stay in the library's layouts between nodes, broken by a node the library
@@ -762,7 +764,9 @@ typedef struct qconv_case {
     bool per_channel, bias;
     vkml_dtype w_type; /* 0: int8 */
     int w_zero;
-    int expect; /* 0: a form the library leaves to the C kernel */
+    int w_zero_step; /* per channel: channel c's zero point w_zero + (c % 3 - 1) * step, and
+                      * weights within 120 of it */
+    int expect;      /* 0: a form the library leaves to the C kernel */
 } qconv_case;
 
 #define U8 VKML_DTYPE_UINT8
@@ -784,9 +788,11 @@ static const qconv_case qconv_cases[] = {
     {"ConvInteger 3x3 pad 1, u8 (zero 130)", 2, 1, 8, 12, 1, {9, 10}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, U8, 130, .expect = 1},
     {"ConvInteger s8, group 4 stride 2", 2, 2, 16, 8, 4, {9, 8}, {3, 3}, {2, 2}, {1, 1}, {0, 1, 1, 0}, S8, 0, .expect = 1},
     {"ConvInteger depthwise, u8 (zero 0)", 2, 1, 16, 16, 16, {8, 8}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, U8, 0, .expect = 1},
-    {"QLinearConv w zero point 3 (C kernel)", 2, 1, 4, 8, 1, {6, 6}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, U8, 128, U8, 0, .w_zero = 3},
-    {"QLinearConv u8 weights (C kernel)", 2, 1, 4, 8, 1, {6, 6}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, U8, 128, U8, 0, .w_type = U8, .w_zero = 128},
-    {"ConvInteger u8 weights (C kernel)", 2, 1, 4, 8, 1, {6, 6}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, U8, 128, .w_type = U8},
+    {"QLinearConv u8 weights (zero 128)", 2, 1, 4, 8, 1, {6, 6}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, U8, 128, U8, 0, .w_type = U8, .w_zero = 128, .expect = 1},
+    {"QLinearConv u8 weights, per-channel zero points", 2, 1, 6, 9, 3, {7, 8}, {3, 3}, {2, 1}, {1, 1}, {1, 1, 1, 1}, U8, 128, U8, 128, true, true, U8, 128, 5, 1},
+    {"ConvInteger s8 weights, per-channel zero points", 2, 1, 8, 6, 1, {6, 7}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, S8, -2, .per_channel = true, .w_zero = 0, .w_zero_step = 4, .expect = 1},
+    {"QLinearConv w zero point 3, w - 3 out of int8 (C kernel)", 2, 1, 4, 8, 1, {6, 6}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, U8, 128, U8, 0, .w_zero = 3},
+    {"ConvInteger u8 weights of zero 0 (C kernel)", 2, 1, 4, 8, 1, {6, 6}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, U8, 128, .w_type = U8},
 };
 /* clang-format on */
 
@@ -814,6 +820,16 @@ static void qconv_check(vkml_context *ctx, const qconv_case *k)
     int w = byte_constant(g, w_type, rank, wd, NULL);
     int xz = zero_constant(g, k->x_type, 0, k->x_zero);
     int wz = zero_constant(g, w_type, k->per_channel ? k->m : 0, k->w_zero);
+    if (k->w_zero_step) { /* per-channel zero points, the weights around them */
+        uint8_t *zd = (uint8_t *)g->values[wz].data, *wdata = (uint8_t *)g->values[w].data;
+        int64_t count = (int64_t)g->values[w].data_size, per = count / k->m;
+        for (int64_t c = 0; c < k->m; c++)
+            zd[c] = (uint8_t)(k->w_zero + (c % 3 - 1) * k->w_zero_step);
+        for (int64_t i = 0; i < count; i++) {
+            int zc = w_type == U8 ? zd[i / per] : (int8_t)zd[i / per];
+            wdata[i] = (uint8_t)(zc + (int)test_randf(&seed, -120, 121));
+        }
+    }
     graph_attr a[5] = {ints(g, "kernel_shape", k->spatial, k->kernel),
                        ints(g, "strides", k->spatial, k->strides),
                        ints(g, "dilations", k->spatial, k->dilations), one_int("group", k->group),
@@ -874,6 +890,8 @@ typedef struct qmatmul_case {
     vkml_dtype a_type, y_type, b_type; /* b_type 0: int8 */
     int a_zero, y_zero;
     int expect;
+    int b_zero_step; /* per column: column j's zero point 128 + (j % 3 - 1) * step (uint8 B),
+                      * B within 120 of it */
 } qmatmul_case;
 
 /* clang-format off */
@@ -883,7 +901,9 @@ static const qmatmul_case qmatmul_cases[] = {
     {"QLinearMatMul both dynamic, batched", 4, 4, {2, 3, 6, 19}, {2, 3, 19, 7}, false, false, U8, S8, 0, 100, 0, 1},
     {"QLinearMatMul broadcast batch, per-column", 4, 3, {3, 1, 4, 9}, {2, 9, 6}, true, true, U8, U8, 0, 0, 250, 1},
     {"QLinearMatMul 1 row by 1 column", 2, 2, {1, 13}, {13, 1}, true, false, S8, U8, 0, 0, 128, 1},
-    {"QLinearMatMul u8 B (C kernel)", 2, 2, {4, 8}, {8, 5}, true, false, U8, U8, U8, 128, 128, 0},
+    {"QLinearMatMul constant u8 B (zero 128)", 2, 2, {4, 8}, {8, 5}, true, false, U8, U8, U8, 128, 128, 1},
+    {"QLinearMatMul constant u8 B, per-column zero points", 3, 2, {2, 5, 12}, {12, 7}, true, true, S8, U8, U8, 3, 128, 1, 6},
+    {"QLinearMatMul input u8 B (C kernel)", 2, 2, {4, 8}, {8, 5}, false, false, U8, U8, U8, 128, 128, 0},
 };
 /* clang-format on */
 
@@ -902,7 +922,14 @@ static void qmatmul_check(vkml_context *ctx, const qmatmul_case *k)
     int64_t n = k->b[k->rb - 1], terms = k->a[k->ra - 1];
     int as = scale_constant(g, 0, 0.02f, 0.02f), az = zero_constant(g, k->a_type, 0, k->a_zero);
     int bs = scale_constant(g, k->per_column ? n : 0, 0.002f, 0.01f);
-    int bz = zero_constant(g, b_type, 0, b_type == U8 ? 128 : 0);
+    int bz = zero_constant(g, b_type, k->b_zero_step ? n : 0, b_type == U8 ? 128 : 0);
+    if (k->b_zero_step) {
+        uint8_t *zd = (uint8_t *)g->values[bz].data, *bdata = (uint8_t *)g->values[b].data;
+        for (int64_t j = 0; j < n; j++)
+            zd[j] = (uint8_t)(128 + (j % 3 - 1) * k->b_zero_step);
+        for (int64_t i = 0; i < (int64_t)g->values[b].data_size; i++)
+            bdata[i] = (uint8_t)(zd[i % n] + (int)test_randf(&seed, -120, 121));
+    }
     int ys = scale_constant(g, 0, 1, 1), yz = zero_constant(g, k->y_type, 0, k->y_zero);
     *(float *)g->values[ys].data = out_scale_for(k->a_type, k->a_zero, 0.006f, terms);
     add_node(g, "QLinearMatMul", 10, 8, (int[]){a, as, az, b, bs, bz, ys, yz}, y, 0, NULL);
@@ -1068,8 +1095,12 @@ int main(void)
                   VKML_DTYPE_INT8, 0, false, true);
     integer_check(ctx, "MatMulInteger u8 by constant s8 (zero 3)", VKML_DTYPE_UINT8, 7,
                   VKML_DTYPE_INT8, 3, true, true);
-    integer_check(ctx, "MatMulInteger u8 by u8 (C kernel)", VKML_DTYPE_UINT8, 128, VKML_DTYPE_UINT8,
-                  128, true, false);
+    integer_check(ctx, "MatMulInteger u8 by constant u8 (zero 128)", VKML_DTYPE_UINT8, 128,
+                  VKML_DTYPE_UINT8, 128, true, true);
+    integer_check(ctx, "MatMulInteger u8 by constant u8 of zero 0 (C kernel)", VKML_DTYPE_UINT8,
+                  128, VKML_DTYPE_UINT8, 0, true, false);
+    integer_check(ctx, "MatMulInteger u8 by input u8 (C kernel)", VKML_DTYPE_UINT8, 128,
+                  VKML_DTYPE_UINT8, 128, false, false);
     for (size_t i = 0; i < VKML_ARRAY_SIZE(qconv_cases); i++)
         qconv_check(ctx, &qconv_cases[i]);
     qconv_chain_check(ctx);

@@ -317,13 +317,16 @@ static vkml_status gemm_build(const onednn_build *b, onednn_node *n, bool *taken
     return product_build(b, &pr, n, taken, err);
 }
 
-/* MatMulInteger and QLinearMatMul: A int8 or uint8, B int8, each zero point one constant
- * value (or none); QLinearMatMul's scales constant, A's and Y's per tensor, B's per tensor
- * or per column: oneDNN's integer product (VNNI where the CPU has it). MatMulInteger is
- * exact; QLinearMatMul requantizes in float32 (onednn_quant.c says how that rounds). */
+/* MatMulInteger and QLinearMatMul: A int8 or uint8 and Y's zero point one constant value
+ * each (or none); B int8 of one constant zero point, or a constant B of int8 or uint8 that,
+ * less its zero points (per tensor or per column), fits in int8 (the difference is packed);
+ * QLinearMatMul's scales constant, A's and Y's per tensor, B's per tensor or per column:
+ * oneDNN's integer product (VNNI where the CPU has it). MatMulInteger is exact;
+ * QLinearMatMul requantizes in float32 (onednn_quant.c says how that rounds). */
 typedef struct integer_product {
     qprod_params q;
     int32_t zero[3];
+    bool shift_b;  /* B less its zero points is packed (onednn_shifted_weights) */
     float *scales; /* QLinearMatMul: room for N */
     int n_scales;
 } integer_product;
@@ -337,17 +340,25 @@ static bool integer_form(const graph_value *values, const graph_node *node,
         q->mm.batch_rank + 2 > DNNL_MAX_NDIMS || node->epilogue)
         return false;
     vkml_dtype a = values[node->inputs[q->in->a]].dtype, b = values[node->inputs[q->in->b]].dtype;
-    int zeros[3] = {q->in->a_zero, q->in->b_zero, q->in->y_zero};
+    int zeros[3];
+    const int roles[3] = {q->in->a_zero, q->in->b_zero, q->in->y_zero};
     for (int i = 0; i < 3; i++)
-        if (!onednn_common_value(values, plans,
-                                 zeros[i] >= 0 && zeros[i] < node->n_inputs ? node->inputs[zeros[i]]
-                                                                            : -1,
-                                 &ip->zero[i]))
+        zeros[i] = roles[i] >= 0 && roles[i] < node->n_inputs ? node->inputs[roles[i]] : -1;
+    ip->shift_b =
+        b != VKML_DTYPE_INT8 || !onednn_common_value(values, plans, zeros[1], &ip->zero[1]);
+    if (ip->shift_b) {
+        ip->zero[1] = 0;
+        if (!onednn_shifted_weights(values, plans, node->inputs[q->in->b], zeros[1], &q->b_zero,
+                                    NULL))
             return false;
+    }
+    if (!onednn_common_value(values, plans, zeros[0], &ip->zero[0]) ||
+        !onednn_common_value(values, plans, zeros[2], &ip->zero[2]))
+        return false;
     if (q->in->y_scale >= 0 && ip->scales &&
         !(ip->n_scales = onednn_requant_scales(values, node, plans, q, ip->scales, q->mm.n)))
         return false;
-    return (a == VKML_DTYPE_UINT8 || a == VKML_DTYPE_INT8) && b == VKML_DTYPE_INT8;
+    return a == VKML_DTYPE_UINT8 || a == VKML_DTYPE_INT8;
 }
 
 static bool integer_claim(const graph_value *values, const graph_node *node,
@@ -392,6 +403,14 @@ static vkml_status integer_build(const onednn_build *b, onednn_node *n, bool *ta
                   .zero = {ip.zero[0], ip.zero[1], ip.zero[2]},
                   .scales = ip.scales,
                   .n_scales = ip.n_scales};
+    if (ip.shift_b) {
+        int8_t *shifted = onednn_buffer(n, (size_t)q->b_count + 1);
+        if (!shifted)
+            return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "oneDNN: out of memory");
+        int bz = q->in->b_zero < node->n_inputs ? node->inputs[q->in->b_zero] : -1;
+        onednn_shifted_weights(b->values, b->plans, bv, bz, &q->b_zero, shifted);
+        pr.b_constant = shifted;
+    }
     operand_md(&pr.a, &p, p.a_batch_strides, p.m, p.k, p.a_sm, p.a_sk);
     operand_md(&pr.b, &p, p.b_batch_strides, p.k, p.n, p.b_sk, p.b_sn);
     int64_t yd[VKML_MAX_RANK + 2];

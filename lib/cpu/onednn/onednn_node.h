@@ -199,6 +199,11 @@ void onednn_conv_dims(const struct conv_params *p, int64_t *x, int64_t *w, int64
  * (0 when v is -1, absent), in *out; false when v is not a constant or its entries differ. */
 bool onednn_common_value(const graph_value *values, const device_value_plan *plans, int v,
                          int32_t *out);
+/* Whether constant int8 or uint8 weights w less their zero points wz (-1: none; element i's
+ * is entry quant_vec_index(zv, i)) all fit in int8; then also written to out (not NULL). */
+struct quant_vec;
+bool onednn_shifted_weights(const graph_value *values, const device_value_plan *plans, int w,
+                            int wz, const struct quant_vec *zv, int8_t *out);
 /* The requantization scales of a QLinear product as oneDNN's output scales: one per entry
  * of b_scale (1, or one per output channel or column), each qprod_multiplier of the three
  * scales, into `scales` (room for `room`); the count, or 0 when a scale is not a constant,

@@ -1,6 +1,7 @@
 /* ConvInteger and QLinearConv through oneDNN's int8 convolution (VNNI where the CPU has
- * it): x uint8 or int8 whose zero point is one constant (or none), constant int8 weights
- * whose zero points are all 0 (oneDNN 2.6's convolutions take no weights zero point), 1-3
+ * it): x uint8 or int8 whose zero point is one constant (or none), constant int8 or uint8
+ * weights that, less their zero points (per tensor or per output channel), fit in int8
+ * (oneDNN 2.6's convolutions take no weights zero point: the difference is packed), 1-3
  * spatial dims, every group form; QLinearConv's scales (constants; w's one, or one per
  * output channel) become oneDNN's output scales, y's zero point its destination zero point,
  * the int32 bias its bias. Computes channels-last (qconv_claim).
@@ -73,6 +74,28 @@ int onednn_requant_scales(const graph_value *values, const graph_node *node,
     return (int)n;
 }
 
+bool onednn_shifted_weights(const graph_value *values, const device_value_plan *plans, int w,
+                            int wz, const quant_vec *zv, int8_t *out)
+{
+    vkml_dtype t = values[w].dtype;
+    if (!plans[w].constant || (t != VKML_DTYPE_INT8 && t != VKML_DTYPE_UINT8) ||
+        (wz >= 0 && !plans[wz].constant))
+        return false;
+    const void *d = plans[w].constant, *z = wz >= 0 ? plans[wz].constant : NULL;
+    bool u8 = t == VKML_DTYPE_UINT8;
+    for (int64_t i = 0; i < entries(&values[w]); i++) {
+        int v = u8 ? ((const uint8_t *)d)[i] : ((const int8_t *)d)[i];
+        int64_t zi = z ? quant_vec_index(zv, i) : 0;
+        if (z)
+            v -= u8 ? ((const uint8_t *)z)[zi] : ((const int8_t *)z)[zi];
+        if (v < INT8_MIN || v > INT8_MAX)
+            return false;
+        if (out)
+            out[i] = (int8_t)v;
+    }
+    return true;
+}
+
 /* ---- ConvInteger, QLinearConv ------------------------------------------------------- */
 
 typedef struct qconv {
@@ -80,6 +103,7 @@ typedef struct qconv {
     bool qlinear;
     int rank, x, w, y, bias;
     int32_t x_zero, y_zero;
+    bool shift_w; /* w minus its zero points is packed (onednn_shifted_weights) */
     int n_scales; /* QLinearConv: 1 or out_channels */
     int64_t xd[VKML_MAX_RANK], wd[VKML_MAX_RANK + 1], yd[VKML_MAX_RANK], od[VKML_MAX_RANK];
     dnnl_memory_desc_t x_want, y_want, w_user, w_any, bias_md;
@@ -104,11 +128,12 @@ static bool qconv_setup(const graph_value *values, const graph_node *node,
     c->bias = role_value(node, in_roles->bias);
     vkml_dtype xt = values[c->x].dtype;
     int32_t w_zero;
-    if ((xt != VKML_DTYPE_UINT8 && xt != VKML_DTYPE_INT8) ||
-        values[c->w].dtype != VKML_DTYPE_INT8 || !plans[c->w].constant ||
+    int wz = role_value(node, in_roles->b_zero);
+    c->shift_w = values[c->w].dtype != VKML_DTYPE_INT8 ||
+                 !onednn_common_value(values, plans, wz, &w_zero) || w_zero != 0;
+    if ((xt != VKML_DTYPE_UINT8 && xt != VKML_DTYPE_INT8) || !plans[c->w].constant ||
         !onednn_common_value(values, plans, role_value(node, in_roles->a_zero), &c->x_zero) ||
-        !onednn_common_value(values, plans, role_value(node, in_roles->b_zero), &w_zero) ||
-        w_zero != 0)
+        (c->shift_w && !onednn_shifted_weights(values, plans, c->w, wz, &c->q.b_zero, NULL)))
         return false;
     if (c->qlinear &&
         !onednn_common_value(values, plans, role_value(node, in_roles->y_zero), &c->y_zero))
@@ -230,7 +255,18 @@ static vkml_status qconv_build(const onednn_build *b, onednn_node *n, bool *take
     onednn_md_dtype(&y_have, c.q.y_dtype);
     dnnl_memory_t xm, wm, ym, bm = NULL, xzm = NULL, yzm = NULL;
     onednn_pending pending = {0};
-    st = onednn_pack(n, &c.w_user, b->plans[c.w].constant,
+    const void *w_data = b->plans[c.w].constant;
+    if (c.shift_w) {
+        int8_t *shifted = onednn_buffer(n, (size_t)c.q.b_count + 1);
+        if (!shifted) {
+            dnnl_primitive_desc_destroy(pd);
+            return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "oneDNN: out of memory");
+        }
+        onednn_shifted_weights(b->values, b->plans, c.w, role_value(b->node, c.q.in->b_zero),
+                               &c.q.b_zero, shifted);
+        w_data = shifted;
+    }
+    st = onednn_pack(n, &c.w_user, w_data,
                      dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0), &wm, err);
     if (!st)
         st = onednn_bind_input(n, &x_have, b->ptrs[c.x], &c.x_want, &xm, err);
