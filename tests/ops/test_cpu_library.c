@@ -139,10 +139,14 @@ static void run(vkml_context *ctx, vkml_model *m, const io *in, io *out, bool re
     vkml_session_destroy(&s);
 }
 
-/* A requantized (int8 or uint8) output: oneDNN requantizes in float32 ((float)acc * scale +
- * zero point, rounded half to even), the C kernel rounds the exact product (a double) half
- * to even: where the float32 product or sum rounds across a half the two differ by 1. Any
- * element may differ by at most 1, and at most 1 in 200 may differ at all. */
+/* Whether the case's requantized outputs must equal the C kernels' (set by the case). */
+static bool requant_exact;
+
+/* A requantized (int8 or uint8) output: oneDNN requantizes in float32 ((float)acc * scale
+ * rounded half to even, plus the zero point), the C kernel rounds the exact product (a
+ * double) half to even: where the float32 product rounds across a half the two differ by
+ * 1. Any element may differ by at most 1, and at most 1 in 200 may differ at all; with
+ * requant_exact (scales whose multiplier and products are exact: ties), none. */
 static void quantized_compare(const char *label, int o, const vkml_tensor *got,
                               const vkml_tensor *ref)
 {
@@ -160,9 +164,9 @@ static void quantized_compare(const char *label, int o, const vkml_tensor *got,
         saturated += b == lo || b == hi;
         worst = abs(a - b) > worst ? abs(a - b) : worst;
     }
-    CHECK(worst <= 1 && differ * 200 <= n, "%s: output %d: %zu of %zu differ, by up to %d", label,
-          o, differ, n, worst);
-    if (worst > 1 || differ * 200 > n || getenv("VKML_TEST_VERBOSE"))
+    bool ok = requant_exact ? differ == 0 : worst <= 1 && differ * 200 <= n;
+    CHECK(ok, "%s: output %d: %zu of %zu differ, by up to %d", label, o, differ, n, worst);
+    if (!ok || getenv("VKML_TEST_VERBOSE"))
         printf("%-44s output %d: %zu of %zu differ by 1 (%zu saturated)\n", label, o, differ, n,
                saturated);
 }
@@ -766,6 +770,7 @@ typedef struct qconv_case {
     int w_zero;
     int w_zero_step; /* per channel: channel c's zero point w_zero + (c % 3 - 1) * step, and
                       * weights within 120 of it */
+    bool ties;       /* as qmatmul_case's */
     int expect;      /* 0: a form the library leaves to the C kernel */
 } qconv_case;
 
@@ -789,8 +794,10 @@ static const qconv_case qconv_cases[] = {
     {"ConvInteger s8, group 4 stride 2", 2, 2, 16, 8, 4, {9, 8}, {3, 3}, {2, 2}, {1, 1}, {0, 1, 1, 0}, S8, 0, .expect = 1},
     {"ConvInteger depthwise, u8 (zero 0)", 2, 1, 16, 16, 16, {8, 8}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, U8, 0, .expect = 1},
     {"QLinearConv u8 weights (zero 128)", 2, 1, 4, 8, 1, {6, 6}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, U8, 128, U8, 0, .w_type = U8, .w_zero = 128, .expect = 1},
-    {"QLinearConv u8 weights, per-channel zero points", 2, 1, 6, 9, 3, {7, 8}, {3, 3}, {2, 1}, {1, 1}, {1, 1, 1, 1}, U8, 128, U8, 128, true, true, U8, 128, 5, 1},
+    {"QLinearConv u8 weights, per-channel zero points", 2, 1, 6, 9, 3, {7, 8}, {3, 3}, {2, 1}, {1, 1}, {1, 1, 1, 1}, U8, 128, U8, 128, true, true, U8, 128, 5, .expect = 1},
     {"ConvInteger s8 weights, per-channel zero points", 2, 1, 8, 6, 1, {6, 7}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, S8, -2, .per_channel = true, .w_zero = 0, .w_zero_step = 4, .expect = 1},
+    {"QLinearConv ties (multiplier 2^-8), 1x1", 2, 1, 4, 16, 1, {9, 9}, {1, 1}, {1, 1}, {1, 1}, {0, 0, 0, 0}, U8, 128, U8, 128, .bias = true, .expect = 1, .ties = true},
+    {"QLinearConv ties (multiplier 2^-8), depthwise", 2, 1, 16, 16, 16, {8, 9}, {2, 2}, {1, 1}, {1, 1}, {0, 1, 1, 0}, S8, 3, S8, -1, .expect = 1, .ties = true},
     {"QLinearConv w zero point 3, w - 3 out of int8 (C kernel)", 2, 1, 4, 8, 1, {6, 6}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, U8, 128, U8, 0, .w_zero = 3},
     {"ConvInteger u8 weights of zero 0 (C kernel)", 2, 1, 4, 8, 1, {6, 6}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, U8, 128, .w_type = U8},
 };
@@ -841,6 +848,10 @@ static void qconv_check(vkml_context *ctx, const qconv_case *k)
         int ws = scale_constant(g, k->per_channel ? k->m : 0, 0.002f, 0.01f);
         int ys = scale_constant(g, 0, 1, 1);
         *(float *)g->values[ys].data = out_scale_for(k->x_type, k->x_zero, 0.006f, terms);
+        if (k->ties) {
+            *(float *)g->values[xs].data = *(float *)g->values[ws].data = 1.0f / 16;
+            *(float *)g->values[ys].data = 1.0f;
+        }
         int yz = zero_constant(g, k->y_type, 0, k->y_zero), bias = -1;
         if (k->bias) {
             bias = tg_value(g, "bias", VKML_DTYPE_INT32, 1, &k->m);
@@ -854,7 +865,9 @@ static void qconv_check(vkml_context *ctx, const qconv_case *k)
         add_node(g, "QLinearConv", 10, k->bias ? 9 : 8, (int[]){x, xs, xz, w, ws, wz, ys, yz, bias},
                  y, 5, a);
     }
+    requant_exact = k->ties;
     check_case(ctx, k->label, g, (int[]){x}, 1, (int[]){y}, 1, k->expect);
+    requant_exact = false;
 }
 
 /* QLinearConv -> QLinearConv -> QLinearConv (1x1, 3x3 depthwise, 1x1): the uint8 values
@@ -892,6 +905,8 @@ typedef struct qmatmul_case {
     int expect;
     int b_zero_step; /* per column: column j's zero point 128 + (j % 3 - 1) * step (uint8 B),
                       * B within 120 of it */
+    bool ties;       /* scales 1/16, 1/16 and 1: the multiplier 2^-8 is exact in float32, so a
+                      * sum of 128 mod 256 is a tie both ways, rounded to even: outputs equal */
 } qmatmul_case;
 
 /* clang-format off */
@@ -901,8 +916,12 @@ static const qmatmul_case qmatmul_cases[] = {
     {"QLinearMatMul both dynamic, batched", 4, 4, {2, 3, 6, 19}, {2, 3, 19, 7}, false, false, U8, S8, 0, 100, 0, 1},
     {"QLinearMatMul broadcast batch, per-column", 4, 3, {3, 1, 4, 9}, {2, 9, 6}, true, true, U8, U8, 0, 0, 250, 1},
     {"QLinearMatMul 1 row by 1 column", 2, 2, {1, 13}, {13, 1}, true, false, S8, U8, 0, 0, 128, 1},
+    {"QLinearMatMul 1-d A, per-column", 1, 2, {21}, {21, 6}, true, true, U8, U8, 0, 128, 128, 1},
+    {"QLinearMatMul 1-d B", 3, 1, {2, 4, 15}, {15}, false, false, S8, S8, 0, 0, 0, 1},
     {"QLinearMatMul constant u8 B (zero 128)", 2, 2, {4, 8}, {8, 5}, true, false, U8, U8, U8, 128, 128, 1},
     {"QLinearMatMul constant u8 B, per-column zero points", 3, 2, {2, 5, 12}, {12, 7}, true, true, S8, U8, U8, 3, 128, 1, 6},
+    {"QLinearMatMul ties (multiplier 2^-8), u8 out", 2, 2, {64, 4}, {4, 64}, true, false, U8, U8, 0, 128, 128, 1, .ties = true},
+    {"QLinearMatMul ties (multiplier 2^-8), s8 out", 2, 2, {48, 3}, {3, 40}, false, false, S8, S8, 0, -7, 5, 1, .ties = true},
     {"QLinearMatMul input u8 B (C kernel)", 2, 2, {4, 8}, {8, 5}, false, false, U8, U8, U8, 128, 128, 0},
 };
 /* clang-format on */
@@ -932,8 +951,14 @@ static void qmatmul_check(vkml_context *ctx, const qmatmul_case *k)
     }
     int ys = scale_constant(g, 0, 1, 1), yz = zero_constant(g, k->y_type, 0, k->y_zero);
     *(float *)g->values[ys].data = out_scale_for(k->a_type, k->a_zero, 0.006f, terms);
+    if (k->ties) {
+        *(float *)g->values[as].data = *(float *)g->values[bs].data = 1.0f / 16;
+        *(float *)g->values[ys].data = 1.0f;
+    }
     add_node(g, "QLinearMatMul", 10, 8, (int[]){a, as, az, b, bs, bz, ys, yz}, y, 0, NULL);
+    requant_exact = k->ties;
     check_case(ctx, k->label, g, (int[]){a, b}, k->b_constant ? 1 : 2, (int[]){y}, 1, k->expect);
+    requant_exact = false;
 }
 
 /* ---- channel ranges ---------------------------------------------------------------- */

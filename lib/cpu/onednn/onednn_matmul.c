@@ -147,6 +147,8 @@ static vkml_status product_build(const onednn_build *b, const product *pr, onedn
     }
     ok = ok && onednn_epilogue_post_ops(e, po, residual >= 0 ? &res_md : NULL) &&
          dnnl_primitive_attr_set_post_ops(attr, po) == dnnl_success;
+    if (ok && pr->n_scales && pr->zero[2]) /* last: no residual follows (integer_form) */
+        ok = onednn_round_before_zero_point(attr, po);
     static const int zero_args[3] = {DNNL_ARG_SRC, DNNL_ARG_WEIGHTS, DNNL_ARG_DST};
     const int32_t runtime = DNNL_RUNTIME_S32_VAL;
     if (ok && pr->n_scales)

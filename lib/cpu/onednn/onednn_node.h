@@ -177,6 +177,10 @@ int onednn_post_op_src1(int index);
  * onednn_attr_destroy). */
 vkml_status onednn_attr_create(dnnl_primitive_attr_t *attr, dnnl_post_ops_t *po, vkml_error *err);
 void onednn_attr_destroy(dnnl_primitive_attr_t attr, dnnl_post_ops_t po);
+/* Appends a round (half to even) to po and sets po on attr: a requantizing primitive with
+ * a destination zero point then rounds before adding it, as ONNX does (oneDNN rounds the
+ * sum: with an odd zero point each exact half would go the other way). */
+bool onednn_round_before_zero_point(dnnl_primitive_attr_t attr, dnnl_post_ops_t po);
 /* Appends the step of pd (consumed, also on failure) from b's node's input 0 to its output 0
  * (out_dims; the input's rank), each in the claim's layout, with the reorders its stored
  * layouts need; pd's implementation becomes n's. */

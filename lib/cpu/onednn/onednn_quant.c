@@ -6,11 +6,12 @@
  * output channel) become oneDNN's output scales, y's zero point its destination zero point,
  * the int32 bias its bias. Computes channels-last (qconv_claim).
  *
- * Rounding: oneDNN requantizes in float32, (float)(acc + bias) * scale + y_zero rounded
- * half to even and saturated; the C kernel rounds the exact product acc * scale (a double)
- * half to even and adds y_zero. The two differ by 1 where the float32 product or sum lands
- * on the other side of a half than the exact one (rare; cpu_library bounds it). ConvInteger
- * (int32 out) is exact. */
+ * Rounding: oneDNN requantizes in float32, round((float)(acc + bias) * scale) + y_zero,
+ * rounded half to even (a round post-op before the zero point: oneDNN would round the sum,
+ * and an odd zero point would send every exact half the other way) and saturated; the C
+ * kernel rounds the exact product acc * scale (a double). The two differ by 1 only where
+ * the float32 product lands on the other side of a half than the exact one (rare;
+ * cpu_library bounds it, and checks exact halves equal). ConvInteger (int32 out) is exact. */
 #include "cpu/onednn/onednn_geometry.h"
 #include "cpu/onednn/onednn_node.h"
 #include "ops/quant.h"
@@ -186,6 +187,7 @@ static vkml_status qconv_pd(qconv *c, const graph_value *values, const graph_nod
                                                                   &runtime) == dnnl_success);
     ok = ok && (!c->y_zero || dnnl_primitive_attr_set_zero_points(attr, DNNL_ARG_DST, 1, 0,
                                                                   &runtime) == dnnl_success);
+    ok = ok && (!c->y_zero || onednn_round_before_zero_point(attr, po));
     if (ok)
         st = onednn_pd(&cd, attr, pd, err);
     onednn_attr_destroy(attr, po);

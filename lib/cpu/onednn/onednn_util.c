@@ -243,6 +243,12 @@ vkml_status onednn_attr_create(dnnl_primitive_attr_t *attr, dnnl_post_ops_t *po,
     return VKML_OK;
 }
 
+bool onednn_round_before_zero_point(dnnl_primitive_attr_t attr, dnnl_post_ops_t po)
+{
+    return dnnl_post_ops_append_eltwise(po, 1.0f, dnnl_eltwise_round, 0.0f, 0.0f) == dnnl_success &&
+           dnnl_primitive_attr_set_post_ops(attr, po) == dnnl_success;
+}
+
 void onednn_attr_destroy(dnnl_primitive_attr_t attr, dnnl_post_ops_t po)
 {
     dnnl_post_ops_destroy(po);
