@@ -40,9 +40,54 @@ typedef struct quant_job {
     bool float_out, saturate; /* quantizing to float8/float4, Cast's saturate rule */
 } quant_job;
 
+/* The common forms in float32 arithmetic, with the same results as quant_range's doubles:
+ * the quotient is float32 there too and its rounded value plus a zero point is exact (or
+ * saturates whatever its rounding); (x - zero) * scale is exact in double and rounded once
+ * to float32, as the float32 product is. Per tensor, float32 x and scale (and division),
+ * int8 or uint8 y; or back. */
+static bool bytes_form(const quant_job *j)
+{
+    const quant_layout *l = &j->l;
+    vkml_dtype q = j->quantize ? j->y_type : j->x_type, f = j->quantize ? j->x_type : j->y_type;
+    return !l->outer_stride && !l->axis_stride && !l->inner_stride && f == VKML_DTYPE_FLOAT &&
+           j->s_type == VKML_DTYPE_FLOAT && j->div_type == VKML_DTYPE_FLOAT &&
+           (q == VKML_DTYPE_UINT8 || q == VKML_DTYPE_INT8);
+}
+
+static void bytes_range(const quant_job *j, int64_t begin, int64_t end)
+{
+    const void *z = j->args->in[2];
+    float scale = *(const float *)j->args->in[1];
+    float zero = z ? (float)cpu_load_i64(z, j->z_type, 0) : 0.0f;
+    bool is_signed = (j->quantize ? j->y_type : j->x_type) == VKML_DTYPE_INT8;
+    if (!j->quantize) {
+        const void *x = j->args->in[0];
+        float *y = j->args->out[0];
+        for (int64_t i = begin; i < end; i++)
+            y[i] = ((is_signed ? (float)((const int8_t *)x)[i] : (float)((const uint8_t *)x)[i]) -
+                    zero) *
+                   scale;
+        return;
+    }
+    const float *x = j->args->in[0];
+    float lo = is_signed ? -128.0f : 0.0f, hi = is_signed ? 127.0f : 255.0f;
+    for (int64_t i = begin; i < end; i++) {
+        float v = nearbyintf(x[i] / scale) + zero;
+        v = v != v ? 0.0f : v < lo ? lo : v > hi ? hi : v;
+        if (is_signed)
+            ((int8_t *)j->args->out[0])[i] = (int8_t)v;
+        else
+            ((uint8_t *)j->args->out[0])[i] = (uint8_t)v;
+    }
+}
+
 static void quant_range(void *ctx, int64_t begin, int64_t end)
 {
     const quant_job *j = ctx;
+    if (bytes_form(j)) {
+        bytes_range(j, begin, end);
+        return;
+    }
     const void *x = j->args->in[0], *s = j->args->in[1], *z = j->args->in[2];
     void *y = j->args->out[0];
     for (int64_t i = begin; i < end; i++) {

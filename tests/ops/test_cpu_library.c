@@ -1,7 +1,8 @@
 /* The CPU device's library kernels (lib/cpu/onednn/) against its plain C kernels
  * (VKML_CPU_KERNELS=reference): each case is a small graph of float32 inputs, run on the
  * CPU device both ways. The library must take the nodes the case names (the debug log says
- * which ran on oneDNN) and agree with the C kernels to 1e-4 of the output's scale.
+ * which ran on oneDNN) and agree with the C kernels to 1e-4 of the output's scale; integer
+ * outputs exactly, requantized int8 and uint8 ones to 1 (quantized_compare says why).
  *
  * Cases: Conv in 1, 2 and 3 spatial dims with every stride, pad (asymmetric, auto_pad),
  * dilation and group form of the ONNX node suite (grouped, depthwise, depthwise with a
@@ -10,7 +11,13 @@
  * dilations, count_include_pad) and the global pools; MatMul (batched, broadcast, 1-D
  * operands, constant and dynamic B, transposes absorbed) and Gemm (transposes, alpha, beta,
  * each C shape); Add, Sub, Mul and Div with broadcasting; Softmax, LogSoftmax and
- * LayerNormalization; float16 Convs, MatMuls and Gemms (computed in float32); MatMulInteger; Resize
+ * LayerNormalization; float16 Convs, MatMuls and Gemms (computed in float32); MatMulInteger;
+ * QLinearConv and ConvInteger (strides, pads, dilations, groups, depthwise, 1-3 spatial
+ * dims, uint8 and int8 in and out, zero points, per-tensor and per-channel scales, bias, a
+ * chain kept channels-last) and QLinearMatMul (batched, broadcast, ragged, per-column
+ * scales), uint8 weights and per-channel weights zero points (packed less their zero
+ * points), with the forms left to the C kernel (weights that less their zero points leave
+ * int8, a dynamic uint8 B); Resize
  * by whole nearest factors (and forms left to the C kernel); Concat, Split and Slice over channels
  * (a YOLO C2f block, with ranges that cut blocks of 16); the thread count a session asks for; and
  * chains whose values stay in the library's layouts between nodes, broken by a node the library
@@ -132,6 +139,38 @@ static void run(vkml_context *ctx, vkml_model *m, const io *in, io *out, bool re
     vkml_session_destroy(&s);
 }
 
+/* Whether the case's requantized outputs must equal the C kernels' (set by the case). */
+static bool requant_exact;
+
+/* A requantized (int8 or uint8) output: oneDNN requantizes in float32 ((float)acc * scale
+ * rounded half to even, plus the zero point), the C kernel rounds the exact product (a
+ * double) half to even: where the float32 product rounds across a half the two differ by
+ * 1. Any element may differ by at most 1, and at most 1 in 200 may differ at all; with
+ * requant_exact (scales whose multiplier and products are exact: ties), none. */
+static void quantized_compare(const char *label, int o, const vkml_tensor *got,
+                              const vkml_tensor *ref)
+{
+    CHECK(got->size == ref->size, "%s: output %d: %zu bytes, expected %zu", label, o, got->size,
+          ref->size);
+    if (got->size != ref->size)
+        return;
+    bool is_signed = ref->dtype == VKML_DTYPE_INT8;
+    size_t n = ref->size, differ = 0, saturated = 0;
+    int worst = 0, lo = is_signed ? -128 : 0, hi = is_signed ? 127 : 255;
+    for (size_t k = 0; k < n; k++) {
+        int a = is_signed ? ((const int8_t *)got->data)[k] : ((const uint8_t *)got->data)[k];
+        int b = is_signed ? ((const int8_t *)ref->data)[k] : ((const uint8_t *)ref->data)[k];
+        differ += a != b;
+        saturated += b == lo || b == hi;
+        worst = abs(a - b) > worst ? abs(a - b) : worst;
+    }
+    bool ok = requant_exact ? differ == 0 : worst <= 1 && differ * 200 <= n;
+    CHECK(ok, "%s: output %d: %zu of %zu differ, by up to %d", label, o, differ, n, worst);
+    if (!ok || getenv("VKML_TEST_VERBOSE"))
+        printf("%-44s output %d: %zu of %zu differ by 1 (%zu saturated)\n", label, o, differ, n,
+               saturated);
+}
+
 /* Builds the case's graph, runs it both ways, compares; `expect`: nodes the library must
  * take at least (0: none). */
 static void check_case(vkml_context *ctx, const char *label, graph *g, const int *inputs,
@@ -168,6 +207,10 @@ static void check_case(vkml_context *ctx, const char *label, graph *g, const int
     }
     for (int o = 0; m && o < n_outputs && o < got.n && o < ref.n; o++) {
         bool half = ref.t[o].dtype == VKML_DTYPE_FLOAT16;
+        if (ref.t[o].dtype == VKML_DTYPE_UINT8 || ref.t[o].dtype == VKML_DTYPE_INT8) {
+            quantized_compare(label, o, &got.t[o], &ref.t[o]);
+            continue;
+        }
         if (!half && ref.t[o].dtype != VKML_DTYPE_FLOAT) { /* Shape and such: equal bytes */
             CHECK(got.t[o].size == ref.t[o].size &&
                       memcmp(got.t[o].data, ref.t[o].data, ref.t[o].size) == 0,
@@ -696,6 +739,228 @@ static void integer_check(vkml_context *ctx, const char *label, vkml_dtype a_typ
     check_case(ctx, label, g, inputs, b_constant ? 1 : 2, (int[]){y}, 1, library ? 1 : 0);
 }
 
+/* A float constant: `n` entries in [lo, hi] (rank 0 when n is 0). */
+static int scale_constant(graph *g, int64_t n, float lo, float hi)
+{
+    char name[32];
+    snprintf(name, sizeof(name), "s%d", g->n_values);
+    return tg_random_constant(g, name, n ? 1 : 0, &n, lo, hi, &seed);
+}
+
+/* An int8 or uint8 zero point: `n` entries of v (rank 0 when n is 0). */
+static int zero_constant(graph *g, vkml_dtype dtype, int64_t n, int v)
+{
+    int values[256];
+    for (int i = 0; i < 256; i++)
+        values[i] = v;
+    return byte_constant(g, dtype, n ? 1 : 0, &n, values);
+}
+
+typedef struct qconv_case {
+    const char *label;
+    int spatial;
+    int64_t batch, c, m, group;
+    int64_t in[3], kernel[3], strides[3], dilations[3], pads[6];
+    vkml_dtype x_type;
+    int x_zero;
+    vkml_dtype y_type; /* 0: ConvInteger */
+    int y_zero;
+    bool per_channel, bias;
+    vkml_dtype w_type; /* 0: int8 */
+    int w_zero;
+    int w_zero_step; /* per channel: channel c's zero point w_zero + (c % 3 - 1) * step, and
+                      * weights within 120 of it */
+    bool ties;       /* as qmatmul_case's */
+    int expect;      /* 0: a form the library leaves to the C kernel */
+} qconv_case;
+
+#define U8 VKML_DTYPE_UINT8
+#define S8 VKML_DTYPE_INT8
+
+/* clang-format off */
+static const qconv_case qconv_cases[] = {
+    {"QLinearConv 3x3 pad 1, u8 (zero 120)", 2, 1, 8, 16, 1, {9, 11}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, U8, 120, U8, 7, .expect = 1},
+    {"QLinearConv stride 2, asymmetric pads, per-channel", 2, 1, 5, 7, 1, {10, 9}, {3, 3}, {2, 2}, {1, 1}, {0, 1, 2, 0}, U8, 131, U8, 128, true, true, .expect = 1},
+    {"QLinearConv dilation (2,3), s8 in and out", 2, 1, 3, 5, 1, {12, 14}, {3, 2}, {2, 2}, {2, 3}, {1, 0, 1, 1}, S8, -3, S8, 4, .bias = true, .expect = 1},
+    {"QLinearConv group 2, per-channel, bias", 2, 1, 8, 12, 2, {7, 7}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, U8, 128, U8, 0, true, true, .expect = 1},
+    {"QLinearConv group 4 stride 2, s8 (zero 0)", 2, 1, 16, 8, 4, {9, 9}, {3, 3}, {2, 2}, {1, 1}, {1, 1, 1, 1}, S8, 0, S8, 0, .expect = 1},
+    {"QLinearConv depthwise stride 2, per-channel", 2, 1, 24, 24, 24, {15, 15}, {3, 3}, {2, 2}, {1, 1}, {1, 1, 1, 1}, U8, 100, U8, 110, true, true, .expect = 1},
+    {"QLinearConv depthwise 5x5 multiplier 2", 2, 1, 8, 16, 8, {10, 10}, {5, 5}, {1, 1}, {1, 1}, {2, 2, 2, 2}, S8, 5, U8, 60, true, .expect = 1},
+    {"QLinearConv 1x1, batch 2, s8 out", 2, 2, 32, 16, 1, {6, 7}, {1, 1}, {1, 1}, {1, 1}, {0, 0, 0, 0}, U8, 128, S8, -10, true, true, .expect = 1},
+    {"QLinearConv stem 7x7 stride 2, 3 channels", 2, 1, 3, 16, 1, {32, 30}, {7, 7}, {2, 2}, {1, 1}, {3, 3, 3, 3}, U8, 128, U8, 0, true, true, .expect = 1},
+    {"QLinearConv 1d stride 2 dilation 2", 1, 2, 3, 4, 1, {17}, {3}, {2}, {2}, {1, 2}, U8, 128, U8, 128, .bias = true, .expect = 1},
+    {"QLinearConv 3d group 2 stride (1,2,1)", 3, 1, 4, 6, 2, {4, 7, 5}, {2, 3, 3}, {1, 2, 1}, {1, 1, 1}, {0, 1, 1, 1, 0, 1}, U8, 90, U8, 128, true, .expect = 1},
+    {"ConvInteger 3x3 pad 1, u8 (zero 130)", 2, 1, 8, 12, 1, {9, 10}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, U8, 130, .expect = 1},
+    {"ConvInteger s8, group 4 stride 2", 2, 2, 16, 8, 4, {9, 8}, {3, 3}, {2, 2}, {1, 1}, {0, 1, 1, 0}, S8, 0, .expect = 1},
+    {"ConvInteger depthwise, u8 (zero 0)", 2, 1, 16, 16, 16, {8, 8}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, U8, 0, .expect = 1},
+    {"QLinearConv u8 weights (zero 128)", 2, 1, 4, 8, 1, {6, 6}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, U8, 128, U8, 0, .w_type = U8, .w_zero = 128, .expect = 1},
+    {"QLinearConv u8 weights, per-channel zero points", 2, 1, 6, 9, 3, {7, 8}, {3, 3}, {2, 1}, {1, 1}, {1, 1, 1, 1}, U8, 128, U8, 128, true, true, U8, 128, 5, .expect = 1},
+    {"ConvInteger s8 weights, per-channel zero points", 2, 1, 8, 6, 1, {6, 7}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, S8, -2, .per_channel = true, .w_zero = 0, .w_zero_step = 4, .expect = 1},
+    {"QLinearConv ties (multiplier 2^-8), 1x1", 2, 1, 4, 16, 1, {9, 9}, {1, 1}, {1, 1}, {1, 1}, {0, 0, 0, 0}, U8, 128, U8, 128, .bias = true, .expect = 1, .ties = true},
+    {"QLinearConv ties (multiplier 2^-8), depthwise", 2, 1, 16, 16, 16, {8, 9}, {2, 2}, {1, 1}, {1, 1}, {0, 1, 1, 0}, S8, 3, S8, -1, .expect = 1, .ties = true},
+    {"QLinearConv w zero point 3, w - 3 out of int8 (C kernel)", 2, 1, 4, 8, 1, {6, 6}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, U8, 128, U8, 0, .w_zero = 3},
+    {"ConvInteger u8 weights of zero 0 (C kernel)", 2, 1, 4, 8, 1, {6, 6}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, U8, 128, .w_type = U8},
+};
+/* clang-format on */
+
+/* y_scale for x (of zero point z) and weights of scale w_scale over k terms: the
+ * product's spread maps onto about +-60, so that outputs fill the range, some saturate. */
+static float out_scale_for(vkml_dtype x_type, int z, float w_scale, int64_t k)
+{
+    double x_spread = x_type == U8 ? fabs(127.5 - z) + 74.0 : fabs((double)z) + 74.0;
+    return (float)(0.02 * w_scale * x_spread * 74.0 * sqrt((double)k) / 60.0);
+}
+
+static void qconv_check(vkml_context *ctx, const qconv_case *k)
+{
+    graph *g = graph_create();
+    int rank = 2 + k->spatial;
+    int64_t xd[5] = {k->batch, k->c}, wd[5] = {k->m, k->c / k->group}, terms = k->c / k->group;
+    for (int d = 0; d < k->spatial; d++) {
+        xd[2 + d] = k->in[d];
+        wd[2 + d] = k->kernel[d];
+        terms *= k->kernel[d];
+    }
+    vkml_dtype w_type = k->w_type ? k->w_type : S8;
+    int x = input(g, rank, xd), y = value(g);
+    g->values[x].dtype = k->x_type;
+    int w = byte_constant(g, w_type, rank, wd, NULL);
+    int xz = zero_constant(g, k->x_type, 0, k->x_zero);
+    int wz = zero_constant(g, w_type, k->per_channel ? k->m : 0, k->w_zero);
+    if (k->w_zero_step) { /* per-channel zero points, the weights around them */
+        uint8_t *zd = (uint8_t *)g->values[wz].data, *wdata = (uint8_t *)g->values[w].data;
+        int64_t count = (int64_t)g->values[w].data_size, per = count / k->m;
+        for (int64_t c = 0; c < k->m; c++)
+            zd[c] = (uint8_t)(k->w_zero + (c % 3 - 1) * k->w_zero_step);
+        for (int64_t i = 0; i < count; i++) {
+            int zc = w_type == U8 ? zd[i / per] : (int8_t)zd[i / per];
+            wdata[i] = (uint8_t)(zc + (int)test_randf(&seed, -120, 121));
+        }
+    }
+    graph_attr a[5] = {ints(g, "kernel_shape", k->spatial, k->kernel),
+                       ints(g, "strides", k->spatial, k->strides),
+                       ints(g, "dilations", k->spatial, k->dilations), one_int("group", k->group),
+                       ints(g, "pads", 2 * k->spatial, k->pads)};
+    if (!k->y_type) {
+        add_node(g, "ConvInteger", 10, 4, (int[]){x, w, xz, wz}, y, 5, a);
+    } else {
+        int xs = scale_constant(g, 0, 0.02f, 0.02f);
+        int ws = scale_constant(g, k->per_channel ? k->m : 0, 0.002f, 0.01f);
+        int ys = scale_constant(g, 0, 1, 1);
+        *(float *)g->values[ys].data = out_scale_for(k->x_type, k->x_zero, 0.006f, terms);
+        if (k->ties) {
+            *(float *)g->values[xs].data = *(float *)g->values[ws].data = 1.0f / 16;
+            *(float *)g->values[ys].data = 1.0f;
+        }
+        int yz = zero_constant(g, k->y_type, 0, k->y_zero), bias = -1;
+        if (k->bias) {
+            bias = tg_value(g, "bias", VKML_DTYPE_INT32, 1, &k->m);
+            int32_t *bd = vkml_arena_calloc(g->arena, (size_t)k->m, sizeof(int32_t));
+            for (int64_t i = 0; i < k->m; i++)
+                bd[i] = (int32_t)test_randf(&seed, -40000, 40000);
+            g->values[bias].kind = GRAPH_VALUE_CONSTANT;
+            g->values[bias].data = bd;
+            g->values[bias].data_size = sizeof(int32_t) * (size_t)k->m;
+        }
+        add_node(g, "QLinearConv", 10, k->bias ? 9 : 8, (int[]){x, xs, xz, w, ws, wz, ys, yz, bias},
+                 y, 5, a);
+    }
+    requant_exact = k->ties;
+    check_case(ctx, k->label, g, (int[]){x}, 1, (int[]){y}, 1, k->expect);
+    requant_exact = false;
+}
+
+/* QLinearConv -> QLinearConv -> QLinearConv (1x1, 3x3 depthwise, 1x1): the uint8 values
+ * between them stay channels-last. */
+static void qconv_chain_check(vkml_context *ctx)
+{
+    graph *g = graph_create();
+    int64_t c = 24;
+    int x = input(g, 4, (int64_t[]){1, 16, 11, 13}), v[4] = {x, value(g), value(g), value(g)};
+    g->values[x].dtype = U8;
+    const int64_t wdims[3][4] = {{c, 16, 1, 1}, {c, 1, 3, 3}, {8, c, 1, 1}};
+    for (int i = 0; i < 3; i++) {
+        graph_attr a[2] = {one_int("group", i == 1 ? c : 1),
+                           ints(g, "pads", 4, (int64_t[]){i == 1, i == 1, i == 1, i == 1})};
+        int64_t terms = wdims[i][1] * wdims[i][2] * wdims[i][3];
+        int xs = scale_constant(g, 0, 0.02f, 0.02f), xz = zero_constant(g, U8, 0, 128);
+        int w = byte_constant(g, S8, 4, wdims[i], NULL);
+        int ws = scale_constant(g, wdims[i][0], 0.002f, 0.01f), wz = zero_constant(g, S8, 0, 0);
+        int ys = scale_constant(g, 0, 1, 1), yz = zero_constant(g, U8, 0, 128);
+        *(float *)g->values[ys].data = out_scale_for(U8, 128, 0.006f, terms) * 0.02f / 0.02f;
+        add_node(g, "QLinearConv", 10, 8, (int[]){v[i], xs, xz, w, ws, wz, ys, yz}, v[i + 1], 2, a);
+    }
+    check_case(ctx, "QLinearConv chain", g, (int[]){x}, 1, (int[]){v[3]}, 1, 3);
+    CHECK(strcmp(first_stored, "channels-last") == 0,
+          "QLinearConv chain: the first output is stored '%s', not channels-last", first_stored);
+}
+
+typedef struct qmatmul_case {
+    const char *label;
+    int ra, rb;
+    int64_t a[4], b[4];
+    bool b_constant, per_column;
+    vkml_dtype a_type, y_type, b_type; /* b_type 0: int8 */
+    int a_zero, y_zero;
+    int expect;
+    int b_zero_step; /* per column: column j's zero point 128 + (j % 3 - 1) * step (uint8 B),
+                      * B within 120 of it */
+    bool ties;       /* scales 1/16, 1/16 and 1: the multiplier 2^-8 is exact in float32, so a
+                      * sum of 128 mod 256 is a tie both ways, rounded to even: outputs equal */
+} qmatmul_case;
+
+/* clang-format off */
+static const qmatmul_case qmatmul_cases[] = {
+    {"QLinearMatMul u8 by constant s8", 2, 2, {7, 33}, {33, 20}, true, false, U8, U8, 0, 128, 128, 1},
+    {"QLinearMatMul batched, per-column scales", 3, 2, {3, 5, 17}, {17, 11}, true, true, S8, S8, 0, -4, 3, 1},
+    {"QLinearMatMul both dynamic, batched", 4, 4, {2, 3, 6, 19}, {2, 3, 19, 7}, false, false, U8, S8, 0, 100, 0, 1},
+    {"QLinearMatMul broadcast batch, per-column", 4, 3, {3, 1, 4, 9}, {2, 9, 6}, true, true, U8, U8, 0, 0, 250, 1},
+    {"QLinearMatMul 1 row by 1 column", 2, 2, {1, 13}, {13, 1}, true, false, S8, U8, 0, 0, 128, 1},
+    {"QLinearMatMul 1-d A, per-column", 1, 2, {21}, {21, 6}, true, true, U8, U8, 0, 128, 128, 1},
+    {"QLinearMatMul 1-d B", 3, 1, {2, 4, 15}, {15}, false, false, S8, S8, 0, 0, 0, 1},
+    {"QLinearMatMul constant u8 B (zero 128)", 2, 2, {4, 8}, {8, 5}, true, false, U8, U8, U8, 128, 128, 1},
+    {"QLinearMatMul constant u8 B, per-column zero points", 3, 2, {2, 5, 12}, {12, 7}, true, true, S8, U8, U8, 3, 128, 1, 6},
+    {"QLinearMatMul ties (multiplier 2^-8), u8 out", 2, 2, {64, 4}, {4, 64}, true, false, U8, U8, 0, 128, 128, 1, .ties = true},
+    {"QLinearMatMul ties (multiplier 2^-8), s8 out", 2, 2, {48, 3}, {3, 40}, false, false, S8, S8, 0, -7, 5, 1, .ties = true},
+    {"QLinearMatMul input u8 B (C kernel)", 2, 2, {4, 8}, {8, 5}, false, false, U8, U8, U8, 128, 128, 0},
+};
+/* clang-format on */
+
+static void qmatmul_check(vkml_context *ctx, const qmatmul_case *k)
+{
+    graph *g = graph_create();
+    vkml_dtype b_type = k->b_type ? k->b_type : S8;
+    int a = input(g, k->ra, k->a), b, y = value(g);
+    g->values[a].dtype = k->a_type;
+    if (k->b_constant) {
+        b = byte_constant(g, b_type, k->rb, k->b, NULL);
+    } else {
+        b = input(g, k->rb, k->b);
+        g->values[b].dtype = b_type;
+    }
+    int64_t n = k->b[k->rb - 1], terms = k->a[k->ra - 1];
+    int as = scale_constant(g, 0, 0.02f, 0.02f), az = zero_constant(g, k->a_type, 0, k->a_zero);
+    int bs = scale_constant(g, k->per_column ? n : 0, 0.002f, 0.01f);
+    int bz = zero_constant(g, b_type, k->b_zero_step ? n : 0, b_type == U8 ? 128 : 0);
+    if (k->b_zero_step) {
+        uint8_t *zd = (uint8_t *)g->values[bz].data, *bdata = (uint8_t *)g->values[b].data;
+        for (int64_t j = 0; j < n; j++)
+            zd[j] = (uint8_t)(128 + (j % 3 - 1) * k->b_zero_step);
+        for (int64_t i = 0; i < (int64_t)g->values[b].data_size; i++)
+            bdata[i] = (uint8_t)(zd[i % n] + (int)test_randf(&seed, -120, 121));
+    }
+    int ys = scale_constant(g, 0, 1, 1), yz = zero_constant(g, k->y_type, 0, k->y_zero);
+    *(float *)g->values[ys].data = out_scale_for(k->a_type, k->a_zero, 0.006f, terms);
+    if (k->ties) {
+        *(float *)g->values[as].data = *(float *)g->values[bs].data = 1.0f / 16;
+        *(float *)g->values[ys].data = 1.0f;
+    }
+    add_node(g, "QLinearMatMul", 10, 8, (int[]){a, as, az, b, bs, bz, ys, yz}, y, 0, NULL);
+    requant_exact = k->ties;
+    check_case(ctx, k->label, g, (int[]){a, b}, k->b_constant ? 1 : 2, (int[]){y}, 1, k->expect);
+    requant_exact = false;
+}
+
 /* ---- channel ranges ---------------------------------------------------------------- */
 
 /* An int64 constant [n]. */
@@ -855,8 +1120,17 @@ int main(void)
                   VKML_DTYPE_INT8, 0, false, true);
     integer_check(ctx, "MatMulInteger u8 by constant s8 (zero 3)", VKML_DTYPE_UINT8, 7,
                   VKML_DTYPE_INT8, 3, true, true);
-    integer_check(ctx, "MatMulInteger u8 by u8 (C kernel)", VKML_DTYPE_UINT8, 128, VKML_DTYPE_UINT8,
-                  128, true, false);
+    integer_check(ctx, "MatMulInteger u8 by constant u8 (zero 128)", VKML_DTYPE_UINT8, 128,
+                  VKML_DTYPE_UINT8, 128, true, true);
+    integer_check(ctx, "MatMulInteger u8 by constant u8 of zero 0 (C kernel)", VKML_DTYPE_UINT8,
+                  128, VKML_DTYPE_UINT8, 0, true, false);
+    integer_check(ctx, "MatMulInteger u8 by input u8 (C kernel)", VKML_DTYPE_UINT8, 128,
+                  VKML_DTYPE_UINT8, 128, false, false);
+    for (size_t i = 0; i < VKML_ARRAY_SIZE(qconv_cases); i++)
+        qconv_check(ctx, &qconv_cases[i]);
+    qconv_chain_check(ctx);
+    for (size_t i = 0; i < VKML_ARRAY_SIZE(qmatmul_cases); i++)
+        qmatmul_check(ctx, &qmatmul_cases[i]);
     resize_check(ctx, "Resize 2x, asymmetric floor", 2, (float[]){1, 1, 2, 2}, "asymmetric",
                  "floor", true);
     resize_check(ctx, "Resize 3x2, half_pixel", 2, (float[]){1, 1, 3, 2}, "half_pixel",

@@ -1,17 +1,19 @@
 #pragma once
 /*
  * oneDNN behind the CPU device: the library kernels that run its hot nodes (Conv, MatMul,
- * Gemm, the pools) in float32, with their fused epilogues as oneDNN post-ops and their
- * constant weights packed once, at session creation, into the layout the kernel reads.
+ * Gemm, the pools) in float32, and the integer products (QLinearConv, ConvInteger,
+ * QLinearMatMul, MatMulInteger) in int8, with their fused epilogues as oneDNN post-ops and
+ * their constant weights packed once, at session creation, into the layout the kernel
+ * reads.
  * Every other node, and every form the library does not take, runs the plain C kernel
  * (lib/cpu/<family>.c), which is also the reference the library kernels are tested
  * against.
  *
- * Layouts: a float value of rank 3 to 5 that one library node writes and only library
- * nodes read (nothing else on the device or the host touches it, no view shares it) is
- * kept channels-last ([N, spatial..., C]) between them, the layout oneDNN's convolutions
- * run fastest on; every other value keeps ONNX's layout, and a library node reorders at
- * its edge where the two differ.
+ * Layouts: a float, int8 or uint8 value of rank 3 to 5 that one library node writes and only
+ * library nodes read (nothing else on the device or the host touches it, no view shares it) is kept
+ * channels-last ([N, spatial..., C]) between them, the layout oneDNN's convolutions run fastest on;
+ * every other value keeps ONNX's layout, and a library node reorders at its edge where the two
+ * differ.
  *
  * Threads: each library node runs on oneDNN's OpenMP team of the calling thread, sized
  * to the session's CPU thread count (device_session_desc.cpu_threads).

@@ -10,8 +10,7 @@
 
 #include <stdint.h>
 
-/* dims of the conv's result (before a fused pool) and the node's output. */
-static void conv_dims(const conv_params *p, int64_t *x, int64_t *w, int64_t *y, int64_t *out)
+void onednn_conv_dims(const conv_params *p, int64_t *x, int64_t *w, int64_t *y, int64_t *out)
 {
     int s = p->win.spatial;
     x[0] = p->batch, x[1] = p->in_channels;
@@ -108,7 +107,7 @@ static bool conv_setup(const graph_value *values, const graph_node *node, onednn
         return false;
     c->node = node;
     c->rank = 2 + c->p.win.spatial;
-    conv_dims(&c->p, c->xd, c->wd, c->yd, c->od);
+    onednn_conv_dims(&c->p, c->xd, c->wd, c->yd, c->od);
     c->residual = op_epilogue_residual(node);
     onednn_md(&c->x_want, c->rank, c->xd, in);
     onednn_md(&c->y_want, c->rank, c->yd, out);

@@ -6,6 +6,7 @@
 #include "cpu/onednn/onednn_node.h"
 #include "ops/epilogue.h"
 #include "ops/matmul.h"
+#include "ops/op.h"
 #include "ops/quant.h"
 
 #include <stdlib.h>
@@ -62,9 +63,11 @@ static void operand_md(dnnl_memory_desc_t *md, const matmul_params *p, const int
 
 /* What the two ops share once their operands are described. */
 typedef struct product {
-    bool half;       /* float16 values (the descriptors below say float32) */
-    bool integer;    /* int8 operands, int32 output (the descriptors say so) */
-    int32_t zero[2]; /* integer: A's and B's zero points */
+    bool half;           /* float16 values (the descriptors below say float32) */
+    bool integer;        /* int8 operands, int32 or int8 output (the descriptors say so) */
+    int32_t zero[3];     /* integer: A's, B's and Y's zero points */
+    const float *scales; /* QLinearMatMul: output scales, per tensor or per column of Y */
+    int n_scales;        /* 0: none */
     dnnl_memory_desc_t a, b, y;
     const void *a_ptr, *b_ptr;
     void *y_ptr;
@@ -144,9 +147,15 @@ static vkml_status product_build(const onednn_build *b, const product *pr, onedn
     }
     ok = ok && onednn_epilogue_post_ops(e, po, residual >= 0 ? &res_md : NULL) &&
          dnnl_primitive_attr_set_post_ops(attr, po) == dnnl_success;
-    static const int zero_args[2] = {DNNL_ARG_SRC, DNNL_ARG_WEIGHTS};
+    if (ok && pr->n_scales && pr->zero[2]) /* last: no residual follows (integer_form) */
+        ok = onednn_round_before_zero_point(attr, po);
+    static const int zero_args[3] = {DNNL_ARG_SRC, DNNL_ARG_WEIGHTS, DNNL_ARG_DST};
     const int32_t runtime = DNNL_RUNTIME_S32_VAL;
-    for (int i = 0; i < 2 && ok; i++)
+    if (ok && pr->n_scales)
+        ok = dnnl_primitive_attr_set_output_scales(attr, pr->n_scales,
+                                                   pr->n_scales > 1 ? 1 << (pr->y.ndims - 1) : 0,
+                                                   pr->scales) == dnnl_success;
+    for (int i = 0; i < 3 && ok; i++)
         ok = !pr->zero[i] || dnnl_primitive_attr_set_zero_points(attr, zero_args[i], 1, 0,
                                                                  &runtime) == dnnl_success;
     dnnl_primitive_desc_t pd = NULL;
@@ -192,7 +201,7 @@ static vkml_status product_build(const onednn_build *b, const product *pr, onedn
         args[n_args++] = (dnnl_exec_arg_t){onednn_post_op_src1(add_index), add.mem};
     if (residual >= 0 && ri >= 0)
         args[n_args++] = (dnnl_exec_arg_t){onednn_post_op_src1(ri), res.mem};
-    for (int i = 0; i < 2 && !st; i++) { /* zero points, as oneDNN takes them: memory */
+    for (int i = 0; i < 3 && !st; i++) { /* zero points, as oneDNN takes them: memory */
         if (!pr->zero[i])
             continue;
         dnnl_memory_desc_t zmd;
@@ -310,23 +319,48 @@ static vkml_status gemm_build(const onednn_build *b, onednn_node *n, bool *taken
     return product_build(b, &pr, n, taken, err);
 }
 
-/* MatMulInteger: A int8 or uint8, B int8, each zero point one constant (or none): oneDNN's
- * integer product (VNNI where the CPU has it), exact as the C kernel. */
+/* MatMulInteger and QLinearMatMul: A int8 or uint8 and Y's zero point one constant value
+ * each (or none); B int8 of one constant zero point, or a constant B of int8 or uint8 that,
+ * less its zero points (per tensor or per column), fits in int8 (the difference is packed);
+ * QLinearMatMul's scales constant, A's and Y's per tensor, B's per tensor or per column:
+ * oneDNN's integer product (VNNI where the CPU has it). MatMulInteger is exact;
+ * QLinearMatMul requantizes in float32 (onednn_quant.c says how that rounds). */
+typedef struct integer_product {
+    qprod_params q;
+    int32_t zero[3];
+    bool shift_b;  /* B less its zero points is packed (onednn_shifted_weights) */
+    float *scales; /* QLinearMatMul: room for N */
+    int n_scales;
+} integer_product;
+
 static bool integer_form(const graph_value *values, const graph_node *node,
-                         const device_value_plan *plans, qprod_params *q)
+                         const device_value_plan *plans, integer_product *ip)
 {
     vkml_error ignored;
-    if (qprod_params_parse(values, node, q, &ignored) || q->mm.batch_rank + 2 > DNNL_MAX_NDIMS)
+    qprod_params *q = &ip->q;
+    if (qprod_params_parse(values, node, q, &ignored) || q->is_conv ||
+        q->mm.batch_rank + 2 > DNNL_MAX_NDIMS || node->epilogue)
         return false;
     vkml_dtype a = values[node->inputs[q->in->a]].dtype, b = values[node->inputs[q->in->b]].dtype;
-    int zeros[2] = {q->in->a_zero, q->in->b_zero};
-    for (int i = 0; i < 2; i++) {
-        int v = zeros[i] < node->n_inputs ? node->inputs[zeros[i]] : -1;
-        if (v >= 0 &&
-            (!plans[v].constant || vkml_tensor_element_count(values[v].rank, values[v].dims) != 1))
+    int zeros[3];
+    const int roles[3] = {q->in->a_zero, q->in->b_zero, q->in->y_zero};
+    for (int i = 0; i < 3; i++)
+        zeros[i] = roles[i] >= 0 && roles[i] < node->n_inputs ? node->inputs[roles[i]] : -1;
+    ip->shift_b =
+        b != VKML_DTYPE_INT8 || !onednn_common_value(values, plans, zeros[1], &ip->zero[1]);
+    if (ip->shift_b) {
+        ip->zero[1] = 0;
+        if (!onednn_shifted_weights(values, plans, node->inputs[q->in->b], zeros[1], &q->b_zero,
+                                    NULL))
             return false;
     }
-    return (a == VKML_DTYPE_UINT8 || a == VKML_DTYPE_INT8) && b == VKML_DTYPE_INT8;
+    if (!onednn_common_value(values, plans, zeros[0], &ip->zero[0]) ||
+        !onednn_common_value(values, plans, zeros[2], &ip->zero[2]))
+        return false;
+    if (q->in->y_scale >= 0 && ip->scales &&
+        !(ip->n_scales = onednn_requant_scales(values, node, plans, q, ip->scales, q->mm.n)))
+        return false;
+    return a == VKML_DTYPE_UINT8 || a == VKML_DTYPE_INT8;
 }
 
 static bool integer_claim(const graph_value *values, const graph_node *node,
@@ -334,27 +368,51 @@ static bool integer_claim(const graph_value *values, const graph_node *node,
                           onednn_claim *claim)
 {
     (void)stored;
-    qprod_params q;
+    integer_product ip = {0};
     *claim = (onednn_claim){0}; /* plain */
-    return integer_form(values, node, plans, &q);
+    const graph_value *y = &values[node->outputs[0]];
+    int64_t n = y->rank >= 1 ? y->dims[y->rank - 1] : 1;
+    bool qlinear = node->op->id == OP_ID_QLinearMatMul;
+    if (qlinear && !(ip.scales = malloc(sizeof(float) * (size_t)(n > 0 ? n : 1))))
+        return false;
+    bool ok = integer_form(values, node, plans, &ip);
+    free(ip.scales);
+    return ok;
 }
 
 static vkml_status integer_build(const onednn_build *b, onednn_node *n, bool *taken,
                                  vkml_error *err)
 {
     const graph_node *node = b->node;
-    qprod_params q;
+    integer_product ip = {0};
     *taken = false;
-    if (!integer_form(b->values, node, b->plans, &q))
+    const graph_value *yv = &b->values[node->outputs[0]];
+    int64_t cols = yv->rank >= 1 ? yv->dims[yv->rank - 1] : 1;
+    if (node->op->id == OP_ID_QLinearMatMul &&
+        !(ip.scales = onednn_buffer(n, sizeof(float) * (size_t)(cols > 0 ? cols : 1))))
+        return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "oneDNN: out of memory");
+    if (!integer_form(b->values, node, b->plans, &ip))
         return VKML_OK;
-    matmul_params p = q.mm;
-    int av = node->inputs[q.in->a], bv = node->inputs[q.in->b];
+    const qprod_params *q = &ip.q;
+    matmul_params p = q->mm;
+    int av = node->inputs[q->in->a], bv = node->inputs[q->in->b];
     product pr = {.integer = true,
                   .a_ptr = b->ptrs[av],
                   .b_ptr = b->ptrs[bv],
                   .y_ptr = b->ptrs[node->outputs[0]],
                   .scale = 1.0f,
-                  .b_constant = b->plans[bv].constant};
+                  .b_constant = b->plans[bv].constant,
+                  .zero = {ip.zero[0], ip.zero[1], ip.zero[2]},
+                  .scales = ip.scales,
+                  .n_scales = ip.n_scales};
+    if (ip.shift_b) {
+        int8_t *shifted = onednn_buffer(n, (size_t)q->b_count + 1);
+        if (!shifted)
+            return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "oneDNN: out of memory");
+        int bz = q->in->b_zero < node->n_inputs ? node->inputs[q->in->b_zero] : -1;
+        onednn_shifted_weights(b->values, b->plans, bv, bz, &q->b_zero, shifted);
+        pr.b_constant = shifted;
+    }
     operand_md(&pr.a, &p, p.a_batch_strides, p.m, p.k, p.a_sm, p.a_sk);
     operand_md(&pr.b, &p, p.b_batch_strides, p.k, p.n, p.b_sk, p.b_sn);
     int64_t yd[VKML_MAX_RANK + 2];
@@ -364,18 +422,11 @@ static vkml_status integer_build(const onednn_build *b, onednn_node *n, bool *ta
     onednn_md(&pr.y, p.batch_rank + 2, yd, ONEDNN_PLAIN);
     pr.a.data_type = b->values[av].dtype == VKML_DTYPE_UINT8 ? dnnl_u8 : dnnl_s8;
     pr.b.data_type = dnnl_s8;
-    pr.y.data_type = dnnl_s32;
-    int zeros[2] = {q.in->a_zero, q.in->b_zero};
-    for (int i = 0; i < 2; i++) {
-        int v = zeros[i] < node->n_inputs ? node->inputs[zeros[i]] : -1;
-        if (v >= 0)
-            pr.zero[i] = b->values[v].dtype == VKML_DTYPE_UINT8
-                             ? *(const uint8_t *)b->plans[v].constant
-                             : *(const int8_t *)b->plans[v].constant;
-    }
+    onednn_md_dtype(&pr.y, q->y_dtype);
     return product_build(b, &pr, n, taken, err);
 }
 
 const onednn_op onednn_matmul_op = {.claim = matmul_claim, .build = matmul_build};
 const onednn_op onednn_matmul_integer_op = {.claim = integer_claim, .build = integer_build};
+const onednn_op onednn_qlinear_matmul_op = {.claim = integer_claim, .build = integer_build};
 const onednn_op onednn_gemm_op = {.claim = matmul_claim, .build = gemm_build};

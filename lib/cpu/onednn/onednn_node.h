@@ -98,9 +98,9 @@ typedef struct onednn_op {
     vkml_status (*build)(const onednn_build *b, onednn_node *n, bool *taken, vkml_error *err);
 } onednn_op;
 
-extern const onednn_op onednn_conv_op, onednn_pool_op, onednn_matmul_op, onednn_gemm_op,
-    onednn_norm_op, onednn_binary_op, onednn_channels_op, onednn_resize_op,
-    onednn_matmul_integer_op;
+extern const onednn_op onednn_conv_op, onednn_qconv_op, onednn_qlinear_matmul_op, onednn_pool_op,
+    onednn_matmul_op, onednn_gemm_op, onednn_norm_op, onednn_binary_op, onednn_channels_op,
+    onednn_resize_op, onednn_matmul_integer_op;
 
 /* The process's CPU engine (created once; NULL when oneDNN cannot make one). */
 dnnl_engine_t onednn_engine(void);
@@ -111,9 +111,9 @@ const char *onednn_status_name(dnnl_status_t s);
 /* Memory descriptor of a float32 tensor [dims] (rank 1..DNNL_MAX_NDIMS) in `layout` (plain
  * for a rank outside 3..5, and for BLOCKED when C is not a multiple of 16). */
 void onednn_md(dnnl_memory_desc_t *md, int rank, const int64_t *dims, onednn_layout layout);
-/* md (as onednn_md makes it) for a value of dtype float32 or float16: the same layout in
- * that dtype. Library nodes compute in float32; float16 values convert in the reorders at
- * their edges. */
+/* md (as onednn_md makes it) for a value of dtype float32, float16, int8, uint8 or int32:
+ * the same layout in that dtype. Float library nodes compute in float32; float16 values
+ * convert in the reorders at their edges. */
 void onednn_md_dtype(dnnl_memory_desc_t *md, vkml_dtype dtype);
 /* The layout md is in (of the three), or -1. */
 int onednn_layout_of(const dnnl_memory_desc_t *md);
@@ -177,6 +177,10 @@ int onednn_post_op_src1(int index);
  * onednn_attr_destroy). */
 vkml_status onednn_attr_create(dnnl_primitive_attr_t *attr, dnnl_post_ops_t *po, vkml_error *err);
 void onednn_attr_destroy(dnnl_primitive_attr_t attr, dnnl_post_ops_t po);
+/* Appends a round (half to even) to po and sets po on attr: a requantizing primitive with
+ * a destination zero point then rounds before adding it, as ONNX does (oneDNN rounds the
+ * sum: with an odd zero point each exact half would go the other way). */
+bool onednn_round_before_zero_point(dnnl_primitive_attr_t attr, dnnl_post_ops_t po);
 /* Appends the step of pd (consumed, also on failure) from b's node's input 0 to its output 0
  * (out_dims; the input's rank), each in the claim's layout, with the reorders its stored
  * layouts need; pd's implementation becomes n's. */
@@ -190,6 +194,29 @@ struct window_params;
 vkml_status onednn_pool_pd(const struct window_params *w, dnnl_alg_kind_t alg,
                            const dnnl_memory_desc_t *src, const dnnl_memory_desc_t *dst,
                            dnnl_primitive_desc_t *pd, vkml_error *err);
+/* A convolution's dims in oneDNN's terms: x, w ([G, M/G, C/G, k...] when grouped), y (before
+ * a fused pool) and the node's output (after it). */
+struct conv_params;
+void onednn_conv_dims(const struct conv_params *p, int64_t *x, int64_t *w, int64_t *y,
+                      int64_t *out);
+/* Integer products (onednn_quant.c). The one value every entry of constant value v holds
+ * (0 when v is -1, absent), in *out; false when v is not a constant or its entries differ. */
+bool onednn_common_value(const graph_value *values, const device_value_plan *plans, int v,
+                         int32_t *out);
+/* Whether constant int8 or uint8 weights w less their zero points wz (-1: none; element i's
+ * is entry quant_vec_index(zv, i)) all fit in int8; then also written to out (not NULL). */
+struct quant_vec;
+bool onednn_shifted_weights(const graph_value *values, const device_value_plan *plans, int w,
+                            int wz, const struct quant_vec *zv, int8_t *out);
+/* The requantization scales of a QLinear product as oneDNN's output scales: one per entry
+ * of b_scale (1, or one per output channel or column), each qprod_multiplier of the three
+ * scales, into `scales` (room for `room`); the count, or 0 when a scale is not a constant,
+ * a or y's has more than one entry, b's more than room, or a multiplier is not a positive
+ * normal float. */
+struct qprod_params;
+int onednn_requant_scales(const graph_value *values, const graph_node *node,
+                          const device_value_plan *plans, const struct qprod_params *q,
+                          float *scales, int64_t room);
 /* Creates the primitive descriptor of op_desc with attr on the engine; *pd NULL (and no
  * error) when oneDNN has no implementation of it. */
 vkml_status onednn_pd(const void *op_desc, dnnl_primitive_attr_t attr, dnnl_primitive_desc_t *pd,

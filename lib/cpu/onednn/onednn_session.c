@@ -31,7 +31,19 @@ static const library_op library_ops[] = {
      "oneDNN: float32; float16 computed in float32; 1-3 spatial dims, constant weights"},
     {OP_ID_MatMul, &onednn_matmul_op, "oneDNN: float32; float16 computed in float32"},
     {OP_ID_MatMulInteger, &onednn_matmul_integer_op,
-     "oneDNN: A int8 or uint8, B int8, zero points one constant each"},
+     "oneDNN: A int8 or uint8 of one constant zero point; B int8 of one constant zero point, "
+     "or constant int8 or uint8 that less its zero points fits in int8"},
+    {OP_ID_QLinearMatMul, &onednn_qlinear_matmul_op,
+     "oneDNN: A int8 or uint8, A's and Y's zero points one constant each; B int8 of one "
+     "constant zero point, or constant int8 or uint8 that less its zero points fits in int8; "
+     "constant scales, B's per tensor or per column"},
+    {OP_ID_ConvInteger, &onednn_qconv_op,
+     "oneDNN: x int8 or uint8 with one constant zero point, constant int8 or uint8 weights "
+     "that less their zero points fit in int8; 1-3 spatial dims"},
+    {OP_ID_QLinearConv, &onednn_qconv_op,
+     "oneDNN: x int8 or uint8 with one constant zero point, constant int8 or uint8 weights "
+     "that less their zero points fit in int8, constant scales (w's per tensor or per "
+     "channel); 1-3 spatial dims"},
     {OP_ID_Gemm, &onednn_gemm_op,
      "oneDNN: float32; float16 computed in float32; a beta other than 0 and 1: constant "
      "float32 C only"},
@@ -101,10 +113,12 @@ static void node_destroy(onednn_node **np)
             dnnl_primitive_destroy(n->steps[i].prim);
     for (int i = 0; i < n->n_mems; i++)
         dnnl_memory_destroy(n->mems[i]);
-    for (int i = 0; i < n->n_buffers; i++)
-        free(n->buffers[i]);
+    /* packed before buffers: a packing is keyed by its data's address, which may be a
+     * buffer of the node (shifted weights) that must not be reused while it is listed */
     for (int i = 0; i < n->n_packed; i++)
         onednn_packed_release(&n->packed[i]);
+    for (int i = 0; i < n->n_buffers; i++)
+        free(n->buffers[i]);
     free(n);
     *np = NULL;
 }
@@ -136,13 +150,16 @@ typedef struct layout_plan {
 } layout_plan;
 
 /* Whether value v may be stored in a library layout: nothing but library nodes on this
- * device read it, each in its layout inputs, and no one else sees its memory. */
+ * device read it, each in its layout inputs, and no one else sees its memory (float32, or
+ * the int8 and uint8 values between integer convolutions). */
 static bool keepable(const device_session_desc *desc, const layout_plan *lp, int v)
 {
     const device_value_plan *vp = &desc->value_plans[v];
     const graph_value *val = &desc->values[v];
     if (!vp->used || vp->host_access || vp->constant || vp->shared_host || vp->alias_of >= 0 ||
-        lp->aliased[v] || val->rank < 3 || val->rank > 5 || val->dtype != VKML_DTYPE_FLOAT)
+        lp->aliased[v] || val->rank < 3 || val->rank > 5 ||
+        (val->dtype != VKML_DTYPE_FLOAT && val->dtype != VKML_DTYPE_UINT8 &&
+         val->dtype != VKML_DTYPE_INT8))
         return false;
     return !lp->plain_read[v];
 }

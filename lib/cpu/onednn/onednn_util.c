@@ -78,7 +78,13 @@ void onednn_md(dnnl_memory_desc_t *md, int rank, const int64_t *dims, onednn_lay
 
 void onednn_md_dtype(dnnl_memory_desc_t *md, vkml_dtype dtype)
 {
-    md->data_type = dtype == VKML_DTYPE_FLOAT16 ? dnnl_f16 : dnnl_f32;
+    switch (dtype) {
+    case VKML_DTYPE_FLOAT16: md->data_type = dnnl_f16; break;
+    case VKML_DTYPE_INT8: md->data_type = dnnl_s8; break;
+    case VKML_DTYPE_UINT8: md->data_type = dnnl_u8; break;
+    case VKML_DTYPE_INT32: md->data_type = dnnl_s32; break;
+    default: md->data_type = dnnl_f32;
+    }
 }
 
 int onednn_layout_of(const dnnl_memory_desc_t *md)
@@ -235,6 +241,12 @@ vkml_status onednn_attr_create(dnnl_primitive_attr_t *attr, dnnl_post_ops_t *po,
         return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "oneDNN: out of memory");
     }
     return VKML_OK;
+}
+
+bool onednn_round_before_zero_point(dnnl_primitive_attr_t attr, dnnl_post_ops_t po)
+{
+    return dnnl_post_ops_append_eltwise(po, 1.0f, dnnl_eltwise_round, 0.0f, 0.0f) == dnnl_success &&
+           dnnl_primitive_attr_set_post_ops(attr, po) == dnnl_success;
 }
 
 void onednn_attr_destroy(dnnl_primitive_attr_t attr, dnnl_post_ops_t po)
