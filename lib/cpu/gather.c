@@ -1,7 +1,7 @@
 /* The indexing ops on the CPU, through one descriptor (ops/gather.h): every index is
  * checked first (an index out of range fails the run naming it and its bound), then
- * gathers copy in parallel and scatters write in order (later updates win, reductions
- * apply in index order). */
+ * gathers copy in parallel; scatters without a reduction write in parallel (ONNX allows
+ * no duplicate targets there), with one in index order. */
 #include "ops/gather.h"
 #include "cpu/cpu_kernels.h"
 #include "ops/movement.h"
@@ -96,17 +96,19 @@ static void reduce_element(vkml_dtype t, ix_reduction r, void *dst, const void *
     memcpy(dst, &bits, es);
 }
 
-/* Writes every update in order (later ones win), a row of the domain's last dim at a time:
- * the row's offsets are worked out once, then stepped along the last dim. */
-static void scatter_all(const ix_job *job)
+/* Rows [begin, end) of the updates (a row: the domain's last dim), each row's offsets
+ * worked out once, then stepped along it. */
+static void scatter_rows(void *ctx, int64_t begin, int64_t end)
 {
+    const ix_job *job = ctx;
     const ix_desc *d = job->d;
     int last = d->rank - 1;
     int64_t coords[VKML_MAX_RANK] = {0};
-    int64_t n = (int64_t)vkml_tensor_element_count(d->rank, d->dims);
     int64_t width = last >= 0 ? d->dims[last] : 1;
-    for (int64_t i = 0; width > 0 && i < n; i += width) {
-        int64_t off = 0, row = 0;
+    if (last > 0)
+        cpu_index_from_linear(begin, d->dims, last, coords);
+    for (int64_t row_at = begin; row_at < end; row_at++) {
+        int64_t off = 0, row = 0, i = row_at * width;
         for (int a = 0; a < last; a++) {
             off += coords[a] * d->direct[a];
             row += coords[a] * d->row[a];
@@ -130,6 +132,19 @@ static void scatter_all(const ix_job *job)
         if (last > 0)
             cpu_index_next(coords, d->dims, last);
     }
+}
+
+/* Reductions apply every update in index order; without one ONNX has no duplicate targets
+ * (it leaves their order undefined), so the rows are written in parallel. */
+static void scatter_all(const ix_job *job)
+{
+    const ix_desc *d = job->d;
+    int64_t width = d->rank > 0 ? d->dims[d->rank - 1] : 1;
+    int64_t rows = width > 0 ? (int64_t)vkml_tensor_element_count(d->rank, d->dims) / width : 0;
+    if (d->reduction == IX_NONE)
+        sched_parallel_for(rows, 4.0 * (double)width, scatter_rows, (void *)job);
+    else
+        scatter_rows((void *)job, 0, rows);
 }
 
 vkml_status cpu_index_op(const op_cpu_args *args, vkml_error *err)
