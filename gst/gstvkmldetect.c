@@ -597,8 +597,12 @@ gst_vkml_detect_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
     if (post)
       gst_vkml_detect_add_object (&objects, roi, d);
     if (print)
-      g_print ("frame %" G_GUINT64_FORMAT ": %s %.2f at %u,%u %ux%u\n",
-          self->frames, label, d->score, roi->x, roi->y, roi->w, roi->h);
+      g_print ("frame %" G_GUINT64_FORMAT ": %s %.2f at %u,%u %ux%u%s%s\n",
+          self->frames, label, d->score, roi->x, roi->y, roi->w, roi->h,
+          gst_video_region_of_interest_meta_get_param (roi, "mask") ?
+          " mask" : "",
+          gst_video_region_of_interest_meta_get_param (roi, "keypoints") ?
+          " keypoints" : "");
   }
   if (print)
     fflush (stdout);

@@ -8,6 +8,7 @@
 #include "gstvkmlshared.h"
 #include "gstvkmltensorcaps.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 void
@@ -49,7 +50,8 @@ make_pool (gsize size)
   return pool;
 }
 
-/* Output shapes and one buffer pool per output. */
+/* Output shapes and one buffer pool per output; none for an unbounded output (sized by
+ * each run: the run allocates its data, which the frame's buffer then wraps). */
 static gboolean
 prepare_outputs (GstVkmlInferPlan * plan, gchar ** why)
 {
@@ -73,6 +75,8 @@ prepare_outputs (GstVkmlInferPlan * plan, gchar ** why)
           "vkmlinfer cannot hold", info->name, vkml_dtype_name (info->dtype));
       return FALSE;
     }
+    if (info->unbounded)
+      continue;
     plan->out_pools[i] = make_pool (t->size);
     if (!plan->out_pools[i]) {
       *why = g_strdup_printf ("could not allocate buffers for output '%s'",
@@ -535,6 +539,8 @@ gst_vkml_infer_plan_acquire_outputs (GstVkmlInferPlan * plan,
     return FALSE;
   for (i = 0; i < plan->n_outputs; i++) {
     frame->outputs[i] = plan->outputs[i];
+    if (!plan->out_pools[i])
+      continue;                 /* unbounded: the run allocates it */
     if (!acquire_buffer (plan, plan->out_pools[i], &frame->out_bufs[i]))
       return FALSE;
     if (!gst_buffer_map (frame->out_bufs[i], &frame->out_maps[i],
@@ -560,11 +566,19 @@ gst_vkml_infer_plan_finish_frame (const GstVkmlInferPlan * plan,
   meta = gst_buffer_add_vkml_tensor_meta (frame->buf);
   meta->has_geometry = frame->has_geometry;
   meta->geometry = frame->geometry;
-  for (i = 0; i < frame->n_outputs && frame->out_bufs[i]; i++, n++) {
+  for (i = 0; i < frame->n_outputs; i++, n++) {
     const vkml_tensor_info *info = plan_output_info (plan, i);
+    vkml_tensor *t = &frame->outputs[i];
 
-    gst_buffer_unmap (frame->out_bufs[i], &frame->out_maps[i]);
-    frame->outputs[i].data = NULL;
+    if (!plan->out_pools[i] && t->data) {       /* unbounded: the run's malloc */
+      frame->out_bufs[i] = gst_buffer_new_wrapped_full (0, t->data, t->size, 0,
+          t->size, t->data, free);
+    } else if (frame->out_bufs[i]) {
+      gst_buffer_unmap (frame->out_bufs[i], &frame->out_maps[i]);
+    } else {
+      break;
+    }
+    t->data = NULL;
     gst_vkml_tensor_meta_add (meta, info->name, info->dtype,
         (guint) info->rank, frame->outputs[i].dims, frame->out_bufs[i]);
     outs[i] = g_steal_pointer (&frame->out_bufs[i]);

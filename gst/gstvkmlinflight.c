@@ -22,6 +22,8 @@
 
 #include "gstvkmlinflight.h"
 
+#include <stdlib.h>
+
 /* Frames held at most (runs and frames waiting behind them) before the streaming thread
  * waits, whatever the runs allowed in flight and inference-interval. */
 #define MAX_HELD_FRAMES 64
@@ -61,8 +63,10 @@ gst_vkml_inflight_frame_free (GstVkmlInflightFrame * frame)
     frame->batch_release (frame->batch);
   gst_vkml_inflight_frame_unmap_inputs (frame);
   for (i = 0; i < frame->n_outputs; i++) {
-    if (!frame->out_bufs[i])
+    if (!frame->out_bufs[i]) {
+      free (frame->outputs[i].data);    /* an unbounded output the run allocated */
       continue;
+    }
     gst_buffer_unmap (frame->out_bufs[i], &frame->out_maps[i]);
     gst_buffer_unref (frame->out_bufs[i]);
   }

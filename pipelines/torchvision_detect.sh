@@ -16,11 +16,11 @@
 # Environment: VKML_BUILD_DIR=DIR (else builds first); VKML_TV_FRAMES=N frames per
 # model (default 2); VKML_TV_OUT=DIR keeps the PNGs; VKML_DEVICE=D vkmlinfer's device;
 # VKML_TV_MODELS="fasterrcnn_mobilenet_v3_large_320_fpn ..." the zoo models to run
-# (maskrcnn_resnet50_fpn draws masks once its Loop-made output gets a bound: not yet).
+# (default Faster R-CNN and Mask R-CNN, whose every box must carry its mask).
 set -eu
 . "$(dirname "$0")/lib.sh"
 frames=${VKML_TV_FRAMES:-2}
-models=${VKML_TV_MODELS:-fasterrcnn_mobilenet_v3_large_320_fpn}
+models=${VKML_TV_MODELS:-fasterrcnn_mobilenet_v3_large_320_fpn maskrcnn_resnet50_fpn}
 zoo=$build/tests/models/zoo
 if [ -n "${VKML_TV_OUT:-}" ]; then
     out=$VKML_TV_OUT
@@ -72,6 +72,11 @@ for name in $models; do
     if [ -n "$bad" ]; then
         echo "$bad"
         echo "FAIL: $name's boxes"
+        failures=$((failures + 1))
+    fi
+    if [ "$name" = maskrcnn_resnet50_fpn ] &&
+        printf '%s\n' "$log" | grep "^frame " | grep -qv " mask$"; then
+        echo "FAIL: a box of $name has no mask"
         failures=$((failures + 1))
     fi
     check_pngs "$out" "$name" "$frames"

@@ -33,8 +33,9 @@ ZOO_CPU_NODES = """
 ## Model zoo: nodes on the CPU on Vulkan device 0
 
 The model zoo (`tests/models/zoo`, 45 cases) passes on the CPU device and on Vulkan
-device 0 (lavapipe) but for Mask R-CNN and Keypoint R-CNN (refused: their Loop-made
-outputs have no bound before the run). The 37 cases before torchvision's detectors run
+device 0 (lavapipe); Mask R-CNN's masks and Keypoint R-CNN's keypoints come out of a Loop
+the plan cannot bound, so those outputs are sized by each run (`vkml_tensor_info.unbounded`).
+The 37 cases before torchvision's detectors run
 with every node on the GPU but two; the detectors run their post-processing in the
 dynamic tail on the host (below, "Detectors"). These nodes stay on the CPU:
 

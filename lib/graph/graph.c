@@ -350,6 +350,7 @@ void graph_value_info(const graph_value *v, vkml_tensor_info *info)
     info->dtype = v->dtype;
     info->rank = v->rank;
     info->data_dependent = v->data_dependent;
+    info->unbounded = v->unbounded;
     for (int d = 0; d < v->rank && d < VKML_MAX_RANK; d++) {
         info->dims[d] = v->dims[d];
         info->dim_names[d] = v->dim_names[d];

@@ -77,6 +77,8 @@ typedef struct graph_value {
     const char *dim_names[VKML_MAX_RANK]; /* symbolic dimension names, else NULL */
     bool data_dependent; /* dims are an upper bound; the producing kernel sets the extent
                             (OP_DATA_DEPENDENT ops; cleared when the node folds) */
+    bool unbounded;      /* a data_dependent graph output the plan could bound by no
+                            shape: its size is the run's (plan/tail.c) */
     const void *data;    /* CONSTANT: the values (dense, host layout; strings: an array
                             of const char *, as graph_tensor) */
     size_t data_size;

@@ -127,6 +127,11 @@ static vkml_status batcher_infos(vkml_batcher *b, vkml_error *err)
         size_t k = in ? i : i - b->n_inputs;
         const vkml_tensor_info *info =
             in ? vkml_session_input(b->session, k) : vkml_session_output(b->session, k);
+        if (!in && info->unbounded)
+            return vkml_fail(err, VKML_ERROR_UNSUPPORTED,
+                             "vkml_batcher_create: output '%s' is sized by each run (unbounded); "
+                             "a batcher needs room for every output before it runs",
+                             info->name);
         if (!in && b->n > 1 && info->data_dependent)
             return vkml_fail(err, VKML_ERROR_UNSUPPORTED,
                              "vkml_batcher_create: output '%s' depends on the data: its rows "

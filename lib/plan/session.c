@@ -563,10 +563,10 @@ static vkml_status check_tensor(const vkml_tensor_info *info, const vkml_tensor 
                          vkml_dtype_name(info->dtype));
     bool same = t->rank == info->rank;
     /* A data-dependent output's dims were set by the last run: any extent within the
-     * bound (the size check below asks room for the bound). */
+     * bound (the size check below asks room for the bound); an unbounded one's, any. */
     for (int d = 0; same && d < info->rank; d++)
-        same = t->dims[d] == info->dims[d] ||
-               (info->data_dependent && t->dims[d] >= 0 && t->dims[d] <= info->dims[d]);
+        same = t->dims[d] == info->dims[d] || (info->data_dependent && t->dims[d] >= 0 &&
+                                               (info->unbounded || t->dims[d] <= info->dims[d]));
     if (!same)
         return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT, "%s %zu ('%s'): shape %s, expected %s",
                          what, index, info->name,
@@ -690,12 +690,26 @@ static vkml_status copy_outputs(vkml_session *s, session_lane *l, const vkml_ten
         } else if (p->value_home[v] == PLAN_SLOT_TAIL) { /* this run's extent, dense */
             const int64_t *dims = NULL;
             src = plan_tail_value(p->tail, v, &dims);
-            size_t room = outputs[i].size;
-            if (!vkml_tensor_bytes(s->outputs[i].dtype, val->rank, dims, &bytes) || bytes > room)
+            size_t room = outputs[i].data ? outputs[i].size : 0;
+            if (!vkml_tensor_bytes(s->outputs[i].dtype, val->rank, dims, &bytes))
+                return vkml_fail(err, VKML_ERROR_UNSUPPORTED, "output %zu ('%s') has no size", i,
+                                 val->name);
+            if (bytes > room && !outputs[i].data && s->outputs[i].unbounded) {
+                if (!(outputs[i].data = malloc(bytes ? bytes : 1)))
+                    return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY,
+                                     "out of memory for output %zu ('%s', %zu bytes)", i, val->name,
+                                     bytes);
+                outputs[i].size = room = bytes;
+            }
+            if (bytes > room)
                 return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT,
                                  "output %zu ('%s'): this run made %zu bytes, more than the "
-                                 "%zu given",
-                                 i, val->name, bytes, room);
+                                 "%zu given%s",
+                                 i, val->name, bytes, room,
+                                 s->outputs[i].unbounded
+                                     ? " (an unbounded output: give it data NULL and the run "
+                                       "allocates it)"
+                                     : "");
             memcpy(outputs[i].dims, dims, sizeof(int64_t) * (size_t)val->rank);
         } else {
             src = plan_value_ptr(p, p->value_home[v], v);
@@ -777,6 +791,8 @@ vkml_status vkml_session_alloc_output(const vkml_session *s, size_t index, vkml_
     t->dtype = info->dtype;
     t->rank = info->rank;
     memcpy(t->dims, info->dims, sizeof(t->dims));
+    if (info->unbounded)
+        return VKML_OK; /* the run allocates it */
     t->data = malloc(bytes ? bytes : 1);
     if (!t->data)
         return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory for output '%s' (%zu bytes)",

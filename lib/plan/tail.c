@@ -56,7 +56,7 @@ static bool reads_tail(const plan_tail *t, const graph *g, const graph_node *n)
     return false;
 }
 
-static vkml_status check_output_bounds(const plan *p, const plan_tail *t, vkml_error *err);
+static void mark_unbounded_outputs(plan *p, const plan_tail *t);
 
 vkml_status plan_tail_create(plan *p, const bool *folded, const op_host_runner *runner,
                              plan_tail **out, vkml_error *err)
@@ -107,11 +107,7 @@ vkml_status plan_tail_create(plan *p, const bool *folded, const op_host_runner *
         plan_tail_destroy(&t);
         return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory planning");
     }
-    vkml_status st = check_output_bounds(p, t, err);
-    if (st != VKML_OK) {
-        plan_tail_destroy(&t);
-        return st;
-    }
+    mark_unbounded_outputs(p, t);
     *out = t;
     return VKML_OK;
 }
@@ -145,26 +141,27 @@ static int control_flow_source(const plan_tail *t, const graph *g, int value)
 }
 
 /* A graph output the tail makes whose planned bound holds no element though control flow
- * makes it (a Loop's carried value that grows each iteration, bounded by its empty
- * initial value): the caller could not be given room for it. Refused, naming both. */
-static vkml_status check_output_bounds(const plan *p, const plan_tail *t, vkml_error *err)
+ * makes it (a Loop's carried value grown each iteration by a step the probe could not
+ * work out, left with its empty initial value as bound): no room can be planned for it,
+ * so it is unbounded (graph_value.unbounded): each run gives the caller its extent. */
+static void mark_unbounded_outputs(plan *p, const plan_tail *t)
 {
     const graph *g = p->graph;
     char label[300];
     for (int i = 0; i < g->n_outputs; i++) {
         int v = g->outputs[i];
-        const graph_value *val = &p->values[v];
+        graph_value *val = &p->values[v];
         if (val->producer < 0 || !t->node_in[val->producer] ||
             vkml_tensor_element_count(val->rank, val->dims) != 0)
             continue;
         int cf = control_flow_source(t, g, v);
-        if (cf >= 0)
-            return vkml_fail(err, VKML_ERROR_UNSUPPORTED,
-                             "graph output '%s' has no bound before the run: %s makes it, "
-                             "and its size is known only as it runs",
-                             val->name, graph_node_label(g, cf, label, sizeof(label)));
+        if (cf < 0)
+            continue;
+        val->unbounded = true;
+        VKML_LOGI("graph output '%s' is sized by each run: %s makes it, and its size is known "
+                  "only as it runs",
+                  val->name, graph_node_label(g, cf, label, sizeof(label)));
     }
-    return VKML_OK;
 }
 
 bool plan_tail_has_node(const plan_tail *t, int node)

@@ -137,6 +137,23 @@ save(model([node("Loop", ["M", "", "x"], ["acc"], body=double_body)],
            [value("M", I64, []), value("x", F, [1, 2])], [value("acc", F, [None, 2])]),
      "loop_double.onnx")
 
+# A carried value grown each iteration by a row whose length the data decide (n, the
+# largest of x, read from the outer scope): the probe cannot size the row, so the output
+# is unbounded: each run gives its extent. acc <- acc ++ [i] * n.
+unbounded_body = helper.make_graph(
+    [node("ConstantOfShape", ["n"], ["zeros"]),
+     node("Cast", ["i"], ["i_f"], to=F),
+     node("Add", ["zeros", "i_f"], ["row"]),
+     node("Concat", ["acc_in", "row"], ["acc_out"], axis=0),
+     node("Identity", ["cond_in"], ["cond_out"])],
+    "body", [value("i", I64, []), value("cond_in", B, []), value("acc_in", F, [None])],
+    [value("cond_out", B, []), value("acc_out", F, [None])])
+save(model([node("ReduceMax", ["x"], ["x_max"], keepdims=1),
+            node("Cast", ["x_max"], ["n"], to=I64),
+            node("Loop", ["M", "", "acc0"], ["acc"], body=unbounded_body)],
+           [value("M", I64, []), value("x", F, [3])], [value("acc", F, [None])],
+           [numpy_helper.from_array(np.zeros((0,), np.float32), "acc0")]), "loop_unbounded.onnx")
+
 # A while loop (no trip count): sum <- sum + step until sum >= stop.
 while_body = helper.make_graph(
     [node("Add", ["sum_in", "step"], ["sum_out"]),

@@ -266,6 +266,39 @@ static void test_loop_grow(vkml_context *ctx, int device)
     close_model(&s, &m);
 }
 
+/* acc grows by a row of n = max(x) elements each iteration: no bound before the run, so
+ * the output is unbounded: vkml_session_alloc_output gives no buffer, the run allocates
+ * one of the run's size; a caller's buffer too small fails naming the way out. */
+static void test_loop_unbounded(vkml_context *ctx, int device)
+{
+    vkml_model *m;
+    vkml_session *s = open_model(ctx, "loop_unbounded.onnx", device, 0, &m);
+    if (s) {
+        const vkml_tensor_info *info = vkml_session_output(s, 0);
+        CHECK(info->unbounded && info->data_dependent && info->rank == 1 && info->dims[0] == 0,
+              "unbounded Loop output: unbounded %d, rank %d, dims[0] %lld", info->unbounded,
+              info->rank, (long long)info->dims[0]);
+        int64_t trip = 2;
+        const float x[3] = {1, 3, 2};
+        vkml_tensor in[2] = {scalar_i64(&trip), f32(1, (int64_t[]){3}, x)};
+        check_run(s, "2 rows of 3 (the run allocates)", in, 2, 0, 1, (int64_t[]){6},
+                  (const float[]){0, 0, 0, 1, 1, 1});
+        trip = 3;
+        const float wider[3] = {4, 0, 1};
+        in[1] = f32(1, (int64_t[]){3}, wider);
+        check_run(s, "3 rows of 4", in, 2, 0, 1, (int64_t[]){12},
+                  (const float[]){0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2});
+        float room[4];
+        vkml_tensor out = {
+            .dtype = VKML_DTYPE_FLOAT, .rank = 1, .data = room, .size = sizeof(room)};
+        vkml_error err = {0};
+        vkml_status st = vkml_session_run(s, in, 2, &out, 1, &err);
+        CHECK(st == VKML_ERROR_INVALID_ARGUMENT && strstr(err.message, "give it data NULL"),
+              "unbounded output into 16 bytes: %s: '%s'", vkml_status_name(st), err.message);
+    }
+    close_model(&s, &m);
+}
+
 /* then: acc = 3 * X * k (k 0.5, X two scopes out) + 1; else: -X. */
 static void test_loop_in_if(vkml_context *ctx, int device)
 {
@@ -370,6 +403,7 @@ int main(int argc, char **argv)
         test_if_runtime(ctx, t.device);
         test_loop_carried(ctx, t.device);
         test_loop_grow(ctx, t.device);
+        test_loop_unbounded(ctx, t.device);
         test_loop_in_if(ctx, t.device);
         test_scan(ctx, t.device);
         test_scan8(ctx, t.device);

@@ -103,6 +103,12 @@ typedef struct vkml_tensor_info {
      * dims are the upper bound, and vkml_session_run sets the caller's tensor dims to
      * what this run produced. */
     bool data_dependent;
+    /* A data_dependent output vkml could bound by no shape before the run (a Loop's value
+     * grown each iteration by a step only the data decide: Mask R-CNN's pasted masks):
+     * dims are 0 where the run decides. Give vkml_session_run its tensor with data NULL
+     * and the run allocates the data (malloc; free with vkml_tensor_release), or with room
+     * enough for what the run makes (else it fails saying how much). */
+    bool unbounded;
 } vkml_tensor_info;
 
 /* A host tensor: dense, row-major. `data` is owned by whoever filled it.
@@ -678,7 +684,8 @@ VKML_API vkml_status vkml_session_set_input_shapes(vkml_session *session,
  * least the tensor's bytes). outputs[i] must have dtype, rank and dims set as
  * vkml_session_output(i) says and data with room for them; the call fills the data. For
  * a data_dependent output it also sets outputs[i].dims to the extent produced (at most
- * the declared bound; the data is dense for that shape).
+ * the declared bound; the data is dense for that shape); for an unbounded one it sets
+ * the dims and, when outputs[i].data is NULL, allocates the data (vkml_tensor_info).
  * Not thread-safe on one session: use one session per thread (sessions are cheap to run
  * side by side, even on one device). */
 VKML_API vkml_status vkml_session_run(vkml_session *session, const vkml_tensor *inputs,
@@ -784,7 +791,8 @@ VKML_API vkml_status vkml_batcher_submit(vkml_batcher *batcher, const vkml_tenso
 VKML_API void vkml_batcher_get_stats(const vkml_batcher *batcher, vkml_batcher_stats *out);
 
 /* Convenience: fills `tensor` with dtype/rank/dims of the session's output `index` and a
- * malloc'ed buffer of the right size (free with vkml_tensor_release). */
+ * malloc'ed buffer of the right size (free with vkml_tensor_release); for an unbounded
+ * output no buffer (data NULL, size 0): the run allocates it. */
 VKML_API vkml_status vkml_session_alloc_output(const vkml_session *session, size_t index,
                                                vkml_tensor *tensor, vkml_error *err);
 
