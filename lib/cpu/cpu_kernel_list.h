@@ -178,7 +178,7 @@ CPU_KERNEL(Xor, cpu_eltwise, DT(BOOL))
 /* planner-made groups of float elementwise ops (passes/fuse_eltwise.c) */
 CPU_KERNEL(FusedElementwise, cpu_fused, DT(FLOAT))
 
-/* remaining ops: losses, BitCast, Det, ReverseSequence, RotaryEmbedding, DFT,
+/* remaining ops: losses, BitCast, Det, ReverseSequence, RotaryEmbedding, DFT, windows,
  * TensorScatter (cpu/loss.c, cpu/misc.c, cpu/signal.c) */
 CPU_KERNEL(NegativeLogLikelihoodLoss, cpu_loss, DT_FLOATS)
 CPU_KERNEL(SoftmaxCrossEntropyLoss, cpu_loss, DT_FLOATS)
@@ -187,6 +187,9 @@ CPU_KERNEL(Det, cpu_det, DT_FLOATS)
 CPU_KERNEL(ReverseSequence, cpu_reverse_sequence, DT_ALL)
 CPU_KERNEL(RotaryEmbedding, cpu_rotary_embedding, DT_FLOATS | DT(BFLOAT16))
 CPU_KERNEL(DFT, cpu_dft, DT_FLOATS)
+CPU_KERNEL(HannWindow, cpu_window_fn, DT_FLOATS | DT(BFLOAT16))
+CPU_KERNEL(HammingWindow, cpu_window_fn, DT_FLOATS | DT(BFLOAT16))
+CPU_KERNEL(BlackmanWindow, cpu_window_fn, DT_FLOATS | DT(BFLOAT16))
 CPU_KERNEL(TensorScatter, cpu_tensor_scatter, DT_ALL)
 /* recurrent and leftovers (cpu/rnn.c, cpu/deformconv.c) */
 CPU_KERNEL(DeformConv, cpu_deformconv, DT_FLOATS)

@@ -1,10 +1,12 @@
 /* CPU DFT: the direct O(n^2) sum per line, in double. An inverse one-sided transform
- * (irfft) rebuilds the Hermitian spectrum and keeps the real part. */
+ * (irfft) rebuilds the Hermitian spectrum and keeps the real part. The window functions. */
 #include "cpu/cpu_elem.h"
 #include "cpu/cpu_kernels.h"
 #include "ops/misc.h"
+#include "ops/movement.h"
 
 #include <math.h>
+#include <string.h>
 
 typedef struct dft_job {
     const dft_geom *g;
@@ -73,5 +75,20 @@ vkml_status cpu_dft(const op_cpu_args *args, vkml_error *err)
                  .x = args->in[0],
                  .y = args->out[0]};
     sched_parallel_for(g.outer * g.inner, (double)g.n_out * (double)g.n * 20, dft_lines, &j);
+    return VKML_OK;
+}
+
+/* HannWindow, HammingWindow, BlackmanWindow: each value in double, stored in the output
+ * type. */
+vkml_status cpu_window_fn(const op_cpu_args *args, vkml_error *err)
+{
+    (void)err;
+    const graph_value *y = &args->values[args->node->outputs[0]];
+    size_t es = vkml_dtype_size(y->dtype);
+    for (int64_t n = 0; n < y->dims[0]; n++) {
+        uint64_t bits =
+            mv_element_from_double(y->dtype, window_fn_value(args->node, n, y->dims[0]));
+        memcpy((char *)args->out[0] + (size_t)n * es, &bits, es);
+    }
     return VKML_OK;
 }

@@ -66,6 +66,15 @@ typedef struct rotary_geom {
 vkml_status rotary_resolve(const graph_value *values, const graph_node *node, rotary_geom *g,
                            vkml_error *err);
 
+/* HannWindow, HammingWindow, BlackmanWindow (opset 17): [size] values of dtype. */
+typedef struct window_fn_params {
+    bool periodic;
+    vkml_dtype dtype;
+} window_fn_params;
+
+/* Value n of the window of node (one of the three) over `size` values. */
+double window_fn_value(const graph_node *node, int64_t n, int64_t size);
+
 /* Det: [..., M, M] as `count` matrices of m x m. */
 vkml_status det_resolve(const graph_value *values, const graph_node *node, int64_t *count,
                         int64_t *m, vkml_error *err);

@@ -175,8 +175,8 @@ OP(Or, "", 7, 7, 0, eltwise_params, eltwise_parse, eltwise_infer)
 OP(Where, "", 9, 16, OP_TYPE_FROM_OUTPUT, eltwise_params, eltwise_parse, eltwise_infer)
 OP(Xor, "", 7, 7, 0, eltwise_params, eltwise_parse, eltwise_infer)
 
-/* remaining ops: losses, BitCast, Det, ReverseSequence, RotaryEmbedding, DFT,
- * TensorScatter (ops/loss.c, ops/misc.c, ops/signal.c, ops/misc.h) */
+/* remaining ops: losses, BitCast, Det, ReverseSequence, RotaryEmbedding, DFT, the window
+ * functions, TensorScatter (ops/loss.c, ops/misc.c, ops/signal.c, ops/misc.h) */
 OP(NegativeLogLikelihoodLoss, "", 12, 22, 0, loss_params, loss_parse, loss_infer)
 OP(SoftmaxCrossEntropyLoss, "", 12, 13, 0, loss_params, loss_parse, loss_infer)
 OP(BitCast, "", 26, 26, OP_TYPE_FROM_OUTPUT, bitcast_params, bitcast_parse, bitcast_infer)
@@ -184,6 +184,11 @@ OP(Det, "", 11, 22, 0, op_no_params, NULL, det_infer)
 OP(ReverseSequence, "", 10, 10, 0, revseq_params, revseq_parse, revseq_infer)
 OP(RotaryEmbedding, "", 23, 23, 0, rotary_params, rotary_parse, rotary_infer)
 OP(DFT, "", 17, 20, 0, dft_params, dft_parse, dft_infer)
+OP(HannWindow, "", 17, 17, OP_TYPE_FROM_OUTPUT, window_fn_params, window_fn_parse, window_fn_infer)
+OP(HammingWindow, "", 17, 17, OP_TYPE_FROM_OUTPUT, window_fn_params, window_fn_parse,
+   window_fn_infer)
+OP(BlackmanWindow, "", 17, 17, OP_TYPE_FROM_OUTPUT, window_fn_params, window_fn_parse,
+   window_fn_infer)
 OP(TensorScatter, "", 24, 24, 0, tscatter_params, tscatter_parse, tscatter_infer)
 /* strings: CPU device only (ops/text.c) */
 OP(StringConcat, "", 20, 20, 0, op_no_params, NULL, strconcat_infer)

@@ -8,6 +8,7 @@ OP_PARSE_DECL(compress_parse);
 OP_PARSE_DECL(concat_parse);
 OP_PARSE_DECL(constant_of_shape_parse);
 OP_PARSE_DECL(eye_like_parse);
+OP_PARSE_DECL(window_fn_parse);
 OP_PARSE_DECL(gather_parse);
 OP_PARSE_DECL(onehot_parse);
 OP_PARSE_DECL(pad_parse);

@@ -1,7 +1,8 @@
-/* Signal ops: DFT (see misc.h). */
+/* Signal ops: DFT and the window functions (see misc.h). */
 #include "ops/misc.h"
 #include "ops/op_decls.h"
 
+#include <math.h>
 #include <string.h>
 
 vkml_status dft_parse(const graph_node *node, void *params, vkml_error *err)
@@ -120,4 +121,62 @@ vkml_status dft_infer(graph_value *values, const graph_node *node, vkml_error *e
         return st;
     op_set_output(values, node, 0, values[node->inputs[0]].dtype, g.rank, g.out_dims);
     return VKML_OK;
+}
+
+/* HannWindow, HammingWindow, BlackmanWindow */
+
+vkml_status window_fn_parse(const graph_node *node, void *params, vkml_error *err)
+{
+    window_fn_params *p = params;
+    static const op_attr_spec specs[] = {{"periodic", GRAPH_ATTR_INT},
+                                         {"output_datatype", GRAPH_ATTR_INT}};
+    vkml_status st = op_check_attr_types(node, specs, VKML_ARRAY_SIZE(specs), err);
+    int64_t dtype = graph_attr_int(node, "output_datatype", VKML_DTYPE_FLOAT);
+    p->periodic = graph_attr_int(node, "periodic", 1) != 0;
+    if (!st && dtype != VKML_DTYPE_FLOAT && dtype != VKML_DTYPE_DOUBLE &&
+        dtype != VKML_DTYPE_FLOAT16 && dtype != VKML_DTYPE_BFLOAT16)
+        return vkml_fail(err, VKML_ERROR_UNSUPPORTED,
+                         "%s: output_datatype %lld is not supported (float types only)",
+                         node->op_type, (long long)dtype);
+    p->dtype = (vkml_dtype)dtype;
+    return st;
+}
+
+vkml_status window_fn_infer(graph_value *values, const graph_node *node, vkml_error *err)
+{
+    vkml_status st;
+    if ((st = op_require_counts(node, 1, 1, 1, err)) ||
+        (st = op_require_input(values, node, 0, err)))
+        return st;
+    const graph_value *size = &values[node->inputs[0]];
+    if ((size->dtype != VKML_DTYPE_INT64 && size->dtype != VKML_DTYPE_INT32) ||
+        vkml_tensor_element_count(size->rank, size->dims) != 1)
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
+                         "%s: size '%s' must be one int32 or int64 value", node->op_type,
+                         size->name);
+    if (!size->data)
+        return vkml_fail(err, VKML_ERROR_UNSUPPORTED,
+                         "%s: the output size is input 0: '%s' must be a constant", node->op_type,
+                         size->name);
+    int64_t n = size->dtype == VKML_DTYPE_INT64 ? *(const int64_t *)size->data
+                                                : *(const int32_t *)size->data;
+    if (n < 0 || n > INT32_MAX)
+        return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "%s: size %lld is out of range",
+                         node->op_type, (long long)n);
+    op_set_output(values, node, 0, ((const window_fn_params *)node->params)->dtype, 1, &n);
+    return VKML_OK;
+}
+
+/* a0 - a1 cos(2 pi n / N) + a2 cos(4 pi n / N), N the size (periodic) or size - 1
+ * (symmetric): Hann 0.5, 0.5, 0; Hamming 25/46, 21/46, 0; Blackman 0.42, 0.5, 0.08. */
+double window_fn_value(const graph_node *node, int64_t n, int64_t size)
+{
+    const window_fn_params *p = node->params;
+    double a0 = 0.5, a1 = 0.5, a2 = 0.0;
+    if (node->op->id == OP_ID_HammingWindow)
+        a0 = 25.0 / 46.0, a1 = 21.0 / 46.0;
+    else if (node->op->id == OP_ID_BlackmanWindow)
+        a0 = 0.42, a2 = 0.08;
+    double N = (double)(p->periodic ? size : size - 1), t = 2.0 * M_PI * (double)n / N;
+    return a0 - a1 * cos(t) + a2 * cos(2.0 * t);
 }
