@@ -1,13 +1,14 @@
 #!/bin/sh
 # torchvision's detectors end to end: the model zoo's Faster R-CNN (MobileNetV3-FPN),
-# exported by tests/models/zoo/make_zoo.py with random weights into the build tree
-# (written first when missing), run on test video through
+# Mask R-CNN and Keypoint R-CNN, exported by tests/models/zoo/make_zoo.py with random
+# weights into the build tree (written first when missing), run on test video through
 #   videotestsrc ! vkmlinfer ! vkmldetect ! vkmloverlay ! pngenc
 # vkmlinfer feeds their [3,H,W] image input (scale 1/255: the model normalises it
 # itself), vkmldetect reads their outputs as the exporter leaves them (format=torchvision,
 # picked by auto: boxes [N,4] in input pixels, int64 labels [N], scores [N], Mask R-CNN's
-# masks [N,1,H,W]) and maps the boxes, and the masks, onto the frame; vkmloverlay draws
-# the boxes and fills the masks. pipelines/README.md explains it.
+# masks [N,1,H,W], Keypoint R-CNN's keypoints [N,17,3]) and maps them onto the frame;
+# vkmloverlay draws the boxes, fills the masks and dots the keypoints.
+# pipelines/README.md explains it.
 #
 # Exit status: 77 (skip) without python3-torch unless CI=true; non-zero when a pipeline fails, when a frame has no boxes or more than the
 # model's 20, a label outside the model's classes 1..4, a box outside the frame, when
@@ -16,11 +17,12 @@
 # Environment: VKML_BUILD_DIR=DIR (else builds first); VKML_TV_FRAMES=N frames per
 # model (default 2); VKML_TV_OUT=DIR keeps the PNGs; VKML_DEVICE=D vkmlinfer's device;
 # VKML_TV_MODELS="fasterrcnn_mobilenet_v3_large_320_fpn ..." the zoo models to run
-# (default Faster R-CNN and Mask R-CNN, whose every box must carry its mask).
+# (default Faster R-CNN, Mask R-CNN and Keypoint R-CNN, whose every box must carry its
+# mask or its keypoints).
 set -eu
 . "$(dirname "$0")/lib.sh"
 frames=${VKML_TV_FRAMES:-2}
-models=${VKML_TV_MODELS:-fasterrcnn_mobilenet_v3_large_320_fpn maskrcnn_resnet50_fpn}
+models=${VKML_TV_MODELS:-fasterrcnn_mobilenet_v3_large_320_fpn maskrcnn_resnet50_fpn keypointrcnn_resnet50_fpn}
 zoo=$build/tests/models/zoo
 if [ -n "${VKML_TV_OUT:-}" ]; then
     out=$VKML_TV_OUT
@@ -74,9 +76,13 @@ for name in $models; do
         echo "FAIL: $name's boxes"
         failures=$((failures + 1))
     fi
-    if [ "$name" = maskrcnn_resnet50_fpn ] &&
-        printf '%s\n' "$log" | grep "^frame " | grep -qv " mask$"; then
-        echo "FAIL: a box of $name has no mask"
+    extra=
+    case $name in
+    maskrcnn*) extra=mask ;;
+    keypointrcnn*) extra=keypoints ;;
+    esac
+    if [ -n "$extra" ] && printf '%s\n' "$log" | grep "^frame " | grep -qv " $extra$"; then
+        echo "FAIL: a box of $name has no $extra"
         failures=$((failures + 1))
     fi
     check_pngs "$out" "$name" "$frames"
