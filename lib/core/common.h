@@ -36,6 +36,11 @@ void vkml_log(vkml_log_level level, const char *fmt, ...) VKML_PRINTF(2, 3);
 
 /* a * b, false on overflow (or a negative operand). */
 bool vkml_mul_size(size_t a, size_t b, size_t *out);
+/* Whether environment variable `name` switches something on: set, not empty, not "0"
+ * (the VKML_NO_* and test switches). */
+bool vkml_env_flag(const char *name);
+/* Nanoseconds of CLOCK_MONOTONIC. */
+uint64_t vkml_now_ns(void);
 /* Bytes of a dense tensor (strings: the pointer array, as vkml_dtype_bytes); false on
  * overflow, negative dims or unknown dtype. */
 bool vkml_tensor_bytes(vkml_dtype dtype, int rank, const int64_t *dims, size_t *out);

@@ -326,16 +326,12 @@ static vkml_status cpu_chunk_submit(device_session *ds, int chunk, device_event 
                             .in = ds->io[index].in,
                             .out = ds->io[index].out,
                             .strings = c->strings};
-        struct timespec t0, t1;
-        if (c->times)
-            clock_gettime(CLOCK_MONOTONIC, &t0);
+        uint64_t t0 = c->times ? vkml_now_ns() : 0;
         vkml_status st = onednn_session_has(ds->library, index)
                              ? onednn_session_run(ds->library, chunk, index, err)
                              : cpu_run_node(&args, err);
-        if (c->times) {
-            clock_gettime(CLOCK_MONOTONIC, &t1);
-            c->times[k] = (double)(t1.tv_sec - t0.tv_sec) * 1e6 + (t1.tv_nsec - t0.tv_nsec) / 1e3;
-        }
+        if (c->times)
+            c->times[k] = (double)(vkml_now_ns() - t0) / 1e3;
         if (st) {
             vkml_error_prefix(err, "%s", graph_node_label(ds->graph, index, label, sizeof(label)));
             return st;

@@ -682,8 +682,7 @@ bool graph_epilogue_candidates(const graph *g)
 
 bool graph_fusion_disabled(void)
 {
-    const char *v = getenv("VKML_NO_FUSE");
-    return v && v[0] && strcmp(v, "0") != 0;
+    return vkml_env_flag("VKML_NO_FUSE");
 }
 
 /* The first two readers of every value. */

@@ -82,9 +82,7 @@ struct vkml_batcher {
 
 static int64_t batcher_now_us(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+    return (int64_t)(vkml_now_ns() / 1000);
 }
 
 /* ---- creation ---- */

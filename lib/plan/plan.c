@@ -170,8 +170,7 @@ static void mark_io_and_aliases(plan *p)
  * (plan.h); VKML_NO_SHARED_HOST=1 keeps every transfer a host copy. */
 static vkml_status share_transfers(plan *p, vkml_error *err)
 {
-    const char *off = getenv("VKML_NO_SHARED_HOST");
-    if (off && *off && strcmp(off, "0") != 0)
+    if (vkml_env_flag("VKML_NO_SHARED_HOST"))
         return VKML_OK;
     p->shared_host = vkml_arena_calloc(p->arena, (size_t)p->graph->n_values + 1, sizeof(void *));
     if (!p->shared_host)

@@ -4,7 +4,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 struct plan_tail {
     const graph *graph;
@@ -19,13 +18,6 @@ struct plan_tail {
     vkml_arena *strings; /* this run's: its string values' strings, what control flow made */
     double *us;          /* per tail node (in order): its wall time in the last run */
 };
-
-static double seconds_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 void plan_tail_destroy(plan_tail **tp)
 {
@@ -297,10 +289,10 @@ vkml_status plan_tail_run(plan *p, plan_tail *t, const vkml_tensor *inputs, vkml
     if (!(t->strings = vkml_arena_create()))
         return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory running the tail");
     for (int k = 0; k < t->n_nodes; k++) {
-        double start = p->profile ? seconds_now() : 0.0;
+        uint64_t start = p->profile ? vkml_now_ns() : 0;
         vkml_status st = run_node(p, t, inputs, t->nodes[k], err);
         if (p->profile)
-            t->us[k] = (seconds_now() - start) * 1e6;
+            t->us[k] = (double)(vkml_now_ns() - start) / 1e3;
         if (st != VKML_OK) {
             vkml_error_prefix(err, "%s",
                               graph_node_label(p->graph, t->nodes[k], label, sizeof(label)));

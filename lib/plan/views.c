@@ -199,8 +199,7 @@ void plan_mark_views(plan *p, int slot)
 {
     device_value_plan *plans = p->devices[slot].value_plans;
     uint64_t align = p->devices[slot].dev->view_align;
-    const char *off = getenv("VKML_NO_VIEWS");
-    if (!align || (off && *off && strcmp(off, "0") != 0))
+    if (!align || vkml_env_flag("VKML_NO_VIEWS"))
         return;
     mark_slices(p, slot, plans, align);
     mark_concats(p, slot, plans, align);

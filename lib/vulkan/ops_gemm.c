@@ -186,12 +186,10 @@ bool vk_conv_pick_taps(const struct gpu_caps *caps, vkml_dtype dtype, bool fast_
                        uint32_t groups[3], vk_gemm_split *split)
 {
     /* VKML_NO_CONV_TAPS=1: the other conv kernels (A/B runs); read where sessions plan */
-    const char *env = getenv("VKML_NO_CONV_TAPS");
-    bool off = env && *env && strcmp(env, "0") != 0;
     split->splits = 0;
-    if (off || !vk_gemm_coop_takes(caps, dtype, fast_math) || caps->coop_force != 0 ||
-        caps->splitk_force != 0 || group_in % VK_CONV_TAPS_BK != 0 || m < VK_CONV_TAPS_MIN_M ||
-        n < VK_CONV_TAPS_MIN_M)
+    if (vkml_env_flag("VKML_NO_CONV_TAPS") || !vk_gemm_coop_takes(caps, dtype, fast_math) ||
+        caps->coop_force != 0 || caps->splitk_force != 0 || group_in % VK_CONV_TAPS_BK != 0 ||
+        m < VK_CONV_TAPS_MIN_M || n < VK_CONV_TAPS_MIN_M)
         return false;
     int t = m >= 128 && !tile_wasteful(m, 128) ? 0 : 2;
     int64_t gy = (m + taps_tiles[t].bm - 1) / taps_tiles[t].bm;

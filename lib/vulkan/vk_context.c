@@ -77,10 +77,11 @@ typedef struct copy_queues {
     uint32_t family, first, n;
 } copy_queues;
 
-static bool env_set(const char *name, const char *value)
+/* Whether environment variable `name` is `value`. */
+static bool env_is(const char *name, const char *value)
 {
     const char *v = getenv(name);
-    return v && *v && (value ? strcmp(v, value) == 0 : strcmp(v, "0") != 0);
+    return v && strcmp(v, value) == 0;
 }
 
 /* The copy queues: in a transfer-only family where the device has one (its copy engines,
@@ -90,14 +91,14 @@ static bool env_set(const char *name, const char *value)
 static copy_queues plan_copy_queues(const vk_device *vd)
 {
     copy_queues q = {.family = vd->queue_family, .first = 1, .n = 0};
-    if (env_set("VKML_NO_COPY_QUEUE", NULL))
+    if (vkml_env_flag("VKML_NO_COPY_QUEUE"))
         return q;
     uint32_t n = 0;
     vkGetPhysicalDeviceQueueFamilyProperties(vd->phys, &n, NULL);
     VkQueueFamilyProperties fam[32];
     n = n < 32 ? n : 32;
     vkGetPhysicalDeviceQueueFamilyProperties(vd->phys, &n, fam);
-    for (uint32_t i = 0; i < n && !env_set("VKML_COPY_QUEUES", "compute"); i++) {
+    for (uint32_t i = 0; i < n && !env_is("VKML_COPY_QUEUES", "compute"); i++) {
         VkQueueFlags f = fam[i].queueFlags;
         if ((f & VK_QUEUE_TRANSFER_BIT) && !(f & (VK_QUEUE_COMPUTE_BIT | VK_QUEUE_GRAPHICS_BIT)) &&
             fam[i].queueCount > 0)

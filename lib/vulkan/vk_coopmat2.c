@@ -53,10 +53,9 @@ static uint32_t usable_tiles(VkInstance instance, VkPhysicalDevice phys, const c
 void vk_probe_coopmat2(VkInstance instance, vk_device *vd)
 {
     struct gpu_caps *c = &vd->caps;
-    const char *off = getenv("VKML_NO_COOPMAT2");
     c->coopmat2 = false;
     c->cm2_tiles = 0;
-    if ((off && *off && strcmp(off, "0") != 0) || !instance || !c->cooperative_matrix ||
+    if (vkml_env_flag("VKML_NO_COOPMAT2") || !instance || !c->cooperative_matrix ||
         vk_kernel_variant(VK_KERNEL_GEMM_CM2_64X64, VKML_DTYPE_FLOAT16) < 0 ||
         vd->props.apiVersion < VK_API_VERSION_1_3 || !c->fp16 ||
         !vk_has_device_extension(vd->phys, VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME) ||

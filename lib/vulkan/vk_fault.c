@@ -70,8 +70,7 @@ void vk_faults_init(vk_faults *f)
             f->fail_alloc_at = 0;
         }
     }
-    env = getenv("VKML_TEST_SYNC_CHUNKS");
-    if (env && *env && strcmp(env, "0") != 0) {
+    if (vkml_env_flag("VKML_TEST_SYNC_CHUNKS")) {
         f->sync_chunks = true;
         VKML_LOGW("test hook: each session chunk submitted and waited for on its own");
     }

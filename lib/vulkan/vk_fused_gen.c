@@ -303,9 +303,7 @@ done:
 
 static long now_us(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+    return (long)(vkml_now_ns() / 1000);
 }
 
 vkml_status vk_fused_gen_pipeline(vk_device *vd, const fused_params *fp, VkPipeline *out,

@@ -267,9 +267,8 @@ static bool lists_coop_shape(VkInstance instance, VkPhysicalDevice phys)
 static void probe_coopmat(VkInstance instance, vk_device *vd)
 {
     struct gpu_caps *c = &vd->caps;
-    const char *off = getenv("VKML_NO_COOPMAT");
     c->cooperative_matrix = false;
-    if ((off && *off && strcmp(off, "0") != 0) || !instance ||
+    if (vkml_env_flag("VKML_NO_COOPMAT") || !instance ||
         vk_kernel_variant(VK_KERNEL_GEMM_COOP_64X64, VKML_DTYPE_FLOAT16) < 0 ||
         vd->props.apiVersion < VK_API_VERSION_1_2 || !c->fp16 ||
         c->subgroup_size != VK_COOP_SUBGROUP || c->max_shared_memory < VK_COOP_SHARED_BYTES ||

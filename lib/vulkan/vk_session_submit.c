@@ -33,7 +33,7 @@ vkml_status vk_session_submit(device_session *s, int chunk, device_event *done, 
                 return vk_result_fail(err, r, "vkWaitForFences/vkResetFences", __FILE__, __LINE__);
             c->pending[next] = false;
         }
-        c->submit_ns = vk_now_ns();
+        c->submit_ns = vkml_now_ns();
         st = vk_stream_submit(s->vd, &what, c->fences[next], true, err);
         if (st == VKML_OK) {
             c->pending[next] = true;

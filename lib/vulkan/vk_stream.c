@@ -70,13 +70,6 @@ cleanup:
     return status;
 }
 
-uint64_t vk_now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* A host timer wakes this much late at worst, usually (50 us of timer slack and the
  * scheduler's latency): sleeps end this long before the expected end. */
 #define WAKE_MARGIN_NS 100000ull
@@ -94,7 +87,7 @@ static VkResult poll_until(vk_device *vd, VkFence fence, uint64_t deadline, bool
             *first_ready = first;
             return r;
         }
-        if (vk_now_ns() >= deadline)
+        if (vkml_now_ns() >= deadline)
             return VK_NOT_READY;
     }
 }
@@ -110,7 +103,7 @@ static uint64_t expect_of(uint64_t word)
  * Returns whether it slept. */
 static bool sleep_to_expected_end(uint64_t submit_ns, uint64_t word)
 {
-    uint64_t expect = expect_of(word), end = submit_ns + expect, now = vk_now_ns();
+    uint64_t expect = expect_of(word), end = submit_ns + expect, now = vkml_now_ns();
     if (!expect || (word & VK_WAIT_PROVISIONAL) || end <= now + SLEEP_MIN_NS)
         return false;
     uint64_t wake = end - WAKE_MARGIN_NS;
@@ -167,7 +160,7 @@ uint64_t vk_wait_learn(uint64_t old_word, uint64_t took, vk_wait_end how)
  * waiters may each update (the flag and the value are one word, so they stay paired). */
 static void learn(const vk_wait_hint *hint, vk_wait_end how)
 {
-    uint64_t old = atomic_load_explicit(hint->expect_ns, memory_order_relaxed), now = vk_now_ns();
+    uint64_t old = atomic_load_explicit(hint->expect_ns, memory_order_relaxed), now = vkml_now_ns();
     uint64_t took = now > hint->submit_ns ? now - hint->submit_ns : 1;
     atomic_store_explicit(hint->expect_ns, vk_wait_learn(old, took, how), memory_order_relaxed);
 }
@@ -191,7 +184,7 @@ vkml_status vk_stream_wait(vk_device *vd, VkFence fence, uint64_t spin_ns, const
             slept = hint && sleep_to_expected_end(hint->submit_ns, word);
             /* past the expected end, poll spin_ns or a sixteenth of the expected time
              * (runs of a few ms vary by that much), whichever is longer */
-            uint64_t now = vk_now_ns(), window = expect / 16 > spin_ns ? expect / 16 : spin_ns;
+            uint64_t now = vkml_now_ns(), window = expect / 16 > spin_ns ? expect / 16 : spin_ns;
             r = poll_until(vd, fence, (end > now ? end : now) + window, &first_ready);
             how = slept && first_ready ? VK_WAIT_OVERSLEPT : VK_WAIT_SEEN;
         } else {

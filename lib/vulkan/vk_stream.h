@@ -61,7 +61,7 @@ typedef struct vk_submit {
  * a session run's submit (the device-lost hook's "run" kind counts these). */
 vkml_status vk_stream_submit(vk_device *vd, const vk_submit *what, VkFence fence, bool run,
                              vkml_error *err);
-/* What a wait knows of its submit: when it was made (vk_now_ns) and, shared by every
+/* What a wait knows of its submit: when it was made (vkml_now_ns) and, shared by every
  * submit of the same command buffer, how long such a submit takes to finish (0: not known
  * yet; start it at 0 and leave it to vk_stream_wait), with VK_WAIT_PROVISIONAL set while
  * the value is only a bound to poll within, not to sleep on. */
@@ -83,9 +83,6 @@ typedef enum vk_wait_end {
 /* The expectation word (vk_wait_hint.expect_ns) after a wait whose submit took `took` ns
  * to be seen finished, ending `how` (the rule is in vk_stream.c). Pure; for tests too. */
 uint64_t vk_wait_learn(uint64_t old_word, uint64_t took, vk_wait_end how);
-
-/* The host's monotonic clock, in nanoseconds. */
-uint64_t vk_now_ns(void);
 
 /* Blocks until `fence` is signalled. spin_ns 0: sleeps in the driver at once (and learns
  * nothing). Otherwise polls once; if not signalled, with a hint whose expectation is known

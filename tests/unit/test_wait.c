@@ -74,13 +74,13 @@ static uint64_t fill_timed(fill_job *j, uint64_t spin_ns, uint64_t early_ns, boo
 {
     vkml_error err = {0};
     CHECK(vkResetFences(j->vd->dev, 1, &j->fence) == VK_SUCCESS, "vkResetFences");
-    uint64_t t0 = vk_now_ns();
+    uint64_t t0 = vkml_now_ns();
     CHECK_OK(vk_stream_submit(j->vd, &(vk_submit){.cmd = j->cmd}, j->fence, false, &err), &err);
     if (done_at_submit)
         *done_at_submit = vkGetFenceStatus(j->vd->dev, j->fence) == VK_SUCCESS;
     vk_wait_hint hint = {.submit_ns = t0 - early_ns, .expect_ns = &j->expect};
     CHECK_OK(vk_stream_wait(j->vd, j->fence, spin_ns, &hint, &err), &err);
-    return vk_now_ns() - t0;
+    return vkml_now_ns() - t0;
 }
 
 static uint64_t fill_once(fill_job *j, uint64_t spin_ns, uint64_t early_ns)
