@@ -9,18 +9,19 @@
 // invocations (the host requires subgroupSize 32), each a WM x WN block as (WM/16) x
 // (WN/16) accumulators of 16x16. Over K in steps of BK through two shared stages (one
 // barrier a step): every invocation loads its share of the next step's A and B tiles into
-// registers during the current step's products, 4 elements at a time along each
-// operand's fast index (one vector load where the tile lies inside and aligned:
-// gemm_operands.glsl's a_quads_fast), rounded to float16 there (float32 storage under
-// precision fp32-fast; values past float16's range become infinities, as in a Cast), then
-// stores them into the other stage. Each tile keeps its operand's memory order in shared
+// registers during the current step's products, along each operand's fast index (vector
+// loads where the tile lies inside and aligned: gemm_operands.glsl's a_runs_fast), rounded
+// to float16 there (float32 storage under precision fp32-fast; values past float16's range
+// become infinities, as in a Cast), then stores them into the other stage. The plain
+// products (SMEM_VEC=1) move runs of 8 elements as uvec4 and write ragged tiles straight
+// into the stage; the gather conv (CONV=1) moves quads. Each tile keeps its operand's memory order in shared
 // memory (A as (m, k) or (k, m), B as (k, n) or (n, k): stores run along lines) and the
 // fragments load row- or column-major to match. Lines are padded by 8 halves (16 bytes):
 // fragment loads stay 16-byte aligned, lines spread over the banks. After the K loop each
 // subgroup stages its accumulators one at a time in its own 16 x 20 floats of shared
 // memory, and its invocations store them through gemm_store_quad or gemm_store_each
-// (alpha, C or bias, the fused epilogue, bounds checks). SMEM_VEC=1 (the split kernel's
-// rows) keeps the tiles as uvec4 (see below). Every loop that indexes acc must unroll (acc
+// (alpha, C or bias, the fused epilogue, bounds checks). SMEM_VEC=1 keeps the tiles as
+// uvec4 (see below). Every loop that indexes acc must unroll (acc
 // then stays in registers; the driver's statistics, tests/bench/bench_kernel_stats, show
 // local memory otherwise).
 #extension GL_NV_cooperative_matrix : require
@@ -60,8 +61,7 @@ layout(local_size_x = THREADS, local_size_y = 1, local_size_z = 1) in;
 #endif
 #if SMEM_VEC
 // Tiles as uvec4 (8 halves): fragment offsets and strides in units of 8 halves, so that
-// the compiler knows every fragment row starts 16-byte aligned; a quad is half an element.
-// The result fragments are staged in sa after the K loop.
+// the compiler knows every fragment row starts 16-byte aligned. The result fragments are staged in sa after the K loop.
 #define SM_UNIT 8u
 shared uvec4 sa[MAX2(2 * A_STAGE / 8, SG_X * SG_Y * FRAG * SC_STRIDE / 4)];
 shared uvec4 sb[2 * B_STAGE / 8];
@@ -79,6 +79,12 @@ shared float sc[SG_X * SG_Y * FRAG * SC_STRIDE];
 f16vec4 to_half(vec4 v)
 {
     return f16vec4(v);
+}
+
+uvec4 pack8(f16vec4 lo, f16vec4 hi)
+{
+    return uvec4(packFloat2x16(lo.xy), packFloat2x16(lo.zw), packFloat2x16(hi.xy),
+                 packFloat2x16(hi.zw));
 }
 
 #if CONV == 2
@@ -123,7 +129,7 @@ void taps_init(uint col0, uint tid)
     tap_kx = tap % p.win.k_w;
 }
 
-void load_tile(uint row0, uint col0, uint k0, uint tid)
+void load_tile(uint s, uint row0, uint col0, uint k0, uint tid)
 {
     [[unroll]] for (uint i = 0; i < A_UNITS; i++) {
         uint u = tid + i * THREADS, row = row0 + u / (BK / 8u);
@@ -154,12 +160,6 @@ void load_tile(uint row0, uint col0, uint k0, uint tid)
     }
 }
 
-uvec4 pack8(f16vec4 lo, f16vec4 hi)
-{
-    return uvec4(packFloat2x16(lo.xy), packFloat2x16(lo.zw), packFloat2x16(hi.xy),
-                 packFloat2x16(hi.zw));
-}
-
 void store_tile(uint s, uint tid)
 {
     [[unroll]] for (uint i = 0; i < A_UNITS; i++) {
@@ -172,12 +172,120 @@ void store_tile(uint s, uint tid)
         sb[h / 8u + v] = pack8(f16vec4(reg_b[8 * v], reg_b[8 * v + 1], reg_b[8 * v + 2], reg_b[8 * v + 3]),
                                f16vec4(reg_b[8 * v + 4], reg_b[8 * v + 5], reg_b[8 * v + 6], reg_b[8 * v + 7]));
 }
+#elif SMEM_VEC
+// Products with tiles as uvec4, in runs of 8 elements along each operand's fast index, one
+// uvec4 each. A tile that lies inside the product and aligned (a_runs_fast: every step but
+// the ragged edges of most products) goes through registers, so that its loads are in
+// flight during the current step's products: float16 a run as one uvec4 load through
+// a8/b8, float32 (fp32-fast) as two vector loads rounded to float16 and packed. Any other
+// tile goes straight into its stage in a rolled loop of checked loads (the stage being
+// filled was last read before the previous barrier): unrolled, the edge's checked loads
+// had made the kernel's binary 400-800 KB (bench_kernel_stats), the K loop slower than
+// the instruction cache.
+#if CONV != 0
+#error "gemm_coop.comp: SMEM_VEC=1 with CONV=1"
+#endif
+#define A_OCTS (BM * BK / (8 * THREADS)) // runs of 8 of the A tile per invocation
+#define B_OCTS (BK * BN / (8 * THREADS))
+#if A_OCTS < 1 || B_OCTS < 1 || (BM * BK) % (8 * THREADS) != 0 || (BK * BN) % (8 * THREADS) != 0
+#error "gemm_coop.comp SMEM_VEC=1: whole runs of 8 per invocation"
+#endif
+#if defined(DTYPE_F16)
+DECLARE_IN_OF(uvec4, 0, a8)
+DECLARE_IN_OF(uvec4, 1, b8)
+#define RUN_FAST 8u // the alignment a tile needs for registers: whole uvec4 runs
+#else
+#define RUN_FAST 4u // whole quads
+#endif
+uvec4 reg_a[A_OCTS], reg_b[B_OCTS];
+bool held_a, held_b; // the loaded tiles wait in registers for store_tile
+
+// The run l of the A tile: its (m, k) offsets; runs go along A's fast index.
+uvec2 a_oct_at(uint l)
+{
+    return a_k_fast ? uvec2(l / (BK / 8), (l % (BK / 8)) * 8) : uvec2((l % (BM / 8)) * 8, l / (BM / 8));
+}
+// The run l of the B tile: its (n, k) offsets.
+uvec2 b_oct_at(uint l)
+{
+    return b_n_fast ? uvec2((l % (BN / 8)) * 8, l / (BN / 8)) : uvec2(l / (BK / 8), (l % (BK / 8)) * 8);
+}
+// Their places in a stage, in uvec4.
+uint a_slot(uint s, uvec2 q)
+{
+    return (s * A_STAGE + (a_k_fast ? q.x * A_K_LINE + q.y : q.y * A_M_LINE + q.x)) / 8u;
+}
+uint b_slot(uint s, uvec2 q)
+{
+    return (s * B_STAGE + (b_n_fast ? q.y * B_N_LINE + q.x : q.x * B_K_LINE + q.y)) / 8u;
+}
+
+// The run of A at (m, k), or B at (k, n), as 8 float16: vector loads where fast (the tile's
+// RUN_FAST test), else checked ones.
+uvec4 a_run(uint m, uint k, bool fast)
+{
+#if defined(DTYPE_F16)
+    if (fast)
+        return a8[(a_base + m * p.a_sm + k * p.a_sk) / 8u];
+#endif
+    uint am = a_k_fast ? 0u : 4u; // the second quad's offset along m
+    return pack8(to_half(load_a_quad(m, k, fast)), to_half(load_a_quad(m + am, k + 4u - am, fast)));
+}
+uvec4 b_run(uint k, uint n, bool fast)
+{
+#if defined(DTYPE_F16)
+    if (fast)
+        return b8[(b_base + k * p.b_sk + n * p.b_sn) / 8u];
+#endif
+    uint bn = b_n_fast ? 4u : 0u;
+    return pack8(to_half(load_b_quad(k, n, fast)), to_half(load_b_quad(k + 4u - bn, n + bn, fast)));
+}
+
+// The tiles at k0 for stage s: into registers, or (ragged) into the stage now.
+void load_tile(uint s, uint row0, uint col0, uint k0, uint tid)
+{
+    held_a = a_runs_fast(row0, k0, BM, BK, RUN_FAST);
+    held_b = b_runs_fast(k0, col0, BK, BN, RUN_FAST);
+    if (held_a) {
+        [[unroll]] for (uint i = 0; i < A_OCTS; i++) {
+            uvec2 q = a_oct_at(tid + i * THREADS); // (m, k)
+            reg_a[i] = a_run(row0 + q.x, k0 + q.y, true);
+        }
+    } else {
+        [[dont_unroll]] for (uint l = tid; l < BM * BK / 8; l += THREADS) {
+            uvec2 q = a_oct_at(l);
+            sa[a_slot(s, q)] = a_run(row0 + q.x, k0 + q.y, false);
+        }
+    }
+    if (held_b) {
+        [[unroll]] for (uint i = 0; i < B_OCTS; i++) {
+            uvec2 q = b_oct_at(tid + i * THREADS); // (n, k)
+            reg_b[i] = b_run(k0 + q.y, col0 + q.x, true);
+        }
+    } else {
+        [[dont_unroll]] for (uint l = tid; l < BK * BN / 8; l += THREADS) {
+            uvec2 q = b_oct_at(l);
+            sb[b_slot(s, q)] = b_run(k0 + q.y, col0 + q.x, false);
+        }
+    }
+}
+
+// The tiles held in registers into stage s: one uvec4 a run.
+void store_tile(uint s, uint tid)
+{
+    if (held_a)
+        [[unroll]] for (uint i = 0; i < A_OCTS; i++)
+            sa[a_slot(s, a_oct_at(tid + i * THREADS))] = reg_a[i];
+    if (held_b)
+        [[unroll]] for (uint i = 0; i < B_OCTS; i++)
+            sb[b_slot(s, b_oct_at(tid + i * THREADS))] = reg_b[i];
+}
 #else
 f16vec4 reg_a[A_QUADS], reg_b[B_QUADS];
 
-void load_tile(uint row0, uint col0, uint k0, uint tid)
+void load_tile(uint s, uint row0, uint col0, uint k0, uint tid)
 {
-    bool fast_a = a_quads_fast(row0, k0, BM, BK), fast_b = b_quads_fast(k0, col0, BK, BN);
+    bool fast_a = a_runs_fast(row0, k0, BM, BK, 4u), fast_b = b_runs_fast(k0, col0, BK, BN, 4u);
     [[unroll]] for (uint i = 0; i < A_QUADS; i++) {
         uvec2 q = a_quad_at(tid + i * THREADS); // (m, k)
         reg_a[i] = to_half(load_a_quad(row0 + q.x, k0 + q.y, fast_a));
@@ -194,30 +302,14 @@ void store_tile(uint s, uint tid)
     [[unroll]] for (uint i = 0; i < A_QUADS; i++) {
         uvec2 q = a_quad_at(tid + i * THREADS);
         uint at = s * A_STAGE + (a_k_fast ? q.x * A_K_LINE + q.y : q.y * A_M_LINE + q.x);
-#if SMEM_VEC
-        uvec2 v = uvec2(packFloat2x16(reg_a[i].xy), packFloat2x16(reg_a[i].zw));
-        if ((at & 4u) == 0u)
-            sa[at / 8u].xy = v;
-        else
-            sa[at / 8u].zw = v;
-#else
         [[unroll]] for (uint c = 0; c < 4; c++)
             sa[at + c] = reg_a[i][c];
-#endif
     }
     [[unroll]] for (uint i = 0; i < B_QUADS; i++) {
         uvec2 q = b_quad_at(tid + i * THREADS);
         uint at = s * B_STAGE + (b_n_fast ? q.y * B_N_LINE + q.x : q.x * B_K_LINE + q.y);
-#if SMEM_VEC
-        uvec2 v = uvec2(packFloat2x16(reg_b[i].xy), packFloat2x16(reg_b[i].zw));
-        if ((at & 4u) == 0u)
-            sb[at / 8u].xy = v;
-        else
-            sb[at / 8u].zw = v;
-#else
         [[unroll]] for (uint c = 0; c < 4; c++)
             sb[at + c] = reg_b[i][c];
-#endif
     }
 }
 #endif // CONV == 2
@@ -239,7 +331,7 @@ fcoopmatNV<32, gl_ScopeSubgroup, FRAG, FRAG> acc[FM][FN];
 void k_loop(const bool ak, const bool bn, uint row0, uint col0, uint sg_row, uint sg_col, uint tid)
 {
     if (k_begin < k_end) {
-        load_tile(row0, col0, k_begin, tid);
+        load_tile(0, row0, col0, k_begin, tid);
         store_tile(0, tid);
     }
     barrier();
@@ -247,7 +339,7 @@ void k_loop(const bool ak, const bool bn, uint row0, uint col0, uint sg_row, uin
     for (uint k0 = k_begin; k0 < k_end; k0 += BK) {
         bool more = k0 + BK < k_end;
         if (more)
-            load_tile(row0, col0, k0 + BK, tid); // in flight during the products below
+            load_tile(s ^ 1u, row0, col0, k0 + BK, tid); // in flight during the products below
         uint a_stage = s * A_STAGE, b_stage = s * B_STAGE;
         [[unroll]] for (uint kk = 0; kk < BK; kk += FRAG) {
             fcoopmatNV<16, gl_ScopeSubgroup, FRAG, FRAG> fa[FM], fb;

@@ -7,7 +7,7 @@
 // (one barrier a step): the next step is loaded into registers while the current one is
 // multiplied, then stored into the other stage. Tile loads go 4 elements at a time along
 // the operand's fast index: one vector load where the whole tile is inside and aligned
-// (gemm_operands.glsl: a_quads_fast), else four checked ones. Tile sizes come from -D
+// (gemm_operands.glsl: a_runs_fast), else four checked ones. Tile sizes come from -D
 // (shaders/meson.build's variants; the host picks one per shape, lib/vulkan/ops_gemm.c).
 // Then bias and the fused epilogue.
 //
@@ -42,7 +42,7 @@ vec4 reg_a[A_QUADS], reg_b[B_QUADS];
 
 void load_tile(uint row0, uint col0, uint k0, uint tid)
 {
-    bool fast_a = a_quads_fast(row0, k0, BM, BK), fast_b = b_quads_fast(k0, col0, BK, BN);
+    bool fast_a = a_runs_fast(row0, k0, BM, BK, 4u), fast_b = b_runs_fast(k0, col0, BK, BN, 4u);
     [[unroll]] for (uint i = 0; i < A_QUADS; i++) {
         uvec2 q = a_quad_at(tid + i * THREADS); // (m, k)
         reg_a[i] = load_a_quad(row0 + q.x, k0 + q.y, fast_a);

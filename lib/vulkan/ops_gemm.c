@@ -114,6 +114,16 @@ bool vk_gemm_coop_takes(const struct gpu_caps *caps, vkml_dtype dtype, bool fast
            vk_kernel_variant(VK_KERNEL_GEMM_COOP_64X64, (int)dtype) >= 0;
 }
 
+/* Whether a plain product that cooperative matrices take by shape runs unsplit on the
+ * 128 x 128 tile (8 subgroups of 64 x 32, K steps of 16): where that tile alone gives
+ * VK_GEMM_MIN_GROUPS workgroups, two waves of a large GPU. On the H200 (bench_gemm, GPU
+ * timestamps, 2026-11-29) 4096^3 fp16 ran there at 122-168 TFLOP/s; split-K refused it (its
+ * float32 slices exceed VK_SPLITK_MAX_BYTES), so it had run on gemm_tiled.comp at 29. */
+static bool coop_unsplit(int64_t m, int64_t n, int64_t z)
+{
+    return (m + 127) / 128 * ((n + 127) / 128) * z >= VK_GEMM_MIN_GROUPS;
+}
+
 bool vk_gemm_pick_coop(const struct gpu_caps *caps, bool conv, vkml_dtype dtype, bool fast_math,
                        int64_t m, int64_t n, int64_t k, int64_t z, vk_kernel_id *kernel,
                        uint32_t groups[3])
@@ -136,10 +146,13 @@ bool vk_gemm_pick_coop(const struct gpu_caps *caps, bool conv, vkml_dtype dtype,
     if (conv)
         too_small = too_small || m < VK_COOP_MIN_SIDE / 2;
     else
-        too_small = too_small || m < VK_COOP_MIN_SIDE || m * n < VK_COOP_MIN_OUTPUTS ||
-                    (uint64_t)(2 * z) * (uint64_t)m * (uint64_t)n * 4 > VK_SPLITK_MAX_BYTES;
+        too_small = too_small || m < VK_COOP_MIN_SIDE || m * n < VK_COOP_MIN_OUTPUTS;
+    /* (two slices of float32 sums past VK_SPLITK_MAX_BYTES, 8 Mi outputs, are at least 512
+     * workgroups of 128 x 128: such products run unsplit) */
+    /* unsplit by shape: the 128 x 128 tile */
+    int tile = forced >= 0 || conv || !coop_unsplit(m, n, z) ? forced : 0;
     if ((forced < 0 && too_small) ||
-        !pick_tile(caps, coop_tiles, n_tiles, forced, conv, m, n, z, kernel, groups))
+        !pick_tile(caps, coop_tiles, n_tiles, tile, conv, m, n, z, kernel, groups))
         return false;
     if (forced < 0 && conv && (int64_t)groups[0] * groups[1] * groups[2] < VK_GEMM_MIN_GROUPS)
         return false;
@@ -256,8 +269,11 @@ bool vk_gemm_pick_split(const struct gpu_caps *caps, bool conv, bool coop, int64
     bool conv_128 = conv && !coop && caps->splitk_force == 0 && m >= 128 && !tile_wasteful(m, 128);
     const int64_t tile_m = coop_by_shape || conv_128 ? 128 : 64, tile_n = 64;
     int64_t gx = (n + tile_n - 1) / tile_n, gy = (m + tile_m - 1) / tile_m;
+    if (coop_by_shape && coop_unsplit(m, n, z))
+        return false;
     if (splits == 0 && coop_by_shape) {
-        /* cooperative matrices by shape: always the split kernel, at least 2 slices */
+        /* cooperative matrices by shape: the split kernel, at least 2 slices, unless the
+         * product fills the GPU unsplit (coop_unsplit) */
         if (k < 2 * VK_SPLITK_MIN_SLICE)
             return false;
         splits = (VK_GEMM_MIN_GROUPS + gx * gy * z - 1) / (gx * gy * z);

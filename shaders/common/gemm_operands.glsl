@@ -85,30 +85,31 @@ float load_b(uint k, uint n)
 }
 #endif
 
-// Whether the A tile of rows [m0, m0 + rows) and K [k0, k0 + ks) (k0 a multiple of 4) lies
-// inside the product and reads as whole aligned quads along A's fast index: then
-// load_a_quad takes one vector load per quad. Uniform over the workgroup.
-bool a_quads_fast(uint m0, uint k0, uint rows, uint ks)
+// Whether the A tile of rows [m0, m0 + rows) and K [k0, k0 + ks) (k0 a multiple of run)
+// lies inside the product and reads as whole aligned runs of `run` elements (4: quads, or
+// 8) along A's fast index: then a run is one vector load (load_a_quad; gemm_coop.comp's
+// runs of 8). Uniform over the workgroup.
+bool a_runs_fast(uint m0, uint k0, uint rows, uint ks, uint run)
 {
     if (m0 + rows > g_m || k0 + ks > k_end)
         return false;
 #if CONV
-    return g_k % 4u == 0u; // W rows run along k
+    return g_k % run == 0u; // W rows run along k
 #else
-    bool aligned = a_k_fast ? p.a_sk == 1u && p.a_sm % 4u == 0u : p.a_sm == 1u && p.a_sk % 4u == 0u;
-    return aligned && a_base % 4u == 0u;
+    bool aligned = a_k_fast ? p.a_sk == 1u && p.a_sm % run == 0u : p.a_sm == 1u && p.a_sk % run == 0u;
+    return aligned && a_base % run == 0u;
 #endif
 }
 // The same for the B tile of K [k0, k0 + ks) and columns [n0, n0 + cols).
-bool b_quads_fast(uint k0, uint n0, uint ks, uint cols)
+bool b_runs_fast(uint k0, uint n0, uint ks, uint cols, uint run)
 {
 #if CONV
     return false; // Xcol is gathered
 #else
     if (n0 + cols > g_n || k0 + ks > k_end)
         return false;
-    bool aligned = b_n_fast ? p.b_sn == 1u && p.b_sk % 4u == 0u : p.b_sk == 1u && p.b_sn % 4u == 0u;
-    return aligned && b_base % 4u == 0u;
+    bool aligned = b_n_fast ? p.b_sn == 1u && p.b_sk % run == 0u : p.b_sk == 1u && p.b_sn % run == 0u;
+    return aligned && b_base % run == 0u;
 #endif
 }
 
@@ -129,7 +130,7 @@ uvec2 b_quad_at(uint l)
 #endif
 
 // A at (m, k) and the next 3 along its fast index (k when a_k_fast, else m): one vector
-// load where `fast` (a_quads_fast of the tile), else four checked loads.
+// load where `fast` (a_runs_fast of the tile, run 4), else four checked loads.
 vec4 load_a_quad(uint m, uint k, bool fast)
 {
     if (fast) {

@@ -14,11 +14,14 @@
  *   RUNS: timed runs per point (default 20; --small 5); CHAIN: products per model (default
  *   10; --small 4); FILTER: only shapes whose name contains it. --small: two small shapes
  *   and small ceilings (seconds on lavapipe: the test). BENCH_GEMM_TILES=1 adds a line per
- *   tile forced (gemm_tiled.comp float32; gemm_coop.comp fp16 where it runs).
+ *   tile forced (gemm_tiled.comp float32; gemm_coop.comp fp16 where it runs);
+ *   BENCH_GEMM_TILES=only: the gemm_coop.comp tiles' lines alone.
  * Method: a model of CHAIN dependent products (X -> op -> op ...; each op's output is the
- * next one's input, so the shapes are square in what chains) and one of a single product,
- * each run RUNS times after a warm-up; time per product = (median(CHAIN) - median(1)) /
- * (CHAIN - 1): the copies in and out and the submit cost cancel. */
+ * next one's input, so the shapes are square in what chains), run RUNS times after a
+ * warm-up with the session's profile on; time per product = the median over the runs of
+ * the products' mean device time (GPU timestamps: the host copies, whose time varies by
+ * more than a large product's between runs, stay out). Without timestamps, a model of a
+ * single product too, and (median(CHAIN) - median(1)) / (CHAIN - 1) host to host. */
 #include "bench_ceiling.h"
 #include "bench_util.h"
 #include "plan/context.h"
@@ -124,13 +127,33 @@ static vkml_model *chain_model(const bench_shape *s, int chain)
     return model;
 }
 
-/* Median microseconds of a run of the model. */
+/* The device time of the run's products (its MatMul and Conv nodes) over their count, in
+ * microseconds; 0 when the profile has none. */
+static double product_us(vkml_session *sess)
+{
+    vkml_node_time nodes[64];
+    size_t n = 0, products = 0;
+    double us = 0;
+    vkml_error err = {0};
+    if (vkml_session_profile(sess, nodes, VKML_ARRAY_SIZE(nodes), &n, &err) != VKML_OK)
+        return 0;
+    for (size_t i = 0; i < n && i < VKML_ARRAY_SIZE(nodes); i++)
+        if (strcmp(nodes[i].op, "MatMul") == 0 || strcmp(nodes[i].op, "Conv") == 0) {
+            us += nodes[i].us;
+            products++;
+        }
+    return products ? us / (double)products : 0;
+}
+
+/* Median microseconds of a run of the model, host to host; with device_us, the median
+ * device time of one of its products (GPU timestamps; 0 without them). */
 static double time_model(vkml_context *ctx, int device, vkml_model *model, const bench_shape *s,
-                         vkml_precision precision, int runs)
+                         vkml_precision precision, int runs, double *device_us)
 {
     vkml_error err = {0};
     vkml_session *sess = NULL;
-    vkml_session_params p = {.device = device, .precision = precision};
+    vkml_session_params p = {
+        .device = device, .precision = precision, .profile = device_us != NULL};
     if (vkml_session_create(ctx, model, &p, &sess, &err) != VKML_OK) {
         fprintf(stderr, "bench_gemm: %s: %s\n", s->name, err.message);
         return NAN;
@@ -146,16 +169,20 @@ static double time_model(vkml_context *ctx, int device, vkml_model *model, const
     in.size = count * sizeof(float);
     vkml_tensor out = {0};
     vkml_session_alloc_output(sess, 0, &out, &err);
-    double *t = calloc((size_t)runs, sizeof(double));
+    double *t = calloc((size_t)runs, sizeof(double)), *d = calloc((size_t)runs, sizeof(double));
     vkml_session_run(sess, &in, 1, &out, 1, &err); /* warm-up */
     for (int r = 0; r < runs; r++) {
         double t0 = bench_now_us();
         if (vkml_session_run(sess, &in, 1, &out, 1, &err) != VKML_OK)
             fprintf(stderr, "bench_gemm: %s: %s\n", s->name, err.message);
         t[r] = bench_now_us() - t0;
+        d[r] = device_us ? product_us(sess) : 0;
     }
     double med = bench_median(t, runs);
+    if (device_us)
+        *device_us = bench_median(d, runs);
     free(t);
+    free(d);
     free(x);
     free(out.data);
     vkml_session_destroy(&sess);
@@ -190,8 +217,11 @@ typedef struct bench_point {
 /* GFLOP/s of a product of p's shape under precision, with p->caps as set. */
 static double measure(const bench_point *p, vkml_precision precision)
 {
-    double t1 = time_model(p->ctx, p->device, p->one, p->s, precision, p->runs);
-    double tn = time_model(p->ctx, p->device, p->many, p->s, precision, p->runs);
+    double device_us = 0;
+    double tn = time_model(p->ctx, p->device, p->many, p->s, precision, p->runs, &device_us);
+    if (device_us > 0)
+        return flops(p->s) / device_us / 1e3;
+    double t1 = time_model(p->ctx, p->device, p->one, p->s, precision, p->runs, NULL);
     double per = (tn - t1) / (p->chain - 1);
     return per > 0 ? flops(p->s) / per / 1e3 : NAN;
 }
@@ -303,10 +333,10 @@ static void cm2_lines(bench_point *p)
 /* With BENCH_GEMM_TILES=1: every gemm_tiled.comp tile forced (float32, no split-K) and,
  * with cooperative matrices, every gemm_coop.comp tile (precision fp16): the data behind
  * vk_gemm_pick's rule. */
-static void tile_lines(bench_point *p)
+static void tile_lines(bench_point *p, bool coop_only)
 {
     int n_coop = p->caps->cooperative_matrix ? VK_COOP_TILES : 0;
-    for (int t = 1; t <= VK_GEMM_TILES + n_coop; t++) {
+    for (int t = coop_only ? VK_GEMM_TILES + 1 : 1; t <= VK_GEMM_TILES + n_coop; t++) {
         bool coop = t > VK_GEMM_TILES;
         p->caps->prefer_tiled = true;
         p->caps->splitk_force = -1;
@@ -378,13 +408,17 @@ int main(int argc, char **argv)
                          .runs = runs,
                          .chain = chain,
                          .first_line = true};
-        fp32_lines(&p);
-        if (caps->cooperative_matrix)
-            coop_lines(&p);
-        if (caps->coopmat2)
-            cm2_lines(&p);
-        if (getenv("BENCH_GEMM_TILES"))
-            tile_lines(&p);
+        const char *tiles = getenv("BENCH_GEMM_TILES");
+        bool tiles_only = tiles && strcmp(tiles, "only") == 0;
+        if (!tiles_only) {
+            fp32_lines(&p);
+            if (caps->cooperative_matrix)
+                coop_lines(&p);
+            if (caps->coopmat2)
+                cm2_lines(&p);
+        }
+        if (tiles)
+            tile_lines(&p, tiles_only);
         fflush(stdout);
         vkml_model_destroy(&p.one);
         vkml_model_destroy(&p.many);

@@ -586,11 +586,20 @@ static void coop_picks(void)
     vk_kernel_id k = VK_KERNEL_COUNT;
     uint32_t g[3] = {0};
     const vkml_dtype f16 = VKML_DTYPE_FLOAT16, f32 = VKML_DTYPE_FLOAT;
-    /* the 128x128 tile only when forced; 128x64: 32 x 32 = 1024 groups >= 128 */
+    /* 128x128 unsplit where it alone gives VK_GEMM_MIN_GROUPS workgroups: 16 x 32 = 512;
+     * then no split-K */
+    vk_gemm_split sp;
     CHECK(vk_gemm_pick_coop(&caps, false, f16, false, 4096, 2048, 1024, 1, &k, g) &&
-              k == VK_KERNEL_GEMM_COOP_128X64 && g[0] == 32 && g[1] == 32 && g[2] == 1,
-          "coop: float16 4096x2048 takes the 128x64 tile (kernel %d, %u x %u x %u)", (int)k, g[0],
-          g[1], g[2]);
+              k == VK_KERNEL_GEMM_COOP_128X128 && g[0] == 16 && g[1] == 32 && g[2] == 1 &&
+              !vk_gemm_pick_split(&caps, false, true, 4096, 2048, 1024, 1, &sp),
+          "coop: float16 4096x2048 takes the 128x128 tile unsplit (kernel %d, %u x %u x %u)",
+          (int)k, g[0], g[1], g[2]);
+    /* 2048 x 1024 gives 128 of them: the split kernel's 128x64 */
+    CHECK(vk_gemm_pick_coop(&caps, false, f16, false, 2048, 1024, 1024, 1, &k, g) &&
+              k == VK_KERNEL_GEMM_COOP_128X64 &&
+              vk_gemm_pick_split(&caps, false, true, 2048, 1024, 1024, 1, &sp) &&
+              sp.first == VK_KERNEL_GEMM_COOP_SPLITK_128X64,
+          "coop: float16 2048x1024 on split-K's 128x64 tile (kernel %d)", (int)k);
     /* 1024^2: 128x64 gives 16 x 8 = 128 groups, VK_GEMM_TILE_MIN_GROUPS */
     CHECK(vk_gemm_pick_coop(&caps, false, f16, false, 1024, 1024, 1024, 1, &k, g) &&
               k == VK_KERNEL_GEMM_COOP_128X64 && g[0] == 16 && g[1] == 8,
@@ -612,9 +621,13 @@ static void coop_picks(void)
     CHECK(!vk_gemm_pick_coop(&caps, false, f16, false, 4096, 127, 1024, 1, &k, g) &&
               !vk_gemm_pick_coop(&caps, false, f16, false, 127, 4096, 1024, 1, &k, g),
           "coop: not with M or N under %d", VK_COOP_MIN_SIDE);
-    /* 4096^2: two slices of float32 sums are 128 MiB, past VK_SPLITK_MAX_BYTES */
-    CHECK(!vk_gemm_pick_coop(&caps, false, f16, false, 4096, 4096, 1024, 1, &k, g),
-          "coop: not where the split kernel's scratch would pass its bound");
+    /* 4096^2 (two slices of float32 sums would be 128 MiB, past VK_SPLITK_MAX_BYTES) runs
+     * unsplit: 1,024 workgroups of 128x128; so do 32 batches of 1024 x 256 (512) */
+    CHECK(vk_gemm_pick_coop(&caps, false, f16, false, 4096, 4096, 1024, 1, &k, g) &&
+              k == VK_KERNEL_GEMM_COOP_128X128 &&
+              vk_gemm_pick_coop(&caps, false, f16, false, 1024, 256, 1024, 32, &k, g) &&
+              k == VK_KERNEL_GEMM_COOP_128X128 && g[2] == 32,
+          "coop: 4096^2 and 32 x 1024 x 256 unsplit on the 128x128 tile (kernel %d)", (int)k);
     CHECK(!vk_gemm_pick_coop(&caps, false, f32, false, 1024, 1024, 1024, 1, &k, g),
           "coop: float32 under precision fp32 never");
     CHECK(vk_gemm_pick_coop(&caps, false, f32, true, 1024, 1024, 1024, 1, &k, g) &&
