@@ -416,21 +416,30 @@ def ratio_cell(vk, t):
     return "%.3f (%.2fx)" % (t[0], vk["median"] / t[0])
 
 
+def irq_cpus(vkml):
+    """{device: CPU} for each device whose interrupts `vkml devices` names (irq cpu), the
+    default one also under "default"."""
+    out = subprocess.run([vkml, "devices"], capture_output=True, text=True).stdout
+    cpus = {}
+    for line in out.splitlines():
+        f = line.lstrip("* ").split()
+        if f and f[-1].isdigit():
+            cpus[f[0]] = int(f[-1])
+            if line.startswith("*"):
+                cpus["default"] = int(f[-1])
+    return cpus
+
+
 def avoid_irq_cpu(args):
     """The CPU that takes the GPU's interrupts (`vkml devices`, irq cpu), left by this
     process before anything starts threads: a thread polling for a GPU there sees its work
     end late (on the H200 machine by 30 us), and vkml moves its own polling threads off it
     (keep_thread_affinity in vkml.h), so PyTorch, ONNX Runtime and bench_floor run off it
     too. Returns the CPU or None."""
-    out = subprocess.run([args.vkml, "devices"], capture_output=True, text=True).stdout
-    for line in out.splitlines():
-        f = line.lstrip("* ").split()
-        mine = f and (f[0] == args.device or (args.device == "default" and line.startswith("*")))
-        if mine and f[-1].isdigit():
-            cpu, allowed = int(f[-1]), os.sched_getaffinity(0)
-            if cpu in allowed and len(allowed) > 1:
-                os.sched_setaffinity(0, allowed - {cpu})
-                return cpu
+    cpu, allowed = irq_cpus(args.vkml).get(args.device), os.sched_getaffinity(0)
+    if cpu is not None and cpu in allowed and len(allowed) > 1:
+        os.sched_setaffinity(0, allowed - {cpu})
+        return cpu
     return None
 
 
