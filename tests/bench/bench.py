@@ -2,10 +2,12 @@
 it and what each column means).
 
 Per model: exports it with the local PyTorch (random weights; cached in --cache), runs
-`vkml run --repeat` at fp32, fp16 and fp32-fast, PyTorch (CUDA eager and CUDA graphs at fp32, tf32
-and fp16 when CUDA is there, else CPU eager fp32) and ONNX Runtime CPU (Python
-onnxruntime, else onnxruntime-node through NODE_PATH), checks vkml's outputs against
-PyTorch's float32 output, and prints one markdown table (also written to --out).
+`vkml run --repeat` at fp32, fp16 and fp32-fast, PyTorch (when CUDA is there: eager, CUDA
+graphs and torch.compile at fp32, tf32 and fp16, host to host through pinned buffers, and
+the GPU time of the fastest of them per precision beside vkml's; else CPU eager fp32) and
+ONNX Runtime CPU (Python onnxruntime, else onnxruntime-node through NODE_PATH), checks
+vkml's outputs against PyTorch's float32 output, and prints one markdown table (also
+written to --out).
 Exit status 1 when a check fails.
 """
 import argparse
@@ -25,6 +27,11 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOLERANCE = {"fp32": 1e-3, "fp32-fast": 1e-2, "fp16": 1e-2}  # max |vkml-ref| <= this x max |ref|
 PRECISIONS = ("fp32", "fp16", "fp32-fast")  # vkml run --precision, in the table's order
+TORCH_PRECISIONS = ("fp32", "tf32", "fp16")
+VKML_PRECISION = {"fp32": "fp32", "tf32": "fp32-fast", "fp16": "fp16"}  # matching torch's
+CUDA_MODES = ("eager", "graph", "compile")
+# Runs `vkml run --profile` averages its GPU time over (the tool's own cap).
+PROFILE_RUNS = 100
 torch = np = None
 
 
@@ -39,6 +46,10 @@ def parse_args():
     ap.add_argument("--only", default="", help="comma-separated model keys")
     ap.add_argument("--repeat", type=int, default=0, help="timed runs (default 200, small 20)")
     ap.add_argument("--floor", default=None, help="bench_floor, when built")
+    ap.add_argument("--anchors", default=",".join(CUDA_MODES),
+                    help="PyTorch CUDA modes, comma-separated (default: %(default)s)")
+    ap.add_argument("--no-compile", action="store_true",
+                    help="leave out the torch.compile mode (its first calls take minutes)")
     return ap.parse_args()
 
 
@@ -175,6 +186,19 @@ def run_vkml(args, folder, precision, repeat):
     return res
 
 
+def vkml_gpu_us(args, folder, precision, repeat):
+    """vkml's device time per run in us (`vkml run --profile`: the sum of the nodes' GPU
+    timestamps, mean over at most PROFILE_RUNS runs), or None. A run of its own: the
+    timestamps would add to the latencies of the timed one."""
+    meta = json.load(open(os.path.join(folder, "case.json")))
+    cmd = [args.vkml, "run", meta["model"], "--input", os.path.join(folder, "input.pb"),
+           "--repeat", str(min(repeat, PROFILE_RUNS)), "--precision", precision,
+           "--device", args.device, "--values", "1", "--profile", "--profile-nodes", "1"]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    m = re.search(r"^profile: ([0-9.]+) us of device time per run", r.stdout, re.M)
+    return float(m.group(1)) if r.returncode == 0 and m else None
+
+
 def scaled_error(got, ref):
     """max |got - ref| / max |ref| (arrays of one size): an error at the output's scale, so
     that a near-zero logit is not a failure."""
@@ -182,51 +206,131 @@ def scaled_error(got, ref):
     return float(np.max(np.abs(got.astype(np.float64) - ref))) / scale
 
 
-def torch_columns():
-    if torch is not None and torch.cuda.is_available():
-        return [(mode, prec) for prec in ("fp32", "tf32", "fp16") for mode in ("eager", "graph")]
-    return [("cpu", "fp32")] if torch is not None else []
+def torch_modes(args):
+    """The PyTorch modes to time: --anchors less compile with --no-compile when CUDA is
+    there, else CPU eager."""
+    if torch is None:
+        return []
+    if not torch.cuda.is_available():
+        return ["cpu"]
+    modes = [m for m in args.anchors.split(",") if m]
+    bad = [m for m in modes if m not in CUDA_MODES]
+    if bad:
+        sys.exit("bench: --anchors: unknown mode %s (known: %s)" % (",".join(bad),
+                                                                   ",".join(CUDA_MODES)))
+    return [m for m in modes if not (args.no_compile and m == "compile")]
+
+
+def torch_columns(modes):
+    if modes == ["cpu"]:
+        return [("cpu", "fp32")]
+    return [(mode, prec) for prec in TORCH_PRECISIONS for mode in modes]
+
+
+def set_precision(prec):
+    """TF32 for matmuls and convolutions only in the tf32 columns; cuDNN's autotuner on in
+    every CUDA mode, as a deployment would have it."""
+    torch.backends.cuda.matmul.allow_tf32 = prec == "tf32"
+    torch.backends.cudnn.allow_tf32 = prec == "tf32"
+    torch.backends.cudnn.benchmark = True
+
+
+def compiled(m):
+    """torch.compile at max-autotune (Triton kernels tuned per shape, CUDA graphs), its
+    compile caches dropped first: each model and precision compiles afresh instead of
+    meeting the recompile limit of the modules of the same class compiled before."""
+    if hasattr(torch, "_dynamo"):
+        torch._dynamo.reset()
+    return torch.compile(m, mode="max-autotune")
 
 
 def time_torch(module, x, mode, prec, repeat):
-    """Host to host, as vkml run: input to the device, forward, output back."""
-    cuda = mode != "cpu"
-    dev = "cuda" if cuda else "cpu"
-    m = copy.deepcopy(module).to(dev).eval()
-    xin = x.clone()
+    """One PyTorch cell, host to host as `vkml run` is: a pinned host input copied to the
+    device, the forward pass, the output copied into a pinned host buffer, then a
+    synchronize. 4-D inputs run channels_last on CUDA. Returns {"median", "p99"} in ms
+    and, on CUDA, "gpu_us" (CUDA events around the forward pass or graph replay only,
+    median) and, for compile, "compile_s" (the first call)."""
+    if mode == "cpu":
+        m = copy.deepcopy(module).eval()
+        with torch.inference_mode():
+            return timed(lambda: m(x), repeat)
+    set_precision(prec)
+    m = copy.deepcopy(module).cuda().eval()
+    x_host = x.clone()
     if prec == "fp16":
-        m, xin = m.half(), xin.half()
-    if cuda:
-        torch.backends.cuda.matmul.allow_tf32 = prec == "tf32"
-        torch.backends.cudnn.allow_tf32 = prec == "tf32"
+        m, x_host = m.half(), x_host.half()
+    if x.dim() == 4:
+        m = m.to(memory_format=torch.channels_last)
+        x_host = x_host.contiguous(memory_format=torch.channels_last)
+    x_host = x_host.pin_memory()  # keeps the strides: the copy is one memcpy
+    res = {}
     with torch.inference_mode():
+        fwd = (lambda xd: m(xd).float())
+        if mode == "compile":
+            cm = compiled(m)
+            fwd = (lambda xd: cm(xd).float())
+            t0 = time.perf_counter()
+            fwd(x_host.to("cuda", non_blocking=True))
+            torch.cuda.synchronize()
+            res["compile_s"] = time.perf_counter() - t0
+        x_dev = x_host.to("cuda")
+        out_host = torch.empty_like(fwd(x_dev), device="cpu", pin_memory=True)
         if mode == "graph":
-            static_x = xin.to(dev)
             s = torch.cuda.Stream()
             s.wait_stream(torch.cuda.current_stream())
             with torch.cuda.stream(s):
                 for _ in range(3):
-                    m(static_x)
+                    fwd(x_dev)
             torch.cuda.current_stream().wait_stream(s)
             g = torch.cuda.CUDAGraph()
             with torch.cuda.graph(g):
-                static_y = m(static_x)
+                y_dev = fwd(x_dev)
+
+            def forward():
+                g.replay()
+                return y_dev
 
             def step():
-                static_x.copy_(xin)
-                g.replay()
-                return static_y.float().cpu()
+                x_dev.copy_(x_host, non_blocking=True)
+                out_host.copy_(forward(), non_blocking=True)
+                torch.cuda.current_stream().synchronize()
         else:
+            def forward():
+                return fwd(x_dev)
+
             def step():
-                return m(xin.to(dev)).float().cpu()
-        for _ in range(3):
-            step()
-        ms = []
-        for _ in range(repeat):
-            t0 = time.perf_counter()
-            step()
-            ms.append((time.perf_counter() - t0) * 1e3)
-    return quantiles(ms)
+                out_host.copy_(fwd(x_host.to("cuda", non_blocking=True)), non_blocking=True)
+                torch.cuda.current_stream().synchronize()
+        res.update(timed(step, repeat))
+        res["gpu_us"] = gpu_us(forward, repeat)
+    return res
+
+
+def timed(step, repeat):
+    """Median and p99 in ms of `repeat` calls of step after three warm-up calls."""
+    for _ in range(3):
+        step()
+    ms = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        step()
+        ms.append((time.perf_counter() - t0) * 1e3)
+    median, p99 = quantiles(ms)
+    return {"median": median, "p99": p99}
+
+
+def gpu_us(forward, repeat):
+    """Median GPU time in us of forward() (inputs already on the device; no copies), by
+    CUDA events on the current stream."""
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    us = []
+    for _ in range(repeat):
+        start.record()
+        forward()
+        end.record()
+        end.synchronize()
+        us.append(start.elapsed_time(end) * 1e3)
+    return quantiles(us)[0]
 
 
 def torch_fp16_error(module, x):
@@ -312,21 +416,30 @@ def ratio_cell(vk, t):
     return "%.3f (%.2fx)" % (t[0], vk["median"] / t[0])
 
 
+def irq_cpus(vkml):
+    """{device: CPU} for each device whose interrupts `vkml devices` names (irq cpu), the
+    default one also under "default"."""
+    out = subprocess.run([vkml, "devices"], capture_output=True, text=True).stdout
+    cpus = {}
+    for line in out.splitlines():
+        f = line.lstrip("* ").split()
+        if f and f[-1].isdigit():
+            cpus[f[0]] = int(f[-1])
+            if line.startswith("*"):
+                cpus["default"] = int(f[-1])
+    return cpus
+
+
 def avoid_irq_cpu(args):
     """The CPU that takes the GPU's interrupts (`vkml devices`, irq cpu), left by this
     process before anything starts threads: a thread polling for a GPU there sees its work
     end late (on the H200 machine by 30 us), and vkml moves its own polling threads off it
     (keep_thread_affinity in vkml.h), so PyTorch, ONNX Runtime and bench_floor run off it
     too. Returns the CPU or None."""
-    out = subprocess.run([args.vkml, "devices"], capture_output=True, text=True).stdout
-    for line in out.splitlines():
-        f = line.lstrip("* ").split()
-        mine = f and (f[0] == args.device or (args.device == "default" and line.startswith("*")))
-        if mine and f[-1].isdigit():
-            cpu, allowed = int(f[-1]), os.sched_getaffinity(0)
-            if cpu in allowed and len(allowed) > 1:
-                os.sched_setaffinity(0, allowed - {cpu})
-                return cpu
+    cpu, allowed = irq_cpus(args.vkml).get(args.device), os.sched_getaffinity(0)
+    if cpu is not None and cpu in allowed and len(allowed) > 1:
+        os.sched_setaffinity(0, allowed - {cpu})
+        return cpu
     return None
 
 
@@ -334,6 +447,10 @@ def main():
     global torch, np
     args = parse_args()
     irq_cpu = avoid_irq_cpu(args)
+    # torch.compile's kernels and autotuning results, kept with the exports so that a
+    # second run compiles in seconds
+    os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR",
+                          os.path.join(os.path.abspath(args.cache), "inductor"))
     sys.path.insert(0, HERE)
     import numpy
     np = numpy
@@ -351,13 +468,18 @@ def main():
         want = args.only.split(",")
         keys = [k for k in keys if k in want]
     ort_cmd, ort_name = ort_command()
-    tcols = torch_columns()
+    modes = torch_modes(args)
+    tcols = torch_columns(modes)
+    cuda = modes != ["cpu"] and bool(modes)
     header = ["model", "vkml fp32 ms (med / p99)", "vkml fp16 ms (med / p99)",
               "vkml fp32-fast ms (med / p99)"]
     header += ["torch %s %s ms (vkml/torch)" % (p, m) for m, p in tcols]
+    if cuda:
+        header += ["vkml %s / torch %s GPU us" % (VKML_PRECISION[p], p) for p in TORCH_PRECISIONS]
     header += ["ORT CPU ms (vkml fp32/ORT)", "check fp32", "check fp16", "check fp32-fast",
                "peak RSS MiB vkml / ORT"]
     rows, failed = [], False
+    compile_notes, torch_errors = [], {}
     for key in keys:
         if key == "mnist-8":
             if not args.corpus:
@@ -380,10 +502,24 @@ def main():
         print("bench: %s" % label, file=sys.stderr)
         vk = {p: run_vkml(args, folder, p, repeat) for p in PRECISIONS}
         cells = [label] + [fmt_ms(vk[p]) for p in PRECISIONS]
+        timings = {}
         for mode, prec in tcols:
-            t = time_torch(module, x, mode, prec, repeat) if module is not None else None
+            t = torch_cell(module, x, mode, prec, repeat) if module is not None else None
+            if t and "error" in t:
+                torch_errors.setdefault("%s: %s" % (mode, t["error"]), []).append(
+                    "%s %s" % (label, prec))
+                t = None
+            timings[mode, prec] = t
             # each anchor against vkml at the matching precision (tf32: fp32-fast)
-            cells.append(ratio_cell(vk[{"fp16": "fp16", "tf32": "fp32-fast"}.get(prec, "fp32")], t))
+            cells.append(ratio_cell(vk[VKML_PRECISION[prec]],
+                                    (t["median"], t["p99"]) if t else None))
+        if cuda:
+            cells += gpu_cells(args, folder, repeat, timings, modes)
+        first_calls = ["%s %.0f s" % (p, timings["compile", p]["compile_s"])
+                       for p in TORCH_PRECISIONS if timings.get(("compile", p))]
+        if first_calls:
+            compile_notes.append("- torch.compile first call (compile and autotune), %s: %s" %
+                                 (label, ", ".join(first_calls)))
         ort = run_ort(ort_cmd, folder, repeat) if ort_cmd else None
         if ort and "error" in ort:
             cells.append("error: " + ort["error"][:60])
@@ -404,7 +540,10 @@ def main():
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(r) + " |" for r in rows]
     table = "\n".join(lines)
-    notes = describe(args, repeat, ort_name)
+    notes = describe(args, repeat, ort_name, modes) + compile_notes
+    notes += ["- torch %s: \"-\" in %d cell%s (first %s): %s" % (
+        why.split(":")[0], len(cells), "" if len(cells) == 1 else "s", cells[0],
+        why.split(": ", 1)[1]) for why, cells in torch_errors.items()]
     if irq_cpu is not None:
         notes.append("- the GPU's interrupts go to CPU %d: the harness (PyTorch, ONNX Runtime, "
                      "bench_floor) ran off it, as vkml's polling threads do" % irq_cpu)
@@ -417,7 +556,31 @@ def main():
     return 1 if failed else 0
 
 
-def describe(args, repeat, ort_name):
+def torch_cell(module, x, mode, prec, repeat):
+    """time_torch, an exception turned into {"error": why}: a mode this machine cannot run
+    (torch.compile without Triton, a graph capture an op refuses) empties its cell, not
+    the table."""
+    try:
+        return time_torch(module, x, mode, prec, repeat)
+    except Exception as e:  # dynamo's messages run over lines: the first 120 characters
+        return {"error": "%s: %s" % (type(e).__name__, " ".join(str(e).split())[:120])}
+
+
+def gpu_cells(args, folder, repeat, timings, modes):
+    """Per torch precision: vkml's GPU time at the matching precision and that of the
+    fastest PyTorch mode host to host, in us, with the mode."""
+    cells = []
+    for prec in TORCH_PRECISIONS:
+        vk = vkml_gpu_us(args, folder, VKML_PRECISION[prec], repeat)
+        done = [(timings[m, prec]["median"], m) for m in modes if timings.get((m, prec))]
+        best = min(done)[1] if done else None
+        cells.append("%s / %s" % ("%.1f" % vk if vk is not None else "-",
+                                  "%.1f (%s)" % (timings[best, prec]["gpu_us"], best)
+                                  if best else "-"))
+    return cells
+
+
+def describe(args, repeat, ort_name, modes):
     devices = subprocess.run([args.vkml, "devices"], capture_output=True, text=True).stdout
     notes = ["- date: %s; host: %s, %d CPUs" % (time.strftime("%Y-%m-%d %H:%M"),
                                                 platform.node(), os.cpu_count() or 0),
@@ -427,6 +590,22 @@ def describe(args, repeat, ort_name):
     if torch is not None:
         gpu = torch.cuda.get_device_name(0) if torch.cuda.is_available() else "no CUDA: CPU eager"
         notes.append("- PyTorch %s (%s)" % (torch.__version__, gpu))
+        if modes and modes != ["cpu"]:
+            notes.append(
+                "- PyTorch anchors: %s; each host to host (pinned input copied in, forward, "
+                "output copied to a pinned buffer, synchronize); cudnn.benchmark on; 4-D "
+                "inputs channels_last (model and input); fp16: model.half(); tf32: TF32 "
+                "matmuls and convolutions%s" % (
+                    ", ".join({"eager": "eager", "graph": "CUDA graph",
+                               "compile": "torch.compile max-autotune"}[m] for m in modes),
+                    "; torch.compile cache: " + os.environ["TORCHINDUCTOR_CACHE_DIR"]
+                    if "compile" in modes else ""))
+            notes.append(
+                "- GPU us: vkml's from `vkml run --profile` (the sum of its nodes' GPU "
+                "timestamps, mean of %d runs; gaps between nodes not counted); torch's by "
+                "CUDA events around the forward pass or graph replay of the fastest mode host "
+                "to host at that precision (named; no copies), median" %
+                min(repeat, PROFILE_RUNS))
     notes.append("- ONNX Runtime: %s" % ort_name)
     if args.floor and os.access(args.floor, os.X_OK):
         r = subprocess.run([args.floor], capture_output=True, text=True)

@@ -4,7 +4,8 @@ device"): vkml's CPU device against ONNX Runtime's CPU provider on the same expo
 core, in one run. Each pair alternates vkml and ONNX Runtime for --rounds rounds of
 --repeat runs and reports the median of the rounds' medians, vkml's output checked against
 PyTorch's, and each process's peak RSS. A row of fewer threads than cores pins both to the
-same first cores. Exit status 1 when a check fails or a run errs.
+same cores: the last ones, off the CPUs that take the GPUs' interrupts. Exit status 1 when
+a check fails or a run errs.
 """
 import argparse
 import json
@@ -17,7 +18,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-import bench  # noqa: E402  (export_case, run_measured, ort_command, scaled_error)
+import bench  # noqa: E402  (export_case, run_measured, ort_command, scaled_error, irq_cpus)
 
 
 def parse_args():
@@ -35,17 +36,25 @@ def parse_args():
     return ap.parse_args()
 
 
-def pinned(cmd, threads):
-    """cmd on the first `threads` cores this process may use (taskset), so that vkml and
-    ONNX Runtime run on the same cores: a single thread neither migrates nor lands on a
-    busier core than the other's."""
-    allowed = sorted(os.sched_getaffinity(0))
-    if not shutil.which("taskset") or threads >= len(allowed):
+def core_order(irq):
+    """The cores this process may use, in the order rows of fewer threads take them: the
+    last first, those in `irq` (CPUs taking a GPU's interrupts) at the end. Core 0 and the
+    interrupt CPUs also run the kernel's housekeeping and device interrupts, which made
+    single-thread ratios noisy."""
+    allowed = sorted(os.sched_getaffinity(0), reverse=True)
+    return [c for c in allowed if c not in irq] + [c for c in allowed if c in irq]
+
+
+def pinned(cmd, threads, order):
+    """cmd on the first `threads` cores of `order` (taskset), so that vkml and ONNX Runtime
+    run on the same cores: a single thread neither migrates nor lands on a busier core than
+    the other's."""
+    if not shutil.which("taskset") or threads >= len(order):
         return cmd
-    return ["taskset", "-c", ",".join(str(c) for c in allowed[:threads])] + cmd
+    return ["taskset", "-c", ",".join(str(c) for c in sorted(order[:threads]))] + cmd
 
 
-def run_vkml(args, folder, threads, repeat, reference=False):
+def run_vkml(args, folder, threads, repeat, order, reference=False):
     meta = json.load(open(os.path.join(folder, "case.json")))
     out_dir = tempfile.mkdtemp()
     env = dict(os.environ, VKML_CPU_THREADS=str(threads))
@@ -53,7 +62,7 @@ def run_vkml(args, folder, threads, repeat, reference=False):
         env["VKML_CPU_KERNELS"] = "reference"
     cmd = [args.vkml, "run", meta["model"], "--input", os.path.join(folder, "input.pb"),
            "--repeat", str(repeat), "--device", "cpu", "--values", "1", "--save", out_dir]
-    rc, out, err, rss = bench.run_measured(pinned(cmd, threads), env)
+    rc, out, err, rss = bench.run_measured(pinned(cmd, threads, order), env)
     res = {"rss": rss}
     m = re.search(r"latency: median ([0-9.]+) ms", out)
     if rc != 0 or not m:
@@ -68,12 +77,12 @@ def run_vkml(args, folder, threads, repeat, reference=False):
     return res
 
 
-def run_ort(cmd, folder, threads, repeat):
+def run_ort(cmd, folder, threads, repeat, order):
     meta = json.load(open(os.path.join(folder, "case.json")))
     dims = ",".join(str(d) for d in meta["input_shape"])
     rc, out, err, rss = bench.run_measured(
         pinned(cmd + [meta["model"], os.path.join(folder, "input.bin"), dims, str(repeat),
-                      str(threads)], threads))
+                      str(threads)], threads, order))
     if rc != 0:
         return {"error": (err.strip().splitlines() or ["exit %d" % rc])[-1], "rss": rss}
     return {"median": json.loads(out.strip().splitlines()[-1])["median_ms"], "rss": rss}
@@ -108,6 +117,8 @@ def main():
     if args.only:
         keys = [k for k in keys if k in args.only.split(",")]
     cores = len(os.sched_getaffinity(0))
+    irq = set(bench.irq_cpus(args.vkml).values())
+    order = core_order(irq)
     threads = [int(t) for t in args.threads.split(",")] if args.threads else sorted({1, cores})
     repeat = args.repeat or 20
     ort_cmd, ort_name = bench.ort_command()
@@ -128,8 +139,8 @@ def main():
                   file=sys.stderr)
             vk, ort = [], []
             for _ in range(args.rounds):
-                vk.append(run_vkml(args, folder, t, repeat))
-                ort.append(run_ort(ort_cmd, folder, t, repeat))
+                vk.append(run_vkml(args, folder, t, repeat, order))
+                ort.append(run_ort(ort_cmd, folder, t, repeat, order))
             v, o = rounds_of(vk), rounds_of(ort)
             ok = "error" not in v and "error" not in o
             cells = [labels[key], str(t),
@@ -137,7 +148,7 @@ def main():
                      "%.2f" % o["median"] if "median" in o else "error: " + o["error"][:60],
                      "%.2fx" % (v["median"] / o["median"]) if ok else "-"]
             if args.reference:
-                r = run_vkml(args, folder, t, max(3, repeat // 5), reference=True)
+                r = run_vkml(args, folder, t, max(3, repeat // 5), order, reference=True)
                 cells.append("%.2f" % r["median"] if "median" in r else "error")
             check = v.get("check", "FAIL (no output)")
             failed |= not ok or not check.startswith("PASS")
@@ -150,9 +161,16 @@ def main():
     notes = ["- date: %s; %d cores may run this; %s" % (time.strftime("%Y-%m-%d %H:%M"), cores,
                                                        "; ".join(cpu) or "vkml CPU device"),
              "- %d alternating rounds of %d runs (after a warm-up) per cell: the median of the "
-             "rounds' medians; ONNX Runtime: %s, intra-op threads as the row says; both "
-             "pinned to the same first cores when the row uses fewer than all" %
+             "rounds' medians; ONNX Runtime: %s, intra-op threads as the row says" %
              (args.rounds, repeat, ort_name)]
+    pins = ["%d thread%s: core%s %s" % (t, "" if t == 1 else "s", "" if t == 1 else "s",
+                                        ",".join(str(c) for c in sorted(order[:t])))
+            for t in threads if t < len(order)]
+    if pins and shutil.which("taskset"):
+        notes.append("- rows of fewer threads than cores pin vkml and ONNX Runtime to the same "
+                     "cores, the last ones%s: %s" % (
+                         ", off the GPUs' interrupt CPUs (%s)" % ",".join(
+                             str(c) for c in sorted(irq)) if irq else "", "; ".join(pins)))
     table = "\n".join(lines)
     print(table)
     print("\n".join(notes))

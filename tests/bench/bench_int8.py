@@ -6,7 +6,8 @@ biases), between a QuantizeLinear and a DequantizeLinear so that it takes and gi
 Built here with Debian's python3-onnx; run on vkml's CPU device (oneDNN, and its plain C
 kernels with --reference: what the chain ran on before oneDNN took the integer convolutions)
 and on ONNX Runtime's CPU provider (Python onnxruntime, else onnxruntime-node on NODE_PATH),
-pinned to the same first cores, alternating for --rounds rounds of --repeat runs; prints the
+pinned to the same cores (bench_cpu.core_order: the last ones, off the GPUs' interrupt
+CPUs), alternating for --rounds rounds of --repeat runs; prints the
 median of the rounds' medians. vkml's oneDNN output is checked against its C kernels (at
 most one quantization step apart).
 
@@ -26,8 +27,8 @@ from onnx import TensorProto, helper, numpy_helper
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from bench import ort_command, run_measured  # noqa: E402
-from bench_cpu import median, pinned  # noqa: E402
+from bench import irq_cpus, ort_command, run_measured  # noqa: E402
+from bench_cpu import core_order, median, pinned  # noqa: E402
 
 # (out channels, stride) of each convolution, 3x3 pad 1; the input is [1, 64, 56, 56].
 LAYERS = [(64, 1)] * 4 + [(128, 2)] + [(128, 1)] * 3 + [(256, 2)] + [(256, 1)] * 3 + \
@@ -83,14 +84,14 @@ def scale_value(inits, name):
     return next(numpy_helper.to_array(t) for t in inits if t.name == name)
 
 
-def run_vkml(vkml, model, folder, threads, repeat, reference):
+def run_vkml(vkml, model, folder, threads, repeat, reference, order):
     out_dir = tempfile.mkdtemp()
     env = dict(os.environ, VKML_CPU_THREADS=str(threads))
     if reference:
         env["VKML_CPU_KERNELS"] = "reference"
     cmd = [vkml, "run", model, "--input", os.path.join(folder, "input.pb"), "--repeat",
            str(repeat), "--device", "cpu", "--values", "1", "--save", out_dir]
-    rc, out, err, _ = run_measured(pinned(cmd, threads), env)
+    rc, out, err, _ = run_measured(pinned(cmd, threads, order), env)
     m = re.search(r"latency: median ([0-9.]+) ms", out)
     if rc != 0 or not m:
         sys.exit("vkml failed: %s" % (err.strip().splitlines() or ["exit %d" % rc])[-1])
@@ -99,10 +100,10 @@ def run_vkml(vkml, model, folder, threads, repeat, reference):
     return float(m.group(1)), y
 
 
-def run_ort(cmd, model, folder, threads, repeat):
+def run_ort(cmd, model, folder, threads, repeat, order):
     dims = ",".join(str(d) for d in SHAPE)
     rc, out, err, _ = run_measured(pinned(cmd + [model, os.path.join(folder, "input.bin"), dims,
-                                                 str(repeat), str(threads)], threads))
+                                                 str(repeat), str(threads)], threads, order))
     if rc != 0:
         sys.exit("ONNX Runtime failed: %s" % (err.strip().splitlines() or ["exit %d" % rc])[-1])
     import json
@@ -127,6 +128,7 @@ def main():
         f.write(numpy_helper.from_array(x, "input").SerializeToString())
     x.tofile(os.path.join(folder, "input.bin"))
     ort, ort_name = ort_command()
+    order = core_order(set(irq_cpus(args.vkml).values()))
     print("QLinearConv chain (ResNet-18 body, %d convs), vkml CPU vs %s, ms (median of %d "
           "rounds)" % (len(LAYERS), ort_name, args.rounds))
     print("| threads | vkml oneDNN | vkml C kernels | ONNX Runtime | oneDNN / ORT | C / ORT |")
@@ -134,16 +136,17 @@ def main():
     for threads in [int(t) for t in args.threads.split(",")]:
         lib, ref, rt, check = [], [], [], ""
         for _ in range(args.rounds):
-            ms, y = run_vkml(args.vkml, model, folder, threads, args.repeat, False)
+            ms, y = run_vkml(args.vkml, model, folder, threads, args.repeat, False, order)
             lib.append(ms)
-            ms, y_ref = run_vkml(args.vkml, model, folder, threads, args.reference_repeat, True)
+            ms, y_ref = run_vkml(args.vkml, model, folder, threads, args.reference_repeat, True,
+                                 order)
             ref.append(ms)
             steps = np.abs(y - y_ref).max() / out_scale if y.size == y_ref.size else np.inf
             check = "max %.0f step%s from the C kernels, %.2f%% of outputs differ, %.0f%% " \
                 "non-zero" % (steps, "" if steps == 1 else "s", 100.0 * np.mean(y != y_ref),
                               100.0 * np.mean(y_ref != 0))
             if ort:
-                rt.append(run_ort(ort, model, folder, threads, args.repeat))
+                rt.append(run_ort(ort, model, folder, threads, args.repeat, order))
         lib_ms, ref_ms = median(lib), median(ref)
         ort_ms = median(rt) if rt else float("nan")
         print("| %d | %.2f | %.1f | %.2f | %.2f | %.1f |" % (
