@@ -133,6 +133,9 @@ vkml_status onednn_add_copy_step(onednn_node *n, const onednn_copy *copy, vkml_e
 /* Runs a copy step on up to `threads` threads of the OpenMP team the primitives run on. */
 void onednn_copy_run(const onednn_copy *copy, int threads);
 /* Creates the primitive of pd (destroyed here) and appends it with args. */
+/* A reorder step from `from` (laid out as fmd) to `to` (tmd). */
+vkml_status onednn_reorder_step(onednn_node *n, dnnl_memory_t from, const dnnl_memory_desc_t *fmd,
+                                dnnl_memory_t to, const dnnl_memory_desc_t *tmd, vkml_error *err);
 vkml_status onednn_add_pd_step(onednn_node *n, dnnl_primitive_desc_t pd, int n_args,
                                const dnnl_exec_arg_t *args, vkml_error *err);
 /* The memory a primitive reads for the tensor at ptr, described by have: ptr itself when
@@ -165,9 +168,11 @@ void onednn_packed_release(onednn_packed **ref);
 
 /* The node's epilogue (graph_epilogue: activation and residual; not a MatMul's bias or
  * scale, not a pool) as post-ops appended to po, the residual's memory descriptor
- * `residual_md` (NULL when none). False when oneDNN has no form of the activation. */
+ * `residual_md` (NULL when none). The residual is a binary add, or with as_sum a sum
+ * post-op: the destination then holds the residual when the primitive runs (the caller
+ * copies it there). False when oneDNN has no form of the activation. */
 bool onednn_epilogue_post_ops(const graph_epilogue *e, dnnl_post_ops_t po,
-                              const dnnl_memory_desc_t *residual_md);
+                              const dnnl_memory_desc_t *residual_md, bool as_sum);
 /* The post-op index of the residual's binary add in what onednn_epilogue_post_ops appends
  * after `before` post-ops, or -1 when there is none. */
 int onednn_epilogue_residual_index(const graph_epilogue *e, int before);

@@ -281,8 +281,7 @@ vkml_status onednn_pd(const void *op_desc, dnnl_primitive_attr_t attr, dnnl_prim
     return onednn_check(s, "creating a primitive descriptor", err);
 }
 
-/* A reorder primitive from `from` to `to` (NULL when oneDNN has none). */
-static vkml_status reorder_step(onednn_node *n, dnnl_memory_t from, const dnnl_memory_desc_t *fmd,
+vkml_status onednn_reorder_step(onednn_node *n, dnnl_memory_t from, const dnnl_memory_desc_t *fmd,
                                 dnnl_memory_t to, const dnnl_memory_desc_t *tmd, vkml_error *err)
 {
     dnnl_primitive_desc_t pd;
@@ -358,7 +357,7 @@ vkml_status onednn_bind_input(onednn_node *n, const dnnl_memory_desc_t *have, co
         return st;
     const dnnl_memory_desc_t *from;
     dnnl_memory_get_memory_desc(src, &from);
-    return reorder_step(n, src, from, *mem, want, err);
+    return onednn_reorder_step(n, src, from, *mem, want, err);
 }
 
 vkml_status onednn_bind_output(onednn_node *n, const dnnl_memory_desc_t *have, void *ptr,
@@ -390,7 +389,7 @@ vkml_status onednn_bind_output_finish(onednn_node *n, const onednn_pending *pend
         const dnnl_memory_desc_t *fmd, *tmd;
         dnnl_memory_get_memory_desc(pending->from, &fmd);
         dnnl_memory_get_memory_desc(pending->to, &tmd);
-        st = reorder_step(n, pending->from, fmd, pending->to, tmd, err);
+        st = onednn_reorder_step(n, pending->from, fmd, pending->to, tmd, err);
     }
     if (!st && pending->convert.dst)
         st = onednn_add_copy_step(n, &pending->convert, err);
@@ -441,8 +440,17 @@ static int act_forms(const graph_epilogue *e, dnnl_alg_kind_t *alg, float *alpha
     }
 }
 
+/* The residual's add: a binary post-op reading residual_md, or (as_sum) a sum post-op
+ * adding what the destination holds. */
+static bool append_residual(dnnl_post_ops_t po, const dnnl_memory_desc_t *residual_md, bool as_sum)
+{
+    if (as_sum)
+        return dnnl_post_ops_append_sum(po, 1.0f) == dnnl_success;
+    return dnnl_post_ops_append_binary(po, dnnl_binary_add, residual_md) == dnnl_success;
+}
+
 bool onednn_epilogue_post_ops(const graph_epilogue *e, dnnl_post_ops_t po,
-                              const dnnl_memory_desc_t *residual_md)
+                              const dnnl_memory_desc_t *residual_md, bool as_sum)
 {
     dnnl_alg_kind_t alg[2];
     float alpha[2], beta[2];
@@ -450,14 +458,12 @@ bool onednn_epilogue_post_ops(const graph_epilogue *e, dnnl_post_ops_t po,
     if (forms < 0)
         return false;
     bool residual = e && e->residual >= 0 && residual_md;
-    if (residual && e->residual_first &&
-        dnnl_post_ops_append_binary(po, dnnl_binary_add, residual_md) != dnnl_success)
+    if (residual && e->residual_first && !append_residual(po, residual_md, as_sum))
         return false;
     for (int i = 0; i < forms; i++)
         if (dnnl_post_ops_append_eltwise(po, 1.0f, alg[i], alpha[i], beta[i]) != dnnl_success)
             return false;
-    if (residual && !e->residual_first &&
-        dnnl_post_ops_append_binary(po, dnnl_binary_add, residual_md) != dnnl_success)
+    if (residual && !e->residual_first && !append_residual(po, residual_md, as_sum))
         return false;
     return true;
 }
