@@ -308,6 +308,10 @@ static void conv_check(vkml_context *ctx, const conv_case *k)
             int lo = tg_random_constant(g, "lo", 0, NULL, -0.5f, -0.5f, &seed);
             int hi = tg_random_constant(g, "hi", 0, NULL, 0.75f, 0.75f, &seed);
             add_node(g, "Clip", 13, 3, (int[]){y, lo, hi}, z, 0, NULL);
+        } else if (strcmp(k->act, "SiLU") == 0) { /* x Sigmoid(x): fused as one epilogue */
+            int sig = value(g);
+            add_node(g, "Sigmoid", 13, 1, (int[]){y}, sig, 0, NULL);
+            add_node(g, "Mul", 14, 2, (int[]){y, sig}, z, 0, NULL);
         } else {
             add_node(g, k->act, 14, 1, (int[]){y}, z, n_aa, aa);
         }
@@ -353,6 +357,10 @@ static const conv_case conv_cases[] = {
     {"conv + Clip", 2, 1, 8, 8, 1, {7, 7}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, .act = "Clip"},
     {"conv + LeakyRelu", 2, 1, 8, 8, 1, {7, 7}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, .act = "LeakyRelu"},
     {"conv + Sigmoid", 2, 1, 8, 8, 1, {7, 7}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, .act = "Sigmoid"},
+    /* SiLU runs as a step after the conv (onednn_conv.c, silu_apart); 128 x 40 x 40 spans
+     * the threads */
+    {"conv + SiLU", 2, 1, 16, 128, 1, {40, 40}, {1, 1}, {1, 1}, {1, 1}, {0, 0, 0, 0}, .bias = true, .act = "SiLU"},
+    {"conv + Add + SiLU (residual)", 2, 1, 8, 16, 1, {9, 9}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, .act = "SiLU", .residual = true},
     {"conv + HardSigmoid", 2, 1, 8, 8, 1, {7, 7}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, .act = "HardSigmoid"},
     {"conv + HardSwish", 2, 1, 8, 8, 1, {7, 7}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, .act = "HardSwish"},
     {"conv + Relu + MaxPool (fused pool)", 2, 1, 3, 16, 1, {16, 16}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, .bias = true, .act = "Relu", .max_pool = true},
