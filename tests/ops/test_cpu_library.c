@@ -357,7 +357,7 @@ static const conv_case conv_cases[] = {
     {"conv + Clip", 2, 1, 8, 8, 1, {7, 7}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, .act = "Clip"},
     {"conv + LeakyRelu", 2, 1, 8, 8, 1, {7, 7}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, .act = "LeakyRelu"},
     {"conv + Sigmoid", 2, 1, 8, 8, 1, {7, 7}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, .act = "Sigmoid"},
-    /* SiLU runs as a step after the conv (onednn_conv.c, silu_apart); 128 x 40 x 40 spans
+    /* SiLU (Sigmoid and Mul, fused as one epilogue: oneDNN's swish); 128 x 40 x 40 spans
      * the threads */
     {"conv + SiLU", 2, 1, 16, 128, 1, {40, 40}, {1, 1}, {1, 1}, {1, 1}, {0, 0, 0, 0}, .bias = true, .act = "SiLU"},
     {"conv + Add + SiLU (residual)", 2, 1, 8, 16, 1, {9, 9}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, .act = "SiLU", .residual = true},

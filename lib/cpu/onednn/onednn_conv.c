@@ -35,9 +35,7 @@ typedef struct conv_build {
     int rank;
     int64_t xd[VKML_MAX_RANK], wd[VKML_MAX_RANK + 1], yd[VKML_MAX_RANK], od[VKML_MAX_RANK];
     dnnl_memory_desc_t x_want, y_want, w_user, w_any, bias_md;
-    int residual;       /* value, or -1 */
-    graph_epilogue epi; /* the node's epilogue as post-ops (without a SiLU run apart) */
-    bool silu_apart;    /* the SiLU as a step of its own after the conv (silu_step) */
+    int residual; /* value, or -1 */
 } conv_build;
 
 /* The conv's primitive descriptor on src x_want, dst y_want (the residual in y_want too)
@@ -63,8 +61,8 @@ static vkml_status conv_pd(conv_build *c, bool probe, dnnl_primitive_desc_t *pd,
         return made;
     vkml_status st = VKML_OK;
     *pd = NULL;
-    if ((probe || onednn_epilogue_post_ops(node->epilogue ? &c->epi : NULL, po,
-                                           c->residual >= 0 ? &c->y_want : NULL, true)) &&
+    if ((probe ||
+         onednn_epilogue_post_ops(node->epilogue, po, c->residual >= 0 ? &c->y_want : NULL, true)) &&
         dnnl_primitive_attr_set_post_ops(attr, po) == dnnl_success)
         st = onednn_pd(&cd, attr, pd, err);
     onednn_attr_destroy(attr, po);
@@ -197,16 +195,6 @@ static vkml_status conv_build_node(const onednn_build *b, onednn_node *n, bool *
     *taken = false;
     if (!conv_setup(b->values, node, b->claim.in, b->claim.out, &c))
         return VKML_OK;
-    if (node->epilogue) {
-        /* A SiLU with nothing after it runs as a step of its own (onednn_node.h,
-         * ONEDNN_SILU): on the build machine's AMD EPYC, 1 thread, EfficientNet-B0's 1x1
-         * conv 16 -> 96 at 112x112 took 0.20 ms, 0.65 with the swish post-op, 0.55 so. */
-        c.epi = *node->epilogue;
-        c.silu_apart = c.epi.act == ELT_SILU && c.epi.alpha == 1.0f &&
-                       (c.residual < 0 || c.epi.residual_first) && !c.p.pooled;
-        if (c.silu_apart)
-            c.epi.act = ELT_IDENTITY;
-    }
     int x = node->inputs[0], y = node->outputs[0];
     dnnl_primitive_desc_t pd;
     vkml_status st = conv_pd(&c, false, &pd, err);
@@ -259,17 +247,6 @@ static vkml_status conv_build_node(const onednn_build *b, onednn_node *n, bool *
     }
     if ((st = onednn_add_pd_step(n, pd, n_args, args, err)))
         return st;
-    if (c.silu_apart) {
-        void *out = NULL;
-        dnnl_memory_get_data_handle(conv_out, &out);
-        onednn_copy silu = {.kind = ONEDNN_SILU,
-                            .src = out,
-                            .dst = out,
-                            .pixels =
-                                (int64_t)(dnnl_memory_desc_get_size(&c.y_want) / sizeof(float))};
-        if ((st = onednn_add_copy_step(n, &silu, err)))
-            return st;
-    }
     *taken = true;
     if (c.p.pooled)
         return pool_step(&c, n, conv_out, taken, err);

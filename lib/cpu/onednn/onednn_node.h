@@ -23,14 +23,11 @@ typedef struct onednn_packed onednn_packed;
  *   src_pitch to dst + p * dst_pitch (channel ranges, onednn_channels.c);
  * - ONEDNN_HALVES_TO_FLOATS, ONEDNN_FLOATS_TO_HALVES: `pixels` elements converted (a
  *   float16 value at a library node's edge; F16C where the CPU has it, which oneDNN's
- *   float16 reorders do not use);
- * - ONEDNN_SILU: x sigmoid(x) over `pixels` floats, src to dst (the same buffer allowed):
- *   a conv's SiLU, which oneDNN 2.6's swish post-op computes at a third of the speed. */
+ *   float16 reorders do not use). */
 typedef enum onednn_copy_kind {
     ONEDNN_COPY_RUNS,
     ONEDNN_HALVES_TO_FLOATS,
     ONEDNN_FLOATS_TO_HALVES,
-    ONEDNN_SILU,
 } onednn_copy_kind;
 
 typedef struct onednn_copy {

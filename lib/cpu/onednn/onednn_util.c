@@ -1,7 +1,6 @@
 /* The building blocks of a library node (onednn_node.h). */
 #include "cpu/onednn/onednn_node.h"
 
-#include <math.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -186,40 +185,6 @@ int omp_get_num_threads(void);
 /* Elements below which a copy step stays on one thread. */
 #define COPY_PARALLEL_ELEMENTS (64 * 1024)
 
-/* y = x sigmoid(x), x / (1 + exp(-x)), with exp(-x) as Cephes' expf computes it (a
- * degree-5 polynomial after reducing by ln 2; relative error of the SiLU under 2e-7),
- * branch-free so that the compiler vectorizes it, in a copy per instruction set. x / (1 +
- * e) keeps NaN and reaches x and 0 at the ends (exp's argument clamped to [-87, 88]). On
- * the build machine's AMD EPYC, 1 thread, 1.2 M floats: 0.35 ms, where oneDNN 2.6's swish
- * post-op added 0.46 ms to a 1x1 conv's 0.20. */
-#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
-__attribute__((target_clones("avx512f", "avx2,fma", "default"), optimize("tree-vectorize")))
-#endif
-static void
-silu_floats(float *y, const float *x, int64_t n)
-{
-    for (int64_t i = 0; i < n; i++) {
-        float v = x[i], t = -v;
-        t = t < -87.0f ? -87.0f : t;
-        t = t > 88.0f ? 88.0f : t;
-        /* k = round(t / ln 2) by the float32 rounding of 1.5 x 2^23 */
-        float k = (t * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
-        float r = fmaf(k, -0.693359375f, t);
-        r = fmaf(k, 2.12194440e-4f, r);
-        float p = 1.9875691500e-4f;
-        p = fmaf(p, r, 1.3981999507e-3f);
-        p = fmaf(p, r, 8.3334519073e-3f);
-        p = fmaf(p, r, 4.1665795894e-2f);
-        p = fmaf(p, r, 1.6666665459e-1f);
-        p = fmaf(p, r, 5.0000001201e-1f);
-        p = fmaf(p, r * r, r) + 1.0f;
-        int32_t bits = ((int32_t)k + 127) * (1 << 23); /* 2^k */
-        float scale;
-        memcpy(&scale, &bits, sizeof(scale));
-        y[i] = v / (1.0f + p * scale);
-    }
-}
-
 static void copy_range(const onednn_copy *c, int64_t begin, int64_t end)
 {
     switch (c->kind) {
@@ -235,9 +200,6 @@ static void copy_range(const onednn_copy *c, int64_t begin, int64_t end)
     case ONEDNN_FLOATS_TO_HALVES:
         vkml_halves_from_floats((uint16_t *)c->dst + begin, (const float *)c->src + begin,
                                 (size_t)(end - begin));
-        break;
-    case ONEDNN_SILU:
-        silu_floats((float *)c->dst + begin, (const float *)c->src + begin, end - begin);
         break;
     }
 }
