@@ -125,11 +125,11 @@ static vkml_status batcher_infos(vkml_batcher *b, vkml_error *err)
         size_t k = in ? i : i - b->n_inputs;
         const vkml_tensor_info *info =
             in ? vkml_session_input(b->session, k) : vkml_session_output(b->session, k);
-        if (!in && info->unbounded)
+        if (!in && b->n > 1 && info->unbounded)
             return vkml_fail(err, VKML_ERROR_UNSUPPORTED,
-                             "vkml_batcher_create: output '%s' is sized by each run (unbounded); "
-                             "a batcher needs room for every output before it runs",
-                             info->name);
+                             "vkml_batcher_create: output '%s' is sized by each run (unbounded): "
+                             "its rows cannot be split per item (N %d)",
+                             info->name, b->n);
         if (!in && b->n > 1 && info->data_dependent)
             return vkml_fail(err, VKML_ERROR_UNSUPPORTED,
                              "vkml_batcher_create: output '%s' depends on the data: its rows "
@@ -311,8 +311,9 @@ static batcher_batch *batcher_batch_new(vkml_batcher *b)
     bool ok = batch->inputs && batch->outputs && batch->slots;
     for (size_t i = 0; ok && i < b->n_inputs; i++)
         ok = batcher_tensor_alloc(vkml_session_input(b->session, i), &batch->inputs[i]);
-    for (size_t i = 0; ok && i < b->n_outputs; i++)
-        ok = batcher_tensor_alloc(vkml_session_output(b->session, i), &batch->outputs[i]);
+    for (size_t i = 0; ok && i < b->n_outputs; i++) /* unbounded: the run allocates */
+        ok = b->outputs[i].unbounded ||
+             batcher_tensor_alloc(vkml_session_output(b->session, i), &batch->outputs[i]);
     if (!ok) {
         batcher_batch_free(batch, b->n_inputs, b->n_outputs);
         return NULL;
@@ -403,9 +404,17 @@ static void batcher_finish_batch(batcher_batch *batch, vkml_status status, const
 
 /* Item k's part of output i: its slice of a batched output, or all of an unbatched one
  * (with the extent the run produced, for a data-dependent output of a batcher of N 1). */
-static void batcher_copy_output(const vkml_batcher *b, const vkml_tensor *whole, size_t i, int k,
+static void batcher_copy_output(const vkml_batcher *b, vkml_tensor *whole, size_t i, int k,
                                 vkml_tensor *item)
 {
+    if (b->outputs[i].unbounded) { /* N 1: the run's allocation is the item's */
+        item->data = whole->data;
+        item->size = whole->size;
+        item->rank = whole->rank;
+        memcpy(item->dims, whole->dims, sizeof(item->dims));
+        whole->data = NULL;
+        return;
+    }
     size_t bytes = b->bytes[b->n_inputs + i];
     const unsigned char *src = whole->data;
     if (b->batched[b->n_inputs + i]) {
@@ -504,9 +513,15 @@ static void *batcher_main(void *arg)
     vkml_batcher *b = arg;
     batcher_batch *batch;
     while ((batch = batcher_take(b))) {
-        for (size_t i = 0; i < b->n_outputs; i++) /* a data-dependent output's extent */
+        for (size_t i = 0; i < b->n_outputs; i++) { /* a data-dependent output's extent */
             memcpy(batch->outputs[i].dims, vkml_session_output(b->session, i)->dims,
                    sizeof(batch->outputs[i].dims));
+            if (b->outputs[i].unbounded) { /* the run allocates (a failed one's left over) */
+                free(batch->outputs[i].data);
+                batch->outputs[i] =
+                    (vkml_tensor){.dtype = b->outputs[i].dtype, .rank = b->outputs[i].rank};
+            }
+        }
         vkml_error err = {0};
         vkml_status st = vkml_session_submit(b->session, batch->inputs, b->n_inputs, batch->outputs,
                                              b->n_outputs, batcher_batch_done, batch, NULL, &err);
@@ -531,6 +546,15 @@ static vkml_status batcher_check(const vkml_batcher *b, const vkml_tensor *t, si
                              "vkml_batcher_submit: %s %zu ('%s'): dtype %s, expected %s", what, i,
                              infos[i].name, vkml_dtype_name(t[i].dtype),
                              vkml_dtype_name(infos[i].dtype));
+        if (outputs && infos[i].unbounded) {
+            if (t[i].data)
+                return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT,
+                                 "vkml_batcher_submit: output %zu ('%s') is sized by each run "
+                                 "(unbounded): give it data NULL, the run's allocation is handed "
+                                 "over (free it with vkml_tensor_release)",
+                                 i, infos[i].name);
+            continue;
+        }
         if ((bytes && !t[i].data) || t[i].size < bytes)
             return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT,
                              "vkml_batcher_submit: %s %zu ('%s'): %zu bytes given, %zu needed",

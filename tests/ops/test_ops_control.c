@@ -269,6 +269,50 @@ static void test_loop_grow(vkml_context *ctx, int device)
 /* acc grows by a row of n = max(x) elements each iteration: no bound before the run, so
  * the output is unbounded: vkml_session_alloc_output gives no buffer, the run allocates
  * one of the run's size; a caller's buffer too small fails naming the way out. */
+/* Items of a batcher (N 1) over loop_unbounded.onnx: each gets its run's allocation, of
+ * its own extent; an item offering a buffer is refused. */
+static void batcher_unbounded(vkml_session *s)
+{
+    vkml_error err = {0};
+    vkml_batcher *b = NULL;
+    CHECK_OK(vkml_batcher_create(s, NULL, &b, &err), &err);
+    if (!b)
+        return;
+    CHECK(vkml_batcher_batch_size(b) == 1 && vkml_batcher_output(b, 0)->unbounded,
+          "batcher over an unbounded output: N %d", vkml_batcher_batch_size(b));
+    const float x[2][3] = {{1, 3, 2}, {0, 2, 1}};
+    int64_t trips[2] = {2, 3};
+    vkml_tensor outs[2][1] = {{{.dtype = VKML_DTYPE_FLOAT}}, {{.dtype = VKML_DTYPE_FLOAT}}};
+    vkml_run *runs[2] = {NULL, NULL};
+    vkml_tensor in[2][2];
+    for (int i = 0; i < 2; i++) { /* both in flight, then waited */
+        in[i][0] = scalar_i64(&trips[i]);
+        in[i][1] = f32(1, (int64_t[]){3}, x[i]);
+        CHECK_OK(vkml_batcher_submit(b, in[i], 2, outs[i], 1, NULL, NULL, &runs[i], &err), &err);
+    }
+    for (int i = 0; i < 2; i++)
+        if (runs[i])
+            CHECK_OK(vkml_run_wait(&runs[i], &err), &err);
+    /* item 0: 2 rows of 3 (0 0 0 1 1 1); item 1: 3 rows of 2 (0 0 1 1 2 2) */
+    const float want[2][6] = {{0, 0, 0, 1, 1, 1}, {0, 0, 1, 1, 2, 2}};
+    for (int i = 0; i < 2; i++) {
+        const vkml_tensor *t = &outs[i][0];
+        bool ok = t->data && t->rank == 1 && t->dims[0] == 6 && t->size == 6 * sizeof(float);
+        for (int e = 0; ok && e < 6; e++)
+            ok = ((const float *)t->data)[e] == want[i][e];
+        CHECK(ok, "batcher item %d: its run's rows (data %p, rank %d, dims[0] %lld)", i, t->data,
+              t->rank, (long long)t->dims[0]);
+        vkml_tensor_release(&outs[i][0]);
+    }
+    float room[8];
+    vkml_tensor given = {.dtype = VKML_DTYPE_FLOAT, .rank = 1, .data = room, .size = sizeof(room)};
+    vkml_status st = vkml_batcher_submit(b, in[0], 2, &given, 1, NULL, NULL, NULL, &err);
+    CHECK(st == VKML_ERROR_INVALID_ARGUMENT && strstr(err.message, "give it data NULL"),
+          "batcher item with a buffer for an unbounded output: %s: '%s'", vkml_status_name(st),
+          err.message);
+    vkml_batcher_destroy(&b);
+}
+
 static void test_loop_unbounded(vkml_context *ctx, int device)
 {
     vkml_model *m;
@@ -295,6 +339,7 @@ static void test_loop_unbounded(vkml_context *ctx, int device)
         vkml_status st = vkml_session_run(s, in, 2, &out, 1, &err);
         CHECK(st == VKML_ERROR_INVALID_ARGUMENT && strstr(err.message, "give it data NULL"),
               "unbounded output into 16 bytes: %s: '%s'", vkml_status_name(st), err.message);
+        batcher_unbounded(s);
     }
     close_model(&s, &m);
 }

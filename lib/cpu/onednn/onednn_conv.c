@@ -61,8 +61,8 @@ static vkml_status conv_pd(conv_build *c, bool probe, dnnl_primitive_desc_t *pd,
         return made;
     vkml_status st = VKML_OK;
     *pd = NULL;
-    if ((probe ||
-         onednn_epilogue_post_ops(node->epilogue, po, c->residual >= 0 ? &c->y_want : NULL, true)) &&
+    if ((probe || onednn_epilogue_post_ops(node->epilogue, po, c->residual >= 0 ? &c->y_want : NULL,
+                                           true)) &&
         dnnl_primitive_attr_set_post_ops(attr, po) == dnnl_success)
         st = onednn_pd(&cd, attr, pd, err);
     onednn_attr_destroy(attr, po);

@@ -757,7 +757,8 @@ typedef struct vkml_batcher_stats {
 
 /* Thread-safe. A batcher over `session` (params may be NULL: timeout 0). Refused, naming
  * the output, when N > 1 and an output's extent depends on the data (its rows cannot be
- * split per item). */
+ * split per item); with N 1 an unbounded output (vkml_tensor_info.unbounded) is the run's
+ * allocation, handed to the item (vkml_batcher_submit). */
 VKML_API vkml_status vkml_batcher_create(vkml_session *session, const vkml_batcher_params *params,
                                          vkml_batcher **out, vkml_error *err);
 /* Submits the remaining items, waits for every batch in flight, stops the thread, frees.
@@ -777,12 +778,13 @@ VKML_API const vkml_tensor_info *vkml_batcher_output(const vkml_batcher *batcher
  * [bytes] frame passes for a [1, bytes] one); the data is copied into the batch before
  * the call returns. outputs[i] has the dtype and room for the bytes of
  * vkml_batcher_output(i), and it (the array and the data) must stay valid until the item
- * completes. Blocks while the batcher holds a full batch that waits for a lane (the
- * callers feel the GPU's pace). callback (may be NULL) is called on a vkml thread when
- * the item's batch completed and its outputs are written, in submission order; it must
- * not call into the batcher. *run as vkml_session_submit's (wait with vkml_run_wait;
- * NULL: detached). An error here (bad tensors, the batcher being destroyed) means the item
- * was not taken. */
+ * completes; an unbounded output's tensor comes with data NULL, and the completed item's
+ * holds the run's allocation, its dims and size (free it with vkml_tensor_release). Blocks while
+ * the batcher holds a full batch that waits for a lane (the callers feel the GPU's pace). callback
+ * (may be NULL) is called on a vkml thread when the item's batch completed and its outputs are
+ * written, in submission order; it must not call into the batcher. *run as vkml_session_submit's
+ * (wait with vkml_run_wait; NULL: detached). An error here (bad tensors, the batcher being
+ * destroyed) means the item was not taken. */
 VKML_API vkml_status vkml_batcher_submit(vkml_batcher *batcher, const vkml_tensor *inputs,
                                          size_t n_inputs, vkml_tensor *outputs, size_t n_outputs,
                                          vkml_run_callback callback, void *user, vkml_run **run,
