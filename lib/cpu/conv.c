@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define CONV_MAX_INPUTS 8 /* X, W, B and a fused residual, with room */
+
 /* Input spatial coordinates of kernel position k for output position o; false when one
  * falls in the padding. *off is the row-major offset inside the input plane. */
 static bool window_input(const window_params *w, const int64_t *o, const int64_t *k, int64_t *off)
@@ -167,12 +169,31 @@ static vkml_status conv_float(const op_cpu_args *args, vkml_error *err)
         return st;
     if (p.pooled)
         return conv_pooled(args, &p, err);
-    if ((st = cpu_conv_run(&p, VKML_DTYPE_FLOAT, args->in[0], args->in[1], args->out[0], err)))
-        return st;
-    if (p.has_bias)
-        add_bias(&p, args->in[2], args->out[0]);
-    cpu_apply_epilogue(args);
-    return VKML_OK;
+    /* The output in the residual's memory (the CPU device's in-place residual): the
+     * residual is read from a copy, since the conv writes the output before the epilogue
+     * adds it. */
+    const graph_epilogue *e = args->node->epilogue;
+    int r = e && e->residual >= 0 && e->residual < args->node->n_inputs ? e->residual : -1;
+    const void *ins[CONV_MAX_INPUTS];
+    op_cpu_args own = *args;
+    void *copy = NULL;
+    if (r >= 0 && args->in[r] == args->out[0] && args->node->n_inputs <= CONV_MAX_INPUTS) {
+        const graph_value *y = graph_node_output((graph_value *)args->values, args->node, 0);
+        size_t bytes = vkml_tensor_element_count(y->rank, y->dims) * sizeof(float);
+        if (!(copy = malloc(bytes ? bytes : 1)))
+            return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "Conv: out of memory");
+        memcpy(copy, args->in[r], bytes);
+        for (int i = 0; i < args->node->n_inputs; i++)
+            ins[i] = i == r ? copy : args->in[i];
+        own.in = ins;
+    }
+    if (!(st = cpu_conv_run(&p, VKML_DTYPE_FLOAT, own.in[0], own.in[1], own.out[0], err))) {
+        if (p.has_bias)
+            add_bias(&p, own.in[2], own.out[0]);
+        cpu_apply_epilogue(&own);
+    }
+    free(copy);
+    return st;
 }
 
 vkml_status cpu_conv(const op_cpu_args *args, vkml_error *err)

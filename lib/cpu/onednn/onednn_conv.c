@@ -241,7 +241,14 @@ static vkml_status conv_build_node(const onednn_build *b, onednn_node *n, bool *
      * post-op instead, oneDNN 2.6 runs these convs on jit:avx512_core rather than brgconv
      * (AMD EPYC, 1 thread, 2026-11-29: ResNet-18's 3x3 512 @7x7 with Add+Relu 1.67 ms
      * against 1.17; 256 @14x14 1.15 against 1.04; 64 @56x56 1.31 against 1.16). */
-    if (rm && (st = onednn_reorder_step(n, rm, &c.y_want, conv_out, &c.y_want, err))) {
+    void *r_at = NULL, *out_at = NULL;
+    if (rm) {
+        dnnl_memory_get_data_handle(rm, &r_at);
+        dnnl_memory_get_data_handle(conv_out, &out_at);
+    }
+    /* (none where the output lies in the residual's memory: cpu_device.c, in place) */
+    if (rm && r_at != out_at &&
+        (st = onednn_reorder_step(n, rm, &c.y_want, conv_out, &c.y_want, err))) {
         dnnl_primitive_desc_destroy(pd);
         return st;
     }
