@@ -513,13 +513,14 @@ static void *batcher_main(void *arg)
     vkml_batcher *b = arg;
     batcher_batch *batch;
     while ((batch = batcher_take(b))) {
-        for (size_t i = 0; i < b->n_outputs; i++) { /* a data-dependent output's extent */
-            memcpy(batch->outputs[i].dims, vkml_session_output(b->session, i)->dims,
-                   sizeof(batch->outputs[i].dims));
+        for (size_t i = 0; i < b->n_outputs; i++) {
             if (b->outputs[i].unbounded) { /* the run allocates (a failed one's left over) */
                 free(batch->outputs[i].data);
                 batch->outputs[i] =
                     (vkml_tensor){.dtype = b->outputs[i].dtype, .rank = b->outputs[i].rank};
+            } else { /* a data-dependent output's extent */
+                memcpy(batch->outputs[i].dims, vkml_session_output(b->session, i)->dims,
+                       sizeof(batch->outputs[i].dims));
             }
         }
         vkml_error err = {0};

@@ -132,10 +132,10 @@ vkml_status onednn_add_step(onednn_node *n, dnnl_primitive_t prim, int n_args,
 vkml_status onednn_add_copy_step(onednn_node *n, const onednn_copy *copy, vkml_error *err);
 /* Runs a copy step on up to `threads` threads of the OpenMP team the primitives run on. */
 void onednn_copy_run(const onednn_copy *copy, int threads);
-/* Creates the primitive of pd (destroyed here) and appends it with args. */
 /* A reorder step from `from` (laid out as fmd) to `to` (tmd). */
 vkml_status onednn_reorder_step(onednn_node *n, dnnl_memory_t from, const dnnl_memory_desc_t *fmd,
                                 dnnl_memory_t to, const dnnl_memory_desc_t *tmd, vkml_error *err);
+/* Creates the primitive of pd (destroyed here) and appends it with args. */
 vkml_status onednn_add_pd_step(onednn_node *n, dnnl_primitive_desc_t pd, int n_args,
                                const dnnl_exec_arg_t *args, vkml_error *err);
 /* The memory a primitive reads for the tensor at ptr, described by have: ptr itself when
