@@ -4,7 +4,9 @@
 // the roi's box in input pixels, an adaptive or fixed grid of bilinear samples per bin,
 // 0 for a sample more than one pixel off the plane. Batch indices are int64, read as two
 // 32-bit words; a roi whose batch index is out of range gives zeros (the CPU kernel fails
-// the run), and its sample grid is capped at ROIALIGN_MAX_SAMPLES as the CPU's is.
+// the run), and its sample grid is capped at ROIALIGN_MAX_SAMPLES as the CPU's is. The
+// CPU kernel sums a bin by pixel rows and columns; this one sample by sample, so a node
+// whose fixed grid passes ROIALIGN_GPU_MAX_SAMPLES in all stays on the CPU.
 #define PUSH_ROIALIGN
 #include "index.glsl"
 #include "buffers.glsl"
@@ -52,7 +54,7 @@ void main()
     uint pw = i % p.out_w, ph = (i / p.out_w) % p.out_h;
     uint c = (i / (p.out_w * p.out_h)) % p.channels, r = i / (p.out_w * p.out_h * p.channels);
     uint b_lo = batch[2u * r], b_hi = batch[2u * r + 1u];
-    if (b_hi != 0u || b_lo >= p.batches) {
+    if (b_hi != 0u || b_lo >= p.batches || p.height == 0u || p.width == 0u) {
         y[i] = T(0.0);
         return;
     }
@@ -70,14 +72,15 @@ void main()
     gh = clamp(gh, 0.0, MAX_SAMPLES);
     gw = clamp(gw, 0.0, floor(MAX_SAMPLES / max(gh, 1.0)));
     uint plane = b_lo * p.channels + c, ngh = uint(gh), ngw = uint(gw);
-    float acc = 0.0;
+    float acc = 0.0; // a row's samples are summed apart, then the rows: dense grids stay exact
     for (uint iy = 0u; iy < ngh; iy++) {
-        float yy = y_start + float(ph) * bin_h + (float(iy) + 0.5) * bin_h / gh;
+        float yy = y_start + float(ph) * bin_h + (float(iy) + 0.5) * bin_h / gh, row = 0.0;
         for (uint ix = 0u; ix < ngw; ix++) {
             float xx = x_start + float(pw) * bin_w + (float(ix) + 0.5) * bin_w / gw;
             float v = sample_at(plane, yy, xx);
-            acc = p.is_max != 0u ? (iy == 0u && ix == 0u ? v : max(acc, v)) : acc + v;
+            row = p.is_max != 0u ? (ix == 0u ? v : max(row, v)) : row + v;
         }
+        acc = p.is_max != 0u ? (iy == 0u ? row : max(acc, row)) : acc + row;
     }
     y[i] = T(p.is_max != 0u ? acc : acc / max(gh * gw, 1.0));
 }

@@ -36,56 +36,127 @@ typedef struct roi_job {
     int64_t channels, height, width;
 } roi_job;
 
-/* One bilinear sample of a roi, the same in every channel: the four corners' offsets in
- * a plane and their weights, or outside the image (0). */
-typedef struct roi_tap {
-    int64_t off[4];
-    double w[4];
-    bool inside;
-} roi_tap;
-
-#define ROI_MAX_TAPS 16384 /* taps an item keeps at once (roi_planes_run) */
-#define ROI_CHANNEL_BLOCK 32
-
-/* The bilinear sample at (yy, xx), as ONNX's RoiAlign defines it: nothing beyond one pixel
- * off the image. */
-static void roi_tap_at(const roi_job *job, double yy, double xx, roi_tap *t)
-{
-    int64_t h = job->height, w = job->width;
-    t->inside = !(yy < -1.0 || yy > (double)h || xx < -1.0 || xx > (double)w);
-    if (!t->inside)
-        return;
-    yy = yy <= 0 ? 0 : yy;
-    xx = xx <= 0 ? 0 : xx;
-    int64_t y0 = (int64_t)yy, x0 = (int64_t)xx, y1 = y0 + 1, x1 = x0 + 1;
-    if (y0 >= h - 1)
-        y0 = y1 = h - 1, yy = (double)y0;
-    if (x0 >= w - 1)
-        x0 = x1 = w - 1, xx = (double)x0;
-    double ly = yy - (double)y0, lx = xx - (double)x0, hy = 1 - ly, hx = 1 - lx;
-    t->off[0] = y0 * w + x0, t->off[1] = y0 * w + x1;
-    t->off[2] = y1 * w + x0, t->off[3] = y1 * w + x1;
-    t->w[0] = hy * hx, t->w[1] = hy * lx, t->w[2] = ly * hx, t->w[3] = ly * lx;
-}
-
-/* A tap's value in one plane: the weighted corners' sum, or in max mode the largest. */
-static float tap_value(const roialign_params *p, const roi_tap *t, const float *plane)
-{
-    if (!t->inside)
-        return 0.0f;
-    double c[4] = {t->w[0] * plane[t->off[0]], t->w[1] * plane[t->off[1]],
-                   t->w[2] * plane[t->off[2]], t->w[3] * plane[t->off[3]]};
-    if (p->is_max)
-        return (float)fmax(fmax(c[0], c[1]), fmax(c[2], c[3]));
-    return (float)(c[0] + c[1] + c[2] + c[3]);
-}
-
 /* Where roi r samples: box (start y, start x, height, width in input pixels), its image
- * and samples per bin; false with the reason when it cannot be sampled. */
+ * and samples per bin. */
 typedef struct roi_geom {
     double box[4];
     int64_t b, gh, gw;
 } roi_geom;
+
+#define ROI_CHANNEL_BLOCK 32
+
+/* A bilinear sample is a product of two one-axis interpolations, and whether it lies on
+ * the plane is a product of two one-axis tests; so a bin's grid of gh x gw samples is the
+ * product of gh rows and gw columns. Along one axis the samples touch a few pixel lines,
+ * each with its weights: their sum (avg mode) and their least and largest (max mode, the
+ * weights being >= 0). A bin of one plane is then a sum (or a max) over the lines' pairs,
+ * whatever the grid's density: 256 x 256 samples over two pixels cost four terms. */
+typedef struct roi_line {
+    int64_t at;
+    double sum, lo, hi;
+} roi_line;
+
+typedef struct roi_axis {
+    roi_line *lines;
+    int64_t count, cap;
+    int64_t outside; /* samples more than one pixel off the plane along this axis */
+} roi_axis;
+
+/* Adds weight w on pixel line `at`. The samples come in order along the axis, so a line
+ * already touched is one of the last three. */
+static void axis_add(roi_axis *a, int64_t at, double w)
+{
+    for (int64_t k = a->count - 1; k >= 0 && k >= a->count - 3; k--) {
+        roi_line *l = &a->lines[k];
+        if (l->at == at) {
+            l->sum += w;
+            l->lo = fmin(l->lo, w);
+            l->hi = fmax(l->hi, w);
+            return;
+        }
+    }
+    a->lines[a->count++] = (roi_line){.at = at, .sum = w, .lo = w, .hi = w};
+}
+
+/* The lines that `count` samples at start + (i + 0.5) * step, i in [0, count), touch on an
+ * axis of n pixels, as ONNX's RoiAlign defines a sample: nothing beyond one pixel off the
+ * plane, clamped to its first and last pixel. Only the samples near [-1, n] are visited. */
+static void axis_build(roi_axis *a, double start, double step, int64_t count, int64_t n)
+{
+    a->count = 0;
+    int64_t lo = 0, hi = count - 1;
+    if (step != 0 && count > 0) {
+        double i_a = (-1.0 - start) / step - 0.5, i_b = ((double)n - start) / step - 0.5;
+        double first = floor(fmin(i_a, i_b)) - 2, last = ceil(fmax(i_a, i_b)) + 2;
+        lo = first > 0 ? (first < (double)count ? (int64_t)first : count) : 0;
+        hi = last < (double)(count - 1) ? (last >= 0 ? (int64_t)last : -1) : count - 1;
+    }
+    int64_t inside = 0;
+    for (int64_t i = lo; i <= hi; i++) {
+        double pos = start + ((double)i + 0.5) * step;
+        if (pos < -1.0 || pos > (double)n || n == 0)
+            continue;
+        inside++;
+        pos = pos <= 0 ? 0 : pos;
+        int64_t p0 = (int64_t)pos;
+        if (p0 >= n - 1) {
+            axis_add(a, n - 1, 1.0);
+            axis_add(a, n - 1, 0.0);
+        } else {
+            double frac = pos - (double)p0;
+            axis_add(a, p0, 1.0 - frac);
+            axis_add(a, p0 + 1, frac);
+        }
+    }
+    a->outside = count - inside;
+}
+
+/* Room on an axis for `count` samples over n pixels: two lines a sample, no more than the
+ * pixels. */
+static bool axis_reserve(roi_axis *a, int64_t count, int64_t n)
+{
+    int64_t need = 2 * count < n + 1 ? 2 * count : n + 1;
+    need = need < 2 ? 2 : need + 2;
+    if (need <= a->cap)
+        return true;
+    roi_line *lines = realloc(a->lines, sizeof(roi_line) * (size_t)need);
+    if (!lines)
+        return false;
+    a->lines = lines;
+    a->cap = need;
+    return true;
+}
+
+/* One bin of one plane from its rows and columns (gh x gw samples): the samples' mean, or
+ * in max mode the largest weighted corner of any sample, 0 for a sample off the plane. */
+static float bin_value(const roialign_params *p, const roi_geom *g, const roi_axis *rows,
+                       const roi_axis *cols, int64_t width, const float *plane)
+{
+    if (g->gh == 0 || g->gw == 0)
+        return 0.0f;
+    if (!p->is_max) {
+        double acc = 0.0;
+        for (int64_t r = 0; r < rows->count; r++) {
+            const float *line = plane + rows->lines[r].at * width;
+            double across = 0.0;
+            for (int64_t c = 0; c < cols->count; c++)
+                across += cols->lines[c].sum * line[cols->lines[c].at];
+            acc += rows->lines[r].sum * across;
+        }
+        return (float)(acc / ((double)g->gh * (double)g->gw));
+    }
+    double best = rows->outside > 0 || cols->outside > 0 ? 0.0 : NAN;
+    for (int64_t r = 0; r < rows->count; r++) {
+        const roi_line *ry = &rows->lines[r];
+        const float *line = plane + ry->at * width;
+        for (int64_t c = 0; c < cols->count; c++) {
+            const roi_line *cx = &cols->lines[c];
+            double v = line[cx->at];
+            best = fmax(best, v >= 0 ? ry->hi * cx->hi * v : ry->lo * cx->lo * v);
+        }
+    }
+    return (float)best;
+}
 
 static vkml_status roi_measure(const roi_job *job, int64_t batches, int64_t r, roi_geom *g,
                                vkml_error *err)
@@ -118,79 +189,49 @@ static vkml_status roi_measure(const roi_job *job, int64_t batches, int64_t r, r
     return VKML_OK;
 }
 
-/* The taps of bin `bin` (row-major over out_h x out_w) of roi g, sample by sample. */
-static void bin_taps(const roi_job *job, const roi_geom *g, int64_t bin, roi_tap *taps)
-{
-    const roialign_params *p = job->p;
-    const double *box = g->box;
-    double bin_h = box[2] / (double)p->out_h, bin_w = box[3] / (double)p->out_w;
-    int64_t ph = bin / p->out_w, pw = bin % p->out_w;
-    for (int64_t iy = 0; iy < g->gh; iy++) {
-        double yy = box[0] + (double)ph * bin_h + ((double)iy + 0.5) * bin_h / (double)g->gh;
-        for (int64_t ix = 0; ix < g->gw; ix++) {
-            double xx = box[1] + (double)pw * bin_w + ((double)ix + 0.5) * bin_w / (double)g->gw;
-            roi_tap_at(job, yy, xx, taps++);
-        }
-    }
-}
-
-/* One bin of one plane from its `samples` taps: their mean, or in max mode the largest. */
-static float bin_value(const roialign_params *p, const roi_tap *taps, int64_t samples,
-                       const float *plane)
-{
-    double acc = 0.0;
-    for (int64_t k = 0; k < samples; k++) {
-        float v = tap_value(p, &taps[k], plane);
-        acc = p->is_max ? (k == 0 ? v : fmax(acc, v)) : acc + v;
-    }
-    return (float)(p->is_max ? acc : acc / (double)(samples > 0 ? samples : 1));
-}
-
 typedef struct roi_planes {
     const roi_job *job;
     const roi_geom *geoms;
     int64_t blocks;      /* channel blocks per roi */
-    atomic_bool no_room; /* a range could not allocate its taps */
+    atomic_bool no_room; /* a range could not allocate its lines */
 } roi_planes;
 
 /* Items [begin, end) of [rois, channel blocks], split over the worker pool. An item works
- * out its roi's taps (the same in every channel) once for its block of channels, as many
- * bins at a time as ROI_MAX_TAPS holds (at least one). */
+ * out each bin's rows and columns (the same in every channel) once for its block of
+ * channels. */
 static void roi_planes_run(void *ctx, int64_t begin, int64_t end)
 {
     roi_planes *rp = ctx;
     const roi_job *job = rp->job;
     const roialign_params *p = job->p;
-    int64_t bins = p->out_h * p->out_w, cap = 0;
-    roi_tap *taps = NULL;
+    int64_t bins = p->out_h * p->out_w;
+    roi_axis rows = {0}, cols = {0};
     for (int64_t item = begin; item < end; item++) {
         int64_t r = item / rp->blocks, c0 = item % rp->blocks * ROI_CHANNEL_BLOCK;
         int64_t c1 =
             c0 + ROI_CHANNEL_BLOCK < job->channels ? c0 + ROI_CHANNEL_BLOCK : job->channels;
         const roi_geom *g = &rp->geoms[r];
-        int64_t samples = g->gh * g->gw, per = samples > 0 ? ROI_MAX_TAPS / samples : bins;
-        per = per < 1 ? 1 : per > bins ? bins : per;
-        if (per * samples > cap) {
-            free(taps);
-            cap = per * samples;
-            if (!(taps = malloc(sizeof(roi_tap) * (size_t)(cap > 0 ? cap : 1)))) {
-                atomic_store(&rp->no_room, true);
-                return;
-            }
+        if (!axis_reserve(&rows, g->gh, job->height) || !axis_reserve(&cols, g->gw, job->width)) {
+            atomic_store(&rp->no_room, true);
+            break;
         }
-        for (int64_t b0 = 0; taps && b0 < bins; b0 += per) {
-            int64_t b1 = b0 + per < bins ? b0 + per : bins;
-            for (int64_t b = b0; b < b1; b++)
-                bin_taps(job, g, b, taps + (b - b0) * samples);
+        const double *box = g->box;
+        double bin_h = box[2] / (double)p->out_h, bin_w = box[3] / (double)p->out_w;
+        for (int64_t b = 0; b < bins; b++) {
+            int64_t ph = b / p->out_w, pw = b % p->out_w;
+            axis_build(&rows, box[0] + (double)ph * bin_h, bin_h / (double)g->gh, g->gh,
+                       job->height);
+            axis_build(&cols, box[1] + (double)pw * bin_w, bin_w / (double)g->gw, g->gw,
+                       job->width);
             for (int64_t c = c0; c < c1; c++) {
                 const float *plane = job->x + (g->b * job->channels + c) * job->height * job->width;
-                float *out = job->y + (r * job->channels + c) * bins;
-                for (int64_t b = b0; b < b1; b++)
-                    out[b] = bin_value(p, taps + (b - b0) * samples, samples, plane);
+                job->y[(r * job->channels + c) * bins + b] =
+                    bin_value(p, g, &rows, &cols, job->width, plane);
             }
         }
     }
-    free(taps);
+    free(rows.lines);
+    free(cols.lines);
 }
 
 vkml_status cpu_roialign(const op_cpu_args *args, vkml_error *err)
@@ -218,13 +259,15 @@ vkml_status cpu_roialign(const op_cpu_args *args, vkml_error *err)
         roi_planes rp = {.job = &job,
                          .geoms = geoms,
                          .blocks = (job.channels + ROI_CHANNEL_BLOCK - 1) / ROI_CHANNEL_BLOCK};
-        double samples = count > 0 ? (double)(geoms[0].gh * geoms[0].gw) : 1.0;
+        double lines = count > 0 ? 4.0 + (double)(geoms[0].gh * geoms[0].gw) : 1.0;
         atomic_init(&rp.no_room, false);
         sched_parallel_for(count * rp.blocks,
-                           16.0 * samples * (double)(p->out_h * p->out_w * ROI_CHANNEL_BLOCK),
+                           4.0 * fmin(lines, 64.0) *
+                               (double)(p->out_h * p->out_w * ROI_CHANNEL_BLOCK),
                            roi_planes_run, &rp);
         if (atomic_load(&rp.no_room))
-            st = vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "RoiAlign: out of memory for its taps");
+            st = vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY,
+                           "RoiAlign: out of memory for its sample lines");
     }
     free(geoms);
     return st;

@@ -39,3 +39,8 @@ typedef struct roialign_params {
 /* Most bilinear samples RoiAlign takes for one output bin: a larger adaptive grid (huge
  * rois) fails at run time instead of looping on attacker-sized data. */
 #define ROIALIGN_MAX_SAMPLES ((int64_t)1 << 16)
+
+/* Most samples a RoiAlign node with a fixed grid takes on a GPU (output elements x
+ * sampling_ratio^2): roialign.comp visits every one, where the CPU kernel visits a bin's
+ * pixel rows and columns once, so a denser node runs there. */
+#define ROIALIGN_GPU_MAX_SAMPLES ((int64_t)1 << 30)

@@ -5,9 +5,17 @@
 
 VKML_GPU_SUPPORTS_DECL(gpu_roialign_supports)
 {
-    const graph_value *x = &values[node->inputs[0]];
+    const roialign_params *p = node->params;
+    const graph_value *x = &values[node->inputs[0]], *y = &values[node->outputs[0]];
     if (x->dims[0] > UINT32_MAX / 2)
         return vk_unsupported(why, why_size, "RoiAlign: %lld batches", (long long)x->dims[0]);
+    double samples = (double)vkml_tensor_element_count(y->rank, y->dims) *
+                     (double)(p->sampling_ratio * p->sampling_ratio);
+    if (samples > (double)ROIALIGN_GPU_MAX_SAMPLES)
+        return vk_unsupported(why, why_size,
+                              "RoiAlign: %.3g bilinear samples in all (sampling_ratio %lld); "
+                              "the CPU kernel sums a bin by pixel rows and columns",
+                              samples, (long long)p->sampling_ratio);
     return vk_check_tensors(values, node, caps, true, why, why_size);
 }
 

@@ -65,10 +65,14 @@ static void test_roialign_gpu(void)
 {
     static const char *modes[] = {"avg", "max"};
     static const char *ctms[] = {"half_pixel", "output_half_pixel"};
+    /* 0 adaptive, 2 as torchvision exports, 64 a grid far denser than the pixels (the CPU
+     * kernel sums it by rows and columns, the shader sample by sample) */
+    static const int samplings[] = {0, 2, 64};
     for (int m = 0; m < 2; m++)
         for (int t = 0; t < 2; t++)
-            for (int s = 0; s <= 2; s += 2)
-                run_roialign(modes[m], ctms[t], s, m == 0 && t == 0 && s == 0 ? 1.0f : 0.25f);
+            for (int s = 0; s < 3; s++)
+                run_roialign(modes[m], ctms[t], samplings[s],
+                             m == 0 && t == 0 && s == 0 ? 1.0f : 0.25f);
 }
 
 static void test_detect(void)
@@ -87,6 +91,20 @@ static void test_detect(void)
     oh_const(c, VKML_DTYPE_INT64, 1, (int64_t[]){1}, (int64_t[]){0});
     oh_expect_error(c, VKML_ERROR_INVALID_ARGUMENT, "samples per bin");
     oh_run(c, "RoiAlign with an absurd roi", OH_BOUND_EXACT);
+
+    /* RoiAlign with a grid of 256 x 256 samples over 60,000 bins (a fuzzer's timeout: 4e9
+     * samples one by one): the CPU kernel visits each bin's few pixel lines; the GPUs
+     * leave the node to it. */
+    c = oh_new("RoiAlign", 16);
+    oh_input(c, VKML_DTYPE_FLOAT, 4, (int64_t[]){1, 1, 10, 10}, -1, 1);
+    oh_const(c, VKML_DTYPE_FLOAT, 2, (int64_t[]){3, 4},
+             (float[]){0, 0, 9, 9, 1, 2, 3, 4, 5, 5, 5, 5});
+    oh_const(c, VKML_DTYPE_INT64, 1, (int64_t[]){3}, (int64_t[]){0, 0, 0});
+    oh_attr_int(c, "output_height", 4000);
+    oh_attr_int(c, "output_width", 5);
+    oh_attr_int(c, "sampling_ratio", 256);
+    oh_expect_gpu(c, false);
+    oh_run(c, "RoiAlign with a 256 x 256 grid per bin", OH_BOUND_SUM);
 
     /* NonMaxSuppression with constant inputs: the count is known at inference. */
     c = oh_new("NonMaxSuppression", 11);
