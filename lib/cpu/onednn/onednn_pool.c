@@ -20,8 +20,18 @@ static bool pool_claim(const graph_value *values, const graph_node *node,
     const graph_value *x = &values[node->inputs[0]];
     if (x->dtype != VKML_DTYPE_FLOAT || x->rank < 3 || x->rank > 5)
         return false;
-    if (!is_global(node) && ((const pool_attrs *)node->params)->is_lp)
-        return false;
+    if (!is_global(node)) {
+        const pool_attrs *a = node->params;
+        if (a->is_lp)
+            return false;
+        /* A window wider than its input (a hostile model's 20000 x 20000 over 100 x 100):
+         * oneDNN visits all of it for every output, the C kernel only the part inside. */
+        for (int d = 0; d < a->win.n_kernel && d < x->rank - 2; d++) {
+            int64_t dil = d < a->win.n_dilations ? a->win.dilations[d] : 1;
+            if (dil * (a->win.kernel[d] - 1) + 1 > x->dims[2 + d])
+                return false;
+        }
+    }
     onednn_layout in = stored[node->inputs[0]];
     *claim = (onednn_claim){.layout_inputs = 1u, .layout_output = true, .in = in, .out = in};
     return true;
