@@ -407,6 +407,10 @@ static void test_einsum(void)
         {"ij,ij->ij", 2, {2, 2}, {{5, 7}, {5, 7}}, true},
         {"abcd->db", 1, {4}, {{2, 3, 2, 5}}, true},
         {"ij,jk,kl->il", 3, {2, 2}, {{3, 4}, {4, 5}}, false},
+        /* labels of one operand only, summed out of it first on the CPU */
+        {"ab,bc->", 2, {2, 2}, {{5, 7}, {7, 3}}, true},
+        {"abc,dc->d", 2, {3, 2}, {{3, 4, 5}, {6, 5}}, true},
+        {"abc,cd->ad", 2, {3, 2}, {{3, 4, 5}, {5, 6}}, true},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         const einsum_case *e = &cases[i];
@@ -445,6 +449,17 @@ static void test_einsum(void)
     oh_attr_string(c, "equation", "i,j->");
     oh_expect_gpu(c, false);
     oh_run(c, "Einsum i,j-> (2e6 terms)", 1e-4);
+
+    /* sum(A) x sum(B), not 8 x 8 products (and 2^30 of them at 32 x 32 x 32 each) */
+    static const float ones_to_eight[] = {1, 2, 3, 4, 5, 6, 7, 8},
+                       twos[] = {2, 2, 2, 2, 2, 2, 2, 2}, outer_sum[] = {576};
+    c = oh_new("Einsum", 12);
+    oh_const(c, VKML_DTYPE_FLOAT, 3, (int64_t[]){2, 2, 2}, ones_to_eight);
+    oh_const(c, VKML_DTYPE_FLOAT, 3, (int64_t[]){2, 2, 2}, twos);
+    oh_attr_string(c, "equation", "abc,def->");
+    oh_expect(c, 0, outer_sum);
+    oh_expect_gpu(c, false); /* six summed labels: the Vulkan kernel takes four */
+    oh_run(c, "Einsum abc,def-> known value", OH_BOUND_EXACT);
 
     c = oh_new("Einsum", 12);
     oh_input(c, VKML_DTYPE_INT64, 3, (int64_t[]){2, 3, 4}, -9, 9);
