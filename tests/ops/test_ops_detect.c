@@ -118,6 +118,19 @@ static void test_detect(void)
     oh_expect_gpu(c, false);
     oh_run(c, "NonMaxSuppression known values", OH_BOUND_EXACT);
 
+    /* Empty boxes (no area) are kept and suppress nothing, however many: box 1 and 3 are
+     * points, box 2 overlaps box 0 (IoU 0.82), box 4 lies inside box 0 (IoU 0.25). */
+    c = oh_new("NonMaxSuppression", 11);
+    static const float with_empty[] = {0,    0, 1, 1, 0.5f, 0.5f, 0.5f, 0.5f, 0.1f, 0,
+                                       1.1f, 1, 0, 0, 0,    0,    0,    0,    0.5f, 0.5f};
+    oh_const(c, VKML_DTYPE_FLOAT, 3, (int64_t[]){1, 5, 4}, with_empty);
+    oh_const(c, VKML_DTYPE_FLOAT, 3, (int64_t[]){1, 1, 5}, (float[]){0.9f, 0.8f, 0.7f, 0.6f, 0.5f});
+    oh_const(c, VKML_DTYPE_INT64, 1, (int64_t[]){1}, (int64_t[]){10});
+    oh_const(c, VKML_DTYPE_FLOAT, 1, (int64_t[]){1}, (float[]){0.5f});
+    oh_expect(c, 0, (int64_t[]){0, 0, 0, 0, 0, 1, 0, 0, 3, 0, 0, 4});
+    oh_expect_gpu(c, false);
+    oh_run(c, "NonMaxSuppression with empty boxes", OH_BOUND_EXACT);
+
     /* INT64_MAX boxes per class, as exporters write "no limit" (an SSD from torch did):
      * every box that survives the IoU test, not none. */
     c = oh_new("NonMaxSuppression", 11);
