@@ -65,7 +65,7 @@ torchvision's detectors, as exported, go through such a step in their post-proce
 | NonZero | score thresholds (`torch.where(scores > t)`), removal of small boxes | host step: the count decides the next shapes |
 | NonMaxSuppression | RPN proposals, `batched_nms` of the final boxes | host step: the boxes kept decide the next shapes |
 | Gather, GatherND | the kept boxes, scores and labels | after a host step, in the tail (host) |
-| RoiAlign | R-CNN box, mask and keypoint heads over the proposals | a Vulkan kernel (`roialign.comp`) where its rois have a planned shape; in the R-CNNs its rois come out of the RPN's NMS, so it runs in the tail on the host, with the heads after it |
+| RoiAlign | R-CNN box, mask and keypoint heads over the proposals | a Vulkan kernel (`roialign.comp`, sample by sample) where its rois have a planned shape and its fixed grid stays under 2^30 samples in all; in the R-CNNs its rois come out of the RPN's NMS, so it runs in the tail on the host, with the heads after it. The CPU kernel sums each bin over the pixel rows and columns its samples touch (a bilinear sample is a product of two one-axis interpolations), so a grid denser than the pixels costs no more than they do |
 | If | `batched_nms` on an empty box list | folded when its condition is known, else in the tail |
 | Loop | Mask R-CNN's mask paste, Keypoint R-CNN's heatmap decoding | in the tail |
 
