@@ -83,8 +83,18 @@ typedef void (*elt_store_fn)(const void *src, void *dst, int64_t off, int n);
     static void load_##D##_##CLS(const void *src, int64_t off, int64_t stride, void *dst, int n)   \
     {                                                                                              \
         CT *d = dst;                                                                               \
-        for (int j = 0; j < n; j++)                                                                \
-            d[j] = CLASS_VALUE_##CLS(LD(T, src, off + j * stride));                                \
+        if (stride == 1) { /* dense, and a plain copy for the class's own type */                  \
+            const T *run = (const T *)src + off;                                                   \
+            for (int j = 0; j < n; j++)                                                            \
+                d[j] = CLASS_VALUE_##CLS(LD(T, run, j));                                           \
+        } else if (stride == 0) { /* a broadcast */                                                \
+            CT v = CLASS_VALUE_##CLS(LD(T, src, off));                                             \
+            for (int j = 0; j < n; j++)                                                            \
+                d[j] = v;                                                                          \
+        } else {                                                                                   \
+            for (int j = 0; j < n; j++)                                                            \
+                d[j] = CLASS_VALUE_##CLS(LD(T, src, off + j * stride));                            \
+        }                                                                                          \
     }
 #define DEFINE_STORE(D, T, ST, CLS, CT)                                                            \
     static void store_##CLS##_##D(const void *src, void *dst, int64_t off, int n)                  \

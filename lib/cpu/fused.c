@@ -24,7 +24,8 @@ static float word_float(uint32_t w)
     return f;
 }
 
-/* Operand k at output elements [start, start + n) into dst. */
+/* Operand k at output elements [start, start + n) into dst, a run along the innermost
+ * dim at a time (dense, broadcast or strided), carrying into the outer dims between runs. */
 static void load_operand(const fused_run *r, uint32_t k, int64_t start, int n, float *dst)
 {
     const uint32_t *op = r->operands + (size_t)k * FUSED_OPERAND_WORDS;
@@ -38,16 +39,31 @@ static void load_operand(const fused_run *r, uint32_t k, int64_t start, int n, f
     }
     uint32_t src = op[FUSED_OPERAND_SRC];
     const float *from = src == FUSED_SRC_CONST ? NULL : r->in[src - 1];
-    if (r->rank > 0 && strides[r->rank - 1] == 1 && coords[r->rank - 1] + n <= dims[r->rank - 1]) {
-        /* contiguous along the innermost dim for the whole block */
+    if (r->rank == 0) {
         for (int j = 0; j < n; j++)
-            dst[j] = from ? from[off + j] : word_float(r->prog[off + j]);
+            dst[j] = from ? from[off] : word_float(r->prog[off]);
         return;
     }
-    for (int j = 0; j < n; j++) {
-        dst[j] = from ? from[off] : word_float(r->prog[off]);
-        /* next element: bump the innermost coordinate, carrying outward */
-        for (int d = r->rank - 1; d >= 0; d--) {
+    int last = r->rank - 1;
+    int64_t step = strides[last];
+    for (int j = 0; j < n;) {
+        int64_t left = (int64_t)dims[last] - coords[last];
+        int run = n - j < left ? n - j : (int)left;
+        if (from && step == 1)
+            memcpy(dst + j, from + off, sizeof(float) * (size_t)run);
+        else if (from && step == 0)
+            for (int e = 0; e < run; e++)
+                dst[j + e] = from[off];
+        else
+            for (int e = 0; e < run; e++)
+                dst[j + e] = from ? from[off + e * step] : word_float(r->prog[off + e * step]);
+        j += run;
+        off += run * step;
+        if ((coords[last] += run) < dims[last])
+            continue;
+        off -= (int64_t)dims[last] * step; /* the row is done: carry outward */
+        coords[last] = 0;
+        for (int d = last - 1; d >= 0; d--) {
             off += strides[d];
             if (++coords[d] < dims[d])
                 break;

@@ -40,9 +40,39 @@ static double float_step(reduce_op op, double acc, double x)
     }
 }
 
+/* A float32 line along one reduced dim (LayerNorm's mean over channels, say): read
+ * through a pointer, the op's step inlined; the same sums as the general loop. */
+static bool reduce_line_f32_run(const reduce_job *j, int64_t base, double *out)
+{
+    const reduce_view *v = j->v;
+    if (j->t != VKML_DTYPE_FLOAT || v->n_red != 1)
+        return false;
+    const float *x = (const float *)j->x + base;
+    int64_t n = v->count, s = v->red_strides[0];
+    double acc = 0.0;
+    switch (j->op) {
+    case REDUCE_SUM:
+    case REDUCE_MEAN:
+        for (int64_t r = 0; r < n; r++)
+            acc += x[r * s];
+        *out = j->op == REDUCE_MEAN ? acc / (double)n : acc;
+        return true;
+    case REDUCE_SUM_SQUARE:
+    case REDUCE_L2:
+        for (int64_t r = 0; r < n; r++)
+            acc += (double)x[r * s] * x[r * s];
+        *out = j->op == REDUCE_L2 ? sqrt(acc) : acc;
+        return true;
+    default: return false;
+    }
+}
+
 static double reduce_line_float(const reduce_job *j, int64_t base)
 {
     const reduce_view *v = j->v;
+    double fast;
+    if (reduce_line_f32_run(j, base, &fast))
+        return fast;
     double shift = 0.0; /* LogSumExp: sum exp(x - max), then add max back */
     if (j->op == REDUCE_LOG_SUM_EXP) {
         shift = -INFINITY;

@@ -4,6 +4,8 @@
 #include "cpu/onednn/onednn_node.h"
 #include "ops/elementwise.h"
 
+#include <string.h>
+
 /* The node's operands in order (swapped for a commuting op whose first input broadcasts)
  * and oneDNN's algorithm; false when the library does not take it. */
 static bool binary_form(const graph_value *values, const graph_node *node, int *src0, int *src1,
@@ -40,6 +42,39 @@ static bool binary_form(const graph_value *values, const graph_node *node, int *
     return full && a->dtype == VKML_DTYPE_FLOAT && values[*src1].dtype == VKML_DTYPE_FLOAT;
 }
 
+/* The second operand's dims lined up with the output's (numpy: trailing dims match). */
+static void broadcast_dims(const graph_value *y, const graph_value *v1, int64_t *d1)
+{
+    for (int d = 0; d < y->rank; d++)
+        d1[d] = d < y->rank - v1->rank ? 1 : v1->dims[d - (y->rank - v1->rank)];
+}
+
+/* Whether oneDNN has more than its reference code for this node in that layout: for a
+ * broadcast along the innermost dim (LayerNorm's x - mean over channels, as opset 13
+ * exports it) oneDNN 2.6 has only ref:any, ~10x slower than vkml's own kernel. */
+static bool binary_has_kernel(const graph_value *values, const graph_node *node, int src1,
+                              dnnl_alg_kind_t alg, onednn_layout layout)
+{
+    const graph_value *y = &values[node->outputs[0]];
+    int64_t d1[VKML_MAX_RANK];
+    broadcast_dims(y, &values[src1], d1);
+    dnnl_memory_desc_t a, b, c;
+    onednn_md(&a, y->rank, y->dims, layout);
+    onednn_md(&b, y->rank, d1, layout);
+    onednn_md(&c, y->rank, y->dims, layout);
+    dnnl_binary_desc_t bd;
+    dnnl_primitive_desc_t pd = NULL;
+    vkml_error ignored;
+    if (dnnl_binary_desc_init(&bd, alg, &a, &b, &c) != dnnl_success ||
+        onednn_pd(&bd, NULL, &pd, &ignored) || !pd)
+        return false;
+    const char *impl = NULL;
+    dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl);
+    bool fast = impl && strncmp(impl, "ref", 3) != 0;
+    dnnl_primitive_desc_destroy(pd);
+    return fast;
+}
+
 static bool binary_claim(const graph_value *values, const graph_node *node,
                          const device_value_plan *plans, const onednn_layout *stored,
                          onednn_claim *claim)
@@ -50,6 +85,8 @@ static bool binary_claim(const graph_value *values, const graph_node *node,
     if (!binary_form(values, node, &src0, &src1, &alg))
         return false;
     onednn_layout in = stored[src0];
+    if (!binary_has_kernel(values, node, src1, alg, in))
+        return false;
     *claim = (onednn_claim){.layout_inputs = 3u, .layout_output = true, .in = in, .out = in};
     return true;
 }
@@ -65,8 +102,7 @@ static vkml_status binary_build(const onednn_build *b, onednn_node *n, bool *tak
     const graph_value *y = &b->values[node->outputs[0]], *v1 = &b->values[src1];
     int rank = y->rank;
     int64_t d1[VKML_MAX_RANK];
-    for (int d = 0; d < rank; d++) /* numpy: trailing dims line up */
-        d1[d] = d < rank - v1->rank ? 1 : v1->dims[d - (rank - v1->rank)];
+    broadcast_dims(y, v1, d1);
     onednn_layout layout = b->claim.in;
     dnnl_memory_desc_t a_have, a_want, b_have, b_want, y_have, y_want;
     onednn_md(&a_have, rank, y->dims, b->stored[src0]);
