@@ -22,6 +22,7 @@ typedef struct resize_job {
     void *y;
     vkml_dtype dtype;
     int64_t row; /* output elements per row (last axis) */
+    bool planes; /* float32, one tap of weight 1 on every axis but the last two */
 } resize_job;
 
 static bool build_table(const resize_params *p, const resize_geometry *g, int d, int64_t step,
@@ -92,11 +93,61 @@ static double sample(const resize_job *job, const int64_t *o)
     }
 }
 
+/* Whether every axis but the last two takes one tap of weight 1 at each output index (an
+ * image's batch and channels), so that a row of a float32 output is its row taps times its
+ * column taps over one plane. */
+static bool planes_form(const resize_job *job)
+{
+    const resize_geometry *g = job->g;
+    if (job->dtype != VKML_DTYPE_FLOAT || g->rank < 2)
+        return false;
+    for (int d = 0; d < g->rank - 2; d++)
+        for (int64_t o = 0; o < g->out[d]; o++)
+            if (job->axes[d].count[o] != 1 || job->axes[d].weight[o * job->axes[d].stride] != 1.0)
+                return false;
+    return true;
+}
+
+/* Output row r in planes form: the same sums as sample(), read through a pointer. */
+static void plane_row(const resize_job *job, int64_t r, int64_t *o)
+{
+    int rank = job->g->rank;
+    cpu_index_from_linear(r * job->row, job->g->out, rank, o);
+    const float *x = job->x;
+    float *y = (float *)job->y + r * job->row;
+    int64_t base = 0;
+    for (int d = 0; d < rank - 2; d++)
+        base += job->axes[d].offset[o[d] * job->axes[d].stride];
+    const axis_table *rt = &job->axes[rank - 2], *ct = &job->axes[rank - 1];
+    int rows = rt->count[o[rank - 2]];
+    const int64_t *roff = rt->offset + o[rank - 2] * rt->stride;
+    const double *rw = rt->weight + o[rank - 2] * rt->stride;
+    for (int64_t i = 0; i < job->row; i++) {
+        int cols = ct->count[i];
+        const int64_t *coff = ct->offset + i * ct->stride;
+        const double *cw = ct->weight + i * ct->stride;
+        if (!rows || !cols) {
+            y[i] = (float)job->p->extrapolation;
+            continue;
+        }
+        double acc = 0.0;
+        for (int a = 0; a < rows; a++)
+            for (int b = 0; b < cols; b++)
+                acc += rw[a] * cw[b] * x[base + roff[a] + coff[b]];
+        y[i] = (float)acc;
+    }
+}
+
 static void resize_rows(void *ctx, int64_t begin, int64_t end)
 {
     const resize_job *job = ctx;
     int rank = job->g->rank;
     int64_t o[VKML_MAX_RANK];
+    if (job->planes) {
+        for (int64_t r = begin; r < end; r++)
+            plane_row(job, r, o);
+        return;
+    }
     for (int64_t r = begin; r < end; r++) {
         cpu_index_from_linear(r * job->row, job->g->out, rank, o);
         for (int64_t i = 0; i < job->row; i++) {
@@ -144,7 +195,7 @@ vkml_status cpu_resize(const op_cpu_args *args, vkml_error *err)
     }
     if (ok && g.rank == 0)
         cpu_store_f64(job.y, job.dtype, 0, cpu_load_f64(job.x, job.dtype, 0));
-    else if (ok)
+    else if (ok && (job.planes = planes_form(&job), true))
         sched_parallel_for(total / job.row, (double)job.row * 16.0, resize_rows, &job);
     free_tables(&job);
     if (!ok)
