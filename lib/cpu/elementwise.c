@@ -2,6 +2,9 @@
  * loaded a block at a time from its dtype into the op's computation class (eltwise_cpu.h),
  * the op runs on the block (eltwise_math.c), and the result is stored to the output's
  * dtype. Variadic ops fold pairwise through the output. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("O3") /* as eltwise_math.c */
+#endif
 #include "cpu/cpu_elem.h"
 #include "cpu/cpu_kernels.h"
 #include "cpu/eltwise_cpu.h"

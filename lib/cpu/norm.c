@@ -1,6 +1,9 @@
 /* CPU normalisations: per line of a reduce_view, statistics then apply (Softmax,
  * LogSoftmax, Hardmax, Layer/Instance/Group/MeanVariance/Lp/RMS normalisation); per element
  * BatchNormalization and LRN. Computed in double whatever the storage type. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("O3") /* as eltwise_math.c */
+#endif
 #include "ops/norm.h"
 #include "cpu/cpu_elem.h"
 #include "cpu/cpu_kernels.h"
