@@ -96,6 +96,7 @@ static int library_nodes;     /* nodes on oneDNN in the session being created */
 static int library_threads;   /* its "N nodes on oneDNN, T threads each" */
 static char first_stored[32]; /* how its first library node's output is stored */
 static int in_place_convs;    /* convs the CPU device put in their residual's memory */
+static int ref_convs;         /* convs on oneDNN's reference code (ref:any) */
 
 static void count_library(void *user, vkml_log_level level, const char *message)
 {
@@ -108,6 +109,8 @@ static void count_library(void *user, vkml_log_level level, const char *message)
     if (strstr(message, "runs on oneDNN") && library_nodes++ == 0)
         snprintf(first_stored, sizeof(first_stored), "%.*s", p ? (int)strcspn(p + 14, ";") : 0,
                  p ? p + 14 : "");
+    if (strstr(message, "Conv runs on oneDNN (ref:"))
+        ref_convs++;
     if (strstr(message, "in their residual's memory") &&
         sscanf(message, "CPU device: %d convs", &nodes) == 1)
         in_place_convs += nodes;
@@ -1070,6 +1073,26 @@ static void ranges_check(vkml_context *ctx, const char *label, int64_t half, int
           first_stored);
 }
 
+/* Inception-v3's reduction block at a small input: a 3x3 stride-2 Conv to 1x1 beside a
+ * MaxPool, both into a Concat. Stored as the Concat wants, that Conv had only oneDNN's
+ * reference code; it must write channels-last and reorder instead. */
+static void concat_reader_check(vkml_context *ctx)
+{
+    graph *g = graph_create();
+    int x = input(g, 4, (int64_t[]){1, 32, 3, 3});
+    int a = value(g), b = value(g), p = value(g), cat = value(g);
+    add_node(g, "Conv", 11, 2, (int[]){x, weights(g, 4, (int64_t[]){48, 32, 1, 1})}, a, 0, NULL);
+    add_node(g, "Conv", 11, 2, (int[]){a, weights(g, 4, (int64_t[]){80, 48, 3, 3})}, b, 1,
+             (graph_attr[]){ints(g, "strides", 2, (int64_t[]){2, 2})});
+    add_node(g, "MaxPool", 12, 1, (int[]){a}, p, 2,
+             (graph_attr[]){ints(g, "kernel_shape", 2, (int64_t[]){3, 3}),
+                            ints(g, "strides", 2, (int64_t[]){2, 2})});
+    add_node(g, "Concat", 13, 2, (int[]){b, p}, cat, 1, (graph_attr[]){one_int("axis", 1)});
+    ref_convs = 0;
+    check_case(ctx, "3x3 stride-2 Conv to 1x1 into a Concat", g, (int[]){x}, 1, (int[]){cat}, 1, 4);
+    CHECK(ref_convs == 0, "a Conv into a Concat ran oneDNN's reference code (%d)", ref_convs);
+}
+
 /* ---- Resize ------------------------------------------------------------------------ */
 
 /* Conv -> Resize (nearest, by `scales` over every dim, with the coordinate mode and
@@ -1152,6 +1175,7 @@ int main(void)
         binary_check(ctx, &binary_cases[i]);
     excitation_check(ctx);
     in_place_check(ctx);
+    concat_reader_check(ctx);
     for (size_t i = 0; i < VKML_ARRAY_SIZE(norm_cases); i++)
         norm_check(ctx, &norm_cases[i]);
     threads_check(ctx);

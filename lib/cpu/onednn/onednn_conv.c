@@ -200,6 +200,22 @@ static vkml_status conv_build_node(const onednn_build *b, onednn_node *n, bool *
     vkml_status st = conv_pd(&c, false, &pd, err);
     if (st || !pd)
         return st;
+    /* An output stored plain (a Concat reads it) can leave oneDNN 2.6 only its reference
+     * code for the conv (Inception-v3's 3x3 stride-2 convs: 2 ms against 0.2): then the
+     * conv writes channels-last and a reorder stores it. */
+    if (onednn_pd_is_ref(pd) && b->claim.out != ONEDNN_NXC) {
+        conv_build nxc = {.b = b};
+        dnnl_primitive_desc_t pd2 = NULL;
+        vkml_error ignored;
+        if (conv_setup(b->values, node, b->claim.in, ONEDNN_NXC, &nxc) &&
+            conv_pd(&nxc, false, &pd2, &ignored) == VKML_OK && pd2 && !onednn_pd_is_ref(pd2)) {
+            dnnl_primitive_desc_destroy(pd);
+            pd = pd2;
+            c = nxc;
+        } else if (pd2) {
+            dnnl_primitive_desc_destroy(pd2);
+        }
+    }
     onednn_note_impl(n, pd);
 
     dnnl_memory_t xm, wm, bm = NULL, ym, rm = NULL, conv_out;

@@ -193,6 +193,8 @@ vkml_status onednn_add_src_dst_step(onednn_node *n, const onednn_build *b, dnnl_
                                     const int64_t *out_dims, vkml_error *err);
 /* Records pd's implementation name as n's (the debug log prints it). */
 void onednn_note_impl(onednn_node *n, const_dnnl_primitive_desc_t pd);
+/* Whether oneDNN chose its reference code (ref:any), several times slower than a jit one. */
+bool onednn_pd_is_ref(const_dnnl_primitive_desc_t pd);
 /* The pooling primitive descriptor of window w (alg, src and dst as given); *pd NULL when
  * oneDNN has none or its form differs from ONNX's (onednn_pool.c). */
 struct window_params;

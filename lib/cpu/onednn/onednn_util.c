@@ -255,6 +255,13 @@ void onednn_attr_destroy(dnnl_primitive_attr_t attr, dnnl_post_ops_t po)
     dnnl_primitive_attr_destroy(attr);
 }
 
+bool onednn_pd_is_ref(const_dnnl_primitive_desc_t pd)
+{
+    const char *impl = NULL;
+    dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl);
+    return impl && strncmp(impl, "ref", 3) == 0;
+}
+
 void onednn_note_impl(onednn_node *n, const_dnnl_primitive_desc_t pd)
 {
     const char *impl = NULL;
