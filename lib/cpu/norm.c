@@ -8,6 +8,8 @@
 #include "cpu/cpu_elem.h"
 #include "cpu/cpu_kernels.h"
 
+#include <stdlib.h>
+
 typedef struct norm_job {
     const norm_geom *g;
     vkml_dtype t;
@@ -156,6 +158,35 @@ static void batch_stats(const op_cpu_args *args, const channel_geom *g, vkml_dty
     *var = channel_sum(args, g, t, c, *mean, 2) / n;
 }
 
+/* y = x * a[c] + b[c] over planes [begin, end) of [outer, channels]: float32 through
+ * pointers, other types through the loads; the same double arithmetic either way. */
+typedef struct bn_apply {
+    vkml_dtype t;
+    const void *x;
+    void *y;
+    const double *ab; /* a, b per channel */
+    const channel_geom *g;
+} bn_apply;
+
+static void bn_planes(void *ctx, int64_t begin, int64_t end)
+{
+    const bn_apply *j = ctx;
+    int64_t inner = j->g->inner;
+    for (int64_t plane = begin; plane < end; plane++) {
+        int64_t c = plane % j->g->channels, base = plane * inner;
+        double a = j->ab[2 * c], b = j->ab[2 * c + 1];
+        if (j->t == VKML_DTYPE_FLOAT) {
+            const float *x = (const float *)j->x + base;
+            float *y = (float *)j->y + base;
+            for (int64_t i = 0; i < inner; i++)
+                y[i] = (float)((double)x[i] * a + b);
+            continue;
+        }
+        for (int64_t i = 0; i < inner; i++)
+            cpu_store_f64(j->y, j->t, base + i, cpu_load_f64(j->x, j->t, base + i) * a + b);
+    }
+}
+
 vkml_status cpu_batchnorm(const op_cpu_args *args, vkml_error *err)
 {
     channel_geom g;
@@ -165,6 +196,9 @@ vkml_status cpu_batchnorm(const op_cpu_args *args, vkml_error *err)
     const channel_params *p = args->node->params;
     const graph_node *n = args->node;
     vkml_dtype t = args->values[n->inputs[0]].dtype;
+    double *ab = malloc(sizeof(double) * 2 * (size_t)(g.channels > 0 ? g.channels : 1));
+    if (!ab)
+        return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "BatchNormalization: out of memory");
     for (int64_t c = 0; c < g.channels; c++) {
         double mean = cpu_load_f64(args->in[3], t, c), var = cpu_load_f64(args->in[4], t, c);
         if (p->training) {
@@ -178,15 +212,12 @@ vkml_status cpu_batchnorm(const op_cpu_args *args, vkml_error *err)
             mean = bmean;
             var = bvar;
         }
-        double a = cpu_load_f64(args->in[1], t, c) / sqrt(var + p->epsilon);
-        double b = cpu_load_f64(args->in[2], t, c) - mean * a;
-        for (int64_t o = 0; o < g.outer; o++) {
-            int64_t base = (o * g.channels + c) * g.inner;
-            for (int64_t i = 0; i < g.inner; i++)
-                cpu_store_f64(args->out[0], t, base + i,
-                              cpu_load_f64(args->in[0], t, base + i) * a + b);
-        }
+        ab[2 * c] = cpu_load_f64(args->in[1], t, c) / sqrt(var + p->epsilon);
+        ab[2 * c + 1] = cpu_load_f64(args->in[2], t, c) - mean * ab[2 * c];
     }
+    bn_apply job = {.t = t, .x = args->in[0], .y = args->out[0], .ab = ab, .g = &g};
+    sched_parallel_for(g.outer * g.channels, 2.0 * (double)g.inner, bn_planes, &job);
+    free(ab);
     return VKML_OK;
 }
 
