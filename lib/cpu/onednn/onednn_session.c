@@ -246,6 +246,20 @@ static vkml_status build_nodes(const device_session_desc *desc, void *const *ptr
 }
 
 /* The nodes of the session and, for a first plan, those the library may take. */
+
+/* Whether a value the node reads or writes has no elements. Those nodes are left to the C
+ * kernels: oneDNN 2.6 divides by zero creating a MatMul over an empty batch ([0, 2, 3, 4]
+ * by [1, 4, 3]: SIGFPE), and an empty node has nothing to speed up. */
+static bool touches_empty(const graph_value *values, const graph_node *node)
+{
+    for (int k = 0; k < node->n_inputs + node->n_outputs; k++) {
+        int v = k < node->n_inputs ? node->inputs[k] : node->outputs[k - node->n_inputs];
+        if (v >= 0 && values[v].rank > 0 &&
+            vkml_tensor_element_count(values[v].rank, values[v].dims) == 0)
+            return true;
+    }
+    return false;
+}
 static void claim_nodes(const device_session_desc *desc, const layout_plan *lp)
 {
     const graph *g = desc->graph;
@@ -258,8 +272,8 @@ static void claim_nodes(const device_session_desc *desc, const layout_plan *lp)
             lp->on_device[desc->chunks[c].nodes[k]] = true;
     for (int i = 0; i < g->n_nodes; i++) {
         const graph_node *node = &g->nodes[i];
-        lp->claimed[i] =
-            lp->on_device[i] && op_for(node) && node->n_outputs >= 1 && node->outputs[0] >= 0;
+        lp->claimed[i] = lp->on_device[i] && op_for(node) && node->n_outputs >= 1 &&
+                         node->outputs[0] >= 0 && !touches_empty(desc->values, node);
     }
 }
 
