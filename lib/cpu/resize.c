@@ -193,9 +193,10 @@ vkml_status cpu_resize(const op_cpu_args *args, vkml_error *err)
         ok = ok && build_table(node->params, &g, d, step, &job.axes[d]);
         step *= g.in[d];
     }
+    job.planes = ok && planes_form(&job);
     if (ok && g.rank == 0)
         cpu_store_f64(job.y, job.dtype, 0, cpu_load_f64(job.x, job.dtype, 0));
-    else if (ok && (job.planes = planes_form(&job), true))
+    else if (ok)
         sched_parallel_for(total / job.row, (double)job.row * 16.0, resize_rows, &job);
     free_tables(&job);
     if (!ok)
