@@ -30,9 +30,12 @@ UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1" \
 # ThreadSanitizer: the scheduler, sessions on several threads and devices, whole models;
 # without oneDNN, whose OpenMP runtime (libgomp) is not instrumented: TSan cannot see its
 # barriers and would report the library's own team as racing (ASan above covers it).
+# TSan slows lavapipe's threads 5-10x too: test_dag, 15 s plain, takes 70-100 s here on two
+# cores with a cold shader cache, beside another test: timeouts x3.
 [ -f build-tsan/build.ninja ] ||
   meson setup build-tsan -Dbuildtype=debug -Db_sanitize=thread -Dgst=disabled -Donednn=disabled
 meson compile -C build-tsan
 TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1" \
   meson test -C build-tsan --no-rebuild --print-errorlogs --num-processes 2 \
+    --timeout-multiplier 3 \
     sched session async batcher dag streams vulkan_threads mnist ops_conv ops_pool ops_matmul
