@@ -123,8 +123,11 @@ vkml_status model_wrap_graph(graph *g, bool allow_unsupported, vkml_model **out,
     *out = NULL;
     if (!g)
         return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT, "model_from_graph: no graph");
-    /* BatchNormalization after Conv becomes part of the Conv's weights. */
+    /* BatchNormalization after Conv becomes part of the Conv's weights; a Pad of zeros
+     * before a Conv or AveragePool, its padding. */
     vkml_status st = graph_fuse_conv_batchnorm(g, NULL, err);
+    if (st == VKML_OK && !graph_fusion_disabled())
+        st = graph_fuse_pads(g, NULL, err);
     if (st == VKML_OK)
         st = resolve_graph(g, allow_unsupported, err);
     /* Activations and residual Adds after Conv, Gemm and MatMul become their epilogues. */

@@ -8,6 +8,13 @@
  * graph; *n_fused (may be NULL) counts the folded nodes. */
 vkml_status graph_fuse_conv_batchnorm(graph *g, int *n_fused, vkml_error *err);
 
+/* Pad folding at load (passes/fuse_pad.c): a Pad of zeros along the spatial axes (constant
+ * mode, constant pads, N and C unpadded) whose output only a Conv or an AveragePool reads
+ * (auto_pad NOTSET; the pool with ceil_mode 0, and count_include_pad when it pads itself)
+ * becomes that node's pads (the pool's with count_include_pad 1). Re-sorts the graph;
+ * *n_fused (may be NULL) counts the folded Pads. */
+vkml_status graph_fuse_pads(graph *g, int *n_fused, vkml_error *err);
+
 /* Whether load-time fusion is switched off: env VKML_NO_FUSE set to a value other than
  * "" or "0". The one place that reads the switch. */
 bool graph_fusion_disabled(void);
