@@ -165,9 +165,29 @@ typedef struct elt_pass {
     int64_t strides[ELT_PASS_INPUTS][VKML_MAX_RANK];
     const void *in[ELT_PASS_INPUTS];
     elt_load_fn load[ELT_PASS_INPUTS];
+    /* Input k (the output) is of the class's own type (float for F32): its dense runs are
+     * read (written) in place, without the copy through the block. */
+    bool native[ELT_PASS_INPUTS], native_y;
     void *y;
     elt_store_fn store;
 } elt_pass;
+
+/* The dtype each class computes in, and its size. */
+static bool class_native(elt_class cls, vkml_dtype t)
+{
+    switch (cls) {
+    case ELT_CLASS_F32: return t == VKML_DTYPE_FLOAT;
+    case ELT_CLASS_F64: return t == VKML_DTYPE_DOUBLE;
+    case ELT_CLASS_S64: return t == VKML_DTYPE_INT64;
+    case ELT_CLASS_U64: return t == VKML_DTYPE_UINT64;
+    }
+    return false;
+}
+
+static size_t class_size(elt_class cls)
+{
+    return cls == ELT_CLASS_F32 ? sizeof(float) : sizeof(uint64_t);
+}
 
 /* Rows [begin, end) of the layout's innermost dim, a block at a time. */
 static void pass_rows(void *ctx, int64_t begin, int64_t end)
@@ -176,6 +196,7 @@ static void pass_rows(void *ctx, int64_t begin, int64_t end)
     const eltwise_layout *l = &ps->layout;
     int n_in = ps->step.n_inputs, last = l->rank - 1;
     int64_t inner = l->rank ? l->dims[last] : 1;
+    size_t size = class_size(ps->cls);
     uint64_t scratch[ELT_PASS_INPUTS + 1][ELT_BLOCK];
     void *x[ELT_PASS_INPUTS] = {scratch[1], scratch[2], scratch[3]};
     for (int64_t r = begin; r < end; r++) {
@@ -193,8 +214,17 @@ static void pass_rows(void *ctx, int64_t begin, int64_t end)
                 int64_t s = l->rank ? ps->strides[k][last] : 0;
                 if (!ps->load[k])
                     continue; /* an omitted optional input: NULL for the op */
+                if (ps->native[k] && s == 1) {
+                    xs[k] = (void *)((const char *)ps->in[k] + (size_t)(off[k] + j) * size);
+                    continue;
+                }
                 ps->load[k](ps->in[k], off[k] + j * s, s, x[k], n);
                 xs[k] = x[k];
+            }
+            if (ps->native_y) {
+                elt_compute(ps->cls, &ps->step, xs, (char *)ps->y + (size_t)(r * inner + j) * size,
+                            n);
+                continue;
             }
             elt_compute(ps->cls, &ps->step, xs, scratch[0], n);
             ps->store(scratch[0], ps->y, r * inner + j, n);
@@ -208,6 +238,7 @@ static void pass_input(elt_pass *ps, int k, const graph_value *v, const void *da
 {
     ps->in[k] = data;
     ps->load[k] = io_of(v->dtype)->load[ps->cls];
+    ps->native[k] = class_native(ps->cls, v->dtype);
 }
 
 static void pass_run(elt_pass *ps, double cost)
@@ -262,6 +293,7 @@ static void run_variadic(elt_pass *ps, const op_cpu_args *args, double cost)
         eltwise_layout_fold(args->values, node, k, ps->strides, &ps->layout);
         ps->in[0] = ps->y;
         ps->load[0] = load_y;
+        ps->native[0] = ps->native_y;
         pass_input(ps, 1, &args->values[node->inputs[k]], args->in[k]);
         pass_run(ps, cost);
     }
@@ -274,6 +306,7 @@ static void run_variadic(elt_pass *ps, const op_cpu_args *args, double cost)
         ps->strides[0][0] = 1;
         ps->in[0] = ps->y;
         ps->load[0] = load_y;
+        ps->native[0] = ps->native_y;
         pass_run(ps, cost);
     }
 }
@@ -369,6 +402,7 @@ vkml_status cpu_eltwise(const op_cpu_args *args, vkml_error *err)
                              node->op_type, k, vkml_dtype_name(values[node->inputs[k]].dtype));
     elt_pass ps = {.cls = class_of(dtype), .y = args->out[0]};
     ps.store = io_of(y->dtype)->store[ps.cls];
+    ps.native_y = class_native(ps.cls, y->dtype);
     ps.step = (elt_step){.op = p->op, .p = p, .n_inputs = pass_inputs(p, node)};
     double cost = op_cost(p->op);
     if (p->op == ELT_DROPOUT && node->n_outputs > 1 && args->out[1])
