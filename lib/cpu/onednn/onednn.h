@@ -30,6 +30,13 @@ typedef struct onednn_session onednn_session;
  * ask for the plain C kernels (VKML_CPU_KERNELS=reference). */
 bool onednn_enabled(void);
 
+/* Whether oneDNN's integer products are exact on this CPU: it has VNNI (AVX-512 VNNI,
+ * AVX-VNNI or AMX). Without it oneDNN 2.6 multiplies uint8 by int8 with vpmaddubsw, whose
+ * pairs of products saturate at int16 (255 x 127 x 2 > 32767): QLinearConv and
+ * MatMulInteger came out up to 37 off on an AVX2 EPYC. The integer ops then run their C
+ * kernels. */
+bool onednn_int8_exact(void);
+
 /* cpu_sgemm through oneDNN's sgemm on the calling thread's OpenMP team (every core the
  * worker pool has): the product of the C kernels built on it (Conv's and MatMul's reference
  * forms, ConvTranspose, DeformConv, the RNNs) and of the host's single-node runs (folding,

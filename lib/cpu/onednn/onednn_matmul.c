@@ -323,7 +323,8 @@ static vkml_status gemm_build(const onednn_build *b, onednn_node *n, bool *taken
  * each (or none); B int8 of one constant zero point, or a constant B of int8 or uint8 that,
  * less its zero points (per tensor or per column), fits in int8 (the difference is packed);
  * QLinearMatMul's scales constant, A's and Y's per tensor, B's per tensor or per column:
- * oneDNN's integer product (VNNI where the CPU has it). MatMulInteger is exact;
+ * oneDNN's integer product where the CPU has VNNI (onednn_int8_exact; elsewhere the C
+ * kernel). MatMulInteger is exact;
  * QLinearMatMul requantizes in float32 (onednn_quant.c says how that rounds). */
 typedef struct integer_product {
     qprod_params q;
@@ -370,6 +371,8 @@ static bool integer_claim(const graph_value *values, const graph_node *node,
     (void)stored;
     integer_product ip = {0};
     *claim = (onednn_claim){0}; /* plain */
+    if (!onednn_int8_exact())
+        return false;
     const graph_value *y = &values[node->outputs[0]];
     int64_t n = y->rank >= 1 ? y->dims[y->rank - 1] : 1;
     bool qlinear = node->op->id == OP_ID_QLinearMatMul;

@@ -5,6 +5,7 @@
  * onednn_matmul.c, onednn_pool.c) build one from a graph node; onednn_session.c owns
  * them.
  */
+#include "cpu/onednn/onednn.h"
 #include "device/device.h"
 
 #include <oneapi/dnnl/dnnl.h>

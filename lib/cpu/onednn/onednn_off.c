@@ -12,6 +12,11 @@ const char *onednn_op_forms(const op_def *op)
     return NULL;
 }
 
+bool onednn_int8_exact(void)
+{
+    return false;
+}
+
 bool onednn_sgemm(const struct cpu_sgemm_args *g)
 {
     (void)g;

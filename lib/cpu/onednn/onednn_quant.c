@@ -1,8 +1,8 @@
-/* ConvInteger and QLinearConv through oneDNN's int8 convolution (VNNI where the CPU has
- * it): x uint8 or int8 whose zero point is one constant (or none), constant int8 or uint8
- * weights that, less their zero points (per tensor or per output channel), fit in int8
- * (oneDNN 2.6's convolutions take no weights zero point: the difference is packed), 1-3
- * spatial dims, every group form; QLinearConv's scales (constants; w's one, or one per
+/* ConvInteger and QLinearConv through oneDNN's int8 convolution where the CPU has VNNI
+ * (onednn_int8_exact; elsewhere the C kernels): x uint8 or int8 whose zero point is one constant
+ * (or none), constant int8 or uint8 weights that, less their zero points (per tensor or per output
+ * channel), fit in int8 (oneDNN 2.6's convolutions take no weights zero point: the difference is
+ * packed), 1-3 spatial dims, every group form; QLinearConv's scales (constants; w's one, or one per
  * output channel) become oneDNN's output scales, y's zero point its destination zero point,
  * the int32 bias its bias. Computes channels-last (qconv_claim).
  *
@@ -208,7 +208,7 @@ static bool qconv_claim(const graph_value *values, const graph_node *node,
 {
     (void)stored;
     qconv c;
-    if (!qconv_setup(values, node, plans, ONEDNN_NXC, ONEDNN_NXC, &c))
+    if (!onednn_int8_exact() || !qconv_setup(values, node, plans, ONEDNN_NXC, ONEDNN_NXC, &c))
         return false;
     float *scales = malloc(sizeof(float) * (size_t)(c.q.conv.out_channels + 1));
     dnnl_primitive_desc_t pd = NULL;

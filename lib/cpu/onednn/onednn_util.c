@@ -518,3 +518,10 @@ vkml_status onednn_add_src_dst_step(onednn_node *n, const onednn_build *b, dnnl_
         return st;
     return onednn_bind_output_finish(n, &pending, err);
 }
+
+bool onednn_int8_exact(void)
+{
+    /* The VNNI bits of dnnl_cpu_isa_t: 0x40 (avx512_core_vnni and above), 0x400 (avx2_vnni). */
+    unsigned isa = (unsigned)dnnl_get_effective_cpu_isa();
+    return (isa & 0x40u) || (isa & 0x400u);
+}
