@@ -3,7 +3,8 @@
  * MatMul + Add(bias) + Gelu, Conv + x*HardSigmoid(x), a bias-less Conv + Add of a constant
  * per channel or of one value (+ Relu): the Add becomes the Conv's bias) loads with those
  * nodes absorbed, `fused` naming them, and computes what the unfused graph (VKML_NO_FUSE=1)
- * computes, on the CPU and on every Vulkan device (the bias folds bit for bit), and again
+ * computes, on the CPU and on every Vulkan device (the bias folds bit for bit on the GPUs; within
+ * a rounding on the CPU, where oneDNN's AVX2 convolution starts its sums at the bias), and again
  * with each GPU's tiled kernels chosen (the lanes forms of the direct conv); a Conv + Relu
  * + MaxPool (2x2) and a bias-less Conv + Add + Relu + MaxPool (3x3 stride 2, padded,
  * ceil_mode: overlapping windows, a last one in the padding) fuse into the Conv; what must
@@ -308,7 +309,9 @@ static const char *fused_of(const vkml_model *m, const char *name)
 #define N_IN 5
 #define N_OUT 30
 #define INDICES_OUT 18 /* I17: int64 */
-/* The outputs of the folded biases (Y11, Y12): fused equals unfused bit for bit. */
+/* The outputs of the folded biases (Y11, Y12): fused equals unfused bit for bit on a Vulkan
+ * device (its kernels add the bias after the sum, as the Add did); on the CPU device within
+ * 1e-6 of the output's scale (oneDNN adds it first on some ISAs: AVX2's jit convolution). */
 #define FOLD_FIRST 11
 #define FOLD_LAST 12
 
@@ -431,8 +434,14 @@ int main(void)
                     if (o >= FOLD_FIRST && o <= FOLD_LAST && !f)
                         unfused_fold[o] = got[o].data; /* compared with the fused run's below */
                     else if (o >= FOLD_FIRST && o <= FOLD_LAST) {
-                        CHECK(a && unfused_fold[o] && memcmp(a, unfused_fold[o], got[o].size) == 0,
-                              "device %d output %d: the folded bias differs from the Add", d, o);
+                        double diff = 0;
+                        for (size_t k = 0; d < 0 && a && unfused_fold[o] && k < n; k++)
+                            diff = fmax(diff, fabs(a[k] - unfused_fold[o][k]) / scale);
+                        CHECK(a && unfused_fold[o] &&
+                                  (d < 0 ? diff <= 1e-6
+                                         : memcmp(a, unfused_fold[o], got[o].size) == 0),
+                              "device %d output %d: the folded bias differs from the Add (%g)", d,
+                              o, diff);
                         free(unfused_fold[o]);
                         free(got[o].data);
                     } else
