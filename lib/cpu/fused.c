@@ -24,9 +24,10 @@ static float word_float(uint32_t w)
     return f;
 }
 
-/* Operand k at output elements [start, start + n) into dst, a run along the innermost
- * dim at a time (dense, broadcast or strided), carrying into the outer dims between runs. */
-static void load_operand(const fused_run *r, uint32_t k, int64_t start, int n, float *dst)
+/* Operand k at output elements [start, start + n): where they are one dense run of an
+ * input, a pointer into it; else copied into dst, a run along the innermost dim at a time
+ * (dense, broadcast or strided), carrying into the outer dims between runs. */
+static const float *load_operand(const fused_run *r, uint32_t k, int64_t start, int n, float *dst)
 {
     const uint32_t *op = r->operands + (size_t)k * FUSED_OPERAND_WORDS;
     const uint32_t *strides = op + FUSED_OPERAND_STRIDES;
@@ -42,10 +43,12 @@ static void load_operand(const fused_run *r, uint32_t k, int64_t start, int n, f
     if (r->rank == 0) {
         for (int j = 0; j < n; j++)
             dst[j] = from ? from[off] : word_float(r->prog[off]);
-        return;
+        return dst;
     }
     int last = r->rank - 1;
     int64_t step = strides[last];
+    if (from && step == 1 && (int64_t)dims[last] - coords[last] >= n)
+        return from + off;
     for (int j = 0; j < n;) {
         int64_t left = (int64_t)dims[last] - coords[last];
         int run = n - j < left ? n - j : (int)left;
@@ -71,6 +74,7 @@ static void load_operand(const fused_run *r, uint32_t k, int64_t start, int n, f
             coords[d] = 0;
         }
     }
+    return dst;
 }
 
 static void run_blocks(void *ctx, int64_t begin, int64_t end)
@@ -103,14 +107,15 @@ static void run_blocks(void *ctx, int64_t begin, int64_t end)
                         scratch[s][j] = v;
                     xs[s] = scratch[s];
                 } else {
-                    load_operand(r, ref - FUSED_REF_OPERAND, start, n, scratch[s]);
-                    xs[s] = scratch[s];
+                    xs[s] = (void *)load_operand(r, ref - FUSED_REF_OPERAND, start, n, scratch[s]);
                 }
             }
             dst = ins[FUSED_INSTR_DST];
-            elt_compute(ELT_CLASS_F32, &step, xs, regs[dst], n);
+            /* The last instruction writes the output itself (in place of an input is
+             * fine: each element is read before it is written). */
+            elt_compute(ELT_CLASS_F32, &step, xs, i == r->n_instrs - 1 ? r->y + start : regs[dst],
+                        n);
         }
-        memcpy(r->y + start, regs[dst], sizeof(float) * (size_t)n);
     }
 }
 
