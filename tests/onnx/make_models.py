@@ -269,6 +269,13 @@ def good_models():
     save(m, "ml_import.onnx")
     save(attr_node(), "attrs.onnx")
     save(nested_if(3), "nested_if.onnx")
+    # PyTorch's avg_pool2d(padding=1): a Constant's pads, Pad, AveragePool (folded at load).
+    xp = helper.make_tensor_value_info("X", TensorProto.FLOAT, [1, 2, 6, 6])
+    pads = helper.make_node("Constant", [], ["pads"], name="pads", value=helper.make_tensor(
+        "p", TensorProto.INT64, [8], [0, 0, 1, 1, 0, 0, 1, 1]))
+    pad = helper.make_node("Pad", ["X", "pads"], ["P"], name="pad", mode="constant")
+    pool = helper.make_node("AveragePool", ["P"], ["Y"], name="pool", kernel_shape=[3, 3])
+    save(model([pads, pad, pool], [xp], [y]), "pad_pool.onnx")
 
 
 good_models()

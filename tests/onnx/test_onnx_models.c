@@ -220,6 +220,48 @@ static void test_attrs(void)
     graph_destroy(&g);
 }
 
+/* pad_pool.onnx: Constant pads -> Pad -> AveragePool 3x3 over ones [1, 2, 6, 6], as PyTorch
+ * exports avg_pool2d(padding=1): loads as the pool alone (count_include_pad), corners 4/9,
+ * edges 6/9, inside 1. */
+static void test_pad_folded(void)
+{
+    char path[4096];
+    vkml_model *m = NULL;
+    vkml_context *ctx = NULL;
+    vkml_session *s = NULL;
+    vkml_error err = {0};
+    CHECK_OK(vkml_model_load_file(model_path(path, sizeof(path), "pad_pool.onnx"), &m, &err), &err);
+    if (!m)
+        return;
+    CHECK(vkml_model_node_count(m) == 1, "pad_pool.onnx: %zu nodes after load, want the pool alone",
+          vkml_model_node_count(m));
+    vkml_context_params cp = {.disable_vulkan = true};
+    CHECK_OK(vkml_context_create(&cp, &ctx, &err), &err);
+    vkml_session_params sp = {.device = VKML_DEVICE_CPU};
+    if (ctx)
+        CHECK_OK(vkml_session_create(ctx, m, &sp, &s, &err), &err);
+    float x[72], y[72] = {0};
+    for (int i = 0; i < 72; i++)
+        x[i] = 1.0f;
+    vkml_tensor in = {
+        .dtype = VKML_DTYPE_FLOAT, .rank = 4, .dims = {1, 2, 6, 6}, .data = x, .size = sizeof(x)};
+    vkml_tensor out = {
+        .dtype = VKML_DTYPE_FLOAT, .rank = 4, .dims = {1, 2, 6, 6}, .data = y, .size = sizeof(y)};
+    if (s)
+        CHECK_OK(vkml_session_run(s, &in, 1, &out, 1, &err), &err);
+    for (int c = 0; s && c < 2; c++)
+        for (int i = 0; i < 6; i++)
+            for (int j = 0; j < 6; j++) {
+                int rows = 3 - (i == 0 || i == 5), cols = 3 - (j == 0 || j == 5);
+                float want = (float)(rows * cols) / 9.0f, got = y[(c * 6 + i) * 6 + j];
+                CHECK(fabsf(got - want) < 1e-6f, "pad_pool.onnx: y[%d,%d,%d] %g, want %g", c, i, j,
+                      got, want);
+            }
+    vkml_session_destroy(&s);
+    vkml_context_destroy(&ctx);
+    vkml_model_destroy(&m);
+}
+
 static void test_symbolic(void)
 {
     char path[4096];
@@ -433,6 +475,7 @@ int main(int argc, char **argv)
     test_aliasing();
     test_attrs();
     test_symbolic();
+    test_pad_folded();
     test_input_shapes();
     test_external();
     test_bad_graphs();
