@@ -35,7 +35,8 @@ typedef struct conv_build {
     int rank;
     int64_t xd[VKML_MAX_RANK], wd[VKML_MAX_RANK + 1], yd[VKML_MAX_RANK], od[VKML_MAX_RANK];
     dnnl_memory_desc_t x_want, y_want, w_user, w_any, bias_md;
-    int residual; /* value, or -1 */
+    int residual;      /* value, or -1 */
+    bool residual_add; /* the residual as a binary add post-op, not a sum (see below) */
 } conv_build;
 
 /* The conv's primitive descriptor on src x_want, dst y_want (the residual in y_want too)
@@ -62,7 +63,7 @@ static vkml_status conv_pd(conv_build *c, bool probe, dnnl_primitive_desc_t *pd,
     vkml_status st = VKML_OK;
     *pd = NULL;
     if ((probe || onednn_epilogue_post_ops(node->epilogue, po, c->residual >= 0 ? &c->y_want : NULL,
-                                           true)) &&
+                                           !c->residual_add)) &&
         dnnl_primitive_attr_set_post_ops(attr, po) == dnnl_success)
         st = onednn_pd(&cd, attr, pd, err);
     onednn_attr_destroy(attr, po);
@@ -200,21 +201,34 @@ static vkml_status conv_build_node(const onednn_build *b, onednn_node *n, bool *
     vkml_status st = conv_pd(&c, false, &pd, err);
     if (st || !pd)
         return st;
-    /* An output stored plain (a Concat reads it) can leave oneDNN 2.6 only its reference
-     * code for the conv (Inception-v3's 3x3 stride-2 convs: 2 ms against 0.2): then the
-     * conv writes channels-last and a reorder stores it. */
-    if (onednn_pd_is_ref(pd) && b->claim.out != ONEDNN_NXC) {
-        conv_build nxc = {.b = b};
+    /* Where oneDNN 2.6 has only its reference code for the conv, other forms of it:
+     * - the residual as a binary add: AVX2's jit convolution takes a sum post-op only
+     *   first, so Conv + SiLU + Add (YOLOv8's bottlenecks) fell to ref:any, 100-200 ms a
+     *   node against 2 (an AVX2 EPYC, 2026-11-29);
+     * - an output stored plain (a Concat reads it) written channels-last and reordered
+     *   (Inception-v3's 3x3 stride-2 convs: 2 ms against 0.2).
+     * When every form is the reference code, the node is left to the C kernel (im2col and
+     * oneDNN's sgemm), which is faster. */
+    for (int form = 1; form < 4 && onednn_pd_is_ref(pd); form++) {
+        conv_build alt = {.b = b};
+        onednn_layout out = form >= 2 ? ONEDNN_NXC : b->claim.out;
+        if ((form == 2 && out == b->claim.out) || ((form & 1) && c.residual < 0))
+            continue;
         dnnl_primitive_desc_t pd2 = NULL;
         vkml_error ignored;
-        if (conv_setup(b->values, node, b->claim.in, ONEDNN_NXC, &nxc) &&
-            conv_pd(&nxc, false, &pd2, &ignored) == VKML_OK && pd2 && !onednn_pd_is_ref(pd2)) {
+        if (conv_setup(b->values, node, b->claim.in, out, &alt) &&
+            ((alt.residual_add = form & 1), true) &&
+            conv_pd(&alt, false, &pd2, &ignored) == VKML_OK && pd2 && !onednn_pd_is_ref(pd2)) {
             dnnl_primitive_desc_destroy(pd);
             pd = pd2;
-            c = nxc;
+            c = alt;
         } else if (pd2) {
             dnnl_primitive_desc_destroy(pd2);
         }
+    }
+    if (onednn_pd_is_ref(pd)) {
+        dnnl_primitive_desc_destroy(pd);
+        return VKML_OK; /* not taken */
     }
     onednn_note_impl(n, pd);
 
@@ -253,6 +267,9 @@ static vkml_status conv_build_node(const onednn_build *b, onednn_node *n, bool *
     int n_args = 3;
     if (bm)
         args[n_args++] = (dnnl_exec_arg_t){DNNL_ARG_BIAS, bm};
+    if (rm && c.residual_add)
+        args[n_args++] = (dnnl_exec_arg_t){
+            onednn_post_op_src1(onednn_epilogue_residual_index(node->epilogue, 0)), rm};
     /* The residual as a sum post-op: copied into the destination first. With a binary
      * post-op instead, oneDNN 2.6 runs these convs on jit:avx512_core rather than brgconv
      * (AMD EPYC, 1 thread, 2026-11-29: ResNet-18's 3x3 512 @7x7 with Add+Relu 1.67 ms
@@ -263,7 +280,7 @@ static vkml_status conv_build_node(const onednn_build *b, onednn_node *n, bool *
         dnnl_memory_get_data_handle(conv_out, &out_at);
     }
     /* (none where the output lies in the residual's memory: cpu_device.c, in place) */
-    if (rm && r_at != out_at &&
+    if (rm && !c.residual_add && r_at != out_at &&
         (st = onednn_reorder_step(n, rm, &c.y_want, conv_out, &c.y_want, err))) {
         dnnl_primitive_desc_destroy(pd);
         return st;
