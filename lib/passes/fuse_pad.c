@@ -76,7 +76,8 @@ static const int64_t *zero_pads(const graph *g, const graph_node *p, int *rank)
             return NULL;
         pads = graph_attr_ints(p, p->opset < 2 ? "paddings" : "pads", &count);
     } else {
-        if (p->n_inputs < 2 || (p->n_inputs > 2 && p->inputs[2] >= 0 && !const_zero(g, p->inputs[2])))
+        if (p->n_inputs < 2 ||
+            (p->n_inputs > 2 && p->inputs[2] >= 0 && !const_zero(g, p->inputs[2])))
             return NULL;
         if (p->n_inputs > 3 && p->inputs[3] >= 0)
             return NULL; /* axes (opset 18): the pads of some axes only */
@@ -100,8 +101,8 @@ static bool fold_one(graph *g, int pi, int ci, const int *readers)
         return false;
     int s = rank - 2; /* spatial axes */
     for (int i = 0; i < rank; i++)
-        if (pads[i] < 0 || pads[rank + i] < 0 || pads[i] > INT32_MAX || pads[rank + i] > INT32_MAX ||
-            (i < 2 && (pads[i] || pads[rank + i])))
+        if (pads[i] < 0 || pads[rank + i] < 0 || pads[i] > INT32_MAX ||
+            pads[rank + i] > INT32_MAX || (i < 2 && (pads[i] || pads[rank + i])))
             return false;
     const char *auto_pad = graph_attr_string(c, "auto_pad", "NOTSET");
     if (strcmp(auto_pad, "NOTSET") != 0)
@@ -130,9 +131,11 @@ static bool fold_one(graph *g, int pi, int ci, const int *readers)
     }
     int n = 0;
     for (int a = 0; a < c->n_attrs; a++)
-        if (strcmp(c->attrs[a].name, "pads") != 0 && strcmp(c->attrs[a].name, "count_include_pad") != 0)
+        if (strcmp(c->attrs[a].name, "pads") != 0 &&
+            strcmp(c->attrs[a].name, "count_include_pad") != 0)
             attrs[n++] = c->attrs[a];
-    attrs[n++] = (graph_attr){.name = "pads", .type = GRAPH_ATTR_INTS, .ints = merged, .count = (size_t)(2 * s)};
+    attrs[n++] = (graph_attr){
+        .name = "pads", .type = GRAPH_ATTR_INTS, .ints = merged, .count = (size_t)(2 * s)};
     if (pool)
         attrs[n++] = (graph_attr){.name = "count_include_pad", .type = GRAPH_ATTR_INT, .i = 1};
     c->attrs = attrs;

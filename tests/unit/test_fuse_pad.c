@@ -31,7 +31,10 @@ static int int_constant_node(graph *g, const char *name, const int64_t *v, int n
     graph_tensor *t = vkml_arena_calloc(g->arena, 1, sizeof(*t));
     int64_t *data = vkml_arena_calloc(g->arena, (size_t)n, sizeof(int64_t));
     memcpy(data, v, sizeof(int64_t) * (size_t)n);
-    *t = (graph_tensor){.dtype = VKML_DTYPE_INT64, .rank = 1, .dims = {n}, .data = data,
+    *t = (graph_tensor){.dtype = VKML_DTYPE_INT64,
+                        .rank = 1,
+                        .dims = {n},
+                        .data = data,
                         .size = sizeof(int64_t) * (size_t)n};
     int node = graph_add_node(g, name, "Constant", "", 0, 1, 1);
     g->nodes[node].outputs[0] = id;
@@ -45,12 +48,12 @@ enum consumer { AVG_POOL, CONV, MAX_POOL };
 typedef struct pad_case {
     const char *name;
     enum consumer consumer;
-    int64_t pads[8];      /* the Pad's, begins then ends over N, C, H, W */
-    int64_t own_pads[4];  /* the consumer's own */
-    const char *mode;     /* NULL: constant */
-    float value;          /* the Pad's constant value */
-    bool has_value;       /* the Pad's constant_value input given */
-    bool pads_node;       /* pads from a Constant node, not an initializer */
+    int64_t pads[8];     /* the Pad's, begins then ends over N, C, H, W */
+    int64_t own_pads[4]; /* the consumer's own */
+    const char *mode;    /* NULL: constant */
+    float value;         /* the Pad's constant value */
+    bool has_value;      /* the Pad's constant_value input given */
+    bool pads_node;      /* pads from a Constant node, not an initializer */
     bool ceil_mode, read_twice, count_include_pad;
     bool folds;
 } pad_case;
@@ -77,8 +80,8 @@ static vkml_model *make_model(const pad_case *pc, const float **w)
                          (int[]){padded}, 1, 13);
     if (pc->mode) {
         g->nodes[pad].attrs = vkml_arena_calloc(g->arena, 1, sizeof(graph_attr));
-        g->nodes[pad].attrs[0] = (graph_attr){.name = "mode", .type = GRAPH_ATTR_STRING,
-                                              .s = pc->mode, .s_len = strlen(pc->mode)};
+        g->nodes[pad].attrs[0] = (graph_attr){
+            .name = "mode", .type = GRAPH_ATTR_STRING, .s = pc->mode, .s_len = strlen(pc->mode)};
         g->nodes[pad].n_attrs = 1;
     }
     int y = tg_value(g, "Y", VKML_DTYPE_FLOAT, 0, NULL);
@@ -87,19 +90,23 @@ static vkml_model *make_model(const pad_case *pc, const float **w)
         wv = tg_random_constant(g, "W", 4, (int64_t[]){C, C, K, K}, -1, 1, &seed);
         *w = g->values[wv].data;
     }
-    const char *op = pc->consumer == CONV ? "Conv" : pc->consumer == AVG_POOL ? "AveragePool" : "MaxPool";
+    const char *op = pc->consumer == CONV       ? "Conv"
+                     : pc->consumer == AVG_POOL ? "AveragePool"
+                                                : "MaxPool";
     int c = tg_node(g, "consumer", op, padded, wv, y, 13);
     graph_attr *a = vkml_arena_calloc(g->arena, 4, sizeof(graph_attr));
     int64_t *kernel = vkml_arena_calloc(g->arena, 2, sizeof(int64_t));
     kernel[0] = kernel[1] = K;
     int n = 0;
-    a[n++] = (graph_attr){.name = "kernel_shape", .type = GRAPH_ATTR_INTS, .ints = kernel, .count = 2};
-    a[n++] = (graph_attr){.name = "pads", .type = GRAPH_ATTR_INTS, .ints = pc->own_pads, .count = 4};
+    a[n++] =
+        (graph_attr){.name = "kernel_shape", .type = GRAPH_ATTR_INTS, .ints = kernel, .count = 2};
+    a[n++] =
+        (graph_attr){.name = "pads", .type = GRAPH_ATTR_INTS, .ints = pc->own_pads, .count = 4};
     if (pc->consumer != CONV)
         a[n++] = (graph_attr){.name = "ceil_mode", .type = GRAPH_ATTR_INT, .i = pc->ceil_mode};
     if (pc->consumer == AVG_POOL)
-        a[n++] = (graph_attr){.name = "count_include_pad", .type = GRAPH_ATTR_INT,
-                              .i = pc->count_include_pad};
+        a[n++] = (graph_attr){
+            .name = "count_include_pad", .type = GRAPH_ATTR_INT, .i = pc->count_include_pad};
     g->nodes[c].attrs = a;
     g->nodes[c].n_attrs = n;
     int outputs[2] = {y, padded};
@@ -124,8 +131,10 @@ static float *reference(const pad_case *pc, const float *x, const float *w, int 
                     for (int u = 0; u < K; u++)
                         for (int v = 0; v < K; v++) {
                             int r = i + u - top, s = j + v - left;
-                            float xv = r >= 0 && r < H && s >= 0 && s < W ? x[(c * H + r) * W + s] : 0;
-                            sum += pc->consumer == CONV ? xv * w[((o * C + c) * K + u) * K + v] : xv;
+                            float xv =
+                                r >= 0 && r < H && s >= 0 && s < W ? x[(c * H + r) * W + s] : 0;
+                            sum +=
+                                pc->consumer == CONV ? xv * w[((o * C + c) * K + u) * K + v] : xv;
                         }
                 }
                 y[(o * *oh + i) * *ow + j] = (float)(pc->consumer == CONV ? sum : sum / (K * K));
@@ -140,23 +149,45 @@ int main(void)
     CHECK_OK(vkml_context_create(NULL, &ctx, &err), &err);
     test_require_vulkan(ctx);
     const pad_case cases[] = {
-        {"avg pool, Pad 1 all round (PyTorch's avg_pool2d(padding=1))", AVG_POOL,
-         {0, 0, 1, 1, 0, 0, 1, 1}, {0}, .folds = true},
-        {"avg pool, uneven Pad from a Constant node", AVG_POOL, {0, 0, 2, 0, 0, 0, 1, 3}, {0},
-         .pads_node = true, .folds = true},
-        {"avg pool padding itself, count_include_pad", AVG_POOL, {0, 0, 1, 0, 0, 0, 0, 1},
-         {1, 1, 0, 1}, .count_include_pad = true, .folds = true},
-        {"conv, uneven Pad added to its own", CONV, {0, 0, 0, 2, 0, 0, 1, 0}, {1, 0, 0, 1},
-         .pads_node = true, .folds = true},
-        {"conv, Pad of zeros given as the value", CONV, {0, 0, 1, 1, 0, 0, 1, 1}, {0},
-         .has_value = true, .folds = true},
+        {"avg pool, Pad 1 all round (PyTorch's avg_pool2d(padding=1))",
+         AVG_POOL,
+         {0, 0, 1, 1, 0, 0, 1, 1},
+         {0},
+         .folds = true},
+        {"avg pool, uneven Pad from a Constant node",
+         AVG_POOL,
+         {0, 0, 2, 0, 0, 0, 1, 3},
+         {0},
+         .pads_node = true,
+         .folds = true},
+        {"avg pool padding itself, count_include_pad",
+         AVG_POOL,
+         {0, 0, 1, 0, 0, 0, 0, 1},
+         {1, 1, 0, 1},
+         .count_include_pad = true,
+         .folds = true},
+        {"conv, uneven Pad added to its own",
+         CONV,
+         {0, 0, 0, 2, 0, 0, 1, 0},
+         {1, 0, 0, 1},
+         .pads_node = true,
+         .folds = true},
+        {"conv, Pad of zeros given as the value",
+         CONV,
+         {0, 0, 1, 1, 0, 0, 1, 1},
+         {0},
+         .has_value = true,
+         .folds = true},
         {"reflect", AVG_POOL, {0, 0, 1, 1, 0, 0, 1, 1}, {0}, .mode = "reflect"},
         {"value 0.5", CONV, {0, 0, 1, 1, 0, 0, 1, 1}, {0}, .value = 0.5f, .has_value = true},
         {"channel axis padded", CONV, {0, 1, 1, 1, 0, 0, 1, 1}, {0}, .folds = false},
         {"max pool", MAX_POOL, {0, 0, 1, 1, 0, 0, 1, 1}, {0}, .folds = false},
         {"ceil_mode pool", AVG_POOL, {0, 0, 1, 1, 0, 0, 1, 1}, {0}, .ceil_mode = true},
-        {"pool padding itself without count_include_pad", AVG_POOL, {0, 0, 1, 1, 0, 0, 1, 1},
-         {1, 1, 1, 1}, .folds = false},
+        {"pool padding itself without count_include_pad",
+         AVG_POOL,
+         {0, 0, 1, 1, 0, 0, 1, 1},
+         {1, 1, 1, 1},
+         .folds = false},
         {"Pad read twice", AVG_POOL, {0, 0, 1, 1, 0, 0, 1, 1}, {0}, .read_twice = true},
     };
     float x[C * H * W];
