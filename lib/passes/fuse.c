@@ -123,6 +123,16 @@ void fuse_compact(graph *g)
     g->n_nodes = kept;
 }
 
+vkml_status fuse_finish(graph *g, int fused, int *n_fused, vkml_error *err)
+{
+    if (n_fused)
+        *n_fused = fused;
+    if (!fused)
+        return VKML_OK;
+    fuse_compact(g);
+    return graph_sort(g, err);
+}
+
 vkml_status graph_fuse_conv_batchnorm(graph *g, int *n_fused, vkml_error *err)
 {
     int fused = 0;
@@ -139,13 +149,5 @@ vkml_status graph_fuse_conv_batchnorm(graph *g, int *n_fused, vkml_error *err)
             fused++;
     }
     free(readers);
-    if (fused) {
-        fuse_compact(g);
-        vkml_status st = graph_sort(g, err);
-        if (st != VKML_OK)
-            return st;
-    }
-    if (n_fused)
-        *n_fused = fused;
-    return VKML_OK;
+    return fuse_finish(g, fused, n_fused, err);
 }

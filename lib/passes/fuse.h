@@ -46,6 +46,9 @@ int *fuse_count_readers(const graph *g);
 bool fuse_is_op(const graph_node *n, const char *op);
 /* Drops the nodes a pass emptied (op_type ""), keeping the order. */
 void fuse_compact(graph *g);
+/* A pass's end: *n_fused (may be NULL) = fused; when some were, the emptied nodes dropped
+ * and the graph re-sorted. */
+vkml_status fuse_finish(graph *g, int fused, int *n_fused, vkml_error *err);
 /* A new float32 constant value named base + suffix of the given shape, its data (zeroed,
  * in the graph's arena) in *data; -1 on out of memory. */
 int fuse_new_constant(graph *g, const char *base, const char *suffix, int rank, const int64_t *dims,

@@ -173,13 +173,5 @@ vkml_status graph_fuse_pads(graph *g, int *n_fused, vkml_error *err)
             fused++;
     }
     free(readers);
-    if (fused) {
-        fuse_compact(g);
-        vkml_status st = graph_sort(g, err);
-        if (st != VKML_OK)
-            return st;
-    }
-    if (n_fused)
-        *n_fused = fused;
-    return VKML_OK;
+    return fuse_finish(g, fused, n_fused, err);
 }
