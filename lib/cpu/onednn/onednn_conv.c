@@ -209,15 +209,17 @@ static vkml_status conv_build_node(const onednn_build *b, onednn_node *n, bool *
      *   (Inception-v3's 3x3 stride-2 convs: 2 ms against 0.2).
      * When every form is the reference code, the node is left to the C kernel (im2col and
      * oneDNN's sgemm), which is faster. */
-    for (int form = 1; form < 4 && onednn_pd_is_ref(pd); form++) {
-        conv_build alt = {.b = b};
-        onednn_layout out = form >= 2 ? ONEDNN_NXC : b->claim.out;
-        if ((form == 2 && out == b->claim.out) || ((form & 1) && c.residual < 0))
+    static const struct {
+        bool nxc, add; /* output written channels-last; residual as a binary add */
+    } forms[] = {{false, true}, {true, false}, {true, true}};
+    for (size_t f = 0; f < sizeof(forms) / sizeof(forms[0]) && onednn_pd_is_ref(pd); f++) {
+        if ((forms[f].add && c.residual < 0) || (forms[f].nxc && b->claim.out == ONEDNN_NXC))
             continue;
+        conv_build alt = {.b = b, .residual_add = forms[f].add};
         dnnl_primitive_desc_t pd2 = NULL;
         vkml_error ignored;
-        if (conv_setup(b->values, node, b->claim.in, out, &alt) &&
-            ((alt.residual_add = form & 1), true) &&
+        if (conv_setup(b->values, node, b->claim.in, forms[f].nxc ? ONEDNN_NXC : b->claim.out,
+                       &alt) &&
             conv_pd(&alt, false, &pd2, &ignored) == VKML_OK && pd2 && !onednn_pd_is_ref(pd2)) {
             dnnl_primitive_desc_destroy(pd);
             pd = pd2;

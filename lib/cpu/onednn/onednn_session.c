@@ -32,22 +32,18 @@ static const library_op library_ops[] = {
     {OP_ID_MatMul, &onednn_matmul_op, "oneDNN: float32; float16 computed in float32"},
     {OP_ID_MatMulInteger, &onednn_matmul_integer_op,
      "oneDNN on a CPU with VNNI: A int8 or uint8 of one constant zero point; B int8 of one "
-     "constant zero point, "
-     "or constant int8 or uint8 that less its zero points fits in int8"},
+     "constant zero point, or constant int8 or uint8 that less its zero points fits in int8"},
     {OP_ID_QLinearMatMul, &onednn_qlinear_matmul_op,
-     "oneDNN on a CPU with VNNI: A int8 or uint8, A's and Y's zero points one constant each; B "
-     "int8 of one "
-     "constant zero point, or constant int8 or uint8 that less its zero points fits in int8; "
-     "constant scales, B's per tensor or per column"},
+     "oneDNN on a CPU with VNNI: A int8 or uint8, A's and Y's zero points one constant each; "
+     "B int8 of one constant zero point, or constant int8 or uint8 that less its zero points "
+     "fits in int8; constant scales, B's per tensor or per column"},
     {OP_ID_ConvInteger, &onednn_qconv_op,
-     "oneDNN on a CPU with VNNI: x int8 or uint8 with one constant zero point, constant int8 or "
-     "uint8 weights "
-     "that less their zero points fit in int8; 1-3 spatial dims"},
+     "oneDNN on a CPU with VNNI: x int8 or uint8 with one constant zero point, constant int8 "
+     "or uint8 weights that less their zero points fit in int8; 1-3 spatial dims"},
     {OP_ID_QLinearConv, &onednn_qconv_op,
-     "oneDNN on a CPU with VNNI: x int8 or uint8 with one constant zero point, constant int8 or "
-     "uint8 weights "
-     "that less their zero points fit in int8, constant scales (w's per tensor or per "
-     "channel); 1-3 spatial dims"},
+     "oneDNN on a CPU with VNNI: x int8 or uint8 with one constant zero point, constant int8 "
+     "or uint8 weights that less their zero points fit in int8, constant scales (w's per "
+     "tensor or per channel); 1-3 spatial dims"},
     {OP_ID_Gemm, &onednn_gemm_op,
      "oneDNN: float32; float16 computed in float32; a beta other than 0 and 1: constant "
      "float32 C only"},
