@@ -1,8 +1,9 @@
 #version 450
 // gemm_tiled.comp's products (MatMul/Gemm with CONV=0, implicit-GEMM conv with CONV=1; the
 // same operands, loaders and epilogue: common/gemm_operands.glsl) with the inner product on
-// cooperative matrices (GL_NV_cooperative_matrix: the tensor cores of NVIDIA GPUs):
-// float16 A and B fragments of 16x16, float32 accumulators. CONV=2 is the conv over taps
+// cooperative matrices (the tensor cores): float16 A and B fragments of 16x16, float32
+// accumulators; on GL_KHR_cooperative_matrix with COOP_KHR=1 (the glslang_next compiler;
+// shaders/meson.build), else on GL_NV_cooperative_matrix (Debian 12's glslc). CONV=2 is the conv over taps
 // (its own tile loads, below: K over (tap, channel), weights packed [M][taps][C]).
 //
 // A workgroup computes a BM x BN block of Y with (BM/WM) x (BN/WN) subgroups of 32
@@ -24,11 +25,35 @@
 // uvec4 (see below). Every loop that indexes acc must unroll (acc
 // then stays in registers; the driver's statistics, tests/bench/bench_kernel_stats, show
 // local memory otherwise).
+#ifndef COOP_KHR
+#define COOP_KHR 0
+#endif
+#if COOP_KHR
+// The same kernel on VK_KHR_cooperative_matrix (built by glslang_next; Debian 12's glslang
+// has no GL_KHR_cooperative_matrix)
+#extension GL_KHR_cooperative_matrix : require
+#define ACC_MAT coopmat<float, gl_ScopeSubgroup, FRAG, FRAG, gl_MatrixUseAccumulator>
+#define A_MAT coopmat<float16_t, gl_ScopeSubgroup, FRAG, FRAG, gl_MatrixUseA>
+#define B_MAT coopmat<float16_t, gl_ScopeSubgroup, FRAG, FRAG, gl_MatrixUseB>
+#define MAT_LOAD_ROWS(m, buf, at, stride) coopMatLoad(m, buf, at, stride, gl_CooperativeMatrixLayoutRowMajor)
+#define MAT_LOAD_COLS(m, buf, at, stride) coopMatLoad(m, buf, at, stride, gl_CooperativeMatrixLayoutColumnMajor)
+#define MAT_STORE_ROWS(m, buf, at, stride) coopMatStore(m, buf, at, stride, gl_CooperativeMatrixLayoutRowMajor)
+#define MAT_MULADD(a, b, c) coopMatMulAdd(a, b, c)
+#else
 #extension GL_NV_cooperative_matrix : require
+#define ACC_MAT fcoopmatNV<32, gl_ScopeSubgroup, FRAG, FRAG>
+#define A_MAT fcoopmatNV<16, gl_ScopeSubgroup, FRAG, FRAG>
+#define B_MAT A_MAT
+#define MAT_LOAD_ROWS(m, buf, at, stride) coopMatLoadNV(m, buf, at, stride, false)
+#define MAT_LOAD_COLS(m, buf, at, stride) coopMatLoadNV(m, buf, at, stride, true)
+#define MAT_STORE_ROWS(m, buf, at, stride) coopMatStoreNV(m, buf, at, stride, false)
+#define MAT_MULADD(a, b, c) coopMatMulAddNV(a, b, c)
+#endif
 #extension GL_KHR_memory_scope_semantics : require
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
 #extension GL_EXT_control_flow_attributes : require
+#extension GL_GOOGLE_include_directive : require
 #include "buffers.glsl"
 
 #define SUBGROUP 32        // invocations per subgroup (checked by the host)
@@ -324,7 +349,7 @@ vec4 staged4(uint e)
 #endif
 }
 
-fcoopmatNV<32, gl_ScopeSubgroup, FRAG, FRAG> acc[FM][FN];
+ACC_MAT acc[FM][FN];
 
 // The K loop: the workgroup's tiles through the two stages, each subgroup's products into
 // acc; ak and bn are a_k_fast and b_n_fast as constants (main calls it per layout).
@@ -342,22 +367,23 @@ void k_loop(const bool ak, const bool bn, uint row0, uint col0, uint sg_row, uin
             load_tile(s ^ 1u, row0, col0, k0 + BK, tid); // in flight during the products below
         uint a_stage = s * A_STAGE, b_stage = s * B_STAGE;
         [[unroll]] for (uint kk = 0; kk < BK; kk += FRAG) {
-            fcoopmatNV<16, gl_ScopeSubgroup, FRAG, FRAG> fa[FM], fb;
+            A_MAT fa[FM];
+            B_MAT fb;
             [[unroll]] for (uint i = 0; i < FM; i++) {
                 uint m = sg_row + i * FRAG;
                 if (ak)
-                    coopMatLoadNV(fa[i], sa, (a_stage + m * A_K_LINE + kk) / SM_UNIT, A_K_LINE / SM_UNIT, false);
+                    MAT_LOAD_ROWS(fa[i], sa, (a_stage + m * A_K_LINE + kk) / SM_UNIT, A_K_LINE / SM_UNIT);
                 else
-                    coopMatLoadNV(fa[i], sa, (a_stage + kk * A_M_LINE + m) / SM_UNIT, A_M_LINE / SM_UNIT, true);
+                    MAT_LOAD_COLS(fa[i], sa, (a_stage + kk * A_M_LINE + m) / SM_UNIT, A_M_LINE / SM_UNIT);
             }
             [[unroll]] for (uint j = 0; j < FN; j++) {
                 uint n = sg_col + j * FRAG;
                 if (bn)
-                    coopMatLoadNV(fb, sb, (b_stage + kk * B_N_LINE + n) / SM_UNIT, B_N_LINE / SM_UNIT, false);
+                    MAT_LOAD_ROWS(fb, sb, (b_stage + kk * B_N_LINE + n) / SM_UNIT, B_N_LINE / SM_UNIT);
                 else
-                    coopMatLoadNV(fb, sb, (b_stage + n * B_K_LINE + kk) / SM_UNIT, B_K_LINE / SM_UNIT, true);
+                    MAT_LOAD_COLS(fb, sb, (b_stage + n * B_K_LINE + kk) / SM_UNIT, B_K_LINE / SM_UNIT);
                 [[unroll]] for (uint i = 0; i < FM; i++)
-                    acc[i][j] = coopMatMulAddNV(fa[i], fb, acc[i][j]);
+                    acc[i][j] = MAT_MULADD(fa[i], fb, acc[i][j]);
             }
         }
         // The other stage was last read before the previous barrier: no second barrier.
@@ -383,7 +409,7 @@ void main()
 #endif
     [[unroll]] for (uint i = 0; i < FM; i++)
         [[unroll]] for (uint j = 0; j < FN; j++)
-            acc[i][j] = fcoopmatNV<32, gl_ScopeSubgroup, FRAG, FRAG>(0.0);
+            acc[i][j] = ACC_MAT(0.0);
     // One copy of the K loop per operand layout: fragments loaded under a runtime choice
     // of layout kept the loop at a tenth of its speed on the H200.
 #if CONV == 2
@@ -418,9 +444,9 @@ void main()
             [[unroll]] for (uint j = 0; j < FN; j++)
                 if (f == i * FN + j) {
 #if SMEM_VEC
-                    coopMatStoreNV(acc[i][j], sa, stage / 4u, SC_STRIDE / 4u, false);
+                    MAT_STORE_ROWS(acc[i][j], sa, stage / 4u, SC_STRIDE / 4u);
 #else
-                    coopMatStoreNV(acc[i][j], sc, stage, SC_STRIDE, false);
+                    MAT_STORE_ROWS(acc[i][j], sc, stage, SC_STRIDE);
 #endif
                 }
         subgroupMemoryBarrierShared();

@@ -115,10 +115,11 @@ bool vk_gemm_coop_takes(const struct gpu_caps *caps, vkml_dtype dtype, bool fast
 }
 
 /* Whether a plain product that cooperative matrices take by shape runs unsplit on the
- * 128 x 128 tile (8 subgroups of 64 x 32, K steps of 16): where that tile alone gives
+ * 128 x 128 tile (4 subgroups of 64 x 64, K steps of 32): where that tile alone gives
  * VK_GEMM_MIN_GROUPS workgroups, two waves of a large GPU. On the H200 (bench_gemm, GPU
- * timestamps, 2026-11-29) 4096^3 fp16 ran there at 122-168 TFLOP/s; split-K refused it (its
- * float32 slices exceed VK_SPLITK_MAX_BYTES), so it had run on gemm_tiled.comp at 29. */
+ * timestamps at warm clocks, 2026-11-30) 4096^3 fp16 ran there at 210 TFLOP/s, against 155
+ * and 135 on the 128 x 64 and 64 x 64 tiles; split-K refuses it (its float32 slices exceed
+ * VK_SPLITK_MAX_BYTES). */
 static bool coop_unsplit(int64_t m, int64_t n, int64_t z)
 {
     return (m + 127) / 128 * ((n + 127) / 128) * z >= VK_GEMM_MIN_GROUPS;

@@ -158,10 +158,13 @@ vkml_status vk_device_open(vk_device *vd, vkml_error *err)
         extensions[n_extensions++] = VK_EXT_MEMORY_BUDGET_EXTENSION_NAME;
     if (vd->has_host_import)
         extensions[n_extensions++] = VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME;
+    /* gemm_coop.comp's extension (vk_kernels.h: VK_COOP_KHR); gemm_cm2.comp's two */
     if (vd->caps.cooperative_matrix)
-        extensions[n_extensions++] = VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME;
+        extensions[n_extensions++] = VK_COOP_KHR ? VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME
+                                                 : VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME;
     if (vd->caps.coopmat2) {
-        extensions[n_extensions++] = VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME;
+        if (!VK_COOP_KHR)
+            extensions[n_extensions++] = VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME;
         extensions[n_extensions++] = VK_NV_COOPERATIVE_MATRIX_2_EXTENSION_NAME;
     }
     bool features2 = vd->props.apiVersion >= VK_API_VERSION_1_2;

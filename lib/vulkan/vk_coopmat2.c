@@ -107,6 +107,9 @@ void vk_probe_coopmat2(VkInstance instance, vk_device *vd)
         .cooperativeMatrixPerElementOperations = VK_TRUE,
         .cooperativeMatrixTensorAddressing = VK_TRUE,
     };
+    vd->features2.pNext = &vd->coop2.nv2;
+    if (VK_COOP_KHR) /* vd->coop already enables VK_KHR_cooperative_matrix's feature */
+        return;
     vd->coop2.khr = (VkPhysicalDeviceCooperativeMatrixFeaturesKHR){
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_KHR,
         .pNext = &vd->coop2.nv2,

@@ -2,7 +2,8 @@
 /*
  * Workgroup-scope cooperative matrices (VK_NV_cooperative_matrix2 over
  * VK_KHR_cooperative_matrix): what gemm_cm2.comp needs of a device, probed once per
- * device (vk_probe_coopmat2) and enabled at vkCreateDevice.
+ * device (vk_probe_coopmat2) and enabled at vkCreateDevice. VK_KHR_cooperative_matrix is
+ * also what gemm_coop.comp runs on where it was built so (VK_COOP_KHR: vk_probe.c).
  *
  * Debian 12's Vulkan headers (1.3.239) predate both extensions: their structures and
  * enumerants are declared here, from the Vulkan registry, where the headers lack them.
@@ -22,6 +23,30 @@ typedef struct VkPhysicalDeviceCooperativeMatrixFeaturesKHR {
 } VkPhysicalDeviceCooperativeMatrixFeaturesKHR;
 typedef VkComponentTypeNV VkComponentTypeKHR;
 typedef VkScopeNV VkScopeKHR;
+#define VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_KHR ((VkStructureType)1000506001)
+#define VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_PROPERTIES_KHR                        \
+    ((VkStructureType)1000506002)
+typedef struct VkCooperativeMatrixPropertiesKHR {
+    VkStructureType sType;
+    void *pNext;
+    uint32_t MSize;
+    uint32_t NSize;
+    uint32_t KSize;
+    VkComponentTypeKHR AType;
+    VkComponentTypeKHR BType;
+    VkComponentTypeKHR CType;
+    VkComponentTypeKHR ResultType;
+    VkBool32 saturatingAccumulation;
+    VkScopeKHR scope;
+} VkCooperativeMatrixPropertiesKHR;
+typedef struct VkPhysicalDeviceCooperativeMatrixPropertiesKHR {
+    VkStructureType sType;
+    void *pNext;
+    VkShaderStageFlags cooperativeMatrixSupportedStages;
+} VkPhysicalDeviceCooperativeMatrixPropertiesKHR;
+typedef VkResult(VKAPI_PTR *PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR)(
+    VkPhysicalDevice physicalDevice, uint32_t *pPropertyCount,
+    VkCooperativeMatrixPropertiesKHR *pProperties);
 #endif
 
 #ifndef VK_NV_cooperative_matrix2

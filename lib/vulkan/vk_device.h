@@ -55,10 +55,13 @@ typedef struct vk_device {
     VkPhysicalDevice16BitStorageFeatures s16;
     VkPhysicalDevice8BitStorageFeatures s8;
     /* With caps.cooperative_matrix, prepended to the chain: features2 -> coop -> memory_model
-     * -> f16_int8 ...; VK_NV_cooperative_matrix enabled on dev. */
+     * -> f16_int8 ...; the extension gemm_coop.comp was built on enabled on dev
+     * (VK_COOP_KHR: VK_KHR_cooperative_matrix, coop's sType the KHR one; else
+     * VK_NV_cooperative_matrix). */
     VkPhysicalDeviceCooperativeMatrixFeaturesNV coop;
-    /* With caps.coopmat2, prepended again: features2 -> coop2.khr -> coop2.nv2 -> coop ...;
-     * VK_KHR_cooperative_matrix and VK_NV_cooperative_matrix2 enabled on dev. */
+    /* With caps.coopmat2, prepended again: features2 -> coop2.khr -> coop2.nv2 -> coop ...
+     * (coop2.khr left out with VK_COOP_KHR: coop is that); VK_KHR_cooperative_matrix and
+     * VK_NV_cooperative_matrix2 enabled on dev. */
     vk_coopmat2_features coop2;
     VkPhysicalDeviceVulkanMemoryModelFeatures memory_model;
     bool has_memory_budget; /* VK_EXT_memory_budget, enabled on dev */

@@ -1,4 +1,5 @@
 /* Reads what a physical device is and offers: vkml_device_info and gpu_caps. */
+#include "vulkan/vk_coopmat2.h"
 #include "vulkan/vk_device.h"
 
 #include <stdio.h>
@@ -230,14 +231,42 @@ static void probe_timestamps(vk_device *vd)
     vd->caps.timestamps = bits > 0 && vd->props.limits.timestampPeriod > 0;
 }
 
-/* Whether the device lists the cooperative-matrix shape gemm_coop.comp uses: 16x16x16,
- * float16 A and B, float32 C and D, subgroup scope. */
+/* Whether a listed shape is the one gemm_coop.comp uses: 16x16x16, float16 A and B, float32
+ * C and result, subgroup scope (the KHR and NV enumerants have the same values). */
+static bool coop_shape(uint32_t m, uint32_t n, uint32_t k, VkComponentTypeNV a, VkComponentTypeNV b,
+                       VkComponentTypeNV c, VkComponentTypeNV d, VkScopeNV scope)
+{
+    return m == VK_COOP_FRAGMENT && n == VK_COOP_FRAGMENT && k == VK_COOP_FRAGMENT &&
+           a == VK_COMPONENT_TYPE_FLOAT16_NV && b == VK_COMPONENT_TYPE_FLOAT16_NV &&
+           c == VK_COMPONENT_TYPE_FLOAT32_NV && d == VK_COMPONENT_TYPE_FLOAT32_NV &&
+           scope == VK_SCOPE_SUBGROUP_NV;
+}
+
+/* Whether the device lists that shape, through the extension gemm_coop.comp was built on. */
 static bool lists_coop_shape(VkInstance instance, VkPhysicalDevice phys)
 {
+    uint32_t n = 0;
+    bool found = false;
+#if VK_COOP_KHR
+    PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR get =
+        (PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR)vkGetInstanceProcAddr(
+            instance, "vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR");
+    if (!get || get(phys, &n, NULL) != VK_SUCCESS || n == 0)
+        return false;
+    VkCooperativeMatrixPropertiesKHR *props = calloc(n, sizeof(*props));
+    if (!props)
+        return false;
+    for (uint32_t i = 0; i < n; i++)
+        props[i].sType = VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_KHR;
+    if (get(phys, &n, props) == VK_SUCCESS)
+        for (uint32_t i = 0; i < n && !found; i++)
+            found = !props[i].saturatingAccumulation &&
+                    coop_shape(props[i].MSize, props[i].NSize, props[i].KSize, props[i].AType,
+                               props[i].BType, props[i].CType, props[i].ResultType, props[i].scope);
+#else
     PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV get =
         (PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV)vkGetInstanceProcAddr(
             instance, "vkGetPhysicalDeviceCooperativeMatrixPropertiesNV");
-    uint32_t n = 0;
     if (!get || get(phys, &n, NULL) != VK_SUCCESS || n == 0)
         return false;
     VkCooperativeMatrixPropertiesNV *props = calloc(n, sizeof(*props));
@@ -245,37 +274,37 @@ static bool lists_coop_shape(VkInstance instance, VkPhysicalDevice phys)
         return false;
     for (uint32_t i = 0; i < n; i++)
         props[i].sType = VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_NV;
-    bool found = false;
-    if (get(phys, &n, props) == VK_SUCCESS) {
-        for (uint32_t i = 0; i < n && !found; i++) {
-            const VkCooperativeMatrixPropertiesNV *p = &props[i];
-            found = p->MSize == VK_COOP_FRAGMENT && p->NSize == VK_COOP_FRAGMENT &&
-                    p->KSize == VK_COOP_FRAGMENT && p->AType == VK_COMPONENT_TYPE_FLOAT16_NV &&
-                    p->BType == VK_COMPONENT_TYPE_FLOAT16_NV &&
-                    p->CType == VK_COMPONENT_TYPE_FLOAT32_NV &&
-                    p->DType == VK_COMPONENT_TYPE_FLOAT32_NV && p->scope == VK_SCOPE_SUBGROUP_NV;
-        }
-    }
+    if (get(phys, &n, props) == VK_SUCCESS)
+        for (uint32_t i = 0; i < n && !found; i++)
+            found = coop_shape(props[i].MSize, props[i].NSize, props[i].KSize, props[i].AType,
+                               props[i].BType, props[i].CType, props[i].DType, props[i].scope);
+#endif
     free(props);
     return found;
 }
 
-/* caps.cooperative_matrix: gemm_coop.comp was built and the device runs it
- * (VK_NV_cooperative_matrix with its feature and shape, the Vulkan memory model its SPIR-V
- * declares, float16 arithmetic, subgroups of 32, its shared memory); VKML_NO_COOPMAT=1 turns
- * it off. Then the features go first in the chain vk_device_open enables. */
+/* caps.cooperative_matrix: gemm_coop.comp was built and the device runs it (the extension it
+ * was built on, VK_KHR_cooperative_matrix with Vulkan 1.3 or VK_NV_cooperative_matrix, with
+ * its feature and shape; the Vulkan memory model its SPIR-V declares, float16 arithmetic,
+ * subgroups of 32, its shared memory); VKML_NO_COOPMAT=1 turns it off. Then the features go
+ * first in the chain vk_device_open enables. */
 static void probe_coopmat(VkInstance instance, vk_device *vd)
 {
     struct gpu_caps *c = &vd->caps;
     c->cooperative_matrix = false;
+    const char *extension = VK_COOP_KHR ? VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME
+                                        : VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME;
     if (vkml_env_flag("VKML_NO_COOPMAT") || !instance ||
         vk_kernel_variant(VK_KERNEL_GEMM_COOP_64X64, VKML_DTYPE_FLOAT16) < 0 ||
-        vd->props.apiVersion < VK_API_VERSION_1_2 || !c->fp16 ||
-        c->subgroup_size != VK_COOP_SUBGROUP || c->max_shared_memory < VK_COOP_SHARED_BYTES ||
-        !vk_has_device_extension(vd->phys, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME))
+        vd->props.apiVersion < (VK_COOP_KHR ? VK_API_VERSION_1_3 : VK_API_VERSION_1_2) ||
+        !c->fp16 || c->subgroup_size != VK_COOP_SUBGROUP ||
+        c->max_shared_memory < VK_COOP_SHARED_BYTES ||
+        !vk_has_device_extension(vd->phys, extension))
         return;
+    /* the two extensions' properties and features have the same members */
     VkPhysicalDeviceCooperativeMatrixPropertiesNV cprops = {
-        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_PROPERTIES_NV,
+        .sType = VK_COOP_KHR ? VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_PROPERTIES_KHR
+                             : VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_PROPERTIES_NV,
     };
     VkPhysicalDeviceProperties2 p2 = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
@@ -285,7 +314,8 @@ static void probe_coopmat(VkInstance instance, vk_device *vd)
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES,
     };
     VkPhysicalDeviceCooperativeMatrixFeaturesNV cf = {
-        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV,
+        .sType = VK_COOP_KHR ? VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_KHR
+                             : VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV,
         .pNext = &mm,
     };
     VkPhysicalDeviceFeatures2 f2 = {
@@ -306,7 +336,7 @@ static void probe_coopmat(VkInstance instance, vk_device *vd)
         .vulkanMemoryModelDeviceScope = mm.vulkanMemoryModelDeviceScope,
     };
     vd->coop = (VkPhysicalDeviceCooperativeMatrixFeaturesNV){
-        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV,
+        .sType = cf.sType,
         .pNext = &vd->memory_model,
         .cooperativeMatrix = VK_TRUE,
     };

@@ -16,6 +16,9 @@
  *   and small ceilings (seconds on lavapipe: the test). BENCH_GEMM_TILES=1 adds a line per
  *   tile forced (gemm_tiled.comp float32; gemm_coop.comp fp16 where it runs);
  *   BENCH_GEMM_TILES=only: the gemm_coop.comp tiles' lines alone.
+ * BENCH_GEMM_WARM_MS: the warm-up per point (default 300 ms, --small 0; 0: one run);
+ * BENCH_GEMM_TRACE=1: each timed run's times on stderr with the wall clock, to set beside
+ * `nvidia-smi --query-gpu=timestamp,clocks.sm --format=csv -lms 100`.
  * Method: a model of CHAIN dependent products (X -> op -> op ...; each op's output is the
  * next one's input, so the shapes are square in what chains), run RUNS times after a
  * warm-up with the session's profile on; time per product = the median over the runs of
@@ -145,6 +148,21 @@ static double product_us(vkml_session *sess)
     return products ? us / (double)products : 0;
 }
 
+/* Milliseconds of runs before a point's timed ones (BENCH_GEMM_WARM_MS overrides). An idle
+ * H200 sits at 345 MHz and takes a few runs to reach 1,980: with one warm-up run the first
+ * timed runs of each point took up to 4x as long (nvidia-smi sampled beside
+ * BENCH_GEMM_TRACE, 2026-11-30), and whole lines moved by that much between calls. */
+#define BENCH_GEMM_WARM_MS 300
+static double warm_ms; /* that, or 0 with --small */
+
+/* Seconds since the epoch, to the microsecond. */
+static double wall_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 /* Median microseconds of a run of the model, host to host; with device_us, the median
  * device time of one of its products (GPU timestamps; 0 without them). */
 static double time_model(vkml_context *ctx, int device, vkml_model *model, const bench_shape *s,
@@ -170,13 +188,21 @@ static double time_model(vkml_context *ctx, int device, vkml_model *model, const
     vkml_tensor out = {0};
     vkml_session_alloc_output(sess, 0, &out, &err);
     double *t = calloc((size_t)runs, sizeof(double)), *d = calloc((size_t)runs, sizeof(double));
-    vkml_session_run(sess, &in, 1, &out, 1, &err); /* warm-up */
+    /* warm-up: warm_ms of runs, at least one (the GPU's clocks up first) */
+    double w0 = bench_now_us();
+    do
+        vkml_session_run(sess, &in, 1, &out, 1, &err);
+    while (bench_now_us() - w0 < 1e3 * warm_ms);
+    bool trace = getenv("BENCH_GEMM_TRACE") != NULL;
     for (int r = 0; r < runs; r++) {
         double t0 = bench_now_us();
         if (vkml_session_run(sess, &in, 1, &out, 1, &err) != VKML_OK)
             fprintf(stderr, "bench_gemm: %s: %s\n", s->name, err.message);
         t[r] = bench_now_us() - t0;
         d[r] = device_us ? product_us(sess) : 0;
+        if (trace) /* wall-clock seconds, to set beside nvidia-smi's samples */
+            fprintf(stderr, "trace %.3f %s run %d: host %.1f us, product %.1f us\n", wall_s(),
+                    s->name, r, t[r], d[r]);
     }
     double med = bench_median(t, runs);
     if (device_us)
@@ -362,6 +388,8 @@ int main(int argc, char **argv)
     int runs = argc > 2 ? atoi(argv[2]) : small ? 5 : 20;
     int chain = argc > 3 ? atoi(argv[3]) : small ? 4 : 10;
     const char *filter = argc > 4 ? argv[4] : "";
+    const char *warm_text = getenv("BENCH_GEMM_WARM_MS");
+    warm_ms = warm_text ? atof(warm_text) : small ? 0 : BENCH_GEMM_WARM_MS;
     runs = runs < 3 ? 3 : runs;
     chain = chain < 2 ? 2 : chain;
     vkml_context *ctx = NULL;

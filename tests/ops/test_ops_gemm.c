@@ -17,6 +17,8 @@
  * Then the workgroup-scope kernel (gemm_cm2.comp): its choice from made-up capabilities and,
  * on a device with it, every tile forced over the float16 products and epilogues, within
  * OH_BOUND_FP16.
+ * VKML_TEST_COOP_TILE=N runs gemm_coop.comp's tile N alone (0: by shape), =rest its split-K
+ * and conv kernels alone: a new build of them checked on a GPU in parts side by side.
  */
 #include "op_harness.h"
 #include "ops/conv.h"
@@ -792,11 +794,11 @@ static int coop_devices(void)
     return with;
 }
 
-/* On devices with cooperative matrices: every gemm_coop.comp tile (and the choice by shape)
- * over the products, float16 and float32 under fp32-fast. */
-static void coop_products(void)
+/* gemm_coop.comp tiles first .. last (0: the choice by shape) over the products, float16
+ * and float32 under fp32-fast. */
+static void coop_tile_products(int first, int last)
 {
-    for (int t = 0; t <= VK_COOP_TILES; t++) {
+    for (int t = first; t <= last; t++) {
         printf("-- gemm_coop.comp %s%d, float16 and fp32-fast\n", t ? "tile " : "by shape ", t);
         oh_gpu_kernels(OH_KERNELS_TILED, 0);
         dtype = VKML_DTYPE_FLOAT16;
@@ -809,6 +811,20 @@ static void coop_products(void)
         epilogues(); /* float32 and float16 cases */
         rounds_to_half = false;
     }
+}
+
+/* On devices with cooperative matrices: every gemm_coop.comp tile (and the choice by shape)
+ * over the products, float16 and float32 under fp32-fast. */
+static void coop_products_rest(void);
+static void coop_products(void)
+{
+    coop_tile_products(0, VK_COOP_TILES);
+    coop_products_rest();
+}
+
+/* The other gemm_coop.comp kernels: split-K, the convs over taps and the gather convs. */
+static void coop_products_rest(void)
+{
     printf("-- gemm_coop.comp split-K: 3 slices, then by shape; float16 and fp32-fast\n");
     oh_coop(0, false);
     oh_splitk(3);
@@ -891,6 +907,17 @@ int main(void)
 {
     const char *seed = getenv("VKML_TEST_SEED");
     shape_rng = seed ? strtoull(seed, NULL, 0) : (uint64_t)time(NULL) * 2654435761u + 7;
+    /* one gemm_coop.comp tile's products and epilogues alone, or "rest": its other kernels
+     * (to check a new build of them on a GPU in parts, side by side) */
+    const char *tile = getenv("VKML_TEST_COOP_TILE");
+    if (tile) {
+        if (coop_devices() > 0 && strcmp(tile, "rest") == 0)
+            coop_products_rest();
+        else if (coop_devices() > 0)
+            coop_tile_products(atoi(tile), atoi(tile));
+        int harness = oh_finish();
+        return test_finish("gemm_coop.comp tile") || harness;
+    }
     static const struct {
         oh_kernels k;
         int force;
