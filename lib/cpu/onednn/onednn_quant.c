@@ -1,5 +1,5 @@
-/* ConvInteger and QLinearConv through oneDNN's int8 convolution where the CPU has VNNI
- * (onednn_int8_exact; elsewhere the C kernels): x uint8 or int8 whose zero point is one constant
+/* ConvInteger and QLinearConv through oneDNN's int8 convolution: x uint8 or int8 whose zero
+ * point is one constant
  * (or none), constant int8 or uint8 weights that, less their zero points (per tensor or per output
  * channel), fit in int8 (oneDNN 2.6's convolutions take no weights zero point: the difference is
  * packed), 1-3 spatial dims, every group form; QLinearConv's scales (constants; w's one, or one per
@@ -11,7 +11,17 @@
  * and an odd zero point would send every exact half the other way) and saturated; the C
  * kernel rounds the exact product acc * scale (a double). The two differ by 1 only where
  * the float32 product lands on the other side of a half than the exact one (rare;
- * cpu_library bounds it, and checks exact halves equal). ConvInteger (int32 out) is exact. */
+ * cpu_library bounds it, and checks exact halves equal). ConvInteger (int32 out) is exact.
+ *
+ * Without VNNI (onednn_int8_exact false: AVX2) oneDNN multiplies uint8 by int8 with
+ * vpmaddubsw, whose int16 sum of two products saturates (255 x 127 x 2 > 32767). There the
+ * weights v (less their zero points, in int8) are split as v = 64 hi + lo, hi in -2 .. 1 and
+ * lo in 0 .. 63, where no pair saturates (255 x 63 x 2 = 32130), and the node runs two
+ * convolutions: hi's into a float32 buffer with its scales times 64, then lo's with the
+ * bias, adding that buffer (a binary post-op) before rounding and the zero point. The sum
+ * is formed in float32, so the result may differ by 1 from the exact one where it lands on
+ * a half, as above. Only uint8 x and ungrouped convolutions split (qconv_setup); the others
+ * keep their C kernels there. */
 #include "cpu/onednn/onednn_geometry.h"
 #include "cpu/onednn/onednn_node.h"
 #include "ops/quant.h"
@@ -105,9 +115,11 @@ typedef struct qconv {
     int rank, x, w, y, bias;
     int32_t x_zero, y_zero;
     bool shift_w; /* w minus its zero points is packed (onednn_shifted_weights) */
+    bool split;   /* no VNNI: w as 64 hi + lo, two convolutions (above) */
     int n_scales; /* QLinearConv: 1 or out_channels */
     int64_t xd[VKML_MAX_RANK], wd[VKML_MAX_RANK + 1], yd[VKML_MAX_RANK], od[VKML_MAX_RANK];
     dnnl_memory_desc_t x_want, y_want, w_user, w_any, bias_md;
+    dnnl_memory_desc_t hi_md; /* split: the hi convolution's float32 output, y's layout */
 } qconv;
 
 /* Whether the library takes the node's form, and its descriptors with x and y in these
@@ -146,6 +158,14 @@ static bool qconv_setup(const graph_value *values, const graph_node *node,
     onednn_md_dtype(&c->x_want, xt);
     onednn_md(&c->y_want, c->rank, c->yd, out);
     onednn_md_dtype(&c->y_want, c->q.y_dtype);
+    /* The split takes uint8 x and one group: int8 x runs as x + 128, whose weights oneDNN
+     * halves without VNNI (inexact), and oneDNN 2.6 has only reference code for grouped
+     * integer convolutions adding a buffer. */
+    c->split = !onednn_int8_exact();
+    if (c->split && (xt != VKML_DTYPE_UINT8 || c->q.conv.group > 1))
+        return false;
+    onednn_md(&c->hi_md, c->rank, c->yd, out);
+    onednn_md_dtype(&c->hi_md, VKML_DTYPE_FLOAT);
     int wrank = c->rank + (p->group > 1);
     onednn_md(&c->w_user, wrank, c->wd, ONEDNN_PLAIN);
     onednn_md_dtype(&c->w_user, VKML_DTYPE_INT8);
@@ -156,9 +176,11 @@ static bool qconv_setup(const graph_value *values, const graph_node *node,
 }
 
 /* The convolution's primitive descriptor with its output scales (`scales`, room for
- * out_channels) and zero points; NULL when oneDNN has none, or only its reference one. */
+ * out_channels) and zero points; NULL when oneDNN has none, or only its reference one. hi:
+ * the split's first convolution (hi's weights into hi_md, scales times 64); else the node's
+ * (with split, lo's weights, adding hi_md's buffer). */
 static vkml_status qconv_pd(qconv *c, const graph_value *values, const graph_node *node,
-                            const device_value_plan *plans, float *scales,
+                            const device_value_plan *plans, float *scales, bool hi,
                             dnnl_primitive_desc_t *pd, vkml_error *err)
 {
     *pd = NULL;
@@ -168,26 +190,38 @@ static vkml_status qconv_pd(qconv *c, const graph_value *values, const graph_nod
     dnnl_convolution_desc_t cd;
     if (extended || dnnl_dilated_convolution_forward_desc_init(
                         &cd, dnnl_forward_inference, dnnl_convolution_direct, &c->x_want, &c->w_any,
-                        c->bias >= 0 ? &c->bias_md : NULL, &c->y_want, strides, dilates, pad_l,
-                        pad_r) != dnnl_success)
+                        c->bias >= 0 && !hi ? &c->bias_md : NULL, hi ? &c->hi_md : &c->y_want,
+                        strides, dilates, pad_l, pad_r) != dnnl_success)
         return VKML_OK;
     if (c->qlinear && !(c->n_scales = onednn_requant_scales(values, node, plans, &c->q, scales,
                                                             c->q.conv.out_channels)))
         return VKML_OK;
+    float sixty_four = 64.0f;
+    for (int i = 0; hi && c->qlinear && i < c->n_scales; i++)
+        scales[i] *= 64.0f;
     dnnl_primitive_attr_t attr;
     dnnl_post_ops_t po;
     vkml_status st = onednn_attr_create(&attr, &po, err);
     if (st)
         return st;
     const int32_t runtime = DNNL_RUNTIME_S32_VAL;
-    bool ok = !c->qlinear ||
-              dnnl_primitive_attr_set_output_scales(attr, c->n_scales, c->n_scales > 1 ? 1 << 1 : 0,
-                                                    scales) == dnnl_success;
+    bool ok =
+        c->qlinear
+            ? dnnl_primitive_attr_set_output_scales(attr, c->n_scales, c->n_scales > 1 ? 1 << 1 : 0,
+                                                    scales) == dnnl_success
+            : !hi || dnnl_primitive_attr_set_output_scales(attr, 1, 0, &sixty_four) == dnnl_success;
     ok = ok && (!c->x_zero || dnnl_primitive_attr_set_zero_points(attr, DNNL_ARG_SRC, 1, 0,
                                                                   &runtime) == dnnl_success);
-    ok = ok && (!c->y_zero || dnnl_primitive_attr_set_zero_points(attr, DNNL_ARG_DST, 1, 0,
-                                                                  &runtime) == dnnl_success);
-    ok = ok && (!c->y_zero || onednn_round_before_zero_point(attr, po));
+    if (!hi) {
+        ok = ok && (!c->y_zero || dnnl_primitive_attr_set_zero_points(attr, DNNL_ARG_DST, 1, 0,
+                                                                      &runtime) == dnnl_success);
+        ok = ok && (!c->split ||
+                    dnnl_post_ops_append_binary(po, dnnl_binary_add, &c->hi_md) == dnnl_success);
+        /* a round before the zero point (onednn_round_before_zero_point's) */
+        ok = ok && (!c->y_zero || dnnl_post_ops_append_eltwise(po, 1.0f, dnnl_eltwise_round, 0.0f,
+                                                               0.0f) == dnnl_success);
+        ok = ok && dnnl_primitive_attr_set_post_ops(attr, po) == dnnl_success;
+    }
     if (ok)
         st = onednn_pd(&cd, attr, pd, err);
     onednn_attr_destroy(attr, po);
@@ -208,17 +242,23 @@ static bool qconv_claim(const graph_value *values, const graph_node *node,
 {
     (void)stored;
     qconv c;
-    if (!onednn_int8_exact() || !qconv_setup(values, node, plans, ONEDNN_NXC, ONEDNN_NXC, &c))
+    if (!qconv_setup(values, node, plans, ONEDNN_NXC, ONEDNN_NXC, &c))
         return false;
     float *scales = malloc(sizeof(float) * (size_t)(c.q.conv.out_channels + 1));
-    dnnl_primitive_desc_t pd = NULL;
+    dnnl_primitive_desc_t pd = NULL, pd_hi = NULL;
     vkml_error ignored;
     if (scales)
-        qconv_pd(&c, values, node, plans, scales, &pd, &ignored);
+        qconv_pd(&c, values, node, plans, scales, false, &pd, &ignored);
+    if (scales && pd && c.split)
+        qconv_pd(&c, values, node, plans, scales, true, &pd_hi, &ignored);
     free(scales);
-    if (!pd)
+    bool taken = pd && (!c.split || pd_hi);
+    if (pd)
+        dnnl_primitive_desc_destroy(pd);
+    if (pd_hi)
+        dnnl_primitive_desc_destroy(pd_hi);
+    if (!taken)
         return false;
-    dnnl_primitive_desc_destroy(pd);
     *claim = (onednn_claim){
         .layout_inputs = 1u, .layout_output = true, .in = ONEDNN_NXC, .out = ONEDNN_NXC};
     return true;
@@ -245,31 +285,55 @@ static vkml_status qconv_build(const onednn_build *b, onednn_node *n, bool *take
     float *scales = onednn_buffer(n, sizeof(float) * (size_t)(c.q.conv.out_channels + 1));
     if (!scales)
         return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "oneDNN: out of memory");
-    dnnl_primitive_desc_t pd;
-    vkml_status st = qconv_pd(&c, b->values, b->node, b->plans, scales, &pd, err);
+    dnnl_primitive_desc_t pd, pd_hi = NULL;
+    vkml_status st = qconv_pd(&c, b->values, b->node, b->plans, scales, false, &pd, err);
     if (st || !pd)
         return st;
+    if (c.split &&
+        ((st = qconv_pd(&c, b->values, b->node, b->plans, scales, true, &pd_hi, err)) || !pd_hi)) {
+        dnnl_primitive_desc_destroy(pd);
+        return st;
+    }
     onednn_note_impl(n, pd);
     dnnl_memory_desc_t x_have, y_have;
     onednn_md(&x_have, c.rank, c.xd, b->stored[c.x]);
     onednn_md_dtype(&x_have, b->values[c.x].dtype);
     onednn_md(&y_have, c.rank, c.yd, b->stored[c.y]);
     onednn_md_dtype(&y_have, c.q.y_dtype);
-    dnnl_memory_t xm, wm, ym, bm = NULL, xzm = NULL, yzm = NULL;
+    dnnl_memory_t xm, wm, ym, bm = NULL, xzm = NULL, yzm = NULL, wm_hi = NULL, hm = NULL;
     onednn_pending pending = {0};
-    const void *w_data = b->plans[c.w].constant;
-    if (c.shift_w) {
-        int8_t *shifted = onednn_buffer(n, (size_t)c.q.b_count + 1);
-        if (!shifted) {
-            dnnl_primitive_desc_destroy(pd);
-            return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "oneDNN: out of memory");
-        }
+    const void *w_data = b->plans[c.w].constant, *w_hi = NULL;
+    size_t w_count = (size_t)c.q.b_count;
+    int8_t *shifted = c.shift_w || c.split ? onednn_buffer(n, w_count + 1) : NULL;
+    int8_t *hi = c.split ? onednn_buffer(n, w_count + 1) : NULL;
+    void *h_buf = c.split ? onednn_buffer(n, dnnl_memory_desc_get_size(&c.hi_md)) : NULL;
+    if ((c.shift_w || c.split) && (!shifted || (c.split && (!hi || !h_buf)))) {
+        dnnl_primitive_desc_destroy(pd);
+        if (pd_hi)
+            dnnl_primitive_desc_destroy(pd_hi);
+        return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "oneDNN: out of memory");
+    }
+    if (c.shift_w)
         onednn_shifted_weights(b->values, b->plans, c.w, role_value(b->node, c.q.in->b_zero),
                                &c.q.b_zero, shifted);
-        w_data = shifted;
+    else if (c.split)
+        memcpy(shifted, w_data, w_count);
+    for (size_t i = 0; c.split && i < w_count; i++) { /* v = 64 hi + lo, lo in 0 .. 63 */
+        int v = shifted[i], lo = ((v % 64) + 64) % 64;
+        hi[i] = (int8_t)((v - lo) / 64);
+        shifted[i] = (int8_t)lo;
     }
+    if (shifted)
+        w_data = shifted;
+    w_hi = hi;
     st = onednn_pack(n, &c.w_user, w_data,
                      dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0), &wm, err);
+    if (!st && c.split)
+        st =
+            onednn_pack(n, &c.w_user, w_hi,
+                        dnnl_primitive_desc_query_md(pd_hi, dnnl_query_weights_md, 0), &wm_hi, err);
+    if (!st && c.split && !(hm = onednn_mem(n, &c.hi_md, h_buf)))
+        st = vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "oneDNN: out of memory");
     if (!st)
         st = onednn_bind_input(n, &x_have, b->ptrs[c.x], &c.x_want, &xm, err);
     if (!st && ((c.bias >= 0 && !(bm = onednn_mem(n, &c.bias_md, b->ptrs[c.bias]))) ||
@@ -280,7 +344,20 @@ static vkml_status qconv_build(const onednn_build *b, onednn_node *n, bool *take
         st = onednn_bind_output(n, &y_have, b->ptrs[c.y], &c.y_want, &ym, &pending, err);
     if (st) {
         dnnl_primitive_desc_destroy(pd);
+        if (pd_hi)
+            dnnl_primitive_desc_destroy(pd_hi);
         return st;
+    }
+    if (c.split) { /* hi's convolution first, into the buffer lo's adds */
+        dnnl_exec_arg_t hi_args[ONEDNN_MAX_ARGS] = {
+            {DNNL_ARG_SRC, xm}, {DNNL_ARG_WEIGHTS, wm_hi}, {DNNL_ARG_DST, hm}};
+        int n_hi = 3;
+        if (xzm)
+            hi_args[n_hi++] = (dnnl_exec_arg_t){DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, xzm};
+        if ((st = onednn_add_pd_step(n, pd_hi, n_hi, hi_args, err))) {
+            dnnl_primitive_desc_destroy(pd);
+            return st;
+        }
     }
     dnnl_exec_arg_t args[ONEDNN_MAX_ARGS] = {
         {DNNL_ARG_SRC, xm}, {DNNL_ARG_WEIGHTS, wm}, {DNNL_ARG_DST, ym}};
@@ -291,6 +368,8 @@ static vkml_status qconv_build(const onednn_build *b, onednn_node *n, bool *take
         args[n_args++] = (dnnl_exec_arg_t){DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, xzm};
     if (yzm)
         args[n_args++] = (dnnl_exec_arg_t){DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_DST, yzm};
+    if (hm)
+        args[n_args++] = (dnnl_exec_arg_t){onednn_post_op_src1(0), hm};
     if ((st = onednn_add_pd_step(n, pd, n_args, args, err)))
         return st;
     *taken = true;
