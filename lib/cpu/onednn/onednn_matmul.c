@@ -323,13 +323,15 @@ static vkml_status gemm_build(const onednn_build *b, onednn_node *n, bool *taken
  * each (or none); B int8 of one constant zero point, or a constant B of int8 or uint8 that,
  * less its zero points (per tensor or per column), fits in int8 (the difference is packed);
  * QLinearMatMul's scales constant, A's and Y's per tensor, B's per tensor or per column:
- * oneDNN's integer product where the CPU has VNNI (onednn_int8_exact; elsewhere the C
- * kernel). MatMulInteger is exact;
- * QLinearMatMul requantizes in float32 (onednn_quant.c says how that rounds). */
+ * oneDNN's integer product. MatMulInteger is exact;
+ * QLinearMatMul requantizes in float32 (onednn_quant.c says how that rounds). Without VNNI
+ * (onednn_int8_exact) only uint8 A by a constant B, split as onednn_quant.c splits a
+ * convolution's weights: B = 64 hi + lo, two products, hi's in float32 added to lo's. */
 typedef struct integer_product {
     qprod_params q;
     int32_t zero[3];
     bool shift_b;  /* B less its zero points is packed (onednn_shifted_weights) */
+    bool split;    /* no VNNI: B as 64 hi + lo, two products */
     float *scales; /* QLinearMatMul: room for N */
     int n_scales;
 } integer_product;
@@ -347,8 +349,11 @@ static bool integer_form(const graph_value *values, const graph_node *node,
     const int roles[3] = {q->in->a_zero, q->in->b_zero, q->in->y_zero};
     for (int i = 0; i < 3; i++)
         zeros[i] = roles[i] >= 0 && roles[i] < node->n_inputs ? node->inputs[roles[i]] : -1;
-    ip->shift_b =
-        b != VKML_DTYPE_INT8 || !onednn_common_value(values, plans, zeros[1], &ip->zero[1]);
+    ip->split = !onednn_int8_exact();
+    /* split, B's zero point goes into the packed difference: each half has none */
+    ip->shift_b = b != VKML_DTYPE_INT8 ||
+                  !onednn_common_value(values, plans, zeros[1], &ip->zero[1]) ||
+                  (ip->split && ip->zero[1] != 0);
     if (ip->shift_b) {
         ip->zero[1] = 0;
         if (!onednn_shifted_weights(values, plans, node->inputs[q->in->b], zeros[1], &q->b_zero,
@@ -361,6 +366,8 @@ static bool integer_form(const graph_value *values, const graph_node *node,
     if (q->in->y_scale >= 0 && ip->scales &&
         !(ip->n_scales = onednn_requant_scales(values, node, plans, q, ip->scales, q->mm.n)))
         return false;
+    if (ip->split) /* int8 A: its weights halved by oneDNN, as for a convolution */
+        return a == VKML_DTYPE_UINT8 && plans[node->inputs[q->in->b]].constant;
     return a == VKML_DTYPE_UINT8 || a == VKML_DTYPE_INT8;
 }
 
@@ -371,8 +378,6 @@ static bool integer_claim(const graph_value *values, const graph_node *node,
     (void)stored;
     integer_product ip = {0};
     *claim = (onednn_claim){0}; /* plain */
-    if (!onednn_int8_exact())
-        return false;
     const graph_value *y = &values[node->outputs[0]];
     int64_t n = y->rank >= 1 ? y->dims[y->rank - 1] : 1;
     bool qlinear = node->op->id == OP_ID_QLinearMatMul;
@@ -381,6 +386,41 @@ static bool integer_claim(const graph_value *values, const graph_node *node,
     bool ok = integer_form(values, node, plans, &ip);
     free(ip.scales);
     return ok;
+}
+
+/* Without VNNI: splits pr's constant B (int8, count values) as 64 hi + lo (lo in 0 .. 63),
+ * adds hi's product (its scales times 64, float32, into a buffer of n) as a step, and leaves
+ * pr as lo's product adding that buffer; pr->add_ptr stays NULL where oneDNN declines. */
+static vkml_status split_hi_build(const onednn_build *b, product *pr, int64_t count, onednn_node *n,
+                                  vkml_error *err)
+{
+    static const float sixty_four = 64.0f;
+    int8_t *lo = (int8_t *)pr->b_constant, *hi = onednn_buffer(n, (size_t)count + 1);
+    float *scales = pr->n_scales ? onednn_buffer(n, sizeof(float) * (size_t)pr->n_scales) : NULL;
+    if (!hi || (pr->n_scales && !scales))
+        return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "oneDNN: out of memory");
+    for (int64_t i = 0; i < count; i++) {
+        int v = lo[i], l = ((v % 64) + 64) % 64;
+        hi[i] = (int8_t)((v - l) / 64);
+        lo[i] = (int8_t)l;
+    }
+    for (int i = 0; i < pr->n_scales; i++)
+        scales[i] = 64.0f * pr->scales[i];
+    product h = *pr;
+    h.b_constant = hi;
+    h.zero[2] = 0;
+    h.scales = pr->n_scales ? scales : &sixty_four;
+    h.n_scales = pr->n_scales ? pr->n_scales : 1;
+    onednn_md_dtype(&h.y, VKML_DTYPE_FLOAT);
+    if (!(h.y_ptr = onednn_buffer(n, dnnl_memory_desc_get_size(&h.y))))
+        return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "oneDNN: out of memory");
+    bool taken = false;
+    vkml_status st = product_build(b, &h, n, &taken, err);
+    if (st || !taken)
+        return st;
+    pr->add = h.y;
+    pr->add_ptr = h.y_ptr;
+    return VKML_OK;
 }
 
 static vkml_status integer_build(const onednn_build *b, onednn_node *n, bool *taken,
@@ -408,12 +448,15 @@ static vkml_status integer_build(const onednn_build *b, onednn_node *n, bool *ta
                   .zero = {ip.zero[0], ip.zero[1], ip.zero[2]},
                   .scales = ip.scales,
                   .n_scales = ip.n_scales};
+    int8_t *shifted = ip.shift_b || ip.split ? onednn_buffer(n, (size_t)q->b_count + 1) : NULL;
+    if ((ip.shift_b || ip.split) && !shifted)
+        return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "oneDNN: out of memory");
     if (ip.shift_b) {
-        int8_t *shifted = onednn_buffer(n, (size_t)q->b_count + 1);
-        if (!shifted)
-            return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "oneDNN: out of memory");
         int bz = q->in->b_zero < node->n_inputs ? node->inputs[q->in->b_zero] : -1;
         onednn_shifted_weights(b->values, b->plans, bv, bz, &q->b_zero, shifted);
+        pr.b_constant = shifted;
+    } else if (ip.split) {
+        memcpy(shifted, pr.b_constant, (size_t)q->b_count);
         pr.b_constant = shifted;
     }
     operand_md(&pr.a, &p, p.a_batch_strides, p.m, p.k, p.a_sm, p.a_sk);
@@ -426,6 +469,11 @@ static vkml_status integer_build(const onednn_build *b, onednn_node *n, bool *ta
     pr.a.data_type = b->values[av].dtype == VKML_DTYPE_UINT8 ? dnnl_u8 : dnnl_s8;
     pr.b.data_type = dnnl_s8;
     onednn_md_dtype(&pr.y, q->y_dtype);
+    if (ip.split) {
+        vkml_status st = split_hi_build(b, &pr, q->b_count, n, err);
+        if (st || !pr.add_ptr) /* hi's product declined: so does the node */
+            return st;
+    }
     return product_build(b, &pr, n, taken, err);
 }
 
