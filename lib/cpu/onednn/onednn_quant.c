@@ -20,8 +20,8 @@
  * convolutions: hi's into a float32 buffer with its scales times 64, then lo's with the
  * bias, adding that buffer (a binary post-op) before rounding and the zero point. The sum
  * is formed in float32, so the result may differ by 1 from the exact one where it lands on
- * a half, as above. Only uint8 x and ungrouped convolutions split (qconv_setup); the others
- * keep their C kernels there. */
+ * a half, as above. Only uint8 x splits (qconv_setup); int8 x keeps its C kernel there, as
+ * do the grouped forms oneDNN has only reference code for (a few channels a group). */
 #include "cpu/onednn/onednn_geometry.h"
 #include "cpu/onednn/onednn_node.h"
 #include "ops/quant.h"
@@ -158,11 +158,10 @@ static bool qconv_setup(const graph_value *values, const graph_node *node,
     onednn_md_dtype(&c->x_want, xt);
     onednn_md(&c->y_want, c->rank, c->yd, out);
     onednn_md_dtype(&c->y_want, c->q.y_dtype);
-    /* The split takes uint8 x and one group: int8 x runs as x + 128, whose weights oneDNN
-     * halves without VNNI (inexact), and oneDNN 2.6 has only reference code for grouped
-     * integer convolutions adding a buffer. */
+    /* The split takes uint8 x: int8 x runs as x + 128, whose weights oneDNN halves without
+     * VNNI (inexact). */
     c->split = !onednn_int8_exact();
-    if (c->split && (xt != VKML_DTYPE_UINT8 || c->q.conv.group > 1))
+    if (c->split && xt != VKML_DTYPE_UINT8)
         return false;
     onednn_md(&c->hi_md, c->rank, c->yd, out);
     onednn_md_dtype(&c->hi_md, VKML_DTYPE_FLOAT);
