@@ -20,8 +20,9 @@
  * convolutions: hi's into a float32 buffer with its scales times 64, then lo's with the
  * bias, adding that buffer (a binary post-op) before rounding and the zero point. The sum
  * is formed in float32, so the result may differ by 1 from the exact one where it lands on
- * a half, as above. Only uint8 x splits (qconv_setup); int8 x keeps its C kernel there, as
- * do the grouped forms oneDNN has only reference code for (a few channels a group). */
+ * a half, as above. int8 x is first reordered to x + 128 in uint8 (shift_x_step). The grouped
+ * forms oneDNN has only reference code for there (a few channels a group) keep their C
+ * kernel. */
 #include "cpu/onednn/onednn_geometry.h"
 #include "cpu/onednn/onednn_node.h"
 #include "ops/quant.h"
@@ -119,7 +120,9 @@ typedef struct qconv {
     int n_scales; /* QLinearConv: 1 or out_channels */
     int64_t xd[VKML_MAX_RANK], wd[VKML_MAX_RANK + 1], yd[VKML_MAX_RANK], od[VKML_MAX_RANK];
     dnnl_memory_desc_t x_want, y_want, w_user, w_any, bias_md;
-    dnnl_memory_desc_t hi_md; /* split: the hi convolution's float32 output, y's layout */
+    dnnl_memory_desc_t hi_md;  /* split: the hi convolution's float32 output, y's layout */
+    bool shift_x;              /* split, int8 x: the convolutions read x + 128 as uint8 */
+    dnnl_memory_desc_t x_conv; /* what the convolutions read: x_want, or that uint8 */
 } qconv;
 
 /* Whether the library takes the node's form, and its descriptors with x and y in these
@@ -158,11 +161,15 @@ static bool qconv_setup(const graph_value *values, const graph_node *node,
     onednn_md_dtype(&c->x_want, xt);
     onednn_md(&c->y_want, c->rank, c->yd, out);
     onednn_md_dtype(&c->y_want, c->q.y_dtype);
-    /* The split takes uint8 x: int8 x runs as x + 128, whose weights oneDNN halves without
-     * VNNI (inexact). */
+    /* The split reads uint8: oneDNN would run int8 x as x + 128 itself, its weights halved
+     * without VNNI (inexact), so a reorder makes x + 128 (zero point + 128) first. */
     c->split = !onednn_int8_exact();
-    if (c->split && xt != VKML_DTYPE_UINT8)
-        return false;
+    c->shift_x = c->split && xt == VKML_DTYPE_INT8;
+    c->x_conv = c->x_want;
+    if (c->shift_x) {
+        onednn_md_dtype(&c->x_conv, VKML_DTYPE_UINT8);
+        c->x_zero += 128;
+    }
     onednn_md(&c->hi_md, c->rank, c->yd, out);
     onednn_md_dtype(&c->hi_md, VKML_DTYPE_FLOAT);
     int wrank = c->rank + (p->group > 1);
@@ -188,7 +195,7 @@ static vkml_status qconv_pd(qconv *c, const graph_value *values, const graph_nod
     onednn_window(&c->q.conv.win, strides, dilates, pad_l, pad_r, &extended);
     dnnl_convolution_desc_t cd;
     if (extended || dnnl_dilated_convolution_forward_desc_init(
-                        &cd, dnnl_forward_inference, dnnl_convolution_direct, &c->x_want, &c->w_any,
+                        &cd, dnnl_forward_inference, dnnl_convolution_direct, &c->x_conv, &c->w_any,
                         c->bias >= 0 && !hi ? &c->bias_md : NULL, hi ? &c->hi_md : &c->y_want,
                         strides, dilates, pad_l, pad_r) != dnnl_success)
         return VKML_OK;
@@ -275,6 +282,34 @@ static dnnl_memory_t zero_point_mem(onednn_node *n, int32_t v)
     return onednn_mem(n, &md, z);
 }
 
+/* A reorder of the int8 x at *xm into a uint8 buffer holding x + 128 (a destination zero
+ * point), which *xm then names. */
+static vkml_status shift_x_step(onednn_node *n, const qconv *c, dnnl_memory_t *xm, vkml_error *err)
+{
+    void *buf = onednn_buffer(n, dnnl_memory_desc_get_size(&c->x_conv));
+    dnnl_memory_t um = buf ? onednn_mem(n, &c->x_conv, buf) : NULL, zm = zero_point_mem(n, 128);
+    if (!um || !zm)
+        return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "oneDNN: out of memory");
+    dnnl_primitive_attr_t attr;
+    dnnl_post_ops_t po;
+    vkml_status st = onednn_attr_create(&attr, &po, err);
+    if (st)
+        return st;
+    const int32_t runtime = DNNL_RUNTIME_S32_VAL;
+    dnnl_primitive_desc_t pd = NULL;
+    dnnl_status_t s = dnnl_primitive_attr_set_zero_points(attr, DNNL_ARG_DST, 1, 0, &runtime);
+    if (s == dnnl_success)
+        s = dnnl_reorder_primitive_desc_create(&pd, &c->x_want, onednn_engine(), &c->x_conv,
+                                               onednn_engine(), attr);
+    onednn_attr_destroy(attr, po);
+    if (s != dnnl_success)
+        return onednn_check(s, "creating a reorder", err);
+    dnnl_exec_arg_t args[3] = {
+        {DNNL_ARG_FROM, *xm}, {DNNL_ARG_TO, um}, {DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_TO, zm}};
+    *xm = um;
+    return onednn_add_pd_step(n, pd, 3, args, err);
+}
+
 static vkml_status qconv_build(const onednn_build *b, onednn_node *n, bool *taken, vkml_error *err)
 {
     qconv c;
@@ -335,6 +370,8 @@ static vkml_status qconv_build(const onednn_build *b, onednn_node *n, bool *take
         st = vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "oneDNN: out of memory");
     if (!st)
         st = onednn_bind_input(n, &x_have, b->ptrs[c.x], &c.x_want, &xm, err);
+    if (!st && c.shift_x)
+        st = shift_x_step(n, &c, &xm, err);
     if (!st && ((c.bias >= 0 && !(bm = onednn_mem(n, &c.bias_md, b->ptrs[c.bias]))) ||
                 (c.x_zero && !(xzm = zero_point_mem(n, c.x_zero))) ||
                 (c.y_zero && !(yzm = zero_point_mem(n, c.y_zero)))))

@@ -41,12 +41,11 @@ static const library_op library_ops[] = {
      "constant B"},
     {OP_ID_ConvInteger, &onednn_qconv_op,
      "oneDNN: x int8 or uint8 with one constant zero point, constant int8 or uint8 weights "
-     "that less their zero points fit in int8; 1-3 spatial dims; on a CPU without VNNI only "
-     "uint8 x"},
+     "that less their zero points fit in int8; 1-3 spatial dims"},
     {OP_ID_QLinearConv, &onednn_qconv_op,
      "oneDNN: x int8 or uint8 with one constant zero point, constant int8 or uint8 weights "
      "that less their zero points fit in int8, constant scales (w's per tensor or per "
-     "channel); 1-3 spatial dims; on a CPU without VNNI only uint8 x"},
+     "channel); 1-3 spatial dims"},
     {OP_ID_Gemm, &onednn_gemm_op,
      "oneDNN: float32; float16 computed in float32; a beta other than 0 and 1: constant "
      "float32 C only"},
