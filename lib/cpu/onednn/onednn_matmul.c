@@ -325,8 +325,9 @@ static vkml_status gemm_build(const onednn_build *b, onednn_node *n, bool *taken
  * QLinearMatMul's scales constant, A's and Y's per tensor, B's per tensor or per column:
  * oneDNN's integer product. MatMulInteger is exact;
  * QLinearMatMul requantizes in float32 (onednn_quant.c says how that rounds). Without VNNI
- * (onednn_int8_exact) only uint8 A by a constant B, split as onednn_quant.c splits a
- * convolution's weights: B = 64 hi + lo, two products, hi's in float32 added to lo's. */
+ * (onednn_int8_exact) only a constant B, split as onednn_quant.c splits a convolution's
+ * weights: B = 64 hi + lo, two products, hi's in float32 added to lo's; an int8 A is first
+ * reordered to A + 128 in uint8 (as a convolution's x). */
 typedef struct integer_product {
     qprod_params q;
     int32_t zero[3];
@@ -366,8 +367,8 @@ static bool integer_form(const graph_value *values, const graph_node *node,
     if (q->in->y_scale >= 0 && ip->scales &&
         !(ip->n_scales = onednn_requant_scales(values, node, plans, q, ip->scales, q->mm.n)))
         return false;
-    if (ip->split) /* int8 A: its weights halved by oneDNN, as for a convolution */
-        return a == VKML_DTYPE_UINT8 && plans[node->inputs[q->in->b]].constant;
+    if (ip->split && !plans[node->inputs[q->in->b]].constant)
+        return false;
     return a == VKML_DTYPE_UINT8 || a == VKML_DTYPE_INT8;
 }
 
@@ -469,6 +470,21 @@ static vkml_status integer_build(const onednn_build *b, onednn_node *n, bool *ta
     pr.a.data_type = b->values[av].dtype == VKML_DTYPE_UINT8 ? dnnl_u8 : dnnl_s8;
     pr.b.data_type = dnnl_s8;
     onednn_md_dtype(&pr.y, q->y_dtype);
+    if (ip.split && pr.a.data_type == dnnl_s8) { /* A + 128 in uint8, its zero point too */
+        dnnl_memory_desc_t u8 = pr.a;
+        u8.data_type = dnnl_u8;
+        void *buf = onednn_buffer(n, dnnl_memory_desc_get_size(&u8));
+        dnnl_memory_t from = onednn_mem(n, &pr.a, (void *)pr.a_ptr),
+                      to = buf ? onednn_mem(n, &u8, buf) : NULL;
+        if (!from || !to)
+            return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "oneDNN: out of memory");
+        vkml_status st = onednn_shift_step(n, from, &pr.a, to, &u8, err);
+        if (st)
+            return st;
+        pr.a = u8;
+        pr.a_ptr = buf;
+        pr.zero[0] += 128;
+    }
     if (ip.split) {
         vkml_status st = split_hi_build(b, &pr, q->b_count, n, err);
         if (st || !pr.add_ptr) /* hi's product declined: so does the node */

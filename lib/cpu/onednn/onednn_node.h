@@ -12,8 +12,8 @@
 
 #define ONEDNN_MAX_STEPS 10
 #define ONEDNN_MAX_ARGS 8
-#define ONEDNN_MAX_MEMS 24
-#define ONEDNN_MAX_BUFFERS 10
+#define ONEDNN_MAX_MEMS 32
+#define ONEDNN_MAX_BUFFERS 16
 #define ONEDNN_MAX_PACKED 2
 
 /* Packed weights shared between nodes (onednn_weights.c). */
@@ -129,6 +129,10 @@ void *onednn_buffer(onednn_node *n, size_t bytes);
 /* Appends a step running prim (owned by n from here on, also on failure). */
 vkml_status onednn_add_step(onednn_node *n, dnnl_primitive_t prim, int n_args,
                             const dnnl_exec_arg_t *args, vkml_error *err);
+/* Appends a reorder of the int8 values at `from` into uint8 ones 128 higher at `to` (for
+ * oneDNN's integer kernels without VNNI: onednn_quant.c). */
+vkml_status onednn_shift_step(onednn_node *n, dnnl_memory_t from, const dnnl_memory_desc_t *fmd,
+                              dnnl_memory_t to, const dnnl_memory_desc_t *tmd, vkml_error *err);
 /* Appends a copy step. */
 vkml_status onednn_add_copy_step(onednn_node *n, const onednn_copy *copy, vkml_error *err);
 /* Runs a copy step on up to `threads` threads of the OpenMP team the primitives run on. */

@@ -282,32 +282,16 @@ static dnnl_memory_t zero_point_mem(onednn_node *n, int32_t v)
     return onednn_mem(n, &md, z);
 }
 
-/* A reorder of the int8 x at *xm into a uint8 buffer holding x + 128 (a destination zero
- * point), which *xm then names. */
+/* The int8 x at *xm reordered into a uint8 buffer holding x + 128, which *xm then names. */
 static vkml_status shift_x_step(onednn_node *n, const qconv *c, dnnl_memory_t *xm, vkml_error *err)
 {
     void *buf = onednn_buffer(n, dnnl_memory_desc_get_size(&c->x_conv));
-    dnnl_memory_t um = buf ? onednn_mem(n, &c->x_conv, buf) : NULL, zm = zero_point_mem(n, 128);
-    if (!um || !zm)
+    dnnl_memory_t um = buf ? onednn_mem(n, &c->x_conv, buf) : NULL;
+    if (!um)
         return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "oneDNN: out of memory");
-    dnnl_primitive_attr_t attr;
-    dnnl_post_ops_t po;
-    vkml_status st = onednn_attr_create(&attr, &po, err);
-    if (st)
-        return st;
-    const int32_t runtime = DNNL_RUNTIME_S32_VAL;
-    dnnl_primitive_desc_t pd = NULL;
-    dnnl_status_t s = dnnl_primitive_attr_set_zero_points(attr, DNNL_ARG_DST, 1, 0, &runtime);
-    if (s == dnnl_success)
-        s = dnnl_reorder_primitive_desc_create(&pd, &c->x_want, onednn_engine(), &c->x_conv,
-                                               onednn_engine(), attr);
-    onednn_attr_destroy(attr, po);
-    if (s != dnnl_success)
-        return onednn_check(s, "creating a reorder", err);
-    dnnl_exec_arg_t args[3] = {
-        {DNNL_ARG_FROM, *xm}, {DNNL_ARG_TO, um}, {DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_TO, zm}};
+    vkml_status st = onednn_shift_step(n, *xm, &c->x_want, um, &c->x_conv, err);
     *xm = um;
-    return onednn_add_pd_step(n, pd, 3, args, err);
+    return st;
 }
 
 static vkml_status qconv_build(const onednn_build *b, onednn_node *n, bool *taken, vkml_error *err)

@@ -33,12 +33,12 @@ static const library_op library_ops[] = {
     {OP_ID_MatMulInteger, &onednn_matmul_integer_op,
      "oneDNN: A int8 or uint8 of one constant zero point; B int8 of one constant zero point, "
      "or constant int8 or uint8 that less its zero points fits in int8; on a CPU without "
-     "VNNI only uint8 A by a constant B"},
+     "VNNI only a constant B"},
     {OP_ID_QLinearMatMul, &onednn_qlinear_matmul_op,
      "oneDNN: A int8 or uint8, A's and Y's zero points one constant each; B int8 of one "
      "constant zero point, or constant int8 or uint8 that less its zero points fits in int8; "
-     "constant scales, B's per tensor or per column; on a CPU without VNNI only uint8 A by a "
-     "constant B"},
+     "constant scales, B's per tensor or per column; on a CPU without VNNI only a constant "
+     "B"},
     {OP_ID_ConvInteger, &onednn_qconv_op,
      "oneDNN: x int8 or uint8 with one constant zero point, constant int8 or uint8 weights "
      "that less their zero points fit in int8; 1-3 spatial dims"},

@@ -300,6 +300,35 @@ vkml_status onednn_reorder_step(onednn_node *n, dnnl_memory_t from, const dnnl_m
     return onednn_add_pd_step(n, pd, 2, args, err);
 }
 
+vkml_status onednn_shift_step(onednn_node *n, dnnl_memory_t from, const dnnl_memory_desc_t *fmd,
+                              dnnl_memory_t to, const dnnl_memory_desc_t *tmd, vkml_error *err)
+{
+    dnnl_memory_desc_t zmd;
+    dnnl_memory_desc_init_by_tag(&zmd, 1, (dnnl_dims_t){1}, dnnl_s32, dnnl_a);
+    int32_t *z = onednn_buffer(n, sizeof(int32_t));
+    dnnl_memory_t zm = z ? onednn_mem(n, &zmd, z) : NULL;
+    if (!zm)
+        return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "oneDNN: out of memory");
+    *z = 128;
+    dnnl_primitive_attr_t attr;
+    dnnl_post_ops_t po;
+    vkml_status st = onednn_attr_create(&attr, &po, err);
+    if (st)
+        return st;
+    const int32_t runtime = DNNL_RUNTIME_S32_VAL;
+    dnnl_primitive_desc_t pd = NULL;
+    dnnl_status_t s = dnnl_primitive_attr_set_zero_points(attr, DNNL_ARG_DST, 1, 0, &runtime);
+    if (s == dnnl_success)
+        s = dnnl_reorder_primitive_desc_create(&pd, fmd, onednn_engine(), tmd, onednn_engine(),
+                                               attr);
+    onednn_attr_destroy(attr, po);
+    if (s != dnnl_success)
+        return onednn_check(s, "creating a reorder", err);
+    dnnl_exec_arg_t args[3] = {
+        {DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}, {DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_TO, zm}};
+    return onednn_add_pd_step(n, pd, 3, args, err);
+}
+
 static vkml_status out_of_room(vkml_error *err)
 {
     return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "oneDNN: out of memory for a node's buffers");
