@@ -204,14 +204,9 @@ static vkml_status product_build(const onednn_build *b, const product *pr, onedn
     for (int i = 0; i < 3 && !st; i++) { /* zero points, as oneDNN takes them: memory */
         if (!pr->zero[i])
             continue;
-        dnnl_memory_desc_t zmd;
-        dnnl_memory_desc_init_by_tag(&zmd, 1, (dnnl_dims_t){1}, dnnl_s32, dnnl_a);
-        int32_t *z = onednn_buffer(n, sizeof(int32_t));
-        dnnl_memory_t zm = z ? onednn_mem(n, &zmd, z) : NULL;
+        dnnl_memory_t zm = onednn_zero_point_mem(n, pr->zero[i]);
         if (!zm)
             st = vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "oneDNN: out of memory");
-        else
-            *z = pr->zero[i];
         args[n_args++] = (dnnl_exec_arg_t){DNNL_ARG_ATTR_ZERO_POINTS | zero_args[i], zm};
     }
     if (st) {

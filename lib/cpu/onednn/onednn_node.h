@@ -129,6 +129,8 @@ void *onednn_buffer(onednn_node *n, size_t bytes);
 /* Appends a step running prim (owned by n from here on, also on failure). */
 vkml_status onednn_add_step(onednn_node *n, dnnl_primitive_t prim, int n_args,
                             const dnnl_exec_arg_t *args, vkml_error *err);
+/* A one-entry int32 memory of n holding v (a runtime zero point); NULL out of memory. */
+dnnl_memory_t onednn_zero_point_mem(onednn_node *n, int32_t v);
 /* Appends a reorder of the int8 values at `from` into uint8 ones 128 higher at `to` (for
  * oneDNN's integer kernels without VNNI: onednn_quant.c). */
 vkml_status onednn_shift_step(onednn_node *n, dnnl_memory_t from, const dnnl_memory_desc_t *fmd,

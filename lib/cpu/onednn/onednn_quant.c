@@ -270,18 +270,6 @@ static bool qconv_claim(const graph_value *values, const graph_node *node,
     return true;
 }
 
-/* A one-entry int32 memory of n holding v (a runtime zero point). */
-static dnnl_memory_t zero_point_mem(onednn_node *n, int32_t v)
-{
-    dnnl_memory_desc_t md;
-    dnnl_memory_desc_init_by_tag(&md, 1, (dnnl_dims_t){1}, dnnl_s32, dnnl_a);
-    int32_t *z = onednn_buffer(n, sizeof(int32_t));
-    if (!z)
-        return NULL;
-    *z = v;
-    return onednn_mem(n, &md, z);
-}
-
 /* The int8 x at *xm reordered into a uint8 buffer holding x + 128, which *xm then names. */
 static vkml_status shift_x_step(onednn_node *n, const qconv *c, dnnl_memory_t *xm, vkml_error *err)
 {
@@ -357,8 +345,8 @@ static vkml_status qconv_build(const onednn_build *b, onednn_node *n, bool *take
     if (!st && c.shift_x)
         st = shift_x_step(n, &c, &xm, err);
     if (!st && ((c.bias >= 0 && !(bm = onednn_mem(n, &c.bias_md, b->ptrs[c.bias]))) ||
-                (c.x_zero && !(xzm = zero_point_mem(n, c.x_zero))) ||
-                (c.y_zero && !(yzm = zero_point_mem(n, c.y_zero)))))
+                (c.x_zero && !(xzm = onednn_zero_point_mem(n, c.x_zero))) ||
+                (c.y_zero && !(yzm = onednn_zero_point_mem(n, c.y_zero)))))
         st = vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "oneDNN: out of memory");
     if (!st)
         st = onednn_bind_output(n, &y_have, b->ptrs[c.y], &c.y_want, &ym, &pending, err);

@@ -300,16 +300,23 @@ vkml_status onednn_reorder_step(onednn_node *n, dnnl_memory_t from, const dnnl_m
     return onednn_add_pd_step(n, pd, 2, args, err);
 }
 
+dnnl_memory_t onednn_zero_point_mem(onednn_node *n, int32_t v)
+{
+    dnnl_memory_desc_t md;
+    dnnl_memory_desc_init_by_tag(&md, 1, (dnnl_dims_t){1}, dnnl_s32, dnnl_a);
+    int32_t *z = onednn_buffer(n, sizeof(int32_t));
+    if (!z)
+        return NULL;
+    *z = v;
+    return onednn_mem(n, &md, z);
+}
+
 vkml_status onednn_shift_step(onednn_node *n, dnnl_memory_t from, const dnnl_memory_desc_t *fmd,
                               dnnl_memory_t to, const dnnl_memory_desc_t *tmd, vkml_error *err)
 {
-    dnnl_memory_desc_t zmd;
-    dnnl_memory_desc_init_by_tag(&zmd, 1, (dnnl_dims_t){1}, dnnl_s32, dnnl_a);
-    int32_t *z = onednn_buffer(n, sizeof(int32_t));
-    dnnl_memory_t zm = z ? onednn_mem(n, &zmd, z) : NULL;
+    dnnl_memory_t zm = onednn_zero_point_mem(n, 128);
     if (!zm)
         return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "oneDNN: out of memory");
-    *z = 128;
     dnnl_primitive_attr_t attr;
     dnnl_post_ops_t po;
     vkml_status st = onednn_attr_create(&attr, &po, err);
