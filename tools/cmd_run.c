@@ -13,7 +13,8 @@ const cli_command cli_cmd_run = {
     .name = "run",
     .summary = "run a model on a device and print its outputs (and latency)",
     .usage = "usage: vkml run MODEL [--device D] [--budget SIZE] [--input [NAME=]FILE.pb ...]\n"
-             "                      [--repeat N] [--values N] [--precision P] [--save DIR]\n"
+             "                      [--repeat N] [--warmup-ms MS] [--values N] [--precision P]\n"
+             "                      [--save DIR]\n"
              "                      [--no-fuse] [--data-parallel]\n"
              "  --device D       cpu, default, all, a GPU index (0, 1, ...) or a list\n"
              "                   (0,1,cpu): the devices the model is planned over, in order\n"
@@ -25,6 +26,9 @@ const cli_command cli_cmd_run = {
              "                   are zeros (a note on stderr says which).\n"
              "  --repeat N       after one warm-up run, run N times and print the median\n"
              "                   and p99 latency in ms\n"
+             "  --warmup-ms MS   with --repeat: warm-up runs for MS milliseconds first (at\n"
+             "                   least one), so that an idle GPU's clocks are up (an H200\n"
+             "                   idles at a sixth of its clock and takes a few runs to rise)\n"
              "  --values N       print the first N values of each output (default 10)\n"
              "  --in-flight K    runs in flight (1 to 16, default 1): with --repeat, also\n"
              "                   submit N runs keeping K in flight and print runs/s\n"
@@ -61,6 +65,7 @@ typedef struct run_options {
     const char *input_args[RUN_MAX_INPUT_ARGS];
     int n_input_args;
     long repeat;
+    long warmup_ms; /* --warmup-ms: 0, one warm-up run */
     long values;
     long in_flight;
     int wait_spin_us; /* vkml_session_params.wait_spin_us: 0 default, -1 no polling */
@@ -82,6 +87,7 @@ static int parse_options(int argc, char **argv, run_options *o)
                                          {"device", required_argument, NULL, 'd'},
                                          {"input", required_argument, NULL, 'i'},
                                          {"repeat", required_argument, NULL, 'r'},
+                                         {"warmup-ms", required_argument, NULL, 'W'},
                                          {"values", required_argument, NULL, 'v'},
                                          {"budget", required_argument, NULL, 'b'},
                                          {"in-flight", required_argument, NULL, 'k'},
@@ -119,6 +125,10 @@ static int parse_options(int argc, char **argv, run_options *o)
         case 'r':
             if (!cli_parse_count(optarg, &o->repeat))
                 return cli_usage_error(&cli_cmd_run, "--repeat needs a count >= 1");
+            break;
+        case 'W':
+            if (!cli_parse_count(optarg, &o->warmup_ms) || o->warmup_ms > 60000)
+                return cli_usage_error(&cli_cmd_run, "--warmup-ms needs 1 to 60000");
             break;
         case 'k':
             if (!cli_parse_count(optarg, &o->in_flight) || o->in_flight > VKML_MAX_RUNS_IN_FLIGHT)
@@ -260,12 +270,16 @@ static int run_once(run_state *s)
     return st == VKML_OK ? CLI_EXIT_OK : cli_error_vkml("run", st, &err);
 }
 
-static int run_timed(run_state *s, long repeat)
+static int run_timed(run_state *s, long repeat, long warmup_ms)
 {
     double *ms = calloc((size_t)repeat, sizeof(*ms));
     if (!ms)
         return cli_error("out of memory");
-    int rc = run_once(s); /* warm-up */
+    double w0 = cli_now_ms();
+    int rc;
+    do /* warm-up: one run, or warmup_ms of runs */
+        rc = run_once(s);
+    while (rc == CLI_EXIT_OK && cli_now_ms() - w0 < (double)warmup_ms);
     for (long i = 0; rc == CLI_EXIT_OK && i < repeat; i++) {
         double t0 = cli_now_ms();
         rc = run_once(s);
@@ -423,7 +437,7 @@ static int run_session(vkml_context *ctx, vkml_model *model, const cli_devices *
     if ((rc = complete_inputs(s->session, &s->in)) != CLI_EXIT_OK ||
         (rc = alloc_outputs(s)) != CLI_EXIT_OK)
         return rc;
-    rc = o->repeat ? run_timed(s, o->repeat) : run_once(s);
+    rc = o->repeat ? run_timed(s, o->repeat, o->warmup_ms) : run_once(s);
     if (rc == CLI_EXIT_OK && o->save_dir)
         rc = save_outputs(s, o->save_dir);
     if (rc == CLI_EXIT_OK && o->repeat)

@@ -34,6 +34,10 @@ VKML_PRECISION = {"fp32": "fp32", "tf32": "fp32-fast", "fp16": "fp16"}  # matchi
 CUDA_MODES = ("eager", "graph", "compile")
 # Runs `vkml run --profile` averages its GPU time over (the tool's own cap).
 PROFILE_RUNS = 100
+# Warm-up before every timed set, vkml's and PyTorch's alike (full sizes): an idle H200 sits
+# at 345 MHz and takes a few runs to reach 1,980; with one warm-up run the first timed runs
+# took up to 4x as long (docs/performance.md, "Kernels against the device's ceilings").
+WARMUP_MS = 300
 torch = np = None
 
 
@@ -163,12 +167,17 @@ def mnist_case(corpus, cache):
 
 # --- runners --------------------------------------------------------------------------
 
+def warmup_args(args):
+    """`vkml run`'s warm-up: WARMUP_MS at full sizes, one run with --small."""
+    return [] if args.small else ["--warmup-ms", str(WARMUP_MS)]
+
+
 def run_vkml(args, folder, precision, repeat):
     meta = json.load(open(os.path.join(folder, "case.json")))
     out_dir = tempfile.mkdtemp()
     cmd = [args.vkml, "run", meta["model"], "--input", os.path.join(folder, "input.pb"),
            "--repeat", str(repeat), "--precision", precision, "--device", args.device,
-           "--values", "1", "--save", out_dir]
+           "--values", "1", "--save", out_dir] + warmup_args(args)
     rc, out, err, rss = run_measured(cmd)
     res = {"rss": rss}
     m = re.search(r"latency: median ([0-9.]+) ms, p99 ([0-9.]+) ms", out)
@@ -196,7 +205,8 @@ def vkml_gpu_us(args, folder, precision, repeat):
     meta = json.load(open(os.path.join(folder, "case.json")))
     cmd = [args.vkml, "run", meta["model"], "--input", os.path.join(folder, "input.pb"),
            "--repeat", str(min(repeat, PROFILE_RUNS)), "--precision", precision,
-           "--device", args.device, "--values", "1", "--profile", "--profile-nodes", "1"]
+           "--device", args.device, "--values", "1", "--profile", "--profile-nodes", "1"
+           ] + warmup_args(args)
     r = subprocess.run(cmd, capture_output=True, text=True)
     m = re.search(r"^profile: ([0-9.]+) us of device time per run", r.stdout, re.M)
     return float(m.group(1)) if r.returncode == 0 and m else None
@@ -310,8 +320,12 @@ def time_torch(module, x, mode, prec, repeat):
 
 
 def timed(step, repeat):
-    """Median and p99 in ms of `repeat` calls of step after three warm-up calls."""
-    for _ in range(3):
+    """Median and p99 in ms of `repeat` calls of step after WARMUP_MS of warm-up calls (at
+    least three)."""
+    t0 = time.perf_counter()
+    for i in range(1000000):
+        if i >= 3 and time.perf_counter() - t0 >= WARMUP_MS / 1e3:
+            break
         step()
     ms = []
     for _ in range(repeat):
@@ -595,8 +609,10 @@ def describe(args, repeat, ort_name, modes):
     devices = subprocess.run([args.vkml, "devices"], capture_output=True, text=True).stdout
     notes = ["- date: %s; host: %s, %d CPUs" % (time.strftime("%Y-%m-%d %H:%M"),
                                                 platform.node(), os.cpu_count() or 0),
-             "- vkml --device %s; %d timed runs after one warm-up; sizes: %s" % (
-                 args.device, repeat, "small (--small)" if args.small else "full"),
+             "- vkml --device %s; %d timed runs after %s; sizes: %s" % (
+                 args.device, repeat, "one warm-up run" if args.small else
+                 "%d ms of warm-up runs (PyTorch's too)" % WARMUP_MS,
+                 "small (--small)" if args.small else "full"),
              "- vkml devices: " + "; ".join(l.strip() for l in devices.splitlines() if l.strip())]
     if torch is not None:
         gpu = torch.cuda.get_device_name(0) if torch.cuda.is_available() else "no CUDA: CPU eager"
