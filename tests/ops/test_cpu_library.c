@@ -96,6 +96,7 @@ static int weights(graph *g, int rank, const int64_t *dims)
 static int library_nodes;     /* nodes on oneDNN in the session being created */
 static int library_threads;   /* its "N nodes on oneDNN, T threads each" */
 static char first_stored[32]; /* how its first library node's output is stored */
+static bool first_split;      /* its int8 weights split in two (no VNNI: onednn_quant.c) */
 static int in_place_convs;    /* convs the CPU device put in their residual's memory */
 static int ref_convs;         /* convs on oneDNN's reference code (ref:any) */
 
@@ -107,9 +108,11 @@ static void count_library(void *user, vkml_log_level level, const char *message)
     const char *p = strstr(message, "output stored ");
     if (getenv("VKML_TEST_LOG"))
         printf("  log: %s\n", message);
-    if (strstr(message, "runs on oneDNN") && library_nodes++ == 0)
+    if (strstr(message, "runs on oneDNN") && library_nodes++ == 0) {
         snprintf(first_stored, sizeof(first_stored), "%.*s", p ? (int)strcspn(p + 14, ";") : 0,
                  p ? p + 14 : "");
+        first_split = strstr(message, ", weights split;") != NULL;
+    }
     if (strstr(message, "Conv runs on oneDNN (ref:"))
         ref_convs++;
     if (strstr(message, "in their residual's memory") &&
@@ -135,6 +138,7 @@ static void run(vkml_context *ctx, vkml_model *m, const io *in, io *out, bool re
     if (reference)
         setenv("VKML_CPU_KERNELS", "reference", 1);
     library_nodes = 0;
+    first_split = false;
     vkml_session_params params = {.device = VKML_DEVICE_CPU};
     CHECK_OK(vkml_session_create(ctx, m, &params, &s, &err), &err);
     unsetenv("VKML_CPU_KERNELS");
@@ -778,6 +782,9 @@ static void half_check(vkml_context *ctx)
 /* ---- integer products -------------------------------------------------------------- */
 
 /* A constant of int8 or uint8 values: `n` given, or random when values is NULL. */
+/* With a limit > 0, random int8 constants lie in -limit .. limit (a case's 7-bit weights). */
+static int int8_limit;
+
 static int byte_constant(graph *g, vkml_dtype dtype, int rank, const int64_t *dims,
                          const int *values)
 {
@@ -787,9 +794,11 @@ static int byte_constant(graph *g, vkml_dtype dtype, int rank, const int64_t *di
     size_t n = vkml_tensor_element_count(rank, dims);
     uint8_t *d = vkml_arena_calloc(g->arena, n ? n : 1, 1);
     for (size_t i = 0; i < n; i++)
-        d[i] = (uint8_t)(values ? values[i]
-                                : (int)test_randf(&seed, dtype == VKML_DTYPE_UINT8 ? 0 : -128,
-                                                  dtype == VKML_DTYPE_UINT8 ? 256 : 128));
+        d[i] = (uint8_t)(values                      ? values[i]
+                         : dtype == VKML_DTYPE_UINT8 ? (int)test_randf(&seed, 0, 256)
+                         : int8_limit
+                             ? (int)test_randf(&seed, (float)-int8_limit, (float)int8_limit + 1)
+                             : (int)test_randf(&seed, -128, 128));
     g->values[c].kind = GRAPH_VALUE_CONSTANT;
     g->values[c].data = d;
     g->values[c].data_size = n;
@@ -858,6 +867,8 @@ typedef struct qconv_case {
     int expect;      /* 0: a form the library leaves to the C kernel */
     bool split_ref;  /* without VNNI, a grouped form oneDNN 2.6's AVX2 kernels leave to its
                       * reference code (the C kernel runs it) */
+    bool seven_bit;  /* int8 weights in -64 .. 64 (ONNX Runtime's reduce_range): without VNNI
+                      * they run unsplit; all others split */
 } qconv_case;
 
 #define U8 VKML_DTYPE_UINT8
@@ -871,6 +882,8 @@ static const qconv_case qconv_cases[] = {
     {"QLinearConv group 2, per-channel, bias", 2, 1, 8, 12, 2, {7, 7}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, U8, 128, U8, 0, true, true, .expect = 1, .split_ref = true},
     {"QLinearConv group 4, 8 channels a group, u8", 2, 1, 32, 32, 4, {9, 9}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, U8, 128, U8, 128, true, true, .expect = 1},
     {"QLinearConv depthwise 3x3, u8", 2, 1, 32, 32, 32, {10, 10}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, U8, 120, U8, 0, true, true, .expect = 1},
+    {"QLinearConv 7-bit weights (reduce_range), u8", 2, 1, 16, 24, 1, {9, 9}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, U8, 128, U8, 128, true, true, .expect = 1, .seven_bit = true},
+    {"QLinearConv 7-bit weights, s8 in", 2, 1, 16, 8, 1, {7, 9}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, S8, -3, S8, 2, .expect = 1, .seven_bit = true},
     {"QLinearConv group 4 stride 2, s8 (zero 0)", 2, 1, 16, 8, 4, {9, 9}, {3, 3}, {2, 2}, {1, 1}, {1, 1, 1, 1}, S8, 0, S8, 0, .expect = 1, .split_ref = true},
     {"QLinearConv depthwise stride 2, per-channel", 2, 1, 24, 24, 24, {15, 15}, {3, 3}, {2, 2}, {1, 1}, {1, 1, 1, 1}, U8, 100, U8, 110, true, true, .expect = 1},
     {"QLinearConv depthwise 5x5 multiplier 2", 2, 1, 8, 16, 8, {10, 10}, {5, 5}, {1, 1}, {1, 1}, {2, 2, 2, 2}, S8, 5, U8, 60, true, .expect = 1, .split_ref = true},
@@ -912,7 +925,9 @@ static void qconv_check(vkml_context *ctx, const qconv_case *k)
     vkml_dtype w_type = k->w_type ? k->w_type : S8;
     int x = input(g, rank, xd), y = value(g);
     g->values[x].dtype = k->x_type;
+    int8_limit = k->seven_bit ? 64 : 0;
     int w = byte_constant(g, w_type, rank, wd, NULL);
+    int8_limit = 0;
     int xz = zero_constant(g, k->x_type, 0, k->x_zero);
     int wz = zero_constant(g, w_type, k->per_channel ? k->m : 0, k->w_zero);
     if (k->w_zero_step) { /* per-channel zero points, the weights around them */
@@ -957,6 +972,9 @@ static void qconv_check(vkml_context *ctx, const qconv_case *k)
     check_case(ctx, k->label, g, (int[]){x}, 1, (int[]){y}, 1,
                int8_conv_expect(k->expect, k->split_ref));
     requant_exact = false;
+    if (!onednn_int8_exact() && library_nodes > 0)
+        CHECK(first_split == !k->seven_bit, "%s: the weights ran %s, expected %s", k->label,
+              first_split ? "split" : "unsplit", k->seven_bit ? "unsplit" : "split");
 }
 
 /* QLinearConv -> QLinearConv -> QLinearConv (1x1, 3x3 depthwise, 1x1): the uint8 values
@@ -1234,6 +1252,14 @@ int main(void)
                   VKML_DTYPE_INT8, 3, true, true);
     integer_check(ctx, "MatMulInteger u8 by constant u8 (zero 128)", VKML_DTYPE_UINT8, 128,
                   VKML_DTYPE_UINT8, 128, true, true);
+    int8_limit = 64; /* the weights unsplit without VNNI */
+    integer_check(ctx, "MatMulInteger u8 by constant 7-bit s8", VKML_DTYPE_UINT8, 128,
+                  VKML_DTYPE_INT8, -1, true, true);
+    CHECK(onednn_int8_exact() || !first_split, "MatMulInteger u8 by constant 7-bit s8: split");
+    int8_limit = 0;
+    integer_check(ctx, "MatMulInteger u8 (zero 128) by constant s8, split", VKML_DTYPE_UINT8, 128,
+                  VKML_DTYPE_INT8, -1, true, true);
+    CHECK(onednn_int8_exact() || first_split, "MatMulInteger by constant s8: not split");
     integer_check(ctx, "MatMulInteger u8 by constant u8 of zero 0 (C kernel)", VKML_DTYPE_UINT8,
                   128, VKML_DTYPE_UINT8, 0, true, false);
     integer_check(ctx, "MatMulInteger u8 by input u8 (C kernel)", VKML_DTYPE_UINT8, 128,

@@ -320,14 +320,16 @@ static vkml_status gemm_build(const onednn_build *b, onednn_node *n, bool *taken
  * QLinearMatMul's scales constant, A's and Y's per tensor, B's per tensor or per column:
  * oneDNN's integer product. MatMulInteger is exact;
  * QLinearMatMul requantizes in float32 (onednn_quant.c says how that rounds). Without VNNI
- * (onednn_int8_exact) only a constant B, split as onednn_quant.c splits a convolution's
- * weights: B = 64 hi + lo, two products, hi's in float32 added to lo's; an int8 A is first
- * reordered to A + 128 in uint8 (as a convolution's x). */
+ * (onednn_int8_exact) only a constant B, and as onednn_quant.c runs a convolution's
+ * weights: as it is within -64 .. 64, else split, B = 64 hi + lo, two products, hi's in
+ * float32 added to lo's; an int8 A is first reordered to A + 128 in uint8 (as a
+ * convolution's x). */
 typedef struct integer_product {
     qprod_params q;
     int32_t zero[3];
     bool shift_b;  /* B less its zero points is packed (onednn_shifted_weights) */
-    bool split;    /* no VNNI: B as 64 hi + lo, two products */
+    bool no_vnni;  /* onednn_int8_exact false: int8 A shifted to uint8, B constant */
+    bool split;    /* no VNNI and B beyond -64 .. 64: B as 64 hi + lo, two products */
     float *scales; /* QLinearMatMul: room for N */
     int n_scales;
 } integer_product;
@@ -345,11 +347,11 @@ static bool integer_form(const graph_value *values, const graph_node *node,
     const int roles[3] = {q->in->a_zero, q->in->b_zero, q->in->y_zero};
     for (int i = 0; i < 3; i++)
         zeros[i] = roles[i] >= 0 && roles[i] < node->n_inputs ? node->inputs[roles[i]] : -1;
-    ip->split = !onednn_int8_exact();
-    /* split, B's zero point goes into the packed difference: each half has none */
+    ip->no_vnni = !onednn_int8_exact();
+    /* without VNNI, B's zero point goes into the packed difference (each half has none) */
     ip->shift_b = b != VKML_DTYPE_INT8 ||
                   !onednn_common_value(values, plans, zeros[1], &ip->zero[1]) ||
-                  (ip->split && ip->zero[1] != 0);
+                  (ip->no_vnni && ip->zero[1] != 0);
     if (ip->shift_b) {
         ip->zero[1] = 0;
         if (!onednn_shifted_weights(values, plans, node->inputs[q->in->b], zeros[1], &q->b_zero,
@@ -362,8 +364,10 @@ static bool integer_form(const graph_value *values, const graph_node *node,
     if (q->in->y_scale >= 0 && ip->scales &&
         !(ip->n_scales = onednn_requant_scales(values, node, plans, q, ip->scales, q->mm.n)))
         return false;
-    if (ip->split && !plans[node->inputs[q->in->b]].constant)
+    if (ip->no_vnni && !plans[node->inputs[q->in->b]].constant)
         return false;
+    ip->split = ip->no_vnni && !onednn_weights_pair_safe(values, plans, node->inputs[q->in->b],
+                                                         zeros[1], &q->b_zero);
     return a == VKML_DTYPE_UINT8 || a == VKML_DTYPE_INT8;
 }
 
@@ -465,7 +469,7 @@ static vkml_status integer_build(const onednn_build *b, onednn_node *n, bool *ta
     pr.a.data_type = b->values[av].dtype == VKML_DTYPE_UINT8 ? dnnl_u8 : dnnl_s8;
     pr.b.data_type = dnnl_s8;
     onednn_md_dtype(&pr.y, q->y_dtype);
-    if (ip.split && pr.a.data_type == dnnl_s8) { /* A + 128 in uint8, its zero point too */
+    if (ip.no_vnni && pr.a.data_type == dnnl_s8) { /* A + 128 in uint8, its zero point too */
         dnnl_memory_desc_t u8 = pr.a;
         u8.data_type = dnnl_u8;
         void *buf = onednn_buffer(n, dnnl_memory_desc_get_size(&u8));
@@ -485,7 +489,10 @@ static vkml_status integer_build(const onednn_build *b, onednn_node *n, bool *ta
         if (st || !pr.add_ptr) /* hi's product declined: so does the node */
             return st;
     }
-    return product_build(b, &pr, n, taken, err);
+    vkml_status st = product_build(b, &pr, n, taken, err);
+    if (!st && *taken && ip.split)
+        onednn_note_split(n);
+    return st;
 }
 
 const onednn_op onednn_matmul_op = {.claim = matmul_claim, .build = matmul_build};

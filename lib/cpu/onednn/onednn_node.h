@@ -129,6 +129,8 @@ void *onednn_buffer(onednn_node *n, size_t bytes);
 /* Appends a step running prim (owned by n from here on, also on failure). */
 vkml_status onednn_add_step(onednn_node *n, dnnl_primitive_t prim, int n_args,
                             const dnnl_exec_arg_t *args, vkml_error *err);
+/* Marks the node's implementation text as split in two (the int8 split without VNNI). */
+void onednn_note_split(onednn_node *n);
 /* A one-entry int32 memory of n holding v (a runtime zero point); NULL out of memory. */
 dnnl_memory_t onednn_zero_point_mem(onednn_node *n, int32_t v);
 /* Appends a reorder of the int8 values at `from` into uint8 ones 128 higher at `to` (for
@@ -222,6 +224,10 @@ bool onednn_common_value(const graph_value *values, const device_value_plan *pla
 struct quant_vec;
 bool onednn_shifted_weights(const graph_value *values, const device_value_plan *plans, int w,
                             int wz, const struct quant_vec *zv, int8_t *out);
+/* Whether they all lie in -64 .. 64, where no pair of uint8 x int8 products saturates int16
+ * (oneDNN's int8 kernels without VNNI: onednn_quant.c). */
+bool onednn_weights_pair_safe(const graph_value *values, const device_value_plan *plans, int w,
+                              int wz, const struct quant_vec *zv);
 /* The requantization scales of a QLinear product as oneDNN's output scales: one per entry
  * of b_scale (1, or one per output channel or column), each qprod_multiplier of the three
  * scales, into `scales` (room for `room`); the count, or 0 when a scale is not a constant,

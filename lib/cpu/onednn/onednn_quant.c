@@ -14,8 +14,9 @@
  * cpu_library bounds it, and checks exact halves equal). ConvInteger (int32 out) is exact.
  *
  * Without VNNI (onednn_int8_exact false: AVX2) oneDNN multiplies uint8 by int8 with
- * vpmaddubsw, whose int16 sum of two products saturates (255 x 127 x 2 > 32767). There the
- * weights v (less their zero points, in int8) are split as v = 64 hi + lo, hi in -2 .. 1 and
+ * vpmaddubsw, whose int16 sum of two products saturates (255 x 127 x 2 > 32767). Weights
+ * (less their zero points) in -64 .. 64 cannot saturate (255 x 64 x 2 = 32640) and run as
+ * they are. Other weights v (in int8) are split as v = 64 hi + lo, hi in -2 .. 1 and
  * lo in 0 .. 63, where no pair saturates (255 x 63 x 2 = 32130), and the node runs two
  * convolutions: hi's into a float32 buffer with its scales times 64, then lo's with the
  * bias, adding that buffer (a binary post-op) before rounding and the zero point. The sum
@@ -86,8 +87,9 @@ int onednn_requant_scales(const graph_value *values, const graph_node *node,
     return (int)n;
 }
 
-bool onednn_shifted_weights(const graph_value *values, const device_value_plan *plans, int w,
-                            int wz, const quant_vec *zv, int8_t *out)
+/* Whether w less its zero points lies in lo .. hi everywhere; then also written to out. */
+static bool weights_within(const graph_value *values, const device_value_plan *plans, int w, int wz,
+                           const quant_vec *zv, int lo, int hi, int8_t *out)
 {
     vkml_dtype t = values[w].dtype;
     if (!plans[w].constant || (t != VKML_DTYPE_INT8 && t != VKML_DTYPE_UINT8) ||
@@ -100,12 +102,24 @@ bool onednn_shifted_weights(const graph_value *values, const device_value_plan *
         int64_t zi = z ? quant_vec_index(zv, i) : 0;
         if (z)
             v -= u8 ? ((const uint8_t *)z)[zi] : ((const int8_t *)z)[zi];
-        if (v < INT8_MIN || v > INT8_MAX)
+        if (v < lo || v > hi)
             return false;
         if (out)
             out[i] = (int8_t)v;
     }
     return true;
+}
+
+bool onednn_shifted_weights(const graph_value *values, const device_value_plan *plans, int w,
+                            int wz, const quant_vec *zv, int8_t *out)
+{
+    return weights_within(values, plans, w, wz, zv, INT8_MIN, INT8_MAX, out);
+}
+
+bool onednn_weights_pair_safe(const graph_value *values, const device_value_plan *plans, int w,
+                              int wz, const quant_vec *zv)
+{
+    return weights_within(values, plans, w, wz, zv, -64, 64, NULL);
 }
 
 /* ---- ConvInteger, QLinearConv ------------------------------------------------------- */
@@ -161,10 +175,13 @@ static bool qconv_setup(const graph_value *values, const graph_node *node,
     onednn_md_dtype(&c->x_want, xt);
     onednn_md(&c->y_want, c->rank, c->yd, out);
     onednn_md_dtype(&c->y_want, c->q.y_dtype);
-    /* The split reads uint8: oneDNN would run int8 x as x + 128 itself, its weights halved
-     * without VNNI (inexact), so a reorder makes x + 128 (zero point + 128) first. */
-    c->split = !onednn_int8_exact();
-    c->shift_x = c->split && xt == VKML_DTYPE_INT8;
+    /* Without VNNI the weights split unless they already lie in -64 .. 64 (as ONNX
+     * Runtime's reduce_range quantizes them), and x is read as uint8: oneDNN would run int8
+     * x as x + 128 itself, its weights halved (inexact), so a reorder makes x + 128 (zero
+     * point + 128) first. */
+    bool no_vnni = !onednn_int8_exact();
+    c->split = no_vnni && !onednn_weights_pair_safe(values, plans, c->w, wz, &c->q.b_zero);
+    c->shift_x = no_vnni && xt == VKML_DTYPE_INT8;
     c->x_conv = c->x_want;
     if (c->shift_x) {
         onednn_md_dtype(&c->x_conv, VKML_DTYPE_UINT8);
@@ -301,6 +318,8 @@ static vkml_status qconv_build(const onednn_build *b, onednn_node *n, bool *take
         return st;
     }
     onednn_note_impl(n, pd);
+    if (c.split)
+        onednn_note_split(n);
     dnnl_memory_desc_t x_have, y_have;
     onednn_md(&x_have, c.rank, c.xd, b->stored[c.x]);
     onednn_md_dtype(&x_have, b->values[c.x].dtype);

@@ -269,6 +269,12 @@ void onednn_note_impl(onednn_node *n, const_dnnl_primitive_desc_t pd)
     snprintf(n->impl, sizeof(n->impl), "%s", impl ? impl : "?");
 }
 
+void onednn_note_split(onednn_node *n)
+{
+    size_t len = strlen(n->impl);
+    snprintf(n->impl + len, sizeof(n->impl) - len, ", weights split");
+}
+
 vkml_status onednn_pd(const void *op_desc, dnnl_primitive_attr_t attr, dnnl_primitive_desc_t *pd,
                       vkml_error *err)
 {
