@@ -1,10 +1,10 @@
 /* ConvInteger and QLinearConv through oneDNN's int8 convolution: x uint8 or int8 whose zero
- * point is one constant
- * (or none), constant int8 or uint8 weights that, less their zero points (per tensor or per output
- * channel), fit in int8 (oneDNN 2.6's convolutions take no weights zero point: the difference is
- * packed), 1-3 spatial dims, every group form; QLinearConv's scales (constants; w's one, or one per
- * output channel) become oneDNN's output scales, y's zero point its destination zero point,
- * the int32 bias its bias. Computes channels-last (qconv_claim).
+ * point is one constant (or none), constant int8 or uint8 weights that, less their zero
+ * points (per tensor or per output channel), fit in int8 (oneDNN 2.6's convolutions take no
+ * weights zero point: the difference is packed), 1-3 spatial dims, every group form;
+ * QLinearConv's scales (constants; w's one, or one per output channel) become oneDNN's
+ * output scales, y's zero point its destination zero point, the int32 bias its bias.
+ * Computes channels-last (qconv_claim).
  *
  * Rounding: oneDNN requantizes in float32, round((float)(acc + bias) * scale) + y_zero,
  * rounded half to even (a round post-op before the zero point: oneDNN would round the sum,
@@ -135,7 +135,7 @@ typedef struct qconv {
     int64_t xd[VKML_MAX_RANK], wd[VKML_MAX_RANK + 1], yd[VKML_MAX_RANK], od[VKML_MAX_RANK];
     dnnl_memory_desc_t x_want, y_want, w_user, w_any, bias_md;
     dnnl_memory_desc_t hi_md;  /* split: the hi convolution's float32 output, y's layout */
-    bool shift_x;              /* split, int8 x: the convolutions read x + 128 as uint8 */
+    bool shift_x;              /* no VNNI, int8 x: the convolutions read x + 128 as uint8 */
     dnnl_memory_desc_t x_conv; /* what the convolutions read: x_want, or that uint8 */
 } qconv;
 
