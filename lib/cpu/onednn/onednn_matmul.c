@@ -399,11 +399,7 @@ static vkml_status split_hi_build(const onednn_build *b, product *pr, int64_t co
     float *scales = pr->n_scales ? onednn_buffer(n, sizeof(float) * (size_t)pr->n_scales) : NULL;
     if (!hi || (pr->n_scales && !scales))
         return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "oneDNN: out of memory");
-    for (int64_t i = 0; i < count; i++) {
-        int v = lo[i], l = ((v % 64) + 64) % 64;
-        hi[i] = (int8_t)((v - l) / 64);
-        lo[i] = (int8_t)l;
-    }
+    onednn_split_weights(lo, hi, count);
     for (int i = 0; i < pr->n_scales; i++)
         scales[i] = 64.0f * pr->scales[i];
     product h = *pr;

@@ -224,6 +224,8 @@ bool onednn_common_value(const graph_value *values, const device_value_plan *pla
 struct quant_vec;
 bool onednn_shifted_weights(const graph_value *values, const device_value_plan *plans, int w,
                             int wz, const struct quant_vec *zv, int8_t *out);
+/* Splits count int8 weights v as 64 hi + lo, lo in 0 .. 63 (left in v), hi in -2 .. 1. */
+void onednn_split_weights(int8_t *v, int8_t *hi, int64_t count);
 /* Whether they all lie in -64 .. 64, where no pair of uint8 x int8 products saturates int16
  * (oneDNN's int8 kernels without VNNI: onednn_quant.c). */
 bool onednn_weights_pair_safe(const graph_value *values, const device_value_plan *plans, int w,

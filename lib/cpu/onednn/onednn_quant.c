@@ -116,6 +116,15 @@ bool onednn_shifted_weights(const graph_value *values, const device_value_plan *
     return weights_within(values, plans, w, wz, zv, INT8_MIN, INT8_MAX, out);
 }
 
+void onednn_split_weights(int8_t *v, int8_t *hi, int64_t count)
+{
+    for (int64_t i = 0; i < count; i++) {
+        int lo = ((v[i] % 64) + 64) % 64;
+        hi[i] = (int8_t)((v[i] - lo) / 64);
+        v[i] = (int8_t)lo;
+    }
+}
+
 bool onednn_weights_pair_safe(const graph_value *values, const device_value_plan *plans, int w,
                               int wz, const quant_vec *zv)
 {
@@ -343,11 +352,8 @@ static vkml_status qconv_build(const onednn_build *b, onednn_node *n, bool *take
                                &c.q.b_zero, shifted);
     else if (c.split)
         memcpy(shifted, w_data, w_count);
-    for (size_t i = 0; c.split && i < w_count; i++) { /* v = 64 hi + lo, lo in 0 .. 63 */
-        int v = shifted[i], lo = ((v % 64) + 64) % 64;
-        hi[i] = (int8_t)((v - lo) / 64);
-        shifted[i] = (int8_t)lo;
-    }
+    if (c.split)
+        onednn_split_weights(shifted, hi, (int64_t)w_count);
     if (shifted)
         w_data = shifted;
     w_hi = hi;
