@@ -35,6 +35,8 @@ bool onednn_enabled(void);
  * pairs of products saturate at int16 (255 x 127 x 2 > 32767): QLinearConv and
  * MatMulInteger came out up to 37 off on an AVX2 EPYC. The integer ops then run their C
  * kernels. */
+/* Channels per block of the library's blocked layout on this CPU: 16 with AVX-512, else 8. */
+int onednn_block_channels(void);
 bool onednn_int8_exact(void);
 
 /* cpu_sgemm through oneDNN's sgemm on the calling thread's OpenMP team (every core the

@@ -105,7 +105,7 @@ static vkml_status channels_build(const onednn_build *b, onednn_node *n, bool *t
         dnnl_memory_desc_t whole_x, whole_y, part_x, part_y;
         onednn_md(&whole_x, x->rank, x->dims, b->stored[from]);
         onednn_md(&whole_y, y->rank, y->dims, b->stored[to]);
-        /* a range that cuts a block of 16 channels has no descriptor: the C kernel runs it */
+        /* a range that cuts a block of channels has no descriptor: the C kernel runs it */
         if (!channel_part(x, &whole_x, c.src_first, c.count, &part_x) ||
             !channel_part(y, &whole_y, c.dst_first, c.count, &part_y))
             return VKML_OK;

@@ -140,7 +140,7 @@ static bool conv_dtypes(const graph_value *values, const graph_node *node,
 }
 
 /* A Conv of constant weights: src and dst in the layouts oneDNN picks for it when it may
- * pick any, if it picks among ours (blocked only where C is a multiple of 16, so that no
+ * pick any, if it picks among ours (blocked only where C is a multiple of the block, so that no
  * value grows), else channels-last. */
 static bool conv_claim(const graph_value *values, const graph_node *node,
                        const device_value_plan *plans, const onednn_layout *stored,

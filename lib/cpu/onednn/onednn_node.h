@@ -59,8 +59,9 @@ typedef struct onednn_node {
 } onednn_node;
 
 /* How a value of rank 3 to 5 ([N, C, spatial...]) lies in memory: as ONNX lays it out,
- * channels-last ([N, spatial..., C]), or in blocks of 16 channels ([N, C/16, spatial...,
- * 16]; only for C a multiple of 16, so that it takes the same bytes). Other ranks are
+ * channels-last ([N, spatial..., C]), or in blocks of B channels ([N, C/B, spatial..., B]:
+ * B a vector register's floats, onednn_block_channels(), 16 with AVX-512 and 8 with AVX2;
+ * only for C a multiple of B, so that it takes the same bytes). Other ranks are
  * always plain. */
 typedef enum onednn_layout {
     ONEDNN_PLAIN,
@@ -110,7 +111,7 @@ vkml_status onednn_check(dnnl_status_t s, const char *what, vkml_error *err);
 const char *onednn_status_name(dnnl_status_t s);
 
 /* Memory descriptor of a float32 tensor [dims] (rank 1..DNNL_MAX_NDIMS) in `layout` (plain
- * for a rank outside 3..5, and for BLOCKED when C is not a multiple of 16). */
+ * for a rank outside 3..5, and for BLOCKED when C is not a multiple of the block). */
 void onednn_md(dnnl_memory_desc_t *md, int rank, const int64_t *dims, onednn_layout layout);
 /* md (as onednn_md makes it) for a value of dtype float32, float16, int8, uint8 or int32:
  * the same layout in that dtype. Float library nodes compute in float32; float16 values

@@ -52,11 +52,13 @@ void onednn_md(dnnl_memory_desc_t *md, int rank, const int64_t *dims, onednn_lay
     int64_t step = 1;
     for (int i = 0; i < rank; i++)
         d[i] = dims[i];
-    if (rank < 3 || rank > 5 || (layout == ONEDNN_BLOCKED && dims[1] % 16))
+    int block = onednn_block_channels();
+    if (rank < 3 || rank > 5 || (layout == ONEDNN_BLOCKED && dims[1] % block))
         layout = ONEDNN_PLAIN;
     if (layout == ONEDNN_BLOCKED) {
-        static const dnnl_format_tag_t tags[] = {dnnl_nCw16c, dnnl_nChw16c, dnnl_nCdhw16c};
-        dnnl_memory_desc_init_by_tag(md, rank, d, dnnl_f32, tags[rank - 3]);
+        static const dnnl_format_tag_t tags[2][3] = {{dnnl_nCw8c, dnnl_nChw8c, dnnl_nCdhw8c},
+                                                     {dnnl_nCw16c, dnnl_nChw16c, dnnl_nCdhw16c}};
+        dnnl_memory_desc_init_by_tag(md, rank, d, dnnl_f32, tags[block == 16][rank - 3]);
         return;
     }
     if (layout == ONEDNN_NXC) { /* C fastest, then the spatial dims in order, N last */
@@ -559,6 +561,15 @@ vkml_status onednn_add_src_dst_step(onednn_node *n, const onednn_build *b, dnnl_
     if ((st = onednn_add_pd_step(n, pd, 2, args, err)))
         return st;
     return onednn_bind_output_finish(n, &pending, err);
+}
+
+int onednn_block_channels(void)
+{
+    /* dnnl_cpu_isa_t's avx512_core bit (0x20): 16 floats a register, else 8. */
+    static int block;
+    if (!block)
+        block = ((unsigned)dnnl_get_effective_cpu_isa() & 0x20u) ? 16 : 8;
+    return block;
 }
 
 bool onednn_int8_exact(void)
