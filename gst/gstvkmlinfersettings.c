@@ -53,8 +53,12 @@ gst_vkml_precision_get_type (void)
     {VKML_PRECISION_FP32, "float32, exact to ONNX", "fp32"},
     {VKML_PRECISION_FP32_FAST, "float32, faster math where the device allows",
         "fp32-fast"},
-    {VKML_PRECISION_FP16, "float16 tensors and weights, float32 accumulation",
-        "fp16"},
+    {VKML_PRECISION_FP16,
+        "float16 where it ran no slower than float32 when the "
+          "session was made, else float32", "fp16"},
+    {VKML_PRECISION_FP16_ALWAYS,
+          "float16 tensors and weights, float32 accumulation",
+        "fp16-always"},
     {0, NULL, NULL},
   };
 

@@ -190,7 +190,7 @@ bool cli_precision_parse(const char *text, cli_devices *out)
 {
     if (!text || vkml_precision_parse(text, &out->precision))
         return true;
-    cli_error("--precision %s: expected fp32, fp32-fast or fp16", text);
+    cli_error("--precision %s: expected fp32, fp32-fast, fp16 or fp16-always", text);
     return false;
 }
 

@@ -72,7 +72,8 @@ typedef struct cli_devices {
  * error on failure. */
 bool cli_devices_parse(const vkml_context *ctx, const char *devices, const char *budget,
                        cli_devices *out);
-/* Parses --precision text (NULL: fp32; "fp32", "fp32-fast", "fp16") into out->precision.
+/* Parses --precision text (NULL: fp32; "fp32", "fp32-fast", "fp16", "fp16-always") into
+ * out->precision.
  * Prints the error on failure. */
 bool cli_precision_parse(const char *text, cli_devices *out);
 /* Sets params->devices, n_devices, device_budget and precision (d must outlive the session call).

@@ -21,7 +21,8 @@ const cli_command cli_cmd_conformance = {
              "                  devices each test is planned over (default: default)\n"
              "  --budget SIZE   bytes each test may place on each GPU (512M, 64K): small\n"
              "                  budgets split the tests' models over the devices\n"
-             "  --precision P   fp32 (default), fp32-fast or fp16: the sessions' precision\n"
+             "  --precision P   fp32 (default), fp32-fast or fp16 (fp16-always: every fp16\n"
+             "                  session runs its float16 plan): the sessions' precision\n"
              "                  (compare fp16 with --tolerance model: fp16 and fp32-fast\n"
              "                  sessions get float16's bound, 1e-2 of scale, on every output)\n"
              "  --json FILE     also write the results as JSON\n"
@@ -246,8 +247,8 @@ static int conformance_main(int argc, char **argv)
         return cli_error("no test matches the --filter given");
     }
     /* an fp16 or fp32-fast session rounds to float16 inside, whatever its outputs' type */
-    o.tolerance.half_math =
-        o.precision && (strcmp(o.precision, "fp16") == 0 || strcmp(o.precision, "fp32-fast") == 0);
+    o.tolerance.half_math = o.precision && (strncmp(o.precision, "fp16", 4) == 0 ||
+                                            strcmp(o.precision, "fp32-fast") == 0);
     for (size_t i = 0; i < list.count; i++)
         list.tests[i].tolerance = o.tolerance;
     rc = run_tests(&o, &list);

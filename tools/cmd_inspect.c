@@ -23,7 +23,8 @@ const cli_command cli_cmd_inspect = {
              "                weights and peak tensor bytes; every cross-device copy\n"
              "  --device D     the plan's devices: default, all, cpu, 1, 0,1,cpu (as run)\n"
              "  --budget SIZE  the plan's bytes per GPU (512M, 2G)\n"
-             "  --precision P  the plan's precision: fp32 (default), fp32-fast, fp16\n"
+             "  --precision P  the plan's precision: fp32 (default), fp32-fast, fp16,\n"
+             "                 fp16-always\n"
              "  --no-fuse      plan without fusing elementwise chains (VKML_NO_FUSE=1)\n"
              "  --data-parallel a copy of the plan on each GPU of --device (the parts\n"
              "                printed are the first copy's)\n",

@@ -32,8 +32,10 @@ const cli_command cli_cmd_run = {
              "  --values N       print the first N values of each output (default 10)\n"
              "  --in-flight K    runs in flight (1 to 16, default 1): with --repeat, also\n"
              "                   submit N runs keeping K in flight and print runs/s\n"
-             "  --precision P    fp32 (default), fp32-fast or fp16 (float16 tensors and\n"
-             "                   weights, float32 accumulation; inputs/outputs stay float32)\n"
+             "  --precision P    fp32 (default), fp32-fast, fp16 or fp16-always (float16\n"
+             "                   tensors and weights, float32 accumulation; inputs/outputs\n"
+             "                   stay float32); fp16 keeps float16 only where it ran no\n"
+             "                   slower than float32 when the session was made\n"
              "  --save DIR       also write each output's bytes (dense, row-major) to\n"
              "                   DIR/output_K.bin (K from 0), for comparison by scripts\n"
              "  --no-fuse        run elementwise chains node by node (no fused groups;\n"
@@ -432,6 +434,8 @@ static int run_session(vkml_context *ctx, vkml_model *model, const cli_devices *
     if (st != VKML_OK)
         return cli_error_vkml("creating the session", st, &err);
     print_device(ctx, vkml_session_device(s->session));
+    if (params.precision != VKML_PRECISION_FP32)
+        printf("precision: %s\n", vkml_precision_name(vkml_session_precision(s->session)));
     print_replicas(s->session);
     print_plan(ctx, s->session);
     if ((rc = complete_inputs(s->session, &s->in)) != CLI_EXIT_OK ||

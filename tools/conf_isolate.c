@@ -45,10 +45,15 @@ vkml_context *conf_open_device(conf_run_params *p, cli_devices *devices, char *m
         return NULL;
     }
     if (p->precision && !vkml_precision_parse(p->precision, &devices->precision)) {
-        snprintf(msg, msg_size, "--precision %s: expected fp32, fp32-fast or fp16", p->precision);
+        snprintf(msg, msg_size, "--precision %s: expected fp32, fp32-fast, fp16 or fp16-always",
+                 p->precision);
         vkml_context_destroy(&ctx);
         return NULL;
     }
+    /* conformance checks the float16 kernels: fp16 runs them all, as fp16-always does, and is
+     * not timed against float32 */
+    if (devices->precision == VKML_PRECISION_FP16)
+        devices->precision = VKML_PRECISION_FP16_ALWAYS;
     if (text)
         st = vkml_context_parse_devices(ctx, text, devices->indices, VKML_MAX_SESSION_DEVICES,
                                         &devices->n, &err);

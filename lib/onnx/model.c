@@ -150,6 +150,7 @@ vkml_status model_wrap_graph(graph *g, bool allow_unsupported, vkml_model **out,
     }
     atomic_init(&m->refs, 1);
     atomic_init(&m->probe, NULL);
+    atomic_init(&m->fp16_choices, NULL);
     m->graph = g;
     m->n_inputs = (size_t)g->n_inputs;
     m->n_outputs = (size_t)g->n_outputs;
@@ -213,6 +214,29 @@ const model_probe *model_get_probe(const vkml_model *cm)
     return probe;
 }
 
+const model_fp16_choice *model_fp16_choice_find(const vkml_model *cm, const char *key)
+{
+    vkml_model *m = (vkml_model *)cm; /* a cache: logically const */
+    /* Acquire pairs with the release of the CAS in model_fp16_choice_add. */
+    for (const model_fp16_choice *c = atomic_load_explicit(&m->fp16_choices, memory_order_acquire);
+         c; c = c->next)
+        if (!strcmp(c->key, key))
+            return c;
+    return NULL;
+}
+
+void model_fp16_choice_add(vkml_model *m, const model_fp16_choice *c)
+{
+    model_fp16_choice *made = malloc(sizeof(*made));
+    if (!made)
+        return;
+    *made = *c;
+    made->next = atomic_load_explicit(&m->fp16_choices, memory_order_relaxed);
+    while (!atomic_compare_exchange_weak_explicit(&m->fp16_choices, &made->next, made,
+                                                  memory_order_release, memory_order_relaxed))
+        ;
+}
+
 void model_unref(vkml_model *m)
 {
     if (!m)
@@ -221,6 +245,12 @@ void model_unref(vkml_model *m)
     if (atomic_fetch_sub_explicit(&m->refs, 1, memory_order_acq_rel) != 1)
         return;
     probe_free(atomic_load_explicit(&m->probe, memory_order_relaxed));
+    model_fp16_choice *c = atomic_load_explicit(&m->fp16_choices, memory_order_relaxed);
+    while (c) {
+        model_fp16_choice *next = c->next;
+        free(c);
+        c = next;
+    }
     graph_destroy(&m->graph);
     free(m);
 }

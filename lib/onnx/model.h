@@ -13,11 +13,21 @@ typedef struct model_probe {
     vkml_error error;    /* why inference stopped, when n_inferred < the node count */
 } model_probe;
 
+/* What one measurement of VKML_PRECISION_FP16 found (plan/session_fp16.c): for the devices
+ * and input shapes in `key`, whether the float16 plan ran faster than the float32 one. */
+typedef struct model_fp16_choice {
+    char key[256];
+    bool half;
+    double us_half, us_float; /* a run's time at each, as measured */
+    struct model_fp16_choice *next;
+} model_fp16_choice;
+
 struct vkml_model {
-    atomic_int refs;              /* vkml_model_destroy and sessions drop references */
-    _Atomic(model_probe *) probe; /* NULL until model_get_probe first runs */
-    graph *graph;                 /* owned */
-    vkml_tensor_info *inputs;     /* declared graph inputs (in graph arena) */
+    atomic_int refs;                           /* vkml_model_destroy and sessions drop references */
+    _Atomic(model_probe *) probe;              /* NULL until model_get_probe first runs */
+    _Atomic(model_fp16_choice *) fp16_choices; /* measured so far, newest first */
+    graph *graph;                              /* owned */
+    vkml_tensor_info *inputs;                  /* declared graph inputs (in graph arena) */
     vkml_tensor_info *outputs;
     size_t n_inputs, n_outputs;
 };
@@ -32,6 +42,10 @@ vkml_status model_wrap_graph(graph *g, bool allow_unsupported, vkml_model **out,
 /* The probe, made on first use; NULL on out of memory. Thread-safe (racing first calls
  * each infer, one result is kept). */
 const model_probe *model_get_probe(const vkml_model *m);
+/* The measured float16 choice for `key`, or NULL. Thread-safe. */
+const model_fp16_choice *model_fp16_choice_find(const vkml_model *m, const char *key);
+/* Keeps a copy of `c` (nothing on out of memory). Thread-safe. */
+void model_fp16_choice_add(vkml_model *m, const model_fp16_choice *c);
 /* Reference counting; model_unref destroys at zero. Thread-safe. */
 vkml_model *model_ref(vkml_model *m);
 void model_unref(vkml_model *m);

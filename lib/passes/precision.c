@@ -463,6 +463,7 @@ static const char *const precision_names[] = {
     [VKML_PRECISION_FP32] = "fp32",
     [VKML_PRECISION_FP32_FAST] = "fp32-fast",
     [VKML_PRECISION_FP16] = "fp16",
+    [VKML_PRECISION_FP16_ALWAYS] = "fp16-always",
 };
 
 const char *vkml_precision_name(vkml_precision precision)

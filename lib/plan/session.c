@@ -327,7 +327,7 @@ static vkml_status session_use_precision(vkml_session *s, vkml_precision precisi
     s->target.fast_math = precision == VKML_PRECISION_FP32_FAST;
     if (precision == VKML_PRECISION_FP32 || precision == VKML_PRECISION_FP32_FAST)
         return VKML_OK;
-    if (precision != VKML_PRECISION_FP16)
+    if (precision != VKML_PRECISION_FP16 && precision != VKML_PRECISION_FP16_ALWAYS)
         return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT, "unknown precision %d", (int)precision);
     const graph *g = s->model->graph;
     if (lower_needed(g)) { /* its types are only known once lowered, per plan */
@@ -341,7 +341,7 @@ static vkml_status session_use_precision(vkml_session *s, vkml_precision precisi
     precision_device dev = {.runs = first_device_runs, .ctx = &s->target};
     vkml_status st =
         precision_fp16_graph(g, &dev, s->target.runner, s->symbolic,
-                             host_boundary ? s->host_half : NULL, &s->own_graph, NULL, err);
+                             host_boundary ? s->host_half : NULL, &s->own_graph, &s->n_half, err);
     if (st != VKML_OK)
         return st;
     s->graph = s->own_graph;
@@ -487,6 +487,8 @@ vkml_status vkml_session_create(vkml_context *ctx, vkml_model *model,
         log.user = params->log_user;
     const log_sink *outer = log_scope_enter(&log);
     vkml_status st = session_create(ctx, model, params, &log, out, err);
+    if (st == VKML_OK && params && params->precision == VKML_PRECISION_FP16)
+        session_choose_fp16(ctx, model, params, out);
     log_scope_leave(outer);
     return st;
 }
@@ -531,6 +533,11 @@ const vkml_tensor_info *vkml_session_input(const vkml_session *s, size_t i)
 const vkml_tensor_info *vkml_session_output(const vkml_session *s, size_t i)
 {
     return s && i < s->n_outputs ? &s->outputs[i] : NULL;
+}
+
+vkml_precision vkml_session_precision(const vkml_session *s)
+{
+    return s ? s->precision : VKML_PRECISION_FP32;
 }
 
 int vkml_session_device(const vkml_session *s)

@@ -39,14 +39,15 @@ typedef struct session_lane {
 
 struct vkml_session {
     vkml_context *ctx;
-    log_sink log;       /* the context's sink, with vkml_session_params.log_user */
-    vkml_model *model;  /* a reference */
-    const graph *graph; /* what the session plans: the model's, `own_graph` or `pre_graph` */
-    graph *own_graph;   /* the session's float16 graph (passes/precision.h), or NULL */
-    graph *pre_graph;   /* with vkml_session_params.preprocess: `own_graph` or the model's
-                           graph with the pre-processing in front (plan/session_preprocess.h),
-                           else NULL */
-    vkml_precision precision;
+    log_sink log;             /* the context's sink, with vkml_session_params.log_user */
+    vkml_model *model;        /* a reference */
+    const graph *graph;       /* what the session plans: the model's, `own_graph` or `pre_graph` */
+    graph *own_graph;         /* the session's float16 graph (passes/precision.h), or NULL */
+    graph *pre_graph;         /* with vkml_session_params.preprocess: `own_graph` or the model's
+                                 graph with the pre-processing in front (plan/session_preprocess.h),
+                                 else NULL */
+    vkml_precision precision; /* what it runs at (vkml_session_precision) */
+    int n_half;               /* nodes of own_graph that run in float16 */
     /* per graph input, then per output (NULL: none): float32 to the caller, float16 in the
      * graph (passes/precision.h's host_io); the runs convert as they copy */
     bool *host_half;
@@ -75,6 +76,10 @@ struct vkml_session {
 /* session_run.c */
 vkml_status session_lanes_init(vkml_session *s, int n_lanes, vkml_error *err);
 void session_lanes_destroy(vkml_session *s);
+/* session_fp16.c: with *out made at VKML_PRECISION_FP16, replaces it by the model at FP32
+ * where that runs faster on its devices (timed once per model, devices and input shapes). */
+void session_choose_fp16(vkml_context *ctx, vkml_model *model, const vkml_session_params *params,
+                         vkml_session **out);
 /* Waits until every run begun has been reported. */
 void session_drain(vkml_session *s);
 

@@ -316,7 +316,8 @@ static void coop_lines(bench_point *p)
         const char *name;
         vkml_precision precision;
         int elem_size;
-    } kinds[] = {{"fp16", VKML_PRECISION_FP16, 2}, {"fp32-fast", VKML_PRECISION_FP32_FAST, 4}};
+    } kinds[] = {{"fp16", VKML_PRECISION_FP16_ALWAYS, 2},
+                 {"fp32-fast", VKML_PRECISION_FP32_FAST, 4}};
     p->caps->prefer_tiled = true;
     p->caps->gemm_force = 0;
     for (size_t k = 0; k < VKML_ARRAY_SIZE(kinds); k++) {
@@ -341,13 +342,13 @@ static void cm2_lines(bench_point *p)
 {
     p->caps->prefer_tiled = true;
     p->caps->cm2_force = 0;
-    double coop = measure(p, VKML_PRECISION_FP16);
+    double coop = measure(p, VKML_PRECISION_FP16_ALWAYS);
     for (int t = 1; t <= VK_CM2_TILES; t++) {
         if (!(p->caps->cm2_tiles & (1u << (t - 1))))
             continue;
         const vk_cm2_tile *c = &vk_cm2_tiles[t - 1];
         p->caps->cm2_force = t;
-        double gflops = measure(p, VKML_PRECISION_FP16);
+        double gflops = measure(p, VKML_PRECISION_FP16_ALWAYS);
         char name[48], note[48];
         snprintf(name, sizeof(name), "gemm_cm2 %dx%d fp16", c->bm, c->bn);
         snprintf(note, sizeof(note), "forced; %.2fx gemm_coop by shape", gflops / coop);
@@ -368,7 +369,7 @@ static void tile_lines(bench_point *p, bool coop_only)
         p->caps->splitk_force = -1;
         p->caps->gemm_force = coop ? 0 : t;
         p->caps->coop_force = coop ? t - VK_GEMM_TILES : -1;
-        double gflops = measure(p, coop ? VKML_PRECISION_FP16 : VKML_PRECISION_FP32);
+        double gflops = measure(p, coop ? VKML_PRECISION_FP16_ALWAYS : VKML_PRECISION_FP32);
         char name[48];
         snprintf(name, sizeof(name), "%s tile %d %s", coop ? "gemm_coop" : "gemm_tiled",
                  coop ? t - VK_GEMM_TILES : t, coop ? "fp16" : "fp32");

@@ -72,7 +72,7 @@ int main(void)
         double scale = 1.0;
         for (size_t i = 0; ref && i < n_ref; i++)
             scale = fmax(scale, fabs(ref[i]));
-        TEST_FOR_EACH_TARGET(t, ctx, false, VKML_PRECISION_FP16, VKML_PRECISION_FP32_FAST) {
+        TEST_FOR_EACH_TARGET(t, ctx, false, VKML_PRECISION_FP16_ALWAYS, VKML_PRECISION_FP32_FAST) {
             int d = t.device;
             size_t n = 0;
             float *got = run(ctx, m, d, t.precision, x, n_x, &n);

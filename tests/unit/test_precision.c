@@ -12,9 +12,10 @@
 #define FP16_BOUND 1e-2
 
 /* Runs `m` once at `precision` on `device` with `x` (float32, shape of input 0); returns
- * output `o`'s values (malloc'ed) and checks its dtype. */
+ * output `o`'s values (malloc'ed) and checks its dtype; *ran (may be NULL): the precision
+ * the session says it ran at. */
 static float *run(vkml_context *ctx, vkml_model *m, int device, vkml_precision precision,
-                  const float *x, size_t n_x, size_t o, size_t *n_out)
+                  const float *x, size_t n_x, size_t o, size_t *n_out, vkml_precision *ran)
 {
     vkml_error err = {0};
     vkml_session *s = NULL;
@@ -22,6 +23,8 @@ static float *run(vkml_context *ctx, vkml_model *m, int device, vkml_precision p
     CHECK_OK(vkml_session_create(ctx, m, &params, &s, &err), &err);
     if (!s)
         return NULL;
+    if (ran)
+        *ran = vkml_session_precision(s);
     const vkml_tensor_info *info = vkml_session_input(s, 0);
     CHECK(info->dtype == VKML_DTYPE_FLOAT, "input dtype %s", vkml_dtype_name(info->dtype));
     vkml_tensor in = {.dtype = VKML_DTYPE_FLOAT,
@@ -53,7 +56,7 @@ static void check_fp16_plan(vkml_context *ctx, vkml_model *m, int device, const 
     vkml_error err = {0};
     vkml_session *s = NULL;
     vkml_session_params params = {
-        .device = device, .precision = VKML_PRECISION_FP16, .runs_in_flight = 2};
+        .device = device, .precision = VKML_PRECISION_FP16_ALWAYS, .runs_in_flight = 2};
     CHECK_OK(vkml_session_create(ctx, m, &params, &s, &err), &err);
     if (!s)
         return;
@@ -80,13 +83,13 @@ static double compare(vkml_context *ctx, vkml_model *m, const float *x, size_t n
                       const char *what)
 {
     size_t n_ref = 0, n = 0;
-    float *ref = run(ctx, m, VKML_DEVICE_CPU, VKML_PRECISION_FP32, x, n_x, o, &n_ref);
+    float *ref = run(ctx, m, VKML_DEVICE_CPU, VKML_PRECISION_FP32, x, n_x, o, &n_ref, NULL);
     double worst = 0;
-    TEST_FOR_EACH_TARGET(t, ctx, true, VKML_PRECISION_FP16) {
+    TEST_FOR_EACH_TARGET(t, ctx, true, VKML_PRECISION_FP16_ALWAYS) {
         if (!ref)
             break;
         int device = t.device;
-        float *got = run(ctx, m, device, t.precision, x, n_x, o, &n);
+        float *got = run(ctx, m, device, t.precision, x, n_x, o, &n, NULL);
         double max_ref = 0, max_err = 0;
         for (size_t i = 0; i < n_ref; i++)
             max_ref = fmax(max_ref, fabs(ref[i]));
@@ -172,7 +175,8 @@ static void check_exp_stays_fp32(vkml_context *ctx, vkml_model *m)
 {
     vkml_error err = {0};
     vkml_session *s = NULL;
-    vkml_session_params params = {.device = VKML_DEVICE_CPU, .precision = VKML_PRECISION_FP16};
+    vkml_session_params params = {.device = VKML_DEVICE_CPU,
+                                  .precision = VKML_PRECISION_FP16_ALWAYS};
     CHECK_OK(vkml_session_create(ctx, m, &params, &s, &err), &err);
     const plan *p = s ? s->plan : NULL;
     int exps = 0;
@@ -264,7 +268,7 @@ static void test_neck(vkml_context *ctx)
     for (size_t i = 0; i < sizeof(x) / sizeof(x[0]); i++)
         x[i] = test_randf(&seed, -1, 1);
     compare(ctx, m, x, sizeof(x) / sizeof(x[0]), 0, "neck (Shape, Resize)");
-    TEST_FOR_EACH_TARGET(t, ctx, true, VKML_PRECISION_FP16) {
+    TEST_FOR_EACH_TARGET(t, ctx, true, VKML_PRECISION_FP16_ALWAYS) {
         int d = t.device;
         vkml_error err = {0};
         vkml_session *s = NULL;
@@ -338,6 +342,8 @@ static void test_names(vkml_context *ctx)
 {
     vkml_precision p = VKML_PRECISION_FP32;
     CHECK(vkml_precision_parse("fp16", &p) && p == VKML_PRECISION_FP16, "parse fp16");
+    CHECK(vkml_precision_parse("fp16-always", &p) && p == VKML_PRECISION_FP16_ALWAYS,
+          "parse fp16-always");
     CHECK(vkml_precision_parse("fp32-fast", &p) && p == VKML_PRECISION_FP32_FAST,
           "parse fp32-fast");
     CHECK(!vkml_precision_parse("fp8", &p) && p == VKML_PRECISION_FP32_FAST, "fp8 refused");
@@ -358,6 +364,91 @@ static void test_names(vkml_context *ctx)
     vkml_model_destroy(&m);
 }
 
+/* The last "precision fp16:" message a context logged. */
+typedef struct fp16_log {
+    char text[512];
+    int count;
+} fp16_log;
+
+static void capture_fp16(void *user, vkml_log_level level, const char *message)
+{
+    fp16_log *log = user;
+    if (level == VKML_LOG_INFO && strstr(message, "precision fp16:")) {
+        snprintf(log->text, sizeof(log->text), "%s", message);
+        log->count++;
+    }
+}
+
+/* Precision fp16 (float16 where it pays) on every device: the session times its float16
+ * plan against float32 and says so; it runs at the faster, and its output is bit for bit
+ * that precision's (fp16-always or fp32); a second session of the model on the device
+ * takes the same choice without timing again. */
+static void test_measured_choice(void)
+{
+    fp16_log log = {0};
+    vkml_context *ctx = NULL;
+    vkml_error err = {0};
+    vkml_context_params cp = {.log_level = VKML_LOG_INFO,
+                              .log_level_set = true,
+                              .log_callback = capture_fp16,
+                              .log_user = &log};
+    CHECK_OK(vkml_context_create(&cp, &ctx, &err), &err);
+    if (!ctx)
+        return;
+    uint64_t seed = 11;
+    int64_t xd[4];
+    vkml_model *m = random_model(&seed, xd);
+    size_t n_x = (size_t)(xd[0] * xd[1] * xd[2] * xd[3]);
+    float *x = malloc(n_x * sizeof(float));
+    for (size_t i = 0; x && i < n_x; i++)
+        x[i] = test_randf(&seed, -1, 1);
+    TEST_FOR_EACH_TARGET(t, ctx, true, VKML_PRECISION_FP16) {
+        if (!m || !x)
+            break;
+        vkml_precision ran = VKML_PRECISION_FP32_FAST, again = VKML_PRECISION_FP32_FAST, other;
+        size_t n = 0, n_same = 0, n_again = 0;
+        int logged = log.count;
+        float *got = run(ctx, m, t.device, t.precision, x, n_x, 0, &n, &ran);
+        double us16 = -1, us32 = -1;
+        int nodes = 0;
+        char at[16] = "";
+        const char *took = strstr(log.text, "a run took ");
+        CHECK(log.count == logged + 1 && took &&
+                  sscanf(took, "a run took %lf us in float16 (%d nodes), %lf us in float32", &us16,
+                         &nodes, &us32) == 3 &&
+                  strstr(log.text, "the session runs at ") &&
+                  sscanf(strstr(log.text, "the session runs at ") + 20, "%15s", at) == 1,
+              "device %d: fp16 logged '%s'", t.device, log.text);
+        CHECK(us16 > 0 && us32 > 0 && nodes > 0, "device %d: times %g / %g us, %d nodes", t.device,
+              us16, us32, nodes);
+        vkml_precision want = us16 <= us32 ? VKML_PRECISION_FP16 : VKML_PRECISION_FP32;
+        CHECK(ran == want && !strcmp(at, want == VKML_PRECISION_FP16 ? "float16" : "float32"),
+              "device %d: %g us at float16, %g at float32, but the session runs at %s ('%s')",
+              t.device, us16, us32, vkml_precision_name(ran), at);
+        float *same =
+            run(ctx, m, t.device,
+                ran == VKML_PRECISION_FP16 ? VKML_PRECISION_FP16_ALWAYS : VKML_PRECISION_FP32, x,
+                n_x, 0, &n_same, &other);
+        CHECK(got && same && n == n_same && !memcmp(got, same, n * sizeof(float)),
+              "device %d: fp16 chose %s, its output differs from that precision's", t.device,
+              vkml_precision_name(ran));
+        logged = log.count;
+        float *second = run(ctx, m, t.device, t.precision, x, n_x, 0, &n_again, &again);
+        CHECK(again == ran && log.count == logged + 1 &&
+                  strstr(log.text, "timed by an earlier session of the model"),
+              "device %d: a second fp16 session ran at %s after %s ('%s')", t.device,
+              vkml_precision_name(again), vkml_precision_name(ran), log.text);
+        printf("device %d: precision fp16 %.1f us, fp32 %.1f us: runs at %s\n", t.device, us16,
+               us32, vkml_precision_name(ran));
+        free(got);
+        free(same);
+        free(second);
+    }
+    free(x);
+    vkml_model_destroy(&m);
+    vkml_context_destroy(&ctx);
+}
+
 int main(void)
 {
     vkml_context *ctx = NULL;
@@ -369,6 +460,7 @@ int main(void)
     test_random_graphs(ctx);
     test_neck(ctx);
     test_mnist(ctx);
+    test_measured_choice();
     vkml_context_destroy(&ctx);
     return test_finish("test_precision");
 }

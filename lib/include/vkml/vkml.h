@@ -397,15 +397,21 @@ typedef struct vkml_session vkml_session;
 
 /* Arithmetic precision of a session (vkml_session_params.precision). */
 typedef enum vkml_precision {
-    VKML_PRECISION_FP32 = 0,  /* float32 storage and math, exact to ONNX semantics */
-    VKML_PRECISION_FP32_FAST, /* float32 tensors; MatMul/Gemm/Conv may round their inputs
-                                 to float16 for tensor cores (float32 sums; docs/api.md) */
-    VKML_PRECISION_FP16,      /* float16 tensors and weights, float32 accumulation in every
-                                 kernel; ops unsafe in float16 (Exp, Pow, sums) stay float32;
-                                 the session's inputs and outputs stay float32 */
+    VKML_PRECISION_FP32 = 0,    /* float32 storage and math, exact to ONNX semantics */
+    VKML_PRECISION_FP32_FAST,   /* float32 tensors; MatMul/Gemm/Conv may round their inputs
+                                   to float16 for tensor cores (float32 sums; docs/api.md) */
+    VKML_PRECISION_FP16,        /* float16 where it pays: the float16 plan of FP16_ALWAYS,
+                                   kept only where it ran no slower than the float32 plan
+                                   when the session was created (timed there, on the
+                                   session's devices, once per model, devices and input
+                                   shapes); else the session runs at FP32
+                                   (vkml_session_precision says which; docs/api.md) */
+    VKML_PRECISION_FP16_ALWAYS, /* float16 tensors and weights, float32 accumulation in
+                                   every kernel; ops unsafe in float16 (Exp, Pow, sums) stay
+                                   float32; the session's inputs and outputs stay float32 */
 } vkml_precision;
 
-/* Thread-safe. "fp32", "fp32-fast", "fp16"; "unknown" for other values. */
+/* Thread-safe. "fp32", "fp32-fast", "fp16", "fp16-always"; "unknown" for other values. */
 VKML_API const char *vkml_precision_name(vkml_precision precision);
 /* Thread-safe. Parses one of the names above; false (and *out unchanged) for others. */
 VKML_API bool vkml_precision_parse(const char *text, vkml_precision *out);
@@ -588,6 +594,9 @@ VKML_API const vkml_tensor_info *vkml_session_input(const vkml_session *session,
 VKML_API const vkml_tensor_info *vkml_session_output(const vkml_session *session, size_t index);
 /* The device the session was planned on (after VKML_DEVICE_DEFAULT is resolved). */
 VKML_API int vkml_session_device(const vkml_session *session);
+/* The precision the session runs at: vkml_session_params.precision, except FP32 where FP16
+ * was asked and its float16 plan ran slower than float32 on these devices. */
+VKML_API vkml_precision vkml_session_precision(const vkml_session *session);
 /* Thread-safe. How many GPUs hold a copy of the model (vkml_session_params.data_parallel):
  * the GPU count of the set for a data-parallel session, else 1. replica_device, when not
  * NULL, gets the device index of each (at most max of them, in the order runs go to
