@@ -56,7 +56,10 @@ DETECTOR_OPS = """
 A node runs on a device when every shape it touches is known when the session is
 planned. An op whose output extent is the data's (`NonZero`, `NonMaxSuppression`) is a
 host step: the plan's dynamic tail (`lib/plan/tail.c`) runs it, and every node that
-reads what it made, on the CPU device's kernels once the count is known, each run.
+reads what it made, on the CPU device's kernels once the count is known, each run;
+its Conv, ConvTranspose, Gemm and MatMul nodes of constant weights whose rows are the
+count's (the R-CNN heads over their rois) go to the session's GPU as one-node sessions,
+planned for the count rounded up to a power of two (`lib/plan/tail_gpu.h`).
 torchvision's detectors, as exported, go through such a step in their post-processing:
 
 | Op | Where in the detectors | Runs |
@@ -65,13 +68,14 @@ torchvision's detectors, as exported, go through such a step in their post-proce
 | NonZero | score thresholds (`torch.where(scores > t)`), removal of small boxes | host step: the count decides the next shapes |
 | NonMaxSuppression | RPN proposals, `batched_nms` of the final boxes | host step: the boxes kept decide the next shapes |
 | Gather, GatherND | the kept boxes, scores and labels | after a host step, in the tail (host) |
-| RoiAlign | R-CNN box, mask and keypoint heads over the proposals | a Vulkan kernel (`roialign.comp`, sample by sample) where its rois have a planned shape and its fixed grid stays under 2^30 samples in all; in the R-CNNs its rois come out of the RPN's NMS, so it runs in the tail on the host, with the heads after it. The CPU kernel sums each bin over the pixel rows and columns its samples touch (a bilinear sample is a product of two one-axis interpolations), so a grid denser than the pixels costs no more than they do |
+| RoiAlign | R-CNN box, mask and keypoint heads over the proposals | a Vulkan kernel (`roialign.comp`, sample by sample) where its rois have a planned shape and its fixed grid stays under 2^30 samples in all; in the R-CNNs its rois come out of the RPN's NMS, so it runs in the tail on the host; the heads' convolutions and products after it on
+the GPU. The CPU kernel sums each bin over the pixel rows and columns its samples touch (a bilinear sample is a product of two one-axis interpolations), so a grid denser than the pixels costs no more than they do |
 | If | `batched_nms` on an empty box list | folded when its condition is known, else in the tail |
 | Loop | Mask R-CNN's mask paste, Keypoint R-CNN's heatmap decoding | in the tail |
 
 So the backbone, the feature pyramid and the dense heads run on the GPU, and from the
-first score threshold or NMS on, the post-processing (for the R-CNNs the box, mask and
-keypoint heads too) runs on the host.
+first score threshold or NMS on, the post-processing runs on the host, except the
+R-CNN heads' convolutions and products, which go to the GPU and back one node at a time.
 """
 
 out = []

@@ -431,7 +431,7 @@ vkml_status plan_create(const graph *g, const plan_target *target, int64_t symbo
         goto fail;
     }
     fold_mark_folded(g, p->values, folded);
-    if ((st = plan_tail_create(p, folded, target->runner, &p->tail, err)) != VKML_OK ||
+    if ((st = plan_tail_create(p, folded, target, &p->tail, err)) != VKML_OK ||
         (st = plan_place_nodes(p, target, folded, err)) != VKML_OK)
         goto fail;
     for (int v = 0; v < g->n_values; v++) {

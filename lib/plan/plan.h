@@ -31,6 +31,7 @@
 /* The devices a plan may use: devices in order of preference (GPUs), and the host device
  * (the fallback for nodes none of them runs; the only device when n_devices is 0). */
 typedef struct plan_target {
+    vkml_context *ctx; /* the session's (the tail's GPU nodes make sessions of their own) */
     device *devices[PLAN_MAX_DEVICES - 1];
     int dev_index[PLAN_MAX_DEVICES - 1]; /* their public indices */
     int n_devices;

@@ -395,7 +395,8 @@ static vkml_status session_create(vkml_context *ctx, vkml_model *model,
                                   vkml_session **out, vkml_error *err)
 {
     int64_t symbolic = params && params->symbolic_dim_value > 0 ? params->symbolic_dim_value : 1;
-    plan_target target = {.host = ctx->host,
+    plan_target target = {.ctx = ctx,
+                          .host = ctx->host,
                           .runner = ctx->host_runner,
                           .budget = params ? params->device_budget : 0,
                           .no_fuse = (params && params->no_fuse) || graph_fusion_disabled(),

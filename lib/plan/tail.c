@@ -1,6 +1,7 @@
 /* The dynamic tail of a plan: see tail.h. */
 #include "plan/tail.h"
 #include "passes/cf_run.h"
+#include "plan/tail_gpu.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +9,7 @@
 struct plan_tail {
     const graph *graph;
     const op_host_runner *runner; /* runs its nodes on the host */
+    tail_gpu *gpu;                /* runs its heavy nodes on the plan's GPU, or NULL */
     bool *node_in;                /* per node */
     bool *reads;                  /* per value: read by the tail, made by the planned part */
     int *nodes;                   /* tail nodes, in order */
@@ -28,6 +30,7 @@ void plan_tail_destroy(plan_tail **tp)
         free(t->bufs[v]);
     free(t->bufs);
     free(t->caps);
+    tail_gpu_destroy(&t->gpu);
     free(t->us);
     vkml_arena_destroy(&t->strings);
     free(t->values);
@@ -50,9 +53,10 @@ static bool reads_tail(const plan_tail *t, const graph *g, const graph_node *n)
 
 static void mark_unbounded_outputs(plan *p, const plan_tail *t);
 
-vkml_status plan_tail_create(plan *p, const bool *folded, const op_host_runner *runner,
+vkml_status plan_tail_create(plan *p, const bool *folded, const plan_target *target,
                              plan_tail **out, vkml_error *err)
 {
+    const op_host_runner *runner = target->runner;
     const graph *g = p->graph;
     *out = NULL;
     plan_tail *t = calloc(1, sizeof(*t));
@@ -100,6 +104,7 @@ vkml_status plan_tail_create(plan *p, const bool *folded, const op_host_runner *
         return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory planning");
     }
     mark_unbounded_outputs(p, t);
+    t->gpu = tail_gpu_create(target, g);
     *out = t;
     return VKML_OK;
 }
@@ -265,13 +270,16 @@ static vkml_status run_node(plan *p, plan_tail *t, const vkml_tensor *inputs, in
     for (int o = 0; o < n->n_outputs; o++)
         if (n->outputs[o] >= 0)
             memcpy(out_dims[o], t->values[n->outputs[o]].dims, sizeof(out_dims[o]));
+    bool on_gpu = false;
+    if ((st = tail_gpu_run(t->gpu, p->graph, t->values, index, in, out, &on_gpu, err)) != VKML_OK)
+        return st;
     op_cpu_args args = {.values = t->values,
                         .node = n,
                         .in = in,
                         .out = out,
                         .out_dims = out_dims,
                         .strings = t->strings};
-    if ((st = t->runner->run(&args, err)) != VKML_OK)
+    if (!on_gpu && (st = t->runner->run(&args, err)) != VKML_OK)
         return st;
     for (int o = 0; o < n->n_outputs; o++) { /* extents the kernel produced */
         graph_value *v = n->outputs[o] >= 0 ? &t->values[n->outputs[o]] : NULL;

@@ -4,7 +4,8 @@
  * they are an op with a data-dependent output (OP_DATA_DEPENDENT: NonZero,
  * NonMaxSuppression) or read such a value, directly or not (the boxes an SSD gathers after
  * its NMS). They run after the planned chunks, on the host with the CPU kernels, their
- * shapes inferred again from this run's data. Values they read from the planned part are
+ * shapes inferred again from this run's data (their heavy nodes on the plan's GPU:
+ * plan/tail_gpu.h). Values they read from the planned part are
  * host-visible where they live; the graph outputs they make are data_dependent (the
  * caller's dims are set per run).
  *
@@ -17,7 +18,7 @@ typedef struct plan_tail plan_tail;
 /* Finds the tail after folding (folded[node]: the node is a constant); NULL *out when the
  * graph has none. Marks its nodes in tail_node (per node), its outputs data_dependent in
  * p->values, and in tail_read (per value) what it reads from the planned part. */
-vkml_status plan_tail_create(plan *p, const bool *folded, const op_host_runner *runner,
+vkml_status plan_tail_create(plan *p, const bool *folded, const plan_target *target,
                              plan_tail **out, vkml_error *err);
 void plan_tail_destroy(plan_tail **t);
 bool plan_tail_has_node(const plan_tail *t, int node);
