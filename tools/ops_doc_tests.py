@@ -57,9 +57,10 @@ A node runs on a device when every shape it touches is known when the session is
 planned. An op whose output extent is the data's (`NonZero`, `NonMaxSuppression`) is a
 host step: the plan's dynamic tail (`lib/plan/tail.c`) runs it, and every node that
 reads what it made, on the CPU device's kernels once the count is known, each run;
-its Conv, ConvTranspose, Gemm and MatMul nodes of constant weights whose rows are the
-count's (the R-CNN heads over their rois) go to the session's GPU as one-node sessions,
-planned for the count rounded up to a power of two (`lib/plan/tail_gpu.h`).
+its chains of Conv, ConvTranspose, Gemm and MatMul of constant weights (and the
+activations between them) whose rows are the count's (the R-CNN heads over their rois)
+go to the session's GPU as sessions of their own, planned for the count rounded up to a
+power of two (`lib/plan/tail_gpu.h`).
 torchvision's detectors, as exported, go through such a step in their post-processing:
 
 | Op | Where in the detectors | Runs |
@@ -75,7 +76,7 @@ the GPU. The CPU kernel sums each bin over the pixel rows and columns its sample
 
 So the backbone, the feature pyramid and the dense heads run on the GPU, and from the
 first score threshold or NMS on, the post-processing runs on the host, except the
-R-CNN heads' convolutions and products, which go to the GPU and back one node at a time.
+R-CNN heads' convolutions and products, which go to the GPU and back a chain at a time.
 """
 
 out = []

@@ -19,6 +19,7 @@ struct plan_tail {
     size_t *caps;        /* bytes allocated at bufs */
     vkml_arena *strings; /* this run's: its string values' strings, what control flow made */
     double *us;          /* per tail node (in order): its wall time in the last run */
+    bool *done;          /* per tail node (in order): ran in this run's GPU chain */
 };
 
 void plan_tail_destroy(plan_tail **tp)
@@ -32,6 +33,7 @@ void plan_tail_destroy(plan_tail **tp)
     free(t->caps);
     tail_gpu_destroy(&t->gpu);
     free(t->us);
+    free(t->done);
     vkml_arena_destroy(&t->strings);
     free(t->values);
     free(t->nodes);
@@ -99,12 +101,13 @@ vkml_status plan_tail_create(plan *p, const bool *folded, const plan_target *tar
     t->bufs = calloc((size_t)g->n_values + 1, sizeof(void *));
     t->caps = calloc((size_t)g->n_values + 1, sizeof(size_t));
     t->us = calloc((size_t)t->n_nodes + 1, sizeof(double));
-    if (!t->values || !t->bufs || !t->caps || !t->us) {
+    t->done = calloc((size_t)t->n_nodes + 1, sizeof(bool));
+    if (!t->values || !t->bufs || !t->caps || !t->us || !t->done) {
         plan_tail_destroy(&t);
         return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory planning");
     }
     mark_unbounded_outputs(p, t);
-    t->gpu = tail_gpu_create(target, g);
+    t->gpu = tail_gpu_create(target, g, p->values, t->nodes, t->n_nodes);
     *out = t;
     return VKML_OK;
 }
@@ -243,16 +246,12 @@ static vkml_status run_control(plan *p, plan_tail *t, const vkml_tensor *inputs,
     return st;
 }
 
-static vkml_status run_node(plan *p, plan_tail *t, const vkml_tensor *inputs, int index,
-                            vkml_error *err)
+/* Where node n's inputs are this run (in[]), also set as their values' data: the shape
+ * function reads this run's values. */
+static void bind_inputs(plan *p, plan_tail *t, const vkml_tensor *inputs, const graph_node *n,
+                        const void **in)
 {
-    if (p->graph->nodes[index].op->flags & OP_CONTROL_FLOW)
-        return run_control(p, t, inputs, index, err);
-    const graph_node *n = &p->graph->nodes[index];
-    const void *in[n->n_inputs + 1];
-    void *out[n->n_outputs + 1];
-    int64_t out_dims[n->n_outputs + 1][VKML_MAX_RANK];
-    for (int k = 0; k < n->n_inputs; k++) { /* the shape function reads this run's values */
+    for (int k = 0; k < n->n_inputs; k++) {
         graph_value *v = n->inputs[k] >= 0 ? &t->values[n->inputs[k]] : NULL;
         size_t bytes = 0;
         in[k] = v ? input_bytes(p, t, inputs, n->inputs[k]) : NULL;
@@ -262,6 +261,42 @@ static vkml_status run_node(plan *p, plan_tail *t, const vkml_tensor *inputs, in
             v->data_size = bytes;
         }
     }
+}
+
+/* The chain of GPU nodes at the tail's k-th node (plan/tail_gpu.h): this run's shapes of
+ * its nodes, then the chain on the GPU when they allow; *ran false when the host is to run
+ * its nodes one by one. */
+static vkml_status run_chain(plan *p, plan_tail *t, const vkml_tensor *inputs, int k, int len,
+                             bool *ran, vkml_error *err)
+{
+    const graph_node *first = &p->graph->nodes[t->nodes[k]];
+    const graph_node *last = &p->graph->nodes[t->nodes[tail_gpu_member(t->gpu, k, len - 1)]];
+    const void *in[first->n_inputs + 1];
+    void *out[last->n_outputs + 1];
+    *ran = false;
+    bind_inputs(p, t, inputs, first, in);
+    vkml_status st = VKML_OK;
+    for (int j = 0; j < len && st == VKML_OK; j++) {
+        const graph_node *n = &p->graph->nodes[t->nodes[tail_gpu_member(t->gpu, k, j)]];
+        st = n->op->infer(t->values, n, err);
+    }
+    if (st == VKML_OK)
+        st = size_outputs(t, last, out, err);
+    if (st == VKML_OK)
+        st = tail_gpu_run(t->gpu, p->graph, t->values, k, in, out, ran, err);
+    return st;
+}
+
+static vkml_status run_node(plan *p, plan_tail *t, const vkml_tensor *inputs, int index,
+                            vkml_error *err)
+{
+    if (p->graph->nodes[index].op->flags & OP_CONTROL_FLOW)
+        return run_control(p, t, inputs, index, err);
+    const graph_node *n = &p->graph->nodes[index];
+    const void *in[n->n_inputs + 1];
+    void *out[n->n_outputs + 1];
+    int64_t out_dims[n->n_outputs + 1][VKML_MAX_RANK];
+    bind_inputs(p, t, inputs, n, in);
     vkml_status st = n->op->infer(t->values, n, err); /* this run's shapes */
     if (st == VKML_OK)
         st = size_outputs(t, n, out, err);
@@ -270,16 +305,13 @@ static vkml_status run_node(plan *p, plan_tail *t, const vkml_tensor *inputs, in
     for (int o = 0; o < n->n_outputs; o++)
         if (n->outputs[o] >= 0)
             memcpy(out_dims[o], t->values[n->outputs[o]].dims, sizeof(out_dims[o]));
-    bool on_gpu = false;
-    if ((st = tail_gpu_run(t->gpu, p->graph, t->values, index, in, out, &on_gpu, err)) != VKML_OK)
-        return st;
     op_cpu_args args = {.values = t->values,
                         .node = n,
                         .in = in,
                         .out = out,
                         .out_dims = out_dims,
                         .strings = t->strings};
-    if (!on_gpu && (st = t->runner->run(&args, err)) != VKML_OK)
+    if ((st = t->runner->run(&args, err)) != VKML_OK)
         return st;
     for (int o = 0; o < n->n_outputs; o++) { /* extents the kernel produced */
         graph_value *v = n->outputs[o] >= 0 ? &t->values[n->outputs[o]] : NULL;
@@ -296,11 +328,22 @@ vkml_status plan_tail_run(plan *p, plan_tail *t, const vkml_tensor *inputs, vkml
     vkml_arena_destroy(&t->strings); /* the last run's: the caller has its copies */
     if (!(t->strings = vkml_arena_create()))
         return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory running the tail");
+    memset(t->done, 0, sizeof(bool) * (size_t)t->n_nodes);
     for (int k = 0; k < t->n_nodes; k++) {
+        if (t->done[k]) /* ran in a chain on the GPU */
+            continue;
         uint64_t start = p->profile ? vkml_now_ns() : 0;
-        vkml_status st = run_node(p, t, inputs, t->nodes[k], err);
-        if (p->profile)
+        int len = tail_gpu_chain(t->gpu, k);
+        bool ran = false;
+        vkml_status st = len ? run_chain(p, t, inputs, k, len, &ran, err) : VKML_OK;
+        if (st == VKML_OK && !ran)
+            st = run_node(p, t, inputs, t->nodes[k], err);
+        if (p->profile) /* a chain's time is its first node's; the rest did not run here */
             t->us[k] = (double)(vkml_now_ns() - start) / 1e3;
+        for (int j = 1; ran && j < len; j++) {
+            t->done[tail_gpu_member(t->gpu, k, j)] = true;
+            t->us[tail_gpu_member(t->gpu, k, j)] = 0;
+        }
         if (st != VKML_OK) {
             vkml_error_prefix(err, "%s",
                               graph_node_label(p->graph, t->nodes[k], label, sizeof(label)));

@@ -1,9 +1,10 @@
 /* The dynamic tail's heavy nodes on the GPU (plan/tail_gpu.h): rows of X picked by the
- * data (Greater -> NonZero -> Gather, as an R-CNN picks its rois) go through Conv+Relu,
- * Flatten -> Gemm and MatMul, all in the tail. With VKML_TAIL_GPU=1 each Vulkan device runs
- * the three on one-node sessions planned for the row count rounded up to a power of two;
- * their outputs match the CPU device's (the host kernels) for 0, 1, 3, 5 and 8 rows, and
- * the sessions made are one per node and power of two seen (1, 4 and 8 rows: 9). */
+ * data (Greater -> NonZero -> Gather, as an R-CNN picks its rois) go through a chain
+ * Conv -> Relu -> Conv (1x1), and Flatten -> Gemm and Flatten -> MatMul, all in the tail.
+ * With VKML_TAIL_GPU=1 each Vulkan device runs the chain and the two products as sessions
+ * planned for the row count rounded up to a power of two; their outputs match the CPU
+ * device's (the host kernels) for 0, 1, 3, 5 and 8 rows, and the sessions made are one per
+ * chain and power of two seen (1, 4 and 8 rows: 9). */
 #include "test_graph.h"
 
 #include <math.h>
@@ -19,7 +20,8 @@ static vkml_model *make_model(void)
     graph *g = graph_create();
     int64_t xd[] = {K, C, HW, HW}, sd[] = {K}, wd[] = {M, C, 3, 3}, bd[] = {M},
             w2d[] = {C * HW * HW, 24}, b2d[] = {24}, w3d[] = {C * HW * HW, 12}, one[] = {1};
-    int x = tg_value(g, "X", VKML_DTYPE_FLOAT, 4, xd), s = tg_value(g, "S", VKML_DTYPE_FLOAT, 1, sd);
+    int x = tg_value(g, "X", VKML_DTYPE_FLOAT, 4, xd),
+        s = tg_value(g, "S", VKML_DTYPE_FLOAT, 1, sd);
     int zero = tg_random_constant(g, "zero", 0, NULL, 0, 0, &seed);
     int keep = tg_value(g, "keep", VKML_DTYPE_BOOL, 1, sd);
     int nz = tg_value(g, "nz", VKML_DTYPE_INT64, 2, (int64_t[]){1, K});
@@ -39,6 +41,8 @@ static vkml_model *make_model(void)
     int w = tg_random_constant(g, "W", 4, wd, -0.3f, 0.3f, &seed);
     int b = tg_random_constant(g, "B", 1, bd, -0.5f, 0.5f, &seed);
     int conv = tg_value(g, "conv", VKML_DTYPE_FLOAT, 4, (int64_t[]){K, M, HW, HW});
+    int relu = tg_value(g, "relu", VKML_DTYPE_FLOAT, 4, (int64_t[]){K, M, HW, HW});
+    int w4 = tg_random_constant(g, "W4", 4, (int64_t[]){M, M, 1, 1}, -0.3f, 0.3f, &seed);
     int y1 = tg_value(g, "Y1", VKML_DTYPE_FLOAT, 4, (int64_t[]){K, M, HW, HW});
     int flat = tg_value(g, "flat", VKML_DTYPE_FLOAT, 2, (int64_t[]){K, C * HW * HW});
     int w2 = tg_random_constant(g, "W2", 2, w2d, -0.1f, 0.1f, &seed);
@@ -59,7 +63,8 @@ static vkml_model *make_model(void)
     for (int i = 0; i < 4; i++)
         pads[i] = 1;
     cn->attrs[0] = (graph_attr){.name = "pads", .type = GRAPH_ATTR_INTS, .ints = pads, .count = 4};
-    tg_node(g, "relu", "Relu", conv, -1, y1, 13);
+    tg_node(g, "relu", "Relu", conv, -1, relu, 13);
+    tg_node(g, "conv1x1", "Conv", relu, w4, y1, 13);
     tg_node(g, "flatten", "Flatten", picked, -1, flat, 13);
     tg_node_io(g, "gemm", "Gemm", (int[]){flat, w2, b2}, 3, &y2, 1, 13);
     tg_node(g, "matmul", "MatMul", flat, w3, y3, 13);
@@ -67,13 +72,13 @@ static vkml_model *make_model(void)
 }
 
 typedef struct made_log {
-    int sessions; /* "runs on device" messages of the tail */
+    int sessions; /* "run on device" messages of the tail */
 } made_log;
 
 static void capture(void *user, vkml_log_level level, const char *message)
 {
     made_log *log = user;
-    if (level == VKML_LOG_DEBUG && strstr(message, "of the dynamic tail runs on device"))
+    if (level == VKML_LOG_DEBUG && strstr(message, "in the dynamic tail run on device"))
         log->sessions++;
 }
 
@@ -101,8 +106,8 @@ static void run(vkml_session *s, const float *x, int rows, float *y[3], size_t n
     CHECK_OK(vkml_session_run(s, in, 2, out, 3, &err), &err);
     for (int o = 0; o < 3; o++) {
         n[o] = vkml_tensor_element_count(out[o].rank, out[o].dims);
-        CHECK(out[o].dims[0] == rows, "output %d: %lld rows, want %d", o,
-              (long long)out[o].dims[0], rows);
+        CHECK(out[o].dims[0] == rows, "output %d: %lld rows, want %d", o, (long long)out[o].dims[0],
+              rows);
         y[o] = out[o].data;
     }
 }
@@ -153,8 +158,8 @@ int main(void)
                 for (size_t i = 0; y[o] && n[o] == n_ref[r][o] && i < n[o]; i++)
                     diff = fmax(diff, fabs(y[o][i] - ref[r][o][i]));
                 CHECK(y[o] && n[o] == n_ref[r][o] && diff <= 1e-4 * fmax(scale, 1e-30),
-                      "device %d, %d rows, output %d: max difference %.3g (scale %.3g)",
-                      t.device, rows[r], o, diff, scale);
+                      "device %d, %d rows, output %d: max difference %.3g (scale %.3g)", t.device,
+                      rows[r], o, diff, scale);
                 worst = fmax(worst, scale > 0 ? diff / scale : 0);
                 free(y[o]);
             }
@@ -163,7 +168,7 @@ int main(void)
         int want = t.device == VKML_DEVICE_CPU ? 0 : 9;
         CHECK(log.sessions == want, "device %d: %d tail sessions made, want %d", t.device,
               log.sessions, want);
-        printf("device %d: Conv+Relu, Gemm and MatMul of 0-8 picked rows, %d one-node sessions, "
+        printf("device %d: Conv -> Relu -> Conv, Gemm and MatMul of 0-8 picked rows, %d sessions, "
                "max error %.2e of scale\n",
                t.device, log.sessions, worst);
         vkml_session_destroy(&s);
