@@ -6,6 +6,7 @@
 #include "cpu/cpu_kernels.h"
 #include "ops/movement.h"
 
+#include <stdatomic.h>
 #include <string.h>
 
 typedef struct ix_job {
@@ -25,20 +26,55 @@ static int64_t read_index(const ix_job *job, int64_t pos)
     return ((const int32_t *)job->idx)[pos];
 }
 
+typedef struct check_job {
+    const ix_job *job;
+    _Atomic int64_t first_bad; /* the first position out of range found, or the count */
+} check_job;
+
+static void check_range(void *ctx, int64_t begin, int64_t end)
+{
+    check_job *c = ctx;
+    const ix_desc *d = c->job->d;
+    for (int64_t p = begin; p < end; p++) {
+        int64_t v = read_index(c->job, p), b = d->idx_bounds[d->k == 1 ? 0 : p % d->k];
+        if (v < -b || v >= b) {
+            int64_t seen = atomic_load_explicit(&c->first_bad, memory_order_relaxed);
+            while (p < seen && !atomic_compare_exchange_weak_explicit(&c->first_bad, &seen, p,
+                                                                      memory_order_relaxed,
+                                                                      memory_order_relaxed))
+                ;
+            return;
+        }
+    }
+}
+
 static vkml_status check_indices(const op_cpu_args *args, const ix_job *job, vkml_error *err)
 {
     const graph_value *idx = &args->values[args->node->inputs[1]];
     int64_t n = (int64_t)vkml_tensor_element_count(idx->rank, idx->dims);
-    for (int64_t p = 0; p < n; p++) {
-        int64_t v = read_index(job, p), b = job->d->idx_bounds[p % job->d->k];
-        if (v < -b || v >= b)
-            return vkml_fail(
-                err, VKML_ERROR_INVALID_ARGUMENT,
-                "%s: index %lld at position %lld of '%s' is out of range [-%lld, %lld)",
-                args->node->op_type, (long long)v, (long long)p, idx->name, (long long)b,
-                (long long)b);
-    }
-    return VKML_OK;
+    check_job c = {.job = job};
+    atomic_init(&c.first_bad, n);
+    sched_parallel_for(n, 1.0, check_range, &c);
+    int64_t p = atomic_load_explicit(&c.first_bad, memory_order_relaxed);
+    if (p >= n)
+        return VKML_OK;
+    int64_t v = read_index(job, p), b = job->d->idx_bounds[p % job->d->k];
+    return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT,
+                     "%s: index %lld at position %lld of '%s' is out of range [-%lld, %lld)",
+                     args->node->op_type, (long long)v, (long long)p, idx->name, (long long)b,
+                     (long long)b);
+}
+
+typedef struct copy_job {
+    char *dst;
+    const char *src;
+} copy_job;
+
+/* Bytes [begin, end) of a copy between two buffers that do not overlap. */
+static void copy_range(void *ctx, int64_t begin, int64_t end)
+{
+    const copy_job *c = ctx;
+    memcpy(c->dst + begin, c->src + begin, (size_t)(end - begin));
 }
 
 /* Data offset of domain element coords (indices already checked). */
@@ -175,8 +211,13 @@ vkml_status cpu_index_op(const op_cpu_args *args, vkml_error *err)
         return VKML_OK;
     }
     size_t bytes = cpu_output_bytes(args, 0);
-    if (args->out[0] != args->in[0] && bytes)
-        memmove(args->out[0], args->in[0], bytes);
+    char *out = args->out[0];
+    const char *in = args->in[0];
+    copy_job copy = {.dst = out, .src = in};
+    if (out != in && bytes && (out + bytes <= in || in + bytes <= out))
+        sched_parallel_for((int64_t)bytes, 0.1, copy_range, &copy); /* the data, then updates */
+    else if (out != in && bytes)
+        memmove(out, in, bytes);
     scatter_all(&job);
     return VKML_OK;
 }

@@ -21,6 +21,7 @@ struct tail_gpu {
     vkml_context *ctx;
     int device; /* public index of the plan's first device */
     bool every; /* VKML_TAIL_GPU=1: every chain it can take, whatever its size */
+    bool fast;  /* the session is fp32-fast: so are the chains' */
     int *nodes; /* the tail's nodes, in order */
     int n_nodes;
     int *chain;    /* per position: the length of the chain starting there, 0: none */
@@ -143,6 +144,7 @@ tail_gpu *tail_gpu_create(const plan_target *target, const graph *g, const graph
     tg->ctx = target->ctx;
     tg->device = target->dev_index[0];
     tg->every = every;
+    tg->fast = target->fast_math;
     find_chains(tg, g, values, readers);
     free(readers);
     return tg;
@@ -344,7 +346,10 @@ static vkml_status entry_for(tail_gpu *tg, const graph *g, const graph_value *va
         nodes ? chain_model(g, values, nodes, chain_nodes(tg, k, nodes), rows, &m, err)
               : vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory for a tail chain");
     free(nodes);
-    vkml_session_params params = {.device = tg->device};
+    /* float16 values stay float16 (the chain's model has their types); fp32-fast stays so */
+    vkml_session_params params = {.device = tg->device,
+                                  .precision =
+                                      tg->fast ? VKML_PRECISION_FP32_FAST : VKML_PRECISION_FP32};
     if (st == VKML_OK)
         st = vkml_session_create(tg->ctx, m, &params, &e->session, err);
     vkml_model_destroy(&m); /* the session holds it */
