@@ -1,5 +1,6 @@
 /* Resize and Upsample on the CPU: per-axis tap tables (ops/resize.h), then every output
- * element sums the product of its axes' taps. */
+ * element sums the product of its axes' taps; float32 images (one tap on every axis but
+ * the last two) in two passes a row: its row taps, then its column taps. */
 #include "ops/resize.h"
 #include "cpu/cpu_elem.h"
 #include "cpu/cpu_kernels.h"
