@@ -333,6 +333,7 @@ static vkml_status session_use_precision(vkml_session *s, vkml_precision precisi
     if (lower_needed(g)) { /* its types are only known once lowered, per plan */
         VKML_LOGW("precision fp16: the model has control flow or sequences, which plan at "
                   "float32; the session runs at float32");
+        s->precision = VKML_PRECISION_FP32;
         return VKML_OK;
     }
     s->host_half = calloc((size_t)(g->n_inputs + g->n_outputs) + 1, sizeof(bool));
@@ -345,6 +346,8 @@ static vkml_status session_use_precision(vkml_session *s, vkml_precision precisi
     if (st != VKML_OK)
         return st;
     s->graph = s->own_graph;
+    if (s->n_half == 0) /* nothing qualified: the plan is float32's */
+        s->precision = VKML_PRECISION_FP32;
     bool any = false;
     for (int i = 0; i < g->n_inputs + g->n_outputs; i++)
         any |= s->host_half[i];

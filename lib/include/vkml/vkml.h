@@ -595,7 +595,8 @@ VKML_API const vkml_tensor_info *vkml_session_output(const vkml_session *session
 /* The device the session was planned on (after VKML_DEVICE_DEFAULT is resolved). */
 VKML_API int vkml_session_device(const vkml_session *session);
 /* The precision the session runs at: vkml_session_params.precision, except FP32 where FP16
- * was asked and its float16 plan ran slower than float32 on these devices. */
+ * was asked and its float16 plan ran slower than float32 on these devices, and where an
+ * fp16 precision was asked and no node runs in float16 (control flow plans at float32). */
 VKML_API vkml_precision vkml_session_precision(const vkml_session *session);
 /* Thread-safe. How many GPUs hold a copy of the model (vkml_session_params.data_parallel):
  * the GPU count of the set for a data-parallel session, else 1. replica_device, when not
