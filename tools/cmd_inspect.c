@@ -269,8 +269,11 @@ static int print_plan(vkml_context *ctx, const vkml_model *model, const inspect_
     printf("plan (devices %s", cli_devices_label(ctx, &devices, label, sizeof(label)));
     if (devices.budget)
         printf("; budget %s per GPU", cli_format_bytes(devices.budget, w, sizeof(w)));
+    vkml_precision runs = vkml_session_precision(session);
     if (devices.precision != VKML_PRECISION_FP32)
-        printf("; precision %s", vkml_precision_name(devices.precision));
+        printf("; precision %s%s%s", vkml_precision_name(devices.precision),
+               runs != devices.precision ? ", runs at " : "",
+               runs != devices.precision ? vkml_precision_name(runs) : "");
     int copies[VKML_MAX_SESSION_DEVICES];
     int n_copies = vkml_session_replica_count(session, copies, VKML_MAX_SESSION_DEVICES);
     if (n_copies > 1) {

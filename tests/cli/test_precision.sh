@@ -52,6 +52,9 @@ done
 "$VKML" inspect "$model" --plan --precision fp16 --device cpu > "$TMP/plan" 2>&1 ||
     fail "inspect --plan --precision fp16"
 expect_grep "$TMP/plan" 'precision fp16' "inspect --plan names the precision"
+"$VKML" inspect "$model" --plan --precision fp16-always --device cpu > "$TMP/plan" 2>&1 ||
+    fail "inspect --plan --precision fp16-always"
+expect_grep "$TMP/plan" 'precision fp16-always)' "inspect --plan: fp16-always runs at fp16-always"
 expect_error "run --precision fp8" 1 "$VKML" run "$model" --precision fp8
 expect_grep "$TMP/err" 'fp8: expected fp32, fp32-fast, fp16 or fp16-always' "the bad precision is named"
 expect_error "inspect --precision without --plan" 2 "$VKML" inspect "$model" --precision fp16
