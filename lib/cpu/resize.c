@@ -127,11 +127,15 @@ static void plane_row(const resize_job *job, int64_t r, int64_t *o, double *tmp)
     const int64_t *roff = rt->offset + o[rank - 2] * rt->stride;
     const double *rw = rt->weight + o[rank - 2] * rt->stride;
     int64_t width = job->g->in[rank - 1];
-    for (int64_t j = 0; rows && j < width; j++) {
-        double acc = 0.0;
-        for (int a = 0; a < rows; a++)
-            acc += rw[a] * x[base + roff[a] + j];
-        tmp[j] = acc;
+    for (int a = 0; a < rows; a++) { /* along the row: contiguous, vectorised */
+        const float *in = x + base + roff[a];
+        double w = rw[a];
+        if (a == 0)
+            for (int64_t j = 0; j < width; j++)
+                tmp[j] = w * in[j];
+        else
+            for (int64_t j = 0; j < width; j++)
+                tmp[j] += w * in[j];
     }
     for (int64_t i = 0; i < job->row; i++) {
         int cols = ct->count[i];
@@ -142,8 +146,13 @@ static void plane_row(const resize_job *job, int64_t r, int64_t *o, double *tmp)
             continue;
         }
         double acc = 0.0;
-        for (int b = 0; b < cols; b++)
-            acc += cw[b] * tmp[coff[b]];
+        if (cols == 4 && coff[3] == coff[0] + 3) { /* cubic inside the row: 4 in a run */
+            const double *t = tmp + coff[0];
+            acc = ((cw[0] * t[0] + cw[1] * t[1]) + cw[2] * t[2]) + cw[3] * t[3];
+        } else {
+            for (int b = 0; b < cols; b++)
+                acc += cw[b] * tmp[coff[b]];
+        }
         y[i] = (float)acc;
     }
 }
