@@ -419,16 +419,27 @@ vkml_status tail_gpu_run(tail_gpu *tg, const graph *g, const graph_value *values
         return VKML_OK;
     }
     const graph_node *first = &g->nodes[nodes[0]], *last = &g->nodes[nodes[len - 1]];
-    for (size_t i = 0; i < e->n_in; i++) { /* this run's rows; those past them pad */
+    /* With as many rows as planned, the run reads and writes the tail's buffers in place;
+     * with fewer, through the entry's, the rows past this run's padding. */
+    bool in_place = count == rows;
+    vkml_tensor ins[e->n_in + 1], outs[e->n_out + 1];
+    memcpy(ins, e->in, sizeof(vkml_tensor) * e->n_in);
+    memcpy(outs, e->out, sizeof(vkml_tensor) * e->n_out);
+    for (size_t i = 0; i < e->n_in; i++) {
         const graph_value *v = &values[first->inputs[e->input_of[i]]];
-        size_t row = vkml_dtype_size(v->dtype) *
-                     (vkml_tensor_element_count(v->rank, v->dims) / (size_t)v->dims[0]);
-        memcpy(e->in[i].data, in[e->input_of[i]], row * (size_t)count);
+        size_t bytes = vkml_dtype_size(v->dtype) * (size_t)elements(v);
+        if (in_place)
+            ins[i].data = (void *)in[e->input_of[i]];
+        else
+            memcpy(ins[i].data, in[e->input_of[i]], bytes);
     }
-    vkml_status st = vkml_session_run(e->session, e->in, e->n_in, e->out, e->n_out, err);
+    for (int o = 0, j = 0; in_place && o < last->n_outputs && (size_t)j < e->n_out; o++)
+        if (last->outputs[o] >= 0)
+            outs[j++].data = out[o];
+    vkml_status st = vkml_session_run(e->session, ins, e->n_in, outs, e->n_out, err);
     if (st != VKML_OK)
         return st;
-    for (int o = 0, j = 0; o < last->n_outputs && (size_t)j < e->n_out; o++) {
+    for (int o = 0, j = 0; !in_place && o < last->n_outputs && (size_t)j < e->n_out; o++) {
         const graph_value *v = last->outputs[o] >= 0 ? &values[last->outputs[o]] : NULL;
         if (v)
             memcpy(out[o], e->out[j++].data, vkml_dtype_size(v->dtype) * (size_t)elements(v));
