@@ -56,6 +56,8 @@ def parse_args():
                     help="PyTorch CUDA modes, comma-separated (default: %(default)s)")
     ap.add_argument("--no-compile", action="store_true",
                     help="leave out the torch.compile mode (its first calls take minutes)")
+    ap.add_argument("--torch-precisions", default=",".join(TORCH_PRECISIONS),
+                    help="PyTorch precisions, comma-separated (default: %(default)s)")
     return ap.parse_args()
 
 
@@ -465,8 +467,13 @@ def avoid_irq_cpu(args):
 
 
 def main():
-    global torch, np
+    global torch, np, TORCH_PRECISIONS
     args = parse_args()
+    want = [p for p in args.torch_precisions.split(",") if p]
+    if not want or any(p not in TORCH_PRECISIONS for p in want):
+        sys.exit("bench: --torch-precisions: %s (known: %s)" % (args.torch_precisions,
+                                                               ",".join(TORCH_PRECISIONS)))
+    TORCH_PRECISIONS = tuple(want)
     irq_cpu = avoid_irq_cpu(args)
     # torch.compile's kernels and autotuning results, kept with the exports so that a
     # second run compiles in seconds

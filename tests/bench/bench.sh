@@ -2,7 +2,7 @@
 # The benchmark harness's one entry point (docs/performance.md, "The benchmark harness").
 #   tests/bench/bench.sh [--build DIR] [--out FILE.md] [--small] [--only KEYS]
 #                        [--device D] [--repeat N] [--anchors eager,graph,compile]
-#                        [--no-compile]
+#                        [--no-compile] [--torch-precisions fp32,tf32,fp16]
 #   tests/bench/bench.sh --cpu [--build DIR] [--out FILE.md] [--small] [--only KEYS]
 #                        [--repeat N] [--rounds N] [--threads 1,16] [--reference]
 # Exports the models with the local PyTorch into DIR/bench-cache (once), runs vkml at fp32
