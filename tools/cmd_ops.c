@@ -28,7 +28,7 @@ static const char *kernel_column(const vkml_op_info *op, int kind, const char *n
 {
     const vkml_op_kernel *k = &op->kernels[kind];
     if (op->control_flow)
-        return "subgraphs: folded or inlined at plan time, else run on the host";
+        return "subgraphs: folded, inlined or unrolled at plan time, else run on the host";
     if (op->lowered || !k->present)
         return op->lowered ? "lowered at plan time" : none;
     snprintf(buf, size, k->library[0] ? "%s (%s)" : "%s", k->dtypes, k->library);

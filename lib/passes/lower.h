@@ -4,8 +4,9 @@
  * vkml has no sequence values at run time: a sequence whose length and positions are known
  * when a session is planned becomes a list of tensor values, and the ops on it become list
  * edits, Identity, Split, Squeeze, Unsqueeze, Concat and constants. An If whose condition
- * is then known becomes the nodes of its taken branch; a control-flow node whose inputs
- * are all constants becomes constants; any other stays a node, with the output shapes
+ * is then known becomes the nodes of its taken branch; a Loop of a known trip count and
+ * condition becomes its iterations' nodes (LOWER_UNROLL_MAX_NODES); a control-flow node
+ * whose inputs are all constants becomes constants; any other stays a node, with the output shapes
  * probed here, that the plan's dynamic tail runs on the host (passes/cf_run.h).
  */
 #include "passes/cf_run.h"
@@ -18,6 +19,11 @@
 /* Most list entries of all the sequence values of one graph together (each edit makes a
  * new list). */
 #define LOWER_SEQ_MAX_ITEMS (1 << 20)
+
+/* Most nodes a Loop unrolls into (its trips times its body's nodes and scan outputs): a
+ * Loop whose trip count and condition the plan knows unrolls into the plan's graph, its
+ * iterations' nodes one after another, when they stay within this. */
+#define LOWER_UNROLL_MAX_NODES 4096
 
 /* Whether g has nodes of OP_LOWERED or OP_CONTROL_FLOW ops (a plan must lower it). */
 bool lower_needed(const graph *g);

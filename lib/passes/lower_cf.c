@@ -4,8 +4,9 @@
  * its taken branch's nodes (values renamed "<if>/<name>", the branch's outputs Identities
  * of the If's), so a shape test an exporter wrote plans as a plain graph on the devices; a
  * control-flow node whose inputs are all constants runs once, here, and its outputs become
- * constants; any other stays a node, its output shapes probed (cf_probe_node), for the
- * plan's dynamic tail to run.
+ * constants; a Loop or Scan the plan can unroll becomes its iterations' nodes
+ * (lower_unroll.c); any other stays a node, its output shapes probed (cf_probe_node), for
+ * the plan's dynamic tail to run.
  */
 #include "ops/control.h"
 #include "passes/fold.h"
@@ -20,15 +21,9 @@ static vkml_status oom(vkml_error *err)
     return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory lowering control flow");
 }
 
-/* Body value -> lowered value: outer values are the node's inputs, constants are copied,
- * the rest become new values named "<node>/<name>". */
-static vkml_status map_body(lower_ctx *c, const graph_node *n, const graph *body, int *map,
-                            vkml_error *err)
+vkml_status lower_map_body(lower_ctx *c, const graph_node *n, const graph *body, const char *base,
+                           int *map, vkml_error *err)
 {
-    char base[300];
-    snprintf(base, sizeof(base), "%s/", n->name[0] ? n->name : n->op_type);
-    for (int v = 0; v < body->n_values; v++)
-        map[v] = -1;
     for (int j = 0; j < body->n_outer; j++)
         map[body->outer_values[j]] = n->inputs[body->outer_inputs[j]];
     for (int v = 0; v < body->n_values; v++) {
@@ -48,13 +43,12 @@ static vkml_status map_body(lower_ctx *c, const graph_node *n, const graph *body
     return VKML_OK;
 }
 
-/* Body node bn with its values mapped, lowered as a node of the graph. */
-static vkml_status inline_node(lower_ctx *c, const graph_node *owner, const graph_node *bn,
-                               const int *map, vkml_error *err)
+vkml_status lower_inline_node(lower_ctx *c, const char *base, const graph_node *bn, const int *map,
+                              vkml_error *err)
 {
     char name[600];
     graph_node copy = *bn;
-    snprintf(name, sizeof(name), "%s/%s", owner->name[0] ? owner->name : owner->op_type, bn->name);
+    snprintf(name, sizeof(name), "%s%s", base, bn->name);
     copy.name = vkml_arena_strdup(c->g->arena, name);
     int *inputs = vkml_arena_calloc(c->g->arena, (size_t)bn->n_inputs + 1, sizeof(int));
     int *outputs = vkml_arena_calloc(c->g->arena, (size_t)bn->n_outputs + 1, sizeof(int));
@@ -69,10 +63,7 @@ static vkml_status inline_node(lower_ctx *c, const graph_node *owner, const grap
     return lower_one(c, &copy, err);
 }
 
-/* Output o of n is the branch's output `src`: an Identity of it, or the same list when it
- * is a sequence. */
-static vkml_status bind_branch_output(lower_ctx *c, const graph_node *n, int o, int src,
-                                      vkml_error *err)
+vkml_status lower_bind_output(lower_ctx *c, const graph_node *n, int o, int src, vkml_error *err)
 {
     int out = n->outputs[o];
     if (out < 0)
@@ -93,24 +84,32 @@ static vkml_status bind_branch_output(lower_ctx *c, const graph_node *n, int o, 
 static vkml_status inline_branch(lower_ctx *c, const graph_node *n, const graph *body,
                                  vkml_error *err)
 {
+    char base[300];
+    snprintf(base, sizeof(base), "%s/", n->name[0] ? n->name : n->op_type);
     int *map = malloc(sizeof(int) * ((size_t)body->n_values + 1));
-    vkml_status st = map ? map_body(c, n, body, map, err) : oom(err);
+    for (int v = 0; map && v < body->n_values; v++)
+        map[v] = -1;
+    vkml_status st = map ? lower_map_body(c, n, body, base, map, err) : oom(err);
     for (int i = 0; i < body->n_nodes && st == VKML_OK; i++)
-        st = inline_node(c, n, &body->nodes[i], map, err);
+        st = lower_inline_node(c, base, &body->nodes[i], map, err);
     for (int o = 0; o < n->n_outputs && st == VKML_OK; o++)
-        st = bind_branch_output(c, n, o, map[body->outputs[o]], err);
+        st = lower_bind_output(c, n, o, map[body->outputs[o]], err);
     free(map);
     return st;
+}
+
+bool lower_known_bool(const graph_value *v, bool *out)
+{
+    if (!v->data || v->dtype != VKML_DTYPE_BOOL || vkml_tensor_element_count(v->rank, v->dims) != 1)
+        return false;
+    *out = *(const bool *)v->data;
+    return true;
 }
 
 /* The condition of an If, when the plan knows it. */
 static bool known_condition(const lower_ctx *c, const graph_node *n, bool *cond)
 {
-    const graph_value *v = &c->g->values[n->inputs[0]];
-    if (!v->data || v->dtype != VKML_DTYPE_BOOL || vkml_tensor_element_count(v->rank, v->dims) != 1)
-        return false;
-    *cond = *(const bool *)v->data;
-    return true;
+    return lower_known_bool(&c->g->values[n->inputs[0]], cond);
 }
 
 /* Whether an input of n derives from a value whose planned extent is only a bound (a
@@ -203,6 +202,12 @@ vkml_status lower_cf_node(lower_ctx *c, const graph_node *n, vkml_error *err)
     bool cond, known = n->op->id == OP_ID_If && known_condition(c, n, &cond);
     if (known && !env.inputs_are_bounds)
         return inline_branch(c, n, p->bodies[cond ? 0 : 1], err);
+    if (!env.inputs_are_bounds && (n->op->id == OP_ID_Loop || n->op->id == OP_ID_Scan)) {
+        bool unrolled = false;
+        vkml_status st = lower_unroll(c, n, &unrolled, err);
+        if (st != VKML_OK || unrolled)
+            return st;
+    }
     for (int k = 0; k < n->n_inputs; k++)
         if (n->inputs[k] >= 0 && c->seqs[n->inputs[k]].is_seq)
             return vkml_fail(err, VKML_ERROR_UNSUPPORTED,

@@ -61,8 +61,7 @@ int lower_new_value(lower_ctx *c, const char *base, const char *suffix)
     return graph_add_value(c->g, name);
 }
 
-/* A new int64 constant of rank 0 (n 1) or 1; -1 on out of memory. */
-static int new_ints(lower_ctx *c, const char *name, int rank, const int64_t *data, int64_t n)
+int lower_new_ints(lower_ctx *c, const char *name, int rank, const int64_t *data, int64_t n)
 {
     int64_t *copy = vkml_arena_memdup(c->arena, data, sizeof(int64_t) * (size_t)(n ? n : 1));
     int v = copy ? lower_new_value(c, name, "") : -1;
@@ -381,8 +380,8 @@ static vkml_status lower_split(lower_ctx *c, const graph_node *n, vkml_error *er
     bool squeeze = !p->keepdims && (n->n_inputs < 2 || n->inputs[1] < 0);
     int parts[count + 1], elems[count + 1];
     int64_t axes = axis;
-    int split = count ? new_ints(c, "split", 1, sizes, count) : 0;
-    int axes_v = squeeze && count ? new_ints(c, "axes", 1, &axes, 1) : 0;
+    int split = count ? lower_new_ints(c, "split", 1, sizes, count) : 0;
+    int axes_v = squeeze && count ? lower_new_ints(c, "axes", 1, &axes, 1) : 0;
     if (split < 0 || axes_v < 0)
         return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory lowering a sequence");
     int inputs[2] = {n->inputs[0], split};
@@ -416,7 +415,7 @@ static vkml_status lower_concat(lower_ctx *c, const graph_node *n, vkml_error *e
         return lower_emit(c, "Concat", s.items, s.n, n->outputs, 1, axis, err);
     int parts[s.n];
     int64_t axes = axis;
-    int axes_v = new_ints(c, "axes", 1, &axes, 1);
+    int axes_v = lower_new_ints(c, "axes", 1, &axes, 1);
     if (axes_v < 0)
         return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory lowering a sequence");
     if ((st = new_elements(c, n, "/unsqueezed", s.n, parts, err)))

@@ -113,6 +113,28 @@ save(model([node("Loop", ["M", "cond", "x0"], ["x_final", "xs"], body=loop_body)
            [value("x_final", F, [2]), value("xs", F, [None, 2])],
            [const("w", np.array([2, 3], np.float32))]), "loop_carried.onnx")
 
+# The same body under a trip count and a limit that are initializers: the plan knows both,
+# so the Loop unrolls into its 3 iterations' nodes (the condition stops it before M = 5).
+save(model([node("Loop", ["M", "yes", "x0"], ["x_final", "xs"], body=loop_body)],
+           [value("x0", F, [2])], [value("x_final", F, [2]), value("xs", F, [None, 2])],
+           [const("w", np.array([2, 3], np.float32)), const("M", np.int64(5)),
+            const("yes", np.bool_(True)), const("limit", np.int64(3))]),
+     "loop_unroll_stop.onnx")
+# A PyTorch-style `for i in range(4)`: a constant trip count, no condition, the body's
+# condition its incoming one; unrolled into 4 iterations.
+for_body = helper.make_graph(
+    [node("Cast", ["i"], ["i_f"], to=F),
+     node("Mul", ["x_in", "w"], ["xw"]),
+     node("Add", ["xw", "i_f"], ["x_out"]),
+     node("Identity", ["cond_in"], ["cond_out"]),
+     node("Identity", ["x_out"], ["x_scan"])],
+    "body", [value("i", I64, []), value("cond_in", B, []), value("x_in", F, [2])],
+    [value("cond_out", B, []), value("x_out", F, [2]), value("x_scan", F, [2])])
+save(model([node("Loop", ["M", "", "x0"], ["x_final", "xs"], body=for_body)],
+           [value("x0", F, [2])], [value("x_final", F, [2]), value("xs", F, [4, 2])],
+           [const("w", np.array([2, 3], np.float32)), const("M", np.int64(4))]),
+     "loop_unroll_for.onnx")
+
 # A carried value grown by one row each iteration (torchvision's pasted masks): acc starts
 # empty and gets x + i appended; its bound is one row per iteration the limit allows.
 grow_body = helper.make_graph(
@@ -231,6 +253,10 @@ bad_type_body = helper.make_graph(
 save(model([node("Loop", ["M", "", "x0"], ["x"], body=bad_type_body)],
            [value("x0", F, [1])], [value("x", F, [1])], [const("M", np.int64(2))]),
      "loop_output_type.onnx")
+# The same under a trip count from the data (max(x0)), so that the body runs on the host.
+save(model([node("ReduceMax", ["x0"], ["top"], keepdims=0), node("Cast", ["top"], ["M"], to=I64),
+            node("Loop", ["M", "", "x0"], ["x"], body=bad_type_body)],
+           [value("x0", F, [1])], [value("x", F, [1])]), "loop_output_type_runtime.onnx")
 # Ifs nested 17 deep (vkml's limit is 16).
 inner = branch("b", [node("Identity", ["X"], ["y"])], [value("y", F, [1])])
 for depth in range(17):

@@ -231,6 +231,39 @@ static void test_loop_carried(vkml_context *ctx, int device)
     close_model(&s, &m);
 }
 
+/* Loops whose trip count and condition the plan knows unroll: no control-flow node is
+ * left, every node runs on the session's device; x <- x * w + i as in test_loop_carried. */
+static void test_loop_unrolled(vkml_context *ctx, int device)
+{
+    static const struct {
+        const char *model, *label;
+        int64_t rows;
+    } cases[] = {
+        {"loop_unroll_for.onnx", "for i in range(4)", 4},
+        {"loop_unroll_stop.onnx", "M 5, stopped by the condition after 3", 3},
+    };
+    const float x0[2] = {1, 1}, xs[8] = {2, 3, 5, 10, 12, 32, 27, 99};
+    for (size_t c = 0; c < VKML_ARRAY_SIZE(cases); c++) {
+        vkml_model *m;
+        vkml_session *s = open_model(ctx, cases[c].model, device, 0, &m);
+        if (!s)
+            continue;
+        const plan *p = session_plan(s);
+        int cf = 0;
+        for (int i = 0; i < p->graph->n_nodes; i++)
+            cf += (p->graph->nodes[i].op->flags & OP_CONTROL_FLOW) != 0;
+        size_t folded, on_device, on_cpu;
+        vkml_session_node_counts(s, &folded, &on_device, &on_cpu);
+        CHECK(cf == 0 && on_cpu == 0 && on_device >= 3 * (size_t)cases[c].rows,
+              "device %d, %s: %d control-flow nodes, %zu on the device, %zu on the CPU fallback",
+              device, cases[c].label, cf, on_device, on_cpu);
+        vkml_tensor in = f32(1, (int64_t[]){2}, x0);
+        check_run(s, cases[c].label, &in, 1, 0, 1, (int64_t[]){2}, xs + 2 * (cases[c].rows - 1));
+        check_run(s, cases[c].label, &in, 1, 1, 2, (int64_t[]){cases[c].rows, 2}, xs);
+        close_model(&s, &m);
+    }
+}
+
 /* acc grows by the row x + i each iteration, from empty: planned for one row per iteration
  * the session's limit (8 here) allows, run for M of them. */
 static void test_loop_grow(vkml_context *ctx, int device)
@@ -406,7 +439,7 @@ static void test_limits(vkml_context *ctx, int device)
         {"loop_forever.onnx", 100, VKML_ERROR_INVALID_ARGUMENT,
          "node 'x_node' (Loop): stopped after 100 iterations"},
         {"loop_huge_trip.onnx", 0, VKML_ERROR_INVALID_ARGUMENT, "stopped after 65536 iterations"},
-        {"loop_output_type.onnx", 0, VKML_ERROR_INVALID_MODEL,
+        {"loop_output_type_runtime.onnx", 0, VKML_ERROR_INVALID_MODEL,
          "subgraph output 'x_out' is float, its declaration says int64"},
     };
     const float x0 = 1;
@@ -416,6 +449,20 @@ static void test_limits(vkml_context *ctx, int device)
         vkml_session *s = open_model(ctx, cases[i].model, device, cases[i].max_iterations, &m);
         if (s)
             check_run_fails(s, cases[i].model, &in, 1, cases[i].want, cases[i].text);
+        close_model(&s, &m);
+    }
+    /* Under a constant trip count the Loop unrolls when the session is planned, and its
+     * body's outputs are checked there. */
+    vkml_model *m = load("loop_output_type.onnx", VKML_OK, NULL);
+    if (m) {
+        vkml_session *s = NULL;
+        vkml_error err = {0};
+        vkml_session_params params = {.device = device};
+        vkml_status st = vkml_session_create(ctx, m, &params, &s, &err);
+        CHECK(
+            st == VKML_ERROR_INVALID_MODEL &&
+                strstr(err.message, "subgraph output 'x_out' is float, its declaration says int64"),
+            "unrolled Loop of a mistyped body: %s: '%s'", vkml_status_name(st), err.message);
         close_model(&s, &m);
     }
 }
@@ -447,6 +494,7 @@ int main(int argc, char **argv)
         test_if_empty_branch(ctx, t.device);
         test_if_runtime(ctx, t.device);
         test_loop_carried(ctx, t.device);
+        test_loop_unrolled(ctx, t.device);
         test_loop_grow(ctx, t.device);
         test_loop_unbounded(ctx, t.device);
         test_loop_in_if(ctx, t.device);

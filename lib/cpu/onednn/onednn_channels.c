@@ -9,14 +9,27 @@
 
 #include <stdio.h>
 
+/* Whether channels [first, first + count) of x and y stored blocked are whole blocks of
+ * both, and neither value pads its last block: then they lie as in ONNX's layout, one run
+ * of count * spatial floats per image. */
+static bool whole_blocks(const graph_value *x, const graph_value *y, const mv_channels *c)
+{
+    int64_t b = onednn_block_channels();
+    return x->dims[1] % b == 0 && y->dims[1] % b == 0 && c->src_first % b == 0 &&
+           c->dst_first % b == 0 && c->count % b == 0;
+}
+
 /* The copy of channels [first, first + count) between values x and y stored in `layout`
- * (both channels-last, or both in ONNX's layout), when it is one run per pixel or image. */
+ * (both channels-last, both in ONNX's layout, or both blocked in whole blocks), when it is
+ * one run per pixel or image. */
 static bool run_copy(const graph_value *x, const graph_value *y, onednn_layout layout,
                      const mv_channels *c, const void *src, void *dst, onednn_copy *copy)
 {
     int64_t spatial = 1;
     for (int d = 2; d < x->rank; d++)
         spatial *= x->dims[d];
+    if (layout == ONEDNN_BLOCKED && whole_blocks(x, y, c))
+        layout = ONEDNN_PLAIN;
     if (layout == ONEDNN_NXC) /* [N, spatial..., C]: a run of `count` per pixel */
         *copy = (onednn_copy){.kind = ONEDNN_COPY_RUNS,
                               .src = (const float *)src + c->src_first,
