@@ -164,7 +164,8 @@ static vkml_status unroll_iteration(lower_ctx *c, const graph_node *n, const gra
     map[body->inputs[1]] = *cond;
     for (int j = 0; j < n_carried; j++)
         map[body->inputs[2 + j]] = carried[j];
-    vkml_status st = map[body->inputs[0]] < 0 ? oom(err) : lower_map_body(c, n, body, base, map, err);
+    vkml_status st =
+        map[body->inputs[0]] < 0 ? oom(err) : lower_map_body(c, n, body, base, map, err);
     for (int i = 0; i < body->n_nodes && st == VKML_OK; i++)
         st = lower_inline_node(c, base, &body->nodes[i], map, err);
     for (int o = 0; o < body->n_outputs && st == VKML_OK; o++)

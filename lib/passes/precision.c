@@ -1,4 +1,5 @@
-/* VKML_PRECISION_FP16: the session's float16 graph (see passes/precision.h). */
+/* Precision rewrites: the float16 graph of VKML_PRECISION_FP16, and the float32 graph of a
+ * float16 model on the CPU device (see passes/precision.h). */
 #include "passes/precision.h"
 #include "ops/op.h"
 #include "passes/fold.h"
@@ -74,16 +75,17 @@ static const char *const fp16_ops[] = {
 
 typedef struct rewrite {
     const graph *g;
-    graph_value *probe; /* g's values, types inferred (symbolic dims bound) */
-    bool *folded;       /* per node of g: its outputs are constants */
-    bool *half;         /* per node of g: runs in float16 */
-    graph *ng;          /* the float16 graph; values 0 .. g->n_values-1 are g's */
-    int *as_half;       /* per value of g: its float16 form in ng, -1 not made yet */
-    int *as_float;      /* per value of g: its float32 form in ng, -1 not made yet */
-    int *half_output;   /* per graph output produced in float16: the float16 value */
-    bool *host_io;      /* NULL, or per graph input then output: float16 in ng (the host
-                           converts) */
-    bool *host_half;    /* per value of g: a graph input or output float16 in ng itself */
+    graph_value *probe;  /* g's values, types inferred (symbolic dims bound) */
+    bool *folded;        /* per node of g: its outputs are constants */
+    vkml_dtype from, to; /* narrowing: float32 -> float16; widening: float16 -> float32 */
+    bool *moved;         /* per node of g: runs in `to` */
+    graph *ng;           /* the rewritten graph; values 0 .. g->n_values-1 are g's */
+    int *as_to;          /* per value of g: its `to` form in ng, -1 not made yet */
+    int *as_from;        /* per value of g: its `from` form in ng, -1 not made yet */
+    int *to_output;      /* per graph output produced in `to`: that value */
+    bool *host_io;       /* NULL, or per graph input then output: float16 in ng (the host
+                            converts) */
+    bool *host_half;     /* per value of g: a graph input or output float16 in ng itself */
 } rewrite;
 
 static bool in_fp16_list(const graph_node *n)
@@ -105,47 +107,57 @@ static bool keeps_float32(const graph_node *n, int k)
            (!strcmp(n->op->name, "Resize") || !strcmp(n->op->name, "Upsample"));
 }
 
+/* Whether input k of a converted node keeps its type: keeps_float32 when narrowing. */
+static bool keeps_from(const rewrite *r, const graph_node *n, int k)
+{
+    return r->to == VKML_DTYPE_FLOAT16 && keeps_float32(n, k);
+}
+
 static bool is_float_type(vkml_dtype t)
 {
     return t == VKML_DTYPE_FLOAT || t == VKML_DTYPE_FLOAT16 || t == VKML_DTYPE_DOUBLE ||
            t == VKML_DTYPE_BFLOAT16;
 }
 
-/* Whether the node's float tensors are all float32, and it has at least one. */
-static bool all_floats_are_f32(const graph_value *values, const graph_node *n)
+/* Whether the node's float tensors are all of type t, and it has at least one. */
+static bool all_floats_are(const graph_value *values, const graph_node *n, vkml_dtype t)
 {
     bool any = false;
     for (int k = 0; k < n->n_inputs + n->n_outputs; k++) {
         int v = k < n->n_inputs ? n->inputs[k] : n->outputs[k - n->n_inputs];
         if (v < 0)
             continue;
-        if (is_float_type(values[v].dtype) && values[v].dtype != VKML_DTYPE_FLOAT)
+        if (is_float_type(values[v].dtype) && values[v].dtype != t)
             return false;
-        any |= values[v].dtype == VKML_DTYPE_FLOAT;
+        any |= values[v].dtype == t;
     }
     return any;
 }
 
-/* value's float32 data as float16, in the arena; NULL when out of memory or malformed. */
-static uint16_t *half_data(vkml_arena *arena, const graph_value *value)
+/* value's data (of type `from`) as type `to` (float32 <-> float16), in the arena; NULL
+ * when out of memory or malformed. */
+static void *converted_data(vkml_arena *arena, const graph_value *value, vkml_dtype to)
 {
     size_t n = vkml_tensor_element_count(value->rank, value->dims);
-    if (value->rank < 0 || (n == 0 && value->rank > 0) || n > value->data_size / sizeof(float))
+    size_t in = vkml_dtype_size(value->dtype), out = vkml_dtype_size(to);
+    if (value->rank < 0 || (n == 0 && value->rank > 0) || n > value->data_size / in)
         return NULL;
-    uint16_t *data = vkml_arena_alloc(arena, n ? n * sizeof(uint16_t) : 1);
-    const float *f = value->data;
-    for (size_t i = 0; data && i < n; i++)
-        data[i] = vkml_half_from_float(f[i]);
+    void *data = vkml_arena_alloc(arena, n ? n * out : 1);
+    if (data && to == VKML_DTYPE_FLOAT16)
+        vkml_halves_from_floats(data, value->data, n);
+    else if (data)
+        vkml_floats_from_halves(data, value->data, n);
     return data;
 }
 
-/* A float16 copy of initializer v, in ng; -1 when out of memory. */
-static int half_constant(rewrite *r, int v)
+/* A `to` copy of initializer v (or of a value folded to a constant), in ng; -1 when out of
+ * memory. */
+static int converted_constant(rewrite *r, int v)
 {
     const graph_value *src = &r->probe[v];
     char name[512];
-    snprintf(name, sizeof(name), "%s/fp16", src->name);
-    uint16_t *data = half_data(r->ng->arena, src);
+    snprintf(name, sizeof(name), "%s/%s", src->name, r->to == VKML_DTYPE_FLOAT16 ? "fp16" : "fp32");
+    void *data = converted_data(r->ng->arena, src, r->to);
     int h = data ? graph_add_value(r->ng, name) : -1;
     if (h < 0)
         return -1;
@@ -153,10 +165,14 @@ static int half_constant(rewrite *r, int v)
     const char *kept = hv->name;
     *hv = r->g->values[v];
     hv->name = kept;
-    hv->dtype = VKML_DTYPE_FLOAT16;
-    hv->is_output = false; /* an initializer that is a graph output keeps its float32 self */
+    hv->dtype = r->to;
+    hv->rank = src->rank; /* a folded value's shape is the probe's */
+    memcpy(hv->dims, src->dims, sizeof(hv->dims));
+    hv->kind = GRAPH_VALUE_CONSTANT;
+    hv->producer = -1;
+    hv->is_output = false; /* an initializer that is a graph output keeps its own self */
     hv->data = data;
-    hv->data_size = vkml_tensor_element_count(src->rank, src->dims) * sizeof(uint16_t);
+    hv->data_size = vkml_tensor_element_count(src->rank, src->dims) * vkml_dtype_size(r->to);
     return h;
 }
 
@@ -177,51 +193,73 @@ static int add_cast(rewrite *r, int from, const char *name, vkml_dtype to, vkml_
     return out;
 }
 
-/* Whether float32 value v of g is produced in float16 (by a float16 node). */
-static bool produced_half(const rewrite *r, int v)
+/* Whether value v of g (of type `from`) is produced in `to` (by a moved node). */
+static bool produced_to(const rewrite *r, int v)
 {
     int producer = r->probe[v].producer;
-    return producer >= 0 && r->half[producer] && r->probe[v].dtype == VKML_DTYPE_FLOAT;
+    return producer >= 0 && r->moved[producer] && r->probe[v].dtype == r->from;
 }
 
-/* Value v of g as node inputs of the given precision read it in ng (-1: out of memory). */
-static int value_as(rewrite *r, int v, bool want_half, vkml_error *err)
+/* Value v of g as node inputs of type `to` (want_to) or as it is read it in ng (-1: out of
+ * memory). */
+static int value_as(rewrite *r, int v, bool want_to, vkml_error *err)
 {
     const graph_value *pv = &r->probe[v];
-    bool made_half = produced_half(r, v) || r->host_half[v];
-    if (pv->dtype != VKML_DTYPE_FLOAT || want_half == made_half)
-        return made_half && r->half_output[v] >= 0 ? r->half_output[v] : v;
-    if (!want_half && r->g->values[v].is_output && !r->host_half[v])
-        return v; /* the graph output is the float32 Cast of the float16 value */
-    int *form = want_half ? r->as_half : r->as_float;
+    bool made_to = produced_to(r, v) || r->host_half[v];
+    if (pv->dtype != r->from || want_to == made_to)
+        return made_to && r->to_output[v] >= 0 ? r->to_output[v] : v;
+    if (!want_to && r->g->values[v].is_output && !r->host_half[v])
+        return v; /* the graph output is the Cast back of the `to` value */
+    int *form = want_to ? r->as_to : r->as_from;
     if (form[v] >= 0)
         return form[v];
+    vkml_dtype t = want_to ? r->to : r->from;
     char name[512];
-    snprintf(name, sizeof(name), "%s/%s", pv->name, want_half ? "fp16" : "fp32");
-    if (want_half && r->g->values[v].kind == GRAPH_VALUE_CONSTANT)
-        form[v] = half_constant(r, v);
+    snprintf(name, sizeof(name), "%s/%s", pv->name, t == VKML_DTYPE_FLOAT16 ? "fp16" : "fp32");
+    if (want_to && (r->g->values[v].kind == GRAPH_VALUE_CONSTANT || pv->data))
+        form[v] = converted_constant(r, v); /* an initializer, or a value folded to one */
     else
-        form[v] = add_cast(r, v, name, want_half ? VKML_DTYPE_FLOAT16 : VKML_DTYPE_FLOAT, err);
+        form[v] = add_cast(r, v, name, t, err);
     return form[v];
 }
 
-/* Float16 data of a float32 value the probe knows: an initializer's converted copy in ng
- * (made once), or a folded value's (converted for the probe only). NULL: out of memory. */
-static const void *probe_half_data(rewrite *r, int v)
+/* The `to` data of a value the probe knows: an initializer's converted copy in ng (made
+ * once), or a folded value's (converted for the probe only). NULL: out of memory. */
+static const void *probe_converted_data(rewrite *r, int v)
 {
     if (r->g->values[v].kind == GRAPH_VALUE_CONSTANT) {
-        int h = r->as_half[v] >= 0 ? r->as_half[v] : (r->as_half[v] = half_constant(r, v));
+        int h = r->as_to[v] >= 0 ? r->as_to[v] : (r->as_to[v] = converted_constant(r, v));
         return h >= 0 ? r->ng->values[h].data : NULL;
     }
-    return half_data(r->ng->arena, &r->probe[v]);
+    return converted_data(r->ng->arena, &r->probe[v], r->to);
 }
 
-/* Whether node i can run in float16: its shape function gives float16 outputs for float16
- * inputs (same shapes), and the device runs it so. Leaves the probe values unchanged. */
-static bool runs_in_half(rewrite *r, const precision_device *dev, int i)
+/* Whether node i may run in `to`. Narrowing: an op of the float16 list whose float tensors
+ * are all float32. Widening: any op but CastLike (whose output type is its second input's:
+ * widened, it would not round) with a float16 tensor and no float types but float16 and
+ * float32. */
+static bool may_convert(const rewrite *r, const graph_node *n)
+{
+    if (r->to == VKML_DTYPE_FLOAT16)
+        return in_fp16_list(n) && all_floats_are(r->probe, n, VKML_DTYPE_FLOAT);
+    bool half = false;
+    for (int k = 0; k < n->n_inputs + n->n_outputs; k++) {
+        int v = k < n->n_inputs ? n->inputs[k] : n->outputs[k - n->n_inputs];
+        vkml_dtype t = v >= 0 ? r->probe[v].dtype : VKML_DTYPE_UNDEFINED;
+        if (is_float_type(t) && t != VKML_DTYPE_FLOAT16 && t != VKML_DTYPE_FLOAT)
+            return false;
+        half |= t == VKML_DTYPE_FLOAT16;
+    }
+    return half && n->op && n->n_implicit == 0 && strcmp(n->op->name, "CastLike") != 0;
+}
+
+/* Whether node i can run in `to`: may_convert, its shape function gives `to` outputs for
+ * `to` inputs where they were `from` (same shapes), and the device runs it so (narrowing).
+ * Leaves the probe values unchanged. */
+static bool runs_converted(rewrite *r, const precision_device *dev, int i)
 {
     const graph_node *n = &r->g->nodes[i];
-    if (r->folded[i] || !in_fp16_list(n) || !all_floats_are_f32(r->probe, n))
+    if (r->folded[i] || !may_convert(r, n))
         return false;
     int count = n->n_inputs + n->n_outputs;
     graph_value saved[count + 1];
@@ -230,21 +268,21 @@ static bool runs_in_half(rewrite *r, const precision_device *dev, int i)
         if (v >= 0)
             saved[k] = r->probe[v];
     }
-    /* Float inputs become float16; constant ones with their data converted (an
-     * initializer's copy is the one the float16 graph keeps), as shape functions and
-     * support checks may read it (Clip's bounds, Pad's value). */
+    /* `from` inputs become `to`; constant ones with their data converted (an
+     * initializer's copy is the one the new graph keeps), as shape functions and support
+     * checks may read it (Clip's bounds, Pad's value). */
     bool ok = true;
     for (int k = 0; ok && k < n->n_inputs; k++) {
         graph_value *in = n->inputs[k] >= 0 ? &r->probe[n->inputs[k]] : NULL;
-        if (!in || in->dtype != VKML_DTYPE_FLOAT || keeps_float32(n, k))
+        if (!in || in->dtype != r->from || keeps_from(r, n, k))
             continue;
         if (in->data) {
-            const void *half = probe_half_data(r, n->inputs[k]);
-            ok = half != NULL;
-            in->data = half;
-            in->data_size /= 2;
+            const void *data = probe_converted_data(r, n->inputs[k]);
+            ok = data != NULL;
+            in->data = data;
+            in->data_size = in->data_size / vkml_dtype_size(r->from) * vkml_dtype_size(r->to);
         }
-        in->dtype = VKML_DTYPE_FLOAT16;
+        in->dtype = r->to;
     }
     vkml_error err = {0};
     if (ok)
@@ -254,12 +292,12 @@ static bool runs_in_half(rewrite *r, const precision_device *dev, int i)
         if (v < 0)
             continue;
         const graph_value *was = &saved[n->n_inputs + o], *now = &r->probe[v];
-        vkml_dtype want = was->dtype == VKML_DTYPE_FLOAT ? VKML_DTYPE_FLOAT16 : was->dtype;
+        vkml_dtype want = was->dtype == r->from ? r->to : was->dtype;
         ok = now->dtype == want && now->rank == was->rank &&
              !memcmp(now->dims, was->dims,
                      sizeof(int64_t) * (size_t)(was->rank > 0 ? was->rank : 0));
     }
-    if (ok)
+    if (ok && dev)
         ok = dev->runs(dev->ctx, r->probe, n);
     for (int k = 0; k < count; k++) {
         int v = k < n->n_inputs ? n->inputs[k] : n->outputs[k - n->n_inputs];
@@ -275,12 +313,13 @@ static vkml_status copy_values(rewrite *r, vkml_error *err)
     for (int v = 0; v < r->g->n_values; v++) {
         int k = graph_add_value(r->ng, r->g->values[v].name);
         if (k < 0)
-            return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory for the fp16 graph");
+            return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY,
+                             "out of memory for the rewritten graph");
         const char *kept = r->ng->values[k].name;
         r->ng->values[k] = r->g->values[v];
         r->ng->values[k].name = kept;
         r->ng->values[k].producer = -1;
-        r->as_half[v] = r->as_float[v] = r->half_output[v] = -1;
+        r->as_to[v] = r->as_from[v] = r->to_output[v] = -1;
     }
     return VKML_OK;
 }
@@ -291,22 +330,22 @@ static vkml_status emit_node(rewrite *r, int i, vkml_error *err)
     const graph_node *n = &r->g->nodes[i];
     int k = graph_add_node(r->ng, n->name, n->op_type, n->domain, n->n_inputs, n->n_outputs, 0);
     if (k < 0)
-        return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory for the fp16 graph");
+        return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory for the rewritten graph");
     for (int o = 0; o < n->n_outputs; o++) {
         int v = n->outputs[o];
-        r->ng->nodes[k].outputs[o] = v >= 0 && r->half_output[v] >= 0 ? r->half_output[v] : v;
+        r->ng->nodes[k].outputs[o] = v >= 0 && r->to_output[v] >= 0 ? r->to_output[v] : v;
     }
     for (int in = 0; in < n->n_inputs; in++) {
         int v = n->inputs[in];
         /* A folded node (Shape of an activation: its outputs are constants) never runs, so
          * it reads v as made: a Cast for it would run every time for nothing. */
-        bool want_half =
-            r->folded[i] ? v >= 0 && produced_half(r, v) : r->half[i] && !keeps_float32(n, in);
-        int mapped = v >= 0 ? value_as(r, v, want_half, err) : -1;
+        bool want_to =
+            r->folded[i] ? v >= 0 && produced_to(r, v) : r->moved[i] && !keeps_from(r, n, in);
+        int mapped = v >= 0 ? value_as(r, v, want_to, err) : -1;
         if (v >= 0 && mapped < 0)
             return err && err->status ? err->status
                                       : vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY,
-                                                  "out of memory for the fp16 graph");
+                                                  "out of memory for the rewritten graph");
         r->ng->nodes[k].inputs[in] = mapped; /* nodes may have moved: index again */
     }
     graph_node *nn = &r->ng->nodes[k];
@@ -321,29 +360,32 @@ static vkml_status emit_node(rewrite *r, int i, vkml_error *err)
     return VKML_OK;
 }
 
-/* A graph output made in float16 gets a float16 value of its own and a Cast back. */
-static vkml_status split_half_outputs(rewrite *r, vkml_error *err)
+/* A graph output made in `to` gets a `to` value of its own and a Cast back. */
+static vkml_status split_converted_outputs(rewrite *r, vkml_error *err)
 {
     for (int o = 0; o < r->g->n_outputs; o++) {
         int v = r->g->outputs[o];
         int producer = r->probe[v].producer;
-        if (producer < 0 || !r->half[producer] || r->probe[v].dtype != VKML_DTYPE_FLOAT ||
-            r->half_output[v] >= 0 || r->host_half[v])
+        if (producer < 0 || !r->moved[producer] || r->probe[v].dtype != r->from ||
+            r->to_output[v] >= 0 || r->host_half[v])
             continue;
         char name[512];
-        snprintf(name, sizeof(name), "%s/fp16", r->g->values[v].name);
+        snprintf(name, sizeof(name), "%s/%s", r->g->values[v].name,
+                 r->to == VKML_DTYPE_FLOAT16 ? "fp16" : "fp32");
         int h = graph_add_value(r->ng, name);
         if (h < 0)
-            return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory for the fp16 graph");
-        r->half_output[v] = h;
+            return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY,
+                             "out of memory for the rewritten graph");
+        r->to_output[v] = h;
         int k = graph_add_node(r->ng, name, "Cast", "", 1, 1, 1);
         if (k < 0)
-            return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory for the fp16 graph");
+            return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY,
+                             "out of memory for the rewritten graph");
         graph_node *n = &r->ng->nodes[k];
         n->inputs[0] = h;
         n->outputs[0] = v;
         n->opset = PRECISION_CAST_OPSET;
-        n->attrs[0] = (graph_attr){.name = "to", .type = GRAPH_ATTR_INT, .i = VKML_DTYPE_FLOAT};
+        n->attrs[0] = (graph_attr){.name = "to", .type = GRAPH_ATTR_INT, .i = r->from};
         vkml_status st = op_bind_node(r->ng->arena, n, err);
         if (st != VKML_OK)
             return st;
@@ -369,14 +411,14 @@ static void mark_host_half(rewrite *r)
         for (int k = 0; k < n->n_inputs; k++) {
             int v = n->inputs[k];
             if (v >= 0 && g->values[v].kind == GRAPH_VALUE_INPUT &&
-                (r->folded[i] || !r->half[i] || keeps_float32(n, k)))
+                (r->folded[i] || !r->moved[i] || keeps_float32(n, k)))
                 r->host_half[v] = false; /* read as float32 */
         }
     }
     for (int o = 0; o < g->n_outputs; o++) {
         int v = g->outputs[o];
         int producer = r->probe[v].producer;
-        if (producer >= 0 && r->half[producer] && r->probe[v].dtype == VKML_DTYPE_FLOAT)
+        if (producer >= 0 && r->moved[producer] && r->probe[v].dtype == VKML_DTYPE_FLOAT)
             r->host_half[v] = true;
     }
     for (int v = 0; v < g->n_values; v++)
@@ -386,16 +428,33 @@ static void mark_host_half(rewrite *r)
         r->host_io[i] = r->host_half[i < g->n_inputs ? g->inputs[i] : g->outputs[i - g->n_inputs]];
 }
 
-static vkml_status build(rewrite *r, const precision_device *dev, int *n_half, vkml_error *err)
+/* Whether widening keeps a float16 value float32 between two nodes (one widened node reads
+ * another's output): else it adds Casts around single nodes for nothing. */
+static bool widening_pays(const rewrite *r)
+{
+    for (int i = 0; i < r->g->n_nodes; i++) {
+        const graph_node *n = &r->g->nodes[i];
+        for (int k = 0; r->moved[i] && k < n->n_inputs; k++)
+            if (n->inputs[k] >= 0 && produced_to(r, n->inputs[k]))
+                return true;
+    }
+    return false;
+}
+
+static vkml_status build(rewrite *r, const precision_device *dev, int *n_moved, vkml_error *err)
 {
     const graph *g = r->g;
     vkml_status st = copy_values(r, err);
     int count = 0;
     for (int i = 0; st == VKML_OK && i < g->n_nodes; i++)
-        count += (r->half[i] = runs_in_half(r, dev, i));
+        count += (r->moved[i] = runs_converted(r, dev, i));
+    if (st == VKML_OK && r->to == VKML_DTYPE_FLOAT && (count == 0 || !widening_pays(r))) {
+        *n_moved = 0; /* no graph: the model's is the plan's */
+        return st;
+    }
     if (st == VKML_OK) {
         mark_host_half(r);
-        st = split_half_outputs(r, err);
+        st = split_converted_outputs(r, err);
     }
     for (int i = 0; st == VKML_OK && i < g->n_nodes; i++)
         st = emit_node(r, i, err);
@@ -405,58 +464,80 @@ static vkml_status build(rewrite *r, const precision_device *dev, int *n_half, v
     ng->inputs = vkml_arena_calloc(ng->arena, (size_t)g->n_inputs + 1, sizeof(int));
     ng->outputs = vkml_arena_calloc(ng->arena, (size_t)g->n_outputs + 1, sizeof(int));
     if (!ng->inputs || !ng->outputs)
-        return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory for the fp16 graph");
+        return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory for the rewritten graph");
     memcpy(ng->inputs, g->inputs, sizeof(int) * (size_t)g->n_inputs);
     memcpy(ng->outputs, g->outputs, sizeof(int) * (size_t)g->n_outputs);
     ng->n_inputs = g->n_inputs;
     ng->n_outputs = g->n_outputs;
     ng->opset = g->opset;
-    if (n_half)
-        *n_half = count;
+    *n_moved = count;
     return graph_sort(ng, err);
+}
+
+/* g rewritten from `from` to `to` (float32 <-> float16): see precision.h. */
+static vkml_status rewrite_graph(const graph *g, const precision_device *dev,
+                                 const op_host_runner *runner, int64_t symbolic_value,
+                                 vkml_dtype from, vkml_dtype to, bool *host_io, graph **out,
+                                 int *n_moved, vkml_error *err)
+{
+    *out = NULL;
+    int moved = 0;
+    size_t nv = (size_t)g->n_values + 1, nn = (size_t)g->n_nodes + 1;
+    rewrite r = {.g = g,
+                 .from = from,
+                 .to = to,
+                 .probe = graph_values_clone(g),
+                 .folded = calloc(nn, sizeof(bool)),
+                 .moved = calloc(nn, sizeof(bool)),
+                 .ng = graph_create(),
+                 .as_to = calloc(nv, sizeof(int)),
+                 .as_from = calloc(nv, sizeof(int)),
+                 .to_output = calloc(nv, sizeof(int)),
+                 .host_io = host_io,
+                 .host_half = calloc(nv, sizeof(bool))};
+    vkml_arena *fold_arena = vkml_arena_create();
+    vkml_status st = VKML_OK;
+    if (!r.probe || !r.folded || !r.moved || !r.ng || !r.as_to || !r.as_from || !r.to_output ||
+        !r.host_half || !fold_arena)
+        st = vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory for the rewritten graph");
+    if (st == VKML_OK &&
+        (st = fold_infer(g, r.probe, symbolic_value, runner, fold_arena, NULL, err)))
+        vkml_error_prefix(err, "precision %s: inferring the model's types",
+                          to == VKML_DTYPE_FLOAT16 ? "fp16" : "fp32");
+    if (st == VKML_OK) {
+        fold_mark_folded(g, r.probe, r.folded);
+        st = build(&r, dev, &moved, err);
+    }
+    if (n_moved)
+        *n_moved = moved;
+    if (st == VKML_OK && (moved > 0 || to == VKML_DTYPE_FLOAT16))
+        *out = r.ng;
+    else
+        graph_destroy(&r.ng);
+    free(r.probe);
+    free(r.folded);
+    free(r.moved);
+    free(r.as_to);
+    free(r.as_from);
+    free(r.to_output);
+    free(r.host_half);
+    vkml_arena_destroy(&fold_arena);
+    return st;
 }
 
 vkml_status precision_fp16_graph(const graph *g, const precision_device *dev,
                                  const op_host_runner *runner, int64_t symbolic_value,
                                  bool *host_io, graph **out, int *n_half, vkml_error *err)
 {
-    *out = NULL;
-    size_t nv = (size_t)g->n_values + 1, nn = (size_t)g->n_nodes + 1;
-    rewrite r = {.g = g,
-                 .probe = graph_values_clone(g),
-                 .folded = calloc(nn, sizeof(bool)),
-                 .half = calloc(nn, sizeof(bool)),
-                 .ng = graph_create(),
-                 .as_half = calloc(nv, sizeof(int)),
-                 .as_float = calloc(nv, sizeof(int)),
-                 .half_output = calloc(nv, sizeof(int)),
-                 .host_io = host_io,
-                 .host_half = calloc(nv, sizeof(bool))};
-    vkml_arena *fold_arena = vkml_arena_create();
-    vkml_status st = VKML_OK;
-    if (!r.probe || !r.folded || !r.half || !r.ng || !r.as_half || !r.as_float || !r.half_output ||
-        !r.host_half || !fold_arena)
-        st = vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory for the fp16 graph");
-    if (st == VKML_OK &&
-        (st = fold_infer(g, r.probe, symbolic_value, runner, fold_arena, NULL, err)))
-        vkml_error_prefix(err, "precision fp16: inferring the model's types");
-    if (st == VKML_OK) {
-        fold_mark_folded(g, r.probe, r.folded);
-        st = build(&r, dev, n_half, err);
-    }
-    if (st == VKML_OK)
-        *out = r.ng;
-    else
-        graph_destroy(&r.ng);
-    free(r.probe);
-    free(r.folded);
-    free(r.half);
-    free(r.as_half);
-    free(r.as_float);
-    free(r.half_output);
-    free(r.host_half);
-    vkml_arena_destroy(&fold_arena);
-    return st;
+    return rewrite_graph(g, dev, runner, symbolic_value, VKML_DTYPE_FLOAT, VKML_DTYPE_FLOAT16,
+                         host_io, out, n_half, err);
+}
+
+vkml_status precision_fp32_graph(const graph *g, const op_host_runner *runner,
+                                 int64_t symbolic_value, graph **out, int *n_wide, vkml_error *err)
+{
+    return rewrite_graph(g, NULL, runner, symbolic_value, VKML_DTYPE_FLOAT16, VKML_DTYPE_FLOAT,
+                         NULL, out, n_wide, err);
 }
 
 static const char *const precision_names[] = {

@@ -39,3 +39,15 @@ typedef struct precision_device {
 vkml_status precision_fp16_graph(const graph *g, const precision_device *dev,
                                  const op_host_runner *runner, int64_t symbolic_value,
                                  bool *host_io, graph **out, int *n_half, vkml_error *err);
+
+/* A float16 model on the CPU device, whose kernels compute float16 in float32 (no CPU
+ * oneDNN 2.6 runs has float16 arithmetic): the same rewrite the other way. Every node with
+ * a float16 tensor whose shape function gives float32 outputs for float32 inputs there
+ * (every op but those whose output type is an attribute's, as Cast's, or CastLike)
+ * computes and stores float32; float16 initializers get float32 copies; Casts join the
+ * float16 values that remain (graph inputs and outputs, explicit Casts to float16) to the
+ * float32 ones. Intermediates then stay float32 between nodes, as ONNX Runtime's CPU
+ * provider keeps them, rather than rounding to float16 at every node. *out NULL (and
+ * *n_wide 0) where that pays nothing: no float16 value passes between two such nodes. */
+vkml_status precision_fp32_graph(const graph *g, const op_host_runner *runner,
+                                 int64_t symbolic_value, graph **out, int *n_wide, vkml_error *err);

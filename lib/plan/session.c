@@ -319,6 +319,38 @@ static vkml_status session_cpu_threads(int asked, int *threads, vkml_error *err)
     return VKML_OK;
 }
 
+/* A session on the CPU device alone of a model with float16 values between nodes: its
+ * float32 graph (passes/precision.h, precision_fp32_graph), which the CPU device's kernels
+ * compute as they compute float16, without the conversions at every node. Off with
+ * VKML_CPU_WIDEN=0. */
+static vkml_status session_widen(vkml_session *s, vkml_error *err)
+{
+    const char *env = getenv("VKML_CPU_WIDEN");
+    const graph *g = s->model->graph;
+    if (s->target.n_devices > 0 || (env && !strcmp(env, "0")) || lower_needed(g))
+        return VKML_OK;
+    bool half = false;
+    for (int v = 0; v < g->n_values && !half; v++)
+        half = g->values[v].dtype == VKML_DTYPE_FLOAT16;
+    if (!half)
+        return VKML_OK;
+    graph *wide = NULL;
+    int n_wide = 0;
+    vkml_error why = {0};
+    vkml_status st = precision_fp32_graph(g, s->target.runner, s->symbolic, &wide, &n_wide, &why);
+    if (st == VKML_ERROR_OUT_OF_MEMORY)
+        return vkml_fail(err, st, "%s", why.message);
+    if (st != VKML_OK) /* types known only with the session's inputs: planned as it is */
+        VKML_LOGD("CPU device: the float16 model stays float16 (%s)", why.message);
+    if (st != VKML_OK || !wide)
+        return VKML_OK;
+    graph_destroy(&s->own_graph);
+    s->own_graph = wide;
+    s->graph = wide;
+    VKML_LOGD("CPU device: %d float16 nodes compute and store float32", n_wide);
+    return VKML_OK;
+}
+
 static vkml_status session_use_precision(vkml_session *s, vkml_precision precision,
                                          bool host_boundary, vkml_error *err)
 {
@@ -326,7 +358,7 @@ static vkml_status session_use_precision(vkml_session *s, vkml_precision precisi
     s->precision = precision;
     s->target.fast_math = precision == VKML_PRECISION_FP32_FAST;
     if (precision == VKML_PRECISION_FP32 || precision == VKML_PRECISION_FP32_FAST)
-        return VKML_OK;
+        return session_widen(s, err);
     if (precision != VKML_PRECISION_FP16 && precision != VKML_PRECISION_FP16_ALWAYS)
         return vkml_fail(err, VKML_ERROR_INVALID_ARGUMENT, "unknown precision %d", (int)precision);
     const graph *g = s->model->graph;

@@ -449,6 +449,88 @@ static void test_measured_choice(void)
     vkml_context_destroy(&ctx);
 }
 
+/* A Cast node of `in` to `to`. */
+static void cast_node(graph *g, const char *name, int in, int out, vkml_dtype to)
+{
+    int n = graph_add_node(g, name, "Cast", "", 1, 1, 1);
+    g->nodes[n].inputs[0] = in;
+    g->nodes[n].outputs[0] = out;
+    g->nodes[n].opset = 13;
+    g->nodes[n].attrs[0] = (graph_attr){.name = "to", .type = GRAPH_ATTR_INT, .i = to};
+}
+
+/* A float16 model on the CPU device computes and keeps float32 between nodes (the widened
+ * graph), while an explicit Cast to float16 still rounds: Y = fp16(fp16(b) + b) for
+ * b = Relu(X * gain), X, gain and Y float16. The output equals that computed here in
+ * float32 bit for bit; with VKML_CPU_WIDEN=0 the plan keeps b float16. */
+static void test_cpu_widen(vkml_context *ctx)
+{
+    int64_t xd[] = {1, 4, 6, 8}, gd[] = {1, 4, 1, 1};
+    enum { N = 1 * 4 * 6 * 8 };
+    uint64_t seed = 11;
+    graph *g = graph_create();
+    int x = tg_value(g, "X", VKML_DTYPE_FLOAT16, 4, xd);
+    int gain = tg_value(g, "gain", VKML_DTYPE_FLOAT16, 4, gd);
+    uint16_t *gh = vkml_arena_calloc(g->arena, 4, sizeof(uint16_t));
+    for (int c = 0; c < 4; c++)
+        gh[c] = vkml_half_from_float(test_randf(&seed, 0.5f, 3.0f));
+    g->values[gain].kind = GRAPH_VALUE_CONSTANT;
+    g->values[gain].data = gh;
+    g->values[gain].data_size = 4 * sizeof(uint16_t);
+    int a = graph_add_value(g, "a"), b = graph_add_value(g, "b"), c32 = graph_add_value(g, "c"),
+        d = graph_add_value(g, "d"), y = graph_add_value(g, "Y");
+    tg_node(g, "mul", "Mul", x, gain, a, 13);
+    tg_node(g, "relu", "Relu", a, -1, b, 13);
+    cast_node(g, "to32", b, c32, VKML_DTYPE_FLOAT);
+    cast_node(g, "to16", c32, d, VKML_DTYPE_FLOAT16);
+    tg_node(g, "add", "Add", d, b, y, 13);
+    vkml_model *m = tg_model(g, (int[]){x}, 1, (int[]){y}, 1, 13);
+    if (!m)
+        return;
+    uint16_t xh[N], want[N];
+    for (int i = 0; i < N; i++) {
+        xh[i] = vkml_half_from_float(test_randf(&seed, -3, 3));
+        float bf = vkml_half_to_float(xh[i]) * vkml_half_to_float(gh[i / 48]);
+        bf = bf > 0 ? bf : 0;
+        want[i] = vkml_half_from_float(vkml_half_to_float(vkml_half_from_float(bf)) + bf);
+    }
+    for (int widen = 1; widen >= 0; widen--) {
+        setenv("VKML_CPU_WIDEN", widen ? "1" : "0", 1);
+        vkml_error err = {0};
+        vkml_session *s = NULL;
+        vkml_session_params params = {.device = VKML_DEVICE_CPU};
+        CHECK_OK(vkml_session_create(ctx, m, &params, &s, &err), &err);
+        if (!s)
+            continue;
+        const plan *p = s->plan;
+        vkml_dtype relu_out = VKML_DTYPE_UNDEFINED;
+        for (int v = 0; v < p->graph->n_values; v++)
+            if (!strcmp(p->graph->values[v].name, "b"))
+                relu_out = p->values[v].dtype;
+        CHECK(relu_out == (widen ? VKML_DTYPE_FLOAT : VKML_DTYPE_FLOAT16) &&
+                  vkml_session_input(s, 0)->dtype == VKML_DTYPE_FLOAT16 &&
+                  vkml_session_output(s, 0)->dtype == VKML_DTYPE_FLOAT16,
+              "widen %d: the Relu writes %s; the session's X %s and Y %s", widen,
+              vkml_dtype_name(relu_out), vkml_dtype_name(vkml_session_input(s, 0)->dtype),
+              vkml_dtype_name(vkml_session_output(s, 0)->dtype));
+        uint16_t got[N];
+        vkml_tensor in = {.dtype = VKML_DTYPE_FLOAT16, .rank = 4, .data = xh, .size = sizeof(xh)};
+        vkml_tensor out = {
+            .dtype = VKML_DTYPE_FLOAT16, .rank = 4, .data = got, .size = sizeof(got)};
+        memcpy(in.dims, xd, sizeof(xd));
+        memcpy(out.dims, xd, sizeof(xd));
+        CHECK_OK(vkml_session_run(s, &in, 1, &out, 1, &err), &err);
+        int off = 0;
+        for (int i = 0; widen && i < N; i++)
+            off += got[i] != want[i];
+        CHECK(off == 0, "widened: %d of %d outputs differ from fp16(fp16(b) + b) in float32", off,
+              N);
+        vkml_session_destroy(&s);
+    }
+    unsetenv("VKML_CPU_WIDEN");
+    vkml_model_destroy(&m);
+}
+
 int main(void)
 {
     vkml_context *ctx = NULL;
@@ -461,6 +543,7 @@ int main(void)
     test_neck(ctx);
     test_mnist(ctx);
     test_measured_choice();
+    test_cpu_widen(ctx);
     vkml_context_destroy(&ctx);
     return test_finish("test_precision");
 }
