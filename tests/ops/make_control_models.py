@@ -135,6 +135,24 @@ save(model([node("Loop", ["M", "", "x0"], ["x_final", "xs"], body=for_body)],
            [const("w", np.array([2, 3], np.float32)), const("M", np.int64(4))]),
      "loop_unroll_for.onnx")
 
+# Loops nested, both of constant trip counts: the inner adds 0 + 1 + 2 to x, the outer
+# then its own iteration number; both unroll (2 x 3 inner iterations).
+inner_body = helper.make_graph(
+    [node("Cast", ["j"], ["j_f"], to=F), node("Add", ["acc_in", "j_f"], ["acc_out"]),
+     node("Identity", ["cond_in"], ["cond_out"])],
+    "inner", [value("j", I64, []), value("cond_in", B, []), value("acc_in", F, [2])],
+    [value("cond_out", B, []), value("acc_out", F, [2])])
+outer_body = helper.make_graph(
+    [node("Loop", ["three", "", "x_in"], ["x_inner"], body=inner_body),
+     node("Cast", ["i"], ["i_f"], to=F), node("Add", ["x_inner", "i_f"], ["x_out"]),
+     node("Identity", ["cond_in"], ["cond_out"]), node("Identity", ["x_out"], ["x_scan"])],
+    "outer", [value("i", I64, []), value("cond_in", B, []), value("x_in", F, [2])],
+    [value("cond_out", B, []), value("x_out", F, [2]), value("x_scan", F, [2])],
+    initializer=[const("three", np.int64(3))])
+save(model([node("Loop", ["M", "", "x0"], ["x_final", "xs"], body=outer_body)],
+           [value("x0", F, [2])], [value("x_final", F, [2]), value("xs", F, [2, 2])],
+           [const("M", np.int64(2))]), "loop_unroll_nested.onnx")
+
 # A carried value grown by one row each iteration (torchvision's pasted masks): acc starts
 # empty and gets x + i appended; its bound is one row per iteration the limit allows.
 grow_body = helper.make_graph(

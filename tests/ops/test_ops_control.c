@@ -262,6 +262,17 @@ static void test_loop_unrolled(vkml_context *ctx, int device)
         check_run(s, cases[c].label, &in, 1, 1, 2, (int64_t[]){cases[c].rows, 2}, xs);
         close_model(&s, &m);
     }
+    /* nested: x + 3 per outer iteration, then + i: [4, 4], [8, 8] */
+    vkml_model *m;
+    vkml_session *s = open_model(ctx, "loop_unroll_nested.onnx", device, 0, &m);
+    if (s) {
+        CHECK(tail_control_nodes(s) == 0, "device %d: nested Loops left in the tail", device);
+        vkml_tensor in = f32(1, (int64_t[]){2}, x0);
+        check_run(s, "nested loops, final", &in, 1, 0, 1, (int64_t[]){2}, (const float[]){8, 8});
+        check_run(s, "nested loops, scanned", &in, 1, 1, 2, (int64_t[]){2, 2},
+                  (const float[]){4, 4, 8, 8});
+    }
+    close_model(&s, &m);
 }
 
 /* acc grows by the row x + i each iteration, from empty: planned for one row per iteration
