@@ -35,3 +35,31 @@ typedef vkml_status (*cf_scan_fn)(const cf_env *env, graph_value *values, const 
  * of the batch dim, its outputs stacked along a new batch dim. */
 vkml_status cf_run_batched(const cf_env *env, graph_value *values, const graph_node *n,
                            vkml_arena *arena, cf_scan_fn scan, vkml_error *err);
+
+/* Loops whose iterations only append (cf_loop_append.c). */
+/* Whether every carried value of a Loop of this body grows by a Concat of itself (as it came in, or
+ * through Identity and same-type Casts) and rows no carried value reaches, and nothing
+ * else reads a carried value; axes[j]: carried value j's Concat axis, as written. */
+bool cf_loop_appends(const graph *body, int n_carried, int64_t *axes);
+
+/* One iteration's run of a body. */
+typedef struct cf_iteration {
+    graph_value *vals; /* the body's values (free() them), data in arena */
+    vkml_arena *arena;
+    vkml_status st;
+    vkml_error err;
+} cf_iteration;
+
+/* Iterations 0 .. count-1 of an appending Loop n, each from empty carried values (the
+ * shapes of carried[], no rows along axes[]) and the condition true, on the worker pool;
+ * its[] (zeroed by the caller, freed by it with cf_iterations_free) gets each run. The
+ * first failed iteration's error is returned. */
+vkml_status cf_run_appending(const cf_env *env, const graph_node *n, const graph_value *outer,
+                             const graph *body, const graph_value *carried, const int64_t *axes,
+                             int64_t count, cf_iteration *its, vkml_error *err);
+/* *result: `first` with the rows of body value `out` of its[0 .. count) after it along
+ * `axis`, data in arena; INVALID_MODEL when an iteration's rows differ in type or shape. */
+vkml_status cf_append_rows(const graph_node *n, const graph_value *first, const cf_iteration *its,
+                           int64_t count, int out, int64_t axis, vkml_arena *arena,
+                           graph_value *result, vkml_error *err);
+void cf_iterations_free(cf_iteration *its, int64_t count);

@@ -237,6 +237,44 @@ static vkml_status loop_iterate(loop_run *r, bool has_trip, int64_t trip, bool c
     return st;
 }
 
+/* An appending Loop (cf_loop_appends): its iterations at once (cf_run_appending), up to the
+ * first whose condition is false (when the node has one); the carried values the incoming
+ * ones with every iteration's rows after them (data in *rows), the scan outputs stacked in
+ * order. */
+static vkml_status loop_append(loop_run *r, int64_t trip, bool use_cond, const int64_t *axes,
+                               vkml_arena **rows, vkml_error *err)
+{
+    const int *outs = r->body->outputs;
+    cf_iteration *its = calloc((size_t)trip, sizeof(cf_iteration));
+    *rows = vkml_arena_create();
+    vkml_status st = its && *rows ? VKML_OK : oom(err);
+    if (st == VKML_OK)
+        st = cf_run_appending(r->env, r->n, r->outer, r->body, r->args + 2, axes, trip, its, err);
+    int64_t count = trip;
+    for (int64_t i = 0; st == VKML_OK && i < count; i++) {
+        bool next = true;
+        st = cf_scalar_of(&its[i].vals[outs[0]], VKML_DTYPE_BOOL, "the body's condition", &next,
+                          err);
+        if (use_cond && !next)
+            count = i + 1; /* the iterations after it never ran */
+    }
+    for (int j = 0; j < r->n_carried && st == VKML_OK; j++) {
+        graph_value grown;
+        st = cf_append_rows(r->n, &r->args[2 + j], its, count, outs[1 + j], axes[j], *rows, &grown,
+                            err);
+        if (st == VKML_OK)
+            r->args[2 + j] = grown;
+    }
+    for (int64_t i = 0; i < count && st == VKML_OK; i++)
+        for (int k = 0; k < r->n_scans && st == VKML_OK; k++)
+            st = stack_push(r->n, &r->stacks[k], &its[i].vals[outs[1 + r->n_carried + k]], err);
+    cf_iterations_free(its, trip);
+    if (st == VKML_OK)
+        VKML_LOGD("%s: %lld iterations that only append, run at once", r->n->op_type,
+                  (long long)count);
+    return st;
+}
+
 vkml_status cf_run_loop(const cf_env *env, graph_value *values, const graph_node *n,
                         vkml_arena *arena, vkml_error *err)
 {
@@ -257,7 +295,12 @@ vkml_status cf_run_loop(const cf_env *env, graph_value *values, const graph_node
         st = oom(err);
     for (int i = 0; i < r.n_carried && st == VKML_OK; i++)
         r.args[2 + i] = values[n->inputs[2 + i]];
-    if (st == VKML_OK)
+    int64_t axes[r.n_carried + 1];
+    vkml_arena *rows = NULL; /* the appended carried values, until the outputs copy them */
+    if (st == VKML_OK && has_trip && cond && trip > 1 && trip <= env->max_iterations &&
+        !env->probe && cf_loop_appends(r.body, r.n_carried, axes))
+        st = loop_append(&r, trip, use_cond, axes, &rows, err);
+    else if (st == VKML_OK)
         st = loop_iterate(&r, has_trip, trip, cond, use_cond, err);
     if (st == VKML_OK)
         st = loop_outputs(&r, values, arena, err);
@@ -266,6 +309,7 @@ vkml_status cf_run_loop(const cf_env *env, graph_value *values, const graph_node
     free(r.stacks);
     free(r.args);
     arenas_free(&r.arenas);
+    vkml_arena_destroy(&rows);
     return st;
 }
 

@@ -167,6 +167,22 @@ grow_body = helper.make_graph(
 save(model([node("Loop", ["M", "", "acc0"], ["acc"], body=grow_body)],
            [value("M", I64, []), value("x", F, [2])], [value("acc", F, [None, 2])],
            [numpy_helper.from_array(np.zeros((0, 2), np.float32), "acc0")]), "loop_grow.onnx")
+# The same growth, but each row reads how much is carried (x + Size(acc)): the iterations
+# depend on each other, so they run one after another.
+reads_body = helper.make_graph(
+    [node("Size", ["acc_in"], ["size"]),
+     node("Cast", ["size"], ["size_f"], to=F),
+     node("Add", ["x", "size_f"], ["row"]),
+     node("Unsqueeze", ["row", "zero_axis"], ["row2"]),
+     node("Concat", ["acc_in", "row2"], ["acc_out"], axis=0),
+     node("Identity", ["cond_in"], ["cond_out"])],
+    "body", [value("i", I64, []), value("cond_in", B, []), value("acc_in", F, [None, 2])],
+    [value("cond_out", B, []), value("acc_out", F, [None, 2])],
+    initializer=[const("zero_axis", np.array([0], np.int64))])
+save(model([node("Loop", ["M", "", "acc0"], ["acc"], body=reads_body)],
+           [value("M", I64, []), value("x", F, [2])], [value("acc", F, [None, 2])],
+           [numpy_helper.from_array(np.zeros((0, 2), np.float32), "acc0")]),
+     "loop_grow_reads.onnx")
 # A carried value that doubles each iteration: no constant step, refused.
 double_body = helper.make_graph(
     [node("Concat", ["acc_in", "acc_in"], ["acc_out"], axis=0),

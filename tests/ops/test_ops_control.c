@@ -276,7 +276,8 @@ static void test_loop_unrolled(vkml_context *ctx, int device)
 }
 
 /* acc grows by the row x + i each iteration, from empty: planned for one row per iteration
- * the session's limit (8 here) allows, run for M of them. */
+ * the session's limit (8 here) allows, run for M of them (the iterations only append: they
+ * run at once, passes/cf_loop_append.c). */
 static void test_loop_grow(vkml_context *ctx, int device)
 {
     vkml_model *m;
@@ -296,6 +297,16 @@ static void test_loop_grow(vkml_context *ctx, int device)
         trip = 8;
         check_run(s, "the limit's 8 rows", in, 2, 0, 2, (int64_t[]){8, 2},
                   (const float[]){1, -2, 2, -1, 3, 0, 4, 1, 5, 2, 6, 3, 7, 4, 8, 5});
+    }
+    close_model(&s, &m);
+    /* Rows that read the carried value's size: x + 2i, iterations in order. */
+    s = open_model(ctx, "loop_grow_reads.onnx", device, 8, &m);
+    if (s) {
+        int64_t trip = 3;
+        const float x[2] = {1, -2};
+        vkml_tensor in[2] = {scalar_i64(&trip), f32(1, (int64_t[]){2}, x)};
+        check_run(s, "3 rows, each reading the carried size", in, 2, 0, 2, (int64_t[]){3, 2},
+                  (const float[]){1, -2, 3, 0, 5, 2});
     }
     close_model(&s, &m);
     /* A value that doubles each iteration has no such bound: refused, naming it. */
