@@ -535,7 +535,8 @@ static const char *cpu_kind_library_for(const op_def *op)
     return onednn_enabled() ? onednn_op_forms(op) : NULL;
 }
 
-static const op_host_runner cpu_host_runner = {.has_kernel = cpu_has_kernel, .run = cpu_run_node};
+static const op_host_runner cpu_host_runner = {
+    .has_kernel = cpu_has_kernel, .run = cpu_run_node, .parallel_for = sched_parallel_for};
 
 const device_kind cpu_device_kind = {
     .name = "CPU",

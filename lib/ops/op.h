@@ -100,9 +100,14 @@ typedef struct op_def {
  * dynamic tail use. A device kind that has such kernels provides one
  * (device_class.host_runner; the registry's device_host_runner()); the passes call it and
  * no device directly. */
+typedef void (*op_range_fn)(void *ctx, int64_t begin, int64_t end);
+
 typedef struct op_host_runner {
     bool (*has_kernel)(const op_def *op); /* whether run takes nodes of this op */
     vkml_status (*run)(const op_cpu_args *args, vkml_error *err);
+    /* fn over [0, count) split across the host's threads, each item about cost_per_item
+     * flops; returns when all ran (NULL: the caller runs them on its thread) */
+    void (*parallel_for)(int64_t count, double cost_per_item, op_range_fn fn, void *ctx);
 } op_host_runner;
 
 /* For ops without attributes (params column of op_list.h). */

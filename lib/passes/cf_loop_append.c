@@ -2,14 +2,14 @@
  * Loops whose iterations only append (cf_body.h): every carried value grows by a Concat of
  * itself (as it came in, or through Identity and same-type Casts) and rows no carried value
  * reaches, and nothing else reads what is carried. Then no iteration reads another's
- * result: each runs on its own from empty carried values, on the worker pool, and the
+ * result: each runs on its own from empty carried values, on the host's threads (the host
+ * runner's parallel_for: the worker pool), and the
  * carried values are the incoming ones with every iteration's rows after them, in order.
  * torchvision's R-CNNs write their per-roi loops so (Mask R-CNN's mask paste, Keypoint
  * R-CNN's heatmap decoding: `torch.cat` onto an empty tensor per roi).
  */
 #include "ops/control.h"
 #include "passes/cf_body.h"
-#include "sched/sched.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -33,8 +33,8 @@ static int passed_from(const graph *body, int v)
         const graph_node *n = p >= 0 && p < body->n_nodes ? &body->nodes[p] : NULL;
         if (!n || n->n_inputs < 1 || n->inputs[0] < 0 ||
             !(is_op(n, "Identity") ||
-              (is_op(n, "Cast") && graph_attr_int(n, "to", -1) ==
-                                       (int64_t)body->values[n->inputs[0]].dtype &&
+              (is_op(n, "Cast") &&
+               graph_attr_int(n, "to", -1) == (int64_t)body->values[n->inputs[0]].dtype &&
                body->values[n->inputs[0]].dtype != VKML_DTYPE_UNDEFINED)))
             return v;
         v = n->inputs[0];
@@ -113,8 +113,7 @@ static void run_range(void *ctx, int64_t begin, int64_t end)
         args[0] = (graph_value){.name = "", .dtype = VKML_DTYPE_INT64, .rank = 0, .data = iter};
         args[1] = (graph_value){.name = "", .dtype = VKML_DTYPE_BOOL, .rank = 0, .data = &yes};
         memcpy(args + 2, a->empty, sizeof(graph_value) * (size_t)(n_args - 2));
-        it->st = cf_run_body(a->env, a->n, a->outer, a->body, args, it->arena, &it->vals,
-                             &it->err);
+        it->st = cf_run_body(a->env, a->n, a->outer, a->body, args, it->arena, &it->vals, &it->err);
     }
 }
 
@@ -138,10 +137,12 @@ vkml_status cf_run_appending(const cf_env *env, const graph_node *n, const graph
         empty[j].dims[axis] = 0;
         empty[j].data = NULL;
     }
-    append_run a = {
-        .env = env, .n = n, .outer = outer, .body = body, .empty = empty, .its = its};
-    if (st == VKML_OK) /* each iteration a host run of the whole body: always worth a thread */
-        sched_parallel_for(count, 1e9, run_range, &a);
+    append_run a = {.env = env, .n = n, .outer = outer, .body = body, .empty = empty, .its = its};
+    /* each iteration a host run of the whole body: always worth a thread */
+    if (st == VKML_OK && env->runner->parallel_for)
+        env->runner->parallel_for(count, 1e9, run_range, &a);
+    else if (st == VKML_OK)
+        run_range(&a, 0, count);
     free(empty);
     for (int64_t i = 0; i < count && st == VKML_OK; i++)
         if (its[i].st != VKML_OK) {
@@ -201,4 +202,3 @@ void cf_iterations_free(cf_iteration *its, int64_t count)
     }
     free(its);
 }
-
