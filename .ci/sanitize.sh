@@ -38,4 +38,5 @@ meson compile -C build-tsan
 TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1" \
   meson test -C build-tsan --no-rebuild --print-errorlogs --num-processes 2 \
     --timeout-multiplier 3 \
-    sched session async batcher dag streams vulkan_threads mnist ops_conv ops_pool ops_matmul
+    sched session async batcher dag streams vulkan_threads mnist ops_conv ops_pool ops_matmul \
+    ops_control
