@@ -72,7 +72,7 @@ torchvision's detectors, as exported, go through such a step in their post-proce
 | RoiAlign | R-CNN box, mask and keypoint heads over the proposals | a Vulkan kernel (`roialign.comp`, sample by sample) where its rois have a planned shape and its fixed grid stays under 2^30 samples in all; in the R-CNNs its rois come out of the RPN's NMS, so it runs in the tail on the host; the heads' convolutions and products after it on
 the GPU. The CPU kernel sums each bin over the pixel rows and columns its samples touch (a bilinear sample is a product of two one-axis interpolations), so a grid denser than the pixels costs no more than they do |
 | If | `batched_nms` on an empty box list | folded when its condition is known, else in the tail |
-| Loop | Mask R-CNN's mask paste, Keypoint R-CNN's heatmap decoding | in the tail |
+| Loop | Mask R-CNN's mask paste, Keypoint R-CNN's heatmap decoding | in the tail, on the host: its iterations only append, so they run at once on the worker pool |
 
 So the backbone, the feature pyramid and the dense heads run on the GPU, and from the
 first score threshold or NMS on, the post-processing runs on the host, except the
