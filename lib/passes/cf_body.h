@@ -50,16 +50,15 @@ typedef struct cf_iteration {
     vkml_error err;
 } cf_iteration;
 
-/* Iterations 0 .. count-1 of an appending Loop n, each from empty carried values (the
- * shapes of carried[], no rows along axes[]) and the condition true, on the worker pool;
- * its[] (zeroed by the caller, freed by it with cf_iterations_free) gets each run. The
+/* Iterations first .. first+count-1 of an appending Loop n, each from empty carried values
+ * (the shapes of carried[], no rows along axes[]) and the condition true, on the host's
+ * threads; its[] (zeroed by the caller, who frees their vals and arenas) gets each run. The
  * first failed iteration's error is returned. */
 vkml_status cf_run_appending(const cf_env *env, const graph_node *n, const graph_value *outer,
                              const graph *body, const graph_value *carried, const int64_t *axes,
-                             int64_t count, cf_iteration *its, vkml_error *err);
+                             int64_t first, int64_t count, cf_iteration *its, vkml_error *err);
 /* *result: `first` with the rows of body value `out` of its[0 .. count) after it along
  * `axis`, data in arena; INVALID_MODEL when an iteration's rows differ in type or shape. */
 vkml_status cf_append_rows(const graph_node *n, const graph_value *first, const cf_iteration *its,
                            int64_t count, int out, int64_t axis, vkml_arena *arena,
                            graph_value *result, vkml_error *err);
-void cf_iterations_free(cf_iteration *its, int64_t count);

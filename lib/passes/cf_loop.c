@@ -237,41 +237,60 @@ static vkml_status loop_iterate(loop_run *r, bool has_trip, int64_t trip, bool c
     return st;
 }
 
-/* An appending Loop (cf_loop_appends): its iterations at once (cf_run_appending), up to the
- * first whose condition is false (when the node has one); the carried values the incoming
- * ones with every iteration's rows after them (data in *rows), the scan outputs stacked in
- * order. */
+/* Iterations an appending Loop runs at once: its rows and the bodies' values of that many
+ * are held until appended. */
+#define CF_APPEND_BATCH 256
+
+/* An appending Loop (cf_loop_appends): its iterations at once (cf_run_appending), in
+ * batches of CF_APPEND_BATCH, up to the first whose condition is false (when the node has
+ * one); the carried values the incoming ones with every iteration's rows after them (data
+ * in *rows), the scan outputs stacked in order. */
 static vkml_status loop_append(loop_run *r, int64_t trip, bool use_cond, const int64_t *axes,
                                vkml_arena **rows, vkml_error *err)
 {
     const int *outs = r->body->outputs;
-    cf_iteration *its = calloc((size_t)trip, sizeof(cf_iteration));
-    *rows = vkml_arena_create();
-    vkml_status st = its && *rows ? VKML_OK : oom(err);
-    if (st == VKML_OK)
-        st = cf_run_appending(r->env, r->n, r->outer, r->body, r->args + 2, axes, trip, its, err);
-    int64_t count = trip;
-    for (int64_t i = 0; st == VKML_OK && i < count; i++) {
-        bool next = true;
-        st = cf_scalar_of(&its[i].vals[outs[0]], VKML_DTYPE_BOOL, "the body's condition", &next,
-                          err);
-        if (use_cond && !next)
-            count = i + 1; /* the iterations after it never ran */
+    int64_t batch = trip < CF_APPEND_BATCH ? trip : CF_APPEND_BATCH, done = 0;
+    cf_iteration *its = calloc((size_t)batch, sizeof(cf_iteration));
+    vkml_status st = its ? VKML_OK : oom(err);
+    for (bool go = true; st == VKML_OK && go && done < trip;) {
+        int64_t count = trip - done < batch ? trip - done : batch, ran = count;
+        memset(its, 0, sizeof(cf_iteration) * (size_t)batch);
+        st = cf_run_appending(r->env, r->n, r->outer, r->body, r->args + 2, axes, done, count, its,
+                              err);
+        for (int64_t i = 0; st == VKML_OK && i < count; i++) {
+            bool next = true;
+            st = cf_scalar_of(&its[i].vals[outs[0]], VKML_DTYPE_BOOL, "the body's condition", &next,
+                              err);
+            if (use_cond && !next) {
+                count = i + 1; /* the iterations after it never ran */
+                go = false;
+            }
+        }
+        vkml_arena *grown_in = vkml_arena_create(); /* the carried values grown by this batch */
+        if (st == VKML_OK && !grown_in)
+            st = oom(err);
+        for (int j = 0; j < r->n_carried && st == VKML_OK; j++) {
+            graph_value grown;
+            st = cf_append_rows(r->n, &r->args[2 + j], its, count, outs[1 + j], axes[j], grown_in,
+                                &grown, err);
+            if (st == VKML_OK)
+                r->args[2 + j] = grown;
+        }
+        for (int64_t i = 0; i < count && st == VKML_OK; i++)
+            for (int k = 0; k < r->n_scans && st == VKML_OK; k++)
+                st = stack_push(r->n, &r->stacks[k], &its[i].vals[outs[1 + r->n_carried + k]], err);
+        for (int64_t i = 0; i < ran; i++) {
+            free(its[i].vals);
+            vkml_arena_destroy(&its[i].arena);
+        }
+        vkml_arena_destroy(rows); /* the batch before's carried values */
+        *rows = grown_in;
+        done += count;
     }
-    for (int j = 0; j < r->n_carried && st == VKML_OK; j++) {
-        graph_value grown;
-        st = cf_append_rows(r->n, &r->args[2 + j], its, count, outs[1 + j], axes[j], *rows, &grown,
-                            err);
-        if (st == VKML_OK)
-            r->args[2 + j] = grown;
-    }
-    for (int64_t i = 0; i < count && st == VKML_OK; i++)
-        for (int k = 0; k < r->n_scans && st == VKML_OK; k++)
-            st = stack_push(r->n, &r->stacks[k], &its[i].vals[outs[1 + r->n_carried + k]], err);
-    cf_iterations_free(its, trip);
+    free(its);
     if (st == VKML_OK)
         VKML_LOGD("%s: %lld iterations that only append, run at once", r->n->op_type,
-                  (long long)count);
+                  (long long)done);
     return st;
 }
 

@@ -92,6 +92,7 @@ typedef struct append_run {
     const graph_value *outer;
     const graph *body;
     const graph_value *empty; /* per carried value: it with no rows (body input form) */
+    int64_t first;            /* the iteration number of its[0] */
     cf_iteration *its;
 } append_run;
 
@@ -109,7 +110,7 @@ static void run_range(void *ctx, int64_t begin, int64_t end)
             it->st = oom(&it->err);
             continue;
         }
-        *iter = i;
+        *iter = a->first + i;
         args[0] = (graph_value){.name = "", .dtype = VKML_DTYPE_INT64, .rank = 0, .data = iter};
         args[1] = (graph_value){.name = "", .dtype = VKML_DTYPE_BOOL, .rank = 0, .data = &yes};
         memcpy(args + 2, a->empty, sizeof(graph_value) * (size_t)(n_args - 2));
@@ -119,7 +120,7 @@ static void run_range(void *ctx, int64_t begin, int64_t end)
 
 vkml_status cf_run_appending(const cf_env *env, const graph_node *n, const graph_value *outer,
                              const graph *body, const graph_value *carried, const int64_t *axes,
-                             int64_t count, cf_iteration *its, vkml_error *err)
+                             int64_t first, int64_t count, cf_iteration *its, vkml_error *err)
 {
     int n_carried = body->n_inputs - 2;
     graph_value *empty = calloc((size_t)n_carried + 1, sizeof(graph_value));
@@ -137,7 +138,13 @@ vkml_status cf_run_appending(const cf_env *env, const graph_node *n, const graph
         empty[j].dims[axis] = 0;
         empty[j].data = NULL;
     }
-    append_run a = {.env = env, .n = n, .outer = outer, .body = body, .empty = empty, .its = its};
+    append_run a = {.env = env,
+                    .n = n,
+                    .outer = outer,
+                    .body = body,
+                    .empty = empty,
+                    .first = first,
+                    .its = its};
     /* each iteration a host run of the whole body: always worth a thread */
     if (st == VKML_OK && env->runner->parallel_for)
         env->runner->parallel_for(count, 1e9, run_range, &a);
@@ -192,13 +199,4 @@ vkml_status cf_append_rows(const graph_node *n, const graph_value *first, const 
     result->data = data;
     result->data_size = outer * (size_t)rows * inner;
     return VKML_OK;
-}
-
-void cf_iterations_free(cf_iteration *its, int64_t count)
-{
-    for (int64_t i = 0; its && i < count; i++) {
-        free(its[i].vals);
-        vkml_arena_destroy(&its[i].arena);
-    }
-    free(its);
 }

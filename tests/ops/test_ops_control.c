@@ -299,6 +299,18 @@ static void test_loop_grow(vkml_context *ctx, int device)
                   (const float[]){1, -2, 2, -1, 3, 0, 4, 1, 5, 2, 6, 3, 7, 4, 8, 5});
     }
     close_model(&s, &m);
+    /* 300 iterations: two batches of iterations at once (CF_APPEND_BATCH 256), in order. */
+    s = open_model(ctx, "loop_grow.onnx", device, 600, &m);
+    if (s) {
+        int64_t trip = 300;
+        const float x[2] = {0.5f, -1};
+        static float want[600];
+        for (int i = 0; i < 300; i++)
+            want[2 * i] = x[0] + (float)i, want[2 * i + 1] = x[1] + (float)i;
+        vkml_tensor in[2] = {scalar_i64(&trip), f32(1, (int64_t[]){2}, x)};
+        check_run(s, "300 rows appended", in, 2, 0, 2, (int64_t[]){300, 2}, want);
+    }
+    close_model(&s, &m);
     /* Rows that read the carried value's size: x + 2i, iterations in order. */
     s = open_model(ctx, "loop_grow_reads.onnx", device, 8, &m);
     if (s) {
