@@ -200,8 +200,8 @@ static bool produced_to(const rewrite *r, int v)
     return producer >= 0 && r->moved[producer] && r->probe[v].dtype == r->from;
 }
 
-/* Value v of g as node inputs of type `to` (want_to) or as it is read it in ng (-1: out of
- * memory). */
+/* Value v of g as a node reads it in ng: as type `to` (want_to) or as its own type (-1:
+ * out of memory). */
 static int value_as(rewrite *r, int v, bool want_to, vkml_error *err)
 {
     const graph_value *pv = &r->probe[v];
