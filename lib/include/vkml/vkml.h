@@ -397,7 +397,9 @@ typedef struct vkml_session vkml_session;
 
 /* Arithmetic precision of a session (vkml_session_params.precision). */
 typedef enum vkml_precision {
-    VKML_PRECISION_FP32 = 0,    /* float32 storage and math, exact to ONNX semantics */
+    VKML_PRECISION_FP32 = 0,    /* float32 storage and math, exact to ONNX semantics; a
+                                   float16 model on the CPU device alone keeps float32
+                                   between its nodes (docs/api.md) */
     VKML_PRECISION_FP32_FAST,   /* float32 tensors; MatMul/Gemm/Conv may round their inputs
                                    to float16 for tensor cores (float32 sums; docs/api.md) */
     VKML_PRECISION_FP16,        /* float16 where it pays: the float16 plan of FP16_ALWAYS,
