@@ -21,6 +21,9 @@ typedef struct cf_params {
     /* Set by a plan that runs the node in its dynamic tail (passes/lower_cf.c): per output
      * the dtype and shape it inferred (an upper bound of the extent); NULL in a model. */
     const graph_value *bounds;
+    /* Set by that plan for a Loop whose iterations only append (passes/cf_loop_append.c):
+     * per carried value the axis its rows are appended along, as written; NULL else. */
+    const int64_t *append_axes;
 } cf_params;
 
 /* Inputs the model gives the node (its implicit ones, the outer-scope values its

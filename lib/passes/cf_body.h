@@ -1,5 +1,6 @@
 #pragma once
-/* Shared by the host runs of If (cf_run.c) and of Loop and Scan (cf_loop.c). */
+/* Shared by the host runs of If (cf_run.c), Loop and Scan (cf_loop.c, cf_loop_append.c) and by
+ * the lowering that unrolls them or keeps them for the tail (lower_unroll.c, lower_cf.c). */
 #include "passes/cf_run.h"
 
 /* dst (a subgraph's input or outer value) takes src's type, shape and data, as a constant. */
@@ -24,6 +25,10 @@ vkml_status cf_run_scan(const cf_env *env, graph_value *values, const graph_node
  * INVALID_MODEL naming the value when out of range. */
 vkml_status cf_scan_axis(const graph_node *n, const int64_t *axes, int k, int rank,
                          const char *name, int *out, vkml_error *err);
+
+/* Blocks before and bytes after `axis` of a shape of elements of `elem` bytes. */
+void cf_axis_layout(int rank, const int64_t *dims, int axis, size_t elem, size_t *outer,
+                    size_t *inner);
 
 /* The shapes of a Scan's outputs on the plan's input shapes (cf_probe.c). */
 vkml_status cf_probe_scan(const cf_env *env, graph_value *values, const graph_node *n,

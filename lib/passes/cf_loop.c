@@ -241,7 +241,7 @@ static vkml_status loop_iterate(loop_run *r, bool has_trip, int64_t trip, bool c
  * are held until appended. */
 #define CF_APPEND_BATCH 256
 
-/* An appending Loop (cf_loop_appends): its iterations at once (cf_run_appending), in
+/* An appending Loop (cf_params.append_axes): its iterations at once (cf_run_appending), in
  * batches of CF_APPEND_BATCH, up to the first whose condition is false (when the node has
  * one); the carried values the incoming ones with every iteration's rows after them (data
  * in *rows), the scan outputs stacked in order. */
@@ -314,11 +314,10 @@ vkml_status cf_run_loop(const cf_env *env, graph_value *values, const graph_node
         st = oom(err);
     for (int i = 0; i < r.n_carried && st == VKML_OK; i++)
         r.args[2 + i] = values[n->inputs[2 + i]];
-    int64_t axes[r.n_carried + 1];
     vkml_arena *rows = NULL; /* the appended carried values, until the outputs copy them */
     if (st == VKML_OK && has_trip && cond && trip > 1 && trip <= env->max_iterations &&
-        !env->probe && cf_loop_appends(r.body, r.n_carried, axes))
-        st = loop_append(&r, trip, use_cond, axes, &rows, err);
+        !env->probe && p->append_axes)
+        st = loop_append(&r, trip, use_cond, p->append_axes, &rows, err);
     else if (st == VKML_OK)
         st = loop_iterate(&r, has_trip, trip, cond, use_cond, err);
     if (st == VKML_OK)
@@ -343,9 +342,8 @@ static void copy_slice(uint8_t *dst, const uint8_t *src, size_t outer, int64_t l
     }
 }
 
-/* Blocks before and bytes after `axis` of a shape. */
-static void axis_layout(int rank, const int64_t *dims, int axis, size_t elem, size_t *outer,
-                        size_t *inner)
+void cf_axis_layout(int rank, const int64_t *dims, int axis, size_t elem, size_t *outer,
+                    size_t *inner)
 {
     *outer = 1;
     *inner = elem;
@@ -391,7 +389,7 @@ static vkml_status scan_slice(scan_run *r, int j, int64_t t, vkml_error *err)
     vkml_status st = element_bytes(r->n, v, &elem, err);
     if (st != VKML_OK)
         return st;
-    axis_layout(v->rank, v->dims, axis, elem, &outer, &inner);
+    cf_axis_layout(v->rank, v->dims, axis, elem, &outer, &inner);
     uint8_t *bytes = vkml_arena_alloc(r->arenas.step, outer * inner + 1);
     if (!bytes)
         return oom(err);
@@ -435,7 +433,7 @@ static vkml_status scan_place(scan_run *r, int k, int64_t t, const graph_value *
     int64_t full[VKML_MAX_RANK]; /* the output's shape */
     for (int d = 0, j = 0; d <= e->rank; d++)
         full[d] = d == axis ? r->length : e->dims[j++];
-    axis_layout(e->rank + 1, full, axis, elem, &outer, &inner);
+    cf_axis_layout(e->rank + 1, full, axis, elem, &outer, &inner);
     bool reverse = r->p->scan_output_directions && r->p->scan_output_directions[k];
     copy_slice((uint8_t *)m->data, e->data, outer, r->length, inner,
                reverse ? r->length - 1 - t : t, false);

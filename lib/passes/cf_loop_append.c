@@ -163,13 +163,10 @@ vkml_status cf_append_rows(const graph_node *n, const graph_value *first, const 
                            int64_t count, int out, int64_t axis, vkml_arena *arena,
                            graph_value *result, vkml_error *err)
 {
-    size_t elem = vkml_dtype_size(first->dtype), outer = 1, inner = elem;
+    size_t outer, inner;
     axis = axis < 0 ? axis + first->rank : axis;
-    for (int d = 0; d < first->rank; d++)
-        if (d < axis)
-            outer *= (size_t)first->dims[d];
-        else if (d > axis)
-            inner *= (size_t)first->dims[d];
+    cf_axis_layout(first->rank, first->dims, (int)axis, vkml_dtype_size(first->dtype), &outer,
+                   &inner);
     int64_t rows = first->dims[axis];
     for (int64_t i = 0; i < count; i++) {
         const graph_value *v = &its[i].vals[out];

@@ -9,6 +9,7 @@
  * the plan's dynamic tail to run.
  */
 #include "ops/control.h"
+#include "passes/cf_body.h"
 #include "passes/fold.h"
 #include "passes/lower_ctx.h"
 
@@ -157,7 +158,9 @@ static void drop_folded(lower_ctx *c, int k)
     c->g->n_nodes--;
 }
 
-/* The node stays for the dynamic tail, with the shapes probed as its bounds. */
+/* The node stays for the dynamic tail, with the shapes probed as its bounds; a Loop whose
+ * iterations only append is marked so (cf_params.append_axes), for the tail to run them at
+ * once. */
 static vkml_status keep_for_tail(lower_ctx *c, int k, vkml_error *err)
 {
     graph_node *n = &c->g->nodes[k];
@@ -170,6 +173,12 @@ static vkml_status keep_for_tail(lower_ctx *c, int k, vkml_error *err)
         if (n->outputs[o] >= 0)
             bounds[o] = c->g->values[n->outputs[o]];
     p->bounds = bounds;
+    int n_carried = cf_explicit_inputs(n) - 2;
+    int64_t *axes = n->op->id == OP_ID_Loop && n_carried > 0
+                        ? vkml_arena_calloc(c->arena, (size_t)n_carried, sizeof(int64_t))
+                        : NULL;
+    if (axes && cf_loop_appends(p->bodies[0], n_carried, axes))
+        p->append_axes = axes;
     n->params = p;
     return lower_settle_node(c, k, err);
 }

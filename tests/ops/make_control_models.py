@@ -153,36 +153,29 @@ save(model([node("Loop", ["M", "", "x0"], ["x_final", "xs"], body=outer_body)],
            [value("x0", F, [2])], [value("x_final", F, [2]), value("xs", F, [2, 2])],
            [const("M", np.int64(2))]), "loop_unroll_nested.onnx")
 
+def save_grow(step_nodes, step, name):
+    """A Loop appending the row x + `step` (made by step_nodes) to acc, from empty."""
+    body = helper.make_graph(
+        step_nodes +
+        [node("Add", ["x", step], ["row"]),
+         node("Unsqueeze", ["row", "zero_axis"], ["row2"]),
+         node("Concat", ["acc_in", "row2"], ["acc_out"], axis=0),
+         node("Identity", ["cond_in"], ["cond_out"])],
+        "body", [value("i", I64, []), value("cond_in", B, []), value("acc_in", F, [None, 2])],
+        [value("cond_out", B, []), value("acc_out", F, [None, 2])],
+        initializer=[const("zero_axis", np.array([0], np.int64))])
+    save(model([node("Loop", ["M", "", "acc0"], ["acc"], body=body)],
+               [value("M", I64, []), value("x", F, [2])], [value("acc", F, [None, 2])],
+               [numpy_helper.from_array(np.zeros((0, 2), np.float32), "acc0")]), name)
+
+
 # A carried value grown by one row each iteration (torchvision's pasted masks): acc starts
 # empty and gets x + i appended; its bound is one row per iteration the limit allows.
-grow_body = helper.make_graph(
-    [node("Cast", ["i"], ["i_f"], to=F),
-     node("Add", ["x", "i_f"], ["row"]),
-     node("Unsqueeze", ["row", "zero_axis"], ["row2"]),
-     node("Concat", ["acc_in", "row2"], ["acc_out"], axis=0),
-     node("Identity", ["cond_in"], ["cond_out"])],
-    "body", [value("i", I64, []), value("cond_in", B, []), value("acc_in", F, [None, 2])],
-    [value("cond_out", B, []), value("acc_out", F, [None, 2])],
-    initializer=[const("zero_axis", np.array([0], np.int64))])
-save(model([node("Loop", ["M", "", "acc0"], ["acc"], body=grow_body)],
-           [value("M", I64, []), value("x", F, [2])], [value("acc", F, [None, 2])],
-           [numpy_helper.from_array(np.zeros((0, 2), np.float32), "acc0")]), "loop_grow.onnx")
+save_grow([node("Cast", ["i"], ["i_f"], to=F)], "i_f", "loop_grow.onnx")
 # The same growth, but each row reads how much is carried (x + Size(acc)): the iterations
 # depend on each other, so they run one after another.
-reads_body = helper.make_graph(
-    [node("Size", ["acc_in"], ["size"]),
-     node("Cast", ["size"], ["size_f"], to=F),
-     node("Add", ["x", "size_f"], ["row"]),
-     node("Unsqueeze", ["row", "zero_axis"], ["row2"]),
-     node("Concat", ["acc_in", "row2"], ["acc_out"], axis=0),
-     node("Identity", ["cond_in"], ["cond_out"])],
-    "body", [value("i", I64, []), value("cond_in", B, []), value("acc_in", F, [None, 2])],
-    [value("cond_out", B, []), value("acc_out", F, [None, 2])],
-    initializer=[const("zero_axis", np.array([0], np.int64))])
-save(model([node("Loop", ["M", "", "acc0"], ["acc"], body=reads_body)],
-           [value("M", I64, []), value("x", F, [2])], [value("acc", F, [None, 2])],
-           [numpy_helper.from_array(np.zeros((0, 2), np.float32), "acc0")]),
-     "loop_grow_reads.onnx")
+save_grow([node("Size", ["acc_in"], ["size"]), node("Cast", ["size"], ["size_f"], to=F)],
+          "size_f", "loop_grow_reads.onnx")
 # A carried value that doubles each iteration: no constant step, refused.
 double_body = helper.make_graph(
     [node("Concat", ["acc_in", "acc_in"], ["acc_out"], axis=0),
