@@ -270,14 +270,16 @@ bool vk_gemm_pick_split(const struct gpu_caps *caps, bool conv, bool coop, int64
     bool conv_128 = conv && !coop && caps->splitk_force == 0 && m >= 128 && !tile_wasteful(m, 128);
     const int64_t tile_m = coop_by_shape || conv_128 ? 128 : 64, tile_n = 64;
     int64_t gx = (n + tile_n - 1) / tile_n, gy = (m + tile_m - 1) / tile_m;
-    if (coop_by_shape && coop_unsplit(m, n, z))
+    if (coop_by_shape && caps->coop_splits == 0 && coop_unsplit(m, n, z))
         return false;
     if (splits == 0 && coop_by_shape) {
         /* cooperative matrices by shape: the split kernel, at least 2 slices, unless the
-         * product fills the GPU unsplit (coop_unsplit) */
+         * product fills the GPU unsplit (coop_unsplit); or as the choice by measurement
+         * says (coop_splits) */
         if (k < 2 * VK_SPLITK_MIN_SLICE)
             return false;
-        splits = (VK_GEMM_MIN_GROUPS + gx * gy * z - 1) / (gx * gy * z);
+        splits = caps->coop_splits > 1 ? caps->coop_splits
+                                       : (VK_GEMM_MIN_GROUPS + gx * gy * z - 1) / (gx * gy * z);
         if (splits < 2)
             splits = 2;
         if (splits > k / VK_SPLITK_MIN_SLICE)

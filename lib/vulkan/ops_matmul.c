@@ -3,6 +3,7 @@
  * transposes), broadcast batch strides (MatMul) and the fused epilogue. */
 #include "vulkan/ops_matmul.h"
 #include "ops/matmul.h"
+#include "vulkan/vk_gemm_tune.h"
 
 static void matmul_groups(int64_t m, int64_t n, int64_t batch, uint32_t groups[3])
 {
@@ -61,11 +62,19 @@ bool vk_gemv_pick(const struct gpu_caps *caps, const matmul_push *pc, bool float
 vkml_status vk_rec_matmul(gpu_recorder *rec, const matmul_push *pc, vkml_dtype dtype, int a, int b,
                           int c, int res, int y, int64_t batch, vkml_error *err)
 {
+    struct gpu_caps caps;
+    vk_gemm_tuned_caps(rec, pc, dtype, batch, c >= 0, res >= 0, &caps);
+    return vk_rec_matmul_as(rec, &caps, pc, dtype, a, b, c, res, y, batch, err);
+}
+
+vkml_status vk_rec_matmul_as(gpu_recorder *rec, const struct gpu_caps *caps, const matmul_push *pc,
+                             vkml_dtype dtype, int a, int b, int c, int res, int y, int64_t batch,
+                             vkml_error *err)
+{
     /* Without C or a residual, bindings 2 and 3 get A: never read, but every binding needs
      * a buffer. */
     int bind[] = {a, b, c >= 0 ? c : a, res >= 0 ? res : a, y};
     uint32_t groups[3];
-    const struct gpu_caps *caps = vk_rec_caps(rec);
     vk_kernel_id tiled;
     vk_gemm_split split;
     bool floats = dtype == VKML_DTYPE_FLOAT || dtype == VKML_DTYPE_FLOAT16;
@@ -89,7 +98,7 @@ vkml_status vk_rec_matmul(gpu_recorder *rec, const matmul_push *pc, vkml_dtype d
          vk_gemm_pick(caps, false, pc->m, pc->n, batch, &tiled, groups)))
         return vk_rec_kernel(rec, tiled, dtype, bind, pc, sizeof(*pc), groups, err);
     if (!caps->prefer_tiled) {
-        vk_groups_1d(vk_rec_caps(rec), (uint64_t)pc->m * pc->n, groups);
+        vk_groups_1d(caps, (uint64_t)pc->m * pc->n, groups);
         groups[2] = vk_u32(batch);
         return vk_rec_kernel(rec, VK_KERNEL_MATMUL_DIRECT, dtype, bind, pc, sizeof(*pc), groups,
                              err);

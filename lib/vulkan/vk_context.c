@@ -3,6 +3,7 @@
 #include "vulkan/vk_counts.h"
 #include "vulkan/vk_device.h"
 #include "vulkan/vk_fault.h"
+#include "vulkan/vk_gemm_tune.h"
 #include "vulkan/vk_memory.h"
 #include "vulkan/vk_pipeline.h"
 #include "vulkan/vk_stream.h"
@@ -204,6 +205,8 @@ vkml_status vk_device_open(vk_device *vd, vkml_error *err)
     vk_stream_init(vd);
     pthread_mutex_init(&vd->consts_lock, NULL);
     vd->consts_lock_init = true;
+    pthread_mutex_init(&vd->tune_lock, NULL);
+    vd->tune_lock_init = true;
     VKML_TRY(vk_allocator_create(vd, &vd->alloc, err));
     /* views start where a binding may: the allocator's alignment (16 bytes at least, the
      * storage buffer offset alignment) */
@@ -230,6 +233,9 @@ void vk_device_close(vk_device *vd)
     }
     if (vd->consts_lock_init)
         pthread_mutex_destroy(&vd->consts_lock);
+    if (vd->tune_lock_init)
+        pthread_mutex_destroy(&vd->tune_lock);
+    vk_gemm_tune_free(vd);
     if (vd->dev) {
         vkDestroyDevice(vd->dev, NULL);
         vk_count_add(VKML_VK_DEVICE, -1);

@@ -83,6 +83,10 @@ typedef struct vk_device {
     pthread_mutex_t consts_lock;
     bool consts_lock_init;
     struct vk_const *consts;
+    /* Product kernels chosen by measurement (vk_gemm_tune.h), under tune_lock. */
+    pthread_mutex_t tune_lock;
+    bool tune_lock_init;
+    struct vk_gemm_tune *tune;
 } vk_device;
 
 extern const device_class vk_device_class;

@@ -70,6 +70,9 @@ struct gpu_caps {
      * gemm_tiled.comp or gemm_coop.comp tile (gemm_force, coop_force > 0) or split-K
      * (splitk_force) leaves it out too. */
     int cm2_force;
+    /* The kernel choice by measurement (vk_gemm_tune.h) only, with the others 0: s > 1
+     * slices of K for the products gemm_coop.comp takes by shape, whatever their size. */
+    int coop_splits;
     uint64_t memory_budget; /* bytes of device-local memory vkml may use */
 };
 

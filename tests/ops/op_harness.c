@@ -8,6 +8,7 @@
 #include "passes/infer.h"
 #include "testutil.h"
 #include "vulkan/vk_device.h"
+#include "vulkan/vk_gemm_tune.h"
 
 #include <time.h>
 
@@ -676,6 +677,19 @@ void oh_splitk(int splitk_force)
     oh_init();
     for (int d = 0; d < oh.n_gpus && d < 8; d++)
         ((vk_device *)vk_context_device(oh.vk, d))->caps.splitk_force = splitk_force;
+}
+
+int oh_gemm_tune_measured(bool forget)
+{
+    oh_init();
+    int n = 0;
+    for (int d = 0; d < oh.n_gpus && d < 8; d++) {
+        vk_device *vd = (vk_device *)vk_context_device(oh.vk, d);
+        n += vk_gemm_tune_measured(vd);
+        if (forget)
+            vk_gemm_tune_free(vd);
+    }
+    return n;
 }
 
 void oh_cm2(int cm2_force)

@@ -128,6 +128,10 @@ void oh_splitk(int splitk_force);
 /* gpu_caps.cm2_force of every device (0: gemm_cm2.comp by shape; t > 0: its tile t for
  * every float16 product it takes; -1: never); default 0. */
 void oh_cm2(int cm2_force);
+/* The products the Vulkan devices have measured for their kernel choice
+ * (vk_gemm_tune_measured), and forget=true: drop their choices, so that the next ones are
+ * read from the cache file or measured again. */
+int oh_gemm_tune_measured(bool forget);
 /* Devices with workgroup-scope cooperative matrices (gpu_caps.coopmat2). */
 int oh_cm2_devices(void);
 /* Devices with cooperative matrices (gpu_caps.cooperative_matrix). */

@@ -28,9 +28,11 @@
 #include "vulkan/ops_matmul.h"
 #include "vulkan/vk_device.h"
 
+#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #define F32 dtype
 
@@ -903,6 +905,105 @@ static void cm2_products(void)
     dtype = VKML_DTYPE_FLOAT;
 }
 
+/* Lines of the files in dir (the cache folder's choice files), -1 when it cannot be read. */
+static int cache_lines(const char *dir, const char *append)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return -1;
+    int lines = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        char path[512];
+        if (e->d_name[0] == '.')
+            continue;
+        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+        if (append) {
+            FILE *w = fopen(path, "a");
+            if (w) {
+                fputs(append, w);
+                fclose(w);
+            }
+            continue;
+        }
+        FILE *f = fopen(path, "r");
+        for (int ch; f && (ch = fgetc(f)) != EOF;)
+            lines += ch == '\n';
+        if (f)
+            fclose(f);
+    }
+    closedir(d);
+    return lines;
+}
+
+static void remove_dir(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        char path[512];
+        if (e->d_name[0] == '.')
+            continue;
+        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+        remove(path);
+    }
+    if (d)
+        closedir(d);
+    rmdir(dir);
+}
+
+/* Three products of fixed shapes (ragged, Gemm's B^T with a bias, batched). */
+static void tune_shapes(void)
+{
+    matmul_2d(37, 70, 45);
+    gemm(45, 67, 39, 0, 1, 1, NULL);
+    matmul("batched [3,20,33] x [3,33,17]", 3, (int64_t[]){3, 20, 33}, 3, (int64_t[]){3, 33, 17},
+           NULL, 0, NULL);
+}
+
+/* The kernel choice by measurement (vk_gemm_tune.h) on the tiled kernels (lavapipe's when
+ * turned on; a GPU's cooperative-matrix ones too): the measured choice's results within
+ * the bound, each shape measured once for the device's life, written to the cache folder
+ * and read back from it past lines it cannot use, and candidates forced by name. */
+static void tuned_products(void)
+{
+    char dir[] = "/tmp/vkml-gemm-tune-XXXXXX";
+    if (!mkdtemp(dir)) {
+        CHECK(false, "gemm tune: a temporary folder");
+        return;
+    }
+    printf("-- kernel choice by measurement (cache in %s)\n", dir);
+    setenv("VKML_CACHE_DIR", dir, 1);
+    setenv("VKML_GEMM_TUNE", "1", 1);
+    oh_gpu_kernels(OH_KERNELS_TILED, 0);
+    oh_gemm_tune_measured(true);
+    tune_shapes();
+    int measured = oh_gemm_tune_measured(false);
+    CHECK(measured >= 3 && measured % 3 == 0, "gemm tune: 3 shapes a device measured, got %d",
+          measured);
+    CHECK(cache_lines(dir, NULL) == measured, "gemm tune: a line a choice in the cache, %d of %d",
+          cache_lines(dir, NULL), measured);
+    tune_shapes();
+    CHECK(oh_gemm_tune_measured(false) == measured, "gemm tune: the same shapes measured again");
+    /* a new process's view: the choices from the file, past lines it cannot use */
+    cache_lines(dir, "garbage\n1 0 1 1 5 5 5 1 no-such-kernel\n1 0 1\n");
+    oh_gemm_tune_measured(true);
+    tune_shapes();
+    CHECK(oh_gemm_tune_measured(false) == 0, "gemm tune: choices read back from the cache");
+    static const char *const forced[] = {"tiled2", "tiled-split4", "coop3", "coop-split2"};
+    for (size_t i = 0; i < VKML_ARRAY_SIZE(forced); i++) {
+        printf("-- VKML_GEMM_TUNE=%s\n", forced[i]);
+        setenv("VKML_GEMM_TUNE", forced[i], 1);
+        tune_shapes();
+        matmul_2d(131, 260, 129);
+    }
+    CHECK(oh_gemm_tune_measured(false) == 0, "gemm tune: nothing measured when one is forced");
+    unsetenv("VKML_GEMM_TUNE");
+    unsetenv("VKML_CACHE_DIR");
+    oh_gemm_tune_measured(true);
+    remove_dir(dir);
+}
+
 int main(void)
 {
     const char *seed = getenv("VKML_TEST_SEED");
@@ -965,6 +1066,8 @@ int main(void)
     else
         printf("-- gemm_coop.comp: no device with cooperative matrices here: only its choice "
                "checked\n");
+    tuned_products();
+    oh_gpu_kernels(OH_KERNELS_TILED, 0);
     cm2_picks();
     if (oh_cm2_devices() > 0)
         cm2_products();

@@ -1,0 +1,36 @@
+#pragma once
+/*
+ * Kernel choice by measurement for matrix products (MatMul, Gemm, and what records through
+ * vk_rec_matmul). The first time a device records a product of a shape (dtype, precision
+ * fp32-fast or not, m, n, k, batch, which operands run along memory), every candidate of
+ * vk_gemm_tune.c's table that can take it runs on buffers of that shape: the tile chosen
+ * by shape, each gemm_coop.comp tile unsplit, the coop split-K kernel at 2 to 16 slices,
+ * each gemm_tiled.comp tile and its split-K kernel at 2 to 8 slices. They run interleaved,
+ * VK_GEMM_TUNE_ROUNDS rounds in one command buffer, timed by timestamps; the first round
+ * warms the clocks up, and each candidate's least time of the others decides. The device
+ * keeps the choice for its life and writes it to a file in the cache folder
+ * ($VKML_CACHE_DIR, else $XDG_CACHE_HOME/vkml, else ~/.cache/vkml), one per device, driver
+ * and build of the product kernels, which later processes read instead of measuring again.
+ *
+ * Where: GPUs that prefer tiled kernels and write timestamps (never lavapipe, whose plain
+ * kernels have no choice), products of at most VK_GEMM_TUNE_MAX_BYTES of operands.
+ * VKML_GEMM_TUNE: 0 keeps the choice by shape; 1 measures on every device that can (tests
+ * turn lavapipe's tiled kernels on); the name of a candidate ("coop2", "coop-split4",
+ * "tiled3", ...) forces it wherever it can take the product; unset: measure on GPUs.
+ * A failed measurement (out of memory, a lost device) leaves the choice by shape and is
+ * reported at debug level: it never fails the session.
+ */
+#include "vulkan/ops_matmul.h"
+#include "vulkan/vk_device.h"
+
+#define VK_GEMM_TUNE_ROUNDS 4
+#define VK_GEMM_TUNE_MAX_BYTES (512ull << 20)
+
+/* *out: the caps to record the product pc with: the device's, forced as its fastest
+ * candidate wants. has_c, has_res: whether it binds C and a residual. */
+void vk_gemm_tuned_caps(gpu_recorder *rec, const matmul_push *pc, vkml_dtype dtype, int64_t batch,
+                        bool has_c, bool has_res, struct gpu_caps *out);
+/* The measurements a device made (not read from its file), for tests. */
+int vk_gemm_tune_measured(const vk_device *vd);
+/* Frees the device's choices (vk_device_close). */
+void vk_gemm_tune_free(vk_device *vd);
