@@ -1,10 +1,15 @@
 #version 450
+#ifdef CLUSTER
+#extension GL_KHR_shader_subgroup_clustered : require
+#endif
 // The per-line normalisations: statistics over a line of the reduction view
 // (reduce_view.glsl), then every element of the line rewritten in place of where it was
 // read. NORM: 0 Softmax, 1 LogSoftmax, 2 Hardmax, 3 mean/variance (Layer, Instance,
 // Group, MeanVariance, RMS with mean 0: y = (x - mean) * inv * scale + bias), 7 Lp
 // (lib/ops/norm.h).
-// Computed in float. Bindings: x, scale, bias (x again when absent), y.
+// Computed in float. Bindings: x, scale, bias (x again when absent), y. ROWS and CLUSTER
+// as in common/reduce_view.glsl: _rows a workgroup a line, _short 32 lanes a line (8 lines
+// a workgroup), _lanes the same combining within subgroups.
 #define PUSH_NORM
 #include "push.h"
 #include "buffers.glsl"
@@ -17,8 +22,16 @@ DECLARE_IN(1, scale)
 DECLARE_IN(2, bias)
 DECLARE_OUT(3, y)
 
+// Under ROWS=2 the last workgroup's spare lines walk line 0 and store nothing: every
+// invocation reaches the barriers of lanes_combine.
+bool live = true;
+
 float load(uint base, uint r) { return float(x[base + elem_offset(r)]); }
-void store(uint base, uint r, float v) { y[base + elem_offset(r)] = T(v); }
+void store(uint base, uint r, float v)
+{
+    if (live)
+        y[base + elem_offset(r)] = T(v);
+}
 
 // Sum over the line of (x - shift)^2 (square), |x| (abs, Lp 1), or exp(x - shift).
 #define SUM_PLAIN 0
@@ -51,8 +64,13 @@ uint param_index(uint line, uint r)
 void main()
 {
     uint line = line_index();
+#if defined(ROWS) && ROWS == 2
+    live = line < p.lines;
+    line = live ? line : 0u;
+#else
     if (line >= p.lines)
-        return; // uniform across a workgroup under ROWS
+        return; // uniform across a workgroup under ROWS=1
+#endif
     uint base = line_offset(line);
 #if NORM == 0 || NORM == 1
     float mx = line_max(base);

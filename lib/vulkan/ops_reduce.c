@@ -8,13 +8,27 @@ _Static_assert(REDUCE_KERNEL(REDUCE_ARGMIN) == VK_KERNEL_REDUCE_ARGMIN, "reduce 
 _Static_assert(REDUCE_KERNEL(REDUCE_ARGMIN) + 1 == VK_KERNEL_REDUCE_ARGMIN_ROWS, "reduce rows");
 _Static_assert(REDUCE_KERNEL(REDUCE_ARGMIN) + 2 == VK_KERNEL_REDUCE_INVSTD, "InvStdDev follows");
 
-/* The short-line twin (32 lanes a line, 8 lines a workgroup) of kernel, or -1. */
-static int short_lines_kernel(vk_kernel_id kernel)
+/* The twin of kernel with 32 lanes a line and 8 lines a workgroup for lines of `count`
+ * elements, or -1: the _short kernels up to VK_REDUCE_SHORT_MAX_COUNT, the normalisations'
+ * _lanes kernels (combining within subgroups) up to VK_NORM_LANES_MAX_COUNT. */
+static int short_lines_kernel(const struct gpu_caps *caps, vk_kernel_id kernel, uint64_t count)
 {
+    bool lanes = caps->subgroup_lanes32 && count <= VK_NORM_LANES_MAX_COUNT;
+    if (count > VK_REDUCE_SHORT_MAX_COUNT && !lanes)
+        return -1;
     switch (kernel) {
-    case VK_KERNEL_REDUCE_SUM: return VK_KERNEL_REDUCE_SUM_SHORT;
-    case VK_KERNEL_REDUCE_MEAN: return VK_KERNEL_REDUCE_MEAN_SHORT;
-    case VK_KERNEL_REDUCE_MAX: return VK_KERNEL_REDUCE_MAX_SHORT;
+    case VK_KERNEL_REDUCE_SUM:
+        return lanes && count > VK_REDUCE_SHORT_MAX_COUNT ? -1 : VK_KERNEL_REDUCE_SUM_SHORT;
+    case VK_KERNEL_REDUCE_MEAN:
+        return lanes && count > VK_REDUCE_SHORT_MAX_COUNT ? -1 : VK_KERNEL_REDUCE_MEAN_SHORT;
+    case VK_KERNEL_REDUCE_MAX:
+        return lanes && count > VK_REDUCE_SHORT_MAX_COUNT ? -1 : VK_KERNEL_REDUCE_MAX_SHORT;
+    case VK_KERNEL_NORM_SOFTMAX:
+        return lanes ? VK_KERNEL_NORM_SOFTMAX_LANES : VK_KERNEL_NORM_SOFTMAX_SHORT;
+    case VK_KERNEL_NORM_LOG_SOFTMAX:
+        return lanes ? VK_KERNEL_NORM_LOG_SOFTMAX_LANES : VK_KERNEL_NORM_LOG_SOFTMAX_SHORT;
+    case VK_KERNEL_NORM_MEANVAR:
+        return lanes ? VK_KERNEL_NORM_MEANVAR_LANES : VK_KERNEL_NORM_MEANVAR_SHORT;
     default: return -1;
     }
 }
@@ -24,9 +38,8 @@ vkml_status vk_rec_lines(gpu_recorder *rec, vk_kernel_id kernel, vkml_dtype dtyp
                          uint32_t push_size, vkml_error *err)
 {
     const struct gpu_caps *caps = vk_rec_caps(rec);
-    int short_kernel = short_lines_kernel(kernel);
-    if (caps->prefer_tiled && v->count >= VK_REDUCE_SHORT_MIN_COUNT &&
-        v->count <= VK_REDUCE_SHORT_MAX_COUNT && short_kernel >= 0 &&
+    int short_kernel = short_lines_kernel(caps, kernel, v->count);
+    if (caps->prefer_tiled && v->count >= VK_REDUCE_SHORT_MIN_COUNT && short_kernel >= 0 &&
         vk_kernel_variant((vk_kernel_id)short_kernel, (int)dtype) >= 0) {
         uint32_t groups[3];
         uint64_t workgroups =

@@ -19,6 +19,11 @@
 #define VK_REDUCE_SHORT_MIN_COUNT 8
 #define VK_REDUCE_SHORT_MAX_COUNT 128
 #define VK_REDUCE_SHORT_LINES 8
+/* Softmax, LogSoftmax and the mean/variance normalisations take 32 lanes a line up to this
+ * many elements where subgroups combine 32 lanes without shared memory (the _lanes kernels,
+ * gpu_caps.subgroup_lanes32; elsewhere up to VK_REDUCE_SHORT_MAX_COUNT, the _short ones):
+ * a BERT-base LayerNormalization's lines of 768, a Softmax's of 128. */
+#define VK_NORM_LANES_MAX_COUNT 2048
 
 /* Copies a reduce_view into a push block with the VKML_REDUCE_VIEW_PUSH fields. */
 #define VK_SET_REDUCE_VIEW(pc, v)                                                                  \

@@ -19,20 +19,13 @@ static const struct candidate {
     int gemm, coop, splitk, coop_splits;
     bool needs_coop;
 } candidates[] = {
-    {"shape", 0, 0, 0, 0, false},
-    {"coop1", 0, 1, -1, 0, true},
-    {"coop2", 0, 2, -1, 0, true},
-    {"coop3", 0, 3, -1, 0, true},
-    {"coop-split2", 0, 0, 0, 2, true},
-    {"coop-split4", 0, 0, 0, 4, true},
-    {"coop-split8", 0, 0, 0, 8, true},
-    {"coop-split16", 0, 0, 0, 16, true},
-    {"tiled1", 1, -1, -1, 0, false},
-    {"tiled2", 2, -1, -1, 0, false},
-    {"tiled3", 3, -1, -1, 0, false},
-    {"tiled4", 4, -1, -1, 0, false},
-    {"tiled-split2", 0, -1, 2, 0, false},
-    {"tiled-split4", 0, -1, 4, 0, false},
+    {"shape", 0, 0, 0, 0, false},         {"coop1", 0, 1, -1, 0, true},
+    {"coop2", 0, 2, -1, 0, true},         {"coop3", 0, 3, -1, 0, true},
+    {"coop-split2", 0, 0, 0, 2, true},    {"coop-split4", 0, 0, 0, 4, true},
+    {"coop-split8", 0, 0, 0, 8, true},    {"coop-split16", 0, 0, 0, 16, true},
+    {"tiled1", 1, -1, -1, 0, false},      {"tiled2", 2, -1, -1, 0, false},
+    {"tiled3", 3, -1, -1, 0, false},      {"tiled4", 4, -1, -1, 0, false},
+    {"tiled-split2", 0, -1, 2, 0, false}, {"tiled-split4", 0, -1, 4, 0, false},
     {"tiled-split8", 0, -1, 8, 0, false},
 };
 #define N_CANDIDATES ((int)VKML_ARRAY_SIZE(candidates))
@@ -114,8 +107,8 @@ static uint64_t kernels_hash(void)
     for (int v = 0; v < VK_VARIANT_COUNT; v++) {
         bool product = false;
         for (size_t p = 0; p < VKML_ARRAY_SIZE(prefixes); p++)
-            product = product || strncmp(vk_spirv_table[v].name, prefixes[p],
-                                         strlen(prefixes[p])) == 0;
+            product =
+                product || strncmp(vk_spirv_table[v].name, prefixes[p], strlen(prefixes[p])) == 0;
         const unsigned char *b = (const unsigned char *)vk_spirv_table[v].code;
         for (size_t i = 0; product && i < vk_spirv_table[v].size; i++)
             h = (h ^ b[i]) * 1099511628211ull;
@@ -144,8 +137,8 @@ static void cache_path(const vk_device *vd, char *path, size_t size)
     char dir[PATH_MAX];
     const char *env = getenv("VKML_CACHE_DIR"), *xdg = getenv("XDG_CACHE_HOME"),
                *home = getenv("HOME");
-    int n = env && *env   ? snprintf(dir, sizeof(dir), "%s", env)
-            : xdg && *xdg ? snprintf(dir, sizeof(dir), "%s/vkml", xdg)
+    int n = env && *env     ? snprintf(dir, sizeof(dir), "%s", env)
+            : xdg && *xdg   ? snprintf(dir, sizeof(dir), "%s/vkml", xdg)
             : home && *home ? snprintf(dir, sizeof(dir), "%s/.cache/vkml", home)
                             : -1;
     path[0] = '\0';
@@ -266,8 +259,8 @@ static vkml_status measure(vk_device *vd, struct vk_gemm_tune *tune, const matmu
         return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "%llu bytes of operands",
                          (unsigned long long)total);
     for (int i = 0; i < 5; i++)
-        VKML_TRY(vk_mem_alloc(vd->alloc, VK_MEM_DEVICE, (elems[i] * elem + 3) / 4 * 4, &r.mem[i],
-                              err));
+        VKML_TRY(
+            vk_mem_alloc(vd->alloc, VK_MEM_DEVICE, (elems[i] * elem + 3) / 4 * 4, &r.mem[i], err));
     VKML_TRY(vk_rec_create(vd, r.mem, NULL, 5, fast, &r.rec, err));
     for (int round = 0; round < VK_GEMM_TUNE_ROUNDS; round++)
         for (int i = 0; i < n; i++) {
@@ -319,13 +312,13 @@ static vkml_status measure(vk_device *vd, struct vk_gemm_tune *tune, const matmu
     VK(vkGetQueryPoolResults(dev, r.stamps, 0, (uint32_t)stamps + 1,
                              sizeof(uint64_t) * ((size_t)stamps + 1), t, sizeof(uint64_t),
                              VK_QUERY_RESULT_64_BIT));
-    uint64_t mask = vd->caps.timestamp_bits >= 64 ? UINT64_MAX
-                                                  : (1ull << vd->caps.timestamp_bits) - 1;
+    uint64_t mask =
+        vd->caps.timestamp_bits >= 64 ? UINT64_MAX : (1ull << vd->caps.timestamp_bits) - 1;
     double best_us = 0;
     char line[1024];
-    int at = snprintf(line, sizeof(line), "Vulkan device '%s': product %ux%ux%u batch %lld %s:",
-                      vd->base.info.name, pc->m, pc->n, pc->k, (long long)batch,
-                      vkml_dtype_name(dtype));
+    int at = snprintf(line, sizeof(line),
+                      "Vulkan device '%s': product %ux%ux%u batch %lld %s:", vd->base.info.name,
+                      pc->m, pc->n, pc->k, (long long)batch, vkml_dtype_name(dtype));
     for (int i = 0; i < n; i++) {
         double us = 0;
         /* round 0 warms the clocks up */

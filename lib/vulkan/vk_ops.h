@@ -28,6 +28,10 @@
 /* What a device offers; lowerings choose kernels and refuse nodes by it. */
 struct gpu_caps {
     uint32_t subgroup_size;
+    /* Subgroups of 32 invocations or more with clustered operations in compute shaders:
+     * 32 adjacent invocations combine without shared memory (the _lanes kernels of
+     * norm.comp). */
+    bool subgroup_lanes32;
     uint32_t max_workgroup_invocations;
     uint32_t max_workgroup_size[3];
     uint32_t max_workgroup_count[3];

@@ -177,6 +177,9 @@ static void probe_caps(vk_device *vd)
     if (vd->props.apiVersion >= VK_API_VERSION_1_1) {
         vkGetPhysicalDeviceProperties2(vd->phys, &p2);
         c->subgroup_size = sub.subgroupSize;
+        c->subgroup_lanes32 = sub.subgroupSize >= 32 &&
+                              (sub.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
+                              (sub.supportedOperations & VK_SUBGROUP_FEATURE_CLUSTERED_BIT);
         if (vd->props.apiVersion >= VK_API_VERSION_1_2) {
             vkGetPhysicalDeviceFeatures2(vd->phys, &f2);
             c->fp16 = f16.shaderFloat16 && s16.storageBuffer16BitAccess;

@@ -64,6 +64,20 @@ uint line_index()
 }
 uint lane() { return gl_LocalInvocationID.x % LANES; }
 
+#if defined(CLUSTER) && ROWS == 2
+// CLUSTER (devices with subgroups of 32 or more and clustered operations: gpu_caps
+// subgroup_lanes32): a line's 32 adjacent lanes combine within their subgroup, without
+// shared memory or barriers (the kernel enables GL_KHR_shader_subgroup_clustered).
+ACC lanes_combine(ACC v, uint how)
+{
+    switch (how) {
+    case COMBINE_MAX: return subgroupClusteredMax(v, 32);
+    case COMBINE_MIN: return subgroupClusteredMin(v, 32);
+    case COMBINE_PROD: return subgroupClusteredMul(v, 32);
+    default: return subgroupClusteredAdd(v, 32);
+    }
+}
+#else
 // Tree reduction over a line's lanes; each of them gets the result. Called by every
 // invocation of the workgroup (barriers: the kernels keep the control flow uniform).
 ACC lanes_combine(ACC v, uint how)
@@ -79,6 +93,7 @@ ACC lanes_combine(ACC v, uint how)
     }
     return lane_acc[first];
 }
+#endif
 
 // The best (value, index) over the workgroup: larger (want_max) or smaller value, ties to
 // the lower index, or the higher with last.

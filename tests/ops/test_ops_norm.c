@@ -2,7 +2,9 @@
  * Normalisations (lib/ops/norm.c) on the op harness (suite 'ops'): Softmax, LogSoftmax,
  * Hardmax, LayerNormalization, InstanceNormalization, GroupNormalization,
  * MeanVarianceNormalization, LpNormalization and RMSNormalization, each dtype x odd shapes
- * (long rows that take a workgroup each), Softmax on the plain and the tiled kernels,
+ * (long rows that take a workgroup each), Softmax on the plain and the tiled kernels, the
+ * normalisations again on the GPU kernels of 32 lanes a line (ragged line counts; lines
+ * of a transformer's 128 and 768 elements),
  * known values, the Vulkan devices against the CPU, and bad input.
  */
 #include "op_harness.h"
@@ -141,10 +143,37 @@ static void test_softmax_kernels(void)
     oh_gpu_kernels(OH_KERNELS_DEVICE, 0);
 }
 
+/* The GPU kernels of 32 lanes a line (ops_reduce.h: the _short kernels for lines of up to
+ * VK_REDUCE_SHORT_MAX_COUNT, the _lanes ones where subgroups combine them, up to
+ * VK_NORM_LANES_MAX_COUNT), whatever the device prefers: the cases above, then lines of a
+ * BERT-base encoder (LayerNormalization over 768, Softmax over 128) in counts that leave
+ * the last workgroup's lines partly spare. */
+static void test_line_kernels(void)
+{
+    oh_gpu_kernels(OH_KERNELS_TILED, 0);
+    printf("-- the tiled kernels\n");
+    test_norms();
+    for (size_t k = 0; k < sizeof(floats) / sizeof(floats[0]); k++) {
+        vkml_dtype t = floats[k];
+        double b = oh_bound(t, OH_BOUND_TRANSCENDENTAL);
+        oh_case *c = norm_case("LayerNormalization", 17, t, 3, (int64_t[]){3, 37, 768}, 768, true);
+        oh_attr_int(c, "axis", -1);
+        oh_run(c, "LayerNormalization lines of 768", b);
+        c = norm_case("Softmax", 13, t, 3, (int64_t[]){12, 13, 128}, 0, false);
+        oh_attr_int(c, "axis", -1);
+        oh_run(c, "Softmax lines of 128", b);
+        c = norm_case("LogSoftmax", 13, t, 2, (int64_t[]){5, 2000}, 0, false);
+        oh_attr_int(c, "axis", -1);
+        oh_run(c, "LogSoftmax lines of 2000", b);
+    }
+    oh_gpu_kernels(OH_KERNELS_DEVICE, 0);
+}
+
 int main(void)
 {
     test_norms();
     test_rms_norm();
     test_softmax_kernels();
+    test_line_kernels();
     return oh_finish();
 }
