@@ -11,9 +11,11 @@ _Static_assert(REDUCE_KERNEL(REDUCE_ARGMIN) + 2 == VK_KERNEL_REDUCE_INVSTD, "Inv
 /* The twin of kernel with 32 lanes a line and 8 lines a workgroup for lines of `count`
  * elements, or -1: the _short kernels up to VK_REDUCE_SHORT_MAX_COUNT, the normalisations'
  * _lanes kernels (combining within subgroups) up to VK_NORM_LANES_MAX_COUNT. */
-static int short_lines_kernel(const struct gpu_caps *caps, vk_kernel_id kernel, uint64_t count)
+static int short_lines_kernel(const struct gpu_caps *caps, vk_kernel_id kernel, uint64_t count,
+                              uint64_t lines)
 {
-    bool lanes = caps->subgroup_lanes32 && count <= VK_NORM_LANES_MAX_COUNT;
+    bool lanes = caps->subgroup_lanes32 && count <= VK_NORM_LANES_MAX_COUNT &&
+                 lines >= VK_NORM_LANES_MIN_LINES;
     if (count > VK_REDUCE_SHORT_MAX_COUNT && !lanes)
         return -1;
     switch (kernel) {
@@ -38,7 +40,7 @@ vkml_status vk_rec_lines(gpu_recorder *rec, vk_kernel_id kernel, vkml_dtype dtyp
                          uint32_t push_size, vkml_error *err)
 {
     const struct gpu_caps *caps = vk_rec_caps(rec);
-    int short_kernel = short_lines_kernel(caps, kernel, v->count);
+    int short_kernel = short_lines_kernel(caps, kernel, v->count, v->lines);
     if (caps->prefer_tiled && v->count >= VK_REDUCE_SHORT_MIN_COUNT && short_kernel >= 0 &&
         vk_kernel_variant((vk_kernel_id)short_kernel, (int)dtype) >= 0) {
         uint32_t groups[3];

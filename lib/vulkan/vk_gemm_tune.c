@@ -298,22 +298,28 @@ static vkml_status measure(vk_device *vd, struct vk_gemm_tune *tune, const matmu
     vk_rec_profile prof = {.pool = r.stamps, .n_nodes = stamps};
     VKML_TRY(vk_rec_finish(r.rec, r.cmd, &r.dpool, &prof, NULL, err));
     VK(vkEndCommandBuffer(r.cmd));
-    /* An idle GPU's clocks take tens of milliseconds of work to rise (an H200 from 345 to
-     * 1,980 MHz): after a pause, the same runs repeat for VK_GEMM_TUNE_WARM_MS first. */
-    uint64_t start = vkml_now_ns();
-    bool warm = tune->last_ns && start - tune->last_ns < VK_GEMM_TUNE_IDLE_MS * 1000000ull;
-    do
-        VKML_TRY(vk_submit_wait(vd, &(vk_submit){.cmd = r.cmd}, r.fence, false, err));
-    while (!warm && vkml_now_ns() - start < VK_GEMM_TUNE_WARM_MS * 1000000ull);
-    if (!warm) /* the timed run */
-        VKML_TRY(vk_submit_wait(vd, &(vk_submit){.cmd = r.cmd}, r.fence, false, err));
-    tune->last_ns = vkml_now_ns();
+    /* An idle GPU's clocks take a few hundred milliseconds of work to rise (an H200's from
+     * 345 to 1,980 MHz): after a pause the runs repeat for VK_GEMM_TUNE_WARM_MS, then until
+     * a run is no more than 3% faster than the one before (VK_GEMM_TUNE_MAX_MS at most);
+     * the last one's times count. */
     uint64_t t[VK_GEMM_TUNE_ROUNDS * N_CANDIDATES + 1];
-    VK(vkGetQueryPoolResults(dev, r.stamps, 0, (uint32_t)stamps + 1,
-                             sizeof(uint64_t) * ((size_t)stamps + 1), t, sizeof(uint64_t),
-                             VK_QUERY_RESULT_64_BIT));
     uint64_t mask =
         vd->caps.timestamp_bits >= 64 ? UINT64_MAX : (1ull << vd->caps.timestamp_bits) - 1;
+    uint64_t start = vkml_now_ns(), before = 0;
+    bool warm = tune->last_ns && start - tune->last_ns < VK_GEMM_TUNE_IDLE_MS * 1000000ull;
+    for (int runs = 0;; runs++) {
+        VKML_TRY(vk_submit_wait(vd, &(vk_submit){.cmd = r.cmd}, r.fence, false, err));
+        VK(vkGetQueryPoolResults(dev, r.stamps, 0, (uint32_t)stamps + 1,
+                                 sizeof(uint64_t) * ((size_t)stamps + 1), t, sizeof(uint64_t),
+                                 VK_QUERY_RESULT_64_BIT));
+        uint64_t took = (t[stamps] - t[0]) & mask, since = vkml_now_ns() - start;
+        bool steady = runs > 0 && took * 100 >= before * 97;
+        if (since >= VK_GEMM_TUNE_MAX_MS * 1000000ull ||
+            (warm ? runs > 0 : since >= VK_GEMM_TUNE_WARM_MS * 1000000ull && steady))
+            break;
+        before = took;
+    }
+    tune->last_ns = vkml_now_ns();
     double best_us = 0;
     char line[1024];
     int at = snprintf(line, sizeof(line),

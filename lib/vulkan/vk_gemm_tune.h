@@ -6,9 +6,10 @@
  * vk_gemm_tune.c's table that can take it runs on buffers of that shape: the tile chosen
  * by shape, each gemm_coop.comp tile unsplit, the coop split-K kernel at 2 to 16 slices,
  * each gemm_tiled.comp tile and its split-K kernel at 2 to 8 slices. They run interleaved,
- * VK_GEMM_TUNE_ROUNDS rounds in one command buffer, timed by timestamps, after
- * VK_GEMM_TUNE_WARM_MS of the same work when the GPU may have idled (its clocks low); the
- * first round warms the caches, and each candidate's least time of the others decides. The device
+ * VK_GEMM_TUNE_ROUNDS rounds in one command buffer, timed by timestamps, repeated until
+ * the GPU's clocks are up (at least VK_GEMM_TUNE_WARM_MS when it may have idled); in the
+ * last run, the first round warms the caches and each candidate's least time of the others
+ * decides. The device
  * keeps the choice for its life and writes it to a file in the cache folder
  * ($VKML_CACHE_DIR, else $XDG_CACHE_HOME/vkml, else ~/.cache/vkml), one per device, driver
  * and build of the product kernels, which later processes read instead of measuring again.
@@ -25,8 +26,10 @@
 #include "vulkan/vk_device.h"
 
 #define VK_GEMM_TUNE_ROUNDS 4
-/* Runs repeated first for this long when the device measured nothing for IDLE_MS. */
-#define VK_GEMM_TUNE_WARM_MS 50
+/* The runs repeat for WARM_MS, then until steady (MAX_MS at most), when the device measured
+ * nothing for IDLE_MS; else twice. */
+#define VK_GEMM_TUNE_WARM_MS 200
+#define VK_GEMM_TUNE_MAX_MS 600
 #define VK_GEMM_TUNE_IDLE_MS 500
 #define VK_GEMM_TUNE_MAX_BYTES (512ull << 20)
 
