@@ -707,11 +707,49 @@ static void find_readers(const graph *g, int *first, int *second)
         }
 }
 
+/* Shape nodes whose result is known (one static binding: no symbolic dims) become that
+ * constant, so that a Shape does not keep alive a value fusion would absorb: PyTorch 2's
+ * attention export reads the scaled query's shape for its scale, which kept the query's
+ * head transpose a copy. Returns the nodes folded, -1 on out of memory. */
+static int fold_static_shapes(fuse_state *s)
+{
+    graph *g = s->g;
+    int folded = 0;
+    for (int i = 0; s->shapes2 == NULL && i < g->n_nodes; i++) {
+        graph_node *n = &g->nodes[i];
+        if (removed(n) || !fuse_is_op(n, "Shape") || n->n_inputs < 1 || n->inputs[0] < 0 ||
+            n->n_outputs != 1 || n->outputs[0] < 0)
+            continue;
+        int out = n->outputs[0];
+        const graph_value *known = &s->shapes[out];
+        if (!known->data || known->dtype != VKML_DTYPE_INT64 || known->rank != 1 ||
+            s->shapes[n->inputs[0]].data_dependent || g->values[out].is_output)
+            continue;
+        void *copy = vkml_arena_memdup(g->arena, known->data, known->data_size);
+        if (!copy)
+            return -1;
+        graph_value *v = &g->values[out];
+        v->kind = GRAPH_VALUE_CONSTANT;
+        v->data = copy;
+        v->data_size = known->data_size;
+        v->dtype = VKML_DTYPE_INT64;
+        v->rank = 1;
+        v->dims[0] = known->dims[0];
+        v->producer = -1;
+        remove_node(n);
+        folded++;
+    }
+    return folded;
+}
+
 vkml_status graph_fuse_epilogues(graph *g, const graph_value *shapes, const graph_value *shapes2,
                                  int *n_fused, vkml_error *err)
 {
     int fused = 0;
     fuse_state s = {.g = g, .shapes = shapes, .shapes2 = shapes2};
+    int folded = fold_static_shapes(&s);
+    if (folded < 0)
+        return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory fusing epilogues");
     int *readers = fuse_count_readers(g);
     int *first = calloc((size_t)g->n_values + 1, sizeof(int));
     int *second = calloc((size_t)g->n_values + 1, sizeof(int));
@@ -744,7 +782,7 @@ vkml_status graph_fuse_epilogues(graph *g, const graph_value *shapes, const grap
         }
         fused += n;
     }
-    if (fused) {
+    if (fused || folded) {
         fuse_compact(g);
         st = graph_sort(g, err);
     }
