@@ -28,8 +28,8 @@
 #define VK_GEMM_TUNE_ROUNDS 4
 /* The runs repeat for WARM_MS, then until steady (MAX_MS at most), when the device measured
  * nothing for IDLE_MS; else twice. */
-#define VK_GEMM_TUNE_WARM_MS 200
-#define VK_GEMM_TUNE_MAX_MS 600
+#define VK_GEMM_TUNE_WARM_MS 500
+#define VK_GEMM_TUNE_MAX_MS 1000
 #define VK_GEMM_TUNE_IDLE_MS 500
 #define VK_GEMM_TUNE_MAX_BYTES (512ull << 20)
 
