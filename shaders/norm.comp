@@ -2,20 +2,14 @@
 #ifdef CLUSTER
 #extension GL_KHR_shader_subgroup_clustered : require
 #endif
-#ifdef SUBGROUP
-#extension GL_KHR_shader_subgroup_arithmetic : require
-#extension GL_EXT_control_flow_attributes : require
-#endif
 // The per-line normalisations: statistics over a line of the reduction view
 // (reduce_view.glsl), then every element of the line rewritten in place of where it was
 // read. NORM: 0 Softmax, 1 LogSoftmax, 2 Hardmax, 3 mean/variance (Layer, Instance,
 // Group, MeanVariance, RMS with mean 0: y = (x - mean) * inv * scale + bias), 7 Lp
 // (lib/ops/norm.h).
-// Computed in float. Bindings: x, scale, bias (x again when absent), y. ROWS, CLUSTER and
-// SUBGROUP as in common/reduce_view.glsl: _rows a workgroup a line, _short 32 lanes a line
-// (8 lines a workgroup), _lanes the same combining within subgroups; norm_meanvar_rows_sg
-// a workgroup a line of up to 2,048 elements, read once into registers, combined within
-// subgroups first.
+// Computed in float. Bindings: x, scale, bias (x again when absent), y. ROWS and CLUSTER
+// as in common/reduce_view.glsl: _rows a workgroup a line, _short 32 lanes a line (8 lines
+// a workgroup), _lanes the same combining within subgroups.
 #define PUSH_NORM
 #include "push.h"
 #include "buffers.glsl"
@@ -99,35 +93,6 @@ void main()
     best_idx = lanes_best(best, best_idx, true, false);
     for (uint r = lane(); r < p.count; r += LANES)
         store(base, r, r == best_idx ? 1.0 : 0.0);
-#elif NORM == 3 && defined(SUBGROUP)
-    // a line of up to LANES * PER_LANE elements read once, into registers
-#define PER_LANE 8
-    float n = float(p.count), v[PER_LANE];
-    float sum = 0.0;
-    [[unroll]] for (uint i = 0; i < PER_LANE; i++) {
-        uint r = lane() + i * LANES;
-        v[i] = r < p.count ? load(base, r) : 0.0;
-        sum += v[i];
-    }
-    float mean = p.rms != 0 ? 0.0 : lanes_combine(sum, COMBINE_SUM) / n;
-    float sq = 0.0;
-    [[unroll]] for (uint i = 0; i < PER_LANE; i++) {
-        float d = lane() + i * LANES < p.count ? v[i] - mean : 0.0;
-        sq += d * d;
-    }
-    float var = lanes_combine(sq, COMBINE_SUM) / n;
-    float inv = p.mvn != 0 ? 1.0 / (sqrt(var) + 1e-9) : inversesqrt(var + p.epsilon);
-    [[unroll]] for (uint i = 0; i < PER_LANE; i++) {
-        uint r = lane() + i * LANES;
-        if (r >= p.count)
-            break;
-        float o = (v[i] - mean) * inv;
-        if (p.has_scale != 0) {
-            uint pi = param_index(line, r);
-            o = o * float(scale[pi]) + (p.has_bias != 0 ? float(bias[pi]) : 0.0);
-        }
-        store(base, r, o);
-    }
 #elif NORM == 3
     float n = float(p.count);
     float mean = p.rms != 0 ? 0.0 : line_sum(base, 0.0, SUM_PLAIN) / n;

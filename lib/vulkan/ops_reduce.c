@@ -55,12 +55,8 @@ vkml_status vk_rec_lines(gpu_recorder *rec, vk_kernel_id kernel, vkml_dtype dtyp
     /* One workgroup per line: vk_groups_1d counts groups of VK_WG_SIZE_1D threads. */
     uint32_t groups[3];
     vk_groups_1d(caps, (uint64_t)v->lines * VK_WG_SIZE_1D, groups);
-    vk_kernel_id rows = (vk_kernel_id)(kernel + 1);
-    if (kernel == VK_KERNEL_NORM_MEANVAR && caps->subgroup_arith &&
-        v->count <= VK_NORM_SG_MAX_COUNT &&
-        vk_kernel_variant(VK_KERNEL_NORM_MEANVAR_ROWS_SG, (int)dtype) >= 0)
-        rows = VK_KERNEL_NORM_MEANVAR_ROWS_SG;
-    return vk_rec_kernel(rec, rows, dtype, bind, push, push_size, groups, err);
+    return vk_rec_kernel(rec, (vk_kernel_id)(kernel + 1), dtype, bind, push, push_size, groups,
+                         err);
 }
 
 bool vk_reduce_view_ok(const reduce_view *v, char *why, size_t why_size)

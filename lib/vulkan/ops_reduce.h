@@ -27,10 +27,6 @@
  * of GPU time so against 104.4 on a workgroup a line, but its 24 LayerNormalizations over
  * 128 lines of 768 (16 workgroups) 585.9 against 190.7. */
 #define VK_NORM_LANES_MAX_COUNT 2048
-/* The mean/variance normalisations' lines of a workgroup each, up to this many elements,
- * on devices with subgroup arithmetic (norm_meanvar_rows_sg: 256 lanes of up to 8
- * elements in registers; one read of the line, two barriers a combination). */
-#define VK_NORM_SG_MAX_COUNT 2048
 #define VK_NORM_LANES_MIN_LINES 1024
 
 /* Copies a reduce_view into a push block with the VKML_REDUCE_VIEW_PUSH fields. */

@@ -32,9 +32,6 @@ struct gpu_caps {
      * 32 adjacent invocations combine without shared memory (the _lanes kernels of
      * norm.comp). */
     bool subgroup_lanes32;
-    /* Subgroup arithmetic in compute shaders (of 4 invocations or more): a workgroup's
-     * lanes combine within subgroups first (norm_meanvar_rows_sg). */
-    bool subgroup_arith;
     uint32_t max_workgroup_invocations;
     uint32_t max_workgroup_size[3];
     uint32_t max_workgroup_count[3];

@@ -177,9 +177,6 @@ static void probe_caps(vk_device *vd)
     if (vd->props.apiVersion >= VK_API_VERSION_1_1) {
         vkGetPhysicalDeviceProperties2(vd->phys, &p2);
         c->subgroup_size = sub.subgroupSize;
-        c->subgroup_arith = (sub.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
-                            (sub.supportedOperations & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT) &&
-                            sub.subgroupSize >= 4;
         c->subgroup_lanes32 = sub.subgroupSize >= 32 &&
                               (sub.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
                               (sub.supportedOperations & VK_SUBGROUP_FEATURE_CLUSTERED_BIT);

@@ -64,29 +64,7 @@ uint line_index()
 }
 uint lane() { return gl_LocalInvocationID.x % LANES; }
 
-#if defined(SUBGROUP) && ROWS == 1
-// SUBGROUP (devices with subgroup arithmetic in compute shaders: gpu_caps.subgroup_arith):
-// each subgroup combines its lanes, then every lane combines the subgroups' results
-// through shared memory: two barriers, not one per halving (the kernel enables
-// GL_KHR_shader_subgroup_arithmetic).
-ACC lanes_combine(ACC v, uint how)
-{
-    switch (how) {
-    case COMBINE_MAX: v = subgroupMax(v); break;
-    case COMBINE_MIN: v = subgroupMin(v); break;
-    case COMBINE_PROD: v = subgroupMul(v); break;
-    default: v = subgroupAdd(v);
-    }
-    barrier();
-    if (subgroupElect())
-        lane_acc[gl_SubgroupID] = v;
-    barrier();
-    ACC r = lane_acc[0];
-    for (uint s = 1; s < gl_NumSubgroups; s++)
-        r = combine(r, lane_acc[s], how);
-    return r;
-}
-#elif defined(CLUSTER) && ROWS == 2
+#if defined(CLUSTER) && ROWS == 2
 // CLUSTER (devices with subgroups of 32 or more and clustered operations: gpu_caps
 // subgroup_lanes32): a line's 32 adjacent lanes combine within their subgroup, without
 // shared memory or barriers (the kernel enables GL_KHR_shader_subgroup_clustered).
