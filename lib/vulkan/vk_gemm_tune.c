@@ -13,7 +13,10 @@
 #include <sys/stat.h>
 
 /* The candidates: the caps forcing each one (gpu_caps: gemm_force, coop_force,
- * splitk_force, coop_splits); coop ones only where gemm_coop.comp takes the dtype. */
+ * splitk_force, coop_splits). Measured: "shape", then the coop ones where gemm_coop.comp
+ * takes the dtype, else the tiled ones (on the H200 gemm_tiled.comp ran float16 products
+ * 3-10x slower than the best coop candidate on every BERT-base shape, 2026-11-30: measuring
+ * them only cost their pipelines' compilation). Forced by name: any that can run. */
 static const struct candidate {
     const char *name;
     int gemm, coop, splitk, coop_splits;
@@ -381,7 +384,7 @@ void vk_gemm_tuned_caps(gpu_recorder *rec, const matmul_push *pc, vkml_dtype dty
     if (t && choice < 0) {
         int cand[N_CANDIDATES], n = 0;
         for (int c = 0; c < N_CANDIDATES; c++)
-            if (coop || !candidates[c].needs_coop)
+            if (c == 0 || candidates[c].needs_coop == coop)
                 cand[n++] = c;
         vkml_error err = {0};
         choice = 0;

@@ -3,9 +3,10 @@
  * Kernel choice by measurement for matrix products (MatMul, Gemm, and what records through
  * vk_rec_matmul). The first time a device records a product of a shape (dtype, precision
  * fp32-fast or not, m, n, k, batch, which operands run along memory), every candidate of
- * vk_gemm_tune.c's table that can take it runs on buffers of that shape: the tile chosen
- * by shape, each gemm_coop.comp tile unsplit, the coop split-K kernel at 2 to 16 slices,
- * each gemm_tiled.comp tile and its split-K kernel at 2 to 8 slices. They run interleaved,
+ * vk_gemm_tune.c's table runs on buffers of that shape: the kernel chosen by shape, and
+ * where gemm_coop.comp takes the dtype each of its tiles unsplit and its split-K kernel at 2
+ * to 16 slices, else each gemm_tiled.comp tile and its split-K kernel at 2 to 8 slices.
+ * They run interleaved,
  * VK_GEMM_TUNE_ROUNDS rounds in one command buffer, timed by timestamps, repeated until
  * the GPU's clocks are up (at least VK_GEMM_TUNE_WARM_MS when it may have idled); in the
  * last run, the first round warms the caches and each candidate's least time of the others
