@@ -215,7 +215,6 @@ static uint64_t reach(const matmul_push *pc, uint64_t rows, uint64_t row_stride,
 typedef struct tune_run {
     vk_device *vd;
     vk_mem mem[5]; /* A, B, C, residual, Y */
-    vk_mem flush;  /* VK_GEMM_TUNE_FLUSH_BYTES, when it could be had */
     VkCommandPool pool;
     VkCommandBuffer cmd;
     VkDescriptorPool dpool;
@@ -238,24 +237,6 @@ static void run_free(tune_run *r)
     VK_DESTROY(VKML_VK_COMMAND_POOL, vkDestroyCommandPool, dev, r->pool);
     for (int i = 0; i < 5; i++)
         vk_mem_free(r->vd->alloc, &r->mem[i]);
-    vk_mem_free(r->vd->alloc, &r->flush);
-}
-
-/* Records the flush before a candidate (node `node`): a word of Y copied out, which orders
- * it after the candidate before and before the next (the recorder's barriers), and half of
- * the flush buffer copied onto its other half, which evicts the operands from the cache:
- * in a model a product's weights come from memory. Values 5 .. 7: the flush buffer's two
- * halves and a word past them. */
-static vkml_status record_flush(gpu_recorder *rec, uint64_t half_bytes, int node, vkml_error *err)
-{
-    vk_rec_set_node(rec, node);
-    copy_push one = {.count = 1}, half = {.count = (uint32_t)(half_bytes / 4)};
-    vkml_status st = vk_rec_kernel_1d(rec, VK_KERNEL_COPY, VKML_DTYPE_UINT32, (int[]){4, 7}, &one,
-                                      sizeof(one), 1, err);
-    if (st != VKML_OK)
-        return st;
-    return vk_rec_kernel_1d(rec, VK_KERNEL_COPY, VKML_DTYPE_UINT32, (int[]){5, 6}, &half,
-                            sizeof(half), half.count, err);
 }
 
 /* Times candidates cand[0 .. n) on pc's shape; *best: the fastest's index into candidates. */
@@ -283,33 +264,16 @@ static vkml_status measure(vk_device *vd, struct vk_gemm_tune *tune, const matmu
     for (int i = 0; i < 5; i++)
         VKML_TRY(
             vk_mem_alloc(vd->alloc, VK_MEM_DEVICE, (elems[i] * elem + 3) / 4 * 4, &r.mem[i], err));
-    /* a flush before each candidate (record_flush) on GPUs, where its buffer can be had (a
-     * CPU implementation's copy of it would take longer than the products) */
-    vkml_error no_flush = {0};
-    bool flushing = vd->base.info.type != VKML_DEVICE_TYPE_VULKAN_CPU &&
-                    vk_mem_alloc(vd->alloc, VK_MEM_DEVICE, VK_GEMM_TUNE_FLUSH_BYTES, &r.flush,
-                                 &no_flush) == VKML_OK;
-    uint64_t half = VK_GEMM_TUNE_FLUSH_BYTES / 2 - 16;
-    vk_mem values[8] = {r.mem[0], r.mem[1], r.mem[2], r.mem[3], r.mem[4]};
-    if (flushing) {
-        values[5] = vk_mem_sub(&r.flush, 0, half);
-        values[6] = vk_mem_sub(&r.flush, half, half);
-        values[7] = vk_mem_sub(&r.flush, 2 * half, 16);
-    }
-    int per = flushing ? 2 : 1; /* nodes a candidate's run takes */
-    VKML_TRY(vk_rec_create(vd, values, NULL, flushing ? 8 : 5, fast, &r.rec, err));
+    VKML_TRY(vk_rec_create(vd, r.mem, NULL, 5, fast, &r.rec, err));
     for (int round = 0; round < VK_GEMM_TUNE_ROUNDS; round++)
         for (int i = 0; i < n; i++) {
             struct gpu_caps caps = vd->caps;
             force(&caps, cand[i]);
-            int node = (round * n + i) * per;
-            if (flushing)
-                VKML_TRY(record_flush(r.rec, half, node, err));
-            vk_rec_set_node(r.rec, node + per - 1);
+            vk_rec_set_node(r.rec, round * n + i);
             VKML_TRY(vk_rec_matmul_as(r.rec, &caps, pc, dtype, 0, 1, has_c ? 2 : -1,
                                       has_res ? 3 : -1, 4, batch, err));
         }
-    int stamps = VK_GEMM_TUNE_ROUNDS * n * per;
+    int stamps = VK_GEMM_TUNE_ROUNDS * n;
     VkCommandPoolCreateInfo pci = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
                                    .queueFamilyIndex = vd->queue_family};
     VK_CREATE(VKML_VK_COMMAND_POOL, vkCreateCommandPool(dev, &pci, NULL, &r.pool));
@@ -341,7 +305,7 @@ static vkml_status measure(vk_device *vd, struct vk_gemm_tune *tune, const matmu
      * 345 to 1,980 MHz): after a pause the runs repeat for VK_GEMM_TUNE_WARM_MS, then until
      * a run is no more than 3% faster than the one before (VK_GEMM_TUNE_MAX_MS at most);
      * the last one's times count. */
-    uint64_t t[2 * VK_GEMM_TUNE_ROUNDS * N_CANDIDATES + 1];
+    uint64_t t[VK_GEMM_TUNE_ROUNDS * N_CANDIDATES + 1];
     uint64_t mask =
         vd->caps.timestamp_bits >= 64 ? UINT64_MAX : (1ull << vd->caps.timestamp_bits) - 1;
     uint64_t start = vkml_now_ns(), before = 0;
@@ -368,7 +332,7 @@ static vkml_status measure(vk_device *vd, struct vk_gemm_tune *tune, const matmu
         double us = 0;
         /* round 0 warms the clocks up */
         for (int round = 1; round < VK_GEMM_TUNE_ROUNDS; round++) {
-            int s = (round * n + i) * per + per - 1;
+            int s = round * n + i;
             double v = (double)((t[s + 1] - t[s]) & mask) * vd->props.limits.timestampPeriod / 1e3;
             us = round == 1 || v < us ? v : us;
         }

@@ -33,9 +33,6 @@
 #define VK_GEMM_TUNE_MAX_MS 1000
 #define VK_GEMM_TUNE_IDLE_MS 500
 #define VK_GEMM_TUNE_MAX_BYTES (512ull << 20)
-/* Copied before each candidate, to evict its operands from the cache (more than an H200's
- * 50 MB of L2). */
-#define VK_GEMM_TUNE_FLUSH_BYTES (128ull << 20)
 
 /* *out: the caps to record the product pc with: the device's, forced as its fastest
  * candidate wants. has_c, has_res: whether it binds C and a residual. */
