@@ -10,6 +10,16 @@
 #define VKML_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define VKML_PRINTF(f, a) __attribute__((format(printf, f, a)))
 
+/* FNV-1a: h (VKML_FNV1A_SEED to start) extended over n bytes of data. */
+#define VKML_FNV1A_SEED 0xcbf29ce484222325ull
+static inline uint64_t vkml_fnv1a(uint64_t h, const void *data, size_t n)
+{
+    const unsigned char *b = (const unsigned char *)data;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ b[i]) * 0x100000001b3ull;
+    return h;
+}
+
 /* Fills err (may be NULL) and returns status, so callers can `return vkml_fail(...)`.
  * The message is also logged at debug level. */
 vkml_status vkml_fail(vkml_error *err, vkml_status status, const char *fmt, ...) VKML_PRINTF(3, 4);

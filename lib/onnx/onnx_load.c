@@ -24,10 +24,7 @@ typedef struct name_map {
 
 static size_t hash_name(const char *s)
 {
-    uint64_t h = 1469598103934665603ull; /* FNV-1a */
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return (size_t)h;
+    return (size_t)vkml_fnv1a(VKML_FNV1A_SEED, s, strlen(s));
 }
 
 static size_t map_slot(const name_map *m, const graph *g, const char *name)

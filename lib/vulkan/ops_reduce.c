@@ -16,21 +16,19 @@ static int short_lines_kernel(const struct gpu_caps *caps, vk_kernel_id kernel, 
 {
     bool lanes = caps->subgroup_lanes32 && count <= VK_NORM_LANES_MAX_COUNT &&
                  lines >= VK_NORM_LANES_MIN_LINES;
-    if (count > VK_REDUCE_SHORT_MAX_COUNT && !lanes)
-        return -1;
+    bool fits = count <= VK_REDUCE_SHORT_MAX_COUNT; /* the _short kernels take it */
     switch (kernel) {
-    case VK_KERNEL_REDUCE_SUM:
-        return lanes && count > VK_REDUCE_SHORT_MAX_COUNT ? -1 : VK_KERNEL_REDUCE_SUM_SHORT;
-    case VK_KERNEL_REDUCE_MEAN:
-        return lanes && count > VK_REDUCE_SHORT_MAX_COUNT ? -1 : VK_KERNEL_REDUCE_MEAN_SHORT;
-    case VK_KERNEL_REDUCE_MAX:
-        return lanes && count > VK_REDUCE_SHORT_MAX_COUNT ? -1 : VK_KERNEL_REDUCE_MAX_SHORT;
+    case VK_KERNEL_REDUCE_SUM: return fits ? VK_KERNEL_REDUCE_SUM_SHORT : -1;
+    case VK_KERNEL_REDUCE_MEAN: return fits ? VK_KERNEL_REDUCE_MEAN_SHORT : -1;
+    case VK_KERNEL_REDUCE_MAX: return fits ? VK_KERNEL_REDUCE_MAX_SHORT : -1;
     case VK_KERNEL_NORM_SOFTMAX:
-        return lanes ? VK_KERNEL_NORM_SOFTMAX_LANES : VK_KERNEL_NORM_SOFTMAX_SHORT;
+        return lanes ? VK_KERNEL_NORM_SOFTMAX_LANES : fits ? VK_KERNEL_NORM_SOFTMAX_SHORT : -1;
     case VK_KERNEL_NORM_LOG_SOFTMAX:
-        return lanes ? VK_KERNEL_NORM_LOG_SOFTMAX_LANES : VK_KERNEL_NORM_LOG_SOFTMAX_SHORT;
+        return lanes  ? VK_KERNEL_NORM_LOG_SOFTMAX_LANES
+               : fits ? VK_KERNEL_NORM_LOG_SOFTMAX_SHORT
+                      : -1;
     case VK_KERNEL_NORM_MEANVAR:
-        return lanes ? VK_KERNEL_NORM_MEANVAR_LANES : VK_KERNEL_NORM_MEANVAR_SHORT;
+        return lanes ? VK_KERNEL_NORM_MEANVAR_LANES : fits ? VK_KERNEL_NORM_MEANVAR_SHORT : -1;
     default: return -1;
     }
 }

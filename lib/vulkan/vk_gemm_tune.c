@@ -106,16 +106,13 @@ static int candidate_named(const char *name)
 static uint64_t kernels_hash(void)
 {
     static const char *const prefixes[] = {"gemm", "conv_gemm", "matmul", "gemv"};
-    uint64_t h = 1469598103934665603ull;
-    for (int v = 0; v < VK_VARIANT_COUNT; v++) {
-        bool product = false;
+    uint64_t h = VKML_FNV1A_SEED;
+    for (int v = 0; v < VK_VARIANT_COUNT; v++)
         for (size_t p = 0; p < VKML_ARRAY_SIZE(prefixes); p++)
-            product =
-                product || strncmp(vk_spirv_table[v].name, prefixes[p], strlen(prefixes[p])) == 0;
-        const unsigned char *b = (const unsigned char *)vk_spirv_table[v].code;
-        for (size_t i = 0; product && i < vk_spirv_table[v].size; i++)
-            h = (h ^ b[i]) * 1099511628211ull;
-    }
+            if (strncmp(vk_spirv_table[v].name, prefixes[p], strlen(prefixes[p])) == 0) {
+                h = vkml_fnv1a(h, vk_spirv_table[v].code, vk_spirv_table[v].size);
+                break;
+            }
     return h;
 }
 
@@ -330,7 +327,7 @@ static vkml_status measure(vk_device *vd, struct vk_gemm_tune *tune, const matmu
                       pc->m, pc->n, pc->k, (long long)batch, vkml_dtype_name(dtype));
     for (int i = 0; i < n; i++) {
         double us = 0;
-        /* round 0 warms the clocks up */
+        /* round 0 warms the caches */
         for (int round = 1; round < VK_GEMM_TUNE_ROUNDS; round++) {
             int s = round * n + i;
             double v = (double)((t[s + 1] - t[s]) & mask) * vd->props.limits.timestampPeriod / 1e3;

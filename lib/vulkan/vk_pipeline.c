@@ -118,14 +118,6 @@ vkml_status vk_pipeline_get(vk_pipelines *p, int kernel, VkPipeline *out, vkml_e
     return status;
 }
 
-static uint64_t fnv1a(const char *s)
-{
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-    return h;
-}
-
 /* Adds an entry for source (pipeline still VK_NULL_HANDLE); NULL when out of memory. */
 static vk_generated_pipeline *add_generated(vk_pipelines *p, const char *source, uint64_t hash)
 {
@@ -149,7 +141,7 @@ vkml_status vk_pipeline_generated(vk_pipelines *p, const char *source, vk_glsl_c
                                   VkPipeline *out, bool *compiled, vkml_error *err)
 {
     vkml_status status = VKML_OK;
-    uint64_t hash = fnv1a(source);
+    uint64_t hash = vkml_fnv1a(VKML_FNV1A_SEED, source, strlen(source));
     *out = VK_NULL_HANDLE;
     *compiled = false;
     pthread_mutex_lock(&p->lock);
