@@ -75,7 +75,7 @@ static vkml_status probe_if(const cf_env *env, graph_value *values, const graph_
     int taken = -1;
     if (nested && cond->data && cond->dtype == VKML_DTYPE_BOOL &&
         vkml_tensor_element_count(cond->rank, cond->dims) == 1)
-        taken = *(const bool *)cond->data ? 0 : 1;
+        taken = *(const uint8_t *)cond->data != 0 ? 0 : 1;
     graph_value *vals[2] = {NULL, NULL};
     vkml_status st = VKML_OK;
     for (int b = 0; b < 2 && st == VKML_OK; b++)

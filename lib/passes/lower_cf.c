@@ -103,7 +103,7 @@ bool lower_known_bool(const graph_value *v, bool *out)
 {
     if (!v->data || v->dtype != VKML_DTYPE_BOOL || vkml_tensor_element_count(v->rank, v->dims) != 1)
         return false;
-    *out = *(const bool *)v->data;
+    *out = *(const uint8_t *)v->data != 0; /* any nonzero byte is true, as ONNX reads it */
     return true;
 }
 
