@@ -177,6 +177,8 @@ CPU_KERNEL(Where, cpu_eltwise, DT_ALL)
 CPU_KERNEL(Xor, cpu_eltwise, DT(BOOL))
 /* planner-made groups of float elementwise ops (passes/fuse_eltwise.c) */
 CPU_KERNEL(FusedElementwise, cpu_fused, DT(FLOAT))
+/* planner-made attention cores (passes/fuse_attention.c) */
+CPU_KERNEL(FusedAttention, cpu_attention_fused, DT(FLOAT) | DT(FLOAT16))
 
 /* remaining ops: losses, BitCast, Det, ReverseSequence, RotaryEmbedding, DFT, windows,
  * TensorScatter (cpu/loss.c, cpu/misc.c, cpu/signal.c) */

@@ -218,6 +218,10 @@ OP(Scan, "", 8, 24, OP_CONTROL_FLOW | OP_DATA_DEPENDENT, cf_params, scan_parse, 
  * (ops/fused.c, passes/fuse_eltwise.c) */
 OP(FusedElementwise, "vkml.internal", 1, 1, OP_TYPE_FROM_OUTPUT | OP_INTERNAL, fused_params,
    fused_parse, fused_infer)
+/* made by the planner from MatMul -> Softmax -> MatMul (ops/fused_attention.c,
+ * passes/fuse_attention.c) */
+OP(FusedAttention, "vkml.internal", 1, 1, OP_INTERNAL, fused_attention_params,
+   fused_attention_parse, fused_attention_infer)
 /* vkml's own ops, domain com.vkml (ops/preprocess.c) */
 OP(ImagePreprocess, "com.vkml", 1, 1, OP_TYPE_FROM_OUTPUT, preprocess_params, preprocess_parse,
    preprocess_infer)

@@ -2,6 +2,7 @@
 /* elementwise */
 OP_PARSE_DECL(eltwise_parse);
 OP_PARSE_DECL(fused_parse);
+OP_PARSE_DECL(fused_attention_parse);
 
 /* data movement and shapes */
 OP_PARSE_DECL(compress_parse);

@@ -12,6 +12,7 @@
 #include "ops/einsum.h"
 #include "ops/elementwise.h"
 #include "ops/fused.h"
+#include "ops/fused_attention.h"
 #include "ops/gridsample.h"
 #include "ops/misc.h" /* remaining ops */
 #include "ops/norm.h" /* and ops/reduce.h */

@@ -445,9 +445,10 @@ static bool attach(graph *g, int p, const graph_epilogue *e, int b, int64_t chan
     return true;
 }
 
-/* The Muls of MatMul p's inputs by float constant scalars (each read by p alone, keeping
- * the input's shape): p reads their other input instead and takes their product as its
- * scale (attention's query and key scales, PyTorch's scaled_dot_product_attention export).
+/* The Muls of MatMul p's inputs by float constant scalars, and their Divs by one (each
+ * read by p alone, keeping the input's shape): p reads their other input instead and takes
+ * their product as its scale (attention's query and key scales: PyTorch 2's
+ * scaled_dot_product_attention export multiplies, PyTorch 1's divides the query).
  * Returns how many were absorbed. */
 static int absorb_scales(fuse_state *s, int p, float *scale, char *absorbed, size_t size)
 {
@@ -459,11 +460,16 @@ static int absorb_scales(fuse_state *s, int p, float *scale, char *absorbed, siz
         if (q < 0 || removed(&g->nodes[q]) || s->readers[v] != 1 || g->values[v].is_output)
             continue;
         graph_node *mul = &g->nodes[q];
-        if (!fuse_is_op(mul, "Mul") || mul->n_inputs != 2 || mul->n_outputs != 1 ||
+        bool div = fuse_is_op(mul, "Div");
+        if ((!div && !fuse_is_op(mul, "Mul")) || mul->n_inputs != 2 || mul->n_outputs != 1 ||
             mul->inputs[0] < 0 || mul->inputs[1] < 0)
             continue;
         float c;
-        int j = const_scalar(s, mul, 1, &c) ? 1 : const_scalar(s, mul, 0, &c) ? 0 : -1;
+        int j = const_scalar(s, mul, 1, &c) ? 1 : !div && const_scalar(s, mul, 0, &c) ? 0 : -1;
+        if (div && (j != 1 || c == 0.0f || !isfinite(1.0f / c)))
+            continue;
+        if (div) /* x / c as x * (1 / c): within an ulp of it */
+            c = 1.0f / c;
         int x = j >= 0 ? mul->inputs[1 - j] : -1;
         if (x < 0 || s->shapes[x].dtype != VKML_DTYPE_FLOAT ||
             !same_shape(&s->shapes[x], &s->shapes[v]) ||
@@ -476,7 +482,7 @@ static int absorb_scales(fuse_state *s, int p, float *scale, char *absorbed, siz
         if (s->second[x] == q)
             s->second[x] = p;
         remove_node(mul);
-        append_absorbed(absorbed, size, "Mul");
+        append_absorbed(absorbed, size, div ? "Div" : "Mul");
         count++;
     }
     return count;
@@ -672,8 +678,8 @@ bool graph_epilogue_candidates(const graph *g)
         for (int k = 0; k < n->n_inputs; k++) {
             int v = n->inputs[k], p = v >= 0 ? g->values[v].producer : -1;
             if (p >= 0 && fuse_is_op(n, "MatMul") &&
-                (fuse_is_op(&g->nodes[p], "Mul") || fuse_is_op(&g->nodes[p], "Transpose") ||
-                 fuse_is_op(&g->nodes[p], "Reshape")))
+                (fuse_is_op(&g->nodes[p], "Mul") || fuse_is_op(&g->nodes[p], "Div") ||
+                 fuse_is_op(&g->nodes[p], "Transpose") || fuse_is_op(&g->nodes[p], "Reshape")))
                 return true; /* a scale or a view (absorb_scales, absorb_view) */
             if (p < 0 || own_inputs(&g->nodes[p]) < 0)
                 continue;

@@ -1,6 +1,7 @@
 #include "plan/plan.h"
 #include "ops/op.h"
 #include "passes/fold.h"
+#include "passes/fuse_attention.h"
 #include "passes/fuse_eltwise.h"
 #include "passes/lower.h"
 #include "plan/tail.h"
@@ -366,14 +367,12 @@ static vkml_status lower_model(plan *p, const plan_target *target, int64_t symbo
     return VKML_OK;
 }
 
-/* Elementwise groups fused (passes/fuse_eltwise.h): the fused graph, when there is one,
- * becomes the plan's, its values re-cloned. */
-static vkml_status fuse_elementwise(plan *p, vkml_error *err)
+/* A fused graph (or NULL: nothing fused) becomes the plan's, kept in *own, its values
+ * re-cloned. */
+static vkml_status adopt_graph(plan *p, graph *fused, graph **own, vkml_error *err)
 {
-    graph *fused = NULL;
-    vkml_status st = fuse_eltwise(p->graph, p->values, &fused, err);
-    if (st != VKML_OK || !fused)
-        return st;
+    if (!fused)
+        return VKML_OK;
     graph_value *values = graph_values_clone(fused);
     if (!values) {
         graph_destroy(&fused);
@@ -381,9 +380,36 @@ static vkml_status fuse_elementwise(plan *p, vkml_error *err)
     }
     free(p->values);
     p->values = values;
-    p->fused = fused;
+    *own = fused;
     p->graph = fused;
     return VKML_OK;
+}
+
+/* Whether a GPU of the session runs node n (the attention fusion's taker). */
+static bool gpu_takes(void *ctx, const graph_value *values, const graph_node *n)
+{
+    const plan_target *t = ctx;
+    char why[256];
+    for (int d = 0; d < t->n_devices; d++)
+        if (t->devices[d] != t->host && strcmp(t->devices[d]->cls->name, "cpu") != 0 &&
+            t->devices[d]->cls->supports_node(t->devices[d], values, n, why, sizeof(why)))
+            return true;
+    return false;
+}
+
+/* Attention groups, then elementwise groups, fused (passes/fuse_attention.h,
+ * passes/fuse_eltwise.h): each fused graph becomes the plan's. */
+static vkml_status fuse_plan(plan *p, const plan_target *target, vkml_error *err)
+{
+    graph *fused = NULL;
+    fuse_attention_taker taker = {.takes = gpu_takes, .ctx = (void *)target};
+    vkml_status st = fuse_attention(p->graph, p->values, &taker, &fused, err);
+    if (st != VKML_OK || (st = adopt_graph(p, fused, &p->attention, err)) != VKML_OK)
+        return st;
+    fused = NULL;
+    if ((st = fuse_eltwise(p->graph, p->values, &fused, err)) != VKML_OK)
+        return st;
+    return adopt_graph(p, fused, &p->fused, err);
 }
 
 vkml_status plan_create(const graph *g, const plan_target *target, int64_t symbolic_value,
@@ -420,7 +446,7 @@ vkml_status plan_create(const graph *g, const plan_target *target, int64_t symbo
     if ((st = lower_model(p, target, symbolic_value, err)) != VKML_OK ||
         (st = fold_infer(p->graph, p->values, symbolic_value, target->runner, p->arena, NULL,
                          err)) != VKML_OK ||
-        (!target->no_fuse && (st = fuse_elementwise(p, err)) != VKML_OK))
+        (!target->no_fuse && (st = fuse_plan(p, target, err)) != VKML_OK))
         goto fail;
     g = p->graph;
     folded = calloc((size_t)g->n_nodes + 1, sizeof(bool));
@@ -470,6 +496,7 @@ void plan_destroy(plan **pp)
         free(p->shared_host[v]);
     free(p->values);
     graph_destroy(&p->fused);
+    graph_destroy(&p->attention);
     graph_destroy(&p->lowered);
     vkml_arena_destroy(&p->arena);
     free(p);

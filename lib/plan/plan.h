@@ -77,6 +77,8 @@ typedef struct plan {
     const graph *graph;  /* the model's, or `lowered` */
     graph *lowered;      /* the plan's own graph when the model has sequence ops or
                             control flow (passes/lower.h), else NULL */
+    graph *attention;    /* the plan's own graph when attention groups were fused
+                            (passes/fuse_attention.h), else NULL */
     graph *fused;        /* the plan's own graph when elementwise groups were fused
                             (passes/fuse_eltwise.h), else NULL */
     graph_value *values; /* session copy of the values: shapes bound, constants folded */

@@ -1,6 +1,7 @@
 /* The public view of a session's plan (vkml_session_plan_*): its parts per device and the
  * values copied between devices, read from the plan as placement left it. */
 #include "ops/fused.h"
+#include "ops/fused_attention.h"
 #include "plan/plan.h"
 #include "plan/tail.h"
 
@@ -160,6 +161,8 @@ vkml_status vkml_session_profile(vkml_session *s, vkml_node_time *out, size_t ca
                 node->epilogue && node->epilogue->absorbed ? node->epilogue->absorbed : "";
             if (node->op && node->op->id == OP_ID_FusedElementwise)
                 detail = ((const fused_params *)node->params)->summary;
+            if (node->op && node->op->id == OP_ID_FusedAttention)
+                detail = ((const fused_attention_params *)node->params)->summary;
             out[k] = (vkml_node_time){.name = node_name(p->graph, i),
                                       .op = node->op_type,
                                       .detail = detail,

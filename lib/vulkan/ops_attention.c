@@ -1,7 +1,9 @@
 /* Attention on Vulkan (shaders/attention.comp): Q, K, V and Y only, so no mask, past
  * key/value, nonpad_kv_seqlen or extra outputs (those nodes run on the CPU); is_causal,
- * scale, softcap, grouped KV heads, 3-D and 4-D layouts; float and float16. */
+ * scale, softcap, grouped KV heads, 3-D and 4-D layouts; float and float16. And the
+ * planner's FusedAttention (shaders/attention_fused.comp): its operands through strides. */
 #include "ops/attention.h"
+#include "ops/fused_attention.h"
 #include "vulkan/vk_ops.h"
 
 /* The kernel's per-invocation accumulator (MAX_V_SIZE in attention.comp). */
@@ -74,4 +76,80 @@ VKML_GPU_DECL(gpu_attention)
                   node->outputs[ATT_Y]};
     return vk_rec_kernel_1d(rec, VK_KERNEL_ATTENTION, values[node->inputs[ATT_Q]].dtype, bind, &pc,
                             sizeof(pc), pc.rows, err);
+}
+
+/* FusedAttention (shaders/attention_fused.comp): the kernel's limits. */
+#define FUSED_ATTENTION_MAX_KEYS 512
+#define FUSED_ATTENTION_MAX_K 256
+#define FUSED_ATTENTION_ROWS 4
+#define FUSED_ATTENTION_SHARED_BYTES (4 * FUSED_ATTENTION_ROWS * (256 + 512 + 128))
+
+/* Whether every element offset the kernel forms fits 32 bits. */
+static bool fused_offsets_fit(const fused_attention_params *p)
+{
+    int64_t a = (p->m - 1) * p->a_sm + (p->k - 1) * p->a_sk,
+            b = (p->n - 1) * p->b_sn + (p->k - 1) * p->b_sk,
+            v = (p->n - 1) * p->v_sn + (p->e - 1) * p->v_se;
+    for (int d = 0; d < p->batch_rank; d++) {
+        a += (p->batch_dims[d] - 1) * p->a_batch[d];
+        b += (p->batch_dims[d] - 1) * p->b_batch[d];
+        v += (p->batch_dims[d] - 1) * p->v_batch[d];
+    }
+    return a <= UINT32_MAX && b <= UINT32_MAX && v <= UINT32_MAX &&
+           p->batch_count * p->m * p->e <= UINT32_MAX;
+}
+
+VKML_GPU_SUPPORTS_DECL(gpu_attention_fused_supports)
+{
+    const fused_attention_params *p = node->params;
+    if (p->n < 1 || p->n > FUSED_ATTENTION_MAX_KEYS || p->k < 1 || p->k > FUSED_ATTENTION_MAX_K)
+        return vk_unsupported(why, why_size,
+                              "FusedAttention of %lld keys of %lld elements: the Vulkan kernel "
+                              "takes 1 to %d keys of 1 to %d",
+                              (long long)p->n, (long long)p->k, FUSED_ATTENTION_MAX_KEYS,
+                              FUSED_ATTENTION_MAX_K);
+    if (p->batch_rank > 4 || p->batch_count > caps->max_workgroup_count[1] ||
+        (p->m + FUSED_ATTENTION_ROWS - 1) / FUSED_ATTENTION_ROWS > caps->max_workgroup_count[0])
+        return vk_unsupported(why, why_size,
+                              "FusedAttention of %lld batches of %lld rows (%d batch dims): "
+                              "past the device's workgroup counts or 4 batch dims",
+                              (long long)p->batch_count, (long long)p->m, p->batch_rank);
+    if (caps->max_shared_memory < FUSED_ATTENTION_SHARED_BYTES)
+        return vk_unsupported(why, why_size,
+                              "FusedAttention needs %d bytes of shared memory, the device has %u",
+                              FUSED_ATTENTION_SHARED_BYTES, caps->max_shared_memory);
+    if (!fused_offsets_fit(p))
+        return vk_unsupported(why, why_size, "FusedAttention: offsets past 32 bits");
+    return vk_check_tensors(values, node, caps, true, why, why_size);
+}
+
+VKML_GPU_DECL(gpu_attention_fused)
+{
+    const fused_attention_params *p = node->params;
+    (void)values;
+    attention_fused_push pc = {
+        .m = vk_u32(p->m),
+        .n = vk_u32(p->n),
+        .k = vk_u32(p->k),
+        .e = vk_u32(p->e),
+        .a_sm = vk_u32(p->a_sm),
+        .a_sk = vk_u32(p->a_sk),
+        .b_sk = vk_u32(p->b_sk),
+        .b_sn = vk_u32(p->b_sn),
+        .v_sn = vk_u32(p->v_sn),
+        .v_se = vk_u32(p->v_se),
+        .scale = p->scale,
+        .batch_rank = (uint32_t)p->batch_rank,
+    };
+    for (int d = 0; d < p->batch_rank; d++) {
+        pc.batch_dims[d] = vk_u32(p->batch_dims[d]);
+        pc.a_batch[d] = vk_u32(p->a_batch[d]);
+        pc.b_batch[d] = vk_u32(p->b_batch[d]);
+        pc.v_batch[d] = vk_u32(p->v_batch[d]);
+    }
+    int bind[] = {node->inputs[0], node->inputs[1], node->inputs[2], node->outputs[0]};
+    uint32_t groups[3] = {vk_u32((p->m + FUSED_ATTENTION_ROWS - 1) / FUSED_ATTENTION_ROWS),
+                          vk_u32(p->batch_count), 1};
+    return vk_rec_kernel(rec, VK_KERNEL_ATTENTION_FUSED, p->dtype, bind, &pc, sizeof(pc), groups,
+                         err);
 }

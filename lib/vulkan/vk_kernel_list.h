@@ -121,6 +121,8 @@ GPU_KERNEL(Upsample, gpu_resize, gpu_resize_supports, DT(FLOAT) | DT(FLOAT16))
 /* quantization and integer products (vulkan/ops_quant.c, vulkan/ops_einsum.c) */
 GPU_KERNEL(ConvInteger, gpu_qconv, gpu_qconv_supports, DT(INT8) | DT(UINT8))
 GPU_KERNEL(Attention, gpu_attention, gpu_attention_supports, DT(FLOAT) | DT(FLOAT16))
+GPU_KERNEL(FusedAttention, gpu_attention_fused, gpu_attention_fused_supports,
+           DT(FLOAT) | DT(FLOAT16))
 GPU_KERNEL(DequantizeLinear, gpu_quant, gpu_quant_supports,
            DT(INT8) | DT(UINT8) | DT(INT16) | DT(UINT16) | DT(INT32))
 GPU_KERNEL(DynamicQuantizeLinear, gpu_dynamic_quant, gpu_dynamic_quant_supports, DT(FLOAT))

@@ -534,6 +534,30 @@ PUSH_U32S(y_strides, 3)
 PUSH_END(attention_push)
 #endif
 
+/* FusedAttention (shaders/attention_fused.comp; lib/ops/fused_attention.h): element
+ * strides of A's rows and columns, B's (k, key), V's (key, column); per batch dim (at most
+ * 4, the host checks) its extent and A's, B's and V's strides. */
+#if !defined(VKML_GLSL) || defined(PUSH_ATTENTION_FUSED)
+PUSH_BEGIN(attention_fused_push)
+PUSH_U32(m)
+PUSH_U32(n)
+PUSH_U32(k)
+PUSH_U32(e)
+PUSH_U32(a_sm)
+PUSH_U32(a_sk)
+PUSH_U32(b_sk)
+PUSH_U32(b_sn)
+PUSH_U32(v_sn)
+PUSH_U32(v_se)
+PUSH_F32(scale)
+PUSH_U32(batch_rank)
+PUSH_U32S(batch_dims, 4)
+PUSH_U32S(a_batch, 4)
+PUSH_U32S(b_batch, 4)
+PUSH_U32S(v_batch, 4)
+PUSH_END(attention_fused_push)
+#endif
+
 /* more elementwise */
 /* Elementwise of three broadcast inputs (Where, Clip): strides[k * 6 + d] is input k's
  * element stride along output dim d. Rank 6 at most (after merging dims), so that the

@@ -1,0 +1,32 @@
+/* FusedAttention's schema functions and batch offsets (see fused_attention.h). */
+#include "ops/fused_attention.h"
+#include "ops/op_decls.h"
+
+vkml_status fused_attention_parse(const graph_node *node, void *params, vkml_error *err)
+{
+    (void)node, (void)params;
+    return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
+                     "FusedAttention is made by vkml's planner; a model may not contain it");
+}
+
+vkml_status fused_attention_infer(graph_value *values, const graph_node *node, vkml_error *err)
+{
+    const fused_attention_params *p = node->params;
+    vkml_status st = op_require_counts(node, 3, 3, 1, err);
+    if (st == VKML_OK)
+        op_set_output(values, node, 0, p->dtype, p->rank, p->dims);
+    return st;
+}
+
+void fused_attention_offsets(const fused_attention_params *p, int64_t index, int64_t *a,
+                             int64_t *b, int64_t *v)
+{
+    *a = *b = *v = 0;
+    for (int d = p->batch_rank - 1; d >= 0; d--) {
+        int64_t i = index % p->batch_dims[d];
+        index /= p->batch_dims[d];
+        *a += i * p->a_batch[d];
+        *b += i * p->b_batch[d];
+        *v += i * p->v_batch[d];
+    }
+}

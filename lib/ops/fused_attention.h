@@ -1,0 +1,36 @@
+#pragma once
+/*
+ * FusedAttention: a node the planner makes (lib/passes/fuse_attention.c) from attention's
+ * core, MatMul(A, B) -> Softmax over the last axis -> MatMul(P, V); never read from a model
+ * file. Per batch index b:
+ *   Y[b] = softmax(scale * A[b] B[b]) V[b]
+ * A [m, k] (the queries), B [k, n] (the keys, as the first product reads them), V [n, e]
+ * (the values), each read through element strides (the products' absorbed views and
+ * broadcasts, graph_epilogue.view), Y dense [batch..., m, e]. Inputs A, B, V; output Y.
+ * The m x n scores never reach memory: on a GPU one dispatch replaces two products and a
+ * softmax (shaders/attention_fused.comp), on the CPU the reference runs per query row
+ * (lib/cpu/attention_fused.c).
+ */
+#include "graph/graph.h"
+
+typedef struct fused_attention_params {
+    int64_t m, n, k, e; /* query rows, keys, query/key size, value size */
+    int batch_rank;
+    int64_t batch_dims[VKML_MAX_RANK];
+    int64_t batch_count;
+    /* element strides per batch dim (0: broadcast) of A, B and V */
+    int64_t a_batch[VKML_MAX_RANK], b_batch[VKML_MAX_RANK], v_batch[VKML_MAX_RANK];
+    int64_t a_sm, a_sk; /* A's rows and columns */
+    int64_t b_sk, b_sn; /* B's rows (k) and columns (keys) */
+    int64_t v_sn, v_se; /* V's rows (keys) and columns */
+    float scale;
+    int n_nodes;        /* model nodes it replaces (2 products, a softmax, and what they absorbed) */
+    const char *summary; /* "MatMul -> Softmax -> MatMul" with the absorbed ops */
+    vkml_dtype dtype;   /* Y's (float or float16) */
+    int rank;           /* Y's shape, as inferred before fusing */
+    int64_t dims[VKML_MAX_RANK];
+} fused_attention_params;
+
+/* Element offsets of batch `index`'s A, B and V (index < batch_count). */
+void fused_attention_offsets(const fused_attention_params *p, int64_t index, int64_t *a,
+                             int64_t *b, int64_t *v);

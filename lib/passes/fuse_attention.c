@@ -1,0 +1,256 @@
+/* Plan-time fusion of MatMul -> Softmax -> MatMul into FusedAttention (fuse_attention.h). */
+#include "passes/fuse_attention.h"
+#include "ops/fused_attention.h"
+#include "ops/matmul.h"
+#include "ops/norm.h"
+#include "ops/op.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct att_state {
+    const graph *g;
+    const graph_value *values;
+    int *readers; /* per value: reading nodes */
+    int *reader;  /* per value: its last reader */
+} att_state;
+
+static bool is_op(const graph_node *n, op_id id)
+{
+    return n->op && n->op->id == id;
+}
+
+/* Value v is read by one node alone and is no graph output. */
+static bool private_value(const att_state *s, int v)
+{
+    return v >= 0 && s->readers[v] == 1 && !s->values[v].is_output;
+}
+
+/* A product's epilogue holds at most a scale (scale_ok) and operand views. */
+static bool plain_epilogue(const graph_epilogue *e, bool scale_ok)
+{
+    return !e || (e->act == ELT_IDENTITY && e->bias < 0 && e->residual < 0 && !e->pool &&
+                  (scale_ok || !e->scaled));
+}
+
+static bool float_value(const graph_value *v, vkml_dtype dt)
+{
+    return v->dtype == dt && v->rank >= 2 && !v->data;
+}
+
+/* Whether the two products' batches are one: the same dims, and P dense over them. */
+static bool same_batches(const matmul_params *qk, const matmul_params *pv)
+{
+    if (qk->batch_rank != pv->batch_rank || pv->m != qk->m || pv->k != qk->n)
+        return false;
+    for (int d = 0; d < qk->batch_rank; d++)
+        if (qk->batch_dims[d] != pv->batch_dims[d])
+            return false;
+    return true;
+}
+
+/* The FusedAttention params of the group (p1, softmax sm, p2), false when it does not fit. */
+static bool group_params(const att_state *s, const graph_node *p1, const graph_node *sm,
+                         const graph_node *p2, fused_attention_params *fp)
+{
+    const graph_value *v = s->values;
+    if (!is_op(p1, OP_ID_MatMul) || !is_op(p2, OP_ID_MatMul) || p1->n_inputs != 2 ||
+        p2->n_inputs != 2 || p2->inputs[0] != sm->outputs[0] || p2->inputs[1] == sm->outputs[0] ||
+        !plain_epilogue(p1->epilogue, true) || !plain_epilogue(p2->epilogue, false) ||
+        (p2->epilogue && p2->epilogue->view_rank[0] > 0))
+        return false;
+    const norm_params *np = sm->params;
+    const graph_value *x = &v[sm->inputs[0]];
+    int64_t axis = np ? (np->axis < 0 ? np->axis + x->rank : np->axis) : -1;
+    if (!np || np->op != NORM_SOFTMAX || axis != x->rank - 1)
+        return false;
+    vkml_dtype dt = v[p2->outputs[0]].dtype;
+    if ((dt != VKML_DTYPE_FLOAT && dt != VKML_DTYPE_FLOAT16) ||
+        !float_value(&v[p1->inputs[0]], dt) || !float_value(&v[p1->inputs[1]], dt) ||
+        !float_value(&v[p2->inputs[1]], dt) || x->dtype != dt)
+        return false;
+    matmul_params qk, pv;
+    vkml_error err;
+    if (matmul_params_parse(v, p1, &qk, &err) != VKML_OK ||
+        matmul_params_parse(v, p2, &pv, &err) != VKML_OK || !same_batches(&qk, &pv))
+        return false;
+    const graph_value *y = &v[p2->outputs[0]];
+    *fp = (fused_attention_params){
+        .m = qk.m,
+        .n = qk.n,
+        .k = qk.k,
+        .e = pv.n,
+        .batch_rank = qk.batch_rank,
+        .batch_count = qk.batch_count,
+        .a_sm = qk.a_sm,
+        .a_sk = qk.a_sk,
+        .b_sk = qk.b_sk,
+        .b_sn = qk.b_sn,
+        .v_sn = pv.b_sk,
+        .v_se = pv.b_sn,
+        .scale = p1->epilogue && p1->epilogue->scaled ? p1->epilogue->scale : 1.0f,
+        .dtype = dt,
+        .rank = y->rank,
+    };
+    memcpy(fp->batch_dims, qk.batch_dims, sizeof(fp->batch_dims));
+    memcpy(fp->a_batch, qk.a_batch_strides, sizeof(fp->a_batch));
+    memcpy(fp->b_batch, qk.b_batch_strides, sizeof(fp->b_batch));
+    memcpy(fp->v_batch, pv.b_batch_strides, sizeof(fp->v_batch));
+    memcpy(fp->dims, y->dims, sizeof(fp->dims));
+    return true;
+}
+
+/* Counts the model nodes a product stands for ("Transpose+Mul" absorbed: 2 more). */
+static int absorbed_count(const graph_node *n)
+{
+    const char *a = n->epilogue ? n->epilogue->absorbed : NULL;
+    int count = a && a[0] ? 1 : 0;
+    for (; a && *a; a++)
+        count += *a == '+';
+    return count;
+}
+
+static const char *product_label(const graph_node *n, char *buf, size_t size)
+{
+    const char *a = n->epilogue ? n->epilogue->absorbed : NULL;
+    snprintf(buf, size, a && a[0] ? "MatMul(%s)" : "MatMul", a);
+    return buf;
+}
+
+/* The fused node of group (p1, sm, p2), in f's arena; false when out of memory. */
+static bool make_node(graph *f, const graph_node *p1, const graph_node *sm, const graph_node *p2,
+                      const fused_attention_params *proto, graph_node *out)
+{
+    fused_attention_params *fp = vkml_arena_calloc(f->arena, 1, sizeof(*fp));
+    int *inputs = vkml_arena_calloc(f->arena, 3, sizeof(int));
+    int *outputs = vkml_arena_calloc(f->arena, 1, sizeof(int));
+    char l1[200], l2[200], summary[420];
+    snprintf(summary, sizeof(summary), "%s -> Softmax -> %s", product_label(p1, l1, sizeof(l1)),
+             product_label(p2, l2, sizeof(l2)));
+    const char *sum = vkml_arena_strdup(f->arena, summary);
+    if (!fp || !inputs || !outputs || !sum)
+        return false;
+    *fp = *proto;
+    fp->n_nodes = 3 + absorbed_count(p1) + absorbed_count(p2);
+    fp->summary = sum;
+    inputs[0] = p1->inputs[0];
+    inputs[1] = p1->inputs[1];
+    inputs[2] = p2->inputs[1];
+    outputs[0] = p2->outputs[0];
+    *out = (graph_node){.name = p2->name && p2->name[0] ? p2->name : sm->name,
+                        .op_type = "FusedAttention",
+                        .domain = "vkml.internal",
+                        .opset = 1,
+                        .inputs = inputs,
+                        .n_inputs = 3,
+                        .outputs = outputs,
+                        .n_outputs = 1,
+                        .op = op_table_entry(OP_ID_FusedAttention),
+                        .params = fp};
+    return true;
+}
+
+/* Finds the groups: role[i] is -1 for a node kept as it is, -2 for one the fused node
+ * replaces, or the index of the first product for the second (where the fused node goes). */
+static int find_groups(const att_state *s, const fuse_attention_taker *taker, graph *f,
+                       int *role, graph_node *made)
+{
+    const graph *g = s->g;
+    int found = 0;
+    for (int i = 0; i < g->n_nodes; i++) {
+        const graph_node *sm = &g->nodes[i];
+        if (!is_op(sm, OP_ID_Softmax) || sm->n_inputs < 1 || sm->n_outputs != 1 ||
+            !private_value(s, sm->inputs[0]) || !private_value(s, sm->outputs[0]))
+            continue;
+        int q1 = s->values[sm->inputs[0]].producer, q2 = s->reader[sm->outputs[0]];
+        if (q1 < 0 || q2 < 0 || role[q1] != -1 || role[q2] != -1)
+            continue;
+        fused_attention_params fp;
+        const graph_node *p1 = &g->nodes[q1], *p2 = &g->nodes[q2];
+        if (!group_params(s, p1, sm, p2, &fp))
+            continue;
+        if (!make_node(f, p1, sm, p2, &fp, &made[q2]))
+            return -1;
+        if (taker && !taker->takes(taker->ctx, s->values, &made[q2]))
+            continue;
+        role[q1] = role[i] = -2;
+        role[q2] = q1;
+        found++;
+    }
+    return found;
+}
+
+static vkml_status build_graph(const att_state *s, const int *role, const graph_node *made,
+                               graph *f, vkml_error *err)
+{
+    const graph *g = s->g;
+    f->values = malloc(sizeof(graph_value) * ((size_t)g->n_values + 1));
+    f->nodes = calloc((size_t)g->n_nodes + 1, sizeof(graph_node));
+    if (!f->values || !f->nodes)
+        return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory fusing attention");
+    memcpy(f->values, s->values, sizeof(graph_value) * (size_t)g->n_values);
+    f->n_values = f->cap_values = g->n_values;
+    f->cap_nodes = g->n_nodes + 1;
+    for (int v = 0; v < g->n_values; v++)
+        f->values[v].producer = -1; /* set again from the nodes below */
+    for (int i = 0; i < g->n_nodes; i++) {
+        if (role[i] == -2)
+            continue;
+        graph_node *n = &f->nodes[f->n_nodes];
+        *n = role[i] >= 0 ? made[i] : g->nodes[i];
+        for (int o = 0; o < n->n_outputs; o++)
+            if (n->outputs[o] >= 0)
+                f->values[n->outputs[o]].producer = f->n_nodes;
+        f->n_nodes++;
+    }
+    f->inputs = g->inputs;
+    f->n_inputs = g->n_inputs;
+    f->outputs = g->outputs;
+    f->n_outputs = g->n_outputs;
+    f->opset = g->opset;
+    return VKML_OK;
+}
+
+vkml_status fuse_attention(const graph *g, const graph_value *values,
+                           const fuse_attention_taker *taker, graph **out, vkml_error *err)
+{
+    *out = NULL;
+    size_t nv = (size_t)g->n_values + 1, nn = (size_t)g->n_nodes + 1;
+    att_state s = {.g = g, .values = values};
+    s.readers = calloc(nv, sizeof(int));
+    s.reader = malloc(nv * sizeof(int));
+    int *role = malloc(nn * sizeof(int));
+    graph_node *made = calloc(nn, sizeof(graph_node));
+    graph *f = graph_create();
+    vkml_status st = VKML_OK;
+    if (!s.readers || !s.reader || !role || !made || !f) {
+        st = vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory fusing attention");
+        goto done;
+    }
+    for (size_t v = 0; v < nv; v++)
+        s.reader[v] = -1;
+    for (int i = 0; i < g->n_nodes; i++) {
+        role[i] = -1;
+        const graph_node *n = &g->nodes[i];
+        for (int k = 0; k < n->n_inputs; k++)
+            if (n->inputs[k] >= 0) {
+                s.readers[n->inputs[k]]++;
+                s.reader[n->inputs[k]] = i;
+            }
+    }
+    int found = find_groups(&s, taker, f, role, made);
+    if (found < 0)
+        st = vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory fusing attention");
+    else if (found > 0 && (st = build_graph(&s, role, made, f, err)) == VKML_OK) {
+        *out = f;
+        f = NULL;
+    }
+done:
+    graph_destroy(&f);
+    free(s.readers);
+    free(s.reader);
+    free(role);
+    free(made);
+    return st;
+}

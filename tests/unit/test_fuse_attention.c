@@ -1,0 +1,278 @@
+/* Plan-time fusion of attention's core (passes/fuse_attention.c) into FusedAttention: graphs
+ * as PyTorch exports them (1.13: sequence-first 3-D heads, the query divided by sqrt(d), K
+ * and V transposed; 2.x: 4-D heads, query and key multiplied by scales, V broadcast over the
+ * batch), plain 3-D products, ragged sizes (m != n, e != k, rows not a multiple of the
+ * kernel's 4). On every Vulkan device each fuses into one FusedAttention node (the session's
+ * profile shows it, with its ops) and answers as the CPU device's unfused plan within 1e-5
+ * of the output's scale at fp32 and 2e-2 at fp16-always; groups that must not fuse stay
+ * unfused and answer the same: the scores or the softmax a graph output, a softmax over
+ * another axis, more keys than the kernel takes. The CPU kernel (the reference of the GPU
+ * kernel, for a fused node placed on the CPU) runs on the pass's own node and agrees too. */
+#include "cpu/cpu_kernels.h"
+#include "ops/fused_attention.h"
+#include "passes/fuse_attention.h"
+#include "passes/infer.h"
+#include "test_graph.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+typedef enum layout {
+    TORCH1, /* q, k, v [seq, b*h, d]: Transpose, q / sqrt(d), k^T by perm (1, 2, 0) */
+    TORCH2, /* q, k, v [b, h, seq, d]: q * c1, Transpose(k) * c2; v maybe [1, h, n, e] */
+    PLAIN,  /* A [b, m, k], B [b, k, n], V [b, n, e], no scale */
+} layout;
+
+typedef struct att_case {
+    const char *name;
+    layout layout;
+    int64_t b, h, m, n, k, e;
+    bool v_broadcast; /* TORCH2: V of batch 1 */
+    int softmax_axis; /* -1: the last */
+    bool scores_out;  /* the scores are a graph output too: no fusion */
+    bool fuses;       /* expected on a GPU */
+} att_case;
+
+static const att_case cases[] = {
+    {"torch1 bert-like", TORCH1, 1, 4, 16, 16, 32, 32, false, -1, false, true},
+    {"torch1 ragged", TORCH1, 2, 3, 13, 21, 8, 5, false, -1, false, true},
+    {"torch2 heads", TORCH2, 2, 3, 10, 10, 16, 16, false, -1, false, true},
+    {"torch2 v broadcast", TORCH2, 2, 2, 7, 9, 24, 12, true, -1, false, true},
+    {"plain 3-D", PLAIN, 5, 1, 6, 11, 3, 7, false, -1, false, true},
+    {"keys past the kernel", PLAIN, 1, 1, 3, 600, 4, 4, false, -1, false, false},
+    {"softmax over rows", PLAIN, 2, 1, 5, 5, 4, 4, false, 1, false, false},
+    {"scores an output", PLAIN, 2, 1, 5, 6, 4, 4, false, -1, true, false},
+};
+
+typedef struct built {
+    vkml_model *model;
+    float *in[3];
+    size_t count[3];
+    int64_t dims[3][VKML_MAX_RANK];
+    int rank[3];
+} built;
+
+static int input(graph *g, built *b, int i, const char *name, int rank, const int64_t *dims,
+                 uint64_t *seed)
+{
+    b->rank[i] = rank;
+    memcpy(b->dims[i], dims, sizeof(int64_t) * (size_t)rank);
+    b->count[i] = vkml_tensor_element_count(rank, dims);
+    b->in[i] = malloc(sizeof(float) * b->count[i]);
+    for (size_t j = 0; j < b->count[i]; j++)
+        b->in[i][j] = test_randf(seed, -2, 2);
+    return tg_value(g, name, VKML_DTYPE_FLOAT, rank, dims);
+}
+
+static int scalar(graph *g, const char *name, float value)
+{
+    int v = tg_value(g, name, VKML_DTYPE_FLOAT, 0, NULL);
+    float *data = vkml_arena_calloc(g->arena, 1, sizeof(float));
+    *data = value;
+    g->values[v].kind = GRAPH_VALUE_CONSTANT;
+    g->values[v].data = data;
+    g->values[v].data_size = sizeof(float);
+    return v;
+}
+
+static int transpose(graph *g, const char *name, int in, const int64_t *perm, int rank)
+{
+    int out = tg_value(g, name, VKML_DTYPE_FLOAT, 0, NULL);
+    int n = tg_node(g, name, "Transpose", in, -1, out, 13);
+    graph_attr *a = vkml_arena_calloc(g->arena, 1, sizeof(*a));
+    int64_t *ints = vkml_arena_calloc(g->arena, (size_t)rank, sizeof(int64_t));
+    memcpy(ints, perm, sizeof(int64_t) * (size_t)rank);
+    *a = (graph_attr){.name = "perm", .type = GRAPH_ATTR_INTS, .ints = ints, .count = (size_t)rank};
+    g->nodes[n].attrs = a;
+    g->nodes[n].n_attrs = 1;
+    return out;
+}
+
+static int binary(graph *g, const char *name, const char *op, int a, int b)
+{
+    int out = tg_value(g, name, VKML_DTYPE_FLOAT, 0, NULL);
+    tg_node(g, name, op, a, b, out, 14);
+    return out;
+}
+
+/* The case's graph: its three inputs (random), the attention group, output y (and the
+ * scores when scores_out). */
+static built build(const att_case *c, uint64_t seed)
+{
+    built b = {0};
+    graph *g = graph_create();
+    int q, k, v, a, bt, vv;
+    int64_t bh = c->b * c->h;
+    if (c->layout == TORCH1) {
+        q = input(g, &b, 0, "q", 3, (int64_t[]){c->m, bh, c->k}, &seed);
+        k = input(g, &b, 1, "k", 3, (int64_t[]){c->n, bh, c->k}, &seed);
+        v = input(g, &b, 2, "v", 3, (int64_t[]){c->n, bh, c->e}, &seed);
+        int qt = transpose(g, "qt", q, (int64_t[]){1, 0, 2}, 3);
+        a = binary(g, "qs", "Div", qt, scalar(g, "sqrt_d", sqrtf((float)c->k)));
+        bt = transpose(g, "kt", k, (int64_t[]){1, 2, 0}, 3);
+        vv = transpose(g, "vt", v, (int64_t[]){1, 0, 2}, 3);
+    } else if (c->layout == TORCH2) {
+        q = input(g, &b, 0, "q", 4, (int64_t[]){c->b, c->h, c->m, c->k}, &seed);
+        k = input(g, &b, 1, "k", 4, (int64_t[]){c->b, c->h, c->n, c->k}, &seed);
+        v = input(g, &b, 2, "v", 4, (int64_t[]){c->v_broadcast ? 1 : c->b, c->h, c->n, c->e},
+                  &seed);
+        float root = sqrtf(1.0f / sqrtf((float)c->k));
+        a = binary(g, "qs", "Mul", q, scalar(g, "cq", root));
+        int kt = transpose(g, "kt", k, (int64_t[]){0, 1, 3, 2}, 4);
+        bt = binary(g, "ks", "Mul", kt, scalar(g, "ck", root));
+        vv = v;
+    } else {
+        a = q = input(g, &b, 0, "a", 3, (int64_t[]){c->b, c->m, c->k}, &seed);
+        bt = k = input(g, &b, 1, "b", 3, (int64_t[]){c->b, c->k, c->n}, &seed);
+        vv = v = input(g, &b, 2, "v", 3, (int64_t[]){c->b, c->n, c->e}, &seed);
+    }
+    int s = tg_value(g, "scores", VKML_DTYPE_FLOAT, 0, NULL);
+    tg_node(g, "qk", "MatMul", a, bt, s, 13);
+    int p = tg_value(g, "p", VKML_DTYPE_FLOAT, 0, NULL);
+    int sm = tg_node(g, "softmax", "Softmax", s, -1, p, 13);
+    if (c->softmax_axis >= 0) {
+        graph_attr *at = vkml_arena_calloc(g->arena, 1, sizeof(*at));
+        *at = (graph_attr){.name = "axis", .type = GRAPH_ATTR_INT, .i = c->softmax_axis};
+        g->nodes[sm].attrs = at;
+        g->nodes[sm].n_attrs = 1;
+    }
+    int y = tg_value(g, "y", VKML_DTYPE_FLOAT, 0, NULL);
+    tg_node(g, "pv", "MatMul", p, vv, y, 13);
+    int outputs[2] = {y, s};
+    b.model = tg_model(g, (int[]){q, k, v}, 3, outputs, c->scores_out ? 2 : 1, 17);
+    return b;
+}
+
+static void built_free(built *b)
+{
+    vkml_model_destroy(&b->model);
+    for (int i = 0; i < 3; i++)
+        free(b->in[i]);
+}
+
+/* Runs the model on device at precision; returns output 0 (malloc'ed, *n values) and the
+ * number of FusedAttention nodes its plan ran (checking each names its ops). */
+static float *run(const built *b, vkml_context *ctx, int device, vkml_precision precision,
+                  size_t *n, int *fused)
+{
+    vkml_error err = {0};
+    vkml_session *s = NULL;
+    vkml_session_params params = {.device = device, .precision = precision, .profile = true};
+    CHECK_OK(vkml_session_create(ctx, b->model, &params, &s, &err), &err);
+    if (!s)
+        return NULL;
+    vkml_tensor in[3];
+    for (int i = 0; i < 3; i++) {
+        in[i] = (vkml_tensor){.dtype = VKML_DTYPE_FLOAT,
+                              .rank = b->rank[i],
+                              .data = b->in[i],
+                              .size = sizeof(float) * b->count[i]};
+        memcpy(in[i].dims, b->dims[i], sizeof(in[i].dims));
+    }
+    size_t n_out = vkml_session_output_count(s);
+    vkml_tensor out[2] = {{0}, {0}};
+    for (size_t o = 0; o < n_out; o++)
+        CHECK_OK(vkml_session_alloc_output(s, o, &out[o], &err), &err);
+    CHECK_OK(vkml_session_run(s, in, 3, out, n_out, &err), &err);
+    *n = vkml_tensor_element_count(out[0].rank, out[0].dims);
+    vkml_node_time times[64];
+    size_t n_times = 0;
+    CHECK_OK(vkml_session_profile(s, times, 64, &n_times, &err), &err);
+    *fused = 0;
+    for (size_t i = 0; i < n_times && i < 64; i++)
+        if (strcmp(times[i].op, "FusedAttention") == 0) {
+            (*fused)++;
+            CHECK(strstr(times[i].detail, "Softmax") != NULL, "FusedAttention detail '%s'",
+                  times[i].detail);
+        }
+    free(out[1].data);
+    vkml_session_destroy(&s);
+    return out[0].data;
+}
+
+/* Largest |got - want| over the largest |want|. */
+static double scaled_error(const float *got, const float *want, size_t n)
+{
+    double err = 0, scale = 1e-30;
+    for (size_t i = 0; i < n; i++) {
+        scale = fmax(scale, fabs(want[i]));
+        err = fmax(err, isnan(got[i]) ? INFINITY : fabs((double)got[i] - want[i]));
+    }
+    return err / scale;
+}
+
+/* The pass's node, run by the CPU kernel directly. */
+static void check_cpu_kernel(const att_case *c, const built *b, const float *want, size_t n)
+{
+    const graph *g = b->model->graph;
+    vkml_error err = {0};
+    graph_value *values = graph_values_clone(g);
+    CHECK(values != NULL, "out of memory");
+    CHECK_OK(graph_infer(g, values, 1, &err), &err);
+    graph *f = NULL;
+    CHECK_OK(fuse_attention(g, values, NULL, &f, &err), &err);
+    CHECK(f != NULL, "%s: the pass fused nothing", c->name);
+    for (int i = 0; f && i < f->n_nodes; i++) {
+        const graph_node *node = &f->nodes[i];
+        if (strcmp(node->op_type, "FusedAttention") != 0)
+            continue;
+        const void *in[3];
+        bool found = true;
+        for (int k = 0; k < 3; k++) {
+            int which = -1;
+            for (int j = 0; j < g->n_inputs; j++)
+                which = g->inputs[j] == node->inputs[k] ? j : which;
+            CHECK(which >= 0, "%s: fused input %d is no graph input", c->name, k);
+            in[k] = which >= 0 ? b->in[which] : NULL;
+            found &= which >= 0;
+        }
+        if (!found)
+            continue;
+        float *y = calloc(n, sizeof(float));
+        void *out[1] = {y};
+        op_cpu_args args = {.values = f->values, .node = node, .in = in, .out = out};
+        CHECK_OK(cpu_attention_fused(&args, &err), &err);
+        double e = scaled_error(y, want, n);
+        CHECK(e <= 1e-5, "%s: the CPU kernel is %.3g of scale off", c->name, e);
+        free(y);
+    }
+    graph_destroy(&f);
+    free(values);
+}
+
+static void test_case(vkml_context *ctx, const att_case *c, uint64_t seed)
+{
+    built b = build(c, seed);
+    size_t n_ref = 0, n = 0;
+    int fused = 0;
+    float *ref = run(&b, ctx, VKML_DEVICE_CPU, VKML_PRECISION_FP32, &n_ref, &fused);
+    CHECK(ref && fused == 0, "%s: the CPU device fused %d groups", c->name, fused);
+    if (c->fuses && ref)
+        check_cpu_kernel(c, &b, ref, n_ref);
+    TEST_FOR_EACH_TARGET(t, ctx, false, VKML_PRECISION_FP32, VKML_PRECISION_FP16_ALWAYS) {
+        float *y = run(&b, ctx, t.device, t.precision, &n, &fused);
+        bool half = t.precision == VKML_PRECISION_FP16_ALWAYS;
+        CHECK(fused == (c->fuses ? 1 : 0), "%s, device %d %s: %d FusedAttention nodes", c->name,
+              t.device, vkml_precision_name(t.precision), fused);
+        double e = y && ref && n == n_ref ? scaled_error(y, ref, n) : INFINITY;
+        CHECK(e <= (half ? 2e-2 : 1e-5), "%s, device %d %s: %.3g of scale off", c->name,
+              t.device, vkml_precision_name(t.precision), e);
+        free(y);
+    }
+    free(ref);
+    built_free(&b);
+}
+
+int main(void)
+{
+    vkml_context *ctx = NULL;
+    vkml_error err = {0};
+    CHECK_OK(vkml_context_create(NULL, &ctx, &err), &err);
+    if (!ctx)
+        return test_finish("test_fuse_attention");
+    test_require_vulkan(ctx);
+    for (size_t i = 0; i < VKML_ARRAY_SIZE(cases); i++)
+        test_case(ctx, &cases[i], 1000 + i);
+    vkml_context_destroy(&ctx);
+    return test_finish("test_fuse_attention");
+}
