@@ -51,14 +51,13 @@ static vkml_status attention_fused_float(const op_cpu_args *args, vkml_error *er
     const fused_attention_params *p = args->node->params;
     size_t rows = (size_t)(p->batch_count * p->m), count;
     if (!vkml_mul_size(rows, (size_t)p->n, &count) || count >= ((size_t)1 << 40))
-        return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "FusedAttention: %zu x %lld scores",
-                         rows, (long long)p->n);
+        return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "FusedAttention: %zu x %lld scores", rows,
+                         (long long)p->n);
     fa_job j = {.p = p, .a = args->in[0], .b = args->in[1], .v = args->in[2], .y = args->out[0]};
     if (!(j.scores = malloc(sizeof(float) * (count ? count : 1))))
         return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "FusedAttention: no memory for %zu scores",
                          count);
-    sched_parallel_for((int64_t)rows, 2.0 * (double)p->n * (double)(p->k + p->e + 4), fa_rows,
-                       &j);
+    sched_parallel_for((int64_t)rows, 2.0 * (double)p->n * (double)(p->k + p->e + 4), fa_rows, &j);
     free(j.scores);
     return VKML_OK;
 }

@@ -18,8 +18,8 @@ vkml_status fused_attention_infer(graph_value *values, const graph_node *node, v
     return st;
 }
 
-void fused_attention_offsets(const fused_attention_params *p, int64_t index, int64_t *a,
-                             int64_t *b, int64_t *v)
+void fused_attention_offsets(const fused_attention_params *p, int64_t index, int64_t *a, int64_t *b,
+                             int64_t *v)
 {
     *a = *b = *v = 0;
     for (int d = p->batch_rank - 1; d >= 0; d--) {

@@ -24,13 +24,13 @@ typedef struct fused_attention_params {
     int64_t b_sk, b_sn; /* B's rows (k) and columns (keys) */
     int64_t v_sn, v_se; /* V's rows (keys) and columns */
     float scale;
-    int n_nodes;        /* model nodes it replaces (2 products, a softmax, and what they absorbed) */
+    int n_nodes; /* model nodes it replaces (2 products, a softmax, and what they absorbed) */
     const char *summary; /* "MatMul -> Softmax -> MatMul" with the absorbed ops */
-    vkml_dtype dtype;   /* Y's (float or float16) */
-    int rank;           /* Y's shape, as inferred before fusing */
+    vkml_dtype dtype;    /* Y's (float or float16) */
+    int rank;            /* Y's shape, as inferred before fusing */
     int64_t dims[VKML_MAX_RANK];
 } fused_attention_params;
 
 /* Element offsets of batch `index`'s A, B and V (index < batch_count). */
-void fused_attention_offsets(const fused_attention_params *p, int64_t index, int64_t *a,
-                             int64_t *b, int64_t *v);
+void fused_attention_offsets(const fused_attention_params *p, int64_t index, int64_t *a, int64_t *b,
+                             int64_t *v);

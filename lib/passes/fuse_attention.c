@@ -153,8 +153,8 @@ static bool make_node(graph *f, const graph_node *p1, const graph_node *sm, cons
 
 /* Finds the groups: role[i] is -1 for a node kept as it is, -2 for one the fused node
  * replaces, or the index of the first product for the second (where the fused node goes). */
-static int find_groups(const att_state *s, const fuse_attention_taker *taker, graph *f,
-                       int *role, graph_node *made)
+static int find_groups(const att_state *s, const fuse_attention_taker *taker, graph *f, int *role,
+                       graph_node *made)
 {
     const graph *g = s->g;
     int found = 0;

@@ -403,8 +403,11 @@ static vkml_status fuse_plan(plan *p, const plan_target *target, vkml_error *err
 {
     graph *fused = NULL;
     fuse_attention_taker taker = {.takes = gpu_takes, .ctx = (void *)target};
-    vkml_status st = fuse_attention(p->graph, p->values, &taker, &fused, err);
-    if (st != VKML_OK || (st = adopt_graph(p, fused, &p->attention, err)) != VKML_OK)
+    vkml_status st = VKML_OK;
+    /* Only where asked: both kernels ran slower than the nodes apart (docs/performance.md) */
+    if (vkml_env_flag("VKML_FUSE_ATTENTION") &&
+        ((st = fuse_attention(p->graph, p->values, &taker, &fused, err)) != VKML_OK ||
+         (st = adopt_graph(p, fused, &p->attention, err)) != VKML_OK))
         return st;
     fused = NULL;
     if ((st = fuse_eltwise(p->graph, p->values, &fused, err)) != VKML_OK)

@@ -78,11 +78,15 @@ VKML_GPU_DECL(gpu_attention)
                             sizeof(pc), pc.rows, err);
 }
 
-/* FusedAttention (shaders/attention_fused.comp): the kernel's limits. */
+/* FusedAttention: the plain kernel's limits (shaders/attention_fused.comp), and the
+ * cooperative-matrix kernel's (shaders/attention_fused_coop.comp). */
 #define FUSED_ATTENTION_MAX_KEYS 512
 #define FUSED_ATTENTION_MAX_K 256
 #define FUSED_ATTENTION_ROWS 4
 #define FUSED_ATTENTION_SHARED_BYTES (4 * FUSED_ATTENTION_ROWS * (256 + 512 + 128))
+#define FUSED_COOP_FRAGMENT 16
+#define FUSED_COOP_MAX 256 /* keys, query and value sizes */
+#define FUSED_COOP_SHARED_BYTES (16 * (256 + 4) * 4 + 16 * (256 + 8) * 2 + 48 * 4)
 
 /* Whether every element offset the kernel forms fits 32 bits. */
 static bool fused_offsets_fit(const fused_attention_params *p)
@@ -99,27 +103,55 @@ static bool fused_offsets_fit(const fused_attention_params *p)
            p->batch_count * p->m * p->e <= UINT32_MAX;
 }
 
+static bool multiple_of_8(const int64_t *x, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (x[i] % 8 != 0)
+            return false;
+    return true;
+}
+
+/* Whether the cooperative-matrix kernel takes the node: float16 on a device that runs
+ * gemm_coop.comp; rows, keys, query and value sizes multiples of 16 (whole fragments);
+ * inner dims dense and every row and batch 16-byte aligned, as fragment loads want. */
+static bool fused_coop_takes(const struct gpu_caps *caps, const fused_attention_params *p)
+{
+    int64_t strides[] = {p->a_sm, p->b_sn, p->v_sn};
+    return caps->cooperative_matrix && caps->subgroup_size == VK_COOP_SUBGROUP &&
+           caps->max_shared_memory >= FUSED_COOP_SHARED_BYTES && p->dtype == VKML_DTYPE_FLOAT16 &&
+           vk_kernel_variant(VK_KERNEL_ATTENTION_FUSED_COOP, (int)p->dtype) >= 0 &&
+           p->m % FUSED_COOP_FRAGMENT == 0 && p->n % FUSED_COOP_FRAGMENT == 0 &&
+           p->k % FUSED_COOP_FRAGMENT == 0 && p->e % FUSED_COOP_FRAGMENT == 0 &&
+           p->n <= FUSED_COOP_MAX && p->k <= FUSED_COOP_MAX && p->e <= FUSED_COOP_MAX &&
+           p->a_sk == 1 && p->b_sk == 1 && p->v_se == 1 && multiple_of_8(strides, 3) &&
+           multiple_of_8(p->a_batch, p->batch_rank) && multiple_of_8(p->b_batch, p->batch_rank) &&
+           multiple_of_8(p->v_batch, p->batch_rank);
+}
+
 VKML_GPU_SUPPORTS_DECL(gpu_attention_fused_supports)
 {
     const fused_attention_params *p = node->params;
-    if (p->n < 1 || p->n > FUSED_ATTENTION_MAX_KEYS || p->k < 1 || p->k > FUSED_ATTENTION_MAX_K)
-        return vk_unsupported(why, why_size,
-                              "FusedAttention of %lld keys of %lld elements: the Vulkan kernel "
-                              "takes 1 to %d keys of 1 to %d",
-                              (long long)p->n, (long long)p->k, FUSED_ATTENTION_MAX_KEYS,
-                              FUSED_ATTENTION_MAX_K);
     if (p->batch_rank > 4 || p->batch_count > caps->max_workgroup_count[1] ||
         (p->m + FUSED_ATTENTION_ROWS - 1) / FUSED_ATTENTION_ROWS > caps->max_workgroup_count[0])
         return vk_unsupported(why, why_size,
                               "FusedAttention of %lld batches of %lld rows (%d batch dims): "
                               "past the device's workgroup counts or 4 batch dims",
                               (long long)p->batch_count, (long long)p->m, p->batch_rank);
-    if (caps->max_shared_memory < FUSED_ATTENTION_SHARED_BYTES)
-        return vk_unsupported(why, why_size,
-                              "FusedAttention needs %d bytes of shared memory, the device has %u",
-                              FUSED_ATTENTION_SHARED_BYTES, caps->max_shared_memory);
     if (!fused_offsets_fit(p))
         return vk_unsupported(why, why_size, "FusedAttention: offsets past 32 bits");
+    if (!fused_coop_takes(caps, p)) {
+        if (p->n < 1 || p->n > FUSED_ATTENTION_MAX_KEYS || p->k < 1 || p->k > FUSED_ATTENTION_MAX_K)
+            return vk_unsupported(why, why_size,
+                                  "FusedAttention of %lld keys of %lld elements: the Vulkan "
+                                  "kernel takes 1 to %d keys of 1 to %d",
+                                  (long long)p->n, (long long)p->k, FUSED_ATTENTION_MAX_KEYS,
+                                  FUSED_ATTENTION_MAX_K);
+        if (caps->max_shared_memory < FUSED_ATTENTION_SHARED_BYTES)
+            return vk_unsupported(why, why_size,
+                                  "FusedAttention needs %d bytes of shared memory, the device "
+                                  "has %u",
+                                  FUSED_ATTENTION_SHARED_BYTES, caps->max_shared_memory);
+    }
     return vk_check_tensors(values, node, caps, true, why, why_size);
 }
 
@@ -147,9 +179,10 @@ VKML_GPU_DECL(gpu_attention_fused)
         pc.b_batch[d] = vk_u32(p->b_batch[d]);
         pc.v_batch[d] = vk_u32(p->v_batch[d]);
     }
+    bool coop = fused_coop_takes(vk_rec_caps(rec), p);
+    int rows = coop ? FUSED_COOP_FRAGMENT : FUSED_ATTENTION_ROWS;
     int bind[] = {node->inputs[0], node->inputs[1], node->inputs[2], node->outputs[0]};
-    uint32_t groups[3] = {vk_u32((p->m + FUSED_ATTENTION_ROWS - 1) / FUSED_ATTENTION_ROWS),
-                          vk_u32(p->batch_count), 1};
-    return vk_rec_kernel(rec, VK_KERNEL_ATTENTION_FUSED, p->dtype, bind, &pc, sizeof(pc), groups,
-                         err);
+    uint32_t groups[3] = {vk_u32((p->m + rows - 1) / rows), vk_u32(p->batch_count), 1};
+    return vk_rec_kernel(rec, coop ? VK_KERNEL_ATTENTION_FUSED_COOP : VK_KERNEL_ATTENTION_FUSED,
+                         p->dtype, bind, &pc, sizeof(pc), groups, err);
 }

@@ -2,17 +2,22 @@
  * as PyTorch exports them (1.13: sequence-first 3-D heads, the query divided by sqrt(d), K
  * and V transposed; 2.x: 4-D heads, query and key multiplied by scales, V broadcast over the
  * batch), plain 3-D products, ragged sizes (m != n, e != k, rows not a multiple of the
- * kernel's 4). On every Vulkan device each fuses into one FusedAttention node (the session's
- * profile shows it, with its ops) and answers as the CPU device's unfused plan within 1e-5
- * of the output's scale at fp32 and 2e-2 at fp16-always; groups that must not fuse stay
- * unfused and answer the same: the scores or the softmax a graph output, a softmax over
- * another axis, more keys than the kernel takes. The CPU kernel (the reference of the GPU
- * kernel, for a fused node placed on the CPU) runs on the pass's own node and agrees too. */
+ * plain kernel's 4). With VKML_FUSE_ATTENTION=1 each fuses on every Vulkan device into one
+ * FusedAttention node (the session's profile shows it, with its ops) and answers as the CPU
+ * device's unfused plan within 1e-5 of the output's scale at fp32 and 2e-2 at fp16-always;
+ * on a device with cooperative matrices the float16 cases of whole fragments run the
+ * cooperative-matrix kernel, the others the plain one. Groups that must not fuse stay
+ * unfused and answer the same: the scores a graph output, a softmax over another axis, more
+ * keys than the plain kernel takes. Without the switch nothing fuses (both kernels are
+ * slower than the nodes apart on the H200). The CPU kernel (the reference of the GPU
+ * kernels, for a fused node placed on the CPU) runs on the pass's own node and agrees too. */
 #include "cpu/cpu_kernels.h"
 #include "ops/fused_attention.h"
 #include "passes/fuse_attention.h"
 #include "passes/infer.h"
+#include "plan/context.h"
 #include "test_graph.h"
+#include "vulkan/vk_device.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -30,18 +35,21 @@ typedef struct att_case {
     bool v_broadcast; /* TORCH2: V of batch 1 */
     int softmax_axis; /* -1: the last */
     bool scores_out;  /* the scores are a graph output too: no fusion */
-    bool fuses;       /* expected on a GPU */
+    bool fuses;       /* expected on a GPU with VKML_FUSE_ATTENTION=1 */
+    bool coop;        /* whole fragments: the cooperative-matrix kernel at float16 */
 } att_case;
 
 static const att_case cases[] = {
-    {"torch1 bert-like", TORCH1, 1, 4, 16, 16, 32, 32, false, -1, false, true},
-    {"torch1 ragged", TORCH1, 2, 3, 13, 21, 8, 5, false, -1, false, true},
-    {"torch2 heads", TORCH2, 2, 3, 10, 10, 16, 16, false, -1, false, true},
-    {"torch2 v broadcast", TORCH2, 2, 2, 7, 9, 24, 12, true, -1, false, true},
-    {"plain 3-D", PLAIN, 5, 1, 6, 11, 3, 7, false, -1, false, true},
-    {"keys past the kernel", PLAIN, 1, 1, 3, 600, 4, 4, false, -1, false, false},
-    {"softmax over rows", PLAIN, 2, 1, 5, 5, 4, 4, false, 1, false, false},
-    {"scores an output", PLAIN, 2, 1, 5, 6, 4, 4, false, -1, true, false},
+    {"torch1 bert-like", TORCH1, 1, 4, 16, 16, 32, 32, false, -1, false, true, true},
+    {"torch1 ragged", TORCH1, 2, 3, 13, 21, 8, 5, false, -1, false, true, false},
+    {"torch2 heads", TORCH2, 2, 3, 10, 10, 16, 16, false, -1, false, true, false},
+    {"torch2 whole fragments", TORCH2, 2, 3, 32, 48, 64, 32, false, -1, false, true, true},
+    {"torch2 v broadcast", TORCH2, 2, 2, 7, 9, 24, 12, true, -1, false, true, false},
+    {"torch2 v broadcast, fragments", TORCH2, 2, 2, 16, 256, 16, 48, true, -1, false, true, true},
+    {"plain 3-D", PLAIN, 5, 1, 6, 11, 3, 7, false, -1, false, true, false},
+    {"keys past the kernel", PLAIN, 1, 1, 3, 600, 4, 4, false, -1, false, false, false},
+    {"softmax over rows", PLAIN, 2, 1, 5, 5, 4, 4, false, 1, false, false, false},
+    {"scores an output", PLAIN, 2, 1, 5, 6, 4, 4, false, -1, true, false, false},
 };
 
 typedef struct built {
@@ -240,6 +248,18 @@ static void check_cpu_kernel(const att_case *c, const built *b, const float *wan
     free(values);
 }
 
+/* Whether Vulkan device `device` of ctx has cooperative matrices. */
+static bool has_coop(vkml_context *ctx, int index)
+{
+    device *dev = context_device(ctx, index);
+    return dev && strcmp(dev->cls->name, "vulkan") == 0 &&
+           ((const vk_device *)dev)->caps.cooperative_matrix;
+}
+
+/* Runs of the cooperative-matrix kernel (float16 cases of whole fragments, fused, on a
+ * device with cooperative matrices). */
+static int coop_runs;
+
 static void test_case(vkml_context *ctx, const att_case *c, uint64_t seed)
 {
     built b = build(c, seed);
@@ -249,16 +269,28 @@ static void test_case(vkml_context *ctx, const att_case *c, uint64_t seed)
     CHECK(ref && fused == 0, "%s: the CPU device fused %d groups", c->name, fused);
     if (c->fuses && ref)
         check_cpu_kernel(c, &b, ref, n_ref);
-    TEST_FOR_EACH_TARGET(t, ctx, false, VKML_PRECISION_FP32, VKML_PRECISION_FP16_ALWAYS) {
-        float *y = run(&b, ctx, t.device, t.precision, &n, &fused);
-        bool half = t.precision == VKML_PRECISION_FP16_ALWAYS;
-        CHECK(fused == (c->fuses ? 1 : 0), "%s, device %d %s: %d FusedAttention nodes", c->name,
-              t.device, vkml_precision_name(t.precision), fused);
-        double e = y && ref && n == n_ref ? scaled_error(y, ref, n) : INFINITY;
-        CHECK(e <= (half ? 2e-2 : 1e-5), "%s, device %d %s: %.3g of scale off", c->name,
-              t.device, vkml_precision_name(t.precision), e);
-        free(y);
+    for (int forced = 0; forced < 2; forced++) {
+        if (forced)
+            setenv("VKML_FUSE_ATTENTION", "1", 1);
+        else
+            unsetenv("VKML_FUSE_ATTENTION");
+        TEST_FOR_EACH_TARGET(t, ctx, false, VKML_PRECISION_FP32, VKML_PRECISION_FP16_ALWAYS) {
+            float *y = run(&b, ctx, t.device, t.precision, &n, &fused);
+            bool half = t.precision == VKML_PRECISION_FP16_ALWAYS;
+            bool want = forced && c->fuses;
+            if (want && half && c->coop && has_coop(ctx, t.device))
+                coop_runs++;
+            CHECK(fused == (want ? 1 : 0), "%s, device %d %s%s: %d FusedAttention nodes", c->name,
+                  t.device, vkml_precision_name(t.precision),
+                  forced ? ", VKML_FUSE_ATTENTION=1" : "", fused);
+            double e = y && ref && n == n_ref ? scaled_error(y, ref, n) : INFINITY;
+            CHECK(e <= (half ? 2e-2 : 1e-5), "%s, device %d %s%s: %.3g of scale off", c->name,
+                  t.device, vkml_precision_name(t.precision),
+                  forced ? ", VKML_FUSE_ATTENTION=1" : "", e);
+            free(y);
+        }
     }
+    unsetenv("VKML_FUSE_ATTENTION");
     free(ref);
     built_free(&b);
 }
@@ -273,6 +305,7 @@ int main(void)
     test_require_vulkan(ctx);
     for (size_t i = 0; i < VKML_ARRAY_SIZE(cases); i++)
         test_case(ctx, &cases[i], 1000 + i);
+    printf("test_fuse_attention: %d runs of the cooperative-matrix kernel\n", coop_runs);
     vkml_context_destroy(&ctx);
     return test_finish("test_fuse_attention");
 }
