@@ -343,6 +343,38 @@ graph_value *graph_values_clone(const graph *g)
     return copy;
 }
 
+vkml_status graph_derive(graph *f, const graph *g, const graph_value *values, int n_extra,
+                         vkml_error *err)
+{
+    int n_values = g->n_values + n_extra;
+    f->values = malloc(sizeof(graph_value) * ((size_t)n_values + 1));
+    f->nodes = calloc((size_t)g->n_nodes + 1, sizeof(graph_node));
+    if (!f->values || !f->nodes)
+        return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory rewriting a graph");
+    memcpy(f->values, values, sizeof(graph_value) * (size_t)g->n_values);
+    memset(f->values + g->n_values, 0, sizeof(graph_value) * (size_t)n_extra);
+    f->n_values = f->cap_values = n_values;
+    f->cap_nodes = g->n_nodes + 1;
+    for (int v = 0; v < n_values; v++)
+        f->values[v].producer = -1; /* set again as the nodes are added */
+    f->inputs = g->inputs;
+    f->n_inputs = g->n_inputs;
+    f->outputs = g->outputs;
+    f->n_outputs = g->n_outputs;
+    f->opset = g->opset;
+    return VKML_OK;
+}
+
+void graph_derive_add(graph *f, const graph_node *n)
+{
+    graph_node *to = &f->nodes[f->n_nodes];
+    *to = *n;
+    for (int o = 0; o < to->n_outputs; o++)
+        if (to->outputs[o] >= 0)
+            f->values[to->outputs[o]].producer = f->n_nodes;
+    f->n_nodes++;
+}
+
 void graph_value_info(const graph_value *v, vkml_tensor_info *info)
 {
     memset(info, 0, sizeof(*info));

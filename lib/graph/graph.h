@@ -204,3 +204,12 @@ void graph_value_info(const graph_value *v, vkml_tensor_info *info);
 /* Copies the value array (for a session binding its own shapes); free() the result.
  * Names and constant data are shared with the graph. */
 graph_value *graph_values_clone(const graph *g);
+
+/* A plan-time rewrite of g (passes/fuse_attention.c, passes/fuse_eltwise.c): f (from
+ * graph_create) gets g's values as `values` gives them (shapes inferred) plus n_extra
+ * slots after them, every producer -1, room for g's nodes, and g's inputs, outputs and
+ * opset (shared with g, which must outlive f). Add the nodes with graph_derive_add. */
+vkml_status graph_derive(graph *f, const graph *g, const graph_value *values, int n_extra,
+                         vkml_error *err);
+/* Appends node n to f (made by graph_derive), its outputs' producer. */
+void graph_derive_add(graph *f, const graph_node *n);

@@ -184,32 +184,11 @@ static int find_groups(const att_state *s, const fuse_attention_taker *taker, gr
 static vkml_status build_graph(const att_state *s, const int *role, const graph_node *made,
                                graph *f, vkml_error *err)
 {
-    const graph *g = s->g;
-    f->values = malloc(sizeof(graph_value) * ((size_t)g->n_values + 1));
-    f->nodes = calloc((size_t)g->n_nodes + 1, sizeof(graph_node));
-    if (!f->values || !f->nodes)
-        return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory fusing attention");
-    memcpy(f->values, s->values, sizeof(graph_value) * (size_t)g->n_values);
-    f->n_values = f->cap_values = g->n_values;
-    f->cap_nodes = g->n_nodes + 1;
-    for (int v = 0; v < g->n_values; v++)
-        f->values[v].producer = -1; /* set again from the nodes below */
-    for (int i = 0; i < g->n_nodes; i++) {
-        if (role[i] == -2)
-            continue;
-        graph_node *n = &f->nodes[f->n_nodes];
-        *n = role[i] >= 0 ? made[i] : g->nodes[i];
-        for (int o = 0; o < n->n_outputs; o++)
-            if (n->outputs[o] >= 0)
-                f->values[n->outputs[o]].producer = f->n_nodes;
-        f->n_nodes++;
-    }
-    f->inputs = g->inputs;
-    f->n_inputs = g->n_inputs;
-    f->outputs = g->outputs;
-    f->n_outputs = g->n_outputs;
-    f->opset = g->opset;
-    return VKML_OK;
+    vkml_status st = graph_derive(f, s->g, s->values, 0, err);
+    for (int i = 0; st == VKML_OK && i < s->g->n_nodes; i++)
+        if (role[i] != -2)
+            graph_derive_add(f, role[i] >= 0 ? &made[i] : &s->g->nodes[i]);
+    return st;
 }
 
 vkml_status fuse_attention(const graph *g, const graph_value *values,

@@ -492,42 +492,23 @@ static void program_value(fuse_state *s, const fuse_group *grp, graph_value *v)
 static vkml_status build_graph(fuse_state *s, graph *f, vkml_error *err)
 {
     const graph *g = s->g;
-    int n_values = g->n_values + s->n_groups;
-    f->values = malloc(sizeof(graph_value) * (size_t)n_values);
-    f->nodes = calloc((size_t)g->n_nodes + 1, sizeof(graph_node));
-    if (!f->values || !f->nodes)
-        return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory fusing nodes");
-    memcpy(f->values, s->values, sizeof(graph_value) * (size_t)g->n_values);
-    f->n_values = f->cap_values = n_values;
-    f->cap_nodes = g->n_nodes + 1;
-    for (int v = 0; v < n_values; v++)
-        f->values[v].producer = -1;   /* set again from the nodes below */
+    vkml_status st = graph_derive(f, g, s->values, s->n_groups, err);
     int next_group = s->n_groups - 1; /* groups were found from the last node back */
-    for (int i = 0; i < g->n_nodes; i++) {
+    for (int i = 0; st == VKML_OK && i < g->n_nodes; i++) {
         if (s->group_of[i] >= 0 && s->group_of[i] != i)
             continue;
-        graph_node *n = &f->nodes[f->n_nodes];
-        if (s->group_of[i] == i) {
-            const fuse_group *grp = &s->groups[next_group];
-            int program = g->n_values + next_group--;
-            program_value(s, grp, &f->values[program]);
-            vkml_status st = fused_node(s, grp, program, n, err);
-            if (st != VKML_OK)
-                return st;
-        } else {
-            *n = g->nodes[i];
+        if (s->group_of[i] != i) {
+            graph_derive_add(f, &g->nodes[i]);
+            continue;
         }
-        for (int o = 0; o < n->n_outputs; o++)
-            if (n->outputs[o] >= 0)
-                f->values[n->outputs[o]].producer = f->n_nodes;
-        f->n_nodes++;
+        const fuse_group *grp = &s->groups[next_group];
+        int program = g->n_values + next_group--;
+        program_value(s, grp, &f->values[program]);
+        graph_node n;
+        if ((st = fused_node(s, grp, program, &n, err)) == VKML_OK)
+            graph_derive_add(f, &n);
     }
-    f->inputs = g->inputs;
-    f->n_inputs = g->n_inputs;
-    f->outputs = g->outputs;
-    f->n_outputs = g->n_outputs;
-    f->opset = g->opset;
-    return VKML_OK;
+    return st;
 }
 
 static void state_free(fuse_state *s)
