@@ -4,6 +4,7 @@
 #include "cpu/cpu_kernels.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct window_result {
@@ -86,12 +87,68 @@ typedef struct pool_job {
     int64_t *indices; /* MaxPool's optional output */
 } pool_job;
 
+/* pool_window's max and average of a float32 2-D plane at once (the common case: NCHW
+ * max pooling after a convolution): each column's taps inside the input found once for
+ * the plane, then every row's, and the taps read without tests. The same values as
+ * pool_window (the first maximum, NaN kept when first; sums in double). */
+static void pool_plane_2d(const pool_params *p, const float *x, float *y, int64_t *col_taps)
+{
+    const window_params *w = &p->win;
+    int64_t in_w = w->in[1], out_w = w->out[1];
+    int64_t *lo = col_taps, *hi = col_taps + out_w, *span = col_taps + 2 * out_w;
+    for (int64_t ox = 0; ox < out_w; ox++) {
+        int64_t plo, phi;
+        window_taps(w, 1, ox, 0, in_w, &lo[ox], &hi[ox]);
+        window_taps(w, 1, ox, -w->pads_begin[1], in_w + w->pads_end[1], &plo, &phi);
+        span[ox] = p->count_include_pad ? phi - plo : hi[ox] - lo[ox];
+    }
+    int64_t dy = w->dilations[0], dx = w->dilations[1];
+    for (int64_t oy = 0; oy < w->out[0]; oy++, y += out_w) {
+        int64_t ylo, yhi, plo, phi;
+        window_taps(w, 0, oy, 0, w->in[0], &ylo, &yhi);
+        window_taps(w, 0, oy, -w->pads_begin[0], w->in[0] + w->pads_end[0], &plo, &phi);
+        double rows = (double)(p->count_include_pad ? phi - plo : yhi - ylo);
+        const float *top = x + (oy * w->strides[0] - w->pads_begin[0]) * in_w - w->pads_begin[1];
+        for (int64_t ox = 0; ox < out_w; ox++) {
+            const float *at = top + ox * w->strides[1];
+            if (p->is_max) {
+                float m = -INFINITY;
+                bool first = true;
+                for (int64_t ky = ylo; ky < yhi; ky++)
+                    for (int64_t kx = lo[ox]; kx < hi[ox]; kx++) {
+                        float v = at[ky * dy * in_w + kx * dx];
+                        if (first || v > m)
+                            m = v;
+                        first = false;
+                    }
+                y[ox] = m;
+                continue;
+            }
+            double sum = 0;
+            for (int64_t ky = ylo; ky < yhi; ky++)
+                for (int64_t kx = lo[ox]; kx < hi[ox]; kx++)
+                    sum += at[ky * dy * in_w + kx * dx];
+            double count = rows * (double)span[ox];
+            y[ox] = (float)(count ? sum / count : NAN);
+        }
+    }
+}
+
 /* Planes (n, c) in [begin, end). */
 static void pool_planes(void *ctx, int64_t begin, int64_t end)
 {
     const pool_job *job = ctx;
     const window_params *w = &job->p.win;
     int64_t isize = window_in_size(w), osize = window_out_size(w);
+    int64_t *col_taps = NULL;
+    if (w->spatial == 2 && job->dtype == VKML_DTYPE_FLOAT && !job->indices && !job->p.is_lp &&
+        (col_taps = malloc(sizeof(int64_t) * 3 * (size_t)(w->out[1] + 1)))) {
+        for (int64_t plane = begin; plane < end; plane++)
+            pool_plane_2d(&job->p, (const float *)job->x + plane * isize,
+                          (float *)job->y + plane * osize, col_taps);
+        free(col_taps);
+        return;
+    }
     for (int64_t plane = begin; plane < end; plane++) {
         int64_t o[OP_MAX_SPATIAL] = {0};
         for (int64_t i = 0; i < osize; i++, cpu_index_next(o, w->out, w->spatial)) {

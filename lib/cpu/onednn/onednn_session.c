@@ -49,8 +49,10 @@ static const library_op library_ops[] = {
     {OP_ID_Gemm, &onednn_gemm_op,
      "oneDNN: float32; float16 computed in float32; a beta other than 0 and 1: constant "
      "float32 C only"},
-    {OP_ID_MaxPool, &onednn_pool_op, "oneDNN: float32, 1-3 spatial dims, without Indices"},
-    {OP_ID_AveragePool, &onednn_pool_op, "oneDNN: float32, 1-3 spatial dims"},
+    {OP_ID_MaxPool, &onednn_pool_op,
+     "oneDNN: float32, 1-3 spatial dims, without Indices; 2-D over a plain input: C"},
+    {OP_ID_AveragePool, &onednn_pool_op,
+     "oneDNN: float32, 1-3 spatial dims; 2-D over a plain input: C"},
     {OP_ID_GlobalAveragePool, &onednn_pool_op, "oneDNN: float32, 1-3 spatial dims"},
     {OP_ID_GlobalMaxPool, &onednn_pool_op, "oneDNN: float32, 1-3 spatial dims"},
     {OP_ID_Softmax, &onednn_norm_op, "oneDNN: float32, over trailing dims"},
