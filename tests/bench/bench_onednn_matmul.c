@@ -3,8 +3,10 @@
  * primitive a block, Y written in place through its row stride), timed on one stream:
  *   bench_onednn_matmul M N K [BLOCKS ...]
  * prints the median and least ms of 40 runs after one, and GFLOP/s, per block count
- * (default 1 2 4 8). Threads: OMP_NUM_THREADS. It shows where oneDNN 2.6's gemm:jit falls
- * off for a shape (docs/performance.md, "The CPU device against ONNX Runtime"). */
+ * (default 1 2 4 8). Threads: OMP_NUM_THREADS; ALIGN: the buffers' alignment (default 64,
+ * 0 for malloc's); POST_OP=1: an identity eltwise post-op. It shows where oneDNN 2.6's
+ * gemm:jit falls off for a shape standalone (docs/performance.md, "The CPU device against
+ * ONNX Runtime", says how that differs inside a session). */
 #include <oneapi/dnnl/dnnl.h>
 
 #include <stdio.h>
@@ -44,8 +46,16 @@ static int block_make(dnnl_engine_t eng, dnnl_stream_t stream, int64_t m, int64_
     dnnl_memory_desc_init_by_tag(&w_any, 2, wd, dnnl_f32, dnnl_format_tag_any);
     dnnl_matmul_desc_t desc;
     dnnl_primitive_desc_t pd, rpd;
+    dnnl_primitive_attr_t attr = NULL;
+    if (getenv("POST_OP")) { /* an identity post-op: y = 1 * y + 0 */
+        dnnl_post_ops_t po;
+        dnnl_primitive_attr_create(&attr);
+        dnnl_post_ops_create(&po);
+        dnnl_post_ops_append_eltwise(po, 1.0f, dnnl_eltwise_linear, 1.0f, 0.0f);
+        dnnl_primitive_attr_set_post_ops(attr, po);
+    }
     if (dnnl_matmul_desc_init(&desc, &a, &w_any, NULL, &c) ||
-        dnnl_primitive_desc_create(&pd, &desc, NULL, eng, NULL) ||
+        dnnl_primitive_desc_create(&pd, &desc, attr, eng, NULL) ||
         dnnl_primitive_create(&b->prim, pd))
         return -1;
     const dnnl_memory_desc_t *packed = dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
@@ -66,6 +76,14 @@ static int block_make(dnnl_engine_t eng, dnnl_stream_t stream, int64_t m, int64_
     return 0;
 }
 
+static float *alloc_floats(size_t count, size_t align)
+{
+    size_t bytes = sizeof(float) * count;
+    if (!align)
+        return malloc(bytes);
+    return aligned_alloc(align, (bytes + align - 1) / align * align);
+}
+
 static int cmp(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -81,8 +99,11 @@ int main(int argc, char **argv)
     int64_t m = atoll(argv[1]), n = atoll(argv[2]), k = atoll(argv[3]);
     dnnl_engine_t eng;
     dnnl_stream_t stream;
-    float *x = malloc(sizeof(float) * (size_t)(m * k)), *w = malloc(sizeof(float) * (size_t)(k * n)),
-          *y = malloc(sizeof(float) * (size_t)(m * n));
+    /* ALIGN 0: malloc's own alignment (16 bytes past a page for large blocks) */
+    const char *align_text = getenv("ALIGN");
+    size_t align = align_text ? (size_t)atoll(align_text) : 64;
+    float *x = alloc_floats((size_t)(m * k), align), *w = alloc_floats((size_t)(k * n), align),
+          *y = alloc_floats((size_t)(m * n), align);
     if (m < 1 || n < 1 || k < 1 || !x || !w || !y || dnnl_engine_create(&eng, dnnl_cpu, 0) ||
         dnnl_stream_create(&stream, eng, dnnl_stream_default_flags))
         return 1;
