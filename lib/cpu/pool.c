@@ -85,13 +85,13 @@ typedef struct pool_job {
     void *y;
     vkml_dtype dtype;
     int64_t *indices; /* MaxPool's optional output */
+    /* The float32 2-D path (pool_plane_2d): per output column its taps inside the input
+     * [lo, hi) and its divisor's columns, 3 x out[1] values; NULL: the general path. */
+    const int64_t *col_taps;
 } pool_job;
 
-/* pool_window's max and average of a float32 2-D plane at once (the common case: NCHW
- * max pooling after a convolution): each column's taps inside the input found once for
- * the plane, then every row's, and the taps read without tests. The same values as
- * pool_window (the first maximum, NaN kept when first; sums in double). */
-static void pool_plane_2d(const pool_params *p, const float *x, float *y, int64_t *col_taps)
+/* pool_job.col_taps of a 2-D window (3 x out[1] values at col_taps). */
+static void column_taps(const pool_params *p, int64_t *col_taps)
 {
     const window_params *w = &p->win;
     int64_t in_w = w->in[1], out_w = w->out[1];
@@ -102,6 +102,17 @@ static void pool_plane_2d(const pool_params *p, const float *x, float *y, int64_
         window_taps(w, 1, ox, -w->pads_begin[1], in_w + w->pads_end[1], &plo, &phi);
         span[ox] = p->count_include_pad ? phi - plo : hi[ox] - lo[ox];
     }
+}
+
+/* pool_window's max and average of a float32 2-D plane at once (the common case: NCHW
+ * max pooling after a convolution): each column's taps inside the input found once a run
+ * (column_taps), then every row's, and the taps read without tests. The same values as
+ * pool_window (the first maximum, NaN kept when first; sums in double). */
+static void pool_plane_2d(const pool_params *p, const float *x, float *y, const int64_t *col_taps)
+{
+    const window_params *w = &p->win;
+    int64_t in_w = w->in[1], out_w = w->out[1];
+    const int64_t *lo = col_taps, *hi = col_taps + out_w, *span = col_taps + 2 * out_w;
     int64_t dy = w->dilations[0], dx = w->dilations[1];
     for (int64_t oy = 0; oy < w->out[0]; oy++, y += out_w) {
         int64_t ylo, yhi, plo, phi;
@@ -140,13 +151,10 @@ static void pool_planes(void *ctx, int64_t begin, int64_t end)
     const pool_job *job = ctx;
     const window_params *w = &job->p.win;
     int64_t isize = window_in_size(w), osize = window_out_size(w);
-    int64_t *col_taps = NULL;
-    if (w->spatial == 2 && job->dtype == VKML_DTYPE_FLOAT && !job->indices && !job->p.is_lp &&
-        (col_taps = malloc(sizeof(int64_t) * 3 * (size_t)(w->out[1] + 1)))) {
+    if (job->col_taps) {
         for (int64_t plane = begin; plane < end; plane++)
             pool_plane_2d(&job->p, (const float *)job->x + plane * isize,
-                          (float *)job->y + plane * osize, col_taps);
-        free(col_taps);
+                          (float *)job->y + plane * osize, job->col_taps);
         return;
     }
     for (int64_t plane = begin; plane < end; plane++) {
@@ -161,15 +169,24 @@ static void pool_planes(void *ctx, int64_t begin, int64_t end)
     }
 }
 
+/* Runs the job's planes in parallel, on the float32 2-D path where it applies (and the
+ * memory for its column taps is there). */
 static void run_pool(pool_job *job)
 {
-    double cost = (double)window_out_size(&job->p.win) * (double)window_kernel_size(&job->p.win);
+    const window_params *w = &job->p.win;
+    int64_t *col_taps = NULL;
+    if (w->spatial == 2 && job->dtype == VKML_DTYPE_FLOAT && !job->indices && !job->p.is_lp &&
+        (col_taps = malloc(sizeof(int64_t) * 3 * (size_t)(w->out[1] + 1))))
+        column_taps(&job->p, col_taps);
+    job->col_taps = col_taps;
+    double cost = (double)window_out_size(w) * (double)window_kernel_size(w);
     sched_parallel_for(job->p.batch * job->p.channels, cost, pool_planes, job);
+    free(col_taps);
 }
 
 vkml_status cpu_pool(const op_cpu_args *args, vkml_error *err)
 {
-    pool_job job;
+    pool_job job = {0};
     vkml_status st = pool_params_parse(args->values, args->node, &job.p, err);
     if (st)
         return st;

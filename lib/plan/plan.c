@@ -391,7 +391,7 @@ static bool gpu_takes(void *ctx, const graph_value *values, const graph_node *n)
     const plan_target *t = ctx;
     char why[256];
     for (int d = 0; d < t->n_devices; d++)
-        if (t->devices[d] != t->host && strcmp(t->devices[d]->cls->name, "cpu") != 0 &&
+        if (strcmp(t->devices[d]->cls->name, "cpu") != 0 &&
             t->devices[d]->cls->supports_node(t->devices[d], values, n, why, sizeof(why)))
             return true;
     return false;

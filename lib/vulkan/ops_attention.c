@@ -83,7 +83,11 @@ VKML_GPU_DECL(gpu_attention)
 #define FUSED_ATTENTION_MAX_KEYS 512
 #define FUSED_ATTENTION_MAX_K 256
 #define FUSED_ATTENTION_ROWS 4
-#define FUSED_ATTENTION_SHARED_BYTES (4 * FUSED_ATTENTION_ROWS * (256 + 512 + 128))
+#define FUSED_ATTENTION_WORKGROUP 128
+/* the queries, the scores and the reductions' lanes, floats for each row */
+#define FUSED_ATTENTION_SHARED_BYTES                                                               \
+    (4 * FUSED_ATTENTION_ROWS *                                                                    \
+     (FUSED_ATTENTION_MAX_K + FUSED_ATTENTION_MAX_KEYS + FUSED_ATTENTION_WORKGROUP))
 #define FUSED_COOP_FRAGMENT 16
 #define FUSED_COOP_MAX 256 /* keys, query and value sizes */
 #define FUSED_COOP_SHARED_BYTES (16 * (256 + 4) * 4 + 16 * (256 + 8) * 2 + 48 * 4)
