@@ -84,16 +84,31 @@ layout(local_size_x = THREADS, local_size_y = 1, local_size_z = 1) in;
 #ifndef SMEM_VEC
 #define SMEM_VEC 0
 #endif
+// PREFETCH register sets of tiles in flight (SMEM_VEC=1, CONV=0; else 1): the tiles of step
+// t + PREFETCH are loaded at the start of step t and stored into their stage at the end of
+// step t + PREFETCH - 1, so their loads have PREFETCH steps of products to arrive. STAGES =
+// PREFETCH + 1 shared stages: a ragged tile, written straight into its stage when loaded,
+// goes to the stage read by the step before, which every subgroup has left. Every kernel
+// runs with 1: on the H200 (2026-11-30) 2 and 3 took the 128x64 and 64x64 tiles from 102-155
+// registers to 142-186, and every product measured ran slower (4096^3 on 64x64: 76 TFLOP/s
+// against 135; BERT-base fp16 1,625 us of GPU time against 1,512).
+#ifndef PREFETCH
+#define PREFETCH 1
+#endif
+#if PREFETCH > 1 && (!SMEM_VEC || CONV != 0)
+#error "gemm_coop.comp: PREFETCH > 1 with SMEM_VEC=1 and CONV=0 only"
+#endif
+#define STAGES (PREFETCH + 1)
 #if SMEM_VEC
 // Tiles as uvec4 (8 halves): fragment offsets and strides in units of 8 halves, so that
 // the compiler knows every fragment row starts 16-byte aligned. The result fragments are staged in sa after the K loop.
 #define SM_UNIT 8u
-shared uvec4 sa[MAX2(2 * A_STAGE / 8, SG_X * SG_Y * FRAG * SC_STRIDE / 4)];
-shared uvec4 sb[2 * B_STAGE / 8];
+shared uvec4 sa[MAX2(STAGES * A_STAGE / 8, SG_X * SG_Y * FRAG * SC_STRIDE / 4)];
+shared uvec4 sb[STAGES * B_STAGE / 8];
 #else
 #define SM_UNIT 1u
-shared float16_t sa[2 * A_STAGE];
-shared float16_t sb[2 * B_STAGE];
+shared float16_t sa[STAGES * A_STAGE];
+shared float16_t sb[STAGES * B_STAGE];
 shared float sc[SG_X * SG_Y * FRAG * SC_STRIDE];
 #endif
 
@@ -154,7 +169,7 @@ void taps_init(uint col0, uint tid)
     tap_kx = tap % p.win.k_w;
 }
 
-void load_tile(uint s, uint row0, uint col0, uint k0, uint tid)
+void load_tile(const uint r, uint s, uint row0, uint col0, uint k0, uint tid)
 {
     [[unroll]] for (uint i = 0; i < A_UNITS; i++) {
         uint u = tid + i * THREADS, row = row0 + u / (BK / 8u);
@@ -185,7 +200,7 @@ void load_tile(uint s, uint row0, uint col0, uint k0, uint tid)
     }
 }
 
-void store_tile(uint s, uint tid)
+void store_tile(const uint r, uint s, uint tid)
 {
     [[unroll]] for (uint i = 0; i < A_UNITS; i++) {
         uint u = tid + i * THREADS;
@@ -222,8 +237,8 @@ DECLARE_IN_OF(uvec4, 1, b8)
 #else
 #define RUN_FAST 4u // whole quads
 #endif
-uvec4 reg_a[A_OCTS], reg_b[B_OCTS];
-bool held_a, held_b; // the loaded tiles wait in registers for store_tile
+uvec4 reg_a[PREFETCH][A_OCTS], reg_b[PREFETCH][B_OCTS]; // register set r: reg_a[r]
+bool held_a[PREFETCH], held_b[PREFETCH]; // its tiles wait there for store_tile
 
 // The run l of the A tile: its (m, k) offsets; runs go along A's fast index.
 uvec2 a_oct_at(uint l)
@@ -266,15 +281,16 @@ uvec4 b_run(uint k, uint n, bool fast)
     return pack8(to_half(load_b_quad(k, n, fast)), to_half(load_b_quad(k + 4u - bn, n + bn, fast)));
 }
 
-// The tiles at k0 for stage s: into registers, or (ragged) into the stage now.
-void load_tile(uint s, uint row0, uint col0, uint k0, uint tid)
+// The tiles at k0 for stage s: into register set r (a constant where called), or (ragged)
+// into the stage now.
+void load_tile(const uint r, uint s, uint row0, uint col0, uint k0, uint tid)
 {
-    held_a = a_runs_fast(row0, k0, BM, BK, RUN_FAST);
-    held_b = b_runs_fast(k0, col0, BK, BN, RUN_FAST);
-    if (held_a) {
+    held_a[r] = a_runs_fast(row0, k0, BM, BK, RUN_FAST);
+    held_b[r] = b_runs_fast(k0, col0, BK, BN, RUN_FAST);
+    if (held_a[r]) {
         [[unroll]] for (uint i = 0; i < A_OCTS; i++) {
             uvec2 q = a_oct_at(tid + i * THREADS); // (m, k)
-            reg_a[i] = a_run(row0 + q.x, k0 + q.y, true);
+            reg_a[r][i] = a_run(row0 + q.x, k0 + q.y, true);
         }
     } else {
         [[dont_unroll]] for (uint l = tid; l < BM * BK / 8; l += THREADS) {
@@ -282,10 +298,10 @@ void load_tile(uint s, uint row0, uint col0, uint k0, uint tid)
             sa[a_slot(s, q)] = a_run(row0 + q.x, k0 + q.y, false);
         }
     }
-    if (held_b) {
+    if (held_b[r]) {
         [[unroll]] for (uint i = 0; i < B_OCTS; i++) {
             uvec2 q = b_oct_at(tid + i * THREADS); // (n, k)
-            reg_b[i] = b_run(k0 + q.y, col0 + q.x, true);
+            reg_b[r][i] = b_run(k0 + q.y, col0 + q.x, true);
         }
     } else {
         [[dont_unroll]] for (uint l = tid; l < BK * BN / 8; l += THREADS) {
@@ -295,20 +311,20 @@ void load_tile(uint s, uint row0, uint col0, uint k0, uint tid)
     }
 }
 
-// The tiles held in registers into stage s: one uvec4 a run.
-void store_tile(uint s, uint tid)
+// The tiles held in register set r into stage s: one uvec4 a run.
+void store_tile(const uint r, uint s, uint tid)
 {
-    if (held_a)
+    if (held_a[r])
         [[unroll]] for (uint i = 0; i < A_OCTS; i++)
-            sa[a_slot(s, a_oct_at(tid + i * THREADS))] = reg_a[i];
-    if (held_b)
+            sa[a_slot(s, a_oct_at(tid + i * THREADS))] = reg_a[r][i];
+    if (held_b[r])
         [[unroll]] for (uint i = 0; i < B_OCTS; i++)
-            sb[b_slot(s, b_oct_at(tid + i * THREADS))] = reg_b[i];
+            sb[b_slot(s, b_oct_at(tid + i * THREADS))] = reg_b[r][i];
 }
 #else
 f16vec4 reg_a[A_QUADS], reg_b[B_QUADS];
 
-void load_tile(uint s, uint row0, uint col0, uint k0, uint tid)
+void load_tile(const uint r, uint s, uint row0, uint col0, uint k0, uint tid)
 {
     bool fast_a = a_runs_fast(row0, k0, BM, BK, 4u), fast_b = b_runs_fast(k0, col0, BK, BN, 4u);
     [[unroll]] for (uint i = 0; i < A_QUADS; i++) {
@@ -322,7 +338,7 @@ void load_tile(uint s, uint row0, uint col0, uint k0, uint tid)
 }
 
 // Into stage s, each quad along a line (its operand's fast index).
-void store_tile(uint s, uint tid)
+void store_tile(const uint r, uint s, uint tid)
 {
     [[unroll]] for (uint i = 0; i < A_QUADS; i++) {
         uvec2 q = a_quad_at(tid + i * THREADS);
@@ -351,46 +367,62 @@ vec4 staged4(uint e)
 
 ACC_MAT acc[FM][FN];
 
-// The K loop: the workgroup's tiles through the two stages, each subgroup's products into
-// acc; ak and bn are a_k_fast and b_n_fast as constants (main calls it per layout).
+// The K loop: the workgroup's tiles through the stages, each subgroup's products into acc;
+// ak and bn are a_k_fast and b_n_fast as constants (main calls it per layout). Step t reads
+// stage t % STAGES. The loop runs over steps in strides of PREFETCH, its body unrolled
+// PREFETCH times so that each step's register set is a constant. With PREFETCH 1 this form
+// is kept for what it measured on the H200 (2026-11-30, same call, fp16 GPU time):
+// ResNet-50 b8 1,521 us against 1,639 for a single loop over k0 < k_end (its 3x3 convs over
+// taps, CONV=2, 31-33 us each against 36-39), b1 877 against 889, BERT-base 1,523 against
+// 1,509. A single loop counted in steps, rolled or not, measured as the loop over k0.
 void k_loop(const bool ak, const bool bn, uint row0, uint col0, uint sg_row, uint sg_col, uint tid)
 {
-    if (k_begin < k_end) {
-        load_tile(0, row0, col0, k_begin, tid);
-        store_tile(0, tid);
-    }
+    uint steps = k_begin < k_end ? (k_end - k_begin + BK - 1) / BK : 0u;
+    [[unroll]] for (uint j = 0; j < PREFETCH; j++)
+        if (j < steps)
+            load_tile(j, j, row0, col0, k_begin + j * BK, tid);
+    if (steps > 0u)
+        store_tile(0, 0, tid);
     barrier();
-    uint s = 0;
-    for (uint k0 = k_begin; k0 < k_end; k0 += BK) {
-        bool more = k0 + BK < k_end;
-        if (more)
-            load_tile(s ^ 1u, row0, col0, k0 + BK, tid); // in flight during the products below
-        uint a_stage = s * A_STAGE, b_stage = s * B_STAGE;
-        [[unroll]] for (uint kk = 0; kk < BK; kk += FRAG) {
-            A_MAT fa[FM];
-            B_MAT fb;
-            [[unroll]] for (uint i = 0; i < FM; i++) {
-                uint m = sg_row + i * FRAG;
-                if (ak)
-                    MAT_LOAD_ROWS(fa[i], sa, (a_stage + m * A_K_LINE + kk) / SM_UNIT, A_K_LINE / SM_UNIT);
-                else
-                    MAT_LOAD_COLS(fa[i], sa, (a_stage + kk * A_M_LINE + m) / SM_UNIT, A_M_LINE / SM_UNIT);
+    uint s = 0; // the stage step t reads
+    for (uint t0 = 0; t0 < steps; t0 += PREFETCH) {
+        [[unroll]] for (uint r = 0; r < PREFETCH; r++) {
+            uint t = t0 + r;
+            if (t >= steps)
+                break;
+            uint s_next = s + 1u == STAGES ? 0u : s + 1u, s_prev = s == 0u ? STAGES - 1u : s - 1u;
+            // set r held step t's tiles (stored a step ago): step t + PREFETCH's go there, in
+            // flight during the products below; a ragged one into the stage step t - 1 read
+            if (t + PREFETCH < steps)
+                load_tile(r, s_prev, row0, col0, k_begin + (t + PREFETCH) * BK, tid);
+            uint a_stage = s * A_STAGE, b_stage = s * B_STAGE;
+            [[unroll]] for (uint kk = 0; kk < BK; kk += FRAG) {
+                A_MAT fa[FM];
+                B_MAT fb;
+                [[unroll]] for (uint i = 0; i < FM; i++) {
+                    uint m = sg_row + i * FRAG;
+                    if (ak)
+                        MAT_LOAD_ROWS(fa[i], sa, (a_stage + m * A_K_LINE + kk) / SM_UNIT, A_K_LINE / SM_UNIT);
+                    else
+                        MAT_LOAD_COLS(fa[i], sa, (a_stage + kk * A_M_LINE + m) / SM_UNIT, A_M_LINE / SM_UNIT);
+                }
+                [[unroll]] for (uint j = 0; j < FN; j++) {
+                    uint n = sg_col + j * FRAG;
+                    if (bn)
+                        MAT_LOAD_ROWS(fb, sb, (b_stage + kk * B_N_LINE + n) / SM_UNIT, B_N_LINE / SM_UNIT);
+                    else
+                        MAT_LOAD_COLS(fb, sb, (b_stage + n * B_K_LINE + kk) / SM_UNIT, B_K_LINE / SM_UNIT);
+                    [[unroll]] for (uint i = 0; i < FM; i++)
+                        acc[i][j] = MAT_MULADD(fa[i], fb, acc[i][j]);
+                }
             }
-            [[unroll]] for (uint j = 0; j < FN; j++) {
-                uint n = sg_col + j * FRAG;
-                if (bn)
-                    MAT_LOAD_ROWS(fb, sb, (b_stage + kk * B_N_LINE + n) / SM_UNIT, B_N_LINE / SM_UNIT);
-                else
-                    MAT_LOAD_COLS(fb, sb, (b_stage + n * B_K_LINE + kk) / SM_UNIT, B_K_LINE / SM_UNIT);
-                [[unroll]] for (uint i = 0; i < FM; i++)
-                    acc[i][j] = MAT_MULADD(fa[i], fb, acc[i][j]);
-            }
+            // Step t + 1's tiles (set r + 1) into the next stage, last read before the
+            // previous barrier: one barrier a step.
+            if (t + 1u < steps)
+                store_tile((r + 1u) % PREFETCH, s_next, tid);
+            barrier();
+            s = s_next;
         }
-        // The other stage was last read before the previous barrier: no second barrier.
-        if (more)
-            store_tile(s ^ 1u, tid);
-        barrier();
-        s ^= 1u;
     }
 }
 
