@@ -2,6 +2,9 @@
 #include "ops/fused_attention.h"
 #include "ops/op_decls.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 vkml_status fused_attention_parse(const graph_node *node, void *params, vkml_error *err)
 {
     (void)node, (void)params;
@@ -29,4 +32,12 @@ void fused_attention_offsets(const fused_attention_params *p, int64_t index, int
         *b += i * p->b_batch[d];
         *v += i * p->v_batch[d];
     }
+}
+
+fused_attention_where fused_attention_mode(void)
+{
+    const char *v = getenv("VKML_FUSE_ATTENTION");
+    if (!v || !*v)
+        return FUSED_ATTENTION_COOPERATIVE;
+    return strcmp(v, "0") == 0 ? FUSED_ATTENTION_NOWHERE : FUSED_ATTENTION_EVERYWHERE;
 }

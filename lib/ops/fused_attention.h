@@ -34,3 +34,14 @@ typedef struct fused_attention_params {
 /* Element offsets of batch `index`'s A, B and V (index < batch_count). */
 void fused_attention_offsets(const fused_attention_params *p, int64_t index, int64_t *a, int64_t *b,
                              int64_t *v);
+
+/* Where the planner fuses attention (VKML_FUSE_ATTENTION): by default only where a GPU's
+ * cooperative-matrix kernel takes the node (faster than the nodes apart on the H200); with
+ * "1" wherever a GPU kernel does, the plain one included (slower there); with "0" nowhere. */
+typedef enum fused_attention_where {
+    FUSED_ATTENTION_NOWHERE,
+    FUSED_ATTENTION_COOPERATIVE,
+    FUSED_ATTENTION_EVERYWHERE,
+} fused_attention_where;
+
+fused_attention_where fused_attention_mode(void);

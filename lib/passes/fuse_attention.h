@@ -8,9 +8,10 @@
  * the first may carry nothing else, the second nothing at all. Both products' batches
  * must agree (V may broadcast). A group fuses only where a device the caller names takes
  * the fused node: the GPUs, whose one dispatch replaces three; the CPU device's products
- * run on its library, and its FusedAttention kernel is the plain reference. The plan runs
- * the pass only with VKML_FUSE_ATTENTION=1: both GPU kernels measured slower on the H200
- * than the nodes apart (docs/performance.md, "Attention fused into one node").
+ * run on its library, and its FusedAttention kernel is the plain reference. By default a
+ * GPU takes the node only onto its cooperative-matrix kernel, the one faster than the nodes
+ * apart on the H200 (docs/performance.md, "Attention fused into one node"; the switch:
+ * fused_attention_mode, VKML_FUSE_ATTENTION).
  */
 #include "graph/graph.h"
 

@@ -1,4 +1,5 @@
 #include "plan/plan.h"
+#include "ops/fused_attention.h"
 #include "ops/op.h"
 #include "passes/fold.h"
 #include "passes/fuse_attention.h"
@@ -404,8 +405,8 @@ static vkml_status fuse_plan(plan *p, const plan_target *target, vkml_error *err
     graph *fused = NULL;
     fuse_attention_taker taker = {.takes = gpu_takes, .ctx = (void *)target};
     vkml_status st = VKML_OK;
-    /* Only where asked: both kernels ran slower than the nodes apart (docs/performance.md) */
-    if (vkml_env_flag("VKML_FUSE_ATTENTION") &&
+    /* The GPUs decline the groups their kernels run slower than apart (fused_attention_mode) */
+    if (fused_attention_mode() != FUSED_ATTENTION_NOWHERE &&
         ((st = fuse_attention(p->graph, p->values, &taker, &fused, err)) != VKML_OK ||
          (st = adopt_graph(p, fused, &p->attention, err)) != VKML_OK))
         return st;

@@ -89,8 +89,7 @@ VKML_GPU_DECL(gpu_attention)
     (4 * FUSED_ATTENTION_ROWS *                                                                    \
      (FUSED_ATTENTION_MAX_K + FUSED_ATTENTION_MAX_KEYS + FUSED_ATTENTION_WORKGROUP))
 #define FUSED_COOP_FRAGMENT 16
-#define FUSED_COOP_MAX 256 /* keys, query and value sizes */
-#define FUSED_COOP_SHARED_BYTES (16 * (256 + 4) * 4 + 16 * (256 + 8) * 2 + 48 * 4)
+#define FUSED_COOP_UVEC4S 3072 /* UVEC4S: its shared memory, in uvec4 of 8 halves */
 
 /* Whether every element offset the kernel forms fits 32 bits. */
 static bool fused_offsets_fit(const fused_attention_params *p)
@@ -107,29 +106,36 @@ static bool fused_offsets_fit(const fused_attention_params *p)
            p->batch_count * p->m * p->e <= UINT32_MAX;
 }
 
-static bool multiple_of_8(const int64_t *x, int n)
+static int64_t round16(int64_t x)
 {
-    for (int i = 0; i < n; i++)
-        if (x[i] % 8 != 0)
-            return false;
-    return true;
+    return (x + FUSED_COOP_FRAGMENT - 1) / FUSED_COOP_FRAGMENT * FUSED_COOP_FRAGMENT;
 }
 
-/* Whether the cooperative-matrix kernel takes the node: float16 on a device that runs
- * gemm_coop.comp; rows, keys, query and value sizes multiples of 16 (whole fragments);
- * inner dims dense and every row and batch 16-byte aligned, as fragment loads want. */
-static bool fused_coop_takes(const struct gpu_caps *caps, const fused_attention_params *p)
+/* The uvec4 of shared memory attention_fused_coop.comp lays out for p on `subgroups`: the
+ * keys (later the values) of a batch, then each subgroup's 16 queries and 16 rows of scores,
+ * every line 8 halves longer than its row. */
+static int64_t fused_coop_uvec4s(const fused_attention_params *p, int subgroups)
 {
-    int64_t strides[] = {p->a_sm, p->b_sn, p->v_sn};
-    return caps->cooperative_matrix && caps->subgroup_size == VK_COOP_SUBGROUP &&
-           caps->max_shared_memory >= FUSED_COOP_SHARED_BYTES && p->dtype == VKML_DTYPE_FLOAT16 &&
-           vk_kernel_variant(VK_KERNEL_ATTENTION_FUSED_COOP, (int)p->dtype) >= 0 &&
-           p->m % FUSED_COOP_FRAGMENT == 0 && p->n % FUSED_COOP_FRAGMENT == 0 &&
-           p->k % FUSED_COOP_FRAGMENT == 0 && p->e % FUSED_COOP_FRAGMENT == 0 &&
-           p->n <= FUSED_COOP_MAX && p->k <= FUSED_COOP_MAX && p->e <= FUSED_COOP_MAX &&
-           p->a_sk == 1 && p->b_sk == 1 && p->v_se == 1 && multiple_of_8(strides, 3) &&
-           multiple_of_8(p->a_batch, p->batch_rank) && multiple_of_8(p->b_batch, p->batch_rank) &&
-           multiple_of_8(p->v_batch, p->batch_rank);
+    int64_t kl = round16(p->k) / 8 + 1, el = round16(p->e) / 8 + 1, nl = round16(p->n) / 8 + 1;
+    return round16(p->n) * (kl > el ? kl : el) + subgroups * FUSED_COOP_FRAGMENT * (kl + nl);
+}
+
+/* The subgroups a workgroup of the cooperative-matrix kernel has for p (4, else 2: the
+ * variant whose shared memory p fits), or 0 where it does not take p: float16 on a device
+ * that runs gemm_coop.comp (subgroups of 32, 48 KiB of shared memory). Any strides. */
+static int fused_coop_subgroups(const struct gpu_caps *caps, const fused_attention_params *p)
+{
+    if (!caps->cooperative_matrix || caps->subgroup_size != VK_COOP_SUBGROUP ||
+        caps->max_shared_memory < 16 * FUSED_COOP_UVEC4S || p->dtype != VKML_DTYPE_FLOAT16 ||
+        p->m < 1 || p->n < 1 || p->k < 1 || p->e < 1)
+        return 0;
+    if (fused_coop_uvec4s(p, 4) <= FUSED_COOP_UVEC4S &&
+        vk_kernel_variant(VK_KERNEL_ATTENTION_FUSED_COOP, (int)p->dtype) >= 0)
+        return 4;
+    if (fused_coop_uvec4s(p, 2) <= FUSED_COOP_UVEC4S &&
+        vk_kernel_variant(VK_KERNEL_ATTENTION_FUSED_COOP_SG2, (int)p->dtype) >= 0)
+        return 2;
+    return 0;
 }
 
 VKML_GPU_SUPPORTS_DECL(gpu_attention_fused_supports)
@@ -143,7 +149,14 @@ VKML_GPU_SUPPORTS_DECL(gpu_attention_fused_supports)
                               (long long)p->batch_count, (long long)p->m, p->batch_rank);
     if (!fused_offsets_fit(p))
         return vk_unsupported(why, why_size, "FusedAttention: offsets past 32 bits");
-    if (!fused_coop_takes(caps, p)) {
+    if (!fused_coop_subgroups(caps, p)) {
+        if (fused_attention_mode() != FUSED_ATTENTION_EVERYWHERE)
+            return vk_unsupported(why, why_size,
+                                  "FusedAttention of %lld keys of %lld elements, %lld values "
+                                  "(%s): past the cooperative-matrix kernel, and the plain one "
+                                  "runs only with VKML_FUSE_ATTENTION=1",
+                                  (long long)p->n, (long long)p->k, (long long)p->e,
+                                  vkml_dtype_name(p->dtype));
         if (p->n < 1 || p->n > FUSED_ATTENTION_MAX_KEYS || p->k < 1 || p->k > FUSED_ATTENTION_MAX_K)
             return vk_unsupported(why, why_size,
                                   "FusedAttention of %lld keys of %lld elements: the Vulkan "
@@ -183,10 +196,12 @@ VKML_GPU_DECL(gpu_attention_fused)
         pc.b_batch[d] = vk_u32(p->b_batch[d]);
         pc.v_batch[d] = vk_u32(p->v_batch[d]);
     }
-    bool coop = fused_coop_takes(vk_rec_caps(rec), p);
-    int rows = coop ? FUSED_COOP_FRAGMENT : FUSED_ATTENTION_ROWS;
+    int subgroups = fused_coop_subgroups(vk_rec_caps(rec), p);
+    int rows = subgroups ? FUSED_COOP_FRAGMENT * subgroups : FUSED_ATTENTION_ROWS;
+    vk_kernel_id kernel = subgroups == 4   ? VK_KERNEL_ATTENTION_FUSED_COOP
+                          : subgroups == 2 ? VK_KERNEL_ATTENTION_FUSED_COOP_SG2
+                                           : VK_KERNEL_ATTENTION_FUSED;
     int bind[] = {node->inputs[0], node->inputs[1], node->inputs[2], node->outputs[0]};
     uint32_t groups[3] = {vk_u32((p->m + rows - 1) / rows), vk_u32(p->batch_count), 1};
-    return vk_rec_kernel(rec, coop ? VK_KERNEL_ATTENTION_FUSED_COOP : VK_KERNEL_ATTENTION_FUSED,
-                         p->dtype, bind, &pc, sizeof(pc), groups, err);
+    return vk_rec_kernel(rec, kernel, p->dtype, bind, &pc, sizeof(pc), groups, err);
 }
