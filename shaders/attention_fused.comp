@@ -42,13 +42,14 @@ void combine(bool take_max, uint tid)
 void main()
 {
     uint tid = gl_LocalInvocationID.x, row0 = gl_WorkGroupID.x * ROWS, batch = gl_WorkGroupID.y;
-    uint ao = 0u, bo = 0u, vo = 0u, rest = batch;
+    uint ao = 0u, bo = 0u, vo = 0u, yo = 0u, rest = batch;
     for (int d = int(p.batch_rank) - 1; d >= 0; d--) {
         uint i = rest % p.batch_dims[d];
         rest /= p.batch_dims[d];
         ao += i * p.a_batch[d];
         bo += i * p.b_batch[d];
         vo += i * p.v_batch[d];
+        yo += i * p.y_batch[d];
     }
     for (uint x = tid; x < ROWS * p.k; x += WG_SIZE) {
         uint r = x / p.k, d = x % p.k;
@@ -99,6 +100,6 @@ void main()
         uint at = vo + c * p.v_se;
         for (uint t = 0u; t < p.n; t++)
             acc += s[r][t] * float(v[at + t * p.v_sn]);
-        y[(batch * p.m + row0 + r) * p.e + c] = T(acc / red[r][0]);
+        y[yo + (row0 + r) * p.y_sm + c] = T(acc / red[r][0]);
     }
 }

@@ -175,13 +175,14 @@ void main()
 {
     uint sg = gl_SubgroupID, lane = gl_SubgroupInvocationID, batch = gl_WorkGroupID.y;
     uint row0 = gl_WorkGroupID.x * (F * SUBGROUPS);
-    uint ao = 0u, bo = 0u, vo = 0u, rest = batch;
+    uint ao = 0u, bo = 0u, vo = 0u, yo = 0u, rest = batch;
     for (int d = int(p.batch_rank) - 1; d >= 0; d--) {
         uint i = rest % p.batch_dims[d];
         rest /= p.batch_dims[d];
         ao += i * p.a_batch[d];
         bo += i * p.b_batch[d];
         vo += i * p.v_batch[d];
+        yo += i * p.y_batch[d];
     }
     uint np = round16(p.n), kp = round16(p.k), ep = round16(p.e);
     // uvec4 a line: queries and keys, values, scores; where each subgroup's rows lie
@@ -288,7 +289,7 @@ void main()
             subgroupMemoryBarrierShared();
             subgroupBarrier();
             uvec4 o = sh[my_q + lane];
-            uint c = c0 + j * F + col8, dst = (batch * p.m + out_row) * p.e + c;
+            uint c = c0 + j * F + col8, dst = yo + out_row * p.y_sm + c;
             if (out_row < p.m && c < p.e) {
                 if (c + 8u <= p.e && (dst & 7u) == 0u) {
                     y8[dst / 8u] = o;

@@ -21,8 +21,8 @@ static void fa_rows(void *ctx, int64_t begin, int64_t end)
     const fa_job *j = ctx;
     const fused_attention_params *p = j->p;
     for (int64_t r = begin; r < end; r++) {
-        int64_t batch = r / p->m, i = r % p->m, ao, bo, vo;
-        fused_attention_offsets(p, batch, &ao, &bo, &vo);
+        int64_t batch = r / p->m, i = r % p->m, ao, bo, vo, yo;
+        fused_attention_offsets(p, batch, &ao, &bo, &vo, &yo);
         const float *a = j->a + ao + i * p->a_sm;
         float *s = j->scores + r * p->n, max = -INFINITY, sum = 0.0f;
         for (int64_t t = 0; t < p->n; t++) {
@@ -35,7 +35,7 @@ static void fa_rows(void *ctx, int64_t begin, int64_t end)
         }
         for (int64_t t = 0; t < p->n; t++)
             sum += (s[t] = expf(s[t] - max));
-        float *y = j->y + r * p->e;
+        float *y = j->y + yo + i * p->y_sm;
         for (int64_t c = 0; c < p->e; c++)
             y[c] = 0.0f;
         for (int64_t t = 0; t < p->n; t++) {

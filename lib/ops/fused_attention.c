@@ -22,15 +22,16 @@ vkml_status fused_attention_infer(graph_value *values, const graph_node *node, v
 }
 
 void fused_attention_offsets(const fused_attention_params *p, int64_t index, int64_t *a, int64_t *b,
-                             int64_t *v)
+                             int64_t *v, int64_t *y)
 {
-    *a = *b = *v = 0;
+    *a = *b = *v = *y = 0;
     for (int d = p->batch_rank - 1; d >= 0; d--) {
         int64_t i = index % p->batch_dims[d];
         index /= p->batch_dims[d];
         *a += i * p->a_batch[d];
         *b += i * p->b_batch[d];
         *v += i * p->v_batch[d];
+        *y += i * p->y_batch[d];
     }
 }
 

@@ -6,7 +6,9 @@
  *   Y[b] = softmax(scale * A[b] B[b]) V[b]
  * A [m, k] (the queries), B [k, n] (the keys, as the first product reads them), V [n, e]
  * (the values), each read through element strides (the products' absorbed views and
- * broadcasts, graph_epilogue.view), Y dense [batch..., m, e]. Inputs A, B, V; output Y.
+ * broadcasts, graph_epilogue.view), Y [batch..., m, e] written through strides too: dense,
+ * or the layout of a Transpose after it that the pass absorbed (attention's heads merged
+ * back, e innermost). Inputs A, B, V; output Y (or the Transpose's output).
  * The m x n scores never reach memory: on a GPU one dispatch replaces two products and a
  * softmax (shaders/attention_fused.comp), on the CPU the reference runs per query row
  * (lib/cpu/attention_fused.c).
@@ -20,20 +22,21 @@ typedef struct fused_attention_params {
     int64_t batch_count;
     /* element strides per batch dim (0: broadcast) of A, B and V */
     int64_t a_batch[VKML_MAX_RANK], b_batch[VKML_MAX_RANK], v_batch[VKML_MAX_RANK];
-    int64_t a_sm, a_sk; /* A's rows and columns */
-    int64_t b_sk, b_sn; /* B's rows (k) and columns (keys) */
-    int64_t v_sn, v_se; /* V's rows (keys) and columns */
+    int64_t a_sm, a_sk;                   /* A's rows and columns */
+    int64_t b_sk, b_sn;                   /* B's rows (k) and columns (keys) */
+    int64_t v_sn, v_se;                   /* V's rows (keys) and columns */
+    int64_t y_batch[VKML_MAX_RANK], y_sm; /* Y's element strides: batch dims, rows (columns 1) */
     float scale;
     int n_nodes; /* model nodes it replaces (2 products, a softmax, and what they absorbed) */
     const char *summary; /* "MatMul -> Softmax -> MatMul" with the absorbed ops */
     vkml_dtype dtype;    /* Y's (float or float16) */
-    int rank;            /* Y's shape, as inferred before fusing */
+    int rank;            /* the output's shape, as inferred before fusing */
     int64_t dims[VKML_MAX_RANK];
 } fused_attention_params;
 
-/* Element offsets of batch `index`'s A, B and V (index < batch_count). */
+/* Element offsets of batch `index`'s A, B, V and Y (index < batch_count). */
 void fused_attention_offsets(const fused_attention_params *p, int64_t index, int64_t *a, int64_t *b,
-                             int64_t *v);
+                             int64_t *v, int64_t *y);
 
 /* Where the planner fuses attention (VKML_FUSE_ATTENTION): by default only where a GPU's
  * cooperative-matrix kernel takes the node (faster than the nodes apart on the H200); with

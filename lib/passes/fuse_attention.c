@@ -2,6 +2,7 @@
 #include "passes/fuse_attention.h"
 #include "ops/fused_attention.h"
 #include "ops/matmul.h"
+#include "ops/movement.h"
 #include "ops/norm.h"
 #include "ops/op.h"
 
@@ -98,7 +99,49 @@ static bool group_params(const att_state *s, const graph_node *p1, const graph_n
     memcpy(fp->b_batch, qk.b_batch_strides, sizeof(fp->b_batch));
     memcpy(fp->v_batch, pv.b_batch_strides, sizeof(fp->v_batch));
     memcpy(fp->dims, y->dims, sizeof(fp->dims));
+    if (y->rank != qk.batch_rank + 2)
+        return false;
+    fp->y_sm = fp->e; /* Y dense */
+    for (int d = qk.batch_rank - 1; d >= 0; d--)
+        fp->y_batch[d] =
+            d == qk.batch_rank - 1 ? qk.m * pv.n : fp->y_batch[d + 1] * qk.batch_dims[d + 1];
     return true;
+}
+
+/* The Transpose after the group's Y that the fused node can write through instead (Y read
+ * by it alone, no graph output; its last dim kept last, so rows stay runs of e): its index,
+ * or -1. PyTorch's attention merges the heads so: [b, h, m, e] -> [m, b, h, e]. */
+static int merge_transpose(const att_state *s, int y, const int *role)
+{
+    int t = private_value(s, y) ? s->reader[y] : -1;
+    if (t < 0 || role[t] != -1)
+        return -1;
+    const graph_node *n = &s->g->nodes[t];
+    const transpose_params *tp = n->params;
+    int rank = s->values[y].rank;
+    if (!is_op(n, OP_ID_Transpose) || !tp || n->n_outputs != 1 || n->outputs[0] < 0 ||
+        s->values[n->outputs[0]].rank != rank ||
+        (tp->n_perm ? tp->perm[rank - 1] != rank - 1 : rank > 1))
+        return -1;
+    return t;
+}
+
+/* Y's strides (fp's y_batch and y_sm) as transpose t lays it out: Y's dim perm[j] is the
+ * output's dim j; fp's output becomes t's (dims and all). */
+static void write_through(const att_state *s, const graph_node *t, fused_attention_params *fp)
+{
+    const transpose_params *tp = t->params;
+    const graph_value *out = &s->values[t->outputs[0]];
+    int64_t stride = 1, y_stride[VKML_MAX_RANK];
+    for (int j = out->rank - 1; j >= 0; j--) {
+        y_stride[tp->perm[j]] = stride;
+        stride *= out->dims[j];
+    }
+    for (int d = 0; d < fp->batch_rank; d++)
+        fp->y_batch[d] = y_stride[d];
+    fp->y_sm = y_stride[fp->batch_rank];
+    fp->rank = out->rank;
+    memcpy(fp->dims, out->dims, sizeof(fp->dims));
 }
 
 /* Counts the model nodes a product stands for ("Transpose+Mul" absorbed: 2 more). */
@@ -120,24 +163,24 @@ static const char *product_label(const graph_node *n, char *buf, size_t size)
 
 /* The fused node of group (p1, sm, p2), in f's arena; false when out of memory. */
 static bool make_node(graph *f, const graph_node *p1, const graph_node *sm, const graph_node *p2,
-                      const fused_attention_params *proto, graph_node *out)
+                      const graph_node *merge, const fused_attention_params *proto, graph_node *out)
 {
     fused_attention_params *fp = vkml_arena_calloc(f->arena, 1, sizeof(*fp));
     int *inputs = vkml_arena_calloc(f->arena, 3, sizeof(int));
     int *outputs = vkml_arena_calloc(f->arena, 1, sizeof(int));
-    char l1[200], l2[200], summary[420];
-    snprintf(summary, sizeof(summary), "%s -> Softmax -> %s", product_label(p1, l1, sizeof(l1)),
-             product_label(p2, l2, sizeof(l2)));
+    char l1[200], l2[200], summary[440];
+    snprintf(summary, sizeof(summary), "%s -> Softmax -> %s%s", product_label(p1, l1, sizeof(l1)),
+             product_label(p2, l2, sizeof(l2)), merge ? " -> Transpose" : "");
     const char *sum = vkml_arena_strdup(f->arena, summary);
     if (!fp || !inputs || !outputs || !sum)
         return false;
     *fp = *proto;
-    fp->n_nodes = 3 + absorbed_count(p1) + absorbed_count(p2);
+    fp->n_nodes = 3 + absorbed_count(p1) + absorbed_count(p2) + (merge != NULL);
     fp->summary = sum;
     inputs[0] = p1->inputs[0];
     inputs[1] = p1->inputs[1];
     inputs[2] = p2->inputs[1];
-    outputs[0] = p2->outputs[0];
+    outputs[0] = merge ? merge->outputs[0] : p2->outputs[0];
     *out = (graph_node){.name = p2->name && p2->name[0] ? p2->name : sm->name,
                         .op_type = "FusedAttention",
                         .domain = "vkml.internal",
@@ -170,12 +213,17 @@ static int find_groups(const att_state *s, const fuse_attention_taker *taker, gr
         const graph_node *p1 = &g->nodes[q1], *p2 = &g->nodes[q2];
         if (!group_params(s, p1, sm, p2, &fp))
             continue;
-        if (!make_node(f, p1, sm, p2, &fp, &made[q2]))
+        int t = merge_transpose(s, p2->outputs[0], role);
+        if (t >= 0)
+            write_through(s, &g->nodes[t], &fp);
+        if (!make_node(f, p1, sm, p2, t >= 0 ? &g->nodes[t] : NULL, &fp, &made[q2]))
             return -1;
         if (taker && !taker->takes(taker->ctx, s->values, &made[q2]))
             continue;
         role[q1] = role[i] = -2;
         role[q2] = q1;
+        if (t >= 0)
+            role[t] = -2;
         found++;
     }
     return found;

@@ -84,6 +84,7 @@ VKML_GPU_DECL(gpu_attention)
 #define FUSED_ATTENTION_MAX_K 256
 #define FUSED_ATTENTION_ROWS 4
 #define FUSED_ATTENTION_WORKGROUP 128
+#define FUSED_ATTENTION_MAX_BATCH_RANK 3 /* attention_fused_push's arrays */
 /* the queries, the scores and the reductions' lanes, floats for each row */
 #define FUSED_ATTENTION_SHARED_BYTES                                                               \
     (4 * FUSED_ATTENTION_ROWS *                                                                    \
@@ -96,13 +97,14 @@ static bool fused_offsets_fit(const fused_attention_params *p)
 {
     int64_t a = (p->m - 1) * p->a_sm + (p->k - 1) * p->a_sk,
             b = (p->n - 1) * p->b_sn + (p->k - 1) * p->b_sk,
-            v = (p->n - 1) * p->v_sn + (p->e - 1) * p->v_se;
+            v = (p->n - 1) * p->v_sn + (p->e - 1) * p->v_se, y = (p->m - 1) * p->y_sm + p->e - 1;
     for (int d = 0; d < p->batch_rank; d++) {
         a += (p->batch_dims[d] - 1) * p->a_batch[d];
         b += (p->batch_dims[d] - 1) * p->b_batch[d];
         v += (p->batch_dims[d] - 1) * p->v_batch[d];
+        y += (p->batch_dims[d] - 1) * p->y_batch[d];
     }
-    return a <= UINT32_MAX && b <= UINT32_MAX && v <= UINT32_MAX &&
+    return a <= UINT32_MAX && b <= UINT32_MAX && v <= UINT32_MAX && y <= UINT32_MAX &&
            p->batch_count * p->m * p->e <= UINT32_MAX;
 }
 
@@ -141,12 +143,14 @@ static int fused_coop_subgroups(const struct gpu_caps *caps, const fused_attenti
 VKML_GPU_SUPPORTS_DECL(gpu_attention_fused_supports)
 {
     const fused_attention_params *p = node->params;
-    if (p->batch_rank > 4 || p->batch_count > caps->max_workgroup_count[1] ||
+    if (p->batch_rank > FUSED_ATTENTION_MAX_BATCH_RANK ||
+        p->batch_count > caps->max_workgroup_count[1] ||
         (p->m + FUSED_ATTENTION_ROWS - 1) / FUSED_ATTENTION_ROWS > caps->max_workgroup_count[0])
         return vk_unsupported(why, why_size,
                               "FusedAttention of %lld batches of %lld rows (%d batch dims): "
-                              "past the device's workgroup counts or 4 batch dims",
-                              (long long)p->batch_count, (long long)p->m, p->batch_rank);
+                              "past the device's workgroup counts or %d batch dims",
+                              (long long)p->batch_count, (long long)p->m, p->batch_rank,
+                              FUSED_ATTENTION_MAX_BATCH_RANK);
     if (!fused_offsets_fit(p))
         return vk_unsupported(why, why_size, "FusedAttention: offsets past 32 bits");
     if (!fused_coop_subgroups(caps, p)) {
@@ -189,12 +193,14 @@ VKML_GPU_DECL(gpu_attention_fused)
         .v_se = vk_u32(p->v_se),
         .scale = p->scale,
         .batch_rank = (uint32_t)p->batch_rank,
+        .y_sm = vk_u32(p->y_sm),
     };
     for (int d = 0; d < p->batch_rank; d++) {
         pc.batch_dims[d] = vk_u32(p->batch_dims[d]);
         pc.a_batch[d] = vk_u32(p->a_batch[d]);
         pc.b_batch[d] = vk_u32(p->b_batch[d]);
         pc.v_batch[d] = vk_u32(p->v_batch[d]);
+        pc.y_batch[d] = vk_u32(p->y_batch[d]);
     }
     int subgroups = fused_coop_subgroups(vk_rec_caps(rec), p);
     int rows = subgroups ? FUSED_COOP_FRAGMENT * subgroups : FUSED_ATTENTION_ROWS;

@@ -550,11 +550,13 @@ PUSH_U32(b_sn)
 PUSH_U32(v_sn)
 PUSH_U32(v_se)
 PUSH_F32(scale)
-PUSH_U32(batch_rank)
-PUSH_U32S(batch_dims, 4)
-PUSH_U32S(a_batch, 4)
-PUSH_U32S(b_batch, 4)
-PUSH_U32S(v_batch, 4)
+PUSH_U32(batch_rank) /* at most 3 (the block's 128 bytes) */
+PUSH_U32(y_sm)
+PUSH_U32S(batch_dims, 3)
+PUSH_U32S(a_batch, 3)
+PUSH_U32S(b_batch, 3)
+PUSH_U32S(v_batch, 3)
+PUSH_U32S(y_batch, 3)
 PUSH_END(attention_fused_push)
 #endif
 

@@ -39,22 +39,26 @@ typedef struct att_case {
     bool scores_out;  /* the scores are a graph output too: no fusion */
     bool fuses;       /* expected on a GPU with VKML_FUSE_ATTENTION=1 */
     bool coop;        /* fits the cooperative-matrix kernel's shared memory (float16) */
+    bool merge;       /* TORCH1/2: the heads merged back by a Transpose after the product */
 } att_case;
 
 static const att_case cases[] = {
-    {"torch1 bert-like", TORCH1, 1, 4, 16, 16, 32, 32, false, -1, false, true, true},
-    {"torch1 ragged", TORCH1, 2, 3, 13, 21, 8, 5, false, -1, false, true, true},
-    {"torch2 heads", TORCH2, 2, 3, 10, 10, 16, 16, false, -1, false, true, true},
-    {"torch2 whole fragments", TORCH2, 2, 3, 32, 48, 64, 32, false, -1, false, true, true},
-    {"torch2 bert-base heads", TORCH2, 1, 2, 128, 128, 64, 64, false, -1, false, true, true},
-    {"torch2 vit-b heads", TORCH2, 1, 2, 197, 197, 64, 64, false, -1, false, true, true},
-    {"torch2 v broadcast", TORCH2, 2, 2, 7, 9, 24, 12, true, -1, false, true, true},
-    {"torch2 v broadcast, fragments", TORCH2, 2, 2, 16, 256, 16, 48, true, -1, false, true, true},
-    {"plain 3-D", PLAIN, 5, 1, 6, 11, 3, 7, false, -1, false, true, true},
-    {"past shared memory", PLAIN, 2, 1, 40, 300, 72, 40, false, -1, false, true, false},
-    {"keys past the kernel", PLAIN, 1, 1, 3, 600, 4, 4, false, -1, false, false, false},
-    {"softmax over rows", PLAIN, 2, 1, 5, 5, 4, 4, false, 1, false, false, false},
-    {"scores an output", PLAIN, 2, 1, 5, 6, 4, 4, false, -1, true, false, false},
+    {"torch1 bert-like", TORCH1, 1, 4, 16, 16, 32, 32, false, -1, false, true, true, false},
+    {"torch1 heads merged", TORCH1, 2, 3, 13, 21, 8, 5, false, -1, false, true, true, true},
+    {"torch2 heads", TORCH2, 2, 3, 10, 10, 16, 16, false, -1, false, true, true, false},
+    {"torch2 whole fragments", TORCH2, 2, 3, 32, 48, 64, 32, false, -1, false, true, true, false},
+    {"torch2 bert-base heads merged", TORCH2, 1, 2, 128, 128, 64, 64, false, -1, false, true, true,
+     true},
+    {"torch2 vit-b heads merged", TORCH2, 1, 2, 197, 197, 64, 64, false, -1, false, true, true,
+     true},
+    {"torch2 v broadcast, merged", TORCH2, 2, 2, 7, 9, 24, 12, true, -1, false, true, true, true},
+    {"torch2 v broadcast, fragments", TORCH2, 2, 2, 16, 256, 16, 48, true, -1, false, true, true,
+     false},
+    {"plain 3-D", PLAIN, 5, 1, 6, 11, 3, 7, false, -1, false, true, true, false},
+    {"past shared memory", PLAIN, 2, 1, 40, 300, 72, 40, false, -1, false, true, false, false},
+    {"keys past the kernel", PLAIN, 1, 1, 3, 600, 4, 4, false, -1, false, false, false, false},
+    {"softmax over rows", PLAIN, 2, 1, 5, 5, 4, 4, false, 1, false, false, false, false},
+    {"scores an output", PLAIN, 2, 1, 5, 6, 4, 4, false, -1, true, false, false, false},
 };
 
 typedef struct built {
@@ -151,6 +155,10 @@ static built build(const att_case *c, uint64_t seed)
     }
     int y = tg_value(g, "y", VKML_DTYPE_FLOAT, 0, NULL);
     tg_node(g, "pv", "MatMul", p, vv, y, 13);
+    if (c->merge && c->layout == TORCH1) /* [b*h, m, e] -> [m, b*h, e] */
+        y = transpose(g, "merged", y, (int64_t[]){1, 0, 2}, 3);
+    else if (c->merge) /* [b, h, m, e] -> [m, b, h, e] */
+        y = transpose(g, "merged", y, (int64_t[]){2, 0, 1, 3}, 4);
     int outputs[2] = {y, s};
     b.model = tg_model(g, (int[]){q, k, v}, 3, outputs, c->scores_out ? 2 : 1, 17);
     return b;
@@ -163,10 +171,11 @@ static void built_free(built *b)
         free(b->in[i]);
 }
 
-/* Runs the model on device at precision; returns output 0 (malloc'ed, *n values) and the
- * number of FusedAttention nodes its plan ran (checking each names its ops). */
+/* Runs the model on device at precision; returns output 0 (malloc'ed, *n values), the
+ * number of FusedAttention nodes its plan ran (checking each names its ops) and of those
+ * that write through a Transpose after them. */
 static float *run(const built *b, vkml_context *ctx, int device, vkml_precision precision,
-                  size_t *n, int *fused)
+                  size_t *n, int *fused, int *merged)
 {
     vkml_error err = {0};
     vkml_session *s = NULL;
@@ -191,10 +200,11 @@ static float *run(const built *b, vkml_context *ctx, int device, vkml_precision 
     vkml_node_time times[64];
     size_t n_times = 0;
     CHECK_OK(vkml_session_profile(s, times, 64, &n_times, &err), &err);
-    *fused = 0;
+    *fused = *merged = 0;
     for (size_t i = 0; i < n_times && i < 64; i++)
         if (strcmp(times[i].op, "FusedAttention") == 0) {
             (*fused)++;
+            *merged += strstr(times[i].detail, "-> Transpose") != NULL;
             CHECK(strstr(times[i].detail, "Softmax") != NULL, "FusedAttention detail '%s'",
                   times[i].detail);
         }
@@ -269,8 +279,8 @@ static void test_case(vkml_context *ctx, const att_case *c, uint64_t seed)
 {
     built b = build(c, seed);
     size_t n_ref = 0, n = 0;
-    int fused = 0;
-    float *ref = run(&b, ctx, VKML_DEVICE_CPU, VKML_PRECISION_FP32, &n_ref, &fused);
+    int fused = 0, merged = 0;
+    float *ref = run(&b, ctx, VKML_DEVICE_CPU, VKML_PRECISION_FP32, &n_ref, &fused, &merged);
     CHECK(ref && fused == 0, "%s: the CPU device fused %d groups", c->name, fused);
     if (c->fuses && ref)
         check_cpu_kernel(c, &b, ref, n_ref);
@@ -280,7 +290,7 @@ static void test_case(vkml_context *ctx, const att_case *c, uint64_t seed)
         else
             unsetenv("VKML_FUSE_ATTENTION");
         TEST_FOR_EACH_TARGET(t, ctx, false, VKML_PRECISION_FP32, VKML_PRECISION_FP16_ALWAYS) {
-            float *y = run(&b, ctx, t.device, t.precision, &n, &fused);
+            float *y = run(&b, ctx, t.device, t.precision, &n, &fused, &merged);
             bool half = t.precision == VKML_PRECISION_FP16_ALWAYS;
             bool coop = half && c->coop && has_coop(ctx, t.device);
             bool want = forced ? c->fuses : coop;
@@ -289,6 +299,9 @@ static void test_case(vkml_context *ctx, const att_case *c, uint64_t seed)
             CHECK(fused == (want ? 1 : 0), "%s, device %d %s%s: %d FusedAttention nodes", c->name,
                   t.device, vkml_precision_name(t.precision),
                   forced ? ", VKML_FUSE_ATTENTION=1" : "", fused);
+            CHECK(merged == (want && c->merge ? 1 : 0),
+                  "%s, device %d %s: %d FusedAttention nodes write through the Transpose", c->name,
+                  t.device, vkml_precision_name(t.precision), merged);
             double e = y && ref && n == n_ref ? scaled_error(y, ref, n) : INFINITY;
             CHECK(e <= (half ? 2e-2 : 1e-5), "%s, device %d %s%s: %.3g of scale off", c->name,
                   t.device, vkml_precision_name(t.precision),
