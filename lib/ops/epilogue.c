@@ -27,10 +27,19 @@ vkml_status op_epilogue_check(const graph_value *values, const graph_node *node,
     if (r < 0 || node->n_outputs < 1 || node->outputs[0] < 0)
         return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "%s: fused residual input missing",
                          node->op_type);
+    /* the residual is read element for element in the output's order: its shape may differ
+     * by views that keep the memory as it is (passes/fuse_epilogue.c) */
     const graph_value *res = &values[r], *y = &values[node->outputs[0]];
-    bool same = res->dtype == y->dtype && res->rank == y->rank;
+    bool same = res->rank == y->rank, known = res->rank >= 0 && y->rank >= 0;
     for (int d = 0; same && d < y->rank; d++)
         same = res->dims[d] == y->dims[d];
+    for (int d = 0; known && d < res->rank; d++)
+        known = res->dims[d] >= 0;
+    for (int d = 0; known && d < y->rank; d++)
+        known = y->dims[d] >= 0;
+    same = res->dtype == y->dtype &&
+           (same || (known && vkml_tensor_element_count(res->rank, res->dims) ==
+                                  vkml_tensor_element_count(y->rank, y->dims)));
     if (!same)
         return vkml_fail(
             err, VKML_ERROR_INVALID_MODEL,

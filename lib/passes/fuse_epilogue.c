@@ -638,6 +638,45 @@ static int fuse_operands(fuse_state *s, int p)
     return count;
 }
 
+/* After MatMul or Gemm p's output `out`, views that keep its memory as it is (each read by
+ * the next alone: reshapes of dims of size 1, Transposes moving only such dims) and then
+ * Add(view, R) of at most 3 dims: R, of the same elements in the same order, becomes p's
+ * residual (*residual), the chain's last view writes the Add's output, and the Add goes.
+ * PyTorch's attention leaves its output projection so before the residual Add (a
+ * batch-first Transpose at batch 1). Returns whether it matched. */
+static bool residual_through_views(fuse_state *s, int p, int out, int *residual)
+{
+    graph *g = s->g;
+    if (!fuse_is_op(&g->nodes[p], "MatMul") && !fuse_is_op(&g->nodes[p], "Gemm"))
+        return false;
+    int cur = out, last_view = -1;
+    for (int steps = 0; steps < 2 * VKML_MAX_RANK; steps++) {
+        int r = s->first[cur];
+        if (g->values[cur].is_output || s->readers[cur] != 1 || r < 0 || removed(&g->nodes[r]))
+            return false;
+        graph_node *n = &g->nodes[r];
+        int other = match_residual(s, n, cur);
+        if (other >= 0) {
+            if (last_view < 0 || s->shapes[cur].rank > 3 || s->shapes[out].rank > 3)
+                return false;
+            *residual = other;
+            g->nodes[last_view].outputs[0] = n->outputs[0];
+            remove_node(n);
+            return true;
+        }
+        int corr[VKML_MAX_RANK], y = n->n_outputs == 1 ? n->outputs[0] : -1;
+        bool moves = false, moves2 = false;
+        if (y < 0 || n->n_inputs < 1 || n->inputs[0] != cur ||
+            !view_step(n, &s->shapes[cur], &s->shapes[y], corr, &moves) || moves ||
+            (s->shapes2 &&
+             (!view_step(n, &s->shapes2[cur], &s->shapes2[y], corr, &moves2) || moves2)))
+            return false;
+        last_view = r;
+        cur = y;
+    }
+    return false;
+}
+
 /* Fuses what follows producer p; returns the nodes absorbed (0 or more), -1 on out of
  * memory. */
 static int fuse_producer(fuse_state *s, int p)
@@ -657,6 +696,11 @@ static int fuse_producer(fuse_state *s, int p)
     while (steps < 4 &&
            (next = absorb_next(s, p, out, &e, &bias, &residual, names, sizeof(names))) >= 0) {
         out = next;
+        steps++;
+    }
+    if (residual < 0 && !e.pool && residual_through_views(s, p, out, &residual)) {
+        e.residual_first = e.act == ELT_IDENTITY;
+        append_absorbed(names, sizeof(names), "Add");
         steps++;
     }
     if (!steps)

@@ -5,11 +5,12 @@
  * nodes absorbed, `fused` naming them, and computes what the unfused graph (VKML_NO_FUSE=1)
  * computes, on the CPU and on every Vulkan device (the bias folds bit for bit on the GPUs; within
  * a rounding on the CPU, where oneDNN's AVX2 convolution starts its sums at the bias), and again
- * with each GPU's tiled kernels chosen (the lanes forms of the direct conv); a Conv + Relu
- * + MaxPool (2x2) and a bias-less Conv + Add + Relu + MaxPool (3x3 stride 2, padded,
- * ceil_mode: overlapping windows, a last one in the padding) fuse into the Conv; what must
- * not fuse (a broadcast Add, an output read twice, a graph output, a constant Add after a
- * Conv with a bias, a MaxPool with Indices) stays. */
+ * with each GPU's tiled kernels chosen (the lanes forms of the direct conv); a Gemm + views
+ * that keep its memory + Add (the Add its residual); a Conv + Relu + MaxPool (2x2) and a bias-less
+ * Conv + Add + Relu + MaxPool (3x3 stride 2, padded, ceil_mode: overlapping windows, a last one in
+ * the padding) fuse into the Conv; what must not fuse (a broadcast Add, an output read twice, a
+ * graph output, a constant Add after a Conv with a bias, a MaxPool with Indices, an Add after a
+ * Transpose that reorders) stays. */
 #include "plan/context.h"
 #include "test_graph.h"
 #include "vulkan/vk_device.h"
@@ -289,15 +290,36 @@ static vkml_model *make_model(bool fuse)
     int cast28 = node(g, "cast28", "Cast", 13, 1, (int[]){sh28}, y28s, 1);
     g->nodes[cast28].attrs[0] = (graph_attr){.name = "to", .type = GRAPH_ATTR_INT, .i = 1};
     node(g, "mm28", "MatMul", 13, 2, (int[]){ta28, r}, y28, 0);
+    /* 29: Gemm [5,7], then views that keep its memory (Unsqueeze to [5,1,7], a Transpose
+     * moving only the dim of size 1 to [1,5,7]), then Add(R29 [1,5,7]): the Add becomes the
+     * Gemm's residual, read in its order (PyTorch's attention output projection); 30: a
+     * Transpose that reorders dims of more than one element before the Add: not absorbed */
+    static const int64_t axes1[] = {1};
+    int ax29 = tg_value(g, "axes29", VKML_DTYPE_INT64, 1, (int64_t[]){1});
+    g->values[ax29].kind = GRAPH_VALUE_CONSTANT;
+    g->values[ax29].data = axes1;
+    g->values[ax29].data_size = sizeof(axes1);
+    int t29 = val(g, "t29"), u29 = val(g, "u29"), v29 = val(g, "v29"), y29 = val(g, "Y29");
+    int r29 = tg_random_constant(g, "r29", 3, (int64_t[]){1, 5, 7}, -1, 1, &seed);
+    int g29 = node(g, "gemm29", "Gemm", 13, 3, (int[]){z, wg, bg}, t29, 1);
+    g->nodes[g29].attrs[0] = (graph_attr){.name = "transB", .type = GRAPH_ATTR_INT, .i = 1};
+    node(g, "unsq29", "Unsqueeze", 13, 2, (int[]){t29, ax29}, u29, 0);
+    transpose(g, "tr29", u29, perm102, 3, v29);
+    node(g, "add29", "Add", 13, 2, (int[]){v29, r29}, y29, 0);
+    int t30 = val(g, "t30"), v30 = val(g, "v30"), y30 = val(g, "Y30");
+    int r30 = tg_random_constant(g, "r30", 3, (int64_t[]){5, 2, 9}, -1, 1, &seed);
+    node(g, "mm30", "MatMul", 13, 2, (int[]){z3, wm}, t30, 0);
+    transpose(g, "tr30", t30, perm102, 3, v30);
+    node(g, "add30", "Add", 13, 2, (int[]){v30, r30}, y30, 0);
     if (fuse)
         unsetenv("VKML_NO_FUSE");
     else
         setenv("VKML_NO_FUSE", "1", 1);
     vkml_model *m = tg_model(g, (int[]){x, z, z3, r, sc}, 5,
-                             (int[]){y1,  y2,  y3,  y4,  y5,   y6,  y7,  y8,  t8,   y9,  y10,
-                                     y11, y12, y13, y14, y15,  y16, y17, i17, y18,  y19, y20,
-                                     y21, y22, y23, y24, ta25, y25, y26, y27, y28s, y28},
-                             32, 20);
+                             (int[]){y1,  y2,  y3,   y4,  y5,  y6,  y7,   y8,  t8,  y9,  y10, y11,
+                                     y12, y13, y14,  y15, y16, y17, i17,  y18, y19, y20, y21, y22,
+                                     y23, y24, ta25, y25, y26, y27, y28s, y28, y29, y30},
+                             34, 20);
     unsetenv("VKML_NO_FUSE");
     return m;
 }
@@ -315,7 +337,7 @@ static const char *fused_of(const vkml_model *m, const char *name)
 }
 
 #define N_IN 5
-#define N_OUT 32
+#define N_OUT 34
 #define INDICES_OUT 18 /* I17: int64 */
 /* The outputs of the folded biases (Y11, Y12): fused equals unfused bit for bit on a Vulkan
  * device (its kernels add the bias after the sum, as the Add did); on the CPU device within
@@ -353,8 +375,8 @@ int main(void)
      * HardSigmoid Mul, Add Relu, Add, Clip (the Constant nodes of its bounds stay), Relu
      * MaxPool, Add Relu MaxPool, Add Relu (the Identity stays), Add Div Erf Add Mul Mul,
      * Add, Mul Mul Relu, Mul, Transpose Unsqueeze Transpose Relu, Transpose, Transpose and
-     * the Shape folded. */
-    CHECK(np - nf == 42, "%zu nodes absorbed, expected 42", np - nf);
+     * the Shape folded, the Add after the views. */
+    CHECK(np - nf == 43, "%zu nodes absorbed, expected 43", np - nf);
     static const char *expect[][2] = {
         {"c1", "Add+Relu"},
         {"c2", "Sigmoid+Mul+Add"},
@@ -384,6 +406,8 @@ int main(void)
         {"mm26", ""},
         {"mm27", ""},
         {"mm28", "Transpose"},
+        {"gemm29", "Add"},
+        {"mm30", ""},
     };
     for (size_t i = 0; i < VKML_ARRAY_SIZE(expect); i++) {
         const char *got = fused_of(fused, expect[i][0]);
