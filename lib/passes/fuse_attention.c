@@ -28,6 +28,31 @@ static bool private_value(const att_state *s, int v)
     return v >= 0 && s->readers[v] == 1 && !s->values[v].is_output;
 }
 
+/* Node n is Mul(x, c) or Mul(c, x) with c a float constant of one element and x read by n
+ * alone: the scores scaled after their product (timm's `(q @ k^T) * scale`). x's value, with
+ * *c, or -1. */
+static int scaled_scores(const att_state *s, const graph_node *n, float *c)
+{
+    if (!is_op(n, OP_ID_Mul) || n->n_inputs != 2 || n->n_outputs != 1)
+        return -1;
+    for (int k = 0; k < 2; k++) {
+        const graph_value *v = n->inputs[k] >= 0 ? &s->values[n->inputs[k]] : NULL;
+        int x = n->inputs[1 - k];
+        if (!v || !v->data || vkml_tensor_element_count(v->rank, v->dims) != 1 ||
+            !private_value(s, x))
+            continue;
+        if (v->dtype == VKML_DTYPE_FLOAT && v->data_size >= sizeof(float)) {
+            memcpy(c, v->data, sizeof(float));
+            return x;
+        }
+        if (v->dtype == VKML_DTYPE_FLOAT16 && v->data_size >= sizeof(uint16_t)) {
+            *c = vkml_half_to_float(*(const uint16_t *)v->data);
+            return x;
+        }
+    }
+    return -1;
+}
+
 /* A product's epilogue holds at most a scale (scale_ok) and operand views. */
 static bool plain_epilogue(const graph_epilogue *e, bool scale_ok)
 {
@@ -162,20 +187,22 @@ static const char *product_label(const graph_node *n, char *buf, size_t size)
 }
 
 /* The fused node of group (p1, sm, p2), in f's arena; false when out of memory. */
-static bool make_node(graph *f, const graph_node *p1, const graph_node *sm, const graph_node *p2,
-                      const graph_node *merge, const fused_attention_params *proto, graph_node *out)
+static bool make_node(graph *f, const graph_node *p1, const graph_node *scale, const graph_node *sm,
+                      const graph_node *p2, const graph_node *merge,
+                      const fused_attention_params *proto, graph_node *out)
 {
     fused_attention_params *fp = vkml_arena_calloc(f->arena, 1, sizeof(*fp));
     int *inputs = vkml_arena_calloc(f->arena, 3, sizeof(int));
     int *outputs = vkml_arena_calloc(f->arena, 1, sizeof(int));
     char l1[200], l2[200], summary[440];
-    snprintf(summary, sizeof(summary), "%s -> Softmax -> %s%s", product_label(p1, l1, sizeof(l1)),
-             product_label(p2, l2, sizeof(l2)), merge ? " -> Transpose" : "");
+    snprintf(summary, sizeof(summary), "%s%s -> Softmax -> %s%s", product_label(p1, l1, sizeof(l1)),
+             scale ? " -> Mul" : "", product_label(p2, l2, sizeof(l2)),
+             merge ? " -> Transpose" : "");
     const char *sum = vkml_arena_strdup(f->arena, summary);
     if (!fp || !inputs || !outputs || !sum)
         return false;
     *fp = *proto;
-    fp->n_nodes = 3 + absorbed_count(p1) + absorbed_count(p2) + (merge != NULL);
+    fp->n_nodes = 3 + absorbed_count(p1) + absorbed_count(p2) + (scale != NULL) + (merge != NULL);
     fp->summary = sum;
     inputs[0] = p1->inputs[0];
     inputs[1] = p1->inputs[1];
@@ -206,22 +233,32 @@ static int find_groups(const att_state *s, const fuse_attention_taker *taker, gr
         if (!is_op(sm, OP_ID_Softmax) || sm->n_inputs < 1 || sm->n_outputs != 1 ||
             !private_value(s, sm->inputs[0]) || !private_value(s, sm->outputs[0]))
             continue;
-        int q1 = s->values[sm->inputs[0]].producer, q2 = s->reader[sm->outputs[0]];
+        int q1 = s->values[sm->inputs[0]].producer, q2 = s->reader[sm->outputs[0]], mul = -1;
+        float post = 1.0f;
+        int scaled = q1 >= 0 && role[q1] == -1 ? scaled_scores(s, &g->nodes[q1], &post) : -1;
+        if (scaled >= 0) {
+            mul = q1;
+            q1 = s->values[scaled].producer;
+        }
         if (q1 < 0 || q2 < 0 || role[q1] != -1 || role[q2] != -1)
             continue;
         fused_attention_params fp;
         const graph_node *p1 = &g->nodes[q1], *p2 = &g->nodes[q2];
         if (!group_params(s, p1, sm, p2, &fp))
             continue;
+        fp.scale *= post;
         int t = merge_transpose(s, p2->outputs[0], role);
         if (t >= 0)
             write_through(s, &g->nodes[t], &fp);
-        if (!make_node(f, p1, sm, p2, t >= 0 ? &g->nodes[t] : NULL, &fp, &made[q2]))
+        if (!make_node(f, p1, mul >= 0 ? &g->nodes[mul] : NULL, sm, p2,
+                       t >= 0 ? &g->nodes[t] : NULL, &fp, &made[q2]))
             return -1;
         if (taker && !taker->takes(taker->ctx, s->values, &made[q2]))
             continue;
         role[q1] = role[i] = -2;
         role[q2] = q1;
+        if (mul >= 0)
+            role[mul] = -2;
         if (t >= 0)
             role[t] = -2;
         found++;

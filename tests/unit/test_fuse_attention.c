@@ -1,12 +1,12 @@
 /* Plan-time fusion of attention's core (passes/fuse_attention.c) into FusedAttention: graphs
  * as PyTorch exports them (1.13: sequence-first 3-D heads, the query divided by sqrt(d), K
  * and V transposed; 2.x: 4-D heads, query and key multiplied by scales, V broadcast over the
- * batch), plain 3-D products, ragged sizes (m != n, e != k, rows not a multiple of the
- * plain kernel's 4 nor of a fragment's 16), BERT-base's and ViT-B/16's heads. With
- * VKML_FUSE_ATTENTION=1 each fuses on every Vulkan device into one FusedAttention node (the
- * session's profile shows it, with its ops) and answers as the CPU device's unfused plan
- * within 1e-5 of the output's scale at fp32 and 2e-2 at fp16-always; on a device with
- * cooperative matrices the float16 cases whose operands fit its shared memory run the
+ * batch; timm's scores scaled after their product), plain 3-D products, ragged sizes (m != n, e !=
+ * k, rows not a multiple of the plain kernel's 4 nor of a fragment's 16), BERT-base's and
+ * ViT-B/16's heads. With VKML_FUSE_ATTENTION=1 each fuses on every Vulkan device into one
+ * FusedAttention node (the session's profile shows it, with its ops) and answers as the CPU
+ * device's unfused plan within 1e-5 of the output's scale at fp32 and 2e-2 at fp16-always; on a
+ * device with cooperative matrices the float16 cases whose operands fit its shared memory run the
  * cooperative-matrix kernel, the others the plain one. Without the switch only those
  * cooperative-matrix cases fuse (the plain kernel is slower than the nodes apart on the
  * H200), so nothing fuses on lavapipe. Groups that must not fuse stay unfused and answer
@@ -27,6 +27,7 @@
 typedef enum layout {
     TORCH1, /* q, k, v [seq, b*h, d]: Transpose, q / sqrt(d), k^T by perm (1, 2, 0) */
     TORCH2, /* q, k, v [b, h, seq, d]: q * c1, Transpose(k) * c2; v maybe [1, h, n, e] */
+    TIMM,   /* q, k, v [b, h, seq, d]: (q Transpose(k)) * c, the scores scaled after */
     PLAIN,  /* A [b, m, k], B [b, k, n], V [b, n, e], no scale */
 } layout;
 
@@ -52,6 +53,8 @@ static const att_case cases[] = {
     {"torch2 vit-b heads merged", TORCH2, 1, 2, 197, 197, 64, 64, false, -1, false, true, true,
      true},
     {"torch2 v broadcast, merged", TORCH2, 2, 2, 7, 9, 24, 12, true, -1, false, true, true, true},
+    {"timm scaled after, merged", TIMM, 2, 3, 17, 17, 32, 32, false, -1, false, true, true, true},
+    {"timm scaled after", TIMM, 1, 2, 64, 40, 16, 24, false, -1, false, true, true, false},
     {"torch2 v broadcast, fragments", TORCH2, 2, 2, 16, 256, 16, 48, true, -1, false, true, true,
      false},
     {"plain 3-D", PLAIN, 5, 1, 6, 11, 3, 7, false, -1, false, true, true, false},
@@ -138,6 +141,11 @@ static built build(const att_case *c, uint64_t seed)
         int kt = transpose(g, "kt", k, (int64_t[]){0, 1, 3, 2}, 4);
         bt = binary(g, "ks", "Mul", kt, scalar(g, "ck", root));
         vv = v;
+    } else if (c->layout == TIMM) {
+        a = q = input(g, &b, 0, "q", 4, (int64_t[]){c->b, c->h, c->m, c->k}, &seed);
+        k = input(g, &b, 1, "k", 4, (int64_t[]){c->b, c->h, c->n, c->k}, &seed);
+        vv = v = input(g, &b, 2, "v", 4, (int64_t[]){c->b, c->h, c->n, c->e}, &seed);
+        bt = transpose(g, "kt", k, (int64_t[]){0, 1, 3, 2}, 4);
     } else {
         a = q = input(g, &b, 0, "a", 3, (int64_t[]){c->b, c->m, c->k}, &seed);
         bt = k = input(g, &b, 1, "b", 3, (int64_t[]){c->b, c->k, c->n}, &seed);
@@ -145,6 +153,8 @@ static built build(const att_case *c, uint64_t seed)
     }
     int s = tg_value(g, "scores", VKML_DTYPE_FLOAT, 0, NULL);
     tg_node(g, "qk", "MatMul", a, bt, s, 13);
+    if (c->layout == TIMM)
+        s = binary(g, "scaled", "Mul", s, scalar(g, "c", 1.0f / sqrtf((float)c->k)));
     int p = tg_value(g, "p", VKML_DTYPE_FLOAT, 0, NULL);
     int sm = tg_node(g, "softmax", "Softmax", s, -1, p, 13);
     if (c->softmax_axis >= 0) {
@@ -157,6 +167,8 @@ static built build(const att_case *c, uint64_t seed)
     tg_node(g, "pv", "MatMul", p, vv, y, 13);
     if (c->merge && c->layout == TORCH1) /* [b*h, m, e] -> [m, b*h, e] */
         y = transpose(g, "merged", y, (int64_t[]){1, 0, 2}, 3);
+    else if (c->merge && c->layout == TIMM) /* [b, h, m, e] -> [b, m, h, e] */
+        y = transpose(g, "merged", y, (int64_t[]){0, 2, 1, 3}, 4);
     else if (c->merge) /* [b, h, m, e] -> [m, b, h, e] */
         y = transpose(g, "merged", y, (int64_t[]){2, 0, 1, 3}, 4);
     int outputs[2] = {y, s};
