@@ -33,6 +33,20 @@ bool fuse_is_op(const graph_node *n, const char *op)
     return !n->domain[0] && strcmp(n->op_type, op) == 0;
 }
 
+bool fuse_scalar_value(const graph_value *v, float *out)
+{
+    bool half = v->dtype == VKML_DTYPE_FLOAT16;
+    if (!v->data || (v->dtype != VKML_DTYPE_FLOAT && !half) ||
+        vkml_tensor_element_count(v->rank, v->dims) != 1 ||
+        v->data_size < (half ? sizeof(uint16_t) : sizeof(float)))
+        return false;
+    if (half) /* exact in float32 */
+        *out = vkml_half_to_float(*(const uint16_t *)v->data);
+    else
+        memcpy(out, v->data, sizeof(float));
+    return true;
+}
+
 int fuse_new_constant(graph *g, const char *base, const char *suffix, int rank, const int64_t *dims,
                       float **data)
 {

@@ -28,8 +28,10 @@ bool graph_fusion_disabled(void);
  * activation or activation then Add). A MatMul first takes an Add of a constant along its
  * last dim as its bias; after those, a Mul of an input by a float constant scalar read by
  * nothing else as a scale of its product (graph_epilogue.scale), and the Transposes that
- * make an input as a view of their source (graph_epilogue.view). `shapes` are g's values
- * with shapes inferred (at some binding of the symbolic dims; a residual must match the
+ * make an input as a view of their source (graph_epilogue.view). A Gemm or MatMul also
+ * takes an Add it reaches through views that keep its memory (reshapes of dims of size 1,
+ * Transposes moving only those) as its residual, read in its own element order. `shapes` are g's
+ * values with shapes inferred (at some binding of the symbolic dims; a residual must match the
  * output there and in `shapes2`, a second binding, or NULL). Re-sorts the graph; *n_fused
  * (may be NULL) counts absorbed nodes. */
 vkml_status graph_fuse_epilogues(graph *g, const graph_value *shapes, const graph_value *shapes2,
@@ -44,6 +46,9 @@ bool graph_epilogue_candidates(const graph *g);
 int *fuse_count_readers(const graph *g);
 /* Whether n is ai.onnx op `op`. */
 bool fuse_is_op(const graph_node *n, const char *op);
+/* Whether v holds one float or float16 element, known (a constant, or a value inference
+ * computed): then *out is it, as float. */
+bool fuse_scalar_value(const graph_value *v, float *out);
 /* Drops the nodes a pass emptied (op_type ""), keeping the order. */
 void fuse_compact(graph *g);
 /* A pass's end: *n_fused (may be NULL) = fused; when some were, the emptied nodes dropped

@@ -5,6 +5,7 @@
 #include "ops/movement.h"
 #include "ops/norm.h"
 #include "ops/op.h"
+#include "passes/fuse.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,19 +37,10 @@ static int scaled_scores(const att_state *s, const graph_node *n, float *c)
     if (!is_op(n, OP_ID_Mul) || n->n_inputs != 2 || n->n_outputs != 1)
         return -1;
     for (int k = 0; k < 2; k++) {
-        const graph_value *v = n->inputs[k] >= 0 ? &s->values[n->inputs[k]] : NULL;
         int x = n->inputs[1 - k];
-        if (!v || !v->data || vkml_tensor_element_count(v->rank, v->dims) != 1 ||
-            !private_value(s, x))
-            continue;
-        if (v->dtype == VKML_DTYPE_FLOAT && v->data_size >= sizeof(float)) {
-            memcpy(c, v->data, sizeof(float));
+        if (n->inputs[k] >= 0 && private_value(s, x) &&
+            fuse_scalar_value(&s->values[n->inputs[k]], c))
             return x;
-        }
-        if (v->dtype == VKML_DTYPE_FLOAT16 && v->data_size >= sizeof(uint16_t)) {
-            *c = vkml_half_to_float(*(const uint16_t *)v->data);
-            return x;
-        }
     }
     return -1;
 }

@@ -53,17 +53,7 @@ static bool const_scalar(const fuse_state *s, const graph_node *n, int i, float 
 {
     if (i >= n->n_inputs || n->inputs[i] < 0)
         return true; /* omitted: the default stays */
-    const graph_value *v = &s->shapes[n->inputs[i]];
-    bool half = v->dtype == VKML_DTYPE_FLOAT16;
-    if (!v->data || (v->dtype != VKML_DTYPE_FLOAT && !half) ||
-        vkml_tensor_element_count(v->rank, v->dims) != 1 ||
-        v->data_size < (half ? sizeof(uint16_t) : sizeof(float)))
-        return false;
-    if (half) /* a float16 model's bound: exact in float32 */
-        *out = vkml_half_to_float(*(const uint16_t *)v->data);
-    else
-        memcpy(out, v->data, sizeof(float));
-    return true;
+    return fuse_scalar_value(&s->shapes[n->inputs[i]], out);
 }
 
 /* The activation node n (reading value `in` alone) as an epilogue activation. */
