@@ -207,7 +207,7 @@ gst_vkml_infer_class_init (GstVkmlInferClass * klass)
   g_object_class_install_property (gobject_class, PROP_CPU_THREADS,
       g_param_spec_uint ("cpu-threads", "CPU threads",
           "Threads each node the CPU device runs may use at once (its oneDNN "
-          "kernels): vkml_session_params.cpu_threads. 0: every core the "
+          "and C kernels alike): vkml_session_params.cpu_threads. 0: every core the "
           "process may run on", 0, VKML_MAX_CPU_THREADS, 0,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));

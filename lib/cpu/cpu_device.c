@@ -44,6 +44,7 @@ struct device_session {
     cpu_node_io *io; /* per graph node: input/output pointers (bound once) */
     cpu_chunk *chunks;
     int n_chunks;
+    int threads;             /* threads a node may use (the session's cpu_threads) */
     onednn_session *library; /* the nodes oneDNN runs (NULL: none) */
     int *inplace;            /* per value: the value whose memory it takes (-1: none) */
 };
@@ -338,6 +339,7 @@ static vkml_status cpu_session_create(device *dev, const device_session_desc *de
     if (!ds)
         return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "CPU device: out of memory");
     ds->graph = g;
+    ds->threads = desc->cpu_threads;
     ds->n_values = g->n_values;
     ds->values = malloc(sizeof(graph_value) * ((size_t)g->n_values + 1));
     ds->ptrs = calloc((size_t)g->n_values + 1, sizeof(void *));
@@ -389,7 +391,9 @@ static vkml_status cpu_chunk_submit(device_session *ds, int chunk, device_event 
         if (!(c->strings = vkml_arena_create()))
             return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "CPU device: out of memory");
     }
-    for (int k = 0; k < c->n_nodes; k++) {
+    int limit = sched_limit_threads(ds->threads);
+    vkml_status st = VKML_OK;
+    for (int k = 0; !st && k < c->n_nodes; k++) {
         int index = c->nodes[k];
         const graph_node *n = &ds->graph->nodes[index];
         op_cpu_args args = {.values = ds->values,
@@ -398,17 +402,16 @@ static vkml_status cpu_chunk_submit(device_session *ds, int chunk, device_event 
                             .out = ds->io[index].out,
                             .strings = c->strings};
         uint64_t t0 = c->times ? vkml_now_ns() : 0;
-        vkml_status st = onednn_session_has(ds->library, index)
-                             ? onednn_session_run(ds->library, chunk, index, err)
-                             : cpu_run_node(&args, err);
+        st = onednn_session_has(ds->library, index)
+                 ? onednn_session_run(ds->library, chunk, index, err)
+                 : cpu_run_node(&args, err);
         if (c->times)
             c->times[k] = (double)(vkml_now_ns() - t0) / 1e3;
-        if (st) {
+        if (st)
             vkml_error_prefix(err, "%s", graph_node_label(ds->graph, index, label, sizeof(label)));
-            return st;
-        }
     }
-    return VKML_OK;
+    sched_limit_threads(limit);
+    return st;
 }
 
 static vkml_status cpu_chunk_node_times(device_session *ds, int chunk, double *node_us,

@@ -66,19 +66,31 @@ int sched_core_count(void)
     return n < 1 ? 1 : (int)n;
 }
 
+/* The calling thread's limit (sched_limit_threads), 0 for none. */
+static _Thread_local int thread_limit;
+
+int sched_limit_threads(int n)
+{
+    int was = thread_limit;
+    thread_limit = n > 0 ? n : 0;
+    return was;
+}
+
 int sched_thread_count(void)
 {
-    return sched_pool_threads() + 1;
+    int threads = sched_core_count(), pool = sched_pool_threads() + 1;
+    if (thread_limit > 0 && thread_limit < threads)
+        threads = thread_limit;
+    return threads < pool ? threads : pool;
 }
 
 void sched_parallel_for(int64_t count, double cost_per_item, sched_range_fn fn, void *ctx)
 {
     if (count <= 0)
         return;
-    int threads = sched_thread_count();
     double work = (double)count * cost_per_item;
-    int helpers = threads - 1;
-    if (work < SCHED_PARALLEL_MIN_FLOPS || count < 2 || helpers < 1) {
+    int helpers = work < SCHED_PARALLEL_MIN_FLOPS || count < 2 ? 0 : sched_thread_count() - 1;
+    if (helpers < 1) {
         fn(ctx, 0, count);
         return;
     }

@@ -68,7 +68,12 @@ int sched_pool_threads(void);
  * after every range has run. fn must not fail. */
 typedef void (*sched_range_fn)(void *ctx, int64_t begin, int64_t end);
 void sched_parallel_for(int64_t count, double cost_per_item, sched_range_fn fn, void *ctx);
-/* Threads sched_parallel_for may use (the caller included). */
+/* Threads sched_parallel_for may use on the calling thread (the caller included): the
+ * cores this process may run on, or the calling thread's limit when it has one. */
 int sched_thread_count(void);
+/* Limits the calling thread's sched_parallel_for to n threads (the caller included; 0: no
+ * limit) and returns the limit it had. The CPU device runs a session's nodes under its
+ * cpu_threads. */
+int sched_limit_threads(int n);
 /* The cores this process may run on (its CPU affinity), at least 1. */
 int sched_core_count(void);

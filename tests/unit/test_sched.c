@@ -3,7 +3,8 @@
  * failing task and is reported. With streams (simulated GPU queues), a task is submitted
  * once its same-stream predecessors are submitted and its other predecessors complete, the
  * host waits only for tasks with a successor on another stream (or none), and every task
- * has completed when the run returns. */
+ * has completed when the run returns. sched_parallel_for covers every index once, on no
+ * more threads than the caller's limit (sched_limit_threads) and the cores. */
 #include "sched/sched.h"
 #include "testutil.h"
 
@@ -234,6 +235,64 @@ static void count_job(void *arg)
     atomic_fetch_add(&pool_jobs_done, 1);
 }
 
+#define PF_COUNT 64
+#define PF_MAX_THREADS 64
+
+typedef struct pf_record {
+    pthread_mutex_t mu;
+    pthread_t seen[PF_MAX_THREADS];
+    int n_seen;
+    atomic_int hits[PF_COUNT];
+} pf_record;
+
+static void pf_range(void *ctx, int64_t begin, int64_t end)
+{
+    pf_record *r = ctx;
+    pthread_t self = pthread_self();
+    pthread_mutex_lock(&r->mu);
+    bool known = false;
+    for (int i = 0; i < r->n_seen; i++)
+        known |= pthread_equal(r->seen[i], self) != 0;
+    if (!known && r->n_seen < PF_MAX_THREADS)
+        r->seen[r->n_seen++] = self;
+    pthread_mutex_unlock(&r->mu);
+    for (int64_t i = begin; i < end; i++)
+        atomic_fetch_add(&r->hits[i], 1);
+    struct timespec ts = {0, 200000}; /* long enough that idle helpers take ranges */
+    nanosleep(&ts, NULL);
+}
+
+/* Threads a large parallel_for ran on under the limit (0: none); every index once. */
+static int pf_threads(int limit)
+{
+    pf_record r = {.n_seen = 0};
+    pthread_mutex_init(&r.mu, NULL);
+    int was = sched_limit_threads(limit);
+    sched_parallel_for(PF_COUNT, 1e9, pf_range, &r);
+    CHECK(sched_limit_threads(was) == limit, "the limit read back is not %d", limit);
+    for (int i = 0; i < PF_COUNT; i++)
+        CHECK(atomic_load(&r.hits[i]) == 1, "limit %d: index %d ran %d times", limit, i,
+              atomic_load(&r.hits[i]));
+    pthread_mutex_destroy(&r.mu);
+    return r.n_seen;
+}
+
+static void test_thread_limit(void)
+{
+    int cores = sched_core_count();
+    CHECK(sched_thread_count() >= 1 && sched_thread_count() <= cores,
+          "sched_thread_count %d outside 1..%d cores", sched_thread_count(), cores);
+    CHECK(pf_threads(1) == 1, "a limit of 1 ran on more than the caller");
+    int two = pf_threads(2);
+    CHECK(two >= 1 && two <= 2, "a limit of 2 ran on %d threads", two);
+    int all = pf_threads(0);
+    CHECK(all >= 1 && all <= cores, "no limit ran on %d threads of %d cores", all, cores);
+    sched_limit_threads(1);
+    CHECK(sched_thread_count() == 1, "sched_thread_count %d under a limit of 1",
+          sched_thread_count());
+    sched_limit_threads(0);
+}
+
 int main(void)
 {
     CHECK(sched_pool_threads() >= 1, "no worker threads");
@@ -254,6 +313,7 @@ int main(void)
     for (int i = 0; i < 4; i++)
         pthread_join(threads[i], NULL);
     test_failure_skips_descendants();
+    test_thread_limit();
     for (uint64_t seed = 1; seed <= 8; seed++)
         test_streams(seed * 7919);
     return test_finish("test_sched");

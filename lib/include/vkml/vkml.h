@@ -569,8 +569,8 @@ typedef struct vkml_session_params {
      * (planning, runs, its devices' work on any thread) instead of the context's log_user:
      * an embedder that shares one context among several owners tells them apart. */
     void *log_user;
-    /* Threads each node the CPU device runs may use at once (its oneDNN kernels'; the
-     * plain C kernels share vkml's worker pool). 0: every core the process may run on;
+    /* Threads each node the CPU device runs may use at once, the caller's included (its
+     * oneDNN kernels and its C kernels alike). 0: every core the process may run on;
      * the environment variable VKML_CPU_THREADS=N sets the default. At most
      * VKML_MAX_CPU_THREADS. */
     int cpu_threads;
