@@ -1,12 +1,13 @@
 #version 450
 // FusedAttention (lib/ops/fused_attention.h): Y[b] = softmax(scale * A[b] B[b]) V[b], the
-// scores kept in shared memory. A workgroup takes ROWS query rows of batch index
-// gl_WorkGroupID.y: their queries into shared memory; each invocation the scores of keys
-// tid, tid + WG_SIZE, ... against all ROWS queries (a key's elements read once for the
-// ROWS rows); the rows' maxima and sums by a tree in shared memory; then each output
-// element (row, column) the weighted sum of V's column over the keys (adjacent invocations
-// read adjacent columns). Up to MAX_KEYS keys and MAX_K query elements (the host checks:
-// lib/vulkan/ops_attention.c), 14 KiB of shared memory in all.
+// scores kept in shared memory (ATTENTION_MASK: masked first, attention_mask.glsl). A
+// workgroup takes ROWS query rows of batch index gl_WorkGroupID.y: their queries into shared
+// memory; each invocation the scores of keys tid, tid + WG_SIZE, ... against all ROWS
+// queries (a key's elements read once for the ROWS rows); the rows' maxima and sums by a
+// tree in shared memory; then each output element (row, column) the weighted sum of V's
+// column over the keys (adjacent invocations read adjacent columns). Up to MAX_KEYS keys and
+// MAX_K query elements (the host checks: lib/vulkan/ops_attention.c), 14 KiB of shared
+// memory in all.
 #define PUSH_ATTENTION_FUSED
 #define WG_SIZE 128
 #include "index.glsl"
@@ -17,10 +18,16 @@
 #define MAX_KEYS 512
 #define MAX_K 256
 
+#ifdef ATTENTION_MASK
+#define Y_BINDING 4 // the mask at 3
+#else
+#define Y_BINDING 3
+#endif
 DECLARE_IN(0, a)
 DECLARE_IN(1, b)
 DECLARE_IN(2, v)
-DECLARE_OUT(3, y)
+DECLARE_OUT(Y_BINDING, y)
+#include "attention_mask.glsl"
 
 shared float qs[ROWS][MAX_K];
 shared float s[ROWS][MAX_KEYS];
@@ -42,7 +49,7 @@ void combine(bool take_max, uint tid)
 void main()
 {
     uint tid = gl_LocalInvocationID.x, row0 = gl_WorkGroupID.x * ROWS, batch = gl_WorkGroupID.y;
-    uint ao = 0u, bo = 0u, vo = 0u, yo = 0u, rest = batch;
+    uint ao = 0u, bo = 0u, vo = 0u, yo = 0u, mo = 0u, rest = batch;
     for (int d = int(p.batch_rank) - 1; d >= 0; d--) {
         uint i = rest % p.batch_dims[d];
         rest /= p.batch_dims[d];
@@ -50,6 +57,7 @@ void main()
         bo += i * p.b_batch[d];
         vo += i * p.v_batch[d];
         yo += i * p.y_batch[d];
+        mo += MASK_BATCH(i, d);
     }
     for (uint x = tid; x < ROWS * p.k; x += WG_SIZE) {
         uint r = x / p.k, d = x % p.k;
@@ -71,6 +79,9 @@ void main()
         }
         for (uint r = 0u; r < ROWS; r++) {
             s[r][t] = dot[r] * p.scale;
+#ifdef ATTENTION_MASK // a row past m reads the last row's mask
+            s[r][t] = masked_score(s[r][t], mo + min(row0 + r, p.m - 1u) * p.mask_sm, t);
+#endif
             top[r] = max(top[r], s[r][t]);
         }
     }

@@ -16,7 +16,8 @@
 //      registers while the scores and softmax run. Each subgroup on its own: the scores
 //      S = scale * Q K^T, rounded to float16 into the subgroup's rows of shared memory (as
 //      the product apart stores them);
-//   2. the softmax of each row by two invocations, combined by a subgroup shuffle: the
+//   2. (ATTENTION_MASK: the scores masked, attention_mask.glsl) the softmax of each row by
+//      two invocations, combined by a subgroup shuffle: the
 //      weights divided by their row's sum and rounded to float16 in place (as the Softmax
 //      apart writes them);
 //   3. the values stored where the keys were (the workgroup waits for every subgroup's
@@ -50,14 +51,20 @@ layout(local_size_x = THREADS, local_size_y = 1, local_size_z = 1) in;
 #define MAT_A coopmat<float16_t, gl_ScopeSubgroup, F, F, gl_MatrixUseA>
 #define MAT_B coopmat<float16_t, gl_ScopeSubgroup, F, F, gl_MatrixUseB>
 
+#ifdef ATTENTION_MASK
+#define Y_BINDING 4 // the mask at 3
+#else
+#define Y_BINDING 3
+#endif
 DECLARE_IN(0, a)
 DECLARE_IN(1, b)
 DECLARE_IN(2, v)
-DECLARE_OUT(3, y)
+DECLARE_OUT(Y_BINDING, y)
 DECLARE_IN_OF(uvec4, 0, a8)
 DECLARE_IN_OF(uvec4, 1, b8)
 DECLARE_IN_OF(uvec4, 2, v8)
-DECLARE_OUT_OF(uvec4, 3, y8)
+DECLARE_OUT_OF(uvec4, Y_BINDING, y8)
+#include "attention_mask.glsl"
 
 // Lines of 8 halves more than a row needs: fragment loads of 16 rows then start 16 bytes
 // apart in the banks.
@@ -175,7 +182,7 @@ void main()
 {
     uint sg = gl_SubgroupID, lane = gl_SubgroupInvocationID, batch = gl_WorkGroupID.y;
     uint row0 = gl_WorkGroupID.x * (F * SUBGROUPS);
-    uint ao = 0u, bo = 0u, vo = 0u, yo = 0u, rest = batch;
+    uint ao = 0u, bo = 0u, vo = 0u, yo = 0u, mo = 0u, rest = batch;
     for (int d = int(p.batch_rank) - 1; d >= 0; d--) {
         uint i = rest % p.batch_dims[d];
         rest /= p.batch_dims[d];
@@ -183,6 +190,7 @@ void main()
         bo += i * p.b_batch[d];
         vo += i * p.v_batch[d];
         yo += i * p.y_batch[d];
+        mo += MASK_BATCH(i, d);
     }
     uint np = round16(p.n), kp = round16(p.k), ep = round16(p.e);
     // uvec4 a line: queries and keys, values, scores; where each subgroup's rows lie
@@ -227,6 +235,22 @@ void main()
 
     // 2. the softmax: row lane / 2, the runs of 8 keys side, side + 2, ...
     uint r = lane >> 1u, side = lane & 1u, at = my_s + r * nl;
+#ifdef ATTENTION_MASK
+    // the row's scores masked, rounded to float16 in place (as the mask's node apart writes
+    // them); a row past m reads the last row's mask
+    uint mrow = mo + min(row0 + sg * F + r, p.m - 1u) * p.mask_sm;
+    for (uint j = side; j < np / 8u; j += 2u) {
+        uvec4 w = sh[at + j];
+        vec4 lo = vec4(half4(w.x, w.y)), hi = vec4(half4(w.z, w.w));
+        [[unroll]] for (uint i = 0u; i < 4u; i++) {
+            if (j * 8u + i < p.n)
+                lo[i] = masked_score(lo[i], mrow, j * 8u + i);
+            if (j * 8u + 4u + i < p.n)
+                hi[i] = masked_score(hi[i], mrow, j * 8u + 4u + i);
+        }
+        sh[at + j] = pack8(f16vec4(lo), f16vec4(hi));
+    }
+#endif
     float top = -1.0 / 0.0;
     for (uint j = side; j < np / 8u; j += 2u) {
         uvec4 w = sh[at + j];

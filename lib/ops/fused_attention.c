@@ -15,7 +15,7 @@ vkml_status fused_attention_parse(const graph_node *node, void *params, vkml_err
 vkml_status fused_attention_infer(graph_value *values, const graph_node *node, vkml_error *err)
 {
     const fused_attention_params *p = node->params;
-    vkml_status st = op_require_counts(node, 3, 3, 1, err);
+    vkml_status st = op_require_counts(node, p->mask ? 4 : 3, p->mask ? 4 : 3, 1, err);
     if (st == VKML_OK)
         op_set_output(values, node, 0, p->dtype, p->rank, p->dims);
     return st;
@@ -33,6 +33,16 @@ void fused_attention_offsets(const fused_attention_params *p, int64_t index, int
         *v += i * p->v_batch[d];
         *y += i * p->y_batch[d];
     }
+}
+
+int64_t fused_attention_mask_offset(const fused_attention_params *p, int64_t index)
+{
+    int64_t at = 0;
+    for (int d = p->batch_rank - 1; d >= 0; d--) {
+        at += index % p->batch_dims[d] * p->mask_batch[d];
+        index /= p->batch_dims[d];
+    }
+    return at;
 }
 
 fused_attention_where fused_attention_mode(void)

@@ -9,11 +9,20 @@
  * broadcasts, graph_epilogue.view), Y [batch..., m, e] written through strides too: dense,
  * or the layout of a Transpose after it that the pass absorbed (attention's heads merged
  * back, e innermost). Inputs A, B, V; output Y (or the Transpose's output).
+ * A mask may come between the scores and the softmax (input 3, read through element strides
+ * over the scores' dims, 0 where it broadcasts): Hugging Face's additive mask (scores + M,
+ * M of Y's dtype) or a Where that fills the masked scores (M ? scores : fill, M bool).
  * The m x n scores never reach memory: on a GPU one dispatch replaces two products and a
  * softmax (shaders/attention_fused.comp), on the CPU the reference runs per query row
  * (lib/cpu/attention_fused.c).
  */
 #include "graph/graph.h"
+
+typedef enum fused_attention_mask {
+    FUSED_MASK_NONE,   /* inputs A, B, V */
+    FUSED_MASK_ADD,    /* scores + M */
+    FUSED_MASK_SELECT, /* M ? scores : fill */
+} fused_attention_mask;
 
 typedef struct fused_attention_params {
     int64_t m, n, k, e; /* query rows, keys, query/key size, value size */
@@ -27,6 +36,10 @@ typedef struct fused_attention_params {
     int64_t v_sn, v_se;                   /* V's rows (keys) and columns */
     int64_t y_batch[VKML_MAX_RANK], y_sm; /* Y's element strides: batch dims, rows (columns 1) */
     float scale;
+    fused_attention_mask mask; /* what input 3 is, if any */
+    /* M's element strides (0: broadcast) per batch dim, along the rows and the keys */
+    int64_t mask_batch[VKML_MAX_RANK], mask_sm, mask_sn;
+    float fill;  /* FUSED_MASK_SELECT: the score where M is false */
     int n_nodes; /* model nodes it replaces (2 products, a softmax, and what they absorbed) */
     const char *summary; /* "MatMul -> Softmax -> MatMul" with the absorbed ops */
     vkml_dtype dtype;    /* Y's (float or float16) */
@@ -37,6 +50,8 @@ typedef struct fused_attention_params {
 /* Element offsets of batch `index`'s A, B, V and Y (index < batch_count). */
 void fused_attention_offsets(const fused_attention_params *p, int64_t index, int64_t *a, int64_t *b,
                              int64_t *v, int64_t *y);
+/* Element offset of batch `index`'s mask. */
+int64_t fused_attention_mask_offset(const fused_attention_params *p, int64_t index);
 
 /* Where the planner fuses attention (VKML_FUSE_ATTENTION): by default only where a GPU's
  * cooperative-matrix kernel takes the node (faster than the nodes apart on the H200); with

@@ -1,4 +1,5 @@
-/* Plan-time fusion of MatMul -> Softmax -> MatMul into FusedAttention (fuse_attention.h). */
+/* Plan-time fusion of MatMul -> [Mul] -> [mask] -> Softmax -> MatMul into FusedAttention
+ * (fuse_attention.h). */
 #include "passes/fuse_attention.h"
 #include "ops/fused_attention.h"
 #include "ops/matmul.h"
@@ -29,18 +30,72 @@ static bool private_value(const att_state *s, int v)
     return v >= 0 && s->readers[v] == 1 && !s->values[v].is_output;
 }
 
-/* Node n is Mul(x, c) or Mul(c, x) with c a float constant of one element and x read by n
- * alone: the scores scaled after their product (timm's `(q @ k^T) * scale`). x's value, with
- * *c, or -1. */
+/* Node n is Mul(x, c), Mul(c, x) or Div(x, c) with c a known float of one element (not 0)
+ * and x read by n alone: the scores scaled after their product (timm's `(q @ k^T) * scale`,
+ * Hugging Face's `/ sqrt(d)`). x's value, with the factor in *c, or -1. */
 static int scaled_scores(const att_state *s, const graph_node *n, float *c)
 {
-    if (!is_op(n, OP_ID_Mul) || n->n_inputs != 2 || n->n_outputs != 1)
+    bool div = is_op(n, OP_ID_Div);
+    if ((!div && !is_op(n, OP_ID_Mul)) || n->n_inputs != 2 || n->n_outputs != 1)
         return -1;
-    for (int k = 0; k < 2; k++) {
+    for (int k = 1; k >= (div ? 1 : 0); k--) { /* k: the constant's input */
         int x = n->inputs[1 - k];
         if (n->inputs[k] >= 0 && private_value(s, x) &&
-            fuse_scalar_value(&s->values[n->inputs[k]], c))
+            fuse_scalar_value(&s->values[n->inputs[k]], c) && *c != 0.0f) {
+            *c = div ? 1.0f / *c : *c;
             return x;
+        }
+    }
+    return -1;
+}
+
+/* Whether mask value m broadcasts to the scores x (numpy's rules, m's dims aligned to x's
+ * last): then its element strides over x's dims, 0 along a dim it broadcasts. */
+static bool mask_strides(const graph_value *m, const graph_value *x, int64_t *strides)
+{
+    if (m->rank > x->rank)
+        return false;
+    int64_t stride = 1;
+    for (int d = x->rank - 1; d >= 0; d--) {
+        int md = d - (x->rank - m->rank);
+        int64_t size = md >= 0 ? m->dims[md] : 1;
+        if (size != 1 && size != x->dims[d])
+            return false;
+        strides[d] = size == 1 ? 0 : stride;
+        stride *= size;
+    }
+    return true;
+}
+
+/* Node n masks the scores before the Softmax: Add(x, M) or Add(M, x) with M of x's dtype
+ * (an additive mask), or Where(M, x, fill) with M bool and fill a known scalar; x read by n
+ * alone, M broadcast to x's dims and x's dims n's output's. x's value, with the mask's kind,
+ * value, strides over x's dims and fill in fp, or -1. */
+static int masked_scores(const att_state *s, const graph_node *n, fused_attention_params *fp,
+                         int *mask, int64_t *strides)
+{
+    const graph_value *v = s->values;
+    bool add = is_op(n, OP_ID_Add) && n->n_inputs == 2,
+         select = is_op(n, OP_ID_Where) && n->n_inputs == 3;
+    if ((!add && !select) || n->n_outputs != 1 || n->outputs[0] < 0)
+        return -1;
+    const graph_value *out = &v[n->outputs[0]];
+    for (int k = add ? 0 : 1; k < 2; k++) { /* k: the scores' input */
+        int x = n->inputs[k], m = add ? n->inputs[1 - k] : n->inputs[0];
+        if (x < 0 || m < 0 || x == m || !private_value(s, x) || v[x].rank != out->rank ||
+            memcmp(v[x].dims, out->dims, sizeof(int64_t) * (size_t)out->rank) != 0 ||
+            !mask_strides(&v[m], &v[x], strides))
+            continue;
+        if (add && v[m].dtype == v[x].dtype) {
+            fp->mask = FUSED_MASK_ADD;
+        } else if (select && v[m].dtype == VKML_DTYPE_BOOL && n->inputs[2] >= 0 &&
+                   fuse_scalar_value(&v[n->inputs[2]], &fp->fill)) {
+            fp->mask = FUSED_MASK_SELECT;
+        } else {
+            continue;
+        }
+        *mask = m;
+        return x;
     }
     return -1;
 }
@@ -179,33 +234,39 @@ static const char *product_label(const graph_node *n, char *buf, size_t size)
 }
 
 /* The fused node of group (p1, sm, p2), in f's arena; false when out of memory. */
-static bool make_node(graph *f, const graph_node *p1, const graph_node *scale, const graph_node *sm,
+static bool make_node(graph *f, const graph_node *p1, const graph_node *scale,
+                      const graph_node *masking, int mask, const graph_node *sm,
                       const graph_node *p2, const graph_node *merge,
                       const fused_attention_params *proto, graph_node *out)
 {
+    int n_inputs = masking ? 4 : 3;
     fused_attention_params *fp = vkml_arena_calloc(f->arena, 1, sizeof(*fp));
-    int *inputs = vkml_arena_calloc(f->arena, 3, sizeof(int));
+    int *inputs = vkml_arena_calloc(f->arena, (size_t)n_inputs, sizeof(int));
     int *outputs = vkml_arena_calloc(f->arena, 1, sizeof(int));
-    char l1[200], l2[200], summary[440];
-    snprintf(summary, sizeof(summary), "%s%s -> Softmax -> %s%s", product_label(p1, l1, sizeof(l1)),
-             scale ? " -> Mul" : "", product_label(p2, l2, sizeof(l2)),
-             merge ? " -> Transpose" : "");
+    char l1[200], l2[200], summary[460];
+    snprintf(summary, sizeof(summary), "%s%s%s%s%s -> Softmax -> %s%s",
+             product_label(p1, l1, sizeof(l1)), scale ? " -> " : "", scale ? scale->op_type : "",
+             masking ? " -> " : "", masking ? masking->op_type : "",
+             product_label(p2, l2, sizeof(l2)), merge ? " -> Transpose" : "");
     const char *sum = vkml_arena_strdup(f->arena, summary);
     if (!fp || !inputs || !outputs || !sum)
         return false;
     *fp = *proto;
-    fp->n_nodes = 3 + absorbed_count(p1) + absorbed_count(p2) + (scale != NULL) + (merge != NULL);
+    fp->n_nodes = 3 + absorbed_count(p1) + absorbed_count(p2) + (scale != NULL) +
+                  (masking != NULL) + (merge != NULL);
     fp->summary = sum;
     inputs[0] = p1->inputs[0];
     inputs[1] = p1->inputs[1];
     inputs[2] = p2->inputs[1];
+    if (masking)
+        inputs[3] = mask;
     outputs[0] = merge ? merge->outputs[0] : p2->outputs[0];
     *out = (graph_node){.name = p2->name && p2->name[0] ? p2->name : sm->name,
                         .op_type = "FusedAttention",
                         .domain = "vkml.internal",
                         .opset = 1,
                         .inputs = inputs,
-                        .n_inputs = 3,
+                        .n_inputs = n_inputs,
                         .outputs = outputs,
                         .n_outputs = 1,
                         .op = op_table_entry(OP_ID_FusedAttention),
@@ -226,6 +287,17 @@ static int find_groups(const att_state *s, const fuse_attention_taker *taker, gr
             !private_value(s, sm->inputs[0]) || !private_value(s, sm->outputs[0]))
             continue;
         int q1 = s->values[sm->inputs[0]].producer, q2 = s->reader[sm->outputs[0]], mul = -1;
+        /* [product] -> [Mul by a constant] -> [mask] -> Softmax */
+        fused_attention_params masked = {.mask = FUSED_MASK_NONE};
+        int64_t mask_at[VKML_MAX_RANK];
+        int masking = -1, mask = -1;
+        int unmasked = q1 >= 0 && role[q1] == -1
+                           ? masked_scores(s, &g->nodes[q1], &masked, &mask, mask_at)
+                           : -1;
+        if (unmasked >= 0) {
+            masking = q1;
+            q1 = s->values[unmasked].producer;
+        }
         float post = 1.0f;
         int scaled = q1 >= 0 && role[q1] == -1 ? scaled_scores(s, &g->nodes[q1], &post) : -1;
         if (scaled >= 0) {
@@ -239,10 +311,20 @@ static int find_groups(const att_state *s, const fuse_attention_taker *taker, gr
         if (!group_params(s, p1, sm, p2, &fp))
             continue;
         fp.scale *= post;
+        if (masking >= 0) {
+            if (s->values[unmasked].rank != fp.batch_rank + 2)
+                continue;
+            fp.mask = masked.mask;
+            fp.fill = masked.fill;
+            memcpy(fp.mask_batch, mask_at, sizeof(int64_t) * (size_t)fp.batch_rank);
+            fp.mask_sm = mask_at[fp.batch_rank];
+            fp.mask_sn = mask_at[fp.batch_rank + 1];
+        }
         int t = merge_transpose(s, p2->outputs[0], role);
         if (t >= 0)
             write_through(s, &g->nodes[t], &fp);
-        if (!make_node(f, p1, mul >= 0 ? &g->nodes[mul] : NULL, sm, p2,
+        if (!make_node(f, p1, mul >= 0 ? &g->nodes[mul] : NULL,
+                       masking >= 0 ? &g->nodes[masking] : NULL, mask, sm, p2,
                        t >= 0 ? &g->nodes[t] : NULL, &fp, &made[q2]))
             return -1;
         if (taker && !taker->takes(taker->ctx, s->values, &made[q2]))
@@ -251,6 +333,8 @@ static int find_groups(const att_state *s, const fuse_attention_taker *taker, gr
         role[q2] = q1;
         if (mul >= 0)
             role[mul] = -2;
+        if (masking >= 0)
+            role[masking] = -2;
         if (t >= 0)
             role[t] = -2;
         found++;

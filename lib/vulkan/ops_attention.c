@@ -1,7 +1,8 @@
 /* Attention on Vulkan (shaders/attention.comp): Q, K, V and Y only, so no mask, past
  * key/value, nonpad_kv_seqlen or extra outputs (those nodes run on the CPU); is_causal,
  * scale, softcap, grouped KV heads, 3-D and 4-D layouts; float and float16. And the
- * planner's FusedAttention (shaders/attention_fused.comp): its operands through strides. */
+ * planner's FusedAttention (shaders/attention_fused.comp): its operands through strides, its
+ * mask (if any) too. */
 #include "ops/attention.h"
 #include "ops/fused_attention.h"
 #include "vulkan/vk_ops.h"
@@ -84,7 +85,8 @@ VKML_GPU_DECL(gpu_attention)
 #define FUSED_ATTENTION_MAX_K 256
 #define FUSED_ATTENTION_ROWS 4
 #define FUSED_ATTENTION_WORKGROUP 128
-#define FUSED_ATTENTION_MAX_BATCH_RANK 3 /* attention_fused_push's arrays */
+#define FUSED_ATTENTION_MAX_BATCH_RANK 3  /* attention_fused_push's arrays */
+#define FUSED_ATTENTION_MASK_BATCH_RANK 2 /* attention_fused_mask_push's */
 /* the queries, the scores and the reductions' lanes, floats for each row */
 #define FUSED_ATTENTION_SHARED_BYTES                                                               \
     (4 * FUSED_ATTENTION_ROWS *                                                                    \
@@ -104,8 +106,23 @@ static bool fused_offsets_fit(const fused_attention_params *p)
         v += (p->batch_dims[d] - 1) * p->v_batch[d];
         y += (p->batch_dims[d] - 1) * p->y_batch[d];
     }
+    int64_t mask = (p->m - 1) * p->mask_sm + (p->n - 1) * p->mask_sn;
+    for (int d = 0; d < p->batch_rank; d++)
+        mask += (p->batch_dims[d] - 1) * p->mask_batch[d];
     return a <= UINT32_MAX && b <= UINT32_MAX && v <= UINT32_MAX && y <= UINT32_MAX &&
-           p->batch_count * p->m * p->e <= UINT32_MAX;
+           mask <= UINT32_MAX && p->batch_count * p->m * p->e <= UINT32_MAX;
+}
+
+/* The kernel for p on `subgroups` of the cooperative-matrix kernel (0: the plain one). */
+static vk_kernel_id fused_kernel(const fused_attention_params *p, int subgroups)
+{
+    if (p->mask)
+        return subgroups == 4   ? VK_KERNEL_ATTENTION_FUSED_COOP_MASK
+               : subgroups == 2 ? VK_KERNEL_ATTENTION_FUSED_COOP_SG2_MASK
+                                : VK_KERNEL_ATTENTION_FUSED_MASK;
+    return subgroups == 4   ? VK_KERNEL_ATTENTION_FUSED_COOP
+           : subgroups == 2 ? VK_KERNEL_ATTENTION_FUSED_COOP_SG2
+                            : VK_KERNEL_ATTENTION_FUSED;
 }
 
 static int64_t round16(int64_t x)
@@ -132,10 +149,10 @@ static int fused_coop_subgroups(const struct gpu_caps *caps, const fused_attenti
         p->m < 1 || p->n < 1 || p->k < 1 || p->e < 1)
         return 0;
     if (fused_coop_uvec4s(p, 4) <= FUSED_COOP_UVEC4S &&
-        vk_kernel_variant(VK_KERNEL_ATTENTION_FUSED_COOP, (int)p->dtype) >= 0)
+        vk_kernel_variant(fused_kernel(p, 4), (int)p->dtype) >= 0)
         return 4;
     if (fused_coop_uvec4s(p, 2) <= FUSED_COOP_UVEC4S &&
-        vk_kernel_variant(VK_KERNEL_ATTENTION_FUSED_COOP_SG2, (int)p->dtype) >= 0)
+        vk_kernel_variant(fused_kernel(p, 2), (int)p->dtype) >= 0)
         return 2;
     return 0;
 }
@@ -153,6 +170,13 @@ VKML_GPU_SUPPORTS_DECL(gpu_attention_fused_supports)
                               FUSED_ATTENTION_MAX_BATCH_RANK);
     if (!fused_offsets_fit(p))
         return vk_unsupported(why, why_size, "FusedAttention: offsets past 32 bits");
+    if (p->mask &&
+        (caps->max_bindings < VK_MAX_BINDINGS || p->batch_rank > FUSED_ATTENTION_MASK_BATCH_RANK))
+        return vk_unsupported(why, why_size,
+                              "FusedAttention with a mask of %d batch dims: its kernels take %d "
+                              "storage buffers (the device %u) and %d batch dims",
+                              p->batch_rank, VK_MAX_BINDINGS, caps->max_bindings,
+                              FUSED_ATTENTION_MASK_BATCH_RANK);
     if (!fused_coop_subgroups(caps, p)) {
         if (fused_attention_mode() != FUSED_ATTENTION_EVERYWHERE)
             return vk_unsupported(why, why_size,
@@ -176,38 +200,46 @@ VKML_GPU_SUPPORTS_DECL(gpu_attention_fused_supports)
     return vk_check_tensors(values, node, caps, true, why, why_size);
 }
 
+/* The members the two push blocks share, from p (batch dims within the block's arrays). */
+#define FUSED_PUSH_FILL(pc, p)                                                                     \
+    do {                                                                                           \
+        (pc).m = vk_u32((p)->m), (pc).n = vk_u32((p)->n), (pc).k = vk_u32((p)->k);                 \
+        (pc).e = vk_u32((p)->e), (pc).a_sm = vk_u32((p)->a_sm), (pc).a_sk = vk_u32((p)->a_sk);     \
+        (pc).b_sk = vk_u32((p)->b_sk), (pc).b_sn = vk_u32((p)->b_sn);                              \
+        (pc).v_sn = vk_u32((p)->v_sn), (pc).v_se = vk_u32((p)->v_se), (pc).scale = (p)->scale;     \
+        (pc).batch_rank = (uint32_t)(p)->batch_rank, (pc).y_sm = vk_u32((p)->y_sm);                \
+        for (int d = 0; d < (p)->batch_rank; d++) {                                                \
+            (pc).batch_dims[d] = vk_u32((p)->batch_dims[d]);                                       \
+            (pc).a_batch[d] = vk_u32((p)->a_batch[d]);                                             \
+            (pc).b_batch[d] = vk_u32((p)->b_batch[d]);                                             \
+            (pc).v_batch[d] = vk_u32((p)->v_batch[d]);                                             \
+            (pc).y_batch[d] = vk_u32((p)->y_batch[d]);                                             \
+        }                                                                                          \
+    } while (0)
+
 VKML_GPU_DECL(gpu_attention_fused)
 {
     const fused_attention_params *p = node->params;
     (void)values;
-    attention_fused_push pc = {
-        .m = vk_u32(p->m),
-        .n = vk_u32(p->n),
-        .k = vk_u32(p->k),
-        .e = vk_u32(p->e),
-        .a_sm = vk_u32(p->a_sm),
-        .a_sk = vk_u32(p->a_sk),
-        .b_sk = vk_u32(p->b_sk),
-        .b_sn = vk_u32(p->b_sn),
-        .v_sn = vk_u32(p->v_sn),
-        .v_se = vk_u32(p->v_se),
-        .scale = p->scale,
-        .batch_rank = (uint32_t)p->batch_rank,
-        .y_sm = vk_u32(p->y_sm),
-    };
-    for (int d = 0; d < p->batch_rank; d++) {
-        pc.batch_dims[d] = vk_u32(p->batch_dims[d]);
-        pc.a_batch[d] = vk_u32(p->a_batch[d]);
-        pc.b_batch[d] = vk_u32(p->b_batch[d]);
-        pc.v_batch[d] = vk_u32(p->v_batch[d]);
-        pc.y_batch[d] = vk_u32(p->y_batch[d]);
-    }
     int subgroups = fused_coop_subgroups(vk_rec_caps(rec), p);
     int rows = subgroups ? FUSED_COOP_FRAGMENT * subgroups : FUSED_ATTENTION_ROWS;
-    vk_kernel_id kernel = subgroups == 4   ? VK_KERNEL_ATTENTION_FUSED_COOP
-                          : subgroups == 2 ? VK_KERNEL_ATTENTION_FUSED_COOP_SG2
-                                           : VK_KERNEL_ATTENTION_FUSED;
-    int bind[] = {node->inputs[0], node->inputs[1], node->inputs[2], node->outputs[0]};
     uint32_t groups[3] = {vk_u32((p->m + rows - 1) / rows), vk_u32(p->batch_count), 1};
+    vk_kernel_id kernel = fused_kernel(p, subgroups);
+    if (!p->mask) {
+        attention_fused_push pc = {0};
+        FUSED_PUSH_FILL(pc, p);
+        int bind[] = {node->inputs[0], node->inputs[1], node->inputs[2], node->outputs[0]};
+        return vk_rec_kernel(rec, kernel, p->dtype, bind, &pc, sizeof(pc), groups, err);
+    }
+    attention_fused_mask_push pc = {.mask_kind = (uint32_t)p->mask,
+                                    .mask_sm = vk_u32(p->mask_sm),
+                                    .mask_sn = vk_u32(p->mask_sn),
+                                    .fill = p->fill};
+    FUSED_PUSH_FILL(pc, p);
+    for (int d = 0; d < p->batch_rank; d++)
+        pc.mask_batch[d] = vk_u32(p->mask_batch[d]);
+    /* the mask at binding 3, Y after it */
+    int bind[] = {node->inputs[0], node->inputs[1], node->inputs[2], node->inputs[3],
+                  node->outputs[0]};
     return vk_rec_kernel(rec, kernel, p->dtype, bind, &pc, sizeof(pc), groups, err);
 }

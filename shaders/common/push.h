@@ -536,28 +536,43 @@ PUSH_END(attention_push)
 
 /* FusedAttention (shaders/attention_fused.comp; lib/ops/fused_attention.h): element
  * strides of A's rows and columns, B's (k, key), V's (key, column); per batch dim (at most
- * 4, the host checks) its extent and A's, B's and V's strides. */
-#if !defined(VKML_GLSL) || defined(PUSH_ATTENTION_FUSED)
+ * R, the host checks) its extent and A's, B's, V's and Y's strides. */
+#define ATTENTION_FUSED_MEMBERS(R)                                                                 \
+    PUSH_U32(m)                                                                                    \
+    PUSH_U32(n)                                                                                    \
+    PUSH_U32(k)                                                                                    \
+    PUSH_U32(e)                                                                                    \
+    PUSH_U32(a_sm)                                                                                 \
+    PUSH_U32(a_sk)                                                                                 \
+    PUSH_U32(b_sk)                                                                                 \
+    PUSH_U32(b_sn)                                                                                 \
+    PUSH_U32(v_sn)                                                                                 \
+    PUSH_U32(v_se)                                                                                 \
+    PUSH_F32(scale)                                                                                \
+    PUSH_U32(batch_rank)                                                                           \
+    PUSH_U32(y_sm)                                                                                 \
+    PUSH_U32S(batch_dims, R)                                                                       \
+    PUSH_U32S(a_batch, R)                                                                          \
+    PUSH_U32S(b_batch, R)                                                                          \
+    PUSH_U32S(v_batch, R)                                                                          \
+    PUSH_U32S(y_batch, R)
+#if !defined(VKML_GLSL) || (defined(PUSH_ATTENTION_FUSED) && !defined(ATTENTION_MASK))
 PUSH_BEGIN(attention_fused_push)
-PUSH_U32(m)
-PUSH_U32(n)
-PUSH_U32(k)
-PUSH_U32(e)
-PUSH_U32(a_sm)
-PUSH_U32(a_sk)
-PUSH_U32(b_sk)
-PUSH_U32(b_sn)
-PUSH_U32(v_sn)
-PUSH_U32(v_se)
-PUSH_F32(scale)
-PUSH_U32(batch_rank) /* at most 3 (the block's 128 bytes) */
-PUSH_U32(y_sm)
-PUSH_U32S(batch_dims, 3)
-PUSH_U32S(a_batch, 3)
-PUSH_U32S(b_batch, 3)
-PUSH_U32S(v_batch, 3)
-PUSH_U32S(y_batch, 3)
+ATTENTION_FUSED_MEMBERS(3) /* 3 batch dims: the block's 128 bytes */
 PUSH_END(attention_fused_push)
+#endif
+/* With a mask (ATTENTION_MASK; Hugging Face's attention has 2 batch dims, b and heads): its
+ * kind (fused_attention_mask), its element strides along the rows, the keys and each batch
+ * dim, and the score where a bool mask is false. */
+#if !defined(VKML_GLSL) || (defined(PUSH_ATTENTION_FUSED) && defined(ATTENTION_MASK))
+PUSH_BEGIN(attention_fused_mask_push)
+ATTENTION_FUSED_MEMBERS(2)
+PUSH_U32(mask_kind)
+PUSH_U32(mask_sm)
+PUSH_U32(mask_sn)
+PUSH_F32(fill)
+PUSH_U32S(mask_batch, 2)
+PUSH_END(attention_fused_mask_push)
 #endif
 
 /* more elementwise */

@@ -1,18 +1,20 @@
 /* Plan-time fusion of attention's core (passes/fuse_attention.c) into FusedAttention: graphs
  * as PyTorch exports them (1.13: sequence-first 3-D heads, the query divided by sqrt(d), K
  * and V transposed; 2.x: 4-D heads, query and key multiplied by scales, V broadcast over the
- * batch; timm's scores scaled after their product), plain 3-D products, ragged sizes (m != n, e !=
- * k, rows not a multiple of the plain kernel's 4 nor of a fragment's 16), BERT-base's and
- * ViT-B/16's heads. With VKML_FUSE_ATTENTION=1 each fuses on every Vulkan device into one
- * FusedAttention node (the session's profile shows it, with its ops) and answers as the CPU
- * device's unfused plan within 1e-5 of the output's scale at fp32 and 2e-2 at fp16-always; on a
- * device with cooperative matrices the float16 cases whose operands fit its shared memory run the
- * cooperative-matrix kernel, the others the plain one. Without the switch only those
+ * batch; timm's scores scaled after their product, Hugging Face's divided), plain 3-D products,
+ * ragged sizes (m != n, e != k, rows not a multiple of the plain kernel's 4 nor of a fragment's
+ * 16), BERT-base's and ViT-B/16's heads. With VKML_FUSE_ATTENTION=1 each fuses on every Vulkan
+ * device into one FusedAttention node (the session's profile shows it, with its ops) and answers as
+ * the CPU device's unfused plan within 1e-5 of the output's scale at fp32 and 2e-2 at fp16-always;
+ * on a device with cooperative matrices the float16 cases whose operands fit its shared memory run
+ * the cooperative-matrix kernel, the others the plain one. Without the switch only those
  * cooperative-matrix cases fuse (the plain kernel is slower than the nodes apart on the
  * H200), so nothing fuses on lavapipe. Groups that must not fuse stay unfused and answer
  * the same: the scores a graph output, a softmax over another axis, more keys than the
  * plain kernel takes. The CPU kernel (the reference of the GPU kernels, for a fused node
- * placed on the CPU) runs on the pass's own node and agrees too. */
+ * placed on the CPU) runs on the pass's own node and agrees too. A mask between the scores
+ * and the softmax fuses with them: Hugging Face's additive one broadcast over heads and rows,
+ * and a Where filling the masked scores. */
 #include "cpu/cpu_kernels.h"
 #include "ops/fused_attention.h"
 #include "passes/fuse_attention.h"
@@ -28,8 +30,17 @@ typedef enum layout {
     TORCH1, /* q, k, v [seq, b*h, d]: Transpose, q / sqrt(d), k^T by perm (1, 2, 0) */
     TORCH2, /* q, k, v [b, h, seq, d]: q * c1, Transpose(k) * c2; v maybe [1, h, n, e] */
     TIMM,   /* q, k, v [b, h, seq, d]: (q Transpose(k)) * c, the scores scaled after */
+    HF,     /* as TIMM, the scores divided by sqrt(d) (Hugging Face's BERT) */
     PLAIN,  /* A [b, m, k], B [b, k, n], V [b, n, e], no scale */
 } layout;
+
+typedef enum masking {
+    NO_MASK,
+    ADD_MASK,   /* scores + M, M [b, 1, 1, n] of 0 and MASK_OFF (Hugging Face's) */
+    WHERE_MASK, /* Where(M, scores, MASK_FILL), M bool [b, 1, m, n] */
+} masking;
+#define MASK_OFF -1e4f
+#define MASK_FILL -3.0f /* finite and near the scores: a fill, not an addition, gives it */
 
 typedef struct att_case {
     const char *name;
@@ -41,47 +52,77 @@ typedef struct att_case {
     bool fuses;       /* expected on a GPU with VKML_FUSE_ATTENTION=1 */
     bool coop;        /* fits the cooperative-matrix kernel's shared memory (float16) */
     bool merge;       /* TORCH1/2: the heads merged back by a Transpose after the product */
+    masking mask;     /* a mask between the scores (scaled) and the softmax */
 } att_case;
 
 static const att_case cases[] = {
-    {"torch1 bert-like", TORCH1, 1, 4, 16, 16, 32, 32, false, -1, false, true, true, false},
-    {"torch1 heads merged", TORCH1, 2, 3, 13, 21, 8, 5, false, -1, false, true, true, true},
-    {"torch2 heads", TORCH2, 2, 3, 10, 10, 16, 16, false, -1, false, true, true, false},
-    {"torch2 whole fragments", TORCH2, 2, 3, 32, 48, 64, 32, false, -1, false, true, true, false},
+    {"torch1 bert-like", TORCH1, 1, 4, 16, 16, 32, 32, false, -1, false, true, true, false,
+     NO_MASK},
+    {"torch1 heads merged", TORCH1, 2, 3, 13, 21, 8, 5, false, -1, false, true, true, true,
+     NO_MASK},
+    {"torch2 heads", TORCH2, 2, 3, 10, 10, 16, 16, false, -1, false, true, true, false, NO_MASK},
+    {"torch2 whole fragments", TORCH2, 2, 3, 32, 48, 64, 32, false, -1, false, true, true, false,
+     NO_MASK},
     {"torch2 bert-base heads merged", TORCH2, 1, 2, 128, 128, 64, 64, false, -1, false, true, true,
-     true},
+     true, NO_MASK},
     {"torch2 vit-b heads merged", TORCH2, 1, 2, 197, 197, 64, 64, false, -1, false, true, true,
-     true},
-    {"torch2 v broadcast, merged", TORCH2, 2, 2, 7, 9, 24, 12, true, -1, false, true, true, true},
-    {"timm scaled after, merged", TIMM, 2, 3, 17, 17, 32, 32, false, -1, false, true, true, true},
-    {"timm scaled after", TIMM, 1, 2, 64, 40, 16, 24, false, -1, false, true, true, false},
+     true, NO_MASK},
+    {"torch2 v broadcast, merged", TORCH2, 2, 2, 7, 9, 24, 12, true, -1, false, true, true, true,
+     NO_MASK},
+    {"timm scaled after, merged", TIMM, 2, 3, 17, 17, 32, 32, false, -1, false, true, true, true,
+     NO_MASK},
+    {"timm scaled after", TIMM, 1, 2, 64, 40, 16, 24, false, -1, false, true, true, false, NO_MASK},
     {"torch2 v broadcast, fragments", TORCH2, 2, 2, 16, 256, 16, 48, true, -1, false, true, true,
-     false},
-    {"plain 3-D", PLAIN, 5, 1, 6, 11, 3, 7, false, -1, false, true, true, false},
-    {"past shared memory", PLAIN, 2, 1, 40, 300, 72, 40, false, -1, false, true, false, false},
-    {"keys past the kernel", PLAIN, 1, 1, 3, 600, 4, 4, false, -1, false, false, false, false},
-    {"softmax over rows", PLAIN, 2, 1, 5, 5, 4, 4, false, 1, false, false, false, false},
-    {"scores an output", PLAIN, 2, 1, 5, 6, 4, 4, false, -1, true, false, false, false},
+     false, NO_MASK},
+    {"plain 3-D", PLAIN, 5, 1, 6, 11, 3, 7, false, -1, false, true, true, false, NO_MASK},
+    {"past shared memory", PLAIN, 2, 1, 40, 300, 72, 40, false, -1, false, true, false, false,
+     NO_MASK},
+    {"keys past the kernel", PLAIN, 1, 1, 3, 600, 4, 4, false, -1, false, false, false, false,
+     NO_MASK},
+    {"softmax over rows", PLAIN, 2, 1, 5, 5, 4, 4, false, 1, false, false, false, false, NO_MASK},
+    {"scores an output", PLAIN, 2, 1, 5, 6, 4, 4, false, -1, true, false, false, false, NO_MASK},
+    {"hf additive mask", HF, 2, 3, 10, 12, 16, 16, false, -1, false, true, true, false, ADD_MASK},
+    {"hf additive mask, bert-base heads merged", HF, 1, 2, 128, 128, 64, 64, false, -1, false, true,
+     true, true, ADD_MASK},
+    {"where mask, merged", TORCH2, 2, 2, 17, 17, 32, 32, false, -1, false, true, true, true,
+     WHERE_MASK},
+    {"where mask, fragments", HF, 1, 3, 33, 48, 64, 40, false, -1, false, true, true, false,
+     WHERE_MASK},
 };
 
 typedef struct built {
     vkml_model *model;
-    float *in[3];
-    size_t count[3];
-    int64_t dims[3][VKML_MAX_RANK];
-    int rank[3];
+    int n_in; /* q, k, v and the mask, if any */
+    void *in[4];
+    vkml_dtype dtype[4];
+    size_t count[4];
+    int64_t dims[4][VKML_MAX_RANK];
+    int rank[4];
 } built;
+
+/* Input i: random floats in -2 .. 2, or (bool) mostly true, or (mask) 0 or MASK_OFF. */
+static int input_of(graph *g, built *b, int i, const char *name, vkml_dtype dt, bool mask, int rank,
+                    const int64_t *dims, uint64_t *seed)
+{
+    b->rank[i] = rank;
+    b->dtype[i] = dt;
+    memcpy(b->dims[i], dims, sizeof(int64_t) * (size_t)rank);
+    b->count[i] = vkml_tensor_element_count(rank, dims);
+    b->in[i] = malloc(vkml_dtype_size(dt) * b->count[i]);
+    for (size_t j = 0; j < b->count[i]; j++) {
+        float r = test_randf(seed, -2, 2);
+        if (dt == VKML_DTYPE_BOOL)
+            ((uint8_t *)b->in[i])[j] = r > -1.0f;
+        else
+            ((float *)b->in[i])[j] = !mask ? r : r > -1.0f ? 0.0f : MASK_OFF;
+    }
+    return tg_value(g, name, dt, rank, dims);
+}
 
 static int input(graph *g, built *b, int i, const char *name, int rank, const int64_t *dims,
                  uint64_t *seed)
 {
-    b->rank[i] = rank;
-    memcpy(b->dims[i], dims, sizeof(int64_t) * (size_t)rank);
-    b->count[i] = vkml_tensor_element_count(rank, dims);
-    b->in[i] = malloc(sizeof(float) * b->count[i]);
-    for (size_t j = 0; j < b->count[i]; j++)
-        b->in[i][j] = test_randf(seed, -2, 2);
-    return tg_value(g, name, VKML_DTYPE_FLOAT, rank, dims);
+    return input_of(g, b, i, name, VKML_DTYPE_FLOAT, false, rank, dims, seed);
 }
 
 static int scalar(graph *g, const char *name, float value)
@@ -119,9 +160,9 @@ static int binary(graph *g, const char *name, const char *op, int a, int b)
  * scores when scores_out). */
 static built build(const att_case *c, uint64_t seed)
 {
-    built b = {0};
+    built b = {.n_in = c->mask ? 4 : 3};
     graph *g = graph_create();
-    int q, k, v, a, bt, vv;
+    int q, k, v, a, bt, vv, m = -1;
     int64_t bh = c->b * c->h;
     if (c->layout == TORCH1) {
         q = input(g, &b, 0, "q", 3, (int64_t[]){c->m, bh, c->k}, &seed);
@@ -141,7 +182,7 @@ static built build(const att_case *c, uint64_t seed)
         int kt = transpose(g, "kt", k, (int64_t[]){0, 1, 3, 2}, 4);
         bt = binary(g, "ks", "Mul", kt, scalar(g, "ck", root));
         vv = v;
-    } else if (c->layout == TIMM) {
+    } else if (c->layout == TIMM || c->layout == HF) {
         a = q = input(g, &b, 0, "q", 4, (int64_t[]){c->b, c->h, c->m, c->k}, &seed);
         k = input(g, &b, 1, "k", 4, (int64_t[]){c->b, c->h, c->n, c->k}, &seed);
         vv = v = input(g, &b, 2, "v", 4, (int64_t[]){c->b, c->h, c->n, c->e}, &seed);
@@ -155,6 +196,20 @@ static built build(const att_case *c, uint64_t seed)
     tg_node(g, "qk", "MatMul", a, bt, s, 13);
     if (c->layout == TIMM)
         s = binary(g, "scaled", "Mul", s, scalar(g, "c", 1.0f / sqrtf((float)c->k)));
+    else if (c->layout == HF)
+        s = binary(g, "scaled", "Div", s, scalar(g, "c", sqrtf((float)c->k)));
+    if (c->mask == ADD_MASK) {
+        m = input_of(g, &b, 3, "mask", VKML_DTYPE_FLOAT, true, 4, (int64_t[]){c->b, 1, 1, c->n},
+                     &seed);
+        s = binary(g, "masked", "Add", s, m);
+    } else if (c->mask == WHERE_MASK) {
+        m = input_of(g, &b, 3, "mask", VKML_DTYPE_BOOL, true, 4, (int64_t[]){c->b, 1, c->m, c->n},
+                     &seed);
+        int masked = tg_value(g, "masked", VKML_DTYPE_FLOAT, 0, NULL);
+        tg_node_io(g, "masked", "Where", (int[]){m, s, scalar(g, "fill", MASK_FILL)}, 3,
+                   (int[]){masked}, 1, 16);
+        s = masked;
+    }
     int p = tg_value(g, "p", VKML_DTYPE_FLOAT, 0, NULL);
     int sm = tg_node(g, "softmax", "Softmax", s, -1, p, 13);
     if (c->softmax_axis >= 0) {
@@ -167,19 +222,19 @@ static built build(const att_case *c, uint64_t seed)
     tg_node(g, "pv", "MatMul", p, vv, y, 13);
     if (c->merge && c->layout == TORCH1) /* [b*h, m, e] -> [m, b*h, e] */
         y = transpose(g, "merged", y, (int64_t[]){1, 0, 2}, 3);
-    else if (c->merge && c->layout == TIMM) /* [b, h, m, e] -> [b, m, h, e] */
+    else if (c->merge && (c->layout == TIMM || c->layout == HF)) /* [b, h, m, e] -> [b, m, h, e] */
         y = transpose(g, "merged", y, (int64_t[]){0, 2, 1, 3}, 4);
     else if (c->merge) /* [b, h, m, e] -> [m, b, h, e] */
         y = transpose(g, "merged", y, (int64_t[]){2, 0, 1, 3}, 4);
     int outputs[2] = {y, s};
-    b.model = tg_model(g, (int[]){q, k, v}, 3, outputs, c->scores_out ? 2 : 1, 17);
+    b.model = tg_model(g, (int[]){q, k, v, m}, b.n_in, outputs, c->scores_out ? 2 : 1, 17);
     return b;
 }
 
 static void built_free(built *b)
 {
     vkml_model_destroy(&b->model);
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < b->n_in; i++)
         free(b->in[i]);
 }
 
@@ -195,19 +250,19 @@ static float *run(const built *b, vkml_context *ctx, int device, vkml_precision 
     CHECK_OK(vkml_session_create(ctx, b->model, &params, &s, &err), &err);
     if (!s)
         return NULL;
-    vkml_tensor in[3];
-    for (int i = 0; i < 3; i++) {
-        in[i] = (vkml_tensor){.dtype = VKML_DTYPE_FLOAT,
+    vkml_tensor in[4];
+    for (int i = 0; i < b->n_in; i++) {
+        in[i] = (vkml_tensor){.dtype = b->dtype[i],
                               .rank = b->rank[i],
                               .data = b->in[i],
-                              .size = sizeof(float) * b->count[i]};
+                              .size = vkml_dtype_size(b->dtype[i]) * b->count[i]};
         memcpy(in[i].dims, b->dims[i], sizeof(in[i].dims));
     }
     size_t n_out = vkml_session_output_count(s);
     vkml_tensor out[2] = {{0}, {0}};
     for (size_t o = 0; o < n_out; o++)
         CHECK_OK(vkml_session_alloc_output(s, o, &out[o], &err), &err);
-    CHECK_OK(vkml_session_run(s, in, 3, out, n_out, &err), &err);
+    CHECK_OK(vkml_session_run(s, in, (size_t)b->n_in, out, n_out, &err), &err);
     *n = vkml_tensor_element_count(out[0].rank, out[0].dims);
     vkml_node_time times[64];
     size_t n_times = 0;
@@ -217,8 +272,10 @@ static float *run(const built *b, vkml_context *ctx, int device, vkml_precision 
         if (strcmp(times[i].op, "FusedAttention") == 0) {
             (*fused)++;
             *merged += strstr(times[i].detail, "-> Transpose") != NULL;
-            CHECK(strstr(times[i].detail, "Softmax") != NULL, "FusedAttention detail '%s'",
-                  times[i].detail);
+            CHECK(strstr(times[i].detail, "Softmax") != NULL &&
+                      (b->n_in == 3 || strstr(times[i].detail, "-> Add -> Softmax") ||
+                       strstr(times[i].detail, "-> Where -> Softmax")),
+                  "FusedAttention detail '%s'", times[i].detail);
         }
     free(out[1].data);
     vkml_session_destroy(&s);
@@ -251,9 +308,11 @@ static void check_cpu_kernel(const att_case *c, const built *b, const float *wan
         const graph_node *node = &f->nodes[i];
         if (strcmp(node->op_type, "FusedAttention") != 0)
             continue;
-        const void *in[3];
-        bool found = true;
-        for (int k = 0; k < 3; k++) {
+        const void *in[4];
+        bool found = node->n_inputs == b->n_in;
+        CHECK(found, "%s: the fused node reads %d inputs, not %d", c->name, node->n_inputs,
+              b->n_in);
+        for (int k = 0; found && k < node->n_inputs; k++) {
             int which = -1;
             for (int j = 0; j < g->n_inputs; j++)
                 which = g->inputs[j] == node->inputs[k] ? j : which;
