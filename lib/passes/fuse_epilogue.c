@@ -151,9 +151,17 @@ static bool with_scalar(const fuse_state *s, const graph_node *n, int in, float 
            fabsf(c - want) <= 1e-6f * want;
 }
 
+/* Whether binary node n reads values a and b, in either order. */
+static bool reads_pair(const graph_node *n, int a, int b)
+{
+    return n->n_inputs == 2 &&
+           ((n->inputs[0] == a && n->inputs[1] == b) || (n->inputs[0] == b && n->inputs[1] == a));
+}
+
 /* x * (Erf(x / sqrt(2)) + 1) * 0.5: Gelu as the TorchScript exporter writes it below opset
- * 20 (BERT's feed-forward), x = value `in` read by exactly the Div and the first Mul.
- * chain[] gets the five nodes in order (Div, Erf, Add, Mul, Mul). */
+ * 20 (BERT's feed-forward), or x * 0.5 * (1 + Erf(x / sqrt(2))) as Hugging Face's Python
+ * gelu does; x = value `in` read by exactly the Div and the first Mul. chain[] gets the
+ * five nodes in order (Div, Erf, Add, the first Mul, the last). */
 static bool match_gelu_erf(const fuse_state *s, int in, int chain[5])
 {
     int a = s->first[in], b = s->second[in];
@@ -174,15 +182,20 @@ static bool match_gelu_erf(const fuse_state *s, int in, int chain[5])
     int add = only_reader(s, s->g->nodes[erf].outputs[0], "Add");
     if (add < 0 || !with_scalar(s, &s->g->nodes[add], s->g->nodes[erf].outputs[0], 1.0f))
         return false;
-    int sum = s->g->nodes[add].outputs[0];
-    if (only_reader(s, sum, "Mul") != b || mul->n_inputs != 2 ||
-        !((mul->inputs[0] == in && mul->inputs[1] == sum) ||
-          (mul->inputs[1] == in && mul->inputs[0] == sum)))
-        return false;
-    int half = only_reader(s, mul->outputs[0], "Mul");
-    if (half < 0 || !with_scalar(s, &s->g->nodes[half], mul->outputs[0], 0.5f))
-        return false;
-    int found[5] = {a, erf, add, b, half};
+    int sum = s->g->nodes[add].outputs[0], last;
+    if (with_scalar(s, mul, in, 0.5f)) { /* (x * 0.5) * (1 + Erf) */
+        last = only_reader(s, mul->outputs[0], "Mul");
+        if (last < 0 || only_reader(s, sum, "Mul") != last ||
+            !reads_pair(&s->g->nodes[last], mul->outputs[0], sum))
+            return false;
+    } else { /* (x * (Erf + 1)) * 0.5 */
+        if (only_reader(s, sum, "Mul") != b || !reads_pair(mul, in, sum))
+            return false;
+        last = only_reader(s, mul->outputs[0], "Mul");
+        if (last < 0 || !with_scalar(s, &s->g->nodes[last], mul->outputs[0], 0.5f))
+            return false;
+    }
+    int found[5] = {a, erf, add, b, last};
     memcpy(chain, found, sizeof(found));
     return true;
 }

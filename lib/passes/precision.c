@@ -4,6 +4,8 @@
 #include "ops/op.h"
 #include "passes/fold.h"
 
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -135,7 +137,10 @@ static bool all_floats_are(const graph_value *values, const graph_node *n, vkml_
 }
 
 /* value's data (of type `from`) as type `to` (float32 <-> float16), in the arena; NULL
- * when out of memory or malformed. */
+ * when out of memory or malformed. A finite float32 past float16's range becomes the
+ * largest float16 of its sign, not an infinity: models write "minus infinity" as
+ * float32's lowest value (Hugging Face's attention mask, (1 - mask) * lowest), and an
+ * infinity there makes 0 * -inf a NaN. */
 static void *converted_data(vkml_arena *arena, const graph_value *value, vkml_dtype to)
 {
     size_t n = vkml_tensor_element_count(value->rank, value->dims);
@@ -143,9 +148,16 @@ static void *converted_data(vkml_arena *arena, const graph_value *value, vkml_dt
     if (value->rank < 0 || (n == 0 && value->rank > 0) || n > value->data_size / in)
         return NULL;
     void *data = vkml_arena_alloc(arena, n ? n * out : 1);
-    if (data && to == VKML_DTYPE_FLOAT16)
+    if (data && to == VKML_DTYPE_FLOAT16) {
         vkml_halves_from_floats(data, value->data, n);
-    else if (data)
+        uint16_t *h = data;
+        for (size_t i = 0; i < n; i++) {
+            float f;
+            memcpy(&f, (const char *)value->data + i * sizeof(f), sizeof(f));
+            if (isfinite(f) && fabsf(f) > 65504.0f)
+                h[i] = f > 0 ? 0x7bffu : 0xfbffu; /* +-65504 */
+        }
+    } else if (data)
         vkml_floats_from_halves(data, value->data, n);
     return data;
 }

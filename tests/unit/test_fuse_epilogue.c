@@ -1,6 +1,7 @@
 /* Load-time epilogue fusion (passes/fuse_epilogue.c): a graph with each pattern (Conv + Add +
  * Relu, Conv + x*Sigmoid(x) + Add, Conv + Clip, Gemm + HardSwish, MatMul + LeakyRelu + Add,
- * MatMul + Add(bias) + Gelu, Conv + x*HardSigmoid(x), a bias-less Conv + Add of a constant
+ * MatMul + Add(bias) + Gelu (the op, and Erf chains in the TorchScript exporter's order and
+ * in Hugging Face's), Conv + x*HardSigmoid(x), a bias-less Conv + Add of a constant
  * per channel or of one value (+ Relu): the Add becomes the Conv's bias) loads with those
  * nodes absorbed, `fused` naming them, and computes what the unfused graph (VKML_NO_FUSE=1)
  * computes, on the CPU and on every Vulkan device (the bias folds bit for bit on the GPUs; within
@@ -311,6 +312,20 @@ static vkml_model *make_model(bool fuse)
     node(g, "mm30", "MatMul", 13, 2, (int[]){z3, wm}, t30, 0);
     transpose(g, "tr30", t30, perm102, 3, v30);
     node(g, "add30", "Add", 13, 2, (int[]){v30, r30}, y30, 0);
+    /* 31: MatMul + bias + Gelu as Hugging Face's Python writes it,
+     * x * 0.5 * (1 + Erf(x / sqrt(2))) */
+    int t31 = val(g, "t31"), b31 = val(g, "b31"), d31 = val(g, "d31"), e31 = val(g, "e31"),
+        s31 = val(g, "s31"), h31 = val(g, "h31"), y31 = val(g, "Y31");
+    int r31 = tg_random_constant(g, "root31", 0, NULL, sqrtf(2.0f), sqrtf(2.0f), &seed);
+    int one31 = tg_random_constant(g, "one31", 0, NULL, 1, 1, &seed);
+    int half31 = tg_random_constant(g, "half31", 0, NULL, 0.5f, 0.5f, &seed);
+    node(g, "mm31", "MatMul", 13, 2, (int[]){z3, wm}, t31, 0);
+    node(g, "badd31", "Add", 13, 2, (int[]){t31, bias6}, b31, 0);
+    node(g, "half31", "Mul", 13, 2, (int[]){b31, half31}, h31, 0);
+    node(g, "div31", "Div", 13, 2, (int[]){b31, r31}, d31, 0);
+    node(g, "erf31", "Erf", 13, 1, (int[]){d31}, e31, 0);
+    node(g, "add31", "Add", 13, 2, (int[]){one31, e31}, s31, 0);
+    node(g, "mul31", "Mul", 13, 2, (int[]){h31, s31}, y31, 0);
     if (fuse)
         unsetenv("VKML_NO_FUSE");
     else
@@ -318,8 +333,8 @@ static vkml_model *make_model(bool fuse)
     vkml_model *m = tg_model(g, (int[]){x, z, z3, r, sc}, 5,
                              (int[]){y1,  y2,  y3,   y4,  y5,  y6,  y7,   y8,  t8,  y9,  y10, y11,
                                      y12, y13, y14,  y15, y16, y17, i17,  y18, y19, y20, y21, y22,
-                                     y23, y24, ta25, y25, y26, y27, y28s, y28, y29, y30},
-                             34, 20);
+                                     y23, y24, ta25, y25, y26, y27, y28s, y28, y29, y30, y31},
+                             35, 20);
     unsetenv("VKML_NO_FUSE");
     return m;
 }
@@ -337,7 +352,7 @@ static const char *fused_of(const vkml_model *m, const char *name)
 }
 
 #define N_IN 5
-#define N_OUT 34
+#define N_OUT 35
 #define INDICES_OUT 18 /* I17: int64 */
 /* The outputs of the folded biases (Y11, Y12): fused equals unfused bit for bit on a Vulkan
  * device (its kernels add the bias after the sum, as the Add did); on the CPU device within
@@ -375,8 +390,8 @@ int main(void)
      * HardSigmoid Mul, Add Relu, Add, Clip (the Constant nodes of its bounds stay), Relu
      * MaxPool, Add Relu MaxPool, Add Relu (the Identity stays), Add Div Erf Add Mul Mul,
      * Add, Mul Mul Relu, Mul, Transpose Unsqueeze Transpose Relu, Transpose, Transpose and
-     * the Shape folded, the Add after the views. */
-    CHECK(np - nf == 43, "%zu nodes absorbed, expected 43", np - nf);
+     * the Shape folded, the Add after the views, Add Mul Div Erf Add Mul. */
+    CHECK(np - nf == 49, "%zu nodes absorbed, expected 49", np - nf);
     static const char *expect[][2] = {
         {"c1", "Add+Relu"},
         {"c2", "Sigmoid+Mul+Add"},
@@ -408,6 +423,7 @@ int main(void)
         {"mm28", "Transpose"},
         {"gemm29", "Add"},
         {"mm30", ""},
+        {"mm31", "Add+Div+Erf+Add+Mul+Mul"},
     };
     for (size_t i = 0; i < VKML_ARRAY_SIZE(expect); i++) {
         const char *got = fused_of(fused, expect[i][0]);

@@ -16,6 +16,20 @@ static inline int tg_value(graph *g, const char *name, vkml_dtype dtype, int ran
     return v;
 }
 
+/* A float constant of the given values (rank 0: one). */
+static inline int tg_const(graph *g, const char *name, const float *values, int rank,
+                           const int64_t *dims)
+{
+    int v = tg_value(g, name, VKML_DTYPE_FLOAT, rank, dims);
+    size_t n = vkml_tensor_element_count(rank, dims);
+    float *data = vkml_arena_calloc(g->arena, n, sizeof(float));
+    memcpy(data, values, n * sizeof(float));
+    g->values[v].kind = GRAPH_VALUE_CONSTANT;
+    g->values[v].data = data;
+    g->values[v].data_size = n * sizeof(float);
+    return v;
+}
+
 /* A float constant of random values in [lo, hi). */
 static inline int tg_random_constant(graph *g, const char *name, int rank, const int64_t *dims,
                                      float lo, float hi, uint64_t *seed)

@@ -3,7 +3,8 @@
  * every Vulkan device. Bound: max |fp16 - fp32| <= 1e-2 x max |fp32| per output. The
  * outputs stay float32, the fp16 plan really holds float16 tensors, its converted weights
  * are shared by the lanes, Exp (unsafe in float16) stays float32, and a Resize moves
- * float16 with float32 scales while a folded Shape adds no Cast. */
+ * float16 with float32 scales while a folded Shape adds no Cast; a float32 constant past
+ * float16's range becomes -65504, not an infinity. */
 #include "plan/session.h"
 #include "test_graph.h"
 
@@ -302,6 +303,34 @@ static void test_neck(vkml_context *ctx)
     vkml_model_destroy(&m);
 }
 
+/* A float32 constant past float16's range: Hugging Face's mask, (1 - M) * float32's lowest,
+ * M an input of 0 and 1. The fp16 plan holds the constant as -65504, so that where M is 1,
+ * 0 times it stays 0; an infinity there made NaNs. */
+static void test_lowest_constant(vkml_context *ctx)
+{
+    graph *g = graph_create();
+    int x = tg_value(g, "M", VKML_DTYPE_FLOAT, 2, (int64_t[]){2, 4});
+    int one = tg_const(g, "one", (float[]){1.0f}, 0, NULL);
+    int low = tg_const(g, "lowest", (float[]){-3.4028235e38f}, 0, NULL);
+    int inv = tg_value(g, "inv", VKML_DTYPE_FLOAT, 0, NULL);
+    int y = tg_value(g, "Y", VKML_DTYPE_FLOAT, 0, NULL);
+    tg_node(g, "inv", "Sub", one, x, inv, 13);
+    tg_node(g, "scale", "Mul", inv, low, y, 13);
+    vkml_model *m = tg_model(g, (int[]){x}, 1, (int[]){y}, 1, 13);
+    float xs[8] = {1, 1, 0, 1, 0, 1, 1, 0};
+    TEST_FOR_EACH_TARGET(t, ctx, true, VKML_PRECISION_FP16_ALWAYS) {
+        size_t n = 0;
+        float *got = m ? run(ctx, m, t.device, t.precision, xs, 8, 0, &n, NULL) : NULL;
+        for (size_t i = 0; got && i < n; i++)
+            CHECK(xs[i] == 1 ? got[i] == 0 : got[i] <= -65504.0f,
+                  "device %d %s: Y[%zu] = %g where M is %g", t.device,
+                  vkml_precision_name(t.precision), i, got[i], xs[i]);
+        CHECK(got && n == 8, "device %d: no output", t.device);
+        free(got);
+    }
+    vkml_model_destroy(&m);
+}
+
 /* The runs' bulk conversions (F16C where the CPU has it) give vkml_half_from_float's and
  * vkml_half_to_float's bits: every float16, and float32 ties, the overflow edge, subnormals,
  * NaNs and random patterns, at lengths that leave a tail past the 8-wide steps. */
@@ -541,6 +570,7 @@ int main(void)
     test_bulk_conversion();
     test_random_graphs(ctx);
     test_neck(ctx);
+    test_lowest_constant(ctx);
     test_mnist(ctx);
     test_measured_choice();
     test_cpu_widen(ctx);
