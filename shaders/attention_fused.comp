@@ -8,6 +8,7 @@
 // column over the keys (adjacent invocations read adjacent columns). Up to MAX_KEYS keys and
 // MAX_K query elements (the host checks: lib/vulkan/ops_attention.c), 14 KiB of shared
 // memory in all.
+#extension GL_EXT_control_flow_attributes : require
 #define PUSH_ATTENTION_FUSED
 #define WG_SIZE 128
 #include "index.glsl"

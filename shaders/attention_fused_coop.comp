@@ -238,17 +238,24 @@ void main()
 #ifdef ATTENTION_MASK
     // the row's scores masked, rounded to float16 in place (as the mask's node apart writes
     // them); a row past m reads the last row's mask
+    // (two runs of 8 at a time, their 16 loads in flight together)
     uint mrow = mo + min(row0 + sg * F + r, p.m - 1u) * p.mask_sm;
-    for (uint j = side; j < np / 8u; j += 2u) {
-        uvec4 w = sh[at + j];
-        vec4 lo = vec4(half4(w.x, w.y)), hi = vec4(half4(w.z, w.w));
-        [[unroll]] for (uint i = 0u; i < 4u; i++) {
-            if (j * 8u + i < p.n)
-                lo[i] = masked_score(lo[i], mrow, j * 8u + i);
-            if (j * 8u + 4u + i < p.n)
-                hi[i] = masked_score(hi[i], mrow, j * 8u + 4u + i);
+    for (uint j0 = side; j0 < np / 8u; j0 += 4u) {
+        float m[2][8];
+        [[unroll]] for (uint u = 0u; u < 2u; u++)
+            mask_run(mrow, (j0 + 2u * u) * 8u, m[u]);
+        [[unroll]] for (uint u = 0u; u < 2u; u++) {
+            uint j = j0 + 2u * u;
+            if (j < np / 8u) {
+                uvec4 w = sh[at + j];
+                vec4 lo = vec4(half4(w.x, w.y)), hi = vec4(half4(w.z, w.w));
+                [[unroll]] for (uint i = 0u; i < 4u; i++) {
+                    lo[i] = mask_apply(lo[i], m[u][i]);
+                    hi[i] = mask_apply(hi[i], m[u][4u + i]);
+                }
+                sh[at + j] = pack8(f16vec4(lo), f16vec4(hi));
+            }
         }
-        sh[at + j] = pack8(f16vec4(lo), f16vec4(hi));
     }
 #endif
     float top = -1.0 / 0.0;

@@ -15,6 +15,29 @@ float masked_score(float score, uint row_at, uint t)
         return score + float(mask_add[at]);
     return ((mask_bits[at >> 2u] >> ((at & 3u) * 8u)) & 0xffu) != 0u ? score : p.fill;
 }
+
+// The mask of keys col0 .. col0 + 7 in the row whose mask starts at row_at, as the additive
+// mask's values or the Where's 0 and 1; a key past n reads key n - 1's (its score is not
+// used). The 8 loads are unconditional, so that they are in flight together.
+void mask_run(uint row_at, uint col0, out float m[8])
+{
+    uint at[8];
+    [[unroll]] for (uint i = 0u; i < 8u; i++)
+        at[i] = row_at + min(col0 + i, p.n - 1u) * p.mask_sn;
+    if (p.mask_kind == 1u) { // FUSED_MASK_ADD
+        [[unroll]] for (uint i = 0u; i < 8u; i++)
+            m[i] = float(mask_add[at[i]]);
+    } else {
+        [[unroll]] for (uint i = 0u; i < 8u; i++)
+            m[i] = float((mask_bits[at[i] >> 2u] >> ((at[i] & 3u) * 8u)) & 0xffu);
+    }
+}
+
+// Score s under mask value m (mask_run's).
+float mask_apply(float s, float m)
+{
+    return p.mask_kind == 1u ? s + m : m != 0.0 ? s : p.fill;
+}
 #else
 #define MASK_BATCH(i, d) 0u
 #endif
