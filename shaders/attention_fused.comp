@@ -50,7 +50,7 @@ void combine(bool take_max, uint tid)
 void main()
 {
     uint tid = gl_LocalInvocationID.x, row0 = gl_WorkGroupID.x * ROWS, batch = gl_WorkGroupID.y;
-    uint ao = 0u, bo = 0u, vo = 0u, yo = 0u, mo = 0u, rest = batch;
+    uint ao = p.a_offset, bo = p.b_offset, vo = p.v_offset, yo = 0u, mo = 0u, rest = batch;
     for (int d = int(p.batch_rank) - 1; d >= 0; d--) {
         uint i = rest % p.batch_dims[d];
         rest /= p.batch_dims[d];

@@ -182,7 +182,7 @@ void main()
 {
     uint sg = gl_SubgroupID, lane = gl_SubgroupInvocationID, batch = gl_WorkGroupID.y;
     uint row0 = gl_WorkGroupID.x * (F * SUBGROUPS);
-    uint ao = 0u, bo = 0u, vo = 0u, yo = 0u, mo = 0u, rest = batch;
+    uint ao = p.a_offset, bo = p.b_offset, vo = p.v_offset, yo = 0u, mo = 0u, rest = batch;
     for (int d = int(p.batch_rank) - 1; d >= 0; d--) {
         uint i = rest % p.batch_dims[d];
         rest /= p.batch_dims[d];

@@ -24,7 +24,7 @@ vkml_status fused_attention_infer(graph_value *values, const graph_node *node, v
 void fused_attention_offsets(const fused_attention_params *p, int64_t index, int64_t *a, int64_t *b,
                              int64_t *v, int64_t *y)
 {
-    *a = *b = *v = *y = 0;
+    *a = p->a_offset, *b = p->b_offset, *v = p->v_offset, *y = 0;
     for (int d = p->batch_rank - 1; d >= 0; d--) {
         int64_t i = index % p->batch_dims[d];
         index /= p->batch_dims[d];

@@ -35,6 +35,9 @@ typedef struct fused_attention_params {
     int64_t b_sk, b_sn;                   /* B's rows (k) and columns (keys) */
     int64_t v_sn, v_se;                   /* V's rows (keys) and columns */
     int64_t y_batch[VKML_MAX_RANK], y_sm; /* Y's element strides: batch dims, rows (columns 1) */
+    /* where A, B and V start in their values (elements): 0, or the query, key and value
+     * parts of one product's output (passes/fuse_qkv.c) */
+    int64_t a_offset, b_offset, v_offset;
     float scale;
     fused_attention_mask mask; /* what input 3 is, if any */
     /* M's element strides (0: broadcast) per batch dim, along the rows and the keys */

@@ -4,6 +4,7 @@
 #include "passes/fold.h"
 #include "passes/fuse_attention.h"
 #include "passes/fuse_eltwise.h"
+#include "passes/fuse_qkv.h"
 #include "passes/lower.h"
 #include "plan/tail.h"
 #include "plan/views.h"
@@ -398,8 +399,9 @@ static bool gpu_takes(void *ctx, const graph_value *values, const graph_node *n)
     return false;
 }
 
-/* Attention groups, then elementwise groups, fused (passes/fuse_attention.h,
- * passes/fuse_eltwise.h): each fused graph becomes the plan's. */
+/* Attention groups (and their projections), then elementwise groups, fused
+ * (passes/fuse_attention.h, passes/fuse_qkv.h, passes/fuse_eltwise.h): each fused graph
+ * becomes the plan's. */
 static vkml_status fuse_plan(plan *p, const plan_target *target, vkml_error *err)
 {
     graph *fused = NULL;
@@ -410,6 +412,17 @@ static vkml_status fuse_plan(plan *p, const plan_target *target, vkml_error *err
         ((st = fuse_attention(p->graph, p->values, &taker, &fused, err)) != VKML_OK ||
          (st = adopt_graph(p, fused, &p->attention, err)) != VKML_OK))
         return st;
+    /* their projections, one product each (in the plan's own graph: its values again) */
+    int merged = 0;
+    if (fused && (st = fuse_qkv(p->attention, &merged, err)) != VKML_OK)
+        return st;
+    graph_value *values = merged ? graph_values_clone(p->attention) : NULL;
+    if (merged && !values)
+        return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory fusing nodes");
+    if (values) {
+        free(p->values);
+        p->values = values;
+    }
     fused = NULL;
     if ((st = fuse_eltwise(p->graph, p->values, &fused, err)) != VKML_OK)
         return st;

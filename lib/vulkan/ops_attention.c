@@ -97,9 +97,10 @@ VKML_GPU_DECL(gpu_attention)
 /* Whether every element offset the kernel forms fits 32 bits. */
 static bool fused_offsets_fit(const fused_attention_params *p)
 {
-    int64_t a = (p->m - 1) * p->a_sm + (p->k - 1) * p->a_sk,
-            b = (p->n - 1) * p->b_sn + (p->k - 1) * p->b_sk,
-            v = (p->n - 1) * p->v_sn + (p->e - 1) * p->v_se, y = (p->m - 1) * p->y_sm + p->e - 1;
+    int64_t a = p->a_offset + (p->m - 1) * p->a_sm + (p->k - 1) * p->a_sk,
+            b = p->b_offset + (p->n - 1) * p->b_sn + (p->k - 1) * p->b_sk,
+            v = p->v_offset + (p->n - 1) * p->v_sn + (p->e - 1) * p->v_se,
+            y = (p->m - 1) * p->y_sm + p->e - 1;
     for (int d = 0; d < p->batch_rank; d++) {
         a += (p->batch_dims[d] - 1) * p->a_batch[d];
         b += (p->batch_dims[d] - 1) * p->b_batch[d];
@@ -208,6 +209,8 @@ VKML_GPU_SUPPORTS_DECL(gpu_attention_fused_supports)
         (pc).b_sk = vk_u32((p)->b_sk), (pc).b_sn = vk_u32((p)->b_sn);                              \
         (pc).v_sn = vk_u32((p)->v_sn), (pc).v_se = vk_u32((p)->v_se), (pc).scale = (p)->scale;     \
         (pc).batch_rank = (uint32_t)(p)->batch_rank, (pc).y_sm = vk_u32((p)->y_sm);                \
+        (pc).a_offset = vk_u32((p)->a_offset), (pc).b_offset = vk_u32((p)->b_offset);              \
+        (pc).v_offset = vk_u32((p)->v_offset);                                                     \
         for (int d = 0; d < (p)->batch_rank; d++) {                                                \
             (pc).batch_dims[d] = vk_u32((p)->batch_dims[d]);                                       \
             (pc).a_batch[d] = vk_u32((p)->a_batch[d]);                                             \

@@ -535,8 +535,8 @@ PUSH_END(attention_push)
 #endif
 
 /* FusedAttention (shaders/attention_fused.comp; lib/ops/fused_attention.h): element
- * strides of A's rows and columns, B's (k, key), V's (key, column); per batch dim (at most
- * R, the host checks) its extent and A's, B's, V's and Y's strides. */
+ * strides of A's rows and columns, B's (k, key), V's (key, column); where A, B and V start;
+ * per batch dim (at most R, the host checks) its extent and A's, B's, V's and Y's strides. */
 #define ATTENTION_FUSED_MEMBERS(R)                                                                 \
     PUSH_U32(m)                                                                                    \
     PUSH_U32(n)                                                                                    \
@@ -551,6 +551,9 @@ PUSH_END(attention_push)
     PUSH_F32(scale)                                                                                \
     PUSH_U32(batch_rank)                                                                           \
     PUSH_U32(y_sm)                                                                                 \
+    PUSH_U32(a_offset)                                                                             \
+    PUSH_U32(b_offset)                                                                             \
+    PUSH_U32(v_offset)                                                                             \
     PUSH_U32S(batch_dims, R)                                                                       \
     PUSH_U32S(a_batch, R)                                                                          \
     PUSH_U32S(b_batch, R)                                                                          \

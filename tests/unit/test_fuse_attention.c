@@ -12,9 +12,11 @@
  * H200), so nothing fuses on lavapipe. Groups that must not fuse stay unfused and answer
  * the same: the scores a graph output, a softmax over another axis, more keys than the
  * plain kernel takes. The CPU kernel (the reference of the GPU kernels, for a fused node
- * placed on the CPU) runs on the pass's own node and agrees too. A mask between the scores
- * and the softmax fuses with them: Hugging Face's additive one broadcast over heads and rows,
- * and a Where filling the masked scores. */
+ * placed on the CPU) runs on the pass's own node and agrees too, also with its operands at
+ * offsets into their buffers. A mask between the scores and the softmax fuses with them:
+ * Hugging Face's additive one broadcast over heads and rows, and a Where filling the masked
+ * scores. Where the operands are three projections of one input (Hugging Face's query, key
+ * and value Linears), the fused node's plan runs them as one product (passes/fuse_qkv.c). */
 #include "cpu/cpu_kernels.h"
 #include "ops/fused_attention.h"
 #include "passes/fuse_attention.h"
@@ -31,6 +33,8 @@ typedef enum layout {
     TORCH2, /* q, k, v [b, h, seq, d]: q * c1, Transpose(k) * c2; v maybe [1, h, n, e] */
     TIMM,   /* q, k, v [b, h, seq, d]: (q Transpose(k)) * c, the scores scaled after */
     HF,     /* as TIMM, the scores divided by sqrt(d) (Hugging Face's BERT) */
+    PROJ,   /* as HF, q, k and v projections of one input x [b, seq, h*d]: MatMul, Add of a
+               bias, Reshape to [b, seq, h, d], Transpose (Hugging Face's BERT again) */
     PLAIN,  /* A [b, m, k], B [b, k, n], V [b, n, e], no scale */
 } layout;
 
@@ -86,13 +90,18 @@ static const att_case cases[] = {
      true, true, ADD_MASK},
     {"where mask, merged", TORCH2, 2, 2, 17, 17, 32, 32, false, -1, false, true, true, true,
      WHERE_MASK},
+    {"hf projections, masked, merged", PROJ, 2, 3, 12, 12, 16, 16, false, -1, false, true, true,
+     true, ADD_MASK},
+    {"hf projections, bert-base heads", PROJ, 1, 4, 128, 128, 64, 64, false, -1, false, true, true,
+     false, NO_MASK},
     {"where mask, fragments", HF, 1, 3, 33, 48, 64, 40, false, -1, false, true, true, false,
      WHERE_MASK},
 };
 
 typedef struct built {
     vkml_model *model;
-    int n_in; /* q, k, v and the mask, if any */
+    int n_in; /* q, k, v (or x) and the mask, if any */
+    bool masked;
     void *in[4];
     vkml_dtype dtype[4];
     size_t count[4];
@@ -156,11 +165,34 @@ static int binary(graph *g, const char *name, const char *op, int a, int b)
     return out;
 }
 
-/* The case's graph: its three inputs (random), the attention group, output y (and the
- * scores when scores_out). */
+/* PROJ's projection `name` of x: x W + bias (random constants), to [b, seq, h, d], then
+ * transposed by perm. */
+static int project(graph *g, const att_case *c, const char *name, int x, const int64_t *perm,
+                   uint64_t *seed)
+{
+    int64_t width = c->h * c->k;
+    char nm[5][32];
+    static const char *const stem[5] = {"w", "bias", "mm", "add", "shape"};
+    for (int i = 0; i < 5; i++)
+        snprintf(nm[i], sizeof(nm[i]), "%s_%s", name, stem[i]);
+    int w = tg_random_constant(g, nm[0], 2, (int64_t[]){width, width}, -0.2f, 0.2f, seed);
+    int bias = tg_random_constant(g, nm[1], 1, (int64_t[]){width}, -0.5f, 0.5f, seed);
+    int y = binary(g, nm[3], "Add", binary(g, nm[2], "MatMul", x, w), bias);
+    int64_t *shape = vkml_arena_calloc(g->arena, 4, sizeof(int64_t));
+    memcpy(shape, (int64_t[]){c->b, c->m, c->h, c->k}, 4 * sizeof(int64_t));
+    int sv = tg_value(g, nm[4], VKML_DTYPE_INT64, 1, (int64_t[]){4});
+    g->values[sv].kind = GRAPH_VALUE_CONSTANT;
+    g->values[sv].data = shape;
+    g->values[sv].data_size = 4 * sizeof(int64_t);
+    return transpose(g, name, binary(g, name, "Reshape", y, sv), perm, 4);
+}
+
+/* The case's graph: its inputs (random: q, k and v, or PROJ's x; a mask), the attention
+ * group, output y (and the scores when scores_out). */
 static built build(const att_case *c, uint64_t seed)
 {
-    built b = {.n_in = c->mask ? 4 : 3};
+    int inputs = c->layout == PROJ ? 1 : 3;
+    built b = {.n_in = inputs + (c->mask ? 1 : 0), .masked = c->mask != NO_MASK};
     graph *g = graph_create();
     int q, k, v, a, bt, vv, m = -1;
     int64_t bh = c->b * c->h;
@@ -182,6 +214,11 @@ static built build(const att_case *c, uint64_t seed)
         int kt = transpose(g, "kt", k, (int64_t[]){0, 1, 3, 2}, 4);
         bt = binary(g, "ks", "Mul", kt, scalar(g, "ck", root));
         vv = v;
+    } else if (c->layout == PROJ) { /* self-attention: m = n, e = k */
+        k = v = q = input(g, &b, 0, "x", 3, (int64_t[]){c->b, c->m, c->h * c->k}, &seed);
+        a = project(g, c, "q", q, (int64_t[]){0, 2, 1, 3}, &seed);
+        bt = project(g, c, "k", q, (int64_t[]){0, 2, 3, 1}, &seed);
+        vv = project(g, c, "v", q, (int64_t[]){0, 2, 1, 3}, &seed);
     } else if (c->layout == TIMM || c->layout == HF) {
         a = q = input(g, &b, 0, "q", 4, (int64_t[]){c->b, c->h, c->m, c->k}, &seed);
         k = input(g, &b, 1, "k", 4, (int64_t[]){c->b, c->h, c->n, c->k}, &seed);
@@ -196,15 +233,15 @@ static built build(const att_case *c, uint64_t seed)
     tg_node(g, "qk", "MatMul", a, bt, s, 13);
     if (c->layout == TIMM)
         s = binary(g, "scaled", "Mul", s, scalar(g, "c", 1.0f / sqrtf((float)c->k)));
-    else if (c->layout == HF)
+    else if (c->layout == HF || c->layout == PROJ)
         s = binary(g, "scaled", "Div", s, scalar(g, "c", sqrtf((float)c->k)));
     if (c->mask == ADD_MASK) {
-        m = input_of(g, &b, 3, "mask", VKML_DTYPE_FLOAT, true, 4, (int64_t[]){c->b, 1, 1, c->n},
-                     &seed);
+        m = input_of(g, &b, inputs, "mask", VKML_DTYPE_FLOAT, true, 4,
+                     (int64_t[]){c->b, 1, 1, c->n}, &seed);
         s = binary(g, "masked", "Add", s, m);
     } else if (c->mask == WHERE_MASK) {
-        m = input_of(g, &b, 3, "mask", VKML_DTYPE_BOOL, true, 4, (int64_t[]){c->b, 1, c->m, c->n},
-                     &seed);
+        m = input_of(g, &b, inputs, "mask", VKML_DTYPE_BOOL, true, 4,
+                     (int64_t[]){c->b, 1, c->m, c->n}, &seed);
         int masked = tg_value(g, "masked", VKML_DTYPE_FLOAT, 0, NULL);
         tg_node_io(g, "masked", "Where", (int[]){m, s, scalar(g, "fill", MASK_FILL)}, 3,
                    (int[]){masked}, 1, 16);
@@ -222,12 +259,16 @@ static built build(const att_case *c, uint64_t seed)
     tg_node(g, "pv", "MatMul", p, vv, y, 13);
     if (c->merge && c->layout == TORCH1) /* [b*h, m, e] -> [m, b*h, e] */
         y = transpose(g, "merged", y, (int64_t[]){1, 0, 2}, 3);
-    else if (c->merge && (c->layout == TIMM || c->layout == HF)) /* [b, h, m, e] -> [b, m, h, e] */
+    else if (c->merge && (c->layout == TIMM || c->layout == HF || c->layout == PROJ))
+        /* [b, h, m, e] -> [b, m, h, e] */
         y = transpose(g, "merged", y, (int64_t[]){0, 2, 1, 3}, 4);
     else if (c->merge) /* [b, h, m, e] -> [m, b, h, e] */
         y = transpose(g, "merged", y, (int64_t[]){2, 0, 1, 3}, 4);
     int outputs[2] = {y, s};
-    b.model = tg_model(g, (int[]){q, k, v, m}, b.n_in, outputs, c->scores_out ? 2 : 1, 17);
+    int in[4] = {q, k, v, m};
+    if (inputs == 1)
+        in[1] = m;
+    b.model = tg_model(g, in, b.n_in, outputs, c->scores_out ? 2 : 1, 17);
     return b;
 }
 
@@ -239,10 +280,10 @@ static void built_free(built *b)
 }
 
 /* Runs the model on device at precision; returns output 0 (malloc'ed, *n values), the
- * number of FusedAttention nodes its plan ran (checking each names its ops) and of those
- * that write through a Transpose after them. */
+ * number of FusedAttention nodes its plan ran (checking each names its ops), of those
+ * that write through a Transpose after them, and of MatMul nodes. */
 static float *run(const built *b, vkml_context *ctx, int device, vkml_precision precision,
-                  size_t *n, int *fused, int *merged)
+                  size_t *n, int *fused, int *merged, int *products)
 {
     vkml_error err = {0};
     vkml_session *s = NULL;
@@ -267,16 +308,18 @@ static float *run(const built *b, vkml_context *ctx, int device, vkml_precision 
     vkml_node_time times[64];
     size_t n_times = 0;
     CHECK_OK(vkml_session_profile(s, times, 64, &n_times, &err), &err);
-    *fused = *merged = 0;
-    for (size_t i = 0; i < n_times && i < 64; i++)
+    *fused = *merged = *products = 0;
+    for (size_t i = 0; i < n_times && i < 64; i++) {
+        *products += strcmp(times[i].op, "MatMul") == 0;
         if (strcmp(times[i].op, "FusedAttention") == 0) {
             (*fused)++;
             *merged += strstr(times[i].detail, "-> Transpose") != NULL;
             CHECK(strstr(times[i].detail, "Softmax") != NULL &&
-                      (b->n_in == 3 || strstr(times[i].detail, "-> Add -> Softmax") ||
+                      (!b->masked || strstr(times[i].detail, "-> Add -> Softmax") ||
                        strstr(times[i].detail, "-> Where -> Softmax")),
                   "FusedAttention detail '%s'", times[i].detail);
         }
+    }
     free(out[1].data);
     vkml_session_destroy(&s);
     return out[0].data;
@@ -328,6 +371,29 @@ static void check_cpu_kernel(const att_case *c, const built *b, const float *wan
         CHECK_OK(cpu_attention_fused(&args, &err), &err);
         double e = scaled_error(y, want, n);
         CHECK(e <= 1e-5, "%s: the CPU kernel is %.3g of scale off", c->name, e);
+        /* again with A, B and V 3, 5 and 7 elements into their buffers (the offsets) */
+        fused_attention_params at = *(const fused_attention_params *)node->params;
+        graph_node moved = *node;
+        moved.params = &at;
+        float *shifted[3] = {NULL, NULL, NULL};
+        for (int k = 0; k < 3; k++) {
+            int64_t off = 3 + 2 * k, which = 0;
+            for (int j = 0; j < g->n_inputs; j++)
+                which = g->inputs[j] == node->inputs[k] ? j : which;
+            shifted[k] = calloc(b->count[which] + (size_t)off, sizeof(float));
+            memcpy(shifted[k] + off, b->in[which], sizeof(float) * b->count[which]);
+            in[k] = shifted[k];
+            *(k == 0 ? &at.a_offset : k == 1 ? &at.b_offset : &at.v_offset) = off;
+        }
+        float *y2 = calloc(n, sizeof(float));
+        void *out2[1] = {y2};
+        op_cpu_args args2 = {.values = f->values, .node = &moved, .in = in, .out = out2};
+        CHECK_OK(cpu_attention_fused(&args2, &err), &err);
+        CHECK(memcmp(y, y2, n * sizeof(float)) == 0, "%s: the CPU kernel at offsets differs",
+              c->name);
+        for (int k = 0; k < 3; k++)
+            free(shifted[k]);
+        free(y2);
         free(y);
     }
     graph_destroy(&f);
@@ -351,9 +417,11 @@ static void test_case(vkml_context *ctx, const att_case *c, uint64_t seed)
     built b = build(c, seed);
     size_t n_ref = 0, n = 0;
     int fused = 0, merged = 0;
-    float *ref = run(&b, ctx, VKML_DEVICE_CPU, VKML_PRECISION_FP32, &n_ref, &fused, &merged);
+    int products = 0;
+    float *ref =
+        run(&b, ctx, VKML_DEVICE_CPU, VKML_PRECISION_FP32, &n_ref, &fused, &merged, &products);
     CHECK(ref && fused == 0, "%s: the CPU device fused %d groups", c->name, fused);
-    if (c->fuses && ref)
+    if (c->fuses && ref && c->layout != PROJ) /* PROJ's operands are no graph inputs */
         check_cpu_kernel(c, &b, ref, n_ref);
     for (int forced = 0; forced < 2; forced++) {
         if (forced)
@@ -361,7 +429,8 @@ static void test_case(vkml_context *ctx, const att_case *c, uint64_t seed)
         else
             unsetenv("VKML_FUSE_ATTENTION");
         TEST_FOR_EACH_TARGET(t, ctx, false, VKML_PRECISION_FP32, VKML_PRECISION_FP16_ALWAYS) {
-            float *y = run(&b, ctx, t.device, t.precision, &n, &fused, &merged);
+            int products = 0;
+            float *y = run(&b, ctx, t.device, t.precision, &n, &fused, &merged, &products);
             bool half = t.precision == VKML_PRECISION_FP16_ALWAYS;
             bool coop = half && c->coop && has_coop(ctx, t.device);
             bool want = forced ? c->fuses : coop;
@@ -373,6 +442,10 @@ static void test_case(vkml_context *ctx, const att_case *c, uint64_t seed)
             CHECK(merged == (want && c->merge ? 1 : 0),
                   "%s, device %d %s: %d FusedAttention nodes write through the Transpose", c->name,
                   t.device, vkml_precision_name(t.precision), merged);
+            /* PROJ: the three projections one product where fused, else 3 and 2 apart */
+            CHECK(c->layout != PROJ || products == (want ? 1 : 5),
+                  "%s, device %d %s: %d MatMul nodes", c->name, t.device,
+                  vkml_precision_name(t.precision), products);
             double e = y && ref && n == n_ref ? scaled_error(y, ref, n) : INFINITY;
             CHECK(e <= (half ? 2e-2 : 1e-5), "%s, device %d %s%s: %.3g of scale off", c->name,
                   t.device, vkml_precision_name(t.precision),
