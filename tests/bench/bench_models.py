@@ -5,6 +5,8 @@ machine) and at a small size (--small: lavapipe or the CPU device, a few minutes
 Each entry: key -> (label, factory(small) -> (module, input shape)). mnist-8 is not here:
 it comes as ONNX from the corpus, with its reference output.
 """
+import math
+
 import torch
 import torch.nn as nn
 import torchvision
@@ -125,6 +127,49 @@ def bert_style(layers, d, heads):
     return nn.TransformerEncoder(layer, layers, enable_nested_tensor=False)
 
 
+class HfLayer(nn.Module):
+    """A Hugging Face BERT layer as modeling_bert writes it: separate query, key and value
+    Linears, the scores divided by sqrt(d) plus the additive mask, the Python form of erf
+    Gelu, post-norm LayerNorms of eps 1e-12."""
+
+    def __init__(self, d, heads):
+        super().__init__()
+        self.heads = heads
+        self.query, self.key, self.value = (nn.Linear(d, d) for _ in range(3))
+        self.attn_out, self.inter, self.out = nn.Linear(d, d), nn.Linear(d, 4 * d), nn.Linear(4 * d, d)
+        self.attn_norm, self.out_norm = nn.LayerNorm(d, eps=1e-12), nn.LayerNorm(d, eps=1e-12)
+
+    def split(self, x):
+        b, s, d = x.shape
+        return x.view(b, s, self.heads, d // self.heads).permute(0, 2, 1, 3)
+
+    def forward(self, x, mask):
+        q, k, v = self.split(self.query(x)), self.split(self.key(x)), self.split(self.value(x))
+        scores = torch.matmul(q, k.transpose(-1, -2)) / math.sqrt(q.shape[-1]) + mask
+        ctx = torch.matmul(scores.softmax(-1), v).permute(0, 2, 1, 3).contiguous()
+        x = self.attn_norm(self.attn_out(ctx.view(x.shape)) + x)
+        h = self.inter(x)
+        h = h * 0.5 * (1.0 + torch.erf(h / math.sqrt(2.0)))
+        return self.out_norm(self.out(h) + x)
+
+
+class HfBert(nn.Module):
+    """Hugging Face-style BERT encoder over [1, seq, d] embeddings, the last quarter of the
+    sequence padding: its additive mask, (1 - mask) * float32's lowest, a constant."""
+
+    def __init__(self, layers, d, heads, seq):
+        super().__init__()
+        self.layers = nn.ModuleList(HfLayer(d, heads) for _ in range(layers))
+        keep = torch.ones(1, 1, 1, seq)
+        keep[..., seq - seq // 4:] = 0
+        self.register_buffer("mask", (1.0 - keep) * torch.finfo(torch.float32).min)
+
+    def forward(self, x):
+        for layer in self.layers:
+            x = layer(x, self.mask)
+        return x
+
+
 def _vision(arch, batch, size):
     return getattr(torchvision.models, arch)(), (batch, 3, size, size)
 
@@ -150,6 +195,9 @@ MODELS = {
     "bert_base_style_s128": ("BERT-base-style s128", lambda small: (
         bert_style(2, 64, 4) if small else bert_style(12, 768, 12),
         (1, 16, 64) if small else (1, 128, 768))),
+    "hf_bert_base_s128": ("Hugging Face-style BERT-base s128", lambda small: (
+        HfBert(2, 64, 4, 16) if small else HfBert(12, 768, 12, 128),
+        (1, 16, 64) if small else (1, 128, 768))),
 }
 
 # Labels of the small sizes (what --small really runs).
@@ -163,6 +211,7 @@ SMALL_LABELS = {
     "yolov8n_style_640": "YOLOv8n-style 128, narrow (small)",
     "mlp_4x4096_b256": "4 x Linear 256 b16 (small)",
     "bert_base_style_s128": "encoder 2 x d64 s16 (small)",
+    "hf_bert_base_s128": "Hugging Face-style encoder 2 x d64 s16 (small)",
 }
 
 # The CPU benchmark's models (tests/bench/bench_cpu.py: vkml's CPU device against ONNX
