@@ -1,6 +1,8 @@
 /* Plan-time: a FusedAttention's three projections as one product (fuse_qkv.h). */
 #include "passes/fuse_qkv.h"
 #include "ops/fused_attention.h"
+#include "ops/gather.h"
+#include "ops/movement.h"
 #include "ops/op.h"
 #include "passes/fuse.h"
 
@@ -138,6 +140,245 @@ static int side_by_side(graph *g, const char *name, const int src[3], const int6
     return v;
 }
 
+/* Nodes between an operand and the product output it is a layout of, at most. */
+#define QKV_MAX_CHAIN 12
+
+/* A strided view of a value: element (i_0, ..., i_r-1) at offset + sum i_d * strides[d]. */
+typedef struct qkv_layout {
+    int rank;
+    int64_t dims[VKML_MAX_RANK], strides[VKML_MAX_RANK], offset;
+} qkv_layout;
+
+/* l reshaped to `out`'s dims, when its memory allows it (the dims merged lie contiguous);
+ * size-1 dims get stride 0. */
+static bool reshape_layout(qkv_layout *l, const graph_value *out)
+{
+    int64_t d[VKML_MAX_RANK], st[VKML_MAX_RANK];
+    int n = 0, i = 0;
+    for (int k = 0; k < l->rank; k++)
+        if (l->dims[k] != 1)
+            d[n] = l->dims[k], st[n++] = l->strides[k];
+    qkv_layout r = {.rank = out->rank, .offset = l->offset};
+    for (int j = 0; j < out->rank;) {
+        if (out->dims[j] == 1) {
+            r.dims[j] = 1, r.strides[j++] = 0;
+            continue;
+        }
+        if (i >= n)
+            return false;
+        int i0 = i, j0 = j;
+        int64_t pi = d[i++], po = out->dims[j++];
+        while (pi != po) {
+            if (pi < po && i < n)
+                pi *= d[i++];
+            else if (po < pi && j < out->rank)
+                po *= out->dims[j++];
+            else
+                return false;
+        }
+        for (int k = i0; k + 1 < i; k++)
+            if (st[k] != st[k + 1] * d[k + 1])
+                return false;
+        for (int64_t jj = j - 1, stride = st[i - 1]; jj >= j0; jj--) {
+            r.dims[jj] = out->dims[jj];
+            r.strides[jj] = out->dims[jj] == 1 ? 0 : stride;
+            stride *= out->dims[jj];
+        }
+    }
+    if (i != n)
+        return false;
+    *l = r;
+    return true;
+}
+
+/* Whether node n is one node_layout follows. */
+static bool layout_op(const graph_node *n)
+{
+    return is_op(n, OP_ID_Transpose) || is_op(n, OP_ID_Gather) || is_op(n, OP_ID_Split) ||
+           is_op(n, OP_ID_Reshape) || is_op(n, OP_ID_Unsqueeze) || is_op(n, OP_ID_Squeeze) ||
+           is_op(n, OP_ID_Flatten) || is_op(n, OP_ID_Identity);
+}
+
+/* l as node n (a reshape, Transpose, Gather of one constant index, or Split) lays out its
+ * output `value`. */
+static bool node_layout(const graph *g, const graph_node *n, int value, qkv_layout *l)
+{
+    const graph_value *out = &g->values[value];
+    if (is_op(n, OP_ID_Split)) { /* output o starts past the ones before it along the axis */
+        const split_params *sp = n->params;
+        int64_t axis = sp ? (sp->axis < 0 ? sp->axis + l->rank : sp->axis) : -1, at = 0;
+        if (axis < 0 || axis >= l->rank || out->rank != l->rank)
+            return false;
+        for (int o = 0; o < n->n_outputs && n->outputs[o] != value; o++)
+            at += n->outputs[o] >= 0 ? g->values[n->outputs[o]].dims[axis] : 0;
+        l->offset += at * l->strides[axis];
+        l->dims[axis] = out->dims[axis];
+        return true;
+    }
+    if (is_op(n, OP_ID_Transpose)) {
+        const transpose_params *tp = n->params;
+        if (!tp || out->rank != l->rank)
+            return false;
+        qkv_layout t = *l;
+        for (int j = 0; j < l->rank; j++) {
+            int from = tp->n_perm ? (int)tp->perm[j] : l->rank - 1 - j;
+            t.dims[j] = l->dims[from], t.strides[j] = l->strides[from];
+        }
+        *l = t;
+        return true;
+    }
+    if (is_op(n, OP_ID_Gather)) {
+        const gather_params *gp = n->params;
+        const graph_value *ix = n->n_inputs == 2 ? &g->values[n->inputs[1]] : NULL;
+        int64_t axis = gp ? (gp->axis < 0 ? gp->axis + l->rank : gp->axis) : -1, at;
+        if (!ix || !ix->data || ix->rank != 0 || axis < 0 || axis >= l->rank ||
+            (ix->dtype != VKML_DTYPE_INT64 && ix->dtype != VKML_DTYPE_INT32))
+            return false;
+        at =
+            ix->dtype == VKML_DTYPE_INT64 ? *(const int64_t *)ix->data : *(const int32_t *)ix->data;
+        at = at < 0 ? at + l->dims[axis] : at;
+        if (at < 0 || at >= l->dims[axis])
+            return false;
+        l->offset += at * l->strides[axis];
+        for (int k = (int)axis; k + 1 < l->rank; k++)
+            l->dims[k] = l->dims[k + 1], l->strides[k] = l->strides[k + 1];
+        l->rank--;
+        return true;
+    }
+    if (is_op(n, OP_ID_Reshape) || is_op(n, OP_ID_Unsqueeze) || is_op(n, OP_ID_Squeeze) ||
+        is_op(n, OP_ID_Flatten) || is_op(n, OP_ID_Identity))
+        return reshape_layout(l, out);
+    return false;
+}
+
+/* The layout of value v (rank and dims known) in the value it comes from through layout
+ * ops (node_layout's), *root; chain[] those nodes, last first. False when v comes through
+ * nothing of the kind or a step's memory does not allow it. */
+static bool layout_of(const graph *g, int v, int *root, int *chain, int *n_chain, qkv_layout *l)
+{
+    int made[QKV_MAX_CHAIN];
+    *n_chain = 0;
+    for (int u = v;;) {
+        int p = g->values[u].producer;
+        const graph_node *n = p >= 0 ? &g->nodes[p] : NULL;
+        if (!n || n->n_inputs < 1 || n->inputs[0] < 0 || !layout_op(n) ||
+            (n->n_outputs != 1 && !is_op(n, OP_ID_Split))) {
+            *root = u;
+            break;
+        }
+        if (*n_chain == QKV_MAX_CHAIN)
+            return false;
+        made[*n_chain] = u;
+        chain[(*n_chain)++] = p;
+        u = n->inputs[0];
+    }
+    const graph_value *r = &g->values[*root];
+    if (*n_chain == 0 || r->rank < 0 || r->dtype != g->values[v].dtype)
+        return false;
+    *l = (qkv_layout){.rank = r->rank};
+    for (int d = r->rank - 1, stride = 1; d >= 0; d--) {
+        l->dims[d] = r->dims[d];
+        l->strides[d] = stride;
+        stride *= (int)r->dims[d];
+    }
+    for (int k = *n_chain - 1; k >= 0; k--)
+        if (!node_layout(g, &g->nodes[chain[k]], made[k], l))
+            return false;
+    const graph_value *vv = &g->values[v];
+    if (l->rank != vv->rank)
+        return false;
+    for (int d = 0; d < l->rank; d++)
+        if (l->dims[d] != vv->dims[d])
+            return false;
+    return true;
+}
+
+/* A stride into value v as dense (a step of one of its dims of more than one element, or
+ * 0) along a dim of `extent` elements, as the same step in layout l; false when it is no
+ * such step. */
+static bool relayout_stride(int64_t *stride, int64_t extent, const graph_value *v,
+                            const qkv_layout *l)
+{
+    if (*stride == 0 || extent == 1) {
+        *stride = 0;
+        return true;
+    }
+    for (int64_t d = v->rank - 1, dense = 1; d >= 0; d--) {
+        if (v->dims[d] > 1 && dense == *stride) {
+            *stride = l->strides[d];
+            return true;
+        }
+        dense *= v->dims[d];
+    }
+    return false;
+}
+
+/* Node f's operands read through the layout ops between them and the values they come from
+ * (PyTorch's attention: the in-projection's output reordered into q, k and v by a copying
+ * Transpose, then Gathers and reshapes), so that those nodes go: 1 when it did, 0 when
+ * not. */
+static int read_through(graph *g, int f)
+{
+    graph_node *node = &g->nodes[f];
+    fused_attention_params *fp = (fused_attention_params *)node->params, np = *fp;
+    int roots[3], chain[QKV_MAX_CHAIN], n_chain, copies = 0;
+    for (int k = 0; k < 3; k++) {
+        qkv_layout l;
+        const graph_value *v = &g->values[node->inputs[k]];
+        if (!layout_of(g, node->inputs[k], &roots[k], chain, &n_chain, &l))
+            return 0;
+        for (int c = 0; c < n_chain; c++)
+            copies += is_op(&g->nodes[chain[c]], OP_ID_Transpose);
+        int64_t *batch = k == 0 ? np.a_batch : k == 1 ? np.b_batch : np.v_batch;
+        int64_t *s1 = k == 0 ? &np.a_sm : k == 1 ? &np.b_sk : &np.v_sn;
+        int64_t *s2 = k == 0 ? &np.a_sk : k == 1 ? &np.b_sn : &np.v_se;
+        int64_t *off = k == 0 ? &np.a_offset : k == 1 ? &np.b_offset : &np.v_offset;
+        int64_t e1 = k == 0   ? np.m
+                     : k == 1 ? np.k
+                              : np.n,
+                e2 = k == 0   ? np.k
+                     : k == 1 ? np.n
+                              : np.e;
+        bool ok = *off == 0 && relayout_stride(s1, e1, v, &l) && relayout_stride(s2, e2, v, &l);
+        for (int d = 0; d < np.batch_rank; d++)
+            ok &= relayout_stride(&batch[d], np.batch_dims[d], v, &l);
+        if (!ok)
+            return 0;
+        *off = l.offset;
+    }
+    if (copies == 0) /* views all: nothing to gain */
+        return 0;
+    *fp = np;
+    for (int k = 0; k < 3; k++)
+        node->inputs[k] = roots[k];
+    return 1;
+}
+
+/* Drops the layout nodes nothing reads any more (those read_through left), repeatedly. */
+static void drop_unread(graph *g)
+{
+    for (bool dropped = true; dropped;) {
+        dropped = false;
+        int *readers = fuse_count_readers(g);
+        if (!readers)
+            return;
+        for (int i = 0; i < g->n_nodes; i++) {
+            graph_node *n = &g->nodes[i];
+            bool read = false;
+            for (int o = 0; o < n->n_outputs; o++)
+                read |= n->outputs[o] >= 0 &&
+                        (readers[n->outputs[o]] || g->values[n->outputs[o]].is_output);
+            if (!n->op_type[0] || n->n_outputs < 1 || read || !layout_op(n))
+                continue;
+            n->op_type = "";
+            n->n_outputs = 0; /* counted no more */
+            n->n_inputs = 0;
+            dropped = true;
+        }
+        free(readers);
+    }
+}
+
 /* Merges node f's projections when they fit: returns 1 when merged, 0 when not, -1 when
  * out of memory. */
 static int merge_one(graph *g, int f, const int *readers)
@@ -156,7 +397,8 @@ static int merge_one(graph *g, int f, const int *readers)
         x = k == 0 ? p->inputs[0] : x;
         if ((k > 0 && path[k].product == path[k - 1].product) ||
             !projection(g, p, x, dt, &cols[k], &bias[k]) || (bias[k] < 0) != (bias[0] < 0) ||
-            g->values[p->inputs[1]].dims[0] != g->values[g->nodes[path[0].product].inputs[1]].dims[0])
+            g->values[p->inputs[1]].dims[0] !=
+                g->values[g->nodes[path[0].product].inputs[1]].dims[0])
             return 0;
         weights[k] = p->inputs[1];
     }
@@ -227,9 +469,11 @@ vkml_status fuse_qkv(graph *g, int *merged, vkml_error *err)
             free(readers);
             return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory merging projections");
         }
-        count += m;
+        count += m ? m : read_through(g, i);
     }
     free(readers);
+    if (count)
+        drop_unread(g);
     if (merged)
         *merged = count;
     if (count == 0)

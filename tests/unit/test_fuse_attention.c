@@ -16,7 +16,10 @@
  * offsets into their buffers. A mask between the scores and the softmax fuses with them:
  * Hugging Face's additive one broadcast over heads and rows, and a Where filling the masked
  * scores. Where the operands are three projections of one input (Hugging Face's query, key
- * and value Linears), the fused node's plan runs them as one product (passes/fuse_qkv.c). */
+ * and value Linears), the fused node's plan runs them as one product (passes/fuse_qkv.c);
+ * where they are one projection's output reordered by a copying Transpose and split
+ * (PyTorch 2's MultiheadAttention at batch 1, timm's unbind), the node reads them in that
+ * output and the copy goes. */
 #include "cpu/cpu_kernels.h"
 #include "ops/fused_attention.h"
 #include "passes/fuse_attention.h"
@@ -35,6 +38,12 @@ typedef enum layout {
     HF,     /* as TIMM, the scores divided by sqrt(d) (Hugging Face's BERT) */
     PROJ,   /* as HF, q, k and v projections of one input x [b, seq, h*d]: MatMul, Add of a
                bias, Reshape to [b, seq, h, d], Transpose (Hugging Face's BERT again) */
+    MHA,    /* PyTorch 2's MultiheadAttention, batch 1: x [seq, 1, h*d] by one in-projection
+               [h*d, 3*h*d] + bias, Reshape [seq, 1, 3, h*d], Unsqueeze, Transpose (a copy)
+               to [3, seq, 1, 1, h*d], Squeeze, Gather 0, 1, 2, Reshape [seq, h, d],
+               Transposes; the scores scaled after */
+    UNBIND, /* timm's (and PyTorch 1.13's) qkv: x [1, seq, h*d] by one projection, Reshape
+               [1, seq, 3, h, d], Transpose (a copy) to [3, 1, h, seq, d], Split, Squeeze */
     PLAIN,  /* A [b, m, k], B [b, k, n], V [b, n, e], no scale */
 } layout;
 
@@ -94,6 +103,12 @@ static const att_case cases[] = {
      true, ADD_MASK},
     {"hf projections, bert-base heads", PROJ, 1, 4, 128, 128, 64, 64, false, -1, false, true, true,
      false, NO_MASK},
+    {"mha in-projection, reordered", MHA, 1, 4, 20, 20, 16, 16, false, -1, false, true, true, false,
+     NO_MASK},
+    {"mha in-projection, bert-base heads", MHA, 1, 4, 128, 128, 64, 64, false, -1, false, true,
+     true, false, NO_MASK},
+    {"qkv unbound by Split", UNBIND, 1, 3, 17, 17, 32, 32, false, -1, false, true, true, false,
+     NO_MASK},
     {"where mask, fragments", HF, 1, 3, 33, 48, 64, 40, false, -1, false, true, true, false,
      WHERE_MASK},
 };
@@ -187,11 +202,82 @@ static int project(graph *g, const att_case *c, const char *name, int x, const i
     return transpose(g, name, binary(g, name, "Reshape", y, sv), perm, 4);
 }
 
+/* The case's inputs of q, k and v: 3, or 1 (x) for the layouts that project it. */
+static int inputs_of(const att_case *c)
+{
+    return c->layout == PROJ || c->layout == MHA || c->layout == UNBIND ? 1 : 3;
+}
+
+/* A constant int64 tensor of n values (rank 0 when n is 0: one value). */
+static int ints(graph *g, const char *name, const int64_t *values, int n)
+{
+    int64_t *data = vkml_arena_calloc(g->arena, n ? (size_t)n : 1, sizeof(int64_t));
+    memcpy(data, values, sizeof(int64_t) * (size_t)(n ? n : 1));
+    int v = tg_value(g, name, VKML_DTYPE_INT64, n ? 1 : 0, (int64_t[]){n});
+    g->values[v].kind = GRAPH_VALUE_CONSTANT;
+    g->values[v].data = data;
+    g->values[v].data_size = sizeof(int64_t) * (size_t)(n ? n : 1);
+    return v;
+}
+
+/* MHA's and UNBIND's one projection of x into q, k and v (out[0..2]), as laid out before
+ * the attention reads them: [h, seq, d] (MHA) or [1, h, seq, d] (UNBIND), k transposed to
+ * [.., d, seq]. */
+static void packed_projection(graph *g, const att_case *c, int x, int out[3], uint64_t *seed)
+{
+    int64_t width = c->h * c->k, s = c->m;
+    int w = tg_random_constant(g, "qkv_w", 2, (int64_t[]){width, 3 * width}, -0.2f, 0.2f, seed);
+    int bias = tg_random_constant(g, "qkv_b", 1, (int64_t[]){3 * width}, -0.5f, 0.5f, seed);
+    int y = binary(g, "qkv_add", "Add", binary(g, "qkv_mm", "MatMul", x, w), bias);
+    if (c->layout == MHA) {
+        int r = binary(g, "qkv_r", "Reshape", y, ints(g, "qkv_rs", (int64_t[]){s, 1, 3, width}, 4));
+        int u = binary(g, "qkv_u", "Unsqueeze", r, ints(g, "qkv_ua", (int64_t[]){0}, 1));
+        int t = transpose(g, "qkv_t", u, (int64_t[]){3, 1, 2, 0, 4}, 5);
+        int sq = binary(g, "qkv_s", "Squeeze", t, ints(g, "qkv_sa", (int64_t[]){3}, 1));
+        for (int k = 0; k < 3; k++) {
+            char nm[4][16];
+            static const char *const stem[4] = {"ix", "ga", "sh", "rs"};
+            for (int i = 0; i < 4; i++)
+                snprintf(nm[i], sizeof(nm[i]), "%s%d", stem[i], k);
+            int gk = binary(g, nm[1], "Gather", sq, ints(g, nm[0], (int64_t[]){k}, 0));
+            int rk = binary(g, nm[3], "Reshape", gk, ints(g, nm[2], (int64_t[]){s, c->h, c->k}, 3));
+            out[k] = transpose(g,
+                               k == 0   ? "qt"
+                               : k == 1 ? "kt"
+                                        : "vt",
+                               rk, k == 1 ? (int64_t[]){1, 2, 0} : (int64_t[]){1, 0, 2}, 3);
+        }
+        return;
+    }
+    int r =
+        binary(g, "qkv_r", "Reshape", y, ints(g, "qkv_rs", (int64_t[]){1, s, 3, c->h, c->k}, 5));
+    int t = transpose(g, "qkv_t", r, (int64_t[]){2, 0, 3, 1, 4}, 5);
+    int parts[3];
+    for (int k = 0; k < 3; k++)
+        parts[k] = tg_value(g, k == 0 ? "p0" : k == 1 ? "p1" : "p2", VKML_DTYPE_FLOAT, 0, NULL);
+    tg_node_io(g, "qkv_split", "Split", (int[]){t, ints(g, "qkv_sp", (int64_t[]){1, 1, 1}, 3)}, 2,
+               parts, 3, 13);
+    for (int k = 0; k < 3; k++) {
+        out[k] = binary(g,
+                        k == 0   ? "q0"
+                        : k == 1 ? "k0"
+                                 : "v0",
+                        "Squeeze", parts[k],
+                        ints(g,
+                             k == 0   ? "sa0"
+                             : k == 1 ? "sa1"
+                                      : "sa2",
+                             (int64_t[]){0}, 1));
+        if (k == 1)
+            out[k] = transpose(g, "kt", out[k], (int64_t[]){0, 1, 3, 2}, 4);
+    }
+}
+
 /* The case's graph: its inputs (random: q, k and v, or PROJ's x; a mask), the attention
  * group, output y (and the scores when scores_out). */
 static built build(const att_case *c, uint64_t seed)
 {
-    int inputs = c->layout == PROJ ? 1 : 3;
+    int inputs = inputs_of(c);
     built b = {.n_in = inputs + (c->mask ? 1 : 0), .masked = c->mask != NO_MASK};
     graph *g = graph_create();
     int q, k, v, a, bt, vv, m = -1;
@@ -219,6 +305,14 @@ static built build(const att_case *c, uint64_t seed)
         a = project(g, c, "q", q, (int64_t[]){0, 2, 1, 3}, &seed);
         bt = project(g, c, "k", q, (int64_t[]){0, 2, 3, 1}, &seed);
         vv = project(g, c, "v", q, (int64_t[]){0, 2, 1, 3}, &seed);
+    } else if (c->layout == MHA || c->layout == UNBIND) { /* batch 1 self-attention */
+        int64_t dims[3] = {c->m, 1, c->h * c->k};
+        if (c->layout == UNBIND)
+            dims[0] = 1, dims[1] = c->m;
+        k = v = q = input(g, &b, 0, "x", 3, dims, &seed);
+        int parts[3];
+        packed_projection(g, c, q, parts, &seed);
+        a = parts[0], bt = parts[1], vv = parts[2];
     } else if (c->layout == TIMM || c->layout == HF) {
         a = q = input(g, &b, 0, "q", 4, (int64_t[]){c->b, c->h, c->m, c->k}, &seed);
         k = input(g, &b, 1, "k", 4, (int64_t[]){c->b, c->h, c->n, c->k}, &seed);
@@ -231,7 +325,7 @@ static built build(const att_case *c, uint64_t seed)
     }
     int s = tg_value(g, "scores", VKML_DTYPE_FLOAT, 0, NULL);
     tg_node(g, "qk", "MatMul", a, bt, s, 13);
-    if (c->layout == TIMM)
+    if (c->layout == TIMM || c->layout == MHA || c->layout == UNBIND)
         s = binary(g, "scaled", "Mul", s, scalar(g, "c", 1.0f / sqrtf((float)c->k)));
     else if (c->layout == HF || c->layout == PROJ)
         s = binary(g, "scaled", "Div", s, scalar(g, "c", sqrtf((float)c->k)));
@@ -283,7 +377,7 @@ static void built_free(built *b)
  * number of FusedAttention nodes its plan ran (checking each names its ops), of those
  * that write through a Transpose after them, and of MatMul nodes. */
 static float *run(const built *b, vkml_context *ctx, int device, vkml_precision precision,
-                  size_t *n, int *fused, int *merged, int *products)
+                  size_t *n, int *fused, int *merged, int *products, int *transposes)
 {
     vkml_error err = {0};
     vkml_session *s = NULL;
@@ -308,9 +402,10 @@ static float *run(const built *b, vkml_context *ctx, int device, vkml_precision 
     vkml_node_time times[64];
     size_t n_times = 0;
     CHECK_OK(vkml_session_profile(s, times, 64, &n_times, &err), &err);
-    *fused = *merged = *products = 0;
+    *fused = *merged = *products = *transposes = 0;
     for (size_t i = 0; i < n_times && i < 64; i++) {
         *products += strcmp(times[i].op, "MatMul") == 0;
+        *transposes += strcmp(times[i].op, "Transpose") == 0;
         if (strcmp(times[i].op, "FusedAttention") == 0) {
             (*fused)++;
             *merged += strstr(times[i].detail, "-> Transpose") != NULL;
@@ -417,11 +512,11 @@ static void test_case(vkml_context *ctx, const att_case *c, uint64_t seed)
     built b = build(c, seed);
     size_t n_ref = 0, n = 0;
     int fused = 0, merged = 0;
-    int products = 0;
-    float *ref =
-        run(&b, ctx, VKML_DEVICE_CPU, VKML_PRECISION_FP32, &n_ref, &fused, &merged, &products);
+    int products = 0, transposes = 0;
+    float *ref = run(&b, ctx, VKML_DEVICE_CPU, VKML_PRECISION_FP32, &n_ref, &fused, &merged,
+                     &products, &transposes);
     CHECK(ref && fused == 0, "%s: the CPU device fused %d groups", c->name, fused);
-    if (c->fuses && ref && c->layout != PROJ) /* PROJ's operands are no graph inputs */
+    if (c->fuses && ref && inputs_of(c) == 3) /* else the operands are no graph inputs */
         check_cpu_kernel(c, &b, ref, n_ref);
     for (int forced = 0; forced < 2; forced++) {
         if (forced)
@@ -429,8 +524,8 @@ static void test_case(vkml_context *ctx, const att_case *c, uint64_t seed)
         else
             unsetenv("VKML_FUSE_ATTENTION");
         TEST_FOR_EACH_TARGET(t, ctx, false, VKML_PRECISION_FP32, VKML_PRECISION_FP16_ALWAYS) {
-            int products = 0;
-            float *y = run(&b, ctx, t.device, t.precision, &n, &fused, &merged, &products);
+            float *y =
+                run(&b, ctx, t.device, t.precision, &n, &fused, &merged, &products, &transposes);
             bool half = t.precision == VKML_PRECISION_FP16_ALWAYS;
             bool coop = half && c->coop && has_coop(ctx, t.device);
             bool want = forced ? c->fuses : coop;
@@ -446,6 +541,12 @@ static void test_case(vkml_context *ctx, const att_case *c, uint64_t seed)
             CHECK(c->layout != PROJ || products == (want ? 1 : 5),
                   "%s, device %d %s: %d MatMul nodes", c->name, t.device,
                   vkml_precision_name(t.precision), products);
+            /* MHA, UNBIND: the reordering Transpose goes where fused (the node reads q, k and
+             * v in the projection's output), and stays apart */
+            CHECK((c->layout != MHA && c->layout != UNBIND) ||
+                      (want ? transposes == 0 : transposes >= 1),
+                  "%s, device %d %s: %d Transpose nodes", c->name, t.device,
+                  vkml_precision_name(t.precision), transposes);
             double e = y && ref && n == n_ref ? scaled_error(y, ref, n) : INFINITY;
             CHECK(e <= (half ? 2e-2 : 1e-5), "%s, device %d %s%s: %.3g of scale off", c->name,
                   t.device, vkml_precision_name(t.precision),
