@@ -1,4 +1,5 @@
-/* Plan-time: a FusedAttention's three projections as one product (fuse_qkv.h). */
+/* Plan-time: a FusedAttention's projections as one product, or its operands read through
+ * their layouts (fuse_qkv.h). */
 #include "passes/fuse_qkv.h"
 #include "ops/fused_attention.h"
 #include "ops/gather.h"

@@ -11,10 +11,15 @@
  * (fused_attention_params' offsets), each row N_q + N_k + N_v elements long. One product
  * of 3N columns keeps the GPU busier than three of N: on the H200 a 128 x 768 x 768 float16
  * product takes about as long as one of 128 x 2304 x 768 (docs/performance.md).
+ * Otherwise, where an operand is a layout of one value through Transposes (one at least: a
+ * copy), Gathers of a constant index, Splits and reshapes (PyTorch 2's MultiheadAttention
+ * at batch 1 reordering its in-projection's output; timm's unbind), the node reads it in
+ * that value through the layout's strides and offset, and the nodes nothing reads go.
  */
 #include "graph/graph.h"
 
-/* Merges the projections of g's FusedAttention nodes, in place (new values in g, its arena;
- * the merged product where the query's was, the others dropped, the order kept); *merged
- * (may be NULL) counts the attention nodes whose projections merged. */
+/* Merges the projections of g's FusedAttention nodes, or has them read through their
+ * operands' layouts, in place (new values in g, its arena; the merged product where the
+ * query's was, the nodes left unread dropped, the order kept); *merged (may be NULL) counts
+ * the attention nodes changed. */
 vkml_status fuse_qkv(graph *g, int *merged, vkml_error *err);
