@@ -277,10 +277,11 @@ static bool layout_of(const graph *g, int v, int *root, int *chain, int *n_chain
     if (*n_chain == 0 || r->rank < 0 || r->dtype != g->values[v].dtype)
         return false;
     *l = (qkv_layout){.rank = r->rank};
-    for (int d = r->rank - 1, stride = 1; d >= 0; d--) {
+    int64_t stride = 1;
+    for (int d = r->rank - 1; d >= 0; d--) {
         l->dims[d] = r->dims[d];
         l->strides[d] = stride;
-        stride *= (int)r->dims[d];
+        stride *= r->dims[d];
     }
     for (int k = *n_chain - 1; k >= 0; k--)
         if (!node_layout(g, &g->nodes[chain[k]], made[k], l))

@@ -56,6 +56,7 @@ typedef struct onednn_node {
     onednn_packed *packed[ONEDNN_MAX_PACKED]; /* held: its packed weights */
     int n_packed;
     char impl[64]; /* the main primitive's implementation ("brg:avx512_core") */
+    int threads;   /* the OpenMP threads its primitives were made for and run on */
 } onednn_node;
 
 /* How a value of rank 3 to 5 ([N, C, spatial...]) lies in memory: as ONNX lays it out,

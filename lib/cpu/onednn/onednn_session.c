@@ -211,6 +211,24 @@ static void plan_layouts(const device_session_desc *desc, const layout_plan *lp)
     }
 }
 
+/* Output elements below which a node runs on one thread: a classifier's Gemm, a
+ * GlobalAveragePool, a squeeze-and-excitation block's products. On 2 cores (the AVX2 EPYC,
+ * 2026-11-30, DNNL_VERBOSE) ResNet-18's classifier took 0.14 ms on one thread and 0.3-0.5 on
+ * two, its GlobalAveragePool 0.02 and 0.11-0.25: the team's start costs more than the work. */
+#define ONEDNN_ONE_THREAD_OUTPUTS 4096
+
+/* The threads node i's primitives are made for: one for a small output, else the
+ * session's. */
+static int node_threads(const graph *g, const graph_value *values, int i, int threads)
+{
+    const graph_node *n = &g->nodes[i];
+    size_t out = 0;
+    for (int o = 0; o < n->n_outputs; o++)
+        if (n->outputs[o] >= 0)
+            out += vkml_tensor_element_count(values[n->outputs[o]].rank, values[n->outputs[o]].dims);
+    return out < ONEDNN_ONE_THREAD_OUTPUTS ? 1 : threads;
+}
+
 static vkml_status build_nodes(const device_session_desc *desc, void *const *ptrs,
                                const layout_plan *lp, onednn_session *s, bool *declined,
                                vkml_error *err)
@@ -230,7 +248,10 @@ static vkml_status build_nodes(const device_session_desc *desc, void *const *ptr
         bool taken = false;
         if (!(s->nodes[i] = calloc(1, sizeof(onednn_node))))
             return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "oneDNN: out of memory");
+        s->nodes[i]->threads = node_threads(g, desc->values, i, s->threads);
+        omp_set_num_threads(s->nodes[i]->threads); /* oneDNN sizes its kernels' work for this */
         vkml_status st = op_for(&g->nodes[i])->build(&b, s->nodes[i], &taken, err);
+        omp_set_num_threads(s->threads);
         if (st)
             return st;
         if (!taken) { /* the C kernel runs it; its values' layouts change */
@@ -352,11 +373,11 @@ vkml_status onednn_session_run(onednn_session *s, int chunk, int node, vkml_erro
 {
     onednn_node *n = s->nodes[node];
     dnnl_stream_t stream = s->streams[chunk];
-    omp_set_num_threads(s->threads);
+    omp_set_num_threads(n->threads);
     for (int i = 0; i < n->n_steps; i++) {
         const onednn_step *step = &n->steps[i];
         if (!step->prim) {
-            onednn_copy_run(&step->copy, s->threads);
+            onednn_copy_run(&step->copy, n->threads);
             continue;
         }
         dnnl_status_t st = dnnl_primitive_execute(step->prim, stream, step->n_args, step->args);
