@@ -225,7 +225,8 @@ static int node_threads(const graph *g, const graph_value *values, int i, int th
     size_t out = 0;
     for (int o = 0; o < n->n_outputs; o++)
         if (n->outputs[o] >= 0)
-            out += vkml_tensor_element_count(values[n->outputs[o]].rank, values[n->outputs[o]].dims);
+            out +=
+                vkml_tensor_element_count(values[n->outputs[o]].rank, values[n->outputs[o]].dims);
     return out < ONEDNN_ONE_THREAD_OUTPUTS ? 1 : threads;
 }
 
