@@ -429,8 +429,9 @@ static int merge_one(graph *g, int f, const int *readers)
     if (y < 0 || !inputs || !outputs || (q->epilogue && !e))
         return -1;
     graph_value *yv = &g->values[y];
+    const char *y_name = yv->name;
     *yv = g->values[q->outputs[0]];
-    yv->name = g->values[y].name;
+    yv->name = y_name;
     yv->dims[yv->rank - 1] = row;
     yv->kind = GRAPH_VALUE_INTERMEDIATE;
     yv->is_output = false;
