@@ -24,11 +24,11 @@ static void fa_rows(void *ctx, int64_t begin, int64_t end)
     const fa_job *j = ctx;
     const fused_attention_params *p = j->p;
     for (int64_t r = begin; r < end; r++) {
-        int64_t batch = r / p->m, i = r % p->m, ao, bo, vo, yo;
-        fused_attention_offsets(p, batch, &ao, &bo, &vo, &yo);
+        int64_t batch = r / p->m, i = r % p->m, ao, bo, vo, yo, mo;
+        fused_attention_offsets(p, batch, &ao, &bo, &vo, &yo, &mo);
         const float *a = j->a + ao + i * p->a_sm;
         float *s = j->scores + r * p->n, max = -INFINITY, sum = 0.0f;
-        int64_t mo = p->mask ? fused_attention_mask_offset(p, batch) + i * p->mask_sm : 0;
+        mo += i * p->mask_sm;
         for (int64_t t = 0; t < p->n; t++) {
             const float *b = j->b + bo + t * p->b_sn;
             float dot = 0.0f;

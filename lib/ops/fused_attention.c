@@ -22,9 +22,9 @@ vkml_status fused_attention_infer(graph_value *values, const graph_node *node, v
 }
 
 void fused_attention_offsets(const fused_attention_params *p, int64_t index, int64_t *a, int64_t *b,
-                             int64_t *v, int64_t *y)
+                             int64_t *v, int64_t *y, int64_t *mask)
 {
-    *a = p->a_offset, *b = p->b_offset, *v = p->v_offset, *y = 0;
+    *a = p->a_offset, *b = p->b_offset, *v = p->v_offset, *y = *mask = 0;
     for (int d = p->batch_rank - 1; d >= 0; d--) {
         int64_t i = index % p->batch_dims[d];
         index /= p->batch_dims[d];
@@ -32,17 +32,8 @@ void fused_attention_offsets(const fused_attention_params *p, int64_t index, int
         *b += i * p->b_batch[d];
         *v += i * p->v_batch[d];
         *y += i * p->y_batch[d];
+        *mask += i * p->mask_batch[d];
     }
-}
-
-int64_t fused_attention_mask_offset(const fused_attention_params *p, int64_t index)
-{
-    int64_t at = 0;
-    for (int d = p->batch_rank - 1; d >= 0; d--) {
-        at += index % p->batch_dims[d] * p->mask_batch[d];
-        index /= p->batch_dims[d];
-    }
-    return at;
 }
 
 fused_attention_where fused_attention_mode(void)

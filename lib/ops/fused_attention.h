@@ -50,11 +50,9 @@ typedef struct fused_attention_params {
     int64_t dims[VKML_MAX_RANK];
 } fused_attention_params;
 
-/* Element offsets of batch `index`'s A, B, V and Y (index < batch_count). */
+/* Element offsets of batch `index`'s A, B, V, Y and mask (index < batch_count). */
 void fused_attention_offsets(const fused_attention_params *p, int64_t index, int64_t *a, int64_t *b,
-                             int64_t *v, int64_t *y);
-/* Element offset of batch `index`'s mask. */
-int64_t fused_attention_mask_offset(const fused_attention_params *p, int64_t index);
+                             int64_t *v, int64_t *y, int64_t *mask);
 
 /* Where the planner fuses attention (VKML_FUSE_ATTENTION): by default only where a GPU's
  * cooperative-matrix kernel takes the node (faster than the nodes apart on the H200); with

@@ -89,27 +89,45 @@ static bool projection(const graph *g, const graph_node *n, int x, vkml_dtype dt
            b->data_size >= (size_t)*cols * vkml_dtype_size(dt);
 }
 
-/* A stride into a dense [..., cols] value, as the same step into rows of `row` elements:
- * a whole number of rows scales, a step within a row stays; false otherwise. */
-static bool restride(int64_t *stride, int64_t cols, int64_t row)
+/* Operand k of fp (A, B, V): its strides along its matrix's two dims and those dims'
+ * extents, its strides per batch dim, its offset. */
+typedef struct qkv_operand {
+    int64_t *stride[2], extent[2], *batch, *offset;
+} qkv_operand;
+
+static qkv_operand operand_of(fused_attention_params *fp, int k)
 {
-    if (*stride % cols == 0)
-        *stride = *stride / cols * row;
-    else if (*stride > cols)
-        return false;
-    return true;
+    if (k == 0)
+        return (qkv_operand){{&fp->a_sm, &fp->a_sk}, {fp->m, fp->k}, fp->a_batch, &fp->a_offset};
+    if (k == 1)
+        return (qkv_operand){{&fp->b_sk, &fp->b_sn}, {fp->k, fp->n}, fp->b_batch, &fp->b_offset};
+    return (qkv_operand){{&fp->v_sn, &fp->v_se}, {fp->n, fp->e}, fp->v_batch, &fp->v_offset};
 }
 
-/* The operand strides of fp (operand k: A, B, V) for rows of `row` elements. */
-static bool restride_operand(fused_attention_params *fp, int k, int64_t cols, int64_t row)
+/* Rewrites one stride (along a dim of `extent` elements); false when it cannot. */
+typedef bool (*stride_fn)(int64_t *stride, int64_t extent, const void *ctx);
+
+/* fn on every stride of operand k of fp; false when it fails on one. */
+static bool map_strides(fused_attention_params *fp, int k, stride_fn fn, const void *ctx)
 {
-    int64_t *batch = k == 0 ? fp->a_batch : k == 1 ? fp->b_batch : fp->v_batch;
-    int64_t *s1 = k == 0 ? &fp->a_sm : k == 1 ? &fp->b_sk : &fp->v_sn;
-    int64_t *s2 = k == 0 ? &fp->a_sk : k == 1 ? &fp->b_sn : &fp->v_se;
-    bool ok = restride(s1, cols, row) && restride(s2, cols, row);
-    for (int d = 0; d < fp->batch_rank; d++)
-        ok &= restride(&batch[d], cols, row);
+    qkv_operand o = operand_of(fp, k);
+    bool ok = fn(o.stride[0], o.extent[0], ctx) && fn(o.stride[1], o.extent[1], ctx);
+    for (int d = 0; ok && d < fp->batch_rank; d++)
+        ok = fn(&o.batch[d], fp->batch_dims[d], ctx);
     return ok;
+}
+
+/* A stride into a dense [..., cols] value as the same step into rows of `row` elements
+ * (ctx: {cols, row}): a whole number of rows scales, a step within a row stays. */
+static bool restride(int64_t *stride, int64_t extent, const void *ctx)
+{
+    const int64_t *rows = ctx;
+    (void)extent;
+    if (*stride % rows[0] == 0)
+        *stride = *stride / rows[0] * rows[1];
+    else if (*stride > rows[0])
+        return false;
+    return true;
 }
 
 /* The three constants side by side along their last dim, as a new constant of g: weights
@@ -246,10 +264,7 @@ static bool node_layout(const graph *g, const graph_node *n, int value, qkv_layo
         l->rank--;
         return true;
     }
-    if (is_op(n, OP_ID_Reshape) || is_op(n, OP_ID_Unsqueeze) || is_op(n, OP_ID_Squeeze) ||
-        is_op(n, OP_ID_Flatten) || is_op(n, OP_ID_Identity))
-        return reshape_layout(l, out);
-    return false;
+    return layout_op(n) && reshape_layout(l, out); /* the reshapes */
 }
 
 /* The layout of value v (rank and dims known) in the value it comes from through layout
@@ -295,12 +310,19 @@ static bool layout_of(const graph *g, int v, int *root, int *chain, int *n_chain
     return true;
 }
 
+/* The value an operand is read in as dense, and its layout in the value it comes from. */
+typedef struct qkv_relayout {
+    const graph_value *v;
+    qkv_layout l;
+} qkv_relayout;
+
 /* A stride into value v as dense (a step of one of its dims of more than one element, or
- * 0) along a dim of `extent` elements, as the same step in layout l; false when it is no
- * such step. */
-static bool relayout_stride(int64_t *stride, int64_t extent, const graph_value *v,
-                            const qkv_layout *l)
+ * 0) along a dim of `extent` elements, as the same step in layout l (ctx: qkv_relayout);
+ * false when it is no such step. */
+static bool relayout_stride(int64_t *stride, int64_t extent, const void *ctx)
 {
+    const graph_value *v = ((const qkv_relayout *)ctx)->v;
+    const qkv_layout *l = &((const qkv_relayout *)ctx)->l;
     if (*stride == 0 || extent == 1) {
         *stride = 0;
         return true;
@@ -325,28 +347,14 @@ static int read_through(graph *g, int f)
     fused_attention_params *fp = (fused_attention_params *)node->params, np = *fp;
     int roots[3], chain[QKV_MAX_CHAIN], n_chain, copies = 0;
     for (int k = 0; k < 3; k++) {
-        qkv_layout l;
-        const graph_value *v = &g->values[node->inputs[k]];
-        if (!layout_of(g, node->inputs[k], &roots[k], chain, &n_chain, &l))
+        qkv_relayout r = {.v = &g->values[node->inputs[k]]};
+        int64_t *offset = operand_of(&np, k).offset;
+        if (!layout_of(g, node->inputs[k], &roots[k], chain, &n_chain, &r.l) || *offset != 0 ||
+            !map_strides(&np, k, relayout_stride, &r))
             return 0;
         for (int c = 0; c < n_chain; c++)
             copies += is_op(&g->nodes[chain[c]], OP_ID_Transpose);
-        int64_t *batch = k == 0 ? np.a_batch : k == 1 ? np.b_batch : np.v_batch;
-        int64_t *s1 = k == 0 ? &np.a_sm : k == 1 ? &np.b_sk : &np.v_sn;
-        int64_t *s2 = k == 0 ? &np.a_sk : k == 1 ? &np.b_sn : &np.v_se;
-        int64_t *off = k == 0 ? &np.a_offset : k == 1 ? &np.b_offset : &np.v_offset;
-        int64_t e1 = k == 0   ? np.m
-                     : k == 1 ? np.k
-                              : np.n,
-                e2 = k == 0   ? np.k
-                     : k == 1 ? np.n
-                              : np.e;
-        bool ok = *off == 0 && relayout_stride(s1, e1, v, &l) && relayout_stride(s2, e2, v, &l);
-        for (int d = 0; d < np.batch_rank; d++)
-            ok &= relayout_stride(&batch[d], np.batch_dims[d], v, &l);
-        if (!ok)
-            return 0;
-        *off = l.offset;
+        *offset = r.l.offset;
     }
     if (copies == 0) /* views all: nothing to gain */
         return 0;
@@ -408,12 +416,13 @@ static int merge_one(graph *g, int f, const int *readers)
         return 0;
     int64_t row = cols[0] + cols[1] + cols[2];
     fused_attention_params np = *fp;
-    for (int k = 0; k < 3; k++)
-        if (!restride_operand(&np, k, cols[k], row))
+    int64_t at = 0;
+    for (int k = 0; k < 3; at += cols[k++]) {
+        int64_t rows[2] = {cols[k], row};
+        if (!map_strides(&np, k, restride, rows))
             return 0;
-    np.a_offset = 0;
-    np.b_offset = cols[0];
-    np.v_offset = cols[0] + cols[1];
+        *operand_of(&np, k).offset = at; /* A, B, V side by side in each row */
+    }
 
     const graph_node *q = &g->nodes[path[0].product];
     char name[3][512];

@@ -369,19 +369,28 @@ static vkml_status lower_model(plan *p, const plan_target *target, int64_t symbo
     return VKML_OK;
 }
 
+/* The plan's values again from its graph g's (after a pass changed them). */
+static vkml_status take_values(plan *p, const graph *g, vkml_error *err)
+{
+    graph_value *values = graph_values_clone(g);
+    if (!values)
+        return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory fusing nodes");
+    free(p->values);
+    p->values = values;
+    return VKML_OK;
+}
+
 /* A fused graph (or NULL: nothing fused) becomes the plan's, kept in *own, its values
  * re-cloned. */
 static vkml_status adopt_graph(plan *p, graph *fused, graph **own, vkml_error *err)
 {
     if (!fused)
         return VKML_OK;
-    graph_value *values = graph_values_clone(fused);
-    if (!values) {
+    vkml_status st = take_values(p, fused, err);
+    if (st) {
         graph_destroy(&fused);
-        return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory fusing nodes");
+        return st;
     }
-    free(p->values);
-    p->values = values;
     *own = fused;
     p->graph = fused;
     return VKML_OK;
@@ -414,15 +423,9 @@ static vkml_status fuse_plan(plan *p, const plan_target *target, vkml_error *err
         return st;
     /* their projections, one product each (in the plan's own graph: its values again) */
     int merged = 0;
-    if (fused && (st = fuse_qkv(p->attention, &merged, err)) != VKML_OK)
+    if (fused && ((st = fuse_qkv(p->attention, &merged, err)) != VKML_OK ||
+                  (merged && (st = take_values(p, p->attention, err)) != VKML_OK)))
         return st;
-    graph_value *values = merged ? graph_values_clone(p->attention) : NULL;
-    if (merged && !values)
-        return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "out of memory fusing nodes");
-    if (values) {
-        free(p->values);
-        p->values = values;
-    }
     fused = NULL;
     if ((st = fuse_eltwise(p->graph, p->values, &fused, err)) != VKML_OK)
         return st;

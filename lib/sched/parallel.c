@@ -10,6 +10,7 @@
  */
 #include "sched/sched.h"
 
+#include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -76,9 +77,19 @@ int sched_limit_threads(int n)
     return was;
 }
 
+/* The process's cores when it first split a loop: read once, not a system call a loop. */
+static int first_cores;
+static pthread_once_t cores_once = PTHREAD_ONCE_INIT;
+
+static void read_cores(void)
+{
+    first_cores = sched_core_count();
+}
+
 int sched_thread_count(void)
 {
-    int threads = sched_core_count(), pool = sched_pool_threads() + 1;
+    pthread_once(&cores_once, read_cores);
+    int threads = first_cores, pool = sched_pool_threads() + 1;
     if (thread_limit > 0 && thread_limit < threads)
         threads = thread_limit;
     return threads < pool ? threads : pool;

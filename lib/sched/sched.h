@@ -69,7 +69,8 @@ int sched_pool_threads(void);
 typedef void (*sched_range_fn)(void *ctx, int64_t begin, int64_t end);
 void sched_parallel_for(int64_t count, double cost_per_item, sched_range_fn fn, void *ctx);
 /* Threads sched_parallel_for may use on the calling thread (the caller included): the
- * cores this process may run on, or the calling thread's limit when it has one. */
+ * cores this process could run on when it first asked, or the calling thread's limit when
+ * it has one. */
 int sched_thread_count(void);
 /* Limits the calling thread's sched_parallel_for to n threads (the caller included; 0: no
  * limit) and returns the limit it had. The CPU device runs a session's nodes under its
