@@ -63,7 +63,7 @@ static vkml_status conv_pd(conv_build *c, bool probe, dnnl_primitive_desc_t *pd,
     vkml_status st = VKML_OK;
     *pd = NULL;
     if ((probe || onednn_epilogue_post_ops(node->epilogue, po, c->residual >= 0 ? &c->y_want : NULL,
-                                           !c->residual_add)) &&
+                                           !c->residual_add, onednn_act_apart(node->epilogue))) &&
         dnnl_primitive_attr_set_post_ops(attr, po) == dnnl_success)
         st = onednn_pd(&cd, attr, pd, err);
     onednn_attr_destroy(attr, po);
@@ -288,6 +288,9 @@ static vkml_status conv_build_node(const onednn_build *b, onednn_node *n, bool *
         return st;
     }
     if ((st = onednn_add_pd_step(n, pd, n_args, args, err)))
+        return st;
+    if (onednn_act_apart(node->epilogue) &&
+        (st = onednn_add_act_step(n, node->epilogue, conv_out, err)))
         return st;
     *taken = true;
     if (c.p.pooled)

@@ -145,7 +145,7 @@ static vkml_status product_build(const onednn_build *b, const product *pr, onedn
         ok = dnnl_post_ops_append_binary(po, dnnl_binary_add, &add.want) == dnnl_success;
         add_index = before++;
     }
-    ok = ok && onednn_epilogue_post_ops(e, po, residual >= 0 ? &res_md : NULL, false) &&
+    ok = ok && onednn_epilogue_post_ops(e, po, residual >= 0 ? &res_md : NULL, false, false) &&
          dnnl_primitive_attr_set_post_ops(attr, po) == dnnl_success;
     if (ok && pr->n_scales && pr->zero[2]) /* last: no residual follows (integer_form) */
         ok = onednn_round_before_zero_point(attr, po);

@@ -24,11 +24,14 @@ typedef struct onednn_packed onednn_packed;
  *   src_pitch to dst + p * dst_pitch (channel ranges, onednn_channels.c);
  * - ONEDNN_HALVES_TO_FLOATS, ONEDNN_FLOATS_TO_HALVES: `pixels` elements converted (a
  *   float16 value at a library node's edge; F16C where the CPU has it, which oneDNN's
- *   float16 reorders do not use). */
+ *   float16 reorders do not use);
+ * - ONEDNN_SILU: `pixels` floats at dst made x * sigmoid(alpha x) in place (a SiLU
+ *   epilogue: onednn_act_apart). */
 typedef enum onednn_copy_kind {
     ONEDNN_COPY_RUNS,
     ONEDNN_HALVES_TO_FLOATS,
     ONEDNN_FLOATS_TO_HALVES,
+    ONEDNN_SILU,
 } onednn_copy_kind;
 
 typedef struct onednn_copy {
@@ -36,6 +39,7 @@ typedef struct onednn_copy {
     const void *src;
     void *dst;
     int64_t pixels, src_pitch, dst_pitch, count;
+    float alpha;
 } onednn_copy;
 
 /* One primitive execution with its arguments, or (prim NULL) a copy. */
@@ -181,9 +185,18 @@ void onednn_packed_release(onednn_packed **ref);
  * scale, not a pool) as post-ops appended to po, the residual's memory descriptor
  * `residual_md` (NULL when none). The residual is a binary add, or with as_sum a sum
  * post-op: the destination then holds the residual when the primitive runs (the caller
- * copies it there). False when oneDNN has no form of the activation. */
+ * copies it there). False when oneDNN has no form of the activation. With act_apart
+ * (onednn_act_apart true) the activation is left out: the caller runs it after the
+ * primitive (onednn_add_act_step). */
 bool onednn_epilogue_post_ops(const graph_epilogue *e, dnnl_post_ops_t po,
-                              const dnnl_memory_desc_t *residual_md, bool as_sum);
+                              const dnnl_memory_desc_t *residual_md, bool as_sum, bool act_apart);
+/* Whether the epilogue ends in a SiLU, which vkml runs faster itself than oneDNN 2.6's
+ * swish post-op (silu_fast.h): a residual, if any, is added before it. */
+bool onednn_act_apart(const graph_epilogue *e);
+/* Appends the step running e's activation (onednn_act_apart) over the float32 memory mem
+ * in place, on the node's threads. */
+vkml_status onednn_add_act_step(onednn_node *n, const graph_epilogue *e, dnnl_memory_t mem,
+                                vkml_error *err);
 /* The post-op index of the residual's binary add in what onednn_epilogue_post_ops appends
  * after `before` post-ops, or -1 when there is none. */
 int onednn_epilogue_residual_index(const graph_epilogue *e, int before);

@@ -1,5 +1,6 @@
 /* The building blocks of a library node (onednn_node.h). */
 #include "cpu/onednn/onednn_node.h"
+#include "cpu/silu_fast.h"
 
 #include <pthread.h>
 #include <stdint.h>
@@ -203,14 +204,20 @@ static void copy_range(const onednn_copy *c, int64_t begin, int64_t end)
         vkml_halves_from_floats((uint16_t *)c->dst + begin, (const float *)c->src + begin,
                                 (size_t)(end - begin));
         break;
+    case ONEDNN_SILU:
+        cpu_silu_inplace((float *)c->dst + begin, (size_t)(end - begin), c->alpha);
+        break;
     }
 }
 
+/* A thread's part: whole 64-byte lines of floats where the step runs over elements. */
 static void copy_part(void *arg)
 {
     const onednn_copy *c = arg;
     int64_t parts = omp_get_num_threads(), part = omp_get_thread_num();
-    copy_range(c, c->pixels * part / parts, c->pixels * (part + 1) / parts);
+    int64_t unit = c->kind == ONEDNN_COPY_RUNS ? 1 : 16, units = (c->pixels + unit - 1) / unit;
+    int64_t begin = units * part / parts * unit, end = units * (part + 1) / parts * unit;
+    copy_range(c, begin, end < c->pixels ? end : c->pixels);
 }
 
 void onednn_copy_run(const onednn_copy *copy, int threads)
@@ -500,12 +507,31 @@ static bool append_residual(dnnl_post_ops_t po, const dnnl_memory_desc_t *residu
     return dnnl_post_ops_append_binary(po, dnnl_binary_add, residual_md) == dnnl_success;
 }
 
+bool onednn_act_apart(const graph_epilogue *e)
+{
+    return e && e->act == ELT_SILU && (e->residual < 0 || e->residual_first);
+}
+
+vkml_status onednn_add_act_step(onednn_node *n, const graph_epilogue *e, dnnl_memory_t mem,
+                                vkml_error *err)
+{
+    const dnnl_memory_desc_t *md;
+    void *ptr;
+    dnnl_memory_get_memory_desc(mem, &md);
+    dnnl_memory_get_data_handle(mem, &ptr);
+    onednn_copy silu = {.kind = ONEDNN_SILU,
+                        .dst = ptr,
+                        .pixels = (int64_t)(dnnl_memory_desc_get_size(md) / sizeof(float)),
+                        .alpha = e->alpha};
+    return onednn_add_copy_step(n, &silu, err);
+}
+
 bool onednn_epilogue_post_ops(const graph_epilogue *e, dnnl_post_ops_t po,
-                              const dnnl_memory_desc_t *residual_md, bool as_sum)
+                              const dnnl_memory_desc_t *residual_md, bool as_sum, bool act_apart)
 {
     dnnl_alg_kind_t alg[2];
     float alpha[2], beta[2];
-    int forms = e ? act_forms(e, alg, alpha, beta) : 0;
+    int forms = e && !act_apart ? act_forms(e, alg, alpha, beta) : 0;
     if (forms < 0)
         return false;
     bool residual = e && e->residual >= 0 && residual_md;
