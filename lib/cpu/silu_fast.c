@@ -11,9 +11,12 @@
 #define LOG2E 1.44269504f
 #define CLAMP 126.0f
 /* 2^f on [-0.5, 0.5], highest power first */
-static const float poly[7] = {1.535336188319500e-4f, 1.339887440266574e-3f,
-                              9.618437357674640e-3f, 5.550332471162809e-2f,
-                              2.402264791363012e-1f, 6.931472028550421e-1f,
+static const float poly[7] = {1.535336188319500e-4f,
+                              1.339887440266574e-3f,
+                              9.618437357674640e-3f,
+                              5.550332471162809e-2f,
+                              2.402264791363012e-1f,
+                              6.931472028550421e-1f,
                               1.0f};
 
 static float silu_one(float x, float k)
@@ -68,8 +71,8 @@ __attribute__((target("avx2,fma"))) static void silu_avx2(float *x, size_t n, fl
         for (int j = 1; j < 7; j++)
             p = _mm256_fmadd_ps(p, f, _mm256_set1_ps(poly[j]));
         /* 2^r from its exponent bits: r is a whole number in [-126, 126] */
-        __m256i bits = _mm256_slli_epi32(
-            _mm256_add_epi32(_mm256_cvtps_epi32(r), _mm256_set1_epi32(127)), 23);
+        __m256i bits =
+            _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(r), _mm256_set1_epi32(127)), 23);
         __m256 e = _mm256_mul_ps(p, _mm256_castsi256_ps(bits));
         _mm256_storeu_ps(x + i, _mm256_div_ps(v, _mm256_add_ps(one, e)));
     }

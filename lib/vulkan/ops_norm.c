@@ -5,6 +5,9 @@
 #include "ops/norm.h"
 #include "vulkan/ops_reduce.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 static vk_kernel_id norm_kernel(norm_op op)
 {
     switch (op) {
@@ -53,6 +56,40 @@ static vkml_status record_stats(gpu_recorder *rec, const graph_node *node, const
     return VKML_OK;
 }
 
+/* norm_vec.comp's lines a workgroup, 16-byte vectors a lane at most, lanes a line. */
+#define NORM_VEC_LINES 4
+#define NORM_VEC_MAX 8
+#define NORM_VEC_LANES 32
+
+/* Whether norm_vec.comp takes the node (VKML_NORM_VEC=0: never): LayerNormalization or
+ * RMSNormalization in float32 or float16 on a GPU with clustered subgroups of 32, over
+ * dense lines (line l at l * count) of a multiple of 32 vectors and at most 8 a lane,
+ * scale and bias (if any) indexed by position in the line alone, every binding 16-byte
+ * aligned. On the H200 (2026-11-30, 24 LayerNormalizations of [128, 768] in a chain,
+ * float16) norm.comp's workgroup a line took 7.0 us a node. */
+static bool vec_lines(const struct gpu_caps *caps, const norm_geom *g, vkml_dtype dtype)
+{
+    const char *env = getenv("VKML_NORM_VEC");
+    if ((env && strcmp(env, "0") == 0) || !caps->prefer_tiled || !caps->subgroup_lanes32 ||
+        caps->storage_offset_alignment == 0 || caps->storage_offset_alignment % 16 != 0 ||
+        (g->op != NORM_LAYER && g->op != NORM_RMS) ||
+        (dtype != VKML_DTYPE_FLOAT && dtype != VKML_DTYPE_FLOAT16))
+        return false;
+    const reduce_view *v = &g->view;
+    int64_t per_vec = dtype == VKML_DTYPE_FLOAT16 ? 8 : 4;
+    if (v->n_red != 1 || v->red_strides[0] != 1 || v->count % (per_vec * NORM_VEC_LANES) != 0 ||
+        v->count / (per_vec * NORM_VEC_LANES) > NORM_VEC_MAX || v->lines > UINT32_MAX / 4)
+        return false;
+    int64_t stride = v->count; /* the kept dims, innermost first, dense over whole lines */
+    for (int k = v->n_keep - 1; k >= 0; k--) {
+        if (v->keep_dims[k] > 1 && v->keep_strides[k] != stride)
+            return false;
+        stride *= v->keep_dims[k];
+    }
+    return g->param_count == 0 || (g->param_count == v->count && g->r_div == 1 &&
+                                   g->r_mod == v->count && (g->line_mul == 0 || g->line_mod == 1));
+}
+
 VKML_GPU_DECL(gpu_norm)
 {
     norm_geom g;
@@ -76,8 +113,17 @@ VKML_GPU_DECL(gpu_norm)
     int x = node->inputs[0];
     int bind[] = {x, pc.has_scale ? node->inputs[1] : x, pc.has_bias ? node->inputs[2] : x,
                   node->outputs[0]};
-    if ((st = vk_rec_lines(rec, norm_kernel(g.op), values[x].dtype, &g.view, bind, &pc, sizeof(pc),
-                           err)))
+    if (vec_lines(vk_rec_caps(rec), &g, values[x].dtype)) {
+        uint32_t groups[3];
+        uint64_t workgroups = ((uint64_t)g.view.lines + NORM_VEC_LINES - 1) / NORM_VEC_LINES;
+        vk_groups_1d(vk_rec_caps(rec), workgroups * VK_WG_SIZE_1D, groups);
+        st = vk_rec_kernel(rec, VK_KERNEL_NORM_MEANVAR_VEC, values[x].dtype, bind, &pc, sizeof(pc),
+                           groups, err);
+    } else {
+        st = vk_rec_lines(rec, norm_kernel(g.op), values[x].dtype, &g.view, bind, &pc, sizeof(pc),
+                          err);
+    }
+    if (st)
         return st;
     return record_stats(rec, node, &g, err);
 }

@@ -145,9 +145,10 @@ static void test_softmax_kernels(void)
 
 /* The GPU kernels of 32 lanes a line (ops_reduce.h: the _short kernels for lines of up to
  * VK_REDUCE_SHORT_MAX_COUNT, the _lanes ones where subgroups combine them, up to
- * VK_NORM_LANES_MAX_COUNT), whatever the device prefers: the cases above, then lines of a
- * BERT-base encoder (LayerNormalization over 768, Softmax over 128) in counts that leave
- * the last workgroup's lines partly spare. */
+ * VK_NORM_LANES_MAX_COUNT; norm_vec.comp where subgroups of 32 hold dense lines),
+ * whatever the device prefers: the cases above, then lines of a BERT-base encoder
+ * (LayerNormalization over 768, Softmax over 128) in counts that leave the last
+ * workgroup's lines partly spare. */
 static void test_line_kernels(void)
 {
     oh_gpu_kernels(OH_KERNELS_TILED, 0);
@@ -159,6 +160,26 @@ static void test_line_kernels(void)
         oh_case *c = norm_case("LayerNormalization", 17, t, 3, (int64_t[]){3, 37, 768}, 768, true);
         oh_attr_int(c, "axis", -1);
         oh_run(c, "LayerNormalization lines of 768", b);
+        /* norm_vec.comp's forms where the GPU has clustered subgroups of 32 (ops_norm.c,
+         * vec_lines; floats past 1,024 a line fall back): 8 vectors a lane, no bias, two
+         * normalised axes with a scale over both, RMSNormalization */
+        c = norm_case("LayerNormalization", 17, t, 3, (int64_t[]){2, 5, 2048}, 2048, true);
+        oh_attr_int(c, "axis", -1);
+        oh_run(c, "LayerNormalization lines of 2048", b);
+        c = norm_case("LayerNormalization", 17, t, 2, (int64_t[]){7, 1024}, 1024, false);
+        oh_attr_int(c, "axis", -1);
+        oh_run(c, "LayerNormalization lines of 1024, no bias", b);
+        c = oh_new("LayerNormalization", 17);
+        oh_input(c, t, 3, (int64_t[]){9, 4, 256}, -4, 4);
+        oh_const_random(c, t, 2, (int64_t[]){4, 256}, 0.5, 2);
+        oh_const_random(c, t, 2, (int64_t[]){4, 256}, -1, 1);
+        oh_attr_int(c, "axis", -2);
+        oh_run(c, "LayerNormalization over [4, 256]", b);
+        c = oh_new("RMSNormalization", 23);
+        oh_input(c, t, 3, (int64_t[]){3, 5, 512}, -4, 4);
+        oh_const_random(c, t, 1, (int64_t[]){512}, 0.5, 2);
+        oh_attr_int(c, "axis", -1);
+        oh_run(c, "RMSNormalization lines of 512", b);
         c = norm_case("Softmax", 13, t, 3, (int64_t[]){12, 13, 128}, 0, false);
         oh_attr_int(c, "axis", -1);
         oh_run(c, "Softmax lines of 128", b);

@@ -1,8 +1,8 @@
 /* SiLU in place (cpu/silu_fast.h), the CPU device's library convolutions' SiLU epilogue:
  * every path this CPU runs (plain, AVX2, AVX-512) against x * sigmoid(alpha x) in double,
- * within (1.2e-6 + 1.2e-7 |alpha x|) relative while sigmoid(alpha x) >= 2^-126 and within |x| 2^-126 below;
- * every path's bits equal to the plain path's; NaN stays NaN, infinities keep their sign;
- * runs of every length 0..40 at odd offsets (the vector loops' tails). */
+ * within (1.2e-6 + 1.2e-7 |alpha x|) relative while sigmoid(alpha x) >= 2^-126 and within |x|
+ * 2^-126 below; every path's bits equal to the plain path's; NaN stays NaN, infinities keep their
+ * sign; runs of every length 0..40 at odd offsets (the vector loops' tails). */
 #include "cpu/silu_fast.h"
 #include "testutil.h"
 
@@ -43,8 +43,8 @@ int main(void)
     static float x[N], plain[N];
     uint64_t seed = 7;
     size_t n = 0;
-    const float specials[] = {0.0f, -0.0f, 1e-30f, -1e-30f, 1e-40f, 87.0f, -87.0f, 88.0f,
-                              -88.0f, 200.0f, -200.0f, 3e38f, -3e38f, INFINITY, -INFINITY, NAN};
+    const float specials[] = {0.0f,   -0.0f,  1e-30f,  -1e-30f, 1e-40f, 87.0f,    -87.0f,    88.0f,
+                              -88.0f, 200.0f, -200.0f, 3e38f,   -3e38f, INFINITY, -INFINITY, NAN};
     for (size_t i = 0; i < sizeof(specials) / sizeof(specials[0]); i++)
         x[n++] = specials[i];
     while (n < 2048) /* a dense sweep of where sigmoid bends */
@@ -70,8 +70,8 @@ int main(void)
         for (size_t i = 0; i < len; i++) {
             float want = x[2048 + 3 + len + i];
             cpu_silu_inplace_on(0, &want, 1, 1.0f);
-            CHECK(memcmp(&y[i], &want, sizeof(float)) == 0, "run of %zu: element %zu %.9g, want %.9g",
-                  len, i, y[i], want);
+            CHECK(memcmp(&y[i], &want, sizeof(float)) == 0,
+                  "run of %zu: element %zu %.9g, want %.9g", len, i, y[i], want);
         }
         CHECK(y[len] == 12345.0f, "run of %zu: wrote past its end", len);
     }

@@ -1,0 +1,100 @@
+#version 450
+#extension GL_KHR_shader_subgroup_clustered : require
+#extension GL_EXT_control_flow_attributes : require
+// LayerNormalization and RMSNormalization over dense lines held in registers: 32 lanes a
+// line (a cluster of the subgroup), 4 lines a workgroup. Each lane loads its share of the
+// line as 16-byte vectors (8 halves or 4 floats, lane l taking vectors l, l + 32, ...), all
+// loads issued before any is used; the mean and the variance are combined within the
+// cluster (no shared memory, no barrier); then the lane writes its vectors normalised,
+// scaled and shifted (scale and bias indexed by position in the line). norm.comp's NORM=3
+// does the same for any view; the host takes this kernel (lib/vulkan/ops_norm.c,
+// vec_lines) for dense lines of a multiple of 32 vectors, at most VEC_MAX vectors a lane
+// (2,048 halves, 1,024 floats), scale and bias read by position alone.
+// Bindings: x, scale, bias (x again when absent), y; the push block is norm.comp's.
+#define PUSH_NORM
+#include "push.h"
+#include "buffers.glsl"
+
+#define LANES 32u
+#define LINES_PER_GROUP 4u
+#define VEC_MAX 8
+layout(local_size_x = 128, local_size_y = 1, local_size_z = 1) in;
+
+layout(std430, set = 0, binding = 0) readonly buffer x_buf { uvec4 xv[]; };
+layout(std430, set = 0, binding = 1) readonly buffer scale_buf { uvec4 sv[]; };
+layout(std430, set = 0, binding = 2) readonly buffer bias_buf { uvec4 bv[]; };
+layout(std430, set = 0, binding = 3) writeonly buffer y_buf { uvec4 yv[]; };
+
+#if defined(DTYPE_F16)
+#define PER_VEC 8
+// a vector's 8 halves as floats
+void unpack(uvec4 u, out float v[PER_VEC])
+{
+    for (int i = 0; i < 4; i++) {
+        vec2 h = unpackHalf2x16(u[i]);
+        v[2 * i] = h.x;
+        v[2 * i + 1] = h.y;
+    }
+}
+uvec4 pack(float v[PER_VEC])
+{
+    uvec4 u;
+    for (int i = 0; i < 4; i++)
+        u[i] = packHalf2x16(vec2(v[2 * i], v[2 * i + 1]));
+    return u;
+}
+#else
+#define PER_VEC 4
+void unpack(uvec4 u, out float v[PER_VEC])
+{
+    for (int i = 0; i < 4; i++)
+        v[i] = uintBitsToFloat(u[i]);
+}
+uvec4 pack(float v[PER_VEC])
+{
+    return uvec4(floatBitsToUint(v[0]), floatBitsToUint(v[1]), floatBitsToUint(v[2]),
+                 floatBitsToUint(v[3]));
+}
+#endif
+
+void main()
+{
+    uint group = gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x;
+    uint line = group * LINES_PER_GROUP + gl_LocalInvocationID.x / LANES;
+    uint lane = gl_LocalInvocationID.x % LANES;
+    // A line past the end walks line 0 and stores nothing: its cluster stays whole.
+    bool live = line < p.lines;
+    line = live ? line : 0u;
+    uint vecs = p.count / PER_VEC, per_lane = vecs / LANES, base = line * vecs;
+    float v[VEC_MAX][PER_VEC];
+    [[unroll]] for (int i = 0; i < VEC_MAX; i++)
+        if (uint(i) < per_lane)
+            unpack(xv[base + uint(i) * LANES + lane], v[i]);
+    float sum = 0.0;
+    [[unroll]] for (int i = 0; i < VEC_MAX; i++)
+        if (uint(i) < per_lane)
+            for (int j = 0; j < PER_VEC; j++)
+                sum += v[i][j];
+    float n = float(p.count);
+    float mean = p.rms != 0 ? 0.0 : subgroupClusteredAdd(sum, LANES) / n;
+    float sq = 0.0;
+    [[unroll]] for (int i = 0; i < VEC_MAX; i++)
+        if (uint(i) < per_lane)
+            for (int j = 0; j < PER_VEC; j++) {
+                float d = v[i][j] - mean;
+                sq += d * d;
+            }
+    float inv = inversesqrt(subgroupClusteredAdd(sq, LANES) / n + p.epsilon);
+    [[unroll]] for (int i = 0; i < VEC_MAX; i++) {
+        if (uint(i) >= per_lane)
+            continue;
+        uint at = uint(i) * LANES + lane;
+        float s[PER_VEC], b[PER_VEC];
+        unpack(p.has_scale != 0 ? sv[at] : uvec4(0u), s);
+        unpack(p.has_bias != 0 ? bv[at] : uvec4(0u), b);
+        for (int j = 0; j < PER_VEC; j++)
+            v[i][j] = (v[i][j] - mean) * inv * (p.has_scale != 0 ? s[j] : 1.0) + b[j];
+        if (live)
+            yv[base + at] = pack(v[i]);
+    }
+}
