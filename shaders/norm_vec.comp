@@ -3,13 +3,13 @@
 #extension GL_EXT_control_flow_attributes : require
 // LayerNormalization and RMSNormalization over dense lines held in registers: 32 lanes a
 // line (a cluster of the subgroup), 4 lines a workgroup. Each lane loads its share of the
-// line as 16-byte vectors (8 halves or 4 floats, lane l taking vectors l, l + 32, ...), all
-// loads issued before any is used; the mean and the variance are combined within the
-// cluster (no shared memory, no barrier); then the lane writes its vectors normalised,
-// scaled and shifted (scale and bias indexed by position in the line). norm.comp's NORM=3
-// does the same for any view; the host takes this kernel (lib/vulkan/ops_norm.c,
-// vec_lines) for dense lines of a multiple of 32 vectors, at most VEC_MAX vectors a lane
-// (2,048 halves, 1,024 floats), scale and bias read by position alone.
+// line as 16-byte vectors (8 halves or 4 floats, lane l taking vectors l, l + 32, ...) and
+// those of the scale and the bias, every load issued before any is used; the mean and the
+// variance are combined within the cluster (no shared memory, no barrier); then the lane
+// writes its vectors normalised, scaled and shifted (scale and bias indexed by position in
+// the line). norm.comp's NORM=3 does the same for any view; the host takes this kernel
+// (lib/vulkan/ops_norm.c, vec_lines) for dense lines of a multiple of 32 vectors, at most
+// VEC_MAX vectors a lane (2,048 halves, 1,024 floats), scale and bias read by position alone.
 // Bindings: x, scale, bias (x again when absent), y; the push block is norm.comp's.
 #define PUSH_NORM
 #include "push.h"
@@ -67,9 +67,18 @@ void main()
     line = live ? line : 0u;
     uint vecs = p.count / PER_VEC, per_lane = vecs / LANES, base = line * vecs;
     float v[VEC_MAX][PER_VEC];
-    [[unroll]] for (int i = 0; i < VEC_MAX; i++)
-        if (uint(i) < per_lane)
-            unpack(xv[base + uint(i) * LANES + lane], v[i]);
+    uvec4 sraw[VEC_MAX], braw[VEC_MAX]; // scale and bias, loaded with the line
+    [[unroll]] for (int i = 0; i < VEC_MAX; i++) {
+        uint at = uint(i) * LANES + lane;
+        sraw[i] = braw[i] = uvec4(0u);
+        if (uint(i) < per_lane) {
+            unpack(xv[base + at], v[i]);
+            if (p.has_scale != 0)
+                sraw[i] = sv[at];
+            if (p.has_bias != 0)
+                braw[i] = bv[at];
+        }
+    }
     float sum = 0.0;
     [[unroll]] for (int i = 0; i < VEC_MAX; i++)
         if (uint(i) < per_lane)
@@ -90,8 +99,8 @@ void main()
             continue;
         uint at = uint(i) * LANES + lane;
         float s[PER_VEC], b[PER_VEC];
-        unpack(p.has_scale != 0 ? sv[at] : uvec4(0u), s);
-        unpack(p.has_bias != 0 ? bv[at] : uvec4(0u), b);
+        unpack(sraw[i], s);
+        unpack(braw[i], b);
         for (int j = 0; j < PER_VEC; j++)
             v[i][j] = (v[i][j] - mean) * inv * (p.has_scale != 0 ? s[j] : 1.0) + b[j];
         if (live)
