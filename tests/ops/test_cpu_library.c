@@ -93,8 +93,10 @@ static int weights(graph *g, int rank, const int64_t *dims)
 
 /* ---- running ----------------------------------------------------------------------- */
 
-static int library_nodes;     /* nodes on oneDNN in the session being created */
-static int library_threads;   /* its "N nodes on oneDNN, T threads each" */
+static int library_nodes;   /* nodes on oneDNN in the session being created */
+static int library_threads; /* its "N nodes on oneDNN, T threads each" */
+static int thread_trials;   /* small nodes timed on both team sizes, and those kept wide */
+static int wide_kept;
 static char first_stored[32]; /* how its first library node's output is stored */
 static char first_impl[64];   /* and its implementation ("jit:avx512_core") */
 static bool first_split;      /* its int8 weights split in two (no VNNI: onednn_quant.c) */
@@ -122,6 +124,13 @@ static void count_library(void *user, vkml_log_level level, const char *message)
     if (strstr(message, "in their residual's memory") &&
         sscanf(message, "CPU device: %d convs", &nodes) == 1)
         in_place_convs += nodes;
+    const char *trial = strstr(message, " thread");
+    int kept;
+    if (strstr(message, "CPU device: ") && trial && strstr(trial, ") or 1 (") &&
+        sscanf(strrchr(message, ':') + 1, "%d", &kept) == 1) {
+        thread_trials++;
+        wide_kept += kept > 1;
+    }
     if (sscanf(message, "CPU device: %d nodes on oneDNN, %d thread", &nodes, &threads) == 2) {
         library_threads = threads;
         library_nodes = nodes; /* a node declined at build logs the others twice */
@@ -728,6 +737,34 @@ static void threads_check(vkml_context *ctx)
     vkml_model_destroy(&m);
 }
 
+/* A small node that reads much (a classifier's product: one row by 512 x 1000 weights,
+ * then a Softmax) is timed on one thread and on the team at session creation, and either
+ * form gives the reference's values; with one thread there is nothing to time, and a node
+ * that reads little (a Softmax of 1000) is never timed. */
+static void thread_trial_check(vkml_context *ctx)
+{
+    for (int threads = 1; threads <= 3; threads += 2) {
+        graph *g = graph_create();
+        int x = input(g, 2, (int64_t[]){1, 512}), h = value(g), y = value(g);
+        add_node(g, "MatMul", 13, 2, (int[]){x, weights(g, 2, (int64_t[]){512, 1000})}, h, 0, NULL);
+        add_node(g, "Softmax", 13, 1, (int[]){h}, y, 0, NULL);
+        char env[8], label[64];
+        snprintf(env, sizeof(env), "%d", threads);
+        snprintf(label, sizeof(label), "classifier MatMul, %d threads", threads);
+        setenv("VKML_CPU_THREADS", env, 1);
+        thread_trials = wide_kept = 0;
+        check_case(ctx, label, g, (int[]){x}, 1, (int[]){y}, 1, 2);
+        unsetenv("VKML_CPU_THREADS");
+        /* the reference run and the library's: one trial, in the second */
+        CHECK(thread_trials == (threads > 1 ? 1 : 0), "%s: %d nodes timed both ways", label,
+              thread_trials);
+        printf("%s: %s\n", label,
+               threads == 1 ? "no trial"
+               : wide_kept  ? "the team was faster"
+                            : "one thread was faster");
+    }
+}
+
 /* Conv -> y -> Conv, and Shape(y) (folded at plan time: it reads no data): y stays in the
  * library's layout. */
 static void folded_reader_check(vkml_context *ctx)
@@ -1275,6 +1312,7 @@ int main(void)
     for (size_t i = 0; i < VKML_ARRAY_SIZE(norm_cases); i++)
         norm_check(ctx, &norm_cases[i]);
     threads_check(ctx);
+    thread_trial_check(ctx);
     folded_reader_check(ctx);
     half_check(ctx);
     integer_check(ctx, "MatMulInteger u8 (zero 128) by constant s8", VKML_DTYPE_UINT8, 128,

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* libgomp's (oneDNN's OpenMP runtime): the calling thread's team size for what it starts. */
 void omp_set_num_threads(int n);
@@ -230,6 +231,137 @@ static int node_threads(const graph *g, const graph_value *values, int i, int th
     return out < ONEDNN_ONE_THREAD_OUTPUTS ? 1 : threads;
 }
 
+/* Node n's steps in order on its threads, then the stream's wait. */
+static vkml_status node_run(onednn_node *n, dnnl_stream_t stream, vkml_error *err)
+{
+    omp_set_num_threads(n->threads);
+    for (int i = 0; i < n->n_steps; i++) {
+        const onednn_step *step = &n->steps[i];
+        if (!step->prim) {
+            onednn_copy_run(&step->copy, n->threads);
+            continue;
+        }
+        dnnl_status_t st = dnnl_primitive_execute(step->prim, stream, step->n_args, step->args);
+        if (st != dnnl_success)
+            return onednn_check(st, "running a primitive", err);
+    }
+    return onednn_check(dnnl_stream_wait(stream), "waiting for a stream", err);
+}
+
+/* Elements a small node (ONEDNN_ONE_THREAD_OUTPUTS) reads, its weights among them, from
+ * which its threads are chosen by measurement (choose_threads): a classifier's Gemm or a
+ * squeeze-and-excitation block's product reads far more than it writes. */
+#define ONEDNN_TRIAL_INPUTS 65536
+/* Timed runs of each form, after one run each; the least counts. */
+#define ONEDNN_TRIAL_RUNS 5
+
+static double now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+/* Whether a small node is worth timing on both team sizes: it reads at least
+ * ONEDNN_TRIAL_INPUTS elements and writes only the session's own memory (its runs at
+ * creation write outputs nobody has read yet). */
+static bool worth_trial(const device_session_desc *desc, int i)
+{
+    const graph_node *n = &desc->graph->nodes[i];
+    size_t in = 0;
+    for (int k = 0; k < n->n_inputs; k++)
+        if (n->inputs[k] >= 0)
+            in += vkml_tensor_element_count(desc->values[n->inputs[k]].rank,
+                                            desc->values[n->inputs[k]].dims);
+    for (int o = 0; o < n->n_outputs; o++) {
+        const device_value_plan *vp = n->outputs[o] >= 0 ? &desc->value_plans[n->outputs[o]] : NULL;
+        if (vp && (vp->host_access || vp->shared_host || vp->alias_of >= 0))
+            return false;
+    }
+    return in >= ONEDNN_TRIAL_INPUTS;
+}
+
+/* The least of ONEDNN_TRIAL_RUNS runs of each of a and b, alternating, in ms; false when a
+ * run fails. */
+static bool time_pair(onednn_node *a, onednn_node *b, dnnl_stream_t stream, double ms[2])
+{
+    onednn_node *nodes[2] = {a, b};
+    vkml_error ignored;
+    ms[0] = ms[1] = 1e30;
+    for (int r = 0; r <= ONEDNN_TRIAL_RUNS; r++)
+        for (int k = 0; k < 2; k++) {
+            double t = now_ms();
+            if (node_run(nodes[k], stream, &ignored))
+                return false;
+            t = now_ms() - t;
+            if (r > 0 && t < ms[k])
+                ms[k] = t;
+        }
+    return true;
+}
+
+/* A small node built for one thread (node_threads): built again for the session's team
+ * and timed both ways (at creation, on the memory it is bound to), the faster kept. On 16
+ * cores of an Intel Xeon (2026-11-30, `vkml run --profile`, 16 threads) MobileNetV3-Large's
+ * classifier Gemms took 236 and 258 us on one thread, where ONNX Runtime's team took 47 and
+ * 50; on 2 cores of an AVX2 EPYC ResNet-18's took 0.14 ms on one thread against 0.3-0.5 on
+ * two. */
+static void choose_threads(const onednn_build *b, const onednn_op *op, int threads,
+                           dnnl_stream_t stream, onednn_node **node)
+{
+    onednn_node *wide = calloc(1, sizeof(onednn_node));
+    if (!wide)
+        return; /* keep the one-thread form */
+    wide->threads = threads;
+    omp_set_num_threads(threads);
+    bool taken = false;
+    vkml_error ignored;
+    double ms[2];
+    if (op->build(b, wide, &taken, &ignored) == VKML_OK && taken &&
+        time_pair(*node, wide, stream, ms)) {
+        VKML_LOGD("CPU device: %s on %d thread%s (%.3f ms) or 1 (%.3f ms): %d", b->node->op_type,
+                  threads, threads == 1 ? "" : "s", ms[1], ms[0], ms[1] < ms[0] ? threads : 1);
+        if (ms[1] < ms[0]) {
+            onednn_node *narrow = *node;
+            *node = wide;
+            wide = narrow;
+        }
+    }
+    node_destroy(&wide);
+}
+
+static onednn_build build_of(const device_session_desc *desc, void *const *ptrs,
+                             const layout_plan *lp, int i)
+{
+    return (onednn_build){.values = desc->values,
+                          .node = &desc->graph->nodes[i],
+                          .plans = desc->value_plans,
+                          .stored = lp->stored,
+                          .claim = lp->claims[i],
+                          .ptrs = ptrs,
+                          .fast_math = desc->fast_math};
+}
+
+/* choose_threads for every small node worth a trial, once the layouts are final. */
+static vkml_status trial_threads(const device_session_desc *desc, void *const *ptrs,
+                                 const layout_plan *lp, onednn_session *s, vkml_error *err)
+{
+    dnnl_stream_t stream = NULL;
+    for (int i = 0; i < desc->graph->n_nodes; i++) {
+        if (!s->nodes[i] || s->nodes[i]->threads >= s->threads || !worth_trial(desc, i))
+            continue;
+        if (!stream &&
+            dnnl_stream_create(&stream, onednn_engine(), dnnl_stream_default_flags) != dnnl_success)
+            return onednn_check(dnnl_out_of_memory, "creating a stream", err);
+        onednn_build b = build_of(desc, ptrs, lp, i);
+        choose_threads(&b, op_for(&desc->graph->nodes[i]), s->threads, stream, &s->nodes[i]);
+    }
+    omp_set_num_threads(s->threads);
+    if (stream)
+        dnnl_stream_destroy(stream);
+    return VKML_OK;
+}
+
 static vkml_status build_nodes(const device_session_desc *desc, void *const *ptrs,
                                const layout_plan *lp, onednn_session *s, bool *declined,
                                vkml_error *err)
@@ -239,13 +371,7 @@ static vkml_status build_nodes(const device_session_desc *desc, void *const *ptr
     for (int i = 0; i < g->n_nodes; i++) {
         if (!lp->on_device[i] || !lp->claimed[i])
             continue;
-        onednn_build b = {.values = desc->values,
-                          .node = &g->nodes[i],
-                          .plans = desc->value_plans,
-                          .stored = lp->stored,
-                          .claim = lp->claims[i],
-                          .ptrs = ptrs,
-                          .fast_math = desc->fast_math};
+        onednn_build b = build_of(desc, ptrs, lp, i);
         bool taken = false;
         if (!(s->nodes[i] = calloc(1, sizeof(onednn_node))))
             return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "oneDNN: out of memory");
@@ -337,6 +463,8 @@ vkml_status onednn_session_create(const device_session_desc *desc, void *const *
         plan_layouts(desc, &lp);
         st = build_nodes(desc, ptrs, &lp, s, &declined, err);
     }
+    if (!st && s->threads > 1)
+        st = trial_threads(desc, ptrs, &lp, s, err);
     for (int c = 0; !st && c < desc->n_chunks; c++)
         st = onednn_check(
             dnnl_stream_create(&s->streams[c], onednn_engine(), dnnl_stream_default_flags),
@@ -372,18 +500,5 @@ int onednn_session_node_count(const onednn_session *s)
 
 vkml_status onednn_session_run(onednn_session *s, int chunk, int node, vkml_error *err)
 {
-    onednn_node *n = s->nodes[node];
-    dnnl_stream_t stream = s->streams[chunk];
-    omp_set_num_threads(n->threads);
-    for (int i = 0; i < n->n_steps; i++) {
-        const onednn_step *step = &n->steps[i];
-        if (!step->prim) {
-            onednn_copy_run(&step->copy, n->threads);
-            continue;
-        }
-        dnnl_status_t st = dnnl_primitive_execute(step->prim, stream, step->n_args, step->args);
-        if (st != dnnl_success)
-            return onednn_check(st, "running a primitive", err);
-    }
-    return onednn_check(dnnl_stream_wait(stream), "waiting for a stream", err);
+    return node_run(s->nodes[node], s->streams[chunk], err);
 }
