@@ -39,44 +39,36 @@ static void silu_plain(float *x, size_t n, float k, size_t from)
 #include <immintrin.h>
 #define HAVE_X86_PATHS 1
 
+/* One vector loop for both widths W (512, 256): the operations of silu_one, 2^r from its
+ * exponent bits (r is a whole number in [-126, 126]). ROUND rounds to nearest. */
+#define SILU_VECTORS(W, ROUND)                                                                     \
+    const __m##W kv = _mm##W##_set1_ps(k), lo = _mm##W##_set1_ps(-CLAMP),                          \
+                 hi = _mm##W##_set1_ps(CLAMP), one = _mm##W##_set1_ps(1.0f);                       \
+    const size_t lanes = W / 32;                                                                   \
+    size_t i = 0;                                                                                  \
+    for (; i + lanes <= n; i += lanes) {                                                           \
+        __m##W v = _mm##W##_loadu_ps(x + i);                                                       \
+        /* max(t, lo) gives lo for a NaN t, as fmaxf does */                                       \
+        __m##W t = _mm##W##_min_ps(_mm##W##_max_ps(_mm##W##_mul_ps(v, kv), lo), hi);               \
+        __m##W r = ROUND(t, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);                        \
+        __m##W f = _mm##W##_sub_ps(t, r), p = _mm##W##_set1_ps(poly[0]);                           \
+        for (int j = 1; j < 7; j++)                                                                \
+            p = _mm##W##_fmadd_ps(p, f, _mm##W##_set1_ps(poly[j]));                                \
+        __m##W##i bits = _mm##W##_slli_epi32(                                                      \
+            _mm##W##_add_epi32(_mm##W##_cvtps_epi32(r), _mm##W##_set1_epi32(127)), 23);            \
+        __m##W e = _mm##W##_mul_ps(p, _mm##W##_castsi##W##_ps(bits));                              \
+        _mm##W##_storeu_ps(x + i, _mm##W##_div_ps(v, _mm##W##_add_ps(one, e)));                    \
+    }                                                                                              \
+    silu_plain(x, n, k, i);
+
 __attribute__((target("avx512f"))) static void silu_avx512(float *x, size_t n, float k)
 {
-    const __m512 kv = _mm512_set1_ps(k), lo = _mm512_set1_ps(-CLAMP), hi = _mm512_set1_ps(CLAMP),
-                 one = _mm512_set1_ps(1.0f);
-    size_t i = 0;
-    for (; i + 16 <= n; i += 16) {
-        __m512 v = _mm512_loadu_ps(x + i);
-        /* max(t, lo) gives lo for a NaN t, as fmaxf does */
-        __m512 t = _mm512_min_ps(_mm512_max_ps(_mm512_mul_ps(v, kv), lo), hi);
-        __m512 r = _mm512_roundscale_ps(t, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-        __m512 f = _mm512_sub_ps(t, r), p = _mm512_set1_ps(poly[0]);
-        for (int j = 1; j < 7; j++)
-            p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(poly[j]));
-        __m512 e = _mm512_scalef_ps(p, r);
-        _mm512_storeu_ps(x + i, _mm512_div_ps(v, _mm512_add_ps(one, e)));
-    }
-    silu_plain(x, n, k, i);
+    SILU_VECTORS(512, _mm512_roundscale_ps)
 }
 
 __attribute__((target("avx2,fma"))) static void silu_avx2(float *x, size_t n, float k)
 {
-    const __m256 kv = _mm256_set1_ps(k), lo = _mm256_set1_ps(-CLAMP), hi = _mm256_set1_ps(CLAMP),
-                 one = _mm256_set1_ps(1.0f);
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        __m256 v = _mm256_loadu_ps(x + i);
-        __m256 t = _mm256_min_ps(_mm256_max_ps(_mm256_mul_ps(v, kv), lo), hi);
-        __m256 r = _mm256_round_ps(t, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-        __m256 f = _mm256_sub_ps(t, r), p = _mm256_set1_ps(poly[0]);
-        for (int j = 1; j < 7; j++)
-            p = _mm256_fmadd_ps(p, f, _mm256_set1_ps(poly[j]));
-        /* 2^r from its exponent bits: r is a whole number in [-126, 126] */
-        __m256i bits =
-            _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(r), _mm256_set1_epi32(127)), 23);
-        __m256 e = _mm256_mul_ps(p, _mm256_castsi256_ps(bits));
-        _mm256_storeu_ps(x + i, _mm256_div_ps(v, _mm256_add_ps(one, e)));
-    }
-    silu_plain(x, n, k, i);
+    SILU_VECTORS(256, _mm256_round_ps)
 }
 #endif
 

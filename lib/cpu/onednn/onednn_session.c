@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 /* libgomp's (oneDNN's OpenMP runtime): the calling thread's team size for what it starts. */
 void omp_set_num_threads(int n);
@@ -255,13 +254,6 @@ static vkml_status node_run(onednn_node *n, dnnl_stream_t stream, vkml_error *er
 /* Timed runs of each form, after one run each; the least counts. */
 #define ONEDNN_TRIAL_RUNS 5
 
-static double now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
-}
-
 /* Whether a small node is worth timing on both team sizes: it reads at least
  * ONEDNN_TRIAL_INPUTS elements and writes only the session's own memory (its runs at
  * creation write outputs nobody has read yet). */
@@ -290,10 +282,10 @@ static bool time_pair(onednn_node *a, onednn_node *b, dnnl_stream_t stream, doub
     ms[0] = ms[1] = 1e30;
     for (int r = 0; r <= ONEDNN_TRIAL_RUNS; r++)
         for (int k = 0; k < 2; k++) {
-            double t = now_ms();
+            uint64_t start = vkml_now_ns();
             if (node_run(nodes[k], stream, &ignored))
                 return false;
-            t = now_ms() - t;
+            double t = (double)(vkml_now_ns() - start) / 1e6;
             if (r > 0 && t < ms[k])
                 ms[k] = t;
         }
