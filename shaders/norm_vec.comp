@@ -8,8 +8,8 @@
 // variance are combined within the cluster (no shared memory, no barrier); then the lane
 // writes its vectors normalised, scaled and shifted (scale and bias indexed by position in
 // the line). norm.comp's NORM=3 does the same for any view; the host takes this kernel
-// (lib/vulkan/ops_norm.c, vec_lines) for dense lines of a multiple of 32 vectors, at most
-// VEC_MAX vectors a lane (2,048 halves, 1,024 floats), scale and bias read by position alone.
+// (lib/vulkan/ops_norm.c, vec_lines) for dense lines of whole vectors, at most VEC_MAX a
+// lane (2,048 halves, 1,024 floats), scale and bias read by position alone.
 // Bindings: x, scale, bias (x again when absent), y; the push block is norm.comp's.
 #define PUSH_NORM
 #include "push.h"
@@ -65,13 +65,16 @@ void main()
     // A line past the end walks line 0 and stores nothing: its cluster stays whole.
     bool live = line < p.lines;
     line = live ? line : 0u;
-    uint vecs = p.count / PER_VEC, per_lane = vecs / LANES, base = line * vecs;
+    // lanes hold `full` vectors each, and the lanes below vecs % LANES one more
+    uint vecs = p.count / PER_VEC, base = line * vecs, full = vecs / LANES;
     float v[VEC_MAX][PER_VEC];
     uvec4 sraw[VEC_MAX], braw[VEC_MAX]; // scale and bias, loaded with the line
+    bool has[VEC_MAX];                  // whether the lane's i-th vector is in the line
     [[unroll]] for (int i = 0; i < VEC_MAX; i++) {
         uint at = uint(i) * LANES + lane;
         sraw[i] = braw[i] = uvec4(0u);
-        if (uint(i) < per_lane) {
+        has[i] = uint(i) < full || (uint(i) == full && at < vecs);
+        if (has[i]) {
             unpack(xv[base + at], v[i]);
             if (p.has_scale != 0)
                 sraw[i] = sv[at];
@@ -81,21 +84,21 @@ void main()
     }
     float sum = 0.0;
     [[unroll]] for (int i = 0; i < VEC_MAX; i++)
-        if (uint(i) < per_lane)
+        if (has[i])
             for (int j = 0; j < PER_VEC; j++)
                 sum += v[i][j];
     float n = float(p.count);
     float mean = p.rms != 0 ? 0.0 : subgroupClusteredAdd(sum, LANES) / n;
     float sq = 0.0;
     [[unroll]] for (int i = 0; i < VEC_MAX; i++)
-        if (uint(i) < per_lane)
+        if (has[i])
             for (int j = 0; j < PER_VEC; j++) {
                 float d = v[i][j] - mean;
                 sq += d * d;
             }
     float inv = inversesqrt(subgroupClusteredAdd(sq, LANES) / n + p.epsilon);
     [[unroll]] for (int i = 0; i < VEC_MAX; i++) {
-        if (uint(i) >= per_lane)
+        if (!has[i])
             continue;
         uint at = uint(i) * LANES + lane;
         float s[PER_VEC], b[PER_VEC];

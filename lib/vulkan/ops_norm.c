@@ -63,7 +63,7 @@ static vkml_status record_stats(gpu_recorder *rec, const graph_node *node, const
 
 /* Whether norm_vec.comp takes the node (VKML_NORM_VEC=0: never): LayerNormalization or
  * RMSNormalization in float32 or float16 on a GPU with clustered subgroups of 32, over
- * dense lines (line l at l * count) of a multiple of 32 vectors and at most 8 a lane,
+ * dense lines (line l at l * count) of whole 16-byte vectors and at most 8 a lane,
  * scale and bias (if any) indexed by position in the line alone, every binding 16-byte
  * aligned. On the H200 (2026-11-30, 24 LayerNormalizations of [128, 768] in a chain,
  * float16) norm.comp's workgroup a line took 7.0 us a node. */
@@ -77,8 +77,8 @@ static bool vec_lines(const struct gpu_caps *caps, const norm_geom *g, vkml_dtyp
         return false;
     const reduce_view *v = &g->view;
     int64_t per_vec = dtype == VKML_DTYPE_FLOAT16 ? 8 : 4;
-    if (v->n_red != 1 || v->red_strides[0] != 1 || v->count % (per_vec * NORM_VEC_LANES) != 0 ||
-        v->count / (per_vec * NORM_VEC_LANES) > NORM_VEC_MAX || v->lines > UINT32_MAX / 4)
+    if (v->n_red != 1 || v->red_strides[0] != 1 || v->count % per_vec != 0 ||
+        v->count > per_vec * NORM_VEC_LANES * NORM_VEC_MAX || v->lines > UINT32_MAX / 4)
         return false;
     int64_t stride = v->count; /* the kept dims, innermost first, dense over whole lines */
     for (int k = v->n_keep - 1; k >= 0; k--) {

@@ -162,7 +162,8 @@ static void test_line_kernels(void)
         oh_run(c, "LayerNormalization lines of 768", b);
         /* norm_vec.comp's forms where the GPU has clustered subgroups of 32 (ops_norm.c,
          * vec_lines; floats past 1,024 a line fall back): 8 vectors a lane, no bias, two
-         * normalised axes with a scale over both, RMSNormalization */
+         * normalised axes with a scale over both, lanes holding a vector fewer than
+         * others (192; 1000: 250 float or 125 half vectors), RMSNormalization */
         c = norm_case("LayerNormalization", 17, t, 3, (int64_t[]){2, 5, 2048}, 2048, true);
         oh_attr_int(c, "axis", -1);
         oh_run(c, "LayerNormalization lines of 2048", b);
@@ -175,6 +176,12 @@ static void test_line_kernels(void)
         oh_const_random(c, t, 2, (int64_t[]){4, 256}, -1, 1);
         oh_attr_int(c, "axis", -2);
         oh_run(c, "LayerNormalization over [4, 256]", b);
+        c = norm_case("LayerNormalization", 17, t, 2, (int64_t[]){6, 192}, 192, true);
+        oh_attr_int(c, "axis", -1);
+        oh_run(c, "LayerNormalization lines of 192 (lanes of 1 and 2 vectors)", b);
+        c = norm_case("LayerNormalization", 17, t, 2, (int64_t[]){5, 1000}, 1000, true);
+        oh_attr_int(c, "axis", -1);
+        oh_run(c, "LayerNormalization lines of 1000", b);
         c = oh_new("RMSNormalization", 23);
         oh_input(c, t, 3, (int64_t[]){3, 5, 512}, -4, 4);
         oh_const_random(c, t, 1, (int64_t[]){512}, 0.5, 2);
