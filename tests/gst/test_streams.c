@@ -207,7 +207,11 @@ GST_START_TEST (test_four_streams_match_separate_elements)
   gdouble per_run = run_streams (caps, 4, 12,
       "batch-size=4 batch-timeout=1000000 max-in-flight=2");
 
-  fail_unless (per_run > 1.5, "frames per run %g: no batching across streams",
+  g_print ("four streams: %.2f frames a run\n", per_run);
+  /* Batches form while a run is in flight, so how full they get is the scheduler's: on the
+   * 2-core build machine 2.09-4.00 frames a run, and 1.45 once in a full suite's load
+   * (2026-11-30). Without batching across streams it is 1. */
+  fail_unless (per_run > 1.2, "frames per run %g: no batching across streams",
       per_run);
   fail_unless (per_run <= 4.0, "frames per run %g above batch-size", per_run);
 }
