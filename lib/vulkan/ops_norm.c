@@ -5,9 +5,6 @@
 #include "ops/norm.h"
 #include "vulkan/ops_reduce.h"
 
-#include <stdlib.h>
-#include <string.h>
-
 static vk_kernel_id norm_kernel(norm_op op)
 {
     switch (op) {
@@ -61,7 +58,7 @@ static vkml_status record_stats(gpu_recorder *rec, const graph_node *node, const
 #define NORM_VEC_MAX 8
 #define NORM_VEC_LANES 32
 
-/* Whether norm_vec.comp takes the node (VKML_NORM_VEC=0: never): LayerNormalization or
+/* Whether norm_vec.comp takes the node (VKML_NO_NORM_VEC=1: never): LayerNormalization or
  * RMSNormalization in float32 or float16 on a GPU with clustered subgroups of 32, over
  * dense lines (line l at l * count) of whole 16-byte vectors and at most 8 a lane,
  * scale and bias (if any) indexed by position in the line alone, every binding 16-byte
@@ -69,8 +66,7 @@ static vkml_status record_stats(gpu_recorder *rec, const graph_node *node, const
  * float16) norm.comp's workgroup a line took 7.0 us a node. */
 static bool vec_lines(const struct gpu_caps *caps, const norm_geom *g, vkml_dtype dtype)
 {
-    const char *env = getenv("VKML_NORM_VEC");
-    if ((env && strcmp(env, "0") == 0) || !caps->prefer_tiled || !caps->subgroup_lanes32 ||
+    if (vkml_env_flag("VKML_NO_NORM_VEC") || !caps->prefer_tiled || !caps->subgroup_lanes32 ||
         caps->storage_offset_alignment == 0 || caps->storage_offset_alignment % 16 != 0 ||
         (g->op != NORM_LAYER && g->op != NORM_RMS) ||
         (dtype != VKML_DTYPE_FLOAT && dtype != VKML_DTYPE_FLOAT16))

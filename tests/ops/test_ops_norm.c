@@ -151,48 +151,63 @@ static void test_softmax_kernels(void)
  * workgroup's lines partly spare. */
 static void test_line_kernels(void)
 {
+    /* Over the last axis: op, opset, rank, dims, scale and bias elements, bias, label.
+     * After BERT-base's lines, norm_vec.comp's forms where the GPU has clustered subgroups
+     * of 32 (ops_norm.c, vec_lines; floats past 1,024 a line fall back): 8 vectors a lane,
+     * no bias, lanes holding a vector fewer than others (192; 1000: 250 float or 125 half
+     * vectors). */
+    static const struct {
+        const char *op;
+        int opset, rank;
+        int64_t dims[3], params;
+        bool bias;
+        const char *label;
+    } lines[] = {
+        {"LayerNormalization", 17, 3, {3, 37, 768}, 768, true, "LayerNormalization lines of 768"},
+        {"LayerNormalization", 17, 3, {2, 5, 2048}, 2048, true, "LayerNormalization lines of 2048"},
+        {"LayerNormalization",
+         17,
+         2,
+         {7, 1024},
+         1024,
+         false,
+         "LayerNormalization lines of 1024, no bias"},
+        {"LayerNormalization",
+         17,
+         2,
+         {6, 192},
+         192,
+         true,
+         "LayerNormalization lines of 192 (lanes of 1 and 2 vectors)"},
+        {"LayerNormalization", 17, 2, {5, 1000}, 1000, true, "LayerNormalization lines of 1000"},
+        {"Softmax", 13, 3, {12, 13, 128}, 0, false, "Softmax lines of 128"},
+        {"LogSoftmax", 13, 2, {5, 2000}, 0, false, "LogSoftmax lines of 2000"},
+    };
     oh_gpu_kernels(OH_KERNELS_TILED, 0);
     printf("-- the tiled kernels\n");
     test_norms();
     for (size_t k = 0; k < sizeof(floats) / sizeof(floats[0]); k++) {
         vkml_dtype t = floats[k];
         double b = oh_bound(t, OH_BOUND_TRANSCENDENTAL);
-        oh_case *c = norm_case("LayerNormalization", 17, t, 3, (int64_t[]){3, 37, 768}, 768, true);
-        oh_attr_int(c, "axis", -1);
-        oh_run(c, "LayerNormalization lines of 768", b);
-        /* norm_vec.comp's forms where the GPU has clustered subgroups of 32 (ops_norm.c,
-         * vec_lines; floats past 1,024 a line fall back): 8 vectors a lane, no bias, two
-         * normalised axes with a scale over both, lanes holding a vector fewer than
-         * others (192; 1000: 250 float or 125 half vectors), RMSNormalization */
-        c = norm_case("LayerNormalization", 17, t, 3, (int64_t[]){2, 5, 2048}, 2048, true);
-        oh_attr_int(c, "axis", -1);
-        oh_run(c, "LayerNormalization lines of 2048", b);
-        c = norm_case("LayerNormalization", 17, t, 2, (int64_t[]){7, 1024}, 1024, false);
-        oh_attr_int(c, "axis", -1);
-        oh_run(c, "LayerNormalization lines of 1024, no bias", b);
-        c = oh_new("LayerNormalization", 17);
+        for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+            oh_case *c = norm_case(lines[i].op, lines[i].opset, t, lines[i].rank, lines[i].dims,
+                                   lines[i].params, lines[i].bias);
+            oh_attr_int(c, "axis", -1);
+            oh_run(c, lines[i].label, b);
+        }
+        /* norm_vec.comp over two normalised axes with a scale over both, and
+         * RMSNormalization */
+        oh_case *c = oh_new("LayerNormalization", 17);
         oh_input(c, t, 3, (int64_t[]){9, 4, 256}, -4, 4);
         oh_const_random(c, t, 2, (int64_t[]){4, 256}, 0.5, 2);
         oh_const_random(c, t, 2, (int64_t[]){4, 256}, -1, 1);
         oh_attr_int(c, "axis", -2);
         oh_run(c, "LayerNormalization over [4, 256]", b);
-        c = norm_case("LayerNormalization", 17, t, 2, (int64_t[]){6, 192}, 192, true);
-        oh_attr_int(c, "axis", -1);
-        oh_run(c, "LayerNormalization lines of 192 (lanes of 1 and 2 vectors)", b);
-        c = norm_case("LayerNormalization", 17, t, 2, (int64_t[]){5, 1000}, 1000, true);
-        oh_attr_int(c, "axis", -1);
-        oh_run(c, "LayerNormalization lines of 1000", b);
         c = oh_new("RMSNormalization", 23);
         oh_input(c, t, 3, (int64_t[]){3, 5, 512}, -4, 4);
         oh_const_random(c, t, 1, (int64_t[]){512}, 0.5, 2);
         oh_attr_int(c, "axis", -1);
         oh_run(c, "RMSNormalization lines of 512", b);
-        c = norm_case("Softmax", 13, t, 3, (int64_t[]){12, 13, 128}, 0, false);
-        oh_attr_int(c, "axis", -1);
-        oh_run(c, "Softmax lines of 128", b);
-        c = norm_case("LogSoftmax", 13, t, 2, (int64_t[]){5, 2000}, 0, false);
-        oh_attr_int(c, "axis", -1);
-        oh_run(c, "LogSoftmax lines of 2000", b);
     }
     oh_gpu_kernels(OH_KERNELS_DEVICE, 0);
 }
