@@ -305,7 +305,16 @@ typedef struct conv_case {
     bool residual;       /* an Add of another input after it (before the activation) */
     bool max_pool;       /* a 2x2 MaxPool after everything */
     bool residual_after; /* the Add after the activation instead (YOLOv8's bottleneck) */
+    bool winograd;       /* with AVX-512, must run by Winograd's algorithm (jit_wino) */
 } conv_case;
+
+/* Whether oneDNN's avx512_core code (and so its Winograd convolutions) runs here. */
+static bool avx512_core(void)
+{
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+           __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
+}
 
 static void conv_check(vkml_context *ctx, const conv_case *k)
 {
@@ -386,6 +395,9 @@ static void conv_check(vkml_context *ctx, const conv_case *k)
     /* oneDNN's reference code is 50-100x slower than its jit kernels and than the C
      * kernel: a form whose every variant is ref:any runs the C kernel instead. */
     CHECK(ref_convs == 0, "%s: the Conv ran oneDNN's reference code", k->label);
+    if (k->winograd && avx512_core())
+        CHECK(strstr(first_impl, "wino") != NULL, "%s: ran %s, expected Winograd's algorithm",
+              k->label, first_impl);
 }
 
 /* clang-format off */
@@ -429,6 +441,15 @@ static const conv_case conv_cases[] = {
     {"conv + HardSigmoid", 2, 1, 8, 8, 1, {7, 7}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, .act = "HardSigmoid"},
     {"conv + HardSwish", 2, 1, 8, 8, 1, {7, 7}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, .act = "HardSwish"},
     {"conv + Relu + MaxPool (fused pool)", 2, 1, 3, 16, 1, {16, 16}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, .bias = true, .act = "Relu", .max_pool = true},
+    /* 3x3 stride 1 over whole blocks of channels: Winograd's algorithm with AVX-512 (its
+     * tiles of 4 or 2 outputs a side over ragged extents, pads, batches, epilogues) */
+    {"winograd 3x3 32 -> 48, 13x11, pad 1", 2, 1, 32, 48, 1, {13, 11}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, .bias = true, .winograd = true},
+    {"winograd 3x3 16 -> 16, batch 2, no pads", 2, 2, 16, 16, 1, {10, 7}, {3, 3}, {1, 1}, {1, 1}, {0, 0, 0, 0}, .winograd = true},
+    {"winograd 3x3 64 -> 32, 30x30, + Relu", 2, 1, 64, 32, 1, {30, 30}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, .bias = true, .act = "Relu", .winograd = true},
+    {"winograd 3x3 64 -> 64, 9x9, + Add + Relu", 2, 1, 64, 64, 1, {9, 9}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, .bias = true, .act = "Relu", .residual = true, .winograd = true},
+    {"winograd 3x3 32 -> 32, 20x20, + SiLU", 2, 1, 32, 32, 1, {20, 20}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, .bias = true, .act = "SiLU", .winograd = true},
+    {"3x3 32 -> 32, + SiLU + Add (residual after)", 2, 1, 32, 32, 1, {12, 12}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, .bias = true, .act = "SiLU", .residual_after = true},
+    {"3x3 512 -> 512 at 7x7, + Relu", 2, 1, 512, 512, 1, {7, 7}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, .bias = true, .act = "Relu", .winograd = true},
 };
 /* clang-format on */
 
@@ -939,6 +960,8 @@ typedef struct qconv_case {
                       * reference code (the C kernel runs it) */
     bool seven_bit;  /* int8 weights in -64 .. 64 (ONNX Runtime's reduce_range): without VNNI
                       * they run unsplit; all others split */
+    bool w_floor;    /* its first weight -128, so that w minus a positive zero point leaves
+                      * int8 whatever the other weights */
 } qconv_case;
 
 #define U8 VKML_DTYPE_UINT8
@@ -969,7 +992,7 @@ static const qconv_case qconv_cases[] = {
     {"ConvInteger s8 weights, per-channel zero points", 2, 1, 8, 6, 1, {6, 7}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, S8, -2, .per_channel = true, .w_zero = 0, .w_zero_step = 4, .expect = 1},
     {"QLinearConv ties (multiplier 2^-8), 1x1", 2, 1, 4, 16, 1, {9, 9}, {1, 1}, {1, 1}, {1, 1}, {0, 0, 0, 0}, U8, 128, U8, 128, .bias = true, .expect = 1, .ties = true},
     {"QLinearConv ties (multiplier 2^-8), depthwise", 2, 1, 16, 16, 16, {8, 9}, {2, 2}, {1, 1}, {1, 1}, {0, 1, 1, 0}, S8, 3, S8, -1, .expect = 1, .ties = true},
-    {"QLinearConv w zero point 3, w - 3 out of int8 (C kernel)", 2, 1, 4, 8, 1, {6, 6}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, U8, 128, U8, 0, .w_zero = 3},
+    {"QLinearConv w zero point 3, w - 3 out of int8 (C kernel)", 2, 1, 4, 8, 1, {6, 6}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, U8, 128, U8, 0, .w_zero = 3, .w_floor = true},
     {"ConvInteger u8 weights of zero 0 (C kernel)", 2, 1, 4, 8, 1, {6, 6}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, U8, 128, .w_type = U8},
 };
 /* clang-format on */
@@ -998,6 +1021,8 @@ static void qconv_check(vkml_context *ctx, const qconv_case *k)
     int8_limit = k->seven_bit ? 64 : 0;
     int w = byte_constant(g, w_type, rank, wd, NULL);
     int8_limit = 0;
+    if (k->w_floor)
+        ((uint8_t *)g->values[w].data)[0] = (uint8_t)-128;
     int xz = zero_constant(g, k->x_type, 0, k->x_zero);
     int wz = zero_constant(g, w_type, k->per_channel ? k->m : 0, k->w_zero);
     if (k->w_zero_step) { /* per-channel zero points, the weights around them */

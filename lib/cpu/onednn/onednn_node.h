@@ -81,6 +81,7 @@ typedef struct onednn_claim {
     uint32_t layout_inputs;
     bool layout_output;
     onednn_layout in, out;
+    bool winograd; /* a Conv computed by Winograd's algorithm (onednn_conv.c) */
 } onednn_claim;
 
 /* What an op file gets to build a node from. */
