@@ -53,9 +53,8 @@ static vkml_status conv_pd(conv_build *c, bool probe, dnnl_primitive_desc_t *pd,
     if (extended || dnnl_dilated_convolution_forward_desc_init(
                         &cd, dnnl_forward_inference,
                         c->winograd ? dnnl_convolution_winograd : dnnl_convolution_direct,
-                        &c->x_want, &c->w_any,
-                        c->p.has_bias ? &c->bias_md : NULL, &c->y_want, strides, dilates, pad_l,
-                        pad_r) != dnnl_success) {
+                        &c->x_want, &c->w_any, c->p.has_bias ? &c->bias_md : NULL, &c->y_want,
+                        strides, dilates, pad_l, pad_r) != dnnl_success) {
         *pd = NULL;
         return VKML_OK;
     }
