@@ -28,7 +28,8 @@ typedef struct library_op {
 
 static const library_op library_ops[] = {
     {OP_ID_Conv, &onednn_conv_op,
-     "oneDNN: float32; float16 computed in float32; 1-3 spatial dims, constant weights"},
+     "oneDNN: float32; float16 computed in float32; 1-3 spatial dims, constant weights; "
+     "3x3 stride 1 by Winograd's algorithm with AVX-512"},
     {OP_ID_MatMul, &onednn_matmul_op, "oneDNN: float32; float16 computed in float32"},
     {OP_ID_MatMulInteger, &onednn_matmul_integer_op,
      "oneDNN: A int8 or uint8 of one constant zero point; B int8 of one constant zero point, "
