@@ -9,7 +9,9 @@
 #include "ops/epilogue.h"
 #include "ops/pool.h"
 
+#include <pthread.h>
 #include <stdint.h>
+#include <string.h>
 
 void onednn_conv_dims(const conv_params *p, int64_t *x, int64_t *w, int64_t *y, int64_t *out)
 {
@@ -160,8 +162,9 @@ static bool winograd_form(const conv_params *p)
     return p->in_channels % block == 0 && p->out_channels % block == 0;
 }
 
-/* Whether oneDNN has Winograd's algorithm for c with its post-ops, in blocked layouts. */
-static bool winograd_taken(const conv_build *c)
+/* oneDNN's primitive descriptor for c by Winograd's algorithm in blocked layouts, with its
+ * post-ops or (probe) without; NULL where it has none but its reference code. */
+static dnnl_primitive_desc_t winograd_pd(const conv_build *c, bool probe)
 {
     conv_build w = *c;
     w.winograd = true;
@@ -169,11 +172,76 @@ static bool winograd_taken(const conv_build *c)
     onednn_md(&w.y_want, w.rank, w.yd, ONEDNN_BLOCKED);
     dnnl_primitive_desc_t pd = NULL;
     vkml_error ignored;
-    if (conv_pd(&w, false, &pd, &ignored) || !pd)
-        return false;
-    bool fast = !onednn_pd_is_ref(pd);
-    dnnl_primitive_desc_destroy(pd);
-    return fast;
+    if (conv_pd(&w, probe, &pd, &ignored) || !pd)
+        return NULL;
+    if (onednn_pd_is_ref(pd)) {
+        dnnl_primitive_desc_destroy(pd);
+        return NULL;
+    }
+    return pd;
+}
+
+/* Winograd's form is kept where it ran alone in at most this share of the direct conv's
+ * time: its neighbours' reorders into and out of blocks, and its weights and scratchpad
+ * (larger than the direct conv's, and read from memory in a model rather than from cache
+ * as when timed alone) take part of its lead. Alone, one thread, it took 0.45-0.83 of the
+ * direct time on a 2-core AVX-512 EPYC (every 3x3 conv of ResNet-50 and the YOLOv8n-style
+ * model), where ResNet-50 ran 9% faster in all; on a 16-core Xeon the two were closer, and
+ * with every conv by Winograd's algorithm YOLOv8n-style ran 20% slower at 16 threads. */
+#define WINOGRAD_SHARE 0.85
+
+/* A timing's outcome for a conv's geometry on a team size: shared by the process's
+ * sessions, so that a second stream of a model times nothing. */
+typedef struct winograd_choice {
+    int64_t key[10];
+    bool winograd;
+} winograd_choice;
+
+#define WINOGRAD_CHOICES 128
+static winograd_choice choices[WINOGRAD_CHOICES];
+static int n_choices;
+static pthread_mutex_t choices_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* libgomp's (oneDNN's OpenMP runtime): the team size the calling thread starts. */
+int omp_get_max_threads(void);
+
+/* Whether the conv (winograd_form, direct: its direct form's descriptor without post-ops)
+ * runs by Winograd's algorithm: oneDNN has it with the node's post-ops, and alone it runs
+ * in at most WINOGRAD_SHARE of the direct time (VKML_LOG=debug prints the times). */
+static bool winograd_chosen(const conv_build *c, const_dnnl_primitive_desc_t direct)
+{
+    const window_params *w = &c->p.win;
+    int64_t key[10] = {c->p.batch,     c->p.in_channels,     c->p.out_channels, w->in[0],
+                       w->in[1],       w->pads_begin[0],     w->pads_begin[1],  w->pads_end[0],
+                       w->pads_end[1], omp_get_max_threads()};
+    pthread_mutex_lock(&choices_lock);
+    for (int i = 0; i < n_choices; i++)
+        if (!memcmp(choices[i].key, key, sizeof(key))) {
+            bool chosen = choices[i].winograd;
+            pthread_mutex_unlock(&choices_lock);
+            return chosen;
+        }
+    pthread_mutex_unlock(&choices_lock);
+    dnnl_primitive_desc_t full = winograd_pd(c, false), alone = full ? winograd_pd(c, true) : NULL;
+    double ms[2];
+    bool chosen =
+        alone && onednn_time_alone(alone, direct, 3, ms) && ms[0] <= WINOGRAD_SHARE * ms[1];
+    if (alone)
+        VKML_LOGD("CPU device: Conv %lld -> %lld at %lldx%lld on %lld thread(s) by Winograd's "
+                  "algorithm %.3f ms, directly %.3f ms: %s",
+                  (long long)key[1], (long long)key[2], (long long)key[3], (long long)key[4],
+                  (long long)key[9], ms[0], ms[1], chosen ? "Winograd" : "direct");
+    if (full)
+        dnnl_primitive_desc_destroy(full);
+    if (alone)
+        dnnl_primitive_desc_destroy(alone);
+    pthread_mutex_lock(&choices_lock);
+    if (n_choices < WINOGRAD_CHOICES) {
+        memcpy(choices[n_choices].key, key, sizeof(key));
+        choices[n_choices++].winograd = chosen;
+    }
+    pthread_mutex_unlock(&choices_lock);
+    return chosen;
 }
 
 /* A Conv of constant weights: src and dst blocked where it runs by Winograd's algorithm;
@@ -196,17 +264,19 @@ static bool conv_claim(const graph_value *values, const graph_node *node,
         .layout_inputs = 1u, .layout_output = true, .in = ONEDNN_NXC, .out = ONEDNN_NXC};
     if (c.residual >= 0)
         claim->layout_inputs |= 1u << node->epilogue->residual;
-    if (winograd_form(&c.p) && winograd_taken(&c)) {
+    conv_build any = c;
+    dnnl_memory_desc_init_by_tag(&any.x_want, c.rank, c.x_want.dims, dnnl_f32, dnnl_format_tag_any);
+    dnnl_memory_desc_init_by_tag(&any.y_want, c.rank, c.y_want.dims, dnnl_f32, dnnl_format_tag_any);
+    dnnl_primitive_desc_t pd = NULL;
+    vkml_error ignored;
+    if (conv_pd(&any, true, &pd, &ignored) || !pd)
+        return true;
+    if (winograd_form(&c.p) && winograd_chosen(&c, pd)) {
+        dnnl_primitive_desc_destroy(pd);
         claim->in = claim->out = ONEDNN_BLOCKED;
         claim->winograd = true;
         return true;
     }
-    dnnl_memory_desc_init_by_tag(&c.x_want, c.rank, c.x_want.dims, dnnl_f32, dnnl_format_tag_any);
-    dnnl_memory_desc_init_by_tag(&c.y_want, c.rank, c.y_want.dims, dnnl_f32, dnnl_format_tag_any);
-    dnnl_primitive_desc_t pd = NULL;
-    vkml_error ignored;
-    if (conv_pd(&c, true, &pd, &ignored) || !pd)
-        return true;
     int in = onednn_layout_of(dnnl_primitive_desc_query_md(pd, dnnl_query_src_md, 0));
     int out = onednn_layout_of(dnnl_primitive_desc_query_md(pd, dnnl_query_dst_md, 0));
     dnnl_primitive_desc_destroy(pd);

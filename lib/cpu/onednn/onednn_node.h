@@ -59,8 +59,12 @@ typedef struct onednn_node {
     int n_buffers;
     onednn_packed *packed[ONEDNN_MAX_PACKED]; /* held: its packed weights */
     int n_packed;
-    char impl[64]; /* the main primitive's implementation ("brg:avx512_core") */
-    int threads;   /* the OpenMP threads its primitives were made for and run on */
+    dnnl_memory_t scratch[ONEDNN_MAX_STEPS]; /* its primitives' scratchpads (among mems),
+                                              * on no memory until onednn_node_bind_scratch */
+    int n_scratch;
+    size_t scratch_bytes; /* the largest */
+    char impl[64];        /* the main primitive's implementation ("brg:avx512_core") */
+    int threads;          /* the OpenMP threads its primitives were made for and run on */
 } onednn_node;
 
 /* How a value of rank 3 to 5 ([N, C, spatial...]) lies in memory: as ONNX lays it out,
@@ -133,6 +137,14 @@ bool onednn_layouts_agree(int rank, const int64_t *dims);
 dnnl_memory_t onednn_mem(onednn_node *n, const dnnl_memory_desc_t *md, void *ptr);
 /* A 64-byte aligned buffer of node n (owned by n); NULL when out of memory. */
 void *onednn_buffer(onednn_node *n, size_t bytes);
+/* The least of `runs` runs (after one more) of primitives a and b alone, alternating, in
+ * ms: each on zeros in buffers of its own, on the calling thread's OpenMP team size. False
+ * when either cannot be made or run. */
+bool onednn_time_alone(const_dnnl_primitive_desc_t a, const_dnnl_primitive_desc_t b, int runs,
+                       double ms[2]);
+/* Points node n's scratchpads at buf, `bytes` long and shared by the nodes that run one at
+ * a time with n (the nodes of a chunk), or at a buffer of n's own where buf is shorter. */
+vkml_status onednn_node_bind_scratch(onednn_node *n, void *buf, size_t bytes, vkml_error *err);
 /* Appends a step running prim (owned by n from here on, also on failure). */
 vkml_status onednn_add_step(onednn_node *n, dnnl_primitive_t prim, int n_args,
                             const dnnl_exec_arg_t *args, vkml_error *err);

@@ -17,6 +17,8 @@ struct onednn_session {
     dnnl_stream_t *streams; /* per chunk */
     int n_streams;
     int threads;
+    void **scratch; /* per chunk: the scratchpad its nodes share (they run one at a time) */
+    size_t *scratch_bytes;
 };
 
 /* The library's ops: each op id's builder and the forms it takes (docs/ops.md). */
@@ -138,6 +140,10 @@ void onednn_session_destroy(onednn_session **sp)
     for (int c = 0; s->streams && c < s->n_streams; c++)
         if (s->streams[c])
             dnnl_stream_destroy(s->streams[c]);
+    for (int c = 0; s->scratch && c < s->n_streams; c++)
+        free(s->scratch[c]);
+    free(s->scratch);
+    free(s->scratch_bytes);
     free(s->streams);
     free(s->nodes);
     free(s);
@@ -299,18 +305,21 @@ static bool time_pair(onednn_node *a, onednn_node *b, dnnl_stream_t stream, doub
  * classifier Gemms took 236 and 258 us on one thread, where ONNX Runtime's team took 47 and
  * 50; on 2 cores of an AVX2 EPYC ResNet-18's took 0.14 ms on one thread against 0.3-0.5 on
  * two. */
-static void choose_threads(const onednn_build *b, const onednn_op *op, int threads,
+static void choose_threads(const onednn_build *b, const onednn_op *op, onednn_session *s, int chunk,
                            dnnl_stream_t stream, onednn_node **node)
 {
     onednn_node *wide = calloc(1, sizeof(onednn_node));
     if (!wide)
         return; /* keep the one-thread form */
+    int threads = s->threads;
     wide->threads = threads;
     omp_set_num_threads(threads);
     bool taken = false;
     vkml_error ignored;
     double ms[2];
     if (op->build(b, wide, &taken, &ignored) == VKML_OK && taken &&
+        onednn_node_bind_scratch(wide, s->scratch[chunk], s->scratch_bytes[chunk], &ignored) ==
+            VKML_OK &&
         time_pair(*node, wide, stream, ms)) {
         VKML_LOGD("CPU device: %s on %d thread%s (%.3f ms) or 1 (%.3f ms): %d", b->node->op_type,
                   threads, threads == 1 ? "" : "s", ms[1], ms[0], ms[1] < ms[0] ? threads : 1);
@@ -340,15 +349,17 @@ static vkml_status trial_threads(const device_session_desc *desc, void *const *p
                                  const layout_plan *lp, onednn_session *s, vkml_error *err)
 {
     dnnl_stream_t stream = NULL;
-    for (int i = 0; i < desc->graph->n_nodes; i++) {
-        if (!s->nodes[i] || s->nodes[i]->threads >= s->threads || !worth_trial(desc, i))
-            continue;
-        if (!stream &&
-            dnnl_stream_create(&stream, onednn_engine(), dnnl_stream_default_flags) != dnnl_success)
-            return onednn_check(dnnl_out_of_memory, "creating a stream", err);
-        onednn_build b = build_of(desc, ptrs, lp, i);
-        choose_threads(&b, op_for(&desc->graph->nodes[i]), s->threads, stream, &s->nodes[i]);
-    }
+    for (int c = 0; c < desc->n_chunks; c++)
+        for (int k = 0; k < desc->chunks[c].n_nodes; k++) {
+            int i = desc->chunks[c].nodes[k];
+            if (!s->nodes[i] || s->nodes[i]->threads >= s->threads || !worth_trial(desc, i))
+                continue;
+            if (!stream && dnnl_stream_create(&stream, onednn_engine(),
+                                              dnnl_stream_default_flags) != dnnl_success)
+                return onednn_check(dnnl_out_of_memory, "creating a stream", err);
+            onednn_build b = build_of(desc, ptrs, lp, i);
+            choose_threads(&b, op_for(&desc->graph->nodes[i]), s, c, stream, &s->nodes[i]);
+        }
     omp_set_num_threads(s->threads);
     if (stream)
         dnnl_stream_destroy(stream);
@@ -386,6 +397,34 @@ static vkml_status build_nodes(const device_session_desc *desc, void *const *ptr
                   g->nodes[i].op_type, s->nodes[i]->impl, names[lp->claims[i].in],
                   names[lp->claims[i].out], names[lp->stored[g->nodes[i].outputs[0]]],
                   s->nodes[i]->n_steps, s->nodes[i]->n_steps == 1 ? "" : "s");
+    }
+    return VKML_OK;
+}
+
+/* One scratchpad per chunk, as long as the longest its nodes' primitives need, bound to
+ * each of them: the nodes of a chunk run one at a time. (A scratchpad a node, Winograd's
+ * convolutions above all, keeps to itself can be tens of MiB.) */
+static vkml_status bind_scratch(const device_session_desc *desc, onednn_session *s, vkml_error *err)
+{
+    for (int c = 0; c < desc->n_chunks; c++) {
+        const device_chunk_desc *chunk = &desc->chunks[c];
+        size_t bytes = 0;
+        for (int k = 0; k < chunk->n_nodes; k++) {
+            const onednn_node *n = s->nodes[chunk->nodes[k]];
+            if (n && n->scratch_bytes > bytes)
+                bytes = n->scratch_bytes;
+        }
+        size_t rounded = (bytes + 63) / 64 * 64;
+        if (bytes && !(s->scratch[c] = aligned_alloc(64, rounded)))
+            return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY,
+                             "CPU device: out of memory for a scratchpad");
+        s->scratch_bytes[c] = bytes;
+        for (int k = 0; k < chunk->n_nodes; k++) {
+            onednn_node *n = s->nodes[chunk->nodes[k]];
+            vkml_status st = n ? onednn_node_bind_scratch(n, s->scratch[c], bytes, err) : VKML_OK;
+            if (st)
+                return st;
+        }
     }
     return VKML_OK;
 }
@@ -440,7 +479,9 @@ vkml_status onednn_session_create(const device_session_desc *desc, void *const *
     vkml_status st = VKML_OK;
     if (!s || !lp.on_device || !lp.claimed || !lp.claims || !lp.aliased || !lp.plain_read ||
         !lp.stored || !(s->nodes = calloc(nn, sizeof(onednn_node *))) ||
-        !(s->streams = calloc((size_t)desc->n_chunks + 1, sizeof(dnnl_stream_t))))
+        !(s->streams = calloc((size_t)desc->n_chunks + 1, sizeof(dnnl_stream_t))) ||
+        !(s->scratch = calloc((size_t)desc->n_chunks + 1, sizeof(void *))) ||
+        !(s->scratch_bytes = calloc((size_t)desc->n_chunks + 1, sizeof(size_t))))
         st = vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "CPU device: out of memory");
     if (!st) {
         s->n_nodes = g->n_nodes;
@@ -456,6 +497,8 @@ vkml_status onednn_session_create(const device_session_desc *desc, void *const *
         plan_layouts(desc, &lp);
         st = build_nodes(desc, ptrs, &lp, s, &declined, err);
     }
+    if (!st)
+        st = bind_scratch(desc, s, err);
     if (!st && s->threads > 1)
         st = trial_threads(desc, ptrs, &lp, s, err);
     for (int c = 0; !st && c < desc->n_chunks; c++)

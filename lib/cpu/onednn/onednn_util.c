@@ -148,11 +148,12 @@ vkml_status onednn_add_step(onednn_node *n, dnnl_primitive_t prim, int n_args,
 vkml_status onednn_add_pd_step(onednn_node *n, dnnl_primitive_desc_t pd, int n_args,
                                const dnnl_exec_arg_t *args, vkml_error *err)
 {
-    /* A primitive made in user scratchpad mode (onednn_pd) gets its own scratchpad, owned by
-     * the node: oneDNN's library mode keeps one per thread, sized by the primitives that
-     * thread created, so a primitive made on one thread and run on another (the session's
-     * worker) wrote past the scratchpad another primitive made on that thread had sized
-     * (the dynamic tail's host kernels, from the first run on). */
+    /* A primitive is made in user scratchpad mode (onednn_pd) and its scratchpad bound
+     * once the session's nodes are built (onednn_node_bind_scratch: one buffer for the
+     * nodes of a chunk). oneDNN's library mode keeps one per thread, sized by the
+     * primitives that thread created, so a primitive made on one thread and run on another
+     * (the session's worker) wrote past the scratchpad another primitive made on that
+     * thread had sized (the dynamic tail's host kernels, from the first run on). */
     dnnl_exec_arg_t all[ONEDNN_MAX_ARGS + 1];
     const dnnl_memory_desc_t *smd = dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
     size_t sbytes = smd ? dnnl_memory_desc_get_size(smd) : 0;
@@ -163,13 +164,15 @@ vkml_status onednn_add_pd_step(onednn_node *n, dnnl_primitive_desc_t pd, int n_a
     }
     memcpy(all, args, sizeof(*args) * (size_t)n_args);
     if (sbytes) {
-        void *buf = onednn_buffer(n, sbytes);
-        dnnl_memory_t m = buf ? onednn_mem(n, smd, buf) : NULL;
+        dnnl_memory_t m = n->n_scratch < ONEDNN_MAX_STEPS ? onednn_mem(n, smd, NULL) : NULL;
         if (!m) {
             dnnl_primitive_desc_destroy(pd);
             return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY,
                              "oneDNN: out of memory for a scratchpad");
         }
+        n->scratch[n->n_scratch++] = m;
+        if (sbytes > n->scratch_bytes)
+            n->scratch_bytes = sbytes;
         all[n_args++] = (dnnl_exec_arg_t){DNNL_ARG_SCRATCHPAD, m};
     }
     dnnl_primitive_t prim;
@@ -178,6 +181,16 @@ vkml_status onednn_add_pd_step(onednn_node *n, dnnl_primitive_desc_t pd, int n_a
     if (s != dnnl_success)
         return onednn_check(s, "creating a primitive", err);
     return onednn_add_step(n, prim, n_args, all, err);
+}
+
+vkml_status onednn_node_bind_scratch(onednn_node *n, void *buf, size_t bytes, vkml_error *err)
+{
+    if (n->scratch_bytes > bytes && !(buf = onednn_buffer(n, n->scratch_bytes)))
+        return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "oneDNN: out of memory for a scratchpad");
+    for (int i = 0; i < n->n_scratch; i++)
+        if (dnnl_memory_set_data_handle(n->scratch[i], buf) != dnnl_success)
+            return vkml_fail(err, VKML_ERROR_DEVICE, "oneDNN: binding a scratchpad");
+    return VKML_OK;
 }
 
 /* libgomp's (oneDNN's OpenMP runtime): a parallel region running fn(data) on the team. */
