@@ -97,11 +97,12 @@ static int library_nodes;   /* nodes on oneDNN in the session being created */
 static int library_threads; /* its "N nodes on oneDNN, T threads each" */
 static int thread_trials;   /* small nodes timed on both team sizes, and those kept wide */
 static int wide_kept;
-static char first_stored[32]; /* how its first library node's output is stored */
-static char first_impl[64];   /* and its implementation ("jit:avx512_core") */
-static bool first_split;      /* its int8 weights split in two (no VNNI: onednn_quant.c) */
-static int in_place_convs;    /* convs the CPU device put in their residual's memory */
-static int ref_convs;         /* convs on oneDNN's reference code (ref:any) */
+static char first_stored[32];   /* how its first library node's output is stored */
+static char first_impl[64];     /* and its implementation ("jit:avx512_core") */
+static bool first_split;        /* its int8 weights split in two (no VNNI: onednn_quant.c) */
+static int in_place_convs;      /* convs the CPU device put in their residual's memory */
+static int ref_convs;           /* convs on oneDNN's reference code (ref:any) */
+static char winograd_timed[16]; /* a conv's timed choice: "Winograd" or "direct" ("": none) */
 
 static void count_library(void *user, vkml_log_level level, const char *message)
 {
@@ -121,6 +122,8 @@ static void count_library(void *user, vkml_log_level level, const char *message)
     }
     if (strstr(message, "Conv runs on oneDNN (ref:"))
         ref_convs++;
+    if (strstr(message, "by Winograd's algorithm") && strrchr(message, ':'))
+        snprintf(winograd_timed, sizeof(winograd_timed), "%s", strrchr(message, ':') + 2);
     if (strstr(message, "in their residual's memory") &&
         sscanf(message, "CPU device: %d convs", &nodes) == 1)
         in_place_convs += nodes;
@@ -305,7 +308,7 @@ typedef struct conv_case {
     bool residual;       /* an Add of another input after it (before the activation) */
     bool max_pool;       /* a 2x2 MaxPool after everything */
     bool residual_after; /* the Add after the activation instead (YOLOv8's bottleneck) */
-    bool winograd;       /* with AVX-512, must run by Winograd's algorithm (jit_wino) */
+    bool winograd;       /* with AVX-512 and VKML_WINOGRAD=1, must run by Winograd's algorithm */
 } conv_case;
 
 /* Whether oneDNN's avx512_core code (and so its Winograd convolutions) runs here. */
@@ -391,7 +394,10 @@ static void conv_check(vkml_context *ctx, const conv_case *k)
         y = z;
     }
     ref_convs = 0;
+    if (k->winograd) /* whatever the timing would choose on this CPU */
+        setenv("VKML_WINOGRAD", "1", 1);
     check_case(ctx, k->label, g, inputs, n_inputs, (int[]){y}, 1, 1);
+    unsetenv("VKML_WINOGRAD");
     /* oneDNN's reference code is 50-100x slower than its jit kernels and than the C
      * kernel: a form whose every variant is ref:any runs the C kernel instead. */
     CHECK(ref_convs == 0, "%s: the Conv ran oneDNN's reference code", k->label);
@@ -659,6 +665,44 @@ static void excitation_check(vkml_context *ctx)
  * last reader is the third Conv, so the CPU device puts Y in A's memory (the log says so):
  * oneDNN's sum post-op adds A where it lies, and the C kernel reads A from a copy before it
  * writes Y there. Both runs must agree, and agree with a session without it. */
+/* A 3x3 conv Winograd's algorithm may take: by timing (with AVX-512 the session times both
+ * forms and runs the one it chose), and with VKML_WINOGRAD=0 directly, untimed. */
+static void winograd_choice_check(vkml_context *ctx)
+{
+    static const char *const settings[] = {NULL, "0"};
+    for (int k = 0; k < 2; k++) {
+        graph *g = graph_create();
+        int x = input(g, 4, (int64_t[]){1, 48, 24 + k, 24});
+        int y = value(g), r = value(g);
+        graph_attr pads = ints(g, "pads", 4, (int64_t[]){1, 1, 1, 1});
+        add_node(
+            g, "Conv", 11, 3,
+            (int[]){x, weights(g, 4, (int64_t[]){48, 48, 3, 3}), weights(g, 1, (int64_t[]){48})}, y,
+            1, &pads);
+        add_node(g, "Relu", 14, 1, (int[]){y}, r, 0, NULL);
+        if (settings[k])
+            setenv("VKML_WINOGRAD", settings[k], 1);
+        winograd_timed[0] = '\0';
+        char label[64];
+        snprintf(label, sizeof(label), "3x3 48 -> 48, VKML_WINOGRAD %s",
+                 settings[k] ? settings[k] : "unset");
+        check_case(ctx, label, g, (int[]){x}, 1, (int[]){r}, 1, 1);
+        unsetenv("VKML_WINOGRAD");
+        bool wino = strstr(first_impl, "wino") != NULL;
+        if (!settings[k] && avx512_core()) {
+            CHECK(winograd_timed[0], "%s: no timing of the two forms was logged", label);
+            CHECK(wino == !strcmp(winograd_timed, "Winograd"), "%s: timed %s, ran %s", label,
+                  winograd_timed, first_impl);
+        } else {
+            CHECK(!winograd_timed[0] && !wino, "%s: timed (%s) or ran %s", label, winograd_timed,
+                  first_impl);
+        }
+        if (getenv("VKML_TEST_VERBOSE"))
+            printf("%-44s timed: %s, ran %s\n", label, winograd_timed[0] ? winograd_timed : "no",
+                   first_impl);
+    }
+}
+
 static void in_place_check(vkml_context *ctx)
 {
     graph *g = graph_create();
@@ -1322,6 +1366,7 @@ int main(void)
         return test_finish("test_cpu_library");
     for (size_t i = 0; i < VKML_ARRAY_SIZE(conv_cases); i++)
         conv_check(ctx, &conv_cases[i]);
+    winograd_choice_check(ctx);
     for (size_t i = 0; i < VKML_ARRAY_SIZE(pool_cases); i++)
         pool_check(ctx, &pool_cases[i]);
     for (size_t i = 0; i < VKML_ARRAY_SIZE(matmul_cases); i++)

@@ -11,6 +11,7 @@
 
 #include <pthread.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 void onednn_conv_dims(const conv_params *p, int64_t *x, int64_t *w, int64_t *y, int64_t *out)
@@ -149,11 +150,13 @@ static bool conv_dtypes(const graph_value *values, const graph_node *node,
  * layouts; they exist for AVX-512 only). On the AVX-512 EPYC, one thread, they ran every
  * such conv of the benchmark models 1.3-2.4x faster than the direct brgconv (64 -> 64 at
  * 56x56 0.57 ms against 1.07, 512 -> 512 at 7x7 0.90 against 1.17), within 3e-6 of the
- * output's scale. VKML_NO_WINOGRAD=1 keeps every conv direct. */
+ * output's scale. Chosen per conv by timing (winograd_chosen); VKML_WINOGRAD=0 keeps every
+ * conv direct, VKML_WINOGRAD=1 takes Winograd's algorithm wherever oneDNN has it. */
 static bool winograd_form(const conv_params *p)
 {
     const window_params *w = &p->win;
-    if (w->spatial != 2 || p->group != 1 || vkml_env_flag("VKML_NO_WINOGRAD"))
+    const char *setting = getenv("VKML_WINOGRAD");
+    if (w->spatial != 2 || p->group != 1 || (setting && !strcmp(setting, "0")))
         return false;
     for (int d = 0; d < 2; d++)
         if (w->kernel[d] != 3 || w->strides[d] != 1 || w->dilations[d] != 1)
@@ -224,6 +227,15 @@ static bool winograd_chosen(const conv_build *c, const_dnnl_primitive_desc_t dir
     pthread_mutex_unlock(&choices_lock);
     dnnl_primitive_desc_t full = winograd_pd(c, false), alone = full ? winograd_pd(c, true) : NULL;
     double ms[2];
+    const char *setting = getenv("VKML_WINOGRAD");
+    if (setting && !strcmp(setting, "1")) { /* forced: no timing, nothing kept */
+        bool taken = full != NULL;
+        if (full)
+            dnnl_primitive_desc_destroy(full);
+        if (alone)
+            dnnl_primitive_desc_destroy(alone);
+        return taken;
+    }
     bool chosen =
         alone && onednn_time_alone(alone, direct, 3, ms) && ms[0] <= WINOGRAD_SHARE * ms[1];
     if (alone)

@@ -12,8 +12,10 @@ static const struct {
     dnnl_query_t query;
     int index, arg;
 } trial_mems[] = {
-    {dnnl_query_src_md, 0, DNNL_ARG_SRC},         {dnnl_query_weights_md, 0, DNNL_ARG_WEIGHTS},
-    {dnnl_query_weights_md, 1, DNNL_ARG_BIAS},    {dnnl_query_dst_md, 0, DNNL_ARG_DST},
+    {dnnl_query_src_md, 0, DNNL_ARG_SRC},
+    {dnnl_query_weights_md, 0, DNNL_ARG_WEIGHTS},
+    {dnnl_query_weights_md, 1, DNNL_ARG_BIAS},
+    {dnnl_query_dst_md, 0, DNNL_ARG_DST},
     {dnnl_query_scratchpad_md, 0, DNNL_ARG_SCRATCHPAD},
 };
 #define TRIAL_MEMS (sizeof(trial_mems) / sizeof(trial_mems[0]))
@@ -76,9 +78,9 @@ bool onednn_time_alone(const_dnnl_primitive_desc_t a, const_dnnl_primitive_desc_
 {
     trial t[2] = {{0}};
     dnnl_stream_t stream = NULL;
-    bool ok = trial_make(a, &t[0]) && trial_make(b, &t[1]) &&
-              dnnl_stream_create(&stream, onednn_engine(), dnnl_stream_default_flags) ==
-                  dnnl_success;
+    bool ok =
+        trial_make(a, &t[0]) && trial_make(b, &t[1]) &&
+        dnnl_stream_create(&stream, onednn_engine(), dnnl_stream_default_flags) == dnnl_success;
     ms[0] = ms[1] = 1e30;
     for (int r = 0; ok && r <= runs; r++) /* the first run of each warms up */
         for (int k = 0; ok && k < 2; k++) {
