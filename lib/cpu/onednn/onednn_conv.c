@@ -152,11 +152,17 @@ static bool conv_dtypes(const graph_value *values, const graph_node *node,
  * 56x56 0.57 ms against 1.07, 512 -> 512 at 7x7 0.90 against 1.17), within 3e-6 of the
  * output's scale. Chosen per conv by timing (winograd_chosen); VKML_WINOGRAD=0 keeps every
  * conv direct, VKML_WINOGRAD=1 takes Winograd's algorithm wherever oneDNN has it. */
+/* VKML_WINOGRAD: '0' never, '1' wherever oneDNN has it, else (unset) by timing. */
+static char winograd_setting(void)
+{
+    const char *setting = getenv("VKML_WINOGRAD");
+    return setting && (!strcmp(setting, "0") || !strcmp(setting, "1")) ? setting[0] : 't';
+}
+
 static bool winograd_form(const conv_params *p)
 {
     const window_params *w = &p->win;
-    const char *setting = getenv("VKML_WINOGRAD");
-    if (w->spatial != 2 || p->group != 1 || (setting && !strcmp(setting, "0")))
+    if (w->spatial != 2 || p->group != 1 || winograd_setting() == '0')
         return false;
     for (int d = 0; d < 2; d++)
         if (w->kernel[d] != 3 || w->strides[d] != 1 || w->dilations[d] != 1)
@@ -213,6 +219,14 @@ int omp_get_max_threads(void);
  * in at most WINOGRAD_SHARE of the direct time (VKML_LOG=debug prints the times). */
 static bool winograd_chosen(const conv_build *c, const_dnnl_primitive_desc_t direct)
 {
+    /* oneDNN's form with the node's post-ops (a cached choice is for the geometry) */
+    dnnl_primitive_desc_t full = winograd_pd(c, false);
+    if (!full || winograd_setting() == '1') { /* none, or forced: no timing, nothing kept */
+        if (full)
+            dnnl_primitive_desc_destroy(full);
+        return full != NULL;
+    }
+    dnnl_primitive_desc_destroy(full);
     const window_params *w = &c->p.win;
     int64_t key[10] = {c->p.batch,     c->p.in_channels,     c->p.out_channels, w->in[0],
                        w->in[1],       w->pads_begin[0],     w->pads_begin[1],  w->pads_end[0],
@@ -225,28 +239,17 @@ static bool winograd_chosen(const conv_build *c, const_dnnl_primitive_desc_t dir
             return chosen;
         }
     pthread_mutex_unlock(&choices_lock);
-    dnnl_primitive_desc_t full = winograd_pd(c, false), alone = full ? winograd_pd(c, true) : NULL;
+    dnnl_primitive_desc_t alone = winograd_pd(c, true);
     double ms[2];
-    const char *setting = getenv("VKML_WINOGRAD");
-    if (setting && !strcmp(setting, "1")) { /* forced: no timing, nothing kept */
-        bool taken = full != NULL;
-        if (full)
-            dnnl_primitive_desc_destroy(full);
-        if (alone)
-            dnnl_primitive_desc_destroy(alone);
-        return taken;
-    }
     bool chosen =
         alone && onednn_time_alone(alone, direct, 3, ms) && ms[0] <= WINOGRAD_SHARE * ms[1];
-    if (alone)
+    if (alone) {
         VKML_LOGD("CPU device: Conv %lld -> %lld at %lldx%lld on %lld thread(s) by Winograd's "
                   "algorithm %.3f ms, directly %.3f ms: %s",
                   (long long)key[1], (long long)key[2], (long long)key[3], (long long)key[4],
                   (long long)key[9], ms[0], ms[1], chosen ? "Winograd" : "direct");
-    if (full)
-        dnnl_primitive_desc_destroy(full);
-    if (alone)
         dnnl_primitive_desc_destroy(alone);
+    }
     pthread_mutex_lock(&choices_lock);
     if (n_choices < WINOGRAD_CHOICES) {
         memcpy(choices[n_choices].key, key, sizeof(key));

@@ -135,7 +135,9 @@ bool onednn_layouts_agree(int rank, const int64_t *dims);
 
 /* A memory object of node n on ptr (owned by n); NULL when out of room or memory. */
 dnnl_memory_t onednn_mem(onednn_node *n, const dnnl_memory_desc_t *md, void *ptr);
-/* A 64-byte aligned buffer of node n (owned by n); NULL when out of memory. */
+/* A 64-byte aligned buffer of at least `bytes` (free() it); NULL when out of memory. */
+void *onednn_alloc(size_t bytes);
+/* onednn_alloc's buffer owned by node n; NULL when out of memory. */
 void *onednn_buffer(onednn_node *n, size_t bytes);
 /* The least of `runs` runs (after one more) of primitives a and b alone, alternating, in
  * ms: each on zeros in buffers of its own, on the calling thread's OpenMP team size. False

@@ -414,8 +414,7 @@ static vkml_status bind_scratch(const device_session_desc *desc, onednn_session 
             if (n && n->scratch_bytes > bytes)
                 bytes = n->scratch_bytes;
         }
-        size_t rounded = (bytes + 63) / 64 * 64;
-        if (bytes && !(s->scratch[c] = aligned_alloc(64, rounded)))
+        if (bytes && !(s->scratch[c] = onednn_alloc(bytes)))
             return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY,
                              "CPU device: out of memory for a scratchpad");
         s->scratch_bytes[c] = bytes;

@@ -47,11 +47,10 @@ static bool trial_make(const_dnnl_primitive_desc_t pd, trial *t)
         size_t bytes = md ? dnnl_memory_desc_get_size(md) : 0;
         if (!bytes)
             continue;
-        size_t rounded = (bytes + 63) / 64 * 64;
-        void *buf = aligned_alloc(64, rounded);
+        void *buf = onednn_alloc(bytes);
         if (!buf)
             return false;
-        memset(buf, 0, rounded);
+        memset(buf, 0, bytes);
         if (dnnl_memory_create(&t->mems[t->n], md, onednn_engine(), buf) != dnnl_success) {
             free(buf);
             return false;

@@ -119,12 +119,17 @@ dnnl_memory_t onednn_mem(onednn_node *n, const dnnl_memory_desc_t *md, void *ptr
     return m;
 }
 
+void *onednn_alloc(size_t bytes)
+{
+    size_t rounded = (bytes + ONEDNN_ALIGNMENT - 1) / ONEDNN_ALIGNMENT * ONEDNN_ALIGNMENT;
+    return aligned_alloc(ONEDNN_ALIGNMENT, rounded ? rounded : ONEDNN_ALIGNMENT);
+}
+
 void *onednn_buffer(onednn_node *n, size_t bytes)
 {
     if (n->n_buffers == ONEDNN_MAX_BUFFERS)
         return NULL;
-    size_t rounded = (bytes + ONEDNN_ALIGNMENT - 1) / ONEDNN_ALIGNMENT * ONEDNN_ALIGNMENT;
-    void *p = aligned_alloc(ONEDNN_ALIGNMENT, rounded ? rounded : ONEDNN_ALIGNMENT);
+    void *p = onednn_alloc(bytes);
     if (p)
         n->buffers[n->n_buffers++] = p;
     return p;
