@@ -9,8 +9,12 @@
 #include "ops/epilogue.h"
 #include "ops/pool.h"
 
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <pthread.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,40 +43,55 @@ typedef struct conv_build {
     int rank;
     int64_t xd[VKML_MAX_RANK], wd[VKML_MAX_RANK + 1], yd[VKML_MAX_RANK], od[VKML_MAX_RANK];
     dnnl_memory_desc_t x_want, y_want, w_user, w_any, bias_md;
-    int residual;      /* value, or -1 */
-    bool residual_add; /* the residual as a binary add post-op, not a sum (see below) */
-    bool winograd;     /* by Winograd's algorithm, not directly (winograd_form) */
+    int residual;         /* value, or -1 */
+    bool residual_add;    /* the residual as a binary add post-op, not a sum (see below) */
+    const char *winograd; /* oneDNN's kernel for Winograd's algorithm, NULL: directly */
 } conv_build;
 
-/* The conv's primitive descriptor on src x_want, dst y_want (the residual in y_want too)
- * with the node's post-ops (none when probing); NULL when oneDNN has none. */
-static vkml_status conv_pd(conv_build *c, bool probe, dnnl_primitive_desc_t *pd, vkml_error *err)
+/* The conv's primitive descriptors on src x_want, dst y_want (the residual in y_want too)
+ * with the node's post-ops (none when probing), into pds (room for `room`), *n of them:
+ * directly (c->winograd NULL), one; by Winograd's algorithm, c->winograd's kernel, or each
+ * of oneDNN's where it is "". *n 0 when oneDNN has none. */
+static vkml_status conv_pds(const conv_build *c, bool probe, dnnl_primitive_desc_t *pds, int room,
+                            int *n, vkml_error *err)
 {
     const graph_node *node = c->node;
     dnnl_dims_t strides, dilates, pad_l, pad_r;
     bool extended;
+    *n = 0;
     onednn_window(&c->p.win, strides, dilates, pad_l, pad_r, &extended);
     dnnl_convolution_desc_t cd;
     if (extended || dnnl_dilated_convolution_forward_desc_init(
                         &cd, dnnl_forward_inference,
                         c->winograd ? dnnl_convolution_winograd : dnnl_convolution_direct,
                         &c->x_want, &c->w_any, c->p.has_bias ? &c->bias_md : NULL, &c->y_want,
-                        strides, dilates, pad_l, pad_r) != dnnl_success) {
-        *pd = NULL;
+                        strides, dilates, pad_l, pad_r) != dnnl_success)
         return VKML_OK;
-    }
     dnnl_primitive_attr_t attr;
     dnnl_post_ops_t po;
-    vkml_status made = onednn_attr_create(&attr, &po, err);
-    if (made)
-        return made;
-    vkml_status st = VKML_OK;
-    *pd = NULL;
+    vkml_status st = onednn_attr_create(&attr, &po, err);
+    if (st)
+        return st;
     if ((probe || onednn_epilogue_post_ops(node->epilogue, po, c->residual >= 0 ? &c->y_want : NULL,
                                            !c->residual_add, onednn_act_apart(node->epilogue))) &&
-        dnnl_primitive_attr_set_post_ops(attr, po) == dnnl_success)
-        st = onednn_pd(&cd, attr, pd, err);
+        dnnl_primitive_attr_set_post_ops(attr, po) == dnnl_success) {
+        if (c->winograd)
+            *n = onednn_pd_impls(&cd, attr, c->winograd[0] ? c->winograd : NULL, pds, room);
+        else if (!(st = onednn_pd(&cd, attr, pds, err)))
+            *n = pds[0] != NULL;
+    }
     onednn_attr_destroy(attr, po);
+    return st;
+}
+
+/* conv_pds' first descriptor, NULL when there is none. */
+static vkml_status conv_pd(const conv_build *c, bool probe, dnnl_primitive_desc_t *pd,
+                           vkml_error *err)
+{
+    int n;
+    vkml_status st = conv_pds(c, probe, pd, 1, &n, err);
+    if (!n)
+        *pd = NULL;
     return st;
 }
 
@@ -145,13 +164,6 @@ static bool conv_dtypes(const graph_value *values, const graph_node *node,
     return values[node->outputs[0]].dtype == t && (residual < 0 || values[residual].dtype == t);
 }
 
-/* Whether the conv may run by Winograd's algorithm: 2-D, 3x3, stride and dilation 1, one
- * group, channels in whole blocks (oneDNN 2.6's jit_wino kernels read and write blocked
- * layouts; they exist for AVX-512 only). On the AVX-512 EPYC, one thread, they ran every
- * such conv of the benchmark models 1.3-2.4x faster than the direct brgconv (64 -> 64 at
- * 56x56 0.57 ms against 1.07, 512 -> 512 at 7x7 0.90 against 1.17), within 3e-6 of the
- * output's scale. Chosen per conv by timing (winograd_chosen); VKML_WINOGRAD=0 keeps every
- * conv direct, VKML_WINOGRAD=1 takes Winograd's algorithm wherever oneDNN has it. */
 /* VKML_WINOGRAD: '0' never, '1' wherever oneDNN has it, else (unset) by timing. */
 static char winograd_setting(void)
 {
@@ -159,6 +171,11 @@ static char winograd_setting(void)
     return setting && (!strcmp(setting, "0") || !strcmp(setting, "1")) ? setting[0] : 't';
 }
 
+/* Whether the conv may run by Winograd's algorithm: 2-D, 3x3, stride and dilation 1, one
+ * group, channels in whole blocks (oneDNN 2.6's Winograd kernels, jit_wino_4x3 and
+ * jit_fp32_wino_2x3, read and write blocked layouts; they exist for AVX-512 only). Chosen
+ * per conv by timing (winograd_chosen); VKML_WINOGRAD=0 keeps every conv direct,
+ * VKML_WINOGRAD=1 takes oneDNN's first Winograd kernel wherever it has one. */
 static bool winograd_form(const conv_params *p)
 {
     const window_params *w = &p->win;
@@ -171,103 +188,290 @@ static bool winograd_form(const conv_params *p)
     return p->in_channels % block == 0 && p->out_channels % block == 0;
 }
 
-/* oneDNN's primitive descriptor for c by Winograd's algorithm in blocked layouts, with its
- * post-ops or (probe) without; NULL where it has none but its reference code. */
-static dnnl_primitive_desc_t winograd_pd(const conv_build *c, bool probe)
+/* Winograd's kernels timed for a conv (oneDNN 2.6 has two). */
+#define WINOGRAD_KERNELS 2
+
+/* oneDNN's primitive descriptors for c by Winograd's algorithm in blocked layouts, by its
+ * kernels in its order (kernel "": up to `room`) or the one named, with the node's
+ * post-ops or (probe) without: their count. */
+static int winograd_pds(const conv_build *c, bool probe, const char *kernel,
+                        dnnl_primitive_desc_t *pds, int room)
 {
     conv_build w = *c;
-    w.winograd = true;
+    w.winograd = kernel;
     onednn_md(&w.x_want, w.rank, w.xd, ONEDNN_BLOCKED);
     onednn_md(&w.y_want, w.rank, w.yd, ONEDNN_BLOCKED);
-    dnnl_primitive_desc_t pd = NULL;
+    int n;
     vkml_error ignored;
-    if (conv_pd(&w, probe, &pd, &ignored) || !pd)
-        return NULL;
-    if (onednn_pd_is_ref(pd)) {
-        dnnl_primitive_desc_destroy(pd);
-        return NULL;
-    }
-    return pd;
+    conv_pds(&w, probe, pds, kernel[0] ? 1 : room, &n, &ignored);
+    return n;
 }
 
 /* Winograd's form is kept where it ran alone in at most this share of the direct conv's
- * time: its neighbours' reorders into and out of blocks, and its weights and scratchpad
- * (larger than the direct conv's, and read from memory in a model rather than from cache
- * as when timed alone) take part of its lead. Alone, one thread, it took 0.45-0.83 of the
- * direct time on a 2-core AVX-512 EPYC (every 3x3 conv of ResNet-50 and the YOLOv8n-style
- * model), where ResNet-50 ran 9% faster in all; on a 16-core Xeon the two were closer, and
- * with every conv by Winograd's algorithm YOLOv8n-style ran 20% slower at 16 threads. */
+ * time, the direct conv in the layouts oneDNN picks (channels-last with AVX-512): its
+ * neighbours' reorders into and out of blocks, and its weights and scratchpad (larger
+ * than the direct conv's, and read from memory in a model rather than from cache as when
+ * timed alone) take part of its lead. Alone, one thread, it took 0.45-0.83 of the direct
+ * time on a 2-core AVX-512 EPYC (every 3x3 conv of ResNet-50 and the YOLOv8n-style model),
+ * where ResNet-50 ran 9% faster in all; on a 16-core Xeon the two were closer, and with
+ * every conv by Winograd's algorithm YOLOv8n-style ran 20% slower at 16 threads. */
 #define WINOGRAD_SHARE 0.85
+/* The same where the session stores its convs' values in blocks (onednn_session.c): no
+ * reorder around it, only its larger weights. */
+#define WINOGRAD_SHARE_BLOCKED 0.9
 
-/* A timing's outcome for a conv's geometry on a team size: shared by the process's
- * sessions, so that a second stream of a model times nothing. */
-typedef struct winograd_choice {
-    int64_t key[10];
-    bool winograd;
-} winograd_choice;
+#define CONV_KEY 24
+#define CONV_NONE 1e30
 
-#define WINOGRAD_CHOICES 128
-static winograd_choice choices[WINOGRAD_CHOICES];
-static int n_choices;
-static pthread_mutex_t choices_lock = PTHREAD_MUTEX_INITIALIZER;
+/* What timing a conv's forms alone measured, ms (CONV_NONE: no such form): shared by the
+ * process's sessions, so that a second stream of a model times nothing. */
+typedef struct conv_timing {
+    int64_t key[CONV_KEY]; /* geometry and team size (conv_key) */
+    double picked;         /* directly, in the layouts oneDNN picks */
+    double blocked;        /* directly, in blocks (an image's few channels plain) */
+    double winograd;       /* by the fastest of Winograd's kernels that takes its post-ops */
+    char kernel[40];       /* that kernel ("jit_wino_4x3:avx512_core"), "" when none */
+    double reorders;       /* around it between channels-last neighbours: its input into
+                            * blocks and its output out of them */
+} conv_timing;
+
+#define CONV_TIMINGS 256
+static conv_timing timings[CONV_TIMINGS];
+static int n_timings;
+static pthread_mutex_t timings_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* libgomp's (oneDNN's OpenMP runtime): the team size the calling thread starts. */
 int omp_get_max_threads(void);
 
-/* Whether the conv (winograd_form, direct: its direct form's descriptor without post-ops)
- * runs by Winograd's algorithm: oneDNN has it with the node's post-ops, and alone it runs
- * in at most WINOGRAD_SHARE of the direct time (VKML_LOG=debug prints the times). */
-static bool winograd_chosen(const conv_build *c, const_dnnl_primitive_desc_t direct)
+static void conv_key(const conv_build *c, int64_t *key)
 {
-    /* oneDNN's form with the node's post-ops (a cached choice is for the geometry) */
-    dnnl_primitive_desc_t full = winograd_pd(c, false);
-    if (!full || winograd_setting() == '1') { /* none, or forced: no timing, nothing kept */
-        if (full)
-            dnnl_primitive_desc_destroy(full);
-        return full != NULL;
-    }
-    dnnl_primitive_desc_destroy(full);
     const window_params *w = &c->p.win;
-    int64_t key[10] = {c->p.batch,     c->p.in_channels,     c->p.out_channels, w->in[0],
-                       w->in[1],       w->pads_begin[0],     w->pads_begin[1],  w->pads_end[0],
-                       w->pads_end[1], omp_get_max_threads()};
-    pthread_mutex_lock(&choices_lock);
-    for (int i = 0; i < n_choices; i++)
-        if (!memcmp(choices[i].key, key, sizeof(key))) {
-            bool chosen = choices[i].winograd;
-            pthread_mutex_unlock(&choices_lock);
-            return chosen;
-        }
-    pthread_mutex_unlock(&choices_lock);
-    dnnl_primitive_desc_t alone = winograd_pd(c, true);
-    double ms[2];
-    bool chosen =
-        alone && onednn_time_alone(alone, direct, 3, ms) && ms[0] <= WINOGRAD_SHARE * ms[1];
-    if (alone) {
-        VKML_LOGD("CPU device: Conv %lld -> %lld at %lldx%lld on %lld thread(s) by Winograd's "
-                  "algorithm %.3f ms, directly %.3f ms: %s",
-                  (long long)key[1], (long long)key[2], (long long)key[3], (long long)key[4],
-                  (long long)key[9], ms[0], ms[1], chosen ? "Winograd" : "direct");
-        dnnl_primitive_desc_destroy(alone);
+    int at = 0;
+    key[at++] = c->p.batch;
+    key[at++] = c->p.in_channels;
+    key[at++] = c->p.out_channels;
+    key[at++] = c->p.group;
+    key[at++] = w->spatial;
+    for (int d = 0; d < 3; d++) {
+        bool in = d < w->spatial;
+        key[at++] = in ? w->in[d] : 0;
+        key[at++] = in ? w->kernel[d] : 0;
+        key[at++] = in ? w->strides[d] : 0;
+        key[at++] = in ? w->dilations[d] : 0;
+        key[at++] = in ? w->pads_begin[d] : 0;
+        key[at++] = in ? w->pads_end[d] : 0;
     }
-    pthread_mutex_lock(&choices_lock);
-    if (n_choices < WINOGRAD_CHOICES) {
-        memcpy(choices[n_choices].key, key, sizeof(key));
-        choices[n_choices++].winograd = chosen;
-    }
-    pthread_mutex_unlock(&choices_lock);
-    return chosen;
+    key[at++] = omp_get_max_threads();
 }
 
-/* A Conv of constant weights: src and dst blocked where it runs by Winograd's algorithm;
- * otherwise in the layouts oneDNN picks for it when it may pick any, if it picks among ours
- * (blocked only where C is a multiple of the block, so that no value grows), else
- * channels-last. */
+static const char *impl_name(const_dnnl_primitive_desc_t pd)
+{
+    const char *impl = NULL;
+    dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl);
+    return impl ? impl : "?";
+}
+
+/* c's direct descriptor without post-ops, in blocks (blocked) or in the layouts oneDNN
+ * picks; NULL where it has none or only its reference code. */
+static dnnl_primitive_desc_t direct_probe(const conv_build *c, bool blocked)
+{
+    conv_build d = *c;
+    d.winograd = NULL;
+    if (blocked) {
+        onednn_md(&d.x_want, c->rank, c->xd,
+                  c->p.in_channels % onednn_block_channels() ? ONEDNN_PLAIN : ONEDNN_BLOCKED);
+        onednn_md(&d.y_want, c->rank, c->yd, ONEDNN_BLOCKED);
+    } else {
+        dnnl_memory_desc_init_by_tag(&d.x_want, c->rank, c->x_want.dims, dnnl_f32,
+                                     dnnl_format_tag_any);
+        dnnl_memory_desc_init_by_tag(&d.y_want, c->rank, c->y_want.dims, dnnl_f32,
+                                     dnnl_format_tag_any);
+    }
+    dnnl_primitive_desc_t pd = NULL;
+    vkml_error ignored;
+    if (conv_pd(&d, true, &pd, &ignored) == VKML_OK && pd && onednn_pd_is_ref(pd)) {
+        dnnl_primitive_desc_destroy(pd);
+        pd = NULL;
+    }
+    return pd;
+}
+
+/* The reorder of a [dims] float32 tensor from layout `from` to `to`; NULL where oneDNN has
+ * none. */
+static dnnl_primitive_desc_t reorder_pd(int rank, const int64_t *dims, onednn_layout from,
+                                        onednn_layout to)
+{
+    dnnl_memory_desc_t a, b;
+    onednn_md(&a, rank, dims, from);
+    onednn_md(&b, rank, dims, to);
+    dnnl_primitive_desc_t pd = NULL;
+    if (dnnl_reorder_primitive_desc_create(&pd, &a, onednn_engine(), &b, onednn_engine(), NULL) !=
+        dnnl_success)
+        pd = NULL;
+    return pd;
+}
+
+/* The conv's forms timed alone, on zeros, alternating (onednn_time_alone), or the
+ * process's earlier timing of its geometry on this team size. VKML_LOG=debug prints them. */
+static void conv_timed(const conv_build *c, conv_timing *t)
+{
+    memset(t, 0, sizeof(*t));
+    conv_key(c, t->key);
+    pthread_mutex_lock(&timings_lock);
+    for (int i = 0; i < n_timings; i++)
+        if (!memcmp(timings[i].key, t->key, sizeof(t->key))) {
+            *t = timings[i];
+            pthread_mutex_unlock(&timings_lock);
+            return;
+        }
+    pthread_mutex_unlock(&timings_lock);
+    t->picked = t->blocked = t->winograd = CONV_NONE;
+    dnnl_primitive_desc_t pds[ONEDNN_TRIAL_MAX], full;
+    double *slot[ONEDNN_TRIAL_MAX];
+    int n = 0;
+    for (int blocked = 0; blocked < 2; blocked++)
+        if ((pds[n] = direct_probe(c, blocked)))
+            slot[n++] = blocked ? &t->blocked : &t->picked;
+    int first = n;
+    int k = winograd_form(&c->p) ? winograd_pds(c, true, "", pds + n, WINOGRAD_KERNELS) : 0;
+    double in_ms = 0, out_ms = 0;
+    for (int i = 0; i < k; i++) { /* those that take the node's post-ops too */
+        if (winograd_pds(c, false, impl_name(pds[first + i]), &full, 1)) {
+            dnnl_primitive_desc_destroy(full);
+            slot[n] = NULL;
+            pds[n++] = pds[first + i];
+        } else {
+            dnnl_primitive_desc_destroy(pds[first + i]);
+        }
+    }
+    if (n > first) { /* a Winograd kernel: the reorders around it */
+        if ((pds[n] = reorder_pd(c->rank, c->xd, ONEDNN_NXC, ONEDNN_BLOCKED)))
+            slot[n++] = &in_ms;
+        if ((pds[n] = reorder_pd(c->rank, c->yd, ONEDNN_BLOCKED, ONEDNN_NXC)))
+            slot[n++] = &out_ms;
+    }
+    double ms[ONEDNN_TRIAL_MAX];
+    if (n && onednn_time_alone((const const_dnnl_primitive_desc_t *)pds, n, 3, ms)) {
+        char text[160] = "";
+        int at = 0;
+        for (int i = 0; i < n; i++) {
+            if (slot[i]) {
+                *slot[i] = ms[i];
+                continue;
+            }
+            if (ms[i] < t->winograd) {
+                t->winograd = ms[i];
+                snprintf(t->kernel, sizeof(t->kernel), "%s", impl_name(pds[i]));
+            }
+            at += snprintf(text + at, sizeof(text) - (size_t)at, ", %s %.3f ms", impl_name(pds[i]),
+                           ms[i]);
+        }
+        VKML_LOGD("CPU device: Conv %lld -> %lld at %lldx%lld, kernel %lld, stride %lld, on %lld "
+                  "thread(s), alone: directly %.3f ms as oneDNN picks, %.3f ms in blocks%s",
+                  (long long)c->p.in_channels, (long long)c->p.out_channels,
+                  (long long)c->p.win.in[0], (long long)(c->p.win.spatial > 1 ? c->p.win.in[1] : 1),
+                  (long long)c->p.win.kernel[0], (long long)c->p.win.strides[0],
+                  (long long)t->key[CONV_KEY - 1], t->picked, t->blocked, text);
+        if (t->kernel[0])
+            VKML_LOGD("CPU device: and the reorders around it %.3f ms", in_ms + out_ms);
+    }
+    t->reorders = in_ms + out_ms;
+    for (int i = 0; i < n; i++)
+        dnnl_primitive_desc_destroy(pds[i]);
+#ifdef __GLIBC__
+    /* the trials' buffers (up to four copies of the weights) back to the system: the
+     * session's packed weights come after, and a peak RSS of both is a model's twice */
+    malloc_trim(0);
+#endif
+    pthread_mutex_lock(&timings_lock);
+    if (n_timings < CONV_TIMINGS)
+        timings[n_timings++] = *t;
+    pthread_mutex_unlock(&timings_lock);
+}
+
+/* The Winograd kernel the conv (winograd_form) runs by into `kernel` (room bytes), "" for
+ * its direct form: the fastest timed alone (conv_timed) where it took at most
+ * WINOGRAD_SHARE_BLOCKED (blocked: the session's plan) or WINOGRAD_SHARE of the direct
+ * time, or with VKML_WINOGRAD=1 oneDNN's first kernel that takes the node's post-ops. */
+static void winograd_chosen(const conv_build *c, bool blocked, char *kernel, size_t room)
+{
+    kernel[0] = '\0';
+    if (winograd_setting() == '1') { /* forced: no timing */
+        dnnl_primitive_desc_t full;
+        if (winograd_pds(c, false, "", &full, 1)) {
+            snprintf(kernel, room, "%s", impl_name(full));
+            dnnl_primitive_desc_destroy(full);
+        }
+        return;
+    }
+    conv_timing t;
+    conv_timed(c, &t);
+    double direct = blocked ? t.blocked : t.picked;
+    bool chosen =
+        t.kernel[0] && t.winograd <= (blocked ? WINOGRAD_SHARE_BLOCKED : WINOGRAD_SHARE) * direct;
+    if (chosen)
+        snprintf(kernel, room, "%s", t.kernel);
+    if (t.kernel[0])
+        VKML_LOGD("CPU device: Conv %lld -> %lld at %lldx%lld%s by Winograd's algorithm %.3f ms "
+                  "(%s), directly %.3f ms: %s",
+                  (long long)c->p.in_channels, (long long)c->p.out_channels,
+                  (long long)c->p.win.in[0], (long long)c->p.win.in[1],
+                  blocked ? ", values in blocks," : "", t.winograd, t.kernel, direct,
+                  chosen ? "Winograd" : "direct");
+}
+
+bool onednn_conv_blocks(const graph_value *values, const graph_node *node)
+{
+    conv_params p;
+    vkml_error ignored;
+    int block = onednn_block_channels();
+    return !conv_params_parse(values, node, &p, &ignored) && p.group == 1 &&
+           p.out_channels % block == 0 && (p.in_channels % block == 0 || p.in_channels < block);
+}
+
+bool onednn_conv_costs(const graph_value *values, const graph_node *node, double *picked,
+                       double *blocked)
+{
+    conv_build c = {0};
+    if (!conv_setup(values, node, ONEDNN_NXC, ONEDNN_NXC, &c))
+        return false;
+    conv_timing t;
+    conv_timed(&c, &t);
+    bool forced = winograd_setting() == '1' && t.kernel[0];
+    bool wino_picked = forced || (t.kernel[0] && t.winograd <= WINOGRAD_SHARE * t.picked);
+    bool wino_blocked = forced || (t.kernel[0] && t.winograd <= WINOGRAD_SHARE_BLOCKED * t.blocked);
+    *picked = wino_picked ? t.winograd + t.reorders : t.picked;
+    *blocked = wino_blocked ? t.winograd : t.blocked;
+    return t.picked < CONV_NONE && t.blocked < CONV_NONE;
+}
+
+/* The conv's claim in the session's blocked plan (onednn_conv_blocks): its input in blocks
+ * (or as stored, fewer channels than a block), its output in blocks; false when oneDNN has
+ * only its reference code for that. */
+static bool blocked_claim(conv_build *c, const onednn_layout *stored, onednn_claim *claim)
+{
+    dnnl_primitive_desc_t pd = direct_probe(c, true);
+    if (!pd)
+        return false;
+    dnnl_primitive_desc_destroy(pd);
+    claim->in =
+        c->p.in_channels % onednn_block_channels() ? stored[c->node->inputs[0]] : ONEDNN_BLOCKED;
+    claim->out = ONEDNN_BLOCKED;
+    if (winograd_form(&c->p))
+        winograd_chosen(c, true, claim->winograd, sizeof(claim->winograd));
+    return true;
+}
+
+/* A Conv of constant weights. In the session's blocked plan (claim->blocked_convs) src
+ * and dst blocked (blocked_claim); otherwise blocked where it runs by Winograd's
+ * algorithm, else in the layouts oneDNN picks for it when it may pick any, if it picks
+ * among ours (blocked only where C is a multiple of the block, so that no value grows),
+ * else channels-last. */
 static bool conv_claim(const graph_value *values, const graph_node *node,
                        const device_value_plan *plans, const onednn_layout *stored,
                        onednn_claim *claim)
 {
-    (void)stored;
+    bool blocked = claim->blocked_convs;
     const graph_value *x = &values[node->inputs[0]];
     if (x->rank < 3 || x->rank > 5 || node->n_inputs < 2 || node->inputs[1] < 0 ||
         !plans[node->inputs[1]].constant || !conv_dtypes(values, node, plans))
@@ -275,10 +479,15 @@ static bool conv_claim(const graph_value *values, const graph_node *node,
     conv_build c = {0};
     if (!conv_setup(values, node, ONEDNN_NXC, ONEDNN_NXC, &c))
         return false;
-    *claim = (onednn_claim){
-        .layout_inputs = 1u, .layout_output = true, .in = ONEDNN_NXC, .out = ONEDNN_NXC};
+    *claim = (onednn_claim){.layout_inputs = 1u,
+                            .layout_output = true,
+                            .in = ONEDNN_NXC,
+                            .out = ONEDNN_NXC,
+                            .blocked_convs = blocked};
     if (c.residual >= 0)
         claim->layout_inputs |= 1u << node->epilogue->residual;
+    if (blocked && onednn_conv_blocks(values, node) && blocked_claim(&c, stored, claim))
+        return true;
     conv_build any = c;
     dnnl_memory_desc_init_by_tag(&any.x_want, c.rank, c.x_want.dims, dnnl_f32, dnnl_format_tag_any);
     dnnl_memory_desc_init_by_tag(&any.y_want, c.rank, c.y_want.dims, dnnl_f32, dnnl_format_tag_any);
@@ -286,10 +495,11 @@ static bool conv_claim(const graph_value *values, const graph_node *node,
     vkml_error ignored;
     if (conv_pd(&any, true, &pd, &ignored) || !pd)
         return true;
-    if (winograd_form(&c.p) && winograd_chosen(&c, pd)) {
+    if (winograd_form(&c.p))
+        winograd_chosen(&c, false, claim->winograd, sizeof(claim->winograd));
+    if (claim->winograd[0]) {
         dnnl_primitive_desc_destroy(pd);
         claim->in = claim->out = ONEDNN_BLOCKED;
-        claim->winograd = true;
         return true;
     }
     int in = onednn_layout_of(dnnl_primitive_desc_query_md(pd, dnnl_query_src_md, 0));
@@ -326,10 +536,15 @@ static vkml_status conv_build_node(const onednn_build *b, onednn_node *n, bool *
         return VKML_OK;
     int x = node->inputs[0], y = node->outputs[0];
     dnnl_primitive_desc_t pd;
-    c.winograd = b->claim.winograd;
-    vkml_status st = conv_pd(&c, false, &pd, err);
-    if (!st && !pd && c.winograd) {
-        c.winograd = false;
+    /* the claim's Winograd kernel, else another (the claim asked on the session's team, a
+     * small node runs on one thread: onednn_session.c), else directly */
+    static const char *const any_kernel = "";
+    const char *const kernels[] = {b->claim.winograd[0] ? b->claim.winograd : NULL, any_kernel,
+                                   NULL};
+    vkml_status st = VKML_OK;
+    pd = NULL;
+    for (int k = kernels[0] ? 0 : 2; !st && !pd && k < 3; k++) {
+        c.winograd = kernels[k];
         st = conv_pd(&c, false, &pd, err);
     }
     if (st || !pd)

@@ -78,6 +78,18 @@ typedef enum onednn_layout {
     ONEDNN_BLOCKED,
 } onednn_layout;
 
+/* Whether a Conv node keeps its values in blocks in a session that stores its convs' values
+ * so (onednn_session.c): one group, output channels in whole blocks, input channels too or
+ * fewer than a block (an image). */
+bool onednn_conv_blocks(const graph_value *values, const graph_node *node);
+/* A Conv's time in each of the session's two plans, from its forms timed alone on the
+ * calling thread's team (once per geometry in the process): its values in the layouts
+ * oneDNN picks (*picked; by Winograd's algorithm where that pays, with the reorders of its
+ * input into blocks and of its output out of them) and in blocks (*blocked). False when it
+ * has no form in one of them. */
+bool onednn_conv_costs(const graph_value *values, const graph_node *node, double *picked,
+                       double *blocked);
+
 /* The layouts a library node reads and writes: input i (bit i of layout_inputs) in `in`
  * when i is 0, else in `out` (a residual, added to the output); its outputs in `out` when
  * layout_output. Inputs outside the mask are plain, and so are the outputs otherwise. */
@@ -85,7 +97,12 @@ typedef struct onednn_claim {
     uint32_t layout_inputs;
     bool layout_output;
     onednn_layout in, out;
-    bool winograd; /* a Conv computed by Winograd's algorithm (onednn_conv.c) */
+    /* A Conv computed by Winograd's algorithm: oneDNN's kernel for it
+     * ("jit_wino_4x3:avx512_core"), "" when computed directly (onednn_conv.c). */
+    char winograd[40];
+    /* Set by the session before it asks (plan_layouts), read by a Conv's claim: the
+     * session stores its convolutions' values in blocks (onednn_session.c). */
+    bool blocked_convs;
 } onednn_claim;
 
 /* What an op file gets to build a node from. */
@@ -139,11 +156,11 @@ dnnl_memory_t onednn_mem(onednn_node *n, const dnnl_memory_desc_t *md, void *ptr
 void *onednn_alloc(size_t bytes);
 /* onednn_alloc's buffer owned by node n; NULL when out of memory. */
 void *onednn_buffer(onednn_node *n, size_t bytes);
-/* The least of `runs` runs (after one more) of primitives a and b alone, alternating, in
- * ms: each on zeros in buffers of its own, on the calling thread's OpenMP team size. False
- * when either cannot be made or run. */
-bool onednn_time_alone(const_dnnl_primitive_desc_t a, const_dnnl_primitive_desc_t b, int runs,
-                       double ms[2]);
+/* The least of `runs` runs (after one more) of each of the n primitives of pds alone, in
+ * turn, in ms[k]: each on zeros in buffers of its own, on the calling thread's OpenMP team
+ * size. False when one cannot be made or run, or n exceeds ONEDNN_TRIAL_MAX. */
+#define ONEDNN_TRIAL_MAX 6
+bool onednn_time_alone(const const_dnnl_primitive_desc_t *pds, int n, int runs, double *ms);
 /* Points node n's scratchpads at buf, `bytes` long and shared by the nodes that run one at
  * a time with n (the nodes of a chunk), or at a buffer of n's own where buf is shorter. */
 vkml_status onednn_node_bind_scratch(onednn_node *n, void *buf, size_t bytes, vkml_error *err);
@@ -273,3 +290,8 @@ int onednn_requant_scales(const graph_value *values, const graph_node *node,
  * error) when oneDNN has no implementation of it. */
 vkml_status onednn_pd(const void *op_desc, dnnl_primitive_attr_t attr, dnnl_primitive_desc_t *pd,
                       vkml_error *err);
+/* onednn_pd's descriptor by implementation `impl` (as dnnl_query_impl_info_str names it);
+ * with impl NULL, each of oneDNN's implementations but its reference code in turn: pds
+ * (room for `room`), their count. 0 when there is none. */
+int onednn_pd_impls(const void *op_desc, dnnl_primitive_attr_t attr, const char *impl,
+                    dnnl_primitive_desc_t *pds, int room);

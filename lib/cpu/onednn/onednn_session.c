@@ -158,6 +158,7 @@ typedef struct layout_plan {
     bool *aliased;         /* per value: some view or alias shares its memory */
     bool *plain_read;      /* per value: mark_plain_reads */
     onednn_layout *stored; /* per value: the result */
+    bool blocked;          /* the convs' values in blocks (blocked_convs) */
 } layout_plan;
 
 /* Whether value v may be stored in a library layout: nothing but library nodes on this
@@ -191,6 +192,51 @@ static void mark_plain_reads(const device_session_desc *desc, const layout_plan 
     }
 }
 
+/* Whether the session stores its convolutions' values in blocks, rather than in the
+ * layouts oneDNN picks per conv (channels-last with AVX-512, blocks around a conv by
+ * Winograd's algorithm). Only where every Conv the library may take keeps them so
+ * (onednn_conv_blocks): blocked around a conv that does not (MobileNets' 24 channels, a
+ * depthwise conv), MobileNetV2 took 8.0 ms against 4.7 on the AVX-512 EPYC. Then by the
+ * sum of their times in each plan, from each conv's forms and the reorders around one by
+ * Winograd's algorithm timed alone (onednn_conv_costs); VKML_CPU_BLOCKS=0 or 1 decides
+ * untimed. On a 16-core Xeon (2026-12-01, `bench.sh --cpu`) at one thread ResNet-50 ran
+ * 53.0-54.8 ms in blocks against 58.1-58.3 as picked and the YOLOv8n-style model 46.1-48.8
+ * against 54.3-58.4 (in blocks no value reorders between two convs, nor around a Winograd
+ * one); at 16 threads oneDNN's 1x1 convs took 10-35% longer on blocks than channels-last
+ * (alone), and both models ran slower so. */
+static bool blocked_convs(const device_session_desc *desc, const layout_plan *lp)
+{
+    const graph *g = desc->graph;
+    const char *setting = getenv("VKML_CPU_BLOCKS");
+    if (setting && !strcmp(setting, "0"))
+        return false;
+    int convs = 0;
+    for (int i = 0; i < g->n_nodes; i++) {
+        const graph_node *node = &g->nodes[i];
+        if (!lp->on_device[i] || !lp->claimed[i] || node->op->id != OP_ID_Conv)
+            continue;
+        if (!onednn_conv_blocks(desc->values, node))
+            return false;
+        convs++;
+    }
+    if (!convs || (setting && !strcmp(setting, "1")))
+        return convs > 0;
+    double picked = 0, blocked = 0;
+    for (int i = 0; i < g->n_nodes; i++) {
+        const graph_node *node = &g->nodes[i];
+        double p, b;
+        if (!lp->on_device[i] || !lp->claimed[i] || node->op->id != OP_ID_Conv)
+            continue;
+        if (!onednn_conv_costs(desc->values, node, &p, &b))
+            return false;
+        picked += p, blocked += b;
+    }
+    VKML_LOGD("CPU device: %d convs timed alone: %.3f ms with their values in blocks, %.3f ms "
+              "in the layouts oneDNN picks: %s",
+              convs, blocked, picked, blocked < picked ? "blocks" : "as picked");
+    return blocked < picked;
+}
+
 /* Each claimed node's layouts, and each value's, in topological order (a pool reads and
  * writes the layout its input is stored in). */
 static void plan_layouts(const device_session_desc *desc, const layout_plan *lp)
@@ -198,16 +244,19 @@ static void plan_layouts(const device_session_desc *desc, const layout_plan *lp)
     const graph *g = desc->graph;
     for (int v = 0; v < g->n_values; v++)
         lp->stored[v] = ONEDNN_PLAIN;
-    for (int i = 0; i < g->n_nodes; i++)
+    for (int i = 0; i < g->n_nodes; i++) {
+        lp->claims[i].blocked_convs = lp->blocked;
         if (lp->on_device[i] && lp->claimed[i])
             lp->claimed[i] = op_for(&g->nodes[i])
                                  ->claim(desc->values, &g->nodes[i], desc->value_plans, lp->stored,
                                          &lp->claims[i]);
+    }
     mark_plain_reads(desc, lp);
     for (int i = 0; i < g->n_nodes; i++) {
         const graph_node *node = &g->nodes[i];
         if (!lp->on_device[i] || !lp->claimed[i])
             continue;
+        lp->claims[i].blocked_convs = lp->blocked;
         lp->claimed[i] =
             op_for(node)->claim(desc->values, node, desc->value_plans, lp->stored, &lp->claims[i]);
         for (int o = 0; o < node->n_outputs; o++) {
@@ -488,6 +537,7 @@ vkml_status onednn_session_create(const device_session_desc *desc, void *const *
         s->threads = desc->cpu_threads > 0 ? desc->cpu_threads : 1;
         omp_set_num_threads(s->threads); /* oneDNN sizes its kernels' work for this */
         claim_nodes(desc, &lp);
+        lp.blocked = blocked_convs(desc, &lp);
     }
     /* A node the library declines after all changes its values' layouts: plan again. */
     for (bool declined = true; !st && declined;) {

@@ -1,5 +1,5 @@
-/* Two primitives timed alone, for the choices a session makes by measurement when it is
- * made (onednn_conv.c: a conv by Winograd's algorithm or directly). */
+/* Primitives timed alone, for the choices a session makes by measurement when it is
+ * made (onednn_conv.c: a conv directly or by one of Winograd's kernels). */
 #include "core/common.h"
 #include "cpu/onednn/onednn_node.h"
 
@@ -72,17 +72,19 @@ static double trial_run(const trial *t, dnnl_stream_t stream)
     return (double)(vkml_now_ns() - start) / 1e6;
 }
 
-bool onednn_time_alone(const_dnnl_primitive_desc_t a, const_dnnl_primitive_desc_t b, int runs,
-                       double ms[2])
+bool onednn_time_alone(const const_dnnl_primitive_desc_t *pds, int n, int runs, double *ms)
 {
-    trial t[2] = {{0}};
+    trial t[ONEDNN_TRIAL_MAX] = {{0}};
     dnnl_stream_t stream = NULL;
     bool ok =
-        trial_make(a, &t[0]) && trial_make(b, &t[1]) &&
+        n <= ONEDNN_TRIAL_MAX &&
         dnnl_stream_create(&stream, onednn_engine(), dnnl_stream_default_flags) == dnnl_success;
-    ms[0] = ms[1] = 1e30;
+    for (int k = 0; ok && k < n; k++)
+        ok = trial_make(pds[k], &t[k]);
+    for (int k = 0; k < n; k++)
+        ms[k] = 1e30;
     for (int r = 0; ok && r <= runs; r++) /* the first run of each warms up */
-        for (int k = 0; ok && k < 2; k++) {
+        for (int k = 0; ok && k < n; k++) {
             double run = trial_run(&t[k], stream);
             ok = run >= 0;
             if (r > 0 && run < ms[k])
@@ -90,7 +92,7 @@ bool onednn_time_alone(const_dnnl_primitive_desc_t a, const_dnnl_primitive_desc_
         }
     if (stream)
         dnnl_stream_destroy(stream);
-    trial_free(&t[0]);
-    trial_free(&t[1]);
+    for (int k = 0; k < n && k < ONEDNN_TRIAL_MAX; k++)
+        trial_free(&t[k]);
     return ok;
 }

@@ -321,6 +321,34 @@ vkml_status onednn_pd(const void *op_desc, dnnl_primitive_attr_t attr, dnnl_prim
     return onednn_check(s, "creating a primitive descriptor", err);
 }
 
+int onednn_pd_impls(const void *op_desc, dnnl_primitive_attr_t attr, const char *impl,
+                    dnnl_primitive_desc_t *pds, int room)
+{
+    dnnl_primitive_attr_t own = NULL;
+    dnnl_primitive_desc_iterator_t it = NULL;
+    int n = 0;
+    if (!attr && dnnl_primitive_attr_create(&own) != dnnl_success)
+        return 0;
+    dnnl_primitive_attr_set_scratchpad_mode(attr ? attr : own, dnnl_scratchpad_mode_user);
+    if (dnnl_primitive_desc_iterator_create(&it, op_desc, attr ? attr : own, onednn_engine(),
+                                            NULL) == dnnl_success) {
+        do {
+            dnnl_primitive_desc_t pd = dnnl_primitive_desc_iterator_fetch(it);
+            const char *name = NULL;
+            if (pd)
+                dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &name);
+            if (pd && n < room && name && (impl ? !strcmp(name, impl) : !onednn_pd_is_ref(pd)))
+                pds[n++] = pd;
+            else if (pd)
+                dnnl_primitive_desc_destroy(pd);
+        } while (n < room && dnnl_primitive_desc_iterator_next(it) == dnnl_success);
+        dnnl_primitive_desc_iterator_destroy(it);
+    }
+    if (own)
+        dnnl_primitive_attr_destroy(own);
+    return n;
+}
+
 vkml_status onednn_reorder_step(onednn_node *n, dnnl_memory_t from, const dnnl_memory_desc_t *fmd,
                                 dnnl_memory_t to, const dnnl_memory_desc_t *tmd, vkml_error *err)
 {
