@@ -99,6 +99,7 @@ static int thread_trials;   /* small nodes timed on both team sizes, and those k
 static int wide_kept;
 static char first_stored[32];   /* how its first library node's output is stored */
 static char first_impl[64];     /* and its implementation ("jit:avx512_core") */
+static char first_out[32];      /* and the layout it writes ("blocked") */
 static bool first_split;        /* its int8 weights split in two (no VNNI: onednn_quant.c) */
 static int in_place_convs;      /* convs the CPU device put in their residual's memory */
 static int ref_convs;           /* convs on oneDNN's reference code (ref:any) */
@@ -119,6 +120,9 @@ static void count_library(void *user, vkml_log_level level, const char *message)
         snprintf(first_impl, sizeof(first_impl), "%.*s", impl ? (int)strcspn(impl + 8, ";") : 0,
                  impl ? impl + 8 : "");
         first_split = strstr(message, ", weights split;") != NULL;
+        const char *out = strstr(message, " in, ");
+        snprintf(first_out, sizeof(first_out), "%.*s", out ? (int)strcspn(out + 5, " ") : 0,
+                 out ? out + 5 : "");
     }
     if (strstr(message, "Conv runs on oneDNN (ref:"))
         ref_convs++;
@@ -319,7 +323,9 @@ static bool avx512_core(void)
            __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
 }
 
-static void conv_check(vkml_context *ctx, const conv_case *k)
+/* With blocks, its values stored in blocks (VKML_CPU_BLOCKS=1: the plan a session on one
+ * thread takes where every conv has whole blocks of channels). */
+static void conv_check(vkml_context *ctx, const conv_case *k, bool blocks)
 {
     graph *g = graph_create();
     int rank = 2 + k->spatial;
@@ -396,14 +402,21 @@ static void conv_check(vkml_context *ctx, const conv_case *k)
     ref_convs = 0;
     if (k->winograd) /* whatever the timing would choose on this CPU */
         setenv("VKML_WINOGRAD", "1", 1);
-    check_case(ctx, k->label, g, inputs, n_inputs, (int[]){y}, 1, 1);
+    char label[96];
+    snprintf(label, sizeof(label), "%s%s", k->label, blocks ? ", in blocks" : "");
+    if (blocks)
+        setenv("VKML_CPU_BLOCKS", "1", 1);
+    check_case(ctx, label, g, inputs, n_inputs, (int[]){y}, 1, 1);
     unsetenv("VKML_WINOGRAD");
+    unsetenv("VKML_CPU_BLOCKS");
+    if (blocks)
+        CHECK(!strcmp(first_out, "blocked"), "%s: its output written %s", label, first_out);
     /* oneDNN's reference code is 50-100x slower than its jit kernels and than the C
      * kernel: a form whose every variant is ref:any runs the C kernel instead. */
-    CHECK(ref_convs == 0, "%s: the Conv ran oneDNN's reference code", k->label);
+    CHECK(ref_convs == 0, "%s: the Conv ran oneDNN's reference code", label);
     if (k->winograd && avx512_core())
         CHECK(strstr(first_impl, "wino") != NULL, "%s: ran %s, expected Winograd's algorithm",
-              k->label, first_impl);
+              label, first_impl);
 }
 
 /* clang-format off */
@@ -700,6 +713,51 @@ static void winograd_choice_check(vkml_context *ctx)
         if (getenv("VKML_TEST_VERBOSE"))
             printf("%-44s timed: %s, ran %s\n", label, winograd_timed[0] ? winograd_timed : "no",
                    first_impl);
+    }
+}
+
+/* Which layout a session keeps its convs' values in: in blocks on one thread where every
+ * conv has whole blocks of channels, else (a team, VKML_CPU_BLOCKS=0, a conv of another
+ * count) as oneDNN picks them, channels-last with AVX-512. */
+static void blocks_plan_check(vkml_context *ctx)
+{
+    static const struct {
+        const char *label, *threads, *setting;
+        int64_t mid;  /* the first conv's output channels */
+        bool blocked; /* stored in blocks */
+        bool avx512;  /* checked only with AVX-512 (with AVX2, oneDNN picks blocks too) */
+    } cases[] = {
+        {"two convs, one thread", "1", NULL, 32, true, false},
+        {"two convs, two threads", "2", NULL, 32, false, true},
+        {"two convs, one thread, VKML_CPU_BLOCKS=0", "1", "0", 32, false, true},
+        {"two convs, two threads, VKML_CPU_BLOCKS=1", "2", "1", 32, true, false},
+        {"24 channels between, one thread", "1", NULL, 24, false, true},
+    };
+    for (size_t k = 0; k < VKML_ARRAY_SIZE(cases); k++) {
+        graph *g = graph_create();
+        int x = input(g, 4, (int64_t[]){1, 16, 19, 17});
+        int y = value(g), r = value(g), z = value(g);
+        graph_attr a[2] = {ints(g, "strides", 2, (int64_t[]){2, 2}),
+                           ints(g, "pads", 4, (int64_t[]){1, 1, 1, 1})};
+        add_node(g, "Conv", 11, 3,
+                 (int[]){x, weights(g, 4, (int64_t[]){cases[k].mid, 16, 3, 3}),
+                         weights(g, 1, (int64_t[]){cases[k].mid})},
+                 y, 2, a);
+        add_node(g, "Relu", 14, 1, (int[]){y}, r, 0, NULL);
+        add_node(g, "Conv", 11, 2, (int[]){r, weights(g, 4, (int64_t[]){32, cases[k].mid, 1, 1})},
+                 z, 0, NULL);
+        setenv("VKML_CPU_THREADS", cases[k].threads, 1);
+        if (cases[k].setting)
+            setenv("VKML_CPU_BLOCKS", cases[k].setting, 1);
+        check_case(ctx, cases[k].label, g, (int[]){x}, 1, (int[]){z}, 1, 2);
+        unsetenv("VKML_CPU_THREADS");
+        unsetenv("VKML_CPU_BLOCKS");
+        bool blocked = !strcmp(first_stored, "blocked");
+        if (!cases[k].avx512 || avx512_core())
+            CHECK(blocked == cases[k].blocked, "%s: the first conv's output stored %s",
+                  cases[k].label, first_stored);
+        if (getenv("VKML_TEST_VERBOSE"))
+            printf("%-44s stored %s\n", cases[k].label, first_stored);
     }
 }
 
@@ -1364,9 +1422,16 @@ int main(void)
     CHECK_OK(vkml_context_create(&cp, &ctx, &err), &err);
     if (!ctx)
         return test_finish("test_cpu_library");
-    for (size_t i = 0; i < VKML_ARRAY_SIZE(conv_cases); i++)
-        conv_check(ctx, &conv_cases[i]);
+    int block = onednn_block_channels();
+    for (size_t i = 0; i < VKML_ARRAY_SIZE(conv_cases); i++) {
+        const conv_case *k = &conv_cases[i];
+        conv_check(ctx, k, false);
+        if (k->group == 1 && k->m % block == 0 && (k->c % block == 0 || k->c < block) &&
+            !k->max_pool)
+            conv_check(ctx, k, true);
+    }
     winograd_choice_check(ctx);
+    blocks_plan_check(ctx);
     for (size_t i = 0; i < VKML_ARRAY_SIZE(pool_cases); i++)
         pool_check(ctx, &pool_cases[i]);
     for (size_t i = 0; i < VKML_ARRAY_SIZE(matmul_cases); i++)

@@ -231,8 +231,6 @@ typedef struct conv_timing {
     double blocked;        /* directly, in blocks (an image's few channels plain) */
     double winograd;       /* by the fastest of Winograd's kernels that takes its post-ops */
     char kernel[40];       /* that kernel ("jit_wino_4x3:avx512_core"), "" when none */
-    double reorders;       /* around it between channels-last neighbours: its input into
-                            * blocks and its output out of them */
 } conv_timing;
 
 #define CONV_TIMINGS 256
@@ -296,21 +294,6 @@ static dnnl_primitive_desc_t direct_probe(const conv_build *c, bool blocked)
     return pd;
 }
 
-/* The reorder of a [dims] float32 tensor from layout `from` to `to`; NULL where oneDNN has
- * none. */
-static dnnl_primitive_desc_t reorder_pd(int rank, const int64_t *dims, onednn_layout from,
-                                        onednn_layout to)
-{
-    dnnl_memory_desc_t a, b;
-    onednn_md(&a, rank, dims, from);
-    onednn_md(&b, rank, dims, to);
-    dnnl_primitive_desc_t pd = NULL;
-    if (dnnl_reorder_primitive_desc_create(&pd, &a, onednn_engine(), &b, onednn_engine(), NULL) !=
-        dnnl_success)
-        pd = NULL;
-    return pd;
-}
-
 /* The conv's forms timed alone, on zeros, alternating (onednn_time_alone), or the
  * process's earlier timing of its geometry on this team size. VKML_LOG=debug prints them. */
 static void conv_timed(const conv_build *c, conv_timing *t)
@@ -334,7 +317,6 @@ static void conv_timed(const conv_build *c, conv_timing *t)
             slot[n++] = blocked ? &t->blocked : &t->picked;
     int first = n;
     int k = winograd_form(&c->p) ? winograd_pds(c, true, "", pds + n, WINOGRAD_KERNELS) : 0;
-    double in_ms = 0, out_ms = 0;
     for (int i = 0; i < k; i++) { /* those that take the node's post-ops too */
         if (winograd_pds(c, false, impl_name(pds[first + i]), &full, 1)) {
             dnnl_primitive_desc_destroy(full);
@@ -343,12 +325,6 @@ static void conv_timed(const conv_build *c, conv_timing *t)
         } else {
             dnnl_primitive_desc_destroy(pds[first + i]);
         }
-    }
-    if (n > first) { /* a Winograd kernel: the reorders around it */
-        if ((pds[n] = reorder_pd(c->rank, c->xd, ONEDNN_NXC, ONEDNN_BLOCKED)))
-            slot[n++] = &in_ms;
-        if ((pds[n] = reorder_pd(c->rank, c->yd, ONEDNN_BLOCKED, ONEDNN_NXC)))
-            slot[n++] = &out_ms;
     }
     double ms[ONEDNN_TRIAL_MAX];
     if (n && onednn_time_alone((const const_dnnl_primitive_desc_t *)pds, n, 3, ms)) {
@@ -372,10 +348,7 @@ static void conv_timed(const conv_build *c, conv_timing *t)
                   (long long)c->p.win.in[0], (long long)(c->p.win.spatial > 1 ? c->p.win.in[1] : 1),
                   (long long)c->p.win.kernel[0], (long long)c->p.win.strides[0],
                   (long long)t->key[CONV_KEY - 1], t->picked, t->blocked, text);
-        if (t->kernel[0])
-            VKML_LOGD("CPU device: and the reorders around it %.3f ms", in_ms + out_ms);
     }
-    t->reorders = in_ms + out_ms;
     for (int i = 0; i < n; i++)
         dnnl_primitive_desc_destroy(pds[i]);
 #ifdef __GLIBC__
@@ -427,22 +400,6 @@ bool onednn_conv_blocks(const graph_value *values, const graph_node *node)
     int block = onednn_block_channels();
     return !conv_params_parse(values, node, &p, &ignored) && p.group == 1 &&
            p.out_channels % block == 0 && (p.in_channels % block == 0 || p.in_channels < block);
-}
-
-bool onednn_conv_costs(const graph_value *values, const graph_node *node, double *picked,
-                       double *blocked)
-{
-    conv_build c = {0};
-    if (!conv_setup(values, node, ONEDNN_NXC, ONEDNN_NXC, &c))
-        return false;
-    conv_timing t;
-    conv_timed(&c, &t);
-    bool forced = winograd_setting() == '1' && t.kernel[0];
-    bool wino_picked = forced || (t.kernel[0] && t.winograd <= WINOGRAD_SHARE * t.picked);
-    bool wino_blocked = forced || (t.kernel[0] && t.winograd <= WINOGRAD_SHARE_BLOCKED * t.blocked);
-    *picked = wino_picked ? t.winograd + t.reorders : t.picked;
-    *blocked = wino_blocked ? t.winograd : t.blocked;
-    return t.picked < CONV_NONE && t.blocked < CONV_NONE;
 }
 
 /* The conv's claim in the session's blocked plan (onednn_conv_blocks): its input in blocks

@@ -82,13 +82,6 @@ typedef enum onednn_layout {
  * so (onednn_session.c): one group, output channels in whole blocks, input channels too or
  * fewer than a block (an image). */
 bool onednn_conv_blocks(const graph_value *values, const graph_node *node);
-/* A Conv's time in each of the session's two plans, from its forms timed alone on the
- * calling thread's team (once per geometry in the process): its values in the layouts
- * oneDNN picks (*picked; by Winograd's algorithm where that pays, with the reorders of its
- * input into blocks and of its output out of them) and in blocks (*blocked). False when it
- * has no form in one of them. */
-bool onednn_conv_costs(const graph_value *values, const graph_node *node, double *picked,
-                       double *blocked);
 
 /* The layouts a library node reads and writes: input i (bit i of layout_inputs) in `in`
  * when i is 0, else in `out` (a residual, added to the output); its outputs in `out` when
@@ -159,7 +152,7 @@ void *onednn_buffer(onednn_node *n, size_t bytes);
 /* The least of `runs` runs (after one more) of each of the n primitives of pds alone, in
  * turn, in ms[k]: each on zeros in buffers of its own, on the calling thread's OpenMP team
  * size. False when one cannot be made or run, or n exceeds ONEDNN_TRIAL_MAX. */
-#define ONEDNN_TRIAL_MAX 6
+#define ONEDNN_TRIAL_MAX 4
 bool onednn_time_alone(const const_dnnl_primitive_desc_t *pds, int n, int runs, double *ms);
 /* Points node n's scratchpads at buf, `bytes` long and shared by the nodes that run one at
  * a time with n (the nodes of a chunk), or at a buffer of n's own where buf is shorter. */

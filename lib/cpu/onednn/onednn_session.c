@@ -194,21 +194,27 @@ static void mark_plain_reads(const device_session_desc *desc, const layout_plan 
 
 /* Whether the session stores its convolutions' values in blocks, rather than in the
  * layouts oneDNN picks per conv (channels-last with AVX-512, blocks around a conv by
- * Winograd's algorithm). Only where every Conv the library may take keeps them so
- * (onednn_conv_blocks): blocked around a conv that does not (MobileNets' 24 channels, a
- * depthwise conv), MobileNetV2 took 8.0 ms against 4.7 on the AVX-512 EPYC. Then by the
- * sum of their times in each plan, from each conv's forms and the reorders around one by
- * Winograd's algorithm timed alone (onednn_conv_costs); VKML_CPU_BLOCKS=0 or 1 decides
- * untimed. On a 16-core Xeon (2026-12-01, `bench.sh --cpu`) at one thread ResNet-50 ran
- * 53.0-54.8 ms in blocks against 58.1-58.3 as picked and the YOLOv8n-style model 46.1-48.8
- * against 54.3-58.4 (in blocks no value reorders between two convs, nor around a Winograd
- * one); at 16 threads oneDNN's 1x1 convs took 10-35% longer on blocks than channels-last
- * (alone), and both models ran slower so. */
-static bool blocked_convs(const device_session_desc *desc, const layout_plan *lp)
+ * Winograd's algorithm): where it runs on one thread and every Conv the library may take
+ * keeps them so (onednn_conv_blocks); VKML_CPU_BLOCKS=0 or 1 says otherwise (1: wherever
+ * every conv keeps them so).
+ * - One thread: in blocks no value reorders between two convs, nor around one by
+ *   Winograd's algorithm. On a 16-core Xeon (2026-12-01, `bench.sh --cpu`, two rounds
+ *   each way) ResNet-50 ran 53.0-54.8 ms so against 58.1-58.3, ResNet-18 21.6-24.5 against
+ *   24.3-29.8, the YOLOv8n-style model 46.1-48.8 against 54.3-58.4; on the AVX-512 EPYC
+ *   the two were within 2%.
+ * - A team: oneDNN's 1x1 convs on blocks took 10-35% longer than its channels-last ones
+ *   at 16 threads on the Xeon (alone), and the YOLOv8n-style model ran 11.4-11.7 ms in
+ *   blocks against 9.2-9.7. Timing each conv's forms alone did not tell the two apart
+ *   (it rated the YOLOv8n-style model's convs 4.6 ms in blocks against 5.0), and timing
+ *   whole plans at creation misread one in three on that machine.
+ * - Every conv: blocked around a conv that keeps another layout (MobileNets' 24 channels,
+ *   a depthwise conv) MobileNetV2 took 8.0 ms against 4.7 on the AVX-512 EPYC. */
+static bool blocked_convs(const device_session_desc *desc, const layout_plan *lp, int threads)
 {
     const graph *g = desc->graph;
     const char *setting = getenv("VKML_CPU_BLOCKS");
-    if (setting && !strcmp(setting, "0"))
+    bool forced = setting && (!strcmp(setting, "0") || !strcmp(setting, "1"));
+    if (forced ? setting[0] == '0' : threads > 1)
         return false;
     int convs = 0;
     for (int i = 0; i < g->n_nodes; i++) {
@@ -219,22 +225,7 @@ static bool blocked_convs(const device_session_desc *desc, const layout_plan *lp
             return false;
         convs++;
     }
-    if (!convs || (setting && !strcmp(setting, "1")))
-        return convs > 0;
-    double picked = 0, blocked = 0;
-    for (int i = 0; i < g->n_nodes; i++) {
-        const graph_node *node = &g->nodes[i];
-        double p, b;
-        if (!lp->on_device[i] || !lp->claimed[i] || node->op->id != OP_ID_Conv)
-            continue;
-        if (!onednn_conv_costs(desc->values, node, &p, &b))
-            return false;
-        picked += p, blocked += b;
-    }
-    VKML_LOGD("CPU device: %d convs timed alone: %.3f ms with their values in blocks, %.3f ms "
-              "in the layouts oneDNN picks: %s",
-              convs, blocked, picked, blocked < picked ? "blocks" : "as picked");
-    return blocked < picked;
+    return convs > 0;
 }
 
 /* Each claimed node's layouts, and each value's, in topological order (a pool reads and
@@ -537,7 +528,7 @@ vkml_status onednn_session_create(const device_session_desc *desc, void *const *
         s->threads = desc->cpu_threads > 0 ? desc->cpu_threads : 1;
         omp_set_num_threads(s->threads); /* oneDNN sizes its kernels' work for this */
         claim_nodes(desc, &lp);
-        lp.blocked = blocked_convs(desc, &lp);
+        lp.blocked = blocked_convs(desc, &lp, s->threads);
     }
     /* A node the library declines after all changes its values' layouts: plan again. */
     for (bool declined = true; !st && declined;) {
