@@ -39,7 +39,7 @@ static void *pack(const dnnl_memory_desc_t *have, const void *data, const dnnl_m
         return bytes;
     }
     size_t size = dnnl_memory_desc_get_size(want);
-    void *bytes = aligned_alloc(64, (size + 63) / 64 * 64);
+    void *bytes = onednn_alloc(size);
     dnnl_memory_t src = NULL, dst = NULL;
     dnnl_primitive_desc_t pd = NULL;
     dnnl_primitive_t prim = NULL;
