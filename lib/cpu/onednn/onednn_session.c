@@ -206,7 +206,8 @@ static void mark_plain_reads(const device_session_desc *desc, const layout_plan 
  *   at 16 threads on the Xeon (alone), and the YOLOv8n-style model ran 11.4-11.7 ms in
  *   blocks against 9.2-9.7. Timing each conv's forms alone did not tell the two apart
  *   (it rated the YOLOv8n-style model's convs 4.6 ms in blocks against 5.0), and timing
- *   whole plans at creation misread one in three on that machine.
+ *   both whole plans at creation misread ResNet-50 at one thread there (74 ms in blocks
+ *   against 57, where the model ran 53.6 against 59.3).
  * - Every conv: blocked around a conv that keeps another layout (MobileNets' 24 channels,
  *   a depthwise conv) MobileNetV2 took 8.0 ms against 4.7 on the AVX-512 EPYC. */
 static bool blocked_convs(const device_session_desc *desc, const layout_plan *lp, int threads)
