@@ -7,7 +7,7 @@
 #include <string.h>
 
 /* The memory a primitive of a conv's or matmul's kind reads and writes: zeros in buffers of
- * its own (the time does not depend on the values). */
+ * its own (the time does not depend on the values), but for its scratchpad. */
 static const struct {
     dnnl_query_t query;
     int index, arg;
@@ -39,7 +39,9 @@ static void trial_free(trial *t)
     memset(t, 0, sizeof(*t));
 }
 
-static bool trial_make(const_dnnl_primitive_desc_t pd, trial *t)
+/* The primitive of pd on zeros in buffers of its own, its scratchpad on `scratch` (shared by
+ * the primitives timed together: they run one at a time). */
+static bool trial_make(const_dnnl_primitive_desc_t pd, void *scratch, trial *t)
 {
     for (size_t i = 0; i < TRIAL_MEMS; i++) {
         const dnnl_memory_desc_t *md =
@@ -47,15 +49,18 @@ static bool trial_make(const_dnnl_primitive_desc_t pd, trial *t)
         size_t bytes = md ? dnnl_memory_desc_get_size(md) : 0;
         if (!bytes)
             continue;
-        void *buf = onednn_alloc(bytes);
+        bool shared = trial_mems[i].arg == DNNL_ARG_SCRATCHPAD;
+        void *buf = shared ? scratch : onednn_alloc(bytes);
         if (!buf)
             return false;
-        memset(buf, 0, bytes);
+        if (!shared)
+            memset(buf, 0, bytes);
         if (dnnl_memory_create(&t->mems[t->n], md, onednn_engine(), buf) != dnnl_success) {
-            free(buf);
+            if (!shared)
+                free(buf);
             return false;
         }
-        t->buffers[t->n] = buf;
+        t->buffers[t->n] = shared ? NULL : buf;
         t->args[t->n] = (dnnl_exec_arg_t){trial_mems[i].arg, t->mems[t->n]};
         t->n++;
     }
@@ -76,11 +81,19 @@ bool onednn_time_alone(const const_dnnl_primitive_desc_t *pds, int n, int runs, 
 {
     trial t[ONEDNN_TRIAL_MAX] = {{0}};
     dnnl_stream_t stream = NULL;
+    size_t scratch_bytes = 0;
+    for (int k = 0; k < n && k < ONEDNN_TRIAL_MAX; k++) {
+        const dnnl_memory_desc_t *md =
+            dnnl_primitive_desc_query_md(pds[k], dnnl_query_scratchpad_md, 0);
+        size_t bytes = md ? dnnl_memory_desc_get_size(md) : 0;
+        scratch_bytes = bytes > scratch_bytes ? bytes : scratch_bytes;
+    }
+    void *scratch = scratch_bytes ? onednn_alloc(scratch_bytes) : NULL;
     bool ok =
-        n <= ONEDNN_TRIAL_MAX &&
+        n <= ONEDNN_TRIAL_MAX && (scratch || !scratch_bytes) &&
         dnnl_stream_create(&stream, onednn_engine(), dnnl_stream_default_flags) == dnnl_success;
     for (int k = 0; ok && k < n; k++)
-        ok = trial_make(pds[k], &t[k]);
+        ok = trial_make(pds[k], scratch, &t[k]);
     for (int k = 0; k < n; k++)
         ms[k] = 1e30;
     for (int r = 0; ok && r <= runs; r++) /* the first run of each warms up */
@@ -94,5 +107,6 @@ bool onednn_time_alone(const const_dnnl_primitive_desc_t *pds, int n, int runs, 
         dnnl_stream_destroy(stream);
     for (int k = 0; k < n && k < ONEDNN_TRIAL_MAX; k++)
         trial_free(&t[k]);
+    free(scratch);
     return ok;
 }
