@@ -323,6 +323,25 @@ static bool avx512_core(void)
            __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
 }
 
+/* Sets environment variable name to value (NULL: unset) and returns its value before (a
+ * copy to pass back to env_restore, which frees it). */
+static char *env_swap(const char *name, const char *value)
+{
+    const char *was = getenv(name);
+    char *saved = was ? strdup(was) : NULL;
+    if (value)
+        setenv(name, value, 1);
+    else
+        unsetenv(name);
+    return saved;
+}
+
+static void env_restore(const char *name, char *saved)
+{
+    free(env_swap(name, saved));
+    free(saved);
+}
+
 /* With blocks, its values stored in blocks (VKML_CPU_BLOCKS=1: the plan a session on one
  * thread takes where every conv has whole blocks of channels). */
 static void conv_check(vkml_context *ctx, const conv_case *k, bool blocks)
@@ -404,11 +423,11 @@ static void conv_check(vkml_context *ctx, const conv_case *k, bool blocks)
         setenv("VKML_WINOGRAD", "1", 1);
     char label[96];
     snprintf(label, sizeof(label), "%s%s", k->label, blocks ? ", in blocks" : "");
-    if (blocks)
-        setenv("VKML_CPU_BLOCKS", "1", 1);
+    char *blocks_was = blocks ? env_swap("VKML_CPU_BLOCKS", "1") : NULL;
     check_case(ctx, label, g, inputs, n_inputs, (int[]){y}, 1, 1);
     unsetenv("VKML_WINOGRAD");
-    unsetenv("VKML_CPU_BLOCKS");
+    if (blocks)
+        env_restore("VKML_CPU_BLOCKS", blocks_was);
     if (blocks)
         CHECK(!strcmp(first_out, "blocked"), "%s: its output written %s", label, first_out);
     /* oneDNN's reference code is 50-100x slower than its jit kernels and than the C
@@ -746,12 +765,11 @@ static void blocks_plan_check(vkml_context *ctx)
         add_node(g, "Relu", 14, 1, (int[]){y}, r, 0, NULL);
         add_node(g, "Conv", 11, 2, (int[]){r, weights(g, 4, (int64_t[]){32, cases[k].mid, 1, 1})},
                  z, 0, NULL);
-        setenv("VKML_CPU_THREADS", cases[k].threads, 1);
-        if (cases[k].setting)
-            setenv("VKML_CPU_BLOCKS", cases[k].setting, 1);
+        char *threads_was = env_swap("VKML_CPU_THREADS", cases[k].threads);
+        char *blocks_was = env_swap("VKML_CPU_BLOCKS", cases[k].setting);
         check_case(ctx, cases[k].label, g, (int[]){x}, 1, (int[]){z}, 1, 2);
-        unsetenv("VKML_CPU_THREADS");
-        unsetenv("VKML_CPU_BLOCKS");
+        env_restore("VKML_CPU_THREADS", threads_was);
+        env_restore("VKML_CPU_BLOCKS", blocks_was);
         bool blocked = !strcmp(first_stored, "blocked");
         if (!cases[k].avx512 || avx512_core())
             CHECK(blocked == cases[k].blocked, "%s: the first conv's output stored %s",
