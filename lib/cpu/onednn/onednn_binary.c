@@ -68,9 +68,7 @@ static bool binary_has_kernel(const graph_value *values, const graph_node *node,
     if (dnnl_binary_desc_init(&bd, alg, &a, &b, &c) != dnnl_success ||
         onednn_pd(&bd, NULL, &pd, &ignored) || !pd)
         return false;
-    const char *impl = NULL;
-    dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl);
-    bool fast = impl && strncmp(impl, "ref", 3) != 0;
+    bool fast = !onednn_pd_is_ref(pd);
     dnnl_primitive_desc_destroy(pd);
     return fast;
 }

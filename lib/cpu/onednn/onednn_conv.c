@@ -262,13 +262,6 @@ static void conv_key(const conv_build *c, int64_t *key)
     key[at++] = omp_get_max_threads();
 }
 
-static const char *impl_name(const_dnnl_primitive_desc_t pd)
-{
-    const char *impl = NULL;
-    dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl);
-    return impl ? impl : "?";
-}
-
 /* c's direct descriptor without post-ops, in blocks (blocked) or in the layouts oneDNN
  * picks; NULL where it has none or only its reference code. */
 static dnnl_primitive_desc_t direct_probe(const conv_build *c, bool blocked)
@@ -294,8 +287,9 @@ static dnnl_primitive_desc_t direct_probe(const conv_build *c, bool blocked)
     return pd;
 }
 
-/* The conv's forms timed alone, on zeros, alternating (onednn_time_alone), or the
- * process's earlier timing of its geometry on this team size. VKML_LOG=debug prints them. */
+/* The forms of a conv Winograd's algorithm may take (winograd_form) timed alone, on zeros,
+ * alternating (onednn_time_alone), or the process's earlier timing of its geometry on this
+ * team size. VKML_LOG=debug prints them. */
 static void conv_timed(const conv_build *c, conv_timing *t)
 {
     memset(t, 0, sizeof(*t));
@@ -315,10 +309,9 @@ static void conv_timed(const conv_build *c, conv_timing *t)
     for (int blocked = 0; blocked < 2; blocked++)
         if ((pds[n] = direct_probe(c, blocked)))
             slot[n++] = blocked ? &t->blocked : &t->picked;
-    int first = n;
-    int k = winograd_form(&c->p) ? winograd_pds(c, true, "", pds + n, WINOGRAD_KERNELS) : 0;
+    int first = n, k = winograd_pds(c, true, "", pds + n, WINOGRAD_KERNELS);
     for (int i = 0; i < k; i++) { /* those that take the node's post-ops too */
-        if (winograd_pds(c, false, impl_name(pds[first + i]), &full, 1)) {
+        if (winograd_pds(c, false, onednn_impl_name(pds[first + i]), &full, 1)) {
             dnnl_primitive_desc_destroy(full);
             slot[n] = NULL;
             pds[n++] = pds[first + i];
@@ -337,10 +330,10 @@ static void conv_timed(const conv_build *c, conv_timing *t)
             }
             if (ms[i] < t->winograd) {
                 t->winograd = ms[i];
-                snprintf(t->kernel, sizeof(t->kernel), "%s", impl_name(pds[i]));
+                snprintf(t->kernel, sizeof(t->kernel), "%s", onednn_impl_name(pds[i]));
             }
-            at += snprintf(text + at, sizeof(text) - (size_t)at, ", %s %.3f ms", impl_name(pds[i]),
-                           ms[i]);
+            at += snprintf(text + at, sizeof(text) - (size_t)at, ", %s %.3f ms",
+                           onednn_impl_name(pds[i]), ms[i]);
         }
         VKML_LOGD("CPU device: Conv %lld -> %lld at %lldx%lld, kernel %lld, stride %lld, on %lld "
                   "thread(s), alone: directly %.3f ms as oneDNN picks, %.3f ms in blocks%s",
@@ -372,7 +365,7 @@ static void winograd_chosen(const conv_build *c, bool blocked, char *kernel, siz
     if (winograd_setting() == '1') { /* forced: no timing */
         dnnl_primitive_desc_t full;
         if (winograd_pds(c, false, "", &full, 1)) {
-            snprintf(kernel, room, "%s", impl_name(full));
+            snprintf(kernel, room, "%s", onednn_impl_name(full));
             dnnl_primitive_desc_destroy(full);
         }
         return;

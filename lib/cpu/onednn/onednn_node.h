@@ -240,6 +240,8 @@ bool onednn_round_before_zero_point(dnnl_primitive_attr_t attr, dnnl_post_ops_t 
  * layouts need; pd's implementation becomes n's. */
 vkml_status onednn_add_src_dst_step(onednn_node *n, const onednn_build *b, dnnl_primitive_desc_t pd,
                                     const int64_t *out_dims, vkml_error *err);
+/* pd's implementation, as oneDNN names it ("brg:avx512_core"); "?" when it says none. */
+const char *onednn_impl_name(const_dnnl_primitive_desc_t pd);
 /* Records pd's implementation name as n's (the debug log prints it). */
 void onednn_note_impl(onednn_node *n, const_dnnl_primitive_desc_t pd);
 /* Whether oneDNN chose its reference code (ref:any), several times slower than a jit one. */

@@ -106,9 +106,7 @@ static vkml_status pool_build(const onednn_build *b, onednn_node *n, bool *taken
     /* A 2-D window over a plain NCHW input: oneDNN 2.6 has only its simple_nchw or ref code
      * there, which the C kernel's plane-at-once path outruns (MaxPool 3x3/2 of [1, 64, 112,
      * 112] at one thread on an AVX2 EPYC: 13.1 ms against 1.6-2.4, 2026-11-30). */
-    const char *impl = NULL;
-    dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl);
-    if (!is_global(node) && w.spatial == 2 && impl && strncmp(impl, "jit", 3) != 0) {
+    if (!is_global(node) && w.spatial == 2 && strncmp(onednn_impl_name(pd), "jit", 3) != 0) {
         dnnl_primitive_desc_destroy(pd);
         return VKML_OK;
     }

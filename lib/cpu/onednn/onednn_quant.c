@@ -257,10 +257,7 @@ static vkml_status qconv_pd(qconv *c, const graph_value *values, const graph_nod
     if (ok)
         st = onednn_pd(&cd, attr, pd, err);
     onednn_attr_destroy(attr, po);
-    const char *impl = NULL;
-    if (!st && *pd &&
-        dnnl_primitive_desc_query(*pd, dnnl_query_impl_info_str, 0, &impl) == dnnl_success &&
-        impl && strncmp(impl, "ref", 3) == 0) { /* the C kernel does better */
+    if (!st && *pd && onednn_pd_is_ref(*pd)) { /* the C kernel does better */
         dnnl_primitive_desc_destroy(*pd);
         *pd = NULL;
     }

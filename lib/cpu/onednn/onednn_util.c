@@ -282,18 +282,21 @@ void onednn_attr_destroy(dnnl_primitive_attr_t attr, dnnl_post_ops_t po)
     dnnl_primitive_attr_destroy(attr);
 }
 
-bool onednn_pd_is_ref(const_dnnl_primitive_desc_t pd)
+const char *onednn_impl_name(const_dnnl_primitive_desc_t pd)
 {
     const char *impl = NULL;
     dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl);
-    return impl && strncmp(impl, "ref", 3) == 0;
+    return impl ? impl : "?";
+}
+
+bool onednn_pd_is_ref(const_dnnl_primitive_desc_t pd)
+{
+    return strncmp(onednn_impl_name(pd), "ref", 3) == 0;
 }
 
 void onednn_note_impl(onednn_node *n, const_dnnl_primitive_desc_t pd)
 {
-    const char *impl = NULL;
-    dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl);
-    snprintf(n->impl, sizeof(n->impl), "%s", impl ? impl : "?");
+    snprintf(n->impl, sizeof(n->impl), "%s", onednn_impl_name(pd));
 }
 
 void onednn_note_split(onednn_node *n)
@@ -334,10 +337,8 @@ int onednn_pd_impls(const void *op_desc, dnnl_primitive_attr_t attr, const char 
                                             NULL) == dnnl_success) {
         do {
             dnnl_primitive_desc_t pd = dnnl_primitive_desc_iterator_fetch(it);
-            const char *name = NULL;
-            if (pd)
-                dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &name);
-            if (pd && n < room && name && (impl ? !strcmp(name, impl) : !onednn_pd_is_ref(pd)))
+            if (pd && n < room &&
+                (impl ? !strcmp(onednn_impl_name(pd), impl) : !onednn_pd_is_ref(pd)))
                 pds[n++] = pd;
             else if (pd)
                 dnnl_primitive_desc_destroy(pd);
