@@ -24,6 +24,8 @@ layout(local_size_x = THREADS, local_size_y = 1, local_size_z = 1) in;
 #include "gemm_operands.glsl"
 
 #define CLAMP gl_CooperativeMatrixClampModeConstantNV
+// K steps unrolled in the aligned inner loop.
+#define UNROLL 4
 #define ACC coopmat<float, gl_ScopeWorkgroup, BM, BN, gl_MatrixUseAccumulator>
 
 uint block_row, block_col, block_z;
@@ -64,22 +66,39 @@ void main()
     ACC acc = ACC(0.0);
     coopmat<float16_t, gl_ScopeWorkgroup, BM, BK, gl_MatrixUseA> ma;
     coopmat<float16_t, gl_ScopeWorkgroup, BK, BN, gl_MatrixUseB> mb;
-    // One K step through layouts la and lb.
-#define STEP(la, lb)                                                                           \
+    // One K step through layouts la and lb, the operands from a_at and b_at.
+#define STEP_AT(la, lb, a_at, b_at)                                                            \
     if (a_rows)                                                                                \
-        coopMatLoadTensorNV(ma, a, a_base, sliceTensorLayoutNV(la, block_row, BM, k, BK));     \
+        coopMatLoadTensorNV(ma, a, a_at, sliceTensorLayoutNV(la, block_row, BM, k, BK));       \
     else                                                                                       \
-        coopMatLoadTensorNV(ma, a, a_base, sliceTensorLayoutNV(la, k, BK, block_row, BM), flip); \
+        coopMatLoadTensorNV(ma, a, a_at, sliceTensorLayoutNV(la, k, BK, block_row, BM), flip); \
     if (b_rows)                                                                                \
-        coopMatLoadTensorNV(mb, b, b_base, sliceTensorLayoutNV(lb, k, BK, block_col, BN));     \
+        coopMatLoadTensorNV(mb, b, b_at, sliceTensorLayoutNV(lb, k, BK, block_col, BN));       \
     else                                                                                       \
-        coopMatLoadTensorNV(mb, b, b_base, sliceTensorLayoutNV(lb, block_col, BN, k, BK), flip); \
+        coopMatLoadTensorNV(mb, b, b_at, sliceTensorLayoutNV(lb, block_col, BN, k, BK), flip); \
     acc = coopMatMulAdd(ma, mb, acc)
+#define STEP(la, lb) STEP_AT(la, lb, a_base, b_base)
     uint k = 0;
-    if (block_row + BM <= g_m && block_col + BN <= g_n)
+    if (block_row + BM <= g_m && block_col + BN <= g_n) {
+        if (a_st % 8u == 0u && b_st % 8u == 0u && a_base % 8u == 0u && b_base % 8u == 0u) {
+            // Every row starts on 16 bytes: the strides and bases masked to say so, which
+            // lets the driver load each tile in 16-byte pieces (unmasked, it cannot know,
+            // and loads a half at a time).
+            uint a_at = a_base & ~7u, b_at = b_base & ~7u;
+            tensorLayoutNV<2> va = setTensorLayoutStrideNV(
+                setTensorLayoutDimensionNV(createTensorLayoutNV(2), a_d0, a_d1), a_st & ~7u, 1);
+            tensorLayoutNV<2> vb = setTensorLayoutStrideNV(
+                setTensorLayoutDimensionNV(createTensorLayoutNV(2), b_d0, b_d1), b_st & ~7u, 1);
+            for (; k + BK * UNROLL <= g_k;) {
+                [[unroll]] for (uint u = 0; u < UNROLL; u++, k += BK) {
+                    STEP_AT(va, vb, a_at, b_at);
+                }
+            }
+        }
         for (; k + BK <= g_k; k += BK) {
             STEP(fa, fb);
         }
+    }
     for (; k < g_k; k += BK) {
         STEP(ca, cb);
     }
