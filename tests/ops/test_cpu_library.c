@@ -104,6 +104,8 @@ static bool first_split;        /* its int8 weights split in two (no VNNI: onedn
 static int in_place_convs;      /* convs the CPU device put in their residual's memory */
 static int ref_convs;           /* convs on oneDNN's reference code (ref:any) */
 static char winograd_timed[16]; /* a conv's timed choice: "Winograd" or "direct" ("": none) */
+static char blocks_timed[24];   /* a direct conv's in a blocked plan: "in blocks" or "as oneDNN
+                                 * picks" ("": not timed) */
 
 static void count_library(void *user, vkml_log_level level, const char *message)
 {
@@ -128,6 +130,8 @@ static void count_library(void *user, vkml_log_level level, const char *message)
         ref_convs++;
     if (strstr(message, "by Winograd's algorithm") && strrchr(message, ':'))
         snprintf(winograd_timed, sizeof(winograd_timed), "%s", strrchr(message, ':') + 2);
+    if (strstr(message, "values in blocks: directly") && strrchr(message, ':'))
+        snprintf(blocks_timed, sizeof(blocks_timed), "%s", strrchr(message, ':') + 2);
     if (strstr(message, "in their residual's memory") &&
         sscanf(message, "CPU device: %d convs", &nodes) == 1)
         in_place_convs += nodes;
@@ -756,12 +760,12 @@ static void blocks_plan_check(vkml_context *ctx)
         graph *g = graph_create();
         int x = input(g, 4, (int64_t[]){1, 16, 19, 17});
         int y = value(g), r = value(g), z = value(g);
-        graph_attr a[2] = {ints(g, "strides", 2, (int64_t[]){2, 2}),
-                           ints(g, "pads", 4, (int64_t[]){1, 1, 1, 1})};
+        /* pointwise: a 3x3 one may keep oneDNN's layouts by timing (mixed_blocks_check) */
+        graph_attr a = ints(g, "strides", 2, (int64_t[]){2, 2});
         add_node(g, "Conv", 11, 3,
-                 (int[]){x, weights(g, 4, (int64_t[]){cases[k].mid, 16, 3, 3}),
+                 (int[]){x, weights(g, 4, (int64_t[]){cases[k].mid, 16, 1, 1}),
                          weights(g, 1, (int64_t[]){cases[k].mid})},
-                 y, 2, a);
+                 y, 1, &a);
         add_node(g, "Relu", 14, 1, (int[]){y}, r, 0, NULL);
         add_node(g, "Conv", 11, 2, (int[]){r, weights(g, 4, (int64_t[]){32, cases[k].mid, 1, 1})},
                  z, 0, NULL);
@@ -776,6 +780,47 @@ static void blocks_plan_check(vkml_context *ctx)
                   cases[k].label, first_stored);
         if (getenv("VKML_TEST_VERBOSE"))
             printf("%-44s stored %s\n", cases[k].label, first_stored);
+    }
+}
+
+/* A session in blocks on one thread whose stride-2 3x3 conv may run in the layouts oneDNN
+ * picks, by timing (onednn_conv.c, blocked_claim; with AVX-512 oneDNN's channels-last
+ * `brgconv` took 256 -> 512 at 14x14 in 0.5-0.6 ms against 0.6-0.8 in blocks): its input
+ * reordered out of the blocks the conv before wrote and its output back into the next
+ * conv's, right either way; with VKML_CPU_BLOCKS=1 every conv in blocks. */
+static void mixed_blocks_check(vkml_context *ctx)
+{
+    for (int forced = 0; forced < 2; forced++) {
+        graph *g = graph_create();
+        int x = input(g, 4, (int64_t[]){1, 64, 14, 14});
+        int a = value(g), b = value(g), c = value(g), y = value(g);
+        add_node(g, "Conv", 11, 2, (int[]){x, weights(g, 4, (int64_t[]){256, 64, 1, 1})}, a, 0,
+                 NULL);
+        graph_attr s2[2] = {ints(g, "strides", 2, (int64_t[]){2, 2}),
+                            ints(g, "pads", 4, (int64_t[]){1, 1, 1, 1})};
+        add_node(
+            g, "Conv", 11, 3,
+            (int[]){a, weights(g, 4, (int64_t[]){512, 256, 3, 3}), weights(g, 1, (int64_t[]){512})},
+            b, 2, s2);
+        add_node(g, "Relu", 14, 1, (int[]){b}, c, 0, NULL);
+        add_node(g, "Conv", 11, 2, (int[]){c, weights(g, 4, (int64_t[]){32, 512, 1, 1})}, y, 0,
+                 NULL);
+        const char *label = forced ? "stride-2 conv between, VKML_CPU_BLOCKS=1"
+                                   : "stride-2 conv between, one thread";
+        char *threads_was = env_swap("VKML_CPU_THREADS", "1");
+        char *blocks_was = env_swap("VKML_CPU_BLOCKS", forced ? "1" : NULL);
+        blocks_timed[0] = '\0';
+        check_case(ctx, label, g, (int[]){x}, 1, (int[]){y}, 1, 3);
+        env_restore("VKML_CPU_THREADS", threads_was);
+        env_restore("VKML_CPU_BLOCKS", blocks_was);
+        CHECK(!strcmp(first_stored, "blocked"), "%s: the first conv's output stored %s", label,
+              first_stored);
+        /* timed in the session's own plan only (the reference run has no library) */
+        CHECK(forced ? !blocks_timed[0] : blocks_timed[0] != '\0',
+              "%s: the stride-2 conv's layouts %s", label,
+              forced ? "timed where every conv is in blocks" : "not timed");
+        if (getenv("VKML_TEST_VERBOSE"))
+            printf("%-44s %s\n", label, forced ? "in blocks" : blocks_timed);
     }
 }
 
@@ -1450,6 +1495,7 @@ int main(void)
     }
     winograd_choice_check(ctx);
     blocks_plan_check(ctx);
+    mixed_blocks_check(ctx);
     for (size_t i = 0; i < VKML_ARRAY_SIZE(pool_cases); i++)
         pool_check(ctx, &pool_cases[i]);
     for (size_t i = 0; i < VKML_ARRAY_SIZE(matmul_cases); i++)

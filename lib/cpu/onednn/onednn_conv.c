@@ -287,9 +287,10 @@ static dnnl_primitive_desc_t direct_probe(const conv_build *c, bool blocked)
     return pd;
 }
 
-/* The forms of a conv Winograd's algorithm may take (winograd_form) timed alone, on zeros,
- * alternating (onednn_time_alone), or the process's earlier timing of its geometry on this
- * team size. VKML_LOG=debug prints them. */
+/* A conv's forms timed alone, on zeros, alternating (onednn_time_alone): directly in the
+ * layouts oneDNN picks and in blocks, and by each Winograd kernel where it may take that
+ * form (winograd_form); or the process's earlier timing of its geometry on this team
+ * size. VKML_LOG=debug prints them. */
 static void conv_timed(const conv_build *c, conv_timing *t)
 {
     memset(t, 0, sizeof(*t));
@@ -395,9 +396,39 @@ bool onednn_conv_blocks(const graph_value *values, const graph_node *node)
            p.out_channels % block == 0 && (p.in_channels % block == 0 || p.in_channels < block);
 }
 
+/* In the session's blocked plan, a conv that runs directly and not pointwise keeps the
+ * layouts oneDNN picks (channels-last) where it took at most this share of its time in
+ * blocks, timed alone: its input is reordered out of blocks and its output back, each a
+ * few us. oneDNN 2.6's stride-2 3x3 convs on blocks (`jit:avx512_core`) trail its
+ * channels-last `brgconv`: 256 -> 512 at 14x14 0.79 ms against 0.60 alone on the Xeon,
+ * 0.60 against 0.47 on the AVX-512 EPYC (one thread, 2026-12-01). */
+#define PICKED_SHARE_BLOCKED 0.9
+
+/* The layouts oneDNN picks for c's src and dst into the claim; false when it has no
+ * descriptor for it. */
+static bool picked_layouts(const conv_build *c, onednn_claim *claim)
+{
+    conv_build any = *c;
+    dnnl_memory_desc_init_by_tag(&any.x_want, c->rank, c->x_want.dims, dnnl_f32,
+                                 dnnl_format_tag_any);
+    dnnl_memory_desc_init_by_tag(&any.y_want, c->rank, c->y_want.dims, dnnl_f32,
+                                 dnnl_format_tag_any);
+    dnnl_primitive_desc_t pd = NULL;
+    vkml_error ignored;
+    if (conv_pd(&any, true, &pd, &ignored) || !pd)
+        return false;
+    int in = onednn_layout_of(dnnl_primitive_desc_query_md(pd, dnnl_query_src_md, 0));
+    int out = onednn_layout_of(dnnl_primitive_desc_query_md(pd, dnnl_query_dst_md, 0));
+    dnnl_primitive_desc_destroy(pd);
+    if (in >= 0 && out >= 0)
+        claim->in = (onednn_layout)in, claim->out = (onednn_layout)out;
+    return true;
+}
+
 /* The conv's claim in the session's blocked plan (onednn_conv_blocks): its input in blocks
- * (or as stored, fewer channels than a block), its output in blocks; false when oneDNN has
- * only its reference code for that. */
+ * (or as stored, fewer channels than a block), its output in blocks, unless it runs
+ * directly, not pointwise, and faster as oneDNN picks (PICKED_SHARE_BLOCKED; not with
+ * VKML_CPU_BLOCKS=1); false when oneDNN has only its reference code in blocks. */
 static bool blocked_claim(conv_build *c, const onednn_layout *stored, onednn_claim *claim)
 {
     dnnl_primitive_desc_t pd = direct_probe(c, true);
@@ -409,6 +440,24 @@ static bool blocked_claim(conv_build *c, const onednn_layout *stored, onednn_cla
     claim->out = ONEDNN_BLOCKED;
     if (winograd_form(&c->p))
         winograd_chosen(c, true, claim->winograd, sizeof(claim->winograd));
+    int64_t taps = 1;
+    for (int d = 0; d < c->p.win.spatial; d++)
+        taps *= c->p.win.kernel[d];
+    const char *forced = getenv("VKML_CPU_BLOCKS"); /* "1": every conv in blocks */
+    if (claim->winograd[0] || taps == 1 || (forced && !strcmp(forced, "1")))
+        return true;
+    conv_timing t;
+    conv_timed(c, &t);
+    bool picked = t.picked <= PICKED_SHARE_BLOCKED * t.blocked;
+    VKML_LOGD("CPU device: Conv %lld -> %lld at %lldx%lld, stride %lld, values in blocks: "
+              "directly %.3f ms in blocks, %.3f ms as oneDNN picks: %s",
+              (long long)c->p.in_channels, (long long)c->p.out_channels, (long long)c->p.win.in[0],
+              (long long)(c->p.win.spatial > 1 ? c->p.win.in[1] : 1),
+              (long long)c->p.win.strides[0], t.blocked, t.picked,
+              picked ? "as oneDNN picks" : "in blocks");
+    onednn_claim as_picked = *claim;
+    if (picked && picked_layouts(c, &as_picked))
+        *claim = as_picked;
     return true;
 }
 
@@ -438,25 +487,15 @@ static bool conv_claim(const graph_value *values, const graph_node *node,
         claim->layout_inputs |= 1u << node->epilogue->residual;
     if (blocked && onednn_conv_blocks(values, node) && blocked_claim(&c, stored, claim))
         return true;
-    conv_build any = c;
-    dnnl_memory_desc_init_by_tag(&any.x_want, c.rank, c.x_want.dims, dnnl_f32, dnnl_format_tag_any);
-    dnnl_memory_desc_init_by_tag(&any.y_want, c.rank, c.y_want.dims, dnnl_f32, dnnl_format_tag_any);
-    dnnl_primitive_desc_t pd = NULL;
-    vkml_error ignored;
-    if (conv_pd(&any, true, &pd, &ignored) || !pd)
+    onednn_claim picked = *claim;
+    if (!picked_layouts(&c, &picked))
         return true;
     if (winograd_form(&c.p))
         winograd_chosen(&c, false, claim->winograd, sizeof(claim->winograd));
-    if (claim->winograd[0]) {
-        dnnl_primitive_desc_destroy(pd);
+    if (claim->winograd[0])
         claim->in = claim->out = ONEDNN_BLOCKED;
-        return true;
-    }
-    int in = onednn_layout_of(dnnl_primitive_desc_query_md(pd, dnnl_query_src_md, 0));
-    int out = onednn_layout_of(dnnl_primitive_desc_query_md(pd, dnnl_query_dst_md, 0));
-    dnnl_primitive_desc_destroy(pd);
-    if (in >= 0 && out >= 0)
-        claim->in = (onednn_layout)in, claim->out = (onednn_layout)out;
+    else
+        *claim = picked;
     return true;
 }
 

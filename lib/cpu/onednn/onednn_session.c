@@ -195,8 +195,9 @@ static void mark_plain_reads(const device_session_desc *desc, const layout_plan 
 /* Whether the session stores its convolutions' values in blocks, rather than in the
  * layouts oneDNN picks per conv (channels-last with AVX-512, blocks around a conv by
  * Winograd's algorithm): where it runs on one thread and every Conv the library may take
- * keeps them so (onednn_conv_blocks); VKML_CPU_BLOCKS=0 or 1 says otherwise (1: wherever
- * every conv keeps them so).
+ * keeps them so (onednn_conv_blocks; a direct conv may still keep oneDNN's layouts where
+ * they are faster: onednn_conv.c, blocked_claim); VKML_CPU_BLOCKS=0 or 1 says otherwise
+ * (1: every conv in blocks wherever every conv keeps them so).
  * - One thread: in blocks no value reorders between two convs, nor around one by
  *   Winograd's algorithm. On a 16-core Xeon (2026-12-01, `bench.sh --cpu`, two rounds
  *   each way) ResNet-50 ran 53.0-54.8 ms so against 58.1-58.3, ResNet-18 21.6-24.5 against
