@@ -262,6 +262,15 @@ static void conv_key(const conv_build *c, int64_t *key)
     key[at++] = omp_get_max_threads();
 }
 
+/* c's src and dst in the layouts oneDNN picks (format "any"). */
+static void any_layouts(conv_build *c)
+{
+    dnnl_memory_desc_init_by_tag(&c->x_want, c->rank, c->x_want.dims, dnnl_f32,
+                                 dnnl_format_tag_any);
+    dnnl_memory_desc_init_by_tag(&c->y_want, c->rank, c->y_want.dims, dnnl_f32,
+                                 dnnl_format_tag_any);
+}
+
 /* c's direct descriptor without post-ops, in blocks (blocked) or in the layouts oneDNN
  * picks; NULL where it has none or only its reference code. */
 static dnnl_primitive_desc_t direct_probe(const conv_build *c, bool blocked)
@@ -273,10 +282,7 @@ static dnnl_primitive_desc_t direct_probe(const conv_build *c, bool blocked)
                   c->p.in_channels % onednn_block_channels() ? ONEDNN_PLAIN : ONEDNN_BLOCKED);
         onednn_md(&d.y_want, c->rank, c->yd, ONEDNN_BLOCKED);
     } else {
-        dnnl_memory_desc_init_by_tag(&d.x_want, c->rank, c->x_want.dims, dnnl_f32,
-                                     dnnl_format_tag_any);
-        dnnl_memory_desc_init_by_tag(&d.y_want, c->rank, c->y_want.dims, dnnl_f32,
-                                     dnnl_format_tag_any);
+        any_layouts(&d);
     }
     dnnl_primitive_desc_t pd = NULL;
     vkml_error ignored;
@@ -409,10 +415,7 @@ bool onednn_conv_blocks(const graph_value *values, const graph_node *node)
 static bool picked_layouts(const conv_build *c, onednn_claim *claim)
 {
     conv_build any = *c;
-    dnnl_memory_desc_init_by_tag(&any.x_want, c->rank, c->x_want.dims, dnnl_f32,
-                                 dnnl_format_tag_any);
-    dnnl_memory_desc_init_by_tag(&any.y_want, c->rank, c->y_want.dims, dnnl_f32,
-                                 dnnl_format_tag_any);
+    any_layouts(&any);
     dnnl_primitive_desc_t pd = NULL;
     vkml_error ignored;
     if (conv_pd(&any, true, &pd, &ignored) || !pd)
