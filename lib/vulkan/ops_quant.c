@@ -100,6 +100,19 @@ static bool push_ready(const graph_value *v, bool runtime_ok, const char *what, 
                           v->name);
 }
 
+/* The rows and columns of Y a workgroup of qmatmul.comp computes (its BM and BN): 64, or
+ * 32 (the _32 kernels) where 64 would make fewer than QMATMUL_FEW_BLOCKS workgroups, as
+ * BERT-base's products at 128 tokens do (128 x 768 by 768 x 768: 24 blocks of 64 for an
+ * H200's 132 SMs). */
+#define QMATMUL_BLOCK 64
+#define QMATMUL_SMALL_BLOCK 32
+#define QMATMUL_FEW_BLOCKS 256
+
+static int64_t qmatmul_blocks(int64_t m, int64_t n, int64_t batches, int64_t block)
+{
+    return ((m + block - 1) / block) * ((n + block - 1) / block) * batches;
+}
+
 VKML_GPU_SUPPORTS_DECL(gpu_qmatmul_supports)
 {
     vkml_error err;
@@ -111,6 +124,13 @@ VKML_GPU_SUPPORTS_DECL(gpu_qmatmul_supports)
     if (p.mm.batch_rank > 4)
         return vk_unsupported(why, why_size, "%s with %d batch dims: the kernel takes 4",
                               node->op_type, p.mm.batch_rank);
+    int64_t batches = p.mm.m && p.mm.n ? p.y_count / (p.mm.m * p.mm.n) : 0;
+    if ((p.mm.n + QMATMUL_SMALL_BLOCK - 1) / QMATMUL_SMALL_BLOCK > caps->max_workgroup_count[0] ||
+        (p.mm.m + QMATMUL_SMALL_BLOCK - 1) / QMATMUL_SMALL_BLOCK > caps->max_workgroup_count[1] ||
+        batches > caps->max_workgroup_count[2])
+        return vk_unsupported(
+            why, why_size, "%s of %lld x %lld in %lld batches: more blocks than the device's grid",
+            node->op_type, (long long)p.mm.m, (long long)p.mm.n, (long long)batches);
     if (qlinear && !caps->float64)
         return vk_unsupported(why, why_size, "%s requantizes in double: no shaderFloat64",
                               node->op_type);
@@ -139,7 +159,6 @@ VKML_GPU_DECL(gpu_qmatmul)
     const graph_value *az = role_value(values, node, in->a_zero);
     const graph_value *b = role_value(values, node, in->b);
     qmatmul_push pc = {
-        .count = vk_u32(p.y_count),
         .m = vk_u32(p.mm.m),
         .n = vk_u32(p.mm.n),
         .k = vk_u32(p.mm.k),
@@ -167,8 +186,15 @@ VKML_GPU_DECL(gpu_qmatmul)
     int a = node->inputs[in->a];
     int bind[] = {a, node->inputs[in->b], pc.a_zero_in_buffer ? node->inputs[in->a_zero] : a,
                   node->outputs[0]};
-    return vk_rec_kernel_1d(rec, qlinear ? VK_KERNEL_QLINEAR_MATMUL : VK_KERNEL_MATMUL_INTEGER,
-                            values[a].dtype, bind, &pc, sizeof(pc), (uint64_t)p.y_count, err);
+    /* qmatmul.comp: a workgroup a block of block x block results of one batch (its z) */
+    int64_t batches = p.mm.m && p.mm.n ? p.y_count / (p.mm.m * p.mm.n) : 0;
+    bool few = qmatmul_blocks(p.mm.m, p.mm.n, batches, QMATMUL_BLOCK) < QMATMUL_FEW_BLOCKS;
+    int64_t block = few ? QMATMUL_SMALL_BLOCK : QMATMUL_BLOCK;
+    const uint32_t groups[3] = {vk_u32((p.mm.n + block - 1) / block),
+                                vk_u32((p.mm.m + block - 1) / block), vk_u32(batches)};
+    vk_kernel_id kernel = qlinear ? (few ? VK_KERNEL_QLINEAR_MATMUL_32 : VK_KERNEL_QLINEAR_MATMUL)
+                                  : (few ? VK_KERNEL_MATMUL_INTEGER_32 : VK_KERNEL_MATMUL_INTEGER);
+    return vk_rec_kernel(rec, kernel, values[a].dtype, bind, &pc, sizeof(pc), groups, err);
 }
 
 /* DynamicQuantizeLinear: the range kernel writes outputs 1 (scale) and 2 (zero point),

@@ -458,7 +458,6 @@ PUSH_END(quant_push)
  * and B [.., k, n] at broadcast batch strides; zero points as int32 bits. */
 #if !defined(VKML_GLSL) || defined(PUSH_QMATMUL)
 PUSH_BEGIN(qmatmul_push)
-PUSH_U32(count)
 PUSH_U32(m)
 PUSH_U32(n)
 PUSH_U32(k)

@@ -205,6 +205,21 @@ static void test_integer_products(void)
     oh_const_random(c, VKML_DTYPE_INT8, 0, NULL, -128, 127);
     oh_run(c, "MatMulInteger u8 x i8, runtime zero", OH_BOUND_EXACT);
 
+    /* Blocks of qmatmul.comp: rows, columns and K each past one block, ragged. */
+    c = oh_new("MatMulInteger", 10);
+    oh_input(c, VKML_DTYPE_UINT8, 3, (int64_t[]){2, 70, 75}, 0, 255);
+    oh_const_random(c, VKML_DTYPE_INT8, 2, (int64_t[]){75, 133}, -128, 127);
+    oh_input(c, VKML_DTYPE_UINT8, 0, NULL, 0, 255);
+    oh_const_random(c, VKML_DTYPE_INT8, 0, NULL, -128, 127);
+    oh_run(c, "MatMulInteger u8 x i8, 2 x 70 x 75 x 133", OH_BOUND_EXACT);
+    /* Enough blocks for qmatmul.comp's 64 x 64 kernel (270), B broadcast over 18 batches. */
+    c = oh_new("MatMulInteger", 10);
+    oh_input(c, VKML_DTYPE_INT8, 3, (int64_t[]){18, 130, 33}, -128, 127);
+    oh_const_random(c, VKML_DTYPE_UINT8, 2, (int64_t[]){33, 260}, 0, 255);
+    oh_const_random(c, VKML_DTYPE_INT8, 0, NULL, -128, 127);
+    oh_const_random(c, VKML_DTYPE_UINT8, 0, NULL, 0, 255);
+    oh_run(c, "MatMulInteger i8 x u8, 18 x 130 x 33 x 260", OH_BOUND_EXACT);
+
     /* Batched, per-column zero points of B, int8 A. */
     c = oh_new("MatMulInteger", 10);
     oh_input(c, VKML_DTYPE_INT8, 3, (int64_t[]){3, 7, 11}, -128, 127);
@@ -229,6 +244,17 @@ static void test_integer_products(void)
         oh_const_random(c, t8[t], 0, NULL, lo + 100, lo + 150);
         oh_run(c, t ? "QLinearMatMul i8" : "QLinearMatMul u8", OH_BOUND_EXACT);
     }
+    /* QLinearMatMul past one block of qmatmul.comp each way, int8. */
+    c = oh_new("QLinearMatMul", 21);
+    oh_input(c, VKML_DTYPE_INT8, 2, (int64_t[]){130, 100}, -128, 127);
+    oh_const_random(c, VKML_DTYPE_FLOAT, 0, NULL, 0.001, 0.01);
+    oh_const_random(c, VKML_DTYPE_INT8, 0, NULL, -20, 20);
+    oh_const_random(c, VKML_DTYPE_INT8, 2, (int64_t[]){100, 90}, -128, 127);
+    oh_const_random(c, VKML_DTYPE_FLOAT, 0, NULL, 0.001, 0.01);
+    oh_const_random(c, VKML_DTYPE_INT8, 0, NULL, -20, 20);
+    oh_const_random(c, VKML_DTYPE_FLOAT, 0, NULL, 0.05, 0.2);
+    oh_const_random(c, VKML_DTYPE_INT8, 0, NULL, -20, 20);
+    oh_run(c, "QLinearMatMul i8, 130 x 100 x 90", OH_BOUND_EXACT);
     /* float16 scales, per-column B scale: the CPU only (a vector scale). */
     c = oh_new("QLinearMatMul", 21);
     oh_input(c, VKML_DTYPE_INT8, 2, (int64_t[]){5, 7}, -128, 127);
