@@ -49,6 +49,9 @@ struct gpu_caps {
     /* gemm_coop.comp runs here (VK_NV_cooperative_matrix: vk_probe.c's probe_coopmat);
      * float16 products, and float32 ones under precision fp32-fast, take it. */
     bool cooperative_matrix;
+    /* qmatmul_coop.comp runs here too: int8 cooperative matrices of 16x16x32 (the integer
+     * products MatMulInteger and QLinearMatMul) */
+    bool coop_int8;
     /* gemm_cm2.comp runs here (VK_NV_cooperative_matrix2: vk_coopmat2.c) in the tiles of
      * ops_gemm.c's vk_cm2_tiles whose bits cm2_tiles has (float16 products, when forced). */
     bool coopmat2;

@@ -234,19 +234,29 @@ static void probe_timestamps(vk_device *vd)
     vd->caps.timestamps = bits > 0 && vd->props.limits.timestampPeriod > 0;
 }
 
-/* Whether a listed shape is the one gemm_coop.comp uses: 16x16x16, float16 A and B, float32
- * C and result, subgroup scope (the KHR and NV enumerants have the same values). */
+/* A cooperative-matrix shape a kernel uses, at subgroup scope: M x N x K, A and B of one
+ * type, C and the result of another (the KHR and NV enumerants have the same values). */
+typedef struct coop_want {
+    uint32_t m, n, k;
+    VkComponentTypeNV ab, cd;
+} coop_want;
+/* gemm_coop.comp's: 16x16x16, float16 A and B, float32 C and result */
+static const coop_want coop_f16 = {VK_COOP_FRAGMENT, VK_COOP_FRAGMENT, VK_COOP_FRAGMENT,
+                                   VK_COMPONENT_TYPE_FLOAT16_NV, VK_COMPONENT_TYPE_FLOAT32_NV};
+/* qmatmul_coop.comp's: 16x16x32, int8 A and B, int32 C and result */
+static const coop_want coop_i8 = {16, 16, 32, VK_COMPONENT_TYPE_SINT8_NV,
+                                  VK_COMPONENT_TYPE_SINT32_NV};
+
 static bool coop_shape(uint32_t m, uint32_t n, uint32_t k, VkComponentTypeNV a, VkComponentTypeNV b,
-                       VkComponentTypeNV c, VkComponentTypeNV d, VkScopeNV scope)
+                       VkComponentTypeNV c, VkComponentTypeNV d, VkScopeNV scope,
+                       const coop_want *w)
 {
-    return m == VK_COOP_FRAGMENT && n == VK_COOP_FRAGMENT && k == VK_COOP_FRAGMENT &&
-           a == VK_COMPONENT_TYPE_FLOAT16_NV && b == VK_COMPONENT_TYPE_FLOAT16_NV &&
-           c == VK_COMPONENT_TYPE_FLOAT32_NV && d == VK_COMPONENT_TYPE_FLOAT32_NV &&
-           scope == VK_SCOPE_SUBGROUP_NV;
+    return m == w->m && n == w->n && k == w->k && a == w->ab && b == w->ab && c == w->cd &&
+           d == w->cd && scope == VK_SCOPE_SUBGROUP_NV;
 }
 
-/* Whether the device lists that shape, through the extension gemm_coop.comp was built on. */
-static bool lists_coop_shape(VkInstance instance, VkPhysicalDevice phys)
+/* Whether the device lists shape w, through the extension gemm_coop.comp was built on. */
+static bool lists_coop_shape(VkInstance instance, VkPhysicalDevice phys, const coop_want *w)
 {
     uint32_t n = 0;
     bool found = false;
@@ -263,9 +273,10 @@ static bool lists_coop_shape(VkInstance instance, VkPhysicalDevice phys)
         props[i].sType = VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_KHR;
     if (get(phys, &n, props) == VK_SUCCESS)
         for (uint32_t i = 0; i < n && !found; i++)
-            found = !props[i].saturatingAccumulation &&
-                    coop_shape(props[i].MSize, props[i].NSize, props[i].KSize, props[i].AType,
-                               props[i].BType, props[i].CType, props[i].ResultType, props[i].scope);
+            found =
+                !props[i].saturatingAccumulation &&
+                coop_shape(props[i].MSize, props[i].NSize, props[i].KSize, props[i].AType,
+                           props[i].BType, props[i].CType, props[i].ResultType, props[i].scope, w);
 #else
     PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV get =
         (PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV)vkGetInstanceProcAddr(
@@ -280,7 +291,7 @@ static bool lists_coop_shape(VkInstance instance, VkPhysicalDevice phys)
     if (get(phys, &n, props) == VK_SUCCESS)
         for (uint32_t i = 0; i < n && !found; i++)
             found = coop_shape(props[i].MSize, props[i].NSize, props[i].KSize, props[i].AType,
-                               props[i].BType, props[i].CType, props[i].DType, props[i].scope);
+                               props[i].BType, props[i].CType, props[i].DType, props[i].scope, w);
 #endif
     free(props);
     return found;
@@ -329,9 +340,16 @@ static void probe_coopmat(VkInstance instance, vk_device *vd)
     vkGetPhysicalDeviceFeatures2(vd->phys, &f2);
     if (!cf.cooperativeMatrix || !mm.vulkanMemoryModel ||
         !(cprops.cooperativeMatrixSupportedStages & VK_SHADER_STAGE_COMPUTE_BIT) ||
-        !lists_coop_shape(instance, vd->phys))
+        !lists_coop_shape(instance, vd->phys, &coop_f16))
         return;
     c->cooperative_matrix = true;
+    /* qmatmul_coop.comp: built on VK_KHR_cooperative_matrix only; VKML_NO_COOP_INT8=1 keeps
+     * qmatmul.comp */
+    c->coop_int8 = VK_COOP_KHR && c->storage8 && !vkml_env_flag("VKML_NO_COOP_INT8") &&
+                   vk_kernel_variant(VK_KERNEL_MATMUL_INTEGER_COOP, VKML_DTYPE_INT8) >= 0 &&
+                   lists_coop_shape(instance, vd->phys, &coop_i8);
+    VKML_LOGD("Vulkan device '%s': int8 cooperative matrices for the integer products: %s",
+              vd->base.info.name, c->coop_int8 ? "yes" : "no");
     vd->memory_model = (VkPhysicalDeviceVulkanMemoryModelFeatures){
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES,
         .pNext = vd->features2.pNext,

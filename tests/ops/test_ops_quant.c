@@ -212,6 +212,16 @@ static void test_integer_products(void)
     oh_input(c, VKML_DTYPE_UINT8, 0, NULL, 0, 255);
     oh_const_random(c, VKML_DTYPE_INT8, 0, NULL, -128, 127);
     oh_run(c, "MatMulInteger u8 x i8, 2 x 70 x 75 x 133", OH_BOUND_EXACT);
+    /* uint8 A of zero point 128 by int8 B of zero point 0: in int8 terms (qmatmul_coop.comp)
+     * both zero points 0, no sums; rows of whole 16-byte runs. */
+    const uint8_t zero128 = 128;
+    const int8_t zero0 = 0;
+    c = oh_new("MatMulInteger", 10);
+    oh_input(c, VKML_DTYPE_UINT8, 2, (int64_t[]){100, 64}, 0, 255);
+    oh_const_random(c, VKML_DTYPE_INT8, 2, (int64_t[]){64, 80}, -128, 127);
+    oh_const(c, VKML_DTYPE_UINT8, 0, NULL, &zero128);
+    oh_const(c, VKML_DTYPE_INT8, 0, NULL, &zero0);
+    oh_run(c, "MatMulInteger u8 (zero 128) x i8 (zero 0)", OH_BOUND_EXACT);
     /* Enough blocks for qmatmul.comp's 64 x 64 kernel (270), B broadcast over 18 batches. */
     c = oh_new("MatMulInteger", 10);
     oh_input(c, VKML_DTYPE_INT8, 3, (int64_t[]){18, 130, 33}, -128, 127);
