@@ -9,15 +9,15 @@
 // (int32, wrapping: the same bits as the CPU kernel's sum). A workgroup of 4 subgroups
 // computes a 64 x 64 block of Y (batch gl_WorkGroupID.z), each subgroup 32 x 32 as 2 x 2
 // accumulators of 16 x 16, over K in steps of 32 (one fragment: A 16 x 32, B 32 x 16).
-// Each step the 128 invocations bring the block's A tile (64 rows of 32 bytes) and B tile
-// (32 rows of 64 bytes) into shared memory, 16 bytes each (one vector load where the
-// operand's rows are whole 16-byte runs, else byte by byte, zero past the product), and
-// sum the bytes they bring where the sums count (A's per row where zb is not 0, B's per
-// column where za is not 0: uint8 activations of zero point 128 by symmetric int8
-// weights need neither), in registers. After the K loop
-// those sums meet in shared memory, each subgroup stages its accumulators there one at a
-// time, and its invocations finish each result: the sums' terms, then QLinearMatMul's
-// requantization in double.
+// Each step the 128 invocations store into shared memory the block's A tile (64 rows of 32
+// bytes) and B tile (32 rows of 64 bytes), 16 bytes each, that they loaded during the step
+// before (one vector load where the operand's rows are whole 16-byte runs, else byte by
+// byte, zero past the product), sum them where the sums count (A's per row where zb is not
+// 0, B's per column where za is not 0: uint8 activations of zero point 128 by symmetric
+// int8 weights need neither), and load the next step's while the subgroups multiply. After
+// the K loop those sums meet in shared memory, each subgroup stages its accumulators there
+// one at a time, and its invocations finish each result: the sums' terms, then
+// QLinearMatMul's requantization in double.
 #extension GL_KHR_cooperative_matrix : require
 #extension GL_KHR_memory_scope_semantics : require
 #extension GL_KHR_shader_subgroup_basic : require
@@ -84,11 +84,55 @@ int byte_sum(uint w)
         out[w_] = word_;                                                                    \
     }
 
+uint row0, col0, a_off, b_off, a_r, a_k, b_k, b_n, a_flip, b_flip;
+bool a_vec, b_vec;
+
+// This invocation's 16 bytes of the A tile of the step at k0 (row a_r, from a_k), as int8.
+void load_a(uint k0, out uint words[4])
+{
+    uint gr = row0 + a_r, gk = k0 + a_k;
+    if (gr >= p.m || gk >= p.k) {
+        words = uint[4](0u, 0u, 0u, 0u);
+    } else if (a_vec) {
+        uvec4 v = a4[(a_off + gr * p.k + gk) / 16u] ^ uvec4(a_flip);
+        words = uint[4](v.x, v.y, v.z, v.w);
+    } else {
+        uint at = a_off + gr * p.k + gk, end = a_off + gr * p.k + p.k;
+        BYTES16(a, at, end, words);
+        [[unroll]] for (uint w = 0; w < 4; w++) { // flip only the bytes inside
+            uint inside = min(end - min(at + w * 4, end), 4u);
+            words[w] ^= a_flip & (inside >= 4u ? 0xFFFFFFFFu : (1u << (8u * inside)) - 1u);
+        }
+    }
+}
+
+// The same for the B tile (line b_k of the step, columns from b_n).
+void load_b(uint k0, out uint words[4])
+{
+    uint gk = k0 + b_k, gc = col0 + b_n;
+    if (gk >= p.k || gc >= p.n) {
+        words = uint[4](0u, 0u, 0u, 0u);
+    } else if (b_vec) {
+        uvec4 v = b4[(b_off + gk * p.n + gc) / 16u] ^ uvec4(b_flip);
+        words = uint[4](v.x, v.y, v.z, v.w);
+    } else {
+        uint at = b_off + gk * p.n + gc, end = b_off + gk * p.n + p.n;
+        BYTES16(b, at, end, words);
+        [[unroll]] for (uint w = 0; w < 4; w++) {
+            uint inside = min(end - min(at + w * 4, end), 4u);
+            words[w] ^= b_flip & (inside >= 4u ? 0xFFFFFFFFu : (1u << (8u * inside)) - 1u);
+        }
+    }
+}
+
 void main()
 {
     uint tid = gl_LocalInvocationIndex, sg = tid / SUBGROUP, lane = tid % SUBGROUP;
-    uint row0 = gl_WorkGroupID.y * BM, col0 = gl_WorkGroupID.x * BN, z = gl_WorkGroupID.z;
-    uint rem = z, a_off = 0, b_off = 0;
+    row0 = gl_WorkGroupID.y * BM;
+    col0 = gl_WorkGroupID.x * BN;
+    uint z = gl_WorkGroupID.z, rem = z;
+    a_off = 0;
+    b_off = 0;
     for (int d = int(p.batch_rank) - 1; d >= 0; d--) {
         uint idx = rem % p.batch_dims[d];
         rem /= p.batch_dims[d];
@@ -96,8 +140,8 @@ void main()
         b_off += idx * p.b_batch_strides[d];
     }
     // the operands' bytes and zero points in int8 terms
-    uint a_flip = IS_SIGNED != 0 ? 0u : 0x80808080u;
-    uint b_flip = p.b_signed != 0 ? 0u : 0x80808080u;
+    a_flip = IS_SIGNED != 0 ? 0u : 0x80808080u;
+    b_flip = p.b_signed != 0 ? 0u : 0x80808080u;
     int za = (p.a_zero_in_buffer != 0 ? int(A(a_zero_buf[0])) : int(p.a_zero)) -
              (IS_SIGNED != 0 ? 0 : 128);
     int zb = int(p.b_zero) - (p.b_signed != 0 ? 0 : 128);
@@ -108,8 +152,12 @@ void main()
 
     // This invocation's share of each step: A row a_r, bytes [a_k, a_k + 16) of the step's
     // 32; B line b_k of the step, columns [b_n, b_n + 16).
-    uint a_r = tid / 2, a_k = (tid % 2) * 16, b_k = tid / 4, b_n = (tid % 4) * 16;
-    bool a_vec = p.k % 16u == 0u, b_vec = p.n % 16u == 0u;
+    a_r = tid / 2;
+    a_k = (tid % 2) * 16;
+    b_k = tid / 4;
+    b_n = (tid % 4) * 16;
+    a_vec = p.k % 16u == 0u;
+    b_vec = p.n % 16u == 0u;
     int a_rsum = 0;
     int b_csum[16];
     [[unroll]] for (uint j = 0; j < 16; j++)
@@ -120,48 +168,26 @@ void main()
         [[unroll]] for (uint j = 0; j < 2; j++)
             acc[i][j] = ACC(0);
     uint sg_row = (sg / 2) * 32, sg_col = (sg % 2) * 32;
+    uint aw[4], bw[4];
+    load_a(0u, aw);
+    load_b(0u, bw);
     for (uint k0 = 0; k0 < p.k; k0 += BK) {
-        uint words[4];
-        uint gr = row0 + a_r, gk = k0 + a_k;
-        if (gr >= p.m || gk >= p.k) {
-            words = uint[4](0u, 0u, 0u, 0u);
-        } else if (a_vec) {
-            uvec4 v = a4[(a_off + gr * p.k + gk) / 16u] ^ uvec4(a_flip);
-            words = uint[4](v.x, v.y, v.z, v.w);
-        } else {
-            uint at = a_off + gr * p.k + gk, end = a_off + gr * p.k + p.k;
-            BYTES16(a, at, end, words);
-            [[unroll]] for (uint w = 0; w < 4; w++) { // flip only the bytes inside
-                uint inside = min(end - min(at + w * 4, end), 4u);
-                words[w] ^= a_flip & (inside >= 4u ? 0xFFFFFFFFu : (1u << (8u * inside)) - 1u);
-            }
-        }
         [[unroll]] for (uint w = 0; w < 4; w++)
-            a_sh[a_r * A_LINE + a_k / 4 + w] = words[w];
+            a_sh[a_r * A_LINE + a_k / 4 + w] = aw[w];
         if (zb != 0) // uniform
             [[unroll]] for (uint w = 0; w < 4; w++)
-                a_rsum += byte_sum(words[w]);
-        uint gkb = k0 + b_k, gc = col0 + b_n;
-        if (gkb >= p.k || gc >= p.n) {
-            words = uint[4](0u, 0u, 0u, 0u);
-        } else if (b_vec) {
-            uvec4 v = b4[(b_off + gkb * p.n + gc) / 16u] ^ uvec4(b_flip);
-            words = uint[4](v.x, v.y, v.z, v.w);
-        } else {
-            uint at = b_off + gkb * p.n + gc, end = b_off + gkb * p.n + p.n;
-            BYTES16(b, at, end, words);
-            [[unroll]] for (uint w = 0; w < 4; w++) {
-                uint inside = min(end - min(at + w * 4, end), 4u);
-                words[w] ^= b_flip & (inside >= 4u ? 0xFFFFFFFFu : (1u << (8u * inside)) - 1u);
-            }
-        }
+                a_rsum += byte_sum(aw[w]);
         [[unroll]] for (uint w = 0; w < 4; w++)
-            b_sh[b_k * B_LINE + b_n / 4 + w] = words[w];
+            b_sh[b_k * B_LINE + b_n / 4 + w] = bw[w];
         if (za != 0) // uniform
             [[unroll]] for (uint w = 0; w < 4; w++)
                 [[unroll]] for (uint q = 0; q < 4; q++)
-                    b_csum[w * 4 + q] += bitfieldExtract(int(words[w]), int(8 * q), 8);
+                    b_csum[w * 4 + q] += bitfieldExtract(int(bw[w]), int(8 * q), 8);
         barrier();
+        if (k0 + BK < p.k) { // the next step's bytes in flight during this step's products
+            load_a(k0 + BK, aw);
+            load_b(k0 + BK, bw);
+        }
         A_MAT fa[2];
         B_MAT fb[2];
         [[unroll]] for (uint i = 0; i < 2; i++)

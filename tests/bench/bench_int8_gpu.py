@@ -1,10 +1,13 @@
-"""Integer products on a GPU (docs/performance.md, "Int8 on the GPU"): one MatMulInteger
-node (uint8 A of zero point 128 by a constant int8 B of zero point 0, int32 out) per shape,
-built here with python3-onnx, run by `vkml run --device D --profile`: the node's GPU time
-(timestamps, mean over the runs after a warm-up of --warmup-ms), as TOPS (2 m k n
-operations). --vkml-before adds a second build's column (the same model, the same way).
-The anchor, where PyTorch with CUDA is importable: torch._int_mm (int8 by int8 to int32,
-cuBLASLt), a CUDA graph of 10 products timed by CUDA events after the same warm-up.
+"""Integer products on a GPU (docs/performance.md, "Int8 products on one H200"): per shape
+a chain of CHAIN QLinearMatMul nodes (uint8 activations of zero point 128 by constant int8
+weights of zero point 0, uint8 out), alternately m x k by k x n and m x n by n x k so each
+reads the one before (a chain keeps the GPU busy and its clocks up, as one small product
+between host round trips would not), built here with python3-onnx and run by `vkml run
+--device D --profile` after a warm-up of --warmup-ms: the chain's GPU time (timestamps,
+mean over the runs) over CHAIN, as TOPS (2 m k n operations a product). --vkml-before adds
+a second build's (or setting's) column. The anchor, where PyTorch with CUDA is importable:
+torch._int_mm (int8 by int8 to int32 on cuBLASLt, without the requantization), a CUDA
+graph of CHAIN products timed by CUDA events after the same warm-up.
 
 usage: python3 tests/bench/bench_int8_gpu.py --vkml build/tools/vkml [--device 0]
        [--vkml-before OLD/tools/vkml] [--repeat 50] [--warmup-ms 300]
@@ -26,15 +29,34 @@ SHAPES = [(128, 768, 768), (128, 768, 3072), (128, 3072, 768), (1024, 1024, 1024
           (4096, 4096, 4096)]
 
 
+CHAIN = 10
+
+
 def build_model(path, m, k, n):
     rng = np.random.default_rng(0)
-    b = numpy_helper.from_array(rng.integers(-128, 128, (k, n)).astype(np.int8), "B")
-    az = numpy_helper.from_array(np.array(128, np.uint8), "az")
-    bz = numpy_helper.from_array(np.array(0, np.int8), "bz")
-    node = helper.make_node("MatMulInteger", ["A", "B", "az", "bz"], ["Y"])
+    inits, nodes = [], []
+
+    def const(name, array):
+        inits.append(numpy_helper.from_array(array, name))
+        return name
+
+    x_scale = const("x_scale", np.array(0.05, np.float32))
+    x_zero = const("x_zero", np.array(128, np.uint8))
+    w_zero = const("w_zero", np.array(0, np.int8))
+    w_scale = const("w_scale", np.array(0.01, np.float32))
+    x = "A"
+    for i in range(CHAIN):
+        rows, cols = (k, n) if i % 2 == 0 else (n, k)
+        w = const(f"w{i}", rng.integers(-128, 128, (rows, cols)).astype(np.int8))
+        y = f"y{i}"
+        nodes.append(helper.make_node("QLinearMatMul",
+                                      [x, x_scale, x_zero, w, w_scale, w_zero, x_scale, x_zero],
+                                      [y]))
+        x = y
+    out_cols = n if CHAIN % 2 else k
     graph = helper.make_graph(
-        [node], "int8_product", [helper.make_tensor_value_info("A", TensorProto.UINT8, [m, k])],
-        [helper.make_tensor_value_info("Y", TensorProto.INT32, [m, n])], [b, az, bz])
+        nodes, "int8_chain", [helper.make_tensor_value_info("A", TensorProto.UINT8, [m, k])],
+        [helper.make_tensor_value_info(x, TensorProto.UINT8, [m, out_cols])], inits)
     onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), path)
 
 
@@ -46,7 +68,7 @@ def vkml_us(vkml, model, device, repeat, warmup_ms):
     found = re.search(r"profile: ([0-9.]+) us of device time per run", out.stdout)
     if out.returncode or not found:
         sys.exit(f"bench_int8_gpu: {vkml} failed on {model}:\n{out.stdout}\n{out.stderr}")
-    return float(found.group(1))
+    return float(found.group(1)) / CHAIN
 
 
 def torch_us(m, k, n, warmup_ms):
@@ -57,7 +79,7 @@ def torch_us(m, k, n, warmup_ms):
         a = torch.randint(-128, 128, (m, k), dtype=torch.int8, device="cuda")
         b = torch.randint(-128, 128, (n, k), dtype=torch.int8, device="cuda").t()
         torch._int_mm(a, b)
-        chain = 10
+        chain = CHAIN
         graph = torch.cuda.CUDAGraph()
         with torch.cuda.graph(graph):
             for _ in range(chain):
