@@ -306,6 +306,7 @@ static void probe_coopmat(VkInstance instance, vk_device *vd)
 {
     struct gpu_caps *c = &vd->caps;
     c->cooperative_matrix = false;
+    c->coop_int8 = false;
     const char *extension = VK_COOP_KHR ? VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME
                                         : VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME;
     if (vkml_env_flag("VKML_NO_COOPMAT") || !instance ||
