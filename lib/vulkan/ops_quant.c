@@ -186,23 +186,18 @@ VKML_GPU_DECL(gpu_qmatmul)
     int a = node->inputs[in->a];
     int bind[] = {a, node->inputs[in->b], pc.a_zero_in_buffer ? node->inputs[in->a_zero] : a,
                   node->outputs[0]};
-    /* qmatmul.comp: a workgroup a block of block x block results of one batch (its z);
-     * qmatmul_coop.comp: blocks of 64 */
+    /* a workgroup a block of block x block results of one batch (its z): qmatmul_coop.comp
+     * where the device has int8 cooperative matrices, else qmatmul.comp */
     int64_t batches = p.mm.m && p.mm.n ? p.y_count / (p.mm.m * p.mm.n) : 0;
-    if (vk_rec_caps(rec)->coop_int8) {
-        const uint32_t groups[3] = {vk_u32((p.mm.n + QMATMUL_BLOCK - 1) / QMATMUL_BLOCK),
-                                    vk_u32((p.mm.m + QMATMUL_BLOCK - 1) / QMATMUL_BLOCK),
-                                    vk_u32(batches)};
-        return vk_rec_kernel(
-            rec, qlinear ? VK_KERNEL_QLINEAR_MATMUL_COOP : VK_KERNEL_MATMUL_INTEGER_COOP,
-            values[a].dtype, bind, &pc, sizeof(pc), groups, err);
-    }
-    bool few = qmatmul_blocks(p.mm.m, p.mm.n, batches, QMATMUL_BLOCK) < QMATMUL_FEW_BLOCKS;
+    bool coop = vk_rec_caps(rec)->coop_int8;
+    bool few = !coop && qmatmul_blocks(p.mm.m, p.mm.n, batches, QMATMUL_BLOCK) < QMATMUL_FEW_BLOCKS;
     int64_t block = few ? QMATMUL_SMALL_BLOCK : QMATMUL_BLOCK;
     const uint32_t groups[3] = {vk_u32((p.mm.n + block - 1) / block),
                                 vk_u32((p.mm.m + block - 1) / block), vk_u32(batches)};
-    vk_kernel_id kernel = qlinear ? (few ? VK_KERNEL_QLINEAR_MATMUL_32 : VK_KERNEL_QLINEAR_MATMUL)
-                                  : (few ? VK_KERNEL_MATMUL_INTEGER_32 : VK_KERNEL_MATMUL_INTEGER);
+    vk_kernel_id kernel =
+        coop  ? (qlinear ? VK_KERNEL_QLINEAR_MATMUL_COOP : VK_KERNEL_MATMUL_INTEGER_COOP)
+        : few ? (qlinear ? VK_KERNEL_QLINEAR_MATMUL_32 : VK_KERNEL_MATMUL_INTEGER_32)
+              : (qlinear ? VK_KERNEL_QLINEAR_MATMUL : VK_KERNEL_MATMUL_INTEGER);
     return vk_rec_kernel(rec, kernel, values[a].dtype, bind, &pc, sizeof(pc), groups, err);
 }
 
