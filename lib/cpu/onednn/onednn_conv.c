@@ -443,11 +443,8 @@ static bool blocked_claim(conv_build *c, const onednn_layout *stored, onednn_cla
     claim->out = ONEDNN_BLOCKED;
     if (winograd_form(&c->p))
         winograd_chosen(c, true, claim->winograd, sizeof(claim->winograd));
-    int64_t taps = 1;
-    for (int d = 0; d < c->p.win.spatial; d++)
-        taps *= c->p.win.kernel[d];
-    const char *forced = getenv("VKML_CPU_BLOCKS"); /* "1": every conv in blocks */
-    if (claim->winograd[0] || taps == 1 || (forced && !strcmp(forced, "1")))
+    if (claim->winograd[0] || window_kernel_size(&c->p.win) == 1 ||
+        onednn_blocks_setting() == '1') /* forced: every conv in blocks */
         return true;
     conv_timing t;
     conv_timed(c, &t);

@@ -78,6 +78,11 @@ typedef enum onednn_layout {
     ONEDNN_BLOCKED,
 } onednn_layout;
 
+/* VKML_CPU_BLOCKS: '0' a session never stores its convs' values in blocks, '1' it does
+ * wherever every conv allows and keeps every conv in them, else (unset) 't': on one thread,
+ * a direct conv keeping oneDNN's layouts where timing says so (onednn_session.c,
+ * blocked_convs; onednn_conv.c, blocked_claim). */
+char onednn_blocks_setting(void);
 /* Whether a Conv node keeps its values in blocks in a session that stores its convs' values
  * so (onednn_session.c): one group, output channels in whole blocks, input channels too or
  * fewer than a block (an image). */

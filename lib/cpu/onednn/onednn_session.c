@@ -192,6 +192,12 @@ static void mark_plain_reads(const device_session_desc *desc, const layout_plan 
     }
 }
 
+char onednn_blocks_setting(void)
+{
+    const char *setting = getenv("VKML_CPU_BLOCKS");
+    return setting && (!strcmp(setting, "0") || !strcmp(setting, "1")) ? setting[0] : 't';
+}
+
 /* Whether the session stores its convolutions' values in blocks, rather than in the
  * layouts oneDNN picks per conv (channels-last with AVX-512, blocks around a conv by
  * Winograd's algorithm): where it runs on one thread and every Conv the library may take
@@ -214,9 +220,8 @@ static void mark_plain_reads(const device_session_desc *desc, const layout_plan 
 static bool blocked_convs(const device_session_desc *desc, const layout_plan *lp, int threads)
 {
     const graph *g = desc->graph;
-    const char *setting = getenv("VKML_CPU_BLOCKS");
-    bool forced = setting && (!strcmp(setting, "0") || !strcmp(setting, "1"));
-    if (forced ? setting[0] == '0' : threads > 1)
+    char setting = onednn_blocks_setting();
+    if (setting == 't' ? threads > 1 : setting == '0')
         return false;
     int convs = 0;
     for (int i = 0; i < g->n_nodes; i++) {
