@@ -171,12 +171,12 @@ VKML_GPU_SUPPORTS_DECL(gpu_attention_fused_supports)
                               FUSED_ATTENTION_MAX_BATCH_RANK);
     if (!fused_offsets_fit(p))
         return vk_unsupported(why, why_size, "FusedAttention: offsets past 32 bits");
-    if (p->mask &&
-        (caps->max_bindings < VK_MAX_BINDINGS || p->batch_rank > FUSED_ATTENTION_MASK_BATCH_RANK))
+    if (p->mask && (caps->max_bindings < VK_RESIDUAL_BINDINGS ||
+                    p->batch_rank > FUSED_ATTENTION_MASK_BATCH_RANK))
         return vk_unsupported(why, why_size,
                               "FusedAttention with a mask of %d batch dims: its kernels take %d "
                               "storage buffers (the device %u) and %d batch dims",
-                              p->batch_rank, VK_MAX_BINDINGS, caps->max_bindings,
+                              p->batch_rank, VK_RESIDUAL_BINDINGS, caps->max_bindings,
                               FUSED_ATTENTION_MASK_BATCH_RANK);
     if (!fused_coop_subgroups(caps, p)) {
         if (fused_attention_mode() != FUSED_ATTENTION_EVERYWHERE)

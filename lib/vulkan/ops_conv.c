@@ -218,11 +218,11 @@ VKML_GPU_SUPPORTS_DECL(gpu_conv_supports)
             return vk_unsupported(why, why_size,
                                   "Conv: window beyond the kernels' 32-bit "
                                   "arithmetic");
-    if (caps->max_bindings < VK_MAX_BINDINGS)
+    if (caps->max_bindings < VK_RESIDUAL_BINDINGS)
         return vk_unsupported(why, why_size,
                               "Conv: the kernels bind %d buffers, the device "
                               "allows %u",
-                              VK_MAX_BINDINGS, caps->max_bindings);
+                              VK_RESIDUAL_BINDINGS, caps->max_bindings);
     if (p.pooled && !pool_fits_push(&p))
         return vk_unsupported(why, why_size, "Conv with a fused MaxPool: sizes past 65535");
     /* dtypes: the registry's mask (float, float16) */

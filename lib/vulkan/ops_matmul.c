@@ -124,11 +124,11 @@ VKML_GPU_SUPPORTS_DECL(gpu_matmul_supports)
     matmul_params p;
     if (matmul_params_parse(values, node, &p, &err) != VKML_OK)
         return vk_parse_failed(&err, why, why_size);
-    if (caps->max_bindings < VK_MAX_BINDINGS)
+    if (caps->max_bindings < VK_RESIDUAL_BINDINGS)
         return vk_unsupported(why, why_size,
                               "MatMul: the kernels bind %d buffers, the device "
                               "allows %u",
-                              VK_MAX_BINDINGS, caps->max_bindings);
+                              VK_RESIDUAL_BINDINGS, caps->max_bindings);
     if (p.batch_rank > MATMUL_MAX_BATCH_RANK)
         return vk_unsupported(why, why_size,
                               "MatMul with %d batch dims: the Vulkan kernel "
@@ -149,11 +149,11 @@ VKML_GPU_SUPPORTS_DECL(gpu_gemm_supports)
     gemm_params p;
     if (gemm_params_parse(values, node, &p, &err) != VKML_OK)
         return vk_parse_failed(&err, why, why_size);
-    if (caps->max_bindings < VK_MAX_BINDINGS)
+    if (caps->max_bindings < VK_RESIDUAL_BINDINGS)
         return vk_unsupported(why, why_size,
                               "Gemm: the kernels bind %d buffers, the device "
                               "allows %u",
-                              VK_MAX_BINDINGS, caps->max_bindings);
+                              VK_RESIDUAL_BINDINGS, caps->max_bindings);
     if (!groups_fit(caps, p.m, p.n, 1, why, why_size))
         return false;
     bool is_int = !(DT_FLOATS & (1u << node_dtype(values, node)));

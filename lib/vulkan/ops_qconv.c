@@ -1,6 +1,10 @@
-/* ConvInteger and QLinearConv on Vulkan (shaders/qconv2d.comp), 1-D and 2-D: zero points
- * and scales per tensor in the push block when constant; ConvInteger also takes X's zero
- * point at run time or W's per output channel through its one spare binding. */
+/* ConvInteger and QLinearConv on Vulkan, 1-D and 2-D, as implicit GEMMs on the integer
+ * product kernels (shaders/qmatmul.comp and qmatmul_coop.comp with QCONV=1,
+ * common/qprod.glsl): rows the output channels of a group, columns the output pixels of
+ * every image, K the group's channels by the window's taps; a workgroup per block of rows
+ * and columns of one group. X's and Y's zero points and scales are per tensor, constants
+ * (ConvInteger's X zero point also at run time); the weights' zero points and scales per
+ * tensor or per output channel, constants or at run time. */
 #include "ops/quant.h"
 #include "vulkan/ops_window.h"
 
@@ -16,21 +20,41 @@ static bool is_const_scalar(const graph_value *v)
     return !v || (v->data && vkml_tensor_element_count(v->rank, v->dims) == 1);
 }
 
-/* The input bound at binding 2 of ConvInteger (-1: none), or false when two need it. */
-static bool conv_integer_aux(const graph_value *values, const graph_node *node,
-                             const qprod_params *p, int *aux, bool *is_x_zero, char *why,
-                             size_t why_size)
+/* Whether a constant's entries are all the same (a per-channel vector that is one value:
+ * symmetric weights' zero points, say). */
+static bool is_const_uniform(const graph_value *v)
 {
-    const graph_value *xz = input_at(values, node, p->in->a_zero);
-    const graph_value *wz = input_at(values, node, p->in->b_zero);
-    bool x_aux = !is_const_scalar(xz), w_aux = !is_const_scalar(wz);
-    if (x_aux && w_aux)
-        return vk_unsupported(why, why_size,
-                              "ConvInteger with a run-time input zero point and a per-channel "
-                              "or run-time weight zero point: the kernel takes one of them");
-    *aux = x_aux ? node->inputs[p->in->a_zero] : w_aux ? node->inputs[p->in->b_zero] : -1;
-    *is_x_zero = x_aux;
+    if (!v || !v->data)
+        return !v;
+    int64_t n = (int64_t)vkml_tensor_element_count(v->rank, v->dims);
+    for (int64_t i = 1; i < n; i++)
+        if (quant_const_at(v, i) != quant_const_at(v, 0))
+            return false;
     return true;
+}
+
+/* How the weights' zero points or scales reach the kernel (qconv_push's w_zero_in_buffer,
+ * w_scale_in_buffer): 0 in the push block (absent, or a constant of one value), 1 one
+ * value at its binding, 2 one per output channel there. */
+static uint32_t channel_mode(const graph_value *v)
+{
+    if (is_const_uniform(v))
+        return 0;
+    return vkml_tensor_element_count(v->rank, v->dims) == 1 ? 1 : 2;
+}
+
+/* The rows and columns of Y a workgroup of qmatmul.comp computes: 64, or 32 (the _32
+ * kernels) where 64 would make fewer than QCONV_FEW_BLOCKS workgroups. */
+#define QCONV_BLOCK 64
+#define QCONV_SMALL_BLOCK 32
+#define QCONV_FEW_BLOCKS 256
+
+static void qconv_grid(const conv_params *c, int64_t block, uint32_t groups[3])
+{
+    int64_t cols = c->batch * window_out_size(&c->win);
+    groups[0] = vk_u32((cols + block - 1) / block);
+    groups[1] = vk_u32((c->out_channels / c->group + block - 1) / block);
+    groups[2] = vk_u32(c->group);
 }
 
 VKML_GPU_SUPPORTS_DECL(gpu_qconv_supports)
@@ -41,25 +65,34 @@ VKML_GPU_SUPPORTS_DECL(gpu_qconv_supports)
         return vk_parse_failed(&err, why, why_size);
     if (!vk_window_supported(&p.conv.win, node->op_type, why, why_size))
         return false;
+    if (caps->max_bindings < VK_MAX_BINDINGS)
+        return vk_unsupported(why, why_size, "%s: the kernels bind %d buffers, the device allows %u",
+                              node->op_type, VK_MAX_BINDINGS, caps->max_bindings);
     const qprod_inputs *in = p.in;
-    if (in->y_scale < 0) {
-        int aux;
-        bool is_x_zero;
-        if (!conv_integer_aux(values, node, &p, &aux, &is_x_zero, why, why_size))
-            return false;
-    } else {
-        const int consts[] = {in->a_zero,  in->b_zero,  in->y_zero,
-                              in->a_scale, in->b_scale, in->y_scale};
+    uint32_t groups[3];
+    qconv_grid(&p.conv, QCONV_SMALL_BLOCK, groups);
+    for (int d = 0; d < 3; d++)
+        if (groups[d] > caps->max_workgroup_count[d])
+            return vk_unsupported(why, why_size, "%s: more blocks than the device's grid",
+                                  node->op_type);
+    if (in->y_scale >= 0) {
+        const int consts[] = {in->a_zero, in->y_zero, in->a_scale, in->y_scale};
         for (size_t i = 0; i < VKML_ARRAY_SIZE(consts); i++)
             if (!is_const_scalar(input_at(values, node, consts[i])))
                 return vk_unsupported(why, why_size,
                                       "QLinearConv with '%s' not a constant scalar: the Vulkan "
-                                      "kernel takes per-tensor constants",
+                                      "kernels take X's and Y's zero points and scales as "
+                                      "constants",
                                       input_at(values, node, consts[i])->name);
+        const graph_value *ws = input_at(values, node, in->b_scale);
+        if (channel_mode(ws) != 0 && ws->dtype != VKML_DTYPE_FLOAT)
+            return vk_unsupported(why, why_size,
+                                  "QLinearConv with %s weight scales per channel or at run time: "
+                                  "the Vulkan kernels read float",
+                                  vkml_dtype_name(ws->dtype));
         if (!caps->float64)
             return vk_unsupported(why, why_size,
-                                  "QLinearConv requantizes in double: no "
-                                  "shaderFloat64");
+                                  "QLinearConv requantizes in double: no shaderFloat64");
     }
     return vk_check_tensors(values, node, caps, true, why, why_size);
 }
@@ -67,6 +100,11 @@ VKML_GPU_SUPPORTS_DECL(gpu_qconv_supports)
 static uint32_t const_bits(const graph_value *v)
 {
     return v && v->data ? (uint32_t)(int32_t)quant_const_at(v, 0) : 0;
+}
+
+static float const_float(const graph_value *v)
+{
+    return (float)quant_const_at(v, 0);
 }
 
 VKML_GPU_DECL(gpu_qconv)
@@ -78,40 +116,56 @@ VKML_GPU_DECL(gpu_qconv)
     const qprod_inputs *in = p.in;
     const conv_params *c = &p.conv;
     bool qlinear = in->y_scale >= 0;
+    const graph_value *xz = input_at(values, node, in->a_zero);
+    const graph_value *wz = input_at(values, node, in->b_zero);
     qconv_push pc = {
         .count = vk_u32(p.y_count),
         .in_channels = vk_u32(c->in_channels),
         .out_channels = vk_u32(c->out_channels),
         .group_in_channels = vk_u32(c->in_channels / c->group),
         .group_out_channels = vk_u32(c->out_channels / c->group),
-        .x_zero = const_bits(input_at(values, node, in->a_zero)),
-        .w_zero = const_bits(input_at(values, node, in->b_zero)),
+        .x_zero = const_bits(xz),
+        .w_zero = const_bits(wz),
         .w_signed = input_at(values, node, in->b)->dtype == VKML_DTYPE_INT8,
+        .x_zero_in_buffer = !qlinear && !is_const_scalar(xz),
+        .w_zero_in_buffer = channel_mode(wz),
     };
     uint32_t pad_end[2];
     vk_window_push_fill(&c->win, &pc.win, pad_end);
-    int x = node->inputs[in->a], aux = -1;
+    int x = node->inputs[in->a];
+    /* bindings 2-4 that the variant does not read get X */
+    int bind[] = {x, node->inputs[in->b], x, x, pc.w_zero_in_buffer ? node->inputs[in->b_zero] : x,
+                  node->outputs[0]};
     if (qlinear) {
-        const graph_value *sa = input_at(values, node, in->a_scale);
-        pc.multiplier =
-            (float)qprod_multiplier(sa->dtype, (float)quant_const_at(sa, 0),
-                                    (float)quant_const_at(input_at(values, node, in->b_scale), 0),
-                                    (float)quant_const_at(input_at(values, node, in->y_scale), 0));
+        const graph_value *xs = input_at(values, node, in->a_scale);
+        const graph_value *ws = input_at(values, node, in->b_scale);
+        pc.w_scale_in_buffer = channel_mode(ws);
+        pc.x_scale = const_float(xs);
+        pc.y_scale = const_float(input_at(values, node, in->y_scale));
+        if (!pc.w_scale_in_buffer)
+            pc.multiplier =
+                (float)qprod_multiplier(xs->dtype, pc.x_scale, const_float(ws), pc.y_scale);
+        else
+            bind[3] = node->inputs[in->b_scale];
         pc.y_zero = const_bits(input_at(values, node, in->y_zero));
         pc.y_lo = p.y_dtype == VKML_DTYPE_INT8 ? -128.0f : 0.0f;
         pc.y_hi = p.y_dtype == VKML_DTYPE_INT8 ? 127.0f : 255.0f;
         pc.has_bias = c->has_bias;
-        aux = c->has_bias ? node->inputs[in->bias] : -1;
-    } else {
-        bool is_x_zero;
-        char why[256];
-        if (!conv_integer_aux(values, node, &p, &aux, &is_x_zero, why, sizeof(why)))
-            return vkml_fail(err, VKML_ERROR_UNSUPPORTED, "%s", why);
-        pc.aux_is_x_zero = aux >= 0 && is_x_zero;
-        pc.aux_is_w_zero = aux >= 0 && !is_x_zero ? (p.b_zero.len > 1 ? 2 : 1) : 0;
+        if (c->has_bias)
+            bind[2] = node->inputs[in->bias];
+    } else if (pc.x_zero_in_buffer) {
+        bind[2] = node->inputs[in->a_zero];
     }
-    /* Without an aux input, binding 2 gets X: never read. */
-    int bind[] = {x, node->inputs[in->b], aux >= 0 ? aux : x, node->outputs[0]};
-    return vk_rec_kernel_1d(rec, qlinear ? VK_KERNEL_QLINEAR_CONV : VK_KERNEL_CONV_INTEGER,
-                            values[x].dtype, bind, &pc, sizeof(pc), (uint64_t)p.y_count, err);
+    /* qmatmul_coop.comp where the device has int8 cooperative matrices, else qmatmul.comp's
+     * 64 x 64 blocks, or 32 x 32 where those are few */
+    uint32_t groups[3];
+    qconv_grid(c, QCONV_BLOCK, groups);
+    bool coop = vk_rec_caps(rec)->coop_int8;
+    bool few = !coop && (uint64_t)groups[0] * groups[1] * groups[2] < QCONV_FEW_BLOCKS;
+    if (few)
+        qconv_grid(c, QCONV_SMALL_BLOCK, groups);
+    vk_kernel_id kernel = coop  ? (qlinear ? VK_KERNEL_QLINEAR_CONV_COOP : VK_KERNEL_CONV_INTEGER_COOP)
+                          : few ? (qlinear ? VK_KERNEL_QLINEAR_CONV_32 : VK_KERNEL_CONV_INTEGER_32)
+                                : (qlinear ? VK_KERNEL_QLINEAR_CONV : VK_KERNEL_CONV_INTEGER);
+    return vk_rec_kernel(rec, kernel, values[x].dtype, bind, &pc, sizeof(pc), groups, err);
 }

@@ -40,11 +40,13 @@ const char *vk_result_name(VkResult result);
             goto cleanup;                                                                          \
     } while (0)
 
-/* Storage buffer bindings per kernel (set 0, bindings 0..VK_MAX_BINDINGS-1). 5: the
- * Conv/Gemm/MatMul kernels' fused residual; a device whose maxPerStageDescriptorStorageBuffers
- * is 4 (Vulkan's minimum) gets a 4-binding layout and refuses the 5-binding kernels
- * (gpu_caps.max_bindings). */
-#define VK_MAX_BINDINGS 5
+/* Storage buffer bindings per kernel (set 0, bindings 0..VK_MAX_BINDINGS-1). 6: QLinearConv's
+ * implicit GEMM (x, w, bias, the weights' scales and zero points, y); 5
+ * (VK_RESIDUAL_BINDINGS): the Conv/Gemm/MatMul kernels' fused residual. A device whose
+ * maxPerStageDescriptorStorageBuffers is lower (Vulkan's minimum is 4) gets a layout of
+ * that many and refuses the kernels that bind more (gpu_caps.max_bindings). */
+#define VK_MAX_BINDINGS 6
+#define VK_RESIDUAL_BINDINGS 5
 /* Push constant bytes a pipeline layout declares: the device's maxPushConstantsSize up to
  * this (Vulkan guarantees 128; lavapipe and desktop GPUs give 256). vk_push_constant_bytes
  * says what a device has; a lowering whose block is larger refuses the node. */

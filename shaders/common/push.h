@@ -476,19 +476,26 @@ PUSH_F32(y_hi)
 PUSH_END(qmatmul_push)
 #endif
 
-/* ConvInteger/QLinearConv (shaders/qconv2d.comp): the 2-D window and channels, then the
- * quantization parameters (zero points as int32 bits). */
+/* ConvInteger/QLinearConv (qmatmul.comp and qmatmul_coop.comp with QCONV=1,
+ * common/qprod.glsl): the 2-D window and channels, then the quantization parameters (zero
+ * points as int32 bits). x_zero_in_buffer: X's zero point at binding 2 (ConvInteger);
+ * w_zero_in_buffer, w_scale_in_buffer: the weights' zero points (binding 4) and scales
+ * (binding 3, QLinearConv) there, 1 one or 2 one per output channel, else w_zero and
+ * multiplier (x_scale * w_scale / y_scale). */
 #if !defined(VKML_GLSL) || defined(PUSH_QCONV)
 PUSH_BEGIN(qconv_push)
 CONV_WINDOW_PUSH
 PUSH_U32(x_zero)
 PUSH_U32(w_zero)
 PUSH_U32(w_signed)
-PUSH_U32(aux_is_x_zero)
-PUSH_U32(aux_is_w_zero)
+PUSH_U32(x_zero_in_buffer)
+PUSH_U32(w_zero_in_buffer)
+PUSH_U32(w_scale_in_buffer)
 PUSH_U32(has_bias)
 PUSH_U32(y_zero)
 PUSH_F32(multiplier)
+PUSH_F32(x_scale)
+PUSH_F32(y_scale)
 PUSH_F32(y_lo)
 PUSH_F32(y_hi)
 PUSH_END(qconv_push)

@@ -55,7 +55,7 @@ enum {
     RAW_VKML_ADD_DENSE,
     N_RAW
 };
-#define VKML_LAYOUT_BINDINGS 5 /* lib/vulkan: VK_MAX_BINDINGS */
+#define VKML_LAYOUT_BINDINGS 6 /* lib/vulkan: VK_MAX_BINDINGS */
 #define VKML_LAYOUT_PUSH 256   /* and VK_PUSH_CONSTANT_MAX */
 
 #define VKF(call)                                                                                  \

@@ -183,6 +183,56 @@ static void test_dynamic_quantize(void)
     }
 }
 
+/* A QLinearConv of uint8 X (zero point xz) by int8 weights [m, c / group, k, k] of
+ * per-channel scales (and zero points: wz_lo < wz_hi; symmetric: 0, 0), int32 bias, uint8
+ * Y; pads of k / 2 on every side. */
+static void qlinear_conv(const char *label, const int64_t x_dims[4], int64_t m, int64_t k,
+                         int64_t group, int64_t stride, uint8_t xz, double wz_lo, double wz_hi)
+{
+    oh_case *c = oh_new("QLinearConv", 10);
+    oh_input(c, VKML_DTYPE_UINT8, 4, x_dims, 0, 255);
+    oh_const_random(c, VKML_DTYPE_FLOAT, 0, NULL, 0.01, 0.02);
+    oh_const(c, VKML_DTYPE_UINT8, 0, NULL, &xz);
+    oh_const_random(c, VKML_DTYPE_INT8, 4, (int64_t[]){m, x_dims[1] / group, k, k}, -127, 127);
+    oh_const_random(c, VKML_DTYPE_FLOAT, 1, (int64_t[]){m}, 0.0005, 0.004);
+    oh_const_random(c, VKML_DTYPE_INT8, 1, (int64_t[]){m}, wz_lo, wz_hi);
+    oh_const_random(c, VKML_DTYPE_FLOAT, 0, NULL, 0.05, 0.1);
+    oh_const_random(c, VKML_DTYPE_UINT8, 0, NULL, 100, 150);
+    oh_const_random(c, VKML_DTYPE_INT32, 1, (int64_t[]){m}, -5000, 5000);
+    oh_attr_int(c, "group", group);
+    oh_attr_ints(c, "strides", 2, (int64_t[]){stride, stride});
+    oh_attr_ints(c, "pads", 4, (int64_t[]){k / 2, k / 2, k / 2, k / 2});
+    oh_run(c, label, OH_BOUND_EXACT);
+}
+
+/* The convs as implicit GEMMs (qmatmul.comp, qmatmul_coop.comp with QCONV=1): rows (output
+ * channels), columns (pixels) and K (channels by taps) past one block and ragged, K of whole
+ * 16-byte runs, groups, and zero points that need the kernels' byte sums. */
+static void qconv_blocks(void)
+{
+    qlinear_conv("QLinearConv 3x3, 72 channels, 2 images of 20x20", (int64_t[]){2, 32, 20, 20},
+                 72, 3, 1, 1, 128, 0, 0);
+    qlinear_conv("QLinearConv 3x3, 256 blocks of 64 columns", (int64_t[]){4, 8, 64, 64}, 16, 3, 1,
+                 1, 128, 0, 0);
+    qlinear_conv("QLinearConv 1x1, K 64, X zero 3, weight zeros by channel",
+                 (int64_t[]){1, 64, 14, 14}, 48, 1, 1, 1, 3, -9, 9);
+    qlinear_conv("QLinearConv 3x3 stride 2, group 2, weight zeros by channel",
+                 (int64_t[]){2, 40, 17, 15}, 70, 3, 2, 2, 77, -4, 4);
+    qlinear_conv("QLinearConv depthwise 3x3 stride 2", (int64_t[]){1, 24, 15, 15}, 24, 3, 24, 2,
+                 128, 0, 0);
+    qlinear_conv("QLinearConv 5x5, 2 channels, X zero 0", (int64_t[]){3, 2, 23, 19}, 5, 5, 1, 1, 0,
+                 0, 0);
+    /* ConvInteger of int8 X by uint8 weights, per-channel zero points, past a block */
+    oh_case *c = oh_new("ConvInteger", 10);
+    oh_input(c, VKML_DTYPE_INT8, 4, (int64_t[]){2, 12, 21, 22}, -128, 127);
+    oh_const_random(c, VKML_DTYPE_UINT8, 4, (int64_t[]){66, 12, 3, 3}, 0, 255);
+    oh_const_random(c, VKML_DTYPE_INT8, 0, NULL, -9, 9);
+    oh_const_random(c, VKML_DTYPE_UINT8, 1, (int64_t[]){66}, 120, 136);
+    oh_attr_ints(c, "pads", 4, (int64_t[]){1, 0, 1, 2});
+    oh_attr_ints(c, "dilations", 2, (int64_t[]){2, 1});
+    oh_run(c, "ConvInteger i8 x u8, dilated, weight zeros by channel", OH_BOUND_EXACT);
+}
+
 static void test_integer_products(void)
 {
     /* test_matmulinteger */
@@ -320,7 +370,6 @@ static void test_integer_products(void)
     oh_input(c, VKML_DTYPE_INT8, 4, (int64_t[]){4, 3, 3, 3}, -128, 127);
     oh_input(c, VKML_DTYPE_INT8, 0, NULL, -5, 5);
     oh_input(c, VKML_DTYPE_INT8, 1, (int64_t[]){4}, -5, 5);
-    oh_expect_gpu(c, false);
     oh_run(c, "ConvInteger two run-time zero points", OH_BOUND_EXACT);
 
     /* QLinearConv with bias, grouped, strided. */
@@ -337,8 +386,7 @@ static void test_integer_products(void)
     oh_attr_int(c, "group", 2);
     oh_attr_ints(c, "strides", 2, (int64_t[]){2, 1});
     oh_attr_ints(c, "pads", 4, (int64_t[]){1, 0, 1, 2});
-    oh_expect_gpu(c, false); /* per-channel weight scale */
-    oh_run(c, "QLinearConv grouped, strided, bias", OH_BOUND_EXACT);
+    oh_run(c, "QLinearConv grouped, strided, bias, per-channel scales", OH_BOUND_EXACT);
 
     /* Per-tensor constants: on the GPU too. */
     c = oh_new("QLinearConv", 10);
@@ -354,6 +402,7 @@ static void test_integer_products(void)
     oh_attr_ints(c, "strides", 2, (int64_t[]){2, 2});
     oh_attr_ints(c, "pads", 4, (int64_t[]){1, 1, 1, 1});
     oh_run(c, "QLinearConv i8 per tensor, bias", OH_BOUND_EXACT);
+    qconv_blocks();
 }
 
 /* MatMul and Gemm in every dtype they take. */
