@@ -129,11 +129,20 @@ void load_b(uint k0, out uint words[4])
     words = uint[4](0u, 0u, 0u, 0u);
     if (col0 + b_n >= qp_n)
         return;
-    uint k = k0 + b_k;
+    // the first tap's channel and position, then each next one by a step along kx
+    uint k = k0 + b_k, taps = p.win.k_h * p.win.k_w, t = k % taps;
+    uint c = k / taps, ky = t / p.win.k_w, kx = t % p.win.k_w;
     [[unroll]] for (uint j = 0; j < 16; j++, k++) {
         if (k < qp_k) {
-            uint v = uint(qp_x_tap(px_at, px_iy, px_ix, k, x_zero)) & 255u;
+            uint v = uint(qp_x_at(px_at, px_iy, px_ix, c, ky, kx, x_zero)) & 255u;
             words[j / 4] |= (v ^ (b_flip & 255u)) << (8u * (j % 4));
+        }
+        if (++kx == p.win.k_w) {
+            kx = 0;
+            if (++ky == p.win.k_h) {
+                ky = 0;
+                c++;
+            }
         }
     }
 }

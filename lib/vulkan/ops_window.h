@@ -1,6 +1,7 @@
 #pragma once
 /* Filling the window geometry of the push blocks (shaders/common/push.h): the 2-D
- * vk_window_push of gemm_tiled.comp (CONV=1) and qconv2d.comp (1-D windows map to H = 1),
+ * vk_window_push of the implicit-GEMM convs (gemm_tiled.comp, gemm_coop.comp, qmatmul.comp
+ * and qmatmul_coop.comp; 1-D windows map to H = 1),
  * and window3_push's of conv_window.comp and pool.comp. */
 #include "ops/window.h"
 #include "vulkan/vk_ops.h"

@@ -55,8 +55,8 @@ PUSH_TYPE_END(vk_epilogue_push)
 #define PUSH_EPILOGUE PUSH_STRUCT(vk_epilogue_push, epi)
 #endif
 
-/* The 2-D window geometry of gemm_tiled.comp's implicit-GEMM conv and qconv2d.comp
- * (lib/vulkan/ops_window.h fills it; 1-D windows map to H = 1); pad_h, pad_w: the pads at
+/* The 2-D window geometry of the implicit-GEMM convs (gemm_tiled.comp, gemm_coop.comp,
+ * and qmatmul.comp and qmatmul_coop.comp with QCONV=1; lib/vulkan/ops_window.h fills it; 1-D windows map to H = 1); pad_h, pad_w: the pads at
  * the beginning (the end pads only shape out_h, out_w). */
 PUSH_TYPE_BEGIN(vk_window_push)
 PUSH_U32(in_h)

@@ -1,5 +1,4 @@
-// Sliding-window helpers shared by conv_window.comp, pool.comp and qconv2d.comp (the 2-D
-// geometry of the push blocks is push.h's vk_window_push).
+// Sliding-window helpers shared by conv_window.comp and pool.comp.
 #ifndef VKML_WINDOW_GLSL
 #define VKML_WINDOW_GLSL
 

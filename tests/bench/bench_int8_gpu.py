@@ -9,8 +9,14 @@ a second build's (or setting's) column. The anchor, where PyTorch with CUDA is i
 torch._int_mm (int8 by int8 to int32 on cuBLASLt, without the requantization), a CUDA
 graph of CHAIN products timed by CUDA events after the same warm-up.
 
+--convs: chains of CHAIN QLinearConv nodes instead (c -> c channels, k x k, pads k / 2,
+uint8 activations of zero point 128 by int8 weights of per-channel scales, int32 bias), and
+of the same Conv nodes in float16 on vkml (--precision fp16) beside them. PyTorch has no int8
+convolution on CUDA, so the anchor is its float16 conv (cuDNN, channels_last,
+cudnn.benchmark, a CUDA graph of CHAIN convs): what a user would run instead.
+
 usage: python3 tests/bench/bench_int8_gpu.py --vkml build/tools/vkml [--device 0]
-       [--vkml-before OLD/tools/vkml] [--repeat 50] [--warmup-ms 300]
+       [--vkml-before OLD/tools/vkml] [--repeat 50] [--warmup-ms 300] [--convs]
 """
 import argparse
 import os
@@ -28,6 +34,10 @@ from onnx import TensorProto, helper, numpy_helper
 SHAPES = [(128, 768, 768), (128, 768, 3072), (128, 3072, 768), (1024, 1024, 1024),
           (4096, 4096, 4096)]
 
+
+# (batch, channels, height = width, kernel): ResNet-50's 3x3 convs at batch 1 and 8, a 1x1.
+CONVS = [(1, 64, 56, 3), (8, 64, 56, 3), (8, 128, 28, 3), (8, 256, 14, 3), (8, 512, 7, 3),
+         (8, 256, 56, 1)]
 
 CHAIN = 10
 
@@ -60,10 +70,45 @@ def build_model(path, m, k, n):
     onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), path)
 
 
-def vkml_us(vkml, model, device, repeat, warmup_ms):
+def build_conv_model(path, batch, c, hw, k, quantized):
+    rng = np.random.default_rng(0)
+    inits, nodes = [], []
+
+    def const(name, array):
+        inits.append(numpy_helper.from_array(array, name))
+        return name
+
+    pads = [k // 2] * 4
+    if quantized:
+        x_scale = const("x_scale", np.array(0.05, np.float32))
+        x_zero = const("x_zero", np.array(128, np.uint8))
+        w_zero = const("w_zero", np.zeros(c, np.int8))
+    x = "X"
+    for i in range(CHAIN):
+        y = f"y{i}"
+        if quantized:
+            w = const(f"w{i}", rng.integers(-127, 128, (c, c, k, k)).astype(np.int8))
+            ws = const(f"ws{i}", rng.uniform(0.0005, 0.002, c).astype(np.float32))
+            b = const(f"b{i}", rng.integers(-5000, 5000, c).astype(np.int32))
+            nodes.append(helper.make_node("QLinearConv",
+                                          [x, x_scale, x_zero, w, ws, w_zero, x_scale, x_zero, b],
+                                          [y], pads=pads))
+        else:
+            w = const(f"w{i}", (rng.standard_normal((c, c, k, k)) * 0.02).astype(np.float32))
+            b = const(f"b{i}", (rng.standard_normal(c) * 0.1).astype(np.float32))
+            nodes.append(helper.make_node("Conv", [x, w, b], [y], pads=pads))
+        x = y
+    t = TensorProto.UINT8 if quantized else TensorProto.FLOAT
+    graph = helper.make_graph(
+        nodes, "conv_chain", [helper.make_tensor_value_info("X", t, [batch, c, hw, hw])],
+        [helper.make_tensor_value_info(x, t, [batch, c, hw, hw])], inits)
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), path)
+
+
+def vkml_us(vkml, model, device, repeat, warmup_ms, extra=()):
     warm = ["--warmup-ms", str(warmup_ms)] if warmup_ms > 0 else []
     out = subprocess.run([vkml, "run", model, "--device", device, "--repeat", str(repeat),
-                          "--profile"] + warm,
+                          "--profile"] + warm + list(extra),
                          capture_output=True, text=True, timeout=600)
     found = re.search(r"profile: ([0-9.]+) us of device time per run", out.stdout)
     if out.returncode or not found:
@@ -103,6 +148,71 @@ def torch_us(m, k, n, warmup_ms):
         return None
 
 
+def torch_conv_us(batch, c, hw, k, warmup_ms):
+    try:
+        import time
+        import torch
+        if not torch.cuda.is_available():
+            return None
+        torch.backends.cudnn.benchmark = True
+        convs = [torch.nn.Conv2d(c, c, k, padding=k // 2).cuda().half().to(
+            memory_format=torch.channels_last) for _ in range(CHAIN)]
+        x = torch.randn(batch, c, hw, hw, device="cuda", dtype=torch.half).to(
+            memory_format=torch.channels_last)
+
+        def chain():
+            y = x
+            for conv in convs:
+                y = conv(y)
+            return y
+        with torch.no_grad():
+            for _ in range(3):
+                chain()
+            torch.cuda.synchronize()
+            graph = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(graph):
+                chain()
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        t0 = time.time()
+        while (time.time() - t0) * 1e3 < warmup_ms:
+            graph.replay()
+        torch.cuda.synchronize()
+        times = []
+        for _ in range(20):
+            start.record()
+            graph.replay()
+            end.record()
+            end.synchronize()
+            times.append(start.elapsed_time(end) * 1e3 / CHAIN)
+        return sorted(times)[len(times) // 2]
+    except Exception as e:
+        print(f"torch conv {batch}x{c}x{hw}x{hw} k{k}: {e}", file=sys.stderr)
+        return None
+
+
+def main_convs(args):
+    print("| conv (batch, c -> c, hw, k) | vkml int8 us | TOPS | before us | vkml fp16 us | "
+          "torch fp16 us | int8 / torch fp16 |")
+    print("|---|---|---|---|---|---|---|")
+    with tempfile.TemporaryDirectory() as tmp:
+        for batch, c, hw, k in CONVS:
+            q = os.path.join(tmp, f"qconv_{batch}_{c}_{hw}_{k}.onnx")
+            f = os.path.join(tmp, f"conv_{batch}_{c}_{hw}_{k}.onnx")
+            build_conv_model(q, batch, c, hw, k, True)
+            build_conv_model(f, batch, c, hw, k, False)
+            ops = 2.0 * batch * c * c * hw * hw * k * k
+            us = vkml_us(args.vkml, q, args.device, args.repeat, args.warmup_ms)
+            before = (vkml_us(args.vkml_before, q, args.device, args.repeat, args.warmup_ms)
+                      if args.vkml_before else None)
+            half = vkml_us(args.vkml, f, args.device, args.repeat, args.warmup_ms,
+                           ["--precision", "fp16"])
+            anchor = torch_conv_us(batch, c, hw, k, args.warmup_ms)
+            cols = [f"{batch}, {c}, {hw}, {k}", f"{us:.1f}", f"{ops / us / 1e6:.1f}",
+                    f"{before:.1f}" if before else "-", f"{half:.1f}",
+                    f"{anchor:.1f}" if anchor else "-", f"{us / anchor:.2f}x" if anchor else "-"]
+            print("| " + " | ".join(cols) + " |", flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--vkml", required=True)
@@ -111,7 +221,10 @@ def main():
     ap.add_argument("--repeat", type=int, default=50)
     ap.add_argument("--warmup-ms", type=int, default=300)
     ap.add_argument("--only", help="shapes as MxKxN, comma-separated")
+    ap.add_argument("--convs", action="store_true", help="QLinearConv chains (CONVS)")
     args = ap.parse_args()
+    if args.convs:
+        return main_convs(args)
     shapes = SHAPES
     if args.only:
         shapes = [tuple(int(x) for x in s.split("x")) for s in args.only.split(",")]
