@@ -36,14 +36,14 @@
 #define SUBGROUP 32
 #define THREADS 128
 // A's tile as 64 lines of 32 bytes, B's as 32 lines of 64 bytes (a conv's as 64 lines of
-// 32), each line padded by 16 bytes (lines stay 16-byte aligned for the fragment loads and
-// spread over the banks); counted in uints.
-#define A_LINE 12
+// 32), each line padded by 16 bytes (lines spread over the banks); counted in uvec4, so
+// that the compiler knows every fragment line starts 16-byte aligned.
+#define A_LINE 3
 #if QCONV
-#define B_LINE 12
+#define B_LINE 3
 #define B_TILE (BN * B_LINE)
 #else
-#define B_LINE 20
+#define B_LINE 5
 #define B_TILE (BK * B_LINE)
 #endif
 layout(local_size_x = THREADS, local_size_y = 1, local_size_z = 1) in;
@@ -54,8 +54,8 @@ layout(std430, set = 0, binding = A_BYTES_BINDING) readonly buffer a4_buf { uvec
 layout(std430, set = 0, binding = 1) readonly buffer b4_buf { uvec4 b4[]; };
 #endif
 
-shared uint a_sh[BM * A_LINE];
-shared uint b_sh[B_TILE];
+shared uvec4 a_sh[BM * A_LINE];
+shared uvec4 b_sh[B_TILE];
 shared int row_sum[BM];
 shared int col_sum[BN];
 shared int staged[THREADS / SUBGROUP * FM * FN]; // a fragment a subgroup
@@ -120,31 +120,45 @@ void load_a(uint k0, out uint words[4])
 
 #if QCONV
 // The conv's B tile: this invocation gathers taps [b_k, b_k + 16) of the step for pixel
-// column b_n (px_at, px_iy, px_ix: qp_pixel), X's zero point (x_zero, as stored) in the
-// padding, zero past K and past the columns.
+// column b_n (px_at, px_iy, px_ix: qp_pixel) into b_raw as loaded (X's bits, or x_zero in
+// the padding; past K the byte that is 0 as int8), so that the loads are in flight during
+// the step's products; b_words packs them when they are stored.
 uint px_at;
 int px_iy, px_ix, x_zero;
-void load_b(uint k0, out uint words[4])
+uint b_raw[16];
+void load_b(uint k0)
 {
-    words = uint[4](0u, 0u, 0u, 0u);
-    if (col0 + b_n >= qp_n)
-        return;
     // the first tap's channel and position, then each next one by a step along kx
-    uint k = k0 + b_k, taps = p.win.k_h * p.win.k_w, t = k % taps;
-    uint c = k / taps, ky = t / p.win.k_w, kx = t % p.win.k_w;
-    [[unroll]] for (uint j = 0; j < 16; j++, k++) {
-        if (k < qp_k) {
-            uint v = uint(qp_x_at(px_at, px_iy, px_ix, c, ky, kx, x_zero)) & 255u;
-            words[j / 4] |= (v ^ (b_flip & 255u)) << (8u * (j % 4));
-        }
+    uint k = k0 + b_k, taps = p.win.k_h * p.win.k_w, t = k % taps, plane = p.win.in_h * p.win.in_w;
+    uint ky = t / p.win.k_w, kx = t % p.win.k_w, at = px_at + (k / taps) * plane;
+    int iy = px_iy + int(ky * p.win.dil_h), ix = px_ix + int(kx * p.win.dil_w);
+    bool col_in = col0 + b_n < qp_n;
+    [[unroll]] for (uint j = 0; j < 16; j++) {
+        uint v = k + j < qp_k ? uint(x_zero) : b_flip & 255u;
+        // negative coordinates wrap to large unsigned ones: one comparison a side
+        if (col_in && k + j < qp_k && uint(iy) < p.win.in_h && uint(ix) < p.win.in_w)
+            v = uint(int(A(x[at + uint(iy) * p.win.in_w + uint(ix)])));
+        b_raw[j] = v;
+        ix += int(p.win.dil_w);
         if (++kx == p.win.k_w) {
             kx = 0;
+            ix = px_ix;
+            iy += int(p.win.dil_h);
             if (++ky == p.win.k_h) {
                 ky = 0;
-                c++;
+                iy = px_iy;
+                at += plane;
             }
         }
     }
+}
+
+// b_raw's 16 bytes as int8, packed little-endian.
+void b_words(out uint words[4])
+{
+    words = uint[4](0u, 0u, 0u, 0u);
+    [[unroll]] for (uint j = 0; j < 16; j++)
+        words[j / 4] |= ((b_raw[j] ^ b_flip) & 255u) << (8u * (j % 4));
 }
 #else
 // The same for the B tile (line b_k of the step, columns from b_n).
@@ -217,22 +231,24 @@ void main()
     uint sg_row = (sg / 2) * 32, sg_col = (sg % 2) * 32;
     uint aw[4], bw[4];
     load_a(0u, aw);
+#if QCONV
+    load_b(0u);
+#else
     load_b(0u, bw);
+#endif
     for (uint k0 = 0; k0 < qp_k; k0 += BK) {
-        [[unroll]] for (uint wd = 0; wd < 4; wd++)
-            a_sh[a_r * A_LINE + a_k / 4 + wd] = aw[wd];
+        a_sh[a_r * A_LINE + a_k / 16] = uvec4(aw[0], aw[1], aw[2], aw[3]);
         if (zb != 0) // uniform
             [[unroll]] for (uint wd = 0; wd < 4; wd++)
                 a_rsum += byte_sum(aw[wd]);
 #if QCONV
-        [[unroll]] for (uint wd = 0; wd < 4; wd++)
-            b_sh[b_n * B_LINE + b_k / 4 + wd] = bw[wd];
+        b_words(bw);
+        b_sh[b_n * B_LINE + b_k / 16] = uvec4(bw[0], bw[1], bw[2], bw[3]);
         if (col_sums)
             [[unroll]] for (uint wd = 0; wd < 4; wd++)
                 b_csum += byte_sum(bw[wd]);
 #else
-        [[unroll]] for (uint wd = 0; wd < 4; wd++)
-            b_sh[b_k * B_LINE + b_n / 4 + wd] = bw[wd];
+        b_sh[b_k * B_LINE + b_n / 16] = uvec4(bw[0], bw[1], bw[2], bw[3]);
         if (col_sums)
             [[unroll]] for (uint wd = 0; wd < 4; wd++)
                 [[unroll]] for (uint q = 0; q < 4; q++)
@@ -241,7 +257,11 @@ void main()
         barrier();
         if (k0 + BK < qp_k) { // the next step's bytes in flight during this step's products
             load_a(k0 + BK, aw);
+#if QCONV
+            load_b(k0 + BK);
+#else
             load_b(k0 + BK, bw);
+#endif
         }
         A_MAT fa[2];
         B_MAT fb[2];
@@ -253,7 +273,7 @@ void main()
             coopMatLoad(fb[j], b_sh, (sg_col + j * FN) * B_LINE, B_LINE,
                         gl_CooperativeMatrixLayoutColumnMajor);
 #else
-            coopMatLoad(fb[j], b_sh, (sg_col + j * FN) / 4, B_LINE,
+            coopMatLoad(fb[j], b_sh, (sg_col + j * FN) / 16, B_LINE,
                         gl_CooperativeMatrixLayoutRowMajor);
 #endif
         [[unroll]] for (uint i = 0; i < 2; i++)

@@ -156,22 +156,15 @@ uint qp_pixel(uint col, out int iy0, out int ix0)
     return (img * p.in_channels + qp_z * p.group_in_channels) * p.win.in_h * p.win.in_w;
 }
 
-// X at channel c (of the group) and tap (ky, kx) of a pixel (qp_pixel), or xz in the
-// padding.
-int qp_x_at(uint at, int iy0, int ix0, uint c, uint ky, uint kx, int xz)
+// X at tap k (channel, ky, kx) of a pixel (qp_pixel), or xz in the padding.
+int qp_x_tap(uint at, int iy0, int ix0, uint k, int xz)
 {
-    int iy = iy0 + int(ky * p.win.dil_h), ix = ix0 + int(kx * p.win.dil_w);
+    uint taps = p.win.k_h * p.win.k_w, c = k / taps, t = k % taps;
+    int iy = iy0 + int((t / p.win.k_w) * p.win.dil_h), ix = ix0 + int((t % p.win.k_w) * p.win.dil_w);
     // negative coordinates wrap to large unsigned ones: one comparison a side
     if (uint(iy) >= p.win.in_h || uint(ix) >= p.win.in_w)
         return xz;
     return int(A(x[at + (c * p.win.in_h + uint(iy)) * p.win.in_w + uint(ix)]));
-}
-
-// The same at K's index k (channel, ky, kx).
-int qp_x_tap(uint at, int iy0, int ix0, uint k, int xz)
-{
-    uint taps = p.win.k_h * p.win.k_w, t = k % taps;
-    return qp_x_at(at, iy0, ix0, k / taps, t / p.win.k_w, t % p.win.k_w, xz);
 }
 #endif
 
