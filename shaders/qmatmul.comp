@@ -38,14 +38,14 @@ void main()
     [[unroll]] for (uint i = 0; i < TM; i++)
         [[unroll]] for (uint j = 0; j < TN; j++)
             acc[i][j] = 0;
-    for (uint k0 = 0; k0 < qp_k; k0 += BK) {
+    for (uint k0 = qp_k_begin; k0 < qp_k_end; k0 += BK) {
         for (uint e = tid; e < BM * BK; e += WG * WG) {
             uint r = e / BK, kk = e % BK, gr = row0 + r, gk = k0 + kk;
-            a_tile[kk][r] = gr < qp_m && gk < qp_k ? qp_a_at(gr, gk) - qp_a_zero(gr) : 0;
+            a_tile[kk][r] = gr < qp_m && gk < qp_k_end ? qp_a_at(gr, gk) - qp_a_zero(gr) : 0;
         }
         for (uint e = tid; e < BK * BN; e += WG * WG) {
             uint kk = e / BN, c = e % BN, gk = k0 + kk, gc = col0 + c;
-            b_tile[kk][c] = gk < qp_k && gc < qp_n ? qp_b_at(gk, gc, bz) - bz : 0;
+            b_tile[kk][c] = gk < qp_k_end && gc < qp_n ? qp_b_at(gk, gc, bz) - bz : 0;
         }
         barrier();
         [[unroll]] for (uint kk = 0; kk < BK; kk++) {
@@ -65,18 +65,11 @@ void main()
         uint row = row0 + ty + WG * i;
         if (row >= qp_m)
             continue;
-#if QLINEAR
         float mult = qp_multiplier(row);
-#endif
         [[unroll]] for (uint j = 0; j < TN; j++) {
             uint col = col0 + tx + WG * j;
-            if (col >= qp_n)
-                continue;
-#if QLINEAR
-            qp_store(row, col, acc[i][j], mult);
-#else
-            qp_store(row, col, acc[i][j]);
-#endif
+            if (col < qp_n)
+                qp_result(row, col, acc[i][j], mult);
         }
     }
 }

@@ -20,7 +20,8 @@
 // invocation gathering 16 taps of one pixel (a tap in the padding reads X's zero point).
 // After the K loop those sums meet in shared memory, each subgroup stages its
 // accumulators there one at a time, and its invocations finish each result: the sums'
-// terms, then qp_store (a conv's bias, QLinear's requantization in double).
+// terms, then qp_result (a conv's bias, QLinear's requantization in double; split-K's
+// first pass: the slice's part).
 #extension GL_KHR_cooperative_matrix : require
 #extension GL_KHR_memory_scope_semantics : require
 #extension GL_KHR_shader_subgroup_basic : require
@@ -59,9 +60,7 @@ shared uvec4 b_sh[B_TILE];
 shared int row_sum[BM];
 shared int col_sum[BN];
 shared int staged[THREADS / SUBGROUP * FM * FN]; // a fragment a subgroup
-#if QLINEAR
 shared float row_mult[BM];
-#endif
 #if QCONV
 shared int row_zero[BM]; // the weights' zero points of the block's rows, as int8
 #endif
@@ -110,10 +109,10 @@ bool a_vec, b_vec;
 void load_a(uint k0, out uint words[4])
 {
     uint gr = row0 + a_r, gk = k0 + a_k;
-    if (gr >= qp_m || gk >= qp_k) {
+    if (gr >= qp_m || gk >= qp_k_end) {
         words = uint[4](0u, 0u, 0u, 0u);
     } else {
-        uint at = qp_a_off + gr * qp_k + gk, end = qp_a_off + gr * qp_k + qp_k;
+        uint at = qp_a_off + gr * qp_k + gk, end = qp_a_off + gr * qp_k + qp_k_end;
         LOAD16(A_BYTES, a4, a_vec, a_flip, at, end, words);
     }
 }
@@ -134,9 +133,9 @@ void load_b(uint k0)
     int iy = px_iy + int(ky * p.win.dil_h), ix = px_ix + int(kx * p.win.dil_w);
     bool col_in = col0 + b_n < qp_n;
     [[unroll]] for (uint j = 0; j < 16; j++) {
-        uint v = k + j < qp_k ? uint(x_zero) : b_flip & 255u;
+        uint v = k + j < qp_k_end ? uint(x_zero) : b_flip & 255u;
         // negative coordinates wrap to large unsigned ones: one comparison a side
-        if (col_in && k + j < qp_k && uint(iy) < p.win.in_h && uint(ix) < p.win.in_w)
+        if (col_in && k + j < qp_k_end && uint(iy) < p.win.in_h && uint(ix) < p.win.in_w)
             v = uint(int(A(x[at + uint(iy) * p.win.in_w + uint(ix)])));
         b_raw[j] = v;
         ix += int(p.win.dil_w);
@@ -165,7 +164,7 @@ void b_words(out uint words[4])
 void load_b(uint k0, out uint words[4])
 {
     uint gk = k0 + b_k, gc = col0 + b_n;
-    if (gk >= qp_k || gc >= qp_n) {
+    if (gk >= qp_k_end || gc >= qp_n) {
         words = uint[4](0u, 0u, 0u, 0u);
     } else {
         uint at = qp_b_off + gk * qp_n + gc, end = qp_b_off + gk * qp_n + qp_n;
@@ -196,9 +195,7 @@ void main()
 #if QCONV
         row_zero[tid] = row < qp_m ? qp_a_zero(row) - (A_SIGNED ? 0 : 128) : 0;
 #endif
-#if QLINEAR
         row_mult[tid] = row < qp_m ? qp_multiplier(row) : 0.0;
-#endif
     }
 
     // This invocation's share of each step: A row a_r, bytes [a_k, a_k + 16) of the step's
@@ -230,13 +227,13 @@ void main()
             acc[i][j] = ACC(0);
     uint sg_row = (sg / 2) * 32, sg_col = (sg % 2) * 32;
     uint aw[4], bw[4];
-    load_a(0u, aw);
+    load_a(qp_k_begin, aw);
 #if QCONV
-    load_b(0u);
+    load_b(qp_k_begin);
 #else
-    load_b(0u, bw);
+    load_b(qp_k_begin, bw);
 #endif
-    for (uint k0 = 0; k0 < qp_k; k0 += BK) {
+    for (uint k0 = qp_k_begin; k0 < qp_k_end; k0 += BK) {
         a_sh[a_r * A_LINE + a_k / 16] = uvec4(aw[0], aw[1], aw[2], aw[3]);
         if (zb != 0) // uniform
             [[unroll]] for (uint wd = 0; wd < 4; wd++)
@@ -255,7 +252,7 @@ void main()
                     b_csum[wd * 4 + q] += bitfieldExtract(int(bw[wd]), int(8 * q), 8);
 #endif
         barrier();
-        if (k0 + BK < qp_k) { // the next step's bytes in flight during this step's products
+        if (k0 + BK < qp_k_end) { // the next step's bytes in flight during this step's products
             load_a(k0 + BK, aw);
 #if QCONV
             load_b(k0 + BK);
@@ -309,12 +306,8 @@ void main()
                 int zr = za;
 #endif
                 int v = staged[sg * FM * FN + e] - zb * row_sum[r] - zr * col_sum[c] +
-                        int(qp_k) * zr * zb;
-#if QLINEAR
-                qp_store(row, col, v, row_mult[r]);
-#else
-                qp_store(row, col, v);
-#endif
+                        int(qp_k_end - qp_k_begin) * zr * zb;
+                qp_result(row, col, v, row_mult[r]);
             }
             subgroupBarrier();
         }

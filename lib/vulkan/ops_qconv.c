@@ -6,6 +6,7 @@
  * (ConvInteger's X zero point also at run time); the weights' zero points and scales per
  * tensor or per output channel, constants or at run time. */
 #include "ops/quant.h"
+#include "vulkan/ops_qprod.h"
 #include "vulkan/ops_window.h"
 
 #include <string.h>
@@ -43,18 +44,16 @@ static uint32_t channel_mode(const graph_value *v)
     return vkml_tensor_element_count(v->rank, v->dims) == 1 ? 1 : 2;
 }
 
-/* The rows and columns of Y a workgroup of qmatmul.comp computes: 64, or 32 (the _32
- * kernels) where 64 would make fewer than QCONV_FEW_BLOCKS workgroups. */
-#define QCONV_BLOCK 64
-#define QCONV_SMALL_BLOCK 32
-#define QCONV_FEW_BLOCKS 256
-
-static void qconv_grid(const conv_params *c, int64_t block, uint32_t groups[3])
+/* The product of a conv: rows the output channels of a group, columns the output pixels of
+ * every image, K the group's channels by the window's taps; a batch a group. */
+static vk_qprod qconv_product(const conv_params *c, bool qlinear)
 {
-    int64_t cols = c->batch * window_out_size(&c->win);
-    groups[0] = vk_u32((cols + block - 1) / block);
-    groups[1] = vk_u32((c->out_channels / c->group + block - 1) / block);
-    groups[2] = vk_u32(c->group);
+    return (vk_qprod){.conv = true,
+                      .qlinear = qlinear,
+                      .m = c->out_channels / c->group,
+                      .n = c->batch * window_out_size(&c->win),
+                      .k = c->in_channels / c->group * window_kernel_size(&c->win),
+                      .batches = c->group};
 }
 
 VKML_GPU_SUPPORTS_DECL(gpu_qconv_supports)
@@ -69,12 +68,10 @@ VKML_GPU_SUPPORTS_DECL(gpu_qconv_supports)
         return vk_unsupported(why, why_size, "%s: the kernels bind %d buffers, the device allows %u",
                               node->op_type, VK_MAX_BINDINGS, caps->max_bindings);
     const qprod_inputs *in = p.in;
-    uint32_t groups[3];
-    qconv_grid(&p.conv, QCONV_SMALL_BLOCK, groups);
-    for (int d = 0; d < 3; d++)
-        if (groups[d] > caps->max_workgroup_count[d])
-            return vk_unsupported(why, why_size, "%s: more blocks than the device's grid",
-                                  node->op_type);
+    vk_qprod q = qconv_product(&p.conv, in->y_scale >= 0);
+    if (!vk_qprod_fits(caps, &q))
+        return vk_unsupported(why, why_size, "%s: more blocks than the device's grid",
+                              node->op_type);
     if (in->y_scale >= 0) {
         const int consts[] = {in->a_zero, in->y_zero, in->a_scale, in->y_scale};
         for (size_t i = 0; i < VKML_ARRAY_SIZE(consts); i++)
@@ -156,16 +153,11 @@ VKML_GPU_DECL(gpu_qconv)
     } else if (pc.x_zero_in_buffer) {
         bind[2] = node->inputs[in->a_zero];
     }
-    /* qmatmul_coop.comp where the device has int8 cooperative matrices, else qmatmul.comp's
-     * 64 x 64 blocks, or 32 x 32 where those are few */
-    uint32_t groups[3];
-    qconv_grid(c, QCONV_BLOCK, groups);
-    bool coop = vk_rec_caps(rec)->coop_int8;
-    bool few = !coop && (uint64_t)groups[0] * groups[1] * groups[2] < QCONV_FEW_BLOCKS;
-    if (few)
-        qconv_grid(c, QCONV_SMALL_BLOCK, groups);
-    vk_kernel_id kernel = coop  ? (qlinear ? VK_KERNEL_QLINEAR_CONV_COOP : VK_KERNEL_CONV_INTEGER_COOP)
-                          : few ? (qlinear ? VK_KERNEL_QLINEAR_CONV_32 : VK_KERNEL_CONV_INTEGER_32)
-                                : (qlinear ? VK_KERNEL_QLINEAR_CONV : VK_KERNEL_CONV_INTEGER);
-    return vk_rec_kernel(rec, kernel, values[x].dtype, bind, &pc, sizeof(pc), groups, err);
+    vk_qprod q = qconv_product(c, qlinear);
+    vk_qprod_plan plan;
+    vk_qprod_pick(vk_rec_caps(rec), &q, &plan);
+    pc.splits = plan.splits;
+    pc.k_slice = plan.k_slice;
+    return vk_rec_qprod(rec, &plan, values[x].dtype, bind, VKML_ARRAY_SIZE(bind), &pc, sizeof(pc),
+                        err);
 }

@@ -2,7 +2,7 @@
  * float16 values and scales, the zero point and the quantized side of the variant's
  * integer type. */
 #include "ops/quant.h"
-#include "vulkan/vk_ops.h"
+#include "vulkan/ops_qprod.h"
 
 static bool is_quantize(const graph_node *node)
 {
@@ -100,17 +100,103 @@ static bool push_ready(const graph_value *v, bool runtime_ok, const char *what, 
                           v->name);
 }
 
-/* The rows and columns of Y a workgroup of qmatmul.comp computes (its BM and BN): 64, or
- * 32 (the _32 kernels) where 64 would make fewer than QMATMUL_FEW_BLOCKS workgroups, as
- * BERT-base's products at 128 tokens do (128 x 768 by 768 x 768: 24 blocks of 64 for an
- * H200's 132 SMs). */
-#define QMATMUL_BLOCK 64
-#define QMATMUL_SMALL_BLOCK 32
-#define QMATMUL_FEW_BLOCKS 256
+/* Split-K of the integer products: slices of at least VK_QPROD_SLICE_STEPS steps of K
+ * (QPROD_BK each), at most VK_QPROD_MAX_SPLITS, enough for VK_QPROD_FEW_BLOCKS workgroups. */
+#define QPROD_BLOCK 64
+#define QPROD_SMALL_BLOCK 32
+#define QPROD_BK 32
+#define QPROD_SLICE_STEPS 4
+#define QPROD_MAX_SPLITS 16
 
-static int64_t qmatmul_blocks(int64_t m, int64_t n, int64_t batches, int64_t block)
+static int64_t ceil_div(int64_t a, int64_t b)
 {
-    return ((m + block - 1) / block) * ((n + block - 1) / block) * batches;
+    return (a + b - 1) / b;
+}
+
+bool vk_qprod_fits(const struct gpu_caps *caps, const vk_qprod *q)
+{
+    return ceil_div(q->n, QPROD_SMALL_BLOCK) <= caps->max_workgroup_count[0] &&
+           ceil_div(q->m, QPROD_SMALL_BLOCK) <= caps->max_workgroup_count[1] &&
+           q->batches <= caps->max_workgroup_count[2];
+}
+
+void vk_qprod_pick(const struct gpu_caps *caps, const vk_qprod *q, vk_qprod_plan *plan)
+{
+    /* [conv][qlinear] for the product and finish, [conv] for the first pass; [form]: coop,
+     * blocks of 64, of 32 */
+    static const vk_kernel_id product[2][2][3] = {
+        {{VK_KERNEL_MATMUL_INTEGER_COOP, VK_KERNEL_MATMUL_INTEGER, VK_KERNEL_MATMUL_INTEGER_32},
+         {VK_KERNEL_QLINEAR_MATMUL_COOP, VK_KERNEL_QLINEAR_MATMUL, VK_KERNEL_QLINEAR_MATMUL_32}},
+        {{VK_KERNEL_CONV_INTEGER_COOP, VK_KERNEL_CONV_INTEGER, VK_KERNEL_CONV_INTEGER_32},
+         {VK_KERNEL_QLINEAR_CONV_COOP, VK_KERNEL_QLINEAR_CONV, VK_KERNEL_QLINEAR_CONV_32}}};
+    static const vk_kernel_id part[2][3] = {
+        {VK_KERNEL_MATMUL_INTEGER_COOP_PART, VK_KERNEL_MATMUL_INTEGER_PART,
+         VK_KERNEL_MATMUL_INTEGER_PART_32},
+        {VK_KERNEL_CONV_INTEGER_COOP_PART, VK_KERNEL_CONV_INTEGER_PART,
+         VK_KERNEL_CONV_INTEGER_PART_32}};
+    static const vk_kernel_id finish[2][2] = {
+        {VK_KERNEL_MATMUL_INTEGER_FINISH, VK_KERNEL_QLINEAR_MATMUL_FINISH},
+        {VK_KERNEL_CONV_INTEGER_FINISH, VK_KERNEL_QLINEAR_CONV_FINISH}};
+    bool coop = caps->coop_int8;
+    int64_t blocks = ceil_div(q->m, QPROD_BLOCK) * ceil_div(q->n, QPROD_BLOCK) * q->batches;
+    bool few = !coop && blocks < VK_QPROD_FEW_BLOCKS;
+    int form = coop ? 0 : few ? 2 : 1;
+    int64_t block = few ? QPROD_SMALL_BLOCK : QPROD_BLOCK;
+    blocks = ceil_div(q->m, block) * ceil_div(q->n, block) * q->batches;
+    int64_t steps = ceil_div(q->k, QPROD_BK), splits = 1;
+    if (caps->splitk_force > 1)
+        splits = caps->splitk_force;
+    else if (caps->splitk_force == 0 && coop && blocks < VK_QPROD_FEW_BLOCKS)
+        splits = VK_QPROD_FEW_BLOCKS / blocks;
+    if (caps->splitk_force <= 1) {
+        if (splits > steps / QPROD_SLICE_STEPS)
+            splits = steps / QPROD_SLICE_STEPS;
+        if (splits > QPROD_MAX_SPLITS)
+            splits = QPROD_MAX_SPLITS;
+    }
+    if (steps < 2)
+        splits = 1;
+    int64_t k_slice = splits > 1 ? ceil_div(steps, splits) * QPROD_BK : q->k;
+    if (splits > 1)
+        splits = ceil_div(q->k, k_slice); /* none empty */
+    uint64_t scratch = (uint64_t)splits * (uint64_t)q->batches * (uint64_t)q->m * (uint64_t)q->n * 4;
+    if (splits <= 1 || scratch > caps->max_storage_buffer_range || scratch / 4 > UINT32_MAX ||
+        (uint64_t)splits * (uint64_t)q->batches > caps->max_workgroup_count[2]) {
+        splits = 1;
+        k_slice = q->k;
+        scratch = 0;
+    }
+    *plan = (vk_qprod_plan){
+        .kernel = product[q->conv][q->qlinear][form],
+        .part = part[q->conv][form],
+        .finish = finish[q->conv][q->qlinear],
+        .groups = {vk_u32(ceil_div(q->n, block)), vk_u32(ceil_div(q->m, block)),
+                   vk_u32(q->batches * splits)},
+        .splits = vk_u32(splits),
+        .k_slice = vk_u32(k_slice > 0 ? k_slice : 1),
+        .scratch_bytes = scratch,
+    };
+}
+
+vkml_status vk_rec_qprod(gpu_recorder *rec, const vk_qprod_plan *plan, vkml_dtype dtype,
+                         const int *bind, int n_bind, const void *push, uint32_t push_size,
+                         vkml_error *err)
+{
+    if (plan->splits <= 1)
+        return vk_rec_kernel(rec, plan->kernel, dtype, bind, push, push_size, plan->groups, err);
+    int scratch, pass[VK_MAX_BINDINGS];
+    vkml_status st = vk_rec_scratch(rec, VK_SCRATCH_SPLITK, plan->scratch_bytes, &scratch, err);
+    if (st != VKML_OK)
+        return st;
+    for (int i = 0; i < n_bind; i++)
+        pass[i] = i == n_bind - 1 ? scratch : bind[i];
+    st = vk_rec_kernel(rec, plan->part, dtype, pass, push, push_size, plan->groups, err);
+    if (st != VKML_OK)
+        return st;
+    for (int i = 0; i < n_bind; i++)
+        pass[i] = i == 0 ? scratch : bind[i];
+    return vk_rec_kernel_1d(rec, plan->finish, dtype, pass, push, push_size,
+                            plan->scratch_bytes / 4 / plan->splits, err);
 }
 
 VKML_GPU_SUPPORTS_DECL(gpu_qmatmul_supports)
@@ -125,9 +211,8 @@ VKML_GPU_SUPPORTS_DECL(gpu_qmatmul_supports)
         return vk_unsupported(why, why_size, "%s with %d batch dims: the kernel takes 4",
                               node->op_type, p.mm.batch_rank);
     int64_t batches = p.mm.m && p.mm.n ? p.y_count / (p.mm.m * p.mm.n) : 0;
-    if ((p.mm.n + QMATMUL_SMALL_BLOCK - 1) / QMATMUL_SMALL_BLOCK > caps->max_workgroup_count[0] ||
-        (p.mm.m + QMATMUL_SMALL_BLOCK - 1) / QMATMUL_SMALL_BLOCK > caps->max_workgroup_count[1] ||
-        batches > caps->max_workgroup_count[2])
+    vk_qprod q = {.m = p.mm.m, .n = p.mm.n, .k = p.mm.k, .batches = batches};
+    if (!vk_qprod_fits(caps, &q))
         return vk_unsupported(
             why, why_size, "%s of %lld x %lld in %lld batches: more blocks than the device's grid",
             node->op_type, (long long)p.mm.m, (long long)p.mm.n, (long long)batches);
@@ -186,19 +271,17 @@ VKML_GPU_DECL(gpu_qmatmul)
     int a = node->inputs[in->a];
     int bind[] = {a, node->inputs[in->b], pc.a_zero_in_buffer ? node->inputs[in->a_zero] : a,
                   node->outputs[0]};
-    /* a workgroup a block of block x block results of one batch (its z): qmatmul_coop.comp
-     * where the device has int8 cooperative matrices, else qmatmul.comp */
-    int64_t batches = p.mm.m && p.mm.n ? p.y_count / (p.mm.m * p.mm.n) : 0;
-    bool coop = vk_rec_caps(rec)->coop_int8;
-    bool few = !coop && qmatmul_blocks(p.mm.m, p.mm.n, batches, QMATMUL_BLOCK) < QMATMUL_FEW_BLOCKS;
-    int64_t block = few ? QMATMUL_SMALL_BLOCK : QMATMUL_BLOCK;
-    const uint32_t groups[3] = {vk_u32((p.mm.n + block - 1) / block),
-                                vk_u32((p.mm.m + block - 1) / block), vk_u32(batches)};
-    vk_kernel_id kernel =
-        coop  ? (qlinear ? VK_KERNEL_QLINEAR_MATMUL_COOP : VK_KERNEL_MATMUL_INTEGER_COOP)
-        : few ? (qlinear ? VK_KERNEL_QLINEAR_MATMUL_32 : VK_KERNEL_MATMUL_INTEGER_32)
-              : (qlinear ? VK_KERNEL_QLINEAR_MATMUL : VK_KERNEL_MATMUL_INTEGER);
-    return vk_rec_kernel(rec, kernel, values[a].dtype, bind, &pc, sizeof(pc), groups, err);
+    vk_qprod q = {.qlinear = qlinear,
+                  .m = p.mm.m,
+                  .n = p.mm.n,
+                  .k = p.mm.k,
+                  .batches = p.mm.m && p.mm.n ? p.y_count / (p.mm.m * p.mm.n) : 0};
+    vk_qprod_plan plan;
+    vk_qprod_pick(vk_rec_caps(rec), &q, &plan);
+    pc.splits = plan.splits;
+    pc.k_slice = plan.k_slice;
+    return vk_rec_qprod(rec, &plan, values[a].dtype, bind, VKML_ARRAY_SIZE(bind), &pc, sizeof(pc),
+                        err);
 }
 
 /* DynamicQuantizeLinear: the range kernel writes outputs 1 (scale) and 2 (zero point),

@@ -69,8 +69,9 @@ struct gpu_caps {
      * gemm_coop.comp tile by shape for products large enough; t > 0: tile t of ops_gemm.c's
      * coop table for every product it can take (any size); -1: never gemm_coop.comp. */
     int coop_force;
-    /* Tests and bench_gemm only, with gemm_force 0: 0 splits K by shape (vk_gemm_pick_split);
-     * s > 1: s slices for every gemm_tiled.comp product; -1: never. */
+    /* Tests and bench_gemm only, with gemm_force 0: 0 splits K by shape (vk_gemm_pick_split,
+     * vk_qprod_pick); s > 1: s slices for every gemm_tiled.comp product and every integer
+     * product (ops_qprod.h); -1: never. */
     int splitk_force;
     /* Tests and bench_gemm only, with coopmat2: t > 0: tile t of vk_cm2_tiles for every
      * float16 product it can take; 0 or -1: never (it is slower: ops_gemm.h). A forced

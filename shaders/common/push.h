@@ -454,6 +454,10 @@ PUSH_F32(hi)
 PUSH_END(quant_push)
 #endif
 
+/* The integer products' split-K (common/qprod.glsl): `splits` slices of K, k_slice each (1
+ * slice: all of K). */
+#define QPROD_SPLIT_FIELDS PUSH_U32(splits) PUSH_U32(k_slice)
+
 /* MatMulInteger/QLinearMatMul (shaders/qmatmul.comp): Y [batch, m, n] dense, A [.., m, k]
  * and B [.., k, n] at broadcast batch strides; zero points as int32 bits. */
 #if !defined(VKML_GLSL) || defined(PUSH_QMATMUL)
@@ -473,6 +477,7 @@ PUSH_U32(y_zero)
 PUSH_F32(multiplier)
 PUSH_F32(y_lo)
 PUSH_F32(y_hi)
+QPROD_SPLIT_FIELDS
 PUSH_END(qmatmul_push)
 #endif
 
@@ -498,6 +503,7 @@ PUSH_F32(x_scale)
 PUSH_F32(y_scale)
 PUSH_F32(y_lo)
 PUSH_F32(y_hi)
+QPROD_SPLIT_FIELDS
 PUSH_END(qconv_push)
 #endif
 

@@ -17,8 +17,17 @@
 //   (w_zero_in_buffer, the same), 5 y.
 // QLINEAR=1 writes saturate(roundEven(acc * multiplier) + y_zero) as bytes, in double as
 // the CPU does; QLINEAR=0 writes acc as int32.
+//
+// Split-K: the push block's `splits` slices of K, k_slice each (a multiple of the K step),
+// z = batch * splits + slice. QSPLIT=1 (the products' first pass) writes each slice's exact
+// part of the sum, sum over its K of (a - za)(b - zb), as int32 at Y's binding (the
+// scratch, [batch][slice][m][n]); QSPLIT=2 (qprod_finish.comp) reads them at binding 0 in
+// place of A, sums the slices (wrapping: the same bits) and stores each result.
 #ifndef VKML_QPROD_GLSL
 #define VKML_QPROD_GLSL
+#ifndef QSPLIT
+#define QSPLIT 0
+#endif
 #extension GL_EXT_shader_8bit_storage : require
 #extension GL_EXT_shader_explicit_arithmetic_types_int8 : require
 #if QCONV
@@ -29,8 +38,14 @@
 #include "buffers.glsl"
 #include "push.h"
 
-#if QCONV
+#if QSPLIT == 2
+DECLARE_IN_OF(int, 0, part)
+#elif QCONV
 DECLARE_IN(0, x)
+#else
+DECLARE_IN(0, a)
+#endif
+#if QCONV
 DECLARE_IN_OF(uint8_t, 1, w)
 #if QLINEAR
 DECLARE_IN_OF(int, 2, bias)
@@ -45,7 +60,6 @@ DECLARE_IN_OF(uint8_t, 4, w_zero_buf)
 #define B_SIGNED (IS_SIGNED != 0)
 #define A_SIGNED (p.w_signed != 0)
 #else
-DECLARE_IN(0, a)
 DECLARE_IN_OF(uint8_t, 1, b)
 DECLARE_IN(2, a_zero_buf)
 #define Y_BINDING 3
@@ -54,7 +68,7 @@ DECLARE_IN(2, a_zero_buf)
 #define A_SIGNED (IS_SIGNED != 0)
 #define B_SIGNED (p.b_signed != 0)
 #endif
-#if QLINEAR
+#if QLINEAR && QSPLIT != 1
 DECLARE_OUT_OF(uint8_t, Y_BINDING, y)
 #else
 DECLARE_OUT_OF(int, Y_BINDING, y)
@@ -66,16 +80,20 @@ int qp_byte(uint v, bool is_signed)
     return is_signed ? (int(v & 255u) ^ 128) - 128 : int(v & 255u);
 }
 
-uint qp_m, qp_n, qp_k; // the product of one batch or group: rows, columns and K
-uint qp_z;             // its batch or group
+uint qp_m, qp_n, qp_k;     // the product of one batch or group: rows, columns and K
+uint qp_z;                 // its batch or group
+uint qp_k_begin, qp_k_end; // the slice of K of this workgroup
+uint qp_part_z;            // its z: batch * splits + slice
 uint qp_a_off;         // where its A starts (elements)
 #if !QCONV
 uint qp_b_off;
 #endif
 
-// The geometry of batch or group z.
-void qp_locate(uint z)
+// The geometry of slice z % splits of batch or group z / splits.
+void qp_locate(uint zs)
 {
+    uint z = zs / p.splits;
+    qp_part_z = zs;
     qp_z = z;
 #if QCONV
     qp_m = p.group_out_channels;
@@ -96,7 +114,24 @@ void qp_locate(uint z)
         qp_b_off += idx * p.b_batch_strides[d];
     }
 #endif
+    qp_k_begin = (zs % p.splits) * p.k_slice;
+    qp_k_end = min(qp_k, qp_k_begin + p.k_slice);
 }
+
+// The batches (a conv's groups) of the product.
+uint qp_batches()
+{
+#if QCONV
+    return p.out_channels / p.group_out_channels;
+#else
+    uint count = 1;
+    for (uint d = 0; d < p.batch_rank; d++)
+        count *= p.batch_dims[d];
+    return count;
+#endif
+}
+
+#if QSPLIT != 2
 
 // B's zero point (X's for a conv).
 int qp_b_zero()
@@ -180,7 +215,9 @@ int qp_b_at(uint k, uint col, int xz)
 #endif
 }
 
-#if QLINEAR
+#endif // QSPLIT != 2
+
+#if QLINEAR && QSPLIT != 1
 // The requantizing multiplier of a row: a_scale * b_scale / y_scale in float as the CPU
 // computes it (qprod_multiplier), per output channel where the weights' scale is.
 float qp_multiplier(uint row)
@@ -194,15 +231,20 @@ float qp_multiplier(uint row)
 #endif
     return p.multiplier;
 }
+#else
+float qp_multiplier(uint row)
+{
+    return 1.0;
+}
 #endif
 
-// Stores the sum of (row, col) (inside the product); mult: qp_multiplier(row).
-#if QLINEAR
-void qp_store(uint row, uint col, int acc, float mult)
-#else
-void qp_store(uint row, uint col, int acc)
-#endif
+// Stores the sum of (row, col) (inside the product); mult: qp_multiplier(row). QSPLIT=1:
+// the slice's part, into the scratch.
+void qp_result(uint row, uint col, int acc, float mult)
 {
+#if QSPLIT == 1
+    y[(qp_part_z * qp_m + row) * qp_n + col] = acc;
+#else
 #if QCONV
     uint plane = p.win.out_h * p.win.out_w, channel = qp_z * qp_m + row;
     uint at = ((col / plane) * p.out_channels + channel) * plane + col % plane;
@@ -219,6 +261,7 @@ void qp_store(uint row, uint col, int acc)
     y[at] = uint8_t(uint(int(q)) & 255u);
 #else
     y[at] = acc;
+#endif
 #endif
 }
 

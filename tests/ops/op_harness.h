@@ -123,7 +123,7 @@ void oh_gpu_kernels(oh_kernels k, int gemm_force);
  * (float32 products on cooperative matrices); default 0, false. */
 void oh_coop(int coop_force, bool fast_math);
 /* gpu_caps.splitk_force of every device (0: split-K by shape; s > 1: s slices for every
- * gemm_tiled.comp product; -1: never); default 0. */
+ * gemm_tiled.comp product and integer product; -1: never); default 0. */
 void oh_splitk(int splitk_force);
 /* gpu_caps.cm2_force of every device (0: gemm_cm2.comp by shape; t > 0: its tile t for
  * every float16 product it takes; -1: never); default 0. */

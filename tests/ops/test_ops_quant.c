@@ -233,6 +233,39 @@ static void qconv_blocks(void)
     oh_run(c, "ConvInteger i8 x u8, dilated, weight zeros by channel", OH_BOUND_EXACT);
 }
 
+/* Split-K of the integer products, forced (gpu_caps.splitk_force): slices of whole steps of
+ * K (32), the last ragged, each slice's part summed by qprod_finish.comp. */
+static void test_split_k(void)
+{
+    oh_splitk(3);
+    oh_case *c = oh_new("MatMulInteger", 10);
+    oh_input(c, VKML_DTYPE_UINT8, 3, (int64_t[]){2, 70, 75}, 0, 255);
+    oh_const_random(c, VKML_DTYPE_INT8, 2, (int64_t[]){75, 133}, -128, 127);
+    oh_input(c, VKML_DTYPE_UINT8, 0, NULL, 0, 255);
+    oh_const_random(c, VKML_DTYPE_INT8, 0, NULL, -128, 127);
+    oh_run(c, "MatMulInteger split-K 3, 2 x 70 x 75 x 133", OH_BOUND_EXACT);
+    c = oh_new("QLinearMatMul", 21);
+    oh_input(c, VKML_DTYPE_INT8, 2, (int64_t[]){130, 100}, -128, 127);
+    oh_const_random(c, VKML_DTYPE_FLOAT, 0, NULL, 0.001, 0.01);
+    oh_const_random(c, VKML_DTYPE_INT8, 0, NULL, -20, 20);
+    oh_const_random(c, VKML_DTYPE_INT8, 2, (int64_t[]){100, 90}, -128, 127);
+    oh_const_random(c, VKML_DTYPE_FLOAT, 0, NULL, 0.001, 0.01);
+    oh_const_random(c, VKML_DTYPE_INT8, 0, NULL, -20, 20);
+    oh_const_random(c, VKML_DTYPE_FLOAT, 0, NULL, 0.05, 0.2);
+    oh_const_random(c, VKML_DTYPE_INT8, 0, NULL, -20, 20);
+    oh_run(c, "QLinearMatMul split-K 3, i8, 130 x 100 x 90", OH_BOUND_EXACT);
+    qlinear_conv("QLinearConv split-K 3, 3x3 stride 2, group 2, weight zeros by channel",
+                 (int64_t[]){2, 40, 17, 15}, 70, 3, 2, 2, 77, -4, 4);
+    c = oh_new("ConvInteger", 10);
+    oh_input(c, VKML_DTYPE_INT8, 4, (int64_t[]){2, 12, 21, 22}, -128, 127);
+    oh_const_random(c, VKML_DTYPE_UINT8, 4, (int64_t[]){66, 12, 3, 3}, 0, 255);
+    oh_input(c, VKML_DTYPE_INT8, 0, NULL, -9, 9);
+    oh_const_random(c, VKML_DTYPE_UINT8, 1, (int64_t[]){66}, 120, 136);
+    oh_attr_ints(c, "pads", 4, (int64_t[]){1, 1, 1, 1});
+    oh_run(c, "ConvInteger split-K 3, run-time X zero, weight zeros by channel", OH_BOUND_EXACT);
+    oh_splitk(0);
+}
+
 static void test_integer_products(void)
 {
     /* test_matmulinteger */
@@ -721,6 +754,7 @@ int main(void)
     test_dequantize();
     test_dynamic_quantize();
     test_integer_products();
+    test_split_k();
     test_matrix_products();
     test_einsum();
     test_attention();

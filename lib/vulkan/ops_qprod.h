@@ -1,0 +1,35 @@
+#pragma once
+/* The integer products' dispatches (shaders/qmatmul.comp, qmatmul_coop.comp and, for
+ * split-K, qprod_finish.comp; shaders/common/qprod.glsl), shared by MatMulInteger and
+ * QLinearMatMul (ops_quant.c) and ConvInteger and QLinearConv as implicit GEMMs
+ * (ops_qconv.c). */
+#include "vulkan/vk_ops.h"
+
+/* One integer product: m x n results of k terms each, in `batches` batches (a conv's
+ * groups). */
+typedef struct vk_qprod {
+    bool conv, qlinear;
+    int64_t m, n, k, batches;
+} vk_qprod;
+
+/* Its kernels and grid: qmatmul_coop.comp where the device has int8 cooperative matrices,
+ * else qmatmul.comp's 64 x 64 blocks, or 32 x 32 where those would be fewer than
+ * VK_QPROD_FEW_BLOCKS workgroups; split-K (splits > 1: `part` then `finish`) for
+ * qmatmul_coop.comp's products of fewer blocks, or as gpu_caps.splitk_force says. */
+typedef struct vk_qprod_plan {
+    vk_kernel_id kernel, part, finish;
+    uint32_t groups[3]; /* of the product, or of its first pass (z: batch x slice) */
+    uint32_t splits, k_slice;
+    uint64_t scratch_bytes; /* the slices' int32 parts */
+} vk_qprod_plan;
+
+#define VK_QPROD_FEW_BLOCKS 256
+
+/* Whether the device's grid takes the product's blocks. */
+bool vk_qprod_fits(const struct gpu_caps *caps, const vk_qprod *q);
+void vk_qprod_pick(const struct gpu_caps *caps, const vk_qprod *q, vk_qprod_plan *plan);
+/* Records the plan's dispatches. push: the op's qmatmul_push or qconv_push with splits and
+ * k_slice from the plan; bind: the kernels' n_bind bindings, Y last. */
+vkml_status vk_rec_qprod(gpu_recorder *rec, const vk_qprod_plan *plan, vkml_dtype dtype,
+                         const int *bind, int n_bind, const void *push, uint32_t push_size,
+                         vkml_error *err);
