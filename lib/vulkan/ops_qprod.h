@@ -12,18 +12,24 @@ typedef struct vk_qprod {
     int64_t m, n, k, batches;
 } vk_qprod;
 
-/* Its kernels and grid: qmatmul_coop.comp where the device has int8 cooperative matrices,
- * else qmatmul.comp's 64 x 64 blocks, or 32 x 32 where those would be fewer than
- * VK_QPROD_FEW_BLOCKS workgroups; split-K (splits > 1: `part` then `finish`) for
- * qmatmul_coop.comp's products of fewer blocks, or as gpu_caps.splitk_force says. */
+/* Its kernels and grid: a conv whose groups have fewer than VK_QPROD_DIRECT_ROWS output
+ * channels runs qconv_direct.comp (an invocation an output: `direct`); any other product
+ * qmatmul_coop.comp where the device has int8 cooperative matrices, else qmatmul.comp's 64 x
+ * 64 blocks, or 32 x 32 where those would be fewer than VK_QPROD_FEW_BLOCKS workgroups;
+ * split-K (splits > 1: `part` then `finish`) for qmatmul_coop.comp's products of fewer
+ * blocks, or as gpu_caps.splitk_force says. */
 typedef struct vk_qprod_plan {
     vk_kernel_id kernel, part, finish;
-    uint32_t groups[3]; /* of the product, or of its first pass (z: batch x slice) */
+    bool direct;
+    uint32_t groups[3]; /* of the product (not direct), or of its first pass (z: batch x
+                         * slice) */
+    uint64_t outputs; /* direct: its invocations */
     uint32_t splits, k_slice;
     uint64_t scratch_bytes; /* the slices' int32 parts */
 } vk_qprod_plan;
 
 #define VK_QPROD_FEW_BLOCKS 256
+#define VK_QPROD_DIRECT_ROWS 16
 
 /* Whether the device's grid takes the product's blocks. */
 bool vk_qprod_fits(const struct gpu_caps *caps, const vk_qprod *q);

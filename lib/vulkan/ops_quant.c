@@ -137,6 +137,16 @@ void vk_qprod_pick(const struct gpu_caps *caps, const vk_qprod *q, vk_qprod_plan
     static const vk_kernel_id finish[2][2] = {
         {VK_KERNEL_MATMUL_INTEGER_FINISH, VK_KERNEL_QLINEAR_MATMUL_FINISH},
         {VK_KERNEL_CONV_INTEGER_FINISH, VK_KERNEL_QLINEAR_CONV_FINISH}};
+    if (q->conv && q->m < VK_QPROD_DIRECT_ROWS && caps->splitk_force <= 1) {
+        *plan = (vk_qprod_plan){
+            .kernel = q->qlinear ? VK_KERNEL_QLINEAR_CONV_DIRECT : VK_KERNEL_CONV_INTEGER_DIRECT,
+            .direct = true,
+            .outputs = (uint64_t)q->batches * (uint64_t)q->m * (uint64_t)q->n,
+            .splits = 1,
+            .k_slice = vk_u32(q->k),
+        };
+        return;
+    }
     bool coop = caps->coop_int8;
     int64_t blocks = ceil_div(q->m, QPROD_BLOCK) * ceil_div(q->n, QPROD_BLOCK) * q->batches;
     bool few = !coop && blocks < VK_QPROD_FEW_BLOCKS;
@@ -182,6 +192,9 @@ vkml_status vk_rec_qprod(gpu_recorder *rec, const vk_qprod_plan *plan, vkml_dtyp
                          const int *bind, int n_bind, const void *push, uint32_t push_size,
                          vkml_error *err)
 {
+    if (plan->direct)
+        return vk_rec_kernel_1d(rec, plan->kernel, dtype, bind, push, push_size,
+                                plan->outputs, err);
     if (plan->splits <= 1)
         return vk_rec_kernel(rec, plan->kernel, dtype, bind, push, push_size, plan->groups, err);
     int scratch, pass[VK_MAX_BINDINGS];

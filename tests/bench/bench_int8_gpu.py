@@ -9,7 +9,7 @@ a second build's (or setting's) column. The anchor, where PyTorch with CUDA is i
 torch._int_mm (int8 by int8 to int32 on cuBLASLt, without the requantization), a CUDA
 graph of CHAIN products timed by CUDA events after the same warm-up.
 
---convs: chains of CHAIN QLinearConv nodes instead (c -> c channels, k x k, pads k / 2,
+--convs: chains of CHAIN QLinearConv nodes instead (c -> c channels, k x k, pads k / 2, groups,
 uint8 activations of zero point 128 by int8 weights of per-channel scales, int32 bias), and
 of the same Conv nodes in float16 on vkml (--precision fp16) beside them. PyTorch has no int8
 convolution on CUDA, so the anchor is its float16 conv (cuDNN, channels_last,
@@ -35,9 +35,10 @@ SHAPES = [(128, 768, 768), (128, 768, 3072), (128, 3072, 768), (1024, 1024, 1024
           (4096, 4096, 4096)]
 
 
-# (batch, channels, height = width, kernel): ResNet-50's 3x3 convs at batch 1 and 8, a 1x1.
-CONVS = [(1, 64, 56, 3), (8, 64, 56, 3), (8, 128, 28, 3), (8, 256, 14, 3), (8, 512, 7, 3),
-         (8, 256, 56, 1)]
+# (batch, channels, height = width, kernel, group): ResNet-50's 3x3 convs at batch 1 and 8,
+# a 1x1, and MobileNetV2's depthwise 3x3 convs.
+CONVS = [(1, 64, 56, 3, 1), (8, 64, 56, 3, 1), (8, 128, 28, 3, 1), (8, 256, 14, 3, 1),
+         (8, 512, 7, 3, 1), (8, 256, 56, 1, 1), (1, 96, 112, 3, 96), (8, 144, 56, 3, 144)]
 
 CHAIN = 10
 
@@ -70,7 +71,7 @@ def build_model(path, m, k, n):
     onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), path)
 
 
-def build_conv_model(path, batch, c, hw, k, quantized):
+def build_conv_model(path, batch, c, hw, k, group, quantized):
     rng = np.random.default_rng(0)
     inits, nodes = [], []
 
@@ -87,16 +88,17 @@ def build_conv_model(path, batch, c, hw, k, quantized):
     for i in range(CHAIN):
         y = f"y{i}"
         if quantized:
-            w = const(f"w{i}", rng.integers(-127, 128, (c, c, k, k)).astype(np.int8))
+            w = const(f"w{i}", rng.integers(-127, 128, (c, c // group, k, k)).astype(np.int8))
             ws = const(f"ws{i}", rng.uniform(0.0005, 0.002, c).astype(np.float32))
             b = const(f"b{i}", rng.integers(-5000, 5000, c).astype(np.int32))
             nodes.append(helper.make_node("QLinearConv",
                                           [x, x_scale, x_zero, w, ws, w_zero, x_scale, x_zero, b],
-                                          [y], pads=pads))
+                                          [y], pads=pads, group=group))
         else:
-            w = const(f"w{i}", (rng.standard_normal((c, c, k, k)) * 0.02).astype(np.float32))
+            w = const(f"w{i}", (rng.standard_normal((c, c // group, k, k)) * 0.02).astype(
+                np.float32))
             b = const(f"b{i}", (rng.standard_normal(c) * 0.1).astype(np.float32))
-            nodes.append(helper.make_node("Conv", [x, w, b], [y], pads=pads))
+            nodes.append(helper.make_node("Conv", [x, w, b], [y], pads=pads, group=group))
         x = y
     t = TensorProto.UINT8 if quantized else TensorProto.FLOAT
     graph = helper.make_graph(
@@ -148,14 +150,14 @@ def torch_us(m, k, n, warmup_ms):
         return None
 
 
-def torch_conv_us(batch, c, hw, k, warmup_ms):
+def torch_conv_us(batch, c, hw, k, group, warmup_ms):
     try:
         import time
         import torch
         if not torch.cuda.is_available():
             return None
         torch.backends.cudnn.benchmark = True
-        convs = [torch.nn.Conv2d(c, c, k, padding=k // 2).cuda().half().to(
+        convs = [torch.nn.Conv2d(c, c, k, padding=k // 2, groups=group).cuda().half().to(
             memory_format=torch.channels_last) for _ in range(CHAIN)]
         x = torch.randn(batch, c, hw, hw, device="cuda", dtype=torch.half).to(
             memory_format=torch.channels_last)
@@ -191,23 +193,23 @@ def torch_conv_us(batch, c, hw, k, warmup_ms):
 
 
 def main_convs(args):
-    print("| conv (batch, c -> c, hw, k) | vkml int8 us | TOPS | before us | vkml fp16 us | "
+    print("| conv (batch, c -> c, hw, k, group) | vkml int8 us | TOPS | before us | vkml fp16 us | "
           "torch fp16 us | int8 / torch fp16 |")
     print("|---|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as tmp:
-        for batch, c, hw, k in CONVS:
-            q = os.path.join(tmp, f"qconv_{batch}_{c}_{hw}_{k}.onnx")
-            f = os.path.join(tmp, f"conv_{batch}_{c}_{hw}_{k}.onnx")
-            build_conv_model(q, batch, c, hw, k, True)
-            build_conv_model(f, batch, c, hw, k, False)
-            ops = 2.0 * batch * c * c * hw * hw * k * k
+        for batch, c, hw, k, group in CONVS:
+            q = os.path.join(tmp, f"qconv_{batch}_{c}_{hw}_{k}_{group}.onnx")
+            f = os.path.join(tmp, f"conv_{batch}_{c}_{hw}_{k}_{group}.onnx")
+            build_conv_model(q, batch, c, hw, k, group, True)
+            build_conv_model(f, batch, c, hw, k, group, False)
+            ops = 2.0 * batch * c * (c // group) * hw * hw * k * k
             us = vkml_us(args.vkml, q, args.device, args.repeat, args.warmup_ms)
             before = (vkml_us(args.vkml_before, q, args.device, args.repeat, args.warmup_ms)
                       if args.vkml_before else None)
             half = vkml_us(args.vkml, f, args.device, args.repeat, args.warmup_ms,
                            ["--precision", "fp16"])
-            anchor = torch_conv_us(batch, c, hw, k, args.warmup_ms)
-            cols = [f"{batch}, {c}, {hw}, {k}", f"{us:.1f}", f"{ops / us / 1e6:.1f}",
+            anchor = torch_conv_us(batch, c, hw, k, group, args.warmup_ms)
+            cols = [f"{batch}, {c}, {hw}, {k}, {group}", f"{us:.1f}", f"{ops / us / 1e6:.1f}",
                     f"{before:.1f}" if before else "-", f"{half:.1f}",
                     f"{anchor:.1f}" if anchor else "-", f"{us / anchor:.2f}x" if anchor else "-"]
             print("| " + " | ".join(cols) + " |", flush=True)
