@@ -15,8 +15,12 @@ of the same Conv nodes in float16 on vkml (--precision fp16) beside them. PyTorc
 convolution on CUDA, so the anchor is its float16 conv (cuDNN, channels_last,
 cudnn.benchmark, a CUDA graph of CHAIN convs): what a user would run instead.
 
+--chain: bench_int8.py's QLinearConv chain (ResNet-18's body, 15 convs, per-channel weight
+scales) on the GPU, its GPU time, and its output against the CPU device's C kernels
+(VKML_CPU_KERNELS=reference): the integer kernels must agree bit for bit.
+
 usage: python3 tests/bench/bench_int8_gpu.py --vkml build/tools/vkml [--device 0]
-       [--vkml-before OLD/tools/vkml] [--repeat 50] [--warmup-ms 300] [--convs]
+       [--vkml-before OLD/tools/vkml] [--repeat 50] [--warmup-ms 300] [--convs | --chain]
 """
 import argparse
 import os
@@ -215,6 +219,35 @@ def main_convs(args):
             print("| " + " | ".join(cols) + " |", flush=True)
 
 
+def main_chain(args):
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import bench_int8
+    with tempfile.TemporaryDirectory() as tmp:
+        model = os.path.join(tmp, "chain.onnx")
+        rng = np.random.default_rng(7)
+        bench_int8.build_model(model, rng)
+        x = rng.uniform(-2.5, 2.5, size=bench_int8.SHAPE).astype(np.float32)
+        with open(os.path.join(tmp, "input.pb"), "wb") as f:
+            f.write(numpy_helper.from_array(x, "input").SerializeToString())
+        outs = []
+        for device, env in ((args.device, {}), ("cpu", {"VKML_CPU_KERNELS": "reference"})):
+            folder = os.path.join(tmp, "out_" + device)
+            os.makedirs(folder)
+            out = subprocess.run([args.vkml, "run", model, "--device", device, "--input",
+                                  os.path.join(tmp, "input.pb"), "--save", folder],
+                                 capture_output=True, text=True, timeout=600,
+                                 env=dict(os.environ, **env))
+            if out.returncode:
+                sys.exit(f"bench_int8_gpu: the chain failed on {device}:\n{out.stderr}")
+            outs.append(np.fromfile(os.path.join(folder, "output_0.bin"), dtype=np.float32))
+        us = vkml_us(args.vkml, model, args.device, args.repeat, args.warmup_ms) * CHAIN
+        differ = int(np.sum(outs[0] != outs[1])) if outs[0].size == outs[1].size else -1
+        print(f"QLinearConv chain (ResNet-18 body, {len(bench_int8.LAYERS)} convs) on device "
+              f"{args.device}: {us:.1f} us of GPU time; {differ} of {outs[1].size} outputs "
+              f"differ from the C kernels ({100.0 * np.mean(outs[1] != 0):.0f}% non-zero)")
+        return 0 if differ == 0 else 1
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--vkml", required=True)
@@ -224,7 +257,10 @@ def main():
     ap.add_argument("--warmup-ms", type=int, default=300)
     ap.add_argument("--only", help="shapes as MxKxN, comma-separated")
     ap.add_argument("--convs", action="store_true", help="QLinearConv chains (CONVS)")
+    ap.add_argument("--chain", action="store_true", help="bench_int8.py's chain, checked")
     args = ap.parse_args()
+    if args.chain:
+        return main_chain(args)
     if args.convs:
         return main_convs(args)
     shapes = SHAPES
@@ -249,4 +285,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
