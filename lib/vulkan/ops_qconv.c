@@ -9,7 +9,7 @@
 #include "vulkan/ops_qprod.h"
 #include "vulkan/ops_window.h"
 
-#include <string.h>
+#include <stddef.h>
 
 static const graph_value *input_at(const graph_value *values, const graph_node *node, int i)
 {
@@ -65,7 +65,8 @@ VKML_GPU_SUPPORTS_DECL(gpu_qconv_supports)
     if (!vk_window_supported(&p.conv.win, node->op_type, why, why_size))
         return false;
     if (caps->max_bindings < VK_MAX_BINDINGS)
-        return vk_unsupported(why, why_size, "%s: the kernels bind %d buffers, the device allows %u",
+        return vk_unsupported(why, why_size,
+                              "%s: the kernels bind %d buffers, the device allows %u",
                               node->op_type, VK_MAX_BINDINGS, caps->max_bindings);
     const qprod_inputs *in = p.in;
     vk_qprod q = qconv_product(&p.conv, in->y_scale >= 0);
@@ -131,7 +132,11 @@ VKML_GPU_DECL(gpu_qconv)
     vk_window_push_fill(&c->win, &pc.win, pad_end);
     int x = node->inputs[in->a];
     /* bindings 2-4 that the variant does not read get X */
-    int bind[] = {x, node->inputs[in->b], x, x, pc.w_zero_in_buffer ? node->inputs[in->b_zero] : x,
+    int bind[] = {x,
+                  node->inputs[in->b],
+                  x,
+                  x,
+                  pc.w_zero_in_buffer ? node->inputs[in->b_zero] : x,
                   node->outputs[0]};
     if (qlinear) {
         const graph_value *xs = input_at(values, node, in->a_scale);
@@ -154,10 +159,6 @@ VKML_GPU_DECL(gpu_qconv)
         bind[2] = node->inputs[in->a_zero];
     }
     vk_qprod q = qconv_product(c, qlinear);
-    vk_qprod_plan plan;
-    vk_qprod_pick(vk_rec_caps(rec), &q, &plan);
-    pc.splits = plan.splits;
-    pc.k_slice = plan.k_slice;
-    return vk_rec_qprod(rec, &plan, values[x].dtype, bind, VKML_ARRAY_SIZE(bind), &pc, sizeof(pc),
-                        err);
+    return vk_rec_qprod(rec, &q, values[x].dtype, bind, VKML_ARRAY_SIZE(bind), &pc, sizeof(pc),
+                        offsetof(qconv_push, splits), err);
 }

@@ -23,7 +23,7 @@ typedef struct vk_qprod_plan {
     bool direct;
     uint32_t groups[3]; /* of the product (not direct), or of its first pass (z: batch x
                          * slice) */
-    uint64_t outputs; /* direct: its invocations */
+    uint64_t outputs;   /* direct: its invocations */
     uint32_t splits, k_slice;
     uint64_t scratch_bytes; /* the slices' int32 parts */
 } vk_qprod_plan;
@@ -34,8 +34,9 @@ typedef struct vk_qprod_plan {
 /* Whether the device's grid takes the product's blocks. */
 bool vk_qprod_fits(const struct gpu_caps *caps, const vk_qprod *q);
 void vk_qprod_pick(const struct gpu_caps *caps, const vk_qprod *q, vk_qprod_plan *plan);
-/* Records the plan's dispatches. push: the op's qmatmul_push or qconv_push with splits and
- * k_slice from the plan; bind: the kernels' n_bind bindings, Y last. */
-vkml_status vk_rec_qprod(gpu_recorder *rec, const vk_qprod_plan *plan, vkml_dtype dtype,
-                         const int *bind, int n_bind, const void *push, uint32_t push_size,
+/* Picks the product's plan and records its dispatches. push: the op's qmatmul_push or
+ * qconv_push, whose splits and k_slice (at byte split_at: offsetof its splits) the plan
+ * fills; bind: the kernels' n_bind bindings, Y last. */
+vkml_status vk_rec_qprod(gpu_recorder *rec, const vk_qprod *q, vkml_dtype dtype, const int *bind,
+                         int n_bind, const void *push, uint32_t push_size, size_t split_at,
                          vkml_error *err);

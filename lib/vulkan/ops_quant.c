@@ -4,6 +4,9 @@
 #include "ops/quant.h"
 #include "vulkan/ops_qprod.h"
 
+#include <stddef.h>
+#include <string.h>
+
 static bool is_quantize(const graph_node *node)
 {
     return node->op->id == OP_ID_QuantizeLinear;
@@ -169,7 +172,8 @@ void vk_qprod_pick(const struct gpu_caps *caps, const vk_qprod *q, vk_qprod_plan
     int64_t k_slice = splits > 1 ? ceil_div(steps, splits) * QPROD_BK : q->k;
     if (splits > 1)
         splits = ceil_div(q->k, k_slice); /* none empty */
-    uint64_t scratch = (uint64_t)splits * (uint64_t)q->batches * (uint64_t)q->m * (uint64_t)q->n * 4;
+    uint64_t scratch =
+        (uint64_t)splits * (uint64_t)q->batches * (uint64_t)q->m * (uint64_t)q->n * 4;
     if (splits <= 1 || scratch > caps->max_storage_buffer_range || scratch / 4 > UINT32_MAX ||
         (uint64_t)splits * (uint64_t)q->batches > caps->max_workgroup_count[2]) {
         splits = 1;
@@ -188,13 +192,23 @@ void vk_qprod_pick(const struct gpu_caps *caps, const vk_qprod *q, vk_qprod_plan
     };
 }
 
-vkml_status vk_rec_qprod(gpu_recorder *rec, const vk_qprod_plan *plan, vkml_dtype dtype,
-                         const int *bind, int n_bind, const void *push, uint32_t push_size,
+vkml_status vk_rec_qprod(gpu_recorder *rec, const vk_qprod *q, vkml_dtype dtype, const int *bind,
+                         int n_bind, const void *push, uint32_t push_size, size_t split_at,
                          vkml_error *err)
 {
+    vk_qprod_plan pl, *plan = &pl;
+    vk_qprod_pick(vk_rec_caps(rec), q, plan);
+    uint32_t words[VK_PUSH_CONSTANT_MAX / 4];
+    if (push_size > sizeof(words) || split_at + 2 * sizeof(uint32_t) > push_size)
+        return vkml_fail(err, VKML_ERROR_DEVICE, "integer product: a push block of %u bytes",
+                         push_size);
+    memcpy(words, push, push_size);
+    const uint32_t split[2] = {plan->splits, plan->k_slice};
+    memcpy((char *)words + split_at, split, sizeof(split));
+    push = words;
     if (plan->direct)
-        return vk_rec_kernel_1d(rec, plan->kernel, dtype, bind, push, push_size,
-                                plan->outputs, err);
+        return vk_rec_kernel_1d(rec, plan->kernel, dtype, bind, push, push_size, plan->outputs,
+                                err);
     if (plan->splits <= 1)
         return vk_rec_kernel(rec, plan->kernel, dtype, bind, push, push_size, plan->groups, err);
     int scratch, pass[VK_MAX_BINDINGS];
@@ -289,12 +303,8 @@ VKML_GPU_DECL(gpu_qmatmul)
                   .n = p.mm.n,
                   .k = p.mm.k,
                   .batches = p.mm.m && p.mm.n ? p.y_count / (p.mm.m * p.mm.n) : 0};
-    vk_qprod_plan plan;
-    vk_qprod_pick(vk_rec_caps(rec), &q, &plan);
-    pc.splits = plan.splits;
-    pc.k_slice = plan.k_slice;
-    return vk_rec_qprod(rec, &plan, values[a].dtype, bind, VKML_ARRAY_SIZE(bind), &pc, sizeof(pc),
-                        err);
+    return vk_rec_qprod(rec, &q, values[a].dtype, bind, VKML_ARRAY_SIZE(bind), &pc, sizeof(pc),
+                        offsetof(qmatmul_push, splits), err);
 }
 
 /* DynamicQuantizeLinear: the range kernel writes outputs 1 (scale) and 2 (zero point),

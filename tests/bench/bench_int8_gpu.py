@@ -122,6 +122,26 @@ def vkml_us(vkml, model, device, repeat, warmup_ms, extra=()):
     return float(found.group(1)) / CHAIN
 
 
+def graph_us(graph, warmup_ms):
+    """A CUDA graph of CHAIN operations: its median time over 20 replays, timed by CUDA events
+    after replays for warmup_ms, per operation."""
+    import time
+    import torch
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    t0 = time.time()
+    while (time.time() - t0) * 1e3 < warmup_ms:
+        graph.replay()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(20):
+        start.record()
+        graph.replay()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end) * 1e3 / CHAIN)
+    return sorted(times)[len(times) // 2]
+
+
 def torch_us(m, k, n, warmup_ms):
     try:
         import torch
@@ -130,25 +150,11 @@ def torch_us(m, k, n, warmup_ms):
         a = torch.randint(-128, 128, (m, k), dtype=torch.int8, device="cuda")
         b = torch.randint(-128, 128, (n, k), dtype=torch.int8, device="cuda").t()
         torch._int_mm(a, b)
-        chain = CHAIN
         graph = torch.cuda.CUDAGraph()
         with torch.cuda.graph(graph):
-            for _ in range(chain):
+            for _ in range(CHAIN):
                 torch._int_mm(a, b)
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        import time
-        t0 = time.time()
-        while (time.time() - t0) * 1e3 < warmup_ms:
-            graph.replay()
-        torch.cuda.synchronize()
-        times = []
-        for _ in range(20):
-            start.record()
-            graph.replay()
-            end.record()
-            end.synchronize()
-            times.append(start.elapsed_time(end) * 1e3 / chain)
-        return sorted(times)[len(times) // 2]
+        return graph_us(graph, warmup_ms)
     except Exception as e:  # no CUDA build, or a shape cuBLASLt refuses
         print(f"torch._int_mm {m}x{k}x{n}: {e}", file=sys.stderr)
         return None
@@ -156,7 +162,6 @@ def torch_us(m, k, n, warmup_ms):
 
 def torch_conv_us(batch, c, hw, k, group, warmup_ms):
     try:
-        import time
         import torch
         if not torch.cuda.is_available():
             return None
@@ -178,19 +183,7 @@ def torch_conv_us(batch, c, hw, k, group, warmup_ms):
             graph = torch.cuda.CUDAGraph()
             with torch.cuda.graph(graph):
                 chain()
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        t0 = time.time()
-        while (time.time() - t0) * 1e3 < warmup_ms:
-            graph.replay()
-        torch.cuda.synchronize()
-        times = []
-        for _ in range(20):
-            start.record()
-            graph.replay()
-            end.record()
-            end.synchronize()
-            times.append(start.elapsed_time(end) * 1e3 / CHAIN)
-        return sorted(times)[len(times) // 2]
+        return graph_us(graph, warmup_ms)
     except Exception as e:
         print(f"torch conv {batch}x{c}x{hw}x{hw} k{k}: {e}", file=sys.stderr)
         return None

@@ -183,6 +183,21 @@ static void test_dynamic_quantize(void)
     }
 }
 
+/* A QLinearMatMul of int8 130 x 100 by 100 x 90: past one block of qmatmul.comp each way. */
+static void qlinear_matmul_130(const char *label)
+{
+    oh_case *c = oh_new("QLinearMatMul", 21);
+    oh_input(c, VKML_DTYPE_INT8, 2, (int64_t[]){130, 100}, -128, 127);
+    oh_const_random(c, VKML_DTYPE_FLOAT, 0, NULL, 0.001, 0.01);
+    oh_const_random(c, VKML_DTYPE_INT8, 0, NULL, -20, 20);
+    oh_const_random(c, VKML_DTYPE_INT8, 2, (int64_t[]){100, 90}, -128, 127);
+    oh_const_random(c, VKML_DTYPE_FLOAT, 0, NULL, 0.001, 0.01);
+    oh_const_random(c, VKML_DTYPE_INT8, 0, NULL, -20, 20);
+    oh_const_random(c, VKML_DTYPE_FLOAT, 0, NULL, 0.05, 0.2);
+    oh_const_random(c, VKML_DTYPE_INT8, 0, NULL, -20, 20);
+    oh_run(c, label, OH_BOUND_EXACT);
+}
+
 /* A QLinearConv of uint8 X (zero point xz) by int8 weights [m, c / group, k, k] of
  * per-channel scales (and zero points: wz_lo < wz_hi; symmetric: 0, 0), int32 bias, uint8
  * Y; pads of k / 2 on every side. */
@@ -210,8 +225,8 @@ static void qlinear_conv(const char *label, const int64_t x_dims[4], int64_t m, 
  * 16-byte runs, groups, and zero points that need the kernels' byte sums. */
 static void qconv_blocks(void)
 {
-    qlinear_conv("QLinearConv 3x3, 72 channels, 2 images of 20x20", (int64_t[]){2, 32, 20, 20},
-                 72, 3, 1, 1, 128, 0, 0);
+    qlinear_conv("QLinearConv 3x3, 72 channels, 2 images of 20x20", (int64_t[]){2, 32, 20, 20}, 72,
+                 3, 1, 1, 128, 0, 0);
     qlinear_conv("QLinearConv 3x3, 256 blocks of 64 columns", (int64_t[]){4, 8, 64, 64}, 16, 3, 1,
                  1, 128, 0, 0);
     qlinear_conv("QLinearConv 1x1, K 64, X zero 3, weight zeros by channel",
@@ -244,16 +259,7 @@ static void test_split_k(void)
     oh_input(c, VKML_DTYPE_UINT8, 0, NULL, 0, 255);
     oh_const_random(c, VKML_DTYPE_INT8, 0, NULL, -128, 127);
     oh_run(c, "MatMulInteger split-K 3, 2 x 70 x 75 x 133", OH_BOUND_EXACT);
-    c = oh_new("QLinearMatMul", 21);
-    oh_input(c, VKML_DTYPE_INT8, 2, (int64_t[]){130, 100}, -128, 127);
-    oh_const_random(c, VKML_DTYPE_FLOAT, 0, NULL, 0.001, 0.01);
-    oh_const_random(c, VKML_DTYPE_INT8, 0, NULL, -20, 20);
-    oh_const_random(c, VKML_DTYPE_INT8, 2, (int64_t[]){100, 90}, -128, 127);
-    oh_const_random(c, VKML_DTYPE_FLOAT, 0, NULL, 0.001, 0.01);
-    oh_const_random(c, VKML_DTYPE_INT8, 0, NULL, -20, 20);
-    oh_const_random(c, VKML_DTYPE_FLOAT, 0, NULL, 0.05, 0.2);
-    oh_const_random(c, VKML_DTYPE_INT8, 0, NULL, -20, 20);
-    oh_run(c, "QLinearMatMul split-K 3, i8, 130 x 100 x 90", OH_BOUND_EXACT);
+    qlinear_matmul_130("QLinearMatMul split-K 3, i8, 130 x 100 x 90");
     qlinear_conv("QLinearConv split-K 3, 3x3 stride 2, group 2, weight zeros by channel",
                  (int64_t[]){2, 40, 17, 15}, 70, 3, 2, 2, 77, -4, 4);
     c = oh_new("ConvInteger", 10);
@@ -338,16 +344,7 @@ static void test_integer_products(void)
         oh_run(c, t ? "QLinearMatMul i8" : "QLinearMatMul u8", OH_BOUND_EXACT);
     }
     /* QLinearMatMul past one block of qmatmul.comp each way, int8. */
-    c = oh_new("QLinearMatMul", 21);
-    oh_input(c, VKML_DTYPE_INT8, 2, (int64_t[]){130, 100}, -128, 127);
-    oh_const_random(c, VKML_DTYPE_FLOAT, 0, NULL, 0.001, 0.01);
-    oh_const_random(c, VKML_DTYPE_INT8, 0, NULL, -20, 20);
-    oh_const_random(c, VKML_DTYPE_INT8, 2, (int64_t[]){100, 90}, -128, 127);
-    oh_const_random(c, VKML_DTYPE_FLOAT, 0, NULL, 0.001, 0.01);
-    oh_const_random(c, VKML_DTYPE_INT8, 0, NULL, -20, 20);
-    oh_const_random(c, VKML_DTYPE_FLOAT, 0, NULL, 0.05, 0.2);
-    oh_const_random(c, VKML_DTYPE_INT8, 0, NULL, -20, 20);
-    oh_run(c, "QLinearMatMul i8, 130 x 100 x 90", OH_BOUND_EXACT);
+    qlinear_matmul_130("QLinearMatMul i8, 130 x 100 x 90");
     /* float16 scales, per-column B scale: the CPU only (a vector scale). */
     c = oh_new("QLinearMatMul", 21);
     oh_input(c, VKML_DTYPE_INT8, 2, (int64_t[]){5, 7}, -128, 127);
