@@ -9,9 +9,10 @@
 //   acc = sum (a - za)(b - zb) = sum a b - zb sum_k a - za sum_k b + K za zb
 // (int32, wrapping: the same bits as the CPU kernel's sum). A workgroup of 4 subgroups
 // computes a 64 x 64 block of Y (batch or group gl_WorkGroupID.z), each subgroup 32 x 32 as
-// 2 x 2 accumulators of 16 x 16, over K in steps of 32 (one fragment: A 16 x 32, B 32 x 16).
-// Each step the 128 invocations store into shared memory the block's A tile (64 rows of 32
-// bytes) and B tile, 16 bytes each, that they loaded during the step before (one vector
+// 2 x 2 accumulators of 16 x 16, over K in steps of 32 (one fragment: A 16 x 32, B 32 x 16)
+// through two shared stages (one barrier a step). Each step the 128 invocations store into
+// the stage the next step reads the block's A tile (64 rows of 32 bytes) and B tile, 16
+// bytes each, that they loaded during this step's products (one vector
 // load where the operand's rows are whole 16-byte runs, else byte by byte, zero past the
 // product), sum them where the sums count (A's per row where zb is not 0, B's per column
 // where za is not 0: uint8 activations of zero point 128 by symmetric int8 weights need
@@ -55,8 +56,9 @@ layout(std430, set = 0, binding = A_BYTES_BINDING) readonly buffer a4_buf { uvec
 layout(std430, set = 0, binding = 1) readonly buffer b4_buf { uvec4 b4[]; };
 #endif
 
-shared uvec4 a_sh[BM * A_LINE];
-shared uvec4 b_sh[B_TILE];
+#define A_TILE (BM * A_LINE)
+shared uvec4 a_sh[2 * A_TILE]; // two stages
+shared uvec4 b_sh[2 * B_TILE];
 shared int row_sum[BM];
 shared int col_sum[BN];
 shared int staged[THREADS / SUBGROUP * FM * FN]; // a fragment a subgroup
@@ -173,6 +175,35 @@ void load_b(uint k0, out uint words[4])
 }
 #endif
 
+#if QCONV
+#define B_CSUM int
+#else
+#define B_CSUM int[16]
+#endif
+// This invocation's bytes of a step into stage s; its row's and column's byte sums where
+// they count (row_sums, col_sums: uniform).
+void store_step(uint s, uint aw[4], inout uint bw[4], inout int a_rsum, inout B_CSUM b_csum,
+                bool row_sums, bool col_sums)
+{
+    a_sh[s * A_TILE + a_r * A_LINE + a_k / 16] = uvec4(aw[0], aw[1], aw[2], aw[3]);
+    if (row_sums)
+        [[unroll]] for (uint wd = 0; wd < 4; wd++)
+            a_rsum += byte_sum(aw[wd]);
+#if QCONV
+    b_words(bw);
+    b_sh[s * B_TILE + b_n * B_LINE + b_k / 16] = uvec4(bw[0], bw[1], bw[2], bw[3]);
+    if (col_sums)
+        [[unroll]] for (uint wd = 0; wd < 4; wd++)
+            b_csum += byte_sum(bw[wd]);
+#else
+    b_sh[s * B_TILE + b_k * B_LINE + b_n / 16] = uvec4(bw[0], bw[1], bw[2], bw[3]);
+    if (col_sums)
+        [[unroll]] for (uint wd = 0; wd < 4; wd++)
+            [[unroll]] for (uint q = 0; q < 4; q++)
+                b_csum[wd * 4 + q] += bitfieldExtract(int(bw[wd]), int(8 * q), 8);
+#endif
+}
+
 void main()
 {
     uint tid = gl_LocalInvocationIndex, sg = tid / SUBGROUP, lane = tid % SUBGROUP;
@@ -233,26 +264,13 @@ void main()
 #else
     load_b(qp_k_begin, bw);
 #endif
+    if (qp_k_begin < qp_k_end)
+        store_step(0u, aw, bw, a_rsum, b_csum, zb != 0, col_sums);
+    barrier();
+    uint s = 0; // the stage this step reads
     for (uint k0 = qp_k_begin; k0 < qp_k_end; k0 += BK) {
-        a_sh[a_r * A_LINE + a_k / 16] = uvec4(aw[0], aw[1], aw[2], aw[3]);
-        if (zb != 0) // uniform
-            [[unroll]] for (uint wd = 0; wd < 4; wd++)
-                a_rsum += byte_sum(aw[wd]);
-#if QCONV
-        b_words(bw);
-        b_sh[b_n * B_LINE + b_k / 16] = uvec4(bw[0], bw[1], bw[2], bw[3]);
-        if (col_sums)
-            [[unroll]] for (uint wd = 0; wd < 4; wd++)
-                b_csum += byte_sum(bw[wd]);
-#else
-        b_sh[b_k * B_LINE + b_n / 16] = uvec4(bw[0], bw[1], bw[2], bw[3]);
-        if (col_sums)
-            [[unroll]] for (uint wd = 0; wd < 4; wd++)
-                [[unroll]] for (uint q = 0; q < 4; q++)
-                    b_csum[wd * 4 + q] += bitfieldExtract(int(bw[wd]), int(8 * q), 8);
-#endif
-        barrier();
-        if (k0 + BK < qp_k_end) { // the next step's bytes in flight during this step's products
+        bool next = k0 + BK < qp_k_end;
+        if (next) { // the next step's bytes in flight during this step's products
             load_a(k0 + BK, aw);
 #if QCONV
             load_b(k0 + BK);
@@ -263,20 +281,24 @@ void main()
         A_MAT fa[2];
         B_MAT fb[2];
         [[unroll]] for (uint i = 0; i < 2; i++)
-            coopMatLoad(fa[i], a_sh, (sg_row + i * FM) * A_LINE, A_LINE,
+            coopMatLoad(fa[i], a_sh, s * A_TILE + (sg_row + i * FM) * A_LINE, A_LINE,
                         gl_CooperativeMatrixLayoutRowMajor);
         [[unroll]] for (uint j = 0; j < 2; j++)
 #if QCONV
-            coopMatLoad(fb[j], b_sh, (sg_col + j * FN) * B_LINE, B_LINE,
+            coopMatLoad(fb[j], b_sh, s * B_TILE + (sg_col + j * FN) * B_LINE, B_LINE,
                         gl_CooperativeMatrixLayoutColumnMajor);
 #else
-            coopMatLoad(fb[j], b_sh, (sg_col + j * FN) / 16, B_LINE,
+            coopMatLoad(fb[j], b_sh, s * B_TILE + (sg_col + j * FN) / 16, B_LINE,
                         gl_CooperativeMatrixLayoutRowMajor);
 #endif
         [[unroll]] for (uint i = 0; i < 2; i++)
             [[unroll]] for (uint j = 0; j < 2; j++)
                 acc[i][j] = coopMatMulAdd(fa[i], fb[j], acc[i][j]);
+        // into the other stage, last read before the previous barrier: one barrier a step
+        if (next)
+            store_step(s ^ 1u, aw, bw, a_rsum, b_csum, zb != 0, col_sums);
         barrier();
+        s ^= 1u;
     }
 
     if (zb != 0)
