@@ -21,6 +21,11 @@ static const uint32_t peak_coop_spv[] =
 #include "peak_coop.spv.h"
     ;
 #endif
+#if BENCH_HAVE_COOP_INT8
+static const uint32_t peak_coop_int8_spv[] =
+#include "peak_coop_int8.spv.h"
+    ;
+#endif
 
 #define WG 256                    /* invocations per workgroup of peak_fma and peak_memory */
 #define FMA_PER_TURN (16 * 8 * 4) /* peak_fma.comp: UNROLL x CHAINS x 4 per invocation */
@@ -529,6 +534,43 @@ fail:
     return false;
 }
 
+#if BENCH_HAVE_COOP_INT8
+/* The same with int8 fragments of ones: each MulAdd adds 32 to every accumulator. */
+static bool measure_coop_int8(ceil_gpu *g, const struct ceiling_sizes *z, int runs, double *gops)
+{
+    ceil_buffer values = {0}, result = {0};
+    ceil_kernel k = {0};
+    bool ok = false;
+    uint64_t subgroups = (uint64_t)z->coop_groups * COOP_WG_SUBGROUPS;
+    if (!buffer_create(g, 2 * 16 * 32, false, &values) ||
+        !buffer_create(g, subgroups * 16 * 16 * sizeof(int32_t), false, &result) ||
+        !fill(g, &values, 0x01010101u) ||
+        !kernel_create(g, peak_coop_int8_spv, sizeof(peak_coop_int8_spv), 4, 2,
+                       (ceil_buffer *[]){&values, &result}, &k))
+        goto done;
+    uint32_t turns = z->coop_turns;
+    double t;
+    int32_t got[2];
+    if (!best_of(g, &k, &turns, z->coop_groups, runs, &t) ||
+        !read_back(g, &result, 0, sizeof(int32_t), &got[0]) ||
+        !read_back(g, &result, result.size - sizeof(int32_t), sizeof(int32_t), &got[1]))
+        goto done;
+    int64_t want = COOP_ACCS * (COOP_ACCS - 1) / 2 + (int64_t)COOP_ACCS * 32 * turns;
+    if (got[0] != want || got[1] != want) {
+        fprintf(stderr, "bench_ceiling: int8 cooperative matrix: %d and %d, want %lld\n",
+                (int)got[0], (int)got[1], (long long)want);
+        goto done;
+    }
+    *gops = 2.0 * 16 * 16 * 32 * COOP_ACCS * (double)turns * (double)subgroups / t * 1e-9;
+    ok = true;
+done:
+    kernel_destroy(g, &k);
+    buffer_destroy(g, &result);
+    buffer_destroy(g, &values);
+    return ok;
+}
+#endif
+
 bool bench_ceilings_measure(vk_device *vd, bool small, int runs, bench_ceilings *out)
 {
     const struct ceiling_sizes *z = &sizes[small ? 1 : 0];
@@ -547,6 +589,10 @@ bool bench_ceilings_measure(vk_device *vd, bool small, int runs, bench_ceilings 
 #else
     out->coop_note = "glslc here does not compile GL_NV_cooperative_matrix";
 #endif
+#if BENCH_HAVE_COOP_INT8
+    if (ok && vd->caps.coop_int8)
+        ok = measure_coop_int8(&g, z, out->runs, &out->coop_int8_gops);
+#endif
     gpu_close(&g);
     return ok;
 }
@@ -559,6 +605,8 @@ void bench_ceilings_print(const bench_ceilings *c)
         printf("%-34s %12.1f  GFLOP/s\n", "fp16 cooperative matrix (fp32 acc)", c->coop_gflops);
     else
         printf("%-34s %12s  (%s)\n", "fp16 cooperative matrix (fp32 acc)", "none", c->coop_note);
+    if (c->coop_int8_gops > 0)
+        printf("%-34s %12.1f  GOP/s\n", "int8 cooperative matrix (int32 acc)", c->coop_int8_gops);
     printf("%-34s %12.1f  GB/s\n", "memory copy (read + write)", c->copy_gbs);
     printf("%-34s %12.1f  GB/s\n", "memory read", c->read_gbs);
     printf("best of %d dispatches after a warm-up, timed by %s; copy and read over %.0f MiB\n",

@@ -5,6 +5,9 @@
  *   fp16 coop      peak_coop.comp: 16x16x16 float16 MulAdds into float32 accumulators
  *                  (GL_NV_cooperative_matrix), 2 x 16^3 FLOP each; only where the device
  *                  has cooperative matrices (gpu_caps.cooperative_matrix)
+ *   int8 coop      peak_coop_int8.comp: 16x16x32 int8 MulAdds into int32 accumulators
+ *                  (GL_KHR_cooperative_matrix), 2 x 16 x 16 x 32 operations each; only
+ *                  where qmatmul_coop.comp runs (gpu_caps.coop_int8)
  *   copy           peak_memory.comp: a vec4 copy, bytes read + written / time
  *   read           the same reading only (a sum per invocation), bytes read + written / time
  * Each is the best of `runs` dispatches after a warm-up one, timed with timestamp queries
@@ -17,6 +20,7 @@
 typedef struct bench_ceilings {
     double fma_gflops;  /* GFLOP/s */
     double coop_gflops; /* GFLOP/s; 0: not measured (coop_note says why) */
+    double coop_int8_gops; /* GOP/s; 0: not measured */
     double copy_gbs;    /* GB/s (1e9 bytes), read + written */
     double read_gbs;    /* GB/s */
     const char *coop_note;
