@@ -10,18 +10,19 @@
 // (int32, wrapping: the same bits as the CPU kernel's sum). A workgroup of 4 subgroups
 // computes a 64 x 64 block of Y (batch or group gl_WorkGroupID.z), each subgroup 32 x 32 as
 // 2 x 2 accumulators of 16 x 16 (BLOCK=128: 8 subgroups, 128 x 128, each 64 x 32), over K
-// in steps of 64 (two fragments of 32: A 16 x 32, B 32 x 16) through two shared stages (one
-// barrier a step). During each step's products every invocation loads its 32 bytes of the
-// next step's A tile (BM rows of 64 bytes) and B tile (one vector load a 16-byte run where
-// the operand's rows are whole runs, else byte by byte, zero past the product), then stores
-// them into the other stage and sums them where the sums count (A's per row where zb is not
-// 0, B's per column where za is not 0: uint8 activations of zero point 128 by symmetric
-// int8 weights need neither). B's tile is 64 lines of BN bytes (k, col) for a matrix
-// product; for a conv BN lines of 64 bytes (col, k), each invocation gathering 32 taps of
-// one pixel (a tap in the padding reads X's zero point). After the K loop those sums meet
-// in shared memory, each subgroup stages its accumulators in the A stages one at a time,
-// and its invocations finish each result: the sums' terms, then qp_result (a conv's bias,
-// QLinear's requantization in double; split-K's first pass: the slice's part).
+// in steps of 32 (one fragment: A 16 x 32, B 32 x 16) through two shared stages (one
+// barrier a step). Each step the invocations store into the stage the next step reads the
+// block's A tile (BM rows of 32 bytes) and B tile, 16 bytes each, that they loaded during this step's products (one vector
+// load where the operand's rows are whole 16-byte runs, else byte by byte, zero past the
+// product), sum them where the sums count (A's per row where zb is not 0, B's per column
+// where za is not 0: uint8 activations of zero point 128 by symmetric int8 weights need
+// neither), and load the next step's while the subgroups multiply. B's tile is 32 lines of
+// 64 bytes (k, col) for a matrix product; for a conv 64 lines of 32 bytes (col, k), each
+// invocation gathering 16 taps of one pixel (a tap in the padding reads X's zero point).
+// After the K loop those sums meet in shared memory, each subgroup stages its
+// accumulators there one at a time, and its invocations finish each result: the sums'
+// terms, then qp_result (a conv's bias, QLinear's requantization in double; split-K's
+// first pass: the slice's part).
 #extension GL_KHR_cooperative_matrix : require
 #extension GL_KHR_memory_scope_semantics : require
 #extension GL_KHR_shader_subgroup_basic : require
@@ -36,8 +37,7 @@
 #endif
 #define BM BLOCK
 #define BN BLOCK
-#define BK 64       // K a step: QK fragments of 32
-#define QK (BK / 32)
+#define BK 32
 #define FM 16 // fragment rows (A, the accumulator)
 #define FN 16 // fragment columns (B, the accumulator)
 #define SUBGROUP 32
@@ -47,12 +47,12 @@
 #define SG_X (BN / WN)             // subgroups along the columns
 #define TM (WM / FM)               // its accumulators down
 #define TN (WN / FN)               // and across
-// A's tile as BM lines of BK bytes, B's as BK lines of BN bytes (a conv's as BN lines of
-// BK), each line padded by 16 bytes (lines spread over the banks); counted in uvec4, so
+// A's tile as BM lines of 32 bytes, B's as 32 lines of BN bytes (a conv's as BN lines of
+// 32), each line padded by 16 bytes (lines spread over the banks); counted in uvec4, so
 // that the compiler knows every fragment line starts 16-byte aligned.
-#define A_LINE (BK / 16 + 1)
+#define A_LINE 3
 #if QCONV
-#define B_LINE (BK / 16 + 1)
+#define B_LINE 3
 #define B_TILE (BN * B_LINE)
 #else
 #define B_LINE (BN / 16 + 1)
@@ -71,6 +71,7 @@ shared uvec4 a_sh[2 * A_TILE]; // two stages
 shared uvec4 b_sh[2 * B_TILE];
 shared int row_sum[BM];
 shared int col_sum[BN];
+shared int staged[THREADS / SUBGROUP * FM * FN]; // a fragment a subgroup
 shared float row_mult[BM];
 #if QCONV
 shared int row_zero[BM]; // the weights' zero points of the block's rows, as int8
@@ -116,30 +117,26 @@ bool a_vec, b_vec;
         }                                                                                   \
     }
 
-// This invocation's QK runs of 16 bytes of the A tile of the step at k0 (row a_r, from
-// a_k), as int8.
-void load_a(uint k0, out uvec4 runs[QK])
+// This invocation's 16 bytes of the A tile of the step at k0 (row a_r, from a_k), as int8.
+void load_a(uint k0, out uint words[4])
 {
-    [[unroll]] for (uint q = 0; q < QK; q++) {
-        uint gr = row0 + a_r, gk = k0 + a_k + q * 16, words[4];
-        if (gr >= qp_m || gk >= qp_k_end) {
-            words = uint[4](0u, 0u, 0u, 0u);
-        } else {
-            uint at = qp_a_off + gr * qp_k + gk, end = qp_a_off + gr * qp_k + qp_k_end;
-            LOAD16(A_BYTES, a4, a_vec, a_flip, at, end, words);
-        }
-        runs[q] = uvec4(words[0], words[1], words[2], words[3]);
+    uint gr = row0 + a_r, gk = k0 + a_k;
+    if (gr >= qp_m || gk >= qp_k_end) {
+        words = uint[4](0u, 0u, 0u, 0u);
+    } else {
+        uint at = qp_a_off + gr * qp_k + gk, end = qp_a_off + gr * qp_k + qp_k_end;
+        LOAD16(A_BYTES, a4, a_vec, a_flip, at, end, words);
     }
 }
 
 #if QCONV
-// The conv's B tile: this invocation gathers taps [b_k, b_k + 16 QK) of the step for pixel
+// The conv's B tile: this invocation gathers taps [b_k, b_k + 16) of the step for pixel
 // column b_n (px_at, px_iy, px_ix: qp_pixel) into b_raw as loaded (X's bits, or x_zero in
 // the padding; past K the byte that is 0 as int8), so that the loads are in flight during
 // the step's products; b_words packs them when they are stored.
 uint px_at;
 int px_iy, px_ix, x_zero;
-uint b_raw[16 * QK];
+uint b_raw[16];
 void load_b(uint k0)
 {
     // the first tap's channel and position, then each next one by a step along kx
@@ -147,7 +144,7 @@ void load_b(uint k0)
     uint ky = t / p.win.k_w, kx = t % p.win.k_w, at = px_at + (k / taps) * plane;
     int iy = px_iy + int(ky * p.win.dil_h), ix = px_ix + int(kx * p.win.dil_w);
     bool col_in = col0 + b_n < qp_n;
-    [[unroll]] for (uint j = 0; j < 16 * QK; j++) {
+    [[unroll]] for (uint j = 0; j < 16; j++) {
         uint v = k + j < qp_k_end ? uint(x_zero) : b_flip & 255u;
         // negative coordinates wrap to large unsigned ones: one comparison a side
         if (col_in && k + j < qp_k_end && uint(iy) < p.win.in_h && uint(ix) < p.win.in_w)
@@ -167,28 +164,23 @@ void load_b(uint k0)
     }
 }
 
-// b_raw's bytes as int8, packed little-endian into QK runs of 16.
-void b_words(out uvec4 runs[QK])
+// b_raw's 16 bytes as int8, packed little-endian.
+void b_words(out uint words[4])
 {
-    [[unroll]] for (uint q = 0; q < QK; q++) {
-        runs[q] = uvec4(0u);
-        [[unroll]] for (uint j = 0; j < 16; j++)
-            runs[q][j / 4] |= ((b_raw[q * 16 + j] ^ b_flip) & 255u) << (8u * (j % 4));
-    }
+    words = uint[4](0u, 0u, 0u, 0u);
+    [[unroll]] for (uint j = 0; j < 16; j++)
+        words[j / 4] |= ((b_raw[j] ^ b_flip) & 255u) << (8u * (j % 4));
 }
 #else
-// The same for the B tile (lines b_k + 32 q of the step, columns from b_n).
-void load_b(uint k0, out uvec4 runs[QK])
+// The same for the B tile (line b_k of the step, columns from b_n).
+void load_b(uint k0, out uint words[4])
 {
-    [[unroll]] for (uint q = 0; q < QK; q++) {
-        uint gk = k0 + b_k + q * 32, gc = col0 + b_n, words[4];
-        if (gk >= qp_k_end || gc >= qp_n) {
-            words = uint[4](0u, 0u, 0u, 0u);
-        } else {
-            uint at = qp_b_off + gk * qp_n + gc, end = qp_b_off + gk * qp_n + qp_n;
-            LOAD16(b, b4, b_vec, b_flip, at, end, words);
-        }
-        runs[q] = uvec4(words[0], words[1], words[2], words[3]);
+    uint gk = k0 + b_k, gc = col0 + b_n;
+    if (gk >= qp_k_end || gc >= qp_n) {
+        words = uint[4](0u, 0u, 0u, 0u);
+    } else {
+        uint at = qp_b_off + gk * qp_n + gc, end = qp_b_off + gk * qp_n + qp_n;
+        LOAD16(b, b4, b_vec, b_flip, at, end, words);
     }
 }
 #endif
@@ -200,30 +192,26 @@ void load_b(uint k0, out uvec4 runs[QK])
 #endif
 // This invocation's bytes of a step into stage s; its row's and column's byte sums where
 // they count (row_sums, col_sums: uniform).
-void store_step(uint s, uvec4 aw[QK], inout uvec4 bw[QK], inout int a_rsum,
-                inout B_CSUM b_csum, bool row_sums, bool col_sums)
+void store_step(uint s, uint aw[4], inout uint bw[4], inout int a_rsum, inout B_CSUM b_csum,
+                bool row_sums, bool col_sums)
 {
+    a_sh[s * A_TILE + a_r * A_LINE + a_k / 16] = uvec4(aw[0], aw[1], aw[2], aw[3]);
+    if (row_sums)
+        [[unroll]] for (uint wd = 0; wd < 4; wd++)
+            a_rsum += byte_sum(aw[wd]);
 #if QCONV
     b_words(bw);
-#endif
-    [[unroll]] for (uint q = 0; q < QK; q++) {
-        a_sh[s * A_TILE + a_r * A_LINE + a_k / 16 + q] = aw[q];
-        if (row_sums)
-            [[unroll]] for (uint wd = 0; wd < 4; wd++)
-                a_rsum += byte_sum(aw[q][wd]);
-#if QCONV
-        b_sh[s * B_TILE + b_n * B_LINE + b_k / 16 + q] = bw[q];
-        if (col_sums)
-            [[unroll]] for (uint wd = 0; wd < 4; wd++)
-                b_csum += byte_sum(bw[q][wd]);
+    b_sh[s * B_TILE + b_n * B_LINE + b_k / 16] = uvec4(bw[0], bw[1], bw[2], bw[3]);
+    if (col_sums)
+        [[unroll]] for (uint wd = 0; wd < 4; wd++)
+            b_csum += byte_sum(bw[wd]);
 #else
-        b_sh[s * B_TILE + (b_k + q * 32) * B_LINE + b_n / 16] = bw[q];
-        if (col_sums)
-            [[unroll]] for (uint wd = 0; wd < 4; wd++)
-                [[unroll]] for (uint e = 0; e < 4; e++)
-                    b_csum[wd * 4 + e] += bitfieldExtract(int(bw[q][wd]), int(8 * e), 8);
+    b_sh[s * B_TILE + b_k * B_LINE + b_n / 16] = uvec4(bw[0], bw[1], bw[2], bw[3]);
+    if (col_sums)
+        [[unroll]] for (uint wd = 0; wd < 4; wd++)
+            [[unroll]] for (uint q = 0; q < 4; q++)
+                b_csum[wd * 4 + q] += bitfieldExtract(int(bw[wd]), int(8 * q), 8);
 #endif
-    }
 }
 
 void main()
@@ -251,15 +239,15 @@ void main()
         row_mult[tid] = row < qp_m ? qp_multiplier(row) : 0.0;
     }
 
-    // This invocation's share of each step: A row a_r, bytes [a_k, a_k + BK / 2) of the
-    // step's BK; B lines b_k + 32 q of the step, columns [b_n, b_n + 16) (a conv: column b_n,
-    // taps [b_k, b_k + BK / 2)).
+    // This invocation's share of each step: A row a_r, bytes [a_k, a_k + 16) of the step's
+    // 32; B line b_k of the step, columns [b_n, b_n + 16) (a conv: column b_n, taps [b_k,
+    // b_k + 16)).
     a_r = tid / 2;
-    a_k = (tid % 2) * (BK / 2);
+    a_k = (tid % 2) * 16;
     a_vec = qp_k % 16u == 0u;
 #if QCONV
     b_n = tid % BN;
-    b_k = (tid / BN) * (BK / 2);
+    b_k = (tid / BN) * 16;
     x_zero = raw_zb;
     if (col0 + b_n < qp_n)
         px_at = qp_pixel(col0 + b_n, px_iy, px_ix);
@@ -279,7 +267,7 @@ void main()
         [[unroll]] for (uint j = 0; j < TN; j++)
             acc[i][j] = ACC(0);
     uint sg_row = (sg / SG_X) * WM, sg_col = (sg % SG_X) * WN;
-    uvec4 aw[QK], bw[QK];
+    uint aw[4], bw[4];
     load_a(qp_k_begin, aw);
 #if QCONV
     load_b(qp_k_begin);
@@ -300,24 +288,22 @@ void main()
             load_b(k0 + BK, bw);
 #endif
         }
-        [[unroll]] for (uint kk = 0; kk < QK; kk++) { // a fragment of 32 along K
-            A_MAT fa[TM];
-            B_MAT fb[TN];
-            [[unroll]] for (uint i = 0; i < TM; i++)
-                coopMatLoad(fa[i], a_sh, s * A_TILE + (sg_row + i * FM) * A_LINE + kk * 2, A_LINE,
-                            gl_CooperativeMatrixLayoutRowMajor);
-            [[unroll]] for (uint j = 0; j < TN; j++)
+        A_MAT fa[TM];
+        B_MAT fb[TN];
+        [[unroll]] for (uint i = 0; i < TM; i++)
+            coopMatLoad(fa[i], a_sh, s * A_TILE + (sg_row + i * FM) * A_LINE, A_LINE,
+                        gl_CooperativeMatrixLayoutRowMajor);
+        [[unroll]] for (uint j = 0; j < TN; j++)
 #if QCONV
-                coopMatLoad(fb[j], b_sh, s * B_TILE + (sg_col + j * FN) * B_LINE + kk * 2, B_LINE,
-                            gl_CooperativeMatrixLayoutColumnMajor);
+            coopMatLoad(fb[j], b_sh, s * B_TILE + (sg_col + j * FN) * B_LINE, B_LINE,
+                        gl_CooperativeMatrixLayoutColumnMajor);
 #else
-                coopMatLoad(fb[j], b_sh, s * B_TILE + kk * 32 * B_LINE + (sg_col + j * FN) / 16,
-                            B_LINE, gl_CooperativeMatrixLayoutRowMajor);
+            coopMatLoad(fb[j], b_sh, s * B_TILE + (sg_col + j * FN) / 16, B_LINE,
+                        gl_CooperativeMatrixLayoutRowMajor);
 #endif
-            [[unroll]] for (uint i = 0; i < TM; i++)
-                [[unroll]] for (uint j = 0; j < TN; j++)
-                    acc[i][j] = coopMatMulAdd(fa[i], fb[j], acc[i][j]);
-        }
+        [[unroll]] for (uint i = 0; i < TM; i++)
+            [[unroll]] for (uint j = 0; j < TN; j++)
+                acc[i][j] = coopMatMulAdd(fa[i], fb[j], acc[i][j]);
         // into the other stage, last read before the previous barrier: one barrier a step
         if (next)
             store_step(s ^ 1u, aw, bw, a_rsum, b_csum, zb != 0, col_sums);
@@ -339,9 +325,7 @@ void main()
 
     [[unroll]] for (uint i = 0; i < TM; i++) {
         [[unroll]] for (uint j = 0; j < TN; j++) {
-            // staged in a_sh, free after the K loop: a subgroup's 16 x 16 int32 as 64 uvec4
-            coopMatStore(acc[i][j], a_sh, sg * FM * FN / 4, FN / 4,
-                         gl_CooperativeMatrixLayoutRowMajor);
+            coopMatStore(acc[i][j], staged, sg * FM * FN, FN, gl_CooperativeMatrixLayoutRowMajor);
             subgroupBarrier();
             for (uint e = lane; e < FM * FN; e += SUBGROUP) {
                 uint r = sg_row + i * FM + e / FN, c = sg_col + j * FN + e % FN;
@@ -353,8 +337,7 @@ void main()
 #else
                 int zr = za;
 #endif
-                uint at = sg * FM * FN + e;
-                int v = int(a_sh[at / 4][at % 4]) - zb * row_sum[r] - zr * col_sum[c] +
+                int v = staged[sg * FM * FN + e] - zb * row_sum[r] - zr * col_sum[c] +
                         int(qp_k_end - qp_k_begin) * zr * zb;
                 qp_result(row, col, v, row_mult[r]);
             }

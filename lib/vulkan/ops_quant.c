@@ -103,13 +103,13 @@ static bool push_ready(const graph_value *v, bool runtime_ok, const char *what, 
                           v->name);
 }
 
-/* Split-K of the integer products: slices of at least QPROD_SLICE_STEPS steps of K
+/* Split-K of the integer products: slices of at least VK_QPROD_SLICE_STEPS steps of K
  * (QPROD_BK each), at most VK_QPROD_MAX_SPLITS, enough for VK_QPROD_FEW_BLOCKS workgroups. */
 #define QPROD_LARGE_BLOCK 128
 #define QPROD_BLOCK 64
 #define QPROD_SMALL_BLOCK 32
-#define QPROD_BK 64 /* qmatmul_coop.comp's K step, a multiple of qmatmul.comp's */
-#define QPROD_SLICE_STEPS 2
+#define QPROD_BK 32
+#define QPROD_SLICE_STEPS 4
 #define QPROD_MAX_SPLITS 16
 
 static int64_t ceil_div(int64_t a, int64_t b)
