@@ -9,10 +9,10 @@
 //   acc = sum (a - za)(b - zb) = sum a b - zb sum_k a - za sum_k b + K za zb
 // (int32, wrapping: the same bits as the CPU kernel's sum). A workgroup of 4 subgroups
 // computes a 64 x 64 block of Y (batch or group gl_WorkGroupID.z), each subgroup 32 x 32 as
-// 2 x 2 accumulators of 16 x 16 (BLOCK=128: 8 subgroups, 128 x 128, each 64 x 32), over K
-// in steps of 32 (one fragment: A 16 x 32, B 32 x 16) through two shared stages (one
-// barrier a step). Each step the invocations store into the stage the next step reads the
-// block's A tile (BM rows of 32 bytes) and B tile, 16 bytes each, that they loaded during this step's products (one vector
+// 2 x 2 accumulators of 16 x 16, over K in steps of 32 (one fragment: A 16 x 32, B 32 x 16)
+// through two shared stages (one barrier a step). Each step the 128 invocations store into
+// the stage the next step reads the block's A tile (64 rows of 32 bytes) and B tile, 16
+// bytes each, that they loaded during this step's products (one vector
 // load where the operand's rows are whole 16-byte runs, else byte by byte, zero past the
 // product), sum them where the sums count (A's per row where zb is not 0, B's per column
 // where za is not 0: uint8 activations of zero point 128 by symmetric int8 weights need
@@ -30,24 +30,14 @@
 #extension GL_GOOGLE_include_directive : require
 #include "qprod.glsl"
 
-// BLOCK 64: blocks of 64 x 64 on 4 subgroups of 32 x 32; 128: 128 x 128 on 8 of 64 x 32.
-// Either way an invocation moves 16 bytes of each tile a step.
-#ifndef BLOCK
-#define BLOCK 64
-#endif
-#define BM BLOCK
-#define BN BLOCK
+#define BM 64
+#define BN 64
 #define BK 32
 #define FM 16 // fragment rows (A, the accumulator)
 #define FN 16 // fragment columns (B, the accumulator)
 #define SUBGROUP 32
-#define THREADS (2 * BLOCK)
-#define WM (BLOCK / 2)             // a subgroup's rows
-#define WN 32                      // and columns
-#define SG_X (BN / WN)             // subgroups along the columns
-#define TM (WM / FM)               // its accumulators down
-#define TN (WN / FN)               // and across
-// A's tile as BM lines of 32 bytes, B's as 32 lines of BN bytes (a conv's as BN lines of
+#define THREADS 128
+// A's tile as 64 lines of 32 bytes, B's as 32 lines of 64 bytes (a conv's as 64 lines of
 // 32), each line padded by 16 bytes (lines spread over the banks); counted in uvec4, so
 // that the compiler knows every fragment line starts 16-byte aligned.
 #define A_LINE 3
@@ -55,7 +45,7 @@
 #define B_LINE 3
 #define B_TILE (BN * B_LINE)
 #else
-#define B_LINE (BN / 16 + 1)
+#define B_LINE 5
 #define B_TILE (BK * B_LINE)
 #endif
 layout(local_size_x = THREADS, local_size_y = 1, local_size_z = 1) in;
@@ -229,7 +219,7 @@ void main()
     bool by_row = qp_a_zero_by_row();
     int za = by_row ? 0 : qp_a_zero(0u) - (A_SIGNED ? 0 : 128);
     bool col_sums = by_row || za != 0; // uniform
-    if (tid < BM) { // BM == BN
+    if (tid < BM) {
         row_sum[tid] = 0;
         col_sum[tid] = 0;
         uint row = row0 + tid;
@@ -253,8 +243,8 @@ void main()
         px_at = qp_pixel(col0 + b_n, px_iy, px_ix);
     int b_csum = 0;
 #else
-    b_k = tid / (BN / 16);
-    b_n = (tid % (BN / 16)) * 16;
+    b_k = tid / 4;
+    b_n = (tid % 4) * 16;
     b_vec = qp_n % 16u == 0u;
     int b_csum[16];
     [[unroll]] for (uint j = 0; j < 16; j++)
@@ -262,11 +252,11 @@ void main()
 #endif
     int a_rsum = 0;
 
-    ACC acc[TM][TN];
-    [[unroll]] for (uint i = 0; i < TM; i++)
-        [[unroll]] for (uint j = 0; j < TN; j++)
+    ACC acc[2][2];
+    [[unroll]] for (uint i = 0; i < 2; i++)
+        [[unroll]] for (uint j = 0; j < 2; j++)
             acc[i][j] = ACC(0);
-    uint sg_row = (sg / SG_X) * WM, sg_col = (sg % SG_X) * WN;
+    uint sg_row = (sg / 2) * 32, sg_col = (sg % 2) * 32;
     uint aw[4], bw[4];
     load_a(qp_k_begin, aw);
 #if QCONV
@@ -288,12 +278,12 @@ void main()
             load_b(k0 + BK, bw);
 #endif
         }
-        A_MAT fa[TM];
-        B_MAT fb[TN];
-        [[unroll]] for (uint i = 0; i < TM; i++)
+        A_MAT fa[2];
+        B_MAT fb[2];
+        [[unroll]] for (uint i = 0; i < 2; i++)
             coopMatLoad(fa[i], a_sh, s * A_TILE + (sg_row + i * FM) * A_LINE, A_LINE,
                         gl_CooperativeMatrixLayoutRowMajor);
-        [[unroll]] for (uint j = 0; j < TN; j++)
+        [[unroll]] for (uint j = 0; j < 2; j++)
 #if QCONV
             coopMatLoad(fb[j], b_sh, s * B_TILE + (sg_col + j * FN) * B_LINE, B_LINE,
                         gl_CooperativeMatrixLayoutColumnMajor);
@@ -301,8 +291,8 @@ void main()
             coopMatLoad(fb[j], b_sh, s * B_TILE + (sg_col + j * FN) / 16, B_LINE,
                         gl_CooperativeMatrixLayoutRowMajor);
 #endif
-        [[unroll]] for (uint i = 0; i < TM; i++)
-            [[unroll]] for (uint j = 0; j < TN; j++)
+        [[unroll]] for (uint i = 0; i < 2; i++)
+            [[unroll]] for (uint j = 0; j < 2; j++)
                 acc[i][j] = coopMatMulAdd(fa[i], fb[j], acc[i][j]);
         // into the other stage, last read before the previous barrier: one barrier a step
         if (next)
@@ -323,8 +313,8 @@ void main()
     }
     barrier();
 
-    [[unroll]] for (uint i = 0; i < TM; i++) {
-        [[unroll]] for (uint j = 0; j < TN; j++) {
+    [[unroll]] for (uint i = 0; i < 2; i++) {
+        [[unroll]] for (uint j = 0; j < 2; j++) {
             coopMatStore(acc[i][j], staged, sg * FM * FN, FN, gl_CooperativeMatrixLayoutRowMajor);
             subgroupBarrier();
             for (uint e = lane; e < FM * FN; e += SUBGROUP) {

@@ -105,7 +105,6 @@ static bool push_ready(const graph_value *v, bool runtime_ok, const char *what, 
 
 /* Split-K of the integer products: slices of at least VK_QPROD_SLICE_STEPS steps of K
  * (QPROD_BK each), at most VK_QPROD_MAX_SPLITS, enough for VK_QPROD_FEW_BLOCKS workgroups. */
-#define QPROD_LARGE_BLOCK 128
 #define QPROD_BLOCK 64
 #define QPROD_SMALL_BLOCK 32
 #define QPROD_BK 32
@@ -138,9 +137,6 @@ void vk_qprod_pick(const struct gpu_caps *caps, const vk_qprod *q, vk_qprod_plan
          VK_KERNEL_MATMUL_INTEGER_PART_32},
         {VK_KERNEL_CONV_INTEGER_COOP_PART, VK_KERNEL_CONV_INTEGER_PART,
          VK_KERNEL_CONV_INTEGER_PART_32}};
-    static const vk_kernel_id large[2][2] = {
-        {VK_KERNEL_MATMUL_INTEGER_COOP_128, VK_KERNEL_QLINEAR_MATMUL_COOP_128},
-        {VK_KERNEL_CONV_INTEGER_COOP_128, VK_KERNEL_QLINEAR_CONV_COOP_128}};
     static const vk_kernel_id finish[2][2] = {
         {VK_KERNEL_MATMUL_INTEGER_FINISH, VK_KERNEL_QLINEAR_MATMUL_FINISH},
         {VK_KERNEL_CONV_INTEGER_FINISH, VK_KERNEL_QLINEAR_CONV_FINISH}};
@@ -160,19 +156,6 @@ void vk_qprod_pick(const struct gpu_caps *caps, const vk_qprod *q, vk_qprod_plan
     int form = coop ? 0 : few ? 2 : 1;
     int64_t block = few ? QPROD_SMALL_BLOCK : QPROD_BLOCK;
     blocks = ceil_div(q->m, block) * ceil_div(q->n, block) * q->batches;
-    /* qmatmul_coop.comp's 128 x 128 blocks where they are many and none mostly empty */
-    if (coop && caps->splitk_force <= 1 && q->m >= QPROD_LARGE_BLOCK && q->n >= QPROD_LARGE_BLOCK &&
-        ceil_div(q->m, QPROD_LARGE_BLOCK) * ceil_div(q->n, QPROD_LARGE_BLOCK) * q->batches >=
-            VK_QPROD_FEW_BLOCKS) {
-        *plan = (vk_qprod_plan){
-            .kernel = large[q->conv][q->qlinear],
-            .groups = {vk_u32(ceil_div(q->n, QPROD_LARGE_BLOCK)),
-                       vk_u32(ceil_div(q->m, QPROD_LARGE_BLOCK)), vk_u32(q->batches)},
-            .splits = 1,
-            .k_slice = vk_u32(q->k),
-        };
-        return;
-    }
     int64_t steps = ceil_div(q->k, QPROD_BK), splits = 1;
     if (caps->splitk_force > 1)
         splits = caps->splitk_force;

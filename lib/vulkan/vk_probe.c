@@ -344,8 +344,7 @@ static void probe_coopmat(VkInstance instance, vk_device *vd)
         !lists_coop_shape(instance, vd->phys, &coop_f16))
         return;
     c->cooperative_matrix = true;
-    /* qmatmul_coop.comp: built on VK_KHR_cooperative_matrix only (its 128 x 128 blocks take
-     * 34 KiB of shared memory, under VK_COOP_SHARED_BYTES); VKML_NO_COOP_INT8=1 keeps
+    /* qmatmul_coop.comp: built on VK_KHR_cooperative_matrix only; VKML_NO_COOP_INT8=1 keeps
      * qmatmul.comp */
     c->coop_int8 = VK_COOP_KHR && c->storage8 && !vkml_env_flag("VKML_NO_COOP_INT8") &&
                    vk_kernel_variant(VK_KERNEL_MATMUL_INTEGER_COOP, VKML_DTYPE_INT8) >= 0 &&
