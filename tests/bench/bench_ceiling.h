@@ -18,11 +18,11 @@
 #include <stdbool.h>
 
 typedef struct bench_ceilings {
-    double fma_gflops;  /* GFLOP/s */
-    double coop_gflops; /* GFLOP/s; 0: not measured (coop_note says why) */
+    double fma_gflops;     /* GFLOP/s */
+    double coop_gflops;    /* GFLOP/s; 0: not measured (coop_note says why) */
     double coop_int8_gops; /* GOP/s; 0: not measured */
-    double copy_gbs;    /* GB/s (1e9 bytes), read + written */
-    double read_gbs;    /* GB/s */
+    double copy_gbs;       /* GB/s (1e9 bytes), read + written */
+    double read_gbs;       /* GB/s */
     const char *coop_note;
     bool device_timer;     /* timestamp queries, else host time */
     uint64_t memory_bytes; /* of the source buffer of copy and read */

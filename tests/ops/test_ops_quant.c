@@ -238,8 +238,8 @@ static void qconv_blocks(void)
     qlinear_conv("QLinearConv 5x5, 2 channels, X zero 0", (int64_t[]){3, 2, 23, 19}, 5, 5, 1, 1, 0,
                  0, 0);
     /* Many blocks (520 of 64 x 64), rows past two */
-    qlinear_conv("QLinearConv 3x3, 130 channels, 128 x 130", (int64_t[]){1, 8, 128, 130}, 130, 3,
-                 1, 1, 128, 0, 0);
+    qlinear_conv("QLinearConv 3x3, 130 channels, 128 x 130", (int64_t[]){1, 8, 128, 130}, 130, 3, 1,
+                 1, 128, 0, 0);
     oh_case *c = oh_new("MatMulInteger", 10);
     oh_input(c, VKML_DTYPE_UINT8, 3, (int64_t[]){64, 130, 40}, 0, 255);
     oh_const_random(c, VKML_DTYPE_INT8, 3, (int64_t[]){64, 40, 130}, -128, 127);
