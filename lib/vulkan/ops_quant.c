@@ -103,7 +103,7 @@ static bool push_ready(const graph_value *v, bool runtime_ok, const char *what, 
                           v->name);
 }
 
-/* Split-K of the integer products: slices of at least VK_QPROD_SLICE_STEPS steps of K
+/* Split-K of the integer products: slices of at least QPROD_SLICE_STEPS steps of K
  * (QPROD_BK each), at most QPROD_MAX_SPLITS, enough for VK_QPROD_FEW_BLOCKS workgroups. */
 #define QPROD_BLOCK 64
 #define QPROD_SMALL_BLOCK 32
