@@ -17,7 +17,7 @@ void main()
     uint m = (i / plane) % p.out_channels, col = (i / (plane * p.out_channels)) * plane + i % plane;
     qp_locate((m / p.group_out_channels) * p.splits);
     uint row = m % p.group_out_channels;
-    int xz = qp_b_zero(), wz = qp_a_zero(row), iy0, ix0;
+    int xz = qp_b_zero(0u), wz = qp_a_zero(row), iy0, ix0;
     uint at = qp_pixel(col, iy0, ix0), k = 0;
     int acc = 0;
     for (uint c = 0; c < p.group_in_channels; c++) {
@@ -33,5 +33,5 @@ void main()
             }
         }
     }
-    qp_result(row, col, acc, qp_multiplier(row));
+    qp_result(row, col, acc, qp_multiplier(row, col));
 }

@@ -32,7 +32,7 @@ void main()
     uint tx = gl_LocalInvocationID.x, ty = gl_LocalInvocationID.y, tid = ty * WG + tx;
     uint row0 = gl_WorkGroupID.y * BM, col0 = gl_WorkGroupID.x * BN;
     qp_locate(gl_WorkGroupID.z);
-    int bz = qp_b_zero();
+    int bz = qp_b_zero(0u); // a conv's padding
 
     int acc[TM][TN];
     [[unroll]] for (uint i = 0; i < TM; i++)
@@ -45,7 +45,7 @@ void main()
         }
         for (uint e = tid; e < BK * BN; e += WG * WG) {
             uint kk = e / BN, c = e % BN, gk = k0 + kk, gc = col0 + c;
-            b_tile[kk][c] = gk < qp_k_end && gc < qp_n ? qp_b_at(gk, gc, bz) - bz : 0;
+            b_tile[kk][c] = gk < qp_k_end && gc < qp_n ? qp_b_at(gk, gc, bz) - qp_b_zero(gc) : 0;
         }
         barrier();
         [[unroll]] for (uint kk = 0; kk < BK; kk++) {
@@ -65,11 +65,10 @@ void main()
         uint row = row0 + ty + WG * i;
         if (row >= qp_m)
             continue;
-        float mult = qp_multiplier(row);
         [[unroll]] for (uint j = 0; j < TN; j++) {
             uint col = col0 + tx + WG * j;
             if (col < qp_n)
-                qp_result(row, col, acc[i][j], mult);
+                qp_result(row, col, acc[i][j], qp_multiplier(row, col));
         }
     }
 }

@@ -62,7 +62,10 @@ shared uvec4 b_sh[2 * B_TILE];
 shared int row_sum[BM];
 shared int col_sum[BN];
 shared int staged[THREADS / SUBGROUP * FM * FN]; // a fragment a subgroup
-shared float row_mult[BM];
+shared float line_mult[BM]; // the multipliers of the block's rows (a conv) or columns
+#if !QCONV
+shared int col_zero[BN]; // B's zero points of the block's columns, as int8 (by_col)
+#endif
 #if QCONV
 shared int row_zero[BM]; // the weights' zero points of the block's rows, as int8
 #endif
@@ -213,8 +216,9 @@ void main()
     // the operands' bytes and zero points in int8 terms
     a_flip = A_SIGNED ? 0u : 0x80808080u;
     b_flip = B_SIGNED ? 0u : 0x80808080u;
-    int raw_zb = qp_b_zero();
+    int raw_zb = qp_b_zero(0u);
     int zb = raw_zb - (B_SIGNED ? 0 : 128);
+    bool by_col = qp_b_zero_by_col(), row_sums = by_col || zb != 0; // uniform
     // za: A's zero point as int8 where one for every row; by_row: one a row (row_zero)
     bool by_row = qp_a_zero_by_row();
     int za = by_row ? 0 : qp_a_zero(0u) - (A_SIGNED ? 0 : 128);
@@ -225,8 +229,12 @@ void main()
         uint row = row0 + tid;
 #if QCONV
         row_zero[tid] = row < qp_m ? qp_a_zero(row) - (A_SIGNED ? 0 : 128) : 0;
+        line_mult[tid] = row < qp_m ? qp_multiplier(row, 0u) : 0.0;
+#else
+        uint col = col0 + tid;
+        col_zero[tid] = col < qp_n ? qp_b_zero(col) - (B_SIGNED ? 0 : 128) : 0;
+        line_mult[tid] = col < qp_n ? qp_multiplier(0u, col) : 0.0;
 #endif
-        row_mult[tid] = row < qp_m ? qp_multiplier(row) : 0.0;
     }
 
     // This invocation's share of each step: A row a_r, bytes [a_k, a_k + 16) of the step's
@@ -265,7 +273,7 @@ void main()
     load_b(qp_k_begin, bw);
 #endif
     if (qp_k_begin < qp_k_end)
-        store_step(0u, aw, bw, a_rsum, b_csum, zb != 0, col_sums);
+        store_step(0u, aw, bw, a_rsum, b_csum, row_sums, col_sums);
     barrier();
     uint s = 0; // the stage this step reads
     for (uint k0 = qp_k_begin; k0 < qp_k_end; k0 += BK) {
@@ -296,12 +304,12 @@ void main()
                 acc[i][j] = coopMatMulAdd(fa[i], fb[j], acc[i][j]);
         // into the other stage, last read before the previous barrier: one barrier a step
         if (next)
-            store_step(s ^ 1u, aw, bw, a_rsum, b_csum, zb != 0, col_sums);
+            store_step(s ^ 1u, aw, bw, a_rsum, b_csum, row_sums, col_sums);
         barrier();
         s ^= 1u;
     }
 
-    if (zb != 0)
+    if (row_sums)
         atomicAdd(row_sum[a_r], a_rsum);
     if (col_sums) {
 #if QCONV
@@ -323,13 +331,15 @@ void main()
                 if (row >= qp_m || col >= qp_n)
                     continue;
 #if QCONV
-                int zr = row_zero[r];
+                int zr = row_zero[r], zc = zb;
+                float mult = line_mult[r];
 #else
-                int zr = za;
+                int zr = za, zc = by_col ? col_zero[c] : zb;
+                float mult = line_mult[c];
 #endif
-                int v = staged[sg * FM * FN + e] - zb * row_sum[r] - zr * col_sum[c] +
-                        int(qp_k_end - qp_k_begin) * zr * zb;
-                qp_result(row, col, v, row_mult[r]);
+                int v = staged[sg * FM * FN + e] - zc * row_sum[r] - zr * col_sum[c] +
+                        int(qp_k_end - qp_k_begin) * zr * zc;
+                qp_result(row, col, v, mult);
             }
             subgroupBarrier();
         }

@@ -19,6 +19,6 @@ void main()
     int acc = 0;
     for (uint s = 0; s < p.splits; s++)
         acc += part[(z * p.splits + s) * plane + e];
-    uint row = e / qp_n;
-    qp_result(row, e % qp_n, acc, qp_multiplier(row));
+    uint row = e / qp_n, col = e % qp_n;
+    qp_result(row, col, acc, qp_multiplier(row, col));
 }

@@ -21,29 +21,6 @@ static bool is_const_scalar(const graph_value *v)
     return !v || (v->data && vkml_tensor_element_count(v->rank, v->dims) == 1);
 }
 
-/* Whether a constant's entries are all the same (a per-channel vector that is one value:
- * symmetric weights' zero points, say). */
-static bool is_const_uniform(const graph_value *v)
-{
-    if (!v || !v->data)
-        return !v;
-    int64_t n = (int64_t)vkml_tensor_element_count(v->rank, v->dims);
-    for (int64_t i = 1; i < n; i++)
-        if (quant_const_at(v, i) != quant_const_at(v, 0))
-            return false;
-    return true;
-}
-
-/* How the weights' zero points or scales reach the kernel (qconv_push's w_zero_in_buffer,
- * w_scale_in_buffer): 0 in the push block (absent, or a constant of one value), 1 one
- * value at its binding, 2 one per output channel there. */
-static uint32_t channel_mode(const graph_value *v)
-{
-    if (is_const_uniform(v))
-        return 0;
-    return vkml_tensor_element_count(v->rank, v->dims) == 1 ? 1 : 2;
-}
-
 /* The product of a conv: rows the output channels of a group, columns the output pixels of
  * every image, K the group's channels by the window's taps; a batch a group. */
 static vk_qprod qconv_product(const conv_params *c, bool qlinear)
@@ -83,7 +60,7 @@ VKML_GPU_SUPPORTS_DECL(gpu_qconv_supports)
                                       "constants",
                                       input_at(values, node, consts[i])->name);
         const graph_value *ws = input_at(values, node, in->b_scale);
-        if (channel_mode(ws) != 0 && ws->dtype != VKML_DTYPE_FLOAT)
+        if (vk_qprod_vec_mode(ws) != 0 && ws->dtype != VKML_DTYPE_FLOAT)
             return vk_unsupported(why, why_size,
                                   "QLinearConv with %s weight scales per channel or at run time: "
                                   "the Vulkan kernels read float",
@@ -126,7 +103,7 @@ VKML_GPU_DECL(gpu_qconv)
         .w_zero = const_bits(wz),
         .w_signed = input_at(values, node, in->b)->dtype == VKML_DTYPE_INT8,
         .x_zero_in_buffer = !qlinear && !is_const_scalar(xz),
-        .w_zero_in_buffer = channel_mode(wz),
+        .w_zero_in_buffer = vk_qprod_vec_mode(wz),
     };
     uint32_t pad_end[2];
     vk_window_push_fill(&c->win, &pc.win, pad_end);
@@ -141,7 +118,7 @@ VKML_GPU_DECL(gpu_qconv)
     if (qlinear) {
         const graph_value *xs = input_at(values, node, in->a_scale);
         const graph_value *ws = input_at(values, node, in->b_scale);
-        pc.w_scale_in_buffer = channel_mode(ws);
+        pc.w_scale_in_buffer = vk_qprod_vec_mode(ws);
         pc.x_scale = const_float(xs);
         pc.y_scale = const_float(input_at(values, node, in->y_scale));
         if (!pc.w_scale_in_buffer)

@@ -31,6 +31,10 @@ typedef struct vk_qprod_plan {
 #define VK_QPROD_FEW_BLOCKS 256
 #define VK_QPROD_DIRECT_ROWS 16
 
+/* How a zero point or scale vector reaches the kernels (push.h's *_in_buffer): 0 in the
+ * push block (absent, or a constant of one value), 1 one value at its binding, 2 one per
+ * row or column there. */
+uint32_t vk_qprod_vec_mode(const graph_value *v);
 /* Whether the device's grid takes the product's blocks. */
 bool vk_qprod_fits(const struct gpu_caps *caps, const vk_qprod *q);
 void vk_qprod_pick(const struct gpu_caps *caps, const vk_qprod *q, vk_qprod_plan *plan);

@@ -78,9 +78,10 @@ VKML_GPU_DECL(gpu_quant)
     return vk_rec_kernel_1d(rec, k, t, bind, &pc, sizeof(pc), (uint64_t)l.count, err);
 }
 
-/* MatMulInteger and QLinearMatMul (shaders/qmatmul.comp): per-tensor zero points and
- * scales that are constants go in the push block; A's zero point may also be a runtime
- * scalar (dynamic quantization), bound as a buffer. Anything else runs on the CPU. */
+/* MatMulInteger and QLinearMatMul (ops_qprod.h): per-tensor zero points and scales that
+ * are constants go in the push block; A's zero point may also be a runtime scalar (dynamic
+ * quantization), B's zero points and scales per column or at run time, bound as buffers.
+ * Anything else runs on the CPU. */
 
 static const graph_value *role_value(const graph_value *values, const graph_node *node, int i)
 {
@@ -101,6 +102,21 @@ static bool push_ready(const graph_value *v, bool runtime_ok, const char *what, 
     return vk_unsupported(why, why_size,
                           "%s '%s' is not a constant scalar: the Vulkan kernel takes those", what,
                           v->name);
+}
+
+uint32_t vk_qprod_vec_mode(const graph_value *v)
+{
+    if (!v)
+        return 0;
+    int64_t n = (int64_t)vkml_tensor_element_count(v->rank, v->dims);
+    if (v->data) {
+        bool uniform = true;
+        for (int64_t i = 1; i < n && uniform; i++)
+            uniform = quant_const_at(v, i) == quant_const_at(v, 0);
+        if (uniform)
+            return 0;
+    }
+    return n == 1 ? 1 : 2;
 }
 
 /* Split-K of the integer products: slices of at least QPROD_SLICE_STEPS steps of K
@@ -246,7 +262,20 @@ VKML_GPU_SUPPORTS_DECL(gpu_qmatmul_supports)
     if (qlinear && !caps->float64)
         return vk_unsupported(why, why_size, "%s requantizes in double: no shaderFloat64",
                               node->op_type);
-    const int consts[] = {in->b_zero, in->a_scale, in->b_scale, in->y_scale, in->y_zero};
+    if (caps->max_bindings < VK_MAX_BINDINGS)
+        return vk_unsupported(why, why_size,
+                              "%s: the kernels bind %d buffers, the device allows %u",
+                              node->op_type, VK_MAX_BINDINGS, caps->max_bindings);
+    /* B's zero points and scales: per tensor or per column, constants or at run time */
+    const graph_value *bs = role_value(values, node, in->b_scale);
+    const graph_value *as = role_value(values, node, in->a_scale);
+    if (qlinear && vk_qprod_vec_mode(bs) != 0 &&
+        (bs->dtype != VKML_DTYPE_FLOAT || as->dtype != VKML_DTYPE_FLOAT))
+        return vk_unsupported(why, why_size,
+                              "%s with %s scales per column or at run time: the Vulkan kernels "
+                              "read float",
+                              node->op_type, vkml_dtype_name(bs->dtype));
+    const int consts[] = {in->a_scale, in->y_scale, in->y_zero};
     for (size_t i = 0; i < VKML_ARRAY_SIZE(consts); i++)
         if (!push_ready(role_value(values, node, consts[i]), false, "scale or zero point", why,
                         why_size))
@@ -257,7 +286,7 @@ VKML_GPU_SUPPORTS_DECL(gpu_qmatmul_supports)
 
 static uint32_t const_bits(const graph_value *v)
 {
-    return v ? (uint32_t)(int32_t)quant_const_at(v, 0) : 0;
+    return v && v->data ? (uint32_t)(int32_t)quant_const_at(v, 0) : 0;
 }
 
 VKML_GPU_DECL(gpu_qmatmul)
@@ -279,7 +308,16 @@ VKML_GPU_DECL(gpu_qmatmul)
         .a_zero_in_buffer = az && !az->data,
         .b_zero = const_bits(role_value(values, node, in->b_zero)),
         .b_signed = b->dtype == VKML_DTYPE_INT8,
+        .b_zero_in_buffer = vk_qprod_vec_mode(role_value(values, node, in->b_zero)),
     };
+    int a = node->inputs[in->a];
+    /* bindings 2-4 that the node does not use get A */
+    int bind[] = {a,
+                  node->inputs[in->b],
+                  pc.a_zero_in_buffer ? node->inputs[in->a_zero] : a,
+                  a,
+                  pc.b_zero_in_buffer ? node->inputs[in->b_zero] : a,
+                  node->outputs[0]};
     for (int d = 0; d < p.mm.batch_rank; d++) {
         pc.batch_dims[d] = vk_u32(p.mm.batch_dims[d]);
         pc.a_batch_strides[d] = vk_u32(p.mm.a_batch_strides[d]);
@@ -287,17 +325,19 @@ VKML_GPU_DECL(gpu_qmatmul)
     }
     if (qlinear) {
         const graph_value *sa = role_value(values, node, in->a_scale);
-        pc.multiplier = (float)qprod_multiplier(
-            sa->dtype, (float)quant_const_at(sa, 0),
-            (float)quant_const_at(role_value(values, node, in->b_scale), 0),
-            (float)quant_const_at(role_value(values, node, in->y_scale), 0));
+        const graph_value *sb = role_value(values, node, in->b_scale);
+        pc.b_scale_in_buffer = vk_qprod_vec_mode(sb);
+        pc.a_scale = (float)quant_const_at(sa, 0);
+        pc.y_scale = (float)quant_const_at(role_value(values, node, in->y_scale), 0);
+        if (pc.b_scale_in_buffer)
+            bind[3] = node->inputs[in->b_scale];
+        else
+            pc.multiplier = (float)qprod_multiplier(sa->dtype, pc.a_scale,
+                                                    (float)quant_const_at(sb, 0), pc.y_scale);
         pc.y_zero = const_bits(role_value(values, node, in->y_zero));
         pc.y_lo = int_limit(p.y_dtype, false);
         pc.y_hi = int_limit(p.y_dtype, true);
     }
-    int a = node->inputs[in->a];
-    int bind[] = {a, node->inputs[in->b], pc.a_zero_in_buffer ? node->inputs[in->a_zero] : a,
-                  node->outputs[0]};
     vk_qprod q = {.qlinear = qlinear,
                   .m = p.mm.m,
                   .n = p.mm.n,

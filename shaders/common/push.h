@@ -458,8 +458,11 @@ PUSH_END(quant_push)
  * slice: all of K). */
 #define QPROD_SPLIT_FIELDS PUSH_U32(splits) PUSH_U32(k_slice)
 
-/* MatMulInteger/QLinearMatMul (shaders/qmatmul.comp): Y [batch, m, n] dense, A [.., m, k]
- * and B [.., k, n] at broadcast batch strides; zero points as int32 bits. */
+/* MatMulInteger/QLinearMatMul (shaders/qmatmul.comp, common/qprod.glsl): Y [batch, m, n]
+ * dense, A [.., m, k] and B [.., k, n] at broadcast batch strides; zero points as int32
+ * bits. b_zero_in_buffer, b_scale_in_buffer: B's zero points (binding 4) and scales (binding
+ * 3) there, 1 one or 2 one per column, else b_zero and multiplier (a_scale * b_scale /
+ * y_scale). */
 #if !defined(VKML_GLSL) || defined(PUSH_QMATMUL)
 PUSH_BEGIN(qmatmul_push)
 PUSH_U32(m)
@@ -473,8 +476,12 @@ PUSH_U32(a_zero)
 PUSH_U32(a_zero_in_buffer)
 PUSH_U32(b_zero)
 PUSH_U32(b_signed)
+PUSH_U32(b_zero_in_buffer)
+PUSH_U32(b_scale_in_buffer)
 PUSH_U32(y_zero)
 PUSH_F32(multiplier)
+PUSH_F32(a_scale)
+PUSH_F32(y_scale)
 PUSH_F32(y_lo)
 PUSH_F32(y_hi)
 QPROD_SPLIT_FIELDS

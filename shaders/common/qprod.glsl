@@ -6,7 +6,8 @@
 //
 // QCONV=0: MatMulInteger / QLinearMatMul (push.h's qmatmul_push). A [.., m, k] is the
 //   variant's type T, B [.., k, n] bytes signed per b_signed; bindings 0 a, 1 b, 2 A's zero
-//   point at run time (a_zero_in_buffer), 3 y; zero points and scales per tensor.
+//   point at run time (a_zero_in_buffer), 3 B's scales (QLinearMatMul: b_scale_in_buffer, 1
+//   one or 2 one per column), 4 B's zero points (b_zero_in_buffer, the same), 5 y.
 // QCONV=1: ConvInteger / QLinearConv (qconv_push) as an implicit GEMM: rows the output
 //   channels of group z, columns (image, oy, ox), K (channel of the group, ky, kx), A the
 //   weights [M][C/group][kh][kw] (bytes signed per w_signed), B the input X [N][C][H][W]
@@ -62,7 +63,11 @@ DECLARE_IN_OF(uint8_t, 4, w_zero_buf)
 #else
 DECLARE_IN_OF(uint8_t, 1, b)
 DECLARE_IN(2, a_zero_buf)
-#define Y_BINDING 3
+#if QLINEAR
+DECLARE_IN_OF(float, 3, b_scale)
+#endif
+DECLARE_IN_OF(uint8_t, 4, b_zero_buf)
+#define Y_BINDING 5
 #define A_BYTES a
 #define A_BYTES_BINDING 0
 #define A_SIGNED (IS_SIGNED != 0)
@@ -133,8 +138,8 @@ uint qp_batches()
 
 #if QSPLIT != 2
 
-// B's zero point (X's for a conv).
-int qp_b_zero()
+// B's zero point for a column (X's for a conv, one for every column).
+int qp_b_zero(uint col)
 {
 #if QCONV
 #if !QLINEAR
@@ -143,7 +148,19 @@ int qp_b_zero()
 #endif
     return int(p.x_zero);
 #else
+    if (p.b_zero_in_buffer != 0)
+        return qp_byte(uint(b_zero_buf[p.b_zero_in_buffer == 2u ? col : 0u]), B_SIGNED);
     return int(p.b_zero);
+#endif
+}
+
+// Whether B's zero point may differ between columns (a uniform).
+bool qp_b_zero_by_col()
+{
+#if QCONV
+    return false;
+#else
+    return p.b_zero_in_buffer == 2u;
 #endif
 }
 
@@ -203,7 +220,7 @@ int qp_x_tap(uint at, int iy0, int ix0, uint k, int xz)
 }
 #endif
 
-// B[k, col] of the product (k < qp_k, col < qp_n); xz: qp_b_zero() (a conv's padding).
+// B[k, col] of the product (k < qp_k, col < qp_n); xz: qp_b_zero(0) (a conv's padding).
 int qp_b_at(uint k, uint col, int xz)
 {
 #if QCONV
@@ -218,27 +235,37 @@ int qp_b_at(uint k, uint col, int xz)
 #endif // QSPLIT != 2
 
 #if QLINEAR && QSPLIT != 1
-// The requantizing multiplier of a row: a_scale * b_scale / y_scale in float as the CPU
-// computes it (qprod_multiplier), per output channel where the weights' scale is.
-float qp_multiplier(uint row)
+// The requantizing multiplier of (row, col): a_scale * b_scale / y_scale in float as the
+// CPU computes it (qprod_multiplier), per row (a conv's output channel) where the weights'
+// scale is, per column where a matrix product's B's is.
+float qp_multiplier(uint row, uint col)
 {
 #if QCONV
-    if (p.w_scale_in_buffer != 0) {
-        precise float ab = p.x_scale * w_scale[p.w_scale_in_buffer == 2u ? qp_z * qp_m + row : 0u];
+    uint mode = p.w_scale_in_buffer;
+    float a_scale = p.x_scale;
+#define QP_B_SCALE(i) w_scale[i]
+    uint at = mode == 2u ? qp_z * qp_m + row : 0u;
+#else
+    uint mode = p.b_scale_in_buffer;
+    float a_scale = p.a_scale;
+#define QP_B_SCALE(i) b_scale[i]
+    uint at = mode == 2u ? col : 0u;
+#endif
+    if (mode != 0u) {
+        precise float ab = a_scale * QP_B_SCALE(at);
         // float's correctly rounded quotient: double's, rounded again, is the same
         return float(double(ab) / double(p.y_scale));
     }
-#endif
     return p.multiplier;
 }
 #else
-float qp_multiplier(uint row)
+float qp_multiplier(uint row, uint col)
 {
     return 1.0;
 }
 #endif
 
-// Stores the sum of (row, col) (inside the product); mult: qp_multiplier(row). QSPLIT=1:
+// Stores the sum of (row, col) (inside the product); mult: qp_multiplier(row, col). QSPLIT=1:
 // the slice's part, into the scratch.
 void qp_result(uint row, uint col, int acc, float mult)
 {

@@ -269,6 +269,16 @@ static void test_split_k(void)
     oh_const_random(c, VKML_DTYPE_INT8, 0, NULL, -128, 127);
     oh_run(c, "MatMulInteger split-K 3, 2 x 70 x 75 x 133", OH_BOUND_EXACT);
     qlinear_matmul_130("QLinearMatMul split-K 3, i8, 130 x 100 x 90");
+    c = oh_new("QLinearMatMul", 21);
+    oh_input(c, VKML_DTYPE_UINT8, 2, (int64_t[]){70, 120}, 0, 255);
+    oh_const_random(c, VKML_DTYPE_FLOAT, 0, NULL, 0.01, 0.02);
+    oh_const_random(c, VKML_DTYPE_UINT8, 0, NULL, 120, 136);
+    oh_const_random(c, VKML_DTYPE_INT8, 2, (int64_t[]){120, 75}, -128, 127);
+    oh_const_random(c, VKML_DTYPE_FLOAT, 1, (int64_t[]){75}, 0.0005, 0.004);
+    oh_const_random(c, VKML_DTYPE_INT8, 1, (int64_t[]){75}, -6, 6);
+    oh_const_random(c, VKML_DTYPE_FLOAT, 0, NULL, 0.05, 0.1);
+    oh_const_random(c, VKML_DTYPE_UINT8, 0, NULL, 100, 150);
+    oh_run(c, "QLinearMatMul split-K 3, scales and zeros by column", OH_BOUND_EXACT);
     qlinear_conv("QLinearConv split-K 3, 3x3 stride 2, group 2, weight zeros by channel",
                  (int64_t[]){2, 40, 17, 15}, 70, 3, 2, 2, 77, -4, 4);
     c = oh_new("ConvInteger", 10);
@@ -334,8 +344,33 @@ static void test_integer_products(void)
     oh_const_random(c, VKML_DTYPE_UINT8, 2, (int64_t[]){11, 13}, 0, 255);
     oh_const_random(c, VKML_DTYPE_INT8, 0, NULL, -10, 10);
     oh_const_random(c, VKML_DTYPE_UINT8, 1, (int64_t[]){13}, 100, 150);
-    oh_expect_gpu(c, false);
     oh_run(c, "MatMulInteger i8 x u8 per-column zero", OH_BOUND_EXACT);
+    /* B's zero points per column at run time, past a block each way */
+    c = oh_new("MatMulInteger", 10);
+    oh_input(c, VKML_DTYPE_UINT8, 2, (int64_t[]){70, 96}, 0, 255);
+    oh_input(c, VKML_DTYPE_INT8, 2, (int64_t[]){96, 133}, -128, 127);
+    oh_const_random(c, VKML_DTYPE_UINT8, 0, NULL, 120, 136);
+    oh_input(c, VKML_DTYPE_INT8, 1, (int64_t[]){133}, -9, 9);
+    oh_run(c, "MatMulInteger u8 x i8, run-time zeros by column, 70 x 96 x 133", OH_BOUND_EXACT);
+    /* QLinearMatMul of per-column scales and zero points (B as weights quantized per
+     * channel), batched, past a block each way */
+    for (int t = 0; t < 2; t++) {
+        vkml_dtype bt = t ? VKML_DTYPE_UINT8 : VKML_DTYPE_INT8;
+        double lo = t ? 0 : -128;
+        c = oh_new("QLinearMatMul", 21);
+        oh_input(c, VKML_DTYPE_UINT8, 3, (int64_t[]){2, 70, 80}, 0, 255);
+        oh_const_random(c, VKML_DTYPE_FLOAT, 0, NULL, 0.01, 0.02);
+        oh_const_random(c, VKML_DTYPE_UINT8, 0, NULL, 120, 136);
+        oh_const_random(c, bt, 2, (int64_t[]){80, 130}, lo, lo + 255);
+        oh_const_random(c, VKML_DTYPE_FLOAT, 1, (int64_t[]){130}, 0.0005, 0.004);
+        oh_const_random(c, bt, 1, (int64_t[]){130}, lo + 120, lo + 136);
+        oh_const_random(c, VKML_DTYPE_FLOAT, 0, NULL, 0.05, 0.1);
+        oh_const_random(c, VKML_DTYPE_UINT8, 0, NULL, 100, 150);
+        oh_run(c,
+               t ? "QLinearMatMul u8 B, scales and zeros by column"
+                 : "QLinearMatMul i8 B, scales and zeros by column",
+               OH_BOUND_EXACT);
+    }
 
     /* QLinearMatMul: random, int8 and uint8, float scales. */
     const vkml_dtype t8[] = {VKML_DTYPE_UINT8, VKML_DTYPE_INT8};
