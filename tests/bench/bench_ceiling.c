@@ -33,7 +33,7 @@ static const uint32_t peak_coop_int8_spv[] =
 #define FMA_C 0.001f
 #define COOP_WG_SUBGROUPS 4    /* peak_coop.comp's SUBGROUPS */
 #define COOP_ACCS 8            /* and ACCS */
-#define COOP_VALUE 0x3c800000u /* 1/64: A x B adds 16 / 64^2 = 1/256 a turn */
+#define COOP_VALUE 0x3c800000u /* 1/64 */
 #define READ_PER_INVOCATION 16 /* vec4s each invocation of the read kernel sums */
 #define MAX_GROUPS 65535u      /* workgroups along x every device takes */
 #define ONE_F32 0x3f800000u
@@ -390,32 +390,52 @@ done:
     return ok;
 }
 
-#if BENCH_HAVE_COOP
-static bool measure_coop(ceil_gpu *g, const struct ceiling_sizes *z, int runs, double *gflops)
+#if BENCH_HAVE_COOP || BENCH_HAVE_COOP_INT8
+/* A cooperative-matrix ceiling kernel (peak_coop.comp, peak_coop_int8.comp): its fragments'
+ * bytes (`fill` words), what each MulAdd adds to every accumulator and its operations (2 m
+ * n k); results float32 checked within near(), or int32 checked exactly. */
+typedef struct coop_peak {
+    const uint32_t *spv;
+    size_t spv_size;
+    VkDeviceSize value_bytes;
+    uint32_t fill;
+    double per_muladd, ops;
+    bool integer;
+    const char *what;
+} coop_peak;
+
+static bool measure_coop(ceil_gpu *g, const struct ceiling_sizes *z, int runs, const coop_peak *c,
+                         double *rate)
 {
     ceil_buffer values = {0}, result = {0};
     ceil_kernel k = {0};
     bool ok = false;
     uint64_t subgroups = (uint64_t)z->coop_groups * COOP_WG_SUBGROUPS;
-    if (!buffer_create(g, 2 * 16 * 16 * sizeof(float), false, &values) ||
-        !buffer_create(g, subgroups * 16 * 16 * sizeof(float), false, &result) ||
-        !fill(g, &values, COOP_VALUE) ||
-        !kernel_create(g, peak_coop_spv, sizeof(peak_coop_spv), 4, 2,
-                       (ceil_buffer *[]){&values, &result}, &k))
+    if (!buffer_create(g, c->value_bytes, false, &values) ||
+        !buffer_create(g, subgroups * 16 * 16 * 4, false, &result) || !fill(g, &values, c->fill) ||
+        !kernel_create(g, c->spv, c->spv_size, 4, 2, (ceil_buffer *[]){&values, &result}, &k))
         goto done;
     uint32_t turns = z->coop_turns;
     double t;
-    float got[2];
+    uint32_t got[2];
     if (!best_of(g, &k, &turns, z->coop_groups, runs, &t) ||
-        !read_back(g, &result, 0, sizeof(float), &got[0]) ||
-        !read_back(g, &result, result.size - sizeof(float), sizeof(float), &got[1]))
+        !read_back(g, &result, 0, 4, &got[0]) ||
+        !read_back(g, &result, result.size - 4, 4, &got[1]))
         goto done;
-    /* Accumulator i: i + turns / 256; their sum (exact in float32 at these sizes). */
-    double want = COOP_ACCS * (COOP_ACCS - 1) / 2.0 + COOP_ACCS * (double)turns / 256.0;
-    if (!near(got[0], want, "fp16 cooperative matrix") ||
-        !near(got[1], want, "fp16 cooperative matrix"))
-        goto done;
-    *gflops = 2.0 * 16 * 16 * 16 * COOP_ACCS * (double)turns * (double)subgroups / t * 1e-9;
+    /* Accumulator i: i + turns x per_muladd; their sum (exact in float32 at these sizes). */
+    double want = COOP_ACCS * (COOP_ACCS - 1) / 2.0 + COOP_ACCS * (double)turns * c->per_muladd;
+    for (int i = 0; i < 2; i++) {
+        float f;
+        memcpy(&f, &got[i], sizeof(f));
+        double v = c->integer ? (double)(int32_t)got[i] : (double)f;
+        if (c->integer && v != want) {
+            fprintf(stderr, "bench_ceiling: %s: %.0f, want %.0f\n", c->what, v, want);
+            goto done;
+        }
+        if (!c->integer && !near(v, want, c->what))
+            goto done;
+    }
+    *rate = c->ops * COOP_ACCS * (double)turns * (double)subgroups / t * 1e-9;
     ok = true;
 done:
     kernel_destroy(g, &k);
@@ -534,43 +554,6 @@ fail:
     return false;
 }
 
-#if BENCH_HAVE_COOP_INT8
-/* The same with int8 fragments of ones: each MulAdd adds 32 to every accumulator. */
-static bool measure_coop_int8(ceil_gpu *g, const struct ceiling_sizes *z, int runs, double *gops)
-{
-    ceil_buffer values = {0}, result = {0};
-    ceil_kernel k = {0};
-    bool ok = false;
-    uint64_t subgroups = (uint64_t)z->coop_groups * COOP_WG_SUBGROUPS;
-    if (!buffer_create(g, 2 * 16 * 32, false, &values) ||
-        !buffer_create(g, subgroups * 16 * 16 * sizeof(int32_t), false, &result) ||
-        !fill(g, &values, 0x01010101u) ||
-        !kernel_create(g, peak_coop_int8_spv, sizeof(peak_coop_int8_spv), 4, 2,
-                       (ceil_buffer *[]){&values, &result}, &k))
-        goto done;
-    uint32_t turns = z->coop_turns;
-    double t;
-    int32_t got[2];
-    if (!best_of(g, &k, &turns, z->coop_groups, runs, &t) ||
-        !read_back(g, &result, 0, sizeof(int32_t), &got[0]) ||
-        !read_back(g, &result, result.size - sizeof(int32_t), sizeof(int32_t), &got[1]))
-        goto done;
-    int64_t want = COOP_ACCS * (COOP_ACCS - 1) / 2 + (int64_t)COOP_ACCS * 32 * turns;
-    if (got[0] != want || got[1] != want) {
-        fprintf(stderr, "bench_ceiling: int8 cooperative matrix: %d and %d, want %lld\n",
-                (int)got[0], (int)got[1], (long long)want);
-        goto done;
-    }
-    *gops = 2.0 * 16 * 16 * 32 * COOP_ACCS * (double)turns * (double)subgroups / t * 1e-9;
-    ok = true;
-done:
-    kernel_destroy(g, &k);
-    buffer_destroy(g, &result);
-    buffer_destroy(g, &values);
-    return ok;
-}
-#endif
-
 bool bench_ceilings_measure(vk_device *vd, bool small, int runs, bench_ceilings *out)
 {
     const struct ceiling_sizes *z = &sizes[small ? 1 : 0];
@@ -582,16 +565,29 @@ bool bench_ceilings_measure(vk_device *vd, bool small, int runs, bench_ceilings 
     bool ok =
         measure_fma(&g, z, out->runs, &out->fma_gflops) && measure_memory(&g, z, out->runs, out);
 #if BENCH_HAVE_COOP
+    /* float16 16x16x16 fragments of 1/64: a MulAdd adds 16 / 64^2 = 1/256 */
+    const coop_peak fp16 = {
+        peak_coop_spv, sizeof(peak_coop_spv), 2 * 16 * 16 * 4, COOP_VALUE,
+        1.0 / 256,     2.0 * 16 * 16 * 16,    false,           "fp16 cooperative matrix"};
     if (ok && vd->caps.cooperative_matrix)
-        ok = measure_coop(&g, z, out->runs, &out->coop_gflops);
+        ok = measure_coop(&g, z, out->runs, &fp16, &out->coop_gflops);
     else
         out->coop_note = "no cooperative matrices on this device";
 #else
     out->coop_note = "glslc here does not compile GL_NV_cooperative_matrix";
 #endif
 #if BENCH_HAVE_COOP_INT8
+    /* int8 16x16x32 fragments of ones: a MulAdd adds 32 */
+    const coop_peak int8 = {peak_coop_int8_spv,
+                            sizeof(peak_coop_int8_spv),
+                            2 * 16 * 32,
+                            0x01010101u,
+                            32,
+                            2.0 * 16 * 16 * 32,
+                            true,
+                            "int8 cooperative matrix"};
     if (ok && vd->caps.coop_int8)
-        ok = measure_coop_int8(&g, z, out->runs, &out->coop_int8_gops);
+        ok = measure_coop(&g, z, out->runs, &int8, &out->coop_int8_gops);
 #endif
     gpu_close(&g);
     return ok;
