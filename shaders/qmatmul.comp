@@ -61,6 +61,22 @@ void main()
         barrier();
     }
 
+    // the multipliers once an invocation: a conv's by row, a matrix product's by column
+#if QCONV
+    float mult[TM];
+    [[unroll]] for (uint t = 0; t < TM; t++) {
+        uint row = row0 + ty + WG * t;
+        mult[t] = row < qp_m ? qp_multiplier(row, 0u) : 0.0;
+    }
+#define MULT(i, j) mult[i]
+#else
+    float mult[TN];
+    [[unroll]] for (uint t = 0; t < TN; t++) {
+        uint col = col0 + tx + WG * t;
+        mult[t] = col < qp_n ? qp_multiplier(0u, col) : 0.0;
+    }
+#define MULT(i, j) mult[j]
+#endif
     [[unroll]] for (uint i = 0; i < TM; i++) {
         uint row = row0 + ty + WG * i;
         if (row >= qp_m)
@@ -68,7 +84,7 @@ void main()
         [[unroll]] for (uint j = 0; j < TN; j++) {
             uint col = col0 + tx + WG * j;
             if (col < qp_n)
-                qp_result(row, col, acc[i][j], qp_multiplier(row, col));
+                qp_result(row, col, acc[i][j], MULT(i, j));
         }
     }
 }

@@ -11,11 +11,6 @@
 
 #include <stddef.h>
 
-static const graph_value *input_at(const graph_value *values, const graph_node *node, int i)
-{
-    return i >= 0 && i < node->n_inputs && node->inputs[i] >= 0 ? &values[node->inputs[i]] : NULL;
-}
-
 static bool is_const_scalar(const graph_value *v)
 {
     return !v || (v->data && vkml_tensor_element_count(v->rank, v->dims) == 1);
@@ -53,13 +48,13 @@ VKML_GPU_SUPPORTS_DECL(gpu_qconv_supports)
     if (in->y_scale >= 0) {
         const int consts[] = {in->a_zero, in->y_zero, in->a_scale, in->y_scale};
         for (size_t i = 0; i < VKML_ARRAY_SIZE(consts); i++)
-            if (!is_const_scalar(input_at(values, node, consts[i])))
+            if (!is_const_scalar(vk_qprod_input(values, node, consts[i])))
                 return vk_unsupported(why, why_size,
                                       "QLinearConv with '%s' not a constant scalar: the Vulkan "
                                       "kernels take X's and Y's zero points and scales as "
                                       "constants",
-                                      input_at(values, node, consts[i])->name);
-        const graph_value *ws = input_at(values, node, in->b_scale);
+                                      vk_qprod_input(values, node, consts[i])->name);
+        const graph_value *ws = vk_qprod_input(values, node, in->b_scale);
         if (vk_qprod_vec_mode(ws) != 0 && ws->dtype != VKML_DTYPE_FLOAT)
             return vk_unsupported(why, why_size,
                                   "QLinearConv with %s weight scales per channel or at run time: "
@@ -72,16 +67,6 @@ VKML_GPU_SUPPORTS_DECL(gpu_qconv_supports)
     return vk_check_tensors(values, node, caps, true, why, why_size);
 }
 
-static uint32_t const_bits(const graph_value *v)
-{
-    return v && v->data ? (uint32_t)(int32_t)quant_const_at(v, 0) : 0;
-}
-
-static float const_float(const graph_value *v)
-{
-    return (float)quant_const_at(v, 0);
-}
-
 VKML_GPU_DECL(gpu_qconv)
 {
     qprod_params p;
@@ -91,17 +76,17 @@ VKML_GPU_DECL(gpu_qconv)
     const qprod_inputs *in = p.in;
     const conv_params *c = &p.conv;
     bool qlinear = in->y_scale >= 0;
-    const graph_value *xz = input_at(values, node, in->a_zero);
-    const graph_value *wz = input_at(values, node, in->b_zero);
+    const graph_value *xz = vk_qprod_input(values, node, in->a_zero);
+    const graph_value *wz = vk_qprod_input(values, node, in->b_zero);
     qconv_push pc = {
         .count = vk_u32(p.y_count),
         .in_channels = vk_u32(c->in_channels),
         .out_channels = vk_u32(c->out_channels),
         .group_in_channels = vk_u32(c->in_channels / c->group),
         .group_out_channels = vk_u32(c->out_channels / c->group),
-        .x_zero = const_bits(xz),
-        .w_zero = const_bits(wz),
-        .w_signed = input_at(values, node, in->b)->dtype == VKML_DTYPE_INT8,
+        .x_zero = vk_qprod_const_bits(xz),
+        .w_zero = vk_qprod_const_bits(wz),
+        .w_signed = vk_qprod_input(values, node, in->b)->dtype == VKML_DTYPE_INT8,
         .x_zero_in_buffer = !qlinear && !is_const_scalar(xz),
         .w_zero_in_buffer = vk_qprod_vec_mode(wz),
     };
@@ -116,17 +101,17 @@ VKML_GPU_DECL(gpu_qconv)
                   pc.w_zero_in_buffer ? node->inputs[in->b_zero] : x,
                   node->outputs[0]};
     if (qlinear) {
-        const graph_value *xs = input_at(values, node, in->a_scale);
-        const graph_value *ws = input_at(values, node, in->b_scale);
+        const graph_value *xs = vk_qprod_input(values, node, in->a_scale);
+        const graph_value *ws = vk_qprod_input(values, node, in->b_scale);
         pc.w_scale_in_buffer = vk_qprod_vec_mode(ws);
-        pc.x_scale = const_float(xs);
-        pc.y_scale = const_float(input_at(values, node, in->y_scale));
+        pc.x_scale = (float)quant_const_at(xs, 0);
+        pc.y_scale = (float)quant_const_at(vk_qprod_input(values, node, in->y_scale), 0);
         if (!pc.w_scale_in_buffer)
-            pc.multiplier =
-                (float)qprod_multiplier(xs->dtype, pc.x_scale, const_float(ws), pc.y_scale);
+            pc.multiplier = (float)qprod_multiplier(xs->dtype, pc.x_scale,
+                                                    (float)quant_const_at(ws, 0), pc.y_scale);
         else
             bind[3] = node->inputs[in->b_scale];
-        pc.y_zero = const_bits(input_at(values, node, in->y_zero));
+        pc.y_zero = vk_qprod_const_bits(vk_qprod_input(values, node, in->y_zero));
         pc.y_lo = p.y_dtype == VKML_DTYPE_INT8 ? -128.0f : 0.0f;
         pc.y_hi = p.y_dtype == VKML_DTYPE_INT8 ? 127.0f : 255.0f;
         pc.has_bias = c->has_bias;

@@ -83,11 +83,6 @@ VKML_GPU_DECL(gpu_quant)
  * quantization), B's zero points and scales per column or at run time, bound as buffers.
  * Anything else runs on the CPU. */
 
-static const graph_value *role_value(const graph_value *values, const graph_node *node, int i)
-{
-    return i >= 0 && i < node->n_inputs && node->inputs[i] >= 0 ? &values[node->inputs[i]] : NULL;
-}
-
 static bool is_scalar(const graph_value *v)
 {
     return vkml_tensor_element_count(v->rank, v->dims) == 1;
@@ -120,12 +115,31 @@ uint32_t vk_qprod_vec_mode(const graph_value *v)
 }
 
 /* Split-K of the integer products: slices of at least QPROD_SLICE_STEPS steps of K
- * (QPROD_BK each), at most QPROD_MAX_SPLITS, enough for VK_QPROD_FEW_BLOCKS workgroups. */
+ * (QPROD_BK each), at most QPROD_MAX_SPLITS, enough for QPROD_FEW_BLOCKS workgroups. */
 #define QPROD_BLOCK 64
 #define QPROD_SMALL_BLOCK 32
 #define QPROD_BK 32
 #define QPROD_SLICE_STEPS 4
 #define QPROD_MAX_SPLITS 16
+
+#define QPROD_FEW_BLOCKS 256
+#define QPROD_DIRECT_ROWS 16
+
+/* Its kernels and grid: a conv whose groups have fewer than QPROD_DIRECT_ROWS output
+ * channels runs qconv_direct.comp (an invocation an output: `direct`); any other product
+ * qmatmul_coop.comp where the device has int8 cooperative matrices, else qmatmul.comp's 64 x
+ * 64 blocks, or 32 x 32 where those would be fewer than QPROD_FEW_BLOCKS workgroups;
+ * split-K (splits > 1: `part` then `finish`) for qmatmul_coop.comp's products of fewer
+ * blocks, or as gpu_caps.splitk_force says. */
+typedef struct qprod_plan {
+    vk_kernel_id kernel, part, finish;
+    bool direct;
+    uint32_t groups[3]; /* of the product (not direct), or of its first pass (z: batch x
+                         * slice) */
+    uint64_t outputs;   /* direct: its invocations */
+    uint32_t splits, k_slice;
+    uint64_t scratch_bytes; /* the slices' int32 parts */
+} qprod_plan;
 
 static int64_t ceil_div(int64_t a, int64_t b)
 {
@@ -139,7 +153,7 @@ bool vk_qprod_fits(const struct gpu_caps *caps, const vk_qprod *q)
            q->batches <= caps->max_workgroup_count[2];
 }
 
-void vk_qprod_pick(const struct gpu_caps *caps, const vk_qprod *q, vk_qprod_plan *plan)
+static void qprod_pick(const struct gpu_caps *caps, const vk_qprod *q, qprod_plan *plan)
 {
     /* [conv][qlinear] for the product and finish, [conv] for the first pass; [form]: coop,
      * blocks of 64, of 32 */
@@ -156,8 +170,8 @@ void vk_qprod_pick(const struct gpu_caps *caps, const vk_qprod *q, vk_qprod_plan
     static const vk_kernel_id finish[2][2] = {
         {VK_KERNEL_MATMUL_INTEGER_FINISH, VK_KERNEL_QLINEAR_MATMUL_FINISH},
         {VK_KERNEL_CONV_INTEGER_FINISH, VK_KERNEL_QLINEAR_CONV_FINISH}};
-    if (q->conv && q->m < VK_QPROD_DIRECT_ROWS && caps->splitk_force <= 1) {
-        *plan = (vk_qprod_plan){
+    if (q->conv && q->m < QPROD_DIRECT_ROWS && caps->splitk_force <= 1) {
+        *plan = (qprod_plan){
             .kernel = q->qlinear ? VK_KERNEL_QLINEAR_CONV_DIRECT : VK_KERNEL_CONV_INTEGER_DIRECT,
             .direct = true,
             .outputs = (uint64_t)q->batches * (uint64_t)q->m * (uint64_t)q->n,
@@ -168,15 +182,15 @@ void vk_qprod_pick(const struct gpu_caps *caps, const vk_qprod *q, vk_qprod_plan
     }
     bool coop = caps->coop_int8;
     int64_t blocks = ceil_div(q->m, QPROD_BLOCK) * ceil_div(q->n, QPROD_BLOCK) * q->batches;
-    bool few = !coop && blocks < VK_QPROD_FEW_BLOCKS;
+    bool few = !coop && blocks < QPROD_FEW_BLOCKS;
     int form = coop ? 0 : few ? 2 : 1;
     int64_t block = few ? QPROD_SMALL_BLOCK : QPROD_BLOCK;
     blocks = ceil_div(q->m, block) * ceil_div(q->n, block) * q->batches;
     int64_t steps = ceil_div(q->k, QPROD_BK), splits = 1;
     if (caps->splitk_force > 1)
         splits = caps->splitk_force;
-    else if (caps->splitk_force == 0 && coop && blocks < VK_QPROD_FEW_BLOCKS)
-        splits = VK_QPROD_FEW_BLOCKS / blocks;
+    else if (caps->splitk_force == 0 && coop && blocks < QPROD_FEW_BLOCKS)
+        splits = QPROD_FEW_BLOCKS / blocks;
     if (caps->splitk_force <= 1) {
         if (splits > steps / QPROD_SLICE_STEPS)
             splits = steps / QPROD_SLICE_STEPS;
@@ -196,7 +210,7 @@ void vk_qprod_pick(const struct gpu_caps *caps, const vk_qprod *q, vk_qprod_plan
         k_slice = q->k;
         scratch = 0;
     }
-    *plan = (vk_qprod_plan){
+    *plan = (qprod_plan){
         .kernel = product[q->conv][q->qlinear][form],
         .part = part[q->conv][form],
         .finish = finish[q->conv][q->qlinear],
@@ -212,8 +226,8 @@ vkml_status vk_rec_qprod(gpu_recorder *rec, const vk_qprod *q, vkml_dtype dtype,
                          int n_bind, const void *push, uint32_t push_size, size_t split_at,
                          vkml_error *err)
 {
-    vk_qprod_plan pl, *plan = &pl;
-    vk_qprod_pick(vk_rec_caps(rec), q, plan);
+    qprod_plan pl, *plan = &pl;
+    qprod_pick(vk_rec_caps(rec), q, plan);
     uint32_t words[VK_PUSH_CONSTANT_MAX / 4];
     if (push_size > sizeof(words) || split_at + 2 * sizeof(uint32_t) > push_size)
         return vkml_fail(err, VKML_ERROR_DEVICE, "integer product: a push block of %u bytes",
@@ -267,8 +281,8 @@ VKML_GPU_SUPPORTS_DECL(gpu_qmatmul_supports)
                               "%s: the kernels bind %d buffers, the device allows %u",
                               node->op_type, VK_MAX_BINDINGS, caps->max_bindings);
     /* B's zero points and scales: per tensor or per column, constants or at run time */
-    const graph_value *bs = role_value(values, node, in->b_scale);
-    const graph_value *as = role_value(values, node, in->a_scale);
+    const graph_value *bs = vk_qprod_input(values, node, in->b_scale);
+    const graph_value *as = vk_qprod_input(values, node, in->a_scale);
     if (qlinear && vk_qprod_vec_mode(bs) != 0 &&
         (bs->dtype != VKML_DTYPE_FLOAT || as->dtype != VKML_DTYPE_FLOAT))
         return vk_unsupported(why, why_size,
@@ -277,16 +291,12 @@ VKML_GPU_SUPPORTS_DECL(gpu_qmatmul_supports)
                               node->op_type, vkml_dtype_name(bs->dtype));
     const int consts[] = {in->a_scale, in->y_scale, in->y_zero};
     for (size_t i = 0; i < VKML_ARRAY_SIZE(consts); i++)
-        if (!push_ready(role_value(values, node, consts[i]), false, "scale or zero point", why,
+        if (!push_ready(vk_qprod_input(values, node, consts[i]), false, "scale or zero point", why,
                         why_size))
             return false;
-    return push_ready(role_value(values, node, in->a_zero), true, "zero point", why, why_size) &&
+    return push_ready(vk_qprod_input(values, node, in->a_zero), true, "zero point", why,
+                      why_size) &&
            vk_check_tensors(values, node, caps, true, why, why_size);
-}
-
-static uint32_t const_bits(const graph_value *v)
-{
-    return v && v->data ? (uint32_t)(int32_t)quant_const_at(v, 0) : 0;
 }
 
 VKML_GPU_DECL(gpu_qmatmul)
@@ -297,18 +307,18 @@ VKML_GPU_DECL(gpu_qmatmul)
         return st;
     const qprod_inputs *in = p.in;
     bool qlinear = in->y_scale >= 0;
-    const graph_value *az = role_value(values, node, in->a_zero);
-    const graph_value *b = role_value(values, node, in->b);
+    const graph_value *az = vk_qprod_input(values, node, in->a_zero);
+    const graph_value *b = vk_qprod_input(values, node, in->b);
     qmatmul_push pc = {
         .m = vk_u32(p.mm.m),
         .n = vk_u32(p.mm.n),
         .k = vk_u32(p.mm.k),
         .batch_rank = (uint32_t)p.mm.batch_rank,
-        .a_zero = az && az->data ? const_bits(az) : 0,
+        .a_zero = az && az->data ? vk_qprod_const_bits(az) : 0,
         .a_zero_in_buffer = az && !az->data,
-        .b_zero = const_bits(role_value(values, node, in->b_zero)),
+        .b_zero = vk_qprod_const_bits(vk_qprod_input(values, node, in->b_zero)),
         .b_signed = b->dtype == VKML_DTYPE_INT8,
-        .b_zero_in_buffer = vk_qprod_vec_mode(role_value(values, node, in->b_zero)),
+        .b_zero_in_buffer = vk_qprod_vec_mode(vk_qprod_input(values, node, in->b_zero)),
     };
     int a = node->inputs[in->a];
     /* bindings 2-4 that the node does not use get A */
@@ -324,17 +334,17 @@ VKML_GPU_DECL(gpu_qmatmul)
         pc.b_batch_strides[d] = vk_u32(p.mm.b_batch_strides[d]);
     }
     if (qlinear) {
-        const graph_value *sa = role_value(values, node, in->a_scale);
-        const graph_value *sb = role_value(values, node, in->b_scale);
+        const graph_value *sa = vk_qprod_input(values, node, in->a_scale);
+        const graph_value *sb = vk_qprod_input(values, node, in->b_scale);
         pc.b_scale_in_buffer = vk_qprod_vec_mode(sb);
         pc.a_scale = (float)quant_const_at(sa, 0);
-        pc.y_scale = (float)quant_const_at(role_value(values, node, in->y_scale), 0);
+        pc.y_scale = (float)quant_const_at(vk_qprod_input(values, node, in->y_scale), 0);
         if (pc.b_scale_in_buffer)
             bind[3] = node->inputs[in->b_scale];
         else
             pc.multiplier = (float)qprod_multiplier(sa->dtype, pc.a_scale,
                                                     (float)quant_const_at(sb, 0), pc.y_scale);
-        pc.y_zero = const_bits(role_value(values, node, in->y_zero));
+        pc.y_zero = vk_qprod_const_bits(vk_qprod_input(values, node, in->y_zero));
         pc.y_lo = int_limit(p.y_dtype, false);
         pc.y_hi = int_limit(p.y_dtype, true);
     }
