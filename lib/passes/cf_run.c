@@ -111,7 +111,10 @@ vkml_status cf_scalar_of(const graph_value *v, vkml_dtype dtype, const char *wha
         return vkml_fail(err, VKML_ERROR_INVALID_MODEL, "%s '%s' must be one %s, not %s %s", what,
                          v->name, vkml_dtype_name(dtype), vkml_dtype_name(v->dtype),
                          v->rank == 0 ? "scalar" : "tensor");
-    memcpy(out, v->data, vkml_dtype_bits(dtype) / 8);
+    if (dtype == VKML_DTYPE_BOOL) /* any nonzero byte is true; a bool holds only 0 or 1 */
+        *(bool *)out = *(const uint8_t *)v->data != 0;
+    else
+        memcpy(out, v->data, vkml_dtype_bits(dtype) / 8);
     return VKML_OK;
 }
 

@@ -217,6 +217,10 @@ static void test_loop_carried(vkml_context *ctx, int device)
         trip = 5;
         in[1] = scalar_bool(&no);
         check_run(s, "condition false at the start", in, 4, 0, 1, (int64_t[]){2}, x0);
+        /* a bool tensor's byte other than 0 or 1 (from a fuzzed model) reads as true */
+        const uint8_t odd = 74;
+        in[1] = tensor(VKML_DTYPE_BOOL, 0, NULL, &odd);
+        check_run(s, "condition byte 74: true", in, 4, 0, 1, (int64_t[]){2}, xs + 4);
     }
     close_model(&s, &m);
 
