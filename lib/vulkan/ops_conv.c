@@ -16,6 +16,7 @@
 #include "vulkan/ops_gemm.h"
 #include "vulkan/ops_matmul.h"
 #include "vulkan/ops_window.h"
+#include "vulkan/vk_gemm_tune.h"
 
 #include <stddef.h>
 #include <stdlib.h>
@@ -229,7 +230,7 @@ VKML_GPU_SUPPORTS_DECL(gpu_conv_supports)
     return vk_check_tensors(values, node, caps, true, why, why_size);
 }
 
-static vkml_status record_gemm(gpu_recorder *rec, const graph_node *node, const conv_params *p,
+static vkml_status record_gemm(gpu_recorder *rec, const vk_epilogue_push *epi, const conv_params *p,
                                vkml_dtype dtype, const int *bind, vk_kernel_id kernel,
                                const uint32_t groups[3], const vk_gemm_split *split,
                                vkml_error *err)
@@ -241,7 +242,7 @@ static vkml_status record_gemm(gpu_recorder *rec, const graph_node *node, const 
         .group_in_channels = vk_u32(p->in_channels / p->group),
         .group_out_channels = vk_u32(p->out_channels / p->group),
         .has_bias = p->has_bias,
-        .epi = vk_epilogue_of(node),
+        .epi = *epi,
     };
     vk_window_push_fill(&p->win, &pc.win, pad_end);
     pc.count = vk_u32(p->batch * p->out_channels * window_out_size(&p->win));
@@ -293,7 +294,8 @@ static vkml_status record_pooled(gpu_recorder *rec, const conv_params *p, const 
     return vk_rec_kernel(rec, kernel, dtype, bind, &pp, sizeof(pp), groups, err);
 }
 
-static vkml_status record_window(gpu_recorder *rec, const graph_node *node, const conv_params *p,
+static vkml_status record_window(gpu_recorder *rec, const struct gpu_caps *caps,
+                                 const vk_epilogue_push *epi, const conv_params *p,
                                  vkml_dtype dtype, const int *bind, vkml_error *err)
 {
     const window_params *w = &p->win;
@@ -302,7 +304,7 @@ static vkml_status record_window(gpu_recorder *rec, const graph_node *node, cons
                        .group_in = vk_u32(p->in_channels / p->group),
                        .group_out = vk_u32(p->out_channels / p->group),
                        .flags = p->has_bias ? 1u : 0u,
-                       .epi = vk_epilogue_of(node)};
+                       .epi = *epi};
     uint64_t count = vk_window3_fill(w, (uint64_t)(p->batch * p->out_channels), &pc);
     pc.count = (uint32_t)count;
     /* conv_window.comp's forms (rows), each with its taps in a loop or unrolled for square
@@ -325,7 +327,7 @@ static vkml_status record_window(gpu_recorder *rec, const graph_node *node, cons
     if (p->pooled)
         return record_pooled(rec, p, &pc, kernels[POOL][taps], dtype, bind, err);
     bool depthwise = pc.group_in == 1;
-    if (!depthwise && runs_on_lanes(p, vk_rec_caps(rec)))
+    if (!depthwise && runs_on_lanes(p, caps))
         return vk_rec_kernel_1d(rec, kernels[LANES][taps], dtype, bind, &pc, sizeof(pc),
                                 count * CONV_LANES, err);
     return vk_rec_kernel_1d(rec, kernels[depthwise ? DEPTHWISE : PLAIN][taps], dtype, bind, &pc,
@@ -379,19 +381,31 @@ VKML_GPU_DECL(gpu_conv)
      * a buffer. */
     int bind[] = {node->inputs[0], w, p.has_bias ? node->inputs[2] : w,
                   vk_epilogue_binding(node, w), node->outputs[0]};
+    vk_epilogue_push epi = vk_epilogue_of(node);
+    const struct gpu_caps *device = vk_rec_caps(rec);
+    if (p.pooled) /* the direct kernel's POOL forms: nothing else pools */
+        return record_window(rec, device, &epi, &p, dtype, bind, err);
+    if (record_as_gemv(rec, node, &p, dtype, bind, &st, err))
+        return st;
+    if (vk_conv_runs_as_product(&p, dtype, device, vk_rec_fast_math(rec)))
+        return record_pointwise(rec, node, &p, dtype, err);
+    bool packed = vk_rec_packed(rec, w);
+    struct gpu_caps caps = *device;
+    if (gemm_suits(&p, dtype, device)) /* the GEMM kernels by shape: chosen by measurement */
+        vk_conv_tuned_caps(rec, &p, dtype, packed, &caps);
+    return vk_rec_conv_as(rec, &caps, &p, dtype, packed, bind, &epi, err);
+}
+
+vkml_status vk_rec_conv_as(gpu_recorder *rec, const struct gpu_caps *caps, const conv_params *p,
+                           vkml_dtype dtype, bool packed, const int bind[5],
+                           const vk_epilogue_push *epi, vkml_error *err)
+{
     uint32_t groups[3];
     vk_kernel_id kernel;
     vk_gemm_split split;
-    if (p.pooled) /* the direct kernel's POOL forms: nothing else pools */
-        return record_window(rec, node, &p, dtype, bind, err);
-    if (record_as_gemv(rec, node, &p, dtype, bind, &st, err))
-        return st;
-    if (vk_conv_runs_as_product(&p, dtype, vk_rec_caps(rec), vk_rec_fast_math(rec)))
-        return record_pointwise(rec, node, &p, dtype, err);
-    if (gemm_groups(&p, dtype, vk_rec_caps(rec), vk_rec_fast_math(rec), vk_rec_packed(rec, w),
-                    &kernel, groups, &split))
-        return record_gemm(rec, node, &p, dtype, bind, kernel, groups, &split, err);
-    return record_window(rec, node, &p, dtype, bind, err);
+    if (gemm_groups(p, dtype, caps, vk_rec_fast_math(rec), packed, &kernel, groups, &split))
+        return record_gemm(rec, epi, p, dtype, bind, kernel, groups, &split, err);
+    return record_window(rec, caps, epi, p, dtype, bind, err);
 }
 
 bool vk_conv_packs_weights(const graph_value *values, const graph_node *node,

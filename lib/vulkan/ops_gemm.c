@@ -188,7 +188,7 @@ bool vk_gemm_pick_cm2(const struct gpu_caps *caps, const matmul_push *pc, vkml_d
 static const struct taps_tile {
     int bm, bn;
     vk_kernel_id kernel, split;
-} taps_tiles[] = {
+} taps_tiles[VK_CONV_TAPS_TILES] = {
     {128, 128, VK_KERNEL_CONV_COOP_TAPS_128X128, VK_KERNEL_CONV_COOP_TAPS_SPLITK_128X64},
     {128, 64, VK_KERNEL_CONV_COOP_TAPS_128X64, VK_KERNEL_CONV_COOP_TAPS_SPLITK_128X64},
     {64, 128, VK_KERNEL_CONV_COOP_TAPS_64X128, VK_KERNEL_CONV_COOP_TAPS_SPLITK_64X64},
@@ -209,7 +209,10 @@ bool vk_conv_pick_taps(const struct gpu_caps *caps, vkml_dtype dtype, bool fast_
     int64_t gy = (m + taps_tiles[t].bm - 1) / taps_tiles[t].bm;
     if (gy * ((n + 127) / 128) * z < VK_GEMM_TILE_MIN_GROUPS)
         t++; /* 64 pixels a block */
+    if (caps->taps_force > 0 && caps->taps_force <= VK_CONV_TAPS_TILES)
+        t = caps->taps_force - 1;
     const struct taps_tile *g = &taps_tiles[t];
+    gy = (m + g->bm - 1) / g->bm;
     int64_t gx = (n + g->bn - 1) / g->bn;
     if (!set_groups(caps, gx, gy, z, groups))
         return false;
@@ -220,7 +223,11 @@ bool vk_conv_pick_taps(const struct gpu_caps *caps, vkml_dtype dtype, bool fast_
      * at 14x14 took 6 slices of 12 steps (300 workgroups: two waves, 24 steps' time) where
      * 5 of 15 make one wave. */
     int64_t blocks = gx * gy * z;
-    int64_t splits = blocks < VK_GEMM_TILE_MIN_GROUPS ? VK_GEMM_MIN_GROUPS / blocks : 1;
+    int64_t splits = caps->taps_splits > 0              ? caps->taps_splits
+                     : blocks < VK_GEMM_TILE_MIN_GROUPS ? VK_GEMM_MIN_GROUPS / blocks
+                                                        : 1;
+    if (g->bn != 64) /* the split kernels' blocks are 64 pixels wide (by shape: never less) */
+        splits = 1;
     if (splits > k / VK_SPLITK_MIN_SLICE)
         splits = k / VK_SPLITK_MIN_SLICE;
     if (splits > VK_SPLITK_MAX)

@@ -87,6 +87,8 @@ vkml_status vk_rec_gemm_split(gpu_recorder *rec, const vk_gemm_split *sp, vkml_d
  * groups with group_in input channels each, split along K (split->splits > 0) where its
  * blocks are few; false where it does not take the conv (VKML_NO_CONV_TAPS=1: never). */
 #define VK_CONV_TAPS_BK 32
+/* Its blocks (gpu_caps.taps_force counts from 1): 128x128, 128x64, 64x128, 64x64. */
+#define VK_CONV_TAPS_TILES 4
 #define VK_CONV_TAPS_MIN_M 64
 bool vk_conv_pick_taps(const struct gpu_caps *caps, vkml_dtype dtype, bool fast_math, int64_t m,
                        int64_t n, int64_t k, int64_t z, int64_t group_in, vk_kernel_id *kernel,
@@ -110,6 +112,12 @@ bool vk_conv_packs_weights(const graph_value *values, const graph_node *node,
  * ResNet-50 b8's 14x14 pointwise convs (H200, 2026-11-25): GPU time per run fp16 4,044 ->
  * 3,866 us, fp32-fast 3,759 -> 3,579. */
 struct conv_params;
+/* Records conv p (not pooled, not as a product or on gemv) on the kernels caps pick: the
+ * implicit GEMM (over taps where `packed`), else the direct kernel. bind: X, W, bias (or
+ * W), the residual (or W), Y. */
+vkml_status vk_rec_conv_as(gpu_recorder *rec, const struct gpu_caps *caps,
+                           const struct conv_params *p, vkml_dtype dtype, bool packed,
+                           const int bind[5], const vk_epilogue_push *epi, vkml_error *err);
 bool vk_conv_runs_as_product(const struct conv_params *p, vkml_dtype dtype,
                              const struct gpu_caps *caps, bool fast_math);
 

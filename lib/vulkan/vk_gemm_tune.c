@@ -1,6 +1,8 @@
-/* Kernel choice by measurement for matrix products (vk_gemm_tune.h). */
+/* Kernel choice by measurement for matrix products and convs (vk_gemm_tune.h). */
 #include "vulkan/vk_gemm_tune.h"
 #include "core/common.h"
+#include "ops/conv.h"
+#include "vulkan/ops_gemm.h"
 #include "vulkan/vk_counts.h"
 #include "vulkan/vk_record.h"
 #include "vulkan/vk_transfer.h"
@@ -13,30 +15,76 @@
 #include <sys/stat.h>
 
 /* The candidates: the caps forcing each one (gpu_caps: gemm_force, coop_force,
- * splitk_force, coop_splits). Measured: "shape", then the coop ones where gemm_coop.comp
- * takes the dtype, else the tiled ones (on the H200 gemm_tiled.comp ran float16 products
- * 3-10x slower than the best coop candidate on every BERT-base shape, 2026-11-30: measuring
- * them only cost their pipelines' compilation). Forced by name: any that can run. */
+ * splitk_force, coop_splits, taps_force, taps_splits) and what they may take.
+ * - Products: "shape", then the coop ones where gemm_coop.comp takes the dtype, else the
+ *   tiled ones (on the H200 gemm_tiled.comp ran float16 products 3-10x slower than the best
+ *   coop candidate on every BERT-base shape, 2026-11-30: measuring them only cost their
+ *   pipelines' compilation).
+ * - Convs whose weights are packed over taps (vk_conv_packs_weights): "shape" and the taps
+ *   blocks, whole or split along K (the other kernels cannot read packed weights).
+ * - Other convs the GEMM kernels suit: "shape", the tiled ones, the gather conv on
+ *   cooperative matrices where they take the dtype (never by shape: ops_gemm.h), and the
+ *   direct kernel.
+ * Forced by name: any that can run. */
+enum { FOR_PRODUCT = 1, FOR_CONV = 2, FOR_TAPS = 4 };
 static const struct candidate {
     const char *name;
-    int gemm, coop, splitk, coop_splits;
+    unsigned takes; /* FOR_*: products, unpacked convs, convs over taps */
     bool needs_coop;
+    int gemm, coop, splitk, coop_splits, taps, taps_splits;
 } candidates[] = {
-    {"shape", 0, 0, 0, 0, false},         {"coop1", 0, 1, -1, 0, true},
-    {"coop2", 0, 2, -1, 0, true},         {"coop3", 0, 3, -1, 0, true},
-    {"coop-split2", 0, 0, 0, 2, true},    {"coop-split4", 0, 0, 0, 4, true},
-    {"coop-split8", 0, 0, 0, 8, true},    {"coop-split16", 0, 0, 0, 16, true},
-    {"tiled1", 1, -1, -1, 0, false},      {"tiled2", 2, -1, -1, 0, false},
-    {"tiled3", 3, -1, -1, 0, false},      {"tiled4", 4, -1, -1, 0, false},
-    {"tiled-split2", 0, -1, 2, 0, false}, {"tiled-split4", 0, -1, 4, 0, false},
-    {"tiled-split8", 0, -1, 8, 0, false},
+    {"shape", FOR_PRODUCT | FOR_CONV | FOR_TAPS, false, 0, 0, 0, 0, 0, 0},
+    {"coop1", FOR_PRODUCT | FOR_CONV, true, 0, 1, -1, 0, 0, 0},
+    {"coop2", FOR_PRODUCT | FOR_CONV, true, 0, 2, -1, 0, 0, 0},
+    {"coop3", FOR_PRODUCT | FOR_CONV, true, 0, 3, -1, 0, 0, 0},
+    {"coop-split2", FOR_PRODUCT, true, 0, 0, 0, 2, 0, 0},
+    {"coop-split4", FOR_PRODUCT, true, 0, 0, 0, 4, 0, 0},
+    {"coop-split8", FOR_PRODUCT, true, 0, 0, 0, 8, 0, 0},
+    {"coop-split16", FOR_PRODUCT, true, 0, 0, 0, 16, 0, 0},
+    {"tiled1", FOR_PRODUCT | FOR_CONV, false, 1, -1, -1, 0, 0, 0},
+    {"tiled2", FOR_PRODUCT | FOR_CONV, false, 2, -1, -1, 0, 0, 0},
+    {"tiled3", FOR_PRODUCT | FOR_CONV, false, 3, -1, -1, 0, 0, 0},
+    {"tiled4", FOR_PRODUCT | FOR_CONV, false, 4, -1, -1, 0, 0, 0},
+    {"tiled-split2", FOR_PRODUCT | FOR_CONV, false, 0, -1, 2, 0, 0, 0},
+    {"tiled-split4", FOR_PRODUCT | FOR_CONV, false, 0, -1, 4, 0, 0, 0},
+    {"tiled-split8", FOR_PRODUCT | FOR_CONV, false, 0, -1, 8, 0, 0, 0},
+    {"direct", FOR_CONV, false, -1, 0, 0, 0, 0, 0},
+    {"taps1", FOR_TAPS, true, 0, 0, 0, 0, 1, 1},
+    {"taps2", FOR_TAPS, true, 0, 0, 0, 0, 2, 1},
+    {"taps3", FOR_TAPS, true, 0, 0, 0, 0, 3, 1},
+    {"taps4", FOR_TAPS, true, 0, 0, 0, 0, 4, 1},
+    {"taps-split2", FOR_TAPS, true, 0, 0, 0, 0, 2, 2},
+    {"taps-split4", FOR_TAPS, true, 0, 0, 0, 0, 2, 4},
+    {"taps-split8", FOR_TAPS, true, 0, 0, 0, 0, 2, 8},
+    {"taps-split16", FOR_TAPS, true, 0, 0, 0, 0, 2, 16},
+    {"taps64-split2", FOR_TAPS, true, 0, 0, 0, 0, 4, 2},
+    {"taps64-split4", FOR_TAPS, true, 0, 0, 0, 0, 4, 4},
+    {"taps64-split8", FOR_TAPS, true, 0, 0, 0, 0, 4, 8},
+    {"taps64-split16", FOR_TAPS, true, 0, 0, 0, 0, 4, 16},
 };
 #define N_CANDIDATES ((int)VKML_ARRAY_SIZE(candidates))
-_Static_assert(VK_COOP_TILES == 3 && VK_GEMM_TILES == 4, "the tiles of the table above");
+_Static_assert(VK_COOP_TILES == 3 && VK_GEMM_TILES == 4 && VK_CONV_TAPS_TILES == 4,
+               "the tiles of the table above");
 
+/* Whether candidate c may take work of kind `takes` (one FOR_*) on a device where the
+ * cooperative matrices take its dtype (coop). */
+static bool applies(int c, unsigned takes, bool coop)
+{
+    const struct candidate *k = &candidates[c];
+    if (c == 0)
+        return true;
+    if (!(k->takes & takes) || (k->needs_coop && !coop))
+        return false;
+    /* products: the tiled family only where the coop one does not take the dtype */
+    return takes != FOR_PRODUCT || k->needs_coop == coop;
+}
+
+/* A shape to measure: its kind and numbers (a product's 8, a conv's 21: key_of_*). */
+#define KEY_MAX 24
 typedef struct tune_key {
-    int dtype, fast, a_rows, b_rows;
-    int64_t m, n, k, batch;
+    unsigned kind; /* FOR_PRODUCT, or FOR_CONV for every conv */
+    int n;
+    int64_t v[KEY_MAX];
 } tune_key;
 
 typedef struct tune_entry {
@@ -53,23 +101,42 @@ struct vk_gemm_tune {
     char path[PATH_MAX]; /* the device's file; "" when there is no cache folder */
 };
 
-static tune_key key_of(const matmul_push *pc, vkml_dtype dtype, bool fast, int64_t batch)
+static const char *kind_name(unsigned kind)
 {
-    return (tune_key){.dtype = (int)dtype,
-                      .fast = fast,
-                      .a_rows = pc->a_sk == 1,
-                      .b_rows = pc->b_sn == 1,
-                      .m = pc->m,
-                      .n = pc->n,
-                      .k = pc->k,
-                      .batch = batch};
+    return kind == FOR_PRODUCT ? "product" : "conv";
+}
+
+static tune_key key_of_product(const matmul_push *pc, vkml_dtype dtype, bool fast, int64_t batch)
+{
+    return (tune_key){FOR_PRODUCT,
+                      8,
+                      {(int)dtype, fast, pc->a_sk == 1, pc->b_sn == 1, pc->m, pc->n, pc->k, batch}};
+}
+
+static tune_key key_of_conv(const conv_params *p, vkml_dtype dtype, bool fast, bool packed)
+{
+    const window_params *w = &p->win;
+    tune_key k = {FOR_CONV,
+                  21,
+                  {(int)dtype, fast, packed, p->has_bias, p->batch, p->in_channels, p->out_channels,
+                   p->group, w->spatial}};
+    for (int d = 0; d < 2; d++) {
+        bool in = d < w->spatial;
+        int64_t *v = k.v + 9 + d;
+        v[0] = in ? w->in[d] : 1;
+        v[2] = in ? w->kernel[d] : 1;
+        v[4] = in ? w->strides[d] : 1;
+        v[6] = in ? w->pads_begin[d] : 0;
+        v[8] = in ? w->pads_end[d] : 0;
+        v[10] = in ? w->dilations[d] : 1;
+    }
+    return k;
 }
 
 static bool same_key(const tune_key *a, const tune_key *b)
 {
-    return a->dtype == b->dtype && a->fast == b->fast && a->a_rows == b->a_rows &&
-           a->b_rows == b->b_rows && a->m == b->m && a->n == b->n && a->k == b->k &&
-           a->batch == b->batch;
+    return a->kind == b->kind && a->n == b->n &&
+           memcmp(a->v, b->v, (size_t)a->n * sizeof(a->v[0])) == 0;
 }
 
 static int find(const struct vk_gemm_tune *t, const tune_key *key)
@@ -148,14 +215,14 @@ static void cache_path(const vk_device *vd, char *path, size_t size)
     char uuid[2 * VK_UUID_SIZE + 1];
     for (unsigned i = 0; i < VK_UUID_SIZE; i++)
         snprintf(uuid + 2 * i, 3, "%02x", pr->pipelineCacheUUID[i]);
-    n = snprintf(path, size, "%s/gemm-choices-%04x-%04x-%08x-%s-%016llx.txt", dir, pr->vendorID,
+    n = snprintf(path, size, "%s/kernel-choices-%04x-%04x-%08x-%s-%016llx.txt", dir, pr->vendorID,
                  pr->deviceID, pr->driverVersion, uuid, (unsigned long long)kernels_hash());
     if (n <= 0 || (size_t)n >= size)
         path[0] = '\0';
 }
 
-/* Reads the device's file: lines "dtype fast a_rows b_rows m n k batch candidate"; others
- * are skipped. */
+/* Reads the device's file: lines "KIND N1 ... Nn CANDIDATE" (KIND product or conv, with
+ * its count of numbers: key_of_product, key_of_conv); others are skipped. */
 static void load(const vk_device *vd, struct vk_gemm_tune *t)
 {
     t->loaded = true;
@@ -163,20 +230,29 @@ static void load(const vk_device *vd, struct vk_gemm_tune *t)
     FILE *f = t->path[0] ? fopen(t->path, "r") : NULL;
     if (!f)
         return;
-    char line[256], name[64];
+    char line[512];
     while (fgets(line, sizeof(line), f)) {
-        tune_key k;
-        long long m, n, kk, batch;
-        if (sscanf(line, "%d %d %d %d %lld %lld %lld %lld %63s", &k.dtype, &k.fast, &k.a_rows,
-                   &k.b_rows, &m, &n, &kk, &batch, name) != 9)
-            continue;
-        k.m = m, k.n = n, k.k = kk, k.batch = batch;
-        int c = candidate_named(name);
-        if (c >= 0 && find(t, &k) < 0 && !add(t, &k, c))
+        char *save = NULL, *word = strtok_r(line, " \t\n", &save);
+        tune_key k = {0};
+        k.kind = !word                          ? 0
+                 : strcmp(word, "product") == 0 ? FOR_PRODUCT
+                 : strcmp(word, "conv") == 0    ? FOR_CONV
+                                                : 0;
+        int want = k.kind == FOR_PRODUCT ? 8 : 21;
+        bool ok = k.kind != 0;
+        for (; ok && k.n < want; k.n++) {
+            char *end;
+            word = strtok_r(NULL, " \t\n", &save);
+            k.v[k.n] = word ? strtoll(word, &end, 10) : 0;
+            ok = word && *end == '\0';
+        }
+        word = ok ? strtok_r(NULL, " \t\n", &save) : NULL;
+        int c = word ? candidate_named(word) : -1;
+        if (c >= 0 && !strtok_r(NULL, " \t\n", &save) && find(t, &k) < 0 && !add(t, &k, c))
             break;
     }
     fclose(f);
-    VKML_LOGD("Vulkan device '%s': %d product choices read from %s", vd->base.info.name, t->n,
+    VKML_LOGD("Vulkan device '%s': %d kernel choices read from %s", vd->base.info.name, t->n,
               t->path);
 }
 
@@ -185,9 +261,10 @@ static void save(const struct vk_gemm_tune *t, const tune_key *k, int choice)
     FILE *f = t->path[0] ? fopen(t->path, "a") : NULL;
     if (!f)
         return;
-    fprintf(f, "%d %d %d %d %lld %lld %lld %lld %s\n", k->dtype, k->fast, k->a_rows, k->b_rows,
-            (long long)k->m, (long long)k->n, (long long)k->k, (long long)k->batch,
-            candidates[choice].name);
+    fprintf(f, "%s", kind_name(k->kind));
+    for (int i = 0; i < k->n; i++)
+        fprintf(f, " %lld", (long long)k->v[i]);
+    fprintf(f, " %s\n", candidates[choice].name);
     fclose(f);
 }
 
@@ -197,6 +274,8 @@ static void force(struct gpu_caps *caps, int c)
     caps->coop_force = candidates[c].coop;
     caps->splitk_force = candidates[c].splitk;
     caps->coop_splits = candidates[c].coop_splits;
+    caps->taps_force = candidates[c].taps;
+    caps->taps_splits = candidates[c].taps_splits;
 }
 
 /* Elements an operand reaches: 1 + the sum over its dims of (extent - 1) x stride. */
@@ -207,6 +286,33 @@ static uint64_t reach(const matmul_push *pc, uint64_t rows, uint64_t row_stride,
     for (uint32_t d = 0; batch_strides && d < pc->batch_rank; d++)
         last += (uint64_t)(pc->batch_dims[d] ? pc->batch_dims[d] - 1 : 0) * batch_strides[d];
     return last + 1;
+}
+
+/* What a measurement records: a product (pc, batch, has_c, has_res) or a conv (conv,
+ * packed), its dtype, and the elements of its five buffers (A or X, B or W, C or bias,
+ * the residual, Y). A conv is measured without its epilogue. */
+typedef struct tune_work {
+    unsigned kind;
+    vkml_dtype dtype;
+    bool fast;
+    const matmul_push *pc;
+    int64_t batch;
+    bool has_c, has_res;
+    const conv_params *conv;
+    bool packed;
+    uint64_t elems[5];
+    char label[96];
+} tune_work;
+
+static vkml_status record_candidate(gpu_recorder *rec, const struct gpu_caps *caps,
+                                    const tune_work *w, vkml_error *err)
+{
+    if (w->kind == FOR_PRODUCT)
+        return vk_rec_matmul_as(rec, caps, w->pc, w->dtype, 0, 1, w->has_c ? 2 : -1,
+                                w->has_res ? 3 : -1, 4, w->batch, err);
+    const int bind[5] = {0, 1, w->conv->has_bias ? 2 : 1, 1, 4};
+    const vk_epilogue_push none = {0};
+    return vk_rec_conv_as(rec, caps, w->conv, w->dtype, w->packed, bind, &none, err);
 }
 
 typedef struct tune_run {
@@ -236,22 +342,15 @@ static void run_free(tune_run *r)
         vk_mem_free(r->vd->alloc, &r->mem[i]);
 }
 
-/* Times candidates cand[0 .. n) on pc's shape; *best: the fastest's index into candidates. */
-static vkml_status measure(vk_device *vd, struct vk_gemm_tune *tune, const matmul_push *pc,
-                           vkml_dtype dtype, bool fast, int64_t batch, bool has_c, bool has_res,
+/* Times candidates cand[0 .. n) on w; *best: the fastest's index into candidates. */
+static vkml_status measure(vk_device *vd, struct vk_gemm_tune *tune, const tune_work *w,
                            const int *cand, int n, int *best, vkml_error *err)
 {
     vkml_status status = VKML_OK;
     tune_run r = {.vd = vd};
     VkDevice dev = vd->dev;
-    uint64_t elem = dtype == VKML_DTYPE_FLOAT16 ? 2 : 4;
-    const uint32_t *a_batch = pc->batch_rank ? pc->a_batch_strides : NULL;
-    const uint32_t *b_batch = pc->batch_rank ? pc->b_batch_strides : NULL;
-    uint64_t y = (uint64_t)pc->m * pc->n * (uint64_t)batch;
-    uint64_t elems[5] = {reach(pc, pc->m, pc->a_sm, pc->k, pc->a_sk, a_batch),
-                         reach(pc, pc->k, pc->b_sk, pc->n, pc->b_sn, b_batch),
-                         has_c ? reach(pc, pc->m, pc->c_sm, pc->n, pc->c_sn, NULL) : 1,
-                         has_res ? y : 1, y};
+    uint64_t elem = w->dtype == VKML_DTYPE_FLOAT16 ? 2 : 4;
+    const uint64_t *elems = w->elems;
     uint64_t total = 0;
     for (int i = 0; i < 5; i++)
         total += elems[i] * elem;
@@ -261,14 +360,13 @@ static vkml_status measure(vk_device *vd, struct vk_gemm_tune *tune, const matmu
     for (int i = 0; i < 5; i++)
         VKML_TRY(
             vk_mem_alloc(vd->alloc, VK_MEM_DEVICE, (elems[i] * elem + 3) / 4 * 4, &r.mem[i], err));
-    VKML_TRY(vk_rec_create(vd, r.mem, NULL, 5, fast, &r.rec, err));
+    VKML_TRY(vk_rec_create(vd, r.mem, NULL, 5, w->fast, &r.rec, err));
     for (int round = 0; round < VK_GEMM_TUNE_ROUNDS; round++)
         for (int i = 0; i < n; i++) {
             struct gpu_caps caps = vd->caps;
             force(&caps, cand[i]);
             vk_rec_set_node(r.rec, round * n + i);
-            VKML_TRY(vk_rec_matmul_as(r.rec, &caps, pc, dtype, 0, 1, has_c ? 2 : -1,
-                                      has_res ? 3 : -1, 4, batch, err));
+            VKML_TRY(record_candidate(r.rec, &caps, w, err));
         }
     int stamps = VK_GEMM_TUNE_ROUNDS * n;
     VkCommandPoolCreateInfo pci = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
@@ -322,9 +420,8 @@ static vkml_status measure(vk_device *vd, struct vk_gemm_tune *tune, const matmu
     tune->last_ns = vkml_now_ns();
     double best_us = 0;
     char line[1024];
-    int at = snprintf(line, sizeof(line),
-                      "Vulkan device '%s': product %ux%ux%u batch %lld %s:", vd->base.info.name,
-                      pc->m, pc->n, pc->k, (long long)batch, vkml_dtype_name(dtype));
+    int at = snprintf(line, sizeof(line), "Vulkan device '%s': %s %s:", vd->base.info.name,
+                      w->label, vkml_dtype_name(w->dtype));
     for (int i = 0; i < n; i++) {
         double us = 0;
         /* round 0 warms the caches */
@@ -347,57 +444,108 @@ cleanup:
     return status;
 }
 
-void vk_gemm_tuned_caps(gpu_recorder *rec, const matmul_push *pc, vkml_dtype dtype, int64_t batch,
-                        bool has_c, bool has_res, struct gpu_caps *out)
+/* The caps for w (key: its shape) on rec's device: forced as VKML_GEMM_TUNE names, as the
+ * device chose before, or as it chooses now by measuring the candidates for w's kind
+ * (takes: one FOR_*). */
+static void tuned_caps(gpu_recorder *rec, const tune_work *w, const tune_key *key, unsigned takes,
+                       struct gpu_caps *out)
 {
     vk_device *vd = vk_rec_device(rec);
     *out = vd->caps;
     const char *env = getenv("VKML_GEMM_TUNE");
-    bool floats = dtype == VKML_DTYPE_FLOAT || dtype == VKML_DTYPE_FLOAT16;
+    bool floats = w->dtype == VKML_DTYPE_FLOAT || w->dtype == VKML_DTYPE_FLOAT16;
     bool gpu = vd->base.info.type == VKML_DEVICE_TYPE_DISCRETE_GPU ||
                vd->base.info.type == VKML_DEVICE_TYPE_INTEGRATED_GPU ||
                vd->base.info.type == VKML_DEVICE_TYPE_VIRTUAL_GPU;
     bool on = env && *env ? strcmp(env, "0") != 0 : gpu;
     /* tests and bench_gemm force kernels through the device's caps: theirs stand */
     if (!on || !floats || !out->prefer_tiled || !out->timestamps || out->gemm_force ||
-        out->coop_force || out->splitk_force || out->cm2_force || out->coop_splits)
+        out->coop_force || out->splitk_force || out->cm2_force || out->coop_splits ||
+        out->taps_force || out->taps_splits)
         return;
-    bool fast = vk_rec_fast_math(rec);
-    bool coop = vk_gemm_coop_takes(out, dtype, fast);
+    bool coop = vk_gemm_coop_takes(out, w->dtype, w->fast);
     int forced = env && strcmp(env, "1") != 0 ? candidate_named(env) : -1;
     if (forced >= 0) {
-        if (coop || !candidates[forced].needs_coop)
+        if (applies(forced, takes, coop))
             force(out, forced);
         return;
     }
-    tune_key key = key_of(pc, dtype, fast, batch);
     pthread_mutex_lock(&vd->tune_lock);
     if (!vd->tune)
         vd->tune = calloc(1, sizeof(*vd->tune));
     struct vk_gemm_tune *t = vd->tune;
     if (t && !t->loaded)
         load(vd, t);
-    int choice = t ? find(t, &key) : 0;
+    int choice = t ? find(t, key) : 0;
     if (t && choice < 0) {
         int cand[N_CANDIDATES], n = 0;
         for (int c = 0; c < N_CANDIDATES; c++)
-            if (c == 0 || candidates[c].needs_coop == coop)
+            if (applies(c, takes, coop))
                 cand[n++] = c;
         vkml_error err = {0};
         choice = 0;
-        if (measure(vd, t, pc, dtype, fast, batch, has_c, has_res, cand, n, &choice, &err) !=
-            VKML_OK) {
-            VKML_LOGD("Vulkan device '%s': product %ux%ux%u not measured (%s): by shape",
-                      vd->base.info.name, pc->m, pc->n, pc->k, err.message);
+        if (measure(vd, t, w, cand, n, &choice, &err) != VKML_OK) {
+            VKML_LOGD("Vulkan device '%s': %s not measured (%s): by shape", vd->base.info.name,
+                      w->label, err.message);
             choice = 0;
         } else {
             t->measured++;
-            save(t, &key, choice);
+            save(t, key, choice);
         }
-        add(t, &key, choice);
+        add(t, key, choice);
     }
     pthread_mutex_unlock(&vd->tune_lock);
     force(out, choice > 0 ? choice : 0);
+}
+
+void vk_gemm_tuned_caps(gpu_recorder *rec, const matmul_push *pc, vkml_dtype dtype, int64_t batch,
+                        bool has_c, bool has_res, struct gpu_caps *out)
+{
+    tune_work w = {.kind = FOR_PRODUCT,
+                   .dtype = dtype,
+                   .fast = vk_rec_fast_math(rec),
+                   .pc = pc,
+                   .batch = batch,
+                   .has_c = has_c,
+                   .has_res = has_res};
+    const uint32_t *a_batch = pc->batch_rank ? pc->a_batch_strides : NULL;
+    const uint32_t *b_batch = pc->batch_rank ? pc->b_batch_strides : NULL;
+    uint64_t y = (uint64_t)pc->m * pc->n * (uint64_t)batch;
+    w.elems[0] = reach(pc, pc->m, pc->a_sm, pc->k, pc->a_sk, a_batch);
+    w.elems[1] = reach(pc, pc->k, pc->b_sk, pc->n, pc->b_sn, b_batch);
+    w.elems[2] = has_c ? reach(pc, pc->m, pc->c_sm, pc->n, pc->c_sn, NULL) : 1;
+    w.elems[3] = has_res ? y : 1;
+    w.elems[4] = y;
+    snprintf(w.label, sizeof(w.label), "product %ux%ux%u batch %lld", pc->m, pc->n, pc->k,
+             (long long)batch);
+    tune_key key = key_of_product(pc, dtype, w.fast, batch);
+    tuned_caps(rec, &w, &key, FOR_PRODUCT, out);
+}
+
+void vk_conv_tuned_caps(gpu_recorder *rec, const conv_params *p, vkml_dtype dtype, bool packed,
+                        struct gpu_caps *out)
+{
+    tune_work w = {.kind = FOR_CONV,
+                   .dtype = dtype,
+                   .fast = vk_rec_fast_math(rec),
+                   .conv = p,
+                   .packed = packed};
+    int64_t in = 1, taps = 1, out_px = 1;
+    for (int d = 0; d < p->win.spatial; d++) {
+        in *= p->win.in[d];
+        taps *= p->win.kernel[d];
+        out_px *= p->win.out[d];
+    }
+    w.elems[0] = (uint64_t)(p->batch * p->in_channels * in);
+    w.elems[1] = (uint64_t)(p->out_channels * (p->in_channels / p->group) * taps);
+    w.elems[2] = p->has_bias ? (uint64_t)p->out_channels : 1;
+    w.elems[3] = 1;
+    w.elems[4] = (uint64_t)(p->batch * p->out_channels * out_px);
+    snprintf(w.label, sizeof(w.label), "conv %lld -> %lld, group %lld, %lld px%s, batch %lld",
+             (long long)p->in_channels, (long long)p->out_channels, (long long)p->group,
+             (long long)in, packed ? " over taps" : "", (long long)p->batch);
+    tune_key key = key_of_conv(p, dtype, w.fast, packed);
+    tuned_caps(rec, &w, &key, packed ? FOR_TAPS : FOR_CONV, out);
 }
 
 int vk_gemm_tune_measured(const vk_device *vd)

@@ -81,6 +81,11 @@ struct gpu_caps {
     /* The kernel choice by measurement (vk_gemm_tune.h) only, with the others 0: s > 1
      * slices of K for the products gemm_coop.comp takes by shape, whatever their size. */
     int coop_splits;
+    /* The kernel choice by measurement only, for convs over taps (vk_conv_pick_taps): t > 0
+     * takes tile t of ops_gemm.c's taps table (0: by shape); taps_splits 1 keeps K whole,
+     * s > 1 splits it in s slices on a tile 64 pixels wide (0: by shape). */
+    int taps_force;
+    int taps_splits;
     uint64_t memory_budget; /* bytes of device-local memory vkml may use */
 };
 

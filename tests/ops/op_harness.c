@@ -10,7 +10,11 @@
 #include "vulkan/vk_device.h"
 #include "vulkan/vk_gemm_tune.h"
 
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 
 #define OH_MAX_INPUTS 16
 #define OH_MAX_OUTPUTS 8
@@ -722,4 +726,92 @@ int oh_finish(void)
     printf("%d cases, %d device refusals\n", oh.cases, oh.refusals);
     vk_context_destroy(&oh.vk);
     return test_finish("ops");
+}
+
+/* Lines of the files in dir (the cache folder's choice files), -1 when it cannot be read. */
+static int cache_lines(const char *dir, const char *append)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return -1;
+    int lines = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        char path[512];
+        if (e->d_name[0] == '.')
+            continue;
+        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+        if (append) {
+            FILE *w = fopen(path, "a");
+            if (w) {
+                fputs(append, w);
+                fclose(w);
+            }
+            continue;
+        }
+        FILE *f = fopen(path, "r");
+        for (int ch; f && (ch = fgetc(f)) != EOF;)
+            lines += ch == '\n';
+        if (f)
+            fclose(f);
+    }
+    closedir(d);
+    return lines;
+}
+
+static void remove_dir(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        char path[512];
+        if (e->d_name[0] == '.')
+            continue;
+        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+        remove(path);
+    }
+    if (d)
+        closedir(d);
+    rmdir(dir);
+}
+
+void oh_tune_check(const char *what, void (*shapes)(void), int n, const char *const *forced,
+                   int n_forced)
+{
+    char dir[] = "/tmp/vkml-tune-XXXXXX";
+    if (!mkdtemp(dir)) {
+        CHECK(false, "%s: a temporary folder", what);
+        return;
+    }
+    printf("-- %s: kernel choice by measurement (cache in %s)\n", what, dir);
+    setenv("VKML_CACHE_DIR", dir, 1);
+    setenv("VKML_GEMM_TUNE", "1", 1);
+    oh_gpu_kernels(OH_KERNELS_TILED, 0);
+    oh_gemm_tune_measured(true);
+    shapes();
+    int measured = oh_gemm_tune_measured(false);
+    CHECK(measured >= n && measured % n == 0, "%s: %d shapes a device measured, got %d", what, n,
+          measured);
+    CHECK(cache_lines(dir, NULL) == measured, "%s: a line a choice in the cache, %d of %d", what,
+          cache_lines(dir, NULL), measured);
+    shapes();
+    CHECK(oh_gemm_tune_measured(false) == measured, "%s: the same shapes measured again", what);
+    /* a new process's view: the choices from the file, past lines it cannot use */
+    cache_lines(dir, "garbage\nproduct 1 0 1 1 5 5 5 1 no-such-kernel\nconv 1 0 1\n"
+                     "product 1 0 1 1 5 5 5 1 tiled1 extra\n");
+    oh_gemm_tune_measured(true);
+    shapes();
+    CHECK(oh_gemm_tune_measured(false) == 0, "%s: choices read back from the cache", what);
+    for (int i = 0; i < n_forced; i++) {
+        printf("-- VKML_GEMM_TUNE=%s\n", forced[i]);
+        setenv("VKML_GEMM_TUNE", forced[i], 1);
+        oh_gemm_tune_measured(true);
+        shapes();
+    }
+    CHECK(oh_gemm_tune_measured(false) == 0, "%s: nothing measured when one is forced", what);
+    unsetenv("VKML_GEMM_TUNE");
+    unsetenv("VKML_CACHE_DIR");
+    oh_gpu_kernels(OH_KERNELS_DEVICE, 0);
+    oh_gemm_tune_measured(true);
+    remove_dir(dir);
 }

@@ -132,6 +132,15 @@ void oh_cm2(int cm2_force);
  * (vk_gemm_tune_measured), and forget=true: drop their choices, so that the next ones are
  * read from the cache file or measured again. */
 int oh_gemm_tune_measured(bool forget);
+/* The kernel choice by measurement (vk_gemm_tune.h), on the tiled kernels (lavapipe's when
+ * turned on; a GPU's cooperative-matrix ones too): shapes() runs n cases (each checked
+ * against the CPU as oh_run does); each is measured once a device, a line each in a fresh
+ * cache folder, not again for the device's life, then read back from the file past lines
+ * it cannot use; with each name of `forced` in VKML_GEMM_TUNE (a candidate that cannot
+ * take a case leaves it by shape) the cases run again and nothing is measured. Leaves the
+ * devices' kernels as they prefer. `what` labels the checks. */
+void oh_tune_check(const char *what, void (*shapes)(void), int n, const char *const *forced,
+                   int n_forced);
 /* Devices with workgroup-scope cooperative matrices (gpu_caps.coopmat2). */
 int oh_cm2_devices(void);
 /* Devices with cooperative matrices (gpu_caps.cooperative_matrix). */

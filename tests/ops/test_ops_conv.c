@@ -56,7 +56,8 @@ static void run_conv(const conv_case *cc, const char *kernels)
     oh_run(c, label, OH_BOUND_SUM);
 }
 
-/* Conv on the direct kernels: 3-D, grouped, depthwise (with a channel multiplier). */
+/* Conv of dtype t with a bias (the direct kernels' cases: 3-D, grouped, depthwise with a
+ * channel multiplier; and a float16 one over taps). */
 static void run_direct_conv(const char *label, vkml_dtype t, int rank, const int64_t *x_dims,
                             const int64_t *w_dims, int64_t group, const int64_t *strides,
                             const int64_t *pads, const int64_t *dilations)
@@ -98,6 +99,35 @@ static void test_direct_conv(void)
                     (int64_t[]){5, 3, 3}, 1, NULL, (int64_t[]){2, 1}, (int64_t[]){3});
 }
 
+/* Convs the GEMM kernels suit (K of 64 or more, over 8,192 outputs): a 3x3, a grouped one
+ * with uneven pads, a 1-D one (tune_cases), and a float16 3x3 of 32 input channels, which
+ * runs over taps (weights packed) where cooperative matrices take float16. */
+/* clang-format off */
+static const conv_case tune_cases[] = {
+    {"Conv 2-D 16 -> 32 3x3", 4, {1, 16, 20, 20}, {32, 16, 3, 3}, 1, {1, 1}, {1, 1, 1, 1}, {1, 1}, true},
+    {"Conv 2-D group 2 16 -> 32 uneven pads", 4, {2, 16, 30, 18}, {32, 8, 3, 3}, 2, {1, 1}, {1, 0, 1, 2}, {1, 1}, false},
+    {"Conv 1-D 16 -> 16 k5", 3, {4, 16, 200}, {16, 16, 5}, 1, {1}, {0, 0}, {1}, true},
+};
+/* clang-format on */
+
+static void tune_shapes(void)
+{
+    for (size_t i = 0; i < sizeof(tune_cases) / sizeof(tune_cases[0]); i++)
+        run_conv(&tune_cases[i], "tuned");
+    run_direct_conv("Conv 2-D f16 32 -> 64 3x3 (tuned)", VKML_DTYPE_FLOAT16, 4,
+                    (int64_t[]){2, 32, 13, 11}, (int64_t[]){64, 32, 3, 3}, 1, NULL,
+                    (int64_t[]){1, 1, 1, 1}, NULL);
+}
+
+/* The kernel choice by measurement for convs (vk_gemm_tune.h, oh_tune_check), and each
+ * kind of candidate forced by name ("taps2" and "coop1" cannot take them on lavapipe). */
+static void tuned_convs(void)
+{
+    static const char *const forced[] = {"tiled3", "tiled-split4", "direct",
+                                         "coop1",  "taps2",        "taps64-split4"};
+    oh_tune_check("conv tune", tune_shapes, 4, forced, (int)(sizeof(forced) / sizeof(forced[0])));
+}
+
 /* The Vulkan kernels take 1 to 3 spatial dims. */
 static void test_refusal(void)
 {
@@ -119,6 +149,7 @@ int main(void)
     }
     oh_gpu_kernels(OH_KERNELS_DEVICE, 0);
     test_direct_conv();
+    tuned_convs();
     test_refusal();
     return oh_finish();
 }

@@ -721,6 +721,30 @@ static void taps_picks(void)
           "taps: not for 32 output channels");
     CHECK(!vk_conv_pick_taps(&caps, f32, false, 128, 6272, 1152, 1, 128, &k, g, &sp),
           "taps: not float32 outside fp32-fast");
+    /* forced as the kernel choice by measurement says (taps_force, taps_splits) */
+    caps.taps_force = 4, caps.taps_splits = 1;
+    CHECK(vk_conv_pick_taps(&caps, f16, false, 512, 392, 4608, 1, 512, &k, g, &sp) &&
+              sp.splits == 0 && k == VK_KERNEL_CONV_COOP_TAPS_64X64 && g[0] == 7 && g[1] == 8,
+          "taps forced: 512 x 392 x 4608 whole on 64 x 64 blocks (kernel %d, %u x %u)", (int)k,
+          g[0], g[1]);
+    caps.taps_force = 2, caps.taps_splits = 4;
+    CHECK(vk_conv_pick_taps(&caps, f16, false, 128, 6272, 1152, 1, 128, &k, g, &sp) &&
+              sp.splits == 4 && sp.k_slice == 288 &&
+              sp.first == VK_KERNEL_CONV_COOP_TAPS_SPLITK_128X64 && sp.groups[0] == 98 &&
+              sp.groups[2] == 4,
+          "taps forced: 128 x 6272 x 1152 in 4 slices of 128 x 64 (%u of %u)", sp.splits,
+          sp.k_slice);
+    caps.taps_force = 1;
+    CHECK(vk_conv_pick_taps(&caps, f16, false, 128, 6272, 1152, 1, 128, &k, g, &sp) &&
+              sp.splits == 0 && k == VK_KERNEL_CONV_COOP_TAPS_128X128 && g[0] == 49,
+          "taps forced: 128 x 128 blocks keep K whole (split kernels are 64 pixels wide)");
+    caps.taps_force = 4, caps.taps_splits = 16;
+    CHECK(vk_conv_pick_taps(&caps, f16, false, 64, 25088, 576, 1, 64, &k, g, &sp) &&
+              sp.splits == 576 / VK_SPLITK_MIN_SLICE &&
+              sp.first == VK_KERNEL_CONV_COOP_TAPS_SPLITK_64X64,
+          "taps forced: 16 slices of a K of 576 bounded to %d, got %u", 576 / VK_SPLITK_MIN_SLICE,
+          sp.splits);
+    caps.taps_force = 0, caps.taps_splits = 0;
     caps.coop_force = 2;
     CHECK(!vk_conv_pick_taps(&caps, f16, false, 128, 6272, 1152, 1, 128, &k, g, &sp),
           "taps: not while a coop tile is forced");
@@ -905,103 +929,22 @@ static void cm2_products(void)
     dtype = VKML_DTYPE_FLOAT;
 }
 
-/* Lines of the files in dir (the cache folder's choice files), -1 when it cannot be read. */
-static int cache_lines(const char *dir, const char *append)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return -1;
-    int lines = 0;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        char path[512];
-        if (e->d_name[0] == '.')
-            continue;
-        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-        if (append) {
-            FILE *w = fopen(path, "a");
-            if (w) {
-                fputs(append, w);
-                fclose(w);
-            }
-            continue;
-        }
-        FILE *f = fopen(path, "r");
-        for (int ch; f && (ch = fgetc(f)) != EOF;)
-            lines += ch == '\n';
-        if (f)
-            fclose(f);
-    }
-    closedir(d);
-    return lines;
-}
-
-static void remove_dir(const char *dir)
-{
-    DIR *d = opendir(dir);
-    struct dirent *e;
-    while (d && (e = readdir(d))) {
-        char path[512];
-        if (e->d_name[0] == '.')
-            continue;
-        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-        remove(path);
-    }
-    if (d)
-        closedir(d);
-    rmdir(dir);
-}
-
-/* Three products of fixed shapes (ragged, Gemm's B^T with a bias, batched). */
+/* Four products of fixed shapes (ragged, Gemm's B^T with a bias, batched, ragged past a
+ * block each way). */
 static void tune_shapes(void)
 {
     matmul_2d(37, 70, 45);
     gemm(45, 67, 39, 0, 1, 1, NULL);
     matmul("batched [3,20,33] x [3,33,17]", 3, (int64_t[]){3, 20, 33}, 3, (int64_t[]){3, 33, 17},
            NULL, 0, NULL);
+    matmul_2d(131, 260, 129);
 }
 
-/* The kernel choice by measurement (vk_gemm_tune.h) on the tiled kernels (lavapipe's when
- * turned on; a GPU's cooperative-matrix ones too): the measured choice's results within
- * the bound, each shape measured once for the device's life, written to the cache folder
- * and read back from it past lines it cannot use, and candidates forced by name. */
+/* The kernel choice by measurement (vk_gemm_tune.h) for products (oh_tune_check). */
 static void tuned_products(void)
 {
-    char dir[] = "/tmp/vkml-gemm-tune-XXXXXX";
-    if (!mkdtemp(dir)) {
-        CHECK(false, "gemm tune: a temporary folder");
-        return;
-    }
-    printf("-- kernel choice by measurement (cache in %s)\n", dir);
-    setenv("VKML_CACHE_DIR", dir, 1);
-    setenv("VKML_GEMM_TUNE", "1", 1);
-    oh_gpu_kernels(OH_KERNELS_TILED, 0);
-    oh_gemm_tune_measured(true);
-    tune_shapes();
-    int measured = oh_gemm_tune_measured(false);
-    CHECK(measured >= 3 && measured % 3 == 0, "gemm tune: 3 shapes a device measured, got %d",
-          measured);
-    CHECK(cache_lines(dir, NULL) == measured, "gemm tune: a line a choice in the cache, %d of %d",
-          cache_lines(dir, NULL), measured);
-    tune_shapes();
-    CHECK(oh_gemm_tune_measured(false) == measured, "gemm tune: the same shapes measured again");
-    /* a new process's view: the choices from the file, past lines it cannot use */
-    cache_lines(dir, "garbage\n1 0 1 1 5 5 5 1 no-such-kernel\n1 0 1\n");
-    oh_gemm_tune_measured(true);
-    tune_shapes();
-    CHECK(oh_gemm_tune_measured(false) == 0, "gemm tune: choices read back from the cache");
-    static const char *const forced[] = {"tiled2", "tiled-split4", "coop3", "coop-split2"};
-    for (size_t i = 0; i < VKML_ARRAY_SIZE(forced); i++) {
-        printf("-- VKML_GEMM_TUNE=%s\n", forced[i]);
-        setenv("VKML_GEMM_TUNE", forced[i], 1);
-        tune_shapes();
-        matmul_2d(131, 260, 129);
-    }
-    CHECK(oh_gemm_tune_measured(false) == 0, "gemm tune: nothing measured when one is forced");
-    unsetenv("VKML_GEMM_TUNE");
-    unsetenv("VKML_CACHE_DIR");
-    oh_gemm_tune_measured(true);
-    remove_dir(dir);
+    static const char *const forced[] = {"tiled2", "tiled-split4", "coop3", "coop-split2", "taps2"};
+    oh_tune_check("gemm tune", tune_shapes, 4, forced, (int)VKML_ARRAY_SIZE(forced));
 }
 
 int main(void)
