@@ -169,10 +169,11 @@ static int candidate_named(const char *name)
     return -1;
 }
 
-/* FNV-1a over the SPIR-V of the product kernels: a new build of them measures afresh. */
+/* FNV-1a over the SPIR-V of the product and conv kernels: a new build of them measures
+ * afresh. */
 static uint64_t kernels_hash(void)
 {
-    static const char *const prefixes[] = {"gemm", "conv_gemm", "matmul", "gemv"};
+    static const char *const prefixes[] = {"gemm", "conv", "matmul", "gemv"};
     uint64_t h = VKML_FNV1A_SEED;
     for (int v = 0; v < VK_VARIANT_COUNT; v++)
         for (size_t p = 0; p < VKML_ARRAY_SIZE(prefixes); p++)

@@ -120,11 +120,13 @@ static void tune_shapes(void)
 }
 
 /* The kernel choice by measurement for convs (vk_gemm_tune.h, oh_tune_check), and each
- * kind of candidate forced by name ("taps2" and "coop1" cannot take them on lavapipe). */
+ * kind of candidate forced by name (the coop and taps ones only where cooperative matrices
+ * take the conv: not on lavapipe). */
 static void tuned_convs(void)
 {
-    static const char *const forced[] = {"tiled3", "tiled-split4", "direct",
-                                         "coop1",  "taps2",        "taps64-split4"};
+    static const char *const forced[] = {"tiled3",      "tiled-split4",  "direct",        "coop1",
+                                         "taps1",       "taps2",         "taps3",         "taps4",
+                                         "taps-split8", "taps64-split4", "taps64-split16"};
     oh_tune_check("conv tune", tune_shapes, 4, forced, (int)(sizeof(forced) / sizeof(forced[0])));
 }
 
