@@ -66,17 +66,20 @@ static const struct candidate {
 _Static_assert(VK_COOP_TILES == 3 && VK_GEMM_TILES == 4 && VK_CONV_TAPS_TILES == 4,
                "the tiles of the table above");
 
-/* Whether candidate c may take work of kind `takes` (one FOR_*) on a device where the
- * cooperative matrices take its dtype (coop). */
-static bool applies(int c, unsigned takes, bool coop)
+/* Whether candidate c can take work of kind `takes` (one FOR_*) on a device where the
+ * cooperative matrices take its dtype (coop): what VKML_GEMM_TUNE may force. */
+static bool can_take(int c, unsigned takes, bool coop)
 {
     const struct candidate *k = &candidates[c];
-    if (c == 0)
-        return true;
-    if (!(k->takes & takes) || (k->needs_coop && !coop))
-        return false;
-    /* products: the tiled family only where the coop one does not take the dtype */
-    return takes != FOR_PRODUCT || k->needs_coop == coop;
+    return c == 0 || ((k->takes & takes) && (!k->needs_coop || coop));
+}
+
+/* Whether it is measured there: products time the tiled family only where the coop one
+ * does not take the dtype. */
+static bool measured_for(int c, unsigned takes, bool coop)
+{
+    return can_take(c, takes, coop) &&
+           (c == 0 || takes != FOR_PRODUCT || candidates[c].needs_coop == coop);
 }
 
 /* A shape to measure: its kind and numbers (a product's 8, a conv's 21: key_of_*). */
@@ -113,6 +116,7 @@ static tune_key key_of_product(const matmul_push *pc, vkml_dtype dtype, bool fas
                       {(int)dtype, fast, pc->a_sk == 1, pc->b_sn == 1, pc->m, pc->n, pc->k, batch}};
 }
 
+/* A conv's numbers: 1-D and 2-D windows (the GEMM kernels take no 3-D conv) */
 static tune_key key_of_conv(const conv_params *p, vkml_dtype dtype, bool fast, bool packed)
 {
     const window_params *w = &p->win;
@@ -467,7 +471,7 @@ static void tuned_caps(gpu_recorder *rec, const tune_work *w, const tune_key *ke
     bool coop = vk_gemm_coop_takes(out, w->dtype, w->fast);
     int forced = env && strcmp(env, "1") != 0 ? candidate_named(env) : -1;
     if (forced >= 0) {
-        if (applies(forced, takes, coop))
+        if (can_take(forced, takes, coop))
             force(out, forced);
         return;
     }
@@ -481,7 +485,7 @@ static void tuned_caps(gpu_recorder *rec, const tune_work *w, const tune_key *ke
     if (t && choice < 0) {
         int cand[N_CANDIDATES], n = 0;
         for (int c = 0; c < N_CANDIDATES; c++)
-            if (applies(c, takes, coop))
+            if (measured_for(c, takes, coop))
                 cand[n++] = c;
         vkml_error err = {0};
         choice = 0;
