@@ -12,10 +12,10 @@
  * matrices (caps.coopmat2), each gemm_cm2.comp tile forced.
  *   bench_gemm [--small] [DEVICE] [RUNS] [CHAIN] [FILTER]   DEVICE: 0, 1 ... (default 0);
  *   RUNS: timed runs per point (default 20; --small 5); CHAIN: products per model (default
- *   10; --small 4); FILTER: only shapes whose name contains it. --small: two small shapes
- *   and small ceilings (seconds on lavapipe: the test). BENCH_GEMM_TILES=1 adds a line per
- *   tile forced (gemm_tiled.comp float32; gemm_coop.comp fp16 where it runs);
- *   BENCH_GEMM_TILES=only: the gemm_coop.comp tiles' lines alone.
+ *   10; --small 4); FILTER: only shapes whose name contains it ("B^T": the Gemms with transB,
+ *   W read along K as a Linear layer's). --small: three small shapes and small ceilings (seconds on
+ * lavapipe: the test). BENCH_GEMM_TILES=1 adds a line per tile forced (gemm_tiled.comp float32;
+ * gemm_coop.comp fp16 where it runs); BENCH_GEMM_TILES=only: the gemm_coop.comp tiles' lines alone.
  * BENCH_GEMM_WARM_MS: the warm-up per point (default 300 ms, --small 0; 0: one run);
  * BENCH_GEMM_TRACE=1: each timed run's times on stderr with the wall clock, to set beside
  * `nvidia-smi --query-gpu=timestamp,clocks.sm --format=csv -lms 100`.
@@ -38,26 +38,30 @@ typedef struct bench_shape {
     bool conv;
     int64_t batch, m, k;  /* MatMul: X [batch, m, k] x W [k, k] (n = k) */
     int64_t c, hw, ksize; /* Conv: X [batch, c, hw, hw], W [c, c, ksize, ksize], pad ksize/2 */
+    bool bt;              /* a Gemm with transB: W read along K (as a Linear layer's weight) */
 } bench_shape;
 
 static const bench_shape shapes[] = {
-    {"matmul 4096x4096x4096", false, 1, 4096, 4096, 0, 0, 0},
-    {"matmul 1024x1024x1024", false, 1, 1024, 1024, 0, 0, 0},
-    {"linear 256x4096x4096", false, 1, 256, 4096, 0, 0, 0},
-    {"matmul batch 8 x 512x512x512", false, 8, 512, 512, 0, 0, 0},
-    {"matmul 64x768x768 (BERT-ish)", false, 1, 64, 768, 0, 0, 0},
-    {"conv r50 3x3 64 @56", true, 1, 0, 0, 64, 56, 3},
-    {"conv r50 3x3 128 @28", true, 1, 0, 0, 128, 28, 3},
-    {"conv r50 3x3 256 @14", true, 1, 0, 0, 256, 14, 3},
-    {"conv r50 3x3 512 @7", true, 1, 0, 0, 512, 7, 3},
-    {"conv 1x1 256 @56", true, 1, 0, 0, 256, 56, 1},
-    {"conv 1x1 1024 @14", true, 1, 0, 0, 1024, 14, 1},
+    {"matmul 4096x4096x4096", false, 1, 4096, 4096, 0, 0, 0, false},
+    {"matmul 1024x1024x1024", false, 1, 1024, 1024, 0, 0, 0, false},
+    {"linear 256x4096x4096", false, 1, 256, 4096, 0, 0, 0, false},
+    {"linear 256x4096x4096 B^T", false, 1, 256, 4096, 0, 0, 0, true},
+    {"matmul 4096x4096x4096 B^T", false, 1, 4096, 4096, 0, 0, 0, true},
+    {"matmul batch 8 x 512x512x512", false, 8, 512, 512, 0, 0, 0, false},
+    {"matmul 64x768x768 (BERT-ish)", false, 1, 64, 768, 0, 0, 0, false},
+    {"conv r50 3x3 64 @56", true, 1, 0, 0, 64, 56, 3, false},
+    {"conv r50 3x3 128 @28", true, 1, 0, 0, 128, 28, 3, false},
+    {"conv r50 3x3 256 @14", true, 1, 0, 0, 256, 14, 3, false},
+    {"conv r50 3x3 512 @7", true, 1, 0, 0, 512, 7, 3, false},
+    {"conv 1x1 256 @56", true, 1, 0, 0, 256, 56, 1, false},
+    {"conv 1x1 1024 @14", true, 1, 0, 0, 1024, 14, 1, false},
 };
 
 /* --small's: seconds on lavapipe. */
 static const bench_shape small_shapes[] = {
-    {"matmul 64x128x128 (small)", false, 1, 64, 128, 0, 0, 0},
-    {"conv 3x3 16 @16 (small)", true, 1, 0, 0, 16, 16, 3},
+    {"matmul 64x128x128 (small)", false, 1, 64, 128, 0, 0, 0, false},
+    {"linear 64x128x128 B^T (small)", false, 1, 64, 128, 0, 0, 0, true},
+    {"conv 3x3 16 @16 (small)", true, 1, 0, 0, 16, 16, 3, false},
 };
 
 /* The input's dims and element count of a shape. */
@@ -70,6 +74,10 @@ static int input_dims(const bench_shape *s, int64_t *dims)
     }
     int64_t d[3] = {s->batch, s->m, s->k};
     memcpy(dims, d, sizeof(d));
+    if (s->bt) { /* Gemm: [m, k] */
+        dims[0] = s->m, dims[1] = s->k;
+        return 2;
+    }
     return 3;
 }
 
@@ -111,11 +119,15 @@ static vkml_model *chain_model(const bench_shape *s, int chain)
         char name[32];
         snprintf(name, sizeof(name), "y%d", i);
         int y = graph_add_value(g, name);
-        int node = graph_add_node(g, name, s->conv ? "Conv" : "MatMul", "", 2, 1, s->conv);
+        const char *op = s->conv ? "Conv" : s->bt ? "Gemm" : "MatMul";
+        int node = graph_add_node(g, name, op, "", 2, 1, s->conv || s->bt);
         g->nodes[node].inputs[0] = prev;
         g->nodes[node].inputs[1] = w;
         g->nodes[node].outputs[0] = y;
         g->nodes[node].opset = 13;
+        if (s->bt)
+            g->nodes[node].attrs[0] =
+                (graph_attr){.name = "transB", .type = GRAPH_ATTR_INT, .i = 1};
         if (s->conv) {
             int64_t p = s->ksize / 2;
             g->nodes[node].attrs[0] = (graph_attr){
@@ -141,7 +153,8 @@ static double product_us(vkml_session *sess)
     if (vkml_session_profile(sess, nodes, VKML_ARRAY_SIZE(nodes), &n, &err) != VKML_OK)
         return 0;
     for (size_t i = 0; i < n && i < VKML_ARRAY_SIZE(nodes); i++)
-        if (strcmp(nodes[i].op, "MatMul") == 0 || strcmp(nodes[i].op, "Conv") == 0) {
+        if (strcmp(nodes[i].op, "MatMul") == 0 || strcmp(nodes[i].op, "Gemm") == 0 ||
+            strcmp(nodes[i].op, "Conv") == 0) {
             us += nodes[i].us;
             products++;
         }
