@@ -82,8 +82,10 @@ static bool measured_for(int c, unsigned takes, bool coop)
            (c == 0 || takes != FOR_PRODUCT || candidates[c].needs_coop == coop);
 }
 
-/* A shape to measure: its kind and numbers (a product's 8, a conv's 21: key_of_*). */
-#define KEY_MAX 24
+/* A shape to measure: its kind and numbers (key_of_product's, key_of_conv's). */
+#define KEY_PRODUCT 8
+#define KEY_CONV 21
+#define KEY_MAX KEY_CONV
 typedef struct tune_key {
     unsigned kind; /* FOR_PRODUCT, or FOR_CONV for every conv */
     int n;
@@ -112,7 +114,7 @@ static const char *kind_name(unsigned kind)
 static tune_key key_of_product(const matmul_push *pc, vkml_dtype dtype, bool fast, int64_t batch)
 {
     return (tune_key){FOR_PRODUCT,
-                      8,
+                      KEY_PRODUCT,
                       {(int)dtype, fast, pc->a_sk == 1, pc->b_sn == 1, pc->m, pc->n, pc->k, batch}};
 }
 
@@ -121,7 +123,7 @@ static tune_key key_of_conv(const conv_params *p, vkml_dtype dtype, bool fast, b
 {
     const window_params *w = &p->win;
     tune_key k = {FOR_CONV,
-                  21,
+                  KEY_CONV,
                   {(int)dtype, fast, packed, p->has_bias, p->batch, p->in_channels, p->out_channels,
                    p->group, w->spatial}};
     for (int d = 0; d < 2; d++) {
@@ -243,7 +245,7 @@ static void load(const vk_device *vd, struct vk_gemm_tune *t)
                  : strcmp(word, "product") == 0 ? FOR_PRODUCT
                  : strcmp(word, "conv") == 0    ? FOR_CONV
                                                 : 0;
-        int want = k.kind == FOR_PRODUCT ? 8 : 21;
+        int want = k.kind == FOR_PRODUCT ? KEY_PRODUCT : KEY_CONV;
         bool ok = k.kind != 0;
         for (; ok && k.n < want; k.n++) {
             char *end;
@@ -449,12 +451,11 @@ cleanup:
     return status;
 }
 
-/* The caps for w (key: its shape) on rec's device: forced as VKML_GEMM_TUNE names, as the
- * device chose before, or as it chooses now by measuring the candidates for w's kind
- * (takes: one FOR_*). */
-static void tuned_caps(gpu_recorder *rec, const tune_work *w, const tune_key *key, unsigned takes,
-                       struct gpu_caps *out)
+/* The caps for w on rec's device: forced as VKML_GEMM_TUNE names, as the device chose
+ * before for w's shape, or as it chooses now by measuring the candidates for w's kind. */
+static void tuned_caps(gpu_recorder *rec, const tune_work *w, struct gpu_caps *out)
 {
+    unsigned takes = w->kind == FOR_PRODUCT ? FOR_PRODUCT : w->packed ? FOR_TAPS : FOR_CONV;
     vk_device *vd = vk_rec_device(rec);
     *out = vd->caps;
     const char *env = getenv("VKML_GEMM_TUNE");
@@ -475,13 +476,15 @@ static void tuned_caps(gpu_recorder *rec, const tune_work *w, const tune_key *ke
             force(out, forced);
         return;
     }
+    tune_key key = w->kind == FOR_PRODUCT ? key_of_product(w->pc, w->dtype, w->fast, w->batch)
+                                          : key_of_conv(w->conv, w->dtype, w->fast, w->packed);
     pthread_mutex_lock(&vd->tune_lock);
     if (!vd->tune)
         vd->tune = calloc(1, sizeof(*vd->tune));
     struct vk_gemm_tune *t = vd->tune;
     if (t && !t->loaded)
         load(vd, t);
-    int choice = t ? find(t, key) : 0;
+    int choice = t ? find(t, &key) : 0;
     if (t && choice < 0) {
         int cand[N_CANDIDATES], n = 0;
         for (int c = 0; c < N_CANDIDATES; c++)
@@ -495,9 +498,9 @@ static void tuned_caps(gpu_recorder *rec, const tune_work *w, const tune_key *ke
             choice = 0;
         } else {
             t->measured++;
-            save(t, key, choice);
+            save(t, &key, choice);
         }
-        add(t, key, choice);
+        add(t, &key, choice);
     }
     pthread_mutex_unlock(&vd->tune_lock);
     force(out, choice > 0 ? choice : 0);
@@ -523,8 +526,7 @@ void vk_gemm_tuned_caps(gpu_recorder *rec, const matmul_push *pc, vkml_dtype dty
     w.elems[4] = y;
     snprintf(w.label, sizeof(w.label), "product %ux%ux%u batch %lld", pc->m, pc->n, pc->k,
              (long long)batch);
-    tune_key key = key_of_product(pc, dtype, w.fast, batch);
-    tuned_caps(rec, &w, &key, FOR_PRODUCT, out);
+    tuned_caps(rec, &w, out);
 }
 
 void vk_conv_tuned_caps(gpu_recorder *rec, const conv_params *p, vkml_dtype dtype, bool packed,
@@ -535,22 +537,17 @@ void vk_conv_tuned_caps(gpu_recorder *rec, const conv_params *p, vkml_dtype dtyp
                    .fast = vk_rec_fast_math(rec),
                    .conv = p,
                    .packed = packed};
-    int64_t in = 1, taps = 1, out_px = 1;
-    for (int d = 0; d < p->win.spatial; d++) {
-        in *= p->win.in[d];
-        taps *= p->win.kernel[d];
-        out_px *= p->win.out[d];
-    }
+    int64_t in = window_in_size(&p->win);
     w.elems[0] = (uint64_t)(p->batch * p->in_channels * in);
-    w.elems[1] = (uint64_t)(p->out_channels * (p->in_channels / p->group) * taps);
+    w.elems[1] =
+        (uint64_t)(p->out_channels * (p->in_channels / p->group) * window_kernel_size(&p->win));
     w.elems[2] = p->has_bias ? (uint64_t)p->out_channels : 1;
     w.elems[3] = 1;
-    w.elems[4] = (uint64_t)(p->batch * p->out_channels * out_px);
+    w.elems[4] = (uint64_t)(p->batch * p->out_channels * window_out_size(&p->win));
     snprintf(w.label, sizeof(w.label), "conv %lld -> %lld, group %lld, %lld px%s, batch %lld",
              (long long)p->in_channels, (long long)p->out_channels, (long long)p->group,
              (long long)in, packed ? " over taps" : "", (long long)p->batch);
-    tune_key key = key_of_conv(p, dtype, w.fast, packed);
-    tuned_caps(rec, &w, &key, packed ? FOR_TAPS : FOR_CONV, out);
+    tuned_caps(rec, &w, out);
 }
 
 int vk_gemm_tune_measured(const vk_device *vd)
