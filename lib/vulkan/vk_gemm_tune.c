@@ -175,12 +175,13 @@ static int candidate_named(const char *name)
     return -1;
 }
 
-/* FNV-1a over the SPIR-V of the product and conv kernels: a new build of them measures
- * afresh. */
+/* FNV-1a over the rule that picks (VK_GEMM_TUNE_MARGIN) and the SPIR-V of the product and
+ * conv kernels: a new build of either measures afresh. */
 static uint64_t kernels_hash(void)
 {
     static const char *const prefixes[] = {"gemm", "conv", "matmul", "gemv"};
-    uint64_t h = VKML_FNV1A_SEED;
+    const int margin = VK_GEMM_TUNE_MARGIN;
+    uint64_t h = vkml_fnv1a(VKML_FNV1A_SEED, &margin, sizeof(margin));
     for (int v = 0; v < VK_VARIANT_COUNT; v++)
         for (size_t p = 0; p < VKML_ARRAY_SIZE(prefixes); p++)
             if (strncmp(vk_spirv_table[v].name, prefixes[p], strlen(prefixes[p])) == 0) {
@@ -349,7 +350,17 @@ static void run_free(tune_run *r)
         vk_mem_free(r->vd->alloc, &r->mem[i]);
 }
 
-/* Times candidates cand[0 .. n) on w; *best: the fastest's index into candidates. */
+int vk_gemm_tune_pick(const double *us, int n)
+{
+    int best = 0;
+    for (int i = 1; i < n; i++)
+        if (us[i] < us[best])
+            best = i;
+    return us[best] * (100 + VK_GEMM_TUNE_MARGIN) > us[0] * 100 ? 0 : best;
+}
+
+/* Times candidates cand[0 .. n) on w (cand[0] the choice by shape: measured_for keeps the
+ * table's order); *best: the index into candidates of the one vk_gemm_tune_pick takes. */
 static vkml_status measure(vk_device *vd, struct vk_gemm_tune *tune, const tune_work *w,
                            const int *cand, int n, int *best, vkml_error *err)
 {
@@ -425,26 +436,22 @@ static vkml_status measure(vk_device *vd, struct vk_gemm_tune *tune, const tune_
         before = took;
     }
     tune->last_ns = vkml_now_ns();
-    double best_us = 0;
+    double us[N_CANDIDATES];
     char line[1024];
     int at = snprintf(line, sizeof(line), "Vulkan device '%s': %s %s:", vd->base.info.name,
                       w->label, vkml_dtype_name(w->dtype));
     for (int i = 0; i < n; i++) {
-        double us = 0;
         /* round 0 warms the caches */
         for (int round = 1; round < VK_GEMM_TUNE_ROUNDS; round++) {
             int s = round * n + i;
             double v = (double)((t[s + 1] - t[s]) & mask) * vd->props.limits.timestampPeriod / 1e3;
-            us = round == 1 || v < us ? v : us;
-        }
-        if (i == 0 || us < best_us) {
-            best_us = us;
-            *best = cand[i];
+            us[i] = round == 1 || v < us[i] ? v : us[i];
         }
         if (at > 0 && (size_t)at < sizeof(line))
             at += snprintf(line + at, sizeof(line) - (size_t)at, " %s %.1f",
-                           candidates[cand[i]].name, us);
+                           candidates[cand[i]].name, us[i]);
     }
+    *best = cand[vk_gemm_tune_pick(us, n)];
     VKML_LOGD("%s us; takes %s", line, candidates[*best].name);
 cleanup:
     run_free(&r);

@@ -40,6 +40,17 @@
 #define VK_GEMM_TUNE_MAX_MS 1000
 #define VK_GEMM_TUNE_IDLE_MS 500
 #define VK_GEMM_TUNE_MAX_BYTES (512ull << 20)
+/* A candidate replaces the choice by shape only when it ran at least this many percent
+ * faster alone. Measured alone, a kernel finds its operands in the L2 cache and runs
+ * without its epilogue; in a model its weights come from memory. Smaller gains did not
+ * carry over: on the H200 (2026-12-01) convs taken at 3-10% faster alone made ResNet-50
+ * fp16 1-3% slower in GPU time (b1 899 us against 876 by shape, b8 1,540 against 1,520);
+ * with the margin b8 took 1,522 against 1,522, b1 879 against 877, YOLOv8n-style 901-904
+ * against 908. */
+#define VK_GEMM_TUNE_MARGIN 15
+/* Of n candidates' times us[0 .. n), us[0] the choice by shape's: the index of the one to
+ * take (the fastest, if VK_GEMM_TUNE_MARGIN faster than the choice by shape; else 0). */
+int vk_gemm_tune_pick(const double *us, int n);
 
 /* *out: the caps to record the product pc with: the device's, forced as its fastest
  * candidate wants. has_c, has_res: whether it binds C and a residual. */

@@ -27,6 +27,7 @@
 #include "vulkan/ops_gemm.h"
 #include "vulkan/ops_matmul.h"
 #include "vulkan/vk_device.h"
+#include "vulkan/vk_gemm_tune.h"
 
 #include <dirent.h>
 #include <stdlib.h>
@@ -940,6 +941,22 @@ static void tune_shapes(void)
     matmul_2d(131, 260, 129);
 }
 
+/* The rule that picks among measured times (vk_gemm_tune_pick): the fastest where it beats
+ * the choice by shape (the first) by VK_GEMM_TUNE_MARGIN percent, else the choice by shape. */
+static void tune_pick_rule(void)
+{
+    double m = 1.0 + VK_GEMM_TUNE_MARGIN / 100.0;
+    CHECK(vk_gemm_tune_pick((double[]){20.0, 30.0, 10.0, 15.0}, 4) == 2,
+          "tune pick: the fastest, by far");
+    CHECK(vk_gemm_tune_pick((double[]){20.0, 30.0, 20.0 / m + 0.01, 25.0}, 4) == 0,
+          "tune pick: the choice by shape when the fastest is just under the margin ahead");
+    CHECK(vk_gemm_tune_pick((double[]){20.0, 20.0 / m - 0.01, 30.0}, 3) == 1,
+          "tune pick: the fastest just past the margin");
+    CHECK(vk_gemm_tune_pick((double[]){10.0, 12.0, 11.0}, 3) == 0,
+          "tune pick: the choice by shape when it is the fastest");
+    CHECK(vk_gemm_tune_pick((double[]){10.0}, 1) == 0, "tune pick: one candidate");
+}
+
 /* The kernel choice by measurement (vk_gemm_tune.h) for products (oh_tune_check). */
 static void tuned_products(void)
 {
@@ -1004,6 +1021,7 @@ int main(void)
     split_products();
     coop_picks();
     taps_picks();
+    tune_pick_rule();
     if (coop_devices() > 0)
         coop_products();
     else
