@@ -146,6 +146,7 @@ uvec4 pack8(f16vec4 lo, f16vec4 hi)
 #endif
 f16vec4 reg_a[2 * A_UNITS];
 float16_t reg_b[B_RUN];
+bool b_inside;              // reg_b's pixel lies inside the input (else its loads are dropped)
 uint tap_c, tap;            // the next load's first channel and its tap
 uint tap_ky, tap_kx;        // the tap's row and column
 int px_iy, px_ix;           // the invocation's pixel's window origin (may lie in the padding)
@@ -171,24 +172,24 @@ void taps_init(uint col0, uint tid)
 
 void load_tile(const uint r, uint s, uint row0, uint col0, uint k0, uint tid)
 {
+    // Every load unconditional, at an address inside its operand: on the H200 a load behind
+    // a test that differs between invocations was waited for where the test's branch ends
+    // (docs/performance.md, "Loads behind branches").
     [[unroll]] for (uint i = 0; i < A_UNITS; i++) {
-        uint u = tid + i * THREADS, row = row0 + u / (BK / 8u);
-        reg_a[2 * i] = reg_a[2 * i + 1] = f16vec4(0.0);
-        if (row < g_m) {
-            uint at = ((b_base + row) * g_k + tap * p.group_in_channels + tap_c + (u % (BK / 8u)) * 8u) / 4u;
-            reg_a[2 * i] = f16vec4(b4[at]);
-            reg_a[2 * i + 1] = f16vec4(b4[at + 1u]);
-        }
+        uint u = tid + i * THREADS, row = min(row0 + u / (BK / 8u), g_m - 1u); // rows past M are never stored
+        uint at = ((b_base + row) * g_k + tap * p.group_in_channels + tap_c + (u % (BK / 8u)) * 8u) / 4u;
+        reg_a[2 * i] = f16vec4(b4[at]);
+        reg_a[2 * i + 1] = f16vec4(b4[at + 1u]);
     }
     int iy = px_iy + int(tap_ky * p.win.dil_h), ix = px_ix + int(tap_kx * p.win.dil_w);
     // negative coordinates wrap to large unsigned ones: one comparison a side
     bool inside = px_real && uint(iy) < p.win.in_h && uint(ix) < p.win.in_w;
-    uint at = px_at + tap_c * in_hw + uint(iy * int(p.win.in_w) + ix);
+    // outside: the first pixel of the same channels of image 0, dropped in store_tile
+    uint at = inside ? px_at + tap_c * in_hw + uint(iy * int(p.win.in_w) + ix)
+                     : (a_base + (tid / BN) * B_RUN + tap_c) * in_hw;
+    b_inside = inside;
     [[unroll]] for (uint j = 0; j < B_RUN; j++)
-        reg_b[j] = float16_t(0.0);
-    if (inside)
-        [[unroll]] for (uint j = 0; j < B_RUN; j++)
-            reg_b[j] = float16_t(a[at + j * in_hw]);
+        reg_b[j] = float16_t(a[at + j * in_hw]);
     tap_c += BK;
     if (tap_c == p.group_in_channels) {
         tap_c = 0;
@@ -208,6 +209,9 @@ void store_tile(const uint r, uint s, uint tid)
             pack8(reg_a[2 * i], reg_a[2 * i + 1]);
     }
     uint h = s * B_STAGE + (tid % BN) * B_K_LINE + (tid / BN) * B_RUN;
+    if (!b_inside) // after the products: the loads had them to arrive
+        [[unroll]] for (uint j = 0; j < B_RUN; j++)
+            reg_b[j] = float16_t(0.0);
     [[unroll]] for (uint v = 0; v < B_RUN / 8; v++)
         sb[h / 8u + v] = pack8(f16vec4(reg_b[8 * v], reg_b[8 * v + 1], reg_b[8 * v + 2], reg_b[8 * v + 3]),
                                f16vec4(reg_b[8 * v + 4], reg_b[8 * v + 5], reg_b[8 * v + 6], reg_b[8 * v + 7]));
