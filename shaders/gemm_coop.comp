@@ -131,7 +131,7 @@ uvec4 pack8(f16vec4 lo, f16vec4 hi)
 // The conv over taps: K runs over (tap, input channel of the group), so that a K step of BK
 // lies inside one tap (the host requires the group's input channels, and split-K slices,
 // to be multiples of BK). W comes packed as [M][taps][C/group] (vk_conv_packs_weights): an
-// A row's step is BK adjacent elements, loaded 8 at a time (two T4 vectors) and stored as
+// A row's step is BK adjacent elements, loaded 8 at a time (one 16-byte load in float16) and stored as
 // one uvec4 into A as (m, k). An invocation loads B_RUN channels of one output pixel's input
 // at the step's tap: one bounds test for all of them, addresses a plane apart (X is NCHW:
 // the subgroup's invocations read adjacent pixels of a channel), stored as whole vectors
@@ -144,7 +144,32 @@ uvec4 pack8(f16vec4 lo, f16vec4 hi)
 #if A_UNITS < 1 || (BM * BK) % (8 * THREADS) != 0 || B_RUN % 8 != 0 || BK % B_RUN != 0
 #error "gemm_coop.comp CONV=2: tile and workgroup do not divide"
 #endif
+// The invocation's A runs of 8 (W at T4 index at): float16 W as one 16-byte load each (as
+// two 8-byte loads, ResNet-50 b8 took 1,444 us of GPU time on the H200 against 1,362;
+// docs/performance.md); float32 W (fp32-fast) as two vectors, rounded when stored.
+#if defined(DTYPE_F16)
+DECLARE_IN_OF(uvec4, 1, w8)
+uvec4 reg_a[A_UNITS];
+void load_a_run(uint i, uint at)
+{
+    reg_a[i] = w8[at / 2u];
+}
+uvec4 a_run_held(uint i)
+{
+    return reg_a[i];
+}
+#else
 f16vec4 reg_a[2 * A_UNITS];
+void load_a_run(uint i, uint at)
+{
+    reg_a[2 * i] = f16vec4(b4[at]);
+    reg_a[2 * i + 1] = f16vec4(b4[at + 1u]);
+}
+uvec4 a_run_held(uint i)
+{
+    return pack8(reg_a[2 * i], reg_a[2 * i + 1]);
+}
+#endif
 float16_t reg_b[B_RUN];
 bool b_inside;              // reg_b's pixel lies inside the input (else its loads are dropped)
 uint tap_c, tap;            // the next load's first channel and its tap
@@ -178,8 +203,7 @@ void load_tile(const uint r, uint s, uint row0, uint col0, uint k0, uint tid)
     [[unroll]] for (uint i = 0; i < A_UNITS; i++) {
         uint u = tid + i * THREADS, row = min(row0 + u / (BK / 8u), g_m - 1u); // rows past M are never stored
         uint at = ((b_base + row) * g_k + tap * p.group_in_channels + tap_c + (u % (BK / 8u)) * 8u) / 4u;
-        reg_a[2 * i] = f16vec4(b4[at]);
-        reg_a[2 * i + 1] = f16vec4(b4[at + 1u]);
+        load_a_run(i, at);
     }
     int iy = px_iy + int(tap_ky * p.win.dil_h), ix = px_ix + int(tap_kx * p.win.dil_w);
     // negative coordinates wrap to large unsigned ones: one comparison a side
@@ -205,8 +229,7 @@ void store_tile(const uint r, uint s, uint tid)
 {
     [[unroll]] for (uint i = 0; i < A_UNITS; i++) {
         uint u = tid + i * THREADS;
-        sa[(s * A_STAGE + (u / (BK / 8u)) * A_K_LINE + (u % (BK / 8u)) * 8u) / 8u] =
-            pack8(reg_a[2 * i], reg_a[2 * i + 1]);
+        sa[(s * A_STAGE + (u / (BK / 8u)) * A_K_LINE + (u % (BK / 8u)) * 8u) / 8u] = a_run_held(i);
     }
     uint h = s * B_STAGE + (tid % BN) * B_K_LINE + (tid / BN) * B_RUN;
     if (!b_inside) // after the products: the loads had them to arrive
