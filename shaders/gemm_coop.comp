@@ -22,7 +22,8 @@
 // subgroup stages its accumulators one at a time in its own 16 x 20 floats of shared
 // memory, and its invocations store them through gemm_store_quad or gemm_store_each
 // (alpha, C or bias, the fused epilogue, bounds checks). SMEM_VEC=1 keeps the tiles as
-// uvec4 (see below). Every loop that indexes acc must unroll (acc
+// uvec4 (see below); there a float16 block whose every tile lies inside and aligned, A as
+// (m, k), runs k_loop_fast (no tests, each invocation's places as offsets plus constants). Every loop that indexes acc must unroll (acc
 // then stays in registers; the driver's statistics, tests/bench/bench_kernel_stats, show
 // local memory otherwise).
 #ifndef COOP_KHR
@@ -127,6 +128,11 @@ uvec4 pack8(f16vec4 lo, f16vec4 hi)
                  packFloat2x16(hi.zw));
 }
 
+// The K loop loads and stores the next step's tiles on every step, past the last too (into
+// a stage no step reads): load_tile keeps such a load inside its operands (the conv over
+// taps), and the loop's body is one block without branches, whose loads the driver's
+// compiler schedules before the products.
+#define TILE_EVERY_STEP (CONV == 2)
 #if CONV == 2
 // The conv over taps: K runs over (tap, input channel of the group), so that a K step of BK
 // lies inside one tap (the host requires the group's input channels, and split-K slices,
@@ -199,10 +205,14 @@ void load_tile(const uint r, uint s, uint row0, uint col0, uint k0, uint tid)
 {
     // Every load unconditional, at an address inside its operand: on the H200 a load behind
     // a test that differs between invocations was waited for where the test's branch ends
-    // (docs/performance.md, "Loads behind branches").
+    // (docs/performance.md, "Loads behind branches"). The K loop calls this every step, the
+    // last one too (TILE_EVERY_STEP), and the tap advances by selects: a branch after the
+    // loads made the driver's compiler move the loaded halves into their registers at the
+    // branch's end, and so wait for the loads before the products ("Moves that wait").
+    uint k = min(tap * p.group_in_channels + tap_c, k_end - BK); // past the end: the last step again
     [[unroll]] for (uint i = 0; i < A_UNITS; i++) {
         uint u = tid + i * THREADS, row = min(row0 + u / (BK / 8u), g_m - 1u); // rows past M are never stored
-        uint at = ((b_base + row) * g_k + tap * p.group_in_channels + tap_c + (u % (BK / 8u)) * 8u) / 4u;
+        uint at = ((b_base + row) * g_k + k + (u % (BK / 8u)) * 8u) / 4u;
         load_a_run(i, at);
     }
     int iy = px_iy + int(tap_ky * p.win.dil_h), ix = px_ix + int(tap_kx * p.win.dil_w);
@@ -214,15 +224,12 @@ void load_tile(const uint r, uint s, uint row0, uint col0, uint k0, uint tid)
     b_inside = inside;
     [[unroll]] for (uint j = 0; j < B_RUN; j++)
         reg_b[j] = float16_t(a[at + j * in_hw]);
-    tap_c += BK;
-    if (tap_c == p.group_in_channels) {
-        tap_c = 0;
-        tap++;
-        if (++tap_kx == p.win.k_w) {
-            tap_kx = 0;
-            tap_ky++;
-        }
-    }
+    // the next step: a tap (and its column, and row) further where the channels wrap
+    bool next_tap = tap_c + BK == p.group_in_channels, next_row = next_tap && tap_kx + 1u == p.win.k_w;
+    tap_c = next_tap ? 0u : tap_c + BK;
+    tap += next_tap ? 1u : 0u;
+    tap_kx = next_row ? 0u : tap_kx + (next_tap ? 1u : 0u);
+    tap_ky += next_row ? 1u : 0u;
 }
 
 void store_tile(const uint r, uint s, uint tid)
@@ -394,6 +401,33 @@ vec4 staged4(uint e)
 
 ACC_MAT acc[FM][FN];
 
+// One step's products: the subgroup's fragments of stage s into acc (ak, bn: the tiles'
+// layouts as constants).
+void products(const bool ak, const bool bn, uint s, uint sg_row, uint sg_col)
+{
+    uint a_stage = s * A_STAGE, b_stage = s * B_STAGE;
+    [[unroll]] for (uint kk = 0; kk < BK; kk += FRAG) {
+        A_MAT fa[FM];
+        B_MAT fb;
+        [[unroll]] for (uint i = 0; i < FM; i++) {
+            uint m = sg_row + i * FRAG;
+            if (ak)
+                MAT_LOAD_ROWS(fa[i], sa, (a_stage + m * A_K_LINE + kk) / SM_UNIT, A_K_LINE / SM_UNIT);
+            else
+                MAT_LOAD_COLS(fa[i], sa, (a_stage + kk * A_M_LINE + m) / SM_UNIT, A_M_LINE / SM_UNIT);
+        }
+        [[unroll]] for (uint j = 0; j < FN; j++) {
+            uint n = sg_col + j * FRAG;
+            if (bn)
+                MAT_LOAD_ROWS(fb, sb, (b_stage + kk * B_N_LINE + n) / SM_UNIT, B_N_LINE / SM_UNIT);
+            else
+                MAT_LOAD_COLS(fb, sb, (b_stage + n * B_K_LINE + kk) / SM_UNIT, B_K_LINE / SM_UNIT);
+            [[unroll]] for (uint i = 0; i < FM; i++)
+                acc[i][j] = MAT_MULADD(fa[i], fb, acc[i][j]);
+        }
+    }
+}
+
 // The K loop: the workgroup's tiles through the stages, each subgroup's products into acc;
 // ak and bn are a_k_fast and b_n_fast as constants (main calls it per layout). Step t reads
 // stage t % STAGES. The loop runs over steps in strides of PREFETCH, its body unrolled
@@ -420,38 +454,80 @@ void k_loop(const bool ak, const bool bn, uint row0, uint col0, uint sg_row, uin
             uint s_next = s + 1u == STAGES ? 0u : s + 1u, s_prev = s == 0u ? STAGES - 1u : s - 1u;
             // set r held step t's tiles (stored a step ago): step t + PREFETCH's go there, in
             // flight during the products below; a ragged one into the stage step t - 1 read
-            if (t + PREFETCH < steps)
+            if (TILE_EVERY_STEP || t + PREFETCH < steps)
                 load_tile(r, s_prev, row0, col0, k_begin + (t + PREFETCH) * BK, tid);
-            uint a_stage = s * A_STAGE, b_stage = s * B_STAGE;
-            [[unroll]] for (uint kk = 0; kk < BK; kk += FRAG) {
-                A_MAT fa[FM];
-                B_MAT fb;
-                [[unroll]] for (uint i = 0; i < FM; i++) {
-                    uint m = sg_row + i * FRAG;
-                    if (ak)
-                        MAT_LOAD_ROWS(fa[i], sa, (a_stage + m * A_K_LINE + kk) / SM_UNIT, A_K_LINE / SM_UNIT);
-                    else
-                        MAT_LOAD_COLS(fa[i], sa, (a_stage + kk * A_M_LINE + m) / SM_UNIT, A_M_LINE / SM_UNIT);
-                }
-                [[unroll]] for (uint j = 0; j < FN; j++) {
-                    uint n = sg_col + j * FRAG;
-                    if (bn)
-                        MAT_LOAD_ROWS(fb, sb, (b_stage + kk * B_N_LINE + n) / SM_UNIT, B_N_LINE / SM_UNIT);
-                    else
-                        MAT_LOAD_COLS(fb, sb, (b_stage + n * B_K_LINE + kk) / SM_UNIT, B_K_LINE / SM_UNIT);
-                    [[unroll]] for (uint i = 0; i < FM; i++)
-                        acc[i][j] = MAT_MULADD(fa[i], fb, acc[i][j]);
-                }
-            }
+            products(ak, bn, s, sg_row, sg_col);
             // Step t + 1's tiles (set r + 1) into the next stage, last read before the
             // previous barrier: one barrier a step.
-            if (t + 1u < steps)
+            if (TILE_EVERY_STEP || t + 1u < steps)
                 store_tile((r + 1u) % PREFETCH, s_next, tid);
             barrier();
             s = s_next;
         }
     }
 }
+
+#if SMEM_VEC && CONV == 0 && PREFETCH == 1 && defined(DTYPE_F16) && THREADS % (BK / 8) == 0 && \
+    THREADS % (BN / 8) == 0
+#define HAS_FAST_LOOP 1
+// The K loop of a block whose every tile lies inside the product, aligned (a_runs_fast and
+// b_runs_fast at every step: main's test), A as (m, k): no tests in the loop, and each
+// invocation's runs at one offset in A, B and a stage plus constants (k_loop's general
+// loads recompute each run's place from its index and the layouts every step). bn: B's
+// layout as a constant.
+void k_loop_fast(const bool bn, uint row0, uint col0, uint sg_row, uint sg_col, uint tid)
+{
+    uint steps = (k_end - k_begin) / BK;
+    // A run i of an invocation: row tid / (BK / 8) + i * A_ROWS, k (tid % (BK / 8)) * 8
+#define A_ROWS (THREADS / (BK / 8))
+    uint a_at = (a_base + (row0 + tid / (BK / 8)) * p.a_sm + k_begin + (tid % (BK / 8)) * 8u) / 8u;
+    uint a_run_step = A_ROWS * p.a_sm / 8u;
+    uint a_slot0 = ((tid / (BK / 8)) * A_K_LINE + (tid % (BK / 8)) * 8) / 8;
+    // B (k, n): run i at k tid / (BN / 8) + i * B_KS, n (tid % (BN / 8)) * 8; B (n, k): at n
+    // tid / (BK / 8) + i * B_NS, k (tid % (BK / 8)) * 8
+#define B_KS (THREADS / (BN / 8))
+#define B_NS (THREADS / (BK / 8))
+    uint b_at = bn ? (b_base + (k_begin + tid / (BN / 8)) * p.b_sk + col0 + (tid % (BN / 8)) * 8u) / 8u
+                   : (b_base + k_begin + (tid % (BK / 8)) * 8u + (col0 + tid / (BK / 8)) * p.b_sn) / 8u;
+    uint b_run_step = bn ? B_KS * p.b_sk / 8u : B_NS * p.b_sn / 8u;
+    uint b_k_step = bn ? BK * p.b_sk / 8u : BK / 8u; // one K step further
+    uint b_slot0 = bn ? ((tid / (BN / 8)) * B_N_LINE + (tid % (BN / 8)) * 8) / 8
+                      : ((tid / (BK / 8)) * B_K_LINE + (tid % (BK / 8)) * 8) / 8;
+    uint b_slot_step = bn ? B_KS * B_N_LINE / 8 : B_NS * B_K_LINE / 8;
+    [[unroll]] for (uint i = 0; i < A_OCTS; i++)
+        reg_a[0][i] = a8[a_at + i * a_run_step];
+    [[unroll]] for (uint i = 0; i < B_OCTS; i++)
+        reg_b[0][i] = b8[b_at + i * b_run_step];
+    [[unroll]] for (uint i = 0; i < A_OCTS; i++)
+        sa[a_slot0 + i * (A_ROWS * A_K_LINE / 8)] = reg_a[0][i];
+    [[unroll]] for (uint i = 0; i < B_OCTS; i++)
+        sb[b_slot0 + i * b_slot_step] = reg_b[0][i];
+    barrier();
+    uint s = 0;
+    for (uint t = 0; t < steps; t++) {
+        uint s_next = s ^ 1u;
+        if (t + 1u < steps) {
+            a_at += BK / 8u;
+            b_at += b_k_step;
+            [[unroll]] for (uint i = 0; i < A_OCTS; i++)
+                reg_a[0][i] = a8[a_at + i * a_run_step];
+            [[unroll]] for (uint i = 0; i < B_OCTS; i++)
+                reg_b[0][i] = b8[b_at + i * b_run_step];
+        }
+        products(true, bn, s, sg_row, sg_col);
+        if (t + 1u < steps) {
+            [[unroll]] for (uint i = 0; i < A_OCTS; i++)
+                sa[s_next * (A_STAGE / 8) + a_slot0 + i * (A_ROWS * A_K_LINE / 8)] = reg_a[0][i];
+            [[unroll]] for (uint i = 0; i < B_OCTS; i++)
+                sb[s_next * (B_STAGE / 8) + b_slot0 + i * b_slot_step] = reg_b[0][i];
+        }
+        barrier();
+        s = s_next;
+    }
+}
+#else
+#define HAS_FAST_LOOP 0
+#endif
 
 void main()
 {
@@ -474,6 +550,18 @@ void main()
 #if CONV == 2
     k_loop(true, false, row0, col0, sg_row, sg_col, tid); // A as (m, k), B as (n, k)
 #else
+#if HAS_FAST_LOOP
+    // every step's tiles inside and aligned: K in whole steps, the block inside M and N
+    bool all_fast = a_k_fast && k_begin < k_end && (k_end - k_begin) % BK == 0u &&
+                    a_runs_fast(row0, k_begin, BM, k_end - k_begin, 8u) &&
+                    b_runs_fast(k_begin, col0, k_end - k_begin, BN, 8u);
+    if (all_fast) {
+        if (b_n_fast)
+            k_loop_fast(true, row0, col0, sg_row, sg_col, tid);
+        else
+            k_loop_fast(false, row0, col0, sg_row, sg_col, tid);
+    } else
+#endif
     if (a_k_fast) {
         if (b_n_fast)
             k_loop(true, true, row0, col0, sg_row, sg_col, tid);

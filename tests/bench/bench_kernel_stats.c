@@ -4,7 +4,11 @@
  *   bench_kernel_stats [FILTER] [DEVICE]   DEVICE: the physical device index (default 0).
  * It opens its own VkDevice with every feature the device has (the kernels' SPIR-V needs
  * float16, 16-bit storage, the memory model, cooperative matrices) and builds each variant
- * from the embedded SPIR-V (shaders/meson.build's table) as vkml would, without running it. */
+ * from the embedded SPIR-V (shaders/meson.build's table) as vkml would, without running it.
+ * With KERNEL_STATS_DUMP=DIR it also writes, per variant, the driver's pipeline cache data
+ * after building it into a fresh VkPipelineCache (DIR/NAME.cache, the driver's own format;
+ * NVIDIA's holds the machine code, which tests/bench/kernel_sass.py disassembles; the
+ * driver gives no internal representations). */
 #include "vk_kernels.h"
 #include "vulkan/vk_coopmat2.h"
 
@@ -14,6 +18,21 @@
 #include <vulkan/vulkan.h>
 
 #define PUSH_BYTES 128 /* what every kernel's push block fits (Vulkan guarantees 128) */
+
+/* The bytes to DIR/NAME.SUFFIX. */
+static void write_blob(const char *dir, const char *name, const char *suffix, const void *data,
+                       size_t size)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s.%s", dir, name, suffix);
+    FILE *f = fopen(path, "wb");
+    if (!f) {
+        fprintf(stderr, "bench_kernel_stats: cannot write %s\n", path);
+        return;
+    }
+    fwrite(data, 1, size, f);
+    fclose(f);
+}
 
 static void print_stats(VkDevice dev, VkPipeline pipe)
 {
@@ -63,6 +82,7 @@ static void print_stats(VkDevice dev, VkPipeline pipe)
 int main(int argc, char **argv)
 {
     const char *filter = argc > 1 ? argv[1] : "";
+    const char *dump = getenv("KERNEL_STATS_DUMP");
     uint32_t want = argc > 2 ? (uint32_t)atoi(argv[2]) : 0;
     VkApplicationInfo ai = {.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
                             .apiVersion = VK_API_VERSION_1_3};
@@ -177,6 +197,12 @@ int main(int argc, char **argv)
             VkShaderModule mod;
             VkPipeline pipe = VK_NULL_HANDLE;
             if (vkCreateShaderModule(dev, &mi, NULL, &mod) == VK_SUCCESS) {
+                VkPipelineCache cache = VK_NULL_HANDLE;
+                if (dump) {
+                    VkPipelineCacheCreateInfo cci = {
+                        .sType = VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO};
+                    vkCreatePipelineCache(dev, &cci, NULL, &cache);
+                }
                 VkComputePipelineCreateInfo ci = {
                     .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
                     .flags = exec.pipelineExecutableInfo
@@ -187,10 +213,20 @@ int main(int argc, char **argv)
                               .module = mod,
                               .pName = "main"},
                     .layout = layout};
-                VkResult r = vkCreateComputePipelines(dev, VK_NULL_HANDLE, 1, &ci, NULL, &pipe);
+                VkResult r = vkCreateComputePipelines(dev, cache, 1, &ci, NULL, &pipe);
                 printf("%s: %s\n", sp->name, r == VK_SUCCESS ? "built" : "failed");
                 if (r == VK_SUCCESS)
                     print_stats(dev, pipe);
+                if (r == VK_SUCCESS && dump) {
+                    size_t size = 0;
+                    void *data = NULL;
+                    if (vkGetPipelineCacheData(dev, cache, &size, NULL) == VK_SUCCESS && size &&
+                        (data = malloc(size)) &&
+                        vkGetPipelineCacheData(dev, cache, &size, data) == VK_SUCCESS)
+                        write_blob(dump, sp->name, "cache", data, size);
+                    free(data);
+                }
+                vkDestroyPipelineCache(dev, cache, NULL);
                 vkDestroyPipeline(dev, pipe, NULL);
                 vkDestroyShaderModule(dev, mod, NULL);
             }

@@ -5,7 +5,8 @@
 # reason; bench_gemm prints its ceilings and a line per kernel whose "of peak" is its
 # GFLOP/s over the FMA ceiling it printed and whose "of bw" is a positive share;
 # bench_kernel_stats builds the variants it is asked for and says whether the driver has
-# statistics.
+# statistics, and with KERNEL_STATS_DUMP writes each one's pipeline cache data (at least
+# Vulkan's 16-byte header).
 # Usage: test_bench_peak.sh VKML BENCH_PEAK BENCH_GEMM BENCH_KERNEL_STATS
 . "$VKML_SOURCE_ROOT/tests/cli/common.sh"
 PEAK=${2:?} GEMM=${3:?} STATS=${4:?}
@@ -52,4 +53,12 @@ expect_grep "$TMP/stats" '^pipeline statistics: (yes|no)$' "bench_kernel_stats' 
 expect_grep "$TMP/stats" '^gemm_64x64_f32: built$' "bench_kernel_stats building gemm_64x64_f32"
 [ "$(grep -c ': built$' "$TMP/stats")" -eq 2 ] ||
     fail "bench_kernel_stats: gemm_64x64_f32 and conv_gemm_64x64_f32 built, nothing else"
+mkdir -p "$TMP/dump"
+KERNEL_STATS_DUMP="$TMP/dump" "$STATS" gemm_64x64_f32 > "$TMP/stats" 2>&1 ||
+    fail "bench_kernel_stats with KERNEL_STATS_DUMP exited $?: $(tail -n 3 "$TMP/stats")"
+for k in gemm_64x64_f32 conv_gemm_64x64_f32; do
+    [ "$(wc -c < "$TMP/dump/$k.cache" 2>/dev/null || echo 0)" -ge 16 ] ||
+        fail "bench_kernel_stats: no pipeline cache data in $TMP/dump/$k.cache"
+done
+[ "$(ls "$TMP/dump" | wc -l)" -eq 2 ] || fail "bench_kernel_stats dumped more than the two: $(ls "$TMP/dump")"
 finish
