@@ -153,7 +153,7 @@ vkml_status vk_device_open(vk_device *vd, vkml_error *err)
         },
     };
     vd->copy_family = copies.family;
-    const char *extensions[5];
+    const char *extensions[6];
     uint32_t n_extensions = 0;
     if (vd->has_memory_budget)
         extensions[n_extensions++] = VK_EXT_MEMORY_BUDGET_EXTENSION_NAME;
@@ -168,6 +168,8 @@ vkml_status vk_device_open(vk_device *vd, vkml_error *err)
             extensions[n_extensions++] = VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME;
         extensions[n_extensions++] = VK_NV_COOPERATIVE_MATRIX_2_EXTENSION_NAME;
     }
+    if (vd->unchecked)
+        extensions[n_extensions++] = VK_EXT_PIPELINE_ROBUSTNESS_EXTENSION_NAME;
     bool features2 = vd->props.apiVersion >= VK_API_VERSION_1_2;
     VkDeviceCreateInfo dci = {
         .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,

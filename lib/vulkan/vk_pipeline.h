@@ -22,6 +22,7 @@ typedef struct vk_generated_pipeline {
 
 struct vk_pipelines {
     VkDevice dev;
+    bool unchecked; /* vk_device.unchecked: storage buffers' accesses unchecked by the driver */
     pthread_mutex_t lock;
     VkDescriptorSetLayout set_layout;
     VkPipelineLayout layout;

@@ -365,6 +365,31 @@ static void probe_coopmat(VkInstance instance, vk_device *vd)
     vd->features2.pNext = &vd->coop;
 }
 
+/* VK_EXT_pipeline_robustness: pipelines whose storage buffers' accesses the driver does
+ * not check (NVIDIA's checks each one by default; vkml's kernels keep theirs inside their
+ * buffers). VKML_CHECKED_BUFFERS=1 keeps the driver's checks. */
+static void probe_robustness(vk_device *vd)
+{
+    if (vkml_env_flag("VKML_CHECKED_BUFFERS") ||
+        !vk_has_device_extension(vd->phys, VK_EXT_PIPELINE_ROBUSTNESS_EXTENSION_NAME))
+        return;
+    VkPhysicalDevicePipelineRobustnessFeaturesEXT rf = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_ROBUSTNESS_FEATURES_EXT,
+    };
+    VkPhysicalDeviceFeatures2 f2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
+                                    .pNext = &rf};
+    vkGetPhysicalDeviceFeatures2(vd->phys, &f2);
+    if (!rf.pipelineRobustness)
+        return;
+    vd->robustness = rf;
+    vd->robustness.pNext = vd->features2.pNext;
+    vd->features2.pNext = &vd->robustness;
+    vd->unchecked = true;
+    VKML_LOGD(
+        "Vulkan device '%s': storage buffers unchecked by the driver (VK_EXT_pipeline_robustness)",
+        vd->base.info.name);
+}
+
 /* The CPU that services the device's interrupts (core/irq_cpu.c), by its PCI address
  * (VK_EXT_pci_bus_info); -1 without one (lavapipe). */
 static int probe_irq_cpu(const vk_device *vd)
@@ -405,5 +430,6 @@ bool vk_probe_device(VkInstance instance, VkPhysicalDevice phys, int index, vk_d
     probe_timestamps(vd);
     probe_coopmat(instance, vd);
     vk_probe_coopmat2(instance, vd);
+    probe_robustness(vd);
     return true;
 }
