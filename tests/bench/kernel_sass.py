@@ -34,7 +34,10 @@ def code_of(cache):
     at = cache.find(ZSTD_MAGIC)
     if at < 0:
         return None
-    raw = subprocess.run(["zstd", "-d", "-c"], input=cache[at:], capture_output=True).stdout
+    try:
+        raw = subprocess.run(["zstd", "-d", "-c"], input=cache[at:], capture_output=True).stdout
+    except FileNotFoundError:
+        sys.exit("kernel_sass.py: the driver's data is zstd-compressed and no zstd is on PATH")
     if len(raw) < CODE_AT:
         return None
     size = struct.unpack_from("<I", raw, SIZE_AT)[0]
@@ -94,8 +97,11 @@ def main():
         binary = os.path.join(dst, name + ".bin")
         with open(binary, "wb") as f:
             f.write(code)
-        dis = subprocess.run(["nvdisasm", "-b", "SM90", "-hex", binary], capture_output=True,
-                             text=True)
+        try:
+            dis = subprocess.run(["nvdisasm", "-b", "SM90", "-hex", binary],
+                                 capture_output=True, text=True)
+        except FileNotFoundError:
+            sys.exit("kernel_sass.py: no nvdisasm (the CUDA toolkit's) on PATH")
         os.remove(binary)
         rows = annotate(dis.stdout)
         with open(os.path.join(dst, name + ".sass"), "w") as f:

@@ -6,7 +6,7 @@
 # GFLOP/s over the FMA ceiling it printed and whose "of bw" is a positive share;
 # bench_kernel_stats builds the variants it is asked for and says whether the driver has
 # statistics, and with KERNEL_STATS_DUMP writes each one's pipeline cache data (at least
-# Vulkan's 16-byte header).
+# Vulkan's 16-byte header), which tests/bench/kernel_sass.py reads.
 # Usage: test_bench_peak.sh VKML BENCH_PEAK BENCH_GEMM BENCH_KERNEL_STATS
 . "$VKML_SOURCE_ROOT/tests/cli/common.sh"
 PEAK=${2:?} GEMM=${3:?} STATS=${4:?}
@@ -61,4 +61,12 @@ for k in gemm_64x64_f32 conv_gemm_64x64_f32; do
         fail "bench_kernel_stats: no pipeline cache data in $TMP/dump/$k.cache"
 done
 [ "$(ls "$TMP/dump" | wc -l)" -eq 2 ] || fail "bench_kernel_stats dumped more than the two: $(ls "$TMP/dump")"
+# kernel_sass.py reads a dump: where the driver's data holds no SM90 code (lavapipe's is the
+# header alone), it says so per kernel and writes nothing
+python3 "$VKML_SOURCE_ROOT/tests/bench/kernel_sass.py" "$TMP/dump" "$TMP/sass" > "$TMP/sass.txt" 2>&1 ||
+    fail "kernel_sass.py exited $?: $(tail -n 3 "$TMP/sass.txt")"
+if [ "$(grep -c ': no SM90 code found in the cache data$' "$TMP/sass.txt")" -ne 2 ]; then
+    grep -q ' instructions, [0-9]* HMMA' "$TMP/sass.txt" ||
+        fail "kernel_sass.py: neither code nor its absence reported: $(cat "$TMP/sass.txt")"
+fi
 finish
