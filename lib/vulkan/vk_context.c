@@ -168,7 +168,7 @@ vkml_status vk_device_open(vk_device *vd, vkml_error *err)
             extensions[n_extensions++] = VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME;
         extensions[n_extensions++] = VK_NV_COOPERATIVE_MATRIX_2_EXTENSION_NAME;
     }
-    if (vd->unchecked)
+    if (vd->robustness.pipelineRobustness)
         extensions[n_extensions++] = VK_EXT_PIPELINE_ROBUSTNESS_EXTENSION_NAME;
     bool features2 = vd->props.apiVersion >= VK_API_VERSION_1_2;
     VkDeviceCreateInfo dci = {

@@ -64,11 +64,11 @@ typedef struct vk_device {
      * VK_NV_cooperative_matrix2 enabled on dev. */
     vk_coopmat2_features coop2;
     VkPhysicalDeviceVulkanMemoryModelFeatures memory_model;
-    /* With VK_EXT_pipeline_robustness, prepended to the chain last (features2 -> robustness
-     * -> ...); unchecked: pipelines are created with their buffers' accesses unchecked by
-     * the driver (vk_pipeline.c says which; VKML_CHECKED_BUFFERS=1: none) */
+    /* With VK_EXT_pipeline_robustness (robustness.pipelineRobustness), prepended to the
+     * chain last (features2 -> robustness -> ...) and the extension enabled on dev: pipelines
+     * are created without the driver's bounds checks on their buffers (vk_pipeline.h's
+     * vk_pipeline_robustness says which; VKML_CHECKED_BUFFERS=1: none). */
     VkPhysicalDevicePipelineRobustnessFeaturesEXT robustness;
-    bool unchecked;
     bool has_memory_budget; /* VK_EXT_memory_budget, enabled on dev */
     bool has_host_import;   /* VK_EXT_external_memory_host, enabled on dev (vk_memory.h:
                                vk_mem_import_host) */

@@ -11,7 +11,7 @@ vkml_status vk_pipelines_create(vk_device *vd, vk_pipelines **out, vkml_error *e
     if (!p)
         return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "Vulkan pipelines: out of host memory");
     p->dev = vd->dev;
-    p->unchecked = vd->unchecked;
+    p->unchecked = vd->robustness.pipelineRobustness;
     pthread_mutex_init(&p->lock, NULL);
 
     VkDescriptorSetLayoutBinding bindings[VK_MAX_BINDINGS];
@@ -72,13 +72,26 @@ void vk_pipelines_destroy(vk_pipelines **pp)
 }
 
 /* The driver's bounds checks on a kernel's storage buffers are left out where the device
- * lets them be (vk_device.unchecked): one comparison and a predicate less per load. On the
- * H200 (2026-12-01, fp16 GPU time) ResNet-50 b8 took 1,319 us without them against 1,358,
- * b1 821 against 847, YOLOv8n-style 866 against 874, the 4 x Linear stack 282 against 285;
- * the fused attention kernels ran slower without (BERT-base-style's 12: 209 us against
- * 178), so they keep them (docs/performance.md, "The driver's bounds checks"). */
+ * lets them be: one comparison and a predicate less per load. On the H200 (2026-12-01,
+ * fp16 GPU time) ResNet-50 b8 took 1,319 us without them against 1,358, b1 821 against
+ * 847, YOLOv8n-style 866 against 874, the 4 x Linear stack 282 against 285; the fused
+ * attention kernels ran slower without (BERT-base-style's 12: 209 us against 178), so they
+ * keep them (docs/performance.md, "The driver's bounds checks"). */
+const void *vk_pipeline_robustness(const char *variant_name)
+{
+    static const VkPipelineRobustnessCreateInfoEXT unchecked = {
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_ROBUSTNESS_CREATE_INFO_EXT,
+        .storageBuffers = VK_PIPELINE_ROBUSTNESS_BUFFER_BEHAVIOR_DISABLED_EXT,
+        .uniformBuffers = VK_PIPELINE_ROBUSTNESS_BUFFER_BEHAVIOR_DISABLED_EXT,
+        .vertexInputs = VK_PIPELINE_ROBUSTNESS_BUFFER_BEHAVIOR_DEVICE_DEFAULT_EXT,
+        .images = VK_PIPELINE_ROBUSTNESS_IMAGE_BEHAVIOR_DEVICE_DEFAULT_EXT,
+    };
+    static const char keeps_checks[] = "attention_fused";
+    return strncmp(variant_name, keeps_checks, sizeof keeps_checks - 1) == 0 ? NULL : &unchecked;
+}
+
 static vkml_status create_from_spirv(vk_pipelines *p, const uint32_t *code, size_t size,
-                                     bool checked, VkPipeline *out, vkml_error *err)
+                                     const char *name, VkPipeline *out, vkml_error *err)
 {
     vkml_status status = VKML_OK;
     VkShaderModule module = VK_NULL_HANDLE;
@@ -99,15 +112,8 @@ static vkml_status create_from_spirv(vk_pipelines *p, const uint32_t *code, size
             },
         .layout = p->layout,
     };
-    VkPipelineRobustnessCreateInfoEXT unchecked = {
-        .sType = VK_STRUCTURE_TYPE_PIPELINE_ROBUSTNESS_CREATE_INFO_EXT,
-        .storageBuffers = VK_PIPELINE_ROBUSTNESS_BUFFER_BEHAVIOR_DISABLED_EXT,
-        .uniformBuffers = VK_PIPELINE_ROBUSTNESS_BUFFER_BEHAVIOR_DISABLED_EXT,
-        .vertexInputs = VK_PIPELINE_ROBUSTNESS_BUFFER_BEHAVIOR_DEVICE_DEFAULT_EXT,
-        .images = VK_PIPELINE_ROBUSTNESS_IMAGE_BEHAVIOR_DEVICE_DEFAULT_EXT,
-    };
-    if (p->unchecked && !checked)
-        pci.pNext = &unchecked;
+    if (p->unchecked)
+        pci.pNext = vk_pipeline_robustness(name);
     VK_CREATE(VKML_VK_PIPELINE, vkCreateComputePipelines(p->dev, p->cache, 1, &pci, NULL, out));
 cleanup:
     VK_DESTROY(VKML_VK_SHADER_MODULE, vkDestroyShaderModule, p->dev, module);
@@ -116,11 +122,9 @@ cleanup:
 
 static vkml_status create_pipeline(vk_pipelines *p, int kernel, vkml_error *err)
 {
-    const char *name = vk_spirv_table[kernel].name;
-    bool checked = strncmp(name, "attention_fused", strlen("attention_fused")) == 0;
+    const vk_spirv *sp = &vk_spirv_table[kernel];
     vkml_status status =
-        create_from_spirv(p, vk_spirv_table[kernel].code, vk_spirv_table[kernel].size, checked,
-                          &p->pipelines[kernel], err);
+        create_from_spirv(p, sp->code, sp->size, sp->name, &p->pipelines[kernel], err);
     if (status != VKML_OK)
         vkml_error_prefix(err, "creating the pipeline of kernel '%s'", vk_spirv_table[kernel].name);
     return status;
@@ -181,7 +185,7 @@ vkml_status vk_pipeline_generated(vk_pipelines *p, const char *source, vk_glsl_c
     size_t bytes = 0;
     status = compile(source, &spirv, &bytes, err);
     if (status == VKML_OK)
-        status = create_from_spirv(p, spirv, bytes, false, &g->pipeline, err);
+        status = create_from_spirv(p, spirv, bytes, "", &g->pipeline, err);
     free(spirv);
     *out = g->pipeline;
     pthread_mutex_unlock(&p->lock);

@@ -22,7 +22,7 @@ typedef struct vk_generated_pipeline {
 
 struct vk_pipelines {
     VkDevice dev;
-    bool unchecked; /* vk_device.unchecked: storage buffers' accesses unchecked by the driver */
+    bool unchecked; /* vk_device's robustness.pipelineRobustness */
     pthread_mutex_t lock;
     VkDescriptorSetLayout set_layout;
     VkPipelineLayout layout;
@@ -34,6 +34,12 @@ struct vk_pipelines {
 
 vkml_status vk_pipelines_create(vk_device *vd, vk_pipelines **out, vkml_error *err);
 void vk_pipelines_destroy(vk_pipelines **p);
+/* What a pipeline of the kernel variant named so ("" for a generated kernel) chains into
+ * its VkComputePipelineCreateInfo on a device with robustness.pipelineRobustness: the
+ * VkPipelineRobustnessCreateInfoEXT that leaves out the driver's bounds checks on its
+ * buffers, or NULL where the kernel keeps them. bench_kernel_stats builds them so too. */
+const void *vk_pipeline_robustness(const char *variant_name);
+
 /* The pipeline of a kernel variant (index into vk_spirv_table), created on first use. */
 vkml_status vk_pipeline_get(vk_pipelines *p, int variant, VkPipeline *out, vkml_error *err);
 

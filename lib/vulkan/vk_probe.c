@@ -384,7 +384,6 @@ static void probe_robustness(vk_device *vd)
     vd->robustness = rf;
     vd->robustness.pNext = vd->features2.pNext;
     vd->features2.pNext = &vd->robustness;
-    vd->unchecked = true;
     VKML_LOGD(
         "Vulkan device '%s': storage buffers unchecked by the driver (VK_EXT_pipeline_robustness)",
         vd->base.info.name);

@@ -4,13 +4,15 @@
  *   bench_kernel_stats [FILTER] [DEVICE]   DEVICE: the physical device index (default 0).
  * It opens its own VkDevice with every feature the device has (the kernels' SPIR-V needs
  * float16, 16-bit storage, the memory model, cooperative matrices) and builds each variant
- * from the embedded SPIR-V (shaders/meson.build's table) as vkml would, without running it.
+ * from the embedded SPIR-V (shaders/meson.build's table) as vkml would (without the driver's
+ * bounds checks where vkml leaves them out: vk_pipeline_robustness), without running it.
  * With KERNEL_STATS_DUMP=DIR it also writes, per variant, the driver's pipeline cache data
  * after building it into a fresh VkPipelineCache (DIR/NAME.cache, the driver's own format;
  * NVIDIA's holds the machine code, which tests/bench/kernel_sass.py disassembles; the
  * driver gives no internal representations). */
 #include "vk_kernels.h"
 #include "vulkan/vk_coopmat2.h"
+#include "vulkan/vk_pipeline.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -110,7 +112,7 @@ int main(int argc, char **argv)
     VkPhysicalDeviceCooperativeMatrixFeaturesNV coop = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV, .pNext = &exec};
     /* gemm_cm2.comp's: VK_KHR_cooperative_matrix and VK_NV_cooperative_matrix2 where offered */
-    bool has_cm2 = false;
+    bool has_cm2 = false, has_robustness = false;
     uint32_t n_dev_ext = 0;
     vkEnumerateDeviceExtensionProperties(phys[want], NULL, &n_dev_ext, NULL);
     VkExtensionProperties *dev_ext = calloc(n_dev_ext ? n_dev_ext : 1, sizeof(*dev_ext));
@@ -122,14 +124,24 @@ int main(int argc, char **argv)
                 strcmp(dev_ext[i].extensionName, VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME) == 0 ||
                 strcmp(dev_ext[i].extensionName, VK_NV_COOPERATIVE_MATRIX_2_EXTENSION_NAME) == 0;
         has_cm2 = found == 2;
+        for (uint32_t i = 0; i < n_dev_ext; i++)
+            has_robustness |=
+                strcmp(dev_ext[i].extensionName, VK_EXT_PIPELINE_ROBUSTNESS_EXTENSION_NAME) == 0;
     }
     free(dev_ext);
     if (has_cm2) {
         coop_khr.pNext = &coop2;
         coop.pNext = &coop_khr;
     }
+    /* vkml's pipelines leave out the driver's bounds checks where the device lets them
+     * (vk_probe.c, vk_pipeline_robustness): built the same way here */
+    VkPhysicalDevicePipelineRobustnessFeaturesEXT robustness = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_ROBUSTNESS_FEATURES_EXT,
+        .pNext = &coop};
+    has_robustness = has_robustness && !vkml_env_flag("VKML_CHECKED_BUFFERS");
     VkPhysicalDeviceVulkan13Features f13 = {
-        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES, .pNext = &coop};
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES,
+        .pNext = has_robustness ? (void *)&robustness : (void *)&coop};
     VkPhysicalDeviceVulkan12Features f12 = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES, .pNext = &f13};
     VkPhysicalDeviceVulkan11Features f11 = {
@@ -137,7 +149,7 @@ int main(int argc, char **argv)
     VkPhysicalDeviceFeatures2 f2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
                                     .pNext = &f11};
     vkGetPhysicalDeviceFeatures2(phys[want], &f2);
-    const char *exts[4];
+    const char *exts[5];
     uint32_t n_ext = 0;
     if (exec.pipelineExecutableInfo)
         exts[n_ext++] = VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME;
@@ -147,6 +159,8 @@ int main(int argc, char **argv)
         exts[n_ext++] = VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME;
         exts[n_ext++] = VK_NV_COOPERATIVE_MATRIX_2_EXTENSION_NAME;
     }
+    if (robustness.pipelineRobustness)
+        exts[n_ext++] = VK_EXT_PIPELINE_ROBUSTNESS_EXTENSION_NAME;
     float prio = 1;
     VkDeviceQueueCreateInfo qci = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
                                    .queueCount = 1,
@@ -205,6 +219,8 @@ int main(int argc, char **argv)
                 }
                 VkComputePipelineCreateInfo ci = {
                     .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
+                    .pNext =
+                        robustness.pipelineRobustness ? vk_pipeline_robustness(sp->name) : NULL,
                     .flags = exec.pipelineExecutableInfo
                                  ? VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR
                                  : 0,
