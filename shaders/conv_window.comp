@@ -149,7 +149,7 @@ After after_sum(uint m, uint at)
 {
     After e;
     e.bias = (p.flags & 1u) != 0u ? float(bias[m]) : 0.0;
-    e.res = (p.epi_flags & 1u) != 0u ? float(res[at]) : 0.0;
+    e.res = EPI_HAS_RESIDUAL ? float(res[at]) : 0.0;
     return e;
 }
 

@@ -103,8 +103,8 @@ void main()
         STEP(ca, cb);
     }
 
-    bool plain = p.alpha == 1.0 && p.has_c == 0u && p.epi_flags == 0u &&
-                 p.epi_act == uint(ELT_IDENTITY);
+    bool plain = p.alpha == 1.0 && p.has_c == 0u && EPI_FLAGS == 0u &&
+                 EPI_ACT == uint(ELT_IDENTITY);
     if (!plain)
         coopMatPerElementNV(acc, acc, finish);
     coopmat<T, gl_ScopeWorkgroup, BM, BN, gl_MatrixUseAccumulator> result =

@@ -247,8 +247,8 @@ static vkml_status record_gemm(gpu_recorder *rec, const vk_epilogue_push *epi, c
     vk_window_push_fill(&p->win, &pc.win, pad_end);
     pc.count = vk_u32(p->batch * p->out_channels * window_out_size(&p->win));
     if (split->splits)
-        return vk_rec_gemm_split(rec, split, dtype, bind, &pc, sizeof(pc), err);
-    return vk_rec_kernel(rec, kernel, dtype, bind, &pc, sizeof(pc), groups, err);
+        return vk_rec_gemm_split(rec, split, dtype, bind, &pc, sizeof(pc), &pc.epi, err);
+    return vk_rec_kernel_epilogue(rec, kernel, dtype, bind, &pc, sizeof(pc), groups, &pc.epi, err);
 }
 
 /* A 2-D conv with its fused MaxPool (conv_params.pooled) on `kernel`, one of
@@ -291,7 +291,7 @@ static vkml_status record_pooled(gpu_recorder *rec, const conv_params *p, const 
     vk_groups_1d(vk_rec_caps(rec),
                  (invocations + CONV_POOL_WG / VK_WG_SIZE_1D - 1) / (CONV_POOL_WG / VK_WG_SIZE_1D),
                  groups);
-    return vk_rec_kernel(rec, kernel, dtype, bind, &pp, sizeof(pp), groups, err);
+    return vk_rec_kernel_epilogue(rec, kernel, dtype, bind, &pp, sizeof(pp), groups, &pp.epi, err);
 }
 
 static vkml_status record_window(gpu_recorder *rec, const struct gpu_caps *caps,
@@ -327,11 +327,11 @@ static vkml_status record_window(gpu_recorder *rec, const struct gpu_caps *caps,
     if (p->pooled)
         return record_pooled(rec, p, &pc, kernels[POOL][taps], dtype, bind, err);
     bool depthwise = pc.group_in == 1;
-    if (!depthwise && runs_on_lanes(p, caps))
-        return vk_rec_kernel_1d(rec, kernels[LANES][taps], dtype, bind, &pc, sizeof(pc),
-                                count * CONV_LANES, err);
-    return vk_rec_kernel_1d(rec, kernels[depthwise ? DEPTHWISE : PLAIN][taps], dtype, bind, &pc,
-                            sizeof(pc), count, err);
+    bool lanes = !depthwise && runs_on_lanes(p, caps);
+    uint32_t groups[3];
+    vk_groups_1d(caps, lanes ? count * CONV_LANES : count, groups);
+    vk_kernel_id kernel = kernels[lanes ? LANES : depthwise ? DEPTHWISE : PLAIN][taps];
+    return vk_rec_kernel_epilogue(rec, kernel, dtype, bind, &pc, sizeof(pc), groups, &pc.epi, err);
 }
 
 /* A Conv on a 1x1 input with a 1x1 kernel and no padding (squeeze-excitation blocks after
@@ -365,7 +365,7 @@ static bool record_as_gemv(gpu_recorder *rec, const graph_node *node, const conv
     bool floats = dtype == VKML_DTYPE_FLOAT || dtype == VKML_DTYPE_FLOAT16;
     if (!vk_gemv_pick(vk_rec_caps(rec), &pc, floats, 1, &kernel, groups))
         return false;
-    *st = vk_rec_kernel(rec, kernel, dtype, bind, &pc, sizeof(pc), groups, err);
+    *st = vk_rec_kernel_epilogue(rec, kernel, dtype, bind, &pc, sizeof(pc), groups, &pc.epi, err);
     return true;
 }
 

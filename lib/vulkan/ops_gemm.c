@@ -335,7 +335,7 @@ bool vk_gemm_pick_split(const struct gpu_caps *caps, bool conv, bool coop, int64
 
 vkml_status vk_rec_gemm_split(gpu_recorder *rec, const vk_gemm_split *sp, vkml_dtype dtype,
                               const int bind[5], const void *push, uint32_t push_size,
-                              vkml_error *err)
+                              const vk_epilogue_push *epi, vkml_error *err)
 {
     uint32_t words[VK_PUSH_CONSTANT_MAX / 4];
     gemm_split_push extra = {.splits = sp->splits, .k_slice = sp->k_slice};
@@ -353,5 +353,5 @@ vkml_status vk_rec_gemm_split(gpu_recorder *rec, const vk_gemm_split *sp, vkml_d
     if (st != VKML_OK)
         return st;
     int sum[5] = {scratch, bind[1], bind[2], bind[3], bind[4]};
-    return vk_rec_kernel(rec, sp->sum, dtype, sum, words, size, sp->sum_groups, err);
+    return vk_rec_kernel_epilogue(rec, sp->sum, dtype, sum, words, size, sp->sum_groups, epi, err);
 }

@@ -73,10 +73,10 @@ bool vk_gemm_pick_split(const struct gpu_caps *caps, bool conv, bool coop, int64
                         int64_t k, int64_t z, vk_gemm_split *out);
 /* Records both passes of sp. bind: a, b, c, residual, y as for the product's own kernel;
  * push: its push block (push_size bytes), to which the passes' `splits` and `k_slice` are
- * appended. */
+ * appended; epi: its epilogue there, which the second pass applies (vk_dispatch.epi). */
 vkml_status vk_rec_gemm_split(gpu_recorder *rec, const vk_gemm_split *sp, vkml_dtype dtype,
                               const int bind[5], const void *push, uint32_t push_size,
-                              vkml_error *err);
+                              const vk_epilogue_push *epi, vkml_error *err);
 
 /* 2-D convs on cooperative matrices with K over (tap, input channel): gemm_coop.comp CONV=2,
  * for groups of a multiple of VK_CONV_TAPS_BK input channels and at least VK_CONV_TAPS_MIN_M

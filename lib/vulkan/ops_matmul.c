@@ -79,7 +79,8 @@ vkml_status vk_rec_matmul_as(gpu_recorder *rec, const struct gpu_caps *caps, con
     vk_gemm_split split;
     bool floats = dtype == VKML_DTYPE_FLOAT || dtype == VKML_DTYPE_FLOAT16;
     if (vk_gemm_pick_cm2(caps, pc, dtype, batch, &tiled, groups))
-        return vk_rec_kernel(rec, tiled, dtype, bind, pc, sizeof(*pc), groups, err);
+        return vk_rec_kernel_epilogue(rec, tiled, dtype, bind, pc, sizeof(*pc), groups, &pc->epi,
+                                      err);
     /* split-K's first pass on the coop kernel: when a test forces the coop kernel, or by
      * shape for the products gemm_coop.comp takes (they always run split: vk_gemm_pick_split) */
     bool coop =
@@ -89,22 +90,25 @@ vkml_status vk_rec_matmul_as(gpu_recorder *rec, const struct gpu_caps *caps, con
                           &tiled, groups))
         coop = true;
     if (vk_gemv_pick(caps, pc, floats, batch, &tiled, groups))
-        return vk_rec_kernel(rec, tiled, dtype, bind, pc, sizeof(*pc), groups, err);
+        return vk_rec_kernel_epilogue(rec, tiled, dtype, bind, pc, sizeof(*pc), groups, &pc->epi,
+                                      err);
     if (floats && vk_gemm_pick_split(caps, false, coop, pc->m, pc->n, pc->k, batch, &split))
-        return vk_rec_gemm_split(rec, &split, dtype, bind, pc, sizeof(*pc), err);
+        return vk_rec_gemm_split(rec, &split, dtype, bind, pc, sizeof(*pc), &pc->epi, err);
     if (caps->prefer_tiled && caps->gemm_force >= 0 && floats &&
         (vk_gemm_pick_coop(caps, false, dtype, vk_rec_fast_math(rec), pc->m, pc->n, pc->k, batch,
                            &tiled, groups) ||
          vk_gemm_pick(caps, false, pc->m, pc->n, batch, &tiled, groups)))
-        return vk_rec_kernel(rec, tiled, dtype, bind, pc, sizeof(*pc), groups, err);
+        return vk_rec_kernel_epilogue(rec, tiled, dtype, bind, pc, sizeof(*pc), groups, &pc->epi,
+                                      err);
     if (!caps->prefer_tiled) {
         vk_groups_1d(caps, (uint64_t)pc->m * pc->n, groups);
         groups[2] = vk_u32(batch);
-        return vk_rec_kernel(rec, VK_KERNEL_MATMUL_DIRECT, dtype, bind, pc, sizeof(*pc), groups,
-                             err);
+        return vk_rec_kernel_epilogue(rec, VK_KERNEL_MATMUL_DIRECT, dtype, bind, pc, sizeof(*pc),
+                                      groups, &pc->epi, err);
     }
     matmul_groups(pc->m, pc->n, batch, groups);
-    return vk_rec_kernel(rec, VK_KERNEL_MATMUL, dtype, bind, pc, sizeof(*pc), groups, err);
+    return vk_rec_kernel_epilogue(rec, VK_KERNEL_MATMUL, dtype, bind, pc, sizeof(*pc), groups,
+                                  &pc->epi, err);
 }
 
 bool vk_matmul_fits(const struct gpu_caps *caps, int64_t m, int64_t n, int64_t batch, char *why,

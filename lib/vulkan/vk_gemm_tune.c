@@ -379,6 +379,7 @@ static vkml_status measure(vk_device *vd, struct vk_gemm_tune *tune, const tune_
         VKML_TRY(
             vk_mem_alloc(vd->alloc, VK_MEM_DEVICE, (elems[i] * elem + 3) / 4 * 4, &r.mem[i], err));
     VKML_TRY(vk_rec_create(vd, r.mem, NULL, 5, w->fast, &r.rec, err));
+    vk_rec_plain_pipelines(r.rec);
     for (int round = 0; round < VK_GEMM_TUNE_ROUNDS; round++)
         for (int i = 0; i < n; i++) {
             struct gpu_caps caps = vd->caps;

@@ -110,6 +110,10 @@ typedef struct vk_dispatch {
     uint32_t groups[3];
     /* A generated pipeline (vk_fused_gen.h) run instead of the kernel's, with its layout. */
     VkPipeline pipeline;
+    /* The fused epilogue of a kernel that has one (shaders/common/epilogue.glsl), also in
+     * push: its activation and flags become constants of the pipeline
+     * (vk_pipeline_get_epilogue). NULL: the kernel's own pipeline reads them from push. */
+    const vk_epilogue_push *epi;
 } vk_dispatch;
 
 const struct gpu_caps *vk_rec_caps(const gpu_recorder *rec);
@@ -124,6 +128,11 @@ vkml_status vk_rec_dispatch(gpu_recorder *rec, const vk_dispatch *d, vkml_error 
 vkml_status vk_rec_kernel(gpu_recorder *rec, vk_kernel_id kernel, vkml_dtype dtype, const int *bind,
                           const void *push, uint32_t push_size, const uint32_t groups[3],
                           vkml_error *err);
+/* Same for a kernel with the fused epilogue epi (vk_dispatch.epi; NULL: none). */
+vkml_status vk_rec_kernel_epilogue(gpu_recorder *rec, vk_kernel_id kernel, vkml_dtype dtype,
+                                   const int *bind, const void *push, uint32_t push_size,
+                                   const uint32_t groups[3], const vk_epilogue_push *epi,
+                                   vkml_error *err);
 /* Same for a 1-D kernel with `invocations` threads (vk_groups_1d). */
 vkml_status vk_rec_kernel_1d(gpu_recorder *rec, vk_kernel_id kernel, vkml_dtype dtype,
                              const int *bind, const void *push, uint32_t push_size,

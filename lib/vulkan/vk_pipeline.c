@@ -12,6 +12,7 @@ vkml_status vk_pipelines_create(vk_device *vd, vk_pipelines **out, vkml_error *e
         return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "Vulkan pipelines: out of host memory");
     p->dev = vd->dev;
     p->unchecked = vd->robustness.pipelineRobustness;
+    p->no_epilogue_constants = vkml_env_flag("VKML_NO_EPILOGUE_CONSTANTS");
     pthread_mutex_init(&p->lock, NULL);
 
     VkDescriptorSetLayoutBinding bindings[VK_MAX_BINDINGS];
@@ -58,6 +59,9 @@ void vk_pipelines_destroy(vk_pipelines **pp)
         return;
     for (int i = 0; i < VK_VARIANT_COUNT; i++)
         VK_DESTROY(VKML_VK_PIPELINE, vkDestroyPipeline, p->dev, p->pipelines[i]);
+    for (int i = 0; i < p->n_specialized; i++)
+        VK_DESTROY(VKML_VK_PIPELINE, vkDestroyPipeline, p->dev, p->specialized[i].pipeline);
+    free(p->specialized);
     for (int i = 0; i < p->n_generated; i++) {
         VK_DESTROY(VKML_VK_PIPELINE, vkDestroyPipeline, p->dev, p->generated[i].pipeline);
         free(p->generated[i].source);
@@ -91,7 +95,8 @@ const void *vk_pipeline_robustness(const char *variant_name)
 }
 
 static vkml_status create_from_spirv(vk_pipelines *p, const uint32_t *code, size_t size,
-                                     const char *name, VkPipeline *out, vkml_error *err)
+                                     const char *name, const VkSpecializationInfo *spec,
+                                     VkPipeline *out, vkml_error *err)
 {
     vkml_status status = VKML_OK;
     VkShaderModule module = VK_NULL_HANDLE;
@@ -109,6 +114,7 @@ static vkml_status create_from_spirv(vk_pipelines *p, const uint32_t *code, size
                 .stage = VK_SHADER_STAGE_COMPUTE_BIT,
                 .module = module,
                 .pName = "main",
+                .pSpecializationInfo = spec,
             },
         .layout = p->layout,
     };
@@ -124,7 +130,7 @@ static vkml_status create_pipeline(vk_pipelines *p, int kernel, vkml_error *err)
 {
     const vk_spirv *sp = &vk_spirv_table[kernel];
     vkml_status status =
-        create_from_spirv(p, sp->code, sp->size, sp->name, &p->pipelines[kernel], err);
+        create_from_spirv(p, sp->code, sp->size, sp->name, NULL, &p->pipelines[kernel], err);
     if (status != VKML_OK)
         vkml_error_prefix(err, "creating the pipeline of kernel '%s'", vk_spirv_table[kernel].name);
     return status;
@@ -137,6 +143,63 @@ vkml_status vk_pipeline_get(vk_pipelines *p, int kernel, VkPipeline *out, vkml_e
     if (!p->pipelines[kernel])
         status = create_pipeline(p, kernel, err);
     *out = p->pipelines[kernel];
+    pthread_mutex_unlock(&p->lock);
+    return status;
+}
+
+/* epilogue.glsl's specialization constants: 0 the activation, 1 the flags. */
+static vkml_status create_specialized(vk_pipelines *p, vk_epilogue_pipeline *e, vkml_error *err)
+{
+    const vk_spirv *sp = &vk_spirv_table[e->variant];
+    uint32_t values[2] = {e->act, e->flags};
+    VkSpecializationMapEntry entries[2] = {
+        {.constantID = 0, .offset = 0, .size = sizeof(uint32_t)},
+        {.constantID = 1, .offset = sizeof(uint32_t), .size = sizeof(uint32_t)},
+    };
+    VkSpecializationInfo spec = {
+        .mapEntryCount = 2,
+        .pMapEntries = entries,
+        .dataSize = sizeof(values),
+        .pData = values,
+    };
+    vkml_status status =
+        create_from_spirv(p, sp->code, sp->size, sp->name, &spec, &e->pipeline, err);
+    if (status != VKML_OK)
+        vkml_error_prefix(err, "creating the pipeline of kernel '%s' for its epilogue", sp->name);
+    return status;
+}
+
+vkml_status vk_pipeline_get_epilogue(vk_pipelines *p, int variant, const vk_epilogue_push *epi,
+                                     VkPipeline *out, vkml_error *err)
+{
+    if (p->no_epilogue_constants)
+        return vk_pipeline_get(p, variant, out, err);
+    vkml_status status = VKML_OK;
+    pthread_mutex_lock(&p->lock);
+    vk_epilogue_pipeline *e = NULL;
+    for (int i = 0; i < p->n_specialized && !e; i++) {
+        vk_epilogue_pipeline *s = &p->specialized[i];
+        if (s->variant == variant && s->act == epi->act && s->flags == epi->flags)
+            e = s;
+    }
+    if (!e && p->n_specialized == p->cap_specialized) {
+        int cap = p->cap_specialized ? 2 * p->cap_specialized : 16;
+        vk_epilogue_pipeline *grown = realloc(p->specialized, (size_t)cap * sizeof(*grown));
+        if (!grown) {
+            pthread_mutex_unlock(&p->lock);
+            return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "Vulkan pipelines: out of host memory");
+        }
+        p->specialized = grown;
+        p->cap_specialized = cap;
+    }
+    if (!e) {
+        e = &p->specialized[p->n_specialized];
+        *e = (vk_epilogue_pipeline){.variant = variant, .act = epi->act, .flags = epi->flags};
+        status = create_specialized(p, e, err);
+        if (status == VKML_OK)
+            p->n_specialized++;
+    }
+    *out = status == VKML_OK ? e->pipeline : VK_NULL_HANDLE;
     pthread_mutex_unlock(&p->lock);
     return status;
 }
@@ -185,7 +248,7 @@ vkml_status vk_pipeline_generated(vk_pipelines *p, const char *source, vk_glsl_c
     size_t bytes = 0;
     status = compile(source, &spirv, &bytes, err);
     if (status == VKML_OK)
-        status = create_from_spirv(p, spirv, bytes, "", &g->pipeline, err);
+        status = create_from_spirv(p, spirv, bytes, "", NULL, &g->pipeline, err);
     free(spirv);
     *out = g->pipeline;
     pthread_mutex_unlock(&p->lock);

@@ -6,6 +6,11 @@
  * (vk_push_constant_bytes of push constants). One pipeline per kernel variant
  * (kernel x dtype, vk_spirv_table).
  *
+ * A kernel with the fused epilogue (shaders/common/epilogue.glsl) may also have pipelines
+ * specialized to one epilogue: its activation and flags made constants (specialization
+ * constants 0 and 1), so the driver compiles that activation alone, without the branches
+ * over every other; kept per (variant, activation, flags).
+ *
  * Besides, pipelines of shaders generated at run time (lib/vulkan/vk_fused_gen.c), kept
  * by their source text: each compiled once per device, destroyed with it.
  *
@@ -20,6 +25,13 @@ typedef struct vk_generated_pipeline {
     VkPipeline pipeline;
 } vk_generated_pipeline;
 
+/* A kernel variant's pipeline specialized to one epilogue (vk_pipeline_get_epilogue). */
+typedef struct vk_epilogue_pipeline {
+    int variant;
+    uint32_t act, flags;
+    VkPipeline pipeline;
+} vk_epilogue_pipeline;
+
 struct vk_pipelines {
     VkDevice dev;
     bool unchecked; /* vk_device's robustness.pipelineRobustness */
@@ -28,6 +40,9 @@ struct vk_pipelines {
     VkPipelineLayout layout;
     VkPipelineCache cache;
     VkPipeline pipelines[VK_VARIANT_COUNT];
+    bool no_epilogue_constants; /* VKML_NO_EPILOGUE_CONSTANTS=1: no specialized pipelines */
+    vk_epilogue_pipeline *specialized;
+    int n_specialized, cap_specialized;
     vk_generated_pipeline *generated;
     int n_generated, cap_generated;
 };
@@ -42,6 +57,11 @@ const void *vk_pipeline_robustness(const char *variant_name);
 
 /* The pipeline of a kernel variant (index into vk_spirv_table), created on first use. */
 vkml_status vk_pipeline_get(vk_pipelines *p, int variant, VkPipeline *out, vkml_error *err);
+
+/* The pipeline of a kernel variant specialized to the epilogue epi (its act and flags),
+ * created on first use; the variant's own pipeline under VKML_NO_EPILOGUE_CONSTANTS=1. */
+vkml_status vk_pipeline_get_epilogue(vk_pipelines *p, int variant, const vk_epilogue_push *epi,
+                                     VkPipeline *out, vkml_error *err);
 
 /* Compiles GLSL source to SPIR-V (*spirv: malloc'ed words the caller frees). */
 typedef vkml_status (*vk_glsl_compile_fn)(const char *source, uint32_t **spirv, size_t *bytes,

@@ -8,6 +8,8 @@
 typedef struct rec_dispatch {
     int variant;         /* index into vk_spirv_table */
     VkPipeline pipeline; /* a generated one instead (vk_dispatch.pipeline) */
+    bool specialized;    /* the variant's pipeline for epi (vk_dispatch.epi) */
+    vk_epilogue_push epi;
     int n_bindings;
     VkDescriptorBufferInfo buf[VK_MAX_BINDINGS];
     unsigned write_mask;
@@ -35,6 +37,7 @@ struct gpu_recorder {
     int n_pending;
     int node;        /* the node recording now (vk_rec_set_node) */
     bool fast_math;  /* the session's precision is fp32-fast */
+    bool plain;      /* vk_rec_plain_pipelines */
     vk_mem *scratch; /* vk_rec_scratch's buffers: values n_values, n_values + 1 ... */
     int n_scratch;
     int slot_latest[VK_SCRATCH_SLOTS]; /* per slot its newest buffer + 1 (0: none yet) */
@@ -189,6 +192,9 @@ vkml_status vk_rec_dispatch(gpu_recorder *rec, const vk_dispatch *d, vkml_error 
     memset(r, 0, sizeof(*r));
     r->variant = variant;
     r->pipeline = d->pipeline;
+    r->specialized = d->epi != NULL && !rec->plain;
+    if (r->specialized)
+        r->epi = *d->epi;
     r->n_bindings = vk_kernels[d->kernel].n_bindings;
     for (int i = 0; i < r->n_bindings; i++) {
         vkml_status st = bind_value(rec, d->bind[i], &r->buf[i], err);
@@ -204,14 +210,20 @@ vkml_status vk_rec_dispatch(gpu_recorder *rec, const vk_dispatch *d, vkml_error 
     return VKML_OK;
 }
 
+void vk_rec_plain_pipelines(gpu_recorder *rec)
+{
+    rec->plain = true;
+}
+
 void vk_rec_set_node(gpu_recorder *rec, int position)
 {
     rec->node = position;
 }
 
-vkml_status vk_rec_kernel(gpu_recorder *rec, vk_kernel_id kernel, vkml_dtype dtype, const int *bind,
-                          const void *push, uint32_t push_size, const uint32_t groups[3],
-                          vkml_error *err)
+vkml_status vk_rec_kernel_epilogue(gpu_recorder *rec, vk_kernel_id kernel, vkml_dtype dtype,
+                                   const int *bind, const void *push, uint32_t push_size,
+                                   const uint32_t groups[3], const vk_epilogue_push *epi,
+                                   vkml_error *err)
 {
     int n = vk_kernels[kernel].n_bindings;
     vk_dispatch d = {
@@ -221,9 +233,17 @@ vkml_status vk_rec_kernel(gpu_recorder *rec, vk_kernel_id kernel, vkml_dtype dty
         .push = push,
         .push_size = push_size,
         .groups = {groups[0], groups[1], groups[2]},
+        .epi = epi,
     };
     memcpy(d.bind, bind, (size_t)n * sizeof(int));
     return vk_rec_dispatch(rec, &d, err);
+}
+
+vkml_status vk_rec_kernel(gpu_recorder *rec, vk_kernel_id kernel, vkml_dtype dtype, const int *bind,
+                          const void *push, uint32_t push_size, const uint32_t groups[3],
+                          vkml_error *err)
+{
+    return vk_rec_kernel_epilogue(rec, kernel, dtype, bind, push, push_size, groups, NULL, err);
 }
 
 vkml_status vk_rec_kernel_1d(gpu_recorder *rec, vk_kernel_id kernel, vkml_dtype dtype,
@@ -311,7 +331,9 @@ static vkml_status record_one(gpu_recorder *rec, VkCommandBuffer cmd, VkDescript
     vkml_status status = VKML_OK;
     vk_pipelines *pipes = rec->vd->pipes;
     VkPipeline pipeline = r->pipeline;
-    if (!pipeline)
+    if (!pipeline && r->specialized)
+        VKML_TRY(vk_pipeline_get_epilogue(pipes, r->variant, &r->epi, &pipeline, err));
+    else if (!pipeline)
         VKML_TRY(vk_pipeline_get(pipes, r->variant, &pipeline, err));
     VkDescriptorSet set;
     VkDescriptorSetAllocateInfo ai = {

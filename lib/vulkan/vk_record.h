@@ -12,6 +12,10 @@
  * (vk_rec_packed); fast_math: the session's precision is fp32-fast (vk_rec_fast_math). */
 vkml_status vk_rec_create(vk_device *vd, const vk_mem *values, const bool *packed, int n_values,
                           bool fast_math, gpu_recorder **out, vkml_error *err);
+/* Every dispatch recorded from now on runs its kernel's own pipeline, never one specialized
+ * to its epilogue (vk_dispatch.epi): the choice by measurement (vk_gemm_tune.c) times its
+ * candidates so, one pipeline per candidate kernel for every shape and epilogue. */
+void vk_rec_plain_pipelines(gpu_recorder *rec);
 /* The device recorded for (its pipeline caches, for kernels generated at recording). */
 vk_device *vk_rec_device(const gpu_recorder *rec);
 /* The node whose kernels the next dispatches are (its position in the chunk, from 0):

@@ -5,9 +5,22 @@
 //   uint epi_act;     an ELT_* op code (graph_epilogue.act), ELT_IDENTITY: none
 //   float epi_alpha, epi_beta;
 //   uint epi_flags;   bit 0: a residual; bit 1: added before the activation
+// The pipeline may fix epi_act and epi_flags as specialization constants 0 and 1
+// (lib/vulkan/vk_pipeline.c, vk_pipeline_get_epilogue): the driver then compiles that
+// activation alone, straight code, rather than a branch over every activation for each
+// result. Left at EPI_FROM_PUSH, both are read from the push block.
 #ifndef VKML_EPILOGUE_GLSL
 #define VKML_EPILOGUE_GLSL
 #include "eltwise_math.glsl"
+
+#define EPI_FROM_PUSH 0xffffffffu
+layout(constant_id = 0) const uint EPI_SPEC_ACT = EPI_FROM_PUSH;
+layout(constant_id = 1) const uint EPI_SPEC_FLAGS = 0u;
+// The epilogue's activation code and flags, constants where the pipeline fixed them.
+#define EPI_ACT (EPI_SPEC_ACT != EPI_FROM_PUSH ? EPI_SPEC_ACT : p.epi_act)
+#define EPI_FLAGS (EPI_SPEC_ACT != EPI_FROM_PUSH ? EPI_SPEC_FLAGS : p.epi_flags)
+// Whether the epilogue adds a residual (binding 3).
+#define EPI_HAS_RESIDUAL ((EPI_FLAGS & 1u) != 0u)
 
 // The activation: eltwise_ops.h's ops whose fuse is FUSE1_EPI or EPI, with
 // eltwise_math.glsl's formulas; ELT_IDENTITY (none) and any other code leave v.
@@ -31,13 +44,13 @@ float epi_act(float v, uint act, float al, float be)
 A epilogue_with(A v, float r)
 {
 #if IS_FLOAT && !defined(DTYPE_F64)
-    if (p.epi_act == uint(ELT_IDENTITY) && p.epi_flags == 0u)
+    if (EPI_ACT == uint(ELT_IDENTITY) && EPI_FLAGS == 0u)
         return v;
     float x = float(v);
-    bool has_res = (p.epi_flags & 1u) != 0u, first = (p.epi_flags & 2u) != 0u;
+    bool has_res = EPI_HAS_RESIDUAL, first = (EPI_FLAGS & 2u) != 0u;
     if (has_res && first)
         x += r;
-    x = epi_act(x, p.epi_act, p.epi_alpha, p.epi_beta);
+    x = epi_act(x, EPI_ACT, p.epi_alpha, p.epi_beta);
     if (has_res && !first)
         x += r;
     return A(x);
@@ -50,7 +63,7 @@ A epilogue_with(A v, float r)
 A epilogue_apply(A v, uint idx)
 {
 #if IS_FLOAT && !defined(DTYPE_F64)
-    return epilogue_with(v, (p.epi_flags & 1u) != 0u ? float(res[idx]) : 0.0);
+    return epilogue_with(v, EPI_HAS_RESIDUAL ? float(res[idx]) : 0.0);
 #else
     return v;
 #endif

@@ -331,7 +331,7 @@ float gemm_addend(uint row, uint col)
 // The residual at Y's index at (0 without one).
 float gemm_residual(uint at)
 {
-    return (p.epi_flags & 1u) != 0u ? float(res[at]) : 0.0;
+    return EPI_HAS_RESIDUAL ? float(res[at]) : 0.0;
 }
 
 void gemm_put(uint at, float acc, float add, float r)
@@ -381,7 +381,7 @@ bool gemm_store_quad(uint row, uint col, uint z, vec4 acc)
 #endif
     uint at = gemm_at(row, col, z);
     // the residual's 4 elements as one vector load too (at is a multiple of 4)
-    vec4 r = (p.epi_flags & 1u) != 0u ? vec4(res4[at / 4u]) : vec4(0.0);
+    vec4 r = EPI_HAS_RESIDUAL ? vec4(res4[at / 4u]) : vec4(0.0);
     [[unroll]] for (uint e = 0u; e < 4u; e++)
         v[e] = epilogue_with(v[e], r[e]);
     y4[at / 4u] = T4(v);

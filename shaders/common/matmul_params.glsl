@@ -30,7 +30,7 @@ EpiIn epilogue_inputs(uint row, uint col, uint at)
     e.c = p.has_c != 0 ? A(c[row * p.c_sm + col * p.c_sn]) : A(0);
     e.res = 0.0;
 #if IS_FLOAT && !defined(DTYPE_F64)
-    if ((p.epi_flags & 1u) != 0u)
+    if (EPI_HAS_RESIDUAL)
         e.res = float(res[at]);
 #endif
     return e;
