@@ -169,6 +169,40 @@ static vkml_status create_specialized(vk_pipelines *p, vk_epilogue_pipeline *e, 
     return status;
 }
 
+/* The kept pipeline of variant for epi's activation and flags, or NULL. */
+static vk_epilogue_pipeline *find_specialized(vk_pipelines *p, int variant,
+                                              const vk_epilogue_push *epi)
+{
+    for (int i = 0; i < p->n_specialized; i++) {
+        vk_epilogue_pipeline *e = &p->specialized[i];
+        if (e->variant == variant && e->act == epi->act && e->flags == epi->flags)
+            return e;
+    }
+    return NULL;
+}
+
+/* Creates and keeps the pipeline of variant for epi (*out: it). */
+static vkml_status add_specialized(vk_pipelines *p, int variant, const vk_epilogue_push *epi,
+                                   vk_epilogue_pipeline **out, vkml_error *err)
+{
+    if (p->n_specialized == p->cap_specialized) {
+        int cap = p->cap_specialized ? 2 * p->cap_specialized : 16;
+        vk_epilogue_pipeline *grown = realloc(p->specialized, (size_t)cap * sizeof(*grown));
+        if (!grown)
+            return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "Vulkan pipelines: out of host memory");
+        p->specialized = grown;
+        p->cap_specialized = cap;
+    }
+    vk_epilogue_pipeline *e = &p->specialized[p->n_specialized];
+    *e = (vk_epilogue_pipeline){.variant = variant, .act = epi->act, .flags = epi->flags};
+    vkml_status status = create_specialized(p, e, err);
+    if (status == VKML_OK) {
+        p->n_specialized++;
+        *out = e;
+    }
+    return status;
+}
+
 vkml_status vk_pipeline_get_epilogue(vk_pipelines *p, int variant, const vk_epilogue_push *epi,
                                      VkPipeline *out, vkml_error *err)
 {
@@ -176,29 +210,9 @@ vkml_status vk_pipeline_get_epilogue(vk_pipelines *p, int variant, const vk_epil
         return vk_pipeline_get(p, variant, out, err);
     vkml_status status = VKML_OK;
     pthread_mutex_lock(&p->lock);
-    vk_epilogue_pipeline *e = NULL;
-    for (int i = 0; i < p->n_specialized && !e; i++) {
-        vk_epilogue_pipeline *s = &p->specialized[i];
-        if (s->variant == variant && s->act == epi->act && s->flags == epi->flags)
-            e = s;
-    }
-    if (!e && p->n_specialized == p->cap_specialized) {
-        int cap = p->cap_specialized ? 2 * p->cap_specialized : 16;
-        vk_epilogue_pipeline *grown = realloc(p->specialized, (size_t)cap * sizeof(*grown));
-        if (!grown) {
-            pthread_mutex_unlock(&p->lock);
-            return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "Vulkan pipelines: out of host memory");
-        }
-        p->specialized = grown;
-        p->cap_specialized = cap;
-    }
-    if (!e) {
-        e = &p->specialized[p->n_specialized];
-        *e = (vk_epilogue_pipeline){.variant = variant, .act = epi->act, .flags = epi->flags};
-        status = create_specialized(p, e, err);
-        if (status == VKML_OK)
-            p->n_specialized++;
-    }
+    vk_epilogue_pipeline *e = find_specialized(p, variant, epi);
+    if (!e)
+        status = add_specialized(p, variant, epi, &e, err);
     *out = status == VKML_OK ? e->pipeline : VK_NULL_HANDLE;
     pthread_mutex_unlock(&p->lock);
     return status;
