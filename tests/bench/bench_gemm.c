@@ -15,7 +15,8 @@
  *   10; --small 4); FILTER: only shapes whose name contains it ("B^T": the Gemms with transB,
  *   W read along K as a Linear layer's). --small: three small shapes and small ceilings (seconds on
  * lavapipe: the test). BENCH_GEMM_TILES=1 adds a line per tile forced (gemm_tiled.comp float32;
- * gemm_coop.comp fp16 where it runs); BENCH_GEMM_TILES=only: the gemm_coop.comp tiles' lines alone.
+ * gemm_coop.comp fp16 where it runs); BENCH_GEMM_TILES=only: the gemm_coop.comp tiles' lines alone;
+ * BENCH_GEMM_TILES=cm2: the gemm_cm2.comp tiles' lines alone.
  * BENCH_GEMM_WARM_MS: the warm-up per point (default 300 ms, --small 0; 0: one run);
  * BENCH_GEMM_TRACE=1: each timed run's times on stderr with the wall clock, to set beside
  * `nvidia-smi --query-gpu=timestamp,clocks.sm --format=csv -lms 100`.
@@ -452,14 +453,18 @@ int main(int argc, char **argv)
                          .first_line = true};
         const char *tiles = getenv("BENCH_GEMM_TILES");
         bool tiles_only = tiles && strcmp(tiles, "only") == 0;
-        if (!tiles_only) {
+        bool cm2_only = tiles && strcmp(tiles, "cm2") == 0;
+        if (cm2_only) {
+            if (caps->coopmat2)
+                cm2_lines(&p);
+        } else if (!tiles_only) {
             fp32_lines(&p);
             if (caps->cooperative_matrix)
                 coop_lines(&p);
             if (caps->coopmat2)
                 cm2_lines(&p);
         }
-        if (tiles)
+        if (tiles && !cm2_only)
             tile_lines(&p, tiles_only);
         fflush(stdout);
         vkml_model_destroy(&p.one);
