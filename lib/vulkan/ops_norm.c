@@ -58,6 +58,12 @@ static vkml_status record_stats(gpu_recorder *rec, const graph_node *node, const
 #define NORM_VEC_MAX 8
 #define NORM_VEC_LANES 32
 
+/* Elements of a 16-byte vector. */
+static int64_t vec_elements(vkml_dtype dtype)
+{
+    return dtype == VKML_DTYPE_FLOAT16 ? 8 : 4;
+}
+
 /* Whether norm_vec.comp takes the node (VKML_NO_NORM_VEC=1: never): LayerNormalization or
  * RMSNormalization in float32 or float16 on a GPU with clustered subgroups of 32, over
  * dense lines (line l at l * count) of whole 16-byte vectors and at most 8 a lane,
@@ -72,7 +78,7 @@ static bool vec_lines(const struct gpu_caps *caps, const norm_geom *g, vkml_dtyp
         (dtype != VKML_DTYPE_FLOAT && dtype != VKML_DTYPE_FLOAT16))
         return false;
     const reduce_view *v = &g->view;
-    int64_t per_vec = dtype == VKML_DTYPE_FLOAT16 ? 8 : 4;
+    int64_t per_vec = vec_elements(dtype);
     if (v->n_red != 1 || v->red_strides[0] != 1 || v->count % per_vec != 0 ||
         v->count > per_vec * NORM_VEC_LANES * NORM_VEC_MAX || v->lines > UINT32_MAX / 4)
         return false;
@@ -110,11 +116,18 @@ VKML_GPU_DECL(gpu_norm)
     int bind[] = {x, pc.has_scale ? node->inputs[1] : x, pc.has_bias ? node->inputs[2] : x,
                   node->outputs[0]};
     if (vec_lines(vk_rec_caps(rec), &g, values[x].dtype)) {
+        static const vk_kernel_id by_vecs[] = {
+            VK_KERNEL_NORM_MEANVAR_VEC1, VK_KERNEL_NORM_MEANVAR_VEC2, VK_KERNEL_NORM_MEANVAR_VEC4,
+            VK_KERNEL_NORM_MEANVAR_VEC};
+        int64_t per_lane =
+            (g.view.count / vec_elements(values[x].dtype) + NORM_VEC_LANES - 1) / NORM_VEC_LANES;
+        int v = 0;
+        while ((1 << v) < per_lane)
+            v++;
         uint32_t groups[3];
         uint64_t workgroups = ((uint64_t)g.view.lines + NORM_VEC_LINES - 1) / NORM_VEC_LINES;
         vk_groups_1d(vk_rec_caps(rec), workgroups * VK_WG_SIZE_1D, groups);
-        st = vk_rec_kernel(rec, VK_KERNEL_NORM_MEANVAR_VEC, values[x].dtype, bind, &pc, sizeof(pc),
-                           groups, err);
+        st = vk_rec_kernel(rec, by_vecs[v], values[x].dtype, bind, &pc, sizeof(pc), groups, err);
     } else {
         st = vk_rec_lines(rec, norm_kernel(g.op), values[x].dtype, &g.view, bind, &pc, sizeof(pc),
                           err);
