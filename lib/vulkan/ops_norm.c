@@ -69,7 +69,8 @@ static int64_t vec_elements(vkml_dtype dtype)
  * dense lines (line l at l * count) of whole 16-byte vectors and at most 8 a lane,
  * scale and bias (if any) indexed by position in the line alone, every binding 16-byte
  * aligned. On the H200 (2026-11-30, 24 LayerNormalizations of [128, 768] in a chain,
- * float16) norm.comp's workgroup a line took 7.0 us a node. */
+ * float16) norm.comp's workgroup a line took 7.0 us a node; norm_vec.comp 4.2 (2026-12-02,
+ * docs/performance.md). */
 static bool vec_lines(const struct gpu_caps *caps, const norm_geom *g, vkml_dtype dtype)
 {
     if (vkml_env_flag("VKML_NO_NORM_VEC") || !caps->prefer_tiled || !caps->subgroup_lanes32 ||
