@@ -153,9 +153,10 @@ static void test_line_kernels(void)
 {
     /* Over the last axis: op, opset, rank, dims, scale and bias elements, bias, label.
      * After BERT-base's lines, norm_vec.comp's forms where the GPU has clustered subgroups
-     * of 32 (ops_norm.c, vec_lines; floats past 1,024 a line fall back): 8 vectors a lane,
-     * no bias, lanes holding a vector fewer than others (192; 1000: 250 float or 125 half
-     * vectors). */
+     * of 32 (ops_norm.c, vec_lines; floats past 1,024 a line fall back): each of its
+     * kernels of 1, 2, 4 and 8 vectors a lane (192 halves: 1; 192 floats and 512 halves: 2;
+     * 768 and 1024 halves: 4; 2048 halves and 1024 floats: 8), no bias, lanes holding a
+     * vector fewer than others (192; 1000: 250 float or 125 half vectors). */
     static const struct {
         const char *op;
         int opset, rank;
