@@ -66,7 +66,7 @@ static int64_t vec_elements(vkml_dtype dtype)
 
 /* Whether norm_vec.comp takes the node (VKML_NO_NORM_VEC=1: never): LayerNormalization or
  * RMSNormalization in float32 or float16 on a GPU with clustered subgroups of 32, over
- * dense lines (line l at l * count) of whole 16-byte vectors and at most 8 a lane,
+ * dense lines (line l at l * count) of whole 16-byte vectors, 1 to 8 a lane,
  * scale and bias (if any) indexed by position in the line alone, every binding 16-byte
  * aligned. On the H200 (2026-11-30, 24 LayerNormalizations of [128, 768] in a chain,
  * float16) norm.comp's workgroup a line took 7.0 us a node; norm_vec.comp 4.2 (2026-12-02,
@@ -80,7 +80,7 @@ static bool vec_lines(const struct gpu_caps *caps, const norm_geom *g, vkml_dtyp
         return false;
     const reduce_view *v = &g->view;
     int64_t per_vec = vec_elements(dtype);
-    if (v->n_red != 1 || v->red_strides[0] != 1 || v->count % per_vec != 0 ||
+    if (v->n_red != 1 || v->red_strides[0] != 1 || v->count < per_vec || v->count % per_vec != 0 ||
         v->count > per_vec * NORM_VEC_LANES * NORM_VEC_MAX || v->lines > UINT32_MAX / 4)
         return false;
     int64_t stride = v->count; /* the kept dims, innermost first, dense over whole lines */
