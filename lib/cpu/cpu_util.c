@@ -175,6 +175,10 @@ void cpu_apply_epilogue(const op_cpu_args *args)
     const float *residual = r >= 0 && r < n->n_inputs ? args->in[r] : NULL;
     const float *bias = b >= 0 && b < n->n_inputs ? args->in[b] : NULL;
     size_t n_bias = y->rank > 0 ? (size_t)y->dims[y->rank - 1] : 1;
-    op_epilogue_apply(n->epilogue, args->out[0], bias, n_bias, residual,
-                      vkml_tensor_element_count(y->rank, y->dims));
+    size_t count = vkml_tensor_element_count(y->rank, y->dims);
+    op_epilogue_apply(n->epilogue, args->out[0], bias, n_bias, residual, count);
+    int ns = n->epilogue->norm_scale, nb = n->epilogue->norm_bias;
+    if (n->epilogue->norm && n_bias && ns >= 0 && ns < n->n_inputs)
+        op_epilogue_norm(n->epilogue, args->out[0], count / n_bias, n_bias, args->in[ns],
+                         nb >= 0 && nb < n->n_inputs ? args->in[nb] : NULL);
 }

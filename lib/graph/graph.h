@@ -116,6 +116,13 @@ typedef struct graph_epilogue {
      * The node's output is then the pool's (ops/conv.h: conv_params.pooled). */
     const void *pool;
     int pool_opset;
+    /* A LayerNormalization over the last dim after the rest (MatMul and Gemm: an encoder's
+     * projections and their residual; no pool), when norm: its epsilon, and the indices into
+     * the node's inputs of its scale and of its bias (-1: none), after the residual. The
+     * node's output is then the normalization's. */
+    bool norm;
+    float norm_epsilon;
+    int norm_scale, norm_bias;
 } graph_epilogue;
 
 typedef struct graph_node {

@@ -3,6 +3,8 @@
 #include "ops/epilogue.h"
 #include "ops/eltwise_formula.h"
 
+#include <math.h>
+
 vkml_status op_epilogue_check(const graph_value *values, const graph_node *node, vkml_error *err)
 {
     char sr[160], sy[160];
@@ -19,6 +21,23 @@ vkml_status op_epilogue_check(const graph_value *values, const graph_node *node,
             return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
                              "%s with fused %s: the bias is not a vector of the output's last "
                              "dim (VKML_NO_FUSE=1 loads the model unfused)",
+                             node->op_type, e->absorbed);
+    }
+    if (e->norm) {
+        const graph_value *y = &values[node->outputs[0]];
+        int sv = op_epilogue_input(node, e->norm_scale), bv = op_epilogue_input(node, e->norm_bias);
+        int64_t n = y->rank >= 1 ? y->dims[y->rank - 1] : -1;
+        bool ok = sv >= 0 && n > 0 && (e->norm_bias < 0 || bv >= 0);
+        for (int k = 0; ok && k < 2; k++) {
+            int v = k ? bv : sv;
+            ok = v < 0 || (values[v].dtype == y->dtype &&
+                           vkml_tensor_element_count(values[v].rank, values[v].dims) == (size_t)n);
+        }
+        if (!ok)
+            return vkml_fail(err, VKML_ERROR_INVALID_MODEL,
+                             "%s with fused %s: the LayerNormalization's scale or bias is not a "
+                             "vector of the output's last dim (VKML_NO_FUSE=1 loads the model "
+                             "unfused)",
                              node->op_type, e->absorbed);
     }
     if (e->residual < 0)
@@ -69,5 +88,24 @@ void op_epilogue_apply(const graph_epilogue *e, float *y, const float *bias, siz
         v = first ? v + residual[i] : v;
         v = op_epilogue_act(e, v);
         y[i] = after ? v + residual[i] : v;
+    }
+}
+
+void op_epilogue_norm(const graph_epilogue *e, float *y, size_t lines, size_t n, const float *scale,
+                      const float *bias)
+{
+    if (!e || !e->norm || n == 0)
+        return;
+    for (size_t l = 0; l < lines; l++) {
+        float *row = y + l * n;
+        double mean = 0.0, var = 0.0;
+        for (size_t j = 0; j < n; j++)
+            mean += row[j];
+        mean /= (double)n;
+        for (size_t j = 0; j < n; j++)
+            var += (row[j] - mean) * (row[j] - mean);
+        double inv = 1.0 / sqrt(var / (double)n + e->norm_epsilon);
+        for (size_t j = 0; j < n; j++)
+            row[j] = (float)((row[j] - mean) * inv * scale[j] + (bias ? bias[j] : 0.0));
     }
 }

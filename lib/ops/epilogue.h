@@ -4,13 +4,22 @@
  * CPU kernels apply it with (shaders/common/epilogue.glsl is the GPU's). */
 #include "graph/graph.h"
 
-/* Inputs of the node without the fused ones (a MatMul's bias, a residual: the last). */
+/* Inputs of the node without the fused ones (in order: a MatMul's bias, a residual, a
+ * normalization's scale and bias: the last). */
 static inline int op_epilogue_base_inputs(const graph_node *n)
 {
     const graph_epilogue *e = n->epilogue;
     if (e && e->bias >= 0)
         return e->bias;
-    return e && e->residual >= 0 ? e->residual : n->n_inputs;
+    if (e && e->residual >= 0)
+        return e->residual;
+    return e && e->norm ? e->norm_scale : n->n_inputs;
+}
+
+/* Input slot i of the node's value, or -1. */
+static inline int op_epilogue_input(const graph_node *n, int i)
+{
+    return i >= 0 && i < n->n_inputs ? n->inputs[i] : -1;
 }
 
 /* The residual's value, or -1. */
@@ -28,6 +37,13 @@ vkml_status op_epilogue_check(const graph_value *values, const graph_node *node,
 float op_epilogue_act(const graph_epilogue *e, float x);
 
 /* y[i] = the epilogue of y[i] (the node's result, its own bias included) for i < count,
- * with bias[i % n_bias] and residual[i] (NULL when e has none). float32. */
+ * with bias[i % n_bias] and residual[i] (NULL when e has none), all but the normalization
+ * (op_epilogue_norm, after it). float32. */
 void op_epilogue_apply(const graph_epilogue *e, float *y, const float *bias, size_t n_bias,
                        const float *residual, size_t count);
+
+/* The fused LayerNormalization of e (if any) over `lines` lines of n values of y, in
+ * place, with scale[j] and bias[j] (bias NULL: none); mean and variance in double, as the
+ * node's CPU kernel. */
+void op_epilogue_norm(const graph_epilogue *e, float *y, size_t lines, size_t n, const float *scale,
+                      const float *bias);

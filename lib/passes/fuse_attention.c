@@ -104,7 +104,7 @@ static int masked_scores(const att_state *s, const graph_node *n, fused_attentio
 static bool plain_epilogue(const graph_epilogue *e, bool scale_ok)
 {
     return !e || (e->act == ELT_IDENTITY && e->bias < 0 && e->residual < 0 && !e->pool &&
-                  (scale_ok || !e->scaled));
+                  !e->norm && (scale_ok || !e->scaled));
 }
 
 static bool float_value(const graph_value *v, vkml_dtype dt)

@@ -327,6 +327,38 @@ static bool match_pool(const fuse_state *s, const graph_node *p, const graph_nod
     return true;
 }
 
+/* Whether node n, reading `in` (the output of MatMul or Gemm p), is a LayerNormalization
+ * over in's last dim alone with a scale (and maybe a bias) of that dim's length and in's
+ * dtype, no other output, stash_type 1: its epsilon into *eps. */
+static bool match_norm(const fuse_state *s, const graph_node *p, const graph_node *n, int in,
+                       float *eps)
+{
+    if ((!fuse_is_op(p, "MatMul") && !fuse_is_op(p, "Gemm")) ||
+        !fuse_is_op(n, "LayerNormalization") || n->n_inputs < 2 || n->n_inputs > 3 ||
+        n->inputs[0] != in || n->inputs[1] < 0 || n->n_outputs < 1 || n->outputs[0] < 0)
+        return false;
+    for (int o = 1; o < n->n_outputs; o++)
+        if (n->outputs[o] >= 0)
+            return false;
+    for (int k = 0; k < 2; k++) {
+        const graph_value *x = k ? (s->shapes2 ? &s->shapes2[in] : NULL) : &s->shapes[in];
+        if (!x)
+            continue;
+        int64_t axis = graph_attr_int(n, "axis", -1);
+        if (x->rank < 1 || (axis != -1 && axis != x->rank - 1) || x->dims[x->rank - 1] < 1)
+            return false;
+        for (int i = 1; i < n->n_inputs; i++) {
+            const graph_value *v = n->inputs[i] >= 0 ? &s->shapes[n->inputs[i]] : NULL;
+            if (v && (v->dtype != x->dtype || v->rank != 1 || v->dims[0] != x->dims[x->rank - 1]))
+                return false;
+        }
+    }
+    if (graph_attr_int(n, "stash_type", 1) != 1)
+        return false;
+    *eps = graph_attr_float(n, "epsilon", 1e-5f);
+    return true;
+}
+
 /* Appends "+op" (or op to an empty buf), cut at size. */
 static void append_absorbed(char *buf, size_t size, const char *op)
 {
@@ -344,8 +376,8 @@ static int absorb_next(fuse_state *s, int p, int out, graph_epilogue *e, int *bi
                        char *absorbed, size_t size)
 {
     graph *g = s->g;
-    if (g->values[out].is_output || e->pool)
-        return -1; /* nothing after a pool */
+    if (g->values[out].is_output || e->pool || e->norm)
+        return -1; /* nothing after a pool or a normalization */
     int sig, mul;
     graph_epilogue gated = *e;
     if (e->act == ELT_IDENTITY && match_gated(s, out, &sig, &mul, &gated)) {
@@ -404,8 +436,8 @@ static int absorb_next(fuse_state *s, int p, int out, graph_epilogue *e, int *bi
 /* Gives producer p the epilogue e, b >= 0 the bias input b (a Conv: the per-channel Add
  * constant that becomes its bias, of `channels` values) and r >= 0 the residual input r;
  * output y. */
-static bool attach(graph *g, int p, const graph_epilogue *e, int b, int64_t channels, int r, int y,
-                   const char *absorbed)
+static bool attach(graph *g, int p, const graph_epilogue *e, int b, int64_t channels, int r,
+                   const int norm_in[2], int y, const char *absorbed)
 {
     bool conv_bias = b >= 0 && fuse_is_op(&g->nodes[p], "Conv");
     if (conv_bias && (b = conv_bias_constant(g, b, channels)) < 0)
@@ -425,10 +457,16 @@ static bool attach(graph *g, int p, const graph_epilogue *e, int b, int64_t chan
                            .pool_opset = e->pool_opset,
                            .scaled = e->scaled,
                            .scale = e->scale,
-                           .view_rank = {e->view_rank[0], e->view_rank[1]}};
+                           .view_rank = {e->view_rank[0], e->view_rank[1]},
+                           .norm = e->norm,
+                           .norm_epsilon = e->norm_epsilon,
+                           .norm_scale = -1,
+                           .norm_bias = -1};
     memcpy(ep->view, e->view, sizeof(ep->view));
-    int own = own_inputs(n), total = own + (b >= 0 && !conv_bias) + (r >= 0);
-    if (b >= 0 || r >= 0) {
+    int ns = e->norm ? norm_in[0] : -1, nb = e->norm ? norm_in[1] : -1;
+    int own = own_inputs(n),
+        total = own + (b >= 0 && !conv_bias) + (r >= 0) + (ns >= 0) + (nb >= 0);
+    if (b >= 0 || r >= 0 || ns >= 0) {
         int *inputs = vkml_arena_calloc(g->arena, (size_t)total, sizeof(int));
         if (!inputs)
             return false;
@@ -438,8 +476,13 @@ static bool attach(graph *g, int p, const graph_epilogue *e, int b, int64_t chan
             inputs[2] = b;
         else if (b >= 0)
             inputs[ep->bias = own] = b;
+        int at = own + (b >= 0 && !conv_bias);
         if (r >= 0)
-            inputs[ep->residual = total - 1] = r;
+            inputs[ep->residual = at++] = r;
+        if (ns >= 0)
+            inputs[ep->norm_scale = at++] = ns;
+        if (nb >= 0)
+            inputs[ep->norm_bias = at++] = nb;
         n->inputs = inputs;
         n->n_inputs = total;
     }
@@ -630,7 +673,7 @@ static int fuse_operands(fuse_state *s, int p)
     if (!count)
         return 0;
     if (!n->epilogue)
-        return attach(g, p, &e, -1, 0, -1, n->outputs[0], names) ? count : -1;
+        return attach(g, p, &e, -1, 0, -1, NULL, n->outputs[0], names) ? count : -1;
     graph_epilogue *copy = vkml_arena_calloc(g->arena, 1, sizeof(*copy));
     if (!copy)
         return -1;
@@ -694,7 +737,7 @@ static int fuse_producer(fuse_state *s, int p)
         return 0;
     graph_epilogue e = {.act = ELT_IDENTITY, .bias = -1, .residual = -1};
     int bias = -1, residual = -1, steps = 0, next;
-    char names[64] = "";
+    char names[96] = "";
     /* At most a bias, then an activation and an Add in either order, then a MaxPool. */
     while (steps < 4 &&
            (next = absorb_next(s, p, out, &e, &bias, &residual, names, sizeof(names))) >= 0) {
@@ -706,6 +749,20 @@ static int fuse_producer(fuse_state *s, int p)
         append_absorbed(names, sizeof(names), "Add");
         steps++;
     }
+    /* then a LayerNormalization over the last dim (an encoder's, after its residual) */
+    int norm_in[2] = {-1, -1}, r = s->first[out];
+    if (!e.pool && !s->g->values[out].is_output && s->readers[out] == 1 && r >= 0 &&
+        !removed(&s->g->nodes[r]) &&
+        match_norm(s, &s->g->nodes[p], &s->g->nodes[r], out, &e.norm_epsilon)) {
+        graph_node *ln = &s->g->nodes[r];
+        e.norm = true;
+        norm_in[0] = ln->inputs[1];
+        norm_in[1] = ln->n_inputs > 2 ? ln->inputs[2] : -1;
+        append_absorbed(names, sizeof(names), "LayerNormalization");
+        out = ln->outputs[0];
+        remove_node(ln);
+        steps++;
+    }
     if (!steps)
         return 0;
     /* every absorbed node named one op in names (x * Sigmoid(x) two, the erf Gelu five) */
@@ -713,7 +770,7 @@ static int fuse_producer(fuse_state *s, int p)
     for (const char *c = names; *c; c++)
         nodes += *c == '+';
     int64_t channels = bias >= 0 ? s->shapes[n->outputs[0]].dims[1] : 0; /* a Conv's bias */
-    return attach(s->g, p, &e, bias, channels, residual, out, names) ? nodes : -1;
+    return attach(s->g, p, &e, bias, channels, residual, norm_in, out, names) ? nodes : -1;
 }
 
 bool graph_epilogue_candidates(const graph *g)

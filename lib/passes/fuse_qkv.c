@@ -71,7 +71,7 @@ static bool projection(const graph *g, const graph_node *n, int x, vkml_dtype dt
 {
     const graph_epilogue *e = n->epilogue;
     if (n->n_inputs < 2 || n->n_outputs != 1 || n->inputs[0] != x || n->inputs[1] < 0 ||
-        (e && (e->act != ELT_IDENTITY || e->residual >= 0 || e->scaled || e->pool ||
+        (e && (e->act != ELT_IDENTITY || e->residual >= 0 || e->scaled || e->pool || e->norm ||
                e->view_rank[0] || e->view_rank[1])))
         return false;
     const graph_value *w = &g->values[n->inputs[1]], *y = &g->values[n->outputs[0]];

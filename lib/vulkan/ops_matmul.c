@@ -2,6 +2,7 @@
  * matmul.comp, CPU implementations matmul_direct.comp; all take element strides (Gemm's
  * transposes), broadcast batch strides (MatMul) and the fused epilogue. */
 #include "vulkan/ops_matmul.h"
+#include "ops/epilogue.h"
 #include "ops/matmul.h"
 #include "vulkan/vk_gemm_tune.h"
 
@@ -186,6 +187,22 @@ static bool batch_folds_into_rows(const matmul_params *p)
     return p->m * p->batch_count <= UINT32_MAX;
 }
 
+/* The node's fused LayerNormalization (graph_epilogue.norm), if any: over Y's rows in place,
+ * after the product. */
+static vkml_status record_fused_norm(gpu_recorder *rec, const graph_value *values,
+                                     const graph_node *node, vkml_error *err)
+{
+    const graph_epilogue *e = node->epilogue;
+    if (!e || !e->norm)
+        return VKML_OK;
+    const graph_value *y = &values[node->outputs[0]];
+    int64_t n = y->dims[y->rank - 1];
+    int64_t rows = (int64_t)vkml_tensor_element_count(y->rank, y->dims) / n;
+    return vk_rec_layer_norm_rows(rec, y->dtype, rows, n, e->norm_epsilon, node->outputs[0],
+                                  op_epilogue_input(node, e->norm_scale),
+                                  op_epilogue_input(node, e->norm_bias), node->outputs[0], err);
+}
+
 VKML_GPU_DECL(gpu_matmul)
 {
     matmul_params p;
@@ -229,8 +246,9 @@ VKML_GPU_DECL(gpu_matmul)
             pc.b_batch_strides[d] = vk_u32(p.b_batch_strides[d]);
         }
     }
-    return vk_rec_matmul(rec, &pc, node_dtype(values, node), node->inputs[0], node->inputs[1], bias,
-                         vk_epilogue_binding(node, -1), node->outputs[0], batch_count, err);
+    st = vk_rec_matmul(rec, &pc, node_dtype(values, node), node->inputs[0], node->inputs[1], bias,
+                       vk_epilogue_binding(node, -1), node->outputs[0], batch_count, err);
+    return st ? st : record_fused_norm(rec, values, node, err);
 }
 
 VKML_GPU_DECL(gpu_gemm)
@@ -259,7 +277,8 @@ VKML_GPU_DECL(gpu_gemm)
     bool is_int = !(DT_FLOATS & (1u << node_dtype(values, node)));
     if (is_int && p.beta == 0.0f)
         pc.has_c = 0;
-    return vk_rec_matmul(rec, &pc, node_dtype(values, node), node->inputs[0], node->inputs[1],
-                         pc.has_c ? node->inputs[2] : -1, vk_epilogue_binding(node, -1),
-                         node->outputs[0], 1, err);
+    st = vk_rec_matmul(rec, &pc, node_dtype(values, node), node->inputs[0], node->inputs[1],
+                       pc.has_c ? node->inputs[2] : -1, vk_epilogue_binding(node, -1),
+                       node->outputs[0], 1, err);
+    return st ? st : record_fused_norm(rec, values, node, err);
 }

@@ -40,3 +40,10 @@ bool vk_gemv_pick(const struct gpu_caps *caps, const matmul_push *pc, bool float
 /* Whether the workgroup grid of an m x n x batch product fits the device. */
 bool vk_matmul_fits(const struct gpu_caps *caps, int64_t m, int64_t n, int64_t batch, char *why,
                     size_t why_size);
+
+/* A LayerNormalization over the last dim of [rows, n] x into y (y may be x: in place), with
+ * scale and bias values (bias -1: none); lib/vulkan/ops_norm.c (a fused epilogue's
+ * normalization, graph_epilogue.norm). */
+vkml_status vk_rec_layer_norm_rows(gpu_recorder *rec, vkml_dtype dtype, int64_t rows, int64_t n,
+                                   float epsilon, int x, int scale, int bias, int y,
+                                   vkml_error *err);

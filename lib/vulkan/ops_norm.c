@@ -93,46 +93,68 @@ static bool vec_lines(const struct gpu_caps *caps, const norm_geom *g, vkml_dtyp
                                    g->r_mod == v->count && (g->line_mul == 0 || g->line_mod == 1));
 }
 
+/* Records the normalization g of x (scale, bias: values or -1) into y. */
+static vkml_status record_norm(gpu_recorder *rec, const norm_geom *g, vkml_dtype dtype, int x,
+                               int scale, int bias, int y, vkml_error *err)
+{
+    norm_push pc = {
+        .line_div = vk_u32(g->line_div),
+        .line_mod = vk_u32(g->line_mod),
+        .line_mul = vk_u32(g->line_mul),
+        .r_div = vk_u32(g->r_div),
+        .r_mod = vk_u32(g->r_mod),
+        .has_scale = scale >= 0,
+        .has_bias = scale >= 0 && bias >= 0,
+        .mvn = g->op == NORM_MVN,
+        .rms = g->op == NORM_RMS,
+        .lp = (uint32_t)g->p,
+        .epsilon = g->epsilon,
+    };
+    VK_SET_REDUCE_VIEW(&pc, &g->view);
+    int bind[] = {x, pc.has_scale ? scale : x, pc.has_bias ? bias : x, y};
+    if (vec_lines(vk_rec_caps(rec), g, dtype)) {
+        static const vk_kernel_id by_vecs[] = {
+            VK_KERNEL_NORM_MEANVAR_VEC1, VK_KERNEL_NORM_MEANVAR_VEC2, VK_KERNEL_NORM_MEANVAR_VEC4,
+            VK_KERNEL_NORM_MEANVAR_VEC};
+        int64_t per_lane =
+            (g->view.count / vec_elements(dtype) + NORM_VEC_LANES - 1) / NORM_VEC_LANES;
+        int v = 0;
+        while ((1 << v) < per_lane)
+            v++;
+        uint32_t groups[3];
+        uint64_t workgroups = ((uint64_t)g->view.lines + NORM_VEC_LINES - 1) / NORM_VEC_LINES;
+        vk_groups_1d(vk_rec_caps(rec), workgroups * VK_WG_SIZE_1D, groups);
+        return vk_rec_kernel(rec, by_vecs[v], dtype, bind, &pc, sizeof(pc), groups, err);
+    }
+    return vk_rec_lines(rec, norm_kernel(g->op), dtype, &g->view, bind, &pc, sizeof(pc), err);
+}
+
+vkml_status vk_rec_layer_norm_rows(gpu_recorder *rec, vkml_dtype dtype, int64_t rows, int64_t n,
+                                   float epsilon, int x, int scale, int bias, int y,
+                                   vkml_error *err)
+{
+    norm_geom g = {.op = NORM_LAYER,
+                   .epsilon = epsilon,
+                   .line_div = 1,
+                   .line_mod = 1,
+                   .r_div = 1,
+                   .r_mod = n,
+                   .param_count = n};
+    reduce_view_init(2, (int64_t[]){rows, n}, 1u << 1, &g.view);
+    return record_norm(rec, &g, dtype, x, scale, bias, y, err);
+}
+
 VKML_GPU_DECL(gpu_norm)
 {
     norm_geom g;
     vkml_status st = norm_resolve(values, node, &g, err);
     if (st != VKML_OK)
         return st;
-    norm_push pc = {
-        .line_div = vk_u32(g.line_div),
-        .line_mod = vk_u32(g.line_mod),
-        .line_mul = vk_u32(g.line_mul),
-        .r_div = vk_u32(g.r_div),
-        .r_mod = vk_u32(g.r_mod),
-        .has_scale = g.param_count > 0,
-        .has_bias = g.param_count > 0 && node->n_inputs > 2 && node->inputs[2] >= 0,
-        .mvn = g.op == NORM_MVN,
-        .rms = g.op == NORM_RMS,
-        .lp = (uint32_t)g.p,
-        .epsilon = g.epsilon,
-    };
-    VK_SET_REDUCE_VIEW(&pc, &g.view);
     int x = node->inputs[0];
-    int bind[] = {x, pc.has_scale ? node->inputs[1] : x, pc.has_bias ? node->inputs[2] : x,
-                  node->outputs[0]};
-    if (vec_lines(vk_rec_caps(rec), &g, values[x].dtype)) {
-        static const vk_kernel_id by_vecs[] = {
-            VK_KERNEL_NORM_MEANVAR_VEC1, VK_KERNEL_NORM_MEANVAR_VEC2, VK_KERNEL_NORM_MEANVAR_VEC4,
-            VK_KERNEL_NORM_MEANVAR_VEC};
-        int64_t per_lane =
-            (g.view.count / vec_elements(values[x].dtype) + NORM_VEC_LANES - 1) / NORM_VEC_LANES;
-        int v = 0;
-        while ((1 << v) < per_lane)
-            v++;
-        uint32_t groups[3];
-        uint64_t workgroups = ((uint64_t)g.view.lines + NORM_VEC_LINES - 1) / NORM_VEC_LINES;
-        vk_groups_1d(vk_rec_caps(rec), workgroups * VK_WG_SIZE_1D, groups);
-        st = vk_rec_kernel(rec, by_vecs[v], values[x].dtype, bind, &pc, sizeof(pc), groups, err);
-    } else {
-        st = vk_rec_lines(rec, norm_kernel(g.op), values[x].dtype, &g.view, bind, &pc, sizeof(pc),
-                          err);
-    }
+    bool has_scale = g.param_count > 0,
+         has_bias = has_scale && node->n_inputs > 2 && node->inputs[2] >= 0;
+    st = record_norm(rec, &g, values[x].dtype, x, has_scale ? node->inputs[1] : -1,
+                     has_bias ? node->inputs[2] : -1, node->outputs[0], err);
     if (st)
         return st;
     return record_stats(rec, node, &g, err);

@@ -115,6 +115,8 @@ static vkml_status product_build(const onednn_build *b, const product *pr, onedn
 {
     const graph_node *node = b->node;
     const graph_epilogue *e = node->epilogue;
+    if (e && e->norm) /* a fused LayerNormalization: the C kernel's (no oneDNN step yet) */
+        return VKML_OK;
     int residual = op_epilogue_residual(node);
     operand a, bo, y, add, res;
     operand_want(pr, &pr->a, &a);
