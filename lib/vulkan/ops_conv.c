@@ -181,7 +181,8 @@ static vkml_status record_pointwise(gpu_recorder *rec, const graph_node *node, c
     };
     int res = vk_epilogue_binding(node, -1);
     return vk_rec_matmul(rec, &pc, dtype, node->inputs[1], node->inputs[0],
-                         p->has_bias ? node->inputs[2] : -1, res, node->outputs[0], p->batch, err);
+                         p->has_bias ? node->inputs[2] : -1, res, node->outputs[0], p->batch, NULL,
+                         err);
 }
 
 /* Whether the 2-D conv output and fused pool window of p fit window3_pool_push's pairs of
@@ -247,7 +248,7 @@ static vkml_status record_gemm(gpu_recorder *rec, const vk_epilogue_push *epi, c
     vk_window_push_fill(&p->win, &pc.win, pad_end);
     pc.count = vk_u32(p->batch * p->out_channels * window_out_size(&p->win));
     if (split->splits)
-        return vk_rec_gemm_split(rec, split, dtype, bind, &pc, sizeof(pc), &pc.epi, err);
+        return vk_rec_gemm_split(rec, split, dtype, bind, &pc, sizeof(pc), &pc.epi, NULL, err);
     return vk_rec_kernel_epilogue(rec, kernel, dtype, bind, &pc, sizeof(pc), groups, &pc.epi, err);
 }
 

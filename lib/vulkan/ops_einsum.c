@@ -143,7 +143,8 @@ VKML_GPU_DECL(gpu_einsum)
     switch (choose(&plan, vk_rec_caps(rec), &low, why, sizeof(why))) {
     case EINSUM_GPU_MATMUL:
         return vk_rec_matmul(rec, &low.matmul, dtype, node->inputs[low.mm.a],
-                             node->inputs[low.mm.b], -1, -1, node->outputs[0], low.batch, err);
+                             node->inputs[low.mm.b], -1, -1, node->outputs[0], low.batch, NULL,
+                             err);
     case EINSUM_GPU_LOOP: {
         int a = node->inputs[0];
         int bind[] = {a, plan.n_inputs == 2 ? node->inputs[1] : a, node->outputs[0]};

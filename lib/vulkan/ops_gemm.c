@@ -246,6 +246,7 @@ bool vk_conv_pick_taps(const struct gpu_caps *caps, vkml_dtype dtype, bool fast_
     *split = (vk_gemm_split){
         .splits = (uint32_t)splits,
         .k_slice = (uint32_t)k_slice,
+        .n = (uint32_t)n,
         .first = g->split,
         .sum = VK_KERNEL_CONV_GEMM_SPLITK_SUM,
         .groups = {(uint32_t)gx, (uint32_t)gy, (uint32_t)(splits * z)},
@@ -319,6 +320,7 @@ bool vk_gemm_pick_split(const struct gpu_caps *caps, bool conv, bool coop, int64
     *out = (vk_gemm_split){
         .splits = (uint32_t)splits,
         .k_slice = (uint32_t)k_slice,
+        .n = (uint32_t)n,
         .first =
             coop_by_shape ? VK_KERNEL_GEMM_COOP_SPLITK_128X64
             : coop
@@ -335,9 +337,12 @@ bool vk_gemm_pick_split(const struct gpu_caps *caps, bool conv, bool coop, int64
 
 vkml_status vk_rec_gemm_split(gpu_recorder *rec, const vk_gemm_split *sp, vkml_dtype dtype,
                               const int bind[5], const void *push, uint32_t push_size,
-                              const vk_epilogue_push *epi, vkml_error *err)
+                              const vk_epilogue_push *epi, vk_row_norm *norm, vkml_error *err)
 {
     uint32_t words[VK_PUSH_CONSTANT_MAX / 4];
+    bool rows = norm && sp->n % 4 == 0 && sp->n <= VK_SPLITK_NORM_MAX_N &&
+                vk_kernel_variant(VK_KERNEL_GEMM_SPLITK_SUM_NORM, (int)dtype) >= 0 &&
+                vk_rec_caps(rec)->max_bindings >= 6;
     gemm_split_push extra = {.splits = sp->splits, .k_slice = sp->k_slice};
     if (push_size % 4 != 0 || push_size + sizeof(extra) > sizeof(words))
         return vkml_fail(err, VKML_ERROR_DEVICE, "split-K: a push block of %u bytes", push_size);
@@ -352,6 +357,19 @@ vkml_status vk_rec_gemm_split(gpu_recorder *rec, const vk_gemm_split *sp, vkml_d
     st = vk_rec_kernel(rec, sp->first, dtype, first, words, size, sp->groups, err);
     if (st != VKML_OK)
         return st;
+    if (rows) {
+        /* a workgroup a row; the scale where B was, the bias at 5 (Y where none); epsilon
+         * and whether there is a bias in the second pass's split-K members (push.h) */
+        gemm_split_push second = {.splits = sp->splits | (norm->bias >= 0 ? 1u << 31 : 0u)};
+        memcpy(&second.k_slice, &norm->epsilon, sizeof(second.k_slice));
+        memcpy((char *)words + push_size, &second, sizeof(second));
+        int sum[6] = {scratch, norm->scale, bind[2],
+                      bind[3], bind[4],     norm->bias >= 0 ? norm->bias : bind[4]};
+        uint32_t groups[3] = {1, sp->sum_groups[1], sp->sum_groups[2]};
+        norm->fused = true;
+        return vk_rec_kernel_epilogue(rec, VK_KERNEL_GEMM_SPLITK_SUM_NORM, dtype, sum, words, size,
+                                      groups, epi, err);
+    }
     int sum[5] = {scratch, bind[1], bind[2], bind[3], bind[4]};
     return vk_rec_kernel_epilogue(rec, sp->sum, dtype, sum, words, size, sp->sum_groups, epi, err);
 }

@@ -59,6 +59,7 @@ static inline int64_t vk_splitk_sum_x(int64_t n)
 
 typedef struct vk_gemm_split {
     uint32_t splits, k_slice; /* S, and K per slice */
+    uint32_t n;               /* the product's N */
     vk_kernel_id first, sum;  /* the two passes */
     uint32_t groups[3];       /* the first pass's (z: S x batches) */
     uint32_t sum_groups[3];   /* the second's: (vk_splitk_sum_x, M, batches) */
@@ -71,12 +72,24 @@ typedef struct vk_gemm_split {
  * `coop` (vk_gemm_coop_takes). */
 bool vk_gemm_pick_split(const struct gpu_caps *caps, bool conv, bool coop, int64_t m, int64_t n,
                         int64_t k, int64_t z, vk_gemm_split *out);
+/* A LayerNormalization over each row of a product's Y (graph_epilogue.norm): its scale and
+ * bias values (bias -1: none) and epsilon; `fused` set where the product's recording
+ * applied it (split-K's second pass, rows of at most VK_SPLITK_NORM_MAX_N, N a multiple of
+ * 4), else the caller records it after. */
+typedef struct vk_row_norm {
+    int scale, bias;
+    float epsilon;
+    bool fused;
+} vk_row_norm;
+#define VK_SPLITK_NORM_MAX_N 1024 /* gemm_splitk.comp NORM=1: 4 x 64 x NORM_QUADS */
+
 /* Records both passes of sp. bind: a, b, c, residual, y as for the product's own kernel;
  * push: its push block (push_size bytes), to which the passes' `splits` and `k_slice` are
- * appended; epi: its epilogue there, which the second pass applies (vk_dispatch.epi). */
+ * appended; epi: its epilogue there, which the second pass applies (vk_dispatch.epi), and
+ * norm (NULL: none) the normalization after it, where it fits (vk_row_norm). */
 vkml_status vk_rec_gemm_split(gpu_recorder *rec, const vk_gemm_split *sp, vkml_dtype dtype,
                               const int bind[5], const void *push, uint32_t push_size,
-                              const vk_epilogue_push *epi, vkml_error *err);
+                              const vk_epilogue_push *epi, vk_row_norm *norm, vkml_error *err);
 
 /* 2-D convs on cooperative matrices with K over (tap, input channel): gemm_coop.comp CONV=2,
  * for groups of a multiple of VK_CONV_TAPS_BK input channels and at least VK_CONV_TAPS_MIN_M

@@ -61,16 +61,16 @@ bool vk_gemv_pick(const struct gpu_caps *caps, const matmul_push *pc, bool float
 }
 
 vkml_status vk_rec_matmul(gpu_recorder *rec, const matmul_push *pc, vkml_dtype dtype, int a, int b,
-                          int c, int res, int y, int64_t batch, vkml_error *err)
+                          int c, int res, int y, int64_t batch, vk_row_norm *norm, vkml_error *err)
 {
     struct gpu_caps caps;
     vk_gemm_tuned_caps(rec, pc, dtype, batch, c >= 0, res >= 0, &caps);
-    return vk_rec_matmul_as(rec, &caps, pc, dtype, a, b, c, res, y, batch, err);
+    return vk_rec_matmul_as(rec, &caps, pc, dtype, a, b, c, res, y, batch, norm, err);
 }
 
 vkml_status vk_rec_matmul_as(gpu_recorder *rec, const struct gpu_caps *caps, const matmul_push *pc,
                              vkml_dtype dtype, int a, int b, int c, int res, int y, int64_t batch,
-                             vkml_error *err)
+                             vk_row_norm *norm, vkml_error *err)
 {
     /* Without C or a residual, bindings 2 and 3 get A: never read, but every binding needs
      * a buffer. */
@@ -94,7 +94,7 @@ vkml_status vk_rec_matmul_as(gpu_recorder *rec, const struct gpu_caps *caps, con
         return vk_rec_kernel_epilogue(rec, tiled, dtype, bind, pc, sizeof(*pc), groups, &pc->epi,
                                       err);
     if (floats && vk_gemm_pick_split(caps, false, coop, pc->m, pc->n, pc->k, batch, &split))
-        return vk_rec_gemm_split(rec, &split, dtype, bind, pc, sizeof(*pc), &pc->epi, err);
+        return vk_rec_gemm_split(rec, &split, dtype, bind, pc, sizeof(*pc), &pc->epi, norm, err);
     if (caps->prefer_tiled && caps->gemm_force >= 0 && floats &&
         (vk_gemm_pick_coop(caps, false, dtype, vk_rec_fast_math(rec), pc->m, pc->n, pc->k, batch,
                            &tiled, groups) ||
@@ -187,20 +187,28 @@ static bool batch_folds_into_rows(const matmul_params *p)
     return p->m * p->batch_count <= UINT32_MAX;
 }
 
-/* The node's fused LayerNormalization (graph_epilogue.norm), if any: over Y's rows in place,
- * after the product. */
-static vkml_status record_fused_norm(gpu_recorder *rec, const graph_value *values,
-                                     const graph_node *node, vkml_error *err)
+/* The node's fused LayerNormalization (graph_epilogue.norm), if any: for the product's
+ * recording (which applies it in split-K's second pass where it fits). */
+static vk_row_norm row_norm_of(const graph_node *node)
 {
     const graph_epilogue *e = node->epilogue;
-    if (!e || !e->norm)
+    return (vk_row_norm){.scale = e && e->norm ? op_epilogue_input(node, e->norm_scale) : -1,
+                         .bias = e && e->norm ? op_epilogue_input(node, e->norm_bias) : -1,
+                         .epsilon = e ? e->norm_epsilon : 0.0f};
+}
+
+/* The normalization the product's recording left: over Y's rows in place. */
+static vkml_status record_norm_after(gpu_recorder *rec, const graph_value *values,
+                                     const graph_node *node, const vk_row_norm *norm,
+                                     vkml_error *err)
+{
+    if (norm->scale < 0 || norm->fused)
         return VKML_OK;
     const graph_value *y = &values[node->outputs[0]];
     int64_t n = y->dims[y->rank - 1];
     int64_t rows = (int64_t)vkml_tensor_element_count(y->rank, y->dims) / n;
-    return vk_rec_layer_norm_rows(rec, y->dtype, rows, n, e->norm_epsilon, node->outputs[0],
-                                  op_epilogue_input(node, e->norm_scale),
-                                  op_epilogue_input(node, e->norm_bias), node->outputs[0], err);
+    return vk_rec_layer_norm_rows(rec, y->dtype, rows, n, norm->epsilon, node->outputs[0],
+                                  norm->scale, norm->bias, node->outputs[0], err);
 }
 
 VKML_GPU_DECL(gpu_matmul)
@@ -246,9 +254,11 @@ VKML_GPU_DECL(gpu_matmul)
             pc.b_batch_strides[d] = vk_u32(p.b_batch_strides[d]);
         }
     }
+    vk_row_norm norm = row_norm_of(node);
     st = vk_rec_matmul(rec, &pc, node_dtype(values, node), node->inputs[0], node->inputs[1], bias,
-                       vk_epilogue_binding(node, -1), node->outputs[0], batch_count, err);
-    return st ? st : record_fused_norm(rec, values, node, err);
+                       vk_epilogue_binding(node, -1), node->outputs[0], batch_count,
+                       norm.scale >= 0 ? &norm : NULL, err);
+    return st ? st : record_norm_after(rec, values, node, &norm, err);
 }
 
 VKML_GPU_DECL(gpu_gemm)
@@ -277,8 +287,9 @@ VKML_GPU_DECL(gpu_gemm)
     bool is_int = !(DT_FLOATS & (1u << node_dtype(values, node)));
     if (is_int && p.beta == 0.0f)
         pc.has_c = 0;
+    vk_row_norm norm = row_norm_of(node);
     st = vk_rec_matmul(rec, &pc, node_dtype(values, node), node->inputs[0], node->inputs[1],
                        pc.has_c ? node->inputs[2] : -1, vk_epilogue_binding(node, -1),
-                       node->outputs[0], 1, err);
-    return st ? st : record_fused_norm(rec, values, node, err);
+                       node->outputs[0], 1, norm.scale >= 0 ? &norm : NULL, err);
+    return st ? st : record_norm_after(rec, values, node, &norm, err);
 }

@@ -9,16 +9,17 @@
 #define MATMUL_TILE 16
 
 /* Records Y (value y, dense [batch, m, n]) from values a, b and, c >= 0, c, and, res >= 0,
- * the residual of pc->epi; batch is the product of pc->batch_dims. dtype picks the variant
+ * the residual of pc->epi; batch is the product of pc->batch_dims; norm (NULL: none) a
+ * normalization of Y's rows it applies where it fits (vk_row_norm.fused). dtype picks the variant
  * (float, float16, double, int32, uint32, int64, uint64); float32 on GPUs runs
  * gemm_tiled.comp. */
 vkml_status vk_rec_matmul(gpu_recorder *rec, const matmul_push *pc, vkml_dtype dtype, int a, int b,
-                          int c, int res, int y, int64_t batch, vkml_error *err);
+                          int c, int res, int y, int64_t batch, vk_row_norm *norm, vkml_error *err);
 /* The same, its kernel picked under caps (the device's, forced as the choice by
  * measurement says: vk_rec_matmul asks vk_gemm_tune.h, which measures through this). */
 vkml_status vk_rec_matmul_as(gpu_recorder *rec, const struct gpu_caps *caps, const matmul_push *pc,
                              vkml_dtype dtype, int a, int b, int c, int res, int y, int64_t batch,
-                             vkml_error *err);
+                             vk_row_norm *norm, vkml_error *err);
 /* Products of at most this many rows per batch run gemv.comp (a workgroup per row and 32
  * columns, 8 when N is small, or 4 when B^T puts K in a row, with K split over its 256
  * invocations) instead of gemm_tiled.comp, whose smallest tile walks all of K in one

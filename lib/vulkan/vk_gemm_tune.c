@@ -317,7 +317,7 @@ static vkml_status record_candidate(gpu_recorder *rec, const struct gpu_caps *ca
 {
     if (w->kind == FOR_PRODUCT)
         return vk_rec_matmul_as(rec, caps, w->pc, w->dtype, 0, 1, w->has_c ? 2 : -1,
-                                w->has_res ? 3 : -1, 4, w->batch, err);
+                                w->has_res ? 3 : -1, 4, w->batch, NULL, err);
     const int bind[5] = {0, 1, w->conv->has_bias ? 2 : 1, 1, 4};
     const vk_epilogue_push none = {0};
     return vk_rec_conv_as(rec, caps, w->conv, w->dtype, w->packed, bind, &none, err);

@@ -367,24 +367,33 @@ bool gemm_store_quad(uint row, uint col, uint z, vec4 acc)
 // the GPU writes it over the bus: scalar stores 16 bytes apart took 2.4 ms for ResNet-sized
 // 4 MiB on the H200 (a Linear layer's output), against 0.38 ms for the same layer writing
 // device memory; whole vectors from consecutive invocations make whole lines.
+// The 4 results (row, col .. col + 3) from their sums, Y's index of the first at `at` (a
+// multiple of 4): alpha, bias or C, the epilogue (the residual's 4 as one vector load).
+vec4 gemm_quad_result(uint row, uint col, uint at, vec4 acc)
+{
+#if CONV
+    vec4 v = acc + vec4(gemm_addend(row, col));
+#else
+    vec4 v = p.alpha * acc + vec4(gemm_addend(row, col), gemm_addend(row, col + 1u),
+                                  gemm_addend(row, col + 2u), gemm_addend(row, col + 3u));
+#endif
+    vec4 r = EPI_HAS_RESIDUAL ? vec4(res4[at / 4u]) : vec4(0.0);
+    [[unroll]] for (uint e = 0u; e < 4u; e++)
+        v[e] = epilogue_with(v[e], r[e]);
+    return v;
+}
+
 bool gemm_store_quad(uint row, uint col, uint z, vec4 acc)
 {
 #if CONV
     if ((plane & 3u) != 0u || (col & 3u) != 0u || col + 3u >= g_n)
         return false; // 4 columns of one image when the plane is a multiple of 4
-    vec4 v = acc + vec4(gemm_addend(row, col));
 #else
     if ((g_n & 3u) != 0u || (col & 3u) != 0u || col + 3u >= g_n)
         return false;
-    vec4 v = p.alpha * acc + vec4(gemm_addend(row, col), gemm_addend(row, col + 1u),
-                                  gemm_addend(row, col + 2u), gemm_addend(row, col + 3u));
 #endif
     uint at = gemm_at(row, col, z);
-    // the residual's 4 elements as one vector load too (at is a multiple of 4)
-    vec4 r = EPI_HAS_RESIDUAL ? vec4(res4[at / 4u]) : vec4(0.0);
-    [[unroll]] for (uint e = 0u; e < 4u; e++)
-        v[e] = epilogue_with(v[e], r[e]);
-    y4[at / 4u] = T4(v);
+    y4[at / 4u] = T4(gemm_quad_result(row, col, at, acc));
     return true;
 }
 #endif

@@ -73,7 +73,9 @@ PUSH_U32(dil_h)
 PUSH_U32(dil_w)
 PUSH_TYPE_END(vk_window_push)
 
-/* Split-K's members (lib/vulkan/ops_gemm.h, vk_gemm_split): S slices, K per slice. Both
+/* Split-K's members (lib/vulkan/ops_gemm.h, vk_gemm_split): S slices, K per slice (the
+ * second pass with a LayerNormalization, gemm_splitk.comp NORM=1: its epsilon's bits in
+ * k_slice, bit 31 of splits set where it has a bias). Both
  * passes' kernels (gemm_operands.glsl with SPLITK 1 or 2) see them after the product's
  * block; in C they are gemm_split_push, which vk_rec_gemm_split appends. */
 #define GEMM_SPLIT_FIELDS PUSH_U32(splits) PUSH_U32(k_slice)

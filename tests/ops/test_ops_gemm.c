@@ -196,6 +196,42 @@ static void products(bool large)
 }
 
 /* Every activation, on Conv (residual before it), Gemm (residual after) and MatMul. */
+/* MatMul + Add(bias) + Add(residual) + LayerNormalization over the last dim (graph_epilogue
+ * norm; its scale and bias the node's last inputs), rows of n: unsplit (the normalization
+ * after the product, in place) and split along K (split-K's second pass normalising its
+ * rows where n allows: gemm_splitk.comp NORM=1). */
+static void matmul_norm(int64_t m, int64_t k, int64_t n, bool with_bias)
+{
+    graph_epilogue e = {.act = ELT_IDENTITY,
+                        .bias = 2,
+                        .residual = 3,
+                        .residual_first = true,
+                        .norm = true,
+                        .norm_epsilon = 1e-5f,
+                        .norm_scale = 4,
+                        .norm_bias = with_bias ? 5 : -1,
+                        .absorbed = "Add+Add+LayerNormalization"};
+    static const int splits[] = {-1, 2, 5};
+    for (size_t i = 0; i < VKML_ARRAY_SIZE(splits); i++) {
+        oh_splitk(splits[i]);
+        char label[160];
+        oh_case *c = oh_new("MatMul", 13);
+        oh_input(c, F32, 3, (int64_t[]){2, m, k}, -1, 1);
+        oh_const_random(c, F32, 2, (int64_t[]){k, n}, -1, 1);
+        oh_const_random(c, F32, 1, (int64_t[]){n}, -1, 1);
+        oh_input(c, F32, 3, (int64_t[]){2, m, n}, -1, 1);
+        oh_const_random(c, F32, 1, (int64_t[]){n}, 0.5, 2);
+        if (with_bias)
+            oh_const_random(c, F32, 1, (int64_t[]){n}, -1, 1);
+        oh_epilogue(c, &e);
+        snprintf(label, sizeof(label), "MatMul 2x%lldx%lldx%lld +%s%s, split-K %d%s", (long long)m,
+                 (long long)k, (long long)n, e.absorbed, with_bias ? "" : " (no bias)", splits[i],
+                 dtype == VKML_DTYPE_FLOAT ? "" : " f16");
+        oh_run(c, label, bound());
+    }
+    oh_splitk(0);
+}
+
 static void epilogues(void)
 {
     static const struct {
@@ -215,6 +251,9 @@ static void epilogues(void)
         {ELT_X_HARD_SIGMOID, 1.0f / 6, 0.5f, "HardSigmoid+Mul"},
     };
     const conv_shape cs = {2, 12, 9, 8, 20, 3, 1, 1, 1, 1};
+    matmul_norm(17, 96, 64, true);   /* a quad an invocation in the second pass */
+    matmul_norm(9, 64, 1024, false); /* its longest rows: 4 quads an invocation */
+    matmul_norm(5, 32, 1030, true);  /* past them (and not of whole quads): in place after */
     for (size_t i = 0; i < VKML_ARRAY_SIZE(acts); i++) {
         graph_epilogue e = {.act = acts[i].act,
                             .alpha = acts[i].alpha,
