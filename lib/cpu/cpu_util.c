@@ -175,10 +175,21 @@ void cpu_apply_epilogue(const op_cpu_args *args)
     const float *residual = r >= 0 && r < n->n_inputs ? args->in[r] : NULL;
     const float *bias = b >= 0 && b < n->n_inputs ? args->in[b] : NULL;
     size_t n_bias = y->rank > 0 ? (size_t)y->dims[y->rank - 1] : 1;
-    size_t count = vkml_tensor_element_count(y->rank, y->dims);
-    op_epilogue_apply(n->epilogue, args->out[0], bias, n_bias, residual, count);
-    int ns = n->epilogue->norm_scale, nb = n->epilogue->norm_bias;
-    if (n->epilogue->norm && n_bias && ns >= 0 && ns < n->n_inputs)
-        op_epilogue_norm(n->epilogue, args->out[0], count / n_bias, n_bias, args->in[ns],
-                         nb >= 0 && nb < n->n_inputs ? args->in[nb] : NULL);
+    op_epilogue_apply(n->epilogue, args->out[0], bias, n_bias, residual,
+                      vkml_tensor_element_count(y->rank, y->dims));
+    cpu_apply_epilogue_norm(args);
+}
+
+void cpu_apply_epilogue_norm(const op_cpu_args *args)
+{
+    const graph_node *n = args->node;
+    const graph_epilogue *e = n->epilogue;
+    const graph_value *y = graph_node_output((graph_value *)args->values, n, 0);
+    if (!e || !e->norm || !y || y->rank < 1 || y->dims[y->rank - 1] < 1 || e->norm_scale < 0 ||
+        e->norm_scale >= n->n_inputs)
+        return;
+    size_t count = vkml_tensor_element_count(y->rank, y->dims), row = (size_t)y->dims[y->rank - 1];
+    op_epilogue_norm(e, args->out[0], count / row, row, args->in[e->norm_scale],
+                     e->norm_bias >= 0 && e->norm_bias < n->n_inputs ? args->in[e->norm_bias]
+                                                                     : NULL);
 }

@@ -115,8 +115,6 @@ static vkml_status product_build(const onednn_build *b, const product *pr, onedn
 {
     const graph_node *node = b->node;
     const graph_epilogue *e = node->epilogue;
-    if (e && e->norm) /* a fused LayerNormalization: the C kernel's (no oneDNN step yet) */
-        return VKML_OK;
     int residual = op_epilogue_residual(node);
     operand a, bo, y, add, res;
     operand_want(pr, &pr->a, &a);
@@ -250,6 +248,10 @@ static vkml_status matmul_build(const onednn_build *b, onednn_node *n, bool *tak
     if (matmul_params_parse(b->values, node, &p, &ignored) || p.batch_rank + 2 > DNNL_MAX_NDIMS)
         return VKML_OK;
     fold_batch(&p);
+    /* a fused LayerNormalization runs after the primitive on float32 values (cpu_device.c) */
+    if (node->epilogue && node->epilogue->norm &&
+        b->values[node->outputs[0]].dtype != VKML_DTYPE_FLOAT)
+        return VKML_OK;
     product pr = {.half = b->values[node->outputs[0]].dtype == VKML_DTYPE_FLOAT16,
                   .a_ptr = b->ptrs[node->inputs[0]],
                   .b_ptr = b->ptrs[node->inputs[1]],
@@ -286,6 +288,10 @@ static vkml_status gemm_build(const onednn_build *b, onednn_node *n, bool *taken
     if (gemm_params_parse(b->values, node, &g, &ignored))
         return VKML_OK;
     matmul_params p = {.m = g.m, .n = g.n, .k = g.k};
+    /* a fused LayerNormalization runs after the primitive on float32 values (cpu_device.c) */
+    if (node->epilogue && node->epilogue->norm &&
+        b->values[node->outputs[0]].dtype != VKML_DTYPE_FLOAT)
+        return VKML_OK;
     product pr = {.half = b->values[node->outputs[0]].dtype == VKML_DTYPE_FLOAT16,
                   .a_ptr = b->ptrs[node->inputs[0]],
                   .b_ptr = b->ptrs[node->inputs[1]],
