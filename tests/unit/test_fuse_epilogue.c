@@ -11,7 +11,9 @@
  * Conv + Add + Relu + MaxPool (3x3 stride 2, padded, ceil_mode: overlapping windows, a last one in
  * the padding) fuse into the Conv; what must not fuse (a broadcast Add, an output read twice, a
  * graph output, a constant Add after a Conv with a bias, a MaxPool with Indices, an Add after a
- * Transpose that reorders) stays. */
+ * Transpose that reorders, a LayerNormalization over more than the last dim) stays; a
+ * MatMul + Add(bias) + Add(residual) + LayerNormalization over the last dim fuses into the
+ * MatMul. */
 #include "plan/context.h"
 #include "test_graph.h"
 #include "vulkan/vk_device.h"
@@ -326,15 +328,32 @@ static vkml_model *make_model(bool fuse)
     node(g, "erf31", "Erf", 13, 1, (int[]){d31}, e31, 0);
     node(g, "add31", "Add", 13, 2, (int[]){one31, e31}, s31, 0);
     node(g, "mul31", "Mul", 13, 2, (int[]){h31, s31}, y31, 0);
+    /* 32: MatMul + bias + residual + LayerNormalization over the last dim (an encoder's) */
+    int t32 = val(g, "t32"), b32 = val(g, "b32"), a32 = val(g, "a32"), y32 = val(g, "Y32");
+    int sc32 = tg_random_constant(g, "scale32", 1, (int64_t[]){9}, 0.5f, 2, &seed);
+    int sh32 = tg_random_constant(g, "shift32", 1, (int64_t[]){9}, -1, 1, &seed);
+    node(g, "mm32", "MatMul", 13, 2, (int[]){z3, wm}, t32, 0);
+    node(g, "badd32", "Add", 13, 2, (int[]){t32, bias6}, b32, 0);
+    node(g, "radd32", "Add", 13, 2, (int[]){b32, r}, a32, 0);
+    int ln32 = node(g, "ln32", "LayerNormalization", 17, 3, (int[]){a32, sc32, sh32}, y32, 2);
+    g->nodes[ln32].attrs[0] = (graph_attr){.name = "axis", .type = GRAPH_ATTR_INT, .i = -1};
+    g->nodes[ln32].attrs[1] = (graph_attr){.name = "epsilon", .type = GRAPH_ATTR_FLOAT, .f = 1e-3f};
+    /* 33: MatMul + LayerNormalization over its last two dims: not fused */
+    int t33 = val(g, "t33"), y33 = val(g, "Y33");
+    int sc33 = tg_random_constant(g, "scale33", 2, (int64_t[]){5, 9}, 0.5f, 2, &seed);
+    node(g, "mm33", "MatMul", 13, 2, (int[]){z3, wm}, t33, 0);
+    int ln33 = node(g, "ln33", "LayerNormalization", 17, 2, (int[]){t33, sc33}, y33, 1);
+    g->nodes[ln33].attrs[0] = (graph_attr){.name = "axis", .type = GRAPH_ATTR_INT, .i = 1};
     if (fuse)
         unsetenv("VKML_NO_FUSE");
     else
         setenv("VKML_NO_FUSE", "1", 1);
-    vkml_model *m = tg_model(g, (int[]){x, z, z3, r, sc}, 5,
-                             (int[]){y1,  y2,  y3,   y4,  y5,  y6,  y7,   y8,  t8,  y9,  y10, y11,
-                                     y12, y13, y14,  y15, y16, y17, i17,  y18, y19, y20, y21, y22,
-                                     y23, y24, ta25, y25, y26, y27, y28s, y28, y29, y30, y31},
-                             35, 20);
+    vkml_model *m =
+        tg_model(g, (int[]){x, z, z3, r, sc}, 5,
+                 (int[]){y1,   y2,  y3,  y4,  y5,   y6,  y7,  y8,  t8,  y9,  y10, y11, y12,
+                         y13,  y14, y15, y16, y17,  i17, y18, y19, y20, y21, y22, y23, y24,
+                         ta25, y25, y26, y27, y28s, y28, y29, y30, y31, y32, y33},
+                 37, 20);
     unsetenv("VKML_NO_FUSE");
     return m;
 }
@@ -352,7 +371,7 @@ static const char *fused_of(const vkml_model *m, const char *name)
 }
 
 #define N_IN 5
-#define N_OUT 35
+#define N_OUT 37
 #define INDICES_OUT 18 /* I17: int64 */
 /* The outputs of the folded biases (Y11, Y12): fused equals unfused bit for bit on a Vulkan
  * device (its kernels add the bias after the sum, as the Add did); on the CPU device within
@@ -390,8 +409,9 @@ int main(void)
      * HardSigmoid Mul, Add Relu, Add, Clip (the Constant nodes of its bounds stay), Relu
      * MaxPool, Add Relu MaxPool, Add Relu (the Identity stays), Add Div Erf Add Mul Mul,
      * Add, Mul Mul Relu, Mul, Transpose Unsqueeze Transpose Relu, Transpose, Transpose and
-     * the Shape folded, the Add after the views, Add Mul Div Erf Add Mul. */
-    CHECK(np - nf == 49, "%zu nodes absorbed, expected 49", np - nf);
+     * the Shape folded, the Add after the views, Add Mul Div Erf Add Mul, Add Add
+     * LayerNormalization. */
+    CHECK(np - nf == 52, "%zu nodes absorbed, expected 52", np - nf);
     static const char *expect[][2] = {
         {"c1", "Add+Relu"},
         {"c2", "Sigmoid+Mul+Add"},
@@ -424,6 +444,8 @@ int main(void)
         {"gemm29", "Add"},
         {"mm30", ""},
         {"mm31", "Add+Div+Erf+Add+Mul+Mul"},
+        {"mm32", "Add+Add+LayerNormalization"},
+        {"mm33", ""},
     };
     for (size_t i = 0; i < VKML_ARRAY_SIZE(expect); i++) {
         const char *got = fused_of(fused, expect[i][0]);
