@@ -56,8 +56,12 @@ void main()
             continue;
         uint at = (z * g_m + row) * g_n + col;
         vec4 s4 = vec4(0.0);
-        for (uint s = 0; s < splits; s++)
-            s4 += part4[(at + s * slice) / 4u];
+        for (uint s = 0; s < splits; s += 4u) { // 4 slices' loads in flight together
+            vec4 part_s[4];
+            [[unroll]] for (uint i = 0; i < 4u; i++)
+                part_s[i] = s + i < splits ? part4[(at + (s + i) * slice) / 4u] : vec4(0.0);
+            s4 += (part_s[0] + part_s[1]) + (part_s[2] + part_s[3]);
+        }
         v[q] = gemm_quad_result(row, col, at, s4);
         sum += (v[q].x + v[q].y) + (v[q].z + v[q].w);
     }
