@@ -363,12 +363,19 @@ vkml_status vk_rec_gemm_split(gpu_recorder *rec, const vk_gemm_split *sp, vkml_d
         gemm_split_push second = {.splits = sp->splits | (norm->bias >= 0 ? 1u << 31 : 0u)};
         memcpy(&second.k_slice, &norm->epsilon, sizeof(second.k_slice));
         memcpy((char *)words + push_size, &second, sizeof(second));
-        int sum[6] = {scratch, norm->scale, bind[2],
-                      bind[3], bind[4],     norm->bias >= 0 ? norm->bias : bind[4]};
-        uint32_t groups[3] = {1, sp->sum_groups[1], sp->sum_groups[2]};
+        vk_dispatch d = {
+            .kernel = VK_KERNEL_GEMM_SPLITK_SUM_NORM,
+            .dtype = dtype,
+            .bind = {scratch, norm->scale, bind[2], bind[3], bind[4],
+                     norm->bias >= 0 ? norm->bias : bind[4]},
+            .write_mask = 1u << 4, /* Y; the last binding is the bias, only read */
+            .push = words,
+            .push_size = size,
+            .groups = {1, sp->sum_groups[1], sp->sum_groups[2]},
+            .epi = epi,
+        };
         norm->fused = true;
-        return vk_rec_kernel_epilogue(rec, VK_KERNEL_GEMM_SPLITK_SUM_NORM, dtype, sum, words, size,
-                                      groups, epi, err);
+        return vk_rec_dispatch(rec, &d, err);
     }
     int sum[5] = {scratch, bind[1], bind[2], bind[3], bind[4]};
     return vk_rec_kernel_epilogue(rec, sp->sum, dtype, sum, words, size, sp->sum_groups, epi, err);

@@ -1,6 +1,7 @@
 #include "vulkan/vk_record.h"
 #include "vulkan/vk_counts.h"
 #include "vulkan/vk_pipeline.h"
+#include "vulkan/vk_spirv_writes.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -178,6 +179,18 @@ vkml_status vk_rec_dispatch(gpu_recorder *rec, const vk_dispatch *d, vkml_error 
     if (variant < 0)
         return vkml_fail(err, VKML_ERROR_UNSUPPORTED, "Vulkan: kernel '%s' has no %s variant",
                          vk_kernels[d->kernel].name, vkml_dtype_name(dtype));
+    /* The barriers rest on write_mask: it must name exactly the bound buffers the shader
+     * declares writable (an unbound one, -1, may go unnamed). */
+    int n = vk_kernels[d->kernel].n_bindings;
+    unsigned bound = 0, all = (1u << n) - 1;
+    for (int i = 0; i < n; i++)
+        bound |= d->bind[i] >= 0 ? 1u << i : 0u;
+    unsigned writable = vk_variant_written_bindings(variant) & all;
+    if ((writable & bound & ~d->write_mask) || (d->write_mask & ~writable & all))
+        return vkml_fail(err, VKML_ERROR_DEVICE,
+                         "Vulkan recorder: kernel '%s' declares bindings 0x%x writable, the "
+                         "dispatch marks 0x%x written",
+                         vk_kernels[d->kernel].name, writable, d->write_mask);
     if (d->groups[0] == 0 || d->groups[1] == 0 || d->groups[2] == 0)
         return VKML_OK; /* nothing to do (an empty tensor) */
     if (rec->n_dispatches == rec->cap_dispatches) {
