@@ -342,7 +342,8 @@ vkml_status vk_rec_gemm_split(gpu_recorder *rec, const vk_gemm_split *sp, vkml_d
     uint32_t words[VK_PUSH_CONSTANT_MAX / 4];
     bool rows = norm && sp->n % 4 == 0 && sp->n <= VK_SPLITK_NORM_MAX_N &&
                 vk_kernel_variant(VK_KERNEL_GEMM_SPLITK_SUM_NORM, (int)dtype) >= 0 &&
-                vk_rec_caps(rec)->max_bindings >= 6;
+                vk_rec_caps(rec)->max_bindings >= 6 && vk_rec_caps(rec)->subgroup_arith &&
+                vk_rec_caps(rec)->max_workgroup_invocations >= VK_SPLITK_NORM_MAX_N / 4;
     gemm_split_push extra = {.splits = sp->splits, .k_slice = sp->k_slice};
     if (push_size % 4 != 0 || push_size + sizeof(extra) > sizeof(words))
         return vkml_fail(err, VKML_ERROR_DEVICE, "split-K: a push block of %u bytes", push_size);

@@ -81,7 +81,7 @@ typedef struct vk_row_norm {
     float epsilon;
     bool fused;
 } vk_row_norm;
-#define VK_SPLITK_NORM_MAX_N 1024 /* gemm_splitk.comp NORM=1: 4 x 64 x NORM_QUADS */
+#define VK_SPLITK_NORM_MAX_N 1024 /* gemm_splitk.comp NORM=1: a quad of each of 256 invocations */
 
 /* Records both passes of sp. bind: a, b, c, residual, y as for the product's own kernel;
  * push: its push block (push_size bytes), to which the passes' `splits` and `k_slice` are

@@ -32,6 +32,8 @@ struct gpu_caps {
      * 32 adjacent invocations combine without shared memory (the _lanes kernels of
      * norm.comp). */
     bool subgroup_lanes32;
+    /* Subgroup arithmetic (subgroupAdd) in compute shaders, of any subgroup size. */
+    bool subgroup_arith;
     uint32_t max_workgroup_invocations;
     uint32_t max_workgroup_size[3];
     uint32_t max_workgroup_count[3];

@@ -180,6 +180,8 @@ static void probe_caps(vk_device *vd)
         c->subgroup_lanes32 = sub.subgroupSize >= 32 &&
                               (sub.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
                               (sub.supportedOperations & VK_SUBGROUP_FEATURE_CLUSTERED_BIT);
+        c->subgroup_arith = (sub.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
+                            (sub.supportedOperations & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT);
         if (vd->props.apiVersion >= VK_API_VERSION_1_2) {
             vkGetPhysicalDeviceFeatures2(vd->phys, &f2);
             c->fp16 = f16.shaderFloat16 && s16.storageBuffer16BitAccess;

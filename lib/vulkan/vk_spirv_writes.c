@@ -24,11 +24,11 @@ enum {
 
 /* What the parse keeps of one result id. */
 typedef struct spv_id {
-    int32_t binding, set;      /* of a variable: -1 undecorated */
-    uint32_t pointee;          /* of a pointer type; of a variable: its pointer type */
-    uint32_t members, frozen;  /* of a struct: its members, those decorated NonWritable */
-    bool non_writable;         /* of a variable: decorated NonWritable itself */
-    bool buffer;               /* a variable of the Uniform or StorageBuffer class */
+    int32_t binding, set;     /* of a variable: -1 undecorated */
+    uint32_t pointee;         /* of a pointer type; of a variable: its pointer type */
+    uint32_t members, frozen; /* of a struct: its members, those decorated NonWritable */
+    bool non_writable;        /* of a variable: decorated NonWritable itself */
+    bool buffer;              /* a variable of the Uniform or StorageBuffer class */
 } spv_id;
 
 bool vk_spirv_written_bindings(const uint32_t *code, size_t bytes, unsigned *mask)

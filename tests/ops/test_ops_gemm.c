@@ -251,8 +251,8 @@ static void epilogues(void)
         {ELT_X_HARD_SIGMOID, 1.0f / 6, 0.5f, "HardSigmoid+Mul"},
     };
     const conv_shape cs = {2, 12, 9, 8, 20, 3, 1, 1, 1, 1};
-    matmul_norm(17, 96, 64, true);   /* a quad an invocation in the second pass */
-    matmul_norm(9, 64, 1024, false); /* its longest rows: 4 quads an invocation */
+    matmul_norm(17, 96, 64, true);   /* 16 of the second pass's 256 invocations a row */
+    matmul_norm(9, 64, 1024, false); /* its longest rows: a quad each of the 256 */
     matmul_norm(5, 32, 1030, true);  /* past them (and not of whole quads): in place after */
     for (size_t i = 0; i < VKML_ARRAY_SIZE(acts); i++) {
         graph_epilogue e = {.act = acts[i].act,
