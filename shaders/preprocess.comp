@@ -14,10 +14,12 @@
 #include "push.h"
 
 DECLARE_IN_OF(uint, 0, frame)
-DECLARE_OUT(1, y)
 #if RECT
 // vkml_preprocess.rect_input: x, y, width, height of the source rectangle, read per run
-DECLARE_IN_OF(int, 2, rect)
+DECLARE_IN_OF(int, 1, rect)
+DECLARE_OUT(2, y) // the output last, as the recorder takes it (vk_rec_kernel)
+#else
+DECLARE_OUT(1, y)
 #endif
 
 #define FRAME_PACKED_RGB 0u

@@ -67,7 +67,7 @@ VKML_GPU_DECL(gpu_image_preprocess)
     pc.count = (uint32_t)count;
     pc.frame_words = (uint32_t)(preprocess_input_bytes(f) / 4);
     if (node->n_inputs == 2) { /* the rectangle, read by the shader at run time */
-        int bind[] = {node->inputs[0], node->outputs[0], node->inputs[1]};
+        int bind[] = {node->inputs[0], node->inputs[1], node->outputs[0]};
         return vk_rec_kernel_1d(rec, VK_KERNEL_IMAGE_PREPROCESS_RECT, p->dtype, bind, &pc,
                                 sizeof(pc), count, err);
     }
