@@ -359,6 +359,20 @@ static bool match_norm(const fuse_state *s, const graph_node *p, const graph_nod
     return true;
 }
 
+/* Whether values a and b (in both shape passes) end in the same dim. */
+static bool same_last_dim(const fuse_state *s, int a, int b)
+{
+    for (int k = 0; k < 2; k++) {
+        const graph_value *sh = k ? s->shapes2 : s->shapes;
+        if (!sh)
+            continue;
+        if (sh[a].rank < 1 || sh[b].rank < 1 ||
+            sh[a].dims[sh[a].rank - 1] != sh[b].dims[sh[b].rank - 1])
+            return false;
+    }
+    return true;
+}
+
 /* Appends "+op" (or op to an empty buf), cut at size. */
 static void append_absorbed(char *buf, size_t size, const char *op)
 {
@@ -690,7 +704,7 @@ static int fuse_operands(fuse_state *s, int p)
  * residual (*residual), the chain's last view writes the Add's output, and the Add goes.
  * PyTorch's attention leaves its output projection so before the residual Add (a
  * batch-first Transpose at batch 1). Returns whether it matched. */
-static bool residual_through_views(fuse_state *s, int p, int out, int *residual)
+static bool residual_through_views(fuse_state *s, int p, int out, int *residual, int *last)
 {
     graph *g = s->g;
     if (!fuse_is_op(&g->nodes[p], "MatMul") && !fuse_is_op(&g->nodes[p], "Gemm"))
@@ -706,6 +720,7 @@ static bool residual_through_views(fuse_state *s, int p, int out, int *residual)
             if (last_view < 0 || s->shapes[cur].rank > 3 || s->shapes[out].rank > 3)
                 return false;
             *residual = other;
+            *last = last_view;
             g->nodes[last_view].outputs[0] = n->outputs[0];
             remove_node(n);
             return true;
@@ -736,7 +751,7 @@ static int fuse_producer(fuse_state *s, int p)
     if (dt != VKML_DTYPE_FLOAT && dt != VKML_DTYPE_FLOAT16)
         return 0;
     graph_epilogue e = {.act = ELT_IDENTITY, .bias = -1, .residual = -1};
-    int bias = -1, residual = -1, steps = 0, next;
+    int bias = -1, residual = -1, steps = 0, next, last_view = -1;
     char names[96] = "";
     /* At most a bias, then an activation and an Add in either order, then a MaxPool. */
     while (steps < 4 &&
@@ -744,22 +759,28 @@ static int fuse_producer(fuse_state *s, int p)
         out = next;
         steps++;
     }
-    if (residual < 0 && !e.pool && residual_through_views(s, p, out, &residual)) {
+    if (residual < 0 && !e.pool && residual_through_views(s, p, out, &residual, &last_view)) {
         e.residual_first = e.act == ELT_IDENTITY;
         append_absorbed(names, sizeof(names), "Add");
         steps++;
     }
-    /* then a LayerNormalization over the last dim (an encoder's, after its residual) */
-    int norm_in[2] = {-1, -1}, r = s->first[out];
-    if (!e.pool && !s->g->values[out].is_output && s->readers[out] == 1 && r >= 0 &&
-        !removed(&s->g->nodes[r]) &&
-        match_norm(s, &s->g->nodes[p], &s->g->nodes[r], out, &e.norm_epsilon)) {
+    /* then a LayerNormalization over the last dim (an encoder's, after its residual), on
+     * the product's output or on the views after it that now write the Add's output,
+     * where their last dim is the product's (its rows the same memory) */
+    int norm_in[2] = {-1, -1};
+    int tail = last_view >= 0 ? s->g->nodes[last_view].outputs[0] : out, r = s->first[tail];
+    if (!e.pool && !s->g->values[tail].is_output && s->readers[tail] == 1 && r >= 0 &&
+        !removed(&s->g->nodes[r]) && same_last_dim(s, out, tail) &&
+        match_norm(s, &s->g->nodes[p], &s->g->nodes[r], tail, &e.norm_epsilon)) {
         graph_node *ln = &s->g->nodes[r];
         e.norm = true;
         norm_in[0] = ln->inputs[1];
         norm_in[1] = ln->n_inputs > 2 ? ln->inputs[2] : -1;
         append_absorbed(names, sizeof(names), "LayerNormalization");
-        out = ln->outputs[0];
+        if (last_view >= 0)
+            s->g->nodes[last_view].outputs[0] = ln->outputs[0];
+        else
+            out = ln->outputs[0];
         remove_node(ln);
         steps++;
     }

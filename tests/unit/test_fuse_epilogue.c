@@ -13,7 +13,7 @@
  * graph output, a constant Add after a Conv with a bias, a MaxPool with Indices, an Add after a
  * Transpose that reorders, a LayerNormalization over more than the last dim) stays; a
  * MatMul + Add(bias) + Add(residual) + LayerNormalization over the last dim fuses into the
- * MatMul. */
+ * MatMul, and a LayerNormalization after the Gemm + views + Add into the Gemm. */
 #include "plan/context.h"
 #include "test_graph.h"
 #include "vulkan/vk_device.h"
@@ -344,6 +344,19 @@ static vkml_model *make_model(bool fuse)
     node(g, "mm33", "MatMul", 13, 2, (int[]){z3, wm}, t33, 0);
     int ln33 = node(g, "ln33", "LayerNormalization", 17, 2, (int[]){t33, sc33}, y33, 1);
     g->nodes[ln33].attrs[0] = (graph_attr){.name = "axis", .type = GRAPH_ATTR_INT, .i = 1};
+    /* 34: 29's Gemm, views and residual Add, then a LayerNormalization over the last dim
+     * (PyTorch's encoder after its attention): the views write the normalised rows */
+    int t34 = val(g, "t34"), u34 = val(g, "u34"), v34 = val(g, "v34"), a34 = val(g, "a34"),
+        y34 = val(g, "Y34");
+    int r34 = tg_random_constant(g, "r34", 3, (int64_t[]){1, 5, 7}, -1, 1, &seed);
+    int sc34 = tg_random_constant(g, "scale34", 1, (int64_t[]){7}, 0.5f, 2, &seed);
+    int sh34 = tg_random_constant(g, "shift34", 1, (int64_t[]){7}, -1, 1, &seed);
+    int g34 = node(g, "gemm34", "Gemm", 13, 3, (int[]){z, wg, bg}, t34, 1);
+    g->nodes[g34].attrs[0] = (graph_attr){.name = "transB", .type = GRAPH_ATTR_INT, .i = 1};
+    node(g, "unsq34", "Unsqueeze", 13, 2, (int[]){t34, ax29}, u34, 0);
+    transpose(g, "tr34", u34, perm102, 3, v34);
+    node(g, "add34", "Add", 13, 2, (int[]){v34, r34}, a34, 0);
+    node(g, "ln34", "LayerNormalization", 17, 3, (int[]){a34, sc34, sh34}, y34, 0);
     if (fuse)
         unsetenv("VKML_NO_FUSE");
     else
@@ -352,8 +365,8 @@ static vkml_model *make_model(bool fuse)
         tg_model(g, (int[]){x, z, z3, r, sc}, 5,
                  (int[]){y1,   y2,  y3,  y4,  y5,   y6,  y7,  y8,  t8,  y9,  y10, y11, y12,
                          y13,  y14, y15, y16, y17,  i17, y18, y19, y20, y21, y22, y23, y24,
-                         ta25, y25, y26, y27, y28s, y28, y29, y30, y31, y32, y33},
-                 37, 20);
+                         ta25, y25, y26, y27, y28s, y28, y29, y30, y31, y32, y33, y34},
+                 38, 20);
     unsetenv("VKML_NO_FUSE");
     return m;
 }
@@ -371,7 +384,7 @@ static const char *fused_of(const vkml_model *m, const char *name)
 }
 
 #define N_IN 5
-#define N_OUT 37
+#define N_OUT 38
 #define INDICES_OUT 18 /* I17: int64 */
 /* The outputs of the folded biases (Y11, Y12): fused equals unfused bit for bit on a Vulkan
  * device (its kernels add the bias after the sum, as the Add did); on the CPU device within
@@ -410,8 +423,8 @@ int main(void)
      * MaxPool, Add Relu MaxPool, Add Relu (the Identity stays), Add Div Erf Add Mul Mul,
      * Add, Mul Mul Relu, Mul, Transpose Unsqueeze Transpose Relu, Transpose, Transpose and
      * the Shape folded, the Add after the views, Add Mul Div Erf Add Mul, Add Add
-     * LayerNormalization. */
-    CHECK(np - nf == 52, "%zu nodes absorbed, expected 52", np - nf);
+     * LayerNormalization, the Add after the views and LayerNormalization. */
+    CHECK(np - nf == 54, "%zu nodes absorbed, expected 54", np - nf);
     static const char *expect[][2] = {
         {"c1", "Add+Relu"},
         {"c2", "Sigmoid+Mul+Add"},
@@ -446,6 +459,7 @@ int main(void)
         {"mm31", "Add+Div+Erf+Add+Mul+Mul"},
         {"mm32", "Add+Add+LayerNormalization"},
         {"mm33", ""},
+        {"gemm34", "Add+LayerNormalization"},
     };
     for (size_t i = 0; i < VKML_ARRAY_SIZE(expect); i++) {
         const char *got = fused_of(fused, expect[i][0]);

@@ -17,11 +17,11 @@ static const struct {
     const char *name;
     unsigned writes;
 } several[] = {
-    {"maxpool_indices", 0x6},  /* ops_pool.c: Y and the indices */
-    {"topk", 0x6},             /* ops_reduce.c: values and indices */
-    {"topk_tiled", 0x6},       /* the same */
+    {"maxpool_indices", 0x6},       /* ops_pool.c: Y and the indices */
+    {"topk", 0x6},                  /* ops_reduce.c: values and indices */
+    {"topk_tiled", 0x6},            /* the same */
     {"gemm_splitk_sum_norm", 0x10}, /* ops_gemm.c: Y, before the norm's bias */
-    {"dynquant_range", 0x6},   /* ops_quant.c: scale and zero point */
+    {"dynquant_range", 0x6},        /* ops_quant.c: scale and zero point */
 };
 
 static unsigned expected(int k)
