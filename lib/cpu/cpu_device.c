@@ -405,8 +405,6 @@ static vkml_status cpu_chunk_submit(device_session *ds, int chunk, device_event 
         bool library = onednn_session_has(ds->library, index);
         st =
             library ? onednn_session_run(ds->library, chunk, index, err) : cpu_run_node(&args, err);
-        if (!st && library) /* what oneDNN's post-ops leave of a fused epilogue */
-            cpu_apply_epilogue_norm(&args);
         if (c->times)
             c->times[k] = (double)(vkml_now_ns() - t0) / 1e3;
         if (st)

@@ -46,9 +46,6 @@ size_t cpu_output_bytes(const op_cpu_args *args, int i);
  * and MatMul kernels call it last, on float32 buffers (float16 nodes: their float copies).
  * Nothing without one. */
 void cpu_apply_epilogue(const op_cpu_args *args);
-/* The fused LayerNormalization of args->node's epilogue alone (graph_epilogue.norm), over
- * output 0 in place, float32: after oneDNN's product, whose post-ops did the rest. */
-void cpu_apply_epilogue_norm(const op_cpu_args *args);
 /* MaxPool of float32 x [batch, channels, w->in...] into y [.., w->out...] (a Conv's fused
  * pool). */
 struct window_params;

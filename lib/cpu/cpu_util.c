@@ -161,6 +161,10 @@ vkml_status cpu_run_as_float(const op_cpu_args *args, cpu_kernel_fn body, vkml_e
     return st;
 }
 
+/* The fused LayerNormalization of args->node's epilogue (graph_epilogue.norm), over output 0
+ * in place, float32 (oneDNN runs its own: onednn_add_epilogue_norm). */
+static void apply_epilogue_norm(const op_cpu_args *args);
+
 void cpu_apply_epilogue(const op_cpu_args *args)
 {
     const graph_node *n = args->node;
@@ -177,10 +181,10 @@ void cpu_apply_epilogue(const op_cpu_args *args)
     size_t n_bias = y->rank > 0 ? (size_t)y->dims[y->rank - 1] : 1;
     op_epilogue_apply(n->epilogue, args->out[0], bias, n_bias, residual,
                       vkml_tensor_element_count(y->rank, y->dims));
-    cpu_apply_epilogue_norm(args);
+    apply_epilogue_norm(args);
 }
 
-void cpu_apply_epilogue_norm(const op_cpu_args *args)
+static void apply_epilogue_norm(const op_cpu_args *args)
 {
     const graph_node *n = args->node;
     const graph_epilogue *e = n->epilogue;

@@ -238,6 +238,17 @@ static void fold_batch(matmul_params *p)
     p->batch_count = 1;
 }
 
+/* product_build, then the node's fused LayerNormalization (if any) as a step of its own;
+ * where that step cannot be made the node is not taken (the C kernel runs it all). */
+static vkml_status product_then_norm(const onednn_build *b, const product *pr, onednn_node *n,
+                                     bool *taken, vkml_error *err)
+{
+    vkml_status st = product_build(b, pr, n, taken, err);
+    if (st || !*taken || !b->node->epilogue || !b->node->epilogue->norm)
+        return st;
+    return onednn_add_epilogue_norm(b, n, taken, err);
+}
+
 static vkml_status matmul_build(const onednn_build *b, onednn_node *n, bool *taken, vkml_error *err)
 {
     const graph_node *node = b->node;
@@ -248,7 +259,7 @@ static vkml_status matmul_build(const onednn_build *b, onednn_node *n, bool *tak
     if (matmul_params_parse(b->values, node, &p, &ignored) || p.batch_rank + 2 > DNNL_MAX_NDIMS)
         return VKML_OK;
     fold_batch(&p);
-    /* a fused LayerNormalization runs after the primitive on float32 values (cpu_device.c) */
+    /* a fused LayerNormalization: float32 alone (a step after the primitive) */
     if (node->epilogue && node->epilogue->norm &&
         b->values[node->outputs[0]].dtype != VKML_DTYPE_FLOAT)
         return VKML_OK;
@@ -276,7 +287,7 @@ static vkml_status matmul_build(const onednn_build *b, onednn_node *n, bool *tak
         strided_md(&pr.add, nd, dims, strides);
         pr.add_ptr = b->ptrs[node->inputs[e->bias]];
     }
-    return product_build(b, &pr, n, taken, err);
+    return product_then_norm(b, &pr, n, taken, err);
 }
 
 static vkml_status gemm_build(const onednn_build *b, onednn_node *n, bool *taken, vkml_error *err)
@@ -288,7 +299,7 @@ static vkml_status gemm_build(const onednn_build *b, onednn_node *n, bool *taken
     if (gemm_params_parse(b->values, node, &g, &ignored))
         return VKML_OK;
     matmul_params p = {.m = g.m, .n = g.n, .k = g.k};
-    /* a fused LayerNormalization runs after the primitive on float32 values (cpu_device.c) */
+    /* a fused LayerNormalization: float32 alone (a step after the primitive) */
     if (node->epilogue && node->epilogue->norm &&
         b->values[node->outputs[0]].dtype != VKML_DTYPE_FLOAT)
         return VKML_OK;
@@ -319,7 +330,7 @@ static vkml_status gemm_build(const onednn_build *b, onednn_node *n, bool *taken
                    g.c_stride_n);
         pr.add_ptr = data;
     }
-    return product_build(b, &pr, n, taken, err);
+    return product_then_norm(b, &pr, n, taken, err);
 }
 
 /* MatMulInteger and QLinearMatMul: A int8 or uint8 and Y's zero point one constant value

@@ -183,6 +183,11 @@ vkml_status onednn_reorder_step(onednn_node *n, dnnl_memory_t from, const dnnl_m
 /* Creates the primitive of pd (destroyed here) and appends it with args. */
 vkml_status onednn_add_pd_step(onednn_node *n, dnnl_primitive_desc_t pd, int n_args,
                                const dnnl_exec_arg_t *args, vkml_error *err);
+/* A product's fused LayerNormalization (graph_epilogue.norm) as a step after its
+ * primitive, in place on its float32 output, over the rows of its last dim (onednn_norm.c);
+ * *added false where oneDNN has no such primitive (the node then goes to the C kernel). */
+vkml_status onednn_add_epilogue_norm(const onednn_build *b, onednn_node *n, bool *added,
+                                     vkml_error *err);
 /* The memory a primitive reads for the tensor at ptr, described by have: ptr itself when
  * `want` is the same layout, else a buffer of n that a reorder step (appended now, so
  * call before the primitive's step) fills from ptr. */

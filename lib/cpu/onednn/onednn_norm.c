@@ -96,3 +96,48 @@ static vkml_status norm_build(const onednn_build *b, onednn_node *n, bool *taken
 }
 
 const onednn_op onednn_norm_op = {.claim = norm_claim, .build = norm_build};
+
+vkml_status onednn_add_epilogue_norm(const onednn_build *b, onednn_node *n, bool *added,
+                                     vkml_error *err)
+{
+    const graph_node *node = b->node;
+    const graph_epilogue *e = node->epilogue;
+    const graph_value *y = &b->values[node->outputs[0]];
+    *added = false;
+    if (!e || !e->norm || y->dtype != VKML_DTYPE_FLOAT || y->rank < 1 || y->dims[y->rank - 1] < 1 ||
+        e->norm_scale < 0 || e->norm_scale >= node->n_inputs)
+        return VKML_OK;
+    int64_t count = y->dims[y->rank - 1];
+    int64_t rows[2] = {(int64_t)vkml_tensor_element_count(y->rank, y->dims) / count, count};
+    int shift =
+        e->norm_bias >= 0 && e->norm_bias < node->n_inputs ? node->inputs[e->norm_bias] : -1;
+    dnnl_memory_desc_t md, param_md;
+    onednn_md(&md, 2, rows, ONEDNN_PLAIN);
+    onednn_md(&param_md, 1, &count, ONEDNN_PLAIN);
+    dnnl_layer_normalization_desc_t d;
+    unsigned flags = dnnl_use_scale | (shift >= 0 ? dnnl_use_shift : 0u);
+    dnnl_primitive_desc_t pd = NULL;
+    if (dnnl_layer_normalization_forward_desc_init(&d, dnnl_forward_inference, &md, NULL,
+                                                   e->norm_epsilon, flags) != dnnl_success)
+        return VKML_OK;
+    vkml_status st = onednn_pd(&d, NULL, &pd, err);
+    if (st || !pd)
+        return st;
+    dnnl_memory_t rows_mem = onednn_mem(n, &md, b->ptrs[node->outputs[0]]); /* in place */
+    dnnl_exec_arg_t args[4] = {
+        {DNNL_ARG_SRC, rows_mem},
+        {DNNL_ARG_DST, rows_mem},
+        {DNNL_ARG_SCALE, onednn_mem(n, &param_md, b->ptrs[node->inputs[e->norm_scale]])},
+        {DNNL_ARG_SHIFT, shift >= 0 ? onednn_mem(n, &param_md, b->ptrs[shift]) : NULL},
+    };
+    int n_args = shift >= 0 ? 4 : 3;
+    for (int i = 0; i < n_args; i++)
+        if (!args[i].memory) {
+            dnnl_primitive_desc_destroy(pd);
+            return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "oneDNN: out of memory");
+        }
+    if ((st = onednn_add_pd_step(n, pd, n_args, args, err)))
+        return st;
+    *added = true;
+    return VKML_OK;
+}
