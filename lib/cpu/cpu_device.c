@@ -402,9 +402,9 @@ static vkml_status cpu_chunk_submit(device_session *ds, int chunk, device_event 
                             .out = ds->io[index].out,
                             .strings = c->strings};
         uint64_t t0 = c->times ? vkml_now_ns() : 0;
-        bool library = onednn_session_has(ds->library, index);
-        st =
-            library ? onednn_session_run(ds->library, chunk, index, err) : cpu_run_node(&args, err);
+        st = onednn_session_has(ds->library, index)
+                 ? onednn_session_run(ds->library, chunk, index, err)
+                 : cpu_run_node(&args, err);
         if (c->times)
             c->times[k] = (double)(vkml_now_ns() - t0) / 1e3;
         if (st)

@@ -163,7 +163,19 @@ vkml_status cpu_run_as_float(const op_cpu_args *args, cpu_kernel_fn body, vkml_e
 
 /* The fused LayerNormalization of args->node's epilogue (graph_epilogue.norm), over output 0
  * in place, float32 (oneDNN runs its own: onednn_add_epilogue_norm). */
-static void apply_epilogue_norm(const op_cpu_args *args);
+static void apply_epilogue_norm(const op_cpu_args *args)
+{
+    const graph_node *n = args->node;
+    const graph_epilogue *e = n->epilogue;
+    const graph_value *y = graph_node_output((graph_value *)args->values, n, 0);
+    if (!e || !e->norm || !y || y->rank < 1 || y->dims[y->rank - 1] < 1 || e->norm_scale < 0 ||
+        e->norm_scale >= n->n_inputs)
+        return;
+    size_t count = vkml_tensor_element_count(y->rank, y->dims), row = (size_t)y->dims[y->rank - 1];
+    op_epilogue_norm(e, args->out[0], count / row, row, args->in[e->norm_scale],
+                     e->norm_bias >= 0 && e->norm_bias < n->n_inputs ? args->in[e->norm_bias]
+                                                                     : NULL);
+}
 
 void cpu_apply_epilogue(const op_cpu_args *args)
 {
@@ -182,18 +194,4 @@ void cpu_apply_epilogue(const op_cpu_args *args)
     op_epilogue_apply(n->epilogue, args->out[0], bias, n_bias, residual,
                       vkml_tensor_element_count(y->rank, y->dims));
     apply_epilogue_norm(args);
-}
-
-static void apply_epilogue_norm(const op_cpu_args *args)
-{
-    const graph_node *n = args->node;
-    const graph_epilogue *e = n->epilogue;
-    const graph_value *y = graph_node_output((graph_value *)args->values, n, 0);
-    if (!e || !e->norm || !y || y->rank < 1 || y->dims[y->rank - 1] < 1 || e->norm_scale < 0 ||
-        e->norm_scale >= n->n_inputs)
-        return;
-    size_t count = vkml_tensor_element_count(y->rank, y->dims), row = (size_t)y->dims[y->rank - 1];
-    op_epilogue_norm(e, args->out[0], count / row, row, args->in[e->norm_scale],
-                     e->norm_bias >= 0 && e->norm_bias < n->n_inputs ? args->in[e->norm_bias]
-                                                                     : NULL);
 }

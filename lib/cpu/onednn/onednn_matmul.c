@@ -238,13 +238,19 @@ static void fold_batch(matmul_params *p)
     p->batch_count = 1;
 }
 
-/* product_build, then the node's fused LayerNormalization (if any) as a step of its own;
- * where that step cannot be made the node is not taken (the C kernel runs it all). */
+/* product_build, then the node's fused LayerNormalization (if any: float32 alone) as a step
+ * of its own; where that step cannot be made the node is not taken (the C kernel runs it
+ * all). */
 static vkml_status product_then_norm(const onednn_build *b, const product *pr, onednn_node *n,
                                      bool *taken, vkml_error *err)
 {
+    const graph_epilogue *e = b->node->epilogue;
+    bool norm = e && e->norm;
+    *taken = false;
+    if (norm && b->values[b->node->outputs[0]].dtype != VKML_DTYPE_FLOAT)
+        return VKML_OK;
     vkml_status st = product_build(b, pr, n, taken, err);
-    if (st || !*taken || !b->node->epilogue || !b->node->epilogue->norm)
+    if (st || !*taken || !norm)
         return st;
     return onednn_add_epilogue_norm(b, n, taken, err);
 }
@@ -259,10 +265,6 @@ static vkml_status matmul_build(const onednn_build *b, onednn_node *n, bool *tak
     if (matmul_params_parse(b->values, node, &p, &ignored) || p.batch_rank + 2 > DNNL_MAX_NDIMS)
         return VKML_OK;
     fold_batch(&p);
-    /* a fused LayerNormalization: float32 alone (a step after the primitive) */
-    if (node->epilogue && node->epilogue->norm &&
-        b->values[node->outputs[0]].dtype != VKML_DTYPE_FLOAT)
-        return VKML_OK;
     product pr = {.half = b->values[node->outputs[0]].dtype == VKML_DTYPE_FLOAT16,
                   .a_ptr = b->ptrs[node->inputs[0]],
                   .b_ptr = b->ptrs[node->inputs[1]],
@@ -299,10 +301,6 @@ static vkml_status gemm_build(const onednn_build *b, onednn_node *n, bool *taken
     if (gemm_params_parse(b->values, node, &g, &ignored))
         return VKML_OK;
     matmul_params p = {.m = g.m, .n = g.n, .k = g.k};
-    /* a fused LayerNormalization: float32 alone (a step after the primitive) */
-    if (node->epilogue && node->epilogue->norm &&
-        b->values[node->outputs[0]].dtype != VKML_DTYPE_FLOAT)
-        return VKML_OK;
     product pr = {.half = b->values[node->outputs[0]].dtype == VKML_DTYPE_FLOAT16,
                   .a_ptr = b->ptrs[node->inputs[0]],
                   .b_ptr = b->ptrs[node->inputs[1]],

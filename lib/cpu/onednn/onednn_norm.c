@@ -42,6 +42,32 @@ static bool norm_claim(const graph_value *values, const graph_node *node,
     return as_rows(values, node, &g);
 }
 
+/* The layer normalization of rows md (epsilon; a shift or not): pd NULL where oneDNN has
+ * none. */
+static vkml_status layer_norm_pd(const dnnl_memory_desc_t *md, float epsilon, bool shift,
+                                 dnnl_primitive_desc_t *pd, vkml_error *err)
+{
+    dnnl_layer_normalization_desc_t d;
+    unsigned flags = dnnl_use_scale | (shift ? dnnl_use_shift : 0u);
+    *pd = NULL;
+    if (dnnl_layer_normalization_forward_desc_init(&d, dnnl_forward_inference, md, NULL, epsilon,
+                                                   flags) != dnnl_success)
+        return VKML_OK;
+    return onednn_pd(&d, NULL, pd, err);
+}
+
+/* Appends pd's step with args once every memory of args was made (pd destroyed either way). */
+static vkml_status add_step(onednn_node *n, dnnl_primitive_desc_t pd, int n_args,
+                            const dnnl_exec_arg_t *args, vkml_error *err)
+{
+    for (int i = 0; i < n_args; i++)
+        if (!args[i].memory) {
+            dnnl_primitive_desc_destroy(pd);
+            return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "oneDNN: out of memory");
+        }
+    return onednn_add_pd_step(n, pd, n_args, args, err);
+}
+
 static vkml_status norm_build(const onednn_build *b, onednn_node *n, bool *taken, vkml_error *err)
 {
     const graph_node *node = b->node;
@@ -57,11 +83,7 @@ static vkml_status norm_build(const onednn_build *b, onednn_node *n, bool *taken
     vkml_status st = VKML_OK;
     bool has_bias = g.op == NORM_LAYER && node->n_inputs > 2 && node->inputs[2] >= 0;
     if (g.op == NORM_LAYER) {
-        dnnl_layer_normalization_desc_t d;
-        unsigned flags = dnnl_use_scale | (has_bias ? dnnl_use_shift : 0u);
-        if (dnnl_layer_normalization_forward_desc_init(&d, dnnl_forward_inference, &md, NULL,
-                                                       g.epsilon, flags) == dnnl_success)
-            st = onednn_pd(&d, NULL, &pd, err);
+        st = layer_norm_pd(&md, g.epsilon, has_bias, &pd, err);
     } else {
         dnnl_softmax_v2_desc_t d;
         if (dnnl_softmax_v2_forward_desc_init(&d, dnnl_forward_inference,
@@ -84,12 +106,7 @@ static vkml_status norm_build(const onednn_build *b, onednn_node *n, bool *taken
     if (has_bias)
         args[n_args++] =
             (dnnl_exec_arg_t){DNNL_ARG_SHIFT, onednn_mem(n, &param_md, b->ptrs[node->inputs[2]])};
-    for (int i = 0; i < n_args; i++)
-        if (!args[i].memory) {
-            dnnl_primitive_desc_destroy(pd);
-            return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "oneDNN: out of memory");
-        }
-    if ((st = onednn_add_pd_step(n, pd, n_args, args, err)))
+    if ((st = add_step(n, pd, n_args, args, err)))
         return st;
     *taken = true;
     return VKML_OK;
@@ -114,13 +131,8 @@ vkml_status onednn_add_epilogue_norm(const onednn_build *b, onednn_node *n, bool
     dnnl_memory_desc_t md, param_md;
     onednn_md(&md, 2, rows, ONEDNN_PLAIN);
     onednn_md(&param_md, 1, &count, ONEDNN_PLAIN);
-    dnnl_layer_normalization_desc_t d;
-    unsigned flags = dnnl_use_scale | (shift >= 0 ? dnnl_use_shift : 0u);
     dnnl_primitive_desc_t pd = NULL;
-    if (dnnl_layer_normalization_forward_desc_init(&d, dnnl_forward_inference, &md, NULL,
-                                                   e->norm_epsilon, flags) != dnnl_success)
-        return VKML_OK;
-    vkml_status st = onednn_pd(&d, NULL, &pd, err);
+    vkml_status st = layer_norm_pd(&md, e->norm_epsilon, shift >= 0, &pd, err);
     if (st || !pd)
         return st;
     dnnl_memory_t rows_mem = onednn_mem(n, &md, b->ptrs[node->outputs[0]]); /* in place */
@@ -130,13 +142,7 @@ vkml_status onednn_add_epilogue_norm(const onednn_build *b, onednn_node *n, bool
         {DNNL_ARG_SCALE, onednn_mem(n, &param_md, b->ptrs[node->inputs[e->norm_scale]])},
         {DNNL_ARG_SHIFT, shift >= 0 ? onednn_mem(n, &param_md, b->ptrs[shift]) : NULL},
     };
-    int n_args = shift >= 0 ? 4 : 3;
-    for (int i = 0; i < n_args; i++)
-        if (!args[i].memory) {
-            dnnl_primitive_desc_destroy(pd);
-            return vkml_fail(err, VKML_ERROR_OUT_OF_MEMORY, "oneDNN: out of memory");
-        }
-    if ((st = onednn_add_pd_step(n, pd, n_args, args, err)))
+    if ((st = add_step(n, pd, shift >= 0 ? 4 : 3, args, err)))
         return st;
     *added = true;
     return VKML_OK;
