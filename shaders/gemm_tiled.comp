@@ -75,21 +75,28 @@ void store_tile(uint s, uint tid)
     }
 }
 
-void main()
-{
-    uint z = gemm_z();
-    gemm_locate(z);
-    uint tx = gl_LocalInvocationID.x, ty = gl_LocalInvocationID.y;
-    uint tid = ty * WG_X + tx;
-    uint row0 = gl_WorkGroupID.y * BM, col0 = gl_WorkGroupID.x * BN;
-#if CONV
-    xcol_init(col0, tid);
-#endif
-    vec4 acc[TM][TN / 4];
-    [[unroll]] for (uint i = 0; i < TM; i++)
-        [[unroll]] for (uint j = 0; j < TN / 4; j++)
-            acc[i][j] = vec4(0.0);
+vec4 acc[TM][TN / 4];
 
+// One step's sums: stage s's BK lines into acc, (TM + TN) / 4 vector reads of shared memory
+// per TM * TN FMAs.
+void products(uint s, uint tx, uint ty)
+{
+    [[unroll]] for (uint kk = 0; kk < BK; kk++) {
+        vec4 ra[TM / 4], rb[TN / 4];
+        [[unroll]] for (uint i = 0; i < TM / 4; i++)
+            ra[i] = sa[s][kk][ty + i * WG_Y];
+        [[unroll]] for (uint j = 0; j < TN / 4; j++)
+            rb[j] = sb[s][kk][tx + j * WG_X];
+        [[unroll]] for (uint i = 0; i < TM; i++)
+            [[unroll]] for (uint j = 0; j < TN / 4; j++)
+                acc[i][j] = fma(vec4(ra[i / 4][i % 4]), rb[j], acc[i][j]);
+    }
+}
+
+// The K loop of any block: each step's tiles loaded by checked quads where they reach past
+// the product or lie unaligned (load_tile).
+void k_loop(uint row0, uint col0, uint tid, uint tx, uint ty)
+{
     if (k_begin < k_end) {
         load_tile(row0, col0, k_begin, tid);
         store_tile(0, tid);
@@ -100,22 +107,119 @@ void main()
         bool more = k0 + BK < k_end;
         if (more)
             load_tile(row0, col0, k0 + BK, tid); // in flight during the products below
-        [[unroll]] for (uint kk = 0; kk < BK; kk++) {
-            vec4 ra[TM / 4], rb[TN / 4];
-            [[unroll]] for (uint i = 0; i < TM / 4; i++)
-                ra[i] = sa[s][kk][ty + i * WG_Y];
-            [[unroll]] for (uint j = 0; j < TN / 4; j++)
-                rb[j] = sb[s][kk][tx + j * WG_X];
-            [[unroll]] for (uint i = 0; i < TM; i++)
-                [[unroll]] for (uint j = 0; j < TN / 4; j++)
-                    acc[i][j] = fma(vec4(ra[i / 4][i % 4]), rb[j], acc[i][j]);
-        }
+        products(s, tx, ty);
         // The other stage was last read before the previous barrier: no second barrier.
         if (more)
             store_tile(s ^ 1u, tid);
         barrier();
         s ^= 1u;
     }
+}
+
+#if !CONV && THREADS % (BK / 4) == 0 && THREADS % (BM / 4) == 0 && THREADS % (BN / 4) == 0
+#define HAS_FAST_LOOP 1
+// The K loop of a block whose every tile lies inside the product as whole aligned quads
+// along each operand's fast index, K in whole steps (main's test); ak, bn: a_k_fast and
+// b_n_fast as constants. Each quad of an invocation sits at one offset plus a constant
+// stride, moved a constant distance a step: no tests and no index arithmetic in the loop.
+// Its body is one block: the next step's quads are loaded every step (the last step loads
+// its own again) and stored every step (the last into the stage no later step reads), so
+// that the compiler keeps the loads in flight across the products and waits for them only
+// where they are stored. Behind the general loop's branches it waited for them before the
+// products (gemm_coop.comp's conv over taps showed the same: docs/performance.md, "Moves
+// that wait").
+void k_loop_fast(const bool ak, const bool bn, uint row0, uint col0, uint tid, uint tx, uint ty)
+{
+    uint steps = (k_end - k_begin) / BK;
+    // quad i of A at (m, k) = a_quad_at(tid + i * THREADS), B's at (n, k) = b_quad_at(...):
+    // from one i to the next A's m moves THREADS / (BK / 4) (k fast) or its k THREADS / (BM /
+    // 4), B's k THREADS / (BN / 4) (n fast) or its n THREADS / (BK / 4)
+    uvec2 qa = ak ? uvec2(tid / (BK / 4), (tid % (BK / 4)) * 4) : uvec2((tid % (BM / 4)) * 4, tid / (BM / 4));
+    uvec2 qb = bn ? uvec2((tid % (BN / 4)) * 4, tid / (BN / 4)) : uvec2(tid / (BK / 4), (tid % (BK / 4)) * 4);
+    uint a_at = (a_base + (row0 + qa.x) * p.a_sm + (k_begin + qa.y) * p.a_sk) / 4u;
+    uint a_i = (ak ? (THREADS / (BK / 4)) * p.a_sm : (THREADS / (BM / 4)) * p.a_sk) / 4u;
+    uint a_step = BK * p.a_sk / 4u;
+    uint b_at = (b_base + (k_begin + qb.y) * p.b_sk + (col0 + qb.x) * p.b_sn) / 4u;
+    uint b_i = (bn ? (THREADS / (BN / 4)) * p.b_sk : (THREADS / (BK / 4)) * p.b_sn) / 4u;
+    uint b_step = BK * p.b_sk / 4u;
+    // the quads' places in a stage: A's line (k) and column of vec4 (m / 4)
+    uint a_k0 = qa.y, a_m0 = qa.x, b_k0 = qb.y, b_n0 = qb.x;
+    const uint a_di = ak ? THREADS / (BK / 4) : THREADS / (BM / 4); // m (ak) or k apart
+    const uint b_di = bn ? THREADS / (BN / 4) : THREADS / (BK / 4); // k (bn) or n apart
+    [[unroll]] for (uint i = 0; i < A_QUADS; i++)
+        reg_a[i] = vec4(a4[a_at + i * a_i]);
+    [[unroll]] for (uint i = 0; i < B_QUADS; i++)
+        reg_b[i] = vec4(b4[b_at + i * b_i]);
+    uint s = 0;
+    for (uint t = 0; t <= steps; t++) {
+        // step t's tiles (in registers) into stage s; t == steps: the loop's end
+        [[unroll]] for (uint i = 0; i < A_QUADS; i++) {
+            if (ak) {
+                [[unroll]] for (uint c = 0; c < 4; c++)
+                    sa[s][a_k0 + c][(a_m0 + i * a_di) / 4][a_m0 % 4] = reg_a[i][c];
+            } else {
+                sa[s][a_k0 + i * a_di][a_m0 / 4] = reg_a[i];
+            }
+        }
+        [[unroll]] for (uint i = 0; i < B_QUADS; i++) {
+            if (bn) {
+                sb[s][b_k0 + i * b_di][b_n0 / 4] = reg_b[i];
+            } else {
+                [[unroll]] for (uint c = 0; c < 4; c++)
+                    sb[s][b_k0 + c][(b_n0 + i * b_di) / 4][b_n0 % 4] = reg_b[i][c];
+            }
+        }
+        barrier();
+        if (t == steps)
+            break;
+        // step t + 1's quads in flight during step t's products (the last step's own again)
+        uint next = t + 1u < steps ? 1u : 0u;
+        a_at += next * a_step;
+        b_at += next * b_step;
+        [[unroll]] for (uint i = 0; i < A_QUADS; i++)
+            reg_a[i] = vec4(a4[a_at + i * a_i]);
+        [[unroll]] for (uint i = 0; i < B_QUADS; i++)
+            reg_b[i] = vec4(b4[b_at + i * b_i]);
+        products(s, tx, ty);
+        s ^= 1u;
+    }
+}
+#else
+#define HAS_FAST_LOOP 0
+#endif
+
+void main()
+{
+    uint z = gemm_z();
+    gemm_locate(z);
+    uint tx = gl_LocalInvocationID.x, ty = gl_LocalInvocationID.y;
+    uint tid = ty * WG_X + tx;
+    uint row0 = gl_WorkGroupID.y * BM, col0 = gl_WorkGroupID.x * BN;
+#if CONV
+    xcol_init(col0, tid);
+#endif
+    [[unroll]] for (uint i = 0; i < TM; i++)
+        [[unroll]] for (uint j = 0; j < TN / 4; j++)
+            acc[i][j] = vec4(0.0);
+#if HAS_FAST_LOOP
+    bool all_fast = k_begin < k_end && (k_end - k_begin) % BK == 0u &&
+                    a_runs_fast(row0, k_begin, BM, k_end - k_begin, 4u) &&
+                    b_runs_fast(k_begin, col0, k_end - k_begin, BN, 4u);
+    if (all_fast) {
+        if (a_k_fast) {
+            if (b_n_fast)
+                k_loop_fast(true, true, row0, col0, tid, tx, ty);
+            else
+                k_loop_fast(true, false, row0, col0, tid, tx, ty);
+        } else {
+            if (b_n_fast)
+                k_loop_fast(false, true, row0, col0, tid, tx, ty);
+            else
+                k_loop_fast(false, false, row0, col0, tid, tx, ty);
+        }
+    } else
+#endif
+        k_loop(row0, col0, tid, tx, ty);
 
     // The results copied once into an array indexed at run time (the driver keeps it in
     // local memory, read once a quad), so that the store loop stays rolled and the

@@ -16,7 +16,8 @@
  *   W read along K as a Linear layer's). --small: three small shapes and small ceilings (seconds on
  * lavapipe: the test). BENCH_GEMM_TILES=1 adds a line per tile forced (gemm_tiled.comp float32;
  * gemm_coop.comp fp16 where it runs); BENCH_GEMM_TILES=only: the gemm_coop.comp tiles' lines alone;
- * BENCH_GEMM_TILES=cm2: the gemm_cm2.comp tiles' lines alone.
+ * BENCH_GEMM_TILES=cm2: the gemm_cm2.comp tiles' lines alone; =fp32: gemm_tiled.comp by
+ * shape and each of its tiles forced, float32 alone.
  * BENCH_GEMM_WARM_MS: the warm-up per point (default 300 ms, --small 0; 0: one run);
  * BENCH_GEMM_TRACE=1: each timed run's times on stderr with the wall clock, to set beside
  * `nvidia-smi --query-gpu=timestamp,clocks.sm --format=csv -lms 100`.
@@ -283,8 +284,9 @@ static void print_line(bench_point *p, const char *kernel, double gflops, bool c
     p->first_line = false;
 }
 
-/* The float32 kernel families, switched through gpu_caps. */
-static void fp32_lines(bench_point *p)
+/* The float32 kernel families, switched through gpu_caps; by_shape_only: gemm_tiled.comp
+ * as the shape takes it alone. */
+static void fp32_lines(bench_point *p, bool by_shape_only)
 {
     static const struct {
         const char *name;
@@ -296,7 +298,8 @@ static void fp32_lines(bench_point *p)
                  {"gemm_tiled fp32", true, 0, 0}};
     const bench_shape *s = p->s;
     double old = NAN;
-    for (size_t k = 0; k < VKML_ARRAY_SIZE(kinds); k++) {
+    for (size_t k = by_shape_only ? VKML_ARRAY_SIZE(kinds) - 1 : 0; k < VKML_ARRAY_SIZE(kinds);
+         k++) {
         p->caps->prefer_tiled = kinds[k].tiled;
         p->caps->gemm_force = kinds[k].force;
         p->caps->splitk_force = kinds[k].splitk;
@@ -314,7 +317,10 @@ static void fp32_lines(bench_point *p)
             char split[48] = "none";
             if (splits)
                 snprintf(split, sizeof(split), "%u slices of K %u", sp.splits, sp.k_slice);
-            snprintf(note, sizeof(note), "%.2fx old tiled; split-K %s", gflops / old, split);
+            if (isnan(old))
+                snprintf(note, sizeof(note), "split-K %s", split);
+            else
+                snprintf(note, sizeof(note), "%.2fx old tiled; split-K %s", gflops / old, split);
         }
         print_line(p, kinds[k].name, gflops, false, 4, note);
     }
@@ -373,10 +379,11 @@ static void cm2_lines(bench_point *p)
 
 /* With BENCH_GEMM_TILES=1: every gemm_tiled.comp tile forced (float32, no split-K) and,
  * with cooperative matrices, every gemm_coop.comp tile (precision fp16): the data behind
- * vk_gemm_pick's rule. */
-static void tile_lines(bench_point *p, bool coop_only)
+ * vk_gemm_pick's rule. coop_only: the gemm_coop.comp tiles alone; fp32_only: the
+ * gemm_tiled.comp ones. */
+static void tile_lines(bench_point *p, bool coop_only, bool fp32_only)
 {
-    int n_coop = p->caps->cooperative_matrix ? VK_COOP_TILES : 0;
+    int n_coop = p->caps->cooperative_matrix && !fp32_only ? VK_COOP_TILES : 0;
     for (int t = coop_only ? VK_GEMM_TILES + 1 : 1; t <= VK_GEMM_TILES + n_coop; t++) {
         bool coop = t > VK_GEMM_TILES;
         p->caps->prefer_tiled = true;
@@ -454,18 +461,21 @@ int main(int argc, char **argv)
         const char *tiles = getenv("BENCH_GEMM_TILES");
         bool tiles_only = tiles && strcmp(tiles, "only") == 0;
         bool cm2_only = tiles && strcmp(tiles, "cm2") == 0;
-        if (cm2_only) {
+        bool fp32_only = tiles && strcmp(tiles, "fp32") == 0;
+        if (fp32_only) {
+            fp32_lines(&p, true);
+        } else if (cm2_only) {
             if (caps->coopmat2)
                 cm2_lines(&p);
         } else if (!tiles_only) {
-            fp32_lines(&p);
+            fp32_lines(&p, false);
             if (caps->cooperative_matrix)
                 coop_lines(&p);
             if (caps->coopmat2)
                 cm2_lines(&p);
         }
         if (tiles && !cm2_only)
-            tile_lines(&p, tiles_only);
+            tile_lines(&p, tiles_only, fp32_only);
         fflush(stdout);
         vkml_model_destroy(&p.one);
         vkml_model_destroy(&p.many);

@@ -180,6 +180,11 @@ static void products(bool large)
         gemm(128, 40, 128, t & 1, t >> 1, t % 3, NULL);
         gemm(128, 42, 128, t & 1, t >> 1, 1, NULL);
     }
+    /* K in whole steps of every tile (48: 3 of 16, 6 of 8) and 256 rows and columns: every
+     * gemm_tiled.comp block inside and aligned runs its K loop without tests (k_loop_fast),
+     * in every transpose */
+    for (int t = 0; t < 4; t++)
+        gemm(256, 48, 256, t & 1, t >> 1, t % 3, NULL);
     matmul("batched aligned [2,128,48] x [2,48,128]", 3, (int64_t[]){2, 128, 48}, 3,
            (int64_t[]){2, 48, 128}, NULL, 0, NULL);
     conv(&(conv_shape){1, 16, 8, 16, 128, 1, 1, 0, 1, 1}, true, NULL);
