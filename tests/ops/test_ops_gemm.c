@@ -185,6 +185,10 @@ static void products(bool large)
      * in every transpose */
     for (int t = 0; t < 4; t++)
         gemm(256, 48, 256, t & 1, t >> 1, t % 3, NULL);
+    /* the same with ragged edges: inner blocks walk K without tests, the edges' blocks
+     * the general loop, in one dispatch */
+    for (int t = 0; t < 4; t++)
+        gemm(200, 48, 136, t & 1, t >> 1, 1, NULL);
     matmul("batched aligned [2,128,48] x [2,48,128]", 3, (int64_t[]){2, 128, 48}, 3,
            (int64_t[]){2, 48, 128}, NULL, 0, NULL);
     conv(&(conv_shape){1, 16, 8, 16, 128, 1, 1, 0, 1, 1}, true, NULL);
