@@ -53,11 +53,12 @@ void load_tile(uint row0, uint col0, uint k0, uint tid)
     }
 }
 
-void store_tile(uint s, uint tid)
+// The invocation's quads (reg_a, reg_b) into stage s, A's and B's layouts as ak and bn.
+void stage_quads(bool ak, bool bn, uint s, uint tid)
 {
     [[unroll]] for (uint i = 0; i < A_QUADS; i++) {
-        uvec2 q = a_quad_at(tid + i * THREADS);
-        if (a_k_fast) {
+        uvec2 q = a_quad_of(ak, tid + i * THREADS);
+        if (ak) {
             [[unroll]] for (uint c = 0; c < 4; c++)
                 sa[s][q.y + c][q.x / 4][q.x % 4] = reg_a[i][c];
         } else {
@@ -65,14 +66,19 @@ void store_tile(uint s, uint tid)
         }
     }
     [[unroll]] for (uint i = 0; i < B_QUADS; i++) {
-        uvec2 q = b_quad_at(tid + i * THREADS);
-        if (b_n_fast) {
+        uvec2 q = b_quad_of(bn, tid + i * THREADS);
+        if (bn) {
             sb[s][q.y][q.x / 4] = reg_b[i];
         } else {
             [[unroll]] for (uint c = 0; c < 4; c++)
                 sb[s][q.y + c][q.x / 4][q.x % 4] = reg_b[i][c];
         }
     }
+}
+
+void store_tile(uint s, uint tid)
+{
+    stage_quads(a_k_fast, b_n_fast, s, tid);
 }
 
 vec4 acc[TM][TN / 4];
@@ -131,44 +137,23 @@ void k_loop(uint row0, uint col0, uint tid, uint tx, uint ty)
 void k_loop_fast(const bool ak, const bool bn, uint row0, uint col0, uint tid, uint tx, uint ty)
 {
     uint steps = (k_end - k_begin) / BK;
-    // quad i of A at (m, k) = a_quad_at(tid + i * THREADS), B's at (n, k) = b_quad_at(...):
+    // quad i of A at (m, k) = a_quad_of(ak, tid + i * THREADS), B's at (n, k) likewise:
     // from one i to the next A's m moves THREADS / (BK / 4) (k fast) or its k THREADS / (BM /
     // 4), B's k THREADS / (BN / 4) (n fast) or its n THREADS / (BK / 4)
-    uvec2 qa = ak ? uvec2(tid / (BK / 4), (tid % (BK / 4)) * 4) : uvec2((tid % (BM / 4)) * 4, tid / (BM / 4));
-    uvec2 qb = bn ? uvec2((tid % (BN / 4)) * 4, tid / (BN / 4)) : uvec2(tid / (BK / 4), (tid % (BK / 4)) * 4);
+    uvec2 qa = a_quad_of(ak, tid), qb = b_quad_of(bn, tid);
     uint a_at = (a_base + (row0 + qa.x) * p.a_sm + (k_begin + qa.y) * p.a_sk) / 4u;
     uint a_i = (ak ? (THREADS / (BK / 4)) * p.a_sm : (THREADS / (BM / 4)) * p.a_sk) / 4u;
     uint a_step = BK * p.a_sk / 4u;
     uint b_at = (b_base + (k_begin + qb.y) * p.b_sk + (col0 + qb.x) * p.b_sn) / 4u;
     uint b_i = (bn ? (THREADS / (BN / 4)) * p.b_sk : (THREADS / (BK / 4)) * p.b_sn) / 4u;
     uint b_step = BK * p.b_sk / 4u;
-    // the quads' places in a stage: A's line (k) and column of vec4 (m / 4)
-    uint a_k0 = qa.y, a_m0 = qa.x, b_k0 = qb.y, b_n0 = qb.x;
-    const uint a_di = ak ? THREADS / (BK / 4) : THREADS / (BM / 4); // m (ak) or k apart
-    const uint b_di = bn ? THREADS / (BN / 4) : THREADS / (BK / 4); // k (bn) or n apart
     [[unroll]] for (uint i = 0; i < A_QUADS; i++)
         reg_a[i] = vec4(a4[a_at + i * a_i]);
     [[unroll]] for (uint i = 0; i < B_QUADS; i++)
         reg_b[i] = vec4(b4[b_at + i * b_i]);
     uint s = 0;
     for (uint t = 0; t <= steps; t++) {
-        // step t's tiles (in registers) into stage s; t == steps: the loop's end
-        [[unroll]] for (uint i = 0; i < A_QUADS; i++) {
-            if (ak) {
-                [[unroll]] for (uint c = 0; c < 4; c++)
-                    sa[s][a_k0 + c][(a_m0 + i * a_di) / 4][a_m0 % 4] = reg_a[i][c];
-            } else {
-                sa[s][a_k0 + i * a_di][a_m0 / 4] = reg_a[i];
-            }
-        }
-        [[unroll]] for (uint i = 0; i < B_QUADS; i++) {
-            if (bn) {
-                sb[s][b_k0 + i * b_di][b_n0 / 4] = reg_b[i];
-            } else {
-                [[unroll]] for (uint c = 0; c < 4; c++)
-                    sb[s][b_k0 + c][(b_n0 + i * b_di) / 4][b_n0 % 4] = reg_b[i][c];
-            }
-        }
+        stage_quads(ak, bn, s, tid); // step t's tiles (in registers); t == steps: the end
         barrier();
         if (t == steps)
             break;

@@ -115,17 +115,24 @@ bool b_runs_fast(uint k0, uint n0, uint ks, uint cols, uint run)
 
 #ifdef BK
 // The quad l (0 .. BM * BK / 4 - 1) of the including kernel's A tile: its (m, k) offsets in
-// the tile; quads run along A's fast index, BK / 4 (k fast) or BM / 4 (m fast) to a line.
+// the tile; quads run along A's fast index, BK / 4 (k fast, ak) or BM / 4 (m fast) to a line.
+uvec2 a_quad_of(bool ak, uint l)
+{
+    return ak ? uvec2(l / (BK / 4), (l % (BK / 4)) * 4) : uvec2((l % (BM / 4)) * 4, l / (BM / 4));
+}
+// The quad l of the B tile: its (n, k) offsets (bn: n fast).
+uvec2 b_quad_of(bool bn, uint l)
+{
+    return bn ? uvec2((l % (BN / 4)) * 4, l / (BN / 4)) : uvec2(l / (BK / 4), (l % (BK / 4)) * 4);
+}
+// The same in the layouts of this workgroup's operands.
 uvec2 a_quad_at(uint l)
 {
-    return a_k_fast ? uvec2(l / (BK / 4), (l % (BK / 4)) * 4)
-                    : uvec2((l % (BM / 4)) * 4, l / (BM / 4));
+    return a_quad_of(a_k_fast, l);
 }
-// The quad l of the B tile: its (n, k) offsets.
 uvec2 b_quad_at(uint l)
 {
-    return b_n_fast ? uvec2((l % (BN / 4)) * 4, l / (BN / 4))
-                    : uvec2(l / (BK / 4), (l % (BK / 4)) * 4);
+    return b_quad_of(b_n_fast, l);
 }
 #endif
 
