@@ -276,7 +276,17 @@ bool vk_gemm_pick_split(const struct gpu_caps *caps, bool conv, bool coop, int64
      * 192 -> 1152 expansions got slower, their K too short for the slices to make up the
      * workgroups; nor where a quarter of the tile's rows would be empty. */
     bool conv_128 = conv && !coop && caps->splitk_force == 0 && m >= 128 && !tile_wasteful(m, 128);
-    const int64_t tile_m = coop_by_shape || conv_128 ? 128 : 64, tile_n = 64;
+    /* Plain products of at least 128 rows on the float32 kernels whose 64x64 tiles are too
+     * many to split (the rule below) split on 128 x 64 blocks (gemm_128x64's tile, 8 x 8 a
+     * thread) where those leave room for more: VK_SPLITK_WIDE_GROUPS. Where the 64x64 tiles
+     * are few, the 128 x 64 blocks' slices reach K's bound first and leave half as many
+     * workgroups: on the H200 (2026-12-02, fp32 GPU time) ResNet-50 b1's pointwise convs as
+     * products took it from 991 us to 1,112, YOLOv8n-style from 1,135 to 1,198. Forced
+     * slices take that tile as splitk_wide says (the choice by measurement times both). */
+    bool plain_128 = !conv && !coop && m >= 128 && !tile_wasteful(m, 128);
+    bool many_64 = (n + 63) / 64 * ((m + 63) / 64) * z * 2 > VK_GEMM_MIN_GROUPS;
+    bool wide = plain_128 && (splits > 0 ? caps->splitk_wide : many_64);
+    const int64_t tile_m = coop_by_shape || conv_128 || wide ? 128 : 64, tile_n = 64;
     int64_t gx = (n + tile_n - 1) / tile_n, gy = (m + tile_m - 1) / tile_m;
     if (coop_by_shape && caps->coop_splits == 0 && coop_unsplit(m, n, z))
         return false;
@@ -292,6 +302,16 @@ bool vk_gemm_pick_split(const struct gpu_caps *caps, bool conv, bool coop, int64
             splits = 2;
         if (splits > k / VK_SPLITK_MIN_SLICE)
             splits = k / VK_SPLITK_MIN_SLICE;
+    } else if (splits == 0 && wide) {
+        /* as many slices as one wave of VK_SPLITK_WIDE_GROUPS holds; none where the blocks
+         * fill it alone */
+        if (k < VK_SPLITK_MIN_K)
+            return false;
+        splits = VK_SPLITK_WIDE_GROUPS / (gx * gy * z);
+        if (splits > k / VK_SPLITK_MIN_SLICE)
+            splits = k / VK_SPLITK_MIN_SLICE;
+        if (splits > VK_SPLITK_MAX)
+            splits = VK_SPLITK_MAX;
     } else if (splits == 0) {
         /* the split kernel's own tile: ResNet-50's 7x7 stage at batch 8 (512 x 49 x 4608 over
          * 8 images) gives 256 of the smallest tile, 64 of these: walked whole, its K of 4608
@@ -321,12 +341,12 @@ bool vk_gemm_pick_split(const struct gpu_caps *caps, bool conv, bool coop, int64
         .splits = (uint32_t)splits,
         .k_slice = (uint32_t)k_slice,
         .n = (uint32_t)n,
-        .first =
-            coop_by_shape ? VK_KERNEL_GEMM_COOP_SPLITK_128X64
-            : coop
-                ? (conv ? VK_KERNEL_CONV_GEMM_COOP_SPLITK_64X64 : VK_KERNEL_GEMM_COOP_SPLITK_64X64)
-            : conv_128 ? VK_KERNEL_CONV_GEMM_SPLITK_128X64
-                       : (conv ? VK_KERNEL_CONV_GEMM_SPLITK_64X64 : VK_KERNEL_GEMM_SPLITK_64X64),
+        .first = coop_by_shape ? VK_KERNEL_GEMM_COOP_SPLITK_128X64
+                 : coop        ? (conv ? VK_KERNEL_CONV_GEMM_COOP_SPLITK_64X64
+                                       : VK_KERNEL_GEMM_COOP_SPLITK_64X64)
+                 : conv_128    ? VK_KERNEL_CONV_GEMM_SPLITK_128X64
+                 : wide        ? VK_KERNEL_GEMM_SPLITK_128X64
+                        : (conv ? VK_KERNEL_CONV_GEMM_SPLITK_64X64 : VK_KERNEL_GEMM_SPLITK_64X64),
         .sum = conv ? VK_KERNEL_CONV_GEMM_SPLITK_SUM : VK_KERNEL_GEMM_SPLITK_SUM,
         .groups = {(uint32_t)gx, (uint32_t)gy, (uint32_t)(splits * z)},
         .sum_groups = {(uint32_t)sum_x, (uint32_t)m, (uint32_t)z},

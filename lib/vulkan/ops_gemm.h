@@ -36,7 +36,8 @@ bool vk_gemm_pick(const struct gpu_caps *caps, bool conv, int64_t m, int64_t n, 
  * (16 x 196 outputs, K 200) took 13.3 us of GPU time split against 21.0 walked whole on
  * seven 32x32 tiles; EfficientNet-B0 1,054 -> 1,024 us, MobileNetV2 565 -> 557, YOLO-style
  * 1,754 -> 1,776, the others within 0.3%. From K 128 (two slices) BERT's attention products
- * (K 128) got slower: 3,735 -> 3,766. */
+ * (K 128) got slower: 3,735 -> 3,766. Plain products of at least 128 rows on the float32
+ * kernels split by VK_SPLITK_WIDE_GROUPS instead. */
 #define VK_SPLITK_MIN_K 192
 #define VK_SPLITK_MIN_SLICE 64 /* K per slice, at least */
 #define VK_SPLITK_MAX 32       /* slices, at most */
@@ -44,6 +45,13 @@ bool vk_gemm_pick(const struct gpu_caps *caps, bool conv, int64_t m, int64_t n, 
  * H200 (2026-11-24, GPU time per run) ResNet-50 b8 fp16 4,682 -> 4,422 us against 264
  * workgroups and at most 16 slices; b1 within 1.5%, YOLO, MobileNetV2, EfficientNet-B0 1%. */
 #define VK_SPLITK_AIM_GROUPS 528
+/* Plain products of at least 128 rows on the float32 kernels split on 128 x 64 blocks
+ * (gemm_splitk_128x64: three workgroups an SM) into as many slices as this many workgroups
+ * hold: one wave of a large GPU (H200: 132 SMs). On the H200 (bench_gemm, 2026-12-02) 1024^3
+ * and 256 x 4096 x 4096 give 128 blocks: 3 slices ran them at 31.2 and 40.7 TFLOP/s against
+ * 29.0 and 33.8 unsplit, 4 slices (1.3 waves) at 25.6 and 33.0; 8 x 512^3 (256 blocks) ran
+ * fastest unsplit. */
+#define VK_SPLITK_WIDE_GROUPS 396
 #define VK_SPLITK_ALIGN 32              /* K per slice is a multiple (of gemm_tiled's BK) */
 #define VK_COOP_SPLITK_ALIGN 64         /* and of gemm_coop's split kernel's BK */
 #define VK_SPLITK_MAX_BYTES (64u << 20) /* scratch of one product, at most */

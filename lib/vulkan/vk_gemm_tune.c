@@ -32,35 +32,39 @@ static const struct candidate {
     unsigned takes; /* FOR_*: products, unpacked convs, convs over taps */
     bool needs_coop;
     int gemm, coop, splitk, coop_splits, taps, taps_splits;
+    bool splitk_wide;
 } candidates[] = {
-    {"shape", FOR_PRODUCT | FOR_CONV | FOR_TAPS, false, 0, 0, 0, 0, 0, 0},
-    {"coop1", FOR_PRODUCT | FOR_CONV, true, 0, 1, -1, 0, 0, 0},
-    {"coop2", FOR_PRODUCT | FOR_CONV, true, 0, 2, -1, 0, 0, 0},
-    {"coop3", FOR_PRODUCT | FOR_CONV, true, 0, 3, -1, 0, 0, 0},
-    {"coop-split2", FOR_PRODUCT, true, 0, 0, 0, 2, 0, 0},
-    {"coop-split4", FOR_PRODUCT, true, 0, 0, 0, 4, 0, 0},
-    {"coop-split8", FOR_PRODUCT, true, 0, 0, 0, 8, 0, 0},
-    {"coop-split16", FOR_PRODUCT, true, 0, 0, 0, 16, 0, 0},
-    {"tiled1", FOR_PRODUCT | FOR_CONV, false, 1, -1, -1, 0, 0, 0},
-    {"tiled2", FOR_PRODUCT | FOR_CONV, false, 2, -1, -1, 0, 0, 0},
-    {"tiled3", FOR_PRODUCT | FOR_CONV, false, 3, -1, -1, 0, 0, 0},
-    {"tiled4", FOR_PRODUCT | FOR_CONV, false, 4, -1, -1, 0, 0, 0},
-    {"tiled-split2", FOR_PRODUCT | FOR_CONV, false, 0, -1, 2, 0, 0, 0},
-    {"tiled-split4", FOR_PRODUCT | FOR_CONV, false, 0, -1, 4, 0, 0, 0},
-    {"tiled-split8", FOR_PRODUCT | FOR_CONV, false, 0, -1, 8, 0, 0, 0},
-    {"direct", FOR_CONV, false, -1, 0, 0, 0, 0, 0},
-    {"taps1", FOR_TAPS, true, 0, 0, 0, 0, 1, 1},
-    {"taps2", FOR_TAPS, true, 0, 0, 0, 0, 2, 1},
-    {"taps3", FOR_TAPS, true, 0, 0, 0, 0, 3, 1},
-    {"taps4", FOR_TAPS, true, 0, 0, 0, 0, 4, 1},
-    {"taps-split2", FOR_TAPS, true, 0, 0, 0, 0, 2, 2},
-    {"taps-split4", FOR_TAPS, true, 0, 0, 0, 0, 2, 4},
-    {"taps-split8", FOR_TAPS, true, 0, 0, 0, 0, 2, 8},
-    {"taps-split16", FOR_TAPS, true, 0, 0, 0, 0, 2, 16},
-    {"taps64-split2", FOR_TAPS, true, 0, 0, 0, 0, 4, 2},
-    {"taps64-split4", FOR_TAPS, true, 0, 0, 0, 0, 4, 4},
-    {"taps64-split8", FOR_TAPS, true, 0, 0, 0, 0, 4, 8},
-    {"taps64-split16", FOR_TAPS, true, 0, 0, 0, 0, 4, 16},
+    {"shape", FOR_PRODUCT | FOR_CONV | FOR_TAPS, false, 0, 0, 0, 0, 0, 0, false},
+    {"coop1", FOR_PRODUCT | FOR_CONV, true, 0, 1, -1, 0, 0, 0, false},
+    {"coop2", FOR_PRODUCT | FOR_CONV, true, 0, 2, -1, 0, 0, 0, false},
+    {"coop3", FOR_PRODUCT | FOR_CONV, true, 0, 3, -1, 0, 0, 0, false},
+    {"coop-split2", FOR_PRODUCT, true, 0, 0, 0, 2, 0, 0, false},
+    {"coop-split4", FOR_PRODUCT, true, 0, 0, 0, 4, 0, 0, false},
+    {"coop-split8", FOR_PRODUCT, true, 0, 0, 0, 8, 0, 0, false},
+    {"coop-split16", FOR_PRODUCT, true, 0, 0, 0, 16, 0, 0, false},
+    {"tiled1", FOR_PRODUCT | FOR_CONV, false, 1, -1, -1, 0, 0, 0, false},
+    {"tiled2", FOR_PRODUCT | FOR_CONV, false, 2, -1, -1, 0, 0, 0, false},
+    {"tiled3", FOR_PRODUCT | FOR_CONV, false, 3, -1, -1, 0, 0, 0, false},
+    {"tiled4", FOR_PRODUCT | FOR_CONV, false, 4, -1, -1, 0, 0, 0, false},
+    {"tiled-split2", FOR_PRODUCT | FOR_CONV, false, 0, -1, 2, 0, 0, 0, false},
+    {"tiled-split4", FOR_PRODUCT | FOR_CONV, false, 0, -1, 4, 0, 0, 0, false},
+    {"tiled-split8", FOR_PRODUCT | FOR_CONV, false, 0, -1, 8, 0, 0, 0, false},
+    {"tiled-wide-split2", FOR_PRODUCT, false, 0, -1, 2, 0, 0, 0, true},
+    {"tiled-wide-split4", FOR_PRODUCT, false, 0, -1, 4, 0, 0, 0, true},
+    {"tiled-wide-split8", FOR_PRODUCT, false, 0, -1, 8, 0, 0, 0, true},
+    {"direct", FOR_CONV, false, -1, 0, 0, 0, 0, 0, false},
+    {"taps1", FOR_TAPS, true, 0, 0, 0, 0, 1, 1, false},
+    {"taps2", FOR_TAPS, true, 0, 0, 0, 0, 2, 1, false},
+    {"taps3", FOR_TAPS, true, 0, 0, 0, 0, 3, 1, false},
+    {"taps4", FOR_TAPS, true, 0, 0, 0, 0, 4, 1, false},
+    {"taps-split2", FOR_TAPS, true, 0, 0, 0, 0, 2, 2, false},
+    {"taps-split4", FOR_TAPS, true, 0, 0, 0, 0, 2, 4, false},
+    {"taps-split8", FOR_TAPS, true, 0, 0, 0, 0, 2, 8, false},
+    {"taps-split16", FOR_TAPS, true, 0, 0, 0, 0, 2, 16, false},
+    {"taps64-split2", FOR_TAPS, true, 0, 0, 0, 0, 4, 2, false},
+    {"taps64-split4", FOR_TAPS, true, 0, 0, 0, 0, 4, 4, false},
+    {"taps64-split8", FOR_TAPS, true, 0, 0, 0, 0, 4, 8, false},
+    {"taps64-split16", FOR_TAPS, true, 0, 0, 0, 0, 4, 16, false},
 };
 #define N_CANDIDATES ((int)VKML_ARRAY_SIZE(candidates))
 _Static_assert(VK_COOP_TILES == 3 && VK_GEMM_TILES == 4 && VK_CONV_TAPS_TILES == 4,
@@ -284,6 +288,7 @@ static void force(struct gpu_caps *caps, int c)
     caps->coop_splits = candidates[c].coop_splits;
     caps->taps_force = candidates[c].taps;
     caps->taps_splits = candidates[c].taps_splits;
+    caps->splitk_wide = candidates[c].splitk_wide;
 }
 
 /* Elements an operand reaches: 1 + the sum over its dims of (extent - 1) x stride. */
@@ -474,8 +479,8 @@ static void tuned_caps(gpu_recorder *rec, const tune_work *w, struct gpu_caps *o
     bool on = env && *env ? strcmp(env, "0") != 0 : gpu;
     /* tests and bench_gemm force kernels through the device's caps: theirs stand */
     if (!on || !floats || !out->prefer_tiled || !out->timestamps || out->gemm_force ||
-        out->coop_force || out->splitk_force || out->cm2_force || out->coop_splits ||
-        out->taps_force || out->taps_splits)
+        out->coop_force || out->splitk_force || out->splitk_wide || out->cm2_force ||
+        out->coop_splits || out->taps_force || out->taps_splits)
         return;
     bool coop = vk_gemm_coop_takes(out, w->dtype, w->fast);
     int forced = env && strcmp(env, "1") != 0 ? candidate_named(env) : -1;

@@ -75,6 +75,9 @@ struct gpu_caps {
      * vk_qprod_pick); s > 1: s slices for every gemm_tiled.comp product and every integer
      * product (ops_qprod.h); -1: never. */
     int splitk_force;
+    /* The kernel choice by measurement and bench_gemm only, with splitk_force s > 1: plain
+     * products of at least 128 rows split on the 128 x 64 tile rather than 64 x 64. */
+    bool splitk_wide;
     /* Tests and bench_gemm only, with coopmat2: t > 0: tile t of vk_cm2_tiles for every
      * float16 product it can take; 0 or -1: never (it is slower: ops_gemm.h). A forced
      * gemm_tiled.comp or gemm_coop.comp tile (gemm_force, coop_force > 0) or split-K

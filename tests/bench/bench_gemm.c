@@ -17,7 +17,8 @@
  * lavapipe: the test). BENCH_GEMM_TILES=1 adds a line per tile forced (gemm_tiled.comp float32;
  * gemm_coop.comp fp16 where it runs); BENCH_GEMM_TILES=only: the gemm_coop.comp tiles' lines alone;
  * BENCH_GEMM_TILES=cm2: the gemm_cm2.comp tiles' lines alone; =fp32: gemm_tiled.comp by
- * shape and each of its tiles forced, float32 alone.
+ * shape, each of its tiles forced and split-K forced at 2, 3, 4, 6 and 8 slices on the 64x64
+ * tile and on 128 x 64 (products), float32 alone.
  * BENCH_GEMM_WARM_MS: the warm-up per point (default 300 ms, --small 0; 0: one run);
  * BENCH_GEMM_TRACE=1: each timed run's times on stderr with the wall clock, to set beside
  * `nvidia-smi --query-gpu=timestamp,clocks.sm --format=csv -lms 100`.
@@ -399,6 +400,27 @@ static void tile_lines(bench_point *p, bool coop_only, bool fp32_only)
     p->caps->gemm_force = 0;
     p->caps->coop_force = 0;
     p->caps->splitk_force = 0;
+    if (!fp32_only)
+        return;
+    /* float32 split-K forced: S slices on the 64x64 tile, then on 128 x 64 (splitk_wide)
+     * where the product has the rows */
+    static const int slices[] = {2, 3, 4, 6, 8};
+    for (size_t i = 0; i < 2 * VKML_ARRAY_SIZE(slices); i++) {
+        vk_gemm_split sp;
+        p->caps->splitk_wide = i >= VKML_ARRAY_SIZE(slices);
+        p->caps->splitk_force = slices[i % VKML_ARRAY_SIZE(slices)];
+        if (p->s->conv || !vk_gemm_pick_split(p->caps, false, false, p->s->batch * p->s->m, p->s->k,
+                                              p->s->k, 1, &sp))
+            continue;
+        double gflops = measure(p, VKML_PRECISION_FP32);
+        char name[48], note[64];
+        snprintf(name, sizeof(name), "gemm_tiled split %u fp32", sp.splits);
+        snprintf(note, sizeof(note), "forced; %u slices of K %u, %s", sp.splits, sp.k_slice,
+                 sp.first == VK_KERNEL_GEMM_SPLITK_128X64 ? "128x64" : "64x64");
+        print_line(p, name, gflops, false, 4, note);
+    }
+    p->caps->splitk_force = 0;
+    p->caps->splitk_wide = false;
 }
 
 int main(int argc, char **argv)

@@ -521,12 +521,45 @@ static void split_picks(void)
           "split: r50 7x7 stage: %u slices of %u, groups %u x %u x %u", sp.splits, sp.k_slice,
           sp.groups[0], sp.groups[1], sp.groups[2]);
     /* the same over 8 images (a conv per image): 64 tiles of 64x64 -> 9 slices, of
-     * ceil(4608 / 9) = 512 */
+     * ceil(4608 / 9) = 512 (few tiles of 64x64: not on the 128x64 tile, though 512 rows) */
     CHECK(vk_gemm_pick_split(&caps, false, false, 512, 49, 4608, 8, &sp) && sp.splits == 9 &&
               sp.k_slice == 512 && sp.groups[2] == 72 && sp.sum_groups[2] == 8 &&
               sp.first == VK_KERNEL_GEMM_SPLITK_64X64,
           "split: r50 7x7 stage, 8 images, as products: %u slices of %u on the 64x64 tile",
           sp.splits, sp.k_slice);
+    /* 1024^3 and 256 x 4096 x 4096: 256 tiles of 64x64 (too many to split), 128 blocks of
+     * 128x64: 396 / 128 -> 3 slices, of ceil(1024 / 3) = 342 -> 352 and ceil(4096 / 3) =
+     * 1366 -> 1376 */
+    CHECK(vk_gemm_pick_split(&caps, false, false, 1024, 1024, 1024, 1, &sp) && sp.splits == 3 &&
+              sp.k_slice == 352 && sp.first == VK_KERNEL_GEMM_SPLITK_128X64 && sp.groups[0] == 16 &&
+              sp.groups[1] == 8 && sp.groups[2] == 3,
+          "split: 1024^3: %u slices of %u", sp.splits, sp.k_slice);
+    CHECK(vk_gemm_pick_split(&caps, false, false, 256, 4096, 4096, 1, &sp) && sp.splits == 3 &&
+              sp.k_slice == 1376 && sp.first == VK_KERNEL_GEMM_SPLITK_128X64,
+          "split: 256x4096x4096: %u slices of %u", sp.splits, sp.k_slice);
+    /* split_products' 1000 x 530 x 330 */
+    CHECK(vk_gemm_pick_split(&caps, false, false, 1000, 530, 330, 1, &sp) && sp.splits == 4 &&
+              sp.k_slice == 96 && sp.first == VK_KERNEL_GEMM_SPLITK_128X64 && sp.groups[0] == 9 &&
+              sp.groups[1] == 8,
+          "split: 1000x530x330: %u slices of %u", sp.splits, sp.k_slice);
+    /* 8 x 512^3 as one product of 4096 rows: 256 blocks, a wave's 396 hold no second slice */
+    CHECK(!vk_gemm_pick_split(&caps, false, false, 4096, 512, 512, 1, &sp),
+          "split: 4096x512x512 fills the wave unsplit");
+    /* forced slices: on the 64x64 tile, or with splitk_wide on 128x64, where 128-row
+     * blocks would not leave a quarter empty (200 rows would 56 of 256) */
+    caps.splitk_force = 2;
+    CHECK(vk_gemm_pick_split(&caps, false, false, 4096, 512, 512, 1, &sp) && sp.splits == 2 &&
+              sp.first == VK_KERNEL_GEMM_SPLITK_64X64,
+          "split: forced, 4096 rows on the 64x64 tile");
+    caps.splitk_wide = true;
+    CHECK(vk_gemm_pick_split(&caps, false, false, 4096, 512, 512, 1, &sp) && sp.splits == 2 &&
+              sp.first == VK_KERNEL_GEMM_SPLITK_128X64 && sp.groups[1] == 32,
+          "split: forced wide, 4096 rows on the 128x64 tile");
+    CHECK(vk_gemm_pick_split(&caps, false, false, 200, 512, 512, 1, &sp) &&
+              sp.first == VK_KERNEL_GEMM_SPLITK_64X64,
+          "split: forced wide, 200 rows on the 64x64 tile");
+    caps.splitk_wide = false;
+    caps.splitk_force = 0;
     /* 160 channels would leave 96 of 256 rows of two 128-row tiles empty: 64x64 (3 x 1) */
     CHECK(vk_gemm_pick_split(&caps, true, false, 160, 49, 960, 1, &sp) &&
               sp.first == VK_KERNEL_CONV_GEMM_SPLITK_64X64 && sp.groups[1] == 3,
@@ -545,7 +578,7 @@ static void split_picks(void)
               sp.first == VK_KERNEL_CONV_GEMM_COOP_SPLITK_64X64 &&
               sp.sum == VK_KERNEL_CONV_GEMM_SPLITK_SUM,
           "split: on cooperative matrices, the coop first pass");
-    CHECK(!vk_gemm_pick_split(&caps, false, false, 1024, 1024, 4096, 1, &sp),
+    CHECK(!vk_gemm_pick_split(&caps, false, false, 2048, 2048, 4096, 1, &sp),
           "split: not a product of many tiles");
     /* A product cooperative matrices take by shape runs on the coop split kernel whatever
      * its tiles, on 128 x 64 blocks: the Linear layer 256 x 4096 x 4096 gives 2 x 64 of
@@ -593,7 +626,12 @@ static void split_picks(void)
 static void split_products(void)
 {
     matmul_2d(70, 1100, 40);
-    matmul_2d(6, 2050, 5); /* more rows than gemv.comp takes */
+    /* 1000 x 530 x 330: 16 x 9 tiles of 64x64 are too many to split; 8 x 9 blocks of
+     * 128x64 (the last 104 rows and 18 columns) take 396 / 72 -> 5 slices, of 66 -> 96: 4
+     * (the last 42) */
+    matmul_2d(1000, 330, 530);
+    gemm(1024, 200, 576, 0, 1, 1, NULL); /* B^T and a bias: 8 x 9 blocks, 3 slices */
+    matmul_2d(6, 2050, 5);               /* more rows than gemv.comp takes */
     gemm(45, 1030, 39, 1, 1, 2, NULL);
     graph_epilogue e = {
         .act = ELT_SILU, .alpha = 1, .bias = 2, .residual = 3, .absorbed = "Add+SiLU+Add"};
@@ -620,6 +658,7 @@ static void split_products(void)
     dtype = VKML_DTYPE_FLOAT16;
     conv(&cs[0], true, &r);
     matmul_2d(70, 1100, 40);
+    matmul_2d(1000, 330, 530);
     dtype = VKML_DTYPE_FLOAT;
 }
 
@@ -1008,7 +1047,8 @@ static void tune_pick_rule(void)
 /* The kernel choice by measurement (vk_gemm_tune.h) for products (oh_tune_check). */
 static void tuned_products(void)
 {
-    static const char *const forced[] = {"tiled2", "tiled-split4", "coop3", "coop-split2", "taps2"};
+    static const char *const forced[] = {"tiled2", "tiled-split4", "tiled-wide-split2",
+                                         "coop3",  "coop-split2",  "taps2"};
     oh_tune_check("gemm tune", tune_shapes, 4, forced, (int)VKML_ARRAY_SIZE(forced));
 }
 
