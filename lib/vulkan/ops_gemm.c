@@ -281,11 +281,16 @@ bool vk_gemm_pick_split(const struct gpu_caps *caps, bool conv, bool coop, int64
      * thread) where those leave room for more: VK_SPLITK_WIDE_GROUPS. Where the 64x64 tiles
      * are few, the 128 x 64 blocks' slices reach K's bound first and leave half as many
      * workgroups: on the H200 (2026-12-02, fp32 GPU time) ResNet-50 b1's pointwise convs as
-     * products took it from 991 us to 1,112, YOLOv8n-style from 1,135 to 1,198. Forced
-     * slices take that tile as splitk_wide says (the choice by measurement times both). */
+     * products took it from 991 us to 1,112, YOLOv8n-style from 1,135 to 1,198. Nor where
+     * a quarter of the blocks' columns would be empty, nor under VK_SPLITK_WIDE_MIN_K: with
+     * those split (pointwise convs at 28 x 28, 14 x 14 and 7 x 7, K 512 to 1,024, in 3
+     * slices) ResNet-50 b8 took 3,305-3,308 us against 3,271. Forced slices take that tile
+     * as splitk_wide says (the choice by measurement times both). */
     bool plain_128 = !conv && !coop && m >= 128 && !tile_wasteful(m, 128);
     bool many_64 = (n + 63) / 64 * ((m + 63) / 64) * z * 2 > VK_GEMM_MIN_GROUPS;
-    bool wide = plain_128 && (splits > 0 ? caps->splitk_wide : many_64);
+    bool wide =
+        plain_128 && (splits > 0 ? caps->splitk_wide
+                                 : many_64 && !tile_wasteful(n, 64) && k >= VK_SPLITK_WIDE_MIN_K);
     const int64_t tile_m = coop_by_shape || conv_128 || wide ? 128 : 64, tile_n = 64;
     int64_t gx = (n + tile_n - 1) / tile_n, gy = (m + tile_m - 1) / tile_m;
     if (coop_by_shape && caps->coop_splits == 0 && coop_unsplit(m, n, z))

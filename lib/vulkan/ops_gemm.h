@@ -52,6 +52,8 @@ bool vk_gemm_pick(const struct gpu_caps *caps, bool conv, int64_t m, int64_t n, 
  * 29.0 and 33.8 unsplit, 4 slices (1.3 waves) at 25.6 and 33.0; 8 x 512^3 (256 blocks) ran
  * fastest unsplit. */
 #define VK_SPLITK_WIDE_GROUPS 396
+/* and only from this K: measured to pay at K 1,024 and 4,096 (ops_gemm.c) */
+#define VK_SPLITK_WIDE_MIN_K 1024
 #define VK_SPLITK_ALIGN 32              /* K per slice is a multiple (of gemm_tiled's BK) */
 #define VK_COOP_SPLITK_ALIGN 64         /* and of gemm_coop's split kernel's BK */
 #define VK_SPLITK_MAX_BYTES (64u << 20) /* scratch of one product, at most */

@@ -683,6 +683,13 @@ void oh_splitk(int splitk_force)
         ((vk_device *)vk_context_device(oh.vk, d))->caps.splitk_force = splitk_force;
 }
 
+void oh_splitk_wide(bool wide)
+{
+    oh_init();
+    for (int d = 0; d < oh.n_gpus && d < 8; d++)
+        ((vk_device *)vk_context_device(oh.vk, d))->caps.splitk_wide = wide;
+}
+
 int oh_gemm_tune_measured(bool forget)
 {
     oh_init();

@@ -125,6 +125,9 @@ void oh_coop(int coop_force, bool fast_math);
 /* gpu_caps.splitk_force of every device (0: split-K by shape; s > 1: s slices for every
  * gemm_tiled.comp product and integer product; -1: never); default 0. */
 void oh_splitk(int splitk_force);
+/* gpu_caps.splitk_wide of every device: forced slices of plain products of 128 rows or more
+ * on 128 x 64 blocks; default false. */
+void oh_splitk_wide(bool wide);
 /* gpu_caps.cm2_force of every device (0: gemm_cm2.comp by shape; t > 0: its tile t for
  * every float16 product it takes; -1: never); default 0. */
 void oh_cm2(int cm2_force);

@@ -537,11 +537,19 @@ static void split_picks(void)
     CHECK(vk_gemm_pick_split(&caps, false, false, 256, 4096, 4096, 1, &sp) && sp.splits == 3 &&
               sp.k_slice == 1376 && sp.first == VK_KERNEL_GEMM_SPLITK_128X64,
           "split: 256x4096x4096: %u slices of %u", sp.splits, sp.k_slice);
-    /* split_products' 1000 x 530 x 330 */
-    CHECK(vk_gemm_pick_split(&caps, false, false, 1000, 530, 330, 1, &sp) && sp.splits == 4 &&
-              sp.k_slice == 96 && sp.first == VK_KERNEL_GEMM_SPLITK_128X64 && sp.groups[0] == 9 &&
+    /* split_products' 1000 x 530 x 1100 */
+    CHECK(vk_gemm_pick_split(&caps, false, false, 1000, 530, 1100, 1, &sp) && sp.splits == 5 &&
+              sp.k_slice == 224 && sp.first == VK_KERNEL_GEMM_SPLITK_128X64 && sp.groups[0] == 9 &&
               sp.groups[1] == 8,
-          "split: 1000x530x330: %u slices of %u", sp.splits, sp.k_slice);
+          "split: 1000x530x1100: %u slices of %u", sp.splits, sp.k_slice);
+    /* ResNet-50 b8's pointwise convs as products, 512 -> 2048 at 7 x 7 and 1024 -> 512 at
+     * 14 x 14: too many 64x64 tiles to split, and 49 and 196 columns would leave a quarter
+     * of the 128x64 blocks' empty: unsplit; 512 -> 128 at 28 x 28: K under 1024 */
+    CHECK(!vk_gemm_pick_split(&caps, false, false, 2048, 49, 512, 8, &sp) &&
+              !vk_gemm_pick_split(&caps, false, false, 512, 196, 1024, 8, &sp),
+          "split: not where a quarter of the columns would be empty");
+    CHECK(!vk_gemm_pick_split(&caps, false, false, 128, 784, 512, 8, &sp),
+          "split: not under K %d on the 128x64 tile", VK_SPLITK_WIDE_MIN_K);
     /* 8 x 512^3 as one product of 4096 rows: 256 blocks, a wave's 396 hold no second slice */
     CHECK(!vk_gemm_pick_split(&caps, false, false, 4096, 512, 512, 1, &sp),
           "split: 4096x512x512 fills the wave unsplit");
@@ -626,12 +634,11 @@ static void split_picks(void)
 static void split_products(void)
 {
     matmul_2d(70, 1100, 40);
-    /* 1000 x 530 x 330: 16 x 9 tiles of 64x64 are too many to split; 8 x 9 blocks of
-     * 128x64 (the last 104 rows and 18 columns) take 396 / 72 -> 5 slices, of 66 -> 96: 4
-     * (the last 42) */
-    matmul_2d(1000, 330, 530);
-    gemm(1024, 200, 576, 0, 1, 1, NULL); /* B^T and a bias: 8 x 9 blocks, 3 slices */
-    matmul_2d(6, 2050, 5);               /* more rows than gemv.comp takes */
+    /* 1000 x 530 x 1100: 16 x 9 tiles of 64x64 are too many to split; 8 x 9 blocks of
+     * 128x64 (the last 104 rows and 18 columns) take 396 / 72 -> 5 slices, of 220 -> 224 (the
+     * last 204) */
+    matmul_2d(1000, 1100, 530);
+    matmul_2d(6, 2050, 5); /* more rows than gemv.comp takes */
     gemm(45, 1030, 39, 1, 1, 2, NULL);
     graph_epilogue e = {
         .act = ELT_SILU, .alpha = 1, .bias = 2, .residual = 3, .absorbed = "Add+SiLU+Add"};
@@ -658,7 +665,6 @@ static void split_products(void)
     dtype = VKML_DTYPE_FLOAT16;
     conv(&cs[0], true, &r);
     matmul_2d(70, 1100, 40);
-    matmul_2d(1000, 330, 530);
     dtype = VKML_DTYPE_FLOAT;
 }
 
@@ -1104,6 +1110,11 @@ int main(void)
         if (i == 0)
             epilogues();
     }
+    printf("-- split-K, 3 slices on 128 x 64 blocks\n");
+    oh_splitk(3);
+    oh_splitk_wide(true);
+    products(false);
+    oh_splitk_wide(false);
     printf("-- split-K by shape\n");
     oh_splitk(0);
     split_products();
