@@ -1,0 +1,112 @@
+"""vkml against itself: the same models under several builds or environments, the variants
+taking turns in one process, so that a change is measured beside what it changes on the
+same machine at the same clocks (not a test; docs/performance.md, "A against B").
+
+Per model (bench_models.py's keys, exported once by bench.py's export_case into --cache)
+and round, each variant in turn runs `vkml run --profile` (GPU time per run, from the
+device's timestamps, where it has them) and `vkml run --save` (the median host to host,
+and the output's error at the scale of PyTorch's float32 output). Each variant keeps its
+own VKML_CACHE_DIR under --cache (the choice by measurement's file), so that one variant's
+choices are not read by another.
+
+    ab_models.py --cache DIR [--precision fp16] [--device 0] [--rounds 2] [--repeat 50]
+                 [--small] MODEL... -- NAME=VKML[,VAR=VALUE...] ...
+
+VKML is a vkml tool (a build's tools/vkml); VAR=VALUE pairs are set for that variant only,
+e.g. `new=build/tools/vkml old=../main-build/tools/vkml tuned=build/tools/vkml,VKML_GEMM_TUNE=0`.
+Prints a line per model, variant and round; exit 1 when an output is past bench.py's
+tolerance for the precision, or a run fails."""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import bench  # noqa: E402 (the exports, the tolerance and the error measure)
+
+
+def parse_args(argv):
+    if "--" not in argv:
+        sys.exit("ab_models: MODEL... -- NAME=VKML[,VAR=VALUE...] ..., please")
+    cut = argv.index("--")
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--cache", required=True, help="folder for the exports and tuner caches")
+    ap.add_argument("--precision", default="fp16", choices=sorted(bench.TOLERANCE))
+    ap.add_argument("--device", default="0", help="vkml's --device")
+    ap.add_argument("--rounds", type=int, default=2, help="turns of every variant")
+    ap.add_argument("--repeat", type=int, default=50, help="timed runs a measurement")
+    ap.add_argument("--small", action="store_true", help="bench_models.py's small sizes")
+    ap.add_argument("models", nargs="+", help="bench_models.py keys")
+    args = ap.parse_args(argv[:cut])
+    args.variants = []
+    for spec in argv[cut + 1:]:
+        name, _, rest = spec.partition("=")
+        parts = rest.split(",")
+        if not name or not parts[0] or any("=" not in p for p in parts[1:]):
+            sys.exit("ab_models: variant '%s': NAME=VKML[,VAR=VALUE...]" % spec)
+        env = dict(p.split("=", 1) for p in parts[1:])
+        args.variants.append((name, os.path.abspath(parts[0]), env))
+    if not args.variants:
+        sys.exit("ab_models: no variant after --")
+    return args
+
+
+def measure(args, folder, vkml, env):
+    """(GPU us or None, median ms or None, error at scale or None, failure text or None)"""
+    meta = json.load(open(os.path.join(folder, "case.json")))
+    base = [vkml, "run", meta["model"], "--input", os.path.join(folder, "input.pb"),
+            "--precision", args.precision, "--device", args.device, "--values", "1"]
+    if not args.small:
+        base += ["--warmup-ms", str(bench.WARMUP_MS)]
+    prof = subprocess.run(base + ["--repeat", str(min(args.repeat, bench.PROFILE_RUNS)),
+                                  "--profile", "--profile-nodes", "1"],
+                          capture_output=True, text=True, env=env)
+    gpu = re.search(r"^profile: ([0-9.]+) us of device time per run", prof.stdout, re.M)
+    with tempfile.TemporaryDirectory() as saved:
+        run = subprocess.run(base + ["--repeat", str(args.repeat), "--save", saved],
+                             capture_output=True, text=True, env=env)
+        median = re.search(r"latency: median ([0-9.]+) ms", run.stdout)
+        if run.returncode != 0 or not median:
+            return None, None, None, (run.stderr.strip().splitlines() or ["exit %d" %
+                                                                          run.returncode])[-1]
+        got = bench.np.fromfile(os.path.join(saved, "output_0.bin"), dtype=bench.np.float32)
+    ref = bench.np.fromfile(os.path.join(folder, "ref.bin"), dtype=bench.np.float32)
+    if got.size != ref.size:
+        return None, float(median.group(1)), None, "%d values, want %d" % (got.size, ref.size)
+    return (float(gpu.group(1)) if gpu else None, float(median.group(1)),
+            bench.scaled_error(got, ref), None)
+
+
+def main():
+    args = parse_args(sys.argv[1:])
+    import numpy
+    import torch
+    bench.np, bench.torch = numpy, torch
+    os.makedirs(args.cache, exist_ok=True)
+    folders = {m: bench.export_case(m, args.small, args.cache)[0] for m in args.models}
+    failed = False
+    print("%-5s %-28s %-12s %12s %12s %10s" % ("round", "model", "variant", "GPU us",
+                                              "median ms", "error"))
+    for r in range(args.rounds):
+        for model in args.models:
+            for name, vkml, extra in args.variants:
+                env = dict(os.environ, VKML_CACHE_DIR=os.path.join(args.cache, "vkml-" + name))
+                env.update(extra)
+                gpu, median, err, why = measure(args, folders[model], vkml, env)
+                bad = why is not None or not err <= bench.TOLERANCE[args.precision]
+                failed = failed or bad
+                print("%-5d %-28s %-12s %12s %12s %10s%s" % (
+                    r, model, name, "-" if gpu is None else "%.1f" % gpu,
+                    "-" if median is None else "%.3f" % median,
+                    "-" if err is None else "%.1e" % err,
+                    "  FAIL " + (why or "past %g" % bench.TOLERANCE[args.precision])
+                    if bad else ""), flush=True)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
