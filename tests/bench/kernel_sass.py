@@ -16,7 +16,9 @@ result sets; Rn: the one its operands' reads set; waitN..: the scoreboards it wa
 and the instruction. A load's result is waited for where a later instruction waits on the
 load's W scoreboard: the summary line counts the global loads (LDG) whose wait comes
 before the next tensor-core instruction (HMMA), i.e. loads that products do not hide.
-Needs `zstd` and `nvdisasm` (the CUDA toolkit's) on PATH.
+Needs `zstd` and `nvdisasm` (the CUDA toolkit's) on PATH. The GPU machine has no zstd:
+stage Debian's with the runtime packages (`EXTRA_DEBS="zstd libzstd1"
+../shared/device/stage.sh`; `.device/prelude.sh` puts it on PATH).
 """
 import os
 import re
