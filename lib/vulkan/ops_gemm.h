@@ -36,8 +36,8 @@ bool vk_gemm_pick(const struct gpu_caps *caps, bool conv, int64_t m, int64_t n, 
  * (16 x 196 outputs, K 200) took 13.3 us of GPU time split against 21.0 walked whole on
  * seven 32x32 tiles; EfficientNet-B0 1,054 -> 1,024 us, MobileNetV2 565 -> 557, YOLO-style
  * 1,754 -> 1,776, the others within 0.3%. From K 128 (two slices) BERT's attention products
- * (K 128) got slower: 3,735 -> 3,766. Plain products of at least 128 rows on the float32
- * kernels split by VK_SPLITK_WIDE_GROUPS instead. */
+ * (K 128) got slower: 3,735 -> 3,766. Plain products of at least 128 rows whose 64x64
+ * tiles are too many for this rule may split on 128 x 64 blocks (VK_SPLITK_WIDE_GROUPS). */
 #define VK_SPLITK_MIN_K 192
 #define VK_SPLITK_MIN_SLICE 64 /* K per slice, at least */
 #define VK_SPLITK_MAX 32       /* slices, at most */
