@@ -10,5 +10,5 @@ cd "$root"
 # installed); without it (no network) the build keeps the other kernels.
 glslang_next=$("$root/.ci/glslang-next.sh") || glslang_next=""
 [ -f build/build.ninja ] || meson setup build --buildtype=debugoptimized -Donednn=enabled \
-    -Dmqtt=enabled -Dglslang_next="$glslang_next"
+    -Dmqtt=enabled -Dglslang_next="$glslang_next" -Dspirv_cache="${VKML_SPIRV_CACHE:-}"
 meson compile -C build

@@ -21,7 +21,8 @@ build=build-fuzz
 if [ ! -f "$build/build.ninja" ]; then
     CC=clang meson setup "$build" -Dfuzz=true -Dgst=disabled -Db_lundef=false \
         -Db_sanitize=address,undefined \
-        -Dc_args='-fsanitize=fuzzer-no-link -fno-sanitize-recover=undefined'
+        -Dc_args='-fsanitize=fuzzer-no-link -fno-sanitize-recover=undefined' \
+        -Dspirv_cache="${VKML_SPIRV_CACHE:-}"
 fi
 meson compile -C "$build" tests/fuzz/fuzz_model tests/fuzz/fuzz_model_gpu tests/fuzz/fuzz_tensor \
     onnx-test-models control-test-models \

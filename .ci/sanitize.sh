@@ -18,7 +18,8 @@ lavapipe=$(ls /usr/lib/*/libvulkan_lvp.so 2>/dev/null | head -n 1 || true)
 # runs in the plain suite; under the sanitizers the ops and model tests cover its code.
 # Debug builds with ASan run the op tests 5-10x slower than the plain suite: timeouts x3.
 [ -f build-asan/build.ninja ] ||
-  meson setup build-asan -Dbuildtype=debug -Db_sanitize=address,undefined -Donednn=enabled
+  meson setup build-asan -Dbuildtype=debug -Db_sanitize=address,undefined -Donednn=enabled \
+    -Dspirv_cache="${VKML_SPIRV_CACHE:-}"
 meson compile -C build-asan
 LD_PRELOAD="$lavapipe" \
 ASAN_OPTIONS="detect_leaks=1:verify_asan_link_order=0:abort_on_error=0" \
@@ -33,7 +34,8 @@ UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1" \
 # TSan slows lavapipe's threads 5-10x too: test_dag, 15 s plain, takes 70-100 s here on two
 # cores with a cold shader cache, beside another test: timeouts x3.
 [ -f build-tsan/build.ninja ] ||
-  meson setup build-tsan -Dbuildtype=debug -Db_sanitize=thread -Dgst=disabled -Donednn=disabled
+  meson setup build-tsan -Dbuildtype=debug -Db_sanitize=thread -Dgst=disabled -Donednn=disabled \
+    -Dspirv_cache="${VKML_SPIRV_CACHE:-}"
 meson compile -C build-tsan
 TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1" \
   meson test -C build-tsan --no-rebuild --print-errorlogs --num-processes 2 \
