@@ -32,10 +32,11 @@ def key_of(glslc, args):
     return h.hexdigest()
 
 
-def keep(src, dst):
-    """src copied to dst whole, even with another build writing the same key."""
+def keep(data, dst):
+    """data written to dst whole, even with another build writing the same key."""
     tmp = "%s.%d.tmp" % (dst, os.getpid())
-    shutil.copyfile(src, tmp)
+    with open(tmp, "wb") as f:
+        f.write(data)
     os.replace(tmp, dst)
 
 
@@ -54,12 +55,10 @@ def main():
     rc = subprocess.call([glslc] + args + ["-MD", "-MF", dep, "-o", out])
     if rc == 0:
         os.makedirs(os.path.dirname(kept), exist_ok=True)
-        with open(dep) as f:
-            deps = f.read().split(":", 1)[1]  # what follows "OUT:"
-        with open(kept + ".d.%d.tmp" % os.getpid(), "w") as f:
-            f.write(deps)
-        os.replace(kept + ".d.%d.tmp" % os.getpid(), kept + ".d")
-        keep(out, kept + ".spv.h")
+        with open(dep, "rb") as f:
+            keep(f.read().split(b":", 1)[1], kept + ".d")  # what follows "OUT:"
+        with open(out, "rb") as f:
+            keep(f.read(), kept + ".spv.h")
     return rc
 
 

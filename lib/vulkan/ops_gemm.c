@@ -307,23 +307,16 @@ bool vk_gemm_pick_split(const struct gpu_caps *caps, bool conv, bool coop, int64
             splits = 2;
         if (splits > k / VK_SPLITK_MIN_SLICE)
             splits = k / VK_SPLITK_MIN_SLICE;
-    } else if (splits == 0 && wide) {
-        /* as many slices as one wave of VK_SPLITK_WIDE_GROUPS holds; none where the blocks
-         * fill it alone */
-        if (k < VK_SPLITK_MIN_K)
-            return false;
-        splits = VK_SPLITK_WIDE_GROUPS / (gx * gy * z);
-        if (splits > k / VK_SPLITK_MIN_SLICE)
-            splits = k / VK_SPLITK_MIN_SLICE;
-        if (splits > VK_SPLITK_MAX)
-            splits = VK_SPLITK_MAX;
     } else if (splits == 0) {
-        /* the split kernel's own tile: ResNet-50's 7x7 stage at batch 8 (512 x 49 x 4608 over
-         * 8 images) gives 256 of the smallest tile, 64 of these: walked whole, its K of 4608
-         * took 488 us on the H100 */
-        if (k < VK_SPLITK_MIN_K || gx * gy * z * 2 > VK_GEMM_MIN_GROUPS)
+        /* wide: as many slices as one wave of VK_SPLITK_WIDE_GROUPS holds (none where the
+         * blocks fill it alone); else the split kernel's own tile: ResNet-50's 7x7 stage at
+         * batch 8 (512 x 49 x 4608 over 8 images) gives 256 of the smallest tile, 64 of
+         * these: walked whole, its K of 4608 took 488 us on the H100 */
+        int64_t blocks = gx * gy * z;
+        if (k < VK_SPLITK_MIN_K || (!wide && blocks * 2 > VK_GEMM_MIN_GROUPS))
             return false;
-        splits = (VK_SPLITK_AIM_GROUPS + gx * gy * z - 1) / (gx * gy * z);
+        splits =
+            wide ? VK_SPLITK_WIDE_GROUPS / blocks : (VK_SPLITK_AIM_GROUPS + blocks - 1) / blocks;
         if (splits > k / VK_SPLITK_MIN_SLICE)
             splits = k / VK_SPLITK_MIN_SLICE;
         if (splits > VK_SPLITK_MAX)

@@ -17,16 +17,12 @@ e.g. `new=build/tools/vkml old=../main-build/tools/vkml tuned=build/tools/vkml,V
 Prints a line per model, variant and round; exit 1 when an output is past bench.py's
 tolerance for the precision, or a run fails."""
 import argparse
-import json
 import os
-import re
-import subprocess
 import sys
-import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-import bench  # noqa: E402 (the exports, the tolerance and the error measure)
+import bench  # noqa: E402 (its exports, its vkml runs and their checks)
 
 
 def parse_args(argv):
@@ -55,32 +51,6 @@ def parse_args(argv):
     return args
 
 
-def measure(args, folder, vkml, env):
-    """(GPU us or None, median ms or None, error at scale or None, failure text or None)"""
-    meta = json.load(open(os.path.join(folder, "case.json")))
-    base = [vkml, "run", meta["model"], "--input", os.path.join(folder, "input.pb"),
-            "--precision", args.precision, "--device", args.device, "--values", "1"]
-    if not args.small:
-        base += ["--warmup-ms", str(bench.WARMUP_MS)]
-    prof = subprocess.run(base + ["--repeat", str(min(args.repeat, bench.PROFILE_RUNS)),
-                                  "--profile", "--profile-nodes", "1"],
-                          capture_output=True, text=True, env=env)
-    gpu = re.search(r"^profile: ([0-9.]+) us of device time per run", prof.stdout, re.M)
-    with tempfile.TemporaryDirectory() as saved:
-        run = subprocess.run(base + ["--repeat", str(args.repeat), "--save", saved],
-                             capture_output=True, text=True, env=env)
-        median = re.search(r"latency: median ([0-9.]+) ms", run.stdout)
-        if run.returncode != 0 or not median:
-            return None, None, None, (run.stderr.strip().splitlines() or ["exit %d" %
-                                                                          run.returncode])[-1]
-        got = bench.np.fromfile(os.path.join(saved, "output_0.bin"), dtype=bench.np.float32)
-    ref = bench.np.fromfile(os.path.join(folder, "ref.bin"), dtype=bench.np.float32)
-    if got.size != ref.size:
-        return None, float(median.group(1)), None, "%d values, want %d" % (got.size, ref.size)
-    return (float(gpu.group(1)) if gpu else None, float(median.group(1)),
-            bench.scaled_error(got, ref), None)
-
-
 def main():
     args = parse_args(sys.argv[1:])
     import numpy
@@ -96,15 +66,17 @@ def main():
             for name, vkml, extra in args.variants:
                 env = dict(os.environ, VKML_CACHE_DIR=os.path.join(args.cache, "vkml-" + name))
                 env.update(extra)
-                gpu, median, err, why = measure(args, folders[model], vkml, env)
-                bad = why is not None or not err <= bench.TOLERANCE[args.precision]
-                failed = failed or bad
+                tool = argparse.Namespace(vkml=vkml, device=args.device, small=args.small)
+                gpu = bench.vkml_gpu_us(tool, folders[model], args.precision, args.repeat, env)
+                res = bench.run_vkml(tool, folders[model], args.precision, args.repeat, env)
+                why = res.get("error") or (None if res["check"].startswith("PASS")
+                                           else res["check"])
+                failed = failed or why is not None
                 print("%-5d %-28s %-12s %12s %12s %10s%s" % (
                     r, model, name, "-" if gpu is None else "%.1f" % gpu,
-                    "-" if median is None else "%.3f" % median,
-                    "-" if err is None else "%.1e" % err,
-                    "  FAIL " + (why or "past %g" % bench.TOLERANCE[args.precision])
-                    if bad else ""), flush=True)
+                    "%.3f" % res["median"] if "median" in res else "-",
+                    "%.1e" % res["rel"] if "rel" in res else "-",
+                    "  FAIL " + why if why else ""), flush=True)
     return 1 if failed else 0
 
 

@@ -174,13 +174,13 @@ def warmup_args(args):
     return [] if args.small else ["--warmup-ms", str(WARMUP_MS)]
 
 
-def run_vkml(args, folder, precision, repeat):
+def run_vkml(args, folder, precision, repeat, env=None):
     meta = json.load(open(os.path.join(folder, "case.json")))
     out_dir = tempfile.mkdtemp()
     cmd = [args.vkml, "run", meta["model"], "--input", os.path.join(folder, "input.pb"),
            "--repeat", str(repeat), "--precision", precision, "--device", args.device,
            "--values", "1", "--save", out_dir] + warmup_args(args)
-    rc, out, err, rss = run_measured(cmd)
+    rc, out, err, rss = run_measured(cmd, env)
     res = {"rss": rss}
     m = re.search(r"latency: median ([0-9.]+) ms, p99 ([0-9.]+) ms", out)
     if rc != 0 or not m:
@@ -203,7 +203,7 @@ def run_vkml(args, folder, precision, repeat):
     return res
 
 
-def vkml_gpu_us(args, folder, precision, repeat):
+def vkml_gpu_us(args, folder, precision, repeat, env=None):
     """vkml's device time per run in us (`vkml run --profile`: the sum of the nodes' GPU
     timestamps, mean over at most PROFILE_RUNS runs), or None. A run of its own: the
     timestamps would add to the latencies of the timed one."""
@@ -212,7 +212,7 @@ def vkml_gpu_us(args, folder, precision, repeat):
            "--repeat", str(min(repeat, PROFILE_RUNS)), "--precision", precision,
            "--device", args.device, "--values", "1", "--profile", "--profile-nodes", "1"
            ] + warmup_args(args)
-    r = subprocess.run(cmd, capture_output=True, text=True)
+    r = subprocess.run(cmd, capture_output=True, text=True, env=env)
     m = re.search(r"^profile: ([0-9.]+) us of device time per run", r.stdout, re.M)
     return float(m.group(1)) if r.returncode == 0 and m else None
 
