@@ -25,6 +25,12 @@ static const uint32_t peak_coop_spv[] =
 static const uint32_t peak_coop_int8_spv[] =
 #include "peak_coop_int8.spv.h"
     ;
+static const uint32_t peak_coop_smem_spv[] =
+#include "peak_coop_smem.spv.h"
+    ;
+static const uint32_t peak_coop_smem_barrier_spv[] =
+#include "peak_coop_smem_barrier.spv.h"
+    ;
 #endif
 
 #define WG 256                    /* invocations per workgroup of peak_fma and peak_memory */
@@ -32,7 +38,7 @@ static const uint32_t peak_coop_int8_spv[] =
 #define FMA_B 0.999f              /* a = a * b + c: a goes to c / (1 - b) = 1 */
 #define FMA_C 0.001f
 #define COOP_WG_SUBGROUPS 4    /* peak_coop.comp's SUBGROUPS */
-#define COOP_ACCS 8            /* and ACCS */
+#define COOP_ACCS 8            /* and ACCS (peak_coop_smem.comp's: coop_peak.accs) */
 #define COOP_VALUE 0x3c800000u /* 1/64 */
 #define READ_PER_INVOCATION 16 /* vec4s each invocation of the read kernel sums */
 #define MAX_GROUPS 65535u      /* workgroups along x every device takes */
@@ -391,9 +397,10 @@ done:
 }
 
 #if BENCH_HAVE_COOP || BENCH_HAVE_COOP_INT8
-/* A cooperative-matrix ceiling kernel (peak_coop.comp, peak_coop_int8.comp): its fragments'
- * bytes (`fill` words), what each MulAdd adds to every accumulator and its operations (2 m
- * n k); results float32 checked within near(), or int32 checked exactly. */
+/* A cooperative-matrix ceiling kernel (peak_coop.comp, peak_coop_int8.comp,
+ * peak_coop_smem.comp): its fragments' bytes (`fill` words), what each MulAdd adds to every
+ * accumulator and its operations (2 m n k), its accumulators a subgroup (0: COOP_ACCS);
+ * results float32 checked within near(), or int32 checked exactly. */
 typedef struct coop_peak {
     const uint32_t *spv;
     size_t spv_size;
@@ -402,6 +409,7 @@ typedef struct coop_peak {
     double per_muladd, ops;
     bool integer;
     const char *what;
+    int accs;
 } coop_peak;
 
 static bool measure_coop(ceil_gpu *g, const struct ceiling_sizes *z, int runs, const coop_peak *c,
@@ -423,7 +431,8 @@ static bool measure_coop(ceil_gpu *g, const struct ceiling_sizes *z, int runs, c
         !read_back(g, &result, result.size - 4, 4, &got[1]))
         goto done;
     /* Accumulator i: i + turns x per_muladd; their sum (exact in float32 at these sizes). */
-    double want = COOP_ACCS * (COOP_ACCS - 1) / 2.0 + COOP_ACCS * (double)turns * c->per_muladd;
+    double accs = c->accs ? c->accs : COOP_ACCS;
+    double want = accs * (accs - 1) / 2.0 + accs * (double)turns * c->per_muladd;
     for (int i = 0; i < 2; i++) {
         float f;
         memcpy(&f, &got[i], sizeof(f));
@@ -435,7 +444,7 @@ static bool measure_coop(ceil_gpu *g, const struct ceiling_sizes *z, int runs, c
         if (!c->integer && !near(v, want, c->what))
             goto done;
     }
-    *rate = c->ops * COOP_ACCS * (double)turns * (double)subgroups / t * 1e-9;
+    *rate = c->ops * accs * (double)turns * (double)subgroups / t * 1e-9;
     ok = true;
 done:
     kernel_destroy(g, &k);
@@ -588,6 +597,25 @@ bool bench_ceilings_measure(vk_device *vd, bool small, int runs, bench_ceilings 
                             "int8 cooperative matrix"};
     if (ok && vd->caps.coop_int8)
         ok = measure_coop(&g, z, out->runs, &int8, &out->coop_int8_gops);
+    /* The fp16 MulAdds fed from shared memory: 1/64 as in the fp16 ceiling above. Built on
+     * VK_KHR_cooperative_matrix (as the int8 kernel), which the device enabled where it has
+     * cooperative matrices (BENCH_HAVE_COOP_INT8: the build's gemm_coop.comp is on KHR). */
+    coop_peak smem = {peak_coop_smem_spv,
+                      sizeof(peak_coop_smem_spv),
+                      2 * 16 * 16 * 4,
+                      COOP_VALUE,
+                      1.0 / 256,
+                      2.0 * 16 * 16 * 16,
+                      false,
+                      "fp16 cooperative matrix fed from shared memory",
+                      16};
+    if (ok && vd->caps.cooperative_matrix)
+        ok = measure_coop(&g, z, out->runs, &smem, &out->coop_smem_gflops);
+    smem.spv = peak_coop_smem_barrier_spv;
+    smem.spv_size = sizeof(peak_coop_smem_barrier_spv);
+    smem.what = "fp16 cooperative matrix fed from shared memory, barriers";
+    if (ok && vd->caps.cooperative_matrix)
+        ok = measure_coop(&g, z, out->runs, &smem, &out->coop_smem_barrier_gflops);
 #endif
     gpu_close(&g);
     return ok;
@@ -603,6 +631,11 @@ void bench_ceilings_print(const bench_ceilings *c)
         printf("%-34s %12s  (%s)\n", "fp16 cooperative matrix (fp32 acc)", "none", c->coop_note);
     if (c->coop_int8_gops > 0)
         printf("%-34s %12.1f  GOP/s\n", "int8 cooperative matrix (int32 acc)", c->coop_int8_gops);
+    if (c->coop_smem_gflops > 0) {
+        printf("%-34s %12.1f  GFLOP/s\n", "fp16 coop, fragments from shared", c->coop_smem_gflops);
+        printf("%-34s %12.1f  GFLOP/s\n", "  and a barrier a K step of 32",
+               c->coop_smem_barrier_gflops);
+    }
     printf("%-34s %12.1f  GB/s\n", "memory copy (read + write)", c->copy_gbs);
     printf("%-34s %12.1f  GB/s\n", "memory read", c->read_gbs);
     printf("best of %d dispatches after a warm-up, timed by %s; copy and read over %.0f MiB\n",

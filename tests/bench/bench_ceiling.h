@@ -8,6 +8,10 @@
  *   int8 coop      peak_coop_int8.comp: 16x16x32 int8 MulAdds into int32 accumulators
  *                  (GL_KHR_cooperative_matrix), 2 x 16 x 16 x 32 operations each; only
  *                  where qmatmul_coop.comp runs (gpu_caps.coop_int8)
+ *   fp16 coop fed  peak_coop_smem.comp: the fp16 MulAdds with their fragments read from
+ *   from shared    shared memory every K slice of 16, as gemm_coop.comp's 128 x 128 block
+ *                  reads them (4 subgroups of 64 x 64); also with its barrier every K step
+ *                  of 32 (GL_KHR_cooperative_matrix: where the int8 one runs)
  *   copy           peak_memory.comp: a vec4 copy, bytes read + written / time
  *   read           the same reading only (a sum per invocation), bytes read + written / time
  * Each is the best of `runs` dispatches after a warm-up one, timed with timestamp queries
@@ -21,8 +25,9 @@ typedef struct bench_ceilings {
     double fma_gflops;     /* GFLOP/s */
     double coop_gflops;    /* GFLOP/s; 0: not measured (coop_note says why) */
     double coop_int8_gops; /* GOP/s; 0: not measured */
-    double copy_gbs;       /* GB/s (1e9 bytes), read + written */
-    double read_gbs;       /* GB/s */
+    double coop_smem_gflops, coop_smem_barrier_gflops; /* GFLOP/s; 0: not measured */
+    double copy_gbs;                                   /* GB/s (1e9 bytes), read + written */
+    double read_gbs;                                   /* GB/s */
     const char *coop_note;
     bool device_timer;     /* timestamp queries, else host time */
     uint64_t memory_bytes; /* of the source buffer of copy and read */
