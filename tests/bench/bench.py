@@ -355,6 +355,25 @@ def gpu_us(forward, repeat):
     return quantiles(us)[0]
 
 
+def own_error(precision, module, x):
+    """PyTorch's own error on the model at the reduced precision matching vkml's
+    `precision`, as (label, error): fp16 -> float16, fp32-fast -> TF32; None at fp32 or
+    where it cannot be measured."""
+    if precision == "fp16":
+        return ("fp16", torch_fp16_error(module, x))
+    if precision == "fp32-fast":
+        tf32 = torch_tf32_error(module, x)
+        return ("tf32", tf32) if tf32 is not None else None
+    return None
+
+
+def reduced_bound(precision, own):
+    """The error bound of a reduced precision: against what it costs PyTorch on the same
+    network (own: own_error's), as random weights amplify float16's rounding past the
+    fixed bound."""
+    return max(TOLERANCE[precision], OWN_ERROR_FACTOR * own[1]) if own else TOLERANCE[precision]
+
+
 def torch_fp16_error(module, x):
     """PyTorch's own float16 error on the model, as max |fp16 - fp32| / max |fp32|: the
     scale of error float16 storage brings to this network (random weights amplify it), to
@@ -555,16 +574,9 @@ def main():
             cells.append(ratio_cell(vk["fp32"], (ort["median"], ort["p99"]) if ort else None))
         for p in PRECISIONS:
             check = vk[p].get("check") or "FAIL (%s)" % vk[p].get("error", "no output")
-            own = None  # PyTorch's own error at the matching reduced precision
-            if p == "fp16" and module is not None and "rel" in vk[p]:
-                own = ("fp16", torch_fp16_error(module, x))
-            if p == "fp32-fast" and module is not None and "rel" in vk[p]:
-                tf32 = torch_tf32_error(module, x)
-                own = ("tf32", tf32) if tf32 is not None else None
+            own = own_error(p, module, x) if module is not None and "rel" in vk[p] else None
             if own:
-                # a reduced precision is judged against what it costs PyTorch on the same
-                # network: random weights amplify float16's rounding past the fixed bound
-                bound = max(TOLERANCE[p], OWN_ERROR_FACTOR * own[1])
+                bound = reduced_bound(p, own)
                 rel = vk[p]["rel"]
                 check = "%s %.1e (torch %s %.1e; bound %.1e)" % (
                     "PASS" if np.isfinite(rel) and rel <= bound else "FAIL", rel, own[0], own[1],
