@@ -1,6 +1,7 @@
 /* Benchmark: the ceilings of one Vulkan device (bench_ceiling.h: fp32 FMA, fp16 and int8
- * cooperative matrices, fp16 fed from shared memory, memory copy and read), as one table; bench_gemm divides each of its
- * kernels by them.
+ * cooperative matrices, fp16 fed from shared memory, memory copy and read), as one table;
+ * bench_gemm divides each of its kernels by them.
+ *
  *   bench_peak [--small] [DEVICE] [RUNS]   DEVICE: a vkml GPU index (default 0); RUNS:
  *   timed dispatches per ceiling, the best counts (default 10; --small: 3). --small: sizes
  *   that run in well under a second on lavapipe (taken anyway on a Vulkan CPU device). */
