@@ -74,11 +74,10 @@ def main():
                 env.update(extra)
                 tool = argparse.Namespace(vkml=vkml, device=args.device, small=args.small)
                 gpu = bench.vkml_gpu_us(tool, folders[model], args.precision, args.repeat, env)
-                res = bench.run_vkml(tool, folders[model], args.precision, args.repeat, env)
-                rel = res.get("rel")
-                why = res.get("error") or (
-                    None if rel is not None and bench.np.isfinite(rel) and rel <= bounds[model]
-                    else "%s (bound %.1e)" % (res["check"], bounds[model]))
+                res = bench.run_vkml(tool, folders[model], args.precision, args.repeat, env,
+                                     bounds[model])
+                why = res.get("error") or (None if res["check"].startswith("PASS")
+                                           else "%s (bound %.1e)" % (res["check"], bounds[model]))
                 failed = failed or why is not None
                 print("%-5d %-28s %-12s %12s %12s %10s%s" % (
                     r, model, name, "-" if gpu is None else "%.1f" % gpu,
