@@ -126,5 +126,9 @@ main (int argc, char **argv)
   g_strfreev (labels);
   g_free (text);
   g_free (launch);
+  /* GStreamer may still hold the pipeline in one of its own asynchronous calls; it is
+   * then freed on that thread, and vkml's devices with it. gst_deinit waits for those
+   * calls, so that the process does not exit while the devices are being closed. */
+  gst_deinit ();
   return ok && matches && frame == FRAMES ? 0 : 1;
 }

@@ -31,15 +31,8 @@ def top_class(tensor):
     return best, values[best]
 
 
-def main():
-    if len(sys.argv) < 3:
-        print(__doc__)
-        return 2
-    model, labels_path = sys.argv[1], sys.argv[2]
-    pattern = sys.argv[3] if len(sys.argv) > 3 else "red"
-    expect = sys.argv[4] if len(sys.argv) > 4 else None
-    labels = open(labels_path).read().split()
-    Gst.init(None)
+def run(model, labels, pattern, expect):
+    """Runs the pipeline; 0 when every frame came with the expected top class."""
     pipeline = Gst.parse_launch(
         f"videotestsrc pattern={pattern} num-buffers={FRAMES} "
         "! video/x-raw,format=RGB,width=320,height=240 "
@@ -71,6 +64,24 @@ def main():
         print("error:", msg.parse_error()[0].message if msg else "no sample", file=sys.stderr)
     pipeline.set_state(Gst.State.NULL)
     return 0 if ok and frames == FRAMES else 1
+
+
+def main():
+    if len(sys.argv) < 3:
+        print(__doc__)
+        return 2
+    model, labels_path = sys.argv[1], sys.argv[2]
+    pattern = sys.argv[3] if len(sys.argv) > 3 else "red"
+    expect = sys.argv[4] if len(sys.argv) > 4 else None
+    labels = open(labels_path).read().split()
+    Gst.init(None)
+    status = run(model, labels, pattern, expect)
+    # GStreamer may still hold the pipeline in one of its own asynchronous calls after
+    # run() let go of it; the pipeline is then freed on that thread, and vkml's devices
+    # with it. deinit waits for those calls, so that the process does not exit while
+    # the devices are being closed.
+    Gst.deinit()
+    return status
 
 
 if __name__ == "__main__":

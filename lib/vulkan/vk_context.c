@@ -8,6 +8,7 @@
 #include "vulkan/vk_pipeline.h"
 #include "vulkan/vk_stream.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,6 +71,31 @@ static VkResult create_instance(const vkml_context_params *params, VkInstance *o
     if (r == VK_SUCCESS)
         vk_count_add(VKML_VK_INSTANCE, 1);
     return r;
+}
+
+/* The Vulkan drivers stay loaded for the life of the process: an instance made with the
+ * first context's and never destroyed holds them. Without it the last context's
+ * vkDestroyInstance unloads them (dlclose); when that runs while the process exits (a
+ * GStreamer pipeline freed on one of GStreamer's threads as the application returns from
+ * main), exit's handlers can call into a driver that is being unmapped. Not counted in
+ * vk_counts: it is no context's. */
+static VkInstance drivers_anchor;
+static pthread_once_t drivers_anchor_once = PTHREAD_ONCE_INIT;
+
+static void keep_drivers_loaded(void)
+{
+    VkApplicationInfo app = {
+        .sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
+        .pApplicationName = "vkml",
+        .pEngineName = "vkml",
+        .apiVersion = VK_API_VERSION_1_3,
+    };
+    VkInstanceCreateInfo ici = {
+        .sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
+        .pApplicationInfo = &app,
+    };
+    if (vkCreateInstance(&ici, NULL, &drivers_anchor) != VK_SUCCESS)
+        drivers_anchor = VK_NULL_HANDLE;
 }
 
 /* Where the copy queues (vk_device.copy_queue) come from: a family and the index there of
@@ -339,6 +365,7 @@ vkml_status vk_context_create(const vkml_context_params *params, vk_context **ou
         vk->instance = VK_NULL_HANDLE;
         return VKML_OK;
     }
+    pthread_once(&drivers_anchor_once, keep_drivers_loaded);
     vkml_status status = enumerate_devices(vk, params, err);
     if (status != VKML_OK)
         vk_context_destroy(out);

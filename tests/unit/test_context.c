@@ -4,10 +4,14 @@
  * - a log callback in vkml_context_params receives the library's messages, and no more
  *   once its context is freed;
  * - mnist-8 loaded from a file that is then truncated and rewritten in place runs with
- *   the outputs of a pristine copy (no SIGBUS, no changed weights). */
+ *   the outputs of a pristine copy (no SIGBUS, no changed weights);
+ * - the Vulkan drivers the first context loads stay loaded after it is freed, so that a
+ *   context freed while the process exits never unloads one under exit's handlers. */
 #include "testutil.h"
 
 #include <fcntl.h>
+#include <link.h>
+#include <string.h>
 #include <unistd.h>
 
 /* The index the default must be, from the device list itself. */
@@ -265,10 +269,71 @@ static void check_file_rewritten(const char *mnist, int device)
     rmdir(tmpl);
 }
 
+/* The shared objects mapped now, by name (the program itself has none). */
+typedef struct {
+    char *names[512];
+    int n;
+} object_list;
+
+static int add_object(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    object_list *list = data;
+    if (info->dlpi_name && info->dlpi_name[0] && list->n < 512)
+        list->names[list->n++] = strdup(info->dlpi_name);
+    return 0;
+}
+
+static bool listed(const object_list *list, const char *name)
+{
+    for (int i = 0; i < list->n; i++)
+        if (list->names[i] && strcmp(list->names[i], name) == 0)
+            return true;
+    return false;
+}
+
+static void list_free(object_list *list)
+{
+    for (int i = 0; i < list->n; i++)
+        free(list->names[i]);
+    list->n = 0;
+}
+
+/* Must run before any other context of the process: the objects the first Vulkan
+ * instance loads (the drivers) are still mapped once that context is freed. */
+static void check_drivers_stay_loaded(void)
+{
+    static object_list before, during, after;
+    dl_iterate_phdr(add_object, &before);
+    vkml_context *ctx = NULL;
+    vkml_error err = {0};
+    CHECK_OK(vkml_context_create(NULL, &ctx, &err), &err);
+    if (!ctx)
+        return;
+    test_require_vulkan(ctx);
+    bool vulkan = vkml_context_device_count(ctx) > 0;
+    dl_iterate_phdr(add_object, &during);
+    vkml_context_destroy(&ctx);
+    dl_iterate_phdr(add_object, &after);
+    int loaded = 0;
+    for (int i = 0; i < during.n; i++) {
+        if (listed(&before, during.names[i]))
+            continue;
+        loaded++;
+        CHECK(listed(&after, during.names[i]), "%s, loaded by the first context, was unloaded",
+              during.names[i]);
+    }
+    CHECK(!vulkan || loaded > 0, "a Vulkan device, but its context loaded no driver");
+    list_free(&before);
+    list_free(&during);
+    list_free(&after);
+}
+
 int main(void)
 {
     char mnist[4096];
     test_corpus_path(mnist, sizeof(mnist), "models/mnist-8/model.onnx");
+    check_drivers_stay_loaded();
     check_log_sinks(mnist);
     check_default_device(NULL);
     check_copy_queues(false);
