@@ -45,20 +45,15 @@ static bool layer_available(const char *name)
     return found;
 }
 
-/* No loader or no driver is not an error: the context simply has no Vulkan device. */
-static VkResult create_instance(const vkml_context_params *params, VkInstance *out)
+/* A Vulkan 1.3 instance (gemm_cm2.comp's SPIR-V 1.6: devices below it never get that
+ * kernel), with the validation layer or without. */
+static VkResult make_instance(bool validation, VkInstance *out)
 {
     const char *layers[] = {VALIDATION_LAYER};
-    bool validation = params && params->validation;
-    if (validation && !layer_available(VALIDATION_LAYER)) {
-        VKML_LOGW("Vulkan: validation requested but %s is not installed", VALIDATION_LAYER);
-        validation = false;
-    }
     VkApplicationInfo app = {
         .sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
         .pApplicationName = "vkml",
         .pEngineName = "vkml",
-        /* 1.3: gemm_cm2.comp's SPIR-V 1.6 (devices below it never get that kernel) */
         .apiVersion = VK_API_VERSION_1_3,
     };
     VkInstanceCreateInfo ici = {
@@ -67,7 +62,18 @@ static VkResult create_instance(const vkml_context_params *params, VkInstance *o
         .enabledLayerCount = validation ? 1 : 0,
         .ppEnabledLayerNames = layers,
     };
-    VkResult r = vkCreateInstance(&ici, NULL, out);
+    return vkCreateInstance(&ici, NULL, out);
+}
+
+/* No loader or no driver is not an error: the context simply has no Vulkan device. */
+static VkResult create_instance(const vkml_context_params *params, VkInstance *out)
+{
+    bool validation = params && params->validation;
+    if (validation && !layer_available(VALIDATION_LAYER)) {
+        VKML_LOGW("Vulkan: validation requested but %s is not installed", VALIDATION_LAYER);
+        validation = false;
+    }
+    VkResult r = make_instance(validation, out);
     if (r == VK_SUCCESS)
         vk_count_add(VKML_VK_INSTANCE, 1);
     return r;
@@ -84,17 +90,7 @@ static pthread_once_t drivers_anchor_once = PTHREAD_ONCE_INIT;
 
 static void keep_drivers_loaded(void)
 {
-    VkApplicationInfo app = {
-        .sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
-        .pApplicationName = "vkml",
-        .pEngineName = "vkml",
-        .apiVersion = VK_API_VERSION_1_3,
-    };
-    VkInstanceCreateInfo ici = {
-        .sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
-        .pApplicationInfo = &app,
-    };
-    if (vkCreateInstance(&ici, NULL, &drivers_anchor) != VK_SUCCESS)
+    if (make_instance(false, &drivers_anchor) != VK_SUCCESS)
         drivers_anchor = VK_NULL_HANDLE;
 }
 

@@ -104,4 +104,8 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    status = main()
+    # waits for GStreamer's own asynchronous calls, which may still hold a pipeline
+    # (docs/element.md, "Exiting")
+    Gst.deinit()
+    sys.exit(status)
